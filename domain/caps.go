@@ -1,0 +1,436 @@
+package domain
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// TaskCap bounds a child turn (a task or sub-agent). Every field is optional;
+// an absent field does not bound that dimension. A cap may only narrow its
+// parent: one broader than the parent in any dimension is refused.
+type TaskCap struct {
+	Mode        Mode                          `json:"mode,omitempty"`
+	Policy      *ToolPermissionPolicySnapshot `json:"policy,omitempty"`
+	SandboxMode SandboxMode                   `json:"sandbox_mode,omitempty"`
+	Network     *NetworkPolicy                `json:"network,omitempty"`
+	Process     *ProcessPolicy                `json:"process,omitempty"`
+	// FilesystemRoots, when non-empty, are the only roots the child may use.
+	FilesystemRoots []FilesystemEntry `json:"filesystem_roots,omitempty"`
+}
+
+// CapExceedsParentError refuses a cap broader than its parent; Dimensions
+// names each part that exceeds (profile, sandbox mode, network policy,
+// process policy, filesystem roots).
+type CapExceedsParentError struct {
+	Dimensions []string
+}
+
+func (e *CapExceedsParentError) Error() string {
+	return "task cap is broader than the parent turn in: " + strings.Join(e.Dimensions, ", ")
+}
+
+// Bounds are the intersectable parts of a snapshot.
+type Bounds struct {
+	Mode        Mode
+	Policy      ToolPermissionPolicySnapshot
+	SandboxMode SandboxMode
+	Filesystem  FilesystemPolicy
+	Network     NetworkPolicy
+	Process     ProcessPolicy
+	Tmp         TmpPolicy
+	Requirement BackendRequirement
+}
+
+// BoundsOf extracts a snapshot's bounds.
+func BoundsOf(s *TurnExecutionSecuritySnapshot) Bounds {
+	return Bounds{
+		Mode: s.PermissionProfile.Mode, Policy: s.PermissionProfile.EffectivePolicy, SandboxMode: s.Sandbox.Mode,
+		Filesystem: s.Sandbox.Filesystem, Network: s.Network, Process: s.Process,
+		Tmp: s.Sandbox.Tmp, Requirement: s.Sandbox.BackendRequirement,
+	}
+}
+
+// Unbounded is the top element: intersecting with it changes nothing.
+func Unbounded() Bounds {
+	return Bounds{
+		Mode: ModeFullAccess, Policy: CompilePolicy(ModeFullAccess), SandboxMode: SandboxUnrestricted,
+		Filesystem: FilesystemPolicy{Unrestricted: true},
+		Network:    NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: true, AllowUnixSockets: true, AllowPrivateNetworks: true},
+		Process: ProcessPolicy{ShellEnabled: true, InheritStdin: true, InheritSession: true,
+			Environment: EnvironmentPolicy{Inherit: true}, DefaultTimeoutMs: MaxCommandDurationMs, MaxDurationMs: MaxCommandDurationMs},
+		Tmp: TmpHost, Requirement: BackendOptional,
+	}
+}
+
+// Intersect returns the bounds that satisfy both a and b, dimension by
+// dimension (REFERENCE §6). It is commutative and idempotent, and the result
+// is never broader than either side.
+func Intersect(a, b Bounds) Bounds {
+	out := Bounds{
+		Mode:        StricterMode(a.Mode, b.Mode),
+		Policy:      IntersectPolicy(a.Policy, b.Policy),
+		SandboxMode: StricterSandbox(a.SandboxMode, b.SandboxMode),
+		Filesystem:  IntersectFilesystem(a.Filesystem, b.Filesystem),
+		Network:     IntersectNetwork(a.Network, b.Network),
+		Process:     IntersectProcess(a.Process, b.Process),
+		Tmp:         TmpHost,
+		Requirement: BackendOptional,
+	}
+	if a.Tmp == TmpIsolated || b.Tmp == TmpIsolated {
+		out.Tmp = TmpIsolated
+	}
+	if a.Requirement == BackendRequired || b.Requirement == BackendRequired {
+		out.Requirement = BackendRequired
+	}
+	if out.SandboxMode == SandboxReadOnly {
+		out.Filesystem = readOnly(out.Filesystem)
+	}
+	if out.SandboxMode != SandboxUnrestricted {
+		out.Filesystem.Unrestricted = false
+	}
+	return out
+}
+
+// readOnly downgrades every writable root (but devices) to read.
+func readOnly(fs FilesystemPolicy) FilesystemPolicy {
+	out := FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: slices.Clone(fs.Entries)}
+	for i := range out.Entries {
+		if out.Entries[i].Access == AccessWrite && out.Entries[i].Kind != PathDevice {
+			out.Entries[i].Access = AccessRead
+		}
+	}
+	return normalizeEntries(out)
+}
+
+// IntersectPolicy intersects two policies: deny > ask > allow field by
+// field; restricted tool and path lists intersect; denied tools union.
+func IntersectPolicy(a, b ToolPermissionPolicySnapshot) ToolPermissionPolicySnapshot {
+	var out ToolPermissionPolicySnapshot
+	fa, fb, fo := a.behaviorFields(), b.behaviorFields(), out.behaviorFields()
+	for i := range fo {
+		*fo[i].ptr = StricterBehavior(*fa[i].ptr, *fb[i].ptr)
+	}
+	out.AllowedTools, out.AllowedToolsRestricted = intersectLists(a.AllowedTools, a.AllowedToolsRestricted, b.AllowedTools, b.AllowedToolsRestricted, func(x, y string) (string, bool) { return x, x == y })
+	out.DeniedTools = sortedUnique(append(slices.Clone(a.DeniedTools), b.DeniedTools...))
+	out.AllowedPaths, out.AllowedPathsRestricted = intersectLists(a.AllowedPaths, a.AllowedPathsRestricted, b.AllowedPaths, b.AllowedPathsRestricted, narrowerPath)
+	out.normalizeLists()
+	if len(out.AllowedPaths) > 0 {
+		out.AllowedPaths = dropNested(out.AllowedPaths)
+	}
+	return out
+}
+
+// intersectLists intersects two allow-lists where "unrestricted" means no
+// limit; meet returns the meet of two items and whether they overlap.
+func intersectLists(a []string, ar bool, b []string, br bool, meet func(x, y string) (string, bool)) ([]string, bool) {
+	ar, br = ar || len(a) > 0, br || len(b) > 0
+	switch {
+	case !ar && !br:
+		return nil, false
+	case !ar:
+		return sortedUnique(b), true
+	case !br:
+		return sortedUnique(a), true
+	}
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if m, ok := meet(x, y); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return sortedUnique(out), true
+}
+
+// narrowerPath returns the narrower of two nested paths; disjoint → none.
+func narrowerPath(x, y string) (string, bool) {
+	x, y = CleanPath(x), CleanPath(y)
+	switch {
+	case PathWithin(x, y):
+		return x, true
+	case PathWithin(y, x):
+		return y, true
+	}
+	return "", false
+}
+
+// dropNested removes paths covered by another path of the sorted list.
+func dropNested(paths []string) []string {
+	out := paths[:0:0]
+	for _, p := range paths {
+		covered := false
+		for _, q := range out {
+			if PathWithin(p, q) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// IntersectNetwork: disabled > restricted > enabled; allowed domains
+// intersect (rule-aware), denied domains union, flags AND.
+func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
+	out := NetworkPolicy{
+		Mode:                 StricterNetwork(a.Mode, b.Mode),
+		DeniedDomains:        sortedUnique(append(slices.Clone(a.DeniedDomains), b.DeniedDomains...)),
+		AllowLocalhost:       a.AllowLocalhost && b.AllowLocalhost,
+		AllowUnixSockets:     a.AllowUnixSockets && b.AllowUnixSockets,
+		AllowPrivateNetworks: a.AllowPrivateNetworks && b.AllowPrivateNetworks,
+	}
+	if out.Mode == NetworkRestricted {
+		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
+	}
+	return out
+}
+
+// meetDomainRules returns the narrower of two domain rules when one covers
+// the other.
+func meetDomainRules(x, y string) (string, bool) {
+	switch {
+	case DomainRuleCovers(x, y):
+		return y, true
+	case DomainRuleCovers(y, x):
+		return x, true
+	}
+	return "", false
+}
+
+// DomainRuleCovers reports whether every URL that rule y allows, rule x
+// allows too. Rules: "d" (d and its subdomains), "=h" (h only, any scheme
+// and port), "=scheme://h:port" (exactly that).
+func DomainRuleCovers(x, y string) bool {
+	xh, xExact, xOrigin := parseDomainRule(x)
+	yh, yExact, yOrigin := parseDomainRule(y)
+	switch {
+	case xOrigin != "":
+		return yOrigin == xOrigin
+	case xExact:
+		return yh == xh && (yExact || yOrigin != "")
+	default:
+		return yh == xh || strings.HasSuffix(yh, "."+xh)
+	}
+}
+
+func parseDomainRule(r string) (host string, exact bool, origin string) {
+	r = strings.ToLower(strings.TrimSpace(r))
+	if rest, ok := strings.CutPrefix(r, "="); ok {
+		if scheme, hp, ok := strings.Cut(rest, "://"); ok {
+			h, port, hasPort := strings.Cut(hp, ":")
+			if !hasPort {
+				port = map[string]string{"http": "80", "https": "443"}[scheme]
+			}
+			h = NormalizeHost(h)
+			return h, true, scheme + "://" + h + ":" + port
+		}
+		return NormalizeHost(rest), true, ""
+	}
+	return NormalizeHost(r), false, ""
+}
+
+// IntersectProcess: flags AND; allowed variables intersect; denied patterns
+// and commands union; the shortest timeouts; command families intersect (two
+// disjoint family lists leave nothing runnable, so the shell is disabled).
+func IntersectProcess(a, b ProcessPolicy) ProcessPolicy {
+	out := ProcessPolicy{
+		ShellEnabled:     a.ShellEnabled && b.ShellEnabled,
+		InheritStdin:     a.InheritStdin && b.InheritStdin,
+		InheritSession:   a.InheritSession && b.InheritSession,
+		DefaultTimeoutMs: minPositive(a.DefaultTimeoutMs, b.DefaultTimeoutMs),
+		MaxDurationMs:    minPositive(a.MaxDurationMs, b.MaxDurationMs),
+		DeniedCommands:   sortedUnique(append(slices.Clone(a.DeniedCommands), b.DeniedCommands...)),
+	}
+	out.DefaultTimeoutMs = min(out.DefaultTimeoutMs, out.MaxDurationMs)
+	ea, eb := a.Environment, b.Environment
+	out.Environment.Inherit = ea.Inherit && eb.Inherit
+	out.Environment.DeniedPatterns = sortedUnique(append(slices.Clone(ea.DeniedPatterns), eb.DeniedPatterns...))
+	switch {
+	case out.Environment.Inherit:
+	case ea.Inherit:
+		out.Environment.AllowedVars = sortedUnique(eb.AllowedVars)
+	case eb.Inherit:
+		out.Environment.AllowedVars = sortedUnique(ea.AllowedVars)
+	default:
+		var vars []string
+		for _, v := range ea.AllowedVars {
+			if slices.Contains(eb.AllowedVars, v) {
+				vars = append(vars, v)
+			}
+		}
+		out.Environment.AllowedVars = sortedUnique(vars)
+	}
+	fams, restricted := intersectLists(a.AllowedCommandFamilies, false, b.AllowedCommandFamilies, false, func(x, y string) (string, bool) { return x, x == y })
+	out.AllowedCommandFamilies = fams
+	if restricted && len(fams) == 0 {
+		out.ShellEnabled = false
+	}
+	return out
+}
+
+func minPositive(a, b int64) int64 {
+	switch {
+	case a <= 0:
+		return max(b, 0)
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// IntersectFilesystem intersects two sets of roots: for each pair of nested
+// roots the narrower path with the weaker access; disjoint roots give
+// nothing. Protected (read-only) carve-outs of either side are kept. An
+// unrestricted side behaves as "/" writable.
+func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
+	ra, pa := splitProtected(a)
+	rb, pb := splitProtected(b)
+	var out []FilesystemEntry
+	for _, x := range ra {
+		for _, y := range rb {
+			p, ok := narrowerPath(x.ResolvedPath, y.ResolvedPath)
+			if !ok {
+				continue
+			}
+			e := x
+			if p != x.ResolvedPath || (p == y.ResolvedPath && entryLess(y, x)) {
+				e = y
+			}
+			e.Access = weakerAccess(x.Access, y.Access)
+			if e.Access == AccessDeny {
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	out = slices.DeleteFunc(out, func(e FilesystemEntry) bool { return e.Kind == pathVirtualRoot })
+	for _, p := range append(pa, pb...) {
+		out = append(out, p)
+	}
+	return normalizeEntries(FilesystemPolicy{Unrestricted: a.Unrestricted && b.Unrestricted, Entries: out})
+}
+
+const pathVirtualRoot PathKind = "\x00root"
+
+func splitProtected(fs FilesystemPolicy) (roots, protected []FilesystemEntry) {
+	for _, e := range fs.Entries {
+		if e.Kind == PathProtected {
+			protected = append(protected, e)
+		} else {
+			roots = append(roots, e)
+		}
+	}
+	if fs.Unrestricted {
+		roots = append(roots, FilesystemEntry{Kind: pathVirtualRoot, Path: "/", Access: AccessWrite, ResolvedPath: "/"})
+	}
+	return roots, protected
+}
+
+func entryLess(x, y FilesystemEntry) bool {
+	return cmp.Or(strings.Compare(string(x.Kind), string(y.Kind)), strings.Compare(string(x.Provenance), string(y.Provenance)),
+		strings.Compare(x.Path, y.Path)) < 0
+}
+
+// normalizeEntries sorts entries and drops exact duplicates, keeping for each
+// (path, kind class) the strongest access, so equal policies compare equal.
+func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
+	es := slices.Clone(fs.Entries)
+	slices.SortFunc(es, func(x, y FilesystemEntry) int {
+		return cmp.Or(strings.Compare(x.ResolvedPath, y.ResolvedPath), boolCmp(x.Kind == PathProtected, y.Kind == PathProtected),
+			-strings.Compare(string(x.Access), string(y.Access)), strings.Compare(string(x.Kind), string(y.Kind)),
+			strings.Compare(string(x.Provenance), string(y.Provenance)), strings.Compare(x.Path, y.Path))
+	})
+	es = slices.CompactFunc(es, func(x, y FilesystemEntry) bool {
+		return x.ResolvedPath == y.ResolvedPath && (x.Kind == PathProtected) == (y.Kind == PathProtected)
+	})
+	return FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es}
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// ExceedsParent names the dimensions in which cap is broader than parent.
+func ExceedsParent(cap Bounds, set capDims, parent Bounds) []string {
+	var dims []string
+	if set.profile {
+		in := Intersect(cap, parent)
+		if cap.Mode != in.Mode || !policyEqual(cap.Policy, in.Policy) {
+			dims = append(dims, "profile")
+		}
+	}
+	if set.sandbox && StricterSandbox(cap.SandboxMode, parent.SandboxMode) != cap.SandboxMode {
+		dims = append(dims, "sandbox mode")
+	}
+	if set.network && !networkEqual(IntersectNetwork(cap.Network, parent.Network), cap.Network) {
+		dims = append(dims, "network policy")
+	}
+	if set.process && !processEqual(IntersectProcess(cap.Process, parent.Process), cap.Process) {
+		dims = append(dims, "process policy")
+	}
+	if set.filesystem && !filesystemEqual(IntersectFilesystem(cap.Filesystem, parent.Filesystem), normalizeEntries(cap.Filesystem)) {
+		dims = append(dims, "filesystem roots")
+	}
+	return dims
+}
+
+// capDims records which dimensions a cap sets.
+type capDims struct{ profile, sandbox, network, process, filesystem bool }
+
+// capBounds turns a cap into bounds (absent dimensions are unbounded).
+func capBounds(c *TaskCap) (Bounds, capDims, error) {
+	b, set := Unbounded(), capDims{}
+	if c.Mode != "" {
+		if _, err := ParseMode(string(c.Mode)); err != nil {
+			return b, set, err.(*InvalidEnumError).WithField("task_cap.mode")
+		}
+		b.Mode, b.Policy, set.profile = c.Mode, CompilePolicy(c.Mode), true
+	}
+	if c.Policy != nil {
+		p := *c.Policy
+		p.normalizeLists()
+		b.Policy, set.profile = IntersectPolicy(b.Policy, p), true
+	}
+	if c.SandboxMode != "" {
+		b.SandboxMode, set.sandbox = c.SandboxMode, true
+	}
+	if c.Network != nil {
+		b.Network, set.network = *c.Network, true
+	}
+	if c.Process != nil {
+		p := *c.Process
+		if p.MaxDurationMs <= 0 || p.MaxDurationMs > MaxCommandDurationMs {
+			p.MaxDurationMs = MaxCommandDurationMs
+		}
+		if p.DefaultTimeoutMs <= 0 || p.DefaultTimeoutMs > p.MaxDurationMs {
+			p.DefaultTimeoutMs = min(DefaultCommandTimeoutMs, p.MaxDurationMs)
+		}
+		b.Process, set.process = p, true
+	}
+	if len(c.FilesystemRoots) > 0 {
+		var es []FilesystemEntry
+		for i, r := range c.FilesystemRoots {
+			if err := checkAbs(fmt.Sprintf("task_cap.filesystem_roots[%d].path", i), r.Path); err != nil {
+				return b, set, err
+			}
+			if r.Access == "" {
+				r.Access = AccessRead
+			}
+			es = append(es, FilesystemEntry{Kind: PathExplicit, Path: r.Path, Access: r.Access, Provenance: ProvenanceTaskCap, ResolvedPath: CleanPath(r.Path)})
+		}
+		b.Filesystem, set.filesystem = normalizeEntries(FilesystemPolicy{Entries: es}), true
+	}
+	return b, set, nil
+}

@@ -1,0 +1,112 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// ChildInputs is what a child turn's snapshot is resolved from.
+type ChildInputs struct {
+	// Requested is the child's own profile request; nil inherits the parent's mode.
+	Requested *ProfileRequest
+	// Cap bounds the child; nil means the parent alone bounds it.
+	Cap          *TaskCap
+	Parent       *TurnExecutionSecuritySnapshot
+	ParentTurnID string
+	// Inputs are the child's cwd, roots and backend. Empty fields take the
+	// parent's; Inputs.Profile is ignored.
+	Inputs SnapshotInputs
+}
+
+// ResolveChildSnapshot resolves a child turn's snapshot as requested ∩ task
+// cap ∩ parent (REFERENCE §6). A cap broader than the parent is refused with
+// a *CapExceedsParentError.
+func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error) {
+	parent := BoundsOf(in.Parent)
+	capB, set := Unbounded(), capDims{}
+	if in.Cap != nil {
+		var err error
+		if capB, set, err = capBounds(in.Cap); err != nil {
+			return TurnExecutionSecuritySnapshot{}, err
+		}
+		if dims := ExceedsParent(capB, set, parent); len(dims) > 0 {
+			return TurnExecutionSecuritySnapshot{}, &CapExceedsParentError{Dimensions: dims}
+		}
+	}
+	si := in.Inputs
+	if si.Cwd == "" {
+		si.Cwd = in.Parent.Sandbox.Cwd
+	}
+	if si.WorkspaceRoot == "" {
+		si.WorkspaceRoot = workspaceRootOf(in.Parent)
+	}
+	if si.ExecutionBackend == "" {
+		si.ExecutionBackend = in.Parent.Backend.ExecutionBackend
+	}
+	if si.Kernel == (KernelFeatures{}) && in.Parent.Backend.Kernel != nil {
+		si.Kernel = *in.Parent.Backend.Kernel
+	}
+	source := SourceInheritedFromParentTurn
+	if in.Cap != nil {
+		source = SourceTaskPermissionCap
+	}
+	req := in.Requested
+	if req == nil || req.Mode == "" {
+		req = &ProfileRequest{Mode: in.Parent.PermissionProfile.Mode}
+	}
+	si.Profile = ResolveProfile(req, source)
+	child, err := ResolveSnapshot(si)
+	if err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	b := Intersect(Intersect(BoundsOf(&child), capB), parent)
+	child.PermissionProfile = TurnPermissionProfileSnapshot{Mode: b.Mode, Source: source, EffectivePolicy: b.Policy}
+	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, b.Filesystem
+	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
+	child.Network, child.Process = b.Network, b.Process
+	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)
+	child.ParentCap = &ParentCap{ParentTurnID: in.ParentTurnID, ParentMode: in.Parent.PermissionProfile.Mode, TaskCap: in.Cap}
+	child.Enforcement = ComputeEnforcement(&child)
+	return child, nil
+}
+
+func workspaceRootOf(s *TurnExecutionSecuritySnapshot) string {
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Kind == PathWorkspaceRoot {
+			return e.ResolvedPath
+		}
+	}
+	return s.Sandbox.Cwd
+}
+
+// equalJSON compares two values by their wire form (so nil and empty lists,
+// which encode alike, compare equal).
+func equalJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+func policyEqual(a, b ToolPermissionPolicySnapshot) bool { return equalJSON(a, b) }
+func networkEqual(a, b NetworkPolicy) bool                { return equalJSON(normNetwork(a), normNetwork(b)) }
+func processEqual(a, b ProcessPolicy) bool                { return equalJSON(normProcess(a), normProcess(b)) }
+func filesystemEqual(a, b FilesystemPolicy) bool {
+	return equalJSON(normalizeEntries(a), normalizeEntries(b))
+}
+
+func normNetwork(n NetworkPolicy) NetworkPolicy {
+	n.AllowedDomains, n.DeniedDomains = sortedUnique(n.AllowedDomains), sortedUnique(n.DeniedDomains)
+	if n.Mode != NetworkRestricted {
+		n.AllowedDomains = nil
+	}
+	return n
+}
+
+func normProcess(p ProcessPolicy) ProcessPolicy {
+	p.DeniedCommands, p.AllowedCommandFamilies = sortedUnique(p.DeniedCommands), sortedUnique(p.AllowedCommandFamilies)
+	p.Environment.AllowedVars, p.Environment.DeniedPatterns = sortedUnique(p.Environment.AllowedVars), sortedUnique(p.Environment.DeniedPatterns)
+	if p.Environment.Inherit {
+		p.Environment.AllowedVars = nil
+	}
+	return p
+}

@@ -1,0 +1,387 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Invocation is one tool call an agent wants to make.
+type Invocation struct {
+	ToolName  string
+	Arguments json.RawMessage
+	// MCP carries what an MCP server declared about the tool. Declarations
+	// alone never make a tool read-only: see MCPTrust.
+	MCP *MCPHints
+	// Dynamic marks a tool registered at run time by a skill.
+	Dynamic bool
+}
+
+// MCPHints is what an MCP server declared about a tool.
+type MCPHints struct {
+	Server       string `json:"server"`
+	Tool         string `json:"tool"`
+	ReadOnlyHint bool   `json:"read_only_hint,omitempty"`
+}
+
+// MCPTrust is the operator's list of MCP tools trusted as read-only, as
+// "server/tool" (or "server/*").
+type MCPTrust []string
+
+// TrustedReadOnly reports whether server/tool is trusted as read-only.
+func (t MCPTrust) TrustedReadOnly(server, tool string) bool {
+	for _, e := range t {
+		s, tl, _ := strings.Cut(e, "/")
+		if s == server && (tl == tool || tl == "*") {
+			return true
+		}
+	}
+	return false
+}
+
+// FileOp is one file a classified action reads or writes.
+type FileOp struct {
+	Path   string `json:"path"`
+	Access Access `json:"access"`
+}
+
+// Action is a classified invocation: its kind, what it touches, and its
+// scope hash.
+type Action struct {
+	ToolName string
+	Kind     ActionKind
+	// Also is a second kind whose behaviour must allow the action too
+	// (download_url is network and a file_write of its destination).
+	Also ActionKind
+	// Files are the resolved paths the action reads or writes.
+	Files []FileOp
+	// URL is the parsed target of a network action, when it has one.
+	URL *url.URL
+	// Method is the upper-case HTTP method of a network action.
+	Method    string
+	Scope     Scope
+	ScopeHash string
+	// Summary and Details describe the action to a person approving it.
+	Summary string
+	Details []Detail
+}
+
+// Detail is one labelled line of an approval request.
+type Detail struct {
+	Label     string `json:"label"`
+	Value     string `json:"value"`
+	Monospace bool   `json:"monospace"`
+}
+
+var internalTools = []string{"request_tools", "read_skill", "task_wait", "task_get", "task_list"}
+
+// Classify turns an invocation into an action. cwd is the snapshot's cwd
+// against which relative paths resolve. Malformed arguments are an error
+// naming the argument.
+func Classify(inv Invocation, cwd string, trust MCPTrust) (Action, error) {
+	if inv.ToolName == "" {
+		return Action{}, &FieldError{Field: "tool_name", Message: "required"}
+	}
+	c := classifier{inv: inv, cwd: cwd, a: Action{ToolName: inv.ToolName}}
+	if len(bytes.TrimSpace(inv.Arguments)) > 0 && !bytes.Equal(bytes.TrimSpace(inv.Arguments), []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(inv.Arguments))
+		dec.UseNumber()
+		if err := dec.Decode(&c.args); err != nil {
+			return Action{}, &FieldError{Field: "arguments", Message: "must be a JSON object"}
+		}
+	}
+	entries := []ScopeEntry{{"tool_name", inv.ToolName}}
+	var err error
+	switch name := inv.ToolName; {
+	case slices.Contains(internalTools, name):
+		c.a.Kind = ActionInternal
+	case name == "read_file" || name == "list_dir" || name == "grep_files":
+		entries, err = c.file(entries, ActionFileRead, AccessRead, "path", "file_path", "dir_path")
+	case name == "apply_patch":
+		entries, err = c.patch(entries)
+	case name == "exec_command":
+		entries, err = c.exec(entries)
+	case name == "write_stdin":
+		c.a.Kind = ActionShellCommand
+		entries = append(entries, ScopeEntry{"session_id", c.str("session_id")}, c.payload())
+		c.a.Summary = "Write to the terminal session " + c.str("session_id")
+	case name == "web_search":
+		c.a.Kind = ActionNetwork
+		entries = append(entries, c.payload())
+		c.a.Summary = "Search the web"
+		c.detail("Query", c.str("query"), false)
+	case name == "web_fetch" || name == "download_url":
+		entries, err = c.network(entries)
+	case name == "computer_use":
+		c.a.Kind = ActionComputerUse
+		entries = append(entries, c.payload())
+		c.a.Summary = "Use the computer"
+	case strings.HasPrefix(name, "task_"):
+		c.a.Kind = ActionTaskSubagent
+		entries = append(entries, c.payload())
+		c.a.Summary = "Run a sub-agent task (" + name + ")"
+	case inv.MCP != nil || strings.HasPrefix(name, "mcp__"):
+		entries = c.mcp(entries, trust)
+	case inv.Dynamic || strings.HasPrefix(name, "skill__"):
+		c.a.Kind = ActionDynamicSkillTool
+		entries = append(entries, c.payload())
+		c.a.Summary = "Run the skill tool " + name
+	default:
+		c.a.Kind = ActionUnknown
+		entries = append(entries, c.payload())
+		c.a.Summary = "Run the unclassified tool " + name
+	}
+	if err != nil {
+		return Action{}, err
+	}
+	if c.a.Summary == "" {
+		c.a.Summary = "Run " + inv.ToolName
+	}
+	c.a.Scope = NewScope(entries...)
+	c.a.ScopeHash = c.a.Scope.Hash()
+	return c.a, nil
+}
+
+
+type classifier struct {
+	inv  Invocation
+	cwd  string
+	args map[string]any
+	a    Action
+}
+
+func (c *classifier) str(keys ...string) string {
+	for _, k := range keys {
+		if v, ok := c.args[k].(string); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (c *classifier) detail(label, value string, mono bool) {
+	c.a.Details = append(c.a.Details, Detail{Label: label, Value: value, Monospace: mono})
+}
+
+func (c *classifier) payload() ScopeEntry {
+	return ScopeEntry{"payload_hash", canonicalPayloadHash(c.inv.Arguments)}
+}
+
+func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys ...string) ([]ScopeEntry, error) {
+	c.a.Kind = kind
+	raw := c.str(keys...)
+	if raw == "" {
+		if c.inv.ToolName != "list_dir" && c.inv.ToolName != "grep_files" {
+			return nil, &FieldError{Field: "arguments." + keys[0], Message: "required"}
+		}
+		raw = "."
+	}
+	p := ResolvePath(c.cwd, raw)
+	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: op})
+	c.a.Summary = fmt.Sprintf("%s %s", verb(op), p)
+	c.detail("Path", p, true)
+	return append(entries, ScopeEntry{"operation", string(op)}, ScopeEntry{"path", p}), nil
+}
+
+func verb(op Access) string {
+	if op == AccessWrite {
+		return "Write"
+	}
+	return "Read"
+}
+
+// patch classifies apply_patch: every file named by a patch header is a
+// write; the patch itself is hashed, never stored.
+func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
+	c.a.Kind = ActionFileWrite
+	text := c.str("patch", "input")
+	if text == "" {
+		return nil, &FieldError{Field: "arguments.patch", Message: "required"}
+	}
+	var paths []string
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
+				paths = append(paths, ResolvePath(c.cwd, strings.TrimSpace(rest)))
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return nil, &FieldError{Field: "arguments.patch", Message: "names no file (expected '*** Add/Update/Delete File: path' headers)"}
+	}
+	paths = sortedUnique(paths)
+	for _, p := range paths {
+		c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
+		c.detail("File", p, true)
+	}
+	c.a.Summary = fmt.Sprintf("Edit %d file(s): %s", len(paths), strings.Join(paths, ", "))
+	entries = append(entries, ScopeEntry{"operation", string(AccessWrite)}, c.payload())
+	if len(paths) == 1 {
+		return append(entries, ScopeEntry{"path", paths[0]}), nil
+	}
+	return append(entries, ScopeEntry{"paths", jsonList(paths)}), nil
+}
+
+// exec classifies exec_command: command, argv, cwd, tty, timeout and the
+// names (never the values) of the environment it sets.
+func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
+	c.a.Kind = ActionShellCommand
+	argv, command, err := c.argv()
+	if err != nil {
+		return nil, err
+	}
+	cwd := ResolvePath(c.cwd, c.str("workdir", "cwd"))
+	tty, _ := c.args["tty"].(bool)
+	entries = append(entries,
+		ScopeEntry{"command", command}, ScopeEntry{"argv", jsonList(argv)},
+		ScopeEntry{"cwd", cwd}, ScopeEntry{"tty", strconv.FormatBool(tty)})
+	if n, ok := c.args["timeout_ms"].(json.Number); ok {
+		ms, err := n.Int64()
+		if err != nil || ms < 0 {
+			return nil, &FieldError{Field: "arguments.timeout_ms", Value: n.String(), Message: "must be a non-negative integer"}
+		}
+		entries = append(entries, ScopeEntry{"timeout_ms", strconv.FormatInt(ms, 10)})
+	}
+	if env, ok := c.args["env"].(map[string]any); ok {
+		keys := make([]string, 0, len(env))
+		for k := range env {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		entries = append(entries, ScopeEntry{"env_keys", jsonList(keys)})
+	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
+		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
+	}
+	c.a.Summary = "Run " + command
+	c.detail("Command", command, true)
+	c.detail("Working directory", cwd, true)
+	return entries, nil
+}
+
+// argv reads the command as an array ("argv", "cmd" or "command") or a shell
+// string ("cmd" or "command", run with /bin/sh -c).
+func (c *classifier) argv() ([]string, string, error) {
+	for _, k := range []string{"argv", "cmd", "command"} {
+		switch v := c.args[k].(type) {
+		case string:
+			if strings.TrimSpace(v) == "" {
+				return nil, "", &FieldError{Field: "arguments." + k, Message: "must not be empty"}
+			}
+			return []string{"/bin/sh", "-c", v}, v, nil
+		case []any:
+			argv := make([]string, 0, len(v))
+			for i, x := range v {
+				s, ok := x.(string)
+				if !ok {
+					return nil, "", &FieldError{Field: fmt.Sprintf("arguments.%s[%d]", k, i), Message: "must be a string"}
+				}
+				argv = append(argv, s)
+			}
+			if len(argv) == 0 || argv[0] == "" {
+				return nil, "", &FieldError{Field: "arguments." + k, Message: "must name a program"}
+			}
+			return argv, ShellJoin(argv), nil
+		}
+	}
+	return nil, "", &FieldError{Field: "arguments.cmd", Message: "required (a string or an argv array)"}
+}
+
+// ShellJoin renders argv as a POSIX shell command line.
+func ShellJoin(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' || r == '%' ||
+				(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+		}) < 0 {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// network classifies web_fetch and download_url.
+func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
+	c.a.Kind = ActionNetwork
+	raw := c.str("url")
+	if raw == "" {
+		return nil, &FieldError{Field: "arguments.url", Message: "required"}
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, &FieldError{Field: "arguments.url", Message: "must be an absolute URL"}
+	}
+	method := strings.ToUpper(strings.TrimSpace(c.str("method")))
+	if method == "" {
+		method = "GET"
+	}
+	c.a.URL, c.a.Method = u, method
+	scheme := strings.ToLower(u.Scheme)
+	host := NormalizeHost(u.Hostname())
+	origin := scheme + "://" + host
+	if strings.Contains(host, ":") {
+		origin = scheme + "://[" + host + "]"
+	}
+	if p := u.Port(); p != "" {
+		origin += ":" + p
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	entries = append(entries,
+		ScopeEntry{"method", method}, ScopeEntry{"scheme", scheme}, ScopeEntry{"domain", host},
+		ScopeEntry{"url_origin", origin}, ScopeEntry{"url_path", path},
+		ScopeEntry{"url_full_hash", hashHex([]byte(u.String()))})
+	c.a.Summary = fmt.Sprintf("%s %s%s", method, origin, path)
+	c.detail("URL", origin+path, true)
+	if c.inv.ToolName == "download_url" {
+		dest := c.str("destination", "path", "dest")
+		if dest == "" {
+			return nil, &FieldError{Field: "arguments.destination", Message: "required"}
+		}
+		p := ResolvePath(c.cwd, dest)
+		c.a.Also = ActionFileWrite
+		c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
+		c.a.Summary = fmt.Sprintf("Download %s%s to %s", origin, path, p)
+		c.detail("Destination", p, true)
+		entries = append(entries, ScopeEntry{"operation", string(AccessWrite)}, ScopeEntry{"path", p})
+	}
+	return entries, nil
+}
+
+// NormalizeHost trims a host, strips a trailing dot and lower-cases it.
+func NormalizeHost(h string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
+}
+
+// mcp classifies an MCP tool: read-only only when the operator trusts it.
+func (c *classifier) mcp(entries []ScopeEntry, trust MCPTrust) []ScopeEntry {
+	server, tool := "", c.inv.ToolName
+	if c.inv.MCP != nil {
+		server, tool = c.inv.MCP.Server, c.inv.MCP.Tool
+	}
+	if rest, ok := strings.CutPrefix(c.inv.ToolName, "mcp__"); ok && server == "" {
+		server, tool, _ = strings.Cut(rest, "__")
+	}
+	c.a.Kind = ActionMCPWriteOrUnknown
+	if server != "" && trust.TrustedReadOnly(server, tool) {
+		c.a.Kind = ActionMCPRead
+	}
+	c.a.Summary = fmt.Sprintf("Call the MCP tool %s on %s", tool, server)
+	c.detail("Server", server, false)
+	c.detail("Tool", tool, true)
+	return append(entries, ScopeEntry{"mcp_server", server}, ScopeEntry{"mcp_tool", tool}, c.payload())
+}

@@ -1,0 +1,68 @@
+package domain
+
+import "strings"
+
+// CleanPath normalises an absolute path lexically: repeated slashes and "."
+// are dropped, ".." pops one element and never climbs above "/". A relative
+// input is treated as relative to "/". The result always starts with "/" and
+// has no trailing slash (except "/" itself).
+func CleanPath(p string) string {
+	if p == "" || p == "/" {
+		return "/"
+	}
+	// Fast path: already clean.
+	if isClean(p) {
+		return p
+	}
+	parts := make([]string, 0, strings.Count(p, "/")+1)
+	for seg := range strings.SplitSeq(p, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	return "/" + strings.Join(parts, "/")
+}
+
+func isClean(p string) bool {
+	if p[0] != '/' || (len(p) > 1 && p[len(p)-1] == '/') {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if strings.HasPrefix(rest, "/") || rest == "." || strings.HasPrefix(rest, "./") ||
+			rest == ".." || strings.HasPrefix(rest, "../") {
+			return false
+		}
+	}
+	return true
+}
+
+// ResolvePath joins a relative p to cwd and normalises the result lexically.
+// An empty p resolves to cwd.
+func ResolvePath(cwd, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return CleanPath(p)
+	}
+	if cwd == "" {
+		cwd = "/"
+	}
+	return CleanPath(cwd + "/" + p)
+}
+
+// PathWithin reports whether path is root or below it, on a path-element
+// boundary. Both must be clean absolute paths.
+func PathWithin(path, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == root || (strings.HasPrefix(path, root) && path[len(root)] == '/')
+}

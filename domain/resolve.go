@@ -1,0 +1,260 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxCommandDurationMs caps every command's run time (REFERENCE §4).
+const MaxCommandDurationMs = 1_800_000
+
+// DefaultCommandTimeoutMs applies when a command asks for no timeout.
+const DefaultCommandTimeoutMs = 120_000
+
+// SystemReadRoots are read-only in restricted snapshots so that ordinary
+// programs can load and run.
+var SystemReadRoots = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys"}
+
+// DeviceFiles are writable devices every sandboxed command may use.
+var DeviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// ProtectedNames stay read-only inside writable roots (beyond the reference).
+// The real git dir of a ".git" pointer file is added at enforcement time.
+var ProtectedNames = []string{".git", ".agents", ".codex"}
+
+// RestrictedDeniedCommands are refused in restricted snapshots.
+var RestrictedDeniedCommands = []string{
+	"chroot", "doas", "insmod", "modprobe", "mount", "nsenter", "pkexec", "poweroff", "reboot",
+	"rmmod", "setcap", "shutdown", "su", "sudo", "umount", "unshare",
+}
+
+// SnapshotInputs is everything a snapshot is resolved from.
+type SnapshotInputs struct {
+	Profile          TurnPermissionProfileSnapshot
+	Cwd              string
+	WorkspaceRoot    string
+	ProjectRoots     []string
+	AppReadRoots     []string
+	ExecutionBackend ExecutionBackend
+	// Kernel is what the capability probe found (native backend only).
+	Kernel KernelFeatures
+}
+
+// FieldError reports bad input, naming the field.
+type FieldError struct {
+	Field   string
+	Value   string
+	Message string
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %s", e.Field, e.Message)
+	}
+	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Message)
+}
+
+func checkAbs(field, p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return &FieldError{Field: field, Value: p, Message: "must be an absolute path"}
+	}
+	return nil
+}
+
+// ResolveSnapshot builds the execution security snapshot of REFERENCE §4
+// from a compiled profile and the turn's inputs.
+func ResolveSnapshot(in SnapshotInputs) (TurnExecutionSecuritySnapshot, error) {
+	if in.ExecutionBackend == "" {
+		in.ExecutionBackend = BackendNative
+	}
+	if _, err := parseEnum("execution_backend", string(in.ExecutionBackend), ExecutionBackends); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	if in.WorkspaceRoot == "" {
+		in.WorkspaceRoot = in.Cwd
+	}
+	if in.WorkspaceRoot == "" {
+		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "workspace_root", Message: "required (or give cwd)"}
+	}
+	if in.Cwd == "" {
+		in.Cwd = in.WorkspaceRoot
+	}
+	if err := checkAbs("workspace_root", in.WorkspaceRoot); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	if err := checkAbs("cwd", in.Cwd); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	for i, p := range in.ProjectRoots {
+		if err := checkAbs(fmt.Sprintf("project_roots[%d]", i), p); err != nil {
+			return TurnExecutionSecuritySnapshot{}, err
+		}
+	}
+	for i, p := range in.AppReadRoots {
+		if err := checkAbs(fmt.Sprintf("app_read_roots[%d]", i), p); err != nil {
+			return TurnExecutionSecuritySnapshot{}, err
+		}
+	}
+	mode := in.Profile.Mode
+	s := TurnExecutionSecuritySnapshot{
+		PermissionProfile: in.Profile,
+		Sandbox:           resolveSandbox(mode, in),
+		Network:           resolveNetwork(mode),
+		Process:           resolveProcess(mode),
+		Approval:          ApprovalPolicy{AllowedScopes: []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn}},
+		Backend:           resolveBackend(in),
+	}
+	s.Enforcement = ComputeEnforcement(&s)
+	return s, nil
+}
+
+func entry(kind PathKind, p string, access Access, prov Provenance) FilesystemEntry {
+	return FilesystemEntry{Kind: kind, Path: p, Access: access, Provenance: prov, ResolvedPath: CleanPath(p)}
+}
+
+func resolveSandbox(mode Mode, in SnapshotInputs) SandboxPolicy {
+	sb := SandboxPolicy{
+		Cwd:                CleanPath(in.Cwd),
+		Tmp:                TmpIsolated,
+		BackendRequirement: BackendRequired,
+		BackendPreference:  preferredSandboxBackend(in.ExecutionBackend),
+	}
+	rootAccess := AccessWrite
+	switch mode {
+	case ModeFullAccess:
+		sb.Mode, sb.Tmp, sb.BackendRequirement = SandboxUnrestricted, TmpHost, BackendOptional
+		sb.Filesystem.Unrestricted = true
+	case ModeAutoAcceptEdits:
+		sb.Mode = SandboxWorkspaceWrite
+	default:
+		sb.Mode, rootAccess = SandboxReadOnly, AccessRead
+	}
+	var es []FilesystemEntry
+	es = append(es, entry(PathWorkspaceRoot, in.WorkspaceRoot, rootAccess, ProvenanceWorkspace))
+	for _, p := range in.ProjectRoots {
+		es = append(es, entry(PathProjectRoot, p, rootAccess, ProvenanceProject))
+	}
+	for _, p := range in.AppReadRoots {
+		es = append(es, entry(PathAppReadRoot, p, AccessRead, ProvenanceRuntime))
+	}
+	if mode != ModeFullAccess {
+		for _, p := range SystemReadRoots {
+			es = append(es, entry(PathSystemRoot, p, AccessRead, ProvenanceSystem))
+		}
+		for _, p := range DeviceFiles {
+			es = append(es, entry(PathDevice, p, AccessWrite, ProvenanceSystem))
+		}
+	}
+	if rootAccess == AccessWrite && mode != ModeFullAccess {
+		for _, e := range es {
+			if e.Access != AccessWrite || e.Kind == PathDevice {
+				continue
+			}
+			for _, name := range ProtectedNames {
+				p := CleanPath(e.ResolvedPath + "/" + name)
+				es = append(es, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
+			}
+		}
+	}
+	sb.Filesystem.Entries = es
+	return sb
+}
+
+func preferredSandboxBackend(b ExecutionBackend) string {
+	if b == BackendNative {
+		return "landlock"
+	}
+	return string(b)
+}
+
+func resolveNetwork(mode Mode) NetworkPolicy {
+	if mode == ModeFullAccess {
+		return NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: true, AllowUnixSockets: true, AllowPrivateNetworks: true}
+	}
+	return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: true}
+}
+
+func resolveProcess(mode Mode) ProcessPolicy {
+	p := ProcessPolicy{
+		ShellEnabled:     true,
+		DefaultTimeoutMs: DefaultCommandTimeoutMs,
+		MaxDurationMs:    MaxCommandDurationMs,
+	}
+	if mode == ModeFullAccess {
+		p.InheritStdin, p.InheritSession = true, true
+		p.Environment = EnvironmentPolicy{Inherit: true}
+		return p
+	}
+	p.Environment = EnvironmentPolicy{
+		AllowedVars:    append([]string(nil), RestrictedEnvAllowList...),
+		DeniedPatterns: append([]string(nil), SecretEnvPatterns...),
+	}
+	p.DeniedCommands = append([]string(nil), RestrictedDeniedCommands...)
+	return p
+}
+
+// NativeCapabilities derives what the native Linux backend can enforce from
+// the kernel probe: Landlock confines the filesystem; seccomp refuses IP,
+// netlink, vsock and io_uring sockets; process limits (environment, timeout,
+// process group, no_new_privs, dropped capabilities) need no kernel feature;
+// approvals are turnstile's own.
+func NativeCapabilities(k KernelFeatures) BackendCapabilities {
+	return BackendCapabilities{Filesystem: k.LandlockABI >= 1, Network: k.Seccomp, Process: true, Approval: true}
+}
+
+func resolveBackend(in SnapshotInputs) BackendSnapshot {
+	b := BackendSnapshot{ExecutionBackend: in.ExecutionBackend, RuntimeMapping: MapToRuntime(in.ExecutionBackend, in.Profile.Mode)}
+	if in.ExecutionBackend != BackendNative {
+		// A CLI runtime enforces its own mapped policy.
+		b.SandboxBackend = string(in.ExecutionBackend)
+		b.Capabilities = BackendCapabilities{Filesystem: true, Network: true, Process: true, Approval: true}
+		return b
+	}
+	k := in.Kernel
+	b.Kernel = &k
+	b.Capabilities = NativeCapabilities(k)
+	b.SandboxBackend = "none"
+	if k.LandlockABI >= 1 {
+		b.SandboxBackend = "landlock"
+	}
+	return b
+}
+
+// ComputeEnforcement applies the rule of REFERENCE §4: an unrestricted
+// sandbox is active; each missing capability a restricted snapshot needs is a
+// degradation; degradations with a required backend make it unavailable.
+func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
+	if s.Sandbox.Mode == SandboxUnrestricted && s.Network.Mode == NetworkEnabled {
+		return Enforcement{Status: EnforcementActive}
+	}
+	caps := s.Backend.Capabilities
+	var ds []Degradation
+	if s.Backend.SandboxBackend == "none" {
+		ds = append(ds, Degradation{Dimension: "sandbox_backend", Reason: "no kernel sandbox is available (Landlock not supported or disabled)"})
+	}
+	if !caps.Filesystem && s.Sandbox.Mode != SandboxUnrestricted {
+		ds = append(ds, Degradation{Dimension: "filesystem", Reason: "Landlock is unavailable: filesystem roots cannot be enforced"})
+	}
+	if !caps.Network && s.Network.Mode != NetworkEnabled {
+		ds = append(ds, Degradation{Dimension: "network", Reason: "seccomp is unavailable: IP sockets cannot be refused"})
+	}
+	if !caps.Process {
+		ds = append(ds, Degradation{Dimension: "process", Reason: "process limits cannot be enforced by this backend"})
+	}
+	if !caps.Approval {
+		ds = append(ds, Degradation{Dimension: "approval", Reason: "this backend cannot pause for approvals"})
+	}
+	switch {
+	case len(ds) == 0:
+		return Enforcement{Status: EnforcementActive}
+	case s.Sandbox.BackendRequirement == BackendRequired:
+		names := make([]string, len(ds))
+		for i, d := range ds {
+			names[i] = d.Dimension
+		}
+		return Enforcement{Status: EnforcementUnavailable, Degradations: ds,
+			Reason: "the sandbox backend is required but cannot enforce: " + strings.Join(names, ", ")}
+	default:
+		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
+	}
+}

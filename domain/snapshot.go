@@ -1,0 +1,201 @@
+package domain
+
+// TurnExecutionSecuritySnapshot is everything that binds a turn's side
+// effects (REFERENCE §4). It is resolved once per profile selection and is
+// immutable afterwards; every decision and every spawned command of the turn
+// runs under it.
+type TurnExecutionSecuritySnapshot struct {
+	PermissionProfile TurnPermissionProfileSnapshot `json:"permission_profile"`
+	Sandbox           SandboxPolicy                 `json:"sandbox"`
+	Network           NetworkPolicy                 `json:"network"`
+	Process           ProcessPolicy                 `json:"process"`
+	Approval          ApprovalPolicy                `json:"approval"`
+	Backend           BackendSnapshot               `json:"backend"`
+	Enforcement       Enforcement                   `json:"enforcement"`
+	ParentCap         *ParentCap                    `json:"parent_cap,omitempty"`
+}
+
+// PathKind says what a filesystem entry is.
+type PathKind string
+
+// Filesystem entry kinds.
+const (
+	PathWorkspaceRoot PathKind = "workspace_root"
+	PathProjectRoot   PathKind = "project_root"
+	PathAppReadRoot   PathKind = "app_read_root"
+	PathExplicit      PathKind = "explicit_path"
+	PathSystemRoot    PathKind = "system_root"
+	PathDevice        PathKind = "device"
+	PathProtected     PathKind = "protected_path"
+)
+
+// Provenance says who put a filesystem entry into the snapshot.
+type Provenance string
+
+// Provenances.
+const (
+	ProvenanceWorkspace Provenance = "workspace"
+	ProvenanceProject   Provenance = "project"
+	ProvenanceRuntime   Provenance = "runtime"
+	ProvenanceTaskCap   Provenance = "task_cap"
+	ProvenanceSystem    Provenance = "system"
+	ProvenanceComposer  Provenance = "composer"
+)
+
+// FilesystemEntry is one path the sandbox grants (or, for protected paths,
+// keeps read-only inside a writable root).
+type FilesystemEntry struct {
+	Kind       PathKind   `json:"kind"`
+	Path       string     `json:"path"`
+	Access     Access     `json:"access"`
+	Provenance Provenance `json:"provenance"`
+	// ResolvedPath is Path made absolute and normalised lexically. The
+	// sandbox canonicalises it again (symlinks) when it enforces.
+	ResolvedPath string `json:"resolved_path"`
+}
+
+// FilesystemPolicy lists the granted paths. Unrestricted means the sandbox
+// does not confine the filesystem at all (full_access); Entries are then
+// informational.
+type FilesystemPolicy struct {
+	Unrestricted bool              `json:"unrestricted"`
+	Entries      []FilesystemEntry `json:"entries"`
+}
+
+// TmpPolicy says where temporary files go.
+type TmpPolicy string
+
+// Temp policies: the host's temp dir, or a private one per command (TMPDIR,
+// TEMP and TMP pointed at it; removed afterwards).
+const (
+	TmpHost     TmpPolicy = "host"
+	TmpIsolated TmpPolicy = "isolated"
+)
+
+// BackendRequirement says whether a kernel sandbox must be active for the
+// snapshot's commands to run.
+type BackendRequirement string
+
+// Backend requirements.
+const (
+	BackendRequired BackendRequirement = "required"
+	BackendOptional BackendRequirement = "optional"
+)
+
+// SandboxPolicy is the filesystem side of a snapshot.
+type SandboxPolicy struct {
+	Mode               SandboxMode        `json:"mode"`
+	Cwd                string             `json:"cwd"`
+	Filesystem         FilesystemPolicy   `json:"filesystem"`
+	Tmp                TmpPolicy          `json:"tmp"`
+	BackendRequirement BackendRequirement `json:"backend_requirement"`
+	BackendPreference  string             `json:"backend_preference"`
+}
+
+// NetworkPolicy is the network side of a snapshot. Domain rules: "example.com"
+// matches it and its subdomains, "=example.com" that host only,
+// "=https://example.com:8443" that scheme, host and port only.
+type NetworkPolicy struct {
+	Mode             NetworkMode `json:"mode"`
+	AllowedDomains   []string    `json:"allowed_domains,omitempty"`
+	DeniedDomains    []string    `json:"denied_domains,omitempty"`
+	AllowLocalhost   bool        `json:"allow_localhost"`
+	AllowUnixSockets bool        `json:"allow_unix_sockets"`
+	// AllowPrivateNetworks lets connections reach private, link-local and
+	// cloud-metadata addresses (beyond the reference; off unless asked).
+	AllowPrivateNetworks bool `json:"allow_private_networks"`
+}
+
+// EnvironmentPolicy filters a command's environment. With Inherit the whole
+// environment passes (minus DeniedPatterns); otherwise only AllowedVars do,
+// and never a name matching a denied pattern.
+type EnvironmentPolicy struct {
+	Inherit        bool     `json:"inherit"`
+	AllowedVars    []string `json:"allowed_vars,omitempty"`
+	DeniedPatterns []string `json:"denied_patterns,omitempty"`
+}
+
+// ProcessPolicy is the process side of a snapshot.
+type ProcessPolicy struct {
+	ShellEnabled   bool              `json:"shell_enabled"`
+	InheritStdin   bool              `json:"inherit_stdin"`
+	InheritSession bool              `json:"inherit_session"`
+	Environment    EnvironmentPolicy `json:"environment"`
+	// DefaultTimeoutMs applies when a command asks for no timeout.
+	DefaultTimeoutMs int64 `json:"default_timeout_ms"`
+	// MaxDurationMs caps every command: effective = min(requested or default, cap).
+	MaxDurationMs int64 `json:"max_duration_ms"`
+	// DeniedCommands match argv[0] or its basename.
+	DeniedCommands []string `json:"denied_commands,omitempty"`
+	// AllowedCommandFamilies, when non-empty, is the only set of argv[0]
+	// basenames allowed to run.
+	AllowedCommandFamilies []string `json:"allowed_command_families,omitempty"`
+}
+
+// ApprovalPolicy lists the approval scopes a person may grant.
+type ApprovalPolicy struct {
+	AllowedScopes []Resolution `json:"allowed_scopes"`
+}
+
+// KernelFeatures is what the capability probe found on this machine.
+type KernelFeatures struct {
+	LandlockABI    int  `json:"landlock_abi"`
+	Seccomp        bool `json:"seccomp"`
+	UserNamespaces bool `json:"user_namespaces"`
+}
+
+// BackendCapabilities says which dimensions the backend can enforce.
+type BackendCapabilities struct {
+	Filesystem bool `json:"filesystem"`
+	Network    bool `json:"network"`
+	Process    bool `json:"process"`
+	Approval   bool `json:"approval"`
+}
+
+// BackendSnapshot names the execution and sandbox backends and what they can
+// enforce.
+type BackendSnapshot struct {
+	ExecutionBackend ExecutionBackend    `json:"execution_backend"`
+	SandboxBackend   string              `json:"sandbox_backend"`
+	Capabilities     BackendCapabilities `json:"capabilities"`
+	Kernel           *KernelFeatures     `json:"kernel,omitempty"`
+	RuntimeMapping   *RuntimeMapping     `json:"runtime_mapping,omitempty"`
+}
+
+// EnforcementStatus says how much of a snapshot the backend enforces.
+type EnforcementStatus string
+
+// Enforcement statuses.
+const (
+	EnforcementActive          EnforcementStatus = "active"
+	EnforcementPartiallyActive EnforcementStatus = "partially_active"
+	EnforcementUnavailable     EnforcementStatus = "unavailable"
+)
+
+// Degradation names one dimension the backend cannot enforce and why.
+// Dimension is one of filesystem, network, process, approval, sandbox_backend.
+type Degradation struct {
+	Dimension string `json:"dimension"`
+	Reason    string `json:"reason"`
+}
+
+// Enforcement is the truth about what the kernel (or runtime) will enforce.
+type Enforcement struct {
+	Status       EnforcementStatus `json:"status"`
+	Degradations []Degradation     `json:"degradations,omitempty"`
+	Reason       string            `json:"reason,omitempty"`
+}
+
+// CanSpawn reports whether commands may run under the snapshot: a required
+// backend that is unavailable spawns nothing.
+func (s *TurnExecutionSecuritySnapshot) CanSpawn() bool {
+	return s.Enforcement.Status != EnforcementUnavailable
+}
+
+// ParentCap records the parent turn and task cap a child snapshot was
+// intersected with.
+type ParentCap struct {
+	ParentTurnID string   `json:"parent_turn_id"`
+	ParentMode   Mode     `json:"parent_mode"`
+	TaskCap      *TaskCap `json:"task_cap,omitempty"`
+}
