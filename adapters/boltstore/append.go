@@ -1,0 +1,335 @@
+package boltstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+
+	"turnstile/domain/eventstore"
+)
+
+// Limits on input, refused with ErrInvalid.
+const (
+	maxStreamName = 1024
+	maxEventType  = 1024
+)
+
+// appendReq is one Append waiting for the writer.
+type appendReq struct {
+	ctx      context.Context
+	stream   string
+	expected eventstore.ExpectedVersion
+	ids      []uuid.UUID
+	// records are the encoded events; the writer patches and stores them.
+	records [][]byte
+	// done receives exactly one response; it is buffered so the writer
+	// never blocks on a caller that has gone.
+	done chan appendResp
+}
+
+type appendResp struct {
+	res eventstore.AppendResult
+	err error
+}
+
+// Append writes events to stream atomically if expected holds, and returns
+// once they are committed to disk. An append whose ids equal those stored
+// right after the expected version (or, with Any, equal stored events of the
+// stream) is a retry: it returns the original result and writes nothing.
+//
+// When ctx ends before the writer answers, Append returns an error wrapping
+// ctx.Err(); the append may still be committed, and a retry with the same
+// ids and expected version is recognised.
+func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.AppendResult, error) {
+	req, err := newAppendReq(ctx, stream, expected, events)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return eventstore.AppendResult{}, eventstore.ErrClosed
+	}
+	select {
+	case s.reqs <- req:
+		s.mu.RUnlock()
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return eventstore.AppendResult{}, ctx.Err()
+	}
+	select {
+	case r := <-req.done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return eventstore.AppendResult{}, fmt.Errorf("boltstore: append to %s: outcome unknown: %w", stream, ctx.Err())
+	}
+}
+
+func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
+	switch {
+	case stream == "":
+		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)
+	case len(stream) > maxStreamName:
+		return nil, fmt.Errorf("%w: stream name longer than %d bytes", ErrInvalid, maxStreamName)
+	case len(events) == 0:
+		return nil, fmt.Errorf("%w: no events for %s", ErrInvalid, stream)
+	}
+	req := &appendReq{
+		ctx:      ctx,
+		stream:   stream,
+		expected: expected,
+		ids:      make([]uuid.UUID, len(events)),
+		records:  make([][]byte, len(events)),
+		done:     make(chan appendResp, 1),
+	}
+	for i, ev := range events {
+		switch {
+		case ev.ID == uuid.Nil:
+			return nil, fmt.Errorf("%w: event %d for %s has no id", ErrInvalid, i, stream)
+		case ev.Type == "":
+			return nil, fmt.Errorf("%w: event %d for %s has no type", ErrInvalid, i, stream)
+		case len(ev.Type) > maxEventType:
+			return nil, fmt.Errorf("%w: event %d for %s has a type longer than %d bytes", ErrInvalid, i, stream, maxEventType)
+		}
+		req.ids[i] = ev.ID
+		req.records[i] = encodeRecord(stream, ev)
+	}
+	return req, nil
+}
+
+// writer is the only goroutine that writes to the file. It runs until Close
+// closes reqs and every queued request has been answered.
+func (s *Store) writer() {
+	defer close(s.writerDone)
+	batch := make([]*appendReq, 0, s.maxBatch)
+	for {
+		req, ok := <-s.reqs
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], req)
+	fold:
+		for len(batch) < s.maxBatch {
+			select {
+			case req, ok := <-s.reqs:
+				if !ok {
+					break fold
+				}
+				batch = append(batch, req)
+			default:
+				break fold
+			}
+		}
+		s.commitBatch(batch)
+		clear(batch)
+	}
+}
+
+// commitBatch applies batch in one transaction and answers every request.
+// A request that fails with a storage error (not a version conflict) is
+// answered with it and the rest of the batch is retried without it.
+func (s *Store) commitBatch(batch []*appendReq) {
+	live := make([]*appendReq, 0, len(batch))
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- appendResp{err: err}
+			continue
+		}
+		live = append(live, r)
+	}
+	for len(live) > 0 {
+		bad, err := s.tryCommit(live)
+		if bad < 0 {
+			return
+		}
+		live[bad].done <- appendResp{err: err}
+		live = append(live[:bad], live[bad+1:]...)
+	}
+}
+
+// tryCommit applies reqs in one transaction. It answers every request and
+// returns -1, or answers none and returns the index of a request that hit a
+// storage error and that error.
+func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		err = fmt.Errorf("boltstore: begin: %w: %w", eventstore.ErrUnavailable, err)
+		for _, r := range reqs {
+			r.done <- appendResp{err: err}
+		}
+		return -1, nil
+	}
+	w := newTxWriter(tx, time.Now().UnixNano())
+	resps := make([]appendResp, len(reqs))
+	for i, r := range reqs {
+		res, err := w.apply(r)
+		var wev *eventstore.WrongExpectedVersionError
+		if err != nil && !errors.As(err, &wev) {
+			_ = tx.Rollback()
+			return i, fmt.Errorf("boltstore: append to %s: %w", r.stream, err)
+		}
+		resps[i] = appendResp{res: res, err: err}
+	}
+	if !w.wrote {
+		// Only conflicts and retries of committed appends: nothing to sync.
+		_ = tx.Rollback()
+	} else if err := tx.Commit(); err != nil {
+		err = fmt.Errorf("boltstore: commit: %w: %w", eventstore.ErrUnavailable, err)
+		for i := range resps {
+			resps[i] = appendResp{err: err}
+		}
+	} else {
+		s.published(w.last)
+	}
+	for i, r := range reqs {
+		r.done <- resps[i]
+	}
+	return -1, nil
+}
+
+// txWriter applies appends inside one read-write transaction.
+type txWriter struct {
+	log, streams, revs, ids *bolt.Bucket
+	created                 int64
+	// wrote reports whether any event was put; last is the last position.
+	wrote bool
+	last  uint64
+}
+
+func newTxWriter(tx *bolt.Tx, created int64) *txWriter {
+	w := &txWriter{
+		log:     tx.Bucket(bucketLog),
+		streams: tx.Bucket(bucketStreams),
+		revs:    tx.Bucket(bucketRevs),
+		ids:     tx.Bucket(bucketIDs),
+		created: created,
+	}
+	// Positions only grow: pack the log's pages full.
+	w.log.FillPercent = 1.0
+	return w
+}
+
+// apply checks r's expected version and either writes r's events, or
+// recognises a retry, or returns a *WrongExpectedVersionError having
+// written nothing. Any other error may leave partial writes: the caller
+// rolls the transaction back.
+func (w *txWriter) apply(r *appendReq) (eventstore.AppendResult, error) {
+	var sid, last uint64
+	exists := false
+	if v := w.streams.Get([]byte(r.stream)); v != nil {
+		var err error
+		if sid, last, err = decodeHead(v); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		exists = true
+	}
+	wrong := func() error {
+		actual := int64(-1)
+		if exists {
+			actual = int64(last)
+		}
+		return &eventstore.WrongExpectedVersionError{Stream: r.stream, Expected: r.expected, Actual: actual}
+	}
+
+	if rev, ok := r.expected.Revision(); ok {
+		switch {
+		case !exists || rev > last:
+			return eventstore.AppendResult{}, wrong()
+		case rev < last:
+			return w.retry(r, sid, last, rev+1, wrong)
+		}
+		return w.write(r, sid, last+1, true)
+	}
+	if r.expected.IsNoStream() {
+		if exists {
+			return w.retry(r, sid, last, 0, wrong)
+		}
+		return w.write(r, 0, 0, false)
+	}
+	// Any.
+	if !exists {
+		return w.write(r, 0, 0, false)
+	}
+	if v := w.ids.Get(idKey(sid, r.ids[0])); v != nil {
+		if len(v) != 8 {
+			return eventstore.AppendResult{}, fmt.Errorf("%w: bad id index entry", ErrCorrupt)
+		}
+		// The first id is stored in this stream: the append is a retry if
+		// the rest follow it; otherwise it conflicts with what is stored.
+		return w.retry(r, sid, last, decodeU64(v), wrong)
+	}
+	return w.write(r, sid, last+1, true)
+}
+
+// retry returns the result of the stored events from revision first on when
+// their ids equal r's, and wrong() otherwise.
+func (w *txWriter) retry(r *appendReq, sid, last, first uint64, wrong func() error) (eventstore.AppendResult, error) {
+	var pos uint64
+	for i, id := range r.ids {
+		rev := first + uint64(i)
+		if rev > last {
+			return eventstore.AppendResult{}, wrong()
+		}
+		v := w.revs.Get(revKey(sid, rev))
+		if v == nil {
+			return eventstore.AppendResult{}, fmt.Errorf("%w: %s revision %d missing from the index", ErrCorrupt, r.stream, rev)
+		}
+		p, stored, err := decodeRevValue(v)
+		if err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		if stored != id {
+			return eventstore.AppendResult{}, wrong()
+		}
+		pos = p
+	}
+	return eventstore.AppendResult{
+		NextExpectedRevision: first + uint64(len(r.ids)) - 1,
+		Position:             eventstore.Position{Commit: pos, Prepare: pos},
+	}, nil
+}
+
+// write stores r's events at revisions first, first+1, …; exists says
+// whether the stream (with id sid) already exists.
+func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventstore.AppendResult, error) {
+	if !exists {
+		var err error
+		if sid, err = w.streams.NextSequence(); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+	}
+	var pos uint64
+	for i, rec := range r.records {
+		rev := first + uint64(i)
+		var err error
+		if pos, err = w.log.NextSequence(); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		patchRecord(rec, rev, w.created)
+		if err := w.log.Put(u64(pos), rec); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		if err := w.revs.Put(revKey(sid, rev), revValue(pos, r.ids[i])); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+		if err := w.ids.Put(idKey(sid, r.ids[i]), u64(rev)); err != nil {
+			return eventstore.AppendResult{}, err
+		}
+	}
+	last := first + uint64(len(r.records)) - 1
+	if err := w.streams.Put([]byte(r.stream), headValue(sid, last)); err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	w.wrote, w.last = true, pos
+	return eventstore.AppendResult{
+		NextExpectedRevision: last,
+		Position:             eventstore.Position{Commit: pos, Prepare: pos},
+	}, nil
+}
