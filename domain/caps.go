@@ -17,7 +17,13 @@ type TaskCap struct {
 	Network     *NetworkPolicy                `json:"network,omitempty"`
 	Process     *ProcessPolicy                `json:"process,omitempty"`
 	// FilesystemRoots, when non-empty, are the only roots the child may use.
-	FilesystemRoots []FilesystemEntry `json:"filesystem_roots,omitempty"`
+	FilesystemRoots []CapRoot `json:"filesystem_roots,omitempty"`
+}
+
+// CapRoot is one root a task cap allows, with its access (read when empty).
+type CapRoot struct {
+	Path   string `json:"path"`
+	Access Access `json:"access,omitempty"`
 }
 
 // CapExceedsParentError refuses a cap broader than its parent; Dimensions
@@ -310,10 +316,8 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 		}
 	}
 	out = slices.DeleteFunc(out, func(e FilesystemEntry) bool { return e.Kind == pathVirtualRoot })
-	for _, p := range append(pa, pb...) {
-		out = append(out, p)
-	}
-	return normalizeEntries(FilesystemPolicy{Unrestricted: a.Unrestricted && b.Unrestricted, Entries: out})
+	out = append(out, pa...)
+	return normalizeEntries(FilesystemPolicy{Unrestricted: a.Unrestricted && b.Unrestricted, Entries: append(out, pb...)})
 }
 
 const pathVirtualRoot PathKind = "\x00root"
@@ -339,8 +343,14 @@ func entryLess(x, y FilesystemEntry) bool {
 
 // normalizeEntries sorts entries and drops exact duplicates, keeping for each
 // (path, kind class) the strongest access, so equal policies compare equal.
+// A protected carve-out matters only inside a writable root; others are
+// dropped.
 func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
-	es := slices.Clone(fs.Entries)
+	es := slices.DeleteFunc(slices.Clone(fs.Entries), func(p FilesystemEntry) bool {
+		return p.Kind == PathProtected && !fs.Unrestricted && !slices.ContainsFunc(fs.Entries, func(r FilesystemEntry) bool {
+			return r.Kind != PathProtected && r.Kind != PathDevice && r.Access == AccessWrite && PathWithin(p.ResolvedPath, r.ResolvedPath)
+		})
+	})
 	slices.SortFunc(es, func(x, y FilesystemEntry) int {
 		return cmp.Or(strings.Compare(x.ResolvedPath, y.ResolvedPath), boolCmp(x.Kind == PathProtected, y.Kind == PathProtected),
 			-strings.Compare(string(x.Access), string(y.Access)), strings.Compare(string(x.Kind), string(y.Kind)),
@@ -349,6 +359,9 @@ func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
 	es = slices.CompactFunc(es, func(x, y FilesystemEntry) bool {
 		return x.ResolvedPath == y.ResolvedPath && (x.Kind == PathProtected) == (y.Kind == PathProtected)
 	})
+	if len(es) == 0 {
+		es = nil
+	}
 	return FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es}
 }
 
@@ -362,28 +375,110 @@ func boolCmp(a, b bool) int {
 	return 1
 }
 
-// ExceedsParent names the dimensions in which cap is broader than parent.
+// ExceedsParent names the dimensions in which cap would allow something the
+// parent does not. Lists that only take away (denied tools, commands,
+// domains, patterns) never make a cap broader: omitting them adds nothing.
 func ExceedsParent(cap Bounds, set capDims, parent Bounds) []string {
 	var dims []string
-	if set.profile {
-		in := Intersect(cap, parent)
-		if cap.Mode != in.Mode || !policyEqual(cap.Policy, in.Policy) {
-			dims = append(dims, "profile")
-		}
+	if set.profile && policyBroader(cap.Mode, cap.Policy, parent.Mode, parent.Policy) {
+		dims = append(dims, "profile")
 	}
-	if set.sandbox && StricterSandbox(cap.SandboxMode, parent.SandboxMode) != cap.SandboxMode {
+	if set.sandbox && cap.SandboxMode.rank() < parent.SandboxMode.rank() {
 		dims = append(dims, "sandbox mode")
 	}
-	if set.network && !networkEqual(IntersectNetwork(cap.Network, parent.Network), cap.Network) {
+	if set.network && networkBroader(cap.Network, parent.Network) {
 		dims = append(dims, "network policy")
 	}
-	if set.process && !processEqual(IntersectProcess(cap.Process, parent.Process), cap.Process) {
+	if set.process && processBroader(cap.Process, parent.Process) {
 		dims = append(dims, "process policy")
 	}
-	if set.filesystem && !filesystemEqual(IntersectFilesystem(cap.Filesystem, parent.Filesystem), normalizeEntries(cap.Filesystem)) {
+	if set.filesystem && filesystemBroader(cap.Filesystem, parent.Filesystem) {
 		dims = append(dims, "filesystem roots")
 	}
 	return dims
+}
+
+func policyBroader(cm Mode, c ToolPermissionPolicySnapshot, pm Mode, p ToolPermissionPolicySnapshot) bool {
+	if cm.rank() < pm.rank() {
+		return true
+	}
+	cf, pf := c.behaviorFields(), p.behaviorFields()
+	for i := range cf {
+		if *cf[i].ptr > *pf[i].ptr {
+			return true
+		}
+	}
+	if listBroader(c.AllowedTools, c.AllowedToolsRestricted, p.AllowedTools, p.AllowedToolsRestricted, func(x, y string) bool { return x == y }) {
+		return true
+	}
+	return listBroader(c.AllowedPaths, c.AllowedPathsRestricted, p.AllowedPaths, p.AllowedPathsRestricted, PathWithin)
+}
+
+// listBroader reports whether allow-list c admits an item that allow-list p
+// does not; within(x, y) says item x is admitted by entry y.
+func listBroader(c []string, cr bool, p []string, pr bool, within func(x, y string) bool) bool {
+	cr, pr = cr || len(c) > 0, pr || len(p) > 0
+	if !pr {
+		return false
+	}
+	if !cr {
+		return true
+	}
+	for _, x := range c {
+		if !slices.ContainsFunc(p, func(y string) bool { return within(x, y) }) {
+			return true
+		}
+	}
+	return false
+}
+
+func networkBroader(c, p NetworkPolicy) bool {
+	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
+		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) {
+		return true
+	}
+	if c.Mode == NetworkRestricted && p.Mode == NetworkRestricted {
+		return listBroader(c.AllowedDomains, true, p.AllowedDomains, true, func(x, y string) bool { return DomainRuleCovers(y, x) })
+	}
+	return false
+}
+
+func processBroader(c, p ProcessPolicy) bool {
+	if (c.ShellEnabled && !p.ShellEnabled) || (c.InheritStdin && !p.InheritStdin) || (c.InheritSession && !p.InheritSession) ||
+		(c.Environment.Inherit && !p.Environment.Inherit) || c.MaxDurationMs > p.MaxDurationMs {
+		return true
+	}
+	if !c.Environment.Inherit {
+		for _, v := range c.Environment.AllowedVars {
+			if !p.Environment.EnvAllowed(v) && !slices.Contains(p.Environment.AllowedVars, v) {
+				return true
+			}
+		}
+	}
+	return c.ShellEnabled && listBroader(c.AllowedCommandFamilies, false, p.AllowedCommandFamilies, false, func(x, y string) bool { return x == y })
+}
+
+// filesystemBroader reports whether a cap root grants more than the parent's
+// roots grant at that path.
+func filesystemBroader(c, p FilesystemPolicy) bool {
+	if p.Unrestricted {
+		return false
+	}
+	if c.Unrestricted {
+		return true
+	}
+	roots, _ := splitProtected(p)
+	for _, e := range c.Entries {
+		if e.Kind == PathProtected {
+			continue
+		}
+		if !slices.ContainsFunc(roots, func(r FilesystemEntry) bool {
+			return PathWithin(e.ResolvedPath, r.ResolvedPath) && r.Access.Covers(e.Access)
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // capDims records which dimensions a cap sets.

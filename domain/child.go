@@ -1,9 +1,6 @@
 package domain
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "cmp"
 
 // ChildInputs is what a child turn's snapshot is resolved from.
 type ChildInputs struct {
@@ -50,11 +47,17 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	if in.Cap != nil {
 		source = SourceTaskPermissionCap
 	}
-	req := in.Requested
-	if req == nil || req.Mode == "" {
-		req = &ProfileRequest{Mode: in.Parent.PermissionProfile.Mode}
+	// The child's mode is the strictest of what it asks, its cap and its
+	// parent; its snapshot is resolved for that mode, then bounded.
+	req := ProfileRequest{Mode: in.Parent.PermissionProfile.Mode}
+	if in.Requested != nil {
+		req = *in.Requested
+		req.Mode = StricterMode(cmp.Or(req.Mode, in.Parent.PermissionProfile.Mode), in.Parent.PermissionProfile.Mode)
 	}
-	si.Profile = ResolveProfile(req, source)
+	if in.Cap != nil && in.Cap.Mode != "" {
+		req.Mode = StricterMode(req.Mode, in.Cap.Mode)
+	}
+	si.Profile = ResolveProfile(&req, source)
 	child, err := ResolveSnapshot(si)
 	if err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
@@ -79,21 +82,6 @@ func workspaceRootOf(s *TurnExecutionSecuritySnapshot) string {
 	return s.Sandbox.Cwd
 }
 
-// equalJSON compares two values by their wire form (so nil and empty lists,
-// which encode alike, compare equal).
-func equalJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
-func policyEqual(a, b ToolPermissionPolicySnapshot) bool { return equalJSON(a, b) }
-func networkEqual(a, b NetworkPolicy) bool                { return equalJSON(normNetwork(a), normNetwork(b)) }
-func processEqual(a, b ProcessPolicy) bool                { return equalJSON(normProcess(a), normProcess(b)) }
-func filesystemEqual(a, b FilesystemPolicy) bool {
-	return equalJSON(normalizeEntries(a), normalizeEntries(b))
-}
-
 func normNetwork(n NetworkPolicy) NetworkPolicy {
 	n.AllowedDomains, n.DeniedDomains = sortedUnique(n.AllowedDomains), sortedUnique(n.DeniedDomains)
 	if n.Mode != NetworkRestricted {
@@ -107,6 +95,9 @@ func normProcess(p ProcessPolicy) ProcessPolicy {
 	p.Environment.AllowedVars, p.Environment.DeniedPatterns = sortedUnique(p.Environment.AllowedVars), sortedUnique(p.Environment.DeniedPatterns)
 	if p.Environment.Inherit {
 		p.Environment.AllowedVars = nil
+	}
+	if !p.ShellEnabled { // nothing runs: the command lists no longer matter
+		p.DeniedCommands, p.AllowedCommandFamilies = nil, nil
 	}
 	return p
 }

@@ -146,7 +146,6 @@ func Classify(inv Invocation, cwd string, trust MCPTrust) (Action, error) {
 	return c.a, nil
 }
 
-
 type classifier struct {
 	inv  Invocation
 	cwd  string

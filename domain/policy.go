@@ -151,11 +151,11 @@ func (p *ToolPermissionPolicySnapshot) normalizeLists() {
 // without its flag is restricted.
 func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		AllowedTools           []string                   `json:"allowed_tools"`
-		AllowedToolsRestricted bool                       `json:"allowed_tools_restricted"`
-		DeniedTools            []string                   `json:"denied_tools"`
-		AllowedPaths           []string                   `json:"allowed_paths"`
-		AllowedPathsRestricted bool                       `json:"allowed_paths_restricted"`
+		AllowedTools           []string `json:"allowed_tools"`
+		AllowedToolsRestricted bool     `json:"allowed_tools_restricted"`
+		DeniedTools            []string `json:"denied_tools"`
+		AllowedPaths           []string `json:"allowed_paths"`
+		AllowedPathsRestricted bool     `json:"allowed_paths_restricted"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err

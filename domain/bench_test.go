@@ -1,0 +1,52 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkDecide is one evaluation of a classified action against a
+// supervised snapshot whose turn holds 1,000 allow_for_turn grants (the
+// action's own among them), as on the hot path of every decision.
+func BenchmarkDecide(b *testing.B) {
+	s := testSnapshot(b, ModeSupervised)
+	grants := make(GrantSet, 1000)
+	for i := range 999 {
+		a := mustClassify(b, Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["make","t%d"]}`, i))}, "/work/repo")
+		grants[GrantFor(ModeSupervised, &a)] = struct{}{}
+	}
+	a := mustClassify(b, sampleInvocations[ActionShellCommand], "/work/repo")
+	grants[GrantFor(ModeSupervised, &a)] = struct{}{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		d := Evaluate(&s, &a, grants)
+		if !d.Cached {
+			b.Fatal("grant missed")
+		}
+	}
+}
+
+// BenchmarkScopeHash hashes a typical exec_command scope.
+func BenchmarkScopeHash(b *testing.B) {
+	a := mustClassify(b, Invocation{ToolName: "exec_command", Arguments: json.RawMessage(
+		`{"cmd":["go","test","-run","TestX","./..."],"workdir":"service","env":{"GOFLAGS":"-count=1"},"timeout_ms":60000}`)}, "/work/repo")
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(a.Scope.Hash()) != 64 {
+			b.Fatal("bad hash")
+		}
+	}
+}
+
+// BenchmarkClassify is classification plus scope hashing of one call.
+func BenchmarkClassify(b *testing.B) {
+	inv := Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."],"workdir":"service"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Classify(inv, "/work/repo", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// golden compares v's indented JSON with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./domain -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from the golden file; run with -update if the change is intended\ngot:\n%s", path, got)
+	}
+}
+
+func goldenInputs(mode Mode) SnapshotInputs {
+	return SnapshotInputs{
+		Profile:          ResolveProfile(&ProfileRequest{Mode: mode}, SourceComposer),
+		Cwd:              "/work/repo/service",
+		WorkspaceRoot:    "/work/repo",
+		ProjectRoots:     []string{"/work/shared-lib"},
+		AppReadRoots:     []string{"/opt/toolchain"},
+		ExecutionBackend: BackendNative,
+		Kernel:           KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true},
+	}
+}
+
+func TestGoldenSnapshots(t *testing.T) {
+	for _, mode := range Modes {
+		s, err := ResolveSnapshot(goldenInputs(mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "snapshot_"+string(mode)+".json", s)
+	}
+}
+
+func TestGoldenChildUnderCap(t *testing.T) {
+	parent, err := ResolveSnapshot(goldenInputs(ModeAutoAcceptEdits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cap := TaskCap{
+		Mode:            ModeSupervised,
+		Network:         &NetworkPolicy{Mode: NetworkDisabled},
+		Process:         &ProcessPolicy{ShellEnabled: true, MaxDurationMs: 60_000, Environment: EnvironmentPolicy{AllowedVars: []string{"PATH", "HOME", "LANG"}}},
+		FilesystemRoots: []CapRoot{{Path: "/work/repo/service", Access: AccessWrite}, {Path: "/usr", Access: AccessRead}},
+	}
+	child, err := ResolveChildSnapshot(ChildInputs{
+		Requested: &ProfileRequest{Mode: ModeAutoAcceptEdits}, Cap: &cap, Parent: &parent, ParentTurnID: "turn-parent-1",
+		Inputs: SnapshotInputs{Cwd: "/work/repo/service"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "child_under_cap.json", child)
+}
+
+func TestDegradedKernelFailsClosed(t *testing.T) {
+	in := goldenInputs(ModeSupervised)
+	in.Kernel = KernelFeatures{}
+	s, err := ResolveSnapshot(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Enforcement.Status != EnforcementUnavailable || s.CanSpawn() || len(s.Enforcement.Degradations) != 3 {
+		t.Fatalf("no kernel sandbox must make a required backend unavailable: %+v", s.Enforcement)
+	}
+	in = goldenInputs(ModeFullAccess)
+	in.Kernel = KernelFeatures{}
+	if s, _ = ResolveSnapshot(in); s.Enforcement.Status != EnforcementActive {
+		t.Fatalf("full_access is unrestricted and stays active: %+v", s.Enforcement)
+	}
+	in = goldenInputs(ModeAutoAcceptEdits)
+	in.Kernel = KernelFeatures{LandlockABI: 7}
+	s, _ = ResolveSnapshot(in)
+	if s.Enforcement.Status != EnforcementUnavailable || s.Enforcement.Degradations[0].Dimension != "network" {
+		t.Fatalf("without seccomp the network cannot be refused: %+v", s.Enforcement)
+	}
+	s.Sandbox.BackendRequirement = BackendOptional
+	if e := ComputeEnforcement(&s); e.Status != EnforcementPartiallyActive {
+		t.Fatalf("optional backend with degradations is partially active: %+v", e)
+	}
+}
+
+func TestSnapshotInputErrors(t *testing.T) {
+	in := goldenInputs(ModeSupervised)
+	in.WorkspaceRoot, in.Cwd = "", ""
+	if _, err := ResolveSnapshot(in); err == nil {
+		t.Fatal("missing workspace root accepted")
+	}
+	in = goldenInputs(ModeSupervised)
+	in.ProjectRoots = []string{"relative/dir"}
+	var fe *FieldError
+	if _, err := ResolveSnapshot(in); !asFieldError(err, &fe) || fe.Field != "project_roots[0]" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func asFieldError(err error, fe **FieldError) bool {
+	e, ok := err.(*FieldError)
+	*fe = e
+	return ok
+}
