@@ -116,10 +116,9 @@ type Store struct {
 	opts Options
 
 	mu sync.Mutex
-	// client is the v4 client in use; gen counts its replacements. Both are
-	// guarded by mu.
-	client *esdbc.Client
-	gen    uint64
+	// conn is the v4 client in use (replaced when the library gives up on
+	// it); guarded by mu.
+	conn *conn
 	// closed is guarded by mu.
 	closed bool
 	// subs are the open subscriptions, closed by Close; guarded by mu.
@@ -145,7 +144,7 @@ func Open(connString string, opts Options) (*Store, error) {
 		cfg.MaxDiscoverAttempts = 3
 	}
 	s := &Store{cfg: *cfg, opts: opts, subs: make(map[*subscription]struct{})}
-	if s.client, err = s.newClient(); err != nil {
+	if s.conn, err = s.newConn(0); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -170,87 +169,6 @@ func hasSetting(connString, key string) bool {
 	return false
 }
 
-func (s *Store) newClient() (*esdbc.Client, error) {
-	cfg := s.cfg
-	c, err := esdbc.NewClient(&cfg)
-	if err != nil {
-		return nil, fmt.Errorf("esdb: %w", err)
-	}
-	return c, nil
-}
-
-// current returns the client in use and its generation.
-func (s *Store) current() (*esdbc.Client, uint64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, 0, eventstore.ErrClosed
-	}
-	return s.client, s.gen, nil
-}
-
-// renew replaces the client of generation gen, which the library has closed
-// for good after a failed discovery.
-func (s *Store) renew(gen uint64) {
-	s.mu.Lock()
-	if s.closed || gen != s.gen {
-		s.mu.Unlock()
-		return
-	}
-	c, err := s.newClient()
-	if err != nil { // cannot happen: the configuration was valid at Open
-		s.mu.Unlock()
-		return
-	}
-	old := s.client
-	s.client, s.gen = c, s.gen+1
-	s.mu.Unlock()
-	_ = old.Close()
-}
-
-// errClientPanic wraps a panic of the v4 client (it panics on reply kinds it
-// does not expect, and on sends to its channel after Close).
-var errClientPanic = errors.New("esdb: client panic")
-
-// do runs fn with the current client in a goroutine of its own, so that the
-// caller returns when ctx ends even if the client blocks without a context,
-// and a panic of the client becomes an error. It renews the client when fn
-// reports that the client is closed for good.
-func (s *Store) do(ctx context.Context, fn func(ctx context.Context, c *esdbc.Client) error) error {
-	c, gen, err := s.current()
-	if err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("%w: %v", errClientPanic, r)
-			}
-		}()
-		done <- fn(ctx, c)
-	}()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	if err != nil && clientDead(err) {
-		s.renew(gen)
-	}
-	return err
-}
-
-// clientDead reports whether err says the client will not work again: the
-// library closes a client whose discovery failed.
-func clientDead(err error) bool {
-	var e *esdbc.Error
-	if errors.As(err, &e) && e.Code() == esdbc.ErrorCodeConnectionClosed {
-		return true
-	}
-	return strings.Contains(err.Error(), "maximum discovery attempt count reached")
-}
-
 // transient reports whether err means the server could not be reached or
 // did not answer: the request may be retried (an append with the same ids
 // and expected version).
@@ -259,7 +177,7 @@ func transient(err error) bool {
 		return false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, errClientPanic) || clientDead(err) {
+		clientDead(err) {
 		return true
 	}
 	var e *esdbc.Error
@@ -356,10 +274,16 @@ func (s *Store) Close() error {
 	s.closed = true
 	subs := s.subs
 	s.subs = nil
-	c := s.client
+	cn := s.conn
 	s.mu.Unlock()
 	for sub := range subs {
 		_ = sub.Close()
 	}
-	return c.Close()
+	// Calls still inside the client end at their deadlines at the latest
+	// (or never, on a client the library gave up on; see conn.go).
+	go func() {
+		cn.calls.Wait()
+		_ = cn.c.Close()
+	}()
+	return nil
 }

@@ -80,8 +80,15 @@ func (i *innerSub) close() {
 // as life, but the attempt (which returns once the server confirms) must
 // succeed within timeout.
 func (s *Store) openSub(life context.Context, from eventstore.Position, prefix string, timeout time.Duration) (*innerSub, error) {
-	c, gen, err := s.current()
+	cn, leave, err := s.enter()
 	if err != nil {
+		return nil, err
+	}
+	awaitCtx, cancelAwait := context.WithTimeout(life, max(timeout, 0))
+	err = cn.await(awaitCtx)
+	cancelAwait()
+	if err != nil {
+		leave()
 		return nil, err
 	}
 	opts := esdbc.SubscribeToAllOptions{From: esdbc.Start{}, Filter: filterFor(prefix)}
@@ -95,12 +102,13 @@ func (s *Store) openSub(life context.Context, from eventstore.Position, prefix s
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("%w: %v", errClientPanic, r)}
-			}
-		}()
-		sub, err := c.SubscribeToAll(ctx, opts)
+		defer leave()
+		var sub *esdbc.Subscription
+		err := guard(func() error {
+			var err error
+			sub, err = cn.c.SubscribeToAll(ctx, opts)
+			return err
+		})
 		done <- result{sub, err}
 	}()
 	t := time.NewTimer(max(timeout, 0))
@@ -109,8 +117,11 @@ func (s *Store) openSub(life context.Context, from eventstore.Position, prefix s
 	case r := <-done:
 		if r.err != nil {
 			cancel()
+			if transient(r.err) {
+				cn.suspect()
+			}
 			if clientDead(r.err) {
-				s.renew(gen)
+				s.renew(cn.gen)
 			}
 			return nil, r.err
 		}

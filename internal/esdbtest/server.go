@@ -2,9 +2,9 @@
 // The product never imports it.
 //
 // It serves the gRPC protocol of the server (the generated server interfaces
-// of EventStore-Client-Go v4) on loopback TCP without TLS, so that the real
-// v4 client, connected with ConnString(), exercises exactly the code paths
-// it uses against a real node:
+// of EventStore-Client-Go v4) on loopback TCP, insecure unless WithTLS is
+// given, so that the real v4 client, connected with ConnString(), exercises
+// exactly the code paths it uses against a real node:
 //
 //   - Streams.Append: a client stream of options, then one message per event;
 //     expected versions any, no_stream, stream_exists and a revision, decided
@@ -37,6 +37,7 @@ package esdbtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -49,6 +50,7 @@ import (
 	api "github.com/EventStore/EventStore-Client-Go/v4/protos/streams"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 )
 
@@ -70,6 +72,7 @@ type config struct {
 	idCacheSize   int
 	maxAppendSize int
 	now           func() time.Time
+	tls           *tls.Config
 }
 
 // WithIDCacheSize sets how many recent event ids the server remembers for
@@ -81,6 +84,11 @@ func WithMaxAppendSize(n int) Option { return func(c *config) { c.maxAppendSize 
 
 // WithClock sets the clock that stamps the "created" metadata of events.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithTLS serves TLS with cfg (which must hold the server's certificate)
+// instead of plain TCP. ConnString then says tls=true; the caller adds
+// tlsCAFile or tlsVerifyCert=false.
+func WithTLS(cfg *tls.Config) Option { return func(c *config) { c.tls = cfg } }
 
 // Fault is a failure injected into an append.
 type Fault int
@@ -154,7 +162,7 @@ func (s *Server) Serve(addr string) error {
 }
 
 func (s *Server) serveLocked(lis net.Listener) {
-	srv := grpc.NewServer(
+	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := s.gate(ctx); err != nil {
 				return nil, err
@@ -167,7 +175,11 @@ func (s *Server) serveLocked(lis net.Listener) {
 			}
 			return h(srv, ss)
 		}),
-	)
+	}
+	if s.cfg.tls != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.cfg.tls)))
+	}
+	srv := grpc.NewServer(opts...)
 	api.RegisterStreamsServer(srv, s)
 	serverfeatures.RegisterServerFeaturesServer(srv, featuresServer{})
 	gossip.RegisterGossipServer(srv, gossipServer{s: s})
@@ -182,9 +194,14 @@ func (s *Server) Addr() string {
 	return s.addr
 }
 
-// ConnString returns the insecure single-node connection string of the
-// server: esdb://127.0.0.1:PORT?tls=false.
-func (s *Server) ConnString() string { return "esdb://" + s.Addr() + "?tls=false" }
+// ConnString returns the single-node connection string of the server:
+// esdb://127.0.0.1:PORT?tls=false (tls=true with WithTLS).
+func (s *Server) ConnString() string {
+	if s.cfg.tls != nil {
+		return "esdb://" + s.Addr() + "?tls=true"
+	}
+	return "esdb://" + s.Addr() + "?tls=false"
+}
 
 // Down stops listening and cuts every connection and call, like a node that
 // crashed; the data survives for Up.
