@@ -7,7 +7,8 @@
 // (esdb://host:2113?tls=false), TLS (tls=true with tlsCAFile=… or
 // tlsVerifyCert=false), a cluster given as comma-separated gossip seeds
 // (esdb://a:2113,b:2113,c:2113) and DNS discovery (esdb+discover://host:2113).
-// Open does not contact the server; Ping does.
+// The kurrentdb:// and kurrentdb+discover:// schemes are read as their esdb
+// equivalents. Open does not contact the server; Ping does.
 //
 // # Deadlines and unavailability
 //
@@ -129,6 +130,7 @@ type Store struct {
 // string (and reads a tlsCAFile) but does not connect; use Ping for that.
 func Open(connString string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
+	connString = esdbScheme(connString)
 	cfg, err := esdbc.ParseConnectionString(connString)
 	if err != nil {
 		return nil, fmt.Errorf("esdb: connection string: %w", err)
@@ -148,6 +150,18 @@ func Open(connString string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// esdbScheme rewrites the kurrentdb:// and kurrentdb+discover:// schemes of
+// the successor client to the esdb ones the v4 client parses: the rest of
+// the string has the same form and KurrentDB serves the same protocol.
+func esdbScheme(connString string) string {
+	for from, to := range map[string]string{"kurrentdb://": "esdb://", "kurrentdb+discover://": "esdb+discover://"} {
+		if len(connString) >= len(from) && strings.EqualFold(connString[:len(from)], from) {
+			return to + connString[len(from):]
+		}
+	}
+	return connString
 }
 
 // hasSetting reports whether the query of connString names key (the v4
