@@ -190,3 +190,28 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestRedaction(t *testing.T) {
+	cases := map[string]bool{
+		"/root/.ssh/id_ed25519": true, "/home/a/.aws/credentials": true, "/w/repo/.env": true, "/w/repo/.env.local": true,
+		"/w/repo/src/env.go": false, "/w/repo/.environment/x": false, "/w/sshd/config": false,
+	}
+	for p, secret := range cases {
+		got := RedactPath(p)
+		if secret && (got == p || strings.Contains(got, "id_ed25519") || strings.Contains(got, "credentials") || strings.HasSuffix(got, ".env.local")) {
+			t.Errorf("RedactPath(%q) = %q", p, got)
+		}
+		if !secret && got != p {
+			t.Errorf("RedactPath(%q) = %q, want unchanged", p, got)
+		}
+	}
+	a := mustClassify(t, Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":"cat /root/.ssh/id_rsa > out.txt"}`)}, "/w")
+	r := a.Redacted()
+	if strings.Contains(string(r.Scope.CanonicalJSON()), "id_rsa") || strings.Contains(r.Summary, "id_rsa") || r.ScopeHash != a.ScopeHash {
+		t.Fatalf("redacted action leaks: %s %q", r.Scope.CanonicalJSON(), r.Summary)
+	}
+	f := mustClassify(t, Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"~/.ssh/config"}`)}, "/root")
+	if fr := f.Redacted(); strings.Contains(fr.Files[0].Path, "config") || strings.Contains(fr.Details[0].Value, "config") {
+		t.Fatalf("file path leaks: %+v", fr)
+	}
+}

@@ -1,0 +1,142 @@
+// Package engine runs turn commands: load a turn (cached at its version),
+// decide, append with the expected version, retry a bounded number of times
+// when another writer got there first, then notify. It talks to storage only
+// through the eventstore port.
+package engine
+
+import (
+	"container/list"
+	"context"
+	"errors"
+
+	"sync"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// DefaultApprovalTTL is how long an approval request stays open.
+const DefaultApprovalTTL = 15 * time.Minute
+
+// Config tunes an Engine.
+type Config struct {
+	// ApprovalTTL is how long approval requests stay open (default 15 minutes).
+	ApprovalTTL time.Duration
+	// MaxRetries bounds the attempts after a wrong-expected-version (default 8).
+	MaxRetries int
+	// Trust lists MCP tools the operator trusts as read-only.
+	Trust domain.MCPTrust
+	// Kernel is what the capability probe found; it fills every snapshot.
+	Kernel domain.KernelFeatures
+	// MaxCachedTurns bounds the turn cache (default 100,000).
+	MaxCachedTurns int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OnAppend, when set, is called after every successful append.
+	OnAppend func(turnID string, events []turn.Event, took time.Duration)
+}
+
+// Engine executes commands against turns. It is safe for concurrent use;
+// commands on one turn are serialised, commands on different turns run in
+// parallel.
+type Engine struct {
+	store eventstore.Store
+	cfg   Config
+
+	mu    sync.Mutex               // guards turns and lru
+	turns map[string]*list.Element // of *entry
+	lru   *list.List               // most recently used at the front
+}
+
+// entry caches one turn.
+type entry struct {
+	id       string
+	mu       sync.Mutex          // guards state and position
+	state    *turn.State         // nil until loaded
+	position eventstore.Position // of the last event applied
+}
+
+// New returns an engine over store.
+func New(store eventstore.Store, cfg Config) *Engine {
+	if cfg.ApprovalTTL <= 0 {
+		cfg.ApprovalTTL = DefaultApprovalTTL
+	}
+	if cfg.MaxRetries <= 0 {
+		cfg.MaxRetries = 8
+	}
+	if cfg.MaxCachedTurns <= 0 {
+		cfg.MaxCachedTurns = 100_000
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Result is the answer to one command.
+type Result struct {
+	turn.Outcome
+	// Events are the events appended (none when the command was replayed).
+	Events []turn.Event
+	// Version is the turn's version after the command.
+	Version int64
+	// Position is the global position of the last event appended, or of the
+	// turn's last event when nothing was appended.
+	Position eventstore.Position
+	// Status is the turn's status after the command.
+	Status turn.Status
+}
+
+// ErrTooManyConflicts is returned when a command kept losing the race.
+var ErrTooManyConflicts = errors.New("too many concurrent writers on this turn")
+
+func (e *Engine) entry(turnID string) *entry {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if el, ok := e.turns[turnID]; ok {
+		e.lru.MoveToFront(el)
+		return el.Value.(*entry)
+	}
+	en := &entry{id: turnID}
+	e.turns[turnID] = e.lru.PushFront(en)
+	for e.lru.Len() > e.cfg.MaxCachedTurns {
+		// An evicted entry still in use stays correct: appends carry the
+		// expected version, so a second copy only costs a catch-up.
+		old := e.lru.Back()
+		e.lru.Remove(old)
+		delete(e.turns, old.Value.(*entry).id)
+	}
+	return en
+}
+
+// CachedTurns reports how many turns are cached.
+func (e *Engine) CachedTurns() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lru.Len()
+}
+
+// catchUp applies the events stored after the state's version.
+func (e *Engine) catchUp(ctx context.Context, en *entry) error {
+	if en.state == nil {
+		en.state = turn.NewState(en.id)
+	}
+	recs, err := e.store.ReadStream(ctx, turn.StreamName(en.id), uint64(en.state.Version+1), 0)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		ev, err := turn.Decode(&recs[i])
+		if err != nil {
+			return err
+		}
+		turn.Evolve(en.state, &ev)
+		en.position = ev.Position
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// Execute runs cmd against turnID: decide on the cached state, append with
+// the expected version, and on a wrong-expected-version catch up from the
+// store and decide again (at most MaxRetries times). A command that was
+// already applied appends nothing and answers what is stored.
+func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (Result, error) {
+	if turnID == "" {
+		return Result{}, fmt.Errorf("engine: empty turn id")
+	}
+	if err := e.prepare(ctx, cmd); err != nil {
+		return Result{}, err
+	}
+	en := e.entry(turnID)
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	if en.state == nil {
+		if err := e.catchUp(ctx, en); err != nil {
+			en.state = nil
+			return Result{}, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		evs, out, err := turn.Decide(en.state, cmd)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(evs) == 0 {
+			return Result{Outcome: out, Version: en.state.Version, Position: en.position, Status: en.state.Status}, nil
+		}
+		data, err := turn.Encode(evs, en.state.LastHash)
+		if err != nil {
+			return Result{}, err
+		}
+		expected := eventstore.NoStream()
+		if en.state.Version >= 0 {
+			expected = eventstore.Exactly(uint64(en.state.Version))
+		}
+		start := time.Now()
+		res, err := e.store.Append(ctx, turn.StreamName(turnID), expected, data)
+		var wev *eventstore.WrongExpectedVersionError
+		if errors.As(err, &wev) {
+			if attempt+1 >= e.cfg.MaxRetries {
+				return Result{}, fmt.Errorf("%w: %s after %d attempts", ErrTooManyConflicts, turnID, attempt+1)
+			}
+			if err := e.catchUp(ctx, en); err != nil {
+				return Result{}, err
+			}
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		took := time.Since(start)
+		first := res.NextExpectedRevision - uint64(len(evs)) + 1
+		for i := range evs {
+			evs[i].Version = int64(first) + int64(i)
+			turn.Evolve(en.state, &evs[i])
+		}
+		// The store reports the position of the last event only.
+		evs[len(evs)-1].Position = res.Position
+		en.position = res.Position
+		if e.cfg.OnAppend != nil {
+			e.cfg.OnAppend(turnID, evs, took)
+		}
+		return Result{Outcome: out, Events: evs, Version: en.state.Version, Position: res.Position, Status: en.state.Status}, nil
+	}
+}
+
+// prepare fills what the engine owns in a command: the time, the approval
+// TTL, the MCP trust list, the kernel features and the parent's snapshot.
+func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
+	now := e.cfg.Now().UTC()
+	switch c := cmd.(type) {
+	case *turn.StartTurn:
+		setNow(&c.Meta, now)
+		if c.Kernel == (domain.KernelFeatures{}) {
+			c.Kernel = e.cfg.Kernel
+		}
+		if c.ParentTurnID != "" && c.Parent == nil {
+			p, err := e.parent(ctx, c.ParentTurnID)
+			if err != nil {
+				return err
+			}
+			c.Parent = p
+		}
+	case *turn.EvaluateTool:
+		setNow(&c.Meta, now)
+		if c.TTL <= 0 {
+			c.TTL = e.cfg.ApprovalTTL
+		}
+		if c.Trust == nil {
+			c.Trust = e.cfg.Trust
+		}
+	case *turn.ChangeProfile:
+		setNow(&c.Meta, now)
+		if c.Kernel == (domain.KernelFeatures{}) {
+			c.Kernel = e.cfg.Kernel
+		}
+	case *turn.RecordDenial:
+		setNow(&c.Meta, now)
+	case *turn.RespondApproval:
+		setNow(&c.Meta, now)
+	case *turn.ExpireApprovals:
+		setNow(&c.Meta, now)
+	case *turn.EndTurn:
+		setNow(&c.Meta, now)
+	}
+	return nil
+}
+
+func setNow(m *turn.Meta, now time.Time) {
+	if m.Now.IsZero() {
+		m.Now = now
+	}
+}
+
+// parent returns what a child turn needs of its parent.
+func (e *Engine) parent(ctx context.Context, parentID string) (*turn.Parent, error) {
+	var p *turn.Parent
+	err := e.View(ctx, parentID, func(s *turn.State) error {
+		if s.Status == turn.StatusNone {
+			return &turn.NotFoundError{Kind: "turn", ID: parentID}
+		}
+		p = &turn.Parent{TurnID: parentID, Status: s.Status, Snapshot: s.Snapshot}
+		return nil
+	})
+	return p, err
+}
+
+// View calls fn with the turn's cached state under its lock, catching up
+// from the store first. fn must not keep s.
+func (e *Engine) View(ctx context.Context, turnID string, fn func(s *turn.State) error) error {
+	en := e.entry(turnID)
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	if err := e.catchUp(ctx, en); err != nil {
+		en.state = nil
+		return err
+	}
+	return fn(en.state)
+}

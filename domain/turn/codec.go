@@ -1,0 +1,167 @@
+package turn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"turnstile/domain/eventstore"
+)
+
+// Event is one event of a turn's stream with its envelope.
+type Event struct {
+	ID            uuid.UUID
+	Type          string
+	SchemaVersion int
+	TurnID        string
+	OccurredAt    time.Time
+	// Actor is who caused the event: "agent", "approver:<name>", "system".
+	Actor string
+	// CorrelationID ties the event to a tool call or an HTTP request.
+	CorrelationID string
+	// PrevHash is the Hash of the previous event of the stream ("" for the first).
+	PrevHash string
+	Payload  Payload
+
+	// Set when the event is read back (or appended):
+	Version  int64               // stream revision
+	Position eventstore.Position // global position
+	Hash     string              // SHA-256 of the stored metadata and data
+}
+
+// envelope is the stored metadata of an event.
+type envelope struct {
+	EventID       uuid.UUID `json:"event_id"`
+	Type          string    `json:"type"`
+	SchemaVersion int       `json:"schema_version"`
+	TurnID        string    `json:"turn_id"`
+	OccurredAt    time.Time `json:"occurred_at"`
+	Actor         string    `json:"actor,omitempty"`
+	CorrelationID string    `json:"correlation_id,omitempty"`
+	PrevHash      string    `json:"prev_hash,omitempty"`
+}
+
+// StreamName is the stream of a turn.
+func StreamName(turnID string) string { return "turn-" + turnID }
+
+// StreamPrefix selects every turn stream.
+const StreamPrefix = "turn-"
+
+// HashOf is the chain hash of a stored event: SHA-256 over its metadata, a
+// newline, and its data.
+func HashOf(metadata, data []byte) string {
+	h := sha256.New()
+	h.Write(metadata)
+	h.Write([]byte{'\n'})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Encode turns events into store records, chaining each to the previous
+// one's hash (prevHash for the first). It sets each event's PrevHash and Hash.
+func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
+	out := make([]eventstore.EventData, len(events))
+	for i := range events {
+		e := &events[i]
+		if e.ID == uuid.Nil {
+			return nil, fmt.Errorf("encode %s: event id is not set", e.Type)
+		}
+		version, ok := Events.Version(e.Payload.EventType())
+		if !ok {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownEventType, e.Payload.EventType())
+		}
+		e.Type, e.SchemaVersion, e.PrevHash = e.Payload.EventType(), version, prevHash
+		data, err := json.Marshal(e.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", e.Type, err)
+		}
+		meta, err := json.Marshal(envelope{
+			EventID: e.ID, Type: e.Type, SchemaVersion: version, TurnID: e.TurnID, OccurredAt: e.OccurredAt.UTC(),
+			Actor: e.Actor, CorrelationID: e.CorrelationID, PrevHash: prevHash,
+		})
+		if err != nil {
+			return nil, err
+		}
+		e.Hash = HashOf(meta, data)
+		prevHash = e.Hash
+		out[i] = eventstore.EventData{ID: e.ID, Type: e.Type, Data: data, Metadata: meta}
+	}
+	return out, nil
+}
+
+// Decode reads a stored event. An unknown type or schema version fails with
+// ErrUnknownEventType.
+func Decode(r *eventstore.RecordedEvent) (Event, error) {
+	var env envelope
+	if err := json.Unmarshal(r.Metadata, &env); err != nil {
+		return Event{}, fmt.Errorf("decode %s@%d metadata: %w", r.Stream, r.Revision, err)
+	}
+	if env.Type != r.Type {
+		return Event{}, fmt.Errorf("decode %s@%d: metadata type %q differs from stored type %q", r.Stream, r.Revision, env.Type, r.Type)
+	}
+	p, err := Events.New(r.Type, env.SchemaVersion)
+	if err != nil {
+		return Event{}, fmt.Errorf("decode %s@%d: %w", r.Stream, r.Revision, err)
+	}
+	if err := json.Unmarshal(r.Data, p); err != nil {
+		return Event{}, fmt.Errorf("decode %s@%d %s: %w", r.Stream, r.Revision, r.Type, err)
+	}
+	return Event{
+		ID: r.ID, Type: r.Type, SchemaVersion: env.SchemaVersion, TurnID: env.TurnID, OccurredAt: env.OccurredAt,
+		Actor: env.Actor, CorrelationID: env.CorrelationID, PrevHash: env.PrevHash, Payload: p,
+		Version: int64(r.Revision), Position: r.Position, Hash: HashOf(r.Metadata, r.Data),
+	}, nil
+}
+
+// ChainError reports a broken hash chain.
+type ChainError struct {
+	Stream   string
+	Revision uint64
+	Want     string
+	Got      string
+}
+
+func (e *ChainError) Error() string {
+	return fmt.Sprintf("hash chain broken at %s@%d: prev_hash %q, previous event hashes to %q", e.Stream, e.Revision, e.Got, e.Want)
+}
+
+// VerifyChain checks that each record's prev_hash is the hash of the one
+// before it; prev is the hash of the record before the first ("" at the
+// start of a stream). It returns the last hash.
+func VerifyChain(records []eventstore.RecordedEvent, prev string) (string, error) {
+	for i := range records {
+		r := &records[i]
+		var env struct {
+			PrevHash string `json:"prev_hash"`
+		}
+		if err := json.Unmarshal(r.Metadata, &env); err != nil {
+			return prev, fmt.Errorf("verify %s@%d: %w", r.Stream, r.Revision, err)
+		}
+		if env.PrevHash != prev {
+			return prev, &ChainError{Stream: r.Stream, Revision: r.Revision, Want: prev, Got: env.PrevHash}
+		}
+		prev = HashOf(r.Metadata, r.Data)
+	}
+	return prev, nil
+}
+
+// eventID derives a deterministic event id from a command's identity.
+func eventID(turnID string, parts ...string) uuid.UUID {
+	key := turnID
+	for _, p := range parts {
+		key += "\x00" + p
+	}
+	return uuid.NewSHA1(idNamespace, []byte(key))
+}
+
+// idNamespace is the UUIDv5 namespace of turnstile event ids.
+var idNamespace = uuid.MustParse("6f0b5f3e-2b1c-5d7a-9c43-7e1f0a8b9d21")
+
+// RequestID derives the approval request id of a tool call.
+func RequestID(turnID, toolCallID string) string {
+	return uuid.NewSHA1(idNamespace, []byte("request\x00"+turnID+"\x00"+toolCallID)).String()
+}

@@ -1,0 +1,128 @@
+package turn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"turnstile/domain"
+)
+
+// Meta is what every command carries: the time it happens at, who causes
+// it, and what it correlates with.
+type Meta struct {
+	Now           time.Time
+	Actor         string
+	CorrelationID string
+}
+
+// Command is anything Decide accepts.
+type Command interface{ meta() *Meta }
+
+func (m *Meta) meta() *Meta { return m }
+
+// Parent is what a child turn needs of its parent.
+type Parent struct {
+	TurnID   string
+	Status   Status
+	Snapshot domain.TurnExecutionSecuritySnapshot
+}
+
+// StartTurn starts a turn; a repeat of the same request is answered with the
+// existing turn, a different one for the same id is a conflict.
+type StartTurn struct {
+	Meta
+	TurnID      string
+	WorkspaceID string
+	ThreadID    string
+	Profile     *domain.ProfileRequest
+	Inputs      Inputs
+	// Kernel is what the capability probe found (not part of the request's
+	// identity).
+	Kernel       domain.KernelFeatures
+	ParentTurnID string
+	TaskCap      *domain.TaskCap
+	// Parent is loaded by the engine when ParentTurnID is set.
+	Parent *Parent
+}
+
+// RequestHash identifies the client's request (not the kernel, time or actor).
+func (c *StartTurn) RequestHash() string {
+	b, _ := json.Marshal(struct {
+		WorkspaceID  string                 `json:"workspace_id"`
+		ThreadID     string                 `json:"thread_id"`
+		Profile      *domain.ProfileRequest `json:"profile"`
+		Inputs       Inputs                 `json:"inputs"`
+		ParentTurnID string                 `json:"parent_turn_id"`
+		TaskCap      *domain.TaskCap        `json:"task_cap"`
+	}{c.WorkspaceID, c.ThreadID, c.Profile, c.Inputs, c.ParentTurnID, c.TaskCap})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// EvaluateTool decides one tool invocation, keyed by its tool call id: a
+// retry returns the first decision and appends nothing.
+type EvaluateTool struct {
+	Meta
+	ToolCallID string
+	ItemID     string
+	Invocation domain.Invocation
+	Trust      domain.MCPTrust
+	// TTL is how long an approval request stays open.
+	TTL time.Duration
+}
+
+// RecordDenial records a refusal made outside the policy (the sandbox's
+// checks before a side effect) as a decision_denied with reason
+// sandbox_denied.
+type RecordDenial struct {
+	Meta
+	ToolCallID string
+	ItemID     string
+	Invocation domain.Invocation
+	Refusal    string
+	Message    string
+}
+
+// RespondApproval resolves an approval request. The first resolution wins;
+// the same one again is answered with the stored result.
+type RespondApproval struct {
+	Meta
+	RequestID  string
+	Resolution domain.Resolution
+}
+
+// ExpireApprovals resolves every open request past its expiry as expired.
+type ExpireApprovals struct{ Meta }
+
+// EndTurn completes, interrupts or fails a turn, cancelling open requests.
+type EndTurn struct {
+	Meta
+	Status Status // StatusCompleted, StatusInterrupted or StatusFailed
+	Reason string
+}
+
+// ChangeProfile replaces the profile mid-turn: it takes effect from the next
+// decision, clears every grant, and cancels open requests the new profile
+// would deny.
+type ChangeProfile struct {
+	Meta
+	Profile *domain.ProfileRequest
+	Kernel  domain.KernelFeatures
+	Parent  *Parent
+}
+
+// Outcome is what a command answered, for the caller.
+type Outcome struct {
+	// Decision answers EvaluateTool.
+	Decision domain.Decision
+	// Request is the approval request EvaluateTool opened (or found) or
+	// RespondApproval resolved.
+	Request *Request
+	// Expired lists the requests ExpireApprovals resolved.
+	Expired []string
+	// Replayed is set when nothing was appended because the command had
+	// already been applied; the answer is the stored one.
+	Replayed bool
+}

@@ -1,0 +1,322 @@
+package turn
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"turnstile/domain"
+)
+
+// Decide returns the events cmd produces against s, and the answer for the
+// caller, or an error (wrapping ErrIllegalTransition, ErrNotFound,
+// ErrConflict, or a *domain.FieldError for bad input). It does not modify s.
+func Decide(s *State, cmd Command) ([]Event, Outcome, error) {
+	switch c := cmd.(type) {
+	case *StartTurn:
+		return decideStart(s, c)
+	case *EvaluateTool:
+		return decideEvaluate(s, c)
+	case *RecordDenial:
+		return decideDenial(s, c)
+	case *RespondApproval:
+		return decideRespond(s, c)
+	case *ExpireApprovals:
+		return decideExpire(s, c)
+	case *EndTurn:
+		return decideEnd(s, c)
+	case *ChangeProfile:
+		return decideChange(s, c)
+	}
+	return nil, Outcome{}, fmt.Errorf("turn: unknown command %T", cmd)
+}
+
+func (s *State) event(m *Meta, id []string, p Payload) Event {
+	return Event{ID: eventID(s.TurnID, id...), TurnID: s.TurnID, OccurredAt: m.Now, Actor: m.Actor, CorrelationID: m.CorrelationID, Payload: p}
+}
+
+func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
+	hash := c.RequestHash()
+	if s.Status != StatusNone {
+		if s.RequestHash == hash {
+			return nil, Outcome{Replayed: true}, nil
+		}
+		return nil, Outcome{}, &ConflictError{Code: "turn_exists", Message: fmt.Sprintf("turn %s already exists with a different request", s.TurnID)}
+	}
+	if _, err := next(s.TurnID, s.Status, TransStart); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.Profile != nil && c.Profile.Mode != "" {
+		if _, err := domain.ParseMode(string(c.Profile.Mode)); err != nil {
+			return nil, Outcome{}, err
+		}
+	}
+	si := domain.SnapshotInputs{
+		Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots,
+		AppReadRoots: c.Inputs.AppReadRoots, ExecutionBackend: c.Inputs.ExecutionBackend, Kernel: c.Kernel,
+	}
+	var snap domain.TurnExecutionSecuritySnapshot
+	var err error
+	if c.ParentTurnID != "" {
+		if c.Parent == nil {
+			return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: c.ParentTurnID}
+		}
+		if c.Parent.Status.Terminal() {
+			return nil, Outcome{}, &IllegalTransitionError{TurnID: c.ParentTurnID, State: c.Parent.Status, Transition: "start a child turn"}
+		}
+		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: c.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: c.ParentTurnID, Inputs: si})
+	} else {
+		if c.TaskCap != nil {
+			return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
+		}
+		si.Profile = domain.ResolveProfile(c.Profile, domain.SourceComposer)
+		snap, err = domain.ResolveSnapshot(si)
+	}
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
+		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap}
+	return []Event{
+		s.event(&c.Meta, []string{"started", hash}, started),
+		s.event(&c.Meta, []string{"profile_selected", hash}, &ProfileSelected{Profile: snap.PermissionProfile}),
+		s.event(&c.Meta, []string{"snapshot_resolved", hash}, &SecuritySnapshotResolved{Snapshot: snap}),
+	}, Outcome{}, nil
+}
+
+// live checks that the turn exists and is not over.
+func (s *State) live(trans string) error {
+	if s.Status == StatusNone {
+		return &NotFoundError{Kind: "turn", ID: s.TurnID}
+	}
+	_, err := next(s.TurnID, s.Status, trans)
+	return err
+}
+
+func record(a *domain.Action) ActionRecord {
+	r := a.Redacted()
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope,
+		Files: r.Files, Summary: r.Summary, Details: r.Details}
+}
+
+// replayCall answers a retried tool call id, or refuses a different
+// invocation under the same id.
+func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, error) {
+	call, ok := s.Calls[toolCallID]
+	if !ok {
+		return Outcome{}, false, nil
+	}
+	if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
+		return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
+			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", toolCallID)}
+	}
+	return Outcome{Decision: call.Decision, Request: s.Requests[call.RequestID], Replayed: true}, true, nil
+}
+
+func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.ToolCallID == "" {
+		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
+		return nil, out, err
+	}
+	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: d}
+	id := []string{"decision", c.ToolCallID, a.ScopeHash}
+	switch d.Behavior {
+	case domain.BehaviorAllow:
+		return []Event{s.event(&c.Meta, id, &DecisionAllowed{rec})}, Outcome{Decision: d}, nil
+	case domain.BehaviorAsk:
+		if _, err := next(s.TurnID, s.Status, TransOpenRequest); err != nil {
+			return nil, Outcome{}, err
+		}
+		r := rec.Action
+		req := ApprovalRequest{
+			RequestID: RequestID(s.TurnID, c.ToolCallID), WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID,
+			ToolName: a.ToolName, Action: a.Kind, ScopeHash: a.ScopeHash, Reason: d.Reason, Summary: r.Summary, Details: r.Details,
+		}
+		if req.Details == nil {
+			req.Details = []domain.Detail{}
+		}
+		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: d,
+			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
+		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: r, OpenedAt: c.Now, ExpiresAt: ev.ExpiresAt}
+		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: opened}, nil
+	default:
+		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
+	}
+}
+
+func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: d,
+		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
+	if call := s.Calls[c.ToolCallID]; call != nil {
+		rec.RequestID = call.RequestID
+	}
+	ev := s.event(&c.Meta, []string{"sandbox_denied", c.ToolCallID, a.ScopeHash, c.Refusal}, &DecisionDenied{rec})
+	return []Event{ev}, Outcome{Decision: d}, nil
+}
+
+func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
+	if c.Resolution == domain.ResolutionExpired {
+		return nil, Outcome{}, &domain.FieldError{Field: "resolution", Value: string(c.Resolution), Message: "only the server expires requests"}
+	}
+	if _, err := domain.ParseResolution(string(c.Resolution)); err != nil {
+		return nil, Outcome{}, err
+	}
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
+	}
+	r := s.Requests[c.RequestID]
+	if r == nil {
+		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
+	}
+	if r.Status == RequestResolved {
+		if r.Resolution == c.Resolution {
+			return nil, Outcome{Request: r, Replayed: true}, nil
+		}
+		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.ID, Stored: r.Resolution}
+	}
+	if c.Resolution.Allows() && !slices.Contains(s.Snapshot.Approval.AllowedScopes, c.Resolution) {
+		return nil, Outcome{}, &domain.FieldError{Field: "resolution", Value: string(c.Resolution), Message: "not an approval scope this turn allows"}
+	}
+	ev, err := s.resolve(&c.Meta, r, c.Resolution, s.Open)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	resolved := *r
+	resolved.Status, resolved.Resolution = RequestResolved, c.Resolution
+	return []Event{ev}, Outcome{Request: &resolved}, nil
+}
+
+// resolve builds the approval_resolved event of r; open is how many requests
+// are open before it.
+func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (Event, error) {
+	trans := TransResolve
+	if open == 1 {
+		trans = TransResolveLast
+	}
+	if _, err := next(s.TurnID, s.Status, trans); err != nil {
+		return Event{}, err
+	}
+	p := &ApprovalResolved{RequestID: r.ID, ToolCallID: r.ToolCallID, Resolution: res, Reason: res.Reason()}
+	return s.event(m, []string{"resolved", r.ID, string(res)}, p), nil
+}
+
+func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
+	var evs []Event
+	var out Outcome
+	open := s.Open
+	for _, r := range s.OpenRequests() {
+		if r.ExpiresAt.After(c.Now) {
+			continue
+		}
+		ev, err := s.resolve(&c.Meta, r, domain.ResolutionExpired, open)
+		if err != nil {
+			return nil, Outcome{}, err
+		}
+		open--
+		evs = append(evs, ev)
+		out.Expired = append(out.Expired, r.ID)
+	}
+	return evs, out, nil
+}
+
+func decideEnd(s *State, c *EndTurn) ([]Event, Outcome, error) {
+	var trans string
+	var ended Payload
+	te := TurnEnded{Reason: c.Reason}
+	switch c.Status {
+	case StatusCompleted:
+		trans, ended = TransComplete, &TurnCompleted{te}
+	case StatusInterrupted:
+		trans, ended = TransInterrupt, &TurnInterrupted{te}
+	case StatusFailed:
+		trans, ended = TransFail, &TurnFailed{te}
+	default:
+		return nil, Outcome{}, &domain.FieldError{Field: "status", Value: string(c.Status), Message: "must be completed, interrupted or failed"}
+	}
+	if err := s.live(trans); err != nil {
+		return nil, Outcome{}, err
+	}
+	var evs []Event
+	open := s.Open
+	for _, r := range s.OpenRequests() {
+		ev, err := s.resolve(&c.Meta, r, domain.ResolutionCancelled, open)
+		if err != nil {
+			return nil, Outcome{}, err
+		}
+		open--
+		evs = append(evs, ev)
+	}
+	return append(evs, s.event(&c.Meta, []string{"ended"}, ended)), Outcome{}, nil
+}
+
+func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
+	if err := s.live(TransChange); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.Profile == nil || c.Profile.Mode == "" {
+		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile.mode", Message: "required"}
+	}
+	si := domain.SnapshotInputs{
+		Cwd: s.Inputs.Cwd, WorkspaceRoot: s.Inputs.WorkspaceRoot, ProjectRoots: s.Inputs.ProjectRoots,
+		AppReadRoots: s.Inputs.AppReadRoots, ExecutionBackend: s.Inputs.ExecutionBackend, Kernel: c.Kernel,
+	}
+	var snap domain.TurnExecutionSecuritySnapshot
+	var err error
+	if s.ParentTurnID != "" {
+		if c.Parent == nil {
+			return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.ParentTurnID}
+		}
+		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: s.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: s.ParentTurnID, Inputs: si})
+	} else {
+		si.Profile = domain.ResolveProfile(c.Profile, domain.SourceComposer)
+		snap, err = domain.ResolveSnapshot(si)
+	}
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	cur, _ := json.Marshal(s.Snapshot)
+	nxt, _ := json.Marshal(snap)
+	if bytes.Equal(cur, nxt) {
+		return nil, Outcome{Replayed: true}, nil
+	}
+	sum := sha256.Sum256(nxt)
+	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
+	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
+	// Narrowing cancels the open requests the new profile would deny.
+	open := s.Open
+	for _, r := range s.OpenRequests() {
+		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
+		if domain.Evaluate(&snap, &a, nil).Behavior != domain.BehaviorDeny {
+			continue
+		}
+		ev, err := s.resolve(&c.Meta, r, domain.ResolutionCancelled, open)
+		if err != nil {
+			return nil, Outcome{}, err
+		}
+		open--
+		evs = append(evs, ev)
+	}
+	return evs, Outcome{}, nil
+}

@@ -1,0 +1,184 @@
+// Package turn is the turn aggregate: its events, its state machine, and the
+// pure Decide/Evolve pair that every command goes through. It reads no clock
+// and draws no randomness: time arrives in the command, and event ids are
+// UUIDv5 over each command's identity, so a retried command produces the same
+// events.
+package turn
+
+import (
+	"time"
+
+	"turnstile/domain"
+)
+
+// Event type names. They are stored: never rename one, only add.
+const (
+	TypeTurnStarted              = "turn.started"
+	TypeProfileSelected          = "permission.profile_selected"
+	TypeSecuritySnapshotResolved = "permission.security_snapshot_resolved"
+	TypeDecisionAllowed          = "permission.decision_allowed"
+	TypeDecisionDenied           = "permission.decision_denied"
+	TypeApprovalRequested        = "permission.approval_requested"
+	TypeApprovalResolved         = "permission.approval_resolved"
+	TypeProfileChanged           = "permission.profile_changed"
+	TypeTurnCompleted            = "turn.completed"
+	TypeTurnInterrupted          = "turn.interrupted"
+	TypeTurnFailed               = "turn.failed"
+)
+
+// Payload is the body of an event.
+type Payload interface {
+	// EventType returns the stable type name.
+	EventType() string
+}
+
+// Inputs are what a turn's snapshot was resolved from (kept so that a
+// profile change can resolve a new snapshot from the same inputs).
+type Inputs struct {
+	Cwd              string                  `json:"cwd,omitempty"`
+	WorkspaceRoot    string                  `json:"workspace_root,omitempty"`
+	ProjectRoots     []string                `json:"project_roots,omitempty"`
+	AppReadRoots     []string                `json:"app_read_roots,omitempty"`
+	ExecutionBackend domain.ExecutionBackend `json:"execution_backend,omitempty"`
+}
+
+// TurnStarted opens a turn.
+type TurnStarted struct {
+	TurnID       string `json:"turn_id"`
+	WorkspaceID  string `json:"workspace_id"`
+	ThreadID     string `json:"thread_id"`
+	ParentTurnID string `json:"parent_turn_id,omitempty"`
+	// RequestHash identifies the start request, so that a repeat is
+	// recognised as the same turn and a different one as a conflict.
+	RequestHash string          `json:"request_hash"`
+	Inputs      Inputs          `json:"inputs"`
+	TaskCap     *domain.TaskCap `json:"task_cap,omitempty"`
+}
+
+// ProfileSelected records the turn's permission profile.
+type ProfileSelected struct {
+	Profile domain.TurnPermissionProfileSnapshot `json:"profile"`
+}
+
+// SecuritySnapshotResolved records the snapshot the turn runs under.
+type SecuritySnapshotResolved struct {
+	Snapshot domain.TurnExecutionSecuritySnapshot `json:"snapshot"`
+}
+
+// ActionRecord is the classified action as recorded: display values are
+// redacted (domain.Action.Redacted), the scope hash is exact.
+type ActionRecord struct {
+	ToolName  string            `json:"tool_name"`
+	Kind      domain.ActionKind `json:"action"`
+	Also      domain.ActionKind `json:"also,omitempty"`
+	ScopeHash string            `json:"scope_hash"`
+	Scope     domain.Scope      `json:"scope"`
+	Files     []domain.FileOp   `json:"files,omitempty"`
+	Summary   string            `json:"summary"`
+	Details   []domain.Detail   `json:"details,omitempty"`
+}
+
+// DecisionRecorded is the body of decision_allowed and decision_denied.
+type DecisionRecorded struct {
+	ToolCallID string          `json:"tool_call_id"`
+	ItemID     string          `json:"item_id,omitempty"`
+	Action     ActionRecord    `json:"action"`
+	Decision   domain.Decision `json:"decision"`
+	// RequestID is set when the decision follows an approval request.
+	RequestID string `json:"request_id,omitempty"`
+	// Refusal is the sandbox's reason code when it refused (reason sandbox_denied).
+	Refusal string `json:"refusal,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// DecisionAllowed records an allowed tool call.
+type DecisionAllowed struct{ DecisionRecorded }
+
+// DecisionDenied records a denied tool call.
+type DecisionDenied struct{ DecisionRecorded }
+
+// ApprovalRequest is a TurnPermissionApprovalRequest (REFERENCE §3).
+type ApprovalRequest struct {
+	RequestID        string            `json:"request_id"`
+	WorkspaceID      string            `json:"workspace_id"`
+	ThreadID         string            `json:"thread_id"`
+	TurnID           string            `json:"turn_id"`
+	VisibleThreadIDs []string          `json:"visible_thread_ids,omitempty"`
+	ToolName         string            `json:"tool_name"`
+	Action           domain.ActionKind `json:"action"`
+	ScopeHash        string            `json:"scope_hash"`
+	Reason           domain.Reason     `json:"reason"`
+	Summary          string            `json:"summary"`
+	Details          []domain.Detail   `json:"details"`
+}
+
+// ApprovalRequested opens an approval request.
+type ApprovalRequested struct {
+	ToolCallID string          `json:"tool_call_id"`
+	ItemID     string          `json:"item_id,omitempty"`
+	Request    ApprovalRequest `json:"request"`
+	Action     ActionRecord    `json:"action_record"`
+	Decision   domain.Decision `json:"decision"`
+	Mode       domain.Mode     `json:"mode"`
+	ExpiresAt  time.Time       `json:"expires_at"`
+}
+
+// ApprovalResolved closes an approval request.
+type ApprovalResolved struct {
+	RequestID  string            `json:"request_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Resolution domain.Resolution `json:"resolution"`
+	Reason     domain.Reason     `json:"reason"`
+}
+
+// ProfileChanged replaces the turn's profile and snapshot mid-turn; it
+// clears every grant.
+type ProfileChanged struct {
+	Profile  domain.TurnPermissionProfileSnapshot `json:"profile"`
+	Snapshot domain.TurnExecutionSecuritySnapshot `json:"snapshot"`
+}
+
+// TurnEnded is the body of turn.completed, turn.interrupted and turn.failed.
+type TurnEnded struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// TurnCompleted ends a turn normally.
+type TurnCompleted struct{ TurnEnded }
+
+// TurnInterrupted ends a turn that was stopped.
+type TurnInterrupted struct{ TurnEnded }
+
+// TurnFailed ends a turn that failed.
+type TurnFailed struct{ TurnEnded }
+
+// EventType implementations.
+func (TurnStarted) EventType() string              { return TypeTurnStarted }
+func (ProfileSelected) EventType() string          { return TypeProfileSelected }
+func (SecuritySnapshotResolved) EventType() string { return TypeSecuritySnapshotResolved }
+func (DecisionAllowed) EventType() string          { return TypeDecisionAllowed }
+func (DecisionDenied) EventType() string           { return TypeDecisionDenied }
+func (ApprovalRequested) EventType() string        { return TypeApprovalRequested }
+func (ApprovalResolved) EventType() string         { return TypeApprovalResolved }
+func (ProfileChanged) EventType() string           { return TypeProfileChanged }
+func (TurnCompleted) EventType() string            { return TypeTurnCompleted }
+func (TurnInterrupted) EventType() string          { return TypeTurnInterrupted }
+func (TurnFailed) EventType() string               { return TypeTurnFailed }
+
+// catalogue lists every event with its schema version and a constructor.
+var catalogue = []struct {
+	version int
+	make    func() Payload
+}{
+	{1, func() Payload { return &TurnStarted{} }},
+	{1, func() Payload { return &ProfileSelected{} }},
+	{1, func() Payload { return &SecuritySnapshotResolved{} }},
+	{1, func() Payload { return &DecisionAllowed{} }},
+	{1, func() Payload { return &DecisionDenied{} }},
+	{1, func() Payload { return &ApprovalRequested{} }},
+	{1, func() Payload { return &ApprovalResolved{} }},
+	{1, func() Payload { return &ProfileChanged{} }},
+	{1, func() Payload { return &TurnCompleted{} }},
+	{1, func() Payload { return &TurnInterrupted{} }},
+	{1, func() Payload { return &TurnFailed{} }},
+}

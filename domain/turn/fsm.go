@@ -1,0 +1,126 @@
+package turn
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/looplab/fsm"
+)
+
+// Status is the state of a turn.
+type Status string
+
+// Turn states. StatusNone is a turn that has not started.
+const (
+	StatusNone             Status = "none"
+	StatusInProgress       Status = "in_progress"
+	StatusAwaitingApproval Status = "awaiting_approval"
+	StatusCompleted        Status = "completed"
+	StatusInterrupted      Status = "interrupted"
+	StatusFailed           Status = "failed"
+)
+
+// Terminal reports whether s ends the turn: a terminal turn refuses every
+// command, so access ends with the turn.
+func (s Status) Terminal() bool {
+	return s == StatusCompleted || s == StatusInterrupted || s == StatusFailed
+}
+
+// Transition names (the looplab/fsm events of the turn machine).
+const (
+	TransStart       = "start"
+	TransDecide      = "decide"
+	TransOpenRequest = "open_request"
+	TransResolve     = "resolve_request"
+	TransResolveLast = "resolve_last_request"
+	TransChange      = "change_profile"
+	TransComplete    = "complete"
+	TransInterrupt   = "interrupt"
+	TransFail        = "fail"
+)
+
+var live = []string{string(StatusInProgress), string(StatusAwaitingApproval)}
+
+// TurnTransitions is the turn's state machine as one table: in_progress ⇄
+// awaiting_approval → completed | interrupted | failed. Self-loops (a
+// decision, a resolution that leaves requests open, a profile change) are
+// legal only in a live state.
+var TurnTransitions = fsm.Events{
+	{Name: TransStart, Src: []string{string(StatusNone)}, Dst: string(StatusInProgress)},
+	{Name: TransDecide, Src: []string{string(StatusInProgress)}, Dst: string(StatusInProgress)},
+	{Name: TransDecide, Src: []string{string(StatusAwaitingApproval)}, Dst: string(StatusAwaitingApproval)},
+	{Name: TransOpenRequest, Src: live, Dst: string(StatusAwaitingApproval)},
+	{Name: TransResolve, Src: []string{string(StatusAwaitingApproval)}, Dst: string(StatusAwaitingApproval)},
+	{Name: TransResolveLast, Src: []string{string(StatusAwaitingApproval)}, Dst: string(StatusInProgress)},
+	{Name: TransChange, Src: []string{string(StatusInProgress)}, Dst: string(StatusInProgress)},
+	{Name: TransChange, Src: []string{string(StatusAwaitingApproval)}, Dst: string(StatusAwaitingApproval)},
+	{Name: TransComplete, Src: live, Dst: string(StatusCompleted)},
+	{Name: TransInterrupt, Src: live, Dst: string(StatusInterrupted)},
+	{Name: TransFail, Src: live, Dst: string(StatusFailed)},
+}
+
+// RequestTransitions is an approval request's state machine: open → resolved.
+var RequestTransitions = fsm.Events{
+	{Name: "resolve", Src: []string{string(RequestOpen)}, Dst: string(RequestResolved)},
+}
+
+// RequestStatus is the state of an approval request.
+type RequestStatus string
+
+// Request states.
+const (
+	RequestOpen     RequestStatus = "open"
+	RequestResolved RequestStatus = "resolved"
+)
+
+// ErrIllegalTransition is wrapped by every refusal of the state machine.
+var ErrIllegalTransition = errors.New("illegal transition")
+
+// IllegalTransitionError names the state and the transition refused.
+type IllegalTransitionError struct {
+	TurnID     string
+	State      Status
+	Transition string
+}
+
+func (e *IllegalTransitionError) Error() string {
+	return fmt.Sprintf("%v: turn %s is %s and cannot %s", ErrIllegalTransition, e.TurnID, e.State, e.Transition)
+}
+
+// Unwrap makes errors.Is(err, ErrIllegalTransition) hold.
+func (e *IllegalTransitionError) Unwrap() error { return ErrIllegalTransition }
+
+type transKey struct {
+	from  Status
+	trans string
+}
+
+// table is TurnTransitions as a lookup, derived once so that the hot path
+// allocates nothing; TestTableMatchesFSM checks it against looplab/fsm.
+var table = func() map[transKey]Status {
+	m := map[transKey]Status{}
+	for _, e := range TurnTransitions {
+		for _, src := range e.Src {
+			m[transKey{Status(src), e.Name}] = Status(e.Dst)
+		}
+	}
+	return m
+}()
+
+// next returns the state after trans, or an *IllegalTransitionError.
+func next(turnID string, from Status, trans string) (Status, error) {
+	to, ok := table[transKey{from, trans}]
+	if !ok {
+		return from, &IllegalTransitionError{TurnID: turnID, State: from, Transition: trans}
+	}
+	return to, nil
+}
+
+// NewMachine returns a looplab/fsm machine of the turn table in state s (for
+// diagrams and checks; the aggregate uses the derived table).
+func NewMachine(s Status) *fsm.FSM { return fsm.NewFSM(string(s), TurnTransitions, nil) }
+
+// Mermaid renders the turn's state machine as a Mermaid state diagram.
+func Mermaid() (string, error) {
+	return fsm.VisualizeForMermaidWithGraphType(NewMachine(StatusNone), fsm.StateDiagram)
+}

@@ -1,0 +1,141 @@
+package turn
+
+import (
+	"slices"
+	"time"
+
+	"turnstile/domain"
+)
+
+// State is a turn folded from its events. It is owned by one goroutine at a
+// time (the engine holds the turn's lock while deciding and evolving).
+type State struct {
+	TurnID string
+	// Version is the revision of the last event applied; -1 before the first.
+	Version      int64
+	Status       Status
+	WorkspaceID  string
+	ThreadID     string
+	ParentTurnID string
+	TaskCap      *domain.TaskCap
+	RequestHash  string
+	Inputs       Inputs
+	Profile      domain.TurnPermissionProfileSnapshot
+	Snapshot     domain.TurnExecutionSecuritySnapshot
+	// SnapshotVersion is the Version of the event the snapshot came from.
+	SnapshotVersion int64
+	// Grants are the turn's allow_for_turn grants; a profile change clears them.
+	Grants domain.GrantSet
+	// Requests holds every approval request of the turn by id.
+	Requests map[string]*Request
+	// Open counts requests in RequestOpen.
+	Open int
+	// Calls records the first answer to each tool call id.
+	Calls map[string]*Call
+	// LastHash is the chain hash of the last event applied.
+	LastHash  string
+	StartedAt time.Time
+	EndedAt   time.Time
+}
+
+// Request is an approval request as the aggregate keeps it.
+type Request struct {
+	ID         string
+	ToolCallID string
+	Seq        int // order of opening within the turn
+	Status     RequestStatus
+	Resolution domain.Resolution
+	Grant      domain.GrantKey
+	Action     ActionRecord
+	OpenedAt   time.Time
+	ExpiresAt  time.Time
+	// SnapshotVersion is the snapshot the request was opened under; an
+	// allow_for_turn grant counts only while that snapshot is in force.
+	SnapshotVersion int64
+}
+
+// Call is the first answer given to a tool call id.
+type Call struct {
+	ToolName  string
+	ScopeHash string
+	Decision  domain.Decision
+	RequestID string
+}
+
+// NewState returns the state of a turn with no events.
+func NewState(turnID string) *State {
+	return &State{TurnID: turnID, Version: -1, Status: StatusNone, SnapshotVersion: -1}
+}
+
+// Evolve applies one event to s. It is total for valid histories: every event
+// Decide can produce, in the order it produces them.
+func Evolve(s *State, e *Event) {
+	s.Version, s.LastHash = e.Version, e.Hash
+	switch p := e.Payload.(type) {
+	case *TurnStarted:
+		s.Status = StatusInProgress
+		s.WorkspaceID, s.ThreadID, s.ParentTurnID, s.TaskCap = p.WorkspaceID, p.ThreadID, p.ParentTurnID, p.TaskCap
+		s.RequestHash, s.Inputs, s.StartedAt = p.RequestHash, p.Inputs, e.OccurredAt
+		s.Grants, s.Requests, s.Calls = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}
+	case *ProfileSelected:
+		s.Profile = p.Profile
+	case *SecuritySnapshotResolved:
+		s.Snapshot, s.SnapshotVersion = p.Snapshot, e.Version
+	case *ProfileChanged:
+		s.Profile, s.Snapshot, s.SnapshotVersion = p.Profile, p.Snapshot, e.Version
+		s.Grants = domain.GrantSet{}
+	case *DecisionAllowed:
+		s.recordCall(&p.DecisionRecorded)
+	case *DecisionDenied:
+		s.recordCall(&p.DecisionRecorded)
+	case *ApprovalRequested:
+		s.Requests[p.Request.RequestID] = &Request{
+			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
+			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
+			Action: p.Action, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
+		}
+		if _, seen := s.Calls[p.ToolCallID]; !seen {
+			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision, RequestID: p.Request.RequestID}
+		}
+		s.Open++
+		s.Status = StatusAwaitingApproval
+	case *ApprovalResolved:
+		r := s.Requests[p.RequestID]
+		if r == nil || r.Status != RequestOpen {
+			return
+		}
+		r.Status, r.Resolution = RequestResolved, p.Resolution
+		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
+			s.Grants[r.Grant] = struct{}{}
+		}
+		s.Open--
+		if s.Open == 0 && s.Status == StatusAwaitingApproval {
+			s.Status = StatusInProgress
+		}
+	case *TurnCompleted:
+		s.Status, s.EndedAt = StatusCompleted, e.OccurredAt
+	case *TurnInterrupted:
+		s.Status, s.EndedAt = StatusInterrupted, e.OccurredAt
+	case *TurnFailed:
+		s.Status, s.EndedAt = StatusFailed, e.OccurredAt
+	}
+}
+
+func (s *State) recordCall(d *DecisionRecorded) {
+	if _, seen := s.Calls[d.ToolCallID]; seen {
+		return
+	}
+	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision, RequestID: d.RequestID}
+}
+
+// OpenRequests returns the open requests in the order they were opened.
+func (s *State) OpenRequests() []*Request {
+	out := make([]*Request, 0, s.Open)
+	for _, r := range s.Requests {
+		if r.Status == RequestOpen {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Request) int { return a.Seq - b.Seq })
+	return out
+}

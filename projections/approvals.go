@@ -1,0 +1,64 @@
+package projections
+
+import (
+	"fmt"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+)
+
+func (p *Projector) requested(t *TurnView, e *turn.Event, row AuditRow, ev *turn.ApprovalRequested) {
+	id := ev.Request.RequestID
+	p.approvals[id] = &ApprovalView{
+		Request: ev.Request, ToolCallID: ev.ToolCallID, ItemID: ev.ItemID, Status: ApprovalPending,
+		OpenedAt: e.OccurredAt, ExpiresAt: ev.ExpiresAt, OpenedVersion: e.Version, Version: e.Version, Position: e.Position.String(),
+	}
+	if p.pending[t.ID] == nil {
+		p.pending[t.ID] = map[string]struct{}{}
+	}
+	p.pending[t.ID][id] = struct{}{}
+	t.PendingCount = len(p.pending[t.ID])
+	t.Status = turn.StatusAwaitingApproval
+	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalRequested, ev.ItemID, ev.ToolCallID, ev.Action.ToolName
+	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
+	row.RequestID, row.Decision, row.Reason = id, domain.BehaviorAsk.String(), ev.Decision.Reason
+	row.Scope, row.Detail = ev.Action.Scope, ev.Action.Summary
+	p.addAudit(row)
+	p.addTimeline(e, "approval_requested", "Approval requested: "+ev.Request.Summary, string(ev.Request.Action), id)
+}
+
+func (p *Projector) resolved(t *TurnView, e *turn.Event, row AuditRow, ev *turn.ApprovalResolved) {
+	a := p.approvals[ev.RequestID]
+	if a == nil || a.Status != ApprovalPending {
+		return // Decide never produces this; a replay stays total
+	}
+	a.Status, a.Resolution, a.ResolvedBy, a.ResolvedAt = ApprovalResolved, ev.Resolution, e.Actor, e.OccurredAt
+	a.Version, a.Position = e.Version, e.Position.String()
+	delete(p.pending[t.ID], ev.RequestID)
+	t.PendingCount = len(p.pending[t.ID])
+	if t.PendingCount == 0 && t.Status == turn.StatusAwaitingApproval {
+		t.Status = turn.StatusInProgress
+	}
+	if ev.Resolution == domain.ResolutionAllowForTurn && a.OpenedVersion > t.SnapshotVersion {
+		p.grants[t.ID] = append(p.grants[t.ID], GrantView{
+			TurnID: t.ID, Mode: t.Profile.Mode, ToolName: a.Request.ToolName, Action: a.Request.Action,
+			ScopeHash: a.Request.ScopeHash, RequestID: a.Request.RequestID, GrantedAt: e.OccurredAt,
+		})
+	}
+	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalResolved, a.ItemID, a.ToolCallID, a.Request.ToolName
+	row.ActionKind, row.RequestKey = a.Request.Action, &RequestKey{ActionKind: a.Request.Action, ScopeHash: a.Request.ScopeHash}
+	row.RequestID, row.Decision, row.Reason = ev.RequestID, string(ev.Resolution), ev.Reason
+	p.addAudit(row)
+	p.addTimeline(e, "approval_resolved", fmt.Sprintf("Approval %s: %s", ev.Resolution, a.Request.Summary), string(ev.Reason), ev.RequestID)
+}
+
+func (p *Projector) ended(t *TurnView, e *turn.Event, row AuditRow, status turn.Status, reason string) {
+	t.Status, t.EndedAt = status, e.OccurredAt
+	delete(p.grants, t.ID)
+	row.Kind, row.Detail = AuditTurnEnded, string(status)
+	if reason != "" {
+		row.Detail += ": " + reason
+	}
+	p.addAudit(row)
+	p.addTimeline(e, "turn_ended", "Turn "+string(status), reason, "")
+}

@@ -1,0 +1,127 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// replayPage is how many events a replay reads at a time.
+const replayPage = 2048
+
+// Rebuild replays the store from the projector's position to the end. A
+// fresh projector rebuilt this way equals one fed incrementally.
+func (p *Projector) Rebuild(ctx context.Context, store eventstore.Store) error {
+	for {
+		recs, err := store.ReadAll(ctx, p.Position(), replayPage)
+		if err != nil {
+			return err
+		}
+		if err := p.applyRecords(recs); err != nil {
+			return err
+		}
+		if len(recs) < replayPage {
+			return nil
+		}
+	}
+}
+
+// applyRecords decodes and applies stored events, skipping streams that are
+// not turns. Decoding (the expensive part) runs on two goroutines.
+func (p *Projector) applyRecords(recs []eventstore.RecordedEvent) error {
+	evs := make([]turn.Event, len(recs))
+	errs := make([]error, len(recs))
+	half := len(recs) / 2
+	done := make(chan struct{})
+	decode := func(from, to int) {
+		for i := from; i < to; i++ {
+			if isTurnStream(recs[i].Stream) {
+				evs[i], errs[i] = turn.Decode(&recs[i])
+			}
+		}
+	}
+	go func() { decode(0, half); close(done) }()
+	decode(half, len(recs))
+	<-done
+	for i := range recs {
+		if !isTurnStream(recs[i].Stream) {
+			continue
+		}
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if err := p.Apply(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isTurnStream(s string) bool {
+	return len(s) > len(turn.StreamPrefix) && s[:len(turn.StreamPrefix)] == turn.StreamPrefix
+}
+
+// Follow rebuilds the projector, calls ready (when not nil), then applies
+// every new event from the store's subscription until ctx ends. A dropped
+// subscription is resumed from the last position applied. An event that
+// cannot be decoded stops Follow with an error: skipping it would leave the
+// read models wrong.
+func (p *Projector) Follow(ctx context.Context, store eventstore.Store, ready func()) error {
+	if err := p.Rebuild(ctx, store); err != nil {
+		return err
+	}
+	if ready != nil {
+		ready()
+	}
+	backoff := 50 * time.Millisecond
+	for {
+		err := p.follow(ctx, store)
+		var fatal *fatalError
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, eventstore.ErrClosed):
+			return err
+		case errors.As(err, &fatal):
+			return fatal.err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+
+func (p *Projector) follow(ctx context.Context, store eventstore.Store) error {
+	sub, err := store.Subscribe(ctx, p.Position(), turn.StreamPrefix)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	for {
+		m, err := sub.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if m.Event == nil || !isTurnStream(m.Event.Stream) {
+			continue
+		}
+		ev, err := turn.Decode(m.Event)
+		if err != nil {
+			return &fatalError{fmt.Errorf("projections: %w", err)}
+		}
+		if err := p.Apply(&ev); err != nil {
+			return &fatalError{err}
+		}
+	}
+}

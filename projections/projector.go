@@ -1,0 +1,196 @@
+package projections
+
+import (
+	"fmt"
+	"sync"
+
+	"turnstile/domain"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// Projector folds turn events into every read model. Apply is called by one
+// goroutine (the follower); queries may run concurrently.
+type Projector struct {
+	mu sync.RWMutex // guards everything below
+
+	pos       eventstore.Position
+	applied   uint64
+	turns     map[string]*TurnView
+	approvals map[string]*ApprovalView
+	pending   map[string]map[string]struct{} // turn id → pending request ids
+	grants    map[string][]GrantView         // turn id → grants in force
+	audit     []AuditRow
+	byTurn    map[string][]int // turn id → indexes into audit
+	timeline  map[string][]TimelineRow
+	changed   chan struct{} // closed and replaced after every Apply
+}
+
+// New returns an empty projector.
+func New() *Projector {
+	return &Projector{
+		turns: map[string]*TurnView{}, approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{},
+		grants: map[string][]GrantView{}, byTurn: map[string][]int{}, timeline: map[string][]TimelineRow{},
+		changed: make(chan struct{}),
+	}
+}
+
+// Position is the store position of the last event applied.
+func (p *Projector) Position() eventstore.Position {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.pos
+}
+
+// Applied counts the events applied.
+func (p *Projector) Applied() uint64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.applied
+}
+
+// Changed returns a channel closed at the next Apply.
+func (p *Projector) Changed() <-chan struct{} {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.changed
+}
+
+// Apply folds one event. Events at or before the last position applied are
+// ignored, so a resubscription may deliver them again.
+func (p *Projector) Apply(e *turn.Event) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.applied > 0 && !p.pos.Less(e.Position) {
+		return nil
+	}
+	if err := p.apply(e); err != nil {
+		return err
+	}
+	p.pos = e.Position
+	p.applied++
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return nil
+}
+
+func (p *Projector) apply(e *turn.Event) error {
+	t := p.turns[e.TurnID]
+	if t == nil {
+		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
+			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
+		}
+		t = &TurnView{ID: e.TurnID, SnapshotVersion: -1}
+		p.turns[e.TurnID] = t
+	}
+	t.Version, t.UpdatedAt = e.Version, e.OccurredAt
+	row := p.row(t, e)
+	switch ev := e.Payload.(type) {
+	case *turn.TurnStarted:
+		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
+		t.Status = turn.StatusInProgress
+		return nil
+	case *turn.ProfileSelected:
+		t.Profile = ev.Profile
+		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
+		row.Kind, row.Detail = AuditProfileSelected, "mode "+string(ev.Profile.Mode)+" from "+string(ev.Profile.Source)
+		p.addAudit(row)
+		p.addTimeline(e, "header", fmt.Sprintf("Permissions: %s", ev.Profile.Mode), "source "+string(ev.Profile.Source), "")
+	case *turn.SecuritySnapshotResolved:
+		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
+	case *turn.ProfileChanged:
+		t.Profile = ev.Profile
+		delete(p.grants, t.ID)
+		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
+		p.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
+	case *turn.DecisionAllowed:
+		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionAllowed)
+	case *turn.DecisionDenied:
+		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionDenied)
+		title := "Denied: " + ev.Action.Summary
+		kind := "denied"
+		if ev.Decision.Reason == domain.ReasonSandboxDenied {
+			kind, title = "sandbox", "Sandbox refused: "+ev.Action.Summary
+		}
+		p.addTimeline(e, kind, title, string(ev.Decision.Reason)+detailSuffix(ev.Refusal, ev.Message), ev.RequestID)
+	case *turn.ApprovalRequested:
+		p.requested(t, e, row, ev)
+	case *turn.ApprovalResolved:
+		p.resolved(t, e, row, ev)
+	case *turn.TurnCompleted:
+		p.ended(t, e, row, turn.StatusCompleted, ev.Reason)
+	case *turn.TurnInterrupted:
+		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
+	case *turn.TurnFailed:
+		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
+	default:
+		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
+	}
+	return nil
+}
+
+func detailSuffix(refusal, msg string) string {
+	out := ""
+	if refusal != "" {
+		out += ": " + refusal
+	}
+	if msg != "" {
+		out += " (" + msg + ")"
+	}
+	return out
+}
+
+// row starts an audit row for e with the turn's current profile.
+func (p *Projector) row(t *TurnView, e *turn.Event) AuditRow {
+	return AuditRow{
+		Position: e.Position.String(), TurnID: e.TurnID, Version: e.Version, EventID: e.ID.String(),
+		OccurredAt: e.OccurredAt, Actor: e.Actor, ProfileMode: t.Profile.Mode, ProfileSource: t.Profile.Source,
+	}
+}
+
+func (p *Projector) addAudit(r AuditRow) {
+	p.byTurn[r.TurnID] = append(p.byTurn[r.TurnID], len(p.audit))
+	p.audit = append(p.audit, r)
+}
+
+func (p *Projector) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
+	p.timeline[e.TurnID] = append(p.timeline[e.TurnID], TimelineRow{
+		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Kind: kind, Title: title, Detail: detail, RequestID: requestID,
+	})
+}
+
+func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.TurnExecutionSecuritySnapshot, kind string) {
+	t.Snapshot, t.SnapshotVersion = s, e.Version
+	row.ProfileMode, row.ProfileSource = s.PermissionProfile.Mode, s.PermissionProfile.Source
+	row.Kind = kind
+	row.Detail = fmt.Sprintf("sandbox %s, network %s, enforcement %s", s.Sandbox.Mode, s.Network.Mode, s.Enforcement.Status)
+	p.addAudit(row)
+	if s.Enforcement.Status == domain.EnforcementActive {
+		return
+	}
+	row.Kind = AuditSandboxDegraded
+	if s.Enforcement.Status == domain.EnforcementUnavailable {
+		row.Kind = AuditSandboxUnavailable
+	}
+	detail := s.Enforcement.Reason
+	for _, d := range s.Enforcement.Degradations {
+		if detail != "" {
+			detail += "; "
+		}
+		detail += d.Dimension + ": " + d.Reason
+	}
+	row.Detail = detail
+	p.addAudit(row)
+	p.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
+}
+
+func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.DecisionRecorded, kind string) {
+	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = kind, d.ItemID, d.ToolCallID, d.Action.ToolName
+	row.ActionKind, row.RequestKey = d.Action.Kind, &RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
+	row.RequestID, row.Decision, row.Reason, row.Cached = d.RequestID, d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached
+	row.Scope, row.Detail = d.Action.Scope, d.Action.Summary
+	if d.Refusal != "" {
+		row.Detail += detailSuffix(d.Refusal, d.Message)
+	}
+	p.addAudit(row)
+}

@@ -1,0 +1,127 @@
+// Package projections holds turnstile's read models — the effective snapshot
+// of each turn, pending approvals, turn-scoped grants, audit rows and
+// timeline rows — as folds over turn events. One Projector keeps them
+// current from the store's subscription; a rebuild by replay gives exactly
+// the same read models.
+package projections
+
+import (
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+)
+
+// TurnView is a turn as clients see it.
+type TurnView struct {
+	ID           string                               `json:"id"`
+	WorkspaceID  string                               `json:"workspace_id"`
+	ThreadID     string                               `json:"thread_id"`
+	ParentTurnID string                               `json:"parent_turn_id,omitempty"`
+	Status       turn.Status                          `json:"status"`
+	Version      int64                                `json:"version"`
+	Profile      domain.TurnPermissionProfileSnapshot `json:"permission_profile"`
+	Snapshot     domain.TurnExecutionSecuritySnapshot `json:"-"`
+	// SnapshotVersion is the version of the event the snapshot came from.
+	SnapshotVersion int64     `json:"snapshot_version"`
+	PendingCount    int       `json:"pending_approvals"`
+	StartedAt       time.Time `json:"started_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	EndedAt         time.Time `json:"ended_at,omitzero"`
+}
+
+// ApprovalView is one approval request and what became of it.
+type ApprovalView struct {
+	Request    turn.ApprovalRequest `json:"request"`
+	ToolCallID string               `json:"tool_call_id"`
+	ItemID     string               `json:"item_id,omitempty"`
+	// Status is "pending" or "resolved".
+	Status     string            `json:"status"`
+	Resolution domain.Resolution `json:"resolution,omitempty"`
+	ResolvedBy string            `json:"resolved_by,omitempty"`
+	OpenedAt   time.Time         `json:"opened_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	ResolvedAt time.Time         `json:"resolved_at,omitzero"`
+	// OpenedVersion is the turn version of the request's opening.
+	OpenedVersion int64 `json:"opened_version"`
+	// Version is the turn version of the request's last change.
+	Version int64 `json:"version"`
+	// Position is the store position of the request's last change.
+	Position string `json:"position"`
+}
+
+// Approval statuses.
+const (
+	ApprovalPending  = "pending"
+	ApprovalResolved = "resolved"
+)
+
+// GrantView is one allow_for_turn grant in force.
+type GrantView struct {
+	TurnID    string            `json:"turn_id"`
+	Mode      domain.Mode       `json:"mode"`
+	ToolName  string            `json:"tool_name"`
+	Action    domain.ActionKind `json:"action"`
+	ScopeHash string            `json:"scope_hash"`
+	RequestID string            `json:"request_id"`
+	GrantedAt time.Time         `json:"granted_at"`
+}
+
+// RequestKey identifies what a decision was about.
+type RequestKey struct {
+	ActionKind domain.ActionKind `json:"action_kind"`
+	ScopeHash  string            `json:"scope_hash"`
+}
+
+// AuditRow is one audited event (REFERENCE §7). Scope values that could hold
+// secrets are redacted before they reach an event, so never appear here.
+type AuditRow struct {
+	Position      string               `json:"position"`
+	TurnID        string               `json:"turn_id"`
+	Version       int64                `json:"version"`
+	EventID       string               `json:"event_id"`
+	Kind          string               `json:"kind"`
+	OccurredAt    time.Time            `json:"occurred_at"`
+	Actor         string               `json:"actor,omitempty"`
+	ProfileMode   domain.Mode          `json:"profile_mode"`
+	ProfileSource domain.ProfileSource `json:"profile_source"`
+	ItemID        string               `json:"item_id,omitempty"`
+	ToolCallID    string               `json:"tool_call_id,omitempty"`
+	ToolName      string               `json:"tool_name,omitempty"`
+	ActionKind    domain.ActionKind    `json:"action_kind,omitempty"`
+	RequestKey    *RequestKey          `json:"request_key,omitempty"`
+	RequestID     string               `json:"request_id,omitempty"`
+	// Decision is allow, ask, deny, allow_once, allow_for_turn, cancelled or expired.
+	Decision string        `json:"decision,omitempty"`
+	Reason   domain.Reason `json:"reason,omitempty"`
+	Cached   bool          `json:"cached"`
+	Scope    domain.Scope  `json:"scope,omitempty"`
+	Detail   string        `json:"detail,omitempty"`
+}
+
+// Audit row kinds.
+const (
+	AuditProfileSelected    = "profile_selected"
+	AuditSnapshotResolved   = "security_snapshot_resolved"
+	AuditSandboxDegraded    = "sandbox_degraded"
+	AuditSandboxUnavailable = "sandbox_unavailable"
+	AuditDecisionAllowed    = "decision_allowed"
+	AuditDecisionDenied     = "decision_denied"
+	AuditApprovalRequested  = "approval_requested"
+	AuditApprovalResolved   = "approval_resolved"
+	AuditProfileChanged     = "profile_changed"
+	AuditTurnEnded          = "turn_ended"
+)
+
+// TimelineRow is one line a person should see in a client UI.
+type TimelineRow struct {
+	TurnID     string    `json:"turn_id"`
+	Version    int64     `json:"version"`
+	OccurredAt time.Time `json:"occurred_at"`
+	// Kind is header, denied, approval_requested, approval_resolved,
+	// sandbox, profile_changed or turn_ended.
+	Kind      string `json:"kind"`
+	Title     string `json:"title"`
+	Detail    string `json:"detail,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}
