@@ -1,0 +1,22 @@
+// Package sandbox enforces a turn's execution security snapshot
+// (turnstile/domain.TurnExecutionSecuritySnapshot) on real resources.
+//
+// It has three layers:
+//
+//   - Checks before any side effect: CheckFile (canonical paths, symlink
+//     escapes, protected paths), CheckURL and the connect-time Dialer and
+//     Client (schemes, domain rules, localhost, private and metadata
+//     addresses re-checked on the resolved IP).
+//   - The spawn plan: PlanSpawn turns a command request into a Plan (argv,
+//     filtered environment, checked cwd, capped timeout, isolated temp dir,
+//     what the kernel will enforce) or a *Refusal, and Run executes it.
+//   - The kernel layer: Probe finds what this machine can enforce; Run
+//     re-executes the current binary as a hidden helper (MaybeRunHelper) that
+//     makes read-only bind mounts for protected paths in a user + mount
+//     namespace, drops every capability, sets no_new_privs, applies Landlock
+//     in its strict form for the detected ABI, installs a seccomp filter and
+//     execs the command. Any failure exits 126 before the command runs.
+//
+// The server never restricts itself: every restriction is applied in the
+// helper process, after fork and before exec.
+package sandbox

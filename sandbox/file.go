@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// CheckFile checks that op (read or write) on path is allowed by the
+// snapshot's filesystem policy (REFERENCE §5) and returns the canonical path
+// the operation must use: the caller opens resolved, never path, so that a
+// symlink swapped in afterwards cannot redirect the checked operation
+// lexically (".." is resolved before, not after, symlinks).
+//
+// The rules, in order: an empty path is refused; a relative path is joined
+// to the sandbox cwd and normalised; every symlink is resolved (the snapshot's
+// roots too); a read of a missing path is missing_path; a write target that
+// does not exist yet is checked through its nearest existing ancestor plus
+// the missing components; with an unrestricted filesystem everything else is
+// allowed; otherwise the canonical path must lie under an entry whose access
+// covers op (write covers read), and protected entries (.git, .agents,
+// .codex, the real git dir of a ".git" pointer file) make their subtree
+// read-only. A path that is inside a root lexically but leaves it through a
+// symlink is symlink_escape; a write under a read-only root (or protected
+// path) is write_requires_writable_root; anything else is
+// outside_allowed_roots. Refusals are *Refusal.
+func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (resolved string, err error) {
+	if s == nil {
+		return "", refuse(CodeNoSnapshot, path, "no security snapshot: every file operation is refused")
+	}
+	if op != domain.AccessRead && op != domain.AccessWrite {
+		return "", refuse(CodeUnsupportedAccess, path, "operation %q is neither read nor write", op)
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", refuse(CodeEmptyPath, "", "path is empty")
+	}
+	if strings.IndexByte(path, 0) >= 0 {
+		return "", refuse(CodeInvalidPath, path, "path contains a NUL byte")
+	}
+	lexical := domain.ResolvePath(s.Sandbox.Cwd, path)
+	canon, exists, ok, cerr := canonicalPath(lexical)
+	switch {
+	case errors.Is(cerr, errSymlinkLoop):
+		return "", refuse(CodeInvalidPath, lexical, "too many levels of symbolic links")
+	case cerr != nil && isNotDir(cerr):
+		if op == domain.AccessRead {
+			return "", refuse(CodeMissingPath, lexical, "a component of the path is not a directory")
+		}
+		return "", refuse(CodeInvalidPath, lexical, "a component of the path is not a directory")
+	case cerr != nil:
+		return "", refuse(CodeInvalidPath, lexical, "cannot resolve the path: %v", cerr)
+	case !ok:
+		return "", refuse(CodeMissingPath, lexical, "the path climbs out of a directory that does not exist")
+	case !exists && op == domain.AccessRead:
+		return "", refuse(CodeMissingPath, lexical, "no such file or directory")
+	}
+	if s.Sandbox.Filesystem.Unrestricted {
+		return canon, nil
+	}
+	v := newFSView(&s.Sandbox.Filesystem)
+	got, by := v.access(canon)
+	if got.Covers(op) {
+		return canon, nil
+	}
+	if canon != lexical {
+		if v.lexicallyCovers(lexical, op) {
+			return "", &Refusal{Code: CodeSymlinkEscape, Path: lexical,
+				Message: "a symlink leads from an allowed root to " + canon + ", which " + describeAccess(got, by, op)}
+		}
+	}
+	if op == domain.AccessWrite && got == domain.AccessRead {
+		msg := "the path is under a read-only root"
+		if by != nil {
+			msg = "the path is under the protected path " + by.Path + ", which stays read-only"
+		}
+		return "", &Refusal{Code: CodeWriteRequiresWritable, Path: canon, Message: msg}
+	}
+	return "", &Refusal{Code: CodeOutsideAllowedRoots, Path: canon, Message: "the path is outside every allowed root"}
+}
+
+func describeAccess(got domain.Access, by *fsRule, op domain.Access) string {
+	switch {
+	case by != nil:
+		return "is protected (" + by.Path + ")"
+	case got == domain.AccessRead && op == domain.AccessWrite:
+		return "is read-only"
+	default:
+		return "is outside every allowed root"
+	}
+}
+
+// lexicallyCovers reports whether a grant covers op at p when p is compared
+// with the grants' paths as written and as canonicalised, symlinks in p
+// ignored.
+func (v *fsView) lexicallyCovers(p string, op domain.Access) bool {
+	for _, g := range v.grants {
+		if g.Access.Covers(op) && (domain.PathWithin(p, g.Path) || (g.From != "" && domain.PathWithin(p, g.From))) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,226 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// HelperArg is the hidden first argument that makes the binary act as the
+// sandbox helper (see MaybeRunHelper).
+const HelperArg = "__turnstile-sandbox-helper"
+
+// probeArg makes the binary act as the user-namespace probe child.
+const probeArg = "__turnstile-sandbox-probe"
+
+// Exit codes of the helper.
+const (
+	// ExitSandboxFailure: the sandbox could not be applied; the command
+	// did not run.
+	ExitSandboxFailure = 126
+	// ExitCommandNotFound: argv[0] was not found in the planned PATH.
+	ExitCommandNotFound = 127
+)
+
+// Descriptors the helper receives: the spec to read, and a close-on-exec
+// status pipe that stays empty when the exec succeeds.
+const (
+	helperSpecFD   = 3
+	helperStatusFD = 4
+)
+
+// helperMessage is what Run sends the helper.
+type helperMessage struct {
+	Argv []string    `json:"argv"`
+	Env  []string    `json:"env"`
+	Cwd  string      `json:"cwd"`
+	Spec SandboxSpec `json:"spec"`
+}
+
+// MaybeRunHelper must be the first thing the turnstile binary's main (and a
+// test binary's TestMain) calls. When os.Args[1] is HelperArg it becomes the
+// sandbox helper: it reads its plan from descriptor 3, applies mounts,
+// capabilities, no_new_privs, Landlock and seccomp, and execs the command;
+// it never returns (exit 126 on any failure, the reason on stderr). For any
+// other arguments it returns at once.
+func MaybeRunHelper() {
+	if len(os.Args) < 2 {
+		return
+	}
+	switch os.Args[1] {
+	case HelperArg:
+		// Every per-thread restriction (capabilities, no_new_privs,
+		// Landlock below ABI 8) is applied to this OS thread, which then
+		// execs: the other runtime threads die with execve.
+		runtime.LockOSThread()
+		err := runHelper()
+		helperFail(err)
+	case probeArg:
+		os.Exit(runProbeChild(os.Args[2:]))
+	}
+}
+
+// helperFail reports err on stderr and on the status pipe and exits 126.
+func helperFail(err error) {
+	msg := "turnstile sandbox: " + err.Error() + "\n"
+	os.Stderr.WriteString(msg)
+	unix.Write(helperStatusFD, []byte(msg))
+	code := ExitSandboxFailure
+	var nf *notFoundError
+	if errors.As(err, &nf) {
+		code = ExitCommandNotFound
+	}
+	os.Exit(code)
+}
+
+type notFoundError struct{ name string }
+
+func (e *notFoundError) Error() string { return e.name + ": command not found" }
+
+// runHelper returns only on failure.
+func runHelper() error {
+	var msg helperMessage
+	f := os.NewFile(helperSpecFD, "spec")
+	if f == nil {
+		return errors.New("no plan on descriptor 3")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("read plan: %w", err)
+	}
+	if err := json.Unmarshal(b, &msg); err != nil {
+		return fmt.Errorf("decode plan: %w", err)
+	}
+	if len(msg.Argv) == 0 {
+		return errors.New("plan has no argv")
+	}
+	sp := &msg.Spec
+	cwd, _, ok, err := canonicalPath(domain.CleanPath(msg.Cwd))
+	if err != nil || !ok {
+		return fmt.Errorf("canonicalise cwd %q: %v", msg.Cwd, err)
+	}
+	var rules []llRule
+	if sp.RestrictFilesystem {
+		if rules, err = helperFSRules(sp); err != nil {
+			return err
+		}
+	}
+	path, err := lookPath(msg.Argv[0], envValue(msg.Env, "PATH"), cwd)
+	if err != nil {
+		return err
+	}
+	rfd := -1
+	if sp.LandlockABI > 0 {
+		if rfd, err = buildRuleset(llConfig{abi: sp.LandlockABI, restrictFS: sp.RestrictFilesystem, rules: rules,
+			denyTCP: sp.RestrictNetwork, scope: true}); err != nil {
+			return err
+		}
+	} else if sp.RestrictFilesystem {
+		return errors.New("the filesystem must be restricted but no Landlock ABI was planned")
+	}
+	var prog []unix.SockFilter
+	if sp.Seccomp {
+		arch, ok := nativeSeccompArch()
+		if !ok {
+			return errors.New("seccomp was planned but this architecture has no filter")
+		}
+		prog = buildFilter(arch, filterOpts{restrictSockets: sp.RestrictNetwork, allowUnix: sp.AllowUnixSockets})
+	} else if sp.RestrictNetwork && sp.LandlockABI < 4 {
+		return errors.New("the network must be restricted but neither seccomp nor Landlock TCP rules are available")
+	}
+	if err := unix.Chdir(cwd); err != nil {
+		return fmt.Errorf("chdir %s: %w", cwd, err)
+	}
+	if err := unix.CloseRange(helperStatusFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
+	for _, fd := range []int{helperSpecFD, helperStatusFD} {
+		unix.CloseOnExec(fd)
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := setNoNewPrivs(); err != nil {
+		return err
+	}
+	if rfd >= 0 {
+		if err := restrictSelf(rfd); err != nil {
+			return err
+		}
+		unix.Close(rfd)
+	}
+	if prog != nil {
+		if err := installFilter(prog); err != nil {
+			return err
+		}
+	}
+	err = unix.Exec(path, msg.Argv, msg.Env)
+	return fmt.Errorf("exec %s: %w", path, err)
+}
+
+// helperFSRules canonicalises the snapshot's entries (and the temp dir),
+// refuses a protected path that is a symlink, mounts read-only carve-outs
+// when in a namespace and returns the Landlock rules.
+func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
+	fp := domain.FilesystemPolicy{Entries: sp.Entries}
+	if sp.TmpDir != "" {
+		fp.Entries = append(fp.Entries, domain.FilesystemEntry{Kind: domain.PathExplicit, Path: sp.TmpDir,
+			ResolvedPath: domain.CleanPath(sp.TmpDir), Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime})
+	}
+	v := newFSView(&fp)
+	if p := v.protectedSymlink(); p != "" {
+		return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
+	}
+	mounted := map[string]bool{}
+	if sp.InNamespace {
+		var err error
+		if mounted, err = mountCarveOuts(v.effectiveCarves()); err != nil {
+			return nil, err
+		}
+	}
+	return v.landlockRules(mounted)
+}
+
+// envValue returns the value of name in env ("NAME=value" entries).
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// lookPath finds name like execvp would with the planned PATH (not the
+// server's). A name with a slash is taken relative to cwd.
+func lookPath(name, pathEnv, cwd string) (string, error) {
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(cwd, name)
+		}
+		return name, nil
+	}
+	for dir := range strings.SplitSeq(pathEnv, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &notFoundError{name: name}
+}

@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestMain lets the test binary act as the sandbox helper (and as the small
+// probe programs the enforcement tests run inside the sandbox).
+func TestMain(m *testing.M) {
+	MaybeRunHelper()
+	if len(os.Args) > 1 && os.Args[1] == testProbeArg {
+		os.Exit(runTestProbe(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+var (
+	probeOnce sync.Once
+	probed    Features
+)
+
+// machine returns the probed features (once per test binary).
+func machine() Features {
+	probeOnce.Do(func() { probed = Probe() })
+	return probed
+}
+
+// requireKernel skips a test when the kernel cannot enforce what it needs.
+func requireKernel(t testing.TB, userNS bool) Features {
+	t.Helper()
+	f := machine()
+	if f.Kernel.LandlockABI < 1 || !f.Kernel.Seccomp {
+		t.Skipf("kernel cannot enforce: %s; %s", f.LandlockDetail, f.SeccompDetail)
+	}
+	if userNS && !f.Kernel.UserNamespaces {
+		t.Skipf("no user namespaces: %s", f.UserNamespacesDetail)
+	}
+	return f
+}
+
+// testExe is the test binary's canonical path; its directory is an app read
+// root of the test snapshots so that probe programs can run inside.
+func testExe(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err = filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// snapshotFor resolves a snapshot of mode over workspace ws with the given
+// kernel features and extra read roots.
+func snapshotFor(t testing.TB, mode domain.Mode, ws string, k domain.KernelFeatures, readRoots ...string) *domain.TurnExecutionSecuritySnapshot {
+	t.Helper()
+	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+		Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: mode}, domain.SourceComposer),
+		Cwd:           ws,
+		WorkspaceRoot: ws,
+		AppReadRoots:  readRoots,
+		Kernel:        k,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// tempWorkspace returns a canonical temporary directory.
+func tempWorkspace(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"turnstile/domain"
+)
+
+// SupportedLandlockABI is the highest Landlock ABI this package knows how to
+// apply strictly. A plan never asks for more, whatever the kernel offers.
+const SupportedLandlockABI = 7
+
+// SpawnRequest is one command a turn wants to run.
+type SpawnRequest struct {
+	// Argv is the command and its arguments; Argv[0] is looked up in the
+	// planned PATH when it has no slash.
+	Argv []string
+	// Cwd is the working directory: absolute, or relative to the snapshot's
+	// sandbox cwd; empty means the sandbox cwd.
+	Cwd string
+	// Env adds variables on top of the filtered server environment; it is
+	// filtered by the same policy.
+	Env map[string]string
+	// TimeoutMs is the requested timeout; 0 means the policy's default.
+	TimeoutMs int64
+	// Stdin, when not nil, is the command's standard input (otherwise
+	// /dev/null).
+	Stdin io.Reader
+}
+
+// SandboxSpec is what the helper enforces. PlanSpawn fills it from the
+// snapshot and the kernel features recorded in it; it travels to the helper
+// as JSON on a pipe. Paths are canonicalised again by the helper.
+type SandboxSpec struct {
+	// Entries are the snapshot's filesystem entries (grants and carve-outs).
+	Entries []domain.FilesystemEntry `json:"entries,omitempty"`
+	// RestrictFilesystem confines the filesystem to Entries (and TmpDir).
+	RestrictFilesystem bool `json:"restrict_filesystem"`
+	// RestrictNetwork refuses IP sockets (seccomp) and TCP bind/connect
+	// (Landlock, ABI 4+).
+	RestrictNetwork bool `json:"restrict_network"`
+	// AllowUnixSockets keeps AF_UNIX sockets when the network is restricted.
+	AllowUnixSockets bool `json:"allow_unix_sockets"`
+	// LandlockABI is the ABI the ruleset is built for; 0 applies no
+	// Landlock. The helper refuses (exit 126) an ABI above the kernel's or
+	// above SupportedLandlockABI: Landlock is never applied best-effort.
+	LandlockABI int `json:"landlock_abi"`
+	// Seccomp installs the seccomp filter (foreign architectures, io_uring,
+	// and, with RestrictNetwork, non-unix sockets).
+	Seccomp bool `json:"seccomp"`
+	// UserNamespaces allows Run to start the helper in a user + mount
+	// namespace for read-only carve-outs inside writable roots. Without it
+	// the helper grants sibling entries instead (narrower).
+	UserNamespaces bool `json:"user_namespaces"`
+	// TmpDir is the isolated temp dir (set by Run), granted read-write.
+	TmpDir string `json:"tmp_dir,omitempty"`
+	// InNamespace tells the helper it was started in a user + mount
+	// namespace (set by Run).
+	InNamespace bool `json:"in_namespace"`
+}
+
+// Plan is a checked command, ready for Run.
+type Plan struct {
+	// Argv is the command as requested.
+	Argv []string
+	// Cwd is the canonical working directory (passed the read check).
+	Cwd string
+	// Env is the filtered environment ("NAME=value", sorted by name).
+	Env []string
+	// Timeout is min(requested or default, cap).
+	Timeout time.Duration
+	// Stdin is the request's standard input, or nil.
+	Stdin io.Reader
+	// Sandboxed is false only for an unrestricted snapshot (filesystem
+	// unrestricted and network enabled): the command is then run directly,
+	// without the helper.
+	Sandboxed bool
+	// IsolatedTmp makes Run create a private temp dir (0700), point TMPDIR,
+	// TEMP and TMP at it and remove it afterwards.
+	IsolatedTmp bool
+	// Sandbox is what the helper enforces.
+	Sandbox SandboxSpec
+	// Degradations are the snapshot's accepted degradations (a partially
+	// active snapshot): dimensions the helper will not enforce.
+	Degradations []domain.Degradation
+}
+
+// PlanSpawn checks a command request against a snapshot, in the reference's
+// order (REFERENCE §5): argv present (missing_argv); snapshot present
+// (no_snapshot); shell enabled (shell_disabled); the policy's shell_command
+// behaviour not deny (shell_denied); denied commands (command_denied) and
+// allowed families (command_not_allowed) on argv[0] or its basename; the cwd
+// passes the file read check (cwd_not_readable, wrapping the file refusal);
+// the environment is the server's plus the request's, both filtered by the
+// snapshot's EnvironmentPolicy (request wins on a name clash); the timeout is
+// min(requested or default, cap); finally the native sandbox is prepared,
+// and an unavailable one refuses (sandbox_unavailable): nothing is spawned.
+func PlanSpawn(s *domain.TurnExecutionSecuritySnapshot, req SpawnRequest, serverEnv []string) (*Plan, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return nil, refuse(CodeMissingArgv, "", "the command has no argv")
+	}
+	for _, a := range req.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, refuse(CodeInvalidRequest, "", "an argument contains a NUL byte")
+		}
+	}
+	if s == nil {
+		return nil, refuse(CodeNoSnapshot, "", "no security snapshot: commands are refused")
+	}
+	if !s.Process.ShellEnabled {
+		return nil, refuse(CodeShellDisabled, "", "shell commands are disabled for this turn")
+	}
+	if s.PermissionProfile.EffectivePolicy.ShellCommand == domain.BehaviorDeny {
+		return nil, refuse(CodeShellDenied, "", "the policy denies shell commands")
+	}
+	name, base := req.Argv[0], filepath.Base(req.Argv[0])
+	if slices.Contains(s.Process.DeniedCommands, name) || slices.Contains(s.Process.DeniedCommands, base) {
+		return nil, refuse(CodeCommandDenied, name, "the command %q is denied", base)
+	}
+	if fam := s.Process.AllowedCommandFamilies; len(fam) > 0 && !slices.Contains(fam, name) && !slices.Contains(fam, base) {
+		return nil, refuse(CodeCommandNotAllowed, name, "the command %q is not in the allowed command families", base)
+	}
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = s.Sandbox.Cwd
+	}
+	resolvedCwd, err := CheckFile(s, cwd, domain.AccessRead)
+	if err != nil {
+		inner, _ := err.(*Refusal)
+		return nil, &Refusal{Code: CodeCwdNotReadable, Path: cwd, Message: "the working directory fails the read check: " + err.Error(), Cause: inner}
+	}
+	if fi, err := os.Stat(resolvedCwd); err != nil || !fi.IsDir() {
+		return nil, refuse(CodeCwdNotReadable, resolvedCwd, "the working directory is not a directory")
+	}
+	p := &Plan{
+		Argv:    slices.Clone(req.Argv),
+		Cwd:     resolvedCwd,
+		Env:     planEnv(&s.Process.Environment, serverEnv, req.Env),
+		Timeout: time.Duration(effectiveTimeoutMs(&s.Process, req.TimeoutMs)) * time.Millisecond,
+		Stdin:   req.Stdin,
+	}
+	if err := prepareSandbox(s, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planEnv filters the server's and the request's environment with env and
+// merges them (request wins), sorted by name.
+func planEnv(env *domain.EnvironmentPolicy, serverEnv []string, reqEnv map[string]string) []string {
+	merged := map[string]string{}
+	for _, kv := range env.FilterEnv(serverEnv) {
+		k, v, _ := strings.Cut(kv, "=")
+		merged[k] = v
+	}
+	extra := make([]string, 0, len(reqEnv))
+	for k, v := range reqEnv {
+		if strings.IndexByte(k, 0) < 0 && strings.IndexByte(v, 0) < 0 {
+			extra = append(extra, k+"="+v)
+		}
+	}
+	for _, kv := range env.FilterEnv(extra) {
+		k, v, _ := strings.Cut(kv, "=")
+		merged[k] = v
+	}
+	out := make([]string, 0, len(merged))
+	for k, v := range merged {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// effectiveTimeoutMs is min(requested or default, cap); the cap is the
+// policy's (at most domain.MaxCommandDurationMs).
+func effectiveTimeoutMs(pp *domain.ProcessPolicy, requested int64) int64 {
+	limit := int64(domain.MaxCommandDurationMs)
+	if pp.MaxDurationMs > 0 {
+		limit = min(limit, pp.MaxDurationMs)
+	}
+	t := requested
+	if t <= 0 {
+		t = pp.DefaultTimeoutMs
+	}
+	if t <= 0 {
+		t = domain.DefaultCommandTimeoutMs
+	}
+	return min(t, limit)
+}
+
+// prepareSandbox fills p.Sandbox from the snapshot and its kernel features,
+// refusing when the snapshot cannot spawn or a required dimension cannot be
+// enforced.
+func prepareSandbox(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
+	if !s.CanSpawn() {
+		return refuse(CodeSandboxUnavailable, "", "the sandbox is unavailable: %s", s.Enforcement.Reason)
+	}
+	needFS := !s.Sandbox.Filesystem.Unrestricted
+	needNet := s.Network.Mode != domain.NetworkEnabled
+	p.IsolatedTmp = s.Sandbox.Tmp == domain.TmpIsolated
+	p.Degradations = slices.Clone(s.Enforcement.Degradations)
+	if !needFS && !needNet {
+		return nil
+	}
+	p.Sandboxed = true
+	k := s.Backend.Kernel
+	if k == nil {
+		return refuse(CodeSandboxUnavailable, "", "the snapshot carries no kernel probe (execution backend %q): the native sandbox cannot be prepared", s.Backend.ExecutionBackend)
+	}
+	required := s.Sandbox.BackendRequirement != domain.BackendOptional
+	abi := min(k.LandlockABI, SupportedLandlockABI)
+	if needFS && abi < 1 && required {
+		return refuse(CodeSandboxUnavailable, "", "Landlock is unavailable: the filesystem cannot be confined")
+	}
+	if needNet && !k.Seccomp && required {
+		return refuse(CodeSandboxUnavailable, "", "seccomp is unavailable: IP sockets cannot be refused")
+	}
+	p.Sandbox = SandboxSpec{
+		Entries:            slices.Clone(s.Sandbox.Filesystem.Entries),
+		RestrictFilesystem: needFS && abi >= 1,
+		RestrictNetwork:    needNet,
+		AllowUnixSockets:   s.Network.AllowUnixSockets,
+		LandlockABI:        max(abi, 0),
+		Seccomp:            k.Seccomp,
+		UserNamespaces:     k.UserNamespaces,
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Securebits (linux/securebits.h): no root privilege on exec, no ambient
+// raising, both locked.
+const (
+	secbitNoroot                 = 1 << 0
+	secbitNorootLocked           = 1 << 1
+	secbitNoCapAmbientRaise      = 1 << 6
+	secbitNoCapAmbientRaiseLockd = 1 << 7
+)
+
+// lastCap is the highest capability the running kernel knows.
+func lastCap() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return n
+		}
+	}
+	return unix.CAP_LAST_CAP
+}
+
+// dropCapabilities empties the calling thread's bounding, ambient,
+// inheritable, effective and permitted sets (the caller execs from this
+// thread). When the bounding set cannot be emptied (no CAP_SETPCAP), that is
+// accepted only for a non-root uid that holds no capability: with
+// no_new_privs set next, such a process cannot gain any on exec.
+func dropCapabilities() error {
+	// Securebits first, while CAP_SETPCAP may still be held; best effort
+	// (the bounding set is what matters).
+	_ = unix.Prctl(unix.PR_SET_SECUREBITS, secbitNoroot|secbitNorootLocked|secbitNoCapAmbientRaise|secbitNoCapAmbientRaiseLockd, 0, 0, 0)
+	var boundErr error
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			boundErr = err
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for _, d := range data {
+		if d.Effective|d.Permitted|d.Inheritable != 0 {
+			return errors.New("capabilities remain after capset")
+		}
+	}
+	if boundErr != nil {
+		if unix.Geteuid() == 0 || unix.Getuid() == 0 {
+			return fmt.Errorf("cannot empty the capability bounding set as uid 0: %w", boundErr)
+		}
+		return nil
+	}
+	for c := 0; c <= lastCap(); c++ {
+		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in != 0 {
+			return fmt.Errorf("capability %d is still in the bounding set", c)
+		}
+	}
+	return nil
+}
+
+// setNoNewPrivs sets no_new_privs on the calling thread.
+func setNoNewPrivs() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// Features is what Probe found: the kernel features the snapshot resolver
+// needs, plus the details behind each.
+type Features struct {
+	// Kernel goes into domain.SnapshotInputs.Kernel.
+	Kernel domain.KernelFeatures `json:"kernel"`
+	// LandlockDetail says which ABI was found, or why there is none.
+	LandlockDetail string `json:"landlock_detail"`
+	// SeccompDetail says how seccomp was probed.
+	SeccompDetail string `json:"seccomp_detail"`
+	// UserNamespacesDetail says what the namespace probe tried and found
+	// (the sysctls that commonly forbid it, and the real attempt).
+	UserNamespacesDetail string `json:"user_namespaces_detail"`
+	// Arch is runtime.GOARCH.
+	Arch string `json:"arch"`
+	// Kernel release (uname -r).
+	Release string `json:"release"`
+}
+
+// Probe finds what this machine can enforce. It is meant to run once at
+// start: the namespace part spawns the current binary (which must call
+// MaybeRunHelper first thing) in a new user + mount namespace and checks that
+// a read-only bind mount really refuses a write.
+func Probe() Features {
+	f := Features{Arch: runtime.GOARCH}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		f.Release = unix.ByteSliceToString(u.Release[:])
+	}
+	if abi, err := landlockABI(); err != nil {
+		f.LandlockDetail = "Landlock unavailable: " + landlockReason(err)
+	} else {
+		f.Kernel.LandlockABI = abi
+		f.LandlockDetail = fmt.Sprintf("Landlock ABI %d", abi)
+		if abi > SupportedLandlockABI {
+			f.LandlockDetail += fmt.Sprintf(" (this build applies ABI %d, strictly)", SupportedLandlockABI)
+		}
+	}
+	f.Kernel.Seccomp, f.SeccompDetail = seccompAvailable()
+	f.Kernel.UserNamespaces, f.UserNamespacesDetail = probeUserNamespaces()
+	return f
+}
+
+func landlockReason(err error) string {
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		return "the kernel has no Landlock support (ENOSYS)"
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return "Landlock is built in but disabled (EOPNOTSUPP; add landlock to the lsm= boot parameter)"
+	}
+	return err.Error()
+}
+
+// userNSSysctls are the knobs that commonly forbid unprivileged user
+// namespaces; their values are reported.
+var userNSSysctls = []string{
+	"/proc/sys/user/max_user_namespaces",
+	"/proc/sys/user/max_mnt_namespaces",
+	"/proc/sys/kernel/unprivileged_userns_clone",
+	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+}
+
+// probeUserNamespaces spawns the current binary with CLONE_NEWUSER |
+// CLONE_NEWNS, exactly as Run starts the helper, and asks it to make a
+// read-only bind mount of a temporary directory and to fail writing to it.
+func probeUserNamespaces() (bool, string) {
+	var notes []string
+	for _, p := range userNSSysctls {
+		if b, err := os.ReadFile(p); err == nil {
+			notes = append(notes, filepath.Base(p)+"="+strings.TrimSpace(string(b)))
+		}
+	}
+	sys := strings.Join(notes, ", ")
+	dir, err := os.MkdirTemp("", "turnstile-probe-")
+	if err != nil {
+		return false, "cannot create a probe directory: " + err.Error()
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/proc/self/exe", probeArg, dir)
+	cmd.Env = []string{}
+	cmd.SysProcAttr = namespaceAttr()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	got := strings.TrimSpace(out.String())
+	switch {
+	case err == nil && got == "carve-out ok":
+		return true, "user + mount namespace with read-only bind mounts works (" + sys + ")"
+	case err != nil && got == "":
+		return false, "cannot start a process in a new user + mount namespace: " + err.Error() + " (" + sys + ")"
+	default:
+		if len(got) > 300 {
+			got = got[:300]
+		}
+		return false, fmt.Sprintf("namespace probe failed (is MaybeRunHelper called first in main?): %v: %s (%s)", err, got, sys)
+	}
+}
+
+// namespaceAttr starts a child in a new user and mount namespace, mapping the
+// caller's uid and gid to themselves and keeping CAP_SYS_ADMIN (mounts) and
+// CAP_SETPCAP (emptying the bounding set) across the helper's exec.
+func namespaceAttr() *syscall.SysProcAttr {
+	uid, gid := os.Getuid(), os.Getgid()
+	return &syscall.SysProcAttr{
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP},
+	}
+}
+
+// runProbeChild runs in the namespace probe child: bind args[0] read-only
+// onto itself and check that creating a file in it fails with EROFS.
+func runProbeChild(args []string) int {
+	if len(args) != 1 {
+		fmt.Println("usage: probe DIR")
+		return 2
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		fmt.Println("make / private:", err)
+		return 1
+	}
+	if err := bindReadOnly(args[0]); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	err := os.WriteFile(filepath.Join(args[0], "x"), nil, 0o600)
+	if !errors.Is(err, unix.EROFS) {
+		fmt.Println("write under the read-only bind mount was not refused:", err)
+		return 1
+	}
+	fmt.Println("carve-out ok")
+	return 0
+}

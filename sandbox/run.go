@@ -1,0 +1,273 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// MaxOutputBytes caps each of Result.Stdout and Result.Stderr.
+const MaxOutputBytes = 1 << 20
+
+// CodeSandboxFailed is the Refusal code Run returns when the helper could
+// not apply the sandbox (the command did not run; exit code 126).
+const CodeSandboxFailed = "sandbox_failed"
+
+// drainGrace bounds how long Run waits for output pipes after the process
+// group was killed (a process that escaped the group may still hold them).
+const drainGrace = 2 * time.Second
+
+// Result is the outcome of one command.
+type Result struct {
+	// ExitCode is the command's exit status; 128+N when killed by signal
+	// N; 126 when the sandbox could not be applied; 127 when the command
+	// was not found.
+	ExitCode int
+	// Stdout and Stderr hold at most MaxOutputBytes each.
+	Stdout, Stderr                   []byte
+	StdoutTruncated, StderrTruncated bool
+	// DurationMs is the wall time from start to exit.
+	DurationMs int64
+	// TimedOut is true when the plan's timeout killed the command.
+	TimedOut bool
+	// SandboxError is the helper's reason when the sandbox could not be
+	// applied (and the command did not run).
+	SandboxError string
+}
+
+// Run executes a plan and waits for it. The command runs in its own session
+// and process group; when it exits, when the timeout expires or when ctx is
+// cancelled, the whole group is killed with SIGKILL (grandchildren
+// included). A sandboxed plan runs through the helper (the current binary
+// re-executed with HelperArg), in a user + mount namespace when carve-outs
+// need one and the kernel offers it. The error is nil when the command ran
+// (whatever its exit code); a *Refusal with CodeSandboxFailed (and a Result
+// with exit code 126) when the sandbox could not be applied; another error
+// when nothing could be started.
+func Run(ctx context.Context, plan *Plan) (*Result, error) {
+	if plan == nil || len(plan.Argv) == 0 {
+		return nil, refuse(CodeMissingArgv, "", "no plan to run")
+	}
+	env := plan.Env
+	spec := plan.Sandbox
+	if plan.IsolatedTmp {
+		dir, err := os.MkdirTemp("", "turnstile-tmp-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
+		}
+		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
+		spec.TmpDir = dir
+	}
+	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	var specW, statusR *os.File
+	if plan.Sandboxed {
+		spec.InNamespace = spec.UserNamespaces && needsNamespace(&spec)
+		if spec.InNamespace {
+			cmd.SysProcAttr = namespaceAttr()
+			cmd.SysProcAttr.Setsid = true
+		}
+		cmd.Path, cmd.Args = "/proc/self/exe", []string{os.Args[0], HelperArg}
+		cmd.Env = []string{}
+		var specR, statusW *os.File
+		var err error
+		if specR, specW, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		if statusR, statusW, err = os.Pipe(); err != nil {
+			specR.Close()
+			specW.Close()
+			return nil, err
+		}
+		defer statusR.Close()
+		cmd.ExtraFiles = []*os.File{specR, statusW}
+	} else {
+		path, err := lookPath(plan.Argv[0], envValue(env, "PATH"), plan.Cwd)
+		if err != nil {
+			return &Result{ExitCode: ExitCommandNotFound, Stderr: []byte(err.Error() + "\n")}, nil
+		}
+		cmd.Path, cmd.Args = path, plan.Argv
+	}
+	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Stdin = plan.Stdin
+	cmd.WaitDelay = drainGrace
+	start := time.Now()
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		if specW != nil {
+			specW.Close()
+		}
+		for _, f := range cmd.ExtraFiles {
+			f.Close()
+		}
+		return nil, fmt.Errorf("sandbox: start: %w", err)
+	}
+	pgid := cmd.Process.Pid
+	var drain sync.WaitGroup
+	drain.Add(2)
+	go func() { defer drain.Done(); io.Copy(stdout, outR) }()
+	go func() { defer drain.Done(); io.Copy(stderr, errR) }()
+	if specW != nil {
+		msg, _ := json.Marshal(helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: spec})
+		go func() { specW.Write(msg); specW.Close() }()
+		for _, f := range cmd.ExtraFiles {
+			f.Close()
+		}
+	}
+	runCtx, cancel := context.WithTimeout(ctx, plan.Timeout)
+	defer cancel()
+	stop := make(chan struct{})
+	killed := make(chan bool, 1)
+	go func() {
+		select {
+		case <-runCtx.Done():
+			unix.Kill(-pgid, unix.SIGKILL)
+			killed <- true
+		case <-stop:
+			killed <- false
+		}
+	}()
+	// Wait for the exit without reaping: while the leader is a zombie its
+	// pid (the group id) cannot be reused, so killing the group below can
+	// only reach what the command left behind.
+	waitExited(pgid)
+	dur := time.Since(start)
+	close(stop)
+	wasKilled := <-killed
+	unix.Kill(-pgid, unix.SIGKILL)
+	waitErr := cmd.Wait()
+	drained := make(chan struct{})
+	go func() { drain.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainGrace):
+		outR.Close()
+		errR.Close()
+		<-drained
+	}
+	outR.Close()
+	errR.Close()
+	res := &Result{
+		ExitCode:        exitCode(cmd.ProcessState, waitErr),
+		Stdout:          stdout.buf,
+		Stderr:          stderr.buf,
+		StdoutTruncated: stdout.truncated,
+		StderrTruncated: stderr.truncated,
+		DurationMs:      dur.Milliseconds(),
+		TimedOut:        wasKilled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
+	}
+	if statusR != nil {
+		if b, _ := io.ReadAll(io.LimitReader(statusR, 64<<10)); len(b) > 0 {
+			res.SandboxError = strings.TrimSpace(string(b))
+			return res, &Refusal{Code: CodeSandboxFailed, Message: res.SandboxError}
+		}
+	}
+	return res, nil
+}
+
+// needsNamespace reports whether a read-only carve-out exists inside a
+// writable grant, so that the helper needs a mount namespace.
+func needsNamespace(sp *SandboxSpec) bool {
+	if !sp.RestrictFilesystem {
+		return false
+	}
+	v := newFSView(&domain.FilesystemPolicy{Entries: sp.Entries})
+	for _, c := range v.effectiveCarves() {
+		if c.Access == domain.AccessRead {
+			return true
+		}
+	}
+	return false
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// withEnv returns env with the given names set (replacing earlier values).
+func withEnv(env []string, set map[string]string) []string {
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range []string{"TMPDIR", "TEMP", "TMP"} {
+		if v, ok := set[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// cappedBuffer keeps the first limit bytes written and counts the rest.
+type cappedBuffer struct {
+	limit     int
+	buf       []byte
+	truncated bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - len(b.buf); room > 0 {
+		if len(p) > room {
+			b.buf = append(b.buf, p[:room]...)
+			b.truncated = true
+		} else {
+			b.buf = append(b.buf, p...)
+		}
+	} else if len(p) > 0 {
+		b.truncated = true
+	}
+	return len(p), nil
+}
+
+// waitExited blocks until the process exits, leaving it unreaped.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// BPF opcodes used by the filter.
+const (
+	bpfLdW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfRet  = unix.BPF_RET | unix.BPF_K
+	offNr   = 0  // seccomp_data.nr
+	offArch = 4  // seccomp_data.arch
+	offArg0 = 16 // seccomp_data.args[0], low 32 bits (little-endian)
+)
+
+// seccompArch describes the native architecture for the filter. foreignBit,
+// when non-zero, marks syscalls of an ABI sharing the native audit arch
+// (x32 on amd64).
+type seccompArch struct {
+	audit      uint32
+	foreignBit uint32
+	socket     uint32
+	socketpair uint32
+	ioUring    [3]uint32
+}
+
+// filterOpts selects what the filter refuses beyond the always-on rules
+// (foreign architectures, x32, io_uring).
+type filterOpts struct {
+	restrictSockets bool // refuse socket/socketpair for every family but AF_UNIX
+	allowUnix       bool // keep AF_UNIX when restrictSockets
+}
+
+// buildFilter returns the classic BPF program:
+//
+//	arch != native            → EPERM (i386, arm compat: any syscall)
+//	nr >= foreignBit (x32)    → EPERM
+//	io_uring_{setup,enter,register} → ENOSYS
+//	socket/socketpair, family != AF_UNIX → EAFNOSUPPORT (when restricted)
+//	otherwise                 → allow
+func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
+	const (
+		retAllow = unix.SECCOMP_RET_ALLOW
+		retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+		retNoSys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+		retNoAF  = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
+	)
+	// Labels are resolved by building the program backwards would be
+	// clearer in general; this program is small enough to lay out by hand.
+	var p []unix.SockFilter
+	stmt := func(code uint16, k uint32) { p = append(p, unix.SockFilter{Code: code, K: k}) }
+	jump := func(code uint16, k uint32, jt, jf uint8) {
+		p = append(p, unix.SockFilter{Code: code, K: k, Jt: jt, Jf: jf})
+	}
+	stmt(bpfLdW, offArch)
+	jump(bpfJeq, a.audit, 1, 0)
+	stmt(bpfRet, retEPERM)
+	stmt(bpfLdW, offNr)
+	if a.foreignBit != 0 {
+		jump(bpfJge, a.foreignBit, 0, 1)
+		stmt(bpfRet, retEPERM)
+	}
+	for _, nr := range a.ioUring {
+		jump(bpfJeq, nr, 0, 1)
+		stmt(bpfRet, retNoSys)
+	}
+	if o.restrictSockets {
+		// socket or socketpair → check the family; else allow.
+		jump(bpfJeq, a.socket, 1, 0)
+		jump(bpfJeq, a.socketpair, 0, 4)
+		stmt(bpfLdW, offArg0)
+		if o.allowUnix {
+			jump(bpfJeq, unix.AF_UNIX, 1, 0)
+		} else {
+			jump(bpfJeq, 0xffffffff, 1, 0) // never: refuse every family
+		}
+		stmt(bpfRet, retNoAF)
+		stmt(bpfRet, retAllow)
+	}
+	stmt(bpfRet, retAllow)
+	return p
+}
+
+// installFilter installs the program on every thread (TSYNC). The caller has
+// set no_new_privs.
+func installFilter(prog []unix.SockFilter) error {
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	if e != 0 {
+		return fmt.Errorf("seccomp(SET_MODE_FILTER, TSYNC): %w", e)
+	}
+	if r != 0 {
+		return fmt.Errorf("seccomp TSYNC failed: thread %d could not be synchronised", r)
+	}
+	return nil
+}
+
+// seccompAvailable reports whether seccomp filters with errno returns are
+// supported, and why not.
+func seccompAvailable() (bool, string) {
+	if _, ok := nativeSeccompArch(); !ok {
+		return false, "no seccomp filter for this architecture in this build"
+	}
+	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
+		return false, "prctl(PR_GET_SECCOMP): " + err.Error()
+	}
+	action := uint32(unix.SECCOMP_RET_ERRNO)
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
+	if e != 0 {
+		return false, "seccomp(GET_ACTION_AVAIL, RET_ERRNO): " + e.Error()
+	}
+	return true, "filter mode with SECCOMP_RET_ERRNO"
+}

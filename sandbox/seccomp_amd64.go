@@ -1,0 +1,15 @@
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// nativeSeccompArch: x86-64. i386 (int 0x80) arrives with AUDIT_ARCH_I386 and
+// x32 with the __X32_SYSCALL_BIT set: both are refused.
+func nativeSeccompArch() (seccompArch, bool) {
+	return seccompArch{
+		audit:      unix.AUDIT_ARCH_X86_64,
+		foreignBit: 0x40000000,
+		socket:     unix.SYS_SOCKET,
+		socketpair: unix.SYS_SOCKETPAIR,
+		ioUring:    [3]uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER},
+	}, true
+}

@@ -1,0 +1,14 @@
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// nativeSeccompArch: arm64. 32-bit compat syscalls arrive with
+// AUDIT_ARCH_ARM and are refused.
+func nativeSeccompArch() (seccompArch, bool) {
+	return seccompArch{
+		audit:      unix.AUDIT_ARCH_AARCH64,
+		socket:     unix.SYS_SOCKET,
+		socketpair: unix.SYS_SOCKETPAIR,
+		ioUring:    [3]uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER},
+	}, true
+}
