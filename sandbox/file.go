@@ -64,7 +64,7 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 		return canon, nil
 	}
 	if canon != lexical {
-		if v.lexicallyCovers(lexical, op) {
+		if v.escapes(lexical, canon, op) {
 			return "", &Refusal{Code: CodeSymlinkEscape, Path: lexical,
 				Message: "a symlink leads from an allowed root to " + canon + ", which " + describeAccess(got, by, op)}
 		}
@@ -90,12 +90,13 @@ func describeAccess(got domain.Access, by *fsRule, op domain.Access) string {
 	}
 }
 
-// lexicallyCovers reports whether a grant covers op at p when p is compared
-// with the grants' paths as written and as canonicalised, symlinks in p
-// ignored.
-func (v *fsView) lexicallyCovers(p string, op domain.Access) bool {
+// escapes reports whether a grant covers op at the lexical path p (compared
+// with the grant's path as written and as canonicalised) while the canonical
+// path c lies outside that grant: a symlink below the root led out of it.
+func (v *fsView) escapes(p, c string, op domain.Access) bool {
 	for _, g := range v.grants {
-		if g.Access.Covers(op) && (domain.PathWithin(p, g.Path) || (g.From != "" && domain.PathWithin(p, g.From))) {
+		lex := domain.PathWithin(p, g.Path) || (g.From != "" && domain.PathWithin(p, g.From))
+		if lex && g.Access.Covers(op) && !domain.PathWithin(c, g.Path) {
 			return true
 		}
 	}

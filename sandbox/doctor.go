@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// Limits lists what the native backend does not enforce on any machine;
+// Doctor prints it and the server may show it next to a snapshot.
+var Limits = []string{
+	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through Client, which enforces the domain rules",
+	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
+	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
+	"a process that leaves the command's process group (setsid) survives the group kill at timeout; Landlock scoping still stops it signalling outside the sandbox",
+	"an IP socket passed in over an AF_UNIX socket from outside the sandbox keeps working (pathname unix sockets are not confined before Landlock ABI 9)",
+	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
+}
+
+// Doctor prints what this machine can enforce and, for each mode, the
+// snapshot's enforcement status and degradations under these features.
+func Doctor(w io.Writer, f Features) {
+	k := f.Kernel
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("turnstile sandbox doctor")
+	p("  kernel:          %s (%s)", orUnknown(f.Release), f.Arch)
+	p("  landlock:        %s", f.LandlockDetail)
+	for _, l := range landlockLosses(k.LandlockABI) {
+		p("                   - %s", l)
+	}
+	p("  seccomp:         %s: %s", yesNo(k.Seccomp), f.SeccompDetail)
+	if k.Seccomp {
+		p("                   refuses IPv4/IPv6 sockets of every type (TCP, UDP, raw, MPTCP), netlink, packet,")
+		p("                   vsock, io_uring and foreign-architecture syscalls when the network is not enabled")
+	}
+	p("  user namespaces: %s: %s", yesNo(k.UserNamespaces), f.UserNamespacesDetail)
+	if !k.UserNamespaces {
+		p("                   - protected paths in writable roots are enforced by granting sibling entries instead of")
+		p("                     the root: commands cannot create or delete entries directly in such a root")
+	}
+	p("")
+	p("modes on this machine:")
+	for _, m := range domain.Modes {
+		s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+			Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: m}, domain.SourceComposer),
+			WorkspaceRoot: "/workspace",
+			Kernel:        k,
+		})
+		if err != nil {
+			p("  %-18s cannot resolve: %v", m, err)
+			continue
+		}
+		e := s.Enforcement
+		line := fmt.Sprintf("  %-18s %s", m, e.Status)
+		if e.Reason != "" {
+			line += ": " + e.Reason
+		}
+		p("%s", line)
+		for _, d := range e.Degradations {
+			p("    - %s: %s", d.Dimension, d.Reason)
+		}
+		switch {
+		case s.Enforcement.Status == domain.EnforcementUnavailable:
+			p("    commands are refused (sandbox_unavailable): nothing is spawned")
+		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled:
+			p("    commands run unconfined (own process group, timeout); the environment is inherited")
+		case s.Sandbox.Mode == domain.SandboxWorkspaceWrite && !k.UserNamespaces:
+			p("    commands run in the sandbox; protected paths use sibling grants (narrower)")
+		default:
+			p("    commands run in the sandbox")
+		}
+	}
+	p("")
+	p("not enforced by the kernel on any machine:")
+	for _, l := range Limits {
+		p("  - %s", l)
+	}
+}
+
+// landlockLosses lists what a strict ruleset at abi cannot control.
+func landlockLosses(abi int) []string {
+	if abi < 1 {
+		return []string{"no filesystem confinement: restricted modes cannot spawn commands"}
+	}
+	var out []string
+	if abi < 2 {
+		out = append(out, "ABI < 2: renames and links across directories are always refused")
+	}
+	if abi < 3 {
+		out = append(out, "ABI < 3: truncate(2) is not controlled")
+	}
+	if abi < 4 {
+		out = append(out, "ABI < 4: no TCP bind/connect rules (seccomp still refuses IP sockets)")
+	}
+	if abi < 5 {
+		out = append(out, "ABI < 5: ioctl on devices is not controlled")
+	}
+	if abi < 6 {
+		out = append(out, "ABI < 6: no scoping: signals and abstract unix sockets can reach processes outside the sandbox")
+	}
+	return out
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orUnknown(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "unknown"
+	}
+	return s
+}
