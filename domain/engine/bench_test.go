@@ -1,0 +1,235 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"turnstile/adapters/boltstore"
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+func benchStore(b *testing.B) eventstore.Store {
+	st, err := boltstore.Open(filepath.Join(b.TempDir(), "events.db"), boltstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+var readArgs = json.RawMessage(`{"path":"src/main.go"}`)
+
+// BenchmarkDurableDecisions measures durable (fsynced) decisions per second
+// with 1, 8 and 64 turns deciding at once; group commit lets concurrent
+// turns share an fsync.
+func BenchmarkDurableDecisions(b *testing.B) {
+	for _, turns := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+			eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
+			for i := range turns {
+				start(b, eng, fmt.Sprintf("t%d", i), domain.ModeSupervised)
+			}
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			t0 := time.Now()
+			for i := range turns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					id := fmt.Sprintf("t%d", i)
+					for {
+						n := next.Add(1)
+						if n > int64(b.N) {
+							return
+						}
+						res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", n), Invocation: domain.Invocation{ToolName: "read_file", Arguments: readArgs}})
+						if err != nil || res.Decision.Behavior != domain.BehaviorAllow || len(res.Events) != 1 {
+							b.Errorf("decision: %v %+v", err, res.Decision)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "decisions/s")
+		})
+	}
+}
+
+// BenchmarkDecisionOnLongTurn compares one durable decision on a turn with
+// 10 events and on one with 10,000: the engine decides on its cached state,
+// so the history's length must not matter.
+func BenchmarkDecisionOnLongTurn(b *testing.B) {
+	for _, events := range []int{10, 10_000} {
+		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+			eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
+			start(b, eng, "t", domain.ModeSupervised)
+			for i := 3; i < events; i++ {
+				if _, err := eng.Execute(ctx, "t", &turn.EvaluateTool{ToolCallID: fmt.Sprintf("pre%d", i), Invocation: domain.Invocation{ToolName: "read_file", Arguments: readArgs}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := eng.Execute(ctx, "t", &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", i), Invocation: domain.Invocation{ToolName: "read_file", Arguments: readArgs}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// replayFile builds (once) a store with about 200,000 events of a realistic
+// mix: per turn a start (3 events), 12 decisions, 2 approvals and an end.
+var replayFile = sync.OnceValues(func() (string, error) {
+	dir, err := tempDir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "replay.db")
+	st, err := boltstore.Open(path, boltstore.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	eng := engine.New(st, engine.Config{Kernel: kernel})
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 10_000; i += 16 {
+				if err := fillTurn(eng, fmt.Sprintf("t%d", i)); err != nil {
+					firstErr.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return "", err
+	}
+	return path, nil
+})
+
+func fillTurn(eng *engine.Engine, id string) error {
+	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: "/work/repo"}}); err != nil {
+		return err
+	}
+	for c := range 14 {
+		inv := domain.Invocation{ToolName: "read_file", Arguments: readArgs}
+		if c%7 == 6 {
+			inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["go","test","./pkg%d/..."]}`, c))}
+		}
+		res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c), Invocation: inv})
+		if err != nil {
+			return err
+		}
+		if res.Request != nil {
+			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
+	return err
+}
+
+// BenchmarkReplay rebuilds every read model from the file (events/s), next
+// to a raw scan of the same file without decoding.
+func BenchmarkReplay(b *testing.B) {
+	path, err := replayFile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := boltstore.Open(path, boltstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	b.Run("projections", func(b *testing.B) {
+		var n uint64
+		t0 := time.Now()
+		for range b.N {
+			p := projections.New()
+			if err := p.Rebuild(ctx, st); err != nil {
+				b.Fatal(err)
+			}
+			n += p.Applied()
+		}
+		b.ReportMetric(float64(n)/time.Since(t0).Seconds(), "events/s")
+	})
+	b.Run("raw_scan", func(b *testing.B) {
+		var n int
+		t0 := time.Now()
+		for range b.N {
+			pos := eventstore.Start
+			for {
+				recs, err := st.ReadAll(ctx, pos, 2048)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(recs)
+				if len(recs) < 2048 {
+					break
+				}
+				pos = recs[len(recs)-1].Position
+			}
+		}
+		b.ReportMetric(float64(n)/time.Since(t0).Seconds(), "events/s")
+	})
+}
+
+// BenchmarkCachedTurnMemory reports the heap a cached turn costs (a started
+// supervised turn with 10 decisions, two of them approval requests).
+func BenchmarkCachedTurnMemory(b *testing.B) {
+	const turns, workers = 2000, 32
+	for range b.N {
+		eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < turns; i += workers {
+					id := fmt.Sprintf("t%d", i)
+					start(b, eng, id, domain.ModeSupervised)
+					for c := range 10 {
+						inv := domain.Invocation{ToolName: "read_file", Arguments: readArgs}
+						if c%5 == 4 {
+							inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["make"]}`)}
+						}
+						if _, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c), Invocation: inv}); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if eng.CachedTurns() != turns {
+			b.Fatalf("%d turns cached", eng.CachedTurns())
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/turns, "bytes/turn")
+		runtime.KeepAlive(eng)
+	}
+}

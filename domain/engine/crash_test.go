@@ -1,0 +1,137 @@
+package engine_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"turnstile/adapters/boltstore"
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/turn"
+)
+
+const crashEnv = "TURNSTILE_ENGINE_CRASH_CHILD"
+
+// TestCrashChild is the child of TestCrashKeepsAcknowledged: it runs turns
+// through the engine on 8 goroutines and reports every acknowledged event.
+func TestCrashChild(t *testing.T) {
+	path := os.Getenv(crashEnv)
+	if path == "" {
+		t.Skip("runs only as the child of TestCrashKeepsAcknowledged")
+	}
+	st, err := boltstore.Open(path, boltstore.Options{})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	eng := engine.New(st, engine.Config{Kernel: kernel})
+	var mu sync.Mutex
+	report := func(r engine.Result, id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range r.Events {
+			fmt.Printf("ack %s %d %s\n", id, e.Version, e.ID)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("w%d-t%d", w, i)
+				r, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: "/w"}})
+				if err != nil {
+					fmt.Println("error", err)
+					os.Exit(2)
+				}
+				report(r, id)
+				for c := range 20 {
+					r := decide(t, eng, id, fmt.Sprintf("c%d", c), "echo", strconv.Itoa(c))
+					report(r, id)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCrashKeepsAcknowledged kills a child appending through the engine with
+// SIGKILL at several moments; after reopening the file every event the child
+// had acknowledged is there, in order, with an unbroken hash chain.
+func TestCrashKeepsAcknowledged(t *testing.T) {
+	if os.Getenv(crashEnv) != "" {
+		t.Skip()
+	}
+	for _, after := range []int{50, 400, 2000} {
+		t.Run(fmt.Sprintf("after%d", after), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.db")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), crashEnv+"="+path)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			acked := map[string][]string{} // turn → event ids by version
+			sc := bufio.NewScanner(out)
+			n := 0
+			deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+			defer deadline.Stop()
+			for sc.Scan() {
+				f := strings.Fields(sc.Text())
+				if len(f) != 4 || f[0] != "ack" {
+					if strings.HasPrefix(sc.Text(), "error") {
+						t.Fatal(sc.Text())
+					}
+					continue
+				}
+				v, _ := strconv.Atoi(f[2])
+				if v != len(acked[f[1]]) {
+					t.Fatalf("child reported %s v%d out of order", f[1], v)
+				}
+				acked[f[1]] = append(acked[f[1]], f[3])
+				if n++; n == after {
+					cmd.Process.Signal(syscall.SIGKILL)
+				}
+			}
+			cmd.Wait()
+			if n < after {
+				t.Fatalf("child acknowledged only %d events", n)
+			}
+			st, err := boltstore.Open(path, boltstore.Options{})
+			if err != nil {
+				t.Fatalf("reopen after SIGKILL: %v", err)
+			}
+			defer st.Close()
+			for id, ids := range acked {
+				recs, err := st.ReadStream(ctx, turn.StreamName(id), 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) < len(ids) {
+					t.Fatalf("%s: %d events acknowledged, %d on disk", id, len(ids), len(recs))
+				}
+				for v, want := range ids {
+					if recs[v].ID.String() != want {
+						t.Fatalf("%s v%d: id %s on disk, %s acknowledged", id, v, recs[v].ID, want)
+					}
+				}
+				if _, err := turn.VerifyChain(recs, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
