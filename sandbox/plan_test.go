@@ -14,7 +14,9 @@ var fullKernel = domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamesp
 
 func TestPlanSpawnRefusals(t *testing.T) {
 	ws := tempWorkspace(t)
-	base := func() *domain.TurnExecutionSecuritySnapshot { return snapshotFor(t, domain.ModeAutoAcceptEdits, ws, fullKernel) }
+	base := func() *domain.TurnExecutionSecuritySnapshot {
+		return snapshotFor(t, domain.ModeAutoAcceptEdits, ws, fullKernel)
+	}
 	cases := []struct {
 		name   string
 		snap   func() *domain.TurnExecutionSecuritySnapshot
