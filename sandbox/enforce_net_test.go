@@ -1,0 +1,177 @@
+package sandbox
+
+import (
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// probeCmd returns argv running the test binary as probe program kind.
+func probeCmd(t *testing.T, kind string, args ...string) []string {
+	return append([]string{testExe(t), testProbeArg, kind}, args...)
+}
+
+// netSnapshots returns a restricted (supervised) and an unrestricted
+// (full_access) snapshot over a fresh workspace; the test binary's directory
+// is a read root so that probe programs can run inside.
+func netSnapshots(t *testing.T, f Features) (ws string, restricted, open *domain.TurnExecutionSecuritySnapshot) {
+	ws = tempWorkspace(t)
+	exeDir := filepathDir(testExe(t))
+	return ws, snapshotFor(t, domain.ModeSupervised, ws, f.Kernel, exeDir), snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel)
+}
+
+func filepathDir(p string) string { return p[:strings.LastIndex(p, "/")] }
+
+// TestEnforceNetwork: with the network disabled, TCP to a local listener,
+// UDP to a local receiver (which receives nothing), IPv6, raw, MPTCP,
+// netlink, packet and vsock sockets and io_uring all fail, while AF_UNIX
+// works. The same probes reach the listener and receiver from an
+// unrestricted snapshot, so the refusals come from the sandbox.
+func TestEnforceNetwork(t *testing.T) {
+	f := requireKernel(t, false)
+	ws, restricted, open := netSnapshots(t, f)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	tcpPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	udpPort := strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)
+	unixLn, err := net.Listen("unix", ws+"/sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unixLn.Close()
+
+	probe := func(s *domain.TurnExecutionSecuritySnapshot, kind string, args ...string) *Result {
+		t.Helper()
+		r, err := run(t, s, SpawnRequest{Argv: probeCmd(t, kind, args...)}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		return r
+	}
+	// Nothing may be queued: the probe has exited and loopback delivery is
+	// synchronous, so a non-blocking accept/receive sees any connection or
+	// datagram the probe managed to send.
+	accepted := func() bool {
+		rc, err := ln.(*net.TCPListener).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		rc.Control(func(fd uintptr) {
+			if nfd, _, err := unix.Accept4(int(fd), unix.SOCK_CLOEXEC); err == nil {
+				unix.Close(nfd)
+				got = true
+			}
+		})
+		return got
+	}
+	received := func() bool {
+		rc, err := udp.(*net.UDPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		rc.Control(func(fd uintptr) {
+			if n, _, err := unix.Recvfrom(int(fd), make([]byte, 64), unix.MSG_DONTWAIT); err == nil && n > 0 {
+				got = true
+			}
+		})
+		return got
+	}
+
+	for _, c := range []struct{ kind, arg string }{
+		{"tcp-connect", tcpPort}, {"udp-send", udpPort}, {"udp6", ""}, {"raw", ""}, {"mptcp", ""},
+		{"netlink", ""}, {"packet", ""}, {"vsock", ""}, {"io_uring", ""},
+	} {
+		r := probe(restricted, c.kind, c.arg)
+		if r.ExitCode != 1 || !strings.Contains(string(r.Stdout), "refused") {
+			t.Errorf("%s under the sandbox: exit %d, %s %s", c.kind, r.ExitCode, r.Stdout, r.Stderr)
+		}
+	}
+	if accepted() {
+		t.Error("the TCP listener accepted a connection from the sandbox")
+	}
+	if received() {
+		t.Error("the UDP receiver got a datagram from the sandbox")
+	}
+	for _, kind := range []string{"unix-pair", "unix-connect"} {
+		if r := probe(restricted, kind, ws+"/sock"); r.ExitCode != 0 {
+			t.Errorf("%s under the sandbox: %s %s", kind, r.Stdout, r.Stderr)
+		}
+	}
+	// Control: unrestricted, the same probes get through.
+	if r := probe(open, "tcp-connect", tcpPort); r.ExitCode != 0 || !accepted() {
+		t.Errorf("control tcp-connect: %s %s", r.Stdout, r.Stderr)
+	}
+	if r := probe(open, "udp-send", udpPort); r.ExitCode != 0 || !received() {
+		t.Errorf("control udp-send: %s %s", r.Stdout, r.Stderr)
+	}
+}
+
+// TestEnforceProcess: secrets of the server's environment are absent (PATH
+// is present), the server's /proc/PID/environ cannot be read, no capability
+// is left, no_new_privs and seccomp are set, and signals cannot leave the
+// sandbox.
+func TestEnforceProcess(t *testing.T) {
+	f := requireKernel(t, false)
+	t.Setenv("MY_API_TOKEN", "tok-s3cret-value")
+	_, restricted, _ := netSnapshots(t, f)
+	r := sh(t, restricted, "env")
+	if strings.Contains(string(r.Stdout), "MY_API_TOKEN") || strings.Contains(string(r.Stdout), "tok-s3cret-value") ||
+		!strings.Contains(string(r.Stdout), "PATH=") {
+		t.Fatalf("child environment:\n%s", r.Stdout)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	if r := sh(t, restricted, "cat /proc/"+pid+"/environ"); r.ExitCode == 0 || strings.Contains(string(r.Stdout), "tok-s3cret-value") {
+		t.Fatalf("read the server's environ: exit %d", r.ExitCode)
+	}
+	r = sh(t, restricted, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status")
+	want := map[string]string{"CapInh": "0000000000000000", "CapPrm": "0000000000000000", "CapEff": "0000000000000000",
+		"CapBnd": "0000000000000000", "CapAmb": "0000000000000000", "NoNewPrivs": "1", "Seccomp": "2"}
+	for _, line := range strings.Split(strings.TrimSpace(string(r.Stdout)), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if w, ok := want[k]; ok && strings.TrimSpace(v) != w {
+			t.Errorf("%s = %s, want %s", k, strings.TrimSpace(v), w)
+		}
+		delete(want, k)
+	}
+	if len(want) > 0 {
+		t.Errorf("missing status lines %v in %s", want, r.Stdout)
+	}
+	// Landlock scoping (ABI 6+): no signal to a process outside.
+	if f.Kernel.LandlockABI >= 6 {
+		rr, err := run(t, restricted, SpawnRequest{Argv: probeCmd(t, "signal", pid)}, nil)
+		if err != nil || rr.ExitCode != 1 {
+			t.Fatalf("signal to the server: %v %+v %s", err, rr, rr.Stdout)
+		}
+	}
+}
+
+// TestRunNotFound: an unknown command exits 127 without a sandbox error.
+func TestRunNotFound(t *testing.T) {
+	f := requireKernel(t, false)
+	_, restricted, open := netSnapshots(t, f)
+	for _, s := range []*domain.TurnExecutionSecuritySnapshot{restricted, open} {
+		r, err := run(t, s, SpawnRequest{Argv: []string{"turnstile-no-such-command"}}, nil)
+		if r == nil || r.ExitCode != ExitCommandNotFound {
+			t.Fatalf("got %+v, %v", r, err)
+		}
+		var ref *Refusal
+		_ = errors.As(err, &ref)
+	}
+}
