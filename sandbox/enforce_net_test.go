@@ -175,3 +175,21 @@ func TestRunNotFound(t *testing.T) {
 		_ = errors.As(err, &ref)
 	}
 }
+
+// TestEnforceForeignABI: on amd64, an x32 system call is refused by the
+// filter with EPERM (outside it, the kernel answers ENOSYS or runs it).
+func TestEnforceForeignABI(t *testing.T) {
+	f := requireKernel(t, false)
+	if a, _ := nativeSeccompArch(); a.foreignBit == 0 {
+		t.Skip("no x32 ABI on this architecture")
+	}
+	_, restricted, open := netSnapshots(t, f)
+	r, err := run(t, restricted, SpawnRequest{Argv: probeCmd(t, "x32")}, nil)
+	if err != nil || r.ExitCode != 1 || !strings.Contains(string(r.Stdout), unix.EPERM.Error()) {
+		t.Fatalf("x32 under the sandbox: %v %s", err, r.Stdout)
+	}
+	r, err = run(t, open, SpawnRequest{Argv: probeCmd(t, "x32")}, nil)
+	if err != nil || strings.Contains(string(r.Stdout), unix.EPERM.Error()) {
+		t.Fatalf("x32 unconfined: %v %s", err, r.Stdout)
+	}
+}

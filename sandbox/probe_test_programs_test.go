@@ -79,6 +79,12 @@ func testProbe(kind string, args []string) error {
 		}
 		unix.Close(int(fd))
 		return nil
+	case "x32": // amd64: getpid through the x32 ABI
+		_, _, e := unix.Syscall(0x40000000|unix.SYS_GETPID, 0, 0, 0)
+		if e != 0 {
+			return e
+		}
+		return nil
 	case "unix-pair":
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {
