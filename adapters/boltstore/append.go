@@ -186,6 +186,9 @@ func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
 			resps[i] = appendResp{err: err}
 		}
 	} else {
+		s.commits.Add(1)
+		s.appends.Add(w.appends)
+		s.events.Add(w.events)
 		s.published(w.last)
 	}
 	for i, r := range reqs {
@@ -201,6 +204,8 @@ type txWriter struct {
 	// wrote reports whether any event was put; last is the last position.
 	wrote bool
 	last  uint64
+	// appends and events count what this transaction wrote.
+	appends, events uint64
 }
 
 func newTxWriter(tx *bolt.Tx, created int64) *txWriter {
@@ -328,6 +333,8 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 		return eventstore.AppendResult{}, err
 	}
 	w.wrote, w.last = true, pos
+	w.appends++
+	w.events += uint64(len(r.records))
 	return eventstore.AppendResult{
 		NextExpectedRevision: last,
 		Position:             eventstore.Position{Commit: pos, Prepare: pos},

@@ -145,6 +145,36 @@ type Store struct {
 	wakeMu sync.Mutex
 	// wake is closed and replaced after every commit that wrote events.
 	wake chan struct{}
+
+	// Counters for Stats, updated by the writer.
+	commits, appends, events atomic.Uint64
+	// waiting counts Recv calls blocked until the next commit.
+	waiting atomic.Int64
+}
+
+// Stats are counters of a Store since Open.
+type Stats struct {
+	// Commits is the number of write transactions committed (each one
+	// fsynced).
+	Commits uint64
+	// Appends is the number of appends that wrote events.
+	Appends uint64
+	// Events is the number of events written.
+	Events uint64
+	// WaitingSubscribers is the number of subscriptions currently waiting
+	// for a commit.
+	WaitingSubscribers int64
+}
+
+// Stats returns the store's counters. Appends/Commits is the mean group
+// commit size.
+func (s *Store) Stats() Stats {
+	return Stats{
+		Commits:            s.commits.Load(),
+		Appends:            s.appends.Load(),
+		Events:             s.events.Load(),
+		WaitingSubscribers: s.waiting.Load(),
+	}
 }
 
 var _ eventstore.Store = (*Store)(nil)

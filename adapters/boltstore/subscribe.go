@@ -91,15 +91,26 @@ func (sub *subscription) Recv(ctx context.Context) (eventstore.Message, error) {
 			sub.caughtUp = true
 			return eventstore.Message{CaughtUp: true}, nil
 		}
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return eventstore.Message{}, ctx.Err()
-		case <-sub.closed:
-			return eventstore.Message{}, eventstore.ErrClosed
-		case <-s.closing:
-			return eventstore.Message{}, eventstore.ErrClosed
+		if err := sub.wait(ctx, wake); err != nil {
+			return eventstore.Message{}, err
 		}
+	}
+}
+
+// wait blocks until wake is closed, ctx ends, or the subscription or the
+// store is closed.
+func (sub *subscription) wait(ctx context.Context, wake <-chan struct{}) error {
+	sub.store.waiting.Add(1)
+	defer sub.store.waiting.Add(-1)
+	select {
+	case <-wake:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-sub.closed:
+		return eventstore.ErrClosed
+	case <-sub.store.closing:
+		return eventstore.ErrClosed
 	}
 }
 

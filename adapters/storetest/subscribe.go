@@ -32,6 +32,10 @@ type subReader struct {
 	prefix string
 	last   eventstore.Position
 	seen   map[uuid.UUID]bool
+	// nextRev is the revision expected next for each stream seen so far;
+	// from Start, this subtest's streams must begin at revision 0.
+	nextRev   map[string]uint64
+	fromStart bool
 	// caughtUp counts CaughtUp messages.
 	caughtUp int
 }
@@ -43,7 +47,10 @@ func (f *fixture) subscribe(from eventstore.Position, prefix string) *subReader 
 		f.t.Fatalf("Subscribe(%s, %q): %v", from, prefix, err)
 	}
 	f.t.Cleanup(func() { _ = sub.Close() })
-	return &subReader{f: f, sub: sub, prefix: prefix, last: from, seen: map[uuid.UUID]bool{}}
+	return &subReader{
+		f: f, sub: sub, prefix: prefix, last: from,
+		seen: map[uuid.UUID]bool{}, nextRev: map[string]uint64{}, fromStart: from == eventstore.Start,
+	}
 }
 
 // next returns the next message, failing the test on any error or broken
@@ -84,6 +91,12 @@ func (r *subReader) check(m eventstore.Message) error {
 	if !strings.HasPrefix(e.Stream, r.prefix) {
 		return fmt.Errorf("Recv: event of stream %q outside the prefix %q", e.Stream, r.prefix)
 	}
+	if want, ok := r.nextRev[e.Stream]; ok || (r.fromStart && r.f.ours(e.Stream)) {
+		if e.Revision != want {
+			return fmt.Errorf("Recv: %s@%d, want revision %d (gap or reorder)", e.Stream, e.Revision, want)
+		}
+	}
+	r.nextRev[e.Stream] = e.Revision + 1
 	r.last = e.Position
 	r.seen[e.ID] = true
 	return nil
@@ -115,6 +128,33 @@ func (r *subReader) take(n int) []eventstore.RecordedEvent {
 		}
 	}
 	return out
+}
+
+// takeUntil returns this subtest's events delivered before the event with
+// id marker (which is not returned). Appending a marker after the events a
+// test waits for turns a lost event into a failure rather than a hang.
+func (r *subReader) takeUntil(marker uuid.UUID) []eventstore.RecordedEvent {
+	r.f.t.Helper()
+	var out []eventstore.RecordedEvent
+	for {
+		m := r.next()
+		if m.Event == nil || !r.f.ours(m.Event.Stream) {
+			continue
+		}
+		if m.Event.ID == marker {
+			return out
+		}
+		out = append(out, *m.Event)
+	}
+}
+
+// appendMarker appends one event to this subtest's "marker" stream and
+// returns its id.
+func (f *fixture) appendMarker() uuid.UUID {
+	f.t.Helper()
+	ev := events(1, "marker")
+	f.mustAppend(f.stream("marker"), eventstore.Any(), ev)
+	return ev[0].ID
 }
 
 func testSubscribeFromStart(f *fixture) {
@@ -217,17 +257,23 @@ func testSubscribeWhileAppending(f *fixture) {
 	}
 	close(start)
 	r := f.subscribe(eventstore.Start, "turn-"+f.ns)
-	got := r.take(total)
+	got := r.take(total / 2)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		f.t.Fatal(err)
 	}
+	got = append(got, r.takeUntil(f.appendMarker())...)
+	if len(got) != total {
+		f.t.Fatalf("delivered %d events before the marker, want %d", len(got), total)
+	}
 	if r.caughtUp != 1 {
-		// All events were read; CaughtUp must have come at some point
-		// (possibly after the last of them).
+		// CaughtUp may come after the last event if appends kept the
+		// subscription busy; it must come before any further event.
+		more := events(1, "after")
+		f.mustAppend(f.stream("marker"), eventstore.Any(), more)
 		if m := r.next(); !m.CaughtUp {
-			f.t.Fatalf("no CaughtUp among %d events and the next message is an event", total)
+			f.t.Fatalf("no CaughtUp among %d events and the marker, and the next message is an event", total)
 		}
 	}
 	checkGapless(f, got, names)
@@ -272,8 +318,9 @@ func testSubscribeSlowConsumer(f *fixture) {
 	for i := range n {
 		f.mustAppend(s, eventstore.Exactly(uint64(i)), events(1, "slow"))
 	}
-	checkGapless(f, slow.take(n+1), []string{s})
-	checkGapless(f, idle.take(n+1), []string{s})
+	marker := f.appendMarker()
+	checkGapless(f, slow.takeUntil(marker), []string{s})
+	checkGapless(f, idle.takeUntil(marker), []string{s})
 }
 
 func testSubscriptionContextAndClose(f *fixture) {
