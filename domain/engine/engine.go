@@ -34,6 +34,9 @@ type Config struct {
 	MaxCachedTurns int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Checker, when set, runs the resource checks on every new tool call
+	// before the policy decides it.
+	Checker ResourceChecker
 	// OnAppend, when set, is called after every successful append.
 	OnAppend func(turnID string, events []turn.Event, took time.Duration)
 }

@@ -32,7 +32,14 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		evs, out, err := turn.Decide(en.state, cmd)
+		c := cmd
+		if ev, ok := cmd.(*turn.EvaluateTool); ok {
+			var err error
+			if c, err = e.checkResources(en.state, ev); err != nil {
+				return Result{}, err
+			}
+		}
+		evs, out, err := turn.Decide(en.state, c)
 		if err != nil {
 			return Result{}, err
 		}
@@ -109,6 +116,8 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 			c.Kernel = e.cfg.Kernel
 		}
 	case *turn.RecordDenial:
+		setNow(&c.Meta, now)
+	case *turn.RunApproved:
 		setNow(&c.Meta, now)
 	case *turn.RespondApproval:
 		setNow(&c.Meta, now)

@@ -85,6 +85,14 @@ type RecordDenial struct {
 	Message    string
 }
 
+// RunApproved records, once, that an approved call is about to run: a
+// decision_allowed with reason user_approved tied to its request. A second
+// attempt is answered as replayed, so the caller runs nothing twice.
+type RunApproved struct {
+	Meta
+	ToolCallID string
+}
+
 // RespondApproval resolves an approval request. The first resolution wins;
 // the same one again is answered with the stored result.
 type RespondApproval struct {

@@ -25,6 +25,8 @@ func Decide(s *State, cmd Command) ([]Event, Outcome, error) {
 		return decideDenial(s, c)
 	case *RespondApproval:
 		return decideRespond(s, c)
+	case *RunApproved:
+		return decideRunApproved(s, c)
 	case *ExpireApprovals:
 		return decideExpire(s, c)
 	case *EndTurn:
@@ -170,10 +172,38 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: d,
 		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
 	if call := s.Calls[c.ToolCallID]; call != nil {
+		if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
+			return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
+				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
+		}
+		if call.Denial != nil {
+			return nil, Outcome{Decision: *call.Denial, Request: s.Requests[call.RequestID], Replayed: true}, nil
+		}
 		rec.RequestID = call.RequestID
 	}
 	ev := s.event(&c.Meta, []string{"sandbox_denied", c.ToolCallID, a.ScopeHash, c.Refusal}, &DecisionDenied{rec})
 	return []Event{ev}, Outcome{Decision: d}, nil
+}
+
+func decideRunApproved(s *State, c *RunApproved) ([]Event, Outcome, error) {
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	call := s.Calls[c.ToolCallID]
+	if call == nil {
+		return nil, Outcome{}, &NotFoundError{Kind: "tool call", ID: c.ToolCallID}
+	}
+	r := s.Requests[call.RequestID]
+	if r == nil || r.Status != RequestResolved || !r.Resolution.Allows() {
+		return nil, Outcome{}, &ConflictError{Code: "not_approved", Message: fmt.Sprintf("tool call %s has no approved request", c.ToolCallID)}
+	}
+	d := domain.Decision{Behavior: domain.BehaviorAllow, Reason: domain.ReasonUserApproved, Action: call.Decision.Action, ScopeHash: call.ScopeHash, DecidedBy: "approval"}
+	if call.Consumed {
+		return nil, Outcome{Decision: d, Request: r, Replayed: true}, nil
+	}
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, Action: r.Action, Decision: d, RequestID: r.ID}
+	ev := s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec})
+	return []Event{ev}, Outcome{Decision: d, Request: r}, nil
 }
 
 func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {

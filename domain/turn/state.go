@@ -54,12 +54,18 @@ type Request struct {
 	SnapshotVersion int64
 }
 
-// Call is the first answer given to a tool call id.
+// Call is what happened to a tool call id: its first (policy) decision, the
+// request it opened, whether an approved run was consumed, and a sandbox
+// refusal.
 type Call struct {
 	ToolName  string
 	ScopeHash string
 	Decision  domain.Decision
 	RequestID string
+	// Consumed is set once an approved call was allowed to run (RunApproved).
+	Consumed bool
+	// Denial is the sandbox's refusal of the call, if any.
+	Denial *domain.Decision
 }
 
 // NewState returns the state of a turn with no events.
@@ -85,9 +91,16 @@ func Evolve(s *State, e *Event) {
 		s.Profile, s.Snapshot, s.SnapshotVersion = p.Profile, p.Snapshot, e.Version
 		s.Grants = domain.GrantSet{}
 	case *DecisionAllowed:
+		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
+			c.Consumed = true
+		}
 		s.recordCall(&p.DecisionRecorded)
 	case *DecisionDenied:
 		s.recordCall(&p.DecisionRecorded)
+		if p.Decision.Reason == domain.ReasonSandboxDenied {
+			d := p.Decision
+			s.Calls[p.ToolCallID].Denial = &d
+		}
 	case *ApprovalRequested:
 		s.Requests[p.Request.RequestID] = &Request{
 			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"errors"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+)
+
+// ResourceChecker is the port to the checks made before any side effect
+// (REFERENCE §5): the file policy (canonical paths, symlink escapes, roots)
+// and the network policy (schemes, denied and allowed hosts, localhost and
+// private ranges). The sandbox package implements it.
+type ResourceChecker interface {
+	CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error
+	CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error
+}
+
+// Refusal is an error a ResourceChecker returns to refuse; other errors are
+// failures of the check itself.
+type Refusal interface {
+	error
+	RefusalCode() string
+}
+
+// checkResources runs the resource checks on a tool call that has not been
+// decided yet. A refusal turns the command into a RecordDenial, so the turn
+// records a decision_denied with reason sandbox_denied instead of asking a
+// person about something that cannot run.
+func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Command, error) {
+	if e.cfg.Checker == nil || s.Status == turn.StatusNone || s.Status.Terminal() || s.Calls[c.ToolCallID] != nil || c.ToolCallID == "" {
+		return c, nil
+	}
+	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust)
+	if err != nil {
+		return c, nil // Decide reports the bad input
+	}
+	snap := &s.Snapshot
+	var refusal error
+	for _, f := range a.Files {
+		if refusal = e.cfg.Checker.CheckFile(snap, f.Path, f.Access); refusal != nil {
+			break
+		}
+	}
+	if refusal == nil && a.URL != nil {
+		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+	}
+	if refusal == nil {
+		return c, nil
+	}
+	var r Refusal
+	if !errors.As(refusal, &r) {
+		return nil, refusal
+	}
+	return &turn.RecordDenial{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation,
+		Refusal: r.RefusalCode(), Message: r.Error()}, nil
+}
