@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	esdbc "github.com/EventStore/EventStore-Client-Go/v4/esdb"
 	"github.com/google/uuid"
 
 	"turnstile/domain/eventstore"
@@ -47,10 +48,69 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-func benchAppends(b *testing.B, s *Store, writers int) {
+// BenchmarkAppendRawClient is BenchmarkAppend's test-server case with the
+// v4 client called directly, to show what the adapter adds (a goroutine and
+// a connection check per call, the port's conversions).
+func BenchmarkAppendRawClient(b *testing.B) {
+	for _, writers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			srv := esdbtest.Start(b)
+			cfg, err := esdbc.ParseConnectionString(srv.ConnString())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg.Logger = esdbc.NoopLogging()
+			c, err := esdbc.NewClient(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			data := benchData()
+			ctx := context.Background()
+			run := uuid.NewString()
+			var next atomic.Int64
+			var failed atomic.Pointer[error]
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					stream := fmt.Sprintf("turn-bench-%s-%d", run, w)
+					var exp esdbc.ExpectedRevision = esdbc.NoStream{}
+					for next.Add(1) <= int64(b.N) {
+						ev := esdbc.EventData{EventID: uuid.New(), EventType: "bench.appended", ContentType: esdbc.ContentTypeJson, Data: data}
+						res, err := c.AppendToStream(ctx, stream, esdbc.AppendToStreamOptions{ExpectedRevision: exp}, ev)
+						if err != nil {
+							failed.CompareAndSwap(nil, &err)
+							return
+						}
+						exp = esdbc.Revision(res.NextExpectedVersion)
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			if err := failed.Load(); err != nil {
+				b.Fatalf("AppendToStream: %v", *err)
+			}
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
+		})
+	}
+}
+
+// benchData is a 1 KiB JSON document.
+func benchData() []byte {
 	data := bytes.Repeat([]byte("x"), 1024)
 	copy(data, `{"pad":"`)
 	data[len(data)-2], data[len(data)-1] = '"', '}'
+	return data
+}
+
+func benchAppends(b *testing.B, s *Store, writers int) {
+	data := benchData()
 	ctx := context.Background()
 	run := uuid.NewString()
 

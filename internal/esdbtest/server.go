@@ -51,6 +51,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 )
 
@@ -163,6 +164,10 @@ func (s *Server) Serve(addr string) error {
 
 func (s *Server) serveLocked(lis net.Listener) {
 	opts := []grpc.ServerOption{
+		// The v4 client pings every 10s, even without calls; grpc-go's
+		// default policy (5 minutes) would answer with GOAWAY
+		// too_many_pings, which a real node never does.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := s.gate(ctx); err != nil {
 				return nil, err
