@@ -199,8 +199,8 @@ func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
 
 // txWriter applies appends inside one read-write transaction.
 type txWriter struct {
-	log, streams, revs, ids *bolt.Bucket
-	created                 int64
+	log, streams, index *bolt.Bucket
+	created             int64
 	// wrote reports whether any event was put; last is the last position.
 	wrote bool
 	last  uint64
@@ -212,8 +212,7 @@ func newTxWriter(tx *bolt.Tx, created int64) *txWriter {
 	w := &txWriter{
 		log:     tx.Bucket(bucketLog),
 		streams: tx.Bucket(bucketStreams),
-		revs:    tx.Bucket(bucketRevs),
-		ids:     tx.Bucket(bucketIDs),
+		index:   tx.Bucket(bucketIndex),
 		created: created,
 	}
 	// Positions only grow: pack the log's pages full.
@@ -226,14 +225,9 @@ func newTxWriter(tx *bolt.Tx, created int64) *txWriter {
 // written nothing. Any other error may leave partial writes: the caller
 // rolls the transaction back.
 func (w *txWriter) apply(r *appendReq) (eventstore.AppendResult, error) {
-	var sid, last uint64
-	exists := false
-	if v := w.streams.Get([]byte(r.stream)); v != nil {
-		var err error
-		if sid, last, err = decodeHead(v); err != nil {
-			return eventstore.AppendResult{}, err
-		}
-		exists = true
+	sid, last, exists, err := lookupStream(w.streams, w.index, r.stream)
+	if err != nil {
+		return eventstore.AppendResult{}, err
 	}
 	wrong := func() error {
 		actual := int64(-1)
@@ -262,13 +256,14 @@ func (w *txWriter) apply(r *appendReq) (eventstore.AppendResult, error) {
 	if !exists {
 		return w.write(r, 0, 0, false)
 	}
-	if v := w.ids.Get(idKey(sid, r.ids[0])); v != nil {
-		if len(v) != 8 {
-			return eventstore.AppendResult{}, fmt.Errorf("%w: bad id index entry", ErrCorrupt)
+	if v := w.index.Get(idKey(sid, r.ids[0])); v != nil {
+		first, err := decodeU64(v)
+		if err != nil {
+			return eventstore.AppendResult{}, err
 		}
 		// The first id is stored in this stream: the append is a retry if
 		// the rest follow it; otherwise it conflicts with what is stored.
-		return w.retry(r, sid, last, decodeU64(v), wrong)
+		return w.retry(r, sid, last, first, wrong)
 	}
 	return w.write(r, sid, last+1, true)
 }
@@ -282,7 +277,7 @@ func (w *txWriter) retry(r *appendReq, sid, last, first uint64, wrong func() err
 		if rev > last {
 			return eventstore.AppendResult{}, wrong()
 		}
-		v := w.revs.Get(revKey(sid, rev))
+		v := w.index.Get(revKey(sid, rev))
 		if v == nil {
 			return eventstore.AppendResult{}, fmt.Errorf("%w: %s revision %d missing from the index", ErrCorrupt, r.stream, rev)
 		}
@@ -309,6 +304,9 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 		if sid, err = w.streams.NextSequence(); err != nil {
 			return eventstore.AppendResult{}, err
 		}
+		if err := w.streams.Put([]byte(r.stream), u64(sid)); err != nil {
+			return eventstore.AppendResult{}, err
+		}
 	}
 	var pos uint64
 	for i, rec := range r.records {
@@ -321,17 +319,14 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 		if err := w.log.Put(u64(pos), rec); err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		if err := w.revs.Put(revKey(sid, rev), revValue(pos, r.ids[i])); err != nil {
+		if err := w.index.Put(revKey(sid, rev), revValue(pos, r.ids[i])); err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		if err := w.ids.Put(idKey(sid, r.ids[i]), u64(rev)); err != nil {
+		if err := w.index.Put(idKey(sid, r.ids[i]), u64(rev)); err != nil {
 			return eventstore.AppendResult{}, err
 		}
 	}
 	last := first + uint64(len(r.records)) - 1
-	if err := w.streams.Put([]byte(r.stream), headValue(sid, last)); err != nil {
-		return eventstore.AppendResult{}, err
-	}
 	w.wrote, w.last = true, pos
 	w.appends++
 	w.events += uint64(len(r.records))

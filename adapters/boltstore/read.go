@@ -36,12 +36,9 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max int) ([]eventstore.RecordedEvent, error) {
 	var out []eventstore.RecordedEvent
 	err := s.view(ctx, func(tx *bolt.Tx) error {
-		head := tx.Bucket(bucketStreams).Get([]byte(stream))
-		if head == nil {
-			return nil
-		}
-		sid, last, err := decodeHead(head)
-		if err != nil {
+		index := tx.Bucket(bucketIndex)
+		sid, last, ok, err := lookupStream(tx.Bucket(bucketStreams), index, stream)
+		if err != nil || !ok {
 			return err
 		}
 		if from > last {
@@ -53,8 +50,8 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 		}
 		out = make([]eventstore.RecordedEvent, 0, n)
 		log := tx.Bucket(bucketLog)
-		c := tx.Bucket(bucketRevs).Cursor()
-		prefix := u64(sid)
+		c := index.Cursor()
+		prefix := revPrefix(sid)
 		for k, v := c.Seek(revKey(sid, from)); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			if len(out)%ctxCheckEvery == ctxCheckEvery-1 {
 				if err := ctx.Err(); err != nil {
@@ -67,7 +64,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			}
 			rec := log.Get(u64(pos))
 			if rec == nil {
-				return fmt.Errorf("%w: %s revision %d: position %d missing", ErrCorrupt, stream, binary.BigEndian.Uint64(k[8:]), pos)
+				return fmt.Errorf("%w: %s revision %d: position %d missing", ErrCorrupt, stream, binary.BigEndian.Uint64(k[9:]), pos)
 			}
 			ev, err := decodeRecord(pos, rec)
 			if err != nil {

@@ -22,11 +22,11 @@
 //	log      position (8 bytes, big endian) → event record (see record.go);
 //	         the bucket's sequence is the last position assigned, so
 //	         positions start at 1 and have no gaps
-//	streams  stream name → stream id (8) | last revision (8); the bucket's
-//	         sequence allocates stream ids
-//	revs     stream id (8) | revision (8) → position (8) | event id (16)
-//	ids      stream id (8) | event id (16) → revision (8), for recognising
-//	         retried appends with Any
+//	streams  stream name → stream id (8), written when the stream is
+//	         created; the bucket's sequence allocates stream ids
+//	index    per stream: revision → position and event id, and event id →
+//	         revision (for recognising retried appends with Any); see
+//	         layout.go
 //
 // Reads and subscriptions are bbolt read transactions over the mmap, never
 // blocked by the writer. A subscription re-reads the log after each commit
@@ -65,8 +65,7 @@ var (
 	bucketMeta    = []byte("meta")
 	bucketLog     = []byte("log")
 	bucketStreams = []byte("streams")
-	bucketRevs    = []byte("revs")
-	bucketIDs     = []byte("ids")
+	bucketIndex   = []byte("index")
 	keyFormat     = []byte("format")
 )
 
@@ -241,7 +240,7 @@ func initFile(db *bolt.DB) (last uint64, err error) {
 			if tx.Bucket(bucketLog) != nil {
 				return ErrFormat
 			}
-			for _, name := range [][]byte{bucketMeta, bucketLog, bucketStreams, bucketRevs, bucketIDs} {
+			for _, name := range [][]byte{bucketMeta, bucketLog, bucketStreams, bucketIndex} {
 				if _, err := tx.CreateBucket(name); err != nil {
 					return err
 				}
@@ -251,7 +250,7 @@ func initFile(db *bolt.DB) (last uint64, err error) {
 		if got := string(meta.Get(keyFormat)); got != formatVersion {
 			return fmt.Errorf("%w: %q", ErrFormat, got)
 		}
-		for _, name := range [][]byte{bucketLog, bucketStreams, bucketRevs, bucketIDs} {
+		for _, name := range [][]byte{bucketLog, bucketStreams, bucketIndex} {
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("%w: bucket %s missing", ErrCorrupt, name)
 			}
