@@ -164,3 +164,29 @@ func (p *Projector) Export() Export {
 	}
 	return ex
 }
+
+// TurnFilter selects turns.
+type TurnFilter struct {
+	WorkspaceID string
+	Status      string
+	// After skips turns whose id sorts at or before it (for paging).
+	After string
+	Limit int
+}
+
+// Turns lists turns sorted by id.
+func (p *Projector) Turns(f TurnFilter) []TurnView {
+	p.mu.RLock()
+	var out []TurnView
+	for _, t := range p.turns {
+		if (f.WorkspaceID == "" || t.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(t.Status) == f.Status) && t.ID > f.After {
+			out = append(out, *t)
+		}
+	}
+	p.mu.RUnlock()
+	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out
+}

@@ -128,6 +128,8 @@ type Outcome struct {
 	// Request is the approval request EvaluateTool opened (or found) or
 	// RespondApproval resolved.
 	Request *Request
+	// Refusal is the sandbox's reason code when it refused the call.
+	Refusal string
 	// Expired lists the requests ExpireApprovals resolved.
 	Expired []string
 	// Replayed is set when nothing was appended because the command had

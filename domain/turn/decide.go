@@ -131,6 +131,10 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
+		if err == nil && s.Calls[c.ToolCallID].Denial != nil {
+			call := s.Calls[c.ToolCallID]
+			out.Decision, out.Refusal = *call.Denial, call.Refusal
+		}
 		return nil, out, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
@@ -177,12 +181,12 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
 		}
 		if call.Denial != nil {
-			return nil, Outcome{Decision: *call.Denial, Request: s.Requests[call.RequestID], Replayed: true}, nil
+			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Request: s.Requests[call.RequestID], Replayed: true}, nil
 		}
 		rec.RequestID = call.RequestID
 	}
 	ev := s.event(&c.Meta, []string{"sandbox_denied", c.ToolCallID, a.ScopeHash, c.Refusal}, &DecisionDenied{rec})
-	return []Event{ev}, Outcome{Decision: d}, nil
+	return []Event{ev}, Outcome{Decision: d, Refusal: c.Refusal}, nil
 }
 
 func decideRunApproved(s *State, c *RunApproved) ([]Event, Outcome, error) {

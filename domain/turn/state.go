@@ -64,8 +64,9 @@ type Call struct {
 	RequestID string
 	// Consumed is set once an approved call was allowed to run (RunApproved).
 	Consumed bool
-	// Denial is the sandbox's refusal of the call, if any.
-	Denial *domain.Decision
+	// Denial is the sandbox's refusal of the call, if any, and its code.
+	Denial  *domain.Decision
+	Refusal string
 }
 
 // NewState returns the state of a turn with no events.
@@ -99,7 +100,7 @@ func Evolve(s *State, e *Event) {
 		s.recordCall(&p.DecisionRecorded)
 		if p.Decision.Reason == domain.ReasonSandboxDenied {
 			d := p.Decision
-			s.Calls[p.ToolCallID].Denial = &d
+			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
 	case *ApprovalRequested:
 		s.Requests[p.Request.RequestID] = &Request{

@@ -1,0 +1,140 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// MaxWait bounds the ?wait= of long polls.
+const MaxWait = 120 * time.Second
+
+func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	status := q.Get("status")
+	switch status {
+	case "", projections.ApprovalPending, projections.ApprovalResolved:
+	case "all":
+		status = ""
+	default:
+		writeError(w, &domain.InvalidEnumError{Field: "status", Value: status, Allowed: []string{"pending", "resolved", "all"}})
+		return
+	}
+	list := s.cfg.Projector.Approvals(projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
+	if list == nil {
+		list = []projections.ApprovalView{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+}
+
+// parseWait reads ?wait= as a Go duration ("30s") or whole seconds ("30").
+func parseWait(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		n, err2 := strconv.Atoi(v)
+		if err2 != nil {
+			return 0, &domain.FieldError{Field: "wait", Value: v, Message: "must be a duration such as 30s"}
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d < 0 || d > MaxWait {
+		return 0, &domain.FieldError{Field: "wait", Value: v, Message: "must be between 0 and " + MaxWait.String()}
+	}
+	return d, nil
+}
+
+func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
+	wait, err := parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	a, err := s.awaitApproval(r.Context(), chi.URLParam(r, "request_id"), wait)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// awaitApproval returns the request, waiting up to wait for it to be
+// resolved (or the server to drain).
+func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duration) (projections.ApprovalView, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		changed := s.cfg.Projector.Changed()
+		a, ok := s.cfg.Projector.Approval(id)
+		if !ok {
+			return a, &turn.NotFoundError{Kind: "request", ID: id}
+		}
+		if a.Status != projections.ApprovalPending || wait == 0 {
+			return a, nil
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return a, nil
+		case <-ctx.Done():
+			return a, nil
+		case <-s.draining:
+			return a, nil
+		}
+	}
+}
+
+// RespondRequest is the body of POST /v1/approvals/{id}/respond.
+type RespondRequest struct {
+	Resolution domain.Resolution `json:"resolution"`
+}
+
+// RespondResponse answers a response.
+type RespondResponse struct {
+	RequestID  string            `json:"request_id"`
+	Resolution domain.Resolution `json:"resolution"`
+	// Replayed is set when the same resolution had already been stored.
+	Replayed bool `json:"replayed"`
+}
+
+func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
+	var req RespondRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.Resolution)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) doRespond(r *http.Request, id string, res domain.Resolution) (*RespondResponse, error) {
+	if res == "" {
+		return nil, &domain.FieldError{Field: "resolution", Message: "required"}
+	}
+	a, ok := s.cfg.Projector.Approval(id)
+	if !ok {
+		return nil, &turn.NotFoundError{Kind: "request", ID: id}
+	}
+	out, err := s.cfg.Engine.Execute(r.Context(), a.Request.TurnID, &turn.RespondApproval{Meta: meta(r, "approver"), RequestID: id, Resolution: res})
+	if err != nil {
+		return nil, err
+	}
+	if !out.Replayed {
+		s.metrics.ApprovalWait(time.Since(a.OpenedAt))
+	}
+	s.settle(r.Context(), out.Position)
+	return &RespondResponse{RequestID: id, Resolution: out.Request.Resolution, Replayed: out.Replayed}, nil
+}

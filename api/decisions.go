@@ -1,0 +1,97 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/turn"
+)
+
+// DecisionRequest is the body of POST /v1/turns/{id}/decisions.
+type DecisionRequest struct {
+	ToolCallID string           `json:"tool_call_id"`
+	ItemID     string           `json:"item_id,omitempty"`
+	ToolName   string           `json:"tool_name"`
+	Arguments  json.RawMessage  `json:"arguments,omitempty"`
+	MCP        *domain.MCPHints `json:"mcp,omitempty"`
+	// Dynamic marks a tool a skill registered at run time.
+	Dynamic bool `json:"dynamic,omitempty"`
+}
+
+// DecisionResponse answers a decision request.
+type DecisionResponse struct {
+	TurnID     string            `json:"turn_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Decision   string            `json:"decision"`
+	Reason     domain.Reason     `json:"reason"`
+	Action     domain.ActionKind `json:"action"`
+	ScopeHash  string            `json:"scope_hash"`
+	Cached     bool              `json:"cached"`
+	DecidedBy  string            `json:"decided_by"`
+	// Refusal is the sandbox's reason code when reason is sandbox_denied.
+	Refusal string `json:"refusal,omitempty"`
+	// Replayed is set when this tool call id had been decided before: the
+	// answer is the stored one and nothing was appended.
+	Replayed bool  `json:"replayed"`
+	Version  int64 `json:"version"`
+	// Request is the approval request when the decision is (or was) ask.
+	Request *turn.ApprovalRequest `json:"request,omitempty"`
+	// RequestStatus is "pending" or "resolved", with its Resolution.
+	RequestStatus string            `json:"request_status,omitempty"`
+	Resolution    domain.Resolution `json:"resolution,omitempty"`
+	ExpiresAt     *time.Time        `json:"expires_at,omitempty"`
+}
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	var req DecisionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	resp, err := s.doDecide(r, chi.URLParam(r, "turn_id"), &req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) doDecide(r *http.Request, turnID string, req *DecisionRequest) (*DecisionResponse, error) {
+	if req.ToolCallID == "" {
+		return nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	res, err := s.cfg.Engine.Execute(r.Context(), turnID, &turn.EvaluateTool{
+		Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID,
+		Invocation: domain.Invocation{ToolName: req.ToolName, Arguments: req.Arguments, MCP: req.MCP, Dynamic: req.Dynamic},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !res.Replayed {
+		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
+	}
+	return s.decisionResponse(r, turnID, req.ToolCallID, res), nil
+}
+
+func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, res engine.Result) *DecisionResponse {
+	d := res.Decision
+	out := &DecisionResponse{
+		TurnID: turnID, ToolCallID: toolCallID, Decision: d.Behavior.String(), Reason: d.Reason, Action: d.Action,
+		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Version,
+	}
+	if res.Request != nil {
+		s.settle(r.Context(), res.Position)
+		if a, ok := s.cfg.Projector.Approval(res.Request.ID); ok {
+			req := a.Request
+			out.Request, out.RequestStatus, out.Resolution = &req, a.Status, a.Resolution
+			exp := a.ExpiresAt
+			out.ExpiresAt = &exp
+		}
+	}
+	return out
+}

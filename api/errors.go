@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// Error is the one error shape of the API:
+// {"error":{"code":"…","message":"…","details":{…}}}.
+type Error struct {
+	Status  int            `json:"-"`
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// errorf builds an *Error.
+func errorf(status int, code string, details map[string]any, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...), Details: details}
+}
+
+// errNotFound is the 404 of an unknown route.
+var errNotFound = errorf(http.StatusNotFound, "not_found", nil, "no such endpoint")
+
+// mapError is the only place where errors become HTTP statuses and codes;
+// REST and JSON-RPC both go through it.
+func mapError(err error) *Error {
+	var (
+		apiErr   *Error
+		enumErr  *domain.InvalidEnumError
+		fieldErr *domain.FieldError
+		capErr   *domain.CapExceedsParentError
+		notFound *turn.NotFoundError
+		resolved *turn.AlreadyResolvedError
+		conflict *turn.ConflictError
+		illegal  *turn.IllegalTransitionError
+		tooLarge *http.MaxBytesError
+		typeErr  *json.UnmarshalTypeError
+		unknown  *unknownFieldError
+	)
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr
+	case errors.As(err, &tooLarge):
+		return errorf(http.StatusRequestEntityTooLarge, "body_too_large", map[string]any{"limit_bytes": tooLarge.Limit}, "request body is larger than %d bytes", tooLarge.Limit)
+	case errors.Is(err, errMalformed):
+		return errorf(http.StatusBadRequest, "invalid_json", nil, "%v", err)
+	case errors.As(err, &unknown):
+		return errorf(http.StatusBadRequest, "unknown_field", map[string]any{"field": unknown.field}, "unknown field %q", unknown.field)
+	case errors.As(err, &typeErr):
+		return errorf(http.StatusBadRequest, "invalid_type", map[string]any{"field": typeErr.Field, "got": typeErr.Value},
+			"field %s has the wrong JSON type (got %s)", typeErr.Field, typeErr.Value)
+	case errors.As(err, &enumErr):
+		return errorf(http.StatusBadRequest, "invalid_enum", map[string]any{"field": enumErr.Field, "value": enumErr.Value, "allowed": enumErr.Allowed}, "%s", enumErr.Error())
+	case errors.As(err, &fieldErr):
+		return errorf(http.StatusBadRequest, "invalid_field", map[string]any{"field": fieldErr.Field, "value": fieldErr.Value}, "%s", fieldErr.Error())
+	case errors.As(err, &capErr):
+		return errorf(http.StatusBadRequest, "cap_exceeds_parent", map[string]any{"dimensions": capErr.Dimensions}, "%s", capErr.Error())
+	case errors.As(err, &notFound):
+		return errorf(http.StatusNotFound, "not_found", map[string]any{"kind": notFound.Kind, "id": notFound.ID}, "%s", notFound.Error())
+	case errors.As(err, &resolved):
+		return errorf(http.StatusConflict, "already_resolved", map[string]any{"request_id": resolved.RequestID, "resolution": resolved.Stored}, "%s", resolved.Error())
+	case errors.As(err, &conflict):
+		return errorf(http.StatusConflict, conflict.Code, nil, "%s", conflict.Message)
+	case errors.As(err, &illegal):
+		return errorf(http.StatusUnprocessableEntity, "illegal_transition", map[string]any{"turn_id": illegal.TurnID, "state": illegal.State, "transition": illegal.Transition}, "%s", illegal.Error())
+	case errors.Is(err, turn.ErrUnknownEventType):
+		return errorf(http.StatusInternalServerError, "unknown_event_type", nil, "%v", err)
+	case errors.Is(err, eventstore.ErrUnavailable), errors.Is(err, eventstore.ErrClosed), errors.Is(err, context.DeadlineExceeded):
+		return errorf(http.StatusServiceUnavailable, "store_unavailable", nil, "the event store is unavailable: %v", err)
+	case errors.Is(err, engine.ErrTooManyConflicts):
+		return errorf(http.StatusServiceUnavailable, "contended", nil, "%v; retry", err)
+	}
+	return errorf(http.StatusInternalServerError, "internal", nil, "internal error: %v", err)
+}
+
+// writeError writes err in the API's error shape.
+func writeError(w http.ResponseWriter, err error) {
+	e := mapError(err)
+	writeJSON(w, e.Status, map[string]any{"error": e})
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,239 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// StoredEvent is one event of a turn's raw history, with the exact stored
+// metadata and data (so a client can recompute the hash chain).
+type StoredEvent struct {
+	Version       int64     `json:"version"`
+	Position      string    `json:"position"`
+	EventID       string    `json:"event_id"`
+	Type          string    `json:"type"`
+	SchemaVersion int       `json:"schema_version"`
+	OccurredAt    time.Time `json:"occurred_at"`
+	Actor         string    `json:"actor,omitempty"`
+	CorrelationID string    `json:"correlation_id,omitempty"`
+	PrevHash      string    `json:"prev_hash"`
+	Hash          string    `json:"hash"`
+	Metadata      rawJSON   `json:"metadata"`
+	Data          rawJSON   `json:"data"`
+}
+
+func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "turn_id")
+	if err := checkID("turn_id", id); err != nil {
+		writeError(w, err)
+		return
+	}
+	from, err := intParam(r.URL.Query().Get("from"), "from", 0, 1<<31-1)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 10000)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	recs, err := s.cfg.Store.ReadStream(r.Context(), turn.StreamName(id), uint64(from), limit)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if len(recs) == 0 && from == 0 {
+		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
+		return
+	}
+	out := make([]StoredEvent, 0, len(recs))
+	for i := range recs {
+		e, err := turn.Decode(&recs[i])
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out = append(out, StoredEvent{
+			Version: e.Version, Position: recs[i].Position.String(), EventID: e.ID.String(), Type: e.Type, SchemaVersion: e.SchemaVersion,
+			OccurredAt: e.OccurredAt, Actor: e.Actor, CorrelationID: e.CorrelationID, PrevHash: e.PrevHash, Hash: e.Hash,
+			Metadata: recs[i].Metadata, Data: recs[i].Data,
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn_id": id, "from": from, "events": out})
+}
+
+// Notification methods of the event stream (and of JSON-RPC notifications).
+const (
+	MethodTurnStarted     = "turn/started"
+	MethodRequestOpened   = "turn/permission/request/opened"
+	MethodRequestResolved = "turn/permission/request/resolved"
+	MethodAudit           = "turn/permission/audit"
+	MethodTurnCompleted   = "turn/completed"
+	MethodTurnInterrupted = "turn/interrupted"
+	MethodTurnFailed      = "turn/failed"
+)
+
+// notification maps a stored event to its notification: one per event.
+func notification(e *turn.Event) (string, map[string]any) {
+	p := map[string]any{"turn_id": e.TurnID, "version": e.Version, "occurred_at": e.OccurredAt}
+	switch ev := e.Payload.(type) {
+	case *turn.TurnStarted:
+		p["workspace_id"], p["thread_id"] = ev.WorkspaceID, ev.ThreadID
+		if ev.ParentTurnID != "" {
+			p["parent_turn_id"] = ev.ParentTurnID
+		}
+		return MethodTurnStarted, p
+	case *turn.ApprovalRequested:
+		p["request"], p["tool_call_id"], p["expires_at"] = ev.Request, ev.ToolCallID, ev.ExpiresAt
+		return MethodRequestOpened, p
+	case *turn.ApprovalResolved:
+		p["request_id"], p["tool_call_id"], p["resolution"], p["reason"], p["actor"] = ev.RequestID, ev.ToolCallID, ev.Resolution, ev.Reason, e.Actor
+		return MethodRequestResolved, p
+	case *turn.TurnCompleted:
+		p["status"], p["reason"] = turn.StatusCompleted, ev.Reason
+		return MethodTurnCompleted, p
+	case *turn.TurnInterrupted:
+		p["status"], p["reason"] = turn.StatusInterrupted, ev.Reason
+		return MethodTurnInterrupted, p
+	case *turn.TurnFailed:
+		p["status"], p["reason"] = turn.StatusFailed, ev.Reason
+		return MethodTurnFailed, p
+	case *turn.DecisionAllowed:
+		auditParams(p, "decision_allowed", &ev.DecisionRecorded)
+	case *turn.DecisionDenied:
+		auditParams(p, "decision_denied", &ev.DecisionRecorded)
+	case *turn.ProfileSelected:
+		p["kind"], p["profile_mode"], p["profile_source"] = "profile_selected", ev.Profile.Mode, ev.Profile.Source
+	case *turn.SecuritySnapshotResolved:
+		p["kind"], p["enforcement"] = "security_snapshot_resolved", ev.Snapshot.Enforcement
+	case *turn.ProfileChanged:
+		p["kind"], p["profile_mode"], p["enforcement"] = "profile_changed", ev.Profile.Mode, ev.Snapshot.Enforcement
+	}
+	return MethodAudit, p
+}
+
+func auditParams(p map[string]any, kind string, d *turn.DecisionRecorded) {
+	p["kind"], p["tool_call_id"], p["item_id"], p["tool_name"] = kind, d.ToolCallID, d.ItemID, d.Action.ToolName
+	p["request_key"] = projections.RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
+	p["decision"], p["reason"], p["cached"] = d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached
+	if d.Refusal != "" {
+		p["refusal"] = d.Refusal
+	}
+}
+
+// events streams notifications as Server-Sent Events, each after its event is
+// durable, with the store position as its id; Last-Event-ID resumes.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
+	from := eventstore.Start
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = q.Get("last_event_id")
+	}
+	if last != "" {
+		p, err := eventstore.ParsePosition(last)
+		if err != nil {
+			writeError(w, errorf(http.StatusBadRequest, "invalid_field", map[string]any{"field": "Last-Event-ID", "value": last}, "Last-Event-ID %q is not a position", last))
+			return
+		}
+		from = p
+	} else if q.Get("from") != "start" {
+		from = s.cfg.Projector.Position() // only what happens from now on
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, errorf(http.StatusInternalServerError, "internal", nil, "streaming unsupported"))
+		return
+	}
+	sub, err := s.cfg.Store.Subscribe(r.Context(), from, turn.StreamPrefix)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer sub.Close()
+	s.metrics.sse.Add(1)
+	defer s.metrics.sse.Add(-1)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, ": turnstile events from %s\n\n", from)
+	flusher.Flush()
+
+	msgs := make(chan eventstore.Message)
+	errs := make(chan error, 1)
+	go func() {
+		for {
+			m, err := sub.Recv(r.Context())
+			if err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}()
+	workspaces := map[string]string{}
+	keepalive := time.NewTicker(15 * time.Second)
+	defer keepalive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.draining:
+			return
+		case err := <-errs:
+			s.log.Debug("event stream ended", "err", err)
+			return
+		case <-keepalive.C:
+			fmt.Fprint(w, ": keepalive\n\n")
+			flusher.Flush()
+		case m := <-msgs:
+			if m.Event == nil {
+				continue
+			}
+			e, err := turn.Decode(m.Event)
+			if err != nil {
+				s.log.Error("event stream: undecodable event", "err", err)
+				return
+			}
+			if st, ok := e.Payload.(*turn.TurnStarted); ok {
+				workspaces[e.TurnID] = st.WorkspaceID
+			}
+			if turnFilter != "" && e.TurnID != turnFilter {
+				continue
+			}
+			if wsFilter != "" && s.workspaceOf(workspaces, e.TurnID) != wsFilter {
+				continue
+			}
+			method, params := notification(&e)
+			data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", m.Event.Position, method, data)
+			flusher.Flush()
+		}
+	}
+}
+
+func (s *Server) workspaceOf(known map[string]string, turnID string) string {
+	if ws, ok := known[turnID]; ok {
+		return ws
+	}
+	if t, ok := s.cfg.Projector.Turn(turnID); ok {
+		known[turnID] = t.WorkspaceID
+		return t.WorkspaceID
+	}
+	return ""
+}

@@ -1,0 +1,223 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// operation describes one endpoint for the OpenAPI document.
+type operation struct {
+	method, path, summary string
+	query                 []string // query parameter names
+	body                  any      // request body type, or nil
+	response              any      // 2xx response type, or nil
+	status                string   // 2xx status (default "200")
+	public                bool     // no bearer token needed
+}
+
+// operations lists every endpoint; TestOpenAPIMatchesRouter checks it
+// against the router.
+var operations = []operation{
+	{method: "GET", path: "/healthz", summary: "Liveness", public: true},
+	{method: "GET", path: "/readyz", summary: "Readiness: the store is reachable and the read models caught up"},
+	{method: "GET", path: "/metrics", summary: "Prometheus metrics (text exposition format)"},
+	{method: "GET", path: "/openapi.json", summary: "This document"},
+	{method: "POST", path: "/rpc", summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
+	{method: "GET", path: "/v1/events", summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
+	{method: "POST", path: "/v1/turns", summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},
+	{method: "GET", path: "/v1/turns", summary: "List turns", query: []string{"workspace_id", "status", "after", "limit"}, response: struct {
+		Turns []projections.TurnView `json:"turns"`
+	}{}},
+	{method: "GET", path: "/v1/turns/{turn_id}", summary: "A turn and its effective security snapshot", response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/decisions", summary: "Decide one tool invocation: allow, deny or ask", body: DecisionRequest{}, response: DecisionResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/exec", summary: "Decide and run a command under the turn's snapshot", query: []string{"wait"}, body: ExecRequest{}, response: ExecResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/permissions", summary: "Change the permission profile mid-turn", body: ChangePermissionsRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/complete", summary: "Complete the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/interrupt", summary: "Interrupt the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/fail", summary: "Fail the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/events", summary: "The raw, replayable history with versions and hashes", query: []string{"from", "limit"}, response: struct {
+		TurnID string        `json:"turn_id"`
+		From   int           `json:"from"`
+		Events []StoredEvent `json:"events"`
+	}{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/timeline", summary: "Timeline rows for a client UI", response: struct {
+		TurnID string                    `json:"turn_id"`
+		Rows   []projections.TimelineRow `json:"rows"`
+	}{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/audit", summary: "Audit rows of the turn", query: []string{"offset", "limit"}, response: struct {
+		TurnID string                 `json:"turn_id"`
+		Rows   []projections.AuditRow `json:"rows"`
+	}{}},
+	{method: "GET", path: "/v1/approvals", summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
+		Approvals []projections.ApprovalView `json:"approvals"`
+	}{}},
+	{method: "GET", path: "/v1/approvals/{request_id}", summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
+	{method: "POST", path: "/v1/approvals/{request_id}/respond", summary: "Resolve a request (allow_once, allow_for_turn, deny, cancelled); the first resolution wins", body: RespondRequest{}, response: RespondResponse{}},
+}
+
+// enums gives the wire values of enum types for schemas.
+var enums = map[reflect.Type][]string{
+	reflect.TypeFor[domain.Mode]():              names(domain.Modes),
+	reflect.TypeFor[domain.Behavior]():          {"allow", "ask", "deny"},
+	reflect.TypeFor[domain.ActionKind]():        names(domain.ActionKinds),
+	reflect.TypeFor[domain.Reason]():            names(domain.Reasons),
+	reflect.TypeFor[domain.Resolution]():        names(domain.Resolutions),
+	reflect.TypeFor[domain.ExecutionBackend]():  names(domain.ExecutionBackends),
+	reflect.TypeFor[domain.SandboxMode]():       names(domain.SandboxModes),
+	reflect.TypeFor[domain.NetworkMode]():       names(domain.NetworkModes),
+	reflect.TypeFor[domain.ProfileSource]():     names(domain.ProfileSources),
+	reflect.TypeFor[domain.Access]():            {"read", "write", "deny"},
+	reflect.TypeFor[domain.EnforcementStatus](): {"active", "partially_active", "unavailable"},
+	reflect.TypeFor[turn.Status]():              {"in_progress", "awaiting_approval", "completed", "interrupted", "failed"},
+}
+
+func names[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
+
+var (
+	rawType  = reflect.TypeFor[json.RawMessage]()
+	timeType = reflect.TypeFor[time.Time]()
+)
+
+// schemaOf derives a JSON Schema from a Go type and its json tags, so the
+// document cannot drift from the code.
+func schemaOf(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
+	if vals, ok := enums[t]; ok {
+		return map[string]any{"type": "string", "enum": vals}
+	}
+	switch {
+	case t == rawType:
+		return map[string]any{"description": "any JSON value"}
+	case t == timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return schemaOf(t.Elem(), seen)
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint64, reflect.Uint8:
+		return map[string]any{"type": "integer"}
+	case reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), seen)}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), seen)}
+	case reflect.Interface:
+		return map[string]any{}
+	case reflect.Struct:
+		if seen[t] {
+			return map[string]any{"type": "object"}
+		}
+		seen[t] = true
+		defer delete(seen, t)
+		props := map[string]any{}
+		var required []string
+		addStruct(t, props, &required, seen)
+		s := map[string]any{"type": "object", "properties": props}
+		if len(required) > 0 {
+			s["required"] = required
+		}
+		return s
+	}
+	return map[string]any{}
+}
+
+func addStruct(t reflect.Type, props map[string]any, required *[]string, seen map[reflect.Type]bool) {
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			addStruct(ft, props, required, seen)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		props[name] = schemaOf(f.Type, seen)
+		if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") && f.Type.Kind() != reflect.Pointer {
+			*required = append(*required, name)
+		}
+	}
+}
+
+var openapiDoc = sync.OnceValue(func() []byte {
+	paths := map[string]map[string]any{}
+	errResp := map[string]any{"description": "error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	for _, op := range operations {
+		o := map[string]any{"summary": op.summary, "operationId": strings.ToLower(op.method) + strings.ReplaceAll(strings.ReplaceAll(op.path, "/", "_"), "{", "")}
+		var ps []map[string]any
+		for _, seg := range strings.Split(op.path, "/") {
+			if strings.HasPrefix(seg, "{") {
+				ps = append(ps, map[string]any{"name": strings.Trim(seg, "{}"), "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			}
+		}
+		for _, q := range op.query {
+			ps = append(ps, map[string]any{"name": q, "in": "query", "required": false, "schema": map[string]any{"type": "string"}})
+		}
+		if len(ps) > 0 {
+			o["parameters"] = ps
+		}
+		if op.body != nil {
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(op.body), map[reflect.Type]bool{})}}}
+		}
+		status := op.status
+		if status == "" {
+			status = "200"
+		}
+		ok := map[string]any{"description": "success"}
+		if op.response != nil {
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(op.response), map[reflect.Type]bool{})}}
+		}
+		o["responses"] = map[string]any{status: ok, "default": errResp}
+		if op.public {
+			o["security"] = []any{}
+		}
+		if paths[op.path] == nil {
+			paths[op.path] = map[string]any{}
+		}
+		paths[op.path][strings.ToLower(op.method)] = o
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{"title": "turnstile", "version": "1",
+			"description": "Decides, enforces and records what an AI agent may do during one turn."},
+		"paths": paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+			"schemas": map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
+				"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}},
+		},
+		"security": []any{map[string]any{"bearer": []any{}}},
+	}
+	b, _ := json.MarshalIndent(doc, "", "  ")
+	return b
+})
+
+func (s *Server) openapi(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openapiDoc())
+}

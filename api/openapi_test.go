@@ -1,0 +1,60 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// TestOpenAPIMatchesRouter fails when an endpoint is routed but not
+// documented, or documented but not routed.
+func TestOpenAPIMatchesRouter(t *testing.T) {
+	s := &Server{}
+	router, ok := s.Handler().(chi.Routes)
+	if !ok {
+		t.Fatal("handler is not a chi router")
+	}
+	var routed []string
+	err := chi.Walk(router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		route = strings.TrimSuffix(strings.ReplaceAll(route, "/*", ""), "/")
+		if route == "" {
+			route = "/"
+		}
+		routed = append(routed, method+" "+route)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OpenAPI string                               `json:"openapi"`
+		Paths   map[string]map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(openapiDoc(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi %q", doc.OpenAPI)
+	}
+	var documented []string
+	for path, methods := range doc.Paths {
+		for m, op := range methods {
+			documented = append(documented, strings.ToUpper(m)+" "+path)
+			if _, ok := op["responses"]; !ok {
+				t.Errorf("%s %s has no responses", m, path)
+			}
+		}
+	}
+	sort.Strings(routed)
+	sort.Strings(documented)
+	if strings.Join(routed, "\n") != strings.Join(documented, "\n") {
+		t.Fatalf("router and OpenAPI document differ:\nrouted:\n%s\n\ndocumented:\n%s", strings.Join(routed, "\n"), strings.Join(documented, "\n"))
+	}
+	if !strings.Contains(string(openapiDoc()), `"already_resolved"`) && !strings.Contains(string(openapiDoc()), `"resolution"`) {
+		t.Fatal("schemas missing")
+	}
+}

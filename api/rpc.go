@@ -1,0 +1,210 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// JSON-RPC 2.0 error codes.
+const (
+	rpcParseError     = -32700
+	rpcInvalidRequest = -32600
+	rpcMethodNotFound = -32601
+	rpcInvalidParams  = -32602
+	rpcServerError    = -32000
+)
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id"`
+}
+
+// rpc serves JSON-RPC 2.0 (single calls and batches) with the reference
+// method names.
+func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if err := json.Unmarshal(trimmed, &batch); err != nil {
+			writeJSON(w, http.StatusOK, rpcFail(nil, rpcParseError, "parse error: "+err.Error(), nil))
+			return
+		}
+		if len(batch) == 0 {
+			writeJSON(w, http.StatusOK, rpcFail(nil, rpcInvalidRequest, "invalid request: empty batch", nil))
+			return
+		}
+		var out []rpcResponse
+		for _, raw := range batch {
+			if resp, ok := s.rpcOne(r, raw); ok {
+				out = append(out, resp)
+			}
+		}
+		if len(out) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	resp, ok := s.rpcOne(r, trimmed)
+	if !ok {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func rpcFail(id json.RawMessage, code int, msg string, data any) rpcResponse {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return rpcResponse{JSONRPC: "2.0", Error: &rpcError{Code: code, Message: msg, Data: data}, ID: id}
+}
+
+// rpcOne handles one call; ok is false for a notification (no id).
+func (s *Server) rpcOne(r *http.Request, raw json.RawMessage) (rpcResponse, bool) {
+	if !json.Valid(raw) {
+		return rpcFail(nil, rpcParseError, "parse error: invalid JSON", nil), true
+	}
+	var req rpcRequest
+	if err := json.Unmarshal(raw, &req); err != nil || req.JSONRPC != "2.0" || req.Method == "" {
+		return rpcFail(nil, rpcInvalidRequest, `invalid request: an object with "jsonrpc":"2.0" and a "method" is required`, nil), true
+	}
+	notify := len(req.ID) == 0
+	result, err := s.rpcCall(r, req.Method, req.Params)
+	if notify {
+		return rpcResponse{}, false
+	}
+	if err != nil {
+		return rpcErrorResponse(req.ID, err), true
+	}
+	return rpcResponse{JSONRPC: "2.0", Result: result, ID: req.ID}, true
+}
+
+type errMethodNotFound struct{ method string }
+
+func (e *errMethodNotFound) Error() string { return "method not found: " + e.method }
+
+func rpcErrorResponse(id json.RawMessage, err error) rpcResponse {
+	if m, ok := err.(*errMethodNotFound); ok {
+		return rpcFail(id, rpcMethodNotFound, m.Error(), nil)
+	}
+	e := mapError(err)
+	data := map[string]any{"code": e.Code, "status": e.Status}
+	if e.Details != nil {
+		data["details"] = e.Details
+	}
+	code := rpcServerError
+	if e.Status == http.StatusBadRequest {
+		code = rpcInvalidParams
+	}
+	return rpcFail(id, code, e.Message, data)
+}
+
+func params(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	return decodeBytes(raw, v)
+}
+
+type turnIDParams struct {
+	TurnID string `json:"turn_id"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (p *turnIDParams) check() error {
+	if p.TurnID == "" {
+		return &domain.FieldError{Field: "turn_id", Message: "required"}
+	}
+	return nil
+}
+
+func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (any, error) {
+	switch method {
+	case "turn/start":
+		var p StartTurnRequest
+		if err := params(raw, &p); err != nil {
+			return nil, err
+		}
+		resp, _, err := s.doStartTurn(r, &p)
+		return resp, err
+	case "turn/get":
+		var p turnIDParams
+		if err := params(raw, &p); err != nil {
+			return nil, err
+		}
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		return s.readTurn(p.TurnID)
+	case "turn/cancel":
+		var p turnIDParams
+		if err := params(raw, &p); err != nil {
+			return nil, err
+		}
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		res, err := s.cfg.Engine.Execute(r.Context(), p.TurnID, &turn.EndTurn{Meta: meta(r, "agent"), Status: turn.StatusInterrupted, Reason: p.Reason})
+		if err != nil {
+			return nil, err
+		}
+		return s.turnResponse(r, p.TurnID, res)
+	case "turn/items":
+		var p turnIDParams
+		if err := params(raw, &p); err != nil {
+			return nil, err
+		}
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		if _, ok := s.cfg.Projector.Turn(p.TurnID); !ok {
+			return nil, &turn.NotFoundError{Kind: "turn", ID: p.TurnID}
+		}
+		items := s.cfg.Projector.Timeline(p.TurnID)
+		if items == nil {
+			items = []projections.TimelineRow{}
+		}
+		return map[string]any{"turn_id": p.TurnID, "items": items}, nil
+	case "turn/permission/request/respond":
+		var p struct {
+			RequestID  string            `json:"request_id"`
+			Resolution domain.Resolution `json:"resolution"`
+		}
+		if err := params(raw, &p); err != nil {
+			return nil, err
+		}
+		if p.RequestID == "" {
+			return nil, &domain.FieldError{Field: "request_id", Message: "required"}
+		}
+		return s.doRespond(r, p.RequestID, p.Resolution)
+	}
+	return nil, &errMethodNotFound{method: method}
+}

@@ -1,0 +1,214 @@
+// Package api is turnstile's HTTP edge: the REST resources, Server-Sent
+// Events notifications, the JSON-RPC 2.0 compatibility endpoint, bearer
+// auth, request limits, the OpenAPI document, and the one place where errors
+// become HTTP statuses. Handlers decode, call one core function, and map
+// the error.
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/projections"
+)
+
+// Config wires a Server.
+type Config struct {
+	Engine    *engine.Engine
+	Projector *projections.Projector
+	Store     eventstore.Store
+	// Token is the bearer token every endpoint but /healthz requires.
+	Token string
+	// Runner runs commands for POST /v1/turns/{id}/exec; nil disables it.
+	Runner Runner
+	Logger *slog.Logger
+	// Metrics; nil creates a fresh set.
+	Metrics *Metrics
+	// ProjectionWait bounds how long a command waits for the read models
+	// to include its events before answering (default 2s).
+	ProjectionWait time.Duration
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server serves the API.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *Metrics
+	// ready is set once the projector has caught up with the store.
+	ready atomic.Bool
+	// draining is set when shutdown starts: long polls and streams end.
+	draining chan struct{}
+	drained  atomic.Bool
+}
+
+// New returns a server; call SetReady once the projector has caught up.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.ProjectionWait <= 0 {
+		cfg.ProjectionWait = 2 * time.Second
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, draining: make(chan struct{})}
+	s.metrics.Gauge("turnstile_cached_turns", func() float64 { return float64(cfg.Engine.CachedTurns()) })
+	s.metrics.Gauge("turnstile_projection_events_applied", func() float64 { return float64(cfg.Projector.Applied()) })
+	return s
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// SetReady marks the read models as caught up.
+func (s *Server) SetReady() { s.ready.Store(true) }
+
+// Drain ends long polls and event streams so that a graceful shutdown can
+// finish.
+func (s *Server) Drain() {
+	if s.drained.CompareAndSwap(false, true) {
+		close(s.draining)
+	}
+}
+
+// Handler returns the router.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.observe)
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", nil, "%s is not allowed here", r.Method))
+	})
+	r.Get("/healthz", s.healthz)
+	r.Group(func(r chi.Router) {
+		r.Use(s.auth)
+		r.Get("/readyz", s.readyz)
+		r.Get("/metrics", s.metricsHandler)
+		r.Get("/openapi.json", s.openapi)
+		r.Post("/rpc", s.rpc)
+		r.Get("/v1/events", s.events)
+		r.Route("/v1/turns", func(r chi.Router) {
+			r.Post("/", s.startTurn)
+			r.Get("/", s.listTurns)
+			r.Route("/{turn_id}", func(r chi.Router) {
+				r.Get("/", s.getTurn)
+				r.Post("/decisions", s.decide)
+				r.Post("/exec", s.exec)
+				r.Post("/permissions", s.changePermissions)
+				r.Post("/complete", s.endTurn("completed"))
+				r.Post("/interrupt", s.endTurn("interrupted"))
+				r.Post("/fail", s.endTurn("failed"))
+				r.Get("/events", s.turnEvents)
+				r.Get("/timeline", s.timeline)
+				r.Get("/audit", s.audit)
+			})
+		})
+		r.Get("/v1/approvals", s.listApprovals)
+		r.Get("/v1/approvals/{request_id}", s.getApproval)
+		r.Post("/v1/approvals/{request_id}/respond", s.respond)
+	})
+	return r
+}
+
+// auth requires "Authorization: Bearer <token>", compared in constant time.
+func (s *Server) auth(next http.Handler) http.Handler {
+	want := []byte(s.cfg.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || len(want) == 0 || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
+			writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe logs and counts every request by route pattern.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		route := "unmatched"
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+			route = rc.RoutePattern()
+		}
+		s.metrics.Request(r.Method+" "+route, sw.status)
+		level := slog.LevelDebug
+		if sw.status >= 500 {
+			level = slog.LevelWarn
+		}
+		s.log.Log(r.Context(), level, "request", "method", r.Method, "route", route, "status", sw.status, "duration", time.Since(start))
+	})
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": s.cfg.Version})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		writeError(w, errorf(http.StatusServiceUnavailable, "store_unavailable", nil, "the event store is unreachable: %v", err))
+		return
+	}
+	if !s.ready.Load() {
+		writeError(w, errorf(http.StatusServiceUnavailable, "not_ready", nil, "the read models are still being rebuilt"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "position": s.cfg.Projector.Position().String()})
+}
+
+func (s *Server) metricsHandler(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	_, _ = s.metrics.WriteTo(w)
+}
+
+// settle waits (bounded) until the read models include pos, so a client
+// reading right after a command sees it.
+func (s *Server) settle(ctx context.Context, pos eventstore.Position) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ProjectionWait)
+	defer cancel()
+	if err := s.cfg.Projector.WaitFor(ctx, pos); err != nil {
+		s.log.Warn("read models lag behind a command", "position", pos.String(), "err", err)
+	}
+}

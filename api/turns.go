@@ -1,0 +1,250 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// StartTurnRequest is the body of POST /v1/turns and the params of turn/start.
+type StartTurnRequest struct {
+	TurnID            string                  `json:"turn_id,omitempty"`
+	WorkspaceID       string                  `json:"workspace_id"`
+	ThreadID          string                  `json:"thread_id"`
+	PermissionProfile *domain.ProfileRequest  `json:"permission_profile,omitempty"`
+	Cwd               string                  `json:"cwd,omitempty"`
+	WorkspaceRoot     string                  `json:"workspace_root,omitempty"`
+	ProjectRoots      []string                `json:"project_roots,omitempty"`
+	AppReadRoots      []string                `json:"app_read_roots,omitempty"`
+	ExecutionBackend  domain.ExecutionBackend `json:"execution_backend,omitempty"`
+	ParentTurnID      string                  `json:"parent_turn_id,omitempty"`
+	TaskCap           *domain.TaskCap         `json:"task_cap,omitempty"`
+}
+
+// TurnResponse is a turn with its effective security snapshot.
+type TurnResponse struct {
+	Turn             projections.TurnView                 `json:"turn"`
+	SecuritySnapshot domain.TurnExecutionSecuritySnapshot `json:"security_snapshot"`
+	// PermissionsPrompt is the "Current Permissions" section for the model
+	// (empty for the default full_access profile).
+	PermissionsPrompt string `json:"permissions_prompt,omitempty"`
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+func checkID(field, id string) error {
+	if !idPattern.MatchString(id) {
+		return &domain.FieldError{Field: field, Value: id, Message: "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'"}
+	}
+	return nil
+}
+
+func (s *Server) startTurn(w http.ResponseWriter, r *http.Request) {
+	var req StartTurnRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	resp, created, err := s.doStartTurn(r, &req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, resp)
+}
+
+func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnResponse, bool, error) {
+	if req.TurnID == "" {
+		req.TurnID = uuid.NewString()
+	}
+	if err := checkID("turn_id", req.TurnID); err != nil {
+		return nil, false, err
+	}
+	if req.ParentTurnID != "" {
+		if err := checkID("parent_turn_id", req.ParentTurnID); err != nil {
+			return nil, false, err
+		}
+	}
+	res, err := s.cfg.Engine.Execute(r.Context(), req.TurnID, &turn.StartTurn{
+		Meta: meta(r, "agent"), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
+		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
+			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
+		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	resp, err := s.turnResponse(r, req.TurnID, res)
+	return resp, !res.Replayed, err
+}
+
+// meta builds a command's metadata from a request.
+func meta(r *http.Request, actor string) turn.Meta {
+	if a := r.Header.Get("X-Turnstile-Actor"); a != "" && len(a) <= 128 {
+		actor = a
+	}
+	return turn.Meta{Actor: actor, CorrelationID: r.Header.Get("X-Request-Id")}
+}
+
+// turnResponse waits for the read models to include res, then reads the turn.
+func (s *Server) turnResponse(r *http.Request, id string, res engine.Result) (*TurnResponse, error) {
+	s.settle(r.Context(), res.Position)
+	return s.readTurn(id)
+}
+
+func (s *Server) readTurn(id string) (*TurnResponse, error) {
+	t, ok := s.cfg.Projector.Turn(id)
+	if !ok {
+		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
+	}
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}, nil
+}
+
+func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
+	resp, err := s.readTurn(chi.URLParam(r, "turn_id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", 100, 1000)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	turns := s.cfg.Projector.Turns(projections.TurnFilter{WorkspaceID: q.Get("workspace_id"), Status: q.Get("status"), After: q.Get("after"), Limit: limit})
+	if turns == nil {
+		turns = []projections.TurnView{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turns": turns})
+}
+
+func intParam(v, field string, def, maxV int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > maxV {
+		return 0, &domain.FieldError{Field: field, Value: v, Message: "must be an integer from 0 to " + strconv.Itoa(maxV)}
+	}
+	return n, nil
+}
+
+// ChangePermissionsRequest is the body of POST /v1/turns/{id}/permissions.
+type ChangePermissionsRequest struct {
+	PermissionProfile *domain.ProfileRequest `json:"permission_profile"`
+}
+
+func (s *Server) changePermissions(w http.ResponseWriter, r *http.Request) {
+	var req ChangePermissionsRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	id := chi.URLParam(r, "turn_id")
+	cmd := &turn.ChangeProfile{Meta: meta(r, "user"), Profile: req.PermissionProfile}
+	if t, ok := s.cfg.Projector.Turn(id); ok && t.ParentTurnID != "" {
+		p, ok := s.cfg.Projector.Turn(t.ParentTurnID)
+		if !ok {
+			writeError(w, &turn.NotFoundError{Kind: "turn", ID: t.ParentTurnID})
+			return
+		}
+		cmd.Parent = &turn.Parent{TurnID: p.ID, Status: p.Status, Snapshot: p.Snapshot}
+	}
+	res, err := s.cfg.Engine.Execute(r.Context(), id, cmd)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	resp, err := s.turnResponse(r, id, res)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// EndTurnRequest is the optional body of complete, interrupt and fail.
+type EndTurnRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req EndTurnRequest
+		if r.ContentLength != 0 {
+			if err := decodeJSON(w, r, &req); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		id := chi.URLParam(r, "turn_id")
+		res, err := s.cfg.Engine.Execute(r.Context(), id, &turn.EndTurn{Meta: meta(r, "agent"), Status: status, Reason: req.Reason})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		resp, err := s.turnResponse(r, id, res)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
+func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "turn_id")
+	if _, ok := s.cfg.Projector.Turn(id); !ok {
+		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
+		return
+	}
+	rows := s.cfg.Projector.Timeline(id)
+	if rows == nil {
+		rows = []projections.TimelineRow{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn_id": id, "rows": rows})
+}
+
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "turn_id")
+	if _, ok := s.cfg.Projector.Turn(id); !ok {
+		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
+		return
+	}
+	offset, err := intParam(r.URL.Query().Get("offset"), "offset", 0, 1<<30)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 10000)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rows := s.cfg.Projector.Audit(id, offset, limit)
+	if rows == nil {
+		rows = []projections.AuditRow{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turn_id": id, "rows": rows})
+}
+
+// rawJSON keeps stored bytes exactly (for hash verification by clients).
+type rawJSON = json.RawMessage

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"turnstile/api"
+	"turnstile/domain"
+)
+
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf clientFlags
+	cf.register(fs)
+	turns := fs.Int("turns", 64, "concurrent turns (one client goroutine each)")
+	decisions := fs.Int("decisions", 20000, "decisions in all")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if *turns < 1 || *decisions < *turns {
+		fmt.Fprintln(stderr, "turnstile bench: need --turns >= 1 and --decisions >= --turns")
+		return 2
+	}
+	c, err := cf.client()
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile bench:", err)
+		return 1
+	}
+	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
+	run := uuid.NewString()[:8]
+	ids := make([]string, *turns)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("bench-%s-%d", run, i)
+		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: "bench", ThreadID: run, WorkspaceRoot: "/tmp/bench",
+			PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised, DeniedTools: []string{"web_fetch"}}}
+		if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench: starting a turn:", err)
+			return 1
+		}
+	}
+	var (
+		next                     atomic.Int64
+		allow, ask, deny, errors atomic.Int64
+		mu                       sync.Mutex
+		lat                      []time.Duration
+		firstErr                 atomic.Value
+		wg                       sync.WaitGroup
+	)
+	start := time.Now()
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			defer func() { mu.Lock(); lat = append(lat, mine...); mu.Unlock() }()
+			for {
+				n := next.Add(1)
+				if n > int64(*decisions) {
+					return
+				}
+				req := api.DecisionRequest{ToolCallID: fmt.Sprintf("c%d", n)}
+				switch n % 10 {
+				case 7, 8:
+					req.ToolName, req.Arguments = "exec_command", json.RawMessage(fmt.Sprintf(`{"cmd":["make","t%d"]}`, n))
+				case 9:
+					req.ToolName, req.Arguments = "web_fetch", json.RawMessage(`{"url":"https://example.com/"}`)
+				default:
+					req.ToolName, req.Arguments = "read_file", json.RawMessage(`{"path":"src/main.go"}`)
+				}
+				t0 := time.Now()
+				var out api.DecisionResponse
+				_, err := c.do("POST", "/v1/turns/"+id+"/decisions", req, &out)
+				mine = append(mine, time.Since(t0))
+				if err != nil {
+					errors.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				switch out.Decision {
+				case "allow":
+					allow.Add(1)
+				case "deny":
+					deny.Add(1)
+				case "ask":
+					ask.Add(1)
+					if _, err := c.do("POST", "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once"}, nil); err != nil {
+						errors.Add(1)
+						firstErr.CompareAndSwap(nil, err.Error())
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	for _, id := range ids {
+		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	n := len(lat)
+	fmt.Fprintf(stdout, "turnstile bench: %d turns, %d decisions in %.2fs\n", *turns, n, elapsed.Seconds())
+	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
+	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
+	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
+	if e := firstErr.Load(); e != nil {
+		fmt.Fprintf(stdout, "  first error: %s\n", e)
+		return 1
+	}
+	return 0
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

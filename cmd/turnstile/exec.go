@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+
+	"turnstile/api"
+)
+
+func execCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf clientFlags
+	cf.register(fs)
+	turnID := fs.String("turn", "", "the turn (required)")
+	callID := fs.String("tool-call-id", "", "tool call id (default: a new one); send the same id again to run an approved call")
+	cwd := fs.String("cwd", "", "working directory (default: the turn's cwd)")
+	timeout := fs.Int64("timeout-ms", 0, "timeout in milliseconds (capped by the snapshot)")
+	wait := fs.Duration("wait", 0, "wait this long for an approval (e.g. 60s)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: turnstile exec --turn ID [flags] -- CMD [ARG…]\n\nAsks the server to decide and run a command under the turn's snapshot. Exits with the\ncommand's exit code; 3 when the call waits for approval; 126 when it is denied.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if *turnID == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	c, err := cf.client()
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile exec:", err)
+		return 1
+	}
+	if *callID == "" {
+		*callID = "cli-" + uuid.NewString()
+	}
+	req := api.ExecRequest{ToolCallID: *callID, Argv: fs.Args(), Cwd: *cwd, TimeoutMs: *timeout}
+	path := "/v1/turns/" + url.PathEscape(*turnID) + "/exec"
+	if *wait > 0 {
+		path += "?wait=" + url.QueryEscape(wait.Round(time.Second).String())
+	}
+	var out api.ExecResponse
+	status, err := c.do("POST", path, req, &out)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile exec:", err)
+		return 1
+	}
+	switch {
+	case out.Ran && out.Result != nil:
+		io.WriteString(stdout, out.Result.Stdout)
+		io.WriteString(stderr, out.Result.Stderr)
+		if out.Result.TimedOut {
+			fmt.Fprintln(stderr, "turnstile exec: killed by the timeout")
+		}
+		return out.Result.ExitCode
+	case status == 202:
+		fmt.Fprintf(stderr, "turnstile exec: waiting for approval of request %s (%s)\n  approve: turnstile approvals respond %s allow_once\n  then run again with --tool-call-id %s\n",
+			out.Request.RequestID, out.Request.Summary, out.Request.RequestID, *callID)
+		return 3
+	default:
+		fmt.Fprintf(stderr, "turnstile exec: not run: %s (%s) %s\n", out.Decision, out.Reason, out.Message)
+		if out.Refusal != "" {
+			fmt.Fprintf(stderr, "  sandbox refusal: %s\n", out.Refusal)
+		}
+		return 126
+	}
+}

@@ -1,0 +1,89 @@
+// Command turnstile is the turnstile service and its command line: serve,
+// replay, audit, approvals, exec, sandbox, doctor, fsm and bench. It is
+// wiring only; the behaviour lives in the packages it calls.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"turnstile/sandbox"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"serve", "run the service (embedded store in ./turnstile-data by default)", serveCmd},
+		{"replay", "show a turn's snapshot and pending approvals as of any version", replayCmd},
+		{"audit", "verify the hash chains of the audit log (audit verify [--all | TURN_ID…])", auditCmd},
+		{"approvals", "list or resolve approval requests (approvals list | approvals respond ID RESOLUTION)", approvalsCmd},
+		{"exec", "run a command for a turn through the server (exec --turn ID -- CMD…)", execCmd},
+		{"sandbox", "run one command under a snapshot, without a server (sandbox --mode M --root DIR -- CMD…)", sandboxCmd},
+		{"doctor", "print what this machine's kernel can enforce and what each mode would lose", doctorCmd},
+		{"fsm", "print the turn state machine as a Mermaid diagram", fsmCmd},
+		{"bench", "drive a running server with concurrent turns and report decisions/s and latency", benchCmd},
+	}
+}
+
+func main() {
+	// The sandbox helper is this same binary re-executed with a hidden
+	// argument; it must run before anything else and never returns.
+	sandbox.MaybeRunHelper()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(stdout, "turnstile", version)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "turnstile: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: turnstile <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'turnstile <command> --help' for a command's flags.")
+}
+
+func sandboxCmd(args []string, stdout, stderr io.Writer) int {
+	return sandbox.SandboxCommand(args, stdout, stderr)
+}
+
+func doctorCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stdout, "usage: turnstile doctor\n\nProbes Landlock, seccomp and user namespaces, and prints what each mode would lose.")
+		if args[0] == "-h" || args[0] == "--help" {
+			return 0
+		}
+		return 2
+	}
+	sandbox.Doctor(stdout, sandbox.Probe())
+	return 0
+}

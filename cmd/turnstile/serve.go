@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"turnstile/adapters/boltstore"
+	esdb "turnstile/adapters/esdbstore"
+	"turnstile/api"
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+	"turnstile/sandbox"
+)
+
+type serveFlags struct {
+	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat string
+	approvalTTL                                                      time.Duration
+	storeTimeout                                                     time.Duration
+}
+
+func serveCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	fs.StringVar(&f.data, "data", "turnstile-data", "data directory (embedded store, token)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8740", "address to listen on (a non-loopback address needs --token-file or TURNSTILE_TOKEN)")
+	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
+	fs.DurationVar(&f.approvalTTL, "approval-ttl", engine.DefaultApprovalTTL, "how long approval requests stay open before they expire")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: <data>/token, created on first start; TURNSTILE_TOKEN overrides)")
+	fs.StringVar(&f.mcpReadOnly, "mcp-read-only", "", "comma-separated MCP tools trusted as read-only (server/tool or server/*)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "turnstile serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := serve(f, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "turnstile serve:", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(f serveFlags, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, not %q", f.logFormat)
+}
+
+// openStore opens the embedded store in the data directory, or a remote one.
+func openStore(f serveFlags) (eventstore.Store, string, error) {
+	s := f.store
+	switch {
+	case s == "":
+		path := filepath.Join(f.data, "events.db")
+		st, err := boltstore.Open(path, boltstore.Options{})
+		return st, "embedded " + path, err
+	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
+		st, err := esdb.Open(s, esdb.Options{Timeout: f.storeTimeout})
+		return st, "EventStoreDB " + redactConn(s), err
+	case strings.HasPrefix(s, "bolt:"):
+		path := strings.TrimPrefix(s, "bolt:")
+		st, err := boltstore.Open(path, boltstore.Options{})
+		return st, "embedded " + path, err
+	}
+	return nil, "", fmt.Errorf("--store %q: use an esdb:// (or esdb+discover://) connection string, bolt:PATH, or nothing for the embedded store", s)
+}
+
+// redactConn hides credentials in a connection string.
+func redactConn(s string) string {
+	if at := strings.LastIndex(s, "@"); at > 0 {
+		if i := strings.Index(s, "://"); i > 0 && i < at {
+			return s[:i+3] + "***" + s[at:]
+		}
+	}
+	return s
+}
+
+func serve(f serveFlags, stdout, stderr io.Writer) error {
+	log, err := newLogger(f, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.data, 0o700); err != nil {
+		return err
+	}
+	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
+	if err != nil {
+		return err
+	}
+	if err := checkListen(f.listen, explicit); err != nil {
+		return err
+	}
+	features := sandbox.Probe()
+	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
+	store, storeDesc, err := openStore(f)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	metrics := api.NewMetrics()
+	var trust domain.MCPTrust
+	for t := range strings.SplitSeq(f.mcpReadOnly, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			trust = append(trust, t)
+		}
+	}
+	eng := engine.New(store, engine.Config{
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{},
+		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
+	})
+	proj := projections.New()
+	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Runner: runner{}, Logger: log, Metrics: metrics, Version: version})
+
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	bg, cancelBG := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	projErr := make(chan error, 1)
+	wg.Go(func() {
+		err := proj.Follow(bg, store, func() {
+			srv.SetReady()
+			log.Info("read models rebuilt", "events", proj.Applied(), "position", proj.Position().String())
+		})
+		if err != nil && bg.Err() == nil {
+			projErr <- err
+		}
+	})
+	wg.Go(func() {
+		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
+			seen := map[string]bool{}
+			var ids []string
+			for _, a := range proj.Approvals(projections.ApprovalFilter{Status: projections.ApprovalPending, ExpiresBefore: now}) {
+				if !seen[a.Request.TurnID] {
+					seen[a.Request.TurnID] = true
+					ids = append(ids, a.Request.TurnID)
+				}
+			}
+			return ids
+		}, func(id string, err error) { log.Warn("expiring approvals failed", "turn_id", id, "err", err) })
+	})
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  store: %s\n  token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
+		version, ln.Addr(), storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
+
+	var result error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down: draining in-flight requests")
+	case err := <-serveErr:
+		result = err
+	case err := <-projErr:
+		result = fmt.Errorf("read models stopped: %w", err)
+	}
+	srv.Drain()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	cancelBG()
+	wg.Wait()
+	if err := store.Close(); err != nil && !errors.Is(err, eventstore.ErrClosed) {
+		log.Warn("closing the store", "err", err)
+	}
+	log.Info("stopped")
+	return result
+}
+
+func sweepInterval(ttl time.Duration) time.Duration {
+	return min(max(ttl/10, 100*time.Millisecond), 5*time.Second)
+}
+
+// checkListen refuses a non-loopback address unless the token was chosen
+// explicitly (the auto-created token protects a local service only).
+func checkListen(addr string, explicitToken bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	if !explicitToken {
+		return fmt.Errorf("--listen %q is not a loopback address: set a token with --token-file or TURNSTILE_TOKEN first", addr)
+	}
+	return nil
+}
