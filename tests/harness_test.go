@@ -1,0 +1,280 @@
+// Package tests holds black-box tests: the turnstile binary, built once,
+// started as a process on a random port and driven over HTTP and its
+// command line.
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the turnstile binary under test.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "turnstile-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "turnstile")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/turnstile")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building turnstile:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Server is one running turnstile process.
+type Server struct {
+	t     testing.TB
+	Data  string
+	URL   string
+	Token string
+	Args  []string
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	out   bytes.Buffer // stdout and stderr of the process
+	exit  chan error
+	http  *http.Client
+}
+
+// StartServer starts `turnstile serve` with a fresh data directory (or
+// data, when not empty) and extra flags, and waits until it is ready.
+func StartServer(t testing.TB, data string, extra ...string) *Server {
+	t.Helper()
+	if data == "" {
+		data = t.TempDir()
+	}
+	s := &Server{t: t, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}}
+	s.start()
+	t.Cleanup(s.Kill)
+	return s
+}
+
+func (s *Server) start() {
+	t := s.t
+	t.Helper()
+	args := append([]string{"serve", "--data", s.Data, "--listen", "127.0.0.1:0", "--log-level", "debug"}, s.Args...)
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = os.Environ()
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Stderr = &lockedWriter{mu: &s.mu, w: &s.out}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.exit = make(chan error, 1)
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.out.WriteString(line + "\n")
+			s.mu.Unlock()
+			if _, rest, ok := strings.Cut(line, "listening on "); ok {
+				addr <- strings.TrimSpace(rest)
+			}
+		}
+	}()
+	go func() { s.exit <- s.cmd.Wait() }()
+	select {
+	case a := <-addr:
+		s.URL = a
+	case err := <-s.exit:
+		t.Fatalf("turnstile serve exited: %v\n%s", err, s.Output())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("turnstile serve did not start\n%s", s.Output())
+	}
+	if tok := os.Getenv("TURNSTILE_TOKEN"); tok != "" {
+		s.Token = tok
+	} else if b, err := os.ReadFile(filepath.Join(s.Data, "token")); err == nil {
+		s.Token = strings.TrimSpace(string(b))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, _ := s.Do("GET", "/readyz", nil)
+		if resp == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("turnstile never became ready\n%s", s.Output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Output is what the process printed so far.
+func (s *Server) Output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+// Stop sends SIGTERM and waits for a clean exit.
+func (s *Server) Stop() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.exit:
+		s.cmd = nil
+		return err
+	case <-time.After(30 * time.Second):
+		s.Kill()
+		return fmt.Errorf("turnstile did not stop on SIGTERM")
+	}
+}
+
+// Kill stops the process with SIGKILL (test cleanup).
+func (s *Server) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.exit
+	s.cmd = nil
+}
+
+// Restart stops the process with SIGTERM and starts it again on the same
+// data directory (on a new port).
+func (s *Server) Restart() {
+	s.t.Helper()
+	if err := s.Stop(); err != nil {
+		s.t.Fatalf("stop: %v\n%s", err, s.Output())
+	}
+	s.start()
+}
+
+// Request sends a request with the server's token; body may be nil, a
+// string or []byte (sent as is), or a value (sent as JSON).
+func (s *Server) Request(method, path string, body any, header ...string) (int, []byte) {
+	s.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// Do is Request without the body.
+func (s *Server) Do(method, path string, body any) (int, []byte) {
+	req, _ := http.NewRequest(method, s.URL+path, nil)
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		req, _ = http.NewRequest(method, s.URL+path, bytes.NewReader(raw))
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// JSON sends body as JSON, checks the status, and decodes the answer into out.
+func (s *Server) JSON(method, path string, body any, wantStatus int, out any) {
+	s.t.Helper()
+	status, data := s.Request(method, path, body)
+	if status != wantStatus {
+		s.t.Fatalf("%s %s: status %d, want %d: %s", method, path, status, wantStatus, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			s.t.Fatalf("%s %s: decoding %s: %v", method, path, data, err)
+		}
+	}
+}
+
+// CLI runs a turnstile subcommand against this server.
+func (s *Server) CLI(args ...string) (stdout, stderr string, code int) {
+	s.t.Helper()
+	full := append([]string{}, args...)
+	if len(args) > 0 {
+		switch args[0] {
+		case "replay", "approvals", "exec", "bench", "audit":
+			sub := 1
+			if args[0] == "audit" || args[0] == "approvals" {
+				sub = 2
+			}
+			if len(args) >= sub {
+				full = append(append(append([]string{}, args[:sub]...), "--server", s.URL, "--data", s.Data), args[sub:]...)
+			}
+		}
+	}
+	return runCLI(s.t, full...)
+}
+
+// runCLI runs the binary with args.
+func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return o.String(), e.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), 0
+}
