@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +37,7 @@ const (
 	helperStatusFD = 4
 )
 
-// helperMessage is what Run sends the helper.
+// helperMessage is what Run sends the helper (see codec.go).
 type helperMessage struct {
 	Argv []string    `json:"argv"`
 	Env  []string    `json:"env"`
@@ -88,7 +87,6 @@ func (e *notFoundError) Error() string { return e.name + ": command not found" }
 
 // runHelper returns only on failure.
 func runHelper() error {
-	var msg helperMessage
 	f := os.NewFile(helperSpecFD, "spec")
 	if f == nil {
 		return errors.New("no plan on descriptor 3")
@@ -98,7 +96,8 @@ func runHelper() error {
 	if err != nil {
 		return fmt.Errorf("read plan: %w", err)
 	}
-	if err := json.Unmarshal(b, &msg); err != nil {
+	msg, err := decodeMessage(b)
+	if err != nil {
 		return fmt.Errorf("decode plan: %w", err)
 	}
 	if len(msg.Argv) == 0 {

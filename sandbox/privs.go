@@ -39,8 +39,9 @@ func dropCapabilities() error {
 	// Securebits first, while CAP_SETPCAP may still be held; best effort
 	// (the bounding set is what matters).
 	_ = unix.Prctl(unix.PR_SET_SECUREBITS, secbitNoroot|secbitNorootLocked|secbitNoCapAmbientRaise|secbitNoCapAmbientRaiseLockd, 0, 0, 0)
+	last := lastCap()
 	var boundErr error
-	for c := 0; c <= lastCap(); c++ {
+	for c := 0; c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 			boundErr = err
 		}
@@ -67,7 +68,7 @@ func dropCapabilities() error {
 		}
 		return nil
 	}
-	for c := 0; c <= lastCap(); c++ {
+	for c := 0; c <= last; c++ {
 		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in != 0 {
 			return fmt.Errorf("capability %d is still in the bounding set", c)
 		}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -138,7 +137,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	go func() { defer drain.Done(); io.Copy(stdout, outR) }()
 	go func() { defer drain.Done(); io.Copy(stderr, errR) }()
 	if specW != nil {
-		msg, _ := json.Marshal(helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: spec})
+		msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: spec})
 		go func() { specW.Write(msg); specW.Close() }()
 		for _, f := range cmd.ExtraFiles {
 			f.Close()
