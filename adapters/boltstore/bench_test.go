@@ -16,7 +16,8 @@ import (
 )
 
 // BenchmarkAppend measures durable (fsynced) single-event appends per
-// second, each writer appending to its own stream with Exactly(n).
+// second. Each writer appends to its own streams with NoStream / Exactly(n)
+// and moves to a new stream every turnEvents events, like turns do.
 func BenchmarkAppend(b *testing.B) {
 	for _, w := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("writers=%d", w), func(b *testing.B) { benchAppend(b, w, Options{}) })
@@ -35,6 +36,9 @@ func BenchmarkAppendBoltOptions(b *testing.B) {
 	}
 }
 
+// turnEvents is the number of events per stream in the append benchmarks.
+const turnEvents = 20
+
 func benchAppend(b *testing.B, writers int, opts Options) {
 	s := openTemp(b, opts)
 	defer s.Close()
@@ -47,9 +51,12 @@ func benchAppend(b *testing.B, writers int, opts Options) {
 	start := time.Now()
 	for w := range writers {
 		wg.Go(func() {
-			stream := fmt.Sprintf("turn-%s-%d", uuid.NewString(), w)
+			var stream string
 			exp := eventstore.NoStream()
-			for next.Add(1) <= int64(b.N) {
+			for i := 0; next.Add(1) <= int64(b.N); i++ {
+				if i%turnEvents == 0 {
+					stream, exp = fmt.Sprintf("turn-%s-%d", uuid.NewString(), w), eventstore.NoStream()
+				}
 				ev := eventstore.EventData{ID: uuid.New(), Type: "bench.event", Data: payload}
 				res, err := s.Append(ctx, stream, exp, []eventstore.EventData{ev})
 				if err != nil {

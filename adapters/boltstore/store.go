@@ -179,7 +179,12 @@ func (s *Store) Stats() Stats {
 var _ eventstore.Store = (*Store)(nil)
 
 // Open opens the event store at path, creating the file (and its parent
-// directories, mode 0700) on first use.
+// directories, mode 0700) on first use. Only one process can have the file
+// open; another Open fails with ErrLocked after Options.LockTimeout.
+//
+// The file is opened with bbolt's NoFreelistSync and hashmap freelist: a
+// commit does not write the freelist, and Open rebuilds it by walking the
+// file instead (measured: about 0.4 s for a 272 MB file of 300k events).
 func Open(path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	dir := filepath.Dir(path)
