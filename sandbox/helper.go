@@ -68,17 +68,18 @@ func MaybeRunHelper() {
 	}
 }
 
-// helperFail reports err on stderr and on the status pipe and exits 126.
+// helperFail reports err on stderr and on the status pipe and exits 126
+// (127, without the status pipe, for a command that was not found).
 func helperFail(err error) {
 	msg := "turnstile sandbox: " + err.Error() + "\n"
 	os.Stderr.WriteString(msg)
-	unix.Write(helperStatusFD, []byte(msg))
-	code := ExitSandboxFailure
 	var nf *notFoundError
 	if errors.As(err, &nf) {
-		code = ExitCommandNotFound
+		// Not a sandbox failure: the status pipe stays empty.
+		os.Exit(ExitCommandNotFound)
 	}
-	os.Exit(code)
+	unix.Write(helperStatusFD, []byte(msg))
+	os.Exit(ExitSandboxFailure)
 }
 
 type notFoundError struct{ name string }

@@ -32,7 +32,7 @@ type Features struct {
 	UserNamespacesDetail string `json:"user_namespaces_detail"`
 	// Arch is runtime.GOARCH.
 	Arch string `json:"arch"`
-	// Kernel release (uname -r).
+	// Release is the kernel release (uname -r).
 	Release string `json:"release"`
 }
 

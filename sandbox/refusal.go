@@ -44,6 +44,7 @@ type Refusal struct {
 	Cause *Refusal
 }
 
+// Error returns "code: message (path)".
 func (r *Refusal) Error() string {
 	if r.Path == "" {
 		return r.Code + ": " + r.Message

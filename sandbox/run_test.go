@@ -56,7 +56,7 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			ws := tempWorkspace(t)
 			s := snapshotFor(t, mode, ws, f.Kernel)
-			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep 1000 & echo $! > gc.pid; wait"}, TimeoutMs: 1500}, nil)
+			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep 1000 & echo $! > gc.pid; wait"}, TimeoutMs: 2000}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
