@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -192,15 +194,18 @@ func gitDirCarves(dotGit string) []fsRule {
 // readPointer reads the first line of a small regular file (not following a
 // symlink at its last component) and returns it without prefix.
 func readPointer(path, prefix string) (string, bool) {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return "", false
-	}
-	f, err := os.Open(path)
+	// O_NOFOLLOW|O_NONBLOCK: a symlink or a FIFO swapped in cannot redirect
+	// or block the read; only a small regular file is read.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", false
 	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", false
+	}
 	line, err := bufio.NewReader(f).ReadString('\n')
 	if err != nil && line == "" {
 		return "", false

@@ -16,6 +16,7 @@ var Limits = []string{
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
 	"a process that leaves the command's process group (setsid) survives the group kill at timeout; Landlock scoping still stops it signalling outside the sandbox",
 	"an IP socket passed in over an AF_UNIX socket from outside the sandbox keeps working (pathname unix sockets are not confined before Landlock ABI 9)",
+	"when the server runs as root, commands run as uid 0 without capabilities: files under read roots that only their owner root may read (e.g. /etc/shadow) stay readable; run the server as an unprivileged user",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
 }
 

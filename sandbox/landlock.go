@@ -130,7 +130,9 @@ func addPathRule(rfd int, r llRule, abi int) error {
 	if allowed == 0 {
 		return nil
 	}
-	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	// The path is canonical: its last component is no symlink unless it was
+	// swapped since; O_NOFOLLOW then opens the link itself, refused below.
+	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil
@@ -141,6 +143,9 @@ func addPathRule(rfd int, r llRule, abi int) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("landlock rule %s: %w", r.path, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return fmt.Errorf("landlock rule %s: the path became a symlink while the sandbox was prepared", r.path)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		allowed &= llFileMask
