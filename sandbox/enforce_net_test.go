@@ -190,3 +190,57 @@ func TestEnforceForeignABI(t *testing.T) {
 		t.Fatalf("x32 unconfined: %v %s", err, r.Stdout)
 	}
 }
+
+// TestLandlockAloneIsNotEnough shows why the seccomp filter exists: with
+// Landlock's TCP rules alone (seccomp switched off in the plan), TCP connect
+// is refused but UDP and MPTCP still reach local listeners.
+func TestLandlockAloneIsNotEnough(t *testing.T) {
+	f := requireKernel(t, false)
+	if f.Kernel.LandlockABI < 4 {
+		t.Skip("no Landlock TCP rules before ABI 4")
+	}
+	_, restricted, _ := netSnapshots(t, f)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	tcpPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	udpPort := strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)
+	noSeccomp := func(p *Plan) { p.Sandbox.Seccomp = false }
+	probe := func(kind, arg string) *Result {
+		t.Helper()
+		r, err := run(t, restricted, SpawnRequest{Argv: probeCmd(t, kind, arg)}, noSeccomp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := probe("tcp-connect", tcpPort); r.ExitCode != 1 || !strings.Contains(string(r.Stdout), unix.EACCES.Error()) {
+		t.Fatalf("Landlock did not refuse TCP connect: %s", r.Stdout)
+	}
+	if r := probe("udp-send", udpPort); r.ExitCode != 0 {
+		t.Fatalf("expected UDP to pass Landlock alone: %s", r.Stdout)
+	}
+	if r := probe("mptcp-connect", tcpPort); r.ExitCode != 0 {
+		if strings.Contains(string(r.Stdout), "socket:") {
+			t.Logf("MPTCP unavailable on this kernel: %s", r.Stdout)
+		} else {
+			t.Fatalf("expected MPTCP to bypass Landlock's TCP rules: %s", r.Stdout)
+		}
+	}
+}

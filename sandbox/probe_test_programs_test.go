@@ -59,6 +59,14 @@ func testProbe(kind string, args []string) error {
 		defer unix.Close(fd)
 		port, _ := strconv.Atoi(arg(0))
 		return unix.Sendto(fd, []byte("escaped"), 0, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+	case "mptcp-connect": // PORT on 127.0.0.1
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)
+		if err != nil {
+			return fmt.Errorf("socket: %w", err)
+		}
+		defer unix.Close(fd)
+		port, _ := strconv.Atoi(arg(0))
+		return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
 	case "udp6":
 		return sock(unix.AF_INET6, unix.SOCK_DGRAM, 0)
 	case "raw":
