@@ -205,7 +205,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if m.Event == nil {
 				continue
 			}
-			e, err := turn.Decode(m.Event)
+			e, err := turn.DecodeUnhashed(m.Event)
 			if err != nil {
 				s.log.Error("event stream: undecodable event", "err", err)
 				return

@@ -151,6 +151,16 @@ func (p *ToolPermissionPolicySnapshot) normalizeLists() {
 // without its flag is restricted.
 func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 	var raw struct {
+		DefaultBehavior        *string  `json:"default_behavior"`
+		FileRead               *string  `json:"file_read"`
+		FileWrite              *string  `json:"file_write"`
+		ShellCommand           *string  `json:"shell_command"`
+		Network                *string  `json:"network"`
+		MCPRead                *string  `json:"mcp_read"`
+		MCPWriteOrUnknown      *string  `json:"mcp_write_or_unknown"`
+		DynamicSkillTool       *string  `json:"dynamic_skill_tool"`
+		ComputerUse            *string  `json:"computer_use"`
+		TaskSubagent           *string  `json:"task_subagent"`
 		AllowedTools           []string `json:"allowed_tools"`
 		AllowedToolsRestricted bool     `json:"allowed_tools_restricted"`
 		DeniedTools            []string `json:"denied_tools"`
@@ -160,21 +170,14 @@ func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return err
-	}
+	in := []*string{raw.DefaultBehavior, raw.FileRead, raw.FileWrite, raw.ShellCommand, raw.Network, raw.MCPRead,
+		raw.MCPWriteOrUnknown, raw.DynamicSkillTool, raw.ComputerUse, raw.TaskSubagent}
 	var out ToolPermissionPolicySnapshot
-	for _, f := range out.behaviorFields() {
-		v, ok := fields[f.name]
-		if !ok {
+	for i, f := range out.behaviorFields() {
+		if in[i] == nil {
 			return fmt.Errorf("effective_policy: missing field %s", f.name)
 		}
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return fmt.Errorf("effective_policy: field %s must be a string", f.name)
-		}
-		beh, err := ParseBehavior(s)
+		beh, err := ParseBehavior(*in[i])
 		if err != nil {
 			return err.(*InvalidEnumError).WithField(f.name)
 		}

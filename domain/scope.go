@@ -172,3 +172,22 @@ func canonicalPayloadHash(raw json.RawMessage) string {
 	}
 	return hashHex(b)
 }
+
+// MarshalJSON renders the scope as its canonical JSON object, so a stored
+// scope (when nothing in it was redacted) hashes to its scope hash.
+func (s Scope) MarshalJSON() ([]byte, error) { return s.CanonicalJSON(), nil }
+
+// UnmarshalJSON reads a flat JSON object of strings, sorting its keys.
+func (s *Scope) UnmarshalJSON(b []byte) error {
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	out := make(Scope, 0, len(m))
+	for k, v := range m {
+		out = append(out, ScopeEntry{k, v})
+	}
+	slices.SortFunc(out, func(a, b ScopeEntry) int { return strings.Compare(a.Key, b.Key) })
+	*s = out
+	return nil
+}

@@ -215,3 +215,19 @@ func TestRedaction(t *testing.T) {
 		t.Fatalf("file path leaks: %+v", fr)
 	}
 }
+
+func TestScopeJSONIsCanonicalObject(t *testing.T) {
+	a := mustClassify(t, sampleInvocations[ActionShellCommand], "/w")
+	b, err := json.Marshal(a.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != a.ScopeHash {
+		t.Fatalf("stored scope %s does not hash to the scope hash", b)
+	}
+	var back Scope
+	if err := json.Unmarshal(b, &back); err != nil || back.Hash() != a.ScopeHash {
+		t.Fatalf("round trip: %v %v", back, err)
+	}
+}

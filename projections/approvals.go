@@ -22,7 +22,7 @@ func (p *Projector) requested(t *TurnView, e *turn.Event, row AuditRow, ev *turn
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalRequested, ev.ItemID, ev.ToolCallID, ev.Action.ToolName
 	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason = id, domain.BehaviorAsk.String(), ev.Decision.Reason
-	row.Scope, row.Detail = ev.Action.Scope, ev.Action.Summary
+	row.Scope, row.Detail = ev.Action.Scope, ev.Request.Summary
 	p.addAudit(row)
 	p.addTimeline(e, "approval_requested", "Approval requested: "+ev.Request.Summary, string(ev.Request.Action), id)
 }

@@ -14,25 +14,52 @@ import (
 const replayPage = 2048
 
 // Rebuild replays the store from the projector's position to the end. A
-// fresh projector rebuilt this way equals one fed incrementally.
+// fresh projector rebuilt this way equals one fed incrementally. Reading and
+// decoding (on two goroutines) run ahead of applying, a page at a time.
 func (p *Projector) Rebuild(ctx context.Context, store eventstore.Store) error {
-	for {
-		recs, err := store.ReadAll(ctx, p.Position(), replayPage)
-		if err != nil {
-			return err
+	type page struct {
+		evs []turn.Event
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan page, 2)
+	go func() {
+		defer close(pages)
+		from := p.Position()
+		for {
+			recs, err := store.ReadAll(ctx, from, replayPage)
+			var evs []turn.Event
+			if err == nil {
+				evs, err = decodeRecords(recs)
+			}
+			select {
+			case pages <- page{evs: evs, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(recs) < replayPage {
+				return
+			}
+			from = recs[len(recs)-1].Position
 		}
-		if err := p.applyRecords(recs); err != nil {
-			return err
+	}()
+	for pg := range pages {
+		if pg.err != nil {
+			return pg.err
 		}
-		if len(recs) < replayPage {
-			return nil
+		for i := range pg.evs {
+			if err := p.Apply(&pg.evs[i]); err != nil {
+				return err
+			}
 		}
 	}
+	return ctx.Err()
 }
 
-// applyRecords decodes and applies stored events, skipping streams that are
-// not turns. Decoding (the expensive part) runs on two goroutines.
-func (p *Projector) applyRecords(recs []eventstore.RecordedEvent) error {
+// decodeRecords decodes the turn events of a page on two goroutines,
+// keeping their order and skipping streams that are not turns.
+func decodeRecords(recs []eventstore.RecordedEvent) ([]turn.Event, error) {
 	evs := make([]turn.Event, len(recs))
 	errs := make([]error, len(recs))
 	half := len(recs) / 2
@@ -40,25 +67,24 @@ func (p *Projector) applyRecords(recs []eventstore.RecordedEvent) error {
 	decode := func(from, to int) {
 		for i := from; i < to; i++ {
 			if isTurnStream(recs[i].Stream) {
-				evs[i], errs[i] = turn.Decode(&recs[i])
+				evs[i], errs[i] = turn.DecodeUnhashed(&recs[i])
 			}
 		}
 	}
 	go func() { decode(0, half); close(done) }()
 	decode(half, len(recs))
 	<-done
+	out := evs[:0]
 	for i := range recs {
 		if !isTurnStream(recs[i].Stream) {
 			continue
 		}
 		if errs[i] != nil {
-			return errs[i]
+			return nil, errs[i]
 		}
-		if err := p.Apply(&evs[i]); err != nil {
-			return err
-		}
+		out = append(out, evs[i])
 	}
-	return nil
+	return out, nil
 }
 
 func isTurnStream(s string) bool {
@@ -116,7 +142,7 @@ func (p *Projector) follow(ctx context.Context, store eventstore.Store) error {
 		if m.Event == nil || !isTurnStream(m.Event.Stream) {
 			continue
 		}
-		ev, err := turn.Decode(m.Event)
+		ev, err := turn.DecodeUnhashed(m.Event)
 		if err != nil {
 			return &fatalError{fmt.Errorf("projections: %w", err)}
 		}

@@ -20,7 +20,7 @@ type Projector struct {
 	approvals map[string]*ApprovalView
 	pending   map[string]map[string]struct{} // turn id → pending request ids
 	grants    map[string][]GrantView         // turn id → grants in force
-	audit     []AuditRow
+	audit     auditLog
 	byTurn    map[string][]int // turn id → indexes into audit
 	timeline  map[string][]TimelineRow
 	changed   chan struct{} // closed and replaced after every Apply
@@ -149,9 +149,31 @@ func (p *Projector) row(t *TurnView, e *turn.Event) AuditRow {
 }
 
 func (p *Projector) addAudit(r AuditRow) {
-	p.byTurn[r.TurnID] = append(p.byTurn[r.TurnID], len(p.audit))
-	p.audit = append(p.audit, r)
+	p.byTurn[r.TurnID] = append(p.byTurn[r.TurnID], p.audit.len())
+	p.audit.add(r)
 }
+
+// auditLog stores audit rows in fixed-size chunks, so that growing it never
+// copies the rows already there.
+type auditLog struct {
+	chunks [][]AuditRow
+	n      int
+}
+
+const auditChunk = 4096
+
+func (l *auditLog) len() int { return l.n }
+
+func (l *auditLog) add(r AuditRow) {
+	if l.n%auditChunk == 0 {
+		l.chunks = append(l.chunks, make([]AuditRow, 0, auditChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, r)
+	l.n++
+}
+
+func (l *auditLog) at(i int) *AuditRow { return &l.chunks[i/auditChunk][i%auditChunk] }
 
 func (p *Projector) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
 	p.timeline[e.TurnID] = append(p.timeline[e.TurnID], TimelineRow{

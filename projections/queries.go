@@ -89,15 +89,15 @@ func (p *Projector) Audit(turnID string, offset, limit int) []AuditRow {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	var out []AuditRow
-	n := len(p.audit)
+	n := p.audit.len()
 	if turnID != "" {
 		n = len(p.byTurn[turnID])
 	}
 	for i := max(offset, 0); i < n && (limit <= 0 || len(out) < limit); i++ {
 		if turnID == "" {
-			out = append(out, p.audit[i])
+			out = append(out, *p.audit.at(i))
 		} else {
-			out = append(out, p.audit[p.byTurn[turnID][i]])
+			out = append(out, *p.audit.at(p.byTurn[turnID][i]))
 		}
 	}
 	return out
@@ -158,7 +158,9 @@ func (p *Projector) Export() Export {
 			ex.Grants[k] = slices.Clone(v)
 		}
 	}
-	ex.Audit = slices.Clone(p.audit)
+	for i := range p.audit.len() {
+		ex.Audit = append(ex.Audit, *p.audit.at(i))
+	}
 	for k, v := range p.timeline {
 		ex.Timeline[k] = slices.Clone(v)
 	}

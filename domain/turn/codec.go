@@ -93,9 +93,19 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 	return out, nil
 }
 
-// Decode reads a stored event. An unknown type or schema version fails with
-// ErrUnknownEventType.
+// Decode reads a stored event, computing its chain hash. An unknown type or
+// schema version fails with ErrUnknownEventType.
 func Decode(r *eventstore.RecordedEvent) (Event, error) {
+	e, err := DecodeUnhashed(r)
+	if err == nil {
+		e.Hash = HashOf(r.Metadata, r.Data)
+	}
+	return e, err
+}
+
+// DecodeUnhashed is Decode without the chain hash (Hash is empty), for
+// readers that do not extend the chain: read models and notifications.
+func DecodeUnhashed(r *eventstore.RecordedEvent) (Event, error) {
 	var env envelope
 	if err := json.Unmarshal(r.Metadata, &env); err != nil {
 		return Event{}, fmt.Errorf("decode %s@%d metadata: %w", r.Stream, r.Revision, err)
@@ -113,7 +123,7 @@ func Decode(r *eventstore.RecordedEvent) (Event, error) {
 	return Event{
 		ID: r.ID, Type: r.Type, SchemaVersion: env.SchemaVersion, TurnID: env.TurnID, OccurredAt: env.OccurredAt,
 		Actor: env.Actor, CorrelationID: env.CorrelationID, PrevHash: env.PrevHash, Payload: p,
-		Version: int64(r.Revision), Position: r.Position, Hash: HashOf(r.Metadata, r.Data),
+		Version: int64(r.Revision), Position: r.Position,
 	}, nil
 }
 

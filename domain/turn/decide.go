@@ -99,10 +99,10 @@ func (s *State) live(trans string) error {
 	return err
 }
 
+// record is the action as a decision records it (redacted, with its summary).
 func record(a *domain.Action) ActionRecord {
 	r := a.Redacted()
-	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope,
-		Files: r.Files, Summary: r.Summary, Details: r.Details}
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope, Summary: r.Summary}
 }
 
 // replayCall answers a retried tool call id, or refuses a different
@@ -138,7 +138,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		return nil, out, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: d}
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d)}
 	id := []string{"decision", c.ToolCallID, a.ScopeHash}
 	switch d.Behavior {
 	case domain.BehaviorAllow:
@@ -147,15 +147,17 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		if _, err := next(s.TurnID, s.Status, TransOpenRequest); err != nil {
 			return nil, Outcome{}, err
 		}
+		red := a.Redacted()
 		r := rec.Action
+		r.Summary, r.Files = "", red.Files
 		req := ApprovalRequest{
 			RequestID: RequestID(s.TurnID, c.ToolCallID), WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID,
-			ToolName: a.ToolName, Action: a.Kind, ScopeHash: a.ScopeHash, Reason: d.Reason, Summary: r.Summary, Details: r.Details,
+			ToolName: a.ToolName, Action: a.Kind, ScopeHash: a.ScopeHash, Reason: d.Reason, Summary: red.Summary, Details: red.Details,
 		}
 		if req.Details == nil {
 			req.Details = []domain.Detail{}
 		}
-		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: d,
+		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
 		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: r, OpenedAt: c.Now, ExpiresAt: ev.ExpiresAt}
 		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: opened}, nil
@@ -173,7 +175,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: d,
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d),
 		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
 	if call := s.Calls[c.ToolCallID]; call != nil {
 		if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
@@ -205,7 +207,9 @@ func decideRunApproved(s *State, c *RunApproved) ([]Event, Outcome, error) {
 	if call.Consumed {
 		return nil, Outcome{Decision: d, Request: r, Replayed: true}, nil
 	}
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, Action: r.Action, Decision: d, RequestID: r.ID}
+	act := r.Action
+	act.Files = nil // a decision records no files (see ActionRecord)
+	rec := DecisionRecorded{ToolCallID: c.ToolCallID, Action: act, Decision: verdictOf(d), RequestID: r.ID}
 	ev := s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec})
 	return []Event{ev}, Outcome{Decision: d, Request: r}, nil
 }

@@ -66,7 +66,9 @@ type SecuritySnapshotResolved struct {
 }
 
 // ActionRecord is the classified action as recorded: display values are
-// redacted (domain.Action.Redacted), the scope hash is exact.
+// redacted (domain.Action.Redacted), the scope hash is exact. Decisions keep
+// the summary; approval requests keep the files (to re-evaluate them after a
+// profile change) and carry their summary and details in the request.
 type ActionRecord struct {
 	ToolName  string            `json:"tool_name"`
 	Kind      domain.ActionKind `json:"action"`
@@ -78,12 +80,30 @@ type ActionRecord struct {
 	Details   []domain.Detail   `json:"details,omitempty"`
 }
 
+// Verdict is a decision as recorded; its action kind and scope hash are the
+// action record's, not repeated.
+type Verdict struct {
+	Behavior  domain.Behavior `json:"decision"`
+	Reason    domain.Reason   `json:"reason"`
+	Cached    bool            `json:"cached,omitempty"`
+	DecidedBy string          `json:"decided_by"`
+}
+
+func verdictOf(d domain.Decision) Verdict {
+	return Verdict{Behavior: d.Behavior, Reason: d.Reason, Cached: d.Cached, DecidedBy: d.DecidedBy}
+}
+
+// With rebuilds the full decision about a.
+func (v Verdict) With(a *ActionRecord) domain.Decision {
+	return domain.Decision{Behavior: v.Behavior, Reason: v.Reason, Action: a.Kind, ScopeHash: a.ScopeHash, Cached: v.Cached, DecidedBy: v.DecidedBy}
+}
+
 // DecisionRecorded is the body of decision_allowed and decision_denied.
 type DecisionRecorded struct {
-	ToolCallID string          `json:"tool_call_id"`
-	ItemID     string          `json:"item_id,omitempty"`
-	Action     ActionRecord    `json:"action"`
-	Decision   domain.Decision `json:"decision"`
+	ToolCallID string       `json:"tool_call_id"`
+	ItemID     string       `json:"item_id,omitempty"`
+	Action     ActionRecord `json:"action"`
+	Decision   Verdict      `json:"decision"`
 	// RequestID is set when the decision follows an approval request.
 	RequestID string `json:"request_id,omitempty"`
 	// Refusal is the sandbox's reason code when it refused (reason sandbox_denied).
@@ -118,7 +138,7 @@ type ApprovalRequested struct {
 	ItemID     string          `json:"item_id,omitempty"`
 	Request    ApprovalRequest `json:"request"`
 	Action     ActionRecord    `json:"action_record"`
-	Decision   domain.Decision `json:"decision"`
+	Decision   Verdict         `json:"decision"`
 	Mode       domain.Mode     `json:"mode"`
 	ExpiresAt  time.Time       `json:"expires_at"`
 }

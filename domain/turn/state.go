@@ -99,17 +99,19 @@ func Evolve(s *State, e *Event) {
 	case *DecisionDenied:
 		s.recordCall(&p.DecisionRecorded)
 		if p.Decision.Reason == domain.ReasonSandboxDenied {
-			d := p.Decision
+			d := p.Decision.With(&p.Action)
 			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
 	case *ApprovalRequested:
+		act := p.Action
+		act.Summary = p.Request.Summary
 		s.Requests[p.Request.RequestID] = &Request{
 			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
 			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-			Action: p.Action, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
+			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
 		}
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
-			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision, RequestID: p.Request.RequestID}
+			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID}
 		}
 		s.Open++
 		s.Status = StatusAwaitingApproval
@@ -139,7 +141,7 @@ func (s *State) recordCall(d *DecisionRecorded) {
 	if _, seen := s.Calls[d.ToolCallID]; seen {
 		return
 	}
-	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision, RequestID: d.RequestID}
+	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision.With(&d.Action), RequestID: d.RequestID}
 }
 
 // OpenRequests returns the open requests in the order they were opened.

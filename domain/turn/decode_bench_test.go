@@ -1,0 +1,64 @@
+package turn
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/eventstore"
+)
+
+// sampleRecords returns one stored record of each common event type: a
+// turn's start (3 events), an allowed decision, an approval request and its
+// resolution.
+func sampleRecords(b *testing.B) map[string]eventstore.RecordedEvent {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := NewState("t1")
+	out := map[string]eventstore.RecordedEvent{}
+	apply := func(cmd Command) {
+		evs, _, err := Decide(s, cmd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := Encode(evs, s.LastHash)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, d := range data {
+			rec := eventstore.RecordedEvent{ID: d.ID, Stream: StreamName("t1"), Revision: uint64(s.Version + 1), Type: d.Type, Data: d.Data, Metadata: d.Metadata}
+			out[d.Type] = rec
+			e, err := Decode(&rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = i
+			Evolve(s, &e)
+		}
+	}
+	m := Meta{Now: now, Actor: "agent", CorrelationID: "c"}
+	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
+	apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"src/main.go"}`)}, TTL: time.Minute})
+	apply(&EvaluateTool{Meta: m, ToolCallID: "c2", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."]}`)}, TTL: time.Minute})
+	apply(&RespondApproval{Meta: m, RequestID: RequestID("t1", "c2"), Resolution: domain.ResolutionAllowOnce})
+	return out
+}
+
+func BenchmarkDecode(b *testing.B) {
+	recs := sampleRecords(b)
+	for _, typ := range Events.Types() {
+		rec, ok := recs[typ]
+		if !ok {
+			continue
+		}
+		b.Run(fmt.Sprintf("%s/%dB", typ, len(rec.Data)+len(rec.Metadata)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(&rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
