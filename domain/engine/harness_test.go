@@ -105,3 +105,5 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func projectionsAll() projections.ApprovalFilter { return projections.ApprovalFilter{} }
