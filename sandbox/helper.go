@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -45,6 +46,11 @@ type helperMessage struct {
 	Spec SandboxSpec `json:"spec"`
 }
 
+// helperWired records that MaybeRunHelper ran, so that Run and Probe never
+// re-execute a binary that would not act as the helper (it would run its
+// ordinary main with the helper's arguments).
+var helperWired atomic.Bool
+
 // MaybeRunHelper must be the first thing the turnstile binary's main (and a
 // test binary's TestMain) calls. When os.Args[1] is HelperArg it becomes the
 // sandbox helper: it reads its plan from descriptor 3, applies mounts,
@@ -52,6 +58,7 @@ type helperMessage struct {
 // it never returns (exit 126 on any failure, the reason on stderr). For any
 // other arguments it returns at once.
 func MaybeRunHelper() {
+	helperWired.Store(true)
 	if len(os.Args) < 2 {
 		return
 	}

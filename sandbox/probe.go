@@ -90,6 +90,9 @@ func probeUserNamespaces() (bool, string) {
 		}
 	}
 	sys := strings.Join(notes, ", ")
+	if !helperWired.Load() {
+		return false, "not probed: MaybeRunHelper was not called at program start (" + sys + ")"
+	}
 	dir, err := os.MkdirTemp("", "turnstile-probe-")
 	if err != nil {
 		return false, "cannot create a probe directory: " + err.Error()

@@ -59,6 +59,9 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	if plan == nil || len(plan.Argv) == 0 {
 		return nil, refuse(CodeMissingArgv, "", "no plan to run")
 	}
+	if plan.Sandboxed && !helperWired.Load() {
+		return nil, errors.New("sandbox: MaybeRunHelper was not called at program start: the helper cannot be re-executed")
+	}
 	env := plan.Env
 	spec := plan.Sandbox
 	if plan.IsolatedTmp {
