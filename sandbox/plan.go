@@ -89,6 +89,10 @@ type Plan struct {
 	// Degradations are the snapshot's accepted degradations (a partially
 	// active snapshot): dimensions the helper will not enforce.
 	Degradations []domain.Degradation
+
+	// resolvedPath is argv[0] looked up in the planned PATH (unsandboxed
+	// runs only; the helper looks it up itself).
+	resolvedPath string
 }
 
 // PlanSpawn checks a command request against a snapshot, in the reference's

@@ -76,76 +76,31 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
-	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
-	var specW, statusR *os.File
 	if plan.Sandboxed {
 		spec.InNamespace = spec.UserNamespaces && needsNamespace(&spec)
-		if spec.InNamespace {
-			cmd.SysProcAttr = namespaceAttr()
-			cmd.SysProcAttr.Setsid = true
-		}
-		cmd.Path, cmd.Args = "/proc/self/exe", []string{os.Args[0], HelperArg}
-		cmd.Env = []string{}
-		var specR, statusW *os.File
-		var err error
-		if specR, specW, err = os.Pipe(); err != nil {
-			return nil, err
-		}
-		if statusR, statusW, err = os.Pipe(); err != nil {
-			specR.Close()
-			specW.Close()
-			return nil, err
-		}
-		defer statusR.Close()
-		cmd.ExtraFiles = []*os.File{specR, statusW}
 	} else {
 		path, err := lookPath(plan.Argv[0], envValue(env, "PATH"), plan.Cwd)
 		if err != nil {
 			return &Result{ExitCode: ExitCommandNotFound, Stderr: []byte(err.Error() + "\n")}, nil
 		}
-		cmd.Path, cmd.Args = path, plan.Argv
+		plan = &Plan{Argv: plan.Argv, Cwd: plan.Cwd, Timeout: plan.Timeout, Stdin: plan.Stdin, resolvedPath: path}
 	}
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.Stdin = plan.Stdin
-	cmd.WaitDelay = drainGrace
 	start := time.Now()
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
+	pr, err := startProcess(plan, env, &spec, stdout, stderr)
+	if err != nil && spec.InNamespace {
+		// The namespace could not be created (a sysctl or LSM changed
+		// since the probe): the sibling-grant fallback is strictly
+		// narrower, so retrying without the namespace is safe.
+		spec.InNamespace = false
+		start = time.Now()
+		pr, err = startProcess(plan, env, &spec, stdout, stderr)
+	}
 	if err != nil {
-		outR.Close()
-		errR.Close()
-		if specW != nil {
-			specW.Close()
-		}
-		for _, f := range cmd.ExtraFiles {
-			f.Close()
-		}
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
-	pgid := cmd.Process.Pid
-	var drain sync.WaitGroup
-	drain.Add(2)
-	go func() { defer drain.Done(); io.Copy(stdout, outR) }()
-	go func() { defer drain.Done(); io.Copy(stderr, errR) }()
-	if specW != nil {
-		msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: spec})
-		go func() { specW.Write(msg); specW.Close() }()
-		for _, f := range cmd.ExtraFiles {
-			f.Close()
-		}
-	}
+	defer pr.close()
+	cmd, pgid := pr.cmd, pr.cmd.Process.Pid
 	runCtx, cancel := context.WithTimeout(ctx, plan.Timeout)
 	defer cancel()
 	stop := make(chan struct{})
@@ -168,17 +123,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	wasKilled := <-killed
 	unix.Kill(-pgid, unix.SIGKILL)
 	waitErr := cmd.Wait()
-	drained := make(chan struct{})
-	go func() { drain.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(drainGrace):
-		outR.Close()
-		errR.Close()
-		<-drained
-	}
-	outR.Close()
-	errR.Close()
+	pr.drain(drainGrace)
 	res := &Result{
 		ExitCode:        exitCode(cmd.ProcessState, waitErr),
 		Stdout:          stdout.buf,
@@ -188,8 +133,8 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		DurationMs:      dur.Milliseconds(),
 		TimedOut:        wasKilled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 	}
-	if statusR != nil {
-		if b, _ := io.ReadAll(io.LimitReader(statusR, 64<<10)); len(b) > 0 {
+	if pr.statusR != nil {
+		if b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10)); len(b) > 0 {
 			res.SandboxError = strings.TrimSpace(string(b))
 			return res, &Refusal{Code: CodeSandboxFailed, Message: res.SandboxError}
 		}
@@ -271,5 +216,112 @@ func waitExited(pid int) {
 		if err != unix.EINTR {
 			return
 		}
+	}
+}
+
+// newNamespaceAttr builds the helper's SysProcAttr in a namespace (a
+// variable so that a test can make namespace creation fail).
+var newNamespaceAttr = namespaceAttr
+
+// process is a started command with its output pipes and, for the helper,
+// its status pipe.
+type process struct {
+	cmd        *exec.Cmd
+	outR, errR *os.File
+	statusR    *os.File
+	copying    sync.WaitGroup
+}
+
+// startProcess starts the plan's command (directly, or through the helper
+// with spec), copying its output into stdout and stderr. On error nothing
+// is left running or open.
+func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io.Writer) (*process, error) {
+	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}, Stdin: plan.Stdin, WaitDelay: drainGrace}
+	var opened []*os.File
+	closeAll := func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			opened = append(opened, r, w)
+		}
+		return r, w, err
+	}
+	p := &process{cmd: cmd}
+	var specW *os.File
+	if plan.Sandboxed {
+		if spec.InNamespace {
+			cmd.SysProcAttr = newNamespaceAttr()
+			cmd.SysProcAttr.Setsid = true
+		}
+		cmd.Path, cmd.Args, cmd.Env = "/proc/self/exe", []string{os.Args[0], HelperArg}, []string{}
+		specR, w, err := pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		statusR, statusW, err := pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		specW, p.statusR = w, statusR
+		cmd.ExtraFiles = []*os.File{specR, statusW}
+	} else {
+		cmd.Path, cmd.Args = plan.resolvedPath, plan.Argv
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	// Keep only the parent's ends.
+	outW.Close()
+	errW.Close()
+	for _, f := range cmd.ExtraFiles {
+		f.Close()
+	}
+	p.outR, p.errR = outR, errR
+	p.copying.Add(2)
+	go func() { defer p.copying.Done(); io.Copy(stdout, outR) }()
+	go func() { defer p.copying.Done(); io.Copy(stderr, errR) }()
+	if specW != nil {
+		msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: *spec})
+		go func() { specW.Write(msg); specW.Close() }()
+	}
+	return p, nil
+}
+
+// drain waits for the output copies to finish, at most grace (a process
+// that escaped the group kill may hold the pipes open).
+func (p *process) drain(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { p.copying.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		p.outR.Close()
+		p.errR.Close()
+		<-done
+	}
+}
+
+func (p *process) close() {
+	p.outR.Close()
+	p.errR.Close()
+	if p.statusR != nil {
+		p.statusR.Close()
 	}
 }
