@@ -244,3 +244,31 @@ func TestLandlockAloneIsNotEnough(t *testing.T) {
 		}
 	}
 }
+
+// TestEnforceNetworkOnly: an unrestricted filesystem with a disabled network
+// (a task cap narrowing only the network) still refuses IP sockets, while
+// writes anywhere the user may write keep working.
+func TestEnforceNetworkOnly(t *testing.T) {
+	f := requireKernel(t, false)
+	ws := tempWorkspace(t)
+	s := snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel)
+	s.Network = domain.NetworkPolicy{Mode: domain.NetworkDisabled, AllowUnixSockets: true}
+	s.Enforcement = domain.ComputeEnforcement(s)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r, err := run(t, s, SpawnRequest{Argv: probeCmd(t, "tcp-connect", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))}, func(p *Plan) {
+		if !p.Sandboxed || p.Sandbox.RestrictFilesystem || !p.Sandbox.RestrictNetwork {
+			t.Fatalf("plan %+v", p.Sandbox)
+		}
+	})
+	if err != nil || r.ExitCode != 1 {
+		t.Fatalf("tcp-connect: %v %s", err, r.Stdout)
+	}
+	outside := tempWorkspace(t) + "/x"
+	if r := sh(t, s, "echo x > "+outside); r.ExitCode != 0 || !exists(outside) {
+		t.Fatalf("write with an unrestricted filesystem: %s", r.Stderr)
+	}
+}
