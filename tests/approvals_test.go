@@ -222,3 +222,41 @@ func TestIdempotentAndConflictingCommands(t *testing.T) {
 		t.Fatalf("decision of a denied request: %+v", d)
 	}
 }
+
+// TestApprovalExpiry lets a request outlive a short --approval-ttl: the
+// server resolves it as expired through the same path as a response.
+func TestApprovalExpiry(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "", "--approval-ttl", "1s")
+	root := workspace(t)
+	sse := s.subscribe("turn_id=exp", "")
+	s.startTurn("exp", "ws", "supervised", root)
+	status, d := s.exec("exp", "", map[string]any{"tool_call_id": "late", "argv": []string{"echo", "too late"}})
+	if status != http.StatusAccepted || d.Request == nil {
+		t.Fatalf("exec: %d %+v", status, d)
+	}
+	var a approvalView
+	pollUntil(t, "the request to expire", func() bool {
+		s.JSON("GET", "/v1/approvals/"+d.Request.RequestID+"?wait=5s", nil, http.StatusOK, &a)
+		return a.Status == "resolved"
+	})
+	if a.Resolution != "expired" {
+		t.Fatalf("overdue request: %+v", a)
+	}
+	e := sse.NextOf("turn/permission/request/resolved")
+	if e.Params["resolution"] != "expired" || e.Params["reason"] != "expired" || e.Params["request_id"] != d.Request.RequestID {
+		t.Fatalf("expiry notification %v", e.Params)
+	}
+	// A late answer finds it expired; the call does not run.
+	status, body := s.Request("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once"})
+	if e := wantError(t, status, body, http.StatusConflict, "already_resolved"); e.Details["resolution"] != "expired" {
+		t.Fatalf("late answer: %+v", e)
+	}
+	status, d = s.exec("exp", "", map[string]any{"tool_call_id": "late", "argv": []string{"echo", "too late"}})
+	if status != http.StatusOK || d.Ran || d.Decision != "deny" || d.Reason != "expired" {
+		t.Fatalf("exec of an expired call: %d %+v", status, d)
+	}
+	if tr := s.turn("exp"); tr.Turn.Status != "in_progress" || tr.Turn.PendingApprovals != 0 {
+		t.Fatalf("turn after the expiry: %+v", tr.Turn)
+	}
+}

@@ -130,3 +130,62 @@ func TestDefaultProfileAndToolLists(t *testing.T) {
 		t.Errorf("default full_access renders a prompt: %q", plain.PermissionsPrompt)
 	}
 }
+
+// TestMidTurnPermissionChange narrows and widens a turn's profile: grants
+// are cleared, pending requests the new profile denies are cancelled, and
+// the next decision follows the new profile.
+func TestMidTurnPermissionChange(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("mid", "ws", "auto_accept_edits", root)
+	ask := s.decide("mid", "c1", "exec_command", map[string]any{"cmd": "ls"})
+	s.respond(ask.Request.RequestID, "allow_for_turn")
+	if d := s.decide("mid", "c2", "exec_command", map[string]any{"cmd": "ls"}); d.Reason != "cached_approval" {
+		t.Fatalf("grant: %+v", d)
+	}
+	fetch := s.decide("mid", "c3", "web_fetch", map[string]any{"url": "https://example.com/"})
+	patch := map[string]any{"patch": "*** Add File: n.txt\n+x"}
+	if d := s.decide("mid", "c4", "apply_patch", patch); d.Decision != "allow" {
+		t.Fatalf("patch in auto_accept_edits: %+v", d)
+	}
+
+	// Narrow: web_fetch denied; the grant and the pending fetch go.
+	var tr turnAnswer
+	s.JSON("POST", "/v1/turns/mid/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits", "denied_tools": []string{"web_fetch"}}}, http.StatusOK, &tr)
+	if tr.Turn.PendingApprovals != 0 || tr.Turn.Status != "in_progress" {
+		t.Fatalf("after narrowing: %+v", tr.Turn)
+	}
+	var a approvalView
+	s.JSON("GET", "/v1/approvals/"+fetch.Request.RequestID, nil, http.StatusOK, &a)
+	if a.Status != "resolved" || a.Resolution != "cancelled" {
+		t.Fatalf("pending fetch after narrowing: %+v", a)
+	}
+	if d := s.decide("mid", "c5", "exec_command", map[string]any{"cmd": "ls"}); d.Decision != "ask" || d.Cached {
+		t.Fatalf("grant survived a profile change: %+v", d)
+	}
+	if d := s.decide("mid", "c6", "web_fetch", map[string]any{"url": "https://example.com/"}); d.Decision != "deny" || d.Reason != "policy_denies_action" {
+		t.Fatalf("fetch after narrowing: %+v", d)
+	}
+	// The same profile again changes nothing.
+	before := s.footprint("mid")
+	s.JSON("POST", "/v1/turns/mid/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits", "denied_tools": []string{"web_fetch"}}}, http.StatusOK, nil)
+	if after := s.footprint("mid"); after != before {
+		t.Fatalf("an unchanged profile appended: %v → %v", before, after)
+	}
+	// Widen to full_access: the next decision is allowed.
+	s.JSON("POST", "/v1/turns/mid/permissions", map[string]any{"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusOK, &tr)
+	if tr.Turn.Profile.Mode != "full_access" || tr.SecuritySnapshot.Sandbox.Mode != "unrestricted" {
+		t.Fatalf("after widening: %+v", tr)
+	}
+	if d := s.decide("mid", "c7", "web_fetch", map[string]any{"url": "https://example.com/"}); d.Decision != "allow" || d.Reason != "full_access" {
+		t.Fatalf("fetch after widening: %+v", d)
+	}
+	// The exec asked at c5 is denied by neither profile: widening applies
+	// from the next decision, so it is still open.
+	var pending struct{ Approvals []approvalView }
+	s.JSON("GET", "/v1/approvals?status=pending&turn_id=mid", nil, http.StatusOK, &pending)
+	if len(pending.Approvals) != 1 || pending.Approvals[0].ToolCallID != "c5" {
+		t.Fatalf("pending after the changes: %+v", pending.Approvals)
+	}
+}
