@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,60 @@ import (
 // fallback instead, and bubblewrap with a comparable policy when installed.
 // Each reports the median in ms (p50-ms) besides the mean.
 func BenchmarkSpawn(b *testing.B) {
+	for _, c := range spawnCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			if err := c.fn(); err != nil {
+				b.Skipf("%s: %v", c.name, err)
+			}
+			ds := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				if err := c.fn(); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			b.StopTimer()
+			b.ReportMetric(median(ds), "p50-ms")
+		})
+	}
+}
+
+// BenchmarkSpawnInterleaved runs the same variants in rotation, one spawn
+// each per iteration, and reports each variant's median: on a shared,
+// loaded machine every variant then sees the same load.
+func BenchmarkSpawnInterleaved(b *testing.B) {
+	cases := spawnCases(b)
+	ds := make([][]time.Duration, len(cases))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, c := range cases {
+			start := time.Now()
+			if err := c.fn(); err != nil {
+				b.Fatalf("%s: %v", c.name, err)
+			}
+			ds[j] = append(ds[j], time.Since(start))
+		}
+	}
+	b.StopTimer()
+	for j, c := range cases {
+		b.ReportMetric(median(ds[j]), strings.ReplaceAll(c.name, "/", ".")+"-p50-ms")
+	}
+}
+
+func median(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
+}
+
+type spawnCase struct {
+	name string
+	fn   func() error
+}
+
+// spawnCases lists the spawn variants this machine supports.
+func spawnCases(b *testing.B) []spawnCase {
 	f := requireKernel(b, false)
 	ws := tempWorkspace(b)
 	os.MkdirAll(ws+"/.git/hooks", 0o755)
@@ -40,50 +95,20 @@ func BenchmarkSpawn(b *testing.B) {
 			return err
 		}
 	}
-	cases := []struct {
-		name string
-		fn   func() error
-	}{
+	cases := []spawnCase{
 		{"exec.Command", func() error { return exec.Command("/bin/true").Run() }},
 		{"Run/unsandboxed", runPlan(plan(domain.ModeFullAccess, false))},
 		{"Run/helper_landlock_seccomp", runPlan(plan(domain.ModeSupervised, false))},
 	}
 	if f.Kernel.UserNamespaces {
-		cases = append(cases, struct {
-			name string
-			fn   func() error
-		}{"Run/helper_namespace_carveout", runPlan(plan(domain.ModeAutoAcceptEdits, true))})
+		cases = append(cases, spawnCase{"Run/helper_namespace_carveout", runPlan(plan(domain.ModeAutoAcceptEdits, true))})
 	}
-	cases = append(cases, struct {
-		name string
-		fn   func() error
-	}{"Run/helper_sibling_fallback", runPlan(plan(domain.ModeAutoAcceptEdits, false))})
+	cases = append(cases, spawnCase{"Run/helper_sibling_fallback", runPlan(plan(domain.ModeAutoAcceptEdits, false))})
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
 		args := []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
 			"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--die-with-parent",
 			"--new-session", "--cap-drop", "ALL", "/bin/true"}
-		cases = append(cases, struct {
-			name string
-			fn   func() error
-		}{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }})
+		cases = append(cases, spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }})
 	}
-	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
-			if err := c.fn(); err != nil {
-				b.Skipf("%s: %v", c.name, err)
-			}
-			ds := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				if err := c.fn(); err != nil {
-					b.Fatal(err)
-				}
-				ds = append(ds, time.Since(start))
-			}
-			b.StopTimer()
-			slices.Sort(ds)
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
-		})
-	}
+	return cases
 }
