@@ -189,12 +189,19 @@ func (s *Server) events(id string) ([]storedEvent, []byte) {
 	return out.Events, raw
 }
 
-// footprint is what a turn looks like in the store: its version and the
-// number of its events.
+// footprint is what a turn looks like: the version the read model shows
+// and the number of its events in the store. It waits for the read model
+// to catch up with the store (a decision that opens no request answers
+// before the read model has its event: see TestReadYourWrites).
 func (s *Server) footprint(id string) [2]int64 {
 	s.t.Helper()
-	evs, _ := s.events(id)
-	return [2]int64{s.turn(id).Turn.Version, int64(len(evs))}
+	var fp [2]int64
+	pollUntil(s.t, "the read model of "+id+" to catch up", func() bool {
+		evs, _ := s.events(id)
+		fp = [2]int64{s.turn(id).Turn.Version, int64(len(evs))}
+		return fp[0] == fp[1]-1
+	})
+	return fp
 }
 
 // wantError checks the one error shape and the status and code, and

@@ -265,3 +265,31 @@ func TestErrorDetailsAlwaysPresent(t *testing.T) {
 			strings.Join(missing, ", "))
 	}
 }
+
+// TestBodyLimitBoundary checks that a body of exactly 1 MiB is read and one
+// byte more is refused with 413.
+func TestBodyLimitBoundary(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("lim", "ws", "full_access", root)
+	body := func(callID string, size int) string {
+		b := `{"tool_call_id":"` + callID + `","tool_name":"task_list"}`
+		return b + strings.Repeat(" ", size-len(b))
+	}
+	var d decisionAnswer
+	s.JSON("POST", "/v1/turns/lim/decisions", body("exact", 1<<20), http.StatusOK, &d)
+	if d.Decision != "allow" || d.ToolCallID != "exact" {
+		t.Fatalf("1 MiB body: %+v", d)
+	}
+	before := s.footprint("lim")
+	status, raw := s.Request("POST", "/v1/turns/lim/decisions", body("over", 1<<20+1))
+	wantError(t, status, raw, http.StatusRequestEntityTooLarge, "body_too_large")
+	status, raw = s.Request("POST", "/rpc", `{"jsonrpc":"2.0","id":1,"method":"turn/get","params":{"turn_id":"lim"}}`+strings.Repeat(" ", 1<<20))
+	if status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("rpc over 1 MiB: %d %s", status, raw)
+	}
+	if after := s.footprint("lim"); after != before {
+		t.Fatalf("refused bodies changed the turn: %v → %v", before, after)
+	}
+}

@@ -184,3 +184,30 @@ func sortedPositions(t testing.TB, ps []string) []string {
 	}
 	return out
 }
+
+// TestSSEResumeAcrossRestart resumes with an id seen before a restart:
+// positions survive the process.
+func TestSSEResumeAcrossRestart(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	st := s.subscribe("", "")
+	s.startTurn("rs", "ws", "full_access", root)
+	var last string
+	for range 3 {
+		last = st.Next().ID
+	}
+	st.Close()
+	s.decide("rs", "before", "task_list", nil)
+	s.Restart()
+	s.decide("rs", "after", "task_list", nil)
+	st = s.subscribe("", last)
+	for _, want := range []string{"before", "after"} {
+		if e := st.Next(); e.Params["tool_call_id"] != want {
+			t.Fatalf("resumed across the restart: %s %v, want %s", e.Event, e.Params, want)
+		}
+	}
+	if want := s.positionsOf("rs", 0); want[2] != last {
+		t.Fatalf("positions changed across the restart: %v, last seen %s", want, last)
+	}
+}
