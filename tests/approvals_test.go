@@ -45,6 +45,13 @@ func TestApprovalFlowOverSSE(t *testing.T) {
 		pending.Approvals[0].ToolCallID != "c1" {
 		t.Fatalf("pending approvals %+v, want only %s", pending.Approvals, reqID)
 	}
+	for q, n := range map[string]int{"workspace_id=ws-flow": 1, "workspace_id=other": 0, "turn_id=flow": 1, "turn_id=other": 0, "status=resolved": 0, "status=all": 1} {
+		var l struct{ Approvals []approvalView }
+		s.JSON("GET", "/v1/approvals?"+q, nil, http.StatusOK, &l)
+		if len(l.Approvals) != n {
+			t.Fatalf("approvals?%s: %d, want %d", q, len(l.Approvals), n)
+		}
+	}
 	if tr := s.turn("flow"); tr.Turn.Status != "awaiting_approval" || tr.Turn.PendingApprovals != 1 {
 		t.Fatalf("turn while asking: %+v", tr.Turn)
 	}

@@ -116,6 +116,16 @@ func TestExecApprovalsAndSandbox(t *testing.T) {
 	if d := s.decide("ae", "echo-again", "exec_command", map[string]any{"argv": []string{"echo", "approved"}}); d.Decision != "ask" {
 		t.Fatalf("allow_once cached the scope: %+v", d)
 	}
+	// allow_for_turn: the same command under a new tool call id runs at once.
+	status, first := s.exec("ae", "", map[string]any{"tool_call_id": "g1", "argv": []string{"echo", "granted"}})
+	if status != http.StatusAccepted {
+		t.Fatalf("exec g1: %d %+v", status, first)
+	}
+	s.respond(first.Request.RequestID, "allow_for_turn")
+	status, run = s.exec("ae", "", map[string]any{"tool_call_id": "g2", "argv": []string{"echo", "granted"}})
+	if status != http.StatusOK || !run.Ran || run.Reason != "cached_approval" || !run.Cached || run.Result.Stdout != "granted\n" {
+		t.Fatalf("exec under a grant: %d %+v", status, run)
+	}
 
 	inside := filepath.Join(root, "made-inside.txt")
 	run = s.execApproved("ae", "write-in", map[string]any{"argv": []string{"sh", "-c", "echo data > " + inside}})
