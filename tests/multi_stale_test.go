@@ -171,8 +171,8 @@ func TestMultiInstanceExpiryWhenTheOpenerIsGone(t *testing.T) {
 		t.Fatalf("exec_command: %+v", ask)
 	}
 	rid := ask.Request.RequestID
+	p.A.Kill() // at once, long before the request is due: only B can expire it
 	miWaitPending(t, p.B, turnID, rid)
-	p.A.Kill()
 
 	// B sweeps every ttl/10 (at least 100ms). The bound below is a guard
 	// (six TTLs past the expiry), not a timing assertion.
