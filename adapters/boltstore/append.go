@@ -181,6 +181,8 @@ func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
 		// Only conflicts and retries of committed appends: nothing to sync.
 		_ = tx.Rollback()
 	} else if err := tx.Commit(); err != nil {
+		// Every answer of the batch, conflicts included, may depend on
+		// writes that are now lost: all get the commit error.
 		err = fmt.Errorf("boltstore: commit: %w: %w", eventstore.ErrUnavailable, err)
 		for i := range resps {
 			resps[i] = appendResp{err: err}

@@ -171,7 +171,7 @@ func BenchmarkReadStream(b *testing.B) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
-		evs, err := s.ReadStream(ctx, fmt.Sprintf("turn-%08d", (i*7919)%(scanEvents/20)*20), 0, 0)
+		evs, err := s.ReadStream(ctx, fmt.Sprintf("turn-%08d", (i*7919)%(scanEvents/20)), 0, 0)
 		if err != nil || len(evs) != 20 {
 			b.Fatalf("ReadStream: %d events, %v", len(evs), err)
 		}
