@@ -8,6 +8,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 
 	"sync"
 	"time"
@@ -55,11 +56,25 @@ type Engine struct {
 
 // entry caches one turn.
 type entry struct {
-	id       string
-	mu       sync.Mutex          // guards state and position
+	id string
+	// sem is the turn's lock (a one-slot semaphore, so that waiting for it
+	// honours a context); it guards state and position.
+	sem      chan struct{}
 	state    *turn.State         // nil until loaded
 	position eventstore.Position // of the last event applied
 }
+
+// lock takes the turn's lock, or gives up when ctx ends.
+func (en *entry) lock(ctx context.Context) error {
+	select {
+	case en.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for turn %s: %w", en.id, ctx.Err())
+	}
+}
+
+func (en *entry) unlock() { <-en.sem }
 
 // New returns an engine over store.
 func New(store eventstore.Store, cfg Config) *Engine {
@@ -93,6 +108,9 @@ type Result struct {
 	Position eventstore.Position
 	// Status is the turn's status after the command.
 	Status turn.Status
+	// Turn is the turn as the command left it (from the engine's state, so
+	// a caller need not wait for the read models to answer).
+	Turn turn.Summary
 }
 
 // ErrTooManyConflicts is returned when a command kept losing the race.
@@ -105,7 +123,7 @@ func (e *Engine) entry(turnID string) *entry {
 		e.lru.MoveToFront(el)
 		return el.Value.(*entry)
 	}
-	en := &entry{id: turnID}
+	en := &entry{id: turnID, sem: make(chan struct{}, 1)}
 	e.turns[turnID] = e.lru.PushFront(en)
 	for e.lru.Len() > e.cfg.MaxCachedTurns {
 		// An evicted entry still in use stays correct: appends carry the
@@ -126,20 +144,27 @@ func (e *Engine) CachedTurns() int {
 
 // catchUp applies the events stored after the state's version.
 func (e *Engine) catchUp(ctx context.Context, en *entry) error {
+	_, err := e.refresh(ctx, en)
+	return err
+}
+
+// refresh applies the events stored after the state's version and reports
+// whether there were any.
+func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 	if en.state == nil {
 		en.state = turn.NewState(en.id)
 	}
 	recs, err := e.store.ReadStream(ctx, turn.StreamName(en.id), uint64(en.state.Version+1), 0)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for i := range recs {
 		ev, err := turn.Decode(&recs[i])
 		if err != nil {
-			return err
+			return false, err
 		}
 		turn.Evolve(en.state, &ev)
 		en.position = ev.Position
 	}
-	return nil
+	return len(recs) > 0, nil
 }

@@ -15,6 +15,14 @@ import (
 // the expected version, and on a wrong-expected-version catch up from the
 // store and decide again (at most MaxRetries times). A command that was
 // already applied appends nothing and answers what is stored.
+//
+// The cached state may be behind the store when other instances write to
+// the same turn. An append finds that out by itself (its expected version
+// fails); an answer that appends nothing (a replay, a not-found, a
+// conflict, an illegal transition) would not, so before giving one the
+// engine reads what the store holds after its version, once, and decides
+// again if there was anything. The hot path, a decision that appends, does
+// no extra read.
 func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (Result, error) {
 	if turnID == "" {
 		return Result{}, fmt.Errorf("engine: empty turn id")
@@ -23,13 +31,17 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		return Result{}, err
 	}
 	en := e.entry(turnID)
-	en.mu.Lock()
-	defer en.mu.Unlock()
+	if err := en.lock(ctx); err != nil {
+		return Result{}, err
+	}
+	defer en.unlock()
+	fresh := false
 	if en.state == nil {
 		if err := e.catchUp(ctx, en); err != nil {
 			en.state = nil
 			return Result{}, err
 		}
+		fresh = true
 	}
 	for attempt := 0; ; attempt++ {
 		c := cmd
@@ -40,11 +52,21 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 			}
 		}
 		evs, out, err := turn.Decide(en.state, c)
-		if err != nil {
-			return Result{}, err
-		}
-		if len(evs) == 0 {
-			return Result{Outcome: out, Version: en.state.Version, Position: en.position, Status: en.state.Status}, nil
+		if err != nil || len(evs) == 0 {
+			if !fresh {
+				changed, rerr := e.refresh(ctx, en)
+				if rerr != nil {
+					return Result{}, rerr
+				}
+				fresh = true
+				if changed {
+					continue
+				}
+			}
+			if err != nil {
+				return Result{}, err
+			}
+			return Result{Outcome: out, Version: en.state.Version, Position: en.position, Status: en.state.Status, Turn: en.state.Summary()}, nil
 		}
 		data, err := turn.Encode(evs, en.state.LastHash)
 		if err != nil {
@@ -64,6 +86,7 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 			if err := e.catchUp(ctx, en); err != nil {
 				return Result{}, err
 			}
+			fresh = true
 			continue
 		}
 		if err != nil {
@@ -81,7 +104,7 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		if e.cfg.OnAppend != nil {
 			e.cfg.OnAppend(turnID, evs, took)
 		}
-		return Result{Outcome: out, Events: evs, Version: en.state.Version, Position: res.Position, Status: en.state.Status}, nil
+		return Result{Outcome: out, Events: evs, Version: en.state.Version, Position: res.Position, Status: en.state.Status, Turn: en.state.Summary()}, nil
 	}
 }
 
@@ -152,8 +175,10 @@ func (e *Engine) parent(ctx context.Context, parentID string) (*turn.Parent, err
 // from the store first. fn must not keep s.
 func (e *Engine) View(ctx context.Context, turnID string, fn func(s *turn.State) error) error {
 	en := e.entry(turnID)
-	en.mu.Lock()
-	defer en.mu.Unlock()
+	if err := en.lock(ctx); err != nil {
+		return err
+	}
+	defer en.unlock()
 	if err := e.catchUp(ctx, en); err != nil {
 		en.state = nil
 		return err

@@ -62,7 +62,16 @@ func HashOf(metadata, data []byte) string {
 }
 
 // Encode turns events into store records, chaining each to the previous
-// one's hash (prevHash for the first). It sets each event's PrevHash and Hash.
+// one's hash (prevHash for the first). It sets each event's PrevHash, Hash
+// and final ID.
+//
+// The id Decide gives an event stands for the command's identity; Encode
+// folds the event's content into it (type, payload, time, actor,
+// correlation and the previous hash), so one id always stands for the same
+// bytes. A retried append of the same command at the same place carries the
+// same ids and the store recognises it; another instance's different event
+// for the same command (another time, a stale chain) carries other ids and
+// meets a wrong expected version instead of being mistaken for a retry.
 func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 	out := make([]eventstore.EventData, len(events))
 	for i := range events {
@@ -79,10 +88,13 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", e.Type, err)
 		}
-		meta, err := json.Marshal(envelope{
-			EventID: e.ID, Type: e.Type, SchemaVersion: version, TurnID: e.TurnID, OccurredAt: e.OccurredAt.UTC(),
+		env := envelope{
+			Type: e.Type, SchemaVersion: version, TurnID: e.TurnID, OccurredAt: e.OccurredAt.UTC(),
 			Actor: e.Actor, CorrelationID: e.CorrelationID, PrevHash: prevHash,
-		})
+		}
+		e.ID = contentID(e.ID, &env, data)
+		env.EventID = e.ID
+		meta, err := json.Marshal(env)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +103,16 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 		out[i] = eventstore.EventData{ID: e.ID, Type: e.Type, Data: data, Metadata: meta}
 	}
 	return out, nil
+}
+
+// contentID derives an event's id from its command identity and content.
+func contentID(identity uuid.UUID, env *envelope, data []byte) uuid.UUID {
+	h := sha256.New()
+	h.Write(identity[:])
+	fmt.Fprintf(h, "\x00%s\x00%d\x00%s\x00%d\x00%s\x00%s\x00%s\x00", env.Type, env.SchemaVersion, env.TurnID,
+		env.OccurredAt.UnixNano(), env.Actor, env.CorrelationID, env.PrevHash)
+	h.Write(data)
+	return uuid.NewSHA1(idNamespace, h.Sum(nil))
 }
 
 // Decode reads a stored event, computing its chain hash. An unknown type or

@@ -116,7 +116,7 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", toolCallID)}
 	}
-	return Outcome{Decision: call.Decision, Request: s.Requests[call.RequestID], Replayed: true}, true, nil
+	return Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}, true, nil
 }
 
 func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
@@ -159,7 +159,10 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		}
 		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
-		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: r, OpenedAt: c.Now, ExpiresAt: ev.ExpiresAt}
+		act := r
+		act.Summary, act.Details = req.Summary, req.Details
+		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: act, OpenedAt: c.Now,
+			ExpiresAt: ev.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: d.Reason}
 		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: opened}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
@@ -183,7 +186,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
 		}
 		if call.Denial != nil {
-			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Request: s.Requests[call.RequestID], Replayed: true}, nil
+			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Request: s.request(call.RequestID), Replayed: true}, nil
 		}
 		rec.RequestID = call.RequestID
 	}
@@ -205,13 +208,24 @@ func decideRunApproved(s *State, c *RunApproved) ([]Event, Outcome, error) {
 	}
 	d := domain.Decision{Behavior: domain.BehaviorAllow, Reason: domain.ReasonUserApproved, Action: call.Decision.Action, ScopeHash: call.ScopeHash, DecidedBy: "approval"}
 	if call.Consumed {
-		return nil, Outcome{Decision: d, Request: r, Replayed: true}, nil
+		return nil, Outcome{Decision: d, Request: s.request(r.ID), Replayed: true}, nil
 	}
 	act := r.Action
 	act.Files = nil // a decision records no files (see ActionRecord)
 	rec := DecisionRecorded{ToolCallID: c.ToolCallID, Action: act, Decision: verdictOf(d), RequestID: r.ID}
 	ev := s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec})
-	return []Event{ev}, Outcome{Decision: d, Request: r}, nil
+	return []Event{ev}, Outcome{Decision: d, Request: s.request(r.ID)}, nil
+}
+
+// request returns a copy of a request (nil when there is none), so that an
+// Outcome never shares what Evolve later changes.
+func (s *State) request(id string) *Request {
+	r, ok := s.Requests[id]
+	if !ok || r == nil {
+		return nil
+	}
+	c := *r
+	return &c
 }
 
 func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
@@ -230,7 +244,7 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	}
 	if r.Status == RequestResolved {
 		if r.Resolution == c.Resolution {
-			return nil, Outcome{Request: r, Replayed: true}, nil
+			return nil, Outcome{Request: s.request(r.ID), Replayed: true}, nil
 		}
 		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.ID, Stored: r.Resolution}
 	}

@@ -35,7 +35,35 @@ type State struct {
 	// LastHash is the chain hash of the last event applied.
 	LastHash  string
 	StartedAt time.Time
+	UpdatedAt time.Time
 	EndedAt   time.Time
+}
+
+// Summary is a turn's scalar state, safe to hand out: it shares nothing
+// that Evolve changes (a snapshot is never modified once resolved).
+type Summary struct {
+	TurnID          string
+	WorkspaceID     string
+	ThreadID        string
+	ParentTurnID    string
+	Status          Status
+	Version         int64
+	Profile         domain.TurnPermissionProfileSnapshot
+	Snapshot        domain.TurnExecutionSecuritySnapshot
+	SnapshotVersion int64
+	Open            int
+	StartedAt       time.Time
+	UpdatedAt       time.Time
+	EndedAt         time.Time
+}
+
+// Summary returns the turn's scalar state.
+func (s *State) Summary() Summary {
+	return Summary{
+		TurnID: s.TurnID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, ParentTurnID: s.ParentTurnID,
+		Status: s.Status, Version: s.Version, Profile: s.Profile, Snapshot: s.Snapshot, SnapshotVersion: s.SnapshotVersion,
+		Open: s.Open, StartedAt: s.StartedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
+	}
 }
 
 // Request is an approval request as the aggregate keeps it.
@@ -52,6 +80,20 @@ type Request struct {
 	// SnapshotVersion is the snapshot the request was opened under; an
 	// allow_for_turn grant counts only while that snapshot is in force.
 	SnapshotVersion int64
+	// Reason is why it asks (policy_requires_approval or unknown_action_default).
+	Reason domain.Reason
+}
+
+// ApprovalRequest renders r as a TurnPermissionApprovalRequest of s.
+func (s *Summary) ApprovalRequest(r *Request) ApprovalRequest {
+	details := r.Action.Details
+	if details == nil {
+		details = []domain.Detail{}
+	}
+	return ApprovalRequest{
+		RequestID: r.ID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID, ToolName: r.Action.ToolName,
+		Action: r.Action.Kind, ScopeHash: r.Action.ScopeHash, Reason: r.Reason, Summary: r.Action.Summary, Details: details,
+	}
 }
 
 // Call is what happened to a tool call id: its first (policy) decision, the
@@ -77,7 +119,7 @@ func NewState(turnID string) *State {
 // Evolve applies one event to s. It is total for valid histories: every event
 // Decide can produce, in the order it produces them.
 func Evolve(s *State, e *Event) {
-	s.Version, s.LastHash = e.Version, e.Hash
+	s.Version, s.LastHash, s.UpdatedAt = e.Version, e.Hash, e.OccurredAt
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
 		s.Status = StatusInProgress
@@ -104,11 +146,11 @@ func Evolve(s *State, e *Event) {
 		}
 	case *ApprovalRequested:
 		act := p.Action
-		act.Summary = p.Request.Summary
+		act.Summary, act.Details = p.Request.Summary, p.Request.Details
 		s.Requests[p.Request.RequestID] = &Request{
 			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
 			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
+			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
 		}
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID}
