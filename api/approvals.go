@@ -96,6 +96,9 @@ func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duratio
 // RespondRequest is the body of POST /v1/approvals/{id}/respond.
 type RespondRequest struct {
 	Resolution domain.Resolution `json:"resolution"`
+	// TurnID, when given, saves looking the request up in the read models
+	// (useful right after another instance opened it).
+	TurnID string `json:"turn_id,omitempty"`
 }
 
 // RespondResponse answers a response.
@@ -112,7 +115,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.Resolution)
+	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.TurnID, req.Resolution)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -120,20 +123,25 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-func (s *Server) doRespond(r *http.Request, id string, res domain.Resolution) (*RespondResponse, error) {
+func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolution) (*RespondResponse, error) {
 	if res == "" {
 		return nil, &domain.FieldError{Field: "resolution", Message: "required"}
 	}
-	a, ok := s.cfg.Projector.Approval(id)
-	if !ok {
-		return nil, &turn.NotFoundError{Kind: "request", ID: id}
+	if turnID == "" {
+		a, ok := s.cfg.Projector.Approval(id)
+		if !ok {
+			return nil, &turn.NotFoundError{Kind: "request", ID: id}
+		}
+		turnID = a.Request.TurnID
+	} else if err := checkID("turn_id", turnID); err != nil {
+		return nil, err
 	}
-	out, err := s.cfg.Engine.Execute(r.Context(), a.Request.TurnID, &turn.RespondApproval{Meta: meta(r, "approver"), RequestID: id, Resolution: res})
+	out, err := s.execute(r, turnID, &turn.RespondApproval{Meta: meta(r, "approver"), RequestID: id, Resolution: res})
 	if err != nil {
 		return nil, err
 	}
 	if !out.Replayed {
-		s.metrics.ApprovalWait(time.Since(a.OpenedAt))
+		s.metrics.ApprovalWait(time.Since(out.Request.OpenedAt))
 	}
 	s.settle(r.Context(), out.Position)
 	return &RespondResponse{RequestID: id, Resolution: out.Request.Resolution, Replayed: out.Replayed}, nil

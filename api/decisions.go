@@ -10,6 +10,7 @@ import (
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/turn"
+	"turnstile/projections"
 )
 
 // DecisionRequest is the body of POST /v1/turns/{id}/decisions.
@@ -65,7 +66,7 @@ func (s *Server) doDecide(r *http.Request, turnID string, req *DecisionRequest) 
 	if req.ToolCallID == "" {
 		return nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
-	res, err := s.cfg.Engine.Execute(r.Context(), turnID, &turn.EvaluateTool{
+	res, err := s.execute(r, turnID, &turn.EvaluateTool{
 		Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID,
 		Invocation: domain.Invocation{ToolName: req.ToolName, Arguments: req.Arguments, MCP: req.MCP, Dynamic: req.Dynamic},
 	})
@@ -84,14 +85,15 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 		TurnID: turnID, ToolCallID: toolCallID, Decision: d.Behavior.String(), Reason: d.Reason, Action: d.Action,
 		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Version,
 	}
-	if res.Request != nil {
-		s.settle(r.Context(), res.Position)
-		if a, ok := s.cfg.Projector.Approval(res.Request.ID); ok {
-			req := a.Request
-			out.Request, out.RequestStatus, out.Resolution = &req, a.Status, a.Resolution
-			exp := a.ExpiresAt
-			out.ExpiresAt = &exp
+	s.settle(r.Context(), res.Position)
+	if q := res.Request; q != nil {
+		req := res.Turn.ApprovalRequest(q)
+		out.Request, out.RequestStatus, out.Resolution = &req, projections.ApprovalPending, q.Resolution
+		if q.Status == turn.RequestResolved {
+			out.RequestStatus = projections.ApprovalResolved
 		}
+		exp := q.ExpiresAt
+		out.ExpiresAt = &exp
 	}
 	return out
 }

@@ -19,13 +19,16 @@ type Error struct {
 	Status  int            `json:"-"`
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
+	Details map[string]any `json:"details"`
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // errorf builds an *Error.
 func errorf(status int, code string, details map[string]any, format string, args ...any) *Error {
+	if details == nil {
+		details = map[string]any{}
+	}
 	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...), Details: details}
 }
 

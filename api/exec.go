@@ -110,7 +110,7 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 		return 0, nil, err
 	}
 	ctx := r.Context()
-	res, err := s.cfg.Engine.Execute(ctx, turnID, &turn.EvaluateTool{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID, Invocation: inv})
+	res, err := s.execute(r, turnID, &turn.EvaluateTool{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID, Invocation: inv})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -140,7 +140,7 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 			out.Message = "not approved: " + string(a.Resolution)
 			return http.StatusOK, out, nil
 		}
-		run, err := s.cfg.Engine.Execute(ctx, turnID, &turn.RunApproved{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID})
+		run, err := s.execute(r, turnID, &turn.RunApproved{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -163,7 +163,7 @@ func (s *Server) runCommand(r *http.Request, turnID string, req *ExecRequest, in
 	result, err := s.cfg.Runner.Run(r.Context(), &t.Snapshot, *req)
 	var refusal engine.Refusal
 	if errors.As(err, &refusal) {
-		den, derr := s.cfg.Engine.Execute(r.Context(), turnID, &turn.RecordDenial{Meta: meta(r, "sandbox"), ToolCallID: req.ToolCallID,
+		den, derr := s.execute(r, turnID, &turn.RecordDenial{Meta: meta(r, "sandbox"), ToolCallID: req.ToolCallID,
 			ItemID: req.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
 		if derr != nil {
 			return 0, nil, derr

@@ -172,11 +172,11 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if err := p.check(); err != nil {
 			return nil, err
 		}
-		res, err := s.cfg.Engine.Execute(r.Context(), p.TurnID, &turn.EndTurn{Meta: meta(r, "agent"), Status: turn.StatusInterrupted, Reason: p.Reason})
+		res, err := s.execute(r, p.TurnID, &turn.EndTurn{Meta: meta(r, "agent"), Status: turn.StatusInterrupted, Reason: p.Reason})
 		if err != nil {
 			return nil, err
 		}
-		return s.turnResponse(r, p.TurnID, res)
+		return s.turnResponse(r, res), nil
 	case "turn/items":
 		var p turnIDParams
 		if err := params(raw, &p); err != nil {
@@ -197,6 +197,7 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		var p struct {
 			RequestID  string            `json:"request_id"`
 			Resolution domain.Resolution `json:"resolution"`
+			TurnID     string            `json:"turn_id,omitempty"`
 		}
 		if err := params(raw, &p); err != nil {
 			return nil, err
@@ -204,7 +205,7 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if p.RequestID == "" {
 			return nil, &domain.FieldError{Field: "request_id", Message: "required"}
 		}
-		return s.doRespond(r, p.RequestID, p.Resolution)
+		return s.doRespond(r, p.RequestID, p.TurnID, p.Resolution)
 	}
 	return nil, &errMethodNotFound{method: method}
 }

@@ -18,6 +18,7 @@ import (
 
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
 	"turnstile/projections"
 )
 
@@ -36,6 +37,10 @@ type Config struct {
 	// ProjectionWait bounds how long a command waits for the read models
 	// to include its events before answering (default 2s).
 	ProjectionWait time.Duration
+	// CommandTimeout bounds every command, including the wait for the turn's
+	// lock behind other commands (default 10s): a store outage answers 503
+	// in bounded time instead of queueing requests.
+	CommandTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
 }
@@ -62,6 +67,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.ProjectionWait <= 0 {
 		cfg.ProjectionWait = 2 * time.Second
+	}
+	if cfg.CommandTimeout <= 0 {
+		cfg.CommandTimeout = 10 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, draining: make(chan struct{})}
 	s.metrics.Gauge("turnstile_cached_turns", func() float64 { return float64(cfg.Engine.CachedTurns()) })
@@ -201,6 +209,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) metricsHandler(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	_, _ = s.metrics.WriteTo(w)
+}
+
+// execute runs one command with the command timeout.
+func (s *Server) execute(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
+	defer cancel()
+	return s.cfg.Engine.Execute(ctx, turnID, cmd)
 }
 
 // settle waits (bounded) until the read models include pos, so a client

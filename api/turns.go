@@ -78,7 +78,7 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 			return nil, false, err
 		}
 	}
-	res, err := s.cfg.Engine.Execute(r.Context(), req.TurnID, &turn.StartTurn{
+	res, err := s.execute(r, req.TurnID, &turn.StartTurn{
 		Meta: meta(r, "agent"), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
 		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
 			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
@@ -87,8 +87,7 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 	if err != nil {
 		return nil, false, err
 	}
-	resp, err := s.turnResponse(r, req.TurnID, res)
-	return resp, !res.Replayed, err
+	return s.turnResponse(r, res), !res.Replayed, nil
 }
 
 // meta builds a command's metadata from a request.
@@ -99,10 +98,18 @@ func meta(r *http.Request, actor string) turn.Meta {
 	return turn.Meta{Actor: actor, CorrelationID: r.Header.Get("X-Request-Id")}
 }
 
-// turnResponse waits for the read models to include res, then reads the turn.
-func (s *Server) turnResponse(r *http.Request, id string, res engine.Result) (*TurnResponse, error) {
+// turnResponse answers a command with the turn as the engine left it, once
+// the read models include the command (bounded), so that a read right after
+// it sees it.
+func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
-	return s.readTurn(id)
+	t := res.Turn
+	v := projections.TurnView{
+		ID: t.TurnID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
+		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
+		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
+	}
+	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
 }
 
 func (s *Server) readTurn(id string) (*TurnResponse, error) {
@@ -168,17 +175,12 @@ func (s *Server) changePermissions(w http.ResponseWriter, r *http.Request) {
 		}
 		cmd.Parent = &turn.Parent{TurnID: p.ID, Status: p.Status, Snapshot: p.Snapshot}
 	}
-	res, err := s.cfg.Engine.Execute(r.Context(), id, cmd)
+	res, err := s.execute(r, id, cmd)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	resp, err := s.turnResponse(r, id, res)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, resp)
+	writeJSON(w, http.StatusOK, s.turnResponse(r, res))
 }
 
 // EndTurnRequest is the optional body of complete, interrupt and fail.
@@ -196,17 +198,12 @@ func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
 			}
 		}
 		id := chi.URLParam(r, "turn_id")
-		res, err := s.cfg.Engine.Execute(r.Context(), id, &turn.EndTurn{Meta: meta(r, "agent"), Status: status, Reason: req.Reason})
+		res, err := s.execute(r, id, &turn.EndTurn{Meta: meta(r, "agent"), Status: status, Reason: req.Reason})
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		resp, err := s.turnResponse(r, id, res)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, resp)
+		writeJSON(w, http.StatusOK, s.turnResponse(r, res))
 	}
 }
 
