@@ -124,3 +124,32 @@ func asFieldError(err error, fe **FieldError) bool {
 	*fe = e
 	return ok
 }
+
+func TestApprovable(t *testing.T) {
+	s, err := ResolveSnapshot(goldenInputs(ModeSupervised))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Approvable()
+	writable := map[string]bool{}
+	for _, e := range a.Sandbox.Filesystem.Entries {
+		if e.Access == AccessWrite && e.Kind != PathDevice {
+			writable[e.ResolvedPath] = true
+		}
+	}
+	if !writable["/work/repo"] || !writable["/work/shared-lib"] || writable["/opt/toolchain"] || writable["/etc"] || a.Network.Mode != NetworkEnabled {
+		t.Fatalf("approvable snapshot: %v %s", writable, a.Network.Mode)
+	}
+	if s.Sandbox.Mode != SandboxReadOnly || s.Network.Mode != NetworkDisabled || s.Sandbox.Filesystem.Entries[0].Access != AccessRead {
+		t.Fatal("Approvable changed the original snapshot")
+	}
+	var protected int
+	for _, e := range a.Sandbox.Filesystem.Entries {
+		if e.Kind == PathProtected {
+			protected++
+		}
+	}
+	if protected != 6 {
+		t.Fatalf("%d protected carve-outs, want 6", protected)
+	}
+}

@@ -258,3 +258,36 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
 	}
 }
+
+// Approvable is the snapshot as it stands for a tool call a person may still
+// approve: what the policy asks about must not be refused by restrictions
+// that only hold "until granted". A read-only sandbox's workspace and project
+// roots become writable (their protected carve-outs stay read-only) and a
+// disabled network is enabled; everything else (other roots, denied and
+// allowed domains, localhost and private ranges) stays. Decision-time
+// resource checks use it: a write outside the workspace is still refused,
+// a write inside it is left to the policy (ask, in supervised mode).
+func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapshot {
+	c := *s
+	if c.Network.Mode == NetworkDisabled {
+		c.Network.Mode = NetworkEnabled
+	}
+	if c.Sandbox.Mode != SandboxReadOnly {
+		return c
+	}
+	c.Sandbox.Mode = SandboxWorkspaceWrite
+	es := make([]FilesystemEntry, 0, len(s.Sandbox.Filesystem.Entries)+6)
+	var protected []FilesystemEntry
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot {
+			e.Access = AccessWrite
+			for _, name := range ProtectedNames {
+				p := CleanPath(e.ResolvedPath + "/" + name)
+				protected = append(protected, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
+			}
+		}
+		es = append(es, e)
+	}
+	c.Sandbox.Filesystem.Entries = append(es, protected...)
+	return c
+}

@@ -24,25 +24,32 @@ func asRefusal(err error) error {
 	return err
 }
 
-// checker runs the sandbox's resource checks for the engine.
+// checker runs the sandbox's resource checks for the engine's decisions,
+// against the snapshot as it stands for a call a person may still approve
+// (domain.TurnExecutionSecuritySnapshot.Approvable): a supervised write in
+// the workspace is left to the policy, which asks; a write outside the roots,
+// through a symlink that leads out, or to a denied host is refused.
 type checker struct{}
 
 func (checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
-	_, err := sandbox.CheckFile(s, path, op)
+	a := s.Approvable()
+	_, err := sandbox.CheckFile(&a, path, op)
+	var r *sandbox.Refusal
+	if op == domain.AccessRead && errors.As(err, &r) && r.Code == sandbox.CodeMissingPath {
+		// Reading what does not exist reads nothing (the tool reports it),
+		// but where it would be still matters: check the place through its
+		// nearest existing ancestor, as for a new file.
+		_, err = sandbox.CheckFile(&a, path, domain.AccessWrite)
+		if errors.As(err, &r) && (r.Code == sandbox.CodeWriteRequiresWritable || r.Code == sandbox.CodeInvalidPath) {
+			return nil
+		}
+	}
 	return asRefusal(err)
 }
 
-// CheckURL checks a tool's URL as if the network were granted: a disabled
-// network is "disabled until granted", and granting is the policy's
-// network behaviour (ask), not this check's. Schemes, denied domains,
-// allow rules, localhost and private ranges still apply.
 func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
-	if s.Network.Mode == domain.NetworkDisabled {
-		c := *s
-		c.Network.Mode = domain.NetworkEnabled
-		s = &c
-	}
-	return asRefusal(sandbox.CheckURL(s, rawURL))
+	a := s.Approvable()
+	return asRefusal(sandbox.CheckURL(&a, rawURL))
 }
 
 // runner runs exec requests through the sandbox helper.
