@@ -96,14 +96,33 @@ func isTurnStream(s string) bool {
 // subscription is resumed from the last position applied. An event that
 // cannot be decoded stops Follow with an error: skipping it would leave the
 // read models wrong.
+//
+// While the store is unavailable the rebuild is retried with a backoff, so a
+// server can start before its store is reachable.
 func (p *Projector) Follow(ctx context.Context, store eventstore.Store, ready func()) error {
-	if err := p.Rebuild(ctx, store); err != nil {
-		return err
+	backoff := 50 * time.Millisecond
+	for {
+		err := p.Rebuild(ctx, store)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !errors.Is(err, eventstore.ErrUnavailable) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
 	}
 	if ready != nil {
 		ready()
 	}
-	backoff := 50 * time.Millisecond
+	backoff = 50 * time.Millisecond
 	for {
 		err := p.follow(ctx, store)
 		var fatal *fatalError

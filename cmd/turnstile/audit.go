@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
 
@@ -26,6 +30,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	var cf clientFlags
 	cf.register(fs)
 	all := fs.Bool("all", false, "verify every turn")
+	headsFile := fs.String("heads", "", "file of each turn's head (last version and hash) recorded by an earlier verify: each must still be there, unchanged (the one check that catches a changed last event); the file is then updated")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile audit verify [--all | TURN_ID…]\n\nRecomputes each turn's hash chain from the stored events (every event carries the\nSHA-256 of the one before it). Exits 1 and names the first bad event on tampering.\n\nflags:")
@@ -50,6 +55,11 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	heads, err := loadHeads(*headsFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile audit:", err)
+		return 1
+	}
 	bar := newProgress(stderr, len(ids), !*quiet && len(ids) > 1)
 	events := 0
 	for i, id := range ids {
@@ -59,22 +69,108 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "turnstile audit: %s: %v\n", id, err)
 			return 1
 		}
-		if _, err := turn.VerifyChain(recs, ""); err != nil {
+		last, err := turn.VerifyChain(recs, "")
+		if err == nil {
+			err = heads.check(id, recs)
+		}
+		if err != nil {
 			bar.done()
-			var ce *turn.ChainError
-			if errors.As(err, &ce) {
-				fmt.Fprintf(stdout, "TAMPERED: turn %s, first bad event at version %d (%s): %v\n", id, ce.Revision, recs[ce.Revision].ID, err)
-			} else {
-				fmt.Fprintf(stdout, "TAMPERED: turn %s: %v\n", id, err)
-			}
+			fmt.Fprintf(stdout, "TAMPERED: turn %s, %s\n", id, describeTamper(recs, err))
 			return 1
+		}
+		if len(recs) > 0 {
+			heads[id] = head{Version: int64(len(recs) - 1), Hash: last}
 		}
 		events += len(recs)
 		bar.set(i+1, events)
 	}
 	bar.done()
+	if *headsFile != "" {
+		if err := heads.save(*headsFile); err != nil {
+			fmt.Fprintln(stderr, "turnstile audit:", err)
+			return 1
+		}
+	}
 	fmt.Fprintf(stdout, "ok: %d turns, %d events, every hash chain intact\n", len(ids), events)
+	if *headsFile == "" {
+		fmt.Fprintln(stdout, "note: a changed last event of a turn is caught only against a head recorded earlier (--heads FILE)")
+	}
 	return 0
+}
+
+// describeTamper names the first bad event. A chain error at version i
+// means version i-1 no longer hashes to the prev_hash version i recorded
+// (or version i's prev_hash itself was changed).
+func describeTamper(recs []eventstore.RecordedEvent, err error) string {
+	var ce *turn.ChainError
+	var he *headError
+	switch {
+	case errors.As(err, &ce) && ce.Revision > 0:
+		bad := recs[ce.Revision-1]
+		return fmt.Sprintf("first bad event at version %d (%s %s): it no longer hashes to the prev_hash recorded by version %d", ce.Revision-1, bad.Type, bad.ID, ce.Revision)
+	case errors.As(err, &ce):
+		return fmt.Sprintf("first bad event at version 0 (%s): its prev_hash is not empty", recs[0].ID)
+	case errors.As(err, &he):
+		return he.Error()
+	}
+	return err.Error()
+}
+
+// head is a turn's last version and its hash, as recorded by a verify.
+type head struct {
+	Version int64  `json:"version"`
+	Hash    string `json:"hash"`
+}
+
+type heads map[string]head
+
+type headError struct{ msg string }
+
+func (e *headError) Error() string { return e.msg }
+
+func loadHeads(path string) (heads, error) {
+	h := heads{}
+	if path == "" {
+		return h, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return h, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("--heads %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// check requires the recorded head of turnID to be there, unchanged.
+func (h heads) check(turnID string, recs []eventstore.RecordedEvent) error {
+	old, ok := h[turnID]
+	if !ok {
+		return nil
+	}
+	if int64(len(recs)) <= old.Version {
+		return &headError{fmt.Sprintf("the turn has %d events but a head was recorded at version %d: events were removed", len(recs), old.Version)}
+	}
+	if got := turn.HashOf(recs[old.Version].Metadata, recs[old.Version].Data); got != old.Hash {
+		return &headError{fmt.Sprintf("first bad event at version %d (%s %s): it no longer hashes to the head recorded earlier", old.Version, recs[old.Version].Type, recs[old.Version].ID)}
+	}
+	return nil
+}
+
+func (h heads) save(path string) error {
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func (c *client) allTurnIDs() ([]string, error) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,6 +26,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	var cf clientFlags
 	cf.register(fs)
 	turns := fs.Int("turns", 64, "concurrent turns (one client goroutine each)")
+	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests.\n\nflags:")
@@ -42,11 +45,27 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
+	if *workspace == "" {
+		dir, err := os.MkdirTemp("", "turnstile-bench-")
+		if err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err == nil {
+			err = os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+		*workspace = dir
+	}
 	run := uuid.NewString()[:8]
 	ids := make([]string, *turns)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("bench-%s-%d", run, i)
-		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: "bench", ThreadID: run, WorkspaceRoot: "/tmp/bench",
+		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: "bench", ThreadID: run, WorkspaceRoot: *workspace,
 			PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised, DeniedTools: []string{"web_fetch"}}}
 		if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench: starting a turn:", err)
@@ -98,6 +117,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 					deny.Add(1)
 				case "ask":
 					ask.Add(1)
+					if out.Request == nil {
+						errors.Add(1)
+						firstErr.CompareAndSwap(nil, "an ask without its request")
+						continue
+					}
 					if _, err := c.do("POST", "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once"}, nil); err != nil {
 						errors.Add(1)
 						firstErr.CompareAndSwap(nil, err.Error())
@@ -118,6 +142,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
+	if allow.Load() == 0 || deny.Load() == 0 {
+		fmt.Fprintln(stdout, "  the mix is off: the server must be able to read <workspace>/src/main.go (see --workspace)")
+		return 1
+	}
 	if e := firstErr.Load(); e != nil {
 		fmt.Fprintf(stdout, "  first error: %s\n", e)
 		return 1

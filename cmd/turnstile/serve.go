@@ -143,7 +143,14 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	proj := projections.New()
-	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Runner: runner{}, Logger: log, Metrics: metrics, Version: version})
+	cmdTimeout := 10 * time.Second
+	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") {
+		// An append may retry within one store timeout; a queued command
+		// waits for at most one more.
+		cmdTimeout = 2*f.storeTimeout + time.Second
+	}
+	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Runner: runner{}, Logger: log,
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout})
 
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
