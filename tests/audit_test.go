@@ -21,7 +21,7 @@ func TestAuditRowsTimelineAndChain(t *testing.T) {
 	ask := s.decide("au", "c1", "exec_command", map[string]any{"cmd": "ls"})
 	s.respond(ask.Request.RequestID, "allow_for_turn")
 	s.decide("au", "c2", "exec_command", map[string]any{"cmd": "ls"})
-	s.decide("au", "c3", "read_file", map[string]any{"path": "missing.txt"})
+	s.decide("au", "c3", "read_file", map[string]any{"path": "/nonexistent-root/missing.txt"})
 	s.JSON("POST", "/v1/turns/au/complete", nil, http.StatusOK, nil)
 
 	var audit struct {

@@ -159,7 +159,7 @@ func TestCLIAuditVerifyNamesTamperedEvent(t *testing.T) {
 		t.Fatalf("verify: exit %d\n%s", code, out)
 	}
 	if m[2] != "0" {
-		t.Skip("BUG: cmd/turnstile/audit.go:66 names ChainError.Revision (the first event whose prev_hash does not match) as the first bad event; the event whose data changed is the one before it (version 0 here), got: " + strings.TrimSpace(out))
+		t.Fatal("regression: cmd/turnstile/audit.go named ChainError.Revision (the first event whose prev_hash does not match) as the first bad event; the event whose data changed is the one before it (version 0 here), got: " + strings.TrimSpace(out))
 	}
 }
 
@@ -249,12 +249,14 @@ func TestCLISandboxHelp(t *testing.T) {
 		t.Fatalf("sandbox --help prints no usage:\n%s%s", out, errOut)
 	}
 	if code != 0 {
-		t.Skipf("BUG: sandbox/cli.go:34 returns 2 for every flag parse error, so `turnstile sandbox --help` exits %d (every other command exits 0 on --help)", code)
+		t.Fatalf("regression: sandbox/cli.go returned 2 for every flag parse error, so `turnstile sandbox --help` exits %d (every other command exits 0 on --help)", code)
 	}
 }
 
 // TestCLIAuditVerifyDetectsTamperedLastEvent changes the data of a turn's
-// last event: nothing after it pins its hash.
+// last event. Nothing after it in the stream pins its hash, so verify
+// catches it against the heads an earlier verify recorded (--heads), and
+// without them says that it cannot.
 func TestCLIAuditVerifyDetectsTamperedLastEvent(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
@@ -264,6 +266,10 @@ func TestCLIAuditVerifyDetectsTamperedLastEvent(t *testing.T) {
 	}
 	s.startTurn("tail", "ws", "full_access", root)
 	s.decide("tail", "c1", "read_file", map[string]any{"path": "tailmarkerfile.txt"})
+	heads := filepath.Join(t.TempDir(), "heads.json")
+	if out, errOut, code := s.CLI("audit", "verify", "--heads", heads, "tail"); code != 0 {
+		t.Fatalf("first verify: %d %s%s", code, out, errOut)
+	}
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +280,12 @@ func TestCLIAuditVerifyDetectsTamperedLastEvent(t *testing.T) {
 		t.Fatalf("the last event was not changed: %s", evs[len(evs)-1].Data)
 	}
 	out, _, code := s.CLI("audit", "verify", "tail")
-	if code == 0 {
-		t.Skip("BUG: tampering with the data of a turn's last event goes undetected: `audit verify` exits 0 (" + strings.TrimSpace(out) +
-			"); the chain only checks each prev_hash (domain/turn/codec.go VerifyChain) and no stored hash pins the head of the stream")
+	if code != 0 || !strings.Contains(out, "--heads") {
+		t.Fatalf("without recorded heads verify cannot see it, and must say so: %d %s", code, out)
+	}
+	out, _, code = s.CLI("audit", "verify", "--heads", heads, "tail")
+	m := tamperedLine.FindStringSubmatch(out)
+	if code == 0 || m == nil || m[1] != "tail" || m[2] != "3" {
+		t.Fatalf("verify against the recorded heads: exit %d\n%s", code, out)
 	}
 }

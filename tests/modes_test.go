@@ -25,10 +25,14 @@ func TestModeDecisions(t *testing.T) {
 	}{
 		{name: "read_file", tool: "read_file", action: "file_read", args: map[string]any{"path": "a.txt"},
 			full: want{"allow", "full_access"}, edits: want{"allow", "policy_allows_action"}, sup: want{"allow", "policy_allows_action"}},
-		// Supervised: the workspace is read-only, so the write is refused by
-		// the resource check before anyone is asked (sandbox_denied).
+		// Supervised asks before a write in the workspace (REFERENCE §1); the
+		// read-only sandbox binds the commands it runs, not this question.
 		{name: "apply_patch", tool: "apply_patch", action: "file_write", args: patch,
-			full: want{"allow", "full_access"}, edits: want{"allow", "policy_allows_action"}, sup: want{"deny", "sandbox_denied"}},
+			full: want{"allow", "full_access"}, edits: want{"allow", "policy_allows_action"}, sup: want{"ask", "policy_requires_approval"}},
+		// A write outside the roots is refused by the resource check before
+		// anyone is asked, in every restricted mode.
+		{name: "apply_patch_outside", tool: "apply_patch", action: "file_write", args: map[string]any{"patch": "*** Update File: /etc/turnstile-e2e\n"},
+			full: want{"allow", "full_access"}, edits: want{"deny", "sandbox_denied"}, sup: want{"deny", "sandbox_denied"}},
 		{name: "exec_command", tool: "exec_command", action: "shell_command", args: map[string]any{"cmd": "ls -l"},
 			full: want{"allow", "full_access"}, edits: want{"ask", "policy_requires_approval"}, sup: want{"ask", "policy_requires_approval"}},
 		{name: "web_fetch", tool: "web_fetch", action: "network", args: map[string]any{"url": "https://example.com/docs?q=1"},
@@ -85,8 +89,8 @@ func TestModeDecisions(t *testing.T) {
 					t.Errorf("%s: %s with a request %+v", label, d.Decision, d.Request)
 				}
 			}
-			if tc.name == "apply_patch" && mode == "supervised" && d.Refusal != "write_requires_writable_root" {
-				t.Errorf("%s: refusal %q, want write_requires_writable_root", label, d.Refusal)
+			if tc.name == "apply_patch_outside" && mode != "full_access" && d.Refusal != "write_requires_writable_root" {
+				t.Errorf("%s: refusal %q, want write_requires_writable_root (/etc is a read-only system root)", label, d.Refusal)
 			}
 		}
 	}

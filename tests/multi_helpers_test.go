@@ -489,13 +489,11 @@ func miChainBreak(evs []miEvent) string {
 	return ""
 }
 
-// miKnownBug skips the test with "BUG: …" while the symptom of a product
-// bug it found shows, so that `go test -run Multi` passes and the skip
-// message names the bug; once the bug is fixed the symptom is gone and the
-// assertions after this call run as written.
-func miKnownBug(t *testing.T, symptom bool, format string, args ...any) {
+// miFailIf fails the test when the symptom of a product bug shows; the
+// message says what the bug was (these tests found them).
+func miFailIf(t *testing.T, symptom bool, format string, args ...any) {
 	t.Helper()
 	if symptom {
-		t.Skipf("BUG: "+format, args...)
+		t.Fatalf("regression: "+format, args...)
 	}
 }

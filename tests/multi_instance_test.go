@@ -293,7 +293,7 @@ func TestMultiInstanceConcurrentResponses(t *testing.T) {
 	}
 	evs := miEvents(t, p.B, turnID)
 	chain := miChainBreak(evs)
-	miKnownBug(t, fresh > 1 || chain != "",
+	miFailIf(t, fresh > 1 || chain != "",
 		"the race let %d callers of the winning resolution be told replayed=false (want exactly 1), chain: %q. An instance whose "+
 			"cached turn had the request open appended the same resolution (same deterministic event id) at its stale expected "+
 			"version; the store took it as an idempotent replay and the instance folded its own copy into its cache "+
@@ -393,7 +393,7 @@ func TestMultiInstanceStaleCacheCatchUp(t *testing.T) {
 		chain := miChainBreak(final)
 		vout, verr, code := p.A.CLI("audit", "verify", "--quiet", turnID)
 		verr = strings.TrimSpace(vout + " " + verr)
-		miKnownBug(t, !retry.Replayed || chain != "",
+		miFailIf(t, !retry.Replayed || chain != "",
 			"a tool_call_id retried through an instance whose cached turn is one event behind it answers replayed=%v (want true), "+
 				"and that instance's next append breaks the audit chain (%s; `turnstile audit verify %s` exits %d: %s). "+
 				"The retry's re-encoded event has the stored event's deterministic id, so the store takes the append at the stale "+
@@ -655,7 +655,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 			took = append(took, r.took.Round(100*time.Millisecond).String())
 		}
 		slices.Sort(took)
-		miKnownBug(t, hung > 0,
+		miFailIf(t, hung > 0,
 			"%d of %d concurrent decisions on one turn got no answer within the %v hang guard while the store was down "+
 				"(answers after %v): callers queue on the turn's lock (domain/engine/execute.go:26, a sync.Mutex that ignores "+
 				"the request's context) and each spends the full --store-timeout %s inside it, so the k-th caller answers "+

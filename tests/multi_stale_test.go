@@ -7,7 +7,7 @@ package tests
 // either reach the store with its expected version (and be told it is
 // stale) or be right anyway. Each subtest below is a case where it is
 // neither; each is skipped with "BUG: …" while the bug shows (see
-// miKnownBug) and asserts the right behaviour once it is fixed.
+// miFailIf) and asserts the right behaviour once it is fixed.
 
 import (
 	"encoding/json"
@@ -45,7 +45,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		}
 		var e miAPIError
 		_ = json.Unmarshal(body, &e)
-		miKnownBug(t, status == http.StatusNotFound && e.Error.Code == "not_found",
+		miFailIf(t, status == http.StatusNotFound && e.Error.Code == "not_found",
 			"POST /v1/approvals/%s/respond through B, which lists the request as pending, answers 404 %s (%q) when B's cached turn "+
 				"predates the request: domain/engine/execute.go:42-47 decides RespondApproval on the cached state without catching up, "+
 				"domain/turn/decide.go:225 returns NotFoundError, and nothing is appended that could report the cache stale",
@@ -76,7 +76,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		miCall(t, p.B, "POST", "/v1/turns/"+turnID+"/permissions",
 			map[string]any{"permission_profile": map[string]any{"mode": "supervised", "denied_tools": []string{"web_fetch"}}}, http.StatusOK, &back)
 		evs := miEvents(t, p.A, turnID)
-		miKnownBug(t, back.Turn.Profile.Mode == "full_access" && miCountType(evs, "permission.profile_changed") == 1,
+		miFailIf(t, back.Turn.Profile.Mode == "full_access" && miCountType(evs, "permission.profile_changed") == 1,
 			"POST /v1/turns/%s/permissions {supervised} through B answers 200 with mode %q and appends nothing (history %s): "+
 				"B's cached turn still has the starting (supervised) snapshot, so domain/turn/decide.go:335 finds the request "+
 				"equal to it and returns Replayed without an append; the turn stays full_access",
@@ -111,7 +111,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		}
 		var e miAPIError
 		_ = json.Unmarshal(body, &e)
-		miKnownBug(t, status == http.StatusConflict && e.Error.Code == "not_approved",
+		miFailIf(t, status == http.StatusConflict && e.Error.Code == "not_approved",
 			"POST /v1/turns/%s/exec through A after the request was approved through B answers 409 %s (%q): api/exec.go:142 "+
 				"runs RunApproved on A's cached turn, where the request is still open (domain/turn/decide.go:202), and nothing is appended",
 			turnID, e.Error.Code, e.Error.Message)
@@ -145,7 +145,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 			t.Fatalf("history %s; B's next decision at v%d", miTypes(evs), next.Version)
 		}
 		chain := miChainBreak(evs)
-		miKnownBug(t, !rb.Replayed || chain != "",
+		miFailIf(t, !rb.Replayed || chain != "",
 			"the same resolution through B after A stored it answers replayed=%v (want true), and B's next append breaks the "+
 				"audit chain (%s): B's resolved event has the stored one's deterministic id, the store accepts B's append at its "+
 				"stale expected version as an idempotent replay, and domain/engine/execute.go:74-77 folds B's own copy "+
@@ -189,7 +189,7 @@ func TestMultiInstanceExpiryWhenTheOpenerIsGone(t *testing.T) {
 		}
 	}
 	evs := miEvents(t, p.B, turnID)
-	miKnownBug(t, last.Status == "pending",
+	miFailIf(t, last.Status == "pending",
 		"request %s, opened through A (since killed) with a %v TTL, is still pending through B after polling B for %v; B's "+
 			"sweeper lists it from B's read model but runs ExpireApprovals on B's cached turn, which predates the request: "+
 			"domain/turn/decide.go:263 finds no open request, no event is appended, and nothing ever reports the cache stale "+
