@@ -266,3 +266,23 @@ func TestChildWithoutCapInheritsAndNeverWidens(t *testing.T) {
 		t.Fatalf("child snapshot: %+v %+v %+v", child.Sandbox.Mode, child.Network.Mode, child.Enforcement)
 	}
 }
+
+func TestDomainRuleCovers(t *testing.T) {
+	cases := []struct {
+		x, y string
+		want bool
+	}{
+		{"example.com", "example.com", true}, {"example.com", "api.example.com", true}, {"example.com", "badexample.com", false},
+		{"example.com", "=https://example.com:8443", true}, {"=example.com", "api.example.com", false},
+		{"=example.com", "=https://example.com", true}, {"=https://example.com", "=https://example.com:443/", true},
+		{"=https://example.com", "=https://example.com:8443", false}, {"=http://example.com", "=https://example.com", false},
+		{"=https://[::1]", "=https://[::1]:443", true}, {"=https://[::1]:8443", "=https://[::1]", false},
+		{"*.example.com", "api.example.com", true}, {"*.example.com", "example.com", false}, {"*.example.com", "=https://example.com", false},
+		{"example.com", "*.example.com", true}, {"*.example.com", "x.api.example.com", true}, {"EXAMPLE.com.", "Api.Example.COM", true},
+	}
+	for _, c := range cases {
+		if got := DomainRuleCovers(c.x, c.y); got != c.want {
+			t.Errorf("DomainRuleCovers(%q, %q) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
