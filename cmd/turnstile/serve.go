@@ -161,8 +161,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	bg, cancelBG := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	projErr := make(chan error, 1)
+	rebuilt := make(chan struct{})
 	wg.Go(func() {
 		err := proj.Follow(bg, store, func() {
+			close(rebuilt)
 			srv.SetReady()
 			log.Info("read models rebuilt", "events", proj.Applied(), "position", proj.Position().String())
 		})
@@ -170,6 +172,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			projErr <- err
 		}
 	})
+	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
 			seen := map[string]bool{}
@@ -212,6 +215,25 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return result
+}
+
+// reportRebuild logs the replay's progress every few seconds until the
+// read models are rebuilt (a large store takes a while).
+func reportRebuild(ctx context.Context, log *slog.Logger, proj *projections.Projector, done <-chan struct{}) {
+	t := time.NewTicker(3 * time.Second)
+	defer t.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-done:
+			return
+		case <-t.C:
+			n := proj.Applied()
+			log.Info("rebuilding read models", "events", n, "events_per_second", int(float64(n)/time.Since(start).Seconds()))
+		}
+	}
 }
 
 func sweepInterval(ttl time.Duration) time.Duration {
