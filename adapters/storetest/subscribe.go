@@ -70,30 +70,30 @@ func (r *subReader) next() eventstore.Message {
 func (r *subReader) check(m eventstore.Message) error {
 	if m.Event == nil {
 		if !m.CaughtUp {
-			return errors.New("Recv: a message with neither an event nor CaughtUp")
+			return errors.New("subscription: a message with neither an event nor CaughtUp")
 		}
 		r.caughtUp++
 		if r.caughtUp > 1 {
-			return errors.New("Recv: a second CaughtUp")
+			return errors.New("subscription: a second CaughtUp")
 		}
 		return nil
 	}
 	e := m.Event
 	if m.CaughtUp {
-		return errors.New("Recv: a message with both an event and CaughtUp")
+		return errors.New("subscription: a message with both an event and CaughtUp")
 	}
 	if !r.last.Less(e.Position) {
-		return fmt.Errorf("Recv: event %s@%d at %s does not follow %s", e.Stream, e.Revision, e.Position, r.last)
+		return fmt.Errorf("subscription: event %s@%d at %s does not follow %s", e.Stream, e.Revision, e.Position, r.last)
 	}
 	if r.seen[e.ID] {
-		return fmt.Errorf("Recv: event %s delivered twice", e.ID)
+		return fmt.Errorf("subscription: event %s delivered twice", e.ID)
 	}
 	if !strings.HasPrefix(e.Stream, r.prefix) {
-		return fmt.Errorf("Recv: event of stream %q outside the prefix %q", e.Stream, r.prefix)
+		return fmt.Errorf("subscription: event of stream %q outside the prefix %q", e.Stream, r.prefix)
 	}
 	if want, ok := r.nextRev[e.Stream]; ok || (r.fromStart && r.f.ours(e.Stream)) {
 		if e.Revision != want {
-			return fmt.Errorf("Recv: %s@%d, want revision %d (gap or reorder)", e.Stream, e.Revision, want)
+			return fmt.Errorf("subscription: %s@%d, want revision %d (gap or reorder)", e.Stream, e.Revision, want)
 		}
 	}
 	r.nextRev[e.Stream] = e.Revision + 1
