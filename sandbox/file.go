@@ -58,7 +58,7 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 	if s.Sandbox.Filesystem.Unrestricted {
 		return canon, nil
 	}
-	v := newFSView(&s.Sandbox.Filesystem)
+	v := cachedFSView(&s.Sandbox.Filesystem)
 	got, by := v.access(canon)
 	if got.Covers(op) {
 		return canon, nil
