@@ -1,7 +1,9 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -38,8 +40,9 @@ type appendResp struct {
 
 // Append writes events to stream atomically if expected holds, and returns
 // once they are committed to disk. An append whose ids equal those stored
-// right after the expected version (or, with Any, equal stored events of the
-// stream) is a retry: it returns the original result and writes nothing.
+// right after the expected version (or, with Any, equal events among the
+// stream's latest 256) is a retry: it returns the original result and writes
+// nothing.
 //
 // When ctx ends before the writer answers, Append returns an error wrapping
 // ctx.Err(); the append may still be committed, and a retry with the same
@@ -258,16 +261,37 @@ func (w *txWriter) apply(r *appendReq) (eventstore.AppendResult, error) {
 	if !exists {
 		return w.write(r, 0, 0, false)
 	}
-	if v := w.index.Get(idKey(sid, r.ids[0])); v != nil {
-		first, err := decodeU64(v)
-		if err != nil {
-			return eventstore.AppendResult{}, err
-		}
-		// The first id is stored in this stream: the append is a retry if
-		// the rest follow it; otherwise it conflicts with what is stored.
+	if first, ok, err := w.recentRevision(sid, last, r.ids[0]); err != nil {
+		return eventstore.AppendResult{}, err
+	} else if ok {
+		// The first id is among the stream's recent events: the append is a
+		// retry if the rest follow it; otherwise it conflicts with them.
 		return w.retry(r, sid, last, first, wrong)
 	}
 	return w.write(r, sid, last+1, true)
+}
+
+// anyRetryWindow is how many of a stream's latest events an append with Any
+// is compared with to recognise a retry (EventStoreDB consults a bounded
+// cache of recent ids the same way).
+const anyRetryWindow = 256
+
+// recentRevision finds id among the last anyRetryWindow events of stream sid.
+func (w *txWriter) recentRevision(sid, last uint64, id uuid.UUID) (uint64, bool, error) {
+	c := w.index.Cursor()
+	k, v := c.Seek(revKey(sid, last))
+	prefix := revPrefix(sid)
+	for n := 0; k != nil && n < anyRetryWindow && bytes.HasPrefix(k, prefix) && len(k) == 17; n++ {
+		_, stored, err := decodeRevValue(v)
+		if err != nil {
+			return 0, false, err
+		}
+		if stored == id {
+			return binary.BigEndian.Uint64(k[9:]), true, nil
+		}
+		k, v = c.Prev()
+	}
+	return 0, false, nil
 }
 
 // retry returns the result of the stored events from revision first on when
@@ -322,9 +346,6 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 			return eventstore.AppendResult{}, err
 		}
 		if err := w.index.Put(revKey(sid, rev), revValue(pos, r.ids[i])); err != nil {
-			return eventstore.AppendResult{}, err
-		}
-		if err := w.index.Put(idKey(sid, r.ids[i]), u64(rev)); err != nil {
 			return eventstore.AppendResult{}, err
 		}
 	}

@@ -9,15 +9,19 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Keys of the index bucket. Both kinds start with the stream id, so all of
-// a stream's index entries share one key range (usually one page): an
-// append dirties one index page per stream, not one per kind.
+// Keys of the index bucket. They start with the stream id, so all of a
+// stream's entries share one key range and an append writes them in key
+// order (usually on one page):
 //
 //	sid (8) | tagRev | revision (8)  → position (8) | event id (16)
-//	sid (8) | tagID  | event id (16) → revision (8)
 //
 // A stream's last revision is the greatest tagRev key of its range; the
 // streams bucket (name → sid) is written only when a stream is created.
+//
+// Files written before may also hold "sid | tagID | event id → revision"
+// entries; they are no longer written or needed: inserting random event ids
+// dirtied pages all over the index and cost a third of every commit, and a
+// retry with Any is recognised from the stream's recent revisions instead.
 const (
 	tagRev byte = 0
 	tagID  byte = 1
@@ -59,6 +63,8 @@ func decodeRevValue(v []byte) (pos uint64, id uuid.UUID, err error) {
 	return binary.BigEndian.Uint64(v), uuid.UUID(v[8:24]), nil
 }
 
+// idKey is the first key after sid's revision entries (an id entry of the
+// older layout would sort there).
 func idKey(sid uint64, id uuid.UUID) []byte {
 	b := make([]byte, 25)
 	binary.BigEndian.PutUint64(b, sid)

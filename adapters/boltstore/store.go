@@ -24,9 +24,7 @@
 //	         positions start at 1 and have no gaps
 //	streams  stream name → stream id (8), written when the stream is
 //	         created; the bucket's sequence allocates stream ids
-//	index    per stream: revision → position and event id, and event id →
-//	         revision (for recognising retried appends with Any); see
-//	         layout.go
+//	index    per stream: revision → position and event id; see layout.go
 //
 // Reads and subscriptions are bbolt read transactions over the mmap, never
 // blocked by the writer. A subscription re-reads the log after each commit
