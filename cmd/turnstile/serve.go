@@ -169,6 +169,11 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Runner: runner{}, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout})
 
+	if bs, ok := store.(*boltstore.Store); ok {
+		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
+		metrics.Gauge("turnstile_store_appends_total", func() float64 { return float64(bs.Stats().Appends) })
+		metrics.Gauge("turnstile_store_events_total", func() float64 { return float64(bs.Stats().Events) })
+	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
