@@ -91,7 +91,8 @@ func BenchmarkDecisionOnLongTurn(b *testing.B) {
 }
 
 // replayFile builds (once) a store with about 200,000 events of a realistic
-// mix: per turn a start (3 events), 12 decisions, 2 approvals and an end.
+// mix: 10,000 turns over 100 workspaces, each a start (3 events), 12
+// decisions, 2 approvals and an end.
 var replayFile = sync.OnceValues(func() (string, error) {
 	dir, err := tempDir()
 	if err != nil {
@@ -111,7 +112,7 @@ var replayFile = sync.OnceValues(func() (string, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < 10_000; i += 16 {
-				if err := fillTurn(eng, fmt.Sprintf("t%d", i)); err != nil {
+				if err := fillTurn(eng, fmt.Sprintf("t%d", i), fmt.Sprintf("/work/repo-%d", i%100)); err != nil {
 					firstErr.Store(err)
 					return
 				}
@@ -125,8 +126,8 @@ var replayFile = sync.OnceValues(func() (string, error) {
 	return path, nil
 })
 
-func fillTurn(eng *engine.Engine, id string) error {
-	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: "/work/repo"}}); err != nil {
+func fillTurn(eng *engine.Engine, id, root string) error {
+	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
 		return err
 	}
 	for c := range 14 {

@@ -129,7 +129,7 @@ func Decode(r *eventstore.RecordedEvent) (Event, error) {
 // readers that do not extend the chain: read models and notifications.
 func DecodeUnhashed(r *eventstore.RecordedEvent) (Event, error) {
 	var env envelope
-	if err := json.Unmarshal(r.Metadata, &env); err != nil {
+	if err := decodeEnvelope(r.Metadata, &env); err != nil {
 		return Event{}, fmt.Errorf("decode %s@%d metadata: %w", r.Stream, r.Revision, err)
 	}
 	if env.Type != r.Type {
@@ -139,7 +139,8 @@ func DecodeUnhashed(r *eventstore.RecordedEvent) (Event, error) {
 	if err != nil {
 		return Event{}, fmt.Errorf("decode %s@%d: %w", r.Stream, r.Revision, err)
 	}
-	if err := json.Unmarshal(r.Data, p); err != nil {
+	fresh := func() Payload { q, _ := Events.New(r.Type, env.SchemaVersion); return q }
+	if p, err = decodeInto(r.Data, p, fresh); err != nil {
 		return Event{}, fmt.Errorf("decode %s@%d %s: %w", r.Stream, r.Revision, r.Type, err)
 	}
 	return Event{

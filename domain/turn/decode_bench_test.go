@@ -13,7 +13,7 @@ import (
 // sampleRecords returns one stored record of each common event type: a
 // turn's start (3 events), an allowed decision, an approval request and its
 // resolution.
-func sampleRecords(b *testing.B) map[string]eventstore.RecordedEvent {
+func sampleRecords(b testing.TB) map[string]eventstore.RecordedEvent {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	s := NewState("t1")
 	out := map[string]eventstore.RecordedEvent{}
