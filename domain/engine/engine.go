@@ -25,7 +25,9 @@ const DefaultApprovalTTL = 15 * time.Minute
 type Config struct {
 	// ApprovalTTL is how long approval requests stay open (default 15 minutes).
 	ApprovalTTL time.Duration
-	// MaxRetries bounds the attempts after a wrong-expected-version (default 8).
+	// MaxRetries bounds the attempts after a wrong-expected-version (default
+	// 32; each retry first waits a short, growing, jittered pause, so that
+	// two instances writing one turn take turns instead of one starving).
 	MaxRetries int
 	// Trust lists MCP tools the operator trusts as read-only.
 	Trust domain.MCPTrust
@@ -82,7 +84,7 @@ func New(store eventstore.Store, cfg Config) *Engine {
 		cfg.ApprovalTTL = DefaultApprovalTTL
 	}
 	if cfg.MaxRetries <= 0 {
-		cfg.MaxRetries = 8
+		cfg.MaxRetries = 32
 	}
 	if cfg.MaxCachedTurns <= 0 {
 		cfg.MaxCachedTurns = 100_000

@@ -83,6 +83,9 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 			if attempt+1 >= e.cfg.MaxRetries {
 				return Result{}, fmt.Errorf("%w: %s after %d attempts", ErrTooManyConflicts, turnID, attempt+1)
 			}
+			if err := pause(ctx, attempt); err != nil {
+				return Result{}, err
+			}
 			if err := e.catchUp(ctx, en); err != nil {
 				return Result{}, err
 			}
@@ -184,4 +187,23 @@ func (e *Engine) View(ctx context.Context, turnID string, fn func(s *turn.State)
 		return err
 	}
 	return fn(en.state)
+}
+
+// pause waits before a retry after a lost race: up to 100 µs times the
+// attempt, jittered by the clock's low bits (two instances that lost
+// together should not retry in lockstep).
+func pause(ctx context.Context, attempt int) error {
+	if attempt == 0 {
+		return nil
+	}
+	span := int64(attempt) * int64(100*time.Microsecond)
+	d := time.Duration(time.Now().UnixNano() % span)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
