@@ -149,18 +149,16 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 			out.Message = "this approved tool call id has already run; use a new tool_call_id to run again"
 			return http.StatusConflict, out, nil
 		}
+		res = run
 	}
-	return s.runCommand(r, turnID, req, inv, out)
+	return s.runCommand(r, turnID, req, inv, &res.Turn.Snapshot, out)
 }
 
-// runCommand runs an allowed command under the turn's snapshot; a sandbox
-// refusal is appended to the turn as decision_denied (sandbox_denied).
-func (s *Server) runCommand(r *http.Request, turnID string, req *ExecRequest, inv domain.Invocation, out *ExecResponse) (int, *ExecResponse, error) {
-	t, ok := s.cfg.Projector.Turn(turnID)
-	if !ok {
-		return 0, nil, &turn.NotFoundError{Kind: "turn", ID: turnID}
-	}
-	result, err := s.cfg.Runner.Run(r.Context(), &t.Snapshot, *req)
+// runCommand runs an allowed command under the snapshot in force when it
+// was allowed; a sandbox refusal is appended to the turn as decision_denied
+// (sandbox_denied).
+func (s *Server) runCommand(r *http.Request, turnID string, req *ExecRequest, inv domain.Invocation, snap *domain.TurnExecutionSecuritySnapshot, out *ExecResponse) (int, *ExecResponse, error) {
+	result, err := s.cfg.Runner.Run(r.Context(), snap, *req)
 	var refusal engine.Refusal
 	if errors.As(err, &refusal) {
 		den, derr := s.execute(r, turnID, &turn.RecordDenial{Meta: meta(r, "sandbox"), ToolCallID: req.ToolCallID,
