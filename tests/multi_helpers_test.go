@@ -213,15 +213,8 @@ type miAPIError struct {
 	} `json:"error"`
 }
 
-type miEvent struct {
-	Version  int64           `json:"version"`
-	Position string          `json:"position"`
-	EventID  string          `json:"event_id"`
-	Type     string          `json:"type"`
-	PrevHash string          `json:"prev_hash"`
-	Hash     string          `json:"hash"`
-	Data     json.RawMessage `json:"data"`
-}
+// miEvent is one event of GET /v1/turns/{id}/events.
+type miEvent = storedEvent
 
 // miStartTurn starts a supervised turn (web_fetch denied), as the bench
 // does: read_file is allowed, exec_command asks, web_fetch is denied.
