@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -244,17 +243,4 @@ func (v *fsView) access(p string) (domain.Access, *fsRule) {
 		}
 	}
 	return best, by
-}
-
-// carvesUnder returns the carve-outs at or below dir whose access is weaker
-// than a, sorted by path.
-func (v *fsView) carvesUnder(dir string, a domain.Access) []fsRule {
-	var out []fsRule
-	for _, c := range v.carves {
-		if domain.PathWithin(c.Path, dir) && accessRank(c.Access) < accessRank(a) {
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(x, y fsRule) int { return strings.Compare(x.Path, y.Path) })
-	return out
 }

@@ -52,7 +52,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err == nil {
+		err = os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644)
 		}
 		if err != nil {

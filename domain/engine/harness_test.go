@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -99,11 +98,6 @@ func (f *fixture) sync(pos eventstore.Position) {
 	if err := f.proj.WaitFor(ctx, pos); err != nil {
 		f.t.Fatalf("projector did not reach %s: %v", pos, err)
 	}
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 func projectionsAll() projections.ApprovalFilter { return projections.ApprovalFilter{} }
