@@ -25,6 +25,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if serveESDBTest() {
+		return
+	}
 	dir, err := os.MkdirTemp("", "turnstile-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
