@@ -22,14 +22,14 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// crashEnv names the file a TestCrashChild process appends to.
+// crashEnv names the file a crash child process appends to.
 const crashEnv = "BOLTSTORE_CRASH_CHILD"
 
 const crashStreams = 6
 
 func crashStream(i int) string { return fmt.Sprintf("turn-crash-%d", i) }
 
-// TestCrashRecovery runs TestCrashChild as a separate process that appends
+// TestCrashRecovery runs crashChild as a separate process that appends
 // hash-chained events to a few streams and reports every acknowledged
 // append on stdout, SIGKILLs it mid-run, and checks that the reopened file
 // holds every acknowledged append, in order, with an unbroken chain. The
@@ -53,7 +53,7 @@ func TestCrashRecovery(t *testing.T) {
 // waits delay, kills it, and records every acknowledgement it printed.
 func runCrashChild(t *testing.T, path string, killAfter int, delay time.Duration, acked map[string]uint64) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), crashEnv+"="+path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -175,13 +175,17 @@ func checkChain(evs []eventstore.RecordedEvent) ([32]byte, error) {
 	return prev, nil
 }
 
-// TestCrashChild is the child process of TestCrashRecovery; it is skipped
-// unless crashEnv is set. It appends until it is killed.
-func TestCrashChild(t *testing.T) {
-	path := os.Getenv(crashEnv)
-	if path == "" {
-		t.Skip("child process of TestCrashRecovery")
+// TestMain runs the crash child instead of the tests when crashEnv is set.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashEnv); path != "" {
+		crashChild(path)
 	}
+	os.Exit(m.Run())
+}
+
+// crashChild is the child process of TestCrashRecovery: it appends until it
+// is killed.
+func crashChild(path string) {
 	s, err := Open(path, Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)

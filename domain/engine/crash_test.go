@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,13 +22,18 @@ import (
 
 const crashEnv = "TURNSTILE_ENGINE_CRASH_CHILD"
 
-// TestCrashChild is the child of TestCrashKeepsAcknowledged: it runs turns
-// through the engine on 8 goroutines and reports every acknowledged event.
-func TestCrashChild(t *testing.T) {
-	path := os.Getenv(crashEnv)
-	if path == "" {
-		t.Skip("runs only as the child of TestCrashKeepsAcknowledged")
+// TestMain runs the crash child instead of the tests when crashEnv is set.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashEnv); path != "" {
+		crashChild(path)
 	}
+	os.Exit(m.Run())
+}
+
+// crashChild is the child of TestCrashKeepsAcknowledged: it runs turns
+// through the engine on 8 goroutines and reports every acknowledged event
+// until it is killed.
+func crashChild(path string) {
 	st, err := boltstore.Open(path, boltstore.Options{})
 	if err != nil {
 		fmt.Println("error", err)
@@ -56,7 +62,13 @@ func TestCrashChild(t *testing.T) {
 				}
 				report(r, id)
 				for c := range 20 {
-					r := decide(t, eng, id, fmt.Sprintf("c%d", c), "echo", strconv.Itoa(c))
+					args := fmt.Sprintf(`{"cmd":["echo",%q]}`, strconv.Itoa(c))
+					r, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c),
+						Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(args)}})
+					if err != nil {
+						fmt.Println("error", err)
+						os.Exit(2)
+					}
 					report(r, id)
 				}
 			}
@@ -69,13 +81,10 @@ func TestCrashChild(t *testing.T) {
 // SIGKILL at several moments; after reopening the file every event the child
 // had acknowledged is there, in order, with an unbroken hash chain.
 func TestCrashKeepsAcknowledged(t *testing.T) {
-	if os.Getenv(crashEnv) != "" {
-		t.Skip()
-	}
 	for _, after := range []int{50, 400, 2000} {
 		t.Run(fmt.Sprintf("after%d", after), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "events.db")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), crashEnv+"="+path)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
