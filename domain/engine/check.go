@@ -46,7 +46,9 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
 	}
 	if refusal == nil {
-		return c, nil
+		classified := *c // the caller's command stays as it was
+		classified.Classified = &a
+		return &classified, nil
 	}
 	var r Refusal
 	if !errors.As(refusal, &r) {

@@ -71,6 +71,10 @@ type EvaluateTool struct {
 	Trust      domain.MCPTrust
 	// TTL is how long an approval request stays open.
 	TTL time.Duration
+	// Classified, when set, is Invocation already classified against this
+	// state's cwd with Trust (the engine's resource check does it), so the
+	// hot path classifies once.
+	Classified *domain.Action
 }
 
 // RecordDenial records a refusal made outside the policy (the sandbox's

@@ -126,9 +126,14 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 	if c.ToolCallID == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
-	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust)
-	if err != nil {
-		return nil, Outcome{}, err
+	var a domain.Action
+	if c.Classified != nil {
+		a = *c.Classified
+	} else {
+		var err error
+		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust); err != nil {
+			return nil, Outcome{}, err
+		}
 	}
 	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
 		if err == nil && s.Calls[c.ToolCallID].Denial != nil {
