@@ -27,6 +27,12 @@ const (
 	PathSystemRoot    PathKind = "system_root"
 	PathDevice        PathKind = "device"
 	PathProtected     PathKind = "protected_path"
+	// PathSensitive is a path denied, read and write, to every command and
+	// decision of a restricted turn: credential stores, process memory and
+	// environments, shadow files, the server's own data directory. Its
+	// Access is always AccessDeny; Provenance says whose list put it there
+	// (system for the built-in lists and the data directory).
+	PathSensitive PathKind = "sensitive_path"
 )
 
 // Provenance says who put a filesystem entry into the snapshot.
