@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,10 +84,23 @@ var internalTools = []string{"request_tools", "read_skill", "task_wait", "task_g
 // against which relative paths resolve. Malformed arguments are an error
 // naming the argument.
 func Classify(inv Invocation, cwd string, trust MCPTrust) (Action, error) {
+	return ClassifyResolved(inv, cwd, trust, nil)
+}
+
+// PathResolver resolves a path argument, as written (relative to the cwd
+// Classify was given), for op the way the kernel will (symlinks first, ".."
+// on the resolved parent), and returns the path to judge, show and record;
+// or it refuses with an error, which ClassifyResolved returns as is.
+type PathResolver func(raw string, op Access) (string, error)
+
+// ClassifyResolved is Classify with every path argument resolved by resolve
+// (nil: lexically, by ResolvePath): the action's files, scope, summary and
+// details then name the resolved paths.
+func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathResolver) (Action, error) {
 	if inv.ToolName == "" {
 		return Action{}, &FieldError{Field: "tool_name", Message: "required"}
 	}
-	c := classifier{inv: inv, cwd: cwd, a: Action{ToolName: inv.ToolName}}
+	c := classifier{inv: inv, cwd: cwd, resolve: resolve, a: Action{ToolName: inv.ToolName}}
 	if len(bytes.TrimSpace(inv.Arguments)) > 0 && !bytes.Equal(bytes.TrimSpace(inv.Arguments), []byte("null")) {
 		dec := json.NewDecoder(bytes.NewReader(inv.Arguments))
 		dec.UseNumber()
@@ -147,10 +161,19 @@ func Classify(inv Invocation, cwd string, trust MCPTrust) (Action, error) {
 }
 
 type classifier struct {
-	inv  Invocation
-	cwd  string
-	args map[string]any
-	a    Action
+	inv     Invocation
+	cwd     string
+	resolve PathResolver
+	args    map[string]any
+	a       Action
+}
+
+// path resolves a path argument for op.
+func (c *classifier) path(raw string, op Access) (string, error) {
+	if c.resolve == nil {
+		return ResolvePath(c.cwd, raw), nil
+	}
+	return c.resolve(raw, op)
 }
 
 func (c *classifier) str(keys ...string) string {
@@ -179,7 +202,10 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 		}
 		raw = "."
 	}
-	p := ResolvePath(c.cwd, raw)
+	p, err := c.path(raw, op)
+	if err != nil {
+		return nil, err
+	}
 	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: op})
 	c.a.Summary = fmt.Sprintf("%s %s", verb(op), p)
 	c.detail("Path", p, true)
@@ -206,7 +232,11 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		line = strings.TrimRight(line, "\r")
 		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
 			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
-				paths = append(paths, ResolvePath(c.cwd, strings.TrimSpace(rest)))
+				p, err := c.path(strings.TrimSpace(rest), AccessWrite)
+				if err != nil {
+					return nil, err
+				}
+				paths = append(paths, p)
 			}
 		}
 	}
@@ -347,18 +377,61 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 	c.a.Summary = fmt.Sprintf("%s %s%s", method, origin, path)
 	c.detail("URL", origin+path, true)
 	if c.inv.ToolName == "download_url" {
-		dest := c.str("destination", "path", "dest")
-		if dest == "" {
-			return nil, &FieldError{Field: "arguments.destination", Message: "required"}
-		}
-		p := ResolvePath(c.cwd, dest)
-		c.a.Also = ActionFileWrite
-		c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
-		c.a.Summary = fmt.Sprintf("Download %s%s to %s", origin, path, p)
-		c.detail("Destination", p, true)
-		entries = append(entries, ScopeEntry{"operation", string(AccessWrite)}, ScopeEntry{"path", p})
+		return c.download(entries, u, origin+path)
 	}
 	return entries, nil
+}
+
+// download adds download_url's destination write. Without a destination the
+// file goes under the cwd, named by destination_hint or else by the last
+// element of the URL's path ("download" when it has none); overwrite
+// (default false), create_dirs (default true) and follow_redirects (default
+// true) are recorded in the scope, since they change what the call does.
+func (c *classifier) download(entries []ScopeEntry, u *url.URL, shown string) ([]ScopeEntry, error) {
+	dest := c.str("destination", "path", "dest")
+	if dest == "" {
+		hint := c.str("destination_hint")
+		if hint != "" && !plainFileName(hint) {
+			return nil, &FieldError{Field: "arguments.destination_hint", Value: hint, Message: "must be a plain file name (no '/', not '.' or '..')"}
+		}
+		if hint == "" {
+			hint = pathpkg.Base(u.Path)
+			if !plainFileName(hint) {
+				hint = "download"
+			}
+		}
+		dest = hint
+		entries = append(entries, ScopeEntry{"destination_hint", hint})
+	}
+	for _, o := range []struct {
+		key string
+		def bool
+	}{{"overwrite", false}, {"create_dirs", true}, {"follow_redirects", true}} {
+		v := o.def
+		if raw, present := c.args[o.key]; present && raw != nil {
+			b, ok := raw.(bool)
+			if !ok {
+				return nil, &FieldError{Field: "arguments." + o.key, Message: "must be a boolean"}
+			}
+			v = b
+		}
+		entries = append(entries, ScopeEntry{o.key, strconv.FormatBool(v)})
+	}
+	p, err := c.path(dest, AccessWrite)
+	if err != nil {
+		return nil, err
+	}
+	c.a.Also = ActionFileWrite
+	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
+	c.a.Summary = fmt.Sprintf("Download %s to %s", shown, p)
+	c.detail("Destination", p, true)
+	return append(entries, ScopeEntry{"operation", string(AccessWrite)}, ScopeEntry{"path", p}), nil
+}
+
+// plainFileName reports whether n names a file in a directory: no slash,
+// no NUL, not "", "." or "..".
+func plainFileName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\x00")
 }
 
 // NormalizeHost trims a host, strips a trailing dot and lower-cases it.

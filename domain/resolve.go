@@ -38,6 +38,10 @@ type SnapshotInputs struct {
 	ExecutionBackend ExecutionBackend
 	// Kernel is what the capability probe found (native backend only).
 	Kernel KernelFeatures
+	// SensitivePaths are denied to a restricted turn beyond the built-in
+	// list (SensitivePaths): the server's data directory, a home directory
+	// elsewhere than /root or /home.
+	SensitivePaths []string
 }
 
 // FieldError reports bad input, naming the field.
@@ -144,6 +148,7 @@ func resolveSandbox(mode Mode, in SnapshotInputs) SandboxPolicy {
 		for _, p := range DeviceFiles {
 			es = append(es, entry(PathDevice, p, AccessWrite, ProvenanceSystem))
 		}
+		es = append(es, SensitiveEntries(in.SensitivePaths...)...)
 	}
 	if rootAccess == AccessWrite && mode != ModeFullAccess {
 		for _, e := range es {

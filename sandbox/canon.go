@@ -126,6 +126,9 @@ type fsRule struct {
 type fsView struct {
 	grants []fsRule
 	carves []fsRule
+	// sensitive are the PathSensitive entries: the decision-time checker
+	// refuses them (the kernel side masks them by its own means).
+	sensitive []sensitiveRule
 }
 
 // pathKindGitDir marks a carve-out found through a ".git" pointer file.
@@ -140,9 +143,16 @@ func newFSView(fp *domain.FilesystemPolicy) *fsView {
 		if p == "" {
 			p = domain.CleanPath(e.Path)
 		}
+		if e.Kind == domain.PathSensitive {
+			v.sensitive = append(v.sensitive, newSensitiveRule(p))
+			continue
+		}
 		canon, _, ok, err := canonicalPath(domain.CleanPath(p))
 		if err != nil || !ok {
 			canon = domain.CleanPath(p)
+		}
+		if e.Kind != domain.PathProtected && e.Access != domain.AccessDeny {
+			canon = canonicalRoot(p) // a grant: never a future place chosen by a link
 		}
 		r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
 		switch {

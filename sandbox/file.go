@@ -39,7 +39,18 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 		return "", refuse(CodeInvalidPath, path, "path contains a NUL byte")
 	}
 	lexical := domain.ResolvePath(s.Sandbox.Cwd, path)
-	canon, exists, ok, cerr := canonicalPath(lexical)
+	// The kernel applies ".." to the directory a symlink led to, so the
+	// path is canonicalised as written (joined to the cwd, not cleaned).
+	canon, exists, ok, cerr := canonicalPath(joinRaw(s.Sandbox.Cwd, path))
+	var v *fsView
+	if !s.Sandbox.Filesystem.Unrestricted {
+		v = cachedFSView(&s.Sandbox.Filesystem)
+		// A sensitive path is refused whatever it resolves to, and before
+		// anything says whether it exists.
+		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok); r != nil {
+			return "", r
+		}
+	}
 	switch {
 	case errors.Is(cerr, errSymlinkLoop):
 		return "", refuse(CodeInvalidPath, lexical, "too many levels of symbolic links")
@@ -52,15 +63,19 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 		return "", refuse(CodeInvalidPath, lexical, "cannot resolve the path: %v", cerr)
 	case !ok:
 		return "", refuse(CodeMissingPath, lexical, "the path climbs out of a directory that does not exist")
-	case !exists && op == domain.AccessRead:
-		return "", refuse(CodeMissingPath, lexical, "no such file or directory")
+	case !exists && op == domain.AccessRead && v == nil:
+		return "", refuse(CodeMissingPath, canon, "no such file or directory")
 	}
 	if s.Sandbox.Filesystem.Unrestricted {
 		return canon, nil
 	}
-	v := cachedFSView(&s.Sandbox.Filesystem)
 	got, by := v.access(canon)
 	if got.Covers(op) {
+		if !exists && op == domain.AccessRead {
+			// A read of a missing path is judged as a read where it would
+			// be, then refused as missing.
+			return "", refuse(CodeMissingPath, canon, "no such file or directory")
+		}
 		return canon, nil
 	}
 	if canon != lexical {

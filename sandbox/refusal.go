@@ -12,6 +12,7 @@ const (
 	CodeWriteRequiresWritable    = "write_requires_writable_root"
 	CodeOutsideAllowedRoots      = "outside_allowed_roots"
 	CodeProtectedPathIsSymlink   = "protected_path_symlink"
+	CodeSensitivePath            = "sensitive_path"
 	CodeUnsupportedAccess        = "unsupported_access"
 	CodeNetworkInvalidURL        = "invalid_url"
 	CodeNetworkUnsupportedScheme = "unsupported_scheme"

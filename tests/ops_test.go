@@ -107,7 +107,7 @@ func TestMetrics(t *testing.T) {
 	s.decide("m1", "c1", "read_file", map[string]any{"path": "a.txt"})
 	s.decide("m1", "c2", "exec_command", map[string]any{"cmd": "true"})
 	s.decide("m1", "c2", "exec_command", map[string]any{"cmd": "true"})      // replayed: not counted again
-	s.decide("m1", "c3", "read_file", map[string]any{"path": "missing.txt"}) // nothing to read: allowed
+	s.decide("m1", "c3", "read_file", map[string]any{"path": "missing.txt"}) // missing_path (REFERENCE §5)
 	s.startTurn("m2", "ws", "supervised", root)
 	s.decide("m2", "c0", "read_file", map[string]any{"path": "/nonexistent-root/x.txt"}) // outside the roots
 	ask := s.decide("m2", "c1", "web_fetch", map[string]any{"url": "https://example.com/"})
@@ -115,8 +115,8 @@ func TestMetrics(t *testing.T) {
 
 	m := s.scrape()
 	for k, want := range map[string]float64{
-		`turnstile_decisions_total{behavior="allow",reason="full_access"}`:            3,
-		`turnstile_decisions_total{behavior="deny",reason="sandbox_denied"}`:          1,
+		`turnstile_decisions_total{behavior="allow",reason="full_access"}`:            2,
+		`turnstile_decisions_total{behavior="deny",reason="sandbox_denied"}`:          2,
 		`turnstile_decisions_total{behavior="ask",reason="policy_requires_approval"}`: 1,
 		`turnstile_approval_wait_seconds_count`:                                       1,
 		`turnstile_approval_wait_seconds_bucket{le="+Inf"}`:                           1,

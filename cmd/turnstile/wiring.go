@@ -28,23 +28,20 @@ func asRefusal(err error) error {
 // against the snapshot as it stands for a call a person may still approve
 // (domain.TurnExecutionSecuritySnapshot.Approvable): a supervised write in
 // the workspace is left to the policy, which asks; a write outside the roots,
-// through a symlink that leads out, or to a denied host is refused.
+// through a symlink that leads out, to a sensitive path or to a denied host
+// is refused. Paths are resolved as the kernel will (sandbox.CheckFile), and
+// the engine judges and records the resolved path (engine.FileResolver).
 type checker struct{}
 
-func (checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
+func (c checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
+	_, err := c.ResolveFile(s, path, op)
+	return err
+}
+
+func (checker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error) {
 	a := s.Approvable()
-	_, err := sandbox.CheckFile(&a, path, op)
-	var r *sandbox.Refusal
-	if op == domain.AccessRead && errors.As(err, &r) && r.Code == sandbox.CodeMissingPath {
-		// Reading what does not exist reads nothing (the tool reports it),
-		// but where it would be still matters: check the place through its
-		// nearest existing ancestor, as for a new file.
-		_, err = sandbox.CheckFile(&a, path, domain.AccessWrite)
-		if errors.As(err, &r) && (r.Code == sandbox.CodeWriteRequiresWritable || r.Code == sandbox.CodeInvalidPath) {
-			return nil
-		}
-	}
-	return asRefusal(err)
+	resolved, err := sandbox.CheckFile(&a, path, op)
+	return resolved, asRefusal(err)
 }
 
 func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {

@@ -23,24 +23,54 @@ type Refusal interface {
 	RefusalCode() string
 }
 
+// FileResolver is a ResourceChecker that also resolves path arguments the
+// way the kernel will (symlinks first, ".." on the resolved parent): the
+// engine then judges, shows the approver and records the resolved path, and
+// every path rule (roots, allowed_paths, grants) applies to it. ResolveFile
+// checks as CheckFile does and returns the resolved path.
+type FileResolver interface {
+	ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error)
+}
+
 // checkResources runs the resource checks on a tool call that has not been
 // decided yet. A refusal turns the command into a RecordDenial, so the turn
 // records a decision_denied with reason sandbox_denied instead of asking a
-// person about something that cannot run.
+// person about something that cannot run. A retried call is classified
+// again (resolved) so that it is compared with what was decided.
 func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Command, error) {
-	if e.cfg.Checker == nil || s.Status == turn.StatusNone || s.Status.Terminal() || s.Calls[c.ToolCallID] != nil || c.ToolCallID == "" {
+	if e.cfg.Checker == nil || s.Status == turn.StatusNone || s.Status.Terminal() || c.ToolCallID == "" {
 		return c, nil
 	}
-	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust)
+	snap := &s.Snapshot
+	var (
+		a       domain.Action
+		err     error
+		refusal error
+	)
+	if fr, ok := e.cfg.Checker.(FileResolver); ok {
+		a, err = domain.ClassifyResolved(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access) (string, error) {
+			return fr.ResolveFile(snap, p, op)
+		})
+		var r Refusal
+		if errors.As(err, &r) {
+			refusal, err = err, nil
+		}
+	} else {
+		a, err = domain.Classify(c.Invocation, snap.Sandbox.Cwd, c.Trust)
+		for i := 0; err == nil && refusal == nil && i < len(a.Files); i++ {
+			refusal = e.cfg.Checker.CheckFile(snap, a.Files[i].Path, a.Files[i].Access)
+		}
+	}
 	if err != nil {
 		return c, nil // Decide reports the bad input
 	}
-	snap := &s.Snapshot
-	var refusal error
-	for _, f := range a.Files {
-		if refusal = e.cfg.Checker.CheckFile(snap, f.Path, f.Access); refusal != nil {
-			break
+	if s.Calls[c.ToolCallID] != nil {
+		if refusal != nil {
+			return c, nil // decided before: replayed as recorded
 		}
+		classified := *c
+		classified.Classified = &a
+		return &classified, nil
 	}
 	if refusal == nil && a.URL != nil {
 		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())

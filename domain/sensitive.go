@@ -1,0 +1,67 @@
+package domain
+
+import "strings"
+
+// SensitiveSystemPaths are denied, read and write, to every restricted turn
+// wherever the roots are: process memory and environments (every process's,
+// "/proc/self" and "/proc/thread-self" included, since "*" matches one path
+// element and the checker also matches the path those links resolve to),
+// the kernel's memory, and shadow password files. A "*" element matches one
+// path element; an entry covers its subtree.
+var SensitiveSystemPaths = []string{
+	"/proc/*/environ", "/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
+	"/proc/kcore", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+}
+
+// SensitiveHomeNames are credential stores relative to a home directory.
+var SensitiveHomeNames = []string{
+	".ssh", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", ".kube/config",
+	".local/share/keyrings", ".gnupg", ".config/gh/hosts.yml",
+}
+
+// SensitiveHomes are the home directories whose credential stores are
+// sensitive by default: root's and every user's under /home. Other homes (a
+// service account's) come in through SnapshotInputs.SensitivePaths.
+var SensitiveHomes = []string{"/root", "/home/*"}
+
+// SensitiveHomePaths returns the credential stores under home.
+func SensitiveHomePaths(home string) []string {
+	out := make([]string, 0, len(SensitiveHomeNames))
+	for _, n := range SensitiveHomeNames {
+		out = append(out, CleanPath(home+"/"+n))
+	}
+	return out
+}
+
+// SensitivePaths returns the built-in sensitive paths followed by extra
+// (clean, deduplicated; relative or empty extras are ignored: a sensitive
+// path must be absolute to mean anything).
+func SensitivePaths(extra ...string) []string {
+	all := append([]string(nil), SensitiveSystemPaths...)
+	for _, h := range SensitiveHomes {
+		all = append(all, SensitiveHomePaths(h)...)
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(all)+len(extra))
+	for _, p := range append(all, extra...) {
+		if !strings.HasPrefix(p, "/") {
+			continue
+		}
+		if p = CleanPath(p); !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SensitiveEntries are SensitivePaths(extra...) as snapshot entries: kind
+// PathSensitive, access deny, provenance system.
+func SensitiveEntries(extra ...string) []FilesystemEntry {
+	ps := SensitivePaths(extra...)
+	out := make([]FilesystemEntry, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, FilesystemEntry{Kind: PathSensitive, Path: p, Access: AccessDeny, Provenance: ProvenanceSystem, ResolvedPath: p})
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"path"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// joinRaw joins a relative p to cwd without normalising it: ".." must be
+// applied by canonicalize to the directory a symlink led to, as the kernel
+// does, never lexically before the symlinks are resolved.
+func joinRaw(cwd, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	if cwd == "" {
+		cwd = "/"
+	}
+	return cwd + "/" + p
+}
+
+// canonicalRoot canonicalises a root of a snapshot. A root that exists is
+// taken where its symlinks lead (a project checked out behind a link is
+// legitimate). A root that does not exist yet and whose existing ancestor
+// is reached through a symlink is kept where the snapshot names it, never
+// where the link leads: whoever can plant that symlink (the agent, in a
+// writable workspace) would otherwise choose the root's future place, and a
+// path below it that resolves through the link is a symlink escape.
+func canonicalRoot(p string) string {
+	lexical := domain.CleanPath(p)
+	canon, exists, ok, err := canonicalPath(lexical)
+	switch {
+	case err != nil || !ok:
+		return lexical
+	case !exists && canon != lexical:
+		return lexical
+	}
+	return canon
+}
+
+// sensitiveRule is a PathSensitive entry of a snapshot: a path (with its
+// subtree) or a pattern whose "*" components match one path element
+// ("/proc/*/environ" names every process's environment, "/proc/self" and
+// "/proc/thread-self" included).
+type sensitiveRule struct {
+	// parts are the pattern's elements; canonical holds the same with the
+	// prefix before the first "*" canonicalised (symlinks resolved).
+	parts, canonical []string
+	shown            string
+}
+
+func newSensitiveRule(p string) sensitiveRule {
+	p = domain.CleanPath(p)
+	r := sensitiveRule{parts: splitPath(p), shown: p}
+	r.canonical = r.parts
+	i := 0
+	for i < len(r.parts) && !strings.Contains(r.parts[i], "*") {
+		i++
+	}
+	prefix := "/" + strings.Join(r.parts[:i], "/")
+	if c, _, ok, err := canonicalPath(prefix); err == nil && ok && c != prefix {
+		r.canonical = append(splitPath(c), r.parts[i:]...)
+	}
+	return r
+}
+
+// matches reports whether the clean absolute path p is the rule's path (or a
+// match of its pattern) or lies below it.
+func (r sensitiveRule) matches(p string) bool {
+	got := splitPath(p)
+	return globPrefix(r.parts, got) || globPrefix(r.canonical, got)
+}
+
+func globPrefix(pattern, got []string) bool {
+	if len(got) < len(pattern) {
+		return false
+	}
+	for i, pc := range pattern {
+		if !strings.Contains(pc, "*") {
+			if pc != got[i] {
+				return false
+			}
+			continue
+		}
+		if ok, err := path.Match(pc, got[i]); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sensitiveRefusal refuses a path whose lexical form or canonical form
+// (when it could be resolved) is a sensitive path or lies below one.
+func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal {
+	for _, r := range v.sensitive {
+		if r.matches(lexical) || (resolved && r.matches(canon)) {
+			shown := lexical
+			if resolved {
+				shown = canon
+			}
+			return &Refusal{Code: CodeSensitivePath, Path: shown,
+				Message: "the path is sensitive (" + r.shown + "): it is denied, read and write, to every restricted turn"}
+		}
+	}
+	return nil
+}
