@@ -210,59 +210,15 @@ func meetDomainRules(x, y string) (string, bool) {
 }
 
 // DomainRuleCovers reports whether every URL that rule y allows, rule x
-// allows too. Rules: "d" (d and its subdomains), "*.d" (its subdomains
-// only), "=h" (h only, any scheme and port), "=scheme://h:port" (exactly
-// that; the default port when none is written; a trailing path is ignored).
+// allows too (NetRule.Covers). A rule ParseNetRule refuses covers nothing
+// and is covered by nothing.
 func DomainRuleCovers(x, y string) bool {
-	xr, yr := parseDomainRule(x), parseDomainRule(y)
-	switch {
-	case xr.origin != "":
-		return yr.origin == xr.origin
-	case xr.exact:
-		return yr.host == xr.host && (yr.exact || yr.origin != "")
-	case xr.subOnly:
-		return strings.HasSuffix(yr.host, "."+xr.host)
-	default:
-		return yr.host == xr.host || strings.HasSuffix(yr.host, "."+xr.host)
+	xr, err := ParseNetRule(x)
+	if err != nil {
+		return false
 	}
-}
-
-type domainRule struct {
-	host    string
-	exact   bool   // "=h" or "=scheme://h:port"
-	subOnly bool   // "*.d"
-	origin  string // "scheme://h:port" for the origin form
-}
-
-func parseDomainRule(r string) domainRule {
-	r = strings.ToLower(strings.TrimSpace(r))
-	rest, exact := strings.CutPrefix(r, "=")
-	if !exact {
-		if d, ok := strings.CutPrefix(r, "*."); ok {
-			return domainRule{host: NormalizeHost(d), subOnly: true}
-		}
-		return domainRule{host: NormalizeHost(r)}
-	}
-	scheme, hp, ok := strings.Cut(rest, "://")
-	if !ok {
-		return domainRule{host: NormalizeHost(strings.Trim(rest, "[]")), exact: true}
-	}
-	if i := strings.IndexAny(hp, "/?#"); i >= 0 {
-		hp = hp[:i]
-	}
-	host, port := hp, ""
-	if strings.HasPrefix(hp, "[") { // [v6]:port
-		if end := strings.Index(hp, "]"); end > 0 {
-			host, port = hp[1:end], strings.TrimPrefix(hp[end+1:], ":")
-		}
-	} else if h, p, ok := strings.Cut(hp, ":"); ok {
-		host, port = h, p
-	}
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[scheme]
-	}
-	host = NormalizeHost(host)
-	return domainRule{host: host, exact: true, origin: scheme + "://" + host + ":" + port}
+	yr, err := ParseNetRule(y)
+	return err == nil && xr.Covers(yr)
 }
 
 // IntersectProcess: flags AND; allowed variables intersect; denied patterns

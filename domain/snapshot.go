@@ -98,8 +98,9 @@ type SandboxPolicy struct {
 	BackendPreference  string             `json:"backend_preference"`
 }
 
-// NetworkPolicy is the network side of a snapshot. Domain rules: "example.com"
-// matches it and its subdomains, "=example.com" that host only,
+// NetworkPolicy is the network side of a snapshot. Domain rules (ParseNetRule):
+// "example.com" and "**.example.com" match it and its subdomains,
+// "*.example.com" its subdomains only, "=example.com" that host only,
 // "=https://example.com:8443" that scheme, host and port only.
 type NetworkPolicy struct {
 	Mode             NetworkMode `json:"mode"`

@@ -29,15 +29,15 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 	np := &s.Network
 	ip = ip.WithZone("").Unmap()
 	shown := net.JoinHostPort(host, strconv.Itoa(port)) + " (" + ip.String() + ")"
-	name, literal, ok := normalizeHost(host, false)
+	name, literal, ok := domain.ParseHost(host, false)
 	if !ok {
 		return refuse(CodeNetworkInvalidURL, shown, "invalid host %q", host)
 	}
-	byName := target{host: name, port: port, ip: literal}
-	byAddr := target{host: ip.String(), port: port, ip: ip}
-	for _, t := range []target{byName, byAddr} {
+	byName := domain.NetTarget{Host: name, Port: port, Addr: literal}
+	byAddr := domain.NetTarget{Host: ip.String(), Port: port, Addr: ip}
+	for _, t := range []domain.NetTarget{byName, byAddr} {
 		if rule, ok := matchAny(np.DeniedDomains, t, true); ok {
-			return refuse(CodeHostDenied, shown, "%s is denied by rule %q", t.host, rule)
+			return refuse(CodeHostDenied, shown, "%s is denied by rule %q", t.Host, rule)
 		}
 	}
 	if np.Mode != domain.NetworkEnabled && np.Mode != domain.NetworkRestricted {

@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"net/netip"
-	"net/url"
-	"strconv"
 	"strings"
+
+	"turnstile/domain"
 )
 
 // hostClass classifies a destination.
@@ -118,78 +118,11 @@ func containsAddr(list []netip.Addr, a netip.Addr) bool {
 	return false
 }
 
-// domainRule is a parsed allow or deny rule: "example.com" (it and its
-// subdomains), "*.example.com" (subdomains only; for a deny rule also the
-// domain itself), "=example.com" (that host only), "=https://example.com:8443"
-// (that scheme, host and effective port).
-type domainRule struct {
-	host    string
-	exact   bool
-	subOnly bool
-	scheme  string
-	port    int
-	isIP    bool
-}
-
-// parseRule parses one rule; ok is false for a malformed rule, which matches
-// nothing.
-func parseRule(raw string, deny bool) (domainRule, bool) {
-	r := strings.ToLower(strings.TrimSpace(raw))
-	rest, exact := strings.CutPrefix(r, "=")
-	if exact && strings.Contains(rest, "://") {
-		u, err := url.Parse(rest)
-		if err != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-			return domainRule{}, false
-		}
-		def, ok := defaultPorts[u.Scheme]
-		if !ok {
-			return domainRule{}, false
-		}
-		host, ip, ok := normalizeHost(u.Hostname(), strings.HasPrefix(u.Host, "["))
-		if !ok {
-			return domainRule{}, false
-		}
-		port := def
-		if p := u.Port(); p != "" {
-			n, err := strconv.Atoi(p)
-			if err != nil || n < 1 || n > 65535 {
-				return domainRule{}, false
-			}
-			port = n
-		}
-		return domainRule{host: host, exact: true, scheme: u.Scheme, port: port, isIP: ip.IsValid()}, true
-	}
-	sub := false
-	if h, ok := strings.CutPrefix(rest, "*."); ok && !exact {
-		rest, sub = h, !deny
-	}
-	rest = strings.TrimSuffix(strings.TrimPrefix(rest, "["), "]")
-	host, ip, ok := normalizeHost(rest, strings.Contains(rest, ":"))
-	if !ok {
-		return domainRule{}, false
-	}
-	return domainRule{host: host, exact: exact || ip.IsValid(), subOnly: sub, isIP: ip.IsValid()}, true
-}
-
-// matches reports whether the rule matches t. At connect time t.scheme is
-// empty and an origin rule matches on host and port.
-func (r domainRule) matches(t target) bool {
-	switch {
-	case r.scheme != "":
-		return t.host == r.host && t.port == r.port && (t.scheme == "" || t.scheme == r.scheme)
-	case r.exact:
-		return t.host == r.host
-	case r.subOnly:
-		return strings.HasSuffix(t.host, "."+r.host)
-	default:
-		return t.host == r.host || (!t.ip.IsValid() && strings.HasSuffix(t.host, "."+r.host))
-	}
-}
-
-// matchAny returns the first rule of rules that matches t.
-func matchAny(rules []string, t target, deny bool) (string, bool) {
+// matchAny returns the first rule of rules that matches t (a rule that does
+// not parse matches nothing).
+func matchAny(rules []string, t domain.NetTarget, deny bool) (string, bool) {
 	for _, raw := range rules {
-		if r, ok := parseRule(raw, deny); ok && r.matches(t) {
+		if r, err := domain.ParseNetRule(raw); err == nil && r.Matches(t, deny) {
 			return raw, true
 		}
 	}
@@ -198,9 +131,9 @@ func matchAny(rules []string, t target, deny bool) (string, bool) {
 
 // matchExact returns the first exact ("=host" or "=scheme://host:port") rule
 // that names t.
-func matchExact(rules []string, t target) (string, bool) {
+func matchExact(rules []string, t domain.NetTarget) (string, bool) {
 	for _, raw := range rules {
-		if r, ok := parseRule(raw, false); ok && r.exact && r.matches(t) {
+		if r, err := domain.ParseNetRule(raw); err == nil && (r.Kind == domain.RuleExact || r.Kind == domain.RuleOrigin) && r.Matches(t, false) {
 			return raw, true
 		}
 	}

@@ -31,7 +31,7 @@ func FuzzCheckURLRules(f *testing.F) {
 	} {
 		f.Add(s[0], s[1], s[2] == "https")
 	}
-	wellFormed := regexp.MustCompile(`^=?(https?://)?[a-z0-9-]+(\.[a-z0-9-]+)*(:[1-9][0-9]{0,4})?$`)
+	wellFormed := regexp.MustCompile(`^(=|\*\.|\*\*\.)?(https?://)?[a-z0-9-]+(\.[a-z0-9-]+)*(:[1-9][0-9]{0,4})?$`)
 	f.Fuzz(func(t *testing.T, hostport, rule string, https bool) {
 		scheme := "http"
 		if https {
@@ -49,27 +49,31 @@ func FuzzCheckURLRules(f *testing.F) {
 			if perr != nil {
 				t.Fatalf("allowed an unparsable URL %q", raw)
 			}
-			pr, ok := parseRule(rule, false)
-			if !ok {
+			pr, perr2 := domain.ParseNetRule(rule)
+			if perr2 != nil {
 				t.Fatalf("allowed %q under a malformed rule %q", raw, rule)
 			}
-			switch {
-			case pr.scheme != "":
-				if tg.scheme != pr.scheme || tg.host != pr.host || tg.port != pr.port {
+			switch pr.Kind {
+			case domain.RuleOrigin:
+				if tg.Scheme != pr.Scheme || tg.Host != pr.Host || tg.Port != pr.Port {
 					t.Fatalf("origin rule %q allowed %q", rule, raw)
 				}
-			case pr.exact:
-				if tg.host != pr.host {
+			case domain.RuleExact:
+				if tg.Host != pr.Host {
 					t.Fatalf("exact rule %q allowed %q", rule, raw)
 				}
+			case domain.RuleSubdomains:
+				if !strings.HasSuffix(tg.Host, "."+pr.Host) {
+					t.Fatalf("rule %q allowed %q (host %q), not a subdomain", rule, raw, tg.Host)
+				}
 			default:
-				if tg.host != pr.host && !strings.HasSuffix(tg.host, "."+pr.host) {
-					t.Fatalf("rule %q allowed %q (host %q) without a dot boundary", rule, raw, tg.host)
+				if tg.Host != pr.Host && !strings.HasSuffix(tg.Host, "."+pr.Host) {
+					t.Fatalf("rule %q allowed %q (host %q) without a dot boundary", rule, raw, tg.Host)
 				}
 			}
 			// Denied first: the same rule denied refuses.
 			both := np
-			both.DeniedDomains = []string{strings.TrimPrefix(rule, "*.")}
+			both.DeniedDomains = []string{rule}
 			if CheckURL(netSnapshot(both), raw) == nil {
 				t.Fatalf("rule %q both allowed and denied: %q allowed", rule, raw)
 			}
@@ -88,12 +92,16 @@ func FuzzCheckURLRules(f *testing.F) {
 				t.Fatalf("%q: %v but %q: %v", hostport, err, variant, err2)
 			}
 		}
-		// Agreement with the domain core on well-formed rules and names.
-		if perr == nil && !tg.ip.IsValid() && wellFormed.MatchString(strings.ToLower(rule)) {
-			if pr, ok := parseRule(rule, false); ok && !pr.isIP {
-				y := fmt.Sprintf("=%s://%s:%d", tg.scheme, tg.host, tg.port)
-				if got, want := pr.matches(tg), domain.DomainRuleCovers(rule, y); got != want {
-					t.Fatalf("rule %q on %s: sandbox %v, domain.DomainRuleCovers %v", rule, y, got, want)
+		// Agreement with the domain core: the rule allows the target exactly
+		// when it covers the origin rule naming the target.
+		if perr == nil && wellFormed.MatchString(strings.ToLower(rule)) {
+			if pr, err := domain.ParseNetRule(rule); err == nil {
+				y := fmt.Sprintf("=%s://%s:%d", tg.Scheme, tg.Host, tg.Port)
+				if tg.Addr.Is6() {
+					y = fmt.Sprintf("=%s://[%s]:%d", tg.Scheme, tg.Host, tg.Port)
+				}
+				if got, want := pr.Matches(tg, false), domain.DomainRuleCovers(rule, y); got != want {
+					t.Fatalf("rule %q on %s: Matches %v, DomainRuleCovers %v", rule, y, got, want)
 				}
 			}
 		}

@@ -160,14 +160,14 @@ func TestParseInetAton(t *testing.T) {
 		"127.0.0.1": "127.0.0.1", "127.1": "127.0.0.1", "2130706433": "127.0.0.1", "0x7f000001": "127.0.0.1",
 		"0177.0.0.01": "127.0.0.1", "10.1.65535": "10.1.255.255", "0": "0.0.0.0", "0x7f.1": "127.0.0.1",
 	} {
-		a, ok := parseInetAton(in)
+		a, ok := domain.ParseInetAton(in)
 		if !ok || a.String() != want {
-			t.Errorf("parseInetAton(%q) = %v, %v; want %s", in, a, ok, want)
+			t.Errorf("domain.ParseInetAton(%q) = %v, %v; want %s", in, a, ok, want)
 		}
 	}
 	for _, in := range []string{"256.0.0.1", "1.2.3.4.5", "0x", "1.2.3.256", "4294967296", "08", "abc", "1..2", ""} {
-		if a, ok := parseInetAton(in); ok {
-			t.Errorf("parseInetAton(%q) = %v, want refusal", in, a)
+		if a, ok := domain.ParseInetAton(in); ok {
+			t.Errorf("domain.ParseInetAton(%q) = %v, want refusal", in, a)
 		}
 	}
 }
