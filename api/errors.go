@@ -68,7 +68,7 @@ func mapError(err error) *Error {
 	case errors.As(err, &fieldErr):
 		return errorf(http.StatusBadRequest, "invalid_field", map[string]any{"field": fieldErr.Field, "value": fieldErr.Value}, "%s", fieldErr.Error())
 	case errors.As(err, &capErr):
-		return errorf(http.StatusBadRequest, "cap_exceeds_parent", map[string]any{"dimensions": capErr.Dimensions}, "%s", capErr.Error())
+		return errorf(http.StatusBadRequest, "cap_exceeds_parent", map[string]any{"dimensions": capErr.Dimensions, "fields": capErr.Fields}, "%s", capErr.Error())
 	case errors.As(err, &notFound):
 		return errorf(http.StatusNotFound, "not_found", map[string]any{"kind": notFound.Kind, "id": notFound.ID}, "%s", notFound.Error())
 	case errors.As(err, &resolved):

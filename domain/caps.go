@@ -31,10 +31,17 @@ type CapRoot struct {
 // process policy, filesystem roots).
 type CapExceedsParentError struct {
 	Dimensions []string
+	// Fields names the policy fields that exceed (task_cap.policy.<field>),
+	// when the profile does because of them.
+	Fields []string
 }
 
 func (e *CapExceedsParentError) Error() string {
-	return "task cap is broader than the parent turn in: " + strings.Join(e.Dimensions, ", ")
+	msg := "task cap is broader than the parent turn in: " + strings.Join(e.Dimensions, ", ")
+	if len(e.Fields) > 0 {
+		msg += " (" + strings.Join(e.Fields, ", ") + ")"
+	}
+	return msg
 }
 
 // Bounds are the intersectable parts of a snapshot.
@@ -191,6 +198,8 @@ func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
 		AllowUnixSockets:     a.AllowUnixSockets && b.AllowUnixSockets,
 		AllowPrivateNetworks: a.AllowPrivateNetworks && b.AllowPrivateNetworks,
 	}
+	// A disabled network stays locked when either side locked it.
+	out.Locked = out.Mode == NetworkDisabled && ((a.Mode == NetworkDisabled && a.Locked) || (b.Mode == NetworkDisabled && b.Locked))
 	if out.Mode == NetworkRestricted {
 		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
 	}
@@ -359,9 +368,21 @@ func boolCmp(a, b bool) int {
 // parent does not. Lists that only take away (denied tools, commands,
 // domains, patterns) never make a cap broader: omitting them adds nothing.
 func ExceedsParent(cap Bounds, set capDims, parent Bounds) []string {
-	var dims []string
-	if set.profile && policyBroader(cap.Mode, cap.Policy, parent.Mode, parent.Policy) {
+	dims, _ := exceedsParent(cap, set, parent)
+	return dims
+}
+
+// exceedsParent is ExceedsParent with the policy fields that exceed. A cap
+// without a mode is not compared on the mode (it keeps the parent's); a cap
+// without a policy not on the policy (its mode's table bounds the child).
+func exceedsParent(cap Bounds, set capDims, parent Bounds) (dims, fields []string) {
+	if set.mode && cap.Mode.rank() < parent.Mode.rank() {
 		dims = append(dims, "profile")
+	}
+	if set.policy {
+		if fields = policyBroaderFields(cap.Policy, parent.Policy); len(fields) > 0 && !slices.Contains(dims, "profile") {
+			dims = append(dims, "profile")
+		}
 	}
 	if set.sandbox && cap.SandboxMode.rank() < parent.SandboxMode.rank() {
 		dims = append(dims, "sandbox mode")
@@ -375,23 +396,26 @@ func ExceedsParent(cap Bounds, set capDims, parent Bounds) []string {
 	if set.filesystem && filesystemBroader(cap.Filesystem, parent.Filesystem) {
 		dims = append(dims, "filesystem roots")
 	}
-	return dims
+	return dims, fields
 }
 
-func policyBroader(cm Mode, c ToolPermissionPolicySnapshot, pm Mode, p ToolPermissionPolicySnapshot) bool {
-	if cm.rank() < pm.rank() {
-		return true
-	}
+// policyBroaderFields names (as task_cap.policy.<field>) each field in which
+// policy c allows something p does not.
+func policyBroaderFields(c, p ToolPermissionPolicySnapshot) []string {
+	var out []string
 	cf, pf := c.behaviorFields(), p.behaviorFields()
 	for i := range cf {
 		if *cf[i].ptr > *pf[i].ptr {
-			return true
+			out = append(out, "task_cap.policy."+cf[i].name)
 		}
 	}
 	if listBroader(c.AllowedTools, c.AllowedToolsRestricted, p.AllowedTools, p.AllowedToolsRestricted, func(x, y string) bool { return x == y }) {
-		return true
+		out = append(out, "task_cap.policy.allowed_tools")
 	}
-	return listBroader(c.AllowedPaths, c.AllowedPathsRestricted, p.AllowedPaths, p.AllowedPathsRestricted, PathWithin)
+	if listBroader(c.AllowedPaths, c.AllowedPathsRestricted, p.AllowedPaths, p.AllowedPathsRestricted, PathWithin) {
+		out = append(out, "task_cap.policy.allowed_paths")
+	}
+	return out
 }
 
 // listBroader reports whether allow-list c admits an item that allow-list p
@@ -413,6 +437,9 @@ func listBroader(c []string, cr bool, p []string, pr bool, within func(x, y stri
 }
 
 func networkBroader(c, p NetworkPolicy) bool {
+	if c.Mode == NetworkDisabled && p.Mode == NetworkDisabled && p.Locked && !c.Locked {
+		return true
+	}
 	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
 		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) {
 		return true
@@ -462,7 +489,7 @@ func filesystemBroader(c, p FilesystemPolicy) bool {
 }
 
 // capDims records which dimensions a cap sets.
-type capDims struct{ profile, sandbox, network, process, filesystem bool }
+type capDims struct{ mode, policy, sandbox, network, process, filesystem bool }
 
 // capBounds turns a cap into bounds (absent dimensions are unbounded).
 func capBounds(c *TaskCap) (Bounds, capDims, error) {
@@ -471,18 +498,38 @@ func capBounds(c *TaskCap) (Bounds, capDims, error) {
 		if _, err := ParseMode(string(c.Mode)); err != nil {
 			return b, set, err.(*InvalidEnumError).WithField("task_cap.mode")
 		}
-		b.Mode, b.Policy, set.profile = c.Mode, CompilePolicy(c.Mode), true
+		b.Mode, b.Policy, set.mode = c.Mode, CompilePolicy(c.Mode), true
 	}
 	if c.Policy != nil {
 		p := *c.Policy
 		p.normalizeLists()
-		b.Policy, set.profile = IntersectPolicy(b.Policy, p), true
+		if c.Mode != "" {
+			// A policy may narrow its cap's mode, never widen it: a
+			// widening would otherwise be silently ignored.
+			if f := policyBroaderFields(p, b.Policy); len(f) > 0 {
+				return b, set, &FieldError{Field: f[0], Message: "is broader than the cap's mode " + string(c.Mode) + " allows"}
+			}
+		}
+		b.Policy, set.policy = IntersectPolicy(b.Policy, p), true
 	}
 	if c.SandboxMode != "" {
 		b.SandboxMode, set.sandbox = c.SandboxMode, true
 	}
 	if c.Network != nil {
 		b.Network, set.network = *c.Network, true
+		// A cap that disables the network disables it for good: no
+		// approval in the child can enable it (network_disabled).
+		b.Network.Locked = b.Network.Mode == NetworkDisabled
+		for i, r := range b.Network.AllowedDomains {
+			if _, err := ParseNetRule(r); err != nil {
+				return b, set, &FieldError{Field: fmt.Sprintf("task_cap.network.allowed_domains[%d]", i), Value: r, Message: err.Error()}
+			}
+		}
+		for i, r := range b.Network.DeniedDomains {
+			if _, err := ParseNetRule(r); err != nil {
+				return b, set, &FieldError{Field: fmt.Sprintf("task_cap.network.denied_domains[%d]", i), Value: r, Message: err.Error()}
+			}
+		}
 	}
 	if c.Process != nil {
 		p := *c.Process

@@ -156,7 +156,7 @@ func TestIntersectNeverBroader(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := genBounds(t, "a"), genBounds(t, "b")
 		r := Intersect(a, b)
-		all := capDims{true, true, true, true, true}
+		all := capDims{true, true, true, true, true, true}
 		if dims := ExceedsParent(r, all, a); len(dims) > 0 {
 			t.Fatalf("a∩b exceeds a in %v", dims)
 		}

@@ -26,8 +26,8 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 		if capB, set, err = capBounds(in.Cap); err != nil {
 			return TurnExecutionSecuritySnapshot{}, err
 		}
-		if dims := ExceedsParent(capB, set, parent); len(dims) > 0 {
-			return TurnExecutionSecuritySnapshot{}, &CapExceedsParentError{Dimensions: dims}
+		if dims, fields := exceedsParent(capB, set, parent); len(dims) > 0 {
+			return TurnExecutionSecuritySnapshot{}, &CapExceedsParentError{Dimensions: dims, Fields: fields}
 		}
 	}
 	si := in.Inputs

@@ -268,13 +268,13 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 // approve: what the policy asks about must not be refused by restrictions
 // that only hold "until granted". A read-only sandbox's workspace and project
 // roots become writable (their protected carve-outs stay read-only) and a
-// disabled network is enabled; everything else (other roots, denied and
+// disabled network is enabled unless it is Locked; everything else (other roots, denied and
 // allowed domains, localhost and private ranges) stays. Decision-time
 // resource checks use it: a write outside the workspace is still refused,
 // a write inside it is left to the policy (ask, in supervised mode).
 func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapshot {
 	c := *s
-	if c.Network.Mode == NetworkDisabled {
+	if c.Network.Mode == NetworkDisabled && !c.Network.Locked {
 		c.Network.Mode = NetworkEnabled
 	}
 	if c.Sandbox.Mode != SandboxReadOnly {

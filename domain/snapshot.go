@@ -111,6 +111,10 @@ type NetworkPolicy struct {
 	// AllowPrivateNetworks lets connections reach private, link-local and
 	// cloud-metadata addresses (beyond the reference; off unless asked).
 	AllowPrivateNetworks bool `json:"allow_private_networks"`
+	// Locked marks a disabled network that no approval can enable: a task
+	// cap (or a parent's) disabled it. Without it a disabled network is the
+	// restricted modes' "disabled until granted", which may ask.
+	Locked bool `json:"locked,omitempty"`
 }
 
 // EnvironmentPolicy filters a command's environment. With Inherit the whole
