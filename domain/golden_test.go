@@ -112,10 +112,40 @@ func TestSnapshotInputErrors(t *testing.T) {
 		t.Fatal("missing workspace root accepted")
 	}
 	in = goldenInputs(ModeSupervised)
-	in.ProjectRoots = []string{"relative/dir"}
+	in.ProjectRoots = []string{"/abs", ""}
 	var fe *FieldError
-	if _, err := ResolveSnapshot(in); !asFieldError(err, &fe) || fe.Field != "project_roots[0]" {
+	if _, err := ResolveSnapshot(in); !asFieldError(err, &fe) || fe.Field != "project_roots[1]" {
 		t.Fatalf("got %v", err)
+	}
+	in = goldenInputs(ModeSupervised)
+	in.Cwd, in.WorkspaceRoot = "rel", "also/rel"
+	if _, err := ResolveSnapshot(in); !asFieldError(err, &fe) || fe.Field != "cwd" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestRelativeRootsResolveFromCwd: relative project and app read roots
+// resolve from the turn's cwd; a relative cwd from the workspace root.
+func TestRelativeRootsResolveFromCwd(t *testing.T) {
+	in := goldenInputs(ModeAutoAcceptEdits)
+	in.Cwd, in.WorkspaceRoot = "/w/repo/sub", "/w/repo"
+	in.ProjectRoots, in.AppReadRoots = []string{"rel-root", "../sibling"}, []string{"./tools"}
+	s, err := ResolveSnapshot(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PathKind{"/w/repo/sub/rel-root": PathProjectRoot, "/w/repo/sibling": PathProjectRoot, "/w/repo/sub/tools": PathAppReadRoot}
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if k, ok := want[e.ResolvedPath]; ok && k == e.Kind && e.Path == e.ResolvedPath {
+			delete(want, e.ResolvedPath)
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("not resolved from the cwd: %v in %+v", want, s.Sandbox.Filesystem.Entries)
+	}
+	in.Cwd = "sub"
+	if s, err = ResolveSnapshot(in); err != nil || s.Sandbox.Cwd != "/w/repo/sub" {
+		t.Fatalf("relative cwd: %q %v", s.Sandbox.Cwd, err)
 	}
 }
 

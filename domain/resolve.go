@@ -74,30 +74,8 @@ func ResolveSnapshot(in SnapshotInputs) (TurnExecutionSecuritySnapshot, error) {
 	if _, err := parseEnum("execution_backend", string(in.ExecutionBackend), ExecutionBackends); err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
 	}
-	if in.WorkspaceRoot == "" {
-		in.WorkspaceRoot = in.Cwd
-	}
-	if in.WorkspaceRoot == "" {
-		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "workspace_root", Message: "required (or give cwd)"}
-	}
-	if in.Cwd == "" {
-		in.Cwd = in.WorkspaceRoot
-	}
-	if err := checkAbs("workspace_root", in.WorkspaceRoot); err != nil {
+	if err := resolveRoots(&in); err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
-	}
-	if err := checkAbs("cwd", in.Cwd); err != nil {
-		return TurnExecutionSecuritySnapshot{}, err
-	}
-	for i, p := range in.ProjectRoots {
-		if err := checkAbs(fmt.Sprintf("project_roots[%d]", i), p); err != nil {
-			return TurnExecutionSecuritySnapshot{}, err
-		}
-	}
-	for i, p := range in.AppReadRoots {
-		if err := checkAbs(fmt.Sprintf("app_read_roots[%d]", i), p); err != nil {
-			return TurnExecutionSecuritySnapshot{}, err
-		}
 	}
 	mode := in.Profile.Mode
 	s := TurnExecutionSecuritySnapshot{
@@ -110,6 +88,46 @@ func ResolveSnapshot(in SnapshotInputs) (TurnExecutionSecuritySnapshot, error) {
 	}
 	s.Enforcement = ComputeEnforcement(&s)
 	return s, nil
+}
+
+// resolveRoots makes the inputs' paths absolute: a relative cwd resolves
+// from an absolute workspace root, a relative workspace root from an
+// absolute cwd, relative project and app read roots from the cwd. Only what
+// cannot be resolved is refused, naming the field.
+func resolveRoots(in *SnapshotInputs) error {
+	if in.WorkspaceRoot == "" {
+		in.WorkspaceRoot = in.Cwd
+	}
+	if in.WorkspaceRoot == "" {
+		return &FieldError{Field: "workspace_root", Message: "required (or give cwd)"}
+	}
+	if in.Cwd == "" {
+		in.Cwd = in.WorkspaceRoot
+	}
+	switch cwdAbs, wsAbs := strings.HasPrefix(in.Cwd, "/"), strings.HasPrefix(in.WorkspaceRoot, "/"); {
+	case !cwdAbs && !wsAbs:
+		return &FieldError{Field: "cwd", Value: in.Cwd, Message: "must be an absolute path (or relative to an absolute workspace_root)"}
+	case !cwdAbs:
+		in.Cwd = ResolvePath(in.WorkspaceRoot, in.Cwd)
+	case !wsAbs:
+		in.WorkspaceRoot = ResolvePath(in.Cwd, in.WorkspaceRoot)
+	}
+	resolve := func(field string, ps []string) ([]string, error) {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			if strings.TrimSpace(p) == "" || strings.IndexByte(p, 0) >= 0 {
+				return nil, &FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Value: p, Message: "must be a path"}
+			}
+			out[i] = ResolvePath(in.Cwd, p)
+		}
+		return out, nil
+	}
+	var err error
+	if in.ProjectRoots, err = resolve("project_roots", in.ProjectRoots); err != nil {
+		return err
+	}
+	in.AppReadRoots, err = resolve("app_read_roots", in.AppReadRoots)
+	return err
 }
 
 func entry(kind PathKind, p string, access Access, prov Provenance) FilesystemEntry {
