@@ -33,6 +33,8 @@ import (
 type serveFlags struct {
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile string
 	approvalTTL, storeTimeout                                                    time.Duration
+	dnsServer                                                                    string
+	dnsTimeout                                                                   time.Duration
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -48,6 +50,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
+	fs.StringVar(&f.dnsServer, "dns-server", "", "DNS server (host:port) for decision-time lookups of URL hosts (default: the system resolver)")
+	fs.DurationVar(&f.dnsTimeout, "dns-timeout", sandbox.DefaultResolveTimeout, "bound of a decision-time lookup of a URL host")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
@@ -156,7 +160,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{},
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{resolver: sandbox.NewResolver(f.dnsServer), timeout: f.dnsTimeout},
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	proj := projections.New()

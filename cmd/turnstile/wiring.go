@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"turnstile/api"
 	"turnstile/domain"
@@ -31,7 +32,12 @@ func asRefusal(err error) error {
 // through a symlink that leads out, to a sensitive path or to a denied host
 // is refused. Paths are resolved as the kernel will (sandbox.CheckFile), and
 // the engine judges and records the resolved path (engine.FileResolver).
-type checker struct{}
+type checker struct {
+	// resolver looks host names up at decision time (sandbox.CheckURLResolved);
+	// timeout bounds each lookup.
+	resolver sandbox.HostResolver
+	timeout  time.Duration
+}
 
 func (c checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
 	_, err := c.ResolveFile(s, path, op)
@@ -44,9 +50,9 @@ func (checker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string,
 	return resolved, asRefusal(err)
 }
 
-func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+func (c checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
 	a := s.Approvable()
-	return asRefusal(sandbox.CheckURL(&a, rawURL))
+	return asRefusal(sandbox.CheckURLResolved(context.Background(), &a, rawURL, c.resolver, c.timeout))
 }
 
 // runner runs exec requests through the sandbox helper.

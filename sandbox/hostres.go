@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"time"
+
+	"turnstile/domain"
+)
+
+// HostResolver looks a host name up (*net.Resolver implements it).
+type HostResolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// CodeHostUnresolved refuses a host whose name could not be resolved in
+// time at decision time (fail closed: its addresses cannot be judged).
+const CodeHostUnresolved = "host_unresolved"
+
+// DefaultResolveTimeout bounds a decision-time lookup.
+const DefaultResolveTimeout = 2 * time.Second
+
+// CheckURLResolved is CheckURL, then, for a host name, the addresses the
+// name resolves to (looked up within timeout) are each checked as a
+// connection would be (CheckAddr): a name that resolves to a loopback,
+// private, link-local or metadata address is refused as that address is. A
+// name that does not exist is left to the tool (it cannot connect); a
+// lookup that fails otherwise or times out is host_unresolved. This is a
+// decision-time check: a name can still resolve differently when the tool
+// connects, which only connect-time enforcement (Dialer, an egress proxy)
+// stops.
+func CheckURLResolved(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, rawURL string, r HostResolver, timeout time.Duration) error {
+	if err := CheckURL(s, rawURL); err != nil {
+		return err
+	}
+	t, rf := parseURLTarget(rawURL)
+	if rf != nil {
+		return rf
+	}
+	if t.Addr.IsValid() || r == nil {
+		return nil // an IP literal was judged as such
+	}
+	if timeout <= 0 {
+		timeout = DefaultResolveTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	addrs, err := r.LookupNetIP(ctx, "ip", t.Host)
+	var de *net.DNSError
+	switch {
+	case errors.As(err, &de) && de.IsNotFound:
+		return nil
+	case err != nil:
+		return refuse(CodeHostUnresolved, redactURL(rawURL), "could not resolve %s to judge its addresses: %v", t.Host, err)
+	}
+	for _, a := range addrs {
+		if err := CheckAddr(s, t.Host, a, t.Port); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewResolver returns the system resolver, or with server ("host:port") a
+// resolver that asks only that DNS server.
+func NewResolver(server string) *net.Resolver {
+	if server == "" {
+		return net.DefaultResolver
+	}
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
+}
