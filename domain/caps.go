@@ -188,48 +188,6 @@ func dropNested(paths []string) []string {
 	return out
 }
 
-// IntersectNetwork: disabled > restricted > enabled; allowed domains
-// intersect (rule-aware), denied domains union, flags AND.
-func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
-	out := NetworkPolicy{
-		Mode:                 StricterNetwork(a.Mode, b.Mode),
-		DeniedDomains:        sortedUnique(append(slices.Clone(a.DeniedDomains), b.DeniedDomains...)),
-		AllowLocalhost:       a.AllowLocalhost && b.AllowLocalhost,
-		AllowUnixSockets:     a.AllowUnixSockets && b.AllowUnixSockets,
-		AllowPrivateNetworks: a.AllowPrivateNetworks && b.AllowPrivateNetworks,
-	}
-	// A disabled network stays locked when either side locked it.
-	out.Locked = out.Mode == NetworkDisabled && ((a.Mode == NetworkDisabled && a.Locked) || (b.Mode == NetworkDisabled && b.Locked))
-	if out.Mode == NetworkRestricted {
-		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
-	}
-	return out
-}
-
-// meetDomainRules returns the narrower of two domain rules when one covers
-// the other.
-func meetDomainRules(x, y string) (string, bool) {
-	switch {
-	case DomainRuleCovers(x, y):
-		return y, true
-	case DomainRuleCovers(y, x):
-		return x, true
-	}
-	return "", false
-}
-
-// DomainRuleCovers reports whether every URL that rule y allows, rule x
-// allows too (NetRule.Covers). A rule ParseNetRule refuses covers nothing
-// and is covered by nothing.
-func DomainRuleCovers(x, y string) bool {
-	xr, err := ParseNetRule(x)
-	if err != nil {
-		return false
-	}
-	yr, err := ParseNetRule(y)
-	return err == nil && xr.Covers(yr)
-}
-
 // IntersectProcess: flags AND; allowed variables intersect; denied patterns
 // and commands union; the shortest timeouts; command families intersect (two
 // disjoint family lists leave nothing runnable, so the shell is disabled).
@@ -436,20 +394,6 @@ func listBroader(c []string, cr bool, p []string, pr bool, within func(x, y stri
 	return false
 }
 
-func networkBroader(c, p NetworkPolicy) bool {
-	if c.Mode == NetworkDisabled && p.Mode == NetworkDisabled && p.Locked && !c.Locked {
-		return true
-	}
-	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
-		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) {
-		return true
-	}
-	if c.Mode == NetworkRestricted && p.Mode == NetworkRestricted {
-		return listBroader(c.AllowedDomains, true, p.AllowedDomains, true, func(x, y string) bool { return DomainRuleCovers(y, x) })
-	}
-	return false
-}
-
 func processBroader(c, p ProcessPolicy) bool {
 	if (c.ShellEnabled && !p.ShellEnabled) || (c.InheritStdin && !p.InheritStdin) || (c.InheritSession && !p.InheritSession) ||
 		(c.Environment.Inherit && !p.Environment.Inherit) || c.MaxDurationMs > p.MaxDurationMs {
@@ -520,15 +464,8 @@ func capBounds(c *TaskCap) (Bounds, capDims, error) {
 		// A cap that disables the network disables it for good: no
 		// approval in the child can enable it (network_disabled).
 		b.Network.Locked = b.Network.Mode == NetworkDisabled
-		for i, r := range b.Network.AllowedDomains {
-			if _, err := ParseNetRule(r); err != nil {
-				return b, set, &FieldError{Field: fmt.Sprintf("task_cap.network.allowed_domains[%d]", i), Value: r, Message: err.Error()}
-			}
-		}
-		for i, r := range b.Network.DeniedDomains {
-			if _, err := ParseNetRule(r); err != nil {
-				return b, set, &FieldError{Field: fmt.Sprintf("task_cap.network.denied_domains[%d]", i), Value: r, Message: err.Error()}
-			}
+		if err := checkNetRules(&b.Network, "task_cap.network"); err != nil {
+			return b, set, err
 		}
 	}
 	if c.Process != nil {

@@ -1,0 +1,82 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The network dimension of caps and intersection: rules are read by
+// ParseNetRule, so a cap, a decision and the sandbox agree on what each
+// rule names.
+
+// IntersectNetwork: disabled > restricted > enabled; allowed domains
+// intersect (rule-aware), denied domains union, flags AND.
+func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
+	out := NetworkPolicy{
+		Mode:                 StricterNetwork(a.Mode, b.Mode),
+		DeniedDomains:        sortedUnique(append(slices.Clone(a.DeniedDomains), b.DeniedDomains...)),
+		AllowLocalhost:       a.AllowLocalhost && b.AllowLocalhost,
+		AllowUnixSockets:     a.AllowUnixSockets && b.AllowUnixSockets,
+		AllowPrivateNetworks: a.AllowPrivateNetworks && b.AllowPrivateNetworks,
+	}
+	// A disabled network stays locked when either side locked it.
+	out.Locked = out.Mode == NetworkDisabled && ((a.Mode == NetworkDisabled && a.Locked) || (b.Mode == NetworkDisabled && b.Locked))
+	if out.Mode == NetworkRestricted {
+		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
+	}
+	return out
+}
+
+// meetDomainRules returns the narrower of two domain rules when one covers
+// the other.
+func meetDomainRules(x, y string) (string, bool) {
+	switch {
+	case DomainRuleCovers(x, y):
+		return y, true
+	case DomainRuleCovers(y, x):
+		return x, true
+	}
+	return "", false
+}
+
+// DomainRuleCovers reports whether every URL that rule y allows, rule x
+// allows too (NetRule.Covers). A rule ParseNetRule refuses covers nothing
+// and is covered by nothing.
+func DomainRuleCovers(x, y string) bool {
+	xr, err := ParseNetRule(x)
+	if err != nil {
+		return false
+	}
+	yr, err := ParseNetRule(y)
+	return err == nil && xr.Covers(yr)
+}
+
+func networkBroader(c, p NetworkPolicy) bool {
+	if c.Mode == NetworkDisabled && p.Mode == NetworkDisabled && p.Locked && !c.Locked {
+		return true
+	}
+	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
+		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) {
+		return true
+	}
+	if c.Mode == NetworkRestricted && p.Mode == NetworkRestricted {
+		return listBroader(c.AllowedDomains, true, p.AllowedDomains, true, func(x, y string) bool { return DomainRuleCovers(y, x) })
+	}
+	return false
+}
+
+// checkNetRules refuses a rule of np that ParseNetRule does not read (it
+// would silently match nothing), naming it under field.
+func checkNetRules(np *NetworkPolicy, field string) error {
+	for _, l := range []struct {
+		name  string
+		rules []string
+	}{{"allowed_domains", np.AllowedDomains}, {"denied_domains", np.DeniedDomains}} {
+		for i, r := range l.rules {
+			if _, err := ParseNetRule(r); err != nil {
+				return &FieldError{Field: fmt.Sprintf("%s.%s[%d]", field, l.name, i), Value: r, Message: err.Error()}
+			}
+		}
+	}
+	return nil
+}
