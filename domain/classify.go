@@ -91,7 +91,9 @@ func Classify(inv Invocation, cwd string, trust MCPTrust) (Action, error) {
 // Classify was given), for op the way the kernel will (symlinks first, ".."
 // on the resolved parent), and returns the path to judge, show and record;
 // or it refuses with an error, which ClassifyResolved returns as is.
-type PathResolver func(raw string, op Access) (string, error)
+// tree is set for a recursive read (grep_files): everything below the
+// path is read too.
+type PathResolver func(raw string, op Access, tree bool) (string, error)
 
 // ClassifyResolved is Classify with every path argument resolved by resolve
 // (nil: lexically, by ResolvePath): the action's files, scope, summary and
@@ -173,7 +175,7 @@ func (c *classifier) path(raw string, op Access) (string, error) {
 	if c.resolve == nil {
 		return ResolvePath(c.cwd, raw), nil
 	}
-	return c.resolve(raw, op)
+	return c.resolve(raw, op, c.inv.ToolName == "grep_files")
 }
 
 func (c *classifier) str(keys ...string) string {

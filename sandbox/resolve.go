@@ -105,3 +105,27 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal
 	}
 	return nil
 }
+
+// CheckTree is CheckFile for a recursive read of path (grep_files): the
+// path is checked as a read, and refused as sensitive_path when a sensitive
+// path lies below it (a search of /etc would read /etc/shadow).
+func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, error) {
+	resolved, err := CheckFile(s, path, domain.AccessRead)
+	if err != nil || s.Sandbox.Filesystem.Unrestricted {
+		return resolved, err
+	}
+	got := splitPath(resolved)
+	for _, r := range cachedFSView(&s.Sandbox.Filesystem).sensitive {
+		if below(r.parts, got) || below(r.canonical, got) {
+			return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
+				Message: "a recursive read here would read the sensitive path " + r.shown}
+		}
+	}
+	return resolved, nil
+}
+
+// below reports whether the pattern names something strictly below the
+// path whose elements are got.
+func below(pattern, got []string) bool {
+	return len(pattern) > len(got) && globPrefix(pattern[:len(got)], got)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"turnstile/domain"
@@ -201,4 +202,24 @@ func TestCheckFileExtraSensitive(t *testing.T) {
 	expectFile(t, &s, "data/token", rd, CodeSensitivePath, "")
 	expectFile(t, &s, "data/new", wr, CodeSensitivePath, "")
 	expectFile(t, &s, "other", wr, "", ws+"/other")
+}
+
+// TestCheckTree: a recursive read of a directory holding a sensitive path is
+// refused; a tree without one is allowed.
+func TestCheckTree(t *testing.T) {
+	ft := newFileTree(t)
+	s := ft.snapshot(t, domain.ModeSupervised)
+	if err := os.Symlink("/etc", ft.ws+"/etc-link"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/etc", "/proc", "/proc/self", "/proc/thread-self", "etc-link", "/usr/../etc"} {
+		if _, err := CheckTree(s, p); err == nil || !strings.Contains(err.Error(), CodeSensitivePath) {
+			t.Errorf("tree %s: %v", p, err)
+		}
+	}
+	for _, p := range []string{".", "dir", "/usr/share", "/etc/ssl"} {
+		if _, err := CheckTree(s, p); err != nil {
+			t.Errorf("tree %s: %v", p, err)
+		}
+	}
 }

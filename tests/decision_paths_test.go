@@ -132,6 +132,10 @@ func TestDecisionSensitivePaths(t *testing.T) {
 			wantDecision(t, mode+" read "+p, s.decide("sens-"+mode, "r"+id, "read_file", map[string]any{"path": p}), "deny", "sandbox_denied", "sensitive_path")
 			wantDecision(t, mode+" write "+p, s.decide("sens-"+mode, "w"+id, "apply_patch", patchOf("Update", p)), "deny", "sandbox_denied", "sensitive_path")
 		}
+		for i, p := range []string{"/etc", "/proc", "/proc/self"} {
+			wantDecision(t, mode+" grep "+p, s.decide("sens-"+mode, "g"+strconv.Itoa(i), "grep_files", map[string]any{"path": p, "pattern": "x"}), "deny", "sandbox_denied", "sensitive_path")
+		}
+		wantDecision(t, mode+" grep the workspace", s.decide("sens-"+mode, "g-ws", "grep_files", map[string]any{"path": ".", "pattern": "x"}), "allow", "policy_allows_action", "")
 		for i, p := range []string{"/etc/passwd", "/proc/" + pid + "/status", "/proc/cpuinfo"} {
 			wantDecision(t, mode+" read "+p, s.decide("sens-"+mode, "c"+strconv.Itoa(i), "read_file", map[string]any{"path": p}), "allow", "policy_allows_action", "")
 		}

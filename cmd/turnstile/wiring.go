@@ -40,12 +40,16 @@ type checker struct {
 }
 
 func (c checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
-	_, err := c.ResolveFile(s, path, op)
+	_, err := c.ResolveFile(s, path, op, false)
 	return err
 }
 
-func (checker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error) {
+func (checker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error) {
 	a := s.Approvable()
+	if tree {
+		resolved, err := sandbox.CheckTree(&a, path)
+		return resolved, asRefusal(err)
+	}
 	resolved, err := sandbox.CheckFile(&a, path, op)
 	return resolved, asRefusal(err)
 }

@@ -27,9 +27,10 @@ type Refusal interface {
 // way the kernel will (symlinks first, ".." on the resolved parent): the
 // engine then judges, shows the approver and records the resolved path, and
 // every path rule (roots, allowed_paths, grants) applies to it. ResolveFile
-// checks as CheckFile does and returns the resolved path.
+// checks as CheckFile does and returns the resolved path; with tree (a
+// recursive read) everything below the path is checked too.
 type FileResolver interface {
-	ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error)
+	ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error)
 }
 
 // checkResources runs the resource checks on a tool call that has not been
@@ -48,8 +49,8 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		refusal error
 	)
 	if fr, ok := e.cfg.Checker.(FileResolver); ok {
-		a, err = domain.ClassifyResolved(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access) (string, error) {
-			return fr.ResolveFile(snap, p, op)
+		a, err = domain.ClassifyResolved(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access, tree bool) (string, error) {
+			return fr.ResolveFile(snap, p, op, tree)
 		})
 		var r Refusal
 		if errors.As(err, &r) {
