@@ -20,7 +20,9 @@ func FuzzCheckFile(f *testing.F) {
 		"dotdot/ws/.git/config", "link-in/../link-out/x", ".git/../.git/hooks/x", "../ws2/.git",
 		"../ws2/store/main.git/config", "/etc/passwd", "/proc/self/root/etc/passwd", "loop1/x",
 		"new/../../outside/x", "etc-passwd", "//ws/./a.txt", "link-out/..", "dir/../../outside",
-		"/dev/../tmp/x", "/proc/self/cwd/a.txt", "/proc/self/fd/0",
+		"/dev/../tmp/x", "/proc/self/cwd/a.txt", "/proc/self/fd/0", "link-in/../a.txt", "link-in/../../ws/a.txt",
+		"dotdot/..", "/proc/self/environ", "/proc/thread-self/environ", "/proc/self/root/etc/shadow", "/root/.ssh/x",
+		"link-out/../outside/secret.txt", "/proc/self/task/../environ",
 	} {
 		f.Add(seed, true)
 		f.Add(seed, false)
@@ -100,6 +102,29 @@ func FuzzCheckFile(f *testing.F) {
 			}
 			if !ok {
 				t.Fatalf("%q (%s, auto=%v) allowed as %q, outside the canonical roots", path, op, auto, got)
+			}
+			// The kernel's own lookup of the path as written reaches the
+			// file that was judged (".." after a symlink included).
+			joined := path
+			if !strings.HasPrefix(path, "/") {
+				joined = ft.ws + "/" + path
+			}
+			if a, err := os.Stat(joined); err == nil {
+				if b, err := os.Stat(got); err != nil || !os.SameFile(a, b) {
+					t.Fatalf("%q allowed as %q, but the kernel opens another file", path, got)
+				}
+			}
+			// Never a sensitive path, by an independent matcher.
+			for _, sp := range domain.SensitivePaths() {
+				pe, ge := strings.Split(sp, "/"), strings.Split(got, "/")
+				match := len(ge) >= len(pe)
+				for i := 0; match && i < len(pe); i++ {
+					m, _ := filepath.Match(pe[i], ge[i])
+					match = m
+				}
+				if match {
+					t.Fatalf("%q allowed as %q, a sensitive path (%s)", path, got, sp)
+				}
 			}
 		}
 	})

@@ -65,10 +65,9 @@ func newSensitiveRule(p string) sensitiveRule {
 	return r
 }
 
-// matches reports whether the clean absolute path p is the rule's path (or a
-// match of its pattern) or lies below it.
-func (r sensitiveRule) matches(p string) bool {
-	got := splitPath(p)
+// matches reports whether the path whose elements are got is the rule's
+// path (or a match of its pattern) or lies below it.
+func (r sensitiveRule) matches(got []string) bool {
 	return globPrefix(r.parts, got) || globPrefix(r.canonical, got)
 }
 
@@ -93,8 +92,15 @@ func globPrefix(pattern, got []string) bool {
 // sensitiveRefusal refuses a path whose lexical form or canonical form
 // (when it could be resolved) is a sensitive path or lies below one.
 func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal {
+	if len(v.sensitive) == 0 {
+		return nil
+	}
+	lex, can := splitPath(lexical), []string(nil)
+	if resolved {
+		can = splitPath(canon)
+	}
 	for _, r := range v.sensitive {
-		if r.matches(lexical) || (resolved && r.matches(canon)) {
+		if r.matches(lex) || (resolved && r.matches(can)) {
 			shown := lexical
 			if resolved {
 				shown = canon
