@@ -153,3 +153,30 @@ func TestDownloadWithoutDestination(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainRulePatterns: "**.d" allows the apex and every subdomain,
+// "*.d" subdomains only, decided through a child's restricted network.
+func TestDomainRulePatterns(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("dp", "ws", "full_access", root)
+	for _, c := range []struct {
+		rule  string
+		hosts map[string]string // host -> refusal ("" = allowed)
+	}{
+		{"**.example.com", map[string]string{"example.com": "", "a.example.com": "", "b.a.example.com": "", "badexample.com": "host_not_allowed"}},
+		{"*.example.com", map[string]string{"example.com": "host_not_allowed", "a.example.com": "", "badexample.com": "host_not_allowed"}},
+		{"=example.com", map[string]string{"example.com": "", "a.example.com": "host_not_allowed"}},
+	} {
+		id := "dp-" + strings.NewReplacer("*", "s", "=", "e", ".", "-").Replace(c.rule)
+		s.JSON("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th", "parent_turn_id": "dp",
+			"task_cap": map[string]any{"network": map[string]any{"mode": "restricted", "allowed_domains": []string{c.rule}}}}, http.StatusCreated, nil)
+		for host, refusal := range c.hosts {
+			d := s.decide(id, "c-"+host, "web_fetch", map[string]any{"url": "https://" + host + "/"})
+			if (refusal == "" && d.Decision != "allow") || (refusal != "" && d.Refusal != refusal) {
+				t.Errorf("%s on %s: %s/%s (%s), want refusal %q", c.rule, host, d.Decision, d.Refusal, d.Message, refusal)
+			}
+		}
+	}
+}
