@@ -21,6 +21,7 @@ type Metrics struct {
 	approval  prometheus.Histogram   // seconds from opened to resolved
 	appendDur prometheus.Histogram   // seconds per append
 	sse       prometheus.Gauge       // connected SSE clients
+	waiting   prometheus.Gauge       // long polls waiting for a resolution
 }
 
 // NewMetrics returns empty metrics in a new registry.
@@ -44,8 +45,11 @@ func NewMetrics() *Metrics {
 		sse: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "turnstile_sse_clients", Help: "Connected Server-Sent Events clients.",
 		}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "turnstile_approval_waiters", Help: "Long polls (?wait=) waiting for an approval request's resolution.",
+		}),
 	}
-	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse,
+	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse, m.waiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
