@@ -98,3 +98,45 @@ func TestCapRulesMustParse(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestChildKeepsSensitivePaths: a restricted child turn keeps the built-in
+// sensitive paths and its parent's, whatever the intersection of roots did;
+// an unrestricted child has none to keep.
+func TestChildKeepsSensitivePaths(t *testing.T) {
+	count := func(s TurnExecutionSecuritySnapshot) (n int, extra bool) {
+		for _, e := range s.Sandbox.Filesystem.Entries {
+			if e.Kind == PathSensitive && e.Access == AccessDeny {
+				n++
+				extra = extra || e.Path == "/srv/turnstile-data"
+			}
+		}
+		return n, extra
+	}
+	in := goldenInputs(ModeSupervised)
+	in.SensitivePaths = []string{"/srv/turnstile-data"}
+	parent, err := ResolveSnapshot(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := count(parent)
+	child, err := ResolveChildSnapshot(ChildInputs{Parent: &parent, ParentTurnID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, extra := count(child); n != want || !extra {
+		t.Fatalf("child of a supervised parent has %d sensitive entries (data dir %v), want %d", n, extra, want)
+	}
+	full := testSnapshot(t, ModeFullAccess)
+	ro, err := ResolveChildSnapshot(ChildInputs{Cap: &TaskCap{SandboxMode: SandboxReadOnly}, Parent: &full, ParentTurnID: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := count(ro); n != len(SensitivePaths()) {
+		t.Fatalf("a read-only child of a full_access parent has %d sensitive entries, want %d", n, len(SensitivePaths()))
+	}
+	if open, err := ResolveChildSnapshot(ChildInputs{Parent: &full, ParentTurnID: "f"}); err != nil || !open.Sandbox.Filesystem.Unrestricted {
+		t.Fatalf("unrestricted child: %v", err)
+	} else if n, _ := count(open); n != 0 {
+		t.Fatalf("an unrestricted child lists %d sensitive entries", n)
+	}
+}

@@ -1,6 +1,9 @@
 package domain
 
-import "cmp"
+import (
+	"cmp"
+	"slices"
+)
 
 // ChildInputs is what a child turn's snapshot is resolved from.
 type ChildInputs struct {
@@ -64,7 +67,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	}
 	b := Intersect(Intersect(BoundsOf(&child), capB), parent)
 	child.PermissionProfile = TurnPermissionProfileSnapshot{Mode: b.Mode, Source: source, EffectivePolicy: b.Policy}
-	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, b.Filesystem
+	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, withSensitive(b.Filesystem, in.Parent, si.SensitivePaths)
 	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)
@@ -100,4 +103,20 @@ func normProcess(p ProcessPolicy) ProcessPolicy {
 		p.DeniedCommands, p.AllowedCommandFamilies = nil, nil
 	}
 	return p
+}
+
+// withSensitive keeps a restricted child's sensitive paths: the built-in
+// list with the child's extra paths, and every sensitive entry of its
+// parent (intersecting roots does not carry deny entries over).
+func withSensitive(fs FilesystemPolicy, parent *TurnExecutionSecuritySnapshot, extra []string) FilesystemPolicy {
+	if fs.Unrestricted {
+		return fs
+	}
+	es := append(slices.Clone(fs.Entries), SensitiveEntries(extra...)...)
+	for _, e := range parent.Sandbox.Filesystem.Entries {
+		if e.Kind == PathSensitive {
+			es = append(es, e)
+		}
+	}
+	return normalizeEntries(FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es})
 }

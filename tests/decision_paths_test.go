@@ -140,6 +140,10 @@ func TestDecisionSensitivePaths(t *testing.T) {
 			wantDecision(t, mode+" read "+p, s.decide("sens-"+mode, "c"+strconv.Itoa(i), "read_file", map[string]any{"path": p}), "allow", "policy_allows_action", "")
 		}
 	}
+	// A child turn keeps them.
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "sens-child", "workspace_id": "ws", "thread_id": "th", "parent_turn_id": "sens-supervised"}, http.StatusCreated, nil)
+	wantDecision(t, "child read /etc/shadow", s.decide("sens-child", "c1", "read_file", map[string]any{"path": "/etc/shadow"}), "deny", "sandbox_denied", "sensitive_path")
+	wantDecision(t, "child read /etc/passwd (control)", s.decide("sens-child", "c2", "read_file", map[string]any{"path": "/etc/passwd"}), "allow", "policy_allows_action", "")
 	var snap struct {
 		SecuritySnapshot struct {
 			Sandbox struct {
