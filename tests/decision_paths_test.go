@@ -166,3 +166,35 @@ func TestDecisionSensitivePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionRetryAfterSymlinkSwap: a retried tool_call_id is resolved
+// again; when a symlink was re-pointed in between, the retry is a 409, not
+// a replay of the allow given for the old target.
+func TestDecisionRetryAfterSymlinkSwap(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	pt := newPathTree(t)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "swap", "workspace_id": "ws", "thread_id": "th", "workspace_root": pt.ws,
+		"permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	if err := os.Symlink(pt.ws+"/private", pt.ws+"/lnk"); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"path": "lnk/notes.txt"}
+	wantDecision(t, "first", s.decide("swap", "c1", "read_file", args), "allow", "policy_allows_action", "")
+	if d := s.decide("swap", "c1", "read_file", args); !d.Replayed || d.Decision != "allow" {
+		t.Fatalf("an unchanged retry is replayed: %+v", d)
+	}
+	if err := os.Remove(pt.ws + "/lnk"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pt.out, pt.ws+"/lnk"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pt.out+"/notes.txt", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, body := s.Request("POST", "/v1/turns/swap/decisions", map[string]any{"tool_call_id": "c1", "tool_name": "read_file", "arguments": args})
+	wantError(t, st, body, http.StatusConflict, "tool_call_reused")
+	// A new call for the same text is judged on the new target.
+	wantDecision(t, "new call", s.decide("swap", "c2", "read_file", args), "deny", "sandbox_denied", "symlink_escape")
+}
