@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path"
 	"strings"
 
@@ -48,6 +49,9 @@ type sensitiveRule struct {
 	// prefix before the first "*" canonicalised (symlinks resolved).
 	parts, canonical []string
 	shown            string
+	// file is the identity of the regular file a pattern-free rule names,
+	// when it exists: another name for it (a hard link) is refused too.
+	file os.FileInfo
 }
 
 func newSensitiveRule(p string) sensitiveRule {
@@ -61,6 +65,11 @@ func newSensitiveRule(p string) sensitiveRule {
 	prefix := "/" + strings.Join(r.parts[:i], "/")
 	if c, _, ok, err := canonicalPath(prefix); err == nil && ok && c != prefix {
 		r.canonical = append(splitPath(c), r.parts[i:]...)
+	}
+	if i == len(r.parts) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			r.file = fi
+		}
 	}
 	return r
 }
@@ -99,8 +108,18 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal
 	if resolved {
 		can = splitPath(canon)
 	}
+	var (
+		fi      os.FileInfo // the checked file, when it is a regular file
+		statted bool
+	)
 	for _, r := range v.sensitive {
-		if r.matches(lex) || (resolved && r.matches(can)) {
+		if r.file != nil && resolved && !statted {
+			statted = true
+			if f, err := os.Stat(canon); err == nil && f.Mode().IsRegular() {
+				fi = f
+			}
+		}
+		if r.matches(lex) || (resolved && r.matches(can)) || (fi != nil && r.file != nil && os.SameFile(fi, r.file)) {
 			shown := lexical
 			if resolved {
 				shown = canon

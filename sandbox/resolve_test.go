@@ -183,7 +183,7 @@ func TestCheckFileSensitive(t *testing.T) {
 
 // TestCheckFileExtraSensitive: a path given as SnapshotInputs.SensitivePaths
 // (the server's data directory) is refused like the built-in list, even
-// inside a writable root.
+// inside a writable root, and so is a hard link to a sensitive file.
 func TestCheckFileExtraSensitive(t *testing.T) {
 	ws := tempWorkspace(t)
 	if err := os.MkdirAll(ws+"/data", 0o700); err != nil {
@@ -194,11 +194,16 @@ func TestCheckFileExtraSensitive(t *testing.T) {
 	}
 	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
 		Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
-		Cwd:     ws, WorkspaceRoot: ws, SensitivePaths: []string{ws + "/data"},
+		Cwd:     ws, WorkspaceRoot: ws, SensitivePaths: []string{ws + "/data", ws + "/data/token"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A hard link is another name for the same file.
+	if err := os.Link(ws+"/data/token", ws+"/hardlink"); err != nil {
+		t.Fatal(err)
+	}
+	expectFile(t, &s, "hardlink", rd, CodeSensitivePath, "")
 	expectFile(t, &s, "data/token", rd, CodeSensitivePath, "")
 	expectFile(t, &s, "data/new", wr, CodeSensitivePath, "")
 	expectFile(t, &s, "other", wr, "", ws+"/other")
