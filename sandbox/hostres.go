@@ -15,10 +15,6 @@ type HostResolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// CodeHostUnresolved refuses a host whose name could not be resolved in
-// time at decision time (fail closed: its addresses cannot be judged).
-const CodeHostUnresolved = "host_unresolved"
-
 // DefaultResolveTimeout bounds a decision-time lookup.
 const DefaultResolveTimeout = 2 * time.Second
 

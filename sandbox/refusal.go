@@ -21,6 +21,9 @@ const (
 	CodeHostNotAllowed           = "host_not_allowed"
 	CodeLocalhostNotAllowed      = "localhost_not_allowed"
 	CodePrivateAddress           = "private_address"
+	// CodeHostUnresolved: a URL host could not be resolved in time at
+	// decision time (fail closed: its addresses cannot be judged).
+	CodeHostUnresolved = "host_unresolved"
 
 	// Spawn plan.
 	CodeMissingArgv        = "missing_argv"
