@@ -58,6 +58,9 @@ func encodeMessage(m *helperMessage) []byte {
 	}
 	e.uint(uint64(max(sp.LandlockABI, 0)))
 	e.str(sp.TmpDir)
+	e.uint(uint64(max(sp.UID, 0)))
+	e.uint(uint64(max(sp.GID, 0)))
+	e.strs(sp.HostSockets)
 	return e.b
 }
 
@@ -146,6 +149,14 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	}
 	sp.LandlockABI = int(abi)
 	sp.TmpDir = d.str()
+	uid, gid := d.uint(), d.uint()
+	if uid > 1<<32-2 || gid > 1<<32-2 {
+		d.err = errCodec
+	}
+	sp.UID, sp.GID = int(uid), int(gid)
+	if hs := d.strs(); len(hs) > 0 {
+		sp.HostSockets = hs
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec
 	}

