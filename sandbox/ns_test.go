@@ -372,3 +372,25 @@ func TestTurnstileEnvRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestWritableRootCannotBeMovedAside: a writable root is a mount point in
+// the view, so neither it nor its parent can be renamed or removed from
+// inside (the parent is read-only); control: renaming inside it works.
+func TestWritableRootCannotBeMovedAside(t *testing.T) {
+	f := requireKernel(t, true)
+	base := visibleWorkspace(t)
+	ws := base + "/ws"
+	os.MkdirAll(ws+"/sub", 0o755)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	for _, script := range []string{`mv "$PWD" "$PWD.old"`, `mv "$(dirname "$PWD")" "$(dirname "$PWD").old"`, `rmdir "$PWD"`, `mkdir ../planted`} {
+		if r := sh(t, s, script); r.ExitCode == 0 {
+			t.Errorf("%s succeeded", script)
+		}
+	}
+	if !exists(ws+"/sub") || exists(base+"/planted") || exists(ws+".old") {
+		t.Fatal("the workspace moved")
+	}
+	if r := sh(t, s, "mv sub sub2 && test -d sub2"); r.ExitCode != 0 {
+		t.Fatalf("control: rename inside the workspace: %s", r.Stderr)
+	}
+}

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"net"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"turnstile/domain"
 )
@@ -114,4 +116,43 @@ func TestHostUnixSocketsRefused(t *testing.T) {
 	if err != nil || r.ExitCode != 1 {
 		t.Errorf("abstract socket with Landlock ABI 5: %v %s %s", err, r.Stdout, r.Stderr)
 	}
+}
+
+// TestLateHostSocketUnderTmpHidden: a socket the host binds under /tmp after
+// the command started is not reachable either (the command sees an empty
+// /tmp, apart from its own temp dir). Control: the same socket from outside.
+func TestLateHostSocketUnderTmpHidden(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := tempWorkspace(t)
+	dir := tempWorkspace(t)
+	os.Chmod(dir, 0o755)
+	sock := dir + "/late.sock"
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel, filepathDir(testExe(t)))
+	script := `echo > ready; while [ ! -e go ]; do sleep 0.01; done; exec "$0" "$1" unix-connect "$2"`
+	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script, testExe(t), testProbeArg, sock}, TimeoutMs: 60000}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Result, 1)
+	go func() { r, _ := Run(context.Background(), p); done <- r }()
+	for deadline := time.Now().Add(30 * time.Second); !exists(ws + "/ready"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	os.Chmod(sock, 0o777)
+	os.WriteFile(ws+"/go", nil, 0o644)
+	if r := <-done; r == nil || r.ExitCode != 1 {
+		t.Fatalf("late host socket under /tmp reached: %+v", r)
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("control: from outside: %v", err)
+	}
+	c.Close()
 }
