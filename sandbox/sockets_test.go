@@ -124,7 +124,11 @@ func TestHostUnixSocketsRefused(t *testing.T) {
 func TestLateHostSocketUnderTmpHidden(t *testing.T) {
 	f := requireKernel(t, true)
 	ws := tempWorkspace(t)
-	dir := tempWorkspace(t)
+	dir, err := os.MkdirTemp("/tmp", "turnstile-late-") // 0755 ancestors: reachable but for the hidden /tmp
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	sock := dir + "/late.sock"
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel, filepathDir(testExe(t)))
