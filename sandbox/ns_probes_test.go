@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // nsProbe runs the probe programs of the namespace tests (see testProbe).
@@ -58,6 +61,32 @@ func nsProbe(kind string, args []string) error {
 			}
 			b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 			fmt.Printf("pid %s %s\n", e.Name(), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+		return nil
+	case "sandboxed-sh": // WS SCRIPT: probe, then run SCRIPT under auto_accept_edits over WS; print its output
+		f := Probe()
+		if !f.Kernel.UserNamespaces {
+			return fmt.Errorf("no namespaces: %s", f.UserNamespacesDetail)
+		}
+		s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+			Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
+			WorkspaceRoot: arg(0), Kernel: f.Kernel,
+		})
+		if err != nil {
+			return err
+		}
+		p, err := PlanSpawn(&s, SpawnRequest{Argv: []string{"/bin/sh", "-c", arg(1)}}, os.Environ())
+		if err != nil {
+			return err
+		}
+		r, err := Run(context.Background(), p)
+		if err != nil {
+			return err
+		}
+		os.Stdout.Write(r.Stdout)
+		os.Stdout.Write(r.Stderr)
+		if r.ExitCode != 0 {
+			return fmt.Errorf("exit %d", r.ExitCode)
 		}
 		return nil
 	case "unix-own": // DIR: bind, listen, connect to and accept an own socket

@@ -394,3 +394,52 @@ func TestWritableRootCannotBeMovedAside(t *testing.T) {
 		t.Fatalf("control: rename inside the workspace: %s", r.Stderr)
 	}
 }
+
+// TestUnprivilegedServer: a server running as an ordinary user (created for
+// the test) gets the user + mount + PID namespaces: its command runs as that
+// user, writes its workspace, cannot chmod the workspace's parent (EROFS)
+// and sees only its own processes. Control: the same chmod outside the
+// sandbox, as that user, works.
+func TestUnprivilegedServer(t *testing.T) {
+	requireRoot(t)
+	requireKernel(t, true)
+	name := "ts-test-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command("useradd", "-M", "-s", "/bin/false", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	out, err := exec.Command("id", "-u", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	base := visibleWorkspace(t)
+	exe, ws := base+"/sandbox.test", base+"/home/ws"
+	data, err := os.ReadFile(testExe(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(ws, 0o755)
+	for _, d := range []string{base + "/home", ws} {
+		os.Chown(d, uid, uid)
+	}
+	asUser := func(argv ...string) *exec.Cmd {
+		c := exec.Command(argv[0], argv[1:]...)
+		c.Dir, c.Env = ws, []string{"PATH=/usr/bin:/bin"}
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+		return c
+	}
+	script := `id -u; echo x > f && echo wrote; chmod 700 .. 2>&1; ls /proc | grep -c '^[0-9]'`
+	b, err := asUser(exe, testProbeArg, "sandboxed-sh", ws, script).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err != nil || len(lines) < 5 || lines[0] != strconv.Itoa(uid) || lines[1] != "wrote" ||
+		!strings.Contains(lines[2], "Read-only file system") || (lines[3] != "2" && lines[3] != "3") { // sh, ls, grep
+		t.Fatalf("sandboxed as user %d: %v\n%s", uid, err, b)
+	}
+	if b, err := asUser("chmod", "700", base+"/home").CombinedOutput(); err != nil {
+		t.Fatalf("control: chmod outside the sandbox as the user: %v %s", err, b)
+	}
+}
