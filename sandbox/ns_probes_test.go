@@ -70,7 +70,7 @@ func nsProbe(kind string, args []string) error {
 		}
 		s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
 			Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
-			WorkspaceRoot: arg(0), Kernel: f.Kernel,
+			WorkspaceRoot: arg(0), Kernel: f.Kernel, AppReadRoots: []string{filepath.Dir(os.Args[0])},
 		})
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -398,8 +399,9 @@ func TestWritableRootCannotBeMovedAside(t *testing.T) {
 // TestUnprivilegedServer: a server running as an ordinary user (created for
 // the test) gets the user + mount + PID namespaces: its command runs as that
 // user, writes its workspace, cannot chmod the workspace's parent (EROFS)
-// and sees only its own processes. Control: the same chmod outside the
-// sandbox, as that user, works.
+// sees only its own processes and cannot connect to a host socket in its
+// workspace. Controls: the same chmod and connect outside the sandbox, as
+// that user, work.
 func TestUnprivilegedServer(t *testing.T) {
 	requireRoot(t)
 	requireKernel(t, true)
@@ -432,12 +434,23 @@ func TestUnprivilegedServer(t *testing.T) {
 		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 		return c
 	}
-	script := `id -u; echo x > f && echo wrote; chmod 700 .. 2>&1; ls /proc | grep -c '^[0-9]'`
+	ln, err := net.Listen("unix", ws+"/host.sock") // a host daemon's socket, open to all
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	os.Chmod(ws+"/host.sock", 0o777)
+	connect := exe + " " + testProbeArg + " unix-connect " + ws + "/host.sock"
+	script := `id -u; echo x > f && echo wrote; chmod 700 .. 2>&1; ls /proc | grep -c '^[0-9]'; ` + connect
 	b, err := asUser(exe, testProbeArg, "sandboxed-sh", ws, script).CombinedOutput()
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if err != nil || len(lines) < 5 || lines[0] != strconv.Itoa(uid) || lines[1] != "wrote" ||
-		!strings.Contains(lines[2], "Read-only file system") || (lines[3] != "2" && lines[3] != "3") { // sh, ls, grep
+	if err == nil || len(lines) < 5 || lines[0] != strconv.Itoa(uid) || lines[1] != "wrote" ||
+		!strings.Contains(lines[2], "Read-only file system") || (lines[3] != "2" && lines[3] != "3") || // sh, ls, grep
+		!strings.Contains(lines[4], "refused") {
 		t.Fatalf("sandboxed as user %d: %v\n%s", uid, err, b)
+	}
+	if b, err := asUser(strings.Fields(connect)...).CombinedOutput(); err != nil {
+		t.Fatalf("control: the host socket from outside as the user: %v %s", err, b)
 	}
 	if b, err := asUser("chmod", "700", base+"/home").CombinedOutput(); err != nil {
 		t.Fatalf("control: chmod outside the sandbox as the user: %v %s", err, b)
