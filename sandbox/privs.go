@@ -30,17 +30,15 @@ func lastCap() int {
 	return unix.CAP_LAST_CAP
 }
 
-// dropCapabilities empties the calling thread's bounding, ambient,
+// dropPrivileges empties the calling thread's bounding, ambient,
 // inheritable, effective and permitted sets (the caller execs from this
-// thread). When the bounding set cannot be emptied (no CAP_SETPCAP), that is
-// accepted only for a non-root uid that holds no capability: with
-// no_new_privs set next, such a process cannot gain any on exec.
-func dropCapabilities() error { return dropPrivileges(0, 0) }
-
-// dropPrivileges is dropCapabilities that, when uid is not 0, also switches
-// the calling thread to uid and gid with no supplementary groups, after the
-// bounding set is emptied and before the remaining capabilities are cleared
-// (the switch needs CAP_SETUID and CAP_SETGID). Credentials are per thread:
+// thread). When uid is not 0 it also switches the thread to uid and gid
+// with no supplementary groups, after the bounding set is emptied and
+// before the remaining capabilities are cleared (the switch needs
+// CAP_SETUID and CAP_SETGID). When the bounding set cannot be emptied (no
+// CAP_SETPCAP), that is accepted only for a non-root uid that holds no
+// capability: with no_new_privs set next, such a process cannot gain any on
+// exec. Credentials are per thread:
 // the raw syscalls change only this thread, which then execs.
 func dropPrivileges(uid, gid int) error {
 	// Securebits first, while CAP_SETPCAP may still be held; best effort
