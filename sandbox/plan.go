@@ -78,6 +78,9 @@ type SandboxSpec struct {
 	// started the command (set by Run unless AllowUnixSockets): the helper
 	// masks each one in the root view.
 	HostSockets []string `json:"host_sockets,omitempty"`
+	// Idmaps are the owners whose idmap user namespaces Run passes the
+	// helper, from descriptor helperIdmapFD on (set by Run with UID).
+	Idmaps []IdmapOwner `json:"idmaps,omitempty"`
 }
 
 // Plan is a checked command, ready for Run.

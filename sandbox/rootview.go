@@ -399,11 +399,15 @@ func maskSocket(path string) error {
 }
 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
-// and gid) to SandboxUID, for an idmapped mount; one per owner, cached.
+// and gid) to SandboxUID, for an idmapped mount: the one Run passed, or one
+// made here (an owner Run did not foresee), cached per owner.
 func idmapFor(path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return -1, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if fd := passedIdmap(sp, IdmapOwner{UID: int(st.Uid), GID: int(st.Gid)}); fd >= 0 {
+		return fd, nil
 	}
 	key := [2]int{int(st.Uid), int(st.Gid)}
 	if fd, ok := cache[key]; ok {

@@ -270,6 +270,15 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io
 		}
 		specW, p.statusR = w, statusR
 		cmd.ExtraFiles = []*os.File{specR, statusW}
+		if spec.UID != 0 {
+			spec.Idmaps = writableOwners(spec)
+			fs, err := idmapFiles(spec.Idmaps)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			cmd.ExtraFiles = append(cmd.ExtraFiles, fs...) // cached: not closed
+		}
 	} else {
 		cmd.Path, cmd.Args = plan.resolvedPath, plan.Argv
 	}
@@ -291,8 +300,8 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io
 	// Keep only the parent's ends.
 	outW.Close()
 	errW.Close()
-	for _, f := range cmd.ExtraFiles {
-		f.Close()
+	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
+		f.Close() // the spec and status pipes' child ends
 	}
 	p.outR, p.errR = outR, errR
 	p.copying.Add(2)
