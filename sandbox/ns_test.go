@@ -456,3 +456,24 @@ func TestUnprivilegedServer(t *testing.T) {
 		t.Fatalf("control: chmod outside the sandbox as the user: %v %s", err, b)
 	}
 }
+
+// TestCloneTreeRefusesSymlinkedAncestor: a root whose ancestor became a
+// symlink after canonicalisation (swapped by a command of the same turn) is
+// not cloned or mounted through the link. Control: the real path clones.
+func TestCloneTreeRefusesSymlinkedAncestor(t *testing.T) {
+	requireRoot(t) // open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN
+	d := tempWorkspace(t)
+	os.MkdirAll(d+"/real/root", 0o755)
+	os.Symlink("real", d+"/link")
+	if fd, err := cloneTree(d + "/link/root"); err == nil {
+		unix.Close(fd)
+		t.Fatal("cloned through a symlinked ancestor")
+	} else if !errors.Is(err, unix.ELOOP) {
+		t.Fatalf("error %v, want ELOOP", err)
+	}
+	fd, err := cloneTree(d + "/real/root")
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	unix.Close(fd)
+}

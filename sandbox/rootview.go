@@ -288,9 +288,16 @@ func withinCloned(p string, roots []viewRoot) bool {
 	return false
 }
 
+// openNoSymlinks opens the canonical path with O_PATH, refusing a symlink
+// in any component: a root's ancestor swapped for a link (by a command of
+// the same turn, in a writable root) cannot redirect a mount.
+func openNoSymlinks(path string) (int, error) {
+	return unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+}
+
 // cloneTree returns a detached recursive clone of the mount tree at path.
 func cloneTree(path string) (int, error) {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openNoSymlinks(path)
 	if err != nil {
 		return -1, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -310,7 +317,7 @@ func attachRoot(r *viewRoot, areas []string) error {
 			return err
 		}
 	}
-	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openNoSymlinks(r.path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", r.path, err)
 	}
