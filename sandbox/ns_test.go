@@ -477,3 +477,35 @@ func TestCloneTreeRefusesSymlinkedAncestor(t *testing.T) {
 	}
 	unix.Close(fd)
 }
+
+// TestNestedNamespaceCannotUndoView: a command that makes its own user and
+// mount namespaces (unshare -Urm) cannot mount over the view (a tmpfs on
+// /proc would hide the namespace's own procfs; on a read-only directory it
+// would give a writable place), remount it writable, or chmod outside its
+// roots. Control: unsandboxed, the same unshare, mount and chmod work.
+func TestNestedNamespaceCannotUndoView(t *testing.T) {
+	f := requireKernel(t, true)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatal("unshare (util-linux) is needed for this test")
+	}
+	base := visibleWorkspace(t)
+	ws, sib := base+"/ws", base+"/sib"
+	os.Mkdir(ws, 0o755)
+	os.WriteFile(sib, []byte("x"), 0o644)
+	script := unshare + ` -Urm sh -c 'chmod 777 ` + sib + ` && echo chmodded; mount -o remount,rw / && echo remounted; mount -t tmpfs t ` + base + ` && echo mounted'`
+	for _, mode := range []domain.Mode{domain.ModeAutoAcceptEdits, domain.ModeSupervised} {
+		r := sh(t, snapshotFor(t, mode, ws, f.Kernel), script)
+		out := string(r.Stdout)
+		if strings.Contains(out, "mounted") || strings.Contains(out, "chmodded") {
+			t.Errorf("%s: %s %s", mode, out, r.Stderr)
+		}
+	}
+	if fi, err := os.Stat(sib); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the sibling changed: %v %v", fi, err)
+	}
+	r := sh(t, snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel), script)
+	if !strings.Contains(string(r.Stdout), "mounted\n") || !strings.Contains(string(r.Stdout), "chmodded") {
+		t.Fatalf("control: unsandboxed unshare + mount + chmod: %s %s", r.Stdout, r.Stderr)
+	}
+}
