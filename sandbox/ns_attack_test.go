@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,5 +85,22 @@ func TestNestedNamespaceCannotUndoView(t *testing.T) {
 	r := sh(t, snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel), script)
 	if !strings.Contains(string(r.Stdout), "mounted\n") || !strings.Contains(string(r.Stdout), "chmodded") {
 		t.Fatalf("control: unsandboxed unshare + mount + chmod: %s %s", r.Stdout, r.Stderr)
+	}
+}
+
+// TestWritableSlashStaysWritable: a snapshot that grants "/" itself for
+// writing (a profile may) keeps the tree writable in the view and the
+// command's uid (nothing to re-bind on top of "/").
+func TestWritableSlashStaysWritable(t *testing.T) {
+	f := requireKernel(t, true)
+	base := visibleWorkspace(t)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, base, f.Kernel)
+	s.Sandbox.Filesystem.Entries = append(s.Sandbox.Filesystem.Entries,
+		domain.FilesystemEntry{Kind: domain.PathExplicit, Path: "/", ResolvedPath: "/", Access: domain.AccessWrite, Provenance: domain.ProvenanceTaskCap})
+	outside := "/var/tmp/turnstile-slash-" + token()
+	t.Cleanup(func() { os.Remove(outside) })
+	r := sh(t, s, "id -u; echo x > "+outside)
+	if r.ExitCode != 0 || !exists(outside) || strings.TrimSpace(string(r.Stdout)) != strconv.Itoa(os.Geteuid()) {
+		t.Fatalf("writable /: %s %s", r.Stdout, r.Stderr)
 	}
 }

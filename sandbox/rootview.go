@@ -71,7 +71,10 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		return fmt.Errorf("mount the PID namespace's /proc: %w", err)
 	}
 	dropUID := sp.UID != 0 && sp.RestrictFilesystem
-	roots := viewRoots(v, sp)
+	// A writable "/" is the whole tree: nothing is made read-only (a mount
+	// stacked on "/" would not be seen: lookups start at the process root).
+	readOnly := sp.RestrictFilesystem && v.grantAt("/") != domain.AccessWrite
+	roots := viewRoots(v, readOnly)
 	areas := hiddenAreas(roots, sp, dropUID)
 	defer func() {
 		for _, r := range roots {
@@ -115,7 +118,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 			}
 		}
 	}
-	if sp.RestrictFilesystem {
+	if readOnly {
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
 			return fmt.Errorf("make the root view read-only: %w", err)
@@ -170,7 +173,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 
 // viewRoots lists the granted roots that exist (directories and regular
 // files; devices are writable on a read-only mount), parents first.
-func viewRoots(v *fsView, sp *SandboxSpec) []viewRoot {
+func viewRoots(v *fsView, readOnly bool) []viewRoot {
 	seen := map[string]int{}
 	var out []viewRoot
 	for _, g := range v.grants {
@@ -194,13 +197,13 @@ func viewRoots(v *fsView, sp *SandboxSpec) []viewRoot {
 		seen[g.Path] = len(out)
 		out = append(out, viewRoot{path: g.Path, write: g.Access == domain.AccessWrite, tree: -1})
 	}
-	if !sp.RestrictFilesystem {
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	if !readOnly {
 		// Nothing is made read-only: only the hidden areas need roots.
 		for i := range out {
 			out[i].write = false
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
 }
 

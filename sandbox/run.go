@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // MaxOutputBytes caps each of Result.Stdout and Result.Stderr.
@@ -81,7 +83,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		// command gets them: the root view, the PID namespace and (as
 		// root) the unprivileged uid are what the snapshot claims.
 		spec.InNamespace = spec.UserNamespaces
-		if spec.InNamespace && spec.RestrictFilesystem && os.Geteuid() == 0 {
+		if spec.InNamespace && spec.RestrictFilesystem && os.Geteuid() == 0 && !slashWritable(&spec) {
 			spec.UID, spec.GID = SandboxUID, SandboxUID
 		}
 		if spec.InNamespace && !spec.AllowUnixSockets {
@@ -148,6 +150,17 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// slashWritable reports a write grant of "/" itself: the whole tree is then
+// the command's, and there is nothing to take root's access away from.
+func slashWritable(sp *SandboxSpec) bool {
+	for _, e := range sp.Entries {
+		if e.Access == domain.AccessWrite && (e.ResolvedPath == "/" || (e.ResolvedPath == "" && e.Path == "/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func exitCode(ps *os.ProcessState, err error) int {
