@@ -41,9 +41,10 @@ import (
 //     does not govern it.
 //
 // What remains for unix sockets (stated in Limits): a socket the host binds
-// after the command started, outside /tmp, and a host socket reached
-// through a hard link made before the command started, stay connectable
-// subject to their file permissions (the unprivileged uid is "other" for a
+// after the command started, outside /tmp, one bound in another network
+// namespace (not listed), and a host socket reached through a hard link made
+// before the command started, stay connectable subject to their file
+// permissions (the unprivileged uid is "other" for a
 // root-owned socket). Abstract sockets are refused by a separate network
 // namespace and by Landlock scoping (ABI 6).
 
