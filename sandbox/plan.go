@@ -47,9 +47,9 @@ type SandboxSpec struct {
 	RestrictNetwork bool `json:"restrict_network"`
 	// AllowUnixSockets lets the command connect to unix sockets created
 	// outside the sandbox. When false (the restricted default) the root view
-	// masks the host's pathname sockets, hides /tmp and a separate network
-	// namespace and Landlock scoping refuse abstract ones. socketpair and the
-	// command's own sockets work either way.
+	// masks the host's pathname sockets and hides /tmp, and Landlock scoping
+	// (or, below ABI 6, a network namespace) refuses abstract ones.
+	// socketpair and the command's own sockets work either way.
 	AllowUnixSockets bool `json:"allow_unix_sockets"`
 	// LandlockABI is the ABI the ruleset is built for; 0 applies no
 	// Landlock. The helper refuses (exit 126) an ABI above the kernel's or

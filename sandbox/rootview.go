@@ -29,7 +29,8 @@ import (
 //     recursive): chmod, chown, utimensat, setxattr and every write fail
 //     with EROFS outside the writable roots, whatever Landlock allows;
 //  4. hidden areas get an empty read-only tmpfs: /tmp (host sockets,
-//     other users' files) unless unix sockets are allowed, and, for the
+//     other users' files) when the filesystem is restricted and unix
+//     sockets are not allowed, and, for the
 //     unprivileged uid, every ancestor of a granted root that it could not
 //     search (so the roots stay reachable, their siblings are not);
 //  5. the writable clones are attached on top of their paths (and the read
@@ -44,9 +45,9 @@ import (
 // after the command started, outside /tmp, one bound in another network
 // namespace (not listed), and a host socket reached through a hard link made
 // before the command started, stay connectable subject to their file
-// permissions (the unprivileged uid is "other" for a
-// root-owned socket). Abstract sockets are refused by a separate network
-// namespace and by Landlock scoping (ABI 6).
+// permissions (the unprivileged uid is "other" for a root-owned socket).
+// Abstract sockets are refused by Landlock scoping (ABI 6) or, below it, by
+// a network namespace of the command's own (run.go).
 
 // SandboxUID is the host uid (and gid) a command runs as when the server
 // runs as root: no account uses it, so the command has no owner access to
