@@ -40,6 +40,12 @@ type Config struct {
 	// Checker, when set, runs the resource checks on every new tool call
 	// before the policy decides it.
 	Checker ResourceChecker
+	// Runner, when set, runs commands for Exec.
+	Runner Runner
+	// Changed, when set, returns a channel closed at the next change of the
+	// read models: a hint that wakes Exec's wait for an approval (the turn
+	// is then read from the store, never from the read model).
+	Changed func() <-chan struct{}
 	// OnAppend, when set, is called after every successful append.
 	OnAppend func(turnID string, events []turn.Event, took time.Duration)
 }
@@ -51,9 +57,12 @@ type Engine struct {
 	store eventstore.Store
 	cfg   Config
 
-	mu    sync.Mutex               // guards turns and lru
+	mu    sync.Mutex               // guards turns, lru and requests
 	turns map[string]*list.Element // of *entry
 	lru   *list.List               // most recently used at the front
+	// requests maps the approval requests this engine has seen to their
+	// turn (bounded like the cache: see index).
+	requests map[string]string
 }
 
 // entry caches one turn.
@@ -92,7 +101,7 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New()}
+	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{}}
 }
 
 // Config returns the engine's configuration.
@@ -166,6 +175,7 @@ func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 			return false, err
 		}
 		turn.Evolve(en.state, &ev)
+		e.index(en.id, &ev)
 		en.position = ev.Position
 	}
 	return len(recs) > 0, nil
