@@ -132,8 +132,8 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 }
 
 func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
-	if err := s.live(TransDecide); err != nil {
-		return nil, Outcome{}, err
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.TurnID}
 	}
 	if c.ToolCallID == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
@@ -153,6 +153,11 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 			out.Decision, out.Refusal = *call.Denial, call.Refusal
 		}
 		return nil, out, err
+	}
+	// A known call is answered even after the turn ended (its request was
+	// cancelled); a new one needs a live turn.
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
 	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d)}
