@@ -262,3 +262,34 @@ func TestAuditRedactsCredentialStore(t *testing.T) {
 		}
 	}
 }
+
+// TestExecApprovalRevokedByNarrowing: an approved exec that has not run is
+// decided again when it runs; a profile change that denies exec_command
+// revokes it. Control: the same flow without the change runs.
+func TestExecApprovalRevokedByNarrowing(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	marker := filepath.Join(root, "ran")
+	for _, narrow := range []bool{false, true} {
+		id := map[bool]string{false: "keep", true: "narrow"}[narrow]
+		s.startTurn(id, "ws", "auto_accept_edits", root)
+		body := map[string]any{"tool_call_id": "c", "argv": []string{"sh", "-c", "echo " + id + " >> " + marker}}
+		_, first := s.exec(id, "", body)
+		s.respond(first.Request.RequestID, "allow_once")
+		if narrow {
+			s.JSON("POST", "/v1/turns/"+id+"/permissions", map[string]any{"permission_profile": map[string]any{
+				"mode": "auto_accept_edits", "denied_tools": []string{"exec_command"}}}, http.StatusOK, nil)
+		}
+		_, d := s.exec(id, "", body)
+		if d.Ran != !narrow {
+			t.Fatalf("%s: ran %v: %+v", id, d.Ran, d)
+		}
+		if narrow && (d.Decision != "deny" || d.Reason != "policy_denies_action" || d.Refusal != "permissions_changed") {
+			t.Fatalf("revoked call: %+v", d)
+		}
+	}
+	if b, err := os.ReadFile(marker); err != nil || string(b) != "keep\n" {
+		t.Fatalf("marker %q %v", b, err)
+	}
+}
