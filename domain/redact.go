@@ -126,7 +126,6 @@ func redactURL(u string) string {
 	}
 	if at := strings.LastIndexByte(rest[:authEnd], '@'); at >= 0 {
 		rest = redacted + rest[at:]
-		authEnd = authEnd - at + len(redacted)
 	}
 	q := strings.IndexByte(rest, '?')
 	if q < 0 {
