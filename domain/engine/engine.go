@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"turnstile/domain"
@@ -40,6 +41,12 @@ type Config struct {
 	// Checker, when set, runs the resource checks on every new tool call
 	// before the policy decides it.
 	Checker ResourceChecker
+	// Instance names this engine among those sharing a store (default: a
+	// name unique within the process). Several processes on one store must
+	// be given distinct names (serve draws one at random): it makes the
+	// exec.started of each instance distinct, so that two instances
+	// starting the same call never both succeed.
+	Instance string
 	// Runner, when set, runs commands for Exec.
 	Runner Runner
 	// Changed, when set, returns a channel closed at the next change of the
@@ -87,6 +94,9 @@ func (en *entry) lock(ctx context.Context) error {
 
 func (en *entry) unlock() { <-en.sem }
 
+// engines counts the engines of this process (default instance names).
+var engines atomic.Int64
+
 // New returns an engine over store.
 func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.ApprovalTTL <= 0 {
@@ -100,6 +110,9 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Instance == "" {
+		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))
 	}
 	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{}}
 }

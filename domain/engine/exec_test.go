@@ -367,3 +367,40 @@ func TestChildOfEndedParentEndsOnExec(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExecConcurrentSameCallRunsOnce: many concurrent sends of one allowed
+// tool call id, through two engines on one store (two instances), run the
+// command exactly once; every other answer is "already started".
+func TestExecConcurrentSameCallRunsOnce(t *testing.T) {
+	f, eng, r, root := execFixture(t)
+	other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Changed: f.proj.Changed})
+	startIn(t, eng, "t", "", domain.ModeFullAccess, root)
+	var wg sync.WaitGroup
+	results := make(chan engine.ExecResult, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := []*engine.Engine{eng, other}[i%2]
+			res, err := e.Exec(ctx, "t", &engine.Command{ToolCallID: "once", Argv: []string{"/bin/echo", "x"}}, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results <- res
+		}()
+	}
+	wg.Wait()
+	close(results)
+	ran := 0
+	for res := range results {
+		if res.Ran {
+			ran++
+		} else if res.Step != turn.ExecAlreadyStarted {
+			t.Errorf("answer %+v", res)
+		}
+	}
+	if ran != 1 || len(r.runs()) != 1 {
+		t.Fatalf("ran %d times (%v)", ran, r.runs())
+	}
+}

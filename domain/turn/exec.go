@@ -24,6 +24,10 @@ type ExecStarted struct {
 	RequestID string `json:"request_id,omitempty"`
 	// SnapshotVersion is the snapshot the command runs under.
 	SnapshotVersion int64 `json:"snapshot_version"`
+	// Instance is the engine that runs it. Two instances starting the same
+	// call at the same instant would otherwise write identical events, and
+	// the store would take the second append for a retry of the first.
+	Instance string `json:"instance,omitempty"`
 }
 
 // ExecFinished records what a started command did (never its output).
@@ -75,6 +79,8 @@ type StartExec struct {
 	TTL        time.Duration
 	// Classified is Invocation classified against this state's cwd.
 	Classified *domain.Action
+	// Instance names the engine that will run the command (ExecStarted).
+	Instance string
 }
 
 // FinishExec records what a started command did.
@@ -114,7 +120,7 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 			return evs, out, err
 		}
 		out.Exec = ExecRun
-		return append(evs, s.started(&c.Meta, c.ToolCallID, &a, "")), out, nil
+		return append(evs, s.started(c, &a, "")), out, nil
 	}
 	if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
 		return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
@@ -166,7 +172,7 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: verdictOf(out.Decision), RequestID: r.ID}
 		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec}))
 	}
-	return append(evs, s.started(&c.Meta, c.ToolCallID, &a, call.RequestID)), out, nil
+	return append(evs, s.started(c, &a, call.RequestID)), out, nil
 }
 
 func (c *StartExec) action(s *State) (domain.Action, error) {
@@ -180,8 +186,9 @@ func approved(call *Call) domain.Decision {
 	return domain.Decision{Behavior: domain.BehaviorAllow, Reason: domain.ReasonUserApproved, Action: call.Decision.Action, ScopeHash: call.ScopeHash, DecidedBy: "approval"}
 }
 
-func (s *State) started(m *Meta, toolCallID string, a *domain.Action, requestID string) Event {
-	return s.event(m, []string{"exec_started", toolCallID}, &ExecStarted{ToolCallID: toolCallID, ScopeHash: a.ScopeHash, RequestID: requestID, SnapshotVersion: s.SnapshotVersion})
+func (s *State) started(c *StartExec, a *domain.Action, requestID string) Event {
+	return s.event(&c.Meta, []string{"exec_started", c.ToolCallID, c.Instance}, &ExecStarted{ToolCallID: c.ToolCallID, ScopeHash: a.ScopeHash,
+		RequestID: requestID, SnapshotVersion: s.SnapshotVersion, Instance: c.Instance})
 }
 
 // revoked says why an allowed call that has not run is no longer allowed
