@@ -10,6 +10,7 @@ import (
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/projections"
 	"turnstile/sandbox"
 )
 
@@ -82,4 +83,13 @@ func instanceName() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// hint adapts the projector to the engine's Hint: the read models say when
+// a turn may have changed; the engine then reads it from the store.
+type hint struct{ *projections.Projector }
+
+func (h hint) TurnVersion(turnID string) (int64, bool) {
+	t, ok := h.Turn(turnID)
+	return t.Version, ok
 }

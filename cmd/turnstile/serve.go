@@ -157,7 +157,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	proj := projections.New()
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Runner: runner{}, Changed: proj.Changed,
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Runner: runner{}, Hint: hint{proj},
 		Instance: instanceName(),
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})

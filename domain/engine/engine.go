@@ -49,10 +49,10 @@ type Config struct {
 	Instance string
 	// Runner, when set, runs commands for Exec.
 	Runner Runner
-	// Changed, when set, returns a channel closed at the next change of the
-	// read models: a hint that wakes Exec's wait for an approval (the turn
-	// is then read from the store, never from the read model).
-	Changed func() <-chan struct{}
+	// Hint, when set, wakes Exec's wait for an approval (the read models
+	// follow the store); the turn itself is then read from the store, never
+	// from the hint.
+	Hint Hint
 	// OnAppend, when set, is called after every successful append.
 	OnAppend func(turnID string, events []turn.Event, took time.Duration)
 }

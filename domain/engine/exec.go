@@ -118,7 +118,6 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 		return e.classifyExec(s, c, inv)
 	}
 	for {
-		changed := e.changed()
 		parentEnded = nil
 		res, err := e.execute(ctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
 		if parentEnded != nil {
@@ -146,17 +145,10 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 			return out, nil
 		case res.Exec == turn.ExecPending:
 			out.Message = "waiting for approval: resolve the request, then send the same call again (or add ?wait=30s)"
-			if timer == nil {
+			if timer == nil || !e.waitChange(ctx, turnID, res.Version, timer, c.Interrupt) {
 				return out, nil
 			}
-			select {
-			case <-changed:
-				continue
-			case <-timer:
-			case <-c.Interrupt:
-			case <-ctx.Done():
-			}
-			return out, nil
+			continue
 		case res.Exec != turn.ExecRun:
 			out.Message = "nothing to run"
 			return out, nil
@@ -283,16 +275,50 @@ func (e *parentEndedError) Error() string {
 // resolveRefusal: the executable could not be resolved (nothing will run).
 type resolveRefusal struct{ Refusal }
 
-// changed returns the hint channel that closes when something may have
-// changed (a read model moved); without one, a short tick.
-func (e *Engine) changed() <-chan struct{} {
-	if e.cfg.Changed != nil {
-		return e.cfg.Changed()
+// Hint says when a turn may have changed: Changed returns a channel closed
+// at the next change anywhere, TurnVersion the version a turn is known to
+// have reached. The projector (read models) implements it; a hint decides
+// nothing, it only saves reading the store for nothing.
+type Hint interface {
+	Changed() <-chan struct{}
+	TurnVersion(turnID string) (int64, bool)
+}
+
+// waitChange waits until turnID may have moved past version (per the hint;
+// without one, a short tick), the timer fires, interrupt closes or ctx
+// ends. It reports whether to look again.
+func (e *Engine) waitChange(ctx context.Context, turnID string, version int64, timer <-chan time.Time, interrupt <-chan struct{}) bool {
+	for {
+		var changed <-chan struct{}
+		if e.cfg.Hint != nil {
+			changed = e.cfg.Hint.Changed()
+			if v, ok := e.cfg.Hint.TurnVersion(turnID); ok && v > version {
+				return true
+			}
+		} else {
+			t := time.NewTimer(50 * time.Millisecond)
+			defer t.Stop()
+			ch := make(chan struct{})
+			changed = ch
+			go func() {
+				select {
+				case <-t.C:
+					close(ch)
+				case <-ctx.Done():
+				}
+			}()
+		}
+		select {
+		case <-changed:
+			if e.cfg.Hint == nil {
+				return true
+			}
+		case <-timer:
+			return false
+		case <-interrupt:
+			return false
+		case <-ctx.Done():
+			return false
+		}
 	}
-	ch := make(chan struct{})
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		close(ch)
-	}()
-	return ch
 }

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/projections"
 )
 
 // procRunner is a real Runner without the kernel sandbox: it resolves like
@@ -85,7 +87,7 @@ func (p *procRunner) runs() []string {
 func execFixture(t *testing.T) (*fixture, *engine.Engine, *procRunner, string) {
 	f := newFixture(t)
 	r := &procRunner{path: "/usr/bin:/bin"}
-	eng := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Changed: f.proj.Changed})
+	eng := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Hint: projHint{f.proj}})
 	return f, eng, r, t.TempDir()
 }
 
@@ -295,7 +297,7 @@ func TestEndingParentEndsChildren(t *testing.T) {
 	for _, end := range []turn.Status{turn.StatusCompleted, turn.StatusInterrupted, turn.StatusFailed} {
 		t.Run(string(end), func(t *testing.T) {
 			f, eng, r, root := execFixture(t)
-			other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Changed: f.proj.Changed})
+			other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Hint: projHint{f.proj}})
 			startIn(t, eng, "p", "", domain.ModeFullAccess, root)
 			startIn(t, eng, "c", "p", domain.ModeSupervised, root)
 			startIn(t, eng, "g", "c", domain.ModeSupervised, root)
@@ -373,7 +375,7 @@ func TestChildOfEndedParentEndsOnExec(t *testing.T) {
 // command exactly once; every other answer is "already started".
 func TestExecConcurrentSameCallRunsOnce(t *testing.T) {
 	f, eng, r, root := execFixture(t)
-	other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Changed: f.proj.Changed})
+	other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Runner: r, Hint: projHint{f.proj}})
 	startIn(t, eng, "t", "", domain.ModeFullAccess, root)
 	var wg sync.WaitGroup
 	results := make(chan engine.ExecResult, 16)
@@ -402,5 +404,49 @@ func TestExecConcurrentSameCallRunsOnce(t *testing.T) {
 	}
 	if ran != 1 || len(r.runs()) != 1 {
 		t.Fatalf("ran %d times (%v)", ran, r.runs())
+	}
+}
+
+// projHint is the production hint: the projector following the store.
+type projHint struct{ *projections.Projector }
+
+func (h projHint) TurnVersion(turnID string) (int64, bool) {
+	t, ok := h.Turn(turnID)
+	return t.Version, ok
+}
+
+// TestExecWaitsForApproval: with a wait, Exec runs the call as soon as a
+// person approves it on another engine (instance); a wait that ends first
+// answers pending and runs nothing.
+func TestExecWaitsForApproval(t *testing.T) {
+	f, eng, r, root := execFixture(t)
+	other := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now})
+	startIn(t, eng, "t", "", domain.ModeSupervised, root)
+	short := engine.Command{ToolCallID: "short", Argv: []string{"/bin/echo", "short"}}
+	if res, err := eng.Exec(ctx, "t", &short, 1); err != nil || res.Step != turn.ExecPending || res.Ran {
+		t.Fatalf("a wait that ends first: %+v %v", res, err)
+	}
+	done := make(chan engine.ExecResult, 1)
+	go func() {
+		res, err := eng.Exec(ctx, "t", &engine.Command{ToolCallID: "w", Argv: []string{"/bin/echo", "waited"}}, time.Minute)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	id := turn.RequestID("t", "w")
+	for {
+		changed := f.proj.Changed()
+		if _, ok := f.proj.Approval(id); ok {
+			break
+		}
+		<-changed
+	}
+	if _, err := other.Execute(ctx, "t", &turn.RespondApproval{RequestID: id, Resolution: domain.ResolutionAllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if !res.Ran || res.Output.Stdout != "waited\n" || res.Decision.Reason != domain.ReasonUserApproved || len(r.runs()) != 1 {
+		t.Fatalf("waited exec: %+v", res)
 	}
 }
