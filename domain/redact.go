@@ -52,8 +52,8 @@ const secretName = `[A-Za-z0-9_-]*(?:[Pp][Aa][Ss][Ss][Ww](?:[Oo][Rr])?[Dd]|[Tt][
 var (
 	// headerRe: "Authorization: Bearer x", "Cookie: a=b", "X-Api-Token: x".
 	headerRe = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`)
-	// bearerRe: a bearer or basic credential anywhere.
-	bearerRe = regexp.MustCompile(`(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=-]{6,}`)
+	// bearerRe: a bearer credential anywhere.
+	bearerRe = regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`)
 	// assignRe: --password=x, --api-key=x, TOKEN=x, token=x (queries too).
 	assignRe = regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=([^\s'"&;,)]+)`)
 	// optionRe: --password x, --token 'x' (the value as the next word).
@@ -199,7 +199,7 @@ func (s Scope) Redacted() Scope {
 			} else {
 				e.Value = RedactText(e.Value)
 			}
-		case "path", "paths", "cwd", "command", "executable":
+		case "path", "paths", "cwd", "command", "executable", "url_path":
 			e.Value = RedactText(e.Value)
 		}
 		out[i] = e

@@ -57,10 +57,14 @@ func TestRedactSecretsInCommands(t *testing.T) {
 		t.Errorf("command lost its shape: %s", got)
 	}
 	// Controls: ordinary commands are untouched.
-	for _, s := range []string{"ls -la /usr/bin", "git commit -m 'fix: the parser'", "echo a=b", "go test ./... -run TestX", "https://example.com/a/b"} {
+	for _, s := range []string{"ls -la /usr/bin", "Read /w/basic notes.txt", "echo token counts", "git commit -m 'fix: the parser'", "echo a=b", "go test ./... -run TestX", "https://example.com/a/b"} {
 		if got := RedactText(s); got != s {
 			t.Errorf("RedactText(%q) = %q", s, got)
 		}
+	}
+	// A token in a URL path is hidden from the scope's display too.
+	if v, _ := (Scope{{"url_path", "/hooks/xoxb-1234567890-abcdef"}}).Redacted().Get("url_path"); strings.Contains(v, "xoxb") {
+		t.Errorf("url_path %s", v)
 	}
 	// The scope hash is computed over the exact argv; only its display is redacted.
 	sc := NewScope(ScopeEntry{"argv", jsonList(argv)}, ScopeEntry{"command", cmd}, ScopeEntry{"tool_name", "exec_command"})
