@@ -293,3 +293,24 @@ func TestExecApprovalRevokedByNarrowing(t *testing.T) {
 		t.Fatalf("marker %q %v", b, err)
 	}
 }
+
+// TestExecUnresolvableCommandRefused: a bare name the policy's search path
+// does not hold is refused before anything runs, even when the request's
+// PATH would find it; control: a name on the search path runs.
+func TestExecUnresolvableCommandRefused(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("nf", "ws", "full_access", root)
+	marker := filepath.Join(root, "ran")
+	if err := os.WriteFile(filepath.Join(root, "only-here"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, d := s.exec("nf", "", map[string]any{"tool_call_id": "x", "argv": []string{"only-here"}, "env": map[string]string{"PATH": root}})
+	if d.Ran || d.Decision != "deny" || d.Reason != "sandbox_denied" || d.Refusal != "command_not_found" || exists(marker) {
+		t.Fatalf("unresolvable command: %+v", d)
+	}
+	if _, d = s.exec("nf", "", map[string]any{"tool_call_id": "y", "argv": []string{"true"}}); !d.Ran || d.Result.ExitCode != 0 {
+		t.Fatalf("control: %+v", d)
+	}
+}
