@@ -60,8 +60,6 @@ var (
 	optionRe = regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
 	// userRe: curl's -u/--user name:password.
 	userRe = regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`)
-	// urlRe: an absolute URL (userinfo and query are redacted).
-	urlRe = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`)
 	// tokenRe: well-known token shapes.
 	tokenRe = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
 		`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
@@ -70,10 +68,20 @@ var (
 	secretOptionRe = regexp.MustCompile(`^-{1,2}` + secretName + `$`)
 )
 
-// mayHoldSecret is a cheap filter: text without any of these cannot match
-// the secret patterns, so the hot path (plain paths) skips the regexps.
+// secretNeedles are lower-case substrings one of which every secret
+// pattern needs: text without any (most paths) skips the regexps.
+var secretNeedles = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
+	"gh", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+
+// mayHoldSecret is the hot path's filter before the regexps.
 func mayHoldSecret(s string) bool {
-	return strings.ContainsAny(s, ":=_-") || strings.Contains(s, "eyJ") || strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") || strings.Contains(s, "AIza")
+	l := strings.ToLower(s)
+	for _, n := range secretNeedles {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // RedactSecrets replaces secrets inside a command line, an argument or a
@@ -86,7 +94,7 @@ func RedactSecrets(s string) string {
 	if !mayHoldSecret(s) {
 		return s
 	}
-	s = urlRe.ReplaceAllStringFunc(s, redactURL)
+	s = redactURLs(s)
 	s = headerRe.ReplaceAllString(s, "${1}${2}"+redacted)
 	s = bearerRe.ReplaceAllString(s, "${1}${2}"+redacted)
 	s = replaceSubmatch(userRe, s, 4)
@@ -113,6 +121,45 @@ func replaceSubmatch(re *regexp.Regexp, s string, n int) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// redactURLs applies redactURL to every absolute URL in s (a scheme, "://",
+// up to white space or a quote), scanning by hand: a leading-class regexp
+// is quadratic here.
+func redactURLs(s string) string {
+	var b strings.Builder
+	last := 0
+	for from := 0; ; {
+		k := strings.Index(s[from:], "://")
+		if k < 0 {
+			break
+		}
+		k += from
+		start := k
+		for start > last && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := k + 3
+		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) {
+			end++
+		}
+		from = end
+		if start == k {
+			continue // no scheme
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(redactURL(s[start:end]))
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 }
 
 // redactURL keeps a URL's scheme, host, port and path; its userinfo and the

@@ -76,3 +76,13 @@ func TestRedactSecretsInCommands(t *testing.T) {
 		t.Errorf("redacted argv %s", v)
 	}
 }
+
+func BenchmarkRedactText(b *testing.B) {
+	for _, s := range []string{"/work/repo/src/main_test.go", "Run go test ./... -run TestX_y", `curl -H "Authorization: Bearer abcdefgh" https://h/?token=x`} {
+		b.Run(s[:8], func(b *testing.B) {
+			for b.Loop() {
+				RedactText(s)
+			}
+		})
+	}
+}
