@@ -37,6 +37,10 @@ type Command struct {
 	Stdin     []byte
 	// Executable is Argv[0] as Resolve found it (set by Exec).
 	Executable string
+	// StepTimeout, when set, bounds each recorded step (deciding, recording
+	// the result), including the wait for the turn's lock; the run itself
+	// is bounded by the command's own timeout.
+	StepTimeout time.Duration
 	// Interrupt, when closed, ends a wait for approval early (a server
 	// that drains); it never stops a command that runs.
 	Interrupt <-chan struct{}
@@ -119,7 +123,9 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 	}
 	for {
 		parentEnded = nil
-		res, err := e.execute(ctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
+		sctx, cancel := c.step(ctx)
+		res, err := e.execute(sctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
+		cancel()
 		if parentEnded != nil {
 			// The turn ended with its parent (a propagation that did not
 			// happen, e.g. a crash); its own children end the same way.
@@ -165,7 +171,9 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	result, err := e.cfg.Runner.Run(ctx, &snap, c)
 	var refusal Refusal
 	if errors.As(err, &refusal) {
-		den, derr := e.Execute(context.WithoutCancel(ctx), turnID, &turn.RecordDenial{Meta: turn.Meta{Actor: "sandbox", CorrelationID: c.CorrelationID},
+		sctx, cancel := c.step(context.WithoutCancel(ctx))
+		defer cancel()
+		den, derr := e.Execute(sctx, turnID, &turn.RecordDenial{Meta: turn.Meta{Actor: "sandbox", CorrelationID: c.CorrelationID},
 			ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
 		if derr != nil {
 			return ExecResult{}, derr
@@ -178,7 +186,9 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 		return ExecResult{}, err
 	}
 	out.Ran, out.Output = true, result
-	fin, err := e.Execute(context.WithoutCancel(ctx), turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
+	sctx, cancel := c.step(context.WithoutCancel(ctx))
+	defer cancel()
+	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
 		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut}})
 	if err == nil {
 		out.Version, out.Position, out.Turn, out.Status = fin.Version, fin.Position, fin.Turn, fin.Status
@@ -186,6 +196,14 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	// A turn that ended while the command ran records no result; the
 	// command ran all the same, and the caller gets its output.
 	return out, nil
+}
+
+// step bounds one recorded step by StepTimeout.
+func (c *Command) step(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.StepTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.StepTimeout)
 }
 
 func (c *Command) meta() turn.Meta {
