@@ -100,9 +100,10 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 	}
 	var inv domain.Invocation
 	var parentEnded *turn.Parent
+	sctx := ctx // the current step's context
 	load := func(s *turn.State, _ turn.Command) (turn.Command, error) {
 		var err error
-		inv, err = e.prepareExec(ctx, s, c)
+		inv, err = e.prepareExec(sctx, s, c)
 		var pe *parentEndedError
 		var rr *resolveRefusal
 		switch {
@@ -123,7 +124,8 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 	}
 	for {
 		parentEnded = nil
-		sctx, cancel := c.step(ctx)
+		var cancel context.CancelFunc
+		sctx, cancel = c.step(ctx)
 		res, err := e.execute(sctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
 		cancel()
 		if parentEnded != nil {
