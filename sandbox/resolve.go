@@ -48,7 +48,6 @@ type sensitiveRule struct {
 	// parts are the pattern's elements; canonical holds the same with the
 	// prefix before the first "*" canonicalised (symlinks resolved).
 	parts, canonical []string
-	shown            string
 	// file is the identity of the regular file a pattern-free rule names,
 	// when it exists: another name for it (a hard link) is refused too.
 	file os.FileInfo
@@ -56,7 +55,7 @@ type sensitiveRule struct {
 
 func newSensitiveRule(p string) sensitiveRule {
 	p = domain.CleanPath(p)
-	r := sensitiveRule{parts: splitPath(p), shown: p}
+	r := sensitiveRule{parts: splitPath(p)}
 	r.canonical = r.parts
 	i := 0
 	for i < len(r.parts) && !strings.Contains(r.parts[i], "*") {
@@ -124,8 +123,10 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal
 			if resolved {
 				shown = canon
 			}
+			// The rule is not named: it would show a credential store's
+			// name in the audit, which redacts the path itself.
 			return &Refusal{Code: CodeSensitivePath, Path: shown,
-				Message: "the path is sensitive (" + r.shown + "): it is denied, read and write, to every restricted turn"}
+				Message: "the path is sensitive (a credential store, process memory or environment, a shadow file or the server's data): it is denied, read and write, to every restricted turn"}
 		}
 	}
 	return nil
@@ -143,7 +144,7 @@ func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, er
 	for _, r := range cachedFSView(&s.Sandbox.Filesystem).sensitive {
 		if below(r.parts, got) || below(r.canonical, got) {
 			return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
-				Message: "a recursive read here would read the sensitive path " + r.shown}
+				Message: "a recursive read here would read a sensitive path below it"}
 		}
 	}
 	return resolved, nil
