@@ -190,8 +190,11 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 	}
 	mounted := map[string]bool{}
 	if sp.InNamespace {
-		var err error
-		if mounted, err = mountCarveOuts(v.effectiveCarves()); err != nil {
+		ops, err := v.mountPlan()
+		if err != nil {
+			return nil, err
+		}
+		if mounted, err = mountCarveOuts(ops); err != nil {
 			return nil, err
 		}
 	}

@@ -76,6 +76,13 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
+	if plan.Sandboxed && spec.RestrictFilesystem {
+		release, err := holdNames(newFSView(&domain.FilesystemPolicy{Entries: spec.Entries}))
+		if err != nil {
+			return &Result{ExitCode: ExitSandboxFailure, SandboxError: err.Error()}, &Refusal{Code: CodeSandboxFailed, Message: err.Error()}
+		}
+		defer release()
+	}
 	if plan.Sandboxed {
 		spec.InNamespace = spec.UserNamespaces && needsNamespace(&spec)
 	} else {
@@ -148,13 +155,8 @@ func needsNamespace(sp *SandboxSpec) bool {
 	if !sp.RestrictFilesystem {
 		return false
 	}
-	v := newFSView(&domain.FilesystemPolicy{Entries: sp.Entries})
-	for _, c := range v.effectiveCarves() {
-		if c.Access == domain.AccessRead {
-			return true
-		}
-	}
-	return false
+	ops, err := newFSView(&domain.FilesystemPolicy{Entries: sp.Entries}).mountPlan()
+	return err != nil || len(ops) > 0
 }
 
 func exitCode(ps *os.ProcessState, err error) int {

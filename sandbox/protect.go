@@ -1,0 +1,330 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// Bounds of the discovery of git dirs inside writable roots. A git dir
+// deeper than maxDiscoveryDepth directories below a writable root, or found
+// only after maxDiscoveryDirs directories of that root were listed, is not
+// protected (the bound reached is recorded in fsView.limits).
+const (
+	maxDiscoveryDepth = 6
+	maxDiscoveryDirs  = 4096
+	// maxSubmodules bounds the submodule paths read from one .gitmodules,
+	// maxGitmodulesSize its size, maxSubmoduleDepth the nesting of
+	// submodules and of module git dirs.
+	maxSubmodules     = 256
+	maxGitmodulesSize = 64 << 10
+	maxSubmoduleDepth = 8
+)
+
+// gitControl are the entries of a git dir that make git run a program:
+// they stay read-only while the rest of the git dir stays writable.
+var gitControl = []string{"config", "config.worktree", "hooks", "info"}
+
+// gitHeldDirs are the gitControl directories held (created empty, read-only)
+// when a git dir lacks them, so that a hook cannot be planted.
+var gitHeldDirs = []string{"hooks", "info"}
+
+// discovery finds every git dir git would use inside the view's writable
+// grants: ".git" directories and pointer files (with the git dirs and common
+// dirs they name), submodules (from .gitmodules and the modules/ dir of a
+// git dir) and nested repositories (a bounded walk).
+type discovery struct {
+	v    *fsView
+	seen map[string]bool
+}
+
+// discover adds the pins and carve-outs of every git dir inside a writable
+// grant.
+func (v *fsView) discover() {
+	d := &discovery{v: v, seen: map[string]bool{}}
+	for _, p := range v.pins {
+		if filepath.Base(p.Path) == ".git" {
+			d.dotGit(p.Path, 0)
+		}
+	}
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+			d.walk(g.Path)
+		}
+	}
+}
+
+// writable reports whether p lies in a writable grant and is not hidden or
+// made read-only by a carve-out (nothing there needs protecting).
+func (d *discovery) writable(p string) bool {
+	a, _ := d.v.access(p)
+	return a == domain.AccessWrite || d.v.isPinned(p)
+}
+
+func (v *fsView) isPinned(p string) bool {
+	for _, c := range v.pins {
+		if c.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// walk lists the directories below root breadth-first, within the bounds,
+// and handles every ".git" entry it meets. Symlinks, ".git" directories
+// and subtrees that are not writable are not entered.
+func (d *discovery) walk(root string) {
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	listed := 0
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if listed >= maxDiscoveryDirs {
+			d.v.limits = append(d.v.limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDiscoveryDirs))
+			return
+		}
+		listed++
+		ents, err := os.ReadDir(it.dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			p := joinPath(it.dir, e.Name())
+			if e.Name() == ".git" {
+				d.dotGit(p, 0)
+				continue
+			}
+			if !e.IsDir() || !d.writable(p) {
+				continue
+			}
+			if it.depth+1 > maxDiscoveryDepth {
+				d.v.limits = append(d.v.limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDiscoveryDepth))
+				continue
+			}
+			queue = append(queue, item{p, it.depth + 1})
+		}
+	}
+}
+
+// dotGit handles a ".git" entry: a directory is a git dir; a pointer file
+// ("gitdir: <path>") is kept read-only and the git dir it names is
+// protected; a symlink's target is protected like a directory. The
+// submodules of the work tree around it are handled too.
+func (d *discovery) dotGit(p string, depth int) {
+	if d.seen[p] || depth > maxSubmoduleDepth || !d.writable(p) {
+		return
+	}
+	d.seen[p] = true
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	switch {
+	case fi.IsDir():
+		d.gitDir(p, depth)
+	case fi.Mode().IsRegular():
+		d.addCarve(p, pathKindGitFile)
+		target, ok := readPointer(p, "gitdir:")
+		if !ok {
+			break
+		}
+		if !strings.HasPrefix(target, "/") {
+			target = filepath.Dir(p) + "/" + target
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(target)); err == nil && ok && exists {
+			d.gitDir(c, depth)
+		}
+	case fi.Mode()&os.ModeSymlink != 0:
+		if c, exists, ok, err := canonicalPath(p); err == nil && ok && exists {
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				d.gitDir(c, depth)
+			}
+		}
+	}
+	d.submodules(filepath.Dir(p), depth)
+}
+
+// gitDir pins the canonical git dir g, keeps its control files read-only,
+// and follows its common dir (a linked worktree), its linked worktrees'
+// dirs and its modules/ (the git dirs of submodules).
+func (d *discovery) gitDir(g string, depth int) {
+	if d.seen["dir:"+g] || depth > maxSubmoduleDepth {
+		return
+	}
+	d.seen["dir:"+g] = true
+	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true})
+	for _, n := range gitControl {
+		d.addCarve(joinPath(g, n), pathKindGitFile)
+	}
+	if common, ok := readPointer(joinPath(g, "commondir"), ""); ok {
+		if !strings.HasPrefix(common, "/") {
+			common = g + "/" + common
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(common)); err == nil && ok && exists {
+			d.gitDir(c, depth+1)
+		}
+	}
+	for _, sub := range []string{"worktrees", "modules"} {
+		d.moduleDirs(joinPath(g, sub), sub == "modules", depth+1)
+	}
+}
+
+// moduleDirs treats every directory below dir that holds a HEAD file as a
+// git dir (a linked worktree's dir under worktrees/, a submodule's under
+// modules/, where module names may contain slashes when recursive).
+func (d *discovery) moduleDirs(dir string, recursive bool, depth int) {
+	if depth > maxSubmoduleDepth {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		p := joinPath(dir, e.Name())
+		if _, err := os.Lstat(p + "/HEAD"); err == nil {
+			d.gitDir(p, depth)
+		} else if recursive {
+			d.moduleDirs(p, true, depth+1)
+		}
+	}
+}
+
+// submodules handles the ".git" of every submodule path the work tree's
+// .gitmodules names.
+func (d *discovery) submodules(worktree string, depth int) {
+	for _, path := range gitmodulePaths(joinPath(worktree, ".gitmodules")) {
+		c, exists, ok, err := canonicalPath(domain.CleanPath(worktree + "/" + path))
+		if err != nil || !ok || !exists || !domain.PathWithin(c, worktree) {
+			continue
+		}
+		d.dotGit(joinPath(c, ".git"), depth+1)
+	}
+}
+
+// gitmodulePaths returns the "path = …" values of a .gitmodules file (read
+// without following a final symlink; bounded in size and count).
+func gitmodulePaths(file string) []string {
+	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), file)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var out []string
+	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	for sc.Scan() && len(out) < maxSubmodules {
+		k, val, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if ok && strings.TrimSpace(k) == "path" {
+			if val = strings.Trim(strings.TrimSpace(val), `"`); val != "" {
+				out = append(out, val)
+			}
+		}
+	}
+	return out
+}
+
+// addCarve keeps p read-only (a git control file or pointer file).
+func (d *discovery) addCarve(p string, kind domain.PathKind) {
+	if d.seen["carve:"+p] {
+		return
+	}
+	d.seen["carve:"+p] = true
+	d.v.carves = append(d.v.carves, fsRule{Path: p, Access: domain.AccessRead, Kind: kind})
+}
+
+// holds lists the paths Run must create, empty, before the helper starts,
+// so that the helper can hold them read-only: reserved protected names that
+// do not exist, and the hooks and info dirs a discovered git dir lacks.
+// Only paths whose parent exists inside a writable grant are listed.
+func (v *fsView) holds() []string {
+	var out []string
+	add := func(p string) {
+		if _, err := os.Lstat(p); err == nil || v.grantAt(filepath.Dir(p)) != domain.AccessWrite {
+			return
+		}
+		if fi, err := os.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+			return
+		}
+		out = append(out, p)
+	}
+	for _, c := range v.carves {
+		if c.Reserved {
+			add(c.Path)
+		}
+	}
+	for _, p := range v.pins {
+		if p.Kind != pathKindGitDir {
+			continue
+		}
+		for _, n := range gitHeldDirs {
+			add(joinPath(p.Path, n))
+		}
+	}
+	return out
+}
+
+// held counts, per path, the commands of this process that hold it (see
+// holdNames); the last to release it removes it if it is still empty.
+var held struct {
+	mu sync.Mutex // guards n
+	n  map[string]int
+}
+
+// holdNames creates, empty, every path the view lists in holds (before the
+// helper starts, so that the helper can mount the name read-only and the
+// command cannot create it), and returns the function that removes them
+// again once no command of this process holds them. A hold that cannot be
+// made is an error: the command must not run.
+func holdNames(v *fsView) (release func(), err error) {
+	var mine []string
+	release = func() {
+		held.mu.Lock()
+		defer held.mu.Unlock()
+		for i := len(mine) - 1; i >= 0; i-- {
+			p := mine[i]
+			if held.n[p]--; held.n[p] <= 0 {
+				delete(held.n, p)
+				os.Remove(p) // only an empty directory goes
+			}
+		}
+	}
+	held.mu.Lock()
+	defer held.mu.Unlock()
+	if held.n == nil {
+		held.n = map[string]int{}
+	}
+	for _, p := range v.holds() {
+		if held.n[p] == 0 {
+			if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				held.mu.Unlock()
+				release()
+				held.mu.Lock()
+				return nil, fmt.Errorf("hold the reserved name %s: %w", p, err)
+			}
+		}
+		held.n[p]++
+		mine = append(mine, p)
+	}
+	return release, nil
+}
