@@ -33,7 +33,9 @@ const (
 
 // gitControl are the entries of a git dir that make git run a program:
 // they stay read-only while the rest of the git dir stays writable.
-var gitControl = []string{"config", "config.worktree", "hooks", "info"}
+// "commondir" names the dir git takes its config from (a hostile one would
+// bring its own core.fsmonitor).
+var gitControl = []string{"config", "config.worktree", "hooks", "info", "commondir"}
 
 // gitHeldDirs are the gitControl directories held (created empty, read-only)
 // when a git dir lacks them, so that a hook cannot be planted.
@@ -253,24 +255,35 @@ func (d *discovery) addCarve(p string, kind domain.PathKind) {
 	d.v.carves = append(d.v.carves, fsRule{Path: p, Access: domain.AccessRead, Kind: kind})
 }
 
-// holds lists the paths Run must create, empty, before the helper starts,
-// so that the helper can hold them read-only: reserved protected names that
-// do not exist, and the hooks and info dirs a discovered git dir lacks.
-// Only paths whose parent exists inside a writable grant are listed.
-func (v *fsView) holds() []string {
-	var out []string
-	add := func(p string) {
-		if _, err := os.Lstat(p); err == nil || v.grantAt(filepath.Dir(p)) != domain.AccessWrite {
+// hold is a path Run creates before the helper starts, so that the helper
+// can keep it read-only and the command cannot create it: an empty
+// directory, or a file with the given content.
+type hold struct {
+	path    string
+	file    bool
+	content string
+}
+
+// holds lists what Run must create: the reserved protected names that do
+// not exist, and, in every git dir discovery found, the hooks and info dirs
+// it lacks and a "commondir" file naming the git dir itself (".": git reads
+// it as "this dir is its own common dir", which it is) when it has none.
+// Only paths whose parent is a directory inside a writable grant are
+// listed.
+func (v *fsView) holds() []hold {
+	var out []hold
+	add := func(h hold) {
+		if _, err := os.Lstat(h.path); err == nil || v.grantAt(filepath.Dir(h.path)) != domain.AccessWrite {
 			return
 		}
-		if fi, err := os.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(filepath.Dir(h.path)); err != nil || !fi.IsDir() {
 			return
 		}
-		out = append(out, p)
+		out = append(out, h)
 	}
 	for _, c := range v.carves {
 		if c.Reserved {
-			add(c.Path)
+			add(hold{path: c.Path})
 		}
 	}
 	for _, p := range v.pins {
@@ -278,8 +291,9 @@ func (v *fsView) holds() []string {
 			continue
 		}
 		for _, n := range gitHeldDirs {
-			add(joinPath(p.Path, n))
+			add(hold{path: joinPath(p.Path, n)})
 		}
+		add(hold{path: joinPath(p.Path, "commondir"), file: true, content: ".\n"})
 	}
 	return out
 }
@@ -305,7 +319,7 @@ func holdNames(v *fsView) (release func(), err error) {
 			p := mine[i]
 			if held.n[p]--; held.n[p] <= 0 {
 				delete(held.n, p)
-				os.Remove(p) // only an empty directory goes
+				removeHold(p)
 			}
 		}
 	}
@@ -314,17 +328,45 @@ func holdNames(v *fsView) (release func(), err error) {
 	if held.n == nil {
 		held.n = map[string]int{}
 	}
-	for _, p := range v.holds() {
-		if held.n[p] == 0 {
-			if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	for _, h := range v.holds() {
+		if held.n[h.path] == 0 {
+			if err := makeHold(h); err != nil && !errors.Is(err, fs.ErrExist) {
 				held.mu.Unlock()
 				release()
 				held.mu.Lock()
-				return nil, fmt.Errorf("hold the reserved name %s: %w", p, err)
+				return nil, fmt.Errorf("hold the protected name %s: %w", h.path, err)
 			}
 		}
-		held.n[p]++
-		mine = append(mine, p)
+		held.n[h.path]++
+		mine = append(mine, h.path)
 	}
 	return release, nil
+}
+
+// makeHold creates h (never through a symlink, never over an existing
+// path).
+func makeHold(h hold) error {
+	if !h.file {
+		return os.Mkdir(h.path, 0o755)
+	}
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(h.content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// removeHold removes a held path if it is still what makeHold made: an
+// empty directory, or a "commondir" file that names its own dir.
+func removeHold(p string) {
+	if filepath.Base(p) == "commondir" {
+		if c, ok := readPointer(p, ""); !ok || c != "." {
+			return
+		}
+	}
+	os.Remove(p) // a directory goes only when empty
 }
