@@ -142,6 +142,8 @@ type fsView struct {
 	// limits are the discovery bounds that were reached (what may have
 	// been left unprotected), for the helper's diagnostics.
 	limits []string
+	// nested are the ".git" entries the walk found below writable grants.
+	nested []string
 }
 
 // Kinds of the rules discovery adds.
@@ -156,8 +158,14 @@ const (
 
 // newFSView canonicalises every entry of fp (symlinks resolved; entries that
 // do not exist keep their missing components lexically) and discovers the
-// git dirs inside its writable grants (see discover).
-func newFSView(fp *domain.FilesystemPolicy) *fsView {
+// git dirs inside its writable grants (see discover), walking each writable
+// grant for nested repositories (through walkCache).
+func newFSView(fp *domain.FilesystemPolicy) *fsView { return buildFSView(fp, true) }
+
+// buildFSView is newFSView; without walk, only the ".git" entries fp lists
+// (and what they lead to) are discovered: the helper gets the walk's
+// findings from Run as entries.
+func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	v := &fsView{}
 	for _, e := range fp.Entries {
 		p := e.ResolvedPath
@@ -190,7 +198,7 @@ func newFSView(fp *domain.FilesystemPolicy) *fsView {
 			v.grants = append(v.grants, r)
 		}
 	}
-	v.discover()
+	v.discover(walk)
 	return v
 }
 

@@ -54,7 +54,7 @@ func encodeMessage(m *helperMessage) []byte {
 		e.str(en.ResolvedPath)
 		e.boolean(en.Reserved)
 	}
-	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace} {
+	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace, sp.Walked} {
 		e.boolean(v)
 	}
 	e.uint(uint64(max(sp.LandlockABI, 0)))
@@ -138,7 +138,7 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(),
 		})
 	}
-	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace} {
+	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace, &sp.Walked} {
 		*p = d.boolean()
 	}
 	abi := d.uint()

@@ -16,7 +16,7 @@ func sampleMessage() *helperMessage {
 				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git", Reserved: true},
 			},
 			RestrictFilesystem: true, RestrictNetwork: true, AllowUnixSockets: true, LandlockABI: 7, Seccomp: true,
-			UserNamespaces: true, InNamespace: true, TmpDir: "/tmp/t",
+			UserNamespaces: true, InNamespace: true, Walked: true, TmpDir: "/tmp/t",
 		},
 	}
 }

@@ -184,7 +184,7 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 		fp.Entries = append(fp.Entries, domain.FilesystemEntry{Kind: domain.PathExplicit, Path: sp.TmpDir,
 			ResolvedPath: domain.CleanPath(sp.TmpDir), Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime})
 	}
-	v := newFSView(&fp)
+	v := buildFSView(&fp, !sp.Walked)
 	if p := v.protectedSymlink(); p != "" {
 		return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
 	}

@@ -63,6 +63,10 @@ type SandboxSpec struct {
 	// InNamespace tells the helper it was started in a user + mount
 	// namespace (set by Run).
 	InNamespace bool `json:"in_namespace"`
+	// Walked tells the helper that Run walked the writable roots for nested
+	// repositories and added the ".git" entries it found to Entries: the
+	// helper does not walk again.
+	Walked bool `json:"walked"`
 }
 
 // Plan is a checked command, ready for Run.

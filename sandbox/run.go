@@ -77,14 +77,16 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		spec.TmpDir = dir
 	}
 	if plan.Sandboxed && spec.RestrictFilesystem {
-		release, err := holdNames(newFSView(&domain.FilesystemPolicy{Entries: spec.Entries}))
+		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		release, err := holdNames(v)
 		if err != nil {
 			return &Result{ExitCode: ExitSandboxFailure, SandboxError: err.Error()}, &Refusal{Code: CodeSandboxFailed, Message: err.Error()}
 		}
 		defer release()
-	}
-	if plan.Sandboxed {
-		spec.InNamespace = spec.UserNamespaces && needsNamespace(&spec)
+		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
+		spec.InNamespace = spec.UserNamespaces && needsNamespace(v)
+	} else if plan.Sandboxed {
+		spec.InNamespace = false
 	} else {
 		path, err := lookPath(plan.Argv[0], envValue(env, "PATH"), plan.Cwd)
 		if err != nil {
@@ -149,13 +151,10 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	return res, nil
 }
 
-// needsNamespace reports whether a read-only carve-out exists inside a
-// writable grant, so that the helper needs a mount namespace.
-func needsNamespace(sp *SandboxSpec) bool {
-	if !sp.RestrictFilesystem {
-		return false
-	}
-	ops, err := newFSView(&domain.FilesystemPolicy{Entries: sp.Entries}).mountPlan()
+// needsNamespace reports whether the view needs mounts (a carve-out or pin
+// inside a grant), so that the helper needs a mount namespace.
+func needsNamespace(v *fsView) bool {
+	ops, err := v.mountPlan()
 	return err != nil || len(ops) > 0
 }
 
