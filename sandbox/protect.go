@@ -319,16 +319,16 @@ type hold struct {
 	content string
 }
 
-// holds lists what Run must create: the reserved protected names that do
-// not exist, and, in every git dir discovery found, the hooks and info dirs
-// it lacks and a "commondir" file naming the git dir itself (".": git reads
-// it as "this dir is its own common dir", which it is) when it has none.
-// Only paths whose parent is a directory inside a writable grant are
-// listed.
+// holds lists what Run must hold: the reserved protected names and, in
+// every git dir discovery found, the hooks and info dirs and a "commondir"
+// file naming the git dir itself (".": git reads it as "this dir is its own
+// common dir", which it is). Run creates those that do not exist (and keeps
+// those it holds already for another command). Only paths whose parent is a
+// directory inside a writable grant are listed.
 func (v *fsView) holds() []hold {
 	var out []hold
 	add := func(h hold) {
-		if _, err := os.Lstat(h.path); err == nil || v.grantAt(filepath.Dir(h.path)) != domain.AccessWrite {
+		if v.grantAt(filepath.Dir(h.path)) != domain.AccessWrite {
 			return
 		}
 		if fi, err := os.Stat(filepath.Dir(h.path)); err != nil || !fi.IsDir() {
@@ -385,7 +385,14 @@ func holdNames(v *fsView) (release func(), err error) {
 	}
 	for _, h := range v.holds() {
 		if held.n[h.path] == 0 {
-			if err := makeHold(h); err != nil && !errors.Is(err, fs.ErrExist) {
+			// Not held by another command of this process: hold it only
+			// if it does not exist (an existing path is the user's).
+			if _, err := os.Lstat(h.path); err == nil {
+				continue
+			}
+			if err := makeHold(h); errors.Is(err, fs.ErrExist) {
+				continue // made meanwhile by someone else: theirs
+			} else if err != nil {
 				held.mu.Unlock()
 				release()
 				held.mu.Lock()

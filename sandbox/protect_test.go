@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"turnstile/domain"
 )
@@ -254,4 +255,62 @@ func TestProtectWorkspaceParentChain(t *testing.T) {
 			allowed(t, shm, &sn, "echo y > "+ws+"/f")
 		}
 	})
+}
+
+// TestProtectHeldNameOutlivesAnotherCommand: two commands of the same
+// process hold the same missing name. The first (which created the hold)
+// ends while the second still runs: the name stays held, and the second can
+// still not create it; it is released when both have ended.
+func TestProtectHeldNameOutlivesAnotherCommand(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	type out struct {
+		r   *Result
+		err error
+	}
+	start := func(script, ready string) (*os.File, chan out) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pr.Close(); pw.Close() })
+		done := make(chan out, 1)
+		go func() {
+			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "touch " + ready + "; read x; " + script}, Stdin: pr}, nil)
+			done <- out{r, err}
+		}()
+		// The deadline is a hang guard, not a timing assertion.
+		for deadline := time.Now().Add(30 * time.Second); !exists(ws + "/" + ready); {
+			select {
+			case o := <-done:
+				t.Fatalf("%s ended early: %+v %v", ready, o.r, o.err)
+			case <-time.After(2 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never started", ready)
+			}
+		}
+		return pw, done
+	}
+	firstIn, first := start("true", "first-ready")
+	if !exists(ws + "/.codex") {
+		t.Fatal(".codex is not held while the first command runs")
+	}
+	secondIn, second := start("mkdir .codex/evil || { rmdir .codex; mkdir .codex && echo pwn > .codex/evil; }", "second-ready")
+	firstIn.Write([]byte("go\n"))
+	if o := <-first; o.err != nil || o.r.ExitCode != 0 {
+		t.Fatalf("first command: %+v %v", o.r, o.err)
+	}
+	if !exists(ws + "/.codex") {
+		t.Fatal("the first command released the hold under the second")
+	}
+	secondIn.Write([]byte("go\n"))
+	o := <-second
+	if o.err != nil || o.r.ExitCode == 0 || exists(ws+"/.codex/evil") {
+		t.Fatalf("the second command created .codex/evil: %+v %v", o.r, o.err)
+	}
+	if exists(ws + "/.codex") {
+		t.Fatal("the hold was not released after both commands")
+	}
 }
