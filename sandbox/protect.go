@@ -2,10 +2,8 @@ package sandbox
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,6 +191,7 @@ func (d *discovery) dotGit(p string, depth int) {
 	switch {
 	case fi.IsDir():
 		d.gitDir(p, depth)
+		d.configRefs(p, filepath.Dir(p))
 	case fi.Mode().IsRegular():
 		d.addCarve(p, pathKindGitFile)
 		target, ok := readPointer(p, "gitdir:")
@@ -204,11 +203,13 @@ func (d *discovery) dotGit(p string, depth int) {
 		}
 		if c, exists, ok, err := canonicalPath(domain.CleanPath(target)); err == nil && ok && exists {
 			d.gitDir(c, depth)
+			d.configRefs(c, filepath.Dir(p))
 		}
 	case fi.Mode()&os.ModeSymlink != 0:
 		if c, exists, ok, err := canonicalPath(p); err == nil && ok && exists {
 			if st, err := os.Stat(c); err == nil && st.IsDir() {
 				d.gitDir(c, depth)
+				d.configRefs(c, filepath.Dir(p))
 			}
 		}
 	}
@@ -238,6 +239,93 @@ func (d *discovery) gitDir(g string, depth int) {
 	for _, sub := range []string{"worktrees", "modules"} {
 		d.moduleDirs(joinPath(g, sub), sub == "modules", depth+1)
 	}
+}
+
+// configRefs keeps read-only what the git dir g's config makes git run or
+// read from elsewhere: the core.hooksPath directory (husky and the like put
+// it in the work tree), a core.fsmonitor program given as a path, and the
+// files [include] and [includeIf] sections name. Relative hook and monitor
+// paths are taken from the work tree, include paths from g. Other config
+// values that name a program (filters, textconv, aliases, credential
+// helpers) are not followed.
+func (d *discovery) configRefs(g, worktree string) {
+	for _, ref := range gitConfigRefs(joinPath(g, "config")) {
+		base := worktree
+		if ref.include {
+			base = g
+		}
+		p := ref.path
+		if strings.HasPrefix(p, "~") {
+			continue // the host user's home: not inside this sandbox's roots
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = base + "/" + p
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(p)); err == nil && ok && exists {
+			d.addCarve(c, pathKindGitFile)
+		}
+	}
+}
+
+// gitConfigRef is one path a git config file refers to.
+type gitConfigRef struct {
+	path    string
+	include bool
+}
+
+// gitConfigRefs parses the config file (read without following a final
+// symlink; bounded) for core.hooksPath, core.fsmonitor (when it names a
+// program rather than a boolean) and include paths.
+func gitConfigRefs(file string) []gitConfigRef {
+	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), file)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var out []gitConfigRef
+	section := ""
+	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	for sc.Scan() && len(out) < maxSubmodules {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:])
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.Contains(v[:i], `"`) {
+			v = v[:i]
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		switch {
+		case v == "":
+		case section == "core" && k == "hookspath":
+			out = append(out, gitConfigRef{path: v})
+		case section == "core" && k == "fsmonitor":
+			switch strings.ToLower(v) {
+			case "true", "false", "yes", "no", "on", "off", "1", "0":
+			default:
+				if prog, _, _ := strings.Cut(v, " "); strings.Contains(prog, "/") {
+					out = append(out, gitConfigRef{path: prog})
+				}
+			}
+		case (section == "include" || section == "includeif") && k == "path":
+			out = append(out, gitConfigRef{path: v, include: true})
+		}
+	}
+	return out
 }
 
 // moduleDirs treats every directory below dir that holds a HEAD file as a
@@ -308,129 +396,6 @@ func (d *discovery) addCarve(p string, kind domain.PathKind) {
 	}
 	d.seen["carve:"+p] = true
 	d.v.carves = append(d.v.carves, fsRule{Path: p, Access: domain.AccessRead, Kind: kind})
-}
-
-// hold is a path Run creates before the helper starts, so that the helper
-// can keep it read-only and the command cannot create it: an empty
-// directory, or a file with the given content.
-type hold struct {
-	path    string
-	file    bool
-	content string
-}
-
-// holds lists what Run must hold: the reserved protected names and, in
-// every git dir discovery found, the hooks and info dirs and a "commondir"
-// file naming the git dir itself (".": git reads it as "this dir is its own
-// common dir", which it is). Run creates those that do not exist (and keeps
-// those it holds already for another command). Only paths whose parent is a
-// directory inside a writable grant are listed.
-func (v *fsView) holds() []hold {
-	var out []hold
-	add := func(h hold) {
-		if v.grantAt(filepath.Dir(h.path)) != domain.AccessWrite {
-			return
-		}
-		if fi, err := os.Stat(filepath.Dir(h.path)); err != nil || !fi.IsDir() {
-			return
-		}
-		out = append(out, h)
-	}
-	for _, c := range v.carves {
-		if c.Reserved {
-			add(hold{path: c.Path})
-		}
-	}
-	for _, p := range v.pins {
-		if p.Kind != pathKindGitDir {
-			continue
-		}
-		for _, n := range gitHeldDirs {
-			add(hold{path: joinPath(p.Path, n)})
-		}
-		add(hold{path: joinPath(p.Path, "commondir"), file: true, content: ".\n"})
-	}
-	return out
-}
-
-// held counts, per path, the commands of this process that hold it (see
-// holdNames); the last to release it removes it if it is still empty.
-var held struct {
-	mu sync.Mutex // guards n
-	n  map[string]int
-}
-
-// holdNames creates, empty, every path the view lists in holds (before the
-// helper starts, so that the helper can mount the name read-only and the
-// command cannot create it), and returns the function that removes them
-// again once no command of this process holds them. A hold that cannot be
-// made is an error: the command must not run.
-func holdNames(v *fsView) (release func(), err error) {
-	var mine []string
-	release = func() {
-		held.mu.Lock()
-		defer held.mu.Unlock()
-		for i := len(mine) - 1; i >= 0; i-- {
-			p := mine[i]
-			if held.n[p]--; held.n[p] <= 0 {
-				delete(held.n, p)
-				removeHold(p)
-			}
-		}
-	}
-	held.mu.Lock()
-	defer held.mu.Unlock()
-	if held.n == nil {
-		held.n = map[string]int{}
-	}
-	for _, h := range v.holds() {
-		if held.n[h.path] == 0 {
-			// Not held by another command of this process: hold it only
-			// if it does not exist (an existing path is the user's).
-			if _, err := os.Lstat(h.path); err == nil {
-				continue
-			}
-			if err := makeHold(h); errors.Is(err, fs.ErrExist) {
-				continue // made meanwhile by someone else: theirs
-			} else if err != nil {
-				held.mu.Unlock()
-				release()
-				held.mu.Lock()
-				return nil, fmt.Errorf("hold the protected name %s: %w", h.path, err)
-			}
-		}
-		held.n[h.path]++
-		mine = append(mine, h.path)
-	}
-	return release, nil
-}
-
-// makeHold creates h (never through a symlink, never over an existing
-// path).
-func makeHold(h hold) error {
-	if !h.file {
-		return os.Mkdir(h.path, 0o755)
-	}
-	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(h.content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// removeHold removes a held path if it is still what makeHold made: an
-// empty directory, or a "commondir" file that names its own dir.
-func removeHold(p string) {
-	if filepath.Base(p) == "commondir" {
-		if c, ok := readPointer(p, ""); !ok || c != "." {
-			return
-		}
-	}
-	os.Remove(p) // a directory goes only when empty
 }
 
 // withNested returns entries plus one protected ".git" entry (write: pinned,
