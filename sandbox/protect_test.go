@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -312,5 +313,25 @@ func TestProtectHeldNameOutlivesAnotherCommand(t *testing.T) {
 	}
 	if exists(ws + "/.codex") {
 		t.Fatal("the hold was not released after both commands")
+	}
+}
+
+// TestDiscoveryBounds: the walk for nested repositories goes
+// maxDiscoveryDepth directories deep and records where it stopped; a
+// repository within the bound is protected, one beyond it is reported.
+func TestDiscoveryBounds(t *testing.T) {
+	ws := tempWorkspace(t)
+	deep := ws + "/" + strings.Repeat("d/", maxDiscoveryDepth) + "repo"
+	mkfiles(t, ws, map[string]string{"near/.git/config": "", strings.TrimPrefix(deep, ws+"/") + "/.git/config": ""})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true})
+	v := newFSView(&s.Sandbox.Filesystem)
+	if a, _ := v.access(ws + "/near/.git/config"); a != domain.AccessRead {
+		t.Errorf("near/.git/config: %s, want read", a)
+	}
+	if a, _ := v.access(deep + "/.git/config"); a != domain.AccessWrite {
+		t.Errorf("a repository beyond the bound was discovered: %s", a)
+	}
+	if !slices.ContainsFunc(v.limits, func(l string) bool { return strings.Contains(l, "does not look below") }) {
+		t.Errorf("the depth bound was not recorded: %v", v.limits)
 	}
 }
