@@ -185,9 +185,6 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 			ResolvedPath: domain.CleanPath(sp.TmpDir), Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime})
 	}
 	v := buildFSView(&fp, !sp.Walked)
-	if p := v.protectedSymlink(); p != "" {
-		return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
-	}
 	mounted := map[string]bool{}
 	if sp.InNamespace {
 		ops, err := v.mountPlan()

@@ -24,6 +24,9 @@ const (
 	// opReadOnly: a recursive read-only bind of the path onto itself
 	// (directory or file): unwritable and immovable.
 	opReadOnly
+	// opPinLink: a bind of a symlink onto itself: the link (whose target
+	// cannot change) cannot be removed or replaced.
+	opPinLink
 	// opMask: an empty read-only tmpfs (mode 0) over a directory, or an
 	// empty read-only mode-0 file over a file: the contents are hidden,
 	// and nothing can be read, written or created there. Reopened
@@ -59,7 +62,8 @@ type reopenBind struct {
 //
 // A carve-out that does not exist needs nothing (a reserved one is held by
 // Run first; missing at this point is an error when it lies in a writable
-// directory). A protected path that is a symlink is refused.
+// directory). A protected path that is a symlink is pinned (opPinLink) and
+// its target carved out.
 func (v *fsView) mountPlan() ([]mountOp, error) {
 	ops := map[string]*mountOp{}
 	set := func(p string, k mountOpKind) *mountOp {
@@ -116,6 +120,11 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 	for _, p := range v.pins {
 		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() && v.grantAt(filepath.Dir(p.Path)) == domain.AccessWrite {
 			set(p.Path, opPin)
+		}
+	}
+	for _, l := range v.protectedLinks() {
+		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
+			set(l, opPinLink)
 		}
 	}
 	// The chains: every directory between a mounted path and the
@@ -177,6 +186,8 @@ func mountCarveOuts(ops []mountOp) (map[string]bool, error) {
 			err = bindSelf(o.path, false, true)
 		case opReadOnly:
 			err = bindSelf(o.path, true, false)
+		case opPinLink:
+			err = bindLink(o.path)
 		case opMask:
 			err = mask(o.path, o.reopen)
 		}
@@ -240,6 +251,31 @@ func bindSelf(path string, ro, dirOnly bool) error {
 			return fmt.Errorf("mount_setattr(RDONLY) %s: %w", path, err)
 		}
 	}
+	if err := unix.MoveMount(tree, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount %s: %w", path, err)
+	}
+	return nil
+}
+
+// bindLink bind-mounts the symlink path onto itself (never following it).
+func bindLink(path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return fmt.Errorf("protected link %s is no longer a symlink: refused", path)
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("open_tree %s: %w", path, err)
+	}
+	defer unix.Close(tree)
 	if err := unix.MoveMount(tree, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount %s: %w", path, err)
 	}

@@ -55,7 +55,7 @@ type discovery struct {
 func (v *fsView) discover(walk bool) {
 	d := &discovery{v: v, seen: map[string]bool{}}
 	for _, p := range v.pins {
-		if filepath.Base(p.Path) == ".git" {
+		if filepath.Base(p.Path) == ".git" || filepath.Base(p.From) == ".git" {
 			d.dotGit(p.Path, 0)
 		}
 	}

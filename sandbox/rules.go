@@ -49,8 +49,8 @@ func (v *fsView) effectiveCarves() []fsRule {
 	return out
 }
 
-// effectivePins returns the pinned directories whose parent is writable
-// (only those could be moved).
+// effectivePins returns the pinned directories and protected symlinks
+// whose parent is writable (only those could be moved or replaced).
 func (v *fsView) effectivePins() []fsRule {
 	var out []fsRule
 	for _, p := range v.pins {
@@ -61,13 +61,20 @@ func (v *fsView) effectivePins() []fsRule {
 			out = append(out, p)
 		}
 	}
+	for _, l := range v.protectedLinks() {
+		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
+			out = append(out, fsRule{Path: l, Access: domain.AccessWrite, Kind: domain.PathProtected, Pin: true})
+		}
+	}
 	return out
 }
 
-// protectedSymlink returns the first protected entry that is itself a
-// symlink (the snapshot names it; the link would redirect the carve-out), or
-// "". Its parent directories are resolved; the entry itself is not.
-func (v *fsView) protectedSymlink() string {
+// protectedLinks returns the protected entries that are themselves
+// symlinks (their parent directories resolved, the entry itself not): the
+// carve-out applies to the link's target, and the link itself is pinned so
+// that it cannot be replaced.
+func (v *fsView) protectedLinks() []string {
+	var out []string
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		if c.Kind != domain.PathProtected || c.From == "" {
 			continue
@@ -77,11 +84,11 @@ func (v *fsView) protectedSymlink() string {
 			continue
 		}
 		p := joinPath(parent, filepath.Base(c.From))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return p
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
-	return ""
+	return out
 }
 
 // landlockRules turns the view into additive Landlock rules. Carve-outs in
