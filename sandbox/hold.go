@@ -23,9 +23,10 @@ type hold struct {
 }
 
 // holds lists what Run must hold: the reserved protected names and, in
-// every git dir discovery found, the hooks and info dirs and a "commondir"
+// every git dir discovery found, the hooks and info dirs, a "commondir"
 // file naming the git dir itself (".": git reads it as "this dir is its own
-// common dir", which it is). Run creates those that do not exist (and keeps
+// common dir", which it is) and an empty "config.worktree" (read when the
+// config enables extensions.worktreeConfig). Run creates those that do not exist (and keeps
 // those it holds already for another command). Only paths whose parent is a
 // directory inside a writable grant are listed.
 func (v *fsView) holds() []hold {
@@ -52,6 +53,7 @@ func (v *fsView) holds() []hold {
 			add(hold{path: joinPath(p.Path, n)})
 		}
 		add(hold{path: joinPath(p.Path, "commondir"), file: true, content: ".\n"})
+		add(hold{path: joinPath(p.Path, "config.worktree"), file: true})
 	}
 	return out
 }
@@ -126,10 +128,16 @@ func makeHold(h hold) error {
 }
 
 // removeHold removes a held path if it is still what makeHold made: an
-// empty directory, or a "commondir" file that names its own dir.
+// empty directory, a "commondir" file that names its own dir, an empty
+// "config.worktree".
 func removeHold(p string) {
-	if filepath.Base(p) == "commondir" {
+	switch filepath.Base(p) {
+	case "commondir":
 		if c, ok := readPointer(p, ""); !ok || c != "." {
+			return
+		}
+	case "config.worktree":
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
 			return
 		}
 	}

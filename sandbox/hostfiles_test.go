@@ -33,6 +33,7 @@ func TestProtectGitCommitWorks(t *testing.T) {
 		"echo '* filter=evil' > .git/info/attributes",
 		"echo /tmp/evil > .git/commondir",
 		"rm .git/commondir",
+		"echo '[core] fsmonitor = evil' > .git/config.worktree",
 		"mv .git/hooks .git/hooks.old",
 	} {
 		if r := sh(t, s, script); r.ExitCode == 0 {
@@ -45,8 +46,8 @@ func TestProtectGitCommitWorks(t *testing.T) {
 	}
 	// The held commondir and hooks are gone after the command (git init
 	// made hooks; the commondir was held for the command only).
-	if exists(ws + "/.git/commondir") {
-		t.Fatal("the held commondir was left behind")
+	if exists(ws+"/.git/commondir") || exists(ws+"/.git/config.worktree") {
+		t.Fatal("a held file was left behind")
 	}
 }
 
