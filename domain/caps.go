@@ -581,6 +581,10 @@ func capBounds(c *TaskCap) (Bounds, capDims, error) {
 			es = append(es, FilesystemEntry{Kind: PathExplicit, Path: r.Path, Access: r.Access, Provenance: ProvenanceTaskCap, ResolvedPath: CleanPath(r.Path)})
 		}
 		b.Filesystem, set.filesystem = normalizeEntries(FilesystemPolicy{Entries: es}), true
+		if !slices.ContainsFunc(es, func(e FilesystemEntry) bool { return e.Access != AccessDeny }) {
+			// Only deny entries: the cap bounds no roots, it takes away.
+			b.Filesystem.Unrestricted, set.filesystem = true, false
+		}
 	}
 	return b, set, nil
 }

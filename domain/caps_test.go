@@ -332,3 +332,22 @@ func TestCapDenySubtreeSurvives(t *testing.T) {
 		}
 	}
 }
+
+// TestCapOnlyDenies: a cap whose filesystem roots are all deny entries
+// bounds no roots: the child keeps the parent's roots minus the denied
+// subtree (it is not left with nothing, nor refused as broader).
+func TestCapOnlyDenies(t *testing.T) {
+	parent := testSnapshot(t, ModeAutoAcceptEdits)
+	root := workspaceRootOf(&parent)
+	cap := TaskCap{FilesystemRoots: []CapRoot{{Path: root + "/secret", Access: AccessDeny}}}
+	child, err := ResolveChildSnapshot(ChildInputs{Cap: &cap, Parent: &parent, ParentTurnID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := child.Sandbox.Filesystem
+	for p, want := range map[string]Access{root + "/a.go": AccessWrite, root + "/secret/k": AccessDeny, "/usr/bin/sh": AccessRead} {
+		if got := AccessAt(&fs, p); got != want {
+			t.Errorf("%s: %s, want %s (%+v)", p, got, want, fs.Entries)
+		}
+	}
+}
