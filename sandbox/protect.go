@@ -66,7 +66,7 @@ func (v *fsView) discover(walk bool) {
 		if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice {
 			continue
 		}
-		found, limits := walkCache.get(g.Path, d.walk)
+		found, limits := walkCache.get(g.Path, walkRoot)
 		v.limits = append(v.limits, limits...)
 		for _, p := range found {
 			if d.writable(p) {
@@ -133,9 +133,10 @@ func (v *fsView) isPinned(p string) bool {
 
 // walk lists the directories below root breadth-first, within the bounds,
 // and returns every ".git" entry it meets and the bounds it reached.
-// Symlinks, ".git" directories and subtrees the view does not leave
-// writable are not entered.
-func (d *discovery) walk(root string) (found, limits []string) {
+// Symlinks and ".git" directories are not entered. The result depends on
+// root alone (not on the view: the cache is shared by every snapshot);
+// discover keeps the findings the view leaves writable.
+func walkRoot(root string) (found, limits []string) {
 	type item struct {
 		dir   string
 		depth int
@@ -160,9 +161,6 @@ func (d *discovery) walk(root string) (found, limits []string) {
 				continue
 			}
 			if !e.IsDir() {
-				continue
-			}
-			if a, _ := d.v.access(p); a != domain.AccessWrite {
 				continue
 			}
 			if it.depth+1 > maxDiscoveryDepth {
