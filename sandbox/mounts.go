@@ -202,12 +202,27 @@ func mountCarveOuts(ops []mountOp) (map[string]bool, error) {
 	return done, nil
 }
 
-// openNoFollow opens path as O_PATH without following a final symlink and
-// refuses a symlink.
-func openNoFollow(path string) (int, *unix.Stat_t, error) {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+// openNoSymlinks opens the canonical path as O_PATH without following any
+// symlink in any component (openat2 RESOLVE_NO_SYMLINKS): a component
+// swapped for a symlink since the plan was made (by a command running
+// concurrently) fails the open instead of redirecting a mount elsewhere.
+func openNoSymlinks(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	if errors.Is(err, unix.ELOOP) {
+		return -1, fmt.Errorf("open %s: a component became a symlink while the sandbox was prepared: %w", path, err)
+	}
 	if err != nil {
-		return -1, nil, fmt.Errorf("open %s: %w", path, err)
+		return -1, fmt.Errorf("open %s: %w", path, err)
+	}
+	return fd, nil
+}
+
+// openNoFollow opens the canonical path with openNoSymlinks and refuses a
+// symlink.
+func openNoFollow(path string) (int, *unix.Stat_t, error) {
+	fd, err := openNoSymlinks(path)
+	if err != nil {
+		return -1, nil, err
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -257,9 +272,15 @@ func bindSelf(path string, ro, dirOnly bool) error {
 	return nil
 }
 
-// bindLink bind-mounts the symlink path onto itself (never following it).
+// bindLink bind-mounts the symlink path onto itself (never following it,
+// nor any symlink on the way to it).
 func bindLink(path string) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	dir, err := openNoSymlinks(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	fd, err := unix.Openat(dir, filepath.Base(path), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	unix.Close(dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -333,5 +335,32 @@ func TestDiscoveryBounds(t *testing.T) {
 	}
 	if !slices.ContainsFunc(v.limits, func(l string) bool { return strings.Contains(l, "does not look below") }) {
 		t.Errorf("the depth bound was not recorded: %v", v.limits)
+	}
+}
+
+// TestMountOpenRefusesSwappedComponent: the mounts open their paths with no
+// symlink allowed in any component, so a directory swapped for a symlink
+// after the plan was made cannot redirect a mount; the unswapped path
+// opens.
+func TestMountOpenRefusesSwappedComponent(t *testing.T) {
+	base := tempWorkspace(t)
+	mkfiles(t, base, map[string]string{"ws/blocked/allowed/f": "", "elsewhere/allowed/f": ""})
+	fd, err := openNoSymlinks(base + "/ws/blocked/allowed")
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	unix.Close(fd)
+	if err := os.Rename(base+"/ws/blocked", base+"/ws/blocked.old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(base+"/elsewhere", base+"/ws/blocked"); err != nil {
+		t.Fatal(err)
+	}
+	if fd, err := openNoSymlinks(base + "/ws/blocked/allowed"); err == nil {
+		unix.Close(fd)
+		t.Fatal("a path through a swapped-in symlink was opened")
+	}
+	if _, _, err := openNoFollow(base + "/ws/blocked"); err == nil {
+		t.Fatal("a symlink was opened as a mount target")
 	}
 }
