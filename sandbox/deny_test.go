@@ -139,3 +139,25 @@ func TestDenyDecisionTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDenyMissingPathCannotBeCreated: a deny entry whose path does not exist
+// yet is held: the command can create it neither as a directory nor as a
+// file, and nothing is left behind; a sibling can be created.
+func TestDenyMissingPathCannotBeCreated(t *testing.T) {
+	sandboxModes(t, func(t *testing.T, useNS bool, shm func(*domain.TurnExecutionSecuritySnapshot, string) *Result) {
+		ws := tempWorkspace(t)
+		mkfiles(t, ws, map[string]string{"dir/": "", "other/": ""})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+		s.Sandbox.Filesystem.Entries = append(s.Sandbox.Filesystem.Entries, domain.FilesystemEntry{
+			Kind: domain.PathExplicit, Path: ws + "/dir/later", ResolvedPath: ws + "/dir/later", Access: domain.AccessDeny, Provenance: domain.ProvenanceTaskCap})
+		refused(t, shm, s, "mkdir dir/later && echo x > dir/later/f", "echo x > dir/later", "rmdir dir/later && echo x > dir/later")
+		if exists(ws + "/dir/later") {
+			t.Fatal("the denied path exists after the commands")
+		}
+		if useNS {
+			allowed(t, shm, s, "mkdir dir/other && echo x > dir/other/f")
+		} else {
+			allowed(t, shm, s, "echo x > other/f")
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -22,13 +23,14 @@ type hold struct {
 	content string
 }
 
-// holds lists what Run must hold: the reserved protected names and, in
-// every git dir discovery found, the hooks and info dirs, a "commondir"
-// file naming the git dir itself (".": git reads it as "this dir is its own
-// common dir", which it is) and an empty "config.worktree" (read when the
-// config enables extensions.worktreeConfig). Run creates those that do not exist (and keeps
-// those it holds already for another command). Only paths whose parent is a
-// directory inside a writable grant are listed.
+// holds lists what Run must hold: the reserved protected names, the deny
+// entries and, in every git dir discovery found, the hooks and info dirs, a
+// "commondir" file naming the git dir itself (".": git reads it as "this
+// dir is its own common dir", which it is) and an empty "config.worktree"
+// (read when the config enables extensions.worktreeConfig). Run creates
+// those that do not exist (and keeps those it holds already for another
+// command). Only paths whose parent is a directory inside a writable grant
+// are listed.
 func (v *fsView) holds() []hold {
 	var out []hold
 	add := func(h hold) {
@@ -41,7 +43,9 @@ func (v *fsView) holds() []hold {
 		out = append(out, h)
 	}
 	for _, c := range v.carves {
-		if c.Reserved {
+		// A deny entry that does not exist is held too: what is denied
+		// cannot be created either. A glob is never a name to create.
+		if c.Reserved || (c.Access == domain.AccessDeny && !strings.ContainsAny(c.Path, "*?[")) {
 			add(hold{path: c.Path})
 		}
 	}
