@@ -202,27 +202,17 @@ func mountCarveOuts(ops []mountOp) (map[string]bool, error) {
 	return done, nil
 }
 
-// openNoSymlinks opens the canonical path as O_PATH without following any
-// symlink in any component (openat2 RESOLVE_NO_SYMLINKS): a component
-// swapped for a symlink since the plan was made (by a command running
-// concurrently) fails the open instead of redirecting a mount elsewhere.
-func openNoSymlinks(path string) (int, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
-	if errors.Is(err, unix.ELOOP) {
-		return -1, fmt.Errorf("open %s: a component became a symlink while the sandbox was prepared: %w", path, err)
-	}
-	if err != nil {
-		return -1, fmt.Errorf("open %s: %w", path, err)
-	}
-	return fd, nil
-}
-
-// openNoFollow opens the canonical path with openNoSymlinks and refuses a
-// symlink.
+// openNoFollow opens the canonical path with openNoSymlinks (no symlink in
+// any component: one swapped in since the plan was made by a command
+// running concurrently fails the open instead of redirecting a mount) and
+// refuses a symlink.
 func openNoFollow(path string) (int, *unix.Stat_t, error) {
 	fd, err := openNoSymlinks(path)
+	if errors.Is(err, unix.ELOOP) {
+		return -1, nil, fmt.Errorf("open %s: a component is a symlink (swapped since the plan was made?): %w", path, err)
+	}
 	if err != nil {
-		return -1, nil, err
+		return -1, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -277,7 +267,7 @@ func bindSelf(path string, ro, dirOnly bool) error {
 func bindLink(path string) error {
 	dir, err := openNoSymlinks(filepath.Dir(path))
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s: %w", filepath.Dir(path), err)
 	}
 	fd, err := unix.Openat(dir, filepath.Base(path), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	unix.Close(dir)
