@@ -293,9 +293,6 @@ func bindLink(path string) error {
 	return nil
 }
 
-// bindReadOnly bind-mounts path onto itself, recursively read-only.
-func bindReadOnly(path string) error { return bindSelf(path, true, false) }
-
 // mask hides path: a directory under an empty read-only tmpfs, a file under
 // an empty read-only file, both mode 0 (a process without capabilities can
 // neither read nor list them). The reopened subtrees are cloned first and
