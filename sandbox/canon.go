@@ -167,12 +167,13 @@ func newFSView(fp *domain.FilesystemPolicy) *fsView { return buildFSView(fp, tru
 // findings from Run as entries.
 func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	v := &fsView{}
+	memo := canonMemo{}
 	for _, e := range fp.Entries {
 		p := e.ResolvedPath
 		if p == "" {
 			p = domain.CleanPath(e.Path)
 		}
-		canon, _, ok, err := canonicalPath(domain.CleanPath(p))
+		canon, ok, err := memo.canonical(domain.CleanPath(p))
 		if err != nil || !ok {
 			canon = domain.CleanPath(p)
 		}
@@ -200,6 +201,38 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	}
 	v.discover(walk)
 	return v
+}
+
+// canonMemo canonicalises paths that share parent directories (the
+// protected entries of one root) resolving each parent once: the entries
+// of a snapshot then cost one lstat each, not one per path element.
+type canonMemo map[string]string
+
+// canonical is canonicalPath(abs) (without the exists result).
+func (m canonMemo) canonical(abs string) (string, bool, error) {
+	if abs == "/" {
+		return abs, true, nil
+	}
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	cd, ok := m[dir]
+	if !ok {
+		c, exists, ok, err := canonicalPath(dir)
+		if err != nil || !ok || !exists {
+			c, _, ok, err := canonicalPath(abs)
+			return c, ok, err
+		}
+		m[dir], cd = c, c
+	}
+	full := joinPath(cd, base)
+	fi, err := os.Lstat(full)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+		return full, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return full, true, nil
+	}
+	c, _, ok, err := canonicalPath(full) // a symlink, or an error to report
+	return c, ok, err
 }
 
 // placeholderOrMissing reports whether p does not exist or is an empty

@@ -364,3 +364,22 @@ func TestMountOpenRefusesSwappedComponent(t *testing.T) {
 		t.Fatal("a symlink was opened as a mount target")
 	}
 }
+
+// TestCanonMemoAgreesWithCanonicalPath: the memoised canonicalisation of a
+// view's entries gives what canonicalPath gives, for "/", existing and
+// missing paths, a symlinked parent and a symlinked last element.
+func TestCanonMemoAgreesWithCanonicalPath(t *testing.T) {
+	base := tempWorkspace(t)
+	mkfiles(t, base, map[string]string{"real/.git/config": "", "real/f": ""})
+	os.Symlink("real", base+"/link")
+	os.Symlink("real/f", base+"/flink")
+	m := canonMemo{}
+	for _, p := range []string{"/", base, base + "/real/.git", base + "/real/missing", base + "/link/.git", base + "/link/missing/x",
+		base + "/flink", base + "/real/.git/config", base + "/link/.git/config"} {
+		want, _, wok, werr := canonicalPath(p)
+		got, ok, err := m.canonical(p)
+		if got != want || ok != wok || (err == nil) != (werr == nil) {
+			t.Errorf("%s: memo %q %v %v, canonicalPath %q %v %v", p, got, ok, err, want, wok, werr)
+		}
+	}
+}
