@@ -26,6 +26,15 @@ func TestProtectGitCommitWorks(t *testing.T) {
 	if log := hostGit(t, ws, "log", "--oneline", "--all"); !strings.Contains(log, "first commit") {
 		t.Fatalf("the host does not see the commit: %q", log)
 	}
+	// git init works where a repository may be created (a new directory,
+	// not the root or the cwd, whose .git is held).
+	r = sh(t, s, "export HOME=$TMPDIR; mkdir lib && cd lib && git init -q && echo x > x.c && "+git+"add x.c && "+git+"commit -q -m 'lib commit' && echo ok")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("git init/add/commit of a new repository in the sandbox failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	if r := sh(t, s, "export HOME=$TMPDIR; git init -q ."); r.ExitCode == 0 {
+		t.Error("git init over the workspace's own .git succeeded")
+	}
 	for _, script := range []string{
 		"export HOME=$TMPDIR; git config core.fsmonitor 'touch /tmp/pwned'",
 		"echo '[core] hooksPath = /tmp' >> .git/config",
