@@ -78,6 +78,18 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
+	if plan.Sandboxed && spec.RestrictFilesystem {
+		// What stays protected inside the writable roots: the names held
+		// for the command, and the nested repositories Run's walk found
+		// (handed to the helper so that it does not walk again).
+		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		release, err := holdNames(v)
+		if err != nil {
+			return &Result{ExitCode: ExitSandboxFailure, SandboxError: err.Error()}, &Refusal{Code: CodeSandboxFailed, Message: err.Error()}
+		}
+		defer release()
+		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
+	}
 	if plan.Sandboxed {
 		// Whenever the probe found the namespaces usable, every sandboxed
 		// command gets them: the root view, the PID namespace and (as
