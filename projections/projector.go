@@ -89,6 +89,9 @@ func (p *Projector) apply(e *turn.Event) error {
 	case *turn.TurnStarted:
 		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
 		t.Status = turn.StatusInProgress
+		if prompt := turn.PromptText(ev.Input); prompt != "" {
+			p.addTimeline(e, "prompt", "Prompt", prompt, "")
+		}
 		return nil
 	case *turn.ProfileSelected:
 		t.Profile = ev.Profile
@@ -123,10 +126,27 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
 	case *turn.TurnFailed:
 		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
+	case *turn.ToolCompleted:
+		p.toolCompleted(e, row, ev)
 	default:
 		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
 	}
 	return nil
+}
+
+// toolCompleted records a tool the runtime reports as run; one that ran
+// without an allowing decision is a timeline row of its own.
+func (p *Projector) toolCompleted(e *turn.Event, row AuditRow, ev *turn.ToolCompleted) {
+	row.Kind, row.ToolCallID, row.ToolName = AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName
+	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
+	row.RequestID, row.Decision, row.Scope, row.Detail = ev.RequestID, ev.Decision, ev.Action.Scope, ev.Action.Summary
+	p.addAudit(row)
+	switch ev.Decision {
+	case "allow", "allow_once", "allow_for_turn":
+		p.addTimeline(e, "tool_ran", "Ran: "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+	default:
+		p.addTimeline(e, "tool_ran_unallowed", "Ran without an allowing decision ("+ev.Decision+"): "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+	}
 }
 
 func detailSuffix(refusal, msg string) string {
