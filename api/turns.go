@@ -73,6 +73,9 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 	if err := checkID("turn_id", req.TurnID); err != nil {
 		return nil, false, err
 	}
+	if err := checkClientTurnID(req.TurnID); err != nil {
+		return nil, false, err
+	}
 	if req.ParentTurnID != "" {
 		if err := checkID("parent_turn_id", req.ParentTurnID); err != nil {
 			return nil, false, err
