@@ -184,7 +184,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if err != nil {
 		return HookAnswer{}, err
 	}
-	res, err := s.execute(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv})
+	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv})
 	if err != nil {
 		return HookAnswer{}, err
 	}
@@ -231,7 +231,7 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q 
 	if !a.Resolution.Allows() {
 		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
 	}
-	if _, err := s.execute(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: cs.hook.ToolUseID}); err != nil {
+	if _, err := s.hookExec(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: cs.hook.ToolUseID}); err != nil {
 		return HookAnswer{}, err
 	}
 	if cs.hook.ToolName == "Task" {
@@ -279,7 +279,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 		}
 	}
 	if open {
-		if _, err := s.execute(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
 			var done *turn.AlreadyResolvedError
 			if !errors.As(err, &done) {
 				return err
@@ -287,7 +287,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 		}
 	}
 	if reqID != "" {
-		_, err := s.execute(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: h.ToolUseID})
+		_, err := s.hookExec(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: h.ToolUseID})
 		var conflict *turn.ConflictError
 		if err != nil && !errors.As(err, &conflict) { // not approved: recorded as run anyway, below
 			return err
@@ -295,7 +295,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	}
 	resp := bytes.TrimSpace(h.ToolResponse)
 	sum := sha256.Sum256(resp)
-	_, err = s.execute(r, target, &turn.RecordToolRun{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv, ClientTool: h.ToolName,
+	_, err = s.hookExec(r, target, &turn.RecordToolRun{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv, ClientTool: h.ToolName,
 		Failed: h.HookEventName == "PostToolUseFailure" || toolFailed(resp), ResultBytes: len(resp), ResultSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return err

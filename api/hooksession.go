@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"turnstile/domain"
+	"turnstile/domain/engine"
 	"turnstile/domain/turn"
 )
 
@@ -184,7 +185,7 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 	if prompt != "" {
 		input, _ = json.Marshal([]map[string]any{{"type": "text", "text": prompt, "textElements": []any{}}})
 	}
-	_, err := s.execute(r, id, &turn.StartTurn{
+	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
 		Profile: &domain.ProfileRequest{Mode: cs.project.ModeFor(cs.hook.PermissionMode)},
 		Inputs:  turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
@@ -269,7 +270,7 @@ func (s *Server) ccStartChild(r *http.Request, cs *ccSession, parent string, h *
 		input, _ = json.Marshal([]map[string]any{{"type": "text", "text": in.Prompt, "textElements": []any{}}})
 	}
 	id := ccChildID(parent, h.ToolUseID)
-	_, err := s.execute(r, id, &turn.StartTurn{
+	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread, ParentTurnID: parent,
 		Inputs: turn.Inputs{Cwd: h.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
 		Input:  input, Client: cs.clientParams(map[string]any{"tool_use_id": h.ToolUseID, "subagent_type": in.SubagentType, "description": in.Description}),
@@ -297,7 +298,7 @@ func (s *Server) ccEnd(r *http.Request, id string, status turn.Status, reason st
 }
 
 func (s *Server) ccEndOne(r *http.Request, id string, status turn.Status, reason string) error {
-	_, err := s.execute(r, id, &turn.EndTurn{Meta: hookMeta(r), Status: status, Reason: reason})
+	_, err := s.hookExec(r, id, &turn.EndTurn{Meta: hookMeta(r), Status: status, Reason: reason})
 	var illegal *turn.IllegalTransitionError
 	var missing *turn.NotFoundError
 	if errors.As(err, &illegal) || errors.As(err, &missing) {
@@ -310,4 +311,15 @@ func (s *Server) ccEndOne(r *http.Request, id string, status turn.Status, reason
 // the request's headers say.
 func hookMeta(r *http.Request) turn.Meta {
 	return turn.Meta{Actor: hookActor, CorrelationID: r.Header.Get("X-Request-Id")}
+}
+
+// hookExec runs a command and waits (bounded) for the read models to
+// include it, so that a read after the hook's answer — or the hold on an
+// approval request it opened — sees it.
+func (s *Server) hookExec(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
+	res, err := s.execute(r, turnID, cmd)
+	if err == nil && len(res.Events) > 0 {
+		s.settle(r.Context(), res.Position)
+	}
+	return res, err
 }
