@@ -111,6 +111,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/metrics", s.metricsHandler)
 		r.Get("/openapi.json", s.openapi)
 		r.Post("/rpc", s.rpc)
+		r.Get("/rpc", s.rpcSocket)
 		r.Post("/v1/hooks/claude-code", s.claudeCodeHookHandler)
 		r.Get("/v1/events", s.events)
 		r.Route("/v1/turns", func(r chi.Router) {
