@@ -1,7 +1,11 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -83,7 +87,7 @@ func TestClaudeCodeHookTask(t *testing.T) {
 	if got := actionKindOf(t, s, child, "toolu_02Read"); got != "file_read" {
 		t.Fatalf("the sub-agent's Read is not in the child turn (%q)", got)
 	}
-	s.hook(ccPayload(t, "subagent_stop", session, ws))
+	s.hookHTTP(ccPayload(t, "subagent_stop", session, ws)) // the http hook, this once
 	if st := s.turn(child).Turn.Status; st != "completed" {
 		t.Fatalf("child after SubagentStop: %s", st)
 	}
@@ -173,5 +177,100 @@ func TestClaudeCodeHookAttacks(t *testing.T) {
 	}
 	if !flagged {
 		t.Errorf("a denied call that ran is not flagged: %q", s.timelineKinds(t1))
+	}
+}
+
+// TestClaudeCodeHookTwoInstances: a session's calls land on two instances
+// sharing one store; each finds the session's current turn in the store,
+// and two instances racing to start the same turn make one.
+func TestClaudeCodeHookTwoInstances(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "supervised"}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := miStartPair(t, "--claude-code-config", cfg)
+	const session = "sess-two"
+	t1, t2 := ccTurn(session, 1), ccTurn(session, 2)
+	p.A.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	if got := p.B.hook(ccPayload(t, "pre_read", session, ws)); !strings.Contains(got, `"allow"`) {
+		t.Fatalf("B: %s", got)
+	}
+	if got := actionKindOf(t, p.B, t1, "toolu_02Read"); got != "file_read" {
+		t.Fatalf("B decided elsewhere (%q)", got)
+	}
+	p.A.hook(ccPayload(t, "stop", session, ws))
+	p.B.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	if got := p.A.hook(ccPayload(t, "pre_bash", session, ws)); !strings.Contains(got, `"ask"`) {
+		t.Fatalf("A after B's prompt: %s", got)
+	}
+	if got := actionKindOf(t, p.A, t2, "toolu_01Bash"); got != "shell_command" {
+		t.Fatalf("A did not find turn 2 (%q)", got)
+	}
+	if st := p.A.turn(t1).Turn.Status; st != "completed" {
+		t.Fatalf("turn 1: %s", st)
+	}
+
+	// Both instances see a new session's first call at once: one turn.
+	const race = "sess-race"
+	done := make(chan string, 2)
+	for i, s := range []*Server{p.A, p.B} {
+		payload := ccEdit(t, ccPayload(t, "pre_read", race, ws), map[string]any{"tool_use_id": fmt.Sprintf("toolu_race_%d", i)})
+		go func() {
+			out, errOut, code := hookCommand(t, s.URL, s.Token, payload)
+			done <- fmt.Sprintf("%s%s%d", out, errOut, code)
+		}()
+	}
+	for range 2 {
+		if got := <-done; !strings.Contains(got, `"allow"`) {
+			t.Fatalf("racing first calls: %s", got)
+		}
+	}
+	var started int
+	for _, e := range p.A.eventTypes(ccTurn(race, 1)) {
+		if strings.HasPrefix(e, "turn.started") {
+			started++
+		}
+	}
+	if status, _ := p.A.Request("GET", "/v1/turns/"+ccTurn(race, 2)+"/events", nil); started != 1 || status != http.StatusNotFound {
+		t.Fatalf("racing first calls made %d turn.started in turn 1, and turn 2 answers %d", started, status)
+	}
+}
+
+// TestClaudeCodeHookPermissionModes: Claude Code's permission_mode is
+// recorded with the turn, and changes the mode only where the operator
+// mapped it.
+func TestClaudeCodeHookPermissionModes(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "auto_accept_edits",
+		"permission_modes": map[string]any{"plan": "supervised"}}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--claude-code-config", cfg)
+	for session, c := range map[string]struct{ permissionMode, mode string }{
+		"sess-plan": {"plan", "supervised"}, "sess-bypass": {"bypassPermissions", "auto_accept_edits"}, "sess-default": {"default", "auto_accept_edits"},
+	} {
+		s.hook(ccEdit(t, ccPayload(t, "user_prompt_submit", session, ws), map[string]any{"permission_mode": c.permissionMode}))
+		id := ccTurn(session, 1)
+		if m := s.turn(id).Turn.Profile.Mode; m != c.mode {
+			t.Errorf("permission_mode %s: mode %s, want %s", c.permissionMode, m, c.mode)
+		}
+		evs, _ := s.events(id)
+		var started struct {
+			Client struct {
+				ClaudeCode struct {
+					SessionID      string `json:"session_id"`
+					PermissionMode string `json:"permission_mode"`
+				} `json:"claude_code"`
+			} `json:"client"`
+		}
+		if err := json.Unmarshal(evs[0].Data, &started); err != nil || started.Client.ClaudeCode.PermissionMode != c.permissionMode || started.Client.ClaudeCode.SessionID != session {
+			t.Errorf("turn.started of %s keeps %+v (%v)", session, started.Client, err)
+		}
 	}
 }
