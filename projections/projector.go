@@ -90,6 +90,9 @@ func (p *Projector) apply(e *turn.Event) error {
 		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
 		t.Status = turn.StatusInProgress
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
+			if r := []rune(prompt); len(r) > maxPromptRunes {
+				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
+			}
 			p.addTimeline(e, "prompt", "Prompt", prompt, "")
 		}
 		return nil
@@ -133,6 +136,9 @@ func (p *Projector) apply(e *turn.Event) error {
 	}
 	return nil
 }
+
+// maxPromptRunes bounds the prompt a timeline row shows.
+const maxPromptRunes = 2000
 
 // toolCompleted records a tool the runtime reports as run; one that ran
 // without an allowing decision is a timeline row of its own.
