@@ -242,8 +242,8 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q 
 	return preToolUse("allow", fmt.Sprintf("turnstile: approved (%s by %s)", a.Resolution, a.ResolvedBy)), nil
 }
 
-// ccPostToolUse records what ran. A call turnstile had asked about and that
-// ran anyway was allowed by the person at Claude Code's prompt: that is
+// ccPostToolUse records what ran. A call turnstile answered with Claude
+// Code's prompt and that ran was allowed by the person there: that is
 // recorded first, as an allow_once by the hook.
 func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	h := cs.hook
@@ -278,7 +278,10 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 			break
 		}
 	}
-	if open {
+	// Only an ask answered with Claude Code's prompt can have been allowed
+	// there; a held call that ran was never allowed (it ran despite a deny,
+	// e.g. through a failed-open http hook), and is recorded as such.
+	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt {
 		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
 			var done *turn.AlreadyResolvedError
 			if !errors.As(err, &done) {

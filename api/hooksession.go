@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -249,10 +250,7 @@ func (s *Server) ccOpenChildren(ctx context.Context, parent string) ([]ccChild, 
 		out = append(out, ccChild{id: id, start: sum.StartedAt.UnixNano(), sum: sum})
 	}
 	slices.SortFunc(out, func(a, b ccChild) int {
-		if a.start != b.start {
-			return int(a.start - b.start)
-		}
-		return strings.Compare(a.id, b.id)
+		return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.id, b.id))
 	})
 	return out, nil
 }

@@ -64,6 +64,17 @@ func TestClaudeCodeHookHold(t *testing.T) {
 	if got != want {
 		t.Fatalf("no answer:\n got %s\nwant %s", got, want)
 	}
+	// It ran anyway (a failed-open http hook): recorded as run without an
+	// allowing decision, never as an approval.
+	quick.hook(ccPayload(t, "post_bash", session, ws))
+	for _, r := range quick.auditRows(t1) {
+		if r.Kind == "approval_resolved" || (r.Kind == "decision_allowed" && r.ToolCallID == "toolu_01Bash") {
+			t.Errorf("a held call that ran unanswered was recorded as allowed: %+v", r)
+		}
+	}
+	if tl := quick.timelineKinds(t1); !strings.HasPrefix(tl[len(tl)-1], "tool_ran_unallowed: Ran without an allowing decision (ask)") {
+		t.Errorf("timeline: %q", tl)
+	}
 }
 
 // TestClaudeCodeHookTask: an allowed Task starts a child turn; the
