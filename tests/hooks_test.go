@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -345,6 +346,16 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	pre := got.Hooks["PreToolUse"]
 	if len(pre) != 2 || pre[0].Hooks[0]["command"] != "./lint.sh" || pre[1].Hooks[0]["type"] != "http" || pre[1].Hooks[0]["url"] != "http://127.0.0.1:8740/v1/hooks/claude-code" {
 		t.Fatalf("after --http: %+v", pre)
+	}
+	// --user writes ~/.claude/settings.json, creating it.
+	home := t.TempDir()
+	cmd := exec.Command(bin, "hook", "install", "claude-code", "--user")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("--user: %v %s", err, out)
+	}
+	if raw, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json")); err != nil || !strings.Contains(string(raw), "hook claude-code") {
+		t.Fatalf("--user wrote %s (%v)", raw, err)
 	}
 }
 
