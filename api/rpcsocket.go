@@ -29,7 +29,8 @@ import (
 // that writes when it has something to say, and a payload limit.
 func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		writeError(w, errorf(http.StatusBadRequest, "upgrade_required", nil, "GET /rpc is a WebSocket (send Upgrade: websocket); POST /rpc takes single calls"))
+		w.Header().Set("Upgrade", "websocket")
+		writeError(w, errorf(http.StatusUpgradeRequired, "upgrade_required", nil, "GET /rpc is a WebSocket (send Upgrade: websocket); POST /rpc takes calls over plain HTTP"))
 		return
 	}
 	srv := websocket.Server{

@@ -184,6 +184,9 @@ func TestRPCWebSocket(t *testing.T) {
 		c.Close()
 		t.Fatal("a WebSocket with a wrong token was accepted")
 	}
+	if status, body := s.Request("GET", "/rpc", nil); status != http.StatusUpgradeRequired || !strings.Contains(string(body), "upgrade_required") {
+		t.Fatalf("GET /rpc without an upgrade: %d %s", status, body)
+	}
 	conn, err := dialRPC(t, s, s.Token, "?turn_id=ws1")
 	if err != nil {
 		t.Fatalf("dial with the token: %v", err)
