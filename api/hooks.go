@@ -142,6 +142,9 @@ func (s *Server) claudeCodeHook(r *http.Request, h *claudeCodeHook) (HookAnswer,
 // ccPrompt starts the session's next turn; a turn still open (Claude Code
 // sends no Stop when a person interrupts it) is interrupted first.
 func (s *Server) ccPrompt(r *http.Request, cs *ccSession) error {
+	if err := cs.checkProject(); err != nil {
+		return err
+	}
 	n, err := s.latestTurn(r.Context(), cs.thread)
 	if err != nil {
 		return err

@@ -151,6 +151,8 @@ type ccSession struct {
 	hook    *claudeCodeHook
 	thread  string
 	project domain.ClaudeCodeProject
+	// configured is set when the cwd is under a configured project.
+	configured bool
 }
 
 func (s *Server) ccSession(h *claudeCodeHook) (*ccSession, error) {
@@ -161,10 +163,17 @@ func (s *Server) ccSession(h *claudeCodeHook) (*ccSession, error) {
 		return nil, &domain.FieldError{Field: "cwd", Value: h.Cwd, Message: "must be an absolute path"}
 	}
 	p, ok := s.cfg.ClaudeCode.Project(h.Cwd)
-	if !ok {
-		return nil, &domain.FieldError{Field: "cwd", Value: h.Cwd, Message: "is under no project configured for Claude Code (serve --claude-code-config)"}
+	return &ccSession{hook: h, thread: ccThreadID(h.SessionID), project: p, configured: ok}, nil
+}
+
+// checkProject refuses to start a turn for a cwd under no configured
+// project (a session's open turn is still found, used and ended when its
+// cwd wanders out of the project).
+func (cs *ccSession) checkProject() error {
+	if !cs.configured {
+		return &domain.FieldError{Field: "cwd", Value: cs.hook.Cwd, Message: "is under no project configured for Claude Code (serve --claude-code-config)"}
 	}
-	return &ccSession{hook: h, thread: ccThreadID(h.SessionID), project: p}, nil
+	return nil
 }
 
 // clientParams is what a hook turn keeps of the session in its start event.
@@ -181,6 +190,9 @@ func (cs *ccSession) clientParams(extra map[string]any) map[string]json.RawMessa
 // startTurn starts turn n of the session (the same request from two
 // instances is one turn).
 func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt string) (string, error) {
+	if err := cs.checkProject(); err != nil {
+		return "", err
+	}
 	id := ccTurnID(cs.thread, n)
 	var input json.RawMessage
 	if prompt != "" {
@@ -257,6 +269,9 @@ func (s *Server) ccOpenChildren(ctx context.Context, parent string) ([]ccChild, 
 
 // ccStartChild starts the child turn of an allowed Task call.
 func (s *Server) ccStartChild(r *http.Request, cs *ccSession, parent string, h *claudeCodeHook) error {
+	if err := cs.checkProject(); err != nil {
+		return err
+	}
 	var in struct {
 		Description  string `json:"description"`
 		Prompt       string `json:"prompt"`

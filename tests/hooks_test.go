@@ -238,6 +238,28 @@ func TestClaudeCodeHookMidSession(t *testing.T) {
 	if st := s.turn(ccTurn(session, 3)).Turn.Status; st != "in_progress" {
 		t.Fatalf("turn 3: %s", st)
 	}
+	// The session wanders out of the project: its open turn is still used
+	// and ended there, but no turn starts outside.
+	outside := t.TempDir()
+	if got := s.hook(ccEdit(t, ccPayload(t, "pre_read", session, ws), map[string]any{"cwd": outside, "tool_use_id": "toolu_out"})); !strings.Contains(got, `"allow"`) {
+		t.Fatalf("Read in the open turn from outside the project: %s", got)
+	}
+	s.hook(ccEdit(t, ccPayload(t, "stop", session, ws), map[string]any{"cwd": outside}))
+	if st := s.turn(ccTurn(session, 3)).Turn.Status; st != "completed" {
+		t.Fatalf("turn 3 after a Stop from outside the project: %s", st)
+	}
+	_, errOut, code := hookCommand(t, s.URL, s.Token, ccEdit(t, ccPayload(t, "user_prompt_submit", session, ws), map[string]any{"cwd": outside}))
+	if code != 2 || !strings.Contains(errOut, "is under no project configured") {
+		t.Fatalf("a prompt outside every project: exit %d %s", code, errOut)
+	}
+	if status, _ := s.Request("GET", "/v1/turns/"+ccTurn(session, 4), nil); status != http.StatusNotFound {
+		t.Fatalf("a turn started outside the project (%d)", status)
+	}
+	// A new session outside every project: its calls are denied, saying why.
+	got := s.hook(ccEdit(t, ccPayload(t, "pre_read", "sess-elsewhere", ws), map[string]any{"cwd": outside}))
+	if want := preAnswer("deny", fmt.Sprintf("turnstile refused this call: cwd %q: is under no project configured for Claude Code (serve --claude-code-config)", outside)); got != want {
+		t.Fatalf("a call outside every project:\n got %s\nwant %s", got, want)
+	}
 }
 
 // TestClaudeCodeHookUnreachable: the command hook fails closed where it can
