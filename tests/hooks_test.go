@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -278,6 +279,30 @@ func TestClaudeCodeHookUnreachable(t *testing.T) {
 			t.Errorf("%s with the server down: exit %d, stdout %q, stderr %q; want exit %d", c.payload, code, out, errOut, c.code)
 		}
 	}
+	// A server that accepts and never answers is blocked before Claude
+	// Code's own timeout (which would let the tool run).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	cmd := exec.Command(bin, "hook", "claude-code", "--server", "http://"+ln.Addr().String(), "--deadline", "1s")
+	cmd.Env = append(os.Environ(), "TURNSTILE_TOKEN=whatever-token-123")
+	cmd.Stdin = strings.NewReader(string(ccPayload(t, "pre_bash", "sess-hang", ws)))
+	var hangErr strings.Builder
+	cmd.Stderr = &hangErr
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(hangErr.String(), "did not answer within 1s") {
+		t.Errorf("a server that never answers: %v %q", err, hangErr.String())
+	}
 	// Control: the same payload against a live server answers (exit 0), and
 	// a wrong token is refused like an unreachable server (blocked).
 	s := ccServer(t, ws, "supervised", nil)
@@ -301,7 +326,7 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	proj := t.TempDir()
 	settings := filepath.Join(proj, ".claude", "settings.json")
 	if out, errOut, code := runCLI(t, "hook", "install", "claude-code", "--project", proj, "--print", "--server", "http://127.0.0.1:8740"); code != 0 ||
-		!strings.Contains(out, `"command": "`+bin+` hook claude-code --server http://127.0.0.1:8740"`) || !strings.Contains(out, `"matcher": "*"`) {
+		!strings.Contains(out, `"command": "`+bin+` hook claude-code --deadline 55s --server http://127.0.0.1:8740"`) || !strings.Contains(out, `"matcher": "*"`) {
 		t.Fatalf("--print: %d %s %s", code, out, errOut)
 	}
 	if _, err := os.Stat(settings); !os.IsNotExist(err) {
@@ -352,7 +377,7 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	}
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionEnd"} {
 		gs := got.Hooks[ev]
-		if len(gs) == 0 || gs[len(gs)-1].Hooks[0]["type"] != "command" || !strings.HasSuffix(gs[len(gs)-1].Hooks[0]["command"].(string), "hook claude-code --server http://127.0.0.1:8740") {
+		if len(gs) == 0 || gs[len(gs)-1].Hooks[0]["type"] != "command" || !strings.HasSuffix(gs[len(gs)-1].Hooks[0]["command"].(string), "hook claude-code --deadline 55s --server http://127.0.0.1:8740") {
 			t.Errorf("%s: %+v", ev, gs)
 		}
 	}

@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 )
 
 const hookUsage = `usage:
-  turnstile hook claude-code [--server URL] [--token-file FILE]
+  turnstile hook claude-code [--server URL] [--token-file FILE] [--deadline 55s]
       the command hook: reads one Claude Code hook event on stdin and answers
       on stdout; when the server cannot answer, PreToolUse and
       UserPromptSubmit are blocked (exit 2), other events report an error
@@ -57,6 +59,7 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	fs.SetOutput(stderr)
 	var cf clientFlags
 	cf.register(fs)
+	deadline := fs.Duration("deadline", 55*time.Second, "answer (or block) within this; keep it below the hook's timeout, which Claude Code treats as a non-blocking error")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,9 +89,9 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail("%v", err)
 	}
-	// Claude Code kills the hook at its own timeout; this only bounds a
-	// server that accepts and never answers.
-	c.http.Timeout = 15 * time.Minute
+	// Claude Code kills a hook at its timeout and lets the tool run: a
+	// server that accepts and never answers must be blocked before that.
+	c.http.Timeout = *deadline
 	req, err := http.NewRequest("POST", c.base+"/v1/hooks/claude-code", bytes.NewReader(body))
 	if err != nil {
 		return fail("%v", err)
@@ -96,6 +99,10 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return fail("the turnstile server at %s did not answer within %s", c.base, *deadline)
+	}
 	if err != nil {
 		return fail("the turnstile server at %s cannot be reached (%v)", c.base, err)
 	}
@@ -203,7 +210,7 @@ func hookHandler(httpURL, server, tokenFile string, timeout int) (map[string]any
 	if err != nil {
 		return nil, err
 	}
-	cmd := shellQuote(exe) + " hook claude-code"
+	cmd := shellQuote(exe) + " hook claude-code --deadline " + strconv.Itoa(max(timeout-5, 1)) + "s"
 	if server != "" {
 		cmd += " --server " + shellQuote(server)
 	}
