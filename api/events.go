@@ -123,6 +123,12 @@ func notification(e *turn.Event) (string, map[string]any) {
 	case *turn.ToolCompleted:
 		p["kind"], p["tool_call_id"], p["tool_name"], p["decision"] = projections.AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName, ev.Decision
 		p["request_key"] = projections.RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
+	case *turn.ExecStarted:
+		p["kind"], p["tool_call_id"] = "exec_started", ev.ToolCallID
+	case *turn.ExecFinished:
+		p["kind"], p["tool_call_id"], p["exit_code"], p["timed_out"] = "exec_finished", ev.ToolCallID, ev.ExitCode, ev.TimedOut
+	case *turn.ChildTurnStarted:
+		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
 	}
 	return MethodAudit, p
 }

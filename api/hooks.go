@@ -234,9 +234,6 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q 
 	if !a.Resolution.Allows() {
 		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
 	}
-	if _, err := s.hookExec(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: cs.hook.ToolUseID}); err != nil {
-		return HookAnswer{}, err
-	}
 	if cs.hook.ToolName == "Task" {
 		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {
 			return HookAnswer{}, err
@@ -290,13 +287,6 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 			if !errors.As(err, &done) {
 				return err
 			}
-		}
-	}
-	if reqID != "" {
-		_, err := s.hookExec(r, target, &turn.RunApproved{Meta: hookMeta(r), ToolCallID: h.ToolUseID})
-		var conflict *turn.ConflictError
-		if err != nil && !errors.As(err, &conflict) { // not approved: recorded as run anyway, below
-			return err
 		}
 	}
 	resp := bytes.TrimSpace(h.ToolResponse)

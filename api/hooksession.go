@@ -125,25 +125,14 @@ func (s *Server) latestTurn(ctx context.Context, thread string) (int, error) {
 }
 
 // turnSummary reads a turn from the store (through the engine's cache,
-// caught up), with the ids of its Task calls that were allowed (each may
-// have a child turn).
-func (s *Server) turnSummary(ctx context.Context, id string) (turn.Summary, []string, error) {
+// caught up).
+func (s *Server) turnSummary(ctx context.Context, id string) (turn.Summary, error) {
 	var sum turn.Summary
-	var tasks []string
 	err := s.cfg.Engine.View(ctx, id, func(st *turn.State) error {
 		sum = st.Summary()
-		for cid, c := range st.Calls {
-			if c.ToolName != "task_create" {
-				continue
-			}
-			r := st.Requests[c.RequestID]
-			if c.Decision.Behavior == domain.BehaviorAllow || (r != nil && r.Status == turn.RequestResolved && r.Resolution.Allows()) {
-				tasks = append(tasks, cid)
-			}
-		}
 		return nil
 	})
-	return sum, tasks, err
+	return sum, err
 }
 
 // ccSession is one hook call's view of its session.
@@ -222,7 +211,7 @@ func (s *Server) ccOpenTurn(r *http.Request, cs *ccSession, start bool) (string,
 		return "", err
 	}
 	if n > 0 {
-		sum, _, err := s.turnSummary(r.Context(), ccTurnID(cs.thread, n))
+		sum, err := s.turnSummary(r.Context(), ccTurnID(cs.thread, n))
 		if err != nil {
 			return "", err
 		}
@@ -240,30 +229,27 @@ func (s *Server) ccOpenTurn(r *http.Request, cs *ccSession, start bool) (string,
 type ccChild struct {
 	id    string
 	start int64
-	sum   turn.Summary
 }
 
-// openChildren lists the live child turns of a turn, oldest first.
+// openChildren lists the live child turns of a turn (the engine records
+// each on its parent), oldest first.
 func (s *Server) ccOpenChildren(ctx context.Context, parent string) ([]ccChild, error) {
-	_, tasks, err := s.turnSummary(ctx, parent)
+	p, err := s.turnSummary(ctx, parent)
 	if err != nil {
 		return nil, err
 	}
 	var out []ccChild
-	for _, callID := range tasks {
-		id := ccChildID(parent, callID)
-		sum, _, err := s.turnSummary(ctx, id)
+	for _, id := range p.Children {
+		sum, err := s.turnSummary(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		if sum.Status == turn.StatusNone || sum.Status.Terminal() {
 			continue
 		}
-		out = append(out, ccChild{id: id, start: sum.StartedAt.UnixNano(), sum: sum})
+		out = append(out, ccChild{id: id, start: sum.StartedAt.UnixNano()})
 	}
-	slices.SortFunc(out, func(a, b ccChild) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.id, b.id))
-	})
+	slices.SortStableFunc(out, func(a, b ccChild) int { return cmp.Compare(a.start, b.start) })
 	return out, nil
 }
 
@@ -303,7 +289,7 @@ func (s *Server) ccEnd(r *http.Request, id string, status turn.Status, reason st
 		return err
 	}
 	for _, k := range kids {
-		if err := s.ccEndOne(r, k.id, turn.StatusCompleted, "its parent turn ended ("+reason+")"); err != nil {
+		if err := s.ccEndOne(r, k.id, status, "its parent turn ended ("+reason+")"); err != nil {
 			return err
 		}
 	}

@@ -43,12 +43,14 @@ func TestClaudeCodeHookHold(t *testing.T) {
 			t.Fatalf("%s:\n got %s\nwant %s(exit 0)", c.id, got, c.want)
 		}
 	}
+	// It runs and Claude Code reports it: recorded as run under the approval.
+	s.hook(ccEdit(t, ccPayload(t, "post_bash", session, ws), map[string]any{"tool_use_id": "toolu_hold_allow"}))
 	var ranApproved bool
 	for _, r := range s.auditRows(t1) {
-		if r.ToolCallID == "toolu_hold_allow" && r.Kind == "decision_allowed" && r.Reason == "user_approved" {
+		if r.ToolCallID == "toolu_hold_allow" && r.Kind == "tool_completed" && r.Decision == "allow_once" {
 			ranApproved = true
 		}
-		if r.ToolCallID == "toolu_hold_deny" && r.Kind == "decision_allowed" {
+		if r.ToolCallID == "toolu_hold_deny" && (r.Kind == "decision_allowed" || r.Kind == "tool_completed") {
 			t.Errorf("the denied call was recorded as allowed: %+v", r)
 		}
 	}
@@ -68,7 +70,7 @@ func TestClaudeCodeHookHold(t *testing.T) {
 	// allowing decision, never as an approval.
 	quick.hook(ccPayload(t, "post_bash", session, ws))
 	for _, r := range quick.auditRows(t1) {
-		if r.Kind == "approval_resolved" || (r.Kind == "decision_allowed" && r.ToolCallID == "toolu_01Bash") {
+		if r.Kind == "approval_resolved" || (r.ToolCallID == "toolu_01Bash" && (r.Kind == "decision_allowed" || r.Decision == "allow_once")) {
 			t.Errorf("a held call that ran unanswered was recorded as allowed: %+v", r)
 		}
 	}

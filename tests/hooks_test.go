@@ -159,7 +159,7 @@ func TestClaudeCodeHookWholeSession(t *testing.T) {
 		"turn.started by claude-code-hook", "permission.profile_selected by claude-code-hook", "permission.security_snapshot_resolved by claude-code-hook",
 		"permission.decision_allowed by claude-code-hook", "tool.completed by claude-code-hook", // Read
 		"permission.approval_requested by claude-code-hook", "permission.approval_resolved by claude-code-hook", // Bash, allowed at Claude Code's prompt
-		"permission.decision_allowed by claude-code-hook", "tool.completed by claude-code-hook",
+		"tool.completed by claude-code-hook",
 		"permission.approval_requested by claude-code-hook", "permission.approval_resolved by approver", // bash2, allow_for_turn
 		"permission.decision_allowed by claude-code-hook", // bash3 from the grant
 		"turn.completed by claude-code-hook",
