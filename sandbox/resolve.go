@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -154,4 +156,21 @@ func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, er
 // path whose elements are got.
 func below(pattern, got []string) bool {
 	return len(pattern) > len(got) && globPrefix(pattern[:len(got)], got)
+}
+
+// kernelMasks reports whether a sensitive path is also a kernel carve-out
+// (masked in the command's mount namespace): only an existing, pattern-free
+// path outside /proc that this process can read. A pattern names no one
+// file; /proc is the PID namespace's own procfs (other processes are not
+// there); a missing path has nothing to hide (and must not be created
+// empty); a path this process cannot read, a command run as the same user
+// with fewer capabilities cannot read either.
+func kernelMasks(p string) bool {
+	if strings.Contains(p, "*") || domain.PathWithin(p, "/proc") {
+		return false
+	}
+	if _, err := os.Lstat(p); err != nil {
+		return false
+	}
+	return unix.Access(p, unix.R_OK) == nil
 }

@@ -35,6 +35,7 @@ type serveFlags struct {
 	approvalTTL, storeTimeout                                                    time.Duration
 	dnsServer                                                                    string
 	dnsTimeout                                                                   time.Duration
+	claudeCodeConfig                                                             string
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -52,6 +53,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
 	fs.StringVar(&f.dnsServer, "dns-server", "", "DNS server (host:port) for decision-time lookups of URL hosts (default: the system resolver)")
 	fs.DurationVar(&f.dnsTimeout, "dns-timeout", sandbox.DefaultResolveTimeout, "bound of a decision-time lookup of a URL host")
+	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
@@ -145,6 +147,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err := checkListen(f.listen, explicit); err != nil {
 		return err
 	}
+	ccConfig, err := loadClaudeCodeConfig(f.claudeCodeConfig)
+	if err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
@@ -173,7 +179,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
