@@ -4,14 +4,17 @@
 // It has three layers:
 //
 //   - Checks before any side effect: CheckFile (canonical paths, symlink
-//     escapes, protected paths), CheckURL and the connect-time Dialer and
-//     Client (schemes, domain rules, localhost, private and metadata
-//     addresses re-checked on the resolved IP).
+//     escapes, protected paths), CheckURL and the connect-time CheckAddr
+//     (schemes, domain rules, localhost, private and metadata addresses
+//     re-checked on the resolved IP; the HTTP client that applies them is
+//     in sandbox/egress, so that this package stays free of net).
 //   - The spawn plan: PlanSpawn turns a command request into a Plan (argv,
 //     filtered environment, checked cwd, capped timeout, isolated temp dir,
 //     what the kernel will enforce) or a *Refusal, and Run executes it.
 //   - The kernel layer: Probe finds what this machine can enforce; Run
-//     re-executes the current binary as a hidden helper (MaybeRunHelper) that
+//     starts the helper program (the lean turnstile-sandbox next to the
+//     binary when it is verified, else the current binary re-executed; see
+//     helperprog.go), which (MaybeRunHelper)
 //     makes read-only bind mounts for protected paths in a user + mount
 //     namespace, drops every capability, sets no_new_privs, applies Landlock
 //     in its strict form for the detected ABI, installs a seccomp filter and
