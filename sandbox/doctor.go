@@ -41,6 +41,7 @@ func Doctor(w io.Writer, f Features) {
 		p("                   - protected paths in writable roots are enforced by granting sibling entries instead of")
 		p("                     the root: commands cannot create or delete entries directly in such a root")
 	}
+	p("  helper:          %s", HelperDescription())
 	p("")
 	p("modes on this machine:")
 	for _, m := range domain.Modes {

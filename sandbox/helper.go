@@ -72,6 +72,9 @@ func MaybeRunHelper() {
 		helperFail(err)
 	case probeArg:
 		os.Exit(runProbeChild(os.Args[2:]))
+	case fingerprintArg:
+		os.Stdout.WriteString(fingerprint() + "\n")
+		os.Exit(0)
 	}
 }
 

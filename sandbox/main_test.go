@@ -30,15 +30,16 @@ func machine() Features {
 	return probed
 }
 
-// requireKernel skips a test when the kernel cannot enforce what it needs.
+// requireKernel skips a test when the kernel cannot enforce what it needs
+// (and fails it under CI=true: see missingPrerequisite).
 func requireKernel(t testing.TB, userNS bool) Features {
 	t.Helper()
 	f := machine()
 	if f.Kernel.LandlockABI < 1 || !f.Kernel.Seccomp {
-		t.Skipf("kernel cannot enforce: %s; %s", f.LandlockDetail, f.SeccompDetail)
+		missingPrerequisite(t, "kernel cannot enforce: %s; %s", f.LandlockDetail, f.SeccompDetail)
 	}
 	if userNS && !f.Kernel.UserNamespaces {
-		t.Skipf("no user namespaces: %s", f.UserNamespacesDetail)
+		missingPrerequisite(t, "no user namespaces: %s", f.UserNamespacesDetail)
 	}
 	return f
 }

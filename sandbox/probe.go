@@ -98,15 +98,21 @@ func probeUserNamespaces() (bool, string) {
 		return false, "cannot create a probe directory: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/proc/self/exe", probeArg, dir)
-	cmd.Env = []string{}
-	cmd.SysProcAttr = namespaceAttr()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	got := strings.TrimSpace(out.String())
+	prog := probeHelper()
+	fp, got, err := runNamespaceProbe(prog, dir)
+	if prog.lean && !prog.verified && (fp != "" || got != "" || err == nil) {
+		// The child ran and reported (or failed to report) its fingerprint
+		// first: a lean helper that does not match is dropped and the probe
+		// runs again with the running binary. When nothing could start (no
+		// namespace), Run verifies the helper with a plain start instead.
+		var ferr error
+		if fp == "" {
+			ferr = fmt.Errorf("no fingerprint in the probe's output: %v: %.200s", err, got)
+		}
+		if !settleHelper(prog.path, fp, ferr) {
+			_, got, err = runNamespaceProbe(probeHelper(), dir)
+		}
+	}
 	switch {
 	case err == nil && got == "carve-out ok":
 		return true, "user + mount namespace with read-only bind mounts works (" + sys + ")"
@@ -118,6 +124,28 @@ func probeUserNamespaces() (bool, string) {
 		}
 		return false, fmt.Sprintf("namespace probe failed (is MaybeRunHelper called first in main?): %v: %s (%s)", err, got, sys)
 	}
+}
+
+// runNamespaceProbe starts prog as the probe child in a new user + mount
+// namespace and returns the fingerprint it reported on its first line (or
+// "") and the rest of its output, trimmed.
+func runNamespaceProbe(prog helperProg, dir string) (fp, out string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog.path, probeArg, dir)
+	cmd.Args[0] = prog.argv0
+	cmd.Env = []string{}
+	cmd.SysProcAttr = namespaceAttr()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Run()
+	out = strings.TrimSpace(buf.String())
+	if first, rest, ok := strings.Cut(out, "\n"); ok {
+		if v, ok := strings.CutPrefix(first, "fingerprint "); ok {
+			return v, rest, err
+		}
+	}
+	return "", out, err
 }
 
 // namespaceAttr starts a child in a new user and mount namespace, mapping the
@@ -141,6 +169,9 @@ func runProbeChild(args []string) int {
 		fmt.Println("usage: probe DIR")
 		return 2
 	}
+	// First line: which enforcement code this program carries (see
+	// settleHelper).
+	fmt.Println("fingerprint", fingerprint())
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		fmt.Println("make / private:", err)
 		return 1

@@ -49,8 +49,8 @@ type Result struct {
 // Run executes a plan and waits for it. The command runs in its own session
 // and process group; when it exits, when the timeout expires or when ctx is
 // cancelled, the whole group is killed with SIGKILL (grandchildren
-// included). A sandboxed plan runs through the helper (the current binary
-// re-executed with HelperArg), in a user + mount namespace when carve-outs
+// included). A sandboxed plan runs through the helper (the verified lean
+// HelperProgram, or the current binary re-executed with HelperArg), in a user + mount namespace when carve-outs
 // need one and the kernel offers it. The error is nil when the command ran
 // (whatever its exit code); a *Refusal with CodeSandboxFailed (and a Result
 // with exit code 126) when the sandbox could not be applied; another error
@@ -256,7 +256,8 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io
 			cmd.SysProcAttr = newNamespaceAttr()
 			cmd.SysProcAttr.Setsid = true
 		}
-		cmd.Path, cmd.Args, cmd.Env = "/proc/self/exe", []string{os.Args[0], HelperArg}, []string{}
+		prog := currentHelper()
+		cmd.Path, cmd.Args, cmd.Env = prog.path, []string{prog.argv0, HelperArg}, []string{}
 		specR, w, err := pipe()
 		if err != nil {
 			closeAll()
