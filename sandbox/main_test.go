@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == testProbeArg {
 		os.Exit(runTestProbe(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == testDegradedArg {
+		os.Exit(runDegraded(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 

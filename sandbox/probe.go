@@ -36,6 +36,13 @@ type Features struct {
 	Release string `json:"release"`
 }
 
+// probeLandlockCap, when positive, caps the Landlock ABI Probe reports, so
+// that a test can stand for an older kernel (snapshots, plans and the helper
+// then use the capped ABI). Only test code sets it: no flag, environment
+// variable or file reaches it, so nothing an agent controls can lower the
+// ABI of a production sandbox.
+var probeLandlockCap int
+
 // Probe finds what this machine can enforce. It is meant to run once at
 // start: the namespace part spawns the current binary (which must call
 // MaybeRunHelper first thing) in a new user + mount namespace and checks that
@@ -46,11 +53,16 @@ func Probe() Features {
 	if unix.Uname(&u) == nil {
 		f.Release = unix.ByteSliceToString(u.Release[:])
 	}
-	if abi, err := landlockABI(); err != nil {
+	abi, err := landlockABI()
+	if err != nil {
 		f.LandlockDetail = "Landlock unavailable: " + landlockReason(err)
 	} else {
-		f.Kernel.LandlockABI = abi
 		f.LandlockDetail = fmt.Sprintf("Landlock ABI %d", abi)
+		if probeLandlockCap > 0 && abi > probeLandlockCap {
+			abi = probeLandlockCap
+			f.LandlockDetail = fmt.Sprintf("Landlock ABI %d (the kernel's %s, capped by a test)", abi, f.LandlockDetail)
+		}
+		f.Kernel.LandlockABI = abi
 		if abi > SupportedLandlockABI {
 			f.LandlockDetail += fmt.Sprintf(" (this build applies ABI %d, strictly)", SupportedLandlockABI)
 		}

@@ -1,0 +1,31 @@
+package domain
+
+import "strconv"
+
+// FullLandlockABI is the lowest Landlock ABI whose strict ruleset leaves
+// nothing out that a restricted snapshot relies on: truncate (ABI 3), ioctl
+// on devices (ABI 5) and scoping of signals and abstract unix sockets (ABI
+// 6). TCP rules (ABI 4) are not needed: seccomp refuses IP sockets.
+const FullLandlockABI = 6
+
+// landlockDegradations names what a restricted snapshot loses on a native
+// backend whose Landlock ABI is older than FullLandlockABI (none when
+// Landlock is missing altogether: that is the filesystem degradation).
+func landlockDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
+	k := s.Backend.Kernel
+	if k == nil || k.LandlockABI < 1 || k.LandlockABI >= FullLandlockABI {
+		return nil
+	}
+	abi := "Landlock ABI " + strconv.Itoa(k.LandlockABI)
+	var ds []Degradation
+	if !s.Sandbox.Filesystem.Unrestricted {
+		if k.LandlockABI < 3 {
+			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 3: truncate(2) is not controlled: files under read-only roots that the user may write can be truncated"})
+		}
+		if k.LandlockABI < 5 {
+			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 5: ioctl on device files (e.g. a terminal's TIOCSTI) is not controlled"})
+		}
+	}
+	ds = append(ds, Degradation{Dimension: "process", Reason: abi + " < 6: no scoping: the command can signal processes outside the sandbox and connect to their abstract unix sockets"})
+	return ds
+}
