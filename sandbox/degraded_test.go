@@ -89,7 +89,8 @@ func degradeKernel(kind string) error {
 // runDegraded is the child: KIND ACTION [ARGS]. Actions: doctor; sandbox
 // ARGS (the CLI); snapshots WS (the enforcement of each mode, as JSON);
 // run-plan MODE WS CMD… (a plan made from the real kernel's probe before the
-// filter went on, run under it: the helper's own checks).
+// filter went on, run under it: the helper's own checks); tests FLAGS… (this
+// test binary exec'd under the filter, which an exec keeps).
 func runDegraded(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: KIND ACTION [ARGS]")
@@ -105,6 +106,13 @@ func runDegraded(args []string) int {
 		return 2
 	}
 	switch action {
+	case "tests":
+		exe, err := os.Executable()
+		if err == nil {
+			err = unix.Exec(exe, append([]string{exe}, rest...), os.Environ())
+		}
+		fmt.Fprintln(os.Stderr, "exec:", err)
+		return 2
 	case "doctor":
 		Doctor(os.Stdout, Probe())
 		return 0
@@ -161,7 +169,14 @@ func runDegraded(args []string) int {
 // degraded runs the test binary as a process on the simulated kernel.
 func degraded(t *testing.T, kind string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return degradedEnv(t, nil, kind, args...)
+}
+
+// degradedEnv is degraded with extra environment variables.
+func degradedEnv(t *testing.T, env []string, kind string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(testExe(t), append([]string{testDegradedArg, kind}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -380,5 +395,28 @@ func TestOldABIHelperLosesScoping(t *testing.T) {
 			t.Fatalf("ABI %d: writes not confined as planned: %+v %s", abi, w, w.Stderr)
 		}
 		os.Remove(ws + "/y")
+	}
+}
+
+// TestCIFailsInsteadOfSkipping: on a kernel that cannot run the kernel
+// tests (no Landlock; no user namespaces), they fail under CI=true, naming
+// what is missing, and are skipped without it (the control).
+func TestCIFailsInsteadOfSkipping(t *testing.T) {
+	requireKernel(t, true)
+	for _, c := range []struct{ kind, test, missing string }{
+		{kernelNoLandlock, "TestEnforceFilesystem", "kernel cannot enforce: Landlock unavailable"},
+		{kernelNoUserNS, "TestEnforceProtectedPaths", "no user namespaces"},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			args := []string{"tests", "-test.run", "^" + c.test + "$", "-test.v", "-test.count=1"}
+			code, out, errOut := degradedEnv(t, []string{"CI=true"}, c.kind, args...)
+			if code == 0 || !strings.Contains(out, "--- FAIL: "+c.test) || !strings.Contains(out, "CI=true and this machine cannot run the test: "+c.missing) {
+				t.Fatalf("CI=true on %s: exit %d\n%s%s", c.kind, code, out, errOut)
+			}
+			code, out, errOut = degradedEnv(t, []string{"CI="}, c.kind, args...)
+			if code != 0 || !strings.Contains(out, "--- SKIP: ") || strings.Contains(out, "--- FAIL") {
+				t.Fatalf("without CI on %s: exit %d\n%s%s", c.kind, code, out, errOut)
+			}
+		})
 	}
 }
