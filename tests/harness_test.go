@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "turnstile")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/turnstile")
+	// The lean sandbox helper is built next to the binary, as an install
+	// would place it (helper_test.go checks both layouts).
+	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/turnstile", "../cmd/turnstile-sandbox")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

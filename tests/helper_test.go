@@ -1,0 +1,77 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestServerUsesLeanHelper: a server whose directory holds turnstile-sandbox
+// pins it (after the start-up probe verified it) and runs commands through
+// it; doctor names it. A supervised write is still refused and a read works.
+func TestServerUsesLeanHelper(t *testing.T) {
+	t.Parallel()
+	helper := filepath.Join(filepath.Dir(bin), "turnstile-sandbox")
+	out, _, code := runCLI(t, "doctor")
+	if code != 0 || !strings.Contains(out, "helper:          lean helper "+helper) {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	s := StartServer(t, "")
+	pinned := ""
+	fds, _ := os.ReadDir("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd")
+	for _, fd := range fds {
+		if l, err := os.Readlink("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd/" + fd.Name()); err == nil && l == helper {
+			pinned = fd.Name()
+		}
+	}
+	if pinned == "" {
+		t.Fatalf("the server holds no descriptor of %s", helper)
+	}
+	root := workspace(t)
+	s.startTurn("lean", "ws", "supervised", root)
+	target := filepath.Join(root, "ro.txt")
+	run := s.execApproved("lean", "w", map[string]any{"argv": []string{"sh", "-c", "cat a.txt; echo x > " + target}})
+	if !run.Ran || run.Result.ExitCode == 0 || exists(target) || !strings.Contains(run.Result.Stdout, "hello") {
+		t.Fatalf("supervised exec through the lean helper: %+v", run.Result)
+	}
+}
+
+// TestBinaryAloneReexecsItself: the binary with no helper next to it (as
+// `go run ./cmd/turnstile` leaves it) says so in doctor and still runs
+// sandboxed commands, through itself: a write in the workspace works in
+// auto_accept_edits, a write outside is refused.
+func TestBinaryAloneReexecsItself(t *testing.T) {
+	t.Parallel()
+	alone := filepath.Join(t.TempDir(), "turnstile")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) (string, string, int) {
+		cmd := exec.Command(alone, args...)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return o.String(), e.String(), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return o.String(), e.String(), 0
+	}
+	out, _, code := cli("doctor")
+	if code != 0 || !strings.Contains(out, "helper:          this binary re-executed ("+alone+"): no "+filepath.Join(filepath.Dir(alone), "turnstile-sandbox")) {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	root, outside := workspace(t), workspace(t)
+	out, errOut, code := cli("sandbox", "--mode", "auto_accept_edits", "--root", root, "--", "sh", "-c", "echo in > in.txt; cat in.txt; echo x > "+outside+"/x")
+	if code == 0 || out != "in\n" || exists(filepath.Join(outside, "x")) {
+		t.Fatalf("sandbox through the binary itself: exit %d %q %s", code, out, errOut)
+	}
+}
