@@ -111,6 +111,9 @@ func probeUserNamespaces() (bool, string) {
 	}
 	defer os.RemoveAll(dir)
 	prog := probeHelper()
+	if prog.lean && !prog.verified {
+		go fingerprint() // ours, for settleHelper, while the child starts
+	}
 	fp, got, err := runNamespaceProbe(prog, dir)
 	if prog.lean && !prog.verified && (fp != "" || got != "" || err == nil) {
 		// The child ran and reported (or failed to report) its fingerprint
