@@ -115,14 +115,14 @@ func probeUserNamespaces() (bool, string) {
 		go fingerprint() // ours, for settleHelper, while the child starts
 	}
 	fp, got, err := runNamespaceProbe(prog, dir)
-	if prog.lean && !prog.verified && (fp != "" || got != "" || err == nil) {
-		// The child ran and reported (or failed to report) its fingerprint
-		// first: a lean helper that does not match is dropped and the probe
-		// runs again with the running binary. When nothing could start (no
-		// namespace), Run verifies the helper with a plain start instead.
+	if prog.lean && !prog.verified {
+		// The child reports its fingerprint first. When it reported none
+		// (no namespace could be made, or it failed), it is asked once
+		// outside a namespace. A lean helper that does not match is
+		// dropped and the probe runs again with the running binary.
 		var ferr error
 		if fp == "" {
-			ferr = fmt.Errorf("no fingerprint in the probe's output: %v: %.200s", err, got)
+			fp, ferr = runFingerprint(prog.path)
 		}
 		if !settleHelper(prog.path, fp, ferr) {
 			_, got, err = runNamespaceProbe(probeHelper(), dir)
