@@ -1,12 +1,15 @@
 package tests
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServerUsesLeanHelper: a server whose directory holds turnstile-sandbox
@@ -73,5 +76,65 @@ func TestBinaryAloneReexecsItself(t *testing.T) {
 	out, errOut, code := cli("sandbox", "--mode", "auto_accept_edits", "--root", root, "--", "sh", "-c", "echo in > in.txt; cat in.txt; echo x > "+outside+"/x")
 	if code == 0 || out != "in\n" || exists(filepath.Join(outside, "x")) {
 		t.Fatalf("sandbox through the binary itself: exit %d %q %s", code, out, errOut)
+	}
+}
+
+// BenchmarkExecAPI measures POST /v1/turns/{id}/exec of /bin/true, in
+// rotation: full_access (no sandbox: the API, the decision and its fsynced
+// events), and auto_accept_edits under an allow_for_turn grant (everything
+// enforced) on a server with the lean helper next to it and on one without
+// (the binary re-executes itself, as under `go run`). It reports each
+// median in ms.
+func BenchmarkExecAPI(b *testing.B) {
+	alone := filepath.Join(b.TempDir(), "turnstile")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	lean := StartServer(b, "")
+	saved := bin
+	bin = alone // StartServer starts bin
+	solo := StartServer(b, "")
+	bin = saved
+	type target struct {
+		name string
+		s    *Server
+		turn string
+	}
+	var targets []target
+	for _, c := range []struct {
+		name, mode string
+		s          *Server
+	}{{"full_access", "full_access", lean}, {"lean_helper", "auto_accept_edits", lean}, {"binary_alone", "auto_accept_edits", solo}} {
+		turn := "bench-" + c.name
+		c.s.startTurn(turn, "ws", c.mode, workspace(b))
+		if c.mode != "full_access" {
+			status, first := c.s.exec(turn, "", map[string]any{"tool_call_id": "grant", "argv": []string{"/bin/true"}})
+			if status != http.StatusAccepted || first.Request == nil {
+				b.Fatalf("%s: %d %+v", c.name, status, first)
+			}
+			c.s.respond(first.Request.RequestID, "allow_for_turn")
+		}
+		targets = append(targets, target{c.name, c.s, turn})
+	}
+	ds := make([][]time.Duration, len(targets))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, tg := range targets {
+			start := time.Now()
+			status, run := tg.s.exec(tg.turn, "", map[string]any{"tool_call_id": "c" + strconv.Itoa(i), "argv": []string{"/bin/true"}})
+			ds[j] = append(ds[j], time.Since(start))
+			if status != http.StatusOK || !run.Ran || run.Result.ExitCode != 0 {
+				b.Fatalf("%s: %d %+v", tg.name, status, run)
+			}
+		}
+	}
+	b.StopTimer()
+	for j, tg := range targets {
+		slices.Sort(ds[j])
+		b.ReportMetric(float64(ds[j][len(ds[j])/2].Microseconds())/1000, tg.name+"-p50-ms")
 	}
 }
