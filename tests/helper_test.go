@@ -44,8 +44,9 @@ func TestServerUsesLeanHelper(t *testing.T) {
 
 // TestBinaryAloneReexecsItself: the binary with no helper next to it (as
 // `go run ./cmd/turnstile` leaves it) says so in doctor and still runs
-// sandboxed commands, through itself: a write in the workspace works in
-// auto_accept_edits, a write outside is refused.
+// sandboxed commands, through itself, from the command line and as a
+// server: a write in the workspace works in auto_accept_edits, a write
+// outside is refused.
 func TestBinaryAloneReexecsItself(t *testing.T) {
 	t.Parallel()
 	alone := filepath.Join(t.TempDir(), "turnstile")
@@ -77,6 +78,13 @@ func TestBinaryAloneReexecsItself(t *testing.T) {
 	if code == 0 || out != "in\n" || exists(filepath.Join(outside, "x")) {
 		t.Fatalf("sandbox through the binary itself: exit %d %q %s", code, out, errOut)
 	}
+	// The server alone runs commands through itself too.
+	s := StartServerBin(t, alone, "")
+	s.startTurn("alone", "ws", "auto_accept_edits", root)
+	run := s.execApproved("alone", "w", map[string]any{"argv": []string{"sh", "-c", "echo srv > srv.txt; cat srv.txt; echo x > " + outside + "/y"}})
+	if !run.Ran || run.Result.ExitCode == 0 || run.Result.Stdout != "srv\n" || exists(filepath.Join(outside, "y")) {
+		t.Fatalf("server alone: %+v", run.Result)
+	}
 }
 
 // BenchmarkExecAPI measures POST /v1/turns/{id}/exec of /bin/true, in
@@ -95,10 +103,7 @@ func BenchmarkExecAPI(b *testing.B) {
 		b.Fatal(err)
 	}
 	lean := StartServer(b, "")
-	saved := bin
-	bin = alone // StartServer starts bin
-	solo := StartServer(b, "")
-	bin = saved
+	solo := StartServerBin(b, alone, "")
 	type target struct {
 		name string
 		s    *Server
