@@ -102,9 +102,9 @@ func probeHelper() helperProg {
 }
 
 // settleHelper records the fingerprint the lean helper at path reported
-// (or the error that kept it from reporting one) and returns whether the
-// helper is now usable: a mismatch or an error falls back to the running
-// binary for the rest of the process.
+// (or the error that kept it from reporting one) and returns whether that
+// helper is now used: a mismatch or an error falls back to the running
+// binary for the rest of the process (and returns false).
 func settleHelper(path, got string, err error) bool {
 	helperMu.Lock()
 	defer helperMu.Unlock()
@@ -112,7 +112,7 @@ func settleHelper(path, got string, err error) bool {
 		return helperCur != nil && helperCur.path == path && helperCur.verified
 	}
 	settleHelperLocked(got, err)
-	return helperCur.verified
+	return helperCur.path == path // still the lean helper: it matched
 }
 
 func settleHelperLocked(got string, err error) {
