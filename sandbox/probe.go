@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,6 +49,13 @@ var probeLandlockCap int
 // MaybeRunHelper first thing) in a new user + mount namespace and checks that
 // a read-only bind mount really refuses a write.
 func Probe() Features {
+	f := probeKernel()
+	f.Kernel.UserNamespaces, f.UserNamespacesDetail = probeUserNamespaces()
+	return f
+}
+
+// probeKernel is Probe without the namespace part.
+func probeKernel() Features {
 	f := Features{Arch: runtime.GOARCH}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -68,8 +76,52 @@ func Probe() Features {
 		}
 	}
 	f.Kernel.Seccomp, f.SeccompDetail = seccompAvailable()
-	f.Kernel.UserNamespaces, f.UserNamespacesDetail = probeUserNamespaces()
 	return f
+}
+
+// probeCount counts namespace probes (children started), for tests.
+var probeCount atomic.Int64
+
+// quickProbe is Probe without the namespace self-test when the sysctls do
+// not forbid namespaces: it then assumes them (verified is false) and says
+// so in the detail. Only `turnstile sandbox` uses it, for one command: the
+// helper sets up the same namespaces before it execs and fails closed (exit
+// 126, nothing run) when it cannot, and SandboxCommand then runs the full
+// Probe and answers from it. What the self-test adds, checking that the
+// mounts it makes really refuse writes, is left to the server's and
+// doctor's Probe. When the sysctls forbid namespaces or the binary is not
+// wired as its helper, this is Probe.
+func quickProbe() (f Features, verified bool) {
+	allowed, sys := userNSSysctlsAllow()
+	if !allowed || !helperWired.Load() {
+		return Probe(), true
+	}
+	f = probeKernel()
+	f.Kernel.UserNamespaces = true
+	f.UserNamespacesDetail = "assumed from the sysctls (" + sys + "); the helper sets them up before the command runs and fails closed if it cannot"
+	return f, false
+}
+
+// userNSSysctlsAllow reads the sysctls that commonly forbid user namespaces
+// and reports whether none of them does (and their values).
+func userNSSysctlsAllow() (bool, string) {
+	allowed := true
+	var notes []string
+	for _, p := range userNSSysctls {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		v := strings.TrimSpace(string(b))
+		notes = append(notes, filepath.Base(p)+"="+v)
+		switch filepath.Base(p) {
+		case "max_user_namespaces", "max_mnt_namespaces", "unprivileged_userns_clone":
+			allowed = allowed && v != "0"
+		case "apparmor_restrict_unprivileged_userns":
+			allowed = allowed && v != "1"
+		}
+	}
+	return allowed, strings.Join(notes, ", ")
 }
 
 func landlockReason(err error) string {
@@ -105,6 +157,7 @@ func probeUserNamespaces() (bool, string) {
 	if !helperWired.Load() {
 		return false, "not probed: MaybeRunHelper was not called at program start (" + sys + ")"
 	}
+	probeCount.Add(1)
 	dir, err := os.MkdirTemp("", "turnstile-probe-")
 	if err != nil {
 		return false, "cannot create a probe directory: " + err.Error()
