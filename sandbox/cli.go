@@ -66,6 +66,11 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	// ran), the full probe decides, and the command is planned and run (or
 	// refused) again from what it found.
 	features, verified := quickProbe()
+	if !verified {
+		// Without the namespace probe, nothing has checked the lean
+		// helper's fingerprint yet: check it while the command is planned.
+		go currentHelper()
+	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
 	var rf *Refusal
