@@ -9,8 +9,14 @@ import "strconv"
 const FullLandlockABI = 6
 
 // landlockDegradations names what a restricted snapshot loses on a native
-// backend whose Landlock ABI is older than FullLandlockABI (none when
-// Landlock is missing altogether: that is the filesystem degradation).
+// backend whose Landlock ABI is older than FullLandlockABI. The helper's
+// namespaces make up for some of it: the read-only root view refuses
+// truncate outside the writable roots, the PID namespace hides host
+// processes from signals, and a network namespace of its own keeps host
+// abstract sockets out when scoping is missing. Without the namespaces those
+// losses are named here; ioctl on devices is named either way. Nothing is
+// named when Landlock is missing altogether: that is the filesystem
+// degradation.
 func landlockDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
 	k := s.Backend.Kernel
 	if k == nil || k.LandlockABI < 1 || k.LandlockABI >= FullLandlockABI {
@@ -19,13 +25,15 @@ func landlockDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
 	abi := "Landlock ABI " + strconv.Itoa(k.LandlockABI)
 	var ds []Degradation
 	if !s.Sandbox.Filesystem.Unrestricted {
-		if k.LandlockABI < 3 {
-			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 3: truncate(2) is not controlled: files under read-only roots that the user may write can be truncated"})
+		if k.LandlockABI < 3 && !k.UserNamespaces {
+			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 3 and no mount namespace: truncate(2) is not controlled: files under read-only roots that the user may write can be truncated"})
 		}
 		if k.LandlockABI < 5 {
-			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 5: ioctl on device files (e.g. a terminal's TIOCSTI) is not controlled"})
+			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 5: ioctl on device files the user may open (e.g. a terminal's TIOCSTI) is not controlled"})
 		}
 	}
-	ds = append(ds, Degradation{Dimension: "process", Reason: abi + " < 6: no scoping: the command can signal processes outside the sandbox and connect to their abstract unix sockets"})
+	if !k.UserNamespaces {
+		ds = append(ds, Degradation{Dimension: "process", Reason: abi + " < 6 and no PID namespace: no scoping: the command can signal processes outside the sandbox and connect to their abstract unix sockets"})
+	}
 	return ds
 }

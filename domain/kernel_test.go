@@ -6,14 +6,15 @@ import (
 )
 
 // TestOldLandlockABIDegrades: a restricted snapshot on a Landlock ABI older
-// than FullLandlockABI names each loss and, its backend being required, is
-// unavailable; at FullLandlockABI it is active; full_access never degrades.
+// than FullLandlockABI names each loss the helper's namespaces do not make
+// up for and, its backend being required, is then unavailable; at
+// FullLandlockABI it is active; full_access never degrades.
 func TestOldLandlockABIDegrades(t *testing.T) {
-	resolve := func(m Mode, abi int) TurnExecutionSecuritySnapshot {
+	resolve := func(m Mode, abi int, ns bool) TurnExecutionSecuritySnapshot {
 		s, err := ResolveSnapshot(SnapshotInputs{
 			Profile:       ResolveProfile(&ProfileRequest{Mode: m}, SourceComposer),
 			WorkspaceRoot: "/ws",
-			Kernel:        KernelFeatures{LandlockABI: abi, Seccomp: true, UserNamespaces: true},
+			Kernel:        KernelFeatures{LandlockABI: abi, Seccomp: true, UserNamespaces: ns},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -27,24 +28,38 @@ func TestOldLandlockABIDegrades(t *testing.T) {
 		}
 		return b.String()
 	}
-	for abi, want := range map[int][]string{2: {"truncate", "ioctl", "no scoping"}, 4: {"ioctl", "no scoping"}, 5: {"no scoping"}} {
-		e := resolve(ModeSupervised, abi).Enforcement
+	for _, c := range []struct {
+		abi         int
+		ns          bool
+		want, never []string
+	}{
+		{2, true, []string{"ioctl"}, []string{"truncate", "no scoping"}},
+		{2, false, []string{"truncate", "ioctl", "no scoping", "no mount namespace"}, nil},
+		{4, true, []string{"ioctl"}, []string{"no scoping"}},
+		{5, false, []string{"no scoping", "no PID namespace"}, []string{"ioctl"}},
+	} {
+		e := resolve(ModeSupervised, c.abi, c.ns).Enforcement
 		got := names(e)
-		if e.Status != EnforcementUnavailable || len(e.Degradations) != len(want) {
-			t.Errorf("ABI %d: %s %s", abi, e.Status, got)
+		if e.Status != EnforcementUnavailable {
+			t.Errorf("ABI %d ns %v: %s %s", c.abi, c.ns, e.Status, got)
 		}
-		for _, w := range want {
+		for _, w := range c.want {
 			if !strings.Contains(got, w) {
-				t.Errorf("ABI %d does not name %q: %s", abi, w, got)
+				t.Errorf("ABI %d ns %v does not name %q: %s", c.abi, c.ns, w, got)
+			}
+		}
+		for _, w := range c.never {
+			if strings.Contains(got, w) {
+				t.Errorf("ABI %d ns %v names %q, which the namespaces make up for: %s", c.abi, c.ns, w, got)
 			}
 		}
 	}
-	for _, abi := range []int{FullLandlockABI, 7} {
-		if e := resolve(ModeAutoAcceptEdits, abi).Enforcement; e.Status != EnforcementActive {
-			t.Errorf("ABI %d: %+v", abi, e)
+	for _, abi := range []int{5, FullLandlockABI, 7} {
+		if e := resolve(ModeAutoAcceptEdits, abi, true).Enforcement; e.Status != EnforcementActive {
+			t.Errorf("ABI %d with namespaces: %+v", abi, e)
 		}
 	}
-	if e := resolve(ModeFullAccess, 2).Enforcement; e.Status != EnforcementActive {
+	if e := resolve(ModeFullAccess, 2, false).Enforcement; e.Status != EnforcementActive {
 		t.Errorf("full_access at ABI 2: %+v", e)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -30,6 +31,8 @@ const (
 	// kernelNoUserNS: clone/unshare with CLONE_NEWUSER fail with EPERM
 	// (unprivileged user namespaces refused, as on recent Ubuntu).
 	kernelNoUserNS = "no-userns"
+	// kernelAsIs changes nothing (a control).
+	kernelAsIs = "as-is"
 	// kernelABIPrefix + N caps the Landlock ABI Probe reports at N.
 	kernelABIPrefix = "abi-"
 )
@@ -48,6 +51,8 @@ const (
 func degradeKernel(kind string) error {
 	var prog []unix.SockFilter
 	switch {
+	case kind == kernelAsIs:
+		return nil
 	case kind == kernelNoLandlock:
 		prog = []unix.SockFilter{
 			{Code: bpfLdAbs, K: 0},
@@ -293,71 +298,80 @@ func TestDegradedNoLandlock(t *testing.T) {
 	wantContains(t, "the helper's refusal", errOut, "landlock is unavailable", "function not implemented")
 }
 
-// TestDegradedNoUserNamespaces: on a kernel that refuses unprivileged user
-// namespaces the probe reports the refusal (EPERM), the snapshot records
-// user_namespaces false, doctor says so and how protected paths are then
-// kept, and a plan made where namespaces worked still runs confined (Run
-// falls back to sibling grants): an existing directory of the workspace is
-// writable, its .git is not, and (the fallback's documented loss) nothing
-// can be created directly in the root.
+// TestDegradedNoUserNamespaces: on a kernel that refuses user namespaces
+// (the helper needs one, also as root, for its idmapped writable roots) the
+// probe reports the refusal (EPERM), both restricted snapshots name what is
+// lost without the helper's namespaces and are unavailable, the CLI refuses
+// with exit 126 and runs nothing, doctor says the same, and a helper handed
+// a plan made where namespaces worked refuses (126) rather than run without
+// them.
 func TestDegradedNoUserNamespaces(t *testing.T) {
-	f := requireKernel(t, true)
+	requireKernel(t, true)
 	ws := tempWorkspace(t)
-	for _, d := range []string{ws + "/.git", ws + "/src"} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	k, _ := snapshotsOn(t, kernelNoUserNS, ws)
-	if k.UserNamespaces || k.LandlockABI != f.Kernel.LandlockABI || !k.Seccomp {
+	k, es := snapshotsOn(t, kernelNoUserNS, ws)
+	if k.UserNamespaces || k.LandlockABI < 1 || !k.Seccomp {
 		t.Fatalf("probe under the filter: %+v", k)
 	}
-	_, doc, _ := degraded(t, kernelNoUserNS, "doctor")
-	wantContains(t, "doctor", doc, "user namespaces: no: cannot start a process in a new user + mount namespace", "operation not permitted",
-		"protected paths use sibling grants")
-
-	code, _, errOut := degraded(t, kernelNoUserNS, "run-plan", "auto_accept_edits", ws, "/bin/sh", "-c", "touch src/ran; touch .git/planted; touch rootfile")
-	if !exists(ws+"/src/ran") || exists(ws+"/.git/planted") || exists(ws+"/rootfile") || code == 0 {
-		t.Fatalf("plan without a namespace: exit %d, ran=%v planted=%v rootfile=%v: %s", code, exists(ws+"/src/ran"), exists(ws+"/.git/planted"), exists(ws+"/rootfile"), errOut)
+	for _, m := range []domain.Mode{domain.ModeAutoAcceptEdits, domain.ModeSupervised} {
+		e := es[m]
+		if e.Status != domain.EnforcementUnavailable || !hasDegradation(e, "filesystem", "no mount namespace") || !hasDegradation(e, "process", "no PID namespace") {
+			t.Errorf("%s: %+v", m, e)
+		}
 	}
+	if es[domain.ModeFullAccess].Status != domain.EnforcementActive {
+		t.Errorf("full_access: %+v", es[domain.ModeFullAccess])
+	}
+	refusedAndNothingRan(t, kernelNoUserNS, domain.ModeAutoAcceptEdits, "filesystem, process")
+	refusedAndNothingRan(t, kernelNoUserNS, domain.ModeSupervised, "filesystem, process")
+	_, doc, _ := degraded(t, kernelNoUserNS, "doctor")
+	wantContains(t, "doctor", doc, "user namespaces: no: ", "operation not permitted",
+		"auto_accept_edits  unavailable", "supervised         unavailable", "no mount namespace", "no PID namespace",
+		"commands are refused (sandbox_unavailable): nothing is spawned", "full_access        active")
+
+	code, _, errOut := degraded(t, kernelNoUserNS, "run-plan", "auto_accept_edits", ws, "/bin/sh", "-c", "touch ran")
+	if code != ExitSandboxFailure || exists(ws+"/ran") {
+		t.Fatalf("a namespace plan under the filter: exit %d, ran=%v: %s", code, exists(ws+"/ran"), errOut)
+	}
+	wantContains(t, "the refusal", errOut, "operation not permitted")
 }
 
-// TestDegradedOldLandlockABI: with the ABI capped at 3 (a test-only knob:
-// see probeLandlockCap) the probe and doctor report ABI 3, the restricted
-// snapshots name what ABI 3 cannot do (ioctl on devices, scoping) and are
-// unavailable, and the CLI refuses with exit 126 and runs nothing. At ABI 5
-// only scoping is missing; at ABI 6 nothing is (the controls).
+// TestDegradedOldLandlockABI: with the ABI capped (a test-only knob: see
+// probeLandlockCap) the probe and doctor report the capped ABI; at ABI 3
+// and 4 the restricted snapshots name ioctl on devices (which the helper's
+// namespaces do not make up for) and are unavailable, and the CLI refuses
+// with exit 126 and runs nothing; at ABI 5, whose missing scoping the PID
+// and network namespaces make up for, and at 6 they are active (the
+// controls).
 func TestDegradedOldLandlockABI(t *testing.T) {
-	f := requireKernel(t, false)
+	f := requireKernel(t, true)
 	if f.Kernel.LandlockABI < domain.FullLandlockABI {
 		missingPrerequisite(t, "the kernel's Landlock ABI %d is below %d", f.Kernel.LandlockABI, domain.FullLandlockABI)
 	}
 	ws := tempWorkspace(t)
 	for _, c := range []struct {
-		abi              int
-		ioctl, scoping   bool
-		unavailableModes bool
-	}{{3, true, true, true}, {5, false, true, true}, {6, false, false, false}} {
+		abi         int
+		unavailable bool
+	}{{3, true}, {4, true}, {5, false}, {6, false}} {
 		t.Run(strconv.Itoa(c.abi), func(t *testing.T) {
 			kind := kernelABIPrefix + strconv.Itoa(c.abi)
 			k, es := snapshotsOn(t, kind, ws)
-			if k.LandlockABI != c.abi {
+			if k.LandlockABI != c.abi || !k.UserNamespaces {
 				t.Fatalf("probe: %+v", k)
 			}
 			for _, m := range []domain.Mode{domain.ModeAutoAcceptEdits, domain.ModeSupervised} {
 				e := es[m]
-				if got := e.Status == domain.EnforcementUnavailable; got != c.unavailableModes {
+				if got := e.Status == domain.EnforcementUnavailable; got != c.unavailable || hasDegradation(e, "filesystem", "ioctl") != c.unavailable {
 					t.Errorf("%s at ABI %d: %+v", m, c.abi, e)
 				}
-				if hasDegradation(e, "filesystem", "ioctl") != c.ioctl || hasDegradation(e, "process", "no scoping") != c.scoping {
-					t.Errorf("%s at ABI %d names the wrong losses: %+v", m, c.abi, e.Degradations)
+				if hasDegradation(e, "process", "no scoping") || hasDegradation(e, "filesystem", "truncate") {
+					t.Errorf("%s at ABI %d names a loss the namespaces make up for: %+v", m, c.abi, e.Degradations)
 				}
 			}
 			_, doc, _ := degraded(t, kind, "doctor")
 			wantContains(t, "doctor", doc, fmt.Sprintf("Landlock ABI %d (the kernel's Landlock ABI %d, capped by a test)", c.abi, f.Kernel.LandlockABI))
-			if c.unavailableModes {
-				wantContains(t, "doctor", doc, "supervised         unavailable", "no scoping")
-				refusedAndNothingRan(t, kind, domain.ModeSupervised, "process")
+			if c.unavailable {
+				wantContains(t, "doctor", doc, "supervised         unavailable", "ioctl on device files")
+				refusedAndNothingRan(t, kind, domain.ModeSupervised, "filesystem")
 			} else {
 				wantContains(t, "doctor", doc, "supervised         active")
 			}
@@ -365,12 +379,12 @@ func TestDegradedOldLandlockABI(t *testing.T) {
 	}
 }
 
-// TestOldABIHelperLosesScoping: the loss the ABI-5 snapshot names is real:
-// a helper applying a strict ABI-5 ruleset still confines writes, but the
-// command can signal a process outside the sandbox; at the kernel's own ABI
-// the same signal is refused.
-func TestOldABIHelperLosesScoping(t *testing.T) {
-	f := requireKernel(t, false)
+// TestOldABIHelperKeepsProcessesApart: what ABI 5 lacks (scoping) is made
+// up for as the snapshot says: a helper applying a strict ABI-5 ruleset
+// still confines writes, and the command cannot signal a process outside
+// the sandbox (the PID namespace hides it), as at the kernel's own ABI.
+func TestOldABIHelperKeepsProcessesApart(t *testing.T) {
+	f := requireKernel(t, true)
 	if f.Kernel.LandlockABI < domain.FullLandlockABI {
 		missingPrerequisite(t, "the kernel's Landlock ABI %d is below %d", f.Kernel.LandlockABI, domain.FullLandlockABI)
 	}
@@ -387,14 +401,20 @@ func TestOldABIHelperLosesScoping(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ABI %d: %v", abi, err)
 		}
-		if signalled := r.ExitCode == 0; signalled != (abi < 6) {
-			t.Errorf("ABI %d: signal outside the sandbox: exit %d %s", abi, r.ExitCode, r.Stdout)
+		if r.ExitCode == 0 {
+			t.Errorf("ABI %d: the command signalled a process outside the sandbox: %s", abi, r.Stdout)
 		}
 		w, _ := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo x > " + outside + "/x; echo y > y"}}, func(p *Plan) { p.Sandbox.LandlockABI = abi })
 		if exists(outside+"/x") || !exists(ws+"/y") {
 			t.Fatalf("ABI %d: writes not confined as planned: %+v %s", abi, w, w.Stderr)
 		}
 		os.Remove(ws + "/y")
+	}
+	// The control: the signal probe reaches the outsider from an
+	// unrestricted snapshot.
+	open := snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel)
+	if r, err := run(t, open, SpawnRequest{Argv: []string{exe, testProbeArg, "signal", strconv.Itoa(outsider.Process.Pid)}}, nil); err != nil || r.ExitCode != 0 {
+		t.Fatalf("control: full_access could not signal the outsider: %v %+v %s", err, r, r.Stdout)
 	}
 }
 
@@ -405,7 +425,7 @@ func TestCIFailsInsteadOfSkipping(t *testing.T) {
 	requireKernel(t, true)
 	for _, c := range []struct{ kind, test, missing string }{
 		{kernelNoLandlock, "TestEnforceFilesystem", "kernel cannot enforce: Landlock unavailable"},
-		{kernelNoUserNS, "TestEnforceProtectedPaths", "no user namespaces"},
+		{kernelNoUserNS, "TestLeanHelperEnforces", "no user namespaces"},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
 			args := []string{"tests", "-test.run", "^" + c.test + "$", "-test.v", "-test.count=1"}
@@ -418,5 +438,89 @@ func TestCIFailsInsteadOfSkipping(t *testing.T) {
 				t.Fatalf("without CI on %s: exit %d\n%s%s", c.kind, code, out, errOut)
 			}
 		})
+	}
+}
+
+// unprivilegedUser creates a system user for the test (removed at the end)
+// and returns its uid and gid.
+func unprivilegedUser(t *testing.T) (uid, gid int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		missingPrerequisite(t, "creating a user needs root")
+	}
+	name := fmt.Sprintf("tsbx%d", os.Getpid())
+	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+		missingPrerequisite(t, "useradd: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	out, err := exec.Command("id", "-u", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	out, err = exec.Command("id", "-g", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	return uid, gid
+}
+
+// TestDegradedNoUserNamespacesUnprivileged: the same refusal seen by a
+// server that is not root (where the helper's namespaces start with a user
+// namespace): with user namespaces refused the CLI exits 126 and runs
+// nothing; without the filter the same user's command runs confined (the
+// control).
+func TestDegradedNoUserNamespacesUnprivileged(t *testing.T) {
+	requireKernel(t, true)
+	uid, gid := unprivilegedUser(t)
+	dir, err := os.MkdirTemp("", "turnstile-unpriv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	exe := filepath.Join(dir, "sandbox.test")
+	b, err := os.ReadFile(testExe(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, outside := filepath.Join(dir, "ws"), filepath.Join(dir, "outside")
+	for _, d := range []string{ws, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(d, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	as := func(kind string, args ...string) (int, string) {
+		cmd := exec.Command(exe, append([]string{testDegradedArg, kind}, args...)...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "CI="}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), out.String()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, out.String()
+	}
+	script := "echo in > in.txt; echo x > " + outside + "/x"
+	code, out := as(kernelAsIs, "sandbox", "--mode", "auto_accept_edits", "--root", ws, "--", "/bin/sh", "-c", script)
+	if !exists(ws+"/in.txt") || exists(outside+"/x") || code == 0 {
+		t.Fatalf("control: unprivileged auto_accept_edits: exit %d: %s", code, out)
+	}
+	os.Remove(ws + "/in.txt")
+	code, out = as(kernelNoUserNS, "sandbox", "--mode", "auto_accept_edits", "--root", ws, "--", "/bin/sh", "-c", script)
+	if code != ExitSandboxFailure || exists(ws+"/in.txt") || !strings.Contains(out, "sandbox_unavailable") || !strings.Contains(out, "no mount namespace") && !strings.Contains(out, "filesystem, process") {
+		t.Fatalf("unprivileged, user namespaces refused: exit %d, ran=%v: %s", code, exists(ws+"/in.txt"), out)
 	}
 }

@@ -150,7 +150,7 @@ func TestLeanHelperLinksNoServerCode(t *testing.T) {
 // then enforces: in auto_accept_edits a workspace write works, a write
 // outside and a write into the read-only .git carve-out are refused.
 func TestLeanHelperEnforces(t *testing.T) {
-	f := requireKernel(t, false)
+	f := requireKernel(t, true)
 	dir := t.TempDir()
 	h := locateHelper(buildHelper(t, moduleRoot(t), dir))
 	if !h.lean || h.verified {
@@ -264,7 +264,7 @@ func copyHelper(t *testing.T, src string, mode os.FileMode, uid int) string {
 // helper: the probe's answer comes from the running binary and sandboxed
 // commands go through it, still confined.
 func TestHelperWrongFingerprint(t *testing.T) {
-	f := requireKernel(t, false)
+	f := requireKernel(t, true)
 	for _, probeFirst := range []bool{true, false} {
 		t.Run(map[bool]string{true: "probe first", false: "run first"}[probeFirst], func(t *testing.T) {
 			dir := t.TempDir()
@@ -307,7 +307,7 @@ func TestHelperWrongFingerprint(t *testing.T) {
 // command still runs, confined); locating the path again refuses the
 // replacement (the control: the swap is detectable).
 func TestHelperPinned(t *testing.T) {
-	f := requireKernel(t, false)
+	f := requireKernel(t, true)
 	dir := t.TempDir()
 	real := buildHelper(t, moduleRoot(t), dir)
 	useHelper(t, locateHelper(real))
