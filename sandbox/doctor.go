@@ -11,7 +11,7 @@ import (
 // Limits lists what the native backend does not enforce on any machine;
 // Doctor prints it and the server may show it next to a snapshot.
 var Limits = []string{
-	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through Client, which enforces the domain rules",
+	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through sandbox/egress.Client, which enforces the domain rules",
 	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
 	"full_access commands run without a PID namespace: a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
@@ -28,7 +28,7 @@ func Doctor(w io.Writer, f Features) {
 	p("turnstile sandbox doctor")
 	p("  kernel:          %s (%s)", orUnknown(f.Release), f.Arch)
 	p("  landlock:        %s", f.LandlockDetail)
-	for _, l := range landlockLosses(k.LandlockABI) {
+	for _, l := range landlockLosses(k.LandlockABI, k.UserNamespaces) {
 		p("                   - %s", l)
 	}
 	p("  seccomp:         %s: %s", yesNo(k.Seccomp), f.SeccompDetail)
@@ -81,17 +81,24 @@ func Doctor(w io.Writer, f Features) {
 	}
 }
 
-// landlockLosses lists what a strict ruleset at abi cannot control.
-func landlockLosses(abi int) []string {
+// landlockLosses lists what a strict ruleset at abi cannot control, and
+// what the helper's namespaces (ns) make up for.
+func landlockLosses(abi int, ns bool) []string {
 	if abi < 1 {
 		return []string{"no filesystem confinement: restricted modes cannot spawn commands"}
+	}
+	made := func(loss, by string) string {
+		if ns {
+			return loss + " (made up for: " + by + ")"
+		}
+		return loss
 	}
 	var out []string
 	if abi < 2 {
 		out = append(out, "ABI < 2: renames and links across directories are always refused")
 	}
 	if abi < 3 {
-		out = append(out, "ABI < 3: truncate(2) is not controlled")
+		out = append(out, made("ABI < 3: truncate(2) is not controlled", "the read-only root view refuses it outside the writable roots"))
 	}
 	if abi < 4 {
 		out = append(out, "ABI < 4: no TCP bind/connect rules (seccomp still refuses IP sockets)")
@@ -100,7 +107,8 @@ func landlockLosses(abi int) []string {
 		out = append(out, "ABI < 5: ioctl on devices is not controlled")
 	}
 	if abi < 6 {
-		out = append(out, "ABI < 6: no scoping: signals and abstract unix sockets can reach processes outside the sandbox")
+		out = append(out, made("ABI < 6: no scoping: signals and abstract unix sockets can reach processes outside the sandbox",
+			"the PID namespace hides host processes, and a network namespace of its own keeps host abstract sockets out"))
 	}
 	return out
 }
