@@ -14,9 +14,11 @@
 //   - The kernel layer: Probe finds what this machine can enforce; Run
 //     starts the helper program (the lean turnstile-sandbox next to the
 //     binary when it is verified, else the current binary re-executed; see
-//     helperprog.go), which (MaybeRunHelper)
-//     makes read-only bind mounts for protected paths in a user + mount
-//     namespace, drops every capability, sets no_new_privs, applies Landlock
+//     helperprog.go), which (MaybeRunHelper), in a user + mount namespace,
+//     pins protected paths and the directories above them (a mount point
+//     cannot be moved), keeps git's control files and start-up files
+//     read-only, masks denied subtrees (see mounts.go and protect.go), drops
+//     every capability, sets no_new_privs, applies Landlock
 //     in its strict form for the detected ABI, installs a seccomp filter and
 //     execs the command. Any failure exits 126 before the command runs.
 //
