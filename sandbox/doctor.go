@@ -8,16 +8,18 @@ import (
 	"turnstile/domain"
 )
 
-// Limits lists what the native backend does not enforce on any machine;
-// Doctor prints it and the server may show it next to a snapshot.
+// Limits lists what the native backend does not enforce on any machine,
+// whatever the kernel offers; Doctor prints it and the server may show it
+// next to a snapshot.
 var Limits = []string{
 	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through sandbox/egress.Client, which enforces the domain rules",
-	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
+	"nested git repositories are found by a walk of each writable root bounded at 6 directories deep and 4096 directories, reused for 2 s: a repository beyond those bounds, created less than 2 s before a command starts, or created by the command itself (git init in a new directory) keeps a writable config and hooks during that command",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
 	"full_access commands run without a PID namespace; unless the server is root on cgroup v2 (then each runs in a cgroup of its own, killed with it), a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
 	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
+	"no CPU, memory, disk or process-count limits: a command may use the machine's resources until its timeout",
 }
 
 // Doctor prints what this machine can enforce and, for each mode, the
@@ -75,7 +77,7 @@ func Doctor(w io.Writer, f Features) {
 		}
 	}
 	p("")
-	p("not enforced by the kernel on any machine:")
+	p("not enforced on any machine:")
 	for _, l := range Limits {
 		p("  - %s", l)
 	}
