@@ -13,8 +13,8 @@ const FullLandlockABI = 6
 // namespaces make up for some of it: the read-only root view refuses
 // truncate outside the writable roots, the PID namespace hides host
 // processes from signals, and a network namespace of its own keeps host
-// abstract sockets out when scoping is missing. Without the namespaces those
-// losses are named here; ioctl on devices is named either way. Nothing is
+// abstract sockets out when scoping is missing (while the network is off).
+// What they do not cover is named here; ioctl on devices always is. Nothing is
 // named when Landlock is missing altogether: that is the filesystem
 // degradation.
 func landlockDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
@@ -32,8 +32,13 @@ func landlockDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
 			ds = append(ds, Degradation{Dimension: "filesystem", Reason: abi + " < 5: ioctl on device files the user may open (e.g. a terminal's TIOCSTI) is not controlled"})
 		}
 	}
-	if !k.UserNamespaces {
+	switch {
+	case !k.UserNamespaces:
 		ds = append(ds, Degradation{Dimension: "process", Reason: abi + " < 6 and no PID namespace: no scoping: the command can signal processes outside the sandbox and connect to their abstract unix sockets"})
+	case s.Network.Mode == NetworkEnabled && !s.Network.AllowUnixSockets:
+		// The helper's own network namespace, which keeps host abstract
+		// sockets out below ABI 6, is only made while the network is off.
+		ds = append(ds, Degradation{Dimension: "network", Reason: abi + " < 6 with the network enabled: no scoping: the command can connect to abstract unix sockets of processes outside the sandbox"})
 	}
 	return ds
 }

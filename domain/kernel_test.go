@@ -59,6 +59,17 @@ func TestOldLandlockABIDegrades(t *testing.T) {
 			t.Errorf("ABI %d with namespaces: %+v", abi, e)
 		}
 	}
+	// With the network enabled the helper makes no network namespace of its
+	// own: below ABI 6 host abstract sockets are then reachable.
+	s := resolve(ModeAutoAcceptEdits, 5, true)
+	s.Network.Mode = NetworkEnabled
+	if e := ComputeEnforcement(&s); e.Status != EnforcementUnavailable || !strings.Contains(names(e), "network: Landlock ABI 5 < 6 with the network enabled") {
+		t.Errorf("ABI 5, network enabled: %+v", e)
+	}
+	s.Network.AllowUnixSockets = true
+	if e := ComputeEnforcement(&s); e.Status != EnforcementActive {
+		t.Errorf("ABI 5, network enabled, unix sockets allowed: %+v", e)
+	}
 	if e := resolve(ModeFullAccess, 2, false).Enforcement; e.Status != EnforcementActive {
 		t.Errorf("full_access at ABI 2: %+v", e)
 	}
