@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"turnstile/domain"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
@@ -22,7 +23,7 @@ type StoredEvent struct {
 	Type          string    `json:"type"`
 	SchemaVersion int       `json:"schema_version"`
 	OccurredAt    time.Time `json:"occurred_at"`
-	Actor         string    `json:"actor,omitempty"`
+	Actor         domain.Actor `json:"actor,omitzero"`
 	CorrelationID string    `json:"correlation_id,omitempty"`
 	PrevHash      string    `json:"prev_hash"`
 	Hash          string    `json:"hash"`
@@ -33,6 +34,10 @@ type StoredEvent struct {
 func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "turn_id")
 	if err := checkID("turn_id", id); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.authorizeTurn(r, domain.OpTurnHistory, id); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -135,6 +140,19 @@ func auditParams(p map[string]any, kind string, d *turn.DecisionRecorded) {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
+	p := principalOf(r)
+	if wsFilter != "" {
+		if err := p.AuthorizeIn(domain.OpEventsSubscribe, wsFilter); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	if turnFilter != "" {
+		if err := s.authorizeTurn(r, domain.OpEventsSubscribe, turnFilter); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	from := eventstore.Start
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
@@ -217,6 +235,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			if wsFilter != "" && s.workspaceOf(workspaces, e.TurnID) != wsFilter {
+				continue
+			}
+			// A scoped credential's stream carries its workspaces only; a
+			// turn whose workspace is unknown here is left out.
+			if p.Scoped() && !p.InScope(s.workspaceOf(workspaces, e.TurnID)) {
 				continue
 			}
 			method, params := notification(&e)

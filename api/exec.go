@@ -105,12 +105,18 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 	if req.ToolCallID == "" {
 		return 0, nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
+	if err := req.checkLengths(); err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorizeTurn(r, domain.OpTurnExec, turnID); err != nil {
+		return 0, nil, err
+	}
 	inv, err := execInvocation(req)
 	if err != nil {
 		return 0, nil, err
 	}
 	ctx := r.Context()
-	res, err := s.execute(r, turnID, &turn.EvaluateTool{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID, Invocation: inv})
+	res, err := s.execute(r, turnID, &turn.EvaluateTool{Meta: meta(r), ToolCallID: req.ToolCallID, ItemID: req.ItemID, Invocation: inv})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -140,7 +146,7 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 			out.Message = "not approved: " + string(a.Resolution)
 			return http.StatusOK, out, nil
 		}
-		run, err := s.execute(r, turnID, &turn.RunApproved{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID})
+		run, err := s.execute(r, turnID, &turn.RunApproved{Meta: meta(r), ToolCallID: req.ToolCallID})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -161,7 +167,7 @@ func (s *Server) runCommand(r *http.Request, turnID string, req *ExecRequest, in
 	result, err := s.cfg.Runner.Run(r.Context(), snap, *req)
 	var refusal engine.Refusal
 	if errors.As(err, &refusal) {
-		den, derr := s.execute(r, turnID, &turn.RecordDenial{Meta: meta(r, "sandbox"), ToolCallID: req.ToolCallID,
+		den, derr := s.execute(r, turnID, &turn.RecordDenial{Meta: meta(r), ToolCallID: req.ToolCallID,
 			ItemID: req.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
 		if derr != nil {
 			return 0, nil, derr

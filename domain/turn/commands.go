@@ -12,8 +12,10 @@ import (
 // Meta is what every command carries: the time it happens at, who causes
 // it, and what it correlates with.
 type Meta struct {
-	Now           time.Time
-	Actor         string
+	Now time.Time
+	// Actor is the authenticated principal (set at the edge, never from
+	// a client's header) or domain.SystemActor.
+	Actor         domain.Actor
 	CorrelationID string
 }
 
