@@ -42,7 +42,11 @@ type StartTurn struct {
 	Inputs      Inputs
 	// Kernel is what the capability probe found (not part of the request's
 	// identity).
-	Kernel       domain.KernelFeatures
+	Kernel domain.KernelFeatures
+	// Sensitive are the service's own secrets (data directory, credential
+	// files), denied to the turn in every mode (not part of the request's
+	// identity).
+	Sensitive    []string
 	ParentTurnID string
 	TaskCap      *domain.TaskCap
 	// Parent is loaded by the engine when ParentTurnID is set.
@@ -124,7 +128,9 @@ type ChangeProfile struct {
 	Meta
 	Profile *domain.ProfileRequest
 	Kernel  domain.KernelFeatures
-	Parent  *Parent
+	// Sensitive: as StartTurn's.
+	Sensitive []string
+	Parent    *Parent
 }
 
 // Outcome is what a command answered, for the caller.
