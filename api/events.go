@@ -17,18 +17,18 @@ import (
 // StoredEvent is one event of a turn's raw history, with the exact stored
 // metadata and data (so a client can recompute the hash chain).
 type StoredEvent struct {
-	Version       int64     `json:"version"`
-	Position      string    `json:"position"`
-	EventID       string    `json:"event_id"`
-	Type          string    `json:"type"`
-	SchemaVersion int       `json:"schema_version"`
-	OccurredAt    time.Time `json:"occurred_at"`
+	Version       int64        `json:"version"`
+	Position      string       `json:"position"`
+	EventID       string       `json:"event_id"`
+	Type          string       `json:"type"`
+	SchemaVersion int          `json:"schema_version"`
+	OccurredAt    time.Time    `json:"occurred_at"`
 	Actor         domain.Actor `json:"actor,omitzero"`
-	CorrelationID string    `json:"correlation_id,omitempty"`
-	PrevHash      string    `json:"prev_hash"`
-	Hash          string    `json:"hash"`
-	Metadata      rawJSON   `json:"metadata"`
-	Data          rawJSON   `json:"data"`
+	CorrelationID string       `json:"correlation_id,omitempty"`
+	PrevHash      string       `json:"prev_hash"`
+	Hash          string       `json:"hash"`
+	Metadata      rawJSON      `json:"metadata"`
+	Data          rawJSON      `json:"data"`
 }
 
 func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
