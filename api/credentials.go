@@ -125,6 +125,7 @@ func (cs *CredentialStore) Create(ctx context.Context, by domain.Actor, name str
 // the id) name.
 func (cs *CredentialStore) Revoke(ctx context.Context, by domain.Actor, name string) (domain.Credential, error) {
 	var ev domain.CredentialRevoked
+	var out domain.Credential
 	err := cs.appendChecked(ctx, domain.EventCredentialRevoked, &ev, func(c *domain.Credentials) error {
 		cred, ok := c.Active(name)
 		if !ok {
@@ -133,12 +134,14 @@ func (cs *CredentialStore) Revoke(ctx context.Context, by domain.Actor, name str
 			}
 		}
 		ev = domain.CredentialRevoked{ID: cred.ID, Name: cred.Name, RevokedAt: cs.now().UTC(), RevokedBy: by}
+		out = domain.Credential{ID: cred.ID, Name: cred.Name, Role: cred.Role, Workspaces: cred.Workspaces, CreatedAt: cred.CreatedAt, CreatedBy: cred.CreatedBy}
 		return nil
 	})
 	if err != nil {
 		return domain.Credential{}, err
 	}
-	return domain.Credential{ID: ev.ID, Name: ev.Name, RevokedAt: &ev.RevokedAt, RevokedBy: &by}, nil
+	out.RevokedAt, out.RevokedBy = &ev.RevokedAt, &by
+	return out, nil
 }
 
 // List returns every credential, revoked ones included.

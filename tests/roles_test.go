@@ -1,0 +1,362 @@
+package tests
+
+// Roles, workspace scopes and named credentials, end to end: every helper
+// here starts with "ro".
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// roAs is a client of s that presents token instead of the admin token.
+func roAs(s *Server, token string) *Server {
+	return &Server{t: s.t, Data: s.Data, URL: s.URL, Token: token, http: s.http}
+}
+
+// roCreate creates a credential with `turnstile token create` and returns
+// its token (printed once, on stdout).
+func roCreate(t *testing.T, s *Server, name, role string, workspaces ...string) string {
+	t.Helper()
+	args := []string{"token", "create", "--server", s.URL, "--data", s.Data, "--name", name, "--role", role}
+	for _, w := range workspaces {
+		args = append(args, "--workspace", w)
+	}
+	out, errOut, code := runCLIEnv(t, envWithout("TURNSTILE_TOKEN"), args...)
+	tok := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(tok, "tsk_") || strings.Contains(tok, "\n") {
+		t.Fatalf("token create %s: exit %d\nstdout %q\nstderr %s", name, code, out, errOut)
+	}
+	return tok
+}
+
+// roActor is the actor of a stored event.
+type roActor struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// roEvents reads a turn's events with their actors (admin token).
+func roEvents(t *testing.T, s *Server, turnID string) []struct {
+	Type     string          `json:"type"`
+	Actor    roActor         `json:"actor"`
+	Metadata json.RawMessage `json:"metadata"`
+} {
+	t.Helper()
+	var out struct {
+		Events []struct {
+			Type     string          `json:"type"`
+			Actor    roActor         `json:"actor"`
+			Metadata json.RawMessage `json:"metadata"`
+		} `json:"events"`
+	}
+	s.JSON("GET", "/v1/turns/"+turnID+"/events", nil, http.StatusOK, &out)
+	return out.Events
+}
+
+// roRPC calls one JSON-RPC method as who and returns the result or error.
+func roRPC(t *testing.T, who *Server, method string, params any) (result json.RawMessage, errData map[string]any) {
+	t.Helper()
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int            `json:"code"`
+			Data map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	who.JSON("POST", "/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, http.StatusOK, &resp)
+	if resp.Error != nil {
+		return nil, resp.Error.Data
+	}
+	return resp.Result, nil
+}
+
+// TestRolesRuntimeCannotApprove: the agent runtime's credential asks for a
+// decision, then tries to answer its own approval request over REST and
+// JSON-RPC: 403 each time and nothing appended; the approver's credential
+// answers, and the resolution's actor and resolved_by are the approver, not
+// what a header claims.
+func TestRolesRuntimeCannotApprove(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	rt := roAs(s, roCreate(t, s, "agent-1", "runtime"))
+	ap := roAs(s, roCreate(t, s, "alice", "approver"))
+	root := workspace(t)
+
+	rt.startTurn("ro-sep", "ws1", "supervised", root)
+	d := rt.decide("ro-sep", "call-1", "exec_command", map[string]any{"cmd": []string{"go", "test"}})
+	if d.Decision != "ask" || d.Request == nil {
+		t.Fatalf("decision %+v, want ask", d)
+	}
+	before := s.footprint("ro-sep")
+
+	// REST, with a header claiming to be an approver.
+	status, body := rt.Request("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]string{"resolution": "allow_for_turn"},
+		"X-Turnstile-Actor", "approver:alice")
+	e := wantError(t, status, body, http.StatusForbidden, "forbidden")
+	if e.Details["role"] != "runtime" || e.Details["operation"] != "approval.respond" || !strings.Contains(e.Message, "approver") {
+		t.Fatalf("403 does not say why: %s", body)
+	}
+	// JSON-RPC.
+	_, rpcErr := roRPC(t, rt, "turn/permission/request/respond", map[string]any{"request_id": d.Request.RequestID, "resolution": "allow_once", "turn_id": "ro-sep"})
+	if rpcErr == nil || rpcErr["status"] != float64(http.StatusForbidden) || rpcErr["code"] != "forbidden" {
+		t.Fatalf("runtime over JSON-RPC: %v, want a 403 forbidden error", rpcErr)
+	}
+	if after := s.footprint("ro-sep"); after != before {
+		t.Fatalf("a refused response appended: footprint %v → %v", before, after)
+	}
+	var a approvalView
+	s.JSON("GET", "/v1/approvals/"+d.Request.RequestID, nil, http.StatusOK, &a)
+	if a.Status != "pending" {
+		t.Fatalf("request %s after the refused responses, want pending", a.Status)
+	}
+
+	// The approver may; the header cannot change who it was.
+	status, body = ap.Request("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]string{"resolution": "allow_for_turn"},
+		"X-Turnstile-Actor", "admin:root")
+	if status != http.StatusOK {
+		t.Fatalf("approver: %d %s", status, body)
+	}
+	var resolved struct {
+		Status     string  `json:"status"`
+		ResolvedBy roActor `json:"resolved_by"`
+	}
+	s.JSON("GET", "/v1/approvals/"+d.Request.RequestID, nil, http.StatusOK, &resolved)
+	if resolved.Status != "resolved" || resolved.ResolvedBy != (roActor{"alice", "approver"}) {
+		t.Fatalf("resolved_by %+v (%s), want alice/approver", resolved.ResolvedBy, resolved.Status)
+	}
+	// Every event names the principal that caused it.
+	for _, ev := range roEvents(t, s, "ro-sep") {
+		want := roActor{"agent-1", "runtime"}
+		if ev.Type == "permission.approval_resolved" {
+			want = roActor{"alice", "approver"}
+		}
+		if ev.Actor != want {
+			t.Errorf("%s: actor %+v, want %+v (metadata %s)", ev.Type, ev.Actor, want, ev.Metadata)
+		}
+		if !strings.Contains(string(ev.Metadata), `"actor":{"name":"`+want.Name+`","role":"`+want.Role+`"}`) {
+			t.Errorf("%s: stored metadata %s does not record the actor", ev.Type, ev.Metadata)
+		}
+	}
+	// The approver may not act as the runtime either, and the auditor
+	// appends nothing.
+	au := roAs(s, roCreate(t, s, "carol", "auditor"))
+	for _, who := range []*Server{ap, au} {
+		status, body = who.Request("POST", "/v1/turns/ro-sep/decisions", map[string]any{"tool_call_id": "call-x", "tool_name": "read_file", "arguments": map[string]any{"path": "a.txt"}})
+		wantError(t, status, body, http.StatusForbidden, "forbidden")
+		status, body = who.Request("POST", "/v1/turns", map[string]any{"turn_id": "ro-other", "workspace_id": "ws1", "thread_id": "t", "workspace_root": root})
+		wantError(t, status, body, http.StatusForbidden, "forbidden")
+	}
+	status, _ = au.Request("GET", "/v1/turns/ro-sep/events", nil)
+	if status != http.StatusOK {
+		t.Fatalf("auditor reading events: %d", status)
+	}
+	status, body = rt.Request("GET", "/v1/turns/ro-sep/events", nil)
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	if s.turn("ro-sep").Turn.Version != before[0]+1 {
+		t.Fatalf("version %d, want %d (only the approver's resolution appended)", s.turn("ro-sep").Turn.Version, before[0]+1)
+	}
+	status, _ = s.Request("GET", "/v1/turns/ro-other", nil)
+	if status != http.StatusNotFound {
+		t.Fatalf("a refused start created the turn: %d", status)
+	}
+}
+
+// TestRolesWorkspaceScope: an approver scoped to ws1 neither sees nor
+// answers ws2's requests, over REST, JSON-RPC and SSE; ws1's it does.
+func TestRolesWorkspaceScope(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	rt := roAs(s, roCreate(t, s, "runner", "runtime"))
+	ap1 := roAs(s, roCreate(t, s, "ws1-approver", "approver", "ws1"))
+	rt1 := roAs(s, roCreate(t, s, "ws1-runtime", "runtime", "ws1"))
+	root := workspace(t)
+	call := map[string]any{"cmd": []string{"make"}}
+
+	rt.startTurn("ro-w2", "ws2", "supervised", root)
+	d2 := rt.decide("ro-w2", "c1", "exec_command", call)
+	rt.startTurn("ro-w1", "ws1", "supervised", root)
+	d1 := rt.decide("ro-w1", "c1", "exec_command", call)
+	if d1.Request == nil || d2.Request == nil {
+		t.Fatalf("decisions %+v %+v, want requests", d1, d2)
+	}
+	before := s.footprint("ro-w2")
+
+	// REST: the list shows ws1 only; ws2's request is neither readable nor
+	// answerable; asking for ws2 explicitly is refused.
+	var list struct {
+		Approvals []approvalView `json:"approvals"`
+	}
+	ap1.JSON("GET", "/v1/approvals?status=pending", nil, http.StatusOK, &list)
+	if len(list.Approvals) != 1 || list.Approvals[0].Request.WorkspaceID != "ws1" {
+		t.Fatalf("ws1 approver lists %+v, want ws1's request only", list.Approvals)
+	}
+	s.JSON("GET", "/v1/approvals?status=pending", nil, http.StatusOK, &list)
+	if len(list.Approvals) != 2 {
+		t.Fatalf("admin lists %d requests, want 2", len(list.Approvals))
+	}
+	status, body := ap1.Request("GET", "/v1/approvals?workspace_id=ws2", nil)
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = ap1.Request("GET", "/v1/approvals/"+d2.Request.RequestID, nil)
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = ap1.Request("GET", "/v1/turns/ro-w2", nil)
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = ap1.Request("POST", "/v1/approvals/"+d2.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once"})
+	e := wantError(t, status, body, http.StatusForbidden, "forbidden")
+	if e.Details["workspace_id"] != "ws2" {
+		t.Fatalf("403 does not name the workspace: %s", body)
+	}
+	status, body = ap1.Request("POST", "/v1/approvals/"+d2.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once", "turn_id": "ro-w2"})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	// JSON-RPC.
+	for _, p := range []map[string]any{
+		{"request_id": d2.Request.RequestID, "resolution": "deny"},
+		{"request_id": d2.Request.RequestID, "resolution": "deny", "turn_id": "ro-w2"},
+	} {
+		if _, rpcErr := roRPC(t, ap1, "turn/permission/request/respond", p); rpcErr == nil || rpcErr["status"] != float64(http.StatusForbidden) {
+			t.Fatalf("RPC respond to ws2 %v: %v, want 403", p, rpcErr)
+		}
+	}
+	if _, rpcErr := roRPC(t, ap1, "turn/get", map[string]any{"turn_id": "ro-w2"}); rpcErr == nil || rpcErr["status"] != float64(http.StatusForbidden) {
+		t.Fatalf("RPC turn/get of ws2: %v, want 403", rpcErr)
+	}
+	// A runtime scoped to ws1 can neither start in ws2 nor decide there.
+	status, body = rt1.Request("POST", "/v1/turns", map[string]any{"turn_id": "ro-w2b", "workspace_id": "ws2", "thread_id": "t", "workspace_root": root})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = rt1.Request("POST", "/v1/turns/ro-w2/decisions", map[string]any{"tool_call_id": "c9", "tool_name": "exec_command", "arguments": call})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	if after := s.footprint("ro-w2"); after != before {
+		t.Fatalf("refused requests appended to ws2's turn: %v → %v", before, after)
+	}
+
+	// SSE: the ws1 approver's stream from the start carries ws1's events
+	// only; the admin's carries both (control). ws2's events come first in
+	// the log, so by the time ws1's request arrives they would have too.
+	st := ap1.subscribe("from=start", "")
+	seen := map[string]bool{}
+	for {
+		ev := st.Next()
+		seen[str(ev.Params["turn_id"])] = true
+		if ev.Event == "turn/permission/request/opened" && ev.Params["turn_id"] == "ro-w1" {
+			break
+		}
+	}
+	if seen["ro-w2"] {
+		t.Fatal("the ws1 approver's event stream carried ws2's events")
+	}
+	adminStream := s.subscribe("from=start", "")
+	if ev := adminStream.NextOf("turn/started"); ev.Params["turn_id"] != "ro-w2" {
+		t.Fatalf("admin stream's first turn %v, want ro-w2", ev.Params["turn_id"])
+	}
+	status, _ = ap1.Request("GET", "/v1/events?workspace_id=ws2", nil)
+	if status != http.StatusForbidden {
+		t.Fatalf("SSE filtered on ws2 for the ws1 approver: %d, want 403", status)
+	}
+
+	// Control: ws1's request is the approver's to answer.
+	ap1.respond(d1.Request.RequestID, "allow_once")
+	if ev := st.NextOf("turn/permission/request/resolved"); ev.Params["turn_id"] != "ro-w1" {
+		t.Fatalf("resolved event %v, want ro-w1", ev.Params)
+	}
+}
+
+// TestRolesCredentialLifecycle: tokens are shown once and stored only as a
+// salted hash; names are unique among active credentials; only an admin
+// manages them; a revoked token fails on the next request.
+func TestRolesCredentialLifecycle(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	tok := roCreate(t, s, "bob", "auditor")
+	bob := roAs(s, tok)
+	if status, _ := bob.Request("GET", "/v1/turns", nil); status != http.StatusOK {
+		t.Fatalf("a new auditor token: %d", status)
+	}
+	// Only an admin manages credentials.
+	status, body := bob.Request("POST", "/v1/credentials", map[string]any{"name": "eve", "role": "admin"})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = s.Request("POST", "/v1/credentials", map[string]any{"name": "bob", "role": "runtime"})
+	wantError(t, status, body, http.StatusConflict, "credential_exists")
+	status, body = s.Request("POST", "/v1/credentials", map[string]any{"name": "x", "role": "root"})
+	wantError(t, status, body, http.StatusBadRequest, "invalid_enum")
+
+	// The list and the store hold no secret.
+	out, errOut, code := runCLIEnv(t, envWithout("TURNSTILE_TOKEN"), "token", "list", "--server", s.URL, "--data", s.Data)
+	secret := tok[strings.LastIndex(tok, "_")+1:]
+	if code != 0 || !strings.Contains(out, "bob") || !strings.Contains(out, "auditor") || strings.Contains(out, secret) {
+		t.Fatalf("token list: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(s.Output(), secret) {
+		t.Fatal("the server logged the secret")
+	}
+
+	// Revocation: the next request fails; a guessed token with the right
+	// id and a wrong secret fails too.
+	wrong := tok[:strings.LastIndex(tok, "_")+1] + strings.Repeat("0", len(secret))
+	if status, _ := roAs(s, wrong).Request("GET", "/v1/turns", nil); status != http.StatusUnauthorized {
+		t.Fatalf("a wrong secret for bob's id: %d, want 401", status)
+	}
+	if out, errOut, code := runCLIEnv(t, envWithout("TURNSTILE_TOKEN"), "token", "revoke", "--server", s.URL, "--data", s.Data, "bob"); code != 0 || !strings.Contains(out, "revoked") {
+		t.Fatalf("token revoke: exit %d %s %s", code, out, errOut)
+	}
+	status, body = bob.Request("GET", "/v1/turns", nil)
+	wantError(t, status, body, http.StatusUnauthorized, "unauthorized")
+	status, body = s.Request("POST", "/v1/credentials/bob/revoke", nil)
+	wantError(t, status, body, http.StatusNotFound, "not_found")
+	// The name is free again, with a new secret; the old token stays dead.
+	tok2 := roCreate(t, s, "bob", "approver")
+	if tok2 == tok {
+		t.Fatal("a re-created credential has the old token")
+	}
+	if status, _ := roAs(s, tok2).Request("GET", "/v1/approvals", nil); status != http.StatusOK {
+		t.Fatalf("the new bob: %d", status)
+	}
+	if status, _ := bob.Request("GET", "/v1/approvals", nil); status != http.StatusUnauthorized {
+		t.Fatalf("the revoked bob: %d", status)
+	}
+	// After a restart the credentials are folded from the store again.
+	s.Restart()
+	bob = roAs(s, tok) // the same token at the new address
+	if status, _ := roAs(s, tok2).Request("GET", "/v1/approvals", nil); status != http.StatusOK {
+		t.Fatalf("the new bob after a restart: %d", status)
+	}
+	if status, _ := bob.Request("GET", "/v1/approvals", nil); status != http.StatusUnauthorized {
+		t.Fatalf("the revoked bob after a restart: %d", status)
+	}
+	db, err := os.ReadFile(filepath.Join(s.Data, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(db), secret) || strings.Contains(string(db), tok2[strings.LastIndex(tok2, "_")+1:]) {
+		t.Fatal("the store holds a secret")
+	}
+	if !strings.Contains(string(db), "credential.created") || !strings.Contains(string(db), "credential.revoked") {
+		t.Fatal("creation and revocation are not events of the store")
+	}
+}
+
+// TestRolesRevocationOnTwoInstances: two instances share one EventStoreDB;
+// a credential revoked through A fails on the very next request to B.
+func TestRolesRevocationOnTwoInstances(t *testing.T) {
+	t.Parallel()
+	p := miStartPair(t)
+	tok := roCreate(t, p.A, "dave", "approver")
+	daveB := roAs(p.B, tok)
+	if status, body := daveB.Request("GET", "/v1/approvals", nil); status != http.StatusOK {
+		t.Fatalf("a credential created on A, used on B: %d %s", status, body)
+	}
+	if out, errOut, code := runCLIEnv(t, envWithout("TURNSTILE_TOKEN"), "token", "revoke", "--server", p.A.URL, "--data", p.A.Data, "dave"); code != 0 {
+		t.Fatalf("revoke on A: %d %s %s", code, out, errOut)
+	}
+	status, body := daveB.Request("GET", "/v1/approvals", nil)
+	wantError(t, status, body, http.StatusUnauthorized, "unauthorized")
+	status, body = roAs(p.A, tok).Request("GET", "/v1/approvals", nil)
+	wantError(t, status, body, http.StatusUnauthorized, "unauthorized")
+	// Control: another credential created on B still works on A.
+	erin := roCreate(t, p.B, "erin", "auditor")
+	if status, body := roAs(p.A, erin).Request("GET", "/v1/turns", nil); status != http.StatusOK {
+		t.Fatalf("a credential created on B, used on A: %d %s", status, body)
+	}
+}
