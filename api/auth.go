@@ -28,33 +28,27 @@ func principalOf(r *http.Request) domain.Principal {
 // the configured admin token, compared in constant time. Identity comes
 // from the credential only: no header sets or overrides it.
 func (s *Server) auth(next http.Handler) http.Handler {
-	admin := []byte(s.cfg.Token)
+	want := []byte(s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		var p domain.Principal
-		switch {
-		case !ok:
-		case strings.HasPrefix(got, TokenPrefix) && s.creds != nil:
+		if ok && strings.HasPrefix(got, TokenPrefix) && s.creds != nil {
 			pp, found, err := s.creds.Authenticate(r.Context(), got)
 			if err != nil {
-				writeError(w, err)
+				writeError(w, err) // the store is unreachable: fail closed
 				return
 			}
 			if found {
-				p, ok = pp, true
-			} else {
-				ok = false
+				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, pp)))
+				return
 			}
-		default:
-			ok = len(admin) > 0 && subtle.ConstantTimeCompare([]byte(got), admin) == 1
-			p = domain.Principal{Name: BootstrapName, Role: domain.RoleAdmin}
 		}
-		if !ok {
+		if !ok || len(want) == 0 || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
 			writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)"))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		admin := domain.Principal{Name: BootstrapName, Role: domain.RoleAdmin}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, admin)))
 	})
 }
 

@@ -256,6 +256,21 @@ func TestRolesWorkspaceScope(t *testing.T) {
 		t.Fatalf("SSE filtered on ws2 for the ws1 approver: %d, want 403", status)
 	}
 
+	status, _ = ap1.Request("GET", "/v1/events?turn_id=ro-w2", nil)
+	if status != http.StatusForbidden {
+		t.Fatalf("SSE filtered on a ws2 turn for the ws1 approver: %d, want 403", status)
+	}
+	// A ws1 runtime cannot reach ws2 through a child turn or a profile
+	// change either.
+	status, body = rt1.Request("POST", "/v1/turns", map[string]any{"turn_id": "ro-child", "workspace_id": "ws1", "thread_id": "t",
+		"workspace_root": root, "parent_turn_id": "ro-w2"})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	status, body = rt1.Request("POST", "/v1/turns/ro-w2/permissions", map[string]any{"permission_profile": map[string]any{"mode": "full_access"}})
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	if after := s.footprint("ro-w2"); after != before {
+		t.Fatalf("refused requests appended to ws2's turn: %v → %v", before, after)
+	}
+
 	// Control: ws1's request is the approver's to answer.
 	ap1.respond(d1.Request.RequestID, "allow_once")
 	if ev := st.NextOf("turn/permission/request/resolved"); ev.Params["turn_id"] != "ro-w1" {
@@ -358,5 +373,32 @@ func TestRolesRevocationOnTwoInstances(t *testing.T) {
 	erin := roCreate(t, p.B, "erin", "auditor")
 	if status, body := roAs(p.A, erin).Request("GET", "/v1/turns", nil); status != http.StatusOK {
 		t.Fatalf("a credential created on B, used on A: %d %s", status, body)
+	}
+}
+
+// TestOpenAPIShowsRoles: the served document declares the bearer scheme
+// and each operation's roles.
+func TestOpenAPIShowsRoles(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	rt := roAs(s, roCreate(t, s, "rt", "runtime"))
+	var doc struct {
+		Components struct {
+			SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
+		} `json:"components"`
+		Paths map[string]map[string]map[string]any `json:"paths"`
+	}
+	rt.JSON("GET", "/openapi.json", nil, http.StatusOK, &doc)
+	if doc.Components.SecuritySchemes["bearer"]["scheme"] != "bearer" {
+		t.Fatalf("no bearer scheme: %v", doc.Components.SecuritySchemes)
+	}
+	for path, want := range map[string]string{
+		"/v1/approvals/{request_id}/respond": "[approver admin]",
+		"/v1/turns":                          "[runtime admin]",
+		"/v1/credentials":                    "[admin]",
+	} {
+		if got := str(doc.Paths[path]["post"]["x-turnstile-roles"]); got != want {
+			t.Errorf("POST %s roles %s, want %s", path, got, want)
+		}
 	}
 }
