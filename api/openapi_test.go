@@ -68,7 +68,7 @@ func TestOpenAPIRoles(t *testing.T) {
 		Components struct {
 			SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
 		} `json:"components"`
-		Security []map[string]any                    `json:"security"`
+		Security []map[string]any                     `json:"security"`
 		Paths    map[string]map[string]map[string]any `json:"paths"`
 	}
 	if err := json.Unmarshal(openapiDoc(), &doc); err != nil {
