@@ -92,6 +92,10 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duration) (projections.ApprovalView, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
+	if wait > 0 {
+		s.metrics.waiting.Inc()
+		defer s.metrics.waiting.Dec()
+	}
 	for {
 		changed := s.cfg.Projector.Changed()
 		a, ok := s.cfg.Projector.Approval(id)

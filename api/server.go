@@ -202,9 +202,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "position": s.cfg.Projector.Position().String()})
 }
 
-func (s *Server) metricsHandler(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	_, _ = s.metrics.WriteTo(w)
+func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) {
+	s.metrics.Handler().ServeHTTP(w, r)
 }
 
 // execute runs one command with the command timeout.

@@ -73,20 +73,15 @@ func TestApprovalFlowOverSSE(t *testing.T) {
 		}
 		polled <- a
 	}()
-	responded := make(chan bool, 1)
-	go func() {
-		time.Sleep(300 * time.Millisecond) // let the poll start waiting (not asserted)
-		status, body := s.Do("POST", "/v1/approvals/"+reqID+"/respond", map[string]string{"resolution": "allow_for_turn"})
-		responded <- status == http.StatusOK && json.Valid(body)
-	}()
+	pollUntil(t, "the long poll waits", func() bool { return s.scrape()["turnstile_approval_waiters"] == 1 })
+	if status, body := s.Do("POST", "/v1/approvals/"+reqID+"/respond", map[string]string{"resolution": "allow_for_turn"}); status != http.StatusOK || !json.Valid(body) {
+		t.Fatalf("the response failed: %d %s", status, body)
+	}
 	var got approvalView
 	select {
 	case got = <-polled:
 	case <-time.After(30 * time.Second):
 		t.Fatal("long poll never returned")
-	}
-	if !<-responded {
-		t.Fatal("the response failed")
 	}
 	if got.Status != "resolved" || got.Resolution != "allow_for_turn" || got.Request.RequestID != reqID {
 		t.Fatalf("long poll answered %+v, want resolved allow_for_turn", got)

@@ -297,7 +297,7 @@ func TestMultiInstanceConcurrentResponses(t *testing.T) {
 		"the race let %d callers of the winning resolution be told replayed=false (want exactly 1), chain: %q. An instance whose "+
 			"cached turn had the request open appended the same resolution (same deterministic event id) at its stale expected "+
 			"version; the store took it as an idempotent replay and the instance folded its own copy into its cache "+
-			"(domain/engine/execute.go:74-77), so its next append chains to a hash the store does not have. "+
+			"in the engine, so its next append chains to a hash the store does not have. "+
 			"TestMultiInstanceStaleCommands/SameAnswerThroughBoth reproduces it deterministically",
 		fresh, chain)
 	if fresh != 1 {
@@ -398,7 +398,7 @@ func TestMultiInstanceStaleCacheCatchUp(t *testing.T) {
 				"and that instance's next append breaks the audit chain (%s; `turnstile audit verify %s` exits %d: %s). "+
 				"The retry's re-encoded event has the stored event's deterministic id, so the store takes the append at the stale "+
 				"expected version as an idempotent replay (KurrentDB CheckCommit: expected n < current, same ids → success, nothing written) "+
-				"and domain/engine/execute.go:74-77 folds the instance's own copy (another occurred_at, so another hash) into its cache "+
+				"and the engine folds the instance's own copy (another occurred_at, so another hash) into its cache "+
 				"as if it had been written",
 			retry.Replayed, chain, turnID, code, verr)
 		if !retry.Replayed {
@@ -657,8 +657,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 		slices.Sort(took)
 		miFailIf(t, hung > 0,
 			"%d of %d concurrent decisions on one turn got no answer within the %v hang guard while the store was down "+
-				"(answers after %v): callers queue on the turn's lock (domain/engine/execute.go:26, a sync.Mutex that ignores "+
-				"the request's context) and each spends the full --store-timeout %s inside it, so the k-th caller answers "+
+				"(answers after %v): callers queue on the turn's lock and each spends the full --store-timeout %s inside it, so the k-th caller answers "+
 				"after k × the store timeout",
 			hung, n, miHangGuard, took, miStoreTimeout)
 		miWait(t, "A ready again", func() (bool, string) {

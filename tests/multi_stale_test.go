@@ -6,8 +6,8 @@ package tests
 // conflict says it is stale", so a command decided on a stale cache must
 // either reach the store with its expected version (and be told it is
 // stale) or be right anyway. Each subtest below is a case where it is
-// neither; each is skipped with "BUG: …" while the bug shows (see
-// miFailIf) and asserts the right behaviour once it is fixed.
+// neither. Each subtest asserts the right behaviour; its failure message
+// (miFailIf) says which wrong behaviour came back.
 
 import (
 	"encoding/json"
@@ -47,8 +47,8 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		_ = json.Unmarshal(body, &e)
 		miFailIf(t, status == http.StatusNotFound && e.Error.Code == "not_found",
 			"POST /v1/approvals/%s/respond through B, which lists the request as pending, answers 404 %s (%q) when B's cached turn "+
-				"predates the request: domain/engine/execute.go:42-47 decides RespondApproval on the cached state without catching up, "+
-				"domain/turn/decide.go:225 returns NotFoundError, and nothing is appended that could report the cache stale",
+				"predates the request: the engine decides RespondApproval on the cached state without catching up, "+
+				"the decider returns NotFoundError, and nothing is appended that could report the cache stale",
 			rid, e.Error.Code, e.Error.Message)
 		if status != http.StatusOK {
 			t.Fatalf("respond through B: %d %s, want 200", status, body)
@@ -78,7 +78,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		evs := miEvents(t, p.A, turnID)
 		miFailIf(t, back.Turn.Profile.Mode == "full_access" && miCountType(evs, "permission.profile_changed") == 1,
 			"POST /v1/turns/%s/permissions {supervised} through B answers 200 with mode %q and appends nothing (history %s): "+
-				"B's cached turn still has the starting (supervised) snapshot, so domain/turn/decide.go:335 finds the request "+
+				"B's cached turn still has the starting (supervised) snapshot, so the decider finds the request "+
 				"equal to it and returns Replayed without an append; the turn stays full_access",
 			turnID, back.Turn.Profile.Mode, miTypes(evs))
 		if back.Turn.Profile.Mode != "supervised" || miCountType(evs, "permission.profile_changed") != 2 {
@@ -112,8 +112,8 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		var e miAPIError
 		_ = json.Unmarshal(body, &e)
 		miFailIf(t, status == http.StatusConflict && e.Error.Code == "not_approved",
-			"POST /v1/turns/%s/exec through A after the request was approved through B answers 409 %s (%q): api/exec.go:142 "+
-				"runs RunApproved on A's cached turn, where the request is still open (domain/turn/decide.go:202), and nothing is appended",
+			"POST /v1/turns/%s/exec through A after the request was approved through B answers 409 %s (%q): A "+
+				"runs RunApproved on A's cached turn, where the request is still open, and nothing is appended",
 			turnID, e.Error.Code, e.Error.Message)
 		var out struct {
 			miDecision
@@ -148,7 +148,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		miFailIf(t, !rb.Replayed || chain != "",
 			"the same resolution through B after A stored it answers replayed=%v (want true), and B's next append breaks the "+
 				"audit chain (%s): B's resolved event has the stored one's deterministic id, the store accepts B's append at its "+
-				"stale expected version as an idempotent replay, and domain/engine/execute.go:74-77 folds B's own copy "+
+				"stale expected version as an idempotent replay, and the engine folds B's own copy "+
 				"(another occurred_at, another hash) into B's cache",
 			rb.Replayed, chain)
 		if ra.Replayed || !rb.Replayed {
@@ -192,7 +192,7 @@ func TestMultiInstanceExpiryWhenTheOpenerIsGone(t *testing.T) {
 	miFailIf(t, last.Status == "pending",
 		"request %s, opened through A (since killed) with a %v TTL, is still pending through B after polling B for %v; B's "+
 			"sweeper lists it from B's read model but runs ExpireApprovals on B's cached turn, which predates the request: "+
-			"domain/turn/decide.go:263 finds no open request, no event is appended, and nothing ever reports the cache stale "+
+			"the decider finds no open request, no event is appended, and nothing ever reports the cache stale "+
 			"(history %s)",
 		rid, ttl, 6*ttl, miTypes(evs))
 	if last.Status != "resolved" || last.Resolution != "expired" {

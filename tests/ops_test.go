@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -66,35 +64,6 @@ func TestHealthReadyOpenAPI(t *testing.T) {
 	if b := doc.Components.SecuritySchemes["bearer"]; b.Type != "http" || b.Scheme != "bearer" {
 		t.Fatalf("security schemes %+v", doc.Components.SecuritySchemes)
 	}
-}
-
-// metricLine is one sample: a name, optional labels (values may hold
-// braces), and a value.
-var metricLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+)$`)
-
-// scrape reads /metrics and returns each sample by its name and labels.
-func (s *Server) scrape() map[string]float64 {
-	s.t.Helper()
-	status, raw := s.Request("GET", "/metrics", nil)
-	if status != http.StatusOK {
-		s.t.Fatalf("metrics: %d", status)
-	}
-	out := map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if strings.HasPrefix(line, "# HELP ") || strings.HasPrefix(line, "# TYPE ") {
-			continue
-		}
-		m := metricLine.FindStringSubmatch(line)
-		if m == nil {
-			s.t.Fatalf("not a Prometheus sample: %q", line)
-		}
-		v, err := strconv.ParseFloat(m[3], 64)
-		if err != nil {
-			s.t.Fatalf("sample value %q: %v", line, err)
-		}
-		out[m[1]+m[2]] = v
-	}
-	return out
 }
 
 // TestMetrics checks the Prometheus text after decisions, a response and

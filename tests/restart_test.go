@@ -124,7 +124,7 @@ func TestSIGTERMAnswersLongPoll(t *testing.T) {
 		_, err = b.ReadFrom(resp.Body)
 		polled <- answer{status: resp.StatusCode, body: b.Bytes(), err: err}
 	}()
-	time.Sleep(time.Second) // let the poll reach the server (not asserted)
+	pollUntil(t, "the long poll waits", func() bool { return s.scrape()["turnstile_approval_waiters"] == 1 })
 	select {
 	case a := <-polled:
 		t.Fatalf("the long poll returned before SIGTERM: %+v", a)

@@ -76,6 +76,9 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
+	if err := expected.Check(); err != nil {
+		return nil, err
+	}
 	switch {
 	case stream == "":
 		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)

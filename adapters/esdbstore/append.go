@@ -17,6 +17,9 @@ import (
 // Options.Timeout, while the server is unavailable, always with the same
 // event ids and the same expected version.
 func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.AppendResult, error) {
+	if err := expected.Check(); err != nil {
+		return eventstore.AppendResult{}, err
+	}
 	data, err := toEventData(stream, events)
 	if err != nil {
 		return eventstore.AppendResult{}, err

@@ -117,7 +117,11 @@ func TestSubscriptionResumesAfterDrop(t *testing.T) {
 
 	// The server goes away and comes back: the subscription resumes.
 	srv.Down()
-	time.Sleep(100 * time.Millisecond)
+	// Observed, not slept: while the server is down an append fails, so the
+	// client has certainly lost its connection before the server returns.
+	if _, err := s.Append(testCtx(t), stream, eventstore.Exactly(54), newEvents(1, "while-down")); err == nil {
+		t.Fatal("an append succeeded while the server was down")
+	}
 	if err := srv.Up(); err != nil {
 		t.Fatal(err)
 	}

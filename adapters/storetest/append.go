@@ -16,6 +16,7 @@ func appendCases() []testCase {
 		{"AppendExactlyWrong", testAppendExactlyWrong},
 		{"AppendAny", testAppendAny},
 		{"AppendRefusesInvalidInput", testAppendInvalid},
+		{"AppendRefusesUnsetExpectedVersion", testAppendUnsetExpected},
 	}
 }
 
@@ -41,6 +42,25 @@ func testAppendNoStreamCreates(f *fixture) {
 		f.t.Errorf("AppendResult.Position = %s, want the last event's position %s", res.Position, got[1].Position)
 	}
 	f.checkEvents("ReadAll", f.readAllOurs(eventstore.Start), seq(s, 0, evs))
+}
+
+// testAppendUnsetExpected: the zero ExpectedVersion is refused with
+// ErrNoExpectedVersion and writes nothing, on a new stream and an existing
+// one; the same append with an explicit Any (the control) succeeds.
+func testAppendUnsetExpected(f *fixture) {
+	s := f.stream("a")
+	if _, err := f.store.Append(f.ctx, s, eventstore.ExpectedVersion{}, events(1, "unset")); !errors.Is(err, eventstore.ErrNoExpectedVersion) {
+		f.t.Fatalf("Append with the zero ExpectedVersion on a new stream: %v, want ErrNoExpectedVersion", err)
+	}
+	if got := f.readStream(s, 0, 0); len(got) != 0 {
+		f.t.Fatalf("the refused append wrote %d events", len(got))
+	}
+	first := events(1, "first")
+	f.mustAppend(s, eventstore.Any(), first)
+	if _, err := f.store.Append(f.ctx, s, eventstore.ExpectedVersion{}, events(1, "unset")); !errors.Is(err, eventstore.ErrNoExpectedVersion) {
+		f.t.Fatalf("Append with the zero ExpectedVersion on an existing stream: %v, want ErrNoExpectedVersion", err)
+	}
+	f.checkEvents("ReadStream", f.readStream(s, 0, 0), seq(s, 0, first))
 }
 
 func testAppendNoStreamExisting(f *fixture) {

@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(crashEnv); path != "" {
 		crashChild(path)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeTempDirs()
+	os.Exit(code)
 }
 
 // crashChild is the child of TestCrashKeepsAcknowledged: it runs turns

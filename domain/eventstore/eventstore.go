@@ -32,7 +32,9 @@ import (
 )
 
 // ExpectedVersion is the optimistic-concurrency condition of an append.
-// The zero value is Any.
+// The zero value is unset, and every store refuses it (ErrNoExpectedVersion):
+// forgetting to choose cannot turn concurrency control off. Any, NoStream
+// and Exactly are the three conditions a caller can choose.
 type ExpectedVersion struct {
 	kind expectedKind
 	rev  uint64
@@ -41,7 +43,8 @@ type ExpectedVersion struct {
 type expectedKind uint8
 
 const (
-	expectAny expectedKind = iota
+	expectUnset expectedKind = iota
+	expectAny
 	expectNoStream
 	expectRevision
 )
@@ -64,6 +67,19 @@ func (e ExpectedVersion) IsNoStream() bool { return e.kind == expectNoStream }
 // Revision returns the expected revision and true when e is Exactly(n).
 func (e ExpectedVersion) Revision() (uint64, bool) { return e.rev, e.kind == expectRevision }
 
+// ErrNoExpectedVersion is the error of an append whose expected version was
+// never chosen (the zero ExpectedVersion).
+var ErrNoExpectedVersion = errors.New("eventstore: append without an expected version (choose Any, NoStream or Exactly)")
+
+// Check returns ErrNoExpectedVersion for the zero ExpectedVersion and nil
+// for a chosen one. Every store calls it before an append.
+func (e ExpectedVersion) Check() error {
+	if e.kind == expectUnset {
+		return ErrNoExpectedVersion
+	}
+	return nil
+}
+
 // String renders e for errors and logs.
 func (e ExpectedVersion) String() string {
 	switch e.kind {
@@ -71,8 +87,10 @@ func (e ExpectedVersion) String() string {
 		return "no_stream"
 	case expectRevision:
 		return strconv.FormatUint(e.rev, 10)
-	default:
+	case expectAny:
 		return "any"
+	default:
+		return "unset"
 	}
 }
 
