@@ -72,14 +72,15 @@ var operations = []operation{
 }
 
 // operationOf is the operation of a documented endpoint; an undocumented
-// one is a programming error.
+// one, or one without an operation, is a programming error caught when the
+// router is built.
 func operationOf(method, path string) domain.Operation {
 	for _, o := range operations {
-		if o.method == method && o.path == path && !o.public {
+		if o.method == method && o.path == path && !o.public && o.op != "" {
 			return o.op
 		}
 	}
-	panic("api: no operation documented for " + method + " " + path)
+	panic("api: no operation (and so no roles) documented for " + method + " " + path)
 }
 
 // rpcOperations is the operation of each JSON-RPC method (POST /rpc itself
