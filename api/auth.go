@@ -12,7 +12,7 @@ import (
 
 // BootstrapName is the name of the admin principal the configured token
 // (TURNSTILE_TOKEN, --token-file or <data>/token) authenticates.
-const BootstrapName = "admin"
+const BootstrapName = domain.ReservedAdminName
 
 type principalKey struct{}
 

@@ -174,6 +174,9 @@ var credentialName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 // current set: a valid name no active credential holds, a role, and valid
 // workspace ids.
 func (cs *Credentials) CheckNewCredential(name string, role Role, workspaces []string) error {
+	if name == ReservedAdminName {
+		return &FieldError{Field: "name", Value: name, Message: "is the configured admin token's name"}
+	}
 	if !credentialName.MatchString(name) {
 		return &FieldError{Field: "name", Value: name, Message: "must be 1-64 characters of letters, digits, '.', '_', '@' or '-'"}
 	}
@@ -193,6 +196,11 @@ func (cs *Credentials) CheckNewCredential(name string, role Role, workspaces []s
 	}
 	return nil
 }
+
+// ReservedAdminName is the name of the configured admin token's principal
+// (TURNSTILE_TOKEN, --token-file or <data>/token); no named credential may
+// take it, so an actor named admin is always that token.
+const ReservedAdminName = "admin"
 
 // MaxIDLength bounds every identifier a client sends (workspace, thread,
 // turn, tool call and item ids).

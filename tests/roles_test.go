@@ -154,6 +154,13 @@ func TestRolesRuntimeCannotApprove(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("auditor reading events: %d", status)
 	}
+	if out, errOut, code := runCLIEnv(t, append(envWithout("TURNSTILE_TOKEN"), "TURNSTILE_TOKEN="+au.Token), "audit", "verify", "--server", s.URL, "--all"); code != 0 || !strings.Contains(out, "intact") {
+		t.Fatalf("audit verify as the auditor: %d %s %s", code, out, errOut)
+	}
+	status, body = s.Request("POST", "/v1/credentials", map[string]any{"name": "admin", "role": "admin"})
+	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_field"); e.Details["field"] != "name" {
+		t.Fatalf("a credential named like the admin token: %s", body)
+	}
 	status, body = rt.Request("GET", "/v1/turns/ro-sep/events", nil)
 	wantError(t, status, body, http.StatusForbidden, "forbidden")
 	if s.turn("ro-sep").Turn.Version != before[0]+1 {
