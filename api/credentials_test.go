@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"turnstile/adapters/boltstore"
+	esdb "turnstile/adapters/esdbstore"
 	"turnstile/domain"
+	"turnstile/internal/esdbtest"
 )
 
 func openStore(t testing.TB) *boltstore.Store {
@@ -90,4 +92,27 @@ func BenchmarkAuthenticate(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkAuthenticateESDB is the same over EventStoreDB (the in-process
+// test server on loopback): one stream read per request.
+func BenchmarkAuthenticateESDB(b *testing.B) {
+	ctx := context.Background()
+	srv := esdbtest.Start(b)
+	st, err := esdb.Open(srv.ConnString(), esdb.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	cs := NewCredentialStore(st)
+	nc, err := cs.Create(ctx, domain.Actor{Name: "admin"}, "alice", domain.RoleApprover, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok, err := cs.Authenticate(ctx, nc.Token); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
 }
