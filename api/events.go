@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -234,12 +235,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if turnFilter != "" && e.TurnID != turnFilter {
 				continue
 			}
-			if wsFilter != "" && s.workspaceOf(workspaces, e.TurnID) != wsFilter {
+			if wsFilter != "" && s.workspaceOf(r.Context(), workspaces, e.TurnID) != wsFilter {
 				continue
 			}
 			// A scoped credential's stream carries its workspaces only; a
 			// turn whose workspace is unknown here is left out.
-			if p.Scoped() && !p.InScope(s.workspaceOf(workspaces, e.TurnID)) {
+			if p.Scoped() && !p.InScope(s.workspaceOf(r.Context(), workspaces, e.TurnID)) {
 				continue
 			}
 			method, params := notification(&e)
@@ -250,13 +251,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) workspaceOf(known map[string]string, turnID string) string {
+// workspaceOf is the workspace of a turn the stream has not seen start:
+// from the read models, else from the turn's first event in the store.
+func (s *Server) workspaceOf(ctx context.Context, known map[string]string, turnID string) string {
 	if ws, ok := known[turnID]; ok {
 		return ws
 	}
-	if t, ok := s.cfg.Projector.Turn(turnID); ok {
-		known[turnID] = t.WorkspaceID
-		return t.WorkspaceID
+	if ws, ok, err := s.turnWorkspace(ctx, turnID); err == nil && ok {
+		known[turnID] = ws
+		return ws
 	}
 	return ""
 }
