@@ -188,6 +188,19 @@ func TestLengthLimits(t *testing.T) {
 	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_field"); e.Details["field"] != "reason" {
 		t.Fatalf("a long reason: %s", body)
 	}
+	for _, tc := range []struct {
+		field string
+		body  map[string]any
+	}{
+		{"argv[1]", map[string]any{"tool_call_id": "e1", "argv": []string{"echo", strings.Repeat("a", 129<<10)}}},
+		{"env", map[string]any{"tool_call_id": "e1", "argv": []string{"true"}, "env": map[string]string{strings.Repeat("E", 300): "1"}}},
+		{"cwd", map[string]any{"tool_call_id": "e1", "argv": []string{"true"}, "cwd": "/" + strings.Repeat("c", 5000)}},
+	} {
+		status, body := s.Request("POST", "/v1/turns/"+at+"/exec", tc.body)
+		if e := wantError(t, status, body, http.StatusBadRequest, "invalid_field"); e.Details["field"] != tc.field {
+			t.Fatalf("exec with a long %s: the error names %v", tc.field, e.Details["field"])
+		}
+	}
 	if after := s.footprint(at); after != before {
 		t.Fatalf("refused requests appended: %v → %v", before, after)
 	}

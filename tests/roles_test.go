@@ -409,3 +409,22 @@ func TestOpenAPIShowsRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestRolesSystemActor: a request the server expires itself is resolved by
+// the service's own actor, not by whoever asked.
+func TestRolesSystemActor(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "", "--approval-ttl", "200ms")
+	rt := roAs(s, roCreate(t, s, "rt", "runtime"))
+	rt.startTurn("ro-exp", "ws", "supervised", workspace(t))
+	d := rt.decide("ro-exp", "c1", "exec_command", map[string]any{"cmd": []string{"make"}})
+	var a struct {
+		Status     string  `json:"status"`
+		Resolution string  `json:"resolution"`
+		ResolvedBy roActor `json:"resolved_by"`
+	}
+	rt.JSON("GET", "/v1/approvals/"+d.Request.RequestID+"?wait=30s", nil, http.StatusOK, &a)
+	if a.Resolution != "expired" || a.ResolvedBy != (roActor{"turnstile", "system"}) {
+		t.Fatalf("expired request: %+v, want resolved by turnstile/system", a)
+	}
+}
