@@ -157,6 +157,14 @@ func TestTokenSourcesRefused(t *testing.T) {
 			t.Fatalf("token list with a %04o token file: %d %s", mode, code, msg)
 		}
 	}
+	// A data directory others may write to (and so replace the token in).
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if msg, code := serve(env, "--data", open); code == 0 || !strings.Contains(msg, "chmod 700 "+open) {
+		t.Fatalf("a world-writable data directory: %d %s", code, msg)
+	}
 	// Control: the same files at 0600 are accepted.
 	if err := os.Chmod(file, 0o600); err != nil {
 		t.Fatal(err)

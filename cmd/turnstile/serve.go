@@ -144,6 +144,12 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return err
 	}
+	if st, err := os.Stat(f.data); err != nil {
+		return err
+	} else if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		// Whoever may write here may replace the token or the store.
+		return fmt.Errorf("data directory %s has mode %04o: group or others may write to it; run `chmod 700 %s`", f.data, perm, f.data)
+	}
 	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
 	if err != nil {
 		return err
