@@ -31,8 +31,6 @@ type Config struct {
 	Token string
 	// Credentials, when nil, is a CredentialStore over Store.
 	Credentials *CredentialStore
-	// Runner runs commands for POST /v1/turns/{id}/exec; nil disables it.
-	Runner Runner
 	Logger *slog.Logger
 	// Metrics; nil creates a fresh set.
 	Metrics *Metrics
