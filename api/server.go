@@ -31,7 +31,7 @@ type Config struct {
 	Token string
 	// Credentials, when nil, is a CredentialStore over Store.
 	Credentials *CredentialStore
-	Logger *slog.Logger
+	Logger      *slog.Logger
 	// Metrics; nil creates a fresh set.
 	Metrics *Metrics
 	// ProjectionWait bounds how long a command waits for the read models
