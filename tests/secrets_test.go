@@ -182,17 +182,12 @@ func TestTokenSourcesRefused(t *testing.T) {
 	}
 }
 
-// roDeniedModes are the modes TestDataDirectoryDeniedToTurns checks.
-// full_access joins them once the decision-time checker and the sandbox
-// honour PathSensitive entries in an unrestricted snapshot (the sandbox
-// engineers' part of issue 11).
-var roDeniedModes = []string{"auto_accept_edits", "supervised"}
-
 // TestDataDirectoryDeniedToTurns: with the data directory inside the
 // agent's workspace (the old quick-start layout) and a token file there
 // too, every mode's snapshot lists both as sensitive paths of provenance
-// system; a decision to read or write them is denied and a sandboxed
-// command cannot read them, while the rest of the workspace stays usable.
+// system and a decision to read them is denied; in the restricted modes a
+// sandboxed command cannot read them either. The rest of the workspace
+// stays usable.
 func TestDataDirectoryDeniedToTurns(t *testing.T) {
 	t.Parallel()
 	root := workspace(t)
@@ -211,7 +206,7 @@ func TestDataDirectoryDeniedToTurns(t *testing.T) {
 	}
 	s := StartServer(t, data, "--token-file", tokFile)
 	secretPaths := []string{data, tokFile}
-	for _, mode := range roDeniedModes {
+	for _, mode := range []string{"full_access", "auto_accept_edits", "supervised"} {
 		id := "ro-dd-" + mode
 		s.startTurn(id, "ws", mode, root)
 		var snap struct {
@@ -245,8 +240,25 @@ func TestDataDirectoryDeniedToTurns(t *testing.T) {
 				t.Errorf("%s: %s %s: %s (%s), want deny", mode, tc.tool, tc.path, d.Decision, d.Reason)
 			}
 		}
+		// Writes: a patch that would replace the token, or add to the data
+		// directory.
+		for i, p := range []string{filepath.Join(data, "token"), filepath.Join(data, "new.txt"), tokFile} {
+			patch := "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch\n"
+			if d := s.decide(id, "w"+string(rune('a'+i)), "apply_patch", map[string]any{"patch": patch}); d.Decision != "deny" {
+				t.Errorf("%s: a patch writing %s: %s (%s), want deny", mode, p, d.Decision, d.Reason)
+			}
+		}
+		if d := s.decide(id, "wok", "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: " + filepath.Join(root, "b.txt") + "\n+x\n*** End Patch\n"}); d.Decision == "deny" {
+			t.Errorf("%s: a patch writing b.txt: %s (%s), want allow or ask (control)", mode, d.Decision, d.Reason)
+		}
 		if d := s.decide(id, "ok", "read_file", map[string]any{"path": filepath.Join(root, "a.txt")}); d.Decision != "allow" {
 			t.Errorf("%s: reading a.txt: %s (%s), want allow (control)", mode, d.Decision, d.Reason)
+		}
+		if mode == "full_access" {
+			// A full_access command runs without a filesystem sandbox:
+			// nothing in the kernel hides the data directory from it yet
+			// (see the report of issue 11).
+			continue
 		}
 		// The sandbox: a command cannot read them; a.txt it can.
 		run := func(call string, argv ...string) decisionAnswer {
