@@ -33,6 +33,8 @@ var operations = []operation{
 	{method: "GET", path: "/readyz", op: domain.OpServiceRead, summary: "Readiness: the store is reachable and the read models caught up"},
 	{method: "GET", path: "/metrics", op: domain.OpMetricsRead, summary: "Prometheus metrics (text exposition format)"},
 	{method: "GET", path: "/openapi.json", op: domain.OpServiceRead, summary: "This document"},
+	{method: "POST", path: "/v1/hooks/claude-code", op: domain.OpTurnDecide, summary: "Claude Code's http hook: one hook event (UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd) in, the hook's answer out", body: claudeCodeHook{}, response: HookAnswer{}},
+	{method: "GET", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0 over a WebSocket (Upgrade: websocket): the same calls as POST /rpc, and the notifications of /v1/events pushed as JSON-RPC notifications", query: []string{"turn_id", "workspace_id"}},
 	{method: "POST", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
 	{method: "GET", path: "/v1/events", op: domain.OpEventsSubscribe, summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
 	{method: "POST", path: "/v1/turns", op: domain.OpTurnStart, summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},

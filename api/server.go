@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
@@ -43,6 +44,8 @@ type Config struct {
 	CommandTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
+	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
+	ClaudeCode *domain.ClaudeCodeConfig
 }
 
 // Server serves the API.
@@ -56,6 +59,8 @@ type Server struct {
 	// draining is set when shutdown starts: long polls and streams end.
 	draining chan struct{}
 	drained  atomic.Bool
+	// ccHints remembers each Claude Code session's latest turn number.
+	ccHints ccHints
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -115,6 +120,8 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/metrics", s.metricsHandler)
 		handle("GET", "/openapi.json", s.openapi)
 		handle("POST", "/rpc", s.rpc)
+		handle("GET", "/rpc", s.rpcSocket)
+		handle("POST", "/v1/hooks/claude-code", s.claudeCodeHookHandler)
 		handle("GET", "/v1/events", s.events)
 		handle("POST", "/v1/turns", s.startTurn)
 		handle("GET", "/v1/turns", s.listTurns)

@@ -68,6 +68,13 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnResponse, bool, error) {
+	return s.startTurnWith(r, req, nil, nil)
+}
+
+// startTurnWith starts a turn with the client's prompt (input) and what else
+// it sent that turnstile keeps without acting on (client), both recorded in
+// the turn-start event.
+func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input json.RawMessage, client map[string]json.RawMessage) (*TurnResponse, bool, error) {
 	if err := req.checkLengths(); err != nil {
 		return nil, false, err
 	}
@@ -75,6 +82,9 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 		req.TurnID = uuid.NewString()
 	}
 	if err := checkID("turn_id", req.TurnID); err != nil {
+		return nil, false, err
+	}
+	if err := checkClientTurnID(req.TurnID); err != nil {
 		return nil, false, err
 	}
 	if err := principalOf(r).AuthorizeIn(domain.OpTurnStart, req.WorkspaceID); err != nil {
@@ -92,7 +102,7 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 		Meta: meta(r), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
 		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
 			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
-		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap,
+		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap, Input: input, Client: client,
 	})
 	if err != nil {
 		return nil, false, err

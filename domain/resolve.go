@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,10 +18,6 @@ var SystemReadRoots = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib6
 
 // DeviceFiles are writable devices every sandboxed command may use.
 var DeviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
-// ProtectedNames stay read-only inside writable roots (beyond the reference).
-// The real git dir of a ".git" pointer file is added at enforcement time.
-var ProtectedNames = []string{".git", ".agents", ".codex"}
 
 // RestrictedDeniedCommands are refused in restricted snapshots.
 var RestrictedDeniedCommands = []string{
@@ -38,6 +35,9 @@ type SnapshotInputs struct {
 	ExecutionBackend ExecutionBackend
 	// Kernel is what the capability probe found (native backend only).
 	Kernel KernelFeatures
+	// ProtectedPaths replaces DefaultProtectedPaths when not nil (an empty
+	// non-nil list protects nothing).
+	ProtectedPaths []ProtectedPath
 }
 
 // FieldError reports bad input, naming the field.
@@ -146,15 +146,7 @@ func resolveSandbox(mode Mode, in SnapshotInputs) SandboxPolicy {
 		}
 	}
 	if rootAccess == AccessWrite && mode != ModeFullAccess {
-		for _, e := range es {
-			if e.Access != AccessWrite || e.Kind == PathDevice {
-				continue
-			}
-			for _, name := range ProtectedNames {
-				p := CleanPath(e.ResolvedPath + "/" + name)
-				es = append(es, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
-			}
-		}
+		es = append(es, protectedEntries(protectedList(in.ProtectedPaths), es, sb.Cwd)...)
 	}
 	sb.Filesystem.Entries = es
 	return sb
@@ -171,7 +163,9 @@ func resolveNetwork(mode Mode) NetworkPolicy {
 	if mode == ModeFullAccess {
 		return NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: true, AllowUnixSockets: true, AllowPrivateNetworks: true}
 	}
-	return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: true}
+	// Unix sockets created outside the sandbox (ssh-agent, docker, D-Bus)
+	// are host daemons: unreachable unless a profile allows them.
+	return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: false}
 }
 
 func resolveProcess(mode Mode) ProcessPolicy {
@@ -241,6 +235,7 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	if !caps.Process {
 		ds = append(ds, Degradation{Dimension: "process", Reason: "process limits cannot be enforced by this backend"})
 	}
+	ds = append(ds, namespaceDegradations(s)...)
 	if !caps.Approval {
 		ds = append(ds, Degradation{Dimension: "approval", Reason: "this backend cannot pause for approvals"})
 	}
@@ -257,6 +252,23 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	default:
 		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
 	}
+}
+
+// namespaceDegradations names what a restricted native snapshot loses when
+// the helper cannot run in its own mount and PID namespaces (the probe's
+// UserNamespaces): the read-only root view, host-socket masking, the private
+// /proc and the kill of the whole namespace.
+func namespaceDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
+	k := s.Backend.Kernel
+	if k == nil || k.UserNamespaces || s.Backend.ExecutionBackend != BackendNative {
+		return nil
+	}
+	var ds []Degradation
+	if s.Sandbox.Mode != SandboxUnrestricted {
+		ds = append(ds, Degradation{Dimension: "filesystem", Reason: "no mount namespace: metadata changes (chmod, chown, utimes, xattrs) outside the writable roots are not refused, unix sockets created outside the sandbox stay reachable, and a root server's commands keep root's file access"})
+	}
+	ds = append(ds, Degradation{Dimension: "process", Reason: "no PID namespace: host processes and their command lines are visible, and a setsid daemon survives the command's timeout"})
+	return ds
 }
 
 // Approvable is the snapshot as it stands for a tool call a person may still
@@ -276,18 +288,30 @@ func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapsh
 		return c
 	}
 	c.Sandbox.Mode = SandboxWorkspaceWrite
-	es := make([]FilesystemEntry, 0, len(s.Sandbox.Filesystem.Entries)+6)
-	var protected []FilesystemEntry
+	es := make([]FilesystemEntry, 0, len(s.Sandbox.Filesystem.Entries))
+	var opened []FilesystemEntry
 	for _, e := range s.Sandbox.Filesystem.Entries {
-		if e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot {
+		if (e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot) && e.Access == AccessRead {
 			e.Access = AccessWrite
-			for _, name := range ProtectedNames {
-				p := CleanPath(e.ResolvedPath + "/" + name)
-				protected = append(protected, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
-			}
+			opened = append(opened, e)
 		}
 		es = append(es, e)
 	}
+	var protected []FilesystemEntry
+	for _, p := range protectedEntries(DefaultProtectedPaths, opened, c.Sandbox.Cwd) {
+		if !slices.ContainsFunc(es, func(e FilesystemEntry) bool { return e.Kind == PathProtected && e.ResolvedPath == p.ResolvedPath }) {
+			protected = append(protected, p)
+		}
+	}
 	c.Sandbox.Filesystem.Entries = append(es, protected...)
 	return c
+}
+
+// protectedList is the list a snapshot protects: the profile's, or the
+// built-in one.
+func protectedList(l []ProtectedPath) []ProtectedPath {
+	if l == nil {
+		return DefaultProtectedPaths
+	}
+	return l
 }

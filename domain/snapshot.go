@@ -48,8 +48,10 @@ const (
 	ProvenanceComposer  Provenance = "composer"
 )
 
-// FilesystemEntry is one path the sandbox grants (or, for protected paths,
-// keeps read-only inside a writable root).
+// FilesystemEntry is one path the sandbox grants, or narrows: a protected
+// path inside a writable root (immovable; read-only unless Access is write),
+// a deny entry (hidden, read and write; a more specific grant may reopen a
+// subtree, see AccessAt) or a sensitive path.
 type FilesystemEntry struct {
 	Kind       PathKind   `json:"kind"`
 	Path       string     `json:"path"`
@@ -58,6 +60,10 @@ type FilesystemEntry struct {
 	// ResolvedPath is Path made absolute and normalised lexically. The
 	// sandbox canonicalises it again (symlinks) when it enforces.
 	ResolvedPath string `json:"resolved_path"`
+	// Reserved (protected entries only): when the path does not exist at
+	// spawn, the sandbox holds the name read-only so that it cannot be
+	// created.
+	Reserved bool `json:"reserved,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox

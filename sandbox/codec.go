@@ -52,12 +52,21 @@ func encodeMessage(m *helperMessage) []byte {
 		e.str(string(en.Access))
 		e.str(string(en.Provenance))
 		e.str(en.ResolvedPath)
+		e.boolean(en.Reserved)
 	}
-	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace} {
+	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace, sp.Walked} {
 		e.boolean(v)
 	}
 	e.uint(uint64(max(sp.LandlockABI, 0)))
 	e.str(sp.TmpDir)
+	e.uint(uint64(max(sp.UID, 0)))
+	e.uint(uint64(max(sp.GID, 0)))
+	e.strs(sp.HostSockets)
+	e.uint(uint64(len(sp.Idmaps)))
+	for _, o := range sp.Idmaps {
+		e.uint(uint64(max(o.UID, 0)))
+		e.uint(uint64(max(o.GID, 0)))
+	}
 	return e.b
 }
 
@@ -134,10 +143,10 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	for i := 0; i < n && d.err == nil; i++ {
 		sp.Entries = append(sp.Entries, domain.FilesystemEntry{
 			Kind: domain.PathKind(d.str()), Path: d.str(), Access: domain.Access(d.str()),
-			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(),
+			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(),
 		})
 	}
-	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace} {
+	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace, &sp.Walked} {
 		*p = d.boolean()
 	}
 	abi := d.uint()
@@ -146,6 +155,22 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	}
 	sp.LandlockABI = int(abi)
 	sp.TmpDir = d.str()
+	uid, gid := d.uint(), d.uint()
+	if uid > 1<<32-2 || gid > 1<<32-2 {
+		d.err = errCodec
+	}
+	sp.UID, sp.GID = int(uid), int(gid)
+	if hs := d.strs(); len(hs) > 0 {
+		sp.HostSockets = hs
+	}
+	n = d.count()
+	for i := 0; i < n && d.err == nil; i++ {
+		u, g := d.uint(), d.uint()
+		if u > 1<<32-2 || g > 1<<32-2 {
+			d.err = errCodec
+		}
+		sp.Idmaps = append(sp.Idmaps, IdmapOwner{UID: int(u), GID: int(g)})
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec
 	}

@@ -36,6 +36,7 @@ type serveFlags struct {
 	// The server's edges: slow or idle clients are cut off.
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	maxHeaderBytes                              int
+	claudeCodeConfig                            string
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -51,6 +52,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
+	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this (slow clients)")
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
@@ -161,6 +163,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err := checkListen(f.listen, explicit); err != nil {
 		return err
 	}
+	ccConfig, err := loadClaudeCodeConfig(f.claudeCodeConfig)
+	if err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
@@ -188,7 +194,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
