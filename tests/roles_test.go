@@ -428,3 +428,55 @@ func TestRolesSystemActor(t *testing.T) {
 		t.Fatalf("expired request: %+v, want resolved by turnstile/system", a)
 	}
 }
+
+// TestRolesClaudeCodeHook: the hook acts as its credential. A runtime
+// credential's call asked at Claude Code's prompt that ran is recorded as
+// run, never as its own allow_once: the request stays for an approver. A
+// runtime scoped to another workspace cannot drive the project's session,
+// and an approver cannot call the hook at all.
+func TestRolesClaudeCodeHook(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	s := ccServer(t, ws, "supervised", nil)
+	hk := roAs(s, roCreate(t, s, "claude", "runtime", "ws-cc"))
+	other := roAs(s, roCreate(t, s, "elsewhere", "runtime", "ws-other"))
+	ap := roAs(s, roCreate(t, s, "alice", "approver"))
+	const session = "sess-roles"
+	t1 := ccTurn(session, 1)
+
+	for _, who := range []*Server{other, ap} {
+		status, body := who.Request("POST", "/v1/hooks/claude-code", ccPayload(t, "user_prompt_submit", session, ws))
+		wantError(t, status, body, http.StatusForbidden, "forbidden")
+	}
+	if status, _ := s.Request("GET", "/v1/turns/"+t1, nil); status != http.StatusNotFound {
+		t.Fatalf("a refused hook started the turn: %d", status)
+	}
+
+	hk.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	if got := hk.hook(ccPayload(t, "pre_bash", session, ws)); !strings.Contains(got, `"permissionDecision":"ask"`) {
+		t.Fatalf("Bash: %s", got)
+	}
+	hk.hook(ccPayload(t, "post_bash", session, ws)) // it ran after Claude Code's prompt
+	evs := roEvents(t, s, t1)
+	for _, ev := range evs {
+		if ev.Type == "permission.approval_resolved" {
+			t.Fatalf("the runtime's hook resolved its own request: %s", ev.Metadata)
+		}
+		if ev.Actor != (roActor{"claude", "runtime"}) {
+			t.Errorf("%s: actor %+v, want claude/runtime", ev.Type, ev.Actor)
+		}
+	}
+	if evs[len(evs)-1].Type != "tool.completed" {
+		t.Fatalf("the run is not recorded: last event %s", evs[len(evs)-1].Type)
+	}
+	// The approver still may answer it (control).
+	req := requestIDOf(t, s, t1, "toolu_01Bash")
+	ap.respond(req, "allow_once")
+	var a struct {
+		ResolvedBy roActor `json:"resolved_by"`
+	}
+	s.JSON("GET", "/v1/approvals/"+req, nil, http.StatusOK, &a)
+	if a.ResolvedBy != (roActor{"alice", "approver"}) {
+		t.Fatalf("resolved by %+v", a.ResolvedBy)
+	}
+}
