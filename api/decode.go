@@ -58,13 +58,14 @@ func decodeBytes(body []byte, v any) error {
 // 400 naming the field, and nothing is appended. The body limit alone would
 // let a 900 KB workspace_id into every event of a turn.
 const (
-	maxIDLen    = domain.MaxIDLength // workspace, thread, turn, tool call, item and request ids
-	maxNameLen  = 256                // tool names, MCP server and tool names, environment names
-	maxTextLen  = 4096               // reasons and other free text
-	maxPathLen  = 4096               // paths (PATH_MAX)
-	maxListLen  = 256                // roots, tool and path lists
-	maxArgvLen  = 4096               // argv entries
-	maxArgBytes = 128 << 10          // one argv entry or environment value (MAX_ARG_STRLEN)
+	maxIDLen     = domain.MaxIDLength // workspace, thread, turn, tool call, item and request ids
+	maxNameLen   = 256                // tool names, MCP server and tool names, environment names
+	maxTextLen   = 4096               // reasons and other free text
+	maxPathLen   = 4096               // paths (PATH_MAX)
+	maxListLen   = 256                // roots, tool and path lists
+	maxArgvLen   = 4096               // argv entries
+	maxArgBytes  = 128 << 10          // one argv entry or environment value (MAX_ARG_STRLEN)
+	maxKeptBytes = 64 << 10           // a JSON-RPC turn/start field kept as sent (capabilities, sandbox_policy…)
 )
 
 // limits collects the first field over its limit.

@@ -164,6 +164,13 @@ func TestLengthLimits(t *testing.T) {
 	if rpcErr == nil || rpcErr["status"] != float64(http.StatusBadRequest) || !strings.Contains(fmt.Sprint(rpcErr["details"]), "workspace_id") {
 		t.Fatalf("RPC turn/start with a huge workspace_id: %v", rpcErr)
 	}
+	// The fields turn/start keeps as sent are bounded too.
+	for field, v := range map[string]any{"model": strings.Repeat("m", 300), "capabilities": map[string]any{"x": strings.Repeat("c", 70<<10)}} {
+		_, rpcErr = roRPC(t, s, "turn/start", map[string]any{"turn_id": "ro-len", "workspace_id": "ws", "thread_id": "th", "workspace_root": root, field: v})
+		if rpcErr == nil || rpcErr["status"] != float64(http.StatusBadRequest) || !strings.Contains(fmt.Sprint(rpcErr["details"]), field) {
+			t.Fatalf("RPC turn/start with a long %s: %v", field, rpcErr)
+		}
+	}
 	// At the limit: accepted.
 	if status, body := start(at, map[string]any{"workspace_id": at, "thread_id": at}); status != http.StatusCreated {
 		t.Fatalf("128-character ids: %d %s", status, body)
