@@ -105,6 +105,18 @@ func (s *Server) claudeCodeHook(r *http.Request, h *claudeCodeHook) (HookAnswer,
 		// to decide or record; no opinion.
 		return HookAnswer{}, nil
 	}
+	var l limits // ids, names and paths are bounded as on the REST API
+	l.str("session_id", h.SessionID, maxTextLen)
+	l.str("tool_use_id", h.ToolUseID, maxIDLen)
+	l.str("tool_name", h.ToolName, maxNameLen)
+	l.str("cwd", h.Cwd, maxPathLen)
+	l.str("transcript_path", h.TranscriptPath, maxPathLen)
+	l.str("permission_mode", h.PermissionMode, maxNameLen)
+	l.str("source", h.Source, maxNameLen)
+	l.str("reason", h.Reason, maxTextLen)
+	if l.err != nil {
+		return HookAnswer{}, l.err
+	}
 	cs, err := s.ccSession(h)
 	if err != nil {
 		return HookAnswer{}, err

@@ -480,3 +480,25 @@ func TestRolesClaudeCodeHook(t *testing.T) {
 		t.Fatalf("resolved by %+v", a.ResolvedBy)
 	}
 }
+
+// TestHookLengthLimits: the hook's ids and names are bounded as the REST
+// API's are (a deny naming the field); at the limit they pass.
+func TestHookLengthLimits(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	s := ccServer(t, ws, "full_access", nil)
+	s.hook(ccPayload(t, "user_prompt_submit", session0, ws))
+	for field, v := range map[string]string{"tool_use_id": strings.Repeat("u", 129), "tool_name": strings.Repeat("T", 257), "cwd": ws + "/" + strings.Repeat("d", 5000)} {
+		// A hook answers 200 with a deny naming the field (any other
+		// status would let Claude Code run the tool: http hooks fail open).
+		got := s.hookHTTP(ccEdit(t, ccPayload(t, "pre_read", session0, ws), map[string]any{field: v}))
+		if !strings.Contains(got, `"permissionDecision":"deny"`) || !strings.Contains(got, field+": is ") {
+			t.Fatalf("a long %s: %s", field, got)
+		}
+	}
+	if got := s.hook(ccEdit(t, ccPayload(t, "pre_read", session0, ws), map[string]any{"tool_use_id": strings.Repeat("u", 128)})); !strings.Contains(got, `"allow"`) {
+		t.Fatalf("a 128-character tool_use_id: %s", got)
+	}
+}
+
+const session0 = "sess-limits"
