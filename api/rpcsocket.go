@@ -154,7 +154,8 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, sub eve
 	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
 	p := principalOf(r)
 	if p.Authorize(domain.OpEventsSubscribe) != nil {
-		return // calls only: this role may not follow events
+		<-ctx.Done() // calls only: this role may not follow events
+		return
 	}
 	workspaces := map[string]string{}
 	for {

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/net/websocket"
 )
 
 // roAs is a client of s that presents token instead of the admin token.
@@ -502,3 +505,70 @@ func TestHookLengthLimits(t *testing.T) {
 }
 
 const session0 = "sess-limits"
+
+// TestRolesRPCWebSocket: over the JSON-RPC WebSocket, a ws1 approver's
+// notifications carry ws1 only, and a runtime's respond call is refused.
+func TestRolesRPCWebSocket(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	rtTok := roCreate(t, s, "rt", "runtime")
+	rt := roAs(s, rtTok)
+	apTok := roCreate(t, s, "ws1-approver", "approver", "ws1")
+
+	conn, err := dialRPC(t, s, apTok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := dialRPC(t, s, apTok, "?workspace_id=ws2"); err == nil {
+		t.Fatal("a ws1 approver's socket filtered on ws2 was accepted")
+	}
+	rt.startTurn("ro-sock-2", "ws2", "supervised", root)
+	d2 := rt.decide("ro-sock-2", "c1", "exec_command", map[string]any{"cmd": []string{"make"}})
+	rt.startTurn("ro-sock-1", "ws1", "supervised", root)
+	seen := map[string]bool{}
+	deadline := time.Now().Add(30 * time.Second) // a hang guard
+	for !seen["ro-sock-1"] {
+		if err := conn.SetReadDeadline(deadline); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := websocket.JSON.Receive(conn, &m); err != nil {
+			t.Fatalf("socket: %v (seen %v)", err, seen)
+		}
+		if p, ok := m["params"].(map[string]any); ok {
+			seen[str(p["turn_id"])] = true
+		}
+	}
+	if seen["ro-sock-2"] {
+		t.Fatal("the ws1 approver's socket carried ws2's notifications")
+	}
+	// Calls over the socket are authorised like POST /rpc.
+	rtConn, err := dialRPC(t, s, rtTok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rtConn.Close()
+	if err := websocket.JSON.Send(rtConn, map[string]any{"jsonrpc": "2.0", "id": 7, "method": "turn/permission/request/respond",
+		"params": map[string]any{"request_id": d2.Request.RequestID, "resolution": "allow_once"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rtConn.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var m map[string]any
+		if err := websocket.JSON.Receive(rtConn, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["id"] != float64(7) {
+			continue
+		}
+		e, _ := m["error"].(map[string]any)
+		if data, _ := e["data"].(map[string]any); data["status"] != float64(http.StatusForbidden) {
+			t.Fatalf("a runtime's respond over the socket: %v", m)
+		}
+		break
+	}
+}
