@@ -21,7 +21,7 @@ func TestClaudeCodeHookHold(t *testing.T) {
 	t1 := ccTurn(session, 1)
 	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
 	for _, c := range []struct{ id, resolution, want string }{
-		{"toolu_hold_allow", "allow_once", preAnswer("allow", "turnstile: approved (allow_once by approver)")},
+		{"toolu_hold_allow", "allow_once", preAnswer("allow", "turnstile: approved (allow_once by admin:admin)")},
 		{"toolu_hold_deny", "deny", preAnswer("deny", `turnstile: the approval request for "Run go test ./..." was resolved deny; continue with an allowed alternative`)},
 	} {
 		events := s.subscribe("turn_id="+t1, "")
