@@ -302,3 +302,33 @@ func TestClaudeCodeHookPermissionModes(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeHookProtectsItsSettings: in a mode that lets the agent
+// write the workspace, it still cannot edit .claude/ (where the project's
+// hooks are) through Claude Code's own tools; a file beside it is the
+// control.
+func TestClaudeCodeHookProtectsItsSettings(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := ccServer(t, ws, "auto_accept_edits", nil)
+	const session = "sess-settings"
+	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	write := func(id, path string) string {
+		return s.hook(ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{"tool_use_id": id,
+			"tool_input": map[string]any{"file_path": path, "content": "{}"}}))
+	}
+	if got := write("w1", ws+"/settings.json"); got != preAnswer("allow", "turnstile allowed this call (policy_allows_action)") {
+		t.Fatalf("a workspace file (control): %s", got)
+	}
+	for i, p := range []string{ws + "/.claude/settings.json", ws + "/.claude/settings.local.json", ws + "/src/../.claude/hooks.json"} {
+		if got := write(fmt.Sprintf("w%d", i+2), p); !strings.Contains(got, `"deny"`) {
+			t.Errorf("Write %s: %s", p, got)
+		}
+	}
+}
