@@ -3,17 +3,22 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"net"
 	"net/netip"
 	"time"
 
 	"turnstile/domain"
 )
 
-// HostResolver looks a host name up (*net.Resolver implements it).
+// HostResolver looks a host name up. A name that does not exist is an error
+// wrapping ErrHostNotFound. (The package does not import net: the sandbox
+// helper links this package and stays lean; cmd adapts *net.Resolver.)
 type HostResolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
+
+// ErrHostNotFound is what a HostResolver wraps for a name that does not
+// exist.
+var ErrHostNotFound = errors.New("no such host")
 
 // DefaultResolveTimeout bounds a decision-time lookup.
 const DefaultResolveTimeout = 2 * time.Second
@@ -44,9 +49,8 @@ func CheckURLResolved(ctx context.Context, s *domain.TurnExecutionSecuritySnapsh
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	addrs, err := r.LookupNetIP(ctx, "ip", t.Host)
-	var de *net.DNSError
 	switch {
-	case errors.As(err, &de) && de.IsNotFound:
+	case errors.Is(err, ErrHostNotFound):
 		return nil
 	case err != nil:
 		return refuse(CodeHostUnresolved, redactURL(rawURL), "could not resolve %s to judge its addresses: %v", t.Host, err)
@@ -57,16 +61,4 @@ func CheckURLResolved(ctx context.Context, s *domain.TurnExecutionSecuritySnapsh
 		}
 	}
 	return nil
-}
-
-// NewResolver returns the system resolver, or with server ("host:port") a
-// resolver that asks only that DNS server.
-func NewResolver(server string) *net.Resolver {
-	if server == "" {
-		return net.DefaultResolver
-	}
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, server)
-	}}
 }

@@ -34,6 +34,9 @@ type Config struct {
 	Trust domain.MCPTrust
 	// Kernel is what the capability probe found; it fills every snapshot.
 	Kernel domain.KernelFeatures
+	// Sensitive are the service's own secrets (its data directory and
+	// credential files): every snapshot denies them (domain.PathSensitive).
+	Sensitive []string
 	// MaxCachedTurns bounds the turn cache (default 100,000).
 	MaxCachedTurns int
 	// Now is the clock (default time.Now).
