@@ -213,6 +213,16 @@ func (s ProfileSet) chain(name string) ([]*Profile, *ProfileError) {
 	return out, nil
 }
 
+// Validate checks the profile on its own (keys, values, globs, patterns),
+// not its extends chain.
+func (p *Profile) Validate() []error {
+	var out []error
+	for _, e := range p.validate() {
+		out = append(out, e)
+	}
+	return out
+}
+
 func (p *Profile) validate() []*ProfileError {
 	var errs []*ProfileError
 	add := func(key, format string, args ...any) { errs = append(errs, perr(p.Name, key, format, args...)) }
@@ -220,11 +230,11 @@ func (p *Profile) validate() []*ProfileError {
 	for _, k := range slices.Sorted(maps.Keys(p.Filesystem)) {
 		fk, err := ParseFilesystemKey(k, p.Filesystem[k])
 		if err != nil {
-			add("filesystem."+quoteKey(k), "%s", err.Error())
+			add("filesystem."+QuoteKey(k), "%s", err.Error())
 			continue
 		}
 		if other, dup := normal[fk.Key]; dup {
-			add("filesystem."+quoteKey(k), "the same key as %q (both are %q)", other, fk.Key)
+			add("filesystem."+QuoteKey(k), "the same key as %q (both are %q)", other, fk.Key)
 		}
 		normal[fk.Key] = k
 	}
@@ -233,7 +243,7 @@ func (p *Profile) validate() []*ProfileError {
 	}
 	for _, r := range slices.Sorted(maps.Keys(p.WorkspaceRoots)) {
 		if !strings.HasPrefix(r, "/") && r != "~" && !strings.HasPrefix(r, "~/") {
-			add("workspace_roots."+quoteKey(r), "a workspace root must be an absolute path or start with ~/")
+			add("workspace_roots."+QuoteKey(r), "a workspace root must be an absolute path or start with ~/")
 		}
 	}
 	if m := p.Network.Mode; m != "" && m != "full" && m != "limited" {
@@ -242,16 +252,16 @@ func (p *Profile) validate() []*ProfileError {
 	for _, d := range slices.Sorted(maps.Keys(p.Network.Domains)) {
 		v := p.Network.Domains[d]
 		if v != DomainAllow && v != DomainDeny {
-			add("network.domains."+quoteKey(d), "%q is not allow or deny", v)
+			add("network.domains."+QuoteKey(d), "%q is not allow or deny", v)
 			continue
 		}
 		if _, err := ParseDomainPattern(d, v); err != nil {
-			add("network.domains."+quoteKey(d), "%s", err.Error())
+			add("network.domains."+QuoteKey(d), "%s", err.Error())
 		}
 	}
 	for _, u := range slices.Sorted(maps.Keys(p.Network.UnixSockets)) {
 		if !strings.HasPrefix(u, "/") {
-			add("network.unix_sockets."+quoteKey(u), "a unix socket must be an absolute path")
+			add("network.unix_sockets."+QuoteKey(u), "a unix socket must be an absolute path")
 		}
 	}
 	if i := p.Environment.Inherit; i != "" && i != InheritAll && i != InheritCore && i != InheritNone {
@@ -264,7 +274,7 @@ func (p *Profile) validate() []*ProfileError {
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Environment.Set)) {
 		if !validEnvPattern(name) || strings.Contains(name, "*") {
-			add("environment.set."+quoteKey(name), "not a variable name")
+			add("environment.set."+QuoteKey(name), "not a variable name")
 		}
 	}
 	if t := p.Process.TimeoutCapMs; t < 0 || t > MaxCommandDurationMs {
@@ -314,8 +324,9 @@ func validEnvPattern(p string) bool {
 	return true
 }
 
-// quoteKey writes a map key the way a TOML dotted key would need it.
-func quoteKey(k string) string {
+// QuoteKey writes one part of a key path the way a TOML dotted key needs
+// it: bare when it can be, else quoted. Errors name keys with it.
+func QuoteKey(k string) string {
 	for _, c := range k {
 		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return fmt.Sprintf("%q", k)

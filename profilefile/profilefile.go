@@ -160,6 +160,13 @@ func Parse(name string, data []byte) (*File, error) {
 		for _, err := range f.Profiles.Validate() {
 			d.domainError(err)
 		}
+	} else {
+		// The chains may be incomplete; the rules of each profile are not.
+		for _, name := range slices.Sorted(maps.Keys(f.Profiles)) {
+			for _, err := range f.Profiles[name].Validate() {
+				d.domainError(err)
+			}
+		}
 	}
 	if len(d.errs) == 0 {
 		for _, name := range slices.Sorted(maps.Keys(f.Profiles)) {
