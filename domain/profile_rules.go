@@ -171,7 +171,7 @@ type RuleProvenance string
 // or the system (operator constraints, protected paths, the turn's roots).
 const (
 	RuleFromProfile RuleProvenance = "profile"
-	RuleFromBuiltin RuleProvenance = "built-in"
+	RuleFromBuiltin RuleProvenance = "built_in"
 	RuleFromSystem  RuleProvenance = "system"
 )
 

@@ -134,7 +134,7 @@ func TestProfilesExplainCLI(t *testing.T) {
 		t.Fatalf("explain metadata URL:\n%s", out)
 	}
 	// Built-ins need no file.
-	if e := explainJSON(t, ":read-only", "main.go", "--cwd", app); e.Decision.Access != "read" || e.Decision.Rule.Provenance != "built-in" {
+	if e := explainJSON(t, ":read-only", "main.go", "--cwd", app); e.Decision.Access != "read" || e.Decision.Rule.Provenance != "built_in" {
 		t.Fatalf(":read-only: %+v", e)
 	}
 	if _, errOut, code := runCLI(t, "profiles", "explain", "nosuch", "x", "--file", file, "--cwd", app); code != 1 || !strings.Contains(errOut, `profile "nosuch": no such profile (known: :danger-full-access, :read-only, :workspace, dev, reviewer)`) {
