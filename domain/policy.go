@@ -193,7 +193,10 @@ func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 
 // TurnPermissionProfileSnapshot is the profile a turn runs under.
 type TurnPermissionProfileSnapshot struct {
-	Mode            Mode                         `json:"mode"`
+	Mode Mode `json:"mode"`
+	// Profile names the permission profile the turn selected ("" for a
+	// mode); Mode is then the mode whose behaviour table it uses.
+	Profile         string                       `json:"profile,omitempty"`
 	Source          ProfileSource                `json:"source"`
 	EffectivePolicy ToolPermissionPolicySnapshot `json:"effective_policy"`
 }

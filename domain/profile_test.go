@@ -280,3 +280,114 @@ func TestPropertyMostSpecificRuleBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestBuiltinSnapshotsEqualModeSnapshots: a turn selecting a built-in gets
+// the snapshot of its mode — same sandbox mode, tmp, backend requirement,
+// network, process limits, approval scopes, enforcement and behaviour table,
+// and the same access for every probe path — plus the profile's name.
+func TestBuiltinSnapshotsEqualModeSnapshots(t *testing.T) {
+	probes := []string{"/work/repo/a", "/work/repo/.git/x", "/work/shared-lib/b", "/opt/toolchain/c", "/usr/lib/d", "/dev/null", "/etc/hosts", "/root/e", "/"}
+	for name, mode := range BuiltinModes {
+		for _, kernel := range []KernelFeatures{{LandlockABI: 7, Seccomp: true, UserNamespaces: true}, {}} {
+			in := goldenInputs(mode)
+			in.Kernel = kernel
+			want, err := ResolveSnapshot(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, ProjectRoots: in.ProjectRoots, AppReadRoots: in.AppReadRoots}
+			cp, err := CompileProfile(nil, name, env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.PermissionProfile.Profile != name || got.PermissionProfile.Mode != mode || !got.PermissionProfile.EffectivePolicy.equalTable(want.PermissionProfile.EffectivePolicy) {
+				t.Errorf("%s: profile %+v", name, got.PermissionProfile)
+			}
+			g, w := got.Sandbox, want.Sandbox
+			if g.Mode != w.Mode || g.Tmp != w.Tmp || g.BackendRequirement != w.BackendRequirement || g.Cwd != w.Cwd || g.Filesystem.Unrestricted != w.Filesystem.Unrestricted {
+				t.Errorf("%s: sandbox %+v, mode %+v", name, g, w)
+			}
+			for _, p := range probes {
+				if a, b := modeAccess(&got, p), modeAccess(&want, p); a != b {
+					t.Errorf("%s %s: entries give %s, mode %s", name, p, a, b)
+				}
+				if !got.Sandbox.Filesystem.Unrestricted {
+					if a := ResolvePathRules(got.Sandbox.Filesystem.Rules, p).Access; a != modeAccess(&want, p) {
+						t.Errorf("%s %s: rules give %s", name, p, a)
+					}
+				}
+			}
+			if got.Network.Mode != want.Network.Mode || got.Network.AllowLocalhost != want.Network.AllowLocalhost ||
+				got.Network.AllowPrivateNetworks != want.Network.AllowPrivateNetworks || got.Network.AllowUnixSockets != want.Network.AllowUnixSockets {
+				t.Errorf("%s: network %+v, mode %+v", name, got.Network, want.Network)
+			}
+			gp, wp := got.Process, want.Process
+			gp.Environment.Profile = nil
+			if gp.MaxDurationMs != wp.MaxDurationMs || gp.DefaultTimeoutMs != wp.DefaultTimeoutMs || gp.InheritStdin != wp.InheritStdin ||
+				gp.InheritSession != wp.InheritSession || !slices.Equal(gp.DeniedCommands, sortedUnique(wp.DeniedCommands)) ||
+				gp.Environment.Inherit != wp.Environment.Inherit || !slices.Equal(gp.Environment.DeniedPatterns, wp.Environment.DeniedPatterns) {
+				t.Errorf("%s: process %+v, mode %+v", name, gp, wp)
+			}
+			if got.Enforcement.Status != want.Enforcement.Status || len(got.Enforcement.Degradations) != len(want.Enforcement.Degradations) {
+				t.Errorf("%s %+v: enforcement %+v, mode %+v", name, kernel, got.Enforcement, want.Enforcement)
+			}
+		}
+	}
+}
+
+// TestProfileSnapshotReportsWhatTheKernelCannotEnforce: globs and domain
+// rules are degradations, so a required backend refuses to spawn; the same
+// profile without them is active.
+func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
+	on := true
+	set := ProfileSet{
+		"globs":  {Name: "globs", Extends: BuiltinWorkspace, Filesystem: map[string]Access{"**/*.env": AccessDeny, "/work/repo/secret": AccessDeny}},
+		"plain":  {Name: "plain", Extends: BuiltinWorkspace, Filesystem: map[string]Access{"/work/repo/secret": AccessDeny}},
+		"egress": {Name: "egress", Extends: BuiltinWorkspace, Network: ProfileNetwork{Enabled: &on, Domains: map[string]DomainAccess{"pypi.org": DomainAllow, "**.github.com": DomainAllow, "x.github.com": DomainDeny}}},
+	}
+	in := goldenInputs(ModeAutoAcceptEdits)
+	env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot}
+	snap := func(name string) TurnExecutionSecuritySnapshot {
+		cp, err := CompileProfile(set, name, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	g := snap("globs")
+	if g.CanSpawn() || g.Enforcement.Degradations[0].Dimension != "filesystem" || !strings.Contains(g.Enforcement.Degradations[0].Reason, "**/*.env") {
+		t.Fatalf("globs: %+v", g.Enforcement)
+	}
+	for _, e := range g.Sandbox.Filesystem.Entries {
+		if hasGlob(e.Path) {
+			t.Fatalf("a glob reached the kernel's entries: %+v", e)
+		}
+	}
+	if d := ResolvePathRules(g.Sandbox.Filesystem.Rules, "/work/repo/a/.env"); d.Access != AccessDeny {
+		t.Fatalf("the decision rules lost the glob: %+v", d)
+	}
+	p := snap("plain")
+	if !p.CanSpawn() || p.Enforcement.Status != EnforcementActive {
+		t.Fatalf("control without globs: %+v", p.Enforcement)
+	}
+	var denied bool
+	for _, e := range p.Sandbox.Filesystem.Entries {
+		denied = denied || (e.ResolvedPath == "/work/repo/secret" && e.Access == AccessDeny && e.Provenance == ProvenanceProfile && e.Origin == "plain")
+	}
+	if !denied {
+		t.Fatalf("the deny rule is not an entry: %+v", p.Sandbox.Filesystem.Entries)
+	}
+	n := snap("egress")
+	if n.CanSpawn() || n.Network.Mode != NetworkRestricted || !slices.Equal(n.Network.AllowedDomains, []string{"**.github.com", "=pypi.org"}) ||
+		!slices.Equal(n.Network.DeniedDomains, []string{"=x.github.com"}) {
+		t.Fatalf("egress: %+v %+v", n.Network, n.Enforcement)
+	}
+}

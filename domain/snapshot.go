@@ -46,6 +46,10 @@ const (
 	ProvenanceTaskCap   Provenance = "task_cap"
 	ProvenanceSystem    Provenance = "system"
 	ProvenanceComposer  Provenance = "composer"
+	// ProvenanceProfile and ProvenanceBuiltin mark entries compiled from a
+	// permission profile of the profiles file or a built-in; Origin names it.
+	ProvenanceProfile Provenance = "profile"
+	ProvenanceBuiltin Provenance = "built_in"
 )
 
 // FilesystemEntry is one path the sandbox grants (or, for protected paths,
@@ -58,6 +62,10 @@ type FilesystemEntry struct {
 	// ResolvedPath is Path made absolute and normalised lexically. The
 	// sandbox canonicalises it again (symlinks) when it enforces.
 	ResolvedPath string `json:"resolved_path"`
+	// Origin names the profile (or list) an entry compiled from a permission
+	// profile came from, and Key the rule's key as written.
+	Origin string `json:"origin,omitempty"`
+	Key    string `json:"key,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox
@@ -66,6 +74,10 @@ type FilesystemEntry struct {
 type FilesystemPolicy struct {
 	Unrestricted bool              `json:"unrestricted"`
 	Entries      []FilesystemEntry `json:"entries"`
+	// Rules, set for a turn that selected a permission profile, are the
+	// profile's compiled rules, globs included: decisions resolve paths with
+	// them (ResolvePathRules); Entries are what the kernel is given.
+	Rules []PathRule `json:"rules,omitempty"`
 }
 
 // TmpPolicy says where temporary files go.
@@ -119,6 +131,10 @@ type EnvironmentPolicy struct {
 	Inherit        bool     `json:"inherit"`
 	AllowedVars    []string `json:"allowed_vars,omitempty"`
 	DeniedPatterns []string `json:"denied_patterns,omitempty"`
+	// Profile, set for a turn that selected a permission profile, is its
+	// environment filter (inherit, exclude globs, set, include_only); it
+	// replaces the fields above in FilterEnv.
+	Profile *CompiledEnvironment `json:"profile,omitempty"`
 }
 
 // ProcessPolicy is the process side of a snapshot.
