@@ -391,3 +391,34 @@ func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
 		t.Fatalf("egress: %+v %+v", n.Network, n.Enforcement)
 	}
 }
+
+// FuzzFilesystemKeyAndPath: any key and path parse or fail cleanly; a
+// parsed deny key compiled next to ":root" = write denies every path one of
+// its rules matches (by the oracle's matcher) and nothing else.
+func FuzzFilesystemKeyAndPath(f *testing.F) {
+	for _, s := range [][2]string{{"**/*.env", "/w/a/.env"}, {":workspace_roots/a/**", "/w/a/b"}, {"~/.ssh", "/h/.ssh/k"}, {"/x/[a-", "/x/a"}, {":root", "/"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, key, p string) {
+		fk, err := ParseFilesystemKey(key, AccessDeny)
+		if err != nil {
+			return
+		}
+		if fk.Key == TokenRoot {
+			return
+		}
+		set := ProfileSet{"f": {Name: "f", Filesystem: map[string]Access{key: AccessDeny, TokenRoot: AccessWrite}}}
+		cp, err := CompileProfile(set, "f", ProfileEnv{Home: "/h", Cwd: "/w", TmpDir: "/t"}, nil)
+		if err != nil {
+			t.Fatalf("%q parsed as %+v but does not compile: %v", key, fk, err)
+		}
+		d := cp.Explain(p)
+		matched := false
+		for _, r := range cp.Rules {
+			matched = matched || (r.Key == fk.Key && refSpec(r, d.Path) >= 0)
+		}
+		if matched != (d.Access == AccessDeny) {
+			t.Fatalf("%q on %q: matched %v, decision %s by %+v", key, d.Path, matched, d.Access, d.Rule)
+		}
+	})
+}
