@@ -34,9 +34,8 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if cat == nil {
 		cat = &ProfileCatalog{}
 	}
-	if req != nil && req.Mode != "" && req.Profile != "" {
-		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "permission_profile", Value: "mode=" + string(req.Mode) + ", profile=" + req.Profile,
-			Message: "give a mode or a profile, not both: the two systems do not compose"}
+	if err := CheckProfileRequest(req); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
 	}
 	name := ""
 	switch {
@@ -84,6 +83,17 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 		}
 	}
 	return s, nil
+}
+
+// CheckProfileRequest refuses a permission_profile naming both a mode and a
+// profile: the two systems do not compose, and applying one silently would
+// be wrong either way.
+func CheckProfileRequest(req *ProfileRequest) error {
+	if req != nil && req.Mode != "" && req.Profile != "" {
+		return &FieldError{Field: "permission_profile", Value: "mode=" + string(req.Mode) + ", profile=" + req.Profile,
+			Message: "give a mode or a profile, not both: the two systems do not compose"}
+	}
+	return nil
 }
 
 func constraintMessage(err error) string {

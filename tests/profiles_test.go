@@ -152,3 +152,35 @@ func TestProfilesExplainCLI(t *testing.T) {
 		t.Fatalf("required deny reopened: %+v", e)
 	}
 }
+
+// TestProfileSelectionOverHTTP: a mode and a profile together are a 400
+// naming the conflict, and nothing is appended; a profile name is never
+// silently read as the default full_access.
+func TestProfileSelectionOverHTTP(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	start := func(id string, profile map[string]any) (int, []byte) {
+		return s.Do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th", "workspace_root": root, "permission_profile": profile})
+	}
+	status, body := start("both", map[string]any{"mode": "supervised", "profile": ":read-only"})
+	e := wantError(t, status, body, 400, "invalid_field")
+	if !strings.Contains(e.Message, "permission_profile") || !strings.Contains(e.Message, "not both") {
+		t.Fatalf("conflict message: %+v", e)
+	}
+	if status, _ := s.Do("GET", "/v1/turns/both", nil); status != 404 {
+		t.Fatalf("a refused start created the turn: %d", status)
+	}
+	status, body = start("named", map[string]any{"profile": "dev"})
+	if status == 201 {
+		var out turnAnswer
+		json.Unmarshal(body, &out)
+		if out.Turn.Profile.Mode == "full_access" || out.SecuritySnapshot.Sandbox.Mode == "unrestricted" {
+			t.Fatalf("a profile name fell back to full_access: %s", body)
+		}
+	}
+	// Control: the mode alone starts the turn.
+	if status, body := start("mode", map[string]any{"mode": "supervised"}); status != 201 {
+		t.Fatalf("mode alone: %d %s", status, body)
+	}
+}

@@ -57,6 +57,9 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 			return nil, Outcome{}, err
 		}
 	}
+	if err := checkNoProfileName(c.Profile); err != nil {
+		return nil, Outcome{}, err
+	}
 	si := domain.SnapshotInputs{
 		Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots,
 		AppReadRoots: c.Inputs.AppReadRoots, ExecutionBackend: c.Inputs.ExecutionBackend, Kernel: c.Kernel,
@@ -88,6 +91,19 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		s.event(&c.Meta, []string{"profile_selected", hash}, &ProfileSelected{Profile: snap.PermissionProfile}),
 		s.event(&c.Meta, []string{"snapshot_resolved", hash}, &SecuritySnapshotResolved{Snapshot: snap}),
 	}, Outcome{}, nil
+}
+
+// checkNoProfileName refuses a request naming a permission profile: until
+// profiles are wired into turns, a name must not fall back to a mode (or to
+// the default full_access) silently.
+func checkNoProfileName(req *domain.ProfileRequest) error {
+	if err := domain.CheckProfileRequest(req); err != nil {
+		return err
+	}
+	if req != nil && req.Profile != "" {
+		return &domain.FieldError{Field: "permission_profile.profile", Value: req.Profile, Message: "selecting a permission profile is not enabled on this server; select a mode"}
+	}
+	return nil
 }
 
 // live checks that the turn exists and is not over.
@@ -330,6 +346,9 @@ func decideEnd(s *State, c *EndTurn) ([]Event, Outcome, error) {
 
 func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if err := s.live(TransChange); err != nil {
+		return nil, Outcome{}, err
+	}
+	if err := checkNoProfileName(c.Profile); err != nil {
 		return nil, Outcome{}, err
 	}
 	if c.Profile == nil || c.Profile.Mode == "" {
