@@ -164,6 +164,9 @@ func (d *decoder) filesystem(profile string, k keyed, v any) map[string]domain.A
 		sub, nested := t[key].(map[string]any)
 		if !nested {
 			if a, ok := d.access(profile, kk, t[key]); ok {
+				if _, dup := out[key]; dup {
+					d.fail(kk.path, profile, kk.name, "%q is given twice", key)
+				}
 				out[key] = a
 			}
 			continue

@@ -232,3 +232,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSubpathsCannotLeaveTheirRoot: a subpath under a special token is
+// relative and may not climb out with "..", however it is spelt; the same
+// table with a plain subpath is accepted.
+func TestSubpathsCannotLeaveTheirRoot(t *testing.T) {
+	for _, sub := range []string{"../etc", "a/../../etc", "./../x", "a/..", ".."} {
+		wantErr(t, "[permissions.dev.filesystem.\":workspace_roots\"]\n\""+sub+"\" = \"write\"\n", `profiles.toml:2: profile "dev"`, `".." is not allowed`)
+	}
+	for _, key := range []string{":workspace_roots/../etc", ":tmpdir/../../root", "~/../other"} {
+		wantErr(t, "[permissions.dev.filesystem]\n\""+key+"\" = \"write\"\n", `profiles.toml:2: profile "dev"`, `".." is not allowed`)
+	}
+	f, err := Parse("p.toml", []byte("[permissions.dev.filesystem.\":workspace_roots\"]\n\"./a//b/\" = \"write\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := domain.CompileProfile(f.Profiles, "dev", domain.ProfileEnv{Cwd: "/w"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Explain("/w/a/b/c").Access != domain.AccessWrite || cp.Explain("/w/a/c").Access != domain.AccessDeny || cp.Explain("/etc/x").Access != domain.AccessDeny {
+		t.Fatalf("rules %+v", cp.Rules)
+	}
+}
+
+// TestDuplicateAndSmuggledKeys: TOML's own duplicate-key rule holds, a key
+// spelt twice after normalisation is refused, and dotted or inline forms
+// are judged like tables.
+func TestDuplicateAndSmuggledKeys(t *testing.T) {
+	wantErr(t, "[permissions.dev.filesystem]\n\"/a\" = \"read\"\n\"/a\" = \"write\"\n", "profiles.toml:3:")
+	wantErr(t, "[permissions.dev]\nfilesystem.\"**/*.env\" = \"write\"\n", `profiles.toml:2: profile "dev": filesystem."**/*.env": a glob is allowed only with deny`)
+	wantErr(t, "[permissions.dev.filesystem]\n\":workspace_roots/b\" = \"read\"\n[permissions.dev.filesystem.\":workspace_roots\"]\n\"b\" = \"write\"\n", `":workspace_roots/b" is given twice`)
+	wantErr(t, "[permissions.dev.filesystem]\n\"/a\\u0000b\" = \"read\"\n", `profile "dev"`, "NUL")
+}
