@@ -132,11 +132,14 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 		return nil, &domain.FieldError{Field: "resolution", Message: "required"}
 	}
 	if turnID == "" {
-		a, ok := s.cfg.Projector.Approval(id)
-		if !ok {
-			return nil, &turn.NotFoundError{Kind: "request", ID: id}
+		// The engine finds the request's turn (its own index, else the
+		// store), never the read model, which may lag behind.
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
+		defer cancel()
+		var err error
+		if turnID, err = s.cfg.Engine.LocateRequest(ctx, id); err != nil {
+			return nil, err
 		}
-		turnID = a.Request.TurnID
 	} else if err := checkID("turn_id", turnID); err != nil {
 		return nil, err
 	}

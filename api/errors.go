@@ -81,6 +81,8 @@ func mapError(err error) *Error {
 		return errorf(http.StatusInternalServerError, "unknown_event_type", nil, "%v", err)
 	case errors.Is(err, eventstore.ErrUnavailable), errors.Is(err, eventstore.ErrClosed), errors.Is(err, context.DeadlineExceeded):
 		return errorf(http.StatusServiceUnavailable, "store_unavailable", nil, "the event store is unavailable: %v", err)
+	case errors.Is(err, engine.ErrNoRunner):
+		return errorf(http.StatusNotImplemented, "exec_disabled", nil, "this server runs no commands")
 	case errors.Is(err, engine.ErrTooManyConflicts):
 		return errorf(http.StatusServiceUnavailable, "contended", nil, "%v; retry", err)
 	}

@@ -117,6 +117,12 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["kind"], p["enforcement"] = "security_snapshot_resolved", ev.Snapshot.Enforcement
 	case *turn.ProfileChanged:
 		p["kind"], p["profile_mode"], p["enforcement"] = "profile_changed", ev.Profile.Mode, ev.Snapshot.Enforcement
+	case *turn.ExecStarted:
+		p["kind"], p["tool_call_id"] = "exec_started", ev.ToolCallID
+	case *turn.ExecFinished:
+		p["kind"], p["tool_call_id"], p["exit_code"], p["timed_out"] = "exec_finished", ev.ToolCallID, ev.ExitCode, ev.TimedOut
+	case *turn.ChildTurnStarted:
+		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
 	}
 	return MethodAudit, p
 }

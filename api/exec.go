@@ -1,11 +1,7 @@
 package api
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -13,7 +9,6 @@ import (
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/turn"
-	"turnstile/projections"
 )
 
 // ExecRequest is the body of POST /v1/turns/{id}/exec.
@@ -28,21 +23,7 @@ type ExecRequest struct {
 }
 
 // ExecResult is what a command did.
-type ExecResult struct {
-	ExitCode        int    `json:"exit_code"`
-	Stdout          string `json:"stdout"`
-	Stderr          string `json:"stderr"`
-	StdoutTruncated bool   `json:"stdout_truncated"`
-	StderrTruncated bool   `json:"stderr_truncated"`
-	DurationMs      int64  `json:"duration_ms"`
-	TimedOut        bool   `json:"timed_out"`
-}
-
-// Runner checks a command against a snapshot (the spawn plan) and runs it
-// in the sandbox. A refusal is an error that implements engine.Refusal.
-type Runner interface {
-	Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, req ExecRequest) (*ExecResult, error)
-}
+type ExecResult = engine.CommandResult
 
 // ExecResponse is the decision, and the result when the command ran.
 type ExecResponse struct {
@@ -55,10 +36,6 @@ type ExecResponse struct {
 }
 
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Runner == nil {
-		writeError(w, errorf(http.StatusNotImplemented, "exec_disabled", nil, "this server runs no commands"))
-		return
-	}
 	var req ExecRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
@@ -77,103 +54,30 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, resp)
 }
 
-// execInvocation is the exec_command invocation the decision is about: the
-// environment is named by its keys only.
-func execInvocation(req *ExecRequest) (domain.Invocation, error) {
-	if len(req.Argv) == 0 || req.Argv[0] == "" {
-		return domain.Invocation{}, &domain.FieldError{Field: "argv", Message: "required: the program and its arguments"}
-	}
-	args := map[string]any{"argv": req.Argv}
-	if req.Cwd != "" {
-		args["cwd"] = req.Cwd
-	}
-	if req.TimeoutMs > 0 {
-		args["timeout_ms"] = req.TimeoutMs
-	}
-	if len(req.Env) > 0 {
-		keys := map[string]string{}
-		for k := range req.Env {
-			keys[k] = ""
-		}
-		args["env"] = keys
-	}
-	raw, err := json.Marshal(args)
-	return domain.Invocation{ToolName: "exec_command", Arguments: raw}, err
-}
-
+// doExec hands the command to the engine (decide, wait, record the start,
+// run, record) and maps its step to a status: 202 while it waits for a
+// person, 409 when the tool call id had already started, 200 otherwise.
 func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait time.Duration) (int, *ExecResponse, error) {
-	if req.ToolCallID == "" {
-		return 0, nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
-	}
-	inv, err := execInvocation(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	ctx := r.Context()
-	res, err := s.execute(r, turnID, &turn.EvaluateTool{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID, Invocation: inv})
+	m := meta(r, "agent")
+	cmd := &engine.Command{ToolCallID: req.ToolCallID, ItemID: req.ItemID, Argv: req.Argv, Cwd: req.Cwd, Env: req.Env,
+		TimeoutMs: req.TimeoutMs, Stdin: []byte(req.Stdin), Actor: m.Actor, CorrelationID: m.CorrelationID}
+	cmd.Interrupt = s.draining // a drain ends the wait for approval, not a run
+	cmd.StepTimeout = s.cfg.CommandTimeout
+	res, err := s.cfg.Engine.Exec(r.Context(), turnID, cmd, wait)
 	if err != nil {
 		return 0, nil, err
 	}
 	if !res.Replayed {
 		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
 	}
-	out := &ExecResponse{DecisionResponse: *s.decisionResponse(r, turnID, req.ToolCallID, res)}
+	out := &ExecResponse{DecisionResponse: *s.decisionResponse(r, turnID, req.ToolCallID, res.Result), Ran: res.Ran, Result: res.Output, Message: res.Message}
 	switch {
-	case res.Decision.Behavior == domain.BehaviorDeny:
-		out.Message = "denied: " + string(res.Decision.Reason)
-		return http.StatusOK, out, nil
-	case res.Decision.Behavior == domain.BehaviorAllow && res.Replayed:
-		out.Message = "this tool call id has already run; use a new tool_call_id to run again"
+	case res.Step == turn.ExecPending:
+		return http.StatusAccepted, out, nil
+	case res.Step == turn.ExecAlreadyStarted:
 		return http.StatusConflict, out, nil
-	case res.Decision.Behavior == domain.BehaviorAsk:
-		a, err := s.awaitApproval(ctx, res.Request.ID, wait)
-		if err != nil {
-			return 0, nil, err
-		}
-		out.RequestStatus, out.Resolution = a.Status, a.Resolution
-		if a.Status == projections.ApprovalPending {
-			out.Message = "waiting for approval: resolve the request, then send the same call again (or add ?wait=30s)"
-			return http.StatusAccepted, out, nil
-		}
-		if !a.Resolution.Allows() {
-			out.Decision, out.Reason = domain.BehaviorDeny.String(), a.Resolution.Reason()
-			out.Message = "not approved: " + string(a.Resolution)
-			return http.StatusOK, out, nil
-		}
-		run, err := s.execute(r, turnID, &turn.RunApproved{Meta: meta(r, "agent"), ToolCallID: req.ToolCallID})
-		if err != nil {
-			return 0, nil, err
-		}
-		out.Decision, out.Reason, out.Version = domain.BehaviorAllow.String(), domain.ReasonUserApproved, run.Version
-		if run.Replayed {
-			out.Message = "this approved tool call id has already run; use a new tool_call_id to run again"
-			return http.StatusConflict, out, nil
-		}
-		res = run
+	case res.Decision.Reason == domain.ReasonSandboxDenied:
+		out.DecidedBy = "sandbox"
 	}
-	return s.runCommand(r, turnID, req, inv, &res.Turn.Snapshot, out)
-}
-
-// runCommand runs an allowed command under the snapshot in force when it
-// was allowed; a sandbox refusal is appended to the turn as decision_denied
-// (sandbox_denied).
-func (s *Server) runCommand(r *http.Request, turnID string, req *ExecRequest, inv domain.Invocation, snap *domain.TurnExecutionSecuritySnapshot, out *ExecResponse) (int, *ExecResponse, error) {
-	result, err := s.cfg.Runner.Run(r.Context(), snap, *req)
-	var refusal engine.Refusal
-	if errors.As(err, &refusal) {
-		den, derr := s.execute(r, turnID, &turn.RecordDenial{Meta: meta(r, "sandbox"), ToolCallID: req.ToolCallID,
-			ItemID: req.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
-		if derr != nil {
-			return 0, nil, derr
-		}
-		s.metrics.Decision(domain.BehaviorDeny.String(), string(domain.ReasonSandboxDenied))
-		out.Decision, out.Reason, out.Refusal, out.Version = domain.BehaviorDeny.String(), domain.ReasonSandboxDenied, refusal.RefusalCode(), den.Version
-		out.DecidedBy, out.Message = "sandbox", strings.TrimSpace(domain.RedactText(refusal.Error()))
-		return http.StatusOK, out, nil
-	}
-	if err != nil {
-		return 0, nil, err
-	}
-	out.Ran, out.Result = true, result
 	return http.StatusOK, out, nil
 }

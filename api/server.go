@@ -28,9 +28,7 @@ type Config struct {
 	Projector *projections.Projector
 	Store     eventstore.Store
 	// Token is the bearer token every endpoint but /healthz requires.
-	Token string
-	// Runner runs commands for POST /v1/turns/{id}/exec; nil disables it.
-	Runner Runner
+	Token  string
 	Logger *slog.Logger
 	// Metrics; nil creates a fresh set.
 	Metrics *Metrics

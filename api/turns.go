@@ -165,17 +165,9 @@ func (s *Server) changePermissions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	id := chi.URLParam(r, "turn_id")
+	// The engine loads a child's parent itself (never from the read model).
 	cmd := &turn.ChangeProfile{Meta: meta(r, "user"), Profile: req.PermissionProfile}
-	if t, ok := s.cfg.Projector.Turn(id); ok && t.ParentTurnID != "" {
-		p, ok := s.cfg.Projector.Turn(t.ParentTurnID)
-		if !ok {
-			writeError(w, &turn.NotFoundError{Kind: "turn", ID: t.ParentTurnID})
-			return
-		}
-		cmd.Parent = &turn.Parent{TurnID: p.ID, Status: p.Status, Snapshot: p.Snapshot}
-	}
-	res, err := s.execute(r, id, cmd)
+	res, err := s.execute(r, chi.URLParam(r, "turn_id"), cmd)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -246,20 +246,53 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		}
 		entries = append(entries, ScopeEntry{"timeout_ms", strconv.FormatInt(ms, 10)})
 	}
-	if env, ok := c.args["env"].(map[string]any); ok {
-		keys := make([]string, 0, len(env))
-		for k := range env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		entries = append(entries, ScopeEntry{"env_keys", jsonList(keys)})
-	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
-		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
-	}
 	c.a.Summary = "Run " + command
 	c.detail("Command", command, true)
 	c.detail("Working directory", cwd, true)
-	return entries, nil
+	bound, err := c.execBindings()
+	if err != nil {
+		return nil, err
+	}
+	return append(entries, bound...), nil
+}
+
+// execBindings binds what else decides what runs (ExecBindings): the
+// executable argv[0] resolved to, a digest of the environment's values, a
+// digest of stdin. Names, the executable and the stdin size are shown to
+// the approver; values and content never enter the scope in clear.
+func (c *classifier) execBindings() ([]ScopeEntry, error) {
+	var out []ScopeEntry
+	if exe := c.str("executable"); exe != "" {
+		out = append(out, ScopeEntry{"executable", exe})
+		c.detail("Executable", exe, true)
+	}
+	if env, ok := c.args["env"].(map[string]any); ok {
+		keys := make([]string, 0, len(env))
+		pairs := make([]string, 0, len(env))
+		for k, v := range env {
+			keys = append(keys, k)
+			pairs = append(pairs, k+"="+fmt.Sprint(v))
+		}
+		slices.Sort(keys)
+		slices.Sort(pairs)
+		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", hashHex([]byte(jsonList(pairs)))})
+		c.detail("Environment", strings.Join(keys, ", "), true)
+	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
+		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
+	}
+	sum, size := c.str("stdin_sha256"), int64(-1)
+	if in, ok := c.args["stdin"].(string); ok && in != "" {
+		sum, size = hashHex([]byte(in)), int64(len(in))
+	} else if n, ok := c.args["stdin_bytes"].(json.Number); ok {
+		size, _ = n.Int64()
+	}
+	if sum != "" {
+		out = append(out, ScopeEntry{"stdin_sha256", sum})
+		if size >= 0 {
+			c.detail("Standard input", strconv.FormatInt(size, 10)+" bytes", false)
+		}
+	}
+	return out, nil
 }
 
 // argv reads the command as an array ("argv", "cmd" or "command") or a shell

@@ -85,7 +85,7 @@ func TestDegradedKernelFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Enforcement.Status != EnforcementUnavailable || s.CanSpawn() || len(s.Enforcement.Degradations) != 3 {
+	if s.Enforcement.Status != EnforcementUnavailable || s.CanSpawn() || len(s.Enforcement.Degradations) != 5 {
 		t.Fatalf("no kernel sandbox must make a required backend unavailable: %+v", s.Enforcement)
 	}
 	in = goldenInputs(ModeFullAccess)
@@ -102,6 +102,13 @@ func TestDegradedKernelFailsClosed(t *testing.T) {
 	s.Sandbox.BackendRequirement = BackendOptional
 	if e := ComputeEnforcement(&s); e.Status != EnforcementPartiallyActive {
 		t.Fatalf("optional backend with degradations is partially active: %+v", e)
+	}
+	in = goldenInputs(ModeSupervised)
+	in.Kernel = KernelFeatures{LandlockABI: 7, Seccomp: true}
+	s, _ = ResolveSnapshot(in)
+	if s.Enforcement.Status != EnforcementUnavailable || len(s.Enforcement.Degradations) != 2 ||
+		s.Enforcement.Degradations[0].Dimension != "filesystem" || s.Enforcement.Degradations[1].Dimension != "process" {
+		t.Fatalf("without the helper's namespaces the view and the PID namespace are named: %+v", s.Enforcement)
 	}
 }
 

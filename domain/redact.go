@@ -1,13 +1,16 @@
 package domain
 
 import (
+	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// sensitiveSegments are path elements under which values may hold secrets
-// (keys, credentials, tokens). Values below them never appear in clear in
-// events, audit rows or approval requests.
+// sensitiveSegments are path elements that mark a credential store (keys,
+// credentials, tokens). The element itself and everything below it never
+// appear in clear in events, audit rows or approval requests: the name of
+// the store says what it holds.
 var sensitiveSegments = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".npmrc", ".pypirc",
 	".git-credentials", ".password-store", "gcloud", ".env",
@@ -17,9 +20,9 @@ func sensitiveSegment(seg string) bool {
 	return slices.Contains(sensitiveSegments, seg) || strings.HasPrefix(seg, ".env.")
 }
 
-// RedactPath keeps a path up to its first sensitive element and replaces the
-// rest with a short hash, so a person sees where, but not what. Other paths
-// are returned unchanged.
+// RedactPath keeps a path up to (not including) its first sensitive element
+// and replaces that element and the rest with a short hash, so a person sees
+// where, but not what. Other paths are returned unchanged.
 func RedactPath(p string) string {
 	i := 0
 	for i < len(p) {
@@ -29,7 +32,7 @@ func RedactPath(p string) string {
 			end = i + j
 		}
 		if end > i && sensitiveSegment(p[i:end]) {
-			return p[:end] + "/[redacted:" + hashHex([]byte(p))[:12] + "]"
+			return p[:i] + "[redacted:" + hashHex([]byte(p))[:12] + "]"
 		}
 		if j < 0 {
 			break
@@ -39,8 +42,176 @@ func RedactPath(p string) string {
 	return p
 }
 
-// RedactText redacts every path-like word of s (commands, summaries).
+// Redaction marker for a secret value inside a command or URL.
+const redacted = "[redacted]"
+
+// secretName matches option, variable and header names that carry secrets.
+const secretName = `[A-Za-z0-9_-]*(?:[Pp][Aa][Ss][Ss][Ww](?:[Oo][Rr])?[Dd]|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt]|` +
+	`[Aa][Pp][Ii][-_]?[Kk][Ee][Yy]|[Aa][Cc][Cc][Ee][Ss][Ss][-_]?[Kk][Ee][Yy]|[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll])[A-Za-z0-9_-]*`
+
+var (
+	// headerRe: "Authorization: Bearer x", "Cookie: a=b", "X-Api-Token: x".
+	headerRe = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`)
+	// bearerRe: a bearer credential anywhere.
+	bearerRe = regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`)
+	// assignRe: --password=x, --api-key=x, TOKEN=x, token=x (queries too).
+	assignRe = regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=([^\s'"&;,)]+)`)
+	// optionRe: --password x, --token 'x' (the value as the next word).
+	optionRe = regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
+	// userRe: curl's -u/--user name:password.
+	userRe = regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`)
+	// tokenRe: well-known token shapes.
+	tokenRe = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
+		`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
+		`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,})`)
+	// secretOptions are options whose next argument is a secret.
+	secretOptionRe = regexp.MustCompile(`^-{1,2}` + secretName + `$`)
+)
+
+// secretNeedles are lower-case substrings one of which every secret
+// pattern needs: text without any (most paths) skips the regexps.
+var secretNeedles = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
+	"gh", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+
+// mayHoldSecret is the hot path's filter before the regexps.
+func mayHoldSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, n := range secretNeedles {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactSecrets replaces secrets inside a command line, an argument or a
+// message: header values of Authorization, Cookie and *-Token style headers,
+// bearer credentials, URL userinfo and query values, --password=… style
+// options (and their next argument), NAME=value assignments of secret
+// names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
+// Slack, AWS access keys, JWTs…). What is left says what the command does.
+func RedactSecrets(s string) string {
+	if !mayHoldSecret(s) {
+		return s
+	}
+	s = redactURLs(s)
+	s = headerRe.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = bearerRe.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = replaceSubmatch(userRe, s, 4)
+	s = replaceSubmatch(assignRe, s, 2)
+	s = replaceSubmatch(optionRe, s, 3)
+	return tokenRe.ReplaceAllString(s, redacted)
+}
+
+// replaceSubmatch replaces submatch n of every match of re with the marker.
+func replaceSubmatch(re *regexp.Regexp, s string, n int) string {
+	idx := re.FindAllStringSubmatchIndex(s, -1)
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range idx {
+		if m[2*n] < 0 || s[m[2*n]:m[2*n+1]] == redacted {
+			continue
+		}
+		b.WriteString(s[last:m[2*n]])
+		b.WriteString(redacted)
+		last = m[2*n+1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// redactURLs applies redactURL to every absolute URL in s (a scheme, "://",
+// up to white space or a quote), scanning by hand: a leading-class regexp
+// is quadratic here.
+func redactURLs(s string) string {
+	var b strings.Builder
+	last := 0
+	for from := 0; ; {
+		k := strings.Index(s[from:], "://")
+		if k < 0 {
+			break
+		}
+		k += from
+		start := k
+		for start > last && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := k + 3
+		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) {
+			end++
+		}
+		from = end
+		if start == k {
+			continue // no scheme
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(redactURL(s[start:end]))
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+// redactURL keeps a URL's scheme, host, port and path; its userinfo and the
+// value of every query parameter are replaced.
+func redactURL(u string) string {
+	i := strings.Index(u, "://") + 3
+	rest := u[i:]
+	authEnd := strings.IndexAny(rest, "/?#")
+	if authEnd < 0 {
+		authEnd = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:authEnd], '@'); at >= 0 {
+		rest = redacted + rest[at:]
+	}
+	q := strings.IndexByte(rest, '?')
+	if q < 0 {
+		return u[:i] + rest
+	}
+	frag := ""
+	query := rest[q+1:]
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, frag = query[:h], query[h:]
+	}
+	parts := strings.Split(query, "&")
+	for k, p := range parts {
+		if name, _, ok := strings.Cut(p, "="); ok {
+			parts[k] = name + "=" + redacted
+		} else if p != "" {
+			parts[k] = redacted
+		}
+	}
+	return u[:i] + rest[:q+1] + strings.Join(parts, "&") + frag
+}
+
+// RedactArgv redacts each argument (RedactText), and the argument after an
+// option whose name marks a secret (--password x, --token x).
+func RedactArgv(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if i > 0 && secretOptionRe.MatchString(argv[i-1]) {
+			out[i] = redacted
+			continue
+		}
+		out[i] = RedactText(a)
+	}
+	return out
+}
+
+// RedactText redacts secrets (RedactSecrets) and every path-like word of s
+// (RedactPath) in commands, summaries and messages.
 func RedactText(s string) string {
+	s = RedactSecrets(s)
 	if !strings.Contains(s, "/") {
 		return s
 	}
@@ -62,13 +233,20 @@ func RedactText(s string) string {
 	return b.String()
 }
 
-// Redacted returns the scope with path-bearing values redacted. URL queries
-// and environment values never enter a scope, so nothing else needs it.
+// Redacted returns the scope with path- and command-bearing values redacted.
+// Environment values and stdin enter a scope only as digests.
 func (s Scope) Redacted() Scope {
 	out := make(Scope, len(s))
 	for i, e := range s {
 		switch e.Key {
-		case "path", "paths", "cwd", "command", "argv":
+		case "argv":
+			var argv []string
+			if err := json.Unmarshal([]byte(e.Value), &argv); err == nil {
+				e.Value = jsonList(RedactArgv(argv))
+			} else {
+				e.Value = RedactText(e.Value)
+			}
+		case "path", "paths", "cwd", "command", "executable", "url_path":
 			e.Value = RedactText(e.Value)
 		}
 		out[i] = e
@@ -77,7 +255,7 @@ func (s Scope) Redacted() Scope {
 }
 
 // Redacted returns the action's display parts (summary, details, files) with
-// sensitive paths redacted; the scope hash is unchanged.
+// sensitive paths and secrets redacted; the scope hash is unchanged.
 func (a Action) Redacted() Action {
 	a.Summary = RedactText(a.Summary)
 	a.Details = slices.Clone(a.Details)

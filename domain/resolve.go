@@ -171,7 +171,9 @@ func resolveNetwork(mode Mode) NetworkPolicy {
 	if mode == ModeFullAccess {
 		return NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: true, AllowUnixSockets: true, AllowPrivateNetworks: true}
 	}
-	return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: true}
+	// Unix sockets created outside the sandbox (ssh-agent, docker, D-Bus)
+	// are host daemons: unreachable unless a profile allows them.
+	return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: false}
 }
 
 func resolveProcess(mode Mode) ProcessPolicy {
@@ -241,6 +243,7 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	if !caps.Process {
 		ds = append(ds, Degradation{Dimension: "process", Reason: "process limits cannot be enforced by this backend"})
 	}
+	ds = append(ds, namespaceDegradations(s)...)
 	if !caps.Approval {
 		ds = append(ds, Degradation{Dimension: "approval", Reason: "this backend cannot pause for approvals"})
 	}
@@ -257,6 +260,23 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	default:
 		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
 	}
+}
+
+// namespaceDegradations names what a restricted native snapshot loses when
+// the helper cannot run in its own mount and PID namespaces (the probe's
+// UserNamespaces): the read-only root view, host-socket masking, the private
+// /proc and the kill of the whole namespace.
+func namespaceDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
+	k := s.Backend.Kernel
+	if k == nil || k.UserNamespaces || s.Backend.ExecutionBackend != BackendNative {
+		return nil
+	}
+	var ds []Degradation
+	if s.Sandbox.Mode != SandboxUnrestricted {
+		ds = append(ds, Degradation{Dimension: "filesystem", Reason: "no mount namespace: metadata changes (chmod, chown, utimes, xattrs) outside the writable roots are not refused, unix sockets created outside the sandbox stay reachable, and a root server's commands keep root's file access"})
+	}
+	ds = append(ds, Degradation{Dimension: "process", Reason: "no PID namespace: host processes and their command lines are visible, and a setsid daemon survives the command's timeout"})
+	return ds
 }
 
 // Approvable is the snapshot as it stands for a tool call a person may still

@@ -123,6 +123,9 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
 	case *turn.TurnFailed:
 		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
+	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
+		// Recorded for the engine (a started call never runs twice; ending
+		// a turn ends its children); the decisions are already rows.
 	default:
 		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
 	}

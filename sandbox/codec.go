@@ -58,6 +58,14 @@ func encodeMessage(m *helperMessage) []byte {
 	}
 	e.uint(uint64(max(sp.LandlockABI, 0)))
 	e.str(sp.TmpDir)
+	e.uint(uint64(max(sp.UID, 0)))
+	e.uint(uint64(max(sp.GID, 0)))
+	e.strs(sp.HostSockets)
+	e.uint(uint64(len(sp.Idmaps)))
+	for _, o := range sp.Idmaps {
+		e.uint(uint64(max(o.UID, 0)))
+		e.uint(uint64(max(o.GID, 0)))
+	}
 	return e.b
 }
 
@@ -146,6 +154,22 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	}
 	sp.LandlockABI = int(abi)
 	sp.TmpDir = d.str()
+	uid, gid := d.uint(), d.uint()
+	if uid > 1<<32-2 || gid > 1<<32-2 {
+		d.err = errCodec
+	}
+	sp.UID, sp.GID = int(uid), int(gid)
+	if hs := d.strs(); len(hs) > 0 {
+		sp.HostSockets = hs
+	}
+	n = d.count()
+	for i := 0; i < n && d.err == nil; i++ {
+		u, g := d.uint(), d.uint()
+		if u > 1<<32-2 || g > 1<<32-2 {
+			d.err = errCodec
+		}
+		sp.Idmaps = append(sp.Idmaps, IdmapOwner{UID: int(u), GID: int(g)})
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec
 	}

@@ -16,7 +16,8 @@ func sampleMessage() *helperMessage {
 				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessRead, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git"},
 			},
 			RestrictFilesystem: true, RestrictNetwork: true, AllowUnixSockets: true, LandlockABI: 7, Seccomp: true,
-			UserNamespaces: true, InNamespace: true, TmpDir: "/tmp/t",
+			UserNamespaces: true, InNamespace: true, TmpDir: "/tmp/t", UID: SandboxUID, GID: SandboxUID,
+			HostSockets: []string{"/run/a.sock", "/var/run/b c.sock"}, Idmaps: []IdmapOwner{{UID: 0, GID: 0}, {UID: 1000, GID: 100}},
 		},
 	}
 }

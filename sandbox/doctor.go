@@ -14,9 +14,9 @@ var Limits = []string{
 	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through Client, which enforces the domain rules",
 	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
-	"a process that leaves the command's process group (setsid) survives the group kill at timeout; Landlock scoping still stops it signalling outside the sandbox",
-	"an IP socket passed in over an AF_UNIX socket from outside the sandbox keeps working (pathname unix sockets are not confined before Landlock ABI 9)",
-	"when the server runs as root, commands run as uid 0 without capabilities: files under read roots that only their owner root may read (e.g. /etc/shadow) stay readable; run the server as an unprivileged user",
+	"full_access commands run without a PID namespace: a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
+	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
+	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
 }
 
@@ -38,8 +38,8 @@ func Doctor(w io.Writer, f Features) {
 	}
 	p("  user namespaces: %s: %s", yesNo(k.UserNamespaces), f.UserNamespacesDetail)
 	if !k.UserNamespaces {
-		p("                   - protected paths in writable roots are enforced by granting sibling entries instead of")
-		p("                     the root: commands cannot create or delete entries directly in such a root")
+		p("                   - no read-only root view, host-socket masking, PID namespace or unprivileged uid:")
+		p("                     restricted modes name these degradations (and refuse to spawn with a required backend)")
 	}
 	p("")
 	p("modes on this machine:")

@@ -71,6 +71,7 @@ func MaybeRunHelper() {
 		err := runHelper()
 		helperFail(err)
 	case probeArg:
+		runtime.LockOSThread()
 		os.Exit(runProbeChild(os.Args[2:]))
 	}
 }
@@ -116,11 +117,9 @@ func runHelper() error {
 	if err != nil || !ok {
 		return fmt.Errorf("canonicalise cwd %q: %v", msg.Cwd, err)
 	}
-	var rules []llRule
-	if sp.RestrictFilesystem {
-		if rules, err = helperFSRules(sp); err != nil {
-			return err
-		}
+	rules, err := helperFSRules(sp)
+	if err != nil {
+		return err
 	}
 	path, err := lookPath(msg.Argv[0], envValue(msg.Env, "PATH"), cwd)
 	if err != nil {
@@ -129,7 +128,7 @@ func runHelper() error {
 	rfd := -1
 	if sp.LandlockABI > 0 {
 		if rfd, err = buildRuleset(llConfig{abi: sp.LandlockABI, restrictFS: sp.RestrictFilesystem, rules: rules,
-			denyTCP: sp.RestrictNetwork, scope: true}); err != nil {
+			denyTCP: sp.RestrictNetwork, scope: landlockScope(sp)}); err != nil {
 			return err
 		}
 	} else if sp.RestrictFilesystem {
@@ -141,7 +140,7 @@ func runHelper() error {
 		if !ok {
 			return errors.New("seccomp was planned but this architecture has no filter")
 		}
-		prog = buildFilter(arch, filterOpts{restrictSockets: sp.RestrictNetwork, allowUnix: sp.AllowUnixSockets})
+		prog = buildFilter(arch, filterOpts{restrictSockets: sp.RestrictNetwork})
 	} else if sp.RestrictNetwork && sp.LandlockABI < 4 {
 		return errors.New("the network must be restricted but neither seccomp nor Landlock TCP rules are available")
 	}
@@ -154,7 +153,7 @@ func runHelper() error {
 	for _, fd := range []int{helperSpecFD, helperStatusFD} {
 		unix.CloseOnExec(fd)
 	}
-	if err := dropCapabilities(); err != nil {
+	if err := dropPrivileges(sp.UID, sp.GID); err != nil {
 		return err
 	}
 	if err := setNoNewPrivs(); err != nil {
@@ -171,13 +170,31 @@ func runHelper() error {
 			return err
 		}
 	}
+	// In a PID namespace the command is its pid 1: when it exits, or when
+	// Run kills it (a SIGKILL from the parent namespace always reaches an
+	// init), the kernel kills every other process of the namespace, setsid
+	// daemons and re-parented orphans included. Orphans re-parent to the
+	// command; their zombies go with the namespace. Inside the namespace,
+	// signals reach the command only for the handlers it installs (init
+	// semantics): the price of needing no resident reaper.
 	err = unix.Exec(path, msg.Argv, msg.Env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }
 
+// landlockScope is what the ruleset scopes (ABI 6): signals always;
+// abstract unix sockets unless the snapshot allows unix sockets.
+func landlockScope(sp *SandboxSpec) uint64 {
+	if sp.AllowUnixSockets {
+		return unix.LANDLOCK_SCOPE_SIGNAL
+	}
+	return llScopedAll
+}
+
 // helperFSRules canonicalises the snapshot's entries (and the temp dir),
-// refuses a protected path that is a symlink, mounts read-only carve-outs
-// when in a namespace and returns the Landlock rules.
+// refuses a protected path that is a symlink, and, in the namespaces,
+// builds the root view (rootview.go) and then mounts the read-only
+// carve-outs on top of the re-bound writable roots. It returns the Landlock
+// rules (none when the filesystem is not restricted).
 func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 	fp := domain.FilesystemPolicy{Entries: sp.Entries}
 	if sp.TmpDir != "" {
@@ -185,15 +202,25 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 			ResolvedPath: domain.CleanPath(sp.TmpDir), Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime})
 	}
 	v := newFSView(&fp)
-	if p := v.protectedSymlink(); p != "" {
-		return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
+	if sp.RestrictFilesystem {
+		if p := v.protectedSymlink(); p != "" {
+			return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
+		}
 	}
 	mounted := map[string]bool{}
 	if sp.InNamespace {
-		var err error
-		if mounted, err = mountCarveOuts(v.effectiveCarves()); err != nil {
+		if err := buildRootView(v, sp); err != nil {
 			return nil, err
 		}
+		if sp.RestrictFilesystem {
+			var err error
+			if mounted, err = mountCarveOuts(v.effectiveCarves()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !sp.RestrictFilesystem {
+		return nil, nil
 	}
 	return v.landlockRules(mounted)
 }

@@ -72,7 +72,7 @@ type llConfig struct {
 	restrictFS bool
 	rules      []llRule
 	denyTCP    bool
-	scope      bool
+	scope      uint64 // LANDLOCK_SCOPE_* bits (ABI 6)
 }
 
 // buildRuleset creates the ruleset and adds every rule. Rules whose path does
@@ -101,9 +101,7 @@ func buildRuleset(c llConfig) (int, error) {
 	}
 	if c.abi >= 6 {
 		size += unsafe.Sizeof(attr.Scoped)
-		if c.scope {
-			attr.Scoped = llScopedAll
-		}
+		attr.Scoped = c.scope
 	}
 	if attr.Handled_access_fs == 0 && attr.Handled_access_net == 0 && attr.Scoped == 0 {
 		return -1, fmt.Errorf("landlock ABI %d can enforce nothing this plan asks for", c.abi)

@@ -30,15 +30,20 @@ func machine() Features {
 	return probed
 }
 
-// requireKernel skips a test when the kernel cannot enforce what it needs.
+// requireKernel skips a test when the kernel cannot enforce what it needs
+// (fails it when CI=true).
 func requireKernel(t testing.TB, userNS bool) Features {
 	t.Helper()
 	f := machine()
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf // CI runs on a kernel that must enforce: never skip
+	}
 	if f.Kernel.LandlockABI < 1 || !f.Kernel.Seccomp {
-		t.Skipf("kernel cannot enforce: %s; %s", f.LandlockDetail, f.SeccompDetail)
+		skip("kernel cannot enforce: %s; %s", f.LandlockDetail, f.SeccompDetail)
 	}
 	if userNS && !f.Kernel.UserNamespaces {
-		t.Skipf("no user namespaces: %s", f.UserNamespacesDetail)
+		skip("no user namespaces: %s", f.UserNamespacesDetail)
 	}
 	return f
 }

@@ -45,7 +45,11 @@ type SandboxSpec struct {
 	// RestrictNetwork refuses IP sockets (seccomp) and TCP bind/connect
 	// (Landlock, ABI 4+).
 	RestrictNetwork bool `json:"restrict_network"`
-	// AllowUnixSockets keeps AF_UNIX sockets when the network is restricted.
+	// AllowUnixSockets lets the command connect to unix sockets created
+	// outside the sandbox. When false (the restricted default) the root view
+	// masks the host's pathname sockets and hides /tmp, and Landlock scoping
+	// (or, below ABI 6, a network namespace) refuses abstract ones.
+	// socketpair and the command's own sockets work either way.
 	AllowUnixSockets bool `json:"allow_unix_sockets"`
 	// LandlockABI is the ABI the ruleset is built for; 0 applies no
 	// Landlock. The helper refuses (exit 126) an ABI above the kernel's or
@@ -54,15 +58,29 @@ type SandboxSpec struct {
 	// Seccomp installs the seccomp filter (foreign architectures, io_uring,
 	// and, with RestrictNetwork, non-unix sockets).
 	Seccomp bool `json:"seccomp"`
-	// UserNamespaces allows Run to start the helper in a user + mount
-	// namespace for read-only carve-outs inside writable roots. Without it
-	// the helper grants sibling entries instead (narrower).
+	// UserNamespaces records that the probe could start the helper in its
+	// namespaces (user, when not root, + mount + PID): Run then always does,
+	// and the helper builds the root view (rootview.go). Without it the
+	// helper grants sibling entries for carve-outs (narrower) and the
+	// snapshot names what is not enforced.
 	UserNamespaces bool `json:"user_namespaces"`
 	// TmpDir is the isolated temp dir (set by Run), granted read-write.
 	TmpDir string `json:"tmp_dir,omitempty"`
-	// InNamespace tells the helper it was started in a user + mount
-	// namespace (set by Run).
+	// InNamespace tells the helper it was started in new mount and PID
+	// namespaces (and a user namespace unless the server is root) (set by
+	// Run).
 	InNamespace bool `json:"in_namespace"`
+	// UID and GID, when not 0, are the ids the command runs as (set by Run
+	// when the server is root: SandboxUID).
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+	// HostSockets are the pathname unix sockets bound on the host when Run
+	// started the command (set by Run unless AllowUnixSockets): the helper
+	// masks each one in the root view.
+	HostSockets []string `json:"host_sockets,omitempty"`
+	// Idmaps are the owners whose idmap user namespaces Run passes the
+	// helper, from descriptor helperIdmapFD on (set by Run with UID).
+	Idmaps []IdmapOwner `json:"idmaps,omitempty"`
 }
 
 // Plan is a checked command, ready for Run.
@@ -155,6 +173,10 @@ func PlanSpawn(s *domain.TurnExecutionSecuritySnapshot, req SpawnRequest, server
 	return p, nil
 }
 
+// turnstileEnvPrefix starts the names of turnstile's own variables (its
+// token, store, data directory): no command ever inherits them.
+const turnstileEnvPrefix = "TURNSTILE_"
+
 // planEnv filters the server's and the request's environment with env and
 // merges them (request wins), sorted by name.
 func planEnv(env *domain.EnvironmentPolicy, serverEnv []string, reqEnv map[string]string) []string {
@@ -175,6 +197,9 @@ func planEnv(env *domain.EnvironmentPolicy, serverEnv []string, reqEnv map[strin
 	}
 	out := make([]string, 0, len(merged))
 	for k, v := range merged {
+		if strings.HasPrefix(k, turnstileEnvPrefix) {
+			continue // turnstile's own settings and credentials, in every mode
+		}
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)

@@ -30,12 +30,17 @@ func lastCap() int {
 	return unix.CAP_LAST_CAP
 }
 
-// dropCapabilities empties the calling thread's bounding, ambient,
+// dropPrivileges empties the calling thread's bounding, ambient,
 // inheritable, effective and permitted sets (the caller execs from this
-// thread). When the bounding set cannot be emptied (no CAP_SETPCAP), that is
-// accepted only for a non-root uid that holds no capability: with
-// no_new_privs set next, such a process cannot gain any on exec.
-func dropCapabilities() error {
+// thread). When uid is not 0 it also switches the thread to uid and gid
+// with no supplementary groups, after the bounding set is emptied and
+// before the remaining capabilities are cleared (the switch needs
+// CAP_SETUID and CAP_SETGID). When the bounding set cannot be emptied (no
+// CAP_SETPCAP), that is accepted only for a non-root uid that holds no
+// capability: with no_new_privs set next, such a process cannot gain any on
+// exec. Credentials are per thread:
+// the raw syscalls change only this thread, which then execs.
+func dropPrivileges(uid, gid int) error {
 	// Securebits first, while CAP_SETPCAP may still be held; best effort
 	// (the bounding set is what matters).
 	_ = unix.Prctl(unix.PR_SET_SECUREBITS, secbitNoroot|secbitNorootLocked|secbitNoCapAmbientRaise|secbitNoCapAmbientRaiseLockd, 0, 0, 0)
@@ -48,6 +53,11 @@ func dropCapabilities() error {
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	if uid != 0 {
+		if err := switchUser(uid, gid); err != nil {
+			return err
+		}
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -72,6 +82,25 @@ func dropCapabilities() error {
 		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in != 0 {
 			return fmt.Errorf("capability %d is still in the bounding set", c)
 		}
+	}
+	return nil
+}
+
+// switchUser sets the calling thread's groups to none and its real,
+// effective and saved ids to uid and gid, and checks the result.
+func switchUser(uid, gid int) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+		return fmt.Errorf("setgroups: %w", e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+		return fmt.Errorf("setresgid %d: %w", gid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+		return fmt.Errorf("setresuid %d: %w", uid, e)
+	}
+	r, e, s := unix.Getresuid()
+	if r != uid || e != uid || s != uid {
+		return fmt.Errorf("uids are %d/%d/%d after setresuid %d", r, e, s, uid)
 	}
 	return nil
 }

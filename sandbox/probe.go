@@ -108,8 +108,12 @@ func probeUserNamespaces() (bool, string) {
 	err = cmd.Run()
 	got := strings.TrimSpace(out.String())
 	switch {
-	case err == nil && got == "carve-out ok":
-		return true, "user + mount namespace with read-only bind mounts works (" + sys + ")"
+	case err == nil && got == "namespaces ok":
+		what := "user + mount + PID namespaces with a read-only root view work"
+		if os.Geteuid() == 0 {
+			what = "mount + PID namespaces (as root, no user namespace) with a read-only root view and an idmapped writable root work; commands run as uid " + fmt.Sprint(SandboxUID)
+		}
+		return true, what + " (" + sys + ")"
 	case err != nil && got == "":
 		return false, "cannot start a process in a new user + mount namespace: " + err.Error() + " (" + sys + ")"
 	default:
@@ -120,13 +124,18 @@ func probeUserNamespaces() (bool, string) {
 	}
 }
 
-// namespaceAttr starts a child in a new user and mount namespace, mapping the
-// caller's uid and gid to themselves and keeping CAP_SYS_ADMIN (mounts) and
-// CAP_SETPCAP (emptying the bounding set) across the helper's exec.
+// namespaceAttr starts a child in new mount and PID namespaces. As root, no
+// user namespace: the helper keeps real root to make idmapped mounts and
+// the command drops to SandboxUID. Otherwise in a new user namespace too,
+// mapping the caller's uid and gid to themselves and keeping CAP_SYS_ADMIN
+// (mounts) and CAP_SETPCAP (emptying the bounding set) across the exec.
 func namespaceAttr() *syscall.SysProcAttr {
+	if os.Geteuid() == 0 {
+		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID}
+	}
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		GidMappingsEnableSetgroups: false,
@@ -134,26 +143,46 @@ func namespaceAttr() *syscall.SysProcAttr {
 	}
 }
 
-// runProbeChild runs in the namespace probe child: bind args[0] read-only
-// onto itself and check that creating a file in it fails with EROFS.
+// runProbeChild runs in the namespace probe child, started exactly as Run
+// starts the helper: build the root view with args[0] as the only writable
+// root (as the helper would, idmapped to SandboxUID when root) and check
+// that a write there works, that a chmod outside fails with EROFS and that
+// /proc is the new PID namespace's (the probe is its pid 1).
 func runProbeChild(args []string) int {
 	if len(args) != 1 {
 		fmt.Println("usage: probe DIR")
 		return 2
 	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		fmt.Println("make / private:", err)
-		return 1
+	dir := args[0]
+	sp := &SandboxSpec{RestrictFilesystem: true, UserNamespaces: true, InNamespace: true}
+	if os.Geteuid() == 0 {
+		sp.UID, sp.GID = SandboxUID, SandboxUID
 	}
-	if err := bindReadOnly(args[0]); err != nil {
+	v := newFSView(&domain.FilesystemPolicy{Entries: []domain.FilesystemEntry{
+		{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessWrite},
+	}})
+	if err := buildRootView(v, sp); err != nil {
 		fmt.Println(err)
 		return 1
 	}
-	err := os.WriteFile(filepath.Join(args[0], "x"), nil, 0o600)
-	if !errors.Is(err, unix.EROFS) {
-		fmt.Println("write under the read-only bind mount was not refused:", err)
+	if sp.UID != 0 {
+		if err := switchUser(sp.UID, sp.GID); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x"), nil, 0o600); err != nil {
+		fmt.Println("write to the writable root failed:", err)
 		return 1
 	}
-	fmt.Println("carve-out ok")
+	if err := unix.Chmod(filepath.Dir(dir), 0o755); !errors.Is(err, unix.EROFS) {
+		fmt.Println("chmod outside the writable root was not refused with EROFS:", err)
+		return 1
+	}
+	if self, err := os.Readlink("/proc/self"); err != nil || self != "1" {
+		fmt.Println("/proc is not the PID namespace's own:", self, err)
+		return 1
+	}
+	fmt.Println("namespaces ok")
 	return 0
 }

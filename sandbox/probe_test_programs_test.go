@@ -117,5 +117,5 @@ func testProbe(kind string, args []string) error {
 		pid, _ := strconv.Atoi(arg(0))
 		return unix.Kill(pid, 0)
 	}
-	return fmt.Errorf("unknown probe %q", kind)
+	return nsProbe(kind, args)
 }

@@ -104,10 +104,9 @@ func TestSeccompFilter(t *testing.T) {
 	}
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
 	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
-	strict := buildFilter(a, filterOpts{restrictSockets: true, allowUnix: true})
-	noUnix := buildFilter(a, filterOpts{restrictSockets: true})
+	strict := buildFilter(a, filterOpts{restrictSockets: true})
 	open := buildFilter(a, filterOpts{})
-	if len(strict) > 24 {
+	if len(strict) > 30 {
 		t.Errorf("filter has %d instructions", len(strict))
 	}
 	cases := []struct {
@@ -130,7 +129,9 @@ func TestSeccompFilter(t *testing.T) {
 		{"socket high bits", strict, seccompData(a.socket, a.audit, 1<<32|unix.AF_INET), errno(unix.EAFNOSUPPORT)},
 		{"socketpair unix", strict, seccompData(a.socketpair, a.audit, unix.AF_UNIX), allow},
 		{"socketpair inet", strict, seccompData(a.socketpair, a.audit, unix.AF_INET), errno(unix.EAFNOSUPPORT)},
-		{"socket unix refused", noUnix, seccompData(a.socket, a.audit, unix.AF_UNIX), errno(unix.EAFNOSUPPORT)},
+		{"keyctl", open, seccompData(a.keyring[0], a.audit, 0), errno(unix.EPERM)},
+		{"add_key", strict, seccompData(a.keyring[1], a.audit, 0), errno(unix.EPERM)},
+		{"request_key", open, seccompData(a.keyring[2], a.audit, 0), errno(unix.EPERM)},
 		{"socket inet open", open, seccompData(a.socket, a.audit, unix.AF_INET), allow},
 	}
 	if a.foreignBit != 0 {

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,26 +28,55 @@ func gone(pid int) bool {
 	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
 }
 
-// waitGone waits until pid is gone after SIGKILL was sent; the bound is a
-// hang guard, not a timing assertion.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !gone(pid); {
-		if time.Now().After(deadline) {
-			unix.Kill(pid, unix.SIGKILL)
-			t.Fatalf("process %d is still running", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+var tokenSeq atomic.Int64
+
+// token returns a number unique to this test run, usable as a sleep
+// duration: processes started with it in their argv are found by
+// processesWith (a pid written inside a PID namespace means nothing here).
+func token() string {
+	return fmt.Sprintf("%d.%06d%03d", 1000+tokenSeq.Add(1), os.Getpid()%1000000, time.Now().Nanosecond()%1000)
 }
 
-func readPid(t *testing.T, p string) int {
-	t.Helper()
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, p)))
-	if err != nil {
-		t.Fatalf("pid file %s: %v", p, err)
+// processesWith returns the host pids of running (not zombie) processes
+// whose argv contains the argument tok.
+func processesWith(tok string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for _, a := range bytes.Split(b, []byte{0}) {
+			if string(a) == tok && !gone(pid) {
+				out = append(out, pid)
+				break
+			}
+		}
 	}
-	return pid
+	return out
+}
+
+// waitNoProcess waits until no process has tok in its argv; the bound is a
+// hang guard, not a timing assertion (the kill was already sent).
+func waitNoProcess(t *testing.T, tok string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		pids := processesWith(tok)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				unix.Kill(pid, unix.SIGKILL)
+			}
+			t.Fatalf("processes %v (argv with %s) are still running", pids, tok)
+		}
+	}
 }
 
 // TestRunTimeoutKillsGroup: a command that outlives its timeout is killed
@@ -56,14 +87,15 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			ws := tempWorkspace(t)
 			s := snapshotFor(t, mode, ws, f.Kernel)
-			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep 1000 & echo $! > gc.pid; wait"}, TimeoutMs: 2000}, nil)
+			tok := token()
+			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep " + tok + " & echo started > started; wait"}, TimeoutMs: 2000}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !r.TimedOut || r.ExitCode != 128+int(unix.SIGKILL) {
+			if !r.TimedOut || r.ExitCode != 128+int(unix.SIGKILL) || !exists(ws+"/started") {
 				t.Fatalf("result %+v", r)
 			}
-			waitGone(t, readPid(t, ws+"/gc.pid"))
+			waitNoProcess(t, tok)
 		})
 	}
 }
@@ -74,7 +106,8 @@ func TestRunCancelKillsGroup(t *testing.T) {
 	f := requireKernel(t, false)
 	ws := tempWorkspace(t)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep 1000 & echo $! > gc.pid; wait"}}, os.Environ())
+	tok := token()
+	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "sleep " + tok + " & echo started > started; wait"}}, os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,20 +117,18 @@ func TestRunCancelKillsGroup(t *testing.T) {
 		r, _ := Run(ctx, p)
 		done <- r
 	}()
-	written := func() bool { b, _ := os.ReadFile(ws + "/gc.pid"); return strings.HasSuffix(string(b), "\n") }
-	for deadline := time.Now().Add(30 * time.Second); !written(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); len(processesWith(tok)) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			cancel()
 			t.Fatal("the command never started")
 		}
 	}
-	pid := readPid(t, ws+"/gc.pid")
 	cancel()
 	r := <-done
 	if r == nil || r.TimedOut || r.ExitCode != 128+int(unix.SIGKILL) {
 		t.Fatalf("result %+v", r)
 	}
-	waitGone(t, pid)
+	waitNoProcess(t, tok)
 }
 
 // TestRunKillsLeftovers: background children left in the group when the
@@ -106,11 +137,12 @@ func TestRunKillsLeftovers(t *testing.T) {
 	f := requireKernel(t, false)
 	ws := tempWorkspace(t)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	r := sh(t, s, "sleep 1000 >/dev/null 2>&1 & echo $! > gc.pid")
-	if r.ExitCode != 0 || r.TimedOut {
+	tok := token()
+	r := sh(t, s, "sleep "+tok+" >/dev/null 2>&1 & echo started > started")
+	if r.ExitCode != 0 || r.TimedOut || !exists(ws+"/started") {
 		t.Fatalf("result %+v", r)
 	}
-	waitGone(t, readPid(t, ws+"/gc.pid"))
+	waitNoProcess(t, tok)
 }
 
 // TestRunOutputAndStdin: output is capped with a flag; stdin is passed.

@@ -27,13 +27,19 @@ type seccompArch struct {
 	socket     uint32
 	socketpair uint32
 	ioUring    [3]uint32
+	// keyring is keyctl, add_key and request_key: the kernel keyrings are
+	// shared with the caller's session, so they are always refused.
+	keyring [3]uint32
 }
 
 // filterOpts selects what the filter refuses beyond the always-on rules
-// (foreign architectures, x32, io_uring).
+// (foreign architectures, x32, io_uring, keyrings).
 type filterOpts struct {
-	restrictSockets bool // refuse socket/socketpair for every family but AF_UNIX
-	allowUnix       bool // keep AF_UNIX when restrictSockets
+	// restrictSockets refuses socket/socketpair for every family but
+	// AF_UNIX. AF_UNIX always stays: socketpair and the command's own
+	// sockets must work; which unix sockets it can reach is decided by the
+	// root view (host sockets masked, /tmp hidden), not here.
+	restrictSockets bool
 }
 
 // buildFilter returns the classic BPF program:
@@ -41,6 +47,7 @@ type filterOpts struct {
 //	arch != native            → EPERM (i386, arm compat: any syscall)
 //	nr >= foreignBit (x32)    → EPERM
 //	io_uring_{setup,enter,register} → ENOSYS
+//	keyctl, add_key, request_key    → EPERM
 //	socket/socketpair, family != AF_UNIX → EAFNOSUPPORT (when restricted)
 //	otherwise                 → allow
 func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
@@ -69,16 +76,16 @@ func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
 		jump(bpfJeq, nr, 0, 1)
 		stmt(bpfRet, retNoSys)
 	}
+	for _, nr := range a.keyring {
+		jump(bpfJeq, nr, 0, 1)
+		stmt(bpfRet, retEPERM)
+	}
 	if o.restrictSockets {
 		// socket or socketpair → check the family; else allow.
 		jump(bpfJeq, a.socket, 1, 0)
 		jump(bpfJeq, a.socketpair, 0, 4)
 		stmt(bpfLdW, offArg0)
-		if o.allowUnix {
-			jump(bpfJeq, unix.AF_UNIX, 1, 0)
-		} else {
-			jump(bpfJeq, 0xffffffff, 1, 0) // never: refuse every family
-		}
+		jump(bpfJeq, unix.AF_UNIX, 1, 0)
 		stmt(bpfRet, retNoAF)
 		stmt(bpfRet, retAllow)
 	}

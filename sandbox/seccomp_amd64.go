@@ -11,5 +11,6 @@ func nativeSeccompArch() (seccompArch, bool) {
 		socket:     unix.SYS_SOCKET,
 		socketpair: unix.SYS_SOCKETPAIR,
 		ioUring:    [3]uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER},
+		keyring:    [3]uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY},
 	}, true
 }

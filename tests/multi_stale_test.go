@@ -113,7 +113,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		_ = json.Unmarshal(body, &e)
 		miFailIf(t, status == http.StatusConflict && e.Error.Code == "not_approved",
 			"POST /v1/turns/%s/exec through A after the request was approved through B answers 409 %s (%q): A "+
-				"runs RunApproved on A's cached turn, where the request is still open, and nothing is appended",
+				"decides the run on A's cached turn, where the request is still open, and nothing is appended",
 			turnID, e.Error.Code, e.Error.Message)
 		var out struct {
 			miDecision

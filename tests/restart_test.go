@@ -72,7 +72,8 @@ func TestRestartKeepsEverything(t *testing.T) {
 	if d := s.decide("granted", "c4", "exec_command", map[string]any{"cmd": "ls"}); d.Decision != "allow" || d.Reason != "cached_approval" || !d.Cached || d.Replayed {
 		t.Fatalf("grant after the restart: %+v", d)
 	}
-	if d := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": "ls"}); !d.Replayed || d.Decision != "ask" || d.Request.RequestID != ask.Request.RequestID {
+	// A resolved call answers what the runtime should do (issue 17 item 2).
+	if d := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": "ls"}); !d.Replayed || d.Decision != "allow" || d.Reason != "user_approved" || d.Request.RequestID != ask.Request.RequestID {
 		t.Fatalf("retried call after the restart: %+v", d)
 	}
 	if d := s.decide("granted", "c5", "exec_command", map[string]any{"cmd": "ls -a"}); d.Decision != "ask" {

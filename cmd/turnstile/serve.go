@@ -155,18 +155,19 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
+	proj := projections.New()
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{},
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Runner: runner{}, Hint: hint{proj},
+		Instance: instanceName(),
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
-	proj := projections.New()
 	cmdTimeout := 10 * time.Second
 	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") {
 		// An append may retry within one store timeout; a queued command
 		// waits for at most one more.
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
-	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Runner: runner{}, Logger: log,
+	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout})
 
 	if bs, ok := store.(*boltstore.Store); ok {

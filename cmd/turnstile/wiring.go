@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
-	"os"
 
-	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/sandbox"
 )
@@ -50,29 +46,4 @@ func (checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, o
 func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
 	a := s.Approvable()
 	return asRefusal(sandbox.CheckURL(&a, rawURL))
-}
-
-// runner runs exec requests through the sandbox helper.
-type runner struct{}
-
-func (runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, req api.ExecRequest) (*api.ExecResult, error) {
-	sr := sandbox.SpawnRequest{Argv: req.Argv, Cwd: req.Cwd, Env: req.Env, TimeoutMs: req.TimeoutMs}
-	if req.Stdin != "" {
-		sr.Stdin = bytes.NewReader([]byte(req.Stdin))
-	}
-	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
-	if err != nil {
-		return nil, asRefusal(err)
-	}
-	res, err := sandbox.Run(ctx, plan)
-	if err != nil {
-		return nil, asRefusal(err)
-	}
-	if res.SandboxError != "" {
-		return nil, refusal{&sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
-	}
-	return &api.ExecResult{
-		ExitCode: res.ExitCode, Stdout: string(res.Stdout), Stderr: string(res.Stderr),
-		StdoutTruncated: res.StdoutTruncated, StderrTruncated: res.StderrTruncated, DurationMs: res.DurationMs, TimedOut: res.TimedOut,
-	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"turnstile/domain"
@@ -40,6 +41,18 @@ type Config struct {
 	// Checker, when set, runs the resource checks on every new tool call
 	// before the policy decides it.
 	Checker ResourceChecker
+	// Instance names this engine among those sharing a store (default: a
+	// name unique within the process). Several processes on one store must
+	// be given distinct names (serve draws one at random): it makes the
+	// exec.started of each instance distinct, so that two instances
+	// starting the same call never both succeed.
+	Instance string
+	// Runner, when set, runs commands for Exec.
+	Runner Runner
+	// Hint, when set, wakes Exec's wait for an approval (the read models
+	// follow the store); the turn itself is then read from the store, never
+	// from the hint.
+	Hint Hint
 	// OnAppend, when set, is called after every successful append.
 	OnAppend func(turnID string, events []turn.Event, took time.Duration)
 }
@@ -51,9 +64,12 @@ type Engine struct {
 	store eventstore.Store
 	cfg   Config
 
-	mu    sync.Mutex               // guards turns and lru
+	mu    sync.Mutex               // guards turns, lru and requests
 	turns map[string]*list.Element // of *entry
 	lru   *list.List               // most recently used at the front
+	// requests maps the approval requests this engine has seen to their
+	// turn (bounded like the cache: see index).
+	requests map[string]string
 }
 
 // entry caches one turn.
@@ -78,6 +94,9 @@ func (en *entry) lock(ctx context.Context) error {
 
 func (en *entry) unlock() { <-en.sem }
 
+// engines counts the engines of this process (default instance names).
+var engines atomic.Int64
+
 // New returns an engine over store.
 func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.ApprovalTTL <= 0 {
@@ -92,7 +111,10 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New()}
+	if cfg.Instance == "" {
+		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))
+	}
+	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{}}
 }
 
 // Config returns the engine's configuration.
@@ -166,6 +188,7 @@ func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 			return false, err
 		}
 		turn.Evolve(en.state, &ev)
+		e.index(en.id, &ev)
 		en.position = ev.Position
 	}
 	return len(recs) > 0, nil

@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
 )
@@ -72,6 +74,20 @@ func TestReplayEqualsLive(t *testing.T) {
 		turns := []string{"a", "b", "c"}
 		live := map[string][]turn.Event{}
 		started := map[string]bool{}
+		// Every append, also those a command makes on other turns (a child
+		// recorded on its parent, children ended with their parent).
+		var appendMu sync.Mutex
+		var lastPos eventstore.Position
+		eng := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now, Trust: domain.MCPTrust{"docs/*"},
+			OnAppend: func(turnID string, evs []turn.Event, _ time.Duration) {
+				appendMu.Lock()
+				defer appendMu.Unlock()
+				live[turnID] = append(live[turnID], evs...)
+				started[turnID] = true
+				if p := evs[len(evs)-1].Position; lastPos.Less(p) {
+					lastPos = p
+				}
+			}})
 		var calls int
 		n := rapid.IntRange(1, 40).Draw(rt, "n")
 		for range n {
@@ -80,7 +96,11 @@ func TestReplayEqualsLive(t *testing.T) {
 			switch op := rapid.IntRange(0, 7).Draw(rt, "op"); {
 			case !started[id] || op == 0:
 				mode := rapid.SampledFrom(domain.Modes).Draw(rt, "mode")
-				cmd = &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: mode}, Inputs: turn.Inputs{WorkspaceRoot: "/w"}}
+				st := &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: mode}, Inputs: turn.Inputs{WorkspaceRoot: "/w"}}
+				if parent := rapid.SampledFrom(turns).Draw(rt, "parent"); parent != id && rapid.Bool().Draw(rt, "child") {
+					st.ParentTurnID = parent // recorded on the parent; ending the parent ends it
+				}
+				cmd = st
 			case op <= 3:
 				calls++
 				tool := rapid.SampledFrom([]string{"exec_command", "read_file", "apply_patch", "web_fetch", "frobnicate"}).Draw(rt, "tool")
@@ -92,19 +112,28 @@ func TestReplayEqualsLive(t *testing.T) {
 				res := rapid.SampledFrom([]domain.Resolution{domain.ResolutionAllowOnce, domain.ResolutionAllowForTurn, domain.ResolutionDeny}).Draw(rt, "res")
 				call := fmt.Sprintf("c%d", rapid.IntRange(0, calls).Draw(rt, "rcall"))
 				cmd = &turn.RespondApproval{RequestID: turn.RequestID(id, call), Resolution: res}
+			case op == 6 && rapid.Bool().Draw(rt, "exec"):
+				// Start (or finish) a command under a tool call id.
+				call := fmt.Sprintf("c%d", rapid.IntRange(0, calls).Draw(rt, "xcall"))
+				if rapid.Bool().Draw(rt, "finish") {
+					cmd = &turn.FinishExec{Finished: turn.ExecFinished{ToolCallID: call, ExitCode: rapid.IntRange(0, 2).Draw(rt, "code")}}
+				} else {
+					args, _ := json.Marshal(map[string]any{"cmd": []string{"ls", "a"}})
+					cmd = &turn.StartExec{Meta: turn.Meta{Now: f.clock.Now()}, ToolCallID: call, TTL: time.Minute,
+						Invocation: domain.Invocation{ToolName: "exec_command", Arguments: args}}
+				}
 			case op == 6:
 				f.clock.Advance(16 * 60e9)
 				cmd = &turn.ExpireApprovals{}
 			default:
 				cmd = &turn.EndTurn{Status: rapid.SampledFrom([]turn.Status{turn.StatusCompleted, turn.StatusFailed}).Draw(rt, "end")}
 			}
-			res, err := f.eng.Execute(ctx, id, cmd)
-			if err == nil {
-				started[id] = true
-				live[id] = append(live[id], res.Events...)
+			res, err := eng.Execute(ctx, id, cmd)
+			if err == nil && len(res.Events) > 0 {
 				f.sync(res.Position)
 			}
 		}
+		f.sync(lastPos)
 		for _, id := range turns {
 			if !started[id] {
 				continue
@@ -121,7 +150,7 @@ func TestReplayEqualsLive(t *testing.T) {
 				}
 			}
 			var liveState *turn.State
-			if err := f.eng.View(ctx, id, func(s *turn.State) error { c := *s; liveState = &c; return nil }); err != nil {
+			if err := eng.View(ctx, id, func(s *turn.State) error { c := *s; liveState = &c; return nil }); err != nil {
 				rt.Fatal(err)
 			}
 			if !reflect.DeepEqual(replayed, liveState) {

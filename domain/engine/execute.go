@@ -24,6 +24,16 @@ import (
 // again if there was anything. The hot path, a decision that appends, does
 // no extra read.
 func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (Result, error) {
+	res, err := e.execute(ctx, turnID, cmd, func(s *turn.State, c turn.Command) (turn.Command, error) { return e.load(ctx, s, c) })
+	e.after(ctx, turnID, cmd, &res, err)
+	return res, err
+}
+
+// hook turns a command into the one to decide against the turn's state,
+// under the turn's lock (loading what it needs through the engine).
+type hook func(s *turn.State, cmd turn.Command) (turn.Command, error)
+
+func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, load hook) (Result, error) {
 	if turnID == "" {
 		return Result{}, fmt.Errorf("engine: empty turn id")
 	}
@@ -44,12 +54,9 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		fresh = true
 	}
 	for attempt := 0; ; attempt++ {
-		c := cmd
-		if ev, ok := cmd.(*turn.EvaluateTool); ok {
-			var err error
-			if c, err = e.checkResources(en.state, ev); err != nil {
-				return Result{}, err
-			}
+		c, err := load(en.state, cmd)
+		if err != nil {
+			return Result{}, err
 		}
 		evs, out, err := turn.Decide(en.state, c)
 		if err != nil || len(evs) == 0 {
@@ -100,6 +107,7 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		for i := range evs {
 			evs[i].Version = int64(first) + int64(i)
 			turn.Evolve(en.state, &evs[i])
+			e.index(turnID, &evs[i])
 		}
 		// The store reports the position of the last event only.
 		evs[len(evs)-1].Position = res.Position
@@ -143,7 +151,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
-	case *turn.RunApproved:
+	case *turn.FinishExec:
+		setNow(&c.Meta, now)
+	case *turn.RegisterChild:
 		setNow(&c.Meta, now)
 	case *turn.RespondApproval:
 		setNow(&c.Meta, now)

@@ -89,14 +89,6 @@ type RecordDenial struct {
 	Message    string
 }
 
-// RunApproved records, once, that an approved call is about to run: a
-// decision_allowed with reason user_approved tied to its request. A second
-// attempt is answered as replayed, so the caller runs nothing twice.
-type RunApproved struct {
-	Meta
-	ToolCallID string
-}
-
 // RespondApproval resolves an approval request. The first resolution wins;
 // the same one again is answered with the stored result.
 type RespondApproval struct {
@@ -139,4 +131,8 @@ type Outcome struct {
 	// Replayed is set when nothing was appended because the command had
 	// already been applied; the answer is the stored one.
 	Replayed bool
+	// Exec is what StartExec asks the caller to do.
+	Exec ExecStep
+	// Finished is the recorded result of a started command, if any.
+	Finished *ExecFinished
 }

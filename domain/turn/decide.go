@@ -25,8 +25,12 @@ func Decide(s *State, cmd Command) ([]Event, Outcome, error) {
 		return decideDenial(s, c)
 	case *RespondApproval:
 		return decideRespond(s, c)
-	case *RunApproved:
-		return decideRunApproved(s, c)
+	case *StartExec:
+		return decideStartExec(s, c)
+	case *FinishExec:
+		return decideFinishExec(s, c)
+	case *RegisterChild:
+		return decideRegisterChild(s, c)
 	case *ExpireApprovals:
 		return decideExpire(s, c)
 	case *EndTurn:
@@ -132,12 +136,20 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", toolCallID)}
 	}
-	return Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}, true, nil
+	out := Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}
+	// A resolved request answers what the runtime should do now.
+	if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+		out.Decision = approved(call)
+		if !r.Resolution.Allows() {
+			out.Decision.Behavior, out.Decision.Reason = domain.BehaviorDeny, r.Resolution.Reason()
+		}
+	}
+	return out, true, nil
 }
 
 func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
-	if err := s.live(TransDecide); err != nil {
-		return nil, Outcome{}, err
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.TurnID}
 	}
 	if c.ToolCallID == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
@@ -157,6 +169,11 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 			out.Decision, out.Refusal = *call.Denial, call.Refusal
 		}
 		return nil, out, err
+	}
+	// A known call is answered even after the turn ended (its request was
+	// cancelled); a new one needs a live turn.
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
 	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d)}
@@ -213,29 +230,6 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	}
 	ev := s.event(&c.Meta, []string{"sandbox_denied", c.ToolCallID, a.ScopeHash, c.Refusal}, &DecisionDenied{rec})
 	return []Event{ev}, Outcome{Decision: d, Refusal: c.Refusal}, nil
-}
-
-func decideRunApproved(s *State, c *RunApproved) ([]Event, Outcome, error) {
-	if err := s.live(TransDecide); err != nil {
-		return nil, Outcome{}, err
-	}
-	call := s.Calls[c.ToolCallID]
-	if call == nil {
-		return nil, Outcome{}, &NotFoundError{Kind: "tool call", ID: c.ToolCallID}
-	}
-	r := s.Requests[call.RequestID]
-	if r == nil || r.Status != RequestResolved || !r.Resolution.Allows() {
-		return nil, Outcome{}, &ConflictError{Code: "not_approved", Message: fmt.Sprintf("tool call %s has no approved request", c.ToolCallID)}
-	}
-	d := domain.Decision{Behavior: domain.BehaviorAllow, Reason: domain.ReasonUserApproved, Action: call.Decision.Action, ScopeHash: call.ScopeHash, DecidedBy: "approval"}
-	if call.Consumed {
-		return nil, Outcome{Decision: d, Request: s.request(r.ID), Replayed: true}, nil
-	}
-	act := r.Action
-	act.Files = nil // a decision records no files (see ActionRecord)
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, Action: act, Decision: verdictOf(d), RequestID: r.ID}
-	ev := s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec})
-	return []Event{ev}, Outcome{Decision: d, Request: s.request(r.ID)}, nil
 }
 
 // request returns a copy of a request (nil when there is none), so that an

@@ -201,4 +201,7 @@ var catalogue = []struct {
 	{1, func() Payload { return &TurnCompleted{} }},
 	{1, func() Payload { return &TurnInterrupted{} }},
 	{1, func() Payload { return &TurnFailed{} }},
+	{1, func() Payload { return &ExecStarted{} }},
+	{1, func() Payload { return &ExecFinished{} }},
+	{1, func() Payload { return &ChildTurnStarted{} }},
 }

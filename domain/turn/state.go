@@ -32,6 +32,8 @@ type State struct {
 	Open int
 	// Calls records the first answer to each tool call id.
 	Calls map[string]*Call
+	// Children are the child turns started under this turn, in order.
+	Children []string
 	// LastHash is the chain hash of the last event applied.
 	LastHash  string
 	StartedAt time.Time
@@ -52,9 +54,11 @@ type Summary struct {
 	Snapshot        domain.TurnExecutionSecuritySnapshot
 	SnapshotVersion int64
 	Open            int
-	StartedAt       time.Time
-	UpdatedAt       time.Time
-	EndedAt         time.Time
+	// Children are the child turns recorded on this turn.
+	Children  []string
+	StartedAt time.Time
+	UpdatedAt time.Time
+	EndedAt   time.Time
 }
 
 // Summary returns the turn's scalar state.
@@ -62,7 +66,7 @@ func (s *State) Summary() Summary {
 	return Summary{
 		TurnID: s.TurnID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, ParentTurnID: s.ParentTurnID,
 		Status: s.Status, Version: s.Version, Profile: s.Profile, Snapshot: s.Snapshot, SnapshotVersion: s.SnapshotVersion,
-		Open: s.Open, StartedAt: s.StartedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
+		Open: s.Open, Children: slices.Clip(s.Children), StartedAt: s.StartedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
 	}
 }
 
@@ -104,8 +108,17 @@ type Call struct {
 	ScopeHash string
 	Decision  domain.Decision
 	RequestID string
-	// Consumed is set once an approved call was allowed to run (RunApproved).
+	// Consumed is set once an approved call was allowed to run (streams
+	// written before exec.started existed).
 	Consumed bool
+	// Started is set once exec.started was recorded: it never runs again.
+	Started bool
+	// Finished is what the started command did, once recorded.
+	Finished *ExecFinished
+	// SnapshotVersion and Mode are the snapshot the first decision was
+	// made under.
+	SnapshotVersion int64
+	Mode            domain.Mode
 	// Denial is the sandbox's refusal of the call, if any, and its code.
 	Denial  *domain.Decision
 	Refusal string
@@ -139,8 +152,11 @@ func Evolve(s *State, e *Event) {
 		}
 		s.recordCall(&p.DecisionRecorded)
 	case *DecisionDenied:
+		_, decided := s.Calls[p.ToolCallID]
 		s.recordCall(&p.DecisionRecorded)
-		if p.Decision.Reason == domain.ReasonSandboxDenied {
+		// A sandbox refusal, or a later denial of a call already decided (a
+		// revoked approval), is the call's final answer.
+		if decided || p.Decision.Reason == domain.ReasonSandboxDenied {
 			d := p.Decision.With(&p.Action)
 			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
@@ -153,7 +169,8 @@ func Evolve(s *State, e *Event) {
 			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
 		}
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
-			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID}
+			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
+				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
 		}
 		s.Open++
 		s.Status = StatusAwaitingApproval
@@ -176,6 +193,8 @@ func Evolve(s *State, e *Event) {
 		s.Status, s.EndedAt = StatusInterrupted, e.OccurredAt
 	case *TurnFailed:
 		s.Status, s.EndedAt = StatusFailed, e.OccurredAt
+	default:
+		s.evolveExec(e)
 	}
 }
 
@@ -183,7 +202,8 @@ func (s *State) recordCall(d *DecisionRecorded) {
 	if _, seen := s.Calls[d.ToolCallID]; seen {
 		return
 	}
-	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision.With(&d.Action), RequestID: d.RequestID}
+	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision.With(&d.Action), RequestID: d.RequestID,
+		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode}
 }
 
 // OpenRequests returns the open requests in the order they were opened.

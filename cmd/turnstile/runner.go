@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/projections"
+	"turnstile/sandbox"
+)
+
+// codeCommandNotFound refuses a command whose executable cannot be resolved.
+const codeCommandNotFound = "command_not_found"
+
+// runner is the engine's Runner: it resolves executables against the
+// policy's search path and runs commands through the sandbox helper.
+type runner struct{}
+
+// Resolve finds argv0: a name with a slash against cwd, a bare name in
+// domain.SearchPath (the server's PATH as the policy passes it, never the
+// request's).
+func (runner) Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd string) (string, error) {
+	if filepath.IsAbs(argv0) || containsSlash(argv0) {
+		if !filepath.IsAbs(argv0) {
+			argv0 = filepath.Join(cwd, argv0)
+		}
+		return filepath.Clean(argv0), nil
+	}
+	for _, dir := range domain.SearchPath(&s.Process.Environment, os.Getenv("PATH")) {
+		p := filepath.Join(dir, argv0)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", refusal{&sandbox.Refusal{Code: codeCommandNotFound, Message: "command " + argv0 + " not found in the policy's search path"}}
+}
+
+func containsSlash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+// Run plans cmd under s and runs the executable Resolve found (argv[0] is
+// replaced by it, so nothing is looked up again in the request's PATH).
+func (runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, cmd *engine.Command) (*engine.CommandResult, error) {
+	argv := append([]string(nil), cmd.Argv...)
+	if cmd.Executable != "" {
+		argv[0] = cmd.Executable
+	}
+	sr := sandbox.SpawnRequest{Argv: argv, Cwd: cmd.Cwd, Env: cmd.Env, TimeoutMs: cmd.TimeoutMs}
+	if len(cmd.Stdin) > 0 {
+		sr.Stdin = bytes.NewReader(cmd.Stdin)
+	}
+	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
+	if err != nil {
+		return nil, asRefusal(err)
+	}
+	res, err := sandbox.Run(ctx, plan)
+	if err != nil {
+		return nil, asRefusal(err)
+	}
+	if res.SandboxError != "" {
+		return nil, refusal{&sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
+	}
+	return &engine.CommandResult{
+		ExitCode: res.ExitCode, Stdout: string(res.Stdout), Stderr: string(res.Stderr),
+		StdoutTruncated: res.StdoutTruncated, StderrTruncated: res.StderrTruncated, DurationMs: res.DurationMs, TimedOut: res.TimedOut,
+	}, nil
+}
+
+// instanceName draws this process's engine instance name: instances that
+// share a store must never write identical exec.started events.
+func instanceName() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// hint adapts the projector to the engine's Hint: the read models say when
+// a turn may have changed; the engine then reads it from the store.
+type hint struct{ *projections.Projector }
+
+func (h hint) TurnVersion(turnID string) (int64, bool) {
+	t, ok := h.Turn(turnID)
+	return t.Version, ok
+}

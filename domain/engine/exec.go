@@ -1,0 +1,344 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+)
+
+// Runner is the port to the process sandbox, beside the ResourceChecker.
+// The sandbox package implements it (wired in cmd/turnstile).
+type Runner interface {
+	// Resolve finds the executable argv0 names, at decision time: a name
+	// with a slash against cwd, a bare name in the policy's search path
+	// (never the request's PATH). A refusal implements Refusal.
+	Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd string) (string, error)
+	// Run checks cmd against s (the spawn plan) and runs cmd.Executable with
+	// cmd.Argv's arguments. A refusal (nothing ran) implements Refusal.
+	Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, cmd *Command) (*CommandResult, error)
+}
+
+// Command is one command a turn wants to run.
+type Command struct {
+	ToolCallID string
+	ItemID     string
+	Argv       []string
+	// Cwd is absolute or relative to the snapshot's cwd; empty is the cwd.
+	Cwd       string
+	Env       map[string]string
+	TimeoutMs int64
+	Stdin     []byte
+	// Executable is Argv[0] as Resolve found it (set by Exec).
+	Executable string
+	// StepTimeout, when set, bounds each recorded step (deciding, recording
+	// the result), including the wait for the turn's lock; the run itself
+	// is bounded by the command's own timeout.
+	StepTimeout time.Duration
+	// Interrupt, when closed, ends a wait for approval early (a server
+	// that drains); it never stops a command that runs.
+	Interrupt <-chan struct{}
+	// Actor is who asks (recorded on the events).
+	Actor         string
+	CorrelationID string
+}
+
+// CommandResult is what a command did.
+type CommandResult struct {
+	ExitCode        int    `json:"exit_code"`
+	Stdout          string `json:"stdout"`
+	Stderr          string `json:"stderr"`
+	StdoutTruncated bool   `json:"stdout_truncated"`
+	StderrTruncated bool   `json:"stderr_truncated"`
+	DurationMs      int64  `json:"duration_ms"`
+	TimedOut        bool   `json:"timed_out"`
+}
+
+// ExecResult is the answer to Exec.
+type ExecResult struct {
+	Result
+	// Step is what happened: nothing ran (denied), pending, ran, or the call
+	// had started before (ExecAlreadyStarted: it never runs twice).
+	Step turn.ExecStep
+	// Ran is set when the command ran now; Output is what it did.
+	Ran    bool
+	Output *CommandResult
+	// Message explains why nothing ran.
+	Message string
+}
+
+// ErrNoRunner is returned by Exec on an engine without a Runner.
+var ErrNoRunner = errors.New("this server runs no commands")
+
+// Exec decides a command, waits up to wait for a person's answer when it
+// asks, records exec.started, runs it through the Runner, and records what
+// it did (or the sandbox's refusal). Deciding and recording the start is
+// one command under the turn's lock; the run holds no lock. A retry of the
+// same tool call id with the same content answers from the stream (a
+// started call never runs again); with other content it is a conflict.
+func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.Duration) (ExecResult, error) {
+	if e.cfg.Runner == nil {
+		return ExecResult{}, ErrNoRunner
+	}
+	if c.ToolCallID == "" {
+		return ExecResult{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	if len(c.Argv) == 0 || c.Argv[0] == "" {
+		return ExecResult{}, &domain.FieldError{Field: "argv", Message: "required: the program and its arguments"}
+	}
+	var timer <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timer = t.C
+	}
+	var inv domain.Invocation
+	var parentEnded *turn.Parent
+	sctx := ctx // the current step's context
+	load := func(s *turn.State, _ turn.Command) (turn.Command, error) {
+		var err error
+		inv, err = e.prepareExec(sctx, s, c)
+		var pe *parentEndedError
+		var rr *resolveRefusal
+		switch {
+		case errors.As(err, &pe):
+			parentEnded = pe.parent
+			return &turn.EndTurn{Meta: turn.Meta{Actor: "system", Now: e.cfg.Now().UTC()}, Status: pe.parent.Status,
+				Reason: fmt.Sprintf("parent turn %s is %s", pe.parent.TurnID, pe.parent.Status)}, nil
+		case errors.As(err, &rr):
+			m := c.meta()
+			m.Actor = "sandbox"
+			setNow(&m, e.cfg.Now().UTC())
+			return &turn.RecordDenial{Meta: m, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv,
+				Refusal: rr.RefusalCode(), Message: rr.Error()}, nil
+		case err != nil:
+			return nil, err
+		}
+		return e.classifyExec(s, c, inv)
+	}
+	for {
+		parentEnded = nil
+		var cancel context.CancelFunc
+		sctx, cancel = c.step(ctx)
+		res, err := e.execute(sctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
+		cancel()
+		if parentEnded != nil {
+			// The turn ended with its parent (a propagation that did not
+			// happen, e.g. a crash); its own children end the same way.
+			e.endChildren(ctx, turnID)
+			if err == nil || errors.Is(err, turn.ErrIllegalTransition) {
+				err = &turn.IllegalTransitionError{TurnID: turnID, State: parentEnded.Status,
+					Transition: "run a command (parent turn " + parentEnded.TurnID + " has ended)"}
+			}
+		}
+		if err != nil {
+			return ExecResult{}, err
+		}
+		out := ExecResult{Result: res, Step: res.Exec}
+		switch {
+		case res.Decision.Behavior == domain.BehaviorDeny && res.Exec == turn.ExecNothing:
+			out.Message = "denied: " + string(res.Decision.Reason)
+			return out, nil
+		case res.Exec == turn.ExecAlreadyStarted:
+			out.Message = "this tool call id has already started; use a new tool_call_id to run again"
+			if res.Finished == nil {
+				out.Message = "this tool call id was started before and no result was recorded (the server may have stopped while it ran); use a new tool_call_id to run again"
+			}
+			return out, nil
+		case res.Exec == turn.ExecPending:
+			out.Message = "waiting for approval: resolve the request, then send the same call again (or add ?wait=30s)"
+			if timer == nil || !e.waitChange(ctx, turnID, res.Version, timer, c.Interrupt) {
+				return out, nil
+			}
+			continue
+		case res.Exec != turn.ExecRun:
+			out.Message = "nothing to run"
+			return out, nil
+		}
+		return e.run(ctx, turnID, c, inv, out)
+	}
+}
+
+// run runs a started command under the snapshot it was started under and
+// records what it did; a sandbox refusal is recorded as decision_denied
+// (sandbox_denied).
+func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.Invocation, out ExecResult) (ExecResult, error) {
+	snap := out.Turn.Snapshot
+	result, err := e.cfg.Runner.Run(ctx, &snap, c)
+	var refusal Refusal
+	if errors.As(err, &refusal) {
+		sctx, cancel := c.step(context.WithoutCancel(ctx))
+		defer cancel()
+		den, derr := e.Execute(sctx, turnID, &turn.RecordDenial{Meta: turn.Meta{Actor: "sandbox", CorrelationID: c.CorrelationID},
+			ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
+		if derr != nil {
+			return ExecResult{}, derr
+		}
+		out.Result, out.Step = den, turn.ExecNothing
+		out.Message = domain.RedactText(refusal.Error())
+		return out, nil
+	}
+	if err != nil {
+		return ExecResult{}, err
+	}
+	out.Ran, out.Output = true, result
+	sctx, cancel := c.step(context.WithoutCancel(ctx))
+	defer cancel()
+	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
+		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut}})
+	if err == nil {
+		out.Version, out.Position, out.Turn, out.Status = fin.Version, fin.Position, fin.Turn, fin.Status
+	}
+	// A turn that ended while the command ran records no result; the
+	// command ran all the same, and the caller gets its output.
+	return out, nil
+}
+
+// step bounds one recorded step by StepTimeout.
+func (c *Command) step(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.StepTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.StepTimeout)
+}
+
+func (c *Command) meta() turn.Meta {
+	actor := c.Actor
+	if actor == "" {
+		actor = "agent"
+	}
+	return turn.Meta{Actor: actor, CorrelationID: c.CorrelationID}
+}
+
+// prepareExec resolves the executable under the turn's snapshot and builds
+// the invocation that binds everything that decides what runs: argv, cwd,
+// timeout, the executable, a digest of the environment's values and of
+// stdin. A child turn whose parent has ended is ended first.
+func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (domain.Invocation, error) {
+	if s.Status == turn.StatusNone {
+		return domain.Invocation{}, &turn.NotFoundError{Kind: "turn", ID: s.TurnID}
+	}
+	if s.ParentTurnID != "" && !s.Status.Terminal() {
+		p, err := e.parent(ctx, s.ParentTurnID)
+		if err != nil {
+			return domain.Invocation{}, err
+		}
+		if p.Status.Terminal() {
+			return domain.Invocation{}, &parentEndedError{parent: p}
+		}
+	}
+	cwd := domain.ResolvePath(s.Snapshot.Sandbox.Cwd, c.Cwd)
+	exe, err := e.cfg.Runner.Resolve(&s.Snapshot, c.Argv[0], cwd)
+	var refusal Refusal
+	if err != nil && !errors.As(err, &refusal) {
+		return domain.Invocation{}, err
+	}
+	if err != nil {
+		exe = ""
+		c.Executable = ""
+	} else {
+		c.Executable = exe
+	}
+	args := map[string]any{"argv": c.Argv}
+	if c.Cwd != "" {
+		args["cwd"] = c.Cwd
+	}
+	if c.TimeoutMs > 0 {
+		args["timeout_ms"] = c.TimeoutMs
+	}
+	if len(c.Env) > 0 {
+		args["env"] = c.Env
+	}
+	if len(c.Stdin) > 0 {
+		sum := sha256.Sum256(c.Stdin)
+		args["stdin_sha256"], args["stdin_bytes"] = hex.EncodeToString(sum[:]), len(c.Stdin)
+	}
+	if exe != "" {
+		args["executable"] = exe
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return domain.Invocation{}, err
+	}
+	inv := domain.Invocation{ToolName: "exec_command", Arguments: raw}
+	if refusal != nil {
+		return inv, &resolveRefusal{refusal}
+	}
+	return inv, nil
+}
+
+// classifyExec turns the prepared invocation into the StartExec command.
+func (e *Engine) classifyExec(s *turn.State, c *Command, inv domain.Invocation) (turn.Command, error) {
+	sx := &turn.StartExec{Meta: c.meta(), ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, TTL: e.cfg.ApprovalTTL, Instance: e.cfg.Instance}
+	setNow(&sx.Meta, e.cfg.Now().UTC())
+	a, err := domain.Classify(inv, s.Snapshot.Sandbox.Cwd, nil)
+	if err != nil {
+		return nil, err
+	}
+	sx.Classified = &a
+	return sx, nil
+}
+
+// parentEndedError: the turn's parent has ended, so the turn ends too.
+type parentEndedError struct{ parent *turn.Parent }
+
+func (e *parentEndedError) Error() string {
+	return fmt.Sprintf("parent turn %s is %s", e.parent.TurnID, e.parent.Status)
+}
+
+// resolveRefusal: the executable could not be resolved (nothing will run).
+type resolveRefusal struct{ Refusal }
+
+// Hint says when a turn may have changed: Changed returns a channel closed
+// at the next change anywhere, TurnVersion the version a turn is known to
+// have reached. The projector (read models) implements it; a hint decides
+// nothing, it only saves reading the store for nothing.
+type Hint interface {
+	Changed() <-chan struct{}
+	TurnVersion(turnID string) (int64, bool)
+}
+
+// waitChange waits until turnID may have moved past version (per the hint;
+// without one, a short tick), the timer fires, interrupt closes or ctx
+// ends. It reports whether to look again.
+func (e *Engine) waitChange(ctx context.Context, turnID string, version int64, timer <-chan time.Time, interrupt <-chan struct{}) bool {
+	for {
+		var changed <-chan struct{}
+		if e.cfg.Hint != nil {
+			changed = e.cfg.Hint.Changed()
+			if v, ok := e.cfg.Hint.TurnVersion(turnID); ok && v > version {
+				return true
+			}
+		} else {
+			t := time.NewTimer(50 * time.Millisecond)
+			defer t.Stop()
+			ch := make(chan struct{})
+			changed = ch
+			go func() {
+				select {
+				case <-t.C:
+					close(ch)
+				case <-ctx.Done():
+				}
+			}()
+		}
+		select {
+		case <-changed:
+			if e.cfg.Hint == nil {
+				return true
+			}
+		case <-timer:
+			return false
+		case <-interrupt:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}

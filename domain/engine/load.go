@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// propagateTimeout bounds ending a turn's descendants after the turn ended.
+const propagateTimeout = 30 * time.Second
+
+// load is the default hook: what a command needs beyond the turn's own
+// state is loaded through the engine (never from a read model): the resource
+// checks of a new tool call, the parent of a child turn whose profile
+// changes, and the registration of a child turn on its parent before the
+// child's first event.
+func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (turn.Command, error) {
+	switch c := cmd.(type) {
+	case *turn.EvaluateTool:
+		return e.checkResources(s, c)
+	case *turn.ChangeProfile:
+		if s.ParentTurnID == "" || c.Parent != nil {
+			return c, nil
+		}
+		p, err := e.parent(ctx, s.ParentTurnID)
+		if err != nil {
+			return nil, err
+		}
+		loaded := *c
+		loaded.Parent = p
+		return &loaded, nil
+	case *turn.StartTurn:
+		if c.ParentTurnID == "" || c.Parent == nil || s.Status != turn.StatusNone {
+			return c, nil
+		}
+		// Decide is pure: a dry run says whether the child would start;
+		// only then is it recorded on the parent (before its own first
+		// event, so that ending the parent always finds it).
+		if evs, _, err := turn.Decide(s, c); err != nil || len(evs) == 0 {
+			return c, nil
+		}
+		if _, err := e.Execute(ctx, c.ParentTurnID, &turn.RegisterChild{Meta: turn.Meta{Actor: c.Actor, CorrelationID: c.CorrelationID}, ChildTurnID: c.TurnID}); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
+}
+
+// after runs what follows a command on other turns: ending a turn ends its
+// descendants (also when the turn had already ended, so a retry finishes a
+// propagation a crash interrupted); a child that started while its parent
+// was ending is ended too.
+func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res *Result, err error) {
+	switch c := cmd.(type) {
+	case *turn.EndTurn:
+		if err == nil || errors.Is(err, turn.ErrIllegalTransition) {
+			e.endChildren(ctx, turnID)
+		}
+	case *turn.StartTurn:
+		if err != nil || c.ParentTurnID == "" || len(res.Events) == 0 {
+			return
+		}
+		p, perr := e.parent(ctx, c.ParentTurnID)
+		if perr == nil && p.Status.Terminal() {
+			if end, eerr := e.endWithParent(ctx, turnID, p); eerr == nil {
+				res.Status, res.Turn, res.Version, res.Position = end.Status, end.Turn, end.Version, end.Position
+			}
+		}
+	}
+}
+
+// endWithParent ends turnID the way its parent ended.
+func (e *Engine) endWithParent(ctx context.Context, turnID string, p *turn.Parent) (Result, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+	defer cancel()
+	return e.Execute(ctx, turnID, &turn.EndTurn{Meta: turn.Meta{Actor: "system"}, Status: p.Status,
+		Reason: fmt.Sprintf("parent turn %s is %s", p.TurnID, p.Status)})
+}
+
+// endChildren ends every child recorded on turnID (and, through Execute,
+// their own children) the way turnID ended. A child that never started or
+// has already ended is skipped.
+func (e *Engine) endChildren(ctx context.Context, turnID string) {
+	var p *turn.Parent
+	var children []string
+	err := e.View(ctx, turnID, func(s *turn.State) error {
+		p = &turn.Parent{TurnID: turnID, Status: s.Status, Snapshot: s.Snapshot}
+		children = append(children, s.Children...)
+		return nil
+	})
+	if err != nil || !p.Status.Terminal() {
+		return
+	}
+	for _, child := range children {
+		_, _ = e.endWithParent(ctx, child, p)
+	}
+}
+
+// index remembers which turn an approval request belongs to.
+func (e *Engine) index(turnID string, ev *turn.Event) {
+	r, ok := ev.Payload.(*turn.ApprovalRequested)
+	if !ok {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.requests) >= e.cfg.MaxCachedTurns {
+		clear(e.requests) // a forgotten request is found through the store
+	}
+	e.requests[r.Request.RequestID] = turnID
+}
+
+// LocateRequest returns the turn of an approval request: from the requests
+// this engine has seen, else by reading the store's log (an approval
+// request id is a hash of its turn and tool call, so it cannot be inverted).
+func (e *Engine) LocateRequest(ctx context.Context, requestID string) (string, error) {
+	e.mu.Lock()
+	id, ok := e.requests[requestID]
+	e.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	from := eventstore.Position{}
+	for {
+		recs, err := e.store.ReadAll(ctx, from, 4096)
+		if err != nil {
+			return "", err
+		}
+		for i := range recs {
+			from = recs[i].Position
+			if recs[i].Type != turn.TypeApprovalRequested {
+				continue
+			}
+			ev, err := turn.DecodeUnhashed(&recs[i])
+			if err != nil {
+				return "", err
+			}
+			if r := ev.Payload.(*turn.ApprovalRequested); r.Request.RequestID == requestID {
+				return ev.TurnID, nil
+			}
+		}
+		if len(recs) < 4096 {
+			return "", &turn.NotFoundError{Kind: "request", ID: requestID}
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package domain
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSearchPathIsThePolicys: relative entries never count (a bare name
+// never resolves in the working directory), and a policy that drops PATH
+// falls back to the system default.
+func TestSearchPathIsThePolicys(t *testing.T) {
+	inherit := EnvironmentPolicy{Inherit: true}
+	if got := SearchPath(&inherit, "bin:/opt/x/bin::.:/usr/bin/"); !slices.Equal(got, []string{"/opt/x/bin", "/usr/bin"}) {
+		t.Errorf("SearchPath = %v", got)
+	}
+	none := EnvironmentPolicy{}
+	if got := SearchPath(&none, "/opt/x/bin"); strings.Join(got, ":") != DefaultSearchPath {
+		t.Errorf("PATH denied by the policy: %v", got)
+	}
+	if got := SearchPath(&inherit, ""); strings.Join(got, ":") != DefaultSearchPath {
+		t.Errorf("no server PATH: %v", got)
+	}
+}
+
+// TestExecScopeBindsContent: the executable, every environment value and
+// stdin change the scope hash, while neither values nor stdin appear in the
+// scope or the details; the approver sees the executable, the names and the
+// size. Control: the same content gives the same hash in any key order.
+func TestExecScopeBindsContent(t *testing.T) {
+	classify := func(args map[string]any) Action {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	base := map[string]any{"argv": []string{"sh", "-s"}, "executable": "/bin/sh", "env": map[string]string{"A": "secret-value-1"}, "stdin": "echo hi"}
+	a := classify(base)
+	for key, v := range map[string]any{"executable": "/w/evil/sh", "env": map[string]string{"A": "secret-value-2"}, "stdin": "rm -rf /"} {
+		changed := map[string]any{}
+		for k, x := range base {
+			changed[k] = x
+		}
+		changed[key] = v
+		if classify(changed).ScopeHash == a.ScopeHash {
+			t.Errorf("changing %s keeps the scope hash", key)
+		}
+	}
+	same := classify(map[string]any{"stdin": "echo hi", "env": map[string]string{"A": "secret-value-1"}, "executable": "/bin/sh", "argv": []string{"sh", "-s"}})
+	if same.ScopeHash != a.ScopeHash {
+		t.Error("the same content hashes differently")
+	}
+	shown, _ := json.Marshal(struct {
+		S Scope
+		D []Detail
+	}{a.Scope, a.Details})
+	if strings.Contains(string(shown), "secret-value-1") || strings.Contains(string(shown), "echo hi") {
+		t.Errorf("a value or stdin in clear: %s", shown)
+	}
+	for _, want := range []string{`"Executable","value":"/bin/sh"`, `"Environment","value":"A"`, `"Standard input","value":"7 bytes"`} {
+		if !strings.Contains(string(shown), want) {
+			t.Errorf("the approver does not see %s: %s", want, shown)
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package turn
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"turnstile/domain"
+)
+
+// Event type names of commands run and of child turns (stored: never rename).
+const (
+	TypeExecStarted      = "exec.started"
+	TypeExecFinished     = "exec.finished"
+	TypeChildTurnStarted = "turn.child_started"
+)
+
+// ExecStarted records, before anything runs, that an allowed command is
+// about to run; a retry of the tool call id finds it and never runs twice.
+type ExecStarted struct {
+	ToolCallID string `json:"tool_call_id"`
+	ScopeHash  string `json:"scope_hash"`
+	// RequestID is the approval request that allowed it, if any.
+	RequestID string `json:"request_id,omitempty"`
+	// SnapshotVersion is the snapshot the command runs under.
+	SnapshotVersion int64 `json:"snapshot_version"`
+	// Instance is the engine that runs it. Two instances starting the same
+	// call at the same instant would otherwise write identical events, and
+	// the store would take the second append for a retry of the first.
+	Instance string `json:"instance,omitempty"`
+}
+
+// ExecFinished records what a started command did (never its output).
+type ExecFinished struct {
+	ToolCallID string `json:"tool_call_id"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMs int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+}
+
+// ChildTurnStarted is appended to a parent turn before a child starts, so
+// that ending the parent can end the child (the parent's stream lists its
+// children; no read model is needed to find them).
+type ChildTurnStarted struct {
+	ChildTurnID string `json:"child_turn_id"`
+}
+
+// EventType implementations.
+func (ExecStarted) EventType() string      { return TypeExecStarted }
+func (ExecFinished) EventType() string     { return TypeExecFinished }
+func (ChildTurnStarted) EventType() string { return TypeChildTurnStarted }
+
+// ExecStep is what StartExec tells the caller to do.
+type ExecStep int
+
+// Exec steps. The zero value runs nothing.
+const (
+	// ExecNothing: the call is denied (the decision says why).
+	ExecNothing ExecStep = iota
+	// ExecPending: the call waits for a person's answer.
+	ExecPending
+	// ExecRun: exec.started was recorded now; the caller runs the command.
+	ExecRun
+	// ExecAlreadyStarted: the call started before; it never runs again.
+	ExecAlreadyStarted
+)
+
+// StartExec decides a command for running, in one step: a new tool call
+// is decided (and, when allowed, recorded as started); an approved one is
+// re-checked against the current snapshot and recorded as started; a
+// pending one waits; a started one is never started again. Invocation must
+// bind everything that decides what runs (domain.Classify's exec bindings),
+// so a retry with other content is a different scope and refused.
+type StartExec struct {
+	Meta
+	ToolCallID string
+	ItemID     string
+	Invocation domain.Invocation
+	TTL        time.Duration
+	// Classified is Invocation classified against this state's cwd.
+	Classified *domain.Action
+	// Instance names the engine that will run the command (ExecStarted).
+	Instance string
+}
+
+// FinishExec records what a started command did.
+type FinishExec struct {
+	Meta
+	Finished ExecFinished
+}
+
+// RegisterChild records on a parent that a child turn starts.
+type RegisterChild struct {
+	Meta
+	ChildTurnID string
+}
+
+// ReasonProfileChanged is the decided_by (and refusal code) of an approved
+// call revoked because the profile was narrowed after the approval.
+const ReasonProfileChanged = "permissions_changed"
+
+func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.TurnID}
+	}
+	if c.ToolCallID == "" {
+		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	a, err := c.action(s)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	call := s.Calls[c.ToolCallID]
+	if call == nil {
+		evs, out, err := decideEvaluate(s, &EvaluateTool{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation, TTL: c.TTL, Classified: &a})
+		if err != nil || out.Decision.Behavior != domain.BehaviorAllow {
+			if out.Decision.Behavior == domain.BehaviorAsk {
+				out.Exec = ExecPending
+			}
+			return evs, out, err
+		}
+		out.Exec = ExecRun
+		return append(evs, s.started(c, &a, "")), out, nil
+	}
+	if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
+		return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
+			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation (command, stdin, environment, cwd or executable differ)", c.ToolCallID)}
+	}
+	out := Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}
+	switch r := s.Requests[call.RequestID]; {
+	case call.Denial != nil:
+		out.Decision, out.Refusal = *call.Denial, call.Refusal
+		return nil, out, nil
+	case call.Started || call.Consumed:
+		out.Exec, out.Finished = ExecAlreadyStarted, call.Finished
+		if r != nil && r.Resolution.Allows() {
+			out.Decision = approved(call)
+		}
+		return nil, out, nil
+	case r != nil && r.Status == RequestOpen:
+		out.Exec = ExecPending
+		return nil, out, nil
+	case r != nil && !r.Resolution.Allows():
+		out.Decision = domain.Decision{Behavior: domain.BehaviorDeny, Reason: r.Resolution.Reason(), Action: call.Decision.Action,
+			ScopeHash: call.ScopeHash, DecidedBy: "approval"}
+		return nil, out, nil
+	case r == nil && call.Decision.Behavior != domain.BehaviorAllow:
+		return nil, out, nil
+	}
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	// An allowed call that has not run yet: it runs under the snapshot in
+	// force now, so the snapshot decides again.
+	var r *Request
+	if call.RequestID != "" {
+		r = s.Requests[call.RequestID]
+	}
+	if why := s.revoked(r, call, &a); why != "" {
+		d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: ReasonProfileChanged}
+		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d), RequestID: call.RequestID,
+			Refusal: ReasonProfileChanged, Message: why}
+		ev := s.event(&c.Meta, []string{"revoked", c.ToolCallID, strconv.FormatInt(s.SnapshotVersion, 10)}, &DecisionDenied{rec})
+		return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Request: out.Request}, nil
+	}
+	out.Replayed, out.Exec = false, ExecRun
+	var evs []Event
+	if r != nil {
+		out.Decision = approved(call)
+		act := r.Action
+		act.Files = nil // a decision records no files (see ActionRecord)
+		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: verdictOf(out.Decision), RequestID: r.ID}
+		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec}))
+	}
+	return append(evs, s.started(c, &a, call.RequestID)), out, nil
+}
+
+func (c *StartExec) action(s *State) (domain.Action, error) {
+	if c.Classified != nil {
+		return *c.Classified, nil
+	}
+	return domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
+}
+
+func approved(call *Call) domain.Decision {
+	return domain.Decision{Behavior: domain.BehaviorAllow, Reason: domain.ReasonUserApproved, Action: call.Decision.Action, ScopeHash: call.ScopeHash, DecidedBy: "approval"}
+}
+
+func (s *State) started(c *StartExec, a *domain.Action, requestID string) Event {
+	return s.event(&c.Meta, []string{"exec_started", c.ToolCallID, c.Instance}, &ExecStarted{ToolCallID: c.ToolCallID, ScopeHash: a.ScopeHash,
+		RequestID: requestID, SnapshotVersion: s.SnapshotVersion, Instance: c.Instance})
+}
+
+// revoked says why an allowed call that has not run is no longer allowed
+// under the current snapshot ("" when it still is): the snapshot changed
+// since the decision (or the approval request) and now denies the action,
+// or now runs under a stricter mode than the one it was approved under.
+func (s *State) revoked(r *Request, call *Call, a *domain.Action) string {
+	since, mode := call.SnapshotVersion, call.Mode
+	if r != nil {
+		since, mode = r.SnapshotVersion, r.Grant.Mode
+	}
+	if since == s.SnapshotVersion {
+		return ""
+	}
+	cur := s.Snapshot.PermissionProfile.Mode
+	d := domain.Evaluate(&s.Snapshot, a, s.Grants)
+	switch {
+	case d.Behavior == domain.BehaviorDeny:
+		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): %s now denies it (%s)", since, s.SnapshotVersion, d.DecidedBy, d.Reason)
+	case mode != "" && cur != mode && domain.StricterMode(cur, mode) == cur:
+		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): mode %s is narrower than %s", since, s.SnapshotVersion, cur, mode)
+	case r == nil && d.Behavior != domain.BehaviorAllow:
+		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): it now needs approval", since, s.SnapshotVersion)
+	}
+	return ""
+}
+
+func decideFinishExec(s *State, c *FinishExec) ([]Event, Outcome, error) {
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	call := s.Calls[c.Finished.ToolCallID]
+	if call == nil || !(call.Started || call.Consumed) {
+		return nil, Outcome{}, &ConflictError{Code: "not_started", Message: fmt.Sprintf("tool call %s has not started", c.Finished.ToolCallID)}
+	}
+	if call.Finished != nil {
+		return nil, Outcome{Replayed: true, Finished: call.Finished}, nil
+	}
+	f := c.Finished
+	return []Event{s.event(&c.Meta, []string{"exec_finished", f.ToolCallID}, &f)}, Outcome{Finished: &f}, nil
+}
+
+func decideRegisterChild(s *State, c *RegisterChild) ([]Event, Outcome, error) {
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.TurnID}
+	}
+	for _, id := range s.Children {
+		if id == c.ChildTurnID {
+			return nil, Outcome{Replayed: true}, nil
+		}
+	}
+	if s.Status.Terminal() {
+		return nil, Outcome{}, &IllegalTransitionError{TurnID: s.TurnID, State: s.Status, Transition: "start a child turn"}
+	}
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	return []Event{s.event(&c.Meta, []string{"child", c.ChildTurnID}, &ChildTurnStarted{ChildTurnID: c.ChildTurnID})}, Outcome{}, nil
+}
+
+// evolveExec applies the events of this file.
+func (s *State) evolveExec(e *Event) {
+	switch p := e.Payload.(type) {
+	case *ExecStarted:
+		if c := s.Calls[p.ToolCallID]; c != nil {
+			c.Started = true
+		}
+	case *ExecFinished:
+		if c := s.Calls[p.ToolCallID]; c != nil {
+			f := *p
+			c.Finished = &f
+		}
+	case *ChildTurnStarted:
+		s.Children = append(s.Children, p.ChildTurnID)
+	}
+}
