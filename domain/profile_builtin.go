@@ -32,7 +32,7 @@ func BuiltinProfiles() map[string]*Profile {
 			Filesystem: map[string]Access{
 				TokenMinimal: AccessRead, TokenWorkspaceRoots: AccessRead, TokenAppReadRoots: AccessRead,
 			},
-			Network:     ProfileNetwork{Enabled: &off, UnixSockets: map[string]bool{"/": true}},
+			Network:     ProfileNetwork{Enabled: &off},
 			Environment: restrictedEnv,
 			Process:     ProfileProcess{TimeoutCapMs: MaxCommandDurationMs, DeniedCommands: append([]string(nil), RestrictedDeniedCommands...)},
 			Approvals:   ProfileApprovals{Policy: ModeSupervised},
@@ -42,7 +42,7 @@ func BuiltinProfiles() map[string]*Profile {
 			Filesystem: map[string]Access{
 				TokenMinimal: AccessRead, TokenWorkspaceRoots: AccessWrite, TokenAppReadRoots: AccessRead,
 			},
-			Network:     ProfileNetwork{Enabled: &off, UnixSockets: map[string]bool{"/": true}},
+			Network:     ProfileNetwork{Enabled: &off},
 			Environment: restrictedEnv,
 			Process:     ProfileProcess{TimeoutCapMs: MaxCommandDurationMs, DeniedCommands: append([]string(nil), RestrictedDeniedCommands...)},
 			Approvals:   ProfileApprovals{Policy: ModeAutoAcceptEdits},
@@ -57,10 +57,6 @@ func BuiltinProfiles() map[string]*Profile {
 		},
 	}
 }
-
-// The restricted modes allow unix sockets (resolveNetwork), so the
-// restricted built-ins allow every socket path ("/") to stay equal to them; a
-// user profile that sets no unix_sockets and extends no built-in allows none.
 
 // secretExcludes writes SecretEnvPatterns as exclude globs (*TOKEN*, …).
 func secretExcludes() []string {
