@@ -91,6 +91,9 @@ func notification(e *turn.Event) (string, map[string]any) {
 		if ev.ParentTurnID != "" {
 			p["parent_turn_id"] = ev.ParentTurnID
 		}
+		if len(ev.Input) > 0 {
+			p["input"] = ev.Input
+		}
 		return MethodTurnStarted, p
 	case *turn.ApprovalRequested:
 		p["request"], p["tool_call_id"], p["expires_at"] = ev.Request, ev.ToolCallID, ev.ExpiresAt
@@ -117,6 +120,9 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["kind"], p["enforcement"] = "security_snapshot_resolved", ev.Snapshot.Enforcement
 	case *turn.ProfileChanged:
 		p["kind"], p["profile_mode"], p["enforcement"] = "profile_changed", ev.Profile.Mode, ev.Snapshot.Enforcement
+	case *turn.ToolCompleted:
+		p["kind"], p["tool_call_id"], p["tool_name"], p["decision"] = projections.AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName, ev.Decision
+		p["request_key"] = projections.RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	case *turn.ExecStarted:
 		p["kind"], p["tool_call_id"] = "exec_started", ev.ToolCallID
 	case *turn.ExecFinished:

@@ -30,6 +30,8 @@ var operations = []operation{
 	{method: "GET", path: "/readyz", summary: "Readiness: the store is reachable and the read models caught up"},
 	{method: "GET", path: "/metrics", summary: "Prometheus metrics (text exposition format)"},
 	{method: "GET", path: "/openapi.json", summary: "This document"},
+	{method: "POST", path: "/v1/hooks/claude-code", summary: "Claude Code's http hook: one hook event (UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd) in, the hook's answer out", body: claudeCodeHook{}, response: HookAnswer{}},
+	{method: "GET", path: "/rpc", summary: "JSON-RPC 2.0 over a WebSocket (Upgrade: websocket): the same calls as POST /rpc, and the notifications of /v1/events pushed as JSON-RPC notifications", query: []string{"turn_id", "workspace_id"}},
 	{method: "POST", path: "/rpc", summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
 	{method: "GET", path: "/v1/events", summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
 	{method: "POST", path: "/v1/turns", summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},

@@ -149,11 +149,15 @@ func (p *turnIDParams) check() error {
 func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (any, error) {
 	switch method {
 	case "turn/start":
-		var p StartTurnRequest
+		var p rpcTurnStartParams
 		if err := params(raw, &p); err != nil {
 			return nil, err
 		}
-		resp, _, err := s.doStartTurn(r, &p)
+		input, client, err := p.split()
+		if err != nil {
+			return nil, err
+		}
+		resp, _, err := s.startTurnWith(r, &p.StartTurnRequest, input, client)
 		return resp, err
 	case "turn/get":
 		var p turnIDParams

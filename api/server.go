@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
@@ -41,6 +42,8 @@ type Config struct {
 	CommandTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
+	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
+	ClaudeCode *domain.ClaudeCodeConfig
 }
 
 // Server serves the API.
@@ -53,6 +56,8 @@ type Server struct {
 	// draining is set when shutdown starts: long polls and streams end.
 	draining chan struct{}
 	drained  atomic.Bool
+	// ccHints remembers each Claude Code session's latest turn number.
+	ccHints ccHints
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -104,6 +109,8 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/metrics", s.metricsHandler)
 		r.Get("/openapi.json", s.openapi)
 		r.Post("/rpc", s.rpc)
+		r.Get("/rpc", s.rpcSocket)
+		r.Post("/v1/hooks/claude-code", s.claudeCodeHookHandler)
 		r.Get("/v1/events", s.events)
 		r.Route("/v1/turns", func(r chi.Router) {
 			r.Post("/", s.startTurn)

@@ -67,10 +67,20 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnResponse, bool, error) {
+	return s.startTurnWith(r, req, nil, nil)
+}
+
+// startTurnWith starts a turn with the client's prompt (input) and what else
+// it sent that turnstile keeps without acting on (client), both recorded in
+// the turn-start event.
+func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input json.RawMessage, client map[string]json.RawMessage) (*TurnResponse, bool, error) {
 	if req.TurnID == "" {
 		req.TurnID = uuid.NewString()
 	}
 	if err := checkID("turn_id", req.TurnID); err != nil {
+		return nil, false, err
+	}
+	if err := checkClientTurnID(req.TurnID); err != nil {
 		return nil, false, err
 	}
 	if req.ParentTurnID != "" {
@@ -82,7 +92,7 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 		Meta: meta(r, "agent"), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
 		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
 			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
-		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap,
+		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap, Input: input, Client: client,
 	})
 	if err != nil {
 		return nil, false, err

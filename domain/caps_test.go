@@ -15,6 +15,9 @@ var (
 	genDomains = []string{"example.com", "api.example.com", "=example.com", "=https://example.com:8443", "=http://example.com", "other.org", "badexample.com"}
 	genVars    = []string{"PATH", "HOME", "LANG", "GOPATH", "XDG_*"}
 	genCmds    = []string{"sudo", "rm", "git", "go", "make"}
+	// genDenyPaths are deny entries, some with a more specific genPaths
+	// entry below them that may reopen a subtree.
+	genDenyPaths = []string{"/w/repo", "/w/repo/src/secret", "/data", "/w/other/x"}
 )
 
 func genSubset(t *rapid.T, label string, from []string) []string {
@@ -54,8 +57,13 @@ func genBounds(t *rapid.T, label string) Bounds {
 		acc := rapid.SampledFrom([]Access{AccessRead, AccessWrite}).Draw(t, label+"acc"+p)
 		b.Filesystem.Entries = append(b.Filesystem.Entries, entry(PathExplicit, p, acc, ProvenanceComposer))
 	}
-	for _, p := range genSubset(t, label+"prot", []string{"/w/repo/.git", "/w/.git"}) {
-		b.Filesystem.Entries = append(b.Filesystem.Entries, entry(PathProtected, p, AccessRead, ProvenanceSystem))
+	for _, p := range genSubset(t, label+"prot", []string{"/w/repo/.git", "/w/.git", "/w/repo/.git/config"}) {
+		acc := rapid.SampledFrom([]Access{AccessRead, AccessWrite}).Draw(t, label+"pacc"+p)
+		b.Filesystem.Entries = append(b.Filesystem.Entries, entry(PathProtected, p, acc, ProvenanceSystem))
+	}
+	for _, p := range genSubset(t, label+"deny", genDenyPaths) {
+		kind := rapid.SampledFrom([]PathKind{PathExplicit, PathSensitive}).Draw(t, label+"dkind"+p)
+		b.Filesystem.Entries = append(b.Filesystem.Entries, entry(kind, p, AccessDeny, ProvenanceTaskCap))
 	}
 	b.Filesystem = normalizeEntries(b.Filesystem)
 	b.Network = NetworkPolicy{
@@ -107,25 +115,9 @@ func TestIntersectCommutativeAndIdempotent(t *testing.T) {
 	})
 }
 
-// effectiveAccess is what a filesystem policy grants at path x: the
-// strongest root covering x, capped at read under a protected path.
-func effectiveAccess(fs FilesystemPolicy, x string) Access {
-	acc := AccessDeny
-	if fs.Unrestricted {
-		acc = AccessWrite
-	}
-	for _, e := range fs.Entries {
-		if e.Kind != PathProtected && PathWithin(x, e.ResolvedPath) && accessRank(e.Access) > accessRank(acc) {
-			acc = e.Access
-		}
-	}
-	for _, e := range fs.Entries {
-		if e.Kind == PathProtected && PathWithin(x, e.ResolvedPath) {
-			acc = weakerAccess(acc, AccessRead)
-		}
-	}
-	return acc
-}
+// effectiveAccess is what a filesystem policy grants at path x (the
+// domain's one definition, AccessAt).
+func effectiveAccess(fs FilesystemPolicy, x string) Access { return AccessAt(&fs, x) }
 
 func accessRank(a Access) int { return map[Access]int{AccessDeny: 0, AccessRead: 1, AccessWrite: 2}[a] }
 
@@ -151,7 +143,7 @@ func hostAllowed(n NetworkPolicy, origin string) bool {
 // TestIntersectNeverBroader checks, value by value, that nothing the result
 // allows is refused by either side.
 func TestIntersectNeverBroader(t *testing.T) {
-	probePaths := []string{"/", "/w", "/w/repo", "/w/repo/src/a.go", "/w/repo/.git/config", "/w/other/x", "/usr/bin", "/data/x", "/etc"}
+	probePaths := []string{"/", "/w", "/w/repo", "/w/repo/src/a.go", "/w/repo/src/secret/k", "/w/repo/.git/config", "/w/repo/.git/HEAD", "/w/other/x", "/usr/bin", "/data/x", "/etc"}
 	origins := []string{"=https://example.com:443", "=https://example.com:8443", "=http://api.example.com:80", "=https://badexample.com:443", "=https://other.org:443", "=https://x.other.org:443"}
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := genBounds(t, "a"), genBounds(t, "b")
@@ -283,6 +275,79 @@ func TestDomainRuleCovers(t *testing.T) {
 	for _, c := range cases {
 		if got := DomainRuleCovers(c.x, c.y); got != c.want {
 			t.Errorf("DomainRuleCovers(%q, %q) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+// TestIntersectKeepsDenies: whatever the two sides, every deny entry of
+// either side is in the intersection, and the result denies there.
+func TestIntersectKeepsDenies(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := genBounds(t, "a"), genBounds(t, "b")
+		r := Intersect(a, b)
+		for _, side := range []Bounds{a, b} {
+			for _, d := range side.Filesystem.Entries {
+				if d.Access != AccessDeny {
+					continue
+				}
+				if !slices.ContainsFunc(r.Filesystem.Entries, func(e FilesystemEntry) bool {
+					return e.ResolvedPath == d.ResolvedPath && e.Access == AccessDeny
+				}) {
+					t.Fatalf("deny %s dropped:\n side=%+v\n r=%+v", d.ResolvedPath, side.Filesystem.Entries, r.Filesystem.Entries)
+				}
+				if got := effectiveAccess(r.Filesystem, d.ResolvedPath+"/x"); got != AccessDeny && effectiveAccess(side.Filesystem, d.ResolvedPath+"/x") == AccessDeny {
+					t.Fatalf("%s/x: %s in the result, deny on the side", d.ResolvedPath, got)
+				}
+			}
+		}
+	})
+}
+
+// TestCapDenySubtreeSurvives is the three-level case of issue 9 item 8: under
+// a full_access parent, a cap with root write, root/blocked deny and
+// root/blocked/allowed write keeps the deny; blocked is denied, allowed and
+// the rest of the root are writable.
+func TestCapDenySubtreeSurvives(t *testing.T) {
+	parent := testSnapshot(t, ModeFullAccess)
+	root := workspaceRootOf(&parent)
+	cap := TaskCap{FilesystemRoots: []CapRoot{
+		{Path: root, Access: AccessWrite}, {Path: root + "/blocked", Access: AccessDeny}, {Path: root + "/blocked/allowed", Access: AccessWrite},
+	}}
+	for _, mode := range []Mode{ModeFullAccess, ModeAutoAcceptEdits} {
+		child, err := ResolveChildSnapshot(ChildInputs{Requested: &ProfileRequest{Mode: mode}, Cap: &cap, Parent: &parent, ParentTurnID: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := child.Sandbox.Filesystem
+		if !slices.ContainsFunc(fs.Entries, func(e FilesystemEntry) bool {
+			return e.ResolvedPath == root+"/blocked" && e.Access == AccessDeny && e.Provenance == ProvenanceTaskCap
+		}) {
+			t.Fatalf("%s: the deny entry was dropped: %+v", mode, fs.Entries)
+		}
+		for p, want := range map[string]Access{root + "/a.go": AccessWrite, root + "/blocked": AccessDeny, root + "/blocked/x": AccessDeny,
+			root + "/blocked/allowed": AccessWrite, root + "/blocked/allowed/y": AccessWrite} {
+			if got := AccessAt(&fs, p); got != want {
+				t.Errorf("%s: %s is %s, want %s", mode, p, got, want)
+			}
+		}
+	}
+}
+
+// TestCapOnlyDenies: a cap whose filesystem roots are all deny entries
+// bounds no roots: the child keeps the parent's roots minus the denied
+// subtree (it is not left with nothing, nor refused as broader).
+func TestCapOnlyDenies(t *testing.T) {
+	parent := testSnapshot(t, ModeAutoAcceptEdits)
+	root := workspaceRootOf(&parent)
+	cap := TaskCap{FilesystemRoots: []CapRoot{{Path: root + "/secret", Access: AccessDeny}}}
+	child, err := ResolveChildSnapshot(ChildInputs{Cap: &cap, Parent: &parent, ParentTurnID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := child.Sandbox.Filesystem
+	for p, want := range map[string]Access{root + "/a.go": AccessWrite, root + "/secret/k": AccessDeny, "/usr/bin/sh": AccessRead} {
+		if got := AccessAt(&fs, p); got != want {
+			t.Errorf("%s: %s, want %s (%+v)", p, got, want, fs.Entries)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -150,13 +152,51 @@ func TestApprovable(t *testing.T) {
 	if s.Sandbox.Mode != SandboxReadOnly || s.Network.Mode != NetworkDisabled || s.Sandbox.Filesystem.Entries[0].Access != AccessRead {
 		t.Fatal("Approvable changed the original snapshot")
 	}
+	// Every entry of the built-in list for both roots, and the AtCwd ones
+	// for the cwd (/work/repo/service lies inside the workspace root).
+	want := 2 * len(DefaultProtectedPaths)
+	for _, p := range DefaultProtectedPaths {
+		if p.AtCwd {
+			want++
+		}
+	}
 	var protected int
 	for _, e := range a.Sandbox.Filesystem.Entries {
 		if e.Kind == PathProtected {
 			protected++
+			if e.Provenance != ProvenanceSystem {
+				t.Errorf("%s: provenance %s", e.Path, e.Provenance)
+			}
 		}
 	}
-	if protected != 6 {
-		t.Fatalf("%d protected carve-outs, want 6", protected)
+	if protected != want {
+		t.Fatalf("%d protected carve-outs, want %d", protected, want)
+	}
+}
+
+// TestProtectedPathsAreAValue: the resolver takes the protected list as an
+// input (a profile may replace it); nil means the built-in list.
+func TestProtectedPathsAreAValue(t *testing.T) {
+	in := goldenInputs(ModeAutoAcceptEdits)
+	in.ProtectedPaths = []ProtectedPath{{Path: "secrets.txt", Access: AccessDeny}}
+	s, err := ResolveSnapshot(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Kind == PathProtected {
+			got = append(got, e.ResolvedPath+":"+string(e.Access))
+		}
+	}
+	want := []string{"/work/repo/secrets.txt:deny", "/work/shared-lib/secrets.txt:deny"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("protected entries %v, want %v", got, want)
+	}
+	in.ProtectedPaths = nil
+	if s, _ = ResolveSnapshot(in); !slices.ContainsFunc(s.Sandbox.Filesystem.Entries, func(e FilesystemEntry) bool {
+		return e.ResolvedPath == "/work/repo/.bashrc" && e.Access == AccessRead && e.Provenance == ProvenanceSystem
+	}) {
+		t.Fatal("the built-in list is not applied by default")
 	}
 }

@@ -206,7 +206,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		c.Rules = append(c.Rules, expandKey(fk, flat.Filesystem[k], prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)...)
 	}
 	if !c.Unrestricted {
-		c.Rules = append(c.Rules, protectedRules(c.Rules)...)
+		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
 	}
 	if cons != nil {
 		for _, k := range cons.RequiredDeny {
@@ -342,17 +342,22 @@ func expandKey(fk FilesystemKey, a Access, prov RuleProvenance, origin string, e
 	return ignore("unsupported key")
 }
 
-// protectedRules keeps ProtectedNames read-only inside every writable path
-// rule (not devices), with system provenance, as the modes do.
-func protectedRules(rules []PathRule) []PathRule {
-	var out []PathRule
+// protectedRules are the read-only items of DefaultProtectedPaths inside
+// every writable path rule (devices excluded) and at the cwd, as the modes
+// protect them (protectedEntries), written as rules with system provenance.
+// The items that only pin a path (.git itself) narrow no access: the
+// snapshot carries them as entries, not rules.
+func protectedRules(rules []PathRule, cwd string) []PathRule {
+	var grants []FilesystemEntry
 	for _, r := range rules {
-		if r.Access != AccessWrite || r.Glob || r.Key == TokenMinimal {
-			continue
+		if r.Access == AccessWrite && !r.Glob && r.Key != TokenMinimal {
+			grants = append(grants, FilesystemEntry{Kind: PathExplicit, Path: r.Pattern, Access: AccessWrite, ResolvedPath: r.Pattern})
 		}
-		for _, name := range ProtectedNames {
-			p := CleanPath(r.Pattern + "/" + name)
-			out = append(out, PathRule{Key: p, Pattern: p, Access: AccessRead, Provenance: RuleFromSystem, Origin: "protected_paths"})
+	}
+	var out []PathRule
+	for _, e := range protectedEntries(DefaultProtectedPaths, grants, cwd) {
+		if e.Access == AccessRead {
+			out = append(out, PathRule{Key: e.ResolvedPath, Pattern: e.ResolvedPath, Access: AccessRead, Provenance: RuleFromSystem, Origin: "protected_paths"})
 		}
 	}
 	return out

@@ -9,25 +9,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// modeAccess is what a mode snapshot grants a path, by the same rule the
-// profiles use (most specific entry, ties deny > write > read, none → deny):
-// the protected carve-outs make their subtree read-only inside a writable
-// root, as the sandbox enforces them.
+// modeAccess is what a snapshot's entries grant a path: AccessAt, the one
+// definition the decision-time checker and the kernel plan follow.
 func modeAccess(s *TurnExecutionSecuritySnapshot, p string) Access {
-	if s.Sandbox.Filesystem.Unrestricted {
-		return AccessWrite
-	}
-	best, spec := AccessDeny, -1
-	for _, e := range s.Sandbox.Filesystem.Entries {
-		if !PathWithin(p, e.ResolvedPath) {
-			continue
-		}
-		n := len(splitComps(e.ResolvedPath))
-		if n > spec || (n == spec && tieRank(e.Access) > tieRank(best)) {
-			best, spec = e.Access, n
-		}
-	}
-	return best
+	return AccessAt(&s.Sandbox.Filesystem, p)
 }
 
 // TestBuiltinsEqualModes: each built-in compiles to the same effect as its

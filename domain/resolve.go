@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,10 +18,6 @@ var SystemReadRoots = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib6
 
 // DeviceFiles are writable devices every sandboxed command may use.
 var DeviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
-// ProtectedNames stay read-only inside writable roots (beyond the reference).
-// The real git dir of a ".git" pointer file is added at enforcement time.
-var ProtectedNames = []string{".git", ".agents", ".codex"}
 
 // RestrictedDeniedCommands are refused in restricted snapshots.
 var RestrictedDeniedCommands = []string{
@@ -38,6 +35,9 @@ type SnapshotInputs struct {
 	ExecutionBackend ExecutionBackend
 	// Kernel is what the capability probe found (native backend only).
 	Kernel KernelFeatures
+	// ProtectedPaths replaces DefaultProtectedPaths when not nil (an empty
+	// non-nil list protects nothing).
+	ProtectedPaths []ProtectedPath
 }
 
 // FieldError reports bad input, naming the field.
@@ -146,15 +146,7 @@ func resolveSandbox(mode Mode, in SnapshotInputs) SandboxPolicy {
 		}
 	}
 	if rootAccess == AccessWrite && mode != ModeFullAccess {
-		for _, e := range es {
-			if e.Access != AccessWrite || e.Kind == PathDevice {
-				continue
-			}
-			for _, name := range ProtectedNames {
-				p := CleanPath(e.ResolvedPath + "/" + name)
-				es = append(es, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
-			}
-		}
+		es = append(es, protectedEntries(protectedList(in.ProtectedPaths), es, sb.Cwd)...)
 	}
 	sb.Filesystem.Entries = es
 	return sb
@@ -296,18 +288,30 @@ func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapsh
 		return c
 	}
 	c.Sandbox.Mode = SandboxWorkspaceWrite
-	es := make([]FilesystemEntry, 0, len(s.Sandbox.Filesystem.Entries)+6)
-	var protected []FilesystemEntry
+	es := make([]FilesystemEntry, 0, len(s.Sandbox.Filesystem.Entries))
+	var opened []FilesystemEntry
 	for _, e := range s.Sandbox.Filesystem.Entries {
-		if e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot {
+		if (e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot) && e.Access == AccessRead {
 			e.Access = AccessWrite
-			for _, name := range ProtectedNames {
-				p := CleanPath(e.ResolvedPath + "/" + name)
-				protected = append(protected, FilesystemEntry{Kind: PathProtected, Path: p, Access: AccessRead, Provenance: ProvenanceSystem, ResolvedPath: p})
-			}
+			opened = append(opened, e)
 		}
 		es = append(es, e)
 	}
+	var protected []FilesystemEntry
+	for _, p := range protectedEntries(DefaultProtectedPaths, opened, c.Sandbox.Cwd) {
+		if !slices.ContainsFunc(es, func(e FilesystemEntry) bool { return e.Kind == PathProtected && e.ResolvedPath == p.ResolvedPath }) {
+			protected = append(protected, p)
+		}
+	}
 	c.Sandbox.Filesystem.Entries = append(es, protected...)
 	return c
+}
+
+// protectedList is the list a snapshot protects: the profile's, or the
+// built-in one.
+func protectedList(l []ProtectedPath) []ProtectedPath {
+	if l == nil {
+		return DefaultProtectedPaths
+	}
+	return l
 }

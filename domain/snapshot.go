@@ -52,8 +52,10 @@ const (
 	ProvenanceBuiltin Provenance = "built_in"
 )
 
-// FilesystemEntry is one path the sandbox grants (or, for protected paths,
-// keeps read-only inside a writable root).
+// FilesystemEntry is one path the sandbox grants, or narrows: a protected
+// path inside a writable root (immovable; read-only unless Access is write),
+// a deny entry (hidden, read and write; a more specific grant may reopen a
+// subtree, see AccessAt) or a sensitive path.
 type FilesystemEntry struct {
 	Kind       PathKind   `json:"kind"`
 	Path       string     `json:"path"`
@@ -66,6 +68,10 @@ type FilesystemEntry struct {
 	// profile came from, and Key the rule's key as written.
 	Origin string `json:"origin,omitempty"`
 	Key    string `json:"key,omitempty"`
+	// Reserved (protected entries only): when the path does not exist at
+	// spawn, the sandbox holds the name read-only so that it cannot be
+	// created.
+	Reserved bool `json:"reserved,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox

@@ -89,6 +89,12 @@ func (p *Projector) apply(e *turn.Event) error {
 	case *turn.TurnStarted:
 		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
 		t.Status = turn.StatusInProgress
+		if prompt := turn.PromptText(ev.Input); prompt != "" {
+			if r := []rune(prompt); len(r) > maxPromptRunes {
+				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
+			}
+			p.addTimeline(e, "prompt", "Prompt", prompt, "")
+		}
 		return nil
 	case *turn.ProfileSelected:
 		t.Profile = ev.Profile
@@ -123,6 +129,8 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
 	case *turn.TurnFailed:
 		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
+	case *turn.ToolCompleted:
+		p.toolCompleted(e, row, ev)
 	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
 		// Recorded for the engine (a started call never runs twice; ending
 		// a turn ends its children); the decisions are already rows.
@@ -130,6 +138,24 @@ func (p *Projector) apply(e *turn.Event) error {
 		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
 	}
 	return nil
+}
+
+// maxPromptRunes bounds the prompt a timeline row shows.
+const maxPromptRunes = 2000
+
+// toolCompleted records a tool the runtime reports as run; one that ran
+// without an allowing decision is a timeline row of its own.
+func (p *Projector) toolCompleted(e *turn.Event, row AuditRow, ev *turn.ToolCompleted) {
+	row.Kind, row.ToolCallID, row.ToolName = AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName
+	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
+	row.RequestID, row.Decision, row.Scope, row.Detail = ev.RequestID, ev.Decision, ev.Action.Scope, ev.Action.Summary
+	p.addAudit(row)
+	switch ev.Decision {
+	case "allow", "allow_once", "allow_for_turn":
+		p.addTimeline(e, "tool_ran", "Ran: "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+	default:
+		p.addTimeline(e, "tool_ran_unallowed", "Ran without an allowing decision ("+ev.Decision+"): "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+	}
 }
 
 func detailSuffix(refusal, msg string) string {

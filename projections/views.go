@@ -111,6 +111,7 @@ const (
 	AuditApprovalResolved   = "approval_resolved"
 	AuditProfileChanged     = "profile_changed"
 	AuditTurnEnded          = "turn_ended"
+	AuditToolCompleted      = "tool_completed"
 )
 
 // TimelineRow is one line a person should see in a client UI.
@@ -118,8 +119,9 @@ type TimelineRow struct {
 	TurnID     string    `json:"turn_id"`
 	Version    int64     `json:"version"`
 	OccurredAt time.Time `json:"occurred_at"`
-	// Kind is header, denied, approval_requested, approval_resolved,
-	// sandbox, profile_changed or turn_ended.
+	// Kind is prompt, header, denied, approval_requested,
+	// approval_resolved, sandbox, profile_changed, tool_ran,
+	// tool_ran_unallowed or turn_ended.
 	Kind      string `json:"kind"`
 	Title     string `json:"title"`
 	Detail    string `json:"detail,omitempty"`

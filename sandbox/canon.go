@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,81 +114,144 @@ func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 type fsRule struct {
 	Path   string        `json:"path"`
 	Access domain.Access `json:"access"`
-	// Kind is the snapshot entry kind, or "git_dir" for a git dir found
-	// through a ".git" pointer file.
+	// Kind is the snapshot entry kind, or one of the kinds discovery adds
+	// (pathKindGitDir, pathKindGitFile).
 	Kind domain.PathKind `json:"kind"`
 	// From is the snapshot path the rule came from (before canonicalisation).
 	From string `json:"from,omitempty"`
+	// Reopenable marks a deny carve-out that a more specific grant may
+	// reopen (domain.FilesystemEntry.IsReopenable).
+	Reopenable bool `json:"reopenable,omitempty"`
+	// Pin marks a path that cannot be moved, removed or replaced while its
+	// contents keep the access of the grants (Access is write).
+	Pin bool `json:"pin,omitempty"`
+	// Reserved marks a protected name held when missing (it cannot be
+	// created); such a carve-out is read-only.
+	Reserved bool `json:"reserved,omitempty"`
 }
 
-// fsView is a snapshot's filesystem entries, canonicalised: grants are
-// additive (the strongest covering grant applies); carve-outs (protected
-// paths, per-path deny rules) then narrow their subtree whatever the grants.
+// fsView is a snapshot's filesystem entries, canonicalised, plus what
+// discovery found on disk (every git dir inside a writable root): grants are
+// additive (the strongest unshadowed covering grant applies); carve-outs
+// (protected paths, deny and sensitive entries) then narrow their subtree;
+// pins keep paths in place.
 type fsView struct {
 	grants []fsRule
 	carves []fsRule
+	pins   []fsRule
+	// limits are the discovery bounds that were reached (what may have
+	// been left unprotected), for the helper's diagnostics.
+	limits []string
+	// nested are the ".git" entries the walk found below writable grants.
+	nested []string
 }
 
-// pathKindGitDir marks a carve-out found through a ".git" pointer file.
-const pathKindGitDir domain.PathKind = "git_dir"
+// Kinds of the rules discovery adds.
+const (
+	// pathKindGitDir is a git dir found on disk (a ".git" directory, the
+	// target of a ".git" pointer file, a submodule's or worktree's dir).
+	pathKindGitDir domain.PathKind = "git_dir"
+	// pathKindGitFile is a file or directory inside a git dir that makes
+	// git run a program (config, hooks, info), or a ".git" pointer file.
+	pathKindGitFile domain.PathKind = "git_control"
+)
 
 // newFSView canonicalises every entry of fp (symlinks resolved; entries that
-// do not exist keep their missing components lexically).
-func newFSView(fp *domain.FilesystemPolicy) *fsView {
+// do not exist keep their missing components lexically) and discovers the
+// git dirs inside its writable grants (see discover), walking each writable
+// grant for nested repositories (through walkCache).
+func newFSView(fp *domain.FilesystemPolicy) *fsView { return buildFSView(fp, true) }
+
+// buildFSView is newFSView; without walk, only the ".git" entries fp lists
+// (and what they lead to) are discovered: the helper gets the walk's
+// findings from Run as entries.
+func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	v := &fsView{}
+	memo := canonMemo{}
 	for _, e := range fp.Entries {
 		p := e.ResolvedPath
 		if p == "" {
 			p = domain.CleanPath(e.Path)
 		}
-		canon, _, ok, err := canonicalPath(domain.CleanPath(p))
+		canon, ok, err := memo.canonical(domain.CleanPath(p))
 		if err != nil || !ok {
 			canon = domain.CleanPath(p)
 		}
 		r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
 		switch {
+		case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
+			// Held (or to be held) empty: read-only, nothing may be
+			// created there.
+			r.Access, r.Reserved = weaker(r.Access, domain.AccessRead), true
+			v.carves = append(v.carves, r)
+		case e.Kind == domain.PathProtected && e.Access == domain.AccessWrite:
+			r.Pin = true
+			v.pins = append(v.pins, r)
 		case e.Kind == domain.PathProtected:
 			if r.Access != domain.AccessDeny {
 				r.Access = domain.AccessRead
 			}
 			v.carves = append(v.carves, r)
-			if filepath.Base(p) == ".git" {
-				v.carves = append(v.carves, gitDirCarves(canon)...)
-			}
-		case e.Access == domain.AccessDeny:
+		case e.IsCarve():
+			r.Access, r.Reopenable = domain.AccessDeny, e.IsReopenable()
 			v.carves = append(v.carves, r)
 		default:
 			v.grants = append(v.grants, r)
 		}
 	}
+	v.discover(walk)
 	return v
 }
 
-// gitDirCarves returns the real git dir named by a ".git" pointer file
-// ("gitdir: <path>", relative to the file's directory) and, for a worktree,
-// the common dir its "commondir" file names. A ".git" directory gives none.
-func gitDirCarves(dotGit string) []fsRule {
-	gitdir, ok := readPointer(dotGit, "gitdir:")
+// canonMemo canonicalises paths that share parent directories (the
+// protected entries of one root) resolving each parent once: the entries
+// of a snapshot then cost one lstat each, not one per path element.
+type canonMemo map[string]string
+
+// canonical is canonicalPath(abs) (without the exists result).
+func (m canonMemo) canonical(abs string) (string, bool, error) {
+	if abs == "/" {
+		return abs, true, nil
+	}
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	cd, ok := m[dir]
 	if !ok {
-		return nil
-	}
-	if !strings.HasPrefix(gitdir, "/") {
-		gitdir = filepath.Dir(dotGit) + "/" + gitdir
-	}
-	canon, _, ok, err := canonicalPath(domain.CleanPath(gitdir))
-	if err != nil || !ok {
-		return nil
-	}
-	out := []fsRule{{Path: canon, Access: domain.AccessRead, Kind: pathKindGitDir, From: dotGit}}
-	if common, ok := readPointer(canon+"/commondir", ""); ok {
-		if !strings.HasPrefix(common, "/") {
-			common = canon + "/" + common
+		c, exists, ok, err := canonicalPath(dir)
+		if err != nil || !ok || !exists {
+			c, _, ok, err := canonicalPath(abs)
+			return c, ok, err
 		}
-		if c, _, ok, err := canonicalPath(domain.CleanPath(common)); err == nil && ok {
-			out = append(out, fsRule{Path: c, Access: domain.AccessRead, Kind: pathKindGitDir, From: canon + "/commondir"})
-		}
+		m[dir], cd = c, c
 	}
-	return out
+	full := joinPath(cd, base)
+	fi, err := os.Lstat(full)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+		return full, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return full, true, nil
+	}
+	c, _, ok, err := canonicalPath(full) // a symlink, or an error to report
+	return c, ok, err
+}
+
+// placeholderOrMissing reports whether p does not exist or is an empty
+// directory (a held name, or one nothing uses yet).
+func placeholderOrMissing(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	if !fi.IsDir() {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
 // readPointer reads the first line of a small regular file (not following a
@@ -228,19 +292,48 @@ func accessRank(a domain.Access) int {
 }
 
 // access returns what the view grants at the canonical path p, and the
-// carve-out that narrowed it (nil if none did).
+// carve-out or pin that narrowed it (nil if none did). It follows
+// domain.AccessAt: the strongest grant no reopenable deny shadows, capped by
+// every other carve-out covering p. A pinned path itself (not what lies
+// below it) cannot be written as a whole: it is read-only.
 func (v *fsView) access(p string) (domain.Access, *fsRule) {
 	best := domain.AccessDeny
-	for _, g := range v.grants {
-		if domain.PathWithin(p, g.Path) && accessRank(g.Access) > accessRank(best) {
-			best = g.Access
-		}
-	}
 	var by *fsRule
+	for _, g := range v.grants {
+		if !domain.PathWithin(p, g.Path) || accessRank(g.Access) <= accessRank(best) {
+			continue
+		}
+		if d := v.shadow(g.Path, p); d != nil {
+			by = d
+			continue
+		}
+		best = g.Access
+	}
+	if best != domain.AccessDeny {
+		by = nil
+	}
 	for i, c := range v.carves {
-		if domain.PathWithin(p, c.Path) && accessRank(c.Access) < accessRank(best) {
+		if !c.Reopenable && domain.PathWithin(p, c.Path) && accessRank(c.Access) < accessRank(best) {
 			best, by = c.Access, &v.carves[i]
 		}
 	}
+	if best == domain.AccessWrite {
+		for i, c := range v.pins {
+			if c.Path == p {
+				best, by = domain.AccessRead, &v.pins[i]
+			}
+		}
+	}
 	return best, by
+}
+
+// shadow returns the reopenable deny that lies at or below grant and covers
+// p (the grant does not apply at p), or nil.
+func (v *fsView) shadow(grant, p string) *fsRule {
+	for i, d := range v.carves {
+		if d.Reopenable && domain.PathWithin(p, d.Path) && domain.PathWithin(d.Path, grant) {
+			return &v.carves[i]
+		}
+	}
+	return nil
 }

@@ -52,8 +52,9 @@ func encodeMessage(m *helperMessage) []byte {
 		e.str(string(en.Access))
 		e.str(string(en.Provenance))
 		e.str(en.ResolvedPath)
+		e.boolean(en.Reserved)
 	}
-	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace} {
+	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace, sp.Walked} {
 		e.boolean(v)
 	}
 	e.uint(uint64(max(sp.LandlockABI, 0)))
@@ -142,10 +143,10 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	for i := 0; i < n && d.err == nil; i++ {
 		sp.Entries = append(sp.Entries, domain.FilesystemEntry{
 			Kind: domain.PathKind(d.str()), Path: d.str(), Access: domain.Access(d.str()),
-			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(),
+			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(),
 		})
 	}
-	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace} {
+	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace, &sp.Walked} {
 		*p = d.boolean()
 	}
 	abi := d.uint()

@@ -13,10 +13,10 @@ func sampleMessage() *helperMessage {
 		Spec: SandboxSpec{
 			Entries: []domain.FilesystemEntry{
 				{Kind: domain.PathWorkspaceRoot, Path: "/w", Access: domain.AccessWrite, Provenance: domain.ProvenanceWorkspace, ResolvedPath: "/w"},
-				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessRead, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git"},
+				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git", Reserved: true},
 			},
 			RestrictFilesystem: true, RestrictNetwork: true, AllowUnixSockets: true, LandlockABI: 7, Seccomp: true,
-			UserNamespaces: true, InNamespace: true, TmpDir: "/tmp/t", UID: SandboxUID, GID: SandboxUID,
+			UserNamespaces: true, InNamespace: true, Walked: true, TmpDir: "/tmp/t", UID: SandboxUID, GID: SandboxUID,
 			HostSockets: []string{"/run/a.sock", "/var/run/b c.sock"}, Idmaps: []IdmapOwner{{UID: 0, GID: 0}, {UID: 1000, GID: 100}},
 		},
 	}

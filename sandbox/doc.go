@@ -11,9 +11,11 @@
 //     filtered environment, checked cwd, capped timeout, isolated temp dir,
 //     what the kernel will enforce) or a *Refusal, and Run executes it.
 //   - The kernel layer: Probe finds what this machine can enforce; Run
-//     re-executes the current binary as a hidden helper (MaybeRunHelper) that
-//     makes read-only bind mounts for protected paths in a user + mount
-//     namespace, drops every capability, sets no_new_privs, applies Landlock
+//     re-executes the current binary as a hidden helper (MaybeRunHelper) that,
+//     in a user + mount namespace, pins protected paths and the directories
+//     above them (a mount point cannot be moved), keeps git's control files
+//     and start-up files read-only, masks denied subtrees (see mounts.go and
+//     protect.go), drops every capability, sets no_new_privs, applies Landlock
 //     in its strict form for the detected ABI, installs a seccomp filter and
 //     execs the command. Any failure exits 126 before the command runs.
 //

@@ -14,7 +14,7 @@ var Limits = []string{
 	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through Client, which enforces the domain rules",
 	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
-	"full_access commands run without a PID namespace: a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
+	"full_access commands run without a PID namespace; unless the server is root on cgroup v2 (then each runs in a cgroup of its own, killed with it), a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
 	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",

@@ -180,21 +180,34 @@ func TestEnforceProtectedPaths(t *testing.T) {
 	}
 }
 
-// TestEnforceProtectedSymlink: a protected path that is a symlink makes the
-// helper refuse (126) before anything runs.
+// TestEnforceProtectedSymlink: a protected path that is a symlink (.git
+// pointing at realgit, .vscode at a shared dir inside the workspace) is
+// protected at its target, and the link itself cannot be removed or
+// replaced; the command runs, and files next to them stay writable.
 func TestEnforceProtectedSymlink(t *testing.T) {
-	f := requireKernel(t, false)
+	f := requireKernel(t, true)
 	ws := tempWorkspace(t)
-	os.Mkdir(ws+"/realgit", 0o755)
+	mkfiles(t, ws, map[string]string{"realgit/config": "[core]\n", "realgit/HEAD": "ref: refs/heads/main\n", "realgit/objects/": "",
+		"shared/vscode/settings.json": "{}\n"})
 	os.Symlink("realgit", ws+"/.git")
+	os.Symlink("shared/vscode", ws+"/.vscode")
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "touch ran"}}, nil)
-	var ref *Refusal
-	if !errors.As(err, &ref) || ref.Code != CodeSandboxFailed || r.ExitCode != ExitSandboxFailure || exists(ws+"/ran") {
-		t.Fatalf("got %+v, %v", r, err)
+	for _, script := range []string{
+		"rm .git", "ln -sfn /tmp .git", "mv .git .git.old", "echo evil >> .git/config", "echo evil >> realgit/config", "mv realgit realgit.old",
+		"rm .vscode", "echo '{}' > .vscode/tasks.json", "echo evil > shared/vscode/settings.json",
+	} {
+		if r := sh(t, s, script); r.ExitCode == 0 {
+			t.Errorf("%q succeeded", script)
+		}
 	}
-	if !strings.Contains(r.SandboxError, "symlink") {
-		t.Fatalf("reason %q", r.SandboxError)
+	if l, err := os.Readlink(ws + "/.git"); err != nil || l != "realgit" || readFile(t, ws+"/realgit/config") != "[core]\n" {
+		t.Fatalf("the .git link or its target changed: %q %v", l, err)
+	}
+	if l, err := os.Readlink(ws + "/.vscode"); err != nil || l != "shared/vscode" || exists(ws+"/shared/vscode/tasks.json") {
+		t.Fatalf("the .vscode link or its target changed: %q %v", l, err)
+	}
+	if r := sh(t, s, "echo o > .git/objects/probe && echo x > shared/other && echo y > top"); r.ExitCode != 0 {
+		t.Fatalf("control failed: %s", r.Stderr)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"turnstile/domain"
@@ -37,24 +38,34 @@ func FuzzCheckFile(f *testing.F) {
 	// The oracle's view of each snapshot: roots and protected paths
 	// canonicalised by filepath.EvalSymlinks.
 	roots := map[bool][]root{}
-	var protected []string
+	var protected, pinned []string
 	for auto, s := range snaps {
 		for _, e := range s.Sandbox.Filesystem.Entries {
 			c, err := filepath.EvalSymlinks(e.ResolvedPath)
 			if err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
+				if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 					f.Fatal(err)
 				}
 				c = e.ResolvedPath
 			}
-			if e.Kind == domain.PathProtected {
+			switch {
+			case e.Kind == domain.PathProtected && e.Access == domain.AccessWrite:
+				// A pinned path (.git): writable inside, never as a whole.
+				pinned = append(pinned, c)
+			case e.Kind == domain.PathProtected:
 				protected = append(protected, c)
-			} else {
+			default:
 				roots[auto] = append(roots[auto], root{c, e.Access})
 			}
 		}
 	}
-	protected = append(protected, ft.gitstore)
+	// The git dir the pointer file names: writable but for what makes git
+	// run a program; the pointer file itself is read-only.
+	pinned = append(pinned, ft.gitstore)
+	for _, n := range []string{"config", "config.worktree", "hooks", "info"} {
+		protected = append(protected, ft.gitstore+"/"+n, ft.ws+"/.git/"+n)
+	}
+	protected = append(protected, ft.ws2+"/.git")
 	f.Fuzz(func(t *testing.T, path string, write bool) {
 		op := domain.AccessRead
 		if write {
@@ -94,6 +105,11 @@ func FuzzCheckFile(f *testing.F) {
 			if write {
 				for _, p := range protected {
 					if domain.PathWithin(got, p) {
+						ok = false
+					}
+				}
+				for _, p := range pinned {
+					if got == p {
 						ok = false
 					}
 				}

@@ -201,20 +201,18 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 		fp.Entries = append(fp.Entries, domain.FilesystemEntry{Kind: domain.PathExplicit, Path: sp.TmpDir,
 			ResolvedPath: domain.CleanPath(sp.TmpDir), Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime})
 	}
-	v := newFSView(&fp)
-	if sp.RestrictFilesystem {
-		if p := v.protectedSymlink(); p != "" {
-			return nil, fmt.Errorf("protected path %s is a symlink: refused", p)
-		}
-	}
+	v := buildFSView(&fp, sp.RestrictFilesystem && !sp.Walked)
 	mounted := map[string]bool{}
 	if sp.InNamespace {
 		if err := buildRootView(v, sp); err != nil {
 			return nil, err
 		}
 		if sp.RestrictFilesystem {
-			var err error
-			if mounted, err = mountCarveOuts(v.effectiveCarves()); err != nil {
+			ops, err := v.mountPlan()
+			if err != nil {
+				return nil, err
+			}
+			if mounted, err = mountCarveOuts(ops); err != nil {
 				return nil, err
 			}
 		}

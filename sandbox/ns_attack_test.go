@@ -104,3 +104,31 @@ func TestWritableSlashStaysWritable(t *testing.T) {
 		t.Fatalf("writable /: %s %s", r.Stdout, r.Stderr)
 	}
 }
+
+// TestHostSysVIPCHidden: a System V shared memory segment the host made
+// world-readable (as X11's MIT-SHM or a database's may be) cannot be
+// attached from the sandbox (IPC namespace); control: unsandboxed it can.
+func TestHostSysVIPCHidden(t *testing.T) {
+	f := requireKernel(t, true)
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, 4096, unix.IPC_CREAT|0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.SysvShmCtl(id, unix.IPC_RMID, nil) })
+	b, err := unix.SysvShmAttach(id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b, "shm-s3cret")
+	unix.SysvShmDetach(b)
+	ws := tempWorkspace(t)
+	exeDir := filepathDir(testExe(t))
+	for _, mode := range []domain.Mode{domain.ModeAutoAcceptEdits, domain.ModeSupervised} {
+		if r := probeIn(t, snapshotFor(t, mode, ws, f.Kernel, exeDir), "shm-read", strconv.Itoa(id)); r.ExitCode != 1 || strings.Contains(string(r.Stdout), "s3cret") {
+			t.Errorf("%s: %s", mode, r.Stdout)
+		}
+	}
+	if r := probeIn(t, snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel), "shm-read", strconv.Itoa(id)); !strings.Contains(string(r.Stdout), "shm shm-s3cret") {
+		t.Fatalf("control: unsandboxed: %s", r.Stdout)
+	}
+}

@@ -42,6 +42,15 @@ func nsProbe(kind string, args []string) error {
 		}
 		fmt.Printf("payload %s\n", buf[:min(n, len(buf))])
 		return nil
+	case "shm-read": // ID: attach a System V shared memory segment and print it
+		id, _ := strconv.Atoi(arg(0))
+		b, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY)
+		if err != nil {
+			return err
+		}
+		defer unix.SysvShmDetach(b)
+		fmt.Printf("shm %s\n", strings.TrimRight(string(b), "\x00"))
+		return nil
 	case "procs": // print every visible pid and its argv, one per line
 		ents, err := os.ReadDir("/proc")
 		if err != nil {

@@ -226,8 +226,9 @@ func TestPIDNamespaceHidesHostProcesses(t *testing.T) {
 
 // TestPIDNamespaceKillsDaemons (issue 9.6): a setsid daemon that keeps
 // appending to a file is gone once Run returns, whether the command timed
-// out, was cancelled (turn end, interrupt) or exited. Control: unsandboxed
-// (full_access, process group kill only) the same daemon survives.
+// out, was cancelled (turn end, interrupt) or exited; in full_access too
+// when the server is root (a cgroup per command). Control: full_access
+// with the process group kill only, the same daemon survives.
 func TestPIDNamespaceKillsDaemons(t *testing.T) {
 	f := requireKernel(t, true)
 	daemon := func(tok string) string {
@@ -275,7 +276,21 @@ func TestPIDNamespaceKillsDaemons(t *testing.T) {
 			}
 		})
 	}
-	t.Run("control_full_access", func(t *testing.T) {
+	// full_access has no PID namespace: as root, the command runs in a
+	// cgroup of its own that is killed with it (killgroup.go).
+	t.Run("full_access", func(t *testing.T) {
+		requireRoot(t)
+		ws := tempWorkspace(t)
+		tok := token()
+		r := sh(t, snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel), daemon(tok)+"exit 0")
+		if r.ExitCode != 0 || !exists(ws+"/up") {
+			t.Fatalf("result %+v %s", r, r.Stderr)
+		}
+		waitNoProcess(t, tok)
+	})
+	t.Run("control_full_access_without_kill_group", func(t *testing.T) {
+		killGroupsEnabled = false
+		t.Cleanup(func() { killGroupsEnabled = true })
 		ws := tempWorkspace(t)
 		tok := token()
 		r := sh(t, snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel), daemon(tok)+"exit 0")

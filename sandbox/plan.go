@@ -70,6 +70,10 @@ type SandboxSpec struct {
 	// namespaces (and a user namespace unless the server is root) (set by
 	// Run).
 	InNamespace bool `json:"in_namespace"`
+	// Walked tells the helper that Run walked the writable roots for nested
+	// repositories and added the ".git" entries it found to Entries: the
+	// helper does not walk again.
+	Walked bool `json:"walked"`
 	// UID and GID, when not 0, are the ids the command runs as (set by Run
 	// when the server is root: SandboxUID).
 	UID int `json:"uid,omitempty"`

@@ -124,18 +124,19 @@ func probeUserNamespaces() (bool, string) {
 	}
 }
 
-// namespaceAttr starts a child in new mount and PID namespaces. As root, no
+// namespaceAttr starts a child in new mount, PID and IPC (the host's System
+// V shared memory, semaphores and message queues) namespaces. As root, no
 // user namespace: the helper keeps real root to make idmapped mounts and
 // the command drops to SandboxUID. Otherwise in a new user namespace too,
 // mapping the caller's uid and gid to themselves and keeping CAP_SYS_ADMIN
 // (mounts) and CAP_SETPCAP (emptying the bounding set) across the exec.
 func namespaceAttr() *syscall.SysProcAttr {
 	if os.Geteuid() == 0 {
-		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID}
+		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC}
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		GidMappingsEnableSetgroups: false,

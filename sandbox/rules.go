@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"turnstile/domain"
@@ -29,9 +30,10 @@ func (v *fsView) grantAt(p string) domain.Access {
 }
 
 // effectiveCarves returns the carve-outs that narrow a grant (their access
-// is weaker than the grant covering them) and exist on disk: only those need
-// enforcing. A missing protected name cannot be carved out by mounts or by
-// rules (it is reported as a limit).
+// is weaker than the strongest grant covering them, which is what Landlock's
+// additive rules give there) and exist on disk: only those need enforcing.
+// A missing carve-out needs nothing (a reserved name is held by Run before
+// the helper starts).
 func (v *fsView) effectiveCarves() []fsRule {
 	var out []fsRule
 	for _, c := range v.carves {
@@ -47,11 +49,33 @@ func (v *fsView) effectiveCarves() []fsRule {
 	return out
 }
 
-// protectedSymlink returns the first protected entry that is itself a
-// symlink (the snapshot names it; the link would redirect the carve-out), or
-// "". Its parent directories are resolved; the entry itself is not.
-func (v *fsView) protectedSymlink() string {
-	for _, c := range v.carves {
+// effectivePins returns the pinned directories and protected symlinks
+// whose parent is writable (only those could be moved or replaced).
+func (v *fsView) effectivePins() []fsRule {
+	var out []fsRule
+	for _, p := range v.pins {
+		if v.grantAt(filepath.Dir(p.Path)) != domain.AccessWrite {
+			continue
+		}
+		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	for _, l := range v.protectedLinks() {
+		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
+			out = append(out, fsRule{Path: l, Access: domain.AccessWrite, Kind: domain.PathProtected, Pin: true})
+		}
+	}
+	return out
+}
+
+// protectedLinks returns the protected entries that are themselves
+// symlinks (their parent directories resolved, the entry itself not): the
+// carve-out applies to the link's target, and the link itself is pinned so
+// that it cannot be replaced.
+func (v *fsView) protectedLinks() []string {
+	var out []string
+	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		if c.Kind != domain.PathProtected || c.From == "" {
 			continue
 		}
@@ -60,11 +84,11 @@ func (v *fsView) protectedSymlink() string {
 			continue
 		}
 		p := joinPath(parent, filepath.Base(c.From))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return p
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
-	return ""
+	return out
 }
 
 // landlockRules turns the view into additive Landlock rules. Carve-outs in
@@ -78,7 +102,7 @@ func (v *fsView) protectedSymlink() string {
 // (their targets are covered by their own rules, or not at all).
 func (v *fsView) landlockRules(mounted map[string]bool) ([]llRule, error) {
 	var carves []fsRule
-	for _, c := range v.effectiveCarves() {
+	for _, c := range append(v.effectiveCarves(), v.effectivePins()...) {
 		if !mounted[c.Path] {
 			carves = append(carves, c)
 		}
@@ -87,6 +111,9 @@ func (v *fsView) landlockRules(mounted map[string]bool) ([]llRule, error) {
 	for _, g := range v.grants {
 		var rel []fsRule
 		for _, c := range carves {
+			if c.Reopenable && g.Path != c.Path && domain.PathWithin(g.Path, c.Path) {
+				continue // g reopens c's subtree
+			}
 			if domain.PathWithin(c.Path, g.Path) || domain.PathWithin(g.Path, c.Path) {
 				rel = append(rel, c)
 			}
@@ -112,7 +139,9 @@ func expand(dir string, a domain.Access, rel []fsRule, out *[]llRule, depth int)
 	for _, c := range rel {
 		switch {
 		case domain.PathWithin(dir, c.Path):
-			eff = weaker(eff, c.Access)
+			if !c.Pin {
+				eff = weaker(eff, c.Access)
+			}
 		case domain.PathWithin(c.Path, dir):
 			below = append(below, c)
 		}
@@ -120,7 +149,13 @@ func expand(dir string, a domain.Access, rel []fsRule, out *[]llRule, depth int)
 	floor := eff
 	var narrowing []fsRule
 	for _, c := range below {
-		if accessRank(c.Access) < accessRank(eff) {
+		switch {
+		case c.Pin && eff == domain.AccessWrite:
+			// Without a mount a pinned directory stays in place only if
+			// no directory above it grants removing entries.
+			narrowing = append(narrowing, c)
+			floor = weaker(floor, domain.AccessRead)
+		case !c.Pin && accessRank(c.Access) < accessRank(eff):
 			narrowing = append(narrowing, c)
 			floor = weaker(floor, c.Access)
 		}

@@ -78,6 +78,18 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
+	if plan.Sandboxed && spec.RestrictFilesystem {
+		// What stays protected inside the writable roots: the names held
+		// for the command, and the nested repositories Run's walk found
+		// (handed to the helper so that it does not walk again).
+		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		release, err := holdNames(v)
+		if err != nil {
+			return &Result{ExitCode: ExitSandboxFailure, SandboxError: err.Error()}, &Refusal{Code: CodeSandboxFailed, Message: err.Error()}
+		}
+		defer release()
+		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
+	}
 	if plan.Sandboxed {
 		// Whenever the probe found the namespaces usable, every sandboxed
 		// command gets them: the root view, the PID namespace and (as
@@ -96,9 +108,23 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		}
 		plan = &Plan{Argv: plan.Argv, Cwd: plan.Cwd, Timeout: plan.Timeout, Stdin: plan.Stdin, resolvedPath: path}
 	}
+	var kg *killGroup
+	if !plan.Sandboxed {
+		kg, _ = newKillGroup() // nil: the process-group kill is all there is
+	}
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
 	start := time.Now()
-	pr, err := startProcess(plan, env, &spec, stdout, stderr)
+	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr)
+	if err != nil && kg != nil {
+		// clone3 into the cgroup was refused: start without it.
+		kg.release()
+		kg = nil
+		start = time.Now()
+		pr, err = startProcess(plan, env, &spec, nil, stdout, stderr)
+	}
+	if kg != nil {
+		defer kg.release()
+	}
 	if err != nil && spec.InNamespace {
 		// No silent fallback: without the namespaces the snapshot's claims
 		// (read-only view, PID namespace, unprivileged uid) would not hold.
@@ -111,6 +137,12 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	}
 	defer pr.close()
 	cmd, pgid := pr.cmd, pr.cmd.Process.Pid
+	killAll := func() {
+		unix.Kill(-pgid, unix.SIGKILL)
+		if kg != nil {
+			kg.kill()
+		}
+	}
 	runCtx, cancel := context.WithTimeout(ctx, plan.Timeout)
 	defer cancel()
 	stop := make(chan struct{})
@@ -118,7 +150,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	go func() {
 		select {
 		case <-runCtx.Done():
-			unix.Kill(-pgid, unix.SIGKILL)
+			killAll()
 			killed <- true
 		case <-stop:
 			killed <- false
@@ -131,7 +163,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	dur := time.Since(start)
 	close(stop)
 	wasKilled := <-killed
-	unix.Kill(-pgid, unix.SIGKILL)
+	killAll()
 	waitErr := cmd.Wait()
 	pr.drain(drainGrace)
 	res := &Result{
@@ -238,11 +270,14 @@ type process struct {
 	copying    sync.WaitGroup
 }
 
-// startProcess starts the plan's command (directly, or through the helper
-// with spec), copying its output into stdout and stderr. On error nothing
+// startProcess starts the plan's command (directly, in the kill group kg
+// when not nil, or through the helper with spec), copying its output into stdout and stderr. On error nothing
 // is left running or open.
-func startProcess(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io.Writer) (*process, error) {
+func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, stdout, stderr io.Writer) (*process, error) {
 	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}, Stdin: plan.Stdin, WaitDelay: drainGrace}
+	if kg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, kg.fd
+	}
 	var opened []*os.File
 	closeAll := func() {
 		for _, f := range opened {

@@ -161,6 +161,8 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		setNow(&c.Meta, now)
 	case *turn.EndTurn:
 		setNow(&c.Meta, now)
+	case *turn.RecordToolRun:
+		setNow(&c.Meta, now)
 	}
 	return nil
 }

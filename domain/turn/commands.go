@@ -45,6 +45,10 @@ type StartTurn struct {
 	TaskCap      *domain.TaskCap
 	// Parent is loaded by the engine when ParentTurnID is set.
 	Parent *Parent
+	// Input is the turn's prompt; Client what else the client sent (kept in
+	// the turn-start event, see TurnStarted).
+	Input  json.RawMessage
+	Client map[string]json.RawMessage
 }
 
 // RequestHash identifies the client's request (not the kernel, time or actor).
@@ -56,7 +60,11 @@ func (c *StartTurn) RequestHash() string {
 		Inputs       Inputs                 `json:"inputs"`
 		ParentTurnID string                 `json:"parent_turn_id"`
 		TaskCap      *domain.TaskCap        `json:"task_cap"`
-	}{c.WorkspaceID, c.ThreadID, c.Profile, c.Inputs, c.ParentTurnID, c.TaskCap})
+		// Omitted when empty, so that the hash of a request without them
+		// is what it was before they existed.
+		Input  json.RawMessage            `json:"input,omitempty"`
+		Client map[string]json.RawMessage `json:"client,omitempty"`
+	}{c.WorkspaceID, c.ThreadID, c.Profile, c.Inputs, c.ParentTurnID, c.TaskCap, c.Input, c.Client})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -95,6 +103,19 @@ type RespondApproval struct {
 	Meta
 	RequestID  string
 	Resolution domain.Resolution
+}
+
+// RecordToolRun records that a tool call ran (the runtime's report after
+// the fact), once per tool call id.
+type RecordToolRun struct {
+	Meta
+	ToolCallID string
+	Invocation domain.Invocation
+	ClientTool string
+	Failed     bool
+	// ResultBytes and ResultSHA256 digest the tool's result.
+	ResultBytes  int
+	ResultSHA256 string
 }
 
 // ExpireApprovals resolves every open request past its expiry as expired.

@@ -37,6 +37,8 @@ func Decide(s *State, cmd Command) ([]Event, Outcome, error) {
 		return decideEnd(s, c)
 	case *ChangeProfile:
 		return decideChange(s, c)
+	case *RecordToolRun:
+		return decideToolRun(s, c)
 	}
 	return nil, Outcome{}, fmt.Errorf("turn: unknown command %T", cmd)
 }
@@ -89,7 +91,7 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
-		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap}
+		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap, Input: c.Input, Client: c.Client}
 	return []Event{
 		s.event(&c.Meta, []string{"started", hash}, started),
 		s.event(&c.Meta, []string{"profile_selected", hash}, &ProfileSelected{Profile: snap.PermissionProfile}),
@@ -389,4 +391,35 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		evs = append(evs, ev)
 	}
 	return evs, Outcome{}, nil
+}
+
+// decideToolRun records a tool call the runtime reports as run, once per
+// tool call id, with the decision the call had (none when turnstile was
+// never asked: the audit shows a tool that ran unasked).
+func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
+	if err := s.live(TransDecide); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.ToolCallID == "" {
+		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	if _, ran := s.Ran[c.ToolCallID]; ran {
+		return nil, Outcome{Replayed: true}, nil
+	}
+	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
+		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.ResultSHA256}
+	if call := s.Calls[c.ToolCallID]; call != nil {
+		ev.Decision, ev.RequestID = call.Decision.Behavior.String(), call.RequestID
+		if call.Denial != nil {
+			ev.Decision = call.Denial.Behavior.String()
+		}
+		if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+			ev.Decision = string(r.Resolution)
+		}
+	}
+	return []Event{s.event(&c.Meta, []string{"tool_completed", c.ToolCallID}, ev)}, Outcome{}, nil
 }

@@ -6,6 +6,8 @@
 package turn
 
 import (
+	"encoding/json"
+	"strings"
 	"time"
 
 	"turnstile/domain"
@@ -24,6 +26,7 @@ const (
 	TypeTurnCompleted            = "turn.completed"
 	TypeTurnInterrupted          = "turn.interrupted"
 	TypeTurnFailed               = "turn.failed"
+	TypeToolCompleted            = "tool.completed"
 )
 
 // Payload is the body of an event.
@@ -53,6 +56,31 @@ type TurnStarted struct {
 	RequestHash string          `json:"request_hash"`
 	Inputs      Inputs          `json:"inputs"`
 	TaskCap     *domain.TaskCap `json:"task_cap,omitempty"`
+	// Input is the turn's prompt as the client sent it (the reference's
+	// turn/start "input" items, or a Claude Code prompt as one text item).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Client keeps the rest of what the client sent that turnstile does not
+	// act on (the reference's model, capabilities, …; Claude Code's session
+	// and permission_mode), by field name, as sent.
+	Client map[string]json.RawMessage `json:"client,omitempty"`
+}
+
+// ToolCompleted records that a tool call ran, as the agent runtime reports
+// it afterwards (Claude Code's PostToolUse): what ran, the decision it had
+// (none when turnstile was never asked), and a digest of its result — never
+// the result itself.
+type ToolCompleted struct {
+	ToolCallID string       `json:"tool_call_id"`
+	Action     ActionRecord `json:"action"`
+	// ClientTool is the tool's name in the client (Claude Code's "Bash").
+	ClientTool string `json:"client_tool,omitempty"`
+	// Decision is the call's recorded decision (allow, ask, deny), or none.
+	Decision  string `json:"decision"`
+	RequestID string `json:"request_id,omitempty"`
+	// Failed is set when the runtime reported the tool as failed.
+	Failed       bool   `json:"failed,omitempty"`
+	ResultBytes  int    `json:"result_bytes"`
+	ResultSHA256 string `json:"result_sha256,omitempty"`
 }
 
 // ProfileSelected records the turn's permission profile.
@@ -184,6 +212,7 @@ func (ProfileChanged) EventType() string           { return TypeProfileChanged }
 func (TurnCompleted) EventType() string            { return TypeTurnCompleted }
 func (TurnInterrupted) EventType() string          { return TypeTurnInterrupted }
 func (TurnFailed) EventType() string               { return TypeTurnFailed }
+func (ToolCompleted) EventType() string            { return TypeToolCompleted }
 
 // catalogue lists every event with its schema version and a constructor.
 var catalogue = []struct {
@@ -204,4 +233,31 @@ var catalogue = []struct {
 	{1, func() Payload { return &ExecStarted{} }},
 	{1, func() Payload { return &ExecFinished{} }},
 	{1, func() Payload { return &ChildTurnStarted{} }},
+	{1, func() Payload { return &ToolCompleted{} }},
+}
+
+// PromptText is the text of a turn's input: its text items joined by blank
+// lines, or, for input that is a plain JSON string, that string.
+func PromptText(input json.RawMessage) string {
+	if len(input) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(input, &s) == nil {
+		return s
+	}
+	var items []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(input, &items) != nil {
+		return ""
+	}
+	var parts []string
+	for _, it := range items {
+		if it.Type == "text" && it.Text != "" {
+			parts = append(parts, it.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -32,6 +32,8 @@ type State struct {
 	Open int
 	// Calls records the first answer to each tool call id.
 	Calls map[string]*Call
+	// Ran holds the tool call ids reported as run (ToolCompleted).
+	Ran map[string]struct{}
 	// Children are the child turns started under this turn, in order.
 	Children []string
 	// LastHash is the chain hash of the last event applied.
@@ -138,7 +140,7 @@ func Evolve(s *State, e *Event) {
 		s.Status = StatusInProgress
 		s.WorkspaceID, s.ThreadID, s.ParentTurnID, s.TaskCap = p.WorkspaceID, p.ThreadID, p.ParentTurnID, p.TaskCap
 		s.RequestHash, s.Inputs, s.StartedAt = p.RequestHash, p.Inputs, e.OccurredAt
-		s.Grants, s.Requests, s.Calls = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}
+		s.Grants, s.Requests, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}, map[string]struct{}{}
 	case *ProfileSelected:
 		s.Profile = p.Profile
 	case *SecuritySnapshotResolved:
@@ -193,6 +195,8 @@ func Evolve(s *State, e *Event) {
 		s.Status, s.EndedAt = StatusInterrupted, e.OccurredAt
 	case *TurnFailed:
 		s.Status, s.EndedAt = StatusFailed, e.OccurredAt
+	case *ToolCompleted:
+		s.Ran[p.ToolCallID] = struct{}{}
 	default:
 		s.evolveExec(e)
 	}

@@ -1,0 +1,316 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// MaxHookBodyBytes bounds a hook's body: a PostToolUse carries the tool's
+// whole result (a Read of a large file), so it is larger than MaxBodyBytes.
+const MaxHookBodyBytes = 16 << 20
+
+// claudeCodeHook is the JSON Claude Code sends a hook (REFERENCE §11). It is
+// decoded leniently: Claude Code adds fields over time, and a hook that
+// refused an unknown one would block every tool call after an upgrade.
+type claudeCodeHook struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	Source         string          `json:"source"`
+	Prompt         string          `json:"prompt"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Reason         string          `json:"reason"`
+}
+
+// HookAnswer is the JSON a hook answers with (a command hook prints it on
+// stdout; an http hook's 200 body is read the same way).
+type HookAnswer struct {
+	HookSpecificOutput *HookDecision `json:"hookSpecificOutput,omitempty"`
+}
+
+// HookDecision is a PreToolUse answer.
+type HookDecision struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+}
+
+// claudeCodeHookHandler serves POST /v1/hooks/claude-code.
+func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxHookBodyBytes))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if s.cfg.ClaudeCode == nil {
+		writeError(w, errorf(http.StatusNotFound, "not_configured", nil, "the Claude Code hook is not configured on this server (serve --claude-code-config)"))
+		return
+	}
+	var h claudeCodeHook
+	if len(bytes.TrimSpace(body)) == 0 {
+		writeError(w, fmt.Errorf("%w: empty body", errMalformed))
+		return
+	}
+	if err := json.Unmarshal(body, &h); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			writeError(w, err)
+			return
+		}
+		writeError(w, fmt.Errorf("%w: %v", errMalformed, err))
+		return
+	}
+	answer, err := s.claudeCodeHook(r, &h)
+	if err != nil {
+		if h.HookEventName == "PreToolUse" {
+			if e := mapError(err); e.Status >= 400 && e.Status < 500 {
+				// The call is malformed or unplaceable: deny it, and say why.
+				writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+e.Message))
+				return
+			}
+		}
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, answer)
+}
+
+func preToolUse(decision, reason string) HookAnswer {
+	return HookAnswer{HookSpecificOutput: &HookDecision{HookEventName: "PreToolUse", PermissionDecision: decision, PermissionDecisionReason: reason}}
+}
+
+// claudeCodeHook handles one hook event.
+func (s *Server) claudeCodeHook(r *http.Request, h *claudeCodeHook) (HookAnswer, error) {
+	switch h.HookEventName {
+	case "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "SessionEnd":
+	case "":
+		return HookAnswer{}, &domain.FieldError{Field: "hook_event_name", Message: "required"}
+	default:
+		// SessionStart, PermissionRequest, Notification, PreCompact…: nothing
+		// to decide or record; no opinion.
+		return HookAnswer{}, nil
+	}
+	cs, err := s.ccSession(h)
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	switch h.HookEventName {
+	case "UserPromptSubmit":
+		return HookAnswer{}, s.ccPrompt(r, cs)
+	case "PreToolUse":
+		return s.ccPreToolUse(r, cs)
+	case "PostToolUse", "PostToolUseFailure":
+		return HookAnswer{}, s.ccPostToolUse(r, cs)
+	case "Stop", "SessionEnd":
+		id, err := s.ccOpenTurn(r, cs, false)
+		if err != nil || id == "" {
+			return HookAnswer{}, err
+		}
+		reason := h.HookEventName
+		if h.Reason != "" {
+			reason += ": " + h.Reason
+		}
+		return HookAnswer{}, s.ccEnd(r, id, turn.StatusCompleted, reason)
+	default: // SubagentStop: the oldest open child turn ends.
+		id, err := s.ccOpenTurn(r, cs, false)
+		if err != nil || id == "" {
+			return HookAnswer{}, err
+		}
+		kids, err := s.ccOpenChildren(r.Context(), id)
+		if err != nil || len(kids) == 0 {
+			return HookAnswer{}, err
+		}
+		return HookAnswer{}, s.ccEndOne(r, kids[0].id, turn.StatusCompleted, "SubagentStop")
+	}
+}
+
+// ccPrompt starts the session's next turn; a turn still open (Claude Code
+// sends no Stop when a person interrupts it) is interrupted first.
+func (s *Server) ccPrompt(r *http.Request, cs *ccSession) error {
+	if err := cs.checkProject(); err != nil {
+		return err
+	}
+	n, err := s.latestTurn(r.Context(), cs.thread)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		if err := s.ccEnd(r, ccTurnID(cs.thread, n), turn.StatusInterrupted, "a new prompt arrived before Stop"); err != nil {
+			return err
+		}
+	}
+	_, err = s.ccStartTurn(r, cs, n+1, cs.hook.Prompt)
+	return err
+}
+
+// ccTarget is the turn a tool call belongs to: the newest open child turn
+// (a sub-agent's calls), else the session's turn (started when there is
+// none: the hook was installed mid-session). A Task call always belongs to
+// the session's turn.
+func (s *Server) ccTarget(r *http.Request, cs *ccSession) (parent, target string, err error) {
+	parent, err = s.ccOpenTurn(r, cs, true)
+	if err != nil || cs.hook.ToolName == "Task" {
+		return parent, parent, err
+	}
+	kids, err := s.ccOpenChildren(r.Context(), parent)
+	if err != nil || len(kids) == 0 {
+		return parent, parent, err
+	}
+	return parent, kids[len(kids)-1].id, nil
+}
+
+func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error) {
+	h := cs.hook
+	if h.ToolUseID == "" {
+		return HookAnswer{}, &domain.FieldError{Field: "tool_use_id", Message: "required"}
+	}
+	inv, err := domain.ClaudeCodeInvocation(h.ToolName, h.ToolInput, h.Cwd)
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	parent, target, err := s.ccTarget(r, cs)
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv})
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	if !res.Replayed {
+		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
+	}
+	d := res.Decision
+	summary := h.ToolName
+	if res.Request != nil {
+		summary = res.Request.Action.Summary
+	}
+	switch {
+	case res.Request != nil:
+		return s.ccAsk(r, cs, parent, target, res.Request, summary)
+	case d.Behavior == domain.BehaviorAllow:
+		if h.ToolName == "Task" {
+			if err := s.ccStartChild(r, cs, parent, h); err != nil {
+				return HookAnswer{}, err
+			}
+		}
+		return preToolUse("allow", fmt.Sprintf("turnstile allowed this call (%s)", d.Reason)), nil
+	}
+	why := string(d.Reason)
+	if res.Refusal != "" {
+		why += ": " + res.Refusal
+	}
+	return preToolUse("deny", fmt.Sprintf("turnstile denied this %s call (%s). Do not retry it; continue with an allowed alternative or ask the user.", h.ToolName, why)), nil
+}
+
+// ccAsk answers a call that needs a person: Claude Code's own prompt, or a
+// hold until someone answers the approval request (bounded).
+func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q *turn.Request, summary string) (HookAnswer, error) {
+	cfg := s.cfg.ClaudeCode
+	if q.Status != turn.RequestResolved && cfg.Ask == domain.ClaudeCodeAskPrompt {
+		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.ID)), nil
+	}
+	a, err := s.awaitApproval(r.Context(), q.ID, cfg.HoldWait)
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	if a.Status == projections.ApprovalPending {
+		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.ID)), nil
+	}
+	if !a.Resolution.Allows() {
+		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
+	}
+	if cs.hook.ToolName == "Task" {
+		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {
+			return HookAnswer{}, err
+		}
+	}
+	return preToolUse("allow", fmt.Sprintf("turnstile: approved (%s by %s)", a.Resolution, a.ResolvedBy)), nil
+}
+
+// ccPostToolUse records what ran. A call turnstile answered with Claude
+// Code's prompt and that ran was allowed by the person there: that is
+// recorded first, as an allow_once by the hook.
+func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
+	h := cs.hook
+	if h.ToolUseID == "" {
+		return &domain.FieldError{Field: "tool_use_id", Message: "required"}
+	}
+	inv, err := domain.ClaudeCodeInvocation(h.ToolName, h.ToolInput, h.Cwd)
+	if err != nil {
+		return err
+	}
+	parent, target, err := s.ccTarget(r, cs)
+	if err != nil {
+		return err
+	}
+	var reqID string
+	var open bool
+	for _, id := range []string{target, parent} {
+		found := false
+		err = s.cfg.Engine.View(r.Context(), id, func(st *turn.State) error {
+			c := st.Calls[h.ToolUseID]
+			if found = c != nil; found && c.RequestID != "" {
+				reqID = c.RequestID
+				open = st.Requests[reqID] != nil && st.Requests[reqID].Status == turn.RequestOpen
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if found {
+			target = id // where the call was decided
+			break
+		}
+	}
+	// Only an ask answered with Claude Code's prompt can have been allowed
+	// there; a held call that ran was never allowed (it ran despite a deny,
+	// e.g. through a failed-open http hook), and is recorded as such.
+	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt {
+		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+			var done *turn.AlreadyResolvedError
+			if !errors.As(err, &done) {
+				return err
+			}
+		}
+	}
+	resp := bytes.TrimSpace(h.ToolResponse)
+	sum := sha256.Sum256(resp)
+	_, err = s.hookExec(r, target, &turn.RecordToolRun{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv, ClientTool: h.ToolName,
+		Failed: h.HookEventName == "PostToolUseFailure" || toolFailed(resp), ResultBytes: len(resp), ResultSHA256: hex.EncodeToString(sum[:])})
+	if err != nil {
+		return err
+	}
+	if h.ToolName == "Task" {
+		// The sub-agent is done when its Task returns.
+		return s.ccEndOne(r, ccChildID(parent, h.ToolUseID), turn.StatusCompleted, "its Task returned")
+	}
+	return nil
+}
+
+// toolFailed reads Claude Code's tool_response for a failure it reports.
+func toolFailed(resp []byte) bool {
+	var v struct {
+		Success *bool `json:"success"`
+		IsError bool  `json:"is_error"`
+	}
+	if json.Unmarshal(resp, &v) != nil {
+		return false
+	}
+	return v.IsError || (v.Success != nil && !*v.Success)
+}

@@ -1,0 +1,324 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/turn"
+)
+
+// A Claude Code session is a thread; its agent turns are turnstile turns
+// whose ids are derived from the session id and a counter:
+//
+//	thread  claude-code:<24 hex of sha256(session_id)>
+//	turn n  <thread>:<n>                      (n = 1, 2, …)
+//	child   <turn>:task:<16 hex of sha256(tool_use_id)>
+//
+// The store is the record of the counter: turn n+1 is only ever started
+// after turn n was found, so the turns of a session are 1…N without a gap
+// and the current one is the highest that exists. Any instance finds it
+// from the store (a hint per session saves probing from 1), so the mapping
+// holds across restarts and between instances; two instances starting the
+// same turn at once send the same request, and the second is answered with
+// the first's turn. The prefix is reserved: clients cannot start turns in it
+// (checkClientTurnID).
+
+// ClaudeCodeTurnPrefix is the reserved prefix of the hook's thread and turn ids.
+const ClaudeCodeTurnPrefix = "claude-code:"
+
+// hookActor is the actor of every event the hook causes (today one bearer
+// token authenticates every caller; the hook's principal replaces it when
+// runtime credentials land). A client header cannot change it.
+const hookActor = "claude-code-hook"
+
+// checkClientTurnID refuses a client-chosen turn id in the hook's namespace.
+func checkClientTurnID(id string) error {
+	if strings.HasPrefix(id, ClaudeCodeTurnPrefix) {
+		return &domain.FieldError{Field: "turn_id", Value: id, Message: "the prefix " + ClaudeCodeTurnPrefix + " is reserved for Claude Code sessions"}
+	}
+	return nil
+}
+
+func shortHash(s string, n int) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:n]
+}
+
+func ccThreadID(sessionID string) string { return ClaudeCodeTurnPrefix + shortHash(sessionID, 24) }
+
+func ccTurnID(thread string, n int) string { return thread + ":" + strconv.Itoa(n) }
+
+func ccChildID(parent, toolUseID string) string { return parent + ":task:" + shortHash(toolUseID, 16) }
+
+// ccHints remembers the latest turn number found per thread (a hint only:
+// every use is checked against the store).
+type ccHints struct {
+	mu sync.Mutex // guards m
+	m  map[string]int
+}
+
+func (h *ccHints) get(thread string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[thread]
+}
+
+func (h *ccHints) set(thread string, n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) > 100_000 {
+		h.m = map[string]int{}
+	}
+	if n > h.m[thread] {
+		h.m[thread] = n
+	}
+}
+
+// exists reports whether a turn has any event in the store.
+func (s *Server) turnExists(ctx context.Context, id string) (bool, error) {
+	recs, err := s.cfg.Store.ReadStream(ctx, turn.StreamName(id), 0, 1)
+	return len(recs) > 0, err
+}
+
+// latestTurn returns the number of the session's latest turn (0: none),
+// probing the store from the hint: doubling steps, then a binary search.
+func (s *Server) latestTurn(ctx context.Context, thread string) (int, error) {
+	lo := s.ccHints.get(thread)
+	step := 1
+	for {
+		ok, err := s.turnExists(ctx, ccTurnID(thread, lo+step))
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		lo += step
+		step *= 2
+	}
+	hi := lo + step // lo exists (or is 0), hi does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		ok, err := s.turnExists(ctx, ccTurnID(thread, mid))
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	s.ccHints.set(thread, lo)
+	return lo, nil
+}
+
+// turnSummary reads a turn from the store (through the engine's cache,
+// caught up).
+func (s *Server) turnSummary(ctx context.Context, id string) (turn.Summary, error) {
+	var sum turn.Summary
+	err := s.cfg.Engine.View(ctx, id, func(st *turn.State) error {
+		sum = st.Summary()
+		return nil
+	})
+	return sum, err
+}
+
+// ccSession is one hook call's view of its session.
+type ccSession struct {
+	hook    *claudeCodeHook
+	thread  string
+	project domain.ClaudeCodeProject
+	// configured is set when the cwd is under a configured project.
+	configured bool
+}
+
+func (s *Server) ccSession(h *claudeCodeHook) (*ccSession, error) {
+	if h.SessionID == "" {
+		return nil, &domain.FieldError{Field: "session_id", Message: "required"}
+	}
+	if !strings.HasPrefix(h.Cwd, "/") {
+		return nil, &domain.FieldError{Field: "cwd", Value: h.Cwd, Message: "must be an absolute path"}
+	}
+	p, ok := s.cfg.ClaudeCode.Project(h.Cwd)
+	return &ccSession{hook: h, thread: ccThreadID(h.SessionID), project: p, configured: ok}, nil
+}
+
+// checkProject refuses to start a turn for a cwd under no configured
+// project (a session's open turn is still found, used and ended when its
+// cwd wanders out of the project).
+func (cs *ccSession) checkProject() error {
+	if !cs.configured {
+		return &domain.FieldError{Field: "cwd", Value: cs.hook.Cwd, Message: "is under no project configured for Claude Code (serve --claude-code-config)"}
+	}
+	return nil
+}
+
+// clientParams is what a hook turn keeps of the session in its start event.
+func (cs *ccSession) clientParams(extra map[string]any) map[string]json.RawMessage {
+	cc := map[string]any{"session_id": cs.hook.SessionID, "permission_mode": cs.hook.PermissionMode,
+		"transcript_path": cs.hook.TranscriptPath, "started_by": cs.hook.HookEventName}
+	for k, v := range extra {
+		cc[k] = v
+	}
+	b, _ := json.Marshal(cc)
+	return map[string]json.RawMessage{"claude_code": b}
+}
+
+// startTurn starts turn n of the session (the same request from two
+// instances is one turn).
+func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt string) (string, error) {
+	if err := cs.checkProject(); err != nil {
+		return "", err
+	}
+	id := ccTurnID(cs.thread, n)
+	var input json.RawMessage
+	if prompt != "" {
+		input, _ = json.Marshal([]map[string]any{{"type": "text", "text": prompt, "textElements": []any{}}})
+	}
+	_, err := s.hookExec(r, id, &turn.StartTurn{
+		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
+		Profile: &domain.ProfileRequest{Mode: cs.project.ModeFor(cs.hook.PermissionMode)},
+		Inputs:  turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
+		Input:   input, Client: cs.clientParams(nil),
+	})
+	var conflict *turn.ConflictError
+	if errors.As(err, &conflict) {
+		err = nil // started a moment ago by another call of this session
+	}
+	if err == nil {
+		s.ccHints.set(cs.thread, n)
+	}
+	return id, err
+}
+
+// openTurn returns the session's live turn, starting the next one when
+// there is none and start is set ("" when there is none).
+func (s *Server) ccOpenTurn(r *http.Request, cs *ccSession, start bool) (string, error) {
+	n, err := s.latestTurn(r.Context(), cs.thread)
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
+		sum, err := s.turnSummary(r.Context(), ccTurnID(cs.thread, n))
+		if err != nil {
+			return "", err
+		}
+		if !sum.Status.Terminal() {
+			return sum.TurnID, nil
+		}
+	}
+	if !start {
+		return "", nil
+	}
+	return s.ccStartTurn(r, cs, n+1, "")
+}
+
+// ccChild is an open child turn started for a Task call.
+type ccChild struct {
+	id    string
+	start int64
+}
+
+// openChildren lists the live child turns of a turn (the engine records
+// each on its parent), oldest first.
+func (s *Server) ccOpenChildren(ctx context.Context, parent string) ([]ccChild, error) {
+	p, err := s.turnSummary(ctx, parent)
+	if err != nil {
+		return nil, err
+	}
+	var out []ccChild
+	for _, id := range p.Children {
+		sum, err := s.turnSummary(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if sum.Status == turn.StatusNone || sum.Status.Terminal() {
+			continue
+		}
+		out = append(out, ccChild{id: id, start: sum.StartedAt.UnixNano()})
+	}
+	slices.SortStableFunc(out, func(a, b ccChild) int { return cmp.Compare(a.start, b.start) })
+	return out, nil
+}
+
+// ccStartChild starts the child turn of an allowed Task call.
+func (s *Server) ccStartChild(r *http.Request, cs *ccSession, parent string, h *claudeCodeHook) error {
+	if err := cs.checkProject(); err != nil {
+		return err
+	}
+	var in struct {
+		Description  string `json:"description"`
+		Prompt       string `json:"prompt"`
+		SubagentType string `json:"subagent_type"`
+	}
+	_ = json.Unmarshal(h.ToolInput, &in)
+	var input json.RawMessage
+	if in.Prompt != "" {
+		input, _ = json.Marshal([]map[string]any{{"type": "text", "text": in.Prompt, "textElements": []any{}}})
+	}
+	id := ccChildID(parent, h.ToolUseID)
+	_, err := s.hookExec(r, id, &turn.StartTurn{
+		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread, ParentTurnID: parent,
+		Inputs: turn.Inputs{Cwd: h.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
+		Input:  input, Client: cs.clientParams(map[string]any{"tool_use_id": h.ToolUseID, "subagent_type": in.SubagentType, "description": in.Description}),
+	})
+	var conflict *turn.ConflictError
+	if errors.As(err, &conflict) {
+		return nil
+	}
+	return err
+}
+
+// endTurn ends a turn and, first, its open children; ending one that has
+// already ended is not an error.
+func (s *Server) ccEnd(r *http.Request, id string, status turn.Status, reason string) error {
+	kids, err := s.ccOpenChildren(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := s.ccEndOne(r, k.id, status, "its parent turn ended ("+reason+")"); err != nil {
+			return err
+		}
+	}
+	return s.ccEndOne(r, id, status, reason)
+}
+
+func (s *Server) ccEndOne(r *http.Request, id string, status turn.Status, reason string) error {
+	_, err := s.hookExec(r, id, &turn.EndTurn{Meta: hookMeta(r), Status: status, Reason: reason})
+	var illegal *turn.IllegalTransitionError
+	var missing *turn.NotFoundError
+	if errors.As(err, &illegal) || errors.As(err, &missing) {
+		return nil // already over, or never started (a Task that was not allowed)
+	}
+	return err
+}
+
+// hookMeta is the metadata of a hook command: the hook's actor, whatever
+// the request's headers say.
+func hookMeta(r *http.Request) turn.Meta {
+	return turn.Meta{Actor: hookActor, CorrelationID: r.Header.Get("X-Request-Id")}
+}
+
+// hookExec runs a command and waits (bounded) for the read models to
+// include it, so that a read after the hook's answer — or the hold on an
+// approval request it opened — sees it.
+func (s *Server) hookExec(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
+	res, err := s.execute(r, turnID, cmd)
+	if err == nil && len(res.Events) > 0 {
+		s.settle(r.Context(), res.Position)
+	}
+	return res, err
+}

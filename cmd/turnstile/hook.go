@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"turnstile/api"
+	"turnstile/domain"
+)
+
+const hookUsage = `usage:
+  turnstile hook claude-code [--server URL] [--token-file FILE] [--deadline 55s]
+      the command hook: reads one Claude Code hook event on stdin and answers
+      on stdout; when the server cannot answer, PreToolUse and
+      UserPromptSubmit are blocked (exit 2), other events report an error
+      (exit 1) without blocking.
+  turnstile hook install claude-code [--project DIR | --user] [--http URL] [--print]
+      merges turnstile's hook entries into .claude/settings.json of DIR
+      (default .) or ~/.claude/settings.json, keeping what is there and
+      backing the file up first; --print shows the snippet instead.`
+
+func hookCmd(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) >= 1 && args[0] == "claude-code":
+		return hookClaudeCode(args[1:], os.Stdin, stdout, stderr)
+	case len(args) >= 2 && args[0] == "install" && args[1] == "claude-code":
+		return hookInstall(args[2:], stdout, stderr)
+	case len(args) >= 1 && (args[0] == "-h" || args[0] == "--help"):
+		fmt.Fprintln(stdout, hookUsage)
+		return 0
+	}
+	fmt.Fprintln(stderr, hookUsage)
+	return 2
+}
+
+// blockingEvents are the events whose hook fails closed: exit 2 blocks the
+// tool call or the prompt. Exit 2 from a Stop hook would instead keep the
+// agent going (Claude Code feeds stderr back to the model), and nothing is
+// left to block after PostToolUse, so the others exit 1: a non-blocking
+// error Claude Code shows to the user.
+var blockingEvents = map[string]bool{"PreToolUse": true, "UserPromptSubmit": true, "PermissionRequest": true}
+
+// hookClaudeCode is the command hook: stdin to POST /v1/hooks/claude-code,
+// the answer to stdout.
+func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hook claude-code", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf clientFlags
+	cf.register(fs)
+	deadline := fs.Duration("deadline", 55*time.Second, "answer (or block) within this; keep it below the hook's timeout, which Claude Code treats as a non-blocking error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	body, err := io.ReadAll(io.LimitReader(stdin, api.MaxHookBodyBytes+1))
+	var ev struct {
+		HookEventName string `json:"hook_event_name"`
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &ev)
+	}
+	fail := func(format string, a ...any) int {
+		msg := fmt.Sprintf(format, a...)
+		if blockingEvents[ev.HookEventName] || ev.HookEventName == "" {
+			fmt.Fprintf(stderr, "turnstile: %s; blocked (the turnstile hook fails closed)\n", msg)
+			return 2
+		}
+		fmt.Fprintf(stderr, "turnstile: %s; %s was not recorded\n", msg, ev.HookEventName)
+		return 1
+	}
+	if err != nil {
+		return fail("the hook event on stdin is not JSON: %v", err)
+	}
+	if len(body) > api.MaxHookBodyBytes {
+		return fail("the hook event is larger than %d bytes", api.MaxHookBodyBytes)
+	}
+	c, err := cf.client()
+	if err != nil {
+		return fail("%v", err)
+	}
+	// Claude Code kills a hook at its timeout and lets the tool run: a
+	// server that accepts and never answers must be blocked before that.
+	c.http.Timeout = *deadline
+	req, err := http.NewRequest("POST", c.base+"/v1/hooks/claude-code", bytes.NewReader(body))
+	if err != nil {
+		return fail("%v", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return fail("the turnstile server at %s did not answer within %s", c.base, *deadline)
+	}
+	if err != nil {
+		return fail("the turnstile server at %s cannot be reached (%v)", c.base, err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fail("reading the server's answer: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		msg := strings.TrimSpace(string(answer))
+		if json.Unmarshal(answer, &e) == nil && e.Error.Message != "" {
+			msg = e.Error.Message
+		}
+		return fail("the server answered HTTP %d: %s", resp.StatusCode, msg)
+	}
+	if !json.Valid(answer) {
+		return fail("the server's answer is not JSON")
+	}
+	stdout.Write(answer)
+	return 0
+}
+
+// ccEvents are the events turnstile's hook entries are installed for; the
+// tool events take a matcher ("*": every tool, MCP tools included).
+var ccEvents = []struct {
+	name    string
+	matcher bool
+}{
+	{"UserPromptSubmit", false}, {"PreToolUse", true}, {"PostToolUse", true},
+	{"Stop", false}, {"SubagentStop", false}, {"SessionEnd", false},
+}
+
+func hookInstall(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hook install claude-code", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	project := fs.String("project", "", "project directory: writes DIR/.claude/settings.json (the default, with .)")
+	user := fs.Bool("user", false, "write ~/.claude/settings.json instead")
+	httpURL := fs.String("http", "", "install an http hook POSTing to this server URL instead of the command hook (fails open: see the README)")
+	server := fs.String("server", os.Getenv("TURNSTILE_URL"), "server URL the command hook talks to (TURNSTILE_URL; default http://127.0.0.1:8740)")
+	tokenFile := fs.String("token-file", "", "token file the command hook reads (default: TURNSTILE_TOKEN in the hook's environment)")
+	timeout := fs.Int("timeout", 60, "hook timeout in seconds (longer than the server's hold_wait)")
+	printOnly := fs.Bool("print", false, "print the snippet instead of writing settings.json")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || (*user && *project != "") || *timeout < 1 {
+		fmt.Fprintln(stderr, hookUsage)
+		return 2
+	}
+	handler, err := hookHandler(*httpURL, *server, *tokenFile, *timeout)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile hook install:", err)
+		return 2
+	}
+	if *httpURL != "" {
+		fmt.Fprintln(stderr, "note: Claude Code treats a failed http hook as a non-blocking error: when the server is unreachable, tools run unchecked (the command hook blocks instead)")
+	}
+	if *printOnly {
+		snippet := map[string]any{}
+		mergeHooks(snippet, handler)
+		printJSON(stdout, snippet)
+		return 0
+	}
+	path, err := settingsPath(*project, *user)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile hook install:", err)
+		return 1
+	}
+	changed, backup, err := installInto(path, handler)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile hook install:", err)
+		return 1
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(stdout, "%s already has turnstile's hooks; nothing changed\n", path)
+	case backup != "":
+		fmt.Fprintf(stdout, "installed turnstile's hooks in %s (previous version in %s)\n", path, backup)
+	default:
+		fmt.Fprintf(stdout, "installed turnstile's hooks in %s\n", path)
+	}
+	return 0
+}
+
+// hookHandler is the one hook object every event gets.
+func hookHandler(httpURL, server, tokenFile string, timeout int) (map[string]any, error) {
+	if httpURL != "" {
+		u := strings.TrimSuffix(httpURL, "/")
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return nil, fmt.Errorf("--http %q: an http:// or https:// URL is required", httpURL)
+		}
+		if !strings.HasSuffix(u, "/v1/hooks/claude-code") {
+			u += "/v1/hooks/claude-code"
+		}
+		return map[string]any{"type": "http", "url": u, "timeout": timeout,
+			"headers":        map[string]any{"Authorization": "Bearer $TURNSTILE_TOKEN"},
+			"allowedEnvVars": []any{"TURNSTILE_TOKEN"}}, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := shellQuote(exe) + " hook claude-code --deadline " + strconv.Itoa(max(timeout-5, 1)) + "s"
+	if server != "" {
+		cmd += " --server " + shellQuote(server)
+	}
+	if tokenFile != "" {
+		abs, err := filepath.Abs(tokenFile)
+		if err != nil {
+			return nil, err
+		}
+		cmd += " --token-file " + shellQuote(abs)
+	}
+	return map[string]any{"type": "command", "command": cmd, "timeout": timeout}, nil
+}
+
+func shellQuote(s string) string { return domain.ShellJoin([]string{s}) }
+
+func settingsPath(project string, user bool) (string, error) {
+	if user {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	}
+	if project == "" {
+		project = "."
+	}
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("--project %s: not a directory", project)
+	}
+	return filepath.Join(abs, ".claude", "settings.json"), nil
+}
+
+// isTurnstileHook recognises a hook object an earlier install wrote.
+func isTurnstileHook(h map[string]any) bool {
+	cmd, _ := h["command"].(string)
+	url, _ := h["url"].(string)
+	return strings.Contains(cmd, " hook claude-code") || strings.HasSuffix(url, "/v1/hooks/claude-code")
+}
+
+// mergeHooks puts handler into settings for every event: an identical one
+// stays, an earlier turnstile one is replaced, everything else is kept. It
+// reports whether settings changed.
+func mergeHooks(settings map[string]any, handler map[string]any) bool {
+	hooks, _ := settings["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	changed := false
+	for _, ev := range ccEvents {
+		groups, _ := hooks[ev.name].([]any)
+		found := false
+		var kept []any
+		for _, g := range groups {
+			gm, ok := g.(map[string]any)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			hs, _ := gm["hooks"].([]any)
+			var keep []any
+			for _, h := range hs {
+				hm, ok := h.(map[string]any)
+				switch {
+				case ok && !found && reflect.DeepEqual(normalise(hm), normalise(handler)):
+					found = true
+					keep = append(keep, h)
+				case ok && isTurnstileHook(hm):
+					changed = true // an older or duplicate turnstile entry
+				default:
+					keep = append(keep, h)
+				}
+			}
+			if len(keep) == 0 && len(hs) > 0 {
+				continue
+			}
+			gm["hooks"] = keep
+			kept = append(kept, gm)
+		}
+		if !found {
+			g := map[string]any{"hooks": []any{handler}}
+			if ev.matcher {
+				g["matcher"] = "*"
+			}
+			kept = append(kept, g)
+			changed = true
+		}
+		hooks[ev.name] = kept
+	}
+	settings["hooks"] = hooks
+	return changed
+}
+
+// normalise gives a hook object the types JSON decoding gives it.
+func normalise(v map[string]any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// installInto merges the hooks into the settings file at path, backing up
+// the old file when it changes.
+func installInto(path string, handler map[string]any) (changed bool, backup string, err error) {
+	settings := map[string]any{}
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		old = nil
+	case err != nil:
+		return false, "", err
+	case len(bytes.TrimSpace(old)) > 0:
+		dec := json.NewDecoder(bytes.NewReader(old))
+		dec.UseNumber()
+		if err := dec.Decode(&settings); err != nil {
+			return false, "", fmt.Errorf("%s is not a JSON object (%v); fix or move it first", path, err)
+		}
+	}
+	if !mergeHooks(settings, handler) {
+		return false, "", nil
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(settings); err != nil {
+		return false, "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, "", err
+	}
+	mode := os.FileMode(0o644)
+	if old != nil {
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		backup = path + ".bak-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+		if err := os.WriteFile(backup, old, mode); err != nil {
+			return false, "", err
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out.Bytes(), mode); err != nil {
+		return false, "", err
+	}
+	return true, backup, os.Rename(tmp, path)
+}
+
+// loadClaudeCodeConfig reads serve --claude-code-config: the JSON of
+// domain.ClaudeCodeConfig with "hold_wait" as a duration ("50s").
+func loadClaudeCodeConfig(path string) (*domain.ClaudeCodeConfig, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--claude-code-config: %w", err)
+	}
+	var f struct {
+		domain.ClaudeCodeConfig
+		HoldWait string `json:"hold_wait"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("--claude-code-config %s: %w", path, err)
+	}
+	cfg := f.ClaudeCodeConfig
+	if f.HoldWait != "" {
+		if cfg.HoldWait, err = time.ParseDuration(f.HoldWait); err != nil || cfg.HoldWait <= 0 {
+			return nil, fmt.Errorf("--claude-code-config %s: hold_wait %q is not a positive duration", path, f.HoldWait)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("--claude-code-config %s: %w", path, err)
+	}
+	return &cfg, nil
+}

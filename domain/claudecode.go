@@ -1,0 +1,365 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ClaudeCodeTool is one row of the table that maps Claude Code's tools
+// (REFERENCE §11) onto turnstile's classifier: the Claude Code tool, the
+// built-in tool it is classified as, the action kind that gives, and what its
+// scope holds.
+type ClaudeCodeTool struct {
+	// Name is Claude Code's tool name; "mcp__<server>__<tool>" and "*" stand
+	// for MCP tools and every other name.
+	Name string
+	// As is the turnstile tool name the call is classified as.
+	As string
+	// Kind is the action kind the classifier gives As.
+	Kind ActionKind
+	// Scope says what the scope (and so an allow_for_turn grant) holds.
+	Scope string
+	// mapArgs turns Claude Code's tool_input into As's arguments; cwd is the
+	// session's working directory.
+	mapArgs func(in map[string]any, cwd string) (map[string]any, error)
+}
+
+// ClaudeCodeUnknownPrefix prefixes a Claude Code tool the table does not
+// know, so that no Claude Code name can collide with a turnstile built-in
+// (an internal tool is always allowed; a "task_" or "skill__" name has a
+// kind of its own): it stays unknown.
+const ClaudeCodeUnknownPrefix = "claude_code."
+
+// ClaudeCodeTools is the mapping table. ClaudeCodeToolsMarkdown renders it
+// into the README (a test keeps the two equal).
+var ClaudeCodeTools = []ClaudeCodeTool{
+	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout", mapArgs: ccBash},
+	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
+	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix (`/etc/*` reads `/etc`)", mapArgs: ccGlob},
+	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
+	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`", mapArgs: ccPath("path", true)},
+	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
+	{Name: "Edit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
+	{Name: "MultiEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
+	{Name: "NotebookEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `notebook_path`", mapArgs: ccWrite("notebook_path")},
+	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL", mapArgs: ccWebFetch},
+	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
+	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of description, prompt and subagent_type; an allowed Task starts a child turn", mapArgs: ccKeep("description", "prompt", "subagent_type")},
+	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`)"},
+	{Name: "*", As: ClaudeCodeUnknownPrefix + "<Name>", Kind: ActionUnknown, Scope: "hash of the input; the mode's `default_behavior`"},
+}
+
+// ClaudeCodeToolsMarkdown renders the table as Markdown.
+func ClaudeCodeToolsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Claude Code tool | classified as | action kind | scope |\n|---|---|---|---|\n")
+	for _, t := range ClaudeCodeTools {
+		name := "`" + t.Name + "`"
+		if t.Name == "*" {
+			name = "anything else"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s |\n", name, t.As, t.Kind, t.Scope)
+	}
+	return b.String()
+}
+
+// ClaudeCodeInvocation maps a Claude Code tool call (its tool_name and
+// tool_input) onto the invocation turnstile classifies. cwd is the session's
+// working directory (Claude Code's paths are absolute; a relative one is
+// resolved against it). Malformed input is a *FieldError.
+func ClaudeCodeInvocation(tool string, input json.RawMessage, cwd string) (Invocation, error) {
+	if tool == "" {
+		return Invocation{}, &FieldError{Field: "tool_name", Message: "required"}
+	}
+	in := map[string]any{}
+	if t := bytes.TrimSpace(input); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.UseNumber()
+		if err := dec.Decode(&in); err != nil {
+			return Invocation{}, &FieldError{Field: "tool_input", Message: "must be a JSON object"}
+		}
+	}
+	if strings.HasPrefix(tool, "mcp__") {
+		return Invocation{ToolName: tool, Arguments: rawOrEmpty(input)}, nil
+	}
+	i := slices.IndexFunc(ClaudeCodeTools, func(t ClaudeCodeTool) bool { return t.Name == tool && t.mapArgs != nil })
+	if i < 0 {
+		return Invocation{ToolName: ClaudeCodeUnknownPrefix + tool, Arguments: rawOrEmpty(input)}, nil
+	}
+	t := ClaudeCodeTools[i]
+	args, err := t.mapArgs(in, cwd)
+	if err != nil {
+		return Invocation{}, err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return Invocation{}, &FieldError{Field: "tool_input", Message: err.Error()}
+	}
+	return Invocation{ToolName: t.As, Arguments: raw}, nil
+}
+
+func rawOrEmpty(r json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(r)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return r
+}
+
+// ccString reads a string field; absent is "", any other type an error.
+func ccString(in map[string]any, key string) (string, error) {
+	switch v := in[key].(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	}
+	return "", &FieldError{Field: "tool_input." + key, Message: "must be a string"}
+}
+
+// ccCleanPath resolves p against cwd, refusing control characters (a newline
+// in a path would split the patch header it becomes).
+func ccCleanPath(field, p, cwd string) (string, error) {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", &FieldError{Field: "tool_input." + field, Message: "must not contain control characters"}
+	}
+	return ResolvePath(cwd, p), nil
+}
+
+func ccBash(in map[string]any, cwd string) (map[string]any, error) {
+	cmd, err := ccString(in, "command")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(cmd) == "" {
+		return nil, &FieldError{Field: "tool_input.command", Message: "required"}
+	}
+	out := map[string]any{"cmd": cmd, "workdir": ResolvePath("/", cwd)}
+	if t, ok := in["timeout"].(json.Number); ok {
+		out["timeout_ms"] = t
+	}
+	return out, nil
+}
+
+func ccPath(key string, optional bool) func(map[string]any, string) (map[string]any, error) {
+	return func(in map[string]any, cwd string) (map[string]any, error) {
+		p, err := ccString(in, key)
+		if err != nil {
+			return nil, err
+		}
+		if p == "" {
+			if !optional {
+				return nil, &FieldError{Field: "tool_input." + key, Message: "required"}
+			}
+			p = cwd
+		}
+		if p, err = ccCleanPath(key, p, cwd); err != nil {
+			return nil, err
+		}
+		return map[string]any{"path": p}, nil
+	}
+}
+
+// ccGlob reads what a glob can reach: path (default cwd) joined with the
+// pattern's literal leading directories, so that "/etc/*" or "../../x/*"
+// is the read of the directory it lists, not of cwd.
+func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
+	base, err := ccString(in, "path")
+	if err != nil {
+		return nil, err
+	}
+	pattern, err := ccString(in, "pattern")
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = cwd
+	}
+	if base, err = ccCleanPath("path", base, cwd); err != nil {
+		return nil, err
+	}
+	if _, err := ccCleanPath("pattern", pattern, cwd); err != nil {
+		return nil, err
+	}
+	var lit []string
+	for _, part := range strings.Split(pattern, "/") {
+		if strings.ContainsAny(part, "*?[{\\") {
+			break
+		}
+		lit = append(lit, part)
+	}
+	prefix := strings.Join(lit, "/")
+	if len(lit) > 0 && !strings.ContainsAny(pattern[len(prefix):], "*?[{\\") {
+		// No wildcard at all: the pattern names one path; its directory is read.
+		prefix = path.Dir(prefix)
+	}
+	if strings.HasPrefix(pattern, "/") && prefix == "" {
+		prefix = "/"
+	}
+	return map[string]any{"path": ResolvePath(base, prefix)}, nil
+}
+
+// ccWrite writes one file; the patch names it and nothing else, so that the
+// scope is the file, not its content.
+func ccWrite(key string) func(map[string]any, string) (map[string]any, error) {
+	return func(in map[string]any, cwd string) (map[string]any, error) {
+		p, err := ccString(in, key)
+		if err != nil {
+			return nil, err
+		}
+		if p == "" {
+			return nil, &FieldError{Field: "tool_input." + key, Message: "required"}
+		}
+		if p, err = ccCleanPath(key, p, cwd); err != nil {
+			return nil, err
+		}
+		return map[string]any{"patch": "*** Update File: " + p + "\n"}, nil
+	}
+}
+
+func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
+	u, err := ccString(in, "url")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"url": u}, nil
+}
+
+// ccKeep keeps the named fields (whatever else the input holds is prose for
+// the model, and would make every grant unique).
+func ccKeep(keys ...string) func(map[string]any, string) (map[string]any, error) {
+	return func(in map[string]any, _ string) (map[string]any, error) {
+		out := map[string]any{}
+		for _, k := range keys {
+			if v, ok := in[k]; ok {
+				out[k] = v
+			}
+		}
+		return out, nil
+	}
+}
+
+// ClaudeCodeAsk is how the hook answers a decision that asks a person.
+type ClaudeCodeAsk string
+
+// The ways to answer ask.
+const (
+	// ClaudeCodeAskPrompt answers permissionDecision "ask": Claude Code's
+	// own prompt, with turnstile's summary as the reason. A PostToolUse for
+	// the call then records that the person allowed it once.
+	ClaudeCodeAskPrompt ClaudeCodeAsk = "ask"
+	// ClaudeCodeAskHold holds the hook while a person answers the approval
+	// request, up to HoldWait, then denies with "no answer".
+	ClaudeCodeAskHold ClaudeCodeAsk = "hold"
+)
+
+// ClaudeCodePermissionModes are Claude Code's permission_mode values.
+var ClaudeCodePermissionModes = []string{"default", "plan", "acceptEdits", "dontAsk", "bypassPermissions"}
+
+// ClaudeCodeProject is what the operator configures for the Claude Code
+// sessions whose cwd is under Root.
+type ClaudeCodeProject struct {
+	// Root is an absolute directory; the longest root containing a session's
+	// cwd is its project. "/" catches every session.
+	Root string `json:"root"`
+	// WorkspaceID is the workspace of the project's turns.
+	WorkspaceID string `json:"workspace_id"`
+	// Mode is the permission mode of every turn of the project's sessions.
+	Mode Mode `json:"mode"`
+	// PermissionModes maps Claude Code's permission_mode to a mode, where
+	// the operator says so; a permission_mode not listed gets Mode.
+	PermissionModes map[string]Mode `json:"permission_modes,omitempty"`
+}
+
+// ClaudeCodeConfig is the operator's configuration of the Claude Code hook.
+type ClaudeCodeConfig struct {
+	Projects []ClaudeCodeProject `json:"projects"`
+	// Ask is how an ask is answered (default ClaudeCodeAskPrompt).
+	Ask ClaudeCodeAsk `json:"ask,omitempty"`
+	// HoldWait bounds how long a held hook waits for a person; it must be
+	// shorter than the hook's timeout in settings.json.
+	HoldWait time.Duration `json:"-"`
+}
+
+// MaxClaudeCodeHoldWait bounds HoldWait (Claude Code's longest hook timeout
+// is the operator's choice; ten minutes is its default for command hooks).
+const MaxClaudeCodeHoldWait = 10 * time.Minute
+
+// Validate checks the configuration and fills its defaults.
+func (c *ClaudeCodeConfig) Validate() error {
+	if c.Ask == "" {
+		c.Ask = ClaudeCodeAskPrompt
+	}
+	if c.Ask != ClaudeCodeAskPrompt && c.Ask != ClaudeCodeAskHold {
+		return &InvalidEnumError{Field: "ask", Value: string(c.Ask), Allowed: []string{string(ClaudeCodeAskPrompt), string(ClaudeCodeAskHold)}}
+	}
+	if c.HoldWait <= 0 {
+		c.HoldWait = 50 * time.Second
+	}
+	if c.HoldWait > MaxClaudeCodeHoldWait {
+		return &FieldError{Field: "hold_wait", Value: c.HoldWait.String(), Message: "must be at most " + MaxClaudeCodeHoldWait.String()}
+	}
+	seen := map[string]bool{}
+	for i := range c.Projects {
+		p := &c.Projects[i]
+		f := fmt.Sprintf("projects[%d]", i)
+		if !strings.HasPrefix(p.Root, "/") {
+			return &FieldError{Field: f + ".root", Value: p.Root, Message: "must be an absolute path"}
+		}
+		p.Root = ResolvePath("/", p.Root)
+		if seen[p.Root] {
+			return &FieldError{Field: f + ".root", Value: p.Root, Message: "is configured twice"}
+		}
+		seen[p.Root] = true
+		if p.WorkspaceID == "" {
+			return &FieldError{Field: f + ".workspace_id", Message: "required"}
+		}
+		if _, err := ParseMode(string(p.Mode)); err != nil {
+			return &FieldError{Field: f + ".mode", Value: string(p.Mode), Message: err.Error()}
+		}
+		for pm, m := range p.PermissionModes {
+			if !slices.Contains(ClaudeCodePermissionModes, pm) {
+				return &InvalidEnumError{Field: f + ".permission_modes", Value: pm, Allowed: ClaudeCodePermissionModes}
+			}
+			if _, err := ParseMode(string(m)); err != nil {
+				return &FieldError{Field: f + ".permission_modes." + pm, Value: string(m), Message: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+// Project returns the project of a session's cwd: the configured root that
+// contains it with the most path components.
+func (c *ClaudeCodeConfig) Project(cwd string) (ClaudeCodeProject, bool) {
+	if !strings.HasPrefix(cwd, "/") {
+		return ClaudeCodeProject{}, false
+	}
+	cwd = ResolvePath("/", cwd)
+	best := -1
+	for i, p := range c.Projects {
+		if !PathWithin(cwd, p.Root) {
+			continue
+		}
+		if best < 0 || len(p.Root) > len(c.Projects[best].Root) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ClaudeCodeProject{}, false
+	}
+	return c.Projects[best], true
+}
+
+// ModeFor is the mode of a turn started while Claude Code runs in
+// permissionMode: mapped only where the operator listed it.
+func (p *ClaudeCodeProject) ModeFor(permissionMode string) Mode {
+	if m, ok := p.PermissionModes[permissionMode]; ok {
+		return m
+	}
+	return p.Mode
+}

@@ -1,0 +1,169 @@
+package domain
+
+// ProtectedPath is one entry of a protected-path list: a path, relative to
+// each writable root (and, with AtCwd, to the cwd), that the commands of a
+// restricted turn may not move aside, remove or replace, and, with Access
+// read, not change at all. It is policy: a host program (git, a shell, an
+// editor, an agent runtime) reads these files the next time a person works
+// in the root and may run what they say.
+type ProtectedPath struct {
+	// Path is relative to the root, slash-separated and clean (".git/config").
+	Path string `json:"path"`
+	// Access is what stays allowed below the path: read (the path and its
+	// subtree are read-only) or write (the path cannot be renamed, removed
+	// or replaced, nor can any directory between it and the root; its
+	// contents stay writable).
+	Access Access `json:"access"`
+	// AtCwd also protects Path relative to the cwd when the cwd lies inside
+	// a writable root and is not the root itself.
+	AtCwd bool `json:"at_cwd,omitempty"`
+	// Reserved holds the name when it does not exist at spawn, so that the
+	// command cannot create it.
+	Reserved bool `json:"reserved,omitempty"`
+}
+
+// DefaultProtectedPaths is the built-in protected-path list (provenance
+// system). A profile may replace it (SnapshotInputs.ProtectedPaths).
+//
+// Git's own directory stays writable so that add, commit, branch and fetch
+// work (objects, refs, index, logs, HEAD), but it cannot be moved or
+// replaced, and what makes git run a program stays read-only: the config,
+// hooks and info (the enforcement adds, for every ".git" it finds in a
+// writable root, the same for the git dir a pointer file names, the
+// submodules' git dirs and nested repositories).
+var DefaultProtectedPaths = []ProtectedPath{
+	{Path: ".git", Access: AccessWrite, AtCwd: true, Reserved: true},
+	{Path: ".git/config", Access: AccessRead},
+	{Path: ".git/hooks", Access: AccessRead},
+	{Path: ".git/info", Access: AccessRead},
+	{Path: ".agents", Access: AccessRead, AtCwd: true, Reserved: true},
+	{Path: ".codex", Access: AccessRead, AtCwd: true, Reserved: true},
+	{Path: ".claude", Access: AccessRead},
+	{Path: ".vscode", Access: AccessRead},
+	{Path: ".idea", Access: AccessRead},
+	{Path: ".aws", Access: AccessRead},
+	{Path: ".ssh", Access: AccessRead},
+	{Path: ".mcp.json", Access: AccessRead},
+	{Path: ".envrc", Access: AccessRead},
+	{Path: ".gitconfig", Access: AccessRead},
+	{Path: ".config/git", Access: AccessRead},
+	{Path: ".config/fish", Access: AccessRead},
+	{Path: ".bashrc", Access: AccessRead},
+	{Path: ".bash_profile", Access: AccessRead},
+	{Path: ".bash_login", Access: AccessRead},
+	{Path: ".bash_logout", Access: AccessRead},
+	{Path: ".profile", Access: AccessRead},
+	{Path: ".zshrc", Access: AccessRead},
+	{Path: ".zshenv", Access: AccessRead},
+	{Path: ".zprofile", Access: AccessRead},
+	{Path: ".zlogin", Access: AccessRead},
+	{Path: ".zlogout", Access: AccessRead},
+	{Path: ".kshrc", Access: AccessRead},
+	{Path: ".cshrc", Access: AccessRead},
+	{Path: ".tcshrc", Access: AccessRead},
+	{Path: ".login", Access: AccessRead},
+	{Path: ".logout", Access: AccessRead},
+	{Path: ".inputrc", Access: AccessRead},
+}
+
+// protectedEntries lists the protected entries of list for every writable
+// root of es (devices excluded) and, for AtCwd items, for cwd when it lies
+// strictly inside a writable root. Entries come in root order, then list
+// order; a path already listed is not repeated.
+func protectedEntries(list []ProtectedPath, es []FilesystemEntry, cwd string) []FilesystemEntry {
+	var out []FilesystemEntry
+	seen := map[string]bool{}
+	add := func(base string, p ProtectedPath) {
+		path := CleanPath(base + "/" + p.Path)
+		if seen[path] || path == base {
+			return
+		}
+		seen[path] = true
+		out = append(out, FilesystemEntry{Kind: PathProtected, Path: path, Access: p.Access, Provenance: ProvenanceSystem,
+			ResolvedPath: path, Reserved: p.Reserved})
+	}
+	cwdInside := false
+	for _, e := range es {
+		if e.Access != AccessWrite || e.Kind == PathDevice || e.Kind == PathProtected {
+			continue
+		}
+		if cwd != e.ResolvedPath && PathWithin(cwd, e.ResolvedPath) {
+			cwdInside = true
+		}
+		for _, p := range list {
+			add(e.ResolvedPath, p)
+		}
+	}
+	if cwdInside {
+		for _, p := range list {
+			if p.AtCwd {
+				add(cwd, p)
+			}
+		}
+	}
+	return out
+}
+
+// IsReopenable reports whether a more specific grant may reopen a subtree of
+// the deny entry e ("blocked" deny, "blocked/allowed" write). Protected and
+// sensitive entries are never reopened.
+func (e *FilesystemEntry) IsReopenable() bool {
+	return e.Access == AccessDeny && e.Kind != PathProtected && e.Kind != PathSensitive
+}
+
+// IsCarve reports whether e narrows what grants allow (a protected path or a
+// deny entry) rather than granting anything.
+func (e *FilesystemEntry) IsCarve() bool {
+	return e.Kind == PathProtected || e.Kind == PathSensitive || e.Access == AccessDeny
+}
+
+// AccessAt is what fs grants at the clean absolute path p: the strongest
+// grant covering p that no deny entry shadows (a deny entry shadows a grant
+// at p when it covers p and lies at or below the grant: the more specific
+// entry wins, and a tie denies), then capped by every protected and
+// sensitive entry covering p (a protected entry with write access caps
+// nothing: it only pins the path). It is the one definition both the
+// decision-time checker and the kernel plan follow (the sandbox applies it
+// to canonical paths).
+func AccessAt(fs *FilesystemPolicy, p string) Access {
+	acc := AccessDeny
+	if fs.Unrestricted {
+		acc = AccessWrite
+	}
+	for _, g := range fs.Entries {
+		if g.IsCarve() || !PathWithin(p, g.ResolvedPath) || g.Access.rank() <= acc.rank() {
+			continue
+		}
+		if !Shadowed(fs.Entries, g.ResolvedPath, p) {
+			acc = g.Access
+		}
+	}
+	for _, c := range fs.Entries {
+		if (c.Kind == PathProtected || c.Kind == PathSensitive) && PathWithin(p, c.ResolvedPath) && c.Access.rank() < acc.rank() {
+			acc = c.Access
+		}
+	}
+	return acc
+}
+
+// Shadowed reports whether a reopenable deny entry of es lies at or below
+// grant (a clean path) and covers p.
+func Shadowed(es []FilesystemEntry, grant, p string) bool {
+	for _, d := range es {
+		if d.IsReopenable() && PathWithin(p, d.ResolvedPath) && PathWithin(d.ResolvedPath, grant) {
+			return true
+		}
+	}
+	return false
+}
+
+// rank orders accesses: deny < read < write.
+func (a Access) rank() int {
+	switch a {
+	case AccessWrite:
+		return 2
+	case AccessRead:
+		return 1
+	}
+	return 0
+}

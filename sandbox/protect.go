@@ -1,0 +1,412 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// Bounds of the discovery of git dirs inside writable roots. A git dir
+// deeper than maxDiscoveryDepth directories below a writable root, or found
+// only after maxDiscoveryDirs directories of that root were listed, is not
+// protected (the bound reached is recorded in fsView.limits).
+const (
+	maxDiscoveryDepth = 6
+	maxDiscoveryDirs  = 4096
+	// maxSubmodules bounds the submodule paths read from one .gitmodules,
+	// maxGitmodulesSize its size, maxSubmoduleDepth the nesting of
+	// submodules and of module git dirs.
+	maxSubmodules     = 256
+	maxGitmodulesSize = 64 << 10
+	maxSubmoduleDepth = 8
+)
+
+// gitControl are the entries of a git dir that make git run a program:
+// they stay read-only while the rest of the git dir stays writable.
+// "commondir" names the dir git takes its config from (a hostile one would
+// bring its own core.fsmonitor).
+var gitControl = []string{"config", "config.worktree", "hooks", "info", "commondir"}
+
+// gitHeldDirs are the gitControl directories held (created empty, read-only)
+// when a git dir lacks them, so that a hook cannot be planted.
+var gitHeldDirs = []string{"hooks", "info"}
+
+// discovery finds every git dir git would use inside the view's writable
+// grants: ".git" directories and pointer files (with the git dirs and common
+// dirs they name), submodules (from .gitmodules and the modules/ dir of a
+// git dir) and nested repositories (a bounded walk).
+type discovery struct {
+	v    *fsView
+	seen map[string]bool
+}
+
+// discover adds the pins and carve-outs of every git dir inside a writable
+// grant: those of the ".git" entries the view lists and, with walk, of
+// every ".git" a bounded walk of each writable grant finds.
+func (v *fsView) discover(walk bool) {
+	d := &discovery{v: v, seen: map[string]bool{}}
+	for _, p := range v.pins {
+		if filepath.Base(p.Path) == ".git" || filepath.Base(p.From) == ".git" {
+			d.dotGit(p.Path, 0)
+		}
+	}
+	if !walk {
+		return
+	}
+	for _, g := range v.grants {
+		if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice {
+			continue
+		}
+		found, limits := walkCache.get(g.Path, walkRoot)
+		v.limits = append(v.limits, limits...)
+		for _, p := range found {
+			if d.writable(p) {
+				v.nested = append(v.nested, p)
+				d.dotGit(p, 0)
+			}
+		}
+	}
+}
+
+// walkTTL is how long the walk of one root is reused. The walk costs about
+// 10–20 µs a directory (measured: 85 ms for 4096 directories on a loaded
+// machine), too much for every spawn; a repository created less than walkTTL
+// ago may be missed (and one the command creates itself is never protected).
+const walkTTL = 2 * time.Second
+
+// walkCache keeps, per root, the ".git" entries the last walk found.
+var walkCache = &walkCacheT{m: map[string]walkResult{}}
+
+type walkCacheT struct {
+	mu sync.Mutex // guards m
+	m  map[string]walkResult
+}
+
+type walkResult struct {
+	found, limits []string
+	made          time.Time
+}
+
+// get returns the walk of root, made by walk at most walkTTL ago.
+func (c *walkCacheT) get(root string, walk func(string) ([]string, []string)) (found, limits []string) {
+	now := time.Now()
+	c.mu.Lock()
+	r, ok := c.m[root]
+	c.mu.Unlock()
+	if ok && now.Sub(r.made) < walkTTL {
+		return r.found, r.limits
+	}
+	found, limits = walk(root)
+	c.mu.Lock()
+	if len(c.m) > 1024 {
+		c.m = map[string]walkResult{}
+	}
+	c.m[root] = walkResult{found: found, limits: limits, made: now}
+	c.mu.Unlock()
+	return found, limits
+}
+
+// writable reports whether p lies in a writable grant and is not hidden or
+// made read-only by a carve-out (nothing there needs protecting).
+func (d *discovery) writable(p string) bool {
+	a, _ := d.v.access(p)
+	return a == domain.AccessWrite || d.v.isPinned(p)
+}
+
+func (v *fsView) isPinned(p string) bool {
+	for _, c := range v.pins {
+		if c.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// walk lists the directories below root breadth-first, within the bounds,
+// and returns every ".git" entry it meets and the bounds it reached.
+// Symlinks and ".git" directories are not entered. The result depends on
+// root alone (not on the view: the cache is shared by every snapshot);
+// discover keeps the findings the view leaves writable.
+func walkRoot(root string) (found, limits []string) {
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	listed := 0
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if listed >= maxDiscoveryDirs {
+			return found, append(limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDiscoveryDirs))
+		}
+		listed++
+		ents, err := os.ReadDir(it.dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			p := joinPath(it.dir, e.Name())
+			if e.Name() == ".git" {
+				found = append(found, p)
+				continue
+			}
+			if !e.IsDir() {
+				continue
+			}
+			if it.depth+1 > maxDiscoveryDepth {
+				limits = append(limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDiscoveryDepth))
+				continue
+			}
+			queue = append(queue, item{p, it.depth + 1})
+		}
+	}
+	return found, limits
+}
+
+// dotGit handles a ".git" entry: a directory is a git dir; a pointer file
+// ("gitdir: <path>") is kept read-only and the git dir it names is
+// protected; a symlink's target is protected like a directory. The
+// submodules of the work tree around it are handled too.
+func (d *discovery) dotGit(p string, depth int) {
+	if d.seen[p] || depth > maxSubmoduleDepth || !d.writable(p) {
+		return
+	}
+	d.seen[p] = true
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	switch {
+	case fi.IsDir():
+		d.gitDir(p, depth)
+		d.configRefs(p, filepath.Dir(p))
+	case fi.Mode().IsRegular():
+		d.addCarve(p, pathKindGitFile)
+		target, ok := readPointer(p, "gitdir:")
+		if !ok {
+			break
+		}
+		if !strings.HasPrefix(target, "/") {
+			target = filepath.Dir(p) + "/" + target
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(target)); err == nil && ok && exists {
+			d.gitDir(c, depth)
+			d.configRefs(c, filepath.Dir(p))
+		}
+	case fi.Mode()&os.ModeSymlink != 0:
+		if c, exists, ok, err := canonicalPath(p); err == nil && ok && exists {
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				d.gitDir(c, depth)
+				d.configRefs(c, filepath.Dir(p))
+			}
+		}
+	}
+	d.submodules(filepath.Dir(p), depth)
+}
+
+// gitDir pins the canonical git dir g, keeps its control files read-only,
+// and follows its common dir (a linked worktree), its linked worktrees'
+// dirs and its modules/ (the git dirs of submodules).
+func (d *discovery) gitDir(g string, depth int) {
+	if d.seen["dir:"+g] || depth > maxSubmoduleDepth {
+		return
+	}
+	d.seen["dir:"+g] = true
+	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true})
+	for _, n := range gitControl {
+		d.addCarve(joinPath(g, n), pathKindGitFile)
+	}
+	if common, ok := readPointer(joinPath(g, "commondir"), ""); ok {
+		if !strings.HasPrefix(common, "/") {
+			common = g + "/" + common
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(common)); err == nil && ok && exists {
+			d.gitDir(c, depth+1)
+		}
+	}
+	for _, sub := range []string{"worktrees", "modules"} {
+		d.moduleDirs(joinPath(g, sub), sub == "modules", depth+1)
+	}
+}
+
+// configRefs keeps read-only what the git dir g's config makes git run or
+// read from elsewhere: the core.hooksPath directory (husky and the like put
+// it in the work tree), a core.fsmonitor program given as a path, and the
+// files [include] and [includeIf] sections name. Relative hook and monitor
+// paths are taken from the work tree, include paths from g. Other config
+// values that name a program (filters, textconv, aliases, credential
+// helpers) are not followed.
+func (d *discovery) configRefs(g, worktree string) {
+	for _, ref := range gitConfigRefs(joinPath(g, "config")) {
+		base := worktree
+		if ref.include {
+			base = g
+		}
+		p := ref.path
+		if strings.HasPrefix(p, "~") {
+			continue // the host user's home: not inside this sandbox's roots
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = base + "/" + p
+		}
+		if c, exists, ok, err := canonicalPath(domain.CleanPath(p)); err == nil && ok && exists {
+			d.addCarve(c, pathKindGitFile)
+		}
+	}
+}
+
+// gitConfigRef is one path a git config file refers to.
+type gitConfigRef struct {
+	path    string
+	include bool
+}
+
+// gitConfigRefs parses the config file (read without following a final
+// symlink; bounded) for core.hooksPath, core.fsmonitor (when it names a
+// program rather than a boolean) and include paths.
+func gitConfigRefs(file string) []gitConfigRef {
+	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), file)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var out []gitConfigRef
+	section := ""
+	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	for sc.Scan() && len(out) < maxSubmodules {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:])
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.Contains(v[:i], `"`) {
+			v = v[:i]
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		switch {
+		case v == "":
+		case section == "core" && k == "hookspath":
+			out = append(out, gitConfigRef{path: v})
+		case section == "core" && k == "fsmonitor":
+			switch strings.ToLower(v) {
+			case "true", "false", "yes", "no", "on", "off", "1", "0":
+			default:
+				if prog, _, _ := strings.Cut(v, " "); strings.Contains(prog, "/") {
+					out = append(out, gitConfigRef{path: prog})
+				}
+			}
+		case (section == "include" || section == "includeif") && k == "path":
+			out = append(out, gitConfigRef{path: v, include: true})
+		}
+	}
+	return out
+}
+
+// moduleDirs treats every directory below dir that holds a HEAD file as a
+// git dir (a linked worktree's dir under worktrees/, a submodule's under
+// modules/, where module names may contain slashes when recursive).
+func (d *discovery) moduleDirs(dir string, recursive bool, depth int) {
+	if depth > maxSubmoduleDepth {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		p := joinPath(dir, e.Name())
+		if _, err := os.Lstat(p + "/HEAD"); err == nil {
+			d.gitDir(p, depth)
+		} else if recursive {
+			d.moduleDirs(p, true, depth+1)
+		}
+	}
+}
+
+// submodules handles the ".git" of every submodule path the work tree's
+// .gitmodules names.
+func (d *discovery) submodules(worktree string, depth int) {
+	for _, path := range gitmodulePaths(joinPath(worktree, ".gitmodules")) {
+		c, exists, ok, err := canonicalPath(domain.CleanPath(worktree + "/" + path))
+		if err != nil || !ok || !exists || !domain.PathWithin(c, worktree) {
+			continue
+		}
+		d.dotGit(joinPath(c, ".git"), depth+1)
+	}
+}
+
+// gitmodulePaths returns the "path = …" values of a .gitmodules file (read
+// without following a final symlink; bounded in size and count).
+func gitmodulePaths(file string) []string {
+	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), file)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var out []string
+	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	for sc.Scan() && len(out) < maxSubmodules {
+		k, val, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if ok && strings.TrimSpace(k) == "path" {
+			if val = strings.Trim(strings.TrimSpace(val), `"`); val != "" {
+				out = append(out, val)
+			}
+		}
+	}
+	return out
+}
+
+// addCarve keeps p read-only (a git control file or pointer file).
+func (d *discovery) addCarve(p string, kind domain.PathKind) {
+	if d.seen["carve:"+p] {
+		return
+	}
+	d.seen["carve:"+p] = true
+	d.v.carves = append(d.v.carves, fsRule{Path: p, Access: domain.AccessRead, Kind: kind})
+}
+
+// withNested returns entries plus one protected ".git" entry (write: pinned,
+// its control files read-only) for each nested ".git" v's walk found, so
+// that the helper protects them without walking again.
+func withNested(entries []domain.FilesystemEntry, v *fsView) []domain.FilesystemEntry {
+	if len(v.nested) == 0 {
+		return entries
+	}
+	out := append(make([]domain.FilesystemEntry, 0, len(entries)+len(v.nested)), entries...)
+	for _, p := range v.nested {
+		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: p, ResolvedPath: p,
+			Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem})
+	}
+	return out
+}
