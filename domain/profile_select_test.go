@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,70 @@ func TestSelectSnapshot(t *testing.T) {
 	}
 	if d := ResolvePathRules(m.Sandbox.Filesystem.Rules, "/work/repo/src/a.go"); d.Access != AccessRead {
 		t.Fatalf("control: the rest of the workspace stays readable: %+v", d)
+	}
+}
+
+// TestProfileEntriesHoldTheRules: the kernel's entries (AccessAt) give what
+// the rules decide for a reopened subtree inside a deny and a read-only
+// subtree inside a writable one; nowhere do they give more, and the
+// snapshot is active. A write reopened under a read-only subtree is the one
+// place the entries give less (the carve-out caps it): decisions take the
+// narrower, so the command and the decision agree.
+func TestProfileEntriesHoldTheRules(t *testing.T) {
+	set := ProfileSet{"r": {Name: "r", Filesystem: map[string]Access{
+		TokenMinimal: AccessRead, "/r": AccessWrite, "/r/blocked": AccessDeny, "/r/blocked/allowed": AccessWrite,
+		"/r/ro": AccessRead, "/r/ro/tmp": AccessWrite,
+	}}}
+	in := goldenInputs(ModeAutoAcceptEdits)
+	in.Profile = TurnPermissionProfileSnapshot{}
+	cp, err := CompileProfile(set, "r", ProfileEnv{Cwd: "/r"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Enforcement.Status != EnforcementActive {
+		t.Fatalf("enforcement %+v", s.Enforcement)
+	}
+	fs := &s.Sandbox.Filesystem
+	for p, want := range map[string]Access{
+		"/r/a": AccessWrite, "/r/blocked/x": AccessDeny, "/r/blocked/allowed/y": AccessWrite, "/r/ro/z": AccessRead,
+		"/r/ro/tmp/w": AccessRead, "/r/.git/config": AccessRead, "/usr/bin/env": AccessRead, "/elsewhere": AccessDeny,
+	} {
+		if got := AccessAt(fs, p); got != want {
+			t.Errorf("entries at %s: %s, want %s", p, got, want)
+		}
+		if AccessAt(fs, p).rank() > ResolvePathRules(fs.Rules, p).Access.rank() {
+			t.Errorf("entries grant more than the rules at %s", p)
+		}
+	}
+	// A gap is reported, not hidden: entries that grant more than the rules
+	// (here, a grant added by hand) make the snapshot degrade.
+	fs.Entries = append(fs.Entries, FilesystemEntry{Kind: PathExplicit, Path: "/r/blocked", Access: AccessWrite, ResolvedPath: "/r/blocked"})
+	fs.Entries = slices.DeleteFunc(fs.Entries, func(e FilesystemEntry) bool { return e.Access == AccessDeny && e.ResolvedPath == "/r/blocked" })
+	if gaps := kernelGaps(fs); len(gaps) != 1 || !strings.Contains(gaps[0].Reason, `"/r/blocked" = deny`) {
+		t.Fatalf("gaps %+v", gaps)
+	}
+}
+
+// TestApprovableOpensProfileRules: under :read-only a write in the workspace
+// is approvable (the policy asks), as under supervised; protected paths and
+// the profile's own denies stay closed.
+func TestApprovableOpensProfileRules(t *testing.T) {
+	set := ProfileSet{"ro": {Name: "ro", Extends: BuiltinReadOnly, Filesystem: map[string]Access{":workspace_roots/secret": AccessDeny}}}
+	in := goldenInputs(ModeSupervised)
+	in.Profile = TurnPermissionProfileSnapshot{}
+	cp, _ := CompileProfile(set, "ro", ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot}, nil)
+	s, _ := ResolveProfileSnapshot(cp, SourceComposer, in)
+	a := s.Approvable()
+	for p, want := range map[string]Access{"/work/repo/x.go": AccessWrite, "/work/repo/.git/config": AccessRead, "/work/repo/secret/k": AccessDeny} {
+		if got := ResolvePathRules(a.Sandbox.Filesystem.Rules, p).Access; got != want {
+			t.Errorf("approvable %s: %s, want %s", p, got, want)
+		}
+	}
+	if ResolvePathRules(s.Sandbox.Filesystem.Rules, "/work/repo/x.go").Access != AccessRead {
+		t.Fatal("Approvable changed the snapshot's own rules")
 	}
 }

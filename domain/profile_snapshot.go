@@ -41,7 +41,7 @@ func ResolveProfileSnapshot(cp *CompiledProfile, source ProfileSource, in Snapsh
 		Approval:          ApprovalPolicy{AllowedScopes: []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn}},
 		Backend:           resolveBackend(in),
 	}
-	s.Enforcement = withDegradations(&s, ComputeEnforcement(&s), profileDegradations(cp))
+	s.Enforcement = withDegradations(&s, ComputeEnforcement(&s), append(profileDegradations(cp), kernelGaps(&s.Sandbox.Filesystem)...))
 	return s, nil
 }
 
@@ -50,6 +50,7 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 		Cwd: cp.Cwd, Tmp: TmpIsolated, BackendRequirement: BackendRequired,
 		BackendPreference: preferredSandboxBackend(in.ExecutionBackend), Mode: SandboxReadOnly,
 	}
+	sb.Filesystem.Rules = slices.Clone(cp.Rules)
 	if cp.Unrestricted {
 		sb.Mode, sb.Tmp, sb.BackendRequirement = SandboxUnrestricted, TmpHost, BackendOptional
 		sb.Filesystem.Unrestricted = true
@@ -58,20 +59,62 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 	for _, r := range in.ProjectRoots {
 		project[CleanPath(r)] = true
 	}
+	var es []FilesystemEntry
 	for _, r := range cp.Rules {
-		if r.Access == AccessWrite && r.Key != TokenMinimal && !sb.Filesystem.Unrestricted {
+		if r.Access == AccessWrite && r.Key != TokenMinimal && !cp.Unrestricted {
 			sb.Mode = SandboxWorkspaceWrite
 		}
+		if r.Glob || r.Origin == "protected_paths" {
+			continue // globs stay rules; protected paths come from the list below
+		}
+		e := FilesystemEntry{Kind: ruleKind(&r, project), Path: r.Pattern, Access: r.Access, Provenance: ruleProvenance(&r),
+			ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key}
+		if r.Locked {
+			e.Kind = PathSensitive // an operator's deny caps every grant, like a sensitive path
+		}
+		es = append(es, e)
+	}
+	if !cp.Unrestricted {
+		es = append(es, protectedEntries(protectedList(in.ProtectedPaths), es, cp.Cwd)...)
+		// A read rule inside a writable one narrows it; grants alone would
+		// take the stronger, so the narrowing is a read-only carve-out.
+		for _, r := range cp.Rules {
+			if r.Access == AccessRead && !r.Glob && r.Origin != "protected_paths" && AccessAt(&FilesystemPolicy{Entries: es}, r.Pattern) == AccessWrite &&
+				ResolvePathRules(cp.Rules, r.Pattern).Access == AccessRead {
+				es = append(es, FilesystemEntry{Kind: PathProtected, Path: r.Pattern, Access: AccessRead, Provenance: ruleProvenance(&r),
+					ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key})
+			}
+		}
+	}
+	sb.Filesystem.Entries = es
+	return sb
+}
+
+// kernelGaps compares, at every rule's path and just below it, what the
+// entries grant (AccessAt: what the kernel enforces) with what the rules
+// decide: where the entries grant more, the kernel cannot hold the profile
+// there, and that is a degradation naming the rule. (Where they grant less,
+// decisions take the narrower and the command sees the same.)
+func kernelGaps(fs *FilesystemPolicy) []Degradation {
+	if fs.Unrestricted {
+		return nil
+	}
+	var gaps []string
+	for _, r := range fs.Rules {
 		if r.Glob {
 			continue
 		}
-		sb.Filesystem.Entries = append(sb.Filesystem.Entries, FilesystemEntry{
-			Kind: ruleKind(&r, project), Path: r.Pattern, Access: r.Access, Provenance: ruleProvenance(&r),
-			ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key,
-		})
+		for _, p := range []string{r.Pattern, CleanPath(r.Pattern + "/.turnstile-probe")} {
+			if AccessAt(fs, p).rank() > ResolvePathRules(fs.Rules, p).Access.rank() {
+				gaps = append(gaps, fmt.Sprintf("%s (%q = %s)", p, r.Key, r.Access))
+				break
+			}
+		}
 	}
-	sb.Filesystem.Rules = slices.Clone(cp.Rules)
-	return sb
+	if len(gaps) == 0 {
+		return nil
+	}
+	return []Degradation{{Dimension: "filesystem", Reason: "the kernel would grant more than the profile at " + strings.Join(gaps, ", ")}}
 }
 
 func ruleKind(r *PathRule, project map[string]bool) PathKind {
@@ -131,6 +174,9 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 		if a == "localhost" {
 			p.AllowLocalhost = true
 		}
+	}
+	if n.Limited {
+		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}
 	}
 	return p
 }
@@ -199,4 +245,28 @@ func withDegradations(s *TurnExecutionSecuritySnapshot, e Enforcement, extra []D
 	}
 	return Enforcement{Status: EnforcementUnavailable, Degradations: ds,
 		Reason: "the sandbox backend is required but cannot enforce: " + strings.Join(slices.Compact(names), ", ")}
+}
+
+// approvableRules opens a profile's rules the way Approvable opens a
+// read-only sandbox's entries: the workspace and project roots themselves
+// (the ":workspace_roots" / ":project_roots" rules) become writable, with
+// the protected paths read-only inside them; every other rule stays.
+func approvableRules(rules []PathRule, cwd string) []PathRule {
+	if len(rules) == 0 {
+		return rules
+	}
+	out := slices.Clone(rules)
+	var opened []PathRule
+	for i, r := range out {
+		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead {
+			out[i].Access = AccessWrite
+			opened = append(opened, out[i])
+		}
+	}
+	for _, p := range protectedRules(opened, cwd) {
+		if !slices.ContainsFunc(out, func(r PathRule) bool { return r.Origin == p.Origin && r.Pattern == p.Pattern }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

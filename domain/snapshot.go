@@ -128,6 +128,26 @@ type NetworkPolicy struct {
 	// AllowPrivateNetworks lets connections reach private, link-local and
 	// cloud-metadata addresses (beyond the reference; off unless asked).
 	AllowPrivateNetworks bool `json:"allow_private_networks"`
+	// AllowedMethods, when set, are the only HTTP methods a network action
+	// may use (a permission profile's "limited" mode: GET, HEAD, OPTIONS).
+	AllowedMethods []string `json:"allowed_methods,omitempty"`
+}
+
+// MethodAllowed reports whether an upper-case HTTP method passes
+// AllowedMethods.
+func (n *NetworkPolicy) MethodAllowed(method string) bool {
+	if len(n.AllowedMethods) == 0 {
+		return true
+	}
+	if method == "" {
+		method = "GET"
+	}
+	for _, m := range n.AllowedMethods {
+		if m == method {
+			return true
+		}
+	}
+	return false
 }
 
 // EnvironmentPolicy filters a command's environment. With Inherit the whole

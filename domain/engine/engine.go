@@ -34,6 +34,9 @@ type Config struct {
 	Trust domain.MCPTrust
 	// Kernel is what the capability probe found; it fills every snapshot.
 	Kernel domain.KernelFeatures
+	// Profiles is what turns may select by name (permission_profile
+	// {"profile": …}) and the operator's constraints on every selection.
+	Profiles *domain.ProfileCatalog
 	// MaxCachedTurns bounds the turn cache (default 100,000).
 	MaxCachedTurns int
 	// Now is the clock (default time.Now).

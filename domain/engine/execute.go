@@ -129,6 +129,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		if c.Kernel == (domain.KernelFeatures{}) {
 			c.Kernel = e.cfg.Kernel
 		}
+		if c.Catalog == nil {
+			c.Catalog = e.cfg.Profiles
+		}
 		if c.ParentTurnID != "" && c.Parent == nil {
 			p, err := e.parent(ctx, c.ParentTurnID)
 			if err != nil {
@@ -148,6 +151,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		setNow(&c.Meta, now)
 		if c.Kernel == (domain.KernelFeatures{}) {
 			c.Kernel = e.cfg.Kernel
+		}
+		if c.Catalog == nil {
+			c.Catalog = e.cfg.Profiles
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
