@@ -234,3 +234,29 @@ func canonical(p string) string {
 		cur = parent
 	}
 }
+
+// loadCatalog loads serve's --profiles and --constraints files; any error in
+// either stops the server from starting, every problem listed.
+func loadCatalog(profilesPath, constraintsPath string) (*domain.ProfileCatalog, error) {
+	cat := &domain.ProfileCatalog{}
+	cat.Home, _ = os.UserHomeDir()
+	if profilesPath != "" {
+		f, err := profilefile.Load(profilesPath)
+		if err != nil {
+			return nil, fmt.Errorf("--profiles:\n%w", err)
+		}
+		cat.Profiles = f.Profiles
+	}
+	if constraintsPath != "" {
+		set := cat.Profiles
+		if set == nil {
+			set = domain.ProfileSet{} // built-ins only: a misspelt name still fails
+		}
+		c, err := profilefile.LoadConstraints(constraintsPath, set)
+		if err != nil {
+			return nil, fmt.Errorf("--constraints:\n%w", err)
+		}
+		cat.Constraints = c
+	}
+	return cat, nil
+}

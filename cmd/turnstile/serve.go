@@ -34,6 +34,7 @@ type serveFlags struct {
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile string
 	approvalTTL, storeTimeout                                                    time.Duration
 	claudeCodeConfig                                                             string
+	profiles, constraints                                                        string
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -51,6 +52,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
 	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
+	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
+	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -147,6 +150,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	catalog, err := loadCatalog(f.profiles, f.constraints)
+	if err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
@@ -164,7 +171,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	proj := projections.New()
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Runner: runner{}, Hint: hint{proj},
-		Instance: instanceName(),
+		Instance: instanceName(), Profiles: catalog,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	cmdTimeout := 10 * time.Second
