@@ -132,3 +132,27 @@ func TestApprovableOpensProfileRules(t *testing.T) {
 		t.Fatal("Approvable changed the snapshot's own rules")
 	}
 }
+
+// TestChildKeepsParentRules: a child turn of a profile turn carries the
+// parent's rules, so a glob deny the kernel entries do not hold still binds
+// the child's decisions.
+func TestChildKeepsParentRules(t *testing.T) {
+	set := ProfileSet{"p": {Name: "p", Extends: BuiltinWorkspace, Filesystem: map[string]Access{"**/*.env": AccessDeny}}}
+	in := goldenInputs(ModeAutoAcceptEdits)
+	in.Profile = TurnPermissionProfileSnapshot{}
+	parent, err := SelectSnapshot(&ProfileRequest{Profile: "p"}, &ProfileCatalog{Profiles: set}, SourceComposer, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := ResolveChildSnapshot(ChildInputs{Requested: &ProfileRequest{Mode: ModeAutoAcceptEdits}, Parent: &parent, ParentTurnID: "parent",
+		Inputs: SnapshotInputs{Cwd: in.Cwd}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ResolvePathRules(child.Sandbox.Filesystem.Rules, "/work/repo/.env"); d.Access != AccessDeny {
+		t.Fatalf("the child lost the parent's glob deny: %+v", d)
+	}
+	if AccessAt(&child.Sandbox.Filesystem, "/work/repo/main.go") != AccessWrite {
+		t.Fatal("control: the child still writes the workspace")
+	}
+}

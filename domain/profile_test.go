@@ -271,7 +271,8 @@ func TestPropertyMostSpecificRuleBounds(t *testing.T) {
 // network, process limits, approval scopes, enforcement and behaviour table,
 // and the same access for every probe path — plus the profile's name.
 func TestBuiltinSnapshotsEqualModeSnapshots(t *testing.T) {
-	probes := []string{"/work/repo/a", "/work/repo/.git/x", "/work/shared-lib/b", "/opt/toolchain/c", "/usr/lib/d", "/dev/null", "/etc/hosts", "/root/e", "/"}
+	probes := []string{"/work/repo/a", "/work/repo/.git/x", "/work/repo/.git/config", "/work/repo/.bashrc", "/work/shared-lib/b", "/opt/toolchain/c",
+		"/usr/lib/d", "/dev/null", "/etc/hosts", "/etc/shadow", "/proc/1/environ", "/root/e", "/root/.ssh/id_rsa", "/home/u/.aws/credentials", "/"}
 	for name, mode := range BuiltinModes {
 		for _, kernel := range []KernelFeatures{{LandlockABI: 7, Seccomp: true, UserNamespaces: true}, {}} {
 			in := goldenInputs(mode)

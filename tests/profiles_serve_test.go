@@ -121,6 +121,17 @@ func TestServedProfileDecideExecExplain(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "made.txt")); string(b) != "ok\n" {
 		t.Fatalf("the workspace write did not land: %q", b)
 	}
+	// The attacker's next move: rename the denied directory (or its
+	// contents) out from under the rule, or replace it, then read.
+	run = s.execApproved("p1", "move-secret", map[string]any{"argv": []string{"sh", "-c",
+		"mv secret moved 2>/dev/null; cat moved/key 2>/dev/null; mv secret/key k2 2>/dev/null; cat k2 2>/dev/null; " +
+			"rm -rf secret 2>/dev/null; ln -s docs secret 2>/dev/null; echo done"}})
+	if run.Result == nil || strings.Contains(run.Result.Stdout, "k\n") || !strings.Contains(run.Result.Stdout, "done") {
+		t.Fatalf("moving the denied directory aside: %+v", run.Result)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "secret", "key")); err != nil || string(b) != "k\n" {
+		t.Fatalf("the denied directory was changed from inside: %q %v", b, err)
+	}
 
 	status, body = startProfileTurn(s, "unknown", root, map[string]any{"profile": "nosuch"})
 	if e := wantError(t, status, body, 400, "invalid_field"); !strings.Contains(e.Message, "no such profile (known: :danger-full-access, :read-only, :workspace, dev, envdeny)") {
