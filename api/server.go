@@ -44,6 +44,8 @@ type Config struct {
 	Version string
 	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
 	ClaudeCode *domain.ClaudeCodeConfig
+	// Explainer answers GET /v1/turns/{id}/explain; nil answers 503.
+	Explainer Explainer
 }
 
 // Server serves the API.
@@ -126,6 +128,7 @@ func (s *Server) Handler() http.Handler {
 				r.Get("/events", s.turnEvents)
 				r.Get("/timeline", s.timeline)
 				r.Get("/audit", s.audit)
+				r.Get("/explain", s.explainTurn)
 			})
 		})
 		r.Get("/v1/approvals", s.listApprovals)

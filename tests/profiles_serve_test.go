@@ -248,3 +248,78 @@ func TestServeRefusesAnInvalidProfilesFile(t *testing.T) {
 		t.Fatalf("serve on an invalid constraints file: %v\n%s", err, out)
 	}
 }
+
+type explainAnswer struct {
+	TurnID            string `json:"turn_id"`
+	PermissionProfile struct{ Mode, Profile string } `json:"permission_profile"`
+	ResolvedPath      string `json:"resolved_path"`
+	Read, Write       *struct {
+		Allowed bool
+		Refusal string
+		Message string
+	}
+	Rule *struct {
+		Key, Access, Provenance, Origin string
+		Locked                          bool
+	}
+	Network *struct {
+		Allowed bool
+		Refusal string
+	}
+}
+
+// TestExplainLiveTurn: GET /v1/turns/{id}/explain answers for a live turn
+// what the CLI answers offline: the decision (read and write), the path it
+// judged (through symlinks) and the profile rule; for a mode turn, the
+// decision without a rule; a URL with its method.
+func TestExplainLiveTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "profiles.toml")
+	os.WriteFile(file, []byte(servedProfiles), 0o644)
+	s := StartServer(t, "", "--profiles", file)
+	root := profileWorkspace(t)
+	os.Symlink(filepath.Join(root, "web", ".env"), filepath.Join(root, "notes.txt"))
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644)
+	if status, body := startProfileTurn(s, "x", root, map[string]any{"profile": "envdeny"}); status != http.StatusCreated {
+		t.Fatalf("%d %s", status, body)
+	}
+	explain := func(q string) explainAnswer {
+		var e explainAnswer
+		s.JSON("GET", "/v1/turns/x/explain?"+q, nil, http.StatusOK, &e)
+		return e
+	}
+	e := explain("path=notes.txt")
+	if e.PermissionProfile.Profile != "envdeny" || e.Read.Allowed || e.Write.Allowed || e.ResolvedPath != filepath.Join(root, "web", ".env") ||
+		e.Rule == nil || e.Rule.Key != "**/*.env" || e.Rule.Origin != "envdeny" {
+		t.Fatalf("explain a symlink to a .env: %+v %+v %+v", e, e.Read, e.Rule)
+	}
+	e = explain("path=docs/guide.md")
+	if !e.Read.Allowed || !e.Write.Allowed || e.Rule == nil || e.Rule.Key != ":workspace_roots" {
+		t.Fatalf("control, an ordinary file: %+v %+v %+v", e.Read, e.Write, e.Rule)
+	}
+	e = explain("path=.git/config")
+	if !e.Read.Allowed || e.Write.Allowed || e.Write.Refusal != "write_requires_writable_root" {
+		t.Fatalf(".git/config: %+v %+v", e.Read, e.Write)
+	}
+	if e = explain("url=https://example.com/a&method=post"); e.Network.Allowed || e.Network.Refusal != "method_not_allowed" {
+		t.Fatalf("POST under limited: %+v", e.Network)
+	}
+	if e = explain("url=https://example.com/a"); !e.Network.Allowed {
+		t.Fatalf("GET to an allowed host: %+v", e.Network)
+	}
+	if e = explain("url=https://evil.example.net/"); e.Network.Allowed {
+		t.Fatalf("a host outside the allow-list: %+v", e.Network)
+	}
+	s.startTurn("m", "ws", "supervised", root)
+	var m explainAnswer
+	s.JSON("GET", "/v1/turns/m/explain?path=notes.txt", nil, http.StatusOK, &m)
+	if m.PermissionProfile.Mode != "supervised" || !m.Read.Allowed || m.Write.Allowed || m.Rule != nil {
+		t.Fatalf("mode turn: %+v %+v %+v", m, m.Read, m.Write)
+	}
+	status, body := s.Do("GET", "/v1/turns/x/explain?path=a&url=https://x/", nil)
+	wantError(t, status, body, 400, "invalid_field")
+	status, body = s.Do("GET", "/v1/turns/nope/explain?path=a", nil)
+	wantError(t, status, body, 404, "not_found")
+}

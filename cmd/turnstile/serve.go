@@ -181,7 +181,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: explainer{}})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
