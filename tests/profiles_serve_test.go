@@ -250,9 +250,9 @@ func TestServeRefusesAnInvalidProfilesFile(t *testing.T) {
 }
 
 type explainAnswer struct {
-	TurnID            string `json:"turn_id"`
+	TurnID            string                         `json:"turn_id"`
 	PermissionProfile struct{ Mode, Profile string } `json:"permission_profile"`
-	ResolvedPath      string `json:"resolved_path"`
+	ResolvedPath      string                         `json:"resolved_path"`
 	Read, Write       *struct {
 		Allowed bool
 		Refusal string
