@@ -156,3 +156,23 @@ func TestChildKeepsParentRules(t *testing.T) {
 		t.Fatal("control: the child still writes the workspace")
 	}
 }
+
+func TestPromptNamesTheProfile(t *testing.T) {
+	in := goldenInputs(ModeFullAccess)
+	s, err := SelectSnapshot(&ProfileRequest{Profile: BuiltinWorkspace}, nil, SourceComposer, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := PermissionsPrompt(s.PermissionProfile); !strings.Contains(p, "Permission profile: :workspace (approvals as in mode auto_accept_edits)") {
+		t.Fatalf("prompt:\n%s", p)
+	}
+	set := ProfileSet{"wide": {Name: "wide", Extends: BuiltinDangerFullAccess, Filesystem: map[string]Access{"**/*.pem": AccessDeny}}}
+	w, _ := SelectSnapshot(&ProfileRequest{Profile: "wide"}, &ProfileCatalog{Profiles: set}, SourceComposer, in)
+	if p := PermissionsPrompt(w.PermissionProfile); !strings.Contains(p, "Permission profile: wide") {
+		t.Fatalf("a full-access profile with rules must be shown:\n%s", p)
+	}
+	m, _ := SelectSnapshot(nil, nil, SourceComposer, in)
+	if PermissionsPrompt(m.PermissionProfile) != "" {
+		t.Fatal("the default renders nothing")
+	}
+}
