@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,7 +28,16 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &domain.InvalidEnumError{Field: "status", Value: status, Allowed: []string{"pending", "resolved", "all"}})
 		return
 	}
+	p := principalOf(r)
+	if ws := q.Get("workspace_id"); ws != "" {
+		if err := p.AuthorizeIn(domain.OpApprovalRead, ws); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	list := s.cfg.Projector.Approvals(projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
+	// A scoped credential sees its workspaces' requests only.
+	list = slices.DeleteFunc(list, func(a projections.ApprovalView) bool { return !p.InScope(a.Request.WorkspaceID) })
 	if list == nil {
 		list = []projections.ApprovalView{}
 	}
@@ -59,7 +69,17 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	a, err := s.awaitApproval(r.Context(), chi.URLParam(r, "request_id"), wait)
+	id := chi.URLParam(r, "request_id")
+	if a, ok := s.cfg.Projector.Approval(id); ok {
+		if err := s.authorizeTurn(r, domain.OpApprovalRead, a.Request.TurnID); err != nil {
+			writeError(w, err)
+			return
+		}
+	} else if principalOf(r).Scoped() {
+		writeError(w, &turn.NotFoundError{Kind: "request", ID: id})
+		return
+	}
+	a, err := s.awaitApproval(r.Context(), id, wait)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -128,8 +148,14 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolution) (*RespondResponse, error) {
+	if err := principalOf(r).Authorize(domain.OpApprovalRespond); err != nil {
+		return nil, err
+	}
 	if res == "" {
 		return nil, &domain.FieldError{Field: "resolution", Message: "required"}
+	}
+	if len(id) > maxIDLen {
+		return nil, checkID("request_id", id)
 	}
 	if turnID == "" {
 		// The engine finds the request's turn (its own index, else the
@@ -143,7 +169,13 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 	} else if err := checkID("turn_id", turnID); err != nil {
 		return nil, err
 	}
-	out, err := s.execute(r, turnID, &turn.RespondApproval{Meta: meta(r, "approver"), RequestID: id, Resolution: res})
+	// The resolution's actor (resolved_by) is the authenticated principal;
+	// a runtime credential, or one scoped to another workspace, is refused
+	// before anything is appended.
+	if err := s.authorizeTurn(r, domain.OpApprovalRespond, turnID); err != nil {
+		return nil, err
+	}
+	out, err := s.execute(r, turnID, &turn.RespondApproval{Meta: meta(r), RequestID: id, Resolution: res})
 	if err != nil {
 		return nil, err
 	}

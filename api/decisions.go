@@ -66,8 +66,14 @@ func (s *Server) doDecide(r *http.Request, turnID string, req *DecisionRequest) 
 	if req.ToolCallID == "" {
 		return nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
+	if err := req.checkLengths(); err != nil {
+		return nil, err
+	}
+	if err := s.authorizeTurn(r, domain.OpTurnDecide, turnID); err != nil {
+		return nil, err
+	}
 	res, err := s.execute(r, turnID, &turn.EvaluateTool{
-		Meta: meta(r, "agent"), ToolCallID: req.ToolCallID, ItemID: req.ItemID,
+		Meta: meta(r), ToolCallID: req.ToolCallID, ItemID: req.ItemID,
 		Invocation: domain.Invocation{ToolName: req.ToolName, Arguments: req.Arguments, MCP: req.MCP, Dynamic: req.Dynamic},
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"turnstile/domain"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above it).
@@ -50,4 +52,91 @@ func decodeBytes(body []byte, v any) error {
 		return fmt.Errorf("%w: trailing data after the JSON value", errMalformed)
 	}
 	return nil
+}
+
+// Length limits of the strings a client sends; above one the request is a
+// 400 naming the field, and nothing is appended. The body limit alone would
+// let a 900 KB workspace_id into every event of a turn.
+const (
+	maxIDLen     = domain.MaxIDLength // workspace, thread, turn, tool call, item and request ids
+	maxNameLen   = 256                // tool names, MCP server and tool names, environment names
+	maxTextLen   = 4096               // reasons and other free text
+	maxPathLen   = 4096               // paths (PATH_MAX)
+	maxListLen   = 256                // roots, tool and path lists
+	maxArgvLen   = 4096               // argv entries
+	maxArgBytes  = 128 << 10          // one argv entry or environment value (MAX_ARG_STRLEN)
+	maxKeptBytes = 64 << 10           // a JSON-RPC turn/start field kept as sent (capabilities, sandbox_policy…)
+)
+
+// limits collects the first field over its limit.
+type limits struct{ err error }
+
+func (l *limits) str(field, v string, maxLen int) {
+	if l.err == nil && len(v) > maxLen {
+		l.err = &domain.FieldError{Field: field, Message: fmt.Sprintf("is %d bytes long; the limit is %d", len(v), maxLen)}
+	}
+}
+
+func (l *limits) strs(field string, vs []string, maxCount, maxLen int) {
+	if l.err == nil && len(vs) > maxCount {
+		l.err = &domain.FieldError{Field: field, Message: fmt.Sprintf("has %d entries; the limit is %d", len(vs), maxCount)}
+	}
+	for i, v := range vs {
+		l.str(fmt.Sprintf("%s[%d]", field, i), v, maxLen)
+	}
+}
+
+func (l *limits) profile(p *domain.ProfileRequest) {
+	if p == nil {
+		return
+	}
+	l.strs("permission_profile.allowed_tools", p.AllowedTools, maxListLen, maxNameLen)
+	l.strs("permission_profile.denied_tools", p.DeniedTools, maxListLen, maxNameLen)
+	l.strs("permission_profile.allowed_paths", p.AllowedPaths, maxListLen, maxPathLen)
+}
+
+func (req *StartTurnRequest) checkLengths() error {
+	var l limits
+	l.str("turn_id", req.TurnID, maxIDLen)
+	l.str("workspace_id", req.WorkspaceID, maxIDLen)
+	l.str("thread_id", req.ThreadID, maxIDLen)
+	l.str("parent_turn_id", req.ParentTurnID, maxIDLen)
+	l.str("cwd", req.Cwd, maxPathLen)
+	l.str("workspace_root", req.WorkspaceRoot, maxPathLen)
+	l.strs("project_roots", req.ProjectRoots, maxListLen, maxPathLen)
+	l.strs("app_read_roots", req.AppReadRoots, maxListLen, maxPathLen)
+	l.profile(req.PermissionProfile)
+	return l.err
+}
+
+func (req *DecisionRequest) checkLengths() error {
+	var l limits
+	l.str("tool_call_id", req.ToolCallID, maxIDLen)
+	l.str("item_id", req.ItemID, maxIDLen)
+	l.str("tool_name", req.ToolName, maxNameLen)
+	if req.MCP != nil {
+		l.str("mcp.server", req.MCP.Server, maxNameLen)
+		l.str("mcp.tool", req.MCP.Tool, maxNameLen)
+	}
+	return l.err
+}
+
+func (req *ExecRequest) checkLengths() error {
+	var l limits
+	l.str("tool_call_id", req.ToolCallID, maxIDLen)
+	l.str("item_id", req.ItemID, maxIDLen)
+	l.strs("argv", req.Argv, maxArgvLen, maxArgBytes)
+	l.str("cwd", req.Cwd, maxPathLen)
+	for k, v := range req.Env {
+		l.str("env", k, maxNameLen)
+		l.str("env."+k[:min(len(k), maxNameLen)], v, maxArgBytes)
+	}
+	return l.err
+}
+
+// checkReason limits an end-of-turn reason.
+func checkReason(reason string) error {
+	var l limits
+	l.str("reason", reason, maxTextLen)
+	return l.err
 }

@@ -50,10 +50,23 @@ func mapError(err error) *Error {
 		tooLarge *http.MaxBytesError
 		typeErr  *json.UnmarshalTypeError
 		unknown  *unknownFieldError
+		denied   *domain.ForbiddenError
+		credDup  *domain.CredentialExistsError
+		credGone *domain.CredentialNotFoundError
 	)
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
+	case errors.As(err, &denied):
+		d := map[string]any{"principal": denied.Principal, "role": denied.Role, "operation": denied.Operation, "allowed_roles": domain.RolesAllowed(denied.Operation)}
+		if denied.WorkspaceID != "" || denied.Role.Allows(denied.Operation) {
+			d["workspace_id"] = denied.WorkspaceID
+		}
+		return errorf(http.StatusForbidden, "forbidden", d, "%s", denied.Error())
+	case errors.As(err, &credDup):
+		return errorf(http.StatusConflict, "credential_exists", map[string]any{"name": credDup.Name}, "%s", credDup.Error())
+	case errors.As(err, &credGone):
+		return errorf(http.StatusNotFound, "not_found", map[string]any{"kind": "credential", "id": credGone.Name}, "%s", credGone.Error())
 	case errors.As(err, &tooLarge):
 		return errorf(http.StatusRequestEntityTooLarge, "body_too_large", map[string]any{"limit_bytes": tooLarge.Limit}, "request body is larger than %d bytes", tooLarge.Limit)
 	case errors.Is(err, errMalformed):

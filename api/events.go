@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"turnstile/domain"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
@@ -16,23 +18,27 @@ import (
 // StoredEvent is one event of a turn's raw history, with the exact stored
 // metadata and data (so a client can recompute the hash chain).
 type StoredEvent struct {
-	Version       int64     `json:"version"`
-	Position      string    `json:"position"`
-	EventID       string    `json:"event_id"`
-	Type          string    `json:"type"`
-	SchemaVersion int       `json:"schema_version"`
-	OccurredAt    time.Time `json:"occurred_at"`
-	Actor         string    `json:"actor,omitempty"`
-	CorrelationID string    `json:"correlation_id,omitempty"`
-	PrevHash      string    `json:"prev_hash"`
-	Hash          string    `json:"hash"`
-	Metadata      rawJSON   `json:"metadata"`
-	Data          rawJSON   `json:"data"`
+	Version       int64        `json:"version"`
+	Position      string       `json:"position"`
+	EventID       string       `json:"event_id"`
+	Type          string       `json:"type"`
+	SchemaVersion int          `json:"schema_version"`
+	OccurredAt    time.Time    `json:"occurred_at"`
+	Actor         domain.Actor `json:"actor,omitzero"`
+	CorrelationID string       `json:"correlation_id,omitempty"`
+	PrevHash      string       `json:"prev_hash"`
+	Hash          string       `json:"hash"`
+	Metadata      rawJSON      `json:"metadata"`
+	Data          rawJSON      `json:"data"`
 }
 
 func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "turn_id")
 	if err := checkID("turn_id", id); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.authorizeTurn(r, domain.OpTurnHistory, id); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -147,6 +153,19 @@ func auditParams(p map[string]any, kind string, d *turn.DecisionRecorded) {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
+	p := principalOf(r)
+	if wsFilter != "" {
+		if err := p.AuthorizeIn(domain.OpEventsSubscribe, wsFilter); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	if turnFilter != "" {
+		if err := s.authorizeTurn(r, domain.OpEventsSubscribe, turnFilter); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	from := eventstore.Start
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
@@ -228,7 +247,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if turnFilter != "" && e.TurnID != turnFilter {
 				continue
 			}
-			if wsFilter != "" && s.workspaceOf(workspaces, e.TurnID) != wsFilter {
+			if wsFilter != "" && s.workspaceOf(r.Context(), workspaces, e.TurnID) != wsFilter {
+				continue
+			}
+			// A scoped credential's stream carries its workspaces only; a
+			// turn whose workspace is unknown here is left out.
+			if p.Scoped() && !p.InScope(s.workspaceOf(r.Context(), workspaces, e.TurnID)) {
 				continue
 			}
 			method, params := notification(&e)
@@ -239,13 +263,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) workspaceOf(known map[string]string, turnID string) string {
+// workspaceOf is the workspace of a turn the stream has not seen start:
+// from the read models, else from the turn's first event in the store.
+func (s *Server) workspaceOf(ctx context.Context, known map[string]string, turnID string) string {
 	if ws, ok := known[turnID]; ok {
 		return ws
 	}
-	if t, ok := s.cfg.Projector.Turn(turnID); ok {
-		known[turnID] = t.WorkspaceID
-		return t.WorkspaceID
+	if ws, ok, err := s.turnWorkspace(ctx, turnID); err == nil && ok {
+		known[turnID] = ws
+		return ws
 	}
 	return ""
 }

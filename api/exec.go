@@ -58,7 +58,16 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 // run, record) and maps its step to a status: 202 while it waits for a
 // person, 409 when the tool call id had already started, 200 otherwise.
 func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait time.Duration) (int, *ExecResponse, error) {
-	m := meta(r, "agent")
+	if req.ToolCallID == "" {
+		return 0, nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
+	}
+	if err := req.checkLengths(); err != nil {
+		return 0, nil, err
+	}
+	if err := s.authorizeTurn(r, domain.OpTurnExec, turnID); err != nil {
+		return 0, nil, err
+	}
+	m := meta(r)
 	cmd := &engine.Command{ToolCallID: req.ToolCallID, ItemID: req.ItemID, Argv: req.Argv, Cwd: req.Cwd, Env: req.Env,
 		TimeoutMs: req.TimeoutMs, Stdin: []byte(req.Stdin), Actor: m.Actor, CorrelationID: m.CorrelationID}
 	cmd.Interrupt = s.draining // a drain ends the wait for approval, not a run

@@ -59,7 +59,7 @@ func check(err error) *ExplainCheck {
 }
 
 func (s *Server) explainTurn(w http.ResponseWriter, r *http.Request) {
-	t, err := s.readTurn(chi.URLParam(r, "turn_id"))
+	t, err := s.readTurn(r, chi.URLParam(r, "turn_id"))
 	if err != nil {
 		writeError(w, err)
 		return

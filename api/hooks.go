@@ -105,9 +105,26 @@ func (s *Server) claudeCodeHook(r *http.Request, h *claudeCodeHook) (HookAnswer,
 		// to decide or record; no opinion.
 		return HookAnswer{}, nil
 	}
+	var l limits // ids, names and paths are bounded as on the REST API
+	l.str("session_id", h.SessionID, maxTextLen)
+	l.str("tool_use_id", h.ToolUseID, maxIDLen)
+	l.str("tool_name", h.ToolName, maxNameLen)
+	l.str("cwd", h.Cwd, maxPathLen)
+	l.str("transcript_path", h.TranscriptPath, maxPathLen)
+	l.str("permission_mode", h.PermissionMode, maxNameLen)
+	l.str("source", h.Source, maxNameLen)
+	l.str("reason", h.Reason, maxTextLen)
+	if l.err != nil {
+		return HookAnswer{}, l.err
+	}
 	cs, err := s.ccSession(h)
 	if err != nil {
 		return HookAnswer{}, err
+	}
+	// A workspace-scoped credential reaches the sessions of its workspaces'
+	// projects only.
+	if p := principalOf(r); p.Scoped() && (!cs.configured || !p.InScope(cs.project.WorkspaceID)) {
+		return HookAnswer{}, &domain.ForbiddenError{Principal: p.Name, Role: p.Role, Operation: domain.OpTurnDecide, WorkspaceID: cs.project.WorkspaceID}
 	}
 	switch h.HookEventName {
 	case "UserPromptSubmit":
@@ -244,7 +261,10 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q 
 
 // ccPostToolUse records what ran. A call turnstile answered with Claude
 // Code's prompt and that ran was allowed by the person there: that is
-// recorded first, as an allow_once by the hook.
+// recorded first, as an allow_once by the hook's principal — only when that
+// principal may answer approvals (an admin). A runtime credential never
+// answers one (separation of duties): its call is recorded as run, and the
+// request stays for an approver.
 func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	h := cs.hook
 	if h.ToolUseID == "" {
@@ -281,7 +301,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	// Only an ask answered with Claude Code's prompt can have been allowed
 	// there; a held call that ran was never allowed (it ran despite a deny,
 	// e.g. through a failed-open http hook), and is recorded as such.
-	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt {
+	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt && principalOf(r).Authorize(domain.OpApprovalRespond) == nil {
 		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
 			var done *turn.AlreadyResolvedError
 			if !errors.As(err, &done) {

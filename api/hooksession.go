@@ -37,11 +37,6 @@ import (
 // ClaudeCodeTurnPrefix is the reserved prefix of the hook's thread and turn ids.
 const ClaudeCodeTurnPrefix = "claude-code:"
 
-// hookActor is the actor of every event the hook causes (today one bearer
-// token authenticates every caller; the hook's principal replaces it when
-// runtime credentials land). A client header cannot change it.
-const hookActor = "claude-code-hook"
-
 // checkClientTurnID refuses a client-chosen turn id in the hook's namespace.
 func checkClientTurnID(id string) error {
 	if strings.HasPrefix(id, ClaudeCodeTurnPrefix) {
@@ -306,11 +301,9 @@ func (s *Server) ccEndOne(r *http.Request, id string, status turn.Status, reason
 	return err
 }
 
-// hookMeta is the metadata of a hook command: the hook's actor, whatever
-// the request's headers say.
-func hookMeta(r *http.Request) turn.Meta {
-	return turn.Meta{Actor: hookActor, CorrelationID: r.Header.Get("X-Request-Id")}
-}
+// hookMeta is the metadata of a hook command: the actor is the hook's
+// authenticated principal, whatever the request's headers say.
+func hookMeta(r *http.Request) turn.Meta { return meta(r) }
 
 // hookExec runs a command and waits (bounded) for the read models to
 // include it, so that a read after the hook's answer — or the hold on an

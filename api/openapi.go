@@ -21,50 +21,82 @@ type operation struct {
 	response              any      // 2xx response type, or nil
 	status                string   // 2xx status (default "200")
 	public                bool     // no bearer token needed
+	// op is what the endpoint does: the roles that may call it follow from
+	// domain's role table.
+	op domain.Operation
 }
 
 // operations lists every endpoint; TestOpenAPIMatchesRouter checks it
 // against the router.
 var operations = []operation{
 	{method: "GET", path: "/healthz", summary: "Liveness", public: true},
-	{method: "GET", path: "/readyz", summary: "Readiness: the store is reachable and the read models caught up"},
-	{method: "GET", path: "/metrics", summary: "Prometheus metrics (text exposition format)"},
-	{method: "GET", path: "/openapi.json", summary: "This document"},
-	{method: "POST", path: "/v1/hooks/claude-code", summary: "Claude Code's http hook: one hook event (UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd) in, the hook's answer out", body: claudeCodeHook{}, response: HookAnswer{}},
-	{method: "GET", path: "/rpc", summary: "JSON-RPC 2.0 over a WebSocket (Upgrade: websocket): the same calls as POST /rpc, and the notifications of /v1/events pushed as JSON-RPC notifications", query: []string{"turn_id", "workspace_id"}},
-	{method: "POST", path: "/rpc", summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
-	{method: "GET", path: "/v1/events", summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
-	{method: "POST", path: "/v1/turns", summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},
-	{method: "GET", path: "/v1/turns", summary: "List turns", query: []string{"workspace_id", "status", "after", "limit"}, response: struct {
+	{method: "GET", path: "/readyz", op: domain.OpServiceRead, summary: "Readiness: the store is reachable and the read models caught up"},
+	{method: "GET", path: "/metrics", op: domain.OpMetricsRead, summary: "Prometheus metrics (text exposition format)"},
+	{method: "GET", path: "/openapi.json", op: domain.OpServiceRead, summary: "This document"},
+	{method: "POST", path: "/v1/hooks/claude-code", op: domain.OpTurnDecide, summary: "Claude Code's http hook: one hook event (UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd) in, the hook's answer out", body: claudeCodeHook{}, response: HookAnswer{}},
+	{method: "GET", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0 over a WebSocket (Upgrade: websocket): the same calls as POST /rpc, and the notifications of /v1/events pushed as JSON-RPC notifications", query: []string{"turn_id", "workspace_id"}},
+	{method: "POST", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
+	{method: "GET", path: "/v1/events", op: domain.OpEventsSubscribe, summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
+	{method: "POST", path: "/v1/turns", op: domain.OpTurnStart, summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},
+	{method: "GET", path: "/v1/turns", op: domain.OpTurnRead, summary: "List turns", query: []string{"workspace_id", "status", "after", "limit"}, response: struct {
 		Turns []projections.TurnView `json:"turns"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}", summary: "A turn and its effective security snapshot", response: TurnResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/decisions", summary: "Decide one tool invocation: allow, deny or ask", body: DecisionRequest{}, response: DecisionResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/exec", summary: "Decide and run a command under the turn's snapshot", query: []string{"wait"}, body: ExecRequest{}, response: ExecResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/permissions", summary: "Change the permission profile mid-turn", body: ChangePermissionsRequest{}, response: TurnResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/complete", summary: "Complete the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/interrupt", summary: "Interrupt the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
-	{method: "POST", path: "/v1/turns/{turn_id}/fail", summary: "Fail the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/events", summary: "The raw, replayable history with versions and hashes", query: []string{"from", "limit"}, response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}", op: domain.OpTurnRead, summary: "A turn and its effective security snapshot", response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/decisions", op: domain.OpTurnDecide, summary: "Decide one tool invocation: allow, deny or ask", body: DecisionRequest{}, response: DecisionResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/exec", op: domain.OpTurnExec, summary: "Decide and run a command under the turn's snapshot", query: []string{"wait"}, body: ExecRequest{}, response: ExecResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/permissions", op: domain.OpTurnChangeProfile, summary: "Change the permission profile mid-turn", body: ChangePermissionsRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/complete", op: domain.OpTurnEnd, summary: "Complete the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/interrupt", op: domain.OpTurnEnd, summary: "Interrupt the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "POST", path: "/v1/turns/{turn_id}/fail", op: domain.OpTurnEnd, summary: "Fail the turn (cancels open requests)", body: EndTurnRequest{}, response: TurnResponse{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/events", op: domain.OpTurnHistory, summary: "The raw, replayable history with versions and hashes", query: []string{"from", "limit"}, response: struct {
 		TurnID string        `json:"turn_id"`
 		From   int           `json:"from"`
 		Events []StoredEvent `json:"events"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/timeline", summary: "Timeline rows for a client UI", response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}/timeline", op: domain.OpTurnRead, summary: "Timeline rows for a client UI", response: struct {
 		TurnID string                    `json:"turn_id"`
 		Rows   []projections.TimelineRow `json:"rows"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/audit", summary: "Audit rows of the turn", query: []string{"offset", "limit"}, response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}/audit", op: domain.OpTurnHistory, summary: "Audit rows of the turn", query: []string{"offset", "limit"}, response: struct {
 		TurnID string                 `json:"turn_id"`
 		Rows   []projections.AuditRow `json:"rows"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/explain", summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
-	{method: "GET", path: "/v1/approvals", summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
+	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
 	}{}},
-	{method: "GET", path: "/v1/approvals/{request_id}", summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
-	{method: "POST", path: "/v1/approvals/{request_id}/respond", summary: "Resolve a request (allow_once, allow_for_turn, deny, cancelled); the first resolution wins", body: RespondRequest{}, response: RespondResponse{}},
+	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
+	{method: "POST", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "Create a named credential (role, optional workspaces); the token is shown once", body: CreateCredentialRequest{}, response: NewCredential{}, status: "201"},
+	{method: "GET", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "List credentials (never their secrets)", response: struct {
+		Credentials []domain.Credential `json:"credentials"`
+	}{}},
+	{method: "POST", path: "/v1/credentials/{name}/revoke", op: domain.OpCredentialManage, summary: "Revoke a credential (by name or id); in force at once on every instance", response: domain.Credential{}},
+	{method: "POST", path: "/v1/approvals/{request_id}/respond", op: domain.OpApprovalRespond, summary: "Resolve a request (allow_once, allow_for_turn, deny, cancelled); the first resolution wins", body: RespondRequest{}, response: RespondResponse{}},
 }
+
+// operationOf is the operation of a documented endpoint; an undocumented
+// one, or one without an operation, is a programming error caught when the
+// router is built.
+func operationOf(method, path string) domain.Operation {
+	for _, o := range operations {
+		if o.method == method && o.path == path && !o.public && o.op != "" {
+			return o.op
+		}
+	}
+	panic("api: no operation (and so no roles) documented for " + method + " " + path)
+}
+
+// rpcOperations is the operation of each JSON-RPC method (POST /rpc itself
+// only needs a credential; each call is authorised on its own).
+var rpcOperations = map[string]domain.Operation{
+	"turn/start":                      domain.OpTurnStart,
+	"turn/get":                        domain.OpTurnRead,
+	"turn/cancel":                     domain.OpTurnEnd,
+	"turn/items":                      domain.OpTurnRead,
+	"turn/permission/request/respond": domain.OpApprovalRespond,
+}
+
+func roleNames(op domain.Operation) []string { return names(domain.RolesAllowed(op)) }
 
 // enums gives the wire values of enum types for schemas.
 var enums = map[reflect.Type][]string{
@@ -79,6 +111,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeFor[domain.ProfileSource]():     names(domain.ProfileSources),
 	reflect.TypeFor[domain.Access]():            {"read", "write", "deny"},
 	reflect.TypeFor[domain.EnforcementStatus](): {"active", "partially_active", "unavailable"},
+	reflect.TypeFor[domain.Role]():              names(domain.Roles),
 	reflect.TypeFor[turn.Status]():              {"in_progress", "awaiting_approval", "completed", "interrupted", "failed"},
 }
 
@@ -198,6 +231,19 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		o["responses"] = map[string]any{status: ok, "default": errResp}
 		if op.public {
 			o["security"] = []any{}
+		} else {
+			roles := roleNames(op.op)
+			o["x-turnstile-operation"], o["x-turnstile-roles"] = op.op, roles
+			o["description"] = "Requires a bearer credential with role " + strings.Join(roles, ", ") +
+				" (a workspace-scoped credential only reaches its workspaces); any other is 403 forbidden."
+			if op.path == "/rpc" {
+				rpc := map[string]any{}
+				for m, mop := range rpcOperations {
+					rpc[m] = roleNames(mop)
+				}
+				o["x-turnstile-rpc-roles"] = rpc
+				o["description"] = "Any credential may call; each method is authorised like its REST counterpart (x-turnstile-rpc-roles): a refused call is a JSON-RPC error with data.status 403."
+			}
 		}
 		if paths[op.path] == nil {
 			paths[op.path] = map[string]any{}
@@ -210,7 +256,8 @@ var openapiDoc = sync.OnceValue(func() []byte {
 			"description": "Decides, enforces and records what an AI agent may do during one turn."},
 		"paths": paths,
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
+				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
 			"schemas": map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
 				"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}},
 		},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -56,5 +57,42 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 	if !strings.Contains(string(openapiDoc()), `"already_resolved"`) && !strings.Contains(string(openapiDoc()), `"resolution"`) {
 		t.Fatal("schemas missing")
+	}
+}
+
+// TestOpenAPIRoles: the document declares the bearer scheme and, for every
+// authenticated operation, the roles that may call it, from the same table
+// the router enforces.
+func TestOpenAPIRoles(t *testing.T) {
+	var doc struct {
+		Components struct {
+			SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
+		} `json:"components"`
+		Security []map[string]any                     `json:"security"`
+		Paths    map[string]map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(openapiDoc(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc.Components.SecuritySchemes["bearer"]; b["type"] != "http" || b["scheme"] != "bearer" || len(doc.Security) != 1 {
+		t.Fatalf("security scheme %v / %v", doc.Components.SecuritySchemes, doc.Security)
+	}
+	for path, methods := range doc.Paths {
+		for m, op := range methods {
+			if path == "/healthz" {
+				continue
+			}
+			roles, _ := op["x-turnstile-roles"].([]any)
+			if len(roles) == 0 || roles[len(roles)-1] != "admin" {
+				t.Errorf("%s %s: roles %v", m, path, op["x-turnstile-roles"])
+			}
+		}
+	}
+	respond := doc.Paths["/v1/approvals/{request_id}/respond"]["post"]["x-turnstile-roles"]
+	if fmt.Sprint(respond) != "[approver admin]" {
+		t.Fatalf("respond roles %v, want [approver admin]", respond)
+	}
+	if fmt.Sprint(doc.Paths["/v1/turns/{turn_id}/decisions"]["post"]["x-turnstile-roles"]) != "[runtime admin]" {
+		t.Fatal("decisions are not the runtime's")
 	}
 }

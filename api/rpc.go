@@ -143,10 +143,22 @@ func (p *turnIDParams) check() error {
 	if p.TurnID == "" {
 		return &domain.FieldError{Field: "turn_id", Message: "required"}
 	}
+	if len(p.TurnID) > maxIDLen {
+		return checkID("turn_id", p.TurnID)
+	}
 	return nil
 }
 
 func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (any, error) {
+	// A method missing from the table is the admin's only: a new method
+	// fails closed until it is given its roles.
+	op, ok := rpcOperations[method]
+	if !ok {
+		op = domain.Operation("rpc:" + method)
+	}
+	if err := principalOf(r).Authorize(op); err != nil {
+		return nil, err
+	}
 	switch method {
 	case "turn/start":
 		var p rpcTurnStartParams
@@ -167,7 +179,7 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if err := p.check(); err != nil {
 			return nil, err
 		}
-		return s.readTurn(p.TurnID)
+		return s.readTurn(r, p.TurnID)
 	case "turn/cancel":
 		var p turnIDParams
 		if err := params(raw, &p); err != nil {
@@ -176,7 +188,13 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if err := p.check(); err != nil {
 			return nil, err
 		}
-		res, err := s.execute(r, p.TurnID, &turn.EndTurn{Meta: meta(r, "agent"), Status: turn.StatusInterrupted, Reason: p.Reason})
+		if err := checkReason(p.Reason); err != nil {
+			return nil, err
+		}
+		if err := s.authorizeTurn(r, domain.OpTurnEnd, p.TurnID); err != nil {
+			return nil, err
+		}
+		res, err := s.execute(r, p.TurnID, &turn.EndTurn{Meta: meta(r), Status: turn.StatusInterrupted, Reason: p.Reason})
 		if err != nil {
 			return nil, err
 		}
@@ -187,6 +205,9 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 			return nil, err
 		}
 		if err := p.check(); err != nil {
+			return nil, err
+		}
+		if err := s.authorizeTurn(r, domain.OpTurnRead, p.TurnID); err != nil {
 			return nil, err
 		}
 		if _, ok := s.cfg.Projector.Turn(p.TurnID); !ok {
@@ -208,6 +229,9 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		}
 		if p.RequestID == "" {
 			return nil, &domain.FieldError{Field: "request_id", Message: "required"}
+		}
+		if len(p.RequestID) > maxIDLen {
+			return nil, checkID("request_id", p.RequestID)
 		}
 		return s.doRespond(r, p.RequestID, p.TurnID, p.Resolution)
 	}

@@ -45,6 +45,17 @@ func (p *rpcTurnStartParams) split() (json.RawMessage, map[string]json.RawMessag
 	} else {
 		p.Input = nil
 	}
+	var l limits // the kept fields are bounded like every other free text
+	l.str("model", string(p.Model), maxNameLen)
+	l.str("model_provider", string(p.ModelProvider), maxNameLen)
+	l.str("mode", string(p.Mode), maxNameLen)
+	l.str("reasoning", string(p.Reasoning), maxTextLen)
+	for name, raw := range map[string]json.RawMessage{"capabilities": p.Capabilities, "sandbox_policy": p.SandboxPolicy, "cli_runtime_options": p.CLIRuntimeOptions} {
+		l.str(name, string(raw), maxKeptBytes)
+	}
+	if l.err != nil {
+		return nil, nil, l.err
+	}
 	var kept map[string]json.RawMessage
 	for name, raw := range map[string]json.RawMessage{
 		"capabilities": p.Capabilities, "model": p.Model, "model_provider": p.ModelProvider, "sandbox_policy": p.SandboxPolicy,

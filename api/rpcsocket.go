@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
+	"turnstile/domain"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -28,6 +29,19 @@ import (
 // graph (no new module) and does what this needs: text frames, a server
 // that writes when it has something to say, and a payload limit.
 func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
+	// The notification filters are authorised as on /v1/events.
+	if ws := r.URL.Query().Get("workspace_id"); ws != "" && principalOf(r).Authorize(domain.OpEventsSubscribe) == nil {
+		if err := principalOf(r).AuthorizeIn(domain.OpEventsSubscribe, ws); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	if id := r.URL.Query().Get("turn_id"); id != "" && principalOf(r).Authorize(domain.OpEventsSubscribe) == nil {
+		if err := s.authorizeTurn(r, domain.OpEventsSubscribe, id); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		w.Header().Set("Upgrade", "websocket")
 		writeError(w, errorf(http.StatusUpgradeRequired, "upgrade_required", nil, "GET /rpc is a WebSocket (send Upgrade: websocket); POST /rpc takes calls over plain HTTP"))
@@ -138,6 +152,11 @@ func (s *Server) rpcSocketCall(r *http.Request, msg []byte) any {
 func (s *Server) pushNotifications(ctx context.Context, r *http.Request, sub eventstore.Subscription, c *rpcSocketConn) {
 	q := r.URL.Query()
 	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
+	p := principalOf(r)
+	if p.Authorize(domain.OpEventsSubscribe) != nil {
+		<-ctx.Done() // calls only: this role may not follow events
+		return
+	}
 	workspaces := map[string]string{}
 	for {
 		m, err := sub.Recv(ctx)
@@ -158,8 +177,11 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, sub eve
 		if st, ok := e.Payload.(*turn.TurnStarted); ok {
 			workspaces[e.TurnID] = st.WorkspaceID
 		}
-		if (turnFilter != "" && e.TurnID != turnFilter) || (wsFilter != "" && s.workspaceOf(workspaces, e.TurnID) != wsFilter) {
+		if (turnFilter != "" && e.TurnID != turnFilter) || (wsFilter != "" && s.workspaceOf(ctx, workspaces, e.TurnID) != wsFilter) {
 			continue
+		}
+		if p.Scoped() && !p.InScope(s.workspaceOf(ctx, workspaces, e.TurnID)) {
+			continue // a scoped credential's notifications carry its workspaces only
 		}
 		method, params := notification(&e)
 		if err := c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}); err != nil {

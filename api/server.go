@@ -1,16 +1,14 @@
 // Package api is turnstile's HTTP edge: the REST resources, Server-Sent
 // Events notifications, the JSON-RPC 2.0 compatibility endpoint, bearer
-// auth, request limits, the OpenAPI document, and the one place where errors
+// auth (roles and workspace scopes), request limits, the OpenAPI document, and the one place where errors
 // become HTTP statuses. Handlers decode, call one core function, and map
 // the error.
 package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,9 +26,13 @@ type Config struct {
 	Engine    *engine.Engine
 	Projector *projections.Projector
 	Store     eventstore.Store
-	// Token is the bearer token every endpoint but /healthz requires.
-	Token  string
-	Logger *slog.Logger
+	// Token is the configured admin token (the bootstrap credential, named
+	// BootstrapName); named credentials live in the store's credential
+	// stream.
+	Token string
+	// Credentials, when nil, is a CredentialStore over Store.
+	Credentials *CredentialStore
+	Logger      *slog.Logger
 	// Metrics; nil creates a fresh set.
 	Metrics *Metrics
 	// ProjectionWait bounds how long a command waits for the read models
@@ -53,6 +55,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	metrics *Metrics
+	creds   *CredentialStore
 	// ready is set once the projector has caught up with the store.
 	ready atomic.Bool
 	// draining is set when shutdown starts: long polls and streams end.
@@ -76,7 +79,10 @@ func New(cfg Config) *Server {
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = 10 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, draining: make(chan struct{})}
+	if cfg.Credentials == nil && cfg.Store != nil {
+		cfg.Credentials = NewCredentialStore(cfg.Store)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{})}
 	s.metrics.Gauge("turnstile_cached_turns", func() float64 { return float64(cfg.Engine.CachedTurns()) })
 	s.metrics.Gauge("turnstile_projection_events_applied", func() float64 { return float64(cfg.Projector.Applied()) })
 	return s
@@ -96,7 +102,9 @@ func (s *Server) Drain() {
 	}
 }
 
-// Handler returns the router.
+// Handler returns the router. Every route but /healthz authenticates, and
+// refuses a role that may not perform the route's operation (the table in
+// openapi.go) before its handler runs.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.observe)
@@ -107,49 +115,37 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/healthz", s.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)
-		r.Get("/readyz", s.readyz)
-		r.Get("/metrics", s.metricsHandler)
-		r.Get("/openapi.json", s.openapi)
-		r.Post("/rpc", s.rpc)
-		r.Get("/rpc", s.rpcSocket)
-		r.Post("/v1/hooks/claude-code", s.claudeCodeHookHandler)
-		r.Get("/v1/events", s.events)
-		r.Route("/v1/turns", func(r chi.Router) {
-			r.Post("/", s.startTurn)
-			r.Get("/", s.listTurns)
-			r.Route("/{turn_id}", func(r chi.Router) {
-				r.Get("/", s.getTurn)
-				r.Post("/decisions", s.decide)
-				r.Post("/exec", s.exec)
-				r.Post("/permissions", s.changePermissions)
-				r.Post("/complete", s.endTurn("completed"))
-				r.Post("/interrupt", s.endTurn("interrupted"))
-				r.Post("/fail", s.endTurn("failed"))
-				r.Get("/events", s.turnEvents)
-				r.Get("/timeline", s.timeline)
-				r.Get("/audit", s.audit)
-				r.Get("/explain", s.explainTurn)
-			})
-		})
-		r.Get("/v1/approvals", s.listApprovals)
-		r.Get("/v1/approvals/{request_id}", s.getApproval)
-		r.Post("/v1/approvals/{request_id}/respond", s.respond)
+		handle := func(method, path string, h http.HandlerFunc) {
+			r.With(s.allow(operationOf(method, path))).Method(method, path, h)
+		}
+		handle("GET", "/readyz", s.readyz)
+		handle("GET", "/metrics", s.metricsHandler)
+		handle("GET", "/openapi.json", s.openapi)
+		handle("POST", "/rpc", s.rpc)
+		handle("GET", "/rpc", s.rpcSocket)
+		handle("POST", "/v1/hooks/claude-code", s.claudeCodeHookHandler)
+		handle("GET", "/v1/events", s.events)
+		handle("POST", "/v1/turns", s.startTurn)
+		handle("GET", "/v1/turns", s.listTurns)
+		handle("GET", "/v1/turns/{turn_id}", s.getTurn)
+		handle("POST", "/v1/turns/{turn_id}/decisions", s.decide)
+		handle("POST", "/v1/turns/{turn_id}/exec", s.exec)
+		handle("POST", "/v1/turns/{turn_id}/permissions", s.changePermissions)
+		handle("POST", "/v1/turns/{turn_id}/complete", s.endTurn("completed"))
+		handle("POST", "/v1/turns/{turn_id}/interrupt", s.endTurn("interrupted"))
+		handle("POST", "/v1/turns/{turn_id}/fail", s.endTurn("failed"))
+		handle("GET", "/v1/turns/{turn_id}/events", s.turnEvents)
+		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
+		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
+		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
+		handle("GET", "/v1/approvals", s.listApprovals)
+		handle("GET", "/v1/approvals/{request_id}", s.getApproval)
+		handle("POST", "/v1/approvals/{request_id}/respond", s.respond)
+		handle("POST", "/v1/credentials", s.createCredential)
+		handle("GET", "/v1/credentials", s.listCredentials)
+		handle("POST", "/v1/credentials/{name}/revoke", s.revokeCredential)
 	})
 	return r
-}
-
-// auth requires "Authorization: Bearer <token>", compared in constant time.
-func (s *Server) auth(next http.Handler) http.Handler {
-	want := []byte(s.cfg.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || len(want) == 0 || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
-			writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)"))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // statusWriter remembers the status written.

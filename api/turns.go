@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
@@ -74,6 +75,9 @@ func (s *Server) doStartTurn(r *http.Request, req *StartTurnRequest) (*TurnRespo
 // it sent that turnstile keeps without acting on (client), both recorded in
 // the turn-start event.
 func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input json.RawMessage, client map[string]json.RawMessage) (*TurnResponse, bool, error) {
+	if err := req.checkLengths(); err != nil {
+		return nil, false, err
+	}
 	if req.TurnID == "" {
 		req.TurnID = uuid.NewString()
 	}
@@ -83,13 +87,19 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	if err := checkClientTurnID(req.TurnID); err != nil {
 		return nil, false, err
 	}
+	if err := principalOf(r).AuthorizeIn(domain.OpTurnStart, req.WorkspaceID); err != nil {
+		return nil, false, err
+	}
 	if req.ParentTurnID != "" {
 		if err := checkID("parent_turn_id", req.ParentTurnID); err != nil {
 			return nil, false, err
 		}
+		if err := s.authorizeTurn(r, domain.OpTurnStart, req.ParentTurnID); err != nil {
+			return nil, false, err
+		}
 	}
 	res, err := s.execute(r, req.TurnID, &turn.StartTurn{
-		Meta: meta(r, "agent"), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
+		Meta: meta(r), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
 		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
 			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
 		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap, Input: input, Client: client,
@@ -98,14 +108,6 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 		return nil, false, err
 	}
 	return s.turnResponse(r, res), !res.Replayed, nil
-}
-
-// meta builds a command's metadata from a request.
-func meta(r *http.Request, actor string) turn.Meta {
-	if a := r.Header.Get("X-Turnstile-Actor"); a != "" && len(a) <= 128 {
-		actor = a
-	}
-	return turn.Meta{Actor: actor, CorrelationID: r.Header.Get("X-Request-Id")}
 }
 
 // turnResponse answers a command with the turn as the engine left it, once
@@ -122,7 +124,10 @@ func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse 
 	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
 }
 
-func (s *Server) readTurn(id string) (*TurnResponse, error) {
+func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
+	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
+		return nil, err
+	}
 	t, ok := s.cfg.Projector.Turn(id)
 	if !ok {
 		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
@@ -131,7 +136,7 @@ func (s *Server) readTurn(id string) (*TurnResponse, error) {
 }
 
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.readTurn(chi.URLParam(r, "turn_id"))
+	resp, err := s.readTurn(r, chi.URLParam(r, "turn_id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -146,7 +151,21 @@ func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	turns := s.cfg.Projector.Turns(projections.TurnFilter{WorkspaceID: q.Get("workspace_id"), Status: q.Get("status"), After: q.Get("after"), Limit: limit})
+	p := principalOf(r)
+	ws := q.Get("workspace_id")
+	if ws != "" || (p.Scoped() && len(p.Workspaces) == 1) {
+		if ws == "" {
+			ws = p.Workspaces[0]
+		}
+		if err := p.AuthorizeIn(domain.OpTurnRead, ws); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	turns := s.cfg.Projector.Turns(projections.TurnFilter{WorkspaceID: ws, Status: q.Get("status"), After: q.Get("after"), Limit: limit})
+	// A credential scoped to several workspaces sees its own turns only (a
+	// page may then hold fewer than limit).
+	turns = slices.DeleteFunc(turns, func(t projections.TurnView) bool { return !p.InScope(t.WorkspaceID) })
 	if turns == nil {
 		turns = []projections.TurnView{}
 	}
@@ -175,9 +194,14 @@ func (s *Server) changePermissions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	id := chi.URLParam(r, "turn_id")
+	if err := s.authorizeTurn(r, domain.OpTurnChangeProfile, id); err != nil {
+		writeError(w, err)
+		return
+	}
 	// The engine loads a child's parent itself (never from the read model).
-	cmd := &turn.ChangeProfile{Meta: meta(r, "user"), Profile: req.PermissionProfile}
-	res, err := s.execute(r, chi.URLParam(r, "turn_id"), cmd)
+	cmd := &turn.ChangeProfile{Meta: meta(r), Profile: req.PermissionProfile}
+	res, err := s.execute(r, id, cmd)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -200,7 +224,15 @@ func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
 			}
 		}
 		id := chi.URLParam(r, "turn_id")
-		res, err := s.execute(r, id, &turn.EndTurn{Meta: meta(r, "agent"), Status: status, Reason: req.Reason})
+		if err := checkReason(req.Reason); err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := s.authorizeTurn(r, domain.OpTurnEnd, id); err != nil {
+			writeError(w, err)
+			return
+		}
+		res, err := s.execute(r, id, &turn.EndTurn{Meta: meta(r), Status: status, Reason: req.Reason})
 		if err != nil {
 			writeError(w, err)
 			return
@@ -211,6 +243,10 @@ func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
 
 func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "turn_id")
+	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
+		writeError(w, err)
+		return
+	}
 	if _, ok := s.cfg.Projector.Turn(id); !ok {
 		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
 		return
@@ -224,6 +260,10 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "turn_id")
+	if err := s.authorizeTurn(r, domain.OpTurnHistory, id); err != nil {
+		writeError(w, err)
+		return
+	}
 	if _, ok := s.cfg.Projector.Turn(id); !ok {
 		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
 		return

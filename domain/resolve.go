@@ -229,6 +229,7 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	if !caps.Filesystem && s.Sandbox.Mode != SandboxUnrestricted {
 		ds = append(ds, Degradation{Dimension: "filesystem", Reason: "Landlock is unavailable: filesystem roots cannot be enforced"})
 	}
+	ds = append(ds, landlockDegradations(s)...)
 	if !caps.Network && s.Network.Mode != NetworkEnabled {
 		ds = append(ds, Degradation{Dimension: "network", Reason: "seccomp is unavailable: IP sockets cannot be refused"})
 	}

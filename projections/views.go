@@ -38,7 +38,7 @@ type ApprovalView struct {
 	// Status is "pending" or "resolved".
 	Status     string            `json:"status"`
 	Resolution domain.Resolution `json:"resolution,omitempty"`
-	ResolvedBy string            `json:"resolved_by,omitempty"`
+	ResolvedBy domain.Actor      `json:"resolved_by,omitzero"`
 	OpenedAt   time.Time         `json:"opened_at"`
 	ExpiresAt  time.Time         `json:"expires_at"`
 	ResolvedAt time.Time         `json:"resolved_at,omitzero"`
@@ -82,7 +82,7 @@ type AuditRow struct {
 	EventID       string               `json:"event_id"`
 	Kind          string               `json:"kind"`
 	OccurredAt    time.Time            `json:"occurred_at"`
-	Actor         string               `json:"actor,omitempty"`
+	Actor         domain.Actor         `json:"actor,omitzero"`
 	ProfileMode   domain.Mode          `json:"profile_mode"`
 	ProfileSource domain.ProfileSource `json:"profile_source"`
 	ItemID        string               `json:"item_id,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,17 +13,23 @@ import (
 	"turnstile/domain"
 )
 
-// BenchmarkSpawn measures the spawn cost of /bin/true: plain exec.Command,
-// Run without a sandbox (full_access), Run through the helper with Landlock
-// and seccomp (supervised), with the user + mount namespace carve-out
-// (auto_accept_edits over a workspace with .git), with the sibling-grant
-// fallback instead, and bubblewrap with a comparable policy when installed.
-// Each reports the median in ms (p50-ms) besides the mean.
+// The spawn benchmarks measure /bin/true: plain exec.Command, Run without a
+// sandbox (full_access), Run through a helper with Landlock and seccomp
+// (supervised) and with everything (auto_accept_edits over a workspace with
+// .git: user + mount namespace, read-only carve-out, Landlock, seccomp),
+// each through the lean helper (cmd/turnstile-sandbox) and through the full
+// turnstile binary re-executed (what `go run ./cmd/turnstile` uses), and
+// bubblewrap with a comparable policy when it is installed. The CLI
+// benchmark runs whole processes: `turnstile sandbox` with and without the
+// lean helper next to it, against bwrap. Each variant reports its median in
+// ms (p50-ms); see docs/benchmarks.md for the commands and figures.
+
+// BenchmarkSpawn runs each variant on its own.
 func BenchmarkSpawn(b *testing.B) {
 	for _, c := range spawnCases(b) {
 		b.Run(c.name, func(b *testing.B) {
 			if err := c.fn(); err != nil {
-				b.Skipf("%s: %v", c.name, err)
+				b.Fatalf("%s: %v", c.name, err)
 			}
 			ds := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
@@ -41,9 +48,64 @@ func BenchmarkSpawn(b *testing.B) {
 
 // BenchmarkSpawnInterleaved runs the same variants in rotation, one spawn
 // each per iteration, and reports each variant's median: on a shared,
-// loaded machine every variant then sees the same load.
+// loaded machine every variant then sees the same load. It also reports the
+// helper's overhead (Run through the lean helper with everything enforced,
+// minus Run without a sandbox) against bwrap's (bwrap minus exec.Command).
 func BenchmarkSpawnInterleaved(b *testing.B) {
-	cases := spawnCases(b)
+	reportInterleaved(b, spawnCases(b), func(p50 map[string]float64) {
+		if bw, ok := p50["bwrap"]; ok {
+			bwOver := bw - p50["exec.Command"]
+			b.ReportMetric(bwOver, "bwrap-overhead-ms")
+			for _, h := range []string{"lean", "fullbinary"} {
+				over := p50["Run/"+h+"/namespace_carveout"] - p50["Run/unsandboxed"]
+				b.ReportMetric(over, h+"-helper-overhead-ms")
+				b.ReportMetric(over/bwOver, h+"-helper-overhead/bwrap-overhead")
+			}
+		}
+	})
+}
+
+// BenchmarkCLI runs whole processes in rotation: `turnstile sandbox --mode
+// auto_accept_edits` with the lean helper next to the binary and without it
+// (the helper is then the binary itself), bwrap with a comparable policy,
+// and `turnstile version` (the binary's own start-up), all running
+// /bin/true; it reports each median and turnstile's wall time over bwrap's.
+func BenchmarkCLI(b *testing.B) {
+	requireKernel(b, false)
+	ws := benchWorkspace(b)
+	withHelper := b.TempDir()
+	buildPrograms(b, withHelper, "./cmd/turnstile", "./cmd/turnstile-sandbox")
+	alone := b.TempDir()
+	copyFile(b, filepath.Join(withHelper, "turnstile"), filepath.Join(alone, "turnstile"))
+	cli := func(dir string) func() error {
+		return func() error {
+			return exec.Command(filepath.Join(dir, "turnstile"), "sandbox", "--mode", "auto_accept_edits", "--root", ws, "--", "/bin/true").Run()
+		}
+	}
+	cases := []spawnCase{
+		{"turnstile_version", func() error { return exec.Command(filepath.Join(withHelper, "turnstile"), "version").Run() }},
+		{"turnstile_sandbox/lean_helper", cli(withHelper)},
+		{"turnstile_sandbox/binary_alone", cli(alone)},
+	}
+	bw, ok := bwrapCase(ws)
+	if !ok {
+		missingPrerequisite(b, "bwrap is not installed (apt-get install -y bubblewrap)")
+	}
+	cases = append(cases, bw)
+	reportInterleaved(b, cases, func(p50 map[string]float64) {
+		b.ReportMetric(p50["turnstile_sandbox/lean_helper"]/p50["bwrap"], "lean/bwrap")
+		b.ReportMetric(p50["turnstile_sandbox/binary_alone"]/p50["bwrap"], "alone/bwrap")
+	})
+}
+
+// reportInterleaved runs cases in rotation b.N times and reports each
+// median; extra may report derived figures from the medians.
+func reportInterleaved(b *testing.B, cases []spawnCase, extra func(p50 map[string]float64)) {
+	for _, c := range cases { // warm up, and fail early
+		if err := c.fn(); err != nil {
+			b.Fatalf("%s: %v", c.name, err)
+		}
+	}
 	ds := make([][]time.Duration, len(cases))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -56,9 +118,12 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	p50 := map[string]float64{}
 	for j, c := range cases {
-		b.ReportMetric(median(ds[j]), strings.ReplaceAll(c.name, "/", ".")+"-p50-ms")
+		p50[c.name] = median(ds[j])
+		b.ReportMetric(p50[c.name], strings.ReplaceAll(c.name, "/", ".")+"-p50-ms")
 	}
+	extra(p50)
 }
 
 func median(ds []time.Duration) float64 {
@@ -71,23 +136,76 @@ type spawnCase struct {
 	fn   func() error
 }
 
-// spawnCases lists the spawn variants this machine supports.
+// benchWorkspace is a workspace with .git (a carve-out) and src.
+func benchWorkspace(b *testing.B) string {
+	ws := tempWorkspace(b)
+	for _, d := range []string{ws + "/.git/hooks", ws + "/src"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// buildPrograms builds the packages (relative to the module root) into dir.
+func buildPrograms(b *testing.B, dir string, pkgs ...string) {
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
+	cmd.Dir = moduleRoot(b)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+func copyFile(b *testing.B, src, dst string) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// bwrapCase is bubblewrap running /bin/true with a policy comparable to
+// auto_accept_edits: read-only /, the workspace writable, its .git
+// read-only, private /tmp, /proc and /dev, no network, its own PID
+// namespace and session, no capabilities.
+func bwrapCase(ws string) (spawnCase, bool) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return spawnCase{}, false
+	}
+	args := []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
+		"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--die-with-parent",
+		"--new-session", "--cap-drop", "ALL", "/bin/true"}
+	return spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }}, true
+}
+
+// spawnCases lists the spawn variants from this process.
 func spawnCases(b *testing.B) []spawnCase {
 	f := requireKernel(b, false)
-	ws := tempWorkspace(b)
-	os.MkdirAll(ws+"/.git/hooks", 0o755)
-	os.MkdirAll(ws+"/src", 0o755)
-	plan := func(mode domain.Mode, ns bool) *Plan {
+	ws := benchWorkspace(b)
+	bin := b.TempDir()
+	buildPrograms(b, bin, "./cmd/turnstile", "./cmd/turnstile-sandbox")
+	lean := locateHelper(filepath.Join(bin, HelperProgram))
+	useHelper(b, lean)
+	if h := currentHelper(); !h.lean {
+		b.Fatalf("the lean helper was refused: %s", h.note)
+	}
+	full := &helperProg{path: filepath.Join(bin, "turnstile"), argv0: "turnstile", file: filepath.Join(bin, "turnstile"), verified: true, fd: -1}
+	plan := func(mode domain.Mode) *Plan {
 		s := snapshotFor(b, mode, ws, f.Kernel)
 		p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/true"}}, os.Environ())
 		if err != nil {
 			b.Fatal(err)
 		}
-		p.Sandbox.UserNamespaces = ns
 		return p
 	}
-	runPlan := func(p *Plan) func() error {
+	runPlan := func(h *helperProg, p *Plan) func() error {
 		return func() error {
+			helperMu.Lock()
+			helperCur = h
+			helperMu.Unlock()
 			r, err := Run(context.Background(), p)
 			if err == nil && r.ExitCode != 0 {
 				b.Fatalf("exit %d: %s", r.ExitCode, r.Stderr)
@@ -97,18 +215,23 @@ func spawnCases(b *testing.B) []spawnCase {
 	}
 	cases := []spawnCase{
 		{"exec.Command", func() error { return exec.Command("/bin/true").Run() }},
-		{"Run/unsandboxed", runPlan(plan(domain.ModeFullAccess, false))},
-		{"Run/helper_landlock_seccomp", runPlan(plan(domain.ModeSupervised, false))},
+		{"Run/unsandboxed", runPlan(lean, plan(domain.ModeFullAccess))},
 	}
-	if f.Kernel.UserNamespaces {
-		cases = append(cases, spawnCase{"Run/helper_namespace_carveout", runPlan(plan(domain.ModeAutoAcceptEdits, true))})
+	for _, h := range []struct {
+		name string
+		prog *helperProg
+	}{{"lean", lean}, {"fullbinary", full}} {
+		cases = append(cases,
+			spawnCase{"Run/" + h.name + "/landlock_seccomp", runPlan(h.prog, plan(domain.ModeSupervised))},
+			spawnCase{"Run/" + h.name + "/namespace_carveout", runPlan(h.prog, plan(domain.ModeAutoAcceptEdits))})
 	}
-	cases = append(cases, spawnCase{"Run/helper_sibling_fallback", runPlan(plan(domain.ModeAutoAcceptEdits, false))})
-	if bwrap, err := exec.LookPath("bwrap"); err == nil {
-		args := []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
-			"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--die-with-parent",
-			"--new-session", "--cap-drop", "ALL", "/bin/true"}
-		cases = append(cases, spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }})
+	if bw, ok := bwrapCase(ws); ok {
+		cases = append(cases, bw)
 	}
+	b.Cleanup(func() {
+		helperMu.Lock()
+		helperCur = lean
+		helperMu.Unlock()
+	})
 	return cases
 }

@@ -59,25 +59,33 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	features := Probe()
-	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
-		Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: m}, domain.SourceComposer),
-		Cwd:           absCwd,
-		WorkspaceRoot: absRoot,
-		Kernel:        features.Kernel,
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "turnstile sandbox:", err)
-		return 2
-	}
-	plan, err := PlanSpawn(&s, SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}, os.Environ())
-	if err != nil {
-		reportRefusal(stderr, err)
-		return ExitSandboxFailure
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := Run(ctx, plan)
+	// The namespaces are assumed when the sysctls allow them (quickProbe):
+	// if the helper then fails to set up (exit 126 before the command
+	// ran), the full probe decides, and the command is planned and run (or
+	// refused) again from what it found.
+	features, verified := quickProbe()
+	if !verified {
+		// Without the namespace probe, nothing has checked the lean
+		// helper's fingerprint yet: check it while the command is planned.
+		go currentHelper()
+	}
+	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
+	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
+	var rf *Refusal
+	if !verified && errors.As(err, &rf) && rf.Code == CodeSandboxFailed {
+		if full := Probe(); full.Kernel != features.Kernel {
+			plan, res, err = planAndRun(ctx, m, absRoot, full, req)
+		}
+	}
+	if plan == nil {
+		reportRefusal(stderr, err)
+		if errors.As(err, &rf) {
+			return ExitSandboxFailure
+		}
+		return 2
+	}
 	if res != nil {
 		stdout.Write(res.Stdout)
 		stderr.Write(res.Stderr)
@@ -96,6 +104,27 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		return ExitSandboxFailure
 	}
 	return res.ExitCode
+}
+
+// planAndRun resolves mode's snapshot over root with features, plans req
+// and runs it. A nil plan means nothing was run: err is the refusal (a
+// *Refusal) or a resolution error.
+func planAndRun(ctx context.Context, m domain.Mode, root string, features Features, req SpawnRequest) (*Plan, *Result, error) {
+	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+		Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: m}, domain.SourceComposer),
+		Cwd:           req.Cwd,
+		WorkspaceRoot: root,
+		Kernel:        features.Kernel,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := PlanSpawn(&s, req, os.Environ())
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := Run(ctx, plan)
+	return plan, res, err
 }
 
 func reportRefusal(w io.Writer, err error) {

@@ -8,16 +8,18 @@ import (
 	"turnstile/domain"
 )
 
-// Limits lists what the native backend does not enforce on any machine;
-// Doctor prints it and the server may show it next to a snapshot.
+// Limits lists what the native backend does not enforce on any machine,
+// whatever the kernel offers; Doctor prints it and the server may show it
+// next to a snapshot.
 var Limits = []string{
-	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through Client, which enforces the domain rules",
-	"a protected name (.git, .agents, .codex) that does not exist yet in a writable root can be created by a command (the file checker refuses it; the kernel cannot)",
+	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through sandbox/egress.Client, which enforces the domain rules",
+	"nested git repositories are found by a walk of each writable root bounded at 6 directories deep and 4096 directories, reused for 2 s: a repository beyond those bounds, created less than 2 s before a command starts, or created by the command itself (git init in a new directory) keeps a writable config and hooks during that command",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
 	"full_access commands run without a PID namespace; unless the server is root on cgroup v2 (then each runs in a cgroup of its own, killed with it), a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
 	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
+	"no CPU, memory, disk or process-count limits: a command may use the machine's resources until its timeout",
 }
 
 // Doctor prints what this machine can enforce and, for each mode, the
@@ -28,7 +30,7 @@ func Doctor(w io.Writer, f Features) {
 	p("turnstile sandbox doctor")
 	p("  kernel:          %s (%s)", orUnknown(f.Release), f.Arch)
 	p("  landlock:        %s", f.LandlockDetail)
-	for _, l := range landlockLosses(k.LandlockABI) {
+	for _, l := range landlockLosses(k.LandlockABI, k.UserNamespaces) {
 		p("                   - %s", l)
 	}
 	p("  seccomp:         %s: %s", yesNo(k.Seccomp), f.SeccompDetail)
@@ -41,6 +43,7 @@ func Doctor(w io.Writer, f Features) {
 		p("                   - no read-only root view, host-socket masking, PID namespace or unprivileged uid:")
 		p("                     restricted modes name these degradations (and refuse to spawn with a required backend)")
 	}
+	p("  helper:          %s", HelperDescription())
 	p("")
 	p("modes on this machine:")
 	for _, m := range domain.Modes {
@@ -74,23 +77,30 @@ func Doctor(w io.Writer, f Features) {
 		}
 	}
 	p("")
-	p("not enforced by the kernel on any machine:")
+	p("not enforced on any machine:")
 	for _, l := range Limits {
 		p("  - %s", l)
 	}
 }
 
-// landlockLosses lists what a strict ruleset at abi cannot control.
-func landlockLosses(abi int) []string {
+// landlockLosses lists what a strict ruleset at abi cannot control, and
+// what the helper's namespaces (ns) make up for.
+func landlockLosses(abi int, ns bool) []string {
 	if abi < 1 {
 		return []string{"no filesystem confinement: restricted modes cannot spawn commands"}
+	}
+	made := func(loss, by string) string {
+		if ns {
+			return loss + " (made up for: " + by + ")"
+		}
+		return loss
 	}
 	var out []string
 	if abi < 2 {
 		out = append(out, "ABI < 2: renames and links across directories are always refused")
 	}
 	if abi < 3 {
-		out = append(out, "ABI < 3: truncate(2) is not controlled")
+		out = append(out, made("ABI < 3: truncate(2) is not controlled", "the read-only root view refuses it outside the writable roots"))
 	}
 	if abi < 4 {
 		out = append(out, "ABI < 4: no TCP bind/connect rules (seccomp still refuses IP sockets)")
@@ -99,7 +109,8 @@ func landlockLosses(abi int) []string {
 		out = append(out, "ABI < 5: ioctl on devices is not controlled")
 	}
 	if abi < 6 {
-		out = append(out, "ABI < 6: no scoping: signals and abstract unix sockets can reach processes outside the sandbox")
+		out = append(out, made("ABI < 6: no scoping: signals and abstract unix sockets can reach processes outside the sandbox",
+			"the PID namespace hides host processes, and a network namespace of its own keeps host abstract sockets out"))
 	}
 	return out
 }

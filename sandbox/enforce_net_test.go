@@ -199,7 +199,7 @@ func TestEnforceForeignABI(t *testing.T) {
 func TestLandlockAloneIsNotEnough(t *testing.T) {
 	f := requireKernel(t, false)
 	if f.Kernel.LandlockABI < 4 {
-		t.Skip("no Landlock TCP rules before ABI 4")
+		missingPrerequisite(t, "no Landlock TCP rules before ABI 4 (the kernel has ABI %d)", f.Kernel.LandlockABI)
 	}
 	_, restricted, _ := netSnapshots(t, f)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")

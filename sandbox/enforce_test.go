@@ -125,7 +125,7 @@ func TestEnforceProtectedPaths(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			if useNS && !f.Kernel.UserNamespaces {
-				t.Skip(f.UserNamespacesDetail)
+				missingPrerequisite(t, "no user namespaces: %s", f.UserNamespacesDetail)
 			}
 			base := tempWorkspace(t)
 			ws, ws2 := base+"/ws", base+"/ws2"

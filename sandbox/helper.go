@@ -73,6 +73,9 @@ func MaybeRunHelper() {
 	case probeArg:
 		runtime.LockOSThread()
 		os.Exit(runProbeChild(os.Args[2:]))
+	case fingerprintArg:
+		os.Stdout.WriteString(fingerprint() + "\n")
+		os.Exit(0)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,28 +37,91 @@ type Features struct {
 	Release string `json:"release"`
 }
 
+// probeLandlockCap, when positive, caps the Landlock ABI Probe reports, so
+// that a test can stand for an older kernel (snapshots, plans and the helper
+// then use the capped ABI). Only test code sets it: no flag, environment
+// variable or file reaches it, so nothing an agent controls can lower the
+// ABI of a production sandbox.
+var probeLandlockCap int
+
 // Probe finds what this machine can enforce. It is meant to run once at
 // start: the namespace part spawns the current binary (which must call
 // MaybeRunHelper first thing) in a new user + mount namespace and checks that
 // a read-only bind mount really refuses a write.
 func Probe() Features {
+	f := probeKernel()
+	f.Kernel.UserNamespaces, f.UserNamespacesDetail = probeUserNamespaces()
+	return f
+}
+
+// probeKernel is Probe without the namespace part.
+func probeKernel() Features {
 	f := Features{Arch: runtime.GOARCH}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		f.Release = unix.ByteSliceToString(u.Release[:])
 	}
-	if abi, err := landlockABI(); err != nil {
+	abi, err := landlockABI()
+	if err != nil {
 		f.LandlockDetail = "Landlock unavailable: " + landlockReason(err)
 	} else {
-		f.Kernel.LandlockABI = abi
 		f.LandlockDetail = fmt.Sprintf("Landlock ABI %d", abi)
+		if probeLandlockCap > 0 && abi > probeLandlockCap {
+			abi = probeLandlockCap
+			f.LandlockDetail = fmt.Sprintf("Landlock ABI %d (the kernel's %s, capped by a test)", abi, f.LandlockDetail)
+		}
+		f.Kernel.LandlockABI = abi
 		if abi > SupportedLandlockABI {
 			f.LandlockDetail += fmt.Sprintf(" (this build applies ABI %d, strictly)", SupportedLandlockABI)
 		}
 	}
 	f.Kernel.Seccomp, f.SeccompDetail = seccompAvailable()
-	f.Kernel.UserNamespaces, f.UserNamespacesDetail = probeUserNamespaces()
 	return f
+}
+
+// probeCount counts namespace probes (children started), for tests.
+var probeCount atomic.Int64
+
+// quickProbe is Probe without the namespace self-test when the sysctls do
+// not forbid namespaces: it then assumes them (verified is false) and says
+// so in the detail. Only `turnstile sandbox` uses it, for one command: the
+// helper sets up the same namespaces before it execs and fails closed (exit
+// 126, nothing run) when it cannot, and SandboxCommand then runs the full
+// Probe and answers from it. What the self-test adds, checking that the
+// mounts it makes really refuse writes, is left to the server's and
+// doctor's Probe. When the sysctls forbid namespaces or the binary is not
+// wired as its helper, this is Probe.
+func quickProbe() (f Features, verified bool) {
+	allowed, sys := userNSSysctlsAllow()
+	if !allowed || !helperWired.Load() {
+		return Probe(), true
+	}
+	f = probeKernel()
+	f.Kernel.UserNamespaces = true
+	f.UserNamespacesDetail = "assumed from the sysctls (" + sys + "); the helper sets them up before the command runs and fails closed if it cannot"
+	return f, false
+}
+
+// userNSSysctlsAllow reads the sysctls that commonly forbid user namespaces
+// and reports whether none of them does (and their values).
+func userNSSysctlsAllow() (bool, string) {
+	allowed := true
+	var notes []string
+	for _, p := range userNSSysctls {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		v := strings.TrimSpace(string(b))
+		notes = append(notes, filepath.Base(p)+"="+v)
+		switch filepath.Base(p) {
+		case "max_user_namespaces", "max_mnt_namespaces", "unprivileged_userns_clone":
+			allowed = allowed && v != "0"
+		case "apparmor_restrict_unprivileged_userns":
+			allowed = allowed && v != "1"
+		}
+	}
+	return allowed, strings.Join(notes, ", ")
 }
 
 func landlockReason(err error) string {
@@ -93,20 +157,30 @@ func probeUserNamespaces() (bool, string) {
 	if !helperWired.Load() {
 		return false, "not probed: MaybeRunHelper was not called at program start (" + sys + ")"
 	}
+	probeCount.Add(1)
 	dir, err := os.MkdirTemp("", "turnstile-probe-")
 	if err != nil {
 		return false, "cannot create a probe directory: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/proc/self/exe", probeArg, dir)
-	cmd.Env = []string{}
-	cmd.SysProcAttr = namespaceAttr()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	got := strings.TrimSpace(out.String())
+	prog := probeHelper()
+	if prog.lean && !prog.verified {
+		go fingerprint() // ours, for settleHelper, while the child starts
+	}
+	fp, got, err := runNamespaceProbe(prog, dir)
+	if prog.lean && !prog.verified {
+		// The child reports its fingerprint first. When it reported none
+		// (no namespace could be made, or it failed), it is asked once
+		// outside a namespace. A lean helper that does not match is
+		// dropped and the probe runs again with the running binary.
+		var ferr error
+		if fp == "" {
+			fp, ferr = runFingerprint(prog.path)
+		}
+		if !settleHelper(prog.path, fp, ferr) {
+			_, got, err = runNamespaceProbe(probeHelper(), dir)
+		}
+	}
 	switch {
 	case err == nil && got == "namespaces ok":
 		what := "user + mount + PID namespaces with a read-only root view work"
@@ -122,6 +196,28 @@ func probeUserNamespaces() (bool, string) {
 		}
 		return false, fmt.Sprintf("namespace probe failed (is MaybeRunHelper called first in main?): %v: %s (%s)", err, got, sys)
 	}
+}
+
+// runNamespaceProbe starts prog as the probe child in a new user + mount
+// namespace and returns the fingerprint it reported on its first line (or
+// "") and the rest of its output, trimmed.
+func runNamespaceProbe(prog helperProg, dir string) (fp, out string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog.path, probeArg, dir)
+	cmd.Args[0] = prog.argv0
+	cmd.Env = []string{}
+	cmd.SysProcAttr = namespaceAttr()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Run()
+	out = strings.TrimSpace(buf.String())
+	if first, rest, ok := strings.Cut(out, "\n"); ok {
+		if v, ok := strings.CutPrefix(first, "fingerprint "); ok {
+			return v, rest, err
+		}
+	}
+	return "", out, err
 }
 
 // namespaceAttr starts a child in new mount, PID and IPC (the host's System
@@ -154,6 +250,9 @@ func runProbeChild(args []string) int {
 		fmt.Println("usage: probe DIR")
 		return 2
 	}
+	// First line: which enforcement code this program carries (see
+	// settleHelper).
+	fmt.Println("fingerprint", fingerprint())
 	dir := args[0]
 	sp := &SandboxSpec{RestrictFilesystem: true, UserNamespaces: true, InNamespace: true}
 	if os.Geteuid() == 0 {

@@ -100,7 +100,7 @@ func seccompData(nr, arch uint32, arg0 uint64) []byte {
 func TestSeccompFilter(t *testing.T) {
 	a, ok := nativeSeccompArch()
 	if !ok {
-		t.Skip("no filter for this architecture")
+		missingPrerequisite(t, "no seccomp filter for this architecture")
 	}
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
 	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }

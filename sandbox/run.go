@@ -49,11 +49,11 @@ type Result struct {
 // Run executes a plan and waits for it. The command runs in its own session
 // and process group; when it exits, when the timeout expires or when ctx is
 // cancelled, the whole group is killed with SIGKILL (grandchildren
-// included). A sandboxed plan runs through the helper (the current binary
-// re-executed with HelperArg), in new mount and PID namespaces (and a user
-// namespace unless the server is root) whenever the probe found them
-// usable: killing the helper, which becomes the command, then kills every
-// process of the namespace. The error is nil when the command ran
+// included). A sandboxed plan runs through the helper (the verified lean
+// HelperProgram, or the current binary re-executed with HelperArg), in new
+// mount and PID namespaces (and a user namespace unless the server is root)
+// whenever the probe found them usable: killing the helper, which becomes
+// the command, then kills every process of the namespace. The error is nil when the command ran
 // (whatever its exit code); a *Refusal with CodeSandboxFailed (and a Result
 // with exit code 126) when the sandbox could not be applied; another error
 // when nothing could be started.
@@ -305,7 +305,8 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 			}
 		}
-		cmd.Path, cmd.Args, cmd.Env = "/proc/self/exe", []string{os.Args[0], HelperArg}, []string{}
+		prog := currentHelper()
+		cmd.Path, cmd.Args, cmd.Env = prog.path, []string{prog.argv0, HelperArg}, []string{}
 		specR, w, err := pipe()
 		if err != nil {
 			closeAll()

@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "turnstile")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/turnstile")
+	// The lean sandbox helper is built next to the binary, as an install
+	// would place it (helper_test.go checks both layouts).
+	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/turnstile", "../cmd/turnstile-sandbox")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -48,7 +50,9 @@ func TestMain(m *testing.M) {
 
 // Server is one running turnstile process.
 type Server struct {
-	t     testing.TB
+	t testing.TB
+	// Bin is the binary to start; empty means bin.
+	Bin   string
 	Data  string
 	URL   string
 	Token string
@@ -64,10 +68,16 @@ type Server struct {
 // data, when not empty) and extra flags, and waits until it is ready.
 func StartServer(t testing.TB, data string, extra ...string) *Server {
 	t.Helper()
+	return StartServerBin(t, "", data, extra...)
+}
+
+// StartServerBin is StartServer with another binary (empty: bin).
+func StartServerBin(t testing.TB, binPath, data string, extra ...string) *Server {
+	t.Helper()
 	if data == "" {
 		data = t.TempDir()
 	}
-	s := &Server{t: t, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}}
+	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}}
 	s.start()
 	t.Cleanup(s.Kill)
 	return s
@@ -77,7 +87,11 @@ func (s *Server) start() {
 	t := s.t
 	t.Helper()
 	args := append([]string{"serve", "--data", s.Data, "--listen", "127.0.0.1:0", "--log-level", "debug"}, s.Args...)
-	s.cmd = exec.Command(bin, args...)
+	path := bin
+	if s.Bin != "" {
+		path = s.Bin
+	}
+	s.cmd = exec.Command(path, args...)
 	s.cmd.Env = os.Environ()
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -21,7 +21,7 @@ func TestClaudeCodeHookHold(t *testing.T) {
 	t1 := ccTurn(session, 1)
 	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
 	for _, c := range []struct{ id, resolution, want string }{
-		{"toolu_hold_allow", "allow_once", preAnswer("allow", "turnstile: approved (allow_once by approver)")},
+		{"toolu_hold_allow", "allow_once", preAnswer("allow", "turnstile: approved (allow_once by admin:admin)")},
 		{"toolu_hold_deny", "deny", preAnswer("deny", `turnstile: the approval request for "Run go test ./..." was resolved deny; continue with an allowed alternative`)},
 	} {
 		events := s.subscribe("turn_id="+t1, "")
@@ -299,6 +299,36 @@ func TestClaudeCodeHookPermissionModes(t *testing.T) {
 		}
 		if err := json.Unmarshal(evs[0].Data, &started); err != nil || started.Client.ClaudeCode.PermissionMode != c.permissionMode || started.Client.ClaudeCode.SessionID != session {
 			t.Errorf("turn.started of %s keeps %+v (%v)", session, started.Client, err)
+		}
+	}
+}
+
+// TestClaudeCodeHookProtectsItsSettings: in a mode that lets the agent
+// write the workspace, it still cannot edit .claude/ (where the project's
+// hooks are) through Claude Code's own tools; a file beside it is the
+// control.
+func TestClaudeCodeHookProtectsItsSettings(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := ccServer(t, ws, "auto_accept_edits", nil)
+	const session = "sess-settings"
+	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	write := func(id, path string) string {
+		return s.hook(ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{"tool_use_id": id,
+			"tool_input": map[string]any{"file_path": path, "content": "{}"}}))
+	}
+	if got := write("w1", ws+"/settings.json"); got != preAnswer("allow", "turnstile allowed this call (policy_allows_action)") {
+		t.Fatalf("a workspace file (control): %s", got)
+	}
+	for i, p := range []string{ws + "/.claude/settings.json", ws + "/.claude/settings.local.json", ws + "/src/../.claude/hooks.json"} {
+		if got := write(fmt.Sprintf("w%d", i+2), p); !strings.Contains(got, `"deny"`) {
+			t.Errorf("Write %s: %s", p, got)
 		}
 	}
 }

@@ -134,8 +134,8 @@ func (s *Server) eventTypes(turnID string) []string {
 	}
 	var out struct {
 		Events []struct {
-			Type  string `json:"type"`
-			Actor string `json:"actor"`
+			Type  string  `json:"type"`
+			Actor roActor `json:"actor"`
 		} `json:"events"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -143,21 +143,21 @@ func (s *Server) eventTypes(turnID string) []string {
 	}
 	var types []string
 	for _, e := range out.Events {
-		types = append(types, e.Type+" by "+e.Actor)
+		types = append(types, e.Type+" by "+e.Actor.Role+":"+e.Actor.Name)
 	}
 	return types
 }
 
 // auditRow is the part of an audit row the hook tests read.
 type auditRow struct {
-	Kind       string `json:"kind"`
-	ToolCallID string `json:"tool_call_id"`
-	ToolName   string `json:"tool_name"`
-	ActionKind string `json:"action_kind"`
-	Decision   string `json:"decision"`
-	Reason     string `json:"reason"`
-	Cached     bool   `json:"cached"`
-	Actor      string `json:"actor"`
+	Kind       string  `json:"kind"`
+	ToolCallID string  `json:"tool_call_id"`
+	ToolName   string  `json:"tool_name"`
+	ActionKind string  `json:"action_kind"`
+	Decision   string  `json:"decision"`
+	Reason     string  `json:"reason"`
+	Cached     bool    `json:"cached"`
+	Actor      roActor `json:"actor"`
 }
 
 func (s *Server) auditRows(turnID string) []auditRow {

@@ -156,13 +156,13 @@ func TestClaudeCodeHookWholeSession(t *testing.T) {
 	s.hook(ccPayload(t, "stop", session, ws))
 
 	want := []string{
-		"turn.started by claude-code-hook", "permission.profile_selected by claude-code-hook", "permission.security_snapshot_resolved by claude-code-hook",
-		"permission.decision_allowed by claude-code-hook", "tool.completed by claude-code-hook", // Read
-		"permission.approval_requested by claude-code-hook", "permission.approval_resolved by claude-code-hook", // Bash, allowed at Claude Code's prompt
-		"tool.completed by claude-code-hook",
-		"permission.approval_requested by claude-code-hook", "permission.approval_resolved by approver", // bash2, allow_for_turn
-		"permission.decision_allowed by claude-code-hook", // bash3 from the grant
-		"turn.completed by claude-code-hook",
+		"turn.started by admin:admin", "permission.profile_selected by admin:admin", "permission.security_snapshot_resolved by admin:admin",
+		"permission.decision_allowed by admin:admin", "tool.completed by admin:admin", // Read
+		"permission.approval_requested by admin:admin", "permission.approval_resolved by admin:admin", // Bash, allowed at Claude Code's prompt
+		"tool.completed by admin:admin",
+		"permission.approval_requested by admin:admin", "permission.approval_resolved by admin:admin", // bash2, allow_for_turn
+		"permission.decision_allowed by admin:admin", // bash3 from the grant
+		"turn.completed by admin:admin",
 	}
 	if got := s.eventTypes(t1); !slices.Equal(got, want) {
 		t.Fatalf("events of %s:\n got %q\nwant %q", t1, got, want)
@@ -170,7 +170,7 @@ func TestClaudeCodeHookWholeSession(t *testing.T) {
 	var resolvedOnce bool
 	for _, r := range s.auditRows(t1) {
 		if r.Kind == "approval_resolved" && r.ToolCallID == "toolu_01Bash" {
-			resolvedOnce = r.Decision == "allow_once" && r.Actor == "claude-code-hook"
+			resolvedOnce = r.Decision == "allow_once" && r.Actor == (roActor{"admin", "admin"})
 		}
 	}
 	if !resolvedOnce {
@@ -196,7 +196,7 @@ func TestClaudeCodeHookWholeSession(t *testing.T) {
 	if tr := s.turn(t2).Turn; tr.Status != "completed" || tr.PendingApprovals != 0 {
 		t.Errorf("turn 2 after SessionEnd: %+v", tr)
 	}
-	if last := s.eventTypes(t2); last[len(last)-2] != "permission.approval_resolved by claude-code-hook" {
+	if last := s.eventTypes(t2); last[len(last)-2] != "permission.approval_resolved by admin:admin" {
 		t.Errorf("turn 2's open request was not cancelled at SessionEnd: %q", last)
 	}
 }

@@ -30,21 +30,29 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&c.server, "server", def, "server URL (TURNSTILE_URL)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "bearer token file (default: TURNSTILE_TOKEN, else <data>/token)")
-	fs.StringVar(&c.data, "data", "turnstile-data", "the server's data directory, where its token is")
+	fs.StringVar(&c.data, "data", "", "the server's data directory, where its token is (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 }
 
 func (c *clientFlags) client() (*client, error) {
 	token := strings.TrimSpace(os.Getenv("TURNSTILE_TOKEN"))
-	if token == "" {
+	if token != "" {
+		if err := checkToken(token, "TURNSTILE_TOKEN"); err != nil {
+			return nil, err
+		}
+	} else {
 		path := c.tokenFile
 		if path == "" {
-			path = filepath.Join(c.data, "token")
+			dir, err := dataDir(c.data)
+			if err != nil {
+				return nil, err
+			}
+			path = filepath.Join(dir, "token")
 		}
-		b, err := os.ReadFile(path)
+		t, err := readTokenFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("no token: set TURNSTILE_TOKEN or --token-file (%v)", err)
 		}
-		token = strings.TrimSpace(string(b))
+		token = t
 	}
 	return &client{base: strings.TrimSuffix(c.server, "/"), token: token, http: &http.Client{Timeout: 5 * time.Minute}}, nil
 }

@@ -23,7 +23,8 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"serve", "run the service (embedded store in ./turnstile-data by default)", serveCmd},
+		{"serve", "run the service (embedded store in ~/.local/state/turnstile by default)", serveCmd},
+		{"token", "manage named credentials (token create --name N --role R [--workspace W] | token list | token revoke N)", tokenCmd},
 		{"replay", "show a turn's snapshot and pending approvals as of any version", replayCmd},
 		{"audit", "verify the hash chains of the audit log (audit verify [--all | TURN_ID…])", auditCmd},
 		{"approvals", "list or resolve approval requests (approvals list | approvals respond ID RESOLUTION)", approvalsCmd},

@@ -33,15 +33,18 @@ import (
 type serveFlags struct {
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile string
 	approvalTTL, storeTimeout                                                    time.Duration
-	claudeCodeConfig                                                             string
-	profiles, constraints                                                        string
+	// The server's edges: slow or idle clients are cut off.
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
+	maxHeaderBytes                              int
+	claudeCodeConfig                            string
+	profiles, constraints                       string
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f serveFlags
-	fs.StringVar(&f.data, "data", "turnstile-data", "data directory (embedded store, token)")
+	fs.StringVar(&f.data, "data", "", "data directory (embedded store, token); default $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile. Every turn is denied it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8740", "address to listen on (a non-loopback address needs --token-file or TURNSTILE_TOKEN)")
 	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
 	fs.DurationVar(&f.approvalTTL, "approval-ttl", engine.DefaultApprovalTTL, "how long approval requests stay open before they expire")
@@ -52,6 +55,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
 	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this (slow clients)")
+	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
+	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block accepted (431 above it)")
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.Usage = func() {
@@ -136,10 +143,23 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
+	if f.data, err = dataDir(f.data); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return err
 	}
+	if st, err := os.Stat(f.data); err != nil {
+		return err
+	} else if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		// Whoever may write here may replace the token or the store.
+		return fmt.Errorf("data directory %s has mode %04o: group or others may write to it; run `chmod 700 %s`", f.data, perm, f.data)
+	}
 	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
+	if err != nil {
+		return err
+	}
+	sensitive, err := secretPaths(f.data, f.tokenFile)
 	if err != nil {
 		return err
 	}
@@ -170,7 +190,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	proj := projections.New()
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Runner: runner{}, Hint: hint{proj},
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Sensitive: sensitive, Runner: runner{}, Hint: hint{proj},
 		Instance: instanceName(), Profiles: catalog,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
@@ -222,11 +242,12 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			return ids
 		}, func(id string, err error) { log.Warn("expiring approvals failed", "turn_id", id, "err", err) })
 	})
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ReadTimeout: f.readTimeout,
+		IdleTimeout: f.idleTimeout, MaxHeaderBytes: f.maxHeaderBytes, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  store: %s\n  token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
-		version, ln.Addr(), storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
+	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
+		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
 
 	var result error
@@ -251,6 +272,27 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return result
+}
+
+// secretPaths are the service's own secrets, as absolute paths (and, when
+// a symlink leads elsewhere, where it leads): the data directory and the
+// token file. Every turn's snapshot denies them.
+func secretPaths(data, tokenFile string) ([]string, error) {
+	var out []string
+	for _, p := range []string{data, tokenFile} {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			out = append(out, real)
+		}
+	}
+	return out, nil
 }
 
 // reportRebuild logs the replay's progress every few seconds until the

@@ -29,6 +29,9 @@ type checker struct{}
 
 func (checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
 	a := s.Approvable()
+	if a.Sandbox.Filesystem.Unrestricted {
+		a.Sandbox.Filesystem = sensitiveOnly(a.Sandbox.Filesystem)
+	}
 	_, err := sandbox.CheckFile(&a, path, op)
 	var r *sandbox.Refusal
 	if op == domain.AccessRead && errors.As(err, &r) && r.Code == sandbox.CodeMissingPath {
@@ -41,6 +44,24 @@ func (checker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, o
 		}
 	}
 	return asRefusal(err)
+}
+
+// sensitiveOnly is an unrestricted filesystem as the decisions see it: all
+// of "/" but the snapshot's sensitive paths (the service's own data
+// directory and token files), which even a full_access turn may not read or
+// write. The sandbox's one path checker then judges them as for a
+// restricted turn (symlinks and ".." included).
+func sensitiveOnly(fs domain.FilesystemPolicy) domain.FilesystemPolicy {
+	es := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: "/", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/"}}
+	for _, e := range fs.Entries {
+		if e.Kind == domain.PathSensitive {
+			es = append(es, e)
+		}
+	}
+	if len(es) == 1 {
+		return fs
+	}
+	return domain.FilesystemPolicy{Entries: es}
 }
 
 func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {

@@ -34,6 +34,9 @@ type Config struct {
 	Trust domain.MCPTrust
 	// Kernel is what the capability probe found; it fills every snapshot.
 	Kernel domain.KernelFeatures
+	// Sensitive are the service's own secrets (its data directory and
+	// credential files): every snapshot denies them (domain.PathSensitive).
+	Sensitive []string
 	// Profiles is what turns may select by name (permission_profile
 	// {"profile": …}) and the operator's constraints on every selection.
 	Profiles *domain.ProfileCatalog

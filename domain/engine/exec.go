@@ -44,8 +44,9 @@ type Command struct {
 	// Interrupt, when closed, ends a wait for approval early (a server
 	// that drains); it never stops a command that runs.
 	Interrupt <-chan struct{}
-	// Actor is who asks (recorded on the events).
-	Actor         string
+	// Actor is who asks: the authenticated principal, recorded on every
+	// event the command appends (a sandbox refusal included).
+	Actor         domain.Actor
 	CorrelationID string
 }
 
@@ -109,11 +110,10 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 		switch {
 		case errors.As(err, &pe):
 			parentEnded = pe.parent
-			return &turn.EndTurn{Meta: turn.Meta{Actor: "system", Now: e.cfg.Now().UTC()}, Status: pe.parent.Status,
+			return &turn.EndTurn{Meta: turn.Meta{Actor: domain.SystemActor, Now: e.cfg.Now().UTC()}, Status: pe.parent.Status,
 				Reason: fmt.Sprintf("parent turn %s is %s", pe.parent.TurnID, pe.parent.Status)}, nil
 		case errors.As(err, &rr):
 			m := c.meta()
-			m.Actor = "sandbox"
 			setNow(&m, e.cfg.Now().UTC())
 			return &turn.RecordDenial{Meta: m, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv,
 				Refusal: rr.RefusalCode(), Message: rr.Error()}, nil
@@ -175,7 +175,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	if errors.As(err, &refusal) {
 		sctx, cancel := c.step(context.WithoutCancel(ctx))
 		defer cancel()
-		den, derr := e.Execute(sctx, turnID, &turn.RecordDenial{Meta: turn.Meta{Actor: "sandbox", CorrelationID: c.CorrelationID},
+		den, derr := e.Execute(sctx, turnID, &turn.RecordDenial{Meta: c.meta(),
 			ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
 		if derr != nil {
 			return ExecResult{}, derr
@@ -210,8 +210,8 @@ func (c *Command) step(ctx context.Context) (context.Context, context.CancelFunc
 
 func (c *Command) meta() turn.Meta {
 	actor := c.Actor
-	if actor == "" {
-		actor = "agent"
+	if actor.IsZero() {
+		actor = domain.Actor{Name: "agent"}
 	}
 	return turn.Meta{Actor: actor, CorrelationID: c.CorrelationID}
 }

@@ -129,6 +129,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		if c.Kernel == (domain.KernelFeatures{}) {
 			c.Kernel = e.cfg.Kernel
 		}
+		if c.Sensitive == nil {
+			c.Sensitive = e.cfg.Sensitive
+		}
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles
 		}
@@ -151,6 +154,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		setNow(&c.Meta, now)
 		if c.Kernel == (domain.KernelFeatures{}) {
 			c.Kernel = e.cfg.Kernel
+		}
+		if c.Sensitive == nil {
+			c.Sensitive = e.cfg.Sensitive
 		}
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"turnstile/domain"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -77,7 +78,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 func (e *Engine) endWithParent(ctx context.Context, turnID string, p *turn.Parent) (Result, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
 	defer cancel()
-	return e.Execute(ctx, turnID, &turn.EndTurn{Meta: turn.Meta{Actor: "system"}, Status: p.Status,
+	return e.Execute(ctx, turnID, &turn.EndTurn{Meta: turn.Meta{Actor: domain.SystemActor}, Status: p.Status,
 		Reason: fmt.Sprintf("parent turn %s is %s", p.TurnID, p.Status)})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"turnstile/domain"
 	"turnstile/domain/turn"
 )
 
@@ -22,7 +23,7 @@ func (e *Engine) Sweep(ctx context.Context, interval time.Duration, due func(now
 		case <-t.C:
 		}
 		for _, id := range due(e.cfg.Now()) {
-			if _, err := e.Execute(ctx, id, &turn.ExpireApprovals{Meta: turn.Meta{Actor: "system"}}); err != nil && onErr != nil && ctx.Err() == nil {
+			if _, err := e.Execute(ctx, id, &turn.ExpireApprovals{Meta: turn.Meta{Actor: domain.SystemActor}}); err != nil && onErr != nil && ctx.Err() == nil {
 				onErr(id, err)
 			}
 		}

@@ -119,7 +119,7 @@ func args(cmd string) (string, map[string]string) {
 func (r *runner) run(t *testing.T, cmd string) string {
 	ctx := context.Background()
 	verb, kv := args(cmd)
-	meta := turn.Meta{Actor: "agent", CorrelationID: kv["call"]}
+	meta := turn.Meta{Actor: domain.Actor{Name: "agent"}, CorrelationID: kv["call"]}
 	var res engine.Result
 	var err error
 	exec := func(c turn.Command) { res, err = r.f.eng.Execute(ctx, kv["turn"], c) }
@@ -140,15 +140,15 @@ func (r *runner) run(t *testing.T, cmd string) string {
 	case "decide":
 		exec(&turn.EvaluateTool{Meta: meta, ToolCallID: kv["call"], Invocation: domain.Invocation{ToolName: kv["tool"], Arguments: json.RawMessage(kv["args"])}})
 	case "respond":
-		meta.Actor = "approver:alice"
+		meta.Actor = domain.Actor{Name: "alice", Role: domain.RoleApprover}
 		exec(&turn.RespondApproval{Meta: meta, RequestID: turn.RequestID(kv["turn"], kv["call"]), Resolution: domain.Resolution(kv["resolution"])})
 	case "expire":
-		meta.Actor = "system"
+		meta.Actor = domain.Actor{Name: "system"}
 		exec(&turn.ExpireApprovals{Meta: meta})
 	case "end":
 		exec(&turn.EndTurn{Meta: meta, Status: turn.Status(kv["status"]), Reason: kv["reason"]})
 	case "change":
-		meta.Actor = "user"
+		meta.Actor = domain.Actor{Name: "user"}
 		p := &domain.ProfileRequest{Mode: domain.Mode(kv["mode"])}
 		if a := kv["args"]; a != "" {
 			if err := json.Unmarshal([]byte(a), p); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"turnstile/domain"
 	"turnstile/domain/eventstore"
 )
 
@@ -19,8 +20,10 @@ type Event struct {
 	SchemaVersion int
 	TurnID        string
 	OccurredAt    time.Time
-	// Actor is who caused the event: "agent", "approver:<name>", "system".
-	Actor string
+	// Actor is who caused the event: the authenticated principal's name and
+	// role, or domain.SystemActor. Events stored before roles existed carry
+	// a bare name ("agent", "approver").
+	Actor domain.Actor
 	// CorrelationID ties the event to a tool call or an HTTP request.
 	CorrelationID string
 	// PrevHash is the Hash of the previous event of the stream ("" for the first).
@@ -35,14 +38,14 @@ type Event struct {
 
 // envelope is the stored metadata of an event.
 type envelope struct {
-	EventID       uuid.UUID `json:"event_id"`
-	Type          string    `json:"type"`
-	SchemaVersion int       `json:"schema_version"`
-	TurnID        string    `json:"turn_id"`
-	OccurredAt    time.Time `json:"occurred_at"`
-	Actor         string    `json:"actor,omitempty"`
-	CorrelationID string    `json:"correlation_id,omitempty"`
-	PrevHash      string    `json:"prev_hash,omitempty"`
+	EventID       uuid.UUID    `json:"event_id"`
+	Type          string       `json:"type"`
+	SchemaVersion int          `json:"schema_version"`
+	TurnID        string       `json:"turn_id"`
+	OccurredAt    time.Time    `json:"occurred_at"`
+	Actor         domain.Actor `json:"actor,omitzero"`
+	CorrelationID string       `json:"correlation_id,omitempty"`
+	PrevHash      string       `json:"prev_hash,omitempty"`
 }
 
 // StreamName is the stream of a turn.
@@ -109,8 +112,8 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 func contentID(identity uuid.UUID, env *envelope, data []byte) uuid.UUID {
 	h := sha256.New()
 	h.Write(identity[:])
-	fmt.Fprintf(h, "\x00%s\x00%d\x00%s\x00%d\x00%s\x00%s\x00%s\x00", env.Type, env.SchemaVersion, env.TurnID,
-		env.OccurredAt.UnixNano(), env.Actor, env.CorrelationID, env.PrevHash)
+	fmt.Fprintf(h, "\x00%s\x00%d\x00%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00", env.Type, env.SchemaVersion, env.TurnID,
+		env.OccurredAt.UnixNano(), env.Actor.Name, env.Actor.Role, env.CorrelationID, env.PrevHash)
 	h.Write(data)
 	return uuid.NewSHA1(idNamespace, h.Sum(nil))
 }

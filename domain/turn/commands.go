@@ -12,8 +12,10 @@ import (
 // Meta is what every command carries: the time it happens at, who causes
 // it, and what it correlates with.
 type Meta struct {
-	Now           time.Time
-	Actor         string
+	Now time.Time
+	// Actor is the authenticated principal (set at the edge, never from
+	// a client's header) or domain.SystemActor.
+	Actor         domain.Actor
 	CorrelationID string
 }
 
@@ -40,7 +42,11 @@ type StartTurn struct {
 	Inputs      Inputs
 	// Kernel is what the capability probe found (not part of the request's
 	// identity).
-	Kernel       domain.KernelFeatures
+	Kernel domain.KernelFeatures
+	// Sensitive are the service's own secrets (data directory, credential
+	// files), denied to the turn in every mode (not part of the request's
+	// identity).
+	Sensitive    []string
 	ParentTurnID string
 	TaskCap      *domain.TaskCap
 	// Parent is loaded by the engine when ParentTurnID is set.
@@ -138,7 +144,9 @@ type ChangeProfile struct {
 	Meta
 	Profile *domain.ProfileRequest
 	Kernel  domain.KernelFeatures
-	Parent  *Parent
+	// Sensitive: as StartTurn's.
+	Sensitive []string
+	Parent    *Parent
 	// Catalog is the server's profiles and operator constraints (filled by
 	// the engine).
 	Catalog *domain.ProfileCatalog

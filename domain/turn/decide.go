@@ -92,6 +92,7 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	if err != nil {
 		return nil, Outcome{}, err
 	}
+	domain.AddSensitivePaths(&snap, c.Sensitive)
 	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
 		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap, Input: c.Input, Client: c.Client}
 	return []Event{
@@ -371,6 +372,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if err != nil {
 		return nil, Outcome{}, err
 	}
+	domain.AddSensitivePaths(&snap, c.Sensitive)
 	cur, _ := json.Marshal(s.Snapshot)
 	nxt, _ := json.Marshal(snap)
 	if bytes.Equal(cur, nxt) {

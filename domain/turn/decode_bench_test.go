@@ -37,7 +37,7 @@ func sampleRecords(b testing.TB) map[string]eventstore.RecordedEvent {
 			Evolve(s, &e)
 		}
 	}
-	m := Meta{Now: now, Actor: "agent", CorrelationID: "c"}
+	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
 	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
 	apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"src/main.go"}`)}, TTL: time.Minute})
 	apply(&EvaluateTool{Meta: m, ToolCallID: "c2", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."]}`)}, TTL: time.Minute})

@@ -29,11 +29,31 @@ func (e *envelope) decodeFast(s *scanner) {
 		case "occurred_at":
 			s.text(e.OccurredAt.UnmarshalText)
 		case "actor":
-			e.Actor = s.str()
+			s.actor(&e.Actor)
 		case "correlation_id":
 			e.CorrelationID = s.str()
 		case "prev_hash":
 			e.PrevHash = s.str()
+		default:
+			s.fail()
+		}
+	}
+}
+
+// actor reads {"name","role"}, or the bare name of an event stored before
+// roles existed.
+func (s *scanner) actor(a *domain.Actor) {
+	if s.peek() == '"' {
+		*a = domain.Actor{Name: s.str()}
+		return
+	}
+	*a = domain.Actor{}
+	for first := s.open('{'); s.next('}', &first); {
+		switch string(s.key()) {
+		case "name":
+			a.Name = s.str()
+		case "role":
+			a.Role = domain.Role(s.str())
 		default:
 			s.fail()
 		}

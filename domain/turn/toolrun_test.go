@@ -49,7 +49,7 @@ func TestRecordToolRun(t *testing.T) {
 		}
 		return evs, out, err
 	}
-	m := Meta{Now: now, Actor: "hook"}
+	m := Meta{Now: now, Actor: domain.Actor{Name: "hook"}}
 	if _, _, err := apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised},
 		Inputs: Inputs{WorkspaceRoot: "/w"}, Input: json.RawMessage(`[{"type":"text","text":"do it"}]`)}); err != nil {
 		t.Fatal(err)

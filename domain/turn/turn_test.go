@@ -63,7 +63,7 @@ func TestRegistryRefusesDuplicatesAndUnknown(t *testing.T) {
 func TestCodecRoundTripAndChain(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	s := NewState("t1")
-	evs, _, err := Decide(s, &StartTurn{Meta: Meta{Now: now, Actor: "agent"}, TurnID: "t1", WorkspaceID: "w", ThreadID: "th",
+	evs, _, err := Decide(s, &StartTurn{Meta: Meta{Now: now, Actor: domain.Actor{Name: "agent"}}, TurnID: "t1", WorkspaceID: "w", ThreadID: "th",
 		Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/w"}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestCodecRoundTripAndChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.ID != evs[i].ID || ev.Hash != evs[i].Hash || ev.Type != evs[i].Type || !ev.OccurredAt.Equal(now) || ev.Actor != "agent" {
+		if ev.ID != evs[i].ID || ev.Hash != evs[i].Hash || ev.Type != evs[i].Type || !ev.OccurredAt.Equal(now) || ev.Actor != (domain.Actor{Name: "agent"}) {
 			t.Fatalf("round trip %d: %+v", i, ev)
 		}
 		Evolve(s, &ev)

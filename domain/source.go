@@ -1,0 +1,40 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// sourceFS holds this package's Go files, so that a binary can tell which
+// policy code it was built from (see SourceDigest).
+//
+//go:embed *.go
+var sourceFS embed.FS
+
+// SourceDigest is the hex SHA-256 of this package's Go files (tests left
+// out), in name order, each with its name and length. Two binaries built from
+// the same domain code report the same digest: the sandbox uses it to refuse
+// a separately built helper program that was built from other policy code.
+func SourceDigest() string {
+	h := sha256.New()
+	entries, err := sourceFS.ReadDir(".")
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := sourceFS.ReadFile(name)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		h.Write([]byte(name + "\x00" + strconv.Itoa(len(b)) + "\x00"))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
