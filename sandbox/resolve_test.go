@@ -228,3 +228,31 @@ func TestCheckTree(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFileSensitiveUnderProfiles: the built-in profiles' snapshots
+// (":read-only", ":workspace") refuse the sensitive paths as the modes do;
+// ":danger-full-access" confines nothing.
+func TestCheckFileSensitiveUnderProfiles(t *testing.T) {
+	ft := newFileTree(t)
+	for name := range domain.BuiltinModes {
+		env := domain.ProfileEnv{Cwd: ft.ws, WorkspaceRoot: ft.ws}
+		cp, err := domain.CompileProfile(nil, name, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ft.ws, WorkspaceRoot: ft.ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := s.Approvable()
+		if s.Sandbox.Filesystem.Unrestricted {
+			expectFile(t, &a, "/etc/shadow", rd, "", "/etc/shadow") // full access: nothing is confined
+			continue
+		}
+		for _, p := range []string{"/etc/shadow", "/proc/self/environ", "/root/.ssh/id_ed25519"} {
+			expectFile(t, &a, p, rd, CodeSensitivePath, "")
+			expectFile(t, &a, p, wr, CodeSensitivePath, "")
+		}
+		expectFile(t, &a, "/etc/passwd", rd, "", "")
+	}
+}

@@ -104,3 +104,20 @@ func newResolver(server string) sandbox.HostResolver {
 		return d.DialContext(ctx, network, server)
 	}}}
 }
+
+// explainer checks paths and URLs against a snapshot as it stands, for
+// GET /v1/turns/{id}/explain.
+type explainer struct{}
+
+func (explainer) ExplainFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error) {
+	resolved, err := sandbox.CheckFile(s, path, op)
+	var r *sandbox.Refusal
+	if errors.As(err, &r) {
+		resolved = r.Path // the path the refusal judged
+	}
+	return resolved, asRefusal(err)
+}
+
+func (explainer) ExplainURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+	return asRefusal(sandbox.CheckURL(s, rawURL))
+}
