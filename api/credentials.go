@@ -111,6 +111,9 @@ func (cs *CredentialStore) Create(ctx context.Context, by domain.Actor, name str
 		Salt: hex.EncodeToString(salt), Hash: hex.EncodeToString(domain.HashSecret(salt, []byte(secretHex))),
 		CreatedAt: cs.now().UTC(), CreatedBy: by}
 	err := cs.appendChecked(ctx, domain.EventCredentialCreated, ev, func(c *domain.Credentials) error {
+		if c.Exists(id) {
+			return errors.New("credentials: a fresh id collided with an existing one; retry")
+		}
 		return c.CheckNewCredential(name, role, workspaces)
 	})
 	if err != nil {

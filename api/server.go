@@ -46,6 +46,8 @@ type Config struct {
 	Version string
 	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
 	ClaudeCode *domain.ClaudeCodeConfig
+	// Explainer answers GET /v1/turns/{id}/explain; nil answers 503.
+	Explainer Explainer
 }
 
 // Server serves the API.
@@ -135,6 +137,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/events", s.turnEvents)
 		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
+		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
 		handle("GET", "/v1/approvals", s.listApprovals)
 		handle("GET", "/v1/approvals/{request_id}", s.getApproval)
 		handle("POST", "/v1/approvals/{request_id}/respond", s.respond)

@@ -65,6 +65,9 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	b := Intersect(Intersect(BoundsOf(&child), capB), parent)
 	child.PermissionProfile = TurnPermissionProfileSnapshot{Mode: b.Mode, Source: source, EffectivePolicy: b.Policy}
 	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, b.Filesystem
+	// A parent's profile rules (globs, locked operator denies) bind the
+	// child too: decisions take the narrower of them and the child's roots.
+	child.Sandbox.Filesystem.Rules = in.Parent.Sandbox.Filesystem.Rules
 	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)

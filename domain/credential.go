@@ -104,6 +104,9 @@ func (cs *Credentials) Apply(typ string, data []byte) error {
 		if err1 != nil || err2 != nil || len(hash) != sha256.Size {
 			return fmt.Errorf("credential event %d: bad salt or hash", cs.Next)
 		}
+		if cs.byID[ev.ID] != nil {
+			break // an id is created once: a later event reusing it is ignored
+		}
 		cs.byID[ev.ID] = &Credential{ID: ev.ID, Name: ev.Name, Role: ev.Role, Workspaces: ev.Workspaces,
 			CreatedAt: ev.CreatedAt, CreatedBy: ev.CreatedBy, salt: salt, hash: hash}
 	case EventCredentialRevoked:
@@ -130,6 +133,9 @@ func (cs *Credentials) Lookup(id string) (*Credential, bool) {
 	}
 	return c, true
 }
+
+// Exists reports whether a credential (active or revoked) has id.
+func (cs *Credentials) Exists(id string) bool { return cs.byID[id] != nil }
 
 // Active returns the active credential named name.
 func (cs *Credentials) Active(name string) (*Credential, bool) {

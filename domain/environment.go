@@ -49,6 +49,9 @@ func (env *EnvironmentPolicy) EnvAllowed(name string) bool {
 // FilterEnv returns the "NAME=value" entries of environ that env lets
 // through, in their original order. Entries without "=" are dropped.
 func (env *EnvironmentPolicy) FilterEnv(environ []string) []string {
+	if env.Profile != nil {
+		return env.Profile.Apply(environ)
+	}
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")

@@ -193,7 +193,10 @@ func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 
 // TurnPermissionProfileSnapshot is the profile a turn runs under.
 type TurnPermissionProfileSnapshot struct {
-	Mode            Mode                         `json:"mode"`
+	Mode Mode `json:"mode"`
+	// Profile names the permission profile the turn selected ("" for a
+	// mode); Mode is then the mode whose behaviour table it uses.
+	Profile         string                       `json:"profile,omitempty"`
 	Source          ProfileSource                `json:"source"`
 	EffectivePolicy ToolPermissionPolicySnapshot `json:"effective_policy"`
 }
@@ -201,7 +204,10 @@ type TurnPermissionProfileSnapshot struct {
 // ProfileRequest is what a client may send to choose a profile: a mode and
 // optional tool and path lists that narrow the compiled policy.
 type ProfileRequest struct {
-	Mode                   Mode     `json:"mode"`
+	Mode Mode `json:"mode"`
+	// Profile selects a permission profile by name instead of a mode
+	// (SelectSnapshot); giving both is refused.
+	Profile                string   `json:"profile,omitempty"`
 	AllowedTools           []string `json:"allowed_tools,omitempty"`
 	AllowedToolsRestricted bool     `json:"allowed_tools_restricted,omitempty"`
 	DeniedTools            []string `json:"denied_tools,omitempty"`

@@ -117,3 +117,31 @@ func hexOf(b []byte) string {
 	}
 	return string(out)
 }
+
+// TestCredentialIDReuse: a second creation event reusing an id neither
+// replaces the first credential nor revives a revoked one.
+func TestCredentialIDReuse(t *testing.T) {
+	var cs Credentials
+	salt := []byte("0123456789abcdef")
+	mk := func(name string, secret string) []byte {
+		b, _ := json.Marshal(CredentialCreated{ID: "id1", Name: name, Role: RoleRuntime,
+			Salt: "30313233343536373839616263646566", Hash: hexOf(HashSecret(salt, []byte(secret)))})
+		return b
+	}
+	if err := cs.Apply(EventCredentialCreated, mk("first", "secret-one-secret-one")); err != nil {
+		t.Fatal(err)
+	}
+	revoked, _ := json.Marshal(CredentialRevoked{ID: "id1"})
+	if err := cs.Apply(EventCredentialRevoked, revoked); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Apply(EventCredentialCreated, mk("second", "secret-two-secret-two")); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := cs.Lookup("id1"); ok {
+		t.Fatalf("a reused id revived a revoked credential: %+v", c)
+	}
+	if !cs.Exists("id1") || cs.Next != 3 {
+		t.Fatalf("exists %v next %d", cs.Exists("id1"), cs.Next)
+	}
+}

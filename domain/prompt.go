@@ -21,7 +21,7 @@ var kindPhrases = []struct {
 // (REFERENCE §8). The default full_access profile, not narrowed, renders
 // nothing.
 func PermissionsPrompt(p TurnPermissionProfileSnapshot) string {
-	if p.Mode == ModeFullAccess && !p.Narrowed() {
+	if p.Mode == ModeFullAccess && !p.Narrowed() && (p.Profile == "" || p.Profile == BuiltinDangerFullAccess) {
 		return ""
 	}
 	pol := &p.EffectivePolicy
@@ -36,7 +36,11 @@ func PermissionsPrompt(p TurnPermissionProfileSnapshot) string {
 	}
 	var b strings.Builder
 	b.WriteString("## Current Permissions\n\n")
-	fmt.Fprintf(&b, "Permission mode: %s.\n", p.Mode)
+	if p.Profile != "" {
+		fmt.Fprintf(&b, "Permission profile: %s (approvals as in mode %s); its file and network rules are enforced, and a refusal names the rule.\n", p.Profile, p.Mode)
+	} else {
+		fmt.Fprintf(&b, "Permission mode: %s.\n", p.Mode)
+	}
 	if len(ask) > 0 {
 		fmt.Fprintf(&b, "Needs a person's approval before it runs: %s.\n", strings.Join(ask, "; "))
 	}

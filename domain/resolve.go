@@ -305,6 +305,7 @@ func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapsh
 		}
 	}
 	c.Sandbox.Filesystem.Entries = append(es, protected...)
+	c.Sandbox.Filesystem.Rules = approvableRules(s.Sandbox.Filesystem.Rules, c.Sandbox.Cwd)
 	return c
 }
 

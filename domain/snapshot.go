@@ -46,6 +46,10 @@ const (
 	ProvenanceTaskCap   Provenance = "task_cap"
 	ProvenanceSystem    Provenance = "system"
 	ProvenanceComposer  Provenance = "composer"
+	// ProvenanceProfile and ProvenanceBuiltin mark entries compiled from a
+	// permission profile of the profiles file or a built-in; Origin names it.
+	ProvenanceProfile Provenance = "profile"
+	ProvenanceBuiltin Provenance = "built_in"
 )
 
 // FilesystemEntry is one path the sandbox grants, or narrows: a protected
@@ -60,6 +64,10 @@ type FilesystemEntry struct {
 	// ResolvedPath is Path made absolute and normalised lexically. The
 	// sandbox canonicalises it again (symlinks) when it enforces.
 	ResolvedPath string `json:"resolved_path"`
+	// Origin names the profile (or list) an entry compiled from a permission
+	// profile came from, and Key the rule's key as written.
+	Origin string `json:"origin,omitempty"`
+	Key    string `json:"key,omitempty"`
 	// Reserved (protected entries only): when the path does not exist at
 	// spawn, the sandbox holds the name read-only so that it cannot be
 	// created.
@@ -72,6 +80,10 @@ type FilesystemEntry struct {
 type FilesystemPolicy struct {
 	Unrestricted bool              `json:"unrestricted"`
 	Entries      []FilesystemEntry `json:"entries"`
+	// Rules, set for a turn that selected a permission profile, are the
+	// profile's compiled rules, globs included: decisions resolve paths with
+	// them (ResolvePathRules); Entries are what the kernel is given.
+	Rules []PathRule `json:"rules,omitempty"`
 }
 
 // TmpPolicy says where temporary files go.
@@ -116,6 +128,26 @@ type NetworkPolicy struct {
 	// AllowPrivateNetworks lets connections reach private, link-local and
 	// cloud-metadata addresses (beyond the reference; off unless asked).
 	AllowPrivateNetworks bool `json:"allow_private_networks"`
+	// AllowedMethods, when set, are the only HTTP methods a network action
+	// may use (a permission profile's "limited" mode: GET, HEAD, OPTIONS).
+	AllowedMethods []string `json:"allowed_methods,omitempty"`
+}
+
+// MethodAllowed reports whether an upper-case HTTP method passes
+// AllowedMethods.
+func (n *NetworkPolicy) MethodAllowed(method string) bool {
+	if len(n.AllowedMethods) == 0 {
+		return true
+	}
+	if method == "" {
+		method = "GET"
+	}
+	for _, m := range n.AllowedMethods {
+		if m == method {
+			return true
+		}
+	}
+	return false
 }
 
 // EnvironmentPolicy filters a command's environment. With Inherit the whole
@@ -125,6 +157,10 @@ type EnvironmentPolicy struct {
 	Inherit        bool     `json:"inherit"`
 	AllowedVars    []string `json:"allowed_vars,omitempty"`
 	DeniedPatterns []string `json:"denied_patterns,omitempty"`
+	// Profile, set for a turn that selected a permission profile, is its
+	// environment filter (inherit, exclude globs, set, include_only); it
+	// replaces the fields above in FilterEnv.
+	Profile *CompiledEnvironment `json:"profile,omitempty"`
 }
 
 // ProcessPolicy is the process side of a snapshot.

@@ -69,7 +69,7 @@ func Doctor(w io.Writer, f Features) {
 		case s.Enforcement.Status == domain.EnforcementUnavailable:
 			p("    commands are refused (sandbox_unavailable): nothing is spawned")
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled:
-			p("    commands run unconfined (own process group, timeout); the environment is inherited")
+			p("    commands run unconfined (own process group, and as root on cgroup v2 a cgroup of their own; timeout); the environment is inherited")
 		case s.Sandbox.Mode == domain.SandboxWorkspaceWrite && !k.UserNamespaces:
 			p("    commands run in the sandbox; protected paths use sibling grants (narrower)")
 		default:

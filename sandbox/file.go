@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"turnstile/domain"
@@ -60,6 +61,13 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 	}
 	v := cachedFSView(&s.Sandbox.Filesystem)
 	got, by := v.access(canon)
+	if rules := s.Sandbox.Filesystem.Rules; len(rules) > 0 && got.Covers(op) {
+		// A permission profile's rules (globs and locked operator denies
+		// included) bind as well: the narrower of the two decides.
+		if d := domain.ResolvePathRules(canonicalRules(rules), canon); !d.Access.Covers(op) {
+			return "", profileRefusal(canon, op, d)
+		}
+	}
 	if got.Covers(op) {
 		return canon, nil
 	}
@@ -101,4 +109,16 @@ func (v *fsView) escapes(p, c string, op domain.Access) bool {
 		}
 	}
 	return false
+}
+
+// profileRefusal explains a refusal by a permission profile's rule.
+func profileRefusal(canon string, op domain.Access, d domain.PathDecision) *Refusal {
+	if d.Rule == nil {
+		return &Refusal{Code: CodeOutsideAllowedRoots, Path: canon, Message: "no rule of the permission profile matches the path (no match is deny)"}
+	}
+	rule := fmt.Sprintf("%q = %s (%s %s)", d.Rule.Key, d.Rule.Access, d.Rule.Provenance, d.Rule.Origin)
+	if op == domain.AccessWrite && d.Access == domain.AccessRead {
+		return &Refusal{Code: CodeWriteRequiresWritable, Path: canon, Message: "the permission profile's rule " + rule + " makes the path read-only"}
+	}
+	return &Refusal{Code: CodeOutsideAllowedRoots, Path: canon, Message: "the permission profile's rule " + rule + " denies the path"}
 }

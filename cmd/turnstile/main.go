@@ -31,6 +31,7 @@ func init() {
 		{"exec", "run a command for a turn through the server (exec --turn ID -- CMD…)", execCmd},
 		{"sandbox", "run one command under a snapshot, without a server (sandbox --mode M --root DIR -- CMD…)", sandboxCmd},
 		{"doctor", "print what this machine's kernel can enforce and what each mode would lose", doctorCmd},
+		{"profiles", "check a profiles file, or explain a profile's decision offline (profiles check FILE | explain PROFILE PATH|URL)", profilesCmd},
 		{"fsm", "print the turn state machine as a Mermaid diagram", fsmCmd},
 		{"hook", "Claude Code hooks: hook claude-code (the command hook) | hook install claude-code [--project DIR|--user] [--http URL] [--print]", hookCmd},
 		{"bench", "drive a running server with concurrent turns and report decisions/s and latency", benchCmd},

@@ -37,6 +37,7 @@ type serveFlags struct {
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	maxHeaderBytes                              int
 	claudeCodeConfig                            string
+	profiles, constraints                       string
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -58,6 +59,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
 	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block accepted (431 above it)")
+	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
+	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -167,6 +170,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	catalog, err := loadCatalog(f.profiles, f.constraints)
+	if err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
@@ -184,7 +191,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	proj := projections.New()
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Checker: checker{}, Sensitive: sensitive, Runner: runner{}, Hint: hint{proj},
-		Instance: instanceName(),
+		Instance: instanceName(), Profiles: catalog,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	cmdTimeout := 10 * time.Second
@@ -194,7 +201,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: explainer{}})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })

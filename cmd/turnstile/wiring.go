@@ -68,3 +68,20 @@ func (checker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) 
 	a := s.Approvable()
 	return asRefusal(sandbox.CheckURL(&a, rawURL))
 }
+
+// explainer checks paths and URLs against a snapshot as it stands, for
+// GET /v1/turns/{id}/explain.
+type explainer struct{}
+
+func (explainer) ExplainFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error) {
+	resolved, err := sandbox.CheckFile(s, path, op)
+	var r *sandbox.Refusal
+	if errors.As(err, &r) {
+		resolved = r.Path // the path the refusal judged
+	}
+	return resolved, asRefusal(err)
+}
+
+func (explainer) ExplainURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+	return asRefusal(sandbox.CheckURL(s, rawURL))
+}

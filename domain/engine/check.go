@@ -45,6 +45,9 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	if refusal == nil && a.URL != nil {
 		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
 	}
+	if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {
+		refusal = methodRefusal(a.Method)
+	}
 	if refusal == nil {
 		classified := *c // the caller's command stays as it was
 		classified.Classified = &a
@@ -57,3 +60,13 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	return &turn.RecordDenial{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation,
 		Refusal: r.RefusalCode(), Message: r.Error()}, nil
 }
+
+// methodRefusal refuses an HTTP method a limited network does not allow.
+type methodRefusal string
+
+func (m methodRefusal) Error() string {
+	return "the network is limited to GET, HEAD and OPTIONS; " + string(m) + " is not allowed"
+}
+
+// RefusalCode implements Refusal.
+func (m methodRefusal) RefusalCode() string { return "method_not_allowed" }

@@ -37,6 +37,9 @@ type Config struct {
 	// Sensitive are the service's own secrets (its data directory and
 	// credential files): every snapshot denies them (domain.PathSensitive).
 	Sensitive []string
+	// Profiles is what turns may select by name (permission_profile
+	// {"profile": …}) and the operator's constraints on every selection.
+	Profiles *domain.ProfileCatalog
 	// MaxCachedTurns bounds the turn cache (default 100,000).
 	MaxCachedTurns int
 	// Now is the clock (default time.Now).

@@ -132,6 +132,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		if c.Sensitive == nil {
 			c.Sensitive = e.cfg.Sensitive
 		}
+		if c.Catalog == nil {
+			c.Catalog = e.cfg.Profiles
+		}
 		if c.ParentTurnID != "" && c.Parent == nil {
 			p, err := e.parent(ctx, c.ParentTurnID)
 			if err != nil {
@@ -154,6 +157,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		}
 		if c.Sensitive == nil {
 			c.Sensitive = e.cfg.Sensitive
+		}
+		if c.Catalog == nil {
+			c.Catalog = e.cfg.Profiles
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)

@@ -55,6 +55,9 @@ type StartTurn struct {
 	// the turn-start event, see TurnStarted).
 	Input  json.RawMessage
 	Client map[string]json.RawMessage
+	// Catalog is the server's profiles and operator constraints (filled by
+	// the engine; not part of the request's identity).
+	Catalog *domain.ProfileCatalog
 }
 
 // RequestHash identifies the client's request (not the kernel, time or actor).
@@ -144,6 +147,9 @@ type ChangeProfile struct {
 	// Sensitive: as StartTurn's.
 	Sensitive []string
 	Parent    *Parent
+	// Catalog is the server's profiles and operator constraints (filled by
+	// the engine).
+	Catalog *domain.ProfileCatalog
 }
 
 // Outcome is what a command answered, for the caller.

@@ -63,6 +63,9 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 			return nil, Outcome{}, err
 		}
 	}
+	if err := domain.CheckProfileRequest(c.Profile); err != nil {
+		return nil, Outcome{}, err
+	}
 	si := domain.SnapshotInputs{
 		Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots,
 		AppReadRoots: c.Inputs.AppReadRoots, ExecutionBackend: c.Inputs.ExecutionBackend, Kernel: c.Kernel,
@@ -76,13 +79,15 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		if c.Parent.Status.Terminal() {
 			return nil, Outcome{}, &IllegalTransitionError{TurnID: c.ParentTurnID, State: c.Parent.Status, Transition: "start a child turn"}
 		}
+		if err := checkChildProfile(c.Profile); err != nil {
+			return nil, Outcome{}, err
+		}
 		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: c.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: c.ParentTurnID, Inputs: si})
 	} else {
 		if c.TaskCap != nil {
 			return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
 		}
-		si.Profile = domain.ResolveProfile(c.Profile, domain.SourceComposer)
-		snap, err = domain.ResolveSnapshot(si)
+		snap, err = domain.SelectSnapshot(c.Profile, c.Catalog, domain.SourceComposer, si)
 	}
 	if err != nil {
 		return nil, Outcome{}, err
@@ -95,6 +100,17 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		s.event(&c.Meta, []string{"profile_selected", hash}, &ProfileSelected{Profile: snap.PermissionProfile}),
 		s.event(&c.Meta, []string{"snapshot_resolved", hash}, &SecuritySnapshotResolved{Snapshot: snap}),
 	}, Outcome{}, nil
+}
+
+// checkChildProfile refuses a child turn naming a profile: a child's
+// snapshot is its parent's intersected with its cap (and keeps the parent's
+// profile rules), so it selects a mode.
+func checkChildProfile(req *domain.ProfileRequest) error {
+	if req != nil && req.Profile != "" {
+		return &domain.FieldError{Field: "permission_profile.profile", Value: req.Profile,
+			Message: "a child turn narrows its parent's permissions with a mode and a task cap; it cannot select a profile"}
+	}
+	return nil
 }
 
 // live checks that the turn exists and is not over.
@@ -329,6 +345,13 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if err := s.live(TransChange); err != nil {
 		return nil, Outcome{}, err
 	}
+	if err := domain.CheckProfileRequest(c.Profile); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.Profile != nil && c.Profile.Profile != "" {
+		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile.profile", Value: c.Profile.Profile,
+			Message: "a mid-turn change takes a mode; changing to a named profile mid-turn is not supported yet"}
+	}
 	if c.Profile == nil || c.Profile.Mode == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile.mode", Message: "required"}
 	}
@@ -344,8 +367,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		}
 		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: s.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: s.ParentTurnID, Inputs: si})
 	} else {
-		si.Profile = domain.ResolveProfile(c.Profile, domain.SourceComposer)
-		snap, err = domain.ResolveSnapshot(si)
+		snap, err = domain.SelectSnapshot(c.Profile, c.Catalog, domain.SourceComposer, si)
 	}
 	if err != nil {
 		return nil, Outcome{}, err

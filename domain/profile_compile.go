@@ -1,0 +1,398 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// ProfileEnv is what a profile's special tokens and "~" resolve against:
+// the turn's roots and the environment the server runs commands in. All
+// paths are absolute.
+type ProfileEnv struct {
+	Home          string   `json:"home,omitempty"`
+	Cwd           string   `json:"cwd"`
+	WorkspaceRoot string   `json:"workspace_root,omitempty"`
+	ProjectRoots  []string `json:"project_roots,omitempty"`
+	AppReadRoots  []string `json:"app_read_roots,omitempty"`
+	TmpDir        string   `json:"tmpdir,omitempty"`
+}
+
+// Constraints are the operator's limits on profile selection (REFERENCE
+// §10): the allowed profile names (nil = any) and filesystem keys every
+// compiled profile must deny. A required deny is locked: no rule of the
+// profile, however specific, reopens anything under it.
+type Constraints struct {
+	AllowedProfiles []string `json:"allowed_profiles,omitempty"`
+	RequiredDeny    []string `json:"required_deny,omitempty"`
+}
+
+// ConstraintError refuses a selection outside the operator's list.
+type ConstraintError struct {
+	Profile string
+	Allowed []string
+}
+
+func (e *ConstraintError) Error() string {
+	return fmt.Sprintf("profile %q is not allowed by the operator's constraints (allowed_profiles: %s)", e.Profile, strings.Join(e.Allowed, ", "))
+}
+
+// Validate checks the constraints on their own.
+func (c *Constraints) Validate() []error {
+	var errs []error
+	for _, k := range c.RequiredDeny {
+		if _, err := ParseFilesystemKey(k, AccessDeny); err != nil {
+			errs = append(errs, fmt.Errorf("required_deny %q: %w", k, err))
+		}
+	}
+	for _, n := range c.AllowedProfiles {
+		if strings.TrimSpace(n) == "" {
+			errs = append(errs, fmt.Errorf("allowed_profiles: an empty name"))
+		}
+	}
+	return errs
+}
+
+// CheckSelection refuses a profile name outside AllowedProfiles.
+func (c *Constraints) CheckSelection(name string) error {
+	if c == nil || c.AllowedProfiles == nil || slices.Contains(c.AllowedProfiles, name) {
+		return nil
+	}
+	return &ConstraintError{Profile: name, Allowed: slices.Clone(c.AllowedProfiles)}
+}
+
+// CompiledEnvironment is a profile's environment filter, resolved.
+type CompiledEnvironment struct {
+	Inherit     string            `json:"inherit"`
+	Exclude     []string          `json:"exclude"`
+	Set         map[string]string `json:"set,omitempty"`
+	IncludeOnly []string          `json:"include_only,omitempty"`
+	// IncludeOnlySet distinguishes include_only = [] (keep nothing) from unset.
+	IncludeOnlySet bool `json:"include_only_set,omitempty"`
+}
+
+// Apply filters environ ("NAME=value"): inherit (all, the core allow-list,
+// or none), drop names matching an exclude pattern (case-insensitive glob),
+// add Set, keep only names matching IncludeOnly when it is set. Names that
+// are never inherited (SSH_AUTH_SOCK) are dropped first.
+func (e *CompiledEnvironment) Apply(environ []string) []string {
+	core := EnvironmentPolicy{AllowedVars: RestrictedEnvAllowList}
+	var out []string
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || slices.Contains(alwaysDroppedEnv, name) {
+			continue
+		}
+		switch e.Inherit {
+		case InheritAll:
+		case InheritCore:
+			if !core.EnvAllowed(name) {
+				continue
+			}
+		default:
+			continue
+		}
+		if envMatchAny(e.Exclude, name) {
+			continue
+		}
+		if _, overridden := e.Set[name]; overridden {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Set)) {
+		out = append(out, k+"="+e.Set[k])
+	}
+	if e.IncludeOnlySet {
+		kept := out[:0]
+		for _, kv := range out {
+			name, _, _ := strings.Cut(kv, "=")
+			if envMatchAny(e.IncludeOnly, name) {
+				kept = append(kept, kv)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+func envMatchAny(patterns []string, name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range patterns {
+		if ok, _ := path.Match(strings.ToUpper(p), up); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CompiledProcess is a profile's process limits, resolved.
+type CompiledProcess struct {
+	TimeoutCapMs   int64    `json:"timeout_cap_ms"`
+	DeniedCommands []string `json:"denied_commands,omitempty"`
+}
+
+// CompiledProfile is a profile resolved for one turn: its rules are
+// absolute, its settings flattened over the extends chain.
+type CompiledProfile struct {
+	Name string `json:"name"`
+	// Chain is the extends chain, the profile first.
+	Chain []string `json:"chain"`
+	// Unrestricted is set when the filesystem is exactly ":root" = write
+	// with no operator rule: the sandbox then confines nothing.
+	Unrestricted     bool                `json:"unrestricted"`
+	Rules            []PathRule          `json:"rules"`
+	WorkspaceRoots   []string            `json:"workspace_roots"`
+	GlobScanMaxDepth int                 `json:"glob_scan_max_depth"`
+	Cwd              string              `json:"cwd"`
+	Network          CompiledNetwork     `json:"network"`
+	Environment      CompiledEnvironment `json:"environment"`
+	Process          CompiledProcess     `json:"process"`
+	// Policy is the behaviour table: the approvals.policy mode's, with the
+	// auto-rejected categories' "ask" turned into "deny".
+	BasePolicy Mode                         `json:"base_policy"`
+	AutoReject []ActionKind                 `json:"auto_reject,omitempty"`
+	Policy     ToolPermissionPolicySnapshot `json:"policy"`
+	// Warnings name what was ignored (unknown tokens, a "~" key with no home).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// CompileProfile resolves the profile called name from set against env,
+// under the operator's constraints (nil = none). It refuses a selection
+// outside the allowed list, an unknown profile, a bad extends chain and an
+// invalid profile anywhere in the chain.
+func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constraints) (*CompiledProfile, error) {
+	if err := cons.CheckSelection(name); err != nil {
+		return nil, err
+	}
+	chain, err := set.chain(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range chain {
+		if errs := p.validate(); len(errs) > 0 {
+			return nil, errs[0]
+		}
+	}
+	if cons != nil {
+		if errs := cons.Validate(); len(errs) > 0 {
+			return nil, errs[0]
+		}
+	}
+	if env.WorkspaceRoot == "" {
+		env.WorkspaceRoot = env.Cwd
+	}
+	if env.Cwd == "" {
+		env.Cwd = env.WorkspaceRoot
+	}
+	if !strings.HasPrefix(env.Cwd, "/") {
+		return nil, &FieldError{Field: "cwd", Value: env.Cwd, Message: "must be an absolute path"}
+	}
+	flat, origin := flatten(chain)
+	c := &CompiledProfile{Name: name, Cwd: CleanPath(env.Cwd)}
+	for _, p := range chain {
+		c.Chain = append(c.Chain, p.Name)
+	}
+	c.WorkspaceRoots = workspaceRoots(env, flat.WorkspaceRoots, &c.Warnings)
+	c.Unrestricted = len(flat.Filesystem) == 1 && flat.Filesystem[TokenRoot] == AccessWrite && (cons == nil || len(cons.RequiredDeny) == 0)
+	for _, k := range slices.Sorted(maps.Keys(flat.Filesystem)) {
+		fk, _ := ParseFilesystemKey(k, flat.Filesystem[k])
+		prov := RuleFromProfile
+		if strings.HasPrefix(origin[k], ":") {
+			prov = RuleFromBuiltin
+		}
+		c.Rules = append(c.Rules, expandKey(fk, flat.Filesystem[k], prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)...)
+	}
+	if !c.Unrestricted {
+		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
+	}
+	if cons != nil {
+		for _, k := range cons.RequiredDeny {
+			fk, _ := ParseFilesystemKey(k, AccessDeny)
+			rs := expandKey(fk, AccessDeny, RuleFromSystem, "constraints", env, c.WorkspaceRoots, &c.Warnings)
+			for i := range rs {
+				rs[i].Locked = true
+			}
+			c.Rules = append(c.Rules, rs...)
+		}
+	}
+	c.GlobScanMaxDepth = flat.GlobScanMaxDepth
+	if c.GlobScanMaxDepth == 0 {
+		c.GlobScanMaxDepth = DefaultGlobScanMaxDepth
+	}
+	c.Network = compileNetwork(flat.Network)
+	c.Environment = compileEnvironment(flat.Environment)
+	c.Process = CompiledProcess{TimeoutCapMs: flat.Process.TimeoutCapMs, DeniedCommands: flat.Process.DeniedCommands}
+	if c.Process.TimeoutCapMs == 0 {
+		c.Process.TimeoutCapMs = MaxCommandDurationMs
+	}
+	c.BasePolicy = flat.Approvals.Policy
+	if c.BasePolicy == "" {
+		c.BasePolicy = ModeSupervised
+	}
+	c.AutoReject = flat.Approvals.AutoReject
+	c.Policy = CompilePolicy(c.BasePolicy)
+	for _, f := range c.Policy.behaviorFields() {
+		kind := ActionKind(f.name)
+		if f.name == "default_behavior" {
+			kind = ActionUnknown
+		}
+		if slices.Contains(c.AutoReject, kind) && *f.ptr == BehaviorAsk {
+			*f.ptr = BehaviorDeny
+		}
+	}
+	return c, nil
+}
+
+// Explain decides a path (relative paths join the profile's cwd) and says
+// which rule decided it.
+func (c *CompiledProfile) Explain(p string) PathDecision {
+	return ResolvePathRules(c.Rules, ResolvePath(c.Cwd, p))
+}
+
+func workspaceRoots(env ProfileEnv, extra map[string]bool, warnings *[]string) []string {
+	var roots []string
+	if env.WorkspaceRoot != "" {
+		roots = append(roots, CleanPath(env.WorkspaceRoot))
+	}
+	for _, r := range env.ProjectRoots {
+		roots = append(roots, CleanPath(r))
+	}
+	for _, r := range slices.Sorted(maps.Keys(extra)) {
+		if !extra[r] {
+			continue
+		}
+		if r == "~" || strings.HasPrefix(r, "~/") {
+			if env.Home == "" {
+				*warnings = append(*warnings, fmt.Sprintf("workspace root %q ignored: no home directory is known", r))
+				continue
+			}
+			r = env.Home + strings.TrimPrefix(r, "~")
+		}
+		roots = append(roots, CleanPath(r))
+	}
+	slices.Sort(roots)
+	return slices.Compact(roots)
+}
+
+// expandKey turns one key into absolute rules.
+func expandKey(fk FilesystemKey, a Access, prov RuleProvenance, origin string, env ProfileEnv, roots []string, warnings *[]string) []PathRule {
+	rule := func(pattern string) PathRule {
+		return PathRule{Key: fk.Key, Pattern: pattern, Glob: fk.Glob, Access: a, Provenance: prov, Origin: origin}
+	}
+	under := func(base string) PathRule {
+		if fk.Sub == "" {
+			return rule(CleanPath(base))
+		}
+		return rule(CleanPath(base + "/" + fk.Sub))
+	}
+	ignore := func(why string) []PathRule {
+		*warnings = append(*warnings, fmt.Sprintf("filesystem key %q ignored: %s", fk.Key, why))
+		return nil
+	}
+	switch {
+	case fk.Unknown:
+		return ignore("unknown special token " + fk.Token)
+	case fk.Home:
+		if env.Home == "" {
+			return ignore("no home directory is known")
+		}
+		return []PathRule{under(env.Home)}
+	case fk.Token == "" && strings.HasPrefix(fk.Sub, "/"):
+		return []PathRule{rule(fk.Sub)}
+	case fk.Token == "":
+		return []PathRule{rule("/" + fk.Sub)} // a "**/" glob, anchored at /
+	case fk.Token == TokenRoot:
+		return []PathRule{under("/")}
+	case fk.Token == TokenSlashTmp:
+		return []PathRule{under("/tmp")}
+	case fk.Token == TokenTmpdir:
+		if env.TmpDir == "" {
+			return ignore("no temporary directory is known for this turn")
+		}
+		return []PathRule{under(env.TmpDir)}
+	case fk.Token == TokenMinimal:
+		var out []PathRule
+		for _, p := range SystemReadRoots {
+			out = append(out, rule(p))
+		}
+		for _, p := range DeviceFiles {
+			r := rule(p)
+			if a != AccessDeny {
+				r.Access = AccessWrite // a process needs /dev/null and friends writable
+			}
+			out = append(out, r)
+		}
+		return out
+	case fk.Token == TokenWorkspaceRoots || fk.Token == TokenProjectRoots:
+		var out []PathRule
+		for _, r := range roots {
+			out = append(out, under(r))
+		}
+		return out
+	case fk.Token == TokenAppReadRoots:
+		var out []PathRule
+		for _, r := range env.AppReadRoots {
+			out = append(out, under(r))
+		}
+		return out
+	}
+	return ignore("unsupported key")
+}
+
+// protectedRules are the read-only items of DefaultProtectedPaths inside
+// every writable path rule (devices excluded) and at the cwd, as the modes
+// protect them (protectedEntries), written as rules with system provenance.
+// The items that only pin a path (.git itself) narrow no access: the
+// snapshot carries them as entries, not rules.
+func protectedRules(rules []PathRule, cwd string) []PathRule {
+	var grants []FilesystemEntry
+	for _, r := range rules {
+		if r.Access == AccessWrite && !r.Glob && r.Key != TokenMinimal {
+			grants = append(grants, FilesystemEntry{Kind: PathExplicit, Path: r.Pattern, Access: AccessWrite, ResolvedPath: r.Pattern})
+		}
+	}
+	var out []PathRule
+	for _, e := range protectedEntries(DefaultProtectedPaths, grants, cwd) {
+		if e.Access == AccessRead {
+			out = append(out, PathRule{Key: e.ResolvedPath, Pattern: e.ResolvedPath, Access: AccessRead, Provenance: RuleFromSystem, Origin: "protected_paths"})
+		}
+	}
+	return out
+}
+
+func compileNetwork(n ProfileNetwork) CompiledNetwork {
+	c := CompiledNetwork{
+		Enabled: n.Enabled != nil && *n.Enabled, Limited: n.Mode == "limited",
+		Restricted: len(n.Domains) > 0, AllowLocalhost: n.AllowLocalhost, AllowPrivateNetworks: n.AllowPrivateNetworks,
+	}
+	for _, d := range slices.Sorted(maps.Keys(n.Domains)) {
+		if n.Domains[d] == DomainDeny {
+			c.Deny = append(c.Deny, d)
+		} else {
+			c.Allow = append(c.Allow, d)
+		}
+	}
+	for _, s := range slices.Sorted(maps.Keys(n.UnixSockets)) {
+		if n.UnixSockets[s] {
+			c.UnixSockets = append(c.UnixSockets, CleanPath(s))
+		}
+	}
+	return c
+}
+
+func compileEnvironment(e ProfileEnvironment) CompiledEnvironment {
+	c := CompiledEnvironment{Inherit: e.Inherit, Exclude: e.Exclude, IncludeOnly: e.IncludeOnly, IncludeOnlySet: e.IncludeOnly != nil}
+	if c.Inherit == "" {
+		c.Inherit = InheritCore
+	}
+	if c.Exclude == nil {
+		c.Exclude = slices.Clone(DefaultEnvExclude)
+	}
+	if len(e.Set) > 0 {
+		c.Set = maps.Clone(e.Set)
+	}
+	return c
+}

@@ -1,0 +1,202 @@
+package domain
+
+import (
+	"errors"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// DomainPattern is a parsed profile domain pattern: "example.com" that host
+// exactly, "*.example.com" its subdomains only, "**.example.com" the apex and
+// its subdomains, "*" every host (allow-list only). An IP literal or
+// "localhost" matches exactly.
+type DomainPattern struct {
+	Raw  string
+	Base string // the host part after "*." or "**."
+	Sub  bool   // matches subdomains of Base
+	Apex bool   // matches Base itself
+	Any  bool   // "*"
+}
+
+// ParseDomainPattern parses a domain rule's key for the given value.
+func ParseDomainPattern(raw string, v DomainAccess) (DomainPattern, error) {
+	p := DomainPattern{Raw: raw}
+	s := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(raw)), ".")
+	if s != raw && s+"." != raw {
+		return p, errors.New("write the pattern in lower case without spaces")
+	}
+	switch {
+	case s == "*":
+		if v == DomainDeny {
+			return p, errors.New(`"*" is allowed only in the allow-list (deny-all is the empty allow-list)`)
+		}
+		p.Any = true
+		return p, nil
+	case strings.HasPrefix(s, "**."):
+		p.Base, p.Sub, p.Apex = s[3:], true, true
+	case strings.HasPrefix(s, "*."):
+		p.Base, p.Sub = s[2:], true
+	default:
+		p.Base, p.Apex = s, true
+	}
+	if p.Base == "" || strings.ContainsAny(p.Base, "*/:@?#[] ") && !isIPLiteral(p.Base) {
+		return p, errors.New("a pattern is a host name, *.host, **.host or * (no scheme, port, path or inner wildcard)")
+	}
+	if isIPLiteral(p.Base) && p.Sub {
+		return p, errors.New("an IP literal takes no wildcard")
+	}
+	for label := range strings.SplitSeq(p.Base, ".") {
+		if label == "" && !isIPLiteral(p.Base) {
+			return p, errors.New("an empty label")
+		}
+	}
+	return p, nil
+}
+
+func isIPLiteral(s string) bool {
+	_, err := netip.ParseAddr(strings.Trim(s, "[]"))
+	return err == nil
+}
+
+// Matches reports whether host (lower case, no trailing dot) matches.
+func (p DomainPattern) Matches(host string) bool {
+	if p.Any {
+		return true
+	}
+	if p.Apex && host == p.Base {
+		return true
+	}
+	return p.Sub && strings.HasSuffix(host, "."+p.Base)
+}
+
+// CompiledNetwork is a profile's network rules, resolved.
+type CompiledNetwork struct {
+	Enabled bool `json:"enabled"`
+	// Limited allows only GET, HEAD and OPTIONS.
+	Limited bool `json:"limited"`
+	// Restricted is set when the profile has domain rules: then only the
+	// allow-list passes (empty = nothing). Without rules every public host
+	// passes.
+	Restricted  bool     `json:"restricted"`
+	Allow       []string `json:"allow,omitempty"`
+	Deny        []string `json:"deny,omitempty"`
+	UnixSockets []string `json:"unix_sockets,omitempty"`
+	// AllowLocalhost and AllowPrivateNetworks come from :danger-full-access.
+	AllowLocalhost       bool `json:"allow_localhost"`
+	AllowPrivateNetworks bool `json:"allow_private_networks"`
+}
+
+// NetworkDecision is the answer for one URL, with the rule that made it.
+type NetworkDecision struct {
+	URL     string `json:"url"`
+	Allowed bool   `json:"allowed"`
+	// Rule is the pattern that decided ("" when a setting decided).
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Network decision reasons.
+const (
+	NetReasonDisabled       = "network_disabled"
+	NetReasonBadURL         = "invalid_url"
+	NetReasonScheme         = "scheme_not_allowed"
+	NetReasonMethod         = "method_not_allowed_in_limited_mode"
+	NetReasonDenied         = "host_denied"
+	NetReasonSpecialAddress = "local_or_private_address"
+	NetReasonNotAllowed     = "host_not_allowed"
+	NetReasonAllowed        = "host_allowed"
+	NetReasonUnrestricted   = "network_unrestricted"
+)
+
+// DecideURL applies the rules to a method and URL: http and https only; a
+// limited profile allows GET, HEAD and OPTIONS; deny rules first (deny wins);
+// loopback, private, link-local, CGNAT, unspecified and metadata addresses
+// and "localhost" names are refused unless an allow rule names that literal
+// (or "localhost") exactly; then the allow-list if the profile has domain
+// rules. This checks the URL as written: resolved addresses are checked at
+// connect time by the enforcing proxy.
+func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
+	d := NetworkDecision{URL: raw}
+	if !n.Enabled {
+		d.Reason = NetReasonDisabled
+		return d
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		d.Reason = NetReasonBadURL
+		return d
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		d.Reason = NetReasonScheme
+		return d
+	}
+	method = strings.ToUpper(method)
+	if method == "" {
+		method = "GET"
+	}
+	if n.Limited && method != "GET" && method != "HEAD" && method != "OPTIONS" {
+		d.Reason = NetReasonMethod
+		return d
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for _, raw := range n.Deny {
+		if p, err := ParseDomainPattern(raw, DomainDeny); err == nil && p.Matches(host) {
+			d.Rule, d.Reason = raw, NetReasonDenied
+			return d
+		}
+	}
+	if special, loopback := specialHost(host); special {
+		for _, raw := range n.Allow {
+			if raw == host || (loopback && raw == "localhost") {
+				d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
+				return d
+			}
+		}
+		if (loopback && n.AllowLocalhost) || (!loopback && n.AllowPrivateNetworks) {
+			d.Allowed, d.Reason = true, NetReasonUnrestricted
+			return d
+		}
+		d.Reason = NetReasonSpecialAddress
+		return d
+	}
+	if !n.Restricted {
+		d.Allowed, d.Reason = true, NetReasonUnrestricted
+		return d
+	}
+	for _, raw := range n.Allow {
+		if p, err := ParseDomainPattern(raw, DomainAllow); err == nil && p.Matches(host) {
+			d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
+			return d
+		}
+	}
+	d.Reason = NetReasonNotAllowed
+	return d
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+var metadataAddrs = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
+
+// specialHost reports whether host is localhost-like or a non-public IP
+// literal, and whether it is loopback (which an allow rule may also name as
+// "localhost"); any other special host must be named by its literal.
+func specialHost(host string) (special, loopback bool) {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true, true
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false, false
+	}
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return true, true
+	case a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsUnspecified(), a.IsMulticast(),
+		cgnat.Contains(a), slices.Contains(metadataAddrs, a):
+		return true, false
+	}
+	return false, false
+}

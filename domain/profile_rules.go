@@ -1,0 +1,314 @@
+package domain
+
+import (
+	"errors"
+	"path"
+	"strings"
+)
+
+// Special filesystem tokens (REFERENCE §10). A key is a token alone or a
+// token followed by "/subpath".
+const (
+	TokenRoot           = ":root"            // all of /
+	TokenMinimal        = ":minimal"         // what a process needs to start: SystemReadRoots, DeviceFiles
+	TokenWorkspaceRoots = ":workspace_roots" // every workspace root (the turn's, its project roots, the profile's additions)
+	TokenProjectRoots   = ":project_roots"   // the same roots (the older spelling)
+	TokenTmpdir         = ":tmpdir"          // the turn's $TMPDIR
+	TokenSlashTmp       = ":slash_tmp"       // /tmp
+	TokenAppReadRoots   = ":app_read_roots"  // the runtime's read-only roots (used by the built-ins)
+)
+
+// SpecialTokens lists the known tokens.
+var SpecialTokens = []string{TokenRoot, TokenMinimal, TokenWorkspaceRoots, TokenProjectRoots, TokenTmpdir, TokenSlashTmp, TokenAppReadRoots}
+
+// ParseProfileAccess parses a filesystem rule's value: read, write, deny,
+// or the older spelling none (= deny).
+func ParseProfileAccess(s string) (Access, error) {
+	switch s {
+	case "read":
+		return AccessRead, nil
+	case "write":
+		return AccessWrite, nil
+	case "deny", "none":
+		return AccessDeny, nil
+	}
+	return "", &InvalidEnumError{Field: "access", Value: s, Allowed: []string{"read", "write", "deny", "none"}}
+}
+
+// FilesystemKey is a parsed filesystem key.
+type FilesystemKey struct {
+	// Key is the normalised key (what extends compares).
+	Key string
+	// Token is the special token the key starts with, or "" for an
+	// absolute, "~/" or "**/" key.
+	Token string
+	// Home is set for "~" and "~/…" keys.
+	Home bool
+	// Sub is the path after the token or "~" ("" = the root itself); for
+	// an absolute key, the absolute path; for a "**/" key, the glob.
+	Sub string
+	// Glob is set when the key has a wildcard (*, ?, [) after the trailing
+	// "/**" (the subtree, not a glob) is removed.
+	Glob bool
+	// Unknown is set for an unknown special token: it is warned about and
+	// ignored, never widened.
+	Unknown bool
+}
+
+var errRelativeKey = errors.New(`a relative key is not allowed here: start it with /, ~/, **/ or a special token (` +
+	`:root, :minimal, :workspace_roots, :project_roots, :tmpdir, :slash_tmp), or put it under ":workspace_roots"`)
+
+// NormalizeFilesystemKey returns k's normalised form: the trailing "/**"
+// dropped (it means the subtree, which a path key already is), "." and
+// repeated slashes dropped. It does not validate.
+func NormalizeFilesystemKey(k string) string {
+	for strings.HasSuffix(k, "/**") && len(k) > 3 {
+		k = strings.TrimSuffix(k, "/**")
+	}
+	if k == "/**" {
+		return "/"
+	}
+	switch {
+	case strings.HasPrefix(k, "/"):
+		return CleanPath(k)
+	case strings.HasPrefix(k, ":"), k == "~", strings.HasPrefix(k, "~/"):
+		head, sub, _ := strings.Cut(k, "/")
+		if s := cleanRelative(sub); s != "" {
+			return head + "/" + s
+		}
+		return head
+	default:
+		return cleanRelative(k)
+	}
+}
+
+// cleanRelative drops empty and "." components of a relative path.
+func cleanRelative(p string) string {
+	var parts []string
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg != "" && seg != "." {
+			parts = append(parts, seg)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// ParseFilesystemKey parses and validates a filesystem key with its access:
+// globs are allowed only with deny; ".." is refused in a relative part; a
+// glob component must be a valid pattern ("**" alone, or path.Match syntax).
+// An unknown special token is not an error (Unknown is set).
+func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
+	if access != AccessRead && access != AccessWrite && access != AccessDeny {
+		return FilesystemKey{}, &InvalidEnumError{Field: "access", Value: string(access), Allowed: []string{"read", "write", "deny", "none"}}
+	}
+	if k == "" {
+		return FilesystemKey{}, errors.New("an empty key")
+	}
+	if strings.IndexByte(k, 0) >= 0 {
+		return FilesystemKey{}, errors.New("a key with a NUL byte")
+	}
+	n := NormalizeFilesystemKey(k)
+	fk := FilesystemKey{Key: n}
+	switch {
+	case strings.HasPrefix(n, "/"):
+		fk.Sub = n
+	case strings.HasPrefix(n, ":"):
+		fk.Token, fk.Sub, _ = strings.Cut(n, "/")
+		fk.Unknown = !isKnownToken(fk.Token)
+		if fk.Token == TokenMinimal && fk.Sub != "" {
+			return fk, errors.New(":minimal takes no subpath")
+		}
+	case n == "~" || strings.HasPrefix(n, "~/"):
+		fk.Home = true
+		_, fk.Sub, _ = strings.Cut(n, "/")
+	case strings.HasPrefix(n, "**/") || n == "**":
+		fk.Sub = n
+	default:
+		return fk, errRelativeKey
+	}
+	if !strings.HasPrefix(n, "/") {
+		for seg := range strings.SplitSeq(fk.Sub, "/") {
+			if seg == ".." {
+				return fk, errors.New(`".." is not allowed in a relative path`)
+			}
+		}
+	}
+	fk.Glob = hasGlob(fk.Sub)
+	if fk.Glob {
+		if access != AccessDeny {
+			return fk, errors.New("a glob is allowed only with deny (a glob with read or write would grant files that appear later)")
+		}
+		for seg := range strings.SplitSeq(fk.Sub, "/") {
+			if seg == "**" {
+				continue
+			}
+			if strings.Contains(seg, "**") {
+				return fk, errors.New(`"**" must be a whole path component`)
+			}
+			if _, err := path.Match(seg, ""); err != nil {
+				return fk, errors.New("bad glob component " + seg)
+			}
+		}
+	}
+	return fk, nil
+}
+
+func isKnownToken(t string) bool {
+	for _, s := range SpecialTokens {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
+// RuleProvenance says where a path rule came from.
+type RuleProvenance string
+
+// Rule provenances: a profile from the profiles file, a built-in profile,
+// or the system (operator constraints, protected paths, the turn's roots).
+const (
+	RuleFromProfile RuleProvenance = "profile"
+	RuleFromBuiltin RuleProvenance = "built_in"
+	RuleFromSystem  RuleProvenance = "system"
+)
+
+// PathRule is one compiled filesystem rule: an absolute path (the subtree)
+// or an absolute glob, with its access and where it came from.
+type PathRule struct {
+	// Key is the key as written (normalised) that produced the rule.
+	Key string `json:"key"`
+	// Pattern is the absolute path or glob the rule matches.
+	Pattern string `json:"pattern"`
+	Glob    bool   `json:"glob,omitempty"`
+	Access  Access `json:"access"`
+	// Provenance and Origin: who made the rule (the profile's name, the
+	// built-in's name, or the system list).
+	Provenance RuleProvenance `json:"provenance"`
+	Origin     string         `json:"origin"`
+	// Locked marks an operator's required deny: nothing under it can be
+	// reopened, whatever its specificity.
+	Locked bool `json:"locked,omitempty"`
+}
+
+// match reports whether the rule matches the path's components and with
+// which specificity: the number of components of the part of the path the
+// rule names. A path rule matches its subtree and has the specificity of its
+// own path; a glob matches a path when it matches the path or one of its
+// ancestors, with the specificity of the longest such ancestor (the path
+// itself counts). So "**/*.env" on /w/a/.env is as specific as the rule
+// "/w/a/.env", more specific than a write on /w, and a rule deeper inside a
+// directory a glob denies can reopen part of it, exactly as for path rules.
+func (r *PathRule) match(comps []string) (int, bool) {
+	if !r.Glob {
+		pc := splitComps(r.Pattern)
+		if len(pc) > len(comps) {
+			return 0, false
+		}
+		for i := range pc {
+			if pc[i] != comps[i] {
+				return 0, false
+			}
+		}
+		return len(pc), true
+	}
+	pat := splitComps(r.Pattern)
+	for k := len(comps); k >= 0; k-- {
+		if globMatch(pat, comps[:k]) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func splitComps(p string) []string {
+	if p == "/" || p == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
+}
+
+// globMatch matches components against a pattern whose "**" components
+// match zero or more components and whose other components follow
+// path.Match. Dynamic programming: linear in pattern × path.
+func globMatch(pat, comps []string) bool {
+	// m[j] reports whether pat[:i] matches comps[:j], row by row.
+	m := make([]bool, len(comps)+1)
+	m[0] = true
+	for _, p := range pat {
+		next := make([]bool, len(comps)+1)
+		if p == "**" {
+			seen := false
+			for j := range m {
+				seen = seen || m[j]
+				next[j] = seen
+			}
+		} else {
+			for j := 1; j <= len(comps); j++ {
+				if m[j-1] {
+					ok, _ := path.Match(p, comps[j-1])
+					next[j] = ok
+				}
+			}
+		}
+		m = next
+	}
+	return m[len(comps)]
+}
+
+// tieRank orders accesses at equal specificity: deny > write > read.
+func tieRank(a Access) int {
+	switch a {
+	case AccessDeny:
+		return 3
+	case AccessWrite:
+		return 2
+	case AccessRead:
+		return 1
+	}
+	return 4 // an unknown access is treated as the strongest denial
+}
+
+// PathDecision is the access a path gets and the rule that decided it.
+type PathDecision struct {
+	Path   string `json:"path"`
+	Access Access `json:"access"`
+	// Rule is the deciding rule; nil when no rule matches (deny).
+	Rule *PathRule `json:"rule,omitempty"`
+	// Specificity is the deciding rule's specificity (see PathRule.match).
+	Specificity int `json:"specificity"`
+}
+
+// ResolvePathRules decides a clean absolute path against rules: a locked
+// (operator) deny that matches wins outright; otherwise the most specific
+// matching rule wins, ties go deny > write > read, and no match is deny.
+// Unknown access values are treated as deny.
+func ResolvePathRules(rules []PathRule, p string) PathDecision {
+	p = CleanPath(p)
+	comps := splitComps(p)
+	d := PathDecision{Path: p, Access: AccessDeny, Specificity: -1}
+	for i := range rules {
+		r := &rules[i]
+		spec, ok := r.match(comps)
+		if !ok {
+			continue
+		}
+		if r.Locked {
+			return PathDecision{Path: p, Access: AccessDeny, Rule: r, Specificity: spec}
+		}
+		if d.Rule == nil || spec > d.Specificity || (spec == d.Specificity && tieRank(r.Access) > tieRank(d.Rule.Access)) {
+			d.Rule, d.Specificity = r, spec
+		}
+	}
+	if d.Rule == nil {
+		d.Specificity = 0
+		return d
+	}
+	d.Access = d.Rule.Access
+	if d.Access != AccessRead && d.Access != AccessWrite {
+		d.Access = AccessDeny
+	}
+	return d
+}

@@ -1,0 +1,104 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+)
+
+// ProfileCatalog is what the server offers turns to select: the profiles
+// file's profiles (the built-ins are always there), the operator's
+// constraints, and the home directory "~" rules resolve against.
+type ProfileCatalog struct {
+	Profiles    ProfileSet
+	Constraints *Constraints
+	Home        string
+}
+
+// BuiltinForMode returns the built-in profile equal to mode.
+func BuiltinForMode(m Mode) string {
+	for name, mode := range BuiltinModes {
+		if mode == m {
+			return name
+		}
+	}
+	return BuiltinReadOnly
+}
+
+// SelectSnapshot resolves a turn's snapshot from its permission_profile:
+// {"mode": …} (or nothing: full_access, defaulted) or {"profile": name},
+// never both. Under the operator's constraints a mode is the built-in it
+// equals: it must be allowed like any profile, and with required denies it
+// compiles as that built-in so the denies are carried, locked. The tool and
+// path lists of the request narrow the behaviour table either way.
+func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSource, in SnapshotInputs) (TurnExecutionSecuritySnapshot, error) {
+	if cat == nil {
+		cat = &ProfileCatalog{}
+	}
+	if err := CheckProfileRequest(req); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	name := ""
+	switch {
+	case req != nil && req.Profile != "":
+		name = req.Profile
+	case cat.Constraints != nil:
+		mode := ModeFullAccess
+		if req != nil && req.Mode != "" {
+			mode = req.Mode
+		}
+		if err := cat.Constraints.CheckSelection(BuiltinForMode(mode)); err != nil {
+			return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "permission_profile.mode", Value: string(mode),
+				Message: fmt.Sprintf("mode %s is the built-in %s, which %v", mode, BuiltinForMode(mode), constraintMessage(err))}
+		}
+		if len(cat.Constraints.RequiredDeny) > 0 {
+			name = BuiltinForMode(mode)
+		}
+	}
+	if name == "" {
+		in.Profile = ResolveProfile(req, source)
+		return ResolveSnapshot(in)
+	}
+	if in.WorkspaceRoot == "" {
+		in.WorkspaceRoot = in.Cwd
+	}
+	env := ProfileEnv{Home: cat.Home, Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, ProjectRoots: in.ProjectRoots, AppReadRoots: in.AppReadRoots}
+	cp, err := CompileProfile(cat.Profiles, name, env, cat.Constraints)
+	if err != nil {
+		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "permission_profile.profile", Value: name, Message: err.Error()}
+	}
+	if req != nil {
+		cp.Policy.AllowedTools, cp.Policy.AllowedToolsRestricted = slices.Clone(req.AllowedTools), req.AllowedToolsRestricted
+		cp.Policy.DeniedTools = slices.Clone(req.DeniedTools)
+		cp.Policy.AllowedPaths, cp.Policy.AllowedPathsRestricted = slices.Clone(req.AllowedPaths), req.AllowedPathsRestricted
+		cp.Policy.normalizeLists()
+	}
+	s, err := ResolveProfileSnapshot(cp, source, in)
+	if err != nil {
+		return s, err
+	}
+	if req == nil || req.Profile == "" {
+		s.PermissionProfile.Profile = "" // the client chose a mode
+		if req == nil || req.Mode == "" {
+			s.PermissionProfile.Source = SourceDefaulted
+		}
+	}
+	return s, nil
+}
+
+// CheckProfileRequest refuses a permission_profile naming both a mode and a
+// profile: the two systems do not compose, and applying one silently would
+// be wrong either way.
+func CheckProfileRequest(req *ProfileRequest) error {
+	if req != nil && req.Mode != "" && req.Profile != "" {
+		return &FieldError{Field: "permission_profile", Value: "mode=" + string(req.Mode) + ", profile=" + req.Profile,
+			Message: "give a mode or a profile, not both: the two systems do not compose"}
+	}
+	return nil
+}
+
+func constraintMessage(err error) string {
+	if ce, ok := err.(*ConstraintError); ok {
+		return fmt.Sprintf("the operator's constraints do not allow (allowed_profiles: %v)", ce.Allowed)
+	}
+	return err.Error()
+}

@@ -1,0 +1,272 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ResolveProfileSnapshot compiles a profile into the same execution security
+// snapshot a mode resolves to (REFERENCE §4, §10), so that one system
+// applies, never two:
+//
+//   - permission_profile: the profile's name, its behaviour table's mode
+//     and the table (with auto-rejected categories denied);
+//   - sandbox: unrestricted for exactly ":root" = write, else
+//     workspace_write when a rule grants write beyond the devices, else
+//     read_only; the filesystem entries are the path rules the kernel is
+//     given (globs are not: they stay in Rules, which decisions resolve
+//     with, and are reported as a filesystem degradation);
+//   - network: disabled, or enabled (domain rules and "limited" need the
+//     egress proxy, so an enabled network with them is unrestricted egress,
+//     reported as a network degradation);
+//   - process: the profile's environment filter, timeout cap and denied
+//     commands.
+//
+// Degradations with a required backend make the snapshot unavailable: a
+// rule the kernel cannot enforce is reported, never claimed.
+func ResolveProfileSnapshot(cp *CompiledProfile, source ProfileSource, in SnapshotInputs) (TurnExecutionSecuritySnapshot, error) {
+	if in.ExecutionBackend == "" {
+		in.ExecutionBackend = BackendNative
+	}
+	if _, err := parseEnum("execution_backend", string(in.ExecutionBackend), ExecutionBackends); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
+	in.Profile = TurnPermissionProfileSnapshot{Mode: cp.BasePolicy, Profile: cp.Name, Source: source, EffectivePolicy: cp.Policy}
+	s := TurnExecutionSecuritySnapshot{
+		PermissionProfile: in.Profile,
+		Sandbox:           profileSandbox(cp, in),
+		Network:           profileNetworkPolicy(cp),
+		Process:           profileProcess(cp),
+		Approval:          ApprovalPolicy{AllowedScopes: []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn}},
+		Backend:           resolveBackend(in),
+	}
+	s.Enforcement = withDegradations(&s, ComputeEnforcement(&s), append(profileDegradations(cp), kernelGaps(&s.Sandbox.Filesystem)...))
+	return s, nil
+}
+
+func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
+	sb := SandboxPolicy{
+		Cwd: cp.Cwd, Tmp: TmpIsolated, BackendRequirement: BackendRequired,
+		BackendPreference: preferredSandboxBackend(in.ExecutionBackend), Mode: SandboxReadOnly,
+	}
+	sb.Filesystem.Rules = slices.Clone(cp.Rules)
+	if cp.Unrestricted {
+		sb.Mode, sb.Tmp, sb.BackendRequirement = SandboxUnrestricted, TmpHost, BackendOptional
+		sb.Filesystem.Unrestricted = true
+	}
+	project := map[string]bool{}
+	for _, r := range in.ProjectRoots {
+		project[CleanPath(r)] = true
+	}
+	var es []FilesystemEntry
+	for _, r := range cp.Rules {
+		if r.Access == AccessWrite && r.Key != TokenMinimal && !cp.Unrestricted {
+			sb.Mode = SandboxWorkspaceWrite
+		}
+		if r.Glob || r.Origin == "protected_paths" {
+			continue // globs stay rules; protected paths come from the list below
+		}
+		e := FilesystemEntry{Kind: ruleKind(&r, project), Path: r.Pattern, Access: r.Access, Provenance: ruleProvenance(&r),
+			ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key}
+		if r.Locked {
+			e.Kind = PathSensitive // an operator's deny caps every grant, like a sensitive path
+		}
+		es = append(es, e)
+	}
+	if !cp.Unrestricted {
+		es = append(es, protectedEntries(protectedList(in.ProtectedPaths), es, cp.Cwd)...)
+		// A read rule inside a writable one narrows it; grants alone would
+		// take the stronger, so the narrowing is a read-only carve-out.
+		for _, r := range cp.Rules {
+			if r.Access == AccessRead && !r.Glob && r.Origin != "protected_paths" && AccessAt(&FilesystemPolicy{Entries: es}, r.Pattern) == AccessWrite &&
+				ResolvePathRules(cp.Rules, r.Pattern).Access == AccessRead {
+				es = append(es, FilesystemEntry{Kind: PathProtected, Path: r.Pattern, Access: AccessRead, Provenance: ruleProvenance(&r),
+					ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key})
+			}
+		}
+	}
+	sb.Filesystem.Entries = es
+	return sb
+}
+
+// kernelGaps compares, at every rule's path and just below it, what the
+// entries grant (AccessAt: what the kernel enforces) with what the rules
+// decide: where the entries grant more, the kernel cannot hold the profile
+// there, and that is a degradation naming the rule. (Where they grant less,
+// decisions take the narrower and the command sees the same.)
+func kernelGaps(fs *FilesystemPolicy) []Degradation {
+	if fs.Unrestricted {
+		return nil
+	}
+	var gaps []string
+	for _, r := range fs.Rules {
+		if r.Glob {
+			continue
+		}
+		for _, p := range []string{r.Pattern, CleanPath(r.Pattern + "/.turnstile-probe")} {
+			if AccessAt(fs, p).rank() > ResolvePathRules(fs.Rules, p).Access.rank() {
+				gaps = append(gaps, fmt.Sprintf("%s (%q = %s)", p, r.Key, r.Access))
+				break
+			}
+		}
+	}
+	if len(gaps) == 0 {
+		return nil
+	}
+	return []Degradation{{Dimension: "filesystem", Reason: "the kernel would grant more than the profile at " + strings.Join(gaps, ", ")}}
+}
+
+func ruleKind(r *PathRule, project map[string]bool) PathKind {
+	switch {
+	case r.Origin == "protected_paths":
+		return PathProtected
+	case r.Key == TokenMinimal && slices.Contains(DeviceFiles, r.Pattern):
+		return PathDevice
+	case r.Key == TokenMinimal:
+		return PathSystemRoot
+	case r.Key == TokenAppReadRoots:
+		return PathAppReadRoot
+	case (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && project[r.Pattern]:
+		return PathProjectRoot
+	case r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots:
+		return PathWorkspaceRoot
+	}
+	return PathExplicit
+}
+
+func ruleProvenance(r *PathRule) Provenance {
+	switch r.Provenance {
+	case RuleFromProfile:
+		return ProvenanceProfile
+	case RuleFromBuiltin:
+		return ProvenanceBuiltin
+	}
+	return ProvenanceSystem
+}
+
+// profileNetworkPolicy writes the profile's network in the snapshot's
+// vocabulary: profile "example.com" (exact) is "=example.com"; "*.d" and
+// "**.d" are the same; "*" in the allow-list is no allow-list.
+func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
+	n := cp.Network
+	if !n.Enabled {
+		return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: len(n.UnixSockets) > 0}
+	}
+	p := NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: n.AllowLocalhost, AllowPrivateNetworks: n.AllowPrivateNetworks,
+		AllowUnixSockets: len(n.UnixSockets) > 0}
+	snapRule := func(raw string) string {
+		if strings.HasPrefix(raw, "*") {
+			return raw
+		}
+		return "=" + raw
+	}
+	if n.Restricted && !slices.Contains(n.Allow, "*") {
+		p.Mode = NetworkRestricted
+		for _, a := range n.Allow {
+			p.AllowedDomains = append(p.AllowedDomains, snapRule(a))
+		}
+	}
+	for _, d := range n.Deny {
+		p.DeniedDomains = append(p.DeniedDomains, snapRule(d))
+	}
+	for _, a := range n.Allow {
+		if a == "localhost" {
+			p.AllowLocalhost = true
+		}
+	}
+	if n.Limited {
+		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}
+	}
+	return p
+}
+
+func profileProcess(cp *CompiledProfile) ProcessPolicy {
+	env := cp.Environment
+	p := ProcessPolicy{
+		ShellEnabled:     true,
+		DefaultTimeoutMs: min(DefaultCommandTimeoutMs, cp.Process.TimeoutCapMs),
+		MaxDurationMs:    cp.Process.TimeoutCapMs,
+		DeniedCommands:   slices.Clone(cp.Process.DeniedCommands),
+		Environment: EnvironmentPolicy{
+			// The legacy fields are a safe approximation (what a child
+			// turn's cap intersection reads); Profile is the exact filter.
+			Inherit: env.Inherit == InheritAll && len(env.Exclude) == 0 && !env.IncludeOnlySet && len(env.Set) == 0,
+			Profile: &env,
+		},
+	}
+	if !p.Environment.Inherit {
+		p.Environment.DeniedPatterns = slices.Clone(SecretEnvPatterns)
+		if env.Inherit != InheritNone {
+			p.Environment.AllowedVars = slices.Clone(RestrictedEnvAllowList)
+		}
+	}
+	if env.Inherit == InheritAll {
+		p.InheritStdin, p.InheritSession = cp.Unrestricted, cp.Unrestricted
+	}
+	return p
+}
+
+// profileDegradations lists what the profile asks for that no enforcement
+// here provides.
+func profileDegradations(cp *CompiledProfile) []Degradation {
+	var ds []Degradation
+	var globs []string
+	for _, r := range cp.Rules {
+		if r.Glob {
+			globs = append(globs, r.Key)
+		}
+	}
+	if len(globs) > 0 {
+		slices.Sort(globs)
+		ds = append(ds, Degradation{Dimension: "filesystem", Reason: fmt.Sprintf(
+			"glob deny rules (%s) are checked at decision time only: the kernel does not mask their matches", strings.Join(slices.Compact(globs), ", "))})
+	}
+	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) {
+		ds = append(ds, Degradation{Dimension: "network",
+			Reason: "domain rules and limited methods need the egress proxy, which is not available: the kernel cannot hold commands to them"})
+	}
+	return ds
+}
+
+// withDegradations adds extra degradations to e and recomputes its status
+// by the rule of REFERENCE §4.
+func withDegradations(s *TurnExecutionSecuritySnapshot, e Enforcement, extra []Degradation) Enforcement {
+	if len(extra) == 0 {
+		return e
+	}
+	ds := append(slices.Clone(e.Degradations), extra...)
+	if s.Sandbox.BackendRequirement != BackendRequired {
+		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
+	}
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = d.Dimension
+	}
+	return Enforcement{Status: EnforcementUnavailable, Degradations: ds,
+		Reason: "the sandbox backend is required but cannot enforce: " + strings.Join(slices.Compact(names), ", ")}
+}
+
+// approvableRules opens a profile's rules the way Approvable opens a
+// read-only sandbox's entries: the workspace and project roots themselves
+// (the ":workspace_roots" / ":project_roots" rules) become writable, with
+// the protected paths read-only inside them; every other rule stays.
+func approvableRules(rules []PathRule, cwd string) []PathRule {
+	if len(rules) == 0 {
+		return rules
+	}
+	out := slices.Clone(rules)
+	var opened []PathRule
+	for i, r := range out {
+		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead {
+			out[i].Access = AccessWrite
+			opened = append(opened, out[i])
+		}
+	}
+	for _, p := range protectedRules(opened, cwd) {
+		if !slices.ContainsFunc(out, func(r PathRule) bool { return r.Origin == p.Origin && r.Pattern == p.Pattern }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

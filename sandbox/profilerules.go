@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"turnstile/domain"
+)
+
+// ruleCache keeps the canonical form of a snapshot's profile rules for
+// viewTTL, like the entries' view: the path checked is canonicalised afresh
+// every time, the rules' own paths (roots, rarely moved) are not.
+var ruleCache struct {
+	mu sync.Mutex // guards m
+	m  map[string]cachedRules
+}
+
+type cachedRules struct {
+	rules []domain.PathRule
+	made  time.Time
+}
+
+// canonicalRules returns rules with each pattern's literal part made
+// canonical (symlinks resolved; a glob keeps its wildcard components after
+// its canonical literal prefix), so that they compare with canonical paths
+// the way the entries' view does.
+func canonicalRules(rules []domain.PathRule) []domain.PathRule {
+	if len(rules) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, r := range rules {
+		b.WriteString(r.Pattern)
+		b.WriteByte(0)
+	}
+	key, now := b.String(), time.Now()
+	ruleCache.mu.Lock()
+	c, ok := ruleCache.m[key]
+	ruleCache.mu.Unlock()
+	if ok && now.Sub(c.made) < viewTTL {
+		return mergeRules(rules, c.rules)
+	}
+	out := make([]domain.PathRule, len(rules))
+	for i, r := range rules {
+		out[i] = r
+		out[i].Pattern = canonicalPattern(r.Pattern)
+	}
+	ruleCache.mu.Lock()
+	if ruleCache.m == nil || len(ruleCache.m) > 4096 {
+		ruleCache.m = map[string]cachedRules{}
+	}
+	ruleCache.m[key] = cachedRules{rules: out, made: now}
+	ruleCache.mu.Unlock()
+	return out
+}
+
+func canonicalPattern(p string) string {
+	parts := strings.Split(strings.TrimPrefix(domain.CleanPath(p), "/"), "/")
+	lit := len(parts)
+	for i, c := range parts {
+		if strings.ContainsAny(c, "*?[") {
+			lit = i
+			break
+		}
+	}
+	prefix := "/" + strings.Join(parts[:lit], "/")
+	canon, _, ok, err := canonicalPath(domain.CleanPath(prefix))
+	if err != nil || !ok {
+		canon = domain.CleanPath(prefix)
+	}
+	if lit == len(parts) {
+		return canon
+	}
+	return domain.CleanPath(canon + "/" + strings.Join(parts[lit:], "/"))
+}
+
+// mergeRules is rules with the cached canonical patterns (the cache is
+// keyed by the patterns alone: accesses and origins come from rules).
+func mergeRules(rules, canon []domain.PathRule) []domain.PathRule {
+	out := make([]domain.PathRule, len(rules))
+	for i, r := range rules {
+		out[i] = r
+		out[i].Pattern = canon[i].Pattern
+	}
+	return out
+}
