@@ -168,15 +168,17 @@ func copyFile(b *testing.B, src, dst string) {
 
 // bwrapCase is bubblewrap running /bin/true with a policy comparable to
 // auto_accept_edits: read-only /, the workspace writable, its .git
-// read-only, private /tmp, /proc and /dev, no network, its own PID
-// namespace and session, no capabilities.
+// read-only, private /tmp, /proc and /dev, no network, its own PID and IPC
+// namespaces and session, no capabilities. (It does less than the helper:
+// no Landlock, seccomp, idmapped root, protected-path pins or socket
+// masking.)
 func bwrapCase(ws string) (spawnCase, bool) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return spawnCase{}, false
 	}
 	args := []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
-		"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--die-with-parent",
+		"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
 		"--new-session", "--cap-drop", "ALL", "/bin/true"}
 	return spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }}, true
 }
