@@ -121,7 +121,7 @@ func TestClaudeCodeConfig(t *testing.T) {
 	}
 	for _, p := range []ClaudeCodeProject{
 		{Root: "/p", WorkspaceID: "p", Mode: ModeSupervised, Profile: "x"}, // both
-		{Root: "/p", WorkspaceID: "p"},                                    // neither
+		{Root: "/p", WorkspaceID: "p"},                                     // neither
 	} {
 		if (&ClaudeCodeConfig{Projects: []ClaudeCodeProject{p}}).Validate() == nil {
 			t.Errorf("accepted %+v", p)
