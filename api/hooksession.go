@@ -184,7 +184,7 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 	}
 	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
-		Profile: &domain.ProfileRequest{Mode: cs.project.ModeFor(cs.hook.PermissionMode)},
+		Profile: cs.project.Request(cs.hook.PermissionMode),
 		Inputs:  turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
 		Input:   input, Client: cs.clientParams(nil),
 	})

@@ -268,10 +268,14 @@ type ClaudeCodeProject struct {
 	Root string `json:"root"`
 	// WorkspaceID is the workspace of the project's turns.
 	WorkspaceID string `json:"workspace_id"`
-	// Mode is the permission mode of every turn of the project's sessions.
-	Mode Mode `json:"mode"`
+	// Mode is the permission mode of every turn of the project's sessions;
+	// Profile, instead, names a permission profile of the server's catalog
+	// (serve --profiles; the built-ins are always there). Exactly one.
+	Mode    Mode   `json:"mode,omitempty"`
+	Profile string `json:"profile,omitempty"`
 	// PermissionModes maps Claude Code's permission_mode to a mode, where
-	// the operator says so; a permission_mode not listed gets Mode.
+	// the operator says so; a permission_mode not listed gets Mode (or
+	// Profile).
 	PermissionModes map[string]Mode `json:"permission_modes,omitempty"`
 }
 
@@ -318,8 +322,14 @@ func (c *ClaudeCodeConfig) Validate() error {
 		if p.WorkspaceID == "" {
 			return &FieldError{Field: f + ".workspace_id", Message: "required"}
 		}
-		if _, err := ParseMode(string(p.Mode)); err != nil {
-			return &FieldError{Field: f + ".mode", Value: string(p.Mode), Message: err.Error()}
+		switch {
+		case p.Mode != "" && p.Profile != "":
+			return &FieldError{Field: f, Message: "select a mode or a profile, never both"}
+		case p.Profile != "":
+		default:
+			if _, err := ParseMode(string(p.Mode)); err != nil {
+				return &FieldError{Field: f + ".mode", Value: string(p.Mode), Message: "a mode or a profile is required: " + err.Error()}
+			}
 		}
 		for pm, m := range p.PermissionModes {
 			if !slices.Contains(ClaudeCodePermissionModes, pm) {
@@ -355,11 +365,15 @@ func (c *ClaudeCodeConfig) Project(cwd string) (ClaudeCodeProject, bool) {
 	return c.Projects[best], true
 }
 
-// ModeFor is the mode of a turn started while Claude Code runs in
-// permissionMode: mapped only where the operator listed it.
-func (p *ClaudeCodeProject) ModeFor(permissionMode string) Mode {
+// Request is the permission profile a turn gets when it starts while
+// Claude Code runs in permissionMode: the operator's mapping where there is
+// one, else the project's mode or profile.
+func (p *ClaudeCodeProject) Request(permissionMode string) *ProfileRequest {
 	if m, ok := p.PermissionModes[permissionMode]; ok {
-		return m
+		return &ProfileRequest{Mode: m}
 	}
-	return p.Mode
+	if p.Profile != "" {
+		return &ProfileRequest{Profile: p.Profile}
+	}
+	return &ProfileRequest{Mode: p.Mode}
 }

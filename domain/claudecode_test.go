@@ -109,8 +109,23 @@ func TestClaudeCodeConfig(t *testing.T) {
 		}
 	}
 	p, _ := c.Project("/src/app")
-	if p.ModeFor("plan") != ModeSupervised || p.ModeFor("bypassPermissions") != ModeAutoAcceptEdits {
+	if p.Request("plan").Mode != ModeSupervised || p.Request("bypassPermissions").Mode != ModeAutoAcceptEdits {
 		t.Error("permission_mode mapped where the operator did not say so")
+	}
+	named := ClaudeCodeProject{Root: "/p", WorkspaceID: "p", Profile: "team-default", PermissionModes: map[string]Mode{"plan": ModeSupervised}}
+	if r := named.Request("default"); r.Profile != "team-default" || r.Mode != "" {
+		t.Errorf("a project's profile: %+v", r)
+	}
+	if r := named.Request("plan"); r.Mode != ModeSupervised || r.Profile != "" {
+		t.Errorf("a mapped permission_mode under a profile: %+v", r)
+	}
+	for _, p := range []ClaudeCodeProject{
+		{Root: "/p", WorkspaceID: "p", Mode: ModeSupervised, Profile: "x"}, // both
+		{Root: "/p", WorkspaceID: "p"},                                     // neither
+	} {
+		if (&ClaudeCodeConfig{Projects: []ClaudeCodeProject{p}}).Validate() == nil {
+			t.Errorf("accepted %+v", p)
+		}
 	}
 	bad := ClaudeCodeConfig{Projects: []ClaudeCodeProject{{Root: "/a", WorkspaceID: "a", Mode: ModeSupervised, PermissionModes: map[string]Mode{"yolo": ModeFullAccess}}}}
 	if bad.Validate() == nil {

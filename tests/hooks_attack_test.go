@@ -333,3 +333,49 @@ func TestClaudeCodeHookProtectsItsSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeHookProjectProfile: a project may name a permission profile
+// instead of a mode; a name the catalog lacks stops the server at start.
+func TestClaudeCodeHookProjectProfile(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	write := func(project map[string]any) string {
+		path := filepath.Join(t.TempDir(), "claude-code.json")
+		raw, _ := json.Marshal(map[string]any{"projects": []any{project}})
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	s := StartServer(t, "", "--claude-code-config", write(map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": ":read-only"}))
+	const session = "sess-profile"
+	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
+	var tr struct {
+		Turn struct {
+			Profile struct {
+				Mode    string `json:"mode"`
+				Profile string `json:"profile"`
+			} `json:"permission_profile"`
+		} `json:"turn"`
+	}
+	s.JSON("GET", "/v1/turns/"+ccTurn(session, 1), nil, http.StatusOK, &tr)
+	if tr.Turn.Profile.Profile != ":read-only" || tr.Turn.Profile.Mode != "supervised" {
+		t.Fatalf("the project's profile: %+v", tr.Turn.Profile)
+	}
+	if got := s.hook(ccPayload(t, "pre_write", session, ws)); !strings.Contains(got, `"ask"`) {
+		t.Errorf("Write under :read-only: %s", got)
+	}
+	if got := s.hook(ccPayload(t, "pre_read", session, ws)); !strings.Contains(got, `"allow"`) {
+		t.Errorf("Read under :read-only (control): %s", got)
+	}
+	// An unknown profile, or a mode and a profile together: serve refuses to start.
+	for _, p := range []map[string]any{
+		{"root": ws, "workspace_id": "ws-cc", "profile": "no-such-profile"},
+		{"root": ws, "workspace_id": "ws-cc", "profile": ":read-only", "mode": "supervised"},
+	} {
+		_, errOut, code := runCLI(t, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--claude-code-config", write(p))
+		if code == 0 || !strings.Contains(errOut, "claude-code-config") {
+			t.Errorf("serve with %v: exit %d %s", p, code, errOut)
+		}
+	}
+}

@@ -392,3 +392,25 @@ func loadClaudeCodeConfig(path string) (*domain.ClaudeCodeConfig, error) {
 	}
 	return &cfg, nil
 }
+
+// checkClaudeCodeProfiles refuses to start with a Claude Code project whose
+// profile the catalog lacks or the operator's constraints do not allow.
+func checkClaudeCodeProfiles(cfg *domain.ClaudeCodeConfig, cat *domain.ProfileCatalog) error {
+	if cfg == nil {
+		return nil
+	}
+	for i, p := range cfg.Projects {
+		if p.Profile == "" {
+			continue
+		}
+		if _, ok := cat.Profiles.Lookup(p.Profile); !ok {
+			return fmt.Errorf("--claude-code-config: projects[%d].profile %q is not a profile of --profiles (nor a built-in)", i, p.Profile)
+		}
+		if cat.Constraints != nil {
+			if err := cat.Constraints.CheckSelection(p.Profile); err != nil {
+				return fmt.Errorf("--claude-code-config: projects[%d].profile %q: %w", i, p.Profile, err)
+			}
+		}
+	}
+	return nil
+}

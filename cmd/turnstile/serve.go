@@ -178,6 +178,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkClaudeCodeProfiles(ccConfig, catalog); err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
