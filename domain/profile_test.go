@@ -371,6 +371,10 @@ func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
 	if !denied {
 		t.Fatalf("the deny rule is not an entry: %+v", p.Sandbox.Filesystem.Entries)
 	}
+	set["sock"] = &Profile{Name: "sock", Extends: BuiltinWorkspace, Network: ProfileNetwork{UnixSockets: map[string]bool{"/run/docker.sock": true}}}
+	if k := snap("sock"); k.CanSpawn() || !strings.Contains(k.Enforcement.Degradations[0].Reason, "/run/docker.sock") {
+		t.Fatalf("a unix-socket allow-list the kernel cannot hold: %+v", k.Enforcement)
+	}
 	n := snap("egress")
 	if n.CanSpawn() || n.Network.Mode != NetworkRestricted || !slices.Equal(n.Network.AllowedDomains, []string{"**.github.com", "=pypi.org"}) ||
 		!slices.Equal(n.Network.DeniedDomains, []string{"=x.github.com"}) {
