@@ -229,6 +229,9 @@ func profileDegradations(cp *CompiledProfile) []Degradation {
 	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) {
 		ds = append(ds, Degradation{Dimension: "network",
 			Reason: "domain rules and limited methods need the egress proxy, which is not available: the kernel cannot hold commands to them"})
+	} else if n.Enabled && (!n.AllowLocalhost || !n.AllowPrivateNetworks) {
+		ds = append(ds, Degradation{Dimension: "network",
+			Reason: "loopback, private and metadata addresses are refused at decision time only: without the egress proxy a command's connections reach them"})
 	}
 	return ds
 }
