@@ -233,9 +233,16 @@ func profileDegradations(cp *CompiledProfile) []Degradation {
 		ds = append(ds, Degradation{Dimension: "filesystem", Reason: fmt.Sprintf(
 			"glob deny rules (%s) are checked at decision time only: the kernel does not mask their matches", strings.Join(slices.Compact(globs), ", "))})
 	}
+	if socks := cp.Network.UnixSockets; len(socks) > 0 && !slices.Equal(socks, []string{"/"}) {
+		ds = append(ds, Degradation{Dimension: "network", Reason: fmt.Sprintf(
+			"unix sockets are allowed all or none here: the allow-list (%s) would open every socket", strings.Join(socks, ", "))})
+	}
 	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) {
 		ds = append(ds, Degradation{Dimension: "network",
 			Reason: "domain rules and limited methods need the egress proxy, which is not available: the kernel cannot hold commands to them"})
+	} else if n.Enabled && (!n.AllowLocalhost || !n.AllowPrivateNetworks) {
+		ds = append(ds, Degradation{Dimension: "network",
+			Reason: "loopback, private and metadata addresses are refused at decision time only: without the egress proxy a command's connections reach them"})
 	}
 	return ds
 }

@@ -374,6 +374,18 @@ func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
 	if !denied {
 		t.Fatalf("the deny rule is not an entry: %+v", p.Sandbox.Filesystem.Entries)
 	}
+	set["sock"] = &Profile{Name: "sock", Extends: BuiltinWorkspace, Network: ProfileNetwork{UnixSockets: map[string]bool{"/run/docker.sock": true}}}
+	if k := snap("sock"); k.CanSpawn() || !strings.Contains(k.Enforcement.Degradations[0].Reason, "/run/docker.sock") {
+		t.Fatalf("a unix-socket allow-list the kernel cannot hold: %+v", k.Enforcement)
+	}
+	set["open"] = &Profile{Name: "open", Extends: BuiltinWorkspace, Network: ProfileNetwork{Enabled: &on}}
+	if o := snap("open"); o.CanSpawn() || !strings.Contains(o.Enforcement.Degradations[0].Reason, "private") {
+		t.Fatalf("an enabled network whose private ranges only decisions refuse: %+v", o.Enforcement)
+	}
+	set["full"] = &Profile{Name: "full", Extends: BuiltinDangerFullAccess}
+	if f := snap("full"); !f.CanSpawn() || f.Enforcement.Status != EnforcementActive {
+		t.Fatalf("control, :danger-full-access: %+v", f.Enforcement)
+	}
 	n := snap("egress")
 	if n.CanSpawn() || n.Network.Mode != NetworkRestricted || !slices.Equal(n.Network.AllowedDomains, []string{"**.github.com", "=pypi.org"}) ||
 		!slices.Equal(n.Network.DeniedDomains, []string{"=x.github.com"}) {
