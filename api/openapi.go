@@ -61,6 +61,7 @@ var operations = []operation{
 		TurnID string                 `json:"turn_id"`
 		Rows   []projections.AuditRow `json:"rows"`
 	}{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/verify", op: domain.OpTurnHistory, summary: "Recompute the turn's hash chain from the stored events", response: VerifyResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`

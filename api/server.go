@@ -63,6 +63,8 @@ type Server struct {
 	drained  atomic.Bool
 	// ccHints remembers each Claude Code session's latest turn number.
 	ccHints ccHints
+	// sessions are the console's signed-in sessions (ui.go).
+	sessions sessions
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -113,6 +115,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", nil, "%s is not allowed here", r.Method))
 	})
 	r.Get("/healthz", s.healthz)
+	s.routeConsole(r)
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)
 		handle := func(method, path string, h http.HandlerFunc) {
@@ -137,6 +140,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/events", s.turnEvents)
 		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
+		handle("GET", "/v1/turns/{turn_id}/verify", s.verifyTurn)
 		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
 		handle("GET", "/v1/approvals", s.listApprovals)
 		handle("GET", "/v1/approvals/{request_id}", s.getApproval)
