@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -111,8 +112,16 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.observe)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", nil, "%s is not allowed here", r.Method))
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		// RFC 9110 §15.5.6: a 405 lists the methods the resource allows.
+		var allowed []string
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", map[string]any{"allowed": allowed}, "%s is not allowed here", req.Method))
 	})
 	r.Get("/healthz", s.healthz)
 	s.routeConsole(r)

@@ -78,6 +78,11 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	if err := req.checkLengths(); err != nil {
 		return nil, false, err
 	}
+	for _, f := range []struct{ name, v string }{{"workspace_id", req.WorkspaceID}, {"thread_id", req.ThreadID}} {
+		if f.v == "" {
+			return nil, false, &domain.FieldError{Field: f.name, Message: "is required"}
+		}
+	}
 	if req.TurnID == "" {
 		req.TurnID = uuid.NewString()
 	}

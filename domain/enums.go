@@ -239,6 +239,10 @@ const (
 // Resolutions lists every resolution.
 var Resolutions = []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn, ResolutionDeny, ResolutionCancelled, ResolutionExpired}
 
+// ClientResolutions are the resolutions a person or client may send;
+// expired is the sweeper's alone.
+var ClientResolutions = []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn, ResolutionDeny, ResolutionCancelled}
+
 // ParseResolution parses a resolution's wire name.
 func ParseResolution(s string) (Resolution, error) { return parseEnum("resolution", s, Resolutions) }
 

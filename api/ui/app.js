@@ -234,7 +234,7 @@ async function loadTurns() {
     const data = await api("GET", "/v1/turns?limit=200");
     const rows = data.turns.map((t) => el("tr", {},
       el("td", {}, el("a", { href: "#/turn/" + encodeURIComponent(t.id), text: t.id })),
-      el("td", { text: t.status }), el("td", { text: t.permission_profile ? t.permission_profile.mode : "" }), el("td", { text: String(t.pending_count || 0) }),
+      el("td", { text: t.status }), el("td", { text: t.permission_profile ? t.permission_profile.mode : "" }), el("td", { text: String(t.pending_approvals || 0) }),
       el("td", { text: t.workspace_id })));
     const head = el("tr", {}, ...["Turn", "Status", "Profile", "Pending", "Workspace"].map((c) => el("th", { scope: "col", text: c })));
     if (view() === "turns") show("Turns", el("table", { id: "turns" }, el("thead", {}, head), el("tbody", {}, ...rows)));
@@ -247,7 +247,7 @@ async function loadTurn(id) {
     const tl = await api("GET", "/v1/turns/" + encodeURIComponent(id) + "/timeline");
     const v = t.turn;
     show("Turn " + id,
-      kv([["Status", v.status], ["Profile", v.permission_profile ? v.permission_profile.mode : ""], ["Pending", String(v.pending_count || 0)], ["Workspace", v.workspace_id], ["Thread", v.thread_id], ["Version", String(v.version)]]),
+      kv([["Status", v.status], ["Profile", v.permission_profile ? v.permission_profile.mode : ""], ["Pending", String(v.pending_approvals || 0)], ["Workspace", v.workspace_id], ["Thread", v.thread_id], ["Version", String(v.version)]]),
       el("p", {}, el("a", { href: "#/audit/" + encodeURIComponent(id), text: "Audit and hash-chain check" })),
       el("h3", { text: "Security snapshot" }), permissions(t.security_snapshot),
       el("h3", { text: "Timeline" }), tl.rows.length ? grid(tl.rows) : el("p", { text: "No rows." }));
