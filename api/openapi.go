@@ -279,7 +279,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		"info": map[string]any{"title": "turnstile", "version": "1",
 			"description": "Decides, enforces and records what an AI agent may do during one turn."},
 		"servers": []any{map[string]any{"url": "/", "description": "the turnstile server that serves this document"}},
-		"paths": paths,
+		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
