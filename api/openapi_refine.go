@@ -19,7 +19,7 @@ var (
 
 // operationID is a generator-friendly id: get_v1_turns_turn_id.
 func operationID(method, path string) string {
-	return strings.Trim(strings.ToLower(method)+"_"+nonWord.ReplaceAllString(path, "_"), "_")
+	return strings.ToLower(method) + "_" + strings.Trim(nonWord.ReplaceAllString(path, "_"), "_")
 }
 
 // querySchemas are the query parameters as the handlers enforce them.
