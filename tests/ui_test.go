@@ -9,9 +9,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,7 +174,8 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 	run(t, b, "the second request appears", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery),
 		chromedp.AttributeValue(`article[data-status="pending"]`, "id", &reqID, nil, chromedp.ByQuery))
 	reqID = strings.TrimPrefix(reqID, "req-")
-	run(t, b, "deny", chromedp.Click(`#req-`+reqID+` button[data-resolution="deny"]`, chromedp.ByQuery))
+	// With the keyboard: focus the button and press Enter.
+	run(t, b, "deny", chromedp.Focus(`#req-`+reqID+` button[data-resolution="deny"]`, chromedp.ByQuery), chromedp.KeyEvent("\r"))
 	ans = waitExec(t, second)
 	if ans.body["ran"] == true || ans.body["decision"] != "deny" {
 		t.Fatalf("the denied exec answered %d %v", ans.status, ans.body)
@@ -339,4 +344,63 @@ func httpSignIn(t *testing.T, s *Server, token string, want int, hdr ...string) 
 		}
 	}
 	return cookie, info.CSRF
+}
+
+// TestConsoleReconnectsWithLastEventID puts a proxy between the browser
+// and the server, cuts the event stream and holds the reconnection: the
+// console shows "reconnecting", a request opened meanwhile appears once the
+// stream is back, and the browser resumed with Last-Event-ID.
+func TestConsoleReconnectsWithLastEventID(t *testing.T) {
+	s := StartServer(t, "")
+	approver := s.credential("alice", "approver")
+	target, _ := url.Parse(s.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	var (
+		mu      sync.Mutex
+		cut     context.CancelFunc
+		lastIDs []string
+		held    = make(chan struct{})
+		holding atomic.Bool
+	)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/events" {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		if holding.Load() {
+			<-held
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		mu.Lock()
+		cut, lastIDs = cancel, append(lastIDs, r.Header.Get("Last-Event-ID"))
+		mu.Unlock()
+		rp.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	// Cleanups run last-in first-out: the browser closes before the proxy.
+	t.Cleanup(func() { proxy.CloseClientConnections(); proxy.Close() })
+	via := &Server{URL: proxy.URL}
+	ctx := browser(t)
+	signIn(t, ctx, via, approver)
+	run(t, ctx, "live", chromedp.WaitVisible(`#conn[data-state="live"]`, chromedp.ByQuery))
+	root := workspace(t)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ui-r", "workspace_id": "ws", "thread_id": "th", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "supervised"}}, http.StatusCreated, nil)
+	s.JSON("POST", "/v1/turns/ui-r/exec", map[string]any{"tool_call_id": "r1", "argv": []string{"true"}}, http.StatusAccepted, nil)
+	run(t, ctx, "first request", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery))
+
+	holding.Store(true)
+	mu.Lock()
+	cut()
+	mu.Unlock()
+	run(t, ctx, "reconnecting is shown", chromedp.WaitVisible(`#conn[data-state="reconnecting"]`, chromedp.ByQuery))
+	s.JSON("POST", "/v1/turns/ui-r/exec", map[string]any{"tool_call_id": "r2", "argv": []string{"true"}}, http.StatusAccepted, nil)
+	close(held)
+	run(t, ctx, "live again", chromedp.WaitVisible(`#conn[data-state="live"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('article[data-status="pending"]').length === 2`, nil))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lastIDs) < 2 || lastIDs[0] != "" || lastIDs[len(lastIDs)-1] == "" {
+		t.Fatalf("Last-Event-ID of the stream's connections: %q, want the reconnection to resume", lastIDs)
+	}
 }
