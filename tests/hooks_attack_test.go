@@ -339,6 +339,7 @@ func TestClaudeCodeHookProtectsItsSettings(t *testing.T) {
 func TestClaudeCodeHookProjectProfile(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
+	ccProject(t, ws)
 	write := func(project map[string]any) string {
 		path := filepath.Join(t.TempDir(), "claude-code.json")
 		raw, _ := json.Marshal(map[string]any{"projects": []any{project}})
