@@ -119,7 +119,7 @@ func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duratio
 
 // RespondRequest is the body of POST /v1/approvals/{id}/respond.
 type RespondRequest struct {
-	Resolution domain.Resolution `json:"resolution"`
+	Resolution domain.ClientResolution `json:"resolution"`
 	// TurnID, when given, saves looking the request up in the read models
 	// (useful right after another instance opened it).
 	TurnID string `json:"turn_id,omitempty"`
@@ -139,7 +139,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.TurnID, req.Resolution)
+	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.TurnID, domain.Resolution(req.Resolution))
 	if err != nil {
 		writeError(w, err)
 		return

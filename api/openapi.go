@@ -105,6 +105,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeFor[domain.ActionKind]():        names(domain.ActionKinds),
 	reflect.TypeFor[domain.Reason]():            names(domain.Reasons),
 	reflect.TypeFor[domain.Resolution]():        names(domain.Resolutions),
+	reflect.TypeFor[domain.ClientResolution]():  names(domain.ClientResolutions),
 	reflect.TypeFor[domain.ExecutionBackend]():  names(domain.ExecutionBackends),
 	reflect.TypeFor[domain.SandboxMode]():       names(domain.SandboxModes),
 	reflect.TypeFor[domain.NetworkMode]():       names(domain.NetworkModes),
