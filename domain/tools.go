@@ -148,3 +148,39 @@ func ToolArgumentsSchema(t ToolInfo) map[string]any {
 	}
 	return s
 }
+
+// scopeWords names a scope entry in plain words, for ForThisTurn.
+var scopeWords = map[string]string{
+	"argv": "arguments", "command": "command line", "cwd": "working directory", "tty": "terminal use",
+	"timeout_ms": "timeout", "env_keys": "environment names", "env_sha256": "environment values",
+	"stdin_sha256": "standard input", "executable": "executable", "path": "file", "paths": "files",
+	"operation": "read or write", "payload_hash": "exact arguments", "method": "HTTP method",
+	"scheme": "scheme", "domain": "host", "url_origin": "origin", "url_path": "URL path",
+	"url_full_hash": "full URL", "mcp_server": "MCP server", "mcp_tool": "MCP tool",
+	"session_id": "terminal session", "destination_hint": "file name", "overwrite": "overwrite setting",
+	"create_dirs": "create-directories setting", "follow_redirects": "redirect setting",
+}
+
+// ForThisTurn says in plain words what an allow_for_turn answer to a
+// request for action a in turn turnID covers: a grant matches the action
+// kind and the hash of its whole scope, so only a call identical in every
+// scope entry is allowed again.
+func ForThisTurn(a *Action, turnID string) string {
+	var what []string
+	for _, e := range a.Scope {
+		if e.Key == "tool_name" {
+			continue
+		}
+		w := scopeWords[e.Key]
+		if w == "" {
+			w = strings.ReplaceAll(e.Key, "_", " ")
+		}
+		what = append(what, w)
+	}
+	same := "the same arguments"
+	if len(what) > 0 {
+		same = "the same " + strings.Join(what, ", ")
+	}
+	return fmt.Sprintf("allow_for_turn allows, until turn %s ends, every later %s call with %s as this one (%s) without asking; any other call still asks. allow_once allows this call only.",
+		turnID, a.ToolName, same, a.Summary)
+}

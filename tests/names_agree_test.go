@@ -89,3 +89,45 @@ func TestExecAcceptsCmdLikeDecisions(t *testing.T) {
 	status, body = s.Request("POST", "/v1/turns/cmd/exec", map[string]any{"tool_call_id": "num", "cmd": 42})
 	wantError(t, status, body, 400, "invalid_field")
 }
+
+// TestApprovalRequestSaysWhatForThisTurnCovers checks the request's plain
+// words against what a grant does: the same call is allowed again, a call
+// differing only in its working directory still asks, as the words say.
+func TestApprovalRequestSaysWhatForThisTurnCovers(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("ftt", "ws", "supervised", root)
+	status, raw := s.Request("POST", "/v1/turns/ftt/decisions", map[string]any{"tool_call_id": "c1", "tool_name": "exec_command", "arguments": map[string]any{"cmd": "make test"}})
+	var d struct {
+		Request struct {
+			RequestID   string `json:"request_id"`
+			ForThisTurn string `json:"for_this_turn"`
+		} `json:"request"`
+	}
+	if status != 200 || json.Unmarshal(raw, &d) != nil {
+		t.Fatalf("decide: %d %s", status, raw)
+	}
+	words := d.Request.ForThisTurn
+	for _, want := range []string{"until turn ftt ends", "exec_command", "working directory", "command line", "any other call still asks", "Run make test"} {
+		if !strings.Contains(words, want) {
+			t.Fatalf("for_this_turn lacks %q: %q", want, words)
+		}
+	}
+	var a struct {
+		Request struct {
+			ForThisTurn string `json:"for_this_turn"`
+		} `json:"request"`
+	}
+	s.JSON("GET", "/v1/approvals/"+d.Request.RequestID, nil, 200, &a)
+	if a.Request.ForThisTurn != words {
+		t.Fatalf("the approval view says %q, the decision %q", a.Request.ForThisTurn, words)
+	}
+	s.respond(d.Request.RequestID, "allow_for_turn")
+	if got := s.decide("ftt", "c2", "exec_command", map[string]any{"cmd": "make test"}); got.Decision != "allow" {
+		t.Fatalf("the same call after allow_for_turn: %+v", got)
+	}
+	if got := s.decide("ftt", "c3", "exec_command", map[string]any{"cmd": "make test", "workdir": "/tmp"}); got.Decision != "ask" {
+		t.Fatalf("another working directory after allow_for_turn: %+v", got)
+	}
+}

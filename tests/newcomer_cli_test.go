@@ -296,7 +296,7 @@ func TestCLIApprovalsShowAndPrefixes(t *testing.T) {
 	}
 	unique := a[:n+1]
 	out, errOut, code := s.CLI("approvals", "show", unique)
-	for _, want := range []string{"request " + a, "status     pending, expires ", "turn       pre (workspace ws", "exec_command (shell_command)", "Run make step", "allow_for_turn: this call and every later call"} {
+	for _, want := range []string{"request " + a, "status     pending, expires ", "turn       pre (workspace ws", "exec_command (shell_command)", "Run make step", "allow_for_turn allows, until turn pre ends, every later exec_command call with the same arguments, command line, working directory, terminal use as this one (Run make step"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("show %q lacks %q: %d\n%s%s", unique, want, code, out, errOut)
 		}

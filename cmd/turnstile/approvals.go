@@ -210,7 +210,11 @@ func printApproval(w io.Writer, a *projections.ApprovalView, now time.Time) {
 		fmt.Fprintf(w, "  %-10s %s\n", strings.ToLower(d.Label), d.Value)
 	}
 	if a.Status == projections.ApprovalPending {
-		fmt.Fprintf(w, "  %-10s allow_once: this call only; allow_for_turn: this call and every later call\n  %-10s of turn %s with the same scope, until the turn ends; deny; cancelled\n", "answers", "", r.TurnID)
+		covers := r.ForThisTurn
+		if covers == "" { // a request opened before servers said so
+			covers = "allow_for_turn allows, until turn " + r.TurnID + " ends, every later call with the same scope as this one; allow_once this call only."
+		}
+		fmt.Fprintf(w, "  %-10s %s\n  %-10s or deny, or cancelled\n", "answers", covers, "")
 	}
 }
 
