@@ -106,6 +106,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeFor[domain.ActionKind]():        names(domain.ActionKinds),
 	reflect.TypeFor[domain.Reason]():            names(domain.Reasons),
 	reflect.TypeFor[domain.Resolution]():        names(domain.Resolutions),
+	reflect.TypeFor[domain.ClientResolution]():  names(domain.ClientResolutions),
 	reflect.TypeFor[domain.ExecutionBackend]():  names(domain.ExecutionBackends),
 	reflect.TypeFor[domain.SandboxMode]():       names(domain.SandboxModes),
 	reflect.TypeFor[domain.NetworkMode]():       names(domain.NetworkModes),
@@ -225,10 +226,6 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		if op.body != nil {
 			body := schemaOf(reflect.TypeOf(op.body), map[reflect.Type]bool{})
 			refineBody(body)
-			if _, ok := op.body.(RespondRequest); ok {
-				// expired is the sweeper's: a client cannot send it.
-				body["properties"].(map[string]any)["resolution"] = map[string]any{"type": "string", "enum": names(domain.ClientResolutions)}
-			}
 			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": body}}}
 		} else if op.method == "POST" && op.path == "/rpc" {
 			o["requestBody"] = rpcRequestBody
@@ -274,6 +271,9 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		}
 		paths[op.path][strings.ToLower(op.method)] = o
 	}
+	schemas := map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
+		"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}}
+	addToolSchemas(paths, schemas)
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "turnstile", "version": "1",
@@ -284,8 +284,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
 			"responses": map[string]any{"Error": errResp},
-			"schemas": map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
-				"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}},
+			"schemas":   schemas,
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}
