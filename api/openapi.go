@@ -141,6 +141,9 @@ func schemaOf(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 		return map[string]any{"description": "any JSON value"}
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t == actorType:
+		return map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"},
+			"role": map[string]any{"type": "string", "enum": append(names(domain.Roles), string(domain.SystemActor.Role))}}}
 	case t == scopeType:
 		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"},
 			"description": "what the invocation touches: keys sorted, string values (sensitive ones redacted)"}
@@ -226,7 +229,8 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		if op.body != nil {
 			body := schemaOf(reflect.TypeOf(op.body), map[reflect.Type]bool{})
 			refineBody(body)
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": body}}}
+			refineHookBody(op, body)
+			o["requestBody"] = map[string]any{"required": !optionalBody[op.method+" "+op.path], "content": map[string]any{"application/json": map[string]any{"schema": body}}}
 		} else if op.method == "POST" && op.path == "/rpc" {
 			o["requestBody"] = rpcRequestBody
 		}
@@ -247,7 +251,9 @@ var openapiDoc = sync.OnceValue(func() []byte {
 			responses[st] = r
 		}
 		for _, st := range errorStatuses(op) {
-			responses[st] = map[string]any{"$ref": "#/components/responses/Error"}
+			if responses[st] == nil {
+				responses[st] = map[string]any{"$ref": "#/components/responses/Error"}
+			}
 		}
 		o["responses"] = responses
 		if op.public {

@@ -14,6 +14,7 @@ import (
 
 var (
 	scopeType = reflect.TypeFor[domain.Scope]()
+	actorType = reflect.TypeFor[domain.Actor]()
 	nonWord   = regexp.MustCompile(`[^A-Za-z0-9]+`)
 )
 
@@ -76,17 +77,24 @@ var specialResponses = map[string]map[string]any{
 	"GET /v1/events": {"200": map[string]any{"description": "a stream of events: `id:` is the store position, `event:` the notification method, `data:` a JSON-RPC notification",
 		"content": map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{"type": "string"}}}}},
 	"GET /rpc": {"101": map[string]any{"description": "switching to a WebSocket carrying JSON-RPC 2.0 messages"}},
-	"POST /rpc": {"200": map[string]any{"description": "a JSON-RPC 2.0 response (errors are JSON-RPC errors, with data.status the HTTP status a REST call would give)",
-		"content": jsonContent(map[string]any{"type": "object", "required": []string{"jsonrpc"}, "properties": map[string]any{
-			"jsonrpc": map[string]any{"const": "2.0"}, "id": map[string]any{}, "result": map[string]any{},
-			"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
-				"code": map[string]any{"type": "integer"}, "message": map[string]any{"type": "string"}, "data": map[string]any{}}}}})}},
+	"POST /rpc": {"204": map[string]any{"description": "only notifications were sent: nothing to answer"}, "200": map[string]any{"description": "a JSON-RPC 2.0 response (errors are JSON-RPC errors, with data.status the HTTP status a REST call would give)",
+		"content": jsonContent(map[string]any{"anyOf": []any{rpcResponseSchema, map[string]any{"type": "array", "items": rpcResponseSchema}}})}},
 }
 
-// rpcRequestBody is the body of POST /rpc.
-var rpcRequestBody = map[string]any{"required": true, "content": jsonContent(map[string]any{"type": "object", "required": []string{"jsonrpc", "method"},
+// rpcResponseSchema is one JSON-RPC 2.0 response.
+var rpcResponseSchema = map[string]any{"type": "object", "required": []string{"jsonrpc"}, "properties": map[string]any{
+	"jsonrpc": map[string]any{"const": "2.0"}, "id": map[string]any{}, "result": map[string]any{},
+	"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
+		"code": map[string]any{"type": "integer"}, "message": map[string]any{"type": "string"}, "data": map[string]any{}}}}}
+
+// rpcRequestSchema is one JSON-RPC 2.0 request or notification.
+var rpcRequestSchema = map[string]any{"type": "object", "required": []string{"jsonrpc", "method"},
 	"properties": map[string]any{"jsonrpc": map[string]any{"const": "2.0"}, "method": map[string]any{"type": "string"},
-		"params": map[string]any{"type": "object"}, "id": map[string]any{"type": []string{"string", "integer", "null"}}}})}
+		"params": map[string]any{"type": []string{"object", "array", "null"}}, "id": map[string]any{"type": []string{"string", "integer", "null"}}}}
+
+// rpcRequestBody is the body of POST /rpc: one request or a batch. A body
+// that breaks these rules is still answered 200, with a JSON-RPC error.
+var rpcRequestBody = map[string]any{"required": true, "content": jsonContent(map[string]any{"anyOf": []any{rpcRequestSchema, map[string]any{"type": "array", "items": rpcRequestSchema}}})}
 
 // extraSuccess are the other success answers of an endpoint.
 func extraSuccess(op operation, ok map[string]any) map[string]any {
@@ -94,7 +102,10 @@ func extraSuccess(op operation, ok map[string]any) map[string]any {
 	case "POST /v1/turns":
 		return map[string]any{"200": map[string]any{"description": "the same request repeated: the turn as it is", "content": ok["content"]}}
 	case "POST /v1/turns/{turn_id}/exec":
-		return map[string]any{"202": map[string]any{"description": "the command waits for a person (decision ask, with the request); repeat the call, with ?wait=, to run it once approved", "content": ok["content"]}}
+		schema := ok["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		return map[string]any{"202": map[string]any{"description": "the command waits for a person (decision ask, with the request); repeat the call, with ?wait=, to run it once approved", "content": ok["content"]},
+			"409": map[string]any{"description": "the tool call id had already started (the answer says what happened, replayed), or an error", "content": jsonContent(map[string]any{
+				"anyOf": []any{schema, map[string]any{"$ref": "#/components/schemas/Error"}}})}}
 	}
 	return nil
 }
@@ -122,22 +133,48 @@ func errorStatuses(op operation) []string {
 	return append(st, "503")
 }
 
-// refineBody closes every object of a request body schema: the server
-// refuses unknown fields.
-func refineBody(s any) {
+// refineBody closes every object of a request body schema (the server
+// refuses unknown fields) and, below the top level, drops the required
+// lists derived from the Go types: a nested field a client leaves out takes
+// its default (the server enforces what it needs, with a 400 naming it).
+func refineBody(s any) { refine(s, 0) }
+
+func refine(s any, depth int) {
 	switch v := s.(type) {
 	case map[string]any:
 		if _, ok := v["properties"]; ok && v["type"] == "object" {
 			if _, set := v["additionalProperties"]; !set {
 				v["additionalProperties"] = false
 			}
+			if depth > 0 {
+				delete(v, "required")
+			}
+			for _, c := range v["properties"].(map[string]any) {
+				refine(c, depth+1)
+			}
 		}
-		for _, c := range v {
-			refineBody(c)
+		for k, c := range v {
+			if k != "properties" {
+				refine(c, depth+1)
+			}
 		}
 	case []any:
 		for _, c := range v {
-			refineBody(c)
+			refine(c, depth)
 		}
+	}
+}
+
+// optionalBody lists the endpoints that take an empty body.
+var optionalBody = map[string]bool{
+	"POST /v1/turns/{turn_id}/complete": true, "POST /v1/turns/{turn_id}/interrupt": true, "POST /v1/turns/{turn_id}/fail": true,
+}
+
+// refineHookBody: Claude Code's hook payloads differ by event and grow over
+// time; the server requires only what it reads.
+func refineHookBody(op operation, body map[string]any) {
+	if op.path == "/v1/hooks/claude-code" {
+		delete(body, "required")
+		delete(body, "additionalProperties")
 	}
 }
