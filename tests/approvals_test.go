@@ -192,7 +192,7 @@ func TestIdempotentAndConflictingCommands(t *testing.T) {
 
 	// expired is the server's to give.
 	status, body = s.Request("POST", "/v1/approvals/"+reqID+"/respond", map[string]string{"resolution": "expired"})
-	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_field"); e.Details["field"] != "resolution" || e.Details["value"] != "expired" {
+	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_enum"); e.Details["field"] != "resolution" || e.Details["value"] != "expired" {
 		t.Fatalf("expired from a client: %+v", e)
 	}
 	if got := s.footprint("idem"); got != fp {
