@@ -142,6 +142,12 @@ func TestCLIExecHintKeepsServer(t *testing.T) {
 	if code != 4 || !strings.Contains(errOut, "already ran") {
 		t.Fatalf("re-running a call that ran: exit %d, want 4 naming it:\n%s", code, errOut)
 	}
+	// The same id with another command is no re-run: the server's
+	// tool_call_reused, exit 1, never "already ran".
+	_, errOut, code = runCLIWith(t, env, "exec", "--server", s.URL, "--turn", "hint", "--tool-call-id", "h1", "--", "cat", "b.txt")
+	if code != 1 || !strings.Contains(errOut, "tool_call_reused") || strings.Contains(errOut, "already ran") {
+		t.Fatalf("the same id with another command: exit %d:\n%s", code, errOut)
+	}
 	if _, errOut, _ := runCLIWith(t, nil, "exec", "--help"); !strings.Contains(errOut, "4 when this tool call id") {
 		t.Fatalf("exec --help does not document exit 4:\n%s", errOut)
 	}
@@ -286,6 +292,9 @@ func TestCLIApprovalsShowAndPrefixes(t *testing.T) {
 	_, errOut, code := s.CLI("approvals", "show", ambiguous)
 	if code != 1 || !strings.Contains(errOut, "ambiguous") || !strings.Contains(errOut, a) || !strings.Contains(errOut, b) {
 		t.Fatalf("show %q (ambiguous): %d\n%s", ambiguous, code, errOut)
+	}
+	if _, errOut, code := s.CLI("approvals", "respond", "", "deny"); code != 1 || !strings.Contains(errOut, "empty request id") {
+		t.Fatalf("respond with an empty id: %d\n%s", code, errOut)
 	}
 	if _, errOut, code := s.CLI("approvals", "respond", ambiguous, "deny"); code != 1 || !strings.Contains(errOut, "ambiguous") {
 		t.Fatalf("respond %q (ambiguous): %d\n%s", ambiguous, code, errOut)
