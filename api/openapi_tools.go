@@ -103,7 +103,12 @@ func addOperationDocs(paths map[string]map[string]any) {
 			continue
 		}
 		if rb, ok := o["requestBody"].(map[string]any); ok {
-			rb["content"].(map[string]any)["application/json"].(map[string]any)["example"] = v
+			content := rb["content"].(map[string]any)["application/json"].(map[string]any)
+			content["example"] = v
+			if props, ok := content["schema"].(map[string]any)["properties"].(map[string]any); ok && props["cmd"] != nil && props["argv"] != nil {
+				props["cmd"] = map[string]any{"description": "the command under the decision endpoint's name: an argv array (as argv), or a shell string run as /bin/sh -c CMD; give argv or cmd, not both",
+					"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}}
+			}
 		}
 	}
 }
