@@ -190,6 +190,9 @@ func TestCLIErrorsNameWhatIsMissing(t *testing.T) {
 	if !strings.Contains(errOut, "-status") {
 		t.Errorf("approvals list --help lacks --status:\n%s", errOut)
 	}
+	if out, _, code := runCLIWith(t, nil, "--help"); code != 0 || !strings.Contains(out, "TURNSTILE_URL") {
+		t.Errorf("--help does not say where client commands go: %d\n%s", code, out)
+	}
 	out, _, code := runCLIWith(t, nil, "audit", "--help")
 	if code != 0 || strings.Count(out, "\n") < 5 || !strings.Contains(out, "--heads") || !strings.Contains(out, "TURNSTILE_URL") {
 		t.Errorf("audit --help: %d\n%s", code, out)
