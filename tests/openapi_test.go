@@ -139,6 +139,8 @@ func TestOpenAPIReplay(t *testing.T) {
 		t.Errorf("task_cap.policy {}: field %q, want default_behavior", f)
 	}
 	c.call("POST", "/v1/turns", `{"turn_id":"oa-2","workspace_id":"ws","thread_id":"th","bogus":1}`, 400)
+	// null for a list is accepted as empty, and the document says so.
+	c.call("POST", "/v1/turns", map[string]any{"turn_id": "oa-null", "workspace_id": "ws", "thread_id": "th", "workspace_root": root, "project_roots": nil}, 201)
 	c.call("GET", "/v1/turns", nil, 200)
 	c.call("GET", "/v1/turns/oa-1", nil, 200)
 	c.call("GET", "/v1/turns/nope", nil, 404)

@@ -404,3 +404,31 @@ func TestConsoleReconnectsWithLastEventID(t *testing.T) {
 		t.Fatalf("Last-Event-ID of the stream's connections: %q, want the reconnection to resume", lastIDs)
 	}
 }
+
+// TestConsoleAcrossInstances: two instances share one EventStoreDB; a
+// console on each. A request opened through A appears on B's console, and
+// an answer given in A's console shows at once in B's (SSE from the store).
+func TestConsoleAcrossInstances(t *testing.T) {
+	p := miStartPair(t)
+	approver := p.A.credential("alice", "approver")
+	a, b := browser(t), browser(t)
+	for _, c := range []struct {
+		ctx context.Context
+		s   *Server
+	}{{a, p.A}, {b, p.B}} {
+		signIn(t, c.ctx, c.s, approver)
+		run(t, c.ctx, "live", chromedp.WaitVisible(`#conn[data-state="live"]`, chromedp.ByQuery), chromedp.WaitVisible("#pending-count", chromedp.ByID))
+	}
+	root := workspace(t)
+	p.A.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ui-mi", "workspace_id": "ws", "thread_id": "th", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "supervised"}}, http.StatusCreated, nil)
+	p.A.JSON("POST", "/v1/turns/ui-mi/exec", map[string]any{"tool_call_id": "m1", "argv": []string{"true"}}, http.StatusAccepted, nil)
+	var id string
+	run(t, b, "B's console shows the request opened through A", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery),
+		chromedp.AttributeValue(`article[data-status="pending"]`, "id", &id, nil, chromedp.ByQuery))
+	run(t, a, "A's console answers", chromedp.WaitVisible("#"+id, chromedp.ByID), chromedp.Click("#"+id+` button[data-resolution="allow_for_turn"]`, chromedp.ByQuery))
+	run(t, b, "B's console shows the answer", chromedp.WaitVisible("#"+id+`[data-status="resolved"]`, chromedp.ByQuery))
+	if got := text(t, b, "#"+id+" .result"); !strings.Contains(got, "allow_for_turn") {
+		t.Fatalf("B shows %q", got)
+	}
+}
