@@ -305,6 +305,24 @@ func TestConsoleRefusals(t *testing.T) {
 	httpSignIn(t, s, approver, http.StatusForbidden, "Origin", "http://evil.example")
 	httpSignIn(t, s, runtime, http.StatusForbidden)
 	httpSignIn(t, s, "tsk_wrong", http.StatusUnauthorized)
+	// Revoking the credential ends its sessions at once.
+	whoami := func() int {
+		req, _ := http.NewRequest("GET", s.URL+"/v1/approvals", nil)
+		req.Header.Set("Cookie", cookie)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := whoami(); st != http.StatusOK {
+		t.Fatalf("a read by session: %d", st)
+	}
+	s.JSON("POST", "/v1/credentials/alice/revoke", nil, http.StatusOK, nil)
+	if st := whoami(); st != http.StatusUnauthorized {
+		t.Fatalf("a read by the session of a revoked credential: %d, want 401", st)
+	}
 	// The console's pages carry a strict CSP.
 	resp, err := http.Get(s.URL + "/ui/")
 	if err != nil {
