@@ -77,6 +77,10 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	return s
 }
 
+// consoleSecret is an environment value the API redacts: the console must
+// never show it.
+const consoleSecret = "sk-console-secret-4711"
+
 type execAnswer struct {
 	status int
 	body   map[string]any
@@ -87,7 +91,8 @@ type execAnswer struct {
 func execWaiting(s *Server, turnID, callID string) chan execAnswer {
 	ch := make(chan execAnswer, 1)
 	go func() {
-		status, body := s.Do("POST", "/v1/turns/"+turnID+"/exec?wait=60s", map[string]any{"tool_call_id": callID, "argv": []string{"echo", "console-" + callID}})
+		status, body := s.Do("POST", "/v1/turns/"+turnID+"/exec?wait=60s", map[string]any{"tool_call_id": callID, "argv": []string{"echo", "console-" + callID},
+			"env": map[string]string{"MY_API_KEY": consoleSecret}})
 		var out map[string]any
 		_ = json.Unmarshal(body, &out)
 		ch <- execAnswer{status, out}
@@ -147,6 +152,9 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 			t.Errorf("the card lacks %q:\n%s", want, card)
 		}
 	}
+	if strings.Contains(card, consoleSecret) {
+		t.Errorf("the card shows a redacted secret:\n%s", card)
+	}
 	if os.Getenv("UPDATE_CONSOLE_PNG") != "" {
 		var png []byte
 		run(t, a, "screenshot", chromedp.FullScreenshot(&png, 100))
@@ -188,7 +196,8 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 	// Turns, a turn's snapshot and timeline, and (admin) the audit page.
 	run(t, a, "turns", chromedp.Navigate(s.URL+"/ui/#/turns"), chromedp.WaitVisible(`#turns a[href="#/turn/ui-1"]`, chromedp.ByQuery),
 		chromedp.Click(`#turns a[href="#/turn/ui-1"]`, chromedp.ByQuery), chromedp.WaitVisible(`a[href="#/audit/ui-1"]`, chromedp.ByQuery))
-	if page := text(t, a, "#view"); !strings.Contains(page, "Security snapshot") || !strings.Contains(page, "Timeline") || !strings.Contains(page, "supervised") {
+	if page := text(t, a, "#view"); !strings.Contains(page, "Security snapshot") || !strings.Contains(page, "Timeline") || !strings.Contains(page, "supervised") ||
+		strings.Contains(page, consoleSecret) {
 		t.Fatalf("turn page:\n%s", page)
 	}
 	c := browser(t)
@@ -196,6 +205,9 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 	run(t, c, "audit", chromedp.WaitVisible("#nav", chromedp.ByID), chromedp.Navigate(s.URL+"/ui/#/audit/ui-1"), chromedp.WaitVisible("#chain.ok", chromedp.ByQuery))
 	if got := text(t, c, "#chain"); !strings.Contains(got, "Hash chain intact") {
 		t.Fatalf("chain check shows %q", got)
+	}
+	if page := text(t, c, "#view"); strings.Contains(page, consoleSecret) || !strings.Contains(page, "shell_command") {
+		t.Fatalf("audit page:\n%s", page)
 	}
 	var href string
 	run(t, c, "download link", chromedp.AttributeValue("#download", "href", &href, nil, chromedp.ByID))
