@@ -86,6 +86,9 @@ type Proxy struct {
 	// batched records origins already allowed (one decision event each)
 	// per turn and snapshot version (guarded by mu).
 	batched map[batchKey]bool
+	// rechecked, when set, is called after open connections were judged
+	// again at a version (tests wait on it instead of sleeping).
+	rechecked func(turnID string, version int64)
 }
 
 type batchKey struct {
@@ -438,6 +441,9 @@ func (p *Proxy) watch(turnID string) {
 			if err != nil || sandbox.CheckAddr(s, t.host, t.addr, t.port) != nil {
 				t.close()
 			}
+		}
+		if p.rechecked != nil {
+			p.rechecked(turnID, ver)
 		}
 	}
 }
