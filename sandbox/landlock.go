@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -138,12 +139,17 @@ func addPathRule(rfd int, r llRule, abi int) error {
 	if allowed == 0 {
 		return nil
 	}
-	// The path is canonical: its last component is no symlink unless it was
-	// swapped since; O_NOFOLLOW then opens the link itself, refused below.
-	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	// The path is canonical: no component is a symlink unless one was
+	// swapped in since (a directory renamed away and a link put in its place
+	// would otherwise redirect the grant). RESOLVE_NO_SYMLINKS refuses a link
+	// in any component, the last included.
+	fd, err := unix.Openat2(unix.AT_FDCWD, r.path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil
+		}
+		if errors.Is(err, unix.ELOOP) {
+			return fmt.Errorf("landlock rule %s: a component became a symlink while the sandbox was prepared", r.path)
 		}
 		return fmt.Errorf("landlock rule %s: %w", r.path, err)
 	}

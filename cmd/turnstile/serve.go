@@ -257,6 +257,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	})
 	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
+	wg.Go(func() { stopEndedRuns(bg, eng, proj, log) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
 			seen := map[string]bool{}

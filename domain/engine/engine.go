@@ -76,6 +76,8 @@ type Engine struct {
 	// requests maps the approval requests this engine has seen to their
 	// turn (bounded like the cache: see index).
 	requests map[string]string
+	// running are the commands this engine runs now, by turn (its own lock).
+	running runs
 }
 
 // entry caches one turn.

@@ -96,6 +96,10 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 	if len(c.Argv) == 0 || c.Argv[0] == "" {
 		return ExecResult{}, &domain.FieldError{Field: "argv", Message: "required: the program and its arguments"}
 	}
+	// The call is registered as running before it is started, so an end of
+	// the turn appended after the start always finds it (and stops it).
+	ctx, done := e.running.start(ctx, turnID)
+	defer done()
 	var timer <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -175,6 +179,10 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	snap := out.Turn.Snapshot
 	c.TurnID = turnID
 	result, err := e.cfg.Runner.Run(ctx, &snap, c)
+	ended := context.Cause(ctx)
+	if !errors.Is(ended, ErrTurnEnded) {
+		ended = nil
+	}
 	var refusal Refusal
 	if errors.As(err, &refusal) {
 		sctx, cancel := c.step(context.WithoutCancel(ctx))
@@ -192,6 +200,9 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 		return ExecResult{}, err
 	}
 	out.Ran, out.Output = true, result
+	if ended != nil {
+		out.Message = ended.Error() + ": it was killed, with every process it started"
+	}
 	sctx, cancel := c.step(context.WithoutCancel(ctx))
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{

@@ -59,6 +59,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 	switch c := cmd.(type) {
 	case *turn.EndTurn:
 		if err == nil || errors.Is(err, turn.ErrIllegalTransition) {
+			e.StopRuns(turnID, string(c.Status))
 			e.endChildren(ctx, turnID)
 		}
 	case *turn.StartTurn:
