@@ -190,6 +190,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	features := sandbox.Probe()
+	// The egress proxy enters each command's network namespace to open its
+	// listener there: that takes a root server (sandbox/egressns.go).
+	features.Kernel.EgressProxy = os.Geteuid() == 0 && features.Kernel.UserNamespaces && features.Kernel.Seccomp
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
 	if err != nil {
