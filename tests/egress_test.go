@@ -122,6 +122,20 @@ func TestEgressSandboxedCurl(t *testing.T) {
 	if out := s.execArgv("w", "bypass", curl, "-sS", "--noproxy", "*", "--max-time", "5", "http://"+origin+"/"); out.Result.ExitCode == 0 {
 		t.Fatalf("curl bypassing the proxy reached the origin: %+v", out.Result)
 	}
+	// The allowed connections are summarised per origin with their bytes
+	// (within --egress-flush).
+	pollUntil(t, "the egress.traffic summary in the audit", func() bool {
+		var a struct {
+			Rows []struct{ Kind, Detail string }
+		}
+		s.JSON("GET", "/v1/turns/w/audit", nil, http.StatusOK, &a)
+		for _, r := range a.Rows {
+			if r.Kind == "egress_traffic" && strings.HasPrefix(r.Detail, "http://"+origin+": 1 connections, 0 bytes up, 14 bytes down") {
+				return true
+			}
+		}
+		return false
+	})
 	_, raw := s.events("w")
 	if !strings.Contains(string(raw), "other.test") || !strings.Contains(string(raw), "host_not_allowed") || !strings.Contains(string(raw), "egress-proxy") {
 		t.Fatalf("no decision_denied event of the proxy for other.test in %s", raw)

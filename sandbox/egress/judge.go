@@ -53,6 +53,12 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 	return &snap, ver, nil
 }
 
+// Record implements Judge: an egress.traffic event on the turn.
+func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error {
+	_, err := j.Engine.Execute(ctx, turnID, &turn.RecordEgress{Meta: turn.Meta{Now: j.Now().UTC(), Actor: Actor}, ID: id, Traffic: t})
+	return err
+}
+
 // Decide implements Judge.
 func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
 	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method})

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/turn"
 	"turnstile/sandbox"
 )
 
@@ -51,6 +52,9 @@ type Judge interface {
 	// method under the turn's policy; where the policy asks, it waits for
 	// the answer (bounded by ctx).
 	Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error)
+	// Record records a summary of the connections carried to one origin
+	// (id names it uniquely).
+	Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error
 }
 
 // Resolver looks names up (net.DefaultResolver, or one pointed at a
@@ -86,6 +90,16 @@ type Proxy struct {
 	// batched records origins already allowed (one decision event each)
 	// per turn and snapshot version (guarded by mu).
 	batched map[batchKey]bool
+	// traffic accumulates per turn and origin what has not been recorded
+	// yet (guarded by mu); flushing marks the turns with a flush scheduled.
+	traffic  map[string]map[string]*turn.EgressTraffic
+	flushing map[string]bool
+	// FlushEvery is how long traffic accumulates before it is recorded:
+	// one egress.traffic event per origin per window.
+	FlushEvery time.Duration
+	// instance and seq name the summaries (see turn.RecordEgress).
+	instance string
+	seq      atomic.Int64
 	// rechecked, when set, is called after open connections were judged
 	// again at a version (tests wait on it instead of sleeping).
 	rechecked func(turnID string, version int64)
@@ -98,7 +112,11 @@ type batchKey struct {
 
 // tunnel is one open proxied connection.
 type tunnel struct {
-	turnID, host string
+	turnID, origin, host string
+	// up and down count the bytes carried each way; narrowed is set when
+	// a narrowing closed the connection.
+	up64, down64 atomic.Int64
+	narrowed     atomic.Bool
 	port         int
 	addr         netip.Addr
 	client, up   net.Conn
@@ -121,7 +139,15 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 		panic("egress: no randomness for the credential key: " + err.Error())
 	}
 	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second,
-		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[batchKey]bool{}}
+		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[batchKey]bool{},
+		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second,
+		instance: randomHex(6)}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Credential returns the turn's proxy password: an HMAC of the turn id
@@ -239,7 +265,8 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		deny(w, verdictOf(err))
 		return
 	}
-	t := &tunnel{turnID: turnID, host: host, port: port, addr: addr, up: up}
+	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up}
+	defer p.account(t)
 	if r.Method == http.MethodConnect {
 		p.connect(w, t)
 		return
@@ -341,12 +368,14 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		if n := brw.Reader.Buffered(); n > 0 {
 			src = io.MultiReader(io.LimitReader(brw.Reader, int64(n)), c)
 		}
-		io.Copy(t.up, src)
+		n, _ := io.Copy(t.up, src)
+		t.up64.Add(n)
 		if tc, ok := t.up.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}
 	}()
-	io.Copy(c, t.up)
+	n, _ := io.Copy(c, t.up)
+	t.down64.Add(n)
 	t.close()
 	wg.Wait()
 }
@@ -365,6 +394,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		out.Header.Del(h)
 	}
 	out.Close = true
+	if out.Body != nil {
+		out.Body = &countingBody{ReadCloser: out.Body, n: &t.up64}
+	}
 	if err := out.Write(t.up); err != nil {
 		http.Error(w, "turnstile egress: upstream write: "+err.Error(), http.StatusBadGateway)
 		return
@@ -382,7 +414,64 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	n, _ := io.Copy(w, resp.Body)
+	t.down64.Add(n)
+}
+
+// countingBody counts the bytes read through it.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// account adds a finished connection to its origin's traffic and schedules
+// the turn's next summary (one egress.traffic event per origin per
+// FlushEvery window).
+func (p *Proxy) account(t *tunnel) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.traffic[t.turnID]
+	if m == nil {
+		m = map[string]*turn.EgressTraffic{}
+		p.traffic[t.turnID] = m
+	}
+	tr := m[t.origin]
+	if tr == nil {
+		tr = &turn.EgressTraffic{Origin: t.origin}
+		m[t.origin] = tr
+	}
+	tr.Connections++
+	tr.BytesUp += t.up64.Load()
+	tr.BytesDown += t.down64.Load()
+	if t.narrowed.Load() {
+		tr.Closed++
+	}
+	if !p.flushing[t.turnID] {
+		p.flushing[t.turnID] = true
+		time.AfterFunc(p.FlushEvery, func() { p.Flush(t.turnID) })
+	}
+}
+
+// Flush records the turn's accumulated traffic now, one event per origin.
+// A summary that cannot be recorded (the turn has ended) is dropped.
+func (p *Proxy) Flush(turnID string) {
+	p.mu.Lock()
+	m := p.traffic[turnID]
+	delete(p.traffic, turnID)
+	delete(p.flushing, turnID)
+	p.mu.Unlock()
+	for _, tr := range m {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		id := p.instance + "-" + strconv.FormatInt(p.seq.Add(1), 10)
+		p.judge.Record(ctx, turnID, id, *tr)
+		cancel()
+	}
 }
 
 func (p *Proxy) track(t *tunnel) {
@@ -439,6 +528,7 @@ func (p *Proxy) watch(turnID string) {
 		seen = ver
 		for _, t := range ts {
 			if err != nil || sandbox.CheckAddr(s, t.host, t.addr, t.port) != nil {
+				t.narrowed.Store(true)
 				t.close()
 			}
 		}

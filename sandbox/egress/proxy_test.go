@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/turn"
 	"turnstile/sandbox"
 )
 
@@ -22,7 +23,9 @@ import (
 // replaced by set (a new version, as a profile change would make): it
 // decides as the engine's resource check does (CheckURL, then the method).
 type snapJudge struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// recorded holds the traffic summaries by turn.
+	recorded map[string][]turn.EgressTraffic
 	snaps map[string]*domain.TurnExecutionSecuritySnapshot
 	ver   map[string]int64
 }
@@ -46,6 +49,16 @@ func (j *snapJudge) Snapshot(_ context.Context, turnID string) (*domain.TurnExec
 		return nil, 0, &sandbox.Refusal{Code: sandbox.CodeNoSnapshot, Message: "no such turn"}
 	}
 	return s, v, nil
+}
+
+func (j *snapJudge) Record(_ context.Context, turnID, _ string, t turn.EgressTraffic) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.recorded == nil {
+		j.recorded = map[string][]turn.EgressTraffic{}
+	}
+	j.recorded[turnID] = append(j.recorded[turnID], t)
+	return nil
 }
 
 func (j *snapJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
@@ -338,5 +351,45 @@ func TestProxyNarrowingClosesTunnel(t *testing.T) {
 	}
 	if got, err := echoOnce(oconn, obr, "other"); err != nil || got != "other\n" {
 		t.Fatalf("another turn's tunnel: %q %v", got, err)
+	}
+}
+
+// TestProxyTrafficSummary: allowed connections are summarised per origin
+// (one summary for several connections in a window) with the bytes each
+// way; a refused connection adds nothing.
+func TestProxyTrafficSummary(t *testing.T) {
+	_, a := origin(t, strings.Repeat("a", 1000))
+	_, b := origin(t, "bb")
+	j := newSnapJudge()
+	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowLocalhost: true, AllowedDomains: []string{"=http://" + a, "=http://" + b}})
+	p := NewProxy(j, &mapResolver{})
+	p.FlushEvery = time.Hour // flushed by hand below
+	addr := startProxy(t, p)
+	c := proxyClient(p.ProxyURL(addr, "t"))
+	for range 3 {
+		if code, _, _ := get(t, c, "http://"+a+"/"); code != 200 {
+			t.Fatalf("GET a: %d", code)
+		}
+	}
+	if code, _, _ := get(t, c, "http://"+b+"/"); code != 200 {
+		t.Fatalf("GET b: %d", code)
+	}
+	if code, _, _ := get(t, c, "http://10.9.9.9:80/"); code != 403 {
+		t.Fatalf("refused: %d", code)
+	}
+	p.Flush("t")
+	j.mu.Lock()
+	got := map[string]turn.EgressTraffic{}
+	for _, tr := range j.recorded["t"] {
+		got[tr.Origin] = tr
+	}
+	n := len(j.recorded["t"])
+	j.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d summaries, want 2 (one per origin): %+v", n, got)
+	}
+	ta, tb := got["http://"+a], got["http://"+b]
+	if ta.Connections != 3 || ta.BytesDown != 3000 || ta.BytesUp != 0 || tb.Connections != 1 || tb.BytesDown != 2 {
+		t.Fatalf("summaries %+v", got)
 	}
 }
