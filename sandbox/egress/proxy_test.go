@@ -26,8 +26,8 @@ type snapJudge struct {
 	mu sync.Mutex
 	// recorded holds the traffic summaries by turn.
 	recorded map[string][]turn.EgressTraffic
-	snaps map[string]*domain.TurnExecutionSecuritySnapshot
-	ver   map[string]int64
+	snaps    map[string]*domain.TurnExecutionSecuritySnapshot
+	ver      map[string]int64
 }
 
 func newSnapJudge() *snapJudge {
