@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -392,4 +393,8 @@ func TestProxyTrafficSummary(t *testing.T) {
 	if ta.Connections != 3 || ta.BytesDown != 3000 || ta.BytesUp != 0 || tb.Connections != 1 || tb.BytesDown != 2 {
 		t.Fatalf("summaries %+v", got)
 	}
+}
+
+func basic(user, pass string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 }
