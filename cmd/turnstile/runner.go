@@ -71,7 +71,8 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	if err != nil {
 		return nil, asRefusal(err)
 	}
-	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" {
+	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" &&
+		s.Backend.Kernel != nil && s.Backend.Kernel.EgressProxy {
 		if err := plan.UseEgress(r.egress.Attach(cmd.TurnID)); err != nil {
 			return nil, asRefusal(err)
 		}
