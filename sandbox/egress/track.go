@@ -130,4 +130,3 @@ func (p *Proxy) Flush(turnID string) {
 		cancel()
 	}
 }
-
