@@ -33,7 +33,9 @@ type EngineJudge struct {
 // Actor is who the proxy's decisions are recorded as.
 var Actor = domain.Actor{Name: "egress-proxy", Role: "system"}
 
-// Snapshot implements Judge.
+// Snapshot implements Judge. The version is the snapshot's (the event it
+// came from): it moves only when the profile changes, which is also the
+// only thing that takes a grant away.
 func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.TurnExecutionSecuritySnapshot, int64, error) {
 	var snap domain.TurnExecutionSecuritySnapshot
 	var ver int64
@@ -44,7 +46,7 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 		if s.Status.Terminal() {
 			return errors.New("the turn has ended: its network access ended with it")
 		}
-		snap, ver = s.Snapshot, s.Version
+		snap, ver = s.Snapshot, s.SnapshotVersion
 		return nil
 	})
 	if err != nil {

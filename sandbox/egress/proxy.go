@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -45,8 +46,9 @@ type Verdict struct {
 // (EngineJudge) records every decision as an event on the turn and goes
 // through the turn's grants and approvals.
 type Judge interface {
-	// Snapshot returns the turn's current snapshot and the version it is
-	// at (a change of version means the snapshot may have changed).
+	// Snapshot returns the turn's current snapshot and its version: the
+	// version changes whenever the snapshot does (and whenever a grant may
+	// have been taken away); an ended turn is an error.
 	Snapshot(ctx context.Context, turnID string) (*domain.TurnExecutionSecuritySnapshot, int64, error)
 	// Decide decides a request for rawURL (an origin for CONNECT) with
 	// method under the turn's policy; where the policy asks, it waits for
@@ -87,9 +89,10 @@ type Proxy struct {
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
 	open map[string]map[*tunnel]struct{}
-	// batched records origins already allowed (one decision event each)
-	// per turn and snapshot version (guarded by mu).
-	batched map[batchKey]bool
+	// batched records, per turn, the snapshot version and the origins
+	// (with method) already allowed under it: one decision event each
+	// (guarded by mu). A new version starts an empty set.
+	batched map[string]*batch
 	// traffic accumulates per turn and origin what has not been recorded
 	// yet (guarded by mu); flushing marks the turns with a flush scheduled.
 	traffic  map[string]map[string]*turn.EgressTraffic
@@ -103,11 +106,14 @@ type Proxy struct {
 	// rechecked, when set, is called after open connections were judged
 	// again at a version (tests wait on it instead of sleeping).
 	rechecked func(turnID string, version int64)
+	// accounted, when set, is called after a finished connection was
+	// added to its origin's traffic (tests wait on it).
+	accounted func(turnID string)
 }
 
-type batchKey struct {
-	turn, origin, method string
-	version              int64
+type batch struct {
+	version int64
+	allowed map[string]bool // "METHOD origin"
 }
 
 // tunnel is one open proxied connection.
@@ -139,7 +145,7 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 		panic("egress: no randomness for the credential key: " + err.Error())
 	}
 	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second,
-		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[batchKey]bool{},
+		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
 		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second,
 		instance: randomHex(6)}
 }
@@ -163,7 +169,8 @@ func (p *Proxy) Credential(turnID string) string {
 // ProxyURL is the proxy URL for a turn on the proxy listening at addr
 // (host:port): http://<turn>:<credential>@addr.
 func (p *Proxy) ProxyURL(addr, turnID string) string {
-	return "http://" + turnID + ":" + p.Credential(turnID) + "@" + addr
+	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, p.Credential(turnID)), Host: addr}
+	return u.String()
 }
 
 // Handler serves the proxy on a shared listener: each request names its
@@ -280,11 +287,15 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
 	_, ver, err := p.judge.Snapshot(ctx, turnID)
 	if err != nil {
+		p.mu.Lock()
+		delete(p.batched, turnID) // an ended turn allows nothing again
+		p.mu.Unlock()
 		return Verdict{}, err
 	}
-	k := batchKey{turn: turnID, origin: rawURL, method: method, version: ver}
+	k := method + " " + rawURL
 	p.mu.Lock()
-	hit := p.batched[k]
+	b := p.batched[turnID]
+	hit := b != nil && b.version == ver && b.allowed[k]
 	p.mu.Unlock()
 	if hit {
 		return Verdict{Allow: true, Code: "batched"}, nil
@@ -295,12 +306,16 @@ func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verd
 	if err != nil || !v.Allow || v.Once {
 		return v, err
 	}
-	_, after, err := p.judge.Snapshot(ctx, turnID)
-	if err == nil {
-		p.mu.Lock()
-		p.batched[batchKey{turn: turnID, origin: rawURL, method: method, version: after}] = true
-		p.mu.Unlock()
+	// Kept under the version read before deciding: if the snapshot changed
+	// meanwhile, the entry never matches.
+	p.mu.Lock()
+	if b := p.batched[turnID]; b == nil || b.version < ver {
+		p.batched[turnID] = &batch{version: ver, allowed: map[string]bool{}}
 	}
+	if b := p.batched[turnID]; b.version == ver {
+		b.allowed[k] = true
+	}
+	p.mu.Unlock()
 	return v, nil
 }
 

@@ -25,8 +25,10 @@ import (
 // decides as the engine's resource check does (CheckURL, then the method).
 type snapJudge struct {
 	mu sync.Mutex
-	// recorded holds the traffic summaries by turn.
-	recorded map[string][]turn.EgressTraffic
+	// recorded holds the traffic summaries by turn; decisions counts
+	// Decide calls.
+	recorded  map[string][]turn.EgressTraffic
+	decisions int
 	snaps    map[string]*domain.TurnExecutionSecuritySnapshot
 	ver      map[string]int64
 }
@@ -63,6 +65,9 @@ func (j *snapJudge) Record(_ context.Context, turnID, _ string, t turn.EgressTra
 }
 
 func (j *snapJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
+	j.mu.Lock()
+	j.decisions++
+	j.mu.Unlock()
 	s, _, err := j.Snapshot(ctx, turnID)
 	if err != nil {
 		return Verdict{}, err
@@ -365,6 +370,8 @@ func TestProxyTrafficSummary(t *testing.T) {
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowLocalhost: true, AllowedDomains: []string{"=http://" + a, "=http://" + b}})
 	p := NewProxy(j, &mapResolver{})
 	p.FlushEvery = time.Hour // flushed by hand below
+	done := make(chan string, 8)
+	p.accounted = func(turnID string) { done <- turnID }
 	addr := startProxy(t, p)
 	c := proxyClient(p.ProxyURL(addr, "t"))
 	for range 3 {
@@ -377,6 +384,9 @@ func TestProxyTrafficSummary(t *testing.T) {
 	}
 	if code, _, _ := get(t, c, "http://10.9.9.9:80/"); code != 403 {
 		t.Fatalf("refused: %d", code)
+	}
+	for range 4 { // the handler accounts after the client has its answer
+		<-done
 	}
 	p.Flush("t")
 	j.mu.Lock()
@@ -397,4 +407,70 @@ func TestProxyTrafficSummary(t *testing.T) {
 
 func basic(user, pass string) string {
 	return base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+}
+
+// TestProxyURLEscapesTheTurnID: a turn id with URL syntax in it stays the
+// user name of the proxy URL (and authenticates as itself only).
+func TestProxyURLEscapesTheTurnID(t *testing.T) {
+	_, hp := origin(t, "ok")
+	j := newSnapJudge()
+	odd := "a@b/c?d"
+	j.set(odd, domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowLocalhost: true, AllowedDomains: []string{"=127.0.0.1"}})
+	p := NewProxy(j, &mapResolver{})
+	addr := startProxy(t, p)
+	u, err := url.Parse(p.ProxyURL(addr, odd))
+	if err != nil || u.User.Username() != odd || u.Host != addr {
+		t.Fatalf("proxy URL %v %v", u, err)
+	}
+	if code, _, body := get(t, proxyClient(u.String()), "http://"+hp+"/"); code != 200 || body != "ok" {
+		t.Fatalf("through the escaped URL: %d %q", code, body)
+	}
+}
+
+// TestProxyBatchesDecisionsPerSnapshot: connections to an allowed origin
+// under one snapshot are decided once; another origin, another method and
+// a new snapshot version are decided anew; a refusal is never reused.
+func TestProxyBatchesDecisionsPerSnapshot(t *testing.T) {
+	_, a := origin(t, "a")
+	_, b := origin(t, "b")
+	j := newSnapJudge()
+	np := domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowLocalhost: true, AllowedDomains: []string{"=http://" + a, "=http://" + b}}
+	j.set("t", np)
+	p := NewProxy(j, &mapResolver{})
+	addr := startProxy(t, p)
+	c := proxyClient(p.ProxyURL(addr, "t"))
+	count := func() int {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.decisions
+	}
+	for range 3 {
+		get(t, c, "http://"+a+"/x?q=1")
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d decisions for three connections to one origin, want 1", n)
+	}
+	get(t, c, "http://"+b+"/")
+	if n := count(); n != 2 {
+		t.Fatalf("%d decisions after a second origin, want 2", n)
+	}
+	resp, err := c.Head("http://" + a + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := count(); n != 3 {
+		t.Fatalf("%d decisions after another method, want 3", n)
+	}
+	j.set("t", np) // a new snapshot version
+	get(t, c, "http://"+a+"/")
+	if n := count(); n != 4 {
+		t.Fatalf("%d decisions after a new snapshot, want 4", n)
+	}
+	for range 2 {
+		get(t, c, "http://127.0.0.2:1/")
+	}
+	if n := count(); n != 6 {
+		t.Fatalf("%d decisions after two refused connections, want 6 (refusals are not reused)", n)
+	}
 }

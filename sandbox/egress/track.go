@@ -113,6 +113,9 @@ func (p *Proxy) account(t *tunnel) {
 		p.flushing[t.turnID] = true
 		time.AfterFunc(p.FlushEvery, func() { p.Flush(t.turnID) })
 	}
+	if p.accounted != nil {
+		p.accounted(t.turnID)
+	}
 }
 
 // Flush records the turn's accumulated traffic now, one event per origin.
