@@ -29,8 +29,8 @@ type snapJudge struct {
 	// Decide calls.
 	recorded  map[string][]turn.EgressTraffic
 	decisions int
-	snaps    map[string]*domain.TurnExecutionSecuritySnapshot
-	ver      map[string]int64
+	snaps     map[string]*domain.TurnExecutionSecuritySnapshot
+	ver       map[string]int64
 }
 
 func newSnapJudge() *snapJudge {
