@@ -11,8 +11,8 @@ import (
 // ---/+++ headers, so `diff --git a/X b/Y` names them too). Hunks are
 // skipped by their line counts, so a removed line that starts with "-- "
 // (a diff line "--- …") is never read as a header. `/dev/null` (an added or
-// deleted file's other side) names no file; git's a/ and b/ prefixes are
-// stripped when both sides carry them. ok is false when text is not a
+// deleted file's other side) names no file; a name with git's a/ or b/
+// prefix is judged both with and without it. ok is false when text is not a
 // unified diff (no header at all).
 func unifiedDiffPaths(text string) (paths []string, ok bool) {
 	var oldName string
@@ -49,13 +49,17 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 			oldName, ok = name(line[4:]), true
 		case strings.HasPrefix(line, "+++ "):
 			newName := name(line[4:])
-			// git's a/ and b/ prefixes, stripped when both sides carry
-			// them (or the other side is /dev/null).
-			if (strings.HasPrefix(oldName, "a/") || oldName == "/dev/null") && (strings.HasPrefix(newName, "b/") || newName == "/dev/null") {
-				oldName, newName = strings.TrimPrefix(oldName, "a/"), strings.TrimPrefix(newName, "b/")
-			}
+			// git's a/ and b/ prefixes: with both sides carrying them (or
+			// the other side /dev/null) the file is the name without them
+			// (patch -p1) — but a tool applying it with -p0 writes the
+			// name as it stands, and a/ may be a symlink in the workspace,
+			// so both names are judged: the call needs both allowed.
 			add(oldName)
 			add(newName)
+			if (strings.HasPrefix(oldName, "a/") || oldName == "/dev/null") && (strings.HasPrefix(newName, "b/") || newName == "/dev/null") {
+				add(strings.TrimPrefix(oldName, "a/"))
+				add(strings.TrimPrefix(newName, "b/"))
+			}
 			oldName, ok = "", true
 		case strings.HasPrefix(line, "@@ "):
 			oldLeft, newLeft = hunkCounts(line)
