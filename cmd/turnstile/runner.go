@@ -37,7 +37,7 @@ func (runner) Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd string
 			return p, nil
 		}
 	}
-	return "", refusal{&sandbox.Refusal{Code: codeCommandNotFound, Message: "command " + argv0 + " not found in the policy's search path"}}
+	return "", sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: codeCommandNotFound, Message: "command " + argv0 + " not found in the policy's search path"}}
 }
 
 func containsSlash(s string) bool {
@@ -62,14 +62,14 @@ func (runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, 
 	}
 	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
 	if err != nil {
-		return nil, asRefusal(err)
+		return nil, sandbox.AsCoded(err)
 	}
 	res, err := sandbox.Run(ctx, plan)
 	if err != nil {
-		return nil, asRefusal(err)
+		return nil, sandbox.AsCoded(err)
 	}
 	if res.SandboxError != "" {
-		return nil, refusal{&sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
+		return nil, sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
 	}
 	return &engine.CommandResult{
 		ExitCode: res.ExitCode, Stdout: string(res.Stdout), Stderr: string(res.Stderr),

@@ -59,3 +59,10 @@ func (c *decodeCache) put(typ string, data []byte, p Payload) {
 	}
 	c.m[typ+"\x00"+string(data)] = p
 }
+
+// reset forgets every remembered payload.
+func (c *decodeCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+}
