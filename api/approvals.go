@@ -35,13 +35,17 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The position is read before the list: every event after it is on
+	// the event stream subscribed from it (Last-Event-ID), and the list
+	// may already show some of them (a client keys by request_id).
+	pos := s.cfg.Projector.Position()
 	list := s.cfg.Projector.Approvals(projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
 	// A scoped credential sees its workspaces' requests only.
 	list = slices.DeleteFunc(list, func(a projections.ApprovalView) bool { return !p.InScope(a.Request.WorkspaceID) })
 	if list == nil {
 		list = []projections.ApprovalView{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list, "position": pos.String()})
 }
 
 // parseWait reads ?wait= as a Go duration ("30s") or whole seconds ("30").
@@ -119,7 +123,7 @@ func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duratio
 
 // RespondRequest is the body of POST /v1/approvals/{id}/respond.
 type RespondRequest struct {
-	Resolution domain.Resolution `json:"resolution"`
+	Resolution domain.ClientResolution `json:"resolution"`
 	// TurnID, when given, saves looking the request up in the read models
 	// (useful right after another instance opened it).
 	TurnID string `json:"turn_id,omitempty"`
@@ -139,7 +143,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.TurnID, req.Resolution)
+	resp, err := s.doRespond(r, chi.URLParam(r, "request_id"), req.TurnID, domain.Resolution(req.Resolution))
 	if err != nil {
 		writeError(w, err)
 		return

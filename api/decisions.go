@@ -46,6 +46,10 @@ type DecisionResponse struct {
 	RequestStatus string            `json:"request_status,omitempty"`
 	Resolution    domain.Resolution `json:"resolution,omitempty"`
 	ExpiresAt     *time.Time        `json:"expires_at,omitempty"`
+	// Unclassified is set when the classifier does not know the tool
+	// (action unknown): the mode's default_behavior decided it. The tools
+	// it knows are in docs/tools.md (turnstile tools).
+	Unclassified bool `json:"unclassified,omitempty"`
 }
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
@@ -81,6 +85,9 @@ func (s *Server) doDecide(r *http.Request, turnID string, req *DecisionRequest) 
 	}
 	if !res.Replayed {
 		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
+		if res.Decision.Action == domain.ActionUnknown {
+			s.metrics.Unclassified()
+		}
 	}
 	return s.decisionResponse(r, turnID, req.ToolCallID, res), nil
 }
@@ -90,6 +97,7 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 	out := &DecisionResponse{
 		TurnID: turnID, ToolCallID: toolCallID, Decision: d.Behavior.String(), Reason: d.Reason, Action: d.Action,
 		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Version,
+		Unclassified: d.Action == domain.ActionUnknown,
 	}
 	s.settle(r.Context(), res.Position)
 	if q := res.Request; q != nil {

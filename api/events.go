@@ -166,7 +166,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	from := eventstore.Start
+	from, beyond := eventstore.Start, false
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
 		last = q.Get("last_event_id")
@@ -178,6 +178,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		from = p
+		beyond = s.beyondLog(r.Context(), from)
 	} else if q.Get("from") != "start" {
 		from = s.cfg.Projector.Position() // only what happens from now on
 	}
@@ -198,6 +199,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if beyond {
+		// A position past the log's end names no event this log holds (a
+		// client of another store, or a made-up id): following it would
+		// wait silently for events that may never be numbered so.
+		data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": "invalid_last_event_id",
+			"message": fmt.Sprintf("Last-Event-ID %s is beyond the end of the event log (last position %s): reconnect without it, after listing what you need (GET /v1/approvals carries the position to resume from)", last, s.cfg.Projector.Position()),
+			"details": map[string]any{"last_event_id": last, "position": s.cfg.Projector.Position().String()}}})
+		fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
+		flusher.Flush()
+		return
+	}
 	fmt.Fprintf(w, ": turnstile events from %s\n\n", from)
 	flusher.Flush()
 
@@ -274,4 +286,16 @@ func (s *Server) workspaceOf(ctx context.Context, known map[string]string, turnI
 		return ws
 	}
 	return ""
+}
+
+// beyondLog reports whether from lies past the last event the read models
+// have applied, after waiting for them as long as a command would (another
+// instance may have appended it a moment ago).
+func (s *Server) beyondLog(ctx context.Context, from eventstore.Position) bool {
+	if !s.cfg.Projector.Position().Less(from) {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ProjectionWait)
+	defer cancel()
+	return s.cfg.Projector.WaitFor(ctx, from) != nil
 }

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -13,13 +15,17 @@ import (
 
 // ExecRequest is the body of POST /v1/turns/{id}/exec.
 type ExecRequest struct {
-	ToolCallID string            `json:"tool_call_id"`
-	ItemID     string            `json:"item_id,omitempty"`
-	Argv       []string          `json:"argv"`
-	Cwd        string            `json:"cwd,omitempty"`
-	Env        map[string]string `json:"env,omitempty"`
-	TimeoutMs  int64             `json:"timeout_ms,omitempty"`
-	Stdin      string            `json:"stdin,omitempty"`
+	ToolCallID string   `json:"tool_call_id"`
+	ItemID     string   `json:"item_id,omitempty"`
+	Argv       []string `json:"argv"`
+	// Cmd is the decision endpoint's name for the command: an argv array
+	// (the same as argv) or a shell string, run as /bin/sh -c CMD, as a
+	// decision classifies it. Give argv or cmd, not both.
+	Cmd       json.RawMessage   `json:"cmd,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	TimeoutMs int64             `json:"timeout_ms,omitempty"`
+	Stdin     string            `json:"stdin,omitempty"`
 }
 
 // ExecResult is what a command did.
@@ -33,6 +39,10 @@ type ExecResponse struct {
 	Result *ExecResult `json:"result,omitempty"`
 	// Message explains why nothing ran.
 	Message string `json:"message,omitempty"`
+	// DroppedEnv names the variables of the request's env that the turn's
+	// environment policy did not pass to the command (or passed with
+	// another value): the command ran without them.
+	DroppedEnv []string `json:"dropped_env,omitempty"`
 }
 
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
@@ -61,6 +71,9 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 	if req.ToolCallID == "" {
 		return 0, nil, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
+	if err := req.resolveCmd(); err != nil {
+		return 0, nil, err
+	}
 	if err := req.checkLengths(); err != nil {
 		return 0, nil, err
 	}
@@ -80,6 +93,9 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
 	}
 	out := &ExecResponse{DecisionResponse: *s.decisionResponse(r, turnID, req.ToolCallID, res.Result), Ran: res.Ran, Result: res.Output, Message: res.Message}
+	if res.Ran && len(req.Env) > 0 {
+		out.DroppedEnv = res.Turn.Snapshot.Process.Environment.DroppedEnv(req.Env)
+	}
 	switch {
 	case res.Step == turn.ExecPending:
 		return http.StatusAccepted, out, nil
@@ -89,4 +105,27 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 		out.DecidedBy = "sandbox"
 	}
 	return http.StatusOK, out, nil
+}
+
+// resolveCmd reads cmd, the decision endpoint's name for the command, into
+// Argv: an array as is, a shell string as /bin/sh -c CMD.
+func (req *ExecRequest) resolveCmd() error {
+	if len(req.Cmd) == 0 || string(req.Cmd) == "null" {
+		return nil
+	}
+	if len(req.Argv) > 0 {
+		return &domain.FieldError{Field: "cmd", Message: "give argv or cmd, not both"}
+	}
+	var shell string
+	if err := json.Unmarshal(req.Cmd, &shell); err == nil {
+		if strings.TrimSpace(shell) == "" {
+			return &domain.FieldError{Field: "cmd", Message: "must not be empty"}
+		}
+		req.Argv = []string{"/bin/sh", "-c", shell}
+		return nil
+	}
+	if err := json.Unmarshal(req.Cmd, &req.Argv); err != nil {
+		return &domain.FieldError{Field: "cmd", Message: "must be a shell string or an argv array of strings"}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ type Metrics struct {
 	appendDur prometheus.Histogram   // seconds per append
 	sse       prometheus.Gauge       // connected SSE clients
 	waiting   prometheus.Gauge       // long polls waiting for a resolution
+	unknown   prometheus.Counter     // decisions of unclassified tools
 }
 
 // NewMetrics returns empty metrics in a new registry.
@@ -49,7 +50,10 @@ func NewMetrics() *Metrics {
 			Name: "turnstile_approval_waiters", Help: "Long polls (?wait=) waiting for an approval request's resolution.",
 		}),
 	}
-	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse, m.waiting,
+	m.unknown = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "turnstile_unclassified_tool_decisions_total", Help: "Decisions of tools the classifier does not know (action unknown; docs/tools.md).",
+	})
+	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse, m.waiting, m.unknown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -58,6 +62,9 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Decision(behavior, reason string) {
 	m.decisions.WithLabelValues(behavior, reason).Inc()
 }
+
+// Unclassified counts one decision of a tool the classifier does not know.
+func (m *Metrics) Unclassified() { m.unknown.Inc() }
 
 // Request counts one HTTP request.
 func (m *Metrics) Request(route string, status int) {

@@ -105,6 +105,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeFor[domain.ActionKind]():        names(domain.ActionKinds),
 	reflect.TypeFor[domain.Reason]():            names(domain.Reasons),
 	reflect.TypeFor[domain.Resolution]():        names(domain.Resolutions),
+	reflect.TypeFor[domain.ClientResolution]():  names(domain.ClientResolutions),
 	reflect.TypeFor[domain.ExecutionBackend]():  names(domain.ExecutionBackends),
 	reflect.TypeFor[domain.SandboxMode]():       names(domain.SandboxModes),
 	reflect.TypeFor[domain.NetworkMode]():       names(domain.NetworkModes),
@@ -250,6 +251,9 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		}
 		paths[op.path][strings.ToLower(op.method)] = o
 	}
+	schemas := map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
+		"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}}
+	addToolSchemas(paths, schemas)
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "turnstile", "version": "1",
@@ -258,8 +262,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
-			"schemas": map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
-				"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}},
+			"schemas": schemas,
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}

@@ -220,9 +220,9 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		return map[string]any{"turn_id": p.TurnID, "items": items}, nil
 	case "turn/permission/request/respond":
 		var p struct {
-			RequestID  string            `json:"request_id"`
-			Resolution domain.Resolution `json:"resolution"`
-			TurnID     string            `json:"turn_id,omitempty"`
+			RequestID  string                  `json:"request_id"`
+			Resolution domain.ClientResolution `json:"resolution"`
+			TurnID     string                  `json:"turn_id,omitempty"`
 		}
 		if err := params(raw, &p); err != nil {
 			return nil, err
@@ -233,7 +233,7 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if len(p.RequestID) > maxIDLen {
 			return nil, checkID("request_id", p.RequestID)
 		}
-		return s.doRespond(r, p.RequestID, p.TurnID, p.Resolution)
+		return s.doRespond(r, p.RequestID, p.TurnID, domain.Resolution(p.Resolution))
 	}
 	return nil, &errMethodNotFound{method: method}
 }

@@ -239,6 +239,25 @@ const (
 // Resolutions lists every resolution.
 var Resolutions = []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn, ResolutionDeny, ResolutionCancelled, ResolutionExpired}
 
+// ClientResolutions lists the resolutions a person (or client) may give;
+// only the server expires a request.
+var ClientResolutions = []ClientResolution{ClientResolution(ResolutionAllowOnce), ClientResolution(ResolutionAllowForTurn),
+	ClientResolution(ResolutionDeny), ClientResolution(ResolutionCancelled)}
+
+// ClientResolution is a resolution a client may give: any but expired.
+type ClientResolution Resolution
+
+// UnmarshalText implements encoding.TextUnmarshaler, refusing expired
+// and naming the resolutions a client may give.
+func (r *ClientResolution) UnmarshalText(b []byte) error {
+	v, err := parseEnum("resolution", string(b), ClientResolutions)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
 // ParseResolution parses a resolution's wire name.
 func ParseResolution(s string) (Resolution, error) { return parseEnum("resolution", s, Resolutions) }
 

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -52,23 +53,35 @@ func ParseDomainPattern(raw string, v DomainAccess) (DomainPattern, error) {
 			return p, errors.New("an empty label")
 		}
 	}
+	if _, err := ParseNetRule(SnapshotDomainRule(raw)); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// SnapshotDomainRule writes a profile domain pattern in the snapshot's rule
+// syntax (ParseNetRule): "example.com" (exact here) is "=example.com";
+// "*.d" and "**.d" mean the same in both.
+func SnapshotDomainRule(raw string) string {
+	if strings.HasPrefix(raw, "*") {
+		return raw
+	}
+	return "=" + raw
+}
+
+// matches reports whether the profile pattern raw names t, through the one
+// domain-rule parser (ParseNetRule); "*" names every host.
+func matchesTarget(raw string, t NetTarget, denied bool) bool {
+	if raw == "*" {
+		return !denied
+	}
+	r, err := ParseNetRule(SnapshotDomainRule(raw))
+	return err == nil && r.Matches(t, denied)
 }
 
 func isIPLiteral(s string) bool {
 	_, err := netip.ParseAddr(strings.Trim(s, "[]"))
 	return err == nil
-}
-
-// Matches reports whether host (lower case, no trailing dot) matches.
-func (p DomainPattern) Matches(host string) bool {
-	if p.Any {
-		return true
-	}
-	if p.Apex && host == p.Base {
-		return true
-	}
-	return p.Sub && strings.HasSuffix(host, "."+p.Base)
 }
 
 // CompiledNetwork is a profile's network rules, resolved.
@@ -140,16 +153,27 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 		d.Reason = NetReasonMethod
 		return d
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host, addr, ok := ParseHost(u.Hostname(), strings.HasPrefix(u.Host, "["))
+	if !ok {
+		d.Reason = NetReasonBadURL
+		return d
+	}
+	port := DefaultPorts[u.Scheme]
+	if ps := u.Port(); ps != "" {
+		if n, err := strconv.Atoi(ps); err == nil {
+			port = n
+		}
+	}
+	t := NetTarget{Scheme: u.Scheme, Host: host, Port: port, Addr: addr}
 	for _, raw := range n.Deny {
-		if p, err := ParseDomainPattern(raw, DomainDeny); err == nil && p.Matches(host) {
+		if matchesTarget(raw, t, true) {
 			d.Rule, d.Reason = raw, NetReasonDenied
 			return d
 		}
 	}
 	if special, loopback := specialHost(host); special {
 		for _, raw := range n.Allow {
-			if raw == host || (loopback && raw == "localhost") {
+			if raw != "*" && (matchesTarget(raw, t, false) || (loopback && raw == "localhost")) {
 				d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
 				return d
 			}
@@ -166,7 +190,7 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 		return d
 	}
 	for _, raw := range n.Allow {
-		if p, err := ParseDomainPattern(raw, DomainAllow); err == nil && p.Matches(host) {
+		if matchesTarget(raw, t, false) {
 			d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
 			return d
 		}

@@ -166,12 +166,7 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 	}
 	p := NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: n.AllowLocalhost, AllowPrivateNetworks: n.AllowPrivateNetworks,
 		AllowUnixSockets: len(n.UnixSockets) > 0}
-	snapRule := func(raw string) string {
-		if strings.HasPrefix(raw, "*") {
-			return raw
-		}
-		return "=" + raw
-	}
+	snapRule := SnapshotDomainRule
 	if n.Restricted && !slices.Contains(n.Allow, "*") {
 		p.Mode = NetworkRestricted
 		for _, a := range n.Allow {

@@ -39,6 +39,14 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	argv := fs.Args()
 	if len(argv) == 0 || *root == "" {
+		var missing []string
+		if *root == "" {
+			missing = append(missing, "--root DIR (the workspace root)")
+		}
+		if len(argv) == 0 {
+			missing = append(missing, "the command to run (-- CMD [ARG...])")
+		}
+		fmt.Fprintf(stderr, "turnstile sandbox: missing %s\n\n", strings.Join(missing, " and "))
 		fs.Usage()
 		return 2
 	}

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -192,8 +193,9 @@ func TestIdempotentAndConflictingCommands(t *testing.T) {
 
 	// expired is the server's to give.
 	status, body = s.Request("POST", "/v1/approvals/"+reqID+"/respond", map[string]string{"resolution": "expired"})
-	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_field"); e.Details["field"] != "resolution" || e.Details["value"] != "expired" {
-		t.Fatalf("expired from a client: %+v", e)
+	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_enum"); e.Details["field"] != "resolution" || e.Details["value"] != "expired" ||
+		strings.Contains(str(e.Details["allowed"]), "expired") {
+		t.Fatalf("expired from a client (refused, and not offered among the allowed values): %+v", e)
 	}
 	if got := s.footprint("idem"); got != fp {
 		t.Fatalf("refused response appended: %v → %v", fp, got)

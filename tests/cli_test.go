@@ -189,7 +189,7 @@ func TestCLIApprovals(t *testing.T) {
 			t.Fatalf("approvals respond %s: %d %s", bad, code, errOut)
 		}
 	}
-	if out, errOut, code := s.CLI("approvals", "respond", id, "allow_for_turn"); code != 0 || strings.TrimSpace(out) != id+": allow_for_turn" {
+	if out, errOut, code := s.CLI("approvals", "respond", id, "allow_for_turn"); code != 0 || !strings.HasPrefix(out, id+": allow_for_turn\n") {
 		t.Fatalf("approvals respond: %d %s%s", code, out, errOut)
 	}
 	if out, _, code := s.CLI("approvals", "respond", id, "allow_for_turn"); code != 0 || !strings.Contains(out, "nothing changed") {

@@ -348,6 +348,13 @@ func TestClaudeCodeHookProjectProfile(t *testing.T) {
 		}
 		return path
 	}
+	// The payloads read src/main.go: a read of a missing file is missing_path.
+	if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := StartServer(t, "", "--claude-code-config", write(map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": ":read-only"}))
 	const session = "sess-profile"
 	s.hook(ccPayload(t, "user_prompt_submit", session, ws))

@@ -323,3 +323,58 @@ func TestExplainLiveTurn(t *testing.T) {
 	status, body = s.Do("GET", "/v1/turns/nope/explain?path=a", nil)
 	wantError(t, status, body, 404, "not_found")
 }
+
+// TestServedProfileKernelShapes: the issue's kernel shapes through a served
+// profile, run by the sandbox: a subtree reopened inside a deny stays
+// usable while the rest of the deny is hidden; :read-only with one writable
+// subtree writes there and nowhere else.
+func TestServedProfileKernelShapes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "profiles.toml")
+	os.WriteFile(file, []byte(`
+[permissions.reopen]
+extends = ":workspace"
+[permissions.reopen.filesystem.":workspace_roots"]
+"blocked" = "deny"
+"blocked/allowed" = "write"
+
+[permissions.ro-out]
+extends = ":read-only"
+[permissions.ro-out.filesystem.":workspace_roots"]
+"out" = "write"
+`), 0o644)
+	s := StartServer(t, "", "--profiles", file)
+	root := workspace(t)
+	os.MkdirAll(filepath.Join(root, "blocked", "allowed"), 0o755)
+	os.WriteFile(filepath.Join(root, "blocked", "hidden"), []byte("h\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+
+	if status, body := startProfileTurn(s, "reopen", root, map[string]any{"profile": "reopen"}); status != http.StatusCreated {
+		t.Fatalf("%d %s", status, body)
+	}
+	run := s.execApproved("reopen", "r1", map[string]any{"argv": []string{"sh", "-c",
+		"cat blocked/hidden 2>/dev/null && echo LEAK; echo new > blocked/x 2>/dev/null && echo LEAK2; " +
+			"echo y > blocked/allowed/y && cat blocked/allowed/y; echo top > top.txt && echo top-ok"}})
+	if run.Result == nil || strings.Contains(run.Result.Stdout, "LEAK") || !strings.Contains(run.Result.Stdout, "y\n") || !strings.Contains(run.Result.Stdout, "top-ok") {
+		t.Fatalf("reopened subtree: %+v", run.Result)
+	}
+	if d := s.decide("reopen", "d1", "read_file", map[string]any{"path": "blocked/hidden"}); d.Decision != "deny" {
+		t.Fatalf("decision inside the deny: %+v", d)
+	}
+	if d := s.decide("reopen", "d2", "read_file", map[string]any{"path": "blocked/allowed/y"}); d.Decision != "allow" {
+		t.Fatalf("decision in the reopened subtree: %+v", d)
+	}
+
+	if status, body := startProfileTurn(s, "ro", root, map[string]any{"profile": "ro-out"}); status != http.StatusCreated {
+		t.Fatalf("%d %s", status, body)
+	}
+	run = s.execApproved("ro", "r2", map[string]any{"argv": []string{"sh", "-c",
+		"echo o > out/o.txt && echo out-ok; echo a > a2.txt 2>/dev/null && echo LEAK; cat a.txt"}})
+	if run.Result == nil || !strings.Contains(run.Result.Stdout, "out-ok") || strings.Contains(run.Result.Stdout, "LEAK") || !strings.Contains(run.Result.Stdout, "hello") {
+		t.Fatalf(":read-only with a writable subtree: %+v", run.Result)
+	}
+	if exists(filepath.Join(root, "a2.txt")) {
+		t.Fatal("a write outside the writable subtree landed")
+	}
+}

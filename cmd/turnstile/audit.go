@@ -16,13 +16,31 @@ import (
 	"turnstile/domain/turn"
 )
 
+const auditUsage = `usage: turnstile audit verify [--all | TURN_ID…] [--heads FILE] [--quiet]
+
+Fetches each turn's stored events from the server (--server, else TURNSTILE_URL,
+else ` + defaultServer + `) and recomputes its hash chain: every event carries the
+SHA-256 of the one before it, so a changed event breaks the chain after it. Exits 0
+when every chain holds, 1 naming the first bad event. The last event of a turn has
+nothing after it: --heads FILE records each turn's head and checks it on the next run
+(keep that file where the store's host cannot write). Needs an auditor or admin token
+(TURNSTILE_TOKEN, --token-file, or the admin token in --data).
+
+Run 'turnstile audit verify --help' for every flag.`
+
 func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "verify" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(stdout, "usage: turnstile audit verify [--all | TURN_ID…]")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stdout, auditUsage)
 			return 0
 		}
-		fmt.Fprintln(stderr, "usage: turnstile audit verify [--all | TURN_ID…]")
+		if len(args) == 0 {
+			fmt.Fprintln(stderr, "turnstile audit: missing the subcommand (verify)")
+		} else {
+			fmt.Fprintf(stderr, "turnstile audit: unknown subcommand %q (verify)\n", args[0])
+		}
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, auditUsage)
 		return 2
 	}
 	fs := flag.NewFlagSet("audit verify", flag.ContinueOnError)
@@ -41,6 +59,12 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ids := fs.Args()
 	if *all == (len(ids) > 0) {
+		if *all {
+			fmt.Fprintln(stderr, "turnstile audit verify: --all and turn ids exclude each other")
+		} else {
+			fmt.Fprintln(stderr, "turnstile audit verify: missing what to verify: --all or TURN_ID…")
+		}
+		fmt.Fprintln(stderr)
 		fs.Usage()
 		return 2
 	}

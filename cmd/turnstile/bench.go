@@ -29,7 +29,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,10 +63,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		*workspace = dir
 	}
 	run := uuid.NewString()[:8]
+	// The run's turns are permanent events of the server's store: they go
+	// to a workspace of their own, named here, so that they can be told
+	// (and filtered) apart from real work.
+	wsID := "bench-" + run
+	fmt.Fprintf(stderr, "turnstile bench: writing %d turns (bench-%s-0…%d) in workspace %s to the store of %s; they stay in its audit log (use a scratch server: serve --data DIR)\n",
+		*turns, run, *turns-1, wsID, c.base)
 	ids := make([]string, *turns)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("bench-%s-%d", run, i)
-		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: "bench", ThreadID: run, WorkspaceRoot: *workspace,
+		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: wsID, ThreadID: run, WorkspaceRoot: *workspace,
 			PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised, DeniedTools: []string{"web_fetch"}}}
 		if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench: starting a turn:", err)

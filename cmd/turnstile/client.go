@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +19,17 @@ import (
 type client struct {
 	base  string
 	token string
-	http  *http.Client
+	// tokenSource says where the token came from, for a 401.
+	tokenSource string
+	// serverArg is " --server URL" when the server is not the default,
+	// for the commands a hint prints; else empty.
+	serverArg string
+	http      *http.Client
 }
+
+// defaultServer is the server a client command talks to without --server
+// or TURNSTILE_URL.
+const defaultServer = "http://127.0.0.1:8740"
 
 // clientFlags registers --server, --token-file and --data on fs.
 type clientFlags struct{ server, tokenFile, data string }
@@ -26,15 +37,15 @@ type clientFlags struct{ server, tokenFile, data string }
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	def := os.Getenv("TURNSTILE_URL")
 	if def == "" {
-		def = "http://127.0.0.1:8740"
+		def = defaultServer
 	}
-	fs.StringVar(&c.server, "server", def, "server URL (TURNSTILE_URL)")
+	fs.StringVar(&c.server, "server", def, "server URL (default: TURNSTILE_URL, else "+defaultServer+")")
 	fs.StringVar(&c.tokenFile, "token-file", "", "bearer token file (default: TURNSTILE_TOKEN, else <data>/token)")
 	fs.StringVar(&c.data, "data", "", "the server's data directory, where its token is (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 }
 
 func (c *clientFlags) client() (*client, error) {
-	token := strings.TrimSpace(os.Getenv("TURNSTILE_TOKEN"))
+	token, source := strings.TrimSpace(os.Getenv("TURNSTILE_TOKEN")), "TURNSTILE_TOKEN"
 	if token != "" {
 		if err := checkToken(token, "TURNSTILE_TOKEN"); err != nil {
 			return nil, err
@@ -47,6 +58,9 @@ func (c *clientFlags) client() (*client, error) {
 				return nil, err
 			}
 			path = filepath.Join(dir, "token")
+			source = "the admin token file " + path + " (--data)"
+		} else {
+			source = "--token-file " + path
 		}
 		t, err := readTokenFile(path)
 		if err != nil {
@@ -54,7 +68,12 @@ func (c *clientFlags) client() (*client, error) {
 		}
 		token = t
 	}
-	return &client{base: strings.TrimSuffix(c.server, "/"), token: token, http: &http.Client{Timeout: 5 * time.Minute}}, nil
+	base := strings.TrimSuffix(c.server, "/")
+	cl := &client{base: base, token: token, tokenSource: source, http: &http.Client{Timeout: 5 * time.Minute}}
+	if base != defaultServer {
+		cl.serverArg = " --server " + shellQuote(base)
+	}
+	return cl, nil
 }
 
 // apiError is an error answer of the server.
@@ -87,7 +106,7 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, c.unreachable(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -102,6 +121,9 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 			return resp.StatusCode, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(data)))
 		}
 		e.Error.Status = resp.StatusCode
+		if resp.StatusCode == http.StatusUnauthorized {
+			e.Error.Message += "; the token came from " + c.tokenSource
+		}
 		return resp.StatusCode, &e.Error
 	}
 	if out != nil {
@@ -110,6 +132,16 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 		}
 	}
 	return resp.StatusCode, nil
+}
+
+// unreachable names the server a request could not reach and how to
+// point the command elsewhere.
+func (c *client) unreachable(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() {
+		return fmt.Errorf("turnstile at %s did not answer in time: %w", c.base, err)
+	}
+	return fmt.Errorf("cannot reach turnstile at %s: is `serve` running? (--server / TURNSTILE_URL)\n  (%w)", c.base, err)
 }
 
 func isExec(path string) bool { return strings.Contains(path, "/exec") }

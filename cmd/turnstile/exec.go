@@ -23,13 +23,14 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Int64("timeout-ms", 0, "timeout in milliseconds (capped by the snapshot)")
 	wait := fs.Duration("wait", 0, "wait this long for an approval (e.g. 60s)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: turnstile exec --turn ID [flags] -- CMD [ARG…]\n\nAsks the server to decide and run a command under the turn's snapshot. Exits with the\ncommand's exit code; 3 when the call waits for approval; 126 when it is denied.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: turnstile exec --turn ID [flags] -- CMD [ARG…]\n\nAsks the server to decide and run a command under the turn's snapshot. Exits with the\ncommand's exit code; 3 when the call waits for approval; 4 when this tool call id\nalready ran (or started) and is not run again; 126 when it is denied.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
-	if *turnID == "" || fs.NArg() == 0 {
+	if missing := missingExecArgs(*turnID, fs.NArg()); missing != "" {
+		fmt.Fprintf(stderr, "turnstile exec: missing %s\n\n", missing)
 		fs.Usage()
 		return 2
 	}
@@ -61,9 +62,12 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return out.Result.ExitCode
 	case status == 202:
-		fmt.Fprintf(stderr, "turnstile exec: waiting for approval of request %s (%s)\n  approve: turnstile approvals respond %s allow_once\n  then run again with --tool-call-id %s\n",
-			out.Request.RequestID, out.Request.Summary, out.Request.RequestID, *callID)
+		fmt.Fprintf(stderr, "turnstile exec: waiting for approval of request %s (%s)\n  approve: turnstile approvals respond%s %s allow_once\n  then run again with --tool-call-id %s\n",
+			out.Request.RequestID, out.Request.Summary, c.serverArg, out.Request.RequestID, *callID)
 		return 3
+	case status == 409:
+		fmt.Fprintf(stderr, "turnstile exec: not run again: tool call %s already ran (or started) in turn %s; use a new --tool-call-id to run it again\n", *callID, *turnID)
+		return 4
 	default:
 		fmt.Fprintf(stderr, "turnstile exec: not run: %s (%s) %s\n", out.Decision, out.Reason, out.Message)
 		if out.Refusal != "" {
@@ -71,4 +75,17 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 126
 	}
+}
+
+// missingExecArgs names what `exec` lacks: the turn, the command, or both.
+func missingExecArgs(turnID string, nargs int) string {
+	switch {
+	case turnID == "" && nargs == 0:
+		return "--turn ID and the command (-- CMD [ARG…])"
+	case turnID == "":
+		return "--turn ID (the turn the command runs for)"
+	case nargs == 0:
+		return "the command to run (-- CMD [ARG…])"
+	}
+	return ""
 }

@@ -1,5 +1,5 @@
 // Command turnstile is the turnstile service and its command line: serve,
-// replay, audit, approvals, exec, sandbox, doctor, fsm and bench. It is
+// replay, audit, approvals, exec, sandbox, doctor, fsm, tools and bench. It is
 // wiring only; the behaviour lives in the packages it calls.
 package main
 
@@ -33,6 +33,7 @@ func init() {
 		{"doctor", "print what this machine's kernel can enforce and what each mode would lose", doctorCmd},
 		{"profiles", "check a profiles file, or explain a profile's decision offline (profiles check FILE | explain PROFILE PATH|URL)", profilesCmd},
 		{"fsm", "print the turn state machine as a Mermaid diagram", fsmCmd},
+		{"tools", "print the tool catalogue: tool names, action kinds, arguments, examples (docs/tools.md)", toolsCmd},
 		{"hook", "Claude Code hooks: hook claude-code (the command hook) | hook install claude-code [--project DIR|--user] [--http URL] [--print]", hookCmd},
 		{"bench", "drive a running server with concurrent turns and report decisions/s and latency", benchCmd},
 	}

@@ -55,6 +55,11 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return flagExit(err)
 	}
 	if fs.NArg() != 1 {
+		if fs.NArg() == 0 {
+			fmt.Fprint(stderr, "turnstile replay: missing TURN_ID (the turn to replay)\n\n")
+		} else {
+			fmt.Fprintf(stderr, "turnstile replay: one TURN_ID, got %d arguments\n\n", fs.NArg())
+		}
 		fs.Usage()
 		return 2
 	}

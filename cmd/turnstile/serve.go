@@ -32,7 +32,7 @@ import (
 
 type serveFlags struct {
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile string
-	approvalTTL, storeTimeout                                                    time.Duration
+	approvalTTL, storeTimeout, storeCheck                                        time.Duration
 	dnsServer                                                                    string
 	dnsTimeout                                                                   time.Duration
 	// The server's edges: slow or idle clients are cut off.
@@ -55,6 +55,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.storeTimeout, "store-timeout", 5*time.Second, "deadline of every call to a remote event store")
+	fs.DurationVar(&f.storeCheck, "store-check-interval", 30*time.Second, "how often the store's reachability is checked; an outage is logged at start and at each check while it lasts")
 	fs.StringVar(&f.dnsServer, "dns-server", "", "DNS server (host:port) for decision-time lookups of URL hosts (default: the system resolver)")
 	fs.DurationVar(&f.dnsTimeout, "dns-timeout", sandbox.DefaultResolveTimeout, "bound of a decision-time lookup of a URL host")
 	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
@@ -258,6 +259,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
 		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
+	wg.Go(func() { watchStore(bg, log, store, storeDesc, f.storeCheck, f.storeTimeout) })
 
 	var result error
 	select {

@@ -194,6 +194,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		req := ApprovalRequest{
 			RequestID: RequestID(s.TurnID, c.ToolCallID), WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID,
 			ToolName: a.ToolName, Action: a.Kind, ScopeHash: a.ScopeHash, Reason: d.Reason, Summary: red.Summary, Details: red.Details,
+			ForThisTurn: domain.ForThisTurn(&red, s.TurnID),
 		}
 		if req.Details == nil {
 			req.Details = []domain.Detail{}
@@ -203,7 +204,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		act := r
 		act.Summary, act.Details = req.Summary, req.Details
 		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: act, OpenedAt: c.Now,
-			ExpiresAt: ev.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: d.Reason}
+			ExpiresAt: ev.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: d.Reason, ForThisTurn: req.ForThisTurn}
 		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: opened}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil

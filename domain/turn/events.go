@@ -158,6 +158,8 @@ type ApprovalRequest struct {
 	Reason           domain.Reason     `json:"reason"`
 	Summary          string            `json:"summary"`
 	Details          []domain.Detail   `json:"details"`
+	// ForThisTurn says in plain words what an allow_for_turn answer covers.
+	ForThisTurn string `json:"for_this_turn,omitempty"`
 }
 
 // ApprovalRequested opens an approval request.

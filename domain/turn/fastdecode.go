@@ -221,6 +221,8 @@ func (r *ApprovalRequest) decodeFast(s *scanner) {
 			r.Summary = s.str()
 		case "details":
 			r.Details = s.details()
+		case "for_this_turn":
+			r.ForThisTurn = s.str()
 		default:
 			s.fail()
 		}

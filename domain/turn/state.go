@@ -88,6 +88,8 @@ type Request struct {
 	SnapshotVersion int64
 	// Reason is why it asks (policy_requires_approval or unknown_action_default).
 	Reason domain.Reason
+	// ForThisTurn says what an allow_for_turn answer covers.
+	ForThisTurn string
 }
 
 // ApprovalRequest renders r as a TurnPermissionApprovalRequest of s.
@@ -99,6 +101,7 @@ func (s *Summary) ApprovalRequest(r *Request) ApprovalRequest {
 	return ApprovalRequest{
 		RequestID: r.ID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID, ToolName: r.Action.ToolName,
 		Action: r.Action.Kind, ScopeHash: r.Action.ScopeHash, Reason: r.Reason, Summary: r.Action.Summary, Details: details,
+		ForThisTurn: r.ForThisTurn,
 	}
 }
 
@@ -169,6 +172,7 @@ func Evolve(s *State, e *Event) {
 			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
 			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
 			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
+			ForThisTurn: p.Request.ForThisTurn,
 		}
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,

@@ -1,0 +1,186 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ToolArg is one argument the classifier reads from a tool's arguments.
+type ToolArg struct {
+	Name string
+	// Type is a JSON Schema type ("string", "boolean", "integer",
+	// "object", "array") or two joined by "|" ("string|array").
+	Type     string
+	Required bool
+	Doc      string
+}
+
+// ToolInfo is one entry of the tool catalogue: a tool name (or, when
+// Pattern is set, a family of names) the classifier (Classify) knows, the
+// action kind it classifies as, the arguments it reads, and an example.
+type ToolInfo struct {
+	Name    string
+	Pattern bool
+	Kind    ActionKind
+	Args    []ToolArg
+	// Example is a decision request's "arguments" for the tool, as JSON.
+	Example string
+	Doc     string
+}
+
+// ToolCatalogue lists every tool name the classifier knows, in the order
+// of its switch, then the name families; any other name is unknown. A test
+// keeps it equal to the names Classify compares against, and each example
+// classifying as its kind.
+var ToolCatalogue = []ToolInfo{
+	{Name: "read_file", Kind: ActionFileRead, Args: []ToolArg{
+		{"path", "string", true, "the file (also `file_path`, `dir_path`); relative to the turn's cwd"}},
+		Example: `{"path": "src/main.go"}`, Doc: "a read of the resolved path"},
+	{Name: "list_dir", Kind: ActionFileRead, Args: []ToolArg{
+		{"path", "string", false, "the directory (also `file_path`, `dir_path`); default the cwd"}},
+		Example: `{"path": "src"}`, Doc: "a read of the resolved path"},
+	{Name: "grep_files", Kind: ActionFileRead, Args: []ToolArg{
+		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`); default the cwd"}},
+		Example: `{"path": "src", "pattern": "TODO"}`, Doc: "a read of the whole tree; other arguments (`pattern`) are not judged"},
+	{Name: "apply_patch", Kind: ActionFileWrite, Args: []ToolArg{
+		{"patch", "string", true, "the patch (also `input`) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; a unified diff names no file and is refused"}},
+		Example: `{"patch": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-old\n+new\n*** End Patch"}`, Doc: "a write of every file the patch names; the patch is hashed, never stored"},
+	{Name: "exec_command", Kind: ActionShellCommand, Args: []ToolArg{
+		{"cmd", "string|array", true, "a shell string (run by /bin/sh -c) or an argv array (also `argv`, `command`)"},
+		{"workdir", "string", false, "the working directory (also `cwd`); default the turn's cwd"},
+		{"timeout_ms", "integer", false, "the timeout, in milliseconds"},
+		{"tty", "boolean", false, "whether it runs on a terminal"},
+		{"env", "object", false, "variables it sets: the names are shown, the values only hashed"},
+		{"executable", "string", false, "the absolute path argv[0] resolves to"},
+		{"stdin", "string", false, "its standard input: hashed, its size shown (or `stdin_sha256`, `stdin_bytes`)"}},
+		Example: `{"cmd": ["go", "test", "./..."], "workdir": "."}`, Doc: "the command, argv, cwd, tty, timeout, environment names and a hash of their values and of stdin"},
+	{Name: "write_stdin", Kind: ActionShellCommand, Args: []ToolArg{
+		{"session_id", "string", false, "the terminal session written to"}},
+		Example: `{"session_id": "s1", "chars": "y\n"}`, Doc: "the session and a hash of the arguments"},
+	{Name: "web_search", Kind: ActionNetwork, Args: []ToolArg{
+		{"query", "string", false, "the query (shown to the approver)"}},
+		Example: `{"query": "go 1.26 release notes"}`, Doc: "a hash of the arguments"},
+	{Name: "web_fetch", Kind: ActionNetwork, Args: []ToolArg{
+		{"url", "string", true, "an absolute URL"},
+		{"method", "string", false, "the HTTP method; default GET"}},
+		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL; the host is resolved and every address judged"},
+	{Name: "download_url", Kind: ActionNetwork, Args: []ToolArg{
+		{"url", "string", true, "an absolute URL"},
+		{"method", "string", false, "the HTTP method; default GET"},
+		{"destination", "string", false, "the file written (also `path`, `dest`); default the cwd joined with `destination_hint` or the URL's last path element"},
+		{"destination_hint", "string", false, "a plain file name for the default destination"},
+		{"overwrite", "boolean", false, "default false"},
+		{"create_dirs", "boolean", false, "default true"},
+		{"follow_redirects", "boolean", false, "default true"}},
+		Example: `{"url": "https://go.dev/dl/go1.26.linux-amd64.tar.gz", "destination": "dl/go.tar.gz"}`, Doc: "network and a file_write of the destination: both must allow it"},
+	{Name: "computer_use", Kind: ActionComputerUse, Example: `{"action": "screenshot"}`, Doc: "a hash of the arguments"},
+	{Name: "request_tools", Kind: ActionInternal, Example: `{}`, Doc: "the runtime's own bookkeeping: always allowed"},
+	{Name: "read_skill", Kind: ActionInternal, Example: `{"name": "pdf"}`, Doc: "the runtime's own bookkeeping: always allowed"},
+	{Name: "task_wait", Kind: ActionInternal, Example: `{"task_id": "t1"}`, Doc: "the runtime's own bookkeeping: always allowed"},
+	{Name: "task_get", Kind: ActionInternal, Example: `{"task_id": "t1"}`, Doc: "the runtime's own bookkeeping: always allowed"},
+	{Name: "task_list", Kind: ActionInternal, Example: `{}`, Doc: "the runtime's own bookkeeping: always allowed"},
+	{Name: "task_<name>", Pattern: true, Kind: ActionTaskSubagent, Example: `{"prompt": "review the diff"}`, Doc: "any other `task_` tool: a sub-agent; a hash of the arguments"},
+	{Name: "mcp__<server>__<tool>", Pattern: true, Kind: ActionMCPWriteOrUnknown, Example: `{"issue": 17}`, Doc: "an MCP tool (or any call carrying `mcp`): server, tool and a hash of the arguments; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`)"},
+	{Name: "skill__<name>", Pattern: true, Kind: ActionDynamicSkillTool, Example: `{}`, Doc: "a tool a skill registered (or any call with `dynamic: true`): a hash of the arguments"},
+	{Name: "anything else", Pattern: true, Kind: ActionUnknown, Example: `{}`, Doc: "unclassified: a hash of the arguments, decided by the mode's `default_behavior`; the decision says `\"unclassified\": true`"},
+}
+
+// ToolsMarkdown renders the catalogue as Markdown: one table of the tools,
+// then each tool's arguments.
+func ToolsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| tool | action kind | arguments | scope and notes |\n|---|---|---|---|\n")
+	for _, t := range ToolCatalogue {
+		var args []string
+		for _, a := range t.Args {
+			s := "`" + a.Name + "`"
+			if a.Required {
+				s += " (required)"
+			}
+			args = append(args, s)
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", t.Name, t.Kind, strings.Join(args, ", "), t.Doc)
+	}
+	for _, t := range ToolCatalogue {
+		if t.Pattern || len(t.Args) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### `%s`\n\n| argument | type | required | meaning |\n|---|---|---|---|\n", t.Name)
+		for _, a := range t.Args {
+			req := "no"
+			if a.Required {
+				req = "yes"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", a.Name, strings.ReplaceAll(a.Type, "|", " or "), req, a.Doc)
+		}
+		fmt.Fprintf(&b, "\nExample: `{\"tool_name\": \"%s\", \"arguments\": %s}`\n", t.Name, strings.ReplaceAll(t.Example, "\n", `\n`))
+	}
+	return b.String()
+}
+
+// ToolArgumentsSchema is the JSON Schema of a tool's arguments.
+func ToolArgumentsSchema(t ToolInfo) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for _, a := range t.Args {
+		p := map[string]any{"description": a.Doc}
+		if types := strings.Split(a.Type, "|"); len(types) > 1 {
+			var alts []any
+			for _, ty := range types {
+				s := map[string]any{"type": ty}
+				if ty == "array" {
+					s["items"] = map[string]any{"type": "string"}
+				}
+				alts = append(alts, s)
+			}
+			p["oneOf"] = alts
+		} else {
+			p["type"] = a.Type
+		}
+		props[a.Name] = p
+		if a.Required {
+			required = append(required, a.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "description": t.Doc, "x-action-kind": string(t.Kind)}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// scopeWords names a scope entry in plain words, for ForThisTurn.
+var scopeWords = map[string]string{
+	"argv": "arguments", "command": "command line", "cwd": "working directory", "tty": "terminal use",
+	"timeout_ms": "timeout", "env_keys": "environment names", "env_sha256": "environment values",
+	"stdin_sha256": "standard input", "executable": "executable", "path": "file", "paths": "files",
+	"operation": "read or write", "payload_hash": "exact arguments", "method": "HTTP method",
+	"scheme": "scheme", "domain": "host", "url_origin": "origin", "url_path": "URL path",
+	"url_full_hash": "full URL", "mcp_server": "MCP server", "mcp_tool": "MCP tool",
+	"session_id": "terminal session", "destination_hint": "file name", "overwrite": "overwrite setting",
+	"create_dirs": "create-directories setting", "follow_redirects": "redirect setting",
+}
+
+// ForThisTurn says in plain words what an allow_for_turn answer to a
+// request for action a in turn turnID covers: a grant matches the action
+// kind and the hash of its whole scope, so only a call identical in every
+// scope entry is allowed again.
+func ForThisTurn(a *Action, turnID string) string {
+	var what []string
+	for _, e := range a.Scope {
+		if e.Key == "tool_name" {
+			continue
+		}
+		w := scopeWords[e.Key]
+		if w == "" {
+			w = strings.ReplaceAll(e.Key, "_", " ")
+		}
+		what = append(what, w)
+	}
+	same := "the same arguments"
+	if len(what) > 0 {
+		same = "the same " + strings.Join(what, ", ")
+	}
+	return fmt.Sprintf("allow_for_turn allows, until turn %s ends, every later %s call with %s as this one (%s) without asking; any other call still asks. allow_once allows this call only.",
+		turnID, a.ToolName, same, a.Summary)
+}
