@@ -1,4 +1,4 @@
-package turn
+package eventcodec
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"turnstile/domain"
 	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
 )
 
 // sampleRecords returns one stored record of each common event type: a
@@ -15,33 +16,33 @@ import (
 // resolution.
 func sampleRecords(b testing.TB) map[string]eventstore.RecordedEvent {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s := NewState("t1")
+	s := turn.NewState("t1")
 	out := map[string]eventstore.RecordedEvent{}
-	apply := func(cmd Command) {
-		evs, _, err := Decide(s, cmd)
+	apply := func(cmd turn.Command) {
+		evs, _, err := turn.Decide(s, cmd)
 		if err != nil {
 			b.Fatal(err)
 		}
-		data, err := Encode(evs, s.LastHash)
+		data, err := turn.Encode(evs, s.LastHash)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for i, d := range data {
-			rec := eventstore.RecordedEvent{ID: d.ID, Stream: StreamName("t1"), Revision: uint64(s.Version + 1), Type: d.Type, Data: d.Data, Metadata: d.Metadata}
+			rec := eventstore.RecordedEvent{ID: d.ID, Stream: turn.StreamName("t1"), Revision: uint64(s.Version + 1), Type: d.Type, Data: d.Data, Metadata: d.Metadata}
 			out[d.Type] = rec
 			e, err := Decode(&rec)
 			if err != nil {
 				b.Fatal(err)
 			}
 			_ = i
-			Evolve(s, &e)
+			turn.Evolve(s, &e)
 		}
 	}
-	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
-	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
-	apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"src/main.go"}`)}, TTL: time.Minute})
-	apply(&EvaluateTool{Meta: m, ToolCallID: "c2", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."]}`)}, TTL: time.Minute})
-	apply(&RespondApproval{Meta: m, RequestID: RequestID("t1", "c2"), Resolution: domain.ResolutionAllowOnce})
+	m := turn.Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
+	apply(&turn.StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: "/work/repo"}})
+	apply(&turn.EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"src/main.go"}`)}, TTL: time.Minute})
+	apply(&turn.EvaluateTool{Meta: m, ToolCallID: "c2", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."]}`)}, TTL: time.Minute})
+	apply(&turn.RespondApproval{Meta: m, RequestID: turn.RequestID("t1", "c2"), Resolution: domain.ResolutionAllowOnce})
 	return out
 }
 
@@ -51,12 +52,12 @@ func sampleRecords(b testing.TB) map[string]eventstore.RecordedEvent {
 // one-entry map, a few ns) and a separate "cache_hit" case times the hit.
 func BenchmarkDecode(b *testing.B) {
 	recs := sampleRecords(b)
-	for _, typ := range Events.Types() {
+	for _, typ := range turn.Events.Types() {
 		rec, ok := recs[typ]
 		if !ok {
 			continue
 		}
-		p, _ := Events.New(typ, 1)
+		p, _ := turn.Events.New(typ, 1)
 		cached := cacheable(p)
 		b.Run(fmt.Sprintf("%s/%dB", typ, len(rec.Data)+len(rec.Metadata)), func(b *testing.B) {
 			b.ReportAllocs()
