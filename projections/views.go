@@ -56,17 +56,6 @@ const (
 	ApprovalResolved = "resolved"
 )
 
-// GrantView is one allow_for_turn grant in force.
-type GrantView struct {
-	TurnID    string            `json:"turn_id"`
-	Mode      domain.Mode       `json:"mode"`
-	ToolName  string            `json:"tool_name"`
-	Action    domain.ActionKind `json:"action"`
-	ScopeHash string            `json:"scope_hash"`
-	RequestID string            `json:"request_id"`
-	GrantedAt time.Time         `json:"granted_at"`
-}
-
 // RequestKey identifies what a decision was about.
 type RequestKey struct {
 	ActionKind domain.ActionKind `json:"action_kind"`

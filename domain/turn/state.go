@@ -136,11 +136,14 @@ func NewState(turnID string) *State {
 
 // Evolve applies one event to s. It is total for valid histories: every event
 // Decide can produce, in the order it produces them.
-func Evolve(s *State, e *Event) {
+func Evolve(s *State, e *Event) { evolve(s, e) }
+
+// evolve is Evolve, reporting whether it knows the event's payload
+// (TestEvolveHandlesEveryRegisteredEvent walks the registry with it).
+func evolve(s *State, e *Event) bool {
 	s.Version, s.LastHash, s.UpdatedAt = e.Version, e.Hash, e.OccurredAt
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
-		s.Status = StatusInProgress
 		s.WorkspaceID, s.ThreadID, s.ParentTurnID, s.TaskCap = p.WorkspaceID, p.ThreadID, p.ParentTurnID, p.TaskCap
 		s.RequestHash, s.Inputs, s.StartedAt = p.RequestHash, p.Inputs, e.OccurredAt
 		s.Grants, s.Requests, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}, map[string]struct{}{}
@@ -179,31 +182,31 @@ func Evolve(s *State, e *Event) {
 				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
 		}
 		s.Open++
-		s.Status = StatusAwaitingApproval
 	case *ApprovalResolved:
 		r := s.Requests[p.RequestID]
-		if r == nil || r.Status != RequestOpen {
-			return
+		if r == nil {
+			return true
 		}
-		r.Status, r.Resolution = RequestResolved, p.Resolution
+		resolved, ok := ResolveRequest(r.Status)
+		if !ok {
+			return true
+		}
+		r.Status, r.Resolution = resolved, p.Resolution
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
 		}
 		s.Open--
-		if s.Open == 0 && s.Status == StatusAwaitingApproval {
-			s.Status = StatusInProgress
-		}
-	case *TurnCompleted:
-		s.Status, s.EndedAt = StatusCompleted, e.OccurredAt
-	case *TurnInterrupted:
-		s.Status, s.EndedAt = StatusInterrupted, e.OccurredAt
-	case *TurnFailed:
-		s.Status, s.EndedAt = StatusFailed, e.OccurredAt
+	case *TurnCompleted, *TurnInterrupted, *TurnFailed:
+		s.EndedAt = e.OccurredAt
 	case *ToolCompleted:
 		s.Ran[p.ToolCallID] = struct{}{}
 	default:
-		s.evolveExec(e)
+		if !s.evolveExec(e) {
+			return false
+		}
 	}
+	s.Status = StatusAfter(s.Status, e.Payload, s.Open)
+	return true
 }
 
 func (s *State) recordCall(d *DecisionRecorded) {
