@@ -116,3 +116,14 @@ type TimelineRow struct {
 	Detail    string `json:"detail,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 }
+
+// TurnViewOf is the turn view of the engine's own summary of a turn, for an
+// answer to a command (which must not wait for, or disagree with, the read
+// model). The fields mean what they mean in a folded TurnView.
+func TurnViewOf(t *turn.Summary) TurnView {
+	return TurnView{
+		ID: t.TurnID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
+		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
+		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
+	}
+}
