@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"turnstile/adapters/boltstore"
-	esdb "turnstile/adapters/esdbstore"
+	"turnstile/adapters/esdbstore"
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -108,7 +108,7 @@ func openStore(f serveFlags) (eventstore.Store, string, error) {
 		st, err := boltstore.Open(path, boltstore.Options{})
 		return st, "embedded " + path, err
 	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
-		st, err := esdb.Open(s, esdb.Options{Timeout: f.storeTimeout})
+		st, err := esdbstore.Open(s, esdbstore.Options{Timeout: f.storeTimeout})
 		return st, "EventStoreDB " + redactConn(s), err
 	case strings.HasPrefix(s, "bolt:"):
 		path := strings.TrimPrefix(s, "bolt:")

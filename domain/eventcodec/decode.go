@@ -34,11 +34,11 @@ func DecodeUnhashed(r *eventstore.RecordedEvent) (turn.Event, error) {
 	if env.Type != r.Type {
 		return turn.Event{}, fmt.Errorf("decode %s@%d: metadata type %q differs from stored type %q", r.Stream, r.Revision, env.Type, r.Type)
 	}
-	p, err := turn.Events.New(r.Type, env.SchemaVersion)
+	p, err := turn.EventRegistry.New(r.Type, env.SchemaVersion)
 	if err != nil {
 		return turn.Event{}, fmt.Errorf("decode %s@%d: %w", r.Stream, r.Revision, err)
 	}
-	fresh := func() turn.Payload { q, _ := turn.Events.New(r.Type, env.SchemaVersion); return q }
+	fresh := func() turn.Payload { q, _ := turn.EventRegistry.New(r.Type, env.SchemaVersion); return q }
 	if p, err = decodeInto(r.Data, p, fresh); err != nil {
 		return turn.Event{}, fmt.Errorf("decode %s@%d %s: %w", r.Stream, r.Revision, r.Type, err)
 	}

@@ -52,12 +52,12 @@ func sampleRecords(b testing.TB) map[string]eventstore.RecordedEvent {
 // one-entry map, a few ns) and a separate "cache_hit" case times the hit.
 func BenchmarkDecode(b *testing.B) {
 	recs := sampleRecords(b)
-	for _, typ := range turn.Events.Types() {
+	for _, typ := range turn.EventRegistry.Types() {
 		rec, ok := recs[typ]
 		if !ok {
 			continue
 		}
-		p, _ := turn.Events.New(typ, 1)
+		p, _ := turn.EventRegistry.New(typ, 1)
 		cached := cacheable(p)
 		b.Run(fmt.Sprintf("%s/%dB", typ, len(rec.Data)+len(rec.Metadata)), func(b *testing.B) {
 			b.ReportAllocs()

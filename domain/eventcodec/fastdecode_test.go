@@ -24,8 +24,8 @@ func TestFastDecodeMatchesJSON(t *testing.T) {
 		if decodeEnvelopeFast(&s, &viaFast); s.done() != nil || !reflect.DeepEqual(viaFast, viaJSON) {
 			t.Errorf("%s envelope: fast %+v (%v), json %+v", typ, viaFast, s.done(), viaJSON)
 		}
-		p, _ := turn.Events.New(typ, 1)
-		q, _ := turn.Events.New(typ, 1)
+		p, _ := turn.EventRegistry.New(typ, 1)
+		q, _ := turn.EventRegistry.New(typ, 1)
 		if err := json.Unmarshal(r.Data, q); err != nil {
 			t.Fatal(err)
 		}
@@ -67,11 +67,11 @@ func FuzzFastDecode(f *testing.F) {
 			}
 			return
 		}
-		p, err := turn.Events.New(typ, 1)
+		p, err := turn.EventRegistry.New(typ, 1)
 		if err != nil {
 			return
 		}
-		q, _ := turn.Events.New(typ, 1)
+		q, _ := turn.EventRegistry.New(typ, 1)
 		if !decodeFast([]byte(data), p) {
 			return
 		}
@@ -86,7 +86,7 @@ func FuzzFastDecode(f *testing.F) {
 
 // hasFast reports whether events of typ have a fast decoder.
 func hasFast(typ string) bool {
-	p, _ := turn.Events.New(typ, 1)
+	p, _ := turn.EventRegistry.New(typ, 1)
 	// An empty object is what every fast decoder accepts.
 	return decodeFast([]byte("{}"), p)
 }

@@ -82,7 +82,7 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 		if e.ID == uuid.Nil {
 			return nil, fmt.Errorf("encode %s: event id is not set", e.Type)
 		}
-		version, ok := Events.Version(e.Payload.EventType())
+		version, ok := EventRegistry.Version(e.Payload.EventType())
 		if !ok {
 			return nil, fmt.Errorf("%w: %q", ErrUnknownEventType, e.Payload.EventType())
 		}
@@ -141,7 +141,7 @@ func DecodeUnhashed(r *eventstore.RecordedEvent) (Event, error) {
 	if env.Type != r.Type {
 		return Event{}, fmt.Errorf("decode %s@%d: metadata type %q differs from stored type %q", r.Stream, r.Revision, env.Type, r.Type)
 	}
-	p, err := Events.New(r.Type, env.SchemaVersion)
+	p, err := EventRegistry.New(r.Type, env.SchemaVersion)
 	if err != nil {
 		return Event{}, fmt.Errorf("decode %s@%d: %w", r.Stream, r.Revision, err)
 	}

@@ -26,13 +26,13 @@ func startedState(t *testing.T) *State {
 // fold would be silently ignored on every load, so it fails here. The
 // control shows the walk can fail: an unknown payload is reported.
 func TestEvolveHandlesEveryRegisteredEvent(t *testing.T) {
-	types := Events.Types()
+	types := EventRegistry.Types()
 	if len(types) < 10 {
 		t.Fatalf("only %d registered types", len(types))
 	}
 	for _, typ := range types {
-		v, _ := Events.Version(typ)
-		p, err := Events.New(typ, v)
+		v, _ := EventRegistry.Version(typ)
+		p, err := EventRegistry.New(typ, v)
 		if err != nil {
 			t.Fatal(err)
 		}
