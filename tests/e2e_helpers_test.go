@@ -85,6 +85,7 @@ type approvalView struct {
 	ToolCallID    string          `json:"tool_call_id"`
 	Status        string          `json:"status"`
 	Resolution    string          `json:"resolution"`
+	ResolvedBy    string          `json:"resolved_by"`
 	OpenedVersion int64           `json:"opened_version"`
 	Version       int64           `json:"version"`
 }
@@ -98,6 +99,18 @@ type storedEvent struct {
 	PrevHash string          `json:"prev_hash"`
 	Hash     string          `json:"hash"`
 	Data     json.RawMessage `json:"data"`
+}
+
+// respondAnswer answers POST /v1/approvals/{id}/respond.
+type respondAnswer struct {
+	RequestID  string `json:"request_id"`
+	Resolution string `json:"resolution"`
+	Replayed   bool   `json:"replayed"`
+}
+
+// errorBody is the body of every error answer: {"error": apiError}.
+type errorBody struct {
+	Error apiError `json:"error"`
 }
 
 // apiError is the one error shape.
@@ -153,11 +166,7 @@ func (s *Server) decide(turnID, callID, tool string, args any) decisionAnswer {
 // respond resolves an approval request and expects 200.
 func (s *Server) respond(requestID, resolution string) (replayed bool) {
 	s.t.Helper()
-	var out struct {
-		RequestID  string `json:"request_id"`
-		Resolution string `json:"resolution"`
-		Replayed   bool   `json:"replayed"`
-	}
+	var out respondAnswer
 	s.JSON("POST", "/v1/approvals/"+requestID+"/respond", map[string]string{"resolution": resolution}, http.StatusOK, &out)
 	if out.RequestID != requestID || out.Resolution != resolution {
 		s.t.Fatalf("respond %s %s: answered %+v", requestID, resolution, out)
@@ -365,10 +374,23 @@ func (st *sseStream) Close() {
 // pollUntil calls f until it reports true (a 30s hang guard).
 func pollUntil(t testing.TB, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !f() {
+	waitUntil(t, what, func() (bool, string) { return f(), "" })
+}
+
+// waitUntil polls cond until it holds; last describes what was seen, for
+// the failure message. The deadline (30s) is a hang guard for an eventually
+// consistent read model, not a timing assertion.
+func waitUntil(t testing.TB, what string, cond func() (ok bool, last string)) {
+	t.Helper()
+	const guard = 30 * time.Second
+	deadline := time.Now().Add(guard)
+	for {
+		ok, last := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("%s: not reached within %v; last seen: %s", what, guard, last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

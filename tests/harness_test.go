@@ -200,7 +200,27 @@ func (s *Server) Restart() {
 // string or []byte (sent as is), or a value (sent as JSON).
 func (s *Server) Request(method, path string, body any, header ...string) (int, []byte) {
 	s.t.Helper()
+	status, data, err := s.send(s.http, method, path, body, header...)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return status, data
+}
+
+// Do is Request that never calls t (any goroutine may use it): a transport
+// error answers status 0.
+func (s *Server) Do(method, path string, body any) (int, []byte) {
+	status, data, _ := s.send(s.http, method, path, body)
+	return status, data
+}
+
+// send is the one request helper of the tests: it sends body (nil, a string
+// or []byte as is, or a value as JSON) with the server's token through
+// client, and never calls t, so any goroutine may use it; err is a
+// transport error (or the client's timeout).
+func (s *Server) send(client *http.Client, method, path string, body any, header ...string) (int, []byte, error) {
 	var rd io.Reader
+	isJSON := false
 	switch b := body.(type) {
 	case nil:
 	case string:
@@ -210,42 +230,28 @@ func (s *Server) Request(method, path string, body any, header ...string) (int, 
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
-			s.t.Fatal(err)
+			return 0, nil, err
 		}
-		rd = bytes.NewReader(raw)
+		rd, isJSON = bytes.NewReader(raw), true
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
 	if err != nil {
-		s.t.Fatal(err)
+		return 0, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+s.Token)
+	if isJSON {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := s.http.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
-}
-
-// Do is Request without the body.
-func (s *Server) Do(method, path string, body any) (int, []byte) {
-	req, _ := http.NewRequest(method, s.URL+path, nil)
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		req, _ = http.NewRequest(method, s.URL+path, bytes.NewReader(raw))
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return 0, nil
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
 }
 
 // JSON sends body as JSON, checks the status, and decodes the answer into out.

@@ -45,7 +45,7 @@ func TestMultiParentEndsChildOnOtherInstance(t *testing.T) {
 	if d.Ran || d.Decision != "deny" || d.Reason != "cancelled" || exists(marker) {
 		t.Fatalf("child exec on B after the parent completed on A: %+v", d)
 	}
-	miWait(t, "the child to read as completed on B", func() (bool, string) {
+	waitUntil(t, "the child to read as completed on B", func() (bool, string) {
 		var tr turnAnswer
 		miCall(t, p.B, "GET", "/v1/turns/mk", nil, http.StatusOK, &tr)
 		return tr.Turn.Status == "completed", tr.Turn.Status

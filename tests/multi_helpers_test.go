@@ -8,7 +8,6 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -95,29 +94,7 @@ func miStartPair(t *testing.T, extra ...string) *miPair {
 // miDo sends one request with the instance's token. It never calls t, so
 // any goroutine may use it; err is a transport error (or the hang guard).
 func miDo(s *Server, method, path string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, s.URL+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := miHTTP.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return s.send(miHTTP, method, path, body)
 }
 
 // miCall sends one request from the test goroutine and checks its status.
@@ -138,89 +115,14 @@ func miCall(t *testing.T, s *Server, method, path string, body any, want int, ou
 	return data
 }
 
-// miWait polls cond until it holds; last describes what was seen, for the
-// failure message. The deadline is a guard for an eventually consistent
-// read model, not a timing assertion.
-func miWait(t *testing.T, what string, cond func() (ok bool, last string)) {
-	t.Helper()
-	deadline := time.Now().Add(miEventually)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not reached within %v; last seen: %s", what, miEventually, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// Wire shapes the tests read (a subset of the API's fields).
-
-type miTurn struct {
-	Turn struct {
-		ID      string `json:"id"`
-		Status  string `json:"status"`
-		Version int64  `json:"version"`
-		Pending int    `json:"pending_approvals"`
-		Profile struct {
-			Mode string `json:"mode"`
-		} `json:"permission_profile"`
-	} `json:"turn"`
-}
-
-type miDecision struct {
-	TurnID     string `json:"turn_id"`
-	ToolCallID string `json:"tool_call_id"`
-	Decision   string `json:"decision"`
-	Reason     string `json:"reason"`
-	Cached     bool   `json:"cached"`
-	DecidedBy  string `json:"decided_by"`
-	Replayed   bool   `json:"replayed"`
-	Version    int64  `json:"version"`
-	Request    *struct {
-		RequestID string `json:"request_id"`
-		TurnID    string `json:"turn_id"`
-	} `json:"request"`
-	RequestStatus string `json:"request_status"`
-	Resolution    string `json:"resolution"`
-}
-
-type miApproval struct {
-	Request struct {
-		RequestID string `json:"request_id"`
-		TurnID    string `json:"turn_id"`
-	} `json:"request"`
-	ToolCallID string `json:"tool_call_id"`
-	Status     string `json:"status"`
-	Resolution string `json:"resolution"`
-	ResolvedBy string `json:"resolved_by"`
-	Version    int64  `json:"version"`
-}
-
-type miRespond struct {
-	RequestID  string `json:"request_id"`
-	Resolution string `json:"resolution"`
-	Replayed   bool   `json:"replayed"`
-}
-
-type miAPIError struct {
-	Error struct {
-		Code    string         `json:"code"`
-		Message string         `json:"message"`
-		Details map[string]any `json:"details"`
-	} `json:"error"`
-}
-
-// miEvent is one event of GET /v1/turns/{id}/events.
-type miEvent = storedEvent
+// The wire shapes (turnAnswer, decisionAnswer, approvalView, storedEvent,
+// errorBody) are the end-to-end tests' own, in e2e_helpers_test.go.
 
 // miStartTurn starts a supervised turn (web_fetch denied), as the bench
 // does: read_file is allowed, exec_command asks, web_fetch is denied.
-func miStartTurn(t *testing.T, s *Server, id string) miTurn {
+func miStartTurn(t *testing.T, s *Server, id string) turnAnswer {
 	t.Helper()
-	var out miTurn
+	var out turnAnswer
 	miCall(t, s, "POST", "/v1/turns", miStartBody(id, miWorkspace(t)), http.StatusCreated, &out)
 	return out
 }
@@ -266,23 +168,23 @@ func miDecisionBody(callID string, inv map[string]any) map[string]any {
 	return b
 }
 
-func miDecide(t *testing.T, s *Server, turnID, callID string, inv map[string]any) miDecision {
+func miDecide(t *testing.T, s *Server, turnID, callID string, inv map[string]any) decisionAnswer {
 	t.Helper()
-	var d miDecision
+	var d decisionAnswer
 	miCall(t, s, "POST", "/v1/turns/"+turnID+"/decisions", miDecisionBody(callID, inv), http.StatusOK, &d)
 	return d
 }
 
-func miEvents(t *testing.T, s *Server, turnID string) []miEvent {
+func miEvents(t *testing.T, s *Server, turnID string) []storedEvent {
 	t.Helper()
 	var out struct {
-		Events []miEvent `json:"events"`
+		Events []storedEvent `json:"events"`
 	}
 	miCall(t, s, "GET", "/v1/turns/"+turnID+"/events", nil, http.StatusOK, &out)
 	return out.Events
 }
 
-func miCountType(evs []miEvent, typ string) int {
+func miCountType(evs []storedEvent, typ string) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == typ {
@@ -293,7 +195,7 @@ func miCountType(evs []miEvent, typ string) int {
 }
 
 // miTypes lists the event types in order, for failure messages.
-func miTypes(evs []miEvent) string {
+func miTypes(evs []storedEvent) string {
 	var b strings.Builder
 	for _, e := range evs {
 		fmt.Fprintf(&b, "%d:%s ", e.Version, e.Type)
@@ -302,7 +204,7 @@ func miTypes(evs []miEvent) string {
 }
 
 // miPending lists the pending approvals of a turn through s.
-func miPending(s *Server, turnID string) ([]miApproval, error) {
+func miPending(s *Server, turnID string) ([]approvalView, error) {
 	status, data, err := miDo(s, "GET", "/v1/approvals?status=pending&turn_id="+turnID, nil)
 	if err != nil {
 		return nil, err
@@ -311,7 +213,7 @@ func miPending(s *Server, turnID string) ([]miApproval, error) {
 		return nil, fmt.Errorf("status %d: %s", status, data)
 	}
 	var out struct {
-		Approvals []miApproval `json:"approvals"`
+		Approvals []approvalView `json:"approvals"`
 	}
 	err = json.Unmarshal(data, &out)
 	return out.Approvals, err
@@ -320,7 +222,7 @@ func miPending(s *Server, turnID string) ([]miApproval, error) {
 // miWaitPending waits until s lists requestID as pending.
 func miWaitPending(t *testing.T, s *Server, turnID, requestID string) {
 	t.Helper()
-	miWait(t, s.URL+" lists "+requestID+" as pending", func() (bool, string) {
+	waitUntil(t, s.URL+" lists "+requestID+" as pending", func() (bool, string) {
 		list, err := miPending(s, turnID)
 		if err != nil {
 			return false, err.Error()
@@ -335,15 +237,15 @@ func miWaitPending(t *testing.T, s *Server, turnID, requestID string) {
 }
 
 // miWaitTurnVersion waits until s's read model shows the turn at version.
-func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) miTurn {
+func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) turnAnswer {
 	t.Helper()
-	var got miTurn
-	miWait(t, fmt.Sprintf("%s shows turn %s at version %d", s.URL, turnID, version), func() (bool, string) {
+	var got turnAnswer
+	waitUntil(t, fmt.Sprintf("%s shows turn %s at version %d", s.URL, turnID, version), func() (bool, string) {
 		status, data, err := miDo(s, "GET", "/v1/turns/"+turnID, nil)
 		if err != nil || status != http.StatusOK {
 			return false, fmt.Sprintf("%d %s %v", status, data, err)
 		}
-		got = miTurn{}
+		got = turnAnswer{}
 		if err := json.Unmarshal(data, &got); err != nil {
 			return false, err.Error()
 		}
@@ -469,7 +371,7 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 
 // miChainBreak describes the first place where evs is not a whole, chained
 // turn history (versions 0…n-1, each prev_hash the previous hash), or "".
-func miChainBreak(evs []miEvent) string {
+func miChainBreak(evs []storedEvent) string {
 	for i, e := range evs {
 		if e.Version != int64(i) {
 			return fmt.Sprintf("event %d has version %d (history %s)", i, e.Version, miTypes(evs))

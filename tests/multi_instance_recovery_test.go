@@ -34,7 +34,7 @@ func TestMultiInstanceStaleCacheCatchUp(t *testing.T) {
 		type decided struct {
 			via, callID string
 			inv         map[string]any
-			d           miDecision
+			d           decisionAnswer
 		}
 		var log []decided
 		for i := range 12 {
@@ -74,7 +74,7 @@ func TestMultiInstanceStaleCacheCatchUp(t *testing.T) {
 				first.callID, first.via, first.d.Version, other[first.via], d, first.d.Decision, first.d.Reason, last)
 		}
 		// A different invocation under a decided id is refused.
-		var reused miAPIError
+		var reused errorBody
 		miCall(t, p.B, "POST", "/v1/turns/"+turnID+"/decisions", miDecisionBody(first.callID, miExec("x")), http.StatusConflict, &reused)
 		if reused.Error.Code != "tool_call_reused" {
 			t.Errorf("reused tool_call_id: %+v", reused)
@@ -154,7 +154,7 @@ func TestMultiInstanceStaleCacheCatchUp(t *testing.T) {
 		versions := map[int64]string{}
 		for via, list := range answers {
 			for _, a := range list {
-				var d miDecision
+				var d decisionAnswer
 				if a.err != nil || a.status != http.StatusOK || json.Unmarshal(a.body, &d) != nil || d.Decision != "allow" || d.Replayed {
 					t.Errorf("%s via %s: %d %s %v", a.callID, via, a.status, a.body, a.err)
 					continue
@@ -287,7 +287,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 				t.Errorf("%s: no answer (hang guard %v): %v", c.name, miHangGuard, r.err)
 				continue
 			}
-			var e miAPIError
+			var e errorBody
 			_ = json.Unmarshal(r.body, &e)
 			if r.status != http.StatusServiceUnavailable || e.Error.Code != "store_unavailable" ||
 				!strings.Contains(e.Error.Message, "event store") || !strings.Contains(e.Error.Message, "unavailable") {
@@ -301,7 +301,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 
 		restore()
 		for _, s := range []*Server{p.A, p.B} {
-			miWait(t, s.URL+" ready again", func() (bool, string) {
+			waitUntil(t, s.URL+" ready again", func() (bool, string) {
 				status, body, err := miDo(s, "GET", "/readyz", nil)
 				return err == nil && status == http.StatusOK, fmt.Sprintf("%d %s %v", status, body, err)
 			})
@@ -370,7 +370,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 				"(answers after %v): callers queue on the turn's lock and each spends the full --store-timeout %s inside it, so the k-th caller answers "+
 				"after k × the store timeout",
 			hung, n, miHangGuard, took, miStoreTimeout)
-		miWait(t, "A ready again", func() (bool, string) {
+		waitUntil(t, "A ready again", func() (bool, string) {
 			status, body, err := miDo(p.A, "GET", "/readyz", nil)
 			return err == nil && status == http.StatusOK, fmt.Sprintf("%d %s %v", status, body, err)
 		})

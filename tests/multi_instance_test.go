@@ -23,7 +23,7 @@ import (
 
 // checkChain checks that evs is a whole turn history: versions 0…n-1 with no
 // gap, and every event's prev_hash the previous event's hash.
-func checkChain(t *testing.T, who string, evs []miEvent) {
+func checkChain(t *testing.T, who string, evs []storedEvent) {
 	t.Helper()
 	if b := miChainBreak(evs); b != "" {
 		t.Errorf("%s: the audit chain is broken: %s", who, b)
@@ -31,7 +31,7 @@ func checkChain(t *testing.T, who string, evs []miEvent) {
 }
 
 // sameHistory checks that two instances serve the same stored history.
-func sameHistory(t *testing.T, a, b []miEvent) {
+func sameHistory(t *testing.T, a, b []storedEvent) {
 	t.Helper()
 	if len(a) != len(b) {
 		t.Fatalf("A serves %d events, B %d:\nA %s\nB %s", len(a), len(b), miTypes(a), miTypes(b))
@@ -80,7 +80,7 @@ func miApprovalFlow(t *testing.T, a, b *Server, turnID string) []string {
 	// … is listed through B (its projection follows a catch-up
 	// subscription, so eventually) and resolvable through B.
 	miWaitPending(t, b, turnID, rid)
-	var resp miRespond
+	var resp respondAnswer
 	miCall(t, b, "POST", "/v1/approvals/"+rid+"/respond", map[string]string{"resolution": "allow_for_turn"}, http.StatusOK, &resp)
 	if resp.RequestID != rid || resp.Resolution != "allow_for_turn" || resp.Replayed {
 		t.Fatalf("respond through B: %+v", resp)
@@ -91,7 +91,7 @@ func miApprovalFlow(t *testing.T, a, b *Server, turnID string) []string {
 	if !resp.Replayed {
 		t.Fatalf("repeated respond: %+v", resp)
 	}
-	var conflict miAPIError
+	var conflict errorBody
 	miCall(t, b, "POST", "/v1/approvals/"+rid+"/respond", map[string]string{"resolution": "deny"}, http.StatusConflict, &conflict)
 	if conflict.Error.Code != "already_resolved" || conflict.Error.Details["resolution"] != "allow_for_turn" {
 		t.Fatalf("respond deny after allow_for_turn: %+v", conflict)
@@ -100,12 +100,12 @@ func miApprovalFlow(t *testing.T, a, b *Server, turnID string) []string {
 
 	// A sees it resolved (a long poll that returns once A's read model has
 	// the resolution), and no longer lists it as pending.
-	miWait(t, "A sees "+rid+" resolved", func() (bool, string) {
+	waitUntil(t, "A sees "+rid+" resolved", func() (bool, string) {
 		status, data, err := miDo(a, "GET", "/v1/approvals/"+rid+"?wait=5s", nil)
 		if err != nil || status != http.StatusOK {
 			return false, fmt.Sprintf("%d %s %v", status, data, err)
 		}
-		var v miApproval
+		var v approvalView
 		_ = json.Unmarshal(data, &v)
 		return v.Status == "resolved" && v.Resolution == "allow_for_turn", string(data)
 	})
@@ -131,10 +131,10 @@ func miApprovalFlow(t *testing.T, a, b *Server, turnID string) []string {
 	// Ending the turn through B cancels the open request; A refuses the next
 	// call (access ends with the turn) once its append reports it stale.
 	miWaitPending(t, b, turnID, other.Request.RequestID)
-	var ended miTurn
+	var ended turnAnswer
 	miCall(t, b, "POST", "/v1/turns/"+turnID+"/complete", map[string]string{"reason": "done"}, http.StatusOK, &ended)
 	log("complete: %s v%d", ended.Turn.Status, ended.Turn.Version)
-	var refused miAPIError
+	var refused errorBody
 	miCall(t, a, "POST", "/v1/turns/"+turnID+"/decisions", miDecisionBody("call-read-2", miReadFile), http.StatusUnprocessableEntity, &refused)
 	if refused.Error.Code != "illegal_transition" {
 		t.Fatalf("decision after the turn ended elsewhere: %+v", refused)
@@ -256,7 +256,7 @@ func TestMultiInstanceConcurrentResponses(t *testing.T) {
 			continue
 		}
 		if r.resolution == winner {
-			var ok miRespond
+			var ok respondAnswer
 			if r.status != http.StatusOK || json.Unmarshal(r.body, &ok) != nil || ok.Resolution != winner || ok.RequestID != rid {
 				t.Errorf("caller %d (winning %s via %s): %d %s, want 200", i, r.resolution, r.via, r.status, r.body)
 			}
@@ -265,7 +265,7 @@ func TestMultiInstanceConcurrentResponses(t *testing.T) {
 			}
 			continue
 		}
-		var e miAPIError
+		var e errorBody
 		if r.status != http.StatusConflict || json.Unmarshal(r.body, &e) != nil || e.Error.Code != "already_resolved" ||
 			e.Error.Details["resolution"] != winner || e.Error.Details["request_id"] != rid {
 			t.Errorf("caller %d (%s via %s): %d %s, want 409 already_resolved naming %s", i, r.resolution, r.via, r.status, r.body, winner)
@@ -275,9 +275,9 @@ func TestMultiInstanceConcurrentResponses(t *testing.T) {
 
 	// Both read models settle on the winner.
 	for _, s := range []*Server{p.A, p.B} {
-		miWait(t, s.URL+" shows the winner", func() (bool, string) {
+		waitUntil(t, s.URL+" shows the winner", func() (bool, string) {
 			status, data, err := miDo(s, "GET", "/v1/approvals/"+rid, nil)
-			var v miApproval
+			var v approvalView
 			_ = json.Unmarshal(data, &v)
 			return err == nil && status == http.StatusOK && v.Status == "resolved" && v.Resolution == winner, string(data)
 		})
