@@ -85,7 +85,6 @@ type approvalView struct {
 	ToolCallID    string          `json:"tool_call_id"`
 	Status        string          `json:"status"`
 	Resolution    string          `json:"resolution"`
-	ResolvedBy    string          `json:"resolved_by"`
 	OpenedVersion int64           `json:"opened_version"`
 	Version       int64           `json:"version"`
 }
