@@ -1,8 +1,12 @@
 package turn
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
+
+	"turnstile/domain"
 )
 
 // unregistered is a payload no registry knows, the control for
@@ -74,5 +78,34 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 	evolve(s, &Event{Type: TypeApprovalRequested, Payload: &ApprovalRequested{ToolCallID: "c2", Request: ApprovalRequest{RequestID: "r2"}}})
 	if s.Status != StatusCompleted {
 		t.Fatalf("a request folded on a completed turn moved it to %s", s.Status)
+	}
+}
+
+// TestDecideAnswersTheRequestEvolveKeeps: the request Decide answers with
+// when a call asks is the request Evolve folds from the event it wrote
+// (one constructor, openRequest), field for field.
+func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
+	s := NewState("t1")
+	apply := func(cmd Command) Outcome {
+		evs, out, err := Decide(s, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range evs {
+			evs[i].Version = s.Version + 1
+			Evolve(s, &evs[i])
+		}
+		return out
+	}
+	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
+	out := apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["make"]}`)}, TTL: time.Minute})
+	if out.Request == nil || out.Decision.Behavior != domain.BehaviorAsk {
+		t.Fatalf("the call did not ask: %+v", out)
+	}
+	kept := s.Requests[out.Request.ID]
+	if kept == nil || !reflect.DeepEqual(*out.Request, *kept) {
+		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Request, kept)
 	}
 }

@@ -169,14 +169,7 @@ func evolve(s *State, e *Event) bool {
 			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
 	case *ApprovalRequested:
-		act := p.Action
-		act.Summary, act.Details = p.Request.Summary, p.Request.Details
-		s.Requests[p.Request.RequestID] = &Request{
-			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
-			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
-			ForThisTurn: p.Request.ForThisTurn,
-		}
+		s.Requests[p.Request.RequestID] = s.openRequest(p, e.OccurredAt)
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
 				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
@@ -207,6 +200,19 @@ func evolve(s *State, e *Event) bool {
 	}
 	s.Status = StatusAfter(s.Status, e.Payload, s.Open)
 	return true
+}
+
+// openRequest is the request p opens at openedAt: the one place it is
+// built, by Evolve for the state and by Decide for its answer.
+func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time) *Request {
+	act := p.Action
+	act.Summary, act.Details = p.Request.Summary, p.Request.Details
+	return &Request{
+		ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
+		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
+		Action: act, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
+		ForThisTurn: p.Request.ForThisTurn,
+	}
 }
 
 func (s *State) recordCall(d *DecisionRecorded) {
