@@ -250,9 +250,11 @@ func wantError(t testing.TB, status int, body []byte, wantStatus int, wantCode s
 
 // sseEvent is one Server-Sent Event.
 type sseEvent struct {
-	ID     string
-	Event  string
-	Data   string
+	ID    string
+	Event string
+	Data  string
+	// Method and Params are the JSON-RPC notification in Data.
+	Method string
 	Params map[string]any
 }
 
@@ -315,10 +317,11 @@ func (s *Server) subscribe(q, lastEventID string) *sseStream {
 				cur.Data = strings.TrimPrefix(line, "data: ")
 			case line == "" && cur.Data != "":
 				var msg struct {
+					Method string         `json:"method"`
 					Params map[string]any `json:"params"`
 				}
 				_ = json.Unmarshal([]byte(cur.Data), &msg)
-				cur.Params = msg.Params
+				cur.Method, cur.Params = msg.Method, msg.Params
 				select {
 				case st.ch <- cur:
 				case <-ctx.Done():

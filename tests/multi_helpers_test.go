@@ -7,13 +7,10 @@ package tests
 // cannot collide with the other tests of the package.
 
 import (
-	"bufio"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -254,96 +251,23 @@ func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) tu
 	return got
 }
 
-// miSSE is one open GET /v1/events stream.
+// miSSE is an instance's event stream (sseStream) with the events read so
+// far, so that several waits can look at one stream in any order.
 type miSSE struct {
-	name   string
-	events chan miSSEEvent
-	errs   chan error
-	seen   []miSSEEvent
-}
-
-type miSSEEvent struct {
-	ID, Event string
-	Data      struct {
-		Method string         `json:"method"`
-		Params map[string]any `json:"params"`
-	}
+	name string
+	st   *sseStream
+	seen []sseEvent
 }
 
 // miOpenSSE opens GET /v1/events on s and returns once the server has
-// subscribed (its ": turnstile events from …" comment arrived). The stream
-// ends with the test.
+// subscribed (its opening comment arrived). The stream ends with the test.
 func miOpenSSE(t *testing.T, s *Server, name string) *miSSE {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/v1/events", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	// No client timeout: the stream is long-lived; the context ends it.
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		t.Fatalf("%s GET /v1/events: %v", name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		t.Fatalf("%s GET /v1/events: status %d: %s", name, resp.StatusCode, data)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	sse := &miSSE{name: name, events: make(chan miSSEEvent, 1024), errs: make(chan error, 1)}
-	subscribed := make(chan struct{})
-	go func() {
-		defer close(sse.events)
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var cur miSSEEvent
-		var data string
-		once := false
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, ": turnstile events from"):
-				if !once {
-					once = true
-					close(subscribed)
-				}
-			case strings.HasPrefix(line, ":"):
-			case strings.HasPrefix(line, "id: "):
-				cur.ID = strings.TrimPrefix(line, "id: ")
-			case strings.HasPrefix(line, "event: "):
-				cur.Event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				data += strings.TrimPrefix(line, "data: ")
-			case line == "":
-				if data != "" {
-					if err := json.Unmarshal([]byte(data), &cur.Data); err != nil {
-						sse.errs <- fmt.Errorf("undecodable data %q: %v", data, err)
-						return
-					}
-					sse.events <- cur
-				}
-				cur, data = miSSEEvent{}, ""
-			}
-		}
-		if err := sc.Err(); err != nil && ctx.Err() == nil {
-			sse.errs <- err
-		}
-	}()
-	select {
-	case <-subscribed:
-	case err := <-sse.errs:
-		t.Fatalf("%s: %v", name, err)
-	case <-time.After(miHangGuard):
-		t.Fatalf("%s: the event stream never opened", name)
-	}
-	return sse
+	return &miSSE{name: name, st: s.subscribe("", "")}
 }
 
 // waitFor reads the stream until an event satisfies match.
-func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool) miSSEEvent {
+func (s *miSSE) waitFor(t *testing.T, what string, match func(e sseEvent) bool) sseEvent {
 	t.Helper()
 	for _, e := range s.seen {
 		if match(e) {
@@ -353,7 +277,7 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 	deadline := time.After(miEventually)
 	for {
 		select {
-		case e, ok := <-s.events:
+		case e, ok := <-s.st.ch:
 			if !ok {
 				t.Fatalf("%s: the stream ended before %s; seen %+v", s.name, what, s.seen)
 			}
@@ -361,8 +285,6 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 			if match(e) {
 				return e
 			}
-		case err := <-s.errs:
-			t.Fatalf("%s: %v", s.name, err)
 		case <-deadline:
 			t.Fatalf("%s: no %s within %v; seen %+v", s.name, what, miEventually, s.seen)
 		}

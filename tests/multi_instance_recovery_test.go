@@ -202,23 +202,23 @@ func TestMultiInstanceNotifications(t *testing.T) {
 
 	ids := map[string][]string{}
 	for _, s := range []*miSSE{sa, sb} {
-		started := s.waitFor(t, "turn/started of "+turnID, func(e miSSEEvent) bool {
-			return e.Event == "turn/started" && e.Data.Params["turn_id"] == turnID
+		started := s.waitFor(t, "turn/started of "+turnID, func(e sseEvent) bool {
+			return e.Event == "turn/started" && e.Params["turn_id"] == turnID
 		})
-		opened := s.waitFor(t, "turn/permission/request/opened of "+rid, func(e miSSEEvent) bool {
-			req, _ := e.Data.Params["request"].(map[string]any)
+		opened := s.waitFor(t, "turn/permission/request/opened of "+rid, func(e sseEvent) bool {
+			req, _ := e.Params["request"].(map[string]any)
 			return e.Event == "turn/permission/request/opened" && req != nil && req["request_id"] == rid
 		})
-		resolved := s.waitFor(t, "turn/permission/request/resolved of "+rid, func(e miSSEEvent) bool {
-			return e.Event == "turn/permission/request/resolved" && e.Data.Params["request_id"] == rid
+		resolved := s.waitFor(t, "turn/permission/request/resolved of "+rid, func(e sseEvent) bool {
+			return e.Event == "turn/permission/request/resolved" && e.Params["request_id"] == rid
 		})
-		if opened.Data.Method != "turn/permission/request/opened" || resolved.Data.Params["resolution"] != "allow_once" ||
-			resolved.Data.Params["turn_id"] != turnID {
+		if opened.Method != "turn/permission/request/opened" || resolved.Params["resolution"] != "allow_once" ||
+			resolved.Params["turn_id"] != turnID {
 			t.Errorf("%s: opened %+v, resolved %+v", s.name, opened.Data, resolved.Data)
 		}
 		// In store order: started, opened, resolved.
-		idx := func(e miSSEEvent) int {
-			return slices.IndexFunc(s.seen, func(x miSSEEvent) bool { return x.ID == e.ID })
+		idx := func(e sseEvent) int {
+			return slices.IndexFunc(s.seen, func(x sseEvent) bool { return x.ID == e.ID })
 		}
 		if !(idx(started) < idx(opened) && idx(opened) < idx(resolved)) {
 			t.Errorf("%s: out of order: %+v", s.name, s.seen)
