@@ -119,7 +119,9 @@ type apiError struct {
 	Details map[string]any `json:"details"`
 }
 
-// workspace makes a workspace root holding a.txt and returns its path.
+// workspace makes a workspace root holding a.txt and src/main.go (the file
+// the multi-instance tests' read_file reads: a missing file is refused by the
+// sandbox's file check before the policy decides) and returns its path.
 func workspace(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -129,6 +131,12 @@ func workspace(t testing.TB) string {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

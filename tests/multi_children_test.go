@@ -16,7 +16,7 @@ import (
 func TestMultiParentEndsChildOnOtherInstance(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
-	root := miWorkspace(t)
+	root := workspace(t)
 	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "mp", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
 		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
 	for _, id := range []string{"mk", "mk2"} {

@@ -120,23 +120,8 @@ func miCall(t *testing.T, s *Server, method, path string, body any, want int, ou
 func miStartTurn(t *testing.T, s *Server, id string) turnAnswer {
 	t.Helper()
 	var out turnAnswer
-	miCall(t, s, "POST", "/v1/turns", miStartBody(id, miWorkspace(t)), http.StatusCreated, &out)
+	miCall(t, s, "POST", "/v1/turns", miStartBody(id, workspace(t)), http.StatusCreated, &out)
 	return out
-}
-
-// miWorkspace returns a fresh workspace root holding src/main.go, the file
-// the read_file invocation reads (a missing file is refused by the sandbox's
-// file check before the policy decides).
-func miWorkspace(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
 }
 
 func miStartBody(id, root string) map[string]any {

@@ -260,7 +260,7 @@ func TestMultiInstanceStoreUnavailable(t *testing.T) {
 			{"readyz B", "GET", "/readyz", p.B, nil},
 			{"decision (A)", "POST", "/v1/turns/" + turnID + "/decisions", p.A, miDecisionBody(fmt.Sprintf("call-out-%d", phase), miReadFile)},
 			{"decision (B)", "POST", "/v1/turns/" + turnID + "/decisions", p.B, miDecisionBody(fmt.Sprintf("call-out-b-%d", phase), miReadFile)},
-			{"start a turn (A)", "POST", "/v1/turns", p.A, miStartBody(fmt.Sprintf("down-new-%d", phase), miWorkspace(t))},
+			{"start a turn (A)", "POST", "/v1/turns", p.A, miStartBody(fmt.Sprintf("down-new-%d", phase), workspace(t))},
 			{"respond (B)", "POST", "/v1/approvals/" + rid + "/respond", p.B, map[string]string{"resolution": "allow_once"}},
 			{"turn history (B)", "GET", "/v1/turns/" + turnID + "/events", p.B, nil},
 		}
