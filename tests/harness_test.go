@@ -197,46 +197,65 @@ func (s *Server) Restart() {
 }
 
 // Request sends a request with the server's token; body may be nil, a
-// string or []byte (sent as is), or a value (sent as JSON).
+// string or []byte (sent as is), or a value (sent as JSON). The exchange is
+// checked against the OpenAPI document (checkSpec).
 func (s *Server) Request(method, path string, body any, header ...string) (int, []byte) {
 	s.t.Helper()
-	status, data, err := s.send(s.http, method, path, body, header...)
+	ex, err := s.send(s.http, method, path, body, header...)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	return status, data
+	s.checkSpec(method, path, ex.sent, ex.reqHeader, ex.status, ex.respHeader, ex.data)
+	return ex.status, ex.data
 }
 
 // Do is Request that never calls t (any goroutine may use it): a transport
-// error answers status 0.
+// error answers status 0, and the exchange is not checked against the
+// OpenAPI document.
 func (s *Server) Do(method, path string, body any) (int, []byte) {
-	status, data, _ := s.send(s.http, method, path, body)
-	return status, data
+	ex, err := s.send(s.http, method, path, body)
+	if err != nil {
+		return 0, nil
+	}
+	return ex.status, ex.data
+}
+
+// exchange is one request sent by send and its answer.
+type exchange struct {
+	sent       []byte
+	reqHeader  http.Header
+	status     int
+	respHeader http.Header
+	data       []byte
 }
 
 // send is the one request helper of the tests: it sends body (nil, a string
 // or []byte as is, or a value as JSON) with the server's token through
 // client, and never calls t, so any goroutine may use it; err is a
 // transport error (or the client's timeout).
-func (s *Server) send(client *http.Client, method, path string, body any, header ...string) (int, []byte, error) {
-	var rd io.Reader
+func (s *Server) send(client *http.Client, method, path string, body any, header ...string) (*exchange, error) {
+	var sent []byte
 	isJSON := false
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		sent = b
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
-		rd, isJSON = bytes.NewReader(raw), true
+		sent, isJSON = raw, true
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(sent)
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+s.Token)
 	if isJSON {
@@ -247,11 +266,11 @@ func (s *Server) send(client *http.Client, method, path string, body any, header
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return &exchange{sent: sent, reqHeader: req.Header, status: resp.StatusCode, respHeader: resp.Header, data: data}, err
 }
 
 // JSON sends body as JSON, checks the status, and decodes the answer into out.

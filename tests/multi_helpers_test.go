@@ -91,7 +91,11 @@ func miStartPair(t *testing.T, extra ...string) *miPair {
 // miDo sends one request with the instance's token. It never calls t, so
 // any goroutine may use it; err is a transport error (or the hang guard).
 func miDo(s *Server, method, path string, body any) (int, []byte, error) {
-	return s.send(miHTTP, method, path, body)
+	ex, err := s.send(miHTTP, method, path, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return ex.status, ex.data, nil
 }
 
 // miCall sends one request from the test goroutine and checks its status.
