@@ -193,6 +193,9 @@ func evolve(s *State, e *Event) bool {
 		s.EndedAt = e.OccurredAt
 	case *ToolCompleted:
 		s.Ran[p.ToolCallID] = struct{}{}
+	case *EgressTraffic:
+		// Traffic counts are for the read models; the aggregate decides
+		// nothing from them (each connection's decision is its own event).
 	default:
 		if !s.evolveExec(e) {
 			return false
