@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"turnstile/domain"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/turn"
 )
 
@@ -120,7 +121,7 @@ func (s *Server) turnWorkspace(ctx context.Context, turnID string) (string, bool
 	if err != nil || len(recs) == 0 {
 		return "", false, err
 	}
-	e, err := turn.DecodeUnhashed(&recs[0])
+	e, err := eventcodec.DecodeUnhashed(&recs[0])
 	if err != nil {
 		return "", false, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"turnstile/adapters/boltstore"
-	esdb "turnstile/adapters/esdbstore"
+	"turnstile/adapters/esdbstore"
 	"turnstile/domain"
 	"turnstile/internal/esdbtest"
 )
@@ -99,7 +99,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 func BenchmarkAuthenticateESDB(b *testing.B) {
 	ctx := context.Background()
 	srv := esdbtest.Start(b)
-	st, err := esdb.Open(srv.ConnString(), esdb.Options{})
+	st, err := esdbstore.Open(srv.ConnString(), esdbstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

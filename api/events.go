@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"turnstile/domain"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
@@ -63,7 +64,7 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]StoredEvent, 0, len(recs))
 	for i := range recs {
-		e, err := turn.Decode(&recs[i])
+		e, err := eventcodec.Decode(&recs[i])
 		if err != nil {
 			writeError(w, err)
 			return
@@ -257,7 +258,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if m.Event == nil {
 				continue
 			}
-			e, err := turn.DecodeUnhashed(m.Event)
+			e, err := eventcodec.DecodeUnhashed(m.Event)
 			if err != nil {
 				s.log.Error("event stream: undecodable event", "err", err)
 				return

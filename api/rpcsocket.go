@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"turnstile/domain"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -169,7 +170,7 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, sub eve
 		if m.Event == nil {
 			continue
 		}
-		e, err := turn.DecodeUnhashed(m.Event)
+		e, err := eventcodec.DecodeUnhashed(m.Event)
 		if err != nil {
 			s.log.Error("rpc socket: undecodable event", "err", err)
 			return

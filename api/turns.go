@@ -121,12 +121,7 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
-	v := projections.TurnView{
-		ID: t.TurnID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
-		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
-		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
-	}
-	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
+	return &TurnResponse{Turn: projections.TurnViewOf(&t), SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// BenchmarkDecide is one evaluation of a classified action against a
-// supervised snapshot whose turn holds 1,000 allow_for_turn grants (the
-// action's own among them), as on the hot path of every decision.
-func BenchmarkDecide(b *testing.B) {
+// BenchmarkEvaluateGrantHit is Evaluate alone on an already classified
+// action against a supervised snapshot whose turn holds 1,000
+// allow_for_turn grants (the action's own among them): a map hit, the last
+// step of a decision, not a decision (BenchmarkDecision in
+// decision_bench_test.go measures the whole of one).
+func BenchmarkEvaluateGrantHit(b *testing.B) {
 	s := testSnapshot(b, ModeSupervised)
 	grants := make(GrantSet, 1000)
 	for i := range 999 {

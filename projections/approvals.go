@@ -18,7 +18,7 @@ func (p *Projector) requested(t *TurnView, e *turn.Event, row AuditRow, ev *turn
 	}
 	p.pending[t.ID][id] = struct{}{}
 	t.PendingCount = len(p.pending[t.ID])
-	t.Status = turn.StatusAwaitingApproval
+	t.Status = turn.StatusAfter(t.Status, ev, t.PendingCount)
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalRequested, ev.ItemID, ev.ToolCallID, ev.Action.ToolName
 	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason = id, domain.BehaviorAsk.String(), ev.Decision.Reason
@@ -36,15 +36,7 @@ func (p *Projector) resolved(t *TurnView, e *turn.Event, row AuditRow, ev *turn.
 	a.Version, a.Position = e.Version, e.Position.String()
 	delete(p.pending[t.ID], ev.RequestID)
 	t.PendingCount = len(p.pending[t.ID])
-	if t.PendingCount == 0 && t.Status == turn.StatusAwaitingApproval {
-		t.Status = turn.StatusInProgress
-	}
-	if ev.Resolution == domain.ResolutionAllowForTurn && a.OpenedVersion > t.SnapshotVersion {
-		p.grants[t.ID] = append(p.grants[t.ID], GrantView{
-			TurnID: t.ID, Mode: t.Profile.Mode, ToolName: a.Request.ToolName, Action: a.Request.Action,
-			ScopeHash: a.Request.ScopeHash, RequestID: a.Request.RequestID, GrantedAt: e.OccurredAt,
-		})
-	}
+	t.Status = turn.StatusAfter(t.Status, ev, t.PendingCount)
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalResolved, a.ItemID, a.ToolCallID, a.Request.ToolName
 	row.ActionKind, row.RequestKey = a.Request.Action, &RequestKey{ActionKind: a.Request.Action, ScopeHash: a.Request.ScopeHash}
 	row.RequestID, row.Decision, row.Reason = ev.RequestID, string(ev.Resolution), ev.Reason
@@ -53,8 +45,7 @@ func (p *Projector) resolved(t *TurnView, e *turn.Event, row AuditRow, ev *turn.
 }
 
 func (p *Projector) ended(t *TurnView, e *turn.Event, row AuditRow, status turn.Status, reason string) {
-	t.Status, t.EndedAt = status, e.OccurredAt
-	delete(p.grants, t.ID)
+	t.Status, t.EndedAt = turn.StatusAfter(t.Status, e.Payload, t.PendingCount), e.OccurredAt
 	row.Kind, row.Detail = AuditTurnEnded, string(status)
 	if reason != "" {
 		row.Detail += ": " + reason

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -67,7 +68,7 @@ func decodeRecords(recs []eventstore.RecordedEvent) ([]turn.Event, error) {
 	decode := func(from, to int) {
 		for i := from; i < to; i++ {
 			if isTurnStream(recs[i].Stream) {
-				evs[i], errs[i] = turn.DecodeUnhashed(&recs[i])
+				evs[i], errs[i] = eventcodec.DecodeUnhashed(&recs[i])
 			}
 		}
 	}
@@ -161,7 +162,7 @@ func (p *Projector) follow(ctx context.Context, store eventstore.Store) error {
 		if m.Event == nil || !isTurnStream(m.Event.Stream) {
 			continue
 		}
-		ev, err := turn.DecodeUnhashed(m.Event)
+		ev, err := eventcodec.DecodeUnhashed(m.Event)
 		if err != nil {
 			return &fatalError{fmt.Errorf("projections: %w", err)}
 		}

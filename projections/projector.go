@@ -19,7 +19,6 @@ type Projector struct {
 	turns     map[string]*TurnView
 	approvals map[string]*ApprovalView
 	pending   map[string]map[string]struct{} // turn id → pending request ids
-	grants    map[string][]GrantView         // turn id → grants in force
 	audit     auditLog
 	byTurn    map[string][]int // turn id → indexes into audit
 	timeline  map[string][]TimelineRow
@@ -30,7 +29,7 @@ type Projector struct {
 func New() *Projector {
 	return &Projector{
 		turns: map[string]*TurnView{}, approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{},
-		grants: map[string][]GrantView{}, byTurn: map[string][]int{}, timeline: map[string][]TimelineRow{},
+		byTurn: map[string][]int{}, timeline: map[string][]TimelineRow{},
 		changed: make(chan struct{}),
 	}
 }
@@ -80,7 +79,7 @@ func (p *Projector) apply(e *turn.Event) error {
 		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
 			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
 		}
-		t = &TurnView{ID: e.TurnID, SnapshotVersion: -1}
+		t = &TurnView{ID: e.TurnID, SnapshotVersion: -1, Status: turn.StatusNone}
 		p.turns[e.TurnID] = t
 	}
 	t.Version, t.UpdatedAt = e.Version, e.OccurredAt
@@ -88,7 +87,7 @@ func (p *Projector) apply(e *turn.Event) error {
 	switch ev := e.Payload.(type) {
 	case *turn.TurnStarted:
 		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
-		t.Status = turn.StatusInProgress
+		t.Status = turn.StatusAfter(t.Status, ev, 0)
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
 			if r := []rune(prompt); len(r) > maxPromptRunes {
 				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
@@ -106,7 +105,6 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
 	case *turn.ProfileChanged:
 		t.Profile = ev.Profile
-		delete(p.grants, t.ID)
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
 		p.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:

@@ -75,13 +75,6 @@ func (p *Projector) Approvals(f ApprovalFilter) []ApprovalView {
 	return out
 }
 
-// Grants lists the allow_for_turn grants in force for a turn.
-func (p *Projector) Grants(turnID string) []GrantView {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return slices.Clone(p.grants[turnID])
-}
-
 // Audit lists audit rows of one turn (all turns when turnID is empty), in
 // store order, skipping the first offset rows and returning at most limit
 // (all when limit <= 0).
@@ -134,7 +127,6 @@ type Export struct {
 	Turns     []TurnView
 	Snapshots map[string]any
 	Approvals []ApprovalView
-	Grants    map[string][]GrantView
 	Audit     []AuditRow
 	Timeline  map[string][]TimelineRow
 }
@@ -143,7 +135,7 @@ type Export struct {
 func (p *Projector) Export() Export {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	ex := Export{Position: p.pos.String(), Snapshots: map[string]any{}, Grants: map[string][]GrantView{}, Timeline: map[string][]TimelineRow{}}
+	ex := Export{Position: p.pos.String(), Snapshots: map[string]any{}, Timeline: map[string][]TimelineRow{}}
 	for _, t := range p.turns {
 		ex.Turns = append(ex.Turns, *t)
 		ex.Snapshots[t.ID] = t.Snapshot
@@ -153,11 +145,6 @@ func (p *Projector) Export() Export {
 		ex.Approvals = append(ex.Approvals, *a)
 	}
 	slices.SortFunc(ex.Approvals, func(a, b ApprovalView) int { return strings.Compare(a.Request.RequestID, b.Request.RequestID) })
-	for k, v := range p.grants {
-		if len(v) > 0 {
-			ex.Grants[k] = slices.Clone(v)
-		}
-	}
 	for i := range p.audit.len() {
 		ex.Audit = append(ex.Audit, *p.audit.at(i))
 	}

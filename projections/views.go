@@ -56,17 +56,6 @@ const (
 	ApprovalResolved = "resolved"
 )
 
-// GrantView is one allow_for_turn grant in force.
-type GrantView struct {
-	TurnID    string            `json:"turn_id"`
-	Mode      domain.Mode       `json:"mode"`
-	ToolName  string            `json:"tool_name"`
-	Action    domain.ActionKind `json:"action"`
-	ScopeHash string            `json:"scope_hash"`
-	RequestID string            `json:"request_id"`
-	GrantedAt time.Time         `json:"granted_at"`
-}
-
 // RequestKey identifies what a decision was about.
 type RequestKey struct {
 	ActionKind domain.ActionKind `json:"action_kind"`
@@ -129,4 +118,15 @@ type TimelineRow struct {
 	Title     string `json:"title"`
 	Detail    string `json:"detail,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
+}
+
+// TurnViewOf is the turn view of the engine's own summary of a turn, for an
+// answer to a command (which must not wait for, or disagree with, the read
+// model). The fields mean what they mean in a folded TurnView.
+func TurnViewOf(t *turn.Summary) TurnView {
+	return TurnView{
+		ID: t.TurnID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
+		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
+		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
+	}
 }

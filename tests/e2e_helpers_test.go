@@ -100,6 +100,18 @@ type storedEvent struct {
 	Data     json.RawMessage `json:"data"`
 }
 
+// respondAnswer answers POST /v1/approvals/{id}/respond.
+type respondAnswer struct {
+	RequestID  string `json:"request_id"`
+	Resolution string `json:"resolution"`
+	Replayed   bool   `json:"replayed"`
+}
+
+// errorBody is the body of every error answer: {"error": apiError}.
+type errorBody struct {
+	Error apiError `json:"error"`
+}
+
 // apiError is the one error shape.
 type apiError struct {
 	Code    string         `json:"code"`
@@ -107,7 +119,9 @@ type apiError struct {
 	Details map[string]any `json:"details"`
 }
 
-// workspace makes a workspace root holding a.txt and returns its path.
+// workspace makes a workspace root holding a.txt and src/main.go (the file
+// the multi-instance tests' read_file reads: a missing file is refused by the
+// sandbox's file check before the policy decides) and returns its path.
 func workspace(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -117,6 +131,12 @@ func workspace(t testing.TB) string {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -153,11 +173,7 @@ func (s *Server) decide(turnID, callID, tool string, args any) decisionAnswer {
 // respond resolves an approval request and expects 200.
 func (s *Server) respond(requestID, resolution string) (replayed bool) {
 	s.t.Helper()
-	var out struct {
-		RequestID  string `json:"request_id"`
-		Resolution string `json:"resolution"`
-		Replayed   bool   `json:"replayed"`
-	}
+	var out respondAnswer
 	s.JSON("POST", "/v1/approvals/"+requestID+"/respond", map[string]string{"resolution": resolution}, http.StatusOK, &out)
 	if out.RequestID != requestID || out.Resolution != resolution {
 		s.t.Fatalf("respond %s %s: answered %+v", requestID, resolution, out)
@@ -242,9 +258,11 @@ func wantError(t testing.TB, status int, body []byte, wantStatus int, wantCode s
 
 // sseEvent is one Server-Sent Event.
 type sseEvent struct {
-	ID     string
-	Event  string
-	Data   string
+	ID    string
+	Event string
+	Data  string
+	// Method and Params are the JSON-RPC notification in Data.
+	Method string
 	Params map[string]any
 }
 
@@ -307,10 +325,11 @@ func (s *Server) subscribe(q, lastEventID string) *sseStream {
 				cur.Data = strings.TrimPrefix(line, "data: ")
 			case line == "" && cur.Data != "":
 				var msg struct {
+					Method string         `json:"method"`
 					Params map[string]any `json:"params"`
 				}
 				_ = json.Unmarshal([]byte(cur.Data), &msg)
-				cur.Params = msg.Params
+				cur.Method, cur.Params = msg.Method, msg.Params
 				select {
 				case st.ch <- cur:
 				case <-ctx.Done():
@@ -365,10 +384,23 @@ func (st *sseStream) Close() {
 // pollUntil calls f until it reports true (a 30s hang guard).
 func pollUntil(t testing.TB, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !f() {
+	waitUntil(t, what, func() (bool, string) { return f(), "" })
+}
+
+// waitUntil polls cond until it holds; last describes what was seen, for
+// the failure message. The deadline (30s) is a hang guard for an eventually
+// consistent read model, not a timing assertion.
+func waitUntil(t testing.TB, what string, cond func() (ok bool, last string)) {
+	t.Helper()
+	const guard = 30 * time.Second
+	deadline := time.Now().Add(guard)
+	for {
+		ok, last := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("%s: not reached within %v; last seen: %s", what, guard, last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -108,7 +108,7 @@ func TestTurnEndKillsRunningCommands(t *testing.T) {
 func TestTurnEndOnOtherInstanceKillsCommand(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
-	root := miWorkspace(t)
+	root := workspace(t)
 	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "xi", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
 		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
 	token := fmt.Sprintf("turnstile-daemon-%d", time.Now().UnixNano())

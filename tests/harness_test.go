@@ -197,62 +197,80 @@ func (s *Server) Restart() {
 }
 
 // Request sends a request with the server's token; body may be nil, a
-// string or []byte (sent as is), or a value (sent as JSON).
+// string or []byte (sent as is), or a value (sent as JSON). The exchange is
+// checked against the OpenAPI document (checkSpec).
 func (s *Server) Request(method, path string, body any, header ...string) (int, []byte) {
 	s.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	var sent []byte
-	if rd != nil {
-		sent, _ = io.ReadAll(rd)
-		req.Body = io.NopCloser(bytes.NewReader(sent))
-		req.ContentLength = int64(len(sent))
-	}
-	resp, err := s.http.Do(req)
+	ex, err := s.send(s.http, method, path, body, header...)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	s.checkSpec(method, path, sent, req.Header, resp.StatusCode, resp.Header, data)
-	return resp.StatusCode, data
+	s.checkSpec(method, path, ex.sent, ex.reqHeader, ex.status, ex.respHeader, ex.data)
+	return ex.status, ex.data
 }
 
-// Do is Request without the body.
+// Do is Request that never calls t (any goroutine may use it): a transport
+// error answers status 0, and the exchange is not checked against the
+// OpenAPI document.
 func (s *Server) Do(method, path string, body any) (int, []byte) {
-	req, _ := http.NewRequest(method, s.URL+path, nil)
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		req, _ = http.NewRequest(method, s.URL+path, bytes.NewReader(raw))
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	resp, err := s.http.Do(req)
+	ex, err := s.send(s.http, method, path, body)
 	if err != nil {
 		return 0, nil
 	}
+	return ex.status, ex.data
+}
+
+// exchange is one request sent by send and its answer.
+type exchange struct {
+	sent       []byte
+	reqHeader  http.Header
+	status     int
+	respHeader http.Header
+	data       []byte
+}
+
+// send is the one request helper of the tests: it sends body (nil, a string
+// or []byte as is, or a value as JSON) with the server's token through
+// client, and never calls t, so any goroutine may use it; err is a
+// transport error (or the client's timeout).
+func (s *Server) send(client *http.Client, method, path string, body any, header ...string) (*exchange, error) {
+	var sent []byte
+	isJSON := false
+	switch b := body.(type) {
+	case nil:
+	case string:
+		sent = []byte(b)
+	case []byte:
+		sent = b
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		sent, isJSON = raw, true
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(sent)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	if isJSON {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
+	data, err := io.ReadAll(resp.Body)
+	return &exchange{sent: sent, reqHeader: req.Header, status: resp.StatusCode, respHeader: resp.Header, data: data}, err
 }
 
 // JSON sends body as JSON, checks the status, and decodes the answer into out.

@@ -16,7 +16,7 @@ import (
 func TestMultiParentEndsChildOnOtherInstance(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
-	root := miWorkspace(t)
+	root := workspace(t)
 	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "mp", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
 		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
 	for _, id := range []string{"mk", "mk2"} {
@@ -45,7 +45,7 @@ func TestMultiParentEndsChildOnOtherInstance(t *testing.T) {
 	if d.Ran || d.Decision != "deny" || d.Reason != "cancelled" || exists(marker) {
 		t.Fatalf("child exec on B after the parent completed on A: %+v", d)
 	}
-	miWait(t, "the child to read as completed on B", func() (bool, string) {
+	waitUntil(t, "the child to read as completed on B", func() (bool, string) {
 		var tr turnAnswer
 		miCall(t, p.B, "GET", "/v1/turns/mk", nil, http.StatusOK, &tr)
 		return tr.Turn.Status == "completed", tr.Turn.Status

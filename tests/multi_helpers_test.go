@@ -7,14 +7,10 @@ package tests
 // cannot collide with the other tests of the package.
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -95,29 +91,11 @@ func miStartPair(t *testing.T, extra ...string) *miPair {
 // miDo sends one request with the instance's token. It never calls t, so
 // any goroutine may use it; err is a transport error (or the hang guard).
 func miDo(s *Server, method, path string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, s.URL+path, rd)
+	ex, err := s.send(miHTTP, method, path, body)
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := miHTTP.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return ex.status, ex.data, nil
 }
 
 // miCall sends one request from the test goroutine and checks its status.
@@ -138,106 +116,16 @@ func miCall(t *testing.T, s *Server, method, path string, body any, want int, ou
 	return data
 }
 
-// miWait polls cond until it holds; last describes what was seen, for the
-// failure message. The deadline is a guard for an eventually consistent
-// read model, not a timing assertion.
-func miWait(t *testing.T, what string, cond func() (ok bool, last string)) {
-	t.Helper()
-	deadline := time.Now().Add(miEventually)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not reached within %v; last seen: %s", what, miEventually, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// Wire shapes the tests read (a subset of the API's fields).
-
-type miTurn struct {
-	Turn struct {
-		ID      string `json:"id"`
-		Status  string `json:"status"`
-		Version int64  `json:"version"`
-		Pending int    `json:"pending_approvals"`
-		Profile struct {
-			Mode string `json:"mode"`
-		} `json:"permission_profile"`
-	} `json:"turn"`
-}
-
-type miDecision struct {
-	TurnID     string `json:"turn_id"`
-	ToolCallID string `json:"tool_call_id"`
-	Decision   string `json:"decision"`
-	Reason     string `json:"reason"`
-	Cached     bool   `json:"cached"`
-	DecidedBy  string `json:"decided_by"`
-	Replayed   bool   `json:"replayed"`
-	Version    int64  `json:"version"`
-	Request    *struct {
-		RequestID string `json:"request_id"`
-		TurnID    string `json:"turn_id"`
-	} `json:"request"`
-	RequestStatus string `json:"request_status"`
-	Resolution    string `json:"resolution"`
-}
-
-type miApproval struct {
-	Request struct {
-		RequestID string `json:"request_id"`
-		TurnID    string `json:"turn_id"`
-	} `json:"request"`
-	ToolCallID string `json:"tool_call_id"`
-	Status     string `json:"status"`
-	Resolution string `json:"resolution"`
-	ResolvedBy string `json:"resolved_by"`
-	Version    int64  `json:"version"`
-}
-
-type miRespond struct {
-	RequestID  string `json:"request_id"`
-	Resolution string `json:"resolution"`
-	Replayed   bool   `json:"replayed"`
-}
-
-type miAPIError struct {
-	Error struct {
-		Code    string         `json:"code"`
-		Message string         `json:"message"`
-		Details map[string]any `json:"details"`
-	} `json:"error"`
-}
-
-// miEvent is one event of GET /v1/turns/{id}/events.
-type miEvent = storedEvent
+// The wire shapes (turnAnswer, decisionAnswer, approvalView, storedEvent,
+// errorBody) are the end-to-end tests' own, in e2e_helpers_test.go.
 
 // miStartTurn starts a supervised turn (web_fetch denied), as the bench
 // does: read_file is allowed, exec_command asks, web_fetch is denied.
-func miStartTurn(t *testing.T, s *Server, id string) miTurn {
+func miStartTurn(t *testing.T, s *Server, id string) turnAnswer {
 	t.Helper()
-	var out miTurn
-	miCall(t, s, "POST", "/v1/turns", miStartBody(id, miWorkspace(t)), http.StatusCreated, &out)
+	var out turnAnswer
+	miCall(t, s, "POST", "/v1/turns", miStartBody(id, workspace(t)), http.StatusCreated, &out)
 	return out
-}
-
-// miWorkspace returns a fresh workspace root holding src/main.go, the file
-// the read_file invocation reads (a missing file is refused by the sandbox's
-// file check before the policy decides).
-func miWorkspace(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
 }
 
 func miStartBody(id, root string) map[string]any {
@@ -266,23 +154,23 @@ func miDecisionBody(callID string, inv map[string]any) map[string]any {
 	return b
 }
 
-func miDecide(t *testing.T, s *Server, turnID, callID string, inv map[string]any) miDecision {
+func miDecide(t *testing.T, s *Server, turnID, callID string, inv map[string]any) decisionAnswer {
 	t.Helper()
-	var d miDecision
+	var d decisionAnswer
 	miCall(t, s, "POST", "/v1/turns/"+turnID+"/decisions", miDecisionBody(callID, inv), http.StatusOK, &d)
 	return d
 }
 
-func miEvents(t *testing.T, s *Server, turnID string) []miEvent {
+func miEvents(t *testing.T, s *Server, turnID string) []storedEvent {
 	t.Helper()
 	var out struct {
-		Events []miEvent `json:"events"`
+		Events []storedEvent `json:"events"`
 	}
 	miCall(t, s, "GET", "/v1/turns/"+turnID+"/events", nil, http.StatusOK, &out)
 	return out.Events
 }
 
-func miCountType(evs []miEvent, typ string) int {
+func miCountType(evs []storedEvent, typ string) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == typ {
@@ -293,7 +181,7 @@ func miCountType(evs []miEvent, typ string) int {
 }
 
 // miTypes lists the event types in order, for failure messages.
-func miTypes(evs []miEvent) string {
+func miTypes(evs []storedEvent) string {
 	var b strings.Builder
 	for _, e := range evs {
 		fmt.Fprintf(&b, "%d:%s ", e.Version, e.Type)
@@ -302,7 +190,7 @@ func miTypes(evs []miEvent) string {
 }
 
 // miPending lists the pending approvals of a turn through s.
-func miPending(s *Server, turnID string) ([]miApproval, error) {
+func miPending(s *Server, turnID string) ([]approvalView, error) {
 	status, data, err := miDo(s, "GET", "/v1/approvals?status=pending&turn_id="+turnID, nil)
 	if err != nil {
 		return nil, err
@@ -311,7 +199,7 @@ func miPending(s *Server, turnID string) ([]miApproval, error) {
 		return nil, fmt.Errorf("status %d: %s", status, data)
 	}
 	var out struct {
-		Approvals []miApproval `json:"approvals"`
+		Approvals []approvalView `json:"approvals"`
 	}
 	err = json.Unmarshal(data, &out)
 	return out.Approvals, err
@@ -320,7 +208,7 @@ func miPending(s *Server, turnID string) ([]miApproval, error) {
 // miWaitPending waits until s lists requestID as pending.
 func miWaitPending(t *testing.T, s *Server, turnID, requestID string) {
 	t.Helper()
-	miWait(t, s.URL+" lists "+requestID+" as pending", func() (bool, string) {
+	waitUntil(t, s.URL+" lists "+requestID+" as pending", func() (bool, string) {
 		list, err := miPending(s, turnID)
 		if err != nil {
 			return false, err.Error()
@@ -335,15 +223,15 @@ func miWaitPending(t *testing.T, s *Server, turnID, requestID string) {
 }
 
 // miWaitTurnVersion waits until s's read model shows the turn at version.
-func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) miTurn {
+func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) turnAnswer {
 	t.Helper()
-	var got miTurn
-	miWait(t, fmt.Sprintf("%s shows turn %s at version %d", s.URL, turnID, version), func() (bool, string) {
+	var got turnAnswer
+	waitUntil(t, fmt.Sprintf("%s shows turn %s at version %d", s.URL, turnID, version), func() (bool, string) {
 		status, data, err := miDo(s, "GET", "/v1/turns/"+turnID, nil)
 		if err != nil || status != http.StatusOK {
 			return false, fmt.Sprintf("%d %s %v", status, data, err)
 		}
-		got = miTurn{}
+		got = turnAnswer{}
 		if err := json.Unmarshal(data, &got); err != nil {
 			return false, err.Error()
 		}
@@ -352,96 +240,23 @@ func miWaitTurnVersion(t *testing.T, s *Server, turnID string, version int64) mi
 	return got
 }
 
-// miSSE is one open GET /v1/events stream.
+// miSSE is an instance's event stream (sseStream) with the events read so
+// far, so that several waits can look at one stream in any order.
 type miSSE struct {
-	name   string
-	events chan miSSEEvent
-	errs   chan error
-	seen   []miSSEEvent
-}
-
-type miSSEEvent struct {
-	ID, Event string
-	Data      struct {
-		Method string         `json:"method"`
-		Params map[string]any `json:"params"`
-	}
+	name string
+	st   *sseStream
+	seen []sseEvent
 }
 
 // miOpenSSE opens GET /v1/events on s and returns once the server has
-// subscribed (its ": turnstile events from …" comment arrived). The stream
-// ends with the test.
+// subscribed (its opening comment arrived). The stream ends with the test.
 func miOpenSSE(t *testing.T, s *Server, name string) *miSSE {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/v1/events", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.Token)
-	// No client timeout: the stream is long-lived; the context ends it.
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		t.Fatalf("%s GET /v1/events: %v", name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		t.Fatalf("%s GET /v1/events: status %d: %s", name, resp.StatusCode, data)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	sse := &miSSE{name: name, events: make(chan miSSEEvent, 1024), errs: make(chan error, 1)}
-	subscribed := make(chan struct{})
-	go func() {
-		defer close(sse.events)
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var cur miSSEEvent
-		var data string
-		once := false
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, ": turnstile events from"):
-				if !once {
-					once = true
-					close(subscribed)
-				}
-			case strings.HasPrefix(line, ":"):
-			case strings.HasPrefix(line, "id: "):
-				cur.ID = strings.TrimPrefix(line, "id: ")
-			case strings.HasPrefix(line, "event: "):
-				cur.Event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				data += strings.TrimPrefix(line, "data: ")
-			case line == "":
-				if data != "" {
-					if err := json.Unmarshal([]byte(data), &cur.Data); err != nil {
-						sse.errs <- fmt.Errorf("undecodable data %q: %v", data, err)
-						return
-					}
-					sse.events <- cur
-				}
-				cur, data = miSSEEvent{}, ""
-			}
-		}
-		if err := sc.Err(); err != nil && ctx.Err() == nil {
-			sse.errs <- err
-		}
-	}()
-	select {
-	case <-subscribed:
-	case err := <-sse.errs:
-		t.Fatalf("%s: %v", name, err)
-	case <-time.After(miHangGuard):
-		t.Fatalf("%s: the event stream never opened", name)
-	}
-	return sse
+	return &miSSE{name: name, st: s.subscribe("", "")}
 }
 
 // waitFor reads the stream until an event satisfies match.
-func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool) miSSEEvent {
+func (s *miSSE) waitFor(t *testing.T, what string, match func(e sseEvent) bool) sseEvent {
 	t.Helper()
 	for _, e := range s.seen {
 		if match(e) {
@@ -451,7 +266,7 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 	deadline := time.After(miEventually)
 	for {
 		select {
-		case e, ok := <-s.events:
+		case e, ok := <-s.st.ch:
 			if !ok {
 				t.Fatalf("%s: the stream ended before %s; seen %+v", s.name, what, s.seen)
 			}
@@ -459,8 +274,6 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 			if match(e) {
 				return e
 			}
-		case err := <-s.errs:
-			t.Fatalf("%s: %v", s.name, err)
 		case <-deadline:
 			t.Fatalf("%s: no %s within %v; seen %+v", s.name, what, miEventually, s.seen)
 		}
@@ -469,7 +282,7 @@ func (s *miSSE) waitFor(t *testing.T, what string, match func(e miSSEEvent) bool
 
 // miChainBreak describes the first place where evs is not a whole, chained
 // turn history (versions 0…n-1, each prev_hash the previous hash), or "".
-func miChainBreak(evs []miEvent) string {
+func miChainBreak(evs []storedEvent) string {
 	for i, e := range evs {
 		if e.Version != int64(i) {
 			return fmt.Sprintf("event %d has version %d (history %s)", i, e.Version, miTypes(evs))

@@ -43,7 +43,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e miAPIError
+		var e errorBody
 		_ = json.Unmarshal(body, &e)
 		miFailIf(t, status == http.StatusNotFound && e.Error.Code == "not_found",
 			"POST /v1/approvals/%s/respond through B, which lists the request as pending, answers 404 %s (%q) when B's cached turn "+
@@ -64,7 +64,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		const turnID = "stale-profile"
 		miStartTurn(t, p.A, turnID)
 		miCacheThroughB(t, p.B, turnID)
-		var changed miTurn
+		var changed turnAnswer
 		miCall(t, p.A, "POST", "/v1/turns/"+turnID+"/permissions",
 			map[string]any{"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusOK, &changed)
 		if changed.Turn.Profile.Mode != "full_access" {
@@ -72,7 +72,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		}
 		miWaitTurnVersion(t, p.B, turnID, changed.Turn.Version)
 		// Back to the profile the turn started with, through B.
-		var back miTurn
+		var back turnAnswer
 		miCall(t, p.B, "POST", "/v1/turns/"+turnID+"/permissions",
 			map[string]any{"permission_profile": map[string]any{"mode": "supervised", "denied_tools": []string{"web_fetch"}}}, http.StatusOK, &back)
 		evs := miEvents(t, p.A, turnID)
@@ -97,7 +97,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		const turnID = "stale-exec"
 		miStartTurn(t, p.A, turnID)
 		exec := map[string]any{"tool_call_id": "call-run", "argv": []string{"true"}}
-		var first miDecision
+		var first decisionAnswer
 		miCall(t, p.A, "POST", "/v1/turns/"+turnID+"/exec", exec, http.StatusAccepted, &first)
 		if first.Decision != "ask" || first.Request == nil {
 			t.Fatalf("exec through A: %+v", first)
@@ -109,14 +109,14 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e miAPIError
+		var e errorBody
 		_ = json.Unmarshal(body, &e)
 		miFailIf(t, status == http.StatusConflict && e.Error.Code == "not_approved",
 			"POST /v1/turns/%s/exec through A after the request was approved through B answers 409 %s (%q): A "+
 				"decides the run on A's cached turn, where the request is still open, and nothing is appended",
 			turnID, e.Error.Code, e.Error.Message)
 		var out struct {
-			miDecision
+			decisionAnswer
 			Ran bool `json:"ran"`
 		}
 		_ = json.Unmarshal(body, &out)
@@ -136,7 +136,7 @@ func TestMultiInstanceStaleCommands(t *testing.T) {
 		}
 		rid := ask.Request.RequestID
 		miCacheThroughB(t, p.B, turnID) // after the request: B's cache has it open
-		var ra, rb miRespond
+		var ra, rb respondAnswer
 		miCall(t, p.A, "POST", "/v1/approvals/"+rid+"/respond", map[string]string{"resolution": "allow_once"}, http.StatusOK, &ra)
 		miCall(t, p.B, "POST", "/v1/approvals/"+rid+"/respond", map[string]string{"resolution": "allow_once"}, http.StatusOK, &rb)
 		next := miDecide(t, p.B, turnID, "call-b-next", miReadFile)
@@ -177,11 +177,11 @@ func TestMultiInstanceExpiryWhenTheOpenerIsGone(t *testing.T) {
 	// B sweeps every ttl/10 (at least 100ms). The bound below is a guard
 	// (six TTLs past the expiry), not a timing assertion.
 	deadline := time.Now().Add(6 * ttl)
-	var last miApproval
+	var last approvalView
 	for time.Now().Before(deadline) {
 		status, data, err := miDo(p.B, "GET", "/v1/approvals/"+rid+"?wait=2s", nil)
 		if err == nil && status == http.StatusOK {
-			last = miApproval{}
+			last = approvalView{}
 			_ = json.Unmarshal(data, &last)
 			if last.Status == "resolved" {
 				break

@@ -1,4 +1,4 @@
-package esdb
+package esdbstore
 
 import (
 	"os"

@@ -41,7 +41,7 @@
 // resubscribes, with backoff, from the last event it delivered when the
 // server drops it: no gap, no duplicate, one CaughtUp. Servers older than
 // 23.10 never send caught_up, so CaughtUp needs KurrentDB/EventStoreDB 23.10+.
-package esdb
+package esdbstore
 
 import (
 	"context"

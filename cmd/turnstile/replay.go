@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"turnstile/api"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -79,7 +80,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if *at >= 0 && int64(recs[i].Revision) > *at {
 			break
 		}
-		e, err := turn.Decode(&recs[i])
+		e, err := eventcodec.Decode(&recs[i])
 		if err != nil {
 			fmt.Fprintln(stderr, "turnstile replay:", err)
 			return 1

@@ -44,7 +44,7 @@ func (*runner) Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd strin
 			return p, nil
 		}
 	}
-	return "", refusal{&sandbox.Refusal{Code: codeCommandNotFound, Message: "command " + argv0 + " not found in the policy's search path"}}
+	return "", sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: codeCommandNotFound, Message: "command " + argv0 + " not found in the policy's search path"}}
 }
 
 func containsSlash(s string) bool {
@@ -69,20 +69,20 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	}
 	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
 	if err != nil {
-		return nil, asRefusal(err)
+		return nil, sandbox.AsCoded(err)
 	}
 	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" &&
 		s.Backend.Kernel != nil && s.Backend.Kernel.EgressProxy {
 		if err := plan.UseEgress(r.egress.Attach(cmd.TurnID)); err != nil {
-			return nil, asRefusal(err)
+			return nil, sandbox.AsCoded(err)
 		}
 	}
 	res, err := sandbox.Run(ctx, plan)
 	if err != nil {
-		return nil, asRefusal(err)
+		return nil, sandbox.AsCoded(err)
 	}
 	if res.SandboxError != "" {
-		return nil, refusal{&sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
+		return nil, sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
 	}
 	return &engine.CommandResult{
 		ExitCode: res.ExitCode, Stdout: string(res.Stdout), Stderr: string(res.Stderr),

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"turnstile/adapters/boltstore"
-	esdb "turnstile/adapters/esdbstore"
+	"turnstile/adapters/esdbstore"
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -116,7 +116,7 @@ func openStore(f serveFlags) (eventstore.Store, string, error) {
 		st, err := boltstore.Open(path, boltstore.Options{})
 		return st, "embedded " + path, err
 	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
-		st, err := esdb.Open(s, esdb.Options{Timeout: f.storeTimeout})
+		st, err := esdbstore.Open(s, esdbstore.Options{Timeout: f.storeTimeout})
 		return st, "EventStoreDB " + redactConn(s), err
 	case strings.HasPrefix(s, "bolt:"):
 		path := strings.TrimPrefix(s, "bolt:")
@@ -211,7 +211,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
-		Checker:  checker{resolver: newResolver(f.dnsServer), timeout: f.dnsTimeout},
+		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
 		Instance: instanceName(), Profiles: catalog,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
@@ -233,7 +233,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: explainer{}, EgressProxyURL: egressURL})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })

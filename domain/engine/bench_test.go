@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"os"
+
 	"turnstile/adapters/boltstore"
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
+	"turnstile/sandbox"
 )
 
 func benchStore(b *testing.B) eventstore.Store {
@@ -29,15 +32,38 @@ func benchStore(b *testing.B) eventstore.Store {
 
 var readArgs = json.RawMessage(`{"path":"src/main.go"}`)
 
+// benchEngine is an engine on a fresh store with the resource checker the
+// server installs (sandbox.DecisionChecker), so that a benchmarked decision
+// pays for the path checks a production one does. The turns it starts
+// (benchStart) share a real workspace holding src/main.go.
+func benchEngine(b *testing.B) (*engine.Engine, string) {
+	root := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return engine.New(benchStore(b), engine.Config{Kernel: kernel, Checker: sandbox.DecisionChecker{Timeout: time.Second}}), root
+}
+
+// benchStart starts a supervised turn on root.
+func benchStart(b *testing.B, eng *engine.Engine, id, root string) {
+	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th",
+		Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
+		b.Error(err)
+	}
+}
+
 // BenchmarkDurableDecisions measures durable (fsynced) decisions per second
 // with 1, 8 and 64 turns deciding at once; group commit lets concurrent
 // turns share an fsync.
 func BenchmarkDurableDecisions(b *testing.B) {
 	for _, turns := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
-			eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
+			eng, root := benchEngine(b)
 			for i := range turns {
-				start(b, eng, fmt.Sprintf("t%d", i), domain.ModeSupervised)
+				benchStart(b, eng, fmt.Sprintf("t%d", i), root)
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
@@ -73,8 +99,8 @@ func BenchmarkDurableDecisions(b *testing.B) {
 func BenchmarkDecisionOnLongTurn(b *testing.B) {
 	for _, events := range []int{10, 10_000} {
 		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
-			eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
-			start(b, eng, "t", domain.ModeSupervised)
+			eng, root := benchEngine(b)
+			benchStart(b, eng, "t", root)
 			for i := 3; i < events; i++ {
 				if _, err := eng.Execute(ctx, "t", &turn.EvaluateTool{ToolCallID: fmt.Sprintf("pre%d", i), Invocation: domain.Invocation{ToolName: "read_file", Arguments: readArgs}}); err != nil {
 					b.Fatal(err)
@@ -92,7 +118,9 @@ func BenchmarkDecisionOnLongTurn(b *testing.B) {
 
 // replayFile builds (once) a store with about 200,000 events of a realistic
 // mix: 10,000 turns over 100 workspaces, each a start (3 events), 12
-// decisions, 2 approvals and an end.
+// decisions, 2 approvals and an end. It is a fixture for the replay
+// benchmark, which times the read models, not the decisions: its engine
+// runs without a resource checker (its 100 workspaces do not exist).
 var replayFile = sync.OnceValues(func() (string, error) {
 	dir, err := tempDir()
 	if err != nil {
@@ -199,7 +227,7 @@ func BenchmarkReplay(b *testing.B) {
 func BenchmarkCachedTurnMemory(b *testing.B) {
 	const turns, workers = 2000, 32
 	for range b.N {
-		eng := engine.New(benchStore(b), engine.Config{Kernel: kernel})
+		eng, root := benchEngine(b)
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -210,7 +238,7 @@ func BenchmarkCachedTurnMemory(b *testing.B) {
 				defer wg.Done()
 				for i := w; i < turns; i += workers {
 					id := fmt.Sprintf("t%d", i)
-					start(b, eng, id, domain.ModeSupervised)
+					benchStart(b, eng, id, root)
 					for c := range 10 {
 						inv := domain.Invocation{ToolName: "read_file", Arguments: readArgs}
 						if c%5 == 4 {

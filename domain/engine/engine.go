@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -191,7 +192,7 @@ func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 		return false, err
 	}
 	for i := range recs {
-		ev, err := turn.Decode(&recs[i])
+		ev, err := eventcodec.Decode(&recs[i])
 		if err != nil {
 			return false, err
 		}

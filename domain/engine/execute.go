@@ -83,14 +83,14 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 		if en.state.Version >= 0 {
 			expected = eventstore.Exactly(uint64(en.state.Version))
 		}
-		start := time.Now()
+		start := e.cfg.Now()
 		res, err := e.store.Append(ctx, turn.StreamName(turnID), expected, data)
 		var wev *eventstore.WrongExpectedVersionError
 		if errors.As(err, &wev) {
 			if attempt+1 >= e.cfg.MaxRetries {
 				return Result{}, fmt.Errorf("%w: %s after %d attempts", ErrTooManyConflicts, turnID, attempt+1)
 			}
-			if err := pause(ctx, attempt); err != nil {
+			if err := pause(ctx, attempt, e.cfg.Now()); err != nil {
 				return Result{}, err
 			}
 			if err := e.catchUp(ctx, en); err != nil {
@@ -102,7 +102,7 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 		if err != nil {
 			return Result{}, err
 		}
-		took := time.Since(start)
+		took := e.cfg.Now().Sub(start)
 		first := res.NextExpectedRevision - uint64(len(evs)) + 1
 		for i := range evs {
 			evs[i].Version = int64(first) + int64(i)
@@ -214,14 +214,14 @@ func (e *Engine) View(ctx context.Context, turnID string, fn func(s *turn.State)
 }
 
 // pause waits before a retry after a lost race: up to 100 µs times the
-// attempt, jittered by the clock's low bits (two instances that lost
-// together should not retry in lockstep).
-func pause(ctx context.Context, attempt int) error {
+// attempt, jittered by the low bits of now, the engine's clock (two
+// instances that lost together should not retry in lockstep).
+func pause(ctx context.Context, attempt int, now time.Time) error {
 	if attempt == 0 {
 		return nil
 	}
 	span := int64(attempt) * int64(100*time.Microsecond)
-	d := time.Duration(time.Now().UnixNano() % span)
+	d := time.Duration(now.UnixNano() % span)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

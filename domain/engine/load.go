@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
@@ -137,7 +138,7 @@ func (e *Engine) LocateRequest(ctx context.Context, requestID string) (string, e
 			if recs[i].Type != turn.TypeApprovalRequested {
 				continue
 			}
-			ev, err := turn.DecodeUnhashed(&recs[i])
+			ev, err := eventcodec.DecodeUnhashed(&recs[i])
 			if err != nil {
 				return "", err
 			}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +80,7 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	blocks := parseTranscript(t, string(raw))
-	r := &runner{f: newFixture(t), names: map[string]string{}}
+	r := &runner{t: t, f: newFixture(t), names: map[string]string{}}
 	var out strings.Builder
 	for i, b := range blocks {
 		got := r.run(t, b.cmd)
@@ -95,6 +97,7 @@ func runTranscript(t *testing.T, file string) {
 }
 
 type runner struct {
+	t     testing.TB
 	f     *fixture
 	names map[string]string // request id → "request(turn/call)"
 }
@@ -256,8 +259,15 @@ func (r *runner) query(verb, turnID string) string {
 			lines = append(lines, fmt.Sprintf("%s tool=%s action=%s expires=%s", r.names[a.Request.RequestID], a.Request.ToolName, a.Request.Action, a.ExpiresAt.Format(time.Kitchen)))
 		}
 	case "grants":
-		for _, g := range p.Grants(turnID) {
-			lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", g.Mode, g.ToolName, g.Action, r.names[g.RequestID]))
+		// The grants in force are the engine's fold (turn.Evolve), the one
+		// place that knows them; the read models keep none of their own.
+		s, _ := replay(r.t, r.f, turnID)
+		reqs := slices.Collect(maps.Values(s.Requests))
+		slices.SortFunc(reqs, func(a, b *turn.Request) int { return a.Seq - b.Seq })
+		for _, req := range reqs {
+			if _, inForce := s.Grants[req.Grant]; inForce && req.Resolution == domain.ResolutionAllowForTurn {
+				lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", req.Grant.Mode, req.Grant.ToolName, req.Grant.Action, r.names[req.ID]))
+			}
 		}
 	case "audit":
 		for _, a := range p.Audit(turnID, 0, 0) {

@@ -208,11 +208,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		}
 		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
-		act := r
-		act.Summary, act.Details = req.Summary, req.Details
-		opened := &Request{ID: req.RequestID, ToolCallID: c.ToolCallID, Status: RequestOpen, Action: act, OpenedAt: c.Now,
-			ExpiresAt: ev.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: d.Reason, ForThisTurn: req.ForThisTurn}
-		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: opened}, nil
+		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: s.openRequest(ev, c.Now)}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
 	}

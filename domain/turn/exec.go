@@ -250,7 +250,7 @@ func decideRegisterChild(s *State, c *RegisterChild) ([]Event, Outcome, error) {
 }
 
 // evolveExec applies the events of this file.
-func (s *State) evolveExec(e *Event) {
+func (s *State) evolveExec(e *Event) bool {
 	switch p := e.Payload.(type) {
 	case *ExecStarted:
 		if c := s.Calls[p.ToolCallID]; c != nil {
@@ -263,5 +263,8 @@ func (s *State) evolveExec(e *Event) {
 		}
 	case *ChildTurnStarted:
 		s.Children = append(s.Children, p.ChildTurnID)
+	default:
+		return false
 	}
+	return true
 }

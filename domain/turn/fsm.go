@@ -116,6 +116,71 @@ func next(turnID string, from Status, trans string) (Status, error) {
 	return to, nil
 }
 
+// TransitionOf names the move of the turn machine that folding p makes, or
+// "" for an event that leaves the state where it is (exec records, a tool
+// the runtime reports). openAfter is the number of approval requests still
+// open once the event is folded: the last resolution leaves
+// awaiting_approval.
+func TransitionOf(p Payload, openAfter int) string {
+	switch p.(type) {
+	case *TurnStarted:
+		return TransStart
+	case *DecisionAllowed, *DecisionDenied:
+		return TransDecide
+	case *ApprovalRequested:
+		return TransOpenRequest
+	case *ApprovalResolved:
+		if openAfter == 0 {
+			return TransResolveLast
+		}
+		return TransResolve
+	case *ProfileChanged:
+		return TransChange
+	case *TurnCompleted:
+		return TransComplete
+	case *TurnInterrupted:
+		return TransInterrupt
+	case *TurnFailed:
+		return TransFail
+	}
+	return ""
+}
+
+// StatusAfter is the turn's state once p is folded in state from, read from
+// TurnTransitions: both folds (Evolve and the read models) take statuses
+// from here. An event that makes no move, or a move the table does not
+// allow from there, leaves the state as it is: a fold is total over stored
+// history, and Decide refuses such moves before anything is stored.
+func StatusAfter(from Status, p Payload, openAfter int) Status {
+	trans := TransitionOf(p, openAfter)
+	if trans == "" {
+		return from
+	}
+	if to, ok := table[transKey{from, trans}]; ok {
+		return to
+	}
+	return from
+}
+
+// requestTable is RequestTransitions as a lookup.
+var requestTable = func() map[RequestStatus]RequestStatus {
+	m := map[RequestStatus]RequestStatus{}
+	for _, e := range RequestTransitions {
+		for _, src := range e.Src {
+			m[RequestStatus(src)] = RequestStatus(e.Dst)
+		}
+	}
+	return m
+}()
+
+// ResolveRequest is an approval request's state after a resolution, read
+// from RequestTransitions; ok is false when the request cannot be resolved
+// from status (it is not open).
+func ResolveRequest(status RequestStatus) (next RequestStatus, ok bool) {
+	next, ok = requestTable[status]
+	return next, ok
+}
+
 // NewMachine returns a looplab/fsm machine of the turn table in state s (for
 // diagrams and checks; the aggregate uses the derived table).
 func NewMachine(s Status) *fsm.FSM { return fsm.NewFSM(string(s), TurnTransitions, nil) }

@@ -71,8 +71,9 @@ func (r *Registry) Types() []string {
 	return out
 }
 
-// Events is the registry of every turn event.
-var Events = func() *Registry {
+// EventRegistry is the registry of every turn event type: its stable
+// name, its schema version and a constructor for its payload.
+var EventRegistry = func() *Registry {
 	r := NewRegistry()
 	for _, c := range catalogue {
 		if err := r.Register(c.version, c.make); err != nil {

@@ -136,11 +136,14 @@ func NewState(turnID string) *State {
 
 // Evolve applies one event to s. It is total for valid histories: every event
 // Decide can produce, in the order it produces them.
-func Evolve(s *State, e *Event) {
+func Evolve(s *State, e *Event) { evolve(s, e) }
+
+// evolve is Evolve, reporting whether it knows the event's payload
+// (TestEvolveHandlesEveryRegisteredEvent walks the registry with it).
+func evolve(s *State, e *Event) bool {
 	s.Version, s.LastHash, s.UpdatedAt = e.Version, e.Hash, e.OccurredAt
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
-		s.Status = StatusInProgress
 		s.WorkspaceID, s.ThreadID, s.ParentTurnID, s.TaskCap = p.WorkspaceID, p.ThreadID, p.ParentTurnID, p.TaskCap
 		s.RequestHash, s.Inputs, s.StartedAt = p.RequestHash, p.Inputs, e.OccurredAt
 		s.Grants, s.Requests, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}, map[string]struct{}{}
@@ -166,43 +169,52 @@ func Evolve(s *State, e *Event) {
 			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
 	case *ApprovalRequested:
-		act := p.Action
-		act.Summary, act.Details = p.Request.Summary, p.Request.Details
-		s.Requests[p.Request.RequestID] = &Request{
-			ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
-			Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-			Action: act, OpenedAt: e.OccurredAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
-			ForThisTurn: p.Request.ForThisTurn,
-		}
+		s.Requests[p.Request.RequestID] = s.openRequest(p, e.OccurredAt)
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
 				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
 		}
 		s.Open++
-		s.Status = StatusAwaitingApproval
 	case *ApprovalResolved:
 		r := s.Requests[p.RequestID]
-		if r == nil || r.Status != RequestOpen {
-			return
+		if r == nil {
+			return true
 		}
-		r.Status, r.Resolution = RequestResolved, p.Resolution
+		resolved, ok := ResolveRequest(r.Status)
+		if !ok {
+			return true
+		}
+		r.Status, r.Resolution = resolved, p.Resolution
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
 		}
 		s.Open--
-		if s.Open == 0 && s.Status == StatusAwaitingApproval {
-			s.Status = StatusInProgress
-		}
-	case *TurnCompleted:
-		s.Status, s.EndedAt = StatusCompleted, e.OccurredAt
-	case *TurnInterrupted:
-		s.Status, s.EndedAt = StatusInterrupted, e.OccurredAt
-	case *TurnFailed:
-		s.Status, s.EndedAt = StatusFailed, e.OccurredAt
+	case *TurnCompleted, *TurnInterrupted, *TurnFailed:
+		s.EndedAt = e.OccurredAt
 	case *ToolCompleted:
 		s.Ran[p.ToolCallID] = struct{}{}
+	case *EgressTraffic:
+		// Traffic counts are for the read models; the aggregate decides
+		// nothing from them (each connection's decision is its own event).
 	default:
-		s.evolveExec(e)
+		if !s.evolveExec(e) {
+			return false
+		}
+	}
+	s.Status = StatusAfter(s.Status, e.Payload, s.Open)
+	return true
+}
+
+// openRequest is the request p opens at openedAt: the one place it is
+// built, by Evolve for the state and by Decide for its answer.
+func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time) *Request {
+	act := p.Action
+	act.Summary, act.Details = p.Request.Summary, p.Request.Details
+	return &Request{
+		ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
+		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
+		Action: act, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
+		ForThisTurn: p.Request.ForThisTurn,
 	}
 }
 

@@ -55,7 +55,7 @@ func TestRegistryRefusesDuplicatesAndUnknown(t *testing.T) {
 	if _, err := r.New(TypeTurnStarted, 2); !errors.Is(err, ErrUnknownEventType) {
 		t.Fatalf("unknown version: %v", err)
 	}
-	if len(Events.Types()) != len(catalogue) {
+	if len(EventRegistry.Types()) != len(catalogue) {
 		t.Fatal("catalogue and registry differ")
 	}
 }

@@ -1,4 +1,4 @@
-package turn
+package eventcodec
 
 import (
 	"encoding/json"

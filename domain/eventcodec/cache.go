@@ -1,30 +1,34 @@
-package turn
+package eventcodec
 
-import "sync"
+import (
+	"sync"
+
+	"turnstile/domain/turn"
+)
 
 // snapshotCache remembers recently decoded snapshot-bearing payloads by their
 // stored bytes. A snapshot is a few kilobytes and its decoding is most of a
 // replay's work, while the turns of one workspace and mode resolve to the
 // same bytes; a replay decodes each distinct one once. Payloads are shared
 // read-only: a snapshot is never modified once resolved.
-var snapshotCache = decodeCache{max: 256, m: map[string]Payload{}}
+var snapshotCache = decodeCache{max: 256, m: map[string]turn.Payload{}}
 
 type decodeCache struct {
 	mu  sync.Mutex // guards m
 	max int
-	m   map[string]Payload
+	m   map[string]turn.Payload
 }
 
-func cacheable(p Payload) bool {
+func cacheable(p turn.Payload) bool {
 	switch p.(type) {
-	case *SecuritySnapshotResolved, *ProfileSelected, *ProfileChanged:
+	case *turn.SecuritySnapshotResolved, *turn.ProfileSelected, *turn.ProfileChanged:
 		return true
 	}
 	return false
 }
 
 // get returns a copy of the payload decoded from data, if remembered.
-func (c *decodeCache) get(typ string, data []byte) (Payload, bool) {
+func (c *decodeCache) get(typ string, data []byte) (turn.Payload, bool) {
 	c.mu.Lock()
 	p, ok := c.m[typ+"\x00"+string(data)]
 	c.mu.Unlock()
@@ -36,26 +40,33 @@ func (c *decodeCache) get(typ string, data []byte) (Payload, bool) {
 
 // shallowCopy copies a cached payload's top level, so an event never shares
 // its payload value with another (only the read-only slices inside).
-func shallowCopy(p Payload) Payload {
+func shallowCopy(p turn.Payload) turn.Payload {
 	switch v := p.(type) {
-	case *SecuritySnapshotResolved:
+	case *turn.SecuritySnapshotResolved:
 		cp := *v
 		return &cp
-	case *ProfileSelected:
+	case *turn.ProfileSelected:
 		cp := *v
 		return &cp
-	case *ProfileChanged:
+	case *turn.ProfileChanged:
 		cp := *v
 		return &cp
 	}
 	return p
 }
 
-func (c *decodeCache) put(typ string, data []byte, p Payload) {
+func (c *decodeCache) put(typ string, data []byte, p turn.Payload) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= c.max {
 		clear(c.m) // a crude bound: a replay refills it with what recurs
 	}
 	c.m[typ+"\x00"+string(data)] = p
+}
+
+// reset forgets every remembered payload.
+func (c *decodeCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
 }

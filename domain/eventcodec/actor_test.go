@@ -1,4 +1,4 @@
-package turn
+package eventcodec
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"turnstile/domain"
+	"turnstile/domain/turn"
 )
 
 // TestEnvelopeActor: the fast envelope decoder reads the actor as stored
@@ -18,12 +19,12 @@ func TestEnvelopeActor(t *testing.T) {
 		`{"type":"x","actor":"agent"}`:                            {Name: "agent"},
 		`{"type":"x"}`:                                            {},
 	} {
-		var viaJSON, viaFast envelope
+		var viaJSON, viaFast turn.Envelope
 		if err := json.Unmarshal([]byte(in), &viaJSON); err != nil {
 			t.Fatal(err)
 		}
 		s := scanner{b: []byte(in)}
-		viaFast.decodeFast(&s)
+		decodeEnvelopeFast(&s, &viaFast)
 		if err := s.done(); err != nil || !reflect.DeepEqual(viaFast, viaJSON) || viaFast.Actor != want {
 			t.Errorf("%s: fast %+v (%v), json %+v, want actor %+v", in, viaFast.Actor, err, viaJSON.Actor, want)
 		}

@@ -1,21 +1,19 @@
-package turn
+package eventcodec
 
 import (
 	"encoding/json"
 
 	"turnstile/domain"
+	"turnstile/domain/turn"
 )
 
-// fastDecoder is a payload with a reflection-free decoder for the JSON the
-// codec writes. A replay decodes mostly these (decisions and approvals);
-// encoding/json decodes the rest, and any input a fast decoder does not
-// expect, so the result is always what encoding/json would give
-// (TestFastDecodeMatchesJSON).
-type fastDecoder interface {
-	decodeFast(s *scanner)
-}
+// The fast decoders read the JSON the codec writes without reflection. A
+// replay decodes mostly these (decisions and approvals); encoding/json
+// decodes the rest, and any input a fast decoder does not expect, so the
+// result is always what encoding/json would give (TestFastDecodeMatchesJSON,
+// FuzzFastDecode).
 
-func (e *envelope) decodeFast(s *scanner) {
+func decodeEnvelopeFast(s *scanner, e *turn.Envelope) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "event_id":
@@ -113,7 +111,7 @@ func (s *scanner) details() []domain.Detail {
 	return out
 }
 
-func (a *ActionRecord) decodeFast(s *scanner) {
+func decodeActionRecord(s *scanner, a *turn.ActionRecord) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "tool_name":
@@ -156,7 +154,7 @@ func (a *ActionRecord) decodeFast(s *scanner) {
 	}
 }
 
-func (v *Verdict) decodeFast(s *scanner) {
+func decodeVerdict(s *scanner, v *turn.Verdict) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "decision":
@@ -173,7 +171,7 @@ func (v *Verdict) decodeFast(s *scanner) {
 	}
 }
 
-func (d *DecisionRecorded) decodeFast(s *scanner) {
+func decodeDecisionRecorded(s *scanner, d *turn.DecisionRecorded) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "tool_call_id":
@@ -181,9 +179,9 @@ func (d *DecisionRecorded) decodeFast(s *scanner) {
 		case "item_id":
 			d.ItemID = s.str()
 		case "action":
-			d.Action.decodeFast(s)
+			decodeActionRecord(s, &d.Action)
 		case "decision":
-			d.Decision.decodeFast(s)
+			decodeVerdict(s, &d.Decision)
 		case "request_id":
 			d.RequestID = s.str()
 		case "refusal":
@@ -196,7 +194,7 @@ func (d *DecisionRecorded) decodeFast(s *scanner) {
 	}
 }
 
-func (r *ApprovalRequest) decodeFast(s *scanner) {
+func decodeApprovalRequest(s *scanner, r *turn.ApprovalRequest) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "request_id":
@@ -229,10 +227,7 @@ func (r *ApprovalRequest) decodeFast(s *scanner) {
 	}
 }
 
-func (p *DecisionAllowed) decodeFast(s *scanner) { p.DecisionRecorded.decodeFast(s) }
-func (p *DecisionDenied) decodeFast(s *scanner)  { p.DecisionRecorded.decodeFast(s) }
-
-func (p *ApprovalRequested) decodeFast(s *scanner) {
+func decodeApprovalRequested(s *scanner, p *turn.ApprovalRequested) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "tool_call_id":
@@ -240,11 +235,11 @@ func (p *ApprovalRequested) decodeFast(s *scanner) {
 		case "item_id":
 			p.ItemID = s.str()
 		case "request":
-			p.Request.decodeFast(s)
+			decodeApprovalRequest(s, &p.Request)
 		case "action_record":
-			p.Action.decodeFast(s)
+			decodeActionRecord(s, &p.Action)
 		case "decision":
-			p.Decision.decodeFast(s)
+			decodeVerdict(s, &p.Decision)
 		case "mode":
 			s.text(p.Mode.UnmarshalText)
 		case "expires_at":
@@ -255,7 +250,7 @@ func (p *ApprovalRequested) decodeFast(s *scanner) {
 	}
 }
 
-func (p *ApprovalResolved) decodeFast(s *scanner) {
+func decodeApprovalResolved(s *scanner, p *turn.ApprovalResolved) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "request_id":
@@ -272,7 +267,7 @@ func (p *ApprovalResolved) decodeFast(s *scanner) {
 	}
 }
 
-func (p *TurnStarted) decodeFast(s *scanner) {
+func decodeTurnStarted(s *scanner, p *turn.TurnStarted) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "turn_id":
@@ -308,7 +303,7 @@ func (p *TurnStarted) decodeFast(s *scanner) {
 	}
 }
 
-func (p *TurnEnded) decodeFast(s *scanner) {
+func decodeTurnEnded(s *scanner, p *turn.TurnEnded) {
 	for first := s.open('{'); s.next('}', &first); {
 		if string(s.key()) != "reason" {
 			s.fail()
@@ -317,14 +312,38 @@ func (p *TurnEnded) decodeFast(s *scanner) {
 	}
 }
 
-func (p *TurnCompleted) decodeFast(s *scanner)   { p.TurnEnded.decodeFast(s) }
-func (p *TurnInterrupted) decodeFast(s *scanner) { p.TurnEnded.decodeFast(s) }
-func (p *TurnFailed) decodeFast(s *scanner)      { p.TurnEnded.decodeFast(s) }
+// decodeFast decodes data into p without reflection when p is one of the
+// types above; it reports false when p has no fast decoder or the input is
+// not as the codec writes it (p may then hold a partial decode).
+func decodeFast(data []byte, p turn.Payload) bool {
+	s := scanner{b: data}
+	switch v := p.(type) {
+	case *turn.DecisionAllowed:
+		decodeDecisionRecorded(&s, &v.DecisionRecorded)
+	case *turn.DecisionDenied:
+		decodeDecisionRecorded(&s, &v.DecisionRecorded)
+	case *turn.ApprovalRequested:
+		decodeApprovalRequested(&s, v)
+	case *turn.ApprovalResolved:
+		decodeApprovalResolved(&s, v)
+	case *turn.TurnStarted:
+		decodeTurnStarted(&s, v)
+	case *turn.TurnCompleted:
+		decodeTurnEnded(&s, &v.TurnEnded)
+	case *turn.TurnInterrupted:
+		decodeTurnEnded(&s, &v.TurnEnded)
+	case *turn.TurnFailed:
+		decodeTurnEnded(&s, &v.TurnEnded)
+	default:
+		return false
+	}
+	return s.done() == nil
+}
 
 // decodeInto decodes data into p, fast when p knows how and the input is as
 // the codec writes it, else with encoding/json (into a fresh payload, so a
 // partial fast decode leaves nothing behind).
-func decodeInto(data []byte, p Payload, fresh func() Payload) (Payload, error) {
+func decodeInto(data []byte, p turn.Payload, fresh func() turn.Payload) (turn.Payload, error) {
 	if cacheable(p) {
 		typ := p.EventType()
 		if c, ok := snapshotCache.get(typ, data); ok {
@@ -336,22 +355,19 @@ func decodeInto(data []byte, p Payload, fresh func() Payload) (Payload, error) {
 		snapshotCache.put(typ, data, p)
 		return shallowCopy(p), nil
 	}
-	if f, ok := p.(fastDecoder); ok {
-		s := scanner{b: data}
-		if f.decodeFast(&s); s.done() == nil {
-			return p, nil
-		}
-		p = fresh()
+	if decodeFast(data, p) {
+		return p, nil
 	}
+	p = fresh()
 	return p, json.Unmarshal(data, p)
 }
 
 // decodeEnvelope decodes stored metadata, fast when it is as Encode writes it.
-func decodeEnvelope(data []byte, env *envelope) error {
+func decodeEnvelope(data []byte, env *turn.Envelope) error {
 	s := scanner{b: data}
-	if env.decodeFast(&s); s.done() == nil {
+	if decodeEnvelopeFast(&s, env); s.done() == nil {
 		return nil
 	}
-	*env = envelope{}
+	*env = turn.Envelope{}
 	return json.Unmarshal(data, env)
 }

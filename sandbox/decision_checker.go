@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"turnstile/domain"
+)
+
+// CodedRefusal adapts a Refusal to the engine's Refusal port
+// (engine.Refusal: an error with a RefusalCode).
+type CodedRefusal struct{ *Refusal }
+
+// RefusalCode returns the refusal's code.
+func (r CodedRefusal) RefusalCode() string { return r.Code }
+
+// AsCoded returns err as a CodedRefusal when it is a *Refusal, and err
+// unchanged otherwise.
+func AsCoded(err error) error {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return CodedRefusal{r}
+	}
+	return err
+}
+
+// DecisionChecker runs the sandbox's resource checks for the engine's
+// decisions (engine.ResourceChecker and engine.FileResolver), against the
+// snapshot as it stands for a call a person may still approve
+// (domain.TurnExecutionSecuritySnapshot.Approvable): a supervised write in
+// the workspace is left to the policy, which asks; a write outside the roots,
+// through a symlink that leads out, to a sensitive path or to a denied host
+// is refused. Paths are resolved as the kernel will (CheckFile), and the
+// engine judges and records the resolved path. It is the checker the server
+// installs, and the one the decision benchmarks measure.
+type DecisionChecker struct {
+	// Resolver looks host names up at decision time (CheckURLResolved);
+	// Timeout bounds each lookup.
+	Resolver HostResolver
+	Timeout  time.Duration
+}
+
+// CheckFile checks path for op, as ResolveFile does.
+func (c DecisionChecker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error {
+	_, err := c.ResolveFile(s, path, op, false)
+	return err
+}
+
+// ResolveFile checks path for op and returns it resolved; with tree,
+// everything below it is checked too (CheckTree).
+func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error) {
+	a := s.Approvable()
+	if a.Sandbox.Filesystem.Unrestricted {
+		a.Sandbox.Filesystem = sensitiveOnly(a.Sandbox.Filesystem)
+	}
+	if tree {
+		resolved, err := CheckTree(&a, path)
+		return resolved, AsCoded(err)
+	}
+	resolved, err := CheckFile(&a, path, op)
+	return resolved, AsCoded(err)
+}
+
+// sensitiveOnly is an unrestricted filesystem as the decisions see it: all
+// of "/" but the snapshot's sensitive paths (the service's own data
+// directory and token files), which even a full_access turn may not read or
+// write. The one path checker then judges them as for a restricted turn
+// (symlinks and ".." included).
+func sensitiveOnly(fs domain.FilesystemPolicy) domain.FilesystemPolicy {
+	es := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: "/", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/"}}
+	for _, e := range fs.Entries {
+		if e.Kind == domain.PathSensitive {
+			es = append(es, e)
+		}
+	}
+	if len(es) == 1 {
+		return fs
+	}
+	return domain.FilesystemPolicy{Entries: es}
+}
+
+// CheckURL checks rawURL against the network policy, looking its host up.
+func (c DecisionChecker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+	a := s.Approvable()
+	return AsCoded(CheckURLResolved(context.Background(), &a, rawURL, c.Resolver, c.Timeout))
+}
+
+// Explainer checks paths and URLs against a snapshot as it stands, for
+// GET /v1/turns/{id}/explain.
+type Explainer struct{}
+
+// ExplainFile checks path for op and returns the path it judged.
+func (Explainer) ExplainFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (string, error) {
+	resolved, err := CheckFile(s, path, op)
+	var r *Refusal
+	if errors.As(err, &r) {
+		resolved = r.Path // the path the refusal judged
+	}
+	return resolved, AsCoded(err)
+}
+
+// ExplainURL checks rawURL against the network policy without a lookup.
+func (Explainer) ExplainURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+	return AsCoded(CheckURL(s, rawURL))
+}
