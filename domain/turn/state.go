@@ -90,6 +90,9 @@ type Request struct {
 	Reason domain.Reason
 	// ForThisTurn says what an allow_for_turn answer covers.
 	ForThisTurn string
+	// ResolvedReason is the reason recorded when it was resolved
+	// (permissions_changed when a permission change resolved it).
+	ResolvedReason domain.Reason
 }
 
 // ApprovalRequest renders r as a TurnPermissionApprovalRequest of s.
@@ -185,7 +188,7 @@ func Evolve(s *State, e *Event) {
 		if r == nil || r.Status != RequestOpen {
 			return
 		}
-		r.Status, r.Resolution = RequestResolved, p.Resolution
+		r.Status, r.Resolution, r.ResolvedReason = RequestResolved, p.Resolution, p.Reason
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
 		}
