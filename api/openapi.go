@@ -254,6 +254,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 	schemas := map[string]any{"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
 		"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}}
 	addToolSchemas(paths, schemas)
+	addOperationDocs(paths)
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "turnstile", "version": "1",

@@ -60,3 +60,55 @@ func exampleToolName(t domain.ToolInfo) string {
 	}
 	return t.Name
 }
+
+// publicDescriptions describe the operations that need no credential.
+var publicDescriptions = map[string]string{
+	"GET /healthz": "Answers 200 while the process serves HTTP; needs no credential. Readiness (store reachable, read models caught up) is /readyz.",
+}
+
+// bodyExamples is an example request body of each operation that takes
+// one (the decision operation has one per tool, from the catalogue); a
+// test decodes each into the operation's body type, unknown fields
+// refused, so none names a field the server would refuse.
+var bodyExamples = map[string]string{
+	"POST /v1/hooks/claude-code":              `{"session_id": "s1", "cwd": "/home/me/src/app", "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "go test ./..."}}`,
+	"POST /v1/turns":                          `{"turn_id": "t1", "workspace_id": "ws1", "thread_id": "th1", "permission_profile": {"mode": "supervised"}, "workspace_root": "/home/me/src/app"}`,
+	"POST /v1/turns/{turn_id}/exec":           `{"tool_call_id": "call-1", "argv": ["go", "test", "./..."], "cwd": ".", "env": {"GOFLAGS": "-count=1"}, "timeout_ms": 600000}`,
+	"POST /v1/turns/{turn_id}/permissions":    `{"permission_profile": {"mode": "auto_accept_edits"}}`,
+	"POST /v1/turns/{turn_id}/complete":       `{"reason": "done"}`,
+	"POST /v1/turns/{turn_id}/interrupt":      `{"reason": "the user pressed stop"}`,
+	"POST /v1/turns/{turn_id}/fail":           `{"reason": "the model call failed"}`,
+	"POST /v1/credentials":                    `{"name": "alice", "role": "approver", "workspaces": ["ws1"]}`,
+	"POST /v1/approvals/{request_id}/respond": `{"resolution": "allow_for_turn"}`,
+}
+
+// addOperationDocs gives public operations their description and each
+// operation with a body its example.
+func addOperationDocs(paths map[string]map[string]any) {
+	for _, op := range operations {
+		o, ok := paths[op.path][strings.ToLower(op.method)].(map[string]any)
+		if !ok {
+			continue
+		}
+		key := op.method + " " + op.path
+		if d, ok := publicDescriptions[key]; ok && o["description"] == nil {
+			o["description"] = d
+		}
+		ex, ok := bodyExamples[key]
+		if !ok {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(ex), &v) != nil {
+			continue
+		}
+		if rb, ok := o["requestBody"].(map[string]any); ok {
+			content := rb["content"].(map[string]any)["application/json"].(map[string]any)
+			content["example"] = v
+			if props, ok := content["schema"].(map[string]any)["properties"].(map[string]any); ok && props["cmd"] != nil && props["argv"] != nil {
+				props["cmd"] = map[string]any{"description": "the command under the decision endpoint's name: an argv array (as argv), or a shell string run as /bin/sh -c CMD; give argv or cmd, not both",
+					"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}}
+			}
+		}
+	}
+}

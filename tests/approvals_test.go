@@ -191,7 +191,8 @@ func TestIdempotentAndConflictingCommands(t *testing.T) {
 	}
 	reqID := ask.Request.RequestID
 
-	// expired is the server's to give.
+	// expired is the server's to give: refused as any value a client may
+	// not give, listing those it may.
 	status, body = s.Request("POST", "/v1/approvals/"+reqID+"/respond", map[string]string{"resolution": "expired"})
 	if e := wantError(t, status, body, http.StatusBadRequest, "invalid_enum"); e.Details["field"] != "resolution" || e.Details["value"] != "expired" ||
 		strings.Contains(str(e.Details["allowed"]), "expired") {

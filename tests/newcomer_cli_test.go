@@ -3,18 +3,16 @@ package tests
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"turnstile/internal/esdbtest"
 )
 
 // runCLIWith runs the binary with args and extra environment entries
@@ -142,6 +140,12 @@ func TestCLIExecHintKeepsServer(t *testing.T) {
 	if code != 4 || !strings.Contains(errOut, "already ran") {
 		t.Fatalf("re-running a call that ran: exit %d, want 4 naming it:\n%s", code, errOut)
 	}
+	// The same id with another command is no re-run: the server's
+	// tool_call_reused, exit 1, never "already ran".
+	_, errOut, code = runCLIWith(t, env, "exec", "--server", s.URL, "--turn", "hint", "--tool-call-id", "h1", "--", "cat", "b.txt")
+	if code != 1 || !strings.Contains(errOut, "tool_call_reused") || strings.Contains(errOut, "already ran") {
+		t.Fatalf("the same id with another command: exit %d:\n%s", code, errOut)
+	}
 	if _, errOut, _ := runCLIWith(t, nil, "exec", "--help"); !strings.Contains(errOut, "4 when this tool call id") {
 		t.Fatalf("exec --help does not document exit 4:\n%s", errOut)
 	}
@@ -183,6 +187,9 @@ func TestCLIErrorsNameWhatIsMissing(t *testing.T) {
 	_, errOut, _ = runCLIWith(t, nil, "approvals", "list", "--help")
 	if !strings.Contains(errOut, "-status") {
 		t.Errorf("approvals list --help lacks --status:\n%s", errOut)
+	}
+	if out, _, code := runCLIWith(t, nil, "--help"); code != 0 || !strings.Contains(out, "TURNSTILE_URL") {
+		t.Errorf("--help does not say where client commands go: %d\n%s", code, out)
 	}
 	out, _, code := runCLIWith(t, nil, "audit", "--help")
 	if code != 0 || strings.Count(out, "\n") < 5 || !strings.Contains(out, "--heads") || !strings.Contains(out, "TURNSTILE_URL") {
@@ -287,6 +294,9 @@ func TestCLIApprovalsShowAndPrefixes(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "ambiguous") || !strings.Contains(errOut, a) || !strings.Contains(errOut, b) {
 		t.Fatalf("show %q (ambiguous): %d\n%s", ambiguous, code, errOut)
 	}
+	if _, errOut, code := s.CLI("approvals", "respond", "", "deny"); code != 1 || !strings.Contains(errOut, "empty request id") {
+		t.Fatalf("respond with an empty id: %d\n%s", code, errOut)
+	}
 	if _, errOut, code := s.CLI("approvals", "respond", ambiguous, "deny"); code != 1 || !strings.Contains(errOut, "ambiguous") {
 		t.Fatalf("respond %q (ambiguous): %d\n%s", ambiguous, code, errOut)
 	}
@@ -369,93 +379,46 @@ func TestCLIApprovalsWatch(t *testing.T) {
 	waitFor("resolved " + second + ": deny by ")
 }
 
-// TestServeLogsStoreOutage starts `serve` on an EventStoreDB address where
-// nothing listens: it logs the outage at start and at each check while it
-// lasts; then an EventStoreDB (the in-process test server) comes up on
-// that address, and the same check logs that it is reachable again.
-func TestServeLogsStoreOutage(t *testing.T) {
+// TestCLIApprovalsWatchJSON checks watch --json prints one JSON-RPC
+// notification per line: the pending request first, then a resolution.
+func TestCLIApprovalsWatchJSON(t *testing.T) {
 	t.Parallel()
-	addr := strings.TrimPrefix(closedURL(t), "http://")
-	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--store", "esdb://"+addr+"?tls=false", "--store-timeout", "1s", "--store-check-interval", "300ms")
-	cmd.Env = cleanEnv()
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
+	s := StartServer(t, "")
+	s.startTurn("wj", "ws", "supervised", workspace(t))
+	id := s.decide("wj", "c1", "exec_command", map[string]any{"cmd": "make json"}).Request.RequestID
+	cmd := exec.Command(bin, "approvals", "watch", "--json", "--server", s.URL)
+	cmd.Env = append(cleanEnv(), "TURNSTILE_TOKEN="+s.Token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string, 1000)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var seen []string
-	waitFor := func(want string) {
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	next := func() map[string]any {
 		t.Helper()
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("serve exited before %q:\n%s", want, strings.Join(seen, "\n"))
-				}
-				seen = append(seen, l)
-				if strings.Contains(l, want) {
-					return
-				}
-			case <-timeout:
-				t.Fatalf("serve never logged %q:\n%s", want, strings.Join(seen, "\n"))
-			}
+		if !sc.Scan() {
+			t.Fatal("watch --json ended")
 		}
+		var n map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &n); err != nil {
+			t.Fatalf("watch --json printed %q: %v", sc.Text(), err)
+		}
+		return n
 	}
-	waitFor("listening on")
-	waitFor("the event store is unreachable")
-	waitFor("the event store is unreachable") // again, while it lasts
-	srv := esdbtest.NewServer()
-	if err := srv.Serve(addr); err != nil {
-		t.Fatal(err)
+	n := next()
+	p, _ := n["params"].(map[string]any)
+	req, _ := p["request"].(map[string]any)
+	if n["method"] != "turn/permission/request/opened" || req["request_id"] != id {
+		t.Fatalf("first line: %v", n)
 	}
-	t.Cleanup(srv.Stop)
-	waitFor("the event store is reachable again")
-}
-
-// TestBenchUsesItsOwnWorkspace runs bench twice: each run says which
-// workspace its permanent turns go to, a new one each time, and its turns
-// are in that workspace.
-func TestBenchUsesItsOwnWorkspace(t *testing.T) {
-	t.Parallel()
-	s := StartServer(t, "")
-	var workspaces []string
-	for range 2 {
-		_, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "10")
-		if code != 0 {
-			t.Fatalf("bench: %d\n%s", code, errOut)
-		}
-		m := regexp.MustCompile(`turnstile bench: writing 2 turns \((bench-[0-9a-f]+)-0…1\) in workspace (\S+) to the store of (\S+);`).FindStringSubmatch(errOut)
-		if m == nil || m[3] != s.URL {
-			t.Fatalf("bench does not say where it writes:\n%s", errOut)
-		}
-		if !strings.Contains(errOut, "they stay in its audit log") {
-			t.Fatalf("bench does not say its turns are permanent:\n%s", errOut)
-		}
-		turnID, ws := m[1]+"-0", m[2]
-		var got struct {
-			Turn struct {
-				WorkspaceID string `json:"workspace_id"`
-			} `json:"turn"`
-		}
-		s.JSON("GET", "/v1/turns/"+turnID, nil, 200, &got)
-		if got.Turn.WorkspaceID != ws || !strings.HasPrefix(ws, "bench-") {
-			t.Fatalf("bench turn %s is in workspace %q; bench said %q", turnID, got.Turn.WorkspaceID, ws)
-		}
-		workspaces = append(workspaces, ws)
-	}
-	if workspaces[0] == workspaces[1] {
-		t.Fatalf("two bench runs share workspace %s", workspaces[0])
+	s.respond(id, "deny")
+	n = next()
+	p, _ = n["params"].(map[string]any)
+	if n["method"] != "turn/permission/request/resolved" || p["request_id"] != id || p["resolution"] != "deny" {
+		t.Fatalf("second line: %v", n)
 	}
 }

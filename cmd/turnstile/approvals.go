@@ -143,6 +143,9 @@ func (c *client) approvals(status, turnID string) ([]projections.ApprovalView, e
 // server names it not found); a prefix several match is an error listing
 // them.
 func (c *client) resolveRequestID(prefix string) (string, error) {
+	if prefix == "" {
+		return "", fmt.Errorf("an empty request id")
+	}
 	list, err := c.approvals("all", "")
 	if err != nil {
 		return "", err

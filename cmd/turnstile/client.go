@@ -113,11 +113,14 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 	if err != nil {
 		return resp.StatusCode, err
 	}
-	if resp.StatusCode >= 300 && !(resp.StatusCode == http.StatusConflict && out != nil && isExec(path)) {
-		var e struct {
-			Error apiError `json:"error"`
-		}
-		if json.Unmarshal(data, &e) != nil || e.Error.Code == "" {
+	var e struct {
+		Error apiError `json:"error"`
+	}
+	isErr := json.Unmarshal(data, &e) == nil && e.Error.Code != ""
+	// An exec's 409 is an answer (the call had already started) unless it
+	// is an error (tool_call_reused: the same id with other content).
+	if resp.StatusCode >= 300 && (isErr || !(resp.StatusCode == http.StatusConflict && out != nil && isExec(path))) {
+		if !isErr {
 			return resp.StatusCode, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(data)))
 		}
 		e.Error.Status = resp.StatusCode

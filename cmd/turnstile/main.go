@@ -27,7 +27,7 @@ func init() {
 		{"token", "manage named credentials (token create --name N --role R [--workspace W] | token list | token revoke N)", tokenCmd},
 		{"replay", "show a turn's snapshot and pending approvals as of any version", replayCmd},
 		{"audit", "verify the hash chains of the audit log (audit verify [--all | TURN_ID…])", auditCmd},
-		{"approvals", "list or resolve approval requests (approvals list | approvals respond ID RESOLUTION)", approvalsCmd},
+		{"approvals", "follow, show or resolve approval requests (approvals list | watch | show ID | respond ID RESOLUTION)", approvalsCmd},
 		{"exec", "run a command for a turn through the server (exec --turn ID -- CMD…)", execCmd},
 		{"sandbox", "run one command under a snapshot, without a server (sandbox --mode M --root DIR -- CMD…)", sandboxCmd},
 		{"doctor", "print what this machine's kernel can enforce and what each mode would lose", doctorCmd},
@@ -73,7 +73,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'turnstile <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'turnstile <command> --help' for a command's flags. Client commands (token, replay, audit,\napprovals, exec, bench, hook) talk to --server, else TURNSTILE_URL, else "+defaultServer+".")
 }
 
 func sandboxCmd(args []string, stdout, stderr io.Writer) int {
