@@ -180,3 +180,125 @@ func TestMidTurnChangeToProfile(t *testing.T) {
 		t.Fatalf("a write dev allows after the change: %+v", d)
 	}
 }
+
+// lines counts the lines of a file (0 when it does not exist).
+func lines(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
+}
+
+// runDaemonApproved starts, in an auto_accept_edits turn, an approved
+// command that starts a setsid daemon (named by token) and waits; it
+// returns when the daemon runs.
+func runDaemonApproved(t *testing.T, s *Server, id, root, token string) <-chan decisionAnswer {
+	t.Helper()
+	s.startTurn(id, "ws", "auto_accept_edits", root)
+	body := map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000}
+	status, first := s.exec(id, "", body)
+	if status != http.StatusAccepted || first.Request == nil {
+		t.Fatalf("exec in auto_accept_edits: %d %+v, want 202 ask", status, first)
+	}
+	s.respond(first.Request.RequestID, "allow_once")
+	answer := execInBackground(s, id, body)
+	pollUntil(t, "the daemon to run", func() bool {
+		return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0
+	})
+	return answer
+}
+
+// TestMidTurnNarrowKillsRunningCommand: a narrowing change (auto_accept_edits
+// → supervised) kills the running command with every process it started (a
+// setsid daemon included); the exec answer and the recorded result say why.
+// The control: a widening change (→ full_access) leaves the same kind of
+// command running — its daemon keeps ticking after the change — until the
+// turn ends.
+func TestMidTurnNarrowKillsRunningCommand(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+
+	t.Run("narrow", func(t *testing.T) {
+		root := workspace(t)
+		token := fmt.Sprintf("turnstile-narrow-%d", time.Now().UnixNano())
+		answer := runDaemonApproved(t, s, "narrow", root, token)
+		status, raw := s.changePermissions("narrow", map[string]any{"mode": "supervised"})
+		if status != http.StatusOK {
+			t.Fatalf("narrow: %d %s", status, raw)
+		}
+		var changed struct {
+			Turn struct {
+				Version int64 `json:"version"`
+			} `json:"turn"`
+		}
+		json.Unmarshal(raw, &changed)
+		var d decisionAnswer
+		select {
+		case d = <-answer:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the exec did not return after the narrowing change")
+		}
+		if !d.Ran || !strings.Contains(d.Message, "permissions changed (version") || d.Result == nil || d.Result.ExitCode == 0 {
+			t.Fatalf("exec answer after narrowing: %+v %+v", d, d.Result)
+		}
+		pollUntil(t, "every process of the command to die", func() bool { return len(hostProcessesWith(token)) == 0 })
+		_, evs := s.Request("GET", "/v1/turns/narrow/events", nil)
+		if !strings.Contains(string(evs), `"stopped":"permissions changed (version`) {
+			t.Fatalf("the recorded result does not say why it stopped: %s", evs)
+		}
+		var tr turnAnswer
+		s.JSON("GET", "/v1/turns/narrow", nil, http.StatusOK, &tr)
+		if tr.Turn.Status != "in_progress" || tr.Turn.Profile.Mode != "supervised" {
+			t.Fatalf("the turn after the narrowing: %+v", tr.Turn)
+		}
+	})
+
+	t.Run("widen", func(t *testing.T) {
+		root := workspace(t)
+		token := fmt.Sprintf("turnstile-widen-%d", time.Now().UnixNano())
+		answer := runDaemonApproved(t, s, "widen-run", root, token)
+		if status, raw := s.changePermissions("widen-run", map[string]any{"mode": "full_access"}); status != http.StatusOK {
+			t.Fatalf("widen: %d %s", status, raw)
+		}
+		ticks := filepath.Join(root, "ticks")
+		at := lines(ticks)
+		pollUntil(t, "the daemon to keep ticking after the widening", func() bool { return lines(ticks) > at+5 })
+		select {
+		case d := <-answer:
+			t.Fatalf("a widening change stopped the command: %+v", d)
+		default:
+		}
+		if n := len(hostProcessesWith(token)); n == 0 {
+			t.Fatal("the daemon died after a widening change")
+		}
+		s.JSON("POST", "/v1/turns/widen-run/complete", nil, http.StatusOK, nil)
+		d := <-answer
+		if strings.Contains(d.Message, "permissions changed") || !strings.Contains(d.Message, "turn ended") {
+			t.Fatalf("the command after widening and the end: %+v", d)
+		}
+		pollUntil(t, "every process of the command to die", func() bool { return len(hostProcessesWith(token)) == 0 })
+	})
+}
+
+// TestMidTurnNarrowOnOtherInstanceKillsCommand: two instances on one
+// store; B runs a command, A narrows the turn's permissions; B kills the
+// command and its daemon (B learns of the change through its read models).
+func TestMidTurnNarrowOnOtherInstanceKillsCommand(t *testing.T) {
+	t.Parallel()
+	p := miStartPair(t)
+	root := miWorkspace(t)
+	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "xn", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
+	token := fmt.Sprintf("turnstile-xnarrow-%d", time.Now().UnixNano())
+	answer := execInBackground(p.B, "xn", map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000})
+	pollUntil(t, "the daemon to run on B", func() bool { return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0 })
+	miCall(t, p.A, "POST", "/v1/turns/xn/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusOK, nil)
+	var d decisionAnswer
+	select {
+	case d = <-answer:
+	case <-time.After(60 * time.Second):
+		t.Fatal("B's exec did not return after A narrowed the turn")
+	}
+	if !d.Ran || !strings.Contains(d.Message, "permissions changed (version") {
+		t.Fatalf("B's exec answer: %+v", d)
+	}
+	pollUntil(t, "every process of B's command to die", func() bool { return len(hostProcessesWith(token)) == 0 })
+}
