@@ -121,7 +121,7 @@ func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse 
 		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
 		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
 	}
-	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
+	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
@@ -132,7 +132,13 @@ func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
 	if !ok {
 		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
 	}
-	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}, nil
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}, nil
+}
+
+// permissionsPrompt renders t's "Current Permissions" section, naming the
+// version of a mid-turn change.
+func permissionsPrompt(t *projections.TurnView) string {
+	return domain.PermissionsPromptAt(t.Profile, t.SnapshotVersion, t.SnapshotVersion > turn.InitialSnapshotVersion)
 }
 
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {

@@ -302,3 +302,54 @@ func TestMidTurnNarrowOnOtherInstanceKillsCommand(t *testing.T) {
 	}
 	pollUntil(t, "every process of B's command to die", func() bool { return len(hostProcessesWith(token)) == 0 })
 }
+
+// TestMidTurnChangeShownAtOnce: the moment a change is acknowledged, the
+// turn's read model, its prompt section and the SSE stream show the
+// effective permissions and the version they came from; the control is the
+// same turn before the change (the start's snapshot, no change named).
+func TestMidTurnChangeShownAtOnce(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	st := s.subscribe("turn_id=shown", "")
+	defer st.Close()
+	s.startTurn("shown", "ws", "supervised", root)
+	type view struct {
+		Turn struct {
+			Version         int64 `json:"version"`
+			SnapshotVersion int64 `json:"snapshot_version"`
+			Profile         struct {
+				Mode string `json:"mode"`
+			} `json:"permission_profile"`
+		} `json:"turn"`
+		Prompt string `json:"permissions_prompt"`
+	}
+	var before view
+	s.JSON("GET", "/v1/turns/shown", nil, http.StatusOK, &before)
+	if before.Turn.Profile.Mode != "supervised" || before.Turn.SnapshotVersion != 2 || strings.Contains(before.Prompt, "changed") || !strings.Contains(before.Prompt, "supervised") {
+		t.Fatalf("before the change: %+v", before)
+	}
+	for _, c := range []struct{ mode, wantPrompt string }{{"auto_accept_edits", "auto_accept_edits"}, {"full_access", "full_access"}} {
+		var ack view
+		s.JSON("POST", "/v1/turns/shown/permissions", map[string]any{"permission_profile": map[string]any{"mode": c.mode}}, http.StatusOK, &ack)
+		var got view
+		s.JSON("GET", "/v1/turns/shown", nil, http.StatusOK, &got)
+		want := fmt.Sprintf("turn version %d", ack.Turn.SnapshotVersion)
+		for name, v := range map[string]view{"ack": ack, "read model": got} {
+			if v.Turn.Profile.Mode != c.mode || v.Turn.SnapshotVersion != ack.Turn.SnapshotVersion || v.Turn.SnapshotVersion <= 2 ||
+				!strings.Contains(v.Prompt, want) || !strings.Contains(v.Prompt, c.wantPrompt) {
+				t.Fatalf("%s after the change to %s: %+v (want %q in the prompt)", name, c.mode, v, want)
+			}
+		}
+		for {
+			e := st.Next()
+			if e.Params["kind"] != "profile_changed" {
+				continue
+			}
+			if e.Params["profile_mode"] != c.mode || e.Params["snapshot_version"] != float64(ack.Turn.SnapshotVersion) {
+				t.Fatalf("SSE profile_changed: %v", e.Params)
+			}
+			break
+		}
+	}
+}

@@ -47,6 +47,12 @@ func (s *State) event(m *Meta, id []string, p Payload) Event {
 	return Event{ID: eventID(s.TurnID, id...), TurnID: s.TurnID, OccurredAt: m.Now, Actor: m.Actor, CorrelationID: m.CorrelationID, Payload: p}
 }
 
+// InitialSnapshotVersion is the version of the snapshot a turn starts with:
+// a start appends turn.started, permission.profile_selected and
+// security_snapshot_resolved, in that order. A turn whose SnapshotVersion is
+// above it had its permissions changed mid-turn.
+const InitialSnapshotVersion = 2
+
 func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	hash := c.RequestHash()
 	if s.Status != StatusNone {
