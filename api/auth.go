@@ -28,28 +28,47 @@ func principalOf(r *http.Request) domain.Principal {
 // the configured admin token, compared in constant time. Identity comes
 // from the credential only: no header sets or overrides it.
 func (s *Server) auth(next http.Handler) http.Handler {
-	want := []byte(s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok && strings.HasPrefix(got, TokenPrefix) && s.creds != nil {
-			pp, found, err := s.creds.Authenticate(r.Context(), got)
-			if err != nil {
-				writeError(w, err) // the store is unreachable: fail closed
-				return
-			}
-			if found {
-				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, pp)))
+		if _, hasAuth := r.Header["Authorization"]; !hasAuth {
+			if c, err := r.Cookie(sessionCookie); err == nil {
+				s.sessionAuth(w, r, c.Value, next) // the console's session (ui.go)
 				return
 			}
 		}
-		if !ok || len(want) == 0 || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		var p domain.Principal
+		var found bool
+		if ok {
+			var err error
+			if p, found, err = s.authenticate(r.Context(), got); err != nil {
+				writeError(w, err) // the store is unreachable: fail closed
+				return
+			}
+		}
+		if !found {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
 			writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)"))
 			return
 		}
-		admin := domain.Principal{Name: BootstrapName, Role: domain.RoleAdmin}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, admin)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// authenticate finds the principal of a token: a named credential's token
+// (TokenPrefix…) against the credential store, read up to date, or the
+// configured admin token, compared in constant time.
+func (s *Server) authenticate(ctx context.Context, token string) (domain.Principal, bool, error) {
+	if strings.HasPrefix(token, TokenPrefix) && s.creds != nil {
+		pp, found, err := s.creds.Authenticate(ctx, token)
+		if err != nil || found {
+			return pp, found, err
+		}
+	}
+	want := []byte(s.cfg.Token)
+	if len(want) == 0 || subtle.ConstantTimeCompare([]byte(token), want) != 1 {
+		return domain.Principal{}, false, nil
+	}
+	return domain.Principal{Name: BootstrapName, Role: domain.RoleAdmin}, true, nil
 }
 
 // allow refuses, before the handler runs, a principal whose role may not

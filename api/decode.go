@@ -42,11 +42,21 @@ func decodeBytes(body []byte, v any) error {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			return &unknownFieldError{field: strings.Trim(f, `"`)}
 		}
-		var syntax *json.SyntaxError
+		var (
+			syntax   *json.SyntaxError
+			typeErr  *json.UnmarshalTypeError
+			fieldErr *domain.FieldError
+			enumErr  *domain.InvalidEnumError
+		)
+		if errors.As(err, &typeErr) || errors.As(err, &fieldErr) || errors.As(err, &enumErr) {
+			return err
+		}
 		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return fmt.Errorf("%w: %v", errMalformed, err)
 		}
-		return err
+		// Any other decoding error (a type's own UnmarshalJSON) is the
+		// client's: a 400, never a 500.
+		return fmt.Errorf("%w: %v", errMalformed, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("%w: trailing data after the JSON value", errMalformed)

@@ -181,8 +181,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		from = p
 		beyond = s.beyondLog(r.Context(), from)
-	} else if q.Get("from") != "start" {
-		from = s.cfg.Projector.Position() // only what happens from now on
+	} else {
+		switch f := q.Get("from"); f {
+		case "start":
+		case "", "now":
+			from = s.cfg.Projector.Position() // only what happens from now on
+		default:
+			writeError(w, &domain.InvalidEnumError{Field: "from", Value: f, Allowed: []string{"start", "now"}})
+			return
+		}
 	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {

@@ -17,7 +17,7 @@ import (
 type ExecRequest struct {
 	ToolCallID string   `json:"tool_call_id"`
 	ItemID     string   `json:"item_id,omitempty"`
-	Argv       []string `json:"argv"`
+	Argv       []string `json:"argv,omitempty"`
 	// Cmd is the decision endpoint's name for the command: an argv array
 	// (the same as argv) or a shell string, run as /bin/sh -c CMD, as a
 	// decision classifies it. Give argv or cmd, not both.

@@ -61,6 +61,7 @@ var operations = []operation{
 		TurnID string                 `json:"turn_id"`
 		Rows   []projections.AuditRow `json:"rows"`
 	}{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/verify", op: domain.OpTurnHistory, summary: "Recompute the turn's hash chain from the stored events", response: VerifyResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
@@ -140,6 +141,12 @@ func schemaOf(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 		return map[string]any{"description": "any JSON value"}
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t == actorType:
+		return map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"},
+			"role": map[string]any{"type": "string", "enum": append(names(domain.Roles), string(domain.SystemActor.Role))}}}
+	case t == scopeType:
+		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"},
+			"description": "what the invocation touches: keys sorted, string values (sensitive ones redacted)"}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -153,7 +160,8 @@ func schemaOf(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 	case reflect.Float64:
 		return map[string]any{"type": "number"}
 	case reflect.Slice:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), seen)}
+		// null is accepted (and may be answered) as an empty list.
+		return map[string]any{"type": []string{"array", "null"}, "items": schemaOf(t.Elem(), seen)}
 	case reflect.Map:
 		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), seen)}
 	case reflect.Interface:
@@ -205,21 +213,26 @@ var openapiDoc = sync.OnceValue(func() []byte {
 	paths := map[string]map[string]any{}
 	errResp := map[string]any{"description": "error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
 	for _, op := range operations {
-		o := map[string]any{"summary": op.summary, "operationId": strings.ToLower(op.method) + strings.ReplaceAll(strings.ReplaceAll(op.path, "/", "_"), "{", "")}
+		o := map[string]any{"summary": op.summary, "operationId": operationID(op.method, op.path)}
 		var ps []map[string]any
 		for _, seg := range strings.Split(op.path, "/") {
 			if strings.HasPrefix(seg, "{") {
-				ps = append(ps, map[string]any{"name": strings.Trim(seg, "{}"), "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+				ps = append(ps, map[string]any{"name": strings.Trim(seg, "{}"), "in": "path", "required": true, "schema": pathParamSchema(strings.Trim(seg, "{}"))})
 			}
 		}
 		for _, q := range op.query {
-			ps = append(ps, map[string]any{"name": q, "in": "query", "required": false, "schema": map[string]any{"type": "string"}})
+			ps = append(ps, map[string]any{"name": q, "in": "query", "required": false, "schema": querySchema(op.path, q)})
 		}
 		if len(ps) > 0 {
 			o["parameters"] = ps
 		}
 		if op.body != nil {
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(op.body), map[reflect.Type]bool{})}}}
+			body := schemaOf(reflect.TypeOf(op.body), map[reflect.Type]bool{})
+			refineBody(body)
+			refineHookBody(op, body)
+			o["requestBody"] = map[string]any{"required": !optionalBody[op.method+" "+op.path], "content": map[string]any{"application/json": map[string]any{"schema": body}}}
+		} else if op.method == "POST" && op.path == "/rpc" {
+			o["requestBody"] = rpcRequestBody
 		}
 		status := op.status
 		if status == "" {
@@ -229,7 +242,20 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		if op.response != nil {
 			ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(op.response), map[reflect.Type]bool{})}}
 		}
-		o["responses"] = map[string]any{status: ok, "default": errResp}
+		responses := map[string]any{status: ok, "default": errResp}
+		for st, r := range extraSuccess(op, ok) {
+			responses[st] = r
+		}
+		for st, r := range specialResponses[op.method+" "+op.path] {
+			delete(responses, status)
+			responses[st] = r
+		}
+		for _, st := range errorStatuses(op) {
+			if responses[st] == nil {
+				responses[st] = map[string]any{"$ref": "#/components/responses/Error"}
+			}
+		}
+		o["responses"] = responses
 		if op.public {
 			o["security"] = []any{}
 		} else {
@@ -259,11 +285,13 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "turnstile", "version": "1",
 			"description": "Decides, enforces and records what an AI agent may do during one turn."},
-		"paths": paths,
+		"servers": []any{map[string]any{"url": "/", "description": "the turnstile server that serves this document"}},
+		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
-			"schemas": schemas,
+			"responses": map[string]any{"Error": errResp},
+			"schemas":   schemas,
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -63,6 +64,8 @@ type Server struct {
 	drained  atomic.Bool
 	// ccHints remembers each Claude Code session's latest turn number.
 	ccHints ccHints
+	// sessions are the console's signed-in sessions (ui.go).
+	sessions sessions
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -109,10 +112,19 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.observe)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", nil, "%s is not allowed here", r.Method))
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		// RFC 9110 §15.5.6: a 405 lists the methods the resource allows.
+		var allowed []string
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", map[string]any{"allowed": allowed}, "%s is not allowed here", req.Method))
 	})
 	r.Get("/healthz", s.healthz)
+	s.routeConsole(r)
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)
 		handle := func(method, path string, h http.HandlerFunc) {
@@ -137,6 +149,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/events", s.turnEvents)
 		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
+		handle("GET", "/v1/turns/{turn_id}/verify", s.verifyTurn)
 		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
 		handle("GET", "/v1/approvals", s.listApprovals)
 		handle("GET", "/v1/approvals/{request_id}", s.getApproval)

@@ -20,7 +20,7 @@ import (
 type StartTurnRequest struct {
 	TurnID            string                  `json:"turn_id,omitempty"`
 	WorkspaceID       string                  `json:"workspace_id"`
-	ThreadID          string                  `json:"thread_id"`
+	ThreadID          string                  `json:"thread_id,omitempty"`
 	PermissionProfile *domain.ProfileRequest  `json:"permission_profile,omitempty"`
 	Cwd               string                  `json:"cwd,omitempty"`
 	WorkspaceRoot     string                  `json:"workspace_root,omitempty"`
@@ -86,6 +86,11 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	}
 	if err := checkClientTurnID(req.TurnID); err != nil {
 		return nil, false, err
+	}
+	// Validation before existence: a request without its workspace is a
+	// 400 even when the turn exists.
+	if req.WorkspaceID == "" {
+		return nil, false, &domain.FieldError{Field: "workspace_id", Message: "is required"}
 	}
 	if err := principalOf(r).AuthorizeIn(domain.OpTurnStart, req.WorkspaceID); err != nil {
 		return nil, false, err

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 )
 
@@ -175,7 +174,7 @@ func (p *ToolPermissionPolicySnapshot) UnmarshalJSON(b []byte) error {
 	var out ToolPermissionPolicySnapshot
 	for i, f := range out.behaviorFields() {
 		if in[i] == nil {
-			return fmt.Errorf("effective_policy: missing field %s", f.name)
+			return &FieldError{Field: f.name, Message: "is required: a policy states every behaviour"}
 		}
 		beh, err := ParseBehavior(*in[i])
 		if err != nil {

@@ -222,12 +222,19 @@ func (s *Server) Request(method, path string, body any, header ...string) (int, 
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
+	var sent []byte
+	if rd != nil {
+		sent, _ = io.ReadAll(rd)
+		req.Body = io.NopCloser(bytes.NewReader(sent))
+		req.ContentLength = int64(len(sent))
+	}
 	resp, err := s.http.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
+	s.checkSpec(method, path, sent, req.Header, resp.StatusCode, resp.Header, data)
 	return resp.StatusCode, data
 }
 

@@ -54,6 +54,19 @@ func (s *State) event(m *Meta, id []string, p Payload) Event {
 const InitialSnapshotVersion = 2
 
 func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
+	// The request is validated before it is compared with an existing
+	// turn: a malformed request is a 400, whether or not the turn exists.
+	if c.Profile != nil && c.Profile.Mode != "" {
+		if _, err := domain.ParseMode(string(c.Profile.Mode)); err != nil {
+			return nil, Outcome{}, err
+		}
+	}
+	if err := domain.CheckProfileRequest(c.Profile); err != nil {
+		return nil, Outcome{}, err
+	}
+	if c.ParentTurnID == "" && c.TaskCap != nil {
+		return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
+	}
 	hash := c.RequestHash()
 	if s.Status != StatusNone {
 		if s.RequestHash == hash {
@@ -62,14 +75,6 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		return nil, Outcome{}, &ConflictError{Code: "turn_exists", Message: fmt.Sprintf("turn %s already exists with a different request", s.TurnID)}
 	}
 	if _, err := next(s.TurnID, s.Status, TransStart); err != nil {
-		return nil, Outcome{}, err
-	}
-	if c.Profile != nil && c.Profile.Mode != "" {
-		if _, err := domain.ParseMode(string(c.Profile.Mode)); err != nil {
-			return nil, Outcome{}, err
-		}
-	}
-	if err := domain.CheckProfileRequest(c.Profile); err != nil {
 		return nil, Outcome{}, err
 	}
 	si := domain.SnapshotInputs{

@@ -1,0 +1,282 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"turnstile/api/ui"
+	"turnstile/domain"
+)
+
+// The approval console (/ui): static assets embedded in the binary, and a
+// session that keeps the signed-in credential on the server. The browser
+// holds only a random session id in an HttpOnly, SameSite=Strict cookie;
+// the console's script calls the /v1 API with that cookie and, on every
+// state-changing request, the session's CSRF token in X-CSRF-Token.
+
+const (
+	sessionCookie = "turnstile_session"
+	csrfHeader    = "X-CSRF-Token"
+	// SessionTTL is how long a console session lasts after sign-in.
+	SessionTTL  = 12 * time.Hour
+	maxSessions = 10000
+)
+
+// consoleCSP is the console's Content-Security-Policy: its own scripts,
+// styles and connections only; no inline code, no frames, no plugins.
+const consoleCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// session is one signed-in console.
+type session struct {
+	token   string // the credential's secret: never sent back to the browser
+	csrf    string
+	expires time.Time
+}
+
+// sessions holds the console sessions of this instance.
+type sessions struct {
+	mu sync.Mutex
+	m  map[string]*session // guarded by mu
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (ss *sessions) create(token string, now time.Time) (string, *session) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.m == nil {
+		ss.m = map[string]*session{}
+	}
+	for id, se := range ss.m {
+		if now.After(se.expires) || len(ss.m) >= maxSessions {
+			delete(ss.m, id)
+		}
+	}
+	id := randomToken()
+	se := &session{token: token, csrf: randomToken(), expires: now.Add(SessionTTL)}
+	ss.m[id] = se
+	return id, se
+}
+
+func (ss *sessions) get(id string, now time.Time) (*session, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	se, ok := ss.m[id]
+	if ok && now.After(se.expires) {
+		delete(ss.m, id)
+		return nil, false
+	}
+	return se, ok
+}
+
+func (ss *sessions) drop(id string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	delete(ss.m, id)
+}
+
+// routeConsole adds /ui: the assets and the session endpoints. They need no
+// bearer token; the API calls the console makes go through auth with the
+// session cookie.
+func (s *Server) routeConsole(r chi.Router) {
+	r.Route("/ui", func(r chi.Router) {
+		r.Use(consoleHeaders)
+		r.Get("/", s.consoleAsset)
+		r.Get("/{asset}", s.consoleAsset)
+		r.Get("/session", s.consoleWhoAmI)
+		r.Post("/session", s.consoleSignIn)
+		r.Delete("/session", s.consoleSignOut)
+	})
+}
+
+// consoleHeaders sets the console's security headers on every /ui answer.
+func consoleHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", consoleCSP)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+var consoleTypes = map[string]string{".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+func (s *Server) consoleAsset(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "asset")
+	if name == "" {
+		name = "index.html"
+	}
+	b, err := fs.ReadFile(ui.Assets, name)
+	ext := name[strings.LastIndexByte(name, '.')+1:]
+	if err != nil || strings.Contains(name, "/") || consoleTypes["."+ext] == "" {
+		writeError(w, errNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", consoleTypes["."+ext])
+	_, _ = w.Write(b)
+}
+
+// sameOrigin refuses a request another site caused: a browser marks it
+// with Sec-Fetch-Site, and a cross-origin POST carries a foreign Origin.
+func sameOrigin(r *http.Request) error {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return errorf(http.StatusForbidden, "csrf_refused", map[string]any{"sec_fetch_site": site}, "a request from another site (Sec-Fetch-Site: %s) is refused", site)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		if u, err := url.Parse(o); err != nil || u.Host != r.Host || (u.Scheme != "http" && u.Scheme != "https") {
+			return errorf(http.StatusForbidden, "csrf_refused", map[string]any{"origin": o}, "a request from origin %q is refused", o)
+		}
+	}
+	return nil
+}
+
+// signInRequest is the body of POST /ui/session.
+type signInRequest struct {
+	Token string `json:"token"`
+}
+
+type sessionInfo struct {
+	Name       string      `json:"name"`
+	Role       domain.Role `json:"role"`
+	Workspaces []string    `json:"workspaces,omitempty"`
+	CSRFToken  string      `json:"csrf_token"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+}
+
+// consoleSignIn exchanges a credential for a session. A runtime credential
+// is refused: the agent's credential must never answer approvals.
+func (s *Server) consoleSignIn(w http.ResponseWriter, r *http.Request) {
+	if err := sameOrigin(r); err != nil {
+		writeError(w, err)
+		return
+	}
+	var req signInRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	p, found, err := s.authenticate(r.Context(), req.Token)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !found {
+		writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "this credential is not valid"))
+		return
+	}
+	switch p.Role {
+	case domain.RoleApprover, domain.RoleAuditor, domain.RoleAdmin:
+	default:
+		writeError(w, errorf(http.StatusForbidden, "forbidden", map[string]any{"role": p.Role, "allowed_roles": []domain.Role{domain.RoleApprover, domain.RoleAuditor, domain.RoleAdmin}},
+			"a %s credential cannot sign in to the console", p.Role))
+		return
+	}
+	id, se := s.sessions.create(req.Token, time.Now())
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+		SameSite: http.SameSiteStrictMode, Expires: se.expires})
+	writeJSON(w, http.StatusOK, sessionInfo{Name: p.Name, Role: p.Role, Workspaces: p.Workspaces, CSRFToken: se.csrf, ExpiresAt: se.expires})
+}
+
+// consoleWhoAmI answers the session's principal and CSRF token (readable by
+// the console's own script only: the CSP and same-origin policy keep other
+// sites out).
+func (s *Server) consoleWhoAmI(w http.ResponseWriter, r *http.Request) {
+	se, p, err := s.consoleSession(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sessionInfo{Name: p.Name, Role: p.Role, Workspaces: p.Workspaces, CSRFToken: se.csrf, ExpiresAt: se.expires})
+}
+
+func (s *Server) consoleSignOut(w http.ResponseWriter, r *http.Request) {
+	se, _, err := s.consoleSession(r)
+	if err == nil {
+		err = checkCSRF(r, se)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	c, _ := r.Cookie(sessionCookie)
+	s.sessions.drop(c.Value)
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+var errNoSession = errorf(http.StatusUnauthorized, "unauthorized", nil, "sign in to the console first")
+
+// consoleSession is the request's session and its principal, authenticated
+// again from the stored credential (a revoked credential ends the session).
+func (s *Server) consoleSession(r *http.Request) (*session, domain.Principal, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil, domain.Principal{}, errNoSession
+	}
+	se, ok := s.sessions.get(c.Value, time.Now())
+	if !ok {
+		return nil, domain.Principal{}, errNoSession
+	}
+	if err := sameOrigin(r); err != nil {
+		return nil, domain.Principal{}, err
+	}
+	p, found, err := s.authenticate(r.Context(), se.token)
+	if err != nil {
+		return nil, domain.Principal{}, err
+	}
+	if !found || p.Role == domain.RoleRuntime {
+		s.sessions.drop(c.Value)
+		return nil, domain.Principal{}, errNoSession
+	}
+	return se, p, nil
+}
+
+// checkCSRF requires the session's CSRF token on a state-changing request.
+func checkCSRF(r *http.Request, se *session) error {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return nil
+	}
+	got := r.Header.Get(csrfHeader)
+	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(se.csrf)) != 1 {
+		return errorf(http.StatusForbidden, "csrf_refused", nil, "a state-changing request from the console needs its %s header", csrfHeader)
+	}
+	return nil
+}
+
+// sessionAuth authenticates an API request by its console session: the
+// request must come from the console's own origin, carry the CSRF token
+// when it changes state, and is refused on the endpoints the console never
+// uses (JSON-RPC, hooks).
+func (s *Server) sessionAuth(w http.ResponseWriter, r *http.Request, _ string, next http.Handler) {
+	se, p, err := s.consoleSession(r)
+	if err == nil {
+		err = checkCSRF(r, se)
+	}
+	if err == nil && (r.URL.Path == "/rpc" || strings.HasPrefix(r.URL.Path, "/v1/hooks/") || strings.HasPrefix(r.URL.Path, "/v1/credentials")) {
+		err = errorf(http.StatusForbidden, "forbidden", nil, "the console session does not reach %s; use a bearer credential", r.URL.Path)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+}

@@ -1,0 +1,272 @@
+// turnstile approval console: plain script, no framework, no build step.
+// The credential never reaches this script: the server keeps it in the
+// session; this script holds only the session's CSRF token, in memory.
+"use strict";
+
+const state = { csrf: "", me: null, es: null, approvals: new Map(), resolved: new Map(), turns: new Map(), timer: 0 };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "text") e.textContent = v;
+    else if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k != null) e.append(k);
+  return e;
+}
+
+async function api(method, path, body) {
+  const opts = { method, credentials: "same-origin", headers: {} };
+  if (method !== "GET") opts.headers["X-CSRF-Token"] = state.csrf;
+  if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  const resp = await fetch(path, opts);
+  const text = await resp.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (_) { data = { raw: text }; }
+  if (resp.status === 401 && path !== "/ui/session") { signedOut(); }
+  if (!resp.ok) {
+    const msg = data && data.error ? data.error.message : resp.statusText;
+    const err = new Error(msg); err.status = resp.status; throw err;
+  }
+  return data;
+}
+
+// ---- sign in / out ----
+
+async function start() {
+  $("signin").addEventListener("submit", signIn);
+  $("signout").addEventListener("click", signOut);
+  window.addEventListener("hashchange", route);
+  try { session(await api("GET", "/ui/session")); } catch (_) { signedOut(); }
+}
+
+async function signIn(ev) {
+  ev.preventDefault();
+  $("signin-error").textContent = "";
+  try {
+    const info = await api("POST", "/ui/session", { token: $("token").value });
+    $("token").value = "";
+    session(info);
+  } catch (e) {
+    $("token").value = "";
+    $("signin-error").textContent = "Sign-in refused: " + e.message;
+  }
+}
+
+async function signOut() {
+  try { await api("DELETE", "/ui/session"); } catch (_) { /* signed out either way */ }
+  signedOut();
+}
+
+function session(info) {
+  state.me = info; state.csrf = info.csrf_token;
+  $("signin").hidden = true; $("nav").hidden = false;
+  $("who").textContent = info.name + " (" + info.role + ")";
+  connect();
+  if (!location.hash) location.hash = "#/approvals"; else route();
+}
+
+function signedOut() {
+  state.me = null; state.csrf = "";
+  if (state.es) { state.es.close(); state.es = null; }
+  $("conn").hidden = true; $("nav").hidden = true; $("signin").hidden = false;
+  $("view").replaceChildren();
+  $("token").focus();
+}
+
+// ---- live events ----
+
+function connect() {
+  if (state.es) state.es.close();
+  // EventSource reconnects by itself and sends Last-Event-ID, so nothing
+  // that happened while disconnected is missed.
+  const es = new EventSource("/v1/events");
+  state.es = es;
+  conn("connecting…", false);
+  es.onopen = () => { conn("live", true); if (view() === "approvals") loadApprovals(); };
+  es.onerror = () => {
+    if (es.readyState === EventSource.CLOSED) {
+      conn("disconnected — retrying…", false);
+      setTimeout(() => { if (state.me && state.es === es) connect(); }, 2000);
+    } else conn("reconnecting…", false);
+  };
+  for (const m of ["turn/permission/request/opened", "turn/permission/request/resolved", "turn/started", "turn/completed", "turn/interrupted", "turn/failed", "turn/permission/audit"]) {
+    es.addEventListener(m, (e) => onEvent(m, JSON.parse(e.data).params));
+  }
+}
+
+function conn(text, live) {
+  const c = $("conn");
+  c.hidden = false; c.textContent = "Connection: " + text; c.className = live ? "live" : "";
+  c.dataset.state = live ? "live" : "reconnecting";
+}
+
+function onEvent(method, p) {
+  const v = view();
+  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
+  if (method === "turn/permission/request/resolved") {
+    const a = state.approvals.get(p.request_id);
+    if (a) { state.approvals.delete(p.request_id); state.resolved.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor })); }
+    if (v === "approvals") renderApprovals();
+  }
+  if (v === "turns" && method.startsWith("turn/")) loadTurns();
+  if (v === "turn" && p.turn_id === arg()) loadTurn(arg());
+}
+
+// ---- routing ----
+
+function view() { return (location.hash.split("/")[1] || "approvals"); }
+function arg() { return decodeURIComponent(location.hash.split("/")[2] || ""); }
+
+function route() {
+  if (!state.me) return;
+  const v = view();
+  if (v === "approvals") loadApprovals();
+  else if (v === "turns") loadTurns();
+  else if (v === "turn") loadTurn(arg());
+  else if (v === "audit") loadAudit(arg());
+}
+
+function show(title, ...kids) { $("view").replaceChildren(el("h2", { text: title }), ...kids); }
+function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: e.message })); }
+
+// ---- pending approvals ----
+
+async function loadApprovals() {
+  try {
+    const data = await api("GET", "/v1/approvals?status=pending");
+    state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
+    await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
+      try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
+    }));
+    if (view() === "approvals") renderApprovals();
+  } catch (e) { fail(e); }
+}
+
+function renderApprovals() {
+  const cards = [];
+  for (const a of state.approvals.values()) cards.push(card(a));
+  for (const a of state.resolved.values()) cards.push(card(a));
+  show("Pending approvals", el("p", { class: "meta", id: "pending-count", text: state.approvals.size + " pending" }), ...cards);
+}
+
+function card(a) {
+  const r = a.request, pending = a.status === "pending";
+  const c = el("article", { class: "card" + (pending ? "" : " resolved"), id: "req-" + r.request_id, "data-status": a.status, "aria-label": r.summary });
+  c.append(el("h3", { text: r.summary }));
+  c.append(el("p", { class: "meta" }, r.tool_name + " · " + r.action + " · reason " + r.reason + " · turn ",
+    el("a", { href: "#/turn/" + encodeURIComponent(r.turn_id), text: r.turn_id }), " · workspace " + r.workspace_id));
+  c.append(kv((r.details || []).map((d) => [d.label, d.value, d.monospace])));
+  const t = state.turns.get(r.turn_id);
+  if (t) c.append(el("details", {}, el("summary", { text: "Turn permissions: " + t.turn.permission_profile.mode }), permissions(t.security_snapshot)));
+  if (pending) {
+    c.append(el("p", { class: "meta expires", "data-expires": a.expires_at, text: expiresIn(a.expires_at) }));
+    const msg = el("p", { class: "result", role: "status" });
+    const act = el("div", { class: "actions" });
+    for (const [res, label, cls] of [["allow_once", "Allow once", "allow"], ["allow_for_turn", "Allow for this turn", "allow"], ["deny", "Deny", "deny"]]) {
+      act.append(el("button", { type: "button", class: cls, "data-resolution": res, onclick: () => respond(r.request_id, res, act, msg), text: label }));
+    }
+    c.append(act, msg);
+  } else {
+    const by = a.resolved_by ? " by " + (a.resolved_by.role ? a.resolved_by.role + ":" : "") + a.resolved_by.name : "";
+    c.append(el("p", { class: "result " + (a.resolution === "deny" ? "error" : "ok"), role: "status", text: "Resolved: " + a.resolution + by }));
+  }
+  return c;
+}
+
+async function respond(id, resolution, act, msg) {
+  for (const b of act.querySelectorAll("button")) b.disabled = true;
+  msg.textContent = "Sending…";
+  try {
+    const out = await api("POST", "/v1/approvals/" + encodeURIComponent(id) + "/respond", { resolution });
+    msg.textContent = "Resolved: " + (out.resolution || resolution);
+  } catch (e) {
+    msg.className = "result error"; msg.textContent = "Refused: " + e.message;
+    for (const b of act.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+function expiresIn(at) {
+  const s = Math.round((Date.parse(at) - Date.now()) / 1000);
+  if (s <= 0) return "Expired (awaiting the sweeper)";
+  return "Expires in " + (s >= 60 ? Math.floor(s / 60) + " min " : "") + (s % 60) + " s";
+}
+
+function tick() {
+  for (const e of document.querySelectorAll("[data-expires]")) e.textContent = expiresIn(e.dataset.expires);
+}
+
+// ---- readable tables ----
+
+function kv(rows) {
+  const tb = el("tbody");
+  for (const [k, v, mono] of rows) tb.append(el("tr", {}, el("th", { scope: "row", text: k }), el("td", { class: mono ? "mono" : "" }, fmt(v))));
+  return el("table", {}, tb);
+}
+
+function fmt(v) {
+  if (v == null || v === "") return "—";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "—";
+    if (typeof v[0] === "object") return grid(v);
+    return v.join(", ");
+  }
+  if (typeof v === "object") return kv(Object.entries(v));
+  return String(v);
+}
+
+function grid(rows, cols) {
+  cols = cols || [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const head = el("tr", {}, ...cols.map((c) => el("th", { scope: "col", text: c })));
+  const body = rows.map((r) => el("tr", {}, ...cols.map((c) => el("td", {}, typeof r[c] === "object" && r[c] !== null ? JSON.stringify(r[c]) : fmt(r[c])))));
+  return el("table", {}, el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function permissions(snap) { return kv(Object.entries(snap || {})); }
+
+// ---- turns ----
+
+async function loadTurns() {
+  try {
+    const data = await api("GET", "/v1/turns?limit=200");
+    const rows = data.turns.map((t) => el("tr", {},
+      el("td", {}, el("a", { href: "#/turn/" + encodeURIComponent(t.id), text: t.id })),
+      el("td", { text: t.status }), el("td", { text: t.permission_profile ? t.permission_profile.mode : "" }), el("td", { text: String(t.pending_approvals || 0) }),
+      el("td", { text: t.workspace_id })));
+    const head = el("tr", {}, ...["Turn", "Status", "Profile", "Pending", "Workspace"].map((c) => el("th", { scope: "col", text: c })));
+    if (view() === "turns") show("Turns", el("table", { id: "turns" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  } catch (e) { fail(e); }
+}
+
+async function loadTurn(id) {
+  try {
+    const t = await api("GET", "/v1/turns/" + encodeURIComponent(id));
+    const tl = await api("GET", "/v1/turns/" + encodeURIComponent(id) + "/timeline");
+    const v = t.turn;
+    show("Turn " + id,
+      kv([["Status", v.status], ["Profile", v.permission_profile ? v.permission_profile.mode : ""], ["Pending", String(v.pending_approvals || 0)], ["Workspace", v.workspace_id], ["Thread", v.thread_id], ["Version", String(v.version)]]),
+      el("p", {}, el("a", { href: "#/audit/" + encodeURIComponent(id), text: "Audit and hash-chain check" })),
+      el("h3", { text: "Security snapshot" }), permissions(t.security_snapshot),
+      el("h3", { text: "Timeline" }), tl.rows.length ? grid(tl.rows) : el("p", { text: "No rows." }));
+  } catch (e) { fail(e); }
+}
+
+// ---- audit ----
+
+async function loadAudit(id) {
+  try {
+    const enc = encodeURIComponent(id);
+    const [audit, chain, raw] = await Promise.all([api("GET", "/v1/turns/" + enc + "/audit"), api("GET", "/v1/turns/" + enc + "/verify"), api("GET", "/v1/turns/" + enc + "/events")]);
+    const ok = chain.valid;
+    const status = el("p", { id: "chain", class: ok ? "ok" : "error", role: "status", text: ok ? "Hash chain intact: " + chain.events + " events, last hash " + chain.last_hash : "Hash chain BROKEN: " + chain.error });
+    const blob = new Blob([JSON.stringify(raw, null, 2)], { type: "application/json" });
+    const dl = el("a", { href: URL.createObjectURL(blob), download: "turn-" + id + "-events.json", id: "download", text: "Download the raw events (JSON)" });
+    show("Audit of " + id, status, el("p", {}, dl), audit.rows.length ? grid(audit.rows) : el("p", { text: "No rows." }));
+  } catch (e) { fail(e); }
+}
+
+setInterval(tick, 1000);
+start();
