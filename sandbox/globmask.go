@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 
 	"turnstile/domain"
@@ -18,12 +19,25 @@ import (
 // /proc, /sys and /dev walked. Files created after the spawn are not
 // covered: the snapshot names that degradation.
 func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, depth int) []domain.FilesystemEntry {
-	var globs bool
+	// A path is resolved against the rules only when its name matches the
+	// last component of a glob deny (resolving every path scanned costs
+	// ~15 µs a path; matching a name, well under 1 µs).
+	var lasts []string
 	for _, r := range rules {
-		globs = globs || (r.Glob && r.Access == domain.AccessDeny)
+		if r.Glob && r.Access == domain.AccessDeny {
+			lasts = append(lasts, path.Base(r.Pattern))
+		}
 	}
-	if !globs || depth < 1 {
+	if len(lasts) == 0 || depth < 1 {
 		return nil
+	}
+	candidate := func(name string) bool {
+		for _, l := range lasts {
+			if ok, err := path.Match(l, name); l == "**" || err != nil || ok {
+				return true
+			}
+		}
+		return false
 	}
 	crules := canonicalRules(rules)
 	var out []domain.FilesystemEntry
@@ -41,6 +55,12 @@ func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, 
 		for _, e := range ents {
 			p := filepath.Join(dir, e.Name())
 			if e.Type()&os.ModeSymlink != 0 {
+				continue
+			}
+			if !candidate(e.Name()) {
+				if e.IsDir() {
+					walk(p, left-1)
+				}
 				continue
 			}
 			if d := domain.ResolvePathRules(crules, p); d.Access == domain.AccessDeny && d.Rule != nil && d.Rule.Glob {
