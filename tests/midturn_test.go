@@ -165,10 +165,11 @@ func TestMidTurnChangeToProfile(t *testing.T) {
 		SecuritySnapshot struct {
 			PermissionProfile struct{ Profile string } `json:"permission_profile"`
 		} `json:"security_snapshot"`
+		Prompt string `json:"permissions_prompt"`
 	}
 	json.Unmarshal(body, &got)
-	if got.SecuritySnapshot.PermissionProfile.Profile != "dev" {
-		t.Fatalf("snapshot after the change: %s", body)
+	if got.SecuritySnapshot.PermissionProfile.Profile != "dev" || !strings.Contains(got.Prompt, "Permission profile: dev") || !strings.Contains(got.Prompt, "changed during this turn") {
+		t.Fatalf("snapshot and prompt after the change: %s", body)
 	}
 	if d := s.decide("cp", "k3", "read_file", map[string]any{"path": "secret/key"}); d.Decision != "deny" {
 		t.Fatalf("secret/key after changing to dev (deny): %+v", d)
