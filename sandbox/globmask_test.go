@@ -56,8 +56,9 @@ func TestGlobDenyMasksExistingMatches(t *testing.T) {
 		return r
 	}
 	refused(t, shm, s, "cat web/.env", "grep -q KEY web/.env", "echo x > web/.env", "echo x >> web/.env", "cat .env", "echo x > .env",
-		"mv web/.env web/moved", "rm web/.env", "ln web/.env hard")
-	if readFile(t, ws+"/web/.env") != "KEY=1\n" || readFile(t, ws+"/.env") != "ROOT=1\n" || exists(ws+"/web/moved") || exists(ws+"/hard") {
+		"mv web/.env web/moved", "rm web/.env", "ln web/.env hard", "ln -s web/.env link && cat link",
+		"mv web web2 && cat web2/.env", "cp web/.env copy")
+	if readFile(t, ws+"/web/.env") != "KEY=1\n" || readFile(t, ws+"/.env") != "ROOT=1\n" || exists(ws+"/web/moved") || exists(ws+"/hard") || exists(ws+"/copy") {
 		t.Fatal("a masked match changed")
 	}
 	allowed(t, shm, s, "cat web/app.py && echo y > web/app.py && echo z > web/new.txt && ls web")
