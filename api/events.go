@@ -137,6 +137,8 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["stopped"] = ev.Stopped
 	case *turn.ChildTurnStarted:
 		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
+	case *turn.EgressTraffic:
+		p["kind"], p["origin"], p["connections"], p["bytes_up"], p["bytes_down"] = projections.AuditEgressTraffic, ev.Origin, ev.Connections, ev.BytesUp, ev.BytesDown
 	}
 	return MethodAudit, p
 }

@@ -49,6 +49,9 @@ type Config struct {
 	ClaudeCode *domain.ClaudeCodeConfig
 	// Explainer answers GET /v1/turns/{id}/explain; nil answers 503.
 	Explainer Explainer
+	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
+	// credential (GET /v1/turns/{turn_id}/egress); nil: no shared proxy.
+	EgressProxyURL func(turnID string) string
 }
 
 // Server serves the API.
@@ -151,6 +154,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
 		handle("GET", "/v1/turns/{turn_id}/verify", s.verifyTurn)
 		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
+		handle("GET", "/v1/turns/{turn_id}/egress", s.turnEgress)
 		handle("GET", "/v1/approvals", s.listApprovals)
 		handle("GET", "/v1/approvals/{request_id}", s.getApproval)
 		handle("POST", "/v1/approvals/{request_id}/respond", s.respond)

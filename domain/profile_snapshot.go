@@ -217,8 +217,11 @@ func profileProcess(cp *CompiledProfile) ProcessPolicy {
 }
 
 // profileDegradations lists what the profile asks for that no enforcement
-// here provides.
+// here provides on kernel k (with k.EgressProxy, a restricted network's
+// domain rules and limited methods are enforced on commands by the egress
+// proxy; with user namespaces, glob matches existing at spawn are masked).
 func profileDegradations(cp *CompiledProfile, k KernelFeatures) []Degradation {
+	egress := k.EgressProxy
 	var ds []Degradation
 	var globs []string
 	for _, r := range cp.Rules {
@@ -244,10 +247,13 @@ func profileDegradations(cp *CompiledProfile, k KernelFeatures) []Degradation {
 		ds = append(ds, Degradation{Dimension: "network", Reason: fmt.Sprintf(
 			"unix sockets are allowed all or none here: the allow-list (%s) would open every socket", strings.Join(socks, ", "))})
 	}
-	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) {
+	// A restricted network (an allow-list without "*") puts every command
+	// connection through the egress proxy, which judges it.
+	proxied := egress && cp.Network.Restricted && !slices.Contains(cp.Network.Allow, "*")
+	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) && !proxied {
 		ds = append(ds, Degradation{Dimension: "network",
 			Reason: "domain rules and limited methods need the egress proxy, which is not available: the kernel cannot hold commands to them"})
-	} else if n.Enabled && (!n.AllowLocalhost || !n.AllowPrivateNetworks) {
+	} else if n.Enabled && (!n.AllowLocalhost || !n.AllowPrivateNetworks) && !proxied {
 		ds = append(ds, Degradation{Dimension: "network",
 			Reason: "loopback, private and metadata addresses are refused at decision time only: without the egress proxy a command's connections reach them"})
 	}

@@ -436,3 +436,33 @@ func FuzzFilesystemKeyAndPath(f *testing.F) {
 		}
 	})
 }
+
+// TestProfileDomainRulesWithTheEgressProxy: a restricted network (domain
+// rules) is a degradation without the egress proxy and enforced with it; an
+// allow-list holding "*" (unrestricted egress, commands not proxied) stays
+// a degradation either way.
+func TestProfileDomainRulesWithTheEgressProxy(t *testing.T) {
+	on := true
+	set := ProfileSet{
+		"egress": {Name: "egress", Extends: BuiltinWorkspace, Network: ProfileNetwork{Enabled: &on, Domains: map[string]DomainAccess{"pypi.org": DomainAllow}}},
+		"star":   {Name: "star", Extends: BuiltinWorkspace, Network: ProfileNetwork{Enabled: &on, Domains: map[string]DomainAccess{"*": DomainAllow}}},
+	}
+	for _, proxy := range []bool{false, true} {
+		in := goldenInputs(ModeAutoAcceptEdits)
+		in.Kernel.EgressProxy = proxy
+		env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot}
+		for name, wantSpawn := range map[string]bool{"egress": proxy, "star": false} {
+			cp, err := CompileProfile(set, name, env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.CanSpawn() != wantSpawn {
+				t.Errorf("%s with egress proxy %v: can spawn %v, want %v (%+v)", name, proxy, s.CanSpawn(), wantSpawn, s.Enforcement)
+			}
+		}
+	}
+}

@@ -199,6 +199,10 @@ type KernelFeatures struct {
 	LandlockABI    int  `json:"landlock_abi"`
 	Seccomp        bool `json:"seccomp"`
 	UserNamespaces bool `json:"user_namespaces"`
+	// EgressProxy is set when the server runs the egress proxy and can
+	// give a command a network namespace whose only way out is the proxy:
+	// domain rules (a restricted network) are then enforced on commands.
+	EgressProxy bool `json:"egress_proxy,omitempty"`
 }
 
 // BackendCapabilities says which dimensions the backend can enforce.

@@ -131,6 +131,13 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
 	case *turn.ToolCompleted:
 		p.toolCompleted(e, row, ev)
+	case *turn.EgressTraffic:
+		row.Kind, row.ActionKind, row.Decision = AuditEgressTraffic, domain.ActionNetwork, "allow"
+		row.Detail = fmt.Sprintf("%s: %d connections, %d bytes up, %d bytes down", ev.Origin, ev.Connections, ev.BytesUp, ev.BytesDown)
+		if ev.Closed > 0 {
+			row.Detail += fmt.Sprintf(", %d closed by a narrowing", ev.Closed)
+		}
+		p.addAudit(row)
 	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
 		// Recorded for the engine (a started call never runs twice; ending
 		// a turn ends its children); the decisions are already rows.

@@ -112,6 +112,9 @@ const (
 	AuditProfileChanged     = "profile_changed"
 	AuditTurnEnded          = "turn_ended"
 	AuditToolCompleted      = "tool_completed"
+	// AuditEgressTraffic summarises the egress proxy's connections to one
+	// origin (turn.EgressTraffic).
+	AuditEgressTraffic = "egress_traffic"
 )
 
 // TimelineRow is one line a person should see in a client UI.

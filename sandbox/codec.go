@@ -67,6 +67,7 @@ func encodeMessage(m *helperMessage) []byte {
 		e.uint(uint64(max(o.UID, 0)))
 		e.uint(uint64(max(o.GID, 0)))
 	}
+	e.uint(uint64(max(sp.ProxyPort, 0)))
 	return e.b
 }
 
@@ -170,6 +171,11 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 			d.err = errCodec
 		}
 		sp.Idmaps = append(sp.Idmaps, IdmapOwner{UID: int(u), GID: int(g)})
+	}
+	if pp := d.uint(); pp > 65535 {
+		d.err = errCodec
+	} else {
+		sp.ProxyPort = int(pp)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec

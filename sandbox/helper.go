@@ -131,7 +131,7 @@ func runHelper() error {
 	rfd := -1
 	if sp.LandlockABI > 0 {
 		if rfd, err = buildRuleset(llConfig{abi: sp.LandlockABI, restrictFS: sp.RestrictFilesystem, rules: rules,
-			denyTCP: sp.RestrictNetwork, scope: landlockScope(sp)}); err != nil {
+			denyTCP: sp.RestrictNetwork, connectPort: sp.ProxyPort, scope: landlockScope(sp)}); err != nil {
 			return err
 		}
 	} else if sp.RestrictFilesystem {
@@ -143,7 +143,7 @@ func runHelper() error {
 		if !ok {
 			return errors.New("seccomp was planned but this architecture has no filter")
 		}
-		prog = buildFilter(arch, filterOpts{restrictSockets: sp.RestrictNetwork})
+		prog = buildFilter(arch, filterOpts{restrictSockets: sp.RestrictNetwork, allowInetStream: sp.RestrictNetwork && sp.ProxyPort > 0})
 	} else if sp.RestrictNetwork && sp.LandlockABI < 4 {
 		return errors.New("the network must be restricted but neither seccomp nor Landlock TCP rules are available")
 	}

@@ -73,7 +73,11 @@ type llConfig struct {
 	restrictFS bool
 	rules      []llRule
 	denyTCP    bool
-	scope      uint64 // LANDLOCK_SCOPE_* bits (ABI 6)
+	// connectPort, when not 0 (with denyTCP, ABI 4+), is the one TCP port
+	// connect may reach: the egress proxy's, inside the command's own
+	// network namespace (egress.go).
+	connectPort int
+	scope       uint64 // LANDLOCK_SCOPE_* bits (ABI 6)
 }
 
 // buildRuleset creates the ruleset and adds every rule. Rules whose path does
@@ -112,6 +116,12 @@ func buildRuleset(c llConfig) (int, error) {
 		return -1, fmt.Errorf("landlock_create_ruleset: %w", e)
 	}
 	rfd := int(fd)
+	if c.denyTCP && c.connectPort > 0 && c.abi >= 4 {
+		if err := addConnectPortRule(rfd, c.connectPort); err != nil {
+			unix.Close(rfd)
+			return -1, err
+		}
+	}
 	if !c.restrictFS {
 		return rfd, nil
 	}
@@ -168,6 +178,27 @@ func restrictSelf(rfd int) error {
 	_, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rfd), 0, 0)
 	if e != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", e)
+	}
+	return nil
+}
+
+// llRuleNetPort is LANDLOCK_RULE_NET_PORT (golang.org/x/sys has no
+// constant or struct for it).
+const llRuleNetPort = 2
+
+// llNetPortAttr is struct landlock_net_port_attr.
+type llNetPortAttr struct {
+	allowedAccess uint64
+	port          uint64
+}
+
+// addConnectPortRule allows TCP connect to port (on any address: the
+// network namespace is what limits the addresses).
+func addConnectPortRule(rfd, port int) error {
+	attr := llNetPortAttr{allowedAccess: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, port: uint64(port)}
+	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), llRuleNetPort, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("landlock_add_rule(net port %d): %w", port, e)
 	}
 	return nil
 }

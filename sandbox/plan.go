@@ -90,6 +90,11 @@ type SandboxSpec struct {
 	// Idmaps are the owners whose idmap user namespaces Run passes the
 	// helper, from descriptor helperIdmapFD on (set by Run with UID).
 	Idmaps []IdmapOwner `json:"idmaps,omitempty"`
+	// ProxyPort, when not 0 (with RestrictNetwork), is the egress proxy's
+	// port on 127.0.0.1 inside the command's own network namespace (set by
+	// UseEgress): seccomp lets AF_INET stream sockets through and Landlock
+	// lets TCP connect reach this port only (egress.go).
+	ProxyPort int `json:"proxy_port,omitempty"`
 }
 
 // Plan is a checked command, ready for Run.
@@ -116,6 +121,10 @@ type Plan struct {
 	// Degradations are the snapshot's accepted degradations (a partially
 	// active snapshot): dimensions the helper will not enforce.
 	Degradations []domain.Degradation
+
+	// egress serves the proxy on the listener Run opens in the command's
+	// network namespace (set by UseEgress).
+	egress EgressAttach
 
 	// resolvedPath is argv[0] looked up in the planned PATH (unsandboxed
 	// runs only; the helper looks it up itself).

@@ -106,6 +106,10 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		if spec.InNamespace && !spec.AllowUnixSockets {
 			spec.HostSockets = hostUnixSockets()
 		}
+		if spec.ProxyPort > 0 && (!spec.InNamespace || plan.egress == nil) {
+			msg := "the egress proxy needs the sandbox's namespaces and an attached proxy"
+			return &Result{ExitCode: ExitSandboxFailure, SandboxError: msg}, &Refusal{Code: CodeSandboxFailed, Message: msg}
+		}
 	} else {
 		path, err := lookPath(plan.Argv[0], envValue(env, "PATH"), plan.Cwd)
 		if err != nil {
@@ -141,6 +145,9 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
 	defer pr.close()
+	if pr.stopEgress != nil {
+		defer pr.stopEgress()
+	}
 	cmd, pgid := pr.cmd, pr.cmd.Process.Pid
 	killAll := func() {
 		unix.Kill(-pgid, unix.SIGKILL)
@@ -273,6 +280,9 @@ type process struct {
 	outR, errR *os.File
 	statusR    *os.File
 	copying    sync.WaitGroup
+	// stopEgress stops serving the egress proxy in the command's network
+	// namespace (nil without one).
+	stopEgress func()
 }
 
 // startProcess starts the plan's command (directly, in the kill group kg
@@ -301,7 +311,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		if spec.InNamespace {
 			cmd.SysProcAttr = newNamespaceAttr()
 			cmd.SysProcAttr.Setsid = true
-			if spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
+			if spec.ProxyPort > 0 || spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
 				// Abstract unix sockets are per network namespace: without
 				// Landlock's scoping (ABI 6) a namespace of its own refuses
 				// them (IP sockets are refused by seccomp anyway). With the
@@ -356,6 +366,21 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	errW.Close()
 	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
 		f.Close() // the spec and status pipes' child ends
+	}
+	if plan.Sandboxed && spec.ProxyPort > 0 {
+		// The helper waits for its plan: the listener exists in its
+		// network namespace before the command can run.
+		stop, err := attachEgress(plan.egress, cmd.Process.Pid, spec.ProxyPort)
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			outR.Close()
+			errR.Close()
+			specW.Close()
+			p.statusR.Close()
+			return nil, err
+		}
+		p.stopEgress = stop
 	}
 	p.outR, p.errR = outR, errR
 	p.copying.Add(2)

@@ -40,6 +40,11 @@ type filterOpts struct {
 	// sockets must work; which unix sockets it can reach is decided by the
 	// root view (host sockets masked, /tmp hidden), not here.
 	restrictSockets bool
+	// allowInetStream (with restrictSockets) also lets socket() create
+	// AF_INET SOCK_STREAM sockets with protocol 0 or IPPROTO_TCP (never
+	// AF_INET6, UDP, raw or MPTCP): the command reaches the egress proxy
+	// inside its own network namespace, where nothing else listens.
+	allowInetStream bool
 }
 
 // buildFilter returns the classic BPF program:
@@ -80,7 +85,9 @@ func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
 		jump(bpfJeq, nr, 0, 1)
 		stmt(bpfRet, retEPERM)
 	}
-	if o.restrictSockets {
+	if o.restrictSockets && o.allowInetStream {
+		inetStreamBlock(a, stmt, jump)
+	} else if o.restrictSockets {
 		// socket or socketpair → check the family; else allow.
 		jump(bpfJeq, a.socket, 1, 0)
 		jump(bpfJeq, a.socketpair, 0, 4)
@@ -122,4 +129,37 @@ func seccompAvailable() (bool, string) {
 		return false, "seccomp(GET_ACTION_AVAIL, RET_ERRNO): " + e.Error()
 	}
 	return true, "filter mode with SECCOMP_RET_ERRNO"
+}
+
+// inetStreamBlock is the socket rule of the proxy mode:
+//
+//	socketpair: family != AF_UNIX → EAFNOSUPPORT
+//	socket: AF_UNIX → allow; AF_INET with type SOCK_STREAM (flags masked)
+//	        and protocol 0 or IPPROTO_TCP → allow; anything else → EAFNOSUPPORT
+//
+// The accumulator holds the syscall number on entry.
+func inetStreamBlock(a seccompArch, stmt func(uint16, uint32), jump func(uint16, uint32, uint8, uint8)) {
+	const (
+		retAllow = unix.SECCOMP_RET_ALLOW
+		retNoAF  = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
+		offArg1  = offArg0 + 8
+		offArg2  = offArg0 + 16
+	)
+	jump(bpfJeq, a.socketpair, 0, 4)
+	stmt(bpfLdW, offArg0)
+	jump(bpfJeq, unix.AF_UNIX, 0, 1)
+	stmt(bpfRet, retAllow)
+	stmt(bpfRet, retNoAF)
+	jump(bpfJeq, a.socket, 0, 10) // → final allow
+	stmt(bpfLdW, offArg0)
+	jump(bpfJeq, unix.AF_UNIX, 8, 0) // → final allow
+	jump(bpfJeq, unix.AF_INET, 0, 6) // → EAFNOSUPPORT
+	stmt(bpfLdW, offArg1)
+	stmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, ^uint32(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC))
+	jump(bpfJeq, unix.SOCK_STREAM, 0, 3)
+	stmt(bpfLdW, offArg2)
+	jump(bpfJeq, 0, 2, 0)
+	jump(bpfJeq, unix.IPPROTO_TCP, 1, 0)
+	stmt(bpfRet, retNoAF)
+	// the caller's final "allow" follows
 }

@@ -12,19 +12,26 @@ import (
 	"turnstile/domain/engine"
 	"turnstile/projections"
 	"turnstile/sandbox"
+	"turnstile/sandbox/egress"
 )
 
 // codeCommandNotFound refuses a command whose executable cannot be resolved.
 const codeCommandNotFound = "command_not_found"
 
 // runner is the engine's Runner: it resolves executables against the
-// policy's search path and runs commands through the sandbox helper.
-type runner struct{}
+// policy's search path and runs commands through the sandbox helper. A
+// sandboxed command whose snapshot restricts the network (domain rules)
+// reaches the network only through egress, in a network namespace of its
+// own (sandbox.Plan.UseEgress).
+type runner struct {
+	// egress is set once at start-up, before the server takes requests.
+	egress *egress.Proxy
+}
 
 // Resolve finds argv0: a name with a slash against cwd, a bare name in
 // domain.SearchPath (the server's PATH as the policy passes it, never the
 // request's).
-func (runner) Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd string) (string, error) {
+func (*runner) Resolve(s *domain.TurnExecutionSecuritySnapshot, argv0, cwd string) (string, error) {
 	if filepath.IsAbs(argv0) || containsSlash(argv0) {
 		if !filepath.IsAbs(argv0) {
 			argv0 = filepath.Join(cwd, argv0)
@@ -51,7 +58,7 @@ func containsSlash(s string) bool {
 
 // Run plans cmd under s and runs the executable Resolve found (argv[0] is
 // replaced by it, so nothing is looked up again in the request's PATH).
-func (runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, cmd *engine.Command) (*engine.CommandResult, error) {
+func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, cmd *engine.Command) (*engine.CommandResult, error) {
 	argv := append([]string(nil), cmd.Argv...)
 	if cmd.Executable != "" {
 		argv[0] = cmd.Executable
@@ -63,6 +70,12 @@ func (runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapshot, 
 	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
 	if err != nil {
 		return nil, asRefusal(err)
+	}
+	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" &&
+		s.Backend.Kernel != nil && s.Backend.Kernel.EgressProxy {
+		if err := plan.UseEgress(r.egress.Attach(cmd.TurnID)); err != nil {
+			return nil, asRefusal(err)
+		}
 	}
 	res, err := sandbox.Run(ctx, plan)
 	if err != nil {

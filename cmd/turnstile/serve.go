@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -28,6 +29,7 @@ import (
 	"turnstile/domain/turn"
 	"turnstile/projections"
 	"turnstile/sandbox"
+	"turnstile/sandbox/egress"
 )
 
 type serveFlags struct {
@@ -40,6 +42,10 @@ type serveFlags struct {
 	maxHeaderBytes                              int
 	claudeCodeConfig                            string
 	profiles, constraints                       string
+	// egressListen is the shared egress proxy listener (loopback only; the
+	// runtime's own web tools use it with a turn's credential); empty: none.
+	egressListen  string
+	egressAskWait time.Duration
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -65,6 +71,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
 	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block accepted (431 above it)")
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
+	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
+	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
@@ -183,6 +191,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	features := sandbox.Probe()
+	// The egress proxy enters each command's network namespace to open its
+	// listener there: that takes a root server (sandbox/egressns.go).
+	features.Kernel.EgressProxy = os.Geteuid() == 0 && features.Kernel.UserNamespaces && features.Kernel.Seccomp
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
 	if err != nil {
@@ -197,12 +208,24 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	proj := projections.New()
+	rn := &runner{}
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: runner{}, Hint: hint{proj},
+		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  checker{resolver: newResolver(f.dnsServer), timeout: f.dnsTimeout},
 		Instance: instanceName(), Profiles: catalog,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
+	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
+	rn.egress.AskWait = f.egressAskWait
+	var eln net.Listener
+	var egressURL func(string) string
+	if f.egressListen != "" {
+		if eln, err = listenEgress(f.egressListen); err != nil {
+			return err
+		}
+		defer eln.Close()
+		egressURL = func(turnID string) string { return rn.egress.ProxyURL(eln.Addr().String(), turnID) }
+	}
 	cmdTimeout := 10 * time.Second
 	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") {
 		// An append may retry within one store timeout; a queued command
@@ -210,7 +233,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: explainer{}})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: explainer{}, EgressProxyURL: egressURL})
 
 	if bs, ok := store.(*boltstore.Store); ok {
 		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
@@ -259,6 +282,12 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
 		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
+	if eln != nil {
+		egressSrv := &http.Server{Handler: rn.egress.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		go egressSrv.Serve(eln)
+		defer egressSrv.Close()
+		fmt.Fprintf(stdout, "  egress proxy: http://%s (per-turn credential: GET /v1/turns/{id}/egress)\n", eln.Addr())
+	}
 	wg.Go(func() { watchStore(bg, log, store, storeDesc, f.storeCheck, f.storeTimeout) })
 
 	var result error
@@ -347,4 +376,17 @@ func checkListen(addr string, explicitToken bool) error {
 		return fmt.Errorf("--listen %q is not a loopback address: set a token with --token-file or TURNSTILE_TOKEN first", addr)
 	}
 	return nil
+}
+
+// listenEgress listens for the shared egress proxy on a loopback address
+// only: the per-turn credential travels in clear.
+func listenEgress(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--egress-listen %q: %w", addr, err)
+	}
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("--egress-listen %q: the egress proxy listens on a loopback address only", addr)
+	}
+	return net.Listen("tcp", addr)
 }

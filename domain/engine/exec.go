@@ -48,6 +48,9 @@ type Command struct {
 	// event the command appends (a sandbox refusal included).
 	Actor         domain.Actor
 	CorrelationID string
+	// TurnID is the turn the command runs for (set by Exec before Run: a
+	// runner attributes the command's proxied connections to it).
+	TurnID string
 }
 
 // CommandResult is what a command did.
@@ -176,6 +179,7 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 // (sandbox_denied).
 func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.Invocation, out ExecResult) (ExecResult, error) {
 	snap := out.Turn.Snapshot
+	c.TurnID = turnID
 	result, err := e.cfg.Runner.Run(ctx, &snap, c)
 	ended := context.Cause(ctx)
 	if !errors.Is(ended, ErrTurnEnded) && !errors.Is(ended, ErrPermissionsChanged) {

@@ -39,6 +39,8 @@ func Decide(s *State, cmd Command) ([]Event, Outcome, error) {
 		return decideChange(s, c)
 	case *RecordToolRun:
 		return decideToolRun(s, c)
+	case *RecordEgress:
+		return decideEgress(s, c)
 	}
 	return nil, Outcome{}, fmt.Errorf("turn: unknown command %T", cmd)
 }

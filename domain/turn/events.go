@@ -236,6 +236,7 @@ var catalogue = []struct {
 	{1, func() Payload { return &ExecFinished{} }},
 	{1, func() Payload { return &ChildTurnStarted{} }},
 	{1, func() Payload { return &ToolCompleted{} }},
+	{1, func() Payload { return &EgressTraffic{} }},
 }
 
 // PromptText is the text of a turn's input: its text items joined by blank

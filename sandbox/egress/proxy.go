@@ -1,0 +1,481 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+	"turnstile/sandbox"
+)
+
+// Verdict is a Judge's answer for one connection (or one plain HTTP
+// request).
+type Verdict struct {
+	// Allow is false for a denial; the zero Verdict denies.
+	Allow bool
+	// Code is the refusal code or the decision reason (host_denied,
+	// policy_denies_action, user_denied, expired…).
+	Code string
+	// Rule names what decided: the rule or policy field, or a message
+	// naming the rule for a refusal.
+	Rule string
+	// Once marks an allow that covers this connection only (allow_once):
+	// it is not reused for later connections to the same origin.
+	Once bool
+}
+
+// Judge decides connections for turns. The engine-backed judge
+// (EngineJudge) records every decision as an event on the turn and goes
+// through the turn's grants and approvals.
+type Judge interface {
+	// Snapshot returns the turn's current snapshot and its version: the
+	// version changes whenever the snapshot does (and whenever a grant may
+	// have been taken away); an ended turn is an error.
+	Snapshot(ctx context.Context, turnID string) (*domain.TurnExecutionSecuritySnapshot, int64, error)
+	// Decide decides a request for rawURL (an origin for CONNECT) with
+	// method under the turn's policy; where the policy asks, it waits for
+	// the answer (bounded by ctx).
+	Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error)
+	// Record records a summary of the connections carried to one origin
+	// (id names it uniquely).
+	Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error
+}
+
+// Resolver looks names up (net.DefaultResolver, or one pointed at a
+// chosen DNS server).
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Proxy is turnstile's egress proxy: an HTTP forward proxy (CONNECT and
+// plain HTTP) that attributes each connection to a turn and judges it
+// against that turn's current snapshot, on the host name and on every
+// address the name resolves to, at connect time. The name is resolved
+// once; the connection goes to an address that was checked (no second
+// lookup: DNS rebinding cannot swap it).
+type Proxy struct {
+	judge    Judge
+	resolver Resolver
+	// key derives the per-turn credentials; drawn at random by NewProxy and
+	// never leaves the process.
+	key []byte
+	// DialTimeout bounds one connect.
+	DialTimeout time.Duration
+	// AskWait bounds how long a connection is held while its approval
+	// request is open.
+	AskWait time.Duration
+	// Recheck is how often open connections are judged again against the
+	// turn's snapshot (a narrowing closes what it denies).
+	Recheck time.Duration
+
+	mu sync.Mutex
+	// open holds the open proxied connections by turn (guarded by mu).
+	open map[string]map[*tunnel]struct{}
+	// batched records, per turn, the snapshot version and the origins
+	// (with method) already allowed under it: one decision event each
+	// (guarded by mu). A new version starts an empty set.
+	batched map[string]*batch
+	// traffic accumulates per turn and origin what has not been recorded
+	// yet (guarded by mu); flushing marks the turns with a flush scheduled.
+	traffic  map[string]map[string]*turn.EgressTraffic
+	flushing map[string]bool
+	// FlushEvery is how long traffic accumulates before it is recorded:
+	// one egress.traffic event per origin per window.
+	FlushEvery time.Duration
+	// instance and seq name the summaries (see turn.RecordEgress).
+	instance string
+	seq      atomic.Int64
+	// rechecked, when set, is called after open connections were judged
+	// again at a version (tests wait on it instead of sleeping).
+	rechecked func(turnID string, version int64)
+	// accounted, when set, is called after a finished connection was
+	// added to its origin's traffic (tests wait on it).
+	accounted func(turnID string)
+}
+
+type batch struct {
+	version int64
+	allowed map[string]bool // "METHOD origin"
+}
+
+// tunnel is one open proxied connection.
+type tunnel struct {
+	turnID, origin, host string
+	// up and down count the bytes carried each way; narrowed is set when
+	// a narrowing closed the connection.
+	up64, down64 atomic.Int64
+	narrowed     atomic.Bool
+	port         int
+	addr         netip.Addr
+	client, up   net.Conn
+	closed       atomic.Bool
+}
+
+func (t *tunnel) close() {
+	if t.closed.CompareAndSwap(false, true) {
+		t.client.Close()
+		if t.up != nil {
+			t.up.Close()
+		}
+	}
+}
+
+// NewProxy returns a proxy judging with j and resolving with r.
+func NewProxy(j Judge, r Resolver) *Proxy {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		panic("egress: no randomness for the credential key: " + err.Error())
+	}
+	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second,
+		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
+		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second,
+		instance: randomHex(6)}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Credential returns the turn's proxy password: an HMAC of the turn id
+// under a key drawn when the proxy started. It names one turn only (it
+// cannot be turned into another turn's) and is not a server credential:
+// it opens nothing but this proxy, for this turn.
+func (p *Proxy) Credential(turnID string) string {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte("turnstile-egress\x00" + turnID))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ProxyURL is the proxy URL for a turn on the proxy listening at addr
+// (host:port): http://<turn>:<credential>@addr.
+func (p *Proxy) ProxyURL(addr, turnID string) string {
+	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, p.Credential(turnID)), Host: addr}
+	return u.String()
+}
+
+// Handler serves the proxy on a shared listener: each request names its
+// turn with Proxy-Authorization (Basic, the turn id and its credential).
+func (p *Proxy) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		turnID, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
+		if !ok {
+			w.Header().Set("Proxy-Authenticate", `Basic realm="turnstile egress"`)
+			http.Error(w, "turnstile egress: proxy credentials required (the turn id and its credential)", http.StatusProxyAuthRequired)
+			return
+		}
+		p.serve(w, r, turnID)
+	})
+}
+
+// TurnHandler serves the proxy for one turn (a listener only that turn's
+// commands can reach): no credential is needed or read.
+func (p *Proxy) TurnHandler(turnID string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(w, r, turnID) })
+}
+
+func (p *Proxy) authenticate(h string) (string, bool) {
+	raw, ok := strings.CutPrefix(h, "Basic ")
+	if !ok {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+	if err != nil {
+		return "", false
+	}
+	turnID, cred, ok := strings.Cut(string(b), ":")
+	if !ok || turnID == "" {
+		return "", false
+	}
+	want := p.Credential(turnID)
+	return turnID, hmac.Equal([]byte(cred), []byte(want))
+}
+
+// refuseHeader names the rule of a refusal on the 403 answer.
+const (
+	HeaderRefusal = "X-Turnstile-Refusal"
+	HeaderRule    = "X-Turnstile-Rule"
+)
+
+func deny(w http.ResponseWriter, v Verdict) {
+	w.Header().Set(HeaderRefusal, v.Code)
+	w.Header().Set(HeaderRule, strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return ' '
+		}
+		return r
+	}, v.Rule))
+	http.Error(w, "turnstile egress: refused ("+v.Code+"): "+v.Rule, http.StatusForbidden)
+}
+
+func verdictOf(err error) Verdict {
+	var rf *sandbox.Refusal
+	if errors.As(err, &rf) {
+		return Verdict{Code: rf.Code, Rule: rf.Message}
+	}
+	return Verdict{Code: "egress_error", Rule: err.Error()}
+}
+
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
+	scheme, host, port, ok := target(r)
+	if !ok {
+		deny(w, Verdict{Code: sandbox.CodeNetworkInvalidURL, Rule: "the proxy needs an absolute http URL or CONNECT host:port"})
+		return
+	}
+	origin := scheme + "://" + joinHost(host, port)
+	method := r.Method
+	if r.Method == http.MethodConnect {
+		method = "GET" // the decision's scope is the origin; see README
+		s, _, err := p.judge.Snapshot(r.Context(), turnID)
+		if err != nil {
+			deny(w, verdictOf(err))
+			return
+		}
+		if !s.Network.MethodAllowed("POST") {
+			// A limited network allows GET/HEAD/OPTIONS only; inside a TLS
+			// tunnel the method cannot be seen (TLS interception is not
+			// implemented), so CONNECT is refused.
+			deny(w, Verdict{Code: "method_not_allowed", Rule: "network limited to GET, HEAD and OPTIONS: CONNECT (TLS) is refused, TLS interception is not available"})
+			return
+		}
+	}
+	v, err := p.decide(r.Context(), turnID, origin+"/", method)
+	if err != nil {
+		deny(w, verdictOf(err))
+		return
+	}
+	if !v.Allow {
+		deny(w, v)
+		return
+	}
+	up, addr, err := p.dial(r.Context(), turnID, host, port)
+	if err != nil {
+		deny(w, verdictOf(err))
+		return
+	}
+	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up}
+	defer p.account(t)
+	if r.Method == http.MethodConnect {
+		p.connect(w, t)
+		return
+	}
+	p.forward(w, r, t)
+}
+
+// decide asks the judge once per (turn, snapshot version, origin, method):
+// later allowed connections to the same origin under the same snapshot
+// reuse the recorded decision (one event, not one per connection).
+func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
+	_, ver, err := p.judge.Snapshot(ctx, turnID)
+	if err != nil {
+		p.mu.Lock()
+		delete(p.batched, turnID) // an ended turn allows nothing again
+		p.mu.Unlock()
+		return Verdict{}, err
+	}
+	k := method + " " + rawURL
+	p.mu.Lock()
+	b := p.batched[turnID]
+	hit := b != nil && b.version == ver && b.allowed[k]
+	p.mu.Unlock()
+	if hit {
+		return Verdict{Allow: true, Code: "batched"}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.AskWait)
+	defer cancel()
+	v, err := p.judge.Decide(ctx, turnID, rawURL, method)
+	if err != nil || !v.Allow || v.Once {
+		return v, err
+	}
+	// Kept under the version read before deciding: if the snapshot changed
+	// meanwhile, the entry never matches.
+	p.mu.Lock()
+	if b := p.batched[turnID]; b == nil || b.version < ver {
+		p.batched[turnID] = &batch{version: ver, allowed: map[string]bool{}}
+	}
+	if b := p.batched[turnID]; b.version == ver {
+		b.allowed[k] = true
+	}
+	p.mu.Unlock()
+	return v, nil
+}
+
+// dial resolves host once, checks every address against the turn's
+// current snapshot (CheckAddr) and connects to the first checked address
+// that answers. A name with any refused address is refused as a whole.
+func (p *Proxy) dial(ctx context.Context, turnID, host string, port int) (net.Conn, netip.Addr, error) {
+	s, _, err := p.judge.Snapshot(ctx, turnID)
+	if err != nil {
+		return nil, netip.Addr{}, err
+	}
+	var addrs []netip.Addr
+	if _, lit, ok := domain.ParseHost(host, strings.Contains(host, ":")); ok && lit.IsValid() {
+		addrs = []netip.Addr{lit}
+	} else {
+		lctx, cancel := context.WithTimeout(ctx, sandbox.DefaultResolveTimeout)
+		addrs, err = p.resolver.LookupNetIP(lctx, "ip", host)
+		cancel()
+		if err != nil || len(addrs) == 0 {
+			return nil, netip.Addr{}, &sandbox.Refusal{Code: sandbox.CodeHostUnresolved, Path: host, Message: "cannot resolve " + host}
+		}
+	}
+	for _, a := range addrs {
+		if err := sandbox.CheckAddr(s, host, a, port); err != nil {
+			return nil, netip.Addr{}, err
+		}
+	}
+	d := net.Dialer{Timeout: p.DialTimeout}
+	var last error
+	for _, a := range addrs {
+		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		if err == nil {
+			return c, a, nil
+		}
+		last = err
+	}
+	return nil, netip.Addr{}, last
+}
+
+// connect answers 200 and splices the tunnel.
+func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		t.up.Close()
+		http.Error(w, "turnstile egress: cannot hijack", http.StatusInternalServerError)
+		return
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		t.up.Close()
+		return
+	}
+	t.client = c
+	if _, err := c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		t.close()
+		return
+	}
+	p.track(t)
+	defer p.untrack(t)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var src io.Reader = c
+		if n := brw.Reader.Buffered(); n > 0 {
+			src = io.MultiReader(io.LimitReader(brw.Reader, int64(n)), c)
+		}
+		n, _ := io.Copy(t.up, src)
+		t.up64.Add(n)
+		if tc, ok := t.up.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+	}()
+	n, _ := io.Copy(c, t.up)
+	t.down64.Add(n)
+	t.close()
+	wg.Wait()
+}
+
+// hopHeaders are not forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// forward sends one plain HTTP request over the checked connection and
+// copies the answer back (one request per upstream connection).
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
+	defer t.up.Close()
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	out.Close = true
+	if out.Body != nil {
+		out.Body = &countingBody{ReadCloser: out.Body, n: &t.up64}
+	}
+	if err := out.Write(t.up); err != nil {
+		http.Error(w, "turnstile egress: upstream write: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(t.up), out)
+	if err != nil {
+		http.Error(w, "turnstile egress: upstream: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for _, h := range hopHeaders {
+		resp.Header.Del(h)
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	n, _ := io.Copy(w, resp.Body)
+	t.down64.Add(n)
+}
+
+// target reads the request's destination: CONNECT host:port (https), or
+// an absolute http URL.
+func target(r *http.Request) (scheme, host string, port int, ok bool) {
+	hostport := r.Host
+	scheme = "https"
+	if r.Method != http.MethodConnect {
+		if r.URL == nil || !r.URL.IsAbs() || r.URL.Scheme != "http" {
+			return "", "", 0, false
+		}
+		scheme, hostport = "http", r.URL.Host
+		if r.URL.Port() == "" {
+			hostport = net.JoinHostPort(r.URL.Hostname(), "80")
+		}
+	}
+	h, ps, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", "", 0, false
+	}
+	n, err := strconv.Atoi(ps)
+	if err != nil || n < 1 || n > 65535 {
+		return "", "", 0, false
+	}
+	name, _, ok := domain.ParseHost(h, strings.Contains(h, ":"))
+	if !ok {
+		return "", "", 0, false
+	}
+	return scheme, name, n, true
+}
+
+func joinHost(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// Attach returns the sandbox's EgressAttach for a command of turnID: the
+// proxy serves the listener opened in the command's network namespace,
+// every connection on it attributed to the turn.
+func (p *Proxy) Attach(turnID string) sandbox.EgressAttach {
+	return func(f *os.File) (func(), error) {
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		srv := &http.Server{Handler: p.TurnHandler(turnID), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		return func() { srv.Close() }, nil
+	}
+}

@@ -1,0 +1,135 @@
+package egress
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"turnstile/domain/turn"
+	"turnstile/sandbox"
+)
+
+func (p *Proxy) track(t *tunnel) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.open[t.turnID]
+	if m == nil {
+		m = map[*tunnel]struct{}{}
+		p.open[t.turnID] = m
+		go p.watch(t.turnID)
+	}
+	m[t] = struct{}{}
+}
+
+func (p *Proxy) untrack(t *tunnel) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.open[t.turnID], t)
+}
+
+// Open returns how many proxied connections of the turn are open.
+func (p *Proxy) Open(turnID string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.open[turnID])
+}
+
+// watch re-judges a turn's open connections whenever its version moves,
+// closing each one the current snapshot denies; it ends when the turn has
+// no open connection left.
+func (p *Proxy) watch(turnID string) {
+	var seen int64 = -1
+	tk := time.NewTicker(p.Recheck)
+	defer tk.Stop()
+	for range tk.C {
+		p.mu.Lock()
+		m := p.open[turnID]
+		if len(m) == 0 {
+			delete(p.open, turnID)
+			p.mu.Unlock()
+			return
+		}
+		ts := make([]*tunnel, 0, len(m))
+		for t := range m {
+			ts = append(ts, t)
+		}
+		p.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s, ver, err := p.judge.Snapshot(ctx, turnID)
+		cancel()
+		if err == nil && ver == seen {
+			continue
+		}
+		seen = ver
+		for _, t := range ts {
+			if err != nil || sandbox.CheckAddr(s, t.host, t.addr, t.port) != nil {
+				t.narrowed.Store(true)
+				t.close()
+			}
+		}
+		if p.rechecked != nil {
+			p.rechecked(turnID, ver)
+		}
+	}
+}
+
+// countingBody counts the bytes read through it.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// account adds a finished connection to its origin's traffic and schedules
+// the turn's next summary (one egress.traffic event per origin per
+// FlushEvery window).
+func (p *Proxy) account(t *tunnel) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.traffic[t.turnID]
+	if m == nil {
+		m = map[string]*turn.EgressTraffic{}
+		p.traffic[t.turnID] = m
+	}
+	tr := m[t.origin]
+	if tr == nil {
+		tr = &turn.EgressTraffic{Origin: t.origin}
+		m[t.origin] = tr
+	}
+	tr.Connections++
+	tr.BytesUp += t.up64.Load()
+	tr.BytesDown += t.down64.Load()
+	if t.narrowed.Load() {
+		tr.Closed++
+	}
+	if !p.flushing[t.turnID] {
+		p.flushing[t.turnID] = true
+		time.AfterFunc(p.FlushEvery, func() { p.Flush(t.turnID) })
+	}
+	if p.accounted != nil {
+		p.accounted(t.turnID)
+	}
+}
+
+// Flush records the turn's accumulated traffic now, one event per origin.
+// A summary that cannot be recorded (the turn has ended) is dropped.
+func (p *Proxy) Flush(turnID string) {
+	p.mu.Lock()
+	m := p.traffic[turnID]
+	delete(p.traffic, turnID)
+	delete(p.flushing, turnID)
+	p.mu.Unlock()
+	for _, tr := range m {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		id := p.instance + "-" + strconv.FormatInt(p.seq.Add(1), 10)
+		p.judge.Record(ctx, turnID, id, *tr)
+		cancel()
+	}
+}
