@@ -66,6 +66,9 @@ var operations = []operation{
 	{method: "GET", path: "/v1/turns/{turn_id}/egress", op: domain.OpTurnDecide, summary: "The turn's egress proxy URL with its per-turn credential, for the runtime's own web tools (serve --egress-listen)", response: EgressResponse{}},
 	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
+		// Position is the store position the list reflects: subscribe to
+		// /v1/events from it (Last-Event-ID) to miss nothing.
+		Position string `json:"position"`
 	}{}},
 	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
 	{method: "POST", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "Create a named credential (role, optional workspaces); the token is shown once", body: CreateCredentialRequest{}, response: NewCredential{}, status: "201"},
@@ -282,6 +285,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		"error": schemaOf(reflect.TypeFor[Error](), map[reflect.Type]bool{})}}}
 	addToolSchemas(paths, schemas)
 	addOperationDocs(paths)
+	addResponseExamples(paths)
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "turnstile", "version": "1",

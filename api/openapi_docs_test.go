@@ -34,6 +34,7 @@ func TestOpenAPIDescribesAndExemplifiesEveryOperation(t *testing.T) {
 			t.Errorf("%s has no description", key)
 		}
 		if op.body == nil {
+			checkResponseExample(t, key, op, o, strict)
 			continue
 		}
 		content := o["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
@@ -56,9 +57,46 @@ func TestOpenAPIDescribesAndExemplifiesEveryOperation(t *testing.T) {
 			}
 		}
 	}
+	for key := range responseExamples {
+		if !known[key] {
+			t.Errorf("a response example for %s, which is no operation", key)
+		}
+	}
 	for key := range bodyExamples {
 		if !known[key] {
 			t.Errorf("an example for %s, which is no operation", key)
 		}
+	}
+}
+
+// checkResponseExample: an operation without a request body shows an
+// example answer (unless exempt, with the reason); a JSON one decodes into
+// the operation's response type with unknown fields refused.
+func checkResponseExample(t *testing.T, key string, op operation, o map[string]any, strict func([]byte, reflect.Type) error) {
+	t.Helper()
+	if _, ok := exampleExempt[key]; ok {
+		return
+	}
+	var found any
+	responses, _ := o["responses"].(map[string]any)
+	for _, status := range []string{"200", "201", "202"} {
+		r, _ := responses[status].(map[string]any)
+		content, _ := r["content"].(map[string]any)
+		for _, c := range content {
+			if ex, ok := c.(map[string]any)["example"]; ok {
+				found = ex
+			}
+		}
+	}
+	if found == nil {
+		t.Errorf("%s has no example answer", key)
+		return
+	}
+	if op.response == nil {
+		return
+	}
+	raw, _ := json.Marshal(found)
+	if err := strict(raw, reflect.TypeOf(op.response)); err != nil {
+		t.Errorf("%s: the example answer %s does not decode into %T: %v", key, raw, op.response, err)
 	}
 }

@@ -243,7 +243,19 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		}
 	}
 	if len(paths) == 0 {
-		return nil, &FieldError{Field: "arguments.patch", Message: "names no file (expected '*** Add/Update/Delete File: path' headers)"}
+		// A unified diff (diff -u, git diff): its headers name the files.
+		if diffPaths, ok := unifiedDiffPaths(text); ok {
+			for _, raw := range diffPaths {
+				p, err := c.path(raw, AccessWrite)
+				if err != nil {
+					return nil, err
+				}
+				paths = append(paths, p)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return nil, &FieldError{Field: "arguments.patch", Message: "names no file (expected '*** Add/Update/Delete File: path' headers, or a unified diff's '--- a/path' / '+++ b/path' headers)"}
 	}
 	paths = sortedUnique(paths)
 	for _, p := range paths {

@@ -175,6 +175,7 @@ func FuzzClassify(f *testing.F) {
 	f.Add("exec_command", `{"cmd":[1,2]}`)
 	f.Add("web_fetch", `{"url":"%zz"}`)
 	f.Add("apply_patch", `{"patch":"*** Add File: ../../../../x\n"}`)
+	f.Add("apply_patch", `{"patch":"--- a/x\n+++ b/../y\n@@ -1,2 +1 @@\n--- a/z\n-q\n"}`)
 	f.Fuzz(func(t *testing.T, tool, args string) {
 		a, err := Classify(Invocation{ToolName: tool, Arguments: json.RawMessage(args)}, "/w/repo", nil)
 		if err != nil {

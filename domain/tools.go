@@ -43,7 +43,7 @@ var ToolCatalogue = []ToolInfo{
 		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`); default the cwd"}},
 		Example: `{"path": "src", "pattern": "TODO"}`, Doc: "a read of the whole tree; other arguments (`pattern`) are not judged"},
 	{Name: "apply_patch", Kind: ActionFileWrite, Args: []ToolArg{
-		{"patch", "string", true, "the patch (also `input`) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; a unified diff names no file and is refused"}},
+		{"patch", "string", true, "the patch (also `input`) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; or a unified diff (`diff -u`, `git diff`), whose `--- `/`+++ ` headers (git's a/ and b/ stripped) and rename lines name the files written"}},
 		Example: `{"patch": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-old\n+new\n*** End Patch"}`, Doc: "a write of every file the patch names; the patch is hashed, never stored"},
 	{Name: "exec_command", Kind: ActionShellCommand, Args: []ToolArg{
 		{"cmd", "string|array", true, "a shell string (run by /bin/sh -c) or an argv array (also `argv`, `command`)"},
