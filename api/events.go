@@ -127,6 +127,7 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["kind"], p["enforcement"] = "security_snapshot_resolved", ev.Snapshot.Enforcement
 	case *turn.ProfileChanged:
 		p["kind"], p["profile_mode"], p["enforcement"] = "profile_changed", ev.Profile.Mode, ev.Snapshot.Enforcement
+		p["profile"], p["snapshot_version"] = ev.Profile.Profile, e.Version
 	case *turn.ToolCompleted:
 		p["kind"], p["tool_call_id"], p["tool_name"], p["decision"] = projections.AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName, ev.Decision
 		p["request_key"] = projections.RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
@@ -134,6 +135,7 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["kind"], p["tool_call_id"] = "exec_started", ev.ToolCallID
 	case *turn.ExecFinished:
 		p["kind"], p["tool_call_id"], p["exit_code"], p["timed_out"] = "exec_finished", ev.ToolCallID, ev.ExitCode, ev.TimedOut
+		p["stopped"] = ev.Stopped
 	case *turn.ChildTurnStarted:
 		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
 	case *turn.EgressTraffic:

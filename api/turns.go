@@ -121,7 +121,8 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
-	return &TurnResponse{Turn: projections.TurnViewOf(&t), SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}
+	v := projections.TurnViewOf(&t)
+	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
@@ -132,7 +133,13 @@ func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
 	if !ok {
 		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
 	}
-	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: domain.PermissionsPrompt(t.Profile)}, nil
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}, nil
+}
+
+// permissionsPrompt renders t's "Current Permissions" section, naming the
+// version of a mid-turn change.
+func permissionsPrompt(t *projections.TurnView) string {
+	return domain.PermissionsPromptAt(t.Profile, t.SnapshotVersion, t.SnapshotVersion > turn.InitialSnapshotVersion)
 }
 
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {

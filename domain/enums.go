@@ -208,11 +208,16 @@ const (
 	ReasonExpired                Reason = "expired"
 	ReasonUnknownActionDefault   Reason = "unknown_action_default"
 	ReasonSandboxDenied          Reason = "sandbox_denied"
+	// ReasonPermissionsChanged: a mid-turn permission change resolved the
+	// request (allowed once when the new snapshot allows it, cancelled when
+	// it denies it).
+	ReasonPermissionsChanged Reason = "permissions_changed"
 )
 
 // Reasons lists every reason code.
 var Reasons = []Reason{ReasonFullAccess, ReasonPolicyAllowsAction, ReasonPolicyRequiresApproval, ReasonPolicyDeniesAction,
-	ReasonCachedApproval, ReasonUserApproved, ReasonUserDenied, ReasonCancelled, ReasonExpired, ReasonUnknownActionDefault, ReasonSandboxDenied}
+	ReasonCachedApproval, ReasonUserApproved, ReasonUserDenied, ReasonCancelled, ReasonExpired, ReasonUnknownActionDefault, ReasonSandboxDenied,
+	ReasonPermissionsChanged}
 
 // UnmarshalText implements encoding.TextUnmarshaler with validation.
 func (r *Reason) UnmarshalText(b []byte) error {

@@ -41,7 +41,7 @@ func ResolveProfileSnapshot(cp *CompiledProfile, source ProfileSource, in Snapsh
 		Approval:          ApprovalPolicy{AllowedScopes: []Resolution{ResolutionAllowOnce, ResolutionAllowForTurn}},
 		Backend:           resolveBackend(in),
 	}
-	s.Enforcement = withDegradations(&s, ComputeEnforcement(&s), append(profileDegradations(cp, in.Kernel.EgressProxy), kernelGaps(&s.Sandbox.Filesystem)...))
+	s.Enforcement = withDegradations(&s, ComputeEnforcement(&s), append(profileDegradations(cp, in.Kernel), kernelGaps(&s.Sandbox.Filesystem)...))
 	return s, nil
 }
 
@@ -51,6 +51,9 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 		BackendPreference: preferredSandboxBackend(in.ExecutionBackend), Mode: SandboxReadOnly,
 	}
 	sb.Filesystem.Rules = slices.Clone(cp.Rules)
+	if slices.ContainsFunc(cp.Rules, func(r PathRule) bool { return r.Glob }) {
+		sb.Filesystem.GlobScanMaxDepth = cp.GlobScanMaxDepth
+	}
 	if cp.Unrestricted {
 		sb.Mode, sb.Tmp, sb.BackendRequirement = SandboxUnrestricted, TmpHost, BackendOptional
 		sb.Filesystem.Unrestricted = true
@@ -214,9 +217,11 @@ func profileProcess(cp *CompiledProfile) ProcessPolicy {
 }
 
 // profileDegradations lists what the profile asks for that no enforcement
-// here provides (with egress, a restricted network's domain rules and
-// limited methods are enforced on commands by the egress proxy).
-func profileDegradations(cp *CompiledProfile, egress bool) []Degradation {
+// here provides on kernel k (with k.EgressProxy, a restricted network's
+// domain rules and limited methods are enforced on commands by the egress
+// proxy; with user namespaces, glob matches existing at spawn are masked).
+func profileDegradations(cp *CompiledProfile, k KernelFeatures) []Degradation {
+	egress := k.EgressProxy
 	var ds []Degradation
 	var globs []string
 	for _, r := range cp.Rules {
@@ -226,8 +231,17 @@ func profileDegradations(cp *CompiledProfile, egress bool) []Degradation {
 	}
 	if len(globs) > 0 {
 		slices.Sort(globs)
-		ds = append(ds, Degradation{Dimension: "filesystem", Reason: fmt.Sprintf(
-			"glob deny rules (%s) are checked at decision time only: the kernel does not mask their matches", strings.Join(slices.Compact(globs), ", "))})
+		list := strings.Join(slices.Compact(globs), ", ")
+		if k.UserNamespaces && k.LandlockABI > 0 && !cp.Unrestricted {
+			// The sandbox masks the matches that exist at spawn (in its
+			// mount namespace); what is left is named, not blocking.
+			ds = append(ds, Degradation{Dimension: "filesystem", Residual: true, Reason: fmt.Sprintf(
+				"glob deny rules (%s): matches existing at spawn, up to %d levels below each granted root (system directories not scanned), are masked by the kernel; files created or renamed to match after the spawn are checked at decision time only",
+				list, cp.GlobScanMaxDepth)})
+		} else {
+			ds = append(ds, Degradation{Dimension: "filesystem", Reason: fmt.Sprintf(
+				"glob deny rules (%s) are checked at decision time only: without user namespaces the kernel does not mask their matches", list)})
+		}
 	}
 	if socks := cp.Network.UnixSockets; len(socks) > 0 && !slices.Equal(socks, []string{"/"}) {
 		ds = append(ds, Degradation{Dimension: "network", Reason: fmt.Sprintf(
@@ -253,12 +267,14 @@ func withDegradations(s *TurnExecutionSecuritySnapshot, e Enforcement, extra []D
 		return e
 	}
 	ds := append(slices.Clone(e.Degradations), extra...)
-	if s.Sandbox.BackendRequirement != BackendRequired {
-		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
+	var names []string
+	for _, d := range ds {
+		if !d.Residual {
+			names = append(names, d.Dimension)
+		}
 	}
-	names := make([]string, len(ds))
-	for i, d := range ds {
-		names[i] = d.Dimension
+	if s.Sandbox.BackendRequirement != BackendRequired || len(names) == 0 {
+		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
 	}
 	return Enforcement{Status: EnforcementUnavailable, Degradations: ds,
 		Reason: "the sandbox backend is required but cannot enforce: " + strings.Join(slices.Compact(names), ", ")}

@@ -349,8 +349,21 @@ func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
 		return s
 	}
 	g := snap("globs")
-	if g.CanSpawn() || g.Enforcement.Degradations[0].Dimension != "filesystem" || !strings.Contains(g.Enforcement.Degradations[0].Reason, "**/*.env") {
-		t.Fatalf("globs: %+v", g.Enforcement)
+	if !g.CanSpawn() || g.Enforcement.Status != EnforcementPartiallyActive || g.Enforcement.Degradations[0].Dimension != "filesystem" ||
+		!g.Enforcement.Degradations[0].Residual || !strings.Contains(g.Enforcement.Degradations[0].Reason, "**/*.env") ||
+		!strings.Contains(g.Enforcement.Degradations[0].Reason, "after the spawn") || g.Sandbox.Filesystem.GlobScanMaxDepth != DefaultGlobScanMaxDepth {
+		t.Fatalf("globs (the kernel masks existing matches; later files stay a named degradation): %+v", g.Enforcement)
+	}
+	// Without user namespaces nothing masks the matches: the snapshot
+	// refuses to spawn under its required backend.
+	noNS := in
+	noNS.Kernel.UserNamespaces = false
+	cpg, err := CompileProfile(set, "globs", env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := ResolveProfileSnapshot(cpg, SourceComposer, noNS); s.CanSpawn() || s.Enforcement.Degradations[0].Residual {
+		t.Fatalf("globs without user namespaces: %+v", s.Enforcement)
 	}
 	for _, e := range g.Sandbox.Filesystem.Entries {
 		// Sensitive patterns (/proc/*/environ) are entries for the

@@ -67,3 +67,21 @@ func PermissionsPrompt(p TurnPermissionProfileSnapshot) string {
 	b.WriteString("When an action is denied, do not retry it: continue with the allowed alternatives, or say what you could not do.\n")
 	return b.String()
 }
+
+// PermissionsPromptAt is PermissionsPrompt for a turn whose snapshot came
+// from version. When changed (a mid-turn change replaced the permissions the
+// turn started with) it says so and from which version, so the model drops
+// what it was told before, and it renders the section even for the default
+// full_access profile (a widening must reach the model too).
+func PermissionsPromptAt(p TurnPermissionProfileSnapshot, version int64, changed bool) string {
+	body := PermissionsPrompt(p)
+	if !changed {
+		return body
+	}
+	const head = "## Current Permissions\n\n"
+	if body == "" {
+		body = head + fmt.Sprintf("Permission mode: %s.\n", p.Mode)
+	}
+	note := fmt.Sprintf("These permissions were changed during this turn (turn version %d) and replace any stated earlier in it.\n", version)
+	return head + note + strings.TrimPrefix(body, head)
+}

@@ -84,6 +84,10 @@ type FilesystemPolicy struct {
 	// profile's compiled rules, globs included: decisions resolve paths with
 	// them (ResolvePathRules); Entries are what the kernel is given.
 	Rules []PathRule `json:"rules,omitempty"`
+	// GlobScanMaxDepth, set when Rules hold a glob deny, bounds how many
+	// levels below each granted root the sandbox looks, at spawn, for the
+	// existing matches it masks.
+	GlobScanMaxDepth int `json:"glob_scan_max_depth,omitempty"`
 }
 
 // TmpPolicy says where temporary files go.
@@ -234,6 +238,11 @@ const (
 type Degradation struct {
 	Dimension string `json:"dimension"`
 	Reason    string `json:"reason"`
+	// Residual marks what remains of a rule the kernel enforces as far as
+	// it can (glob matches existing at spawn are masked; files created
+	// after it are not): named, but it does not stop a required backend
+	// from spawning.
+	Residual bool `json:"residual,omitempty"`
 }
 
 // Enforcement is the truth about what the kernel (or runtime) will enforce.

@@ -66,6 +66,11 @@ type SandboxSpec struct {
 	UserNamespaces bool `json:"user_namespaces"`
 	// TmpDir is the isolated temp dir (set by Run), granted read-write.
 	TmpDir string `json:"tmp_dir,omitempty"`
+	// GlobRules are the snapshot's profile rules when they hold a glob
+	// deny, and GlobScanMaxDepth its scan bound: Run masks the matches
+	// that exist at spawn (adding deny entries) and clears them.
+	GlobRules        []domain.PathRule `json:"glob_rules,omitempty"`
+	GlobScanMaxDepth int               `json:"glob_scan_max_depth,omitempty"`
 	// InNamespace tells the helper it was started in new mount and PID
 	// namespaces (and a user namespace unless the server is root) (set by
 	// Run).
@@ -271,6 +276,9 @@ func prepareSandbox(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
 		LandlockABI:        max(abi, 0),
 		Seccomp:            k.Seccomp,
 		UserNamespaces:     k.UserNamespaces,
+	}
+	if d := s.Sandbox.Filesystem.GlobScanMaxDepth; d > 0 && p.Sandbox.RestrictFilesystem {
+		p.Sandbox.GlobRules, p.Sandbox.GlobScanMaxDepth = slices.Clone(s.Sandbox.Filesystem.Rules), d
 	}
 	return nil
 }

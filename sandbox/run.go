@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -82,6 +83,10 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		// What stays protected inside the writable roots: the names held
 		// for the command, and the nested repositories Run's walk found
 		// (handed to the helper so that it does not walk again).
+		// Glob deny rules: the matches that exist now are masked like
+		// deny entries (files created later: a named degradation).
+		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
+		spec.GlobRules = nil
 		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
 		release, err := holdNames(v)
 		if err != nil {

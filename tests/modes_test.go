@@ -185,11 +185,15 @@ func TestMidTurnPermissionChange(t *testing.T) {
 	if d := s.decide("mid", "c7", "web_fetch", map[string]any{"url": "https://example.com/"}); d.Decision != "allow" || d.Reason != "full_access" {
 		t.Fatalf("fetch after widening: %+v", d)
 	}
-	// The exec asked at c5 is denied by neither profile: widening applies
-	// from the next decision, so it is still open.
+	// The exec asked at c5 is allowed by full_access: the widening change
+	// resolved it allow_once (issue 12), so nothing stays pending and the
+	// re-sent call answers allow.
 	var pending struct{ Approvals []approvalView }
 	s.JSON("GET", "/v1/approvals?status=pending&turn_id=mid", nil, http.StatusOK, &pending)
-	if len(pending.Approvals) != 1 || pending.Approvals[0].ToolCallID != "c5" {
+	if len(pending.Approvals) != 0 {
 		t.Fatalf("pending after the changes: %+v", pending.Approvals)
+	}
+	if d := s.decide("mid", "c5", "exec_command", map[string]any{"cmd": "ls"}); d.Decision != "allow" || d.Reason != "permissions_changed" {
+		t.Fatalf("c5 re-sent after widening: %+v", d)
 	}
 }

@@ -9,17 +9,25 @@ import (
 )
 
 // stopEndedRuns kills the commands this instance runs for a turn that has
-// ended anywhere: the engine stops its own when it appends the end; an end
-// appended by another instance sharing the store reaches this one through
-// the read models, which wake this loop on every change. It returns when
-// ctx ends.
+// ended anywhere, or whose permissions a change anywhere narrowed below the
+// snapshot they run under: the engine stops its own when it appends the end
+// or the change; one appended by another instance sharing the store reaches
+// this one through the read models, which wake this loop on every change.
+// It returns when ctx ends.
 func stopEndedRuns(ctx context.Context, eng *engine.Engine, proj *projections.Projector, log *slog.Logger) {
 	for {
 		changed := proj.Changed()
 		for _, id := range eng.RunningTurns() {
-			if t, ok := proj.Turn(id); ok && t.Status.Terminal() {
+			t, ok := proj.Turn(id)
+			switch {
+			case !ok:
+			case t.Status.Terminal():
 				if n := eng.StopRuns(id, string(t.Status)); n > 0 {
 					log.Info("stopped the commands of an ended turn", "turn_id", id, "status", t.Status, "commands", n)
+				}
+			default:
+				if n := eng.StopNarrowedRuns(id, &t.Snapshot, t.SnapshotVersion); n > 0 {
+					log.Info("stopped the commands a permission change narrowed", "turn_id", id, "snapshot_version", t.SnapshotVersion, "commands", n)
 				}
 			}
 		}

@@ -98,7 +98,7 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 	}
 	// The call is registered as running before it is started, so an end of
 	// the turn appended after the start always finds it (and stops it).
-	ctx, done := e.running.start(ctx, turnID)
+	ctx, rn, done := e.running.start(ctx, turnID)
 	defer done()
 	var timer <-chan time.Time
 	if wait > 0 {
@@ -168,6 +168,8 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 			out.Message = "nothing to run"
 			return out, nil
 		}
+		snap := res.Turn.Snapshot
+		e.running.started(turnID, rn, &snap, res.Turn.SnapshotVersion)
 		return e.run(ctx, turnID, c, inv, out)
 	}
 }
@@ -180,7 +182,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	c.TurnID = turnID
 	result, err := e.cfg.Runner.Run(ctx, &snap, c)
 	ended := context.Cause(ctx)
-	if !errors.Is(ended, ErrTurnEnded) {
+	if !errors.Is(ended, ErrTurnEnded) && !errors.Is(ended, ErrPermissionsChanged) {
 		ended = nil
 	}
 	var refusal Refusal
@@ -206,7 +208,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	sctx, cancel := c.step(context.WithoutCancel(ctx))
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
-		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut}})
+		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended)}})
 	if err == nil {
 		out.Version, out.Position, out.Turn, out.Status = fin.Version, fin.Position, fin.Turn, fin.Status
 	}
@@ -356,4 +358,13 @@ func (e *Engine) waitChange(ctx context.Context, turnID string, version int64, t
 			return false
 		}
 	}
+}
+
+// stoppedBy is what a command's result records of why it was killed (a
+// narrowing permission change; "" otherwise).
+func stoppedBy(cause error) string {
+	if errors.Is(cause, ErrPermissionsChanged) {
+		return cause.Error()
+	}
+	return ""
 }

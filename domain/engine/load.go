@@ -63,6 +63,11 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			e.StopRuns(turnID, string(c.Status))
 			e.endChildren(ctx, turnID)
 		}
+	case *turn.ChangeProfile:
+		if err == nil && len(res.Events) > 0 {
+			snap := res.Turn.Snapshot
+			e.running.changed(turnID, &snap, res.Turn.SnapshotVersion)
+		}
 	case *turn.StartTurn:
 		if err != nil || c.ParentTurnID == "" || len(res.Events) == 0 {
 			return

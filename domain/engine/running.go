@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"turnstile/domain"
 )
 
 // ErrTurnEnded is the cause given to a running command's context when its
@@ -12,36 +14,99 @@ import (
 // sandbox kills the command and every process it started.
 var ErrTurnEnded = errors.New("the turn ended while the command ran")
 
+// ErrPermissionsChanged is the cause given to a running command's context
+// when a mid-turn change narrowed the snapshot it runs under: the sandbox
+// kills it and every process it started.
+var ErrPermissionsChanged = errors.New("permissions changed")
+
+// run is one running command.
+type run struct {
+	cancel context.CancelCauseFunc
+	// snap and version are the snapshot the command runs under and the
+	// turn version it came from; version is -1 until the start is
+	// recorded. Guarded by runs.mu.
+	snap    *domain.TurnExecutionSecuritySnapshot
+	version int64
+}
+
+// turnRuns is what runs knows of one turn with running commands.
+type turnRuns struct {
+	runs map[*run]struct{}
+	// latest is the newest snapshot a change reported while commands ran
+	// (nil: none), and latestVersion its version, so that a command whose
+	// start is recorded after a change it did not see is still checked.
+	latest        *domain.TurnExecutionSecuritySnapshot
+	latestVersion int64
+}
+
 // runs tracks the commands this engine is running, by turn, so that ending
-// a turn stops them: access ends with the turn.
+// a turn, or narrowing its permissions, stops them.
 type runs struct {
-	mu     sync.Mutex                                       // guards byTurn
-	byTurn map[string]map[*context.CancelCauseFunc]struct{} // turn id → cancel of each running command
+	mu     sync.Mutex // guards byTurn and every run in it
+	byTurn map[string]*turnRuns
 }
 
 // start registers a command of turnID and returns its context (cancelled
-// with a cause when the turn ends) and the function that unregisters it.
-func (r *runs) start(ctx context.Context, turnID string) (context.Context, func()) {
+// with a cause when the turn ends or its permissions narrow), the run (see
+// started) and the function that unregisters it.
+func (r *runs) start(ctx context.Context, turnID string) (context.Context, *run, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	key := &cancel
+	rn := &run{cancel: cancel, version: -1}
 	r.mu.Lock()
 	if r.byTurn == nil {
-		r.byTurn = map[string]map[*context.CancelCauseFunc]struct{}{}
+		r.byTurn = map[string]*turnRuns{}
 	}
-	if r.byTurn[turnID] == nil {
-		r.byTurn[turnID] = map[*context.CancelCauseFunc]struct{}{}
+	tr := r.byTurn[turnID]
+	if tr == nil {
+		tr = &turnRuns{runs: map[*run]struct{}{}, latestVersion: -1}
+		r.byTurn[turnID] = tr
 	}
-	r.byTurn[turnID][key] = struct{}{}
+	tr.runs[rn] = struct{}{}
 	r.mu.Unlock()
-	return ctx, func() {
+	return ctx, rn, func() {
 		r.mu.Lock()
-		delete(r.byTurn[turnID], key)
-		if len(r.byTurn[turnID]) == 0 {
+		delete(tr.runs, rn)
+		if len(tr.runs) == 0 && r.byTurn[turnID] == tr {
 			delete(r.byTurn, turnID)
 		}
 		r.mu.Unlock()
 		cancel(nil)
 	}
+}
+
+// started records the snapshot rn runs under (taken at version); a
+// narrowing change already reported stops it at once.
+func (r *runs) started(turnID string, rn *run, snap *domain.TurnExecutionSecuritySnapshot, version int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rn.snap, rn.version = snap, version
+	if tr := r.byTurn[turnID]; tr != nil && tr.latest != nil && tr.latestVersion > version && domain.SandboxNarrows(snap, tr.latest) {
+		rn.cancel(permissionsChanged(tr.latestVersion))
+	}
+}
+
+// changed stops the commands of turnID whose snapshot the turn's snapshot
+// snap (taken at version) narrows; it returns how many it stopped.
+func (r *runs) changed(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tr := r.byTurn[turnID]
+	if tr == nil || version <= tr.latestVersion {
+		return 0
+	}
+	tr.latest, tr.latestVersion = snap, version
+	n := 0
+	for rn := range tr.runs {
+		if rn.snap != nil && rn.version < version && domain.SandboxNarrows(rn.snap, snap) {
+			rn.cancel(permissionsChanged(version))
+			n++
+		}
+	}
+	return n
+}
+
+func permissionsChanged(version int64) error {
+	return fmt.Errorf("%w (version %d)", ErrPermissionsChanged, version)
 }
 
 // cancel stops every command running for turnID with cause; it returns how
@@ -50,9 +115,11 @@ func (r *runs) cancel(turnID string, cause error) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
-	for c := range r.byTurn[turnID] {
-		(*c)(cause)
-		n++
+	if tr := r.byTurn[turnID]; tr != nil {
+		for rn := range tr.runs {
+			rn.cancel(cause)
+			n++
+		}
 	}
 	return n
 }
@@ -77,4 +144,13 @@ func (e *Engine) RunningTurns() []string { return e.running.turns() }
 // many commands it stopped.
 func (e *Engine) StopRuns(turnID, status string) int {
 	return e.running.cancel(turnID, fmt.Errorf("%w (%s)", ErrTurnEnded, status))
+}
+
+// StopNarrowedRuns kills the commands this engine runs for turnID whose
+// snapshot snap (the turn's since version) narrows, naming the change as
+// the cause. The engine calls it when it appends a change; a change
+// appended by another instance reaches this engine through its read models
+// (see cmd/turnstile). It returns how many commands it stopped.
+func (e *Engine) StopNarrowedRuns(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
+	return e.running.changed(turnID, snap, version)
 }

@@ -49,6 +49,12 @@ func (s *State) event(m *Meta, id []string, p Payload) Event {
 	return Event{ID: eventID(s.TurnID, id...), TurnID: s.TurnID, OccurredAt: m.Now, Actor: m.Actor, CorrelationID: m.CorrelationID, Payload: p}
 }
 
+// InitialSnapshotVersion is the version of the snapshot a turn starts with:
+// a start appends turn.started, permission.profile_selected and
+// security_snapshot_resolved, in that order. A turn whose SnapshotVersion is
+// above it had its permissions changed mid-turn.
+const InitialSnapshotVersion = 2
+
 func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	// The request is validated before it is compared with an existing
 	// turn: a malformed request is a 400, whether or not the turn exists.
@@ -152,6 +158,9 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		out.Decision = approved(call)
 		if !r.Resolution.Allows() {
 			out.Decision.Behavior, out.Decision.Reason = domain.BehaviorDeny, r.Resolution.Reason()
+		}
+		if r.ResolvedReason == domain.ReasonPermissionsChanged {
+			out.Decision.Reason, out.Decision.DecidedBy = r.ResolvedReason, ReasonProfileChanged
 		}
 	}
 	return out, true, nil
@@ -296,6 +305,16 @@ func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (E
 	return s.event(m, []string{"resolved", r.ID, string(res)}, p), nil
 }
 
+// resolveFor is resolve with a reason other than the resolution's own (a
+// permission change resolving a request).
+func (s *State) resolveFor(m *Meta, r *Request, res domain.Resolution, why domain.Reason, open int) (Event, error) {
+	ev, err := s.resolve(m, r, res, open)
+	if err == nil {
+		ev.Payload.(*ApprovalResolved).Reason = why
+	}
+	return ev, err
+}
+
 func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
 	var evs []Event
 	var out Outcome
@@ -352,12 +371,13 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if err := domain.CheckProfileRequest(c.Profile); err != nil {
 		return nil, Outcome{}, err
 	}
-	if c.Profile != nil && c.Profile.Profile != "" {
-		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile.profile", Value: c.Profile.Profile,
-			Message: "a mid-turn change takes a mode; changing to a named profile mid-turn is not supported yet"}
+	if c.Profile == nil || (c.Profile.Mode == "" && c.Profile.Profile == "") {
+		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile", Message: "required: a mode or a profile"}
 	}
-	if c.Profile == nil || c.Profile.Mode == "" {
-		return nil, Outcome{}, &domain.FieldError{Field: "permission_profile.mode", Message: "required"}
+	if s.ParentTurnID != "" {
+		if err := checkChildProfile(c.Profile); err != nil {
+			return nil, Outcome{}, err
+		}
 	}
 	si := domain.SnapshotInputs{
 		Cwd: s.Inputs.Cwd, WorkspaceRoot: s.Inputs.WorkspaceRoot, ProjectRoots: s.Inputs.ProjectRoots,
@@ -385,14 +405,24 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	sum := sha256.Sum256(nxt)
 	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
 	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
-	// Narrowing cancels the open requests the new profile would deny.
+	// In the same append: narrowing cancels the open requests the new
+	// snapshot denies; widening allows (once) those it now allows, so a
+	// runtime waiting on them unblocks at once. Both are resolved by the
+	// principal who changed the permissions, for the reason
+	// permissions_changed.
 	open := s.Open
 	for _, r := range s.OpenRequests() {
 		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
-		if domain.Evaluate(&snap, &a, nil).Behavior != domain.BehaviorDeny {
+		var res domain.Resolution
+		switch domain.Evaluate(&snap, &a, nil).Behavior {
+		case domain.BehaviorDeny:
+			res = domain.ResolutionCancelled
+		case domain.BehaviorAllow:
+			res = domain.ResolutionAllowOnce
+		default:
 			continue
 		}
-		ev, err := s.resolve(&c.Meta, r, domain.ResolutionCancelled, open)
+		ev, err := s.resolveFor(&c.Meta, r, res, domain.ReasonPermissionsChanged, open)
 		if err != nil {
 			return nil, Outcome{}, err
 		}

@@ -36,6 +36,10 @@ type ExecFinished struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMs int64  `json:"duration_ms"`
 	TimedOut   bool   `json:"timed_out,omitempty"`
+	// Stopped says why the command was killed before it ended by itself
+	// ("permissions changed (version N)": a mid-turn change narrowed the
+	// snapshot it ran under); empty when it was not.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // ChildTurnStarted is appended to a parent turn before a child starts, so

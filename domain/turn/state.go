@@ -90,6 +90,9 @@ type Request struct {
 	Reason domain.Reason
 	// ForThisTurn says what an allow_for_turn answer covers.
 	ForThisTurn string
+	// ResolvedReason is the reason recorded when it was resolved
+	// (permissions_changed when a permission change resolved it).
+	ResolvedReason domain.Reason
 }
 
 // ApprovalRequest renders r as a TurnPermissionApprovalRequest of s.
@@ -184,7 +187,7 @@ func evolve(s *State, e *Event) bool {
 		if !ok {
 			return true
 		}
-		r.Status, r.Resolution = resolved, p.Resolution
+		r.Status, r.Resolution, r.ResolvedReason = resolved, p.Resolution, p.Reason
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
 		}

@@ -1,0 +1,125 @@
+package domain
+
+import (
+	"reflect"
+	"slices"
+)
+
+// SandboxNarrows reports whether a command started under old holds more
+// than nw grants a command, so that a mid-turn change from old to nw must
+// stop the commands still running under old. It is conservative: anything
+// it cannot show nw grants (a filesystem entry, a rule set, a network or
+// environment setting that differs in a way it does not order) counts as
+// narrowing; a change it calls a widening leaves running commands alone,
+// since each keeps the kernel sandbox it started with.
+func SandboxNarrows(old, nw *TurnExecutionSecuritySnapshot) bool {
+	return filesystemNarrows(&old.Sandbox, &nw.Sandbox) || networkNarrows(&old.Network, &nw.Network) ||
+		processNarrows(&old.Process, &nw.Process)
+}
+
+func filesystemNarrows(old, nw *SandboxPolicy) bool {
+	if nw.Filesystem.Unrestricted {
+		return false
+	}
+	if old.Filesystem.Unrestricted || StricterSandbox(old.Mode, nw.Mode) != old.Mode || old.Tmp != nw.Tmp {
+		return true
+	}
+	if !reflect.DeepEqual(old.Filesystem.Rules, nw.Filesystem.Rules) {
+		return true
+	}
+	// Access is the most specific entry's (ties: the narrower), so it is
+	// constant between listed paths: comparing at every path either side
+	// lists compares everywhere.
+	for _, es := range [][]FilesystemEntry{old.Filesystem.Entries, nw.Filesystem.Entries} {
+		for _, e := range es {
+			was, is := entryAccessAt(old.Filesystem.Entries, e.ResolvedPath), entryAccessAt(nw.Filesystem.Entries, e.ResolvedPath)
+			if was != AccessDeny && !is.Covers(was) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entryAccessAt is the access entries give path: the most specific entry
+// at or above it (ties: the narrower); none is deny.
+func entryAccessAt(entries []FilesystemEntry, path string) Access {
+	best, depth := AccessDeny, -1
+	for _, e := range entries {
+		if e.ResolvedPath == "" || !PathWithin(path, e.ResolvedPath) {
+			continue
+		}
+		switch d := len(e.ResolvedPath); {
+		case d > depth:
+			best, depth = e.Access, d
+		case d == depth:
+			best = weakerAccess(best, e.Access)
+		}
+	}
+	return best
+}
+
+func networkNarrows(old, nw *NetworkPolicy) bool {
+	if nw.Mode == NetworkEnabled && len(nw.AllowedDomains) == 0 && len(nw.DeniedDomains) == 0 &&
+		nw.AllowLocalhost && nw.AllowUnixSockets && nw.AllowPrivateNetworks {
+		return false
+	}
+	if StricterNetwork(old.Mode, nw.Mode) != old.Mode && old.Mode != nw.Mode {
+		return true
+	}
+	if old.Mode == NetworkDisabled {
+		return false // nothing to take away
+	}
+	return (old.AllowLocalhost && !nw.AllowLocalhost) || (old.AllowUnixSockets && !nw.AllowUnixSockets) ||
+		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) ||
+		!slices.Equal(old.AllowedDomains, nw.AllowedDomains) || !slices.Equal(old.DeniedDomains, nw.DeniedDomains)
+}
+
+func processNarrows(old, nw *ProcessPolicy) bool {
+	if nw.MaxDurationMs > 0 && (old.MaxDurationMs == 0 || nw.MaxDurationMs < old.MaxDurationMs) {
+		return true
+	}
+	for _, c := range nw.DeniedCommands {
+		if !slices.Contains(old.DeniedCommands, c) {
+			return true
+		}
+	}
+	if len(nw.AllowedCommandFamilies) > 0 {
+		for _, c := range old.AllowedCommandFamilies {
+			if !slices.Contains(nw.AllowedCommandFamilies, c) {
+				return true
+			}
+		}
+		if len(old.AllowedCommandFamilies) == 0 {
+			return true
+		}
+	}
+	// The environment a running command got cannot be taken back: a
+	// change that would withhold more of it narrows.
+	return envNarrows(&old.Environment, &nw.Environment)
+}
+
+func envNarrows(old, nw *EnvironmentPolicy) bool {
+	if reflect.DeepEqual(old, nw) {
+		return false
+	}
+	if nw.Profile != nil || old.Profile != nil {
+		return true
+	}
+	if old.Inherit && !nw.Inherit {
+		return true
+	}
+	for _, p := range nw.DeniedPatterns {
+		if !slices.Contains(old.DeniedPatterns, p) {
+			return true
+		}
+	}
+	if !nw.Inherit {
+		for _, v := range old.AllowedVars {
+			if !slices.Contains(nw.AllowedVars, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
