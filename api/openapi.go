@@ -213,7 +213,11 @@ func addStruct(t reflect.Type, props map[string]any, required *[]string, seen ma
 	}
 }
 
-var openapiDoc = sync.OnceValue(func() []byte {
+// openapiDoc is the document, built once.
+var openapiDoc = sync.OnceValue(buildOpenAPI)
+
+// buildOpenAPI renders the document from operations and the types.
+func buildOpenAPI() []byte {
 	paths := map[string]map[string]any{}
 	errResp := map[string]any{"description": "error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
 	for _, op := range operations {
@@ -250,9 +254,14 @@ var openapiDoc = sync.OnceValue(func() []byte {
 		for st, r := range extraSuccess(op, ok) {
 			responses[st] = r
 		}
-		for st, r := range specialResponses[op.method+" "+op.path] {
+		if special, ok := specialResponses[op.method+" "+op.path]; ok {
+			// The special answers replace the default success answer (once:
+			// deleting it inside the loop would drop a special "200" set by
+			// an earlier iteration, in map order).
 			delete(responses, status)
-			responses[st] = r
+			for st, r := range special {
+				responses[st] = r
+			}
 		}
 		for _, st := range errorStatuses(op) {
 			if responses[st] == nil {
@@ -302,7 +311,7 @@ var openapiDoc = sync.OnceValue(func() []byte {
 	}
 	b, _ := json.MarshalIndent(doc, "", "  ")
 	return b
-})
+}
 
 func (s *Server) openapi(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")

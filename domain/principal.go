@@ -52,6 +52,12 @@ const (
 	OpTurnDecide        Operation = "turn.decide"
 	OpTurnExec          Operation = "turn.exec"
 	OpTurnChangeProfile Operation = "turn.change_profile"
+	// OpTurnWidenProfile is a change of a turn's permissions that grants
+	// anything the turn did not have (Widens). No role but admin holds it:
+	// a runtime, which holds turn.change_profile, may only narrow its
+	// turns, so an agent cannot raise its own permissions (and so approve
+	// its own pending requests).
+	OpTurnWidenProfile Operation = "turn.widen_profile"
 	OpTurnEnd           Operation = "turn.end"
 	// OpTurnRead reads a turn, the list of turns and a turn's timeline.
 	OpTurnRead Operation = "turn.read"

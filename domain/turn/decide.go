@@ -402,6 +402,12 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if bytes.Equal(cur, nxt) {
 		return nil, Outcome{Replayed: true}, nil
 	}
+	// Widening is not the runtime's to do: the principal who asks for a
+	// wider snapshot must hold turn.widen_profile (an empty role is the
+	// service itself, or a caller without principals).
+	if a := c.Meta.Actor; a.Role != "" && !a.Role.Allows(domain.OpTurnWidenProfile) && domain.Widens(&s.Snapshot, &snap) {
+		return nil, Outcome{}, &domain.ForbiddenError{Principal: a.Name, Role: a.Role, Operation: domain.OpTurnWidenProfile}
+	}
 	sum := sha256.Sum256(nxt)
 	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
 	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
