@@ -303,7 +303,7 @@ func buildOpenAPI() []byte {
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, change profiles, end turns; never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
+				"description": "A named credential's token (tsk_…, from `turnstile token create --name N --role R [--workspace W]`) or the configured admin token. Roles: runtime (start turns, decide, exec, narrow its turns' permissions, end turns; never widen them, never respond to approvals), approver (list and answer approvals, read turns and timelines), auditor (read everything, append nothing), admin (everything, including credentials)."}},
 			"responses": map[string]any{"Error": errResp},
 			"schemas":   schemas,
 		},
