@@ -34,12 +34,30 @@ func browser(t *testing.T) context.Context {
 		}
 		t.Skip("chromium is not installed (set CI=true to make this a failure)")
 	}
+	// The profile is removed after the browser is gone; Chromium's helper
+	// processes may still write to it for a moment after the main process
+	// exits, so the removal is retried (bounded) until it succeeds.
+	profile, err := os.MkdirTemp("", "turnstile-ui-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(412, 915))
+		chromedp.UserDataDir(profile), chromedp.WindowSize(412, 915))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	t.Cleanup(func() {
+		cancelC()
+		cancelB()
+		cancelA()
+		var err error
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if err = os.RemoveAll(profile); err == nil {
+				return
+			}
+		}
+		t.Errorf("removing the browser profile %s: %v", profile, err)
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
