@@ -62,6 +62,9 @@ type Server struct {
 	out   bytes.Buffer // stdout and stderr of the process
 	exit  chan error
 	http  *http.Client
+	// specLog collects the OpenAPI problems of exchanges sent without t
+	// (Do, miDo); shared by the clients of one server (roAs).
+	specLog *specLog
 }
 
 // StartServer starts `turnstile serve` with a fresh data directory (or
@@ -77,7 +80,8 @@ func StartServerBin(t testing.TB, binPath, data string, extra ...string) *Server
 	if data == "" {
 		data = t.TempDir()
 	}
-	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}}
+	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}, specLog: &specLog{}}
+	t.Cleanup(func() { s.specLog.report(t) })
 	s.start()
 	t.Cleanup(s.Kill)
 	return s
@@ -210,13 +214,14 @@ func (s *Server) Request(method, path string, body any, header ...string) (int, 
 }
 
 // Do is Request that never calls t (any goroutine may use it): a transport
-// error answers status 0, and the exchange is not checked against the
-// OpenAPI document.
+// error answers status 0; the exchange is checked against the OpenAPI
+// document and what departs from it is reported when the test ends.
 func (s *Server) Do(method, path string, body any) (int, []byte) {
 	ex, err := s.send(s.http, method, path, body)
 	if err != nil {
 		return 0, nil
 	}
+	s.noteSpec(ex, method, path)
 	return ex.status, ex.data
 }
 

@@ -95,6 +95,7 @@ func miDo(s *Server, method, path string, body any) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	s.noteSpec(ex, method, path)
 	return ex.status, ex.data, nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 // roAs is a client of s that presents token instead of the admin token.
 func roAs(s *Server, token string) *Server {
-	return &Server{t: s.t, Data: s.Data, URL: s.URL, Token: token, http: s.http}
+	return &Server{t: s.t, Data: s.Data, URL: s.URL, Token: token, http: s.http, specLog: s.specLog}
 }
 
 // roCreate creates a credential with `turnstile token create` and returns
