@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"turnstile/domain"
@@ -48,14 +49,28 @@ func decodeBytes(body []byte, v any) error {
 			fieldErr *domain.FieldError
 			enumErr  *domain.InvalidEnumError
 		)
-		if errors.As(err, &typeErr) || errors.As(err, &fieldErr) || errors.As(err, &enumErr) {
+		// A field or enum error raised by a nested type's own decoder names
+		// the field within that type: give it its whole dotted path.
+		if errors.As(err, &fieldErr) {
+			fieldErr.Field = fieldPath(badField(body, reflect.TypeOf(v), ""), fieldErr.Field)
+			return fieldErr
+		}
+		if errors.As(err, &enumErr) {
+			enumErr.Field = fieldPath(badField(body, reflect.TypeOf(v), ""), enumErr.Field)
+			return enumErr
+		}
+		if errors.As(err, &typeErr) {
 			return err
 		}
 		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return fmt.Errorf("%w: %v", errMalformed, err)
 		}
 		// Any other decoding error (a type's own UnmarshalJSON) is the
-		// client's: a 400, never a 500.
+		// client's: a 400, never a 500, naming the field where it can be
+		// found.
+		if field := badField(body, reflect.TypeOf(v), ""); field != "" {
+			return &domain.FieldError{Field: field, Message: err.Error()}
+		}
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -149,4 +164,77 @@ func checkReason(reason string) error {
 	var l limits
 	l.str("reason", reason, maxTextLen)
 	return l.err
+}
+
+// badField finds the (dotted) path of the field of t whose value in raw
+// fails to decode: each member of an object is decoded alone into its
+// field's type, and the search goes down into the first that fails. It
+// returns "" when no single field is to blame.
+func badField(raw []byte, t reflect.Type, prefix string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return ""
+	}
+	for name, val := range members {
+		f, ok := jsonField(t, name)
+		if !ok {
+			continue
+		}
+		if json.Unmarshal(val, reflect.New(f.Type).Interface()) == nil {
+			continue
+		}
+		if deeper := badField(val, f.Type, prefix+name+"."); deeper != "" {
+			return deeper
+		}
+		return prefix + name
+	}
+	return ""
+}
+
+// jsonField is the field of struct t that the JSON member name decodes
+// into (embedded structs included).
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && tag == "" {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if sf, ok := jsonField(ft, name); ok {
+					return sf, true
+				}
+			}
+			continue
+		}
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// fieldPath joins the path of the member that failed (found by badField)
+// with the field a nested decoder named, without saying a name twice.
+func fieldPath(at, field string) string {
+	switch {
+	case at == "":
+		return field
+	case field == "" || at == field || strings.HasSuffix(at, "."+field):
+		return at
+	}
+	return at + "." + field
 }

@@ -135,8 +135,8 @@ func TestOpenAPIReplay(t *testing.T) {
 	}
 	// A decoding error inside a nested type is a 400 naming the field.
 	capped := map[string]any{"turn_id": "oa-child", "workspace_id": "ws", "thread_id": "th", "parent_turn_id": "oa-1", "task_cap": map[string]any{"policy": map[string]any{}}}
-	if f := errField(c.call("POST", "/v1/turns", capped, 400)); f != "default_behavior" {
-		t.Errorf("task_cap.policy {}: field %q, want default_behavior", f)
+	if f := errField(c.call("POST", "/v1/turns", capped, 400)); f != "task_cap.policy.default_behavior" {
+		t.Errorf("task_cap.policy {}: field %q, want its whole path task_cap.policy.default_behavior", f)
 	}
 	c.call("POST", "/v1/turns", `{"turn_id":"oa-2","workspace_id":"ws","thread_id":"th","bogus":1}`, 400)
 	// null for a list is accepted as empty, and the document says so.
