@@ -19,6 +19,27 @@ func dnsServer(t *testing.T, answers map[string][]netip.Addr, silent ...string) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
+	return serveDNS(pc, answers, silent...)
+}
+
+// suiteDNS is the address of a DNS server that answers NXDOMAIN to every
+// name, started by TestMain: every server the tests start resolves through
+// it (unless the test names its own --dns-server), so no decision waits on
+// the machine's resolver and the suite needs no network.
+var suiteDNS string
+
+// startSuiteDNS starts suiteDNS; it lives as long as the test binary.
+func startSuiteDNS() error {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	suiteDNS = serveDNS(pc, nil)
+	return nil
+}
+
+// serveDNS answers queries on pc (see dnsServer) until pc is closed.
+func serveDNS(pc net.PacketConn, answers map[string][]netip.Addr, silent ...string) string {
 	go func() {
 		buf := make([]byte, 1500)
 		for {

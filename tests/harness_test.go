@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,10 @@ var bin string
 func TestMain(m *testing.M) {
 	if serveESDBTest() {
 		return
+	}
+	if err := startSuiteDNS(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting the suite's DNS server:", err)
+		os.Exit(1)
 	}
 	dir, err := os.MkdirTemp("", "turnstile-e2e-")
 	if err != nil {
@@ -91,6 +96,9 @@ func (s *Server) start() {
 	t := s.t
 	t.Helper()
 	args := append([]string{"serve", "--data", s.Data, "--listen", "127.0.0.1:0", "--log-level", "debug"}, s.Args...)
+	if suiteDNS != "" && !slices.Contains(s.Args, "--dns-server") {
+		args = append(args, "--dns-server", suiteDNS)
+	}
 	path := bin
 	if s.Bin != "" {
 		path = s.Bin
