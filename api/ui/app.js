@@ -106,7 +106,7 @@ function conn(text, live) {
 
 function onEvent(method, p) {
   const v = view();
-  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
+  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals(p.request_id);
   if (method === "turn/permission/request/resolved") {
     const a = state.approvals.get(p.request_id);
     if (a) { state.approvals.delete(p.request_id); state.resolved.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor })); }
@@ -135,9 +135,17 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 
 // ---- pending approvals ----
 
-async function loadApprovals() {
+// loadApprovals lists the pending requests. With want (a request the event
+// stream just announced) it tries again, a bounded number of times, while
+// the list does not have it yet: the stream can be ahead of the read model
+// that answers the list (on another instance, or under load).
+async function loadApprovals(want, tries = 0) {
   try {
     const data = await api("GET", "/v1/approvals?status=pending");
+    if (want && tries < 25 && !data.approvals.some((a) => a.request.request_id === want) && !state.resolved.has(want)) {
+      setTimeout(() => loadApprovals(want, tries + 1), 200);
+      return;
+    }
     state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
     await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
       try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
