@@ -58,7 +58,7 @@ const (
 	// turns, so an agent cannot raise its own permissions (and so approve
 	// its own pending requests).
 	OpTurnWidenProfile Operation = "turn.widen_profile"
-	OpTurnEnd           Operation = "turn.end"
+	OpTurnEnd          Operation = "turn.end"
 	// OpTurnRead reads a turn, the list of turns and a turn's timeline.
 	OpTurnRead Operation = "turn.read"
 	// OpTurnHistory reads a turn's raw events and audit rows.
