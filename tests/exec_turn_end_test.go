@@ -108,21 +108,37 @@ func TestTurnEndKillsRunningCommands(t *testing.T) {
 func TestTurnEndOnOtherInstanceKillsCommand(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
-	root := workspace(t)
-	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "xi", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
-		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
-	token := fmt.Sprintf("turnstile-daemon-%d", time.Now().UnixNano())
-	answer := execInBackground(p.B, "xi", map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000})
-	pollUntil(t, "the daemon to run on B", func() bool { return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0 })
+	token, answer := daemonOnB(t, p, "xi")
 	miCall(t, p.A, "POST", "/v1/turns/xi/complete", nil, http.StatusOK, nil)
-	var d decisionAnswer
-	select {
-	case d = <-answer:
-	case <-time.After(60 * time.Second):
-		t.Fatal("B's exec did not return after A completed the turn")
-	}
+	d := awaitExec(t, answer, "B's exec did not return after A completed the turn")
 	if !d.Ran || !strings.Contains(d.Message, "turn ended") {
 		t.Fatalf("B's exec answer: %+v", d)
 	}
 	pollUntil(t, "every process of B's command to die", func() bool { return len(hostProcessesWith(token)) == 0 })
+}
+
+// daemonOnB starts a full_access turn through A and, through B, a command
+// that starts a setsid daemon; it returns once the daemon runs, with the
+// daemon's argv token and the channel that gets B's exec answer.
+func daemonOnB(t *testing.T, p *miPair, turnID string) (string, <-chan decisionAnswer) {
+	t.Helper()
+	root := workspace(t)
+	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": turnID, "workspace_id": "w", "thread_id": "t", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
+	token := fmt.Sprintf("turnstile-daemon-%s-%d", turnID, time.Now().UnixNano())
+	answer := execInBackground(p.B, turnID, map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000})
+	pollUntil(t, "the daemon to run on B", func() bool { return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0 })
+	return token, answer
+}
+
+// awaitExec waits (bounded) for a background exec's answer.
+func awaitExec(t *testing.T, answer <-chan decisionAnswer, failure string) decisionAnswer {
+	t.Helper()
+	select {
+	case d := <-answer:
+		return d
+	case <-time.After(60 * time.Second):
+		t.Fatal(failure)
+	}
+	return decisionAnswer{}
 }

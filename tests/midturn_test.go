@@ -285,19 +285,9 @@ func TestMidTurnNarrowKillsRunningCommand(t *testing.T) {
 func TestMidTurnNarrowOnOtherInstanceKillsCommand(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
-	root := workspace(t)
-	miCall(t, p.A, "POST", "/v1/turns", map[string]any{"turn_id": "xn", "workspace_id": "w", "thread_id": "t", "workspace_root": root,
-		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
-	token := fmt.Sprintf("turnstile-xnarrow-%d", time.Now().UnixNano())
-	answer := execInBackground(p.B, "xn", map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000})
-	pollUntil(t, "the daemon to run on B", func() bool { return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0 })
+	token, answer := daemonOnB(t, p, "xn")
 	miCall(t, p.A, "POST", "/v1/turns/xn/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusOK, nil)
-	var d decisionAnswer
-	select {
-	case d = <-answer:
-	case <-time.After(60 * time.Second):
-		t.Fatal("B's exec did not return after A narrowed the turn")
-	}
+	d := awaitExec(t, answer, "B's exec did not return after A narrowed the turn")
 	if !d.Ran || !strings.Contains(d.Message, "permissions changed (version") {
 		t.Fatalf("B's exec answer: %+v", d)
 	}
