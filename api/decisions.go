@@ -101,7 +101,9 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 	}
 	s.settle(r.Context(), res.Position)
 	if q := res.Request; q != nil {
-		req := res.Turn.ApprovalRequest(q)
+		// The request as its approval_requested event stored it, as the
+		// read model and the event stream show it too.
+		req := q.Request
 		out.Request, out.RequestStatus, out.Resolution = &req, projections.ApprovalPending, q.Resolution
 		if q.Status == turn.RequestResolved {
 			out.RequestStatus = projections.ApprovalResolved

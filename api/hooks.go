@@ -214,7 +214,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	d := res.Decision
 	summary := h.ToolName
 	if res.Request != nil {
-		summary = res.Request.Action.Summary
+		summary = res.Request.Request.Summary
 	}
 	switch {
 	case res.Request != nil:
@@ -239,14 +239,14 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q *turn.Request, summary string) (HookAnswer, error) {
 	cfg := s.cfg.ClaudeCode
 	if q.Status != turn.RequestResolved && cfg.Ask == domain.ClaudeCodeAskPrompt {
-		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.ID)), nil
+		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.Request.RequestID)), nil
 	}
-	a, err := s.awaitApproval(r.Context(), q.ID, cfg.HoldWait)
+	a, err := s.awaitApproval(r.Context(), q.Request.RequestID, cfg.HoldWait)
 	if err != nil {
 		return HookAnswer{}, err
 	}
 	if a.Status == projections.ApprovalPending {
-		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.ID)), nil
+		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.Request.RequestID)), nil
 	}
 	if !a.Resolution.Allows() {
 		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil

@@ -168,7 +168,7 @@ func fillTurn(eng *engine.Engine, id, root string) error {
 			return err
 		}
 		if res.Request != nil {
-			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.Request.RequestID, Resolution: domain.ResolutionAllowOnce}); err != nil {
 				return err
 			}
 		}

@@ -181,7 +181,7 @@ func TestConcurrentResponses(t *testing.T) {
 	}
 	start(t, f.eng, "t1", domain.ModeSupervised)
 	res := decide(t, f.eng, "t1", "c1", "make", "deploy")
-	reqID := res.Request.ID
+	reqID := res.Request.Request.RequestID
 	for _, e := range engines[1:] { // warm the other caches at the old version
 		if err := e.View(ctx, "t1", func(*turn.State) error { return nil }); err != nil {
 			t.Fatal(err)
@@ -247,16 +247,16 @@ func TestStaleCacheCatchesUp(t *testing.T) {
 	// deterministic event ids at the same expected version are the store's
 	// idempotent retry.
 	r3 := decide(t, other, "t1", "c2", "ls", "-l")
-	if r3.Version != 4 || r3.Request == nil || r3.Request.ID != r2.Request.ID || r3.Decision != r2.Decision {
+	if r3.Version != 4 || r3.Request == nil || r3.Request.Request.RequestID != r2.Request.Request.RequestID || r3.Decision != r2.Decision {
 		t.Fatalf("replay through the other engine: %+v", r3)
 	}
 	if _, evs := replay(t, f, "t1"); len(evs) != 5 {
 		t.Fatalf("%d events stored, want 5", len(evs))
 	}
-	if _, err := other.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.ID, Resolution: domain.ResolutionDeny}); err != nil {
+	if _, err := other.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.Request.RequestID, Resolution: domain.ResolutionDeny}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.ID, Resolution: domain.ResolutionAllowOnce})
+	_, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
 	var already *turn.AlreadyResolvedError
 	if !errors.As(err, &already) || already.Stored != domain.ResolutionDeny {
 		t.Fatalf("stale engine must find the stored resolution: %v", err)
@@ -295,7 +295,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	f := newFixture(t)
 	start(t, f.eng, "t1", domain.ModeSupervised)
 	r := decide(t, f.eng, "t1", "c1", "make")
-	if _, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r.Request.ID, Resolution: domain.ResolutionAllowForTurn}); err != nil {
+	if _, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r.Request.Request.RequestID, Resolution: domain.ResolutionAllowForTurn}); err != nil {
 		t.Fatal(err)
 	}
 	pending := decide(t, f.eng, "t1", "c2", "make", "install")

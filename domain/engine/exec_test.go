@@ -148,7 +148,7 @@ func TestExecStdinIsBound(t *testing.T) {
 	}
 	// The approval request showed the stdin size, never its content.
 	details := ""
-	for _, d := range res.Request.Action.Details {
+	for _, d := range res.Request.Request.Details {
 		details += d.Label + "=" + d.Value + ";"
 	}
 	if !strings.Contains(details, "Standard input=14 bytes") || strings.Contains(details, "harmless") || !strings.Contains(details, "Executable=/bin/sh") {

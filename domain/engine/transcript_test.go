@@ -182,8 +182,8 @@ func (r *runner) run(t *testing.T, cmd string) string {
 		fmt.Fprintf(&b, " decision=%s reason=%s action=%s cached=%v by=%s", d.Behavior, d.Reason, d.Action, d.Cached, d.DecidedBy)
 	}
 	if res.Request != nil {
-		r.names[res.Request.ID] = "request(" + kv["turn"] + "/" + res.Request.ToolCallID + ")"
-		fmt.Fprintf(&b, " %s=%s", r.names[res.Request.ID], requestState(res.Request))
+		r.names[res.Request.Request.RequestID] = "request(" + kv["turn"] + "/" + res.Request.ToolCallID + ")"
+		fmt.Fprintf(&b, " %s=%s", r.names[res.Request.Request.RequestID], requestState(res.Request))
 	}
 	if res.Replayed {
 		b.WriteString(" replayed")
@@ -266,7 +266,7 @@ func (r *runner) query(verb, turnID string) string {
 		slices.SortFunc(reqs, func(a, b *turn.Request) int { return a.Seq - b.Seq })
 		for _, req := range reqs {
 			if _, inForce := s.Grants[req.Grant]; inForce && req.Resolution == domain.ResolutionAllowForTurn {
-				lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", req.Grant.Mode, req.Grant.ToolName, req.Grant.Action, r.names[req.ID]))
+				lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", req.Grant.Mode, req.Grant.ToolName, req.Grant.Action, r.names[req.Request.RequestID]))
 			}
 		}
 	case "audit":

@@ -275,9 +275,9 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	}
 	if r.Status == RequestResolved {
 		if r.Resolution == c.Resolution {
-			return nil, Outcome{Request: s.request(r.ID), Replayed: true}, nil
+			return nil, Outcome{Request: s.request(r.Request.RequestID), Replayed: true}, nil
 		}
-		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.ID, Stored: r.Resolution}
+		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.Request.RequestID, Stored: r.Resolution}
 	}
 	if c.Resolution.Allows() && !slices.Contains(s.Snapshot.Approval.AllowedScopes, c.Resolution) {
 		return nil, Outcome{}, &domain.FieldError{Field: "resolution", Value: string(c.Resolution), Message: "not an approval scope this turn allows"}
@@ -301,8 +301,8 @@ func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (E
 	if _, err := next(s.TurnID, s.Status, trans); err != nil {
 		return Event{}, err
 	}
-	p := &ApprovalResolved{RequestID: r.ID, ToolCallID: r.ToolCallID, Resolution: res, Reason: res.Reason()}
-	return s.event(m, []string{"resolved", r.ID, string(res)}, p), nil
+	p := &ApprovalResolved{RequestID: r.Request.RequestID, ToolCallID: r.ToolCallID, Resolution: res, Reason: res.Reason()}
+	return s.event(m, []string{"resolved", r.Request.RequestID, string(res)}, p), nil
 }
 
 // resolveFor is resolve with a reason other than the resolution's own (a
@@ -329,7 +329,7 @@ func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
 		}
 		open--
 		evs = append(evs, ev)
-		out.Expired = append(out.Expired, r.ID)
+		out.Expired = append(out.Expired, r.Request.RequestID)
 	}
 	return evs, out, nil
 }

@@ -172,9 +172,11 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 	if r != nil {
 		out.Decision = approved(call)
 		act := r.Action
-		act.Files = nil // a decision records no files (see ActionRecord)
-		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: verdictOf(out.Decision), RequestID: r.ID}
-		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec}))
+		// A decision records no files but the request's summary and
+		// details (see ActionRecord).
+		act.Files, act.Summary, act.Details = nil, r.Request.Summary, r.Request.Details
+		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: verdictOf(out.Decision), RequestID: r.Request.RequestID}
+		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.Request.RequestID}, &DecisionAllowed{rec}))
 	}
 	return append(evs, s.started(c, &a, call.RequestID)), out, nil
 }

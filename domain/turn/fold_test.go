@@ -104,7 +104,7 @@ func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	if out.Request == nil || out.Decision.Behavior != domain.BehaviorAsk {
 		t.Fatalf("the call did not ask: %+v", out)
 	}
-	kept := s.Requests[out.Request.ID]
+	kept := s.Requests[out.Request.Request.RequestID]
 	if kept == nil || !reflect.DeepEqual(*out.Request, *kept) {
 		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Request, kept)
 	}

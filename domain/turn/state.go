@@ -72,40 +72,29 @@ func (s *State) Summary() Summary {
 	}
 }
 
-// Request is an approval request as the aggregate keeps it.
+// Request is an approval request as the aggregate keeps it: the request
+// exactly as its approval_requested event stored it (what an approver sees,
+// in a decision's answer, over REST and over SSE alike: it is never rebuilt),
+// and what the aggregate needs to decide about it.
 type Request struct {
-	ID         string
+	// Request is the event's TurnPermissionApprovalRequest, as stored.
+	Request    ApprovalRequest
 	ToolCallID string
 	Seq        int // order of opening within the turn
 	Status     RequestStatus
 	Resolution domain.Resolution
 	Grant      domain.GrantKey
-	Action     ActionRecord
-	OpenedAt   time.Time
-	ExpiresAt  time.Time
+	// Action is the event's action record (with the files a profile change
+	// evaluates again; its summary and details are the request's).
+	Action    ActionRecord
+	OpenedAt  time.Time
+	ExpiresAt time.Time
 	// SnapshotVersion is the snapshot the request was opened under; an
 	// allow_for_turn grant counts only while that snapshot is in force.
 	SnapshotVersion int64
-	// Reason is why it asks (policy_requires_approval or unknown_action_default).
-	Reason domain.Reason
-	// ForThisTurn says what an allow_for_turn answer covers.
-	ForThisTurn string
 	// ResolvedReason is the reason recorded when it was resolved
 	// (permissions_changed when a permission change resolved it).
 	ResolvedReason domain.Reason
-}
-
-// ApprovalRequest renders r as a TurnPermissionApprovalRequest of s.
-func (s *Summary) ApprovalRequest(r *Request) ApprovalRequest {
-	details := r.Action.Details
-	if details == nil {
-		details = []domain.Detail{}
-	}
-	return ApprovalRequest{
-		RequestID: r.ID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID, ToolName: r.Action.ToolName,
-		Action: r.Action.Kind, ScopeHash: r.Action.ScopeHash, Reason: r.Reason, Summary: r.Action.Summary, Details: details,
-		ForThisTurn: r.ForThisTurn,
-	}
 }
 
 // Call is what happened to a tool call id: its first (policy) decision, the
@@ -209,15 +198,13 @@ func evolve(s *State, e *Event) bool {
 }
 
 // openRequest is the request p opens at openedAt: the one place it is
-// built, by Evolve for the state and by Decide for its answer.
+// built, by Evolve for the state and by Decide for its answer. It keeps the
+// event's request and action record as they are.
 func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time) *Request {
-	act := p.Action
-	act.Summary, act.Details = p.Request.Summary, p.Request.Details
 	return &Request{
-		ID: p.Request.RequestID, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
+		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
 		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-		Action: act, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, Reason: p.Request.Reason,
-		ForThisTurn: p.Request.ForThisTurn,
+		Action: p.Action, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
 	}
 }
 

@@ -89,7 +89,7 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 	if res.Request == nil {
 		return Verdict{Code: "approval_missing", Rule: "the decision asked but opened no request"}, nil
 	}
-	reqID := res.Request.ID
+	reqID := res.Request.Request.RequestID
 	poll := j.Poll
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
@@ -107,7 +107,7 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 		if err != nil {
 			return Verdict{}, err
 		}
-		if r.ID != "" && r.Status != turn.RequestOpen {
+		if r.Request.RequestID != "" && r.Status != turn.RequestOpen {
 			if r.Resolution.Allows() {
 				return Verdict{Allow: true, Code: string(r.Resolution), Rule: "approval " + reqID, Once: r.Resolution == domain.ResolutionAllowOnce}, nil
 			}
