@@ -253,7 +253,7 @@ func (r *runner) query(verb, turnID string) string {
 			return "not found"
 		}
 		return fmt.Sprintf("status=%s version=%d mode=%s source=%s snapshot_version=%d sandbox=%s pending=%d",
-			v.Status, v.Version, v.Profile.Mode, v.Profile.Source, v.SnapshotVersion, v.Snapshot.Sandbox.Mode, v.PendingCount)
+			v.Status, v.Version, v.Profile.Mode, v.Profile.Source, v.SnapshotVersion, v.Snapshot.Sandbox.Mode, v.Open)
 	case "pending":
 		for _, a := range p.Approvals(projections.ApprovalFilter{TurnID: turnID, Status: projections.ApprovalPending}) {
 			lines = append(lines, fmt.Sprintf("%s tool=%s action=%s expires=%s", r.names[a.Request.RequestID], a.Request.ToolName, a.Request.Action, a.ExpiresAt.Format(time.Kitchen)))

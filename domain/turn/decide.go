@@ -217,7 +217,8 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		}
 		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
-		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: s.openRequest(ev, c.Now)}, nil
+		opened, _ := RequestMove(RequestNone, ev)
+		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: s.openRequest(ev, c.Now, opened)}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
 	}

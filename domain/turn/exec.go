@@ -268,7 +268,7 @@ func (s *State) evolveExec(e *Event) bool {
 			c.Finished = &f
 		}
 	case *ChildTurnStarted:
-		s.Children = append(s.Children, p.ChildTurnID)
+		// The turn's own field (Summary.Apply keeps Children).
 	default:
 		return false
 	}

@@ -1,10 +1,13 @@
 package turn
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/looplab/fsm"
 
 	"turnstile/domain"
 )
@@ -107,5 +110,36 @@ func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	kept := s.Requests[out.Request.Request.RequestID]
 	if kept == nil || !reflect.DeepEqual(*out.Request, *kept) {
 		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Request, kept)
+	}
+}
+
+// TestRequestMovesComeFromTheTable: RequestMove agrees with looplab/fsm
+// over RequestTransitions for every request state and every event that
+// names a request, and an event that names none never moves one.
+func TestRequestMovesComeFromTheTable(t *testing.T) {
+	moves := map[string]Payload{RequestTransOpen: &ApprovalRequested{}, RequestTransResolve: &ApprovalResolved{}}
+	legal := 0
+	for _, from := range []RequestStatus{RequestNone, RequestOpen, RequestResolved} {
+		for trans, p := range moves {
+			m := fsm.NewFSM(string(from), RequestTransitions, nil)
+			to, ok := RequestMove(from, p)
+			if ok != m.Can(trans) {
+				t.Errorf("%s --%s--> RequestMove says %v, fsm says %v", from, trans, ok, m.Can(trans))
+			}
+			if ok {
+				legal++
+				if err := m.Event(context.Background(), trans); err != nil || RequestStatus(m.Current()) != to {
+					t.Errorf("%s --%s--> %s, fsm reaches %s (%v)", from, trans, to, m.Current(), err)
+				}
+			} else if to != from {
+				t.Errorf("%s --%s--> refused but moved to %s", from, trans, to)
+			}
+		}
+		if to, ok := RequestMove(from, &TurnCompleted{}); ok || to != from {
+			t.Errorf("a turn event moved a %s request to %s", from, to)
+		}
+	}
+	if legal != 2 {
+		t.Fatalf("control: %d legal moves, want 2 (open, resolve)", legal)
 	}
 }

@@ -10,66 +10,22 @@ import (
 // State is a turn folded from its events. It is owned by one goroutine at a
 // time (the engine holds the turn's lock while deciding and evolving).
 type State struct {
-	TurnID string
-	// Version is the revision of the last event applied; -1 before the first.
-	Version      int64
-	Status       Status
-	WorkspaceID  string
-	ThreadID     string
-	ParentTurnID string
-	TaskCap      *domain.TaskCap
-	RequestHash  string
-	Inputs       Inputs
-	Profile      domain.TurnPermissionProfileSnapshot
-	Snapshot     domain.TurnExecutionSecuritySnapshot
-	// SnapshotVersion is the Version of the event the snapshot came from.
-	SnapshotVersion int64
+	// Summary is the turn itself, as clients see it (Summary.Apply folds
+	// it, for the read models too).
+	Summary
+	TaskCap     *domain.TaskCap
+	RequestHash string
+	Inputs      Inputs
 	// Grants are the turn's allow_for_turn grants; a profile change clears them.
 	Grants domain.GrantSet
 	// Requests holds every approval request of the turn by id.
 	Requests map[string]*Request
-	// Open counts requests in RequestOpen.
-	Open int
 	// Calls records the first answer to each tool call id.
 	Calls map[string]*Call
 	// Ran holds the tool call ids reported as run (ToolCompleted).
 	Ran map[string]struct{}
-	// Children are the child turns started under this turn, in order.
-	Children []string
 	// LastHash is the chain hash of the last event applied.
-	LastHash  string
-	StartedAt time.Time
-	UpdatedAt time.Time
-	EndedAt   time.Time
-}
-
-// Summary is a turn's scalar state, safe to hand out: it shares nothing
-// that Evolve changes (a snapshot is never modified once resolved).
-type Summary struct {
-	TurnID          string
-	WorkspaceID     string
-	ThreadID        string
-	ParentTurnID    string
-	Status          Status
-	Version         int64
-	Profile         domain.TurnPermissionProfileSnapshot
-	Snapshot        domain.TurnExecutionSecuritySnapshot
-	SnapshotVersion int64
-	Open            int
-	// Children are the child turns recorded on this turn.
-	Children  []string
-	StartedAt time.Time
-	UpdatedAt time.Time
-	EndedAt   time.Time
-}
-
-// Summary returns the turn's scalar state.
-func (s *State) Summary() Summary {
-	return Summary{
-		TurnID: s.TurnID, WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, ParentTurnID: s.ParentTurnID,
-		Status: s.Status, Version: s.Version, Profile: s.Profile, Snapshot: s.Snapshot, SnapshotVersion: s.SnapshotVersion,
-		Open: s.Open, Children: slices.Clip(s.Children), StartedAt: s.StartedAt, UpdatedAt: s.UpdatedAt, EndedAt: s.EndedAt,
-	}
+	LastHash string
 }
 
 // Request is an approval request as the aggregate keeps it: the request
@@ -123,7 +79,7 @@ type Call struct {
 
 // NewState returns the state of a turn with no events.
 func NewState(turnID string) *State {
-	return &State{TurnID: turnID, Version: -1, Status: StatusNone, SnapshotVersion: -1}
+	return &State{Summary: NewSummary(turnID)}
 }
 
 // Evolve applies one event to s. It is total for valid histories: every event
@@ -133,18 +89,19 @@ func Evolve(s *State, e *Event) { evolve(s, e) }
 // evolve is Evolve, reporting whether it knows the event's payload
 // (TestEvolveHandlesEveryRegisteredEvent walks the registry with it).
 func evolve(s *State, e *Event) bool {
-	s.Version, s.LastHash, s.UpdatedAt = e.Version, e.Hash, e.OccurredAt
+	s.LastHash = e.Hash
+	named := RequestNone
+	if r := s.Requests[NamedRequest(e.Payload)]; r != nil {
+		named = r.Status
+	}
+	moved := s.Summary.Apply(e, named)
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
-		s.WorkspaceID, s.ThreadID, s.ParentTurnID, s.TaskCap = p.WorkspaceID, p.ThreadID, p.ParentTurnID, p.TaskCap
-		s.RequestHash, s.Inputs, s.StartedAt = p.RequestHash, p.Inputs, e.OccurredAt
+		s.TaskCap, s.RequestHash, s.Inputs = p.TaskCap, p.RequestHash, p.Inputs
 		s.Grants, s.Requests, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}, map[string]struct{}{}
-	case *ProfileSelected:
-		s.Profile = p.Profile
-	case *SecuritySnapshotResolved:
-		s.Snapshot, s.SnapshotVersion = p.Snapshot, e.Version
+	case *ProfileSelected, *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
+		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
-		s.Profile, s.Snapshot, s.SnapshotVersion = p.Profile, p.Snapshot, e.Version
 		s.Grants = domain.GrantSet{}
 	case *DecisionAllowed:
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
@@ -161,48 +118,41 @@ func evolve(s *State, e *Event) bool {
 			s.Calls[p.ToolCallID].Denial, s.Calls[p.ToolCallID].Refusal = &d, p.Refusal
 		}
 	case *ApprovalRequested:
-		s.Requests[p.Request.RequestID] = s.openRequest(p, e.OccurredAt)
+		if moved == named {
+			return true
+		}
+		s.Requests[p.Request.RequestID] = s.openRequest(p, e.OccurredAt, moved)
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
 				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
 		}
-		s.Open++
 	case *ApprovalResolved:
+		if moved == named {
+			return true
+		}
 		r := s.Requests[p.RequestID]
-		if r == nil {
-			return true
-		}
-		resolved, ok := ResolveRequest(r.Status)
-		if !ok {
-			return true
-		}
-		r.Status, r.Resolution, r.ResolvedReason = resolved, p.Resolution, p.Reason
+		r.Status, r.Resolution, r.ResolvedReason = moved, p.Resolution, p.Reason
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
 		}
-		s.Open--
-	case *TurnCompleted, *TurnInterrupted, *TurnFailed:
-		s.EndedAt = e.OccurredAt
 	case *ToolCompleted:
 		s.Ran[p.ToolCallID] = struct{}{}
 	case *EgressTraffic:
 		// Traffic counts are for the read models; the aggregate decides
 		// nothing from them (each connection's decision is its own event).
 	default:
-		if !s.evolveExec(e) {
-			return false
-		}
+		return s.evolveExec(e)
 	}
-	s.Status = StatusAfter(s.Status, e.Payload, s.Open)
 	return true
 }
 
-// openRequest is the request p opens at openedAt: the one place it is
-// built, by Evolve for the state and by Decide for its answer. It keeps the
-// event's request and action record as they are.
-func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time) *Request {
+// openRequest is the request p opens at openedAt, in state status (the
+// request table's): the one place it is built, by Evolve for the state and
+// by Decide for its answer. It keeps the event's request and action record
+// as they are.
+func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time, status RequestStatus) *Request {
 	return &Request{
-		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: RequestOpen,
+		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: status,
 		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
 		Action: p.Action, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
 	}
