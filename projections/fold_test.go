@@ -62,7 +62,7 @@ func TestBothFoldsAgreeOnEveryHistory(t *testing.T) {
 		if !reflect.DeepEqual(s.Summary, view) {
 			t.Fatalf("event %d (%s): the folds differ\n engine %+v\n read   %+v", i, e.Type, s.Summary, view)
 		}
-		for id, r := range s.Requests {
+		for id, r := range s.Approvals {
 			a, ok := p.Approval(id)
 			if !ok || (a.Status == projections.ApprovalPending) != (r.Status == turn.RequestOpen) {
 				t.Fatalf("event %d: request %s is %s in the engine, %q in the read model", i, id, r.Status, a.Status)

@@ -109,9 +109,9 @@ func (p *Projector) apply(e *turn.Event) error {
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
 		p.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:
-		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionAllowed)
+		p.decision(e, row, &ev.Decided, AuditDecisionAllowed)
 	case *turn.DecisionDenied:
-		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionDenied)
+		p.decision(e, row, &ev.Decided, AuditDecisionDenied)
 		title := "Denied: " + ev.Action.Summary
 		kind := "denied"
 		if ev.Decision.Reason == domain.ReasonSandboxDenied {
@@ -244,7 +244,7 @@ func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.
 	p.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
 }
 
-func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.DecisionRecorded, kind string) {
+func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.Decided, kind string) {
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = kind, d.ItemID, d.ToolCallID, d.Action.ToolName
 	row.ActionKind, row.RequestKey = d.Action.Kind, &RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason, row.Cached = d.RequestID, d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached

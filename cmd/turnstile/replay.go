@@ -100,7 +100,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		ExpiresAt  string `json:"expires_at"`
 	}
 	var open []pending
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		open = append(open, pending{r.Request.RequestID, r.ToolCallID, r.Action.ToolName, string(r.Action.Kind), r.Request.Summary, r.ExpiresAt.Format("2006-01-02T15:04:05Z07:00")})
 	}
 	if *asJSON {

@@ -152,9 +152,9 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", toolCallID)}
 	}
-	out := Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}
+	out := Outcome{Decision: call.Decision, Approval: s.approval(call.RequestID), Replayed: true}
 	// A resolved request answers what the runtime should do now.
-	if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+	if r := s.Approvals[call.RequestID]; r != nil && r.Status == RequestResolved {
 		out.Decision = approved(call)
 		if !r.Resolution.Allows() {
 			out.Decision.Behavior, out.Decision.Reason = domain.BehaviorDeny, r.Resolution.Reason()
@@ -195,7 +195,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d)}
+	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d)}
 	id := []string{"decision", c.ToolCallID, a.ScopeHash}
 	switch d.Behavior {
 	case domain.BehaviorAllow:
@@ -215,10 +215,10 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		if req.Details == nil {
 			req.Details = []domain.Detail{}
 		}
-		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
+		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: decisionRecordOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
 		opened, _ := RequestMove(RequestNone, ev)
-		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: s.openRequest(ev, c.Now, opened)}, nil
+		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Approval: s.openApproval(ev, c.Now, opened)}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
 	}
@@ -233,7 +233,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d),
+	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d),
 		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
 	if call := s.Calls[c.ToolCallID]; call != nil {
 		if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
@@ -241,7 +241,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
 		}
 		if call.Denial != nil {
-			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Request: s.request(call.RequestID), Replayed: true}, nil
+			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Approval: s.approval(call.RequestID), Replayed: true}, nil
 		}
 		rec.RequestID = call.RequestID
 	}
@@ -249,10 +249,10 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	return []Event{ev}, Outcome{Decision: d, Refusal: c.Refusal}, nil
 }
 
-// request returns a copy of a request (nil when there is none), so that an
+// approval returns a copy of a approval (nil when there is none), so that an
 // Outcome never shares what Evolve later changes.
-func (s *State) request(id string) *Request {
-	r, ok := s.Requests[id]
+func (s *State) approval(id string) *Approval {
+	r, ok := s.Approvals[id]
 	if !ok || r == nil {
 		return nil
 	}
@@ -270,13 +270,13 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	if s.Status == StatusNone {
 		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
 	}
-	r := s.Requests[c.RequestID]
+	r := s.Approvals[c.RequestID]
 	if r == nil {
 		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
 	}
 	if r.Status == RequestResolved {
 		if r.Resolution == c.Resolution {
-			return nil, Outcome{Request: s.request(r.Request.RequestID), Replayed: true}, nil
+			return nil, Outcome{Approval: s.approval(r.Request.RequestID), Replayed: true}, nil
 		}
 		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.Request.RequestID, Stored: r.Resolution}
 	}
@@ -289,12 +289,12 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	}
 	resolved := *r
 	resolved.Status, resolved.Resolution = RequestResolved, c.Resolution
-	return []Event{ev}, Outcome{Request: &resolved}, nil
+	return []Event{ev}, Outcome{Approval: &resolved}, nil
 }
 
 // resolve builds the approval_resolved event of r; open is how many requests
 // are open before it.
-func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (Event, error) {
+func (s *State) resolve(m *Meta, r *Approval, res domain.Resolution, open int) (Event, error) {
 	trans := TransResolve
 	if open == 1 {
 		trans = TransResolveLast
@@ -308,7 +308,7 @@ func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (E
 
 // resolveFor is resolve with a reason other than the resolution's own (a
 // permission change resolving a request).
-func (s *State) resolveFor(m *Meta, r *Request, res domain.Resolution, why domain.Reason, open int) (Event, error) {
+func (s *State) resolveFor(m *Meta, r *Approval, res domain.Resolution, why domain.Reason, open int) (Event, error) {
 	ev, err := s.resolve(m, r, res, open)
 	if err == nil {
 		ev.Payload.(*ApprovalResolved).Reason = why
@@ -320,7 +320,7 @@ func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
 	var evs []Event
 	var out Outcome
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		if r.ExpiresAt.After(c.Now) {
 			continue
 		}
@@ -354,7 +354,7 @@ func decideEnd(s *State, c *EndTurn) ([]Event, Outcome, error) {
 	}
 	var evs []Event
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		ev, err := s.resolve(&c.Meta, r, domain.ResolutionCancelled, open)
 		if err != nil {
 			return nil, Outcome{}, err
@@ -418,7 +418,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	// principal who changed the permissions, for the reason
 	// permissions_changed.
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
 		var res domain.Resolution
 		switch domain.Evaluate(&snap, &a, nil).Behavior {
@@ -463,7 +463,7 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 		if call.Denial != nil {
 			ev.Decision = call.Denial.Behavior.String()
 		}
-		if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+		if r := s.Approvals[call.RequestID]; r != nil && r.Status == RequestResolved {
 			ev.Decision = string(r.Resolution)
 		}
 	}

@@ -66,8 +66,8 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 		t.Fatalf("after a request: %s, table %s", s.Status, want)
 	}
 	evolve(s, &Event{Type: TypeApprovalResolved, Payload: &ApprovalResolved{RequestID: "r1"}})
-	if s.Status != StatusInProgress || s.Requests["r1"].Status != RequestResolved {
-		t.Fatalf("after the last resolution: %s, request %s", s.Status, s.Requests["r1"].Status)
+	if s.Status != StatusInProgress || s.Approvals["r1"].Status != RequestResolved {
+		t.Fatalf("after the last resolution: %s, request %s", s.Status, s.Approvals["r1"].Status)
 	}
 	// A second resolution of the same request changes nothing.
 	evolve(s, &Event{Type: TypeApprovalResolved, Payload: &ApprovalResolved{RequestID: "r1"}})
@@ -86,7 +86,7 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 
 // TestDecideAnswersTheRequestEvolveKeeps: the request Decide answers with
 // when a call asks is the request Evolve folds from the event it wrote
-// (one constructor, openRequest), field for field.
+// (one constructor, openApproval), field for field.
 func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
@@ -104,12 +104,12 @@ func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	}
 	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
 	out := apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["make"]}`)}, TTL: time.Minute})
-	if out.Request == nil || out.Decision.Behavior != domain.BehaviorAsk {
+	if out.Approval == nil || out.Decision.Behavior != domain.BehaviorAsk {
 		t.Fatalf("the call did not ask: %+v", out)
 	}
-	kept := s.Requests[out.Request.Request.RequestID]
-	if kept == nil || !reflect.DeepEqual(*out.Request, *kept) {
-		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Request, kept)
+	kept := s.Approvals[out.Approval.Request.RequestID]
+	if kept == nil || !reflect.DeepEqual(*out.Approval, *kept) {
+		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Approval, kept)
 	}
 }
 

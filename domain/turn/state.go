@@ -18,8 +18,8 @@ type State struct {
 	Inputs      Inputs
 	// Grants are the turn's allow_for_turn grants; a profile change clears them.
 	Grants domain.GrantSet
-	// Requests holds every approval request of the turn by id.
-	Requests map[string]*Request
+	// Approvals holds every approval request of the turn by id.
+	Approvals map[string]*Approval
 	// Calls records the first answer to each tool call id.
 	Calls map[string]*Call
 	// Ran holds the tool call ids reported as run (ToolCompleted).
@@ -28,11 +28,11 @@ type State struct {
 	LastHash string
 }
 
-// Request is an approval request as the aggregate keeps it: the request
+// Approval is an approval request as the aggregate keeps it: the request
 // exactly as its approval_requested event stored it (what an approver sees,
 // in a decision's answer, over REST and over SSE alike: it is never rebuilt),
 // and what the aggregate needs to decide about it.
-type Request struct {
+type Approval struct {
 	// Request is the event's TurnPermissionApprovalRequest, as stored.
 	Request    ApprovalRequest
 	ToolCallID string
@@ -91,14 +91,14 @@ func Evolve(s *State, e *Event) { evolve(s, e) }
 func evolve(s *State, e *Event) bool {
 	s.LastHash = e.Hash
 	named := RequestNone
-	if r := s.Requests[NamedRequest(e.Payload)]; r != nil {
+	if r := s.Approvals[NamedRequest(e.Payload)]; r != nil {
 		named = r.Status
 	}
 	moved := s.Summary.Apply(e, named)
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
 		s.TaskCap, s.RequestHash, s.Inputs = p.TaskCap, p.RequestHash, p.Inputs
-		s.Grants, s.Requests, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Request{}, map[string]*Call{}, map[string]struct{}{}
+		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]struct{}{}
 	case *ProfileSelected, *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
@@ -107,10 +107,10 @@ func evolve(s *State, e *Event) bool {
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
 			c.Consumed = true
 		}
-		s.recordCall(&p.DecisionRecorded)
+		s.recordCall(&p.Decided)
 	case *DecisionDenied:
 		_, decided := s.Calls[p.ToolCallID]
-		s.recordCall(&p.DecisionRecorded)
+		s.recordCall(&p.Decided)
 		// A sandbox refusal, or a later denial of a call already decided (a
 		// revoked approval), is the call's final answer.
 		if decided || p.Decision.Reason == domain.ReasonSandboxDenied {
@@ -121,7 +121,7 @@ func evolve(s *State, e *Event) bool {
 		if moved == named {
 			return true
 		}
-		s.Requests[p.Request.RequestID] = s.openRequest(p, e.OccurredAt, moved)
+		s.Approvals[p.Request.RequestID] = s.openApproval(p, e.OccurredAt, moved)
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
 				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
@@ -130,7 +130,7 @@ func evolve(s *State, e *Event) bool {
 		if moved == named {
 			return true
 		}
-		r := s.Requests[p.RequestID]
+		r := s.Approvals[p.RequestID]
 		r.Status, r.Resolution, r.ResolvedReason = moved, p.Resolution, p.Reason
 		if p.Resolution == domain.ResolutionAllowForTurn && r.SnapshotVersion == s.SnapshotVersion {
 			s.Grants[r.Grant] = struct{}{}
@@ -146,19 +146,19 @@ func evolve(s *State, e *Event) bool {
 	return true
 }
 
-// openRequest is the request p opens at openedAt, in state status (the
+// openApproval is the request p opens at openedAt, in state status (the
 // request table's): the one place it is built, by Evolve for the state and
 // by Decide for its answer. It keeps the event's request and action record
 // as they are.
-func (s *State) openRequest(p *ApprovalRequested, openedAt time.Time, status RequestStatus) *Request {
-	return &Request{
-		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Requests), Status: status,
+func (s *State) openApproval(p *ApprovalRequested, openedAt time.Time, status RequestStatus) *Approval {
+	return &Approval{
+		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Approvals), Status: status,
 		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
 		Action: p.Action, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
 	}
 }
 
-func (s *State) recordCall(d *DecisionRecorded) {
+func (s *State) recordCall(d *Decided) {
 	if _, seen := s.Calls[d.ToolCallID]; seen {
 		return
 	}
@@ -166,14 +166,14 @@ func (s *State) recordCall(d *DecisionRecorded) {
 		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode}
 }
 
-// OpenRequests returns the open requests in the order they were opened.
-func (s *State) OpenRequests() []*Request {
-	out := make([]*Request, 0, s.Open)
-	for _, r := range s.Requests {
+// OpenApprovals returns the open requests in the order they were opened.
+func (s *State) OpenApprovals() []*Approval {
+	out := make([]*Approval, 0, s.Open)
+	for _, r := range s.Approvals {
 		if r.Status == RequestOpen {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Request) int { return a.Seq - b.Seq })
+	slices.SortFunc(out, func(a, b *Approval) int { return a.Seq - b.Seq })
 	return out
 }
