@@ -108,8 +108,9 @@ type ActionRecord struct {
 	Details   []domain.Detail   `json:"details,omitempty"`
 }
 
-// DecisionRecord is a decision as recorded; its action kind and scope hash are the
-// action record's, not repeated.
+// DecisionRecord is a domain.Decision as an event records it: its action
+// kind and scope hash are the ActionRecord's beside it, not repeated (a
+// separate type because the stored JSON omits them).
 type DecisionRecord struct {
 	Behavior  domain.Behavior `json:"decision"`
 	Reason    domain.Reason   `json:"reason"`
@@ -126,7 +127,8 @@ func (v DecisionRecord) With(a *ActionRecord) domain.Decision {
 	return domain.Decision{Behavior: v.Behavior, Reason: v.Reason, Action: a.Kind, ScopeHash: a.ScopeHash, Cached: v.Cached, DecidedBy: v.DecidedBy}
 }
 
-// Decided is the body of decision_allowed and decision_denied.
+// Decided is the body decision_allowed and decision_denied share (as
+// TurnEnded is the body of the three endings).
 type Decided struct {
 	ToolCallID string         `json:"tool_call_id"`
 	ItemID     string         `json:"item_id,omitempty"`
