@@ -287,8 +287,11 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	if err != nil {
 		return nil, Outcome{}, err
 	}
+	// The answer is the approval as Evolve will keep it: its state from
+	// the request table.
 	resolved := *r
-	resolved.Status, resolved.Resolution = RequestResolved, c.Resolution
+	resolved.Status, _ = RequestMove(r.Status, ev.Payload)
+	resolved.Resolution, resolved.ResolvedReason = c.Resolution, ev.Payload.(*ApprovalResolved).Reason
 	return []Event{ev}, Outcome{Approval: &resolved}, nil
 }
 

@@ -86,7 +86,9 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 
 // TestDecideAnswersTheRequestEvolveKeeps: the request Decide answers with
 // when a call asks is the request Evolve folds from the event it wrote
-// (one constructor, openApproval), field for field.
+// (one constructor, openApproval), field for field; so is the approval it
+// answers with when a person resolves it (state from the request table,
+// resolution and reason as recorded).
 func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
@@ -107,8 +109,16 @@ func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	if out.Approval == nil || out.Decision.Behavior != domain.BehaviorAsk {
 		t.Fatalf("the call did not ask: %+v", out)
 	}
-	kept := s.Approvals[out.Approval.Request.RequestID]
+	id := out.Approval.Request.RequestID
+	kept := s.Approvals[id]
 	if kept == nil || !reflect.DeepEqual(*out.Approval, *kept) {
+		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Approval, kept)
+	}
+	out = apply(&RespondApproval{Meta: m, RequestID: id, Resolution: domain.ResolutionAllowForTurn})
+	if out.Approval == nil || out.Approval.Status != RequestResolved || out.Approval.ResolvedReason == "" {
+		t.Fatalf("the answer did not resolve: %+v", out.Approval)
+	}
+	if kept := s.Approvals[id]; !reflect.DeepEqual(*out.Approval, *kept) {
 		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Approval, kept)
 	}
 }
