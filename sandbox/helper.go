@@ -63,11 +63,16 @@ func MaybeRunHelper() {
 		return
 	}
 	switch os.Args[1] {
-	case HelperArg:
+	case HelperArg, helperCheckedArg:
 		// Every per-thread restriction (capabilities, no_new_privs,
 		// Landlock below ABI 8) is applied to this OS thread, which then
 		// execs: the other runtime threads die with execve.
 		runtime.LockOSThread()
+		if os.Args[1] == helperCheckedArg {
+			// Run sends the plan only if this is its own fingerprint
+			// (checkHelper).
+			unix.Write(helperStatusFD, []byte("fingerprint "+fingerprint()+"\n"))
+		}
 		err := runHelper()
 		helperFail(err)
 	case probeArg:

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -213,8 +214,13 @@ func helperFileProblem(fd int) string {
 	return ""
 }
 
+// fingerprintRuns counts runFingerprint calls (runs of a helper only to read
+// its fingerprint), for tests.
+var fingerprintRuns atomic.Int64
+
 // runFingerprint runs the helper at path with fingerprintArg.
 func runFingerprint(path string) (string, error) {
+	fingerprintRuns.Add(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, fingerprintArg)

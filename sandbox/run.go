@@ -307,6 +307,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	}
 	p := &process{cmd: cmd}
 	var specW *os.File
+	var prog helperProg
 	if plan.Sandboxed {
 		if spec.InNamespace {
 			cmd.SysProcAttr = newNamespaceAttr()
@@ -320,8 +321,8 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 			}
 		}
-		prog := currentHelper()
-		cmd.Path, cmd.Args, cmd.Env = prog.path, []string{prog.argv0, HelperArg}, []string{}
+		prog = spawnHelper()
+		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {
 			closeAll()
@@ -366,6 +367,16 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	errW.Close()
 	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
 		f.Close() // the spec and status pipes' child ends
+	}
+	if plan.Sandboxed && prog.lean && !prog.verified {
+		if err := checkHelper(prog, p.statusR); err != nil {
+			// Refused before it had its plan: start the running binary.
+			refuseHelper(cmd, specW)
+			for _, f := range []*os.File{outR, errR, p.statusR} {
+				f.Close()
+			}
+			return startProcess(plan, env, spec, kg, stdout, stderr)
+		}
 	}
 	if plan.Sandboxed && spec.ProxyPort > 0 {
 		// The helper waits for its plan: the listener exists in its
