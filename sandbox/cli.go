@@ -81,6 +81,11 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		// it sends the plan.
 		go fingerprint()
 	}
+	if features.Kernel.UserNamespaces && m != domain.ModeFullAccess && os.Geteuid() == 0 {
+		// A root caller's command runs as SandboxUID through idmapped
+		// writable roots: make their user namespaces while it is planned.
+		go prewarmIdmaps(absRoot)
+	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
 	var rf *Refusal

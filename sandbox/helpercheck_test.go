@@ -12,10 +12,10 @@ import (
 )
 
 // protocolFake builds a program named HelperProgram into dir that speaks
-// the checked-helper protocol with a made-up fingerprint (a helper built
-// from other code): it writes "fingerprint 0000" on the status descriptor,
-// then reads its plan descriptor to the end and appends to marker how many
-// bytes of plan it received.
+// the checked-helper protocol but was built from other code (its
+// fingerprint is "0000"): it appends its arguments to marker, reports the
+// mismatch on the status descriptor and exits 126, as a helper of another
+// turnstile version does.
 func protocolFake(t *testing.T, dir, marker string) string {
 	t.Helper()
 	src := t.TempDir()
@@ -23,15 +23,13 @@ func protocolFake(t *testing.T, dir, marker string) string {
 
 import (
 	"fmt"
-	"io"
 	"os"
 )
 
 func main() {
-	os.NewFile(4, "status").WriteString("fingerprint 0000\n")
-	b, _ := io.ReadAll(os.NewFile(3, "plan"))
 	f, _ := os.OpenFile(` + strconv.Quote(marker) + `, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	fmt.Fprintf(f, "ran %v, plan of %d bytes\n", os.Args[1:], len(b))
+	fmt.Fprintln(f, "ran", os.Args[1:])
+	os.NewFile(4, "status").WriteString("` + helperMismatch + `helper 0000, caller " + os.Args[2] + "\n")
 	os.Exit(126)
 }
 `
@@ -93,40 +91,43 @@ func TestCheckedHelperVerifiedByItsRun(t *testing.T) {
 
 // TestCheckedHelperRefused: a program next to the binary that reports
 // another fingerprint in checked mode, and one that does not speak the
-// protocol at all (a helper from before it, or any other program), are
-// started once each, never receive the plan, and are dropped: the command
-// runs through the running binary, still confined, and the refused program
-// is not started again.
+// protocol at all (a helper from before it, or any other program: it exits
+// 0 having printed something), are started once each and dropped: the
+// command runs exactly once, through the running binary, still confined;
+// nothing the refused program printed reaches the result; and it is not
+// started again.
 func TestCheckedHelperRefused(t *testing.T) {
 	f := requireKernel(t, true)
-	for _, kind := range []string{"other fingerprint", "no protocol"} {
+	for _, kind := range []string{"other fingerprint", "no protocol", "stale helper"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "ran")
 			var prog string
-			if kind == "other fingerprint" {
+			switch kind {
+			case "other fingerprint":
 				prog = protocolFake(t, dir, marker)
-			} else {
+			case "no protocol":
 				prog = fakeHelper(t, dir, marker)
+			default:
+				prog = staleHelper(t, dir)
 			}
 			useHelper(t, locateHelper(prog))
 			ws, outside := tempWorkspace(t), tempWorkspace(t)
 			s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 			for i := 0; i < 2; i++ {
-				r := sh(t, s, "echo in > in.txt; echo x > "+outside+"/x; echo done")
-				if r.ExitCode != 0 || string(r.Stdout) != "done\n" {
+				r := sh(t, s, "echo run >> runs; echo x > "+outside+"/x; echo done")
+				if r.ExitCode != 0 || string(r.Stdout) != "done\n" || strings.Contains(string(r.Stderr), "0000") {
 					t.Fatalf("run %d after refusing the helper: %+v stdout %q stderr %q", i, r, r.Stdout, r.Stderr)
 				}
-				if !exists(ws+"/in.txt") || exists(outside+"/x") {
-					t.Fatalf("the fallback helper did not enforce: workspace write %v, outside write %v", exists(ws+"/in.txt"), exists(outside+"/x"))
+				if got := readFile(t, ws+"/runs"); got != strings.Repeat("run\n", i+1) || exists(outside+"/x") {
+					t.Fatalf("after run %d: the command ran %q times (want once per run); outside write %v", i, got, exists(outside+"/x"))
 				}
 			}
-			want := "ran [" + helperCheckedArg + "]\n"
-			if kind == "other fingerprint" {
-				want = "ran [" + helperCheckedArg + "], plan of 0 bytes\n"
-			}
-			if got := readFile(t, marker); got != want {
-				t.Fatalf("the refused program's record: %q, want %q (started once, no plan)", got, want)
+			want := "ran [" + helperCheckedArg + " " + fingerprint() + "]\n"
+			// A real stale helper keeps no record: the run count above and
+			// the reason below show that it refused itself.
+			if got, _ := os.ReadFile(marker); kind != "stale helper" && string(got) != want {
+				t.Fatalf("the refused program's record: %q, want %q (started once)", got, want)
 			}
 			helperMu.Lock()
 			cur := *helperCur
@@ -137,4 +138,33 @@ func TestCheckedHelperRefused(t *testing.T) {
 			t.Logf("reason: %s", cur.note)
 		})
 	}
+}
+
+// staleHelper builds the real helper program into dir from a copy of the
+// module with one comment added to package sandbox: a helper of another
+// turnstile version, which speaks the checked protocol itself.
+func staleHelper(t *testing.T, dir string) string {
+	t.Helper()
+	root, cp := moduleRoot(t), t.TempDir()
+	for _, pat := range []string{"go.mod", "go.sum", "domain/*.go", "sandbox/*.go", "cmd/turnstile-sandbox/*.go"} {
+		files, _ := filepath.Glob(filepath.Join(root, pat))
+		for _, src := range files {
+			if strings.HasSuffix(src, "_test.go") {
+				continue
+			}
+			rel, _ := filepath.Rel(root, src)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel == "sandbox/plan.go" {
+				b = append(b, "\n// another version\n"...)
+			}
+			os.MkdirAll(filepath.Dir(filepath.Join(cp, rel)), 0o755)
+			if err := os.WriteFile(filepath.Join(cp, rel), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return buildHelper(t, cp, dir)
 }

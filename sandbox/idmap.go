@@ -98,6 +98,22 @@ func lockedIdmapUserns(o IdmapOwner) (int, error) {
 	return idmapUserns(o.UID, o.GID, SandboxUID, SandboxUID)
 }
 
+// prewarmIdmaps makes the idmap user namespaces a command of a root
+// process over root will most likely need (one for root's owner, one for
+// this process's user, who owns the isolated temp dir), so that a caller
+// that runs one command (`turnstile sandbox`) can make them while it plans
+// it. Run uses the cached ones (idmapFiles) and makes any other it needs.
+func prewarmIdmaps(root string) {
+	owners := []IdmapOwner{{UID: os.Geteuid(), GID: os.Getegid()}}
+	var st unix.Stat_t
+	if unix.Stat(root, &st) == nil {
+		if o := (IdmapOwner{UID: int(st.Uid), GID: int(st.Gid)}); o != owners[0] {
+			owners = append(owners, o)
+		}
+	}
+	idmapFiles(owners) // an error recurs in Run, which reports it
+}
+
 // passedIdmap returns the descriptor Run passed for owner, or -1.
 func passedIdmap(sp *SandboxSpec, o IdmapOwner) int {
 	for i, p := range sp.Idmaps {

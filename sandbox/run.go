@@ -179,7 +179,15 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		TimedOut:        wasKilled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 	}
 	if pr.statusR != nil {
-		if b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10)); len(b) > 0 {
+		b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10))
+		if pr.prog.lean && !pr.prog.verified {
+			var refused bool
+			if b, refused = settleChecked(pr.prog, b); refused {
+				// It ran nothing; the running binary runs the plan.
+				return Run(ctx, plan)
+			}
+		}
+		if len(b) > 0 {
 			res.SandboxError = strings.TrimSpace(string(b))
 			return res, &Refusal{Code: CodeSandboxFailed, Message: res.SandboxError}
 		}
@@ -274,6 +282,8 @@ type process struct {
 	// stopEgress stops serving the egress proxy in the command's network
 	// namespace (nil without one).
 	stopEgress func()
+	// prog is the helper program started (zero without one).
+	prog helperProg
 }
 
 // startProcess starts the plan's command (directly, in the kill group kg
@@ -314,6 +324,11 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			}
 		}
 		prog = spawnHelper()
+		if prog.lean && !prog.verified && plan.Stdin != nil {
+			// A refused helper may have read some of the input before Run
+			// retries through the running binary: verify it first.
+			prog = *currentHelper()
+		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {
@@ -360,22 +375,13 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
 		f.Close() // the spec and status pipes' child ends
 	}
-	if plan.Sandboxed && prog.lean && !prog.verified {
-		if err := checkHelper(prog, p.statusR); err != nil {
-			// Refused before it had its plan: start the running binary.
-			refuseHelper(cmd, specW)
-			for _, f := range []*os.File{outR, errR, p.statusR} {
-				f.Close()
-			}
-			return startProcess(plan, env, spec, kg, stdout, stderr, release)
-		}
-	}
 	if plan.Sandboxed {
+		p.prog = prog
 		// While the helper starts (its runtime, its namespaces), the
 		// names it must protect are held: it reads them with its plan.
 		var err error
 		if *release, err = prepareSpec(spec); err != nil {
-			refuseHelper(cmd, specW)
+			abandonHelper(cmd, specW)
 			for _, f := range []*os.File{outR, errR, p.statusR} {
 				f.Close()
 			}
