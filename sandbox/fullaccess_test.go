@@ -328,3 +328,37 @@ func TestFullAccessRefusedWithoutUserNamespaces(t *testing.T) {
 		t.Fatalf("without the opt-out the snapshot claims no degradation: %+v", s.Enforcement)
 	}
 }
+
+// TestFullAccessFollowsRenamedSecrets: one full_access command renames the
+// data directory's parent (the masks of its own view move along); the next
+// command of the server must find the data directory where it now is, and
+// a fresh directory planted at the old path is masked too. Control: on the
+// host the token is readable at its new path, so the rename happened.
+func TestFullAccessFollowsRenamedSecrets(t *testing.T) {
+	f := requireKernel(t, true)
+	requireRoot(t)
+	base := visibleWorkspace(t)
+	marker := fmt.Sprintf("RENAMED-SECRET-%d", os.Getpid())
+	data := base + "/parent/data"
+	os.MkdirAll(data, 0o700)
+	os.MkdirAll(base+"/ws", 0o755)
+	os.WriteFile(data+"/token", []byte(marker+"\n"), 0o600)
+	secrets := []string{data, data + "/token"}
+	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+data+"/token"); err != nil || code == 0 || strings.Contains(out, marker) {
+		t.Fatalf("first command read the token: exit %d %v %s", code, err, out)
+	}
+	script := "mv " + base + "/parent " + base + "/moved && mkdir -p " + data + " && echo planted > " + data + "/token"
+	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", script); err != nil || code != 0 {
+		t.Fatalf("rename: exit %d %v %s", code, err, out)
+	}
+	if b, err := os.ReadFile(base + "/moved/data/token"); err != nil || !strings.Contains(string(b), marker) {
+		t.Fatalf("control: the token did not move: %v %q", err, b)
+	}
+	out, _, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+base+"/moved/data/token "+data+"/token; ls "+base+"/moved/data")
+	if err != nil || strings.Contains(out, marker) || strings.Contains(out, "planted") {
+		t.Fatalf("after the rename: %v\n%s", err, out)
+	}
+	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+base+"/moved/marker-free 2>/dev/null; echo ok > "+base+"/moved/next.txt"); err != nil || code != 0 || !exists(base+"/moved/next.txt") {
+		t.Fatalf("control: writing next to the moved data directory: exit %d %v %s", code, err, out)
+	}
+}
