@@ -147,7 +147,7 @@ func (fx *faFixture) secrets() []string {
 func (fx *faFixture) attackScript(root bool) string {
 	D, P := fx.data, fx.exe+" "+testProbeArg
 	var b strings.Builder
-	fmt.Fprintf(&b, `M=%q
+	fmt.Fprintf(&b, `export M=%q
 leak() { n=$1; shift; if ( "$@" ) 2>/dev/null | grep -q "$M"; then echo "leak $n"; else echo "safe $n"; fi; }
 refused() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "leak $n"; else echo "safe $n"; fi; }
 ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "broken $n"; fi; }
@@ -184,6 +184,7 @@ ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "b
 		"leak core-pattern sh -c 'echo core > /proc/sys/kernel/core_pattern && echo $M'",
 		"leak sysfs-write sh -c 'echo change > /sys/kernel/uevent_helper 2>/dev/null || touch /sys/fs/cgroup/x && echo $M'",
 		"refused kill-server kill -0 $FA_SERVER_PID",
+		"refused see-server-proc test -e /proc/$FA_SERVER_PID/status",
 		"refused ptrace-server " + P + " fa-ptrace $FA_SERVER_PID",
 		// Controls: the same kinds of action, where they are allowed.
 		"ok read-neighbour grep -q neighbour " + fx.base + "/neighbour.txt",
