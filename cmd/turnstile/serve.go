@@ -200,6 +200,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	// listener there: that takes a root server (sandbox/egressns.go).
 	features.Kernel.EgressProxy = os.Geteuid() == 0 && features.Kernel.UserNamespaces && features.Kernel.Seccomp
 	features.Kernel.FullAccessUnisolated = f.fullAccessUnisolated && !features.Kernel.UserNamespaces
+	if features.Kernel.FullAccessUnisolated {
+		log.Warn("full_access commands run unisolated (--full-access-unisolated, no user namespaces): they can read the data directory and token")
+	}
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
 	if err != nil {
