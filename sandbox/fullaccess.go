@@ -126,7 +126,7 @@ func buildFullAccessView(sp *SandboxSpec) error {
 			unix.Close(n.fd)
 		}
 	}()
-	if err := maskSecrets(sp, mounts); err != nil {
+	if err := maskSecrets(sp); err != nil {
 		return err
 	}
 	for _, m := range mounts {

@@ -87,7 +87,7 @@ type maskTarget struct {
 }
 
 // aliasTargets lists the paths at which l is reachable through the mounts
-// (the mountinfo read before any mask): l.path itself, and, for every mount
+// (this view's, masks and pins included): l.path itself, and, for every mount
 // of the same filesystem whose root contains l, the same file below that
 // mount; every mount of a directory inside l is a target too.
 func aliasTargets(l secretLoc, mounts []mountEntry) []maskTarget {
@@ -135,41 +135,94 @@ func (t maskTarget) exposed() bool {
 	return unix.Fstat(fd, &st) == nil && st.Dev == t.dev && st.Ino == t.ino
 }
 
-// maskSecrets masks every location of every secret. Masks sit on the
-// directory entry, so once a location is masked a rename carries the mask
-// along; the passes repeat (a secret moved by a command running
-// concurrently is found at its new path) until one finds nothing left to
-// mask, and fail closed after maskRounds.
-func maskSecrets(sp *SandboxSpec, mounts []mountEntry) error {
+// maskSecrets masks every location of every secret, after pinning each
+// directory above it (pinAncestors). Masks sit on the directory entry, so
+// once a location is masked a rename carries the mask along; the passes
+// repeat (a secret moved meanwhile by a process outside this view is found
+// at its new path) until one finds nothing left to mask, and fail closed
+// after maskRounds.
+func maskSecrets(sp *SandboxSpec) error {
 	maskDevs := map[uint64]bool{}
+	pinned := map[string]bool{}
 	for range maskRounds {
 		locs, err := locateSecrets(sp, maskDevs)
 		if err != nil {
 			return err
 		}
-		masked := 0
-		for _, l := range locs {
-			for _, t := range aliasTargets(l, mounts) {
-				if !t.exposed() {
-					continue
+		targets, err := secretTargets(locs)
+		if err != nil {
+			return err
+		}
+		// Pins clone mounts (new mount ids): the targets are listed again
+		// after any.
+		npins := len(pinned)
+		for _, t := range targets {
+			if t.exposed() {
+				if err := pinAncestors(t.path, pinned); err != nil {
+					return err
 				}
-				if err := mask(t.path, nil); err != nil {
-					if errors.Is(err, unix.ENOENT) {
-						continue // moved away since: the next pass finds it
-					}
-					return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
-				}
-				var st unix.Stat_t
-				if err := unix.Stat(t.path, &st); err != nil {
-					return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
-				}
-				maskDevs[st.Dev] = true
-				masked++
 			}
+		}
+		if len(pinned) != npins {
+			if targets, err = secretTargets(locs); err != nil {
+				return err
+			}
+		}
+		masked := 0
+		for _, t := range targets {
+			if !t.exposed() {
+				continue
+			}
+			if err := mask(t.path, nil); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue // moved away since: the next pass finds it
+				}
+				return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
+			}
+			var st unix.Stat_t
+			if err := unix.Stat(t.path, &st); err != nil {
+				return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
+			}
+			maskDevs[st.Dev] = true
+			masked++
 		}
 		if masked == 0 {
 			return nil
 		}
 	}
 	return errors.New("the gateway's secrets kept moving while they were being masked: refused")
+}
+
+// secretTargets lists the alias targets of locs in the current mounts.
+func secretTargets(locs []secretLoc) ([]maskTarget, error) {
+	mounts, err := readMountinfo("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []maskTarget
+	for _, l := range locs {
+		out = append(out, aliasTargets(l, mounts)...)
+	}
+	return out, nil
+}
+
+// pinAncestors binds every directory above path (below "/", and not
+// already a mount root) onto itself, recursively, so that the view is
+// unchanged but each is a mount point in this namespace: rename(2) and
+// rmdir(2) of a mount point fail (EBUSY), through any path and from any
+// namespace the command makes (its copies are mount points too). Without
+// the pins a command could move the data directory's parent aside and
+// plant a directory of its own at the configured path, which the server
+// would take as its data directory (and token) at its next start.
+func pinAncestors(path string, pinned map[string]bool) error {
+	for a := range ancestors(path) {
+		if pinned[a] {
+			continue
+		}
+		if err := bindSelf(a, false, true); err != nil {
+			return fmt.Errorf("pin %s above a gateway secret: %w", a, err)
+		}
+		pinned[a] = true
+	}
+	return nil
 }

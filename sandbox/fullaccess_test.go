@@ -330,12 +330,15 @@ func TestFullAccessRefusedWithoutUserNamespaces(t *testing.T) {
 	}
 }
 
-// TestFullAccessFollowsRenamedSecrets: one full_access command renames the
-// data directory's parent (the masks of its own view move along); the next
-// command of the server must find the data directory where it now is, and
-// a fresh directory planted at the old path is masked too. Control: on the
-// host the token is readable at its new path, so the rename happened.
-func TestFullAccessFollowsRenamedSecrets(t *testing.T) {
+// TestFullAccessPinsAndFollowsSecrets: a full_access command cannot move
+// the data directory, its parent or the token aside (each directory above
+// a secret is a mount point in its view: EBUSY), nor plant a directory at
+// their path; control: it renames a sibling directory. When the data
+// directory is moved anyway, by a process outside the sandbox, the next
+// command finds it where it now is (the descriptor the server holds), and a
+// directory planted at the old path is masked too; control: the host reads
+// the token at its new path, so the move happened.
+func TestFullAccessPinsAndFollowsSecrets(t *testing.T) {
 	f := requireKernel(t, true)
 	requireRoot(t)
 	base := visibleWorkspace(t)
@@ -343,23 +346,44 @@ func TestFullAccessFollowsRenamedSecrets(t *testing.T) {
 	data := base + "/parent/data"
 	os.MkdirAll(data, 0o700)
 	os.MkdirAll(base+"/ws", 0o755)
+	os.MkdirAll(base+"/parent/sibling", 0o755)
 	os.WriteFile(data+"/token", []byte(marker+"\n"), 0o600)
 	secrets := []string{data, data + "/token"}
 	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+data+"/token"); err != nil || code == 0 || strings.Contains(out, marker) {
 		t.Fatalf("first command read the token: exit %d %v %s", code, err, out)
 	}
-	script := "mv " + base + "/parent " + base + "/moved && mkdir -p " + data + " && echo planted > " + data + "/token"
-	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", script); err != nil || code != 0 {
-		t.Fatalf("rename: exit %d %v %s", code, err, out)
+	for _, script := range []string{
+		"mv " + base + "/parent " + base + "/moved",
+		"mv " + data + " " + base + "/parent/data.old",
+		"mv " + data + "/token " + base + "/token.old",
+		"rm -rf " + data,
+		"unshare -Urm mv " + base + "/parent " + base + "/moved",
+	} {
+		if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", script); err != nil || code == 0 {
+			t.Errorf("%s: exit %d %v %s", script, code, err, out)
+		}
 	}
+	if b, err := os.ReadFile(data + "/token"); err != nil || !strings.Contains(string(b), marker) {
+		t.Fatalf("the token moved: %v %q", err, b)
+	}
+	script := "mv " + base + "/parent/sibling " + base + "/parent/sibling2 && test -d " + base + "/parent/sibling2"
+	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", script); err != nil || code != 0 {
+		t.Fatalf("control: renaming a sibling: exit %d %v %s", code, err, out)
+	}
+	// Moved by a process outside the sandbox, and a directory planted.
+	if err := os.Rename(base+"/parent", base+"/moved"); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(data, 0o700)
+	os.WriteFile(data+"/token", []byte("planted\n"), 0o600)
 	if b, err := os.ReadFile(base + "/moved/data/token"); err != nil || !strings.Contains(string(b), marker) {
 		t.Fatalf("control: the token did not move: %v %q", err, b)
 	}
 	out, _, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+base+"/moved/data/token "+data+"/token; ls "+base+"/moved/data")
 	if err != nil || strings.Contains(out, marker) || strings.Contains(out, "planted") {
-		t.Fatalf("after the rename: %v\n%s", err, out)
+		t.Fatalf("after the move: %v\n%s", err, out)
 	}
-	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "cat "+base+"/moved/marker-free 2>/dev/null; echo ok > "+base+"/moved/next.txt"); err != nil || code != 0 || !exists(base+"/moved/next.txt") {
+	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "echo ok > "+base+"/moved/next.txt"); err != nil || code != 0 || !exists(base+"/moved/next.txt") {
 		t.Fatalf("control: writing next to the moved data directory: exit %d %v %s", code, err, out)
 	}
 }
