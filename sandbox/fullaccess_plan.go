@@ -114,7 +114,8 @@ func heldSecretFiles(entries []domain.FilesystemEntry) ([]*os.File, error) {
 		}
 		h := heldSecrets.m[p]
 		if h != nil && h.deleted() {
-			h.f.Close()
+			// Not closed: a spawn running concurrently may be passing it
+			// (it names nothing any more); the path is held anew.
 			delete(heldSecrets.m, p)
 			h = nil
 		}
