@@ -269,6 +269,11 @@ func TestFullAccessHidesGatewaySecretsAsRoot(t *testing.T) {
 		t.Fatalf("run: exit %d, %v\n%s", code, err, out)
 	}
 	fx.checkAttacks(t, script, out)
+	// The command inherits no descriptor of the server (the held secrets,
+	// the helper's pipes): ls sees its output pipes and its own directory.
+	if out, code, err := runFullAccessScript(f.Kernel, fx.secrets(), fx.ws, "exec ls /proc/self/fd"); err != nil || code != 0 || out != "0\n1\n2\n3\n" {
+		t.Errorf("descriptors of a full_access command: exit %d %v\n%s", code, err, out)
+	}
 }
 
 // TestFullAccessHidesGatewaySecretsUnprivileged: the same attacks and
@@ -385,5 +390,25 @@ func TestFullAccessPinsAndFollowsSecrets(t *testing.T) {
 	}
 	if out, code, err := runFullAccessScript(f.Kernel, secrets, base+"/ws", "echo ok > "+base+"/moved/next.txt"); err != nil || code != 0 || !exists(base+"/moved/next.txt") {
 		t.Fatalf("control: writing next to the moved data directory: exit %d %v %s", code, err, out)
+	}
+}
+
+// TestReadMountinfo: mount points and roots with escaped characters are
+// decoded; a malformed line is an error, not a skipped mount.
+func TestReadMountinfo(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mountinfo")
+	os.WriteFile(p, []byte("27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"+
+		"42 27 254:0 /var/a\\040b /mnt/x\\134y rw shared:1 - ext4 /dev/vda rw\n"), 0o644)
+	ms, err := readMountinfo(p)
+	if err != nil || len(ms) != 2 || ms[1].root != "/var/a b" || ms[1].point != `/mnt/x\y` || ms[1].fstype != "ext4" || ms[1].dev != "254:0" || ms[1].id != 42 {
+		t.Fatalf("%v %+v", err, ms)
+	}
+	targets := aliasTargets(secretLoc{path: "/var/a b/data", dev: 1, ino: 2}, ms)
+	if len(targets) != 2 || targets[1].path != `/mnt/x\y/data` {
+		t.Fatalf("aliases of /var/a b/data: %+v", targets)
+	}
+	os.WriteFile(p, []byte("27 1 254:0 / /\n"), 0o644)
+	if _, err := readMountinfo(p); err == nil {
+		t.Fatal("a malformed line was accepted")
 	}
 }
