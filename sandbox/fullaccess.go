@@ -25,9 +25,12 @@ import (
 //     configured path — and masked in every mount of its filesystem whose
 //     root contains it (the same filesystem mounted twice, or bound
 //     elsewhere), and every mount of a directory inside it is masked too
-//     (mask: an empty read-only tmpfs, or an empty read-only file). Masks
-//     sit on the directory entry, so a later rename carries them along;
-//     the masking repeats until a pass finds every location covered;
+//     (mask: an empty read-only tmpfs, or an empty read-only file). Every
+//     directory above a masked path is pinned first (bound onto itself: a
+//     mount point cannot be renamed or removed), so the data directory
+//     cannot be moved aside and replaced by one the command made. Masks
+//     sit on the directory entry, so a rename from outside carries them
+//     along; the masking repeats until a pass finds every location covered;
 //  3. the kernel's control filesystems (sysfs, cgroup, debugfs, …) become
 //     read-only: a process whose kernel uid is 0 passes their permission
 //     checks from any user namespace, and core_pattern, uevent_helper or
@@ -205,10 +208,10 @@ func cloneDevNodes() ([]devNode, error) {
 			continue
 		}
 		dir := n == "shm"
-		if want := uint32(unix.S_IFCHR); dir && st.Mode&unix.S_IFMT != unix.S_IFDIR || !dir && st.Mode&unix.S_IFMT != want {
-			if dir {
-				continue
-			}
+		switch kind := st.Mode & unix.S_IFMT; {
+		case dir && kind != unix.S_IFDIR:
+			continue
+		case !dir && kind != unix.S_IFCHR:
 			return fail(fmt.Errorf("%s is not a character device", p))
 		}
 		flags := unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC
