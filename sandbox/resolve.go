@@ -138,12 +138,20 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal
 // path is checked as a read, and refused as sensitive_path when a sensitive
 // path lies below it (a search of /etc would read /etc/shadow).
 func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, error) {
-	resolved, err := CheckFile(s, path, domain.AccessRead)
-	if err != nil || s.Sandbox.Filesystem.Unrestricted {
+	if s == nil || s.Sandbox.Filesystem.Unrestricted {
+		return CheckFile(s, path, domain.AccessRead)
+	}
+	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path)
+}
+
+// checkTree is CheckTree with v the view of the restricted policy fp.
+func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) (string, error) {
+	resolved, err := checkFile(cwd, fp, v, path, domain.AccessRead)
+	if err != nil {
 		return resolved, err
 	}
 	got := splitPath(resolved)
-	for _, r := range cachedFSView(&s.Sandbox.Filesystem).sensitive {
+	for _, r := range v.sensitive {
 		if below(r.parts, got) || below(r.canonical, got) {
 			return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
 				Message: "a recursive read here would read a sensitive path below it"}

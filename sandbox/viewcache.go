@@ -28,6 +28,11 @@ type cachedView struct {
 // cachedFSView returns newFSView(fp), reusing a view made from the same
 // entries less than viewTTL ago.
 func cachedFSView(fp *domain.FilesystemPolicy) *fsView {
+	return cachedFSViewByKey(fp, fsViewKey(fp))
+}
+
+// fsViewKey is the key cachedFSView files a view of fp under.
+func fsViewKey(fp *domain.FilesystemPolicy) string {
 	var b strings.Builder
 	for _, e := range fp.Entries {
 		b.WriteString(string(e.Kind))
@@ -39,7 +44,11 @@ func cachedFSView(fp *domain.FilesystemPolicy) *fsView {
 		b.WriteString(e.Path)
 		b.WriteByte('\n')
 	}
-	key := b.String()
+	return b.String()
+}
+
+// cachedFSViewByKey is cachedFSView with fp's key (fsViewKey) known.
+func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 	now := time.Now()
 	views.mu.Lock()
 	c, ok := views.m[key]
