@@ -34,10 +34,13 @@ type decisionFS struct {
 // mode, profile) in use; past it the cache starts again.
 const decisionFSCacheMax = 1024
 
+// decisionFSBucketMax bounds the variants kept under one hash.
+const decisionFSBucketMax = 8
+
 var decisionFSCache struct {
 	mu   sync.Mutex // guards m
 	seed maphash.Seed
-	m    map[uint64]*decisionFS
+	m    map[uint64][]*decisionFS // buckets, copied on write
 }
 
 func init() { decisionFSCache.seed = maphash.MakeSeed() }
@@ -47,22 +50,30 @@ func init() { decisionFSCache.seed = maphash.MakeSeed() }
 func approvableFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
 	h := decisionFSHash(s)
 	decisionFSCache.mu.Lock()
-	d := decisionFSCache.m[h]
+	bucket := decisionFSCache.m[h]
 	decisionFSCache.mu.Unlock()
-	if d != nil && d.matches(s) {
-		return d
+	for _, d := range bucket {
+		if d.matches(s) {
+			return d
+		}
 	}
 	a := s.Approvable()
 	if a.Sandbox.Filesystem.Unrestricted {
 		a.Sandbox.Filesystem = sensitiveOnly(a.Sandbox.Filesystem)
 	}
-	d = &decisionFS{mode: s.Sandbox.Mode, cwd: s.Sandbox.Cwd, in: cloneFS(s.Sandbox.Filesystem),
+	d := &decisionFS{mode: s.Sandbox.Mode, cwd: s.Sandbox.Cwd, in: cloneFS(s.Sandbox.Filesystem),
 		fs: a.Sandbox.Filesystem, viewKey: fsViewKey(&a.Sandbox.Filesystem)}
 	decisionFSCache.mu.Lock()
 	if decisionFSCache.m == nil || len(decisionFSCache.m) >= decisionFSCacheMax {
-		decisionFSCache.m = map[uint64]*decisionFS{}
+		decisionFSCache.m = map[uint64][]*decisionFS{}
 	}
-	decisionFSCache.m[h] = d
+	// A bucket holds the variants of one workspace and mode (profiles that
+	// differ in an entry); the oldest goes first.
+	b := decisionFSCache.m[h]
+	if len(b) >= decisionFSBucketMax {
+		b = b[1:]
+	}
+	decisionFSCache.m[h] = append(slices.Clip(b), d)
 	decisionFSCache.mu.Unlock()
 	return d
 }
@@ -79,31 +90,23 @@ func cloneFS(f domain.FilesystemPolicy) domain.FilesystemPolicy {
 	return f
 }
 
-// decisionFSHash hashes the inputs of a decisionFS (a map index only:
-// matches decides).
+// decisionFSHash hashes a few of the inputs of a decisionFS, enough to
+// tell apart the snapshots of different workspaces and modes cheaply: it
+// only picks a bucket, and matches decides.
 func decisionFSHash(s *domain.TurnExecutionSecuritySnapshot) uint64 {
 	var h maphash.Hash
 	h.SetSeed(decisionFSCache.seed)
-	str := func(v string) { h.WriteString(v); h.WriteByte(0) }
 	f := &s.Sandbox.Filesystem
-	str(string(s.Sandbox.Mode))
-	str(s.Sandbox.Cwd)
+	h.WriteString(string(s.Sandbox.Mode))
+	h.WriteByte(0)
+	h.WriteString(s.Sandbox.Cwd)
+	h.WriteByte(0)
 	if f.Unrestricted {
 		h.WriteByte(1)
 	}
-	str(strconv.Itoa(f.GlobScanMaxDepth))
-	for i := range f.Entries {
-		e := &f.Entries[i]
-		str(string(e.Kind))
-		str(e.Path)
-		str(string(e.Access))
-		str(e.ResolvedPath)
-	}
-	for i := range f.Rules {
-		r := &f.Rules[i]
-		str(r.Key)
-		str(r.Pattern)
-		str(string(r.Access))
+	for _, n := range []int{f.GlobScanMaxDepth, len(f.Entries), len(f.Rules)} {
+		h.WriteString(strconv.Itoa(n))
+		h.WriteByte(0)
 	}
 	return h.Sum64()
 }
