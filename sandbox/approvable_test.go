@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -92,4 +93,48 @@ func TestDecisionCacheKeepsSnapshotsApart(t *testing.T) {
 	moved.Sandbox.Cwd = filepath.Join(ws, "private")
 	decideFile(t, &moved, "key", rd, "", ws+"/private/key")
 	decideFile(t, open, "key", rd, CodeMissingPath, "")
+}
+
+// TestDecisionProtectedSymlinkSwapped: a protected path that is a symlink
+// protects where it leads now, not where it led at an earlier decision. The
+// agent points .claude at one directory, has a decision made, then points it
+// at another (from another process): a write to the new target is refused
+// at once, and the old target, no longer protected, is writable (the
+// control). The checker's cached view of the snapshot held the old target
+// for up to a second before its views were watched (viewwatch.go).
+func TestDecisionProtectedSymlinkSwapped(t *testing.T) {
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/a", 0o755), os.MkdirAll(ws+"/b", 0o755), os.Symlink("a", ws+"/.claude"))
+	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+
+	decideFile(t, s, ".claude/settings.json", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "a/settings.json", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "b/settings.json", wr, "", ws+"/b/settings.json")
+	// Another process swaps the link (as the agent's shell would).
+	if out, err := exec.Command("ln", "-sfn", "b", ws+"/.claude").CombinedOutput(); err != nil {
+		t.Fatalf("ln: %v: %s", err, out)
+	}
+	decideFile(t, s, ".claude/settings.json", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "b/settings.json", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "a/settings.json", wr, "", ws+"/a/settings.json")
+}
+
+// TestDecisionGitPointerRewritten: the git dir a ".git" pointer file names is
+// protected (its config read-only); the agent rewrites the pointer to name
+// another directory between two decisions: the new git dir's config is
+// refused at once, the old one is writable again (the control).
+func TestDecisionGitPointerRewritten(t *testing.T) {
+	ws := tempWorkspace(t)
+	for _, g := range []string{"gd1", "gd2"} {
+		mustDo(t, os.MkdirAll(ws+"/"+g+"/hooks", 0o755), os.WriteFile(ws+"/"+g+"/config", []byte("[core]\n"), 0o644),
+			os.WriteFile(ws+"/"+g+"/HEAD", []byte("ref: refs/heads/main\n"), 0o644))
+	}
+	mustDo(t, os.WriteFile(ws+"/.git", []byte("gitdir: gd1\n"), 0o644))
+	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+
+	decideFile(t, s, "gd1/config", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "gd2/config", wr, "", ws+"/gd2/config")
+	mustDo(t, os.WriteFile(ws+"/.git", []byte("gitdir: gd2\n"), 0o644))
+	decideFile(t, s, "gd2/config", wr, CodeWriteRequiresWritable, "")
+	decideFile(t, s, "gd1/config", wr, "", ws+"/gd1/config")
 }
