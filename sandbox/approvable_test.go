@@ -138,3 +138,25 @@ func TestDecisionGitPointerRewritten(t *testing.T) {
 	decideFile(t, s, "gd2/config", wr, CodeWriteRequiresWritable, "")
 	decideFile(t, s, "gd1/config", wr, "", ws+"/gd1/config")
 }
+
+// TestDecisionProfileRuleSymlinkRetargeted: a permission profile's deny rule
+// names a symlink; it denies where the link leads now. The agent retargets
+// the link between two decisions: the new target is denied at once, the old
+// one is readable again (the control).
+func TestDecisionProfileRuleSymlinkRetargeted(t *testing.T) {
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/x", 0o755), os.MkdirAll(ws+"/y", 0o755), os.Symlink("x", ws+"/private"),
+		os.WriteFile(ws+"/x/key", []byte("k"), 0o644), os.WriteFile(ws+"/y/key", []byte("k"), 0o644))
+	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+	s.Sandbox.Filesystem.Rules = []domain.PathRule{
+		{Key: ":workspace_roots", Pattern: ws, Access: domain.AccessRead, Provenance: "profile", Origin: "test"},
+		{Key: "private", Pattern: ws + "/private", Access: domain.AccessDeny, Provenance: "profile", Origin: "test"},
+	}
+	decideFile(t, s, "x/key", rd, CodeOutsideAllowedRoots, "")
+	decideFile(t, s, "y/key", rd, "", ws+"/y/key")
+	if out, err := exec.Command("ln", "-sfn", "y", ws+"/private").CombinedOutput(); err != nil {
+		t.Fatalf("ln: %v: %s", err, out)
+	}
+	decideFile(t, s, "y/key", rd, CodeOutsideAllowedRoots, "")
+	decideFile(t, s, "x/key", rd, "", ws+"/x/key")
+}

@@ -8,11 +8,14 @@ import (
 	"turnstile/domain"
 )
 
-// viewTTL is how long CheckFile reuses the canonical form of a set of roots.
-// Canonicalising every root costs an lstat per path element per root, on
-// every check; roots are directories that rarely move. The path being
-// checked is always canonicalised afresh, and the kernel sandbox of a
-// command canonicalises its roots again when it starts.
+// viewTTL bounds how long CheckFile reuses the canonical form of a set of
+// roots. Canonicalising every root and protected path costs an lstat per
+// path element, on every check; a view is reused only while nothing it
+// looked up has changed (viewwatch.go), and for at most viewTTL (changes
+// no watch reports: a network file system changed from another host, a
+// repository nested deep in a root, walked for at most walkTTL). The path
+// being checked is always canonicalised afresh, and the kernel sandbox of
+// a command canonicalises its roots again when it starts.
 const viewTTL = time.Second
 
 var views struct {
@@ -29,7 +32,7 @@ type cachedView struct {
 }
 
 // cachedFSView returns newFSView(fp), reusing a view made from the same
-// entries less than viewTTL ago.
+// entries while it stands (cachedFSViewByKey).
 func cachedFSView(fp *domain.FilesystemPolicy) *fsView {
 	return cachedFSViewByKey(fp, fsViewKey(fp))
 }
@@ -55,29 +58,16 @@ func fsViewKey(fp *domain.FilesystemPolicy) string {
 // for at most viewTTL; one that cannot be watched is never reused.
 func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 	now := time.Now()
-	gen, seq, watching := watchGen()
+	gen, _, watching := watchGen()
 	views.mu.Lock()
 	c, ok := views.m[key]
 	views.mu.Unlock()
 	if ok && watching && c.gen == gen && now.Sub(c.made) < viewTTL {
 		return c.v
 	}
-	v := newFSView(fp)
-	if !watching {
+	v, gen, keep := watchedBuild(func() *fsView { return newFSView(fp) }, (*fsView).lookups)
+	if !keep {
 		return v
-	}
-	if ls := v.lookups(); !watchedBefore(ls, seq) {
-		// Some of what v looked up was not watched while it was built:
-		// watch it, then build the view again under the watches.
-		if !watchLookups(ls) {
-			return v
-		}
-		gen, seq, _ = watchGen()
-		v = newFSView(fp)
-		if ls := v.lookups(); !watchedBefore(ls, seq) {
-			watchLookups(ls) // it moved meanwhile: cached next time
-			return v
-		}
 	}
 	views.mu.Lock()
 	if views.m == nil || len(views.m) > 4096 {

@@ -293,3 +293,28 @@ func workTree(dotGit string) []lookup {
 	}
 	return nil
 }
+
+// watchedBuild runs build, whose result depends on what lookups lists, so
+// that the result can be reused while the watch generation it returns
+// stands (watchGen); keep is false when it must not be reused. A result
+// built before its lookups were watched is built again under the watches,
+// so that a change between the first walk and the watch is not lost.
+func watchedBuild[T any](build func() T, lookups func(T) []lookup) (v T, gen uint64, keep bool) {
+	gen, seq, ok := watchGen()
+	v = build()
+	if !ok {
+		return v, 0, false
+	}
+	if ls := lookups(v); !watchedBefore(ls, seq) {
+		if !watchLookups(ls) {
+			return v, 0, false
+		}
+		gen, seq, _ = watchGen()
+		v = build()
+		if ls := lookups(v); !watchedBefore(ls, seq) {
+			watchLookups(ls) // it moved meanwhile: kept next time
+			return v, 0, false
+		}
+	}
+	return v, gen, true
+}
