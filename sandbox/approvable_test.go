@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -159,4 +162,38 @@ func TestDecisionProfileRuleSymlinkRetargeted(t *testing.T) {
 	}
 	decideFile(t, s, "y/key", rd, CodeOutsideAllowedRoots, "")
 	decideFile(t, s, "x/key", rd, "", ws+"/x/key")
+}
+
+// TestCanonicalFastAgreesWithWalk: where the one-syscall resolution answers
+// (no symlink on the way), it answers what the component walk does; where a
+// symlink, a missing component or a file used as a directory is on the way,
+// it does not answer (the walk does), so a link is never taken lexically.
+func TestCanonicalFastAgreesWithWalk(t *testing.T) {
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/a/b", 0o755), os.WriteFile(ws+"/a/f", []byte("x"), 0o644),
+		os.Symlink("a/b", ws+"/l"), os.Symlink("/etc", ws+"/a/etc"))
+	answers := 0
+	for _, p := range []string{"", "/a", "/a/b", "/a/b/..", "/a/b/../f", "/a/./b/", "/a/f", "/a/f/", "/a/f/..", "/l", "/l/..",
+		"/l/../f", "/a/etc/passwd", "/a/missing", "/a/missing/..", "/a/b/../../a/f", "/../a/f"} {
+		abs := ws + p
+		canon, exists, ok, err := canonicalPath(abs)
+		fast, st, answered := canonicalFast(abs)
+		if !answered {
+			continue
+		}
+		answers++
+		if err != nil || !ok || !exists || fast != canon {
+			t.Errorf("%s: fast %q, walk (%q, exists %v, ok %v, %v)", p, fast, canon, exists, ok, err)
+		}
+		var want unix.Stat_t
+		if unix.Stat(canon, &want) != nil || want.Ino != st.Ino || want.Dev != st.Dev {
+			t.Errorf("%s: the fast path's stat is not %s's", p, canon)
+		}
+		if strings.HasPrefix(p, "/l") || strings.HasPrefix(p, "/a/etc") {
+			t.Errorf("%s: answered through a symlink", p)
+		}
+	}
+	if answers < 6 {
+		t.Fatalf("the fast path answered %d paths: the comparison proves little", answers)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -52,11 +54,21 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	lexical := domain.ResolvePath(cwd, path)
 	// The kernel applies ".." to the directory a symlink led to, so the
 	// path is canonicalised as written (joined to the cwd, not cleaned).
-	canon, exists, ok, cerr := canonicalPath(joinRaw(cwd, path))
+	var (
+		canon      string
+		exists, ok bool
+		cerr       error
+		st         *unix.Stat_t
+	)
+	if c, fst, fast := canonicalFast(joinRaw(cwd, path)); fast {
+		canon, exists, ok, st = c, true, true, &fst
+	} else {
+		canon, exists, ok, cerr = canonicalPath(joinRaw(cwd, path))
+	}
 	if !fp.Unrestricted {
 		// A sensitive path is refused whatever it resolves to, and before
 		// anything says whether it exists.
-		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok); r != nil {
+		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok, st); r != nil {
 			return "", r
 		}
 	}
