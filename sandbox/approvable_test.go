@@ -174,20 +174,24 @@ func TestCanonicalFastAgreesWithWalk(t *testing.T) {
 		os.Symlink("a/b", ws+"/l"), os.Symlink("/etc", ws+"/a/etc"))
 	answers := 0
 	for _, p := range []string{"", "/a", "/a/b", "/a/b/..", "/a/b/../f", "/a/./b/", "/a/f", "/a/f/", "/a/f/..", "/l", "/l/..",
-		"/l/../f", "/a/etc/passwd", "/a/missing", "/a/missing/..", "/a/b/../../a/f", "/../a/f"} {
+		"/l/../f", "/a/etc/passwd", "/a/missing", "/a/missing/..", "/a/missing/x", "/a/b/../new", "/a/f/new", "/l/new", "/a/etc/new",
+		"/a/b/../../a/f", "/../a/f", "/a/missing/", "/a/."} {
 		abs := ws + p
 		canon, exists, ok, err := canonicalPath(abs)
-		fast, st, answered := canonicalFast(abs)
+		fast, st, fastExists, answered := canonicalFast(abs)
 		if !answered {
 			continue
 		}
 		answers++
-		if err != nil || !ok || !exists || fast != canon {
-			t.Errorf("%s: fast %q, walk (%q, exists %v, ok %v, %v)", p, fast, canon, exists, ok, err)
+		if err != nil || !ok || exists != fastExists || fast != canon {
+			t.Errorf("%s: fast (%q, exists %v), walk (%q, exists %v, ok %v, %v)", p, fast, fastExists, canon, exists, ok, err)
 		}
 		var want unix.Stat_t
-		if unix.Stat(canon, &want) != nil || want.Ino != st.Ino || want.Dev != st.Dev {
+		if exists && (unix.Stat(canon, &want) != nil || want.Ino != st.Ino || want.Dev != st.Dev) {
 			t.Errorf("%s: the fast path's stat is not %s's", p, canon)
+		}
+		if !exists && st.Mode != 0 {
+			t.Errorf("%s: a missing path has a stat", p)
 		}
 		if strings.HasPrefix(p, "/l") || strings.HasPrefix(p, "/a/etc") {
 			t.Errorf("%s: answered through a symlink", p)

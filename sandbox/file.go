@@ -60,8 +60,8 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 		cerr       error
 		st         *unix.Stat_t
 	)
-	if c, fst, fast := canonicalFast(joinRaw(cwd, path)); fast {
-		canon, exists, ok, st = c, true, true, &fst
+	if c, fst, ex, fast := canonicalFast(joinRaw(cwd, path)); fast {
+		canon, exists, ok, st = c, ex, true, &fst
 	} else {
 		canon, exists, ok, cerr = canonicalPath(joinRaw(cwd, path))
 	}

@@ -182,19 +182,45 @@ func appendParts(out []string, p string) []string {
 // openat2 that refuses every symlink (RESOLVE_NO_SYMLINKS) proves it, and
 // the canonical path is then abs cleaned (".." of a directory reached
 // without a link is its lexical parent); st is the file's stat, for the
-// hard-link check. Anything else (a symlink, a missing component, a file
+// hard-link check. A path whose last component alone is missing (a new
+// file) is answered the same way through its parent, with exists false and
+// a zero st. Anything else (a symlink, a deeper missing component, a file
 // used as a directory, a loop) is left to the component walk
 // (canonicalPath), which it would answer the same way.
-func canonicalFast(abs string) (canon string, st unix.Stat_t, ok bool) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+func canonicalFast(abs string) (canon string, st unix.Stat_t, exists, ok bool) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &how)
+	if err == nil {
+		defer unix.Close(fd)
+		if unix.Fstat(fd, &st) != nil {
+			return "", st, false, false
+		}
+		return domain.CleanPath(abs), st, true, true
+	}
+	i := strings.LastIndexByte(abs, '/')
+	if err != unix.ENOENT || i < 0 {
+		return "", st, false, false
+	}
+	dir, base := abs[:i], abs[i+1:]
+	if base == "" || base == "." || base == ".." {
+		return "", st, false, false
+	}
+	if dir == "" {
+		dir = "/"
+	}
+	fd, err = unix.Openat2(unix.AT_FDCWD, dir, &how)
 	if err != nil {
-		return "", st, false
+		return "", st, false, false
 	}
 	defer unix.Close(fd)
-	if unix.Fstat(fd, &st) != nil {
-		return "", st, false
+	var dst unix.Stat_t
+	if unix.Fstat(fd, &dst) != nil || dst.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return "", st, false, false
 	}
-	return domain.CleanPath(abs), st, true
+	if err := unix.Fstatat(fd, base, &dst, unix.AT_SYMLINK_NOFOLLOW); err != unix.ENOENT {
+		return "", st, false, false // it exists now, or cannot be told: the walk decides
+	}
+	return joinPath(domain.CleanPath(dir), base), st, false, true
 }
 
 // CheckTree is CheckFile for a recursive read of path (grep_files): the
