@@ -144,6 +144,8 @@ func (t maskTarget) exposed() bool {
 func maskSecrets(sp *SandboxSpec) error {
 	maskDevs := map[uint64]bool{}
 	pinned := map[string]bool{}
+	shared := newSharedMask()
+	defer shared.close()
 	for range maskRounds {
 		locs, err := locateSecrets(sp, maskDevs)
 		if err != nil {
@@ -173,7 +175,7 @@ func maskSecrets(sp *SandboxSpec) error {
 			if !t.exposed() {
 				continue
 			}
-			if err := mask(t.path, nil); err != nil {
+			if err := mask(t.path, nil, shared); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					continue // moved away since: the next pass finds it
 				}
