@@ -136,14 +136,14 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	return s.turnResponse(r, res), !res.Replayed, nil
 }
 
-// turnResponse answers a command with the turn as the engine left it, once
-// the read models include the command (bounded), so that a read right after
-// it sees it.
+// turnResponse answers a command with the turn as the engine left it (the
+// read model's type, folded by the same turn.Summary.Apply), once the read
+// models include the command (bounded), so that a read right after it sees
+// it.
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
-	v := projections.TurnViewOf(&t)
-	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v)}
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {

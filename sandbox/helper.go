@@ -120,6 +120,9 @@ func runHelper() error {
 	if len(msg.Argv) == 0 {
 		return errors.New("plan has no argv")
 	}
+	if msg.Spec.FullAccess {
+		return runFullAccess(msg)
+	}
 	sp := &msg.Spec
 	cwd, _, ok, err := canonicalPath(domain.CleanPath(msg.Cwd))
 	if err != nil || !ok {

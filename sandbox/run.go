@@ -312,7 +312,11 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	var prog helperProg
 	if plan.Sandboxed {
 		if spec.InNamespace {
-			cmd.SysProcAttr = newNamespaceAttr()
+			if spec.FullAccess {
+				cmd.SysProcAttr = fullAccessAttr()
+			} else {
+				cmd.SysProcAttr = newNamespaceAttr()
+			}
 			cmd.SysProcAttr.Setsid = true
 			if spec.ProxyPort > 0 || spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
 				// Abstract unix sockets are per network namespace: without
@@ -350,6 +354,15 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				return nil, err
 			}
 			cmd.ExtraFiles = append(cmd.ExtraFiles, fs...) // cached: not closed
+		}
+		if spec.FullAccess {
+			fs, err := heldSecretFiles(spec.Entries)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			spec.HeldSecrets = len(fs)
+			cmd.ExtraFiles = append(cmd.ExtraFiles, fs...) // held: not closed
 		}
 	} else {
 		cmd.Path, cmd.Args = plan.resolvedPath, plan.Argv

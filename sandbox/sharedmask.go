@@ -7,7 +7,7 @@ import (
 )
 
 // sharedMask is one empty, read-only tmpfs holding a file "f" and a
-// directory "d", root, file and directory all mode 0: every mask without
+// directory "d", file and directory mode 0 (the root, never bound, 0111): every mask without
 // reopened subtrees binds a clone of its file or directory over the masked
 // path, so that a spawn makes one tmpfs superblock for all of them instead
 // of one per masked path (making and tearing down a tmpfs costs about
@@ -25,7 +25,12 @@ func newSharedMask() *sharedMask { return &sharedMask{mnt: -1} }
 // (isDir) or file.
 func (s *sharedMask) clone(isDir bool) (int, error) {
 	if s.mnt < 0 {
-		mnt, err := emptyTmpfs("0")
+		// The root is made 0700 and closed to 0111 once "f" and "d"
+		// exist: creating them in (or cloning them from) a mode-0 root
+		// would need CAP_DAC_OVERRIDE, which an unprivileged spawn
+		// (full_access as a non-root server) does not hold. The root is
+		// never bound anywhere: only "f" and "d" are.
+		mnt, err := emptyTmpfs("0700")
 		if err != nil {
 			return -1, err
 		}
@@ -33,6 +38,9 @@ func (s *sharedMask) clone(isDir bool) (int, error) {
 		if err == nil {
 			unix.Close(f)
 			err = unix.Mkdirat(mnt, "d", 0)
+		}
+		if err == nil {
+			err = unix.Fchmodat(mnt, ".", 0o111, 0)
 		}
 		if err == nil {
 			attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
