@@ -132,14 +132,16 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := maskSecrets(sp); err != nil {
 		return err
 	}
+	var readOnly []string // recursive: what lies below one is done
 	for _, m := range mounts {
-		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") {
+		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") || withinAny(m.point, readOnly) {
 			continue
 		}
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(unix.AT_FDCWD, m.point, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &attr); err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("make %s (%s) read-only: %w", m.point, m.fstype, err)
 		}
+		readOnly = append(readOnly, m.point)
 	}
 	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NODEV}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
