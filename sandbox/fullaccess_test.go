@@ -177,6 +177,8 @@ ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "b
 		"leak proc-server-root cat /proc/$FA_SERVER_PID/root" + D + "/token",
 		"leak proc-server-fd sh -c 'cat /proc/$FA_SERVER_PID/fd/*'",
 		"leak nsenter nsenter -t 1 -m cat " + D + "/token",
+		"leak nsenter-server nsenter -t $FA_SERVER_PID -m cat " + D + "/token",
+		"leak setns-server-ns nsenter --mount=/proc/$FA_SERVER_PID/ns/mnt cat " + D + "/token",
 		"leak nested-nsenter unshare -Urm nsenter -t 1 -m -U --preserve-credentials cat " + D + "/token",
 		fmt.Sprintf("leak open-by-handle %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
 		fmt.Sprintf("leak nested-open-by-handle unshare -Urm %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
