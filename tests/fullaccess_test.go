@@ -50,3 +50,38 @@ func TestFullAccessExecCannotReadGatewaySecrets(t *testing.T) {
 		t.Fatalf("control: a write outside the workspace, as the server's uid: %+v", d.Result)
 	}
 }
+
+// TestFullAccessUnisolatedFlagNeverWeakens: serve --full-access-unisolated
+// only accepts unisolated commands where the kernel has no user namespaces:
+// on this machine (which has them) a full_access command still cannot read
+// the token, and the snapshot names no degradation.
+func TestFullAccessUnisolatedFlagNeverWeakens(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	s := StartServer(t, "", "--full-access-unisolated")
+	b, err := os.ReadFile(filepath.Join(s.Data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.startTurn("fa-flag", "ws", "full_access", root)
+	var turn struct {
+		SecuritySnapshot struct {
+			Enforcement struct {
+				Status       string `json:"status"`
+				Degradations []any  `json:"degradations"`
+			} `json:"enforcement"`
+		} `json:"security_snapshot"`
+	}
+	s.JSON("GET", "/v1/turns/fa-flag", nil, http.StatusOK, &turn)
+	if e := turn.SecuritySnapshot.Enforcement; e.Status != "active" || len(e.Degradations) != 0 {
+		t.Fatalf("enforcement with the flag on a machine with user namespaces: %+v", e)
+	}
+	status, d := s.exec("fa-flag", "", map[string]any{"tool_call_id": "c", "argv": []string{"cat", filepath.Join(s.Data, "token")}, "cwd": root})
+	if status != http.StatusOK || !d.Ran || d.Result == nil || d.Result.ExitCode == 0 || strings.Contains(d.Result.Stdout, strings.TrimSpace(string(b))) {
+		t.Fatalf("cat <data>/token with the flag: %d %+v %+v", status, d, d.Result)
+	}
+	status, d = s.exec("fa-flag", "", map[string]any{"tool_call_id": "ok", "argv": []string{"cat", filepath.Join(root, "a.txt")}, "cwd": root})
+	if status != http.StatusOK || d.Result == nil || d.Result.Stdout != "hello\n" {
+		t.Fatalf("control: cat a.txt with the flag: %d %+v", status, d.Result)
+	}
+}
