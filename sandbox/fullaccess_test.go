@@ -33,6 +33,7 @@ type faFixture struct {
 	handleType                   int
 	handleHex, handleMount       string
 	rootOnly                     string
+	helper                       string // the program the server starts as the helper
 	port                         int
 }
 
@@ -85,6 +86,13 @@ func newFAFixture(t *testing.T, uid, gid int) *faFixture {
 	}
 	fx.exe = base + "/sandbox.test"
 	write(fx.exe, string(exe), 0o755)
+	// The helper is the binary that plays the server: this test binary as
+	// root, the copy for the unprivileged user (its own file, writable by
+	// it but for the view).
+	fx.helper = testExe(t)
+	if uid != 0 {
+		fx.helper = fx.exe
+	}
 	// The same filesystem, mounted again: the whole base, the data
 	// directory alone, and a directory inside it.
 	for _, b := range [][2]string{{base, fx.base2}, {fx.data, fx.dataAlias}, {fx.data + "/sub", fx.subAlias}} {
@@ -180,6 +188,9 @@ ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "b
 		"leak nsenter-server nsenter -t $FA_SERVER_PID -m cat " + D + "/token",
 		"leak setns-server-ns nsenter --mount=/proc/$FA_SERVER_PID/ns/mnt cat " + D + "/token",
 		"leak nested-nsenter unshare -Urm nsenter -t 1 -m -U --preserve-credentials cat " + D + "/token",
+		"refused write-helper sh -c ': >> " + fx.helper + "'",
+		"refused touch-helper touch " + fx.helper,
+		"refused nested-write-helper unshare -Urm sh -c 'umount " + fx.helper + "; : >> " + fx.helper + "'",
 		fmt.Sprintf("leak open-by-handle %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
 		fmt.Sprintf("leak nested-open-by-handle unshare -Urm %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
 		fmt.Sprintf("leak nested-bind-open-by-handle unshare -Urm sh -c 'mkdir -p %s/hb; mount --bind %s %s/hb; %s fa-handle %s/hb %d %s'", fx.ws, fx.ws, fx.ws, P, fx.ws, fx.handleType, fx.handleHex),
