@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFullAccessExecCannotReadGatewaySecrets: through the built binary, a
@@ -41,6 +42,15 @@ func TestFullAccessExecCannotReadGatewaySecrets(t *testing.T) {
 		"unshare -Urm sh -c 'umount -l " + data + "; cat " + data + "/token'; cat /proc/1/root" + data + "/token"
 	if d := run("attack", "sh", "-c", attack); strings.Contains(d.Result.Stdout, token) || strings.Contains(d.Result.Stdout, "bbolt") {
 		t.Fatalf("attack read the secrets: %+v", d.Result)
+	}
+	// The lean helper the server starts for every command (next to it)
+	// cannot be rewritten: its next run would precede every mask.
+	helper := filepath.Join(filepath.Dir(bin), "turnstile-sandbox")
+	if d := run("helper", "sh", "-c", "touch "+helper+" || : >> "+helper+" || mv "+helper+" "+helper+".x"); d.Result.ExitCode == 0 {
+		t.Fatalf("a full_access command changed the helper program: %+v", d.Result)
+	}
+	if err := os.Chtimes(helper, time.Now(), time.Now()); err != nil {
+		t.Fatalf("control: touching the helper outside the sandbox: %v", err)
 	}
 	if d := run("cat-ws", "cat", filepath.Join(root, "a.txt")); d.Result.ExitCode != 0 || d.Result.Stdout != "hello\n" {
 		t.Fatalf("control: cat <workspace>/a.txt: %+v", d.Result)
