@@ -143,6 +143,8 @@ func (t maskTarget) exposed() bool {
 // after maskRounds.
 func maskSecrets(sp *SandboxSpec, pinned map[string]bool) error {
 	maskDevs := map[uint64]bool{}
+	shared := newSharedMask()
+	defer shared.close()
 	for range maskRounds {
 		locs, err := locateSecrets(sp, maskDevs)
 		if err != nil {
@@ -172,7 +174,7 @@ func maskSecrets(sp *SandboxSpec, pinned map[string]bool) error {
 			if !t.exposed() {
 				continue
 			}
-			if err := mask(t.path, nil); err != nil {
+			if err := mask(t.path, nil, shared); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					continue // moved away since: the next pass finds it
 				}

@@ -63,11 +63,16 @@ func MaybeRunHelper() {
 		return
 	}
 	switch os.Args[1] {
-	case HelperArg:
+	case HelperArg, helperCheckedArg:
 		// Every per-thread restriction (capabilities, no_new_privs,
 		// Landlock below ABI 8) is applied to this OS thread, which then
 		// execs: the other runtime threads die with execve.
 		runtime.LockOSThread()
+		if os.Args[1] == helperCheckedArg {
+			// Refuse, having done nothing, unless built from the same
+			// code as the caller (helpercheck.go).
+			checkedHelperMain(strings.Join(os.Args[2:], " "))
+		}
 		err := runHelper()
 		helperFail(err)
 	case probeArg:
