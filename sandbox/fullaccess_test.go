@@ -425,3 +425,26 @@ func TestReadMountinfo(t *testing.T) {
 		t.Fatal("a malformed line was accepted")
 	}
 }
+
+// TestDoctorFullAccess: doctor says what becomes of a server's full_access
+// commands: isolated with user namespaces, refused without them, and, with
+// the operator's opt-out, unisolated with the snapshot's named degradation.
+func TestDoctorFullAccess(t *testing.T) {
+	for _, tc := range []struct {
+		k    domain.KernelFeatures
+		want []string
+	}{
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true}, []string{"full_access        active", "own user, mount and PID namespaces with its data directory and token masked"}},
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true}, []string{"full_access        active", "a server's commands are refused (sandbox_unavailable)", "--full-access-unisolated"}},
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true, FullAccessUnisolated: true}, []string{"full_access        partially_active", "- gateway_secrets: no user namespaces", "can read the data directory and token"}},
+	} {
+		var b bytes.Buffer
+		Doctor(&b, Features{Kernel: tc.k})
+		out := b.String()
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%+v: doctor lacks %q:\n%s", tc.k, w, out)
+			}
+		}
+	}
+}
