@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -14,6 +15,9 @@ import (
 // error — and the caller decodes with encoding/json: what this returns is
 // what encoding/json would have (FuzzDecodeArgsFast compares them).
 func decodeArgsFast(b []byte) (m map[string]any, ok bool) {
+	if bytes.IndexByte(b, '\\') >= 0 {
+		return nil, false // an escape (a patch, a file's content): no work wasted on a partial map
+	}
 	p := argsParser{b: b}
 	p.ws()
 	if !p.byte('{') {
