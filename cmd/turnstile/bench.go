@@ -10,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -87,6 +90,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		firstErr                 atomic.Value
 		wg                       sync.WaitGroup
 	)
+	cpu0, cpuOK := serverCPU(c)
+	self0 := selfCPU()
 	start := time.Now()
 	for _, id := range ids {
 		wg.Add(1)
@@ -139,6 +144,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, cpu1OK := serverCPU(c)
+	self1 := selfCPU()
 	for _, id := range ids {
 		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
 	}
@@ -149,6 +156,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
+	if cpuOK && cpu1OK {
+		fmt.Fprintf(stdout, "  server CPU: %.0f µs per decision (process_cpu_seconds_total; approval responses included), %.2f cores\n",
+			(cpu1-cpu0)/float64(n)*1e6, (cpu1-cpu0)/elapsed.Seconds())
+	}
+	fmt.Fprintf(stdout, "  this client's CPU: %.0f µs per decision, %.2f cores\n", (self1-self0).Seconds()/float64(n)*1e6, (self1-self0).Seconds()/elapsed.Seconds())
 	if allow.Load() == 0 || deny.Load() == 0 {
 		fmt.Fprintln(stdout, "  the mix is off: the server must be able to read <workspace>/src/main.go (see --workspace)")
 		return 1
@@ -161,3 +173,38 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// serverCPU reads the server's process_cpu_seconds_total from /metrics
+// (false when it cannot: another role, or no process collector).
+func serverCPU(c *client) (float64, bool) {
+	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
