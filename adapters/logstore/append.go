@@ -31,6 +31,12 @@ type appendReq struct {
 	// patches in revision and time.
 	records [][]byte
 	size    int
+	// created, when set (by Import), are the events' creation times;
+	// otherwise the writer stamps them.
+	created []int64
+	// wantPos, when not zero (Import), is the position the first event
+	// must get.
+	wantPos uint64
 	// done receives exactly one response; it is buffered so the writer
 	// never blocks on a caller that has gone.
 	done chan appendResp
@@ -55,30 +61,35 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := s.enqueue(ctx, req); err != nil {
 		return eventstore.AppendResult{}, err
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, eventstore.ErrClosed
-	}
-	if err := s.failure(); err != nil {
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, err
-	}
-	select {
-	case s.reqs <- req:
-		s.mu.RUnlock()
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, ctx.Err()
 	}
 	select {
 	case r := <-req.done:
 		return r.res, r.err
 	case <-ctx.Done():
 		return eventstore.AppendResult{}, fmt.Errorf("logstore: append to %s: outcome unknown: %w", stream, ctx.Err())
+	}
+}
+
+// enqueue hands req to the writer.
+func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return eventstore.ErrClosed
+	}
+	if err := s.failure(); err != nil {
+		return err
+	}
+	select {
+	case s.reqs <- req:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -189,6 +200,9 @@ func (s *Store) commitBatch(batch []*appendReq, f *frame) {
 // built, and either adds r's events to the frame, or recognises a retry, or
 // returns a *WrongExpectedVersionError having added nothing.
 func (s *Store) apply(f *frame, r *appendReq) (eventstore.AppendResult, error) {
+	if next := f.first + uint64(f.count); r.wantPos != 0 && r.wantPos != next {
+		return eventstore.AppendResult{}, fmt.Errorf("%w: import of %s at position %d, but the log's next position is %d", ErrInvalid, r.stream, r.wantPos, next)
+	}
 	si := s.streams[r.stream]
 	ps := f.streams[r.stream]
 	n := 0

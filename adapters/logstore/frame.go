@@ -53,7 +53,11 @@ func (f *frame) add(r *appendReq, firstRev uint64) eventstore.AppendResult {
 	}
 	var pos uint64
 	for i, rec := range r.records {
-		patchRecord(rec, firstRev+uint64(i), f.created)
+		created := f.created
+		if r.created != nil {
+			created = r.created[i]
+		}
+		patchRecord(rec, firstRev+uint64(i), created)
 		f.recOffs = append(f.recOffs, len(f.buf))
 		f.buf = append(f.buf, rec...)
 		pos = f.first + uint64(f.count)

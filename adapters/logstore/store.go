@@ -268,6 +268,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// LastPosition returns the position of the last committed event (0 when
+// the log is empty); positions have no gaps, so it is the event count.
+func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+
 // Dir returns the directory the store was opened on.
 func (s *Store) Dir() string { return s.dir }
 
