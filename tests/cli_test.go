@@ -147,9 +147,11 @@ func storeBytes(t *testing.T, dataDir string) []byte {
 	return all
 }
 
-// resealFrames recomputes the CRC-32C of every frame of a log store
-// segment (the layout of adapters/logstore/record.go: magic "TLG1", body
-// length, first position, count, CRC over bytes 4..20 and the body).
+// resealFrames recomputes the CRC-32C checksums of every record and frame
+// of a log store segment (the layout of adapters/logstore/record.go: a
+// frame is magic "TLG1", body length, first position, count, CRC over
+// bytes 4..20 and the body; the body is per record its length, its CRC and
+// the record).
 func resealFrames(t *testing.T, seg []byte) {
 	t.Helper()
 	table := crc32.MakeTable(crc32.Castagnoli)
@@ -158,6 +160,11 @@ func resealFrames(t *testing.T, seg []byte) {
 			t.Fatalf("segment: no frame at offset %d", off)
 		}
 		end := off + 24 + int(binary.BigEndian.Uint32(seg[off+4:]))
+		for r := off + 24; r < end; {
+			n := int(binary.BigEndian.Uint32(seg[r:]))
+			binary.BigEndian.PutUint32(seg[r+4:], crc32.Checksum(seg[r+8:r+8+n], table))
+			r += 8 + n
+		}
 		crc := crc32.Update(crc32.Update(0, table, seg[off+4:off+20]), table, seg[off+24:end])
 		binary.BigEndian.PutUint32(seg[off+20:], crc)
 		off = end

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"encoding/binary"
 	"fmt"
 	"syscall"
 
@@ -109,8 +110,10 @@ func (s *Store) commitFrame(f *frame) error {
 		}
 		si.pos = append(si.pos, ps.pos...)
 	}
+	s.last = lastFrame{off: s.end, crc: binary.BigEndian.Uint32(f.buf[20:24])}
 	s.end += uint64(len(f.buf))
 	s.imu.Unlock()
+	s.maybeCheckpoint()
 	s.commits.Add(1)
 	s.appends.Add(uint64(f.appends))
 	s.events.Add(uint64(f.count))

@@ -42,13 +42,25 @@ func (s *Store) load() error {
 		}
 		s.segs = append(s.segs, &segment{base: base, f: f})
 	}
-	for i, seg := range s.segs {
-		if seg.base != s.end {
+	first, start := 0, int64(0)
+	switch ok, err := s.loadCheckpoint(); {
+	case ok:
+		first = s.fromCheckpoint - 1
+		start = int64(s.end - s.segs[first].base)
+	case errors.Is(err, errCheckpoint):
+		s.opts.Logger.Warn("logstore: index checkpoint discarded; rebuilding the index from the whole log", "err", err)
+	case err != nil:
+		return err
+	}
+	for i := first; i < len(s.segs); i++ {
+		seg := s.segs[i]
+		if i > first && seg.base != s.end {
 			return fmt.Errorf("%w: segment %s starts at offset %d; the previous one ends at %d", ErrCorrupt, segmentName(seg.base), seg.base, s.end)
 		}
-		if err := s.scanSegment(seg, i == len(s.segs)-1); err != nil {
+		if err := s.scanSegment(seg, start, i == len(s.segs)-1); err != nil {
 			return err
 		}
+		start = 0
 	}
 	return nil
 }
@@ -145,16 +157,19 @@ func (s *Store) addSegment(base uint64) error {
 
 // scanSegment indexes every frame of seg. A bad frame is a torn tail (and
 // truncated) only when last is set and no valid frame follows it.
-func (s *Store) scanSegment(seg *segment, last bool) error {
+func (s *Store) scanSegment(seg *segment, start int64, last bool) error {
 	st, err := seg.f.Stat()
 	if err != nil {
 		return err
 	}
 	size := st.Size()
-	r := bufio.NewReaderSize(io.NewSectionReader(seg.f, 0, size), 1<<20)
+	if start > size {
+		return fmt.Errorf("%w: segment %s is shorter (%d bytes) than the index checkpoint says (%d)", ErrCorrupt, segmentName(seg.base), size, start)
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(seg.f, start, size-start), 1<<20)
 	var hdr [frameHeaderSize]byte
 	var body []byte
-	var off int64
+	off := start
 	for off < size {
 		bad := func(why string) error {
 			return s.badFrame(seg, off, size, last, why)
@@ -217,6 +232,7 @@ func (s *Store) indexFrame(at uint64, fi frameInfo, body []byte) error {
 		s.offs = append(s.offs, at+frameHeaderSize+uint64(off))
 		off += recordPrefixSize + len(rec)
 	}
+	s.last = lastFrame{off: at, crc: fi.crc}
 	if off != len(body) {
 		return fmt.Errorf("%w: %d bytes after the frame's last record", ErrCorrupt, len(body)-off)
 	}

@@ -92,6 +92,10 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to release the
 	// store before failing with ErrLocked. Zero means DefaultLockTimeout.
 	LockTimeout time.Duration
+	// CheckpointEvery is how many events are committed between background
+	// index checkpoints (checkpoint.go); one is also written at Close. Zero
+	// means DefaultCheckpointEvery.
+	CheckpointEvery int
 	// Logger receives recovery notices (a truncated torn tail). Nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -106,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = DefaultLockTimeout
+	}
+	if o.CheckpointEvery <= 0 {
+		o.CheckpointEvery = DefaultCheckpointEvery
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -144,6 +151,18 @@ type Store struct {
 	end uint64
 	// segs are the segment files, in order of base; the last is active.
 	segs []*segment
+	// last is the frame holding the last committed position.
+	last lastFrame
+
+	// checkpointed is the last position the latest index checkpoint holds.
+	checkpointed atomic.Uint64
+	// checkpointDue asks the checkpointer for a checkpoint.
+	checkpointDue chan struct{}
+	// checkpointerDone is closed when the checkpointer has stopped.
+	checkpointerDone chan struct{}
+	// fromCheckpoint is the number of segments whose index Open took from
+	// the checkpoint (0: it scanned the whole log).
+	fromCheckpoint int
 
 	// failed, once set (by the writer, after a failed fdatasync), fails
 	// every later append.
@@ -222,6 +241,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		writerDone: make(chan struct{}),
 		closing:    make(chan struct{}),
 		wake:       make(chan struct{}),
+
+		checkpointDue:    make(chan struct{}, 1),
+		checkpointerDone: make(chan struct{}),
 	}
 	if err := s.load(); err != nil {
 		s.closeFiles()
@@ -229,6 +251,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s.committed.Store(uint64(len(s.offs)))
 	go s.writer()
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -312,6 +335,13 @@ func (s *Store) Close() error {
 	close(s.reqs)
 	close(s.closing)
 	<-s.writerDone
+	<-s.checkpointerDone
+	if s.failure() == nil && s.committed.Load() > s.checkpointed.Load() {
+		// The next Open reads this instead of scanning the log.
+		if err := s.writeCheckpoint(); err != nil {
+			s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
+		}
+	}
 	err := s.closeFiles()
 	s.mu.Unlock()
 	if err != nil {

@@ -192,14 +192,39 @@ func TestTornWriteIsTruncated(t *testing.T) {
 
 // TestCorruptionIsRefused: a bad frame followed by a valid one, or a bad
 // frame in a segment that is not the last, was acknowledged once and is
-// not a torn write. Open refuses with ErrCorrupt and truncates nothing (a
-// second Open still refuses, the file is unchanged). The control damages the
+// not a torn write. Without an index checkpoint Open scans it and refuses
+// with ErrCorrupt, truncating nothing (a second Open still refuses, the
+// file is unchanged); with a checkpoint Open does not read that far back,
+// but a read of the damaged record fails with ErrCorrupt instead of serving
+// it, while undamaged records are still served. The control damages the
 // last frame the same way, which is a torn write.
 func TestCorruptionIsRefused(t *testing.T) {
 	t.Run("bad frame before a valid one", func(t *testing.T) {
 		dir, _, off, _ := tornFixture(t)
 		// Flip a byte of A's frame (offset 0), B's frame is intact.
 		damage(t, dir, func(f *os.File) { flipByte(t, f, off/2) })
+
+		s, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatalf("Open with a checkpoint: %v", err)
+		}
+		if s.fromCheckpoint == 0 {
+			t.Fatal("Open did not use the checkpoint")
+		}
+		if _, err := s.ReadStream(testCtx(t), "turn-torn", 0, 0); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("ReadStream of the damaged record: %v, want ErrCorrupt", err)
+		}
+		if _, err := s.ReadAll(testCtx(t), eventstore.Start, 0); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("ReadAll over the damaged record: %v, want ErrCorrupt", err)
+		}
+		if evs, err := s.ReadStream(testCtx(t), "turn-b", 0, 0); err != nil || len(evs) != 2 {
+			t.Fatalf("ReadStream of an undamaged stream: %d events, %v", len(evs), err)
+		}
+		s.Close()
+
+		if err := os.Remove(filepath.Join(dir, checkpointName)); err != nil {
+			t.Fatal(err)
+		}
 		before := readSegment(t, dir, 0)
 		for range 2 {
 			if s, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
@@ -252,6 +277,9 @@ func TestCorruptionIsRefused(t *testing.T) {
 			s.Close()
 		}
 		damage(t, dir, func(f *os.File) { flipByte(t, f, 100) })
+		if err := os.Remove(filepath.Join(dir, checkpointName)); err != nil {
+			t.Fatal(err)
+		}
 		if s, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
 			if err == nil {
 				s.Close()
