@@ -13,16 +13,13 @@ import (
 
 // Reads take the positions they want from the index under imu, then read
 // the records with pread (from the page cache, usually), reading runs of
-// adjacent records with one call.
+// adjacent records with one call; the context is checked before each.
 const (
 	// readBatch is how many positions a read locates under one hold of imu.
 	readBatch = 4096
 	// readChunk bounds one pread of a run of adjacent records (a larger
 	// record is read on its own).
 	readChunk = 1 << 20
-	// ctxCheckEvery is how many records a read examines between checks of
-	// its context.
-	ctxCheckEvery = 1024
 )
 
 // loc is where a record lies: its global offset and the bytes up to the next
