@@ -36,6 +36,7 @@ func init() {
 		{"tools", "print the tool catalogue: tool names, action kinds, arguments, examples (docs/tools.md)", toolsCmd},
 		{"hook", "Claude Code hooks: hook claude-code (the command hook) | hook install claude-code [--project DIR|--user] [--http URL] [--print]", hookCmd},
 		{"migrate", "convert an earlier version's bbolt store (DATA/events.db) to the log store once, verified (stop the server first)", migrateCmd},
+		{"bench-fill", "add about N realistic events to a stopped server's embedded store, in process, to benchmark a large store (bench-fill --data DIR --events N)", benchFillCmd},
 		{"bench", "drive a running server with concurrent turns and report decisions/s and latency", benchCmd},
 	}
 }
