@@ -228,6 +228,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("logstore: create directory: %w", err)
 	}
+	// The directory's own entry must be durable before anything in it is
+	// acknowledged.
+	if err := syncDir(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
 	lock, err := lockDir(dir, opts.LockTimeout)
 	if err != nil {
 		return nil, err
