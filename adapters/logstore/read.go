@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -21,6 +22,20 @@ const (
 	// record is read on its own).
 	readChunk = 1 << 20
 )
+
+// readBufs holds read buffers of readChunk bytes, so that paged reads do
+// not allocate (and clear) a new one each call.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+func getReadBuf() *[]byte { return readBufs.Get().(*[]byte) }
+
+// putReadBuf returns a buffer to the pool unless a large record grew it.
+func putReadBuf(p *[]byte, b []byte) {
+	if cap(b) == readChunk {
+		*p = b
+		readBufs.Put(p)
+	}
+}
 
 // loc is where a record lies: its global offset and the bytes up to the next
 // record (or the end of its segment), which hold it.
@@ -119,7 +134,9 @@ func (s *Store) reading(ctx context.Context, fn func() error) error {
 func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max int) ([]eventstore.RecordedEvent, error) {
 	var out []eventstore.RecordedEvent
 	err := s.reading(ctx, func() error {
-		var buf []byte
+		bp := getReadBuf()
+		buf := *bp
+		defer func() { putReadBuf(bp, buf) }()
 		for {
 			var locs []loc
 			s.imu.RLock()
@@ -178,7 +195,9 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 	scanned = after
 	err = s.reading(ctx, func() error {
 		pre := []byte(prefix)
-		var buf []byte
+		bp := getReadBuf()
+		buf := *bp
+		defer func() { putReadBuf(bp, buf) }()
 		poss := make([]uint64, 0, readBatch)
 		examined := 0
 		for {
