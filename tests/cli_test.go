@@ -305,7 +305,7 @@ func TestCLIFSMAndHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--help"}, {"replay", "--help"}, {"audit", "--help"}, {"audit", "verify", "--help"},
 		{"approvals", "--help"}, {"approvals", "list", "--help"}, {"approvals", "respond", "--help"},
-		{"exec", "--help"}, {"doctor", "--help"}, {"fsm", "--help"}, {"bench", "--help"},
+		{"exec", "--help"}, {"doctor", "--help"}, {"fsm", "--help"}, {"bench", "--help"}, {"migrate", "--help"}, {"bench-fill", "--help"},
 	} {
 		out, errOut, code := runCLI(t, args...)
 		if code != 0 || !strings.Contains(out+errOut, "usage") {
