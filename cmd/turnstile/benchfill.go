@@ -115,8 +115,8 @@ func fillTurn(ctx context.Context, eng *engine.Engine, id, root string) (int, er
 			return n, err
 		}
 		n += len(res.Events)
-		if res.Request != nil {
-			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: domain.ResolutionAllowOnce})
+		if res.Approval != nil {
+			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
 			if err != nil {
 				return n, err
 			}
