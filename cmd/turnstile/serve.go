@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"time"
 
-	"turnstile/adapters/boltstore"
 	"turnstile/adapters/esdbstore"
 	"turnstile/api"
 	"turnstile/domain"
@@ -58,7 +57,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	var f serveFlags
 	fs.StringVar(&f.data, "data", "", "data directory (embedded store, token); default $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile. Every turn is denied it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8740", "address to listen on (a non-loopback address needs --token-file or TURNSTILE_TOKEN)")
-	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
+	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data (the log store in DATA/events; an earlier version's DATA/events.db until `turnstile migrate`), bolt:PATH, log:DIR, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
 	fs.DurationVar(&f.approvalTTL, "approval-ttl", engine.DefaultApprovalTTL, "how long approval requests stay open before they expire")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: <data>/token, created on first start; TURNSTILE_TOKEN overrides)")
 	fs.StringVar(&f.mcpReadOnly, "mcp-read-only", "", "comma-separated MCP tools trusted as read-only (server/tool or server/*)")
@@ -112,23 +111,26 @@ func newLogger(f serveFlags, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json, not %q", f.logFormat)
 }
 
-// openStore opens the embedded store in the data directory, or a remote one.
+// openStore opens the embedded store in the data directory (store.go says
+// which), or the one --store names.
 func openStore(f serveFlags) (eventstore.Store, string, error) {
 	s := f.store
 	switch {
 	case s == "":
-		path := filepath.Join(f.data, "events.db")
-		st, err := boltstore.Open(path, boltstore.Options{})
-		return st, "embedded " + path, err
+		e, err := chooseEmbedded(f.data)
+		if err != nil {
+			return nil, "", err
+		}
+		return e.open()
 	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
 		st, err := esdbstore.Open(s, esdbstore.Options{Timeout: f.storeTimeout})
 		return st, "EventStoreDB " + redactConn(s), err
 	case strings.HasPrefix(s, "bolt:"):
-		path := strings.TrimPrefix(s, "bolt:")
-		st, err := boltstore.Open(path, boltstore.Options{})
-		return st, "embedded " + path, err
+		return openEmbeddedFlag("bolt", strings.TrimPrefix(s, "bolt:"))
+	case strings.HasPrefix(s, "log:"):
+		return openEmbeddedFlag("log", strings.TrimPrefix(s, "log:"))
 	}
-	return nil, "", fmt.Errorf("--store %q: use an esdb:// (or esdb+discover://) connection string, bolt:PATH, or nothing for the embedded store", s)
+	return nil, "", fmt.Errorf("--store %q: use an esdb:// (or esdb+discover://) connection string, bolt:PATH, log:DIR, or nothing for the embedded store", s)
 }
 
 // redactConn hides credentials in a connection string.
@@ -236,7 +238,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		egressURL = func(turnID string) string { return rn.egress.ProxyURL(eln.Addr().String(), turnID) }
 	}
 	cmdTimeout := 10 * time.Second
-	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") {
+	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") && !strings.HasPrefix(f.store, "log:") {
 		// An append may retry within one store timeout; a queued command
 		// waits for at most one more.
 		cmdTimeout = 2*f.storeTimeout + time.Second
@@ -244,11 +246,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL})
 
-	if bs, ok := store.(*boltstore.Store); ok {
-		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
-		metrics.Gauge("turnstile_store_appends_total", func() float64 { return float64(bs.Stats().Appends) })
-		metrics.Gauge("turnstile_store_events_total", func() float64 { return float64(bs.Stats().Events) })
-	}
+	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
