@@ -9,18 +9,21 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// Turn returns a copy of a turn's view.
+// Turn returns a copy of a turn's view: in full for a held turn, compact
+// (Compact set, no Snapshot) for an older one.
 func (p *Projector) Turn(id string) (TurnView, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	t, ok := p.turns[id]
-	if !ok {
-		return TurnView{}, false
+	if t, ok := p.held[id]; ok {
+		return t.TurnView, true
 	}
-	return *t, true
+	if s, ok := p.old[id]; ok {
+		return s.view(), true
+	}
+	return TurnView{}, false
 }
 
-// Approval returns one approval request.
+// Approval returns one approval request of a held turn.
 func (p *Projector) Approval(id string) (ApprovalView, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -41,66 +44,100 @@ type ApprovalFilter struct {
 	ExpiresBefore time.Time
 }
 
-// Approvals lists approvals matching f, oldest first.
+func (f *ApprovalFilter) match(a *ApprovalView) bool {
+	return (f.TurnID == "" || a.Request.TurnID == f.TurnID) && (f.WorkspaceID == "" || a.Request.WorkspaceID == f.WorkspaceID) &&
+		(f.Status == "" || a.Status == f.Status) && (f.ExpiresBefore.IsZero() || !a.ExpiresAt.After(f.ExpiresBefore))
+}
+
+// Approvals lists the approvals of held turns matching f, oldest first:
+// every pending one, and the resolved ones of turns not yet evicted (those
+// of an older turn come from its stream: FoldTurn).
 func (p *Projector) Approvals(f ApprovalFilter) []ApprovalView {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	var out []ApprovalView
 	add := func(a *ApprovalView) {
-		if (f.TurnID == "" || a.Request.TurnID == f.TurnID) && (f.WorkspaceID == "" || a.Request.WorkspaceID == f.WorkspaceID) &&
-			(f.Status == "" || a.Status == f.Status) && (f.ExpiresBefore.IsZero() || !a.ExpiresAt.After(f.ExpiresBefore)) {
+		if f.match(a) {
 			out = append(out, *a)
 		}
 	}
-	if f.Status == ApprovalPending {
-		for turnID, ids := range p.pending {
-			if f.TurnID != "" && turnID != f.TurnID {
-				continue
+	switch {
+	case f.TurnID != "":
+		if t := p.held[f.TurnID]; t != nil {
+			for _, id := range t.requests {
+				add(p.approvals[id])
 			}
+		}
+	case f.Status == ApprovalPending:
+		for _, ids := range p.pending {
 			for id := range ids {
 				add(p.approvals[id])
 			}
 		}
-	} else {
+	default:
 		for _, a := range p.approvals {
 			add(a)
 		}
 	}
+	sortApprovals(out)
+	return out
+}
+
+func sortApprovals(out []ApprovalView) {
 	slices.SortFunc(out, func(a, b ApprovalView) int {
 		if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Request.RequestID, b.Request.RequestID)
 	})
-	return out
 }
 
-// Audit lists audit rows of one turn (all turns when turnID is empty), in
-// store order, skipping the first offset rows and returning at most limit
-// (all when limit <= 0).
+// Audit lists the audit rows of a held turn in store order, skipping the
+// first offset rows and returning at most limit (all when limit <= 0). It
+// returns nothing for a turn not held (see AuditOf).
 func (p *Projector) Audit(turnID string, offset, limit int) []AuditRow {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	var out []AuditRow
-	n := p.audit.len()
-	if turnID != "" {
-		n = len(p.byTurn[turnID])
-	}
-	for i := max(offset, 0); i < n && (limit <= 0 || len(out) < limit); i++ {
-		if turnID == "" {
-			out = append(out, *p.audit.at(i))
-		} else {
-			out = append(out, *p.audit.at(p.byTurn[turnID][i]))
-		}
-	}
-	return out
+	rows, _ := p.AuditOf(turnID, offset, limit)
+	return rows
 }
 
-// Timeline lists a turn's timeline rows in turn order.
-func (p *Projector) Timeline(turnID string) []TimelineRow {
+// AuditOf is Audit, and whether the turn is held: when it is not, its rows
+// come from its stream (FoldTurn).
+func (p *Projector) AuditOf(turnID string, offset, limit int) ([]AuditRow, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return slices.Clone(p.timeline[turnID])
+	t, ok := p.held[turnID]
+	if !ok {
+		return nil, false
+	}
+	return page(t.audit, offset, limit), true
+}
+
+func page[T any](rows []T, offset, limit int) []T {
+	offset = min(max(offset, 0), len(rows))
+	end := len(rows)
+	if limit > 0 {
+		end = min(end, offset+limit)
+	}
+	return slices.Clone(rows[offset:end])
+}
+
+// Timeline lists a held turn's timeline rows in turn order (nothing for a
+// turn not held: see TimelineOf).
+func (p *Projector) Timeline(turnID string) []TimelineRow {
+	rows, _ := p.TimelineOf(turnID)
+	return rows
+}
+
+// TimelineOf is Timeline, and whether the turn is held: when it is not,
+// its rows come from its stream (FoldTurn).
+func (p *Projector) TimelineOf(turnID string) ([]TimelineRow, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	t, ok := p.held[turnID]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(t.timeline), true
 }
 
 // WaitFor blocks until the projector has applied pos (or ctx ends).
@@ -120,40 +157,6 @@ func (p *Projector) WaitFor(ctx context.Context, pos eventstore.Position) error 
 	}
 }
 
-// Export is every read model in a deterministic form, for comparing a
-// rebuild with the incremental path.
-type Export struct {
-	Position  string
-	Turns     []TurnView
-	Snapshots map[string]any
-	Approvals []ApprovalView
-	Audit     []AuditRow
-	Timeline  map[string][]TimelineRow
-}
-
-// Export returns every read model.
-func (p *Projector) Export() Export {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	ex := Export{Position: p.pos.String(), Snapshots: map[string]any{}, Timeline: map[string][]TimelineRow{}}
-	for _, t := range p.turns {
-		ex.Turns = append(ex.Turns, *t)
-		ex.Snapshots[t.ID] = t.Snapshot
-	}
-	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
-	for _, a := range p.approvals {
-		ex.Approvals = append(ex.Approvals, *a)
-	}
-	slices.SortFunc(ex.Approvals, func(a, b ApprovalView) int { return strings.Compare(a.Request.RequestID, b.Request.RequestID) })
-	for i := range p.audit.len() {
-		ex.Audit = append(ex.Audit, *p.audit.at(i))
-	}
-	for k, v := range p.timeline {
-		ex.Timeline[k] = slices.Clone(v)
-	}
-	return ex
-}
-
 // TurnFilter selects turns.
 type TurnFilter struct {
 	WorkspaceID string
@@ -163,14 +166,31 @@ type TurnFilter struct {
 	Limit int
 }
 
-// Turns lists turns sorted by id.
+// Turns lists turns sorted by id: held ones in full, older ones compact.
 func (p *Projector) Turns(f TurnFilter) []TurnView {
+	match := func(id, ws string, st string) bool {
+		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Status == "" || st == f.Status) && id > f.After
+	}
 	p.mu.RLock()
 	var out []TurnView
-	for _, t := range p.turns {
-		if (f.WorkspaceID == "" || t.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(t.Status) == f.Status) && t.ID > f.After {
-			out = append(out, *t)
+	for _, t := range p.held {
+		if match(t.ID, t.WorkspaceID, string(t.Status)) {
+			out = append(out, t.TurnView)
 		}
+	}
+	var olds []*summary
+	for _, s := range p.old {
+		if match(s.id, s.workspace, string(s.status)) {
+			olds = append(olds, s)
+		}
+	}
+	if f.Limit > 0 && len(olds) > f.Limit {
+		// Only the first Limit of them can be listed.
+		slices.SortFunc(olds, func(a, b *summary) int { return strings.Compare(a.id, b.id) })
+		olds = olds[:f.Limit]
+	}
+	for _, s := range olds {
+		out = append(out, s.view())
 	}
 	p.mu.RUnlock()
 	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })

@@ -28,6 +28,10 @@ type TurnView struct {
 	StartedAt       time.Time `json:"started_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
 	EndedAt         time.Time `json:"ended_at,omitzero"`
+	// Compact reports a view of a turn the projector no longer holds in
+	// full (it ended before the recent ones): Snapshot is unset, and the
+	// turn's full read models come from its stream (FoldTurn).
+	Compact bool `json:"-"`
 }
 
 // ApprovalView is one approval request and what became of it.
