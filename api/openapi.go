@@ -70,7 +70,7 @@ var operations = []operation{
 		// /v1/events from it (Last-Event-ID) to miss nothing.
 		Position string `json:"position"`
 	}{}},
-	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
+	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved; a request of a turn that ended before the recent ones (no longer in memory) is found with ?turn_id=", query: []string{"wait", "turn_id"}, response: projections.ApprovalView{}},
 	{method: "POST", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "Create a named credential (role, optional workspaces); the token is shown once", body: CreateCredentialRequest{}, response: NewCredential{}, status: "201"},
 	{method: "GET", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "List credentials (never their secrets)", response: struct {
 		Credentials []domain.Credential `json:"credentials"`
