@@ -105,7 +105,10 @@ func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermission
 // format and checksum. The state is copied under the read lock and encoded
 // after it is released, so Apply waits only for the copy.
 func (p *Projector) Checkpoint() ([]byte, Mark, error) {
-	body := p.checkpointBody()
+	body, err := p.checkpointBody()
+	if err != nil {
+		return nil, Mark{}, err
+	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, Mark{}, fmt.Errorf("projections: encoding a checkpoint: %w", err)
@@ -116,9 +119,12 @@ func (p *Projector) Checkpoint() ([]byte, Mark, error) {
 	return append(out, b...), body.Mark, nil
 }
 
-func (p *Projector) checkpointBody() *cpBody {
+func (p *Projector) checkpointBody() (*cpBody, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	if p.broken != nil {
+		return nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
+	}
 	body := &cpBody{Format: CheckpointFormat, RecentTurns: p.recentMax, Position: p.pos, Mark: p.last, Applied: p.applied,
 		Old: make([]cpSummary, 0, len(p.old)), Held: make([]cpHeld, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
 	profiles := map[*domain.TurnPermissionProfileSnapshot]int{}
@@ -143,13 +149,14 @@ func (p *Projector) checkpointBody() *cpBody {
 		}
 		body.Held = append(body.Held, h)
 	}
-	return body
+	return body, nil
 }
 
 // Restore loads a checkpoint into an empty projector after checking its
 // header, format and checksum, and returns the event it reflects: the caller
 // must check that the store has that event there (else discard the
-// projector and replay everything). A checkpoint written with a smaller
+// projector and replay everything). Restore changes nothing unless it
+// succeeds. A checkpoint written with a smaller
 // RecentTurns than this projector's is refused (it has evicted turns this
 // one would hold); one with a larger bound is trimmed to this one's.
 func (p *Projector) Restore(b []byte) (Mark, error) {
@@ -160,23 +167,19 @@ func (p *Projector) Restore(b []byte) (Mark, error) {
 	if p.recentMax >= 0 && body.RecentTurns >= 0 && body.RecentTurns < p.recentMax || p.recentMax < 0 && body.RecentTurns >= 0 {
 		return Mark{}, fmt.Errorf("%w: written holding %d recent turns, now %d", ErrBadCheckpoint, body.RecentTurns, p.recentMax)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.applied != 0 || len(p.held) != 0 || len(p.old) != 0 {
-		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
-	}
+	q := NewWith(Options{RecentTurns: p.recentMax})
 	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(body.Profiles))
 	for i, prof := range body.Profiles {
 		if prof == nil {
 			prof = &domain.TurnPermissionProfileSnapshot{}
 		}
-		profiles[i] = p.intern(*prof)
+		profiles[i] = q.intern(*prof)
 	}
 	for _, s := range body.Old {
 		if s.Profile < 0 || s.Profile >= len(profiles) {
 			return Mark{}, fmt.Errorf("%w: turn %s has no profile", ErrBadCheckpoint, s.ID)
 		}
-		p.old[s.ID] = &summary{id: s.ID, workspace: s.Workspace, thread: s.Thread, parent: s.Parent, status: s.Status,
+		q.old[s.ID] = &summary{id: s.ID, workspace: s.Workspace, thread: s.Thread, parent: s.Parent, status: s.Status,
 			version: s.Version, snapshotVersion: s.SnapshotVersion, profile: profiles[s.Profile], pending: s.Pending,
 			started: s.Started, updated: s.Updated, ended: s.Ended}
 	}
@@ -186,17 +189,30 @@ func (p *Projector) Restore(b []byte) (Mark, error) {
 		for j := range h.Approvals {
 			a := h.Approvals[j]
 			t.requests = append(t.requests, a.Request.RequestID)
-			p.approvals[a.Request.RequestID] = &a
+			q.approvals[a.Request.RequestID] = &a
 		}
-		pend := map[string]struct{}{}
-		for _, r := range h.Pending {
-			pend[r] = struct{}{}
+		if len(h.Pending) > 0 {
+			pend := map[string]struct{}{}
+			for _, r := range h.Pending {
+				if q.approvals[r] == nil {
+					return Mark{}, fmt.Errorf("%w: pending request %s unknown", ErrBadCheckpoint, r)
+				}
+				pend[r] = struct{}{}
+			}
+			q.pending[t.ID] = pend
 		}
-		p.pending[t.ID] = pend
-		p.held[t.ID] = t
+		q.held[t.ID] = t
 	}
-	p.recent, p.pos, p.last, p.applied = body.Recent, body.Position, body.Mark, body.Applied
-	p.evict()
+	q.recent, q.pos, q.last, q.applied = body.Recent, body.Position, body.Mark, body.Applied
+	q.evict()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.applied != 0 || len(p.held) != 0 || len(p.old) != 0 {
+		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
+	}
+	p.held, p.old, p.approvals, p.pending, p.profiles = q.held, q.old, q.approvals, q.pending, q.profiles
+	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
 	return p.last, nil
 }
 

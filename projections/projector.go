@@ -51,6 +51,9 @@ type Projector struct {
 	pending    map[string]map[string]struct{}                   // turn id → pending request ids
 	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns
 	changed    chan struct{}                                    // closed and replaced after every Apply
+	// broken is the error of an Apply that failed part-way: the read
+	// models may then be wrong, and no checkpoint is taken of them.
+	broken error
 }
 
 // heldTurn is a turn whose read models are all in memory.
@@ -125,6 +128,7 @@ func (p *Projector) Apply(e *turn.Event) error {
 		return nil
 	}
 	if err := p.apply(e); err != nil {
+		p.broken = err
 		return err
 	}
 	p.pos = e.Position

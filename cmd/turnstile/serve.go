@@ -46,6 +46,10 @@ type serveFlags struct {
 	// runtime's own web tools use it with a turn's credential); empty: none.
 	egressListen  string
 	egressAskWait time.Duration
+	// The read models: how many ended turns stay in memory in full, how
+	// often their checkpoint is written, how many turns the engine caches.
+	recentTurns, turnCache int
+	checkpointInterval     time.Duration
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -74,6 +78,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
+	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
+	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also at a clean shutdown); a start replays only the events after it")
+	fs.IntVar(&f.turnCache, "turn-cache", 10_000, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -207,12 +214,17 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	proj := projections.New()
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache and --checkpoint-interval must be positive")
+	}
+	cpPath := checkpointPath(f)
+	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns}, store, f.storeTimeout, log)
+	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
-		Instance: instanceName(), Profiles: catalog,
+		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
@@ -261,6 +273,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	})
 	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
+	wg.Go(func() { cp.run(bg, f.checkpointInterval) })
 	wg.Go(func() { stopEndedRuns(bg, eng, proj, log) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
@@ -307,6 +320,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	cancelBG()
 	wg.Wait()
+	if err := cp.save(); err != nil {
+		log.Warn("writing the read-model checkpoint", "path", cpPath, "err", err)
+	}
 	if err := store.Close(); err != nil && !errors.Is(err, eventstore.ErrClosed) {
 		log.Warn("closing the store", "err", err)
 	}
