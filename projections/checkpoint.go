@@ -3,12 +3,12 @@ package projections
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -22,188 +22,145 @@ import (
 const CheckpointFormat = 1
 
 // checkpointMagic starts every checkpoint's header line:
-// "<magic> <format> <sha256 of the body> <length of the body>\n".
+// "<magic> <format> <sha256 of the body> <length of the body>\n". The body
+// is the length of a JSON part (uvarint), the JSON part (cpMeta), then the
+// summaries of the old turns in a binary form (appendSummary).
 const checkpointMagic = "turnstile-readmodels-checkpoint"
 
 // ErrBadCheckpoint is wrapped by every reason Restore refuses a checkpoint.
 var ErrBadCheckpoint = errors.New("projections: unusable checkpoint")
 
-type cpBody struct {
+// cpMeta is a checkpoint's JSON part. Held turns are named only: their
+// read models are folded again from their streams (up to Mark) on restore,
+// which is faster than decoding them and keeps the checkpoint small.
+type cpMeta struct {
 	Format      int
 	RecentTurns int
 	Position    eventstore.Position
 	Mark        Mark
 	Applied     uint64
 	Profiles    []*domain.TurnPermissionProfileSnapshot // nil: none selected
-	Old         []cpSummary
-	Held        []cpHeld
+	Old         int                                     // summaries that follow
+	Held        []string
 	Recent      []string
-}
-
-type cpSummary struct {
-	ID, Workspace, Thread, Parent string
-	Status                        turn.Status
-	Version, SnapshotVersion      int64
-	Profile                       int // index into Profiles
-	Pending                       int
-	Started, Updated, Ended       time.Time
-}
-
-type cpHeld struct {
-	Turn      cpView
-	Queued    bool
-	Audit     []AuditRow
-	Timeline  []TimelineRow
-	Approvals []ApprovalView // in the order opened
-	Pending   []string
-}
-
-// cpView is a TurnView whose profile and snapshot are absent until set (a
-// zero one would not decode: its enums are invalid).
-type cpView struct {
-	ID, WorkspaceID, ThreadID, ParentTurnID string
-	Status                                  turn.Status
-	Version, SnapshotVersion                int64
-	Profile                                 *domain.TurnPermissionProfileSnapshot
-	Snapshot                                *domain.TurnExecutionSecuritySnapshot
-	PendingCount                            int
-	StartedAt, UpdatedAt, EndedAt           time.Time
-}
-
-func cpViewOf(t *TurnView) cpView {
-	v := cpView{ID: t.ID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
-		Version: t.Version, SnapshotVersion: t.SnapshotVersion, PendingCount: t.PendingCount,
-		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt, Profile: profileOrNil(t.Profile)}
-	if t.SnapshotVersion >= 0 {
-		v.Snapshot = &t.Snapshot
-	}
-	return v
-}
-
-func (v *cpView) view() TurnView {
-	t := TurnView{ID: v.ID, WorkspaceID: v.WorkspaceID, ThreadID: v.ThreadID, ParentTurnID: v.ParentTurnID, Status: v.Status,
-		Version: v.Version, SnapshotVersion: v.SnapshotVersion, PendingCount: v.PendingCount,
-		StartedAt: v.StartedAt, UpdatedAt: v.UpdatedAt, EndedAt: v.EndedAt}
-	if v.Profile != nil {
-		t.Profile = *v.Profile
-	}
-	if v.Snapshot != nil {
-		t.Snapshot = *v.Snapshot
-	}
-	return t
 }
 
 func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
 	if p.Mode == "" {
-		return nil // never selected
+		return nil // never selected (a zero profile would not decode)
 	}
 	return &p
 }
 
-// Checkpoint encodes the projector's state (held turns in full, summaries
-// of the older ones, the position it reflects) with a header carrying its
-// format and checksum. The state is copied under the read lock and encoded
-// after it is released, so Apply waits only for the copy.
+// Checkpoint encodes the projector's compact state: the summaries of old
+// turns, the ids of held turns and of the recent queue, the interned
+// profiles and the position it reflects, with a header carrying its format
+// and checksum. The state is copied under the read lock and encoded after
+// it is released, so Apply waits only for the copy.
 func (p *Projector) Checkpoint() ([]byte, Mark, error) {
-	body, err := p.checkpointBody()
+	meta, olds, err := p.checkpointState()
 	if err != nil {
 		return nil, Mark{}, err
 	}
-	b, err := json.Marshal(body)
+	index := map[*domain.TurnPermissionProfileSnapshot]int{}
+	for _, s := range olds {
+		if _, ok := index[s.profile]; !ok {
+			index[s.profile] = len(meta.Profiles)
+			meta.Profiles = append(meta.Profiles, profileOrNil(*s.profile))
+		}
+	}
+	j, err := json.Marshal(meta)
 	if err != nil {
 		return nil, Mark{}, fmt.Errorf("projections: encoding a checkpoint: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	out := make([]byte, 0, len(b)+128)
-	out = fmt.Appendf(out, "%s %d %s %d\n", checkpointMagic, CheckpointFormat, hex.EncodeToString(sum[:]), len(b))
-	return append(out, b...), body.Mark, nil
+	body := binary.AppendUvarint(make([]byte, 0, len(j)+len(olds)*160+16), uint64(len(j)))
+	body = append(body, j...)
+	for i := range olds {
+		if body, err = appendSummary(body, &olds[i], index[olds[i].profile]); err != nil {
+			return nil, Mark{}, err
+		}
+	}
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(body)+128)
+	out = fmt.Appendf(out, "%s %d %s %d\n", checkpointMagic, CheckpointFormat, hex.EncodeToString(sum[:]), len(body))
+	return append(out, body...), meta.Mark, nil
 }
 
-func (p *Projector) checkpointBody() (*cpBody, error) {
+func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.broken != nil {
-		return nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
+		return nil, nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
 	}
-	body := &cpBody{Format: CheckpointFormat, RecentTurns: p.recentMax, Position: p.pos, Mark: p.last, Applied: p.applied,
-		Old: make([]cpSummary, 0, len(p.old)), Held: make([]cpHeld, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
-	profiles := map[*domain.TurnPermissionProfileSnapshot]int{}
+	meta := &cpMeta{Format: CheckpointFormat, RecentTurns: p.recentMax, Position: p.pos, Mark: p.last, Applied: p.applied,
+		Old: len(p.old), Held: make([]string, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
+	olds := make([]summary, 0, len(p.old))
 	for _, s := range p.old {
-		i, ok := profiles[s.profile]
-		if !ok {
-			i = len(body.Profiles)
-			profiles[s.profile] = i
-			body.Profiles = append(body.Profiles, profileOrNil(*s.profile))
-		}
-		body.Old = append(body.Old, cpSummary{ID: s.id, Workspace: s.workspace, Thread: s.thread, Parent: s.parent, Status: s.status,
-			Version: s.version, SnapshotVersion: s.snapshotVersion, Profile: i, Pending: s.pending, Started: s.started, Updated: s.updated, Ended: s.ended})
+		olds = append(olds, *s)
 	}
-	for id, t := range p.held {
-		h := cpHeld{Turn: cpViewOf(&t.TurnView), Queued: t.queued,
-			Audit: t.audit[:len(t.audit):len(t.audit)], Timeline: t.timeline[:len(t.timeline):len(t.timeline)]}
-		for _, r := range t.requests {
-			h.Approvals = append(h.Approvals, *p.approvals[r])
-		}
-		for r := range p.pending[id] {
-			h.Pending = append(h.Pending, r)
-		}
-		body.Held = append(body.Held, h)
+	for id := range p.held {
+		meta.Held = append(meta.Held, id)
 	}
-	return body, nil
+	return meta, olds, nil
 }
 
+// TurnReader reads the events of one turn's stream in order, calling apply
+// for each, and stops at apply's first error. Restore uses it to fold held
+// turns again; the caller implements it over the store.
+type TurnReader func(turnID string, apply func(*turn.Event) error) error
+
 // Restore loads a checkpoint into an empty projector after checking its
-// header, format and checksum, and returns the event it reflects: the caller
-// must check that the store has that event there (else discard the
-// projector and replay everything). Restore changes nothing unless it
-// succeeds. A checkpoint written with a smaller
+// header, format and checksum, folds its held turns again from their
+// streams (read) up to the checkpoint's position, and returns the event it
+// reflects: the caller must also check that the store has that event there
+// (else discard the projector and replay everything). Restore changes
+// nothing unless it succeeds. A checkpoint written with a smaller
 // RecentTurns than this projector's is refused (it has evicted turns this
 // one would hold); one with a larger bound is trimmed to this one's.
-func (p *Projector) Restore(b []byte) (Mark, error) {
-	body, err := decodeCheckpoint(b)
+func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
+	meta, rest, err := decodeCheckpoint(b)
 	if err != nil {
 		return Mark{}, err
 	}
-	if p.recentMax >= 0 && body.RecentTurns >= 0 && body.RecentTurns < p.recentMax || p.recentMax < 0 && body.RecentTurns >= 0 {
-		return Mark{}, fmt.Errorf("%w: written holding %d recent turns, now %d", ErrBadCheckpoint, body.RecentTurns, p.recentMax)
+	if p.recentMax >= 0 && meta.RecentTurns >= 0 && meta.RecentTurns < p.recentMax || p.recentMax < 0 && meta.RecentTurns >= 0 {
+		return Mark{}, fmt.Errorf("%w: written holding %d recent turns, now %d", ErrBadCheckpoint, meta.RecentTurns, p.recentMax)
 	}
 	q := NewWith(Options{RecentTurns: p.recentMax})
-	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(body.Profiles))
-	for i, prof := range body.Profiles {
+	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(meta.Profiles))
+	for i, prof := range meta.Profiles {
 		if prof == nil {
 			prof = &domain.TurnPermissionProfileSnapshot{}
 		}
 		profiles[i] = q.intern(*prof)
 	}
-	for _, s := range body.Old {
-		if s.Profile < 0 || s.Profile >= len(profiles) {
-			return Mark{}, fmt.Errorf("%w: turn %s has no profile", ErrBadCheckpoint, s.ID)
+	for range meta.Old {
+		var s summary
+		if rest, err = readSummary(rest, &s, profiles); err != nil {
+			return Mark{}, err
 		}
-		q.old[s.ID] = &summary{id: s.ID, workspace: s.Workspace, thread: s.Thread, parent: s.Parent, status: s.Status,
-			version: s.Version, snapshotVersion: s.SnapshotVersion, profile: profiles[s.Profile], pending: s.Pending,
-			started: s.Started, updated: s.Updated, ended: s.Ended}
+		q.old[s.id] = &s
 	}
-	for i := range body.Held {
-		h := &body.Held[i]
-		t := &heldTurn{TurnView: h.Turn.view(), audit: h.Audit, timeline: h.Timeline, queued: h.Queued}
-		for j := range h.Approvals {
-			a := h.Approvals[j]
-			t.requests = append(t.requests, a.Request.RequestID)
-			q.approvals[a.Request.RequestID] = &a
-		}
-		if len(h.Pending) > 0 {
-			pend := map[string]struct{}{}
-			for _, r := range h.Pending {
-				if q.approvals[r] == nil {
-					return Mark{}, fmt.Errorf("%w: pending request %s unknown", ErrBadCheckpoint, r)
-				}
-				pend[r] = struct{}{}
-			}
-			q.pending[t.ID] = pend
-		}
-		q.held[t.ID] = t
+	if len(rest) != 0 || len(q.old) != meta.Old {
+		return Mark{}, fmt.Errorf("%w: %d summaries, %d bytes left over", ErrBadCheckpoint, len(q.old), len(rest))
 	}
-	q.recent, q.pos, q.last, q.applied = body.Recent, body.Position, body.Mark, body.Applied
+	for _, id := range meta.Held {
+		if err := q.refold(id, meta.Mark.Position, read); err != nil {
+			return Mark{}, err
+		}
+	}
+	for _, id := range meta.Recent {
+		t := q.held[id]
+		if t == nil || t.queued || !t.Status.Terminal() {
+			return Mark{}, fmt.Errorf("%w: recent turn %s is not a held ended turn", ErrBadCheckpoint, id)
+		}
+		t.queued = true
+	}
+	for _, t := range q.held {
+		if t.Status.Terminal() && !t.queued && t.PendingCount == 0 {
+			return Mark{}, fmt.Errorf("%w: ended turn %s is held but not recent", ErrBadCheckpoint, t.ID)
+		}
+	}
+	q.recent, q.pos, q.last, q.applied = meta.Recent, meta.Position, meta.Mark, meta.Applied
 	q.evict()
 
 	p.mu.Lock()
@@ -216,36 +173,72 @@ func (p *Projector) Restore(b []byte) (Mark, error) {
 	return p.last, nil
 }
 
-func decodeCheckpoint(b []byte) (*cpBody, error) {
+// refold folds a held turn again from its stream, up to upTo.
+func (q *Projector) refold(id string, upTo eventstore.Position, read TurnReader) error {
+	if q.held[id] != nil || q.old[id] != nil {
+		return fmt.Errorf("%w: turn %s twice", ErrBadCheckpoint, id)
+	}
+	errStop := errors.New("past the checkpoint")
+	err := read(id, func(e *turn.Event) error {
+		if upTo.Less(e.Position) {
+			return errStop
+		}
+		if e.TurnID != id {
+			return fmt.Errorf("%w: an event of %s in the stream of %s", ErrBadCheckpoint, e.TurnID, id)
+		}
+		t := q.held[id]
+		if t == nil {
+			if _, ok := e.Payload.(*turn.TurnStarted); !ok {
+				return fmt.Errorf("%w: %s@%d (%s) before the turn started", ErrBadCheckpoint, e.TurnID, e.Version, e.Type)
+			}
+			t = &heldTurn{TurnView: TurnView{ID: id, SnapshotVersion: -1, Status: turn.StatusNone}}
+			q.held[id] = t
+		}
+		return q.fold(t, e)
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return fmt.Errorf("%w: folding turn %s again: %w", ErrBadCheckpoint, id, err)
+	}
+	if q.held[id] == nil {
+		return fmt.Errorf("%w: the store has no events of held turn %s", ErrBadCheckpoint, id)
+	}
+	return nil
+}
+
+func decodeCheckpoint(b []byte) (*cpMeta, []byte, error) {
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 || nl > 256 {
-		return nil, fmt.Errorf("%w: no header", ErrBadCheckpoint)
+		return nil, nil, fmt.Errorf("%w: no header", ErrBadCheckpoint)
 	}
 	fields := bytes.Fields(b[:nl])
 	if len(fields) != 4 || string(fields[0]) != checkpointMagic {
-		return nil, fmt.Errorf("%w: not a checkpoint", ErrBadCheckpoint)
+		return nil, nil, fmt.Errorf("%w: not a checkpoint", ErrBadCheckpoint)
 	}
 	if string(fields[1]) != strconv.Itoa(CheckpointFormat) {
-		return nil, fmt.Errorf("%w: format %s, this version reads %d", ErrBadCheckpoint, fields[1], CheckpointFormat)
+		return nil, nil, fmt.Errorf("%w: format %s, this version reads %d", ErrBadCheckpoint, fields[1], CheckpointFormat)
 	}
 	n, err := strconv.Atoi(string(fields[3]))
 	body := b[nl+1:]
 	if err != nil || n != len(body) {
-		return nil, fmt.Errorf("%w: truncated (%d bytes of %s)", ErrBadCheckpoint, len(body), fields[3])
+		return nil, nil, fmt.Errorf("%w: truncated (%d bytes of %s)", ErrBadCheckpoint, len(body), fields[3])
 	}
 	sum := sha256.Sum256(body)
 	if hex.EncodeToString(sum[:]) != string(fields[2]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCheckpoint)
+		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrBadCheckpoint)
 	}
-	var cb cpBody
-	if err := json.Unmarshal(body, &cb); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
+	jl, k := binary.Uvarint(body)
+	if k <= 0 || jl > uint64(len(body)-k) {
+		return nil, nil, fmt.Errorf("%w: bad body", ErrBadCheckpoint)
 	}
-	if cb.Format != CheckpointFormat {
-		return nil, fmt.Errorf("%w: body format %d", ErrBadCheckpoint, cb.Format)
+	var meta cpMeta
+	if err := json.Unmarshal(body[k:k+int(jl)], &meta); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
-	if cb.Applied > 0 && cb.Mark.EventID == uuid.Nil {
-		return nil, fmt.Errorf("%w: no last event", ErrBadCheckpoint)
+	if meta.Format != CheckpointFormat {
+		return nil, nil, fmt.Errorf("%w: body format %d", ErrBadCheckpoint, meta.Format)
 	}
-	return &cb, nil
+	if meta.Applied > 0 && meta.Mark.EventID == uuid.Nil {
+		return nil, nil, fmt.Errorf("%w: no last event", ErrBadCheckpoint)
+	}
+	return &meta, body[k+int(jl):], nil
 }

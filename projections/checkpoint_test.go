@@ -62,7 +62,7 @@ func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 			}
 			o := Options{RecentTurns: r}
 			restored := NewWith(o)
-			if _, err := restored.Restore(cp); err != nil {
+			if _, err := restored.Restore(cp, reader(h.events)); err != nil {
 				rt.Fatal(err)
 			}
 			for i := k; i < len(h.events); i++ {
@@ -140,6 +140,20 @@ func TestEvictedTurnFoldsFromItsStream(t *testing.T) {
 	})
 }
 
+// reader reads a turn's stream out of evs.
+func reader(evs []turn.Event) TurnReader {
+	return func(id string, apply func(*turn.Event) error) error {
+		for i := range evs {
+			if evs[i].TurnID == id {
+				if err := apply(&evs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
+
 func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
@@ -180,21 +194,26 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	for name, c := range cases {
 		r := NewWith(c.o)
-		if _, err := r.Restore(c.b); !errors.Is(err, ErrBadCheckpoint) {
+		if _, err := r.Restore(c.b, reader(h.events)); !errors.Is(err, ErrBadCheckpoint) {
 			t.Errorf("%s: restore returned %v, want ErrBadCheckpoint", name, err)
 		}
 		if r.Applied() != 0 || len(r.Turns(TurnFilter{})) != 0 {
 			t.Errorf("%s: a refused checkpoint left state behind", name)
 		}
 	}
+	// Held turns are folded again from their streams: a store without
+	// them (restored from an older backup) refuses the checkpoint.
+	if _, err := NewWith(Options{RecentTurns: 2}).Restore(cp, reader(nil)); !errors.Is(err, ErrBadCheckpoint) {
+		t.Errorf("a store without the held turns: %v, want ErrBadCheckpoint", err)
+	}
 	r := NewWith(Options{RecentTurns: 2})
-	if _, err := r.Restore(cp); err != nil {
+	if _, err := r.Restore(cp, reader(h.events)); err != nil {
 		t.Fatalf("control: %v", err)
 	}
 	if exportJSON(t, r) != exportJSON(t, p) {
 		t.Fatal("control: the restored projector differs")
 	}
-	if _, err := r.Restore(cp); !errors.Is(err, ErrBadCheckpoint) {
+	if _, err := r.Restore(cp, reader(h.events)); !errors.Is(err, ErrBadCheckpoint) {
 		t.Fatalf("restoring twice: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // DefaultRecentTurns is how many ended turns keep their full read models in
 // memory by default.
-const DefaultRecentTurns = 1000
+const DefaultRecentTurns = 256
 
 // Options tunes a Projector.
 type Options struct {

@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
 	"turnstile/projections"
 )
 
@@ -38,8 +40,9 @@ func loadReadModels(ctx context.Context, path string, opts projections.Options, 
 		log.Warn("read-model checkpoint unreadable: replaying the whole log", "path", path, "err", err)
 		return projections.NewWith(opts)
 	}
+	start := time.Now()
 	p := projections.NewWith(opts)
-	mark, err := p.Restore(b)
+	mark, err := p.Restore(b, turnReader(ctx, store, timeout))
 	if err == nil {
 		err = checkMark(ctx, store, mark, timeout)
 	}
@@ -47,8 +50,37 @@ func loadReadModels(ctx context.Context, path string, opts projections.Options, 
 		log.Warn("read-model checkpoint discarded: replaying the whole log", "path", path, "err", err)
 		return projections.NewWith(opts)
 	}
-	log.Info("read models restored from a checkpoint", "path", path, "events", p.Applied(), "position", mark.Position.String())
+	log.Info("read models restored from a checkpoint", "path", path, "events", p.Applied(), "position", mark.Position.String(),
+		"bytes", len(b), "took", time.Since(start).Round(time.Millisecond))
 	return p
+}
+
+// turnReader reads a turn's stream from the store a page at a time.
+func turnReader(ctx context.Context, store eventstore.Store, timeout time.Duration) projections.TurnReader {
+	return func(id string, apply func(*turn.Event) error) error {
+		var from uint64
+		for {
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			recs, err := store.ReadStream(rctx, turn.StreamName(id), from, 1024)
+			cancel()
+			if err != nil {
+				return err
+			}
+			for i := range recs {
+				e, err := eventcodec.DecodeUnhashed(&recs[i])
+				if err != nil {
+					return err
+				}
+				if err := apply(&e); err != nil {
+					return err
+				}
+			}
+			if len(recs) < 1024 {
+				return nil
+			}
+			from = recs[len(recs)-1].Revision + 1
+		}
+	}
 }
 
 // errStaleCheckpoint: the store does not hold the checkpoint's last event
@@ -108,18 +140,25 @@ func (c *checkpointer) save() error {
 	return nil
 }
 
-// run saves every interval until ctx ends.
-func (c *checkpointer) run(ctx context.Context, interval time.Duration) {
+// run saves once the read models are rebuilt (so that a crash soon after
+// a long replay does not replay it all again), then every interval, until
+// ctx ends.
+func (c *checkpointer) run(ctx context.Context, rebuilt <-chan struct{}, interval time.Duration) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-rebuilt:
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		if err := c.save(); err != nil {
+			c.log.Warn("writing the read-model checkpoint", "path", c.path, "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := c.save(); err != nil {
-				c.log.Warn("writing the read-model checkpoint", "path", c.path, "err", err)
-			}
 		}
 	}
 }

@@ -273,7 +273,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	})
 	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
-	wg.Go(func() { cp.run(bg, f.checkpointInterval) })
+	wg.Go(func() { cp.run(bg, rebuilt, f.checkpointInterval) })
 	wg.Go(func() { stopEndedRuns(bg, eng, proj, log) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
