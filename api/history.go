@@ -14,8 +14,8 @@ const foldPage = 1024
 
 // foldTurn folds the stream of a turn the read models no longer hold in
 // full (it ended before the recent ones), a page at a time, with the
-// projector's own fold.
-func (s *Server) foldTurn(ctx context.Context, id string) (*projections.TurnFold, error) {
+// projector's own fold; it stops early once enough (when not nil) says so.
+func (s *Server) foldTurn(ctx context.Context, id string, enough ...func(*projections.TurnFold) bool) (*projections.TurnFold, error) {
 	f := projections.FoldTurn(id)
 	var from uint64
 	for {
@@ -32,7 +32,7 @@ func (s *Server) foldTurn(ctx context.Context, id string) (*projections.TurnFold
 				return nil, err
 			}
 		}
-		if len(recs) < foldPage {
+		if len(recs) < foldPage || len(enough) > 0 && enough[0](f) {
 			return f, nil
 		}
 		from = recs[len(recs)-1].Revision + 1
@@ -84,7 +84,9 @@ func (s *Server) auditRows(ctx context.Context, id string, offset, limit int) ([
 	if _, ok := s.cfg.Projector.Turn(id); !ok {
 		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
 	}
-	f, err := s.foldTurn(ctx, id)
+	// Rows never change once added: a page needs the events up to its
+	// last row only.
+	f, err := s.foldTurn(ctx, id, func(f *projections.TurnFold) bool { return limit > 0 && f.AuditLen() >= offset+limit })
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,14 @@ func (f *TurnFold) Audit(offset, limit int) []AuditRow {
 	return nil
 }
 
+// AuditLen is how many audit rows the events so far gave.
+func (f *TurnFold) AuditLen() int {
+	if t := f.p.held[f.id]; t != nil {
+		return len(t.audit)
+	}
+	return 0
+}
+
 // Timeline is the turn's timeline rows.
 func (f *TurnFold) Timeline() []TimelineRow {
 	if t := f.p.held[f.id]; t != nil {
