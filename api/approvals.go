@@ -83,24 +83,27 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-	} else if turnID := r.URL.Query().Get("turn_id"); turnID != "" {
-		// A request of a turn that ended before the recent ones: from
-		// its stream (it is resolved, so there is nothing to wait for).
-		if err := s.authorizeTurn(r, domain.OpApprovalRead, turnID); err != nil {
-			writeError(w, err)
-			return
-		}
-		if a, ok, err := s.oldApproval(r.Context(), turnID, id); err != nil || ok {
-			if err != nil {
+	} else {
+		if turnID := r.URL.Query().Get("turn_id"); turnID != "" {
+			// A request of a turn that ended before the recent ones: from
+			// its stream (it is resolved: there is nothing to wait for).
+			if err := s.authorizeTurn(r, domain.OpApprovalRead, turnID); err != nil {
 				writeError(w, err)
-			} else {
-				writeJSON(w, http.StatusOK, a)
+				return
 			}
+			if a, ok, err := s.oldApproval(r.Context(), turnID, id); err != nil || ok {
+				if err != nil {
+					writeError(w, err)
+				} else {
+					writeJSON(w, http.StatusOK, a)
+				}
+				return
+			}
+		}
+		if principalOf(r).Scoped() {
+			writeError(w, &turn.NotFoundError{Kind: "request", ID: id})
 			return
 		}
-	} else if principalOf(r).Scoped() {
-		writeError(w, &turn.NotFoundError{Kind: "request", ID: id})
-		return
 	}
 	a, err := s.awaitApproval(r.Context(), id, wait)
 	if err != nil {

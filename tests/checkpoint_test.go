@@ -88,6 +88,29 @@ func TestOldTurnServedFromItsStream(t *testing.T) {
 			}
 		}
 	}
+
+	// An evicted turn keeps its workspace's scoping: an auditor of
+	// another workspace reads nothing of it, even naming the turn; one of
+	// its workspace reads it all (the control).
+	token := func(name, ws string) *Server {
+		var out struct {
+			Token string `json:"token"`
+		}
+		s.JSON("POST", "/v1/credentials", map[string]any{"name": name, "role": "auditor", "workspaces": []string{ws}}, http.StatusCreated, &out)
+		return roAs(s, out.Token)
+	}
+	other, own := token("aud-other", "ws-x"), token("aud-own", "ws-c")
+	for _, p := range []string{"/v1/turns/old", "/v1/turns/old/audit", "/v1/turns/old/timeline", "/v1/approvals/" + ask.Request.RequestID + "?turn_id=old"} {
+		if st, body := other.Request("GET", p, nil); st != http.StatusForbidden && st != http.StatusNotFound {
+			t.Errorf("another workspace's auditor: GET %s: %d %s", p, st, body)
+		}
+		if st, body := own.Request("GET", p, nil); st != http.StatusOK || !bytes.Equal(body, evicted[p]) {
+			t.Errorf("control: the workspace's auditor: GET %s: %d %s", p, st, body)
+		}
+	}
+	if st, body := other.Request("GET", "/v1/approvals?status=all&turn_id=old", nil); st != http.StatusOK || bytes.Contains(body, []byte(ask.Request.RequestID)) {
+		t.Errorf("another workspace's auditor lists the old turn's request: %d %s", st, body)
+	}
 }
 
 // TestCheckpointRestarts restarts the server over one data directory in
