@@ -167,35 +167,88 @@ type TurnFilter struct {
 }
 
 // Turns lists turns sorted by id: held ones in full, older ones compact.
+// With a limit, only the first Limit ids are kept while scanning (a bounded
+// heap), so a page costs a scan, not a sort of every turn.
 func (p *Projector) Turns(f TurnFilter) []TurnView {
 	match := func(id, ws string, st string) bool {
 		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Status == "" || st == f.Status) && id > f.After
 	}
+	first := &firstIDs{limit: f.Limit}
 	p.mu.RLock()
-	var out []TurnView
-	for _, t := range p.held {
-		if match(t.ID, t.WorkspaceID, string(t.Status)) {
+	for id, t := range p.held {
+		if match(id, t.WorkspaceID, string(t.Status)) {
+			first.offer(id)
+		}
+	}
+	for id, s := range p.old {
+		if match(id, s.workspace, string(s.status)) {
+			first.offer(id)
+		}
+	}
+	ids := first.sorted()
+	out := make([]TurnView, 0, len(ids))
+	for _, id := range ids {
+		if t := p.held[id]; t != nil {
 			out = append(out, t.TurnView)
+		} else {
+			out = append(out, p.old[id].view())
 		}
-	}
-	var olds []*summary
-	for _, s := range p.old {
-		if match(s.id, s.workspace, string(s.status)) {
-			olds = append(olds, s)
-		}
-	}
-	if f.Limit > 0 && len(olds) > f.Limit {
-		// Only the first Limit of them can be listed.
-		slices.SortFunc(olds, func(a, b *summary) int { return strings.Compare(a.id, b.id) })
-		olds = olds[:f.Limit]
-	}
-	for _, s := range olds {
-		out = append(out, s.view())
 	}
 	p.mu.RUnlock()
-	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
-	}
 	return out
+}
+
+// firstIDs keeps the limit smallest ids offered (all when limit <= 0) in a
+// max-heap.
+type firstIDs struct {
+	limit int
+	ids   []string
+}
+
+func (h *firstIDs) offer(id string) {
+	if h.limit <= 0 || len(h.ids) < h.limit {
+		h.ids = append(h.ids, id)
+		if h.limit > 0 {
+			h.up(len(h.ids) - 1)
+		}
+		return
+	}
+	if id >= h.ids[0] {
+		return
+	}
+	h.ids[0] = id
+	h.down(0)
+}
+
+func (h *firstIDs) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h.ids[parent] >= h.ids[i] {
+			return
+		}
+		h.ids[parent], h.ids[i] = h.ids[i], h.ids[parent]
+		i = parent
+	}
+}
+
+func (h *firstIDs) down(i int) {
+	for {
+		largest, l, r := i, 2*i+1, 2*i+2
+		if l < len(h.ids) && h.ids[l] > h.ids[largest] {
+			largest = l
+		}
+		if r < len(h.ids) && h.ids[r] > h.ids[largest] {
+			largest = r
+		}
+		if largest == i {
+			return
+		}
+		h.ids[i], h.ids[largest] = h.ids[largest], h.ids[i]
+		i = largest
+	}
+}
+
+func (h *firstIDs) sorted() []string {
+	slices.Sort(h.ids)
+	return h.ids
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -147,11 +146,6 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	log, err := newLogger(f, stderr)
 	if err != nil {
 		return err
-	}
-	if os.Getenv("GOGC") == "" {
-		// The heap is small and memory is not: trade some of it for less
-		// collector work on every decision (GOGC overrides).
-		debug.SetGCPercent(400)
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
