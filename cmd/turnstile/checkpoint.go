@@ -140,20 +140,28 @@ func (c *checkpointer) save() error {
 	return nil
 }
 
+// checkpointEvents bounds the tail a crash leaves to replay: a checkpoint
+// is also written once this many events were applied since the last one.
+const checkpointEvents = 100_000
+
 // run saves once the read models are rebuilt (so that a crash soon after
-// a long replay does not replay it all again), then every interval, until
-// ctx ends.
+// a long replay does not replay it all again), then every interval or
+// every checkpointEvents events, whichever comes first, until ctx ends.
 func (c *checkpointer) run(ctx context.Context, rebuilt <-chan struct{}, interval time.Duration) {
 	select {
 	case <-ctx.Done():
 		return
 	case <-rebuilt:
 	}
-	t := time.NewTicker(interval)
+	t := time.NewTicker(min(interval, 5*time.Second))
 	defer t.Stop()
+	last, lastApplied := time.Time{}, uint64(0)
 	for {
-		if err := c.save(); err != nil {
-			c.log.Warn("writing the read-model checkpoint", "path", c.path, "err", err)
+		if n := c.proj.Applied(); time.Since(last) >= interval || n-lastApplied >= checkpointEvents {
+			if err := c.save(); err != nil {
+				c.log.Warn("writing the read-model checkpoint", "path", c.path, "err", err)
+			}
+			last, lastApplied = time.Now(), n
 		}
 		select {
 		case <-ctx.Done():

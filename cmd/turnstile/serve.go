@@ -78,7 +78,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
-	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also at a clean shutdown); a start replays only the events after it")
+	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
