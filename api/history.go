@@ -42,11 +42,11 @@ func (s *Server) foldTurn(ctx context.Context, id string, enough ...func(*projec
 // turnView is a turn's full view: from the read models, or folded from its
 // stream when they hold only its summary.
 func (s *Server) turnView(ctx context.Context, id string) (projections.TurnView, error) {
-	t, ok := s.cfg.Projector.Turn(id)
+	t, held, ok := s.cfg.Projector.TurnHeld(id)
 	if !ok {
 		return t, &turn.NotFoundError{Kind: "turn", ID: id}
 	}
-	if !t.Compact {
+	if held {
 		return t, nil
 	}
 	f, err := s.foldTurn(ctx, id)
@@ -97,7 +97,7 @@ func (s *Server) auditRows(ctx context.Context, id string, offset, limit int) ([
 // hold only as a summary come from its stream.
 func (s *Server) approvalsOf(ctx context.Context, f projections.ApprovalFilter) ([]projections.ApprovalView, error) {
 	if f.TurnID != "" {
-		if t, ok := s.cfg.Projector.Turn(f.TurnID); ok && t.Compact {
+		if _, held, ok := s.cfg.Projector.TurnHeld(f.TurnID); ok && !held {
 			fold, err := s.foldTurn(ctx, f.TurnID)
 			if err != nil {
 				return nil, err
@@ -111,7 +111,7 @@ func (s *Server) approvalsOf(ctx context.Context, f projections.ApprovalFilter) 
 // oldApproval finds a request of a turn the read models hold only as a
 // summary (the client names the turn: a request id cannot be inverted).
 func (s *Server) oldApproval(ctx context.Context, turnID, requestID string) (projections.ApprovalView, bool, error) {
-	if t, ok := s.cfg.Projector.Turn(turnID); !ok || !t.Compact {
+	if _, held, ok := s.cfg.Projector.TurnHeld(turnID); !ok || held {
 		return projections.ApprovalView{}, false, nil
 	}
 	f, err := s.foldTurn(ctx, turnID)

@@ -81,7 +81,7 @@ func TestOldLongTurnPagedFromItsStream(t *testing.T) {
 	}
 	start("other")
 	end("other")
-	if v, _ := proj.Turn("long"); !v.Compact {
+	if _, held, _ := proj.TurnHeld("long"); held {
 		t.Fatal("the long turn is still held")
 	}
 	for p, b := range get() {

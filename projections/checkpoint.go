@@ -156,8 +156,8 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 		t.queued = true
 	}
 	for _, t := range q.held {
-		if t.Status.Terminal() && !t.queued && t.PendingCount == 0 {
-			return Mark{}, fmt.Errorf("%w: ended turn %s is held but not recent", ErrBadCheckpoint, t.ID)
+		if t.Status.Terminal() && !t.queued && t.Open == 0 {
+			return Mark{}, fmt.Errorf("%w: ended turn %s is held but not recent", ErrBadCheckpoint, t.TurnID)
 		}
 	}
 	q.recent, q.pos, q.last, q.applied = meta.Recent, meta.Position, meta.Mark, meta.Applied
@@ -191,7 +191,7 @@ func (q *Projector) refold(id string, upTo eventstore.Position, read TurnReader)
 			if _, ok := e.Payload.(*turn.TurnStarted); !ok {
 				return fmt.Errorf("%w: %s@%d (%s) before the turn started", ErrBadCheckpoint, e.TurnID, e.Version, e.Type)
 			}
-			t = &heldTurn{TurnView: TurnView{ID: id, SnapshotVersion: -1, Status: turn.StatusNone}}
+			t = &heldTurn{TurnView: turn.NewSummary(id)}
 			q.held[id] = t
 		}
 		return q.fold(t, e)

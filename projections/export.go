@@ -37,7 +37,7 @@ func (p *Projector) Export() Export {
 	for _, s := range p.old {
 		ex.Turns = append(ex.Turns, s.view())
 	}
-	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
 	slices.Sort(ex.Held)
 	ex.Recent = slices.Clone(p.recent[p.recentHead:])
 	for _, a := range p.approvals {

@@ -73,17 +73,17 @@ func drawHistory(t *rapid.T) *history {
 		act := turn.ActionRecord{ToolName: "shell", Kind: domain.ActionShellCommand, ScopeHash: fmt.Sprintf("h%d", i), Summary: fmt.Sprintf("ls %d", i)}
 		switch rapid.IntRange(0, 6).Draw(t, "op") {
 		case 0:
-			h.add(id, &turn.DecisionAllowed{DecisionRecorded: turn.DecisionRecorded{ToolCallID: fmt.Sprintf("c%d", i), Action: act,
-				Decision: turn.Verdict{Behavior: domain.BehaviorAllow, Reason: domain.ReasonPolicyAllowsAction}}})
+			h.add(id, &turn.DecisionAllowed{Decided: turn.Decided{ToolCallID: fmt.Sprintf("c%d", i), Action: act,
+				Decision: turn.DecisionRecord{Behavior: domain.BehaviorAllow, Reason: domain.ReasonPolicyAllowsAction}}})
 		case 1:
-			h.add(id, &turn.DecisionDenied{DecisionRecorded: turn.DecisionRecorded{ToolCallID: fmt.Sprintf("c%d", i), Action: act,
-				Decision: turn.Verdict{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction}}})
+			h.add(id, &turn.DecisionDenied{Decided: turn.Decided{ToolCallID: fmt.Sprintf("c%d", i), Action: act,
+				Decision: turn.DecisionRecord{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction}}})
 		case 2, 3:
 			rid := fmt.Sprintf("r-%s-%d", id, i)
 			g.pending = append(g.pending, rid)
 			h.add(id, &turn.ApprovalRequested{ToolCallID: fmt.Sprintf("c%d", i), Action: act, Mode: domain.ModeSupervised,
 				Request:  turn.ApprovalRequest{RequestID: rid, TurnID: id, WorkspaceID: "ws1", ToolName: "shell", Action: domain.ActionShellCommand, Summary: act.Summary, Reason: domain.ReasonPolicyRequiresApproval},
-				Decision: turn.Verdict{Behavior: domain.BehaviorAsk, Reason: domain.ReasonPolicyRequiresApproval}, ExpiresAt: genBase.Add(time.Hour)})
+				Decision: turn.DecisionRecord{Behavior: domain.BehaviorAsk, Reason: domain.ReasonPolicyRequiresApproval}, ExpiresAt: genBase.Add(time.Hour)})
 		case 4:
 			if len(g.pending) == 0 {
 				continue

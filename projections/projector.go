@@ -148,7 +148,7 @@ func (p *Projector) apply(e *turn.Event) error {
 		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
 			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
 		}
-		t = &heldTurn{TurnView: TurnView{ID: e.TurnID, SnapshotVersion: -1, Status: turn.StatusNone}}
+		t = &heldTurn{TurnView: turn.NewSummary(e.TurnID)}
 		p.held[e.TurnID] = t
 	}
 	if err := p.fold(t, e); err != nil {
@@ -156,7 +156,7 @@ func (p *Projector) apply(e *turn.Event) error {
 	}
 	if !t.queued && t.Status.Terminal() {
 		t.queued = true
-		p.recent = append(p.recent, t.ID)
+		p.recent = append(p.recent, t.TurnID)
 		p.evict()
 	}
 	return nil
@@ -164,12 +164,14 @@ func (p *Projector) apply(e *turn.Event) error {
 
 // fold applies e to a held turn.
 func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
-	t.Version, t.UpdatedAt = e.Version, e.OccurredAt
 	row := p.row(&t.TurnView, e)
+	// The turn's own fields, its status and its open count: the engine's
+	// fold (turn.Summary.Apply), with the request's state as this read
+	// model knows it.
+	named := approvalState(p.approvals[turn.NamedRequest(e.Payload)])
+	moved := t.Apply(e, named)
 	switch ev := e.Payload.(type) {
 	case *turn.TurnStarted:
-		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
-		t.Status = turn.StatusAfter(t.Status, ev, 0)
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
 			if r := []rune(prompt); len(r) > maxPromptRunes {
 				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
@@ -177,7 +179,6 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 			t.addTimeline(e, "prompt", "Prompt", prompt, "")
 		}
 	case *turn.ProfileSelected:
-		t.Profile = ev.Profile
 		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
 		row.Kind, row.Detail = AuditProfileSelected, "mode "+string(ev.Profile.Mode)+" from "+string(ev.Profile.Source)
 		t.addAudit(row)
@@ -185,13 +186,12 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	case *turn.SecuritySnapshotResolved:
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
 	case *turn.ProfileChanged:
-		t.Profile = ev.Profile
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
 		t.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:
-		p.decision(t, e, row, &ev.DecisionRecorded, AuditDecisionAllowed)
+		p.decision(t, e, row, &ev.Decided, AuditDecisionAllowed)
 	case *turn.DecisionDenied:
-		p.decision(t, e, row, &ev.DecisionRecorded, AuditDecisionDenied)
+		p.decision(t, e, row, &ev.Decided, AuditDecisionDenied)
 		title := "Denied: " + ev.Action.Summary
 		kind := "denied"
 		if ev.Decision.Reason == domain.ReasonSandboxDenied {
@@ -199,9 +199,13 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 		}
 		t.addTimeline(e, kind, title, string(ev.Decision.Reason)+detailSuffix(ev.Refusal, ev.Message), ev.RequestID)
 	case *turn.ApprovalRequested:
-		p.requested(t, e, row, ev)
+		if moved != named {
+			p.requested(t, e, row, ev, moved)
+		}
 	case *turn.ApprovalResolved:
-		p.resolved(t, e, row, ev)
+		if moved != named {
+			p.resolved(t, e, row, ev, moved)
+		}
 	case *turn.TurnCompleted:
 		p.ended(t, e, row, turn.StatusCompleted, ev.Reason)
 	case *turn.TurnInterrupted:
@@ -274,7 +278,6 @@ func (t *heldTurn) addTimeline(e *turn.Event, kind, title, detail, requestID str
 }
 
 func (p *Projector) snapshot(t *heldTurn, e *turn.Event, row AuditRow, s domain.TurnExecutionSecuritySnapshot, kind string) {
-	t.Snapshot, t.SnapshotVersion = s, e.Version
 	row.ProfileMode, row.ProfileSource = s.PermissionProfile.Mode, s.PermissionProfile.Source
 	row.Kind = kind
 	row.Detail = fmt.Sprintf("sandbox %s, network %s, enforcement %s", s.Sandbox.Mode, s.Network.Mode, s.Enforcement.Status)
@@ -298,7 +301,7 @@ func (p *Projector) snapshot(t *heldTurn, e *turn.Event, row AuditRow, s domain.
 	t.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
 }
 
-func (p *Projector) decision(t *heldTurn, e *turn.Event, row AuditRow, d *turn.DecisionRecorded, kind string) {
+func (p *Projector) decision(t *heldTurn, e *turn.Event, row AuditRow, d *turn.Decided, kind string) {
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = kind, d.ItemID, d.ToolCallID, d.Action.ToolName
 	row.ActionKind, row.RequestKey = d.Action.Kind, &RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason, row.Cached = d.RequestID, d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached

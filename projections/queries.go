@@ -9,18 +9,27 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// Turn returns a copy of a turn's view: in full for a held turn, compact
-// (Compact set, no Snapshot) for an older one.
+// Turn returns a copy of a turn's view: in full for a held turn; for an
+// older one what its summary keeps (no Snapshot, no Children: see
+// TurnHeld).
 func (p *Projector) Turn(id string) (TurnView, bool) {
+	v, _, ok := p.TurnHeld(id)
+	return v, ok
+}
+
+// TurnHeld is Turn, and whether the turn is held in full: when it is not,
+// its full view, audit, timeline and approvals come from its stream
+// (FoldTurn).
+func (p *Projector) TurnHeld(id string) (v TurnView, held, ok bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if t, ok := p.held[id]; ok {
-		return t.TurnView, true
+		return t.TurnView, true, true
 	}
 	if s, ok := p.old[id]; ok {
-		return s.view(), true
+		return s.view(), false, true
 	}
-	return TurnView{}, false
+	return TurnView{}, false, false
 }
 
 // Approval returns one approval request of a held turn.

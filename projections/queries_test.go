@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -22,11 +23,11 @@ func TestTurnsPage(t *testing.T) {
 		}
 		var want []TurnView
 		for _, v := range p.Export().Turns {
-			if (f.WorkspaceID == "" || v.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(v.Status) == f.Status) && v.ID > f.After {
+			if (f.WorkspaceID == "" || v.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(v.Status) == f.Status) && v.TurnID > f.After {
 				want = append(want, v)
 			}
 		}
-		slices.SortFunc(want, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(want, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
 		if f.Limit > 0 && len(want) > f.Limit {
 			want = want[:f.Limit]
 		}
@@ -35,8 +36,8 @@ func TestTurnsPage(t *testing.T) {
 			rt.Fatalf("%+v: %d turns, want %d", f, len(got), len(want))
 		}
 		for i := range got {
-			if got[i].ID != want[i].ID || got[i].Compact != want[i].Compact || !jsonEqual(got[i], want[i]) {
-				rt.Fatalf("%+v: turn %d is %s, want %s", f, i, got[i].ID, want[i].ID)
+			if !reflect.DeepEqual(got[i], want[i]) {
+				rt.Fatalf("%+v: turn %d is %s, want %s", f, i, got[i].TurnID, want[i].TurnID)
 			}
 		}
 	})

@@ -21,47 +21,40 @@ type summary struct {
 	started, updated, ended       time.Time
 }
 
-// view is the summary as a (compact) TurnView.
+// view is the summary as a TurnView: every field a listing shows; the
+// snapshot and the children are not kept.
 func (s *summary) view() TurnView {
-	v := TurnView{
-		ID: s.id, WorkspaceID: s.workspace, ThreadID: s.thread, ParentTurnID: s.parent, Status: s.status,
-		Version: s.version, SnapshotVersion: s.snapshotVersion, PendingCount: s.pending,
-		StartedAt: s.started, UpdatedAt: s.updated, EndedAt: s.ended, Compact: true, Profile: *s.profile,
+	return TurnView{
+		TurnID: s.id, WorkspaceID: s.workspace, ThreadID: s.thread, ParentTurnID: s.parent, Status: s.status,
+		Version: s.version, SnapshotVersion: s.snapshotVersion, Open: s.pending, Profile: *s.profile,
+		StartedAt: s.started, UpdatedAt: s.updated, EndedAt: s.ended,
 	}
-	return v
 }
 
-// apply folds an event of an old turn into its summary. Only what a summary
-// shows changes, exactly as the full fold changes it. An ended turn refuses
-// every command, so what arrives here is what the engine still records after
-// the end (exec.finished, tool.completed, egress traffic).
+// apply folds an event of an old turn into its summary with the one fold of
+// a turn's fields (turn.Summary.Apply). An ended turn refuses every
+// command, so what arrives here is what the engine still records after the
+// end (exec.finished, tool.completed, egress traffic). The summary does not
+// keep its requests' states: a request event is folded as naming one not
+// seen, which is what a held turn's fold does too for every history Decide
+// writes (a request id is opened once, and an evicted turn has none open).
 func (s *summary) apply(p *Projector, e *turn.Event) error {
-	s.version, s.updated = e.Version, e.OccurredAt
-	switch ev := e.Payload.(type) {
-	case *turn.TurnStarted:
-		s.workspace, s.thread, s.parent, s.started = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
-		s.status = turn.StatusAfter(s.status, ev, 0)
-	case *turn.ProfileSelected:
-		s.profile = p.intern(ev.Profile)
-	case *turn.SecuritySnapshotResolved:
-		s.snapshotVersion = e.Version
-	case *turn.ProfileChanged:
-		s.profile, s.snapshotVersion = p.intern(ev.Profile), e.Version
-	case *turn.ApprovalRequested:
-		s.pending++
-		s.status = turn.StatusAfter(s.status, ev, s.pending)
-	case *turn.ApprovalResolved:
-		if s.pending == 0 {
-			return nil // as the full fold: not a pending request
-		}
-		s.pending--
-		s.status = turn.StatusAfter(s.status, ev, s.pending)
-	case *turn.TurnCompleted, *turn.TurnInterrupted, *turn.TurnFailed:
-		s.status, s.ended = turn.StatusAfter(s.status, e.Payload, s.pending), e.OccurredAt
-	case *turn.DecisionAllowed, *turn.DecisionDenied, *turn.ToolCompleted, *turn.EgressTraffic,
+	switch e.Payload.(type) {
+	case *turn.TurnStarted, *turn.ProfileSelected, *turn.SecuritySnapshotResolved, *turn.ProfileChanged,
+		*turn.ApprovalRequested, *turn.ApprovalResolved, *turn.TurnCompleted, *turn.TurnInterrupted, *turn.TurnFailed,
+		*turn.DecisionAllowed, *turn.DecisionDenied, *turn.ToolCompleted, *turn.EgressTraffic,
 		*turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
 	default:
 		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
+	}
+	v := s.view()
+	v.Apply(e, turn.RequestNone)
+	s.workspace, s.thread, s.parent, s.status = v.WorkspaceID, v.ThreadID, v.ParentTurnID, v.Status
+	s.version, s.snapshotVersion, s.pending = v.Version, v.SnapshotVersion, v.Open
+	s.started, s.updated, s.ended = v.StartedAt, v.UpdatedAt, v.EndedAt
+	switch e.Payload.(type) {
+	case *turn.ProfileSelected, *turn.ProfileChanged:
+		s.profile = p.intern(v.Profile)
 	}
 	return nil
 }
@@ -69,8 +62,8 @@ func (s *summary) apply(p *Projector, e *turn.Event) error {
 // summarize is the summary of a held turn.
 func (p *Projector) summarize(t *heldTurn) *summary {
 	s := &summary{
-		id: t.ID, workspace: t.WorkspaceID, thread: t.ThreadID, parent: t.ParentTurnID, status: t.Status,
-		version: t.Version, snapshotVersion: t.SnapshotVersion, pending: t.PendingCount,
+		id: t.TurnID, workspace: t.WorkspaceID, thread: t.ThreadID, parent: t.ParentTurnID, status: t.Status,
+		version: t.Version, snapshotVersion: t.SnapshotVersion, pending: t.Open,
 		started: t.StartedAt, updated: t.UpdatedAt, ended: t.EndedAt,
 	}
 	s.profile = p.intern(t.Profile)
@@ -107,7 +100,7 @@ func (p *Projector) evict() {
 		if t == nil {
 			continue
 		}
-		if t.PendingCount > 0 {
+		if t.Open > 0 {
 			// Not produced by Decide (ending resolves every request);
 			// the turn stays held rather than lose a pending request.
 			t.queued = false

@@ -113,11 +113,11 @@ func fill(eng *engine.Engine, id string, i int, open bool) error {
 		if err != nil {
 			return err
 		}
-		if res.Request != nil {
+		if res.Approval != nil {
 			if open && c == 13 {
 				return nil
 			}
-			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: resolution}); err != nil {
+			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: resolution}); err != nil {
 				return err
 			}
 		}
