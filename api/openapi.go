@@ -64,7 +64,7 @@ var operations = []operation{
 	{method: "GET", path: "/v1/turns/{turn_id}/verify", op: domain.OpTurnHistory, summary: "Recompute the turn's hash chain from the stored events", response: VerifyResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/egress", op: domain.OpTurnDecide, summary: "The turn's egress proxy URL with its per-turn credential, for the runtime's own web tools (serve --egress-listen)", response: EgressResponse{}},
-	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
+	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests: every pending one, and the resolved ones of open and recent turns (of any turn with turn_id)", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
 		// Position is the store position the list reflects: subscribe to
 		// /v1/events from it (Last-Event-ID) to miss nothing.
