@@ -180,6 +180,11 @@ func (q *Projector) refold(id string, upTo eventstore.Position, read TurnReader)
 	}
 	errStop := errors.New("past the checkpoint")
 	err := read(id, func(e *turn.Event) error {
+		if e.Position == (eventstore.Position{}) {
+			// Without positions the events after the checkpoint cannot be
+			// told apart, and the tail would fold them twice.
+			return fmt.Errorf("%w: the store gives no position with %s@%d", ErrBadCheckpoint, e.TurnID, e.Version)
+		}
 		if upTo.Less(e.Position) {
 			return errStop
 		}

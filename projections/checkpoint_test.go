@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
 
@@ -206,6 +208,15 @@ func TestRestoreRefuses(t *testing.T) {
 	// them (restored from an older backup) refuses the checkpoint.
 	if _, err := NewWith(Options{RecentTurns: 2}).Restore(cp, reader(nil)); !errors.Is(err, ErrBadCheckpoint) {
 		t.Errorf("a store without the held turns: %v, want ErrBadCheckpoint", err)
+	}
+	// A store that reads streams without positions cannot say which
+	// events come after the checkpoint: refused rather than folded twice.
+	noPos := slices.Clone(h.events)
+	for i := range noPos {
+		noPos[i].Position = eventstore.Position{}
+	}
+	if _, err := NewWith(Options{RecentTurns: 2}).Restore(cp, reader(noPos)); !errors.Is(err, ErrBadCheckpoint) {
+		t.Errorf("stream reads without positions: %v, want ErrBadCheckpoint", err)
 	}
 	r := NewWith(Options{RecentTurns: 2})
 	if _, err := r.Restore(cp, reader(h.events)); err != nil {
