@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"turnstile/internal/esdbtest"
 )
 
 // readModelPaths are the GET responses the read models answer for the
@@ -244,4 +246,37 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCheckpointOnEventStoreDB: with an EventStoreDB store the checkpoint
+// is a local file in the data directory; a restart restores it (held turns
+// folded again from the server's streams) and answers as before.
+func TestCheckpointOnEventStoreDB(t *testing.T) {
+	t.Parallel()
+	store := esdbtest.Start(t)
+	s := miStartESDB(t, store, miToken(t), "--recent-turns", "1")
+	root := workspace(t)
+	s.startTurn("old", "ws-c", "supervised", root)
+	ask := s.decide("old", "c1", "exec_command", map[string]any{"cmd": "ls"})
+	s.respond(ask.Request.RequestID, "allow_once")
+	s.JSON("POST", "/v1/turns/old/complete", nil, http.StatusOK, nil)
+	s.startTurn("e1", "ws-c", "full_access", root)
+	s.JSON("POST", "/v1/turns/e1/complete", nil, http.StatusOK, nil)
+	s.startTurn("live", "ws-c", "supervised", root)
+	s.decide("live", "c1", "web_fetch", map[string]any{"url": "https://example.com/x"})
+	paths := readModelPaths([]string{"old", "e1", "live"}, "old", ask.Request.RequestID)
+	before := getAll(t, s, paths)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(s.Data, "*.readmodels.checkpoint"))
+	if len(matches) != 1 {
+		t.Fatalf("checkpoint files in the data directory: %v", matches)
+	}
+	mark := len(s.Output())
+	s.start()
+	if log := logSince(s, mark); !strings.Contains(log, "read models restored from a checkpoint") {
+		t.Fatalf("the start did not restore the checkpoint:\n%s", log)
+	}
+	sameResponses(t, "restart on EventStoreDB", before, getAll(t, s, paths))
 }
