@@ -144,7 +144,7 @@ func TestCheckpointRestarts(t *testing.T) {
 	restart := func(what string, prepare func()) string {
 		t.Helper()
 		if err := s.Stop(); err != nil {
-			t.Fatalf("stop: %v\n%s", err, s.Output())
+			t.Fatalf("stop before the %s restart: %v\n%s", what, err, s.Output())
 		}
 		if prepare != nil {
 			prepare()
