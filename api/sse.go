@@ -33,6 +33,10 @@ const sseBatch = 1024
 // it the cache starts over (a miss costs one read-model lookup).
 const knownWorkspacesMax = 100_000
 
+// beforeJoinHook, set by tests only, runs between a resuming client's bulk
+// read of the store and its joining the broadcast: the hand-over boundary.
+var beforeJoinHook func()
+
 // broadcaster returns the process's broadcaster, starting it at the read
 // models' position on first use. It stops when the server drains.
 func (s *Server) broadcaster() *fanout.Broadcaster {
@@ -224,6 +228,9 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 			s.log.Debug("event stream: catch-up ended", "err", err)
 			return
 		}
+	}
+	if hook := beforeJoinHook; hook != nil {
+		hook()
 	}
 	c := b.Join()
 	defer c.Leave()

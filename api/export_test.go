@@ -1,0 +1,11 @@
+package api
+
+import "turnstile/domain/eventstore"
+
+// SetBeforeJoinHook sets the hook a resuming SSE client runs between its
+// bulk read of the store and its joining the broadcast (nil removes it).
+func SetBeforeJoinHook(f func()) { beforeJoinHook = f }
+
+// BroadcastHead is the position of the last event the server's SSE
+// broadcaster has published.
+func BroadcastHead(s *Server) eventstore.Position { return s.broadcaster().Head() }
