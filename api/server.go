@@ -45,6 +45,9 @@ type Config struct {
 	// lock behind other commands (default 10s): a store outage answers 503
 	// in bounded time instead of queueing requests.
 	CommandTimeout time.Duration
+	// AfterWait bounds a read's wait for ?after= (default and at most
+	// MaxAfterWait).
+	AfterWait time.Duration
 	// SSEBuffer is how many events an SSE client may fall behind the live
 	// stream before it is cut off as a slow consumer (default 8192).
 	SSEBuffer int

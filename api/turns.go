@@ -38,6 +38,9 @@ type TurnResponse struct {
 	// PermissionsPrompt is the "Current Permissions" section for the model
 	// (empty for the default full_access profile).
 	PermissionsPrompt string `json:"permissions_prompt,omitempty"`
+	// Position, in a command's answer, is the store position of its last
+	// event: pass it as ?after= to a read that must include it.
+	Position string `json:"position,omitempty"`
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
@@ -122,7 +125,7 @@ func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse 
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
 	v := projections.TurnViewOf(&t)
-	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v)}
+	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v), Position: positionOf(res.Position)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
@@ -143,6 +146,10 @@ func permissionsPrompt(t *projections.TurnView) string {
 }
 
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	resp, err := s.readTurn(r, chi.URLParam(r, "turn_id"))
 	if err != nil {
 		writeError(w, err)
@@ -152,6 +159,12 @@ func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
+	// after is this list's paging cursor (a turn id): read-your-writes
+	// here is after_position.
+	if err := s.awaitAfter(r, "after_position"); err != nil {
+		writeError(w, err)
+		return
+	}
 	q := r.URL.Query()
 	limit, err := intParam(q.Get("limit"), "limit", 100, 1000)
 	if err != nil {
@@ -249,6 +262,10 @@ func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
 }
 
 func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	id := chi.URLParam(r, "turn_id")
 	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
 		writeError(w, err)
@@ -266,6 +283,10 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	id := chi.URLParam(r, "turn_id")
 	if err := s.authorizeTurn(r, domain.OpTurnHistory, id); err != nil {
 		writeError(w, err)
