@@ -60,7 +60,16 @@ func (g *gate) wait(ctx context.Context, p eventstore.Position) error {
 
 // startGated serves an api.Server whose read models follow the store only
 // as far as the returned gate allows; commands do not wait for them.
-func startGated(t *testing.T) (*inProcess, *gate, *projections.Projector, string) {
+// gated is a server from startGated.
+type gated struct {
+	*inProcess
+	g     *gate
+	proj  *projections.Projector
+	root  string // a workspace root
+	store *boltstore.Store
+}
+
+func startGated(t *testing.T) *gated {
 	t.Helper()
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
@@ -111,7 +120,7 @@ func startGated(t *testing.T) (*inProcess, *gate, *projections.Projector, string
 		<-done
 		st.Close()
 	})
-	return &inProcess{t: t, url: hs.URL, token: token}, g, proj, t.TempDir()
+	return &gated{inProcess: &inProcess{t: t, url: hs.URL, token: token}, g: g, proj: proj, root: t.TempDir(), store: st}
 }
 
 // TestAfterReadsYourWrites: with the read models held back, a read right
@@ -119,7 +128,8 @@ func startGated(t *testing.T) (*inProcess, *gate, *projections.Projector, string
 // same read with ?after=<the decision's position> always does, once the
 // read models are let through. A hundred times.
 func TestAfterReadsYourWrites(t *testing.T) {
-	s, g, _, root := startGated(t)
+	s := startGated(t)
+	g, root := s.g, s.root
 	var started struct {
 		Position string `json:"position"`
 	}
@@ -181,7 +191,8 @@ func TestAfterReadsYourWrites(t *testing.T) {
 // of the log waits, then answers 504 read_model_lagging, and the server
 // serves on.
 func TestAfterOnEveryReadModelEndpoint(t *testing.T) {
-	s, g, proj, root := startGated(t)
+	s := startGated(t)
+	g, proj, root := s.g, s.proj, s.root
 	st, b := s.do("POST", "/v1/turns", map[string]any{"turn_id": "t", "workspace_id": "ws", "workspace_root": root,
 		"permission_profile": map[string]string{"mode": "supervised"}})
 	if st != http.StatusCreated {

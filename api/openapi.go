@@ -62,6 +62,7 @@ var operations = []operation{
 		Rows   []projections.AuditRow `json:"rows"`
 	}{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/verify", op: domain.OpTurnHistory, summary: "Recompute the turn's hash chain from the stored events", response: VerifyResponse{}},
+	{method: "GET", path: "/v1/audit/verify", op: domain.OpTurnHistory, summary: "Check every turn's hash chain in one pass over the store, where the events are (turnstile audit verify --all): newline-delimited JSON VerifyLine objects, progress lines while it runs, then one head per turn and done, or the first tampered event", response: VerifyLine{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method", "after"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/egress", op: domain.OpTurnDecide, summary: "The turn's egress proxy URL with its per-turn credential, for the runtime's own web tools (serve --egress-listen)", response: EgressResponse{}},
 	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id", "after"}, response: struct {

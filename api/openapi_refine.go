@@ -85,6 +85,8 @@ var specialResponses = map[string]map[string]any{
 	"GET /openapi.json": {"200": map[string]any{"description": "this document", "content": jsonContent(map[string]any{"type": "object"})}},
 	"GET /v1/events": {"200": map[string]any{"description": "a stream of events: `id:` is the store position, `event:` the notification method, `data:` a JSON-RPC notification",
 		"content": map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{"type": "string"}}}}},
+	"GET /v1/audit/verify": {"200": map[string]any{"description": "newline-delimited JSON: one VerifyLine object per line (progress…, then head… and done; or tampered; or error)",
+		"content": map[string]any{"application/x-ndjson": map[string]any{"schema": schemaOf(reflect.TypeFor[VerifyLine](), map[reflect.Type]bool{})}}}},
 	"GET /rpc": {"101": map[string]any{"description": "switching to a WebSocket carrying JSON-RPC 2.0 messages"}},
 	"POST /rpc": {"204": map[string]any{"description": "only notifications were sent: nothing to answer"}, "200": map[string]any{"description": "a JSON-RPC 2.0 response (errors are JSON-RPC errors, with data.status the HTTP status a REST call would give)",
 		"content": jsonContent(map[string]any{"anyOf": []any{rpcResponseSchema, map[string]any{"type": "array", "items": rpcResponseSchema}}})}},

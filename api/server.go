@@ -171,6 +171,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
 		handle("GET", "/v1/turns/{turn_id}/verify", s.verifyTurn)
+		handle("GET", "/v1/audit/verify", s.verifyAll)
 		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
 		handle("GET", "/v1/turns/{turn_id}/egress", s.turnEgress)
 		handle("GET", "/v1/approvals", s.listApprovals)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"turnstile/domain"
@@ -35,7 +36,7 @@ const knownWorkspacesMax = 100_000
 
 // beforeJoinHook, set by tests only, runs between a resuming client's bulk
 // read of the store and its joining the broadcast: the hand-over boundary.
-var beforeJoinHook func()
+var beforeJoinHook atomic.Pointer[func(*http.Request)]
 
 // broadcaster returns the process's broadcaster, starting it at the read
 // models' position on first use. It stops when the server drains.
@@ -229,8 +230,8 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 			return
 		}
 	}
-	if hook := beforeJoinHook; hook != nil {
-		hook()
+	if hook := beforeJoinHook.Load(); hook != nil {
+		(*hook)(r)
 	}
 	c := b.Join()
 	defer c.Leave()

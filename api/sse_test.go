@@ -230,7 +230,22 @@ func (s *sseServer) metric(name string) float64 {
 func equalIDs(t *testing.T, who string, got, want []string) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("%s: %d events, want %d (first got %v, want %v)", who, len(got), len(want), head(got), head(want))
+		seen := map[string]int{}
+		for _, id := range got {
+			seen[id]++
+		}
+		var missing, twice []string
+		for _, id := range want {
+			if seen[id] == 0 {
+				missing = append(missing, id)
+			}
+		}
+		for id, n := range seen {
+			if n > 1 {
+				twice = append(twice, id)
+			}
+		}
+		t.Fatalf("%s: %d events, want %d (missing %v, twice %v, first got %v)", who, len(got), len(want), head(missing), head(twice), head(got))
 	}
 	for i := range got {
 		if got[i] != want[i] {
@@ -311,19 +326,22 @@ func TestSSEResumeHandOverUnderConcurrentAppends(t *testing.T) {
 
 	// The exact boundary: events appended and broadcast after the client's
 	// store read, before it joins, must come from its second store read.
-	var hooked sync.Once
-	api.SetBeforeJoinHook(func() {
-		hooked.Do(func() {
-			s.decisions("boundary", 0, 5)
-			want := s.proj.Position()
-			for api.BroadcastHead(s.srv).Less(want) {
-				<-time.After(time.Millisecond) // polls the broadcaster's head: the event waited for
-			}
-		})
-	})
 	boundaryFrom := all[len(all)-1]
+	hooked := make(chan struct{})
+	api.SetBeforeJoinHook(func(r *http.Request) {
+		if r.Header.Get("Last-Event-ID") != boundaryFrom {
+			return // another client
+		}
+		defer close(hooked)
+		s.decisions("boundary", 0, 5)
+		want := s.proj.Position()
+		for api.BroadcastHead(s.srv).Less(want) {
+			<-time.After(time.Millisecond) // polls the broadcaster's head: the event waited for
+		}
+	})
+	t.Cleanup(func() { api.SetBeforeJoinHook(nil) })
 	boundary := s.openSSE("", boundaryFrom, 0)
-	api.SetBeforeJoinHook(nil)
+	<-hooked
 	s.decisions("after", 0, 5)
 
 	final := s.turnPositions(eventstore.Start)
