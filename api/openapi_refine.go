@@ -2,8 +2,8 @@ package api
 
 import (
 	"reflect"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 
 	"turnstile/domain"
