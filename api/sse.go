@@ -28,7 +28,7 @@ import (
 const catchUpPage = 512
 
 // sseBatch is the most frames a client takes from the broadcast at once.
-const sseBatch = 1024
+const sseBatch = 128
 
 // knownWorkspacesMax bounds the broadcaster's turn → workspace cache; past
 // it the cache starts over (a miss costs one read-model lookup).
@@ -138,11 +138,13 @@ type sseWriter struct {
 	flusher http.Flusher
 	filter  sseFilter
 	sent    eventstore.Position
+	buf     []byte // the frames of one batch, written at once
 }
 
-// frames writes the frames after sent that the client sees and flushes.
+// frames writes the frames after sent that the client sees, in one write
+// (one chunk, one system call for the batch), and flushes.
 func (sw *sseWriter) frames(fs []*fanout.Frame) error {
-	wrote := false
+	sw.buf = sw.buf[:0]
 	for _, f := range fs {
 		if !sw.sent.Less(f.Position) {
 			continue // already passed (the store read overlapped the broadcast)
@@ -151,13 +153,17 @@ func (sw *sseWriter) frames(fs []*fanout.Frame) error {
 		if f.Bytes == nil || !sw.filter.match(f) {
 			continue
 		}
-		if _, err := sw.w.Write(f.Bytes); err != nil {
-			return err
-		}
-		wrote = true
+		sw.buf = append(sw.buf, f.Bytes...)
 	}
-	if wrote {
-		sw.flusher.Flush()
+	if len(sw.buf) == 0 {
+		return nil
+	}
+	if _, err := sw.w.Write(sw.buf); err != nil {
+		return err
+	}
+	sw.flusher.Flush()
+	if cap(sw.buf) > 256<<10 {
+		sw.buf = nil // a burst's buffer is not kept by an idle client
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ type Config struct {
 	// (default 8192): how far a client may fall behind before it is cut off.
 	Buffer int
 	// Interval is the least time between two wake-ups of the clients
-	// (default 5ms): under load, each wake-up carries a batch of frames, so
+	// (default 25ms): under load, each wake-up carries a batch of frames, so
 	// a client writes once per batch, not once per event. The first event
 	// after a quiet spell wakes them at once.
 	Interval time.Duration
@@ -98,7 +98,7 @@ func New(cfg Config) *Broadcaster {
 		size <<= 1
 	}
 	if cfg.Interval <= 0 {
-		cfg.Interval = 5 * time.Millisecond
+		cfg.Interval = 25 * time.Millisecond
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
 		clients: map[*Client]struct{}{}, done: make(chan struct{})}
