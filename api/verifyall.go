@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/google/uuid"
 
 	"turnstile/domain"
 	"turnstile/domain/eventcodec"
@@ -61,7 +66,7 @@ type chain struct {
 	next     uint64 // revision expected next
 	hash     string // hash of the last event
 	lastType string // type and id of the last event, to name it
-	lastID   string
+	lastID   uuid.UUID
 	visible  bool // in the credential's scope
 }
 
@@ -143,12 +148,14 @@ func (cw *chainWalk) walk(ctx context.Context, store eventstore.Store, progress 
 		}
 	}()
 	nextProgress := verifyProgressEvery
+	var sums []digest
 	for pg := range pages {
 		if pg.err != nil {
 			return pg.err
 		}
+		sums = digestAll(pg.recs, sums)
 		for i := range pg.recs {
-			if err := cw.check(&pg.recs[i]); err != nil || cw.tamper != nil {
+			if err := cw.check(&pg.recs[i], &sums[i]); err != nil || cw.tamper != nil {
 				return err
 			}
 		}
@@ -163,8 +170,39 @@ func (cw *chainWalk) walk(ctx context.Context, store eventstore.Store, progress 
 	return ctx.Err()
 }
 
-// check verifies one record against its stream's chain.
-func (cw *chainWalk) check(rec *eventstore.RecordedEvent) error {
+// digest is what the chain check needs of one record: its prev_hash (or
+// why its metadata has none) and its own hash.
+type digest struct {
+	prev, hash string
+	err        error
+}
+
+// digestAll reads the prev_hash and computes the hash of every turn record
+// of a page, on one goroutine per processor: the chain check that follows
+// is then a comparison of strings.
+func digestAll(recs []eventstore.RecordedEvent, sums []digest) []digest {
+	sums = slices.Grow(sums[:0], len(recs))[:len(recs)]
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(recs); i += workers {
+				r := &recs[i]
+				if !isTurnStream(r.Stream) {
+					continue
+				}
+				d := &sums[i]
+				d.prev, d.err = eventcodec.PrevHash(r.Metadata)
+				d.hash = turn.HashOf(r.Metadata, r.Data)
+			}
+		})
+	}
+	wg.Wait()
+	return sums
+}
+
+// check verifies one record, digested, against its stream's chain.
+func (cw *chainWalk) check(rec *eventstore.RecordedEvent, d *digest) error {
 	if !isTurnStream(rec.Stream) {
 		return nil
 	}
@@ -199,34 +237,20 @@ func (cw *chainWalk) check(rec *eventstore.RecordedEvent) error {
 		bad(int64(c.next), "", "", "version %d is missing: the stream goes on at version %d (events were removed)", c.next, rec.Revision)
 		return nil
 	}
-	prev, err := prevHash(rec.Metadata)
-	if err != nil {
-		bad(int64(rec.Revision), rec.Type, rec.ID.String(), "its metadata is not the envelope: %v", err)
+	if d.err != nil {
+		bad(int64(rec.Revision), rec.Type, rec.ID.String(), "its metadata is not the envelope: %v", d.err)
 		return nil
 	}
-	if prev != c.hash {
+	if d.prev != c.hash {
 		if rec.Revision == 0 {
 			bad(0, rec.Type, rec.ID.String(), "first bad event at version 0 (%s): its prev_hash is not empty", rec.ID)
 		} else {
-			bad(int64(rec.Revision)-1, c.lastType, c.lastID, "first bad event at version %d (%s %s): it no longer hashes to the prev_hash recorded by version %d",
+			bad(int64(rec.Revision)-1, c.lastType, c.lastID.String(), "first bad event at version %d (%s %s): it no longer hashes to the prev_hash recorded by version %d",
 				rec.Revision-1, c.lastType, c.lastID, rec.Revision)
 		}
 		return nil
 	}
-	c.hash, c.lastType, c.lastID = turn.HashOf(rec.Metadata, rec.Data), rec.Type, rec.ID.String()
+	c.hash, c.lastType, c.lastID = d.hash, rec.Type, rec.ID
 	c.next++
 	return nil
-}
-
-// prevHash reads the prev_hash of an event's metadata, as turn.VerifyChain
-// does (the whole envelope is parsed, so a key inside a string value is not
-// mistaken for it), without decoding the payload.
-func prevHash(metadata []byte) (string, error) {
-	var env struct {
-		PrevHash string `json:"prev_hash"`
-	}
-	if err := json.Unmarshal(metadata, &env); err != nil {
-		return "", err
-	}
-	return env.PrevHash, nil
 }
