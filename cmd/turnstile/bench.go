@@ -45,13 +45,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "turnstile bench:", err)
 		return 1
 	}
-	var baseline float64
+	var baseline benchCost
 	if *sseClients > 0 {
-		if baseline, err = benchBaseline(args, stdout, stderr); err != nil {
+		if baseline, err = benchBaseline(c, args, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "turnstile bench: without SSE clients: %.0f durable decisions/s; now with %d\n", baseline, *sseClients)
+		fmt.Fprintf(stdout, "turnstile bench: without SSE clients: %.0f durable decisions/s; now with %d\n", baseline.rate, *sseClients)
 	}
 	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
 	if *workspace == "" {
@@ -165,8 +165,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
 	if sse != nil {
-		sse.finish(stdout)
-		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline, baseline)
+		sse.finish(stdout, baseline, n)
+		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
 	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
 	if allow.Load() == 0 || deny.Load() == 0 {

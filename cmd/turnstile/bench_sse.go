@@ -24,6 +24,7 @@ import (
 // runs (from now on, no filter), counting the events it gets.
 type benchSSE struct {
 	c       *client
+	cpu0    float64 // the server's CPU seconds when they connected
 	from    eventstore.Position // the server's position when they connected
 	clients []*sseCounter
 	cancel  context.CancelFunc
@@ -44,8 +45,12 @@ func startBenchSSE(c *client, n int) (*benchSSE, error) {
 	if err != nil {
 		return nil, err
 	}
+	cpu0, err := c.serverCPU()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &benchSSE{c: c, from: from, cancel: cancel}
+	b := &benchSSE{c: c, from: from, cancel: cancel, cpu0: cpu0}
 	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
 	hc := &http.Client{Transport: tr}
@@ -119,7 +124,7 @@ func (sc *sseCounter) read(ctx context.Context, hc *http.Client, c *client, star
 // finish waits (at most a minute) until every client has the event at the
 // server's position, or has ended, then reports what each got against the
 // events appended meanwhile, and closes the streams.
-func (b *benchSSE) finish(stdout io.Writer) {
+func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 	defer b.wg.Wait()
 	defer b.cancel()
 	to, err := b.c.serverPosition()
@@ -164,6 +169,44 @@ func (b *benchSSE) finish(stdout io.Writer) {
 	slices.Sort(counts)
 	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got every event, %d cut off as slow consumers, %d ended otherwise\n",
 		len(b.clients), want, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, cut, ended)
+	cpu, err := b.c.serverCPU()
+	if err != nil || want == 0 || decisions == 0 || base.decisions == 0 {
+		return
+	}
+	with := (cpu - b.cpu0) / float64(decisions)
+	without := base.cpu / float64(base.decisions)
+	perEvent := (with - without) * float64(decisions) / float64(want) / float64(len(b.clients))
+	fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them: %.2f µs per event per client\n",
+		without*1e3, with*1e3, perEvent*1e6)
+}
+
+// benchCost is what a run without SSE clients cost the server.
+type benchCost struct {
+	rate      float64 // durable decisions/s
+	decisions int
+	cpu       float64 // server CPU seconds
+}
+
+// serverCPU is the server process's CPU seconds (its /metrics).
+func (c *client) serverCPU() (float64, error) {
+	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "text/plain")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("the server's /metrics has no process_cpu_seconds_total")
 }
 
 // serverPosition is the position the server's read models have applied.
@@ -221,12 +264,17 @@ func (c *client) countEvents(from, to eventstore.Position) (int, error) {
 	}
 }
 
-// benchRate is the "durable decisions/s" figure of a bench report.
-var benchRate = regexp.MustCompile(`durable decisions/s: ([0-9.]+)`)
+// benchRate is the "durable decisions/s" figure of a bench report, and the
+// number of decisions.
+var (
+	benchRate  = regexp.MustCompile(`durable decisions/s: ([0-9.]+)`)
+	benchCount = regexp.MustCompile(`turns, ([0-9]+) decisions in`)
+)
 
 // benchBaseline runs the same bench without SSE clients first, for the
-// with/without comparison, and returns its decisions/s.
-func benchBaseline(args []string, stdout, stderr io.Writer) (float64, error) {
+// with/without comparison, and returns its decisions/s and what it cost
+// the server.
+func benchBaseline(c *client, args []string, stdout, stderr io.Writer) (benchCost, error) {
 	var base []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -239,14 +287,25 @@ func benchBaseline(args []string, stdout, stderr io.Writer) (float64, error) {
 		}
 		base = append(base, a)
 	}
+	cpu0, err := c.serverCPU()
+	if err != nil {
+		return benchCost{}, err
+	}
 	var out bytes.Buffer
 	if rc := benchCmd(base, &out, stderr); rc != 0 {
 		stdout.Write(out.Bytes())
-		return 0, fmt.Errorf("the run without SSE clients failed (exit %d)", rc)
+		return benchCost{}, fmt.Errorf("the run without SSE clients failed (exit %d)", rc)
 	}
-	m := benchRate.FindStringSubmatch(out.String())
-	if m == nil {
-		return 0, fmt.Errorf("no throughput in the run without SSE clients: %s", out.String())
+	cpu1, err := c.serverCPU()
+	if err != nil {
+		return benchCost{}, err
 	}
-	return strconv.ParseFloat(m[1], 64)
+	m, n := benchRate.FindStringSubmatch(out.String()), benchCount.FindStringSubmatch(out.String())
+	if m == nil || n == nil {
+		return benchCost{}, fmt.Errorf("no throughput in the run without SSE clients: %s", out.String())
+	}
+	cost := benchCost{cpu: cpu1 - cpu0}
+	cost.rate, _ = strconv.ParseFloat(m[1], 64)
+	cost.decisions, _ = strconv.Atoi(n[1])
+	return cost, nil
 }
