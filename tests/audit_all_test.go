@@ -37,7 +37,8 @@ func TestCLIAuditVerifyAllOnTheServer(t *testing.T) {
 	}
 	tamper(t, s.Data, "tailmarkerall") // in tail's last event (version 3)
 	s.start()
-	out, _, code = s.CLI("audit", "verify", "--all", "--quiet")
+	// --quiet before a flag with a value (it used to swallow that flag).
+	out, _, code = s.CLI("audit", "verify", "--quiet", "--server", s.URL, "--all")
 	if code != 0 || !strings.Contains(out, "--heads") {
 		t.Fatalf("without recorded heads verify cannot see it, and must say so: %d %s", code, out)
 	}
