@@ -24,7 +24,7 @@ import (
 // runs (from now on, no filter), counting the events it gets.
 type benchSSE struct {
 	c       *client
-	cpu0    float64 // the server's CPU seconds when they connected
+	cpu0    float64             // the server's CPU seconds when they connected
 	from    eventstore.Position // the server's position when they connected
 	clients []*sseCounter
 	cancel  context.CancelFunc
