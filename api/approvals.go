@@ -195,8 +195,8 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 		return nil, err
 	}
 	if !out.Replayed {
-		s.metrics.ApprovalWait(time.Since(out.Request.OpenedAt))
+		s.metrics.ApprovalWait(time.Since(out.Approval.OpenedAt))
 	}
 	s.settle(r.Context(), out.Position)
-	return &RespondResponse{RequestID: id, Resolution: out.Request.Resolution, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
+	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
 }

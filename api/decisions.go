@@ -99,12 +99,14 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 	d := res.Decision
 	out := &DecisionResponse{
 		TurnID: turnID, ToolCallID: toolCallID, Decision: d.Behavior.String(), Reason: d.Reason, Action: d.Action,
-		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Version,
+		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Turn.Version,
 		Unclassified: d.Action == domain.ActionUnknown, Position: positionOf(res.Position),
 	}
 	s.settle(r.Context(), res.Position)
-	if q := res.Request; q != nil {
-		req := res.Turn.ApprovalRequest(q)
+	if q := res.Approval; q != nil {
+		// The request as its approval_requested event stored it, as the
+		// read model and the event stream show it too.
+		req := q.Request
 		out.Request, out.RequestStatus, out.Resolution = &req, projections.ApprovalPending, q.Resolution
 		if q.Status == turn.RequestResolved {
 			out.RequestStatus = projections.ApprovalResolved

@@ -35,5 +35,5 @@ func (s *Server) turnEgress(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusServiceUnavailable, "unavailable", nil, "this server runs no shared egress proxy (serve --egress-listen)"))
 		return
 	}
-	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.ID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.ID)})
+	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.TurnID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.TurnID)})
 }

@@ -117,9 +117,9 @@ func notification(e *turn.Event) (string, map[string]any) {
 		p["status"], p["reason"] = turn.StatusFailed, ev.Reason
 		return MethodTurnFailed, p
 	case *turn.DecisionAllowed:
-		auditParams(p, "decision_allowed", &ev.DecisionRecorded)
+		auditParams(p, "decision_allowed", &ev.Decided)
 	case *turn.DecisionDenied:
-		auditParams(p, "decision_denied", &ev.DecisionRecorded)
+		auditParams(p, "decision_denied", &ev.Decided)
 	case *turn.ProfileSelected:
 		p["kind"], p["profile_mode"], p["profile_source"] = "profile_selected", ev.Profile.Mode, ev.Profile.Source
 	case *turn.SecuritySnapshotResolved:
@@ -143,7 +143,7 @@ func notification(e *turn.Event) (string, map[string]any) {
 	return MethodAudit, p
 }
 
-func auditParams(p map[string]any, kind string, d *turn.DecisionRecorded) {
+func auditParams(p map[string]any, kind string, d *turn.Decided) {
 	p["kind"], p["tool_call_id"], p["item_id"], p["tool_name"] = kind, d.ToolCallID, d.ItemID, d.Action.ToolName
 	p["request_key"] = projections.RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
 	p["decision"], p["reason"], p["cached"] = d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached

@@ -79,7 +79,7 @@ func (s *Server) explainTurn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := &t.SecuritySnapshot
-	out := ExplainResponse{TurnID: t.Turn.ID, PermissionProfile: snap.PermissionProfile}
+	out := ExplainResponse{TurnID: t.Turn.TurnID, PermissionProfile: snap.PermissionProfile}
 	if rawURL != "" {
 		out.URL, out.Method = rawURL, strings.ToUpper(q.Get("method"))
 		if out.Method == "" {

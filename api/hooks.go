@@ -213,12 +213,12 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	}
 	d := res.Decision
 	summary := h.ToolName
-	if res.Request != nil {
-		summary = res.Request.Action.Summary
+	if res.Approval != nil {
+		summary = res.Approval.Request.Summary
 	}
 	switch {
-	case res.Request != nil:
-		return s.ccAsk(r, cs, parent, target, res.Request, summary)
+	case res.Approval != nil:
+		return s.ccAsk(r, cs, parent, target, res.Approval, summary)
 	case d.Behavior == domain.BehaviorAllow:
 		if h.ToolName == "Task" {
 			if err := s.ccStartChild(r, cs, parent, h); err != nil {
@@ -236,17 +236,17 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 
 // ccAsk answers a call that needs a person: Claude Code's own prompt, or a
 // hold until someone answers the approval request (bounded).
-func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q *turn.Request, summary string) (HookAnswer, error) {
+func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q *turn.Approval, summary string) (HookAnswer, error) {
 	cfg := s.cfg.ClaudeCode
 	if q.Status != turn.RequestResolved && cfg.Ask == domain.ClaudeCodeAskPrompt {
-		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.ID)), nil
+		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.Request.RequestID)), nil
 	}
-	a, err := s.awaitApproval(r.Context(), q.ID, cfg.HoldWait)
+	a, err := s.awaitApproval(r.Context(), q.Request.RequestID, cfg.HoldWait)
 	if err != nil {
 		return HookAnswer{}, err
 	}
 	if a.Status == projections.ApprovalPending {
-		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.ID)), nil
+		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.Request.RequestID)), nil
 	}
 	if !a.Resolution.Allows() {
 		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
@@ -286,7 +286,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 			c := st.Calls[h.ToolUseID]
 			if found = c != nil; found && c.RequestID != "" {
 				reqID = c.RequestID
-				open = st.Requests[reqID] != nil && st.Requests[reqID].Status == turn.RequestOpen
+				open = st.Approvals[reqID] != nil && st.Approvals[reqID].Status == turn.RequestOpen
 			}
 			return nil
 		})

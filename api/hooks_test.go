@@ -73,10 +73,10 @@ func TestHookConcurrentFirstCalls(t *testing.T) {
 		}
 	}
 	turns := proj.Turns(projections.TurnFilter{Limit: 10})
-	if len(turns) != 1 || !strings.HasSuffix(turns[0].ID, ":1") {
+	if len(turns) != 1 || !strings.HasSuffix(turns[0].TurnID, ":1") {
 		t.Fatalf("racing first calls started %d turns: %+v", len(turns), turns)
 	}
-	if n := len(proj.Audit(turns[0].ID, 0, 100)); n != 2+16 { // profile, snapshot, 16 decisions
+	if n := len(proj.Audit(turns[0].TurnID, 0, 100)); n != 2+16 { // profile, snapshot, 16 decisions
 		t.Fatalf("%d audit rows, want 18", n)
 	}
 }

@@ -124,7 +124,7 @@ func (s *Server) latestTurn(ctx context.Context, thread string) (int, error) {
 func (s *Server) turnSummary(ctx context.Context, id string) (turn.Summary, error) {
 	var sum turn.Summary
 	err := s.cfg.Engine.View(ctx, id, func(st *turn.State) error {
-		sum = st.Summary()
+		sum = st.Summary
 		return nil
 	})
 	return sum, err

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"sync"
 )
 
 // responsesJSON holds one answer per operation that has no request body to
@@ -17,13 +18,15 @@ import (
 var responsesJSON []byte
 
 // responseExamples are the examples of responsesJSON by "METHOD /path".
-var responseExamples = func() map[string]json.RawMessage {
+// Decoded on first use (the OpenAPI document is built lazily too), not at
+// every start of the binary.
+var responseExamples = sync.OnceValue(func() map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(responsesJSON, &m); err != nil {
 		panic("api: examples/responses.json: " + err.Error())
 	}
 	return m
-}()
+})
 
 // exampleExempt are the operations without an example, and why.
 var exampleExempt = map[string]string{
@@ -34,7 +37,7 @@ var exampleExempt = map[string]string{
 // addResponseExamples puts each response example on its operation's
 // success answer, under the answer's first media type.
 func addResponseExamples(paths map[string]map[string]any) {
-	for key, raw := range responseExamples {
+	for key, raw := range responseExamples() {
 		method, path, _ := strings.Cut(key, " ")
 		o, ok := paths[path][strings.ToLower(method)].(map[string]any)
 		if !ok {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +25,20 @@ type inProcess struct {
 	t     *testing.T
 	url   string
 	token string
+	// stop shuts the server down and closes its store (once; the test's
+	// cleanup calls it too).
+	stop func()
 }
 
 func startInProcess(t *testing.T) *inProcess {
+	return startInProcessOn(t, filepath.Join(t.TempDir(), "events.db"))
+}
+
+// startInProcessOn serves the embedded store at path (a second server on
+// the same file, after stop, reads what the first one wrote).
+func startInProcessOn(t *testing.T, path string) *inProcess {
 	t.Helper()
-	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
+	st, err := boltstore.Open(path, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +56,18 @@ func startInProcess(t *testing.T) *inProcess {
 		t.Fatalf("projector: %v", err)
 	}
 	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		srv.Drain()
-		hs.Close()
-		cancel()
-		<-done
-		st.Close()
-	})
-	return &inProcess{t: t, url: hs.URL, token: token}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			srv.Drain()
+			hs.Close()
+			cancel()
+			<-done
+			st.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return &inProcess{t: t, url: hs.URL, token: token, stop: stop}
 }
 
 // do sends a JSON request and returns the status and body.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -43,7 +44,27 @@ type TurnResponse struct {
 	Position string `json:"position,omitempty"`
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+// idPattern is compiled on first use (see lazyRegexp).
+var idPattern = &lazyRegexp{src: `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`}
+
+// lazyRegexp is a regular expression compiled on first match: a bounded
+// repetition such as {0,127} compiles to a large program, and compiling it
+// at package initialisation cost every start of the binary (every command
+// line, every sandbox helper re-execution), not only the server.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// String returns the source text.
+func (l *lazyRegexp) String() string { return l.src }
+
+// MatchString reports whether s matches.
+func (l *lazyRegexp) MatchString(s string) bool {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re.MatchString(s)
+}
 
 func checkID(field, id string) error {
 	if !idPattern.MatchString(id) {
@@ -118,14 +139,14 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	return s.turnResponse(r, res), !res.Replayed, nil
 }
 
-// turnResponse answers a command with the turn as the engine left it, once
-// the read models include the command (bounded), so that a read right after
-// it sees it.
+// turnResponse answers a command with the turn as the engine left it (the
+// read model's type, folded by the same turn.Summary.Apply), once the read
+// models include the command (bounded), so that a read right after it sees
+// it.
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
-	v := projections.TurnViewOf(&t)
-	return &TurnResponse{Turn: v, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&v), Position: positionOf(res.Position)}
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t), Position: positionOf(res.Position)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {

@@ -144,8 +144,8 @@ func fillOne(ctx context.Context, eng *engine.Engine, id string) (int, error) {
 			return n, err
 		}
 		n += len(res.Events)
-		if res.Request != nil {
-			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: domain.ResolutionAllowOnce})
+		if res.Approval != nil {
+			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
 			if err != nil {
 				return n, err
 			}

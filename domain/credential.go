@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -174,7 +175,12 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-var credentialName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+// credentialName is compiled on first use: the bounded repetition makes a
+// large program, and compiling it at package initialisation cost every start
+// of every binary that links domain (the sandbox helper included).
+var credentialName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+})
 
 // CheckNewCredential validates a request for a credential against the
 // current set: a valid name no active credential holds, a role, and valid
@@ -183,7 +189,7 @@ func (cs *Credentials) CheckNewCredential(name string, role Role, workspaces []s
 	if name == ReservedAdminName {
 		return &FieldError{Field: "name", Value: name, Message: "is the configured admin token's name"}
 	}
-	if !credentialName.MatchString(name) {
+	if !credentialName().MatchString(name) {
 		return &FieldError{Field: "name", Value: name, Message: "must be 1-64 characters of letters, digits, '.', '_', '@' or '-'"}
 	}
 	if _, err := ParseRole(string(role)); err != nil {

@@ -76,7 +76,12 @@ func BenchmarkDecision(b *testing.B) {
 	}{
 		{"read_file", domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"src/main.go"}`)}, domain.BehaviorAllow, false},
 		{"exec_command_granted", exec, domain.BehaviorAllow, true},
+		// write_file is not a built-in tool: it asks as
+		// unknown_action_default and no path is checked.
 		{"write_file_ask", domain.Invocation{ToolName: "write_file", Arguments: json.RawMessage(`{"path":"src/new.go","content":"package main\n"}`)}, domain.BehaviorAsk, false},
+		// A checked write: apply_patch adding a new file in the workspace
+		// (the path is resolved through its nearest existing ancestor).
+		{"apply_patch_ask", domain.Invocation{ToolName: "apply_patch", Arguments: json.RawMessage(`{"patch":"*** Begin Patch\n*** Add File: src/new.go\n+package main\n*** End Patch"}`)}, domain.BehaviorAsk, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

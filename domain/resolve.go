@@ -242,6 +242,10 @@ func resolveBackend(in SnapshotInputs) BackendSnapshot {
 // degradation; degradations with a required backend make it unavailable.
 func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	if s.Sandbox.Mode == SandboxUnrestricted && s.Network.Mode == NetworkEnabled {
+		if k := s.Backend.Kernel; k != nil && k.FullAccessUnisolated && !k.UserNamespaces {
+			return Enforcement{Status: EnforcementPartiallyActive, Degradations: []Degradation{{Dimension: "gateway_secrets",
+				Reason: "no user namespaces and serve --full-access-unisolated: full_access commands run unisolated and can read the gateway's data directory and credential files"}}}
+		}
 		return Enforcement{Status: EnforcementActive}
 	}
 	caps := s.Backend.Capabilities

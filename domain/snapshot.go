@@ -203,6 +203,11 @@ type KernelFeatures struct {
 	// give a command a network namespace whose only way out is the proxy:
 	// domain rules (a restricted network) are then enforced on commands.
 	EgressProxy bool `json:"egress_proxy,omitempty"`
+	// FullAccessUnisolated is set when the operator accepted (serve
+	// --full-access-unisolated) that, without user namespaces, full_access
+	// commands run unisolated: they can then read the gateway's own
+	// secrets, and the snapshot names it as a degradation.
+	FullAccessUnisolated bool `json:"full_access_unisolated,omitempty"`
 }
 
 // BackendCapabilities says which dimensions the backend can enforce.

@@ -79,15 +79,18 @@ func (p *Projector) apply(e *turn.Event) error {
 		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
 			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
 		}
-		t = &TurnView{ID: e.TurnID, SnapshotVersion: -1, Status: turn.StatusNone}
+		v := turn.NewSummary(e.TurnID)
+		t = &v
 		p.turns[e.TurnID] = t
 	}
-	t.Version, t.UpdatedAt = e.Version, e.OccurredAt
 	row := p.row(t, e)
+	// The turn's own fields, its status and its open count: the engine's
+	// fold (turn.Summary.Apply), with the request's state as this read
+	// model knows it.
+	named := approvalState(p.approvals[turn.NamedRequest(e.Payload)])
+	moved := t.Apply(e, named)
 	switch ev := e.Payload.(type) {
 	case *turn.TurnStarted:
-		t.WorkspaceID, t.ThreadID, t.ParentTurnID, t.StartedAt = ev.WorkspaceID, ev.ThreadID, ev.ParentTurnID, e.OccurredAt
-		t.Status = turn.StatusAfter(t.Status, ev, 0)
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
 			if r := []rune(prompt); len(r) > maxPromptRunes {
 				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
@@ -96,7 +99,6 @@ func (p *Projector) apply(e *turn.Event) error {
 		}
 		return nil
 	case *turn.ProfileSelected:
-		t.Profile = ev.Profile
 		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
 		row.Kind, row.Detail = AuditProfileSelected, "mode "+string(ev.Profile.Mode)+" from "+string(ev.Profile.Source)
 		p.addAudit(row)
@@ -104,13 +106,12 @@ func (p *Projector) apply(e *turn.Event) error {
 	case *turn.SecuritySnapshotResolved:
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
 	case *turn.ProfileChanged:
-		t.Profile = ev.Profile
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
 		p.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:
-		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionAllowed)
+		p.decision(e, row, &ev.Decided, AuditDecisionAllowed)
 	case *turn.DecisionDenied:
-		p.decision(e, row, &ev.DecisionRecorded, AuditDecisionDenied)
+		p.decision(e, row, &ev.Decided, AuditDecisionDenied)
 		title := "Denied: " + ev.Action.Summary
 		kind := "denied"
 		if ev.Decision.Reason == domain.ReasonSandboxDenied {
@@ -118,15 +119,19 @@ func (p *Projector) apply(e *turn.Event) error {
 		}
 		p.addTimeline(e, kind, title, string(ev.Decision.Reason)+detailSuffix(ev.Refusal, ev.Message), ev.RequestID)
 	case *turn.ApprovalRequested:
-		p.requested(t, e, row, ev)
+		if moved != named {
+			p.requested(t, e, row, ev, moved)
+		}
 	case *turn.ApprovalResolved:
-		p.resolved(t, e, row, ev)
+		if moved != named {
+			p.resolved(t, e, row, ev, moved)
+		}
 	case *turn.TurnCompleted:
-		p.ended(t, e, row, turn.StatusCompleted, ev.Reason)
+		p.ended(e, row, turn.StatusCompleted, ev.Reason)
 	case *turn.TurnInterrupted:
-		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
+		p.ended(e, row, turn.StatusInterrupted, ev.Reason)
 	case *turn.TurnFailed:
-		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
+		p.ended(e, row, turn.StatusFailed, ev.Reason)
 	case *turn.ToolCompleted:
 		p.toolCompleted(e, row, ev)
 	case *turn.EgressTraffic:
@@ -216,7 +221,6 @@ func (p *Projector) addTimeline(e *turn.Event, kind, title, detail, requestID st
 }
 
 func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.TurnExecutionSecuritySnapshot, kind string) {
-	t.Snapshot, t.SnapshotVersion = s, e.Version
 	row.ProfileMode, row.ProfileSource = s.PermissionProfile.Mode, s.PermissionProfile.Source
 	row.Kind = kind
 	row.Detail = fmt.Sprintf("sandbox %s, network %s, enforcement %s", s.Sandbox.Mode, s.Network.Mode, s.Enforcement.Status)
@@ -240,7 +244,7 @@ func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.
 	p.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
 }
 
-func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.DecisionRecorded, kind string) {
+func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.Decided, kind string) {
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = kind, d.ItemID, d.ToolCallID, d.Action.ToolName
 	row.ActionKind, row.RequestKey = d.Action.Kind, &RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason, row.Cached = d.RequestID, d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached

@@ -138,9 +138,9 @@ func (p *Projector) Export() Export {
 	ex := Export{Position: p.pos.String(), Snapshots: map[string]any{}, Timeline: map[string][]TimelineRow{}}
 	for _, t := range p.turns {
 		ex.Turns = append(ex.Turns, *t)
-		ex.Snapshots[t.ID] = t.Snapshot
+		ex.Snapshots[t.TurnID] = t.Snapshot
 	}
-	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
 	for _, a := range p.approvals {
 		ex.Approvals = append(ex.Approvals, *a)
 	}
@@ -168,12 +168,12 @@ func (p *Projector) Turns(f TurnFilter) []TurnView {
 	p.mu.RLock()
 	var out []TurnView
 	for _, t := range p.turns {
-		if (f.WorkspaceID == "" || t.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(t.Status) == f.Status) && t.ID > f.After {
+		if (f.WorkspaceID == "" || t.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(t.Status) == f.Status) && t.TurnID > f.After {
 			out = append(out, *t)
 		}
 	}
 	p.mu.RUnlock()
-	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[:f.Limit]
 	}

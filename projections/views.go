@@ -12,23 +12,10 @@ import (
 	"turnstile/domain/turn"
 )
 
-// TurnView is a turn as clients see it.
-type TurnView struct {
-	ID           string                               `json:"id"`
-	WorkspaceID  string                               `json:"workspace_id"`
-	ThreadID     string                               `json:"thread_id"`
-	ParentTurnID string                               `json:"parent_turn_id,omitempty"`
-	Status       turn.Status                          `json:"status"`
-	Version      int64                                `json:"version"`
-	Profile      domain.TurnPermissionProfileSnapshot `json:"permission_profile"`
-	Snapshot     domain.TurnExecutionSecuritySnapshot `json:"-"`
-	// SnapshotVersion is the version of the event the snapshot came from.
-	SnapshotVersion int64     `json:"snapshot_version"`
-	PendingCount    int       `json:"pending_approvals"`
-	StartedAt       time.Time `json:"started_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
-	EndedAt         time.Time `json:"ended_at,omitzero"`
-}
+// TurnView is a turn as clients see it: turn.Summary, folded by the same
+// turn.Summary.Apply that the engine's state folds, so that a command's
+// answer and a read of the read model cannot disagree on a field.
+type TurnView = turn.Summary
 
 // ApprovalView is one approval request and what became of it.
 type ApprovalView struct {
@@ -118,15 +105,4 @@ type TimelineRow struct {
 	Title     string `json:"title"`
 	Detail    string `json:"detail,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
-}
-
-// TurnViewOf is the turn view of the engine's own summary of a turn, for an
-// answer to a command (which must not wait for, or disagree with, the read
-// model). The fields mean what they mean in a folded TurnView.
-func TurnViewOf(t *turn.Summary) TurnView {
-	return TurnView{
-		ID: t.TurnID, WorkspaceID: t.WorkspaceID, ThreadID: t.ThreadID, ParentTurnID: t.ParentTurnID, Status: t.Status,
-		Version: t.Version, Profile: t.Profile, Snapshot: t.Snapshot, SnapshotVersion: t.SnapshotVersion, PendingCount: t.Open,
-		StartedAt: t.StartedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
-	}
 }

@@ -215,9 +215,18 @@ func spawnCases(b *testing.B) []spawnCase {
 			return err
 		}
 	}
+	// full_access with a data directory to hide: its own namespaces
+	// (fullaccess.go); without one it runs unsandboxed (the row before).
+	isolated := snapshotFor(b, domain.ModeFullAccess, ws, f.Kernel)
+	domain.AddSensitivePaths(isolated, []string{b.TempDir()})
+	faPlan, err := PlanSpawn(isolated, SpawnRequest{Argv: []string{"/bin/true"}}, os.Environ())
+	if err != nil || !faPlan.Sandbox.FullAccess {
+		b.Fatalf("full_access plan: %v %+v", err, faPlan)
+	}
 	cases := []spawnCase{
 		{"exec.Command", func() error { return exec.Command("/bin/true").Run() }},
 		{"Run/unsandboxed", runPlan(lean, plan(domain.ModeFullAccess))},
+		{"Run/lean/full_access_isolated", runPlan(lean, faPlan)},
 	}
 	for _, h := range []struct {
 		name string

@@ -76,8 +76,15 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	features, verified := quickProbe()
 	if !verified {
 		// Without the namespace probe, nothing has checked the lean
-		// helper's fingerprint yet: check it while the command is planned.
-		go currentHelper()
+		// helper's fingerprint yet: Run starts it in checked mode and
+		// compares its fingerprint with ours (computed meanwhile) before
+		// it sends the plan.
+		go fingerprint()
+	}
+	if features.Kernel.UserNamespaces && m != domain.ModeFullAccess && os.Geteuid() == 0 {
+		// A root caller's command runs as SandboxUID through idmapped
+		// writable roots: make their user namespaces while it is planned.
+		go prewarmIdmaps(absRoot)
 	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)

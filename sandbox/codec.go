@@ -68,6 +68,8 @@ func encodeMessage(m *helperMessage) []byte {
 		e.uint(uint64(max(o.GID, 0)))
 	}
 	e.uint(uint64(max(sp.ProxyPort, 0)))
+	e.boolean(sp.FullAccess)
+	e.uint(uint64(max(sp.HeldSecrets, 0)))
 	return e.b
 }
 
@@ -176,6 +178,12 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 		d.err = errCodec
 	} else {
 		sp.ProxyPort = int(pp)
+	}
+	sp.FullAccess = d.boolean()
+	if hs := d.uint(); hs > 64 {
+		d.err = errCodec
+	} else {
+		sp.HeldSecrets = int(hs)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec

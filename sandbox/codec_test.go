@@ -18,6 +18,7 @@ func sampleMessage() *helperMessage {
 			RestrictFilesystem: true, RestrictNetwork: true, AllowUnixSockets: true, LandlockABI: 7, Seccomp: true,
 			UserNamespaces: true, InNamespace: true, Walked: true, TmpDir: "/tmp/t", UID: SandboxUID, GID: SandboxUID,
 			HostSockets: []string{"/run/a.sock", "/var/run/b c.sock"}, Idmaps: []IdmapOwner{{UID: 0, GID: 0}, {UID: 1000, GID: 100}},
+			FullAccess: true, HeldSecrets: 2,
 		},
 	}
 }

@@ -50,15 +50,24 @@ func (c DecisionChecker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path
 // ResolveFile checks path for op and returns it resolved; with tree,
 // everything below it is checked too (CheckTree).
 func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error) {
-	a := s.Approvable()
-	if a.Sandbox.Filesystem.Unrestricted {
-		a.Sandbox.Filesystem = sensitiveOnly(a.Sandbox.Filesystem)
+	if s == nil {
+		_, err := CheckFile(nil, path, op)
+		return "", AsCoded(err)
 	}
-	if tree {
-		resolved, err := CheckTree(&a, path)
-		return resolved, AsCoded(err)
+	d := approvableFS(s)
+	var v *fsView
+	if !d.fs.Unrestricted {
+		v = cachedFSViewByKey(&d.fs, d.viewKey)
 	}
-	resolved, err := CheckFile(&a, path, op)
+	var (
+		resolved string
+		err      error
+	)
+	if tree && v != nil {
+		resolved, err = checkTree(d.cwd, &d.fs, v, path)
+	} else {
+		resolved, err = checkFile(d.cwd, &d.fs, v, path, op)
+	}
 	return resolved, AsCoded(err)
 }
 
@@ -82,7 +91,11 @@ func sensitiveOnly(fs domain.FilesystemPolicy) domain.FilesystemPolicy {
 
 // CheckURL checks rawURL against the network policy, looking its host up.
 func (c DecisionChecker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
-	a := s.Approvable()
+	// The network checks read no path: Approvable need not reopen the
+	// filesystem's roots (and list their protected paths) for them.
+	n := *s
+	n.Sandbox.Filesystem = domain.FilesystemPolicy{}
+	a := n.Approvable()
 	return AsCoded(CheckURLResolved(context.Background(), &a, rawURL, c.Resolver, c.Timeout))
 }
 

@@ -15,7 +15,8 @@ var Limits = []string{
 	"network `restricted` (domain allow-lists) cannot be enforced on spawned commands by the kernel: they get no IP network at all; turnstile's own fetches and downloads go through sandbox/egress.Client, which enforces the domain rules",
 	"nested git repositories are found by a walk of each writable root bounded at 6 directories deep and 4096 directories, reused for 2 s: a repository beyond those bounds, created less than 2 s before a command starts, or created by the command itself (git init in a new directory) keeps a writable config and hooks during that command",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
-	"full_access commands run without a PID namespace; unless the server is root on cgroup v2 (then each runs in a cgroup of its own, killed with it), a process that leaves the command's process group (setsid) survives the group kill at timeout and turn end",
+	"full_access commands keep the host's network, unix sockets and IPC: a host service that acts for the server's uid on request (for a root server systemd or a container daemon, to which the command's root is the real root; otherwise the user's session bus or agents) can still read the data directory and token for them; run the server as a dedicated user with no such services",
+	"full_access commands see the data directory and token masked, /sys, the cgroup filesystems and /proc/sys read-only, nodev on every mount and a /dev of null, zero, full, random, urandom, tty, ptmx and shm only; a hard link to a secret made elsewhere before the server started, or a data directory moved while the server was stopped, is not masked; from a server that is not root, setuid programs gain nothing in them",
 	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
@@ -68,8 +69,12 @@ func Doctor(w io.Writer, f Features) {
 		switch {
 		case s.Enforcement.Status == domain.EnforcementUnavailable:
 			p("    commands are refused (sandbox_unavailable): nothing is spawned")
+		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && k.UserNamespaces:
+			p("    a server's commands run in their own user, mount and PID namespaces with its data directory and token masked (and CAP_SYS_ADMIN dropped: the masks cannot be undone); otherwise unconfined (network, host filesystem, inherited environment)")
+		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && !k.FullAccessUnisolated:
+			p("    a server's commands are refused (sandbox_unavailable): without user namespaces its data directory and token cannot be hidden from them (serve --full-access-unisolated runs them unisolated)")
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled:
-			p("    commands run unconfined (own process group, and as root on cgroup v2 a cgroup of their own; timeout); the environment is inherited")
+			p("    commands run unconfined and can read the data directory and token (own process group, and as root on cgroup v2 a cgroup of their own; timeout); the environment is inherited")
 		case s.Sandbox.Mode == domain.SandboxWorkspaceWrite && !k.UserNamespaces:
 			p("    commands run in the sandbox; protected paths use sibling grants (narrower)")
 		default:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -30,6 +32,16 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 	if s == nil {
 		return "", refuse(CodeNoSnapshot, path, "no security snapshot: every file operation is refused")
 	}
+	var v *fsView
+	if !s.Sandbox.Filesystem.Unrestricted {
+		v = cachedFSView(&s.Sandbox.Filesystem)
+	}
+	return checkFile(s.Sandbox.Cwd, &s.Sandbox.Filesystem, v, path, op)
+}
+
+// checkFile is CheckFile against the cwd and filesystem policy of a
+// snapshot, with v the view of fp (nil when fp is unrestricted).
+func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, op domain.Access) (resolved string, err error) {
 	if op != domain.AccessRead && op != domain.AccessWrite {
 		return "", refuse(CodeUnsupportedAccess, path, "operation %q is neither read nor write", op)
 	}
@@ -39,16 +51,24 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 	if strings.IndexByte(path, 0) >= 0 {
 		return "", refuse(CodeInvalidPath, path, "path contains a NUL byte")
 	}
-	lexical := domain.ResolvePath(s.Sandbox.Cwd, path)
+	lexical := domain.ResolvePath(cwd, path)
 	// The kernel applies ".." to the directory a symlink led to, so the
 	// path is canonicalised as written (joined to the cwd, not cleaned).
-	canon, exists, ok, cerr := canonicalPath(joinRaw(s.Sandbox.Cwd, path))
-	var v *fsView
-	if !s.Sandbox.Filesystem.Unrestricted {
-		v = cachedFSView(&s.Sandbox.Filesystem)
+	var (
+		canon      string
+		exists, ok bool
+		cerr       error
+		st         *unix.Stat_t
+	)
+	if c, fst, ex, fast := canonicalFast(joinRaw(cwd, path)); fast {
+		canon, exists, ok, st = c, ex, true, &fst
+	} else {
+		canon, exists, ok, cerr = canonicalPath(joinRaw(cwd, path))
+	}
+	if !fp.Unrestricted {
 		// A sensitive path is refused whatever it resolves to, and before
 		// anything says whether it exists.
-		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok); r != nil {
+		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok, st); r != nil {
 			return "", r
 		}
 	}
@@ -67,11 +87,11 @@ func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.A
 	case !exists && op == domain.AccessRead && v == nil:
 		return "", refuse(CodeMissingPath, canon, "no such file or directory")
 	}
-	if s.Sandbox.Filesystem.Unrestricted {
+	if fp.Unrestricted {
 		return canon, nil
 	}
 	got, by := v.access(canon)
-	if rules := s.Sandbox.Filesystem.Rules; len(rules) > 0 && got.Covers(op) {
+	if rules := fp.Rules; len(rules) > 0 && got.Covers(op) {
 		// A permission profile's rules (globs and locked operator denies
 		// included) bind as well: the narrower of the two decides.
 		if d := domain.ResolvePathRules(canonicalRules(rules), canon); !d.Access.Covers(op) {

@@ -63,11 +63,16 @@ func MaybeRunHelper() {
 		return
 	}
 	switch os.Args[1] {
-	case HelperArg:
+	case HelperArg, helperCheckedArg:
 		// Every per-thread restriction (capabilities, no_new_privs,
 		// Landlock below ABI 8) is applied to this OS thread, which then
 		// execs: the other runtime threads die with execve.
 		runtime.LockOSThread()
+		if os.Args[1] == helperCheckedArg {
+			// Refuse, having done nothing, unless built from the same
+			// code as the caller (helpercheck.go).
+			checkedHelperMain(strings.Join(os.Args[2:], " "))
+		}
 		err := runHelper()
 		helperFail(err)
 	case probeArg:
@@ -114,6 +119,9 @@ func runHelper() error {
 	}
 	if len(msg.Argv) == 0 {
 		return errors.New("plan has no argv")
+	}
+	if msg.Spec.FullAccess {
+		return runFullAccess(msg)
 	}
 	sp := &msg.Spec
 	cwd, _, ok, err := canonicalPath(domain.CleanPath(msg.Cwd))

@@ -179,6 +179,8 @@ func mountCarveOuts(ops []mountOp) (map[string]bool, error) {
 		return nil, fmt.Errorf("make / private: %w", err)
 	}
 	done := map[string]bool{}
+	shared := newSharedMask()
+	defer shared.close()
 	for _, o := range ops {
 		var err error
 		switch o.kind {
@@ -189,7 +191,7 @@ func mountCarveOuts(ops []mountOp) (map[string]bool, error) {
 		case opPinLink:
 			err = bindLink(o.path)
 		case opMask:
-			err = mask(o.path, o.reopen)
+			err = mask(o.path, o.reopen, shared)
 		}
 		if err != nil {
 			if errors.Is(err, unix.ENOENT) {
@@ -296,8 +298,9 @@ func bindLink(path string) error {
 // mask hides path: a directory under an empty read-only tmpfs, a file under
 // an empty read-only file, both mode 0 (a process without capabilities can
 // neither read nor list them). The reopened subtrees are cloned first and
-// bound back through directories of mode 0111 made in the tmpfs.
-func mask(path string, reopen []reopenBind) error {
+// bound back through directories of mode 0111 made in the tmpfs. Without
+// reopened subtrees the mask is a clone of shared's file or directory.
+func mask(path string, reopen []reopenBind, shared *sharedMask) error {
 	fd, st, err := openNoFollow(path)
 	if err != nil {
 		return err
@@ -306,6 +309,17 @@ func mask(path string, reopen []reopenBind) error {
 	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
 	if !isDir {
 		reopen = nil
+	}
+	if len(reopen) == 0 {
+		src, err := shared.clone(isDir)
+		if err != nil {
+			return fmt.Errorf("mask %s: %w", path, err)
+		}
+		defer unix.Close(src)
+		if err := unix.MoveMount(src, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mask %s: move_mount: %w", path, err)
+		}
+		return nil
 	}
 	clones := make([]int, 0, len(reopen))
 	defer func() {
@@ -331,23 +345,12 @@ func mask(path string, reopen []reopenBind) error {
 			}
 		}
 	}
-	mode := "0"
-	if len(reopen) > 0 {
-		mode = "0111"
-	}
-	mnt, err := emptyTmpfs(mode)
+	// A directory with reopened subtrees: its own tmpfs, with a skeleton.
+	mnt, err := emptyTmpfs("0111")
 	if err != nil {
 		return fmt.Errorf("mask %s: %w", path, err)
 	}
 	defer unix.Close(mnt)
-	src := mnt
-	if !isDir {
-		f, err := unix.Openat(mnt, "f", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("mask %s: %w", path, err)
-		}
-		unix.Close(f)
-	}
 	for _, r := range reopen {
 		rel := strings.TrimPrefix(r.path, path+"/")
 		parts := strings.Split(rel, "/")
@@ -361,13 +364,7 @@ func mask(path string, reopen []reopenBind) error {
 	if err := unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH, &attr); err != nil {
 		return fmt.Errorf("mask %s: mount_setattr(RDONLY): %w", path, err)
 	}
-	if !isDir {
-		if src, err = unix.OpenTree(mnt, "f", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC); err != nil {
-			return fmt.Errorf("mask %s: open_tree: %w", path, err)
-		}
-		defer unix.Close(src)
-	}
-	if err := unix.MoveMount(src, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+	if err := unix.MoveMount(mnt, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
 		return fmt.Errorf("mask %s: move_mount: %w", path, err)
 	}
 	for i, r := range reopen {

@@ -126,5 +126,5 @@ func nsProbe(kind string, args []string) error {
 		}
 		return unix.Close(a)
 	}
-	return fmt.Errorf("unknown probe %q", kind)
+	return fullAccessProbe(kind, args)
 }

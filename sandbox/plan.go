@@ -95,6 +95,13 @@ type SandboxSpec struct {
 	// UseEgress): seccomp lets AF_INET stream sockets through and Landlock
 	// lets TCP connect reach this port only (egress.go).
 	ProxyPort int `json:"proxy_port,omitempty"`
+	// FullAccess runs an unrestricted command in its own user, mount and
+	// PID namespaces with the gateway's secrets (Entries, all of kind
+	// sensitive_path) masked wherever they are mounted (fullaccess.go).
+	FullAccess bool `json:"full_access,omitempty"`
+	// HeldSecrets is how many descriptors of those secrets Run passes the
+	// helper from helperIdmapFD on (set by Run with FullAccess).
+	HeldSecrets int `json:"held_secrets,omitempty"`
 }
 
 // Plan is a checked command, ready for Run.
@@ -110,8 +117,9 @@ type Plan struct {
 	// Stdin is the request's standard input, or nil.
 	Stdin io.Reader
 	// Sandboxed is false only for an unrestricted snapshot (filesystem
-	// unrestricted and network enabled): the command is then run directly,
-	// without the helper.
+	// unrestricted and network enabled) that runs unisolated (no gateway
+	// secrets to hide, or no user namespaces and the operator's opt-out):
+	// the command is then run directly, without the helper.
 	Sandboxed bool
 	// IsolatedTmp makes Run create a private temp dir (0700), point TMPDIR,
 	// TEMP and TMP at it and remove it afterwards.
@@ -253,7 +261,7 @@ func prepareSandbox(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
 	p.IsolatedTmp = s.Sandbox.Tmp == domain.TmpIsolated
 	p.Degradations = slices.Clone(s.Enforcement.Degradations)
 	if !needFS && !needNet {
-		return nil
+		return prepareFullAccess(s, p)
 	}
 	p.Sandboxed = true
 	k := s.Backend.Kernel

@@ -8,9 +8,10 @@ import (
 	"turnstile/domain"
 )
 
-// ruleCache keeps the canonical form of a snapshot's profile rules for
-// viewTTL, like the entries' view: the path checked is canonicalised afresh
-// every time, the rules' own paths (roots, rarely moved) are not.
+// ruleCache keeps the canonical form of a snapshot's profile rules, like
+// the entries' view: while nothing their canonicalisation looked up has
+// changed (viewwatch.go), for at most viewTTL. The path checked is
+// canonicalised afresh every time.
 var ruleCache struct {
 	mu sync.Mutex // guards m
 	m  map[string]cachedRules
@@ -19,6 +20,7 @@ var ruleCache struct {
 type cachedRules struct {
 	rules []domain.PathRule
 	made  time.Time
+	gen   uint64 // the watch generation it stands for (viewwatch.go)
 }
 
 // canonicalRules returns rules with each pattern's literal part made
@@ -35,24 +37,49 @@ func canonicalRules(rules []domain.PathRule) []domain.PathRule {
 		b.WriteByte(0)
 	}
 	key, now := b.String(), time.Now()
+	gen, _, watching := watchGen()
 	ruleCache.mu.Lock()
 	c, ok := ruleCache.m[key]
 	ruleCache.mu.Unlock()
-	if ok && now.Sub(c.made) < viewTTL {
+	if ok && watching && c.gen == gen && now.Sub(c.made) < viewTTL {
 		return mergeRules(rules, c.rules)
 	}
-	out := make([]domain.PathRule, len(rules))
-	for i, r := range rules {
-		out[i] = r
-		out[i].Pattern = canonicalPattern(r.Pattern)
+	out, gen, keep := watchedBuild(func() []domain.PathRule {
+		out := make([]domain.PathRule, len(rules))
+		for i, r := range rules {
+			out[i] = r
+			out[i].Pattern = canonicalPattern(r.Pattern)
+		}
+		return out
+	}, func([]domain.PathRule) []lookup {
+		var ls []lookup
+		for _, r := range rules {
+			ls = lookupsOf(literalPrefix(r.Pattern), ls)
+		}
+		return ls
+	})
+	if !keep {
+		return out
 	}
 	ruleCache.mu.Lock()
 	if ruleCache.m == nil || len(ruleCache.m) > 4096 {
 		ruleCache.m = map[string]cachedRules{}
 	}
-	ruleCache.m[key] = cachedRules{rules: out, made: now}
+	ruleCache.m[key] = cachedRules{rules: out, made: now, gen: gen}
 	ruleCache.mu.Unlock()
 	return out
+}
+
+// literalPrefix is the part of a pattern before its first wildcard
+// component.
+func literalPrefix(p string) string {
+	parts := strings.Split(strings.TrimPrefix(domain.CleanPath(p), "/"), "/")
+	for i, c := range parts {
+		if strings.ContainsAny(c, "*?[") {
+			return "/" + strings.Join(parts[:i], "/")
+		}
+	}
+	return "/" + strings.Join(parts, "/")
 }
 
 func canonicalPattern(p string) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -100,50 +101,146 @@ func globPrefix(pattern, got []string) bool {
 }
 
 // sensitiveRefusal refuses a path whose lexical form or canonical form
-// (when it could be resolved) is a sensitive path or lies below one.
-func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool) *Refusal {
+// (when it could be resolved) is a sensitive path or lies below one, or
+// whose file is a sensitive file under another name (a hard link). st is
+// the canonical path's stat when the caller has it (nil: stat it here).
+func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool, st *unix.Stat_t) *Refusal {
 	if len(v.sensitive) == 0 {
 		return nil
 	}
-	lex, can := splitPath(lexical), []string(nil)
+	hit := v.sensitiveMatch(lexical) || (resolved && v.sensitiveMatch(canon))
+	if !hit && resolved && v.sensitiveFile(canon, st) {
+		hit = true
+	}
+	if !hit {
+		return nil
+	}
+	shown := lexical
 	if resolved {
-		can = splitPath(canon)
+		shown = canon
 	}
-	var (
-		fi      os.FileInfo // the checked file, when it is a regular file
-		statted bool
-	)
+	// The rule is not named: it would show a credential store's name in
+	// the audit, which redacts the path itself.
+	return &Refusal{Code: CodeSensitivePath, Path: shown,
+		Message: "the path is sensitive (a credential store, process memory or environment, a shadow file or the server's data): it is denied, read and write, to every restricted turn"}
+}
+
+// sensitiveMatch reports whether a sensitive rule matches the clean
+// absolute path p or an ancestor of it.
+func (v *fsView) sensitiveMatch(p string) bool {
+	var buf [64]string
+	got := appendParts(buf[:0], p)
 	for _, r := range v.sensitive {
-		if r.file != nil && resolved && !statted {
-			statted = true
-			if f, err := os.Stat(canon); err == nil && f.Mode().IsRegular() {
-				fi = f
-			}
-		}
-		if r.matches(lex) || (resolved && r.matches(can)) || (fi != nil && r.file != nil && os.SameFile(fi, r.file)) {
-			shown := lexical
-			if resolved {
-				shown = canon
-			}
-			// The rule is not named: it would show a credential store's
-			// name in the audit, which redacts the path itself.
-			return &Refusal{Code: CodeSensitivePath, Path: shown,
-				Message: "the path is sensitive (a credential store, process memory or environment, a shadow file or the server's data): it is denied, read and write, to every restricted turn"}
+		if r.matches(got) {
+			return true
 		}
 	}
-	return nil
+	return false
+}
+
+// sensitiveFile reports whether canon is a regular file that a
+// pattern-free sensitive rule names under another name.
+func (v *fsView) sensitiveFile(canon string, st *unix.Stat_t) bool {
+	for _, r := range v.sensitive {
+		if r.file == nil {
+			continue
+		}
+		if st == nil {
+			var s unix.Stat_t
+			if unix.Stat(canon, &s) != nil {
+				return false
+			}
+			st = &s
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return false
+		}
+		if rs, ok := r.file.Sys().(*syscall.Stat_t); ok && uint64(rs.Dev) == uint64(st.Dev) && uint64(rs.Ino) == uint64(st.Ino) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendParts appends the elements of the slash-separated path p to out
+// (splitPath without allocating for paths of up to cap(out) elements).
+func appendParts(out []string, p string) []string {
+	for len(p) > 0 {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return append(out, p)
+		}
+		if i > 0 {
+			out = append(out, p[:i])
+		}
+		p = p[i+1:]
+	}
+	return out
+}
+
+// canonicalFast resolves abs when none of its components is a symlink: one
+// openat2 that refuses every symlink (RESOLVE_NO_SYMLINKS) proves it, and
+// the canonical path is then abs cleaned (".." of a directory reached
+// without a link is its lexical parent); st is the file's stat, for the
+// hard-link check. A path whose last component alone is missing (a new
+// file) is answered the same way through its parent, with exists false and
+// a zero st. Anything else (a symlink, a deeper missing component, a file
+// used as a directory, a loop) is left to the component walk
+// (canonicalPath), which it would answer the same way.
+func canonicalFast(abs string) (canon string, st unix.Stat_t, exists, ok bool) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &how)
+	if err == nil {
+		defer unix.Close(fd)
+		if unix.Fstat(fd, &st) != nil {
+			return "", st, false, false
+		}
+		return domain.CleanPath(abs), st, true, true
+	}
+	i := strings.LastIndexByte(abs, '/')
+	if err != unix.ENOENT || i < 0 {
+		return "", st, false, false
+	}
+	dir, base := abs[:i], abs[i+1:]
+	if base == "" || base == "." || base == ".." {
+		return "", st, false, false
+	}
+	if dir == "" {
+		dir = "/"
+	}
+	fd, err = unix.Openat2(unix.AT_FDCWD, dir, &how)
+	if err != nil {
+		return "", st, false, false
+	}
+	defer unix.Close(fd)
+	var dst unix.Stat_t
+	if unix.Fstat(fd, &dst) != nil || dst.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return "", st, false, false
+	}
+	if err := unix.Fstatat(fd, base, &dst, unix.AT_SYMLINK_NOFOLLOW); err != unix.ENOENT {
+		return "", st, false, false // it exists now, or cannot be told: the walk decides
+	}
+	return joinPath(domain.CleanPath(dir), base), st, false, true
 }
 
 // CheckTree is CheckFile for a recursive read of path (grep_files): the
 // path is checked as a read, and refused as sensitive_path when a sensitive
 // path lies below it (a search of /etc would read /etc/shadow).
 func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, error) {
-	resolved, err := CheckFile(s, path, domain.AccessRead)
-	if err != nil || s.Sandbox.Filesystem.Unrestricted {
+	if s == nil || s.Sandbox.Filesystem.Unrestricted {
+		return CheckFile(s, path, domain.AccessRead)
+	}
+	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path)
+}
+
+// checkTree is CheckTree with v the view of the restricted policy fp.
+func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) (string, error) {
+	resolved, err := checkFile(cwd, fp, v, path, domain.AccessRead)
+	if err != nil {
 		return resolved, err
 	}
 	got := splitPath(resolved)
-	for _, r := range cachedFSView(&s.Sandbox.Filesystem).sensitive {
+	for _, r := range v.sensitive {
 		if below(r.parts, got) || below(r.canonical, got) {
 			return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
 				Message: "a recursive read here would read a sensitive path below it"}

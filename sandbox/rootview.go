@@ -425,7 +425,7 @@ func idmapFor(path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
 	if fd, ok := cache[key]; ok {
 		return fd, nil
 	}
-	fd, err := idmapUserns(key[0], key[1], sp.UID, sp.GID)
+	fd, err := idmapUserns(selfExe, key[0], key[1], sp.UID, sp.GID)
 	if err != nil {
 		return -1, fmt.Errorf("idmap %s: %w", path, err)
 	}
@@ -435,11 +435,12 @@ func idmapFor(path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
 
 // idmapUserns creates a user namespace mapping uid→hostUID and gid→hostGID
 // and returns a descriptor of it. The namespace is made by starting a child
-// that stops (ptrace) before its execve completes, so it runs no code: its
+// (executing exe) that stops (ptrace) once its execve completes, before it
+// runs any instruction of exe, so it runs no code: its
 // namespace is opened, then it is killed. The caller's goroutine is locked to
 // its thread (ptrace ties the child to the tracing thread).
-func idmapUserns(uid, gid, hostUID, hostGID int) (int, error) {
-	proc, err := os.StartProcess("/proc/self/exe", []string{"turnstile-idmap"}, &os.ProcAttr{Sys: &syscall.SysProcAttr{
+func idmapUserns(exe string, uid, gid, hostUID, hostGID int) (int, error) {
+	proc, err := os.StartProcess(exe, []string{"turnstile-idmap"}, &os.ProcAttr{Sys: &syscall.SysProcAttr{
 		Cloneflags:  unix.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: hostUID, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: hostGID, Size: 1}},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,22 +78,12 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
-	if plan.Sandboxed && spec.RestrictFilesystem {
-		// What stays protected inside the writable roots: the names held
-		// for the command, and the nested repositories Run's walk found
-		// (handed to the helper so that it does not walk again).
-		// Glob deny rules: the matches that exist now are masked like
-		// deny entries (files created later: a named degradation).
-		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
-		spec.GlobRules = nil
-		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
-		release, err := holdNames(v)
-		if err != nil {
-			return &Result{ExitCode: ExitSandboxFailure, SandboxError: err.Error()}, &Refusal{Code: CodeSandboxFailed, Message: err.Error()}
+	var release func() // the names held for the command (prepareSpec)
+	defer func() {
+		if release != nil {
+			release()
 		}
-		defer release()
-		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
-	}
+	}()
 	if plan.Sandboxed {
 		// Whenever the probe found the namespaces usable, every sandboxed
 		// command gets them: the root view, the PID namespace and (as
@@ -102,9 +91,6 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		spec.InNamespace = spec.UserNamespaces
 		if spec.InNamespace && spec.RestrictFilesystem && os.Geteuid() == 0 && !slashWritable(&spec) {
 			spec.UID, spec.GID = SandboxUID, SandboxUID
-		}
-		if spec.InNamespace && !spec.AllowUnixSockets {
-			spec.HostSockets = hostUnixSockets()
 		}
 		if spec.ProxyPort > 0 && (!spec.InNamespace || plan.egress == nil) {
 			msg := "the egress proxy needs the sandbox's namespaces and an attached proxy"
@@ -123,13 +109,18 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	}
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
 	start := time.Now()
-	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr)
+	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
+	var perr *prepareError
+	if errors.As(err, &perr) {
+		msg := perr.err.Error()
+		return &Result{ExitCode: ExitSandboxFailure, SandboxError: msg}, &Refusal{Code: CodeSandboxFailed, Message: msg}
+	}
 	if err != nil && kg != nil {
 		// clone3 into the cgroup was refused: start without it.
 		kg.release()
 		kg = nil
 		start = time.Now()
-		pr, err = startProcess(plan, env, &spec, nil, stdout, stderr)
+		pr, err = startProcess(plan, env, &spec, nil, stdout, stderr, &release)
 	}
 	if kg != nil {
 		defer kg.release()
@@ -188,7 +179,15 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		TimedOut:        wasKilled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 	}
 	if pr.statusR != nil {
-		if b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10)); len(b) > 0 {
+		b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10))
+		if pr.prog.lean && !pr.prog.verified {
+			var refused bool
+			if b, refused = settleChecked(pr.prog, b); refused {
+				// It ran nothing; the running binary runs the plan.
+				return Run(ctx, plan)
+			}
+		}
+		if len(b) > 0 {
 			res.SandboxError = strings.TrimSpace(string(b))
 			return res, &Refusal{Code: CodeSandboxFailed, Message: res.SandboxError}
 		}
@@ -283,12 +282,15 @@ type process struct {
 	// stopEgress stops serving the egress proxy in the command's network
 	// namespace (nil without one).
 	stopEgress func()
+	// prog is the helper program started (zero without one).
+	prog helperProg
 }
 
 // startProcess starts the plan's command (directly, in the kill group kg
 // when not nil, or through the helper with spec), copying its output into stdout and stderr. On error nothing
-// is left running or open.
-func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, stdout, stderr io.Writer) (*process, error) {
+// is left running or open. A helper's plan is completed (prepareSpec, which
+// sets *release) while the helper starts: a *prepareError when that fails.
+func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, stdout, stderr io.Writer, release *func()) (*process, error) {
 	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}, Stdin: plan.Stdin, WaitDelay: drainGrace}
 	if kg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, kg.fd
@@ -307,9 +309,14 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	}
 	p := &process{cmd: cmd}
 	var specW *os.File
+	var prog helperProg
 	if plan.Sandboxed {
 		if spec.InNamespace {
-			cmd.SysProcAttr = newNamespaceAttr()
+			if spec.FullAccess {
+				cmd.SysProcAttr = fullAccessAttr()
+			} else {
+				cmd.SysProcAttr = newNamespaceAttr()
+			}
 			cmd.SysProcAttr.Setsid = true
 			if spec.ProxyPort > 0 || spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
 				// Abstract unix sockets are per network namespace: without
@@ -320,8 +327,13 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 			}
 		}
-		prog := currentHelper()
-		cmd.Path, cmd.Args, cmd.Env = prog.path, []string{prog.argv0, HelperArg}, []string{}
+		prog = spawnHelper()
+		if prog.lean && !prog.verified && plan.Stdin != nil {
+			// A refused helper may have read some of the input before Run
+			// retries through the running binary: verify it first.
+			prog = *currentHelper()
+		}
+		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {
 			closeAll()
@@ -342,6 +354,15 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				return nil, err
 			}
 			cmd.ExtraFiles = append(cmd.ExtraFiles, fs...) // cached: not closed
+		}
+		if spec.FullAccess {
+			fs, err := heldSecretFiles(spec.Entries)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			spec.HeldSecrets = len(fs)
+			cmd.ExtraFiles = append(cmd.ExtraFiles, fs...) // held: not closed
 		}
 	} else {
 		cmd.Path, cmd.Args = plan.resolvedPath, plan.Argv
@@ -366,6 +387,19 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	errW.Close()
 	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
 		f.Close() // the spec and status pipes' child ends
+	}
+	if plan.Sandboxed {
+		p.prog = prog
+		// While the helper starts (its runtime, its namespaces), the
+		// names it must protect are held: it reads them with its plan.
+		var err error
+		if *release, err = prepareSpec(spec); err != nil {
+			abandonHelper(cmd, specW)
+			for _, f := range []*os.File{outR, errR, p.statusR} {
+				f.Close()
+			}
+			return nil, &prepareError{err}
+		}
 	}
 	if plan.Sandboxed && spec.ProxyPort > 0 {
 		// The helper waits for its plan: the listener exists in its

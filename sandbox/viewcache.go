@@ -8,11 +8,14 @@ import (
 	"turnstile/domain"
 )
 
-// viewTTL is how long CheckFile reuses the canonical form of a set of roots.
-// Canonicalising every root costs an lstat per path element per root, on
-// every check; roots are directories that rarely move. The path being
-// checked is always canonicalised afresh, and the kernel sandbox of a
-// command canonicalises its roots again when it starts.
+// viewTTL bounds how long CheckFile reuses the canonical form of a set of
+// roots. Canonicalising every root and protected path costs an lstat per
+// path element, on every check; a view is reused only while nothing it
+// looked up has changed (viewwatch.go), and for at most viewTTL (changes
+// no watch reports: a network file system changed from another host, a
+// repository nested deep in a root, walked for at most walkTTL). The path
+// being checked is always canonicalised afresh, and the kernel sandbox of
+// a command canonicalises its roots again when it starts.
 const viewTTL = time.Second
 
 var views struct {
@@ -23,11 +26,19 @@ var views struct {
 type cachedView struct {
 	v    *fsView
 	made time.Time
+	// gen is the watch generation (watchGen) before the view was built:
+	// the view stands while it has not moved on.
+	gen uint64
 }
 
 // cachedFSView returns newFSView(fp), reusing a view made from the same
-// entries less than viewTTL ago.
+// entries while it stands (cachedFSViewByKey).
 func cachedFSView(fp *domain.FilesystemPolicy) *fsView {
+	return cachedFSViewByKey(fp, fsViewKey(fp))
+}
+
+// fsViewKey is the key cachedFSView files a view of fp under.
+func fsViewKey(fp *domain.FilesystemPolicy) string {
 	var b strings.Builder
 	for _, e := range fp.Entries {
 		b.WriteString(string(e.Kind))
@@ -39,20 +50,30 @@ func cachedFSView(fp *domain.FilesystemPolicy) *fsView {
 		b.WriteString(e.Path)
 		b.WriteByte('\n')
 	}
-	key := b.String()
+	return b.String()
+}
+
+// cachedFSViewByKey is cachedFSView with fp's key (fsViewKey) known. A
+// view is reused while nothing it looked up has changed (see viewwatch.go),
+// for at most viewTTL; one that cannot be watched is never reused.
+func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 	now := time.Now()
+	gen, _, watching := watchGen()
 	views.mu.Lock()
 	c, ok := views.m[key]
 	views.mu.Unlock()
-	if ok && now.Sub(c.made) < viewTTL {
+	if ok && watching && c.gen == gen && now.Sub(c.made) < viewTTL {
 		return c.v
 	}
-	v := newFSView(fp)
+	v, gen, keep := watchedBuild(func() *fsView { return newFSView(fp) }, (*fsView).lookups)
+	if !keep {
+		return v
+	}
 	views.mu.Lock()
 	if views.m == nil || len(views.m) > 4096 {
 		views.m = map[string]cachedView{}
 	}
-	views.m[key] = cachedView{v: v, made: now}
+	views.m[key] = cachedView{v: v, made: now, gen: gen}
 	views.mu.Unlock()
 	return v
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -70,29 +71,41 @@ func TestExecFullAccessAndTimeout(t *testing.T) {
 		t.Fatalf("repeated exec appended: %v → %v", before, after)
 	}
 
-	pidFile := filepath.Join(root, "child.pid")
+	// The command runs in a PID namespace of its own (its pids mean
+	// nothing here): the child is found on the host by a command line no
+	// other process has.
+	sleepArg := "317." + strconv.Itoa(os.Getpid())
 	_, d = s.exec("fa", "", map[string]any{"tool_call_id": "slow", "timeout_ms": 1000,
-		"argv": []string{"sh", "-c", "sleep 300 & echo $! > " + pidFile + "; wait"}})
-	if !d.Ran || d.Result == nil || !d.Result.TimedOut || d.Result.ExitCode == 0 {
+		"argv": []string{"sh", "-c", "sleep " + sleepArg + " & echo started > " + filepath.Join(root, "child.started") + "; wait"}})
+	if !d.Ran || d.Result == nil || !d.Result.TimedOut || d.Result.ExitCode == 0 || !exists(filepath.Join(root, "child.started")) {
 		t.Fatalf("command past its timeout: %+v %+v", d, d.Result)
 	}
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pollUntil(t, "the child to die", func() bool {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return true // gone
+	sleeping := func(arg string) bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil || string(cmdline) != "sleep\x00"+arg+"\x00" {
+				continue
+			}
+			// A zombie (state Z) is dead; only its parent has not reaped it yet.
+			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			if fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(fields) > 0 && fields[0] != "Z" && fields[0] != "X" {
+				return true
+			}
 		}
-		// A zombie (state Z) is dead; only its parent has not reaped it yet.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
-	})
+		return false
+	}
+	pollUntil(t, "the child to die", func() bool { return !sleeping(sleepArg) })
+	// Control: the same search finds a sleeping process started here.
+	ctl := osexec.Command("sleep", sleepArg+"1")
+	if err := ctl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ctl.Process.Kill(); ctl.Wait() }()
+	pollUntil(t, "the control sleep to be listed", func() bool { return sleeping(sleepArg + "1") })
 }
 
 // TestExecApprovalsAndSandbox runs commands in auto_accept_edits: each asks

@@ -1,4 +1,4 @@
-// Package esdb is the EventStoreDB/KurrentDB adapter of turnstile's event
+// Package esdbstore is the EventStoreDB/KurrentDB adapter of turnstile's event
 // store port (eventstore.Store), built on EventStore-Client-Go v4.
 //
 // # Connection strings

@@ -100,8 +100,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		ExpiresAt  string `json:"expires_at"`
 	}
 	var open []pending
-	for _, r := range s.OpenRequests() {
-		open = append(open, pending{r.ID, r.ToolCallID, r.Action.ToolName, string(r.Action.Kind), r.Action.Summary, r.ExpiresAt.Format("2006-01-02T15:04:05Z07:00")})
+	for _, r := range s.OpenApprovals() {
+		open = append(open, pending{r.Request.RequestID, r.ToolCallID, r.Action.ToolName, string(r.Action.Kind), r.Request.Summary, r.ExpiresAt.Format("2006-01-02T15:04:05Z07:00")})
 	}
 	if *asJSON {
 		printJSON(stdout, map[string]any{"turn_id": id, "version": s.Version, "status": s.Status, "snapshot_version": s.SnapshotVersion,

@@ -47,6 +47,10 @@ type serveFlags struct {
 	// runtime's own web tools use it with a turn's credential); empty: none.
 	egressListen  string
 	egressAskWait time.Duration
+	// fullAccessUnisolated accepts running full_access commands without
+	// the isolation that hides the gateway's secrets where the kernel
+	// cannot make it (no user namespaces); the snapshots name it.
+	fullAccessUnisolated bool
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -75,6 +79,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
+	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
@@ -196,6 +201,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	// The egress proxy enters each command's network namespace to open its
 	// listener there: that takes a root server (sandbox/egressns.go).
 	features.Kernel.EgressProxy = os.Geteuid() == 0 && features.Kernel.UserNamespaces && features.Kernel.Seccomp
+	features.Kernel.FullAccessUnisolated = f.fullAccessUnisolated && !features.Kernel.UserNamespaces
+	if features.Kernel.FullAccessUnisolated {
+		log.Warn("full_access commands run unisolated (--full-access-unisolated, no user namespaces): they can read the data directory and token")
+	}
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
 	store, storeDesc, err := openStore(f)
 	if err != nil {

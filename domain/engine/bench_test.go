@@ -167,8 +167,8 @@ func fillTurn(eng *engine.Engine, id, root string) error {
 		if err != nil {
 			return err
 		}
-		if res.Request != nil {
-			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Request.ID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+		if res.Approval != nil {
+			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce}); err != nil {
 				return err
 			}
 		}

@@ -73,7 +73,12 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		classified.Classified = &a
 		return &classified, nil
 	}
-	if refusal == nil && a.URL != nil {
+	// A call the policy denies whatever its resources are (denied_tools, a
+	// restricted allowed_tools or allowed_paths, a deny behaviour; a grant
+	// never turns a deny around) is not looked up: the host name of a call
+	// that cannot run is not sent to a DNS server (a channel out for what
+	// the agent puts in it), and its answer does not wait for one.
+	if refusal == nil && a.URL != nil && domain.Evaluate(snap, &a, nil).Behavior != domain.BehaviorDeny {
 		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
 	}
 	if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {

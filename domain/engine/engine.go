@@ -134,13 +134,9 @@ type Result struct {
 	turn.Outcome
 	// Events are the events appended (none when the command was replayed).
 	Events []turn.Event
-	// Version is the turn's version after the command.
-	Version int64
 	// Position is the global position of the last event appended, or of the
 	// turn's last event when nothing was appended.
 	Position eventstore.Position
-	// Status is the turn's status after the command.
-	Status turn.Status
 	// Turn is the turn as the command left it (from the engine's state, so
 	// a caller need not wait for the read models to answer).
 	Turn turn.Summary

@@ -181,7 +181,7 @@ func TestConcurrentResponses(t *testing.T) {
 	}
 	start(t, f.eng, "t1", domain.ModeSupervised)
 	res := decide(t, f.eng, "t1", "c1", "make", "deploy")
-	reqID := res.Request.ID
+	reqID := res.Approval.Request.RequestID
 	for _, e := range engines[1:] { // warm the other caches at the old version
 		if err := e.View(ctx, "t1", func(*turn.State) error { return nil }); err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func TestConcurrentResponses(t *testing.T) {
 	resolutions := []domain.Resolution{domain.ResolutionAllowOnce, domain.ResolutionAllowForTurn, domain.ResolutionDeny, domain.ResolutionCancelled}
 	type answer struct {
 		want domain.Resolution
-		got  *turn.Request
+		got  *turn.Approval
 		err  error
 	}
 	answers := make([]answer, 64)
@@ -203,7 +203,7 @@ func TestConcurrentResponses(t *testing.T) {
 			<-gate
 			want := resolutions[i%len(resolutions)]
 			r, err := engines[i%len(engines)].Execute(ctx, "t1", &turn.RespondApproval{RequestID: reqID, Resolution: want})
-			answers[i] = answer{want: want, got: r.Request, err: err}
+			answers[i] = answer{want: want, got: r.Approval, err: err}
 		}()
 	}
 	close(gate)
@@ -239,24 +239,24 @@ func TestStaleCacheCatchesUp(t *testing.T) {
 	start(t, f.eng, "t1", domain.ModeSupervised)
 	r1 := decide(t, other, "t1", "c1", "ls")
 	r2 := decide(t, f.eng, "t1", "c2", "ls", "-l") // f.eng's cache is at v2
-	if r1.Version != 3 || r2.Version != 4 {
-		t.Fatalf("versions %d, %d", r1.Version, r2.Version)
+	if r1.Turn.Version != 3 || r2.Turn.Version != 4 {
+		t.Fatalf("versions %d, %d", r1.Turn.Version, r2.Turn.Version)
 	}
 	// A retry through the stale engine of a call decided by the other one
 	// is answered with the stored decision and appends nothing: the same
 	// deterministic event ids at the same expected version are the store's
 	// idempotent retry.
 	r3 := decide(t, other, "t1", "c2", "ls", "-l")
-	if r3.Version != 4 || r3.Request == nil || r3.Request.ID != r2.Request.ID || r3.Decision != r2.Decision {
+	if r3.Turn.Version != 4 || r3.Approval == nil || r3.Approval.Request.RequestID != r2.Approval.Request.RequestID || r3.Decision != r2.Decision {
 		t.Fatalf("replay through the other engine: %+v", r3)
 	}
 	if _, evs := replay(t, f, "t1"); len(evs) != 5 {
 		t.Fatalf("%d events stored, want 5", len(evs))
 	}
-	if _, err := other.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.ID, Resolution: domain.ResolutionDeny}); err != nil {
+	if _, err := other.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Approval.Request.RequestID, Resolution: domain.ResolutionDeny}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Request.ID, Resolution: domain.ResolutionAllowOnce})
+	_, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r2.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
 	var already *turn.AlreadyResolvedError
 	if !errors.As(err, &already) || already.Stored != domain.ResolutionDeny {
 		t.Fatalf("stale engine must find the stored resolution: %v", err)
@@ -295,7 +295,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	f := newFixture(t)
 	start(t, f.eng, "t1", domain.ModeSupervised)
 	r := decide(t, f.eng, "t1", "c1", "make")
-	if _, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r.Request.ID, Resolution: domain.ResolutionAllowForTurn}); err != nil {
+	if _, err := f.eng.Execute(ctx, "t1", &turn.RespondApproval{RequestID: r.Approval.Request.RequestID, Resolution: domain.ResolutionAllowForTurn}); err != nil {
 		t.Fatal(err)
 	}
 	pending := decide(t, f.eng, "t1", "c2", "make", "install")

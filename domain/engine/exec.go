@@ -160,7 +160,7 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 			return out, nil
 		case res.Exec == turn.ExecPending:
 			out.Message = "waiting for approval: resolve the request, then send the same call again (or add ?wait=30s)"
-			if timer == nil || !e.waitChange(ctx, turnID, res.Version, timer, c.Interrupt) {
+			if timer == nil || !e.waitChange(ctx, turnID, res.Turn.Version, timer, c.Interrupt) {
 				return out, nil
 			}
 			continue
@@ -210,7 +210,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
 		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended)}})
 	if err == nil {
-		out.Version, out.Position, out.Turn, out.Status = fin.Version, fin.Position, fin.Turn, fin.Status
+		out.Position, out.Turn = fin.Position, fin.Turn
 	}
 	// A turn that ended while the command ran records no result; the
 	// command ran all the same, and the caller gets its output.

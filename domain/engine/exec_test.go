@@ -124,7 +124,7 @@ func TestExecStdinIsBound(t *testing.T) {
 	startIn(t, eng, "t", "", domain.ModeAutoAcceptEdits, root)
 	marker := filepath.Join(root, "pwned")
 	harmless := engine.Command{ToolCallID: "c1", Argv: []string{"/bin/sh", "-s"}, Stdin: []byte("echo harmless\n")}
-	if res := mustExec(t, eng, "t", harmless); res.Step != turn.ExecPending || res.Request == nil {
+	if res := mustExec(t, eng, "t", harmless); res.Step != turn.ExecPending || res.Approval == nil {
 		t.Fatalf("first call: %+v", res)
 	}
 	respond(t, eng, "t", "c1", domain.ResolutionAllowOnce)
@@ -148,7 +148,7 @@ func TestExecStdinIsBound(t *testing.T) {
 	}
 	// The approval request showed the stdin size, never its content.
 	details := ""
-	for _, d := range res.Request.Action.Details {
+	for _, d := range res.Approval.Request.Details {
 		details += d.Label + "=" + d.Value + ";"
 	}
 	if !strings.Contains(details, "Standard input=14 bytes") || strings.Contains(details, "harmless") || !strings.Contains(details, "Executable=/bin/sh") {

@@ -73,7 +73,7 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 			if err != nil {
 				return Result{}, err
 			}
-			return Result{Outcome: out, Version: en.state.Version, Position: en.position, Status: en.state.Status, Turn: en.state.Summary()}, nil
+			return Result{Outcome: out, Position: en.position, Turn: en.state.Summary}, nil
 		}
 		data, err := turn.Encode(evs, en.state.LastHash)
 		if err != nil {
@@ -115,7 +115,7 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 		if e.cfg.OnAppend != nil {
 			e.cfg.OnAppend(turnID, evs, took)
 		}
-		return Result{Outcome: out, Events: evs, Version: en.state.Version, Position: res.Position, Status: en.state.Status, Turn: en.state.Summary()}, nil
+		return Result{Outcome: out, Events: evs, Position: res.Position, Turn: en.state.Summary}, nil
 	}
 }
 

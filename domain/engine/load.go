@@ -75,7 +75,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 		p, perr := e.parent(ctx, c.ParentTurnID)
 		if perr == nil && p.Status.Terminal() {
 			if end, eerr := e.endWithParent(ctx, turnID, p); eerr == nil {
-				res.Status, res.Turn, res.Version, res.Position = end.Status, end.Turn, end.Version, end.Position
+				res.Turn, res.Position = end.Turn, end.Position
 			}
 		}
 	}

@@ -7,12 +7,10 @@ import (
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
-	"turnstile/projections"
 )
 
-// TestCommandViewEqualsReadModel: the view a command answers with
-// (projections.TurnViewOf over the engine's fold) equals the read model's
-// fold of the same events, after each step of a turn that asks, is
+// TestCommandViewEqualsReadModel: the view a command answers with (the
+// engine's turn.Summary) equals the read model's fold of the same events, after each step of a turn that asks, is
 // answered and ends. Both folds take their statuses from the transition
 // table, so a divergence in either fails here.
 func TestCommandViewEqualsReadModel(t *testing.T) {
@@ -33,7 +31,7 @@ func TestCommandViewEqualsReadModel(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		f.sync(res.Position)
-		got := projections.TurnViewOf(&res.Turn)
+		got := res.Turn
 		want, ok := f.proj.Turn("t1")
 		if !ok {
 			t.Fatalf("%s: the read model has no turn", s.name)

@@ -176,14 +176,14 @@ func (r *runner) run(t *testing.T, cmd string) string {
 	}
 	r.f.sync(res.Position)
 	var b strings.Builder
-	fmt.Fprintf(&b, "ok version=%d status=%s", res.Version, res.Status)
+	fmt.Fprintf(&b, "ok version=%d status=%s", res.Turn.Version, res.Turn.Status)
 	if verb == "decide" {
 		d := res.Decision
 		fmt.Fprintf(&b, " decision=%s reason=%s action=%s cached=%v by=%s", d.Behavior, d.Reason, d.Action, d.Cached, d.DecidedBy)
 	}
-	if res.Request != nil {
-		r.names[res.Request.ID] = "request(" + kv["turn"] + "/" + res.Request.ToolCallID + ")"
-		fmt.Fprintf(&b, " %s=%s", r.names[res.Request.ID], requestState(res.Request))
+	if res.Approval != nil {
+		r.names[res.Approval.Request.RequestID] = "request(" + kv["turn"] + "/" + res.Approval.ToolCallID + ")"
+		fmt.Fprintf(&b, " %s=%s", r.names[res.Approval.Request.RequestID], requestState(res.Approval))
 	}
 	if res.Replayed {
 		b.WriteString(" replayed")
@@ -194,7 +194,7 @@ func (r *runner) run(t *testing.T, cmd string) string {
 	return b.String()
 }
 
-func requestState(q *turn.Request) string {
+func requestState(q *turn.Approval) string {
 	if q.Status == turn.RequestResolved {
 		return string(q.Resolution)
 	}
@@ -253,7 +253,7 @@ func (r *runner) query(verb, turnID string) string {
 			return "not found"
 		}
 		return fmt.Sprintf("status=%s version=%d mode=%s source=%s snapshot_version=%d sandbox=%s pending=%d",
-			v.Status, v.Version, v.Profile.Mode, v.Profile.Source, v.SnapshotVersion, v.Snapshot.Sandbox.Mode, v.PendingCount)
+			v.Status, v.Version, v.Profile.Mode, v.Profile.Source, v.SnapshotVersion, v.Snapshot.Sandbox.Mode, v.Open)
 	case "pending":
 		for _, a := range p.Approvals(projections.ApprovalFilter{TurnID: turnID, Status: projections.ApprovalPending}) {
 			lines = append(lines, fmt.Sprintf("%s tool=%s action=%s expires=%s", r.names[a.Request.RequestID], a.Request.ToolName, a.Request.Action, a.ExpiresAt.Format(time.Kitchen)))
@@ -262,11 +262,11 @@ func (r *runner) query(verb, turnID string) string {
 		// The grants in force are the engine's fold (turn.Evolve), the one
 		// place that knows them; the read models keep none of their own.
 		s, _ := replay(r.t, r.f, turnID)
-		reqs := slices.Collect(maps.Values(s.Requests))
-		slices.SortFunc(reqs, func(a, b *turn.Request) int { return a.Seq - b.Seq })
+		reqs := slices.Collect(maps.Values(s.Approvals))
+		slices.SortFunc(reqs, func(a, b *turn.Approval) int { return a.Seq - b.Seq })
 		for _, req := range reqs {
 			if _, inForce := s.Grants[req.Grant]; inForce && req.Resolution == domain.ResolutionAllowForTurn {
-				lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", req.Grant.Mode, req.Grant.ToolName, req.Grant.Action, r.names[req.ID]))
+				lines = append(lines, fmt.Sprintf("mode=%s tool=%s action=%s from=%s", req.Grant.Mode, req.Grant.ToolName, req.Grant.Action, r.names[req.Request.RequestID]))
 			}
 		}
 	case "audit":

@@ -154,7 +154,7 @@ func decodeActionRecord(s *scanner, a *turn.ActionRecord) {
 	}
 }
 
-func decodeVerdict(s *scanner, v *turn.Verdict) {
+func decodeDecisionRecord(s *scanner, v *turn.DecisionRecord) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "decision":
@@ -171,7 +171,7 @@ func decodeVerdict(s *scanner, v *turn.Verdict) {
 	}
 }
 
-func decodeDecisionRecorded(s *scanner, d *turn.DecisionRecorded) {
+func decodeDecided(s *scanner, d *turn.Decided) {
 	for first := s.open('{'); s.next('}', &first); {
 		switch string(s.key()) {
 		case "tool_call_id":
@@ -181,7 +181,7 @@ func decodeDecisionRecorded(s *scanner, d *turn.DecisionRecorded) {
 		case "action":
 			decodeActionRecord(s, &d.Action)
 		case "decision":
-			decodeVerdict(s, &d.Decision)
+			decodeDecisionRecord(s, &d.Decision)
 		case "request_id":
 			d.RequestID = s.str()
 		case "refusal":
@@ -239,7 +239,7 @@ func decodeApprovalRequested(s *scanner, p *turn.ApprovalRequested) {
 		case "action_record":
 			decodeActionRecord(s, &p.Action)
 		case "decision":
-			decodeVerdict(s, &p.Decision)
+			decodeDecisionRecord(s, &p.Decision)
 		case "mode":
 			s.text(p.Mode.UnmarshalText)
 		case "expires_at":
@@ -319,9 +319,9 @@ func decodeFast(data []byte, p turn.Payload) bool {
 	s := scanner{b: data}
 	switch v := p.(type) {
 	case *turn.DecisionAllowed:
-		decodeDecisionRecorded(&s, &v.DecisionRecorded)
+		decodeDecided(&s, &v.Decided)
 	case *turn.DecisionDenied:
-		decodeDecisionRecorded(&s, &v.DecisionRecorded)
+		decodeDecided(&s, &v.Decided)
 	case *turn.ApprovalRequested:
 		decodeApprovalRequested(&s, v)
 	case *turn.ApprovalResolved:

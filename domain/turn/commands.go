@@ -156,9 +156,9 @@ type ChangeProfile struct {
 type Outcome struct {
 	// Decision answers EvaluateTool.
 	Decision domain.Decision
-	// Request is the approval request EvaluateTool opened (or found) or
+	// Approval is the approval request EvaluateTool opened (or found) or
 	// RespondApproval resolved.
-	Request *Request
+	Approval *Approval
 	// Refusal is the sandbox's reason code when it refused the call.
 	Refusal string
 	// Expired lists the requests ExpireApprovals resolved.

@@ -152,9 +152,9 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", toolCallID)}
 	}
-	out := Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}
+	out := Outcome{Decision: call.Decision, Approval: s.approval(call.RequestID), Replayed: true}
 	// A resolved request answers what the runtime should do now.
-	if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+	if r := s.Approvals[call.RequestID]; r != nil && r.Status == RequestResolved {
 		out.Decision = approved(call)
 		if !r.Resolution.Allows() {
 			out.Decision.Behavior, out.Decision.Reason = domain.BehaviorDeny, r.Resolution.Reason()
@@ -195,7 +195,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d)}
+	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d)}
 	id := []string{"decision", c.ToolCallID, a.ScopeHash}
 	switch d.Behavior {
 	case domain.BehaviorAllow:
@@ -215,9 +215,10 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		if req.Details == nil {
 			req.Details = []domain.Detail{}
 		}
-		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: verdictOf(d),
+		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: decisionRecordOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
-		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Request: s.openRequest(ev, c.Now)}, nil
+		opened, _ := RequestMove(RequestNone, ev)
+		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Approval: s.openApproval(ev, c.Now, opened)}, nil
 	default:
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
 	}
@@ -232,7 +233,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
-	rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d),
+	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d),
 		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
 	if call := s.Calls[c.ToolCallID]; call != nil {
 		if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
@@ -240,7 +241,7 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
 		}
 		if call.Denial != nil {
-			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Request: s.request(call.RequestID), Replayed: true}, nil
+			return nil, Outcome{Decision: *call.Denial, Refusal: call.Refusal, Approval: s.approval(call.RequestID), Replayed: true}, nil
 		}
 		rec.RequestID = call.RequestID
 	}
@@ -248,10 +249,10 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	return []Event{ev}, Outcome{Decision: d, Refusal: c.Refusal}, nil
 }
 
-// request returns a copy of a request (nil when there is none), so that an
+// approval returns a copy of a approval (nil when there is none), so that an
 // Outcome never shares what Evolve later changes.
-func (s *State) request(id string) *Request {
-	r, ok := s.Requests[id]
+func (s *State) approval(id string) *Approval {
+	r, ok := s.Approvals[id]
 	if !ok || r == nil {
 		return nil
 	}
@@ -269,15 +270,15 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	if s.Status == StatusNone {
 		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
 	}
-	r := s.Requests[c.RequestID]
+	r := s.Approvals[c.RequestID]
 	if r == nil {
 		return nil, Outcome{}, &NotFoundError{Kind: "request", ID: c.RequestID}
 	}
 	if r.Status == RequestResolved {
 		if r.Resolution == c.Resolution {
-			return nil, Outcome{Request: s.request(r.ID), Replayed: true}, nil
+			return nil, Outcome{Approval: s.approval(r.Request.RequestID), Replayed: true}, nil
 		}
-		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.ID, Stored: r.Resolution}
+		return nil, Outcome{}, &AlreadyResolvedError{RequestID: r.Request.RequestID, Stored: r.Resolution}
 	}
 	if c.Resolution.Allows() && !slices.Contains(s.Snapshot.Approval.AllowedScopes, c.Resolution) {
 		return nil, Outcome{}, &domain.FieldError{Field: "resolution", Value: string(c.Resolution), Message: "not an approval scope this turn allows"}
@@ -286,14 +287,17 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	if err != nil {
 		return nil, Outcome{}, err
 	}
+	// The answer is the approval as Evolve will keep it: its state from
+	// the request table.
 	resolved := *r
-	resolved.Status, resolved.Resolution = RequestResolved, c.Resolution
-	return []Event{ev}, Outcome{Request: &resolved}, nil
+	resolved.Status, _ = RequestMove(r.Status, ev.Payload)
+	resolved.Resolution, resolved.ResolvedReason = c.Resolution, ev.Payload.(*ApprovalResolved).Reason
+	return []Event{ev}, Outcome{Approval: &resolved}, nil
 }
 
 // resolve builds the approval_resolved event of r; open is how many requests
 // are open before it.
-func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (Event, error) {
+func (s *State) resolve(m *Meta, r *Approval, res domain.Resolution, open int) (Event, error) {
 	trans := TransResolve
 	if open == 1 {
 		trans = TransResolveLast
@@ -301,13 +305,13 @@ func (s *State) resolve(m *Meta, r *Request, res domain.Resolution, open int) (E
 	if _, err := next(s.TurnID, s.Status, trans); err != nil {
 		return Event{}, err
 	}
-	p := &ApprovalResolved{RequestID: r.ID, ToolCallID: r.ToolCallID, Resolution: res, Reason: res.Reason()}
-	return s.event(m, []string{"resolved", r.ID, string(res)}, p), nil
+	p := &ApprovalResolved{RequestID: r.Request.RequestID, ToolCallID: r.ToolCallID, Resolution: res, Reason: res.Reason()}
+	return s.event(m, []string{"resolved", r.Request.RequestID, string(res)}, p), nil
 }
 
 // resolveFor is resolve with a reason other than the resolution's own (a
 // permission change resolving a request).
-func (s *State) resolveFor(m *Meta, r *Request, res domain.Resolution, why domain.Reason, open int) (Event, error) {
+func (s *State) resolveFor(m *Meta, r *Approval, res domain.Resolution, why domain.Reason, open int) (Event, error) {
 	ev, err := s.resolve(m, r, res, open)
 	if err == nil {
 		ev.Payload.(*ApprovalResolved).Reason = why
@@ -319,7 +323,7 @@ func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
 	var evs []Event
 	var out Outcome
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		if r.ExpiresAt.After(c.Now) {
 			continue
 		}
@@ -329,7 +333,7 @@ func decideExpire(s *State, c *ExpireApprovals) ([]Event, Outcome, error) {
 		}
 		open--
 		evs = append(evs, ev)
-		out.Expired = append(out.Expired, r.ID)
+		out.Expired = append(out.Expired, r.Request.RequestID)
 	}
 	return evs, out, nil
 }
@@ -353,7 +357,7 @@ func decideEnd(s *State, c *EndTurn) ([]Event, Outcome, error) {
 	}
 	var evs []Event
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		ev, err := s.resolve(&c.Meta, r, domain.ResolutionCancelled, open)
 		if err != nil {
 			return nil, Outcome{}, err
@@ -417,7 +421,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	// principal who changed the permissions, for the reason
 	// permissions_changed.
 	open := s.Open
-	for _, r := range s.OpenRequests() {
+	for _, r := range s.OpenApprovals() {
 		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
 		var res domain.Resolution
 		switch domain.Evaluate(&snap, &a, nil).Behavior {
@@ -462,7 +466,7 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 		if call.Denial != nil {
 			ev.Decision = call.Denial.Behavior.String()
 		}
-		if r := s.Requests[call.RequestID]; r != nil && r.Status == RequestResolved {
+		if r := s.Approvals[call.RequestID]; r != nil && r.Status == RequestResolved {
 			ev.Decision = string(r.Resolution)
 		}
 	}

@@ -108,30 +108,32 @@ type ActionRecord struct {
 	Details   []domain.Detail   `json:"details,omitempty"`
 }
 
-// Verdict is a decision as recorded; its action kind and scope hash are the
-// action record's, not repeated.
-type Verdict struct {
+// DecisionRecord is a domain.Decision as an event records it: its action
+// kind and scope hash are the ActionRecord's beside it, not repeated (a
+// separate type because the stored JSON omits them).
+type DecisionRecord struct {
 	Behavior  domain.Behavior `json:"decision"`
 	Reason    domain.Reason   `json:"reason"`
 	Cached    bool            `json:"cached,omitempty"`
 	DecidedBy string          `json:"decided_by"`
 }
 
-func verdictOf(d domain.Decision) Verdict {
-	return Verdict{Behavior: d.Behavior, Reason: d.Reason, Cached: d.Cached, DecidedBy: d.DecidedBy}
+func decisionRecordOf(d domain.Decision) DecisionRecord {
+	return DecisionRecord{Behavior: d.Behavior, Reason: d.Reason, Cached: d.Cached, DecidedBy: d.DecidedBy}
 }
 
 // With rebuilds the full decision about a.
-func (v Verdict) With(a *ActionRecord) domain.Decision {
+func (v DecisionRecord) With(a *ActionRecord) domain.Decision {
 	return domain.Decision{Behavior: v.Behavior, Reason: v.Reason, Action: a.Kind, ScopeHash: a.ScopeHash, Cached: v.Cached, DecidedBy: v.DecidedBy}
 }
 
-// DecisionRecorded is the body of decision_allowed and decision_denied.
-type DecisionRecorded struct {
-	ToolCallID string       `json:"tool_call_id"`
-	ItemID     string       `json:"item_id,omitempty"`
-	Action     ActionRecord `json:"action"`
-	Decision   Verdict      `json:"decision"`
+// Decided is the body decision_allowed and decision_denied share (as
+// TurnEnded is the body of the three endings).
+type Decided struct {
+	ToolCallID string         `json:"tool_call_id"`
+	ItemID     string         `json:"item_id,omitempty"`
+	Action     ActionRecord   `json:"action"`
+	Decision   DecisionRecord `json:"decision"`
 	// RequestID is set when the decision follows an approval request.
 	RequestID string `json:"request_id,omitempty"`
 	// Refusal is the sandbox's reason code when it refused (reason sandbox_denied).
@@ -140,10 +142,10 @@ type DecisionRecorded struct {
 }
 
 // DecisionAllowed records an allowed tool call.
-type DecisionAllowed struct{ DecisionRecorded }
+type DecisionAllowed struct{ Decided }
 
 // DecisionDenied records a denied tool call.
-type DecisionDenied struct{ DecisionRecorded }
+type DecisionDenied struct{ Decided }
 
 // ApprovalRequest is a TurnPermissionApprovalRequest (REFERENCE §3).
 type ApprovalRequest struct {
@@ -168,7 +170,7 @@ type ApprovalRequested struct {
 	ItemID     string          `json:"item_id,omitempty"`
 	Request    ApprovalRequest `json:"request"`
 	Action     ActionRecord    `json:"action_record"`
-	Decision   Verdict         `json:"decision"`
+	Decision   DecisionRecord  `json:"decision"`
 	Mode       domain.Mode     `json:"mode"`
 	ExpiresAt  time.Time       `json:"expires_at"`
 }

@@ -130,8 +130,8 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 		return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation (command, stdin, environment, cwd or executable differ)", c.ToolCallID)}
 	}
-	out := Outcome{Decision: call.Decision, Request: s.request(call.RequestID), Replayed: true}
-	switch r := s.Requests[call.RequestID]; {
+	out := Outcome{Decision: call.Decision, Approval: s.approval(call.RequestID), Replayed: true}
+	switch r := s.Approvals[call.RequestID]; {
 	case call.Denial != nil:
 		out.Decision, out.Refusal = *call.Denial, call.Refusal
 		return nil, out, nil
@@ -156,25 +156,27 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 	}
 	// An allowed call that has not run yet: it runs under the snapshot in
 	// force now, so the snapshot decides again.
-	var r *Request
+	var r *Approval
 	if call.RequestID != "" {
-		r = s.Requests[call.RequestID]
+		r = s.Approvals[call.RequestID]
 	}
 	if why := s.revoked(r, call, &a); why != "" {
 		d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: ReasonProfileChanged}
-		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: verdictOf(d), RequestID: call.RequestID,
+		rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d), RequestID: call.RequestID,
 			Refusal: ReasonProfileChanged, Message: why}
 		ev := s.event(&c.Meta, []string{"revoked", c.ToolCallID, strconv.FormatInt(s.SnapshotVersion, 10)}, &DecisionDenied{rec})
-		return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Request: out.Request}, nil
+		return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Approval: out.Approval}, nil
 	}
 	out.Replayed, out.Exec = false, ExecRun
 	var evs []Event
 	if r != nil {
 		out.Decision = approved(call)
 		act := r.Action
-		act.Files = nil // a decision records no files (see ActionRecord)
-		rec := DecisionRecorded{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: verdictOf(out.Decision), RequestID: r.ID}
-		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.ID}, &DecisionAllowed{rec}))
+		// A decision records no files but the request's summary and
+		// details (see ActionRecord).
+		act.Files, act.Summary, act.Details = nil, r.Request.Summary, r.Request.Details
+		rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: act, Decision: decisionRecordOf(out.Decision), RequestID: r.Request.RequestID}
+		evs = append(evs, s.event(&c.Meta, []string{"run_approved", c.ToolCallID, r.Request.RequestID}, &DecisionAllowed{rec}))
 	}
 	return append(evs, s.started(c, &a, call.RequestID)), out, nil
 }
@@ -199,7 +201,7 @@ func (s *State) started(c *StartExec, a *domain.Action, requestID string) Event 
 // under the current snapshot ("" when it still is): the snapshot changed
 // since the decision (or the approval request) and now denies the action,
 // or now runs under a stricter mode than the one it was approved under.
-func (s *State) revoked(r *Request, call *Call, a *domain.Action) string {
+func (s *State) revoked(r *Approval, call *Call, a *domain.Action) string {
 	since, mode := call.SnapshotVersion, call.Mode
 	if r != nil {
 		since, mode = r.SnapshotVersion, r.Grant.Mode
@@ -266,7 +268,7 @@ func (s *State) evolveExec(e *Event) bool {
 			c.Finished = &f
 		}
 	case *ChildTurnStarted:
-		s.Children = append(s.Children, p.ChildTurnID)
+		// The turn's own field (Summary.Apply keeps Children).
 	default:
 		return false
 	}

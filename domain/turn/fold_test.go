@@ -1,10 +1,13 @@
 package turn
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/looplab/fsm"
 
 	"turnstile/domain"
 )
@@ -63,8 +66,8 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 		t.Fatalf("after a request: %s, table %s", s.Status, want)
 	}
 	evolve(s, &Event{Type: TypeApprovalResolved, Payload: &ApprovalResolved{RequestID: "r1"}})
-	if s.Status != StatusInProgress || s.Requests["r1"].Status != RequestResolved {
-		t.Fatalf("after the last resolution: %s, request %s", s.Status, s.Requests["r1"].Status)
+	if s.Status != StatusInProgress || s.Approvals["r1"].Status != RequestResolved {
+		t.Fatalf("after the last resolution: %s, request %s", s.Status, s.Approvals["r1"].Status)
 	}
 	// A second resolution of the same request changes nothing.
 	evolve(s, &Event{Type: TypeApprovalResolved, Payload: &ApprovalResolved{RequestID: "r1"}})
@@ -83,7 +86,9 @@ func TestStatusesComeFromTheTable(t *testing.T) {
 
 // TestDecideAnswersTheRequestEvolveKeeps: the request Decide answers with
 // when a call asks is the request Evolve folds from the event it wrote
-// (one constructor, openRequest), field for field.
+// (one constructor, openApproval), field for field; so is the approval it
+// answers with when a person resolves it (state from the request table,
+// resolution and reason as recorded).
 func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	m := Meta{Now: now, Actor: domain.Actor{Name: "agent"}, CorrelationID: "c"}
@@ -101,11 +106,50 @@ func TestDecideAnswersTheRequestEvolveKeeps(t *testing.T) {
 	}
 	apply(&StartTurn{Meta: m, TurnID: "t1", WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: Inputs{WorkspaceRoot: "/work/repo"}})
 	out := apply(&EvaluateTool{Meta: m, ToolCallID: "c1", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["make"]}`)}, TTL: time.Minute})
-	if out.Request == nil || out.Decision.Behavior != domain.BehaviorAsk {
+	if out.Approval == nil || out.Decision.Behavior != domain.BehaviorAsk {
 		t.Fatalf("the call did not ask: %+v", out)
 	}
-	kept := s.Requests[out.Request.ID]
-	if kept == nil || !reflect.DeepEqual(*out.Request, *kept) {
-		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Request, kept)
+	id := out.Approval.Request.RequestID
+	kept := s.Approvals[id]
+	if kept == nil || !reflect.DeepEqual(*out.Approval, *kept) {
+		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Approval, kept)
+	}
+	out = apply(&RespondApproval{Meta: m, RequestID: id, Resolution: domain.ResolutionAllowForTurn})
+	if out.Approval == nil || out.Approval.Status != RequestResolved || out.Approval.ResolvedReason == "" {
+		t.Fatalf("the answer did not resolve: %+v", out.Approval)
+	}
+	if kept := s.Approvals[id]; !reflect.DeepEqual(*out.Approval, *kept) {
+		t.Fatalf("Decide answered %+v\nEvolve kept  %+v", out.Approval, kept)
+	}
+}
+
+// TestRequestMovesComeFromTheTable: RequestMove agrees with looplab/fsm
+// over RequestTransitions for every request state and every event that
+// names a request, and an event that names none never moves one.
+func TestRequestMovesComeFromTheTable(t *testing.T) {
+	moves := map[string]Payload{RequestTransOpen: &ApprovalRequested{}, RequestTransResolve: &ApprovalResolved{}}
+	legal := 0
+	for _, from := range []RequestStatus{RequestNone, RequestOpen, RequestResolved} {
+		for trans, p := range moves {
+			m := fsm.NewFSM(string(from), RequestTransitions, nil)
+			to, ok := RequestMove(from, p)
+			if ok != m.Can(trans) {
+				t.Errorf("%s --%s--> RequestMove says %v, fsm says %v", from, trans, ok, m.Can(trans))
+			}
+			if ok {
+				legal++
+				if err := m.Event(context.Background(), trans); err != nil || RequestStatus(m.Current()) != to {
+					t.Errorf("%s --%s--> %s, fsm reaches %s (%v)", from, trans, to, m.Current(), err)
+				}
+			} else if to != from {
+				t.Errorf("%s --%s--> refused but moved to %s", from, trans, to)
+			}
+		}
+		if to, ok := RequestMove(from, &TurnCompleted{}); ok || to != from {
+			t.Errorf("a turn event moved a %s request to %s", from, to)
+		}
+	}
+	if legal != 2 {
+		t.Fatalf("control: %d legal moves, want 2 (open, resolve)", legal)
 	}
 }

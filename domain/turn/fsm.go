@@ -59,16 +59,25 @@ var TurnTransitions = fsm.Events{
 	{Name: TransFail, Src: live, Dst: string(StatusFailed)},
 }
 
-// RequestTransitions is an approval request's state machine: open → resolved.
+// Approval request transition names.
+const (
+	RequestTransOpen    = "open"
+	RequestTransResolve = "resolve"
+)
+
+// RequestTransitions is an approval request's state machine: none → open →
+// resolved. Both folds move requests only through it (RequestMove).
 var RequestTransitions = fsm.Events{
-	{Name: "resolve", Src: []string{string(RequestOpen)}, Dst: string(RequestResolved)},
+	{Name: RequestTransOpen, Src: []string{string(RequestNone)}, Dst: string(RequestOpen)},
+	{Name: RequestTransResolve, Src: []string{string(RequestOpen)}, Dst: string(RequestResolved)},
 }
 
 // RequestStatus is the state of an approval request.
 type RequestStatus string
 
-// Request states.
+// Request states. RequestNone is a request no event has opened yet.
 const (
+	RequestNone     RequestStatus = "none"
 	RequestOpen     RequestStatus = "open"
 	RequestResolved RequestStatus = "resolved"
 )
@@ -162,23 +171,53 @@ func StatusAfter(from Status, p Payload, openAfter int) Status {
 	return from
 }
 
+type requestKey struct {
+	from  RequestStatus
+	trans string
+}
+
 // requestTable is RequestTransitions as a lookup.
-var requestTable = func() map[RequestStatus]RequestStatus {
-	m := map[RequestStatus]RequestStatus{}
+var requestTable = func() map[requestKey]RequestStatus {
+	m := map[requestKey]RequestStatus{}
 	for _, e := range RequestTransitions {
 		for _, src := range e.Src {
-			m[RequestStatus(src)] = RequestStatus(e.Dst)
+			m[requestKey{RequestStatus(src), e.Name}] = RequestStatus(e.Dst)
 		}
 	}
 	return m
 }()
 
-// ResolveRequest is an approval request's state after a resolution, read
-// from RequestTransitions; ok is false when the request cannot be resolved
-// from status (it is not open).
-func ResolveRequest(status RequestStatus) (next RequestStatus, ok bool) {
-	next, ok = requestTable[status]
-	return next, ok
+// NamedRequest is the id of the approval request p opens or resolves, or
+// "" for an event that names none.
+func NamedRequest(p Payload) string {
+	switch p := p.(type) {
+	case *ApprovalRequested:
+		return p.Request.RequestID
+	case *ApprovalResolved:
+		return p.RequestID
+	}
+	return ""
+}
+
+// RequestMove is the state of an approval request once p (which names it)
+// is folded, read from RequestTransitions; ok is false when p does not
+// move it from status (a second opening, a resolution of a request that is
+// not open, an event that names no request).
+func RequestMove(status RequestStatus, p Payload) (next RequestStatus, ok bool) {
+	var trans string
+	switch p.(type) {
+	case *ApprovalRequested:
+		trans = RequestTransOpen
+	case *ApprovalResolved:
+		trans = RequestTransResolve
+	default:
+		return status, false
+	}
+	next, ok = requestTable[requestKey{status, trans}]
+	if !ok {
+		return status, false
+	}
+	return next, true
 }
 
 // NewMachine returns a looplab/fsm machine of the turn table in state s (for

@@ -86,10 +86,10 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 		}
 		return Verdict{Code: code, Rule: d.DecidedBy + ": " + string(d.Reason)}, nil
 	}
-	if res.Request == nil {
+	if res.Approval == nil {
 		return Verdict{Code: "approval_missing", Rule: "the decision asked but opened no request"}, nil
 	}
-	reqID := res.Request.ID
+	reqID := res.Approval.Request.RequestID
 	poll := j.Poll
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
@@ -97,9 +97,9 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 	tk := time.NewTicker(poll)
 	defer tk.Stop()
 	for {
-		var r turn.Request
+		var r turn.Approval
 		err := j.Engine.View(ctx, turnID, func(s *turn.State) error {
-			if q := s.Requests[reqID]; q != nil {
+			if q := s.Approvals[reqID]; q != nil {
 				r = *q
 			}
 			return nil
@@ -107,7 +107,7 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 		if err != nil {
 			return Verdict{}, err
 		}
-		if r.ID != "" && r.Status != turn.RequestOpen {
+		if r.Request.RequestID != "" && r.Status != turn.RequestOpen {
 			if r.Resolution.Allows() {
 				return Verdict{Allow: true, Code: string(r.Resolution), Rule: "approval " + reqID, Once: r.Resolution == domain.ResolutionAllowOnce}, nil
 			}

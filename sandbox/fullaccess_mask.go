@@ -1,0 +1,230 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// maskRounds bounds the masking passes (see maskSecrets).
+const maskRounds = 8
+
+// secretLoc is one place where a gateway secret is now, with its identity.
+type secretLoc struct {
+	path     string
+	dev, ino uint64
+}
+
+// locateSecrets returns where the secrets are: the current path of each
+// descriptor Run held (the file or directory itself, wherever it was
+// renamed to) and each configured path that exists (what is there now),
+// leaving out what is already one of this view's masks (maskDevs).
+func locateSecrets(sp *SandboxSpec, maskDevs map[uint64]bool) ([]secretLoc, error) {
+	var out []secretLoc
+	add := func(p string, st *unix.Stat_t) {
+		if maskDevs[st.Dev] {
+			return
+		}
+		for _, l := range out {
+			if l.path == p {
+				return
+			}
+		}
+		out = append(out, secretLoc{path: p, dev: st.Dev, ino: st.Ino})
+	}
+	for i := range sp.HeldSecrets {
+		fd := helperIdmapFD + i
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return nil, fmt.Errorf("held gateway secret %d: %w", i, err)
+		}
+		if st.Nlink == 0 {
+			continue // removed: no name leads to it
+		}
+		p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil {
+			return nil, fmt.Errorf("held gateway secret %d: %w", i, err)
+		}
+		if strings.HasSuffix(p, " (deleted)") {
+			continue
+		}
+		if !strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("held gateway secret %d is at %q, outside this view: refused", i, p)
+		}
+		add(p, &st)
+	}
+	for _, e := range sp.Entries {
+		p := e.ResolvedPath
+		if p == "" {
+			p = e.Path
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue // nothing there
+		}
+		var st unix.Stat_t
+		if unix.Stat(real, &st) == nil {
+			add(real, &st)
+		}
+	}
+	return out, nil
+}
+
+// maskTarget is a path at which a secret may be reachable: the secret
+// itself through one mount of its filesystem (dev and ino to match), or a
+// mount whose root lies inside the secret (mountID to match).
+type maskTarget struct {
+	path     string
+	dev, ino uint64
+	mountID  uint64
+}
+
+// aliasTargets lists the paths at which l is reachable through the mounts
+// (this view's, masks and pins included): l.path itself, and, for every mount
+// of the same filesystem whose root contains l, the same file below that
+// mount; every mount of a directory inside l is a target too.
+func aliasTargets(l secretLoc, mounts []mountEntry) []maskTarget {
+	out := []maskTarget{{path: l.path, dev: l.dev, ino: l.ino}}
+	base := -1
+	for i, m := range mounts {
+		if domain.PathWithin(l.path, m.point) && (base < 0 || len(m.point) >= len(mounts[base].point)) {
+			base = i
+		}
+	}
+	if base < 0 {
+		return out
+	}
+	b := mounts[base]
+	fsPath := joinRel(b.root, relWithin(l.path, b.point))
+	for _, m := range mounts {
+		if m.dev != b.dev {
+			continue
+		}
+		switch {
+		case domain.PathWithin(fsPath, m.root):
+			if t := joinRel(m.point, relWithin(fsPath, m.root)); t != l.path {
+				out = append(out, maskTarget{path: t, dev: l.dev, ino: l.ino})
+			}
+		case domain.PathWithin(m.root, fsPath):
+			out = append(out, maskTarget{path: m.point, mountID: m.id})
+		}
+	}
+	return out
+}
+
+// exposed reports whether the secret is reachable at t.path now.
+func (t maskTarget) exposed() bool {
+	if t.mountID != 0 {
+		var stx unix.Statx_t
+		return unix.Statx(unix.AT_FDCWD, t.path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &stx) == nil &&
+			stx.Mask&unix.STATX_MNT_ID != 0 && stx.Mnt_id == t.mountID
+	}
+	fd, err := openNoSymlinks(t.path)
+	if err != nil {
+		return false // not reachable by this path
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Dev == t.dev && st.Ino == t.ino
+}
+
+// maskSecrets masks every location of every secret, after pinning each
+// directory above it (pinAncestors). Masks sit on the directory entry, so
+// once a location is masked a rename carries the mask along; the passes
+// repeat (a secret moved meanwhile by a process outside this view is found
+// at its new path) until one finds nothing left to mask, and fail closed
+// after maskRounds.
+func maskSecrets(sp *SandboxSpec) error {
+	maskDevs := map[uint64]bool{}
+	pinned := map[string]bool{}
+	shared := newSharedMask()
+	defer shared.close()
+	for range maskRounds {
+		locs, err := locateSecrets(sp, maskDevs)
+		if err != nil {
+			return err
+		}
+		targets, err := secretTargets(locs)
+		if err != nil {
+			return err
+		}
+		// Pins clone mounts (new mount ids): the targets are listed again
+		// after any.
+		npins := len(pinned)
+		for _, t := range targets {
+			if t.exposed() {
+				if err := pinAncestors(t.path, pinned); err != nil {
+					return err
+				}
+			}
+		}
+		if len(pinned) != npins {
+			if targets, err = secretTargets(locs); err != nil {
+				return err
+			}
+		}
+		masked := 0
+		for _, t := range targets {
+			if !t.exposed() {
+				continue
+			}
+			if err := mask(t.path, nil, shared); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue // moved away since: the next pass finds it
+				}
+				return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
+			}
+			var st unix.Stat_t
+			if err := unix.Stat(t.path, &st); err != nil {
+				return fmt.Errorf("mask the gateway secret at %s: %w", t.path, err)
+			}
+			maskDevs[st.Dev] = true
+			masked++
+		}
+		if masked == 0 {
+			return nil
+		}
+	}
+	return errors.New("the gateway's secrets kept moving while they were being masked: refused")
+}
+
+// secretTargets lists the alias targets of locs in the current mounts.
+func secretTargets(locs []secretLoc) ([]maskTarget, error) {
+	mounts, err := readMountinfo("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []maskTarget
+	for _, l := range locs {
+		out = append(out, aliasTargets(l, mounts)...)
+	}
+	return out, nil
+}
+
+// pinAncestors binds every directory above path (below "/", and not
+// already a mount root) onto itself, recursively, so that the view is
+// unchanged but each is a mount point in this namespace: rename(2) and
+// rmdir(2) of a mount point fail (EBUSY), through any path and from any
+// namespace the command makes (its copies are mount points too). Without
+// the pins a command could move the data directory's parent aside and
+// plant a directory of its own at the configured path, which the server
+// would take as its data directory (and token) at its next start.
+func pinAncestors(path string, pinned map[string]bool) error {
+	for a := range ancestors(path) {
+		if pinned[a] {
+			continue
+		}
+		if err := bindSelf(a, false, true); err != nil {
+			return fmt.Errorf("pin %s above a gateway secret: %w", a, err)
+		}
+		pinned[a] = true
+	}
+	return nil
+}

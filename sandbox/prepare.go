@@ -1,0 +1,38 @@
+package sandbox
+
+import (
+	"slices"
+
+	"turnstile/domain"
+)
+
+// prepareError is a failure of prepareSpec: the helper was started but not
+// given its plan, and the command did not run.
+type prepareError struct{ err error }
+
+func (e *prepareError) Error() string { return e.err.Error() }
+func (e *prepareError) Unwrap() error { return e.err }
+
+// prepareSpec completes a helper's spec once the helper has been started
+// (Run does this while the helper starts, since the helper needs it only
+// when it reads its plan): what stays protected inside the writable roots,
+// i.e. the names held for the command and the nested repositories the walk
+// found (handed to the helper so that it does not walk again), the current
+// matches of glob deny rules (masked like deny entries; files created later
+// are a named degradation), and, in the namespaces, the host's unix sockets
+// to mask. The returned function releases the held names (nil when none).
+func prepareSpec(spec *SandboxSpec) (release func(), err error) {
+	if spec.RestrictFilesystem {
+		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
+		spec.GlobRules = nil
+		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		if release, err = holdNames(v); err != nil {
+			return nil, err
+		}
+		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
+	}
+	if spec.InNamespace && !spec.AllowUnixSockets {
+		spec.HostSockets = hostUnixSockets()
+	}
+	return release, nil
+}
