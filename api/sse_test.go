@@ -368,7 +368,7 @@ func TestSSEResumeHandOverUnderConcurrentAppends(t *testing.T) {
 // gets the rest exactly once. A client reading at the same time is not cut
 // off and gets everything (the control).
 func TestSSESlowConsumerCutOffAndResume(t *testing.T) {
-	s := startSSE(t, api.Config{SSEBuffer: 16, SSESlowGrace: time.Minute}, 8192)
+	s := startSSE(t, api.Config{SSEBuffer: 256, SSESlowGrace: time.Minute}, 8192)
 	s.decisions("t", 0, 1)
 	start := s.proj.Position()
 	fast := s.openSSE("from=now", "", 0)
@@ -444,5 +444,32 @@ func TestSSESlowConsumerCutOffAndResume(t *testing.T) {
 	equalIDs(t, "reading client", ids, want)
 	if v := s.metric("turnstile_sse_slow_consumer_disconnects_total"); v != 1 {
 		t.Fatalf("slow consumer disconnects = %v, want 1", v)
+	}
+}
+
+// TestSSEStuckClientIsClosedAfterGrace: a client that never reads again,
+// once cut off, does not hold its connection (and the goroutine writing to
+// it) past the grace: the server closes it.
+func TestSSEStuckClientIsClosedAfterGrace(t *testing.T) {
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	s.decisions("t", 0, 1)
+	s.openSSE("from=now", "", 4096) // never read
+	if got := s.metric("turnstile_sse_clients"); got != 1 {
+		t.Fatalf("turnstile_sse_clients = %v, want 1", got)
+	}
+	n := 1
+	for s.metric("turnstile_sse_slow_consumer_disconnects_total") == 0 {
+		if n > 5000 {
+			t.Fatal("5,000 events and the stuck client was never cut off")
+		}
+		s.decisions("t", n, 25)
+		n += 25
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for s.metric("turnstile_sse_clients") != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stuck client's stream is still open 30 s after it was cut off (grace 200ms)")
+		}
+		<-time.After(10 * time.Millisecond) // polls the gauge: the event waited for
 	}
 }
