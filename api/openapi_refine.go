@@ -85,8 +85,6 @@ var specialResponses = map[string]map[string]any{
 	"GET /openapi.json": {"200": map[string]any{"description": "this document", "content": jsonContent(map[string]any{"type": "object"})}},
 	"GET /v1/events": {"200": map[string]any{"description": "a stream of events: `id:` is the store position, `event:` the notification method, `data:` a JSON-RPC notification",
 		"content": map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{"type": "string"}}}}},
-	"GET /v1/audit/verify": {"200": map[string]any{"description": "newline-delimited JSON: one VerifyLine object per line (progress…, then head… and done; or tampered; or error)",
-		"content": map[string]any{"application/x-ndjson": map[string]any{"schema": schemaOf(reflect.TypeFor[VerifyLine](), map[reflect.Type]bool{})}}}},
 	"GET /rpc": {"101": map[string]any{"description": "switching to a WebSocket carrying JSON-RPC 2.0 messages"}},
 	"POST /rpc": {"204": map[string]any{"description": "only notifications were sent: nothing to answer"}, "200": map[string]any{"description": "a JSON-RPC 2.0 response (errors are JSON-RPC errors, with data.status the HTTP status a REST call would give)",
 		"content": jsonContent(map[string]any{"anyOf": []any{rpcResponseSchema, map[string]any{"type": "array", "items": rpcResponseSchema}}})}},
@@ -112,6 +110,11 @@ func extraSuccess(op operation, ok map[string]any) map[string]any {
 	switch op.method + " " + op.path {
 	case "POST /v1/turns":
 		return map[string]any{"200": map[string]any{"description": "the same request repeated: the turn as it is", "content": ok["content"]}}
+	case "GET /v1/audit/verify":
+		// Newline-delimited JSON: one VerifyLine per line.
+		schema := ok["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		return map[string]any{"200": map[string]any{"description": "newline-delimited JSON: one VerifyLine object per line (progress…, then head… and done; or tampered; or error)",
+			"content": map[string]any{"application/x-ndjson": map[string]any{"schema": schema}}}}
 	case "POST /v1/turns/{turn_id}/exec":
 		schema := ok["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
 		return map[string]any{"202": map[string]any{"description": "the command waits for a person (decision ask, with the request); repeat the call, with ?wait=, to run it once approved", "content": ok["content"]},

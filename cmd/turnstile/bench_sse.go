@@ -264,13 +264,6 @@ func (c *client) countEvents(from, to eventstore.Position) (int, error) {
 	}
 }
 
-// benchRate is the "durable decisions/s" figure of a bench report, and the
-// number of decisions.
-var (
-	benchRate  = regexp.MustCompile(`durable decisions/s: ([0-9.]+)`)
-	benchCount = regexp.MustCompile(`turns, ([0-9]+) decisions in`)
-)
-
 // benchBaseline runs the same bench without SSE clients first, for the
 // with/without comparison, and returns its decisions/s and what it cost
 // the server.
@@ -300,6 +293,10 @@ func benchBaseline(c *client, args []string, stdout, stderr io.Writer) (benchCos
 	if err != nil {
 		return benchCost{}, err
 	}
+	// The "durable decisions/s" figure of the report, and the number of
+	// decisions.
+	benchRate := regexp.MustCompile(`durable decisions/s: ([0-9.]+)`)
+	benchCount := regexp.MustCompile(`turns, ([0-9]+) decisions in`)
 	m, n := benchRate.FindStringSubmatch(out.String()), benchCount.FindStringSubmatch(out.String())
 	if m == nil || n == nil {
 		return benchCost{}, fmt.Errorf("no throughput in the run without SSE clients: %s", out.String())
