@@ -42,9 +42,6 @@ type Encoder func(ctx context.Context, rec *eventstore.RecordedEvent) (*Frame, e
 // holds.
 var ErrSlow = errors.New("fanout: slow consumer: fell behind by more than the buffer holds")
 
-// ErrStopped is the error of a client whose broadcaster has stopped.
-var ErrStopped = errors.New("fanout: broadcaster stopped")
-
 // Config configures a Broadcaster.
 type Config struct {
 	Store  eventstore.Store
