@@ -18,6 +18,10 @@ import (
 const MaxWait = 120 * time.Second
 
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	q := r.URL.Query()
 	status := q.Get("status")
 	switch status {
@@ -72,6 +76,10 @@ func parseWait(v string) (time.Duration, error) {
 }
 
 func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	wait, err := parseWait(r.URL.Query().Get("wait"))
 	if err != nil {
 		writeError(w, err)
@@ -157,6 +165,9 @@ type RespondResponse struct {
 	Resolution domain.Resolution `json:"resolution"`
 	// Replayed is set when the same resolution had already been stored.
 	Replayed bool `json:"replayed"`
+	// Position is the store position of the resolution: pass it as
+	// ?after= to a read that must include it.
+	Position string `json:"position,omitempty"`
 }
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
@@ -209,5 +220,5 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 		s.metrics.ApprovalWait(time.Since(out.Approval.OpenedAt))
 	}
 	s.settle(r.Context(), out.Position)
-	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Replayed: out.Replayed}, nil
+	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
 }
