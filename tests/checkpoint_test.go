@@ -193,7 +193,7 @@ func TestCheckpointRestarts(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	copyFile(t, filepath.Join(s.Data, "events.db"), filepath.Join(backupDir, "events.db"))
+	copyStore(t, s.Data, backupDir)
 	s.start()
 	atBackup := getAll(t, s, paths)
 
@@ -214,7 +214,7 @@ func TestCheckpointRestarts(t *testing.T) {
 	// The store restored from the backup: the checkpoint (written at the
 	// clean stop below) is newer than it, and is discarded.
 	log = restart("restored store", func() {
-		copyFile(t, filepath.Join(backupDir, "events.db"), filepath.Join(s.Data, "events.db"))
+		copyStore(t, backupDir, s.Data)
 	})
 	expect(log, "read-model checkpoint discarded")
 	expect(log, "does not hold the checkpoint's last event")
@@ -235,6 +235,24 @@ func withoutPosition(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// copyStore copies the embedded store of data directory from into to,
+// replacing what is there: the log store's directory (events/) or, in a
+// data directory of an earlier version, the bbolt file (events.db).
+func copyStore(t *testing.T, from, to string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(from, "events.db")); err == nil {
+		copyFile(t, filepath.Join(from, "events.db"), filepath.Join(to, "events.db"))
+		return
+	}
+	src, dst := filepath.Join(from, "events"), filepath.Join(to, "events")
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {
