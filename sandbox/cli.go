@@ -67,6 +67,9 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	// One command, then exit: no view is looked at twice.
+	noViewCache.Store(true)
+	defer noViewCache.Store(false)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The namespaces are assumed when the sysctls allow them (quickProbe):

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"turnstile/domain"
 )
 
 // TestSandboxCommandSkipsTheSelfTest: where the sysctls allow namespaces,
 // `turnstile sandbox` starts no namespace probe child (the helper sets the
 // namespaces up and fails closed), and still confines: a workspace write
-// works in auto_accept_edits, a write outside is refused. The control: Probe
-// does start one.
+// works in auto_accept_edits, a write outside is refused. Nor does it watch
+// what its views looked up (a cache it never reuses). The controls: Probe
+// does start one, and CheckFile in a server does watch the workspace.
 func TestSandboxCommandSkipsTheSelfTest(t *testing.T) {
 	f := requireKernel(t, true)
 	if ok, sys := userNSSysctlsAllow(); !ok {
@@ -28,6 +31,18 @@ func TestSandboxCommandSkipsTheSelfTest(t *testing.T) {
 	}
 	if _, err := os.Stat(ws + "/in.txt"); err != nil {
 		t.Fatal(err)
+	}
+	watched := func() bool {
+		viewWatch.mu.Lock()
+		defer viewWatch.mu.Unlock()
+		_, ok := viewWatch.byPath[ws]
+		return ok
+	}
+	if watched() {
+		t.Errorf("turnstile sandbox watched %s for a view cache it never reuses", ws)
+	}
+	if _, err := CheckFile(snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel), ws+"/in.txt", domain.AccessRead); err != nil || !watched() {
+		t.Errorf("control: CheckFile (%v) did not watch %s", err, ws)
 	}
 	if p := Probe(); probeCount.Load()-before != 1 || p.Kernel != f.Kernel {
 		t.Fatalf("control: Probe ran %d namespace probes and found %+v", probeCount.Load()-before, p.Kernel)
