@@ -183,7 +183,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10))
 		if pr.prog.lean && !pr.prog.verified {
 			var refused bool
-			if b, refused = settleChecked(pr.prog, b); refused {
+			if b, refused = settleChecked(pr.prog, b, wasKilled); refused {
 				// It ran nothing; the running binary runs the plan.
 				return Run(ctx, plan)
 			}

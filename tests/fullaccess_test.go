@@ -38,10 +38,13 @@ func TestFullAccessExecCannotReadGatewaySecrets(t *testing.T) {
 	if d := run("cat-token", "cat", filepath.Join(data, "token")); d.Result.ExitCode == 0 || strings.Contains(d.Result.Stdout, token) {
 		t.Fatalf("cat <data>/token: %+v", d.Result)
 	}
-	attack := "umount -l " + data + "; cat " + data + "/token " + data + "/events.db; " +
+	attack := "umount -l " + data + "; cat " + data + "/token " + data + "/events.db " + data + "/events/*.seg; " +
 		"unshare -Urm sh -c 'umount -l " + data + "; cat " + data + "/token'; cat /proc/1/root" + data + "/token"
-	if d := run("attack", "sh", "-c", attack); strings.Contains(d.Result.Stdout, token) || strings.Contains(d.Result.Stdout, "bbolt") {
+	if d := run("attack", "sh", "-c", attack); strings.Contains(d.Result.Stdout, token) || strings.Contains(d.Result.Stdout, "bbolt") || strings.Contains(d.Result.Stdout, "TLG1") {
 		t.Fatalf("attack read the secrets: %+v", d.Result)
+	}
+	if seg, err := os.ReadFile(filepath.Join(data, "events", "00000000000000000000.seg")); err != nil || !strings.Contains(string(seg), "TLG1") {
+		t.Fatalf("control: the store's first segment read from outside holds a frame: %v", err)
 	}
 	// The lean helper the server starts for every command (next to it)
 	// cannot be rewritten: its next run would precede every mask.
