@@ -278,6 +278,11 @@ func mountDev(nodes []devNode) error {
 // with it.
 func mountOwnProc(mounts []mountEntry) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		if errors.Is(err, unix.EPERM) {
+			// The kernel mounts a procfs from a user namespace only where
+			// the host's is fully visible (mnt_already_visible).
+			return fmt.Errorf("mount the PID namespace's /proc: %w (is the host's /proc partly covered by other mounts, as in a container?)", err)
+		}
 		return fmt.Errorf("mount the PID namespace's /proc: %w", err)
 	}
 	for _, p := range readOnlyProc {

@@ -100,8 +100,8 @@ func runFullAccessScript(k domain.KernelFeatures, secrets []string, ws, script s
 	}
 	domain.AddSensitivePaths(&s, secrets)
 	// FA_SERVER_PID: the process that plays the server (whose /proc entries
-	// and signals the attacks try).
-	p, err := PlanSpawn(&s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, append(os.Environ(), "FA_SERVER_PID="+strconv.Itoa(os.Getpid())))
+	// and signals the attacks try); TURNSTILE_TOKEN: one of its settings.
+	p, err := PlanSpawn(&s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, append(os.Environ(), "FA_SERVER_PID="+strconv.Itoa(os.Getpid()), "TURNSTILE_TOKEN=server-only-token-0123456789"))
 	if err != nil {
 		return "", 0, err
 	}

@@ -196,6 +196,8 @@ ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "b
 		fmt.Sprintf("leak nested-bind-open-by-handle unshare -Urm sh -c 'mkdir -p %s/hb; mount --bind %s %s/hb; %s fa-handle %s/hb %d %s'", fx.ws, fx.ws, fx.ws, P, fx.ws, fx.handleType, fx.handleHex),
 		"leak core-pattern sh -c 'echo core > /proc/sys/kernel/core_pattern && echo $M'",
 		"leak sysfs-write sh -c 'echo change > /sys/kernel/uevent_helper 2>/dev/null || touch /sys/fs/cgroup/x && echo $M'",
+		"refused env-turnstile sh -c 'env | grep -q ^TURNSTILE_'",
+		"ok env-inherited sh -c 'env | grep -q ^FA_SERVER_PID='",
 		"refused kill-server kill -0 $FA_SERVER_PID",
 		"refused see-server-proc test -e /proc/$FA_SERVER_PID/status",
 		"refused ptrace-server " + P + " fa-ptrace $FA_SERVER_PID",
