@@ -31,6 +31,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	turns := fs.Int("turns", 64, "concurrent turns (one client goroutine each)")
 	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
+	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
 		fs.PrintDefaults()
@@ -46,6 +47,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile bench:", err)
 		return 1
+	}
+	var baseline benchCost
+	if *sseClients > 0 {
+		if baseline, err = benchBaseline(c, args, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "turnstile bench: without SSE clients: %.0f durable decisions/s; now with %d\n", baseline.rate, *sseClients)
 	}
 	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
 	if *workspace == "" {
@@ -90,6 +99,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		firstErr                 atomic.Value
 		wg                       sync.WaitGroup
 	)
+	var sse *benchSSE
+	if *sseClients > 0 {
+		if sse, err = startBenchSSE(c, *sseClients); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+	}
 	cpu0, cpuOK := serverCPU(c)
 	self0 := selfCPU()
 	start := time.Now()
@@ -155,6 +171,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "turnstile bench: %d turns, %d decisions in %.2fs\n", *turns, n, elapsed.Seconds())
 	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
+	if sse != nil {
+		sse.finish(stdout, baseline, n)
+		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
+	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
 	if cpuOK && cpu1OK {
 		fmt.Fprintf(stdout, "  server CPU: %.0f µs per decision (process_cpu_seconds_total; approval responses included), %.2f cores\n",
