@@ -256,3 +256,18 @@ func TestDecisionSwapUnderConcurrentDecisions(t *testing.T) {
 		t.Fatalf("%d writes to the newly protected target were allowed after the retarget", n)
 	}
 }
+
+// TestDecisionGitDirEmptied: the contents of a .git directory stay writable
+// (objects, refs), its config is read-only; an empty .git is held (nothing may
+// be created in it, so that no repository can be planted). Emptied between
+// two decisions, it is held at once: the same write that was allowed before
+// (the control) is refused after.
+func TestDecisionGitDirEmptied(t *testing.T) {
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/.git", 0o755), os.WriteFile(ws+"/.git/HEAD", []byte("ref: refs/heads/main\n"), 0o644))
+	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+	decideFile(t, s, ".git/ORIG_HEAD", wr, "", ws+"/.git/ORIG_HEAD")
+	decideFile(t, s, ".git/config", wr, CodeWriteRequiresWritable, "")
+	mustDo(t, os.Remove(ws+"/.git/HEAD"))
+	decideFile(t, s, ".git/ORIG_HEAD", wr, CodeWriteRequiresWritable, "")
+}

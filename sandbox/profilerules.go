@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"turnstile/domain"
@@ -14,13 +15,14 @@ import (
 // canonicalised afresh every time.
 var ruleCache struct {
 	mu sync.Mutex // guards m
-	m  map[string]cachedRules
+	m  map[string]*cachedRules
 }
 
 type cachedRules struct {
-	rules []domain.PathRule
-	made  time.Time
-	gen   uint64 // the watch generation it stands for (viewwatch.go)
+	rules    []domain.PathRule
+	made     time.Time
+	gen      uint64      // the watch generation it stands for (viewwatch.go)
+	renewing atomic.Bool // as cachedView's
 }
 
 // canonicalRules returns rules with each pattern's literal part made
@@ -41,7 +43,7 @@ func canonicalRules(rules []domain.PathRule) []domain.PathRule {
 	ruleCache.mu.Lock()
 	c, ok := ruleCache.m[key]
 	ruleCache.mu.Unlock()
-	if ok && watching && c.gen == gen && now.Sub(c.made) < viewTTL {
+	if ok && watching && c.gen == gen && (now.Sub(c.made) < viewTTL || !c.renewing.CompareAndSwap(false, true)) {
 		return mergeRules(rules, c.rules)
 	}
 	out, gen, keep := watchedBuild(func() []domain.PathRule {
@@ -58,14 +60,18 @@ func canonicalRules(rules []domain.PathRule) []domain.PathRule {
 		}
 		return ls
 	})
+	ruleCache.mu.Lock()
 	if !keep {
+		if ok && ruleCache.m[key] == c {
+			delete(ruleCache.m, key)
+		}
+		ruleCache.mu.Unlock()
 		return out
 	}
-	ruleCache.mu.Lock()
 	if ruleCache.m == nil || len(ruleCache.m) > 4096 {
-		ruleCache.m = map[string]cachedRules{}
+		ruleCache.m = map[string]*cachedRules{}
 	}
-	ruleCache.m[key] = cachedRules{rules: out, made: now, gen: gen}
+	ruleCache.m[key] = &cachedRules{rules: out, made: now, gen: gen}
 	ruleCache.mu.Unlock()
 	return out
 }

@@ -21,7 +21,7 @@ const viewTTL = time.Second
 
 var views struct {
 	mu sync.Mutex // guards m
-	m  map[string]cachedView
+	m  map[string]*cachedView
 }
 
 type cachedView struct {
@@ -30,6 +30,21 @@ type cachedView struct {
 	// gen is the watch generation (watchGen) before the view was built:
 	// the view stands while it has not moved on.
 	gen uint64
+	// renewing is set by the one caller that rebuilds the view when its
+	// TTL ran out while nothing watched changed; the others keep using it
+	// meanwhile (64 turns of one workspace would otherwise all rebuild it
+	// at once, every viewTTL).
+	renewing atomic.Bool
+}
+
+// current reports whether c can be used for a lookup at now in watch
+// generation gen: nothing it looked up has changed, and its TTL has not
+// run out or another caller is renewing it.
+func (c *cachedView) current(now time.Time, gen uint64) bool {
+	if c.gen != gen {
+		return false
+	}
+	return now.Sub(c.made) < viewTTL || !c.renewing.CompareAndSwap(false, true)
 }
 
 // cachedFSView returns newFSView(fp), reusing a view made from the same
@@ -72,18 +87,22 @@ func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 	views.mu.Lock()
 	c, ok := views.m[key]
 	views.mu.Unlock()
-	if ok && watching && c.gen == gen && now.Sub(c.made) < viewTTL {
+	if ok && watching && c.current(now, gen) {
 		return c.v
 	}
 	v, gen, keep := watchedBuild(func() *fsView { return newFSView(fp) }, (*fsView).lookups)
+	views.mu.Lock()
 	if !keep {
+		if ok && views.m[key] == c {
+			delete(views.m, key) // nobody keeps using an expired view
+		}
+		views.mu.Unlock()
 		return v
 	}
-	views.mu.Lock()
 	if views.m == nil || len(views.m) > 4096 {
-		views.m = map[string]cachedView{}
+		views.m = map[string]*cachedView{}
 	}
-	views.m[key] = cachedView{v: v, made: now, gen: gen}
+	views.m[key] = &cachedView{v: v, made: now, gen: gen}
 	views.mu.Unlock()
 	return v
 }

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // A cached view (viewcache.go) holds facts about the filesystem: where each
@@ -264,7 +266,11 @@ func (v *fsView) lookups() []lookup {
 				out = lookupsOf(r.From, out)
 			}
 			out = lookupsOf(r.Path, out)
-			if fi, err := os.Lstat(r.Path); r.Kind == pathKindGitDir && err == nil && fi.IsDir() {
+			// A git dir as a whole (discovery reads its files), and a
+			// protected directory (a reserved one is held read-only while
+			// empty: emptied, it would be held again).
+			whole := r.Kind == pathKindGitDir || r.Kind == domain.PathProtected
+			if fi, err := os.Lstat(r.Path); whole && err == nil && fi.IsDir() {
 				out = append(out, lookup{dir: r.Path})
 			}
 			if path.Base(r.Path) == ".git" || path.Base(r.From) == ".git" {
