@@ -40,6 +40,9 @@ type DecisionResponse struct {
 	// answer is the stored one and nothing was appended.
 	Replayed bool  `json:"replayed"`
 	Version  int64 `json:"version"`
+	// Position is the store position of the turn's last event when it
+	// answered: pass it as ?after= to a read that must include it.
+	Position string `json:"position,omitempty"`
 	// Request is the approval request when the decision is (or was) ask.
 	Request *turn.ApprovalRequest `json:"request,omitempty"`
 	// RequestStatus is "pending" or "resolved", with its Resolution.
@@ -97,7 +100,7 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 	out := &DecisionResponse{
 		TurnID: turnID, ToolCallID: toolCallID, Decision: d.Behavior.String(), Reason: d.Reason, Action: d.Action,
 		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Turn.Version,
-		Unclassified: d.Action == domain.ActionUnknown,
+		Unclassified: d.Action == domain.ActionUnknown, Position: positionOf(res.Position),
 	}
 	s.settle(r.Context(), res.Position)
 	if q := res.Approval; q != nil {

@@ -53,6 +53,7 @@ func mapError(err error) *Error {
 		denied   *domain.ForbiddenError
 		credDup  *domain.CredentialExistsError
 		credGone *domain.CredentialNotFoundError
+		lagging  *AfterTimeoutError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -90,6 +91,8 @@ func mapError(err error) *Error {
 		return errorf(http.StatusConflict, conflict.Code, nil, "%s", conflict.Message)
 	case errors.As(err, &illegal):
 		return errorf(http.StatusUnprocessableEntity, "illegal_transition", map[string]any{"turn_id": illegal.TurnID, "state": illegal.State, "transition": illegal.Transition}, "%s", illegal.Error())
+	case errors.As(err, &lagging):
+		return errorf(http.StatusGatewayTimeout, "read_model_lagging", map[string]any{"field": lagging.Param, "after": lagging.After.String(), "position": lagging.Position.String()}, "%s", lagging.Error())
 	case errors.Is(err, turn.ErrUnknownEventType):
 		return errorf(http.StatusInternalServerError, "unknown_event_type", nil, "%v", err)
 	case errors.Is(err, eventstore.ErrUnavailable), errors.Is(err, eventstore.ErrClosed), errors.Is(err, context.DeadlineExceeded):

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -171,7 +170,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	from, beyond := eventstore.Start, false
+	from, beyond, catchUp := eventstore.Start, false, true
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
 		last = q.Get("last_event_id")
@@ -188,7 +187,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		switch f := q.Get("from"); f {
 		case "start":
 		case "", "now":
-			from = s.cfg.Projector.Position() // only what happens from now on
+			catchUp = false // only what happens from now on
 		default:
 			writeError(w, &domain.InvalidEnumError{Field: "from", Value: f, Allowed: []string{"start", "now"}})
 			return
@@ -199,92 +198,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusInternalServerError, "internal", nil, "streaming unsupported"))
 		return
 	}
-	sub, err := s.cfg.Store.Subscribe(r.Context(), from, turn.StreamPrefix)
-	if err != nil {
+	if err := s.cfg.Store.Ping(r.Context()); err != nil {
 		writeError(w, err)
 		return
 	}
-	defer sub.Close()
 	s.metrics.sse.Add(1)
 	defer s.metrics.sse.Add(-1)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: w, flusher: flusher, filter: sseFilter{turn: turnFilter, workspace: wsFilter, p: p}, sent: from}
 	if beyond {
 		// A position past the log's end names no event this log holds (a
 		// client of another store, or a made-up id): following it would
 		// wait silently for events that may never be numbered so.
-		data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": "invalid_last_event_id",
-			"message": fmt.Sprintf("Last-Event-ID %s is beyond the end of the event log (last position %s): reconnect without it, after listing what you need (GET /v1/approvals carries the position to resume from)", last, s.cfg.Projector.Position()),
-			"details": map[string]any{"last_event_id": last, "position": s.cfg.Projector.Position().String()}}})
-		fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
-		flusher.Flush()
+		sseError(sw, "invalid_last_event_id",
+			fmt.Sprintf("Last-Event-ID %s is beyond the end of the event log (last position %s): reconnect without it, after listing what you need (GET /v1/approvals carries the position to resume from)", last, s.cfg.Projector.Position()),
+			map[string]any{"last_event_id": last, "position": s.cfg.Projector.Position().String()})
 		return
 	}
-	fmt.Fprintf(w, ": turnstile events from %s\n\n", from)
-	flusher.Flush()
-
-	msgs := make(chan eventstore.Message)
-	errs := make(chan error, 1)
-	go func() {
-		for {
-			m, err := sub.Recv(r.Context())
-			if err != nil {
-				errs <- err
-				return
-			}
-			select {
-			case msgs <- m:
-			case <-r.Context().Done():
-				return
-			}
-		}
-	}()
-	workspaces := map[string]string{}
-	keepalive := time.NewTicker(15 * time.Second)
-	defer keepalive.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-s.draining:
-			return
-		case err := <-errs:
-			s.log.Debug("event stream ended", "err", err)
-			return
-		case <-keepalive.C:
-			fmt.Fprint(w, ": keepalive\n\n")
-			flusher.Flush()
-		case m := <-msgs:
-			if m.Event == nil {
-				continue
-			}
-			e, err := eventcodec.DecodeUnhashed(m.Event)
-			if err != nil {
-				s.log.Error("event stream: undecodable event", "err", err)
-				return
-			}
-			if st, ok := e.Payload.(*turn.TurnStarted); ok {
-				workspaces[e.TurnID] = st.WorkspaceID
-			}
-			if turnFilter != "" && e.TurnID != turnFilter {
-				continue
-			}
-			if wsFilter != "" && s.workspaceOf(r.Context(), workspaces, e.TurnID) != wsFilter {
-				continue
-			}
-			// A scoped credential's stream carries its workspaces only; a
-			// turn whose workspace is unknown here is left out.
-			if p.Scoped() && !p.InScope(s.workspaceOf(r.Context(), workspaces, e.TurnID)) {
-				continue
-			}
-			method, params := notification(&e)
-			data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", m.Event.Position, method, data)
-			flusher.Flush()
-		}
+	if catchUp {
+		fmt.Fprintf(w, ": turnstile events from %s\n\n", from)
+		flusher.Flush()
 	}
+	s.stream(r, sw, catchUp)
 }
 
 // workspaceOf is the workspace of a turn the stream has not seen start:

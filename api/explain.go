@@ -59,6 +59,10 @@ func check(err error) *ExplainCheck {
 }
 
 func (s *Server) explainTurn(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	t, err := s.readTurn(r, chi.URLParam(r, "turn_id"))
 	if err != nil {
 		writeError(w, err)

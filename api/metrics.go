@@ -21,6 +21,8 @@ type Metrics struct {
 	approval  prometheus.Histogram   // seconds from opened to resolved
 	appendDur prometheus.Histogram   // seconds per append
 	sse       prometheus.Gauge       // connected SSE clients
+	sseSlow   prometheus.Counter     // SSE clients cut off as slow consumers
+	sseFrames *prometheus.CounterVec // SSE frames encoded, by path (broadcast, catch_up)
 	waiting   prometheus.Gauge       // long polls waiting for a resolution
 	unknown   prometheus.Counter     // decisions of unclassified tools
 }
@@ -46,6 +48,12 @@ func NewMetrics() *Metrics {
 		sse: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "turnstile_sse_clients", Help: "Connected Server-Sent Events clients.",
 		}),
+		sseSlow: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "turnstile_sse_slow_consumer_disconnects_total", Help: "Server-Sent Events clients cut off for falling behind by more than the buffer holds.",
+		}),
+		sseFrames: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "turnstile_sse_frames_encoded_total", Help: "Events decoded and encoded as Server-Sent Events frames: once per process for the live broadcast, once per client for a catch-up read from the store.",
+		}, []string{"path"}),
 		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "turnstile_approval_waiters", Help: "Long polls (?wait=) waiting for an approval request's resolution.",
 		}),
@@ -53,7 +61,7 @@ func NewMetrics() *Metrics {
 	m.unknown = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "turnstile_unclassified_tool_decisions_total", Help: "Decisions of tools the classifier does not know (action unknown; docs/tools.md).",
 	})
-	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse, m.waiting, m.unknown,
+	m.reg.MustRegister(m.decisions, m.requests, m.approval, m.appendDur, m.sse, m.sseSlow, m.sseFrames, m.waiting, m.unknown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

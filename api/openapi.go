@@ -36,12 +36,12 @@ var operations = []operation{
 	{method: "POST", path: "/v1/hooks/claude-code", op: domain.OpTurnDecide, summary: "Claude Code's http hook: one hook event (UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, SessionEnd) in, the hook's answer out", body: claudeCodeHook{}, response: HookAnswer{}},
 	{method: "GET", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0 over a WebSocket (Upgrade: websocket): the same calls as POST /rpc, and the notifications of /v1/events pushed as JSON-RPC notifications", query: []string{"turn_id", "workspace_id"}},
 	{method: "POST", path: "/rpc", op: domain.OpServiceRead, summary: "JSON-RPC 2.0: turn/start, turn/get, turn/cancel, turn/items, turn/permission/request/respond"},
-	{method: "GET", path: "/v1/events", op: domain.OpEventsSubscribe, summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
+	{method: "GET", path: "/v1/events", op: domain.OpEventsSubscribe, summary: "Server-Sent Events: turn/started, turn/permission/request/opened|resolved, turn/permission/audit, turn/completed|interrupted|failed; id is the store position, resumable with Last-Event-ID; a client more than serve --sse-buffer events behind is sent event: error (code slow_consumer, with the last_event_id to resume from) and the stream ends", query: []string{"turn_id", "workspace_id", "last_event_id", "from"}},
 	{method: "POST", path: "/v1/turns", op: domain.OpTurnStart, summary: "Start a turn (idempotent for the same turn_id and body)", body: StartTurnRequest{}, response: TurnResponse{}, status: "201"},
-	{method: "GET", path: "/v1/turns", op: domain.OpTurnRead, summary: "List turns", query: []string{"workspace_id", "status", "after", "limit"}, response: struct {
+	{method: "GET", path: "/v1/turns", op: domain.OpTurnRead, summary: "List turns", query: []string{"workspace_id", "status", "after", "limit", "after_position"}, response: struct {
 		Turns []projections.TurnView `json:"turns"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}", op: domain.OpTurnRead, summary: "A turn and its effective security snapshot", response: TurnResponse{}},
+	{method: "GET", path: "/v1/turns/{turn_id}", op: domain.OpTurnRead, summary: "A turn and its effective security snapshot", query: []string{"after"}, response: TurnResponse{}},
 	{method: "POST", path: "/v1/turns/{turn_id}/decisions", op: domain.OpTurnDecide, summary: "Decide one tool invocation: allow, deny or ask", body: DecisionRequest{}, response: DecisionResponse{}},
 	{method: "POST", path: "/v1/turns/{turn_id}/exec", op: domain.OpTurnExec, summary: "Decide and run a command under the turn's snapshot", query: []string{"wait"}, body: ExecRequest{}, response: ExecResponse{}},
 	{method: "POST", path: "/v1/turns/{turn_id}/permissions", op: domain.OpTurnChangeProfile, summary: "Change the permission profile mid-turn", body: ChangePermissionsRequest{}, response: TurnResponse{}},
@@ -53,24 +53,25 @@ var operations = []operation{
 		From   int           `json:"from"`
 		Events []StoredEvent `json:"events"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/timeline", op: domain.OpTurnRead, summary: "Timeline rows for a client UI", response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}/timeline", op: domain.OpTurnRead, summary: "Timeline rows for a client UI", query: []string{"after"}, response: struct {
 		TurnID string                    `json:"turn_id"`
 		Rows   []projections.TimelineRow `json:"rows"`
 	}{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/audit", op: domain.OpTurnHistory, summary: "Audit rows of the turn", query: []string{"offset", "limit"}, response: struct {
+	{method: "GET", path: "/v1/turns/{turn_id}/audit", op: domain.OpTurnHistory, summary: "Audit rows of the turn", query: []string{"offset", "limit", "after"}, response: struct {
 		TurnID string                 `json:"turn_id"`
 		Rows   []projections.AuditRow `json:"rows"`
 	}{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/verify", op: domain.OpTurnHistory, summary: "Recompute the turn's hash chain from the stored events", response: VerifyResponse{}},
-	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method"}, response: ExplainResponse{}},
+	{method: "GET", path: "/v1/audit/verify", op: domain.OpTurnHistory, summary: "Check every turn's hash chain in one pass over the store, where the events are (turnstile audit verify --all): newline-delimited JSON VerifyLine objects, progress lines while it runs, then one head per turn and done, or the first tampered event", response: VerifyLine{}},
+	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method", "after"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/egress", op: domain.OpTurnDecide, summary: "The turn's egress proxy URL with its per-turn credential, for the runtime's own web tools (serve --egress-listen)", response: EgressResponse{}},
-	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id"}, response: struct {
+	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests: every pending one, and the resolved ones of open and recent turns (of any turn with turn_id)", query: []string{"status", "turn_id", "workspace_id", "after"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
 		// Position is the store position the list reflects: subscribe to
 		// /v1/events from it (Last-Event-ID) to miss nothing.
 		Position string `json:"position"`
 	}{}},
-	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait"}, response: projections.ApprovalView{}},
+	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved; a request of a turn that ended before the recent ones (no longer in memory) is found with ?turn_id=", query: []string{"wait", "turn_id", "after"}, response: projections.ApprovalView{}},
 	{method: "POST", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "Create a named credential (role, optional workspaces); the token is shown once", body: CreateCredentialRequest{}, response: NewCredential{}, status: "201"},
 	{method: "GET", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "List credentials (never their secrets)", response: struct {
 		Credentials []domain.Credential `json:"credentials"`

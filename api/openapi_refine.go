@@ -3,6 +3,7 @@ package api
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"turnstile/domain"
@@ -25,19 +26,27 @@ func operationID(method, path string) string {
 
 // querySchemas are the query parameters as the handlers enforce them.
 var querySchemas = map[string]map[string]any{
-	"limit":         {"type": "integer", "minimum": 0},
-	"offset":        {"type": "integer", "minimum": 0, "maximum": 1 << 30},
-	"from":          {"type": "integer", "minimum": 0, "maximum": 1<<31 - 1},
-	"wait":          {"type": "string", "pattern": `^([0-9]+|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`, "description": "a duration such as 30s (or whole seconds), at most " + MaxWait.String()},
-	"turn_id":       {"type": "string", "pattern": idPattern.String()},
-	"last_event_id": {"type": "string", "pattern": `^[0-9]+$`, "description": "a store position (an event id of this stream)"},
+	"limit":          {"type": "integer", "minimum": 0},
+	"offset":         {"type": "integer", "minimum": 0, "maximum": 1 << 30},
+	"from":           {"type": "integer", "minimum": 0, "maximum": 1<<31 - 1},
+	"wait":           {"type": "string", "pattern": `^([0-9]+|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`, "description": "a duration such as 30s (or whole seconds), at most " + MaxWait.String()},
+	"turn_id":        {"type": "string", "pattern": idPattern.String()},
+	"last_event_id":  {"type": "string", "pattern": `^[0-9]+$`, "description": "a store position (an event id of this stream)"},
+	"after":          afterSchema,
+	"after_position": afterSchema,
 }
+
+// afterSchema is read-your-writes on the reads served from the read models.
+var afterSchema = map[string]any{"type": "string", "pattern": `^[0-9]+(-[0-9]+)?$`,
+	"description": "a store position, as a command's response returns it (position): the read waits (at most " + MaxAfterWait.String() +
+		", else 504 read_model_lagging) until the read models include it; without it the read answers at once from what they hold"}
 
 // pathQuerySchemas override querySchemas for one path.
 var pathQuerySchemas = map[string]map[string]map[string]any{
 	"/v1/events":    {"from": {"type": "string", "enum": []string{"start", "now"}, "description": "start: replay from the first event; now (the default): only what happens from now on"}},
 	"/v1/approvals": {"status": {"type": "string", "enum": []string{"pending", "resolved", "all"}}},
 	"/v1/turns": {"status": {"type": "string", "enum": []string{"in_progress", "awaiting_approval", "completed", "interrupted", "failed"}},
+		"after": {"type": "string", "pattern": idPattern.String(), "description": "paging: the turns after this turn id (read-your-writes here is after_position)"},
 		"limit": {"type": "integer", "minimum": 0, "maximum": 1000, "default": 100}},
 	"/v1/turns/{turn_id}/events": {"limit": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000}},
 	"/v1/turns/{turn_id}/audit":  {"limit": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000}},
@@ -101,6 +110,11 @@ func extraSuccess(op operation, ok map[string]any) map[string]any {
 	switch op.method + " " + op.path {
 	case "POST /v1/turns":
 		return map[string]any{"200": map[string]any{"description": "the same request repeated: the turn as it is", "content": ok["content"]}}
+	case "GET /v1/audit/verify":
+		// Newline-delimited JSON: one VerifyLine per line.
+		schema := ok["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		return map[string]any{"200": map[string]any{"description": "newline-delimited JSON: one VerifyLine object per line (progress…, then head… and done; or tampered; or error)",
+			"content": map[string]any{"application/x-ndjson": map[string]any{"schema": schema}}}}
 	case "POST /v1/turns/{turn_id}/exec":
 		schema := ok["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
 		return map[string]any{"202": map[string]any{"description": "the command waits for a person (decision ask, with the request); repeat the call, with ?wait=, to run it once approved", "content": ok["content"]},
@@ -129,6 +143,9 @@ func errorStatuses(op operation) []string {
 		if strings.HasPrefix(op.path, "/v1/turns") || strings.HasPrefix(op.path, "/v1/approvals") || strings.HasPrefix(op.path, "/v1/hooks") {
 			st = append(st, "422")
 		}
+	}
+	if slices.Contains(op.query, "after") || slices.Contains(op.query, "after_position") {
+		st = append(st, "504") // read_model_lagging
 	}
 	return append(st, "503")
 }

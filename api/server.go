@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/internal/fanout"
 	"turnstile/projections"
 )
 
@@ -43,6 +45,15 @@ type Config struct {
 	// lock behind other commands (default 10s): a store outage answers 503
 	// in bounded time instead of queueing requests.
 	CommandTimeout time.Duration
+	// AfterWait bounds a read's wait for ?after= (default and at most
+	// MaxAfterWait).
+	AfterWait time.Duration
+	// SSEBuffer is how many events an SSE client may fall behind the live
+	// stream before it is cut off as a slow consumer (default 8192).
+	SSEBuffer int
+	// SSESlowGrace is how long a client cut off as slow has to read what is
+	// queued for it and the close reason (default 5s).
+	SSESlowGrace time.Duration
 	// Version is reported by /healthz.
 	Version string
 	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
@@ -69,6 +80,10 @@ type Server struct {
 	ccHints ccHints
 	// sessions are the console's signed-in sessions (ui.go).
 	sessions sessions
+	// fan feeds every SSE client from one subscription (sse.go); started
+	// by the first stream.
+	fan     *fanout.Broadcaster
+	fanOnce sync.Once
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -81,6 +96,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.ProjectionWait <= 0 {
 		cfg.ProjectionWait = 2 * time.Second
+	}
+	if cfg.SSESlowGrace <= 0 {
+		cfg.SSESlowGrace = 5 * time.Second
 	}
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = 10 * time.Second
@@ -153,6 +171,7 @@ func (s *Server) Handler() http.Handler {
 		handle("GET", "/v1/turns/{turn_id}/timeline", s.timeline)
 		handle("GET", "/v1/turns/{turn_id}/audit", s.audit)
 		handle("GET", "/v1/turns/{turn_id}/verify", s.verifyTurn)
+		handle("GET", "/v1/audit/verify", s.verifyAll)
 		handle("GET", "/v1/turns/{turn_id}/explain", s.explainTurn)
 		handle("GET", "/v1/turns/{turn_id}/egress", s.turnEgress)
 		handle("GET", "/v1/approvals", s.listApprovals)

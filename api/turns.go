@@ -39,6 +39,9 @@ type TurnResponse struct {
 	// PermissionsPrompt is the "Current Permissions" section for the model
 	// (empty for the default full_access profile).
 	PermissionsPrompt string `json:"permissions_prompt,omitempty"`
+	// Position, in a command's answer, is the store position of its last
+	// event: pass it as ?after= to a read that must include it.
+	Position string `json:"position,omitempty"`
 }
 
 // idPattern is compiled on first use (see lazyRegexp).
@@ -143,16 +146,16 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
 	s.settle(r.Context(), res.Position)
 	t := res.Turn
-	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}
+	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t), Position: positionOf(res.Position)}
 }
 
 func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
 	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
 		return nil, err
 	}
-	t, ok := s.cfg.Projector.Turn(id)
-	if !ok {
-		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
+	t, err := s.turnView(r.Context(), id)
+	if err != nil {
+		return nil, err
 	}
 	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}, nil
 }
@@ -164,6 +167,10 @@ func permissionsPrompt(t *projections.TurnView) string {
 }
 
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	resp, err := s.readTurn(r, chi.URLParam(r, "turn_id"))
 	if err != nil {
 		writeError(w, err)
@@ -173,6 +180,12 @@ func (s *Server) getTurn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
+	// after is this list's paging cursor (a turn id): read-your-writes
+	// here is after_position.
+	if err := s.awaitAfter(r, "after_position"); err != nil {
+		writeError(w, err)
+		return
+	}
 	q := r.URL.Query()
 	limit, err := intParam(q.Get("limit"), "limit", 100, 1000)
 	if err != nil {
@@ -270,16 +283,20 @@ func (s *Server) endTurn(status turn.Status) http.HandlerFunc {
 }
 
 func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	id := chi.URLParam(r, "turn_id")
 	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
 		writeError(w, err)
 		return
 	}
-	if _, ok := s.cfg.Projector.Turn(id); !ok {
-		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
+	rows, err := s.timelineRows(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
-	rows := s.cfg.Projector.Timeline(id)
 	if rows == nil {
 		rows = []projections.TimelineRow{}
 	}
@@ -287,6 +304,10 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	if err := s.awaitAfter(r, "after"); err != nil {
+		writeError(w, err)
+		return
+	}
 	id := chi.URLParam(r, "turn_id")
 	if err := s.authorizeTurn(r, domain.OpTurnHistory, id); err != nil {
 		writeError(w, err)
@@ -306,7 +327,11 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	rows := s.cfg.Projector.Audit(id, offset, limit)
+	rows, err := s.auditRows(r.Context(), id, offset, limit)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	if rows == nil {
 		rows = []projections.AuditRow{}
 	}

@@ -10,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +31,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	turns := fs.Int("turns", 64, "concurrent turns (one client goroutine each)")
 	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
+	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
 		fs.PrintDefaults()
@@ -43,6 +47,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile bench:", err)
 		return 1
+	}
+	var baseline benchCost
+	if *sseClients > 0 {
+		if baseline, err = benchBaseline(c, args, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "turnstile bench: without SSE clients: %.0f durable decisions/s; now with %d\n", baseline.rate, *sseClients)
 	}
 	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
 	if *workspace == "" {
@@ -87,6 +99,15 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		firstErr                 atomic.Value
 		wg                       sync.WaitGroup
 	)
+	var sse *benchSSE
+	if *sseClients > 0 {
+		if sse, err = startBenchSSE(c, *sseClients); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+	}
+	cpu0, cpuOK := serverCPU(c)
+	self0 := selfCPU()
 	start := time.Now()
 	for _, id := range ids {
 		wg.Add(1)
@@ -139,6 +160,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, cpu1OK := serverCPU(c)
+	self1 := selfCPU()
 	for _, id := range ids {
 		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
 	}
@@ -148,7 +171,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "turnstile bench: %d turns, %d decisions in %.2fs\n", *turns, n, elapsed.Seconds())
 	fmt.Fprintf(stdout, "  durable decisions/s: %.0f (plus %d approval responses)\n", float64(n)/elapsed.Seconds(), ask.Load())
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
+	if sse != nil {
+		sse.finish(stdout, baseline, n)
+		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
+	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
+	if cpuOK && cpu1OK {
+		fmt.Fprintf(stdout, "  server CPU: %.0f µs per decision (process_cpu_seconds_total; approval responses included), %.2f cores\n",
+			(cpu1-cpu0)/float64(n)*1e6, (cpu1-cpu0)/elapsed.Seconds())
+	}
+	fmt.Fprintf(stdout, "  this client's CPU: %.0f µs per decision, %.2f cores\n", (self1-self0).Seconds()/float64(n)*1e6, (self1-self0).Seconds()/elapsed.Seconds())
 	if allow.Load() == 0 || deny.Load() == 0 {
 		fmt.Fprintln(stdout, "  the mix is off: the server must be able to read <workspace>/src/main.go (see --workspace)")
 		return 1
@@ -161,3 +193,38 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// serverCPU reads the server's process_cpu_seconds_total from /metrics
+// (false when it cannot: another role, or no process collector).
+func serverCPU(c *client) (float64, bool) {
+	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -154,7 +154,7 @@ func hasValue(a string) bool {
 
 func isBoolFlag(a string) bool {
 	switch a {
-	case "-json", "--json", "-all", "--all", "-h", "--help", "-help":
+	case "-json", "--json", "-all", "--all", "-quiet", "--quiet", "-h", "--help", "-help":
 		return true
 	}
 	return false

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -39,6 +38,7 @@ type serveFlags struct {
 	// The server's edges: slow or idle clients are cut off.
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	maxHeaderBytes                              int
+	sseBuffer                                   int
 	claudeCodeConfig                            string
 	profiles, constraints                       string
 	// egressListen is the shared egress proxy listener (loopback only; the
@@ -49,6 +49,10 @@ type serveFlags struct {
 	// the isolation that hides the gateway's secrets where the kernel
 	// cannot make it (no user namespaces); the snapshots name it.
 	fullAccessUnisolated bool
+	// The read models: how many ended turns stay in memory in full, how
+	// often their checkpoint is written, how many turns the engine caches.
+	recentTurns, turnCache int
+	checkpointInterval     time.Duration
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -73,11 +77,15 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
 	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block accepted (431 above it)")
+	fs.IntVar(&f.sseBuffer, "sse-buffer", 8192, "how many events a /v1/events client may fall behind the live stream before it is cut off (slow_consumer; it resumes with Last-Event-ID)")
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
+	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
+	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
+	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -148,11 +156,6 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// The heap is small and memory is not: trade some of it for less
-		// collector work on every decision (GOGC overrides).
-		debug.SetGCPercent(400)
-	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -218,12 +221,17 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	proj := projections.New()
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache and --checkpoint-interval must be positive")
+	}
+	cpPath := checkpointPath(f)
+	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns}, store, f.storeTimeout, log)
+	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
-		Instance: instanceName(), Profiles: catalog,
+		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
@@ -244,7 +252,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer})
 
 	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)
@@ -268,6 +276,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	})
 	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
+	wg.Go(func() { cp.run(bg, rebuilt, f.checkpointInterval) })
 	wg.Go(func() { stopEndedRuns(bg, eng, proj, log) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
@@ -314,6 +323,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	cancelBG()
 	wg.Wait()
+	if err := cp.save(); err != nil {
+		log.Warn("writing the read-model checkpoint", "path", cpPath, "err", err)
+	}
 	if err := store.Close(); err != nil && !errors.Is(err, eventstore.ErrClosed) {
 		log.Warn("closing the store", "err", err)
 	}

@@ -1,0 +1,21 @@
+package api
+
+import (
+	"net/http"
+
+	"turnstile/domain/eventstore"
+)
+
+// SetBeforeJoinHook sets the hook a resuming SSE client runs between its
+// bulk read of the store and its joining the broadcast (nil removes it).
+func SetBeforeJoinHook(f func(*http.Request)) {
+	if f == nil {
+		beforeJoinHook.Store(nil)
+		return
+	}
+	beforeJoinHook.Store(&f)
+}
+
+// BroadcastHead is the position of the last event the server's SSE
+// broadcaster has published.
+func BroadcastHead(s *Server) eventstore.Position { return s.broadcaster().Head() }

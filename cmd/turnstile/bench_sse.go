@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"turnstile/domain/eventstore"
+)
+
+// benchSSE is `turnstile bench --sse-clients N`: N Server-Sent Events
+// clients, each reading every event the server publishes while the bench
+// runs (from now on, no filter), counting the events it gets.
+type benchSSE struct {
+	c       *client
+	cpu0    float64             // the server's CPU seconds when they connected
+	from    eventstore.Position // the server's position when they connected
+	clients []*sseCounter
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// sseCounter is one streaming client.
+type sseCounter struct {
+	events atomic.Int64
+	last   atomic.Pointer[eventstore.Position]
+	err    atomic.Value // why it ended early
+	cut    atomic.Bool  // it was cut off as a slow consumer
+}
+
+// startBenchSSE opens n streams and returns once each has its first line.
+func startBenchSSE(c *client, n int) (*benchSSE, error) {
+	from, err := c.serverPosition()
+	if err != nil {
+		return nil, err
+	}
+	cpu0, err := c.serverCPU()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &benchSSE{c: c, from: from, cancel: cancel, cpu0: cpu0}
+	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true,
+		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
+	hc := &http.Client{Transport: tr}
+	started := make(chan error, n)
+	for range n {
+		sc := &sseCounter{}
+		b.clients = append(b.clients, sc)
+		b.wg.Go(func() { sc.read(ctx, hc, c, started) })
+	}
+	for range n {
+		if err := <-started; err != nil {
+			cancel()
+			b.wg.Wait()
+			return nil, fmt.Errorf("opening %d event streams: %w (raise the open-file limit: ulimit -n)", n, err)
+		}
+	}
+	return b, nil
+}
+
+// read follows the stream until ctx ends, counting events.
+func (sc *sseCounter) read(ctx context.Context, hc *http.Client, c *client, started chan<- error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/events?from=now", nil)
+	if err != nil {
+		started <- err
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		started <- err
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		started <- fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+		return
+	}
+	rd := bufio.NewReaderSize(resp.Body, 64<<10)
+	if _, err := rd.ReadSlice('\n'); err != nil { // the ": turnstile events from" comment
+		started <- err
+		return
+	}
+	started <- nil
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull { // a long data line: skip the rest
+				_, err = rd.ReadSlice('\n')
+			}
+			continue
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				sc.err.Store(err.Error())
+			}
+			return
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("id: ")):
+			if p, err := eventstore.ParsePosition(string(bytes.TrimSpace(line[4:]))); err == nil {
+				sc.last.Store(&p)
+			}
+			sc.events.Add(1)
+		case bytes.Contains(line, []byte(`"slow_consumer"`)):
+			sc.cut.Store(true)
+		}
+	}
+}
+
+// finish waits (at most a minute) until every client has the event at the
+// server's position, or has ended, then reports what each got against the
+// events appended meanwhile, and closes the streams.
+func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
+	defer b.wg.Wait()
+	defer b.cancel()
+	to, err := b.c.serverPosition()
+	if err != nil {
+		fmt.Fprintf(stdout, "  SSE clients: cannot read the server's position: %v\n", err)
+		return
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		behind := 0
+		for _, sc := range b.clients {
+			if sc.err.Load() != nil || sc.cut.Load() {
+				continue
+			}
+			if p := sc.last.Load(); p == nil || p.Less(to) {
+				behind++
+			}
+		}
+		if behind == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polls the clients' progress (a report, not a test)
+	}
+	want, err := b.c.countEvents(b.from, to)
+	if err != nil {
+		fmt.Fprintf(stdout, "  SSE clients: cannot count the events appended: %v\n", err)
+	}
+	counts := make([]int64, len(b.clients))
+	complete, cut, ended := 0, 0, 0
+	for i, sc := range b.clients {
+		counts[i] = sc.events.Load()
+		switch {
+		case sc.cut.Load():
+			cut++
+		case sc.err.Load() != nil:
+			ended++
+		}
+		if counts[i] == int64(want) {
+			complete++
+		}
+	}
+	slices.Sort(counts)
+	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got every event, %d cut off as slow consumers, %d ended otherwise\n",
+		len(b.clients), want, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, cut, ended)
+	cpu, err := b.c.serverCPU()
+	if err != nil || want == 0 || decisions == 0 || base.decisions == 0 {
+		return
+	}
+	with := (cpu - b.cpu0) / float64(decisions)
+	without := base.cpu / float64(base.decisions)
+	perEvent := (with - without) * float64(decisions) / float64(want) / float64(len(b.clients))
+	fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them: %.2f µs per event per client\n",
+		without*1e3, with*1e3, perEvent*1e6)
+}
+
+// benchCost is what a run without SSE clients cost the server.
+type benchCost struct {
+	rate      float64 // durable decisions/s
+	decisions int
+	cpu       float64 // server CPU seconds
+}
+
+// serverCPU is the server process's CPU seconds (its /metrics).
+func (c *client) serverCPU() (float64, error) {
+	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "text/plain")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("the server's /metrics has no process_cpu_seconds_total")
+}
+
+// serverPosition is the position the server's read models have applied.
+func (c *client) serverPosition() (eventstore.Position, error) {
+	var r struct {
+		Position string `json:"position"`
+	}
+	if _, err := c.do("GET", "/readyz", nil, &r); err != nil {
+		return eventstore.Position{}, err
+	}
+	return eventstore.ParsePosition(r.Position)
+}
+
+// countEvents counts the turn events in (from, to] with one resumed stream.
+func (c *client) countEvents(from, to eventstore.Position) (int, error) {
+	if !from.Less(to) {
+		return 0, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/events", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Last-Event-ID", from.String())
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReaderSize(resp.Body, 64<<10)
+	n := 0
+	for {
+		line, err := rd.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			_, err = rd.ReadSlice('\n')
+		}
+		if err != nil {
+			return n, err
+		}
+		if bytes.HasPrefix(line, []byte("id: ")) {
+			p, err := eventstore.ParsePosition(string(bytes.TrimSpace(line[4:])))
+			if err != nil {
+				return n, err
+			}
+			if to.Less(p) {
+				return n, nil
+			}
+			n++
+			if p == to {
+				return n, nil
+			}
+		}
+	}
+}
+
+// benchBaseline runs the same bench without SSE clients first, for the
+// with/without comparison, and returns its decisions/s and what it cost
+// the server.
+func benchBaseline(c *client, args []string, stdout, stderr io.Writer) (benchCost, error) {
+	var base []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--sse-clients" || a == "-sse-clients" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "--sse-clients=") || strings.HasPrefix(a, "-sse-clients=") {
+			continue
+		}
+		base = append(base, a)
+	}
+	cpu0, err := c.serverCPU()
+	if err != nil {
+		return benchCost{}, err
+	}
+	var out bytes.Buffer
+	if rc := benchCmd(base, &out, stderr); rc != 0 {
+		stdout.Write(out.Bytes())
+		return benchCost{}, fmt.Errorf("the run without SSE clients failed (exit %d)", rc)
+	}
+	cpu1, err := c.serverCPU()
+	if err != nil {
+		return benchCost{}, err
+	}
+	// The "durable decisions/s" figure of the report, and the number of
+	// decisions.
+	benchRate := regexp.MustCompile(`durable decisions/s: ([0-9.]+)`)
+	benchCount := regexp.MustCompile(`turns, ([0-9]+) decisions in`)
+	m, n := benchRate.FindStringSubmatch(out.String()), benchCount.FindStringSubmatch(out.String())
+	if m == nil || n == nil {
+		return benchCost{}, fmt.Errorf("no throughput in the run without SSE clients: %s", out.String())
+	}
+	cost := benchCost{cpu: cpu1 - cpu0}
+	cost.rate, _ = strconv.ParseFloat(m[1], 64)
+	cost.decisions, _ = strconv.Atoi(n[1])
+	return cost, nil
+}

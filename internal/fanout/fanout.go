@@ -1,0 +1,378 @@
+// Package fanout feeds many live readers from one store subscription: a
+// Broadcaster follows the log once, encodes each event once into a Frame,
+// and publishes it into a fixed ring that every Client reads at its own
+// pace. A client that falls further behind than the ring holds is cut off
+// (ErrSlow) instead of slowing the others or buffering without bound; it
+// resumes from the store by position.
+//
+// Hand-over without a gap or a duplicate: Join returns the position of the
+// last frame published before the client's cursor, atomically with the
+// cursor, so "everything up to Joined() from the store, then the ring" is
+// exactly the log; frames at or before what a client already sent are
+// skipped by position.
+package fanout
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"turnstile/domain/eventstore"
+)
+
+// Frame is one event, encoded once for every reader.
+type Frame struct {
+	// Position is the event's store position.
+	Position eventstore.Position
+	// TurnID and Workspace let a reader filter without decoding Bytes.
+	TurnID, Workspace string
+	// Bytes is the complete encoded frame, shared read-only by every reader.
+	Bytes []byte
+
+	seq uint64 // ring sequence number, set by publish
+}
+
+// Encoder turns a stored event into its frame; a nil frame skips the event.
+// It is called from the broadcaster's goroutine only.
+type Encoder func(ctx context.Context, rec *eventstore.RecordedEvent) (*Frame, error)
+
+// ErrSlow is the error of a client that fell behind by more than the ring
+// holds.
+var ErrSlow = errors.New("fanout: slow consumer: fell behind by more than the buffer holds")
+
+// Config configures a Broadcaster.
+type Config struct {
+	Store  eventstore.Store
+	Prefix string // stream name prefix to subscribe to
+	Encode Encoder
+	// Buffer is the ring's size in frames, rounded up to a power of two
+	// (default 8192): how far a client may fall behind before it is cut off.
+	Buffer int
+	// Interval is the least time between two wake-ups of the clients
+	// (default 25ms): under load, each wake-up carries a batch of frames, so
+	// a client writes once per batch, not once per event. The first event
+	// after a quiet spell wakes them at once.
+	Interval time.Duration
+	// OnSlow, when set, is called once for each client cut off as slow.
+	OnSlow func()
+	// OnError, when set, is told of a dropped subscription (it is resumed).
+	OnError func(error)
+}
+
+// Broadcaster publishes the frames of one subscription to every client.
+type Broadcaster struct {
+	cfg  Config
+	ring []atomic.Pointer[Frame]
+	mask uint64
+	// next is the sequence number of the next frame to publish: frames
+	// [next-len(ring), next) are readable. Stored after their slots.
+	next atomic.Uint64
+	// wake is closed (and replaced) when clients should look for frames.
+	wake atomic.Pointer[chan struct{}]
+
+	mu      sync.Mutex // guards head, clients, lastWake, timer
+	head    eventstore.Position
+	clients map[*Client]struct{}
+	// lastWake is when the clients were last woken; timer, when set, wakes
+	// them at the end of the current interval.
+	lastWake time.Time
+	timer    *time.Timer
+
+	done chan struct{} // closed when Run returns
+	err  error         // why Run returned; set before done is closed
+}
+
+// New returns a broadcaster that will publish from the position passed to
+// Run.
+func New(cfg Config) *Broadcaster {
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = 8192
+	}
+	size := uint64(1)
+	for size < uint64(cfg.Buffer) {
+		size <<= 1
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = 25 * time.Millisecond
+	}
+	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
+		clients: map[*Client]struct{}{}, done: make(chan struct{})}
+	ch := make(chan struct{})
+	b.wake.Store(&ch)
+	return b
+}
+
+// Buffer is the ring's size in frames.
+func (b *Broadcaster) Buffer() int { return len(b.ring) }
+
+// Done is closed when the broadcaster has stopped; Err then says why.
+func (b *Broadcaster) Done() <-chan struct{} { return b.done }
+
+// Err is why the broadcaster stopped (nil while it runs).
+func (b *Broadcaster) Err() error {
+	select {
+	case <-b.done:
+		return b.err
+	default:
+		return nil
+	}
+}
+
+// Clients counts the clients joined.
+func (b *Broadcaster) Clients() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.clients)
+}
+
+// Head is the position of the last frame published (or the start position).
+func (b *Broadcaster) Head() eventstore.Position {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.head
+}
+
+// Run follows the store from position from (exclusive) and publishes every
+// event until ctx ends or the store closes. A dropped subscription is
+// resumed from the last event published; an event the encoder refuses stops
+// the broadcaster (its clients end with that error).
+func (b *Broadcaster) Run(ctx context.Context, from eventstore.Position) error {
+	b.mu.Lock()
+	b.head = from
+	b.mu.Unlock()
+	err := b.run(ctx)
+	b.mu.Lock()
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.mu.Unlock()
+	b.err = err
+	close(b.done)
+	return err
+}
+
+func (b *Broadcaster) run(ctx context.Context) error {
+	backoff := 50 * time.Millisecond
+	for {
+		err := b.follow(ctx)
+		var fatal *fatalError
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, eventstore.ErrClosed):
+			return err
+		case errors.As(err, &fatal):
+			return fatal.err
+		}
+		if b.cfg.OnError != nil {
+			b.cfg.OnError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+
+// follow subscribes from the head and publishes until the subscription
+// fails. One goroutine receives; this one encodes and publishes whatever
+// has arrived as one batch, so the clients wake once per batch.
+func (b *Broadcaster) follow(ctx context.Context) error {
+	sub, err := b.cfg.Store.Subscribe(ctx, b.Head(), b.cfg.Prefix)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer sub.Close()
+	recs := make(chan *eventstore.RecordedEvent, 512)
+	errc := make(chan error, 1)
+	go func() {
+		for {
+			m, err := sub.Recv(ctx)
+			if err != nil {
+				errc <- err
+				return
+			}
+			if m.Event == nil {
+				continue
+			}
+			select {
+			case recs <- m.Event:
+			case <-ctx.Done():
+				errc <- ctx.Err()
+				return
+			}
+		}
+	}()
+	batch := make([]*Frame, 0, 512)
+	for {
+		var rec *eventstore.RecordedEvent
+		select {
+		case rec = <-recs:
+		case err := <-errc:
+			return err
+		}
+		batch = batch[:0]
+		for rec != nil {
+			f, err := b.cfg.Encode(ctx, rec)
+			if err != nil {
+				return &fatalError{err}
+			}
+			if f == nil {
+				f = &Frame{} // a skipped event still moves the head
+			}
+			f.Position = rec.Position
+			batch = append(batch, f)
+			rec = nil
+			if len(batch) < cap(batch) {
+				select {
+				case rec = <-recs:
+				default:
+				}
+			}
+		}
+		b.publish(batch)
+	}
+}
+
+// publish puts a batch into the ring, advances the head, cuts off the
+// clients it overran, and wakes the rest.
+func (b *Broadcaster) publish(batch []*Frame) {
+	n := b.next.Load()
+	for _, f := range batch {
+		f.seq = n
+		b.ring[n&b.mask].Store(f)
+		n++
+	}
+	size := uint64(len(b.ring))
+	b.mu.Lock()
+	b.next.Store(n)
+	b.head = batch[len(batch)-1].Position
+	for c := range b.clients {
+		if n-c.cursor.Load() > size {
+			c.kick()
+		}
+	}
+	wakeNow := time.Since(b.lastWake) >= b.cfg.Interval
+	if wakeNow {
+		b.lastWake = time.Now()
+	} else if b.timer == nil {
+		b.timer = time.AfterFunc(b.cfg.Interval-time.Since(b.lastWake), func() {
+			b.mu.Lock()
+			b.timer, b.lastWake = nil, time.Now()
+			b.mu.Unlock()
+			b.wakeAll()
+		})
+	}
+	b.mu.Unlock()
+	if wakeNow {
+		b.wakeAll()
+	}
+}
+
+func (b *Broadcaster) wakeAll() {
+	ch := make(chan struct{})
+	close(*b.wake.Swap(&ch))
+}
+
+// Join adds a client whose first frame is the next one published. Its
+// Joined position is the last event published before it: a client that
+// resumes from an earlier position reads the store up to Joined, then
+// the ring.
+func (b *Broadcaster) Join() *Client {
+	c := &Client{b: b, kicked: make(chan struct{})}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c.cursor.Store(b.next.Load())
+	c.joined = b.head
+	b.clients[c] = struct{}{}
+	return c
+}
+
+// Client is one reader of the ring.
+type Client struct {
+	b *Broadcaster
+	// cursor is the sequence number of the next frame to read; written by
+	// the client's goroutine, read by the publisher.
+	cursor atomic.Uint64
+	joined eventstore.Position
+	// kicked is closed when the publisher overran the client.
+	kicked   chan struct{}
+	kickOnce sync.Once
+	// onKick is called (from the publisher) when the client is cut off.
+	onKick atomic.Pointer[func()]
+}
+
+// Joined is the position of the last event published before the client
+// joined.
+func (c *Client) Joined() eventstore.Position { return c.joined }
+
+// OnKick sets a function the publisher calls when it cuts the client off
+// (e.g. to unblock a write the client is stuck in).
+func (c *Client) OnKick(f func()) { c.onKick.Store(&f) }
+
+func (c *Client) kick() {
+	c.kickOnce.Do(func() {
+		close(c.kicked)
+		if c.b.cfg.OnSlow != nil {
+			c.b.cfg.OnSlow()
+		}
+		if f := c.onKick.Load(); f != nil {
+			(*f)()
+		}
+	})
+}
+
+// Kicked is closed when the client has been cut off as slow.
+func (c *Client) Kicked() <-chan struct{} { return c.kicked }
+
+// Wake returns a channel closed when new frames may be available. Take it
+// before Take, so a frame published in between is not missed.
+func (c *Client) Wake() <-chan struct{} { return *c.b.wake.Load() }
+
+// Take appends to buf every frame published since the last Take, up to
+// cap(buf), and returns it. It returns ErrSlow once the client has been
+// overrun (the frames it missed are gone from the ring).
+func (c *Client) Take(buf []*Frame) ([]*Frame, error) {
+	select {
+	case <-c.kicked:
+		return buf, ErrSlow
+	default:
+	}
+	n, cur := c.b.next.Load(), c.cursor.Load()
+	if n-cur > uint64(len(c.b.ring)) {
+		c.kick()
+		return buf, ErrSlow
+	}
+	for ; cur < n && len(buf) < cap(buf); cur++ {
+		f := c.b.ring[cur&c.b.mask].Load()
+		if f == nil || f.seq != cur {
+			c.kick() // overwritten while we read
+			return buf, ErrSlow
+		}
+		if f.Bytes != nil {
+			buf = append(buf, f)
+		}
+	}
+	c.cursor.Store(cur)
+	return buf, nil
+}
+
+// Pending reports whether frames are waiting for the client.
+func (c *Client) Pending() bool { return c.b.next.Load() > c.cursor.Load() }
+
+// Leave removes the client.
+func (c *Client) Leave() {
+	c.b.mu.Lock()
+	delete(c.b.clients, c)
+	c.b.mu.Unlock()
+}
