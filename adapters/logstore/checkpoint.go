@@ -33,8 +33,8 @@ import (
 const (
 	checkpointMagic = 0x544c4958 // "TLIX"
 	checkpointName  = "INDEX"
-	// DefaultCheckpointEvery is how many events the writer commits between
-	// background checkpoints.
+	// DefaultCheckpointEvery is the least number of events the writer
+	// commits between background checkpoints.
 	DefaultCheckpointEvery = 50_000
 )
 
