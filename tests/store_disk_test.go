@@ -48,8 +48,9 @@ func TestDiskFull(t *testing.T) {
 	filler := filepath.Join(data, "filler")
 	fill(t, filler)
 
-	// bbolt reuses pages freed by earlier commits, so a few more decisions
-	// may still fit; the store must refuse one well before 5,000.
+	// A few more decisions may still fit (a partly filled block; bbolt, on
+	// an older data directory, reuses freed pages); the store must refuse
+	// one well before 5,000.
 	failed := ""
 	for i := range 5000 {
 		call := fmt.Sprintf("full-%d", i)

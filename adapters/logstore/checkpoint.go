@@ -33,8 +33,8 @@ import (
 const (
 	checkpointMagic = 0x544c4958 // "TLIX"
 	checkpointName  = "INDEX"
-	// DefaultCheckpointEvery is how many events the writer commits between
-	// background checkpoints.
+	// DefaultCheckpointEvery is the least number of events the writer
+	// commits between background checkpoints.
 	DefaultCheckpointEvery = 50_000
 )
 
@@ -135,9 +135,14 @@ func (s *Store) checkpointer() {
 }
 
 // maybeCheckpoint asks the checkpointer for a checkpoint when enough events
-// have been committed since the last one. Only the writer calls it.
+// have been committed since the last one: CheckpointEvery, or an eighth of
+// the log when that is more, since each checkpoint rewrites the whole index
+// (so the bytes checkpointed per event stay bounded as the log grows, and
+// the scan of the log after a checkpoint stays under an eighth of it). Only
+// the writer calls it.
 func (s *Store) maybeCheckpoint() {
-	if uint64(len(s.offs))-s.checkpointed.Load() < uint64(s.opts.CheckpointEvery) {
+	done := s.checkpointed.Load()
+	if uint64(len(s.offs))-done < max(uint64(s.opts.CheckpointEvery), done/8) {
 		return
 	}
 	select {

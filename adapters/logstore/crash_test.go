@@ -54,6 +54,9 @@ func TestCrashRecovery(t *testing.T) {
 	if len(segs) < 2 {
 		t.Fatalf("%d segment(s): the rounds never rolled a segment", len(segs))
 	}
+	if _, err := os.Stat(filepath.Join(path, checkpointName)); err != nil {
+		t.Fatalf("no index checkpoint was written during the rounds: %v", err)
+	}
 }
 
 // runCrashChild runs one child until it has acknowledged killAfter appends,
@@ -135,6 +138,7 @@ func verifyCrashFile(t *testing.T, path string, acked map[string]uint64) {
 		t.Fatalf("reopen after kill: %v", err)
 	}
 	defer s.Close()
+	t.Logf("reopened with %d of %d segments from the index checkpoint (position %d)", s.fromCheckpoint, len(s.segs), s.checkpointed.Load())
 	ctx := testCtx(t)
 	total := 0
 	for i := range crashStreams {
@@ -240,6 +244,8 @@ func crashChild(path string) {
 	select {} // until killed
 }
 
-// crashOptions use small segments, so that kills also land around a
-// segment roll (a new file and a directory fsync).
-var crashOptions = Options{SegmentSize: 64 << 10}
+// crashOptions use small segments and frequent index checkpoints, so that
+// kills also land around a segment roll (a new file and a directory fsync)
+// and a background checkpoint, and reopens load a checkpoint and scan the
+// log after it.
+var crashOptions = Options{SegmentSize: 64 << 10, CheckpointEvery: 200}

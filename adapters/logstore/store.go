@@ -92,9 +92,10 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to release the
 	// store before failing with ErrLocked. Zero means DefaultLockTimeout.
 	LockTimeout time.Duration
-	// CheckpointEvery is how many events are committed between background
-	// index checkpoints (checkpoint.go); one is also written at Close. Zero
-	// means DefaultCheckpointEvery.
+	// CheckpointEvery is the least number of events committed between
+	// background index checkpoints (an eighth of the log when that is more;
+	// see maybeCheckpoint); one is also written at Close. Zero means
+	// DefaultCheckpointEvery.
 	CheckpointEvery int
 	// Logger receives recovery notices (a truncated torn tail). Nil means
 	// slog.Default().
