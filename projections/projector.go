@@ -19,7 +19,7 @@ const DefaultRecentTurns = 256
 type Options struct {
 	// RecentTurns is how many ended turns keep their full read models
 	// (snapshot, audit, timeline, approvals) in memory, the latest to end
-	// first; an older one keeps only a compact summary (see TurnView.Compact)
+	// first; an older one keeps only a compact summary (see TurnHeld)
 	// and its full read models are folded from its stream on demand
 	// (FoldTurn). Open turns are always held. 0 means DefaultRecentTurns; a
 	// negative value holds every turn. Eviction follows the order of the
