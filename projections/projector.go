@@ -72,6 +72,10 @@ type Mark struct {
 	Stream   string
 	Revision uint64
 	EventID  uuid.UUID
+	// PrevHash is the event's link in its stream's hash chain (the hash of
+	// the event before it; "" for a stream's first): with the id it ties
+	// the mark to the stored content, not only to a deterministic id.
+	PrevHash string
 }
 
 // New returns an empty projector with the default options.
@@ -132,7 +136,7 @@ func (p *Projector) Apply(e *turn.Event) error {
 		return err
 	}
 	p.pos = e.Position
-	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID}
+	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID, PrevHash: e.PrevHash}
 	p.applied++
 	close(p.changed)
 	p.changed = make(chan struct{})
