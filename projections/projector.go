@@ -19,7 +19,7 @@ const DefaultRecentTurns = 256
 type Options struct {
 	// RecentTurns is how many ended turns keep their full read models
 	// (snapshot, audit, timeline, approvals) in memory, the latest to end
-	// first; an older one keeps only a compact summary (see TurnView.Compact)
+	// first; an older one keeps only a compact summary (see TurnHeld)
 	// and its full read models are folded from its stream on demand
 	// (FoldTurn). Open turns are always held. 0 means DefaultRecentTurns; a
 	// negative value holds every turn. Eviction follows the order of the
@@ -72,6 +72,10 @@ type Mark struct {
 	Stream   string
 	Revision uint64
 	EventID  uuid.UUID
+	// PrevHash is the event's link in its stream's hash chain (the hash of
+	// the event before it; "" for a stream's first): with the id it ties
+	// the mark to the stored content, not only to a deterministic id.
+	PrevHash string
 }
 
 // New returns an empty projector with the default options.
@@ -132,7 +136,7 @@ func (p *Projector) Apply(e *turn.Event) error {
 		return err
 	}
 	p.pos = e.Position
-	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID}
+	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID, PrevHash: e.PrevHash}
 	p.applied++
 	close(p.changed)
 	p.changed = make(chan struct{})

@@ -1,8 +1,10 @@
 // Package projections holds turnstile's read models — the effective snapshot
 // of each turn, pending approvals, turn-scoped grants, audit rows and
 // timeline rows — as folds over turn events. One Projector keeps them
-// current from the store's subscription; a rebuild by replay gives exactly
-// the same read models.
+// current from the store's subscription; a rebuild by replay, or a restore
+// from a checkpoint and a replay of the tail, gives exactly the same read
+// models. It holds open and recent turns in full and a summary of older
+// ones, whose full read models are folded from their streams on demand.
 package projections
 
 import (

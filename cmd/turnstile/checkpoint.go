@@ -106,6 +106,13 @@ func checkMark(ctx context.Context, store eventstore.Store, mark projections.Mar
 		return fmt.Errorf("%w: %s@%d is event %s at %s, the checkpoint has %s at %s", errStaleCheckpoint, mark.Stream, mark.Revision,
 			recs[0].ID, recs[0].Position, mark.EventID, mark.Position)
 	}
+	e, err := eventcodec.DecodeUnhashed(&recs[0])
+	if err != nil {
+		return err
+	}
+	if e.PrevHash != mark.PrevHash {
+		return fmt.Errorf("%w: %s@%d follows another event (hash chain) than the checkpoint's", errStaleCheckpoint, mark.Stream, mark.Revision)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"turnstile/adapters/boltstore"
 	"turnstile/domain"
@@ -180,5 +183,36 @@ func copyTo(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckpointMarkMustMatchTheStore: a checkpoint is trusted only when
+// the store holds its last event with the same id, at the same position,
+// and with the same link in the stream's hash chain; each differing part
+// alone makes it stale. The true mark is the control. (The engine's event
+// ids differ between stores, so a copied checkpoint fails on the id first;
+// the chain link ties the mark to the stored content even where an id
+// would coincide.)
+func TestCheckpointMarkMustMatchTheStore(t *testing.T) {
+	f := newCPFixture(t)
+	f.turns(3)
+	p, _ := f.load(filepath.Join(t.TempDir(), "none"))
+	mark := p.Mark()
+	if mark.PrevHash == "" {
+		t.Fatal("the mark has no chain link (its event is the first of its stream?)")
+	}
+	if err := checkMark(context.Background(), f.store, mark, time.Second); err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	for name, m := range map[string]projections.Mark{
+		"id":        {Position: mark.Position, Stream: mark.Stream, Revision: mark.Revision, EventID: uuid.New(), PrevHash: mark.PrevHash},
+		"position":  {Position: eventstore.Position{Commit: mark.Position.Commit + 1, Prepare: mark.Position.Prepare + 1}, Stream: mark.Stream, Revision: mark.Revision, EventID: mark.EventID, PrevHash: mark.PrevHash},
+		"chain":     {Position: mark.Position, Stream: mark.Stream, Revision: mark.Revision, EventID: mark.EventID, PrevHash: strings.Repeat("0", 64)},
+		"revision":  {Position: mark.Position, Stream: mark.Stream, Revision: mark.Revision + 1, EventID: mark.EventID, PrevHash: mark.PrevHash},
+		"no stream": {Position: mark.Position, Stream: "turn-nope", Revision: mark.Revision, EventID: mark.EventID, PrevHash: mark.PrevHash},
+	} {
+		if err := checkMark(context.Background(), f.store, m, time.Second); !errors.Is(err, errStaleCheckpoint) {
+			t.Errorf("another %s: %v, want errStaleCheckpoint", name, err)
+		}
 	}
 }
