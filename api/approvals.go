@@ -43,7 +43,11 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 	// the event stream subscribed from it (Last-Event-ID), and the list
 	// may already show some of them (a client keys by request_id).
 	pos := s.cfg.Projector.Position()
-	list := s.cfg.Projector.Approvals(projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
+	list, err := s.approvalsOf(r.Context(), projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	// A scoped credential sees its workspaces' requests only.
 	list = slices.DeleteFunc(list, func(a projections.ApprovalView) bool { return !p.InScope(a.Request.WorkspaceID) })
 	if list == nil {
@@ -87,9 +91,27 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-	} else if principalOf(r).Scoped() {
-		writeError(w, &turn.NotFoundError{Kind: "request", ID: id})
-		return
+	} else {
+		if turnID := r.URL.Query().Get("turn_id"); turnID != "" {
+			// A request of a turn that ended before the recent ones: from
+			// its stream (it is resolved: there is nothing to wait for).
+			if err := s.authorizeTurn(r, domain.OpApprovalRead, turnID); err != nil {
+				writeError(w, err)
+				return
+			}
+			if a, ok, err := s.oldApproval(r.Context(), turnID, id); err != nil || ok {
+				if err != nil {
+					writeError(w, err)
+				} else {
+					writeJSON(w, http.StatusOK, a)
+				}
+				return
+			}
+		}
+		if principalOf(r).Scoped() {
+			writeError(w, &turn.NotFoundError{Kind: "request", ID: id})
+			return
+		}
 	}
 	a, err := s.awaitApproval(r.Context(), id, wait)
 	if err != nil {

@@ -65,13 +65,13 @@ var operations = []operation{
 	{method: "GET", path: "/v1/audit/verify", op: domain.OpTurnHistory, summary: "Check every turn's hash chain in one pass over the store, where the events are (turnstile audit verify --all): newline-delimited JSON VerifyLine objects, progress lines while it runs, then one head per turn and done, or the first tampered event", response: VerifyLine{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/explain", op: domain.OpTurnRead, summary: "What the turn's snapshot allows at ?path= (read and write, and the profile rule that decides it) or ?url= (&method=)", query: []string{"path", "url", "method", "after"}, response: ExplainResponse{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/egress", op: domain.OpTurnDecide, summary: "The turn's egress proxy URL with its per-turn credential, for the runtime's own web tools (serve --egress-listen)", response: EgressResponse{}},
-	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests", query: []string{"status", "turn_id", "workspace_id", "after"}, response: struct {
+	{method: "GET", path: "/v1/approvals", op: domain.OpApprovalRead, summary: "Approval requests: every pending one, and the resolved ones of open and recent turns (of any turn with turn_id)", query: []string{"status", "turn_id", "workspace_id", "after"}, response: struct {
 		Approvals []projections.ApprovalView `json:"approvals"`
 		// Position is the store position the list reflects: subscribe to
 		// /v1/events from it (Last-Event-ID) to miss nothing.
 		Position string `json:"position"`
 	}{}},
-	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved", query: []string{"wait", "after"}, response: projections.ApprovalView{}},
+	{method: "GET", path: "/v1/approvals/{request_id}", op: domain.OpApprovalRead, summary: "One approval request; ?wait=30s long-polls until it is resolved; a request of a turn that ended before the recent ones (no longer in memory) is found with ?turn_id=", query: []string{"wait", "turn_id", "after"}, response: projections.ApprovalView{}},
 	{method: "POST", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "Create a named credential (role, optional workspaces); the token is shown once", body: CreateCredentialRequest{}, response: NewCredential{}, status: "201"},
 	{method: "GET", path: "/v1/credentials", op: domain.OpCredentialManage, summary: "List credentials (never their secrets)", response: struct {
 		Credentials []domain.Credential `json:"credentials"`

@@ -210,10 +210,10 @@ func (s *Server) rpcCall(r *http.Request, method string, raw json.RawMessage) (a
 		if err := s.authorizeTurn(r, domain.OpTurnRead, p.TurnID); err != nil {
 			return nil, err
 		}
-		if _, ok := s.cfg.Projector.Turn(p.TurnID); !ok {
-			return nil, &turn.NotFoundError{Kind: "turn", ID: p.TurnID}
+		items, err := s.timelineRows(r.Context(), p.TurnID)
+		if err != nil {
+			return nil, err
 		}
-		items := s.cfg.Projector.Timeline(p.TurnID)
 		if items == nil {
 			items = []projections.TimelineRow{}
 		}

@@ -153,9 +153,9 @@ func (s *Server) readTurn(r *http.Request, id string) (*TurnResponse, error) {
 	if err := s.authorizeTurn(r, domain.OpTurnRead, id); err != nil {
 		return nil, err
 	}
-	t, ok := s.cfg.Projector.Turn(id)
-	if !ok {
-		return nil, &turn.NotFoundError{Kind: "turn", ID: id}
+	t, err := s.turnView(r.Context(), id)
+	if err != nil {
+		return nil, err
 	}
 	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t)}, nil
 }
@@ -292,11 +292,11 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if _, ok := s.cfg.Projector.Turn(id); !ok {
-		writeError(w, &turn.NotFoundError{Kind: "turn", ID: id})
+	rows, err := s.timelineRows(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
-	rows := s.cfg.Projector.Timeline(id)
 	if rows == nil {
 		rows = []projections.TimelineRow{}
 	}
@@ -327,7 +327,11 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	rows := s.cfg.Projector.Audit(id, offset, limit)
+	rows, err := s.auditRows(r.Context(), id, offset, limit)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	if rows == nil {
 		rows = []projections.AuditRow{}
 	}

@@ -104,10 +104,13 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 	}
 	c := classifier{inv: inv, cwd: cwd, resolve: resolve, a: Action{ToolName: inv.ToolName}}
 	if len(bytes.TrimSpace(inv.Arguments)) > 0 && !bytes.Equal(bytes.TrimSpace(inv.Arguments), []byte("null")) {
-		dec := json.NewDecoder(bytes.NewReader(inv.Arguments))
-		dec.UseNumber()
-		if err := dec.Decode(&c.args); err != nil {
-			return Action{}, &FieldError{Field: "arguments", Message: "must be a JSON object"}
+		var fast bool
+		if c.args, fast = decodeArgsFast(inv.Arguments); !fast {
+			dec := json.NewDecoder(bytes.NewReader(inv.Arguments))
+			dec.UseNumber()
+			if err := dec.Decode(&c.args); err != nil {
+				return Action{}, &FieldError{Field: "arguments", Message: "must be a JSON object"}
+			}
 		}
 	}
 	entries := []ScopeEntry{{"tool_name", inv.ToolName}}

@@ -4,33 +4,90 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"turnstile/domain"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
 
+// DefaultRecentTurns is how many ended turns keep their full read models in
+// memory by default.
+const DefaultRecentTurns = 256
+
+// Options tunes a Projector.
+type Options struct {
+	// RecentTurns is how many ended turns keep their full read models
+	// (snapshot, audit, timeline, approvals) in memory, the latest to end
+	// first; an older one keeps only a compact summary (see TurnView.Compact)
+	// and its full read models are folded from its stream on demand
+	// (FoldTurn). Open turns are always held. 0 means DefaultRecentTurns; a
+	// negative value holds every turn. Eviction follows the order of the
+	// events only (never a clock), so a replay evicts exactly the same turns.
+	RecentTurns int
+}
+
 // Projector folds turn events into every read model. Apply is called by one
 // goroutine (the follower); queries may run concurrently.
+//
+// What it holds is bounded by what is live: every open turn and the
+// RecentTurns latest ended ones in full (held), a compact summary of every
+// older turn (old), the approvals of held turns (every pending one among
+// them: a turn ends only once its requests are resolved).
 type Projector struct {
 	mu sync.RWMutex // guards everything below
 
+	recentMax int // < 0: never evict
 	pos       eventstore.Position
+	last      Mark // the last event applied (pos is last.Position)
 	applied   uint64
-	turns     map[string]*TurnView
-	approvals map[string]*ApprovalView
-	pending   map[string]map[string]struct{} // turn id → pending request ids
-	audit     auditLog
-	byTurn    map[string][]int // turn id → indexes into audit
-	timeline  map[string][]TimelineRow
-	changed   chan struct{} // closed and replaced after every Apply
+	held      map[string]*heldTurn
+	old       map[string]*summary
+	// recent are the held turns that have ended, in the order they ended;
+	// recent[recentHead:] is the queue.
+	recent     []string
+	recentHead int
+	approvals  map[string]*ApprovalView                         // of held turns
+	pending    map[string]map[string]struct{}                   // turn id → pending request ids
+	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns
+	changed    chan struct{}                                    // closed and replaced after every Apply
+	// broken is the error of an Apply that failed part-way: the read
+	// models may then be wrong, and no checkpoint is taken of them.
+	broken error
 }
 
-// New returns an empty projector.
-func New() *Projector {
+// heldTurn is a turn whose read models are all in memory.
+type heldTurn struct {
+	TurnView
+	audit    []AuditRow
+	timeline []TimelineRow
+	requests []string // approval request ids, in order opened
+	queued   bool     // in recent
+}
+
+// Mark identifies the last event a projector applied: a checkpoint holds
+// it, and is trusted only when the store still has that very event there.
+type Mark struct {
+	Position eventstore.Position
+	Stream   string
+	Revision uint64
+	EventID  uuid.UUID
+}
+
+// New returns an empty projector with the default options.
+func New() *Projector { return NewWith(Options{}) }
+
+// NewWith returns an empty projector.
+func NewWith(o Options) *Projector {
+	if o.RecentTurns == 0 {
+		o.RecentTurns = DefaultRecentTurns
+	}
 	return &Projector{
-		turns: map[string]*TurnView{}, approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{},
-		byTurn: map[string][]int{}, timeline: map[string][]TimelineRow{},
-		changed: make(chan struct{}),
+		recentMax: o.RecentTurns,
+		held:      map[string]*heldTurn{}, old: map[string]*summary{},
+		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{},
+		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
+		changed:  make(chan struct{}),
 	}
 }
 
@@ -39,6 +96,13 @@ func (p *Projector) Position() eventstore.Position {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.pos
+}
+
+// Mark is the last event applied (zero before the first).
+func (p *Projector) Mark() Mark {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.last
 }
 
 // Applied counts the events applied.
@@ -64,9 +128,11 @@ func (p *Projector) Apply(e *turn.Event) error {
 		return nil
 	}
 	if err := p.apply(e); err != nil {
+		p.broken = err
 		return err
 	}
 	p.pos = e.Position
+	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID}
 	p.applied++
 	close(p.changed)
 	p.changed = make(chan struct{})
@@ -74,16 +140,31 @@ func (p *Projector) Apply(e *turn.Event) error {
 }
 
 func (p *Projector) apply(e *turn.Event) error {
-	t := p.turns[e.TurnID]
+	t := p.held[e.TurnID]
 	if t == nil {
+		if s := p.old[e.TurnID]; s != nil {
+			return s.apply(p, e)
+		}
 		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
 			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
 		}
-		v := turn.NewSummary(e.TurnID)
-		t = &v
-		p.turns[e.TurnID] = t
+		t = &heldTurn{TurnView: turn.NewSummary(e.TurnID)}
+		p.held[e.TurnID] = t
 	}
-	row := p.row(t, e)
+	if err := p.fold(t, e); err != nil {
+		return err
+	}
+	if !t.queued && t.Status.Terminal() {
+		t.queued = true
+		p.recent = append(p.recent, t.TurnID)
+		p.evict()
+	}
+	return nil
+}
+
+// fold applies e to a held turn.
+func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
+	row := p.row(&t.TurnView, e)
 	// The turn's own fields, its status and its open count: the engine's
 	// fold (turn.Summary.Apply), with the request's state as this read
 	// model knows it.
@@ -95,29 +176,28 @@ func (p *Projector) apply(e *turn.Event) error {
 			if r := []rune(prompt); len(r) > maxPromptRunes {
 				prompt = string(r[:maxPromptRunes]) + "…" // the event keeps it whole
 			}
-			p.addTimeline(e, "prompt", "Prompt", prompt, "")
+			t.addTimeline(e, "prompt", "Prompt", prompt, "")
 		}
-		return nil
 	case *turn.ProfileSelected:
 		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
 		row.Kind, row.Detail = AuditProfileSelected, "mode "+string(ev.Profile.Mode)+" from "+string(ev.Profile.Source)
-		p.addAudit(row)
-		p.addTimeline(e, "header", fmt.Sprintf("Permissions: %s", ev.Profile.Mode), "source "+string(ev.Profile.Source), "")
+		t.addAudit(row)
+		t.addTimeline(e, "header", fmt.Sprintf("Permissions: %s", ev.Profile.Mode), "source "+string(ev.Profile.Source), "")
 	case *turn.SecuritySnapshotResolved:
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
 	case *turn.ProfileChanged:
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
-		p.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
+		t.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:
-		p.decision(e, row, &ev.Decided, AuditDecisionAllowed)
+		p.decision(t, e, row, &ev.Decided, AuditDecisionAllowed)
 	case *turn.DecisionDenied:
-		p.decision(e, row, &ev.Decided, AuditDecisionDenied)
+		p.decision(t, e, row, &ev.Decided, AuditDecisionDenied)
 		title := "Denied: " + ev.Action.Summary
 		kind := "denied"
 		if ev.Decision.Reason == domain.ReasonSandboxDenied {
 			kind, title = "sandbox", "Sandbox refused: "+ev.Action.Summary
 		}
-		p.addTimeline(e, kind, title, string(ev.Decision.Reason)+detailSuffix(ev.Refusal, ev.Message), ev.RequestID)
+		t.addTimeline(e, kind, title, string(ev.Decision.Reason)+detailSuffix(ev.Refusal, ev.Message), ev.RequestID)
 	case *turn.ApprovalRequested:
 		if moved != named {
 			p.requested(t, e, row, ev, moved)
@@ -127,20 +207,20 @@ func (p *Projector) apply(e *turn.Event) error {
 			p.resolved(t, e, row, ev, moved)
 		}
 	case *turn.TurnCompleted:
-		p.ended(e, row, turn.StatusCompleted, ev.Reason)
+		p.ended(t, e, row, turn.StatusCompleted, ev.Reason)
 	case *turn.TurnInterrupted:
-		p.ended(e, row, turn.StatusInterrupted, ev.Reason)
+		p.ended(t, e, row, turn.StatusInterrupted, ev.Reason)
 	case *turn.TurnFailed:
-		p.ended(e, row, turn.StatusFailed, ev.Reason)
+		p.ended(t, e, row, turn.StatusFailed, ev.Reason)
 	case *turn.ToolCompleted:
-		p.toolCompleted(e, row, ev)
+		p.toolCompleted(t, e, row, ev)
 	case *turn.EgressTraffic:
 		row.Kind, row.ActionKind, row.Decision = AuditEgressTraffic, domain.ActionNetwork, "allow"
 		row.Detail = fmt.Sprintf("%s: %d connections, %d bytes up, %d bytes down", ev.Origin, ev.Connections, ev.BytesUp, ev.BytesDown)
 		if ev.Closed > 0 {
 			row.Detail += fmt.Sprintf(", %d closed by a narrowing", ev.Closed)
 		}
-		p.addAudit(row)
+		t.addAudit(row)
 	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
 		// Recorded for the engine (a started call never runs twice; ending
 		// a turn ends its children); the decisions are already rows.
@@ -155,16 +235,16 @@ const maxPromptRunes = 2000
 
 // toolCompleted records a tool the runtime reports as run; one that ran
 // without an allowing decision is a timeline row of its own.
-func (p *Projector) toolCompleted(e *turn.Event, row AuditRow, ev *turn.ToolCompleted) {
+func (p *Projector) toolCompleted(t *heldTurn, e *turn.Event, row AuditRow, ev *turn.ToolCompleted) {
 	row.Kind, row.ToolCallID, row.ToolName = AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName
 	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Scope, row.Detail = ev.RequestID, ev.Decision, ev.Action.Scope, ev.Action.Summary
-	p.addAudit(row)
+	t.addAudit(row)
 	switch ev.Decision {
 	case "allow", "allow_once", "allow_for_turn":
-		p.addTimeline(e, "tool_ran", "Ran: "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+		t.addTimeline(e, "tool_ran", "Ran: "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
 	default:
-		p.addTimeline(e, "tool_ran_unallowed", "Ran without an allowing decision ("+ev.Decision+"): "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
+		t.addTimeline(e, "tool_ran_unallowed", "Ran without an allowing decision ("+ev.Decision+"): "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
 	}
 }
 
@@ -187,44 +267,21 @@ func (p *Projector) row(t *TurnView, e *turn.Event) AuditRow {
 	}
 }
 
-func (p *Projector) addAudit(r AuditRow) {
-	p.byTurn[r.TurnID] = append(p.byTurn[r.TurnID], p.audit.len())
-	p.audit.add(r)
-}
+// addAudit appends a row. Rows are never changed once added, so a reader
+// may keep a slice of them after the lock is released.
+func (t *heldTurn) addAudit(r AuditRow) { t.audit = append(t.audit, r) }
 
-// auditLog stores audit rows in fixed-size chunks, so that growing it never
-// copies the rows already there.
-type auditLog struct {
-	chunks [][]AuditRow
-	n      int
-}
-
-const auditChunk = 4096
-
-func (l *auditLog) len() int { return l.n }
-
-func (l *auditLog) add(r AuditRow) {
-	if l.n%auditChunk == 0 {
-		l.chunks = append(l.chunks, make([]AuditRow, 0, auditChunk))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, r)
-	l.n++
-}
-
-func (l *auditLog) at(i int) *AuditRow { return &l.chunks[i/auditChunk][i%auditChunk] }
-
-func (p *Projector) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
-	p.timeline[e.TurnID] = append(p.timeline[e.TurnID], TimelineRow{
+func (t *heldTurn) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
+	t.timeline = append(t.timeline, TimelineRow{
 		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Kind: kind, Title: title, Detail: detail, RequestID: requestID,
 	})
 }
 
-func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.TurnExecutionSecuritySnapshot, kind string) {
+func (p *Projector) snapshot(t *heldTurn, e *turn.Event, row AuditRow, s domain.TurnExecutionSecuritySnapshot, kind string) {
 	row.ProfileMode, row.ProfileSource = s.PermissionProfile.Mode, s.PermissionProfile.Source
 	row.Kind = kind
 	row.Detail = fmt.Sprintf("sandbox %s, network %s, enforcement %s", s.Sandbox.Mode, s.Network.Mode, s.Enforcement.Status)
-	p.addAudit(row)
+	t.addAudit(row)
 	if s.Enforcement.Status == domain.EnforcementActive {
 		return
 	}
@@ -240,11 +297,11 @@ func (p *Projector) snapshot(t *TurnView, e *turn.Event, row AuditRow, s domain.
 		detail += d.Dimension + ": " + d.Reason
 	}
 	row.Detail = detail
-	p.addAudit(row)
-	p.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
+	t.addAudit(row)
+	t.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
 }
 
-func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.Decided, kind string) {
+func (p *Projector) decision(t *heldTurn, e *turn.Event, row AuditRow, d *turn.Decided, kind string) {
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = kind, d.ItemID, d.ToolCallID, d.Action.ToolName
 	row.ActionKind, row.RequestKey = d.Action.Kind, &RequestKey{ActionKind: d.Action.Kind, ScopeHash: d.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason, row.Cached = d.RequestID, d.Decision.Behavior.String(), d.Decision.Reason, d.Decision.Cached
@@ -252,5 +309,5 @@ func (p *Projector) decision(e *turn.Event, row AuditRow, d *turn.Decided, kind 
 	if d.Refusal != "" {
 		row.Detail += detailSuffix(d.Refusal, d.Message)
 	}
-	p.addAudit(row)
+	t.addAudit(row)
 }

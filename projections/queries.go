@@ -9,18 +9,30 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// Turn returns a copy of a turn's view.
+// Turn returns a copy of a turn's view: in full for a held turn; for an
+// older one what its summary keeps (no Snapshot, no Children: see
+// TurnHeld).
 func (p *Projector) Turn(id string) (TurnView, bool) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	t, ok := p.turns[id]
-	if !ok {
-		return TurnView{}, false
-	}
-	return *t, true
+	v, _, ok := p.TurnHeld(id)
+	return v, ok
 }
 
-// Approval returns one approval request.
+// TurnHeld is Turn, and whether the turn is held in full: when it is not,
+// its full view, audit, timeline and approvals come from its stream
+// (FoldTurn).
+func (p *Projector) TurnHeld(id string) (v TurnView, held, ok bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if t, ok := p.held[id]; ok {
+		return t.TurnView, true, true
+	}
+	if s, ok := p.old[id]; ok {
+		return s.view(), false, true
+	}
+	return TurnView{}, false, false
+}
+
+// Approval returns one approval request of a held turn.
 func (p *Projector) Approval(id string) (ApprovalView, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -41,66 +53,100 @@ type ApprovalFilter struct {
 	ExpiresBefore time.Time
 }
 
-// Approvals lists approvals matching f, oldest first.
+func (f *ApprovalFilter) match(a *ApprovalView) bool {
+	return (f.TurnID == "" || a.Request.TurnID == f.TurnID) && (f.WorkspaceID == "" || a.Request.WorkspaceID == f.WorkspaceID) &&
+		(f.Status == "" || a.Status == f.Status) && (f.ExpiresBefore.IsZero() || !a.ExpiresAt.After(f.ExpiresBefore))
+}
+
+// Approvals lists the approvals of held turns matching f, oldest first:
+// every pending one, and the resolved ones of turns not yet evicted (those
+// of an older turn come from its stream: FoldTurn).
 func (p *Projector) Approvals(f ApprovalFilter) []ApprovalView {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	var out []ApprovalView
 	add := func(a *ApprovalView) {
-		if (f.TurnID == "" || a.Request.TurnID == f.TurnID) && (f.WorkspaceID == "" || a.Request.WorkspaceID == f.WorkspaceID) &&
-			(f.Status == "" || a.Status == f.Status) && (f.ExpiresBefore.IsZero() || !a.ExpiresAt.After(f.ExpiresBefore)) {
+		if f.match(a) {
 			out = append(out, *a)
 		}
 	}
-	if f.Status == ApprovalPending {
-		for turnID, ids := range p.pending {
-			if f.TurnID != "" && turnID != f.TurnID {
-				continue
+	switch {
+	case f.TurnID != "":
+		if t := p.held[f.TurnID]; t != nil {
+			for _, id := range t.requests {
+				add(p.approvals[id])
 			}
+		}
+	case f.Status == ApprovalPending:
+		for _, ids := range p.pending {
 			for id := range ids {
 				add(p.approvals[id])
 			}
 		}
-	} else {
+	default:
 		for _, a := range p.approvals {
 			add(a)
 		}
 	}
+	sortApprovals(out)
+	return out
+}
+
+func sortApprovals(out []ApprovalView) {
 	slices.SortFunc(out, func(a, b ApprovalView) int {
 		if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Request.RequestID, b.Request.RequestID)
 	})
-	return out
 }
 
-// Audit lists audit rows of one turn (all turns when turnID is empty), in
-// store order, skipping the first offset rows and returning at most limit
-// (all when limit <= 0).
+// Audit lists the audit rows of a held turn in store order, skipping the
+// first offset rows and returning at most limit (all when limit <= 0). It
+// returns nothing for a turn not held (see AuditOf).
 func (p *Projector) Audit(turnID string, offset, limit int) []AuditRow {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	var out []AuditRow
-	n := p.audit.len()
-	if turnID != "" {
-		n = len(p.byTurn[turnID])
-	}
-	for i := max(offset, 0); i < n && (limit <= 0 || len(out) < limit); i++ {
-		if turnID == "" {
-			out = append(out, *p.audit.at(i))
-		} else {
-			out = append(out, *p.audit.at(p.byTurn[turnID][i]))
-		}
-	}
-	return out
+	rows, _ := p.AuditOf(turnID, offset, limit)
+	return rows
 }
 
-// Timeline lists a turn's timeline rows in turn order.
-func (p *Projector) Timeline(turnID string) []TimelineRow {
+// AuditOf is Audit, and whether the turn is held: when it is not, its rows
+// come from its stream (FoldTurn).
+func (p *Projector) AuditOf(turnID string, offset, limit int) ([]AuditRow, bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return slices.Clone(p.timeline[turnID])
+	t, ok := p.held[turnID]
+	if !ok {
+		return nil, false
+	}
+	return page(t.audit, offset, limit), true
+}
+
+func page[T any](rows []T, offset, limit int) []T {
+	offset = min(max(offset, 0), len(rows))
+	end := len(rows)
+	if limit > 0 {
+		end = min(end, offset+limit)
+	}
+	return slices.Clone(rows[offset:end])
+}
+
+// Timeline lists a held turn's timeline rows in turn order (nothing for a
+// turn not held: see TimelineOf).
+func (p *Projector) Timeline(turnID string) []TimelineRow {
+	rows, _ := p.TimelineOf(turnID)
+	return rows
+}
+
+// TimelineOf is Timeline, and whether the turn is held: when it is not,
+// its rows come from its stream (FoldTurn).
+func (p *Projector) TimelineOf(turnID string) ([]TimelineRow, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	t, ok := p.held[turnID]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(t.timeline), true
 }
 
 // WaitFor blocks until the projector has applied pos (or ctx ends).
@@ -120,40 +166,6 @@ func (p *Projector) WaitFor(ctx context.Context, pos eventstore.Position) error 
 	}
 }
 
-// Export is every read model in a deterministic form, for comparing a
-// rebuild with the incremental path.
-type Export struct {
-	Position  string
-	Turns     []TurnView
-	Snapshots map[string]any
-	Approvals []ApprovalView
-	Audit     []AuditRow
-	Timeline  map[string][]TimelineRow
-}
-
-// Export returns every read model.
-func (p *Projector) Export() Export {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	ex := Export{Position: p.pos.String(), Snapshots: map[string]any{}, Timeline: map[string][]TimelineRow{}}
-	for _, t := range p.turns {
-		ex.Turns = append(ex.Turns, *t)
-		ex.Snapshots[t.TurnID] = t.Snapshot
-	}
-	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
-	for _, a := range p.approvals {
-		ex.Approvals = append(ex.Approvals, *a)
-	}
-	slices.SortFunc(ex.Approvals, func(a, b ApprovalView) int { return strings.Compare(a.Request.RequestID, b.Request.RequestID) })
-	for i := range p.audit.len() {
-		ex.Audit = append(ex.Audit, *p.audit.at(i))
-	}
-	for k, v := range p.timeline {
-		ex.Timeline[k] = slices.Clone(v)
-	}
-	return ex
-}
-
 // TurnFilter selects turns.
 type TurnFilter struct {
 	WorkspaceID string
@@ -163,19 +175,89 @@ type TurnFilter struct {
 	Limit int
 }
 
-// Turns lists turns sorted by id.
+// Turns lists turns sorted by id: held ones in full, older ones compact.
+// With a limit, only the first Limit ids are kept while scanning (a bounded
+// heap), so a page costs a scan, not a sort of every turn.
 func (p *Projector) Turns(f TurnFilter) []TurnView {
+	match := func(id, ws string, st string) bool {
+		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Status == "" || st == f.Status) && id > f.After
+	}
+	first := &firstIDs{limit: f.Limit}
 	p.mu.RLock()
-	var out []TurnView
-	for _, t := range p.turns {
-		if (f.WorkspaceID == "" || t.WorkspaceID == f.WorkspaceID) && (f.Status == "" || string(t.Status) == f.Status) && t.TurnID > f.After {
-			out = append(out, *t)
+	for id, t := range p.held {
+		if match(id, t.WorkspaceID, string(t.Status)) {
+			first.offer(id)
+		}
+	}
+	for id, s := range p.old {
+		if match(id, s.workspace, string(s.status)) {
+			first.offer(id)
+		}
+	}
+	ids := first.sorted()
+	out := make([]TurnView, 0, len(ids))
+	for _, id := range ids {
+		if t := p.held[id]; t != nil {
+			out = append(out, t.TurnView)
+		} else {
+			out = append(out, p.old[id].view())
 		}
 	}
 	p.mu.RUnlock()
-	slices.SortFunc(out, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
-	}
 	return out
+}
+
+// firstIDs keeps the limit smallest ids offered (all when limit <= 0) in a
+// max-heap.
+type firstIDs struct {
+	limit int
+	ids   []string
+}
+
+func (h *firstIDs) offer(id string) {
+	if h.limit <= 0 || len(h.ids) < h.limit {
+		h.ids = append(h.ids, id)
+		if h.limit > 0 {
+			h.up(len(h.ids) - 1)
+		}
+		return
+	}
+	if id >= h.ids[0] {
+		return
+	}
+	h.ids[0] = id
+	h.down(0)
+}
+
+func (h *firstIDs) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h.ids[parent] >= h.ids[i] {
+			return
+		}
+		h.ids[parent], h.ids[i] = h.ids[i], h.ids[parent]
+		i = parent
+	}
+}
+
+func (h *firstIDs) down(i int) {
+	for {
+		largest, l, r := i, 2*i+1, 2*i+2
+		if l < len(h.ids) && h.ids[l] > h.ids[largest] {
+			largest = l
+		}
+		if r < len(h.ids) && h.ids[r] > h.ids[largest] {
+			largest = r
+		}
+		if largest == i {
+			return
+		}
+		h.ids[i], h.ids[largest] = h.ids[largest], h.ids[i]
+		i = largest
+	}
+}
+
+func (h *firstIDs) sorted() []string {
+	slices.Sort(h.ids)
+	return h.ids
 }

@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -199,5 +202,57 @@ func TestCanonicalFastAgreesWithWalk(t *testing.T) {
 	}
 	if answers < 6 {
 		t.Fatalf("the fast path answered %d paths: the comparison proves little", answers)
+	}
+}
+
+// TestDecisionSwapUnderConcurrentDecisions: decisions run on eight
+// goroutines while the protected symlink is retargeted; every decision that
+// starts after the retarget has returned refuses the new target, and before
+// it the new target is writable (the control). Run with -race, it also
+// checks the caches' locking.
+func TestDecisionSwapUnderConcurrentDecisions(t *testing.T) {
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/a", 0o755), os.MkdirAll(ws+"/b", 0o755), os.Symlink("a", ws+"/.claude"))
+	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+	var (
+		swapped atomic.Bool
+		wg      sync.WaitGroup
+		before  atomic.Int64 // allowed writes to b/ seen before the swap
+		wrong   atomic.Int64 // allowed writes to b/ that started after it
+		stop    = make(chan struct{})
+	)
+	for range 8 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				after := swapped.Load()
+				_, err := DecisionChecker{}.ResolveFile(s, "b/settings.json", wr, false)
+				switch {
+				case err == nil && after:
+					wrong.Add(1)
+				case err == nil:
+					before.Add(1)
+				}
+			}
+		})
+	}
+	for before.Load() < 50 {
+		runtime.Gosched()
+	}
+	mustDo(t, os.Remove(ws+"/.claude"), os.Symlink("b", ws+"/.claude"))
+	swapped.Store(true)
+	for i := 0; i < 2000; i++ {
+		if _, err := (DecisionChecker{}).ResolveFile(s, "b/settings.json", wr, false); err == nil {
+			wrong.Add(1)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if n := wrong.Load(); n != 0 {
+		t.Fatalf("%d writes to the newly protected target were allowed after the retarget", n)
 	}
 }

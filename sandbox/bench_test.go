@@ -69,7 +69,11 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 // auto_accept_edits` with the lean helper next to the binary and without it
 // (the helper is then the binary itself), bwrap with a comparable policy,
 // and `turnstile version` (the binary's own start-up), all running
-// /bin/true; it reports each median and turnstile's wall time over bwrap's.
+// /bin/true; it reports each median and turnstile's wall time over bwrap's,
+// and the turnstile commands' median CPU time (user + system of the process
+// and the children it waited for: on a loaded machine the steadier figure
+// for comparing turnstile with itself; bwrap's is not comparable, since its
+// rusage leaves out the namespace work the kernel does asynchronously).
 func BenchmarkCLI(b *testing.B) {
 	requireKernel(b, false)
 	ws := benchWorkspace(b)
@@ -77,15 +81,24 @@ func BenchmarkCLI(b *testing.B) {
 	buildPrograms(b, withHelper, "./cmd/turnstile", "./cmd/turnstile-sandbox")
 	alone := b.TempDir()
 	copyFile(b, filepath.Join(withHelper, "turnstile"), filepath.Join(alone, "turnstile"))
-	cli := func(dir string) func() error {
-		return func() error {
-			return exec.Command(filepath.Join(dir, "turnstile"), "sandbox", "--mode", "auto_accept_edits", "--root", ws, "--", "/bin/true").Run()
-		}
+	cpu := map[string][]time.Duration{}
+	timed := func(name string, args ...string) spawnCase {
+		return spawnCase{name, func() error {
+			c := exec.Command(args[0], args[1:]...)
+			err := c.Run()
+			if c.ProcessState != nil {
+				cpu[name] = append(cpu[name], c.ProcessState.UserTime()+c.ProcessState.SystemTime())
+			}
+			return err
+		}}
+	}
+	sandboxArgs := func(dir string) []string {
+		return []string{filepath.Join(dir, "turnstile"), "sandbox", "--mode", "auto_accept_edits", "--root", ws, "--", "/bin/true"}
 	}
 	cases := []spawnCase{
-		{"turnstile_version", func() error { return exec.Command(filepath.Join(withHelper, "turnstile"), "version").Run() }},
-		{"turnstile_sandbox/lean_helper", cli(withHelper)},
-		{"turnstile_sandbox/binary_alone", cli(alone)},
+		timed("turnstile_version", filepath.Join(withHelper, "turnstile"), "version"),
+		timed("turnstile_sandbox/lean_helper", sandboxArgs(withHelper)...),
+		timed("turnstile_sandbox/binary_alone", sandboxArgs(alone)...),
 	}
 	bw, ok := bwrapCase(ws)
 	if !ok {
@@ -95,6 +108,9 @@ func BenchmarkCLI(b *testing.B) {
 	reportInterleaved(b, cases, func(p50 map[string]float64) {
 		b.ReportMetric(p50["turnstile_sandbox/lean_helper"]/p50["bwrap"], "lean/bwrap")
 		b.ReportMetric(p50["turnstile_sandbox/binary_alone"]/p50["bwrap"], "alone/bwrap")
+		for name, ds := range cpu {
+			b.ReportMetric(median(ds), strings.ReplaceAll(name, "/", ".")+"-cpu-ms")
+		}
 	})
 }
 
@@ -177,10 +193,15 @@ func bwrapCase(ws string) (spawnCase, bool) {
 	if err != nil {
 		return spawnCase{}, false
 	}
-	args := []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
+	args := bwrapArgs(ws)
+	return spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }}, true
+}
+
+// bwrapArgs are bwrapCase's arguments.
+func bwrapArgs(ws string) []string {
+	return []string{"--ro-bind", "/", "/", "--bind", ws, ws, "--ro-bind", ws + "/.git", ws + "/.git",
 		"--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
 		"--new-session", "--cap-drop", "ALL", "/bin/true"}
-	return spawnCase{"bwrap", func() error { return exec.Command(bwrap, args...).Run() }}, true
 }
 
 // spawnCases lists the spawn variants from this process.

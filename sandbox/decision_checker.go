@@ -63,9 +63,12 @@ func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path
 		resolved string
 		err      error
 	)
-	if tree && v != nil {
+	switch {
+	case tree && v != nil:
 		resolved, err = checkTree(d.cwd, &d.fs, v, path)
-	} else {
+	case tree: // an unrestricted filesystem with nothing sensitive: a read
+		resolved, err = checkFile(d.cwd, &d.fs, nil, path, domain.AccessRead)
+	default:
 		resolved, err = checkFile(d.cwd, &d.fs, v, path, op)
 	}
 	return resolved, AsCoded(err)

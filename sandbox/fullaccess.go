@@ -31,6 +31,9 @@ import (
 //     cannot be moved aside and replaced by one the command made. Masks
 //     sit on the directory entry, so a rename from outside carries them
 //     along; the masking repeats until a pass finds every location covered;
+//     The helper's own program file is made read-only the same way (the
+//     server starts it for every command: rewritten, it would run the
+//     next command's set-up);
 //  3. the kernel's control filesystems (sysfs, cgroup, debugfs, …) become
 //     read-only: a process whose kernel uid is 0 passes their permission
 //     checks from any user namespace, and core_pattern, uevent_helper or
@@ -129,17 +132,23 @@ func buildFullAccessView(sp *SandboxSpec) error {
 			unix.Close(n.fd)
 		}
 	}()
-	if err := maskSecrets(sp); err != nil {
+	pinned := map[string]bool{}
+	if err := maskSecrets(sp, pinned); err != nil {
 		return err
 	}
+	if err := protectOwnProgram(pinned); err != nil {
+		return err
+	}
+	var readOnly []string // recursive: what lies below one is done
 	for _, m := range mounts {
-		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") {
+		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") || withinAny(m.point, readOnly) {
 			continue
 		}
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(unix.AT_FDCWD, m.point, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &attr); err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("make %s (%s) read-only: %w", m.point, m.fstype, err)
 		}
+		readOnly = append(readOnly, m.point)
 	}
 	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NODEV}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {

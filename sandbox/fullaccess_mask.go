@@ -141,9 +141,8 @@ func (t maskTarget) exposed() bool {
 // repeat (a secret moved meanwhile by a process outside this view is found
 // at its new path) until one finds nothing left to mask, and fail closed
 // after maskRounds.
-func maskSecrets(sp *SandboxSpec) error {
+func maskSecrets(sp *SandboxSpec, pinned map[string]bool) error {
 	maskDevs := map[uint64]bool{}
-	pinned := map[string]bool{}
 	shared := newSharedMask()
 	defer shared.close()
 	for range maskRounds {
@@ -227,4 +226,57 @@ func pinAncestors(path string, pinned map[string]bool) error {
 		pinned[a] = true
 	}
 	return nil
+}
+
+// protectOwnProgram makes the helper's own program file read-only (a
+// read-only bind of the file onto itself, its directories pinned) at every
+// path its filesystem shows it: the server starts this file for every
+// command, before any mask or capability drop, so a full_access command
+// that could rewrite it would run its own code as the next command's
+// helper. (Replacing the file at its path changes nothing: the server runs
+// the file it pinned by descriptor.)
+func protectOwnProgram(pinned map[string]bool) error {
+	fd, err := unix.Open("/proc/self/exe", unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the helper's program: %w", err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat the helper's program: %w", err)
+	}
+	p, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return fmt.Errorf("the helper's program: %w", err)
+	}
+	if strings.HasSuffix(p, " (deleted)") || !strings.HasPrefix(p, "/") {
+		return nil // no path leads to it
+	}
+	mounts, err := readMountinfo("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	for _, t := range aliasTargets(secretLoc{path: p, dev: st.Dev, ino: st.Ino}, mounts) {
+		if t.mountID != 0 || !t.exposed() || readOnlyAt(t.path) {
+			continue
+		}
+		if err := pinAncestors(t.path, pinned); err != nil {
+			return err
+		}
+		if err := bindSelf(t.path, true, false); err != nil {
+			return fmt.Errorf("protect the helper's program at %s: %w", t.path, err)
+		}
+	}
+	return nil
+}
+
+// readOnlyAt reports whether the mount at path is read-only.
+func readOnlyAt(path string) bool {
+	fd, err := openNoSymlinks(path)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var sf unix.Statfs_t
+	return unix.Fstatfs(fd, &sf) == nil && sf.Flags&unix.ST_RDONLY != 0
 }

@@ -33,6 +33,7 @@ type faFixture struct {
 	handleType                   int
 	handleHex, handleMount       string
 	rootOnly                     string
+	helper                       string // the program the server starts as the helper
 	port                         int
 }
 
@@ -85,6 +86,13 @@ func newFAFixture(t *testing.T, uid, gid int) *faFixture {
 	}
 	fx.exe = base + "/sandbox.test"
 	write(fx.exe, string(exe), 0o755)
+	// The helper is the binary that plays the server: this test binary as
+	// root, the copy for the unprivileged user (its own file, writable by
+	// it but for the view).
+	fx.helper = testExe(t)
+	if uid != 0 {
+		fx.helper = fx.exe
+	}
 	// The same filesystem, mounted again: the whole base, the data
 	// directory alone, and a directory inside it.
 	for _, b := range [][2]string{{base, fx.base2}, {fx.data, fx.dataAlias}, {fx.data + "/sub", fx.subAlias}} {
@@ -177,7 +185,12 @@ ok() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "ok $n"; else echo "b
 		"leak proc-server-root cat /proc/$FA_SERVER_PID/root" + D + "/token",
 		"leak proc-server-fd sh -c 'cat /proc/$FA_SERVER_PID/fd/*'",
 		"leak nsenter nsenter -t 1 -m cat " + D + "/token",
+		"leak nsenter-server nsenter -t $FA_SERVER_PID -m cat " + D + "/token",
+		"leak setns-server-ns nsenter --mount=/proc/$FA_SERVER_PID/ns/mnt cat " + D + "/token",
 		"leak nested-nsenter unshare -Urm nsenter -t 1 -m -U --preserve-credentials cat " + D + "/token",
+		"refused write-helper sh -c ': >> " + fx.helper + "'",
+		"refused touch-helper touch " + fx.helper,
+		"refused nested-write-helper unshare -Urm sh -c 'umount " + fx.helper + "; : >> " + fx.helper + "'",
 		fmt.Sprintf("leak open-by-handle %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
 		fmt.Sprintf("leak nested-open-by-handle unshare -Urm %s fa-handle %s %d %s", P, fx.handleMount, fx.handleType, fx.handleHex),
 		fmt.Sprintf("leak nested-bind-open-by-handle unshare -Urm sh -c 'mkdir -p %s/hb; mount --bind %s %s/hb; %s fa-handle %s/hb %d %s'", fx.ws, fx.ws, fx.ws, P, fx.ws, fx.handleType, fx.handleHex),
@@ -410,5 +423,28 @@ func TestReadMountinfo(t *testing.T) {
 	os.WriteFile(p, []byte("27 1 254:0 / /\n"), 0o644)
 	if _, err := readMountinfo(p); err == nil {
 		t.Fatal("a malformed line was accepted")
+	}
+}
+
+// TestDoctorFullAccess: doctor says what becomes of a server's full_access
+// commands: isolated with user namespaces, refused without them, and, with
+// the operator's opt-out, unisolated with the snapshot's named degradation.
+func TestDoctorFullAccess(t *testing.T) {
+	for _, tc := range []struct {
+		k    domain.KernelFeatures
+		want []string
+	}{
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true}, []string{"full_access        active", "own user, mount and PID namespaces with its data directory and token masked"}},
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true}, []string{"full_access        active", "a server's commands are refused (sandbox_unavailable)", "--full-access-unisolated"}},
+		{domain.KernelFeatures{LandlockABI: 7, Seccomp: true, FullAccessUnisolated: true}, []string{"full_access        partially_active", "- gateway_secrets: no user namespaces", "can read the data directory and token"}},
+	} {
+		var b bytes.Buffer
+		Doctor(&b, Features{Kernel: tc.k})
+		out := b.String()
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%+v: doctor lacks %q:\n%s", tc.k, w, out)
+			}
+		}
 	}
 }

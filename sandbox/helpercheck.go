@@ -64,11 +64,15 @@ func checkedHelperMain(want string) {
 // fingerprint: it did not run the command (a checked helper refuses before
 // it reads its plan; an older one does not know the argument and exits at
 // once), and the helper setting now names the running binary, through which
-// Run runs the plan again.
-func settleChecked(prog helperProg, status []byte) (rest []byte, refused bool) {
+// Run runs the plan again. A helper that Run killed (timeout, cancellation)
+// before it confirmed anything settles nothing and is not refused.
+func settleChecked(prog helperProg, status []byte, killed bool) (rest []byte, refused bool) {
 	if rest, ok := bytes.CutPrefix(status, []byte(helperCheckedOK)); ok {
 		settleHelper(prog.path, fingerprint(), nil)
 		return rest, false
+	}
+	if killed && len(status) == 0 {
+		return status, false
 	}
 	var err error
 	var fp []byte

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,4 +168,43 @@ func staleHelper(t *testing.T, dir string) string {
 		}
 	}
 	return buildHelper(t, cp, dir)
+}
+
+// TestCheckedHelperKilledIsNotRefused: an unverified lean helper that Run
+// kills before it confirmed its fingerprint (the caller's context is already
+// cancelled) is not taken for a helper that refused: it stays the helper,
+// and the plan is not run again through the running binary.
+func TestCheckedHelperKilledIsNotRefused(t *testing.T) {
+	f := requireKernel(t, true)
+	h := locateHelper(buildHelper(t, moduleRoot(t), t.TempDir()))
+	useHelper(t, h)
+	ws := tempWorkspace(t)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo run >> runs"}}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Run(ctx, p)
+	if err != nil || r.ExitCode == 0 {
+		t.Fatalf("a run with a cancelled context: %+v, %v", r, err)
+	}
+	helperMu.Lock()
+	cur := *helperCur
+	helperMu.Unlock()
+	if !cur.lean || cur.path != h.path {
+		t.Fatalf("after a killed run the helper is %+v: want the lean helper still", cur)
+	}
+	if got, _ := os.ReadFile(ws + "/runs"); len(got) > len("run\n") {
+		t.Fatalf("the command ran %q", got)
+	}
+	// The control: the same helper, a live context, runs and is verified.
+	r = sh(t, s, "echo ok")
+	helperMu.Lock()
+	cur = *helperCur
+	helperMu.Unlock()
+	if r.ExitCode != 0 || !cur.lean || !cur.verified {
+		t.Fatalf("control: %+v; helper %+v", r, cur)
+	}
 }

@@ -51,8 +51,9 @@ type Result struct {
 // cancelled, the whole group is killed with SIGKILL (grandchildren
 // included). A sandboxed plan runs through the helper (the verified lean
 // HelperProgram, or the current binary re-executed with HelperArg), in new
-// mount and PID namespaces (and a user namespace unless the server is root)
-// whenever the probe found them usable: killing the helper, which becomes
+// mount and PID namespaces (and a user namespace unless the server is root;
+// a full_access plan always gets one, fullaccess.go) whenever the probe found
+// them usable: killing the helper, which becomes
 // the command, then kills every process of the namespace. The error is nil when the command ran
 // (whatever its exit code); a *Refusal with CodeSandboxFailed (and a Result
 // with exit code 126) when the sandbox could not be applied; another error
@@ -182,7 +183,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		b, _ := io.ReadAll(io.LimitReader(pr.statusR, 64<<10))
 		if pr.prog.lean && !pr.prog.verified {
 			var refused bool
-			if b, refused = settleChecked(pr.prog, b); refused {
+			if b, refused = settleChecked(pr.prog, b, wasKilled); refused {
 				// It ran nothing; the running binary runs the plan.
 				return Run(ctx, plan)
 			}

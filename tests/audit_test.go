@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -156,11 +154,7 @@ func TestSecretsNeverInClear(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := os.ReadFile(filepath.Join(s.Data, "events.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen.Write(db)
+	seen.Write(storeBytes(t, s.Data))
 	for _, secret := range append(secrets, "id_ed25519_e2e") {
 		if strings.Contains(seen.String(), secret) {
 			t.Errorf("%s appears in clear", secret)

@@ -2,7 +2,9 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,24 +79,95 @@ func TestCLIReplay(t *testing.T) {
 	}
 }
 
-// tamper flips the first letter of every copy of marker in the bbolt file
-// (the marker is inside one event's JSON data: same length, still JSON).
+// tamper flips the first letter of every copy of marker in the store's
+// files (the marker is inside one event's JSON data: same length, still
+// JSON), as someone with write access to the data directory would: in the
+// log store (DATA/events) the checksums of the frames it changes are
+// recomputed, since a checksum is no seal against a deliberate edit; a
+// bbolt file (DATA/events.db) has none over its values.
 func tamper(t *testing.T, dataDir, marker string) {
 	t.Helper()
-	path := filepath.Join(dataDir, "events.db")
-	b, err := os.ReadFile(path)
+	files := storeFiles(t, dataDir)
+	n := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := bytes.Count(b, []byte(marker))
+		if c == 0 {
+			continue
+		}
+		n += c
+		flipped := []byte(marker)
+		flipped[0] ^= 0x20 // change the letter's case
+		b = bytes.ReplaceAll(b, []byte(marker), flipped)
+		if strings.HasSuffix(path, ".seg") {
+			resealFrames(t, b)
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%q is not in %v", marker, files)
+	}
+}
+
+// storeFiles lists the embedded store's files in dataDir: the bbolt file
+// and the log store's segments, whichever exist.
+func storeFiles(t *testing.T, dataDir string) []string {
+	t.Helper()
+	var files []string
+	if _, err := os.Stat(filepath.Join(dataDir, "events.db")); err == nil {
+		files = append(files, filepath.Join(dataDir, "events.db"))
+	}
+	segs, err := filepath.Glob(filepath.Join(dataDir, "events", "*.seg"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := bytes.Count(b, []byte(marker))
-	if n == 0 {
-		t.Fatalf("%q is not in %s", marker, path)
+	files = append(files, segs...)
+	if len(files) == 0 {
+		t.Fatalf("no store files in %s", dataDir)
 	}
-	flipped := []byte(marker)
-	flipped[0] ^= 0x20 // change the letter's case
-	b = bytes.ReplaceAll(b, []byte(marker), flipped)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
+	return files
+}
+
+// storeBytes returns the contents of every store file in dataDir.
+func storeBytes(t *testing.T, dataDir string) []byte {
+	t.Helper()
+	var all []byte
+	for _, path := range storeFiles(t, dataDir) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	return all
+}
+
+// resealFrames recomputes the CRC-32C checksums of every record and frame
+// of a log store segment (the layout of adapters/logstore/record.go: a
+// frame is magic "TLG1", body length, first position, count, CRC over
+// bytes 4..20 and the body; the body is per record its length, its CRC and
+// the record).
+func resealFrames(t *testing.T, seg []byte) {
+	t.Helper()
+	table := crc32.MakeTable(crc32.Castagnoli)
+	for off := 0; off < len(seg); {
+		if len(seg)-off < 24 || string(seg[off:off+4]) != "TLG1" {
+			t.Fatalf("segment: no frame at offset %d", off)
+		}
+		end := off + 24 + int(binary.BigEndian.Uint32(seg[off+4:]))
+		for r := off + 24; r < end; {
+			n := int(binary.BigEndian.Uint32(seg[r:]))
+			binary.BigEndian.PutUint32(seg[r+4:], crc32.Checksum(seg[r+8:r+8+n], table))
+			r += 8 + n
+		}
+		crc := crc32.Update(crc32.Update(0, table, seg[off+4:off+20]), table, seg[off+24:end])
+		binary.BigEndian.PutUint32(seg[off+20:], crc)
+		off = end
 	}
 }
 
@@ -232,7 +305,7 @@ func TestCLIFSMAndHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--help"}, {"replay", "--help"}, {"audit", "--help"}, {"audit", "verify", "--help"},
 		{"approvals", "--help"}, {"approvals", "list", "--help"}, {"approvals", "respond", "--help"},
-		{"exec", "--help"}, {"doctor", "--help"}, {"fsm", "--help"}, {"bench", "--help"},
+		{"exec", "--help"}, {"doctor", "--help"}, {"fsm", "--help"}, {"bench", "--help"}, {"migrate", "--help"}, {"bench-fill", "--help"},
 	} {
 		out, errOut, code := runCLI(t, args...)
 		if code != 0 || !strings.Contains(out+errOut, "usage") {

@@ -6,8 +6,6 @@ package tests
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -350,10 +348,7 @@ func TestRolesCredentialLifecycle(t *testing.T) {
 	if status, _ := bob.Request("GET", "/v1/approvals", nil); status != http.StatusUnauthorized {
 		t.Fatalf("the revoked bob after a restart: %d", status)
 	}
-	db, err := os.ReadFile(filepath.Join(s.Data, "events.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storeBytes(t, s.Data)
 	if strings.Contains(string(db), secret) || strings.Contains(string(db), tok2[strings.LastIndex(tok2, "_")+1:]) {
 		t.Fatal("the store holds a secret")
 	}

@@ -232,7 +232,7 @@ func TestDataDirectoryDeniedToTurns(t *testing.T) {
 		}
 		// Decisions.
 		for i, tc := range []struct{ tool, path string }{
-			{"read_file", filepath.Join(data, "token")}, {"read_file", filepath.Join(data, "events.db")},
+			{"read_file", filepath.Join(data, "token")}, {"read_file", filepath.Join(data, "events.db")}, {"read_file", filepath.Join(data, "events", "00000000000000000000.seg")},
 			{"read_file", tokFile}, {"list_dir", data}, {"read_file", "turnstile-data/token"},
 		} {
 			d := s.decide(id, "r"+string(rune('a'+i)), tc.tool, map[string]any{"path": tc.path})

@@ -276,6 +276,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// LastPosition returns the position of the last committed event (0 when
+// the log is empty); positions have no gaps, so it is the event count.
+func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+
 // Path returns the file the store was opened on.
 func (s *Store) Path() string { return s.path }
 

@@ -94,7 +94,7 @@ function connect() {
     } else conn("reconnecting…", false);
   };
   for (const m of ["turn/permission/request/opened", "turn/permission/request/resolved", "turn/started", "turn/completed", "turn/interrupted", "turn/failed", "turn/permission/audit"]) {
-    es.addEventListener(m, (e) => onEvent(m, JSON.parse(e.data).params));
+    es.addEventListener(m, (e) => onEvent(m, JSON.parse(e.data).params, e.lastEventId));
   }
 }
 
@@ -104,9 +104,13 @@ function conn(text, live) {
   c.dataset.state = live ? "live" : "reconnecting";
 }
 
-function onEvent(method, p) {
+// onEvent reacts to one event of the stream; at is its position (the SSE
+// id), which reads pass as ?after= so that the read model answering them
+// has applied the event (on another instance, or under load, the stream
+// can be ahead of it).
+function onEvent(method, p, at) {
   const v = view();
-  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals(p.request_id);
+  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals(at);
   if (method === "turn/permission/request/resolved") {
     const a = state.approvals.get(p.request_id);
     if (a) { state.approvals.delete(p.request_id); state.resolved.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor })); }
@@ -135,23 +139,23 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 
 // ---- pending approvals ----
 
-// loadApprovals lists the pending requests. With want (a request the event
-// stream just announced) it tries again, a bounded number of times, while
-// the list does not have it yet: the stream can be ahead of the read model
-// that answers the list (on another instance, or under load).
-async function loadApprovals(want, tries = 0) {
+// loadApprovals lists the pending requests. With after (the position of a
+// request the event stream just announced) the server answers once its read
+// model has applied that position; a 504 (it did not within the server's
+// bound) is asked again, a bounded number of times.
+async function loadApprovals(after, tries = 0) {
   try {
-    const data = await api("GET", "/v1/approvals?status=pending");
-    if (want && tries < 25 && !data.approvals.some((a) => a.request.request_id === want) && !state.resolved.has(want)) {
-      setTimeout(() => loadApprovals(want, tries + 1), 200);
-      return;
-    }
+    const q = after ? "&after=" + encodeURIComponent(after) : "";
+    const data = await api("GET", "/v1/approvals?status=pending" + q);
     state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
     await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
       try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
     }));
     if (view() === "approvals") renderApprovals();
-  } catch (e) { fail(e); }
+  } catch (e) {
+    if (after && e.status === 504 && tries < 6) return loadApprovals(after, tries + 1);
+    fail(e);
+  }
 }
 
 function renderApprovals() {

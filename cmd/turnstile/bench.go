@@ -10,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -103,6 +106,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	cpu0, cpuOK := serverCPU(c)
+	self0 := selfCPU()
 	start := time.Now()
 	for _, id := range ids {
 		wg.Add(1)
@@ -155,6 +160,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, cpu1OK := serverCPU(c)
+	self1 := selfCPU()
 	for _, id := range ids {
 		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
 	}
@@ -169,6 +176,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
 	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
+	if cpuOK && cpu1OK {
+		fmt.Fprintf(stdout, "  server CPU: %.0f µs per decision (process_cpu_seconds_total; approval responses included), %.2f cores\n",
+			(cpu1-cpu0)/float64(n)*1e6, (cpu1-cpu0)/elapsed.Seconds())
+	}
+	fmt.Fprintf(stdout, "  this client's CPU: %.0f µs per decision, %.2f cores\n", (self1-self0).Seconds()/float64(n)*1e6, (self1-self0).Seconds()/elapsed.Seconds())
 	if allow.Load() == 0 || deny.Load() == 0 {
 		fmt.Fprintln(stdout, "  the mix is off: the server must be able to read <workspace>/src/main.go (see --workspace)")
 		return 1
@@ -181,3 +193,38 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// serverCPU reads the server's process_cpu_seconds_total from /metrics
+// (false when it cannot: another role, or no process collector).
+func serverCPU(c *client) (float64, bool) {
+	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -35,6 +35,8 @@ func init() {
 		{"fsm", "print the turn state machine as a Mermaid diagram", fsmCmd},
 		{"tools", "print the tool catalogue: tool names, action kinds, arguments, examples (docs/tools.md)", toolsCmd},
 		{"hook", "Claude Code hooks: hook claude-code (the command hook) | hook install claude-code [--project DIR|--user] [--http URL] [--print]", hookCmd},
+		{"migrate", "convert an earlier version's bbolt store (DATA/events.db) to the log store once, verified (stop the server first)", migrateCmd},
+		{"bench-fill", "add about N realistic events to a stopped server's embedded store, in process, to benchmark a large store (bench-fill --data DIR --events N)", benchFillCmd},
 		{"bench", "drive a running server with concurrent turns and report decisions/s and latency", benchCmd},
 	}
 }

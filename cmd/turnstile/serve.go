@@ -13,14 +13,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"turnstile/adapters/boltstore"
 	"turnstile/adapters/esdbstore"
 	"turnstile/api"
 	"turnstile/domain"
@@ -51,6 +49,10 @@ type serveFlags struct {
 	// the isolation that hides the gateway's secrets where the kernel
 	// cannot make it (no user namespaces); the snapshots name it.
 	fullAccessUnisolated bool
+	// The read models: how many ended turns stay in memory in full, how
+	// often their checkpoint is written, how many turns the engine caches.
+	recentTurns, turnCache int
+	checkpointInterval     time.Duration
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -59,7 +61,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	var f serveFlags
 	fs.StringVar(&f.data, "data", "", "data directory (embedded store, token); default $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile. Every turn is denied it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8740", "address to listen on (a non-loopback address needs --token-file or TURNSTILE_TOKEN)")
-	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
+	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data (the log store in DATA/events; an earlier version's DATA/events.db until `turnstile migrate`), bolt:PATH, log:DIR, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
 	fs.DurationVar(&f.approvalTTL, "approval-ttl", engine.DefaultApprovalTTL, "how long approval requests stay open before they expire")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: <data>/token, created on first start; TURNSTILE_TOKEN overrides)")
 	fs.StringVar(&f.mcpReadOnly, "mcp-read-only", "", "comma-separated MCP tools trusted as read-only (server/tool or server/*)")
@@ -81,6 +83,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
+	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
+	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
+	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -114,23 +119,26 @@ func newLogger(f serveFlags, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json, not %q", f.logFormat)
 }
 
-// openStore opens the embedded store in the data directory, or a remote one.
+// openStore opens the embedded store in the data directory (store.go says
+// which), or the one --store names.
 func openStore(f serveFlags) (eventstore.Store, string, error) {
 	s := f.store
 	switch {
 	case s == "":
-		path := filepath.Join(f.data, "events.db")
-		st, err := boltstore.Open(path, boltstore.Options{})
-		return st, "embedded " + path, err
+		e, err := chooseEmbedded(f.data)
+		if err != nil {
+			return nil, "", err
+		}
+		return e.open()
 	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
 		st, err := esdbstore.Open(s, esdbstore.Options{Timeout: f.storeTimeout})
 		return st, "EventStoreDB " + redactConn(s), err
 	case strings.HasPrefix(s, "bolt:"):
-		path := strings.TrimPrefix(s, "bolt:")
-		st, err := boltstore.Open(path, boltstore.Options{})
-		return st, "embedded " + path, err
+		return openEmbeddedFlag("bolt", strings.TrimPrefix(s, "bolt:"))
+	case strings.HasPrefix(s, "log:"):
+		return openEmbeddedFlag("log", strings.TrimPrefix(s, "log:"))
 	}
-	return nil, "", fmt.Errorf("--store %q: use an esdb:// (or esdb+discover://) connection string, bolt:PATH, or nothing for the embedded store", s)
+	return nil, "", fmt.Errorf("--store %q: use an esdb:// (or esdb+discover://) connection string, bolt:PATH, log:DIR, or nothing for the embedded store", s)
 }
 
 // redactConn hides credentials in a connection string.
@@ -147,11 +155,6 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	log, err := newLogger(f, stderr)
 	if err != nil {
 		return err
-	}
-	if os.Getenv("GOGC") == "" {
-		// The heap is small and memory is not: trade some of it for less
-		// collector work on every decision (GOGC overrides).
-		debug.SetGCPercent(400)
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
@@ -218,12 +221,17 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	proj := projections.New()
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache and --checkpoint-interval must be positive")
+	}
+	cpPath := checkpointPath(f)
+	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns}, store, f.storeTimeout, log)
+	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
-		Instance: instanceName(), Profiles: catalog,
+		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
@@ -238,7 +246,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		egressURL = func(turnID string) string { return rn.egress.ProxyURL(eln.Addr().String(), turnID) }
 	}
 	cmdTimeout := 10 * time.Second
-	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") {
+	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") && !strings.HasPrefix(f.store, "log:") {
 		// An append may retry within one store timeout; a queued command
 		// waits for at most one more.
 		cmdTimeout = 2*f.storeTimeout + time.Second
@@ -246,11 +254,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer})
 
-	if bs, ok := store.(*boltstore.Store); ok {
-		metrics.Gauge("turnstile_store_commits_total", func() float64 { return float64(bs.Stats().Commits) })
-		metrics.Gauge("turnstile_store_appends_total", func() float64 { return float64(bs.Stats().Appends) })
-		metrics.Gauge("turnstile_store_events_total", func() float64 { return float64(bs.Stats().Events) })
-	}
+	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
@@ -272,6 +276,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		}
 	})
 	wg.Go(func() { reportRebuild(bg, log, proj, rebuilt) })
+	wg.Go(func() { cp.run(bg, rebuilt, f.checkpointInterval) })
 	wg.Go(func() { stopEndedRuns(bg, eng, proj, log) })
 	wg.Go(func() {
 		eng.Sweep(bg, sweepInterval(f.approvalTTL), func(now time.Time) []string {
@@ -318,6 +323,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	cancelBG()
 	wg.Wait()
+	if err := cp.save(); err != nil {
+		log.Warn("writing the read-model checkpoint", "path", cpPath, "err", err)
+	}
 	if err := store.Close(); err != nil && !errors.Is(err, eventstore.ErrClosed) {
 		log.Warn("closing the store", "err", err)
 	}

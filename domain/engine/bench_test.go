@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"turnstile/adapters/boltstore"
+	"turnstile/adapters/logstore"
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
@@ -21,8 +22,20 @@ import (
 	"turnstile/sandbox"
 )
 
+// benchStore opens the store the benchmarks run on: the embedded log store
+// (the default of `turnstile serve`), or the bbolt store when
+// TURNSTILE_BENCH_STORE=bolt, so that the two compare side by side.
 func benchStore(b *testing.B) eventstore.Store {
-	st, err := boltstore.Open(filepath.Join(b.TempDir(), "events.db"), boltstore.Options{})
+	var st eventstore.Store
+	var err error
+	switch kind := os.Getenv("TURNSTILE_BENCH_STORE"); kind {
+	case "", "log":
+		st, err = logstore.Open(filepath.Join(b.TempDir(), "events"), logstore.Options{})
+	case "bolt":
+		st, err = boltstore.Open(filepath.Join(b.TempDir(), "events.db"), boltstore.Options{})
+	default:
+		b.Fatalf("TURNSTILE_BENCH_STORE=%q: want log or bolt", kind)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"turnstile/adapters/boltstore"
+	"turnstile/adapters/logstore"
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
 
@@ -35,8 +37,9 @@ func TestMain(m *testing.M) {
 // crashChild is the child of TestCrashKeepsAcknowledged: it runs turns
 // through the engine on 8 goroutines and reports every acknowledged event
 // until it is killed.
-func crashChild(path string) {
-	st, err := boltstore.Open(path, boltstore.Options{})
+func crashChild(target string) {
+	kind, path, _ := strings.Cut(target, ":")
+	st, err := openCrashStore(kind, path)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
@@ -79,15 +82,28 @@ func crashChild(path string) {
 	wg.Wait()
 }
 
+// openCrashStore opens the embedded store of the given kind (log or bolt).
+func openCrashStore(kind, path string) (eventstore.Store, error) {
+	if kind == "log" {
+		return logstore.Open(path, logstore.Options{})
+	}
+	return boltstore.Open(path, boltstore.Options{})
+}
+
 // TestCrashKeepsAcknowledged kills a child appending through the engine with
-// SIGKILL at several moments; after reopening the file every event the child
-// had acknowledged is there, in order, with an unbroken hash chain.
+// SIGKILL at several moments, on each embedded store; after reopening the
+// store every event the child had acknowledged is there, in order, with an
+// unbroken hash chain.
 func TestCrashKeepsAcknowledged(t *testing.T) {
-	for _, after := range []int{50, 400, 2000} {
-		t.Run(fmt.Sprintf("after%d", after), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "events.db")
+	for _, c := range []struct {
+		kind  string
+		after int
+	}{{"log", 50}, {"log", 400}, {"log", 2000}, {"bolt", 50}, {"bolt", 400}, {"bolt", 2000}} {
+		after := c.after
+		t.Run(fmt.Sprintf("store=%s/after%d", c.kind, after), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events")
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), crashEnv+"="+path)
+			cmd.Env = append(os.Environ(), crashEnv+"="+c.kind+":"+path)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -121,7 +137,7 @@ func TestCrashKeepsAcknowledged(t *testing.T) {
 			if n < after {
 				t.Fatalf("child acknowledged only %d events", n)
 			}
-			st, err := boltstore.Open(path, boltstore.Options{})
+			st, err := openCrashStore(c.kind, path)
 			if err != nil {
 				t.Fatalf("reopen after SIGKILL: %v", err)
 			}

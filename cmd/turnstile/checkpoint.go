@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"turnstile/domain/eventcodec"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+	"turnstile/projections"
+)
+
+// checkpointName is the read models' checkpoint in the data directory,
+// next to the embedded store. For a remote store it is there too, named
+// after the store (a local file: each instance keeps its own).
+const checkpointName = "readmodels.checkpoint"
+
+// loadReadModels returns a projector restored from the checkpoint at path
+// when the checkpoint is intact and the store still holds the very event it
+// reflects at the same place; otherwise (no checkpoint, damaged, of another
+// format or bound, or newer than the store, e.g. a store restored from a
+// backup) an empty one, and the reason is logged: the follower then
+// replays everything. A checkpoint never makes a read model wrong.
+func loadReadModels(ctx context.Context, path string, opts projections.Options, store eventstore.Store, timeout time.Duration, log *slog.Logger) *projections.Projector {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		log.Info("no read-model checkpoint: replaying the whole log", "path", path)
+		return projections.NewWith(opts)
+	}
+	if err != nil {
+		log.Warn("read-model checkpoint unreadable: replaying the whole log", "path", path, "err", err)
+		return projections.NewWith(opts)
+	}
+	start := time.Now()
+	p := projections.NewWith(opts)
+	mark, err := p.Restore(b, turnReader(ctx, store, timeout))
+	if err == nil {
+		err = checkMark(ctx, store, mark, timeout)
+	}
+	if err != nil {
+		log.Warn("read-model checkpoint discarded: replaying the whole log", "path", path, "err", err)
+		return projections.NewWith(opts)
+	}
+	log.Info("read models restored from a checkpoint", "path", path, "events", p.Applied(), "position", mark.Position.String(),
+		"bytes", len(b), "took", time.Since(start).Round(time.Millisecond))
+	return p
+}
+
+// turnReader reads a turn's stream from the store a page at a time.
+func turnReader(ctx context.Context, store eventstore.Store, timeout time.Duration) projections.TurnReader {
+	return func(id string, apply func(*turn.Event) error) error {
+		var from uint64
+		for {
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			recs, err := store.ReadStream(rctx, turn.StreamName(id), from, 1024)
+			cancel()
+			if err != nil {
+				return err
+			}
+			for i := range recs {
+				e, err := eventcodec.DecodeUnhashed(&recs[i])
+				if err != nil {
+					return err
+				}
+				if err := apply(&e); err != nil {
+					return err
+				}
+			}
+			if len(recs) < 1024 {
+				return nil
+			}
+			from = recs[len(recs)-1].Revision + 1
+		}
+	}
+}
+
+// errStaleCheckpoint: the store does not hold the checkpoint's last event
+// where the checkpoint says.
+var errStaleCheckpoint = errors.New("the store does not hold the checkpoint's last event")
+
+// checkMark checks that the store holds the event mark names, with the
+// same id at the same position.
+func checkMark(ctx context.Context, store eventstore.Store, mark projections.Mark, timeout time.Duration) error {
+	if mark == (projections.Mark{}) {
+		return nil // taken before the first event
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	recs, err := store.ReadStream(ctx, mark.Stream, mark.Revision, 1)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 || recs[0].Revision != mark.Revision {
+		return fmt.Errorf("%w: %s@%d is missing", errStaleCheckpoint, mark.Stream, mark.Revision)
+	}
+	if recs[0].ID != mark.EventID || recs[0].Position != mark.Position {
+		return fmt.Errorf("%w: %s@%d is event %s at %s, the checkpoint has %s at %s", errStaleCheckpoint, mark.Stream, mark.Revision,
+			recs[0].ID, recs[0].Position, mark.EventID, mark.Position)
+	}
+	return nil
+}
+
+// checkpointer writes the projector's checkpoint when it has moved since
+// the last one.
+type checkpointer struct {
+	path  string
+	proj  *projections.Projector
+	saved projections.Mark
+	log   *slog.Logger
+}
+
+// save writes a checkpoint if the read models moved since the last one.
+func (c *checkpointer) save() error {
+	if c.proj.Mark() == c.saved {
+		return nil
+	}
+	start := time.Now()
+	b, mark, err := c.proj.Checkpoint()
+	if err != nil {
+		return err
+	}
+	tmp, err := writeTemp(c.path, b)
+	if err != nil {
+		return err
+	}
+	if err := commitTemp(tmp, c.path); err != nil {
+		return err
+	}
+	c.saved = mark
+	c.log.Debug("read-model checkpoint written", "path", c.path, "position", mark.Position.String(), "bytes", len(b), "took", time.Since(start))
+	return nil
+}
+
+// checkpointEvents bounds the tail a crash leaves to replay: a checkpoint
+// is also written once this many events were applied since the last one.
+const checkpointEvents = 100_000
+
+// run saves once the read models are rebuilt (so that a crash soon after
+// a long replay does not replay it all again), then every interval or
+// every checkpointEvents events, whichever comes first, until ctx ends.
+func (c *checkpointer) run(ctx context.Context, rebuilt <-chan struct{}, interval time.Duration) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-rebuilt:
+	}
+	t := time.NewTicker(min(interval, 5*time.Second))
+	defer t.Stop()
+	last, lastApplied := time.Time{}, uint64(0)
+	for {
+		if n := c.proj.Applied(); time.Since(last) >= interval || n-lastApplied >= checkpointEvents {
+			if err := c.save(); err != nil {
+				c.log.Warn("writing the read-model checkpoint", "path", c.path, "err", err)
+			}
+			last, lastApplied = time.Now(), n
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// writeTemp writes b to a temporary file beside path and syncs it.
+func writeTemp(path string, b []byte) (string, error) {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", err
+	}
+	return tmp, f.Close()
+}
+
+// commitTemp renames tmp over path and syncs the directory: a crash leaves
+// either the old checkpoint or the new one, never a part of one.
+func commitTemp(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// checkpointPath is where the read models' checkpoint lives: beside the
+// embedded store, or in the data directory named after a remote store.
+func checkpointPath(f serveFlags) string {
+	switch {
+	case f.store == "":
+		return filepath.Join(f.data, checkpointName)
+	case strings.HasPrefix(f.store, "bolt:"):
+		return strings.TrimPrefix(f.store, "bolt:") + "." + checkpointName
+	}
+	sum := sha256.Sum256([]byte(f.store))
+	return filepath.Join(f.data, hex.EncodeToString(sum[:6])+"."+checkpointName)
+}

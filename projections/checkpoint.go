@@ -1,0 +1,249 @@
+package projections
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"turnstile/domain"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// CheckpointFormat is the version of the checkpoint encoding; a checkpoint
+// of another version is refused (and the read models replayed in full).
+const CheckpointFormat = 1
+
+// checkpointMagic starts every checkpoint's header line:
+// "<magic> <format> <sha256 of the body> <length of the body>\n". The body
+// is the length of a JSON part (uvarint), the JSON part (cpMeta), then the
+// summaries of the old turns in a binary form (appendSummary).
+const checkpointMagic = "turnstile-readmodels-checkpoint"
+
+// ErrBadCheckpoint is wrapped by every reason Restore refuses a checkpoint.
+var ErrBadCheckpoint = errors.New("projections: unusable checkpoint")
+
+// cpMeta is a checkpoint's JSON part. Held turns are named only: their
+// read models are folded again from their streams (up to Mark) on restore,
+// which is faster than decoding them and keeps the checkpoint small.
+type cpMeta struct {
+	Format      int
+	RecentTurns int
+	Position    eventstore.Position
+	Mark        Mark
+	Applied     uint64
+	Profiles    []*domain.TurnPermissionProfileSnapshot // nil: none selected
+	Old         int                                     // summaries that follow
+	Held        []string
+	Recent      []string
+}
+
+func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
+	if p.Mode == "" {
+		return nil // never selected (a zero profile would not decode)
+	}
+	return &p
+}
+
+// Checkpoint encodes the projector's compact state: the summaries of old
+// turns, the ids of held turns and of the recent queue, the interned
+// profiles and the position it reflects, with a header carrying its format
+// and checksum. The state is copied under the read lock and encoded after
+// it is released, so Apply waits only for the copy.
+func (p *Projector) Checkpoint() ([]byte, Mark, error) {
+	meta, olds, err := p.checkpointState()
+	if err != nil {
+		return nil, Mark{}, err
+	}
+	index := map[*domain.TurnPermissionProfileSnapshot]int{}
+	for _, s := range olds {
+		if _, ok := index[s.profile]; !ok {
+			index[s.profile] = len(meta.Profiles)
+			meta.Profiles = append(meta.Profiles, profileOrNil(*s.profile))
+		}
+	}
+	j, err := json.Marshal(meta)
+	if err != nil {
+		return nil, Mark{}, fmt.Errorf("projections: encoding a checkpoint: %w", err)
+	}
+	body := binary.AppendUvarint(make([]byte, 0, len(j)+len(olds)*160+16), uint64(len(j)))
+	body = append(body, j...)
+	for i := range olds {
+		if body, err = appendSummary(body, &olds[i], index[olds[i].profile]); err != nil {
+			return nil, Mark{}, err
+		}
+	}
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(body)+128)
+	out = fmt.Appendf(out, "%s %d %s %d\n", checkpointMagic, CheckpointFormat, hex.EncodeToString(sum[:]), len(body))
+	return append(out, body...), meta.Mark, nil
+}
+
+func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.broken != nil {
+		return nil, nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
+	}
+	meta := &cpMeta{Format: CheckpointFormat, RecentTurns: p.recentMax, Position: p.pos, Mark: p.last, Applied: p.applied,
+		Old: len(p.old), Held: make([]string, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
+	olds := make([]summary, 0, len(p.old))
+	for _, s := range p.old {
+		olds = append(olds, *s)
+	}
+	for id := range p.held {
+		meta.Held = append(meta.Held, id)
+	}
+	return meta, olds, nil
+}
+
+// TurnReader reads the events of one turn's stream in order, calling apply
+// for each, and stops at apply's first error. Restore uses it to fold held
+// turns again; the caller implements it over the store.
+type TurnReader func(turnID string, apply func(*turn.Event) error) error
+
+// Restore loads a checkpoint into an empty projector after checking its
+// header, format and checksum, folds its held turns again from their
+// streams (read) up to the checkpoint's position, and returns the event it
+// reflects: the caller must also check that the store has that event there
+// (else discard the projector and replay everything). Restore changes
+// nothing unless it succeeds. A checkpoint written with a smaller
+// RecentTurns than this projector's is refused (it has evicted turns this
+// one would hold); one with a larger bound is trimmed to this one's.
+func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
+	meta, rest, err := decodeCheckpoint(b)
+	if err != nil {
+		return Mark{}, err
+	}
+	if p.recentMax >= 0 && meta.RecentTurns >= 0 && meta.RecentTurns < p.recentMax || p.recentMax < 0 && meta.RecentTurns >= 0 {
+		return Mark{}, fmt.Errorf("%w: written holding %d recent turns, now %d", ErrBadCheckpoint, meta.RecentTurns, p.recentMax)
+	}
+	q := NewWith(Options{RecentTurns: p.recentMax})
+	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(meta.Profiles))
+	for i, prof := range meta.Profiles {
+		if prof == nil {
+			prof = &domain.TurnPermissionProfileSnapshot{}
+		}
+		profiles[i] = q.intern(*prof)
+	}
+	for range meta.Old {
+		var s summary
+		if rest, err = readSummary(rest, &s, profiles); err != nil {
+			return Mark{}, err
+		}
+		q.old[s.id] = &s
+	}
+	if len(rest) != 0 || len(q.old) != meta.Old {
+		return Mark{}, fmt.Errorf("%w: %d summaries, %d bytes left over", ErrBadCheckpoint, len(q.old), len(rest))
+	}
+	for _, id := range meta.Held {
+		if err := q.refold(id, meta.Mark.Position, read); err != nil {
+			return Mark{}, err
+		}
+	}
+	for _, id := range meta.Recent {
+		t := q.held[id]
+		if t == nil || t.queued || !t.Status.Terminal() {
+			return Mark{}, fmt.Errorf("%w: recent turn %s is not a held ended turn", ErrBadCheckpoint, id)
+		}
+		t.queued = true
+	}
+	for _, t := range q.held {
+		if t.Status.Terminal() && !t.queued && t.Open == 0 {
+			return Mark{}, fmt.Errorf("%w: ended turn %s is held but not recent", ErrBadCheckpoint, t.TurnID)
+		}
+	}
+	q.recent, q.pos, q.last, q.applied = meta.Recent, meta.Position, meta.Mark, meta.Applied
+	q.evict()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.applied != 0 || len(p.held) != 0 || len(p.old) != 0 {
+		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
+	}
+	p.held, p.old, p.approvals, p.pending, p.profiles = q.held, q.old, q.approvals, q.pending, q.profiles
+	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
+	return p.last, nil
+}
+
+// refold folds a held turn again from its stream, up to upTo.
+func (q *Projector) refold(id string, upTo eventstore.Position, read TurnReader) error {
+	if q.held[id] != nil || q.old[id] != nil {
+		return fmt.Errorf("%w: turn %s twice", ErrBadCheckpoint, id)
+	}
+	errStop := errors.New("past the checkpoint")
+	err := read(id, func(e *turn.Event) error {
+		if e.Position == (eventstore.Position{}) {
+			// Without positions the events after the checkpoint cannot be
+			// told apart, and the tail would fold them twice.
+			return fmt.Errorf("%w: the store gives no position with %s@%d", ErrBadCheckpoint, e.TurnID, e.Version)
+		}
+		if upTo.Less(e.Position) {
+			return errStop
+		}
+		if e.TurnID != id {
+			return fmt.Errorf("%w: an event of %s in the stream of %s", ErrBadCheckpoint, e.TurnID, id)
+		}
+		t := q.held[id]
+		if t == nil {
+			if _, ok := e.Payload.(*turn.TurnStarted); !ok {
+				return fmt.Errorf("%w: %s@%d (%s) before the turn started", ErrBadCheckpoint, e.TurnID, e.Version, e.Type)
+			}
+			t = &heldTurn{TurnView: turn.NewSummary(id)}
+			q.held[id] = t
+		}
+		return q.fold(t, e)
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return fmt.Errorf("%w: folding turn %s again: %w", ErrBadCheckpoint, id, err)
+	}
+	if q.held[id] == nil {
+		return fmt.Errorf("%w: the store has no events of held turn %s", ErrBadCheckpoint, id)
+	}
+	return nil
+}
+
+func decodeCheckpoint(b []byte) (*cpMeta, []byte, error) {
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 || nl > 256 {
+		return nil, nil, fmt.Errorf("%w: no header", ErrBadCheckpoint)
+	}
+	fields := bytes.Fields(b[:nl])
+	if len(fields) != 4 || string(fields[0]) != checkpointMagic {
+		return nil, nil, fmt.Errorf("%w: not a checkpoint", ErrBadCheckpoint)
+	}
+	if string(fields[1]) != strconv.Itoa(CheckpointFormat) {
+		return nil, nil, fmt.Errorf("%w: format %s, this version reads %d", ErrBadCheckpoint, fields[1], CheckpointFormat)
+	}
+	n, err := strconv.Atoi(string(fields[3]))
+	body := b[nl+1:]
+	if err != nil || n != len(body) {
+		return nil, nil, fmt.Errorf("%w: truncated (%d bytes of %s)", ErrBadCheckpoint, len(body), fields[3])
+	}
+	sum := sha256.Sum256(body)
+	if hex.EncodeToString(sum[:]) != string(fields[2]) {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrBadCheckpoint)
+	}
+	jl, k := binary.Uvarint(body)
+	if k <= 0 || jl > uint64(len(body)-k) {
+		return nil, nil, fmt.Errorf("%w: bad body", ErrBadCheckpoint)
+	}
+	var meta cpMeta
+	if err := json.Unmarshal(body[k:k+int(jl)], &meta); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
+	}
+	if meta.Format != CheckpointFormat {
+		return nil, nil, fmt.Errorf("%w: body format %d", ErrBadCheckpoint, meta.Format)
+	}
+	if meta.Applied > 0 && meta.Mark.EventID == uuid.Nil {
+		return nil, nil, fmt.Errorf("%w: no last event", ErrBadCheckpoint)
+	}
+	return &meta, body[k+int(jl):], nil
+}

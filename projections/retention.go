@@ -1,0 +1,120 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"turnstile/domain"
+	"turnstile/domain/turn"
+)
+
+// summary is what the projector keeps of a turn it no longer holds: what a
+// listing shows (TurnView without the snapshot), in a few hundred bytes.
+// The profile is shared by every old turn that selected the same one.
+type summary struct {
+	id, workspace, thread, parent string
+	status                        turn.Status
+	version, snapshotVersion      int64
+	profile                       *domain.TurnPermissionProfileSnapshot // interned, never nil
+	pending                       int
+	started, updated, ended       time.Time
+}
+
+// view is the summary as a TurnView: every field a listing shows; the
+// snapshot and the children are not kept.
+func (s *summary) view() TurnView {
+	return TurnView{
+		TurnID: s.id, WorkspaceID: s.workspace, ThreadID: s.thread, ParentTurnID: s.parent, Status: s.status,
+		Version: s.version, SnapshotVersion: s.snapshotVersion, Open: s.pending, Profile: *s.profile,
+		StartedAt: s.started, UpdatedAt: s.updated, EndedAt: s.ended,
+	}
+}
+
+// apply folds an event of an old turn into its summary with the one fold of
+// a turn's fields (turn.Summary.Apply). An ended turn refuses every
+// command, so what arrives here is what the engine still records after the
+// end (exec.finished, tool.completed, egress traffic). The summary does not
+// keep its requests' states: a request event is folded as naming one not
+// seen, which is what a held turn's fold does too for every history Decide
+// writes (a request id is opened once, and an evicted turn has none open).
+func (s *summary) apply(p *Projector, e *turn.Event) error {
+	switch e.Payload.(type) {
+	case *turn.TurnStarted, *turn.ProfileSelected, *turn.SecuritySnapshotResolved, *turn.ProfileChanged,
+		*turn.ApprovalRequested, *turn.ApprovalResolved, *turn.TurnCompleted, *turn.TurnInterrupted, *turn.TurnFailed,
+		*turn.DecisionAllowed, *turn.DecisionDenied, *turn.ToolCompleted, *turn.EgressTraffic,
+		*turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
+	default:
+		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
+	}
+	v := s.view()
+	v.Apply(e, turn.RequestNone)
+	s.workspace, s.thread, s.parent, s.status = v.WorkspaceID, v.ThreadID, v.ParentTurnID, v.Status
+	s.version, s.snapshotVersion, s.pending = v.Version, v.SnapshotVersion, v.Open
+	s.started, s.updated, s.ended = v.StartedAt, v.UpdatedAt, v.EndedAt
+	switch e.Payload.(type) {
+	case *turn.ProfileSelected, *turn.ProfileChanged:
+		s.profile = p.intern(v.Profile)
+	}
+	return nil
+}
+
+// summarize is the summary of a held turn.
+func (p *Projector) summarize(t *heldTurn) *summary {
+	s := &summary{
+		id: t.TurnID, workspace: t.WorkspaceID, thread: t.ThreadID, parent: t.ParentTurnID, status: t.Status,
+		version: t.Version, snapshotVersion: t.SnapshotVersion, pending: t.Open,
+		started: t.StartedAt, updated: t.UpdatedAt, ended: t.EndedAt,
+	}
+	s.profile = p.intern(t.Profile)
+	return s
+}
+
+// intern returns the shared copy of a profile (turns of one mode or named
+// profile select the same one; there are few distinct ones).
+func (p *Projector) intern(prof domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
+	b, err := json.Marshal(prof)
+	if err != nil {
+		c := prof // not expected: keep an unshared copy
+		return &c
+	}
+	if s, ok := p.profiles[string(b)]; ok {
+		return s
+	}
+	c := prof
+	p.profiles[string(b)] = &c
+	return &c
+}
+
+// evict moves the earliest ended turns beyond the recent bound from held to
+// old, with their audit, timeline and approvals.
+func (p *Projector) evict() {
+	if p.recentMax < 0 {
+		return
+	}
+	for len(p.recent)-p.recentHead > p.recentMax {
+		id := p.recent[p.recentHead]
+		p.recent[p.recentHead] = ""
+		p.recentHead++
+		t := p.held[id]
+		if t == nil {
+			continue
+		}
+		if t.Open > 0 {
+			// Not produced by Decide (ending resolves every request);
+			// the turn stays held rather than lose a pending request.
+			t.queued = false
+			continue
+		}
+		p.old[id] = p.summarize(t)
+		for _, r := range t.requests {
+			delete(p.approvals, r)
+		}
+		delete(p.pending, id)
+		delete(p.held, id)
+	}
+	if p.recentHead > 1024 && p.recentHead > len(p.recent)/2 {
+		p.recent = append([]string(nil), p.recent[p.recentHead:]...)
+		p.recentHead = 0
+	}
+}

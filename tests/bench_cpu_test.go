@@ -1,0 +1,29 @@
+package tests
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestBenchReportsServerCPU: bench reports the server's CPU time per
+// decision (read from its /metrics before and after the run) and its own,
+// so that a run on a shared machine says where the CPU went.
+func TestBenchReportsServerCPU(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	out, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "200")
+	if code != 0 {
+		t.Fatalf("bench: %d\n%s%s", code, out, errOut)
+	}
+	m := regexp.MustCompile(`server CPU: (\d+) µs per decision \(process_cpu_seconds_total; approval responses included\), ([0-9.]+) cores`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no server CPU line:\n%s", out)
+	}
+	if us, _ := strconv.Atoi(m[1]); us <= 0 {
+		t.Fatalf("server CPU per decision %s µs: the counter did not move\n%s", m[1], out)
+	}
+	if !regexp.MustCompile(`this client's CPU: \d+ µs per decision`).MatchString(out) {
+		t.Fatalf("no client CPU line:\n%s", out)
+	}
+}
