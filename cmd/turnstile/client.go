@@ -80,6 +80,15 @@ func (c *clientFlags) client() (*client, error) {
 	}
 	base := strings.TrimSuffix(c.server, "/")
 	cl := &client{base: base, token: token, tokenSource: source, http: &http.Client{Timeout: 5 * time.Minute}}
+	// A script that sent a command (curl, another turnstile command) passes
+	// the position it answered with, so that this command's reads include it.
+	if v := strings.TrimSpace(os.Getenv("TURNSTILE_AFTER")); v != "" {
+		p, err := eventstore.ParsePosition(v)
+		if err != nil {
+			return nil, fmt.Errorf("TURNSTILE_AFTER=%q: must be a store position, as a command's answer returns it (e.g. 1234)", v)
+		}
+		cl.after = p
+	}
 	if base != defaultServer {
 		cl.serverArg = " --server " + shellQuote(base)
 	}
