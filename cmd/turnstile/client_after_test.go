@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"turnstile/domain/eventstore"
@@ -45,5 +46,25 @@ func TestClientReadsAfterItsCommands(t *testing.T) {
 	c.remember("57", []byte(`{"hookSpecificOutput":{}}`)) // a hook: the header
 	if got := c.lastPosition(); got != (eventstore.Position{Commit: 57, Prepare: 57}) {
 		t.Fatalf("after a hook's header: %s", got)
+	}
+}
+
+// TestClientTakesTurnstileAfter: TURNSTILE_AFTER seeds the client's
+// position (what a script's own command answered); a value that is not a
+// position is refused, naming the variable.
+func TestClientTakesTurnstileAfter(t *testing.T) {
+	t.Setenv("TURNSTILE_TOKEN", "client-after-test-token-0123456789")
+	t.Setenv("TURNSTILE_AFTER", "1234")
+	var cf clientFlags
+	c, err := cf.client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.withAfter("GET", "/v1/approvals"); got != "/v1/approvals?after=1234" {
+		t.Fatalf("with TURNSTILE_AFTER=1234: %s", got)
+	}
+	t.Setenv("TURNSTILE_AFTER", "soon")
+	if _, err := cf.client(); err == nil || !strings.Contains(err.Error(), "TURNSTILE_AFTER") {
+		t.Fatalf("TURNSTILE_AFTER=soon: %v", err)
 	}
 }
