@@ -274,6 +274,7 @@ func (s *Server) send(client *http.Client, method, path string, body any, header
 		rd = bytes.NewReader(sent)
 	}
 	if method == "GET" {
+		s.turnHead(client, path)
 		path = s.reads.with(path)
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -15,7 +16,11 @@ import (
 // JSON-RPC result's, or the hook's Turnstile-Position header) and passes it
 // on each read of the read models (?after=; after_position on the list of
 // turns, whose after is a paging cursor). A read that names its own is
-// left as it is.
+// left as it is. The tests also write through other clients whose answers
+// the harness does not see (the CLI's exec and approvals respond, the
+// command hook, whose stdout is Claude Code's): before a read of one turn's
+// read models it takes that turn's last position from its history in the
+// store (turnHead).
 type readAfter struct {
 	mu     sync.Mutex
 	pos    string
@@ -114,4 +119,46 @@ func (r *readAfter) env() []string {
 		return nil
 	}
 	return []string{"TURNSTILE_AFTER=" + r.pos}
+}
+
+// turnOf is the turn a read of the read models is about ("" for none).
+func turnOf(path string) string {
+	bare, query, _ := strings.Cut(path, "?")
+	if m := readModelPath.FindStringSubmatch(bare); m != nil && strings.HasPrefix(bare, "/v1/turns/") {
+		id, _, _ := strings.Cut(strings.TrimPrefix(bare, "/v1/turns/"), "/")
+		if u, err := url.PathUnescape(id); err == nil {
+			return u
+		}
+		return id
+	}
+	if bare == "/v1/approvals" || bare == "/v1/turns" || strings.HasPrefix(bare, "/v1/approvals/") {
+		if q, err := url.ParseQuery(query); err == nil {
+			return q.Get("turn_id")
+		}
+	}
+	return ""
+}
+
+// turnHead remembers the position of the last event of the turn a read of
+// the read models is about, from the turn's history in the store (not a
+// read model). A credential that may not read the history, or a turn
+// without one, adds nothing.
+func (s *Server) turnHead(client *http.Client, path string) {
+	id := turnOf(path)
+	if id == "" || strings.ContainsAny(id, "/?#") {
+		return
+	}
+	ex, err := s.send(client, "GET", "/v1/turns/"+url.PathEscape(id)+"/events?limit=10000", nil)
+	if err != nil || ex.status != http.StatusOK {
+		return
+	}
+	var page struct {
+		Events []struct {
+			Position string `json:"position"`
+		} `json:"events"`
+	}
+	if json.Unmarshal(ex.data, &page) != nil || len(page.Events) == 0 {
+		return
+	}
+	s.reads.remember("", []byte(`{"position":"`+page.Events[len(page.Events)-1].Position+`"}`))
 }
