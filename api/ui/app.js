@@ -133,6 +133,9 @@ function conn(text, live) {
   c.dataset.state = live ? "live" : "reconnecting";
 }
 
+// onEvent reacts to one event of the stream. Its position (the SSE id) has
+// been seen (state.after), so the reads it triggers include it: on another
+// instance, or under load, the stream can be ahead of the read models.
 function onEvent(method, p) {
   const v = view();
   if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
@@ -166,9 +169,10 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 
 // loadApprovals lists the pending requests. The list includes every event
 // this console has seen (api passes ?after=), so a request the event stream
-// just announced is in it, though the stream can be ahead of the read model
-// that answers the list (on another instance, or under load).
-async function loadApprovals() {
+// just announced is in it. A 504 (the read model did not reach that
+// position within the server's bound) is asked again, a bounded number of
+// times.
+async function loadApprovals(tries = 0) {
   try {
     const data = await api("GET", "/v1/approvals?status=pending");
     state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
@@ -176,7 +180,10 @@ async function loadApprovals() {
       try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
     }));
     if (view() === "approvals") renderApprovals();
-  } catch (e) { fail(e); }
+  } catch (e) {
+    if (e.status === 504 && tries < 6) return loadApprovals(tries + 1);
+    fail(e);
+  }
 }
 
 function renderApprovals() {
