@@ -6,8 +6,9 @@ import (
 )
 
 // TestReadYourWrites checks that a turn read right after a command's answer
-// shows the command when the read passes the answer's position (the harness
-// passes it as ?after=, as a client that reads its writes does). Commands
+// shows the command when the read passes a position that covers it (the
+// harness passes as ?after= the later of the answer's and the turn's last
+// in the store, as a client that reads its writes does). Commands
 // do not wait for the read models: without after= a read may not show them
 // yet (api: TestCommandsAnswerWithoutTheReadModels).
 func TestReadYourWrites(t *testing.T) {
