@@ -69,7 +69,10 @@ type gated struct {
 	store *boltstore.Store
 }
 
-func startGated(t *testing.T) *gated {
+func startGated(t *testing.T) *gated { return startGatedWith(t, nil) }
+
+// startGatedWith is startGated with the config changed by with.
+func startGatedWith(t *testing.T, with func(*api.Config)) *gated {
 	t.Helper()
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
@@ -77,8 +80,12 @@ func startGated(t *testing.T) *gated {
 	}
 	proj := projections.New()
 	token := "in-process-test-token-0123456789"
-	srv := api.New(api.Config{Engine: engine.New(st, engine.Config{}), Projector: proj, Store: st, Token: token,
-		Explainer: sandbox.Explainer{}, ProjectionWait: time.Nanosecond, AfterWait: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg := api.Config{Engine: engine.New(st, engine.Config{}), Projector: proj, Store: st, Token: token,
+		Explainer: sandbox.Explainer{}, AfterWait: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if with != nil {
+		with(&cfg)
+	}
+	srv := api.New(cfg)
 	srv.SetReady()
 	g := &gate{ch: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())

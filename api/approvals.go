@@ -219,6 +219,5 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 	if !out.Replayed {
 		s.metrics.ApprovalWait(time.Since(out.Approval.OpenedAt))
 	}
-	s.settle(r.Context(), out.Position)
 	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
 }

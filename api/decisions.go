@@ -102,7 +102,6 @@ func (s *Server) decisionResponse(r *http.Request, turnID, toolCallID string, re
 		ScopeHash: d.ScopeHash, Cached: d.Cached, DecidedBy: d.DecidedBy, Refusal: res.Refusal, Replayed: res.Replayed, Version: res.Turn.Version,
 		Unclassified: d.Action == domain.ActionUnknown, Position: positionOf(res.Position),
 	}
-	s.settle(r.Context(), res.Position)
 	if q := res.Approval; q != nil {
 		// The request as its approval_requested event stored it, as the
 		// read model and the event stream show it too.

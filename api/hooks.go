@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,8 +10,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
 )
@@ -75,7 +79,12 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fmt.Errorf("%w: %v", errMalformed, err))
 		return
 	}
+	var pos eventstore.Position
+	r = r.WithContext(context.WithValue(r.Context(), hookPosKey{}, &pos))
 	answer, err := s.claudeCodeHook(r, &h)
+	if pos != eventstore.Start {
+		w.Header().Set(PositionHeader, pos.String())
+	}
 	if err != nil {
 		if h.HookEventName == "PreToolUse" {
 			if e := mapError(err); e.Status >= 400 && e.Status < 500 {
@@ -218,7 +227,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	}
 	switch {
 	case res.Approval != nil:
-		return s.ccAsk(r, cs, parent, target, res.Approval, summary)
+		return s.ccAsk(r, cs, parent, target, res, summary)
 	case d.Behavior == domain.BehaviorAllow:
 		if h.ToolName == "Task" {
 			if err := s.ccStartChild(r, cs, parent, h); err != nil {
@@ -236,14 +245,26 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 
 // ccAsk answers a call that needs a person: Claude Code's own prompt, or a
 // hold until someone answers the approval request (bounded).
-func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, q *turn.Approval, summary string) (HookAnswer, error) {
-	cfg := s.cfg.ClaudeCode
+func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, res engine.Result, summary string) (HookAnswer, error) {
+	cfg, q := s.cfg.ClaudeCode, res.Approval
 	if q.Status != turn.RequestResolved && cfg.Ask == domain.ClaudeCodeAskPrompt {
 		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.Request.RequestID)), nil
 	}
-	a, err := s.awaitApproval(r.Context(), q.Request.RequestID, cfg.HoldWait)
-	if err != nil {
-		return HookAnswer{}, err
+	// The hold watches the request in the read models, so it waits for them
+	// to include it first: the one command answer that waits for them, as
+	// part of a wait for a person (bounded by the same hold).
+	start := time.Now()
+	hold, cancel := context.WithTimeout(r.Context(), cfg.HoldWait)
+	err := s.cfg.Projector.WaitFor(hold, res.Position)
+	cancel()
+	if err != nil && r.Context().Err() != nil {
+		return HookAnswer{}, r.Context().Err()
+	}
+	a := projections.ApprovalView{Status: projections.ApprovalPending} // unseen within the hold: unanswered
+	if err == nil {
+		if a, err = s.awaitApproval(r.Context(), q.Request.RequestID, max(cfg.HoldWait-time.Since(start), 0)); err != nil {
+			return HookAnswer{}, err
+		}
 	}
 	if a.Status == projections.ApprovalPending {
 		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.Request.RequestID)), nil

@@ -15,6 +15,7 @@ import (
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 )
 
@@ -305,13 +306,22 @@ func (s *Server) ccEndOne(r *http.Request, id string, status turn.Status, reason
 // authenticated principal, whatever the request's headers say.
 func hookMeta(r *http.Request) turn.Meta { return meta(r) }
 
-// hookExec runs a command and waits (bounded) for the read models to
-// include it, so that a read after the hook's answer — or the hold on an
-// approval request it opened — sees it.
+// hookExec runs a command. It does not wait for the read models (only a
+// hold on an approval request does: ccAsk); the position of the hook's last
+// event is its answer's PositionHeader.
 func (s *Server) hookExec(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
 	res, err := s.execute(r, turnID, cmd)
-	if err == nil && len(res.Events) > 0 {
-		s.settle(r.Context(), res.Position)
+	if hp, ok := r.Context().Value(hookPosKey{}).(*eventstore.Position); ok && err == nil && hp.Less(res.Position) {
+		*hp = res.Position
 	}
 	return res, err
 }
+
+// PositionHeader carries the store position of a hook's last event (the
+// hook's body is Claude Code's, with no room for it): pass it as ?after= to
+// a read that must include what the hook recorded.
+const PositionHeader = "Turnstile-Position"
+
+// hookPosKey keys the *eventstore.Position a hook request's commands raise
+// (one request, one goroutine).
+type hookPosKey struct{}

@@ -251,6 +251,7 @@ func buildOpenAPI() []byte {
 		if op.response != nil {
 			ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(op.response), map[reflect.Type]bool{})}}
 		}
+		refineHookAnswer(op, ok)
 		responses := map[string]any{status: ok, "default": errResp}
 		for st, r := range extraSuccess(op, ok) {
 			responses[st] = r

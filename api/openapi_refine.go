@@ -195,3 +195,13 @@ func refineHookBody(op operation, body map[string]any) {
 		delete(body, "additionalProperties")
 	}
 }
+
+// refineHookAnswer: the hook's body is Claude Code's; the position of the
+// hook's last event is a header.
+func refineHookAnswer(op operation, ok map[string]any) {
+	if op.path == "/v1/hooks/claude-code" {
+		ok["headers"] = map[string]any{PositionHeader: map[string]any{
+			"description": "the store position of the last event the hook recorded (absent when it recorded none): pass it as ?after= to a read that must include it",
+			"schema":      map[string]any{"type": "string"}}}
+	}
+}

@@ -38,8 +38,10 @@ type Config struct {
 	Logger      *slog.Logger
 	// Metrics; nil creates a fresh set.
 	Metrics *Metrics
-	// ProjectionWait bounds how long a command waits for the read models
-	// to include its events before answering (default 2s).
+	// ProjectionWait bounds how long an event stream resumed from a
+	// Last-Event-ID waits for the read models to reach it before calling it
+	// beyond the log (default 2s). Commands never wait for the read models:
+	// their answers carry a position for ?after= (after.go).
 	ProjectionWait time.Duration
 	// CommandTimeout bounds every command, including the wait for the turn's
 	// lock behind other commands (default 10s): a store outage answers 503
@@ -255,14 +257,4 @@ func (s *Server) execute(r *http.Request, turnID string, cmd turn.Command) (engi
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
 	defer cancel()
 	return s.cfg.Engine.Execute(ctx, turnID, cmd)
-}
-
-// settle waits (bounded) until the read models include pos, so a client
-// reading right after a command sees it.
-func (s *Server) settle(ctx context.Context, pos eventstore.Position) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.ProjectionWait)
-	defer cancel()
-	if err := s.cfg.Projector.WaitFor(ctx, pos); err != nil {
-		s.log.Warn("read models lag behind a command", "position", pos.String(), "err", err)
-	}
 }

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -199,11 +200,27 @@ func (s *sseServer) decisions(id string, from, n int) {
 			return
 		}
 	}
+	var last api.DecisionResponse
 	for i := from; i < from+n; i++ {
-		if st, b := s.do("POST", "/v1/turns/"+id+"/decisions", map[string]any{"tool_call_id": "c" + strconv.Itoa(i), "tool_name": "exec_command",
-			"arguments": map[string]any{"cmd": "make t" + strconv.Itoa(i)}}); st != http.StatusOK {
+		st, b := s.do("POST", "/v1/turns/"+id+"/decisions", map[string]any{"tool_call_id": "c" + strconv.Itoa(i), "tool_name": "exec_command",
+			"arguments": map[string]any{"cmd": "make t" + strconv.Itoa(i)}})
+		if st != http.StatusOK || json.Unmarshal(b, &last) != nil {
 			s.t.Errorf("decide %s/%d: %d %s", id, i, st, b)
 			return
+		}
+	}
+	// Commands do not wait for the read models; these tests read the
+	// server's position (from=now, the projector's) after them, so they
+	// wait, as a client passing ?after= would, until it includes them.
+	if last.Position != "" {
+		p, err := eventstore.ParsePosition(last.Position)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.proj.WaitFor(ctx, p); err != nil {
+			s.t.Fatalf("the read models did not reach %s: %v", p, err)
 		}
 	}
 }

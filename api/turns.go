@@ -140,11 +140,10 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 }
 
 // turnResponse answers a command with the turn as the engine left it (the
-// read model's type, folded by the same turn.Summary.Apply), once the read
-// models include the command (bounded), so that a read right after it sees
-// it.
+// read model's type, folded by the same turn.Summary.Apply) and the
+// position of its last event. It does not wait for the read models: a read
+// that must include the command passes that position as ?after=.
 func (s *Server) turnResponse(r *http.Request, res engine.Result) *TurnResponse {
-	s.settle(r.Context(), res.Position)
 	t := res.Turn
 	return &TurnResponse{Turn: t, SecuritySnapshot: t.Snapshot, PermissionsPrompt: permissionsPrompt(&t), Position: positionOf(res.Position)}
 }

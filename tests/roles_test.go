@@ -15,7 +15,7 @@ import (
 
 // roAs is a client of s that presents token instead of the admin token.
 func roAs(s *Server, token string) *Server {
-	return &Server{t: s.t, Data: s.Data, URL: s.URL, Token: token, http: s.http, specLog: s.specLog}
+	return &Server{t: s.t, Data: s.Data, URL: s.URL, Token: token, http: s.http, specLog: s.specLog, reads: s.reads}
 }
 
 // roCreate creates a credential with `turnstile token create` and returns

@@ -3,7 +3,7 @@
 // session; this script holds only the session's CSRF token, in memory.
 "use strict";
 
-const state = { csrf: "", me: null, es: null, approvals: new Map(), resolved: new Map(), turns: new Map(), timer: 0 };
+const state = { csrf: "", me: null, es: null, approvals: new Map(), resolved: new Map(), turns: new Map(), timer: 0, after: "" };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...kids) {
@@ -18,7 +18,35 @@ function el(tag, attrs, ...kids) {
   return e;
 }
 
+// Read-your-writes: commands do not wait for the read models, and the event
+// stream can be ahead of them. state.after is the latest store position this
+// console has seen (an event's id, a command's answer); a read of the read
+// models passes it (?after=, after_position on the list of turns) and the
+// server answers once they include it.
+function seen(pos) {
+  if (!pos) return;
+  try { if (!state.after || newer(pos, state.after)) state.after = pos; } catch (_) { /* not a position */ }
+}
+
+function newer(a, b) {
+  const key = (p) => { const [c, q] = String(p).split("-"); return [BigInt(c), BigInt(q === undefined ? c : q)]; };
+  const x = key(a), y = key(b);
+  return x[0] > y[0] || (x[0] === y[0] && x[1] > y[1]);
+}
+
+function withAfter(path) {
+  if (!state.after) return path;
+  const [bare] = path.split("?");
+  let param = "";
+  if (bare === "/v1/turns") param = "after_position";
+  else if (bare === "/v1/approvals" || bare.startsWith("/v1/approvals/")) param = "after";
+  else if (/^\/v1\/turns\/[^/]+(\/(timeline|audit|explain))?$/.test(bare)) param = "after";
+  if (!param) return path;
+  return path + (path.includes("?") ? "&" : "?") + param + "=" + encodeURIComponent(state.after);
+}
+
 async function api(method, path, body) {
+  if (method === "GET") path = withAfter(path);
   const opts = { method, credentials: "same-origin", headers: {} };
   if (method !== "GET") opts.headers["X-CSRF-Token"] = state.csrf;
   if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
@@ -31,6 +59,7 @@ async function api(method, path, body) {
     const msg = data && data.error ? data.error.message : resp.statusText;
     const err = new Error(msg); err.status = resp.status; throw err;
   }
+  if (method !== "GET" && data) seen(data.position);
   return data;
 }
 
@@ -94,7 +123,7 @@ function connect() {
     } else conn("reconnecting…", false);
   };
   for (const m of ["turn/permission/request/opened", "turn/permission/request/resolved", "turn/started", "turn/completed", "turn/interrupted", "turn/failed", "turn/permission/audit"]) {
-    es.addEventListener(m, (e) => onEvent(m, JSON.parse(e.data).params, e.lastEventId));
+    es.addEventListener(m, (e) => { seen(e.lastEventId); onEvent(m, JSON.parse(e.data).params); });
   }
 }
 
@@ -104,13 +133,12 @@ function conn(text, live) {
   c.dataset.state = live ? "live" : "reconnecting";
 }
 
-// onEvent reacts to one event of the stream; at is its position (the SSE
-// id), which reads pass as ?after= so that the read model answering them
-// has applied the event (on another instance, or under load, the stream
-// can be ahead of it).
-function onEvent(method, p, at) {
+// onEvent reacts to one event of the stream. Its position (the SSE id) has
+// been seen (state.after), so the reads it triggers include it: on another
+// instance, or under load, the stream can be ahead of the read models.
+function onEvent(method, p) {
   const v = view();
-  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals(at);
+  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
   if (method === "turn/permission/request/resolved") {
     const a = state.approvals.get(p.request_id);
     if (a) { state.approvals.delete(p.request_id); state.resolved.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor })); }
@@ -139,21 +167,21 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 
 // ---- pending approvals ----
 
-// loadApprovals lists the pending requests. With after (the position of a
-// request the event stream just announced) the server answers once its read
-// model has applied that position; a 504 (it did not within the server's
-// bound) is asked again, a bounded number of times.
-async function loadApprovals(after, tries = 0) {
+// loadApprovals lists the pending requests. The list includes every event
+// this console has seen (api passes ?after=), so a request the event stream
+// just announced is in it. A 504 (the read model did not reach that
+// position within the server's bound) is asked again, a bounded number of
+// times.
+async function loadApprovals(tries = 0) {
   try {
-    const q = after ? "&after=" + encodeURIComponent(after) : "";
-    const data = await api("GET", "/v1/approvals?status=pending" + q);
+    const data = await api("GET", "/v1/approvals?status=pending");
     state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
     await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
       try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
     }));
     if (view() === "approvals") renderApprovals();
   } catch (e) {
-    if (after && e.status === 504 && tries < 6) return loadApprovals(after, tries + 1);
+    if (e.status === 504 && tries < 6) return loadApprovals(tries + 1);
     fail(e);
   }
 }

@@ -151,7 +151,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 						firstErr.CompareAndSwap(nil, "an ask without its request")
 						continue
 					}
-					if err := benchPost(c, "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once"}, nil); err != nil {
+					if err := benchPost(c, "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once", "turn_id": id}, nil); err != nil {
 						errors.Add(1)
 						firstErr.CompareAndSwap(nil, err.Error())
 					}

@@ -132,6 +132,11 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 		fmt.Fprintf(stdout, "  SSE clients: cannot read the server's position: %v\n", err)
 		return
 	}
+	// The read models may lag behind the last command (commands do not
+	// wait for them): count up to the later of the two.
+	if last := b.c.lastPosition(); to.Less(last) {
+		to = last
+	}
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		behind := 0

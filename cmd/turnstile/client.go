@@ -12,7 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
+
+	"turnstile/api"
+	"turnstile/domain/eventstore"
 )
 
 // client talks to a running turnstile server.
@@ -25,6 +29,12 @@ type client struct {
 	// for the commands a hint prints; else empty.
 	serverArg string
 	http      *http.Client
+	// after is read-your-writes: the latest position a command of this
+	// client answered with, passed as ?after= on its reads of the read
+	// models (commands do not wait for them). Guarded by mu (bench shares
+	// one client between goroutines).
+	mu    sync.Mutex
+	after eventstore.Position
 }
 
 // defaultServer is the server a client command talks to without --server
@@ -70,6 +80,15 @@ func (c *clientFlags) client() (*client, error) {
 	}
 	base := strings.TrimSuffix(c.server, "/")
 	cl := &client{base: base, token: token, tokenSource: source, http: &http.Client{Timeout: 5 * time.Minute}}
+	// A script that sent a command (curl, another turnstile command) passes
+	// the position it answered with, so that this command's reads include it.
+	if v := strings.TrimSpace(os.Getenv("TURNSTILE_AFTER")); v != "" {
+		p, err := eventstore.ParsePosition(v)
+		if err != nil {
+			return nil, fmt.Errorf("TURNSTILE_AFTER=%q: must be a store position, as a command's answer returns it (e.g. 1234)", v)
+		}
+		cl.after = p
+	}
 	if base != defaultServer {
 		cl.serverArg = " --server " + shellQuote(base)
 	}
@@ -96,7 +115,7 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	req, err := http.NewRequest(method, c.base+c.withAfter(method, path), rd)
 	if err != nil {
 		return 0, err
 	}
@@ -129,12 +148,87 @@ func (c *client) do(method, path string, body, out any) (int, error) {
 		}
 		return resp.StatusCode, &e.Error
 	}
+	if method != "GET" {
+		c.remember(resp.Header.Get(api.PositionHeader), data)
+	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
 			return resp.StatusCode, fmt.Errorf("decoding the answer: %w", err)
 		}
 	}
 	return resp.StatusCode, nil
+}
+
+// remember keeps a command answer's position (its body's "position", else
+// the header) if it is the latest this client has seen.
+func (c *client) remember(header string, body []byte) {
+	var v struct {
+		Position string `json:"position"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Position == "" {
+		v.Position = header
+	}
+	p, err := eventstore.ParsePosition(v.Position)
+	if v.Position == "" || err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.after.Less(p) {
+		c.after = p
+	}
+}
+
+// lastPosition is the latest position a command of this client answered
+// with (eventstore.Start before any).
+func (c *client) lastPosition() eventstore.Position {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.after
+}
+
+// withAfter adds ?after= (after_position on the list of turns, whose after
+// is a paging cursor) to a read of the read models once this client has
+// sent a command: the read then includes what the command did.
+func (c *client) withAfter(method, path string) string {
+	p := c.lastPosition()
+	if method != "GET" || p == eventstore.Start {
+		return path
+	}
+	bare, query, _ := strings.Cut(path, "?")
+	param := readModelParam(bare)
+	if param == "" {
+		return path
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || q.Has(param) {
+		return path
+	}
+	if query != "" {
+		query += "&"
+	}
+	return bare + "?" + query + param + "=" + p.String()
+}
+
+// readModelParam is the read-your-writes parameter of a GET served from
+// the read models, "" for any other path (the raw events, verify, metrics…).
+func readModelParam(path string) string {
+	switch {
+	case path == "/v1/turns":
+		return "after_position"
+	case path == "/v1/approvals" || strings.HasPrefix(path, "/v1/approvals/"):
+		return "after"
+	}
+	rest, ok := strings.CutPrefix(path, "/v1/turns/")
+	if !ok || rest == "" {
+		return ""
+	}
+	_, sub, _ := strings.Cut(rest, "/")
+	switch sub {
+	case "", "timeline", "audit", "explain":
+		return "after"
+	}
+	return ""
 }
 
 // unreachable names the server a request could not reach and how to
