@@ -88,7 +88,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // secretNeedles are lower-case substrings one of which every secret
 // pattern needs: text without any (most paths) skips the regexps.
 var secretNeedles = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
-	"gh", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
 
 // mayHoldSecret is the hot path's filter before the regexps.
 func mayHoldSecret(s string) bool {
@@ -111,14 +111,77 @@ func RedactSecrets(s string) string {
 	if !mayHoldSecret(s) {
 		return s
 	}
-	s = redactURLs(s)
+	return redactGated(s, gatesOf(s))
+}
+
+// secretGates says which redaction patterns can match a text: each is a
+// necessary condition of its pattern, checked with substring searches on
+// the lower-cased text, so that the regexps (most of a decision's CPU when
+// every one ran on every path and scope: a JSON scope holds ':') run only
+// where they may find something. A replacement only cuts text out and puts
+// "[redacted]" in its place, which holds no needle, so gates computed on
+// the original text hold for every later step.
+type secretGates struct {
+	urls, header, bearer, user, assign, option, token bool
+}
+
+// secretWords are the lower-case cores of secretName: no text without one
+// of them holds a secret name.
+var secretWords = []string{"passw", "token", "secret", "key", "credential"}
+
+// tokenNeedles are the lower-case prefixes of the token shapes.
+var tokenNeedles = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+
+func containsAny(l string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func gatesOf(s string) secretGates {
+	l := strings.ToLower(s)
+	word := containsAny(l, secretWords)
+	return secretGates{
+		urls:   strings.Contains(l, "://"),
+		header: strings.Contains(l, ":") && (word || strings.Contains(l, "authorization") || strings.Contains(l, "cookie")),
+		bearer: strings.Contains(l, "bearer"),
+		user:   strings.Contains(l, "-u"),
+		assign: word && strings.Contains(l, "="),
+		option: word,
+		token:  containsAny(l, tokenNeedles),
+	}
+}
+
+// allGates runs every pattern (the reference the gates are tested against).
+var allGates = secretGates{true, true, true, true, true, true, true}
+
+func redactGated(s string, g secretGates) string {
+	if g.urls {
+		s = redactURLs(s)
+	}
 	re := secretRes()
-	s = re.header.ReplaceAllString(s, "${1}${2}"+redacted)
-	s = re.bearer.ReplaceAllString(s, "${1}${2}"+redacted)
-	s = replaceSubmatch(re.user, s, 4)
-	s = replaceSubmatch(re.assign, s, 2)
-	s = replaceSubmatch(re.option, s, 3)
-	return re.token.ReplaceAllString(s, redacted)
+	if g.header {
+		s = re.header.ReplaceAllString(s, "${1}${2}"+redacted)
+	}
+	if g.bearer {
+		s = re.bearer.ReplaceAllString(s, "${1}${2}"+redacted)
+	}
+	if g.user {
+		s = replaceSubmatch(re.user, s, 4)
+	}
+	if g.assign {
+		s = replaceSubmatch(re.assign, s, 2)
+	}
+	if g.option {
+		s = replaceSubmatch(re.option, s, 3)
+	}
+	if g.token {
+		s = re.token.ReplaceAllString(s, redacted)
+	}
+	return s
 }
 
 // replaceSubmatch replaces submatch n of every match of re with the marker.
