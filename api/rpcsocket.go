@@ -6,17 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/net/websocket"
 
 	"turnstile/domain"
-	"turnstile/domain/eventcodec"
-	"turnstile/domain/eventstore"
-	"turnstile/domain/turn"
+	"turnstile/internal/fanout"
 )
 
 // rpcSocket serves JSON-RPC 2.0 over a WebSocket at GET /rpc, the
@@ -48,12 +48,19 @@ func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusUpgradeRequired, "upgrade_required", nil, "GET /rpc is a WebSocket (send Upgrade: websocket); POST /rpc takes calls over plain HTTP"))
 		return
 	}
+	// The socket joins the broadcast before the handshake answers, so every
+	// event appended after the client sees the upgrade is pushed to it.
+	var cl *fanout.Client
+	if principalOf(r).Authorize(domain.OpEventsSubscribe) == nil {
+		cl = s.broadcaster().Join()
+		defer cl.Leave()
+	}
 	srv := websocket.Server{
 		// Bearer auth already ran; a browser cannot set that header on a
 		// WebSocket, so the Origin check adds nothing and would refuse
 		// clients that send no Origin.
 		Handshake: func(*websocket.Config, *http.Request) error { return nil },
-		Handler:   func(ws *websocket.Conn) { s.serveRPCSocket(r, ws) },
+		Handler:   func(ws *websocket.Conn) { s.serveRPCSocket(r, ws, cl) },
 	}
 	srv.ServeHTTP(hijackable{w}, r)
 }
@@ -77,26 +84,25 @@ func (c *rpcSocketConn) send(v any) error {
 	if err != nil {
 		return err
 	}
+	return c.sendRaw(b)
+}
+
+// sendRaw sends one encoded message.
+func (c *rpcSocketConn) sendRaw(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return websocket.Message.Send(c.ws, string(b))
 }
 
-func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn) {
+func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.Client) {
 	ws.MaxPayloadBytes = MaxBodyBytes
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
 	c := &rpcSocketConn{ws: ws}
-	sub, err := s.cfg.Store.Subscribe(ctx, s.cfg.Projector.Position(), turn.StreamPrefix)
-	if err != nil {
-		_ = c.send(rpcFail(nil, rpcServerError, "the event store is unavailable: "+err.Error(), nil))
-		return
-	}
-	defer sub.Close()
 	go func() { // notifications
 		defer cancel()
-		s.pushNotifications(ctx, r, sub, c)
+		s.pushNotifications(ctx, r, c, cl)
 	}()
 	go func() { // the server drains: the socket ends
 		select {
@@ -148,44 +154,50 @@ func (s *Server) rpcSocketCall(r *http.Request, msg []byte) any {
 	return out
 }
 
-// pushNotifications sends each durable event's notification, as on the
-// event stream, until ctx ends or a send fails.
-func (s *Server) pushNotifications(ctx context.Context, r *http.Request, sub eventstore.Subscription, c *rpcSocketConn) {
-	q := r.URL.Query()
-	turnFilter, wsFilter := q.Get("turn_id"), q.Get("workspace_id")
-	p := principalOf(r)
-	if p.Authorize(domain.OpEventsSubscribe) != nil {
-		<-ctx.Done() // calls only: this role may not follow events
+// pushNotifications sends each durable event's notification after cl
+// joined the broadcast, as on the event stream and from the same broadcast
+// (one store subscription per process, each event encoded once), until ctx
+// ends, a send fails, or the socket falls further behind than the broadcast
+// holds: then it is sent a JSON-RPC error naming slow_consumer and the last
+// event it got, and ctx ends (the socket closes). A nil cl (a role that may
+// not follow events) takes calls only.
+func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcSocketConn, cl *fanout.Client) {
+	if cl == nil {
+		<-ctx.Done()
 		return
 	}
-	workspaces := map[string]string{}
+	q := r.URL.Query()
+	f := sseFilter{turn: q.Get("turn_id"), workspace: q.Get("workspace_id"), p: principalOf(r)}
+	b := s.broadcaster()
+	cl.OnKick(func() { c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace)) })
+	last := cl.Joined()
+	buf := make([]*fanout.Frame, 0, sseBatch)
 	for {
-		m, err := sub.Recv(ctx)
-		if err != nil {
-			if !errors.Is(err, context.Canceled) {
-				s.log.Debug("rpc socket: subscription ended", "err", err)
+		wake := cl.Wake()
+		frames, err := cl.Take(buf[:0])
+		if errors.Is(err, fanout.ErrSlow) {
+			s.log.Info("rpc socket: slow consumer cut off", "last_event_id", last.String())
+			_ = c.send(rpcFail(nil, rpcServerError, fmt.Sprintf("this socket fell more than %d events behind the live stream and was disconnected; read what it missed from GET /v1/events with Last-Event-ID %s", b.Buffer(), last),
+				map[string]any{"code": "slow_consumer", "last_event_id": last.String()}))
+			return
+		}
+		for _, fr := range frames {
+			if f.match(fr) {
+				if err := c.sendRaw(fr.Message); err != nil {
+					return
+				}
 			}
-			return
+			last = fr.Position
 		}
-		if m.Event == nil {
+		if cl.Pending() {
 			continue
 		}
-		e, err := eventcodec.DecodeUnhashed(m.Event)
-		if err != nil {
-			s.log.Error("rpc socket: undecodable event", "err", err)
+		select {
+		case <-wake:
+		case <-cl.Kicked():
+		case <-ctx.Done():
 			return
-		}
-		if st, ok := e.Payload.(*turn.TurnStarted); ok {
-			workspaces[e.TurnID] = st.WorkspaceID
-		}
-		if (turnFilter != "" && e.TurnID != turnFilter) || (wsFilter != "" && s.workspaceOf(ctx, workspaces, e.TurnID) != wsFilter) {
-			continue
-		}
-		if p.Scoped() && !p.InScope(s.workspaceOf(ctx, workspaces, e.TurnID)) {
-			continue // a scoped credential's notifications carry its workspaces only
-		}
-		method, params := notification(&e)
-		if err := c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params}); err != nil {
+		case <-b.Done():
 			return
 		}
 	}

@@ -98,7 +98,9 @@ func (s *Server) encodeFrame(ctx context.Context, rec *eventstore.RecordedEvent,
 	b = append(b, "\nevent: "...)
 	b = append(b, method...)
 	b = append(b, "\ndata: "...)
+	start := len(b)
 	b = append(b, data...)
+	msg := b[start:len(b):len(b)]
 	b = append(b, "\n\n"...)
 	switch e.Payload.(type) {
 	case *turn.TurnCompleted, *turn.TurnInterrupted, *turn.TurnFailed:
@@ -106,7 +108,7 @@ func (s *Server) encodeFrame(ctx context.Context, rec *eventstore.RecordedEvent,
 			delete(known, e.TurnID)
 		}
 	}
-	return &fanout.Frame{Position: rec.Position, TurnID: e.TurnID, Workspace: ws, Bytes: b}, nil
+	return &fanout.Frame{Position: rec.Position, TurnID: e.TurnID, Workspace: ws, Bytes: b, Message: msg}, nil
 }
 
 func isTurnStream(s string) bool {

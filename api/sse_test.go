@@ -38,12 +38,22 @@ type sseServer struct {
 
 func startSSE(t *testing.T, cfg api.Config, sndbuf int) *sseServer {
 	t.Helper()
+	return startSSEWith(t, cfg, sndbuf, nil)
+}
+
+// startSSEWith is startSSE with the server's view of the store wrapped by
+// wrap (the engine and the projector use the store itself).
+func startSSEWith(t *testing.T, cfg api.Config, sndbuf int, wrap func(eventstore.Store) eventstore.Store) *sseServer {
+	t.Helper()
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	proj := projections.New()
 	cfg.Engine, cfg.Projector, cfg.Store, cfg.Token = engine.New(st, engine.Config{}), proj, st, "in-process-test-token-0123456789"
+	if wrap != nil {
+		cfg.Store = wrap(st)
+	}
 	srv := api.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})

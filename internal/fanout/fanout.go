@@ -30,6 +30,10 @@ type Frame struct {
 	TurnID, Workspace string
 	// Bytes is the complete encoded frame, shared read-only by every reader.
 	Bytes []byte
+	// Message, when the encoder sets it, is the frame's payload alone (a
+	// sub-slice of Bytes, shared the same way), for a transport that frames
+	// messages itself (the JSON-RPC WebSocket).
+	Message []byte
 
 	seq uint64 // ring sequence number, set by publish
 }
