@@ -59,6 +59,13 @@ type Config struct {
 	// a client writes once per batch, not once per event. The first event
 	// after a quiet spell wakes them at once.
 	Interval time.Duration
+	// PerClient stretches that interval with the number of clients, to at
+	// least PerClient × clients (default 100µs: at most ~10,000 client
+	// wake-ups a second in all, however many clients there are, so each
+	// write carries more frames rather than the server paying a write, a
+	// flush and a goroutine switch per client per event batch; 1,000
+	// clients are woken every 100ms).
+	PerClient time.Duration
 	// OnSlow, when set, is called once for each client cut off as slow.
 	OnSlow func()
 	// OnError, when set, is told of a dropped subscription (it is resumed).
@@ -100,6 +107,9 @@ func New(cfg Config) *Broadcaster {
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = 25 * time.Millisecond
+	}
+	if cfg.PerClient <= 0 {
+		cfg.PerClient = 100 * time.Microsecond
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
 		clients: map[*Client]struct{}{}, done: make(chan struct{})}
@@ -266,11 +276,12 @@ func (b *Broadcaster) publish(batch []*Frame) {
 			c.kick()
 		}
 	}
-	wakeNow := time.Since(b.lastWake) >= b.cfg.Interval
+	interval := max(b.cfg.Interval, time.Duration(len(b.clients))*b.cfg.PerClient)
+	wakeNow := time.Since(b.lastWake) >= interval
 	if wakeNow {
 		b.lastWake = time.Now()
 	} else if b.timer == nil {
-		b.timer = time.AfterFunc(b.cfg.Interval-time.Since(b.lastWake), func() {
+		b.timer = time.AfterFunc(interval-time.Since(b.lastWake), func() {
 			b.mu.Lock()
 			b.timer, b.lastWake = nil, time.Now()
 			b.mu.Unlock()

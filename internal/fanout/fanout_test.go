@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -119,5 +120,54 @@ func TestOverrunClientIsCutOff(t *testing.T) {
 	}
 	if slow.Load() != 1 {
 		t.Fatalf("OnSlow called %d times", slow.Load())
+	}
+}
+
+// TestWakeIntervalGrowsWithClients: with many clients the broadcaster
+// wakes them less often (at least PerClient × clients apart), so each
+// wake-up carries more frames. Ten clients at 100ms each: a second event
+// right after a first reaches them no sooner than a second after the first
+// was appended; with one client (the control) well within that second.
+func TestWakeIntervalGrowsWithClients(t *testing.T) {
+	for _, tc := range []struct {
+		clients int
+		slow    bool
+	}{{10, true}, {1, false}} {
+		st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := fanout.New(fanout.Config{Store: st, Interval: time.Millisecond, PerClient: 100 * time.Millisecond,
+			Encode: func(_ context.Context, r *eventstore.RecordedEvent) (*fanout.Frame, error) {
+				return &fanout.Frame{Bytes: r.Data}, nil
+			}})
+		ctx, cancel := context.WithCancel(context.Background())
+		go b.Run(ctx, eventstore.Start)
+		var cs []*fanout.Client
+		for range tc.clients {
+			cs = append(cs, b.Join())
+		}
+		t0 := time.Now()
+		first := appendOne(t, st, "a", "1")
+		if got, err := until(t, cs[0], b, first); err != nil || len(got) != 1 {
+			t.Fatalf("%d clients: first event: %v %v", tc.clients, got, err)
+		}
+		second := appendOne(t, st, "a", "2")
+		if got, err := until(t, cs[0], b, second); err != nil || len(got) != 1 {
+			t.Fatalf("%d clients: second event: %v %v", tc.clients, got, err)
+		}
+		took := time.Since(t0)
+		if tc.slow && took < time.Second {
+			t.Errorf("10 clients: the second event arrived %v after the first was appended, want >= 1s (10 x 100ms)", took)
+		}
+		if !tc.slow && took >= time.Second {
+			t.Errorf("1 client: the second event took %v, want well under 1s (100ms apart)", took)
+		}
+		for _, c := range cs {
+			c.Leave()
+		}
+		cancel()
+		<-b.Done()
+		st.Close()
 	}
 }
