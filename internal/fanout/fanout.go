@@ -64,7 +64,8 @@ type Config struct {
 	// wake-ups a second in all, however many clients there are, so each
 	// write carries more frames rather than the server paying a write, a
 	// flush and a goroutine switch per client per event batch; 1,000
-	// clients are woken every 100ms).
+	// clients are woken every 100ms, in eight cohorts
+	// 12.5ms apart).
 	PerClient time.Duration
 	// OnSlow, when set, is called once for each client cut off as slow.
 	OnSlow func()
@@ -80,8 +81,11 @@ type Broadcaster struct {
 	// next is the sequence number of the next frame to publish: frames
 	// [next-len(ring), next) are readable. Stored after their slots.
 	next atomic.Uint64
-	// wake is closed (and replaced) when clients should look for frames.
-	wake atomic.Pointer[chan struct{}]
+	// wake[k] is closed (and replaced) when the clients of cohort k should
+	// look for frames.
+	wake [cohorts]atomic.Pointer[chan struct{}]
+	// joins numbers the clients into cohorts.
+	joins atomic.Uint64
 
 	mu      sync.Mutex // guards head, clients, lastWake, timer
 	head    eventstore.Position
@@ -113,8 +117,10 @@ func New(cfg Config) *Broadcaster {
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
 		clients: map[*Client]struct{}{}, done: make(chan struct{})}
-	ch := make(chan struct{})
-	b.wake.Store(&ch)
+	for k := range b.wake {
+		ch := make(chan struct{})
+		b.wake[k].Store(&ch)
+	}
 	return b
 }
 
@@ -285,18 +291,38 @@ func (b *Broadcaster) publish(batch []*Frame) {
 			b.mu.Lock()
 			b.timer, b.lastWake = nil, time.Now()
 			b.mu.Unlock()
-			b.wakeAll()
+			b.wakeAll(interval)
 		})
 	}
 	b.mu.Unlock()
 	if wakeNow {
-		b.wakeAll()
+		b.wakeAll(interval)
 	}
 }
 
-func (b *Broadcaster) wakeAll() {
+// cohorts is how many groups the clients are woken in when the interval is
+// stretched for their number: each group a fraction of the interval after
+// the one before, so that a thousand writers (and their readers) do not all
+// run at once and queue everything else on the machine behind them.
+const cohorts = 8
+
+// wakeAll wakes every cohort: at once when the interval is the configured
+// one, spread over the interval when it was stretched.
+func (b *Broadcaster) wakeAll(interval time.Duration) {
+	b.wakeCohort(0)
+	step := interval / cohorts
+	for k := 1; k < cohorts; k++ {
+		if interval <= b.cfg.Interval {
+			b.wakeCohort(k)
+			continue
+		}
+		time.AfterFunc(time.Duration(k)*step, func() { b.wakeCohort(k) })
+	}
+}
+
+func (b *Broadcaster) wakeCohort(k int) {
 	ch := make(chan struct{})
-	close(*b.wake.Swap(&ch))
+	close(*b.wake[k].Swap(&ch))
 }
 
 // Join adds a client whose first frame is the next one published. Its
@@ -304,7 +330,7 @@ func (b *Broadcaster) wakeAll() {
 // resumes from an earlier position reads the store up to Joined, then
 // the ring.
 func (b *Broadcaster) Join() *Client {
-	c := &Client{b: b, kicked: make(chan struct{})}
+	c := &Client{b: b, kicked: make(chan struct{}), cohort: int(b.joins.Add(1) % cohorts)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c.cursor.Store(b.next.Load())
@@ -315,7 +341,8 @@ func (b *Broadcaster) Join() *Client {
 
 // Client is one reader of the ring.
 type Client struct {
-	b *Broadcaster
+	b      *Broadcaster
+	cohort int // which of the broadcaster's wake channels is the client's
 	// cursor is the sequence number of the next frame to read; written by
 	// the client's goroutine, read by the publisher.
 	cursor atomic.Uint64
@@ -352,7 +379,7 @@ func (c *Client) Kicked() <-chan struct{} { return c.kicked }
 
 // Wake returns a channel closed when new frames may be available. Take it
 // before Take, so a frame published in between is not missed.
-func (c *Client) Wake() <-chan struct{} { return *c.b.wake.Load() }
+func (c *Client) Wake() <-chan struct{} { return *c.b.wake[c.cohort].Load() }
 
 // Take appends to buf every frame published since the last Take, up to
 // cap(buf), and returns it. It returns ErrSlow once the client has been
