@@ -127,7 +127,9 @@ func TestOverrunClientIsCutOff(t *testing.T) {
 // wakes them less often (at least PerClient × clients apart), so each
 // wake-up carries more frames. Ten clients at 100ms each: a second event
 // right after a first reaches them no sooner than a second after the first
-// was appended; with one client (the control) well within that second.
+// was appended, and a client of a later cohort later still (the wake-ups
+// are spread over the interval); with one client (the control) well within
+// that second.
 func TestWakeIntervalGrowsWithClients(t *testing.T) {
 	for _, tc := range []struct {
 		clients int
@@ -159,6 +161,16 @@ func TestWakeIntervalGrowsWithClients(t *testing.T) {
 		took := time.Since(t0)
 		if tc.slow && took < time.Second {
 			t.Errorf("10 clients: the second event arrived %v after the first was appended, want >= 1s (10 x 100ms)", took)
+		}
+		if tc.slow {
+			// cs[3] is the fourth client joined: cohort 4 of 8, woken half an
+			// interval after cohort 0.
+			if got, err := until(t, cs[3], b, second); err != nil || len(got) != 2 {
+				t.Fatalf("cohort 4: %v %v", got, err)
+			}
+			if took := time.Since(t0); took < 1500*time.Millisecond {
+				t.Errorf("cohort 4 had the second event %v after the first was appended, want >= 1.5s (1s + 4/8 of it)", took)
+			}
 		}
 		if !tc.slow && took >= time.Second {
 			t.Errorf("1 client: the second event took %v, want well under 1s (100ms apart)", took)
