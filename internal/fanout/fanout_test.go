@@ -123,13 +123,42 @@ func TestOverrunClientIsCutOff(t *testing.T) {
 	}
 }
 
+// waiter follows one client from before anything is published, taking
+// frames only when woken: at[i] is when it had frame i+1 (after the events
+// were appended at start). go: before wanting frame i+1 (i >= 1), it waits
+// for a send on next, having taken what was there and its wake channel, so
+// a frame published after that send reaches it only through a wake-up.
+func waiter(c *fanout.Client, frames int, start time.Time, ready chan<- struct{}, next <-chan struct{}, at chan<- time.Duration) {
+	buf := make([]*fanout.Frame, 0, 8)
+	got := 0
+	wake := c.Wake()
+	c.Take(buf[:0])
+	close(ready)
+	for got < frames {
+		<-wake
+		wake = c.Wake()
+		fs, err := c.Take(buf[:0])
+		if err != nil {
+			return
+		}
+		for range fs {
+			got++
+			at <- time.Since(start)
+			if got < frames {
+				<-next
+			}
+		}
+	}
+}
+
 // TestWakeIntervalGrowsWithClients: with many clients the broadcaster
 // wakes them less often (at least PerClient × clients apart), so each
-// wake-up carries more frames. Ten clients at 100ms each: a second event
-// right after a first reaches them no sooner than a second after the first
-// was appended, and a client of a later cohort later still (the wake-ups
-// are spread over the interval); with one client (the control) well within
-// that second.
+// wake-up carries more frames, and spreads the wake-ups of its cohorts over
+// that interval. Ten clients at 100ms each: a waiting client gets a second
+// event, appended right after it had the first, no sooner than a second
+// after the first was appended, and a client of cohort 4 gets the first
+// half an interval later than cohort 0 would; with one client (the
+// control) the second comes well within that second.
 func TestWakeIntervalGrowsWithClients(t *testing.T) {
 	for _, tc := range []struct {
 		clients int
@@ -150,36 +179,29 @@ func TestWakeIntervalGrowsWithClients(t *testing.T) {
 			cs = append(cs, b.Join())
 		}
 		t0 := time.Now()
-		// cs[3], the fourth client joined, is in cohort 4 of 8: waiting from
-		// before the first event, it is woken half an interval after cohort 0.
-		later := make(chan time.Duration, 1)
+		// cs[0] is in cohort 1 of 8; cs[3] (the fourth joined) in cohort 4.
+		ready0, ready3 := make(chan struct{}), make(chan struct{})
+		next := make(chan struct{})
+		at0, at3 := make(chan time.Duration, 2), make(chan time.Duration, 1)
+		go waiter(cs[0], 2, t0, ready0, next, at0)
 		if tc.slow {
-			go func() {
-				buf := make([]*fanout.Frame, 0, 8)
-				for {
-					wake := cs[3].Wake()
-					if fs, err := cs[3].Take(buf[:0]); err != nil || len(fs) > 0 {
-						later <- time.Since(t0)
-						return
-					}
-					<-wake
-				}
-			}()
+			go waiter(cs[3], 1, t0, ready3, nil, at3)
+			<-ready3
 		}
-		first := appendOne(t, st, "a", "1")
-		if got, err := until(t, cs[0], b, first); err != nil || len(got) != 1 {
-			t.Fatalf("%d clients: first event: %v %v", tc.clients, got, err)
-		}
-		second := appendOne(t, st, "a", "2")
-		if got, err := until(t, cs[0], b, second); err != nil || len(got) != 1 {
-			t.Fatalf("%d clients: second event: %v %v", tc.clients, got, err)
-		}
-		took := time.Since(t0)
+		<-ready0
+		appendOne(t, st, "a", "1")
+		<-at0
+		appendOne(t, st, "a", "2")
+		next <- struct{}{}
+		took := <-at0
 		if tc.slow && took < time.Second {
 			t.Errorf("10 clients: the second event arrived %v after the first was appended, want >= 1s (10 x 100ms)", took)
 		}
+		if !tc.slow && took >= time.Second {
+			t.Errorf("1 client: the second event took %v, want well under 1s (100ms apart)", took)
+		}
 		if tc.slow {
-			if d := <-later; d < 500*time.Millisecond {
+			if d := <-at3; d < 500*time.Millisecond {
 				t.Errorf("cohort 4 had the first event %v after it was appended, want >= 0.5s (4/8 of the 1s interval)", d)
 			}
 		}
