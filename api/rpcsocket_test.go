@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,17 +30,7 @@ func (s *sseServer) dialRPC(q string, rcvbuf int) *websocket.Conn {
 		s.t.Fatal(err)
 	}
 	cfg.Header.Set("Authorization", "Bearer "+s.token)
-	d := &net.Dialer{}
-	if rcvbuf > 0 {
-		d.Control = func(_, _ string, c syscall.RawConn) error {
-			var serr error
-			if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf) }); err != nil {
-				return err
-			}
-			return serr
-		}
-	}
-	conn, err := d.Dial("tcp", u.Host)
+	conn, err := rcvbufDialer(rcvbuf).Dial("tcp", u.Host)
 	if err != nil {
 		s.t.Fatal(err)
 	}

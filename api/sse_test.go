@@ -113,18 +113,7 @@ func (s *sseServer) openSSE(q, lastID string, rcvbuf int) *sseClient {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	d := &net.Dialer{}
-	if rcvbuf > 0 {
-		d.Control = func(_, _ string, c syscall.RawConn) error {
-			var serr error
-			err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf) })
-			if err != nil {
-				return err
-			}
-			return serr
-		}
-	}
-	tr := &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}
+	tr := &http.Transport{DialContext: rcvbufDialer(rcvbuf).DialContext, DisableKeepAlives: true}
 	s.t.Cleanup(tr.CloseIdleConnections)
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
@@ -137,6 +126,22 @@ func (s *sseServer) openSSE(q, lastID string, rcvbuf int) *sseClient {
 	s.t.Cleanup(func() { resp.Body.Close() })
 	c := &sseClient{resp: resp, rd: bufio.NewReader(resp.Body)}
 	return c
+}
+
+// rcvbufDialer dials with a receive buffer of rcvbuf bytes (the system's
+// default when rcvbuf is 0).
+func rcvbufDialer(rcvbuf int) *net.Dialer {
+	d := &net.Dialer{}
+	if rcvbuf > 0 {
+		d.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf) }); err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	return d
 }
 
 // next reads the next frame (comments are skipped); io.EOF at the end.
