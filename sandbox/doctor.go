@@ -45,6 +45,7 @@ func Doctor(w io.Writer, f Features) {
 		p("                     restricted modes name these degradations (and refuse to spawn with a required backend)")
 	}
 	p("  helper:          %s", HelperDescription())
+	faHelper := FullAccessHelperProblem()
 	p("")
 	p("modes on this machine:")
 	for _, m := range domain.Modes {
@@ -69,6 +70,8 @@ func Doctor(w io.Writer, f Features) {
 		switch {
 		case s.Enforcement.Status == domain.EnforcementUnavailable:
 			p("    commands are refused (sandbox_unavailable): nothing is spawned")
+		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && k.UserNamespaces && faHelper != "":
+			p("    a server's commands are refused (sandbox_failed, 126): %s", faHelper)
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && k.UserNamespaces:
 			p("    a server's commands run in their own user, mount and PID namespaces with its data directory and token masked (and CAP_SYS_ADMIN dropped: the masks cannot be undone); otherwise unconfined (network, host filesystem, inherited environment)")
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && !k.FullAccessUnisolated:

@@ -334,6 +334,13 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			// retries through the running binary: verify it first.
 			prog = *currentHelper()
 		}
+		if spec.FullAccess {
+			// Checked on every spawn: the helper may have fallen back to
+			// the running binary since the plan (helperstatic.go).
+			if why := fullAccessHelperProblem(prog); why != "" {
+				return nil, &prepareError{errors.New(why)}
+			}
+		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {
