@@ -1,0 +1,161 @@
+package tests
+
+import (
+	"debug/elf"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestFullAccessPlantedPreloadNeverReachesTheToken: a full_access command of
+// a root server can write /etc/ld.so.preload. Whatever dynamically linked
+// program the server starts next in the host's view loads the planted
+// library before any mask, and the library reads the token. Each server runs
+// in a private mount namespace whose /etc is an overlay on a tmpfs (the
+// real /etc is never written), built with cgo as `go build` leaves it
+// (dynamically linked).
+//
+//   - The server alone (it would re-execute itself as the helper) refuses
+//     full_access commands: the plant is not run, and with a preload planted
+//     anyway (by the test) the next command is refused too, its answer
+//     without the token.
+//   - Control, the same binary with the static turnstile-sandbox next to it
+//     (what the README's start command builds): the command plants the
+//     preload (full_access works, /etc is writable to it), the next command
+//     runs, the library loads in it (after the masks) and reads nothing.
+//   - Control: a dynamic program started by root in the server's mount
+//     namespace (nsenter) loads the library and prints the token.
+func TestFullAccessPlantedPreloadNeverReachesTheToken(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("the attack needs a root server (its command writes /etc)")
+	}
+	for _, tool := range []string{"gcc", "unshare", "nsenter", "mount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the planted-preload test needs %s: %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	both, alone := filepath.Join(dir, "both"), filepath.Join(dir, "alone")
+	build := exec.Command("go", "build", "-o", both+"/", "../cmd/turnstile", "../cmd/turnstile-sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build with cgo: %v\n%s", err, out)
+	}
+	if interp := elfInterp(t, filepath.Join(both, "turnstile")); interp == "" {
+		t.Fatal("cmd/turnstile built with cgo is statically linked: the attack needs the dynamic server")
+	}
+	if interp := elfInterp(t, filepath.Join(both, "turnstile-sandbox")); interp != "" {
+		t.Fatalf("turnstile-sandbox is dynamically linked (%s)", interp)
+	}
+	os.Mkdir(alone, 0o755)
+	b, err := os.ReadFile(filepath.Join(both, "turnstile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(alone, "turnstile"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// newServer starts the binary in dir in a mount namespace of its own
+	// whose /etc is an overlay (upper layer on a tmpfs), with a library
+	// that prints the server's token from its constructor.
+	newServer := func(name, binDir string) (s *Server, lib string) {
+		t.Helper()
+		data, ov := filepath.Join(dir, name+"-data"), filepath.Join(dir, name+"-ov")
+		os.Mkdir(ov, 0o755)
+		lib = filepath.Join(dir, name+"-evil.so")
+		src := filepath.Join(dir, name+"-evil.c")
+		os.WriteFile(src, []byte(`#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((constructor)) static void steal(void) {
+	char b[200];
+	int fd = open(`+strconv.Quote(filepath.Join(data, "token"))+`, O_RDONLY);
+	int n = fd < 0 ? -1 : read(fd, b, sizeof b - 1);
+	if (n > 0) { b[n] = 0; dprintf(2, "EVIL-TOKEN:%s\n", b); } else dprintf(2, "EVIL-LOADED: no token\n");
+}
+`), 0o644)
+		if out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, src).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		wrapper := filepath.Join(dir, name+"-serve")
+		os.WriteFile(wrapper, []byte(fmt.Sprintf(`#!/bin/sh
+exec unshare --mount --propagation private sh -c 'set -e
+mount -t tmpfs t "$0"; mkdir "$0/u" "$0/w"
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0/u,workdir=$0/w" /etc
+exec "$@"' %s %s "$@"
+`, ov, filepath.Join(binDir, "turnstile"))), 0o755)
+		return StartServerBin(t, wrapper, data), lib
+	}
+	// Its /etc/ld.so.preload, seen from outside its mount namespace.
+	preload := func(s *Server) string {
+		return fmt.Sprintf("/proc/%d/root/etc/ld.so.preload", s.cmd.Process.Pid)
+	}
+	// A dynamic program run by root in the server's mount namespace: the
+	// planted library, loaded before any mask, prints the token.
+	control := func(s *Server) {
+		t.Helper()
+		out, _ := exec.Command("nsenter", "-t", strconv.Itoa(s.cmd.Process.Pid), "-m", "cat", "/dev/null").CombinedOutput()
+		if !strings.Contains(string(out), "EVIL-TOKEN:"+s.Token) {
+			t.Fatalf("control: a dynamic program in the server's view with the preload planted: %q", out)
+		}
+	}
+	ws := workspace(t)
+
+	// The server alone re-executes itself: full_access is refused.
+	s, lib := newServer("alone", alone)
+	s.startTurn("fa-alone", "ws", "full_access", ws)
+	status, d := s.exec("fa-alone", "", map[string]any{"tool_call_id": "plant", "argv": []string{"sh", "-c", "echo " + lib + " > /etc/ld.so.preload"}, "cwd": ws})
+	if status != http.StatusOK || d.Ran || d.Refusal != "sandbox_failed" || !strings.Contains(d.Message, "./cmd/turnstile-sandbox") || exists(preload(s)) {
+		t.Errorf("plant through the server alone: %d %+v planted=%v", status, d, exists(preload(s)))
+	}
+	if !exists(preload(s)) {
+		if err := os.WriteFile(preload(s), []byte(lib+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, d = s.exec("fa-alone", "", map[string]any{"tool_call_id": "next", "argv": []string{"echo", "hi"}, "cwd": ws})
+	if status != http.StatusOK || d.Ran || d.Result != nil && strings.Contains(d.Result.Stderr, s.Token) {
+		t.Fatalf("next command, preload planted, server alone: %d %+v %+v", status, d, d.Result)
+	}
+	control(s)
+
+	// Control: with the static helper next to it.
+	s, lib = newServer("both", both)
+	s.startTurn("fa-both", "ws", "full_access", ws)
+	status, d = s.exec("fa-both", "", map[string]any{"tool_call_id": "plant", "argv": []string{"sh", "-c", "echo " + lib + " > /etc/ld.so.preload"}, "cwd": ws})
+	if status != http.StatusOK || !d.Ran || d.Result.ExitCode != 0 || !exists(preload(s)) {
+		t.Fatalf("control: plant through the static helper: %d %+v planted=%v", status, d, exists(preload(s)))
+	}
+	status, d = s.exec("fa-both", "", map[string]any{"tool_call_id": "next", "argv": []string{"sh", "-c", "echo hi"}, "cwd": ws})
+	if status != http.StatusOK || !d.Ran || d.Result.Stdout != "hi\n" || strings.Contains(d.Result.Stdout+d.Result.Stderr, s.Token) ||
+		!strings.Contains(d.Result.Stderr, "EVIL-LOADED: no token") {
+		t.Fatalf("next command, preload planted, static helper: %d %+v", status, d.Result)
+	}
+	control(s)
+}
+
+// elfInterp returns the ELF interpreter the program at p names ("" for a
+// static executable).
+func elfInterp(t *testing.T, p string) string {
+	t.Helper()
+	f, err := elf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, ph := range f.Progs {
+		if ph.Type == elf.PT_INTERP {
+			b := make([]byte, ph.Filesz)
+			ph.ReadAt(b, 0)
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
+}
