@@ -32,8 +32,8 @@ func fullAccessHelperProblem(prog helperProg) string {
 	if os.Geteuid() != 0 || !prog.dynamic {
 		return ""
 	}
-	return fmt.Sprintf("a full_access command of a server running as root starts only through a statically linked helper, and the helper here would be %s: %s; "+
-		"its dynamic loader would run before any mask, in the host's view, reading /etc/ld.so.preload and the system libraries, which a full_access command can rewrite: nothing was run (%s)",
+	return fmt.Sprintf("a server running as root starts full_access commands only through a statically linked helper, and its helper is %s, %s: "+
+		"its dynamic loader would run before any mask, in the host's view, reading /etc/ld.so.preload and the system libraries, which a full_access command can rewrite (%s)",
 		prog.file, prog.linkage, staticHelperHint)
 }
 

@@ -338,7 +338,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			// Checked on every spawn: the helper may have fallen back to
 			// the running binary since the plan (helperstatic.go).
 			if why := fullAccessHelperProblem(prog); why != "" {
-				return nil, &prepareError{errors.New(why)}
+				return nil, &prepareError{errors.New("nothing was run: " + why)}
 			}
 		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
