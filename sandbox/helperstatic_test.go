@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"turnstile/domain"
 )
 
 // staticHelperBuild is the lean helper built once per test binary (in a
@@ -140,5 +142,43 @@ func TestFullAccessDynamicHelperRefusedAsRoot(t *testing.T) {
 	useStaticHelper(t)
 	if out, code, err := runFullAccessScript(f.Kernel, []string{data}, ws, "touch "+marker+"; cat "+data+"/token"); err != nil || code == 0 || !exists(marker) || strings.Contains(out, "secret") {
 		t.Fatalf("control: through the static helper: exit %d %v ran=%v\n%s", code, err, exists(marker), out)
+	}
+}
+
+// TestHelperInWritableRootStaysReadOnly: the README builds turnstile and
+// turnstile-sandbox into bin/ of the clone, which is often the workspace. A
+// restricted command (as root its uid owns the root's files through the
+// idmapped mount) must not rewrite the helper the server starts next, before
+// any enforcement, nor the server's binary, nor move them aside; control:
+// it writes, appends to and renames another file of the same directory.
+func TestHelperInWritableRootStaysReadOnly(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := visibleWorkspace(t)
+	bin := filepath.Join(ws, "bin")
+	os.Mkdir(bin, 0o755)
+	helper := buildHelperErr(moduleRoot(t), bin)
+	if helper == "" {
+		t.Fatal("go build ./cmd/turnstile-sandbox failed")
+	}
+	useHelper(t, locateHelper(helper))
+	os.WriteFile(bin+"/other", []byte("other\n"), 0o755)
+	before := readFile(t, helper)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	for _, script := range []string{
+		": >> " + helper,
+		"echo x > " + helper,
+		"mv " + helper + " " + helper + ".old",
+		"rm -f " + helper,
+		"mv " + bin + " " + ws + "/bin.old",
+	} {
+		if r := sh(t, s, script); r.ExitCode == 0 {
+			t.Errorf("%s: exit 0 %s", script, r.Stderr)
+		}
+	}
+	if got := readFile(t, helper); got != before {
+		t.Fatal("the helper changed")
+	}
+	if r := sh(t, s, "echo y >> "+bin+"/other && mv "+bin+"/other "+bin+"/other2 && mv "+bin+"/other2 "+bin+"/other"); r.ExitCode != 0 || readFile(t, bin+"/other") != "other\ny\n" {
+		t.Fatalf("control: another file of bin/: %+v %s", r, r.Stderr)
 	}
 }

@@ -341,6 +341,9 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				return nil, &prepareError{errors.New("nothing was run: " + why)}
 			}
 		}
+		if spec.RestrictFilesystem {
+			spec.Entries = withOwnPrograms(spec.Entries, prog)
+		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {
