@@ -143,7 +143,7 @@ func HelperDescription() string {
 	if h.lean {
 		return "lean helper " + h.file + " (same sandbox and domain code, owned by root or this user, not writable by group or others, " + h.linkage + ")"
 	}
-	return "this binary re-executed (" + h.file + "): " + h.note + " (" + h.linkage + ")"
+	return "this binary re-executed (" + h.file + "): " + h.note + "; it is " + h.linkage
 }
 
 // siblingHelperPath is HelperProgram in the directory of the running
