@@ -9,8 +9,41 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// cgoBuilt is the directory of turnstile (built with cgo: dynamically
+// linked, as `go build` leaves it) and turnstile-sandbox, built once.
+var cgoBuilt struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// cgoBuild builds them next to bin (TestMain removes that directory).
+func cgoBuild(t *testing.T) string {
+	t.Helper()
+	c := &cgoBuilt
+	c.once.Do(func() {
+		c.dir = filepath.Join(filepath.Dir(bin), "cgo")
+		build := exec.Command("go", "build", "-o", c.dir+"/", "../cmd/turnstile", "../cmd/turnstile-sandbox")
+		build.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if out, err := build.CombinedOutput(); err != nil {
+			c.err = fmt.Errorf("go build with cgo: %v\n%s", err, out)
+		}
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	if interp := elfInterp(t, filepath.Join(c.dir, "turnstile")); interp == "" {
+		t.Fatal("cmd/turnstile built with cgo is statically linked: the attack needs the dynamic binary")
+	}
+	if interp := elfInterp(t, filepath.Join(c.dir, "turnstile-sandbox")); interp != "" {
+		t.Fatalf("turnstile-sandbox is dynamically linked (%s)", interp)
+	}
+	return c.dir
+}
 
 // TestFullAccessPlantedPreloadNeverReachesTheToken: a full_access command of
 // a root server can write /etc/ld.so.preload. Whatever dynamically linked
@@ -41,18 +74,7 @@ func TestFullAccessPlantedPreloadNeverReachesTheToken(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	both, alone := filepath.Join(dir, "both"), filepath.Join(dir, "alone")
-	build := exec.Command("go", "build", "-o", both+"/", "../cmd/turnstile", "../cmd/turnstile-sandbox")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build with cgo: %v\n%s", err, out)
-	}
-	if interp := elfInterp(t, filepath.Join(both, "turnstile")); interp == "" {
-		t.Fatal("cmd/turnstile built with cgo is statically linked: the attack needs the dynamic server")
-	}
-	if interp := elfInterp(t, filepath.Join(both, "turnstile-sandbox")); interp != "" {
-		t.Fatalf("turnstile-sandbox is dynamically linked (%s)", interp)
-	}
+	both, alone := cgoBuild(t), filepath.Join(dir, "alone")
 	os.Mkdir(alone, 0o755)
 	b, err := os.ReadFile(filepath.Join(both, "turnstile"))
 	if err != nil {
@@ -158,4 +180,65 @@ func elfInterp(t *testing.T, p string) string {
 		}
 	}
 	return ""
+}
+
+// TestNoPlantedNSSModuleLoads: the same root command can write
+// /etc/nsswitch.conf and a libnss_*.so next to the C library; a
+// dynamically linked turnstile that resolved names through getaddrinfo
+// would load it into the running server (the egress proxy and the decision
+// checks look up names the agent chooses) or a client. In a private mount
+// namespace with both planted (overlays on /etc and the C library's
+// directory), the cgo-built client looks a name up and loads nothing.
+// Control: glibc's getent, in the same namespace, loads the module.
+func TestNoPlantedNSSModuleLoads(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("the overlays need root")
+	}
+	for _, tool := range []string{"gcc", "unshare", "mount", "getent", "ldd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the NSS test needs %s: %v", tool, err)
+		}
+	}
+	tool := filepath.Join(cgoBuild(t), "turnstile")
+	// The C library's directory, where NSS looks its modules up: ldd of
+	// the dynamically linked binary names it.
+	ldd, err := exec.Command("ldd", tool).Output()
+	libdir := ""
+	for _, l := range strings.Split(string(ldd), "\n") {
+		if _, p, ok := strings.Cut(l, "=> "); ok && strings.Contains(p, "/libc.so.6 ") {
+			libdir = filepath.Dir(strings.Fields(p)[0])
+		}
+	}
+	if err != nil || libdir == "" {
+		t.Fatalf("the C library's directory: %v\n%s", err, ldd)
+	}
+	dir := t.TempDir()
+	src, mod := filepath.Join(dir, "nss.c"), filepath.Join(dir, "libnss_evil.so.2")
+	os.WriteFile(src, []byte(`#include <unistd.h>
+__attribute__((constructor)) static void hit(void) { dprintf(2, "EVIL-NSS loaded\n"); }
+`), 0o644)
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", mod, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	script := `set -e
+mount -t tmpfs t "$0"; mkdir "$0/u" "$0/w" "$0/lu" "$0/lw"
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0/u,workdir=$0/w" /etc
+mount -t overlay overlay -o "lowerdir=$1,upperdir=$0/lu,workdir=$0/lw" "$1"
+cp "$2" "$1/"
+echo "hosts: evil files dns" > /etc/nsswitch.conf
+echo "== getent"; getent hosts nosuchhost.invalid 2>&1 || :
+echo "== turnstile"; TURNSTILE_TOKEN=0123456789abcdef0123 "$3" replay t1 --server http://nosuchhost.invalid:1 2>&1 || :
+`
+	ov := filepath.Join(dir, "ov")
+	os.Mkdir(ov, 0o755)
+	b, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, ov, libdir, mod, tool).CombinedOutput()
+	got := string(b)
+	ctl, mine, _ := strings.Cut(got, "== turnstile")
+	if err != nil || !strings.Contains(ctl, "EVIL-NSS loaded") {
+		t.Fatalf("control: getent with the module planted: %v\n%s", err, got)
+	}
+	if strings.Contains(mine, "EVIL-NSS") || !strings.Contains(mine, "nosuchhost.invalid") {
+		t.Fatalf("turnstile with the module planted:\n%s", got)
+	}
 }
