@@ -182,3 +182,32 @@ func TestHelperInWritableRootStaysReadOnly(t *testing.T) {
 		t.Fatalf("control: another file of bin/: %+v %s", r, r.Stderr)
 	}
 }
+
+// TestFullAccessFallbackToDynamicRefused: a lean helper that fails its
+// check (built from other code) is dropped for the running binary during
+// the spawn itself; as root that binary, dynamically linked, is then
+// refused for the full_access command as well (the check runs on every
+// spawn, not once at plan time): nothing ran.
+func TestFullAccessFallbackToDynamicRefused(t *testing.T) {
+	f := requireKernel(t, true)
+	requireRoot(t)
+	if h := selfHelper(""); !h.dynamic {
+		missingPrerequisite(t, "this test binary is statically linked (%s)", h.linkage)
+	}
+	ws := tempWorkspace(t)
+	data, marker := ws+"/data", ws+"/ran"
+	os.Mkdir(data, 0o700)
+	fake := locateHelper(fakeHelper(t, t.TempDir(), ws+"/fake-ran"))
+	if !fake.lean || fake.dynamic {
+		t.Fatalf("the fake helper: %+v", fake)
+	}
+	useHelper(t, fake)
+	_, code, err := runFullAccessScript(f.Kernel, []string{data}, ws, "touch "+marker)
+	r, ok := err.(*Refusal)
+	if !ok || code != ExitSandboxFailure || !strings.Contains(r.Message, "dynamically linked") || exists(marker) {
+		t.Fatalf("exit %d %v ran=%v", code, err, exists(marker))
+	}
+	if !exists(ws + "/fake-ran") {
+		t.Fatal("control: the fake lean helper was not started first")
+	}
+}
