@@ -16,7 +16,7 @@ var Limits = []string{
 	"nested git repositories are found by a walk of each writable root bounded at 6 directories deep and 4096 directories, reused for 2 s: a repository beyond those bounds, created less than 2 s before a command starts, or created by the command itself (git init in a new directory) keeps a writable config and hooks during that command",
 	"hard links that already exist inside a writable root and point outside stay writable (Landlock checks paths, not inodes)",
 	"full_access commands keep the host's network, unix sockets and IPC: a host service that acts for the server's uid on request (for a root server systemd or a container daemon, to which the command's root is the real root; otherwise the user's session bus or agents) can still read the data directory and token for them; run the server as a dedicated user with no such services",
-	"full_access commands see the data directory and token masked, the helper program read-only, /sys, the cgroup filesystems and /proc/sys read-only, nodev on every mount and a /dev of null, zero, full, random, urandom, tty, ptmx and shm only; a hard link to a secret made elsewhere before the server started, a data directory moved while the server was stopped, or a copy of the server's memory on disk (a swap file a root command can read) is not masked, and the server's binary and configuration files stay writable to a root server's command (for the next start); from a server that is not root, setuid programs gain nothing in them",
+	"full_access commands see the data directory and token masked, the helper program read-only, /sys, the cgroup filesystems and /proc/sys read-only, nodev on every mount and a /dev of null, zero, full, random, urandom, tty, ptmx and shm only; a hard link to a secret made elsewhere before the server started, a data directory moved while the server was stopped, or a copy of the server's memory on disk (a swap file a root command can read) is not masked, and the server's binary and configuration files, /etc/ld.so.preload and the system libraries stay writable to a root server's command (for the next start of the server, or of any dynamically linked program run as root: turnstile token); from a server that is not root, setuid programs gain nothing in them",
 	"a unix socket the host binds after the command started (outside /tmp, which the sandbox sees empty), one bound in another network namespace (a container's), or a host socket reached through a hard link made before it started, stays connectable subject to its file permissions: host sockets are masked as /proc/net/unix lists them at spawn (pathname sockets are not confined by Landlock before ABI 9)",
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
@@ -45,6 +45,7 @@ func Doctor(w io.Writer, f Features) {
 		p("                     restricted modes name these degradations (and refuse to spawn with a required backend)")
 	}
 	p("  helper:          %s", HelperDescription())
+	faHelper := FullAccessHelperProblem()
 	p("")
 	p("modes on this machine:")
 	for _, m := range domain.Modes {
@@ -69,6 +70,8 @@ func Doctor(w io.Writer, f Features) {
 		switch {
 		case s.Enforcement.Status == domain.EnforcementUnavailable:
 			p("    commands are refused (sandbox_unavailable): nothing is spawned")
+		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && k.UserNamespaces && faHelper != "":
+			p("    a server's commands are refused (sandbox_failed, 126): %s", faHelper)
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && k.UserNamespaces:
 			p("    a server's commands run in their own user, mount and PID namespaces with its data directory and token masked (and CAP_SYS_ADMIN dropped: the masks cannot be undone); otherwise unconfined (network, host filesystem, inherited environment)")
 		case s.Sandbox.Filesystem.Unrestricted && s.Network.Mode == domain.NetworkEnabled && !k.FullAccessUnisolated:

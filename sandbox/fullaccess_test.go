@@ -86,11 +86,13 @@ func newFAFixture(t *testing.T, uid, gid int) *faFixture {
 	}
 	fx.exe = base + "/sandbox.test"
 	write(fx.exe, string(exe), 0o755)
-	// The helper is the binary that plays the server: this test binary as
-	// root, the copy for the unprivileged user (its own file, writable by
-	// it but for the view).
-	fx.helper = testExe(t)
-	if uid != 0 {
+	// The helper: as root the static lean helper (a root server starts no
+	// dynamically linked helper for full_access: helperstatic.go); for the
+	// unprivileged user the copy of this test binary that plays the server,
+	// re-executed (its own file, writable by it but for the view).
+	if uid == 0 {
+		fx.helper = useStaticHelper(t)
+	} else {
 		fx.helper = fx.exe
 	}
 	// The same filesystem, mounted again: the whole base, the data
@@ -361,6 +363,7 @@ func TestFullAccessRefusedWithoutUserNamespaces(t *testing.T) {
 func TestFullAccessPinsAndFollowsSecrets(t *testing.T) {
 	f := requireKernel(t, true)
 	requireRoot(t)
+	useStaticHelper(t)
 	base := visibleWorkspace(t)
 	marker := fmt.Sprintf("RENAMED-SECRET-%d", os.Getpid())
 	data := base + "/parent/data"
@@ -430,8 +433,11 @@ func TestReadMountinfo(t *testing.T) {
 
 // TestDoctorFullAccess: doctor says what becomes of a server's full_access
 // commands: isolated with user namespaces, refused without them, and, with
-// the operator's opt-out, unisolated with the snapshot's named degradation.
+// the operator's opt-out, unisolated with the snapshot's named degradation;
+// as root, refused when the helper would be dynamically linked (the control
+// is the static helper of the first case).
 func TestDoctorFullAccess(t *testing.T) {
+	useStaticHelper(t)
 	for _, tc := range []struct {
 		k    domain.KernelFeatures
 		want []string
@@ -448,5 +454,24 @@ func TestDoctorFullAccess(t *testing.T) {
 				t.Errorf("%+v: doctor lacks %q:\n%s", tc.k, w, out)
 			}
 		}
+		if strings.Contains(out, "statically linked helper") {
+			t.Errorf("%+v: doctor refuses full_access through the static helper:\n%s", tc.k, out)
+		}
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	if h := useSelfHelper(t); !h.dynamic {
+		t.Skipf("this test binary is statically linked (%s)", h.linkage)
+	}
+	var b bytes.Buffer
+	Doctor(&b, Features{Kernel: domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true}})
+	for _, w := range []string{"full_access        active", "a server's commands are refused (sandbox_failed, 126)", "dynamically linked", "./cmd/turnstile-sandbox"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("dynamic helper as root: doctor lacks %q:\n%s", w, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "with its data directory and token masked") {
+		t.Errorf("dynamic helper as root: doctor claims the masks:\n%s", b.String())
 	}
 }

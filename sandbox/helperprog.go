@@ -66,6 +66,10 @@ type helperProg struct {
 	note string
 	// fd is the pinned descriptor of the lean helper, or -1.
 	fd int
+	// dynamic is true unless the program is a static ELF executable (no
+	// interpreter), and linkage says how it is linked (helperstatic.go).
+	dynamic bool
+	linkage string
 }
 
 var (
@@ -137,9 +141,9 @@ func settleHelperLocked(got string, err error) {
 func HelperDescription() string {
 	h := currentHelper()
 	if h.lean {
-		return "lean helper " + h.file + " (same sandbox and domain code, owned by root or this user, not writable by group or others)"
+		return "lean helper " + h.file + " (same sandbox and domain code, owned by root or this user, not writable by group or others, " + h.linkage + ")"
 	}
-	return "this binary re-executed (" + h.file + "): " + h.note
+	return "this binary re-executed (" + h.file + "): " + h.note + "; it is " + h.linkage
 }
 
 // siblingHelperPath is HelperProgram in the directory of the running
@@ -161,7 +165,8 @@ func selfHelper(note string) *helperProg {
 	if err != nil {
 		file = selfExe
 	}
-	return &helperProg{path: selfExe, argv0: os.Args[0], file: file, verified: true, note: note, fd: -1}
+	dynamic, linkage := fileLinkage(selfExe)
+	return &helperProg{path: selfExe, argv0: os.Args[0], file: file, verified: true, note: note, fd: -1, dynamic: dynamic, linkage: linkage}
 }
 
 // locateHelper opens candidate without following a symlink, checks that it
@@ -191,7 +196,9 @@ func locateHelper(candidate string) *helperProg {
 	if err != nil {
 		return selfHelper(fmt.Sprintf("%s cannot be pinned: %v", candidate, err))
 	}
-	return &helperProg{path: "/proc/self/fd/" + strconv.Itoa(pinned), argv0: HelperProgram, file: candidate, lean: true, fd: pinned}
+	path := "/proc/self/fd/" + strconv.Itoa(pinned)
+	dynamic, linkage := fileLinkage(path) // the pinned file: what runs
+	return &helperProg{path: path, argv0: HelperProgram, file: candidate, lean: true, fd: pinned, dynamic: dynamic, linkage: linkage}
 }
 
 // helperFileProblem says what is wrong with the opened helper file, or "".

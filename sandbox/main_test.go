@@ -19,7 +19,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == testDegradedArg {
 		os.Exit(runDegraded(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if staticHelperBuild.dir != "" {
+		os.RemoveAll(staticHelperBuild.dir)
+	}
+	os.Exit(code)
 }
 
 var (

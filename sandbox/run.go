@@ -334,6 +334,16 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			// retries through the running binary: verify it first.
 			prog = *currentHelper()
 		}
+		if spec.FullAccess {
+			// Checked on every spawn: the helper may have fallen back to
+			// the running binary since the plan (helperstatic.go).
+			if why := fullAccessHelperProblem(prog); why != "" {
+				return nil, &prepareError{errors.New("nothing was run: " + why)}
+			}
+		}
+		if spec.RestrictFilesystem {
+			spec.Entries = withOwnPrograms(spec.Entries, prog)
+		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
 		specR, w, err := pipe()
 		if err != nil {

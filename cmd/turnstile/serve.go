@@ -209,6 +209,11 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		log.Warn("full_access commands run unisolated (--full-access-unisolated, no user namespaces): they can read the data directory and token")
 	}
 	log.Info("kernel probe", "landlock_abi", features.Kernel.LandlockABI, "seccomp", features.Kernel.Seccomp, "user_namespaces", features.Kernel.UserNamespaces)
+	if features.Kernel.UserNamespaces {
+		if why := sandbox.FullAccessHelperProblem(); why != "" {
+			log.Warn("full_access commands will be refused", "why", why)
+		}
+	}
 	store, storeDesc, err := openStore(f)
 	if err != nil {
 		return err

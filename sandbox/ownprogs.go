@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"turnstile/domain"
+)
+
+// withOwnPrograms returns entries plus a protected, read-only entry for each
+// program this process starts with root's (or its own) privileges before any
+// enforcement — the helper file prog was pinned from, and this process's own
+// binary — that lies inside one of the entries' writable roots. The README
+// builds both into bin/ of the clone, which is often a turn's workspace; as
+// root a restricted command's uid owns the root owner's files there through
+// the idmapped mount. Without the entry such a command could rewrite the
+// pinned helper in place, and the next spawn would run its code before any
+// mask, Landlock rule or capability drop. (The server's binary cannot be
+// written while it runs, but could be replaced for its next start.) entries
+// is not modified.
+func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain.FilesystemEntry {
+	var progs []string
+	if prog.lean {
+		progs = append(progs, prog.file)
+	}
+	if exe, err := os.Executable(); err == nil {
+		progs = append(progs, exe)
+	}
+	out := entries
+	for _, p := range progs {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || !insideWritable(entries, real) || slices.ContainsFunc(out, func(e domain.FilesystemEntry) bool {
+			return e.Kind == domain.PathProtected && e.ResolvedPath == real
+		}) {
+			continue
+		}
+		if len(out) == len(entries) {
+			out = slices.Clone(entries)
+		}
+		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: real, ResolvedPath: real,
+			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem})
+	}
+	return out
+}
+
+// insideWritable reports whether p lies inside a writable root of entries.
+func insideWritable(entries []domain.FilesystemEntry, p string) bool {
+	for _, e := range entries {
+		if e.Access != domain.AccessWrite || e.Kind == domain.PathDevice || e.Kind == domain.PathProtected {
+			continue
+		}
+		root := e.ResolvedPath
+		if root == "" {
+			root = e.Path
+		}
+		if domain.PathWithin(p, root) {
+			return true
+		}
+	}
+	return false
+}
