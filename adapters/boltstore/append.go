@@ -197,7 +197,7 @@ func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
 		s.commits.Add(1)
 		s.appends.Add(w.appends)
 		s.events.Add(w.events)
-		s.published(w.last)
+		s.feed.Publish(w.last)
 	}
 	for i, r := range reqs {
 		r.done <- resps[i]

@@ -46,6 +46,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -132,21 +133,13 @@ type Store struct {
 	reqs chan *appendReq
 	// writerDone is closed when the writer has answered every queued append.
 	writerDone chan struct{}
-	// closing is closed by Close; it wakes waiting subscriptions.
-	closing chan struct{}
-
-	// committed is the last position of the last committed transaction.
-	// The writer stores it before closing wake.
-	committed atomic.Uint64
-	// wakeMu guards wake.
-	wakeMu sync.Mutex
-	// wake is closed and replaced after every commit that wrote events.
-	wake chan struct{}
+	// feed holds the last position of the last committed transaction and
+	// wakes the subscriptions (the writer publishes to it); Close closes
+	// it.
+	feed *storekit.Feed
 
 	// Counters for Stats, updated by the writer.
 	commits, appends, events atomic.Uint64
-	// waiting counts Recv calls blocked until the next commit.
-	waiting atomic.Int64
 }
 
 // Stats are counters of a Store since Open.
@@ -170,7 +163,7 @@ func (s *Store) Stats() Stats {
 		Commits:            s.commits.Load(),
 		Appends:            s.appends.Load(),
 		Events:             s.events.Load(),
-		WaitingSubscribers: s.waiting.Load(),
+		WaitingSubscribers: s.feed.Waiting(),
 	}
 }
 
@@ -226,10 +219,8 @@ func Open(path string, opts Options) (*Store, error) {
 		maxBatch:   opts.MaxBatch,
 		reqs:       make(chan *appendReq, opts.MaxBatch),
 		writerDone: make(chan struct{}),
-		closing:    make(chan struct{}),
-		wake:       make(chan struct{}),
+		feed:       storekit.NewFeed(last),
 	}
-	s.committed.Store(last)
 	go s.writer()
 	return s, nil
 }
@@ -278,7 +269,7 @@ func syncDir(dir string) error {
 
 // LastPosition returns the position of the last committed event (0 when
 // the log is empty); positions have no gaps, so it is the event count.
-func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+func (s *Store) LastPosition() uint64 { return s.feed.Committed() }
 
 // Path returns the file the store was opened on.
 func (s *Store) Path() string { return s.path }
@@ -307,7 +298,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.reqs)
-	close(s.closing)
+	s.feed.Close()
 	s.mu.Unlock()
 
 	<-s.writerDone
@@ -315,20 +306,4 @@ func (s *Store) Close() error {
 		return fmt.Errorf("boltstore: close %s: %w", s.path, err)
 	}
 	return nil
-}
-
-// watch returns a channel that is closed by the next commit that writes.
-func (s *Store) watch() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wake
-}
-
-// published records last as committed and wakes the subscriptions.
-func (s *Store) published(last uint64) {
-	s.committed.Store(last)
-	s.wakeMu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.wakeMu.Unlock()
 }

@@ -53,6 +53,7 @@ import (
 	"syscall"
 	"time"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -173,20 +174,13 @@ type Store struct {
 	reqs chan *appendReq
 	// writerDone is closed when the writer has answered every queued append.
 	writerDone chan struct{}
-	// closing is closed by Close; it wakes waiting subscriptions.
-	closing chan struct{}
-
-	// committed is the last position of the last committed frame.
-	committed atomic.Uint64
-	// wakeMu guards wake.
-	wakeMu sync.Mutex
-	// wake is closed and replaced after every commit that wrote events.
-	wake chan struct{}
+	// feed holds the last position of the last committed frame and
+	// wakes the subscriptions (the writer publishes to it); Close closes
+	// it.
+	feed *storekit.Feed
 
 	// Counters for Stats, updated by the writer.
 	commits, appends, events atomic.Uint64
-	// waiting counts Recv calls blocked until the next commit.
-	waiting atomic.Int64
 }
 
 // streamIndex is one stream's positions by revision.
@@ -214,7 +208,7 @@ func (s *Store) Stats() Stats {
 		Commits:            s.commits.Load(),
 		Appends:            s.appends.Load(),
 		Events:             s.events.Load(),
-		WaitingSubscribers: s.waiting.Load(),
+		WaitingSubscribers: s.feed.Waiting(),
 	}
 }
 
@@ -245,8 +239,6 @@ func Open(dir string, opts Options) (*Store, error) {
 		streams:    map[string]*streamIndex{},
 		reqs:       make(chan *appendReq, opts.MaxBatch),
 		writerDone: make(chan struct{}),
-		closing:    make(chan struct{}),
-		wake:       make(chan struct{}),
 
 		checkpointDue:    make(chan struct{}, 1),
 		checkpointerDone: make(chan struct{}),
@@ -255,7 +247,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.closeFiles()
 		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
 	}
-	s.committed.Store(uint64(len(s.offs)))
+	s.feed = storekit.NewFeed(uint64(len(s.offs)))
 	go s.writer()
 	go s.checkpointer()
 	return s, nil
@@ -299,7 +291,7 @@ func syncDir(dir string) error {
 
 // LastPosition returns the position of the last committed event (0 when
 // the log is empty); positions have no gaps, so it is the event count.
-func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+func (s *Store) LastPosition() uint64 { return s.feed.Committed() }
 
 // Dir returns the directory the store was opened on.
 func (s *Store) Dir() string { return s.dir }
@@ -339,10 +331,10 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.reqs)
-	close(s.closing)
+	s.feed.Close()
 	<-s.writerDone
 	<-s.checkpointerDone
-	if s.failure() == nil && s.committed.Load() > s.checkpointed.Load() {
+	if s.failure() == nil && s.feed.Committed() > s.checkpointed.Load() {
 		// The next Open reads this instead of scanning the log.
 		if err := s.writeCheckpoint(); err != nil {
 			s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
@@ -363,20 +355,4 @@ func (s *Store) closeFiles() error {
 	}
 	errs = append(errs, s.lock.Close())
 	return errors.Join(errs...)
-}
-
-// watch returns a channel that is closed by the next commit that writes.
-func (s *Store) watch() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wake
-}
-
-// published records last as committed and wakes the subscriptions.
-func (s *Store) published(last uint64) {
-	s.committed.Store(last)
-	s.wakeMu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.wakeMu.Unlock()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -314,7 +315,7 @@ func TestSubscriptionScansPastOtherStreams(t *testing.T) {
 	ctx := testCtx(t)
 	mustAppend(t, s, "turn-1", eventstore.NoStream(), newEvents(1))
 	for i := range 3 {
-		mustAppend(t, s, fmt.Sprintf("other-%d", i), eventstore.NoStream(), newEvents(subScanLimit))
+		mustAppend(t, s, fmt.Sprintf("other-%d", i), eventstore.NoStream(), newEvents(storekit.SubscriptionScanLimit))
 	}
 	mustAppend(t, s, "turn-1", eventstore.Exactly(0), newEvents(1))
 	sub, err := s.Subscribe(ctx, eventstore.Start, "turn-")
