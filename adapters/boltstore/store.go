@@ -142,19 +142,8 @@ type Store struct {
 	commits, appends, events atomic.Uint64
 }
 
-// Stats are counters of a Store since Open.
-type Stats struct {
-	// Commits is the number of write transactions committed (each one
-	// fsynced).
-	Commits uint64
-	// Appends is the number of appends that wrote events.
-	Appends uint64
-	// Events is the number of events written.
-	Events uint64
-	// WaitingSubscribers is the number of subscriptions currently waiting
-	// for a commit.
-	WaitingSubscribers int64
-}
+// Stats are counters of a Store since Open (see storekit.Stats).
+type Stats = storekit.Stats
 
 // Stats returns the store's counters. Appends/Commits is the mean group
 // commit size.
