@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -344,7 +345,7 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 		if pos, err = w.log.NextSequence(); err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		patchRecord(rec, rev, w.created)
+		storekit.PatchRecord(rec, rev, w.created)
 		if err := w.log.Put(u64(pos), rec); err != nil {
 			return eventstore.AppendResult{}, err
 		}

@@ -66,7 +66,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			if rec == nil {
 				return fmt.Errorf("%w: %s revision %d: position %d missing", ErrCorrupt, stream, binary.BigEndian.Uint64(k[9:]), pos)
 			}
-			ev, err := decodeRecord(pos, rec)
+			ev, err := records.Decode(pos, rec)
 			if err != nil {
 				return err
 			}
@@ -119,7 +119,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 			examined++
 			pos := binary.BigEndian.Uint64(k)
 			if len(pre) > 0 {
-				stream, err := recordStream(v)
+				stream, err := records.Stream(v)
 				if err != nil {
 					return fmt.Errorf("position %d: %w", pos, err)
 				}
@@ -131,7 +131,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 					continue
 				}
 			}
-			ev, err := decodeRecord(pos, v)
+			ev, err := records.Decode(pos, v)
 			if err != nil {
 				return err
 			}

@@ -157,7 +157,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			}
 			var err error
 			buf, err = readLocs(ctx, locs, buf, func(l loc, rec []byte) error {
-				ev, err := decodeRecord(l.pos, rec)
+				ev, err := records.Decode(l.pos, rec)
 				out = append(out, ev)
 				return err
 			})
@@ -226,7 +226,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 				}
 				examined++
 				if len(pre) > 0 {
-					stream, err := recordStream(rec)
+					stream, err := records.Stream(rec)
 					if err != nil {
 						return fmt.Errorf("position %d: %w", l.pos, err)
 					}
@@ -236,7 +236,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 						return nil
 					}
 				}
-				ev, err := decodeRecord(l.pos, rec)
+				ev, err := records.Decode(l.pos, rec)
 				if err != nil {
 					return err
 				}
