@@ -15,12 +15,6 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// Limits on input, refused with ErrInvalid.
-const (
-	maxStreamName = 1024
-	maxEventType  = 1024
-)
-
 // appendReq is one Append waiting for the writer.
 type appendReq struct {
 	ctx      context.Context
@@ -77,16 +71,8 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
-	if err := expected.Check(); err != nil {
+	if err := storekit.CheckAppend(ErrInvalid, stream, expected, len(events)); err != nil {
 		return nil, err
-	}
-	switch {
-	case stream == "":
-		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)
-	case len(stream) > maxStreamName:
-		return nil, fmt.Errorf("%w: stream name longer than %d bytes", ErrInvalid, maxStreamName)
-	case len(events) == 0:
-		return nil, fmt.Errorf("%w: no events for %s", ErrInvalid, stream)
 	}
 	req := &appendReq{
 		ctx:      ctx,
@@ -97,13 +83,8 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 		done:     make(chan appendResp, 1),
 	}
 	for i, ev := range events {
-		switch {
-		case ev.ID == uuid.Nil:
-			return nil, fmt.Errorf("%w: event %d for %s has no id", ErrInvalid, i, stream)
-		case ev.Type == "":
-			return nil, fmt.Errorf("%w: event %d for %s has no type", ErrInvalid, i, stream)
-		case len(ev.Type) > maxEventType:
-			return nil, fmt.Errorf("%w: event %d for %s has a type longer than %d bytes", ErrInvalid, i, stream, maxEventType)
+		if err := storekit.CheckEvent(ErrInvalid, stream, i, ev); err != nil {
+			return nil, err
 		}
 		req.ids[i] = ev.ID
 		req.records[i] = encodeRecord(stream, ev)

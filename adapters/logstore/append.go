@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
-// Limits on input, refused with ErrInvalid.
+// Limits on input beyond storekit's (MaxStreamName, MaxEventType), refused
+// with ErrInvalid.
 const (
-	maxStreamName = 1024
-	maxEventType  = 1024
 	// maxAppendBytes bounds one append's encoded records (a frame's body
 	// length is 32 bits).
 	maxAppendBytes = 256 << 20
@@ -94,16 +94,8 @@ func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
-	if err := expected.Check(); err != nil {
+	if err := storekit.CheckAppend(ErrInvalid, stream, expected, len(events)); err != nil {
 		return nil, err
-	}
-	switch {
-	case stream == "":
-		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)
-	case len(stream) > maxStreamName:
-		return nil, fmt.Errorf("%w: stream name longer than %d bytes", ErrInvalid, maxStreamName)
-	case len(events) == 0:
-		return nil, fmt.Errorf("%w: no events for %s", ErrInvalid, stream)
 	}
 	req := &appendReq{
 		ctx:      ctx,
@@ -114,14 +106,10 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 		done:     make(chan appendResp, 1),
 	}
 	for i, ev := range events {
-		switch {
-		case ev.ID == uuid.Nil:
-			return nil, fmt.Errorf("%w: event %d for %s has no id", ErrInvalid, i, stream)
-		case ev.Type == "":
-			return nil, fmt.Errorf("%w: event %d for %s has no type", ErrInvalid, i, stream)
-		case len(ev.Type) > maxEventType:
-			return nil, fmt.Errorf("%w: event %d for %s has a type longer than %d bytes", ErrInvalid, i, stream, maxEventType)
-		case len(ev.Data)+len(ev.Metadata) > maxAppendBytes:
+		if err := storekit.CheckEvent(ErrInvalid, stream, i, ev); err != nil {
+			return nil, err
+		}
+		if len(ev.Data)+len(ev.Metadata) > maxAppendBytes {
 			return nil, fmt.Errorf("%w: event %d for %s is larger than %d bytes", ErrInvalid, i, stream, maxAppendBytes)
 		}
 		req.ids[i] = ev.ID

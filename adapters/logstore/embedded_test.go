@@ -17,10 +17,9 @@ var kind = embeddedtest.Kind{
 	OpenShortLock: func(path string) (embeddedtest.Store, error) {
 		return embeddedtest.Opened(Open(path, Options{LockTimeout: 50 * time.Millisecond}))
 	},
-	CommitBatch:   commitBatch,
-	ErrInvalid:    ErrInvalid,
-	ErrLocked:     ErrLocked,
-	MaxStreamName: maxStreamName,
+	CommitBatch: commitBatch,
+	ErrInvalid:  ErrInvalid,
+	ErrLocked:   ErrLocked,
 }
 
 // commitBatch hands batch to the writer's commitBatch as one frame.

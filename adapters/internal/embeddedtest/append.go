@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -160,7 +161,7 @@ func testInvalidInput(t *testing.T, k Kind) {
 		evs    []eventstore.EventData
 	}{
 		"empty stream name": {"", NewEvents(1)},
-		"long stream name":  {string(make([]byte, k.MaxStreamName+1)), NewEvents(1)},
+		"long stream name":  {string(make([]byte, storekit.MaxStreamName+1)), NewEvents(1)},
 		"no events":         {"s", nil},
 		"no type":           {"s", noType},
 	} {

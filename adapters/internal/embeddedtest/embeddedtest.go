@@ -60,8 +60,6 @@ type Kind struct {
 	CommitBatch func(ctx context.Context, s Store, batch []Append) ([]Result, error)
 	// ErrInvalid and ErrLocked are the store's sentinels.
 	ErrInvalid, ErrLocked error
-	// MaxStreamName is the longest stream name the store accepts.
-	MaxStreamName int
 }
 
 // Run runs every test of the suite as a subtest of t.
