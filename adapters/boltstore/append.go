@@ -47,20 +47,8 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := s.gate.Do(ctx, func() error { return storekit.Send(ctx, s.reqs, req) }); err != nil {
 		return eventstore.AppendResult{}, err
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, eventstore.ErrClosed
-	}
-	select {
-	case s.reqs <- req:
-		s.mu.RUnlock()
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, ctx.Err()
 	}
 	select {
 	case r := <-req.done:

@@ -19,15 +19,7 @@ const ctxCheckEvery = 1024
 // view runs fn in a read transaction unless the store is closed. The read
 // lock keeps Close from closing the file under fn.
 func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	return s.db.View(fn)
+	return s.gate.Do(ctx, func() error { return s.db.View(fn) })
 }
 
 // ReadStream returns up to max events of stream with revision >= from, in

@@ -39,7 +39,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,12 +120,9 @@ type Store struct {
 	path     string
 	maxBatch int
 
-	// mu orders Close against every other operation: Append holds the read
-	// lock while it queues its request, reads hold it for their
-	// transaction, and Close takes the write lock to set closed.
-	mu sync.RWMutex
-	// closed is guarded by mu.
-	closed bool
+	// gate orders Close against every other operation: Append holds it
+	// while it queues its request, reads for their transaction.
+	gate storekit.Gate
 
 	// reqs carries appends to the writer; Close closes it (under mu, so no
 	// send can race the close).
@@ -265,31 +261,19 @@ func (s *Store) Path() string { return s.path }
 
 // Ping reports whether the store is open.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	return nil
+	return s.gate.Do(ctx, func() error { return nil })
 }
 
 // Close waits for appends already queued to be committed and answered,
 // ends every subscription (Recv returns ErrClosed) and closes the file.
 // Later calls, including Close, return ErrClosed.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return eventstore.ErrClosed
+	if err := s.gate.Close(func() {
+		close(s.reqs)
+		s.feed.Close()
+	}); err != nil {
+		return err
 	}
-	s.closed = true
-	close(s.reqs)
-	s.feed.Close()
-	s.mu.Unlock()
-
 	<-s.writerDone
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("boltstore: close %s: %w", s.path, err)

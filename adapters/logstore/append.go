@@ -74,23 +74,12 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 
 // enqueue hands req to the writer.
 func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	if err := s.failure(); err != nil {
-		return err
-	}
-	select {
-	case s.reqs <- req:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return s.gate.Do(ctx, func() error {
+		if err := s.failure(); err != nil {
+			return err
+		}
+		return storekit.Send(ctx, s.reqs, req)
+	})
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {

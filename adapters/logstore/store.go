@@ -135,12 +135,9 @@ type Store struct {
 	opts Options
 	lock *os.File
 
-	// mu orders Close against every other operation: Append holds the read
-	// lock while it queues its request, reads hold it while they use the
-	// files, and Close takes the write lock to set closed.
-	mu sync.RWMutex
-	// closed is guarded by mu.
-	closed bool
+	// gate orders Close against every other operation: Append holds it
+	// while it queues its request, reads while they use the files.
+	gate storekit.Gate
 
 	// imu guards the index and segs. The writer is their only mutator; it
 	// reads them without imu and takes the write lock to change them.
@@ -288,18 +285,7 @@ func (s *Store) Dir() string { return s.dir }
 
 // Ping reports whether the store is open and able to take appends.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	if err := s.failure(); err != nil {
-		return err
-	}
-	return nil
+	return s.gate.Do(ctx, s.failure)
 }
 
 // failure returns the error every append gets after a failed fdatasync.
@@ -314,24 +300,22 @@ func (s *Store) failure() error {
 // ends every subscription (Recv returns ErrClosed) and closes the files.
 // Later calls, including Close, return ErrClosed.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return eventstore.ErrClosed
-	}
-	s.closed = true
-	close(s.reqs)
-	s.feed.Close()
-	<-s.writerDone
-	<-s.checkpointerDone
-	if s.failure() == nil && s.feed.Committed() > s.checkpointed.Load() {
-		// The next Open reads this instead of scanning the log.
-		if err := s.writeCheckpoint(); err != nil {
-			s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
+	var err error
+	if cerr := s.gate.Close(func() {
+		close(s.reqs)
+		s.feed.Close()
+		<-s.writerDone
+		<-s.checkpointerDone
+		if s.failure() == nil && s.feed.Committed() > s.checkpointed.Load() {
+			// The next Open reads this instead of scanning the log.
+			if err := s.writeCheckpoint(); err != nil {
+				s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
+			}
 		}
+		err = s.closeFiles()
+	}); cerr != nil {
+		return cerr
 	}
-	err := s.closeFiles()
-	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("logstore: close %s: %w", s.dir, err)
 	}
