@@ -84,28 +84,7 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 // closes reqs and every queued request has been answered.
 func (s *Store) writer() {
 	defer close(s.writerDone)
-	batch := make([]*appendReq, 0, s.maxBatch)
-	for {
-		req, ok := <-s.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], req)
-	fold:
-		for len(batch) < s.maxBatch {
-			select {
-			case req, ok := <-s.reqs:
-				if !ok {
-					break fold
-				}
-				batch = append(batch, req)
-			default:
-				break fold
-			}
-		}
-		s.commitBatch(batch)
-		clear(batch)
-	}
+	storekit.Fold(s.reqs, s.maxBatch, nil, 0, s.commitBatch)
 }
 
 // commitBatch applies batch in one transaction and answers every request.

@@ -115,31 +115,9 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 // closes reqs and every queued request has been answered.
 func (s *Store) writer() {
 	defer close(s.writerDone)
-	batch := make([]*appendReq, 0, s.opts.MaxBatch)
 	var f frame
-	for {
-		req, ok := <-s.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], req)
-		size := req.size
-	fold:
-		for len(batch) < s.opts.MaxBatch && size < maxFrameBytes {
-			select {
-			case req, ok := <-s.reqs:
-				if !ok {
-					break fold
-				}
-				batch = append(batch, req)
-				size += req.size
-			default:
-				break fold
-			}
-		}
-		s.commitBatch(batch, &f)
-		clear(batch)
-	}
+	storekit.Fold(s.reqs, s.opts.MaxBatch, func(r *appendReq) int { return r.size }, maxFrameBytes,
+		func(batch []*appendReq) { s.commitBatch(batch, &f) })
 }
 
 // commitBatch applies batch as one frame and answers every request.
