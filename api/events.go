@@ -193,13 +193,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := s.streamable(w, r)
 	if !ok {
-		writeError(w, errorf(http.StatusInternalServerError, "internal", nil, "streaming unsupported"))
-		return
-	}
-	if err := s.cfg.Store.Ping(r.Context()); err != nil {
-		writeError(w, err)
 		return
 	}
 	s.metrics.sse.Add(1)
@@ -248,4 +243,20 @@ func (s *Server) beyondLog(ctx context.Context, from eventstore.Position) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ProjectionWait)
 	defer cancel()
 	return s.cfg.Projector.WaitFor(ctx, from) != nil
+}
+
+// streamable returns w's Flusher when w can stream and the store answers;
+// otherwise it has written the error (500, or the store's) and returns
+// false.
+func (s *Server) streamable(w http.ResponseWriter, r *http.Request) (http.Flusher, bool) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, errorf(http.StatusInternalServerError, "internal", nil, "streaming unsupported"))
+		return nil, false
+	}
+	if err := s.cfg.Store.Ping(r.Context()); err != nil {
+		writeError(w, err)
+		return nil, false
+	}
+	return flusher, true
 }

@@ -85,13 +85,8 @@ type chainWalk struct {
 // domain types (but a turn's first event, for a workspace-scoped
 // credential's scope). Progress lines are streamed while it runs.
 func (s *Server) verifyAll(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := s.streamable(w, r)
 	if !ok {
-		writeError(w, errorf(http.StatusInternalServerError, "internal", nil, "streaming unsupported"))
-		return
-	}
-	if err := s.cfg.Store.Ping(r.Context()); err != nil {
-		writeError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")

@@ -10,25 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"turnstile/adapters/boltstore"
 	"turnstile/api"
-	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
-	"turnstile/domain/turn"
+	"turnstile/internal/turngen"
 	"turnstile/projections"
 )
 
 // BenchmarkVerifyAll times GET /v1/audit/verify (the server side of
 // `turnstile audit verify --all`) over a store of TURNSTILE_BENCH_EVENTS
 // events (default 200,000), built once in TURNSTILE_BENCH_STORE (a file
-// kept between runs) or a temp dir: turns of a start, 14 decisions (every
-// seventh asks and is answered) and an end, written by the engine from 64
-// goroutines.
+// kept between runs) or a temp dir: internal/turngen's turns, written by
+// the engine from 64 goroutines.
 func BenchmarkVerifyAll(b *testing.B) {
 	events := 200_000
 	if v := os.Getenv("TURNSTILE_BENCH_EVENTS"); v != "" {
@@ -100,58 +96,12 @@ func fillStore(st *boltstore.Store, events int) error {
 	if have >= events {
 		return nil
 	}
-	eng := engine.New(st, engine.Config{})
 	run := strconv.Itoa(have)
-	var next, written atomic.Int64
-	written.Store(int64(have))
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	for range 64 {
-		wg.Go(func() {
-			for written.Load() < int64(events) {
-				id := fmt.Sprintf("fill-%s-%d", run, next.Add(1))
-				n, err := fillOne(ctx, eng, id)
-				if err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				written.Add(int64(n))
-			}
-		})
-	}
-	wg.Wait()
-	if err, ok := firstErr.Load().(error); ok {
-		return err
-	}
-	return nil
-}
-
-// fillOne writes one turn and returns how many events it appended.
-func fillOne(ctx context.Context, eng *engine.Engine, id string) (int, error) {
-	res, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws-" + id[len(id)-1:],
-		Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: "/work/repo"}})
-	if err != nil {
-		return 0, err
-	}
-	n := len(res.Events)
-	for c := range 14 {
-		inv := domain.Invocation{ToolName: "task_list"}
-		if c%7 == 6 {
-			inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["go","test","./pkg%d/..."]}`, c))}
-		}
-		res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c), Invocation: inv})
-		if err != nil {
-			return n, err
-		}
-		n += len(res.Events)
-		if res.Approval != nil {
-			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
-			if err != nil {
-				return n, err
-			}
-			n += len(r.Events)
-		}
-	}
-	res, err = eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-	return n + len(res.Events), err
+	fill := turngen.Fill{Turns: (events - have + turngen.EventsPerTurn - 1) / turngen.EventsPerTurn, Workers: 64,
+		Turn: func(i int) turngen.Turn {
+			id := fmt.Sprintf("fill-%s-%d", run, i)
+			return turngen.Turn{ID: id, WorkspaceID: "ws-" + id[len(id)-1:], Root: "/work/repo"}
+		}}
+	_, err := fill.Run(ctx, engine.New(st, engine.Config{}))
+	return err
 }

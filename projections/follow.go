@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/internal/follow"
 )
 
 // replayPage is how many events a replay reads at a time.
@@ -101,7 +101,7 @@ func isTurnStream(s string) bool {
 // While the store is unavailable the rebuild is retried with a backoff, so a
 // server can start before its store is reachable.
 func (p *Projector) Follow(ctx context.Context, store eventstore.Store, ready func()) error {
-	backoff := 50 * time.Millisecond
+	var b follow.Backoff
 	for {
 		err := p.Rebuild(ctx, store)
 		if err == nil {
@@ -113,40 +113,15 @@ func (p *Projector) Follow(ctx context.Context, store eventstore.Store, ready fu
 		if !errors.Is(err, eventstore.ErrUnavailable) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
+		if err := b.Wait(ctx); err != nil {
+			return err
 		}
-		backoff = min(backoff*2, 5*time.Second)
 	}
 	if ready != nil {
 		ready()
 	}
-	backoff = 50 * time.Millisecond
-	for {
-		err := p.follow(ctx, store)
-		var fatal *fatalError
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, eventstore.ErrClosed):
-			return err
-		case errors.As(err, &fatal):
-			return fatal.err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
+	return follow.Loop(ctx, func() error { return p.follow(ctx, store) }, nil)
 }
-
-type fatalError struct{ err error }
-
-func (f *fatalError) Error() string { return f.err.Error() }
 
 func (p *Projector) follow(ctx context.Context, store eventstore.Store) error {
 	sub, err := store.Subscribe(ctx, p.Position(), turn.StreamPrefix)
@@ -164,10 +139,10 @@ func (p *Projector) follow(ctx context.Context, store eventstore.Store) error {
 		}
 		ev, err := eventcodec.DecodeUnhashed(m.Event)
 		if err != nil {
-			return &fatalError{fmt.Errorf("projections: %w", err)}
+			return follow.Fatal(fmt.Errorf("projections: %w", err))
 		}
 		if err := p.Apply(&ev); err != nil {
-			return &fatalError{err}
+			return follow.Fatal(err)
 		}
 	}
 }

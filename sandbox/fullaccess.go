@@ -91,15 +91,9 @@ func runFullAccess(msg *helperMessage) error {
 	if err != nil {
 		return err
 	}
-	if err := unix.Chdir(cwd); err != nil {
-		return fmt.Errorf("chdir %s: %w", cwd, err)
-	}
 	// The held secrets' descriptors (and anything else) close on exec.
-	if err := unix.CloseRange(helperStatusFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fmt.Errorf("close_range: %w", err)
-	}
-	for _, fd := range []int{helperSpecFD, helperStatusFD} {
-		unix.CloseOnExec(fd)
+	if err := chdirCloseOnExec(cwd); err != nil {
+		return err
 	}
 	if unix.Geteuid() == 0 {
 		err = dropSysAdmin()

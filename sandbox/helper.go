@@ -155,14 +155,8 @@ func runHelper() error {
 	} else if sp.RestrictNetwork && sp.LandlockABI < 4 {
 		return errors.New("the network must be restricted but neither seccomp nor Landlock TCP rules are available")
 	}
-	if err := unix.Chdir(cwd); err != nil {
-		return fmt.Errorf("chdir %s: %w", cwd, err)
-	}
-	if err := unix.CloseRange(helperStatusFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fmt.Errorf("close_range: %w", err)
-	}
-	for _, fd := range []int{helperSpecFD, helperStatusFD} {
-		unix.CloseOnExec(fd)
+	if err := chdirCloseOnExec(cwd); err != nil {
+		return err
 	}
 	if err := dropPrivileges(sp.UID, sp.GID); err != nil {
 		return err
@@ -266,4 +260,20 @@ func lookPath(name, pathEnv, cwd string) (string, error) {
 		}
 	}
 	return "", &notFoundError{name: name}
+}
+
+// chdirCloseOnExec, the helper's last steps before exec, changes to cwd and
+// marks every descriptor close-on-exec: the spec and status descriptors and
+// all above them.
+func chdirCloseOnExec(cwd string) error {
+	if err := unix.Chdir(cwd); err != nil {
+		return fmt.Errorf("chdir %s: %w", cwd, err)
+	}
+	if err := unix.CloseRange(helperStatusFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
+	for _, fd := range []int{helperSpecFD, helperStatusFD} {
+		unix.CloseOnExec(fd)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 // turnstile version does.
 func protocolFake(t *testing.T, dir, marker string) string {
 	t.Helper()
-	src := t.TempDir()
 	prog := `package main
 
 import (
@@ -34,19 +32,7 @@ func main() {
 	os.Exit(126)
 }
 `
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module fake\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, HelperProgram)
-	cmd := exec.Command("go", "build", "-o", p, ".")
-	cmd.Dir = src
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the fake helper: %v\n%s", err, b)
-	}
-	return p
+	return buildFakeHelper(t, dir, prog)
 }
 
 // TestCheckedHelperVerifiedByItsRun: a lean helper nobody has verified yet

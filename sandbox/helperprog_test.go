@@ -67,7 +67,6 @@ func useHelper(t testing.TB, h *helperProg) {
 // helper built from other code, as far as turnstile can tell).
 func fakeHelper(t testing.TB, dir, marker string) string {
 	t.Helper()
-	src := t.TempDir()
 	prog := `package main
 
 import (
@@ -83,19 +82,7 @@ func main() {
 	fmt.Println("carve-out ok")
 }
 `
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module fake\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, HelperProgram)
-	cmd := exec.Command("go", "build", "-o", p, ".")
-	cmd.Dir = src
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the fake helper: %v\n%s", err, b)
-	}
-	return p
+	return buildFakeHelper(t, dir, prog)
 }
 
 // TestLeanHelperLinksNoServerCode: the helper program links neither net
@@ -380,4 +367,24 @@ func TestHelperFingerprintCoversSource(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildFakeHelper builds the Go program prog as a program named
+// HelperProgram into dir and returns its path.
+func buildFakeHelper(t testing.TB, dir, prog string) string {
+	t.Helper()
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module fake\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, HelperProgram)
+	cmd := exec.Command("go", "build", "-o", p, ".")
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the fake helper: %v\n%s", err, b)
+	}
+	return p
 }

@@ -2,14 +2,13 @@ package tests
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"turnstile/internal/scratchfs"
 )
 
 // TestDiskFull runs the server on a data directory of its own small tmpfs,
@@ -20,15 +19,7 @@ import (
 // every decision answered 200 before, during and after is in the turn's
 // history.
 func TestDiskFull(t *testing.T) {
-	data := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=32m,mode=0700", "tmpfs", data).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs (this test needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", data).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", data, err, out)
-		}
-	})
+	data, _ := scratchfs.Tmpfs(t, 32<<20)
 	s := StartServer(t, data)
 	root := workspace(t)
 	s.startTurn("full", "ws-full", "full_access", root)
@@ -46,7 +37,7 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	filler := filepath.Join(data, "filler")
-	fill(t, filler)
+	scratchfs.Fill(t, filler)
 
 	// A few more decisions may still fit (a partly filled block; bbolt, on
 	// an older data directory, reuses freed pages); the store must refuse
@@ -93,23 +84,4 @@ func TestDiskFull(t *testing.T) {
 		}
 	}
 	t.Logf("%d decisions acknowledged; %s refused with 503 on the full disk, then accepted", len(acked), failed)
-}
-
-// fill writes path until its file system has no space left.
-func fill(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("filling the disk: %v", err)
-			}
-			return
-		}
-	}
 }

@@ -11,13 +11,8 @@ import (
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
-)
-
-// Limits on input, refused with ErrInvalid.
-const (
-	maxStreamName = 1024
-	maxEventType  = 1024
 )
 
 // appendReq is one Append waiting for the writer.
@@ -52,20 +47,8 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := s.gate.Do(ctx, func() error { return storekit.Send(ctx, s.reqs, req) }); err != nil {
 		return eventstore.AppendResult{}, err
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, eventstore.ErrClosed
-	}
-	select {
-	case s.reqs <- req:
-		s.mu.RUnlock()
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return eventstore.AppendResult{}, ctx.Err()
 	}
 	select {
 	case r := <-req.done:
@@ -76,16 +59,8 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
-	if err := expected.Check(); err != nil {
+	if err := storekit.CheckAppend(ErrInvalid, stream, expected, len(events)); err != nil {
 		return nil, err
-	}
-	switch {
-	case stream == "":
-		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)
-	case len(stream) > maxStreamName:
-		return nil, fmt.Errorf("%w: stream name longer than %d bytes", ErrInvalid, maxStreamName)
-	case len(events) == 0:
-		return nil, fmt.Errorf("%w: no events for %s", ErrInvalid, stream)
 	}
 	req := &appendReq{
 		ctx:      ctx,
@@ -96,13 +71,8 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 		done:     make(chan appendResp, 1),
 	}
 	for i, ev := range events {
-		switch {
-		case ev.ID == uuid.Nil:
-			return nil, fmt.Errorf("%w: event %d for %s has no id", ErrInvalid, i, stream)
-		case ev.Type == "":
-			return nil, fmt.Errorf("%w: event %d for %s has no type", ErrInvalid, i, stream)
-		case len(ev.Type) > maxEventType:
-			return nil, fmt.Errorf("%w: event %d for %s has a type longer than %d bytes", ErrInvalid, i, stream, maxEventType)
+		if err := storekit.CheckEvent(ErrInvalid, stream, i, ev); err != nil {
+			return nil, err
 		}
 		req.ids[i] = ev.ID
 		req.records[i] = encodeRecord(stream, ev)
@@ -114,28 +84,7 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 // closes reqs and every queued request has been answered.
 func (s *Store) writer() {
 	defer close(s.writerDone)
-	batch := make([]*appendReq, 0, s.maxBatch)
-	for {
-		req, ok := <-s.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], req)
-	fold:
-		for len(batch) < s.maxBatch {
-			select {
-			case req, ok := <-s.reqs:
-				if !ok {
-					break fold
-				}
-				batch = append(batch, req)
-			default:
-				break fold
-			}
-		}
-		s.commitBatch(batch)
-		clear(batch)
-	}
+	storekit.Fold(s.reqs, s.maxBatch, nil, 0, s.commitBatch)
 }
 
 // commitBatch applies batch in one transaction and answers every request.
@@ -197,7 +146,7 @@ func (s *Store) tryCommit(reqs []*appendReq) (int, error) {
 		s.commits.Add(1)
 		s.appends.Add(w.appends)
 		s.events.Add(w.events)
-		s.published(w.last)
+		s.feed.Publish(w.last)
 	}
 	for i, r := range reqs {
 		r.done <- resps[i]
@@ -344,7 +293,7 @@ func (w *txWriter) write(r *appendReq, sid, first uint64, exists bool) (eventsto
 		if pos, err = w.log.NextSequence(); err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		patchRecord(rec, rev, w.created)
+		storekit.PatchRecord(rec, rev, w.created)
 		if err := w.log.Put(u64(pos), rec); err != nil {
 			return eventstore.AppendResult{}, err
 		}

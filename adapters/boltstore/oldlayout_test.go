@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -23,9 +24,9 @@ func TestOpenKeepsOlderLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	const stream = "turn-old"
-	first := newEvents(3)
-	mustAppend(t, s, stream, eventstore.NoStream(), first)
-	mustAppend(t, s, "turn-later", eventstore.NoStream(), newEvents(1))
+	first := embeddedtest.NewEvents(3)
+	embeddedtest.MustAppend(t, s, stream, eventstore.NoStream(), first)
+	embeddedtest.MustAppend(t, s, "turn-later", eventstore.NoStream(), embeddedtest.NewEvents(1))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,22 +59,22 @@ func TestOpenKeepsOlderLayout(t *testing.T) {
 		t.Fatalf("open an older file: %v", err)
 	}
 	defer s.Close()
-	ctx := testCtx(t)
+	ctx := embeddedtest.Ctx(t)
 	evs, err := s.ReadStream(ctx, stream, 0, 0)
 	if err != nil || len(evs) != 3 || evs[2].ID != first[2].ID {
 		t.Fatalf("ReadStream on an older file: %d events, %v", len(evs), err)
 	}
-	if res := mustAppend(t, s, stream, eventstore.Any(), first[2:]); res.NextExpectedRevision != 2 {
+	if res := embeddedtest.MustAppend(t, s, stream, eventstore.Any(), first[2:]); res.NextExpectedRevision != 2 {
 		t.Fatalf("retry of the last append on an older file: %+v", res)
 	}
-	more := newEvents(2)
-	if res := mustAppend(t, s, stream, eventstore.Exactly(2), more); res.NextExpectedRevision != 4 || res.Position.Commit != 6 {
+	more := embeddedtest.NewEvents(2)
+	if res := embeddedtest.MustAppend(t, s, stream, eventstore.Exactly(2), more); res.NextExpectedRevision != 4 || res.Position.Commit != 6 {
 		t.Fatalf("append on an older file: %+v", res)
 	}
-	if _, err := s.Append(ctx, stream, eventstore.Exactly(2), newEvents(1)); err == nil {
+	if _, err := s.Append(ctx, stream, eventstore.Exactly(2), embeddedtest.NewEvents(1)); err == nil {
 		t.Fatal("a stale expected version was accepted on an older file")
 	}
-	if got := len(mustReadAll(t, s)); got != 6 {
+	if got := len(embeddedtest.MustReadAll(t, s)); got != 6 {
 		t.Fatalf("log has %d events, want 6", got)
 	}
 }

@@ -19,15 +19,7 @@ const ctxCheckEvery = 1024
 // view runs fn in a read transaction unless the store is closed. The read
 // lock keeps Close from closing the file under fn.
 func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	return s.db.View(fn)
+	return s.gate.Do(ctx, func() error { return s.db.View(fn) })
 }
 
 // ReadStream returns up to max events of stream with revision >= from, in
@@ -66,7 +58,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			if rec == nil {
 				return fmt.Errorf("%w: %s revision %d: position %d missing", ErrCorrupt, stream, binary.BigEndian.Uint64(k[9:]), pos)
 			}
-			ev, err := decodeRecord(pos, rec)
+			ev, err := records.Decode(pos, rec)
 			if err != nil {
 				return err
 			}
@@ -119,7 +111,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 			examined++
 			pos := binary.BigEndian.Uint64(k)
 			if len(pre) > 0 {
-				stream, err := recordStream(v)
+				stream, err := records.Stream(v)
 				if err != nil {
 					return fmt.Errorf("position %d: %w", pos, err)
 				}
@@ -131,7 +123,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 					continue
 				}
 			}
-			ev, err := decodeRecord(pos, v)
+			ev, err := records.Decode(pos, v)
 			if err != nil {
 				return err
 			}

@@ -39,13 +39,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -120,48 +120,26 @@ type Store struct {
 	path     string
 	maxBatch int
 
-	// mu orders Close against every other operation: Append holds the read
-	// lock while it queues its request, reads hold it for their
-	// transaction, and Close takes the write lock to set closed.
-	mu sync.RWMutex
-	// closed is guarded by mu.
-	closed bool
+	// gate orders Close against every other operation: Append holds it
+	// while it queues its request, reads for their transaction.
+	gate storekit.Gate
 
 	// reqs carries appends to the writer; Close closes it (under mu, so no
 	// send can race the close).
 	reqs chan *appendReq
 	// writerDone is closed when the writer has answered every queued append.
 	writerDone chan struct{}
-	// closing is closed by Close; it wakes waiting subscriptions.
-	closing chan struct{}
-
-	// committed is the last position of the last committed transaction.
-	// The writer stores it before closing wake.
-	committed atomic.Uint64
-	// wakeMu guards wake.
-	wakeMu sync.Mutex
-	// wake is closed and replaced after every commit that wrote events.
-	wake chan struct{}
+	// feed holds the last position of the last committed transaction and
+	// wakes the subscriptions (the writer publishes to it); Close closes
+	// it.
+	feed *storekit.Feed
 
 	// Counters for Stats, updated by the writer.
 	commits, appends, events atomic.Uint64
-	// waiting counts Recv calls blocked until the next commit.
-	waiting atomic.Int64
 }
 
-// Stats are counters of a Store since Open.
-type Stats struct {
-	// Commits is the number of write transactions committed (each one
-	// fsynced).
-	Commits uint64
-	// Appends is the number of appends that wrote events.
-	Appends uint64
-	// Events is the number of events written.
-	Events uint64
-	// WaitingSubscribers is the number of subscriptions currently waiting
-	// for a commit.
-	WaitingSubscribers int64
-}
+// Stats are counters of a Store since Open (see storekit.Stats).
+type Stats = storekit.Stats
 
 // Stats returns the store's counters. Appends/Commits is the mean group
 // commit size.
@@ -170,7 +148,7 @@ func (s *Store) Stats() Stats {
 		Commits:            s.commits.Load(),
 		Appends:            s.appends.Load(),
 		Events:             s.events.Load(),
-		WaitingSubscribers: s.waiting.Load(),
+		WaitingSubscribers: s.feed.Waiting(),
 	}
 }
 
@@ -226,10 +204,8 @@ func Open(path string, opts Options) (*Store, error) {
 		maxBatch:   opts.MaxBatch,
 		reqs:       make(chan *appendReq, opts.MaxBatch),
 		writerDone: make(chan struct{}),
-		closing:    make(chan struct{}),
-		wake:       make(chan struct{}),
+		feed:       storekit.NewFeed(last),
 	}
-	s.committed.Store(last)
 	go s.writer()
 	return s, nil
 }
@@ -278,57 +254,29 @@ func syncDir(dir string) error {
 
 // LastPosition returns the position of the last committed event (0 when
 // the log is empty); positions have no gaps, so it is the event count.
-func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+func (s *Store) LastPosition() uint64 { return s.feed.Committed() }
 
 // Path returns the file the store was opened on.
 func (s *Store) Path() string { return s.path }
 
 // Ping reports whether the store is open.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	return nil
+	return s.gate.Do(ctx, func() error { return nil })
 }
 
 // Close waits for appends already queued to be committed and answered,
 // ends every subscription (Recv returns ErrClosed) and closes the file.
 // Later calls, including Close, return ErrClosed.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return eventstore.ErrClosed
+	if err := s.gate.Close(func() {
+		close(s.reqs)
+		s.feed.Close()
+	}); err != nil {
+		return err
 	}
-	s.closed = true
-	close(s.reqs)
-	close(s.closing)
-	s.mu.Unlock()
-
 	<-s.writerDone
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("boltstore: close %s: %w", s.path, err)
 	}
 	return nil
-}
-
-// watch returns a channel that is closed by the next commit that writes.
-func (s *Store) watch() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wake
-}
-
-// published records last as committed and wakes the subscriptions.
-func (s *Store) published(last uint64) {
-	s.committed.Store(last)
-	s.wakeMu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.wakeMu.Unlock()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -59,16 +60,16 @@ func TestTornCommitIsNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newEvents(3)
-	mustAppend(t, s, stream, eventstore.NoStream(), a)
+	a := embeddedtest.NewEvents(3)
+	embeddedtest.MustAppend(t, s, stream, eventstore.NoStream(), a)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if s, err = Open(path, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	b := newEvents(2)
-	mustAppend(t, s, stream, eventstore.Exactly(2), b)
+	b := embeddedtest.NewEvents(2)
+	embeddedtest.MustAppend(t, s, stream, eventstore.Exactly(2), b)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestTornCommitIsNotServed(t *testing.T) {
 	if s, err = Open(control, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(mustReadAll(t, s)); got != 5 {
+	if got := len(embeddedtest.MustReadAll(t, s)); got != 5 {
 		t.Fatalf("control: %d events, want 5 (A and B)", got)
 	}
 	_ = s.Close()
@@ -102,7 +103,7 @@ func TestTornCommitIsNotServed(t *testing.T) {
 	if s, err = Open(path, Options{}); err != nil {
 		t.Fatalf("open after a torn commit: %v", err)
 	}
-	evs := mustReadAll(t, s)
+	evs := embeddedtest.MustReadAll(t, s)
 	if len(evs) != len(a) {
 		t.Fatalf("after a torn commit: %d events served, want the %d of A only", len(evs), len(a))
 	}
@@ -111,13 +112,13 @@ func TestTornCommitIsNotServed(t *testing.T) {
 			t.Fatalf("event %d: %+v, want A[%d]", i, e, i)
 		}
 	}
-	if got, err := s.ReadStream(testCtx(t), stream, 0, 0); err != nil || len(got) != len(a) {
+	if got, err := s.ReadStream(embeddedtest.Ctx(t), stream, 0, 0); err != nil || len(got) != len(a) {
 		t.Fatalf("ReadStream after a torn commit: %d events, %v", len(got), err)
 	}
 	// B's revision and positions are free again, and the torn slot is
 	// rewritten by the next commit.
-	c := newEvents(1)
-	res := mustAppend(t, s, stream, eventstore.Exactly(2), c)
+	c := embeddedtest.NewEvents(1)
+	res := embeddedtest.MustAppend(t, s, stream, eventstore.Exactly(2), c)
 	if res.NextExpectedRevision != 3 || res.Position.Commit != 4 {
 		t.Fatalf("append after a torn commit: %+v", res)
 	}
@@ -128,7 +129,7 @@ func TestTornCommitIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	evs = mustReadAll(t, s)
+	evs = embeddedtest.MustReadAll(t, s)
 	if len(evs) != 4 || evs[3].ID != c[0].ID {
 		t.Fatalf("after reopen: %d events, want A and the new append", len(evs))
 	}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
-// Limits on input, refused with ErrInvalid.
+// Limits on input beyond storekit's (MaxStreamName, MaxEventType), refused
+// with ErrInvalid.
 const (
-	maxStreamName = 1024
-	maxEventType  = 1024
 	// maxAppendBytes bounds one append's encoded records (a frame's body
 	// length is 32 bits).
 	maxAppendBytes = 256 << 20
@@ -74,36 +74,17 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 
 // enqueue hands req to the writer.
 func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	if err := s.failure(); err != nil {
-		return err
-	}
-	select {
-	case s.reqs <- req:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return s.gate.Do(ctx, func() error {
+		if err := s.failure(); err != nil {
+			return err
+		}
+		return storekit.Send(ctx, s.reqs, req)
+	})
 }
 
 func newAppendReq(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (*appendReq, error) {
-	if err := expected.Check(); err != nil {
+	if err := storekit.CheckAppend(ErrInvalid, stream, expected, len(events)); err != nil {
 		return nil, err
-	}
-	switch {
-	case stream == "":
-		return nil, fmt.Errorf("%w: empty stream name", ErrInvalid)
-	case len(stream) > maxStreamName:
-		return nil, fmt.Errorf("%w: stream name longer than %d bytes", ErrInvalid, maxStreamName)
-	case len(events) == 0:
-		return nil, fmt.Errorf("%w: no events for %s", ErrInvalid, stream)
 	}
 	req := &appendReq{
 		ctx:      ctx,
@@ -114,14 +95,10 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 		done:     make(chan appendResp, 1),
 	}
 	for i, ev := range events {
-		switch {
-		case ev.ID == uuid.Nil:
-			return nil, fmt.Errorf("%w: event %d for %s has no id", ErrInvalid, i, stream)
-		case ev.Type == "":
-			return nil, fmt.Errorf("%w: event %d for %s has no type", ErrInvalid, i, stream)
-		case len(ev.Type) > maxEventType:
-			return nil, fmt.Errorf("%w: event %d for %s has a type longer than %d bytes", ErrInvalid, i, stream, maxEventType)
-		case len(ev.Data)+len(ev.Metadata) > maxAppendBytes:
+		if err := storekit.CheckEvent(ErrInvalid, stream, i, ev); err != nil {
+			return nil, err
+		}
+		if len(ev.Data)+len(ev.Metadata) > maxAppendBytes {
 			return nil, fmt.Errorf("%w: event %d for %s is larger than %d bytes", ErrInvalid, i, stream, maxAppendBytes)
 		}
 		req.ids[i] = ev.ID
@@ -138,31 +115,9 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 // closes reqs and every queued request has been answered.
 func (s *Store) writer() {
 	defer close(s.writerDone)
-	batch := make([]*appendReq, 0, s.opts.MaxBatch)
 	var f frame
-	for {
-		req, ok := <-s.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], req)
-		size := req.size
-	fold:
-		for len(batch) < s.opts.MaxBatch && size < maxFrameBytes {
-			select {
-			case req, ok := <-s.reqs:
-				if !ok {
-					break fold
-				}
-				batch = append(batch, req)
-				size += req.size
-			default:
-				break fold
-			}
-		}
-		s.commitBatch(batch, &f)
-		clear(batch)
-	}
+	storekit.Fold(s.reqs, s.opts.MaxBatch, func(r *appendReq) int { return r.size }, maxFrameBytes,
+		func(batch []*appendReq) { s.commitBatch(batch, &f) })
 }
 
 // commitBatch applies batch as one frame and answers every request.

@@ -124,7 +124,7 @@ func (s *Store) checkpointer() {
 	defer close(s.checkpointerDone)
 	for {
 		select {
-		case <-s.closing:
+		case <-s.feed.Closing():
 			return
 		case <-s.checkpointDue:
 			if err := s.writeCheckpoint(); err != nil {

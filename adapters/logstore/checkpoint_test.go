@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -31,11 +32,11 @@ func appendRounds(t *testing.T, s *Store, from, to int) {
 	t.Helper()
 	for r := from; r < to; r++ {
 		for i := range 3 {
-			evs := newEvents(2)
+			evs := embeddedtest.NewEvents(2)
 			for j := range evs {
 				evs[j].Data = bytes.Repeat([]byte{'x'}, 300)
 			}
-			mustAppend(t, s, fmt.Sprintf("turn-%d", i), expectAfter(2*r), evs)
+			embeddedtest.MustAppend(t, s, fmt.Sprintf("turn-%d", i), expectAfter(2*r), evs)
 		}
 	}
 }
@@ -44,7 +45,7 @@ func appendRounds(t *testing.T, s *Store, from, to int) {
 // and that a retry of the last append of each stream is recognised.
 func sameLog(t *testing.T, s *Store, want []eventstore.RecordedEvent) {
 	t.Helper()
-	got := mustReadAll(t, s)
+	got := embeddedtest.MustReadAll(t, s)
 	if len(got) != len(want) {
 		t.Fatalf("%d events, want %d", len(got), len(want))
 	}
@@ -56,13 +57,13 @@ func sameLog(t *testing.T, s *Store, want []eventstore.RecordedEvent) {
 		byStream[want[i].Stream] = append(byStream[want[i].Stream], want[i])
 	}
 	for stream, evs := range byStream {
-		read, err := s.ReadStream(testCtx(t), stream, 0, 0)
+		read, err := s.ReadStream(embeddedtest.Ctx(t), stream, 0, 0)
 		if err != nil || len(read) != len(evs) {
 			t.Fatalf("ReadStream(%s): %d events, %v; want %d", stream, len(read), err, len(evs))
 		}
 		n := len(evs)
 		retry := []eventstore.EventData{{ID: evs[n-2].ID, Type: "test.event", Data: evs[n-2].Data}, {ID: evs[n-1].ID, Type: "test.event", Data: evs[n-1].Data}}
-		if res := mustAppend(t, s, stream, eventstore.Exactly(uint64(n-3)), retry); res.Position != evs[n-1].Position {
+		if res := embeddedtest.MustAppend(t, s, stream, eventstore.Exactly(uint64(n-3)), retry); res.Position != evs[n-1].Position {
 			t.Fatalf("retry on %s: %+v, want the original position %s", stream, res, evs[n-1].Position)
 		}
 	}
@@ -80,7 +81,7 @@ func TestCheckpointOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendRounds(t, s, 5, 10) // after the checkpoint, into new segments
-	want := mustReadAll(t, s)
+	want := embeddedtest.MustReadAll(t, s)
 	crashed := copyDir(t, dir) // as if killed here: no checkpoint at Close
 	control := copyDir(t, dir)
 	if err := s.Close(); err != nil {
@@ -128,10 +129,10 @@ func TestCheckpointOpen(t *testing.T) {
 // by a full scan, which serves the log as it is.
 func TestCheckpointNotTrusted(t *testing.T) {
 	s, dir := checkpointFixture(t, Options{})
-	want := mustReadAll(t, s)
+	want := embeddedtest.MustReadAll(t, s)
 	older := copyDir(t, dir) // the log before the last rounds, no checkpoint
 	appendRounds(t, s, 5, 6)
-	wantNewer := mustReadAll(t, s)
+	wantNewer := embeddedtest.MustReadAll(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func (s *Store) commitFrame(f *frame) error {
 	s.commits.Add(1)
 	s.appends.Add(uint64(f.appends))
 	s.events.Add(uint64(f.count))
-	s.published(f.first + uint64(f.count) - 1)
+	s.feed.Publish(f.first + uint64(f.count) - 1)
 	return nil
 }
 

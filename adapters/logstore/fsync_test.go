@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -23,9 +24,9 @@ func TestFailedFsyncStopsTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { s.Close() }()
-	ctx := testCtx(t)
-	a := newEvents(2)
-	mustAppend(t, s, "turn-f", eventstore.NoStream(), a)
+	ctx := embeddedtest.Ctx(t)
+	a := embeddedtest.NewEvents(2)
+	embeddedtest.MustAppend(t, s, "turn-f", eventstore.NoStream(), a)
 
 	orig := fdatasync
 	t.Cleanup(func() { fdatasync = orig })
@@ -37,12 +38,12 @@ func TestFailedFsyncStopsTheStore(t *testing.T) {
 		}
 		return orig(seg)
 	}
-	_, err = s.Append(ctx, "turn-f", eventstore.Exactly(1), newEvents(1))
+	_, err = s.Append(ctx, "turn-f", eventstore.Exactly(1), embeddedtest.NewEvents(1))
 	if !errors.Is(err, eventstore.ErrUnavailable) || !errors.Is(err, syscall.EIO) {
 		t.Fatalf("append whose fdatasync failed: %v; want ErrUnavailable naming EIO", err)
 	}
 	for range 2 {
-		if _, err := s.Append(ctx, "turn-g", eventstore.NoStream(), newEvents(1)); !errors.Is(err, eventstore.ErrUnavailable) {
+		if _, err := s.Append(ctx, "turn-g", eventstore.NoStream(), embeddedtest.NewEvents(1)); !errors.Is(err, eventstore.ErrUnavailable) {
 			t.Fatalf("append after a failed fdatasync: %v; want ErrUnavailable", err)
 		}
 	}
@@ -67,5 +68,5 @@ func TestFailedFsyncStopsTheStore(t *testing.T) {
 	}
 	// The unacknowledged event may or may not be there: the next append
 	// goes after whatever is.
-	mustAppend(t, s, "turn-f", eventstore.Exactly(uint64(len(evs)-1)), newEvents(1))
+	embeddedtest.MustAppend(t, s, "turn-f", eventstore.Exactly(uint64(len(evs)-1)), embeddedtest.NewEvents(1))
 }

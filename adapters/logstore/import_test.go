@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -18,12 +19,12 @@ func TestImportKeepsEverything(t *testing.T) {
 	defer src.Close()
 	for i := range 30 {
 		stream := []string{"turn-a", "turn-b", "credentials"}[i%3]
-		evs := newEvents(1 + i%2)
+		evs := embeddedtest.NewEvents(1 + i%2)
 		evs[0].Metadata = []byte(`{"m":1}`)
 		exp := eventstore.Any()
-		mustAppend(t, src, stream, exp, evs)
+		embeddedtest.MustAppend(t, src, stream, exp, evs)
 	}
-	want := mustReadAll(t, src)
+	want := embeddedtest.MustReadAll(t, src)
 	for i := range want {
 		// Distinct times, so that keeping them is visible.
 		want[i].Created = time.Unix(1_700_000_000+int64(i), 0)
@@ -31,10 +32,10 @@ func TestImportKeepsEverything(t *testing.T) {
 
 	dst := openTemp(t, Options{})
 	defer dst.Close()
-	if err := dst.Import(testCtx(t), want); err != nil {
+	if err := dst.Import(embeddedtest.Ctx(t), want); err != nil {
 		t.Fatal(err)
 	}
-	got := mustReadAll(t, dst)
+	got := embeddedtest.MustReadAll(t, dst)
 	if len(got) != len(want) {
 		t.Fatalf("%d events imported, want %d", len(got), len(want))
 	}
@@ -48,10 +49,10 @@ func TestImportKeepsEverything(t *testing.T) {
 	if c := dst.Stats().Commits; c >= uint64(len(want)) {
 		t.Errorf("%d commits for %d events: the import was not grouped", c, len(want))
 	}
-	if err := dst.Import(testCtx(t), want); !errors.Is(err, ErrInvalid) && !errors.As(err, new(*eventstore.WrongExpectedVersionError)) {
+	if err := dst.Import(embeddedtest.Ctx(t), want); !errors.Is(err, ErrInvalid) && !errors.As(err, new(*eventstore.WrongExpectedVersionError)) {
 		t.Fatalf("importing the same events again: %v; want a refusal", err)
 	}
-	if n := len(mustReadAll(t, dst)); n != len(want) {
+	if n := len(embeddedtest.MustReadAll(t, dst)); n != len(want) {
 		t.Fatalf("a refused import left %d events, want %d", n, len(want))
 	}
 }

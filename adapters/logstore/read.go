@@ -114,26 +114,12 @@ func (s *Store) readID(pos uint64) (uuid.UUID, error) {
 	return uuid.UUID(b[recordPrefixSize+17 : recordPrefixSize+33]), nil
 }
 
-// reading runs fn unless the store is closed; the read lock keeps Close
-// from closing the files under fn.
-func (s *Store) reading(ctx context.Context, fn func() error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	return fn()
-}
-
 // ReadStream returns up to max events of stream with revision >= from, in
 // order. A missing stream yields no events and no error. max <= 0 means no
 // limit.
 func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max int) ([]eventstore.RecordedEvent, error) {
 	var out []eventstore.RecordedEvent
-	err := s.reading(ctx, func() error {
+	err := s.gate.Do(ctx, func() error {
 		bp := getReadBuf()
 		buf := *bp
 		defer func() { putReadBuf(bp, buf) }()
@@ -157,7 +143,7 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			}
 			var err error
 			buf, err = readLocs(ctx, locs, buf, func(l loc, rec []byte) error {
-				ev, err := decodeRecord(l.pos, rec)
+				ev, err := records.Decode(l.pos, rec)
 				out = append(out, ev)
 				return err
 			})
@@ -193,7 +179,7 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, max int) 
 // after when none was).
 func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limit int) (out []eventstore.RecordedEvent, scanned uint64, err error) {
 	scanned = after
-	err = s.reading(ctx, func() error {
+	err = s.gate.Do(ctx, func() error {
 		pre := []byte(prefix)
 		bp := getReadBuf()
 		buf := *bp
@@ -226,7 +212,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 				}
 				examined++
 				if len(pre) > 0 {
-					stream, err := recordStream(rec)
+					stream, err := records.Stream(rec)
 					if err != nil {
 						return fmt.Errorf("position %d: %w", l.pos, err)
 					}
@@ -236,7 +222,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 						return nil
 					}
 				}
-				ev, err := decodeRecord(l.pos, rec)
+				ev, err := records.Decode(l.pos, rec)
 				if err != nil {
 					return err
 				}

@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"time"
 
-	"github.com/google/uuid"
-
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -22,16 +20,8 @@ import (
 //	body:    per record, a 4-byte big-endian length, the CRC-32C of the
 //	         record (4 bytes, big endian) and the record
 //
-// A record (the same fields as the bbolt store's log values):
-//
-//	[0]      recordVersion
-//	[1:9]    revision, big endian
-//	[9:17]   created, Unix nanoseconds, big endian
-//	[17:33]  event id
-//	uvarint length + stream name
-//	uvarint length + event type
-//	uvarint length + metadata
-//	data (the rest)
+// A record is storekit's (the bbolt store's log values; see
+// storekit.RecordVersion for its layout).
 //
 // The frame's checksum covers the whole frame, so a frame torn anywhere (a
 // short write, a page that never reached the disk) fails it as a whole: a
@@ -42,8 +32,7 @@ const (
 	frameMagic       = 0x544c4731 // "TLG1"
 	frameHeaderSize  = 24
 	recordPrefixSize = 8
-	recordVersion    = 1
-	recordHeaderSize = 33
+	recordHeaderSize = storekit.RecordHeaderSize
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -52,37 +41,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // fills them in (patchRecord) once it knows them, so the single writer does
 // no encoding. The result starts with its 4-byte length prefix.
 func encodeRecord(stream string, ev eventstore.EventData) []byte {
-	n := recordHeaderSize +
-		uvarintLen(len(stream)) + len(stream) +
-		uvarintLen(len(ev.Type)) + len(ev.Type) +
-		uvarintLen(len(ev.Metadata)) + len(ev.Metadata) +
-		len(ev.Data)
-	b := make([]byte, recordPrefixSize+recordHeaderSize, recordPrefixSize+n)
+	n := storekit.RecordLen(stream, ev)
+	b := make([]byte, recordPrefixSize, recordPrefixSize+n)
 	binary.BigEndian.PutUint32(b, uint32(n))
-	r := b[recordPrefixSize:]
-	r[0] = recordVersion
-	copy(r[17:33], ev.ID[:])
-	b = binary.AppendUvarint(b, uint64(len(stream)))
-	b = append(b, stream...)
-	b = binary.AppendUvarint(b, uint64(len(ev.Type)))
-	b = append(b, ev.Type...)
-	b = binary.AppendUvarint(b, uint64(len(ev.Metadata)))
-	b = append(b, ev.Metadata...)
-	return append(b, ev.Data...)
+	return storekit.AppendRecord(b, stream, ev)
 }
 
 // patchRecord sets the revision and creation time of a prefixed record and
 // then its checksum.
 func patchRecord(prefixed []byte, rev uint64, created int64) {
 	r := prefixed[recordPrefixSize:]
-	binary.BigEndian.PutUint64(r[1:9], rev)
-	binary.BigEndian.PutUint64(r[9:17], uint64(created))
+	storekit.PatchRecord(r, rev, created)
 	binary.BigEndian.PutUint32(prefixed[4:8], crc32.Checksum(r, castagnoli))
-}
-
-func uvarintLen(n int) int {
-	var buf [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(buf[:], uint64(n))
 }
 
 // frameHeader fills hdr for a frame of count records starting at first
@@ -138,62 +108,11 @@ func recordAt(b []byte) ([]byte, error) {
 	if crc32.Checksum(rec, castagnoli) != binary.BigEndian.Uint32(b[4:8]) {
 		return nil, fmt.Errorf("%w: record checksum mismatch", ErrCorrupt)
 	}
-	if rec[0] != recordVersion {
+	if rec[0] != storekit.RecordVersion {
 		return nil, fmt.Errorf("%w: bad record version %d", ErrCorrupt, rec[0])
 	}
 	return rec, nil
 }
 
-// recordField reads one length-prefixed field of rec at off.
-func recordField(rec []byte, off int) (field []byte, next int, err error) {
-	n, w := binary.Uvarint(rec[off:])
-	if w <= 0 || uint64(len(rec)-off-w) < n {
-		return nil, 0, fmt.Errorf("%w: bad record field at offset %d", ErrCorrupt, off)
-	}
-	start := off + w
-	return rec[start : start+int(n)], start + int(n), nil
-}
-
-// recordStream returns the stream name of rec without copying it.
-func recordStream(rec []byte) ([]byte, error) {
-	stream, _, err := recordField(rec, recordHeaderSize)
-	return stream, err
-}
-
-func recordRevision(rec []byte) uint64 { return binary.BigEndian.Uint64(rec[1:9]) }
-
-func recordID(rec []byte) uuid.UUID { return uuid.UUID(rec[17:33]) }
-
-// decodeRecord copies the record at pos out of rec.
-func decodeRecord(pos uint64, rec []byte) (eventstore.RecordedEvent, error) {
-	stream, off, err := recordField(rec, recordHeaderSize)
-	if err != nil {
-		return eventstore.RecordedEvent{}, err
-	}
-	typ, off, err := recordField(rec, off)
-	if err != nil {
-		return eventstore.RecordedEvent{}, err
-	}
-	meta, off, err := recordField(rec, off)
-	if err != nil {
-		return eventstore.RecordedEvent{}, err
-	}
-	data := rec[off:]
-	// One allocation holds data and metadata.
-	buf := make([]byte, len(data)+len(meta))
-	copy(buf, data)
-	copy(buf[len(data):], meta)
-	ev := eventstore.RecordedEvent{
-		ID:       recordID(rec),
-		Stream:   string(stream),
-		Revision: recordRevision(rec),
-		Position: eventstore.Position{Commit: pos, Prepare: pos},
-		Type:     string(typ),
-		Data:     buf[:len(data):len(data)],
-		Created:  time.Unix(0, int64(binary.BigEndian.Uint64(rec[9:17]))),
-	}
-	if len(meta) > 0 {
-		ev.Metadata = buf[len(data):]
-	}
-	return ev, nil
-}
+// records reads records; damage is ErrCorrupt.
+var records = storekit.Records{Corrupt: ErrCorrupt}

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"turnstile/adapters/internal/storekit"
 )
 
 const segmentSuffix = ".seg"
@@ -215,7 +217,7 @@ func (s *Store) indexFrame(at uint64, fi frameInfo, body []byte) error {
 		if err != nil {
 			return err
 		}
-		stream, err := recordStream(rec)
+		stream, err := records.Stream(rec)
 		if err != nil {
 			return err
 		}
@@ -225,7 +227,7 @@ func (s *Store) indexFrame(at uint64, fi frameInfo, body []byte) error {
 			si = &streamIndex{}
 			s.streams[string(stream)] = si
 		}
-		if rev := recordRevision(rec); rev != uint64(len(si.pos)) {
+		if rev := storekit.RecordRevision(rec); rev != uint64(len(si.pos)) {
 			return fmt.Errorf("%w: position %d is revision %d of %s, want %d", ErrCorrupt, pos, rev, stream, len(si.pos))
 		}
 		si.pos = append(si.pos, pos)

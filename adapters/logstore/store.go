@@ -53,6 +53,7 @@ import (
 	"syscall"
 	"time"
 
+	"turnstile/adapters/internal/storekit"
 	"turnstile/domain/eventstore"
 )
 
@@ -134,12 +135,9 @@ type Store struct {
 	opts Options
 	lock *os.File
 
-	// mu orders Close against every other operation: Append holds the read
-	// lock while it queues its request, reads hold it while they use the
-	// files, and Close takes the write lock to set closed.
-	mu sync.RWMutex
-	// closed is guarded by mu.
-	closed bool
+	// gate orders Close against every other operation: Append holds it
+	// while it queues its request, reads while they use the files.
+	gate storekit.Gate
 
 	// imu guards the index and segs. The writer is their only mutator; it
 	// reads them without imu and takes the write lock to change them.
@@ -173,20 +171,13 @@ type Store struct {
 	reqs chan *appendReq
 	// writerDone is closed when the writer has answered every queued append.
 	writerDone chan struct{}
-	// closing is closed by Close; it wakes waiting subscriptions.
-	closing chan struct{}
-
-	// committed is the last position of the last committed frame.
-	committed atomic.Uint64
-	// wakeMu guards wake.
-	wakeMu sync.Mutex
-	// wake is closed and replaced after every commit that wrote events.
-	wake chan struct{}
+	// feed holds the last position of the last committed frame and
+	// wakes the subscriptions (the writer publishes to it); Close closes
+	// it.
+	feed *storekit.Feed
 
 	// Counters for Stats, updated by the writer.
 	commits, appends, events atomic.Uint64
-	// waiting counts Recv calls blocked until the next commit.
-	waiting atomic.Int64
 }
 
 // streamIndex is one stream's positions by revision.
@@ -194,18 +185,8 @@ type streamIndex struct {
 	pos []uint64
 }
 
-// Stats are counters of a Store since Open.
-type Stats struct {
-	// Commits is the number of frames written (each one fsynced).
-	Commits uint64
-	// Appends is the number of appends that wrote events.
-	Appends uint64
-	// Events is the number of events written.
-	Events uint64
-	// WaitingSubscribers is the number of subscriptions currently waiting
-	// for a commit.
-	WaitingSubscribers int64
-}
+// Stats are counters of a Store since Open (see storekit.Stats).
+type Stats = storekit.Stats
 
 // Stats returns the store's counters. Appends/Commits is the mean group
 // commit size.
@@ -214,7 +195,7 @@ func (s *Store) Stats() Stats {
 		Commits:            s.commits.Load(),
 		Appends:            s.appends.Load(),
 		Events:             s.events.Load(),
-		WaitingSubscribers: s.waiting.Load(),
+		WaitingSubscribers: s.feed.Waiting(),
 	}
 }
 
@@ -245,8 +226,6 @@ func Open(dir string, opts Options) (*Store, error) {
 		streams:    map[string]*streamIndex{},
 		reqs:       make(chan *appendReq, opts.MaxBatch),
 		writerDone: make(chan struct{}),
-		closing:    make(chan struct{}),
-		wake:       make(chan struct{}),
 
 		checkpointDue:    make(chan struct{}, 1),
 		checkpointerDone: make(chan struct{}),
@@ -255,7 +234,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.closeFiles()
 		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
 	}
-	s.committed.Store(uint64(len(s.offs)))
+	s.feed = storekit.NewFeed(uint64(len(s.offs)))
 	go s.writer()
 	go s.checkpointer()
 	return s, nil
@@ -299,25 +278,14 @@ func syncDir(dir string) error {
 
 // LastPosition returns the position of the last committed event (0 when
 // the log is empty); positions have no gaps, so it is the event count.
-func (s *Store) LastPosition() uint64 { return s.committed.Load() }
+func (s *Store) LastPosition() uint64 { return s.feed.Committed() }
 
 // Dir returns the directory the store was opened on.
 func (s *Store) Dir() string { return s.dir }
 
 // Ping reports whether the store is open and able to take appends.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return eventstore.ErrClosed
-	}
-	if err := s.failure(); err != nil {
-		return err
-	}
-	return nil
+	return s.gate.Do(ctx, s.failure)
 }
 
 // failure returns the error every append gets after a failed fdatasync.
@@ -332,24 +300,22 @@ func (s *Store) failure() error {
 // ends every subscription (Recv returns ErrClosed) and closes the files.
 // Later calls, including Close, return ErrClosed.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return eventstore.ErrClosed
-	}
-	s.closed = true
-	close(s.reqs)
-	close(s.closing)
-	<-s.writerDone
-	<-s.checkpointerDone
-	if s.failure() == nil && s.committed.Load() > s.checkpointed.Load() {
-		// The next Open reads this instead of scanning the log.
-		if err := s.writeCheckpoint(); err != nil {
-			s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
+	var err error
+	if cerr := s.gate.Close(func() {
+		close(s.reqs)
+		s.feed.Close()
+		<-s.writerDone
+		<-s.checkpointerDone
+		if s.failure() == nil && s.feed.Committed() > s.checkpointed.Load() {
+			// The next Open reads this instead of scanning the log.
+			if err := s.writeCheckpoint(); err != nil {
+				s.opts.Logger.Warn("logstore: index checkpoint at close failed (the next open scans more of the log)", "err", err)
+			}
 		}
+		err = s.closeFiles()
+	}); cerr != nil {
+		return cerr
 	}
-	err := s.closeFiles()
-	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("logstore: close %s: %w", s.dir, err)
 	}
@@ -363,20 +329,4 @@ func (s *Store) closeFiles() error {
 	}
 	errs = append(errs, s.lock.Close())
 	return errors.Join(errs...)
-}
-
-// watch returns a channel that is closed by the next commit that writes.
-func (s *Store) watch() <-chan struct{} {
-	s.wakeMu.Lock()
-	defer s.wakeMu.Unlock()
-	return s.wake
-}
-
-// published records last as committed and wakes the subscriptions.
-func (s *Store) published(last uint64) {
-	s.committed.Store(last)
-	s.wakeMu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.wakeMu.Unlock()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"turnstile/adapters/internal/embeddedtest"
 	"turnstile/domain/eventstore"
 )
 
@@ -53,13 +54,13 @@ func tornFixture(t *testing.T) (dir string, a []eventstore.EventData, frameOff, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a = newEvents(3)
-	mustAppend(t, s, "turn-torn", eventstore.NoStream(), a)
+	a = embeddedtest.NewEvents(3)
+	embeddedtest.MustAppend(t, s, "turn-torn", eventstore.NoStream(), a)
 	frameOff = int64(s.end)
-	ctx := testCtx(t)
+	ctx := embeddedtest.Ctx(t)
 	var reqs []*appendReq
 	for i, exp := range []eventstore.ExpectedVersion{eventstore.Exactly(2), eventstore.NoStream(), eventstore.NoStream()} {
-		evs := newEvents(2)
+		evs := embeddedtest.NewEvents(2)
 		for j := range evs {
 			evs[j].Data = bytes.Repeat([]byte{byte('a' + i)}, 3000)
 		}
@@ -108,7 +109,7 @@ func checkOnlyA(t *testing.T, dir string, a []eventstore.EventData) {
 	if !strings.Contains(logs.String(), "truncated a torn write") {
 		t.Errorf("the truncation was not logged: %q", logs.String())
 	}
-	evs := mustReadAll(t, s)
+	evs := embeddedtest.MustReadAll(t, s)
 	if len(evs) != len(a) {
 		t.Fatalf("after a torn write: %d events served, want the %d of A only", len(evs), len(a))
 	}
@@ -118,15 +119,15 @@ func checkOnlyA(t *testing.T, dir string, a []eventstore.EventData) {
 		}
 	}
 	for _, stream := range []string{"turn-b", "turn-c"} {
-		if got, err := s.ReadStream(testCtx(t), stream, 0, 0); err != nil || len(got) != 0 {
+		if got, err := s.ReadStream(embeddedtest.Ctx(t), stream, 0, 0); err != nil || len(got) != 0 {
 			t.Fatalf("ReadStream(%s) after a torn write: %d events, %v", stream, len(got), err)
 		}
 	}
-	c := newEvents(1)
-	if res := mustAppend(t, s, "turn-torn", eventstore.Exactly(2), c); res.NextExpectedRevision != 3 || res.Position.Commit != 4 {
+	c := embeddedtest.NewEvents(1)
+	if res := embeddedtest.MustAppend(t, s, "turn-torn", eventstore.Exactly(2), c); res.NextExpectedRevision != 3 || res.Position.Commit != 4 {
 		t.Fatalf("append after a torn write: %+v", res)
 	}
-	mustAppend(t, s, "turn-b", eventstore.NoStream(), newEvents(1))
+	embeddedtest.MustAppend(t, s, "turn-b", eventstore.NoStream(), embeddedtest.NewEvents(1))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func checkOnlyA(t *testing.T, dir string, a []eventstore.EventData) {
 	if logs.Len() != 0 {
 		t.Errorf("second reopen logged: %q", logs.String())
 	}
-	if evs = mustReadAll(t, s); len(evs) != 5 || evs[3].ID != c[0].ID {
+	if evs = embeddedtest.MustReadAll(t, s); len(evs) != 5 || evs[3].ID != c[0].ID {
 		t.Fatalf("after reopen: %d events, want A and the two new appends", len(evs))
 	}
 }
@@ -180,7 +181,7 @@ func TestTornWriteIsTruncated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(mustReadAll(t, s)); got != 9 {
+			if got := len(embeddedtest.MustReadAll(t, s)); got != 9 {
 				t.Fatalf("control: %d events, want 9 (A and the group)", got)
 			}
 			s.Close()
@@ -211,13 +212,13 @@ func TestCorruptionIsRefused(t *testing.T) {
 		if s.fromCheckpoint == 0 {
 			t.Fatal("Open did not use the checkpoint")
 		}
-		if _, err := s.ReadStream(testCtx(t), "turn-torn", 0, 0); !errors.Is(err, ErrCorrupt) {
+		if _, err := s.ReadStream(embeddedtest.Ctx(t), "turn-torn", 0, 0); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("ReadStream of the damaged record: %v, want ErrCorrupt", err)
 		}
-		if _, err := s.ReadAll(testCtx(t), eventstore.Start, 0); !errors.Is(err, ErrCorrupt) {
+		if _, err := s.ReadAll(embeddedtest.Ctx(t), eventstore.Start, 0); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("ReadAll over the damaged record: %v, want ErrCorrupt", err)
 		}
-		if evs, err := s.ReadStream(testCtx(t), "turn-b", 0, 0); err != nil || len(evs) != 2 {
+		if evs, err := s.ReadStream(embeddedtest.Ctx(t), "turn-b", 0, 0); err != nil || len(evs) != 2 {
 			t.Fatalf("ReadStream of an undamaged stream: %d events, %v", len(evs), err)
 		}
 		s.Close()
@@ -252,7 +253,7 @@ func TestCorruptionIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 6 {
-			mustAppend(t, s, "turn-seg", expectAfter(i), []eventstore.EventData{{ID: newEvents(1)[0].ID, Type: "t", Data: make([]byte, 700)}})
+			embeddedtest.MustAppend(t, s, "turn-seg", expectAfter(i), []eventstore.EventData{{ID: embeddedtest.NewEvents(1)[0].ID, Type: "t", Data: make([]byte, 700)}})
 		}
 		last := s.segs[len(s.segs)-1].base
 		s.Close()
@@ -271,7 +272,7 @@ func TestCorruptionIsRefused(t *testing.T) {
 		f.Close()
 		if s, err := Open(control, Options{}); err != nil {
 			t.Fatalf("control: %v", err)
-		} else if got := len(mustReadAll(t, s)); got != 5 {
+		} else if got := len(embeddedtest.MustReadAll(t, s)); got != 5 {
 			t.Fatalf("control: %d events, want 5", got)
 		} else {
 			s.Close()

@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"turnstile/domain"
 	"turnstile/domain/engine"
-	"turnstile/domain/turn"
+	"turnstile/internal/turngen"
 	"turnstile/sandbox"
 )
 
@@ -54,75 +50,26 @@ func benchFillCmd(args []string, stdout, stderr io.Writer) int {
 	defer store.Close()
 	fmt.Fprintln(stderr, "store:", desc)
 	eng := engine.New(store, engine.Config{Kernel: sandbox.Probe().Kernel})
-	const perTurn = 20
-	turns := (*events + perTurn - 1) / perTurn
+	turns := (*events + turngen.EventsPerTurn - 1) / turngen.EventsPerTurn
 	run := time.Now().UTC().Format("20060102T150405")
-	var next, written atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
 	start := time.Now()
-	for range *workers {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(turns) {
-					return
-				}
-				n, err := fillTurn(context.Background(), eng, fmt.Sprintf("fill-%s-%d", run, i), fmt.Sprintf("/work/repo-%d", i%100))
-				written.Add(int64(n))
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					next.Store(int64(turns))
-					return
-				}
-				if i%1000 == 999 {
-					fmt.Fprintf(stderr, "\r%d/%d turns, %d events (%.0f events/s)", i+1, turns, written.Load(), float64(written.Load())/time.Since(start).Seconds())
-				}
+	fill := turngen.Fill{Turns: turns, Workers: *workers,
+		Turn: func(i int) turngen.Turn {
+			id := fmt.Sprintf("fill-%s-%d", run, i)
+			return turngen.Turn{ID: id, WorkspaceID: "bench-fill", ThreadID: id, Root: fmt.Sprintf("/work/repo-%d", i%100)}
+		},
+		Progress: func(done, written int64) {
+			if done%1000 == 0 {
+				fmt.Fprintf(stderr, "\r%d/%d turns, %d events (%.0f events/s)", done, turns, written, float64(written)/time.Since(start).Seconds())
 			}
-		})
+		},
 	}
-	wg.Wait()
+	written, err := fill.Run(context.Background(), eng)
 	fmt.Fprintln(stderr)
-	if firstErr != nil {
-		fmt.Fprintln(stderr, "turnstile bench-fill:", firstErr)
+	if err != nil {
+		fmt.Fprintln(stderr, "turnstile bench-fill:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "added %d events (%d turns) in %s\n", written.Load(), turns, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "added %d events (%d turns) in %s\n", written, turns, time.Since(start).Round(time.Millisecond))
 	return 0
-}
-
-var fillReadArgs = json.RawMessage(`{"path":"src/main.go"}`)
-
-// fillTurn writes one turn of 20 events and returns how many it wrote.
-func fillTurn(ctx context.Context, eng *engine.Engine, id, root string) (int, error) {
-	n := 0
-	res, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "bench-fill", ThreadID: id,
-		Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: root}})
-	if err != nil {
-		return n, err
-	}
-	n += len(res.Events)
-	for c := range 14 {
-		inv := domain.Invocation{ToolName: "read_file", Arguments: fillReadArgs}
-		if c%7 == 6 {
-			inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["go","test","./pkg%d/..."]}`, c))}
-		}
-		res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c), Invocation: inv})
-		if err != nil {
-			return n, err
-		}
-		n += len(res.Events)
-		if res.Approval != nil {
-			r, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce})
-			if err != nil {
-				return n, err
-			}
-			n += len(r.Events)
-		}
-	}
-	res, err = eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-	return n + len(res.Events), err
 }

@@ -18,6 +18,7 @@ import (
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/internal/turngen"
 	"turnstile/projections"
 	"turnstile/sandbox"
 )
@@ -130,9 +131,8 @@ func BenchmarkDecisionOnLongTurn(b *testing.B) {
 }
 
 // replayFile builds (once) a store with about 200,000 events of a realistic
-// mix: 10,000 turns over 100 workspaces, each a start (3 events), 12
-// decisions, 2 approvals and an end. It is a fixture for the replay
-// benchmark, which times the read models, not the decisions: its engine
+// mix: 10,000 of internal/turngen's turns over 100 workspaces. It is a
+// fixture for the replay benchmark, which times the read models, not the decisions: its engine
 // runs without a resource checker (its 100 workspaces do not exist).
 var replayFile = sync.OnceValues(func() (string, error) {
 	dir, err := tempDir()
@@ -145,50 +145,14 @@ var replayFile = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	eng := engine.New(st, engine.Config{Kernel: kernel})
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < 10_000; i += 16 {
-				if err := fillTurn(eng, fmt.Sprintf("t%d", i), fmt.Sprintf("/work/repo-%d", i%100)); err != nil {
-					firstErr.Store(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
+	fill := turngen.Fill{Turns: 10_000, Workers: 16, Turn: func(i int) turngen.Turn {
+		return turngen.Turn{ID: fmt.Sprintf("t%d", i), WorkspaceID: "ws", Root: fmt.Sprintf("/work/repo-%d", i%100)}
+	}}
+	if _, err := fill.Run(ctx, engine.New(st, engine.Config{Kernel: kernel})); err != nil {
 		return "", err
 	}
 	return path, nil
 })
-
-func fillTurn(eng *engine.Engine, id, root string) error {
-	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
-		return err
-	}
-	for c := range 14 {
-		inv := domain.Invocation{ToolName: "read_file", Arguments: readArgs}
-		if c%7 == 6 {
-			inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["go","test","./pkg%d/..."]}`, c))}
-		}
-		res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", c), Invocation: inv})
-		if err != nil {
-			return err
-		}
-		if res.Approval != nil {
-			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: domain.ResolutionAllowOnce}); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-	return err
-}
 
 // BenchmarkReplay rebuilds every read model from the file (events/s), next
 // to a raw scan of the same file without decoding.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"turnstile/domain/eventstore"
+	"turnstile/internal/follow"
 )
 
 // Frame is one event, encoded once for every reader.
@@ -174,33 +175,8 @@ func (b *Broadcaster) Run(ctx context.Context, from eventstore.Position) error {
 }
 
 func (b *Broadcaster) run(ctx context.Context) error {
-	backoff := 50 * time.Millisecond
-	for {
-		err := b.follow(ctx)
-		var fatal *fatalError
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, eventstore.ErrClosed):
-			return err
-		case errors.As(err, &fatal):
-			return fatal.err
-		}
-		if b.cfg.OnError != nil {
-			b.cfg.OnError(err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
+	return follow.Loop(ctx, func() error { return b.follow(ctx) }, b.cfg.OnError)
 }
-
-type fatalError struct{ err error }
-
-func (f *fatalError) Error() string { return f.err.Error() }
 
 // follow subscribes from the head and publishes until the subscription
 // fails. One goroutine receives; this one encodes and publishes whatever
@@ -245,7 +221,7 @@ func (b *Broadcaster) follow(ctx context.Context) error {
 		for rec != nil {
 			f, err := b.cfg.Encode(ctx, rec)
 			if err != nil {
-				return &fatalError{err}
+				return follow.Fatal(err)
 			}
 			if f == nil {
 				f = &Frame{} // a skipped event still moves the head

@@ -5,11 +5,11 @@
 //
 //	go run ./internal/genstore -out /tmp/big/events.db -events 1000000
 //
-// Each turn is supervised and has about 20 events: a start (3 events), 14
-// tool calls (read_file allowed, exec_command asked and answered allow_once,
-// web_fetch asked and denied) and an end. The last -open turns are left
-// open, each with a pending request. Its workspaces (/work/repo-N) need not
-// exist: the engine runs without the server's resource checker.
+// The turns are internal/turngen's (the same as `turnstile bench-fill`
+// writes): supervised, 20 events each, over 100 workspaces and 1,000
+// threads. The last -open turns are left open, each with a pending request.
+// Its workspaces (/work/repo-N) need not exist: the engine runs without the
+// server's resource checker.
 package main
 
 import (
@@ -18,14 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"turnstile/adapters/boltstore"
 	"turnstile/domain"
 	"turnstile/domain/engine"
-	"turnstile/domain/turn"
+	"turnstile/internal/turngen"
 )
 
 func main() {
@@ -46,11 +45,17 @@ func main() {
 	}
 	defer st.Close()
 	eng := engine.New(st, engine.Config{Kernel: domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true}, MaxCachedTurns: 4 * *workers})
-	turns := *events / 20
-	var next, written atomic.Int64
-	var wg sync.WaitGroup
-	var failed atomic.Value
+	turns := *events / turngen.EventsPerTurn
 	start := time.Now()
+	fill := turngen.Fill{Turns: turns, Workers: *workers,
+		Turn: func(i int) turngen.Turn {
+			return turngen.Turn{ID: fmt.Sprintf("%s%07d", *prefix, i), WorkspaceID: fmt.Sprintf("ws-%d", i%100), ThreadID: fmt.Sprintf("th-%d", i%1000),
+				Root: fmt.Sprintf("/work/repo-%d", i%100), Open: i >= turns-*open,
+				Input: json.RawMessage(fmt.Sprintf(`[{"type":"text","text":"Fix the failing test in pkg%d and explain the change."}]`, i%37))}
+		},
+	}
+	var written atomic.Int64
+	fill.Progress = func(done, _ int64) { written.Store(done) }
 	stop := make(chan struct{})
 	go func() {
 		t := time.NewTicker(5 * time.Second)
@@ -65,63 +70,11 @@ func main() {
 			}
 		}
 	}()
-	for range *workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= turns || failed.Load() != nil {
-					return
-				}
-				if err := fill(eng, fmt.Sprintf("%s%07d", *prefix, i), i, i >= turns-*open); err != nil {
-					failed.Store(err)
-					return
-				}
-				written.Add(1)
-			}
-		})
-	}
-	wg.Wait()
+	_, err = fill.Run(context.Background(), eng)
 	close(stop)
-	if err, _ := failed.Load().(error); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "genstore:", err)
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "%d turns in %s (%d events in the store)\n", turns, time.Since(start).Round(time.Second), st.Stats().Events)
-}
-
-var ctx = context.Background()
-
-// fill writes one turn; an open one ends with a pending request.
-func fill(eng *engine.Engine, id string, i int, open bool) error {
-	root := fmt.Sprintf("/work/repo-%d", i%100)
-	if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: fmt.Sprintf("ws-%d", i%100), ThreadID: fmt.Sprintf("th-%d", i%1000),
-		Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}, Inputs: turn.Inputs{WorkspaceRoot: root, Cwd: root},
-		Input: json.RawMessage(fmt.Sprintf(`[{"type":"text","text":"Fix the failing test in pkg%d and explain the change."}]`, i%37))}); err != nil {
-		return err
-	}
-	for c := range 14 {
-		inv := domain.Invocation{ToolName: "read_file", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"src/pkg%d/file%d.go"}`, i%37, c))}
-		resolution := domain.ResolutionAllowOnce
-		switch c % 7 {
-		case 3:
-			inv = domain.Invocation{ToolName: "exec_command", Arguments: json.RawMessage(fmt.Sprintf(`{"cmd":["go","test","./pkg%d/..."]}`, c))}
-		case 6:
-			inv = domain.Invocation{ToolName: "web_fetch", Arguments: json.RawMessage(fmt.Sprintf(`{"url":"https://docs.example.com/page/%d"}`, c))}
-			resolution = domain.ResolutionDeny
-		}
-		res, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("call-%d", c), Invocation: inv})
-		if err != nil {
-			return err
-		}
-		if res.Approval != nil {
-			if open && c == 13 {
-				return nil
-			}
-			if _, err := eng.Execute(ctx, id, &turn.RespondApproval{RequestID: res.Approval.Request.RequestID, Resolution: resolution}); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-	return err
 }

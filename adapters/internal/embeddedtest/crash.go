@@ -1,4 +1,4 @@
-package boltstore
+package embeddedtest
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,39 +21,60 @@ import (
 	"turnstile/domain/eventstore"
 )
 
-// crashEnv names the file a crash child process appends to.
-const crashEnv = "BOLTSTORE_CRASH_CHILD"
+// Crash describes a store to CrashRecovery and CrashChild.
+type Crash struct {
+	// Env names the environment variable that makes the test binary a
+	// crash child appending to the store at its value.
+	Env string
+	// Open opens the store at path (in the child and for every check).
+	Open func(path string) (Store, error)
+	// Reopened, when set, logs what the store did on a reopen after a kill.
+	Reopened func(t *testing.T, s Store)
+	// Finally, when set, checks the store's files after the last round.
+	Finally func(t *testing.T, path string)
+}
+
+// CrashChild runs the crash child instead of the tests when c.Env is set;
+// call it first thing in the store package's TestMain.
+func CrashChild(c Crash) {
+	if path := os.Getenv(c.Env); path != "" {
+		crashChild(c, path)
+	}
+}
 
 const crashStreams = 6
 
 func crashStream(i int) string { return fmt.Sprintf("turn-crash-%d", i) }
 
-// TestCrashRecovery runs crashChild as a separate process that appends
+// CrashRecovery runs crashChild as a separate process that appends
 // hash-chained events to a few streams and reports every acknowledged
 // append on stdout, SIGKILLs it mid-run, and checks that the reopened file
 // holds every acknowledged append, in order, with an unbroken chain. The
 // same file is used across rounds, so each child also recovers the previous
 // child's file and continues its chains.
-func TestCrashRecovery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "events.db")
+func CrashRecovery(t *testing.T, k Kind, c Crash) {
+	path := k.path(t)
 	acked := map[string]uint64{} // stream → acknowledged revisions + 1
 	rounds := []struct {
 		killAfter int           // acknowledged appends before the kill
 		delay     time.Duration // then wait this long
 	}{{1, 0}, {30, time.Millisecond}, {200, 0}, {500, 5 * time.Millisecond}, {100, 20 * time.Millisecond}}
 	for i, r := range rounds {
-		n := runCrashChild(t, path, r.killAfter, r.delay, acked)
+		n := runCrashChild(t, c.Env, path, r.killAfter, r.delay, acked)
 		t.Logf("round %d: killed after %d acknowledged appends (+%v)", i, n, r.delay)
-		verifyCrashFile(t, path, acked)
+		verifyCrashFile(t, c, path, acked)
+	}
+	if c.Finally != nil {
+		c.Finally(t, path)
 	}
 }
 
 // runCrashChild runs one child until it has acknowledged killAfter appends,
 // waits delay, kills it, and records every acknowledgement it printed.
-func runCrashChild(t *testing.T, path string, killAfter int, delay time.Duration, acked map[string]uint64) int {
+func runCrashChild(t *testing.T, env, path string, killAfter int, delay time.Duration, acked map[string]uint64) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), crashEnv+"="+path)
+	cmd.Env = append(os.Environ(), env+"="+path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -72,7 +92,7 @@ func runCrashChild(t *testing.T, path string, killAfter int, delay time.Duration
 			lines <- sc.Text()
 		}
 	}()
-	deadline := time.NewTimer(testDeadline)
+	deadline := time.NewTimer(Deadline)
 	defer deadline.Stop()
 	n, killed := 0, false
 	for done := false; !done; {
@@ -121,14 +141,17 @@ func parseAck(line string) (string, uint64, bool) {
 
 // verifyCrashFile reopens path and checks every acknowledged event is there
 // with an unbroken chain, and the log is gapless.
-func verifyCrashFile(t *testing.T, path string, acked map[string]uint64) {
+func verifyCrashFile(t *testing.T, c Crash, path string, acked map[string]uint64) {
 	t.Helper()
-	s, err := Open(path, Options{})
+	s, err := c.Open(path)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
 	defer s.Close()
-	ctx := testCtx(t)
+	if c.Reopened != nil {
+		c.Reopened(t, s)
+	}
+	ctx := Ctx(t)
 	total := 0
 	for i := range crashStreams {
 		stream := crashStream(i)
@@ -175,18 +198,10 @@ func checkChain(evs []eventstore.RecordedEvent) ([32]byte, error) {
 	return prev, nil
 }
 
-// TestMain runs the crash child instead of the tests when crashEnv is set.
-func TestMain(m *testing.M) {
-	if path := os.Getenv(crashEnv); path != "" {
-		crashChild(path)
-	}
-	os.Exit(m.Run())
-}
-
-// crashChild is the child process of TestCrashRecovery: it appends until it
+// crashChild is the child process of CrashRecovery: it appends until it
 // is killed.
-func crashChild(path string) {
-	s, err := Open(path, Options{})
+func crashChild(c Crash, path string) {
+	s, err := c.Open(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		os.Exit(3)
