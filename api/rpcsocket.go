@@ -117,6 +117,12 @@ func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.
 		if err := websocket.Message.Receive(ws, &msg); err != nil {
 			return
 		}
+		// The credential is checked again before every call: a revoked
+		// one answers nothing more, and the socket closes.
+		if err := s.stillAuthenticated(ctx, r); err != nil {
+			_ = c.send(rpcErrorResponse(nil, err))
+			return
+		}
 		if out := s.rpcSocketCall(r, msg); out != nil {
 			if err := c.send(out); err != nil {
 				return
@@ -172,6 +178,8 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 	cl.OnKick(func() { c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace)) })
 	last := cl.Joined()
 	buf := make([]*fanout.Frame, 0, sseBatch)
+	recheck := time.NewTicker(CredentialRecheck)
+	defer recheck.Stop()
 	for {
 		wake := cl.Wake()
 		frames, err := cl.Take(buf[:0])
@@ -199,6 +207,11 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 			return
 		case <-b.Done():
 			return
+		case <-recheck.C:
+			if err := s.stillAuthenticated(ctx, r); err != nil {
+				_ = c.send(rpcErrorResponse(nil, err))
+				return
+			}
 		}
 	}
 }

@@ -267,6 +267,8 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 	}
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
+	recheck := time.NewTicker(CredentialRecheck)
+	defer recheck.Stop()
 	buf := make([]*fanout.Frame, 0, sseBatch)
 	for {
 		wake := c.Wake()
@@ -296,6 +298,12 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 		case <-keepalive.C:
 			fmt.Fprint(sw.w, ": keepalive\n\n")
 			sw.flusher.Flush()
+		case <-recheck.C:
+			if err := s.stillAuthenticated(ctx, r); err != nil {
+				e := mapError(err)
+				sseError(sw, e.Code, e.Message, map[string]any{"last_event_id": sw.sent.String()})
+				return
+			}
 		}
 	}
 }

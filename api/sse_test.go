@@ -51,6 +51,9 @@ func startSSEWith(t *testing.T, cfg api.Config, sndbuf int, wrap func(eventstore
 	}
 	proj := projections.New()
 	cfg.Engine, cfg.Projector, cfg.Store, cfg.Token = engine.New(st, engine.Config{}), proj, st, "in-process-test-token-0123456789"
+	if cfg.Credentials == nil {
+		cfg.Credentials = api.NewCredentialStore(st)
+	}
 	if wrap != nil {
 		cfg.Store = wrap(st)
 	}

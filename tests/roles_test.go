@@ -358,7 +358,8 @@ func TestRolesCredentialLifecycle(t *testing.T) {
 }
 
 // TestRolesRevocationOnTwoInstances: two instances share one EventStoreDB;
-// a credential revoked through A fails on the very next request to B.
+// a credential revoked through A fails on the very next request to B, and
+// the event stream it had open on B ends with credential_revoked.
 func TestRolesRevocationOnTwoInstances(t *testing.T) {
 	t.Parallel()
 	p := miStartPair(t)
@@ -367,8 +368,26 @@ func TestRolesRevocationOnTwoInstances(t *testing.T) {
 	if status, body := daveB.Request("GET", "/v1/approvals", nil); status != http.StatusOK {
 		t.Fatalf("a credential created on A, used on B: %d %s", status, body)
 	}
+	stream := daveB.subscribe("", "")
+	defer stream.cancel()
 	if out, errOut, code := runCLIEnv(t, envWithout("TURNSTILE_TOKEN"), "token", "revoke", "--server", p.A.URL, "--data", p.A.Data, "dave"); code != 0 {
 		t.Fatalf("revoke on A: %d %s %s", code, out, errOut)
+	}
+	var reason sseEvent
+	for timeout := time.After(time.Minute); ; {
+		select {
+		case e, ok := <-stream.ch:
+			if ok {
+				reason = e
+				continue
+			}
+		case <-timeout:
+			t.Fatal("dave's stream on B was still open a minute after the revocation on A")
+		}
+		break
+	}
+	if reason.Event != "error" || !strings.Contains(reason.Data, `"credential_revoked"`) {
+		t.Fatalf("dave's stream on B ended without a credential_revoked error: %+v", reason)
 	}
 	status, body := daveB.Request("GET", "/v1/approvals", nil)
 	wantError(t, status, body, http.StatusUnauthorized, "unauthorized")

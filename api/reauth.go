@@ -1,0 +1,47 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"turnstile/domain"
+)
+
+// CredentialRecheck is how often a long-lived connection (an event stream,
+// a JSON-RPC WebSocket's notifications) authenticates its credential again:
+// a revocation appended by any instance ends it within this time. A call
+// over a WebSocket is authenticated again before it runs.
+const CredentialRecheck = time.Second
+
+// errRevoked ends a connection whose credential no longer authenticates.
+var errRevoked = errorf(http.StatusUnauthorized, "credential_revoked", nil, "the credential this connection authenticated with was revoked (or its console session ended); reconnect with a valid one")
+
+// stillAuthenticated authenticates r's credential again, as auth did when
+// the connection opened (the bearer token, or the console session's stored
+// credential), and checks it is still the same principal. It returns
+// errRevoked when it no longer is, or the store's error (the caller ends
+// the connection either way: fail closed).
+func (s *Server) stillAuthenticated(ctx context.Context, r *http.Request) error {
+	was := principalOf(r)
+	var p domain.Principal
+	var found bool
+	var err error
+	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		p, found, err = s.authenticate(ctx, token)
+	} else {
+		_, p, err = s.consoleSession(r.WithContext(ctx))
+		found = err == nil
+		if err == errNoSession {
+			err = nil
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case !found || p.Name != was.Name || p.Role != was.Role:
+		return errRevoked
+	}
+	return nil
+}
