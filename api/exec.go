@@ -84,6 +84,12 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 	cmd := &engine.Command{ToolCallID: req.ToolCallID, ItemID: req.ItemID, Argv: req.Argv, Cwd: req.Cwd, Env: req.Env,
 		TimeoutMs: req.TimeoutMs, Stdin: []byte(req.Stdin), Actor: m.Actor, CorrelationID: m.CorrelationID}
 	cmd.Interrupt = s.draining // a drain ends the wait for approval, not a run
+	if wait > 0 {
+		// So does the revocation of the credential that waits.
+		ended, stop := s.untilRevoked(r)
+		defer stop()
+		cmd.Interrupt = ended
+	}
 	cmd.StepTimeout = s.cfg.CommandTimeout
 	res, err := s.cfg.Engine.Exec(r.Context(), turnID, cmd, wait)
 	if err != nil {

@@ -272,6 +272,11 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 	if !a.Resolution.Allows() {
 		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
 	}
+	// The hold may have outlived the hook's credential: a revoked one is
+	// not answered allow.
+	if err := s.stillAuthenticated(r.Context(), r); err != nil {
+		return HookAnswer{}, err
+	}
 	if cs.hook.ToolName == "Task" {
 		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {
 			return HookAnswer{}, err

@@ -45,3 +45,33 @@ func (s *Server) stillAuthenticated(ctx context.Context, r *http.Request) error 
 	}
 	return nil
 }
+
+// untilRevoked returns a channel closed when the server drains or r's
+// credential stops authenticating (checked every CredentialRecheck while
+// r lasts), for a request that waits for a person: an exec whose approval
+// comes after its credential was revoked ends its wait unanswered (202)
+// instead of running. stop ends the watch.
+func (s *Server) untilRevoked(r *http.Request) (ended <-chan struct{}, stop func()) {
+	out, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		t := time.NewTicker(CredentialRecheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-r.Context().Done():
+				return
+			case <-s.draining:
+				close(out)
+				return
+			case <-t.C:
+				if s.stillAuthenticated(r.Context(), r) != nil {
+					close(out)
+					return
+				}
+			}
+		}
+	}()
+	return out, func() { close(done) }
+}

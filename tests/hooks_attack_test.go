@@ -387,3 +387,47 @@ func TestClaudeCodeHookProjectProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeHookHoldRevoked: a hook held for a person's answer whose
+// runtime credential is revoked meanwhile is not answered allow when the
+// approval comes: the command hook answers deny, naming the credential.
+// Control: the same hold under a credential kept answers allow.
+func TestClaudeCodeHookHoldRevoked(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	s := ccServer(t, ws, "supervised", map[string]any{"ask": "hold", "hold_wait": "60s"})
+	for i, revoke := range []bool{true, false} {
+		name := fmt.Sprintf("cc-rt-%d", i)
+		tok := roCreate(t, s, name, "runtime")
+		rt := roAs(s, tok)
+		session := "sess-revoked-" + name
+		t1 := ccTurn(session, 1)
+		rt.hook(ccPayload(t, "user_prompt_submit", session, ws))
+		events := s.subscribe("turn_id="+t1, "")
+		answer := make(chan string, 1)
+		code := make(chan int, 1)
+		p := ccEdit(t, ccPayload(t, "pre_bash", session, ws), map[string]any{"tool_use_id": "toolu_" + name})
+		go func() {
+			out, errOut, c := hookCommand(t, s.URL, tok, p)
+			answer <- out + errOut
+			code <- c
+		}()
+		opened := events.NextOf("turn/permission/request/opened")
+		req, _ := opened.Params["request"].(map[string]any)
+		if revoke {
+			if st, b := s.Do("POST", "/v1/credentials/"+name+"/revoke", nil); st != http.StatusOK {
+				t.Fatalf("revoke: %d %s", st, b)
+			}
+		}
+		s.respond(str(req["request_id"]), "allow_once")
+		got, c := <-answer, <-code
+		allowed := strings.Contains(got, `"permissionDecision":"allow"`)
+		switch {
+		case revoke && (allowed || !strings.Contains(got, `"permissionDecision":"deny"`) || !strings.Contains(got, "credential")):
+			t.Fatalf("revoked while held: exit %d %s; want deny naming the credential, never allow", c, got)
+		case !revoke && (!allowed || c != 0):
+			t.Fatalf("the control: exit %d %s; want allow", c, got)
+		}
+		events.Close()
+	}
+}

@@ -586,3 +586,68 @@ func TestRolesRPCWebSocket(t *testing.T) {
 		break
 	}
 }
+
+// TestRolesRevokedWaitingExecNeverRuns: a runtime waits in POST /exec
+// (?wait) for a person's answer; its credential is revoked meanwhile. The
+// wait ends unanswered (202, nothing ran) within about a second, and the
+// approval given afterwards runs nothing for it: no exec.started is
+// appended. Control: a second runtime's identical call, approved the same
+// way, runs (200).
+func TestRolesRevokedWaitingExecNeverRuns(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	for _, tc := range []struct {
+		name   string
+		revoke bool
+	}{{"rt-revoked", true}, {"rt-kept", false}} {
+		rt := roAs(s, roCreate(t, s, tc.name, "runtime"))
+		turnID := "ro-wait-" + tc.name
+		rt.startTurn(turnID, "ws", "supervised", root)
+		events := s.subscribe("turn_id="+turnID, "")
+		type answer struct {
+			status int
+			body   []byte
+		}
+		done := make(chan answer, 1)
+		go func() {
+			st, b := rt.Do("POST", "/v1/turns/"+turnID+"/exec?wait=60s", map[string]any{"tool_call_id": "c1", "argv": []string{"true"}})
+			done <- answer{st, b}
+		}()
+		opened := events.NextOf("turn/permission/request/opened")
+		req, _ := opened.Params["request"].(map[string]any)
+		rid := str(req["request_id"])
+		var got answer
+		if tc.revoke {
+			if st, b := s.Do("POST", "/v1/credentials/"+tc.name+"/revoke", nil); st != http.StatusOK {
+				t.Fatalf("revoke: %d %s", st, b)
+			}
+			select {
+			case got = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the revoked runtime's exec still waited 30 s after the revocation")
+			}
+			s.respond(rid, "allow_once")
+		} else {
+			s.respond(rid, "allow_once")
+			got = <-done
+		}
+		var out struct {
+			Ran bool `json:"ran"`
+		}
+		_ = json.Unmarshal(got.body, &out)
+		started := 0
+		for _, e := range roEvents(t, s, turnID) {
+			if e.Type == "exec.started" {
+				started++
+			}
+		}
+		switch {
+		case tc.revoke && (got.status != http.StatusAccepted || out.Ran || started != 0):
+			t.Fatalf("revoked while waiting: %d %s, %d exec.started; want 202, nothing run", got.status, got.body, started)
+		case !tc.revoke && (got.status != http.StatusOK || !out.Ran || started != 1):
+			t.Fatalf("the control: %d %s, %d exec.started; want 200, run once", got.status, got.body, started)
+		}
+		events.Close()
+	}
+}
