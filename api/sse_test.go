@@ -243,6 +243,22 @@ func (s *sseServer) decisions(id string, from, n int) {
 	}
 }
 
+// decideUntilCut makes decisions on turn id, numbered from from, 25 at a
+// time, until the server has cut a slow consumer off (at most 5,000), and
+// returns the next number.
+func (s *sseServer) decideUntilCut(id string, from int) int {
+	s.t.Helper()
+	n := from
+	for s.metric("turnstile_sse_slow_consumer_disconnects_total") == 0 {
+		if n > 5000 {
+			s.t.Fatal("5,000 events and the reader that stopped reading was never cut off")
+		}
+		s.decisions(id, n, 25)
+		n += 25
+	}
+	return n
+}
+
 // metric reads one sample of the server's /metrics.
 func (s *sseServer) metric(name string) float64 {
 	s.t.Helper()
@@ -424,14 +440,7 @@ func TestSSESlowConsumerCutOffAndResume(t *testing.T) {
 			fastIDs <- f.id
 		}
 	}()
-	n := 1
-	for s.metric("turnstile_sse_slow_consumer_disconnects_total") == 0 {
-		if n > 5000 {
-			t.Fatal("5,000 events and the client that stopped reading was never cut off")
-		}
-		s.decisions("t", n, 25)
-		n += 25
-	}
+	n := s.decideUntilCut("t", 1)
 	s.decisions("t", n, 10) // after the cut: the resume must fetch them from the store
 	want := s.turnPositions(start)
 	last := want[len(want)-1]
@@ -492,14 +501,7 @@ func TestSSEStuckClientIsClosedAfterGrace(t *testing.T) {
 	if got := s.metric("turnstile_sse_clients"); got != 1 {
 		t.Fatalf("turnstile_sse_clients = %v, want 1", got)
 	}
-	n := 1
-	for s.metric("turnstile_sse_slow_consumer_disconnects_total") == 0 {
-		if n > 5000 {
-			t.Fatal("5,000 events and the stuck client was never cut off")
-		}
-		s.decisions("t", n, 25)
-		n += 25
-	}
+	s.decideUntilCut("t", 1)
 	deadline := time.Now().Add(30 * time.Second)
 	for s.metric("turnstile_sse_clients") != 0 {
 		if time.Now().After(deadline) {
