@@ -113,7 +113,18 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	a, err := s.awaitApproval(r.Context(), id, wait)
+	var ended <-chan struct{}
+	if wait > 0 {
+		// A wait ends at its credential's revocation, and what it waited
+		// for is not given to a credential revoked meanwhile.
+		var stop func()
+		ended, stop = s.untilRevoked(r)
+		defer stop()
+	}
+	a, err := s.awaitApproval(r.Context(), id, wait, ended)
+	if err == nil && wait > 0 {
+		err = s.stillAuthenticated(r.Context(), r)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -122,8 +133,8 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 }
 
 // awaitApproval returns the request, waiting up to wait for it to be
-// resolved (or the server to drain).
-func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duration) (projections.ApprovalView, error) {
+// resolved (or the server to drain, or ended to close).
+func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duration, ended <-chan struct{}) (projections.ApprovalView, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	if wait > 0 {
@@ -146,6 +157,8 @@ func (s *Server) awaitApproval(ctx context.Context, id string, wait time.Duratio
 		case <-ctx.Done():
 			return a, nil
 		case <-s.draining:
+			return a, nil
+		case <-ended:
 			return a, nil
 		}
 	}

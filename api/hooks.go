@@ -262,7 +262,7 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 	}
 	a := projections.ApprovalView{Status: projections.ApprovalPending} // unseen within the hold: unanswered
 	if err == nil {
-		if a, err = s.awaitApproval(r.Context(), q.Request.RequestID, max(cfg.HoldWait-time.Since(start), 0)); err != nil {
+		if a, err = s.awaitApproval(r.Context(), q.Request.RequestID, max(cfg.HoldWait-time.Since(start), 0), nil); err != nil {
 			return HookAnswer{}, err
 		}
 	}

@@ -178,6 +178,14 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 	if err := cs.checkProject(); err != nil {
 		return "", err
 	}
+	if n > 1 {
+		// The session's turns stay in the workspaces of whoever drives it:
+		// another workspace's credential cannot take the session over by
+		// starting its next turn.
+		if err := s.authorizeTurn(r, domain.OpTurnStart, ccTurnID(cs.thread, n-1)); err != nil {
+			return "", err
+		}
+	}
 	id := ccTurnID(cs.thread, n)
 	var input json.RawMessage
 	if prompt != "" {
@@ -310,11 +318,36 @@ func hookMeta(r *http.Request) turn.Meta { return meta(r) }
 // hold on an approval request does: ccAsk); the position of the hook's last
 // event is its answer's PositionHeader.
 func (s *Server) hookExec(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
+	if err := s.hookAuthorize(r, turnID, cmd); err != nil {
+		return engine.Result{}, err
+	}
 	res, err := s.execute(r, turnID, cmd)
 	if hp, ok := r.Context().Value(hookPosKey{}).(*eventstore.Position); ok && err == nil && hp.Less(res.Position) {
 		*hp = res.Position
 	}
 	return res, err
+}
+
+// hookAuthorize checks the hook's principal may act on the turn a command
+// goes to: a session's turns are found by its id alone, so a credential
+// scoped to one workspace, with a cwd in its own project, could otherwise
+// name a session of another workspace's project and end, interrupt or
+// decide in its turns. A new turn is checked against its parent (the
+// workspace is checked where the hook starts).
+func (s *Server) hookAuthorize(r *http.Request, turnID string, cmd turn.Command) error {
+	op := domain.OpTurnDecide
+	switch c := cmd.(type) {
+	case *turn.StartTurn:
+		if c.ParentTurnID == "" {
+			return nil
+		}
+		turnID, op = c.ParentTurnID, domain.OpTurnStart
+	case *turn.EndTurn:
+		op = domain.OpTurnEnd
+	case *turn.RespondApproval:
+		op = domain.OpApprovalRespond
+	}
+	return s.authorizeTurn(r, op, turnID)
 }
 
 // PositionHeader carries the store position of a hook's last event (the

@@ -141,6 +141,9 @@ type sseWriter struct {
 	filter  sseFilter
 	sent    eventstore.Position
 	buf     []byte // the frames of one batch, written at once
+	// auth authenticates the client's credential again (stillAuthenticated);
+	// a catch-up calls it before every page after the first.
+	auth func(context.Context) error
 }
 
 // frames writes the frames after sent that the client sees, in one write
@@ -175,11 +178,19 @@ func (sw *sseWriter) frames(fs []*fanout.Frame) error {
 func (s *Server) catchUp(ctx context.Context, sw *sseWriter, known map[string]string, upTo *eventstore.Position) error {
 	frames := s.metrics.sseFrames.WithLabelValues("catch_up")
 	batch := make([]*fanout.Frame, 0, catchUpPage)
-	for {
+	for page := 0; ; page++ {
 		select {
 		case <-s.draining:
 			return context.Canceled
 		default:
+		}
+		// A client reading slowly stays in its catch-up, which reads up
+		// to the end of the log: each page is read for a credential that
+		// still authenticates, or the stream ends.
+		if page > 0 && sw.auth != nil {
+			if err := sw.auth(ctx); err != nil {
+				return err
+			}
 		}
 		recs, err := s.cfg.Store.ReadAll(ctx, sw.sent, catchUpPage)
 		if err != nil {
@@ -230,11 +241,12 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 	ctx := r.Context()
 	b := s.broadcaster()
 	known := map[string]string{}
+	sw.auth = func(ctx context.Context) error { return s.stillAuthenticated(ctx, r) }
 	if catchUp {
 		// The bulk of a resume, before joining: the broadcast does not
 		// hold frames for a client that is still reading history.
 		if err := s.catchUp(ctx, sw, known, nil); err != nil {
-			s.log.Debug("event stream: catch-up ended", "err", err)
+			s.catchUpEnded(sw, err)
 			return
 		}
 	}
@@ -256,7 +268,7 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 		joined := c.Joined()
 		if sw.sent.Less(joined) {
 			if err := s.catchUp(ctx, sw, known, &joined); err != nil {
-				s.log.Debug("event stream: catch-up ended", "err", err)
+				s.catchUpEnded(sw, err)
 				return
 			}
 		}
@@ -305,6 +317,16 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 				return
 			}
 		}
+	}
+}
+
+// catchUpEnded ends a stream whose catch-up failed: a credential that no
+// longer authenticates is told so, as on the live stream.
+func (s *Server) catchUpEnded(sw *sseWriter, err error) {
+	s.log.Debug("event stream: catch-up ended", "err", err)
+	if err == errRevoked {
+		e := mapError(err)
+		sseError(sw, e.Code, e.Message, map[string]any{"last_event_id": sw.sent.String()})
 	}
 }
 

@@ -182,7 +182,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sensitive, err := secretPaths(f.data, f.tokenFile)
+	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
 	if err != nil {
 		return err
 	}
@@ -338,12 +338,27 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	return result
 }
 
+// storePaths are the embedded store's files when --store names them outside
+// the data directory (bolt:PATH and its read-model checkpoint beside it,
+// log:DIR): every workspace's events and the credentials' hashes, denied to
+// every turn like the data directory.
+func storePaths(f serveFlags) []string {
+	switch {
+	case strings.HasPrefix(f.store, "bolt:"):
+		return []string{strings.TrimPrefix(f.store, "bolt:"), checkpointPath(f)}
+	case strings.HasPrefix(f.store, "log:"):
+		return []string{strings.TrimPrefix(f.store, "log:")}
+	}
+	return nil
+}
+
 // secretPaths are the service's own secrets, as absolute paths (and, when
-// a symlink leads elsewhere, where it leads): the data directory and the
-// token file. Every turn's snapshot denies them.
-func secretPaths(data, tokenFile string) ([]string, error) {
+// a symlink leads elsewhere, where it leads): the data directory, the
+// token file and more (the store's files outside the data directory).
+// Every turn's snapshot denies them.
+func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 	var out []string
-	for _, p := range []string{data, tokenFile} {
+	for _, p := range append([]string{data, tokenFile}, more...) {
 		if p == "" {
 			continue
 		}
