@@ -180,6 +180,13 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 	buf := make([]*fanout.Frame, 0, sseBatch)
 	recheck := time.NewTicker(CredentialRecheck)
 	defer recheck.Stop()
+	lostAuth := func() bool { // the credential again; revoked: say so, end
+		err := s.stillAuthenticated(ctx, r)
+		if err != nil {
+			_ = c.send(rpcErrorResponse(nil, err))
+		}
+		return err != nil
+	}
 	for {
 		wake := cl.Wake()
 		frames, err := cl.Take(buf[:0])
@@ -198,6 +205,14 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 			last = fr.Position
 		}
 		if cl.Pending() {
+			// Busy: the credential's check is not left to the select.
+			select {
+			case <-recheck.C:
+				if lostAuth() {
+					return
+				}
+			default:
+			}
 			continue
 		}
 		select {
@@ -208,8 +223,7 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 		case <-b.Done():
 			return
 		case <-recheck.C:
-			if err := s.stillAuthenticated(ctx, r); err != nil {
-				_ = c.send(rpcErrorResponse(nil, err))
+			if lostAuth() {
 				return
 			}
 		}

@@ -293,6 +293,14 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 			return
 		}
 		if c.Pending() {
+			// Busy: the credential's check is not left to the select.
+			select {
+			case <-recheck.C:
+				if sw.lostAuth(ctx) {
+					return
+				}
+			default:
+			}
 			continue
 		}
 		select {
@@ -311,9 +319,7 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 			fmt.Fprint(sw.w, ": keepalive\n\n")
 			sw.flusher.Flush()
 		case <-recheck.C:
-			if err := s.stillAuthenticated(ctx, r); err != nil {
-				e := mapError(err)
-				sseError(sw, e.Code, e.Message, map[string]any{"last_event_id": sw.sent.String()})
+			if sw.lostAuth(ctx) {
 				return
 			}
 		}
@@ -325,9 +331,25 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 func (s *Server) catchUpEnded(sw *sseWriter, err error) {
 	s.log.Debug("event stream: catch-up ended", "err", err)
 	if err == errRevoked {
-		e := mapError(err)
-		sseError(sw, e.Code, e.Message, map[string]any{"last_event_id": sw.sent.String()})
+		sw.endWith(err)
 	}
+}
+
+// lostAuth authenticates the client's credential again and, when it no
+// longer authenticates (or the store cannot say), ends the stream with an
+// error event naming why and where it was.
+func (sw *sseWriter) lostAuth(ctx context.Context) bool {
+	err := sw.auth(ctx)
+	if err != nil {
+		sw.endWith(err)
+	}
+	return err != nil
+}
+
+// endWith sends the error event that ends the stream.
+func (sw *sseWriter) endWith(err error) {
+	e := mapError(err)
+	sseError(sw, e.Code, e.Message, map[string]any{"last_event_id": sw.sent.String()})
 }
 
 // slow ends a client that fell behind with a frame naming the reason and

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -107,15 +108,27 @@ func (s *Server) start() {
 	if s.Bin != "" {
 		path = s.Bin
 	}
-	s.cmd = exec.Command(path, args...)
-	s.cmd.Env = os.Environ()
-	stdout, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.cmd.Stderr = &lockedWriter{mu: &s.mu, w: &s.out}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
+	var stdout io.ReadCloser
+	// A program a test has just written (a copied binary, a wrapper script)
+	// can still be open for writing in a child another test is forking at
+	// that moment, until that child execs: the kernel answers ETXTBSY, and
+	// the start is tried again.
+	for wait := time.Millisecond; ; wait *= 2 {
+		s.cmd = exec.Command(path, args...)
+		s.cmd.Env = os.Environ()
+		var err error
+		if stdout, err = s.cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+		s.cmd.Stderr = &lockedWriter{mu: &s.mu, w: &s.out}
+		err = s.cmd.Start()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.ETXTBSY) || wait > time.Second {
+			t.Fatal(err)
+		}
+		time.Sleep(wait)
 	}
 	s.exit = make(chan error, 1)
 	// A started server is ready once its read models have caught up with
