@@ -64,8 +64,9 @@ func TestServerClosesSlowAndIdleConnections(t *testing.T) {
 	// Headers trickled a byte at a time: the timeout bounds all of them,
 	// not the gap between two bytes.
 	c, r = roDial(t, s)
-	stop := make(chan struct{})
-	go func() {
+	stop, trickled := make(chan struct{}), make(chan struct{})
+	go func(c net.Conn) { // its own connection: c is reused below
+		defer close(trickled)
 		tick := time.NewTicker(20 * time.Millisecond) // the trickle's pace
 		defer tick.Stop()
 		line := "GET /healthz HTTP/1.1\r\nHost: turnstile\r\nX-Slow: " + strings.Repeat("a", 4000)
@@ -79,9 +80,10 @@ func TestServerClosesSlowAndIdleConnections(t *testing.T) {
 				return
 			}
 		}
-	}()
+	}(c)
 	roWaitClosed(t, r, "trickled headers")
 	close(stop)
+	<-trickled // (a byte it wrote to the next connection made "aGET": 405)
 
 	// Keep-alive: two prompt requests on one connection are served, then
 	// the idle connection is closed.
