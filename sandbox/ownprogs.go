@@ -31,6 +31,50 @@ func ProtectOwnFiles(paths ...string) {
 		}
 	}
 	ownFiles.Store(&out)
+	ownPaths.Store(nil)
+}
+
+// ownPaths caches ownFileList's answer (reset by ProtectOwnFiles). The
+// files it names cannot be moved by a restricted command (withOwnPrograms),
+// so the answer stands.
+var ownPaths atomic.Pointer[[]string]
+
+// ownFileList returns the real paths of this process's binary, the helper
+// file next to it (used or not: it is the one the next start pins) and the
+// files named by ProtectOwnFiles.
+func ownFileList() []string {
+	if l := ownPaths.Load(); l != nil {
+		return *l
+	}
+	var cand, out []string
+	if exe, err := os.Executable(); err == nil {
+		cand = append(cand, exe)
+	}
+	if h := siblingHelperPath(); h != "" {
+		cand = append(cand, h)
+	}
+	if files := ownFiles.Load(); files != nil {
+		cand = append(cand, *files...)
+	}
+	for _, p := range cand {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		out = append(out, p)
+	}
+	ownPaths.Store(&out)
+	return out
+}
+
+// ownFileRefusal refuses a write decision on one of the files ownFileList
+// names: the runtime's own edit tools write outside the sandbox, so the
+// decision must keep them as read-only as a command's view does.
+func ownFileRefusal(canon string) error {
+	if !slices.Contains(ownFileList(), canon) {
+		return nil
+	}
+	return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
+		Message: "the path is the server's own program or configuration, which stays read-only"}
 }
 
 // withOwnPrograms returns entries plus a protected, read-only entry for each
