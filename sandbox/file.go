@@ -99,6 +99,11 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 		}
 	}
 	if got.Covers(op) {
+		if op == domain.AccessWrite {
+			if r := ownFileRefusal(canon); r != nil {
+				return "", r
+			}
+		}
 		if !exists && op == domain.AccessRead {
 			// A read of a missing path is judged as a read where it would
 			// be, then refused as missing.

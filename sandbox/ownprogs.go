@@ -4,9 +4,78 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	"turnstile/domain"
 )
+
+// ownFiles are the files this process reads when it starts (its
+// configuration: ProtectOwnFiles), absolute; nil for none.
+var ownFiles atomic.Pointer[[]string]
+
+// ProtectOwnFiles names the files this process reads when it starts
+// (serve's --profiles, --constraints, --claude-code-config): like its
+// binary, each is kept read-only, and cannot be moved or removed, where it
+// lies inside a restricted command's writable roots. They decide what every
+// turn may do after the next start; a command that rewrote them would give
+// itself a wider profile, or drop the operator's constraints, then.
+// Empty paths are skipped; each call replaces the list.
+func ProtectOwnFiles(paths ...string) {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	ownFiles.Store(&out)
+	ownPaths.Store(nil)
+}
+
+// ownPaths caches ownFileList's answer (reset by ProtectOwnFiles). The
+// files it names cannot be moved by a restricted command (withOwnPrograms),
+// so the answer stands.
+var ownPaths atomic.Pointer[[]string]
+
+// ownFileList returns the real paths of this process's binary, the helper
+// file next to it (used or not: it is the one the next start pins) and the
+// files named by ProtectOwnFiles.
+func ownFileList() []string {
+	if l := ownPaths.Load(); l != nil {
+		return *l
+	}
+	var cand, out []string
+	if exe, err := os.Executable(); err == nil {
+		cand = append(cand, exe)
+	}
+	if h := siblingHelperPath(); h != "" {
+		cand = append(cand, h)
+	}
+	if files := ownFiles.Load(); files != nil {
+		cand = append(cand, *files...)
+	}
+	for _, p := range cand {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		out = append(out, p)
+	}
+	ownPaths.Store(&out)
+	return out
+}
+
+// ownFileRefusal refuses a write decision on one of the files ownFileList
+// names: the runtime's own edit tools write outside the sandbox, so the
+// decision must keep them as read-only as a command's view does.
+func ownFileRefusal(canon string) error {
+	if !slices.Contains(ownFileList(), canon) {
+		return nil
+	}
+	return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
+		Message: "the path is the server's own program or configuration, which stays read-only"}
+}
 
 // withOwnPrograms returns entries plus a protected, read-only entry for each
 // program this process starts with root's (or its own) privileges before any
@@ -18,7 +87,8 @@ import (
 // pinned helper in place, and the next spawn would run its code before any
 // mask, Landlock rule or capability drop. (The server's binary cannot be
 // written while it runs, but could be replaced for its next start.) entries
-// is not modified.
+// is not modified. The files named by ProtectOwnFiles are protected the
+// same way.
 func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain.FilesystemEntry {
 	var progs []string
 	if prog.lean {
@@ -26,6 +96,9 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 	}
 	if exe, err := os.Executable(); err == nil {
 		progs = append(progs, exe)
+	}
+	if files := ownFiles.Load(); files != nil {
+		progs = append(progs, *files...)
 	}
 	out := entries
 	for _, p := range progs {

@@ -79,6 +79,12 @@ func runBPF(t *testing.T, prog []unix.SockFilter, data []byte) uint32 {
 			} else {
 				pc += int(ins.Jf)
 			}
+		case bpfJset:
+			if acc&ins.K != 0 {
+				pc += int(ins.Jt)
+			} else {
+				pc += int(ins.Jf)
+			}
 		case bpfRet:
 			return ins.K
 		default:
@@ -106,7 +112,7 @@ func TestSeccompFilter(t *testing.T) {
 	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
 	strict := buildFilter(a, filterOpts{restrictSockets: true})
 	open := buildFilter(a, filterOpts{})
-	if len(strict) > 30 {
+	if len(strict) > 80 {
 		t.Errorf("filter has %d instructions", len(strict))
 	}
 	cases := []struct {
@@ -142,6 +148,31 @@ func TestSeccompFilter(t *testing.T) {
 			want uint32
 		}{"x32", open, seccompData(a.foreignBit|uint32(unix.SYS_GETPID), a.audit, 0), errno(unix.EPERM)})
 	}
+	// A set-user-ID or set-group-ID bit in a mode refuses the call; the
+	// same call with a plain mode is allowed (the control).
+	if len(a.modeArgs) < 5 || a.openat2 == 0 {
+		t.Fatalf("the mode rules name %d syscalls, openat2 %d", len(a.modeArgs), a.openat2)
+	}
+	for _, m := range a.modeArgs {
+		for _, c := range []struct {
+			mode uint64
+			want uint32
+		}{{0o4755, errno(unix.EPERM)}, {0o2755, errno(unix.EPERM)}, {0o6000, errno(unix.EPERM)}, {0o755, allow}, {0o1777, allow}} {
+			for _, prog := range [][]unix.SockFilter{strict, open} {
+				d := seccompData(m.nr, a.audit, 0)
+				binary.LittleEndian.PutUint64(d[16+8*m.arg:], c.mode)
+				if got := runBPF(t, prog, d); got != c.want {
+					t.Errorf("syscall %d, mode %o in argument %d: %#x, want %#x", m.nr, c.mode, m.arg, got, c.want)
+				}
+			}
+		}
+	}
+	cases = append(cases, struct {
+		name string
+		prog []unix.SockFilter
+		data []byte
+		want uint32
+	}{"openat2", open, seccompData(a.openat2, a.audit, 0), errno(unix.ENOSYS)})
 	for _, c := range cases {
 		if got := runBPF(t, c.prog, c.data); got != c.want {
 			t.Errorf("%s: %#x, want %#x", c.name, got, c.want)

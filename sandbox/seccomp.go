@@ -12,6 +12,7 @@ const (
 	bpfLdW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfJge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
 	bpfRet  = unix.BPF_RET | unix.BPF_K
 	offNr   = 0  // seccomp_data.nr
 	offArch = 4  // seccomp_data.arch
@@ -30,7 +31,23 @@ type seccompArch struct {
 	// keyring is keyctl, add_key and request_key: the kernel keyrings are
 	// shared with the caller's session, so they are always refused.
 	keyring [3]uint32
+	// modeArgs are the syscalls that set a file's mode (chmod, open with
+	// O_CREAT, mknod and their variants) with the index of the mode
+	// argument; openat2 passes its mode in memory the filter cannot read.
+	modeArgs []modeArg
+	openat2  uint32
 }
+
+// modeArg is a syscall whose argument arg is a file mode.
+type modeArg struct{ nr, arg uint32 }
+
+// setIDBits are the mode bits no sandboxed command may set. A file made in
+// a writable root belongs on disk to the root's owner (as root, the
+// idmapped mount maps the command's uid to it; otherwise it is the
+// server's uid): with set-user-ID, any process of the host that runs it
+// outside the sandbox (nosuid and no_new_privs hold only inside) would run
+// the command's program as that owner, root included.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
 
 // filterOpts selects what the filter refuses beyond the always-on rules
 // (foreign architectures, x32, io_uring, keyrings).
@@ -53,6 +70,8 @@ type filterOpts struct {
 //	nr >= foreignBit (x32)    → EPERM
 //	io_uring_{setup,enter,register} → ENOSYS
 //	keyctl, add_key, request_key    → EPERM
+//	chmod, open, mknod and variants with S_ISUID or S_ISGID in the mode → EPERM
+//	openat2                   → ENOSYS (its mode cannot be read; callers fall back to openat)
 //	socket/socketpair, family != AF_UNIX → EAFNOSUPPORT (when restricted)
 //	otherwise                 → allow
 func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
@@ -84,6 +103,17 @@ func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
 	for _, nr := range a.keyring {
 		jump(bpfJeq, nr, 0, 1)
 		stmt(bpfRet, retEPERM)
+	}
+	if a.openat2 != 0 {
+		jump(bpfJeq, a.openat2, 0, 1)
+		stmt(bpfRet, retNoSys)
+	}
+	for _, m := range a.modeArgs {
+		jump(bpfJeq, m.nr, 0, 4)
+		stmt(bpfLdW, offArg0+8*m.arg)
+		jump(bpfJset, setIDBits, 0, 1)
+		stmt(bpfRet, retEPERM)
+		stmt(bpfRet, retAllow) // no other rule concerns these syscalls
 	}
 	if o.restrictSockets && o.allowInetStream {
 		inetStreamBlock(a, stmt, jump)

@@ -11,5 +11,8 @@ func nativeSeccompArch() (seccompArch, bool) {
 		socketpair: unix.SYS_SOCKETPAIR,
 		ioUring:    [3]uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER},
 		keyring:    [3]uint32{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY},
+		modeArgs: []modeArg{{unix.SYS_FCHMOD, 1}, {unix.SYS_FCHMODAT, 2}, {unix.SYS_FCHMODAT2, 2},
+			{unix.SYS_OPENAT, 3}, {unix.SYS_MKNODAT, 2}},
+		openat2: unix.SYS_OPENAT2,
 	}, true
 }

@@ -197,6 +197,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// What the next start reads stays read-only to restricted commands
+	// whose writable roots hold it (sandbox/ownprogs.go).
+	sandbox.ProtectOwnFiles(f.profiles, f.constraints, f.claudeCodeConfig)
 	if err := checkClaudeCodeProfiles(ccConfig, catalog); err != nil {
 		return err
 	}
