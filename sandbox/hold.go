@@ -115,15 +115,26 @@ func holdNames(v *fsView) (release func(), err error) {
 }
 
 // makeHold creates h (never through a symlink, never over an existing
-// path).
+// path). The server makes it as itself (root, in the host's view), so no
+// component of the path may be a symlink: its parent is opened with
+// RESOLVE_NO_SYMLINKS, and the name created under that descriptor. A
+// command that swaps a parent for a link to elsewhere between the view's
+// check and this call gets ELOOP (the command is refused), not a directory
+// or file made outside its roots.
 func makeHold(h hold) error {
-	if !h.file {
-		return os.Mkdir(h.path, 0o755)
-	}
-	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	dir, name, err := openHoldParent(h.path)
 	if err != nil {
 		return err
 	}
+	defer unix.Close(dir)
+	if !h.file {
+		return wrapHoldErr("mkdir", h.path, unix.Mkdirat(dir, name, 0o755))
+	}
+	fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return wrapHoldErr("create", h.path, err)
+	}
+	f := os.NewFile(uintptr(fd), h.path)
 	_, err = f.WriteString(h.content)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -131,19 +142,69 @@ func makeHold(h hold) error {
 	return err
 }
 
+// openHoldParent opens the directory holding p, refusing a symlink in any
+// component, and returns it with p's last component.
+func openHoldParent(p string) (dir int, name string, err error) {
+	parent, name := filepath.Split(filepath.Clean(p))
+	dir, err = unix.Openat2(unix.AT_FDCWD, parent, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return -1, "", wrapHoldErr("open the directory of", p, err)
+	}
+	return dir, name, nil
+}
+
+// wrapHoldErr names the path in err, keeping it an *fs.PathError (so that
+// errors.Is(err, fs.ErrExist) holds for EEXIST).
+func wrapHoldErr(op, p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fs.PathError{Op: op, Path: p, Err: err}
+}
+
 // removeHold removes a held path if it is still what makeHold made: an
 // empty directory, a "commondir" file that names its own dir, an empty
-// "config.worktree".
+// "config.worktree"; through its parent opened as makeHold opened it, so a
+// parent swapped for a symlink since removes nothing elsewhere.
 func removeHold(p string) {
-	switch filepath.Base(p) {
+	dir, name, err := openHoldParent(p)
+	if err != nil {
+		return
+	}
+	defer unix.Close(dir)
+	var st unix.Stat_t
+	if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
+	}
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) // only when empty
+		return
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return
+	}
+	switch name {
 	case "commondir":
-		if c, ok := readPointer(p, ""); !ok || c != "." {
+		if st.Size > 64 {
+			return
+		}
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return
+		}
+		b := make([]byte, 65)
+		n, _ := unix.Read(fd, b)
+		unix.Close(fd)
+		if n < 0 || strings.TrimSpace(string(b[:n])) != "." {
 			return
 		}
 	case "config.worktree":
-		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
+		if st.Size != 0 {
 			return
 		}
+	default:
+		return // makeHold makes no other file
 	}
-	os.Remove(p) // a directory goes only when empty
+	unix.Unlinkat(dir, name, 0)
 }
