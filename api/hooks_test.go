@@ -12,11 +12,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"turnstile/adapters/boltstore"
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/projections"
 )
 
@@ -71,6 +73,17 @@ func TestHookConcurrentFirstCalls(t *testing.T) {
 		if !strings.HasPrefix(a, "200 ") || !strings.Contains(a, `"permissionDecision":"allow"`) {
 			t.Errorf("a racing first call: %s", a)
 		}
+	}
+	// Commands do not wait for the read models: they are read once they
+	// hold everything the store does.
+	recs, err := st.ReadAll(context.Background(), eventstore.Start, 0)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("the store: %d events, %v", len(recs), err)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer wcancel()
+	if err := proj.WaitFor(wctx, recs[len(recs)-1].Position); err != nil {
+		t.Fatalf("the read models did not reach the store's last event: %v", err)
 	}
 	turns := proj.Turns(projections.TurnFilter{Limit: 10})
 	if len(turns) != 1 || !strings.HasSuffix(turns[0].TurnID, ":1") {
