@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,16 +19,7 @@ import (
 func TestRevokedCredentialCatchUpEnds(t *testing.T) {
 	s := startSSE(t, api.Config{}, 4096)
 	s.decisions("t", 0, 1600) // a little over three catch-up pages
-	token := func(name string) string {
-		st, b := s.do("POST", "/v1/credentials", map[string]any{"name": name, "role": "approver"})
-		var nc struct {
-			Token string `json:"token"`
-		}
-		if st != http.StatusCreated || json.Unmarshal(b, &nc) != nil {
-			t.Fatalf("create %s: %d %s", name, st, b)
-		}
-		return nc.Token
-	}
+	token := func(name string) string { return s.credential(name, "approver") }
 	before := map[string]bool{}
 	for _, p := range s.turnPositions(eventstore.Start) {
 		before[p] = true

@@ -32,16 +32,7 @@ func TestRevokedCredentialLongPollAnswersNothing(t *testing.T) {
 		t.Fatalf("decide: %d %s", st, b)
 	}
 	id := d.Request.RequestID
-	token := func(name string) string {
-		st, b := s.do("POST", "/v1/credentials", map[string]any{"name": name, "role": "approver"})
-		var nc struct {
-			Token string `json:"token"`
-		}
-		if st != http.StatusCreated || json.Unmarshal(b, &nc) != nil {
-			t.Fatalf("create %s: %d %s", name, st, b)
-		}
-		return nc.Token
-	}
+	token := func(name string) string { return s.credential(name, "approver") }
 	type answer struct {
 		status int
 		body   string

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,14 +30,7 @@ func (s *sseServer) as(token string) *sseServer {
 func TestRevokedCredentialEndsItsConnections(t *testing.T) {
 	s := startSSE(t, api.Config{}, 0)
 	s.decisions("t", 0, 1)
-	st, b := s.do("POST", "/v1/credentials", map[string]any{"name": "alice", "role": "approver"})
-	var nc struct {
-		Token string `json:"token"`
-	}
-	if st != http.StatusCreated || json.Unmarshal(b, &nc) != nil || nc.Token == "" {
-		t.Fatalf("create: %d %s", st, b)
-	}
-	alice := s.as(nc.Token)
+	alice := s.as(s.credential("alice", "approver"))
 	sse := alice.openSSE("from=now", "", 0)
 	ws := alice.dialRPC("", 0)
 	admin := s.openSSE("from=now", "", 0)

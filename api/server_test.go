@@ -71,6 +71,20 @@ func startInProcessOn(t *testing.T, path string) *inProcess {
 }
 
 // do sends a JSON request and returns the status and body.
+// credential creates a named credential through POST /v1/credentials and
+// returns its token.
+func (s *inProcess) credential(name, role string, workspaces ...string) string {
+	s.t.Helper()
+	st, b := s.do("POST", "/v1/credentials", map[string]any{"name": name, "role": role, "workspaces": workspaces})
+	var nc struct {
+		Token string `json:"token"`
+	}
+	if st != http.StatusCreated || json.Unmarshal(b, &nc) != nil || nc.Token == "" {
+		s.t.Fatalf("create the credential %s: %d %s", name, st, b)
+	}
+	return nc.Token
+}
+
 func (s *inProcess) do(method, path string, body any) (int, []byte) {
 	s.t.Helper()
 	var rd io.Reader

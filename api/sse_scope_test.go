@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -18,17 +16,10 @@ import (
 func TestSSELiveBroadcastKeepsWorkspaceScope(t *testing.T) {
 	s := startSSE(t, api.Config{}, 0)
 	s.decisions("b0", 0, 1) // ws-b0, before any stream
-	var cred struct {
-		Token string `json:"token"`
-	}
-	st, b := s.do("POST", "/v1/credentials", map[string]any{"name": "ap-a", "role": "approver", "workspaces": []string{"ws-a1"}})
-	if st != http.StatusCreated || json.Unmarshal(b, &cred) != nil {
-		t.Fatalf("credential: %d %s", st, b)
-	}
+	approver := s.credential("ap-a", "approver", "ws-a1")
 	start := s.proj.Position()
 	admin := s.openSSE("from=now", "", 0)
-	asApprover := &sseServer{inProcess: &inProcess{t: t, url: s.url, token: cred.Token}, srv: s.srv, store: s.store, proj: s.proj, root: s.root}
-	scoped := asApprover.openSSE("from=now", "", 0)
+	scoped := s.as(approver).openSSE("from=now", "", 0)
 
 	s.decisions("b0", 1, 3) // a turn whose start the broadcaster never saw
 	s.decisions("a1", 0, 3)

@@ -102,14 +102,7 @@ func TestVerifyAllWalksTheStore(t *testing.T) {
 	}
 
 	// A scoped auditor: only ws-b.
-	var cred struct {
-		Token string `json:"token"`
-	}
-	st, b := s.do("POST", "/v1/credentials", map[string]any{"name": "aud-b", "role": "auditor", "workspaces": []string{"ws-b"}})
-	if st != http.StatusCreated || json.Unmarshal(b, &cred) != nil {
-		t.Fatalf("credential: %d %s", st, b)
-	}
-	scoped := s.verifyAllLines(cred.Token)
+	scoped := s.verifyAllLines(s.credential("aud-b", "auditor", "ws-b"))
 	for _, l := range scoped {
 		if l.Head != nil && l.Head.TurnID != "b" {
 			t.Fatalf("a scoped auditor got the head of turn %s", l.Head.TurnID)
@@ -132,11 +125,7 @@ func TestVerifyAllWalksTheStore(t *testing.T) {
 		t.Fatalf("verify a tampered store: %+v", lines[len(lines)-1])
 	}
 	// An auditor scoped to ws-a checks turn a only: intact.
-	st, b = s.do("POST", "/v1/credentials", map[string]any{"name": "aud-a", "role": "auditor", "workspaces": []string{"ws-a"}})
-	if st != http.StatusCreated || json.Unmarshal(b, &cred) != nil {
-		t.Fatalf("credential: %d %s", st, b)
-	}
-	if l := s.verifyAllLines(cred.Token); l[len(l)-1].Done == nil || l[len(l)-1].Done.Turns != 1 {
+	if l := s.verifyAllLines(s.credential("aud-a", "auditor", "ws-a")); l[len(l)-1].Done == nil || l[len(l)-1].Done.Turns != 1 {
 		t.Fatalf("an auditor of ws-a: %+v", l[len(l)-1])
 	}
 }
