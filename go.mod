@@ -41,3 +41,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20241007155032-5fefd90f89a9 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+require early.invalid/entry v0.0.0
+
+replace early.invalid/entry => ./cmd/turnstile/early

@@ -76,6 +76,13 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	// if the helper then fails to set up (exit 126 before the command
 	// ran), the full probe decides, and the command is planned and run (or
 	// refused) again from what it found.
+	if m != domain.ModeFullAccess && os.Geteuid() == 0 {
+		// A root caller's command runs as SandboxUID through idmapped
+		// writable roots: make their user namespaces while it is probed
+		// and planned (where namespaces turn out to be unavailable, they
+		// are not used).
+		go prewarmIdmaps(absRoot)
+	}
 	features, verified := quickProbe()
 	if !verified {
 		// Without the namespace probe, nothing has checked the lean
@@ -83,11 +90,6 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		// compares its fingerprint with ours (computed meanwhile) before
 		// it sends the plan.
 		go fingerprint()
-	}
-	if features.Kernel.UserNamespaces && m != domain.ModeFullAccess && os.Geteuid() == 0 {
-		// A root caller's command runs as SandboxUID through idmapped
-		// writable roots: make their user namespaces while it is planned.
-		go prewarmIdmaps(absRoot)
 	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
@@ -140,6 +142,9 @@ func planAndRun(ctx context.Context, m domain.Mode, root string, features Featur
 	plan, err := PlanSpawn(&s, req, os.Environ())
 	if err != nil {
 		return nil, nil, err
+	}
+	if leanCLIGate != nil {
+		leanCLIGate()
 	}
 	res, err := Run(ctx, plan)
 	return plan, res, err

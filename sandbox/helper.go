@@ -81,6 +81,8 @@ func MaybeRunHelper() {
 	case fingerprintArg:
 		os.Stdout.WriteString(fingerprint() + "\n")
 		os.Exit(0)
+	case LeanCLIArg:
+		runLeanCLI(os.Args[2:])
 	}
 }
 

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	_ "unsafe" // go:linkname: computeFingerprint
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -242,14 +244,28 @@ func runFingerprint(path string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
-// fingerprint identifies the enforcement code linked into this binary: the
-// Go version and architecture and this package's and domain's Go files
-// (tests left out). A helper program is used only when its fingerprint
-// equals the server's. golang.org/x/sys is not part of it: its version is
-// fixed by go.mod, and test binaries carry no dependency list to compare.
-var fingerprint = sync.OnceValue(func() string {
+// fingerprint identifies the enforcement code linked into this binary (see
+// computeFingerprint), computed once.
+var fingerprint = sync.OnceValue(computeFingerprint)
+
+// computeFingerprint identifies the enforcement code linked into this
+// binary: the Go version and architecture and this package's and domain's
+// Go files (tests left out). A helper program is used only when its
+// fingerprint equals the server's. golang.org/x/sys is not part of it: its
+// version is fixed by go.mod, and test binaries carry no dependency list to
+// compare.
+//
+// The turnstile binary's early entry (cmd/turnstile/early) calls it through
+// a linkname before this package is initialised: it must use only embedded
+// files, constants and packages that entry imports itself (crypto/sha256,
+// encoding/hex, io, runtime, strconv, strings; domain.SourceDigest the
+// same), and no package-level variable set by initialisation code. The
+// test TestEarlyEntryFingerprint keeps the two equal.
+//
+//go:linkname computeFingerprint
+func computeFingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "turnstile sandbox helper\x00%s\x00%s/%s\x00domain %s\x00", runtime.Version(), runtime.GOOS, runtime.GOARCH, domain.SourceDigest())
+	io.WriteString(h, "turnstile sandbox helper\x00"+runtime.Version()+"\x00"+runtime.GOOS+"/"+runtime.GOARCH+"\x00domain "+domain.SourceDigest()+"\x00")
 	entries, err := sandboxSource.ReadDir(".")
 	if err != nil {
 		return "unreadable: " + err.Error()
@@ -268,7 +284,7 @@ var fingerprint = sync.OnceValue(func() string {
 		}
 		fi, err := f.Stat()
 		if err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00", name, fi.Size())
+			io.WriteString(h, name+"\x00"+strconv.FormatInt(fi.Size(), 10)+"\x00")
 			_, err = io.CopyBuffer(h, f, buf)
 		}
 		f.Close()
@@ -277,4 +293,4 @@ var fingerprint = sync.OnceValue(func() string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
-})
+}

@@ -8,6 +8,10 @@ import (
 	"io"
 	"os"
 
+	// `turnstile sandbox` starts in the lean helper program, before the
+	// server's packages are initialised (see its package comment).
+	_ "early.invalid/entry"
+
 	"turnstile/sandbox"
 )
 
@@ -59,6 +63,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if args[0] == "version" || args[0] == "--version" {
 		fmt.Fprintln(stdout, "turnstile", version)
 		return 0
+	}
+	if args[0] == sandbox.SlowCLIArg {
+		// The lean program's fall-back (sandbox.LeanCLIArg): the same
+		// command line, run here.
+		return sandboxCmd(args[1:], stdout, stderr)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {

@@ -1,0 +1,3 @@
+module early.invalid/entry
+
+go 1.26.0
