@@ -66,8 +66,10 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 }
 
 // BenchmarkCLI runs whole processes in rotation: `turnstile sandbox --mode
-// auto_accept_edits` with the lean helper next to the binary and without it
-// (the helper is then the binary itself), bwrap with a comparable policy,
+// auto_accept_edits` with the lean helper next to the binary (the early
+// entry runs the command line in it), the same with the early entry
+// switched off, and without the helper (the binary runs it and is its own
+// helper), bwrap with a comparable policy,
 // and `turnstile version` (the binary's own start-up), all running
 // /bin/true; it reports each median and turnstile's wall time over bwrap's,
 // and the turnstile commands' median CPU time (user + system of the process
@@ -81,6 +83,11 @@ func BenchmarkCLI(b *testing.B) {
 	buildPrograms(b, withHelper, "./cmd/turnstile", "./cmd/turnstile-sandbox")
 	alone := b.TempDir()
 	copyFile(b, filepath.Join(withHelper, "turnstile"), filepath.Join(alone, "turnstile"))
+	// The same two programs, the early entry switched off: `turnstile
+	// sandbox` then runs in the turnstile binary, after its packages'
+	// initialisation, as before the entry existed.
+	noEarly := b.TempDir()
+	buildPrograms(b, noEarly, "-ldflags=-X early.invalid/entry.Disabled=1", "./cmd/turnstile", "./cmd/turnstile-sandbox")
 	cpu := map[string][]time.Duration{}
 	timed := func(name string, args ...string) spawnCase {
 		return spawnCase{name, func() error {
@@ -98,6 +105,7 @@ func BenchmarkCLI(b *testing.B) {
 	cases := []spawnCase{
 		timed("turnstile_version", filepath.Join(withHelper, "turnstile"), "version"),
 		timed("turnstile_sandbox/lean_helper", sandboxArgs(withHelper)...),
+		timed("turnstile_sandbox/no_early_entry", sandboxArgs(noEarly)...),
 		timed("turnstile_sandbox/binary_alone", sandboxArgs(alone)...),
 	}
 	bw, ok := bwrapCase(ws)
@@ -107,6 +115,7 @@ func BenchmarkCLI(b *testing.B) {
 	cases = append(cases, bw)
 	reportInterleaved(b, cases, func(p50 map[string]float64) {
 		b.ReportMetric(p50["turnstile_sandbox/lean_helper"]/p50["bwrap"], "lean/bwrap")
+		b.ReportMetric(p50["turnstile_sandbox/no_early_entry"]/p50["bwrap"], "no-early/bwrap")
 		b.ReportMetric(p50["turnstile_sandbox/binary_alone"]/p50["bwrap"], "alone/bwrap")
 		for name, ds := range cpu {
 			b.ReportMetric(median(ds), strings.ReplaceAll(name, "/", ".")+"-cpu-ms")
