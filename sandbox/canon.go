@@ -181,7 +181,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			// Judged by the decision-time checker (patterns, hard links);
 			// a carve-out for the kernel only where there is something
 			// to mask (see kernelMasks).
-			v.sensitive = append(v.sensitive, newSensitiveRule(p))
+			v.sensitive = append(v.sensitive, memo.sensitiveRule(p))
 			if !kernelMasks(p) {
 				continue
 			}
@@ -191,7 +191,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			canon = domain.CleanPath(p)
 		}
 		if e.Kind != domain.PathProtected && e.Access != domain.AccessDeny {
-			canon = canonicalRoot(p) // a grant: never a future place chosen by a link
+			canon = memo.root(p) // a grant: never a future place chosen by a link
 		}
 		r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
 		switch {
@@ -220,34 +220,64 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 }
 
 // canonMemo canonicalises paths that share parent directories (the
-// protected entries of one root) resolving each parent once: the entries
-// of a snapshot then cost one lstat each, not one per path element.
-type canonMemo map[string]string
+// protected entries of one root, the sensitive paths under a few homes)
+// resolving each directory once: the entries of a snapshot then cost one
+// lstat each, not one per path element. It maps a clean absolute path to
+// canonicalPath's answer for it. A memo lives for one pass over a
+// snapshot's entries (one view being built, one list being made), never
+// across a change the pass itself makes.
+type canonMemo map[string]canonAnswer
+
+// canonAnswer is canonicalPath's answer for one path.
+type canonAnswer struct {
+	canon      string
+	exists, ok bool
+	err        error
+}
+
+// dir returns the canonical form of the existing path d (symlinks
+// resolved); ok is false when d does not exist or cannot be resolved.
+func (m canonMemo) dir(d string) (string, bool) {
+	c, exists, ok, err := m.path(d)
+	return c, err == nil && ok && exists
+}
+
+// path is canonicalPath(abs) for a clean absolute path, resolving abs's
+// parent through the memo: below a missing parent the rest is lexical, as
+// canonicalPath gives it.
+func (m canonMemo) path(abs string) (canon string, exists, ok bool, err error) {
+	if abs == "/" {
+		return abs, true, true, nil
+	}
+	if a, found := m[abs]; found {
+		return a.canon, a.exists, a.ok, a.err
+	}
+	var a canonAnswer
+	pc, pexists, pok, perr := m.path(filepath.Dir(abs))
+	switch {
+	case perr != nil || !pok:
+		a.err = perr
+	case !pexists:
+		a = canonAnswer{canon: joinPath(pc, filepath.Base(abs)), ok: true}
+	default:
+		full := joinPath(pc, filepath.Base(abs))
+		fi, lerr := os.Lstat(full)
+		switch {
+		case lerr == nil && fi.Mode()&fs.ModeSymlink == 0:
+			a = canonAnswer{canon: full, exists: true, ok: true}
+		case errors.Is(lerr, fs.ErrNotExist):
+			a = canonAnswer{canon: full, ok: true}
+		default: // a symlink, or an error to report
+			a.canon, a.exists, a.ok, a.err = canonicalPath(full)
+		}
+	}
+	m[abs] = a
+	return a.canon, a.exists, a.ok, a.err
+}
 
 // canonical is canonicalPath(abs) (without the exists result).
 func (m canonMemo) canonical(abs string) (string, bool, error) {
-	if abs == "/" {
-		return abs, true, nil
-	}
-	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	cd, ok := m[dir]
-	if !ok {
-		c, exists, ok, err := canonicalPath(dir)
-		if err != nil || !ok || !exists {
-			c, _, ok, err := canonicalPath(abs)
-			return c, ok, err
-		}
-		m[dir], cd = c, c
-	}
-	full := joinPath(cd, base)
-	fi, err := os.Lstat(full)
-	switch {
-	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
-		return full, true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return full, true, nil
-	}
-	c, _, ok, err := canonicalPath(full) // a symlink, or an error to report
+	c, _, ok, err := m.path(abs)
 	return c, ok, err
 }
 

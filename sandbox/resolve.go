@@ -31,9 +31,12 @@ func joinRaw(cwd, p string) string {
 // where the link leads: whoever can plant that symlink (the agent, in a
 // writable workspace) would otherwise choose the root's future place, and a
 // path below it that resolves through the link is a symlink escape.
-func canonicalRoot(p string) string {
+func canonicalRoot(p string) string { return canonMemo{}.root(p) }
+
+// root is canonicalRoot with the memo's resolved directories.
+func (m canonMemo) root(p string) string {
 	lexical := domain.CleanPath(p)
-	canon, exists, ok, err := canonicalPath(lexical)
+	canon, exists, ok, err := m.path(lexical)
 	switch {
 	case err != nil || !ok:
 		return lexical
@@ -56,7 +59,10 @@ type sensitiveRule struct {
 	file os.FileInfo
 }
 
-func newSensitiveRule(p string) sensitiveRule {
+func newSensitiveRule(p string) sensitiveRule { return canonMemo{}.sensitiveRule(p) }
+
+// sensitiveRule is newSensitiveRule with the memo's resolved directories.
+func (m canonMemo) sensitiveRule(p string) sensitiveRule {
 	p = domain.CleanPath(p)
 	r := sensitiveRule{parts: splitPath(p)}
 	r.canonical = r.parts
@@ -65,7 +71,7 @@ func newSensitiveRule(p string) sensitiveRule {
 		i++
 	}
 	prefix := "/" + strings.Join(r.parts[:i], "/")
-	if c, _, ok, err := canonicalPath(prefix); err == nil && ok && c != prefix {
+	if c, _, ok, err := m.path(prefix); err == nil && ok && c != prefix {
 		r.canonical = append(splitPath(c), r.parts[i:]...)
 	}
 	if i == len(r.parts) {

@@ -75,12 +75,13 @@ func (v *fsView) effectivePins() []fsRule {
 // that it cannot be replaced.
 func (v *fsView) protectedLinks() []string {
 	var out []string
+	memo := canonMemo{} // the protected entries share a few parents
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		if c.Kind != domain.PathProtected || c.From == "" {
 			continue
 		}
-		parent, _, ok, err := canonicalPath(filepath.Dir(c.From))
-		if err != nil || !ok {
+		parent, ok := memo.dir(filepath.Dir(c.From))
+		if !ok {
 			continue
 		}
 		p := joinPath(parent, filepath.Base(c.From))
