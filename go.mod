@@ -22,7 +22,6 @@ require (
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327 // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
@@ -42,6 +41,9 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-require early.invalid/entry v0.0.0
+require (
+	early.invalid/entry v0.0.0
+	github.com/cespare/xxhash/v2 v2.3.0
+)
 
 replace early.invalid/entry => ./cmd/turnstile/early

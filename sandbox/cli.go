@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -82,6 +83,7 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		// and planned (where namespaces turn out to be unavailable, they
 		// are not used).
 		go prewarmIdmaps(absRoot)
+		runtime.Gosched() // let it start now: the helper waits for it
 	}
 	features, verified := quickProbe()
 	if !verified {
