@@ -93,6 +93,12 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		// it sends the plan.
 		go fingerprint()
 	}
+	if m != domain.ModeFullAccess {
+		// The helper starts while the command is planned; Run takes it
+		// when the plan fits it, and it is ended otherwise.
+		startEarlyHelper(absCwd, features)
+		defer AbandonEarlyHelper()
+	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
 	var rf *Refusal

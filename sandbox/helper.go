@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,18 +105,16 @@ func (e *notFoundError) Error() string { return e.name + ": command not found" }
 
 // runHelper returns only on failure.
 func runHelper() error {
-	f := os.NewFile(helperSpecFD, "spec")
-	if f == nil {
-		return errors.New("no plan on descriptor 3")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
-	f.Close()
+	b, fds, err := readPlan(helperSpecFD)
 	if err != nil {
-		return fmt.Errorf("read plan: %w", err)
+		return err
 	}
 	msg, err := decodeMessage(b)
 	if err != nil {
 		return fmt.Errorf("decode plan: %w", err)
+	}
+	if err := acceptPlanFDs(&msg.Spec, fds); err != nil {
+		return err
 	}
 	if len(msg.Argv) == 0 {
 		return errors.New("plan has no argv")

@@ -130,6 +130,9 @@ func prewarmIdmaps(root string) {
 func passedIdmap(sp *SandboxSpec, o IdmapOwner) int {
 	for i, p := range sp.Idmaps {
 		if p == o {
+			if receivedIdmaps != nil {
+				return receivedIdmaps[i]
+			}
 			return helperIdmapFD + i
 		}
 	}

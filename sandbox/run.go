@@ -313,20 +313,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	var prog helperProg
 	if plan.Sandboxed {
 		if spec.InNamespace {
-			if spec.FullAccess {
-				cmd.SysProcAttr = fullAccessAttr()
-			} else {
-				cmd.SysProcAttr = newNamespaceAttr()
-			}
-			cmd.SysProcAttr.Setsid = true
-			if spec.ProxyPort > 0 || spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
-				// Abstract unix sockets are per network namespace: without
-				// Landlock's scoping (ABI 6) a namespace of its own refuses
-				// them (IP sockets are refused by seccomp anyway). With the
-				// scoping it is not needed, and costs about 2.5 ms a spawn
-				// (measured).
-				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
-			}
+			cmd.SysProcAttr = helperAttr(spec)
 		}
 		prog = spawnHelper()
 		if prog.lean && !prog.verified && plan.Stdin != nil {
@@ -344,12 +331,19 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		if spec.RestrictFilesystem {
 			spec.Entries = withOwnPrograms(spec.Entries, prog)
 		}
+		if e := earlyHelpers.Swap(nil); e != nil {
+			if e.fits(plan, spec, prog, cmd.SysProcAttr, kg) {
+				return e.finish(plan, env, spec, stdout, stderr, release)
+			}
+			e.abandon()
+		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
-		specR, w, err := pipe()
+		specR, w, err := specChannel()
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
+		opened = append(opened, specR, w)
 		statusR, statusW, err := pipe()
 		if err != nil {
 			closeAll()
@@ -397,44 +391,79 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	outW.Close()
 	errW.Close()
 	for _, f := range cmd.ExtraFiles[:min(len(cmd.ExtraFiles), 2)] {
-		f.Close() // the spec and status pipes' child ends
+		f.Close() // the spec channel's and the status pipe's child ends
 	}
-	if plan.Sandboxed {
-		p.prog = prog
-		// While the helper starts (its runtime, its namespaces), the
-		// names it must protect are held: it reads them with its plan.
-		var err error
-		if *release, err = prepareSpec(spec); err != nil {
-			abandonHelper(cmd, specW)
-			for _, f := range []*os.File{outR, errR, p.statusR} {
-				f.Close()
-			}
-			return nil, &prepareError{err}
+	p.outR, p.errR = outR, errR
+	if !plan.Sandboxed {
+		p.copyOutput(stdout, stderr)
+		return p, nil
+	}
+	p.prog = prog
+	return p.sendPlan(plan, env, spec, specW, nil, stdout, stderr, release)
+}
+
+// helperAttr is the helper's SysProcAttr for a spec in its namespaces.
+func helperAttr(spec *SandboxSpec) *syscall.SysProcAttr {
+	var attr *syscall.SysProcAttr
+	if spec.FullAccess {
+		attr = fullAccessAttr()
+	} else {
+		attr = newNamespaceAttr()
+	}
+	attr.Setsid = true
+	if spec.ProxyPort > 0 || spec.RestrictNetwork && !spec.AllowUnixSockets && spec.LandlockABI < 6 {
+		// Abstract unix sockets are per network namespace: without
+		// Landlock's scoping (ABI 6) a namespace of its own refuses
+		// them (IP sockets are refused by seccomp anyway). With the
+		// scoping it is not needed, and costs about 2.5 ms a spawn
+		// (measured).
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	return attr
+}
+
+// copyOutput copies the command's output into stdout and stderr.
+func (p *process) copyOutput(stdout, stderr io.Writer) {
+	p.copying.Add(2)
+	go func() { defer p.copying.Done(); io.Copy(stdout, p.outR) }()
+	go func() { defer p.copying.Done(); io.Copy(stderr, p.errR) }()
+}
+
+// sendPlan completes a started helper's plan (prepareSpec, which sets
+// *release, while the helper starts), attaches the egress proxy, starts
+// copying the output and sends the helper its plan on specW with fds (the
+// idmap user namespaces of a helper started before its plan; nil
+// otherwise). On error the helper is ended, having run nothing.
+func (p *process) sendPlan(plan *Plan, env []string, spec *SandboxSpec, specW *os.File, fds []*os.File, stdout, stderr io.Writer, release *func()) (*process, error) {
+	cmd := p.cmd
+	// While the helper starts (its runtime, its namespaces), the names it
+	// must protect are held: it reads them with its plan.
+	var err error
+	if *release, err = prepareSpec(spec); err != nil {
+		abandonHelper(cmd, specW)
+		for _, f := range []*os.File{p.outR, p.errR, p.statusR} {
+			f.Close()
 		}
+		return nil, &prepareError{err}
 	}
-	if plan.Sandboxed && spec.ProxyPort > 0 {
+	if spec.ProxyPort > 0 {
 		// The helper waits for its plan: the listener exists in its
 		// network namespace before the command can run.
 		stop, err := attachEgress(plan.egress, cmd.Process.Pid, spec.ProxyPort)
 		if err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()
-			outR.Close()
-			errR.Close()
+			p.outR.Close()
+			p.errR.Close()
 			specW.Close()
 			p.statusR.Close()
 			return nil, err
 		}
 		p.stopEgress = stop
 	}
-	p.outR, p.errR = outR, errR
-	p.copying.Add(2)
-	go func() { defer p.copying.Done(); io.Copy(stdout, outR) }()
-	go func() { defer p.copying.Done(); io.Copy(stderr, errR) }()
-	if specW != nil {
-		msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: *spec})
-		go func() { specW.Write(msg); specW.Close() }()
-	}
+	p.copyOutput(stdout, stderr)
+	msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: *spec})
+	go writePlan(specW, msg, fds)
 	return p, nil
 }
 

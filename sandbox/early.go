@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The helper's plan travels on a unix socket pair (descriptor 3 in the
+// helper), so that descriptors can travel with it: a helper started before
+// its plan existed (startEarlyHelper) receives its idmap user namespaces
+// that way, since they were not known when it was started.
+
+// specChannel returns the two ends of a plan channel: the child's, to pass
+// as descriptor 3, and the parent's, to send the plan on.
+func specChannel() (child, parent *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan channel: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "plan"), os.NewFile(uintptr(fds[1]), "plan"), nil
+}
+
+// writePlan sends msg on w, fds with its first bytes, and closes w (the
+// helper reads to end of file).
+func writePlan(w *os.File, msg []byte, fds []*os.File) {
+	defer w.Close()
+	if len(fds) > 0 {
+		ints := make([]int, len(fds))
+		for i, f := range fds {
+			ints[i] = int(f.Fd())
+		}
+		n, err := unix.SendmsgN(int(w.Fd()), msg, unix.UnixRights(ints...), nil, 0)
+		if err != nil {
+			return // the helper reads a short plan and refuses
+		}
+		msg = msg[n:]
+	}
+	w.Write(msg)
+}
+
+// maxPlanFDs bounds the descriptors a helper accepts with its plan.
+const maxPlanFDs = 64
+
+// readPlan reads the helper's plan from descriptor fd to end of file, at
+// most 16 MiB, with the descriptors sent with it (close-on-exec).
+func readPlan(fd int) ([]byte, []int, error) {
+	var b []byte
+	var fds []int
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, unix.CmsgSpace(maxPlanFDs*4))
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fds, fmt.Errorf("read plan: %w", err)
+		}
+		if oobn > 0 {
+			msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+			if err != nil {
+				return nil, fds, fmt.Errorf("read plan: %w", err)
+			}
+			for i := range msgs {
+				rights, err := unix.ParseUnixRights(&msgs[i])
+				if err != nil {
+					return nil, fds, fmt.Errorf("read plan: %w", err)
+				}
+				fds = append(fds, rights...)
+			}
+		}
+		if flags&unix.MSG_CTRUNC != 0 {
+			return nil, fds, errors.New("read plan: too many descriptors")
+		}
+		if n == 0 {
+			return b, fds, nil
+		}
+		if b = append(b, buf[:n]...); len(b) > 16<<20 {
+			return nil, fds, errors.New("read plan: larger than 16 MiB")
+		}
+	}
+}
+
+// receivedIdmaps, in a helper, are the idmap user namespaces received with
+// its plan, one per SandboxSpec.Idmaps entry (nil when they were passed as
+// descriptors from helperIdmapFD on).
+var receivedIdmaps []int
+
+// acceptPlanFDs checks the descriptors received with a plan: only the
+// idmap user namespaces of a restricted spec come that way, one for each.
+func acceptPlanFDs(sp *SandboxSpec, fds []int) error {
+	if len(fds) == 0 {
+		return nil
+	}
+	if sp.FullAccess || len(fds) != len(sp.Idmaps) {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return fmt.Errorf("plan came with %d descriptors for %d idmap owners", len(fds), len(sp.Idmaps))
+	}
+	receivedIdmaps = fds
+	return nil
+}
+
+// earlyHelper is a helper started before its plan (startEarlyHelper).
+type earlyHelper struct {
+	p          *process
+	specW      *os.File
+	dir        string
+	cloneflags uintptr
+	prog       helperProg
+}
+
+// earlyStats counts early helpers started, taken by Run and ended unused,
+// for tests.
+var earlyStats struct{ started, taken, abandoned atomic.Int64 }
+
+// earlyHelpers holds the helper startEarlyHelper started, until Run takes
+// it (startProcess) or the command line ends it (AbandonEarlyHelper).
+var earlyHelpers atomic.Pointer[earlyHelper]
+
+// startEarlyHelper starts the helper of a restricted command of this
+// process (one command per process: `turnstile sandbox`) before the command
+// is planned, so that the helper's start (its runtime, its namespaces,
+// about 1.5 ms) runs beside the planning instead of after it. It starts the
+// helper in the namespaces a restricted spec with no egress proxy gets on
+// this kernel, in cwd; Run uses it only when the plan asks for exactly that
+// (same namespaces, same program, same working directory, no input) and
+// sends its idmap user namespaces with the plan; otherwise the helper is
+// ended having run nothing, and Run starts one as usual. Only a verified
+// helper program is started early.
+func startEarlyHelper(cwd string, f Features) {
+	if !helperWired.Load() || !f.Kernel.UserNamespaces {
+		return
+	}
+	prog := probeHelper()
+	if !prog.verified {
+		return
+	}
+	// The plan's working directory is canonical.
+	cwd, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return
+	}
+	// A restricted mode's network is restricted, with no unix sockets and
+	// no proxy.
+	attr := helperAttr(&SandboxSpec{InNamespace: true, RestrictNetwork: true, LandlockABI: f.Kernel.LandlockABI})
+	var opened []*os.File
+	fail := func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	specR, specW, err := specChannel()
+	if err != nil {
+		return
+	}
+	opened = append(opened, specR, specW)
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		fail()
+		return
+	}
+	opened = append(opened, statusR, statusW)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		fail()
+		return
+	}
+	opened = append(opened, outR, outW)
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		fail()
+		return
+	}
+	opened = append(opened, errR, errW)
+	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: []string{}, Dir: cwd, SysProcAttr: attr,
+		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
+	if err := cmd.Start(); err != nil {
+		fail()
+		return
+	}
+	for _, f := range []*os.File{specR, statusW, outW, errW} {
+		f.Close()
+	}
+	earlyStats.started.Add(1)
+	p := &process{cmd: cmd, outR: outR, errR: errR, statusR: statusR, prog: prog}
+	earlyHelpers.Store(&earlyHelper{p: p, specW: specW, dir: cwd, cloneflags: attr.Cloneflags, prog: prog})
+}
+
+// AbandonEarlyHelper ends a helper started early that Run did not take.
+func AbandonEarlyHelper() {
+	if e := earlyHelpers.Swap(nil); e != nil {
+		e.abandon()
+	}
+}
+
+// fits reports whether the early helper is the one startProcess would start
+// for plan and spec.
+func (e *earlyHelper) fits(plan *Plan, spec *SandboxSpec, prog helperProg, attr *syscall.SysProcAttr, kg *killGroup) bool {
+	return spec.InNamespace && !spec.FullAccess && spec.ProxyPort == 0 && kg == nil && plan.Stdin == nil &&
+		plan.Cwd == e.dir && prog.path == e.prog.path && prog.verified && attr.Cloneflags == e.cloneflags
+}
+
+// finish gives the early helper its plan, with the idmap user namespaces
+// the plan needs.
+func (e *earlyHelper) finish(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io.Writer, release *func()) (*process, error) {
+	earlyStats.taken.Add(1)
+	var fds []*os.File
+	if spec.UID != 0 {
+		spec.Idmaps = writableOwners(spec)
+		var err error
+		if fds, err = idmapFiles(spec.Idmaps); err != nil {
+			e.abandon()
+			return nil, err
+		}
+	}
+	return e.p.sendPlan(plan, env, spec, e.specW, fds, stdout, stderr, release)
+}
+
+// abandon ends the early helper having run nothing.
+func (e *earlyHelper) abandon() {
+	earlyStats.abandoned.Add(1)
+	abandonHelper(e.p.cmd, e.specW)
+	e.p.close()
+}
