@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -77,14 +76,6 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	// if the helper then fails to set up (exit 126 before the command
 	// ran), the full probe decides, and the command is planned and run (or
 	// refused) again from what it found.
-	if m != domain.ModeFullAccess && os.Geteuid() == 0 {
-		// A root caller's command runs as SandboxUID through idmapped
-		// writable roots: make their user namespaces while it is probed
-		// and planned (where namespaces turn out to be unavailable, they
-		// are not used).
-		go prewarmIdmaps(absRoot)
-		runtime.Gosched() // let it start now: the helper waits for it
-	}
 	features, verified := quickProbe()
 	if !verified {
 		// Without the namespace probe, nothing has checked the lean
@@ -98,6 +89,13 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		// when the plan fits it, and it is ended otherwise.
 		startEarlyHelper(absCwd, features)
 		defer AbandonEarlyHelper()
+		if os.Geteuid() == 0 {
+			// A root caller's command runs as SandboxUID through
+			// idmapped writable roots: their user namespaces are made
+			// while the helper starts and the command is planned (where
+			// namespaces turn out to be unavailable, they are not used).
+			go prewarmIdmaps(absRoot)
+		}
 	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
 	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
