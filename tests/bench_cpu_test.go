@@ -8,13 +8,24 @@ import (
 
 // TestBenchReportsServerCPU: bench reports the server's CPU time per
 // decision (read from its /metrics before and after the run) and its own,
-// so that a run on a shared machine says where the CPU went.
+// so that a run on a shared machine says where the CPU went; with either
+// HTTP client (the minimal one it uses by default, and net/http), each
+// decision decided (the mix holds all three answers, no errors).
 func TestBenchReportsServerCPU(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
-	out, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "200")
+	for _, client := range []string{"raw", "std"} {
+		t.Run(client, func(t *testing.T) { benchReportsCPU(t, s, client) })
+	}
+}
+
+func benchReportsCPU(t *testing.T, s *Server, client string) {
+	out, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "200", "--http", client)
 	if code != 0 {
 		t.Fatalf("bench: %d\n%s%s", code, out, errOut)
+	}
+	if !regexp.MustCompile(`mix: allow \d+, ask \d+, deny \d+, errors 0`).MatchString(out) || !regexp.MustCompile(`2 turns, 200 decisions`).MatchString(out) {
+		t.Fatalf("the run was not whole:\n%s", out)
 	}
 	m := regexp.MustCompile(`server CPU: (\d+) µs per decision \(process_cpu_seconds_total; approval responses included\), ([0-9.]+) cores`).FindStringSubmatch(out)
 	if m == nil {

@@ -32,6 +32,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	turns := fs.Int("turns", 64, "concurrent turns (one client goroutine each)")
 	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
+	httpClient := fs.String("http", "raw", "the HTTP client of the hot requests: raw (a minimal HTTP/1.1 client, one keep-alive connection per turn, http:// only: it takes less of the CPU the server runs on) or std (net/http)")
 	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
@@ -48,6 +49,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile bench:", err)
 		return 1
+	}
+	var newPoster func() (benchPoster, error)
+	switch *httpClient {
+	case "std":
+		newPoster = func() (benchPoster, error) { return stdPoster{c}, nil }
+	case "raw":
+		if _, err := newRawPoster(c); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench: --http raw:", err, "(use --http std)")
+			return 2
+		}
+		newPoster = func() (benchPoster, error) { return newRawPoster(c) }
+	default:
+		fmt.Fprintf(stderr, "turnstile bench: --http must be raw or std, not %q\n", *httpClient)
+		return 2
 	}
 	var baseline benchCost
 	if *sseClients > 0 {
@@ -112,8 +127,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	for _, id := range ids {
 		wg.Add(1)
+		poster, err := newPoster()
+		if err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
 		go func() {
 			defer wg.Done()
+			if rp, ok := poster.(*rawPoster); ok {
+				defer rp.close()
+			}
 			var mine []time.Duration
 			defer func() { mu.Lock(); lat = append(lat, mine...); mu.Unlock() }()
 			for {
@@ -132,7 +155,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 				}
 				t0 := time.Now()
 				var out benchAnswer
-				err := benchPost(c, "/v1/turns/"+id+"/decisions", req, &out)
+				err := benchPost(poster, "/v1/turns/"+id+"/decisions", req, &out)
 				mine = append(mine, time.Since(t0))
 				if err != nil {
 					errors.Add(1)
@@ -151,7 +174,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 						firstErr.CompareAndSwap(nil, "an ask without its request")
 						continue
 					}
-					if err := benchPost(c, "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once", "turn_id": id}, nil); err != nil {
+					if err := benchPost(poster, "/v1/approvals/"+url.PathEscape(out.Request.RequestID)+"/respond", map[string]string{"resolution": "allow_once", "turn_id": id}, nil); err != nil {
 						errors.Add(1)
 						firstErr.CompareAndSwap(nil, err.Error())
 					}
@@ -239,33 +262,40 @@ type benchAnswer struct {
 	} `json:"request"`
 }
 
-// benchPost is client.do for bench's two hot requests, without its second
-// decode of every answer (as an error) and of the whole response type.
-func benchPost(c *client, path string, body, out any) error {
+// benchPost posts body as JSON with poster and decodes a 2xx answer into
+// out (when not nil).
+func benchPost(p benchPoster, path string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequest("POST", c.base+path, bytes.NewReader(b))
+	status, data, err := p.post(path, b)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.unreachable(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, strings.TrimSpace(string(data)))
+	if status >= 300 {
+		return fmt.Errorf("POST %s: HTTP %d: %s", path, status, strings.TrimSpace(string(data)))
 	}
 	if out != nil {
 		return json.Unmarshal(data, out)
 	}
 	return nil
+}
+
+// postRaw is client.do for bench's two hot requests, without its second
+// decode of every answer (as an error) and of the whole response type.
+func (c *client) postRaw(path string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest("POST", c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, c.unreachable(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
 }
