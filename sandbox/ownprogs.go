@@ -117,14 +117,16 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 	out := entries
 	for _, p := range progs {
 		real, err := filepath.EvalSymlinks(p)
-		reserved := false
-		if err != nil && p == sibling {
+		// The helper's name is reserved: held while missing (or while
+		// another run holds it), read-only when it is a file.
+		reserved := p == sibling
+		if err != nil && reserved {
 			// Missing (or unresolvable): siblingHelperPath's directory is
 			// resolved already; the name is held so nothing appears there.
 			if _, lerr := os.Lstat(p); !errors.Is(lerr, fs.ErrNotExist) {
 				continue
 			}
-			real, err, reserved = p, nil, true
+			real, err = p, nil
 		}
 		if err != nil || !insideWritable(entries, real) || slices.ContainsFunc(out, func(e domain.FilesystemEntry) bool {
 			return e.Kind == domain.PathProtected && e.ResolvedPath == real

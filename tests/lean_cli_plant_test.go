@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -57,5 +60,84 @@ func TestSandboxCLICommandCannotPlantTheLeanProgram(t *testing.T) {
 				t.Fatalf("next run: %v, output %q, planted program ran: %v", err, out, exists(marker))
 			}
 		})
+	}
+}
+
+// TestSandboxCLIHeldNamesOutliveTheFirstRunToEnd: two `turnstile sandbox`
+// runs over one root hold the same reserved names (the missing
+// turnstile-sandbox next to the binary in bin/, the missing .agents); the
+// first to end leaves them to the other, whose command still cannot create
+// them (the host's removal would have detached its read-only mounts), and
+// the last to end removes them. The control is the second command's write
+// of bin/other, which works.
+func TestSandboxCLIHeldNamesOutliveTheFirstRunToEnd(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	tb := copyBinaries(t, filepath.Join(root, "bin"), 0)
+	helper, agents := filepath.Join(root, "bin", "turnstile-sandbox"), filepath.Join(root, ".agents")
+	first := startHeld(t, tb, root, "first", "")
+	second := startHeld(t, tb, root, "second",
+		"cat /bin/sh > bin/turnstile-sandbox 2>/dev/null && echo planted; mkdir -p .agents/x 2>/dev/null && echo made; echo y > bin/other && echo wrote")
+	if !exists(helper) || !exists(agents) {
+		t.Fatalf("while both run: held %v %v, want both", exists(helper), exists(agents))
+	}
+	if out, errOut, code := first(); code != 0 {
+		t.Fatalf("first run: exit %d, %q %s", code, out, errOut)
+	}
+	out, errOut, code := second()
+	if code != 0 || out != "wrote\n" {
+		t.Fatalf("second run: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if exists(helper) || exists(agents) {
+		t.Fatalf("after both: %s %v, %s %v, want both removed", helper, exists(helper), agents, exists(agents))
+	}
+}
+
+// startHeld starts `BIN sandbox` over root with a command that says it is up
+// on the FIFO root/TAG-ready and waits for a line on root/TAG-release before
+// it runs extra; it returns once the command is up, with the function that
+// releases it and returns the run's stdout, stderr and exit code.
+func startHeld(t *testing.T, bin, root, tag, extra string) func() (string, string, int) {
+	t.Helper()
+	ready, release := filepath.Join(root, tag+"-ready"), filepath.Join(root, tag+"-release")
+	for _, f := range []string{ready, release} {
+		if err := syscall.Mkfifo(f, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "sandbox", "--mode", "auto_accept_edits", "--root", root, "--",
+		"sh", "-c", "echo up > "+tag+"-ready; read x < "+tag+"-release; "+extra)
+	cmd.Dir = root
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r, err := os.Open(ready) // blocks until the command opens it to write
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if line != "up\n" {
+		t.Fatalf("%s: the command did not come up: %q", tag, line)
+	}
+	return func() (string, string, int) {
+		w, err := os.OpenFile(release, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteString("go\n")
+		w.Close()
+		code := 0
+		if err := cmd.Wait(); err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		return out.String(), errOut.String(), code
 	}
 }
