@@ -141,3 +141,47 @@ func startHeld(t *testing.T, bin, root, tag, extra string) func() (string, strin
 		return out.String(), errOut.String(), code
 	}
 }
+
+// TestSandboxCLIThroughASymlinkUsesTheRealSibling: `turnstile sandbox` run
+// through a symlink in a directory that holds another turnstile-sandbox
+// (one that would run a script outside any root) starts the program next to
+// the real binary, as the server's siblingHelperPath chooses; the control
+// is a copy of the binary in that directory, which does start the program
+// beside it (so the planted program would have shown).
+func TestSandboxCLIThroughASymlinkUsesTheRealSibling(t *testing.T) {
+	t.Parallel()
+	root, outside := workspace(t), workspace(t)
+	for _, viaLink := range []bool{true, false} {
+		dir := t.TempDir()
+		sh, err := os.ReadFile("/bin/sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "turnstile-sandbox"), sh, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		marker := filepath.Join(outside, "planted-ran")
+		os.Remove(marker)
+		if err := os.WriteFile(filepath.Join(dir, "__turnstile-sandbox-cli"), []byte("echo ran > "+marker+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tb := filepath.Join(dir, "turnstile")
+		if viaLink {
+			err = os.Symlink(bin, tb)
+		} else {
+			copyBinaries(t, dir, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(tb, "sandbox", "--mode", "auto_accept_edits", "--root", root, "--", "echo", "hi")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if viaLink && (err != nil || string(out) != "hi\n" || exists(marker)) {
+			t.Fatalf("through a symlink: %v, output %q, planted program ran: %v", err, out, exists(marker))
+		}
+		if !viaLink && !exists(marker) {
+			t.Fatalf("control: the program beside a copy of the binary did not run (%v, %q)", err, out)
+		}
+	}
+}
