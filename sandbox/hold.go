@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,10 +62,13 @@ func (v *fsView) holds() []hold {
 }
 
 // held counts, per path, the commands of this process that hold it (see
-// holdNames); the last to release it removes it if it is still empty.
+// holdNames), and keeps the descriptor its lock is held through
+// (holdlock.go); the last to release it removes it if it is still empty and
+// no other process holds it.
 var held struct {
-	mu sync.Mutex // guards n
+	mu sync.Mutex // guards n and fd
 	n  map[string]int
+	fd map[string]int
 }
 
 // holdNames creates, empty, every path the view lists in holds (before the
@@ -83,30 +85,32 @@ func holdNames(v *fsView) (release func(), err error) {
 			p := mine[i]
 			if held.n[p]--; held.n[p] <= 0 {
 				delete(held.n, p)
-				removeHold(p)
+				releaseHold(p, held.fd[p])
+				delete(held.fd, p)
 			}
 		}
 	}
 	held.mu.Lock()
 	defer held.mu.Unlock()
 	if held.n == nil {
-		held.n = map[string]int{}
+		held.n, held.fd = map[string]int{}, map[string]int{}
 	}
 	for _, h := range v.holds() {
 		if held.n[h.path] == 0 {
-			// Not held by another command of this process: hold it only
-			// if it does not exist (an existing path is the user's).
-			if _, err := os.Lstat(h.path); err == nil {
-				continue
-			}
-			if err := makeHold(h); errors.Is(err, fs.ErrExist) {
-				continue // made meanwhile by someone else: theirs
-			} else if err != nil {
+			// Not held by another command of this process: make it
+			// unless it exists, and hold it unless it is the user's
+			// (an existing path that is not a hold).
+			fd, err := acquireHold(h)
+			if err != nil {
 				held.mu.Unlock()
 				release()
 				held.mu.Lock()
 				return nil, fmt.Errorf("hold the protected name %s: %w", h.path, err)
 			}
+			if fd < 0 {
+				continue
+			}
+			held.fd[h.path] = fd
 		}
 		held.n[h.path]++
 		mine = append(mine, h.path)
@@ -128,14 +132,28 @@ func makeHold(h hold) error {
 	}
 	defer unix.Close(dir)
 	if !h.file {
-		return wrapHoldErr("mkdir", h.path, unix.Mkdirat(dir, name, 0o755))
+		if err := unix.Mkdirat(dir, name, holdDirMode); err != nil {
+			return wrapHoldErr("mkdir", h.path, err)
+		}
+		// The mode marks a hold (holdlock.go), whatever the umask; set
+		// through a descriptor of the directory made, never through a
+		// name swapped for a symlink since.
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return wrapHoldErr("open", h.path, err)
+		}
+		defer unix.Close(fd)
+		return wrapHoldErr("chmod", h.path, unix.Fchmod(fd, holdDirMode))
 	}
-	fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, holdFileMode)
 	if err != nil {
 		return wrapHoldErr("create", h.path, err)
 	}
 	f := os.NewFile(uintptr(fd), h.path)
 	_, err = f.WriteString(h.content)
+	if err == nil {
+		err = f.Chmod(holdFileMode)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,10 +57,7 @@ func runLeanCLI(args []string) {
 	// it matched (leanCLIGate).
 	same := make(chan bool, 1)
 	go func() { same <- fingerprint() == want }()
-	leanCLIGate = func() {
-		if <-same {
-			return
-		}
+	leanCLIGate = leanGate(same, func() {
 		// Built from other enforcement code than the turnstile binary
 		// that started it: run the command line there instead (slower,
 		// never weaker), as when there is no lean program at all.
@@ -67,9 +65,24 @@ func runLeanCLI(args []string) {
 		err := unix.Exec(exe, argv, os.Environ())
 		os.Stderr.WriteString("turnstile sandbox: cannot run the turnstile binary: " + err.Error() + "\n")
 		os.Exit(ExitSandboxFailure)
-	}
+	})
 	useSelfAsHelper()
 	os.Exit(SandboxCommand(rest, os.Stdout, os.Stderr))
+}
+
+// leanGate returns leanCLIGate for the comparison that same delivers (once):
+// it returns when it was true and calls fallBack (which never returns)
+// otherwise. It may be called more than once (SandboxCommand plans and runs
+// a second time when the full probe finds other features than the quick
+// one): each call returns the first call's answer, never waiting again on
+// a channel that holds nothing more.
+func leanGate(same <-chan bool, fallBack func()) func() {
+	matched := sync.OnceValue(func() bool { return <-same })
+	return func() {
+		if !matched() {
+			fallBack()
+		}
+	}
 }
 
 // leanCLIGate, when set, runs before SandboxCommand runs anything: in the

@@ -84,7 +84,10 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 		}
 		fi, err := os.Lstat(c.Path)
 		if err != nil {
-			if c.Reserved && v.grantAt(filepath.Dir(c.Path)) == domain.AccessWrite {
+			// Missing although Run held it: refused, unless its directory
+			// is not in the command's view either (in a hidden area such
+			// as /tmp), where nothing can be created.
+			if _, derr := os.Lstat(filepath.Dir(c.Path)); derr == nil && c.Reserved && v.grantAt(filepath.Dir(c.Path)) == domain.AccessWrite {
 				return nil, fmt.Errorf("reserved protected name %s could not be held: %v", c.Path, err)
 			}
 			continue

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +91,14 @@ func ownFileRefusal(canon string) error {
 // written while it runs, but could be replaced for its next start.) entries
 // is not modified. The files named by ProtectOwnFiles are protected the
 // same way.
+//
+// The helper file next to this process's binary (siblingHelperPath) is
+// protected whether this run uses it or not: it is the program the next
+// `turnstile sandbox` execs before anything is enforced (its early entry)
+// and the next start pins. A refused one (writable by its group, built
+// from other code) stays read-only, so the command cannot make it usable;
+// a missing one is reserved (held empty while the command runs), so the
+// command cannot plant one.
 func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain.FilesystemEntry {
 	var progs []string
 	if prog.lean {
@@ -100,9 +110,24 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 	if files := ownFiles.Load(); files != nil {
 		progs = append(progs, *files...)
 	}
+	sibling := siblingHelperPath()
+	if sibling != "" {
+		progs = append(progs, sibling)
+	}
 	out := entries
 	for _, p := range progs {
 		real, err := filepath.EvalSymlinks(p)
+		// The helper's name is reserved: held while missing (or while
+		// another run holds it), read-only when it is a file.
+		reserved := p == sibling
+		if err != nil && reserved {
+			// Missing (or unresolvable): siblingHelperPath's directory is
+			// resolved already; the name is held so nothing appears there.
+			if _, lerr := os.Lstat(p); !errors.Is(lerr, fs.ErrNotExist) {
+				continue
+			}
+			real, err = p, nil
+		}
 		if err != nil || !insideWritable(entries, real) || slices.ContainsFunc(out, func(e domain.FilesystemEntry) bool {
 			return e.Kind == domain.PathProtected && e.ResolvedPath == real
 		}) {
@@ -112,7 +137,7 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 			out = slices.Clone(entries)
 		}
 		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: real, ResolvedPath: real,
-			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem})
+			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem, Reserved: reserved})
 	}
 	return out
 }
