@@ -66,19 +66,9 @@ func HashOf(metadata, data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// chainHash is HashOf(meta, data), hashed in one piece from buf (reused,
-// returned for the next event).
-func chainHash(buf, meta, data []byte) (string, []byte) {
-	b := append(buf[:0], meta...)
-	b = append(b, '\n')
-	b = append(b, data...)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), b
-}
-
 // envelopeError is the error json.Marshal gives for env, the error Encode
 // has always returned, or err should Marshal not fail.
-func envelopeError(env *Envelope, err error) error {
+func envelopeError(env Envelope, err error) error {
 	if _, merr := json.Marshal(env); merr != nil {
 		return merr
 	}
@@ -98,7 +88,7 @@ func envelopeError(env *Envelope, err error) error {
 // meets a wrong expected version instead of being mistaken for a retry.
 func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 	out := make([]eventstore.EventData, len(events))
-	var scratch [1024]byte // hash inputs, on the stack unless an event is larger
+	var scratch [1024]byte // contentID's input, on the stack unless an event is larger
 	buf := scratch[:0]
 	for i := range events {
 		e := &events[i]
@@ -122,9 +112,9 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 		env.EventID = e.ID
 		meta, err := env.appendJSON(make([]byte, 0, env.size()))
 		if err != nil {
-			return nil, envelopeError(&env, err)
+			return nil, envelopeError(env, err)
 		}
-		e.Hash, buf = chainHash(buf, meta, data)
+		e.Hash = HashOf(meta, data)
 		prevHash = e.Hash
 		out[i] = eventstore.EventData{ID: e.ID, Type: e.Type, Data: data, Metadata: meta}
 	}

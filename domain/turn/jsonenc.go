@@ -49,9 +49,9 @@ func (env *Envelope) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// envelopeSize is room for an envelope whose strings need no escaping.
+// size is room for the envelope when its strings need no escaping.
 func (env *Envelope) size() int {
-	return 192 + len(env.Type) + len(env.TurnID) + len(env.Actor.Name) + len(env.Actor.Role) +
+	return 240 + len(env.Type) + len(env.TurnID) + len(env.Actor.Name) + len(env.Actor.Role) +
 		len(env.CorrelationID) + len(env.PrevHash)
 }
 
