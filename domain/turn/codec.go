@@ -100,7 +100,7 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 			return nil, fmt.Errorf("%w: %q", ErrUnknownEventType, e.Payload.EventType())
 		}
 		e.Type, e.SchemaVersion, e.PrevHash = e.Payload.EventType(), version, prevHash
-		data, err := json.Marshal(e.Payload)
+		data, err := marshalPayload(e.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", e.Type, err)
 		}

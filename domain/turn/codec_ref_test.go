@@ -64,8 +64,11 @@ func genDecided(t *rapid.T) Decided {
 			Reason: domain.Reason(str.Draw(t, "reason")), Cached: rapid.Bool().Draw(t, "cached"), DecidedBy: str.Draw(t, "decided_by")},
 		RequestID: str.Draw(t, "request_id"), Refusal: str.Draw(t, "refusal"), Message: str.Draw(t, "message"),
 	}
-	if rapid.Bool().Draw(t, "nil_scope") {
+	switch rapid.IntRange(0, 2).Draw(t, "scope_form") {
+	case 0:
 		d.Action.Scope = nil
+	case 1: // as drawn: unsorted, keys repeated
+		d.Action.Scope = domain.Scope(scope)
 	}
 	for range rapid.IntRange(0, 3).Draw(t, "files") {
 		d.Action.Files = append(d.Action.Files, domain.FileOp{Path: str.Draw(t, "path"), Access: domain.Access(str.Draw(t, "access"))})
