@@ -42,3 +42,22 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// benchAction is the classified read_file action of benchDecision.
+func benchAction() domain.Action {
+	path := "/home/alice/project/src/main.go"
+	return domain.Action{ToolName: "read_file", Kind: domain.ActionFileRead,
+		Files:     []domain.FileOp{{Path: path, Access: domain.AccessRead}},
+		ScopeHash: "4d6158f9428bffbda73ef35ef9201499dc5d833b627f542df604ff635a535b3a",
+		Scope:     domain.NewScope(domain.ScopeEntry{Key: "operation", Value: "read"}, domain.ScopeEntry{Key: "path", Value: path}, domain.ScopeEntry{Key: "tool_name", Value: "read_file"}),
+		Summary:   "Read " + path, Details: []domain.Detail{{Label: "Path", Value: path, Monospace: true}}}
+}
+
+// BenchmarkRecord times the redacted record a decision keeps of its action.
+func BenchmarkRecord(b *testing.B) {
+	a := benchAction()
+	b.ReportAllocs()
+	for b.Loop() {
+		record(&a)
+	}
+}
