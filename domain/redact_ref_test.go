@@ -15,6 +15,15 @@ import (
 var secretNeedlesRef = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
 	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
 
+func containsAny(l string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
 func redactSecretsRef(s string) string {
 	l := strings.ToLower(s)
 	if !containsAny(l, secretNeedlesRef) {
@@ -88,6 +97,24 @@ var redactTextPieces = append(slices.Clone(redactFragments),
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
 
+// redactWords are words of commands and summaries, sensitive or not.
+var redactWords = []string{"Read", "cat", "/home/alice/.ssh/id_rsa", "~/.aws/credentials", ".env.local", ".env", "src/main.go",
+	"/work/repo/.env", "gcloud/x", "/home/alice/.config/gcloud", "notes.txt", "--password", "TOKEN=abc", "https://u:p@h/x?token=1",
+	"/tmp/BenchmarkX=64/001/src/main.go", "Édition/.ssh", "x", ""}
+
+// TestSensitiveSegmentsStartWithADot: sensitiveSegment looks only at
+// elements that start with a dot, and at "gcloud".
+func TestSensitiveSegmentsStartWithADot(t *testing.T) {
+	for _, s := range sensitiveSegments {
+		if !strings.HasPrefix(s, ".") && s != "gcloud" {
+			t.Errorf("%q: sensitiveSegment would not see it", s)
+		}
+		if !sensitiveSegment(s) {
+			t.Errorf("%q: sensitiveSegment %v", s, sensitiveSegment(s))
+		}
+	}
+}
+
 // TestRedactTextMatchesReference: RedactText, RedactSecrets and RedactPath
 // give what the reference functions give, for texts of the pieces the
 // patterns, gates and path redaction look for, and for arbitrary strings.
@@ -95,6 +122,13 @@ func TestRedactTextMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.OneOf(
 			rapid.Map(rapid.SliceOfN(rapid.SampledFrom(redactTextPieces), 1, 16), func(p []string) string { return strings.Join(p, "") }),
+			rapid.Custom(func(t *rapid.T) string { // words, some of them sensitive paths, between RedactText's separators
+				s := ""
+				for _, w := range rapid.SliceOfN(rapid.SampledFrom(redactWords), 1, 8).Draw(t, "words") {
+					s += w + rapid.SampledFrom([]string{" ", "\t", "\n", `"`, "'", "=", ",", "[", "]", "", "/"}).Draw(t, "sep")
+				}
+				return s
+			}),
 			rapid.String(),
 			rapid.Map(rapid.SliceOfN(rapid.Byte(), 0, 40), func(b []byte) string { return string(b) }),
 		).Draw(t, "s")
