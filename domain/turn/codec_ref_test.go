@@ -129,3 +129,32 @@ func TestEncodeMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordMatchesRedacted: a decision's record holds what the redacted
+// action holds (domain.Action.Redacted), for actions with secrets and
+// sensitive paths in every display value.
+func TestRecordMatchesRedacted(t *testing.T) {
+	pieces := []string{"Read ", "/home/alice/.ssh/id_rsa", " ", "--token=abc", "src/main.go", "https://u:p@h/?k=v", "\"", "="}
+	rapid.Check(t, func(rt *rapid.T) {
+		str := rapid.OneOf(genString(), rapid.Map(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 6), func(p []string) string {
+			s := ""
+			for _, x := range p {
+				s += x
+			}
+			return s
+		}))
+		d := genDecided(rt)
+		a := domain.Action{ToolName: d.Action.ToolName, Kind: d.Action.Kind, Also: d.Action.Also, ScopeHash: d.Action.ScopeHash,
+			Summary: str.Draw(rt, "summary"), Files: d.Action.Files, Details: d.Action.Details}
+		for _, k := range []string{"path", "command", "argv", "url_path", "operation"} {
+			if rapid.Bool().Draw(rt, k) {
+				a.Scope = append(a.Scope, domain.ScopeEntry{Key: k, Value: str.Draw(rt, "value")})
+			}
+		}
+		r := a.Redacted()
+		want := ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope, Summary: r.Summary}
+		if got := record(&a); !reflect.DeepEqual(got, want) {
+			rt.Fatalf("record %+v\nredacted %+v", got, want)
+		}
+	})
+}
