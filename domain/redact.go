@@ -1,11 +1,13 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // sensitiveSegments are path elements that mark a credential store (keys,
@@ -17,7 +19,14 @@ var sensitiveSegments = []string{
 	".git-credentials", ".password-store", "gcloud", ".env",
 }
 
+// sensitiveSegment reports whether seg is one of sensitiveSegments or a
+// ".env." file. Every one but "gcloud" starts with a dot
+// (TestSensitiveSegmentsStartWithADot), which settles most elements at
+// their first byte.
 func sensitiveSegment(seg string) bool {
+	if seg == "" || seg[0] != '.' {
+		return seg == "gcloud"
+	}
 	return slices.Contains(sensitiveSegments, seg) || strings.HasPrefix(seg, ".env.")
 }
 
@@ -85,22 +94,6 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 	}
 })
 
-// secretNeedles are lower-case substrings one of which every secret
-// pattern needs: text without any (most paths) skips the regexps.
-var secretNeedles = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
-	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
-
-// mayHoldSecret is the hot path's filter before the regexps.
-func mayHoldSecret(s string) bool {
-	l := strings.ToLower(s)
-	for _, n := range secretNeedles {
-		if strings.Contains(l, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // RedactSecrets replaces secrets inside a command line, an argument or a
 // message: header values of Authorization, Cookie and *-Token style headers,
 // bearer credentials, URL userinfo and query values, --password=… style
@@ -108,10 +101,11 @@ func mayHoldSecret(s string) bool {
 // names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
 // Slack, AWS access keys, JWTs…). What is left says what the command does.
 func RedactSecrets(s string) string {
-	if !mayHoldSecret(s) {
+	g := gatesOf(s)
+	if g == (secretGates{}) { // most paths and summaries
 		return s
 	}
-	return redactGated(s, gatesOf(s))
+	return redactGated(s, g)
 }
 
 // secretGates says which redaction patterns can match a text: each is a
@@ -132,27 +126,40 @@ var secretWords = []string{"passw", "token", "secret", "key", "credential"}
 // tokenNeedles are the lower-case prefixes of the token shapes.
 var tokenNeedles = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
 
-func containsAny(l string, needles []string) bool {
-	for _, n := range needles {
-		if strings.Contains(l, n) {
-			return true
-		}
+// gatesOf computes the gates of s on its lower case (strings.ToLower's),
+// made in a stack buffer when s is ASCII and short.
+func gatesOf(s string) secretGates {
+	var buf [256]byte
+	l := lowerCase(buf[:0], s)
+	has := func(n string) bool { return bytes.Contains(l, []byte(n)) }
+	hasAny := func(needles []string) bool { return slices.ContainsFunc(needles, has) }
+	word := hasAny(secretWords)
+	return secretGates{
+		urls:   has("://"),
+		header: bytes.IndexByte(l, ':') >= 0 && (word || has("authorization") || has("cookie")),
+		bearer: has("bearer"),
+		user:   has("-u"),
+		assign: word && bytes.IndexByte(l, '=') >= 0,
+		option: word,
+		token:  hasAny(tokenNeedles),
 	}
-	return false
 }
 
-func gatesOf(s string) secretGates {
-	l := strings.ToLower(s)
-	word := containsAny(l, secretWords)
-	return secretGates{
-		urls:   strings.Contains(l, "://"),
-		header: strings.Contains(l, ":") && (word || strings.Contains(l, "authorization") || strings.Contains(l, "cookie")),
-		bearer: strings.Contains(l, "bearer"),
-		user:   strings.Contains(l, "-u"),
-		assign: word && strings.Contains(l, "="),
-		option: word,
-		token:  containsAny(l, tokenNeedles),
+// lowerCase is strings.ToLower(s) as bytes, appended to buf when s is ASCII
+// (where ToLower maps A-Z and nothing else).
+func lowerCase(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return []byte(strings.ToLower(s))
+		}
 	}
+	b := append(buf, s...)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return b
 }
 
 // allGates runs every pattern (the reference the gates are tested against).
@@ -296,21 +303,30 @@ func RedactText(s string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
+	// Words are cut at white space, quotes, '=', ',' and brackets; the text
+	// is copied only from the first word that changes.
 	var b strings.Builder
-	start := 0
+	changed, copied, start := false, 0, 0 // s[:copied] is in b
 	flush := func(end int) {
 		word := s[start:end]
-		b.WriteString(RedactPath(word))
+		if r := RedactPath(word); r != word {
+			b.WriteString(s[copied:start])
+			b.WriteString(r)
+			changed, copied = true, end
+		}
 	}
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']':
 			flush(i)
-			b.WriteByte(s[i])
 			start = i + 1
 		}
 	}
 	flush(len(s))
+	if !changed {
+		return s
+	}
+	b.WriteString(s[copied:])
 	return b.String()
 }
 

@@ -78,7 +78,8 @@ func TestRedactSecretsInCommands(t *testing.T) {
 }
 
 func BenchmarkRedactText(b *testing.B) {
-	for _, s := range []string{"/work/repo/src/main_test.go", "Run go test ./... -run TestX_y", `curl -H "Authorization: Bearer abcdefgh" https://h/?token=x`} {
+	for _, s := range []string{"/work/repo/src/main_test.go", "Run go test ./... -run TestX_y", `curl -H "Authorization: Bearer abcdefgh" https://h/?token=x`,
+		"Read /home/alice/project/src/main.go", "/tmp/BenchmarkDurableDecisionsturns=643080162484/001/src/main.go"} {
 		b.Run(s[:8], func(b *testing.B) {
 			for b.Loop() {
 				RedactText(s)

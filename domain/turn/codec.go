@@ -1,10 +1,12 @@
 package turn
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +66,15 @@ func HashOf(metadata, data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// envelopeError is the error json.Marshal gives for env, the error Encode
+// has always returned, or err should Marshal not fail.
+func envelopeError(env Envelope, err error) error {
+	if _, merr := json.Marshal(env); merr != nil {
+		return merr
+	}
+	return err
+}
+
 // Encode turns events into store records, chaining each to the previous
 // one's hash (prevHash for the first). It sets each event's PrevHash, Hash
 // and final ID.
@@ -77,6 +88,8 @@ func HashOf(metadata, data []byte) string {
 // meets a wrong expected version instead of being mistaken for a retry.
 func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 	out := make([]eventstore.EventData, len(events))
+	var scratch [1024]byte // contentID's input, on the stack unless an event is larger
+	buf := scratch[:0]
 	for i := range events {
 		e := &events[i]
 		if e.ID == uuid.Nil {
@@ -87,7 +100,7 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 			return nil, fmt.Errorf("%w: %q", ErrUnknownEventType, e.Payload.EventType())
 		}
 		e.Type, e.SchemaVersion, e.PrevHash = e.Payload.EventType(), version, prevHash
-		data, err := json.Marshal(e.Payload)
+		data, err := marshalPayload(e.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", e.Type, err)
 		}
@@ -95,11 +108,11 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 			Type: e.Type, SchemaVersion: version, TurnID: e.TurnID, OccurredAt: e.OccurredAt.UTC(),
 			Actor: e.Actor, CorrelationID: e.CorrelationID, PrevHash: prevHash,
 		}
-		e.ID = contentID(e.ID, &env, data)
+		e.ID, buf = contentID(buf, e.ID, &env, data)
 		env.EventID = e.ID
-		meta, err := json.Marshal(env)
+		meta, err := env.appendJSON(make([]byte, 0, env.size()))
 		if err != nil {
-			return nil, err
+			return nil, envelopeError(env, err)
 		}
 		e.Hash = HashOf(meta, data)
 		prevHash = e.Hash
@@ -108,14 +121,45 @@ func Encode(events []Event, prevHash string) ([]eventstore.EventData, error) {
 	return out, nil
 }
 
-// contentID derives an event's id from its command identity and content.
-func contentID(identity uuid.UUID, env *Envelope, data []byte) uuid.UUID {
-	h := sha256.New()
-	h.Write(identity[:])
-	fmt.Fprintf(h, "\x00%s\x00%d\x00%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00", env.Type, env.SchemaVersion, env.TurnID,
-		env.OccurredAt.UnixNano(), env.Actor.Name, env.Actor.Role, env.CorrelationID, env.PrevHash)
-	h.Write(data)
-	return uuid.NewSHA1(idNamespace, h.Sum(nil))
+// contentID derives an event's id from its command identity and content:
+// the UUIDv5 (in idNamespace) of the SHA-256 of the identity, the
+// envelope's fields each followed by a NUL (numbers in decimal), and the
+// data. It builds that input in buf (reused, returned for the next event).
+func contentID(buf []byte, identity uuid.UUID, env *Envelope, data []byte) (uuid.UUID, []byte) {
+	b := append(buf[:0], identity[:]...)
+	b = append(b, 0)
+	b = append(b, env.Type...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(env.SchemaVersion), 10)
+	b = append(b, 0)
+	b = append(b, env.TurnID...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, env.OccurredAt.UnixNano(), 10)
+	b = append(b, 0)
+	b = append(b, env.Actor.Name...)
+	b = append(b, 0)
+	b = append(b, env.Actor.Role...)
+	b = append(b, 0)
+	b = append(b, env.CorrelationID...)
+	b = append(b, 0)
+	b = append(b, env.PrevHash...)
+	b = append(b, 0)
+	b = append(b, data...)
+	sum := sha256.Sum256(b)
+	return uuidV5(idNamespace, sum[:]), b
+}
+
+// uuidV5 is uuid.NewSHA1 without its allocations: the SHA-1 of the
+// namespace and name, with the version (5) and variant (RFC 4122) bits set.
+func uuidV5(space uuid.UUID, name []byte) uuid.UUID {
+	var in [16 + sha256.Size]byte
+	copy(in[:], space[:])
+	h := sha1.Sum(append(in[:16], name...))
+	var u uuid.UUID
+	copy(u[:], h[:])
+	u[6] = u[6]&0x0f | 0x50
+	u[8] = u[8]&0x3f | 0x80
+	return u
 }
 
 // Decode reads a stored event with encoding/json, computing its chain hash.

@@ -137,8 +137,10 @@ func (s *State) live(trans string) error {
 
 // record is the action as a decision records it (redacted, with its summary).
 func record(a *domain.Action) ActionRecord {
-	r := a.Redacted()
-	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope, Summary: r.Summary}
+	// What a.Redacted() gives the two display values a record keeps,
+	// without redacting the files and details it leaves out.
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash,
+		Scope: a.Scope.Redacted(), Summary: domain.RedactText(a.Summary)}
 }
 
 // replayCall answers a retried tool call id, or refuses a different

@@ -1,0 +1,148 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The redaction functions as they were before their fast paths (one
+// lowering per text, no allocation for short ASCII text, no copy of a text
+// without a sensitive path): the definition RedactText must keep to.
+
+var secretNeedlesRef = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
+	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+
+func containsAny(l string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func redactSecretsRef(s string) string {
+	l := strings.ToLower(s)
+	if !containsAny(l, secretNeedlesRef) {
+		return s
+	}
+	return redactGated(s, gatesOfRef(s))
+}
+
+func gatesOfRef(s string) secretGates {
+	l := strings.ToLower(s)
+	word := containsAny(l, secretWords)
+	return secretGates{
+		urls:   strings.Contains(l, "://"),
+		header: strings.Contains(l, ":") && (word || strings.Contains(l, "authorization") || strings.Contains(l, "cookie")),
+		bearer: strings.Contains(l, "bearer"),
+		user:   strings.Contains(l, "-u"),
+		assign: word && strings.Contains(l, "="),
+		option: word,
+		token:  containsAny(l, tokenNeedles),
+	}
+}
+
+func redactPathRef(p string) string {
+	i := 0
+	for i < len(p) {
+		j := strings.IndexByte(p[i:], '/')
+		end := len(p)
+		if j >= 0 {
+			end = i + j
+		}
+		if seg := p[i:end]; end > i && (slices.Contains(sensitiveSegments, seg) || strings.HasPrefix(seg, ".env.")) {
+			return p[:i] + "[redacted:" + hashHex([]byte(p))[:12] + "]"
+		}
+		if j < 0 {
+			break
+		}
+		i = end + 1
+	}
+	return p
+}
+
+func redactTextRef(s string) string {
+	s = redactSecretsRef(s)
+	if !strings.Contains(s, "/") {
+		return s
+	}
+	var b strings.Builder
+	start := 0
+	flush := func(end int) {
+		b.WriteString(redactPathRef(s[start:end]))
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']':
+			flush(i)
+			b.WriteByte(s[i])
+			start = i + 1
+		}
+	}
+	flush(len(s))
+	return b.String()
+}
+
+// redactTextPieces add to redactFragments what the path redaction and the
+// lowering look at: sensitive path elements, word separators, upper case,
+// and runes whose lower case is ASCII (the Kelvin sign's is "k") or longer
+// than they are (İ), or not UTF-8 at all.
+var redactTextPieces = append(slices.Clone(redactFragments),
+	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
+	"Read ", "Edit ", "[", "]", ",", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
+	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
+)
+
+// redactWords are words of commands and summaries, sensitive or not.
+var redactWords = []string{"Read", "cat", "/home/alice/.ssh/id_rsa", "~/.aws/credentials", ".env.local", ".env", "src/main.go",
+	"/work/repo/.env", "gcloud/x", "/home/alice/.config/gcloud", "notes.txt", "--password", "TOKEN=abc", "https://u:p@h/x?token=1",
+	"/tmp/BenchmarkX=64/001/src/main.go", "Édition/.ssh", "x", ""}
+
+// TestSensitiveSegmentsStartWithADot: sensitiveSegment looks only at
+// elements that start with a dot, and at "gcloud".
+func TestSensitiveSegmentsStartWithADot(t *testing.T) {
+	for _, s := range sensitiveSegments {
+		if !strings.HasPrefix(s, ".") && s != "gcloud" {
+			t.Errorf("%q: sensitiveSegment would not see it", s)
+		}
+		if !sensitiveSegment(s) {
+			t.Errorf("%q: sensitiveSegment %v", s, sensitiveSegment(s))
+		}
+	}
+}
+
+// TestRedactTextMatchesReference: RedactText, RedactSecrets and RedactPath
+// give what the reference functions give, for texts of the pieces the
+// patterns, gates and path redaction look for, and for arbitrary strings.
+func TestRedactTextMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(
+			rapid.Map(rapid.SliceOfN(rapid.SampledFrom(redactTextPieces), 1, 16), func(p []string) string { return strings.Join(p, "") }),
+			rapid.Custom(func(t *rapid.T) string { // words, some of them sensitive paths, between RedactText's separators
+				s := ""
+				for _, w := range rapid.SliceOfN(rapid.SampledFrom(redactWords), 1, 8).Draw(t, "words") {
+					s += w + rapid.SampledFrom([]string{" ", "\t", "\n", `"`, "'", "=", ",", "[", "]", "", "/"}).Draw(t, "sep")
+				}
+				return s
+			}),
+			rapid.String(),
+			rapid.Map(rapid.SliceOfN(rapid.Byte(), 0, 40), func(b []byte) string { return string(b) }),
+		).Draw(t, "s")
+		if got, want := RedactText(s), redactTextRef(s); got != want {
+			t.Fatalf("RedactText(%q) = %q, reference %q", s, got, want)
+		}
+		if got, want := RedactSecrets(s), redactSecretsRef(s); got != want {
+			t.Fatalf("RedactSecrets(%q) = %q, reference %q", s, got, want)
+		}
+		if got, want := RedactPath(s), redactPathRef(s); got != want {
+			t.Fatalf("RedactPath(%q) = %q, reference %q", s, got, want)
+		}
+		if got, want := gatesOf(s), gatesOfRef(s); got != want {
+			t.Fatalf("gatesOf(%q) = %+v, reference %+v", s, got, want)
+		}
+	})
+}
