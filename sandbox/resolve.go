@@ -24,16 +24,15 @@ func joinRaw(cwd, p string) string {
 	return cwd + "/" + p
 }
 
-// canonicalRoot canonicalises a root of a snapshot. A root that exists is
+// root canonicalises a root of a snapshot. A root that exists is
 // taken where its symlinks lead (a project checked out behind a link is
 // legitimate). A root that does not exist yet and whose existing ancestor
 // is reached through a symlink is kept where the snapshot names it, never
 // where the link leads: whoever can plant that symlink (the agent, in a
 // writable workspace) would otherwise choose the root's future place, and a
 // path below it that resolves through the link is a symlink escape.
-func canonicalRoot(p string) string { return canonMemo{}.root(p) }
-
-// root is canonicalRoot with the memo's resolved directories.
+//
+// The memo's resolved directories are used (see canonMemo).
 func (m canonMemo) root(p string) string {
 	lexical := domain.CleanPath(p)
 	canon, exists, ok, err := m.path(lexical)
@@ -59,9 +58,8 @@ type sensitiveRule struct {
 	file os.FileInfo
 }
 
-func newSensitiveRule(p string) sensitiveRule { return canonMemo{}.sensitiveRule(p) }
-
-// sensitiveRule is newSensitiveRule with the memo's resolved directories.
+// sensitiveRule makes the rule of the PathSensitive entry p, resolving its
+// pattern's prefix with the memo's resolved directories.
 func (m canonMemo) sensitiveRule(p string) sensitiveRule {
 	p = domain.CleanPath(p)
 	r := sensitiveRule{parts: splitPath(p)}
