@@ -118,8 +118,10 @@ func TestPlanChannelCarriesDescriptors(t *testing.T) {
 		files = append(files, f)
 	}
 	msg := bytes.Repeat([]byte("plan-"), 100_000) // several reads
-	go writePlan(parent, msg, files)
+	wrote := make(chan struct{})
+	go func() { writePlan(parent, msg, files); close(wrote) }()
 	got, fds, err := readPlan(int(child.Fd()))
+	<-wrote // before the deferred closes of the files it sent
 	if err != nil || !bytes.Equal(got, msg) || len(fds) != 2 {
 		t.Fatalf("read %d bytes (equal %v), %d descriptors: %v", len(got), bytes.Equal(got, msg), len(fds), err)
 	}
