@@ -57,15 +57,21 @@ func (s Scope) CanonicalJSON() []byte {
 	return s.appendCanonical(b)
 }
 
-func (s Scope) appendCanonical(b []byte) []byte {
+func (s Scope) appendCanonical(b []byte) []byte { return s.AppendJSON(b, false) }
+
+// AppendJSON appends the scope as a JSON object, entries in their order
+// (nil as {}), each string escaped as AppendJSONString does: with
+// escapeHTML false this is CanonicalJSON, with it true what json.Marshal
+// stores for a Scope (its MarshalJSON compacted with HTML escaping).
+func (s Scope) AppendJSON(b []byte, escapeHTML bool) []byte {
 	b = append(b, '{')
 	for i, e := range s {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, e.Key)
+		b = AppendJSONString(b, e.Key, escapeHTML)
 		b = append(b, ':')
-		b = appendJSONString(b, e.Value)
+		b = AppendJSONString(b, e.Value, escapeHTML)
 	}
 	return append(b, '}')
 }
@@ -77,15 +83,18 @@ func (s Scope) Hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// appendJSONString appends s as a JSON string the way encoding/json does with
-// SetEscapeHTML(false).
-func appendJSONString(b []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string the way encoding/json writes
+// it: quotes, backslashes and controls escaped, invalid UTF-8 replaced by
+// \ufffd, U+2028 and U+2029 escaped, and with escapeHTML HTML's <, > and &
+// escaped too (json.Marshal; without it, an Encoder with SetEscapeHTML(false)).
+func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
+	const hexd = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -103,8 +112,7 @@ func appendJSONString(b []byte, s string) []byte {
 				b = append(b, '\\', 'b')
 			case '\f':
 				b = append(b, '\\', 'f')
-			default:
-				const hexd = "0123456789abcdef"
+			default: // the other controls, and <, > and & with escapeHTML
 				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
 			}
 			i++
@@ -142,7 +150,7 @@ func jsonList(items []string) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, it)
+		b = AppendJSONString(b, it, false)
 	}
 	return string(append(b, ']'))
 }

@@ -2,8 +2,6 @@ package turn
 
 import (
 	"encoding/json"
-
-	"turnstile/domain"
 )
 
 // marshalPayload is json.Marshal(p), by hand for the decisions (most of
@@ -89,7 +87,7 @@ func (a *ActionRecord) appendJSON(b []byte) []byte {
 	b = append(b, `,"scope_hash":`...)
 	b = appendJSONString(b, a.ScopeHash)
 	b = append(b, `,"scope":`...)
-	b = appendScope(b, a.Scope)
+	b = a.Scope.AppendJSON(b, true) // its MarshalJSON, compacted with HTML escaping
 	if len(a.Files) > 0 {
 		b = append(b, `,"files":[`...)
 		for i, f := range a.Files {
@@ -123,22 +121,6 @@ func (a *ActionRecord) appendJSON(b []byte) []byte {
 			}
 		}
 		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-// appendScope appends a scope as json.Marshal renders it: its
-// CanonicalJSON (entries in their order, nil as {}) compacted with HTML
-// escaping, which is each string escaped as appendJSONString escapes it.
-func appendScope(b []byte, s domain.Scope) []byte {
-	b = append(b, '{')
-	for i, e := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, e.Key)
-		b = append(b, ':')
-		b = appendJSONString(b, e.Value)
 	}
 	return append(b, '}')
 }
