@@ -103,6 +103,9 @@ func runFullAccess(msg *helperMessage) error {
 	if err != nil {
 		return err
 	}
+	if err := dieWithParent(); err != nil {
+		return err
+	}
 	err = unix.Exec(path, msg.Argv, msg.Env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }

@@ -163,6 +163,9 @@ func runHelper() error {
 	if err := setNoNewPrivs(); err != nil {
 		return err
 	}
+	if err := dieWithParent(); err != nil {
+		return err
+	}
 	if rfd >= 0 {
 		if err := restrictSelf(rfd); err != nil {
 			return err

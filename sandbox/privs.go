@@ -112,3 +112,23 @@ func setNoNewPrivs() error {
 	}
 	return nil
 }
+
+// dieWithParent makes the kernel SIGKILL this process when the thread that
+// started it ends. After the exec that process is the command, the init of
+// its PID namespace, whose death ends every process in the namespace: a
+// server or a `turnstile sandbox` killed with SIGKILL (which cannot clean
+// up) takes its commands with it instead of leaving them running with no
+// timeout. It must be set after the last change of user or group (which
+// clears it); a starter that ended before that is seen on the status pipe
+// (helperStatusFD), whose read end it keeps open until the command has
+// ended: the write end then reports POLLERR.
+func dieWithParent() error {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+	}
+	fds := []unix.PollFd{{Fd: helperStatusFD}}
+	if n, err := unix.Poll(fds, 0); err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 {
+		return errors.New("the process that started the helper has ended")
+	}
+	return nil
+}

@@ -142,3 +142,29 @@ func awaitExec(t *testing.T, answer <-chan decisionAnswer, failure string) decis
 	}
 	return decisionAnswer{}
 }
+
+// TestServerKilledTakesItsCommandsAlong (issue 9.6): a server killed with
+// SIGKILL (an OOM kill, a crash), which cannot end its turns, does not
+// leave their sandboxed commands running with no timeout: each helper asked
+// the kernel for a SIGKILL when the server's thread that started it ends
+// (PR_SET_PDEATHSIG), and the command is the init of its PID namespace, so
+// its setsid daemon goes too. The daemon is seen running before the kill.
+func TestServerKilledTakesItsCommandsAlong(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("killed", "ws", "auto_accept_edits", root)
+	token := fmt.Sprintf("turnstile-server-killed-%d", time.Now().UnixNano())
+	body := map[string]any{"tool_call_id": "run", "argv": daemonScript(root, token), "timeout_ms": 120000}
+	status, first := s.exec("killed", "", body)
+	if status != http.StatusAccepted || first.Request == nil {
+		t.Fatalf("exec: %d %+v, want 202 ask", status, first)
+	}
+	s.respond(first.Request.RequestID, "allow_once")
+	execInBackground(s, "killed", body)
+	pollUntil(t, "the daemon to run", func() bool {
+		return exists(filepath.Join(root, "started")) && len(hostProcessesWith(token)) > 0
+	})
+	s.Kill()
+	pollUntil(t, "every process of the command to die with the server", func() bool { return len(hostProcessesWith(token)) == 0 })
+}
