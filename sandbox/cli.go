@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"turnstile/domain"
@@ -70,8 +71,11 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	// One command, then exit: no view is looked at twice.
 	noViewCache.Store(true)
 	defer noViewCache.Store(false)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	signals := notifySoon(os.Interrupt, syscall.SIGTERM)
+	defer func() {
+		_, stop := signals()
+		stop()
+	}()
 	// The namespaces are assumed when the sysctls allow them (quickProbe):
 	// if the helper then fails to set up (exit 126 before the command
 	// ran), the full probe decides, and the command is planned and run (or
@@ -98,11 +102,11 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
-	plan, res, err := planAndRun(ctx, m, absRoot, features, req)
+	plan, res, err := planAndRun(signals, m, absRoot, features, req)
 	var rf *Refusal
 	if !verified && errors.As(err, &rf) && rf.Code == CodeSandboxFailed {
 		if full := Probe(); full.Kernel != features.Kernel {
-			plan, res, err = planAndRun(ctx, m, absRoot, full, req)
+			plan, res, err = planAndRun(signals, m, absRoot, full, req)
 		}
 	}
 	if plan == nil {
@@ -133,9 +137,9 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 // planAndRun resolves mode's snapshot over root with features, plans req
-// and runs it. A nil plan means nothing was run: err is the refusal (a
+// and runs it once signals (notifySoon) are being caught. A nil plan means nothing was run: err is the refusal (a
 // *Refusal) or a resolution error.
-func planAndRun(ctx context.Context, m domain.Mode, root string, features Features, req SpawnRequest) (*Plan, *Result, error) {
+func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.Mode, root string, features Features, req SpawnRequest) (*Plan, *Result, error) {
 	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
 		Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: m}, domain.SourceComposer),
 		Cwd:           req.Cwd,
@@ -152,6 +156,7 @@ func planAndRun(ctx context.Context, m domain.Mode, root string, features Featur
 	if leanCLIGate != nil {
 		leanCLIGate()
 	}
+	ctx, _ := signals()
 	res, err := Run(ctx, plan)
 	return plan, res, err
 }
@@ -163,4 +168,28 @@ func reportRefusal(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, "turnstile sandbox:", err)
+}
+
+// notifySoon is signal.NotifyContext for sigs started on another goroutine:
+// a process's first signal.Notify starts the runtime's signal-handling
+// threads (0.15-0.4 ms here), which then start beside the probe and the
+// plan. The returned function waits for it (once) and returns its context
+// and stop function: Run is given the context, so nothing an interrupt
+// must clean up (held names, the helper, the command) is made before the
+// signals are caught. The early helper may start before: it waits for a
+// plan and ends, having run nothing, when this process dies.
+func notifySoon(sigs ...os.Signal) func() (context.Context, context.CancelFunc) {
+	type notified struct {
+		ctx  context.Context
+		stop context.CancelFunc
+	}
+	ch := make(chan notified, 1)
+	go func() {
+		ctx, stop := signal.NotifyContext(context.Background(), sigs...)
+		ch <- notified{ctx, stop}
+	}()
+	return sync.OnceValues(func() (context.Context, context.CancelFunc) {
+		n := <-ch
+		return n.ctx, n.stop
+	})
 }
