@@ -21,6 +21,7 @@ var Limits = []string{
 	"when the server runs as root, commands run as uid 2147483646 with the writable roots idmapped to it for their owner only: files there owned by another user are not writable",
 	"denied commands are matched on argv[0] only: a shell or interpreter can still start them (capabilities are dropped and no_new_privs is set, so setuid programs gain nothing)",
 	"no CPU, memory, disk or process-count limits: a command may use the machine's resources until its timeout",
+	"a command ends with the server or `turnstile sandbox` that started it through its parent-death signal when that process is killed outright (SIGKILL); a command that clears that signal itself (prctl) outlives it, with every process it started (a timeout, an interrupt and a turn's end kill them all regardless)",
 }
 
 // Doctor prints what this machine can enforce and, for each mode, the
