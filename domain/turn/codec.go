@@ -154,7 +154,13 @@ func contentID(buf []byte, identity uuid.UUID, env *Envelope, data []byte) (uuid
 func uuidV5(space uuid.UUID, name []byte) uuid.UUID {
 	var in [16 + sha256.Size]byte
 	copy(in[:], space[:])
-	h := sha1.Sum(append(in[:16], name...))
+	return v5(sha1.Sum(append(in[:16], name...)))
+}
+
+// v5 is the UUIDv5 of a name's SHA-1 (that of the namespace followed by
+// the name): its first 16 bytes with the version (5) and variant (RFC 4122)
+// bits set.
+func v5(h [sha1.Size]byte) uuid.UUID {
 	var u uuid.UUID
 	copy(u[:], h[:])
 	u[6] = u[6]&0x0f | 0x50
@@ -231,13 +237,19 @@ func VerifyChain(records []eventstore.RecordedEvent, prev string) (string, error
 	return prev, nil
 }
 
-// eventID derives a deterministic event id from a command's identity.
+// eventID derives a deterministic event id from a command's identity: the
+// UUIDv5 (in idNamespace) of turnID and parts joined by NULs. The name is
+// built on the stack unless it is longer than scratch (a decision's is
+// about 60 bytes).
 func eventID(turnID string, parts ...string) uuid.UUID {
-	key := turnID
+	var scratch [256]byte
+	b := append(scratch[:0], idNamespace[:]...)
+	b = append(b, turnID...)
 	for _, p := range parts {
-		key += "\x00" + p
+		b = append(b, 0)
+		b = append(b, p...)
 	}
-	return uuid.NewSHA1(idNamespace, []byte(key))
+	return v5(sha1.Sum(b))
 }
 
 // idNamespace is the UUIDv5 namespace of turnstile event ids.

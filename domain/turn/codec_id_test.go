@@ -35,3 +35,26 @@ func TestContentIDMatchesFmt(t *testing.T) {
 		}
 	})
 }
+
+// TestEventIDMatchesNewSHA1: eventID gives the id the uuid package did
+// (uuid.NewSHA1 of the NUL-joined key), for names on the stack and longer.
+func TestEventIDMatchesNewSHA1(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		turnID := genString().Draw(rt, "turn")
+		parts := rapid.SliceOfN(rapid.OneOf(genString(), rapid.StringN(100, 300, -1)), 0, 5).Draw(rt, "parts")
+		key := turnID
+		for _, p := range parts {
+			key += "\x00" + p
+		}
+		if got, want := eventID(turnID, parts...), uuid.NewSHA1(idNamespace, []byte(key)); got != want {
+			rt.Fatalf("eventID(%q, %q) = %s, want %s", turnID, parts, got, want)
+		}
+	})
+}
+
+// TestEventIDAllocates nothing for a decision's name.
+func TestEventIDAllocates(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = eventID("bench-1234abcd-63", "evaluate", "c123456") }); n != 0 {
+		t.Errorf("eventID allocates %v times, want 0", n)
+	}
+}
