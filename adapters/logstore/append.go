@@ -3,6 +3,7 @@ package logstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,9 @@ type appendReq struct {
 	// patches in revision and time.
 	records [][]byte
 	size    int
+	// buf holds records, from recordBufs; the writer returns it there once
+	// it has copied them into its frame (release).
+	buf *[]byte
 	// created, when set (by Import), are the events' creation times;
 	// otherwise the writer stamps them.
 	created []int64
@@ -102,13 +106,55 @@ func newAppendReq(ctx context.Context, stream string, expected eventstore.Expect
 			return nil, fmt.Errorf("%w: event %d for %s is larger than %d bytes", ErrInvalid, i, stream, maxAppendBytes)
 		}
 		req.ids[i] = ev.ID
-		req.records[i] = encodeRecord(stream, ev)
-		req.size += len(req.records[i])
+		req.size += recordPrefixSize + storekit.RecordLen(stream, ev)
 		if req.size > maxAppendBytes {
 			return nil, fmt.Errorf("%w: append to %s is larger than %d bytes", ErrInvalid, stream, maxAppendBytes)
 		}
 	}
+	req.buf = getRecordBuf(req.size)
+	b := (*req.buf)[:0]
+	for i, ev := range events {
+		start := len(b)
+		b = appendRecord(b, stream, ev)
+		req.records[i] = b[start:len(b):len(b)]
+	}
+	*req.buf = b
 	return req, nil
+}
+
+// recordBufs holds the buffers appends encode their records into (as
+// *[]byte): a request's buffer is garbage once the writer has copied its
+// records into a frame, so it serves the next append instead of the
+// collector. Buffers above maxPooledRecordBuf are left to the collector.
+var recordBufs sync.Pool
+
+const (
+	minRecordBuf       = 2 << 10
+	maxPooledRecordBuf = 64 << 10
+)
+
+// getRecordBuf returns an empty buffer with room for size bytes.
+func getRecordBuf(size int) *[]byte {
+	if p, _ := recordBufs.Get().(*[]byte); p != nil {
+		if cap(*p) >= size {
+			return p
+		}
+	}
+	b := make([]byte, 0, max(size, minRecordBuf))
+	return &b
+}
+
+// release returns r's record buffer to recordBufs. Only the writer calls
+// it, after it has copied r's records into a frame or given up on r; the
+// caller of Append never reads them.
+func (r *appendReq) release() {
+	if r.buf == nil {
+		return
+	}
+	if cap(*r.buf) <= maxPooledRecordBuf {
+		recordBufs.Put(r.buf)
+	}
+	r.buf, r.records = nil, nil
 }
 
 // writer is the only goroutine that writes to the log. It runs until Close
@@ -122,6 +168,11 @@ func (s *Store) writer() {
 
 // commitBatch applies batch as one frame and answers every request.
 func (s *Store) commitBatch(batch []*appendReq, f *frame) {
+	defer func() {
+		for _, r := range batch {
+			r.release()
+		}
+	}()
 	if err := s.failure(); err != nil {
 		for _, r := range batch {
 			r.done <- appendResp{err: err}

@@ -37,13 +37,14 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// encodeRecord encodes ev with revision and created left zero; the writer
-// fills them in (patchRecord) once it knows them, so the single writer does
-// no encoding. The result starts with its 4-byte length prefix.
-func encodeRecord(stream string, ev eventstore.EventData) []byte {
+// appendRecord appends ev's record to b, with revision and created left
+// zero; the writer fills them in (patchRecord) once it knows them, so the
+// single writer does no encoding. The record starts with its length prefix
+// (the length, then a zero checksum that patchRecord sets).
+func appendRecord(b []byte, stream string, ev eventstore.EventData) []byte {
 	n := storekit.RecordLen(stream, ev)
-	b := make([]byte, recordPrefixSize, recordPrefixSize+n)
-	binary.BigEndian.PutUint32(b, uint32(n))
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b = append(b, 0, 0, 0, 0)
 	return storekit.AppendRecord(b, stream, ev)
 }
 
