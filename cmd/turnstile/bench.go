@@ -33,6 +33,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", "", "workspace root the turns use, on the server's machine, holding src/main.go (default: a temporary one created here, for a local server)")
 	decisions := fs.Int("decisions", 20000, "decisions in all")
 	httpClient := fs.String("http", "raw", "the HTTP client of the hot requests: raw (a minimal HTTP/1.1 client, one keep-alive connection per turn, http:// only: it takes less of the CPU the server runs on) or std (net/http)")
+	latencyLog := fs.String("latency-log", "", "also write every decision request's completion time (Unix µs) and latency (µs), one a line, to this file (to tell periodic stalls from queueing)")
 	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
@@ -112,6 +113,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		allow, ask, deny, errors atomic.Int64
 		mu                       sync.Mutex
 		lat                      []time.Duration
+		done                     []benchDone
 		firstErr                 atomic.Value
 		wg                       sync.WaitGroup
 	)
@@ -138,7 +140,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 				defer rp.close()
 			}
 			var mine []time.Duration
-			defer func() { mu.Lock(); lat = append(lat, mine...); mu.Unlock() }()
+			var ends []benchDone
+			defer func() { mu.Lock(); lat = append(lat, mine...); done = append(done, ends...); mu.Unlock() }()
 			for {
 				n := next.Add(1)
 				if n > int64(*decisions) {
@@ -156,7 +159,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 				t0 := time.Now()
 				var out benchAnswer
 				err := benchPost(poster, "/v1/turns/"+id+"/decisions", req, &out)
-				mine = append(mine, time.Since(t0))
+				t1 := time.Now()
+				mine = append(mine, t1.Sub(t0))
+				if *latencyLog != "" {
+					ends = append(ends, benchDone{t1, t1.Sub(t0)})
+				}
 				if err != nil {
 					errors.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
@@ -189,6 +196,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	for _, id := range ids {
 		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
 	}
+	if *latencyLog != "" {
+		if err := writeLatencyLog(*latencyLog, done); err != nil {
+			fmt.Fprintln(stderr, "turnstile bench:", err)
+			return 1
+		}
+	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	n := len(lat)
@@ -214,6 +227,25 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// benchDone is one decision request: when it completed and how long it took.
+type benchDone struct {
+	end time.Time
+	lat time.Duration
+}
+
+// writeLatencyLog writes done in order of completion, "END_UNIX_µS LATENCY_µS" a line.
+func writeLatencyLog(path string, done []benchDone) error {
+	slices.SortFunc(done, func(a, b benchDone) int { return a.end.Compare(b.end) })
+	var b []byte
+	for _, d := range done {
+		b = strconv.AppendInt(b, d.end.UnixMicro(), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, d.lat.Microseconds(), 10)
+		b = append(b, '\n')
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

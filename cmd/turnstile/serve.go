@@ -31,10 +31,10 @@ import (
 )
 
 type serveFlags struct {
-	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile string
-	approvalTTL, storeTimeout, storeCheck                                        time.Duration
-	dnsServer                                                                    string
-	dnsTimeout                                                                   time.Duration
+	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile, memProfile string
+	approvalTTL, storeTimeout, storeCheck                                                    time.Duration
+	dnsServer                                                                                string
+	dnsTimeout                                                                               time.Duration
 	// The server's edges: slow or idle clients are cut off.
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	maxHeaderBytes                              int
@@ -73,6 +73,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.dnsTimeout, "dns-timeout", sandbox.DefaultResolveTimeout, "bound of a decision-time lookup of a URL host")
 	fs.StringVar(&f.claudeCodeConfig, "claude-code-config", "", "JSON file configuring the Claude Code hook (projects, modes, ask handling); empty disables POST /v1/hooks/claude-code")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file until shutdown")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (go tool pprof; -sample_index=alloc_space for what was allocated) to this file at shutdown")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this (slow clients)")
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
@@ -165,6 +166,18 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
+	if f.memProfile != "" {
+		mf, err := os.Create(f.memProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
+				log.Error("writing the heap profile", "err", err)
+			}
+			mf.Close()
+		}()
 	}
 	if f.data, err = dataDir(f.data); err != nil {
 		return err
