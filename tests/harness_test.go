@@ -63,11 +63,13 @@ type Server struct {
 	URL   string
 	Token string
 	Args  []string
-	cmd   *exec.Cmd
-	mu    sync.Mutex
-	out   bytes.Buffer // stdout and stderr of the process
-	exit  chan error
-	http  *http.Client
+	// Env is added to the test's environment (a later value wins).
+	Env  []string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer // stdout and stderr of the process
+	exit chan error
+	http *http.Client
 	// specLog collects the OpenAPI problems of exchanges sent without t
 	// (Do, miDo); shared by the clients of one server (roAs).
 	specLog *specLog
@@ -90,7 +92,18 @@ func StartServerBin(t testing.TB, binPath, data string, extra ...string) *Server
 	if data == "" {
 		data = t.TempDir()
 	}
-	s := &Server{t: t, Bin: binPath, Data: data, Args: extra, http: &http.Client{Timeout: 60 * time.Second}, specLog: &specLog{}, reads: &readAfter{}}
+	return startServer(t, &Server{Bin: binPath, Data: data, Args: extra})
+}
+
+// StartServerEnv is StartServer with env added to the server's environment.
+func StartServerEnv(t testing.TB, env []string, extra ...string) *Server {
+	t.Helper()
+	return startServer(t, &Server{Data: t.TempDir(), Args: extra, Env: env})
+}
+
+func startServer(t testing.TB, s *Server) *Server {
+	t.Helper()
+	s.t, s.http, s.specLog, s.reads = t, &http.Client{Timeout: 60 * time.Second}, &specLog{}, &readAfter{}
 	t.Cleanup(func() { s.specLog.report(t) })
 	s.start()
 	t.Cleanup(s.Kill)
@@ -115,7 +128,7 @@ func (s *Server) start() {
 	// the start is tried again.
 	for wait := time.Millisecond; ; wait *= 2 {
 		s.cmd = exec.Command(path, args...)
-		s.cmd.Env = os.Environ()
+		s.cmd.Env = append(os.Environ(), s.Env...)
 		var err error
 		if stdout, err = s.cmd.StdoutPipe(); err != nil {
 			t.Fatal(err)

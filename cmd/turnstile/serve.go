@@ -25,6 +25,7 @@ import (
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/internal/gctune"
 	"turnstile/projections"
 	"turnstile/sandbox"
 	"turnstile/sandbox/egress"
@@ -178,6 +179,13 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			}
 			mf.Close()
 		}()
+	}
+	if tu := gctune.Start(gctune.Default); tu != nil {
+		defer tu.Stop()
+		log.Info("GC pacing: GOGC follows the live heap (set GOGC or GOMEMLIMIT to choose your own)",
+			"heap_goal_ceiling_mib", gctune.Default.Ceiling>>20, "gogc_min", gctune.Default.Min, "gogc_max", gctune.Default.Max)
+	} else {
+		log.Info("GC pacing: GOGC or GOMEMLIMIT is set in the environment; the runtime follows it")
 	}
 	if f.data, err = dataDir(f.data); err != nil {
 		return err
