@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"turnstile/internal/esdbtest"
 )
@@ -49,6 +50,19 @@ func sameResponses(t *testing.T, when string, want, got map[string][]byte) {
 
 // logSince is what the server logged after mark bytes of output.
 func logSince(s *Server, mark int) string { return s.Output()[mark:] }
+
+// waitLog waits until the server has logged want after mark bytes of
+// output, and returns what it logged: a line written before /readyz
+// answered can still be in the pipe its stderr is copied from (the deadline
+// is a hang guard).
+func waitLog(s *Server, mark int, want string) (string, bool) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		log := logSince(s, mark)
+		if ok := strings.Contains(log, want); ok || time.Now().After(deadline) {
+			return log, ok
+		}
+	}
+}
 
 // TestOldTurnServedFromItsStream: with two ended turns held in memory, a
 // turn that ended before them is evicted (its request leaves the in-memory
@@ -141,7 +155,7 @@ func TestCheckpointRestarts(t *testing.T) {
 	ids := []string{"old", "e1", "e2", "live"}
 	paths := readModelPaths(ids, "old", ask.Request.RequestID)
 
-	restart := func(what string, prepare func()) string {
+	restart := func(what string, prepare func()) (mark int) {
 		t.Helper()
 		if err := s.Stop(); err != nil {
 			t.Fatalf("stop before the %s restart: %v\n%s", what, err, s.Output())
@@ -149,43 +163,43 @@ func TestCheckpointRestarts(t *testing.T) {
 		if prepare != nil {
 			prepare()
 		}
-		mark := len(s.Output())
+		mark = len(s.Output())
 		s.start()
-		return logSince(s, mark)
+		return mark
 	}
-	expect := func(log, want string) {
+	expect := func(mark int, want string) {
 		t.Helper()
-		if !strings.Contains(log, want) {
+		if log, ok := waitLog(s, mark, want); !ok {
 			t.Fatalf("the start did not log %q:\n%s", want, log)
 		}
 	}
 
 	before := getAll(t, s, paths)
-	log := restart("clean", nil)
-	expect(log, "read models restored from a checkpoint")
+	at := restart("clean", nil)
+	expect(at, "read models restored from a checkpoint")
 	sameResponses(t, "clean restart", before, getAll(t, s, paths))
 
 	b, err := os.ReadFile(cp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log = restart("flipped", func() {
+	at = restart("flipped", func() {
 		d := bytes.Clone(b)
 		d[len(d)/2] ^= 0x20
 		if err := os.WriteFile(cp, d, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	})
-	expect(log, "read-model checkpoint discarded")
-	expect(log, "checksum")
+	expect(at, "read-model checkpoint discarded")
+	expect(at, "checksum")
 	sameResponses(t, "damaged checkpoint", before, getAll(t, s, paths))
 
-	log = restart("truncated", func() {
+	at = restart("truncated", func() {
 		if err := os.WriteFile(cp, b[:len(b)/3], 0o600); err != nil {
 			t.Fatal(err)
 		}
 	})
-	expect(log, "read-model checkpoint discarded")
+	expect(at, "read-model checkpoint discarded")
 	sameResponses(t, "truncated checkpoint", before, getAll(t, s, paths))
 
 	// A backup of the store as it is now (the server is stopped).
@@ -208,16 +222,16 @@ func TestCheckpointRestarts(t *testing.T) {
 	}
 	mark := len(s.Output())
 	s.start()
-	expect(logSince(s, mark), "read models restored from a checkpoint")
+	expect(mark, "read models restored from a checkpoint")
 	sameResponses(t, "SIGKILL with a half-written checkpoint", before, getAll(t, s, paths))
 
 	// The store restored from the backup: the checkpoint (written at the
 	// clean stop below) is newer than it, and is discarded.
-	log = restart("restored store", func() {
+	at = restart("restored store", func() {
 		copyStore(t, backupDir, s.Data)
 	})
-	expect(log, "read-model checkpoint discarded")
-	expect(log, "does not hold the checkpoint's last event")
+	expect(at, "read-model checkpoint discarded")
+	expect(at, "does not hold the checkpoint's last event")
 	sameResponses(t, "store restored from a backup", atBackup, getAll(t, s, paths))
 }
 
@@ -293,7 +307,7 @@ func TestCheckpointOnEventStoreDB(t *testing.T) {
 	}
 	mark := len(s.Output())
 	s.start()
-	if log := logSince(s, mark); !strings.Contains(log, "read models restored from a checkpoint") {
+	if log, ok := waitLog(s, mark, "read models restored from a checkpoint"); !ok {
 		t.Fatalf("the start did not restore the checkpoint:\n%s", log)
 	}
 	sameResponses(t, "restart on EventStoreDB", before, getAll(t, s, paths))

@@ -36,9 +36,12 @@ func TestMigrateBoltDataDirectory(t *testing.T) {
 
 	// Without --store the server keeps the bbolt file and says how to move.
 	s.Args = nil
+	mark := len(s.Output())
 	s.start()
-	if out := s.Output(); !strings.Contains(out, "embedded bbolt "+boltFile) || !strings.Contains(out, "turnstile migrate") {
-		t.Fatalf("the banner does not name the bbolt store and migrate:\n%s", out)
+	for _, want := range []string{"embedded bbolt " + boltFile, "turnstile migrate"} {
+		if out, ok := waitLog(s, mark, want); !ok {
+			t.Fatalf("the banner does not name the bbolt store and migrate:\n%s", out)
+		}
 	}
 	s.startTurn("m2", "ws", "full_access", root)
 	s.decide("m2", "c1", "read_file", map[string]any{"path": "a.txt"})
@@ -90,9 +93,12 @@ func TestMigrateBoltDataDirectory(t *testing.T) {
 		t.Fatalf("the migration's work directory remains: %v", err)
 	}
 
+	mark = len(s.Output())
 	s.start()
-	if out := s.Output(); !strings.Contains(out, "embedded log "+filepath.Join(data, "events")) || !strings.Contains(out, boltFile+" was migrated") {
-		t.Fatalf("the banner after migrating:\n%s", out)
+	for _, want := range []string{"embedded log " + filepath.Join(data, "events"), boltFile + " was migrated"} {
+		if out, ok := waitLog(s, mark, want); !ok {
+			t.Fatalf("the banner after migrating:\n%s", out)
+		}
 	}
 	after1, got1 := s.events("m1")
 	if _, got2 := s.events("m2"); !bytes.Equal(got1, raw1) || !bytes.Equal(got2, raw2) {
