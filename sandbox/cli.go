@@ -76,6 +76,9 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		_, stop := signals()
 		stop()
 	}()
+	// The held names and the temp dir are released before the exit, while
+	// the signals are still caught.
+	defer WaitCleanup()
 	// The namespaces are assumed when the sysctls allow them (quickProbe):
 	// if the helper then fails to set up (exit 126 before the command
 	// ran), the full probe decides, and the command is planned and run (or

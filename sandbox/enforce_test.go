@@ -23,7 +23,11 @@ func run(t *testing.T, s *domain.TurnExecutionSecuritySnapshot, req SpawnRequest
 	if mutate != nil {
 		mutate(p)
 	}
-	return Run(context.Background(), p)
+	r, err := Run(context.Background(), p)
+	// What the tests look at after a command includes what Run releases
+	// once it has returned (held names, the temp dir).
+	WaitCleanup()
+	return r, err
 }
 
 // sh runs a shell script under s and fails the test if Run itself fails.

@@ -57,7 +57,9 @@ type Result struct {
 // the command, then kills every process of the namespace. The error is nil when the command ran
 // (whatever its exit code); a *Refusal with CodeSandboxFailed (and a Result
 // with exit code 126) when the sandbox could not be applied; another error
-// when nothing could be started.
+// when nothing could be started. The names held for the command and its
+// isolated temp dir are released just after Run returns, on another
+// goroutine; WaitCleanup waits for that.
 func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	if plan == nil || len(plan.Argv) == 0 {
 		return nil, refuse(CodeMissingArgv, "", "no plan to run")
@@ -72,7 +74,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
 		}
-		defer os.RemoveAll(dir)
+		defer afterRun(func() { os.RemoveAll(dir) })
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
 		}
@@ -82,7 +84,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	var release func() // the names held for the command (prepareSpec)
 	defer func() {
 		if release != nil {
-			release()
+			afterRun(release) // once the command has ended (WaitCleanup)
 		}
 	}()
 	if plan.Sandboxed {

@@ -352,6 +352,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	cancelBG()
 	wg.Wait()
+	sandbox.WaitCleanup() // the names held for the last commands, their temp dirs
 	if err := cp.save(); err != nil {
 		log.Warn("writing the read-model checkpoint", "path", cpPath, "err", err)
 	}
