@@ -24,7 +24,7 @@ func (p *Projector) requested(t *heldTurn, e *turn.Event, row AuditRow, ev *turn
 	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Reason = id, domain.BehaviorAsk.String(), ev.Decision.Reason
 	row.Scope, row.Detail = ev.Action.Scope, ev.Request.Summary
-	t.addAudit(row)
+	t.addAudit(e, row)
 	t.addTimeline(e, "approval_requested", "Approval requested: "+ev.Request.Summary, string(ev.Request.Action), id)
 }
 
@@ -36,7 +36,7 @@ func (p *Projector) resolved(t *heldTurn, e *turn.Event, row AuditRow, ev *turn.
 	row.Kind, row.ItemID, row.ToolCallID, row.ToolName = AuditApprovalResolved, a.ItemID, a.ToolCallID, a.Request.ToolName
 	row.ActionKind, row.RequestKey = a.Request.Action, &RequestKey{ActionKind: a.Request.Action, ScopeHash: a.Request.ScopeHash}
 	row.RequestID, row.Decision, row.Reason = ev.RequestID, string(ev.Resolution), ev.Reason
-	t.addAudit(row)
+	t.addAudit(e, row)
 	t.addTimeline(e, "approval_resolved", fmt.Sprintf("Approval %s: %s", ev.Resolution, a.Request.Summary), string(ev.Reason), ev.RequestID)
 }
 
@@ -45,7 +45,7 @@ func (p *Projector) ended(t *heldTurn, e *turn.Event, row AuditRow, status turn.
 	if reason != "" {
 		row.Detail += ": " + reason
 	}
-	t.addAudit(row)
+	t.addAudit(e, row)
 	t.addTimeline(e, "turn_ended", "Turn "+string(status), reason, "")
 }
 

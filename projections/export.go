@@ -31,8 +31,8 @@ func (p *Projector) Export() Export {
 		ex.Turns = append(ex.Turns, t.TurnView)
 		ex.Held = append(ex.Held, id)
 		ex.Snapshots[id] = t.Snapshot
-		ex.Audit[id] = slices.Clone(t.audit)
-		ex.Timeline[id] = slices.Clone(t.timeline)
+		ex.Audit[id] = t.audit.page(0, 0)
+		ex.Timeline[id] = t.timeline.all()
 	}
 	for _, s := range p.old {
 		ex.Turns = append(ex.Turns, s.view())

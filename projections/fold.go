@@ -41,7 +41,7 @@ func (f *TurnFold) Turn() (TurnView, bool) {
 // limit <= 0).
 func (f *TurnFold) Audit(offset, limit int) []AuditRow {
 	if t := f.p.held[f.id]; t != nil {
-		return page(t.audit, offset, limit)
+		return t.audit.page(offset, limit)
 	}
 	return nil
 }
@@ -49,7 +49,7 @@ func (f *TurnFold) Audit(offset, limit int) []AuditRow {
 // AuditLen is how many audit rows the events so far gave.
 func (f *TurnFold) AuditLen() int {
 	if t := f.p.held[f.id]; t != nil {
-		return len(t.audit)
+		return t.audit.len()
 	}
 	return 0
 }
@@ -57,7 +57,7 @@ func (f *TurnFold) AuditLen() int {
 // Timeline is the turn's timeline rows.
 func (f *TurnFold) Timeline() []TimelineRow {
 	if t := f.p.held[f.id]; t != nil {
-		return t.timeline
+		return t.timeline.all()
 	}
 	return nil
 }

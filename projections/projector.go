@@ -59,8 +59,8 @@ type Projector struct {
 // heldTurn is a turn whose read models are all in memory.
 type heldTurn struct {
 	TurnView
-	audit    []AuditRow
-	timeline []TimelineRow
+	audit    auditLog
+	timeline timelineLog
 	requests []string // approval request ids, in order opened
 	queued   bool     // in recent
 }
@@ -185,7 +185,7 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	case *turn.ProfileSelected:
 		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
 		row.Kind, row.Detail = AuditProfileSelected, "mode "+string(ev.Profile.Mode)+" from "+string(ev.Profile.Source)
-		t.addAudit(row)
+		t.addAudit(e, row)
 		t.addTimeline(e, "header", fmt.Sprintf("Permissions: %s", ev.Profile.Mode), "source "+string(ev.Profile.Source), "")
 	case *turn.SecuritySnapshotResolved:
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
@@ -224,7 +224,7 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 		if ev.Closed > 0 {
 			row.Detail += fmt.Sprintf(", %d closed by a narrowing", ev.Closed)
 		}
-		t.addAudit(row)
+		t.addAudit(e, row)
 	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
 		// Recorded for the engine (a started call never runs twice; ending
 		// a turn ends its children); the decisions are already rows.
@@ -243,7 +243,7 @@ func (p *Projector) toolCompleted(t *heldTurn, e *turn.Event, row AuditRow, ev *
 	row.Kind, row.ToolCallID, row.ToolName = AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName
 	row.ActionKind, row.RequestKey = ev.Action.Kind, &RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}
 	row.RequestID, row.Decision, row.Scope, row.Detail = ev.RequestID, ev.Decision, ev.Action.Scope, ev.Action.Summary
-	t.addAudit(row)
+	t.addAudit(e, row)
 	switch ev.Decision {
 	case "allow", "allow_once", "allow_for_turn":
 		t.addTimeline(e, "tool_ran", "Ran: "+ev.Action.Summary, ev.ClientTool, ev.RequestID)
@@ -263,20 +263,20 @@ func detailSuffix(refusal, msg string) string {
 	return out
 }
 
-// row starts an audit row for e with the turn's current profile.
+// row starts an audit row for e with the turn's current profile. Its
+// Position and EventID are left empty: the audit log keeps e's (addAudit)
+// and formats them when the row is read.
 func (p *Projector) row(t *TurnView, e *turn.Event) AuditRow {
 	return AuditRow{
-		Position: e.Position.String(), TurnID: e.TurnID, Version: e.Version, EventID: e.ID.String(),
-		OccurredAt: e.OccurredAt, Actor: e.Actor, ProfileMode: t.Profile.Mode, ProfileSource: t.Profile.Source,
+		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Actor: e.Actor, ProfileMode: t.Profile.Mode, ProfileSource: t.Profile.Source,
 	}
 }
 
-// addAudit appends a row. Rows are never changed once added, so a reader
-// may keep a slice of them after the lock is released.
-func (t *heldTurn) addAudit(r AuditRow) { t.audit = append(t.audit, r) }
+// addAudit appends the row r of event e.
+func (t *heldTurn) addAudit(e *turn.Event, r AuditRow) { t.audit.add(e, &r) }
 
 func (t *heldTurn) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
-	t.timeline = append(t.timeline, TimelineRow{
+	t.timeline.add(&TimelineRow{
 		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Kind: kind, Title: title, Detail: detail, RequestID: requestID,
 	})
 }
@@ -285,7 +285,7 @@ func (p *Projector) snapshot(t *heldTurn, e *turn.Event, row AuditRow, s domain.
 	row.ProfileMode, row.ProfileSource = s.PermissionProfile.Mode, s.PermissionProfile.Source
 	row.Kind = kind
 	row.Detail = fmt.Sprintf("sandbox %s, network %s, enforcement %s", s.Sandbox.Mode, s.Network.Mode, s.Enforcement.Status)
-	t.addAudit(row)
+	t.addAudit(e, row)
 	if s.Enforcement.Status == domain.EnforcementActive {
 		return
 	}
@@ -301,7 +301,7 @@ func (p *Projector) snapshot(t *heldTurn, e *turn.Event, row AuditRow, s domain.
 		detail += d.Dimension + ": " + d.Reason
 	}
 	row.Detail = detail
-	t.addAudit(row)
+	t.addAudit(e, row)
 	t.addTimeline(e, "sandbox", "Sandbox "+string(s.Enforcement.Status), detail, "")
 }
 
@@ -313,5 +313,5 @@ func (p *Projector) decision(t *heldTurn, e *turn.Event, row AuditRow, d *turn.D
 	if d.Refusal != "" {
 		row.Detail += detailSuffix(d.Refusal, d.Message)
 	}
-	t.addAudit(row)
+	t.addAudit(e, row)
 }

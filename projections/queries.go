@@ -118,16 +118,7 @@ func (p *Projector) AuditOf(turnID string, offset, limit int) ([]AuditRow, bool)
 	if !ok {
 		return nil, false
 	}
-	return page(t.audit, offset, limit), true
-}
-
-func page[T any](rows []T, offset, limit int) []T {
-	offset = min(max(offset, 0), len(rows))
-	end := len(rows)
-	if limit > 0 {
-		end = min(end, offset+limit)
-	}
-	return slices.Clone(rows[offset:end])
+	return t.audit.page(offset, limit), true
 }
 
 // Timeline lists a held turn's timeline rows in turn order (nothing for a
@@ -146,7 +137,7 @@ func (p *Projector) TimelineOf(turnID string) ([]TimelineRow, bool) {
 	if !ok {
 		return nil, false
 	}
-	return slices.Clone(t.timeline), true
+	return t.timeline.all(), true
 }
 
 // WaitFor blocks until the projector has applied pos (or ctx ends).
