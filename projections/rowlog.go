@@ -12,7 +12,7 @@ import (
 )
 
 // A held turn keeps its audit and timeline rows encoded, one after the
-// other, in a byte slice each (auditLog, timelineLog), and decodes them when
+// other, in byte slices (auditLog, timelineLog), and decodes them when
 // they are read. A byte slice holds no pointers, so the garbage collector
 // neither scans it nor marks one object per string: an open turn of a
 // thousand decisions held as structs was ~20 MB of small objects and
@@ -20,20 +20,59 @@ import (
 // marking is a stall every request in flight waits in (docs/benchmarks.md).
 // Rows are never changed once added.
 
+// rowStore holds encoded rows in chunks (1 KiB, doubling up to rowChunk):
+// a row added is copied once and never moved again as the rows grow (one
+// growing slice was allocated and copied twice over, and kept up to half
+// of it unused).
+type rowStore struct {
+	chunks [][]byte
+	refs   []rowRef
+}
+
+// rowRef is where a row is: chunks[chunk][start:end].
+type rowRef struct{ chunk, start, end uint32 }
+
+// rowChunk is the largest chunk (a larger row gets one of its own).
+const rowChunk = 16 << 10
+
+// put appends the encoded row b.
+func (s *rowStore) put(b []byte) {
+	n := len(s.chunks)
+	if n == 0 || len(s.chunks[n-1])+len(b) > cap(s.chunks[n-1]) {
+		size := 1 << 10 // the first chunks double up to rowChunk: a short turn stays small
+		if n > 0 {
+			size = min(rowChunk, 2*cap(s.chunks[n-1]))
+		}
+		s.chunks = append(s.chunks, make([]byte, 0, max(size, len(b))))
+		n++
+	}
+	c := s.chunks[n-1]
+	s.refs = append(s.refs, rowRef{uint32(n - 1), uint32(len(c)), uint32(len(c) + len(b))})
+	s.chunks[n-1] = append(c, b...)
+}
+
+// get returns row i's encoding.
+func (s *rowStore) get(i int) []byte {
+	r := s.refs[i]
+	return s.chunks[r.chunk][r.start:r.end]
+}
+
+func (s *rowStore) len() int { return len(s.refs) }
+
 // auditLog is a held turn's audit rows.
 type auditLog struct {
 	turnID string // the rows' TurnID, stored once
-	b      []byte
-	ends   []int // ends[i] is the end of row i in b
+	rows   rowStore
 }
 
 // add appends r, with e's store position and id as its Position and
 // EventID (r's own are ignored: they are formatted when read).
 func (l *auditLog) add(e *turn.Event, r *AuditRow) {
-	if len(l.ends) == 0 {
+	if l.rows.len() == 0 {
 		l.turnID = r.TurnID
 	}
-	b := binary.AppendUvarint(l.b, e.Position.Commit)
+	var scratch [512]byte // most rows fit: encoded without an allocation
+	b := binary.AppendUvarint(scratch[:0], e.Position.Commit)
 	b = binary.AppendUvarint(b, e.Position.Prepare)
 	b = append(b, e.ID[:]...)
 	if r.TurnID == l.turnID {
@@ -74,19 +113,18 @@ func (l *auditLog) add(e *turn.Event, r *AuditRow) {
 			b = appendStr(appendStr(b, s.Key), s.Value)
 		}
 	}
-	l.b = appendStr(b, r.Detail)
-	l.ends = append(l.ends, len(l.b))
+	l.rows.put(appendStr(b, r.Detail))
 }
 
-func (l *auditLog) len() int { return len(l.ends) }
+func (l *auditLog) len() int { return l.rows.len() }
 
 // page decodes the rows from offset, at most limit (all when limit <= 0):
 // nil when there are none at all, empty when the page is past the end.
 func (l *auditLog) page(offset, limit int) []AuditRow {
-	if len(l.ends) == 0 {
+	if l.rows.len() == 0 {
 		return nil // as a nil slice of rows gave: a JSON null, not []
 	}
-	offset, end := pageBounds(len(l.ends), offset, limit)
+	offset, end := pageBounds(l.rows.len(), offset, limit)
 	out := make([]AuditRow, 0, end-offset)
 	for i := offset; i < end; i++ {
 		out = append(out, l.row(i))
@@ -95,7 +133,7 @@ func (l *auditLog) page(offset, limit int) []AuditRow {
 }
 
 func (l *auditLog) row(i int) AuditRow {
-	d := rowDecoder{b: l.b[l.start(i):l.ends[i]]}
+	d := rowDecoder{b: l.rows.get(i)}
 	var r AuditRow
 	r.Position = eventstore.Position{Commit: d.uvarint(), Prepare: d.uvarint()}.String()
 	r.EventID = uuid.UUID(d.bytes(16)).String()
@@ -127,25 +165,18 @@ func (l *auditLog) row(i int) AuditRow {
 	return r
 }
 
-func (l *auditLog) start(i int) int {
-	if i == 0 {
-		return 0
-	}
-	return l.ends[i-1]
-}
-
 // timelineLog is a held turn's timeline rows.
 type timelineLog struct {
 	turnID string
-	b      []byte
-	ends   []int
+	rows   rowStore
 }
 
 func (l *timelineLog) add(r *TimelineRow) {
-	if len(l.ends) == 0 {
+	if l.rows.len() == 0 {
 		l.turnID = r.TurnID
 	}
-	b := l.b
+	var scratch [512]byte
+	b := scratch[:0]
 	if r.TurnID == l.turnID {
 		b = append(b, 0)
 	} else {
@@ -156,22 +187,19 @@ func (l *timelineLog) add(r *TimelineRow) {
 	b = appendStr(b, r.Kind)
 	b = appendStr(b, r.Title)
 	b = appendStr(b, r.Detail)
-	l.b = appendStr(b, r.RequestID)
-	l.ends = append(l.ends, len(l.b))
+	l.rows.put(appendStr(b, r.RequestID))
 }
 
-func (l *timelineLog) len() int { return len(l.ends) }
+func (l *timelineLog) len() int { return l.rows.len() }
 
 // all decodes every row (nil when there are none).
 func (l *timelineLog) all() []TimelineRow {
-	if len(l.ends) == 0 {
+	if l.rows.len() == 0 {
 		return nil
 	}
-	out := make([]TimelineRow, 0, len(l.ends))
-	start := 0
-	for _, end := range l.ends {
-		d := rowDecoder{b: l.b[start:end]}
-		start = end
+	out := make([]TimelineRow, 0, l.rows.len())
+	for i := range l.rows.len() {
+		d := rowDecoder{b: l.rows.get(i)}
 		r := TimelineRow{TurnID: l.turnID}
 		if d.byte() == 1 {
 			r.TurnID = d.str()
