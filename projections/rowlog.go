@@ -190,8 +190,6 @@ func (l *timelineLog) add(r *TimelineRow) {
 	l.rows.put(appendStr(b, r.RequestID))
 }
 
-func (l *timelineLog) len() int { return l.rows.len() }
-
 // all decodes every row (nil when there are none).
 func (l *timelineLog) all() []TimelineRow {
 	if l.rows.len() == 0 {
