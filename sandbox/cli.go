@@ -71,7 +71,7 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	// One command, then exit: no view is looked at twice.
 	noViewCache.Store(true)
 	defer noViewCache.Store(false)
-	signals := notifySoon(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signals := notifySoon(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer func() {
 		_, stop := signals()
 		stop()

@@ -13,8 +13,8 @@ import (
 )
 
 // TestSandboxCLIInterruptEndsEverything (issue 9.6): an interrupt (SIGINT,
-// as from a terminal's Ctrl-C, SIGTERM, or SIGHUP when the terminal
-// closes) to `turnstile sandbox` ends the
+// as from a terminal's Ctrl-C, SIGQUIT from its Ctrl-\, SIGTERM, or SIGHUP
+// when the terminal closes) to `turnstile sandbox` ends the
 // command and everything it started (here a setsid daemon that keeps
 // appending to a file), removes the protected names it held (.codex and
 // .agents, which did not exist) and its isolated temp dir, and the CLI
@@ -23,7 +23,7 @@ import (
 // the same daemon is ended with the command (TestPIDNamespaceKillsDaemons
 // covers Run).
 func TestSandboxCLIInterruptEndsEverything(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			root := workspace(t)
