@@ -18,12 +18,20 @@ var cleanups struct {
 
 func init() { cleanups.idle = sync.NewCond(&cleanups.mu) }
 
+// afterRunStarts, when set (tests), is called first on each cleanup's
+// goroutine: a test holds a release back to run it during a later command.
+var afterRunStarts func()
+
 // afterRun runs f on its own goroutine, counted in cleanups.
 func afterRun(f func()) {
 	cleanups.mu.Lock()
 	cleanups.n++
+	hook := afterRunStarts
 	cleanups.mu.Unlock()
 	go func() {
+		if hook != nil {
+			hook()
+		}
 		defer func() {
 			cleanups.mu.Lock()
 			if cleanups.n--; cleanups.n == 0 {

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -62,5 +65,73 @@ func TestWaitCleanupWaitsForEveryCleanup(t *testing.T) {
 	WaitCleanup()
 	if got := finished.Load(); got != n+8 {
 		t.Fatalf("%d cleanups ran, want %d", got, n+8)
+	}
+}
+
+// TestReleaseDuringTheNextCommand: when the release of one command's held
+// names runs while the next command over the same root runs (Run has
+// returned; its cleanup is held back here until the next command is up),
+// the next command's hold stays: it cannot create .codex. Control: it
+// creates a name that is not held. Afterwards .codex is released.
+func TestReleaseDuringTheNextCommand(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	gate := make(chan struct{})
+	setHook := func(f func()) { cleanups.mu.Lock(); afterRunStarts = f; cleanups.mu.Unlock() }
+	setHook(func() { <-gate })
+	t.Cleanup(func() { setHook(nil) })
+	plan := func(script string) *Plan {
+		p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, os.Environ())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if r, err := Run(context.Background(), plan("test -d .codex")); err != nil || r.ExitCode != 0 {
+		t.Fatalf("the first command did not see .codex held: %+v %v", r, err)
+	}
+	for _, f := range []string{"ready", "go"} {
+		if err := unix.Mkfifo(ws+"/"+f, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type out struct {
+		r   *Result
+		err error
+	}
+	second := make(chan out, 1)
+	go func() {
+		r, err := Run(context.Background(), plan("echo up > ready; read x < go; mkdir .codex && echo CREATED; mkdir other && echo CONTROL"))
+		second <- out{r, err}
+	}()
+	ready, err := os.Open(ws + "/ready") // until the second command opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(ready).ReadString('\n')
+	ready.Close()
+	if line != "up\n" {
+		t.Fatalf("the second command did not come up: %q", line)
+	}
+	setHook(nil)
+	close(gate)   // the first command's release runs now…
+	WaitCleanup() // …and is done (the second's Run has not returned)
+	if err := os.WriteFile(ws+"/go", []byte("go\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	o := <-second
+	if o.err != nil || o.r == nil {
+		t.Fatalf("second command: %+v %v", o.r, o.err)
+	}
+	if strings.Contains(string(o.r.Stdout), "CREATED") {
+		t.Fatalf("the first command's release let the second create .codex: %q %q", o.r.Stdout, o.r.Stderr)
+	}
+	if !strings.Contains(string(o.r.Stdout), "CONTROL") {
+		t.Fatalf("the control could not create a name that is not held: %q %q", o.r.Stdout, o.r.Stderr)
+	}
+	WaitCleanup()
+	if exists(ws + "/.codex") {
+		t.Fatal(".codex is left after both commands")
 	}
 }
