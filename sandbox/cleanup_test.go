@@ -135,3 +135,62 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 		t.Fatal(".codex is left after both commands")
 	}
 }
+
+// TestReleaseOfANestedHeldGitDir: a command whose cwd is below the root
+// holds a missing ".git" there (an empty directory); its release still
+// pending, the next command, from the root, walks for nested repositories
+// (the walk cache expired, as walkTTL after the last walk) and meets that
+// empty ".git". An empty directory is no repository: the next command must
+// not take it for one and hold names inside it, or the first command's
+// release finds it not empty, cannot remove it, and the hold is left in
+// the workspace for good. Control: a real nested repository is still
+// found, its hooks read-only.
+func TestReleaseOfANestedHeldGitDir(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"sub/": "", "proj/f": "x"})
+	hostGit(t, ws+"/proj", "init", "-q")
+	snap := func(cwd string) *domain.TurnExecutionSecuritySnapshot {
+		s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+			Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
+			Cwd:     cwd, WorkspaceRoot: ws, Kernel: machine().Kernel,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &s
+	}
+	plan := func(cwd, script string) *Plan {
+		p, err := PlanSpawn(snap(cwd), SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, os.Environ())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gate := make(chan struct{})
+	var opened sync.Once
+	open := func() { opened.Do(func() { close(gate) }) }
+	setHook := func(f func()) { cleanups.mu.Lock(); afterRunStarts = f; cleanups.mu.Unlock() }
+	setHook(func() { <-gate })
+	t.Cleanup(func() { setHook(nil); open(); WaitCleanup() })
+	if r, err := Run(context.Background(), plan(ws+"/sub", "test -d .git")); err != nil || r.ExitCode != 0 {
+		t.Fatalf("the first command did not see sub/.git held: %+v %v", r, err)
+	}
+	setHook(nil)
+	if !exists(ws + "/sub/.git") {
+		t.Fatal("sub/.git is not held after the first command returned")
+	}
+	walkCache.mu.Lock()
+	delete(walkCache.m, ws)
+	walkCache.mu.Unlock()
+	r, err := Run(context.Background(), plan(ws, "echo evil > proj/.git/hooks/post-checkout || echo REFUSED"))
+	if err != nil || !strings.Contains(string(r.Stdout), "REFUSED") || exists(ws+"/proj/.git/hooks/post-checkout") {
+		t.Fatalf("control: the nested repository's hooks were not read-only: %+v %v", r, err)
+	}
+	open() // the first command's release runs now
+	WaitCleanup()
+	if exists(ws + "/sub/.git") {
+		ents, _ := os.ReadDir(ws + "/sub/.git")
+		t.Fatalf("sub/.git is left in the workspace after both commands (%d entries)", len(ents))
+	}
+}

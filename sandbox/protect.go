@@ -187,6 +187,11 @@ func (d *discovery) dotGit(p string, depth int) {
 		return
 	}
 	switch {
+	case fi.IsDir() && placeholderOrMissing(p):
+		// An empty directory is no repository (git does not take it for
+		// one): nothing runs from it. It may be a name another command
+		// holds (hold.go), which that command's release must find empty
+		// to remove: no names are held inside it.
 	case fi.IsDir():
 		d.gitDir(p, depth)
 		d.configRefs(p, filepath.Dir(p))
