@@ -78,9 +78,14 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 	ws := tempWorkspace(t)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
 	gate := make(chan struct{})
+	var opened sync.Once
+	open := func() { opened.Do(func() { close(gate) }) }
 	setHook := func(f func()) { cleanups.mu.Lock(); afterRunStarts = f; cleanups.mu.Unlock() }
 	setHook(func() { <-gate })
-	t.Cleanup(func() { setHook(nil) })
+	// A failure before the gate opens must not leave the first command's
+	// cleanups blocked: every later WaitCleanup (the run helper's) would
+	// wait for them until the test binary times out.
+	t.Cleanup(func() { setHook(nil); open() })
 	plan := func(script string) *Plan {
 		p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, os.Environ())
 		if err != nil {
@@ -105,17 +110,26 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 		r, err := Run(context.Background(), plan("echo up > ready; read x < go; mkdir .codex && echo CREATED; mkdir other && echo CONTROL"))
 		second <- out{r, err}
 	}()
-	ready, err := os.Open(ws + "/ready") // until the second command opens it
+	// Opened read-write, the FIFO's open does not wait for a writer: a
+	// second command that ends without coming up fails the test instead
+	// of blocking it.
+	ready, err := os.OpenFile(ws+"/ready", os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, _ := bufio.NewReader(ready).ReadString('\n')
-	ready.Close()
-	if line != "up\n" {
-		t.Fatalf("the second command did not come up: %q", line)
+	defer ready.Close()
+	up := make(chan string, 1)
+	go func() { line, _ := bufio.NewReader(ready).ReadString('\n'); up <- line }()
+	select {
+	case line := <-up:
+		if line != "up\n" {
+			t.Fatalf("the second command did not come up: %q", line)
+		}
+	case o := <-second:
+		t.Fatalf("the second command ended before it came up: %+v %v", o.r, o.err)
 	}
 	setHook(nil)
-	close(gate)   // the first command's release runs now…
+	open()        // the first command's release runs now…
 	WaitCleanup() // …and is done (the second's Run has not returned)
 	if err := os.WriteFile(ws+"/go", []byte("go\n"), 0o666); err != nil {
 		t.Fatal(err)
