@@ -181,6 +181,11 @@ func reportRefusal(w io.Writer, err error) {
 // must clean up (held names, the helper, the command) is made before the
 // signals are caught. The early helper may start before: it waits for a
 // plan and ends, having run nothing, when this process dies.
+//
+// Only the first signal is caught: the context is done once the signals'
+// default action is back, so that a second one (a second Ctrl-C or Ctrl-\
+// while the cleanup runs, say a temp dir of many files) ends the process at
+// once; what it then leaves (held names) the next run removes.
 func notifySoon(sigs ...os.Signal) func() (context.Context, context.CancelFunc) {
 	type notified struct {
 		ctx  context.Context
@@ -188,8 +193,14 @@ func notifySoon(sigs ...os.Signal) func() (context.Context, context.CancelFunc) 
 	}
 	ch := make(chan notified, 1)
 	go func() {
-		ctx, stop := signal.NotifyContext(context.Background(), sigs...)
-		ch <- notified{ctx, stop}
+		caught, unnotify := signal.NotifyContext(context.Background(), sigs...)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			<-caught.Done()
+			unnotify() // before anyone sees ctx done
+			cancel()
+		}()
+		ch <- notified{ctx, func() { unnotify(); cancel() }}
 	}()
 	return sync.OnceValues(func() (context.Context, context.CancelFunc) {
 		n := <-ch

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == testDegradedArg {
 		os.Exit(runDegraded(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == testSignalsArg {
+		runSignals()
+	}
 	code := m.Run()
 	if staticHelperBuild.dir != "" {
 		os.RemoveAll(staticHelperBuild.dir)
