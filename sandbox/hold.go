@@ -191,6 +191,12 @@ func removeHold(p string) {
 		return
 	}
 	defer unix.Close(dir)
+	removeHoldAt(dir, name)
+}
+
+// removeHoldAt is removeHold of name in the directory open at dir (the one
+// its caller checked the hold in, not one opened again by path).
+func removeHoldAt(dir int, name string) {
 	var st unix.Stat_t
 	if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return

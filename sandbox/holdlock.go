@@ -117,10 +117,12 @@ func releaseHold(p string, fd int) {
 	if err != nil {
 		return
 	}
-	same := sameFileAt(fd, dir, name)
-	unix.Close(dir)
-	if same {
-		removeHold(p)
+	defer unix.Close(dir)
+	// Removed through the directory it was found in: a parent renamed and
+	// replaced meanwhile (by a command still running over the root) cannot
+	// make the removal land in the new one.
+	if sameFileAt(fd, dir, name) {
+		removeHoldAt(dir, name)
 	}
 }
 
