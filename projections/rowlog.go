@@ -255,18 +255,13 @@ func (d *rowDecoder) byte() byte {
 	return c
 }
 
-func (d *rowDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *rowDecoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
 
-func (d *rowDecoder) varint() int64 {
-	v, n := binary.Varint(d.b)
+func (d *rowDecoder) varint() int64 { return readVarint(d, binary.Varint) }
+
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](d *rowDecoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.b = nil
 		return 0
