@@ -59,27 +59,45 @@ func (s *rowStore) get(i int) []byte {
 
 func (s *rowStore) len() int { return len(s.refs) }
 
-// auditLog is a held turn's audit rows.
-type auditLog struct {
-	turnID string // the rows' TurnID, stored once
+// turnRows are the rows of one turn: their TurnID is stored once, with the
+// first row, and in a row only when it differs (it never does).
+type turnRows struct {
+	turnID string
 	rows   rowStore
 }
+
+// start begins the encoding of a row of turnID in scratch.
+func (l *turnRows) start(scratch []byte, turnID string) []byte {
+	if l.rows.len() == 0 {
+		l.turnID = turnID
+	}
+	if turnID == l.turnID {
+		return append(scratch, 0)
+	}
+	return appendStr(append(scratch, 1), turnID)
+}
+
+// turn reads what start wrote.
+func (l *turnRows) turn(d *rowDecoder) string {
+	if d.byte() == 1 {
+		return d.str()
+	}
+	return l.turnID
+}
+
+func (l *turnRows) len() int { return l.rows.len() }
+
+// auditLog is a held turn's audit rows.
+type auditLog struct{ turnRows }
 
 // add appends r, with e's store position and id as its Position and
 // EventID (r's own are ignored: they are formatted when read).
 func (l *auditLog) add(e *turn.Event, r *AuditRow) {
-	if l.rows.len() == 0 {
-		l.turnID = r.TurnID
-	}
 	var scratch [512]byte // most rows fit: encoded without an allocation
-	b := binary.AppendUvarint(scratch[:0], e.Position.Commit)
+	b := l.start(scratch[:0], r.TurnID)
+	b = binary.AppendUvarint(b, e.Position.Commit)
 	b = binary.AppendUvarint(b, e.Position.Prepare)
 	b = append(b, e.ID[:]...)
-	if r.TurnID == l.turnID {
-		b = append(b, 0)
-	} else {
-		b = appendStr(append(b, 1), r.TurnID)
-	}
 	b = binary.AppendVarint(b, r.Version)
 	b = appendStr(b, r.Kind)
 	b = appendTime(b, r.OccurredAt)
@@ -116,8 +134,6 @@ func (l *auditLog) add(e *turn.Event, r *AuditRow) {
 	l.rows.put(appendStr(b, r.Detail))
 }
 
-func (l *auditLog) len() int { return l.rows.len() }
-
 // page decodes the rows from offset, at most limit (all when limit <= 0):
 // nil when there are none at all, empty when the page is past the end.
 func (l *auditLog) page(offset, limit int) []AuditRow {
@@ -134,13 +150,9 @@ func (l *auditLog) page(offset, limit int) []AuditRow {
 
 func (l *auditLog) row(i int) AuditRow {
 	d := rowDecoder{b: l.rows.get(i)}
-	var r AuditRow
+	r := AuditRow{TurnID: l.turn(&d)}
 	r.Position = eventstore.Position{Commit: d.uvarint(), Prepare: d.uvarint()}.String()
 	r.EventID = uuid.UUID(d.bytes(16)).String()
-	r.TurnID = l.turnID
-	if d.byte() == 1 {
-		r.TurnID = d.str()
-	}
 	r.Version = d.varint()
 	r.Kind = d.str()
 	r.OccurredAt = d.time()
@@ -166,22 +178,11 @@ func (l *auditLog) row(i int) AuditRow {
 }
 
 // timelineLog is a held turn's timeline rows.
-type timelineLog struct {
-	turnID string
-	rows   rowStore
-}
+type timelineLog struct{ turnRows }
 
 func (l *timelineLog) add(r *TimelineRow) {
-	if l.rows.len() == 0 {
-		l.turnID = r.TurnID
-	}
 	var scratch [512]byte
-	b := scratch[:0]
-	if r.TurnID == l.turnID {
-		b = append(b, 0)
-	} else {
-		b = appendStr(append(b, 1), r.TurnID)
-	}
+	b := l.start(scratch[:0], r.TurnID)
 	b = binary.AppendVarint(b, r.Version)
 	b = appendTime(b, r.OccurredAt)
 	b = appendStr(b, r.Kind)
@@ -198,10 +199,7 @@ func (l *timelineLog) all() []TimelineRow {
 	out := make([]TimelineRow, 0, l.rows.len())
 	for i := range l.rows.len() {
 		d := rowDecoder{b: l.rows.get(i)}
-		r := TimelineRow{TurnID: l.turnID}
-		if d.byte() == 1 {
-			r.TurnID = d.str()
-		}
+		r := TimelineRow{TurnID: l.turn(&d)}
 		r.Version = d.varint()
 		r.OccurredAt = d.time()
 		r.Kind, r.Title, r.Detail, r.RequestID = d.str(), d.str(), d.str(), d.str()
