@@ -79,6 +79,10 @@ type Engine struct {
 	requests map[string]string
 	// running are the commands this engine runs now, by turn (its own lock).
 	running runs
+	// scanning admits one search of the log for a request's turn at a time
+	// (LocateRequest): each costs a read of the whole log, and whoever sends
+	// ids nobody has must not make them add up beyond one.
+	scanning chan struct{}
 }
 
 // entry caches one turn.
@@ -123,7 +127,8 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.Instance == "" {
 		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))
 	}
-	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{}}
+	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{},
+		scanning: make(chan struct{}, 1)}
 }
 
 // Config returns the engine's configuration.

@@ -124,13 +124,21 @@ func (e *Engine) index(turnID string, ev *turn.Event) {
 
 // LocateRequest returns the turn of an approval request: from the requests
 // this engine has seen, else by reading the store's log (an approval
-// request id is a hash of its turn and tool call, so it cannot be inverted).
+// request id is a hash of its turn and tool call, so it cannot be inverted),
+// one such search at a time: a caller waits for the one in progress within
+// ctx (its deadline then ends the wait).
 func (e *Engine) LocateRequest(ctx context.Context, requestID string) (string, error) {
 	e.mu.Lock()
 	id, ok := e.requests[requestID]
 	e.mu.Unlock()
 	if ok {
 		return id, nil
+	}
+	select {
+	case e.scanning <- struct{}{}:
+		defer func() { <-e.scanning }()
+	case <-ctx.Done():
+		return "", ctx.Err()
 	}
 	from := eventstore.Position{}
 	for {
