@@ -124,7 +124,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	cpu0, cpuOK := serverCPU(c)
+	m0, _ := serverMetrics(c)
 	self0 := selfCPU()
 	start := time.Now()
 	for _, id := range ids {
@@ -191,7 +191,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, cpu1OK := serverCPU(c)
+	m1, _ := serverMetrics(c)
 	self1 := selfCPU()
 	for _, id := range ids {
 		_, _ = c.do("POST", "/v1/turns/"+id+"/complete", nil, nil)
@@ -213,9 +213,17 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
 	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
-	if cpuOK && cpu1OK {
+	if m0.cpuOK && m1.cpuOK {
 		fmt.Fprintf(stdout, "  server CPU: %.0f µs per decision (process_cpu_seconds_total; approval responses included), %.2f cores\n",
-			(cpu1-cpu0)/float64(n)*1e6, (cpu1-cpu0)/elapsed.Seconds())
+			(m1.cpu-m0.cpu)/float64(n)*1e6, (m1.cpu-m0.cpu)/elapsed.Seconds())
+	}
+	if m0.gcOK && m1.gcOK {
+		// Each collection's marking runs beside the requests and takes a
+		// quarter of the cores: the decisions in flight queue behind it
+		// (docs/benchmarks.md, "where the p99 comes from"). Its pauses are
+		// the small part.
+		fmt.Fprintf(stdout, "  server collections: %.0f during the run, pauses %.2f ms in all (go_gc_duration_seconds)\n",
+			m1.gcs-m0.gcs, (m1.gcPause-m0.gcPause)*1e3)
 	}
 	fmt.Fprintf(stdout, "  this client's CPU: %.0f µs per decision, %.2f cores\n", (self1-self0).Seconds()/float64(n)*1e6, (self1-self0).Seconds()/elapsed.Seconds())
 	if allow.Load() == 0 || deny.Load() == 0 {
@@ -250,30 +258,51 @@ func writeLatencyLog(path string, done []benchDone) error {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// serverCPU reads the server's process_cpu_seconds_total from /metrics
-// (false when it cannot: another role, or no process collector).
-func serverCPU(c *client) (float64, bool) {
+// benchMetrics are the server's counters bench reports the difference of.
+type benchMetrics struct {
+	cpu          float64 // process_cpu_seconds_total
+	gcs, gcPause float64 // go_gc_duration_seconds_count and _sum (stop-the-world pauses)
+	cpuOK, gcOK  bool
+}
+
+// serverMetrics reads them from the server's /metrics (its admin token).
+func serverMetrics(c *client) (benchMetrics, bool) {
+	var m benchMetrics
 	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
 	if err != nil {
-		return 0, false
+		return m, false
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, false
+		return m, false
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return 0, false
+		return m, false
 	}
+	var gcCount, gcSum bool
 	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return f, err == nil
+		name, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "process_cpu_seconds_total":
+			m.cpu, m.cpuOK = f, true
+		case "go_gc_duration_seconds_count":
+			m.gcs, gcCount = f, true
+		case "go_gc_duration_seconds_sum":
+			m.gcPause, gcSum = f, true
 		}
 	}
-	return 0, false
+	m.gcOK = gcCount && gcSum
+	return m, true
 }
 
 // selfCPU is the CPU time (user and system) this process has used.

@@ -194,24 +194,11 @@ type benchCost struct {
 
 // serverCPU is the server process's CPU seconds (its /metrics).
 func (c *client) serverCPU() (float64, error) {
-	req, err := http.NewRequest("GET", c.base+"/metrics", nil)
-	if err != nil {
-		return 0, err
+	m, ok := serverMetrics(c)
+	if !ok || !m.cpuOK {
+		return 0, fmt.Errorf("the server's /metrics has no process_cpu_seconds_total")
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "text/plain")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
-			return strconv.ParseFloat(v, 64)
-		}
-	}
-	return 0, fmt.Errorf("the server's /metrics has no process_cpu_seconds_total")
+	return m.cpu, nil
 }
 
 // serverPosition is the position the server's read models have applied.
