@@ -207,7 +207,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 // events, which every answer given without turn_id after a restart cost
 // before this lookup).
 func (s *Server) requestTurn(id string) string {
-	if a, ok := s.cfg.Projector.Approval(id); ok && a.Request.RequestID == id {
+	if a, ok := s.cfg.Projector.Approval(id); ok {
 		return a.Request.TurnID
 	}
 	return ""
