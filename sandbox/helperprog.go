@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,52 +248,29 @@ var fingerprint = sync.OnceValue(computeFingerprint)
 
 // computeFingerprint identifies the enforcement code linked into this
 // binary: the Go version and architecture and this package's and domain's
-// Go files (tests left out), hashed with xxHash64. A helper program is used
-// only when its fingerprint equals the server's. It tells builds apart; it
-// is not a security boundary (a program that could be planted as the helper
-// could print any fingerprint: the helper file's owner and mode are what
-// keep a planted one out), so a fast 64-bit hash serves: SHA-256 of the
-// 530 KB of source cost 0.3-0.5 ms of every `turnstile sandbox` run, twice.
+// Go files (tests left out), each by its name, length and the content hash
+// the compiler stored with it (embedsum.go), hashed with xxHash64. A
+// helper program is used only when its fingerprint equals the server's. It
+// tells builds apart; it is not a security boundary (a program that could be
+// planted as the helper could print any fingerprint: the helper file's
+// owner and mode are what keep a planted one out). Hashing the 530 KB of
+// source itself cost 0.3-0.8 ms of every `turnstile sandbox` run, twice.
 // golang.org/x/sys is not part of it: its version is fixed by go.mod, and
 // test binaries carry no dependency list to compare.
 //
 // The turnstile binary's early entry (cmd/turnstile/early) calls it through
 // a linkname before this package is initialised: it must use only embedded
-// files, constants and packages that entry imports itself (encoding/hex,
-// io, runtime, strconv, strings, and xxhash, which has no initialisation;
-// domain.SourceDigest the same), and no package-level variable set by
+// files, constants and functions that need no initialisation (runtime's
+// Version, xxhash, writeGoFiles in embedsum.go), and no package-level variable set by
 // initialisation code. TestSandboxCLIRunsInTheLeanProgram fails when the
 // two fingerprints differ.
 //
 //go:linkname computeFingerprint
 func computeFingerprint() string {
 	h := xxhash.New()
-	io.WriteString(h, "turnstile sandbox helper\x00"+runtime.Version()+"\x00"+runtime.GOOS+"/"+runtime.GOARCH+"\x00domain "+domain.SourceDigest()+"\x00")
-	entries, err := sandboxSource.ReadDir(".")
-	if err != nil {
-		return "unreadable: " + err.Error()
-	}
-	buf := make([]byte, 32<<10)
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		// Streamed through one buffer: ReadFile would copy the whole
-		// source into fresh heap, a third of the cost in a helper's start.
-		f, err := sandboxSource.Open(name)
-		if err != nil {
-			return "unreadable: " + err.Error()
-		}
-		fi, err := f.Stat()
-		if err == nil {
-			io.WriteString(h, name+"\x00"+strconv.FormatInt(fi.Size(), 10)+"\x00")
-			_, err = io.CopyBuffer(h, f, buf)
-		}
-		f.Close()
-		if err != nil {
-			return "unreadable: " + err.Error()
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	h.WriteString("turnstile sandbox helper\x00" + runtime.Version() + "\x00" + runtime.GOOS + "/" + runtime.GOARCH + "\x00domain\x00")
+	writeGoFiles(h, domain.Sources())
+	h.WriteString("\x00sandbox\x00")
+	writeGoFiles(h, &sandboxSource)
+	return hex16(h.Sum64())
 }

@@ -5,14 +5,19 @@
 // A Go program initialises every package it links before main runs, and
 // the turnstile binary links the server (gRPC, protobuf, Prometheus,
 // net/http): about 4 ms of a `turnstile sandbox` run, more than bubblewrap
-// takes for a whole one. Go initialises packages in import-path order, each
-// as soon as the packages it imports are initialised (the language
-// specification, "Package initialization"); this package's path sorts
-// before every third-party and most standard-library paths and it imports
-// only packages the runtime initialises first, so its init runs after a
-// few dozen small standard packages and before the server's. It is a module
-// of its own only for that path (".invalid" is a reserved name: the go
-// command never fetches it; go.mod replaces it with this directory).
+// takes for a whole one. The linker orders package initialisation as a
+// topological sort that, at each step, takes the package with the
+// lexically first import path among those whose imports are all
+// initialised (cmd/link, inittask.go). So what runs before this package is
+// not only what it imports: while one of its imports waits, every ready
+// package that sorts before that import runs first. This package's path
+// sorts before every third-party path, and it imports only syscall (and
+// runtime and unsafe): no strings, os, strconv or encoding/hex, each of
+// which, sorting late, let protobuf, gRPC, TOML, HTTP/2 and the crypto
+// packages initialise first (about 1 ms; TestEarlyEntryComesFirst in
+// tests/ checks that no third-party package does). It is a module of its
+// own only for that path (".invalid" is a reserved name: the go command
+// never fetches it; go.mod replaces it with this directory).
 //
 // For `turnstile sandbox ARGS...` it execs the turnstile-sandbox program next
 // to the binary, when it passes the checks the server applies to its helper
@@ -26,21 +31,8 @@
 package entry
 
 import (
-	// Every package computeFingerprint uses, so that each is initialised
-	// before it is called (an import is initialised before its importer);
-	// github.com/cespare/xxhash/v2, which it uses too, has nothing to
-	// initialise.
-	_ "embed"
-	_ "encoding/hex"
-	_ "io"
-	_ "io/fs"
-	_ "runtime"
-	"strconv"
-	_ "strings"
 	"syscall"
 	_ "unsafe" // go:linkname
-
-	"os"
 )
 
 // helperProgram is sandbox.HelperProgram, and leanCLIArg sandbox.LeanCLIArg.
@@ -64,15 +56,58 @@ func computeFingerprint() string
 var Disabled string
 
 func init() {
-	if len(os.Args) < 2 || os.Args[1] != "sandbox" || Disabled != "" {
+	if Disabled != "" {
 		return
 	}
-	lean()
+	args := cmdline()
+	if len(args) < 2 || args[1] != "sandbox" {
+		return
+	}
+	lean(args)
+}
+
+// cmdline is the program's arguments, read from /proc/self/cmdline (os.Args
+// is set by package os, which is not initialised yet); nil when they cannot
+// be read.
+func cmdline() []string {
+	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var b []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil
+		}
+		if n == 0 {
+			break
+		}
+		b = append(b, buf[:n]...)
+	}
+	var args []string
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != 0 {
+			i++
+		}
+		args = append(args, string(b[:i]))
+		if i == len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	return args
 }
 
 // lean execs the lean program, or returns having changed nothing.
-func lean() {
-	exe, err := os.Readlink("/proc/self/exe")
+func lean(args []string) {
+	exe, err := readlink("/proc/self/exe")
 	if err != nil || len(exe) == 0 || exe[0] != '/' {
 		return
 	}
@@ -87,11 +122,24 @@ func lean() {
 		return
 	}
 	if usable(prog) {
-		argv := append([]string{helperProgram, leanCLIArg, computeFingerprint(), strconv.Itoa(self)}, os.Args[2:]...)
-		syscall.Exec("/proc/self/fd/"+strconv.Itoa(prog), argv, os.Environ())
+		argv := append([]string{helperProgram, leanCLIArg, computeFingerprint(), itoa(self)}, args[2:]...)
+		syscall.Exec("/proc/self/fd/"+itoa(prog), argv, syscall.Environ())
 	}
 	syscall.Close(prog)
 	syscall.Close(self)
+}
+
+// readlink is os.Readlink for a link of at most 4 KiB.
+func readlink(path string) (string, error) {
+	buf := make([]byte, 4096)
+	n, err := syscall.Readlink(path, buf)
+	if err != nil {
+		return "", err
+	}
+	if n >= len(buf) {
+		return "", syscall.ENAMETOOLONG
+	}
+	return string(buf[:n]), nil
 }
 
 // usable applies the server's checks to the helper file (sandbox's
@@ -104,8 +152,23 @@ func usable(fd int) bool {
 	}
 	return st.Mode&syscall.S_IFMT == syscall.S_IFREG &&
 		st.Mode&0o111 != 0 &&
-		(st.Uid == 0 || int(st.Uid) == os.Geteuid()) &&
+		(st.Uid == 0 || int(st.Uid) == syscall.Geteuid()) &&
 		st.Mode&0o022 == 0
+}
+
+// itoa is strconv.Itoa for a descriptor (not negative).
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
 }
 
 func lastSlash(s string) int {

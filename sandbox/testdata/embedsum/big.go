@@ -1,0 +1,32 @@
+package big
+
+// A line that makes this file larger than one kibibyte, number 0.
+// A line that makes this file larger than one kibibyte, number 1.
+// A line that makes this file larger than one kibibyte, number 2.
+// A line that makes this file larger than one kibibyte, number 3.
+// A line that makes this file larger than one kibibyte, number 4.
+// A line that makes this file larger than one kibibyte, number 5.
+// A line that makes this file larger than one kibibyte, number 6.
+// A line that makes this file larger than one kibibyte, number 7.
+// A line that makes this file larger than one kibibyte, number 8.
+// A line that makes this file larger than one kibibyte, number 9.
+// A line that makes this file larger than one kibibyte, number 10.
+// A line that makes this file larger than one kibibyte, number 11.
+// A line that makes this file larger than one kibibyte, number 12.
+// A line that makes this file larger than one kibibyte, number 13.
+// A line that makes this file larger than one kibibyte, number 14.
+// A line that makes this file larger than one kibibyte, number 15.
+// A line that makes this file larger than one kibibyte, number 16.
+// A line that makes this file larger than one kibibyte, number 17.
+// A line that makes this file larger than one kibibyte, number 18.
+// A line that makes this file larger than one kibibyte, number 19.
+// A line that makes this file larger than one kibibyte, number 20.
+// A line that makes this file larger than one kibibyte, number 21.
+// A line that makes this file larger than one kibibyte, number 22.
+// A line that makes this file larger than one kibibyte, number 23.
+// A line that makes this file larger than one kibibyte, number 24.
+// A line that makes this file larger than one kibibyte, number 25.
+// A line that makes this file larger than one kibibyte, number 26.
+// A line that makes this file larger than one kibibyte, number 27.
+// A line that makes this file larger than one kibibyte, number 28.
+// A line that makes this file larger than one kibibyte, number 29.
