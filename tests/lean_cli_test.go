@@ -161,6 +161,26 @@ func TestEarlyEntryComesFirst(t *testing.T) {
 	}
 }
 
+// TestEarlyEntryKeepsEveryArgument: the early entry reads the arguments
+// from /proc/self/cmdline (package os is not initialised yet) and passes
+// them on unchanged: an empty one, one with spaces, one with a newline and
+// a long one arrive as given.
+func TestEarlyEntryKeepsEveryArgument(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	long := strings.Repeat("x", 100<<10)
+	args := []string{"a", "", "b c", "d\ne", long, ""}
+	cmd := exec.Command(bin, append([]string{"sandbox", "--mode", "supervised", "--root", root, "--", "printf", "%s|"}, args...)...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if want := strings.Join(args, "|") + "|"; out.String() != want {
+		t.Fatalf("the command printed %.200q, want %.200q", out.String(), want)
+	}
+}
+
 // TestSandboxCLIRefusedLeanProgramStaysInTurnstile: a turnstile-sandbox
 // next to the binary that the server's checks refuse (writable by its
 // group) is not started: the command runs in the turnstile binary itself,
