@@ -13,4 +13,4 @@ var sourceFS embed.FS
 // uses them to refuse a separately built helper program that was built from
 // other policy code. It needs no initialisation: the turnstile binary's
 // early entry reads it before this package is initialised.
-func Sources() *embed.FS { return &sourceFS }
+func Sources() embed.FS { return sourceFS }

@@ -1,3 +1,5 @@
+//go:build go1.26 && !go1.27
+
 package sandbox
 
 // Identifying the Go files of an embed.FS cheaply: by the content hash the
@@ -11,10 +13,13 @@ package sandbox
 // `turnstile sandbox`, twice (once in each program); the names and hashes
 // are a few kilobytes. TestEmbedLayout checks the layout and the hashes
 // against embed's own API for the Go version in use, so a toolchain that
-// changes either fails the tests instead of yielding a wrong identity.
+// changes either fails the tests instead of yielding a wrong identity; and
+// this file is built only with the Go release it was checked against
+// (embedsum_other.go, which reads the files themselves, serves any other,
+// and the early entry then leaves the command line to the turnstile binary).
 //
 // These functions may run before this package is initialised (the turnstile
-// binary's early entry calls computeFingerprint): they use no package-level
+// binary's early entry calls earlyFingerprint): they use no package-level
 // state and only functions that need none.
 
 import (
@@ -23,6 +28,10 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 )
+
+// embedHashesKnown: writeGoFiles reads the compiler's hashes and needs no
+// package initialisation (earlyFingerprint may run before it).
+const embedHashesKnown = true
 
 // embedFile is embed's file: name, data, and the compiler's content hash.
 type embedFile struct {

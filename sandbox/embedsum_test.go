@@ -1,3 +1,5 @@
+//go:build go1.26 && !go1.27
+
 package sandbox
 
 import (

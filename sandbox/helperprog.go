@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	_ "unsafe" // go:linkname: computeFingerprint
+	_ "unsafe" // go:linkname: earlyFingerprint
 
 	"bytes"
 	"context"
@@ -258,19 +258,32 @@ var fingerprint = sync.OnceValue(computeFingerprint)
 // golang.org/x/sys is not part of it: its version is fixed by go.mod, and
 // test binaries carry no dependency list to compare.
 //
-// The turnstile binary's early entry (cmd/turnstile/early) calls it through
-// a linkname before this package is initialised: it must use only embedded
-// files, constants and functions that need no initialisation (runtime's
-// Version, xxhash, writeGoFiles in embedsum.go), and no package-level variable set by
-// initialisation code. TestSandboxCLIRunsInTheLeanProgram fails when the
-// two fingerprints differ.
-//
-//go:linkname computeFingerprint
+// The turnstile binary's early entry (cmd/turnstile/early) calls it,
+// through earlyFingerprint, before this package is initialised: it must use
+// only embedded files, constants and functions that need no initialisation
+// (runtime's Version, xxhash, writeGoFiles in embedsum.go), and no
+// package-level variable set by initialisation code.
+// TestSandboxCLIRunsInTheLeanProgram fails when the two fingerprints differ.
 func computeFingerprint() string {
 	h := xxhash.New()
 	h.WriteString("turnstile sandbox helper\x00" + runtime.Version() + "\x00" + runtime.GOOS + "/" + runtime.GOARCH + "\x00domain\x00")
-	writeGoFiles(h, domain.Sources())
+	domainSources := domain.Sources()
+	writeGoFiles(h, &domainSources)
 	h.WriteString("\x00sandbox\x00")
 	writeGoFiles(h, &sandboxSource)
 	return hex16(h.Sum64())
+}
+
+// earlyFingerprint is computeFingerprint for the turnstile binary's early
+// entry, which calls it before any of this module's packages is
+// initialised; "" when this build's fingerprint needs initialisation
+// (embedHashesKnown), and the entry then leaves the command line to the
+// turnstile binary.
+//
+//go:linkname earlyFingerprint
+func earlyFingerprint() string {
+	if !embedHashesKnown {
+		return ""
+	}
+	return computeFingerprint()
 }

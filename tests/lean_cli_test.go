@@ -119,6 +119,31 @@ func TestSandboxCLIRunsInTheLeanProgram(t *testing.T) {
 	}
 }
 
+// leanInitTraces splits GODEBUG=inittrace=1 output into each program's
+// packages, in the order they were initialised (each program starts again
+// at runtime), and checks that there were two: the turnstile binary up to
+// its early entry, then the lean program, which links turnstile/sandbox.
+func leanInitTraces(t *testing.T, stderr string) [][]string {
+	t.Helper()
+	var programs [][]string
+	for line := range strings.Lines(stderr) {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "init" {
+			continue
+		}
+		if f[1] == "runtime" {
+			programs = append(programs, nil)
+		}
+		if len(programs) > 0 {
+			programs[len(programs)-1] = append(programs[len(programs)-1], f[1])
+		}
+	}
+	if len(programs) != 2 || !slices.Contains(programs[1], "turnstile/sandbox") {
+		t.Fatalf("want the turnstile binary's trace, then the lean program's (with turnstile/sandbox); got %d traces:\n%.3000s", len(programs), stderr)
+	}
+	return programs
+}
+
 // TestEarlyEntryComesFirst: the turnstile binary initialises no
 // third-party package and none of its own before the early entry execs the
 // lean program (GODEBUG=inittrace=1 prints a line for each package as it is
@@ -138,22 +163,7 @@ func TestEarlyEntryComesFirst(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	var programs [][]string
-	for line := range strings.Lines(errOut.String()) {
-		f := strings.Fields(line)
-		if len(f) < 2 || f[0] != "init" {
-			continue
-		}
-		if f[1] == "runtime" {
-			programs = append(programs, nil)
-		}
-		if len(programs) > 0 {
-			programs[len(programs)-1] = append(programs[len(programs)-1], f[1])
-		}
-	}
-	if len(programs) != 2 || !slices.Contains(programs[1], "turnstile/sandbox") {
-		t.Fatalf("want the turnstile binary's trace, then the lean program's (with turnstile/sandbox); got %d traces:\n%s", len(programs), errOut.String())
-	}
+	programs := leanInitTraces(t, errOut.String())
 	for _, pkg := range programs[0] {
 		if first, _, _ := strings.Cut(pkg, "/"); strings.Contains(first, ".") || first == "turnstile" {
 			t.Errorf("the turnstile binary initialised %s before its early entry ran (all before it: %v)", pkg, programs[0])
@@ -161,9 +171,10 @@ func TestEarlyEntryComesFirst(t *testing.T) {
 	}
 }
 
-// TestEarlyEntryKeepsEveryArgument: the early entry reads the arguments
-// from /proc/self/cmdline (package os is not initialised yet) and passes
-// them on unchanged: an empty one, one with spaces, one with a newline and
+// TestEarlyEntryKeepsEveryArgument: the early entry takes the arguments
+// from the runtime (package os is not initialised yet) and passes them on
+// unchanged to the lean program, which runs the command line (two programs
+// in the init trace): an empty one, one with spaces, one with a newline and
 // a long one arrive as given.
 func TestEarlyEntryKeepsEveryArgument(t *testing.T) {
 	t.Parallel()
@@ -171,11 +182,13 @@ func TestEarlyEntryKeepsEveryArgument(t *testing.T) {
 	long := strings.Repeat("x", 100<<10)
 	args := []string{"a", "", "b c", "d\ne", long, ""}
 	cmd := exec.Command(bin, append([]string{"sandbox", "--mode", "supervised", "--root", root, "--", "printf", "%s|"}, args...)...)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v\n%s", err, errOut.String())
+		t.Fatalf("%v\n%.3000s", err, errOut.String())
 	}
+	leanInitTraces(t, errOut.String())
 	if want := strings.Join(args, "|") + "|"; out.String() != want {
 		t.Fatalf("the command printed %.200q, want %.200q", out.String(), want)
 	}

@@ -12,7 +12,7 @@
 // not only what it imports: while one of its imports waits, every ready
 // package that sorts before that import runs first. This package's path
 // sorts before every third-party path, and it imports only syscall (and
-// runtime and unsafe): no strings, os, strconv or encoding/hex, each of
+// unsafe): no strings, os, strconv or encoding/hex, each of
 // which, sorting late, let protobuf, gRPC, TOML, HTTP/2 and the crypto
 // packages initialise first (about 1 ms; TestEarlyEntryComesFirst in
 // tests/ checks that no third-party package does). It is a module of its
@@ -45,11 +45,19 @@ const (
 // same on amd64, arm64 and the other architectures turnstile builds for.
 const oPath = 0o10000000
 
-// computeFingerprint is turnstile/sandbox's computeFingerprint, called
-// before that package is initialised (it is written for that).
+// earlyFingerprint is turnstile/sandbox's earlyFingerprint, called before
+// that package is initialised (it is written for that): the fingerprint, or
+// "" when this build cannot compute it before initialisation.
 //
-//go:linkname computeFingerprint turnstile/sandbox.computeFingerprint
-func computeFingerprint() string
+//go:linkname earlyFingerprint turnstile/sandbox.earlyFingerprint
+func earlyFingerprint() string
+
+// runtimeArgs is the runtime's copy of the program's arguments, from which
+// package os sets os.Args when it is initialised (the runtime provides it
+// under this name for os).
+//
+//go:linkname runtimeArgs os.runtime_args
+func runtimeArgs() []string
 
 // Disabled, when set before init runs (only by a test, through the
 // linker's -X flag), keeps the early entry from running.
@@ -59,50 +67,11 @@ func init() {
 	if Disabled != "" {
 		return
 	}
-	args := cmdline()
+	args := runtimeArgs()
 	if len(args) < 2 || args[1] != "sandbox" {
 		return
 	}
 	lean(args)
-}
-
-// cmdline is the program's arguments, read from /proc/self/cmdline (os.Args
-// is set by package os, which is not initialised yet); nil when they cannot
-// be read.
-func cmdline() []string {
-	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	defer syscall.Close(fd)
-	var b []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := syscall.Read(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil
-		}
-		if n == 0 {
-			break
-		}
-		b = append(b, buf[:n]...)
-	}
-	var args []string
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != 0 {
-			i++
-		}
-		args = append(args, string(b[:i]))
-		if i == len(b) {
-			break
-		}
-		b = b[i+1:]
-	}
-	return args
 }
 
 // lean execs the lean program, or returns having changed nothing.
@@ -121,8 +90,8 @@ func lean(args []string) {
 		syscall.Close(prog)
 		return
 	}
-	if usable(prog) {
-		argv := append([]string{helperProgram, leanCLIArg, computeFingerprint(), itoa(self)}, args[2:]...)
+	if fp := earlyFingerprint(); fp != "" && usable(prog) {
+		argv := append([]string{helperProgram, leanCLIArg, fp, itoa(self)}, args[2:]...)
 		syscall.Exec("/proc/self/fd/"+itoa(prog), argv, syscall.Environ())
 	}
 	syscall.Close(prog)
