@@ -115,12 +115,3 @@ func TestEmbedWriteGoFiles(t *testing.T) {
 		t.Fatal(hex16(0x0123456789abcdef))
 	}
 }
-
-// TestEarlyFingerprintIsTheFingerprint: what the early entry passes on (it
-// computes it before any package is initialised) is the fingerprint the
-// lean program compares it with, and not empty in this build.
-func TestEarlyFingerprintIsTheFingerprint(t *testing.T) {
-	if got, want := earlyFingerprint(), fingerprint(); got != want || len(got) != 16 {
-		t.Fatalf("earlyFingerprint %q, fingerprint %q", got, want)
-	}
-}
