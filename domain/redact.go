@@ -170,45 +170,138 @@ func redactGated(s string, g secretGates) string {
 		s = redactURLs(s)
 	}
 	re := secretRes()
+	// The value of a header runs from the end of its separator (submatch
+	// 2) to the end of the match, and may hold spaces ("Bearer x").
+	rest := func(m []int) (int, int) { return m[5], m[1] }
 	if g.header {
-		s = re.header.ReplaceAllString(s, "${1}${2}"+redacted)
+		s = replaceClipped(re.header, s, rest, true)
 	}
 	if g.bearer {
-		s = re.bearer.ReplaceAllString(s, "${1}${2}"+redacted)
+		s = replaceClipped(re.bearer, s, rest, false)
 	}
 	if g.user {
-		s = replaceSubmatch(re.user, s, 4)
+		s = replaceClipped(re.user, s, submatch(4), false)
 	}
 	if g.assign {
-		s = replaceSubmatch(re.assign, s, 2)
+		s = replaceClipped(re.assign, s, submatch(2), false)
 	}
 	if g.option {
-		s = replaceSubmatch(re.option, s, 3)
+		s = replaceClipped(re.option, s, submatch(3), false)
 	}
 	if g.token {
-		s = re.token.ReplaceAllString(s, redacted)
+		s = replaceClipped(re.token, s, submatch(0), false)
 	}
 	return s
 }
 
-// replaceSubmatch replaces submatch n of every match of re with the marker.
-func replaceSubmatch(re *regexp.Regexp, s string, n int) string {
+// submatch returns the span of submatch n of a match.
+func submatch(n int) func(m []int) (int, int) {
+	return func(m []int) (int, int) { return m[2*n], m[2*n+1] }
+}
+
+// replaceClipped replaces, in every match of re, the span of the secret
+// that span picks with the marker; a span wrapped in quotes keeps them.
+// Only what a reader can lose without losing what the text does is
+// hidden: the span is cut short at the first byte hideable does not allow
+// (shell syntax outside single quotes), and the rest stays in view. A
+// secret value that ran into `;touch${IFS}x` hid the command from the
+// person asked to approve it.
+func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), spaces bool) string {
 	idx := re.FindAllStringSubmatchIndex(s, -1)
 	if idx == nil {
 		return s
 	}
+	ctx := shellContexts(s)
 	var b strings.Builder
 	last := 0
 	for _, m := range idx {
-		if m[2*n] < 0 || s[m[2*n]:m[2*n+1]] == redacted {
+		a, e := span(m)
+		if a < 0 || a < last {
 			continue
 		}
-		b.WriteString(s[last:m[2*n]])
+		if e-a >= 2 && (s[a] == '\'' || s[a] == '"') && s[e-1] == s[a] {
+			a, e = a+1, e-1 // keep the quotes
+		}
+		if s[a:e] == redacted {
+			continue
+		}
+		c := a
+		for c < e && hideable(s, c, ctx, spaces) {
+			c++
+		}
+		if c == a {
+			continue // nothing that can be hidden: left in view
+		}
+		b.WriteString(s[last:a])
 		b.WriteString(redacted)
-		last = m[2*n+1]
+		last = c
+	}
+	if last == 0 {
+		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// Shell quoting contexts of a byte (shellContexts).
+const (
+	ctxPlain  = iota // outside quotes
+	ctxSingle        // inside single quotes (everything is literal)
+	ctxDouble        // inside double quotes ($, ` and \ still act)
+	ctxSyntax        // a quote, or a byte a backslash escapes
+)
+
+// shellContexts gives each byte of s its quoting context as a POSIX shell
+// would read s (quotes and backslashes; nothing else is interpreted).
+func shellContexts(s string) []uint8 {
+	ctx := make([]uint8, len(s))
+	st := uint8(ctxPlain)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case st == ctxSingle && c == '\'':
+			ctx[i], st = ctxSyntax, ctxPlain
+		case st == ctxSingle:
+			ctx[i] = ctxSingle
+		case c == '\\' && i+1 < len(s):
+			ctx[i], ctx[i+1] = ctxSyntax, ctxSyntax
+			i++
+		case st == ctxDouble && c == '"':
+			ctx[i], st = ctxSyntax, ctxPlain
+		case st == ctxDouble:
+			ctx[i] = ctxDouble
+		case c == '\'':
+			ctx[i], st = ctxSyntax, ctxSingle
+		case c == '"':
+			ctx[i], st = ctxSyntax, ctxDouble
+		default:
+			ctx[i] = ctxPlain
+		}
+	}
+	return ctx
+}
+
+// hideable reports whether a redaction may hide byte i of s: inside single
+// quotes any byte; inside double quotes any but $ and ` (they still expand
+// there); outside quotes only the bytes of a token (secretByte), and
+// spaces and tabs where spaces is set (a header's value). Quotes and
+// escaped bytes never.
+func hideable(s string, i int, ctx []uint8, spaces bool) bool {
+	switch c := s[i]; ctx[i] {
+	case ctxSingle:
+		return true
+	case ctxDouble:
+		return c != '$' && c != '`'
+	case ctxPlain:
+		return secretByte(c) || spaces && (c == ' ' || c == '\t')
+	}
+	return false
+}
+
+// secretByte reports whether c may be part of a secret token outside
+// quotes: a letter, a digit or one of ._~%+/=:,@-.
+func secretByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~%+/=:,@-", c) >= 0
 }
 
 // redactURLs applies redactURL to every absolute URL in s (a scheme, "://",
@@ -216,19 +309,26 @@ func replaceSubmatch(re *regexp.Regexp, s string, n int) string {
 // is quadratic here.
 func redactURLs(s string) string {
 	var b strings.Builder
+	var ctx []uint8
 	last := 0
 	for from := 0; ; {
 		k := strings.Index(s[from:], "://")
 		if k < 0 {
 			break
 		}
+		if ctx == nil {
+			ctx = shellContexts(s)
+		}
 		k += from
 		start := k
 		for start > last && isSchemeByte(s[start-1]) {
 			start--
 		}
+		// Outside quotes a URL also ends where the shell's syntax starts:
+		// an unquoted & or ; ends the command, not a query.
 		end := k + 3
-		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) {
+		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) &&
+			!(ctx[end] == ctxPlain && strings.IndexByte(";&|()`", s[end]) >= 0) {
 			end++
 		}
 		from = end
@@ -236,7 +336,7 @@ func redactURLs(s string) string {
 			continue // no scheme
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(redactURL(s[start:end]))
+		b.WriteString(redactURL(s[start:end], func(i int) bool { return hideable(s, start+i, ctx, false) }))
 		last = end
 	}
 	if last == 0 {
@@ -251,35 +351,63 @@ func isSchemeByte(c byte) bool {
 }
 
 // redactURL keeps a URL's scheme, host, port and path; its userinfo and the
-// value of every query parameter are replaced.
-func redactURL(u string) string {
-	i := strings.Index(u, "://") + 3
-	rest := u[i:]
-	authEnd := strings.IndexAny(rest, "/?#")
-	if authEnd < 0 {
-		authEnd = len(rest)
-	}
-	if at := strings.LastIndexByte(rest[:authEnd], '@'); at >= 0 {
-		rest = redacted + rest[at:]
-	}
-	q := strings.IndexByte(rest, '?')
-	if q < 0 {
-		return u[:i] + rest
-	}
-	frag := ""
-	query := rest[q+1:]
-	if h := strings.IndexByte(query, '#'); h >= 0 {
-		query, frag = query[:h], query[h:]
-	}
-	parts := strings.Split(query, "&")
-	for k, p := range parts {
-		if name, _, ok := strings.Cut(p, "="); ok {
-			parts[k] = name + "=" + redacted
-		} else if p != "" {
-			parts[k] = redacted
+// value of every query parameter are replaced, each only as far as hide
+// allows (hide(i) is hideable for byte i of u): the rest stays in view.
+func redactURL(u string, hide func(i int) bool) string {
+	// cut replaces u[a:e] with the marker as far as hide allows.
+	cut := func(a, e int) string {
+		c := a
+		for c < e && hide(c) {
+			c++
 		}
+		if c == a {
+			return u[a:e]
+		}
+		return redacted + u[c:e]
 	}
-	return u[:i] + rest[:q+1] + strings.Join(parts, "&") + frag
+	i := strings.Index(u, "://") + 3
+	authEnd := strings.IndexAny(u[i:], "/?#")
+	if authEnd < 0 {
+		authEnd = len(u) - i
+	}
+	authEnd += i
+	var b strings.Builder
+	b.WriteString(u[:i])
+	pos := i
+	if at := strings.LastIndexByte(u[i:authEnd], '@'); at >= 0 {
+		b.WriteString(cut(i, i+at))
+		pos = i + at
+	}
+	q := strings.IndexByte(u[pos:], '?')
+	if q < 0 {
+		b.WriteString(u[pos:])
+		return b.String()
+	}
+	q += pos
+	b.WriteString(u[pos : q+1])
+	end := len(u)
+	if h := strings.IndexByte(u[q+1:], '#'); h >= 0 {
+		end = q + 1 + h
+	}
+	for p := q + 1; p <= end; {
+		amp := strings.IndexByte(u[p:end], '&')
+		pe := end
+		if amp >= 0 {
+			pe = p + amp
+		}
+		if eq := strings.IndexByte(u[p:pe], '='); eq >= 0 {
+			b.WriteString(u[p : p+eq+1])
+			b.WriteString(cut(p+eq+1, pe))
+		} else if pe > p {
+			b.WriteString(cut(p, pe))
+		}
+		if pe < end {
+			b.WriteByte('&')
+		}
+		p = pe + 1
+	}
+	b.WriteString(u[end:])
+	return b.String()
 }
 
 // RedactArgv redacts each argument (RedactText), and the argument after an
@@ -303,8 +431,10 @@ func RedactText(s string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
-	// Words are cut at white space, quotes, '=', ',' and brackets; the text
-	// is copied only from the first word that changes.
+	// Words are cut at white space, quotes, '=', ',', brackets and the
+	// shell's syntax (a path redacted from its sensitive element to the
+	// end of its word must not take `;curl${IFS}x|sh` with it); the text is
+	// copied only from the first word that changes.
 	var b strings.Builder
 	changed, copied, start := false, 0, 0 // s[:copied] is in b
 	flush := func(end int) {
@@ -316,8 +446,7 @@ func RedactText(s string) string {
 		}
 	}
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']':
+		if wordBreak(s[i]) {
 			flush(i)
 			start = i + 1
 		}
@@ -365,4 +494,11 @@ func (a Action) Redacted() Action {
 	}
 	a.Scope = a.Scope.Redacted()
 	return a
+}
+
+// wordBreak reports whether c ends a word for RedactText's path redaction:
+// white space, quotes, '=', ',', brackets, and the shell's operators,
+// expansions and escapes (;&|()<>$`{}\).
+func wordBreak(c byte) bool {
+	return strings.IndexByte(" \t\n\"'=,[];&|()<>$`{}\\", c) >= 0
 }

@@ -77,7 +77,7 @@ func redactTextRef(s string) string {
 	}
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
-		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']':
+		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']', ';', '&', '|', '(', ')', '<', '>', '$', '`', '{', '}', '\\':
 			flush(i)
 			b.WriteByte(s[i])
 			start = i + 1

