@@ -120,7 +120,7 @@ func approvalsCmd(args []string, stdout, stderr io.Writer) int {
 		if a.Resolution != "" {
 			state += ":" + string(a.Resolution)
 		}
-		fmt.Fprintf(stdout, "%s  %-16s turn %s  %s  %s\n", a.Request.RequestID, state, a.Request.TurnID, a.Request.Action, a.Request.Summary)
+		fmt.Fprintf(stdout, "%s  %-16s turn %s  %s  %s\n", shown(a.Request.RequestID), state, shown(a.Request.TurnID), a.Request.Action, shown(a.Request.Summary))
 	}
 	return 0
 }
@@ -151,21 +151,22 @@ func (c *client) resolveRequestID(prefix string) (string, error) {
 		return "", err
 	}
 	var matches []string
+	only := ""
 	for _, a := range list {
 		id := a.Request.RequestID
 		if id == prefix {
 			return id, nil
 		}
 		if strings.HasPrefix(id, prefix) {
-			matches = append(matches, fmt.Sprintf("%s (%s, turn %s: %s)", id, a.Status, a.Request.TurnID, a.Request.Summary))
+			only = id
+			matches = append(matches, fmt.Sprintf("%s (%s, turn %s: %s)", shown(id), a.Status, shown(a.Request.TurnID), shown(a.Request.Summary)))
 		}
 	}
 	switch len(matches) {
 	case 0:
 		return prefix, nil
 	case 1:
-		id, _, _ := strings.Cut(matches[0], " ")
-		return id, nil
+		return only, nil
 	}
 	sort.Strings(matches)
 	return "", fmt.Errorf("request id prefix %q is ambiguous; it matches:\n  %s", prefix, strings.Join(matches, "\n  "))
@@ -193,31 +194,31 @@ func approvalsShow(c *client, prefix string, asJSON bool, stdout, stderr io.Writ
 // printApproval writes a request in full, for a person deciding it.
 func printApproval(w io.Writer, a *projections.ApprovalView, now time.Time) {
 	r := &a.Request
-	fmt.Fprintf(w, "request %s\n", r.RequestID)
+	fmt.Fprintf(w, "request %s\n", shown(r.RequestID))
 	state := a.Status
 	switch {
 	case a.Resolution != "":
 		state += ": " + string(a.Resolution)
 		if a.ResolvedBy.Name != "" {
-			state += " by " + a.ResolvedBy.Name + " (" + string(a.ResolvedBy.Role) + ")"
+			state += " by " + shown(a.ResolvedBy.Name) + " (" + string(a.ResolvedBy.Role) + ")"
 		}
 	case !a.ExpiresAt.IsZero():
 		state += fmt.Sprintf(", expires %s (in %s)", a.ExpiresAt.Format(time.RFC3339), a.ExpiresAt.Sub(now).Round(time.Second))
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "status", state)
-	fmt.Fprintf(w, "  %-10s %s (workspace %s, thread %s)\n", "turn", r.TurnID, r.WorkspaceID, r.ThreadID)
-	fmt.Fprintf(w, "  %-10s %s (%s), tool call %s\n", "tool", r.ToolName, r.Action, a.ToolCallID)
-	fmt.Fprintf(w, "  %-10s %s\n", "summary", r.Summary)
-	fmt.Fprintf(w, "  %-10s %s\n", "why asked", r.Reason)
+	fmt.Fprintf(w, "  %-10s %s (workspace %s, thread %s)\n", "turn", shown(r.TurnID), shown(r.WorkspaceID), shown(r.ThreadID))
+	fmt.Fprintf(w, "  %-10s %s (%s), tool call %s\n", "tool", shown(r.ToolName), r.Action, shown(a.ToolCallID))
+	fmt.Fprintf(w, "  %-10s %s\n", "summary", shown(r.Summary))
+	fmt.Fprintf(w, "  %-10s %s\n", "why asked", shown(string(r.Reason)))
 	for _, d := range r.Details {
-		fmt.Fprintf(w, "  %-10s %s\n", strings.ToLower(d.Label), d.Value)
+		fmt.Fprintf(w, "  %-10s %s\n", shown(strings.ToLower(d.Label)), shown(d.Value))
 	}
 	if a.Status == projections.ApprovalPending {
 		covers := r.ForThisTurn
 		if covers == "" { // a request opened before servers said so
 			covers = "allow_for_turn allows, until turn " + r.TurnID + " ends, every later call with the same scope as this one; allow_once this call only."
 		}
-		fmt.Fprintf(w, "  %-10s %s\n  %-10s or deny, or cancelled\n", "answers", covers, "")
+		fmt.Fprintf(w, "  %-10s %s\n  %-10s or deny, or cancelled\n", "answers", shown(covers), "")
 	}
 }
 
@@ -241,9 +242,9 @@ func approvalsRespond(c *client, prefix, resolution string, stdout, stderr io.Wr
 	// result; a failure here changes nothing).
 	var a projections.ApprovalView
 	if _, err := c.do("GET", "/v1/approvals/"+url.PathEscape(id), nil, &a); err == nil {
-		fmt.Fprintf(stdout, "  turn %s, %s: %s\n", a.Request.TurnID, a.Request.ToolName, a.Request.Summary)
+		fmt.Fprintf(stdout, "  turn %s, %s: %s\n", shown(a.Request.TurnID), shown(a.Request.ToolName), shown(a.Request.Summary))
 		if string(out.Resolution) == "allow_for_turn" {
-			fmt.Fprintf(stdout, "  allowed for the rest of turn %s: every call with the same scope (%s)\n", a.Request.TurnID, a.Request.Action)
+			fmt.Fprintf(stdout, "  allowed for the rest of turn %s: every call with the same scope (%s)\n", shown(a.Request.TurnID), a.Request.Action)
 		}
 	}
 	return 0

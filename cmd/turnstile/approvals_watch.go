@@ -141,7 +141,7 @@ func (w *watchPrinter) notification(event, data string, seen map[string]bool) {
 	if p.Actor.Name != "" {
 		by = p.Actor.Name + " (" + string(p.Actor.Role) + ")"
 	}
-	fmt.Fprintf(w.out, "resolved %s: %s by %s (turn %s)\n\n", p.RequestID, p.Resolution, by, p.TurnID)
+	fmt.Fprintf(w.out, "resolved %s: %s by %s (turn %s)\n\n", shown(p.RequestID), shown(string(p.Resolution)), shown(by), shown(p.TurnID))
 }
 
 // opened prints a pending request.
