@@ -180,43 +180,76 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		if e.Kind == domain.PathSensitive {
 			// Judged by the decision-time checker (patterns, hard links);
 			// a carve-out for the kernel only where there is something
-			// to mask (see kernelMasks).
+			// to mask (see kernelMasks): for a pattern, each path that
+			// matches it now (a home under /home/* that is a root or
+			// inside one: its .ssh was readable to the command).
 			v.sensitive = append(v.sensitive, memo.sensitiveRule(p))
+			if strings.Contains(p, "*") {
+				for _, m := range sensitiveMatches(p) {
+					v.addRule(&memo, e, m)
+				}
+				continue
+			}
 			if !kernelMasks(p) {
 				continue
 			}
 		}
-		canon, ok, err := memo.canonical(domain.CleanPath(p))
-		if err != nil || !ok {
-			canon = domain.CleanPath(p)
-		}
-		if e.Kind != domain.PathProtected && e.Access != domain.AccessDeny {
-			canon = memo.root(p) // a grant: never a future place chosen by a link
-		}
-		r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
-		switch {
-		case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
-			// Held (or to be held) empty: read-only, nothing may be
-			// created there.
-			r.Access, r.Reserved = weaker(r.Access, domain.AccessRead), true
-			v.carves = append(v.carves, r)
-		case e.Kind == domain.PathProtected && e.Access == domain.AccessWrite:
-			r.Pin = true
-			v.pins = append(v.pins, r)
-		case e.Kind == domain.PathProtected:
-			if r.Access != domain.AccessDeny {
-				r.Access = domain.AccessRead
-			}
-			v.carves = append(v.carves, r)
-		case e.IsCarve():
-			r.Access, r.Reopenable = domain.AccessDeny, e.IsReopenable()
-			v.carves = append(v.carves, r)
-		default:
-			v.grants = append(v.grants, r)
-		}
+		v.addRule(&memo, e, p)
 	}
 	v.discover(walk)
 	return v
+}
+
+// sensitiveMatches returns the paths a sensitive pattern ("*" for one
+// element) matches now that kernelMasks would mask; none under /proc (the
+// PID namespace's own procfs holds no other process).
+func sensitiveMatches(pattern string) []string {
+	if domain.PathWithin(pattern, "/proc") {
+		return nil
+	}
+	ms, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if kernelMasks(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// addRule adds the rule for entry e at the clean path p.
+func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
+	canon, ok, err := memo.canonical(domain.CleanPath(p))
+	if err != nil || !ok {
+		canon = domain.CleanPath(p)
+	}
+	if e.Kind != domain.PathProtected && e.Access != domain.AccessDeny {
+		canon = memo.root(p) // a grant: never a future place chosen by a link
+	}
+	r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
+	switch {
+	case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
+		// Held (or to be held) empty: read-only, nothing may be
+		// created there.
+		r.Access, r.Reserved = weaker(r.Access, domain.AccessRead), true
+		v.carves = append(v.carves, r)
+	case e.Kind == domain.PathProtected && e.Access == domain.AccessWrite:
+		r.Pin = true
+		v.pins = append(v.pins, r)
+	case e.Kind == domain.PathProtected:
+		if r.Access != domain.AccessDeny {
+			r.Access = domain.AccessRead
+		}
+		v.carves = append(v.carves, r)
+	case e.IsCarve():
+		r.Access, r.Reopenable = domain.AccessDeny, e.IsReopenable()
+		v.carves = append(v.carves, r)
+	default:
+		v.grants = append(v.grants, r)
+	}
 }
 
 // canonMemo canonicalises paths that share parent directories (the
