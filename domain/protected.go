@@ -38,7 +38,7 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".git/info", Access: AccessRead},
 	{Path: ".agents", Access: AccessRead, AtCwd: true, Reserved: true},
 	{Path: ".codex", Access: AccessRead, AtCwd: true, Reserved: true},
-	{Path: ".claude", Access: AccessRead},
+	{Path: ".claude", Access: AccessRead, AtCwd: true, Reserved: true},
 	{Path: ".vscode", Access: AccessRead},
 	{Path: ".idea", Access: AccessRead},
 	{Path: ".aws", Access: AccessRead},

@@ -42,3 +42,41 @@ func TestSensitiveHomePatternsMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeSettingsCannotBePlanted: Claude Code runs the hooks a
+// project's .claude/settings.json lists, outside any sandbox, the next
+// time it starts there. Where the workspace has no .claude yet, a command
+// in auto_accept_edits cannot create it (it is held, empty and read-only,
+// for the command, like .codex and .agents), at the root or at its cwd;
+// the control: another new directory is created, and nothing is left of
+// the hold afterwards.
+func TestClaudeSettingsCannotBePlanted(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"sub/main.go": "package main\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	plant := `mkdir -p .claude; echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/x"}]}]}}' > .claude/settings.json`
+	if r := sh(t, s, plant); r.ExitCode == 0 {
+		t.Errorf("planting .claude/settings.json at the root succeeded")
+	}
+	subSnap, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+		Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
+		Cwd:     ws + "/sub", WorkspaceRoot: ws, Kernel: machine().Kernel,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := &subSnap
+	if r := sh(t, sub, plant); r.ExitCode == 0 {
+		t.Errorf("planting .claude/settings.json at the cwd succeeded")
+	}
+	if r := sh(t, s, "mkdir .notclaude && echo {} > .notclaude/settings.json && echo ok"); r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("the control failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	WaitCleanup()
+	for _, p := range []string{ws + "/.claude", ws + "/sub/.claude"} {
+		if exists(p) {
+			t.Errorf("%s is left after the commands", p)
+		}
+	}
+}
