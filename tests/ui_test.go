@@ -480,3 +480,45 @@ func TestConsoleAcrossInstances(t *testing.T) {
 		t.Fatalf("B shows %q", got)
 	}
 }
+
+// TestConsoleShowsHiddenCharacters: a request whose command holds a
+// right-to-left override, an escape sequence and a zero-width space is
+// shown with each written as an escape (\u{202e}, \u{1b}, \u{200b}), so
+// the person deciding it reads the characters that will run, not text the
+// browser reorders or hides; ordinary text (the control) is shown as it is.
+func TestConsoleShowsHiddenCharacters(t *testing.T) {
+	s := StartServer(t, "")
+	approver := s.credential("alice", "approver")
+	a := browser(t)
+	signIn(t, a, s, approver)
+	run(t, a, "the event stream goes live", chromedp.WaitVisible(`#conn[data-state="live"]`, chromedp.ByQuery))
+	root := workspace(t)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ui-hidden", "workspace_id": "ws", "thread_id": "th", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "supervised"}}, http.StatusCreated, nil)
+	ch := make(chan execAnswer, 1)
+	go func() {
+		status, body := s.Do("POST", "/v1/turns/ui-hidden/exec?wait=60s", map[string]any{"tool_call_id": "hidden-1",
+			"argv": []string{"echo", "invoice\u202etxt.sh", "ok\x1b[8mrm\u200b-rf", "Écrit"}})
+		var out map[string]any
+		_ = json.Unmarshal(body, &out)
+		ch <- execAnswer{status, out}
+	}()
+	run(t, a, "the request appears", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery))
+	card := text(t, a, `article[data-status="pending"]`)
+	for _, want := range []string{`invoice\u{202e}txt.sh`, `ok\u{1b}[8mrm\u{200b}-rf`, "Écrit"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %q:\n%s", want, card)
+		}
+	}
+	for _, raw := range []string{"\u202e", "\x1b", "\u200b"} {
+		if strings.Contains(card, raw) {
+			t.Errorf("the card shows %q raw:\n%s", raw, card)
+		}
+	}
+	var reqID string
+	run(t, a, "deny", chromedp.AttributeValue(`article[data-status="pending"]`, "id", &reqID, nil, chromedp.ByQuery))
+	run(t, a, "deny", chromedp.Click(`#`+reqID+` button[data-resolution="deny"]`, chromedp.ByQuery))
+	if ans := waitExec(t, ch); ans.body["ran"] == true {
+		t.Fatalf("the denied exec ran: %v", ans.body)
+	}
+}

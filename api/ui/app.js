@@ -6,15 +6,24 @@
 const state = { csrf: "", me: null, es: null, approvals: new Map(), resolved: new Map(), turns: new Map(), timer: 0, after: "" };
 const $ = (id) => document.getElementById(id);
 
+// visible writes control and format characters (escape sequences, a
+// right-to-left override, zero-width characters) as \u{…} escapes: the
+// fields of a request come from the agent, and a person deciding it must
+// see every character, not text the browser reorders or hides.
+const hiddenChars = /[\p{Cf}\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/gu;
+function visible(s) {
+  return typeof s === "string" ? s.replace(hiddenChars, (c) => "\\u{" + c.codePointAt(0).toString(16) + "}") : s;
+}
+
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "text") e.textContent = v;
+    if (k === "text") e.textContent = visible(v);
     else if (k === "class") e.className = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
-  for (const k of kids) if (k != null) e.append(k);
+  for (const k of kids) if (k != null) e.append(visible(k));
   return e;
 }
 
