@@ -651,3 +651,27 @@ func TestRolesRevokedWaitingExecNeverRuns(t *testing.T) {
 		events.Close()
 	}
 }
+
+// TestChildTurnStaysInItsParentsWorkspace: a credential that may use two
+// workspaces cannot start a child turn in the other one under a parent
+// (an attack review did: the child's requests about the parent's roots
+// then went to the other workspace's approvers); the refusal names the
+// parent's workspace and appends nothing. The control: the child in the
+// parent's workspace starts.
+func TestChildTurnStaysInItsParentsWorkspace(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ws-parent", "workspace_id": "ws1", "thread_id": "t", "workspace_root": root,
+		"permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "ws-child", "workspace_id": "ws2", "thread_id": "t",
+		"parent_turn_id": "ws-parent", "permission_profile": map[string]any{"mode": "auto_accept_edits"}})
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "ws1") || !strings.Contains(string(body), "workspace_id") {
+		t.Fatalf("a child in another workspace: %d %s, want 400 naming workspace_id and ws1", status, body)
+	}
+	if status, _ := s.Do("GET", "/v1/turns/ws-child", nil); status != http.StatusNotFound {
+		t.Fatalf("the refused child exists: %d", status)
+	}
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ws-child", "workspace_id": "ws1", "thread_id": "t",
+		"parent_turn_id": "ws-parent", "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+}

@@ -192,7 +192,7 @@ func (e *Engine) parent(ctx context.Context, parentID string) (*turn.Parent, err
 		if s.Status == turn.StatusNone {
 			return &turn.NotFoundError{Kind: "turn", ID: parentID}
 		}
-		p = &turn.Parent{TurnID: parentID, Status: s.Status, Snapshot: s.Snapshot}
+		p = &turn.Parent{TurnID: parentID, Status: s.Status, Snapshot: s.Snapshot, WorkspaceID: s.WorkspaceID}
 		return nil
 	})
 	return p, err

@@ -29,6 +29,8 @@ type Parent struct {
 	TurnID   string
 	Status   Status
 	Snapshot domain.TurnExecutionSecuritySnapshot
+	// WorkspaceID is the parent's workspace: a child turn runs in it.
+	WorkspaceID string
 }
 
 // StartTurn starts a turn; a repeat of the same request is answered with the

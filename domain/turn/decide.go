@@ -92,6 +92,12 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		if c.Parent.Status.Terminal() {
 			return nil, Outcome{}, &IllegalTransitionError{TurnID: c.ParentTurnID, State: c.Parent.Status, Transition: "start a child turn"}
 		}
+		if c.Parent.WorkspaceID != "" && c.WorkspaceID != c.Parent.WorkspaceID {
+			// Another workspace's approvers would answer for this
+			// workspace's roots.
+			return nil, Outcome{}, &domain.FieldError{Field: "workspace_id", Value: c.WorkspaceID,
+				Message: "a child turn runs in its parent's workspace, " + c.Parent.WorkspaceID}
+		}
 		if err := checkChildProfile(c.Profile); err != nil {
 			return nil, Outcome{}, err
 		}
