@@ -323,3 +323,47 @@ func TestExecUnresolvableCommandRefused(t *testing.T) {
 		t.Fatalf("control: %+v", d)
 	}
 }
+
+// TestExecCwdResolvedAsTheKernelDoes: "lnk/.." is the parent of the
+// symlink's target for the kernel, not the directory lnk sits in. An
+// attack review had the approver shown the workspace root while the
+// command ran in another root of the turn, and an allow_for_turn for it
+// then covered the same command in the root too. Now the approver sees the
+// directory the command runs in, the command runs there, and the same
+// command in the root is another scope (it asks).
+func TestExecCwdResolvedAsTheKernelDoes(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root, other := workspace(t), workspace(t)
+	if err := os.MkdirAll(filepath.Join(other, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(other, "sub"), filepath.Join(root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "cwdlink", "workspace_id": "ws", "thread_id": "t", "workspace_root": root,
+		"project_roots": []string{other}, "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	body := map[string]any{"tool_call_id": "c1", "argv": []string{"/bin/sh", "-c", "pwd -P"}, "cwd": "lnk/.."}
+	status, first := s.exec("cwdlink", "", body)
+	if status != http.StatusAccepted || first.Request == nil {
+		t.Fatalf("first: %d %+v", status, first)
+	}
+	if details := s.approvalDetails(first.Request.RequestID); !strings.Contains(details, other) || strings.Contains(details, "="+root+";") {
+		t.Fatalf("the approver does not see the directory the command runs in (%s): %s", other, details)
+	}
+	s.respond(first.Request.RequestID, "allow_for_turn")
+	status, ran := s.exec("cwdlink", "", body)
+	if status != http.StatusOK || !ran.Ran || strings.TrimSpace(ran.Result.Stdout) != other {
+		t.Fatalf("after approval: %d ran=%v stdout %q, want %s", status, ran.Ran, ran.Result.Stdout, other)
+	}
+	// The same command in the workspace root is not what was approved.
+	status, inRoot := s.exec("cwdlink", "", map[string]any{"tool_call_id": "c2", "argv": []string{"/bin/sh", "-c", "pwd -P"}})
+	if status != http.StatusAccepted || inRoot.Decision != "ask" || inRoot.Ran {
+		t.Fatalf("the same command in the root: %d %+v, want 202 ask", status, inRoot)
+	}
+	// Control: the approved scope, again, through the same link.
+	body["tool_call_id"] = "c3"
+	if status, again := s.exec("cwdlink", "", body); status != http.StatusOK || !again.Ran {
+		t.Fatalf("the approved scope again: %d %+v", status, again)
+	}
+}

@@ -71,6 +71,12 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	if err != nil {
 		return nil, sandbox.AsCoded(err)
 	}
+	if filepath.IsAbs(cmd.Cwd) && plan.Cwd != filepath.Clean(cmd.Cwd) {
+		// The engine decided on the directory cmd.Cwd led to (resolved);
+		// a link swapped in since leads elsewhere: nothing runs there.
+		return nil, sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: sandbox.CodeCwdNotReadable, Path: cmd.Cwd,
+			Message: "the working directory now resolves to " + plan.Cwd + ", not the one decided on"}}
+	}
 	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" &&
 		s.Backend.Kernel != nil && s.Backend.Kernel.EgressProxy {
 		if err := plan.UseEgress(r.egress.Attach(cmd.TurnID)); err != nil {

@@ -251,6 +251,16 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		}
 	}
 	cwd := domain.ResolvePath(s.Snapshot.Sandbox.Cwd, c.Cwd)
+	if fr, ok := e.cfg.Checker.(FileResolver); ok && c.Cwd != "" {
+		// The kernel resolves the working directory's symlinks before
+		// its "..": "lnk/.." is the parent of lnk's target, not the cwd.
+		// What the approver sees, the scope binds and the command runs in
+		// is that directory (the runner refuses to run where it no longer
+		// leads). A refused cwd is left as given: the plan refuses it.
+		if rc, err := fr.ResolveFile(&s.Snapshot, c.Cwd, domain.AccessRead, false); err == nil {
+			cwd, c.Cwd = rc, rc
+		}
+	}
 	exe, err := e.cfg.Runner.Resolve(&s.Snapshot, c.Argv[0], cwd)
 	var refusal Refusal
 	if err != nil && !errors.As(err, &refusal) {
