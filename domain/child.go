@@ -123,3 +123,40 @@ func withSensitive(fs FilesystemPolicy, parent *TurnExecutionSecuritySnapshot, e
 	}
 	return normalizeEntries(FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es})
 }
+
+// NarrowToParent is a child turn's snapshot bounded again by its parent's
+// current one: child ∩ parent, as ResolveChildSnapshot bounds a new child,
+// so that narrowing a parent narrows the turns it delegated to (REFERENCE
+// §10: delegated turns keep the updated permissions). It never widens the
+// child: a parent that widened leaves it as it is.
+func NarrowToParent(child, parent *TurnExecutionSecuritySnapshot, parentTurnID string) TurnExecutionSecuritySnapshot {
+	b := Intersect(BoundsOf(child), BoundsOf(parent))
+	out := *child
+	out.PermissionProfile = TurnPermissionProfileSnapshot{Mode: b.Mode, Profile: child.PermissionProfile.Profile,
+		Source: child.PermissionProfile.Source, EffectivePolicy: b.Policy}
+	out.Sandbox.Mode = b.SandboxMode
+	out.Sandbox.Filesystem = withSensitive(withSensitive(b.Filesystem, parent, nil), child, nil)
+	out.Sandbox.Filesystem.Rules = mergedRules(child.Sandbox.Filesystem.Rules, parent.Sandbox.Filesystem.Rules)
+	out.Sandbox.Tmp, out.Sandbox.BackendRequirement = b.Tmp, b.Requirement
+	out.Network, out.Process = b.Network, b.Process
+	out.Backend.RuntimeMapping = MapToRuntime(out.Backend.ExecutionBackend, b.Mode)
+	if child.ParentCap != nil {
+		pc := *child.ParentCap
+		pc.ParentTurnID, pc.ParentMode = parentTurnID, parent.PermissionProfile.Mode
+		out.ParentCap = &pc
+	}
+	out.Enforcement = ComputeEnforcement(&out)
+	return out
+}
+
+// mergedRules is a's rules followed by those of b that a lacks: the rules
+// of both bind (decisions take the narrower).
+func mergedRules(a, b []PathRule) []PathRule {
+	out := slices.Clone(a)
+	for _, r := range b {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -675,3 +675,37 @@ func TestChildTurnStaysInItsParentsWorkspace(t *testing.T) {
 	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ws-child", "workspace_id": "ws1", "thread_id": "t",
 		"parent_turn_id": "ws-parent", "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
 }
+
+// TestNarrowingAParentNarrowsItsChildren: REFERENCE §10, "narrowing must
+// block new violating operations at once; … delegated turns keep the
+// updated permissions". A child started under an auto_accept_edits parent
+// writes without asking; once the parent is narrowed to supervised, the
+// same write in the child asks, and the child's profile says supervised
+// (an attack review found the child kept its wider permissions). The
+// control: before the change the child's write is allowed.
+func TestNarrowingAParentNarrowsItsChildren(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("np-parent", "ws", "auto_accept_edits", root)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "np-child", "workspace_id": "ws", "thread_id": "t",
+		"parent_turn_id": "np-parent", "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "np-grandchild", "workspace_id": "ws", "thread_id": "t",
+		"parent_turn_id": "np-child", "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	wantDecision(t, "child writes before the change (control)", s.decide("np-child", "w1", "apply_patch", patchOf("Add", root+"/a.txt")), "allow", "policy_allows_action", "")
+	s.JSON("POST", "/v1/turns/np-parent/permissions", map[string]any{"permission_profile": map[string]any{"mode": "supervised"}}, http.StatusOK, nil)
+	for _, id := range []string{"np-child", "np-grandchild"} {
+		if d := s.decide(id, "w2", "apply_patch", patchOf("Add", root+"/b.txt")); d.Decision != "ask" {
+			t.Errorf("%s writes after its parent was narrowed to supervised: %s (%s), want ask", id, d.Decision, d.Reason)
+		}
+		var out struct {
+			Turn struct {
+				PermissionProfile struct{ Mode string } `json:"permission_profile"`
+			} `json:"turn"`
+		}
+		s.JSON("GET", "/v1/turns/"+id, nil, http.StatusOK, &out)
+		if out.Turn.PermissionProfile.Mode != "supervised" {
+			t.Errorf("%s's mode after the parent's narrowing: %q, want supervised", id, out.Turn.PermissionProfile.Mode)
+		}
+	}
+}

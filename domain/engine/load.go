@@ -67,6 +67,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 		if err == nil && len(res.Events) > 0 {
 			snap := res.Turn.Snapshot
 			e.running.changed(turnID, &snap, res.Turn.SnapshotVersion)
+			e.narrowChildren(ctx, turnID, c.Meta)
 		}
 	case *turn.StartTurn:
 		if err != nil || c.ParentTurnID == "" || len(res.Events) == 0 {
@@ -105,6 +106,27 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 	}
 	for _, child := range children {
 		_, _ = e.endWithParent(ctx, child, p)
+	}
+}
+
+// narrowChildren bounds every live child of turnID again by its profile
+// now (turn.ChangeProfile's FromParent), as the principal who changed it:
+// a parent narrowed narrows the turns it delegated to, their open requests
+// and running commands with them, and theirs in turn (each child's change
+// comes back here). A child ended meanwhile refuses, and is skipped.
+func (e *Engine) narrowChildren(ctx context.Context, turnID string, meta turn.Meta) {
+	var p *turn.Parent
+	var children []string
+	err := e.View(ctx, turnID, func(s *turn.State) error {
+		p = &turn.Parent{TurnID: turnID, Status: s.Status, Snapshot: s.Snapshot, WorkspaceID: s.WorkspaceID}
+		children = append(children, s.Children...)
+		return nil
+	})
+	if err != nil || p.Status.Terminal() {
+		return
+	}
+	for _, child := range children {
+		_, _ = e.Execute(ctx, child, &turn.ChangeProfile{Meta: turn.Meta{Actor: meta.Actor, CorrelationID: meta.CorrelationID}, FromParent: true, Parent: p})
 	}
 }
 

@@ -152,6 +152,10 @@ type ChangeProfile struct {
 	// Catalog is the server's profiles and operator constraints (filled by
 	// the engine).
 	Catalog *domain.ProfileCatalog
+	// FromParent bounds a child turn again by its parent's current
+	// snapshot (Parent) instead of selecting Profile: the engine sends it
+	// to each child of a turn whose profile changed. It only narrows.
+	FromParent bool
 }
 
 // Outcome is what a command answered, for the caller.

@@ -380,6 +380,16 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if err := s.live(TransChange); err != nil {
 		return nil, Outcome{}, err
 	}
+	if c.FromParent {
+		if s.ParentTurnID == "" || c.Parent == nil || c.Parent.TurnID != s.ParentTurnID {
+			return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.ParentTurnID}
+		}
+		snap := domain.NarrowToParent(&s.Snapshot, &c.Parent.Snapshot, s.ParentTurnID)
+		if !domain.Widens(&snap, &s.Snapshot) {
+			return nil, Outcome{Replayed: true}, nil // nothing narrower
+		}
+		return changeTo(s, c, snap)
+	}
 	if err := domain.CheckProfileRequest(c.Profile); err != nil {
 		return nil, Outcome{}, err
 	}
@@ -420,6 +430,13 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if a := c.Meta.Actor; a.Role != "" && !a.Role.Allows(domain.OpTurnWidenProfile) && domain.Widens(&s.Snapshot, &snap) {
 		return nil, Outcome{}, &domain.ForbiddenError{Principal: a.Name, Role: a.Role, Operation: domain.OpTurnWidenProfile}
 	}
+	return changeTo(s, c, snap)
+}
+
+// changeTo records the change to snap: the profile_changed event and, in
+// the same append, the open requests it resolves.
+func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnapshot) ([]Event, Outcome, error) {
+	nxt, _ := json.Marshal(snap)
 	sum := sha256.Sum256(nxt)
 	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
 	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
