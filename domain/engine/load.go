@@ -78,6 +78,16 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			if end, eerr := e.endWithParent(ctx, turnID, p); eerr == nil {
 				res.Turn, res.Position = end.Turn, end.Position
 			}
+		} else if perr == nil {
+			// The parent may have been narrowed after this child read its
+			// snapshot and before it was registered (narrowChildren did
+			// not see it then): bounded again by the parent as it is now.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+			defer cancel()
+			if n, nerr := e.Execute(nctx, turnID, &turn.ChangeProfile{Meta: turn.Meta{Actor: c.Actor, CorrelationID: c.CorrelationID},
+				FromParent: true, Parent: p}); nerr == nil && len(n.Events) > 0 {
+				res.Turn, res.Position = n.Turn, n.Position
+			}
 		}
 	}
 }
