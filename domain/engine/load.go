@@ -67,6 +67,10 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 		if err == nil && len(res.Events) > 0 {
 			snap := res.Turn.Snapshot
 			e.running.changed(turnID, &snap, res.Turn.SnapshotVersion)
+		}
+		if err == nil {
+			// Also on a replay: the same change sent again finishes a
+			// propagation that was cut short.
 			e.narrowChildren(ctx, turnID, c.Meta)
 		}
 	case *turn.StartTurn:
@@ -125,6 +129,10 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 // and running commands with them, and theirs in turn (each child's change
 // comes back here). A child ended meanwhile refuses, and is skipped.
 func (e *Engine) narrowChildren(ctx context.Context, turnID string, meta turn.Meta) {
+	// Not the caller's context: a client that hangs up must not leave
+	// children wider than their parent.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+	defer cancel()
 	var p *turn.Parent
 	var children []string
 	err := e.View(ctx, turnID, func(s *turn.State) error {

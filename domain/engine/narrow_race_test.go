@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/engine"
 	"turnstile/domain/turn"
 )
 
@@ -43,5 +46,41 @@ func TestChildStartedFromAStaleParentIsNarrowed(t *testing.T) {
 	}
 	if m := res.Turn.Snapshot.PermissionProfile.Mode; m != domain.ModeAutoAcceptEdits {
 		t.Fatalf("the control child holds %s", m)
+	}
+}
+
+// TestNarrowingOutlivesItsCaller: the caller of a narrowing hangs up just
+// after the parent's change is stored (its context is cancelled then);
+// every child is narrowed all the same. Sending the same change again (a
+// replay, nothing appended) also bounds a child that missed it.
+func TestNarrowingOutlivesItsCaller(t *testing.T) {
+	f := newFixture(t)
+	cctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	eng := engine.New(f.store, engine.Config{Kernel: kernel, Now: f.clock.Now,
+		OnAppend: func(turnID string, evs []turn.Event, _ time.Duration) {
+			if turnID == "p" && evs[0].Type == turn.TypeProfileChanged {
+				cancel()
+			}
+		}})
+	start(t, eng, "p", domain.ModeAutoAcceptEdits)
+	for _, k := range []string{"k1", "k2", "k3"} {
+		if _, err := eng.Execute(ctx, k, &turn.StartTurn{TurnID: k, WorkspaceID: "ws", ThreadID: "th", ParentTurnID: "p",
+			Profile: &domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.Execute(cctx, "p", &turn.ChangeProfile{Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"k1", "k2", "k3"} {
+		if err := eng.View(ctx, k, func(s *turn.State) error {
+			if m := s.Snapshot.PermissionProfile.Mode; m != domain.ModeSupervised {
+				t.Errorf("%s holds %s after its parent's caller hung up, want supervised", k, m)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
