@@ -367,3 +367,48 @@ func TestExecCwdResolvedAsTheKernelDoes(t *testing.T) {
 		t.Fatalf("the approved scope again: %d %+v", status, again)
 	}
 }
+
+// TestExecTurnCwdSwappedIsBound: another command swaps the turn's own cwd
+// for a link to elsewhere; an exec without a cwd shows the approver the
+// directory it will run in (the link's target), runs there, and is not
+// the scope of the same command run before in the real directory. The
+// control: before the swap, the approval shows the turn's cwd.
+func TestExecTurnCwdSwappedIsBound(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	for _, d := range []string{"sub", "elsewhere"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "cwdswap", "workspace_id": "ws", "thread_id": "t", "workspace_root": root,
+		"cwd": filepath.Join(root, "sub"), "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	body := map[string]any{"tool_call_id": "s1", "argv": []string{"/bin/sh", "-c", "pwd -P"}}
+	status, first := s.exec("cwdswap", "", body)
+	if status != http.StatusAccepted || first.Request == nil {
+		t.Fatalf("first: %d %+v", status, first)
+	}
+	if d := s.approvalDetails(first.Request.RequestID); !strings.Contains(d, filepath.Join(root, "sub")) {
+		t.Fatalf("control: the approval does not show the turn's cwd: %s", d)
+	}
+	s.respond(first.Request.RequestID, "allow_for_turn")
+	if err := os.Rename(filepath.Join(root, "sub"), filepath.Join(root, "sub.orig")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	body["tool_call_id"] = "s2"
+	status, second := s.exec("cwdswap", "", body)
+	if status != http.StatusAccepted || second.Request == nil || second.Ran {
+		t.Fatalf("after the swap the grant covered the command: %d %+v", status, second)
+	}
+	if d := s.approvalDetails(second.Request.RequestID); !strings.Contains(d, filepath.Join(root, "elsewhere")) {
+		t.Fatalf("after the swap the approver does not see where it runs: %s", d)
+	}
+	s.respond(second.Request.RequestID, "allow_once")
+	if status, ran := s.exec("cwdswap", "", body); status != http.StatusOK || strings.TrimSpace(ran.Result.Stdout) != filepath.Join(root, "elsewhere") {
+		t.Fatalf("after approval: %d %+v", status, ran)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -250,14 +251,19 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 			return domain.Invocation{}, &parentEndedError{parent: p}
 		}
 	}
+	given := c.Cwd != ""
 	cwd := domain.ResolvePath(s.Snapshot.Sandbox.Cwd, c.Cwd)
-	if fr, ok := e.cfg.Checker.(FileResolver); ok && c.Cwd != "" {
+	if fr, ok := e.cfg.Checker.(FileResolver); ok {
 		// The kernel resolves the working directory's symlinks before
 		// its "..": "lnk/.." is the parent of lnk's target, not the cwd.
 		// What the approver sees, the scope binds and the command runs in
 		// is that directory (the runner refuses to run where it no longer
-		// leads). A refused cwd is left as given: the plan refuses it.
-		if rc, err := fr.ResolveFile(&s.Snapshot, c.Cwd, domain.AccessRead, false); err == nil {
+		// leads). The turn's own cwd is resolved too, and bound when it
+		// now leads elsewhere (another command swapped a link in). A
+		// refused cwd is left as given: the plan refuses it.
+		p := cmp.Or(c.Cwd, s.Snapshot.Sandbox.Cwd)
+		if rc, err := fr.ResolveFile(&s.Snapshot, p, domain.AccessRead, false); err == nil {
+			given = given || rc != domain.CleanPath(s.Snapshot.Sandbox.Cwd)
 			cwd, c.Cwd = rc, rc
 		}
 	}
@@ -273,7 +279,7 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		c.Executable = exe
 	}
 	args := map[string]any{"argv": c.Argv}
-	if c.Cwd != "" {
+	if given {
 		args["cwd"] = c.Cwd
 	}
 	if c.TimeoutMs > 0 {
