@@ -498,14 +498,14 @@ func TestConsoleShowsHiddenCharacters(t *testing.T) {
 	ch := make(chan execAnswer, 1)
 	go func() {
 		status, body := s.Do("POST", "/v1/turns/ui-hidden/exec?wait=60s", map[string]any{"tool_call_id": "hidden-1",
-			"argv": []string{"echo", "invoice\u202etxt.sh", "ok\x1b[8mrm\u200b-rf", "Écrit"}})
+			"argv": []string{"echo", "invoice\u202etxt.sh", "ok\x1b[8mrm\u200b-rf", "line\nbreak", "Écrit"}})
 		var out map[string]any
 		_ = json.Unmarshal(body, &out)
 		ch <- execAnswer{status, out}
 	}()
 	run(t, a, "the request appears", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery))
 	card := text(t, a, `article[data-status="pending"]`)
-	for _, want := range []string{`invoice\u{202e}txt.sh`, `ok\u{1b}[8mrm\u{200b}-rf`, "Écrit"} {
+	for _, want := range []string{`invoice\u{202e}txt.sh`, `ok\u{1b}[8mrm\u{200b}-rf`, `line\u{a}break`, "Écrit"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the card lacks %q:\n%s", want, card)
 		}

@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 // right-to-left override, zero-width characters) as \u{…} escapes: the
 // fields of a request come from the agent, and a person deciding it must
 // see every character, not text the browser reorders or hides.
-const hiddenChars = /[\p{Cf}\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/gu;
+const hiddenChars = /[\p{Cf}\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
 function visible(s) {
   return typeof s === "string" ? s.replace(hiddenChars, (c) => "\\u{" + c.codePointAt(0).toString(16) + "}") : s;
 }

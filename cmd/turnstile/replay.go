@@ -109,13 +109,13 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	snap := s.Snapshot
-	fmt.Fprintf(stdout, "turn %s at version %d: %s\n", id, s.Version, s.Status)
+	fmt.Fprintf(stdout, "turn %s at version %d: %s\n", shown(id), s.Version, s.Status)
 	fmt.Fprintf(stdout, "profile: %s (%s), snapshot from version %d\n", snap.PermissionProfile.Mode, snap.PermissionProfile.Source, s.SnapshotVersion)
 	fmt.Fprintf(stdout, "sandbox: %s, network %s, enforcement %s\n", snap.Sandbox.Mode, snap.Network.Mode, snap.Enforcement.Status)
 	fmt.Fprintf(stdout, "grants for the turn: %d\n", len(s.Grants))
 	fmt.Fprintf(stdout, "pending approvals: %d\n", len(open))
 	for _, p := range open {
-		fmt.Fprintf(stdout, "  %s  %s  %s  (expires %s)\n", p.RequestID, p.Action, p.Summary, p.ExpiresAt)
+		fmt.Fprintf(stdout, "  %s  %s  %s  (expires %s)\n", shown(p.RequestID), p.Action, shown(p.Summary), p.ExpiresAt)
 	}
 	return 0
 }
