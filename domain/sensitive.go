@@ -17,6 +17,7 @@ var SensitiveSystemPaths = []string{
 var SensitiveHomeNames = []string{
 	".ssh", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", ".kube/config",
 	".local/share/keyrings", ".gnupg", ".config/gh/hosts.yml",
+	".git-credentials", ".pgpass", ".claude/.credentials.json",
 }
 
 // SensitiveHomes are the home directories whose credential stores are
