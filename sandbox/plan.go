@@ -3,6 +3,7 @@ package sandbox
 import (
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -277,7 +278,7 @@ func prepareSandbox(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
 		return refuse(CodeSandboxUnavailable, "", "seccomp is unavailable: IP sockets cannot be refused")
 	}
 	p.Sandbox = SandboxSpec{
-		Entries:            slices.Clone(s.Sandbox.Filesystem.Entries),
+		Entries:            append(slices.Clone(s.Sandbox.Filesystem.Entries), reservedAtCwd(s.Sandbox.Filesystem.Entries, p.Cwd)...),
 		RestrictFilesystem: needFS && abi >= 1,
 		RestrictNetwork:    needNet,
 		AllowUnixSockets:   s.Network.AllowUnixSockets,
@@ -289,4 +290,39 @@ func prepareSandbox(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
 		p.Sandbox.GlobRules, p.Sandbox.GlobScanMaxDepth = slices.Clone(s.Sandbox.Filesystem.Rules), d
 	}
 	return nil
+}
+
+// reservedAtCwd returns, for a command run in cwd inside a writable root
+// (not the root itself), the reserved protected names the snapshot holds at
+// that root (.git, .agents, .codex, .claude by default) at cwd too: the
+// snapshot holds them at the turn's cwd, and a command run in another
+// directory could otherwise create them there (an attack review planted
+// sub/.claude/settings.json, whose hooks Claude Code runs when started in
+// sub/). Names already listed are not repeated.
+func reservedAtCwd(es []domain.FilesystemEntry, cwd string) []domain.FilesystemEntry {
+	have := map[string]bool{}
+	for _, e := range es {
+		have[e.ResolvedPath] = true
+	}
+	var out []domain.FilesystemEntry
+	for _, root := range es {
+		if root.Access != domain.AccessWrite || root.Kind == domain.PathDevice || root.Kind == domain.PathProtected ||
+			cwd == root.ResolvedPath || !domain.PathWithin(cwd, root.ResolvedPath) {
+			continue
+		}
+		for _, e := range es {
+			if e.Kind != domain.PathProtected || !e.Reserved || path.Dir(e.ResolvedPath) != root.ResolvedPath {
+				continue
+			}
+			p := domain.CleanPath(cwd + "/" + path.Base(e.ResolvedPath))
+			if have[p] {
+				continue
+			}
+			have[p] = true
+			n := e
+			n.Path, n.ResolvedPath = p, p
+			out = append(out, n)
+		}
+	}
+	return out
 }

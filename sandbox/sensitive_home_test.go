@@ -80,3 +80,34 @@ func TestClaudeSettingsCannotBePlanted(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeSettingsCannotBePlantedAtAnExecCwd: a command run in a
+// subdirectory of the workspace (an exec's cwd, not the turn's) cannot
+// create .claude there either, nor .git; the control: it writes files in
+// that directory, and a new directory beside it.
+func TestClaudeSettingsCannotBePlantedAtAnExecCwd(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"pkg/main.go": "package main\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	runIn := func(script string) *Result {
+		r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}, Cwd: ws + "/pkg"}, nil)
+		if err != nil {
+			t.Fatalf("run %q: %v", script, err)
+		}
+		return r
+	}
+	if r := runIn(`mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json`); r.ExitCode == 0 {
+		t.Error("planting .claude/settings.json at the exec's cwd succeeded")
+	}
+	if r := runIn("git init -q ."); r.ExitCode == 0 {
+		t.Error("git init at the exec's cwd succeeded")
+	}
+	if r := runIn("echo x > notes.txt && mkdir ../lib && echo ok"); r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("the control failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	WaitCleanup()
+	if exists(ws+"/pkg/.claude") || exists(ws+"/pkg/.git") {
+		t.Error("a hold is left after the commands")
+	}
+}
