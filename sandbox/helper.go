@@ -127,6 +127,11 @@ func runHelper() error {
 	if err != nil || !ok {
 		return fmt.Errorf("canonicalise cwd %q: %v", msg.Cwd, err)
 	}
+	if cwd != domain.CleanPath(msg.Cwd) {
+		// The plan's cwd is canonical; a link swapped in since would
+		// take the command elsewhere than where it was decided.
+		return fmt.Errorf("the working directory %s now resolves to %s", msg.Cwd, cwd)
+	}
 	rules, err := helperFSRules(sp)
 	if err != nil {
 		return err
@@ -270,6 +275,10 @@ func lookPath(name, pathEnv, cwd string) (string, error) {
 func chdirCloseOnExec(cwd string) error {
 	if err := unix.Chdir(cwd); err != nil {
 		return fmt.Errorf("chdir %s: %w", cwd, err)
+	}
+	// chdir follows links: the directory reached must be the one planned.
+	if wd, err := unix.Getwd(); err != nil || wd != cwd {
+		return fmt.Errorf("the working directory %s led to %q (%v)", cwd, wd, err)
 	}
 	if err := unix.CloseRange(helperStatusFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fmt.Errorf("close_range: %w", err)

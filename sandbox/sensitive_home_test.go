@@ -111,3 +111,31 @@ func TestClaudeSettingsCannotBePlantedAtAnExecCwd(t *testing.T) {
 		t.Error("a hold is left after the commands")
 	}
 }
+
+// TestCwdSwappedAfterThePlanIsRefused: between the plan (which resolved the
+// working directory) and the helper's chdir, another command swaps the
+// directory for a link to elsewhere; the helper refuses (126) and the
+// command does not run there. The control: the same plan, unswapped, runs
+// in the planned directory.
+func TestCwdSwappedAfterThePlanIsRefused(t *testing.T) {
+	requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"sub/a.txt": "a\n", "elsewhere/b.txt": "b\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	req := SpawnRequest{Argv: []string{"/bin/sh", "-c", "pwd -P; touch ran-here"}, Cwd: ws + "/sub"}
+	r, err := run(t, s, req, nil)
+	if err != nil || r.ExitCode != 0 || strings.TrimSpace(string(r.Stdout)) != ws+"/sub" {
+		t.Fatalf("control: %v %+v", err, r)
+	}
+	r, _ = run(t, s, req, func(*Plan) {
+		if err := os.Rename(ws+"/sub", ws+"/sub.orig"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(ws+"/elsewhere", ws+"/sub"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if r == nil || r.ExitCode != ExitSandboxFailure || exists(ws+"/elsewhere/ran-here") {
+		t.Fatalf("after the swap the command ran (or did not fail closed): %+v", r)
+	}
+}
