@@ -5,6 +5,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -708,4 +709,27 @@ func TestNarrowingAParentNarrowsItsChildren(t *testing.T) {
 			t.Errorf("%s's mode after the parent's narrowing: %q, want supervised", id, out.Turn.PermissionProfile.Mode)
 		}
 	}
+}
+
+// TestChildTurnsAreBounded: one turn starts at most turn.MaxChildren child
+// turns (a narrowing is carried to each, and an agent must not outrun it
+// with children): the next is a 400 naming parent_turn_id, and nothing is
+// appended for it; a turn of its own (no parent) still starts.
+func TestChildTurnsAreBounded(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("many", "ws", "auto_accept_edits", root)
+	for i := range 256 {
+		s.JSON("POST", "/v1/turns", map[string]any{"turn_id": fmt.Sprintf("many-%d", i), "workspace_id": "ws", "thread_id": "t",
+			"parent_turn_id": "many"}, http.StatusCreated, nil)
+	}
+	status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "many-256", "workspace_id": "ws", "thread_id": "t", "parent_turn_id": "many"})
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "parent_turn_id") {
+		t.Fatalf("the 257th child: %d %s, want 400 naming parent_turn_id", status, body)
+	}
+	if status, _ := s.Do("GET", "/v1/turns/many-256", nil); status != http.StatusNotFound {
+		t.Fatalf("the refused child exists: %d", status)
+	}
+	s.startTurn("alone", "ws", "auto_accept_edits", root)
 }

@@ -252,8 +252,17 @@ func decideRegisterChild(s *State, c *RegisterChild) ([]Event, Outcome, error) {
 	if err := s.live(TransDecide); err != nil {
 		return nil, Outcome{}, err
 	}
+	if len(s.Children) >= MaxChildren {
+		return nil, Outcome{}, &domain.FieldError{Field: "parent_turn_id", Value: s.TurnID,
+			Message: fmt.Sprintf("turn %s has %d child turns, the most one turn may start", s.TurnID, MaxChildren)}
+	}
 	return []Event{s.event(&c.Meta, []string{"child", c.ChildTurnID}, &ChildTurnStarted{ChildTurnID: c.ChildTurnID})}, Outcome{}, nil
 }
+
+// MaxChildren bounds the child turns one turn may start: a narrowing of
+// the turn is carried to every one of them (and ending it ends them), and
+// an agent must not be able to outrun that with children.
+const MaxChildren = 256
 
 // evolveExec applies the events of this file.
 func (s *State) evolveExec(e *Event) bool {
