@@ -301,7 +301,7 @@ func redactURLs(s string) string {
 		}
 		b.WriteString(s[last:start])
 		u := s[start:end]
-		b.WriteString(redactURL(u, func(i int) bool { return secretByte(u[i]) }))
+		b.WriteString(redactURL(u))
 		last = end
 	}
 	if last == 0 {
@@ -316,15 +316,12 @@ func isSchemeByte(c byte) bool {
 }
 
 // redactURL keeps a URL's scheme, host, port and path; its userinfo and the
-// value of every query parameter are replaced, each only as far as hide
-// allows (hide(i) is hideable for byte i of u): the rest stays in view.
-func redactURL(u string, hide func(i int) bool) string {
-	// cut replaces u[a:e] with the marker as far as hide allows.
+// value of every query parameter are replaced, each only as far as it is a
+// token (tokenEnd): the rest stays in view.
+func redactURL(u string) string {
+	// cut replaces the token at the start of u[a:e] with the marker.
 	cut := func(a, e int) string {
-		c := a
-		for c < e && hide(c) {
-			c++
-		}
+		c := tokenEnd(u, a, e)
 		if c == a {
 			return u[a:e]
 		}

@@ -70,17 +70,6 @@ func writeGoFiles(h *xxhash.Digest, fsys *embed.FS) {
 	}
 }
 
-// hex16 is v as 16 lower-case hexadecimal digits.
-func hex16(v uint64) string {
-	const digits = "0123456789abcdef"
-	var b [16]byte
-	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&15]
-		v >>= 4
-	}
-	return string(b[:])
-}
-
 func embedHasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }

@@ -274,6 +274,18 @@ func computeFingerprint() string {
 	return hex16(h.Sum64())
 }
 
+// hex16 is v as 16 lower-case hexadecimal digits (no package state: it
+// runs before initialisation, through earlyFingerprint).
+func hex16(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
 // earlyFingerprint is computeFingerprint for the turnstile binary's early
 // entry, which calls it before any of this module's packages is
 // initialised; "" when this build's fingerprint needs initialisation

@@ -86,6 +86,19 @@ func snapshotFor(t testing.TB, mode domain.Mode, ws string, k domain.KernelFeatu
 	return &s
 }
 
+// snapshotAt is snapshotFor with the turn's cwd at cwd (inside ws).
+func snapshotAt(t testing.TB, mode domain.Mode, ws, cwd string) *domain.TurnExecutionSecuritySnapshot {
+	t.Helper()
+	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
+		Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: mode}, domain.SourceComposer),
+		Cwd:     cwd, WorkspaceRoot: ws, Kernel: machine().Kernel,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
 // tempWorkspace returns a canonical temporary directory.
 func tempWorkspace(t testing.TB) string {
 	t.Helper()

@@ -201,14 +201,7 @@ func TestProtectReservedNamesCannotBeCreated(t *testing.T) {
 	sandboxModes(t, func(t *testing.T, useNS bool, shm func(*domain.TurnExecutionSecuritySnapshot, string) *Result) {
 		ws := tempWorkspace(t)
 		mkfiles(t, ws, map[string]string{"sub/dir/": ""})
-		rs, err := domain.ResolveSnapshot(domain.SnapshotInputs{
-			Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
-			Cwd:     ws + "/sub", WorkspaceRoot: ws, Kernel: machine().Kernel,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &rs
+		s := snapshotAt(t, domain.ModeAutoAcceptEdits, ws, ws+"/sub")
 		refused(t, shm, s,
 			"mkdir .git", "git init -q .", "mkdir .codex", "mkdir .agents", "touch .agents/x", "rmdir .git && mkdir .git/hooks",
 			"mkdir "+ws+"/.git", "git init -q "+ws, "mkdir "+ws+"/.codex", "echo x > "+ws+"/.agents/config.toml",

@@ -59,14 +59,7 @@ func TestClaudeSettingsCannotBePlanted(t *testing.T) {
 	if r := sh(t, s, plant); r.ExitCode == 0 {
 		t.Errorf("planting .claude/settings.json at the root succeeded")
 	}
-	subSnap, err := domain.ResolveSnapshot(domain.SnapshotInputs{
-		Profile: domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, domain.SourceComposer),
-		Cwd:     ws + "/sub", WorkspaceRoot: ws, Kernel: machine().Kernel,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub := &subSnap
+	sub := snapshotAt(t, domain.ModeAutoAcceptEdits, ws, ws+"/sub")
 	if r := sh(t, sub, plant); r.ExitCode == 0 {
 		t.Errorf("planting .claude/settings.json at the cwd succeeded")
 	}
