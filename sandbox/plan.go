@@ -84,6 +84,9 @@ type SandboxSpec struct {
 	// when the server is root: SandboxUID).
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
+	// plant is the check Run makes of the writable roots once the command
+	// has ended (set by prepareSpec; not sent to the helper).
+	plant *plantCheck
 	// HostSockets are the pathname unix sockets bound on the host when Run
 	// started the command (set by Run unless AllowUnixSockets): the helper
 	// masks each one in the root view.

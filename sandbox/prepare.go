@@ -30,6 +30,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 			return nil, err
 		}
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
+		spec.plant = newPlantCheck(v)
 	}
 	if spec.InNamespace && !spec.AllowUnixSockets {
 		spec.HostSockets = hostUnixSockets()

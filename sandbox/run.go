@@ -44,6 +44,11 @@ type Result struct {
 	// SandboxError is the helper's reason when the sandbox could not be
 	// applied (and the command did not run).
 	SandboxError string
+	// Quarantined are the repositories the command left in a writable root
+	// with a config or hooks that are not trusted, their HEAD renamed
+	// (plantcheck.go); CheckLimits is what that check could not cover.
+	Quarantined []Quarantine
+	CheckLimits []string
 }
 
 // Run executes a plan and waits for it. The command runs in its own session
@@ -111,6 +116,7 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		kg, _ = newKillGroup() // nil: the process-group kill is all there is
 	}
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
+	checkSince := coarseNow()
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
 	var perr *prepareError
@@ -172,7 +178,16 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	killAll()
 	waitErr := cmd.Wait()
 	pr.drain(drainGrace)
+	var quarantined []Quarantine
+	var checkLimits []string
+	if spec.plant != nil {
+		// Every process the command started is dead: what it left in its
+		// writable roots can no longer change under the check.
+		quarantined, checkLimits = spec.plant.run(checkSince)
+	}
 	res := &Result{
+		Quarantined:     quarantined,
+		CheckLimits:     checkLimits,
 		ExitCode:        exitCode(cmd.ProcessState, waitErr),
 		Stdout:          stdout.buf,
 		Stderr:          stderr.buf,

@@ -1,0 +1,78 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckGitConfigTrustsWhatGitWrites: the configs git init, git clone
+// (with --filter), git submodule and git config user.* write are trusted.
+func TestCheckGitConfigTrustsWhatGitWrites(t *testing.T) {
+	for name, config := range map[string]string{
+		"init": "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n",
+		"clone": "[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n" +
+			"[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n" +
+			"\tpromisor = true\n\tpartialclonefilter = blob:none\n[extensions]\n\tpartialClone = origin\n" +
+			"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
+		"submodule": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ../../../sub\n" +
+			"[submodule \"sub\"]\n\turl = ../sub.git\n\tactive = true\n",
+		"user":  "; a comment\n# another\n[user]\n\tname = \"A \\\"quoted\\\" name\" # comment\n\temail=a@example.com\n[core]\n\tbare\n",
+		"empty": "",
+	} {
+		if err := CheckGitConfig([]byte(config)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestCheckGitConfigRefusesPrograms: every way to name a program, and every
+// line the strict parse does not read as git does, is refused.
+func TestCheckGitConfigRefusesPrograms(t *testing.T) {
+	for _, config := range []string{
+		"[core]\n\tfsmonitor = touch /tmp/x\n",
+		"[core]\n\thooksPath = /tmp\n",
+		"[CORE]\n\tFsMonitor = x\n",
+		"[core]\n\tsshCommand = x\n",
+		"[core]\n\tpager = x\n",
+		"[core] fsmonitor = x\n",                     // a key on the header's line
+		"[core.x]\n\tfsmonitor = x\n",                // the old form
+		"[core]\n\tbare = false \\\nfsmonitor = x\n", // continued
+		"[include]\n\tpath = /tmp/x\n",
+		"[includeIf \"gitdir:/\"]\n\tpath = x\n",
+		"[alias]\n\tst = !touch x\n",
+		"[filter \"lfs\"]\n\tprocess = x\n",
+		"[diff \"x\"]\n\ttextconv = x\n",
+		"[submodule \"s\"]\n\tupdate = !x\n",
+		"[remote \"o\"]\n\tuploadpack = x\n",
+		"[credential]\n\thelper = x\n",
+		"fsmonitor = x\n",              // no section
+		"[core]\r\n\tbare = false\r\n", // carriage returns
+		"\xef\xbb\xbf[core]\n\tbare = false\n",
+		"[core]\n\tbare = \"x\n", // unterminated quote
+		"[core]\n\t\x00fsmonitor = x\n",
+		"[core \"x]\n\tbare = x\n",
+		"[user]\n\tname = a\n[core]\n\tfsmonitor\n",
+		"[advice] x = y\n",
+		strings.Repeat("#", MaxGitConfigSize+1),
+	} {
+		if err := CheckGitConfig([]byte(config)); err == nil {
+			t.Errorf("%q trusted", config)
+		}
+	}
+}
+
+// TestGitHookTrusted: only git init's samples stay.
+func TestGitHookTrusted(t *testing.T) {
+	for name, want := range map[string]bool{"pre-commit.sample": true, "pre-commit": false, ".sample": false, "x.sample.sh": false} {
+		if GitHookTrusted(name) != want {
+			t.Errorf("%s: %v", name, !want)
+		}
+	}
+}
+
+// FuzzCheckGitConfig: the check never panics.
+func FuzzCheckGitConfig(f *testing.F) {
+	f.Add([]byte("[core]\n\tbare = false\n"))
+	f.Add([]byte("[remote \"a\\\"b\"]\n\turl = x # c\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { _ = CheckGitConfig(b) })
+}

@@ -1,0 +1,345 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// The check for planted repositories. A restricted command may write its
+// writable roots, and git takes any directory holding HEAD, objects and refs
+// (or HEAD and commondir) for a repository: `git init sub`, or those three
+// written into an existing directory (a bare repository). Such a repository
+// brings its own config and hooks, which the host's git runs the next time a
+// person works there, or at once in the workspace's own repository when the
+// command registered it as a submodule (a gitlink in the index, which stays
+// writable so that commits work). Nothing in the kernel refuses a file by
+// its name, so Run looks after the command, when every process it started
+// is dead: every repository in a writable root that is not one the command
+// ran with held read-only, and that the command made or changed, must have a
+// config of trusted keys only (domain.CheckGitConfig), no hooks but git's
+// samples, and the same for the common dir it names; otherwise Run renames
+// its HEAD (domain.GitUntrustedSuffix), so that no git takes it for a
+// repository, and reports it.
+
+// Bounds of the walk: maxPlantDirs directories in all, maxPlantDepth below
+// a root (one open descriptor a level). What lies beyond is reported in
+// Result.CheckLimits, not checked.
+const (
+	maxPlantDirs  = 200_000
+	maxPlantDepth = 256
+)
+
+// coarseNow reads the clock the kernel stamps file times with (the coarse
+// real-time clock: a change made after coarseNow returns is stamped no
+// earlier than its result, while the fine clock may already be a tick
+// ahead of the stamp).
+func coarseNow() time.Time {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts) != nil {
+		return time.Now().Add(-time.Second)
+	}
+	return time.Unix(ts.Unix())
+}
+
+// plantCheck is what Run needs to check a command's writable roots once it
+// has ended (set by prepareSpec).
+type plantCheck struct {
+	// roots are the canonical writable grants, none below another.
+	roots []string
+	// held are the canonical git dirs the command ran with pinned, their
+	// config and hooks read-only: the command cannot have changed them.
+	held map[string]bool
+}
+
+// Quarantine is a repository a command left with a config or hooks that
+// are not trusted.
+type Quarantine struct {
+	// Path is the repository's git dir.
+	Path string `json:"path"`
+	// Reason is what is not trusted.
+	Reason string `json:"reason"`
+	// MovedTo is where its HEAD is now; empty when the rename failed.
+	MovedTo string `json:"moved_to,omitempty"`
+	// Error is why the rename failed.
+	Error string `json:"error,omitempty"`
+}
+
+// newPlantCheck returns the check of v's writable grants, or nil when there
+// are none.
+func newPlantCheck(v *fsView) *plantCheck {
+	pc := &plantCheck{held: map[string]bool{}}
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+			pc.roots = append(pc.roots, g.Path)
+		}
+	}
+	if len(pc.roots) == 0 {
+		return nil
+	}
+	sort.Strings(pc.roots)
+	kept := pc.roots[:1]
+	for _, r := range pc.roots[1:] {
+		if !domain.PathWithin(r, kept[len(kept)-1]) {
+			kept = append(kept, r)
+		}
+	}
+	pc.roots = kept
+	for _, p := range v.pins {
+		if p.Kind == pathKindGitDir {
+			pc.held[p.Path] = true
+		}
+	}
+	return pc
+}
+
+// run walks every root and quarantines what it must, taking what changed
+// at or after since (coarseNow before the command started) for the
+// command's doing; limits are what the walk could not cover.
+func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string) {
+	w := &plantWalk{pc: pc, since: since}
+	for _, root := range pc.roots {
+		fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if !errors.Is(err, unix.ENOENT) {
+				w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", root, err))
+			}
+			continue
+		}
+		w.dir(fd, root, 0)
+	}
+	return w.found, w.limits
+}
+
+type plantWalk struct {
+	pc     *plantCheck
+	since  time.Time
+	dirs   int
+	found  []Quarantine
+	limits []string
+}
+
+// dir checks the directory open at fd (path p, depth levels below its
+// root), then each directory below it; it closes fd.
+func (w *plantWalk) dir(fd int, p string, depth int) {
+	defer unix.Close(fd)
+	if w.dirs >= maxPlantDirs {
+		if w.dirs == maxPlantDirs {
+			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories stopped after %d directories, at %s", maxPlantDirs, p))
+			w.dirs++
+		}
+		return
+	}
+	w.dirs++
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", p, err))
+		return
+	}
+	f := os.NewFile(uintptr(dup), p)
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(ents) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[e.Name()] = true
+	}
+	if names["HEAD"] && (names["commondir"] || names["objects"] && names["refs"]) && !w.pc.held[p] {
+		w.gitDir(fd, p)
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if depth+1 > maxPlantDepth {
+			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", p, maxPlantDepth))
+			return
+		}
+		cfd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // replaced since it was listed, or unreadable
+		}
+		w.dir(cfd, joinPath(p, e.Name()), depth+1)
+	}
+}
+
+// gitControlNames are what make a directory a repository and what in it
+// makes git run a program.
+var gitControlNames = []string{".", "HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks"}
+
+// gitDir checks the repository whose git dir is open at gfd (path g) when
+// the command made or changed it, and quarantines it when it must.
+func (w *plantWalk) gitDir(gfd int, g string) {
+	common, commonFd := w.commonDir(gfd, g)
+	if commonFd >= 0 {
+		defer unix.Close(commonFd)
+	}
+	if !w.changed(gfd, gitControlNames) && (commonFd < 0 || !w.changed(commonFd, []string{"config", "hooks"})) {
+		return
+	}
+	reason := trustGitDir(gfd)
+	if reason == "" && commonFd >= 0 {
+		if reason = trustGitDir(commonFd); reason != "" {
+			reason = "its common dir " + common + ": " + reason
+		}
+	}
+	if reason == "" {
+		return
+	}
+	q := Quarantine{Path: g, Reason: reason}
+	for i := 0; i < 100; i++ {
+		name := "HEAD" + domain.GitUntrustedSuffix
+		if i > 0 {
+			name += fmt.Sprintf(".%d", i)
+		}
+		err := unix.Renameat2(gfd, "HEAD", gfd, name, unix.RENAME_NOREPLACE)
+		if err == nil {
+			q.MovedTo, q.Error = joinPath(g, name), ""
+			break
+		}
+		q.Error = err.Error()
+		if !errors.Is(err, unix.EEXIST) {
+			break
+		}
+	}
+	w.found = append(w.found, q)
+}
+
+// commonDir opens the common dir the git dir at gfd names (commondir),
+// unless it is one the command ran with held; -1 when there is none.
+func (w *plantWalk) commonDir(gfd int, g string) (string, int) {
+	b, err := readSmallAt(gfd, "commondir", 4096)
+	if err != nil {
+		return "", -1
+	}
+	c := strings.TrimSpace(string(b))
+	if c == "" {
+		return "", -1
+	}
+	if !strings.HasPrefix(c, "/") {
+		c = g + "/" + c
+	}
+	c = domain.CleanPath(c)
+	if canon, exists, ok, err := canonicalPath(c); err == nil && ok && exists {
+		c = canon
+	}
+	if w.pc.held[c] {
+		return "", -1
+	}
+	fd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", -1
+	}
+	return c, fd
+}
+
+// changed reports whether any of names (relative to dfd; "." is the
+// directory) or any entry of dfd's hooks changed since the command started.
+func (w *plantWalk) changed(dfd int, names []string) bool {
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		if !time.Unix(st.Ctim.Unix()).Before(w.since) {
+			return true
+		}
+		if n == "hooks" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			hooks, err := listAt(dfd, "hooks")
+			if err != nil {
+				return true
+			}
+			for _, h := range hooks {
+				if unix.Fstatat(dfd, "hooks/"+h, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// trustGitDir returns why the git dir at gfd is not trusted, or "": its
+// config and config.worktree hold trusted keys only, and its hooks are
+// git's samples.
+func trustGitDir(gfd int) string {
+	for _, n := range []string{"config", "config.worktree"} {
+		b, err := readSmallAt(gfd, n, domain.MaxGitConfigSize)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return n + ": " + err.Error()
+		}
+		if err := domain.CheckGitConfig(b); err != nil {
+			return n + ": " + err.Error()
+		}
+	}
+	var st unix.Stat_t
+	switch err := unix.Fstatat(gfd, "hooks", &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case errors.Is(err, unix.ENOENT):
+	case err != nil:
+		return "hooks: " + err.Error()
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return "hooks is not a directory"
+	default:
+		hooks, err := listAt(gfd, "hooks")
+		if err != nil {
+			return "hooks: " + err.Error()
+		}
+		for _, h := range hooks {
+			if !domain.GitHookTrusted(h) {
+				return "hooks/" + h + " is a hook git would run"
+			}
+		}
+	}
+	return ""
+}
+
+// readSmallAt reads the regular file name below dfd, not following a
+// final symlink and refusing one larger than limit.
+func readSmallAt(dfd int, name string, limit int64) ([]byte, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, errors.New("a symlink")
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, err
+}
+
+// listAt lists the names in the directory name below dfd (not following a
+// symlink).
+func listAt(dfd int, name string) ([]string, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	return f.Readdirnames(-1)
+}

@@ -1,0 +1,206 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// hostGitRun runs git on the host like hostGit, but returns its failure
+// instead of failing the test (git refuses a repository that was
+// quarantined).
+func hostGitRun(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// clockPast waits until the clock file times are stamped with has passed
+// p's change time, so that p counts as older than the next command.
+func clockPast(t *testing.T, p string) {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	for !coarseNow().After(time.Unix(st.Ctim.Unix())) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// quarantined returns the git dirs r reports quarantined.
+func quarantined(r *Result) []string {
+	var out []string
+	for _, q := range r.Quarantined {
+		out = append(out, q.Path)
+	}
+	return out
+}
+
+// plantFixture is a workspace repository whose own config holds keys the
+// check would not trust in a repository a command made (the user's own
+// choices: an alias, a textconv, a hooks path), a marker path outside it,
+// and the auto_accept_edits snapshot over it.
+type plantFixture struct {
+	ws, marker string
+	s          *domain.TurnExecutionSecuritySnapshot
+}
+
+func newPlantFixture(t *testing.T) *plantFixture {
+	t.Helper()
+	requireKernel(t, true)
+	base := tempWorkspace(t)
+	ws := base + "/ws"
+	mkfiles(t, ws, map[string]string{"src/main.go": "package main\n", "README": "r\n"})
+	hostGit(t, ws, "init", "-q")
+	hostGit(t, ws, "config", "alias.st", "status")
+	hostGit(t, ws, "config", "diff.bin.textconv", "cat")
+	hostGit(t, ws, "add", ".")
+	hostGit(t, ws, "commit", "-q", "-m", "first")
+	return &plantFixture{ws: ws, marker: base + "/pwned", s: snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)}
+}
+
+// fsmonitor is a config line that makes git run a program touching the
+// marker.
+func (f *plantFixture) fsmonitor(suffix ...string) string {
+	return "printf '[core]\\n\\tfsmonitor = touch " + f.marker + strings.Join(suffix, "") + "\\n'"
+}
+
+const agentGit = "export HOME=$TMPDIR; git -c user.name=agent -c user.email=agent@example.com "
+
+// TestPlantedRepositoryIsQuarantined: the audit's planted repository. A
+// command makes a repository in a new directory with a core.fsmonitor
+// program and registers it in the workspace's index as a submodule; the
+// host's next git status in the workspace would run the program. After the
+// command, its HEAD is renamed and the result names it; the host's git
+// status runs nothing, nor does git in the planted directory. Control: the
+// workspace's own repository (held for the command, its config the user's
+// own) is left alone although the command committed to it.
+func TestPlantedRepositoryIsQuarantined(t *testing.T) {
+	f := newPlantFixture(t)
+	r := sh(t, f.s, agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config && "+
+		agentGit+"-C sub commit -q --allow-empty -m x && "+agentGit+"add sub && "+agentGit+"commit -q -m 'add sub' && echo ok")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("the plant failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/sub/.git"}) {
+		t.Fatalf("quarantined %v, want only sub/.git (%+v)", got, r.Quarantined)
+	}
+	q := r.Quarantined[0]
+	if !strings.Contains(q.Reason, "core.fsmonitor") || q.MovedTo != f.ws+"/sub/.git/HEAD"+domain.GitUntrustedSuffix || q.Error != "" ||
+		exists(f.ws+"/sub/.git/HEAD") || !exists(q.MovedTo) {
+		t.Fatalf("quarantine %+v", q)
+	}
+	hostGitRun(t, f.ws, "status")
+	hostGitRun(t, f.ws+"/sub", "status")
+	if exists(f.marker) {
+		t.Fatal("the host's git ran the planted repository's fsmonitor")
+	}
+	if !exists(f.ws+"/.git/HEAD") || !strings.Contains(hostGit(t, f.ws, "log", "--oneline"), "add sub") {
+		t.Fatal("the workspace's own repository was touched")
+	}
+}
+
+// TestPlantedBareRepositoryIsQuarantined: HEAD, objects and refs written
+// into an existing directory make git take it for a bare repository (with
+// the config next to them); a linked-worktree layout (HEAD and commondir)
+// takes its config from the common dir it names, here a directory with no
+// HEAD of its own; a new repository with a hook; each is quarantined, and
+// the host's git in them runs nothing (the bare one's alias shadows the
+// workspace's own "st").
+func TestPlantedBareRepositoryIsQuarantined(t *testing.T) {
+	f := newPlantFixture(t)
+	hooked := f.ws + "/hooked"
+	r := sh(t, f.s, "cd src && echo 'ref: refs/heads/main' > HEAD && mkdir objects refs && printf '[alias]\\n\\tst = !touch "+f.marker+".bare\\n' > config && cd .. && "+
+		"mkdir -p x/common/objects x/common/refs x/wt y && "+f.fsmonitor(".common")+" > x/common/config && "+
+		"echo 'ref: refs/heads/main' > x/wt/HEAD && echo ../common > x/wt/commondir && echo 'gitdir: ../x/wt' > y/.git && "+
+		agentGit+"init -q hooked && printf '#!/bin/sh\\ntouch "+f.marker+".hook\\n' > hooked/.git/hooks/post-commit && chmod +x hooked/.git/hooks/post-commit && echo ok")
+	if r.ExitCode != 0 {
+		t.Fatalf("the plant failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	want := []string{f.ws + "/hooked/.git", f.ws + "/src", f.ws + "/x/wt"}
+	got := quarantined(r)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("quarantined %v, want %v (%+v)", got, want, r.Quarantined)
+	}
+	hostGitRun(t, f.ws+"/src", "st") // the person's own alias in the workspace: status
+	hostGitRun(t, f.ws+"/y", "status")
+	hostGitRun(t, hooked, "commit", "-q", "--allow-empty", "-m", "x")
+	for _, m := range []string{".bare", ".common", ".hook"} {
+		if exists(f.marker + m) {
+			t.Errorf("the host's git ran what a planted repository said (%s)", m)
+		}
+	}
+}
+
+// TestQuarantineCannotBeUndone: a later command that renames the HEAD back
+// finds it quarantined again at its end; one that plants a repository
+// below a symlink's target outside its roots, or loops, neither leads the
+// walk out of the roots nor stops it.
+func TestQuarantineCannotBeUndone(t *testing.T) {
+	f := newPlantFixture(t)
+	outside := t.TempDir()
+	hostGit(t, outside, "init", "-q")
+	hostGit(t, outside, "config", "core.fsmonitor", "false")
+	r := sh(t, f.s, agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config")
+	if len(r.Quarantined) != 1 {
+		t.Fatalf("quarantined %+v", r.Quarantined)
+	}
+	r = sh(t, f.s, "mv sub/.git/HEAD"+domain.GitUntrustedSuffix+" sub/.git/HEAD && ln -s "+outside+" out && ln -s . loop && mkdir -p a/b && ln -s ../.. a/b/up")
+	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/sub/.git"}) || exists(f.ws+"/sub/.git/HEAD") {
+		t.Fatalf("after the rename back, quarantined %v", got)
+	}
+	if !exists(outside + "/.git/HEAD") {
+		t.Fatal("the walk followed a symlink out of the roots")
+	}
+}
+
+// TestLegitimateRepositoriesAreKept: what git init, clone, commit and
+// config write by themselves is trusted: the repositories stay usable on
+// the host. A user's repository deeper than the discovery reaches keeps its
+// own config while the command leaves it alone, and is quarantined once the
+// command has written a program into it.
+func TestLegitimateRepositoriesAreKept(t *testing.T) {
+	f := newPlantFixture(t)
+	deep := f.ws + "/d/1/2/3/4/5/6/7/deep"
+	mkfiles(t, deep, map[string]string{"f": "x\n"})
+	hostGit(t, deep, "init", "-q")
+	hostGit(t, deep, "config", "core.hooksPath", "/usr/share/nothing")
+	clockPast(t, deep+"/.git/config")
+	r := sh(t, f.s, agentGit+"init -q lib && cd lib && echo x > x.c && "+agentGit+"add x.c && "+agentGit+"commit -q -m 'lib commit' && "+
+		agentGit+"config user.email a@example.com && "+agentGit+"remote add origin https://example.com/x.git && "+
+		agentGit+"branch -q --set-upstream-to=main main 2>/dev/null; cd .. && "+agentGit+"clone -q ./lib copy && "+
+		agentGit+"clone -q --bare ./lib bare.git && echo ok")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("(%d): %s", r.ExitCode, r.Stderr)
+	}
+	if len(r.Quarantined) != 0 || len(r.CheckLimits) != 0 {
+		t.Fatalf("quarantined %+v, limits %v", r.Quarantined, r.CheckLimits)
+	}
+	for _, dir := range []string{f.ws + "/lib", f.ws + "/copy", f.ws + "/bare.git"} {
+		if out := hostGit(t, dir, "log", "--oneline"); !strings.Contains(out, "lib commit") {
+			t.Fatalf("%s: %q", dir, out)
+		}
+	}
+	if !exists(deep + "/.git/HEAD") {
+		t.Fatal("a user's repository the command did not touch was quarantined")
+	}
+	r = sh(t, f.s, f.fsmonitor()+" >> "+deep+"/.git/config")
+	if got := quarantined(r); r.ExitCode != 0 || !slices.Equal(got, []string{deep + "/.git"}) {
+		t.Fatalf("(%d) quarantined %v: %s", r.ExitCode, got, r.Stderr)
+	}
+	if _, err := os.Stat(deep + "/.git/HEAD"); err == nil {
+		t.Fatal("HEAD still there")
+	}
+}
