@@ -135,6 +135,9 @@ func notification(e *turn.Event) (string, map[string]any) {
 	case *turn.ExecFinished:
 		p["kind"], p["tool_call_id"], p["exit_code"], p["timed_out"] = "exec_finished", ev.ToolCallID, ev.ExitCode, ev.TimedOut
 		p["stopped"] = ev.Stopped
+		if len(ev.Quarantined) > 0 {
+			p["quarantined"] = ev.Quarantined
+		}
 	case *turn.ChildTurnStarted:
 		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
 	case *turn.EgressTraffic:

@@ -128,6 +128,12 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		if res.TimedOut {
 			fmt.Fprintf(stderr, "turnstile sandbox: timed out after %s; the process group was killed\n", plan.Timeout)
 		}
+		for _, q := range res.Quarantined {
+			fmt.Fprintln(stderr, QuarantineLine(q.Path, q.Reason, q.MovedTo, q.Error))
+		}
+		for _, l := range res.CheckLimits {
+			fmt.Fprintln(stderr, "turnstile sandbox: "+l)
+		}
 	}
 	if err != nil {
 		var r *Refusal

@@ -73,6 +73,14 @@ type Quarantine struct {
 	Error string `json:"error,omitempty"`
 }
 
+// QuarantineLine is how the command line reports a quarantined repository.
+func QuarantineLine(gitDir, reason, movedTo, failed string) string {
+	if failed != "" {
+		return fmt.Sprintf("turnstile: the command left a repository at %s that is not trusted (%s), and renaming its HEAD failed: %s", gitDir, reason, failed)
+	}
+	return fmt.Sprintf("turnstile: the command left a repository at %s that is not trusted (%s): its HEAD is now %s, so that no git uses it; look at it before renaming it back", gitDir, reason, movedTo)
+}
+
 // newPlantCheck returns the check of v's writable grants, or nil when there
 // are none.
 func newPlantCheck(v *fsView) *plantCheck {

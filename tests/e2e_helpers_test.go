@@ -75,6 +75,12 @@ type decisionAnswer struct {
 		Stdout   string `json:"stdout"`
 		Stderr   string `json:"stderr"`
 		TimedOut bool   `json:"timed_out"`
+		// Quarantined are the repositories the command left untrusted.
+		Quarantined []struct {
+			GitDir  string `json:"git_dir"`
+			Reason  string `json:"reason"`
+			MovedTo string `json:"moved_to"`
+		} `json:"quarantined"`
 	} `json:"result"`
 	Message string `json:"message"`
 }

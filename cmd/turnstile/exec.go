@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"turnstile/api"
+	"turnstile/sandbox"
 )
 
 func execCmd(args []string, stdout, stderr io.Writer) int {
@@ -59,6 +60,12 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, out.Result.Stderr)
 		if out.Result.TimedOut {
 			fmt.Fprintln(stderr, "turnstile exec: killed by the timeout")
+		}
+		for _, q := range out.Result.Quarantined {
+			fmt.Fprintln(stderr, shown(sandbox.QuarantineLine(q.GitDir, q.Reason, q.MovedTo, q.Error)))
+		}
+		for _, l := range out.Result.CheckLimits {
+			fmt.Fprintln(stderr, "turnstile exec: "+shown(l))
 		}
 		return out.Result.ExitCode
 	case status == 202:

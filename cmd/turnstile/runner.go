@@ -90,10 +90,15 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	if res.SandboxError != "" {
 		return nil, sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: sandbox.CodeSandboxFailed, Message: res.SandboxError}}
 	}
-	return &engine.CommandResult{
+	out := &engine.CommandResult{
 		ExitCode: res.ExitCode, Stdout: string(res.Stdout), Stderr: string(res.Stderr),
 		StdoutTruncated: res.StdoutTruncated, StderrTruncated: res.StderrTruncated, DurationMs: res.DurationMs, TimedOut: res.TimedOut,
-	}, nil
+		CheckLimits: res.CheckLimits,
+	}
+	for _, q := range res.Quarantined {
+		out.Quarantined = append(out.Quarantined, engine.QuarantinedRepository{GitDir: q.Path, Reason: q.Reason, MovedTo: q.MovedTo, Error: q.Error})
+	}
+	return out, nil
 }
 
 // instanceName draws this process's engine instance name: instances that

@@ -63,6 +63,34 @@ type CommandResult struct {
 	StderrTruncated bool   `json:"stderr_truncated"`
 	DurationMs      int64  `json:"duration_ms"`
 	TimedOut        bool   `json:"timed_out"`
+	// Quarantined are the git repositories the command left in a writable
+	// root with a config or hooks that are not trusted: their HEAD was
+	// renamed (domain.GitUntrustedSuffix) so that no git takes them for a
+	// repository. CheckLimits is what that check could not cover.
+	Quarantined []QuarantinedRepository `json:"quarantined,omitempty"`
+	CheckLimits []string                `json:"check_limits,omitempty"`
+}
+
+// QuarantinedRepository is one repository a command left that is not
+// trusted.
+type QuarantinedRepository struct {
+	// GitDir is the repository's git dir.
+	GitDir string `json:"git_dir"`
+	// Reason is what is not trusted (the first untrusted key or hook).
+	Reason string `json:"reason"`
+	// MovedTo is where its HEAD is now; empty when the rename failed.
+	MovedTo string `json:"moved_to,omitempty"`
+	// Error is why the rename failed: the repository is still usable.
+	Error string `json:"error,omitempty"`
+}
+
+// quarantinedDirs are the git dirs of q.
+func quarantinedDirs(q []QuarantinedRepository) []string {
+	var out []string
+	for _, r := range q {
+		out = append(out, r.GitDir)
+	}
+	return out
 }
 
 // ExecResult is the answer to Exec.
@@ -209,7 +237,8 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	sctx, cancel := c.step(context.WithoutCancel(ctx))
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
-		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended)}})
+		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended),
+		Quarantined: quarantinedDirs(result.Quarantined)}})
 	if err == nil {
 		out.Position, out.Turn = fin.Position, fin.Turn
 	}

@@ -40,6 +40,10 @@ type ExecFinished struct {
 	// ("permissions changed (version N)": a mid-turn change narrowed the
 	// snapshot it ran under); empty when it was not.
 	Stopped string `json:"stopped,omitempty"`
+	// Quarantined are the git dirs of the repositories the command left in
+	// a writable root with a config or hooks that are not trusted (their
+	// HEAD renamed); empty when none.
+	Quarantined []string `json:"quarantined,omitempty"`
 }
 
 // ChildTurnStarted is appended to a parent turn before a child starts, so
