@@ -30,13 +30,6 @@ import (
 // its HEAD (domain.GitUntrustedSuffix), so that no git takes it for a
 // repository, and reports it.
 
-// Bounds of the walk: maxPlantDirs directories in all, maxPlantDepth below
-// a root (one open descriptor a level). What lies beyond is reported in
-// Result.CheckLimits, not checked.
-const (
-	maxPlantDirs  = 200_000
-	maxPlantDepth = 256
-)
 
 // coarseNow reads the clock the kernel stamps file times with (the coarse
 // real-time clock: a change made after coarseNow returns is stamped no
@@ -109,78 +102,6 @@ func newPlantCheck(v *fsView) *plantCheck {
 	return pc
 }
 
-// run walks every root and quarantines what it must, taking what changed
-// at or after since (coarseNow before the command started) for the
-// command's doing; limits are what the walk could not cover.
-func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string) {
-	w := &plantWalk{pc: pc, since: since}
-	for _, root := range pc.roots {
-		fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			if !errors.Is(err, unix.ENOENT) {
-				w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", root, err))
-			}
-			continue
-		}
-		w.dir(fd, root, 0)
-	}
-	return w.found, w.limits
-}
-
-type plantWalk struct {
-	pc     *plantCheck
-	since  time.Time
-	dirs   int
-	found  []Quarantine
-	limits []string
-}
-
-// dir checks the directory open at fd (path p, depth levels below its
-// root), then each directory below it; it closes fd.
-func (w *plantWalk) dir(fd int, p string, depth int) {
-	defer unix.Close(fd)
-	if w.dirs >= maxPlantDirs {
-		if w.dirs == maxPlantDirs {
-			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories stopped after %d directories, at %s", maxPlantDirs, p))
-			w.dirs++
-		}
-		return
-	}
-	w.dirs++
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", p, err))
-		return
-	}
-	f := os.NewFile(uintptr(dup), p)
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(ents) == 0 {
-		return
-	}
-	names := map[string]bool{}
-	for _, e := range ents {
-		names[e.Name()] = true
-	}
-	if names["HEAD"] && (names["commondir"] || names["objects"] && names["refs"]) && !w.pc.held[p] {
-		w.gitDir(fd, p)
-	}
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		if depth+1 > maxPlantDepth {
-			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", p, maxPlantDepth))
-			return
-		}
-		cfd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // replaced since it was listed, or unreadable
-		}
-		w.dir(cfd, joinPath(p, e.Name()), depth+1)
-	}
-}
-
 // gitControlNames are what make a directory a repository and what in it
 // makes git run a program.
 var gitControlNames = []string{".", "HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks"}
@@ -188,6 +109,9 @@ var gitControlNames = []string{".", "HEAD", "objects", "refs", "commondir", "con
 // gitDir checks the repository whose git dir is open at gfd (path g) when
 // the command made or changed it, and quarantines it when it must.
 func (w *plantWalk) gitDir(gfd int, g string) {
+	if w.pc.held[g] {
+		return
+	}
 	common, commonFd := w.commonDir(gfd, g)
 	if commonFd >= 0 {
 		defer unix.Close(commonFd)

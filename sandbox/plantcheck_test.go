@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,16 +26,40 @@ func hostGitRun(t *testing.T, dir string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// clockPast waits until the clock file times are stamped with has passed
-// p's change time, so that p counts as older than the next command.
-func clockPast(t *testing.T, p string) {
+// clockPast waits until the clock file times are stamped with, down to the
+// second (plantWalk.since), has passed p's change time, so that p counts
+// as older than the next command.
+func clockPast(t *testing.T, p string) { clockPastB(t, p) }
+
+func clockPastB(t testing.TB, p string) {
 	t.Helper()
 	var st unix.Stat_t
 	if err := unix.Lstat(p, &st); err != nil {
 		t.Fatal(err)
 	}
-	for !coarseNow().After(time.Unix(st.Ctim.Unix())) {
-		time.Sleep(time.Millisecond)
+	for !coarseNow().Truncate(time.Second).After(time.Unix(st.Ctim.Unix())) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mkfilesB creates empty files and (names ending in "/") directories
+// below base.
+func mkfilesB(t testing.TB, base string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		p := filepath.Join(base, name)
+		dir := p
+		if !strings.HasSuffix(name, "/") {
+			dir = filepath.Dir(p)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(name, "/") {
+			if err := os.WriteFile(p, []byte("[core]\n\tbare = false\n\tfsmonitor = x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

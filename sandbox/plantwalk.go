@@ -1,0 +1,282 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The walk behind the check for planted repositories (plantcheck.go). It
+// lists every directory below each writable root, so its cost follows the
+// root's size: about 15–25 µs a directory where system calls are slow (a
+// virtual machine). A directory whose entries did not change since an
+// earlier walk listed it is not listed again: the walk remembers, per
+// directory, its inode, its change time and its subdirectories, and reuses
+// them while a stat shows the same inode and change time (one system call
+// instead of four). Any entry made, removed or renamed in a directory
+// changes its change time; a listing is reused only when that time was
+// already maxStampLag old when it was taken (a change in the same clock
+// tick, or the same second on a file system that stamps whole seconds,
+// would otherwise leave it equal), on the file systems that stamp change
+// times locally (plantMemoFS), and for directories on the root's own file
+// system.
+
+// Bounds of the walk: maxPlantDirs directories a check, maxPlantDepth below
+// a root. What lies beyond is reported in Result.CheckLimits, not checked.
+const (
+	maxPlantDirs  = 200_000
+	maxPlantDepth = 256
+	maxStampLag   = 2 * time.Second
+	// maxMemoDirs bounds the directories remembered over all roots.
+	maxMemoDirs = 1 << 20
+)
+
+// plantMemoFS are the file systems whose change times the walk trusts
+// (statfs magic numbers): ext4, xfs, btrfs, tmpfs, f2fs, zfs, overlayfs.
+var plantMemoFS = map[int64]bool{0xEF53: true, 0x58465342: true, 0x9123683E: true, 0x01021994: true, 0xF2F52010: true, 0x2FC12FC1: true, 0x794c7630: true}
+
+// memoDir is what a walk found in one directory.
+type memoDir struct {
+	dev, ino uint64
+	ctime    int64 // nanoseconds; -1: too recent to reuse
+	subdirs  []string
+	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
+	// and refs.
+	gitDir bool
+	gen    uint64
+}
+
+// rootMemo is what the walks of one root remember. mu is held for a whole
+// walk: checks of the same root run one at a time.
+type rootMemo struct {
+	mu       sync.Mutex
+	dev, ino uint64
+	gen      uint64
+	dirs     map[string]*memoDir // by path relative to the root; guarded by mu
+}
+
+var plantMemos = struct {
+	sync.Mutex
+	m map[string]*rootMemo // by canonical root
+}{m: map[string]*rootMemo{}}
+
+// memoFor returns the memo of root, a new one when the root's inode is not
+// the one remembered.
+func memoFor(root string) *rootMemo {
+	plantMemos.Lock()
+	defer plantMemos.Unlock()
+	m := plantMemos.m[root]
+	if m == nil {
+		total := 0
+		for _, o := range plantMemos.m {
+			total += len(o.dirs) // racy size read: a bound, not a count
+		}
+		if total > maxMemoDirs || len(plantMemos.m) > 1024 {
+			plantMemos.m = map[string]*rootMemo{}
+		}
+		m = &rootMemo{dirs: map[string]*memoDir{}}
+		plantMemos.m[root] = m
+	}
+	return m
+}
+
+// run walks every root and quarantines what it must, taking what changed
+// at or after since (coarseNow before the command started) for the
+// command's doing; limits are what the walk could not cover.
+func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string) {
+	w := &plantWalk{pc: pc, since: since.Truncate(time.Second), buf: make([]byte, 32<<10)}
+	for _, root := range pc.roots {
+		w.root(root)
+	}
+	return w.found, w.limits
+}
+
+type plantWalk struct {
+	pc *plantCheck
+	// since is the command's start, down to the whole second (a file
+	// system may stamp whole seconds).
+	since  time.Time
+	dirs   int
+	found  []Quarantine
+	limits []string
+	buf    []byte
+
+	// Of the root being walked:
+	rootPath string
+	rootFd   int
+	memo     *rootMemo
+	memoOK   bool // its file system's change times are trusted
+}
+
+func (w *plantWalk) root(root string) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", root, err))
+		}
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	var sfs unix.Statfs_t
+	if unix.Fstat(fd, &st) != nil || unix.Fstatfs(fd, &sfs) != nil {
+		return
+	}
+	m := memoFor(root)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dev != st.Dev || m.ino != st.Ino {
+		m.dev, m.ino, m.dirs = st.Dev, st.Ino, map[string]*memoDir{}
+	}
+	m.gen++
+	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
+	w.visit("", &st, 0)
+	for rel, d := range m.dirs {
+		if d.gen != m.gen {
+			delete(m.dirs, rel)
+		}
+	}
+}
+
+// visit checks the directory at rel (below the root being walked; st is
+// its stat) and every directory below it.
+func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
+	if w.dirs >= maxPlantDirs {
+		if w.dirs == maxPlantDirs {
+			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories stopped after %d directories, at %s", maxPlantDirs, w.path(rel)))
+			w.dirs++
+		}
+		return
+	}
+	w.dirs++
+	d := w.memo.dirs[rel]
+	if d == nil || d.ctime < 0 || d.dev != st.Dev || d.ino != st.Ino || d.ctime != st.Ctim.Nano() {
+		if d = w.list(rel); d == nil {
+			return
+		}
+		w.memo.dirs[rel] = d
+	}
+	d.gen = w.memo.gen
+	if d.gitDir {
+		if gfd, err := w.open(rel); err == nil {
+			w.gitDir(gfd, w.path(rel))
+			unix.Close(gfd)
+		}
+	}
+	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
+		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
+		return
+	}
+	for _, name := range d.subdirs {
+		child := relChild(rel, name)
+		var cst unix.Stat_t
+		// A path, not a descriptor: a directory component replaced by a
+		// symlink since the listing changed its parent's change time, so
+		// the parent was listed again above and no longer names it.
+		if unix.Fstatat(w.rootFd, child, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		w.visit(child, &cst, depth+1)
+	}
+}
+
+// list reads the directory at rel; nil when it cannot be opened beneath
+// the root without a symlink.
+func (w *plantWalk) list(rel string) *memoDir {
+	listed := coarseNow()
+	fd, err := w.open(rel)
+	if err != nil {
+		if errors.Is(err, unix.ENAMETOOLONG) {
+			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (path too long)", w.path(rel)))
+		}
+		return nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return nil
+	}
+	d := &memoDir{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano()}
+	if !w.memoOK || st.Dev != w.memo.dev || listed.Sub(time.Unix(0, d.ctime)) < maxStampLag {
+		d.ctime = -1
+	}
+	var head, common, objects, refs bool
+	for {
+		n, err := unix.Getdents(fd, w.buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		for b := w.buf[:n]; len(b) > 0; {
+			name, typ, rest := parseDirent(b)
+			b = rest
+			switch name {
+			case "", ".", "..":
+				continue
+			case "HEAD":
+				head = true
+			case "commondir":
+				common = true
+			case "objects":
+				objects = true
+			case "refs":
+				refs = true
+			}
+			if typ == unix.DT_UNKNOWN {
+				var cst unix.Stat_t
+				if unix.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
+					typ = unix.DT_DIR
+				}
+			}
+			if typ == unix.DT_DIR {
+				d.subdirs = append(d.subdirs, name)
+			}
+		}
+	}
+	d.gitDir = head && (common || objects && refs)
+	return d
+}
+
+// open opens the directory at rel beneath the root being walked, refusing
+// every symlink on the way.
+func (w *plantWalk) open(rel string) (int, error) {
+	if rel == "" {
+		rel = "."
+	}
+	return unix.Openat2(w.rootFd, rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+}
+
+func (w *plantWalk) path(rel string) string { return joinPath(w.rootPath, rel) }
+
+func relChild(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
+// parseDirent reads one linux_dirent64 from b: its name, its type and
+// what follows it.
+func parseDirent(b []byte) (name string, typ uint8, rest []byte) {
+	if len(b) < 19 {
+		return "", 0, nil
+	}
+	reclen := int(b[16]) | int(b[17])<<8
+	if reclen < 19 || reclen > len(b) {
+		return "", 0, nil
+	}
+	typ = b[18]
+	nb := b[19:reclen]
+	for i, c := range nb {
+		if c == 0 {
+			nb = nb[:i]
+			break
+		}
+	}
+	return string(nb), typ, b[reclen:]
+}
