@@ -30,7 +30,6 @@ import (
 // its HEAD (domain.GitUntrustedSuffix), so that no git takes it for a
 // repository, and reports it.
 
-
 // coarseNow reads the clock the kernel stamps file times with (the coarse
 // real-time clock: a change made after coarseNow returns is stamped no
 // earlier than its result, while the fine clock may already be a tick
