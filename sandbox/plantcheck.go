@@ -106,8 +106,9 @@ func newPlantCheck(v *fsView) *plantCheck {
 var gitControlNames = []string{".", "HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks"}
 
 // gitDir checks the repository whose git dir is open at gfd (path g) when
-// the command made or changed it, and quarantines it when it must.
-func (w *plantWalk) gitDir(gfd int, g string) {
+// the command made or changed it, or when no earlier walk of this root
+// found it (unseen), and quarantines it when it must.
+func (w *plantWalk) gitDir(gfd int, g string, unseen bool) {
 	if w.pc.held[g] {
 		return
 	}
@@ -115,7 +116,7 @@ func (w *plantWalk) gitDir(gfd int, g string) {
 	if commonFd >= 0 {
 		defer unix.Close(commonFd)
 	}
-	if !w.changed(gfd, gitControlNames) && (commonFd < 0 || !w.changed(commonFd, []string{"config", "hooks"})) {
+	if !unseen && !w.changed(gfd, gitControlNames) && (commonFd < 0 || !w.changed(commonFd, []string{"config", "hooks"})) {
 		return
 	}
 	reason := trustGitDir(gfd)

@@ -229,3 +229,39 @@ func TestLegitimateRepositoriesAreKept(t *testing.T) {
 		t.Fatal("HEAD still there")
 	}
 }
+
+// TestRepositoryHiddenFromTheCheckIsFound: a second command that moves a
+// planted repository out of the way while the first command's check walks
+// (here the move is made as the walk reaches the directory holding it, to a
+// name the walk has listed past) hides it from that check; the next check
+// finds it as a repository no walk has seen and checks it, although its
+// times are older than that command. Control: without the move, the first
+// check finds it.
+func TestRepositoryHiddenFromTheCheckIsFound(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"a/": ""})
+	clockPast(t, f.ws+"/a")
+	sh(t, f.s, "true") // a first walk: the workspace's repositories are known
+	plantVisitHook = func(root, rel string) {
+		if root == f.ws && rel == "a" {
+			if err := os.Rename(f.ws+"/a/x", f.ws+"/zz"); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	r := sh(t, f.s, "mkdir a/x && cd a/x && "+agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config")
+	plantVisitHook = nil
+	if r.ExitCode != 0 || len(r.Quarantined) != 0 || !exists(f.ws+"/zz/sub/.git/HEAD") {
+		t.Fatalf("the move did not hide the repository from the check: %+v %s", r.Quarantined, r.Stderr)
+	}
+	clockPast(t, f.ws+"/zz/sub/.git/config")
+	r = sh(t, f.s, "true")
+	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/zz/sub/.git"}) || exists(f.ws+"/zz/sub/.git/HEAD") {
+		t.Fatalf("the next check: quarantined %v", got)
+	}
+	// Control: the same plant, not moved, is found by its own check.
+	r = sh(t, f.s, "mkdir -p a/y && cd a/y && "+agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config")
+	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/a/y/sub/.git"}) {
+		t.Fatalf("control: quarantined %v", got)
+	}
+}

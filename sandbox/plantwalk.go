@@ -23,6 +23,13 @@ import (
 // would otherwise leave it equal), on the file systems that stamp change
 // times locally (plantMemoFS), and for directories on the root's own file
 // system.
+//
+// A repository is checked when something in it changed since the command
+// started, and also when no earlier walk of the root (in this process)
+// found it: a second command that moves a planted repository while the
+// check of the first one runs may hide it from that check, and the next
+// check finds it as one it has not seen, whatever its times say. The first
+// walk of a root knows no repository and goes by the times alone.
 
 // Bounds of the walk: maxPlantDirs directories a check, maxPlantDepth below
 // a root. What lies beyond is reported in Result.CheckLimits, not checked.
@@ -54,8 +61,11 @@ type memoDir struct {
 type rootMemo struct {
 	mu       sync.Mutex
 	dev, ino uint64
-	gen      uint64
+	gen      uint64              // walks so far; guarded by mu
 	dirs     map[string]*memoDir // by path relative to the root; guarded by mu
+	// seen are the git dirs (device, inode) the last walk found; guarded
+	// by mu.
+	seen map[[2]uint64]bool
 }
 
 var plantMemos = struct {
@@ -109,6 +119,7 @@ type plantWalk struct {
 	rootFd   int
 	memo     *rootMemo
 	memoOK   bool // its file system's change times are trusted
+	seen     map[[2]uint64]bool
 }
 
 func (w *plantWalk) root(root string) {
@@ -129,17 +140,23 @@ func (w *plantWalk) root(root string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.dev != st.Dev || m.ino != st.Ino {
-		m.dev, m.ino, m.dirs = st.Dev, st.Ino, map[string]*memoDir{}
+		m.dev, m.ino, m.dirs, m.gen, m.seen = st.Dev, st.Ino, map[string]*memoDir{}, 0, nil
 	}
 	m.gen++
 	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
+	w.seen = map[[2]uint64]bool{}
 	w.visit("", &st, 0)
+	m.seen = w.seen
 	for rel, d := range m.dirs {
 		if d.gen != m.gen {
 			delete(m.dirs, rel)
 		}
 	}
 }
+
+// plantVisitHook, when set (tests), is called as the walk reaches each
+// directory: a test moves things under it as a second command would.
+var plantVisitHook func(root, rel string)
 
 // visit checks the directory at rel (below the root being walked; st is
 // its stat) and every directory below it.
@@ -152,6 +169,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 		return
 	}
 	w.dirs++
+	if plantVisitHook != nil {
+		plantVisitHook(w.rootPath, rel)
+	}
 	d := w.memo.dirs[rel]
 	if d == nil || d.ctime < 0 || d.dev != st.Dev || d.ino != st.Ino || d.ctime != st.Ctim.Nano() {
 		if d = w.list(rel); d == nil {
@@ -162,7 +182,12 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 	d.gen = w.memo.gen
 	if d.gitDir {
 		if gfd, err := w.open(rel); err == nil {
-			w.gitDir(gfd, w.path(rel))
+			var gst unix.Stat_t
+			if unix.Fstat(gfd, &gst) == nil {
+				key := [2]uint64{gst.Dev, gst.Ino}
+				w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
+				w.seen[key] = true
+			}
 			unix.Close(gfd)
 		}
 	}
