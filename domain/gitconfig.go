@@ -59,12 +59,21 @@ func GitHookTrusted(name string) bool {
 // header's line, the old [section.sub] form, a carriage return, a NUL, a
 // byte order mark, an unterminated quote) rather than guess.
 func CheckGitConfig(data []byte) error {
+	_, err := CheckGitConfigWorktree(data)
+	return err
+}
+
+// CheckGitConfigWorktree is CheckGitConfig that also returns the last
+// core.worktree value (git's choice of the work tree, which a caller must
+// keep inside where the repository may be; "" when unset). A value with a
+// quote, a backslash or a comment character is refused rather than read.
+func CheckGitConfigWorktree(data []byte) (worktree string, err error) {
 	if len(data) > MaxGitConfigSize {
-		return fmt.Errorf("config larger than %d bytes", MaxGitConfigSize)
+		return "", fmt.Errorf("config larger than %d bytes", MaxGitConfigSize)
 	}
 	s := string(data)
 	if strings.ContainsAny(s, "\x00\r") || strings.HasPrefix(s, "\xef\xbb\xbf") {
-		return fmt.Errorf("config holds a NUL, a carriage return or a byte order mark")
+		return "", fmt.Errorf("config holds a NUL, a carriage return or a byte order mark")
 	}
 	section, sub := "", false
 	for n, line := range strings.Split(s, "\n") {
@@ -75,24 +84,31 @@ func CheckGitConfig(data []byte) error {
 		case line[0] == '[':
 			name, hasSub, ok := gitSectionHeader(line)
 			if !ok {
-				return fmt.Errorf("line %d: section header not read: %q", n+1, clip(line))
+				return "", fmt.Errorf("line %d: section header not read: %q", n+1, clip(line))
 			}
 			section, sub = name, hasSub
 			continue
 		}
 		key, ok := gitKeyLine(line)
 		if !ok || section == "" {
-			return fmt.Errorf("line %d: not read as one key: %q", n+1, clip(line))
+			return "", fmt.Errorf("line %d: not read as one key: %q", n+1, clip(line))
 		}
 		if !gitKeyTrusted(section, sub, key) {
 			name := section + "." + key
 			if sub {
 				name = section + ".*." + key
 			}
-			return fmt.Errorf("line %d: %s is not a trusted key", n+1, name)
+			return "", fmt.Errorf("line %d: %s is not a trusted key", n+1, name)
+		}
+		if section == "core" && !sub && key == "worktree" {
+			_, v, _ := strings.Cut(line, "=")
+			if v = strings.Trim(v, " \t"); v == "" || strings.ContainsAny(v, "\"\\#;") {
+				return "", fmt.Errorf("line %d: core.worktree's value is not a plain path", n+1)
+			}
+			worktree = v
 		}
 	}
-	return nil
+	return worktree, nil
 }
 
 // GitConfigKeyTrusted reports whether a key as git config --list names it

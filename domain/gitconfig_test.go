@@ -76,3 +76,16 @@ func FuzzCheckGitConfig(f *testing.F) {
 	f.Add([]byte("[remote \"a\\\"b\"]\n\turl = x # c\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { _ = CheckGitConfig(b) })
 }
+
+// TestCheckGitConfigWorktree: the last core.worktree is returned; a value
+// that is not a plain path is refused.
+func TestCheckGitConfigWorktree(t *testing.T) {
+	if wt, err := CheckGitConfigWorktree([]byte("[core]\n\tworktree = ../a\n\tworktree = ../../b\n")); err != nil || wt != "../../b" {
+		t.Fatalf("%q %v", wt, err)
+	}
+	for _, v := range []string{`"/x"`, `/x # c`, `a\b`, ``, `x;y`} {
+		if _, err := CheckGitConfigWorktree([]byte("[core]\n\tworktree = " + v + "\n")); err == nil {
+			t.Errorf("%q read", v)
+		}
+	}
+}

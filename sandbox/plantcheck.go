@@ -119,9 +119,9 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) {
 	if !unseen && !w.changed(gfd, gitControlNames) && (commonFd < 0 || !w.changed(commonFd, []string{"config", "hooks"})) {
 		return
 	}
-	reason := trustGitDir(gfd)
+	reason := trustGitDir(gfd, g, w.rootPath)
 	if reason == "" && commonFd >= 0 {
-		if reason = trustGitDir(commonFd); reason != "" {
+		if reason = trustGitDir(commonFd, common, w.rootPath); reason != "" {
 			reason = "its common dir " + common + ": " + reason
 		}
 	}
@@ -201,10 +201,12 @@ func (w *plantWalk) changed(dfd int, names []string) bool {
 	return false
 }
 
-// trustGitDir returns why the git dir at gfd is not trusted, or "": its
-// config and config.worktree hold trusted keys only, and its hooks are
-// git's samples.
-func trustGitDir(gfd int) string {
+// trustGitDir returns why the git dir at gfd (path g, in root) is not
+// trusted, or "": its config and config.worktree hold trusted keys only,
+// a core.worktree among them leads, without a symlink, to a directory in
+// root (git would check out there: a work tree in the host user's home
+// would write their start-up files), and its hooks are git's samples.
+func trustGitDir(gfd int, g, root string) string {
 	for _, n := range []string{"config", "config.worktree"} {
 		b, err := readSmallAt(gfd, n, domain.MaxGitConfigSize)
 		if errors.Is(err, unix.ENOENT) {
@@ -213,8 +215,20 @@ func trustGitDir(gfd int) string {
 		if err != nil {
 			return n + ": " + err.Error()
 		}
-		if err := domain.CheckGitConfig(b); err != nil {
+		wt, err := domain.CheckGitConfigWorktree(b)
+		if err != nil {
 			return n + ": " + err.Error()
+		}
+		if wt == "" {
+			continue
+		}
+		if !strings.HasPrefix(wt, "/") {
+			wt = g + "/" + wt
+		}
+		wt = domain.CleanPath(wt)
+		canon, _, ok, err := canonicalPath(wt)
+		if !domain.PathWithin(wt, root) || err != nil || !ok || canon != wt {
+			return n + ": core.worktree leads out of " + root + " or through a symlink"
 		}
 	}
 	var st unix.Stat_t

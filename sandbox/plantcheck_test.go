@@ -265,3 +265,24 @@ func TestRepositoryHiddenFromTheCheckIsFound(t *testing.T) {
 		t.Fatalf("control: quarantined %v", got)
 	}
 }
+
+// TestPlantedWorkTreeOutsideIsQuarantined: a repository whose core.worktree
+// is the host user's home (git submodule update, checkout or reset there
+// would write their start-up files), or a directory reached through a
+// symlink, is quarantined; one whose work tree is its own directory in the
+// workspace (what git submodule writes) is kept.
+func TestPlantedWorkTreeOutsideIsQuarantined(t *testing.T) {
+	f := newPlantFixture(t)
+	home := t.TempDir()
+	r := sh(t, f.s, agentGit+"init -q a && "+agentGit+"-C a config core.worktree "+home+" && "+
+		agentGit+"init -q b && ln -s "+home+" blink && "+agentGit+"-C b config core.worktree ../../blink && "+
+		"mkdir -p c gd && "+agentGit+"init -q --separate-git-dir=$PWD/gd/c c && "+agentGit+"-C c config core.worktree ../../c && echo ok")
+	if r.ExitCode != 0 {
+		t.Fatalf("(%d) %s", r.ExitCode, r.Stderr)
+	}
+	got := quarantined(r)
+	slices.Sort(got)
+	if want := []string{f.ws + "/a/.git", f.ws + "/b/.git"}; !slices.Equal(got, want) {
+		t.Fatalf("quarantined %v, want %v (%+v)", got, want, r.Quarantined)
+	}
+}
