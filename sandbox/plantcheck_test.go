@@ -286,3 +286,48 @@ func TestPlantedWorkTreeOutsideIsQuarantined(t *testing.T) {
 		t.Fatalf("quarantined %v, want %v (%+v)", got, want, r.Quarantined)
 	}
 }
+
+// TestStoppedRebaseWithExecIsSetAside: a command stops an interactive
+// rebase of the workspace's own repository (held for it) before an exec
+// instruction; the user's `git rebase --continue` on the host would run
+// that command outside the sandbox. After the command, the rebase state is
+// set aside and named; the host's continue runs nothing. Control: a rebase
+// stopped on a conflict, with no exec instruction, stays as it is.
+func TestStoppedRebaseWithExecIsSetAside(t *testing.T) {
+	f := newPlantFixture(t)
+	r := sh(t, f.s, "echo a > a.txt && "+agentGit+"add a.txt && "+agentGit+"commit -q -m second && "+
+		agentGit+"-c \"sequence.editor=sed -i '1i break'\" rebase -q -i -x 'touch "+f.marker+"' HEAD~1; echo rc=$?")
+	if !strings.Contains(string(r.Stdout), "rc=0") || exists(f.marker) {
+		t.Fatalf("the rebase did not stop at the break: %s %s", r.Stdout, r.Stderr)
+	}
+	state := f.ws + "/.git/rebase-merge"
+	if got := quarantined(r); !slices.Equal(got, []string{state}) || exists(state) || !exists(state+domain.GitUntrustedSuffix) {
+		t.Fatalf("set aside %v (%+v)", got, r.Quarantined)
+	}
+	hostGitRun(t, f.ws, "rebase", "--continue")
+	if exists(f.marker) {
+		t.Fatal("the host's git rebase --continue ran the command's exec")
+	}
+	if !exists(f.ws + "/.git/HEAD") {
+		t.Fatal("the workspace's repository lost its HEAD")
+	}
+
+	g := newPlantFixture(t)
+	r = sh(t, g.s, "echo a > a.txt && "+agentGit+"add a.txt && "+agentGit+"commit -q -m second && "+agentGit+"checkout -q -b other HEAD~1 && "+
+		"echo b > a.txt && "+agentGit+"add a.txt && "+agentGit+"commit -q -m third && "+agentGit+"rebase -q main; echo rc=$?")
+	if strings.Contains(string(r.Stdout), "rc=0") || len(r.Quarantined) != 0 || !exists(g.ws+"/.git/rebase-merge") && !exists(g.ws+"/.git/rebase-apply") {
+		t.Fatalf("control: %s %s %+v", r.Stdout, r.Stderr, r.Quarantined)
+	}
+}
+
+// TestTodoRunsCommands: exec instructions are found however written.
+func TestTodoRunsCommands(t *testing.T) {
+	for todo, runs := range map[string]bool{
+		"pick abc x\npick def exec\n": false, "pick abc\nexec make\n": true, "  x touch y\n": true, "# exec z\n": true,
+		"EXEC z\n": true, "execute z\n": false, "break\nlabel x\n": false, "\tx\n": true,
+	} {
+		if got := todoRunsCommands([]byte(todo)) != ""; got != runs {
+			t.Errorf("%q: %v", todo, got)
+		}
+	}
+}

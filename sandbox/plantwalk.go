@@ -186,6 +186,7 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
 				w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
+				w.sequencerState(gfd, w.path(rel))
 				w.seen[key] = true
 			}
 			unix.Close(gfd)
