@@ -65,12 +65,13 @@ type Quarantine struct {
 	Error string `json:"error,omitempty"`
 }
 
-// QuarantineLine is how the command line reports a quarantined repository.
-func QuarantineLine(gitDir, reason, movedTo, failed string) string {
+// QuarantineLine is how the command line reports a quarantined repository
+// (path is its git dir) or set-aside rebase state (path is its directory).
+func QuarantineLine(path, reason, movedTo, failed string) string {
 	if failed != "" {
-		return fmt.Sprintf("turnstile: the command left a repository at %s that is not trusted (%s), and renaming its HEAD failed: %s", gitDir, reason, failed)
+		return fmt.Sprintf("turnstile: the command left %s, which git would run a program from (%s), and setting it aside failed: %s", path, reason, failed)
 	}
-	return fmt.Sprintf("turnstile: the command left a repository at %s that is not trusted (%s): its HEAD is now %s, so that no git uses it; look at it before renaming it back", gitDir, reason, movedTo)
+	return fmt.Sprintf("turnstile: the command left %s, which git would run a program from (%s): set aside as %s, so that no git uses it; look at it before renaming it back", path, reason, movedTo)
 }
 
 // newPlantCheck returns the check of v's writable grants, or nil when there
