@@ -8,11 +8,13 @@ import (
 // MaxGitConfigSize bounds a git config file CheckGitConfig trusts.
 const MaxGitConfigSize = 64 << 10
 
-// GitUntrustedSuffix is appended to the HEAD of a repository a restricted
-// command left in a writable root with a config or hooks that are not
-// trusted: without its HEAD, no git takes the directory for a repository,
-// and a person can look at it and rename it back.
-const GitUntrustedSuffix = ".turnstile-untrusted"
+// UntrustedSuffix is appended to what a restricted command left in a
+// writable root that a host program would run: the HEAD of a repository
+// with a config or hooks that are not trusted (without its HEAD, no git
+// takes the directory for a repository), a stopped rebase's state with an
+// exec instruction, a protected file it created. A person can look at it
+// and rename it back.
+const UntrustedSuffix = ".turnstile-untrusted"
 
 // gitTrustedKeys are the config keys a repository a command created may
 // hold: what git init, git clone (also with --filter or --recurse-submodules)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ import (
 // ran with held read-only, and that the command made or changed, must have a
 // config of trusted keys only (domain.CheckGitConfig), no hooks but git's
 // samples, and the same for the common dir it names; otherwise Run renames
-// its HEAD (domain.GitUntrustedSuffix), so that no git takes it for a
+// its HEAD (domain.UntrustedSuffix), so that no git takes it for a
 // repository, and reports it.
 
 // coarseNow reads the clock the kernel stamps file times with (the coarse
@@ -50,6 +51,10 @@ type plantCheck struct {
 	// held are the canonical git dirs the command ran with pinned, their
 	// config and hooks read-only: the command cannot have changed them.
 	held map[string]bool
+	// missing are the protected paths (read-only where they exist, not
+	// held) that did not exist when the command started: one it creates
+	// is set aside after it (setAsideCreated).
+	missing []string
 }
 
 // Quarantine is a repository a command left with a config or hooks that
@@ -99,7 +104,45 @@ func newPlantCheck(v *fsView) *plantCheck {
 			pc.held[p.Path] = true
 		}
 	}
+	for _, c := range v.carves {
+		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
+			if _, err := os.Lstat(c.Path); errors.Is(err, os.ErrNotExist) {
+				pc.missing = append(pc.missing, c.Path)
+			}
+		}
+	}
 	return pc
+}
+
+// setAsideCreated renames (domain.UntrustedSuffix) each protected path
+// that was missing when the command started and exists now: a shell
+// start-up file, .envrc, .mcp.json, .vscode and the like, which a host
+// program reads and may run the next time a person works there, and which
+// stay read-only where they exist.
+func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
+	for _, p := range pc.missing {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		q := Quarantine{Path: p, Reason: "a protected path the command created (a host program reads it)"}
+		dir, name := filepath.Split(p)
+		pfd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
+			Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		moved := ""
+		if err == nil {
+			moved, err = setAside(pfd, name)
+			unix.Close(pfd)
+		}
+		if err != nil {
+			q.Error = err.Error()
+		} else {
+			q.MovedTo = dir + moved
+		}
+		found = append(found, q)
+	}
+	return found
 }
 
 // gitControlNames are what make a directory a repository and what in it
@@ -130,22 +173,27 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) {
 		return
 	}
 	q := Quarantine{Path: g, Reason: reason}
-	for i := 0; i < 100; i++ {
-		name := "HEAD" + domain.GitUntrustedSuffix
-		if i > 0 {
-			name += fmt.Sprintf(".%d", i)
-		}
-		err := unix.Renameat2(gfd, "HEAD", gfd, name, unix.RENAME_NOREPLACE)
-		if err == nil {
-			q.MovedTo, q.Error = joinPath(g, name), ""
-			break
-		}
+	if name, err := setAside(gfd, "HEAD"); err != nil {
 		q.Error = err.Error()
-		if !errors.Is(err, unix.EEXIST) {
-			break
-		}
+	} else {
+		q.MovedTo = joinPath(g, name)
 	}
 	w.found = append(w.found, q)
+}
+
+// setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
+// that followed by .1, .2, … when taken, and returns the new name.
+func setAside(dfd int, name string) (string, error) {
+	for i := 0; ; i++ {
+		to := name + domain.UntrustedSuffix
+		if i > 0 {
+			to += fmt.Sprintf(".%d", i)
+		}
+		err := unix.Renameat2(dfd, name, dfd, to, unix.RENAME_NOREPLACE)
+		if err == nil || !errors.Is(err, unix.EEXIST) || i == 99 {
+			return to, err
+		}
+	}
 }
 
 // commonDir opens the common dir the git dir at gfd names (commondir),

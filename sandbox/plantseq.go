@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"turnstile/domain"
 )
 
 // sequencerDirs are where git keeps a stopped rebase's or cherry-pick's
@@ -21,7 +19,7 @@ var sequencerDirs = [][2]string{{"rebase-merge", "git-rebase-todo"}, {"sequencer
 // unread.
 const maxTodoSize = 1 << 20
 
-// sequencerState sets aside (renames, domain.GitUntrustedSuffix) the
+// sequencerState sets aside (setAside) the
 // stopped rebase or cherry-pick state of the git dir at gfd (path g) that
 // the command wrote with an instruction that runs a command, in every
 // repository, those it ran with held included (their state stays writable
@@ -58,8 +56,7 @@ func (w *plantWalk) sequencerState(gfd int, g string) {
 			continue
 		}
 		q := Quarantine{Path: joinPath(g, dir), Reason: reason}
-		name := dir + domain.GitUntrustedSuffix
-		if err := unix.Renameat2(gfd, dir, gfd, name, 0); err != nil {
+		if name, err := setAside(gfd, dir); err != nil {
 			q.Error = err.Error()
 		} else {
 			q.MovedTo = joinPath(g, name)

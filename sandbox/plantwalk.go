@@ -101,6 +101,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	for _, root := range pc.roots {
 		w.root(root)
 	}
+	w.found = append(w.found, pc.setAsideCreated()...)
 	return w.found, w.limits
 }
 

@@ -65,7 +65,7 @@ type CommandResult struct {
 	TimedOut        bool   `json:"timed_out"`
 	// Quarantined are the git repositories the command left in a writable
 	// root with a config or hooks that are not trusted: their HEAD was
-	// renamed (domain.GitUntrustedSuffix) so that no git takes them for a
+	// renamed (domain.UntrustedSuffix) so that no git takes them for a
 	// repository. CheckLimits is what that check could not cover.
 	Quarantined []QuarantinedRepository `json:"quarantined,omitempty"`
 	CheckLimits []string                `json:"check_limits,omitempty"`
