@@ -138,6 +138,9 @@ func notification(e *turn.Event) (string, map[string]any) {
 		if len(ev.Quarantined) > 0 {
 			p["quarantined"] = ev.Quarantined
 		}
+		if len(ev.CheckLimits) > 0 {
+			p["check_limits"] = ev.CheckLimits
+		}
 	case *turn.ChildTurnStarted:
 		p["kind"], p["child_turn_id"] = "child_turn_started", ev.ChildTurnID
 	case *turn.EgressTraffic:

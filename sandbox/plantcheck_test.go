@@ -364,3 +364,17 @@ func TestCreatedStartupFilesAreSetAside(t *testing.T) {
 		}
 	}
 }
+
+// TestPlantCheckLimitsAreReported: a workspace larger than the walk's
+// bound is checked as far as the bound, and the result says where the
+// check stopped (a command may make directories to push a repository past
+// it).
+func TestPlantCheckLimitsAreReported(t *testing.T) {
+	f := newPlantFixture(t)
+	defer func(n int) { maxPlantDirs = n }(maxPlantDirs)
+	maxPlantDirs = 20
+	r := sh(t, f.s, "mkdir -p "+strings.Repeat("d/", 30)+" && "+agentGit+"init -q "+strings.Repeat("d/", 30)+"sub")
+	if r.ExitCode != 0 || len(r.CheckLimits) != 1 || !strings.Contains(r.CheckLimits[0], "stopped after 20 directories") {
+		t.Fatalf("(%d) limits %q %s", r.ExitCode, r.CheckLimits, r.Stderr)
+	}
+}

@@ -33,8 +33,9 @@ import (
 
 // Bounds of the walk: maxPlantDirs directories a check, maxPlantDepth below
 // a root. What lies beyond is reported in Result.CheckLimits, not checked.
+var maxPlantDirs = 200_000 // a variable for tests
+
 const (
-	maxPlantDirs  = 200_000
 	maxPlantDepth = 256
 	maxStampLag   = 2 * time.Second
 	// maxMemoDirs bounds the directories remembered over all roots.
@@ -126,7 +127,7 @@ type plantWalk struct {
 func (w *plantWalk) root(root string) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if !errors.Is(err, unix.ENOENT) {
+		if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) { // a file grant holds no repository
 			w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", root, err))
 		}
 		return

@@ -238,7 +238,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
 		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended),
-		Quarantined: quarantinedDirs(result.Quarantined)}})
+		Quarantined: quarantinedDirs(result.Quarantined), CheckLimits: result.CheckLimits}})
 	if err == nil {
 		out.Position, out.Turn = fin.Position, fin.Turn
 	}

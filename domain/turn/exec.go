@@ -44,6 +44,9 @@ type ExecFinished struct {
 	// a writable root with a config or hooks that are not trusted (their
 	// HEAD renamed); empty when none.
 	Quarantined []string `json:"quarantined,omitempty"`
+	// CheckLimits is what the check for what the command left could not
+	// cover (a directory bound reached); empty when it covered everything.
+	CheckLimits []string `json:"check_limits,omitempty"`
 }
 
 // ChildTurnStarted is appended to a parent turn before a child starts, so
