@@ -86,14 +86,14 @@ func CheckGitConfigWorktree(data []byte) (worktree string, err error) {
 		case line[0] == '[':
 			name, hasSub, ok := gitSectionHeader(line)
 			if !ok {
-				return "", fmt.Errorf("line %d: section header not read: %q", n+1, clip(line))
+				return "", fmt.Errorf("line %d: section header not read", n+1)
 			}
 			section, sub = name, hasSub
 			continue
 		}
 		key, ok := gitKeyLine(line)
 		if !ok || section == "" {
-			return "", fmt.Errorf("line %d: not read as one key: %q", n+1, clip(line))
+			return "", fmt.Errorf("line %d: not read as one key", n+1)
 		}
 		if !gitKeyTrusted(section, sub, key) {
 			name := section + "." + key
@@ -211,10 +211,3 @@ func gitBlankOrComment(s string) bool {
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
-
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}

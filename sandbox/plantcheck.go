@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -145,42 +144,6 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	return found
 }
 
-// gitControlNames are what make a directory a repository and what in it
-// makes git run a program.
-var gitControlNames = []string{".", "HEAD", "objects", "refs", "commondir", "config", "config.worktree", "hooks"}
-
-// gitDir checks the repository whose git dir is open at gfd (path g) when
-// the command made or changed it, or when no earlier walk of this root
-// found it (unseen), and quarantines it when it must.
-func (w *plantWalk) gitDir(gfd int, g string, unseen bool) {
-	if w.pc.held[g] {
-		return
-	}
-	common, commonFd := w.commonDir(gfd, g)
-	if commonFd >= 0 {
-		defer unix.Close(commonFd)
-	}
-	if !unseen && !w.changed(gfd, gitControlNames) && (commonFd < 0 || !w.changed(commonFd, []string{"config", "hooks"})) {
-		return
-	}
-	reason := trustGitDir(gfd, g, w.rootPath)
-	if reason == "" && commonFd >= 0 {
-		if reason = trustGitDir(commonFd, common, w.rootPath); reason != "" {
-			reason = "its common dir " + common + ": " + reason
-		}
-	}
-	if reason == "" {
-		return
-	}
-	q := Quarantine{Path: g, Reason: reason}
-	if name, err := setAside(gfd, "HEAD"); err != nil {
-		q.Error = err.Error()
-	} else {
-		q.MovedTo = joinPath(g, name)
-	}
-	w.found = append(w.found, q)
-}
-
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
 // that followed by .1, .2, … when taken, and returns the new name.
 func setAside(dfd int, name string) (string, error) {
@@ -194,111 +157,6 @@ func setAside(dfd int, name string) (string, error) {
 			return to, err
 		}
 	}
-}
-
-// commonDir opens the common dir the git dir at gfd names (commondir),
-// unless it is one the command ran with held; -1 when there is none.
-func (w *plantWalk) commonDir(gfd int, g string) (string, int) {
-	b, err := readSmallAt(gfd, "commondir", 4096)
-	if err != nil {
-		return "", -1
-	}
-	c := strings.TrimSpace(string(b))
-	if c == "" {
-		return "", -1
-	}
-	if !strings.HasPrefix(c, "/") {
-		c = g + "/" + c
-	}
-	c = domain.CleanPath(c)
-	if canon, exists, ok, err := canonicalPath(c); err == nil && ok && exists {
-		c = canon
-	}
-	if w.pc.held[c] {
-		return "", -1
-	}
-	fd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return "", -1
-	}
-	return c, fd
-}
-
-// changed reports whether any of names (relative to dfd; "." is the
-// directory) or any entry of dfd's hooks changed since the command started.
-func (w *plantWalk) changed(dfd int, names []string) bool {
-	for _, n := range names {
-		var st unix.Stat_t
-		if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-			continue
-		}
-		if !time.Unix(st.Ctim.Unix()).Before(w.since) {
-			return true
-		}
-		if n == "hooks" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			hooks, err := listAt(dfd, "hooks")
-			if err != nil {
-				return true
-			}
-			for _, h := range hooks {
-				if unix.Fstatat(dfd, "hooks/"+h, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// trustGitDir returns why the git dir at gfd (path g, in root) is not
-// trusted, or "": its config and config.worktree hold trusted keys only,
-// a core.worktree among them leads, without a symlink, to a directory in
-// root (git would check out there: a work tree in the host user's home
-// would write their start-up files), and its hooks are git's samples.
-func trustGitDir(gfd int, g, root string) string {
-	for _, n := range []string{"config", "config.worktree"} {
-		b, err := readSmallAt(gfd, n, domain.MaxGitConfigSize)
-		if errors.Is(err, unix.ENOENT) {
-			continue
-		}
-		if err != nil {
-			return n + ": " + err.Error()
-		}
-		wt, err := domain.CheckGitConfigWorktree(b)
-		if err != nil {
-			return n + ": " + err.Error()
-		}
-		if wt == "" {
-			continue
-		}
-		if !strings.HasPrefix(wt, "/") {
-			wt = g + "/" + wt
-		}
-		wt = domain.CleanPath(wt)
-		canon, _, ok, err := canonicalPath(wt)
-		if !domain.PathWithin(wt, root) || err != nil || !ok || canon != wt {
-			return n + ": core.worktree leads out of " + root + " or through a symlink"
-		}
-	}
-	var st unix.Stat_t
-	switch err := unix.Fstatat(gfd, "hooks", &st, unix.AT_SYMLINK_NOFOLLOW); {
-	case errors.Is(err, unix.ENOENT):
-	case err != nil:
-		return "hooks: " + err.Error()
-	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
-		return "hooks is not a directory"
-	default:
-		hooks, err := listAt(gfd, "hooks")
-		if err != nil {
-			return "hooks: " + err.Error()
-		}
-		for _, h := range hooks {
-			if !domain.GitHookTrusted(h) {
-				return "hooks/" + h + " is a hook git would run"
-			}
-		}
-	}
-	return ""
 }
 
 // readSmallAt reads the regular file name below dfd, not following a

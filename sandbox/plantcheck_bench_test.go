@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,4 +66,68 @@ func ctimeOf(t testing.TB, p string) int64 {
 		t.Fatal(err)
 	}
 	return st.Ctim.Nano()
+}
+
+// BenchmarkPlantCheckFlood is the check after a command that left what
+// costs it most (second attack review): "configs", 60,000 directories laid
+// out as repositories (objects and refs as files), each config a hard link
+// to one trusted 64 KiB config (ext4 allows 65,000 links), all made since
+// the command started; "bigdir", one directory of 300,000 entries with
+// 200-byte names. Run with -benchtime 1x: the setup writes about a GB of
+// directory entries.
+func BenchmarkPlantCheckFlood(b *testing.B) {
+	line := "\tbare = false\n"
+	cfg := "[core]\n" + strings.Repeat(line, (64<<10-8)/len(line))
+	for _, c := range []struct {
+		name string
+		make func(root string) error
+	}{
+		{"configs", func(root string) error {
+			if err := os.WriteFile(root+"/cfg", []byte(cfg), 0o644); err != nil {
+				return err
+			}
+			for i := 0; i < 60_000; i++ {
+				d := fmt.Sprintf("%s/g%d", root, i)
+				if err := os.Mkdir(d, 0o755); err != nil {
+					return err
+				}
+				for _, n := range []string{"HEAD", "objects", "refs"} {
+					if err := os.WriteFile(d+"/"+n, nil, 0o644); err != nil {
+						return err
+					}
+				}
+				if err := os.Link(root+"/cfg", d+"/config"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"bigdir", func(root string) error {
+			pad := strings.Repeat("x", 190)
+			for i := 0; i < 300_000; i++ {
+				if err := os.WriteFile(fmt.Sprintf("%s/%s%09d", root, pad, i), nil, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				root := b.TempDir()
+				if err := c.make(root); err != nil {
+					b.Fatal(err)
+				}
+				pc := &plantCheck{roots: []string{root}, held: map[string]bool{}}
+				b.StartTimer()
+				found, limits := pc.run(time.Unix(0, 0)) // everything was made by the command
+				b.StopTimer()
+				b.ReportMetric(float64(len(found)), "quarantined")
+				b.ReportMetric(float64(len(limits)), "limits")
+				os.RemoveAll(root)
+				b.StartTimer()
+			}
+		})
+	}
 }

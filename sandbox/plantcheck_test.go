@@ -182,6 +182,7 @@ func TestQuarantineCannotBeUndone(t *testing.T) {
 	if len(r.Quarantined) != 1 {
 		t.Fatalf("quarantined %+v", r.Quarantined)
 	}
+	clockPast(t, f.ws+"/sub/.git/HEAD"+domain.UntrustedSuffix) // nothing but the rename back is recent
 	r = sh(t, f.s, "mv sub/.git/HEAD"+domain.UntrustedSuffix+" sub/.git/HEAD && ln -s "+outside+" out && ln -s . loop && mkdir -p a/b && ln -s ../.. a/b/up")
 	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/sub/.git"}) || exists(f.ws+"/sub/.git/HEAD") {
 		t.Fatalf("after the rename back, quarantined %v", got)

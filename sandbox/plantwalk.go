@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,9 @@ import (
 var maxPlantDirs = 200_000 // a variable for tests
 
 const (
-	maxPlantDepth = 256
+	// maxPlantDepth is deeper than a path git could use: beyond PATH_MAX
+	// the listing fails (ENAMETOOLONG) first, and is reported.
+	maxPlantDepth = 4096
 	maxStampLag   = 2 * time.Second
 	// maxMemoDirs bounds the directories remembered over all roots.
 	maxMemoDirs = 1 << 20
@@ -52,9 +55,9 @@ type memoDir struct {
 	ctime    int64 // nanoseconds; -1: too recent to reuse
 	subdirs  []string
 	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
-	// and refs.
-	gitDir bool
-	gen    uint64
+	// and refs; marked: a quarantine marker (quarantineMarker…).
+	gitDir, marked bool
+	gen            uint64
 }
 
 // rootMemo is what the walks of one root remember. mu is held for a whole
@@ -119,9 +122,13 @@ type plantWalk struct {
 	// Of the root being walked:
 	rootPath string
 	rootFd   int
-	memo     *rootMemo
-	memoOK   bool // its file system's change times are trusted
-	seen     map[[2]uint64]bool
+	// judged and parsed count the repositories read and the config bytes
+	// parsed (plantjudge.go); verdicts are the configs judged.
+	judged, parsed int
+	verdicts       map[[4]int64]verdict
+	memo           *rootMemo
+	memoOK         bool // its file system's change times are trusted
+	seen           map[[2]uint64]bool
 }
 
 func (w *plantWalk) root(root string) {
@@ -187,9 +194,10 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			var gst unix.Stat_t
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
-				w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
+				if !w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key], d.marked) {
+					w.seen[key] = true
+				}
 				w.sequencerState(gfd, w.path(rel))
-				w.seen[key] = true
 			}
 			unix.Close(gfd)
 		}
@@ -217,8 +225,11 @@ func (w *plantWalk) list(rel string) *memoDir {
 	listed := coarseNow()
 	fd, err := w.open(rel)
 	if err != nil {
-		if errors.Is(err, unix.ENAMETOOLONG) {
-			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (path too long)", w.path(rel)))
+		if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
+			// Replaced since its parent was listed is fine (that
+			// change is the replacing command's to check); anything
+			// else leaves it unread, and says so.
+			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories could not list %s: %v", w.path(rel), err))
 		}
 		return nil
 	}
@@ -252,13 +263,16 @@ func (w *plantWalk) list(rel string) *memoDir {
 			case "refs":
 				refs = true
 			}
+			if strings.HasPrefix(name, quarantineMarker) {
+				d.marked = true
+			}
 			if typ == unix.DT_UNKNOWN {
 				var cst unix.Stat_t
 				if unix.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
 					typ = unix.DT_DIR
 				}
 			}
-			if typ == unix.DT_DIR {
+			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
 				d.subdirs = append(d.subdirs, name)
 			}
 		}
