@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -31,4 +34,43 @@ func attackHostStatus(t *testing.T, f *plantFixture, dir string, args ...string)
 // that it ran on the host.
 func (f *plantFixture) attackMarkerCmd() string {
 	return "touch " + f.marker
+}
+
+// asTestUser runs the tests matching run in a copy of this test binary as
+// an ordinary user made for it (removed after), and fails unless they
+// passed there.
+func asTestUser(t *testing.T, run string) {
+	t.Helper()
+	requireRoot(t)
+	name := "ts-plant-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command("useradd", "-M", "-s", "/bin/false", name).CombinedOutput(); err != nil {
+		missingPrerequisite(t, "useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	out, err := exec.Command("id", "-u", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	base := visibleWorkspace(t)
+	exe, tmp := base+"/sandbox.test", base+"/tmp"
+	data, err := os.ReadFile(testExe(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(tmp, uid, uid)
+	c := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
+	c.Dir, c.Env = tmp, []string{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp, "HOME=" + tmp, "CI=" + os.Getenv("CI")}
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	b, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "--- PASS") || strings.Contains(string(b), "--- SKIP") {
+		t.Fatalf("as user %d: %v\n%s", uid, err, b)
+	}
+	t.Logf("as user %d:\n%s", uid, b)
 }

@@ -224,13 +224,16 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 func (w *plantWalk) list(rel string) *memoDir {
 	listed := coarseNow()
 	fd, err := w.open(rel)
-	if err != nil {
-		if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
-			// Replaced since its parent was listed is fine (that
-			// change is the replacing command's to check); anything
-			// else leaves it unread, and says so.
-			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories could not list %s: %v", w.path(rel), err))
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP):
+		// Replaced since its parent was listed: that change is the
+		// replacing command's to check.
+		return nil
+	case (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) && rel != "" && w.madeUnreadable(rel):
+		return nil
+	default:
+		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories could not list %s: %v", w.path(rel), err))
 		return nil
 	}
 	defer unix.Close(fd)
@@ -279,6 +282,36 @@ func (w *plantWalk) list(rel string) *memoDir {
 	}
 	d.gitDir = head && (common || objects && refs)
 	return d
+}
+
+// madeUnreadable sets aside (setAside) the directory at rel, which the
+// check cannot list, when the command made it so (its change time is
+// recent: a chmod, or a directory made with no read permission): git
+// passes through a directory it may search but not list, and a repository
+// below would otherwise go unchecked (a server that is not root). One that
+// was unreadable before the command is named in the limits instead.
+func (w *plantWalk) madeUnreadable(rel string) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(w.rootFd, rel, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !w.recent(st.Ctim) {
+		return false
+	}
+	parent, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		parent, name = rel[:i], rel[i+1:]
+	}
+	q := Quarantine{Path: w.path(rel), Reason: "a directory the command made that the check cannot list"}
+	pfd, err := w.open(parent)
+	if err == nil {
+		var moved string
+		moved, err = setAside(pfd, name)
+		unix.Close(pfd)
+		q.MovedTo = w.path(relChild(parent, moved))
+	}
+	if err != nil {
+		q.MovedTo, q.Error = "", err.Error()
+	}
+	w.found = append(w.found, q)
+	return true
 }
 
 // open opens the directory at rel beneath the root being walked, refusing
