@@ -113,7 +113,7 @@ func drawHistory(t *rapid.T) *history {
 		// Records the engine still appends after a turn ended.
 		for _, old := range h.order {
 			if h.turns[old].ended && rapid.IntRange(0, 9).Draw(t, "late") == 0 {
-				h.add(old, &turn.ExecFinished{ToolCallID: "late", ExitCode: 137, Stopped: "turn_ended"})
+				h.add(old, &turn.ExecFinished{ToolCallID: "late", ExitCode: 137, Stopped: "turn_ended", Quarantined: []string{"/ws/sub/.git"}})
 				h.add(old, &turn.EgressTraffic{Origin: "https://example.com", Connections: 1})
 			}
 		}

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -225,7 +226,15 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 			row.Detail += fmt.Sprintf(", %d closed by a narrowing", ev.Closed)
 		}
 		t.addAudit(e, row)
-	case *turn.ExecStarted, *turn.ExecFinished, *turn.ChildTurnStarted:
+	case *turn.ExecFinished:
+		// Recorded for the engine (a started call never runs twice); the
+		// decision is already a row, what the check set aside is one.
+		if len(ev.Quarantined) > 0 || len(ev.CheckLimits) > 0 {
+			row.Kind, row.ToolCallID, row.Detail = AuditExecQuarantined, ev.ToolCallID, quarantineDetail(ev)
+			t.addAudit(e, row)
+			t.addTimeline(e, AuditExecQuarantined, "What the command left was set aside", row.Detail, "")
+		}
+	case *turn.ExecStarted, *turn.ChildTurnStarted:
 		// Recorded for the engine (a started call never runs twice; ending
 		// a turn ends its children); the decisions are already rows.
 	default:
@@ -314,4 +323,17 @@ func (p *Projector) decision(t *heldTurn, e *turn.Event, row AuditRow, d *turn.D
 		row.Detail += detailSuffix(d.Refusal, d.Message)
 	}
 	t.addAudit(e, row)
+}
+
+// quarantineDetail lists what the check after a command set aside and
+// what it could not cover.
+func quarantineDetail(ev *turn.ExecFinished) string {
+	var parts []string
+	if len(ev.Quarantined) > 0 {
+		parts = append(parts, "set aside: "+strings.Join(ev.Quarantined, ", "))
+	}
+	if len(ev.CheckLimits) > 0 {
+		parts = append(parts, "not checked: "+strings.Join(ev.CheckLimits, "; "))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -93,6 +93,10 @@ const (
 	// AuditEgressTraffic summarises the egress proxy's connections to one
 	// origin (turn.EgressTraffic).
 	AuditEgressTraffic = "egress_traffic"
+	// AuditExecQuarantined names what a command left that the check after
+	// it set aside (repositories, rebase states, protected files) or could
+	// not cover (turn.ExecFinished's Quarantined and CheckLimits).
+	AuditExecQuarantined = "exec_quarantined"
 )
 
 // TimelineRow is one line a person should see in a client UI.

@@ -57,6 +57,14 @@ func TestExecReportsQuarantinedRepository(t *testing.T) {
 	if !strings.Contains(string(raw), `"quarantined":["`+gitDir+`"]`) {
 		t.Fatalf("exec.finished does not record the quarantine: %s", raw)
 	}
+	// The audit and the timeline say it too.
+	found := false
+	for _, row := range s.auditRows("plant") {
+		found = found || row.Kind == "exec_quarantined" && row.ToolCallID == d.ToolCallID
+	}
+	if !found {
+		t.Fatalf("no exec_quarantined audit row: %+v", s.auditRows("plant"))
+	}
 	cmd := osexec.Command("git", "status")
 	cmd.Dir, cmd.Env = root, []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
 	cmd.Run()
