@@ -64,6 +64,10 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".login", Access: AccessRead},
 	{Path: ".logout", Access: AccessRead},
 	{Path: ".inputrc", Access: AccessRead},
+	// Sourced by Debian's and Ubuntu's default .bashrc; put first in PATH
+	// by their default .profile.
+	{Path: ".bash_aliases", Access: AccessRead},
+	{Path: ".local/bin", Access: AccessRead},
 }
 
 // protectedEntries lists the protected entries of list for every writable

@@ -48,12 +48,15 @@ type plantCheck struct {
 	// roots are the canonical writable grants, none below another.
 	roots []string
 	// held are the canonical git dirs the command ran with pinned, their
-	// config and hooks read-only: the command cannot have changed them.
+	// config and hooks read-only: the command cannot have changed them,
+	// unless the git dir had no config (true here) and it made one.
 	held map[string]bool
 	// missing are the protected paths (read-only where they exist, not
-	// held) that did not exist when the command started: one it creates
-	// is set aside after it (setAsideCreated).
-	missing []string
+	// held) that did not exist when the command started, each as its
+	// first missing component (".config" for ".config/git" when there was
+	// no .config) and the root it lies in: one the command creates is set
+	// aside after it (setAsideCreated).
+	missing [][2]string
 }
 
 // Quarantine is a repository a command left with a config or hooks that
@@ -100,13 +103,29 @@ func newPlantCheck(v *fsView) *plantCheck {
 	pc.roots = kept
 	for _, p := range v.pins {
 		if p.Kind == pathKindGitDir {
-			pc.held[p.Path] = true
+			_, err := os.Lstat(p.Path + "/config")
+			pc.held[p.Path] = errors.Is(err, os.ErrNotExist)
 		}
 	}
+	seen := map[string]bool{}
 	for _, c := range v.carves {
-		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
-			if _, err := os.Lstat(c.Path); errors.Is(err, os.ErrNotExist) {
-				pc.missing = append(pc.missing, c.Path)
+		if c.Kind != domain.PathProtected || c.Reserved || c.Access != domain.AccessRead {
+			continue
+		}
+		for _, r := range pc.roots {
+			if !domain.PathWithin(c.Path, r) || c.Path == r {
+				continue
+			}
+			first := c.Path
+			for d := filepath.Dir(first); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
+				if _, err := os.Lstat(d); err == nil {
+					break
+				}
+				first = d
+			}
+			if _, err := os.Lstat(first); errors.Is(err, os.ErrNotExist) && !seen[first] {
+				seen[first] = true
+				pc.missing = append(pc.missing, [2]string{first, r})
 			}
 		}
 	}
@@ -114,34 +133,64 @@ func newPlantCheck(v *fsView) *plantCheck {
 }
 
 // setAsideCreated renames (domain.UntrustedSuffix) each protected path
-// that was missing when the command started and exists now: a shell
+// that was missing when the command started and exists now (the first
+// component that was missing, with what the command put below it): a shell
 // start-up file, .envrc, .mcp.json, .vscode and the like, which a host
 // program reads and may run the next time a person works there, and which
-// stay read-only where they exist.
+// stay read-only where they exist. A directory on the way that the command
+// replaced with a symlink (.config made a link to a directory of its own)
+// is what is set aside then.
 func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
-	for _, p := range pc.missing {
-		if _, err := os.Lstat(p); err != nil {
+	for _, m := range pc.missing {
+		p, root := m[0], m[1]
+		if _, err := os.Lstat(p); err != nil && !errors.Is(err, unix.ENOTDIR) {
 			continue
 		}
 		q := Quarantine{Path: p, Reason: "a protected path the command created (a host program reads it)"}
-		dir, name := filepath.Split(p)
-		pfd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
-			Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
-		moved := ""
-		if err == nil {
-			moved, err = setAside(pfd, name)
-			unix.Close(pfd)
+		moved, err := setAsidePath(p, root)
+		if errors.Is(err, unix.ELOOP) {
+			// A directory on the way is now a symlink: set it aside.
+			for d := filepath.Dir(p); d != root && domain.PathWithin(d, root); d = filepath.Dir(d) {
+				if fi, lerr := os.Lstat(d); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+					q.Path, q.Reason = d, "a symlink the command put on the way to a protected path"
+					moved, err = setAsidePath(d, root)
+					break
+				}
+			}
 		}
 		if err != nil {
 			q.Error = err.Error()
 		} else {
-			q.MovedTo = dir + moved
+			q.MovedTo = moved
 		}
 		found = append(found, q)
 	}
 	return found
+}
+
+// setAsidePath sets aside p, opening its parent from root without
+// following any symlink; it returns where p is now.
+func setAsidePath(p, root string) (string, error) {
+	dir, name := filepath.Split(p)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", err
+	}
+	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(rfd)
+	pfd, err := unix.Openat2(rfd, rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(pfd)
+	moved, err := setAside(pfd, name)
+	return dir + moved, err
 }
 
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to

@@ -170,7 +170,8 @@ func TestPlantedBareRepositoryIsQuarantined(t *testing.T) {
 }
 
 // TestQuarantineCannotBeUndone: a later command that renames the HEAD back
-// finds it quarantined again at its end; one that plants a repository
+// gets an inert repository (its config and hooks were set aside with its
+// HEAD); one that plants a repository
 // below a symlink's target outside its roots, or loops, neither leads the
 // walk out of the roots nor stops it.
 func TestQuarantineCannotBeUndone(t *testing.T) {
@@ -184,8 +185,13 @@ func TestQuarantineCannotBeUndone(t *testing.T) {
 	}
 	clockPast(t, f.ws+"/sub/.git/HEAD"+domain.UntrustedSuffix) // nothing but the rename back is recent
 	r = sh(t, f.s, "mv sub/.git/HEAD"+domain.UntrustedSuffix+" sub/.git/HEAD && ln -s "+outside+" out && ln -s . loop && mkdir -p a/b && ln -s ../.. a/b/up")
-	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/sub/.git"}) || exists(f.ws+"/sub/.git/HEAD") {
-		t.Fatalf("after the rename back, quarantined %v", got)
+	// The HEAD is back, but the config went with it: an inert repository.
+	if !exists(f.ws+"/sub/.git/HEAD") || exists(f.ws+"/sub/.git/config") || !exists(f.ws+"/sub/.git/config"+domain.UntrustedSuffix) {
+		t.Fatalf("after the rename back: quarantined %v", quarantined(r))
+	}
+	hostGitRun(t, f.ws+"/sub", "status")
+	if exists(f.marker) {
+		t.Fatal("the revived repository ran its fsmonitor")
 	}
 	if !exists(outside + "/.git/HEAD") {
 		t.Fatal("the walk followed a symlink out of the roots")

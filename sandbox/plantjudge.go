@@ -18,14 +18,20 @@ import (
 // what it runs: its config, config.worktree, commondir or hooks changed
 // since the command started (or its common dir, or that dir's config or
 // hooks); or no earlier walk of the root found it (a server's later
-// walks); or, on a root's first walk, the git dir, its objects or its refs
-// were made since the command started (their birth time: git status or
-// checkout in a person's own repository changes HEAD, the index and the
-// git dir's times, not these). A repository next to a quarantine marker
-// (a HEAD set aside earlier, domain.UntrustedSuffix) is read whenever it
-// has a HEAD again, even one the command ran with held. A person's own
-// repository is therefore read only when the command could have written
-// what runs from it.
+// walks); or, on a root's first walk, its git dir, objects or refs were
+// made, or its HEAD made or renamed into place, since the command started
+// (a first walk cannot tell a HEAD git rewrote, checking out in a person's
+// repository, from one a command put in a directory that was no
+// repository: it reads both). A repository the command ran with held
+// (its config read-only, its hooks held) is read only when it had no
+// config and has one now. A person's own repository
+// is therefore read only when the command could have written what runs
+// from it.
+//
+// A repository found untrusted loses what makes it one and what it would
+// run: its HEAD, config, config.worktree, commondir and hooks are set
+// aside together, so that a HEAD put back later brings back an inert
+// repository (the next command's discovery holds it like any other).
 
 // Bounds of one check: maxJudged repositories read, maxJudgedBytes of
 // config parsed. Past them, a repository that must be read is quarantined
@@ -33,10 +39,9 @@ import (
 const (
 	maxJudged      = 4096
 	maxJudgedBytes = 32 << 20
+	// maxHooks bounds a trusted hooks dir (git init makes 13 samples).
+	maxHooks = 64
 )
-
-// quarantineMarker is the start of the name a set-aside HEAD gets.
-const quarantineMarker = "HEAD" + domain.UntrustedSuffix
 
 // controlNames are what in a git dir makes git run a program.
 var controlNames = []string{"config", "config.worktree", "commondir", "hooks"}
@@ -46,20 +51,20 @@ var controlNames = []string{"config", "config.worktree", "commondir", "hooks"}
 var commonNames = []string{".", "config", "config.worktree", "hooks"}
 
 // gitDir decides on the repository whose git dir is open at gfd (path g);
-// unseen: no earlier walk of this root found it; marked: a quarantine
-// marker sits next to its HEAD. It reports whether it quarantined it (the
-// walk then does not count it as seen: a HEAD renamed back makes it one
-// the next walk has not seen).
-func (w *plantWalk) gitDir(gfd int, g string, unseen, marked bool) (quarantined bool) {
-	if w.pc.held[g] && !marked {
+// unseen: no earlier walk of this root found it. It reports whether it
+// quarantined it (the walk then does not count it as seen: a HEAD put back
+// makes it one the next walk has not seen).
+func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
+	noConfig, held := w.pc.held[g]
+	if held && (!noConfig || unix.Faccessat(gfd, "config", unix.F_OK, unix.AT_SYMLINK_NOFOLLOW) != nil) {
 		return false
 	}
 	cd := w.commonDir(gfd, g)
 	if cd.fd >= 0 {
 		defer unix.Close(cd.fd)
 	}
-	if !marked && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
-		!(w.memo.gen == 1 && w.born(gfd, ".", "objects", "refs")) {
+	if !held && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
+		!(w.memo.gen == 1 && (w.born(gfd, ".", "objects", "refs") || w.changed(gfd, []string{"HEAD"}))) {
 		return false
 	}
 	reason := cd.reason
@@ -87,6 +92,11 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen, marked bool) (quarantined 
 		q.Error = err.Error()
 	} else {
 		q.MovedTo = joinPath(g, name)
+		for _, n := range controlNames {
+			if _, err := setAside(gfd, n); err != nil && !errors.Is(err, unix.ENOENT) {
+				q.Error = n + ": " + err.Error()
+			}
+		}
 	}
 	w.found = append(w.found, q)
 	return true
@@ -124,10 +134,12 @@ func (w *plantWalk) commonDir(gfd int, g string) commonRef {
 		c = g + "/" + c
 	}
 	c = domain.CleanPath(c)
-	if canon, exists, ok, err := canonicalPath(c); err == nil && ok && exists {
-		c = canon
+	if canon, exists, ok, err := canonicalPath(c); err != nil || !ok || exists && canon != c {
+		// A link on the way can be pointed elsewhere later without
+		// anything the check looks at changing.
+		return commonRef{fd: -1, reason: "commondir leads through a symlink"}
 	}
-	if w.pc.held[c] {
+	if _, held := w.pc.held[c]; held {
 		return none
 	}
 	fd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -144,26 +156,14 @@ func (w *plantWalk) commonDir(gfd int, g string) commonRef {
 }
 
 // changed reports whether any of names (relative to dfd; "." is the
-// directory) or any entry of dfd's hooks changed since the command started.
+// directory) changed since the command started. A hooks dir is judged by
+// its own time: an entry made, removed or renamed there changes it, and a
+// trusted one holds git's samples only, whose content git never runs.
 func (w *plantWalk) changed(dfd int, names []string) bool {
 	for _, n := range names {
 		var st unix.Stat_t
-		if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-			continue
-		}
-		if w.recent(st.Ctim) {
+		if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
 			return true
-		}
-		if n == "hooks" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			hooks, err := listAt(dfd, "hooks")
-			if err != nil {
-				return true
-			}
-			for _, h := range hooks {
-				if unix.Fstatat(dfd, "hooks/"+h, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
-					return true
-				}
-			}
 		}
 	}
 	return false
@@ -236,6 +236,9 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		hooks, err := listAt(gfd, "hooks")
 		if err != nil {
 			return untrusted("hooks: "+err.Error(), "hooks not trusted")
+		}
+		if len(hooks) > maxHooks {
+			return fmt.Sprintf("more than %d hooks", maxHooks)
 		}
 		for _, h := range hooks {
 			if !domain.GitHookTrusted(h) {

@@ -11,9 +11,14 @@ import (
 )
 
 // sequencerDirs are where git keeps a stopped rebase's or cherry-pick's
-// state, with the file of instructions it carries out when the user
-// continues: an "exec" instruction runs a shell command on the host.
-var sequencerDirs = [][2]string{{"rebase-merge", "git-rebase-todo"}, {"sequencer", "todo"}}
+// state: the file of instructions it carries out when the user continues
+// (an "exec" instruction runs a shell command on the host), and the file
+// naming the merge strategy it runs for the next pick ("git merge-<name>":
+// a name with a slash is a path from the work tree's top).
+var sequencerDirs = [][3]string{{"rebase-merge", "git-rebase-todo", "strategy"}, {"sequencer", "todo", "opts"}}
+
+// builtinStrategies are the merge strategies git carries out itself.
+var builtinStrategies = map[string]bool{"ort": true, "recursive": true, "resolve": true, "octopus": true, "ours": true, "subtree": true}
 
 // maxTodoSize bounds the instructions read; a larger file is set aside
 // unread.
@@ -28,15 +33,17 @@ const maxTodoSize = 1 << 20
 // such an instruction stays as it is.
 func (w *plantWalk) sequencerState(gfd int, g string) {
 	for _, sd := range sequencerDirs {
-		dir, todo := sd[0], sd[1]
+		dir, todo, strategy := sd[0], sd[1], sd[2]
 		var st unix.Stat_t
 		if unix.Fstatat(gfd, dir, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			continue
 		}
 		changed := !time.Unix(st.Ctim.Unix()).Before(w.since)
 		var tst unix.Stat_t
-		if unix.Fstatat(gfd, dir+"/"+todo, &tst, unix.AT_SYMLINK_NOFOLLOW) == nil && !time.Unix(tst.Ctim.Unix()).Before(w.since) {
-			changed = true
+		for _, f := range []string{todo, strategy} {
+			if unix.Fstatat(gfd, dir+"/"+f, &tst, unix.AT_SYMLINK_NOFOLLOW) == nil && !time.Unix(tst.Ctim.Unix()).Before(w.since) {
+				changed = true
+			}
 		}
 		if !changed {
 			continue
@@ -51,6 +58,9 @@ func (w *plantWalk) sequencerState(gfd int, g string) {
 		}
 		if reason == "" && st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			reason = dir + " is not a directory"
+		}
+		if reason == "" {
+			reason = strategyRuns(gfd, dir+"/"+strategy, strategy == "opts")
 		}
 		if reason == "" {
 			continue
@@ -79,6 +89,38 @@ func todoRunsCommands(b []byte) string {
 	}
 	if sc.Err() != nil {
 		return "instructions not read: " + sc.Err().Error()
+	}
+	return ""
+}
+
+// strategyRuns returns why the strategy file (or, in opts, config form,
+// its strategy keys) names a merge strategy that is not one of git's own,
+// or "".
+func strategyRuns(gfd int, file string, opts bool) string {
+	b, err := readSmallAt(gfd, file, maxTodoSize)
+	if errors.Is(err, unix.ENOENT) {
+		return ""
+	}
+	if err != nil {
+		return file + ": " + err.Error()
+	}
+	var names []string
+	if !opts {
+		names = []string{strings.TrimSpace(string(b))}
+	} else {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "strategy") {
+				names = append(names, strings.Trim(strings.TrimSpace(v), `"`))
+			} else if strings.Contains(strings.ToLower(line), "strategy") && !strings.Contains(strings.ToLower(line), "strategy-option") {
+				return file + ": a strategy line not read"
+			}
+		}
+	}
+	for _, n := range names {
+		if !builtinStrategies[n] {
+			return "a merge strategy that is not git's own: " + n
+		}
 	}
 	return ""
 }

@@ -55,9 +55,9 @@ type memoDir struct {
 	ctime    int64 // nanoseconds; -1: too recent to reuse
 	subdirs  []string
 	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
-	// and refs; marked: a quarantine marker (quarantineMarker…).
-	gitDir, marked bool
-	gen            uint64
+	// and refs.
+	gitDir bool
+	gen    uint64
 }
 
 // rootMemo is what the walks of one root remember. mu is held for a whole
@@ -194,7 +194,7 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			var gst unix.Stat_t
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
-				if !w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key], d.marked) {
+				if !w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key]) {
 					w.seen[key] = true
 				}
 				w.sequencerState(gfd, w.path(rel))
@@ -265,9 +265,6 @@ func (w *plantWalk) list(rel string) *memoDir {
 				objects = true
 			case "refs":
 				refs = true
-			}
-			if strings.HasPrefix(name, quarantineMarker) {
-				d.marked = true
 			}
 			if typ == unix.DT_UNKNOWN {
 				var cst unix.Stat_t

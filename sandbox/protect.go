@@ -57,8 +57,6 @@ func (v *fsView) discover(walk bool) {
 	for _, p := range v.pins {
 		if filepath.Base(p.Path) == ".git" || filepath.Base(p.From) == ".git" {
 			d.dotGit(p.Path, 0)
-		} else if hasQuarantineMarker(p.Path) {
-			d.gitDir(p.Path, 0)
 		}
 	}
 	if !walk {
@@ -71,14 +69,7 @@ func (v *fsView) discover(walk bool) {
 		found, limits := walkCache.get(g.Path, walkRoot)
 		v.limits = append(v.limits, limits...)
 		for _, p := range found {
-			if strings.HasPrefix(filepath.Base(p), quarantineMarker) {
-				// A repository quarantined in place (a bare layout): held
-				// like a git dir, so that its marker stays.
-				if g := filepath.Dir(p); d.writable(g) {
-					v.nested = append(v.nested, g)
-					d.gitDir(g, 0)
-				}
-			} else if d.writable(p) {
+			if d.writable(p) {
 				v.nested = append(v.nested, p)
 				d.dotGit(p, 0)
 			}
@@ -163,15 +154,11 @@ func walkRoot(root string) (found, limits []string) {
 		if err != nil {
 			continue
 		}
-		marked := false
 		for _, e := range ents {
 			p := joinPath(it.dir, e.Name())
 			if e.Name() == ".git" {
 				found = append(found, p)
 				continue
-			}
-			if strings.HasPrefix(e.Name(), quarantineMarker) && !marked {
-				found, marked = append(found, p), true
 			}
 			if !e.IsDir() {
 				continue
@@ -243,12 +230,6 @@ func (d *discovery) gitDir(g string, depth int) {
 	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true})
 	for _, n := range gitControl {
 		d.addCarve(joinPath(g, n), pathKindGitFile)
-	}
-	// A HEAD the check for planted repositories set aside stays where it
-	// is: a command cannot rename it back (writing a new HEAD next to it
-	// gets the repository read again, plantjudge.go).
-	for _, m := range quarantineMarkers(g) {
-		d.addCarve(m, pathKindGitFile)
 	}
 	if common, ok := readPointer(joinPath(g, "commondir"), ""); ok {
 		if !strings.HasPrefix(common, "/") {
@@ -434,23 +415,3 @@ func withNested(entries []domain.FilesystemEntry, v *fsView) []domain.Filesystem
 	}
 	return out
 }
-
-// quarantineMarkers returns the set-aside HEADs in the directory g.
-func quarantineMarkers(g string) []string {
-	f, err := os.Open(g)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, quarantineMarker) {
-			out = append(out, joinPath(g, n))
-		}
-	}
-	return out
-}
-
-// hasQuarantineMarker reports whether the directory g holds a set-aside HEAD.
-func hasQuarantineMarker(g string) bool { return len(quarantineMarkers(g)) > 0 }
