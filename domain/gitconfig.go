@@ -44,6 +44,20 @@ var gitTrustedKeys = map[string]bool{
 	"pull.rebase": true, "pull.ff": true, "push.default": true, "push.autosetupremote": true,
 	"fetch.prune": true, "gc.auto": true, "receive.denycurrentbranch": true,
 	"advice.*": true, "color.ui": true,
+	// A person's everyday choices between built-in behaviours (a
+	// repository the command only wrote into keeps them: git remote add in
+	// it has the whole config read).
+	"core.sharedrepository": true, "core.whitespace": true, "core.untrackedcache": true,
+	"core.preloadindex": true, "core.commitgraph": true, "index.version": true,
+	"receive.denynonfastforwards": true, "receive.denydeletes": true,
+	"merge.conflictstyle": true, "merge.ff": true, "merge.log": true,
+	"rerere.enabled": true, "rerere.autoupdate": true,
+	"diff.algorithm": true, "diff.renames": true, "diff.colormoved": true, "diff.mnemonicprefix": true,
+	"push.followtags": true, "fetch.prunetags": true,
+	"rebase.autosquash": true, "rebase.autostash": true, "rebase.updaterefs": true,
+	"status.showuntrackedfiles": true, "status.submodulesummary": true,
+	"log.date": true, "log.decorate": true, "tag.sort": true, "branch.sort": true, "column.ui": true,
+	"feature.manyfiles": true,
 }
 
 // GitHookTrusted reports whether an entry of a hooks directory may be left

@@ -51,6 +51,8 @@ type plantCheck struct {
 	// config and hooks read-only: the command cannot have changed them,
 	// unless the git dir had no config (true here) and it made one.
 	held map[string]bool
+	// heldFiles are the ".git" files the command ran with held read-only.
+	heldFiles map[string]bool
 	// missing are the protected paths (read-only where they exist, not
 	// held) that did not exist when the command started, each as its
 	// first missing component (".config" for ".config/git" when there was
@@ -84,7 +86,7 @@ func QuarantineLine(path, reason, movedTo, failed string) string {
 // newPlantCheck returns the check of v's writable grants, or nil when there
 // are none.
 func newPlantCheck(v *fsView) *plantCheck {
-	pc := &plantCheck{held: map[string]bool{}}
+	pc := &plantCheck{held: map[string]bool{}, heldFiles: map[string]bool{}}
 	for _, g := range v.grants {
 		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
 			pc.roots = append(pc.roots, g.Path)
@@ -105,6 +107,11 @@ func newPlantCheck(v *fsView) *plantCheck {
 		if p.Kind == pathKindGitDir {
 			_, err := os.Lstat(p.Path + "/config")
 			pc.held[p.Path] = errors.Is(err, os.ErrNotExist)
+		}
+	}
+	for _, c := range v.carves {
+		if c.Kind == pathKindGitFile && filepath.Base(c.Path) == ".git" {
+			pc.heldFiles[c.Path] = true
 		}
 	}
 	seen := map[string]bool{}

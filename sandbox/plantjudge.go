@@ -75,6 +75,13 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	if reason == "" {
 		reason = w.trust(gfd, g, true)
 	}
+	if reason == "" && cd.held && len(relativeProgramPaths(cd.path)) > 0 {
+		// A new work tree of a held repository whose config names its
+		// hooks or monitor by a path relative to the work tree (husky's
+		// core.hooksPath = .husky/_): in this one, the command chose
+		// what that path holds.
+		reason = "a work tree of " + cd.path + ", whose config names hooks or a program relative to the work tree"
+	}
 	if reason == "" && cd.fd >= 0 {
 		if r := w.trust(cd.fd, cd.path, !cd.outside); r != "" {
 			where := cd.path
@@ -105,7 +112,8 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 // commonRef is the common dir a git dir names.
 type commonRef struct {
 	path string
-	fd   int // -1: none, or one held for the command (trusted)
+	fd   int // -1: none, or one held for the command (trusted: held)
+	held bool
 	// outside: not below a writable root (read, never quoted).
 	outside bool
 	// reason is why the commondir file itself is not trusted.
@@ -140,7 +148,7 @@ func (w *plantWalk) commonDir(gfd int, g string) commonRef {
 		return commonRef{fd: -1, reason: "commondir leads through a symlink"}
 	}
 	if _, held := w.pc.held[c]; held {
-		return none
+		return commonRef{path: c, fd: -1, held: true}
 	}
 	fd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -277,4 +285,56 @@ func (w *plantWalk) readConfig(gfd int, name string) (string, error) {
 type verdict struct {
 	worktree string
 	err      error
+}
+
+// relativeProgramPaths returns the paths the config of the git dir g
+// names, relative to a work tree, for hooks (core.hooksPath) or a program
+// (core.fsmonitor).
+func relativeProgramPaths(g string) []string {
+	var out []string
+	for _, r := range gitConfigRefs(joinPath(g, "config")) {
+		if !r.include && !strings.HasPrefix(r.path, "/") && !strings.HasPrefix(r.path, "~") {
+			out = append(out, r.path)
+		}
+	}
+	return out
+}
+
+// gitfile sets aside the ".git" file in the directory at rel when the
+// command wrote it and it names a git dir the command ran with held that
+// takes its work tree from where it is used (a repository's own .git, not
+// a submodule's under modules/, whose config names its work tree): the
+// directory would become a second work tree of that repository, where a
+// path its config names relative to the work tree (husky's hooks) is the
+// command's to fill.
+func (w *plantWalk) gitfile(rel string) {
+	dfd, err := w.open(rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(dfd)
+	if w.pc.heldFiles[joinPath(w.path(rel), ".git")] || !w.changed(dfd, []string{".git"}) {
+		return
+	}
+	target, ok := readPointer(joinPath(w.path(rel), ".git"), "gitdir:")
+	if !ok {
+		return
+	}
+	if !strings.HasPrefix(target, "/") {
+		target = w.path(rel) + "/" + target
+	}
+	c, exists, ok, err := canonicalPath(domain.CleanPath(target))
+	if err != nil || !ok || !exists {
+		return
+	}
+	if _, held := w.pc.held[c]; !held || strings.Contains(c, "/modules/") {
+		return
+	}
+	q := Quarantine{Path: joinPath(w.path(rel), ".git"), Reason: "a .git file that makes this directory a second work tree of " + c}
+	if name, err := setAside(dfd, ".git"); err != nil {
+		q.Error = err.Error()
+	} else {
+		q.MovedTo = joinPath(w.path(rel), name)
+	}
+	w.found = append(w.found, q)
 }

@@ -55,8 +55,8 @@ type memoDir struct {
 	ctime    int64 // nanoseconds; -1: too recent to reuse
 	subdirs  []string
 	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
-	// and refs.
-	gitDir bool
+	// and refs; gitfile: it holds a ".git" file.
+	gitDir, gitfile bool
 	gen    uint64
 }
 
@@ -202,6 +202,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			unix.Close(gfd)
 		}
 	}
+	if d.gitfile {
+		w.gitfile(rel)
+	}
 	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
 		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
 		return
@@ -265,6 +268,8 @@ func (w *plantWalk) list(rel string) *memoDir {
 				objects = true
 			case "refs":
 				refs = true
+			case ".git":
+				d.gitfile = typ == unix.DT_REG
 			}
 			if typ == unix.DT_UNKNOWN {
 				var cst unix.Stat_t
