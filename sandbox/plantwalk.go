@@ -57,7 +57,7 @@ type memoDir struct {
 	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
 	// and refs; gitfile: it holds a ".git" file.
 	gitDir, gitfile bool
-	gen    uint64
+	gen             uint64
 }
 
 // rootMemo is what the walks of one root remember. mu is held for a whole
