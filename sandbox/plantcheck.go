@@ -114,16 +114,28 @@ func newPlantCheck(v *fsView) *plantCheck {
 			pc.heldFiles[c.Path] = true
 		}
 	}
-	seen := map[string]bool{}
+	// What the protected list names, and what a held repository's config
+	// names relative to its work tree (a core.hooksPath not made yet).
+	var watch []string
 	for _, c := range v.carves {
-		if c.Kind != domain.PathProtected || c.Reserved || c.Access != domain.AccessRead {
-			continue
+		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
+			watch = append(watch, c.Path)
 		}
+	}
+	for g := range pc.held {
+		if filepath.Base(g) == ".git" {
+			for _, rel := range relativeProgramPaths(g) {
+				watch = append(watch, domain.CleanPath(filepath.Dir(g)+"/"+rel))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, path := range watch {
 		for _, r := range pc.roots {
-			if !domain.PathWithin(c.Path, r) || c.Path == r {
+			if !domain.PathWithin(path, r) || path == r {
 				continue
 			}
-			first := c.Path
+			first := path
 			for d := filepath.Dir(first); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
 				if _, err := os.Lstat(d); err == nil {
 					break
