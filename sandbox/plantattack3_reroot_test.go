@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 	"testing"
+
+	"turnstile/domain"
 )
 
 // TestAttack3Reroot (third attack review): the workspace's config is held
@@ -54,4 +57,22 @@ func attack3Reroot(t *testing.T, dir, script string) {
 		t.Fatal("the root's hooks were changed: not this attack")
 	}
 	attackHostStatus(t, f, f.ws+"/"+dir, "commit", "-q", "--allow-empty", "-m", "in the package")
+}
+
+// TestRerootUnderAModulesDirectory: the re-root rule skips a submodule's
+// git dir (under a held repository's modules/, whose config names its work
+// tree), not any git dir whose path holds "/modules/": a workspace that
+// lies in a directory named modules is covered too.
+func TestRerootUnderAModulesDirectory(t *testing.T) {
+	requireKernel(t, true)
+	base := tempWorkspace(t)
+	ws := base + "/modules/ws"
+	mkfiles(t, ws, map[string]string{"pkg/index.js": "x\n", ".husky/_/pre-commit": "#!/bin/sh\nexit 0\n"})
+	hostGit(t, ws, "init", "-q")
+	hostGit(t, ws, "config", "core.hooksPath", ".husky/_")
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	r := sh(t, s, "echo 'gitdir: ../.git' > pkg/.git && echo ok")
+	if r.ExitCode != 0 || !slices.Equal(quarantined(r), []string{ws + "/pkg/.git"}) {
+		t.Fatalf("(%d) set aside %v", r.ExitCode, quarantined(r))
+	}
 }

@@ -327,7 +327,7 @@ func (w *plantWalk) gitfile(rel string) {
 	if err != nil || !ok || !exists {
 		return
 	}
-	if _, held := w.pc.held[c]; !held || strings.Contains(c, "/modules/") {
+	if _, held := w.pc.held[c]; !held || w.pc.submoduleDir(c) {
 		return
 	}
 	q := Quarantine{Path: joinPath(w.path(rel), ".git"), Reason: "a .git file that makes this directory a second work tree of " + c}
@@ -337,4 +337,15 @@ func (w *plantWalk) gitfile(rel string) {
 		q.MovedTo = joinPath(w.path(rel), name)
 	}
 	w.found = append(w.found, q)
+}
+
+// submoduleDir reports whether the git dir c lies in the modules/ of a
+// held git dir (a submodule's, whose config names its work tree).
+func (pc *plantCheck) submoduleDir(c string) bool {
+	for g := range pc.held {
+		if domain.PathWithin(c, g+"/modules") && c != g+"/modules" {
+			return true
+		}
+	}
+	return false
 }
