@@ -116,7 +116,10 @@ func newPlantCheck(v *fsView) *plantCheck {
 	}
 	// What the protected list names, and what a held repository's config
 	// names relative to its work tree (a core.hooksPath not made yet).
+	// (A hooks path is watched as itself: what the command makes on the
+	// way to it, node_modules say, is its own.)
 	var watch []string
+	exact := map[string]bool{}
 	for _, c := range v.carves {
 		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
 			watch = append(watch, c.Path)
@@ -125,7 +128,8 @@ func newPlantCheck(v *fsView) *plantCheck {
 	for g := range pc.held {
 		if filepath.Base(g) == ".git" {
 			for _, rel := range relativeProgramPaths(g) {
-				watch = append(watch, domain.CleanPath(filepath.Dir(g)+"/"+rel))
+				p := domain.CleanPath(filepath.Dir(g) + "/" + rel)
+				watch, exact[p] = append(watch, p), true
 			}
 		}
 	}
@@ -136,7 +140,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 				continue
 			}
 			first := path
-			for d := filepath.Dir(first); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
+			for d := filepath.Dir(first); !exact[path] && d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
 				if _, err := os.Lstat(d); err == nil {
 					break
 				}

@@ -395,7 +395,7 @@ func TestMissingHooksPathIsSetAside(t *testing.T) {
 	f := newPlantFixture(t)
 	hostGit(t, f.ws, "config", "core.hooksPath", ".husky/_")
 	r := sh(t, f.s, "mkdir -p .husky/_ && printf '#!/bin/sh\\n"+"touch "+f.marker+"\\n' > .husky/_/pre-commit && chmod +x .husky/_/pre-commit && echo ok")
-	if r.ExitCode != 0 || !slices.Equal(quarantined(r), []string{f.ws + "/.husky"}) {
+	if r.ExitCode != 0 || !slices.Equal(quarantined(r), []string{f.ws + "/.husky/_"}) {
 		t.Fatalf("(%d) set aside %v: %s", r.ExitCode, quarantined(r), r.Stderr)
 	}
 	hostGitRun(t, f.ws, "commit", "-q", "--allow-empty", "-m", "x")

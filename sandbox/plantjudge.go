@@ -316,21 +316,35 @@ func (w *plantWalk) gitfile(rel string) {
 	if w.pc.heldFiles[joinPath(w.path(rel), ".git")] || !w.changed(dfd, []string{".git"}) {
 		return
 	}
-	target, ok := readPointer(joinPath(w.path(rel), ".git"), "gitdir:")
-	if !ok {
-		return
+	reason := ""
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		// git follows it; where it leads can change later without
+		// anything here changing.
+		reason = "a .git symlink"
+	} else {
+		target, ok := readPointer(joinPath(w.path(rel), ".git"), "gitdir:")
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(target, "/") {
+			target = w.path(rel) + "/" + target
+		}
+		lexical := domain.CleanPath(target)
+		c, exists, ok, err := canonicalPath(lexical)
+		_, held := w.pc.held[c]
+		switch {
+		case err != nil || !ok || !exists || c != lexical:
+			// A git dir made, or a link retargeted, later would
+			// change nothing the check looks at.
+			reason = "a .git file whose git dir does not exist or is reached through a symlink"
+		case held && !w.pc.submoduleDir(c):
+			reason = "a .git file that makes this directory a second work tree of " + c
+		default:
+			return
+		}
 	}
-	if !strings.HasPrefix(target, "/") {
-		target = w.path(rel) + "/" + target
-	}
-	c, exists, ok, err := canonicalPath(domain.CleanPath(target))
-	if err != nil || !ok || !exists {
-		return
-	}
-	if _, held := w.pc.held[c]; !held || w.pc.submoduleDir(c) {
-		return
-	}
-	q := Quarantine{Path: joinPath(w.path(rel), ".git"), Reason: "a .git file that makes this directory a second work tree of " + c}
+	q := Quarantine{Path: joinPath(w.path(rel), ".git"), Reason: reason}
 	if name, err := setAside(dfd, ".git"); err != nil {
 		q.Error = err.Error()
 	} else {

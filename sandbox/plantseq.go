@@ -108,12 +108,17 @@ func strategyRuns(gfd int, file string, opts bool) string {
 	if !opts {
 		names = []string{strings.TrimSpace(string(b))}
 	} else {
-		for _, line := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(line, "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "strategy") {
-				names = append(names, strings.Trim(strings.TrimSpace(v), `"`))
-			} else if strings.Contains(strings.ToLower(line), "strategy") && !strings.Contains(strings.ToLower(line), "strategy-option") {
-				return file + ": a strategy line not read"
+		// Only the form git writes: "[options]", then "\tkey = value".
+		for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			if line == "[options]" && i == 0 {
+				continue
+			}
+			k, v, ok := strings.Cut(strings.TrimPrefix(line, "\t"), " = ")
+			if i == 0 || !ok || !strings.HasPrefix(line, "\t") || k == "" || strings.Trim(k, "abcdefghijklmnopqrstuvwxyz-") != "" {
+				return file + ": a line not in the form git writes"
+			}
+			if k == "strategy" {
+				names = append(names, v)
 			}
 		}
 	}

@@ -269,7 +269,7 @@ func (w *plantWalk) list(rel string) *memoDir {
 			case "refs":
 				refs = true
 			case ".git":
-				d.gitfile = typ == unix.DT_REG
+				d.gitfile = typ == unix.DT_REG || typ == unix.DT_LNK
 			}
 			if typ == unix.DT_UNKNOWN {
 				var cst unix.Stat_t
