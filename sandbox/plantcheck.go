@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -51,7 +52,7 @@ type plantCheck struct {
 	// config and hooks read-only: the command cannot have changed them,
 	// unless the git dir had no config (true here) and it made one.
 	held map[string]bool
-	// heldFiles are the ".git" files the command ran with held read-only.
+	// heldFiles are the ".git" entries the command ran with held.
 	heldFiles map[string]bool
 	// missing are the protected paths (read-only where they exist, not
 	// held) that did not exist when the command started, each as its
@@ -109,9 +110,13 @@ func newPlantCheck(v *fsView) *plantCheck {
 			pc.held[p.Path] = errors.Is(err, os.ErrNotExist)
 		}
 	}
-	for _, c := range v.carves {
-		if c.Kind == pathKindGitFile && filepath.Base(c.Path) == ".git" {
-			pc.heldFiles[c.Path] = true
+	for _, c := range append(slices.Clone(v.carves), v.pins...) {
+		// A ".git" file or symlink held for the command (a symlinked
+		// .git is pinned at its target, named by From).
+		for _, p := range []string{c.Path, c.From} {
+			if filepath.Base(p) == ".git" {
+				pc.heldFiles[p] = true
+			}
 		}
 	}
 	// What the protected list names, and what a held repository's config
