@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -192,6 +193,9 @@ func TestCIFailsInsteadOfSkipping(t *testing.T) {
 	}
 }
 
+// testUsers numbers the users unprivilegedUser makes in one process.
+var testUsers atomic.Int64
+
 // unprivilegedUser creates a system user for the test (removed at the end)
 // and returns its uid and gid.
 func unprivilegedUser(t *testing.T) (uid, gid int) {
@@ -199,7 +203,7 @@ func unprivilegedUser(t *testing.T) (uid, gid int) {
 	if os.Geteuid() != 0 {
 		missingPrerequisite(t, "creating a user needs root")
 	}
-	name := fmt.Sprintf("tsbx%d", os.Getpid())
+	name := fmt.Sprintf("tsbx%d-%d", os.Getpid(), testUsers.Add(1))
 	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		missingPrerequisite(t, "useradd: %v: %s", err, out)
 	}

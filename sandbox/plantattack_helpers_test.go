@@ -3,7 +3,6 @@ package sandbox
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,17 +40,7 @@ func (f *plantFixture) attackMarkerCmd() string {
 // passed there.
 func asTestUser(t *testing.T, run string) {
 	t.Helper()
-	requireRoot(t)
-	name := "ts-plant-" + strconv.Itoa(os.Getpid())
-	if out, err := exec.Command("useradd", "-M", "-s", "/bin/false", name).CombinedOutput(); err != nil {
-		missingPrerequisite(t, "useradd: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("userdel", name).Run() })
-	out, err := exec.Command("id", "-u", name).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	uid, gid := unprivilegedUser(t)
 	base := visibleWorkspace(t)
 	exe, tmp := base+"/sandbox.test", base+"/tmp"
 	data, err := os.ReadFile(testExe(t))
@@ -64,10 +53,10 @@ func asTestUser(t *testing.T, run string) {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.Chown(tmp, uid, uid)
+	os.Chown(tmp, uid, gid)
 	c := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
 	c.Dir, c.Env = tmp, []string{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp, "HOME=" + tmp, "CI=" + os.Getenv("CI")}
-	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	b, err := c.CombinedOutput()
 	if err != nil || !strings.Contains(string(b), "--- PASS") || strings.Contains(string(b), "--- SKIP") {
 		t.Fatalf("as user %d: %v\n%s", uid, err, b)

@@ -27,9 +27,11 @@ import (
 // is dead: every repository in a writable root that is not one the command
 // ran with held read-only, and that the command made or changed, must have a
 // config of trusted keys only (domain.CheckGitConfig), no hooks but git's
-// samples, and the same for the common dir it names; otherwise Run renames
-// its HEAD (domain.UntrustedSuffix), so that no git takes it for a
-// repository, and reports it.
+// samples, and the same for the common dir it names; otherwise Run sets
+// aside (domain.UntrustedSuffix) its HEAD, config and hooks, so that no git
+// takes it for a repository, and reports it. The same check sets aside
+// what else a host program would run from the roots (plantjudge.go,
+// plantseq.go, setAsideCreated).
 
 // coarseNow reads the clock the kernel stamps file times with (the coarse
 // real-time clock: a change made after coarseNow returns is stamped no
@@ -62,14 +64,16 @@ type plantCheck struct {
 	missing [][2]string
 }
 
-// Quarantine is a repository a command left with a config or hooks that
-// are not trusted.
+// Quarantine is one thing a command left that a host program would run,
+// set aside: a repository (Path is its git dir), a rebase state, a .git
+// file, a protected file or directory.
 type Quarantine struct {
-	// Path is the repository's git dir.
+	// Path is what was set aside.
 	Path string `json:"path"`
 	// Reason is what is not trusted.
 	Reason string `json:"reason"`
-	// MovedTo is where its HEAD is now; empty when the rename failed.
+	// MovedTo is where it is now (a repository's HEAD); empty when the
+	// rename failed.
 	MovedTo string `json:"moved_to,omitempty"`
 	// Error is why the rename failed.
 	Error string `json:"error,omitempty"`
@@ -219,6 +223,18 @@ func setAsidePath(p, root string) (string, error) {
 	defer unix.Close(pfd)
 	moved, err := setAside(pfd, name)
 	return dir + moved, err
+}
+
+// setAsideIn sets aside name in the directory dir (open at dfd) and
+// returns the report of it.
+func setAsideIn(dfd int, dir, name, reason string) Quarantine {
+	q := Quarantine{Path: joinPath(dir, name), Reason: reason}
+	if moved, err := setAside(dfd, name); err != nil {
+		q.Error = err.Error()
+	} else {
+		q.MovedTo = joinPath(dir, moved)
+	}
+	return q
 }
 
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to

@@ -94,11 +94,9 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	if reason == "" {
 		return false
 	}
-	q := Quarantine{Path: g, Reason: reason}
-	if name, err := setAside(gfd, "HEAD"); err != nil {
-		q.Error = err.Error()
-	} else {
-		q.MovedTo = joinPath(g, name)
+	q := setAsideIn(gfd, g, "HEAD", reason)
+	q.Path = g
+	if q.Error == "" {
 		for _, n := range controlNames {
 			if _, err := setAside(gfd, n); err != nil && !errors.Is(err, unix.ENOENT) {
 				q.Error = n + ": " + err.Error()
@@ -344,13 +342,7 @@ func (w *plantWalk) gitfile(rel string) {
 			return
 		}
 	}
-	q := Quarantine{Path: joinPath(w.path(rel), ".git"), Reason: reason}
-	if name, err := setAside(dfd, ".git"); err != nil {
-		q.Error = err.Error()
-	} else {
-		q.MovedTo = joinPath(w.path(rel), name)
-	}
-	w.found = append(w.found, q)
+	w.found = append(w.found, setAsideIn(dfd, w.path(rel), ".git", reason))
 }
 
 // submoduleDir reports whether the git dir c lies in the modules/ of a

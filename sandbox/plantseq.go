@@ -65,13 +65,7 @@ func (w *plantWalk) sequencerState(gfd int, g string) {
 		if reason == "" {
 			continue
 		}
-		q := Quarantine{Path: joinPath(g, dir), Reason: reason}
-		if name, err := setAside(gfd, dir); err != nil {
-			q.Error = err.Error()
-		} else {
-			q.MovedTo = joinPath(g, name)
-		}
-		w.found = append(w.found, q)
+		w.found = append(w.found, setAsideIn(gfd, g, dir, reason))
 	}
 }
 

@@ -301,18 +301,14 @@ func (w *plantWalk) madeUnreadable(rel string) bool {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		parent, name = rel[:i], rel[i+1:]
 	}
-	q := Quarantine{Path: w.path(rel), Reason: "a directory the command made that the check cannot list"}
+	const reason = "a directory the command made that the check cannot list"
 	pfd, err := w.open(parent)
-	if err == nil {
-		var moved string
-		moved, err = setAside(pfd, name)
-		unix.Close(pfd)
-		q.MovedTo = w.path(relChild(parent, moved))
-	}
 	if err != nil {
-		q.MovedTo, q.Error = "", err.Error()
+		w.found = append(w.found, Quarantine{Path: w.path(rel), Reason: reason, Error: err.Error()})
+		return true
 	}
-	w.found = append(w.found, q)
+	defer unix.Close(pfd)
+	w.found = append(w.found, setAsideIn(pfd, w.path(parent), name, reason))
 	return true
 }
 

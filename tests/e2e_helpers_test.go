@@ -77,7 +77,7 @@ type decisionAnswer struct {
 		TimedOut bool   `json:"timed_out"`
 		// Quarantined are the repositories the command left untrusted.
 		Quarantined []struct {
-			GitDir  string `json:"git_dir"`
+			Path    string `json:"path"`
 			Reason  string `json:"reason"`
 			MovedTo string `json:"moved_to"`
 		} `json:"quarantined"`

@@ -49,7 +49,7 @@ func TestExecReportsQuarantinedRepository(t *testing.T) {
 		t.Fatalf("exec: %d %+v %+v", status, d, d.Result)
 	}
 	gitDir := filepath.Join(root, "sub", ".git")
-	if len(d.Result.Quarantined) != 1 || d.Result.Quarantined[0].GitDir != gitDir || !strings.Contains(d.Result.Quarantined[0].Reason, "core.fsmonitor") ||
+	if len(d.Result.Quarantined) != 1 || d.Result.Quarantined[0].Path != gitDir || !strings.Contains(d.Result.Quarantined[0].Reason, "core.fsmonitor") ||
 		d.Result.Quarantined[0].MovedTo != gitDir+"/HEAD.turnstile-untrusted" || exists(gitDir+"/HEAD") {
 		t.Fatalf("quarantined %+v", d.Result.Quarantined)
 	}

@@ -62,7 +62,7 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "turnstile exec: killed by the timeout")
 		}
 		for _, q := range out.Result.Quarantined {
-			fmt.Fprintln(stderr, shown(sandbox.QuarantineLine(q.GitDir, q.Reason, q.MovedTo, q.Error)))
+			fmt.Fprintln(stderr, shown(sandbox.QuarantineLine(q.Path, q.Reason, q.MovedTo, q.Error)))
 		}
 		for _, l := range out.Result.CheckLimits {
 			fmt.Fprintln(stderr, "turnstile exec: "+shown(l))

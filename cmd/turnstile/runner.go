@@ -96,7 +96,7 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 		CheckLimits: res.CheckLimits,
 	}
 	for _, q := range res.Quarantined {
-		out.Quarantined = append(out.Quarantined, engine.QuarantinedRepository{GitDir: q.Path, Reason: q.Reason, MovedTo: q.MovedTo, Error: q.Error})
+		out.Quarantined = append(out.Quarantined, engine.Quarantined{Path: q.Path, Reason: q.Reason, MovedTo: q.MovedTo, Error: q.Error})
 	}
 	return out, nil
 }

@@ -63,32 +63,33 @@ type CommandResult struct {
 	StderrTruncated bool   `json:"stderr_truncated"`
 	DurationMs      int64  `json:"duration_ms"`
 	TimedOut        bool   `json:"timed_out"`
-	// Quarantined are the git repositories the command left in a writable
-	// root with a config or hooks that are not trusted: their HEAD was
-	// renamed (domain.UntrustedSuffix) so that no git takes them for a
-	// repository. CheckLimits is what that check could not cover.
-	Quarantined []QuarantinedRepository `json:"quarantined,omitempty"`
-	CheckLimits []string                `json:"check_limits,omitempty"`
+	// Quarantined is what the command left in a writable root that a host
+	// program would run, set aside (renamed, domain.UntrustedSuffix): a
+	// repository with a config or hooks that are not trusted (its HEAD,
+	// config and hooks), a rebase state, a .git file, a protected file.
+	// CheckLimits is what that check could not cover.
+	Quarantined []Quarantined `json:"quarantined,omitempty"`
+	CheckLimits []string      `json:"check_limits,omitempty"`
 }
 
-// QuarantinedRepository is one repository a command left that is not
-// trusted.
-type QuarantinedRepository struct {
-	// GitDir is the repository's git dir.
-	GitDir string `json:"git_dir"`
+// Quarantined is one thing a command left that was set aside.
+type Quarantined struct {
+	// Path is what was set aside (a repository's git dir).
+	Path string `json:"path"`
 	// Reason is what is not trusted (the first untrusted key or hook).
 	Reason string `json:"reason"`
-	// MovedTo is where its HEAD is now; empty when the rename failed.
+	// MovedTo is where it is now (a repository's HEAD); empty when the
+	// rename failed.
 	MovedTo string `json:"moved_to,omitempty"`
-	// Error is why the rename failed: the repository is still usable.
+	// Error is why the rename failed: what it names is still in use.
 	Error string `json:"error,omitempty"`
 }
 
-// quarantinedDirs are the git dirs of q.
-func quarantinedDirs(q []QuarantinedRepository) []string {
+// quarantinedPaths are the paths of q.
+func quarantinedPaths(q []Quarantined) []string {
 	var out []string
 	for _, r := range q {
-		out = append(out, r.GitDir)
+		out = append(out, r.Path)
 	}
 	return out
 }
@@ -238,7 +239,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
 		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended),
-		Quarantined: quarantinedDirs(result.Quarantined), CheckLimits: result.CheckLimits}})
+		Quarantined: quarantinedPaths(result.Quarantined), CheckLimits: result.CheckLimits}})
 	if err == nil {
 		out.Position, out.Turn = fin.Position, fin.Turn
 	}

@@ -40,9 +40,9 @@ type ExecFinished struct {
 	// ("permissions changed (version N)": a mid-turn change narrowed the
 	// snapshot it ran under); empty when it was not.
 	Stopped string `json:"stopped,omitempty"`
-	// Quarantined are the git dirs of the repositories the command left in
-	// a writable root with a config or hooks that are not trusted (their
-	// HEAD renamed); empty when none.
+	// Quarantined are the paths of what the command left in a writable
+	// root that a host program would run, set aside (a repository's git
+	// dir, a rebase state, a .git file, a protected file); empty when none.
 	Quarantined []string `json:"quarantined,omitempty"`
 	// CheckLimits is what the check for what the command left could not
 	// cover (a directory bound reached); empty when it covered everything.
