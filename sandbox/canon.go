@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -170,8 +172,10 @@ func newFSView(fp *domain.FilesystemPolicy) *fsView { return buildFSView(fp, tru
 // (and what they lead to) are discovered: the helper gets the walk's
 // findings from Run as entries.
 func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
+	viewBuilds.Add(1)
 	v := &fsView{}
 	memo := canonMemo{}
+	lists := dirLists{}
 	for _, e := range fp.Entries {
 		p := e.ResolvedPath
 		if p == "" {
@@ -185,7 +189,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			// inside one: its .ssh was readable to the command).
 			v.sensitive = append(v.sensitive, memo.sensitiveRule(p))
 			if strings.Contains(p, "*") {
-				for _, m := range sensitiveMatches(p) {
+				for _, m := range lists.sensitiveMatches(p) {
 					v.addRule(&memo, e, m)
 				}
 				continue
@@ -200,25 +204,73 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	return v
 }
 
+// dirLists holds the names in each directory one view build listed to
+// expand the sensitive patterns: a dozen patterns under /home/* list /home
+// once, not once each (filepath.Glob lists every directory on the way,
+// each time).
+type dirLists map[string][]string
+
+// names returns the names in dir, listed once (none when it cannot be
+// listed).
+func (l dirLists) names(dir string) []string {
+	if ns, ok := l[dir]; ok {
+		return ns
+	}
+	var ns []string
+	if f, err := os.Open(dir); err == nil {
+		ns, _ = f.Readdirnames(-1)
+		f.Close()
+	}
+	slices.Sort(ns)
+	l[dir] = ns
+	return ns
+}
+
+// viewBuilds counts the views this process built (for tests).
+var viewBuilds atomic.Int64
+
 // sensitiveMatches returns the paths a sensitive pattern ("*" for one
-// element) matches now that kernelMasks would mask; none under /proc (the
-// PID namespace's own procfs holds no other process).
-func sensitiveMatches(pattern string) []string {
+// element) matches now that kernelMasks would mask, sorted; none under
+// /proc (the PID namespace's own procfs holds no other process). An element
+// with a pattern character is matched against the names in its directory
+// (filepath.Match); the others are joined as they are, and kernelMasks
+// keeps only what exists.
+func (l dirLists) sensitiveMatches(pattern string) []string {
 	if domain.PathWithin(pattern, "/proc") {
 		return nil
 	}
-	ms, err := filepath.Glob(pattern)
-	if err != nil {
-		return nil
+	paths := []string{"/"}
+	for _, el := range splitPath(domain.CleanPath(pattern)) {
+		var next []string
+		for _, dir := range paths {
+			if !hasGlobMeta(el) {
+				next = append(next, joinPath(dir, el))
+				continue
+			}
+			for _, n := range l.names(dir) {
+				if ok, err := filepath.Match(el, n); err != nil {
+					return nil
+				} else if ok {
+					next = append(next, joinPath(dir, n))
+				}
+			}
+		}
+		if paths = next; len(paths) == 0 {
+			return nil
+		}
 	}
-	out := ms[:0]
-	for _, m := range ms {
+	out := paths[:0]
+	for _, m := range paths {
 		if kernelMasks(m) {
 			out = append(out, m)
 		}
 	}
 	return out
 }
+
+// hasGlobMeta reports whether el holds a character filepath.Match treats
+// as a pattern.
+func hasGlobMeta(el string) bool { return strings.ContainsAny(el, `*?[\`) }
 
 // addRule adds the rule for entry e at the clean path p.
 func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {

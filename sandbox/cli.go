@@ -94,7 +94,7 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 	if m != domain.ModeFullAccess {
 		// The helper starts while the command is planned; Run takes it
 		// when the plan fits it, and it is ended otherwise.
-		startEarlyHelper(absCwd, features)
+		startEarlyHelperSoon(absCwd, features)
 		defer AbandonEarlyHelper()
 		if os.Geteuid() == 0 {
 			// A root caller's command runs as SandboxUID through

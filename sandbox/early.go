@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -196,9 +197,31 @@ func startEarlyHelper(cwd string, f Features) {
 	earlyHelpers.Store(&earlyHelper{p: p, specW: specW, dir: cwd, cloneflags: attr.Cloneflags, prog: prog})
 }
 
+// startEarlyHelperSoon runs startEarlyHelper on a goroutine: starting a
+// process waits until it has exec'd (about a millisecond here, more under
+// load), and the command can be planned meanwhile. takeEarlyHelper waits
+// for it.
+func startEarlyHelperSoon(cwd string, f Features) {
+	earlyStarting.Add(1)
+	go func() {
+		defer earlyStarting.Done()
+		startEarlyHelper(cwd, f)
+	}()
+}
+
+// earlyStarting counts the startEarlyHelper calls still running.
+var earlyStarting sync.WaitGroup
+
+// takeEarlyHelper returns the helper started early, if any, once its start
+// has returned; the caller owns it (finish or abandon).
+func takeEarlyHelper() *earlyHelper {
+	earlyStarting.Wait()
+	return earlyHelpers.Swap(nil)
+}
+
 // AbandonEarlyHelper ends a helper started early that Run did not take.
 func AbandonEarlyHelper() {
-	if e := earlyHelpers.Swap(nil); e != nil {
+	if e := takeEarlyHelper(); e != nil {
 		e.abandon()
 	}
 }

@@ -29,11 +29,16 @@ import (
 // path) is write_requires_writable_root; anything else is
 // outside_allowed_roots. Refusals are *Refusal.
 func CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) (resolved string, err error) {
+	return checkSnapshotFile(s, nil, path, op)
+}
+
+// checkSnapshotFile is CheckFile with v the view of the snapshot's
+// filesystem policy when the caller has one (nil: the cached one).
+func checkSnapshotFile(s *domain.TurnExecutionSecuritySnapshot, v *fsView, path string, op domain.Access) (resolved string, err error) {
 	if s == nil {
 		return "", refuse(CodeNoSnapshot, path, "no security snapshot: every file operation is refused")
 	}
-	var v *fsView
-	if !s.Sandbox.Filesystem.Unrestricted {
+	if v == nil && !s.Sandbox.Filesystem.Unrestricted {
 		v = cachedFSView(&s.Sandbox.Filesystem)
 	}
 	return checkFile(s.Sandbox.Cwd, &s.Sandbox.Filesystem, v, path, op)

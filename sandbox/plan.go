@@ -87,6 +87,12 @@ type SandboxSpec struct {
 	// plant is the check Run makes of the writable roots once the command
 	// has ended (set by prepareSpec; not sent to the helper).
 	plant *plantCheck
+	// view, when set, is the view of Entries PlanSpawn built afresh for
+	// this plan (one-command processes only), made when Entries had
+	// viewEntries entries; prepareSpec uses it when nothing was appended
+	// since (Entries only ever grow after the plan).
+	view        *fsView
+	viewEntries int
 	// HostSockets are the pathname unix sockets bound on the host when Run
 	// started the command (set by Run unless AllowUnixSockets): the helper
 	// masks each one in the root view.
@@ -182,7 +188,16 @@ func PlanSpawn(s *domain.TurnExecutionSecuritySnapshot, req SpawnRequest, server
 	if cwd == "" {
 		cwd = s.Sandbox.Cwd
 	}
-	resolvedCwd, err := CheckFile(s, cwd, domain.AccessRead)
+	// A process that checks one command and exits (noViewCache) builds
+	// the view of the snapshot's roots once, here, and the spawn holds its
+	// names from the same view (prepareSpec): two views built a few
+	// milliseconds apart cost 2-3 ms of lstats, and the helper
+	// canonicalises everything again where it mounts.
+	var view *fsView
+	if !s.Sandbox.Filesystem.Unrestricted && noViewCache.Load() {
+		view = newFSView(&s.Sandbox.Filesystem)
+	}
+	resolvedCwd, err := checkSnapshotFile(s, view, cwd, domain.AccessRead)
 	if err != nil {
 		inner, _ := err.(*Refusal)
 		return nil, &Refusal{Code: CodeCwdNotReadable, Path: cwd, Message: "the working directory fails the read check: " + err.Error(), Cause: inner}
@@ -199,6 +214,9 @@ func PlanSpawn(s *domain.TurnExecutionSecuritySnapshot, req SpawnRequest, server
 	}
 	if err := prepareSandbox(s, p); err != nil {
 		return nil, err
+	}
+	if view != nil && p.Sandbox.RestrictFilesystem && len(p.Sandbox.Entries) == len(s.Sandbox.Filesystem.Entries) {
+		p.Sandbox.view, p.Sandbox.viewEntries = view, len(p.Sandbox.Entries)
 	}
 	return p, nil
 }

@@ -25,7 +25,11 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 	if spec.RestrictFilesystem {
 		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
 		spec.GlobRules = nil
-		v := newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		v := spec.view
+		if v == nil || len(spec.Entries) != spec.viewEntries {
+			v = newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
+		}
+		spec.view = nil
 		if release, err = holdNames(v); err != nil {
 			return nil, err
 		}

@@ -270,8 +270,7 @@ func kernelMasks(p string) bool {
 	if strings.Contains(p, "*") || domain.PathWithin(p, "/proc") {
 		return false
 	}
-	if _, err := os.Lstat(p); err != nil {
-		return false
-	}
+	// access(2) follows a link as the command's open would, and fails
+	// for what does not exist.
 	return unix.Access(p, unix.R_OK) == nil
 }

@@ -348,7 +348,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		if spec.RestrictFilesystem {
 			spec.Entries = withOwnPrograms(spec.Entries, prog)
 		}
-		if e := earlyHelpers.Swap(nil); e != nil {
+		if e := takeEarlyHelper(); e != nil {
 			if e.fits(plan, spec, prog, cmd.SysProcAttr, kg) {
 				return e.finish(plan, env, spec, stdout, stderr, release)
 			}
