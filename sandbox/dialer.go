@@ -12,10 +12,14 @@ import (
 // was dialed, ip and port the address the connection is about to reach after
 // name resolution. Denied rules are matched on both the name and the
 // address; a disabled network refuses everything; a loopback or "this
-// network" address needs allow_localhost; a restricted network needs an allow
-// rule for host; a private, link-local, CGNAT or metadata address needs
-// allow_private_networks or an exact "=host" rule naming host or the address.
-// Checking the resolved address defeats DNS rebinding.
+// network" address, or any address the kernel routes to this host (its
+// interfaces' own addresses: a service bound on 0.0.0.0 answers on each),
+// needs allow_localhost; a restricted network needs an allow rule for host;
+// a private, link-local, CGNAT, documentation or metadata address needs
+// allow_private_networks or an exact rule naming that address (REFERENCE
+// §10: an allow-list that names the IP literal); an exact rule naming host
+// does not open what host resolves to. Checking the resolved address
+// defeats DNS rebinding.
 func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Addr, port int) error {
 	if s == nil {
 		return refuse(CodeNoSnapshot, host, "no security snapshot: every connection is refused")
@@ -41,6 +45,15 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 	if !literal.IsValid() && classifyName(name) != classPublic {
 		cls = classifyName(name)
 	}
+	if cls != classLocalhost && !np.AllowLocalhost {
+		local, err := localRoute(ip)
+		if err != nil {
+			return refuse(CodeLocalhostNotAllowed, shown, "cannot tell whether %s is an address of this host (%v); localhost is not allowed for this turn", ip, err)
+		}
+		if local {
+			return refuse(CodeLocalhostNotAllowed, shown, "%s is an address of this host; localhost is not allowed for this turn", ip)
+		}
+	}
 	if cls == classLocalhost && !np.AllowLocalhost {
 		return refuse(CodeLocalhostNotAllowed, shown, "%s is a local address; localhost is not allowed for this turn", ip)
 	}
@@ -50,10 +63,9 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 		}
 	}
 	if cls == classPrivate || cls == classMetadata {
-		_, exactName := matchExact(np.AllowedDomains, byName)
 		_, exactAddr := matchExact(np.AllowedDomains, byAddr)
-		if !np.AllowPrivateNetworks && !exactName && !exactAddr {
-			return refuse(CodePrivateAddress, shown, "%s resolves to a %s address; it needs allow_private_networks or an exact =host rule", name, cls)
+		if !np.AllowPrivateNetworks && !exactAddr {
+			return refuse(CodePrivateAddress, shown, "%s resolves to a %s address (%s); it needs allow_private_networks or an allow rule naming that address", name, cls, ip)
 		}
 	}
 	return nil

@@ -28,13 +28,16 @@ var metadataAddrs = []netip.Addr{
 
 // privatePrefixes are refused unless private networks are allowed: RFC 1918,
 // CGNAT, link-local, ULA, site-local, IETF protocol assignments, benchmarking,
-// reserved and multicast ranges.
+// documentation (RFC 5737, RFC 3849: never routed on the internet), reserved
+// and multicast ranges.
 var privatePrefixes = []netip.Prefix{
 	netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
 	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("224.0.0.0/4"), netip.MustParsePrefix("240.0.0.0/4"),
 	netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fe80::/10"), netip.MustParsePrefix("fec0::/10"),
 	netip.MustParsePrefix("ff00::/8"), netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("2001:db8::/32"),
 }
 
 var (

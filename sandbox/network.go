@@ -14,8 +14,9 @@ import (
 // network_disabled; localhost names and loopback addresses need
 // allow_localhost (localhost_not_allowed); a restricted network needs an allow
 // rule (host_not_allowed); private, link-local, CGNAT and cloud-metadata
-// addresses need allow_private_networks or an exact "=host" allow rule
-// (private_address). Numeric IPv4 forms that resolvers accept ("2130706433",
+// addresses need allow_private_networks or an exact allow rule naming the
+// address (private_address; a rule naming a host name opens no address it
+// resolves to: CheckAddr). Numeric IPv4 forms that resolvers accept ("2130706433",
 // "0x7f.1") are read as the address they denote. A host name is checked again
 // on its resolved address at connect time by Dialer.
 func CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
@@ -91,7 +92,7 @@ func checkTarget(np *domain.NetworkPolicy, t domain.NetTarget, shown string) *Re
 	}
 	_, exact := matchExact(np.AllowedDomains, t)
 	if (cls == classPrivate || cls == classMetadata) && !np.AllowPrivateNetworks && !exact {
-		return refuse(CodePrivateAddress, shown, "%s is a %s address; it needs allow_private_networks or an exact =host rule", t.Host, cls)
+		return refuse(CodePrivateAddress, shown, "%s is a %s address; it needs allow_private_networks or an allow rule naming that address", t.Host, cls)
 	}
 	return nil
 }

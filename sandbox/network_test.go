@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"turnstile/domain"
@@ -127,6 +128,8 @@ func TestCheckURL(t *testing.T) {
 
 func TestCheckAddr(t *testing.T) {
 	restricted := domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"example.com", "=intranet.corp", "=https://svc.corp:8443"}, DeniedDomains: []string{"=6.6.6.6"}}
+	withAddr := restricted
+	withAddr.AllowedDomains = append(slices.Clone(restricted.AllowedDomains), "=10.0.0.7")
 	cases := []struct {
 		name string
 		np   domain.NetworkPolicy
@@ -140,8 +143,17 @@ func TestCheckAddr(t *testing.T) {
 		{"rebinding to mapped loopback", restricted, "www.example.com", "::ffff:127.0.0.1", 443, CodeLocalhostNotAllowed},
 		{"rebinding to metadata", restricted, "www.example.com", "169.254.169.254", 80, CodePrivateAddress},
 		{"rebinding to private", restricted, "www.example.com", "192.168.0.10", 80, CodePrivateAddress},
-		{"exact rule allows private", restricted, "intranet.corp", "10.0.0.7", 80, ""},
-		{"origin rule allows private on its port", restricted, "svc.corp", "10.0.0.8", 8443, ""},
+		// REFERENCE §10: only an allow rule naming the address opens a
+		// private one; a rule naming the host does not open whatever it
+		// resolves to (an attack review: a profile's plain domain is an
+		// exact rule, and its DNS may be the agent's to choose).
+		{"exact name rule does not open private", restricted, "intranet.corp", "10.0.0.7", 80, CodePrivateAddress},
+		{"origin rule does not open private", restricted, "svc.corp", "10.0.0.8", 8443, CodePrivateAddress},
+		{"exact address rule opens private", withAddr, "intranet.corp", "10.0.0.7", 80, ""},
+		{"exact address rule opens only itself", withAddr, "intranet.corp", "10.0.0.9", 80, CodePrivateAddress},
+		{"host's own interface address", domain.NetworkPolicy{Mode: domain.NetworkEnabled}, "self.example", hostAddrOf(t), 80, CodeLocalhostNotAllowed},
+		{"host's own interface address with localhost", domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true, AllowPrivateNetworks: true}, "self.example", hostAddrOf(t), 80, ""},
+		{"documentation range", domain.NetworkPolicy{Mode: domain.NetworkEnabled}, "doc.example", "198.51.100.7", 80, CodePrivateAddress},
 		{"origin rule other port", restricted, "svc.corp", "10.0.0.8", 443, CodeHostNotAllowed},
 		{"denied resolved address", restricted, "www.example.com", "6.6.6.6", 443, CodeHostDenied},
 		{"not allowed name", restricted, "other.io", "1.1.1.1", 443, CodeHostNotAllowed},
