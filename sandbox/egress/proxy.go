@@ -116,9 +116,14 @@ type batch struct {
 	allowed map[string]bool // "METHOD origin"
 }
 
-// tunnel is one open proxied connection.
+// tunnel is one open proxied connection: a CONNECT tunnel, or a plain
+// HTTP request being forwarded (client nil: closing up ends it).
 type tunnel struct {
 	turnID, origin, host string
+	// method is the plain request's method; connect marks a tunnel (whose
+	// methods cannot be seen).
+	method  string
+	connect bool
 	// up and down count the bytes carried each way; narrowed is set when
 	// a narrowing closed the connection.
 	up64, down64 atomic.Int64
@@ -131,12 +136,33 @@ type tunnel struct {
 
 func (t *tunnel) close() {
 	if t.closed.CompareAndSwap(false, true) {
-		t.client.Close()
+		if t.client != nil {
+			t.client.Close()
+		}
 		if t.up != nil {
 			t.up.Close()
 		}
 	}
 }
+
+// allowedBy reports whether the snapshot still allows what the connection
+// carries: its address (CheckAddr) and its method. A tunnel's methods
+// cannot be seen, so a network limited to some methods allows none (as it
+// refuses a new CONNECT).
+func (t *tunnel) allowedBy(s *domain.TurnExecutionSecuritySnapshot) bool {
+	if sandbox.CheckAddr(s, t.host, t.addr, t.port) != nil {
+		return false
+	}
+	if t.connect {
+		return s.Network.MethodAllowed("POST")
+	}
+	return s.Network.MethodAllowed(t.method)
+}
+
+// overrideHeaders name another method for the servers and frameworks that
+// honour them: under a network limited in its methods, the method they name
+// must be allowed too.
+var overrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
 
 // NewProxy returns a proxy judging with j and resolving with r.
 func NewProxy(j Judge, r Resolver) *Proxy {
@@ -243,13 +269,21 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 	}
 	origin := scheme + "://" + joinHost(host, port)
 	method := r.Method
+	s, _, err := p.judge.Snapshot(r.Context(), turnID)
+	if err != nil {
+		deny(w, verdictOf(err))
+		return
+	}
+	for _, h := range overrideHeaders {
+		for _, m := range r.Header.Values(h) {
+			if m = strings.ToUpper(strings.TrimSpace(m)); !s.Network.MethodAllowed(m) {
+				deny(w, Verdict{Code: "method_not_allowed", Rule: h + " names " + m + ", which the network does not allow"})
+				return
+			}
+		}
+	}
 	if r.Method == http.MethodConnect {
 		method = "GET" // the decision's scope is the origin; see README
-		s, _, err := p.judge.Snapshot(r.Context(), turnID)
-		if err != nil {
-			deny(w, verdictOf(err))
-			return
-		}
 		if !s.Network.MethodAllowed("POST") {
 			// A limited network allows GET/HEAD/OPTIONS only; inside a TLS
 			// tunnel the method cannot be seen (TLS interception is not
@@ -272,7 +306,8 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		deny(w, verdictOf(err))
 		return
 	}
-	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up}
+	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
+		method: r.Method, connect: r.Method == http.MethodConnect}
 	defer p.account(t)
 	if r.Method == http.MethodConnect {
 		p.connect(w, t)
@@ -400,9 +435,19 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // forward sends one plain HTTP request over the checked connection and
-// copies the answer back (one request per upstream connection).
+// copies the answer back (one request per upstream connection). It is
+// tracked like a tunnel while it runs: a narrowing that denies it cuts it,
+// and the client's connection is then dropped, not given a response that
+// looks complete.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	defer t.up.Close()
+	p.track(t)
+	defer p.untrack(t)
+	defer func() {
+		if t.narrowed.Load() {
+			panic(http.ErrAbortHandler)
+		}
+	}()
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	for _, h := range hopHeaders {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"turnstile/domain/turn"
-	"turnstile/sandbox"
 )
 
 func (p *Proxy) track(t *tunnel) {
@@ -36,9 +35,10 @@ func (p *Proxy) Open(turnID string) int {
 	return len(p.open[turnID])
 }
 
-// watch re-judges a turn's open connections whenever its version moves,
-// closing each one the current snapshot denies; it ends when the turn has
-// no open connection left.
+// watch re-judges a turn's open connections (tunnels and plain requests in
+// flight) whenever its version moves, closing each one the current
+// snapshot denies (its address, or its method: tunnel.allowedBy); it ends
+// when the turn has no open connection left.
 func (p *Proxy) watch(turnID string) {
 	var seen int64 = -1
 	tk := time.NewTicker(p.Recheck)
@@ -64,7 +64,7 @@ func (p *Proxy) watch(turnID string) {
 		}
 		seen = ver
 		for _, t := range ts {
-			if err != nil || sandbox.CheckAddr(s, t.host, t.addr, t.port) != nil {
+			if err != nil || !t.allowedBy(s) {
 				t.narrowed.Store(true)
 				t.close()
 			}
