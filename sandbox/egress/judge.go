@@ -28,6 +28,9 @@ type EngineJudge struct {
 	Poll time.Duration
 	// TTL is how long an approval request a connection opens stays open.
 	TTL time.Duration
+
+	// asks are the open requests connections wait on, by question.
+	asks asks
 }
 
 // Actor is who the proxy's decisions are recorded as.
@@ -61,35 +64,75 @@ func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.Egre
 	return err
 }
 
-// Decide implements Judge.
+// Decide implements Judge. Connections that ask the same question (the
+// turn, the origin, the method) while its request is open share that one
+// request (asks.go): a command that opens and drops connections in a loop
+// leaves one request for the person, not one per connection.
 func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
+	key := askKey{turnID: turnID, question: method + " " + rawURL}
+	for {
+		a, mine, v := j.asks.join(key, j.now(), j.TTL)
+		if a == nil {
+			return v, nil // too many of the turn's requests are open
+		}
+		if mine {
+			v, reqID, err := j.decide(ctx, turnID, rawURL, method)
+			j.asks.made(key, a, reqID)
+			if err != nil || reqID == "" {
+				return v, err
+			}
+		} else {
+			select {
+			case <-a.ready:
+			case <-ctx.Done():
+				return Verdict{Code: "approval_pending", Rule: "an approval request for " + method + " " + rawURL + " was not answered in time"}, nil
+			}
+			if a.reqID == "" {
+				continue // that decision did not ask: decide anew
+			}
+		}
+		v, retry, err := j.await(ctx, turnID, key, a)
+		if !retry {
+			return v, err
+		}
+	}
+}
+
+// decide records one web_fetch decision of the origin; reqID is the
+// request it opened when it asks (v is then not the answer yet).
+func (j *EngineJudge) decide(ctx context.Context, turnID, rawURL, method string) (v Verdict, reqID string, err error) {
 	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method})
 	id := make([]byte, 12)
 	rand.Read(id)
 	call := "egress-" + hex.EncodeToString(id)
 	res, err := j.Engine.Execute(ctx, turnID, &turn.EvaluateTool{
-		Meta: turn.Meta{Now: j.Now().UTC(), Actor: Actor, CorrelationID: call}, ToolCallID: call,
+		Meta: turn.Meta{Now: j.now().UTC(), Actor: Actor, CorrelationID: call}, ToolCallID: call,
 		Invocation: domain.Invocation{ToolName: "web_fetch", Arguments: args}, TTL: j.TTL,
 	})
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, "", err
 	}
 	d := res.Decision
 	switch d.Behavior {
 	case domain.BehaviorAllow:
-		return Verdict{Allow: true, Code: string(d.Reason), Rule: d.DecidedBy}, nil
+		return Verdict{Allow: true, Code: string(d.Reason), Rule: d.DecidedBy}, "", nil
 	case domain.BehaviorAsk:
 	default:
 		code := string(d.Reason)
 		if res.Refusal != "" {
 			code = res.Refusal
 		}
-		return Verdict{Code: code, Rule: d.DecidedBy + ": " + string(d.Reason)}, nil
+		return Verdict{Code: code, Rule: d.DecidedBy + ": " + string(d.Reason)}, "", nil
 	}
 	if res.Approval == nil {
-		return Verdict{Code: "approval_missing", Rule: "the decision asked but opened no request"}, nil
+		return Verdict{Code: "approval_missing", Rule: "the decision asked but opened no request"}, "", nil
 	}
-	reqID := res.Approval.Request.RequestID
+	return Verdict{}, res.Approval.Request.RequestID, nil
+}
+
+// await waits for a's request to be resolved. An allow_once lets one
+// connection through: the first to see it; the others (retry) decide anew.
+func (j *EngineJudge) await(ctx context.Context, turnID string, key askKey, a *ask) (v Verdict, retry bool, err error) {
 	poll := j.Poll
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
@@ -99,24 +142,41 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 	for {
 		var r turn.Approval
 		err := j.Engine.View(ctx, turnID, func(s *turn.State) error {
-			if q := s.Approvals[reqID]; q != nil {
+			if q := s.Approvals[a.reqID]; q != nil {
 				r = *q
 			}
 			return nil
 		})
 		if err != nil {
-			return Verdict{}, err
+			j.asks.done(key, a)
+			return Verdict{}, false, err
 		}
-		if r.Request.RequestID != "" && r.Status != turn.RequestOpen {
-			if r.Resolution.Allows() {
-				return Verdict{Allow: true, Code: string(r.Resolution), Rule: "approval " + reqID, Once: r.Resolution == domain.ResolutionAllowOnce}, nil
+		if r.Request.RequestID == "" || r.Status != turn.RequestOpen {
+			j.asks.done(key, a)
+			switch {
+			case r.Request.RequestID == "":
+				return Verdict{}, true, nil // gone: decide anew
+			case r.Resolution == domain.ResolutionAllowOnce:
+				if !j.asks.claim(a) {
+					return Verdict{}, true, nil
+				}
+				return Verdict{Allow: true, Code: string(r.Resolution), Rule: "approval " + a.reqID, Once: true}, false, nil
+			case r.Resolution.Allows():
+				return Verdict{Allow: true, Code: string(r.Resolution), Rule: "approval " + a.reqID}, false, nil
 			}
-			return Verdict{Code: string(r.Resolution), Rule: "approval " + reqID + " resolved " + string(r.Resolution)}, nil
+			return Verdict{Code: string(r.Resolution), Rule: "approval " + a.reqID + " resolved " + string(r.Resolution)}, false, nil
 		}
 		select {
 		case <-ctx.Done():
-			return Verdict{Code: "approval_pending", Rule: "approval " + reqID + " was not answered in time"}, nil
+			return Verdict{Code: "approval_pending", Rule: "approval " + a.reqID + " was not answered in time"}, false, nil
 		case <-tk.C:
 		}
 	}
+}
+
+func (j *EngineJudge) now() time.Time {
+	if j.Now == nil {
+		return time.Now()
+	}
+	return j.Now()
 }
