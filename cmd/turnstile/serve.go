@@ -328,7 +328,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
 	if eln != nil {
-		egressSrv := &http.Server{Handler: rn.egress.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		egressSrv := &http.Server{Handler: rn.egress.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, IdleTimeout: rn.egress.IdleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go egressSrv.Serve(eln)
 		defer egressSrv.Close()
 		fmt.Fprintf(stdout, "  egress proxy: http://%s (per-turn credential: GET /v1/turns/{id}/egress)\n", eln.Addr())

@@ -85,6 +85,10 @@ type Proxy struct {
 	// Recheck is how often open connections are judged again against the
 	// turn's snapshot (a narrowing closes what it denies).
 	Recheck time.Duration
+	// IdleTimeout closes a client's keep-alive connection to the proxy
+	// that carries no request for that long (its servers' IdleTimeout): a
+	// command cannot hold the server's descriptors with idle connections.
+	IdleTimeout time.Duration
 
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
@@ -170,7 +174,7 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 	if _, err := rand.Read(key); err != nil {
 		panic("egress: no randomness for the credential key: " + err.Error())
 	}
-	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second,
+	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second, IdleTimeout: 2 * time.Minute,
 		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
 		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second,
 		instance: randomHex(6)}
@@ -519,7 +523,7 @@ func (p *Proxy) Attach(turnID string) sandbox.EgressAttach {
 		if err != nil {
 			return nil, err
 		}
-		srv := &http.Server{Handler: p.TurnHandler(turnID), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: p.TurnHandler(turnID), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.IdleTimeout}
 		go srv.Serve(ln)
 		return func() { srv.Close() }, nil
 	}
