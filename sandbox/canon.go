@@ -146,6 +146,10 @@ type fsView struct {
 	limits []string
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
+	// sockets are the unix socket files the walk found below writable
+	// grants: bound before the command started, so by another process than
+	// the command (masked like the host's listed sockets: prepareSpec).
+	sockets []string
 	// sensitive are the PathSensitive entries: the decision-time checker
 	// refuses them by pattern and by file identity too (they are carves
 	// as well).

@@ -22,6 +22,7 @@ func (e *prepareError) Unwrap() error { return e.err }
 // are a named degradation), and, in the namespaces, the host's unix sockets
 // to mask. The returned function releases the held names (nil when none).
 func prepareSpec(spec *SandboxSpec) (release func(), err error) {
+	var walked []string // unix sockets the view's walk found in writable roots
 	if spec.RestrictFilesystem {
 		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
 		spec.GlobRules = nil
@@ -35,9 +36,19 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		}
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
 		spec.plant = newPlantCheck(v)
+		walked = v.sockets
 	}
 	if spec.InNamespace && !spec.AllowUnixSockets {
+		// The host's listed sockets are masked at the path they were
+		// bound at; one renamed since, or bound at a relative path, is
+		// found in a writable root by the walk (a command's own earlier
+		// sockets died with it: a live one there is another process's).
 		spec.HostSockets = hostUnixSockets()
+		for _, p := range walked {
+			if !slices.Contains(spec.HostSockets, p) {
+				spec.HostSockets = append(spec.HostSockets, p)
+			}
+		}
 	}
 	return release, nil
 }

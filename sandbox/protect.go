@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,8 +67,10 @@ func (v *fsView) discover(walk bool) {
 		if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice {
 			continue
 		}
-		found, limits := walkCache.get(g.Path, walkRoot)
-		v.limits = append(v.limits, limits...)
+		w := walkCache.get(g.Path, walkRoot)
+		found := w.found
+		v.limits = append(v.limits, w.limits...)
+		v.sockets = append(v.sockets, w.sockets...)
 		for _, p := range found {
 			if d.writable(p) {
 				v.nested = append(v.nested, p)
@@ -91,28 +94,31 @@ type walkCacheT struct {
 	m  map[string]walkResult
 }
 
+// walkResult is one walk of a root: the ".git" entries and unix socket
+// files it met, and the bounds it reached.
 type walkResult struct {
-	found, limits []string
-	made          time.Time
+	found, sockets, limits []string
+	made                   time.Time
 }
 
 // get returns the walk of root, made by walk at most walkTTL ago.
-func (c *walkCacheT) get(root string, walk func(string) ([]string, []string)) (found, limits []string) {
+func (c *walkCacheT) get(root string, walk func(string) walkResult) walkResult {
 	now := time.Now()
 	c.mu.Lock()
 	r, ok := c.m[root]
 	c.mu.Unlock()
 	if ok && now.Sub(r.made) < walkTTL {
-		return r.found, r.limits
+		return r
 	}
-	found, limits = walk(root)
+	r = walk(root)
+	r.made = now
 	c.mu.Lock()
 	if len(c.m) > 1024 {
 		c.m = map[string]walkResult{}
 	}
-	c.m[root] = walkResult{found: found, limits: limits, made: now}
+	c.m[root] = r
 	c.mu.Unlock()
-	return found, limits
+	return r
 }
 
 // writable reports whether p lies in a writable grant and is not hidden or
@@ -132,11 +138,11 @@ func (v *fsView) isPinned(p string) bool {
 }
 
 // walk lists the directories below root breadth-first, within the bounds,
-// and returns every ".git" entry it meets and the bounds it reached.
-// Symlinks and ".git" directories are not entered. The result depends on
-// root alone (not on the view: the cache is shared by every snapshot);
-// discover keeps the findings the view leaves writable.
-func walkRoot(root string) (found, limits []string) {
+// and returns every ".git" entry and unix socket file it meets and the
+// bounds it reached. Symlinks and ".git" directories are not entered. The
+// result depends on root alone (not on the view: the cache is shared by
+// every snapshot); discover keeps the findings the view leaves writable.
+func walkRoot(root string) (r walkResult) {
 	type item struct {
 		dir   string
 		depth int
@@ -147,7 +153,8 @@ func walkRoot(root string) (found, limits []string) {
 		it := queue[0]
 		queue = queue[1:]
 		if listed >= maxDiscoveryDirs {
-			return found, append(limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDiscoveryDirs))
+			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDiscoveryDirs))
+			return r
 		}
 		listed++
 		ents, err := os.ReadDir(it.dir)
@@ -157,20 +164,24 @@ func walkRoot(root string) (found, limits []string) {
 		for _, e := range ents {
 			p := joinPath(it.dir, e.Name())
 			if e.Name() == ".git" {
-				found = append(found, p)
+				r.found = append(r.found, p)
+				continue
+			}
+			if e.Type()&fs.ModeSocket != 0 {
+				r.sockets = append(r.sockets, p)
 				continue
 			}
 			if !e.IsDir() {
 				continue
 			}
 			if it.depth+1 > maxDiscoveryDepth {
-				limits = append(limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDiscoveryDepth))
+				r.limits = append(r.limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDiscoveryDepth))
 				continue
 			}
 			queue = append(queue, item{p, it.depth + 1})
 		}
 	}
-	return found, limits
+	return r
 }
 
 // dotGit handles a ".git" entry: a directory is a git dir; a pointer file
