@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -95,6 +96,30 @@ func (q *asks) done(key askKey, a *ask) {
 	defer q.mu.Unlock()
 	if q.m[key] == a {
 		delete(q.m, key)
+	}
+}
+
+// requests lists the requests of the turn's questions (those made).
+func (q *asks) requests(turnID string) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []string
+	for k, a := range q.m {
+		if k.turnID == turnID && a.reqID != "" {
+			out = append(out, a.reqID)
+		}
+	}
+	return out
+}
+
+// dropRequests drops the turn's questions whose request is one of ids.
+func (q *asks) dropRequests(turnID string, ids []string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k, a := range q.m {
+		if k.turnID == turnID && a.reqID != "" && slices.Contains(ids, a.reqID) {
+			delete(q.m, k)
+		}
 	}
 }
 

@@ -70,8 +70,19 @@ func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.Egre
 // leaves one request for the person, not one per connection.
 func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
 	key := askKey{turnID: turnID, question: method + " " + rawURL}
+	pruned := false
 	for {
 		a, mine, v := j.asks.join(key, j.now(), j.TTL)
+		if a == nil && !pruned {
+			// At the limit: drop the questions whose requests a person
+			// answered (or that expired) while no connection waited on
+			// them, and try once more.
+			pruned = true
+			if err := j.pruneAnswered(ctx, turnID); err != nil {
+				return Verdict{}, err
+			}
+			continue
+		}
 		if a == nil {
 			return v, nil // too many of the turn's requests are open
 		}
@@ -148,7 +159,11 @@ func (j *EngineJudge) await(ctx context.Context, turnID string, key askKey, a *a
 			return nil
 		})
 		if err != nil {
-			j.asks.done(key, a)
+			if ctx.Err() == nil {
+				// The turn is gone or unreadable; a connection that only
+				// gave up leaves the question to the others.
+				j.asks.done(key, a)
+			}
 			return Verdict{}, false, err
 		}
 		if r.Request.RequestID == "" || r.Status != turn.RequestOpen {
@@ -172,6 +187,29 @@ func (j *EngineJudge) await(ctx context.Context, turnID string, key askKey, a *a
 		case <-tk.C:
 		}
 	}
+}
+
+// pruneAnswered drops the turn's questions whose requests are no longer
+// open.
+func (j *EngineJudge) pruneAnswered(ctx context.Context, turnID string) error {
+	reqs := j.asks.requests(turnID)
+	if len(reqs) == 0 {
+		return nil
+	}
+	var closed []string
+	err := j.Engine.View(ctx, turnID, func(s *turn.State) error {
+		for _, id := range reqs {
+			if q := s.Approvals[id]; q == nil || q.Status != turn.RequestOpen {
+				closed = append(closed, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	j.asks.dropRequests(turnID, closed)
+	return nil
 }
 
 func (j *EngineJudge) now() time.Time {

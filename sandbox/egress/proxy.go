@@ -163,10 +163,29 @@ func (t *tunnel) allowedBy(s *domain.TurnExecutionSecuritySnapshot) bool {
 	return s.Network.MethodAllowed(t.method)
 }
 
-// overrideHeaders name another method for the servers and frameworks that
-// honour them: under a network limited in its methods, the method they name
-// must be allowed too.
-var overrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
+// namedMethods returns the methods a request names besides its own, for the
+// servers and frameworks that honour them: every header whose name, read
+// as CGI reads it (case, "-" and "_" alike), holds METHOD
+// (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override,
+// X_HTTP_Method_Override…), and the _method query parameter. Under a
+// network limited in its methods each must be allowed too.
+func namedMethods(r *http.Request) (names, methods []string) {
+	for name, vs := range r.Header {
+		norm := strings.ToUpper(strings.NewReplacer("-", "", "_", "").Replace(name))
+		if !strings.Contains(norm, "METHOD") {
+			continue
+		}
+		for _, v := range vs {
+			names, methods = append(names, name), append(methods, strings.ToUpper(strings.TrimSpace(v)))
+		}
+	}
+	if r.URL != nil {
+		for _, v := range r.URL.Query()["_method"] {
+			names, methods = append(names, "_method"), append(methods, strings.ToUpper(strings.TrimSpace(v)))
+		}
+	}
+	return names, methods
+}
 
 // NewProxy returns a proxy judging with j and resolving with r.
 func NewProxy(j Judge, r Resolver) *Proxy {
@@ -278,12 +297,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		deny(w, verdictOf(err))
 		return
 	}
-	for _, h := range overrideHeaders {
-		for _, m := range r.Header.Values(h) {
-			if m = strings.ToUpper(strings.TrimSpace(m)); !s.Network.MethodAllowed(m) {
-				deny(w, Verdict{Code: "method_not_allowed", Rule: h + " names " + m + ", which the network does not allow"})
-				return
-			}
+	names, methods := namedMethods(r)
+	for i, m := range methods {
+		if !s.Network.MethodAllowed(m) {
+			deny(w, Verdict{Code: "method_not_allowed", Rule: names[i] + " names " + m + ", which the network does not allow"})
+			return
 		}
 	}
 	if r.Method == http.MethodConnect {
@@ -408,12 +426,17 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		return
 	}
 	t.client = c
+	admitted := p.admit(t)
+	defer p.untrack(t)
+	if !admitted {
+		c.Write([]byte("HTTP/1.1 403 Forbidden\r\n" + HeaderRefusal + ": narrowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		t.close()
+		return
+	}
 	if _, err := c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
 		t.close()
 		return
 	}
-	p.track(t)
-	defer p.untrack(t)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -445,8 +468,12 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 // looks complete.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	defer t.up.Close()
-	p.track(t)
+	admitted := p.admit(t)
 	defer p.untrack(t)
+	if !admitted {
+		deny(w, Verdict{Code: "narrowed", Rule: "the turn's snapshot changed while the request was decided, and no longer allows it"})
+		return
+	}
 	defer func() {
 		if t.narrowed.Load() {
 			panic(http.ErrAbortHandler)

@@ -22,6 +22,26 @@ func (p *Proxy) track(t *tunnel) {
 	m[t] = struct{}{}
 }
 
+// admit tracks t and judges it against the turn's current snapshot: a
+// narrowing that landed while the connection was being decided (a person
+// asked, a minute perhaps), and that the watch judged before t was
+// tracked, is applied to t too; a later one moves the version, and the
+// watch judges t then. It reports whether t may go on; when not, t is
+// marked narrowed and its upstream closed, and the caller answers the
+// client.
+func (p *Proxy) admit(t *tunnel) bool {
+	p.track(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	s, _, err := p.judge.Snapshot(ctx, t.turnID)
+	cancel()
+	if err != nil || !t.allowedBy(s) {
+		t.narrowed.Store(true)
+		t.up.Close()
+		return false
+	}
+	return true
+}
+
 func (p *Proxy) untrack(t *tunnel) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
