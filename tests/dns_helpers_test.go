@@ -3,10 +3,9 @@ package tests
 import (
 	"net"
 	"net/netip"
-	"strings"
 	"testing"
 
-	"golang.org/x/net/dns/dnsmessage"
+	"turnstile/internal/dnstest"
 )
 
 // dnsServer is a small authoritative DNS server on a loopback UDP port:
@@ -40,53 +39,5 @@ func startSuiteDNS() error {
 
 // serveDNS answers queries on pc (see dnsServer) until pc is closed.
 func serveDNS(pc net.PacketConn, answers map[string][]netip.Addr, silent ...string) string {
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			name := strings.ToLower(strings.TrimSuffix(q.Name.String(), "."))
-			quiet := false
-			for _, s := range silent {
-				quiet = quiet || s == name
-			}
-			if quiet {
-				continue
-			}
-			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-			b.EnableCompression()
-			addrs, known := answers[name]
-			if !known {
-				b = dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RCode: dnsmessage.RCodeNameError})
-			}
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			for _, a := range addrs {
-				rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 0}
-				switch {
-				case a.Is4() && q.Type == dnsmessage.TypeA:
-					_ = b.AResource(rh, dnsmessage.AResource{A: a.As4()})
-				case a.Is6() && q.Type == dnsmessage.TypeAAAA:
-					_ = b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: a.As16()})
-				}
-			}
-			msg, err := b.Finish()
-			if err == nil {
-				_, _ = pc.WriteTo(msg, from)
-			}
-		}
-	}()
-	return pc.LocalAddr().String()
+	return dnstest.Serve(pc, answers, silent...)
 }

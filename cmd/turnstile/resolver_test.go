@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/net/dns/dnsmessage"
 	"golang.org/x/sys/unix"
+
+	"turnstile/internal/dnstest"
 )
 
 // TestResolverIgnoresSearchDomains: with a search domain and ndots:5 (a
@@ -94,38 +95,9 @@ func answerDNS(t *testing.T, answers map[string]netip.Addr) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			a, known := answers[strings.ToLower(strings.TrimSuffix(q.Name.String(), "."))]
-			hdr := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true}
-			if !known {
-				hdr.RCode = dnsmessage.RCodeNameError
-			}
-			b := dnsmessage.NewBuilder(nil, hdr)
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			if known && q.Type == dnsmessage.TypeA {
-				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET}, dnsmessage.AResource{A: a.As4()})
-			}
-			if msg, err := b.Finish(); err == nil {
-				pc.WriteTo(msg, from)
-			}
-		}
-	}()
-	return pc.LocalAddr().String()
+	m := map[string][]netip.Addr{}
+	for name, a := range answers {
+		m[name] = []netip.Addr{a}
+	}
+	return dnstest.Serve(pc, m)
 }
