@@ -13,6 +13,13 @@ type prepareError struct{ err error }
 func (e *prepareError) Error() string { return e.err.Error() }
 func (e *prepareError) Unwrap() error { return e.err }
 
+// maxWalkedSocketMasks bounds the socket files found by the walk that a
+// command's view masks (each is a mount): a command can leave socket files
+// behind, nothing listening on them, and an unbounded number made every
+// later command slower and, past fs.mount-max, refused (an attack review).
+// The walk is breadth-first, so the shallowest are masked.
+const maxWalkedSocketMasks = 64
+
 // prepareSpec completes a helper's spec once the helper has been started
 // (Run does this while the helper starts, since the helper needs it only
 // when it reads its plan): what stays protected inside the writable roots,
@@ -44,9 +51,14 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		// found in a writable root by the walk (a command's own earlier
 		// sockets died with it: a live one there is another process's).
 		spec.HostSockets = hostUnixSockets()
+		added := 0
 		for _, p := range walked {
+			if added == maxWalkedSocketMasks {
+				break
+			}
 			if !slices.Contains(spec.HostSockets, p) {
 				spec.HostSockets = append(spec.HostSockets, p)
+				added++
 			}
 		}
 	}
