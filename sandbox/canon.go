@@ -147,9 +147,8 @@ type fsView struct {
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
 	// sockets are the unix socket files the walk found below writable
-	// grants: bound before the command started, so by another process than
-	// the command (masked like the host's listed sockets: prepareSpec).
-	sockets []string
+	// grants (prepareSpec masks those a host process listens on).
+	sockets []walkedSocket
 	// sensitive are the PathSensitive entries: the decision-time checker
 	// refuses them by pattern and by file identity too (they are carves
 	// as well).

@@ -14,10 +14,11 @@ func (e *prepareError) Error() string { return e.err.Error() }
 func (e *prepareError) Unwrap() error { return e.err }
 
 // maxWalkedSocketMasks bounds the socket files found by the walk that a
-// command's view masks (each is a mount): a command can leave socket files
-// behind, nothing listening on them, and an unbounded number made every
-// later command slower and, past fs.mount-max, refused (an attack review).
-// The walk is breadth-first, so the shallowest are masked.
+// command's view masks (each is a mount) when the kernel's list of
+// listeners is not available (hostSocketMasks): a command can leave socket
+// files behind, nothing listening on them, and an unbounded number made
+// every later command slower and, past fs.mount-max, refused (an attack
+// review). The walk is breadth-first, so the shallowest are masked.
 const maxWalkedSocketMasks = 64
 
 // prepareSpec completes a helper's spec once the helper has been started
@@ -29,7 +30,8 @@ const maxWalkedSocketMasks = 64
 // are a named degradation), and, in the namespaces, the host's unix sockets
 // to mask. The returned function releases the held names (nil when none).
 func prepareSpec(spec *SandboxSpec) (release func(), err error) {
-	var walked []string // unix sockets the view's walk found in writable roots
+	var walked []walkedSocket // socket files the view's walk found in writable roots
+	var roots []string        // the writable roots
 	if spec.RestrictFilesystem {
 		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
 		spec.GlobRules = nil
@@ -44,23 +46,14 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
 		spec.plant = newPlantCheck(v)
 		walked = v.sockets
-	}
-	if spec.InNamespace && !spec.AllowUnixSockets {
-		// The host's listed sockets are masked at the path they were
-		// bound at; one renamed since, or bound at a relative path, is
-		// found in a writable root by the walk (a command's own earlier
-		// sockets died with it: a live one there is another process's).
-		spec.HostSockets = hostUnixSockets()
-		added := 0
-		for _, p := range walked {
-			if added == maxWalkedSocketMasks {
-				break
-			}
-			if !slices.Contains(spec.HostSockets, p) {
-				spec.HostSockets = append(spec.HostSockets, p)
-				added++
+		for _, g := range v.grants {
+			if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+				roots = append(roots, g.Path)
 			}
 		}
+	}
+	if spec.InNamespace && !spec.AllowUnixSockets {
+		spec.HostSockets = hostSocketMasks(walked, roots)
 	}
 	return release, nil
 }

@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -97,8 +100,9 @@ type walkCacheT struct {
 // walkResult is one walk of a root: the ".git" entries and unix socket
 // files it met, and the bounds it reached.
 type walkResult struct {
-	found, sockets, limits []string
-	made                   time.Time
+	found, limits []string
+	sockets       []walkedSocket
+	made          time.Time
 }
 
 // get returns the walk of root, made by walk at most walkTTL ago.
@@ -137,18 +141,23 @@ func (v *fsView) isPinned(p string) bool {
 	return false
 }
 
-// walk lists the directories below root breadth-first, within the bounds,
-// and returns every ".git" entry and unix socket file it meets and the
-// bounds it reached. Symlinks and ".git" directories are not entered. The
-// result depends on root alone (not on the view: the cache is shared by
+// walkRoot lists the directories below root breadth-first, within the
+// bounds, and returns every ".git" entry and unix socket file it meets and
+// the bounds it reached. Symlinks and ".git" directories are not entered.
+// The result depends on root alone (not on the view: the cache is shared by
 // every snapshot); discover keeps the findings the view leaves writable.
-func walkRoot(root string) (r walkResult) {
+func walkRoot(root string) walkResult { return walkTree(root, false, nil) }
+
+// walkTree is walkRoot; with sockets it looks for those socket files only,
+// entering ".git" directories too, and stops once it has found every file
+// in want (findLostSockets).
+func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult) {
 	type item struct {
 		dir   string
 		depth int
 	}
 	queue := []item{{root, 0}}
-	listed := 0
+	listed, left := 0, len(want)
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -157,21 +166,27 @@ func walkRoot(root string) (r walkResult) {
 			return r
 		}
 		listed++
-		ents, err := os.ReadDir(it.dir)
+		ents, dev, err := readDirents(it.dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			p := joinPath(it.dir, e.Name())
-			if e.Name() == ".git" {
+			p := joinPath(it.dir, e.name)
+			if e.typ == unix.DT_SOCK {
+				id := fileID{dev: dev, ino: e.ino}
+				if (want == nil && len(r.sockets) < maxWalkSockets) || want[id] {
+					r.sockets = append(r.sockets, walkedSocket{path: p, id: id})
+					if left--; want != nil && left == 0 {
+						return r
+					}
+				}
+				continue
+			}
+			if e.name == ".git" && !socketsOnly {
 				r.found = append(r.found, p)
 				continue
 			}
-			if e.Type()&fs.ModeSocket != 0 {
-				r.sockets = append(r.sockets, p)
-				continue
-			}
-			if !e.IsDir() {
+			if e.typ != unix.DT_DIR {
 				continue
 			}
 			if it.depth+1 > maxDiscoveryDepth {
@@ -182,6 +197,75 @@ func walkRoot(root string) (r walkResult) {
 		}
 	}
 	return r
+}
+
+// walkedSocket is a socket file a walk met, with its identity.
+type walkedSocket struct {
+	path string
+	id   fileID
+}
+
+// dirent is one directory entry as getdents returns it.
+type dirent struct {
+	name string
+	typ  uint8
+	ino  uint64
+}
+
+// readDirents lists dir (not following a final symlink) with each entry's
+// type and inode (from getdents, no stat per entry; an entry of unknown type
+// is looked up), and returns the directory's device.
+func readDirents(dir string) ([]dirent, uint64, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, 0, err
+	}
+	var out []dirent
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n <= 0 {
+			break
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:]))
+			if reclen < 19 || reclen > len(b) {
+				return nil, 0, errors.New("malformed directory entry")
+			}
+			name := b[19:reclen]
+			if k := bytes.IndexByte(name, 0); k >= 0 {
+				name = name[:k]
+			}
+			e := dirent{name: string(name), typ: b[18], ino: binary.NativeEndian.Uint64(b[0:])}
+			b = b[reclen:]
+			if e.name == "." || e.name == ".." {
+				continue
+			}
+			if e.typ == unix.DT_UNKNOWN {
+				var est unix.Stat_t
+				if unix.Fstatat(fd, e.name, &est, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue
+				}
+				switch est.Mode & unix.S_IFMT {
+				case unix.S_IFDIR:
+					e.typ = unix.DT_DIR
+				case unix.S_IFSOCK:
+					e.typ = unix.DT_SOCK
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	return out, st.Dev, nil
 }
 
 // dotGit handles a ".git" entry: a directory is a git dir; a pointer file

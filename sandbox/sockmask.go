@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxWalkSockets bounds the socket files one cached walk of a root keeps
+// (a command can leave any number behind); a host listener beyond them is
+// looked for again (hostSocketMasks).
+const maxWalkSockets = 1 << 16
+
+// hostSocketMasks returns the socket files a command's view masks: those
+// /proc/net/unix lists, at the path they were bound at, and in the writable
+// roots every socket file a host process listens on, wherever it lies now.
+// A host socket renamed after binding (by the host, or by an earlier
+// command renaming a directory above it), or bound at a relative path, is
+// listed under a name that no longer leads to it: the kernel's socket list
+// (hostSocketFiles) names each listener by its file's identity, and the
+// walk of the writable roots (walked, from the view) finds it by that
+// identity; a listener of the writable roots the walk did not meet (inside
+// a .git directory, a walk reused from before the move) is looked for by a
+// fresh walk that enters .git directories too. Socket files nothing
+// listens on are left alone (a command's own earlier sockets died with
+// it). Without the kernel's list (an error), the first
+// maxWalkedSocketMasks socket files the walk found are masked instead.
+func hostSocketMasks(walked []walkedSocket, roots []string) []string {
+	out := hostUnixSockets()
+	add := func(p string) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	live, err := hostSocketFiles()
+	if err != nil {
+		for i, w := range walked {
+			if i == maxWalkedSocketMasks {
+				break
+			}
+			add(w.path)
+		}
+		return out
+	}
+	at := func(p string, id fileID) bool {
+		var st unix.Stat_t
+		return unix.Lstat(p, &st) == nil && st.Dev == id.dev && st.Ino == id.ino
+	}
+	met := map[fileID]bool{}
+	for _, w := range walked {
+		// The walk may be a reused one (walkTTL): a listener it met is
+		// counted as met only where it still is.
+		if _, ok := live[w.id]; ok && at(w.path, w.id) {
+			add(w.path)
+			met[w.id] = true
+		}
+	}
+	lost := map[fileID]bool{}
+	for id, name := range live {
+		if met[id] {
+			continue
+		}
+		if strings.HasPrefix(name, "/") {
+			if !withinAny(name, roots) {
+				continue // bound outside the writable roots: no command moved it
+			}
+			if at(name, id) {
+				continue // where it was bound: masked there
+			}
+		}
+		lost[id] = true
+	}
+	for _, r := range roots {
+		if len(lost) == 0 {
+			break
+		}
+		for _, w := range walkTree(r, true, lost).sockets {
+			add(w.path)
+			delete(lost, w.id)
+		}
+	}
+	return out
+}
