@@ -27,14 +27,19 @@ const maxWalkSockets = 1 << 16
 // it). Without the kernel's list (an error), the first
 // maxWalkedSocketMasks socket files the walk found are masked instead.
 func hostSocketMasks(walked []walkedSocket, roots []string) []string {
-	out := hostUnixSockets()
+	var out []string
+	seen := map[string]bool{}
 	add := func(p string) {
-		if !slices.Contains(out, p) {
+		if !seen[p] {
+			seen[p] = true
 			out = append(out, p)
 		}
 	}
 	live, err := hostSocketFiles()
 	if err != nil {
+		for _, p := range hostUnixSockets() {
+			add(p)
+		}
 		for i, w := range walked {
 			if i == maxWalkedSocketMasks {
 				break
@@ -43,6 +48,13 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 		}
 		return out
 	}
+	// The names the listeners were bound at: what /proc/net/unix lists.
+	for _, name := range live {
+		if strings.HasPrefix(name, "/") {
+			add(name)
+		}
+	}
+	slices.Sort(out)
 	at := func(p string, id fileID) bool {
 		var st unix.Stat_t
 		return unix.Lstat(p, &st) == nil && st.Dev == id.dev && st.Ino == id.ino
