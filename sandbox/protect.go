@@ -214,18 +214,16 @@ type dirent struct {
 
 // readDirents lists dir (not following a final symlink) with each entry's
 // type and inode (from getdents, no stat per entry; an entry of unknown type
-// is looked up), and returns the directory's device.
+// is looked up), and returns the directory's device when it holds a socket
+// file (0 otherwise).
 func readDirents(dir string) ([]dirent, uint64, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, 0, err
-	}
 	var out []dirent
+	sockets := false
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := unix.Getdents(fd, buf)
@@ -261,10 +259,17 @@ func readDirents(dir string) ([]dirent, uint64, error) {
 					e.typ = unix.DT_SOCK
 				}
 			}
+			sockets = sockets || e.typ == unix.DT_SOCK
 			out = append(out, e)
 		}
 	}
 	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	var st unix.Stat_t
+	if sockets { // the device, only where a socket file needs it
+		if err := unix.Fstat(fd, &st); err != nil {
+			return nil, 0, err
+		}
+	}
 	return out, st.Dev, nil
 }
 
