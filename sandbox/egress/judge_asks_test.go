@@ -101,7 +101,7 @@ func TestConnectionsAskingTheSameShareOneRequest(t *testing.T) {
 	eng, j := judgeOnEngine(t)
 	const u = "https://asked.test:443/"
 	got := decideAll(context.Background(), j, 5, u)
-	waitFor(t, "five connections asking", func() bool { return joined(j, u) == 5 })
+	waitFor(t, "five connections asking", func() bool { _, open := requests(t, eng); return joined(j, u) == 5 && len(open) > 0 })
 	all, open := requests(t, eng)
 	if len(all) != 1 || len(open) != 1 {
 		t.Fatalf("five connections to one origin made %d requests (%d open), want 1", len(all), len(open))
@@ -131,7 +131,7 @@ func TestAllowOnceLetsOneSharedConnectionThrough(t *testing.T) {
 	eng, j := judgeOnEngine(t)
 	const u = "https://once.test:443/"
 	got := decideAll(context.Background(), j, 3, u)
-	waitFor(t, "three connections asking", func() bool { return joined(j, u) == 3 })
+	waitFor(t, "three connections asking", func() bool { _, open := requests(t, eng); return joined(j, u) == 3 && len(open) > 0 })
 	_, open := requests(t, eng)
 	first := open[0]
 	respond(t, eng, first, domain.ResolutionAllowOnce)
