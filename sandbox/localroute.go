@@ -26,65 +26,25 @@ func localRoute(a netip.Addr) (bool, error) {
 	}
 	addr := a.AsSlice()
 	attrLen := unix.SizeofRtAttr + len(addr)
-	msg := make([]byte, unix.NLMSG_HDRLEN+unix.SizeofRtMsg+attrLen)
-	ne := binary.NativeEndian
-	ne.PutUint32(msg[0:], uint32(len(msg)))
-	ne.PutUint16(msg[4:], unix.RTM_GETROUTE)
-	ne.PutUint16(msg[6:], unix.NLM_F_REQUEST)
-	ne.PutUint32(msg[8:], 1) // sequence
-	rt := msg[unix.NLMSG_HDRLEN:]
-	rt[0], rt[1] = byte(fam), byte(bits) // rtm_family, rtm_dst_len
-	at := rt[unix.SizeofRtMsg:]
-	ne.PutUint16(at[0:], uint16(attrLen))
-	ne.PutUint16(at[2:], unix.RTA_DST)
+	body := make([]byte, unix.SizeofRtMsg+attrLen)
+	body[0], body[1] = byte(fam), byte(bits) // rtm_family, rtm_dst_len
+	at := body[unix.SizeofRtMsg:]
+	binary.NativeEndian.PutUint16(at[0:], uint16(attrLen))
+	binary.NativeEndian.PutUint16(at[2:], unix.RTA_DST)
 	copy(at[unix.SizeofRtAttr:], addr)
-
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
-	if err != nil {
-		return false, err
-	}
-	defer unix.Close(fd)
-	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return false, err
-	}
-	buf := make([]byte, 8192)
-	for {
-		n, from, err := unix.Recvfrom(fd, buf, 0)
-		if err != nil {
-			return false, err
+	var local bool
+	err := netlinkRequest(unix.NETLINK_ROUTE, unix.RTM_GETROUTE, unix.NLM_F_REQUEST, body, func(typ uint16, data []byte) (bool, error) {
+		if typ != unix.RTM_NEWROUTE {
+			return false, nil
 		}
-		if nl, ok := from.(*unix.SockaddrNetlink); !ok || nl.Pid != 0 {
-			continue // only the kernel answers
+		if len(data) < unix.SizeofRtMsg {
+			return true, errors.New("short route message")
 		}
-		for b := buf[:n]; len(b) >= unix.NLMSG_HDRLEN; {
-			l := int(ne.Uint32(b[0:]))
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return false, errors.New("malformed netlink message")
-			}
-			typ, seq, data := ne.Uint16(b[4:]), ne.Uint32(b[8:]), b[unix.NLMSG_HDRLEN:l]
-			b = b[min((l+3)&^3, len(b)):]
-			if seq != 1 {
-				continue
-			}
-			switch typ {
-			case unix.NLMSG_ERROR:
-				if len(data) < 4 {
-					return false, errors.New("short netlink error")
-				}
-				code := -int32(ne.Uint32(data))
-				if code == 0 {
-					continue
-				}
-				if errno := unix.Errno(code); errno != unix.ENETUNREACH && errno != unix.EHOSTUNREACH {
-					return false, errno
-				}
-				return false, nil // no route: nothing here answers either
-			case unix.RTM_NEWROUTE:
-				if len(data) < unix.SizeofRtMsg {
-					return false, errors.New("short route message")
-				}
-				return data[7] == unix.RTN_LOCAL, nil // rtm_type
-			}
-		}
+		local = data[7] == unix.RTN_LOCAL // rtm_type
+		return true, nil
+	})
+	if errors.Is(err, unix.ENETUNREACH) || errors.Is(err, unix.EHOSTUNREACH) {
+		return false, nil // no route: nothing here answers either
 	}
+	return local, err
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/binary"
-	"errors"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -27,59 +26,26 @@ const (
 // the kernel knows of every listener, wherever its file lies now
 // (NETLINK_SOCK_DIAG, UDIAG_SHOW_VFS).
 func hostSocketFiles() (map[fileID]string, error) {
-	ne := binary.NativeEndian
-	msg := make([]byte, unix.NLMSG_HDRLEN+unixDiagReq)
-	ne.PutUint32(msg[0:], uint32(len(msg)))
-	ne.PutUint16(msg[4:], unix.SOCK_DIAG_BY_FAMILY)
-	ne.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	ne.PutUint32(msg[8:], 1)
-	req := msg[unix.NLMSG_HDRLEN:]
+	req := make([]byte, unixDiagReq)
 	req[0] = unix.AF_UNIX
-	ne.PutUint32(req[4:], 0xffffffff) // every state
-	ne.PutUint32(req[12:], udiagShowName|udiagShowVFS)
-
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	binary.NativeEndian.PutUint32(req[4:], 0xffffffff) // every state
+	binary.NativeEndian.PutUint32(req[12:], udiagShowName|udiagShowVFS)
+	out := map[fileID]string{}
+	err := netlinkRequest(unix.NETLINK_SOCK_DIAG, unix.SOCK_DIAG_BY_FAMILY, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, req, func(typ uint16, data []byte) (bool, error) {
+		switch typ {
+		case unix.NLMSG_DONE:
+			return true, nil
+		case unix.SOCK_DIAG_BY_FAMILY:
+			if id, name, ok := parseUnixDiag(data); ok {
+				out[id] = name
+			}
+		}
+		return false, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(fd)
-	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return nil, err
-	}
-	out := map[fileID]string{}
-	buf := make([]byte, 64<<10)
-	for {
-		n, from, err := unix.Recvfrom(fd, buf, 0)
-		if err != nil {
-			return nil, err
-		}
-		if nl, ok := from.(*unix.SockaddrNetlink); !ok || nl.Pid != 0 {
-			continue
-		}
-		for b := buf[:n]; len(b) >= unix.NLMSG_HDRLEN; {
-			l := int(ne.Uint32(b[0:]))
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return nil, errors.New("malformed sock_diag message")
-			}
-			typ, data := ne.Uint16(b[4:]), b[unix.NLMSG_HDRLEN:l]
-			b = b[min((l+3)&^3, len(b)):]
-			switch typ {
-			case unix.NLMSG_DONE:
-				return out, nil
-			case unix.NLMSG_ERROR:
-				if len(data) >= 4 {
-					if code := -int32(ne.Uint32(data)); code != 0 {
-						return nil, unix.Errno(code)
-					}
-				}
-				return nil, errors.New("sock_diag error")
-			case unix.SOCK_DIAG_BY_FAMILY:
-				if id, name, ok := parseUnixDiag(data); ok {
-					out[id] = name
-				}
-			}
-		}
-	}
+	return out, nil
 }
 
 // parseUnixDiag reads one unix_diag_msg and its attributes: the socket
