@@ -10,11 +10,14 @@
 // lexically first import path among those whose imports are all
 // initialised (cmd/link, inittask.go). So what runs before this package is
 // not only what it imports: while one of its imports waits, every ready
-// package that sorts before that import runs first. This package's path
-// sorts before every third-party path, and it imports only syscall (and
-// unsafe): no strings, os, strconv or encoding/hex, each of
-// which, sorting late, let protobuf, gRPC, TOML, HTTP/2 and the crypto
-// packages initialise first (about 1 ms; TestEarlyEntryComesFirst in
+// package that sorts before that import runs first. This package imports
+// nothing but unsafe, so it is ready at once and runs right after the
+// runtime (and the few packages that sort before it and are ready too). It
+// makes its system calls through syscall.RawSyscall6, linked by name:
+// importing syscall let runtime/metrics, internal/godebug, encoding/base64,
+// crypto and hash/crc32 initialise first (about 0.9 ms), and strings, os,
+// strconv or encoding/hex, sorting later, let protobuf, gRPC, TOML, HTTP/2
+// and the crypto packages too (about 1 ms more; TestEarlyEntryComesFirst in
 // tests/ checks that no third-party package does). It is a module of its
 // own only for that path (".invalid" is a reserved name: the go command
 // never fetches it; go.mod replaces it with this directory).
@@ -30,10 +33,7 @@
 // the binary starts as usual.
 package entry
 
-import (
-	"syscall"
-	_ "unsafe" // go:linkname
-)
+import "unsafe" // go:linkname, and the system calls' arguments
 
 // helperProgram is sandbox.HelperProgram, and leanCLIArg sandbox.LeanCLIArg.
 const (
@@ -41,9 +41,19 @@ const (
 	leanCLIArg    = "__turnstile-sandbox-cli"
 )
 
-// oPath is O_PATH (the syscall package does not name it); its value is the
-// same on amd64, arm64 and the other architectures turnstile builds for.
-const oPath = 0o10000000
+// Flags of open(2) and statx(2), the same on every architecture this
+// entry runs on (O_NOFOLLOW is not: sysNofollow). The syscall package,
+// which names them, is not imported: see the package comment.
+const (
+	oPath       = 0o10000000
+	oCloexec    = 0o2000000
+	atFdcwd     = -100
+	atEmptyPath = 0x1000
+	statxMode   = 0x2
+	statxUID    = 0x8
+	sIFMT       = 0o170000
+	sIFREG      = 0o100000
+)
 
 // earlyFingerprint is turnstile/sandbox's earlyFingerprint, called before
 // that package is initialised (it is written for that): the fingerprint, or
@@ -59,12 +69,33 @@ func earlyFingerprint() string
 //go:linkname runtimeArgs os.runtime_args
 func runtimeArgs() []string
 
+// runtimeEnvs is the runtime's copy of the environment, which it provides
+// to package syscall under this name.
+//
+//go:linkname runtimeEnvs syscall.runtime_envs
+func runtimeEnvs() []string
+
+// rawSyscall6 is syscall.RawSyscall6 (the runtime's system call, which
+// needs no package initialisation); its last result is a syscall.Errno.
+//
+//go:linkname rawSyscall6 syscall.RawSyscall6
+func rawSyscall6(trap, a1, a2, a3, a4, a5, a6 uintptr) (r1, r2, errno uintptr)
+
+// beforeExec and afterExec are what syscall.Exec calls around execve: the
+// runtime holds off creating threads meanwhile.
+//
+//go:linkname beforeExec syscall.runtime_BeforeExec
+func beforeExec()
+
+//go:linkname afterExec syscall.runtime_AfterExec
+func afterExec()
+
 // Disabled, when set before init runs (only by a test, through the
 // linker's -X flag), keeps the early entry from running.
 var Disabled string
 
 func init() {
-	if Disabled != "" {
+	if Disabled != "" || !supported {
 		return
 	}
 	args := runtimeArgs()
@@ -76,53 +107,92 @@ func init() {
 
 // lean execs the lean program, or returns having changed nothing.
 func lean(args []string) {
-	exe, err := readlink("/proc/self/exe")
-	if err != nil || len(exe) == 0 || exe[0] != '/' {
+	exe, ok := readlink("/proc/self/exe")
+	if !ok || len(exe) == 0 || exe[0] != '/' {
 		return
 	}
 	dir := exe[:lastSlash(exe)+1]
-	prog, err := syscall.Open(dir+helperProgram, oPath|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
+	prog, ok := open(dir+helperProgram, oPath|sysNofollow|oCloexec)
+	if !ok {
 		return
 	}
-	self, err := syscall.Open("/proc/self/exe", oPath, 0) // inherited
-	if err != nil {
-		syscall.Close(prog)
+	self, ok := open("/proc/self/exe", oPath) // inherited
+	if !ok {
+		closeFD(prog)
 		return
 	}
 	if fp := earlyFingerprint(); fp != "" && usable(prog) {
 		argv := append([]string{helperProgram, leanCLIArg, fp, itoa(self)}, args[2:]...)
-		syscall.Exec("/proc/self/fd/"+itoa(prog), argv, syscall.Environ())
+		execve("/proc/self/fd/"+itoa(prog), argv, runtimeEnvs())
 	}
-	syscall.Close(prog)
-	syscall.Close(self)
+	closeFD(prog)
+	closeFD(self)
+}
+
+// cstring is s as a NUL-terminated C string.
+func cstring(s string) *byte {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return &b[0]
+}
+
+// cstrings is a NULL-terminated array of C strings.
+func cstrings(ss []string) **byte {
+	p := make([]*byte, len(ss)+1)
+	for i, s := range ss {
+		p[i] = cstring(s)
+	}
+	return &p[0]
+}
+
+func open(path string, flags int) (int, bool) {
+	p := cstring(path)
+	fd, _, errno := rawSyscall6(sysOpenat, atFdcwdArg(), uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	return int(fd), errno == 0
+}
+
+func closeFD(fd int) {
+	rawSyscall6(sysClose, uintptr(fd), 0, 0, 0, 0, 0)
+}
+
+// execve returns only when it fails.
+func execve(path string, argv, envv []string) {
+	p, a, e := cstring(path), cstrings(argv), cstrings(envv)
+	beforeExec()
+	rawSyscall6(sysExecve, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)), 0, 0, 0)
+	afterExec()
 }
 
 // readlink is os.Readlink for a link of at most 4 KiB.
-func readlink(path string) (string, error) {
+func readlink(path string) (string, bool) {
 	buf := make([]byte, 4096)
-	n, err := syscall.Readlink(path, buf)
-	if err != nil {
-		return "", err
+	p := cstring(path)
+	n, _, errno := rawSyscall6(sysReadlinkat, atFdcwdArg(), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+	if errno != 0 || int(n) >= len(buf) {
+		return "", false
 	}
-	if n >= len(buf) {
-		return "", syscall.ENAMETOOLONG
-	}
-	return string(buf[:n]), nil
+	return string(buf[:n]), true
 }
 
 // usable applies the server's checks to the helper file (sandbox's
 // helperFileProblem): a regular executable file owned by root or by this
 // process's user, not writable by group or others.
 func usable(fd int) bool {
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil {
+	// struct statx: stx_uid at byte 20, stx_mode (16 bits) at 28.
+	var st [256 / 8]uint64
+	empty := cstring("")
+	_, _, errno := rawSyscall6(sysStatx, uintptr(fd), uintptr(unsafe.Pointer(empty)), atEmptyPath, statxMode|statxUID, uintptr(unsafe.Pointer(&st[0])), 0)
+	if errno != 0 {
 		return false
 	}
-	return st.Mode&syscall.S_IFMT == syscall.S_IFREG &&
-		st.Mode&0o111 != 0 &&
-		(st.Uid == 0 || int(st.Uid) == syscall.Geteuid()) &&
-		st.Mode&0o022 == 0
+	base := unsafe.Pointer(&st[0])
+	uid := *(*uint32)(unsafe.Add(base, 20))
+	mode := uint32(*(*uint16)(unsafe.Add(base, 28)))
+	euid, _, _ := rawSyscall6(sysGeteuid, 0, 0, 0, 0, 0, 0)
+	return mode&sIFMT == sIFREG &&
+		mode&0o111 != 0 &&
+		(uid == 0 || uintptr(uid) == euid) &&
+		mode&0o022 == 0
 }
 
 // itoa is strconv.Itoa for a descriptor (not negative).
@@ -146,4 +216,10 @@ func lastSlash(s string) int {
 		i--
 	}
 	return i
+}
+
+// atFdcwdArg is AT_FDCWD as a system call's argument.
+func atFdcwdArg() uintptr {
+	fd := atFdcwd
+	return uintptr(fd)
 }
