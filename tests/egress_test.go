@@ -186,6 +186,9 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		s.JSON("GET", "/v1/approvals?status=pending&turn_id=a", nil, http.StatusOK, &pending)
 		if len(pending.Approvals) == 1 {
 			reqID = pending.Approvals[0].Request.RequestID
+			if sum := pending.Approvals[0].Request.Summary; sum != "GET http://"+origin+"/" {
+				t.Errorf("the plain request's approval reads %q, want GET and its origin", sum)
+			}
 			return true
 		}
 		return false
@@ -232,6 +235,11 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		var pending struct{ Approvals []approvalView }
 		s.JSON("GET", "/v1/approvals?status=pending&turn_id=a", nil, http.StatusOK, &pending)
 		if len(pending.Approvals) == 1 {
+			// A person is asked about a tunnel as such: any method may
+			// pass inside TLS, so it does not read as a GET.
+			if sum := pending.Approvals[0].Request.Summary; sum != "CONNECT https://"+echo.Addr().String()+"/" {
+				t.Errorf("the tunnel's approval reads %q, want CONNECT and its origin", sum)
+			}
 			s.respond(pending.Approvals[0].Request.RequestID, "allow_for_turn")
 			return true
 		}

@@ -14,8 +14,8 @@ import (
 )
 
 // EngineJudge judges connections through the engine: each decision is an
-// EvaluateTool of web_fetch on the connection's origin (method GET for a
-// CONNECT tunnel, the request's method for plain HTTP), so the turn's
+// EvaluateTool of web_fetch on the connection's origin with the request's
+// method (CONNECT for a tunnel, which may carry any method), so the turn's
 // policy, its allow_for_turn grants and its approval requests apply exactly
 // as they do to a runtime's own web_fetch decision, and every decision is
 // an event on the turn (decision_allowed, decision_denied,

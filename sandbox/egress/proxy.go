@@ -291,7 +291,6 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	origin := scheme + "://" + joinHost(host, port)
-	method := r.Method
 	s, _, err := p.judge.Snapshot(r.Context(), turnID)
 	if err != nil {
 		deny(w, verdictOf(err))
@@ -305,7 +304,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		}
 	}
 	if r.Method == http.MethodConnect {
-		method = "GET" // the decision's scope is the origin; see README
+		// The decision names a tunnel for what it is (method CONNECT): the
+		// method inside TLS cannot be seen, so a person asked, and a
+		// grant, are for any method to that origin, not for a GET.
 		if !s.Network.MethodAllowed("POST") {
 			// A limited network allows GET/HEAD/OPTIONS only; inside a TLS
 			// tunnel the method cannot be seen (TLS interception is not
@@ -314,7 +315,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 			return
 		}
 	}
-	v, err := p.decide(r.Context(), turnID, origin+"/", method)
+	v, err := p.decide(r.Context(), turnID, origin+"/", r.Method)
 	if err != nil {
 		deny(w, verdictOf(err))
 		return
