@@ -45,6 +45,26 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".ssh", Access: AccessRead},
 	{Path: ".mcp.json", Access: AccessRead},
 	{Path: ".envrc", Access: AccessRead},
+	// Other agents' and editors' project settings that start programs:
+	// MCP servers (Gemini CLI, Cursor), a dev container's
+	// initializeCommand (run on the host), aider's lint and test commands,
+	// mise's hooks and environment scripts, pre-commit's local hooks (run
+	// by the person's next commit).
+	{Path: ".gemini", Access: AccessRead},
+	{Path: ".cursor", Access: AccessRead},
+	{Path: ".devcontainer", Access: AccessRead},
+	{Path: ".devcontainer.json", Access: AccessRead},
+	{Path: ".aider.conf.yml", Access: AccessRead},
+	{Path: "mise.toml", Access: AccessRead},
+	{Path: ".mise.toml", Access: AccessRead},
+	{Path: "mise.local.toml", Access: AccessRead},
+	{Path: ".mise.local.toml", Access: AccessRead},
+	{Path: ".pre-commit-config.yaml", Access: AccessRead},
+	// Other version control systems' repository configs: hooks, aliases
+	// and extensions that run programs, like .git/config.
+	{Path: ".hg/hgrc", Access: AccessRead},
+	{Path: ".jj/repo/config.toml", Access: AccessRead},
+	{Path: ".sl/config", Access: AccessRead},
 	{Path: ".gitconfig", Access: AccessRead},
 	{Path: ".config/git", Access: AccessRead},
 	{Path: ".config/fish", Access: AccessRead},

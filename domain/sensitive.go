@@ -18,6 +18,10 @@ var SensitiveHomeNames = []string{
 	".ssh", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", ".kube/config",
 	".local/share/keyrings", ".gnupg", ".config/gh/hosts.yml",
 	".git-credentials", ".pgpass", ".claude/.credentials.json",
+	// Agent CLIs' own logins, and package registries' publish tokens.
+	".codex/auth.json", ".config/github-copilot", ".gemini/oauth_creds.json",
+	".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
+	".config/hub", ".terraform.d/credentials.tfrc.json", ".azure",
 }
 
 // SensitiveHomes are the home directories whose credential stores are
