@@ -146,6 +146,12 @@ type fsView struct {
 	limits []string
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
+	// enclosing are the git dirs, outside the writable grants, of the
+	// repositories that enclose one (discovery.enclosing).
+	enclosing []string
+	// missingRefs are paths in writable grants that a git config names
+	// (an include file, a hooks directory) and that did not exist.
+	missingRefs []string
 	// sockets are the unix socket files the walk found below writable
 	// grants (prepareSpec masks those a host process listens on).
 	sockets []walkedSocket

@@ -114,6 +114,12 @@ func newPlantCheck(v *fsView) *plantCheck {
 			pc.held[p.Path] = errors.Is(err, os.ErrNotExist)
 		}
 	}
+	// A repository enclosing a writable root, outside them: the command
+	// cannot have changed it, and a ".git" file it made that names it
+	// makes a work tree of it (gitfile).
+	for _, g := range v.enclosing {
+		pc.held[g] = false
+	}
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		// A ".git" file or symlink held for the command (a symlinked
 		// .git is pinned at its target, named by From).
@@ -141,6 +147,11 @@ func newPlantCheck(v *fsView) *plantCheck {
 				watch, exact[p] = append(watch, p), true
 			}
 		}
+	}
+	// What a config names that did not exist: an include file, a hooks
+	// directory (configRefs).
+	for _, p := range v.missingRefs {
+		watch, exact[p] = append(watch, p), true
 	}
 	seen := map[string]bool{}
 	for _, path := range watch {

@@ -63,6 +63,11 @@ func (v *fsView) discover(walk bool) {
 			d.dotGit(p.Path, 0)
 		}
 	}
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+			d.enclosing(g.Path)
+		}
+	}
 	if !walk {
 		return
 	}
@@ -331,43 +336,147 @@ func (d *discovery) gitDir(g string, depth int) {
 	for _, n := range gitControl {
 		d.addCarve(joinPath(g, n), pathKindGitFile)
 	}
-	if common, ok := readPointer(joinPath(g, "commondir"), ""); ok {
-		if !strings.HasPrefix(common, "/") {
-			common = g + "/" + common
-		}
-		if c, exists, ok, err := canonicalPath(domain.CleanPath(common)); err == nil && ok && exists {
-			d.gitDir(c, depth+1)
-		}
+	if c, ok := commonDirOf(g); ok {
+		d.gitDir(c, depth+1)
 	}
 	for _, sub := range []string{"worktrees", "modules"} {
 		d.moduleDirs(joinPath(g, sub), sub == "modules", depth+1)
 	}
 }
 
-// configRefs keeps read-only what the git dir g's config makes git run or
-// read from elsewhere: the core.hooksPath directory (husky and the like put
-// it in the work tree), a core.fsmonitor program given as a path, and the
-// files [include] and [includeIf] sections name. Relative hook and monitor
-// paths are taken from the work tree, include paths from g. Other config
-// values that name a program (filters, textconv, aliases, credential
-// helpers) are not followed.
+// configRefs keeps read-only what the config of the git dir g makes git run
+// or read from elsewhere: the core.hooksPath directory (husky and the like
+// put it in the work tree), a core.fsmonitor program given as a path, and
+// the files [include] and [includeIf] sections name, and what those files
+// name in turn, as deep as git follows them. The config is what git reads
+// for a work tree of g: g's config and config.worktree, and the config of
+// the common dir g names (a linked worktree's admin dir has none of its
+// own). Relative hook and monitor paths are taken from the work tree,
+// include paths from the including file's directory, "~/" from this
+// process's home. A path that does not exist yet is remembered
+// (missingRefs): the command may not leave it behind (setAsideCreated).
+// Only paths in a writable root need it: the others are read-only
+// already. Other config values that name a program (filters, textconv,
+// aliases, credential helpers) are not followed.
 func (d *discovery) configRefs(g, worktree string) {
-	for _, ref := range gitConfigRefs(joinPath(g, "config")) {
+	files := []string{joinPath(g, "config"), joinPath(g, "config.worktree")}
+	if common, ok := commonDirOf(g); ok && common != g {
+		files = append(files, joinPath(common, "config"))
+	}
+	for _, f := range files {
+		d.configFileRefs(f, worktree, 0)
+	}
+}
+
+// maxIncludeDepth is how deep git follows include paths (config.c).
+const maxIncludeDepth = 10
+
+// configFileRefs keeps read-only what the config file names (configRefs).
+func (d *discovery) configFileRefs(file, worktree string, depth int) {
+	if depth > maxIncludeDepth || d.seen["config:"+file] {
+		return
+	}
+	d.seen["config:"+file] = true
+	for _, ref := range gitConfigRefs(file) {
 		base := worktree
 		if ref.include {
-			base = g
+			base = filepath.Dir(file)
 		}
 		p := ref.path
-		if strings.HasPrefix(p, "~") {
-			continue // the host user's home: not inside this sandbox's roots
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				continue
+			}
+			p = home + p[1:]
+		} else if strings.HasPrefix(p, "~") {
+			continue // another user's home (~name/…)
 		}
 		if !strings.HasPrefix(p, "/") {
 			p = base + "/" + p
 		}
-		if c, exists, ok, err := canonicalPath(domain.CleanPath(p)); err == nil && ok && exists {
-			d.addCarve(c, pathKindGitFile)
+		c, exists, ok, err := canonicalPath(domain.CleanPath(p))
+		if err != nil || !ok || !d.writable(c) {
+			continue
+		}
+		if !exists {
+			d.v.missingRefs = append(d.v.missingRefs, c)
+			continue
+		}
+		d.addCarve(c, pathKindGitFile)
+		if ref.include {
+			d.configFileRefs(c, worktree, depth+1)
 		}
 	}
+}
+
+// commonDirOf returns the canonical common dir the git dir g's commondir
+// file names, if any.
+func commonDirOf(g string) (string, bool) {
+	common, ok := readPointer(joinPath(g, "commondir"), "")
+	if !ok {
+		return "", false
+	}
+	if !strings.HasPrefix(common, "/") {
+		common = g + "/" + common
+	}
+	c, exists, ok, err := canonicalPath(domain.CleanPath(common))
+	return c, err == nil && ok && exists
+}
+
+// enclosing handles the repository git finds above the writable root
+// (the nearest ".git" in an ancestor: a workspace that is a package of a
+// monorepo), when it lies outside the writable roots: what its config
+// names inside them stays read-only (configRefs), and its git dir counts
+// as held for the check after the command (a ".git" file the command
+// writes that makes a directory a work tree of it is set aside).
+func (d *discovery) enclosing(root string) {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		p := joinPath(dir, ".git")
+		if _, err := os.Lstat(p); err == nil {
+			if d.seen["enclosing:"+p] || d.writable(p) {
+				return
+			}
+			d.seen["enclosing:"+p] = true
+			g, ok := gitDirOf(p)
+			if ok && !d.writable(g) {
+				d.v.enclosing = append(d.v.enclosing, g)
+				d.configRefs(g, dir)
+			}
+			return
+		}
+		if dir == "/" {
+			return
+		}
+	}
+}
+
+// gitDirOf returns the canonical git dir of a ".git" entry: the directory
+// itself, a symlink's target directory, or the dir a pointer file names.
+func gitDirOf(p string) (string, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", false
+	}
+	target := p
+	if fi.Mode().IsRegular() {
+		t, ok := readPointer(p, "gitdir:")
+		if !ok {
+			return "", false
+		}
+		if !strings.HasPrefix(t, "/") {
+			t = filepath.Dir(p) + "/" + t
+		}
+		target = domain.CleanPath(t)
+	}
+	c, exists, ok, err := canonicalPath(target)
+	if err != nil || !ok || !exists {
+		return "", false
+	}
+	if st, err := os.Stat(c); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return c, true
 }
 
 // gitConfigRef is one path a git config file refers to.
