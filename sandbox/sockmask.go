@@ -3,8 +3,6 @@ package sandbox
 import (
 	"slices"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxWalkSockets bounds the socket files one cached walk of a root keeps
@@ -24,7 +22,9 @@ const maxWalkSockets = 1 << 16
 // a .git directory, a walk reused from before the move) is looked for by a
 // fresh walk that enters .git directories too. Socket files nothing
 // listens on are left alone (a command's own earlier sockets died with
-// it). Without the kernel's list (an error), the first
+// it). A listener bound in another mount namespace, at a name that does
+// not lead to it here, is masked where its file lies here
+// (foreignSocketPaths). Without the kernel's list (an error), the first
 // maxWalkedSocketMasks socket files the walk found are masked instead.
 func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 	var out []string
@@ -55,10 +55,6 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 		}
 	}
 	slices.Sort(out)
-	at := func(p string, id fileID) bool {
-		var st unix.Stat_t
-		return unix.Lstat(p, &st) == nil && st.Dev == id.dev && st.Ino == id.ino
-	}
 	met := map[fileID]bool{}
 	for _, w := range walked {
 		// The walk may be a reused one (walkTTL): a listener it met is
@@ -69,19 +65,27 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 		}
 	}
 	lost := map[fileID]bool{}
+	elsewhere := map[fileID]string{}
 	for id, name := range live {
 		if met[id] {
 			continue
 		}
 		if strings.HasPrefix(name, "/") {
-			if !withinAny(name, roots) {
-				continue // bound outside the writable roots: no command moved it
-			}
 			if at(name, id) {
 				continue // where it was bound: masked there
 			}
+			if !withinAny(name, roots) {
+				// Bound outside the writable roots (no command moved
+				// it) at a name that does not lead to it here: bound
+				// in another mount namespace.
+				elsewhere[id] = name
+				continue
+			}
 		}
 		lost[id] = true
+	}
+	for _, p := range foreignSocketPaths(elsewhere) {
+		add(p)
 	}
 	for _, r := range roots {
 		if len(lost) == 0 {
