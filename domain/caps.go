@@ -107,13 +107,15 @@ func Intersect(a, b Bounds) Bounds {
 
 // readOnly downgrades every writable root (but devices) to read.
 func readOnly(fs FilesystemPolicy) FilesystemPolicy {
-	out := FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: slices.Clone(fs.Entries)}
+	out := FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: slices.Clone(fs.Entries), GlobScanMaxDepth: fs.GlobScanMaxDepth}
 	for i := range out.Entries {
 		if out.Entries[i].Access == AccessWrite && out.Entries[i].Kind != PathDevice {
 			out.Entries[i].Access = AccessRead
 		}
 	}
-	return normalizeEntries(out)
+	out = normalizeEntries(out)
+	out.GlobScanMaxDepth = fs.GlobScanMaxDepth
+	return out
 }
 
 // IntersectPolicy intersects two policies: deny > ask > allow field by
@@ -201,22 +203,10 @@ func IntersectProcess(a, b ProcessPolicy) ProcessPolicy {
 	}
 	out.DefaultTimeoutMs = min(out.DefaultTimeoutMs, out.MaxDurationMs)
 	ea, eb := a.Environment, b.Environment
-	out.Environment.Inherit = ea.Inherit && eb.Inherit
-	out.Environment.DeniedPatterns = sortedUnique(append(slices.Clone(ea.DeniedPatterns), eb.DeniedPatterns...))
-	switch {
-	case out.Environment.Inherit:
-	case ea.Inherit:
-		out.Environment.AllowedVars = sortedUnique(eb.AllowedVars)
-	case eb.Inherit:
-		out.Environment.AllowedVars = sortedUnique(ea.AllowedVars)
-	default:
-		var vars []string
-		for _, v := range ea.AllowedVars {
-			if slices.Contains(eb.AllowedVars, v) {
-				vars = append(vars, v)
-			}
-		}
-		out.Environment.AllowedVars = sortedUnique(vars)
+	if ea.Profile != nil || eb.Profile != nil {
+		out.Environment = intersectEnvProfiles(ea, eb)
+	} else {
+		out.Environment = intersectEnvLists(ea, eb)
 	}
 	fams, restricted := intersectLists(a.AllowedCommandFamilies, false, b.AllowedCommandFamilies, false, func(x, y string) (string, bool) { return x, x == y })
 	out.AllowedCommandFamilies = fams
@@ -224,6 +214,102 @@ func IntersectProcess(a, b ProcessPolicy) ProcessPolicy {
 		out.ShellEnabled = false
 	}
 	return out
+}
+
+// intersectEnvLists intersects two plain environment policies: inherit
+// only when both do, allowed names in both, denied patterns of either.
+func intersectEnvLists(ea, eb EnvironmentPolicy) EnvironmentPolicy {
+	var out EnvironmentPolicy
+	out.Inherit = ea.Inherit && eb.Inherit
+	out.DeniedPatterns = sortedUnique(append(slices.Clone(ea.DeniedPatterns), eb.DeniedPatterns...))
+	switch {
+	case out.Inherit:
+	case ea.Inherit:
+		out.AllowedVars = sortedUnique(eb.AllowedVars)
+	case eb.Inherit:
+		out.AllowedVars = sortedUnique(ea.AllowedVars)
+	default:
+		var vars []string
+		for _, v := range ea.AllowedVars {
+			if slices.Contains(eb.AllowedVars, v) {
+				vars = append(vars, v)
+			}
+		}
+		out.AllowedVars = sortedUnique(vars)
+	}
+	return out
+}
+
+// intersectEnvProfiles intersects two environment policies of which at
+// least one is a profile's filter (which FilterEnv applies instead of the
+// plain fields): the result is one filter that passes a variable only when
+// both would. A plain policy reads as a filter that inherits all, excludes
+// its denied patterns and keeps only its allowed names. Inherit takes the
+// stricter, excludes unite, include_only keeps the patterns both name (or
+// the one side's), and a variable both set to different values is not set.
+func intersectEnvProfiles(ea, eb EnvironmentPolicy) EnvironmentPolicy {
+	pa, pb := envFilterOf(ea), envFilterOf(eb)
+	out := CompiledEnvironment{
+		Inherit: stricterInherit(pa.Inherit, pb.Inherit),
+		Exclude: sortedUnique(append(slices.Clone(pa.Exclude), pb.Exclude...)),
+	}
+	for k, v := range pa.Set {
+		if w, ok := pb.Set[k]; !ok || w == v {
+			if out.Set == nil {
+				out.Set = map[string]string{}
+			}
+			out.Set[k] = v
+		}
+	}
+	for k, v := range pb.Set {
+		if _, ok := pa.Set[k]; !ok {
+			if out.Set == nil {
+				out.Set = map[string]string{}
+			}
+			out.Set[k] = v
+		}
+	}
+	switch {
+	case pa.IncludeOnlySet && pb.IncludeOnlySet:
+		out.IncludeOnlySet = true
+		for _, p := range pa.IncludeOnly {
+			if slices.Contains(pb.IncludeOnly, p) {
+				out.IncludeOnly = append(out.IncludeOnly, p)
+			}
+		}
+	case pa.IncludeOnlySet:
+		out.IncludeOnly, out.IncludeOnlySet = slices.Clone(pa.IncludeOnly), true
+	case pb.IncludeOnlySet:
+		out.IncludeOnly, out.IncludeOnlySet = slices.Clone(pb.IncludeOnly), true
+	}
+	out.IncludeOnly = sortedUnique(out.IncludeOnly)
+	return EnvironmentPolicy{Profile: &out}
+}
+
+// envFilterOf reads an environment policy as a profile's filter.
+func envFilterOf(e EnvironmentPolicy) CompiledEnvironment {
+	if e.Profile != nil {
+		c := *e.Profile
+		if c.Inherit == "" {
+			c.Inherit = InheritAll
+		}
+		return c
+	}
+	c := CompiledEnvironment{Inherit: InheritAll, Exclude: slices.Clone(e.DeniedPatterns)}
+	if !e.Inherit {
+		c.IncludeOnly, c.IncludeOnlySet = slices.Clone(e.AllowedVars), true
+	}
+	return c
+}
+
+// stricterInherit is the one of two profile inherit settings that passes
+// less: none, then core, then all.
+func stricterInherit(a, b string) string {
+	rank := map[string]int{InheritNone: 0, InheritCore: 1, InheritAll: 2, "": 2}
+	if rank[a] <= rank[b] {
+		return a
+	}
+	return b
 }
 
 func minPositive(a, b int64) int64 {

@@ -36,7 +36,12 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 	}
 	out = slices.DeleteFunc(out, func(e FilesystemEntry) bool { return e.Kind == pathVirtualRoot })
 	out = append(out, pa...)
-	return normalizeEntries(FilesystemPolicy{Unrestricted: a.Unrestricted && b.Unrestricted, Entries: append(out, pb...)})
+	fs := normalizeEntries(FilesystemPolicy{Unrestricted: a.Unrestricted && b.Unrestricted, Entries: append(out, pb...)})
+	// The glob denies of either side's rules are masked at spawn as deep
+	// as the deeper side looks (the rules themselves are carried by the
+	// caller: ResolveChildSnapshot, NarrowToParent).
+	fs.GlobScanMaxDepth = max(a.GlobScanMaxDepth, b.GlobScanMaxDepth)
+	return fs
 }
 
 // reopensDenied reports whether a grant at p (narrowed from the side's root

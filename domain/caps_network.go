@@ -24,7 +24,42 @@ func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
 	if out.Mode == NetworkRestricted {
 		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
 	}
+	// Methods: a side with a list (a profile's "limited") bounds the other;
+	// two lists that share nothing leave no method, hence no network.
+	switch {
+	case len(a.AllowedMethods) > 0 && len(b.AllowedMethods) > 0:
+		for _, m := range a.AllowedMethods {
+			if slices.Contains(b.AllowedMethods, m) {
+				out.AllowedMethods = append(out.AllowedMethods, m)
+			}
+		}
+		if len(out.AllowedMethods) == 0 {
+			out.Mode, out.Locked, out.AllowedDomains = NetworkDisabled, true, nil
+		}
+	case len(a.AllowedMethods) > 0:
+		out.AllowedMethods = slices.Clone(a.AllowedMethods)
+	case len(b.AllowedMethods) > 0:
+		out.AllowedMethods = slices.Clone(b.AllowedMethods)
+	}
+	out.AllowedMethods = sortedUnique(out.AllowedMethods)
 	return out
+}
+
+// methodsBroader reports whether the method list c allows a method p does
+// not (an empty list allows every method).
+func methodsBroader(c, p []string) bool {
+	if len(p) == 0 {
+		return false
+	}
+	if len(c) == 0 {
+		return true
+	}
+	for _, m := range c {
+		if !slices.Contains(p, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // meetDomainRules returns the narrower of two domain rules when one covers
@@ -56,7 +91,8 @@ func networkBroader(c, p NetworkPolicy) bool {
 		return true
 	}
 	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
-		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) {
+		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) ||
+		(c.Mode != NetworkDisabled && methodsBroader(c.AllowedMethods, p.AllowedMethods)) {
 		return true
 	}
 	if c.Mode == NetworkRestricted && p.Mode == NetworkRestricted {

@@ -121,7 +121,9 @@ func withSensitive(fs FilesystemPolicy, parent *TurnExecutionSecuritySnapshot, e
 			es = append(es, e)
 		}
 	}
-	return normalizeEntries(FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es})
+	out := normalizeEntries(FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: es})
+	out.Rules, out.GlobScanMaxDepth = fs.Rules, max(fs.GlobScanMaxDepth, parent.Sandbox.Filesystem.GlobScanMaxDepth)
+	return out
 }
 
 // NarrowToParent is a child turn's snapshot bounded again by its parent's

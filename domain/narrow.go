@@ -61,7 +61,7 @@ func entryAccessAt(entries []FilesystemEntry, path string) Access {
 
 func networkNarrows(old, nw *NetworkPolicy) bool {
 	if nw.Mode == NetworkEnabled && len(nw.AllowedDomains) == 0 && len(nw.DeniedDomains) == 0 &&
-		nw.AllowLocalhost && nw.AllowUnixSockets && nw.AllowPrivateNetworks {
+		nw.AllowLocalhost && nw.AllowUnixSockets && nw.AllowPrivateNetworks && len(nw.AllowedMethods) == 0 {
 		return false
 	}
 	if StricterNetwork(old.Mode, nw.Mode) != old.Mode && old.Mode != nw.Mode {
@@ -72,7 +72,8 @@ func networkNarrows(old, nw *NetworkPolicy) bool {
 	}
 	return (old.AllowLocalhost && !nw.AllowLocalhost) || (old.AllowUnixSockets && !nw.AllowUnixSockets) ||
 		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) ||
-		!slices.Equal(old.AllowedDomains, nw.AllowedDomains) || !slices.Equal(old.DeniedDomains, nw.DeniedDomains)
+		!slices.Equal(old.AllowedDomains, nw.AllowedDomains) || !slices.Equal(old.DeniedDomains, nw.DeniedDomains) ||
+		methodsBroader(old.AllowedMethods, nw.AllowedMethods)
 }
 
 func processNarrows(old, nw *ProcessPolicy) bool {
