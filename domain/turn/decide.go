@@ -191,9 +191,25 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		}
 	}
 	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
-		if err == nil && s.Calls[c.ToolCallID].Denial != nil {
-			call := s.Calls[c.ToolCallID]
+		call := s.Calls[c.ToolCallID]
+		switch {
+		case err != nil:
+		case call.Denial != nil:
 			out.Decision, out.Refusal = *call.Denial, call.Refusal
+		case out.Decision.Behavior == domain.BehaviorAllow && !call.Started && !call.Consumed && s.live(TransDecide) == nil:
+			// The runtime asks again (a retry, a restart) about a call it
+			// may not have run yet: like /exec, the snapshot in force now
+			// decides again, so that a narrowing since the allow (or the
+			// approval) holds it back.
+			_, ran := s.Ran[c.ToolCallID]
+			var r *Approval
+			if call.RequestID != "" {
+				r = s.Approvals[call.RequestID]
+			}
+			if why := s.revoked(r, call, &a); why != "" && !ran {
+				ev, d := s.revocation(&c.Meta, c.ToolCallID, c.ItemID, &a, call.RequestID, why)
+				return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Approval: out.Approval}, nil
+			}
 		}
 		return nil, out, err
 	}

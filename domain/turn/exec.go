@@ -168,10 +168,7 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 		r = s.Approvals[call.RequestID]
 	}
 	if why := s.revoked(r, call, &a); why != "" {
-		d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: ReasonProfileChanged}
-		rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d), RequestID: call.RequestID,
-			Refusal: ReasonProfileChanged, Message: why}
-		ev := s.event(&c.Meta, []string{"revoked", c.ToolCallID, strconv.FormatInt(s.SnapshotVersion, 10)}, &DecisionDenied{rec})
+		ev, d := s.revocation(&c.Meta, c.ToolCallID, c.ItemID, &a, call.RequestID, why)
 		return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Approval: out.Approval}, nil
 	}
 	out.Replayed, out.Exec = false, ExecRun
@@ -202,6 +199,16 @@ func approved(call *Call) domain.Decision {
 func (s *State) started(c *StartExec, a *domain.Action, requestID string) Event {
 	return s.event(&c.Meta, []string{"exec_started", c.ToolCallID, c.Instance}, &ExecStarted{ToolCallID: c.ToolCallID, ScopeHash: a.ScopeHash,
 		RequestID: requestID, SnapshotVersion: s.SnapshotVersion, Instance: c.Instance})
+}
+
+// revocation is the denial of an allowed call that has not run, because
+// the snapshot changed since it was allowed (why): recorded once per
+// snapshot version.
+func (s *State) revocation(m *Meta, toolCallID, itemID string, a *domain.Action, requestID, why string) (Event, domain.Decision) {
+	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonPolicyDeniesAction, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: ReasonProfileChanged}
+	rec := Decided{ToolCallID: toolCallID, ItemID: itemID, Action: record(a), Decision: decisionRecordOf(d), RequestID: requestID,
+		Refusal: ReasonProfileChanged, Message: why}
+	return s.event(m, []string{"revoked", toolCallID, strconv.FormatInt(s.SnapshotVersion, 10)}, &DecisionDenied{rec}), d
 }
 
 // revoked says why an allowed call that has not run is no longer allowed
