@@ -43,7 +43,10 @@ func decodeArgsFast(b []byte) (m map[string]any, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v // a repeated key: the last one wins, as in encoding/json
+		if _, dup := m[k]; dup {
+			return nil, false // a repeated key: the slow path refuses it
+		}
+		m[k] = v
 		p.ws()
 		if p.byte('}') {
 			return m, p.end()

@@ -111,6 +111,12 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 			if err := dec.Decode(&c.args); err != nil {
 				return Action{}, &FieldError{Field: "arguments", Message: "must be a JSON object"}
 			}
+			if err := repeatedKey(inv.Arguments); err != nil {
+				return Action{}, err
+			}
+		}
+		if err := c.oneNamePerArgument(); err != nil {
+			return Action{}, err
 		}
 	}
 	entries := []ScopeEntry{{"tool_name", inv.ToolName}}
@@ -163,6 +169,73 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 	c.a.Scope = NewScope(entries...)
 	c.a.ScopeHash = c.a.Scope.Hash()
 	return c.a, nil
+}
+
+// argumentNames are the names a tool's argument may go by (docs/tools.md).
+// A call that gives one argument under two of them is refused: the
+// classifier reads one, and the tool that runs may read the other.
+var argumentNames = map[string][][]string{
+	"read_file":    {{"path", "file_path", "dir_path"}},
+	"list_dir":     {{"path", "file_path", "dir_path"}},
+	"grep_files":   {{"path", "file_path", "dir_path"}},
+	"apply_patch":  {{"patch", "input"}},
+	"exec_command": {{"argv", "cmd", "command"}},
+	"download_url": {{"destination", "path", "dest"}},
+}
+
+// oneNamePerArgument refuses an argument given under two of its names, and
+// two keys that differ only in case (a decoder that matches names without
+// regard to case, as Go's encoding/json does, takes the last of them).
+func (c *classifier) oneNamePerArgument() error {
+	for _, names := range argumentNames[c.inv.ToolName] {
+		var given []string
+		for _, n := range names {
+			if v, ok := c.args[n]; ok && v != nil {
+				given = append(given, n)
+			}
+		}
+		if len(given) > 1 {
+			return &FieldError{Field: "arguments." + given[1], Message: "the same argument as " + given[0] + ": give it once"}
+		}
+	}
+	if len(c.args) > 1 {
+		lower := make(map[string]string, len(c.args))
+		for k := range c.args {
+			l := strings.ToLower(k)
+			if o, ok := lower[l]; ok {
+				a, b := min(o, k), max(o, k)
+				return &FieldError{Field: "arguments." + b, Message: "differs from " + a + " only in case: give one"}
+			}
+			lower[l] = k
+		}
+	}
+	return nil
+}
+
+// repeatedKey refuses an arguments object that gives a key twice (decoders
+// differ on which one counts).
+func repeatedKey(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil // not an object: Decode said so already
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return &FieldError{Field: "arguments." + k, Message: "given twice"}
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 type classifier struct {

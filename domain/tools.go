@@ -34,19 +34,19 @@ type ToolInfo struct {
 // classifying as its kind.
 var ToolCatalogue = []ToolInfo{
 	{Name: "read_file", Kind: ActionFileRead, Args: []ToolArg{
-		{"path", "string", true, "the file (also `file_path`, `dir_path`); relative to the turn's cwd"}},
+		{"path", "string", true, "the file (also `file_path`, `dir_path`; only one of them); relative to the turn's cwd"}},
 		Example: `{"path": "src/main.go"}`, Doc: "a read of the resolved path"},
 	{Name: "list_dir", Kind: ActionFileRead, Args: []ToolArg{
-		{"path", "string", false, "the directory (also `file_path`, `dir_path`); default the cwd"}},
+		{"path", "string", false, "the directory (also `file_path`, `dir_path`; only one of them); default the cwd"}},
 		Example: `{"path": "src"}`, Doc: "a read of the resolved path"},
 	{Name: "grep_files", Kind: ActionFileRead, Args: []ToolArg{
-		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`); default the cwd"}},
+		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`; only one of them); default the cwd"}},
 		Example: `{"path": "src", "pattern": "TODO"}`, Doc: "a read of the whole tree; other arguments (`pattern`) are not judged"},
 	{Name: "apply_patch", Kind: ActionFileWrite, Args: []ToolArg{
-		{"patch", "string", true, "the patch (also `input`) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; or a unified diff (`diff -u`, `git diff`), whose `--- `/`+++ ` headers and rename lines name the files written (a name with git's a/ or b/ prefix is judged both with and without it: patch -p0 and -p1 write different files)"}},
+		{"patch", "string", true, "the patch (also `input`; only one of the two) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; or a unified diff (`diff -u`, `git diff`), whose `--- `/`+++ ` headers and rename lines name the files written (a name with git's a/ or b/ prefix is judged both with and without it: patch -p0 and -p1 write different files)"}},
 		Example: `{"patch": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-old\n+new\n*** End Patch"}`, Doc: "a write of every file the patch names; the patch is hashed, never stored"},
 	{Name: "exec_command", Kind: ActionShellCommand, Args: []ToolArg{
-		{"cmd", "string|array", true, "a shell string (run by /bin/sh -c) or an argv array (also `argv`, `command`)"},
+		{"cmd", "string|array", true, "a shell string (run by /bin/sh -c) or an argv array (also `argv`, `command`; only one of the three)"},
 		{"workdir", "string", false, "the working directory (also `cwd`); default the turn's cwd"},
 		{"timeout_ms", "integer", false, "the timeout, in milliseconds"},
 		{"tty", "boolean", false, "whether it runs on a terminal"},
@@ -67,7 +67,7 @@ var ToolCatalogue = []ToolInfo{
 	{Name: "download_url", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},
-		{"destination", "string", false, "the file written (also `path`, `dest`); default the cwd joined with `destination_hint` or the URL's last path element"},
+		{"destination", "string", false, "the file written (also `path`, `dest`; only one of them); default the cwd joined with `destination_hint` or the URL's last path element"},
 		{"destination_hint", "string", false, "a plain file name for the default destination"},
 		{"overwrite", "boolean", false, "default false"},
 		{"create_dirs", "boolean", false, "default true"},
