@@ -489,6 +489,19 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 	if p := u.Port(); p != "" {
 		origin += ":" + p
 	}
+	if sc := c.str("scope"); c.inv.ToolName == "web_fetch" && sc != "" {
+		// Every request to the origin (the egress proxy's connections): a
+		// scope of its own, so that a grant of one page and a grant of the
+		// whole origin never stand for each other.
+		if sc != "origin" {
+			return nil, &FieldError{Field: "arguments.scope", Value: sc, Message: "must be origin (or absent)"}
+		}
+		entries = append(entries, ScopeEntry{"method", method}, ScopeEntry{"scheme", scheme}, ScopeEntry{"domain", host},
+			ScopeEntry{"url_origin", origin}, ScopeEntry{"url_scope", "origin"})
+		c.a.Summary = fmt.Sprintf("Any %s request to %s (every path)", method, origin)
+		c.detail("Origin", origin+" (every path)", true)
+		return entries, nil
+	}
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"

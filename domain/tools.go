@@ -62,8 +62,9 @@ var ToolCatalogue = []ToolInfo{
 		Example: `{"query": "go 1.26 release notes"}`, Doc: "a hash of the arguments"},
 	{Name: "web_fetch", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},
-		{"method", "string", false, "the HTTP method; default GET"}},
-		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL; the host is resolved and every address judged"},
+		{"method", "string", false, "the HTTP method; default GET"},
+		{"scope", "string", false, "`origin`: the call stands for every request with that method to the URL's origin, any path (the egress proxy's connections); the scope then names no path"}},
+		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL (with `scope` `origin`: no path, and `url_scope`); the host is resolved and every address judged"},
 	{Name: "download_url", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},

@@ -186,8 +186,8 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		s.JSON("GET", "/v1/approvals?status=pending&turn_id=a", nil, http.StatusOK, &pending)
 		if len(pending.Approvals) == 1 {
 			reqID = pending.Approvals[0].Request.RequestID
-			if sum := pending.Approvals[0].Request.Summary; sum != "GET http://"+origin+"/" {
-				t.Errorf("the plain request's approval reads %q, want GET and its origin", sum)
+			if sum := pending.Approvals[0].Request.Summary; sum != "Any GET request to http://"+origin+" (every path)" {
+				t.Errorf("the plain request's approval reads %q, want GET, its origin and every path", sum)
 			}
 			return true
 		}
@@ -237,8 +237,8 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		if len(pending.Approvals) == 1 {
 			// A person is asked about a tunnel as such: any method may
 			// pass inside TLS, so it does not read as a GET.
-			if sum := pending.Approvals[0].Request.Summary; sum != "CONNECT https://"+echo.Addr().String()+"/" {
-				t.Errorf("the tunnel's approval reads %q, want CONNECT and its origin", sum)
+			if sum := pending.Approvals[0].Request.Summary; sum != "Any CONNECT request to https://"+echo.Addr().String()+" (every path)" {
+				t.Errorf("the tunnel's approval reads %q, want CONNECT, its origin and every path", sum)
 			}
 			s.respond(pending.Approvals[0].Request.RequestID, "allow_for_turn")
 			return true

@@ -14,8 +14,9 @@ import (
 )
 
 // EngineJudge judges connections through the engine: each decision is an
-// EvaluateTool of web_fetch on the connection's origin with the request's
-// method (CONNECT for a tunnel, which may carry any method), so the turn's
+// EvaluateTool of web_fetch on the connection's origin, scope origin (any
+// path), with the request's method (CONNECT for a tunnel, which may carry
+// any method), so the turn's
 // policy, its allow_for_turn grants and its approval requests apply exactly
 // as they do to a runtime's own web_fetch decision, and every decision is
 // an event on the turn (decision_allowed, decision_denied,
@@ -112,7 +113,9 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 // decide records one web_fetch decision of the origin; reqID is the
 // request it opened when it asks (v is then not the answer yet).
 func (j *EngineJudge) decide(ctx context.Context, turnID, rawURL, method string) (v Verdict, reqID string, err error) {
-	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method})
+	// scope origin: a connection may carry any path, and the person asked
+	// is told so; the grant is not the one of the runtime's fetch of "/".
+	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method, "scope": "origin"})
 	id := make([]byte, 12)
 	rand.Read(id)
 	call := "egress-" + hex.EncodeToString(id)
