@@ -314,11 +314,17 @@ func TestCLIApprovalsShowAndPrefixes(t *testing.T) {
 	if !strings.Contains(out, "working directory "+root) {
 		t.Fatalf("show lacks the cwd:\n%s", out)
 	}
-	out, errOut, code = s.CLI("approvals", "respond", unique, "allow_for_turn")
-	if code != 0 || !strings.HasPrefix(out, a+": allow_for_turn") || !strings.Contains(out, "turn pre, exec_command: Run make step") || !strings.Contains(out, "allowed for the rest of turn pre") {
-		t.Fatalf("respond by prefix: %d\n%s%s", code, out, errOut)
+	// Without a terminal to confirm it on, a prefix resolves nothing
+	// (TestApprovalsRespondConfirmsAPrefix answers on one); the full id
+	// does.
+	if _, errOut, code := s.CLI("approvals", "respond", unique, "allow_for_turn"); code != 1 || !strings.Contains(errOut, "give the full request id") {
+		t.Fatalf("respond by prefix without a terminal: %d\n%s", code, errOut)
 	}
-	// b is still pending: the prefix resolved a alone.
+	out, errOut, code = s.CLI("approvals", "respond", a, "allow_for_turn")
+	if code != 0 || !strings.HasPrefix(out, a+": allow_for_turn") || !strings.Contains(out, "turn pre, exec_command: Run make step") || !strings.Contains(out, "allowed for the rest of turn pre") {
+		t.Fatalf("respond by id: %d\n%s%s", code, out, errOut)
+	}
+	// b is still pending.
 	if out, _, _ := s.CLI("approvals", "show", b); !strings.Contains(out, "status     pending") {
 		t.Fatalf("respond by prefix touched %s:\n%s", b, out)
 	}

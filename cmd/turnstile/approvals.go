@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/api"
 	"turnstile/projections"
@@ -18,7 +22,8 @@ const approvalsUsage = `usage: turnstile approvals list [--status pending|resolv
        turnstile approvals respond ID allow_once|allow_for_turn|deny|cancelled
        turnstile approvals watch [--turn ID] [--json]
 
-ID may be any unique prefix of a request id. Every subcommand talks to the server at
+ID may be any unique prefix of a request id (respond then shows the request and asks you
+to confirm it on a terminal; without one, give the full id). Every subcommand talks to the server at
 --server, else TURNSTILE_URL, else ` + defaultServer + `.
 
   list     the requests, one line each
@@ -48,7 +53,7 @@ func approvalsCmd(args []string, stdout, stderr io.Writer) int {
 	case "show":
 		synopsis = "turnstile approvals show ID [--json]\n\nPrints one approval request in full; ID may be a unique prefix."
 	case "respond":
-		synopsis = "turnstile approvals respond ID RESOLUTION\n\nResolves a request and prints what it resolved. ID may be a unique prefix.\nRESOLUTION: allow_once (this call only), allow_for_turn (every call with the same\nscope until the turn ends), deny, cancelled. Only the server expires a request."
+		synopsis = "turnstile approvals respond ID RESOLUTION\n\nResolves a request and prints what it resolved. ID may be a unique prefix: the request\nis then shown and resolved only when you confirm it on a terminal.\nRESOLUTION: allow_once (this call only), allow_for_turn (every call with the same\nscope until the turn ends), deny, cancelled. Only the server expires a request."
 	case "watch":
 		synopsis = "turnstile approvals watch [--turn ID] [--json]\n\nPrints the pending requests, then each request as it opens and as it is resolved,\nlive, until interrupted (--json: one JSON notification per line)."
 	default:
@@ -228,6 +233,9 @@ func approvalsRespond(c *client, prefix, resolution string, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, "turnstile approvals respond:", err)
 		return 1
 	}
+	if id != prefix && !confirmPrefix(c, prefix, id, resolution, os.Stdin, stdout, stderr) {
+		return 1
+	}
 	var out api.RespondResponse
 	if _, err := c.do("POST", "/v1/approvals/"+url.PathEscape(id)+"/respond", map[string]string{"resolution": resolution}, &out); err != nil {
 		fmt.Fprintln(stderr, "turnstile approvals respond:", err)
@@ -248,4 +256,29 @@ func approvalsRespond(c *client, prefix, resolution string, stdout, stderr io.Wr
 		}
 	}
 	return 0
+}
+
+// confirmPrefix asks the person who gave a prefix of a request id whether
+// the request it names now is the one they mean, showing it in full. Request
+// ids derive from ids the agent chooses: it can make one that starts like
+// another, and take that other away while the person types. Without a
+// terminal to ask on, a prefix is refused: the full id is needed.
+func confirmPrefix(c *client, prefix, id, resolution string, in *os.File, stdout, stderr io.Writer) bool {
+	if _, err := unix.IoctlGetTermios(int(in.Fd()), unix.TCGETS); err != nil {
+		fmt.Fprintf(stderr, "turnstile approvals respond: %s is a prefix of request %s; give the full request id (a prefix is answered only after you confirm the request on a terminal)\n", shown(prefix), shown(id))
+		return false
+	}
+	var a projections.ApprovalView
+	if _, err := c.do("GET", "/v1/approvals/"+url.PathEscape(id), nil, &a); err != nil {
+		fmt.Fprintln(stderr, "turnstile approvals respond:", err)
+		return false
+	}
+	printApproval(stdout, &a, time.Now())
+	fmt.Fprintf(stdout, "Resolve request %s as %s? [y/N] ", shown(id), shown(resolution))
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	if answer := strings.ToLower(strings.TrimSpace(line)); answer != "y" && answer != "yes" {
+		fmt.Fprintln(stderr, "turnstile approvals respond: not resolved")
+		return false
+	}
+	return true
 }
