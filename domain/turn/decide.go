@@ -485,7 +485,8 @@ func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnaps
 
 // decideToolRun records a tool call the runtime reports as run, once per
 // tool call id, with the decision the call had (none when turnstile was
-// never asked: the audit shows a tool that ran unasked).
+// never asked: the audit shows a tool that ran unasked). A report of a
+// decided call must name the invocation that was decided.
 func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	if err := s.live(TransDecide); err != nil {
 		return nil, Outcome{}, err
@@ -502,6 +503,13 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	}
 	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
 		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.ResultSHA256}
+	if call := s.Calls[c.ToolCallID]; call != nil && (call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash) {
+		// A report of another invocation under a decided call's id is not
+		// recorded (it would stand in the audit for what ran, and drop the
+		// true report as a replay), as a decision is not.
+		return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
+			Message: fmt.Sprintf("tool_call_id %s was decided for a different invocation than the one reported as run", c.ToolCallID)}
+	}
 	if call := s.Calls[c.ToolCallID]; call != nil {
 		ev.Decision, ev.RequestID = call.Decision.Behavior.String(), call.RequestID
 		if call.Denial != nil {
