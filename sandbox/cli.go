@@ -132,7 +132,7 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, QuarantineLine(q.Path, q.Reason, q.MovedTo, q.Error))
 		}
 		for _, l := range res.CheckLimits {
-			fmt.Fprintln(stderr, "turnstile sandbox: "+l)
+			fmt.Fprintln(stderr, "turnstile sandbox: "+domain.TerminalSafe(l))
 		}
 	}
 	if err != nil {

@@ -81,7 +81,10 @@ type Quarantine struct {
 
 // QuarantineLine is how the command line reports a quarantined repository
 // (path is its git dir) or set-aside rebase state (path is its directory).
+// The paths come from the command (a file name may hold an escape
+// sequence): they are made safe to print (domain.TerminalSafe).
 func QuarantineLine(path, reason, movedTo, failed string) string {
+	path, reason, movedTo, failed = domain.TerminalSafe(path), domain.TerminalSafe(reason), domain.TerminalSafe(movedTo), domain.TerminalSafe(failed)
 	if failed != "" {
 		return fmt.Sprintf("turnstile: the command left %s, which git would run a program from (%s), and setting it aside failed: %s", path, reason, failed)
 	}

@@ -1,0 +1,55 @@
+package domain
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TerminalSafe is s made safe to print on a terminal line: control characters
+// (C0, DEL, C1, so escape sequences and line breaks too), Unicode's
+// direction and other format controls (U+202E and its kind, zero-width
+// characters) and invalid UTF-8 are written as Go escapes (\x1b, \n,
+// \u202e). The fields of an approval request come from the agent: an
+// escape sequence that erased or concealed part of a command, or a line
+// break that forged a line of its own, would show the person deciding a
+// different request from the one they answer.
+func TerminalSafe(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x`)
+			b.WriteString(strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
+		case escapeRune(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || escapeRune(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// escapeRune: controls and format characters (category Cf: bidi
+// embeddings, overrides and isolates, zero-width joiners and spaces).
+func escapeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
