@@ -134,6 +134,7 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		c.a.Kind = ActionShellCommand
 		entries = append(entries, ScopeEntry{"session_id", c.str("session_id")}, c.payload())
 		c.a.Summary = "Write to the terminal session " + c.str("session_id")
+		c.arguments()
 	case name == "web_search":
 		c.a.Kind = ActionNetwork
 		entries = append(entries, c.payload())
@@ -145,20 +146,24 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		c.a.Kind = ActionComputerUse
 		entries = append(entries, c.payload())
 		c.a.Summary = "Use the computer"
+		c.arguments()
 	case strings.HasPrefix(name, "task_"):
 		c.a.Kind = ActionTaskSubagent
 		entries = append(entries, c.payload())
 		c.a.Summary = "Run a sub-agent task (" + name + ")"
+		c.arguments()
 	case inv.MCP != nil || strings.HasPrefix(name, "mcp__"):
 		entries = c.mcp(entries, trust)
 	case inv.Dynamic || strings.HasPrefix(name, "skill__"):
 		c.a.Kind = ActionDynamicSkillTool
 		entries = append(entries, c.payload())
 		c.a.Summary = "Run the skill tool " + name
+		c.arguments()
 	default:
 		c.a.Kind = ActionUnknown
 		entries = append(entries, c.payload())
 		c.a.Summary = "Run the unclassified tool " + name
+		c.arguments()
 	}
 	if err != nil {
 		return Action{}, err
@@ -591,5 +596,6 @@ func (c *classifier) mcp(entries []ScopeEntry, trust MCPTrust) []ScopeEntry {
 	c.a.Summary = fmt.Sprintf("Call the MCP tool %s on %s", tool, server)
 	c.detail("Server", server, false)
 	c.detail("Tool", tool, true)
+	c.arguments()
 	return append(entries, ScopeEntry{"mcp_server", server}, ScopeEntry{"mcp_tool", tool}, c.payload())
 }

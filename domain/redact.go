@@ -130,6 +130,8 @@ type secretPatterns struct {
 	token *regexp.Regexp
 	// secretOption: options whose next argument is a secret.
 	secretOption *regexp.Regexp
+	// secretKey: keys of a tool's arguments whose value is a secret.
+	secretKey *regexp.Regexp
 }
 
 var secretRes = sync.OnceValue(func() *secretPatterns {
@@ -143,6 +145,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
 			`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,})`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
+		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
 	}
 })
 

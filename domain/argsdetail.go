@@ -1,0 +1,115 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxArgumentsDetail bounds the "Arguments" detail of an approval request,
+// in bytes of its redacted text; what is cut is counted in a marker at its
+// end (argumentsDetail).
+const MaxArgumentsDetail = 4096
+
+// arguments shows the arguments of a tool whose scope holds them only as a
+// hash (payload): redacted, keys sorted, bounded (argumentsDetail). A call
+// with none has no such detail: its summary says all it does.
+func (c *classifier) arguments() {
+	if len(c.args) > 0 {
+		c.detail("Arguments", argumentsDetail(c.args), true)
+	}
+}
+
+// argumentsDetail renders the arguments of a tool whose scope binds them
+// only as a hash (payload_hash: an MCP tool, computer_use, a task_ tool, a
+// skill's, an unclassified one, write_stdin), for the person asked to
+// approve the call: without it the request named the tool and nothing of
+// what the call does (which channel and what text; what is typed).
+//
+// The text is the arguments' JSON with keys sorted at every level (stable
+// whatever order the agent sent them in) and HTML left unescaped, in which
+// a string or number under a key that names a secret (secretName:
+// "password", "api_key", "token"…; not one that names a file or a program,
+// refName) is replaced by the marker. Past MaxArgumentsDetail bytes it is
+// cut, at the last white space or quote before the bound when there is one
+// in its last KiB (so that a token is not cut in two and the half of it
+// that pattern no longer recognises shown), else at a rune boundary, and
+// ends with " … [N more bytes not shown]", N counted in that JSON. What is
+// kept is redacted as any other text (RedactText: tokens, URL userinfo and
+// queries, NAME=value, sensitive paths), here, after the cut (RedactText
+// costs more than linear time on long texts); Action.Redacted redacts it
+// again, which changes nothing. JSON escapes line breaks and control
+// characters, so one argument cannot pass for another on a line of its own.
+func argumentsDetail(args map[string]any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if err := enc.Encode(hideSecretKeys(args)); err != nil {
+		return "(the arguments could not be shown: " + err.Error() + ")"
+	}
+	whole := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if len(whole) <= MaxArgumentsDetail {
+		return RedactText(string(whole))
+	}
+	cut := detailCut(whole, MaxArgumentsDetail)
+	return RedactText(string(whole[:cut])) + " … [" + strconv.Itoa(len(whole)-cut) + " more bytes not shown]"
+}
+
+// detailCut is where a text longer than max is cut: after the last white
+// space or quote at or before max, when one is in the last KiB before it,
+// else at the last rune boundary at or before max.
+func detailCut(s []byte, max int) int {
+	for i := max - 1; i >= 0 && i >= max-1024; i-- {
+		if c := s[i]; c == ' ' || c == '"' || c == '\t' {
+			return i + 1
+		}
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return cut
+}
+
+// hideSecretKeys returns v with every string or number under a key that
+// names a secret replaced by the redaction marker, at any depth. v is not
+// changed.
+func hideSecretKeys(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if secretKey(k) {
+				switch e.(type) {
+				case string, json.Number, float64:
+					out[k] = redacted
+					continue
+				}
+			}
+			out[k] = hideSecretKeys(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = hideSecretKeys(e)
+		}
+		return out
+	}
+	return v
+}
+
+// secretKey reports whether an argument's key names a secret.
+func secretKey(k string) bool {
+	l := strings.ToLower(k)
+	if !slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(l, w) }) {
+		return false // no secret name holds none of them (gatesOf)
+	}
+	return secretRes().secretKey.MatchString(k) && !refName(k)
+}
