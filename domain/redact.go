@@ -56,34 +56,6 @@ func RedactPath(p string) string {
 	return p[:last] + "/[redacted:" + hashHex([]byte(p))[:12] + "]"
 }
 
-// lastDotDot returns the end of the last ".." element of p, or -1.
-func lastDotDot(p string) int {
-	for e := len(p); e > 0; {
-		s := strings.LastIndexByte(p[:e], '/') + 1
-		if p[s:e] == ".." {
-			return e
-		}
-		e = s - 1
-	}
-	return -1
-}
-
-// insideStore reports whether the path p, cleaned lexically, has a
-// sensitive element.
-func insideStore(p string) bool {
-	var elems []string
-	for e := range strings.SplitSeq(p, "/") {
-		switch {
-		case e == "" || e == ".":
-		case e == ".." && len(elems) > 0 && elems[len(elems)-1] != "..":
-			elems = elems[:len(elems)-1]
-		default:
-			elems = append(elems, e)
-		}
-	}
-	return slices.ContainsFunc(elems, sensitiveSegment)
-}
-
 // redactFrom is RedactPath for a p whose elements from i on hold no "..":
 // from the first sensitive element at or after i, the rest is hidden.
 func redactFrom(p string, i int) string {
@@ -251,19 +223,6 @@ func redactGated(s string, g secretGates) string {
 	return s
 }
 
-// clip says how replaceClipped treats a pattern's matches.
-type clip struct {
-	// scheme: a first word and one space may be hidden too ("Basic x").
-	scheme bool
-	// ownWord: the value may be a word of its own, not part of the
-	// name's: one that reads as a path is shown (readsAsPath).
-	ownWord bool
-	// name is the submatch of the option, variable or header name (0:
-	// none): a name that says its value is a file or a program is shown
-	// with its value (refName).
-	name int
-}
-
 // submatch returns the span of submatch n of a match.
 func submatch(n int) func(m []int) (int, int) {
 	return func(m []int) (int, int) { return m[2*n], m[2*n+1] }
@@ -384,57 +343,6 @@ func redactURLs(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-// isUserinfo reports whether s can be a URL's userinfo as a command line
-// carries it unquoted: RFC 3986's unreserved characters, percent-encoding,
-// ':' and the sub-delimiters that are not the shell's syntax (!*+,=). A
-// quote, white space, '|', '&', ';', '<', '>', '(', ')', '$', '`', '\',
-// '{', '}', '^', '@' or anything else makes it not one.
-func isUserinfo(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~%:!*+,=", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasDotDot reports whether s has a ".." path element. A span that has
-// one is never hidden: from a word the kernel opens as a path
-// (`cp x X-Token:/../../.local/bin/git`, `cp x a://b?c=/../../x`) it
-// climbs out of the prefix in view to a place the reader would not see.
-func hasDotDot(s string) bool {
-	for e := range strings.SplitSeq(s, "/") {
-		if e == ".." {
-			return true
-		}
-	}
-	return false
-}
-
-// readsAsPath reports whether a secret's value that may be a word of its
-// own reads as a path: it starts with '/', '~' or '.' (which no token
-// shape, hex or JWT does). Such a value is shown: `tee -a X-Token: ~/.bashrc`
-// and `cp x bearer /home/u/.local/bin` write where they name, and a
-// command's path (`--password-command /tmp/x.sh`) is what runs. The cost: a
-// base64 secret that starts with '/' stays in view.
-func readsAsPath(s string) bool {
-	return s != "" && (s[0] == '/' || s[0] == '~' || s[0] == '.')
-}
-
-// refNameSuffixes end the names of options and variables whose value says
-// where a secret is, or what makes one, not the secret: a file, a
-// directory, a program (--password-file, RESTIC_PASSWORD_COMMAND,
-// msmtp's --passwordeval, a credential helper). Their values are shown.
-var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval"}
-
-// refName reports whether name (an option, variable or header name that
-// matched secretName) names a reference rather than a secret.
-func refName(name string) bool {
-	l := strings.ToLower(name)
-	return slices.ContainsFunc(refNameSuffixes, func(s string) bool { return strings.HasSuffix(l, s) })
 }
 
 func isSchemeByte(c byte) bool {
