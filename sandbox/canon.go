@@ -30,6 +30,13 @@ var errSymlinkLoop = errors.New("too many levels of symbolic links")
 // exist (nil when the whole path exists). A missing component's remainder may
 // still contain "." or ".." taken from a symlink's target.
 func canonicalize(abs string) (existing string, missing []string, err error) {
+	return canonicalWalk(abs, false)
+}
+
+// canonicalWalk is canonicalize; with processLinks, a step onto a link whose
+// target depends on the process that resolves it is a *processLinkError
+// (the decision-time checks: the path is opened by another process).
+func canonicalWalk(abs string, processLinks bool) (existing string, missing []string, err error) {
 	todo := splitPath(abs)
 	cur := "/"
 	hops := 0
@@ -44,6 +51,11 @@ func canonicalize(abs string) (existing string, missing []string, err error) {
 			continue
 		}
 		next := joinPath(cur, c)
+		if processLinks {
+			if l, ok := domain.ProcessRelative(next); ok {
+				return "", nil, &processLinkError{link: l}
+			}
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -54,6 +66,12 @@ func canonicalize(abs string) (existing string, missing []string, err error) {
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
+		}
+		if processLinks && onProcfs(cur) {
+			// Every symlink of a procfs is one (self, thread-self,
+			// mounts and net lead into self; a process's cwd, root, exe
+			// and fd entries are magic links), wherever it is mounted.
+			return "", nil, &processLinkError{link: next}
 		}
 		if hops++; hops > maxSymlinkHops {
 			return "", nil, errSymlinkLoop
@@ -74,7 +92,13 @@ func canonicalize(abs string) (existing string, missing []string, err error) {
 // components are appended lexically. ok is false when the remainder climbs
 // with ".." through a missing directory (the kernel would fail with ENOENT).
 func canonicalPath(abs string) (canon string, exists, ok bool, err error) {
-	existing, missing, err := canonicalize(abs)
+	return canonicalPathWalk(abs, false)
+}
+
+// canonicalPathWalk is canonicalPath, refusing process-relative links with
+// processLinks (canonicalWalk).
+func canonicalPathWalk(abs string, processLinks bool) (canon string, exists, ok bool, err error) {
+	existing, missing, err := canonicalWalk(abs, processLinks)
 	if err != nil {
 		return "", false, false, err
 	}

@@ -68,12 +68,26 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	if c, fst, ex, fast := canonicalFast(joinRaw(cwd, path)); fast {
 		canon, exists, ok, st = c, ex, true, &fst
 	} else {
-		canon, exists, ok, cerr = canonicalPath(joinRaw(cwd, path))
+		canon, exists, ok, cerr = canonicalPathWalk(joinRaw(cwd, path), !fp.Unrestricted)
 	}
 	if !fp.Unrestricted {
 		// A sensitive path is refused whatever it resolves to, and before
-		// anything says whether it exists.
+		// anything says whether it exists; a path through a link whose
+		// target depends on the process is sensitive when it is in this
+		// one (/proc/self/root/etc/shadow).
 		if r := v.sensitiveRefusal(lexical, canon, cerr == nil && ok, st); r != nil {
+			return "", r
+		}
+		if cerr != nil && isProcessLink(cerr) {
+			if c, _, cok, err := canonicalPath(joinRaw(cwd, path)); err == nil && cok {
+				if r := v.sensitiveRefusal(lexical, c, true, nil); r != nil {
+					return "", r
+				}
+			}
+		}
+		// A path that means something else to the process that opens
+		// it than to this one cannot be judged here.
+		if r := processLinkRefusal(lexical, canon, cerr == nil && ok, cerr); r != nil {
 			return "", r
 		}
 	}

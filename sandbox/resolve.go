@@ -241,16 +241,32 @@ func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, er
 func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) (string, error) {
 	resolved, err := checkFile(cwd, fp, v, path, domain.AccessRead)
 	if err != nil {
-		return resolved, err
-	}
-	got := splitPath(resolved)
-	for _, r := range v.sensitive {
-		if below(r.parts, got) || below(r.canonical, got) {
-			return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
+		// A tree through a process-relative link (/proc/self) that holds
+		// a sensitive path as named is refused as sensitive, as before.
+		lexical := domain.ResolvePath(cwd, path)
+		if _, ok := domain.ProcessRelative(lexical); ok && v.sensitiveBelow(lexical) {
+			return "", &Refusal{Code: CodeSensitivePath, Path: lexical,
 				Message: "a recursive read here would read a sensitive path below it"}
 		}
+		return resolved, err
+	}
+	if v.sensitiveBelow(resolved) {
+		return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
+			Message: "a recursive read here would read a sensitive path below it"}
 	}
 	return resolved, nil
+}
+
+// sensitiveBelow reports whether a sensitive rule names something strictly
+// below the clean absolute path p.
+func (v *fsView) sensitiveBelow(p string) bool {
+	got := splitPath(p)
+	for _, r := range v.sensitive {
+		if below(r.parts, got) || below(r.canonical, got) {
+			return true
+		}
+	}
+	return false
 }
 
 // below reports whether the pattern names something strictly below the

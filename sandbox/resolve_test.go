@@ -174,7 +174,7 @@ func TestCheckFileSensitive(t *testing.T) {
 			}
 		}
 		// Controls: the same system roots stay readable.
-		for _, p := range []string{"/etc/passwd", "/proc/self/status", "/proc/cpuinfo", "/proc/" + pid + "/cmdline"} {
+		for _, p := range []string{"/etc/passwd", "/proc/" + pid + "/status", "/proc/cpuinfo", "/proc/" + pid + "/cmdline"} {
 			expectFile(t, s, p, rd, "", "")
 		}
 	}
@@ -217,8 +217,15 @@ func TestCheckTree(t *testing.T) {
 	if err := os.Symlink("/etc", ft.ws+"/etc-link"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/etc", "/proc", "/proc/self", "/proc/thread-self", "etc-link", "/usr/../etc"} {
+	for _, p := range []string{"/etc", "/proc", "/proc/self", "/proc/thread-self", "/proc/" + strconv.Itoa(os.Getpid()), "etc-link", "/usr/../etc"} {
 		if _, err := CheckTree(s, p); err == nil || !strings.Contains(err.Error(), CodeSensitivePath) {
+			t.Errorf("tree %s: %v", p, err)
+		}
+	}
+	// A tree through a link that leads somewhere else in each process,
+	// with nothing sensitive below it by name, is refused as such.
+	for _, p := range []string{"/proc/self/cwd", "/proc/thread-self/root/usr", "/dev/fd"} {
+		if _, err := CheckTree(s, p); err == nil || !strings.Contains(err.Error(), CodeInvalidPath) {
 			t.Errorf("tree %s: %v", p, err)
 		}
 	}
