@@ -128,7 +128,8 @@ func TestDecisionProtectedSymlinkSwapped(t *testing.T) {
 // TestDecisionGitPointerRewritten: the git dir a ".git" pointer file names is
 // protected (its config read-only); the agent rewrites the pointer to name
 // another directory between two decisions: the new git dir's config is
-// refused at once, the old one is writable again (the control).
+// protected at once, the old one no longer is (the control; a file tool
+// still may not write a config next to a HEAD, domain.RepositoryWrite).
 func TestDecisionGitPointerRewritten(t *testing.T) {
 	ws := tempWorkspace(t)
 	for _, g := range []string{"gd1", "gd2"} {
@@ -138,11 +139,11 @@ func TestDecisionGitPointerRewritten(t *testing.T) {
 	mustDo(t, os.WriteFile(ws+"/.git", []byte("gitdir: gd1\n"), 0o644))
 	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
 
-	decideFile(t, s, "gd1/config", wr, CodeWriteRequiresWritable, "")
-	decideFile(t, s, "gd2/config", wr, "", ws+"/gd2/config")
+	decideFileMessage(t, s, "gd1/config", "protected path")
+	decideFileMessage(t, s, "gd2/config", "a git repository's own file")
 	mustDo(t, os.WriteFile(ws+"/.git", []byte("gitdir: gd2\n"), 0o644))
-	decideFile(t, s, "gd2/config", wr, CodeWriteRequiresWritable, "")
-	decideFile(t, s, "gd1/config", wr, "", ws+"/gd1/config")
+	decideFileMessage(t, s, "gd2/config", "protected path")
+	decideFileMessage(t, s, "gd1/config", "a git repository's own file")
 }
 
 // TestDecisionProfileRuleSymlinkRetargeted: a permission profile's deny rule
@@ -257,17 +258,29 @@ func TestDecisionSwapUnderConcurrentDecisions(t *testing.T) {
 	}
 }
 
-// TestDecisionGitDirEmptied: the contents of a .git directory stay writable
-// (objects, refs), its config is read-only; an empty .git is held (nothing may
-// be created in it, so that no repository can be planted). Emptied between
-// two decisions, it is held at once: the same write that was allowed before
-// (the control) is refused after.
+// TestDecisionGitDirEmptied: a .git directory's config is read-only; an
+// empty .git is held (nothing may be created in it, so that no repository
+// can be planted). Emptied between two decisions, it is held at once: the
+// write refused before as a repository's file (file tools write no git dir,
+// domain.RepositoryWrite; a command's git may) is refused after as under
+// the held path.
 func TestDecisionGitDirEmptied(t *testing.T) {
 	ws := tempWorkspace(t)
 	mustDo(t, os.MkdirAll(ws+"/.git", 0o755), os.WriteFile(ws+"/.git/HEAD", []byte("ref: refs/heads/main\n"), 0o644))
 	s := snapshotFor(t, domain.ModeSupervised, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
-	decideFile(t, s, ".git/ORIG_HEAD", wr, "", ws+"/.git/ORIG_HEAD")
+	decideFileMessage(t, s, ".git/ORIG_HEAD", "a git repository's own file")
 	decideFile(t, s, ".git/config", wr, CodeWriteRequiresWritable, "")
 	mustDo(t, os.Remove(ws+"/.git/HEAD"))
-	decideFile(t, s, ".git/ORIG_HEAD", wr, CodeWriteRequiresWritable, "")
+	decideFileMessage(t, s, ".git/ORIG_HEAD", "protected path "+ws+"/.git")
+}
+
+// decideFileMessage checks that the decision on a write of p is refused as
+// write_requires_writable_root with a message that holds want.
+func decideFileMessage(t *testing.T, s *domain.TurnExecutionSecuritySnapshot, p, want string) {
+	t.Helper()
+	_, err := DecisionChecker{}.ResolveFile(s, p, wr, false)
+	var r CodedRefusal
+	if !errors.As(err, &r) || r.Code != CodeWriteRequiresWritable || !strings.Contains(r.Message, want) {
+		t.Errorf("write %s: %v, want %s naming %q", p, err, CodeWriteRequiresWritable, want)
+	}
 }

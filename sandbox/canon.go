@@ -183,6 +183,10 @@ type fsView struct {
 	// refuses them by pattern and by file identity too (they are carves
 	// as well).
 	sensitive []sensitiveRule
+	// repoRoots are the writable grants whose ".git" the snapshot
+	// protects: file tools may not write a repository inside them
+	// (repositoryRefusal).
+	repoRoots []fsRule
 }
 
 // Kinds of the rules discovery adds.
@@ -233,6 +237,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		}
 		v.addRule(&memo, e, p)
 	}
+	v.repoRoots = repositoryRoots(fp, v.grants)
 	v.discover(walk)
 	return v
 }

@@ -99,8 +99,9 @@ func TestDenySensitivePaths(t *testing.T) {
 // kernel: writes to git control files (including a discovered git dir's),
 // to a pinned path itself and to protected start-up files are refused;
 // reads and writes in a denied subtree and a sensitive path are refused;
-// the reopened subtree, the git dir's other contents and ordinary files are
-// allowed.
+// the reopened subtree and ordinary files are allowed. A file tool may not
+// write a git dir's other contents either (objects, refs, a lock: see
+// domain.RepositoryWrite), which a command's git commit writes.
 func TestDenyDecisionTime(t *testing.T) {
 	requireKernel(t, false)
 	ws := tempWorkspace(t)
@@ -127,7 +128,7 @@ func TestDenyDecisionTime(t *testing.T) {
 		{".git", W, false}, {".bashrc", W, false}, {"gitdirs/proj/config", W, false}, {"gitdirs/proj/hooks/x", W, false},
 		{"nested/proj/.git", W, false}, {"blocked/secret", R, false}, {"blocked/secret", W, false}, {"blocked/new", W, false},
 		{"secret.env", R, false}, {"secret.env", W, false},
-		{".git/index.lock", W, true}, {".git/objects/ab", W, true}, {"gitdirs/proj/objects/x", W, true}, {"blocked/allowed/ok", R, true},
+		{".git/index.lock", W, false}, {".git/objects/ab", W, false}, {"gitdirs/proj/objects/x", W, false}, {"blocked/allowed/ok", R, true},
 		{"blocked/allowed/new", W, true}, {".bashrc", R, true}, {"main.go", W, true}, {".git/config", R, true},
 	} {
 		_, err := CheckFile(s, c.path, c.op)

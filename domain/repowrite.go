@@ -1,0 +1,97 @@
+package domain
+
+import "strings"
+
+// RepositoryWrite reports whether a file tool's write of the file at path
+// (clean and absolute) inside the writable root would write a git
+// repository's own files, and returns the repository's git dir. A host
+// program trusts what it finds there: git, started by the person or by an
+// editor's git integration scanning the workspace for repositories, reads
+// the repository's config and runs what it names (core.fsmonitor,
+// core.pager, an alias, a hook). A command that makes a repository is
+// checked after it ends (its repository is quarantined); a file tool writes
+// outside the kernel sandbox and nothing looks after it, so the decision is
+// the boundary. The write is a repository's when, below root:
+//
+//   - a component of path is named ".git", in any case (a ".git" directory
+//     or pointer file, the one git looks for in every directory it starts
+//     in; a case-insensitive file system finds ".GIT" as ".git");
+//   - the file is named HEAD, in any case: with objects and refs, or with
+//     commondir, it makes its directory a git dir (a bare repository, a
+//     linked work tree's git dir) that git takes for a repository when it
+//     starts there. A rule on what the directory holds when the write is
+//     decided would not do: a runtime may decide several calls before it
+//     performs any, so HEAD, objects/… and refs/… each decided on an empty
+//     directory would all pass. HEAD is the piece no source tree needs;
+//   - a directory from root down to path's parent already holds HEAD, and
+//     the write gives it objects, refs, commondir or config (any case), or
+//     it already is a git dir (HEAD, and commondir or objects and refs), in
+//     which nothing at all is written.
+//
+// A file named config, objects or refs in a directory without HEAD stays
+// writable. Written names are compared in any case; exists reports whether
+// an entry exists at a clean absolute path (as lstat finds it, so a
+// case-insensitive file system answers for any case). The root's own ".git"
+// is a protected path as well: its config, hooks and info are read-only to
+// commands too, while this rule is for file tools only (a command's git
+// commit writes objects and refs).
+func RepositoryWrite(root, path string, exists func(string) bool) (gitDir string, ok bool) {
+	if path == root || !PathWithin(path, root) {
+		return "", false
+	}
+	// Each component of path below root is path[i+1:end], in the
+	// directory path[:i] ("" for "/"): no copies.
+	first := len(root)
+	if root == "/" {
+		first = 0
+	}
+	dirOf := func(i int) string {
+		if i == 0 {
+			return "/"
+		}
+		return path[:i]
+	}
+	for i := first; i < len(path); {
+		end := nextSlash(path, i+1)
+		name := path[i+1 : end]
+		if strings.EqualFold(name, ".git") {
+			return path[:end], true
+		}
+		if end == len(path) && strings.EqualFold(name, "HEAD") {
+			return dirOf(i), true
+		}
+		i = end
+	}
+	for i := first; i < len(path); {
+		end := nextSlash(path, i+1)
+		if gitDirWrite(path[:i], path[i+1:end], exists) {
+			return dirOf(i), true
+		}
+		i = end
+	}
+	return "", false
+}
+
+// nextSlash returns the index of the first '/' of p at or after i, or
+// len(p).
+func nextSlash(p string, i int) int {
+	if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+		return i + j
+	}
+	return len(p)
+}
+
+// gitDirWrite reports whether writing the entry name into dir (without a
+// trailing slash; "" for "/") writes a git dir: dir holds HEAD, and name is
+// one of the other pieces that make one (or config), or dir already is one.
+func gitDirWrite(dir, name string, exists func(string) bool) bool {
+	if !exists(dir + "/HEAD") {
+		return false
+	}
+	for _, n := range []string{"objects", "refs", "commondir", "config"} {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return exists(dir+"/commondir") || exists(dir+"/objects") && exists(dir+"/refs")
+}
