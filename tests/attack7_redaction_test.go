@@ -12,19 +12,6 @@ import (
 // is shown (tests/attack7_decisions_test.go of the review, adapted to
 // assert the fixed behaviour; each keeps its control).
 
-// a7rSetup starts a server, a runtime and an approver credential of ws, and
-// a supervised turn id over a fresh workspace, started by the runtime.
-func a7rSetup(t *testing.T, id string) (s, runtime, approver *Server) {
-	t.Helper()
-	s = StartServer(t, "")
-	root := workspace(t)
-	runtime = roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
-	approver = roAs(s, roCreate(t, s, "alice", "approver", "ws"))
-	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
-		"permission_profile": map[string]any{"mode": "supervised"}, "workspace_root": root}, http.StatusCreated, nil)
-	return s, runtime, approver
-}
-
 // a7rPending is the request the approver lists for a call: its summary, and
 // its details as "Label: value" (what a person reads before answering).
 func a7rPending(t *testing.T, approver *Server, turnID, requestID string) (summary string, details []string) {
@@ -72,7 +59,7 @@ func a7rPending(t *testing.T, approver *Server, turnID, requestID string) (summa
 // behind a ".." that stays inside ~/.ssh.
 func TestAttack7RedactionShowsWhatRuns(t *testing.T) {
 	t.Parallel()
-	_, runtime, approver := a7rSetup(t, "rh")
+	_, runtime, approver := a7Setup(t, "rh")
 
 	// Controls: the credential is hidden, the host is shown; a key's name
 	// in a credential store is hidden.
@@ -128,7 +115,7 @@ func TestAttack7RedactionShowsWhatRuns(t *testing.T) {
 // Control: web_search shows its query.
 func TestAttack7ApproverSeesTheArguments(t *testing.T) {
 	t.Parallel()
-	s, runtime, approver := a7rSetup(t, "na")
+	s, runtime, approver := a7Setup(t, "na")
 	ctl := runtime.decide("na", "ws", "web_search", map[string]any{"query": "a7 harmless query"})
 	if ctl.Request == nil {
 		t.Fatalf("control: supervised web_search: %+v", ctl)
