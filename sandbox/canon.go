@@ -24,18 +24,14 @@ const maxSymlinkHops = 40
 // errSymlinkLoop reports more than maxSymlinkHops links in one lookup.
 var errSymlinkLoop = errors.New("too many levels of symbolic links")
 
-// canonicalize resolves every symlink of the absolute, clean path abs the way
-// the kernel's lookup would, component by component. It returns the canonical
-// form of the longest existing prefix and the components after it that do not
-// exist (nil when the whole path exists). A missing component's remainder may
-// still contain "." or ".." taken from a symlink's target.
-func canonicalize(abs string) (existing string, missing []string, err error) {
-	return canonicalWalk(abs, false)
-}
-
-// canonicalWalk is canonicalize; with processLinks, a step onto a link whose
-// target depends on the process that resolves it is a *processLinkError
-// (the decision-time checks: the path is opened by another process).
+// canonicalWalk resolves every symlink of the absolute, clean path abs the
+// way the kernel's lookup would, component by component. It returns the
+// canonical form of the longest existing prefix and the components after it
+// that do not exist (nil when the whole path exists). A missing component's
+// remainder may still contain "." or ".." taken from a symlink's target.
+// With processLinks, a step onto a link whose target depends on the process
+// that resolves it is a *processLinkError (the decision-time checks: the
+// path is opened by another process).
 func canonicalWalk(abs string, processLinks bool) (existing string, missing []string, err error) {
 	todo := splitPath(abs)
 	cur := "/"
@@ -88,7 +84,7 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 	return cur, nil, nil
 }
 
-// canonicalPath is canonicalize for paths that may not exist yet: the missing
+// canonicalPath is canonicalWalk for paths that may not exist yet: the missing
 // components are appended lexically. ok is false when the remainder climbs
 // with ".." through a missing directory (the kernel would fail with ENOENT).
 func canonicalPath(abs string) (canon string, exists, ok bool, err error) {

@@ -12,7 +12,7 @@ import (
 )
 
 // joinRaw joins a relative p to cwd without normalising it: ".." must be
-// applied by canonicalize to the directory a symlink led to, as the kernel
+// applied by canonicalWalk to the directory a symlink led to, as the kernel
 // does, never lexically before the symlinks are resolved.
 func joinRaw(cwd, p string) string {
 	if strings.HasPrefix(p, "/") {

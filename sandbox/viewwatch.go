@@ -203,7 +203,7 @@ func watchedBefore(ls []lookup, seq uint64) bool {
 	return true
 }
 
-// lookupsOf appends to out every (directory, name) lookup that canonicalize
+// lookupsOf appends to out every (directory, name) lookup that canonicalWalk
 // makes for the absolute path abs: it follows the same walk.
 func lookupsOf(abs string, out []lookup) []lookup {
 	todo := splitPath(abs)
