@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Invocation is one tool call an agent wants to make.
@@ -184,7 +186,7 @@ var argumentNames = map[string][][]string{
 	"list_dir":     {{"path", "file_path", "dir_path"}},
 	"grep_files":   {{"path", "file_path", "dir_path"}},
 	"apply_patch":  {{"patch", "input"}},
-	"exec_command": {{"argv", "cmd", "command"}},
+	"exec_command": {{"argv", "cmd", "command"}, {"workdir", "cwd"}},
 	"download_url": {{"destination", "path", "dest"}},
 }
 
@@ -203,18 +205,38 @@ func (c *classifier) oneNamePerArgument() error {
 			return &FieldError{Field: "arguments." + given[1], Message: "the same argument as " + given[0] + ": give it once"}
 		}
 	}
-	if len(c.args) > 1 {
-		lower := make(map[string]string, len(c.args))
-		for k := range c.args {
-			l := strings.ToLower(k)
-			if o, ok := lower[l]; ok {
-				a, b := min(o, k), max(o, k)
-				return &FieldError{Field: "arguments." + b, Message: "differs from " + a + " only in case: give one"}
-			}
-			lower[l] = k
+	folded := make(map[string]string, len(c.args))
+	for k := range c.args {
+		f, foreign := foldKey(k)
+		if foreign {
+			// ſ (U+017F) reads as s and K (U+212A) as k to a decoder that
+			// folds case as Go's encoding/json does.
+			return &FieldError{Field: "arguments." + k, Message: "holds a character that some decoders read as an ASCII letter: write the name in ASCII"}
 		}
+		if o, ok := folded[f]; ok {
+			a, b := min(o, k), max(o, k)
+			return &FieldError{Field: "arguments." + b, Message: "differs from " + a + " only in case: give one"}
+		}
+		folded[f] = k
 	}
 	return nil
+}
+
+// foldKey is k with every letter folded to its smallest case variant
+// (Unicode simple folding, as Go's encoding/json matches names), and
+// whether a non-ASCII letter of k folds to an ASCII one.
+func foldKey(k string) (string, bool) {
+	var b strings.Builder
+	foreign := false
+	for _, r := range k {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		foreign = foreign || (r >= utf8.RuneSelf && m < utf8.RuneSelf)
+		b.WriteRune(m)
+	}
+	return b.String(), foreign
 }
 
 // repeatedKey refuses an arguments object that gives a key twice (decoders
