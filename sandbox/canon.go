@@ -169,6 +169,9 @@ type fsView struct {
 	// enclosing are the git dirs, outside the writable grants, of the
 	// repositories that enclose one (discovery.enclosing).
 	enclosing []string
+	// linkRefs are paths a git config names, as written and as resolved,
+	// whose way passes a symlink in a writable grant.
+	linkRefs [][2]string
 	// missingRefs are paths in writable grants that a git config names
 	// (an include file, a hooks directory) and that did not exist.
 	missingRefs []string

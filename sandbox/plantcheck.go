@@ -62,7 +62,14 @@ type plantCheck struct {
 	// no .config) and the root it lies in: one the command creates is set
 	// aside after it (setAsideCreated).
 	missing [][2]string
+	// linkRefs are paths a held repository's config names whose way passes
+	// a symlink in a root (a command can replace the symlink).
+	linkRefs []linkRef
 }
+
+// linkRef is a path a git config names, as written, where it led when the
+// command started, and the root it is written in.
+type linkRef struct{ written, target, root string }
 
 // Quarantine is one thing a command left that a host program would run,
 // set aside: a repository (Path is its git dir), a rebase state, a .git
@@ -151,6 +158,16 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 		}
 	}
+	// What a config names through a symlink in a root: where it leads now
+	// is checked after the command (setAsideRelinked).
+	for _, l := range v.linkRefs {
+		for _, r := range pc.roots {
+			if domain.PathWithin(l[0], r) && l[0] != r {
+				pc.linkRefs = append(pc.linkRefs, linkRef{written: l[0], target: l[1], root: r})
+				break
+			}
+		}
+	}
 	// What a config names that did not exist: an include file, a hooks
 	// directory (configRefs).
 	for _, p := range v.missingRefs {
@@ -192,26 +209,52 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		if _, err := os.Lstat(p); err != nil && !errors.Is(err, unix.ENOTDIR) {
 			continue
 		}
-		q := Quarantine{Path: p, Reason: "a protected path the command created (a host program reads it)"}
-		moved, err := setAsidePath(p, root)
-		if errors.Is(err, unix.ELOOP) {
-			// A directory on the way is now a symlink: set it aside.
-			for d := filepath.Dir(p); d != root && domain.PathWithin(d, root); d = filepath.Dir(d) {
-				if fi, lerr := os.Lstat(d); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
-					q.Path, q.Reason = d, "a symlink the command put on the way to a protected path"
-					moved, err = setAsidePath(d, root)
-					break
-				}
-			}
-		}
-		if err != nil {
-			q.Error = err.Error()
-		} else {
-			q.MovedTo = moved
-		}
-		found = append(found, q)
+		found = append(found, setAsideOnTheWay(p, root, "a protected path the command created (a host program reads it)"))
 	}
 	return found
+}
+
+// setAsideRelinked sets aside what a path a held repository's config names
+// (an include file, a hooks directory) leads to when it no longer leads
+// where it led when the command started: git opens the path as written,
+// and the command may have replaced a symlink on its way (with a
+// directory of its own, or a link elsewhere). Setting it aside leaves git
+// a missing include, which it skips.
+func (pc *plantCheck) setAsideRelinked() (found []Quarantine) {
+	for _, l := range pc.linkRefs {
+		c, exists, ok, err := canonicalPath(l.written)
+		if err == nil && ok && (c == l.target || !exists) {
+			continue
+		}
+		if _, lerr := os.Lstat(l.written); lerr != nil && !errors.Is(lerr, unix.ELOOP) && !errors.Is(lerr, unix.ENOTDIR) {
+			continue
+		}
+		found = append(found, setAsideOnTheWay(l.written, l.root, "a path a repository's config names, which the command made lead elsewhere (a symlink on its way replaced)"))
+	}
+	return found
+}
+
+// setAsideOnTheWay sets aside p (below root) or, when a directory on its
+// way is now a symlink, that symlink.
+func setAsideOnTheWay(p, root, reason string) Quarantine {
+	q := Quarantine{Path: p, Reason: reason}
+	moved, err := setAsidePath(p, root)
+	if errors.Is(err, unix.ELOOP) {
+		// A directory on the way is now a symlink: set it aside.
+		for d := filepath.Dir(p); d != root && domain.PathWithin(d, root); d = filepath.Dir(d) {
+			if fi, lerr := os.Lstat(d); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+				q.Path, q.Reason = d, "a symlink the command put on the way to "+p
+				moved, err = setAsidePath(d, root)
+				break
+			}
+		}
+	}
+	if err != nil {
+		q.Error = err.Error()
+	} else {
+		q.MovedTo = moved
+	}
+	return q
 }
 
 // setAsidePath sets aside p, opening its parent from root without

@@ -395,8 +395,18 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		if !strings.HasPrefix(p, "/") {
 			p = base + "/" + p
 		}
-		c, exists, ok, err := canonicalPath(domain.CleanPath(p))
-		if err != nil || !ok || !d.writable(c) {
+		p = domain.CleanPath(p)
+		c, exists, ok, err := canonicalPath(p)
+		if err != nil || !ok {
+			continue
+		}
+		if c != p && d.writable(p) {
+			// git opens the path as written: a symlink on the way, in a
+			// writable root, can be replaced. The check after the command
+			// sets aside what the path leads to if it leads elsewhere.
+			d.v.linkRefs = append(d.v.linkRefs, [2]string{p, c})
+		}
+		if !d.writable(c) {
 			continue
 		}
 		if !exists {
@@ -503,6 +513,11 @@ func gitConfigRefs(file string) []gitConfigRef {
 	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
 	for sc.Scan() && len(out) < maxSubmodules {
 		line := strings.TrimSpace(sc.Text())
+		// A backslash at the end of a line continues the value on the
+		// next one (git's config parser).
+		for strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) && sc.Scan() {
+			line = line[:len(line)-1] + sc.Text()
+		}
 		if strings.HasPrefix(line, "[") {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
@@ -517,10 +532,7 @@ func gitConfigRefs(file string) []gitConfigRef {
 			continue
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
-		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.Contains(v[:i], `"`) {
-			v = v[:i]
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"`)
+		v = gitConfigValue(v)
 		switch {
 		case v == "":
 		case section == "core" && k == "hookspath":
@@ -538,6 +550,47 @@ func gitConfigRefs(file string) []gitConfigRef {
 		}
 	}
 	return out
+}
+
+// gitConfigValue reads a config value as git does: quotes anywhere are
+// dropped (their content kept as is), backslash escapes \\, \", \n, \t
+// and \b are decoded, a comment (# or ;) outside quotes ends the value, and
+// blanks outside quotes at either end are dropped.
+func gitConfigValue(v string) string {
+	var b strings.Builder
+	quoted, pending := false, 0 // pending: blanks held until a later character shows they are inside
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		switch {
+		case ch == '"':
+			quoted = !quoted
+			continue
+		case ch == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				ch = '\n'
+			case 't':
+				ch = '\t'
+			case 'b':
+				ch = '\b'
+			default:
+				ch = v[i]
+			}
+		case !quoted && (ch == '#' || ch == ';'):
+			return b.String()
+		case !quoted && (ch == ' ' || ch == '\t'):
+			if b.Len() > 0 {
+				pending++
+			}
+			continue
+		}
+		for ; pending > 0; pending-- {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
 }
 
 // moduleDirs treats every directory below dir that holds a HEAD file as a
