@@ -77,7 +77,7 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 			if !withinAny(name, roots) {
 				// Bound outside the writable roots (no command moved
 				// it) at a name that does not lead to it here: bound
-				// in another mount namespace.
+				// in another mount namespace, or under another root.
 				elsewhere[id] = name
 				continue
 			}

@@ -58,6 +58,15 @@ func foreignSocketPaths(lost map[fileID]string) []string {
 				if unix.Lstat(proc+"/root"+name, &st) != nil || st.Dev != id.dev || st.Ino != id.ino {
 					continue
 				}
+				// Under a root of its own in this namespace (chroot): the
+				// name lies below that root, as this thread names it.
+				if r, err := os.Readlink(proc + "/root"); err == nil && r != "/" && strings.HasPrefix(r, "/") {
+					if p := joinPath(r, strings.TrimPrefix(name, "/")); at(p, id) {
+						out = append(out, p)
+						delete(left, id)
+						continue
+					}
+				}
 				there, err := readMountinfo(proc + "/mountinfo")
 				if err != nil {
 					continue
@@ -84,21 +93,32 @@ func at(p string, id fileID) bool {
 }
 
 // namespaceHolders returns one /proc directory (a process's, or with tasks
-// a thread's) for each mount namespace other than own.
+// a thread's) for each view of the file systems other than own's: each
+// mount namespace and, within one, each root directory (a chrooted service
+// names its socket from its root).
 func namespaceHolders(own string, tasks bool) []string {
 	pids, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	seen := map[string]bool{own: true}
+	view := func(dir, ns string) string {
+		var st unix.Stat_t
+		if unix.Stat(dir+"/root", &st) != nil {
+			return ns
+		}
+		return ns + " " + strconv.FormatUint(st.Dev, 10) + ":" + strconv.FormatUint(st.Ino, 10)
+	}
+	seen := map[string]bool{view("/proc/thread-self", own): true}
 	var out []string
 	add := func(dir string) {
 		ns, err := os.Readlink(dir + "/ns/mnt")
-		if err != nil || seen[ns] || len(out) == maxForeignNS {
+		if err != nil || len(out) == maxForeignNS {
 			return
 		}
-		seen[ns] = true
-		out = append(out, dir)
+		if v := view(dir, ns); !seen[v] {
+			seen[v] = true
+			out = append(out, dir)
+		}
 	}
 	for _, e := range pids {
 		if _, err := strconv.Atoi(e.Name()); err != nil {

@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"net"
+	"os"
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// listenInChroot binds a listening unix socket the way a chrooted service
+// in the host's own mount namespace does: on a thread with a file system
+// context of its own (CLONE_FS), chrooted into jail, the socket is bound at
+// "/"+name. The kernel's list names "/"+name, which here holds nothing; the
+// file lies at jail/name.
+func listenInChroot(t *testing.T, jail, name string) {
+	t.Helper()
+	type res struct {
+		ln  *net.UnixListener
+		err error
+	}
+	ready := make(chan res, 1)
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread's root is not the process's
+		if err := unix.Unshare(unix.CLONE_FS); err != nil {
+			ready <- res{err: err}
+			return
+		}
+		if err := unix.Chroot(jail); err != nil {
+			ready <- res{err: err}
+			return
+		}
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: "/" + name, Net: "unix"})
+		if err != nil {
+			ready <- res{err: err}
+			return
+		}
+		os.Chmod("/"+name, 0o777)
+		ready <- res{ln: ln}
+		<-done
+		ln.Close()
+	}()
+	r := <-ready
+	if r.err != nil {
+		t.Fatalf("the chrooted service: %v", r.err)
+	}
+	go func() {
+		for {
+			c, err := r.ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("host service\n"))
+			c.Close()
+		}
+	}()
+}
+
+// TestAttack8SocketBoundInChrootReachable (eighth review of 326defd):
+// foreignSocketPaths looks for a listener whose listed name does not lead
+// to it here only in the mount namespaces of other processes
+// (namespaceHolders skips this one's). A service chrooted in the host's own
+// mount namespace (a jail of bind9, postfix, an sshd privsep dir…) binds
+// "/svc.sock"; the list names /svc.sock, which here holds nothing, and the
+// file at JAIL/svc.sock is not masked: a supervised command connects to the
+// host's service there. Control: the same service bound without the chroot,
+// at the same place, is masked.
+// (Fixed: a chrooted listener is found under its root: namespaceHolders
+// tells views apart by mount namespace and root.)
+func TestAttack8SocketBoundInChrootReachable(t *testing.T) {
+	f := requireKernel(t, true)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to chroot the test's service")
+	}
+	base := visibleWorkspace(t)
+	jail, direct := base+"/jail", base+"/direct"
+	for _, d := range []string{jail, direct} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listenInChroot(t, jail, "attack8-svc.sock")
+	hostListener(t, direct+"/host.sock")
+	if err := os.Chmod(direct+"/host.sock", 0o777); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", jail+"/attack8-svc.sock")
+	if err != nil {
+		t.Fatalf("control: the service from the host: %v", err)
+	}
+	c.Close()
+
+	ws := tempWorkspace(t)
+	s := snapshotFor(t, domain.ModeSupervised, ws, f.Kernel, filepathDir(testExe(t)))
+	forgetWalks()
+	if r := probeIn(t, s, "unix-connect", direct+"/host.sock"); r.ExitCode != 1 {
+		t.Fatalf("control: the host's own socket was reached: exit %d %s %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	forgetWalks()
+	if r := probeIn(t, s, "unix-connect", jail+"/attack8-svc.sock"); r.ExitCode != 1 {
+		t.Errorf("a chrooted host service was reached from a supervised command at %s/attack8-svc.sock: exit %d %s %s",
+			jail, r.ExitCode, r.Stdout, r.Stderr)
+	}
+}
