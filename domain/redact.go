@@ -218,7 +218,7 @@ func redactGated(s string, g secretGates) string {
 		s = replaceClipped(re.option, s, submatch(3), clip{ownWord: true, name: 1})
 	}
 	if g.token {
-		s = replaceClipped(re.token, s, submatch(0), clip{})
+		s = replaceClipped(re.token, s, submatch(0), clip{shape: true})
 	}
 	return s
 }
@@ -269,7 +269,8 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if c == a {
 			continue // nothing that can be hidden: left in view
 		}
-		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
+		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) ||
+			o.shape && runsOn(s, m[1]) {
 			continue // where it writes, what it runs: left in view
 		}
 		b.WriteString(s[last:a])

@@ -21,6 +21,16 @@ type clip struct {
 	// none): a name that says its value is a file or a program is shown
 	// with its value (refName).
 	name int
+	// shape: the match is a token shape; one that runs on into a name
+	// (".com", ".sh": a host or a file named like a token) is shown.
+	shape bool
+}
+
+// runsOn reports whether s continues at e with a dot and a letter or digit:
+// what looked like a token is part of a longer name (a host name whose
+// labels look like a JWT's, a script named sk-….sh).
+func runsOn(s string, e int) bool {
+	return e+1 < len(s) && s[e] == '.' && (s[e+1] >= 'a' && s[e+1] <= 'z' || s[e+1] >= 'A' && s[e+1] <= 'Z' || s[e+1] >= '0' && s[e+1] <= '9')
 }
 
 // lastDotDot returns the end of the last ".." element of p, or -1.
@@ -99,5 +109,11 @@ var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd",
 // matched secretName) names a reference rather than a secret.
 func refName(name string) bool {
 	l := strings.ToLower(name)
+	// A flag that takes no value: the secret comes from standard input
+	// (docker login --password-stdin, gh auth login --with-token), and the
+	// next word is something else (where the secret goes).
+	if strings.HasSuffix(l, "stdin") || strings.HasPrefix(strings.TrimLeft(l, "-"), "with-") {
+		return true
+	}
 	return slices.ContainsFunc(refNameSuffixes, func(s string) bool { return strings.HasSuffix(l, s) })
 }
