@@ -22,6 +22,24 @@ import (
 // connection that succeeds is the finding.
 func listenInPrivateMountNS(t *testing.T, hostDir, viewDir, name string) {
 	t.Helper()
+	listenOnOwnThread(t, "the service in its own mount namespace", viewDir+"/"+name, func() error {
+		if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
+			return err
+		}
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			return err
+		}
+		return unix.Mount(hostDir, viewDir, "", unix.MS_BIND, "")
+	})
+}
+
+// listenOnOwnThread binds a listening unix socket at path (mode 0777) on a
+// thread of its own after enter has changed that thread's view of the file
+// systems (its mount namespace, its root); the thread is never unlocked and
+// ends with its goroutine. The listener answers every connection until the
+// test ends.
+func listenOnOwnThread(t *testing.T, what, path string, enter func() error) {
+	t.Helper()
 	type res struct {
 		ln  *net.UnixListener
 		err error
@@ -30,31 +48,19 @@ func listenInPrivateMountNS(t *testing.T, hostDir, viewDir, name string) {
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done) })
 	go func() {
-		// Never unlocked: the thread, whose mount namespace is not the
-		// process's, ends with this goroutine.
 		runtime.LockOSThread()
-		fail := func(err error) { ready <- res{err: err} }
-		if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
-			fail(err)
+		if err := enter(); err != nil {
+			ready <- res{err: err}
 			return
 		}
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			fail(err)
-			return
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+		if err == nil {
+			if err = os.Chmod(path, 0o777); err != nil {
+				ln.Close()
+			}
 		}
-		if err := unix.Mount(hostDir, viewDir, "", unix.MS_BIND, ""); err != nil {
-			fail(err)
-			return
-		}
-		p := viewDir + "/" + name
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
 		if err != nil {
-			fail(err)
-			return
-		}
-		if err := os.Chmod(p, 0o777); err != nil {
-			ln.Close()
-			fail(err)
+			ready <- res{err: err}
 			return
 		}
 		ready <- res{ln: ln}
@@ -63,7 +69,7 @@ func listenInPrivateMountNS(t *testing.T, hostDir, viewDir, name string) {
 	}()
 	r := <-ready
 	if r.err != nil {
-		t.Fatalf("the service in its own mount namespace: %v", r.err)
+		t.Fatalf("%s: %v", what, r.err)
 	}
 	go func() {
 		for {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"net"
 	"os"
-	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -18,47 +17,12 @@ import (
 // file lies at jail/name.
 func listenInChroot(t *testing.T, jail, name string) {
 	t.Helper()
-	type res struct {
-		ln  *net.UnixListener
-		err error
-	}
-	ready := make(chan res, 1)
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done) })
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread's root is not the process's
+	listenOnOwnThread(t, "the chrooted service", "/"+name, func() error {
 		if err := unix.Unshare(unix.CLONE_FS); err != nil {
-			ready <- res{err: err}
-			return
+			return err
 		}
-		if err := unix.Chroot(jail); err != nil {
-			ready <- res{err: err}
-			return
-		}
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: "/" + name, Net: "unix"})
-		if err != nil {
-			ready <- res{err: err}
-			return
-		}
-		os.Chmod("/"+name, 0o777)
-		ready <- res{ln: ln}
-		<-done
-		ln.Close()
-	}()
-	r := <-ready
-	if r.err != nil {
-		t.Fatalf("the chrooted service: %v", r.err)
-	}
-	go func() {
-		for {
-			c, err := r.ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("host service\n"))
-			c.Close()
-		}
-	}()
+		return unix.Chroot(jail)
+	})
 }
 
 // TestAttack8SocketBoundInChrootReachable (eighth review of 326defd):
