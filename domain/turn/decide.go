@@ -196,17 +196,16 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		case err != nil:
 		case call.Denial != nil:
 			out.Decision, out.Refusal = *call.Denial, call.Refusal
-		case out.Decision.Behavior == domain.BehaviorAllow && !call.Started && !call.Consumed && s.live(TransDecide) == nil:
+		case out.Decision.Behavior == domain.BehaviorAllow && !call.Started && !call.Consumed && !s.ran(c.ToolCallID) && s.live(TransDecide) == nil:
 			// The runtime asks again (a retry, a restart) about a call it
-			// may not have run yet: like /exec, the snapshot in force now
-			// decides again, so that a narrowing since the allow (or the
-			// approval) holds it back.
-			_, ran := s.Ran[c.ToolCallID]
+			// has not reported as run: like /exec, the snapshot in force
+			// now decides again, so that a narrowing since the allow (or
+			// the approval) holds it back.
 			var r *Approval
 			if call.RequestID != "" {
 				r = s.Approvals[call.RequestID]
 			}
-			if why := s.revoked(r, call, &a); why != "" && !ran {
+			if why := s.revoked(r, call, &a); why != "" {
 				ev, d := s.revocation(&c.Meta, c.ToolCallID, c.ItemID, &a, call.RequestID, why)
 				return []Event{ev}, Outcome{Decision: d, Refusal: ReasonProfileChanged, Approval: out.Approval}, nil
 			}
@@ -494,7 +493,7 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	if c.ToolCallID == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
-	if _, ran := s.Ran[c.ToolCallID]; ran {
+	if s.ran(c.ToolCallID) {
 		return nil, Outcome{Replayed: true}, nil
 	}
 	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
@@ -520,4 +519,10 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 		}
 	}
 	return []Event{s.event(&c.Meta, []string{"tool_completed", c.ToolCallID}, ev)}, Outcome{}, nil
+}
+
+// ran reports whether the runtime reported the tool call as run.
+func (s *State) ran(toolCallID string) bool {
+	_, ok := s.Ran[toolCallID]
+	return ok
 }
