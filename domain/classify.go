@@ -205,26 +205,41 @@ func (c *classifier) oneNamePerArgument() error {
 			return &FieldError{Field: "arguments." + given[1], Message: "the same argument as " + given[0] + ": give it once"}
 		}
 	}
-	folded := make(map[string]string, len(c.args))
+	// Names compared as Go's encoding/json matches them (bytes.EqualFold:
+	// Unicode simple folding); a tool call has a handful, compared in pairs.
+	var buf [16]string
+	seen := buf[:0]
 	for k := range c.args {
-		f, foreign := foldKey(k)
-		if foreign {
-			// ſ (U+017F) reads as s and K (U+212A) as k to a decoder that
-			// folds case as Go's encoding/json does.
-			return &FieldError{Field: "arguments." + k, Message: "holds a character that some decoders read as an ASCII letter: write the name in ASCII"}
+		if !isASCII(k) {
+			if _, foreign := foldKey(k); foreign {
+				// ſ (U+017F) reads as s and K (U+212A) as k to a decoder
+				// that folds case as Go's encoding/json does.
+				return &FieldError{Field: "arguments." + k, Message: "holds a character that some decoders read as an ASCII letter: write the name in ASCII"}
+			}
 		}
-		if o, ok := folded[f]; ok {
-			a, b := min(o, k), max(o, k)
-			return &FieldError{Field: "arguments." + b, Message: "differs from " + a + " only in case: give one"}
+		for _, o := range seen {
+			if strings.EqualFold(o, k) {
+				a, b := min(o, k), max(o, k)
+				return &FieldError{Field: "arguments." + b, Message: "differs from " + a + " only in case: give one"}
+			}
 		}
-		folded[f] = k
+		seen = append(seen, k)
 	}
 	return nil
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // foldKey is k with every letter folded to its smallest case variant
-// (Unicode simple folding, as Go's encoding/json matches names), and
-// whether a non-ASCII letter of k folds to an ASCII one.
+// (Unicode simple folding), and whether a non-ASCII letter of k folds to an
+// ASCII one.
 func foldKey(k string) (string, bool) {
 	var b strings.Builder
 	foreign := false
