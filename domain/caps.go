@@ -253,16 +253,14 @@ func intersectEnvProfiles(ea, eb EnvironmentPolicy) EnvironmentPolicy {
 		Inherit: stricterInherit(pa.Inherit, pb.Inherit),
 		Exclude: sortedUnique(append(slices.Clone(pa.Exclude), pb.Exclude...)),
 	}
-	for k, v := range pa.Set {
-		if w, ok := pb.Set[k]; !ok || w == v {
-			if out.Set == nil {
-				out.Set = map[string]string{}
+	// A variable both set, to different values, is not set.
+	for _, set := range [2]map[string]string{pa.Set, pb.Set} {
+		for k, v := range set {
+			wa, inA := pa.Set[k]
+			wb, inB := pb.Set[k]
+			if inA && inB && wa != wb {
+				continue
 			}
-			out.Set[k] = v
-		}
-	}
-	for k, v := range pb.Set {
-		if _, ok := pa.Set[k]; !ok {
 			if out.Set == nil {
 				out.Set = map[string]string{}
 			}

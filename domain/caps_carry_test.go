@@ -29,6 +29,13 @@ func TestIntersectKeepsProfileEnvironment(t *testing.T) {
 	if env := got.FilterEnv(environ); !slices.Equal(env, []string{"HOME=/root"}) {
 		t.Errorf("a profile inheriting all ∩ allowed [HOME] passes %v", env)
 	}
+	// Set: kept from either side, dropped where both set it differently.
+	sa := EnvironmentPolicy{Profile: &CompiledEnvironment{Inherit: InheritNone, Set: map[string]string{"A": "1", "B": "1", "C": "1"}}}
+	sb := EnvironmentPolicy{Profile: &CompiledEnvironment{Inherit: InheritNone, Set: map[string]string{"B": "1", "C": "2", "D": "1"}}}
+	set := IntersectProcess(ProcessPolicy{Environment: sa}, ProcessPolicy{Environment: sb}).Environment
+	if env := set.FilterEnv(nil); !slices.Equal(env, []string{"A=1", "B=1", "D=1"}) {
+		t.Errorf("set A,B,C ∩ set B,C(other),D gives %v", env)
+	}
 	// Control: two plain policies intersect as before.
 	plain := IntersectProcess(ProcessPolicy{Environment: EnvironmentPolicy{AllowedVars: []string{"HOME", "PATH"}}},
 		ProcessPolicy{Environment: EnvironmentPolicy{Inherit: true}}).Environment
