@@ -1,9 +1,14 @@
 package sandbox
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -13,67 +18,65 @@ import (
 
 // listenInPrivateMountNS binds a listening unix socket the way a service
 // in a mount namespace of its own (a container on the host's network, a
-// systemd unit with BindPaths=/RootDirectory=) does: on a thread that has
-// unshared its mount namespace, hostDir is bound at viewDir and the socket
-// bound at viewDir/name. The kernel's socket list (/proc/net/unix,
+// systemd unit with BindPaths=/RootDirectory=) does: a process in a mount
+// namespace of its own binds hostDir at viewDir and the socket at
+// viewDir/name. The kernel's socket list (/proc/net/unix,
 // NETLINK_SOCK_DIAG) names viewDir/name, a path that, in the host's mount
 // namespace, holds nothing; the socket file itself lies at hostDir/name.
 // The listener accepts until the test ends and counts nothing: a
 // connection that succeeds is the finding.
 func listenInPrivateMountNS(t *testing.T, hostDir, viewDir, name string) {
 	t.Helper()
-	listenOnOwnThread(t, "the service in its own mount namespace", viewDir+"/"+name, func() error {
-		if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
-			return err
-		}
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			return err
-		}
-		return unix.Mount(hostDir, viewDir, "", unix.MS_BIND, "")
-	})
+	listenInProcess(t, &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS}, "mountns", hostDir, viewDir, viewDir+"/"+name)
 }
 
-// listenOnOwnThread binds a listening unix socket at path (mode 0777) on a
-// thread of its own after enter has changed that thread's view of the file
-// systems (its mount namespace, its root); the thread is never unlocked and
-// ends with its goroutine. The listener answers every connection until the
-// test ends.
-func listenOnOwnThread(t *testing.T, what, path string, enter func() error) {
-	t.Helper()
-	type res struct {
-		ln  *net.UnixListener
-		err error
+// listenArg runs the test binary as a host service for the socket tests:
+// "mountns HOSTDIR VIEWDIR PATH" (started in a mount namespace of its own:
+// HOSTDIR is bound at VIEWDIR first) or "chroot JAIL PATH" (a thread
+// chrooted into JAIL binds it). It binds a listening unix socket at PATH
+// (mode 0777), prints "ready", answers every connection and exits when its
+// standard input closes. A process of its own: a test binary whose thread
+// changed its root or namespace would leave /proc/self changed for the
+// tests that run after it (when that thread is the main one, the runtime
+// keeps it).
+const listenArg = "__sandbox-test-listen"
+
+func init() {
+	if len(os.Args) > 3 && os.Args[1] == listenArg {
+		os.Exit(runListener(os.Args[2], os.Args[3:]))
 	}
-	ready := make(chan res, 1)
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done) })
-	go func() {
-		runtime.LockOSThread()
-		if err := enter(); err != nil {
-			ready <- res{err: err}
-			return
+}
+
+func runListener(kind string, args []string) int {
+	runtime.LockOSThread()
+	var err error
+	switch {
+	case kind == "mountns" && len(args) == 3:
+		if err = unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err == nil {
+			err = unix.Mount(args[0], args[1], "", unix.MS_BIND, "")
 		}
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-		if err == nil {
-			if err = os.Chmod(path, 0o777); err != nil {
-				ln.Close()
-			}
+	case kind == "chroot" && len(args) == 2:
+		if err = unix.Unshare(unix.CLONE_FS); err == nil {
+			err = unix.Chroot(args[0])
 		}
-		if err != nil {
-			ready <- res{err: err}
-			return
-		}
-		ready <- res{ln: ln}
-		<-done
-		ln.Close()
-	}()
-	r := <-ready
-	if r.err != nil {
-		t.Fatalf("%s: %v", what, r.err)
+	default:
+		err = fmt.Errorf("usage: %s mountns HOSTDIR VIEWDIR PATH | chroot JAIL PATH", listenArg)
+	}
+	path := args[len(args)-1]
+	var ln *net.UnixListener
+	if err == nil {
+		ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	}
+	if err == nil {
+		err = os.Chmod(path, 0o777)
+	}
+	if err != nil {
+		fmt.Println("refused:", err)
+		return 1
 	}
 	go func() {
 		for {
-			c, err := r.ln.Accept()
+			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
@@ -81,6 +84,37 @@ func listenOnOwnThread(t *testing.T, what, path string, enter func() error) {
 			c.Close()
 		}
 	}()
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// listenInProcess starts the test binary as a listening host service
+// (listenArg) with attr, and ends it when the test ends.
+func listenInProcess(t *testing.T, attr *syscall.SysProcAttr, kind string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(testExe(t), append([]string{listenArg, kind}, args...)...)
+	cmd.SysProcAttr = attr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		t.Fatalf("the %s service: %q", kind, line)
+	}
 }
 
 // TestAttack6SocketBoundInAnotherMountNamespaceReachable (fixed:

@@ -5,24 +5,17 @@ import (
 	"os"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"turnstile/domain"
 )
 
 // listenInChroot binds a listening unix socket the way a chrooted service
-// in the host's own mount namespace does: on a thread with a file system
-// context of its own (CLONE_FS), chrooted into jail, the socket is bound at
-// "/"+name. The kernel's list names "/"+name, which here holds nothing; the
+// in the host's own mount namespace does: in a process whose thread has a
+// file system context of its own (CLONE_FS) and is chrooted into jail, the
+// socket is bound at "/"+name. The kernel's list names "/"+name, which here holds nothing; the
 // file lies at jail/name.
 func listenInChroot(t *testing.T, jail, name string) {
 	t.Helper()
-	listenOnOwnThread(t, "the chrooted service", "/"+name, func() error {
-		if err := unix.Unshare(unix.CLONE_FS); err != nil {
-			return err
-		}
-		return unix.Chroot(jail)
-	})
+	listenInProcess(t, nil, "chroot", jail, "/"+name)
 }
 
 // TestAttack8SocketBoundInChrootReachable (eighth review of 326defd):
