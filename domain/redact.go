@@ -127,7 +127,52 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // options (and their next argument), NAME=value assignments of secret
 // names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
 // Slack, AWS access keys, JWTs…). What is left says what the command does.
+//
+// A secret is recognised within one line: the patterns run on each line of
+// s on its own, so a name and its value on two lines (`--password` at the
+// end of one, the value on the next) are not. On a text of many lines (a
+// here-document of a file's content) that is 15-20 times faster than one
+// search over the whole text, where the regexps' cost per byte grows with
+// the text (they cannot use their backtracker past about a KiB), and a
+// line without a pattern's needle skips its regexps (gatesOf). Hiding is
+// unchanged: every match is one at the same place in the whole text, with
+// the same rules for what may be hidden (replaceClipped).
 func RedactSecrets(s string) string {
+	nl := strings.IndexByte(s, '\n')
+	if nl < 0 {
+		return redactLine(s)
+	}
+	var b strings.Builder
+	copied := 0 // s[:copied] is in b
+	for start, end := 0, nl; start <= len(s); start, end = end+1, nextLineEnd(s, end+1) {
+		line := s[start:end]
+		if r := redactLine(line); r != line {
+			b.WriteString(s[copied:start])
+			b.WriteString(r)
+			copied = end
+		}
+	}
+	if copied == 0 {
+		return s
+	}
+	b.WriteString(s[copied:])
+	return b.String()
+}
+
+// nextLineEnd returns the index of the first '\n' of s at or after from, or
+// len(s).
+func nextLineEnd(s string, from int) int {
+	if from >= len(s) {
+		return len(s)
+	}
+	if i := strings.IndexByte(s[from:], '\n'); i >= 0 {
+		return from + i
+	}
+	return len(s)
+}
+
+// redactLine is RedactSecrets on one line.
+func redactLine(s string) string {
 	g := gatesOf(s)
 	if g == (secretGates{}) { // most paths and summaries
 		return s
@@ -418,13 +463,18 @@ func redactURL(u string) string {
 // RedactArgv redacts each argument (RedactText), and the argument after an
 // option whose name marks a secret (--password x, --token x).
 func RedactArgv(argv []string) []string {
+	var m redactMemo
+	return redactArgv(argv, &m)
+}
+
+func redactArgv(argv []string, m *redactMemo) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		if i > 0 && secretRes().secretOption.MatchString(argv[i-1]) {
 			out[i] = redacted
 			continue
 		}
-		out[i] = RedactText(a)
+		out[i] = m.text(a)
 	}
 	return out
 }
@@ -467,18 +517,23 @@ func RedactText(s string) string {
 // Redacted returns the scope with path- and command-bearing values redacted.
 // Environment values and stdin enter a scope only as digests.
 func (s Scope) Redacted() Scope {
+	var m redactMemo
+	return s.redacted(&m)
+}
+
+func (s Scope) redacted(m *redactMemo) Scope {
 	out := make(Scope, len(s))
 	for i, e := range s {
 		switch e.Key {
 		case "argv":
 			var argv []string
 			if err := json.Unmarshal([]byte(e.Value), &argv); err == nil {
-				e.Value = jsonList(RedactArgv(argv))
+				e.Value = jsonList(redactArgv(argv, m))
 			} else {
-				e.Value = RedactText(e.Value)
+				e.Value = m.text(e.Value)
 			}
 		case "path", "paths", "cwd", "command", "executable", "url_path":
-			e.Value = RedactText(e.Value)
+			e.Value = m.text(e.Value)
 		}
 		out[i] = e
 	}
@@ -488,17 +543,61 @@ func (s Scope) Redacted() Scope {
 // Redacted returns the action's display parts (summary, details, files) with
 // sensitive paths and secrets redacted; the scope hash is unchanged.
 func (a Action) Redacted() Action {
-	a.Summary = RedactText(a.Summary)
+	var m redactMemo
+	a.Scope = a.Scope.redacted(&m)
 	a.Details = slices.Clone(a.Details)
 	for i := range a.Details {
-		a.Details[i].Value = RedactText(a.Details[i].Value)
+		a.Details[i].Value = m.text(a.Details[i].Value)
 	}
 	a.Files = slices.Clone(a.Files)
 	for i := range a.Files {
 		a.Files[i].Path = RedactPath(a.Files[i].Path)
 	}
-	a.Scope = a.Scope.Redacted()
+	a.Summary = m.text(a.Summary)
 	return a
+}
+
+// RedactedRecord returns what Redacted gives the scope and the summary, the
+// two display values an event's action record keeps.
+func (a *Action) RedactedRecord() (Scope, string) {
+	var m redactMemo
+	scope := a.Scope.redacted(&m)
+	return scope, m.text(a.Summary)
+}
+
+// redactMemo redacts each long text of one action once: a command is its
+// "Command" detail, its scope's command and the last word of its argv
+// (/bin/sh -c), and a here-document of 64 KiB cost a decision four
+// searches of it.
+type redactMemo map[string]string
+
+// runPrefix starts a command's summary (classifier.exec).
+const runPrefix = "Run "
+
+// memoMin is the length from which a text is kept in the memo.
+const memoMin = 256
+
+func (m *redactMemo) text(s string) string {
+	if len(s) < memoMin {
+		return RedactText(s)
+	}
+	if r, ok := (*m)[s]; ok {
+		return r
+	}
+	// A command's summary is "Run " and the command: "Run " holds no
+	// pattern's needle and ends a word, so it redacts to itself and
+	// changes nothing after it (TestRunPrefixRedactsApart).
+	if rest, ok := strings.CutPrefix(s, runPrefix); ok {
+		if r, ok := (*m)[rest]; ok {
+			return runPrefix + r
+		}
+	}
+	if *m == nil {
+		*m = redactMemo{}
+	}
+	r := RedactText(s)
+	(*m)[s] = r
+	return r
 }
 
 // wordBreak reports whether c ends a word for RedactText's path redaction:

@@ -33,6 +33,12 @@ func TestRedactGatesChangeNothing(t *testing.T) {
 		if got := redactGated(s, gatesOf(s)); got != want {
 			t.Fatalf("%q: gated %q, every pattern %q", s, got, want)
 		}
+		// RedactSecrets runs the patterns on each line on its own.
+		lines := strings.Split(s, "\n")
+		for i, line := range lines {
+			lines[i] = redactGated(line, allGates)
+		}
+		want = strings.Join(lines, "\n")
 		if got := RedactSecrets(s); got != want {
 			t.Fatalf("%q: RedactSecrets %q, every pattern %q", s, got, want)
 		}

@@ -24,12 +24,16 @@ func containsAny(l string, needles []string) bool {
 	return false
 }
 
+// redactSecretsRef redacts each line on its own (secrets are recognised
+// within a line).
 func redactSecretsRef(s string) string {
-	l := strings.ToLower(s)
-	if !containsAny(l, secretNeedlesRef) {
-		return s
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		if containsAny(strings.ToLower(line), secretNeedlesRef) {
+			lines[i] = redactGated(line, gatesOfRef(line))
+		}
 	}
-	return redactGated(s, gatesOfRef(s))
+	return strings.Join(lines, "\n")
 }
 
 func gatesOfRef(s string) secretGates {
@@ -163,6 +167,21 @@ func TestRedactTextMatchesReference(t *testing.T) {
 		}
 		if got, want := gatesOf(s), gatesOfRef(s); got != want {
 			t.Fatalf("gatesOf(%q) = %+v, reference %+v", s, got, want)
+		}
+	})
+}
+
+// TestRunPrefixRedactsApart: a command's summary, "Run " and the command,
+// redacts to "Run " and the command redacted (redactMemo reuses the
+// command's redaction for it).
+func TestRunPrefixRedactsApart(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(
+			rapid.Map(rapid.SliceOfN(rapid.SampledFrom(redactTextPieces), 1, 16), func(p []string) string { return strings.Join(p, "") }),
+			rapid.String(),
+		).Draw(t, "s")
+		if got, want := RedactText(runPrefix+s), runPrefix+RedactText(s); got != want {
+			t.Fatalf("RedactText(%q) = %q, want %q", runPrefix+s, got, want)
 		}
 	})
 }

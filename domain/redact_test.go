@@ -235,3 +235,54 @@ func TestRedactionShowsWhereItWritesAndWhatRuns(t *testing.T) {
 		}
 	}
 }
+
+// longHeredoc is an exec_command's arguments that write n bytes of code
+// through a here-document, then run something.
+func longHeredoc(n int) json.RawMessage {
+	line := "\tkey := cfg.Get(\"path\") // token: value, see https://h.example/a?b=c and ~/.ssh/config\n"
+	cmd := "cat > main.go <<'EOF'\n" + strings.Repeat(line, n/len(line)) + "EOF\nGITHUB_TOKEN=ghp_0123456789abcdefABCDEF go test ./..."
+	args, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return args
+}
+
+// TestActionRedactedTextByText: Action.Redacted redacts each long text once
+// (the command is also its detail, its scope's command and its argv's last
+// word), and every value is what RedactText gives it alone.
+func TestActionRedactedTextByText(t *testing.T) {
+	a, err := Classify(Invocation{ToolName: "exec_command", Arguments: longHeredoc(8 << 10)}, "/work", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Details = append(a.Details, Detail{Label: "Other", Value: strings.Repeat("x ", 200) + "--password hunter2"})
+	red := a.Redacted()
+	if red.Summary != RedactText(a.Summary) {
+		t.Errorf("summary differs from RedactText's")
+	}
+	for i, d := range red.Details {
+		if d.Value != RedactText(a.Details[i].Value) {
+			t.Errorf("detail %s differs from RedactText's", d.Label)
+		}
+	}
+	if want := a.Scope.Redacted(); !slices.Equal(red.Scope, want) {
+		t.Errorf("scope differs from Scope.Redacted")
+	}
+	cmd, _ := red.Scope.Get("command")
+	if strings.Contains(cmd, "ghp_0123456789") || !strings.Contains(cmd, "GITHUB_TOKEN=[redacted] go test ./...") {
+		t.Errorf("command's end: %q", cmd[len(cmd)-80:])
+	}
+	if d := red.Details[len(red.Details)-1].Value; strings.Contains(d, "hunter2") {
+		t.Errorf("the second long text kept its secret: %q", d[len(d)-40:])
+	}
+}
+
+// BenchmarkRedactedHeredoc: the display values of a decision on a
+// command with a 64 KiB here-document.
+func BenchmarkRedactedHeredoc(b *testing.B) {
+	a, err := Classify(Invocation{ToolName: "exec_command", Arguments: longHeredoc(64 << 10)}, "/work", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		_ = a.Redacted()
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,6 +128,28 @@ func BenchmarkDecisionOnLongTurn(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecisionOnHeredoc: one durable decision on a command that writes
+// 64 KiB through a here-document (supervised: it asks), every line of which
+// holds needles of the secret patterns, so that the display values'
+// redaction is most of its cost.
+func BenchmarkDecisionOnHeredoc(b *testing.B) {
+	line := "\tkey := cfg.Get(\"path\") // token: value, see https://h.example/a?b=c and ~/.ssh/config\n"
+	cmd := "cat > main.go <<'EOF'\n" + strings.Repeat(line, (64<<10)/len(line)) + "EOF\nGITHUB_TOKEN=ghp_0123456789abcdefABCDEF go test ./..."
+	args, err := json.Marshal(map[string]string{"cmd": cmd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, root := benchEngine(b)
+	benchStart(b, eng, "t", root)
+	b.ResetTimer()
+	for i := range b.N {
+		res, err := eng.Execute(ctx, "t", &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", i), Invocation: domain.Invocation{ToolName: "exec_command", Arguments: args}})
+		if err != nil || res.Decision.Behavior != domain.BehaviorAsk {
+			b.Fatalf("decision: %v %+v", err, res.Decision)
+		}
 	}
 }
 

@@ -145,8 +145,13 @@ func (s *State) live(trans string) error {
 func record(a *domain.Action) ActionRecord {
 	// What a.Redacted() gives the two display values a record keeps,
 	// without redacting the files and details it leaves out.
-	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash,
-		Scope: a.Scope.Redacted(), Summary: domain.RedactText(a.Summary)}
+	scope, summary := a.RedactedRecord()
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: scope, Summary: summary}
+}
+
+// recordRedacted is record(a) for an action whose a.Redacted() is red.
+func recordRedacted(a, red *domain.Action) ActionRecord {
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: red.Scope, Summary: red.Summary}
 }
 
 // replayCall answers a retried tool call id, or refuses a different
@@ -218,17 +223,17 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	d := domain.Evaluate(&s.Snapshot, &a, s.Grants)
-	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d)}
 	id := []string{"decision", c.ToolCallID, a.ScopeHash}
 	switch d.Behavior {
 	case domain.BehaviorAllow:
+		rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d)}
 		return []Event{s.event(&c.Meta, id, &DecisionAllowed{rec})}, Outcome{Decision: d}, nil
 	case domain.BehaviorAsk:
 		if _, err := next(s.TurnID, s.Status, TransOpenRequest); err != nil {
 			return nil, Outcome{}, err
 		}
-		red := a.Redacted()
-		r := rec.Action
+		red := a.Redacted() // the record's display values are red's: each long text is redacted once
+		r := recordRedacted(&a, &red)
 		r.Summary, r.Files = "", red.Files
 		req := ApprovalRequest{
 			RequestID: RequestID(s.TurnID, c.ToolCallID), WorkspaceID: s.WorkspaceID, ThreadID: s.ThreadID, TurnID: s.TurnID,
@@ -243,6 +248,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		opened, _ := RequestMove(RequestNone, ev)
 		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Approval: s.openApproval(ev, c.Now, opened)}, nil
 	default:
+		rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d)}
 		return []Event{s.event(&c.Meta, id, &DecisionDenied{rec})}, Outcome{Decision: d}, nil
 	}
 }
