@@ -89,7 +89,7 @@ const (
 	maxPathLen   = 4096               // paths (PATH_MAX)
 	maxListLen   = 256                // roots, tool and path lists
 	maxArgvLen   = 4096               // argv entries
-	maxArgBytes  = 128 << 10          // one argv entry or environment value (MAX_ARG_STRLEN)
+	maxArgBytes  = domain.MaxArgBytes // one argv entry or environment value (MAX_ARG_STRLEN)
 	maxKeptBytes = 64 << 10           // a JSON-RPC turn/start field kept as sent (capabilities, sandbox_policy…)
 )
 

@@ -408,7 +408,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		}
 		entries = append(entries, ScopeEntry{"timeout_ms", strconv.FormatInt(ms, 10)})
 	}
-	c.a.Summary = "Run " + command
+	c.a.Summary = runPrefix + command
 	c.detail("Command", command, true)
 	c.detail("Working directory", cwd, true)
 	bound, err := c.execBindings()
@@ -466,6 +466,9 @@ func (c *classifier) argv() ([]string, string, error) {
 			if strings.TrimSpace(v) == "" {
 				return nil, "", &FieldError{Field: "arguments." + k, Message: "must not be empty"}
 			}
+			if err := argTooLong("arguments."+k, v); err != nil {
+				return nil, "", err
+			}
 			return []string{"/bin/sh", "-c", v}, v, nil
 		case []any:
 			argv := make([]string, 0, len(v))
@@ -473,6 +476,9 @@ func (c *classifier) argv() ([]string, string, error) {
 				s, ok := x.(string)
 				if !ok {
 					return nil, "", &FieldError{Field: fmt.Sprintf("arguments.%s[%d]", k, i), Message: "must be a string"}
+				}
+				if err := argTooLong(fmt.Sprintf("arguments.%s[%d]", k, i), s); err != nil {
+					return nil, "", err
 				}
 				argv = append(argv, s)
 			}
@@ -483,6 +489,21 @@ func (c *classifier) argv() ([]string, string, error) {
 		}
 	}
 	return nil, "", &FieldError{Field: "arguments.cmd", Message: "required (a string or an argv array)"}
+}
+
+// MaxArgBytes is the longest argument a program can be started with: the
+// kernel's MAX_ARG_STRLEN (32 pages of 4 KiB, its NUL included); execve
+// fails with E2BIG past it. A shell command is one argument of /bin/sh.
+const MaxArgBytes = 128<<10 - 1
+
+// argTooLong refuses an argument no program could be started with, before
+// it is classified, hashed and redacted for display (a decision's cost
+// grows with it: a 1 MiB command took seconds of the server's CPU).
+func argTooLong(field, v string) error {
+	if len(v) > MaxArgBytes {
+		return &FieldError{Field: field, Message: fmt.Sprintf("is %d bytes long; the limit is %d (MAX_ARG_STRLEN: the kernel starts no program with a longer argument)", len(v), MaxArgBytes)}
+	}
+	return nil
 }
 
 // ShellJoin renders argv as a POSIX shell command line.
