@@ -349,7 +349,10 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 	}
 	var paths []string
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimRight(line, "\r")
+		// Codex's parser trims a hunk header line (Rust's trim: Unicode
+		// white space, as TrimSpace) before it matches a marker: after an
+		// Add or Delete hunk, an indented header starts a hunk of its own.
+		line = strings.TrimSpace(line)
 		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
 			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
 				p, err := c.path(strings.TrimSpace(rest), AccessWrite)
