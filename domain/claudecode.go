@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ClaudeCodeTool is one row of the table that maps Claude Code's tools
@@ -121,13 +122,34 @@ func ccString(in map[string]any, key string) (string, error) {
 	return "", &FieldError{Field: "tool_input." + key, Message: "must be a string"}
 }
 
-// ccCleanPath resolves p against cwd, refusing control characters (a newline
-// in a path would split the patch header it becomes).
+// ccCleanPath resolves p against cwd as Claude Code's file tools resolve
+// it (expandPath in its src/utils/path.ts): trimmed as JavaScript's
+// String.prototype.trim trims (jsSpace), then joined to cwd when relative.
+// Control characters are refused (a newline in a path would split the
+// patch header it becomes), and so are "~" and "~/…", which Claude Code
+// reads as its user's home directory, a directory the hook is not told.
 func ccCleanPath(field, p, cwd string) (string, error) {
 	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "", &FieldError{Field: "tool_input." + field, Message: "must not contain control characters"}
 	}
+	p = strings.TrimFunc(p, jsSpace)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return "", &FieldError{Field: "tool_input." + field, Value: p, Message: "names the home directory, which turnstile does not know for this session: write the absolute path"}
+	}
 	return ResolvePath(cwd, p), nil
+}
+
+// jsSpace reports whether r is white space or a line terminator to
+// JavaScript's trim (ECMAScript WhiteSpace and LineTerminator): tab, line
+// feed, vertical tab, form feed, carriage return, space, U+00A0, U+FEFF,
+// the other space separators (Zs) and U+2028, U+2029. Unlike Go's
+// unicode.IsSpace it holds U+FEFF and not U+0085.
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\ufeff', '\u2028', '\u2029':
+		return true
+	}
+	return unicode.Is(unicode.Zs, r)
 }
 
 func ccBash(in map[string]any, cwd string) (map[string]any, error) {

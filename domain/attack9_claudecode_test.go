@@ -1,0 +1,63 @@
+package domain
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// TestAttack9ClaudeCodeHomeAndPaddedPaths: the ninth review. Claude Code's
+// file tools open a path through expandPath (src/utils/path.ts): the path is
+// trimmed (JavaScript's String.prototype.trim: blanks, line terminators,
+// U+00A0, U+FEFF…), "~" and "~/…" are the home directory, the rest is
+// resolved against the cwd. The hook's mapping resolved the untrimmed path
+// against the session's cwd: "~/.bashrc" and " /home/u/.bashrc" were judged
+// as new files in the workspace (an acceptEdits Write allowed without a
+// question) while Claude Code wrote the user's ~/.bashrc; a Read or Grep of
+// "~/.ssh" judged a copy the agent made in the workspace and read the real
+// one.
+func TestAttack9ClaudeCodeHomeAndPaddedPaths(t *testing.T) {
+	for _, c := range []struct{ tool, in, opened string }{
+		{"Write", `{"file_path":"~/.bashrc","content":"x"}`, "~/.bashrc"},
+		{"Edit", `{"file_path":"~","old_string":"a","new_string":"b"}`, "~"},
+		{"Write", `{"file_path":" /home/u/.bashrc","content":"x"}`, "/home/u/.bashrc"},
+		{"Write", "{\"file_path\":\"\u00a0/home/u/.bashrc\",\"content\":\"x\"}", "/home/u/.bashrc"},
+		{"Write", "{\"file_path\":\"\ufeff~/.bashrc\",\"content\":\"x\"}", "~/.bashrc"},
+		{"Read", `{"file_path":"~/.ssh/id_ed25519"}`, "~/.ssh/id_ed25519"},
+		{"Grep", `{"pattern":"BEGIN","path":"~/.ssh"}`, "~/.ssh"},
+		{"Glob", `{"pattern":"*","path":" /etc"}`, "/etc"},
+	} {
+		inv, err := ClaudeCodeInvocation(c.tool, json.RawMessage(c.in), "/w")
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			continue // refused: the hook denies the call
+		}
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.in, err)
+		}
+		a, err := Classify(inv, "/w", nil)
+		if err != nil {
+			continue
+		}
+		if len(a.Files) != 1 || a.Files[0].Path != c.opened {
+			t.Errorf("%s %s: judged %+v; Claude Code opens %s", c.tool, c.in, a.Files, c.opened)
+		}
+	}
+	// control: what Claude Code resolves as turnstile does is unchanged.
+	for _, c := range []struct{ tool, in, path string }{
+		{"Write", `{"file_path":"/w/a.txt","content":"x"}`, "/w/a.txt"},
+		{"Read", `{"file_path":"rel/a.txt"}`, "/w/rel/a.txt"},
+		{"Read", `{"file_path":"~user/a.txt"}`, "/w/~user/a.txt"}, // expandPath knows only ~ and ~/
+		{"Read", `{"file_path":"dir/~/a.txt"}`, "/w/dir/~/a.txt"},
+		{"Write", `{"file_path":"/w/a b.txt ","content":"x"}`, "/w/a b.txt"},
+	} {
+		inv, err := ClaudeCodeInvocation(c.tool, json.RawMessage(c.in), "/w")
+		if err != nil {
+			t.Fatalf("control %s %s: %v", c.tool, c.in, err)
+		}
+		a, err := Classify(inv, "/w", nil)
+		if err != nil || len(a.Files) != 1 || a.Files[0].Path != c.path {
+			t.Errorf("control %s %s: %+v %v, want %s", c.tool, c.in, a.Files, err, c.path)
+		}
+	}
+}
