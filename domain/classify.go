@@ -190,9 +190,33 @@ var argumentNames = map[string][][]string{
 	"download_url": {{"destination", "path", "dest"}},
 }
 
-// oneNamePerArgument refuses an argument given under two of its names, and
-// two keys that differ only in case (a decoder that matches names without
-// regard to case, as Go's encoding/json does, takes the last of them).
+// readArgumentNames are the names of the arguments the classifier reads,
+// by tool: the catalogue's, their other names, and exec_command's
+// stdin_sha256 and stdin_bytes.
+var readArgumentNames = func() map[string][]string {
+	m := map[string][]string{"exec_command": {"stdin_sha256", "stdin_bytes"}}
+	for _, t := range ToolCatalogue {
+		for _, a := range t.Args {
+			m[t.Name] = append(m[t.Name], a.Name)
+		}
+	}
+	for tool, groups := range argumentNames {
+		for _, g := range groups {
+			for _, n := range g {
+				if !slices.Contains(m[tool], n) {
+					m[tool] = append(m[tool], n)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// oneNamePerArgument refuses an argument given under two of its names, two
+// keys that differ only in case (a decoder that matches names without
+// regard to case, as Go's encoding/json does, takes the last of them), and a
+// key that differs from the name of an argument the classifier reads only
+// in case (such a decoder reads it as that argument).
 func (c *classifier) oneNamePerArgument() error {
 	for _, names := range argumentNames[c.inv.ToolName] {
 		var given []string
@@ -209,12 +233,21 @@ func (c *classifier) oneNamePerArgument() error {
 	// Unicode simple folding); a tool call has a handful, compared in pairs.
 	var buf [16]string
 	seen := buf[:0]
+	read := readArgumentNames[c.inv.ToolName]
 	for k := range c.args {
 		if !isASCII(k) {
 			if _, foreign := foldKey(k); foreign {
 				// ſ (U+017F) reads as s and K (U+212A) as k to a decoder
 				// that folds case as Go's encoding/json does.
 				return &FieldError{Field: "arguments." + k, Message: "holds a character that some decoders read as an ASCII letter: write the name in ASCII"}
+			}
+		}
+		// A lone key in another case than an argument's name: the
+		// classifier, which reads names as written, does not read it, and
+		// a decoder that ignores case (Go's) reads it as that argument.
+		for _, n := range read {
+			if k != n && strings.EqualFold(k, n) {
+				return &FieldError{Field: "arguments." + k, Message: "is the argument " + n + " to a decoder that ignores case: write it as " + n}
 			}
 		}
 		for _, o := range seen {
