@@ -131,7 +131,9 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 	case name == "apply_patch":
 		entries, err = c.patch(entries)
 	case name == "exec_command":
-		entries, err = c.exec(entries)
+		if entries, err = c.exec(entries); err == nil {
+			entries = c.unread(entries)
+		}
 	case name == "write_stdin":
 		c.a.Kind = ActionShellCommand
 		entries = append(entries, ScopeEntry{"session_id", c.str("session_id")}, c.payload())
@@ -143,7 +145,9 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		c.a.Summary = "Search the web"
 		c.detail("Query", c.str("query"), false)
 	case name == "web_fetch" || name == "download_url":
-		entries, err = c.network(entries)
+		if entries, err = c.network(entries); err == nil {
+			entries = c.unread(entries)
+		}
 	case name == "computer_use":
 		c.a.Kind = ActionComputerUse
 		entries = append(entries, c.payload())
@@ -491,6 +495,33 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		}
 	}
 	return out, nil
+}
+
+// unread binds the arguments of a tool whose scope names its arguments one
+// by one (exec_command, web_fetch, download_url) that the classifier does
+// not read: a runtime may honour them (Codex's exec_command takes
+// sandbox_permissions, shell, login and prefix_rule; an HTTP tool headers
+// and a body), so they are hashed into the scope (other_arguments_sha256,
+// keys sorted), so that a grant of the call without them does not cover
+// the call with them, and shown (an "Other arguments" detail, redacted as
+// argumentsDetail redacts). A null is an absent argument.
+func (c *classifier) unread(entries []ScopeEntry) []ScopeEntry {
+	var other map[string]any
+	for k, v := range c.args {
+		if v == nil || slices.Contains(readArgumentNames[c.inv.ToolName], k) {
+			continue
+		}
+		if other == nil {
+			other = map[string]any{}
+		}
+		other[k] = v
+	}
+	if other == nil {
+		return entries
+	}
+	b, _ := json.Marshal(other) // decoded JSON values: it cannot fail
+	c.detail("Other arguments", argumentsDetail(other), true)
+	return append(entries, ScopeEntry{"other_arguments_sha256", hashHex(b)})
 }
 
 // argv reads the command as an array ("argv", "cmd" or "command") or a shell

@@ -53,7 +53,7 @@ var ToolCatalogue = []ToolInfo{
 		{"env", "object", false, "variables it sets: the names are shown, the values only hashed"},
 		{"executable", "string", false, "the absolute path argv[0] resolves to"},
 		{"stdin", "string", false, "its standard input: hashed, its size shown (or `stdin_sha256`, `stdin_bytes`)"}},
-		Example: `{"cmd": ["go", "test", "./..."], "workdir": "."}`, Doc: "the command, argv, cwd, tty, timeout, environment names and a hash of their values and of stdin"},
+		Example: `{"cmd": ["go", "test", "./..."], "workdir": "."}`, Doc: "the command, argv, cwd, tty, timeout, environment names and a hash of their values and of stdin; any other argument is hashed and shown"},
 	{Name: "write_stdin", Kind: ActionShellCommand, Args: []ToolArg{
 		{"session_id", "string", false, "the terminal session written to"}},
 		Example: `{"session_id": "s1", "chars": "y\n"}`, Doc: "the session and a hash of the arguments"},
@@ -64,7 +64,7 @@ var ToolCatalogue = []ToolInfo{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},
 		{"scope", "string", false, "`origin`: the call stands for every request with that method to the URL's origin, any path (the egress proxy's connections); the scope then names no path"}},
-		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL (with `scope` `origin`: no path, and `url_scope`); the host is resolved and every address judged"},
+		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL (with `scope` `origin`: no path, and `url_scope`); the host is resolved and every address judged; any other argument (headers, a body) is hashed and shown"},
 	{Name: "download_url", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},
@@ -73,7 +73,7 @@ var ToolCatalogue = []ToolInfo{
 		{"overwrite", "boolean", false, "default false"},
 		{"create_dirs", "boolean", false, "default true"},
 		{"follow_redirects", "boolean", false, "default true"}},
-		Example: `{"url": "https://go.dev/dl/go1.26.linux-amd64.tar.gz", "destination": "dl/go.tar.gz"}`, Doc: "network and a file_write of the destination: both must allow it"},
+		Example: `{"url": "https://go.dev/dl/go1.26.linux-amd64.tar.gz", "destination": "dl/go.tar.gz"}`, Doc: "network and a file_write of the destination: both must allow it; any other argument is hashed and shown"},
 	{Name: "computer_use", Kind: ActionComputerUse, Example: `{"action": "screenshot"}`, Doc: "a hash of the arguments"},
 	{Name: "request_tools", Kind: ActionInternal, Example: `{}`, Doc: "the runtime's own bookkeeping: always allowed"},
 	{Name: "read_skill", Kind: ActionInternal, Example: `{"name": "pdf"}`, Doc: "the runtime's own bookkeeping: always allowed"},
