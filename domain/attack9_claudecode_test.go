@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,38 @@ func TestAttack9ClaudeCodeHomeAndPaddedPaths(t *testing.T) {
 		if err != nil || len(a.Files) != 1 || a.Files[0].Path != c.path {
 			t.Errorf("control %s %s: %+v %v, want %s", c.tool, c.in, a.Files, err, c.path)
 		}
+	}
+}
+
+// TestAttack9ClaudeCodeBashOutsideItsSandbox: the ninth review. Claude
+// Code's Bash takes dangerouslyDisableSandbox: true to run the command
+// outside Claude Code's own sandbox, through its permission flow, which the
+// hook is. The mapping kept only command and timeout, so the call was judged,
+// shown and granted as the sandboxed one: an allow_for_turn of "npm test"
+// covered "npm test" with the sandbox off.
+func TestAttack9ClaudeCodeBashOutsideItsSandbox(t *testing.T) {
+	scope := func(in string) (string, Action) {
+		inv, err := ClaudeCodeInvocation("Bash", json.RawMessage(in), "/w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Classify(inv, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ScopeHash, a
+	}
+	in, _ := scope(`{"command":"npm test","description":"run the tests"}`)
+	out, a := scope(`{"command":"npm test","description":"run the tests","dangerouslyDisableSandbox":true}`)
+	shown := a.Summary
+	for _, d := range a.Details {
+		shown += "\n" + d.Value
+	}
+	if in == out || !strings.Contains(shown, "dangerouslyDisableSandbox") {
+		t.Errorf("npm test outside the sandbox: same scope as inside %v; shown %q", in == out, shown)
+	}
+	// control: the description is prose for the person, not what runs.
+	if other, _ := scope(`{"command":"npm test","description":"tests again"}`); other != in {
+		t.Error("control: two descriptions of one command have different scopes")
 	}
 }

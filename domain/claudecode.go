@@ -39,7 +39,7 @@ const ClaudeCodeUnknownPrefix = "claude_code."
 // ClaudeCodeTools is the mapping table. ClaudeCodeToolsMarkdown renders it
 // into the README (a test keeps the two equal).
 var ClaudeCodeTools = []ClaudeCodeTool{
-	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout", mapArgs: ccBash},
+	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout, and a hash of the other fields but `description` (`dangerouslyDisableSandbox`, `run_in_background`), which are shown", mapArgs: ccBash},
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
 	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix (`/etc/*` reads `/etc`)", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
@@ -163,6 +163,19 @@ func ccBash(in map[string]any, cwd string) (map[string]any, error) {
 	out := map[string]any{"cmd": cmd, "workdir": ResolvePath("/", cwd)}
 	if t, ok := in["timeout"].(json.Number); ok {
 		out["timeout_ms"] = t
+	}
+	// Every other field but the description (prose for the person) is
+	// kept under its own name: exec_command binds and shows what it does
+	// not read (dangerouslyDisableSandbox runs the command outside Claude
+	// Code's sandbox; run_in_background).
+	for k, v := range in {
+		switch k {
+		case "command", "timeout", "description":
+		default:
+			if _, taken := out[k]; !taken {
+				out[k] = v
+			}
+		}
 	}
 	return out, nil
 }
