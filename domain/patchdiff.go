@@ -12,18 +12,12 @@ import (
 // skipped by their line counts, so a removed line that starts with "-- "
 // (a diff line "--- …") is never read as a header. `/dev/null` (an added or
 // deleted file's other side) names no file; a name with git's a/ or b/
-// prefix is judged both with and without it. ok is false when text is not a
+// prefix is judged both with and without it, and a C-quoted name (git's)
+// both as written and decoded (diffNames). ok is false when text is not a
 // unified diff (no header at all).
 func unifiedDiffPaths(text string) (paths []string, ok bool) {
-	var oldName string
+	var oldNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
-	name := func(raw string) string {
-		raw = strings.TrimRight(raw, "\r")
-		if i := strings.IndexByte(raw, '\t'); i >= 0 { // "--- name\ttimestamp"
-			raw = raw[:i]
-		}
-		return strings.TrimSpace(raw)
-	}
 	add := func(p string) {
 		if p != "" && p != "/dev/null" {
 			paths = append(paths, p)
@@ -46,27 +40,35 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 		}
 		switch {
 		case strings.HasPrefix(line, "--- "):
-			oldName, ok = name(line[4:]), true
+			oldNames, ok = diffNames(line[4:]), true
 		case strings.HasPrefix(line, "+++ "):
-			newName := name(line[4:])
+			newNames := diffNames(line[4:])
 			// git's a/ and b/ prefixes: with both sides carrying them (or
 			// the other side /dev/null) the file is the name without them
 			// (patch -p1) — but a tool applying it with -p0 writes the
 			// name as it stands, and a/ may be a symlink in the workspace,
 			// so both names are judged: the call needs both allowed.
-			add(oldName)
-			add(newName)
-			if (strings.HasPrefix(oldName, "a/") || oldName == "/dev/null") && (strings.HasPrefix(newName, "b/") || newName == "/dev/null") {
-				add(strings.TrimPrefix(oldName, "a/"))
-				add(strings.TrimPrefix(newName, "b/"))
+			for _, o := range oldNames {
+				add(o)
 			}
-			oldName, ok = "", true
+			for _, n := range newNames {
+				add(n)
+				for _, o := range oldNames {
+					if (strings.HasPrefix(o, "a/") || o == "/dev/null") && (strings.HasPrefix(n, "b/") || n == "/dev/null") {
+						add(strings.TrimPrefix(o, "a/"))
+						add(strings.TrimPrefix(n, "b/"))
+					}
+				}
+			}
+			oldNames, ok = nil, true
 		case strings.HasPrefix(line, "@@ "):
 			oldLeft, newLeft = hunkCounts(line)
 		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
 			_, rest, _ := strings.Cut(line, " ")
 			_, rest, _ = strings.Cut(rest, " ")
-			add(strings.TrimSpace(rest))
+			for _, n := range diffNames(rest) {
+				add(n)
+			}
 			ok = true
 		case strings.HasPrefix(line, "diff --git a/"):
 			if a, b, found := strings.Cut(line[len("diff --git a/"):], " b/"); found {
@@ -77,6 +79,65 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 		}
 	}
 	return sortedUnique(paths), ok
+}
+
+// diffNames reads the file name of a diff header line (after "--- ",
+// "+++ ", "rename to "…): the name as it stands, up to a tab (a timestamp
+// follows it), and, when it is C-quoted as git writes a name with special
+// characters ("b/\303\251.txt"), the name decoded, which git apply and GNU
+// patch read: both are judged (a tool that does not decode writes the
+// other).
+func diffNames(raw string) []string {
+	raw = strings.TrimSpace(strings.TrimRight(raw, "\r"))
+	plain := raw
+	if i := strings.IndexByte(plain, '\t'); i >= 0 { // "--- name\ttimestamp"
+		plain = plain[:i]
+	}
+	names := []string{strings.TrimSpace(plain)}
+	if dec, ok := unquoteC(raw); ok {
+		names = append(names, dec)
+	}
+	return names
+}
+
+// unquoteC decodes a C-quoted name at the start of s, as git quotes one:
+// \a \b \t \n \v \f \r \" \\ and octal bytes (up to three digits, at
+// most 0377); what follows the closing quote is ignored. ok is false when s
+// does not start with a quote or the quoting is malformed.
+func unquoteC(s string) (string, bool) {
+	if !strings.HasPrefix(s, "\"") {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			return b.String(), true
+		case '\\':
+			i++
+			if i == len(s) {
+				return "", false
+			}
+			if e := strings.IndexByte(`abtnvfr"\`, s[i]); e >= 0 {
+				b.WriteByte("\a\b\t\n\v\f\r\"\\"[e])
+				continue
+			}
+			v, n := 0, 0
+			for n < 3 && i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '7' {
+				v = v*8 + int(s[i+n]-'0')
+				n++
+			}
+			if n == 0 || v > 0377 {
+				return "", false
+			}
+			b.WriteByte(byte(v))
+			i += n - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
 }
 
 // hunkCounts reads "@@ -l[,s] +l[,s] @@": the old and new line counts (1
