@@ -61,3 +61,34 @@ func TestAttack9LoneKeyInAnotherCase(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack9ArgumentOfAnotherType: the ninth review. An argument the
+// classifier reads, given with another JSON type than its own, was read as
+// absent: {"method":["POST"]} was judged GET (and passed a limited
+// network's method check), while fetch in Node (WebIDL's ByteString
+// conversion: String(["POST"]) is "POST") sends a POST; {"tty":"false"} was
+// judged without a terminal, and JavaScript's truthiness runs it on one.
+func TestAttack9ArgumentOfAnotherType(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"web_fetch", `{"url":"https://example.com/x","method":["POST"]}`},
+		{"download_url", `{"url":"https://example.com/x","method":["PUT"],"destination":"x"}`},
+		{"exec_command", `{"cmd":"vim notes","tty":"false"}`},
+		{"exec_command", `{"cmd":"sleep 100000","timeout_ms":"99999999"}`},
+	} {
+		a, err := Classify(Invocation{ToolName: c.tool, Arguments: []byte(c.args)}, "/w", nil)
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s %s: accepted as %q (method %q)", c.tool, c.args, a.Summary, a.Method)
+		}
+	}
+	// control: the documented types.
+	for _, c := range []struct{ tool, args string }{
+		{"web_fetch", `{"url":"https://example.com/x","method":"POST"}`},
+		{"exec_command", `{"cmd":["vim","notes"],"tty":true,"timeout_ms":5000,"env":{"A":"1"}}`},
+		{"download_url", `{"url":"https://example.com/x","destination":"x","overwrite":true}`},
+	} {
+		if _, err := Classify(Invocation{ToolName: c.tool, Arguments: []byte(c.args)}, "/w", nil); err != nil {
+			t.Errorf("control %s %s: %v", c.tool, c.args, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -120,6 +121,9 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		if err := c.oneNamePerArgument(); err != nil {
 			return Action{}, err
 		}
+		if err := c.argumentTypesMatch(); err != nil {
+			return Action{}, err
+		}
 	}
 	entries := []ScopeEntry{{"tool_name", inv.ToolName}}
 	var err error
@@ -215,6 +219,74 @@ var readArgumentNames = func() map[string][]string {
 	}
 	return m
 }()
+
+// typedArgumentTools are the tools whose scope names the arguments the
+// classifier reads one by one: an argument given with another type than
+// its own is refused there (argumentTypes), where reading it as absent
+// would judge another call than a runtime that coerces it makes.
+var typedArgumentTools = []string{"read_file", "list_dir", "grep_files", "apply_patch", "exec_command", "web_fetch", "download_url"}
+
+// argumentTypes are the JSON types of the arguments the classifier reads,
+// by tool (the catalogue's, an argument's other names typed as it is).
+var argumentTypes = func() map[string]map[string]string {
+	m := map[string]map[string]string{}
+	for _, t := range ToolCatalogue {
+		if !slices.Contains(typedArgumentTools, t.Name) {
+			continue
+		}
+		m[t.Name] = map[string]string{}
+		for _, a := range t.Args {
+			m[t.Name][a.Name] = a.Type
+		}
+		for _, g := range argumentNames[t.Name] {
+			typ := ""
+			for _, n := range g {
+				typ = cmp.Or(typ, m[t.Name][n])
+			}
+			for _, n := range g {
+				m[t.Name][n] = typ
+			}
+		}
+	}
+	m["exec_command"]["stdin_sha256"], m["exec_command"]["stdin_bytes"] = "string", "integer"
+	return m
+}()
+
+// argumentTypesMatch refuses an argument the classifier reads (of a tool in
+// typedArgumentTools) given, not null, with another JSON type than its own:
+// read as absent, {"method": ["POST"]} was judged GET, while fetch in Node
+// converts the array to the string "POST".
+func (c *classifier) argumentTypesMatch() error {
+	types := argumentTypes[c.inv.ToolName]
+	for k, v := range c.args {
+		typ, ok := types[k]
+		if !ok || v == nil {
+			continue
+		}
+		match := false
+		for t := range strings.SplitSeq(typ, "|") {
+			switch t {
+			case "string":
+				_, match = v.(string)
+			case "boolean":
+				_, match = v.(bool)
+			case "integer":
+				_, match = v.(json.Number)
+			case "object":
+				_, match = v.(map[string]any)
+			case "array":
+				_, match = v.([]any)
+			}
+			if match {
+				break
+			}
+		}
+		if !match {
+			return &FieldError{Field: "arguments." + k, Message: "must be a JSON " + strings.ReplaceAll(typ, "|", " or ")}
+		}
+	}
+	return nil
+}
 
 // oneNamePerArgument refuses an argument given under two of its names, two
 // keys that differ only in case (a decoder that matches names without
