@@ -13,10 +13,12 @@ import (
 // (a diff line "--- …") is never read as a header. `/dev/null` (an added or
 // deleted file's other side) names no file; a name with git's a/ or b/
 // prefix is judged both with and without it, and a C-quoted name (git's)
-// both as written and decoded (diffNames). ok is false when text is not a
-// unified diff (no header at all).
+// both as written and decoded (diffNames). What else GNU patch reads names
+// a file too: a header indented with blanks or X's, a context diff's
+// "*** old" / "--- new" pair, an "Index:" line. ok is false when text is
+// not a diff (no header at all).
 func unifiedDiffPaths(text string) (paths []string, ok bool) {
-	var oldNames []string
+	var oldNames, starNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
 	add := func(p string) {
 		if p != "" && p != "/dev/null" {
@@ -38,11 +40,35 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 			}
 			continue
 		}
+		// GNU patch finds a header after blanks and X's (a patch indented
+		// in a mail); so are they read here.
+		s := strings.TrimLeft(line, " \tX")
+		stars := starNames
+		starNames = nil
 		switch {
-		case strings.HasPrefix(line, "--- "):
-			oldNames, ok = diffNames(line[4:]), true
-		case strings.HasPrefix(line, "+++ "):
-			newNames := diffNames(line[4:])
+		case strings.HasPrefix(s, "--- ") && contextRange(s):
+		case strings.HasPrefix(s, "--- ") && stars != nil:
+			// A context diff: "*** old" then "--- new".
+			for _, n := range append(stars, diffNames(s[4:])...) {
+				add(n)
+				if strings.HasPrefix(n, "a/") || strings.HasPrefix(n, "b/") {
+					add(n[2:])
+				}
+			}
+			ok = true
+		case strings.HasPrefix(s, "*** ") && !contextRange(s):
+			starNames = diffNames(s[4:])
+		case strings.HasPrefix(s, "Index: "):
+			// GNU patch may take the file from it (a normal diff has no
+			// other name).
+			for _, n := range diffNames(s[len("Index: "):]) {
+				add(n)
+			}
+			ok = true
+		case strings.HasPrefix(s, "--- "):
+			oldNames, ok = diffNames(s[4:]), true
+		case strings.HasPrefix(s, "+++ "):
+			newNames := diffNames(s[4:])
 			// git's a/ and b/ prefixes: with both sides carrying them (or
 			// the other side /dev/null) the file is the name without them
 			// (patch -p1) — but a tool applying it with -p0 writes the
@@ -61,17 +87,19 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 				}
 			}
 			oldNames, ok = nil, true
-		case strings.HasPrefix(line, "@@ "):
-			oldLeft, newLeft = hunkCounts(line)
-		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
-			_, rest, _ := strings.Cut(line, " ")
+		case strings.HasPrefix(s, "@@ "):
+			if s == line { // an indented hunk's lines are not counted
+				oldLeft, newLeft = hunkCounts(s)
+			}
+		case strings.HasPrefix(s, "rename from "), strings.HasPrefix(s, "rename to "), strings.HasPrefix(s, "copy to "):
+			_, rest, _ := strings.Cut(s, " ")
 			_, rest, _ = strings.Cut(rest, " ")
 			for _, n := range diffNames(rest) {
 				add(n)
 			}
 			ok = true
-		case strings.HasPrefix(line, "diff --git a/"):
-			if a, b, found := strings.Cut(line[len("diff --git a/"):], " b/"); found {
+		case strings.HasPrefix(s, "diff --git a/"):
+			if a, b, found := strings.Cut(s[len("diff --git a/"):], " b/"); found {
 				add(a)
 				add(b)
 				ok = true
@@ -79,6 +107,17 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 		}
 	}
 	return sortedUnique(paths), ok
+}
+
+// contextRange reports whether s is a context diff's hunk range line,
+// "*** 1,5 ****" or "--- 1,5 ----", which names no file.
+func contextRange(s string) bool {
+	mark := s[:3]
+	rest, found := strings.CutSuffix(s[4:], " "+mark+string(mark[0]))
+	if !found || rest == "" {
+		return false
+	}
+	return strings.Trim(rest, "0123456789,") == ""
 }
 
 // diffNames reads the file name of a diff header line (after "--- ",
