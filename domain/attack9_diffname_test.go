@@ -78,3 +78,26 @@ func TestAttack9DiffHeadersGNUPatchReads(t *testing.T) {
 		t.Error("control: a patch naming no file was accepted")
 	}
 }
+
+// TestAttack9CodexHeaderInADiff: the ninth review. A patch with a Codex
+// header was read for Codex headers alone, whether or not it is a Codex
+// patch (which starts with "*** Begin Patch"; Codex refuses any other). To
+// GNU patch, "*** Update File: README.md" followed by "--- b/.git/config"
+// is a context diff's header pair: it patches the one of the two names that
+// exists, .git/config, while the call was judged a write of README.md.
+func TestAttack9CodexHeaderInADiff(t *testing.T) {
+	evil := "*** Update File: README.md\n--- b/.git/config\n***************\n*** 1 ****\n--- 1,2 ----\n  [core]\n+ \tfsmonitor = x\n"
+	args, _ := json.Marshal(map[string]string{"patch": evil})
+	a, err := Classify(Invocation{ToolName: "apply_patch", Arguments: args}, "/w", nil)
+	if err == nil && !slices.ContainsFunc(a.Files, func(f FileOp) bool { return f.Path == "/w/.git/config" }) {
+		t.Errorf("judged as a write of %+v; GNU patch writes /w/.git/config", a.Files)
+	}
+	// control: a Codex patch whose removed line reads like a diff header
+	// ("-- comment" removed is "--- comment") names its own file only.
+	codex := "*** Begin Patch\n*** Update File: q.sql\n@@\n--- /etc/passwd\n+select 1;\n*** End Patch"
+	args, _ = json.Marshal(map[string]string{"patch": codex})
+	a, err = Classify(Invocation{ToolName: "apply_patch", Arguments: args}, "/w", nil)
+	if err != nil || len(a.Files) != 1 || a.Files[0].Path != "/w/q.sql" {
+		t.Errorf("control: %+v %v", a.Files, err)
+	}
+}

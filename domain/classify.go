@@ -472,8 +472,11 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 			}
 		}
 	}
-	if len(paths) == 0 {
+	if len(paths) == 0 || !codexPatch(text) {
 		// A unified diff (diff -u, git diff): its headers name the files.
+		// A text that is not a Codex patch is read as a diff too, Codex
+		// headers or not: to GNU patch "*** Update File: x" is a context
+		// diff's first header.
 		if diffPaths, ok := unifiedDiffPaths(text); ok {
 			for _, raw := range diffPaths {
 				p, err := c.path(raw, AccessWrite)
@@ -498,6 +501,21 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return append(entries, ScopeEntry{"path", paths[0]}), nil
 	}
 	return append(entries, ScopeEntry{"paths", jsonList(paths)}), nil
+}
+
+// codexPatch reports whether text is a patch in Codex's format, which
+// Codex's parser alone accepts: its first line, trimmed, is "*** Begin
+// Patch", or (Codex's lenient form) a heredoc start whose next line is.
+func codexPatch(text string) bool {
+	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if strings.TrimSpace(first) == "*** Begin Patch" {
+		return true
+	}
+	if first = strings.TrimSpace(first); first == "<<EOF" || first == "<<'EOF'" || first == `<<"EOF"` {
+		second, _, _ := strings.Cut(rest, "\n")
+		return strings.TrimSpace(second) == "*** Begin Patch"
+	}
+	return false
 }
 
 // exec classifies exec_command: command, argv, cwd, tty, timeout and the
