@@ -66,7 +66,10 @@ type Action struct {
 	// URL is the parsed target of a network action, when it has one.
 	URL *url.URL
 	// Method is the upper-case HTTP method of a network action.
-	Method    string
+	Method string
+	// Argv is the command an exec_command runs (a shell string as
+	// /bin/sh -c), which the process policy judges as the spawn does.
+	Argv      []string
 	Scope     Scope
 	ScopeHash string
 	// Summary and Details describe the action to a person approving it.
@@ -526,6 +529,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.a.Argv = argv
 	cwd := ResolvePath(c.cwd, c.str("workdir", "cwd"))
 	tty, _ := c.args["tty"].(bool)
 	entries = append(entries,

@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"path"
+	"slices"
+)
+
 // Decision is the answer to one tool invocation. The zero value denies.
 type Decision struct {
 	Behavior  Behavior   `json:"decision"`
@@ -10,7 +15,9 @@ type Decision struct {
 	Cached bool `json:"cached"`
 	// DecidedBy names what decided: a policy field ("file_write",
 	// "default_behavior"), a list ("denied_tools", "allowed_tools",
-	// "allowed_paths"), "grant", or "internal".
+	// "allowed_paths"), a process policy field ("process.shell_enabled",
+	// "process.denied_commands", "process.allowed_command_families"),
+	// "grant", or "internal".
 	DecidedBy string `json:"decided_by"`
 }
 
@@ -34,7 +41,8 @@ func (g GrantSet) Has(k GrantKey) bool {
 
 // Evaluate decides a classified action under a snapshot and the turn's
 // grants (REFERENCE §1–3): internal is always allowed; denied_tools, a
-// restricted allowed_tools and a restricted allowed_paths deny first; then
+// restricted allowed_tools and a restricted allowed_paths deny first, and
+// a shell command the process policy refuses (commandRefused); then
 // the behaviour of the action kind (and of its second kind); an ask with a
 // matching grant becomes allow with cached_approval.
 func Evaluate(s *TurnExecutionSecuritySnapshot, a *Action, grants GrantSet) Decision {
@@ -54,6 +62,12 @@ func Evaluate(s *TurnExecutionSecuritySnapshot, a *Action, grants GrantSet) Deci
 				d.Behavior, d.Reason, d.DecidedBy = BehaviorDeny, ReasonPolicyDeniesAction, "allowed_paths"
 				return d
 			}
+		}
+	}
+	if a.Kind == ActionShellCommand {
+		if by := commandRefused(&s.Process, a.Argv); by != "" {
+			d.Behavior, d.Reason, d.DecidedBy = BehaviorDeny, ReasonPolicyDeniesAction, by
+			return d
 		}
 	}
 	beh, by := p.BehaviorFor(a.Kind)
@@ -93,4 +107,27 @@ func Evaluate(s *TurnExecutionSecuritySnapshot, a *Action, grants GrantSet) Deci
 // for a would create.
 func GrantFor(mode Mode, a *Action) GrantKey {
 	return GrantKey{Mode: mode, ToolName: a.ToolName, Action: a.Kind, ScopeHash: a.ScopeHash}
+}
+
+// commandRefused judges a command against the process policy as the spawn
+// does (sandbox.PlanSpawn), for a runtime that runs its commands itself:
+// a shell turned off refuses every shell command; denied commands and
+// allowed command families are matched on argv[0] or its basename (a shell
+// string's argv[0] is /bin/sh). It returns the policy field that refuses,
+// or "".
+func commandRefused(p *ProcessPolicy, argv []string) string {
+	if !p.ShellEnabled {
+		return "process.shell_enabled"
+	}
+	if len(argv) == 0 {
+		return ""
+	}
+	name, base := argv[0], path.Base(argv[0])
+	if slices.Contains(p.DeniedCommands, name) || slices.Contains(p.DeniedCommands, base) {
+		return "process.denied_commands"
+	}
+	if fam := p.AllowedCommandFamilies; len(fam) > 0 && !slices.Contains(fam, name) && !slices.Contains(fam, base) {
+		return "process.allowed_command_families"
+	}
+	return ""
 }
