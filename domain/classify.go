@@ -324,7 +324,17 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return nil, err
 	}
 	c.a.Argv = argv
-	cwd := ResolvePath(c.cwd, c.str("workdir", "cwd"))
+	// A workdir is resolved as a path argument is (c.path: the way the
+	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
+	// where lnk leads, not the cwd.
+	cwd := c.cwd
+	if raw := c.str("workdir", "cwd"); raw != "" {
+		if cwd, err = c.path(raw, AccessRead); err != nil {
+			return nil, err
+		}
+	} else {
+		cwd = ResolvePath(c.cwd, "")
+	}
 	tty, _ := c.args["tty"].(bool)
 	entries = append(entries,
 		ScopeEntry{"command", command}, ScopeEntry{"argv", jsonList(argv)},
