@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -127,7 +129,13 @@ func TestApprovalRequestSaysWhatForThisTurnCovers(t *testing.T) {
 	if got := s.decide("ftt", "c2", "exec_command", map[string]any{"cmd": "make test"}); got.Decision != "allow" {
 		t.Fatalf("the same call after allow_for_turn: %+v", got)
 	}
-	if got := s.decide("ftt", "c3", "exec_command", map[string]any{"cmd": "make test", "workdir": "/tmp"}); got.Decision != "ask" {
+	// Another working directory the turn may read (one it may not is
+	// refused at the decision, as the spawn refuses it).
+	sub := filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.decide("ftt", "c3", "exec_command", map[string]any{"cmd": "make test", "workdir": sub}); got.Decision != "ask" {
 		t.Fatalf("another working directory after allow_for_turn: %+v", got)
 	}
 }
