@@ -36,7 +36,6 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20241007155032-5fefd90f89a9 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
@@ -44,6 +43,7 @@ require (
 require (
 	early.invalid/entry v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0
+	golang.org/x/text v0.43.0
 )
 
 replace early.invalid/entry => ./cmd/turnstile/early

@@ -95,3 +95,32 @@ func TestAttack9ClaudeCodeBashOutsideItsSandbox(t *testing.T) {
 		t.Error("control: two descriptions of one command have different scopes")
 	}
 }
+
+// TestAttack9ClaudeCodeNonNFCPath: the ninth review. Claude Code keeps
+// paths in Unicode normal form C; with /w/K a link to the home directory,
+// a Write of /w/\u212a/.bashrc (the Kelvin sign, K in NFC) was judged a new
+// file in /w while the write could land in ~/.bashrc. A path not in NFC
+// is refused; the control, composed accents and other scripts, is judged
+// as written.
+func TestAttack9ClaudeCodeNonNFCPath(t *testing.T) {
+	for _, in := range []string{
+		"{\"file_path\":\"/w/\u212a/.bashrc\",\"content\":\"x\"}",
+		"{\"file_path\":\"/w/Re\u0301sume\u0301.txt\",\"content\":\"x\"}",
+	} {
+		_, err := ClaudeCodeInvocation("Write", json.RawMessage(in), "/w")
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "tool_input.file_path" {
+			t.Errorf("%s: %v, want a field error", in, err)
+		}
+	}
+	for _, p := range []string{"/w/R\u00e9sum\u00e9.txt", "/w/\ub0b4 \ub4dc\ub77c\uc774\ube0c/a.txt", "/w/K/x"} {
+		inv, err := ClaudeCodeInvocation("Write", json.RawMessage(`{"file_path":"`+p+`","content":"x"}`), "/w")
+		if err != nil {
+			t.Fatalf("control %s: %v", p, err)
+		}
+		a, err := Classify(inv, "/w", nil)
+		if err != nil || len(a.Files) != 1 || a.Files[0].Path != p {
+			t.Errorf("control %s: %+v %v", p, a.Files, err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ClaudeCodeTool is one row of the table that maps Claude Code's tools
@@ -135,6 +137,13 @@ func ccCleanPath(field, p, cwd string) (string, error) {
 	p = strings.TrimFunc(p, jsSpace)
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return "", &FieldError{Field: "tool_input." + field, Value: p, Message: "names the home directory, which turnstile does not know for this session: write the absolute path"}
+	}
+	// Claude Code keeps its paths in Unicode normal form C. A name that
+	// is not in it (the Kelvin sign, which NFC makes a K; a decomposed
+	// accent) may be opened as another name than the one judged: /w/K, a
+	// link to the home directory, reached as /w/\u212a (ninth review).
+	if !norm.NFC.IsNormalString(p) {
+		return "", &FieldError{Field: "tool_input." + field, Value: p, Message: "is not in Unicode normal form C (NFC), the form Claude Code opens: write it composed"}
 	}
 	return ResolvePath(cwd, p), nil
 }
