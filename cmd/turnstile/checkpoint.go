@@ -210,15 +210,27 @@ func commitTemp(tmp, path string) error {
 	return d.Sync()
 }
 
-// checkpointPath is where the read models' checkpoint lives: beside the
-// embedded store, or in the data directory named after a remote store.
+// checkpointPath is where the read models' checkpoint lives: in the data
+// directory, named after the store when --store names one. Never beside a
+// store outside it: the checkpoint is written as a temporary file renamed
+// over the last one, and there a full_access command read both, the
+// temporary file (no mask covers it) and the renamed one (a rename over a
+// masked file detaches the mask in every other mount namespace). In the
+// data directory both lie below the directory's mask.
 func checkpointPath(f serveFlags) string {
-	switch {
-	case f.store == "":
+	if f.store == "" {
 		return filepath.Join(f.data, checkpointName)
-	case strings.HasPrefix(f.store, "bolt:"):
-		return strings.TrimPrefix(f.store, "bolt:") + "." + checkpointName
 	}
 	sum := sha256.Sum256([]byte(f.store))
 	return filepath.Join(f.data, hex.EncodeToString(sum[:6])+"."+checkpointName)
+}
+
+// legacyCheckpointPath is where an earlier version kept a bolt store's
+// checkpoint, beside the store ("" for other stores): still a secret while
+// it exists, and removed at start.
+func legacyCheckpointPath(f serveFlags) string {
+	if !strings.HasPrefix(f.store, "bolt:") {
+		return ""
+	}
+	return strings.TrimPrefix(f.store, "bolt:") + "." + checkpointName
 }

@@ -254,6 +254,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--recent-turns must not be 0, --turn-cache and --checkpoint-interval must be positive")
 	}
 	cpPath := checkpointPath(f)
+	if old := legacyCheckpointPath(f); old != "" {
+		os.Remove(old) // an earlier version's, beside the store: deleting it is always safe
+	}
 	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns}, store, f.storeTimeout, log)
 	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
@@ -364,13 +367,13 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 }
 
 // storePaths are the embedded store's files when --store names them outside
-// the data directory (bolt:PATH and its read-model checkpoint beside it,
-// log:DIR): every workspace's events and the credentials' hashes, denied to
+// the data directory (bolt:PATH and the read-model checkpoint an earlier
+// version kept beside it, log:DIR): every workspace's events and the credentials' hashes, denied to
 // every turn like the data directory.
 func storePaths(f serveFlags) []string {
 	switch {
 	case strings.HasPrefix(f.store, "bolt:"):
-		return []string{strings.TrimPrefix(f.store, "bolt:"), checkpointPath(f)}
+		return []string{strings.TrimPrefix(f.store, "bolt:"), legacyCheckpointPath(f)}
 	case strings.HasPrefix(f.store, "log:"):
 		return []string{strings.TrimPrefix(f.store, "log:")}
 	}
