@@ -84,6 +84,34 @@ func CheckGitConfig(data []byte) error {
 // keep inside where the repository may be; "" when unset). A value with a
 // quote, a backslash or a comment character is refused rather than read.
 func CheckGitConfigWorktree(data []byte) (worktree string, err error) {
+	return checkGitConfig(data, nil)
+}
+
+// CheckGitConfigChange is CheckGitConfigWorktree for a config that was
+// replaced while a command ran, given the config as it was when the
+// command started (before): a key line that the earlier config held under
+// the same section header line was there before the command and is not
+// judged again (a person's git rewrote the config: git push -u added a
+// branch, a key of their own stays theirs); every other key must be
+// trusted, and the parse of the whole config is as strict as
+// CheckGitConfig's.
+func CheckGitConfigChange(before, after []byte) (worktree string, err error) {
+	known := map[[2]string]bool{}
+	header := ""
+	for line := range strings.SplitSeq(string(before), "\n") {
+		line = strings.TrimLeft(line, " \t")
+		if line != "" && line[0] == '[' {
+			header = line
+			continue
+		}
+		known[[2]string{header, line}] = true
+	}
+	return checkGitConfig(after, known)
+}
+
+// checkGitConfig is CheckGitConfigWorktree, taking the key lines in known
+// (section header line, key line) as trusted.
+func checkGitConfig(data []byte, known map[[2]string]bool) (worktree string, err error) {
 	if len(data) > MaxGitConfigSize {
 		return "", fmt.Errorf("config larger than %d bytes", MaxGitConfigSize)
 	}
@@ -91,7 +119,7 @@ func CheckGitConfigWorktree(data []byte) (worktree string, err error) {
 	if strings.ContainsAny(s, "\x00\r") || strings.HasPrefix(s, "\xef\xbb\xbf") {
 		return "", fmt.Errorf("config holds a NUL, a carriage return or a byte order mark")
 	}
-	section, sub := "", false
+	section, sub, header := "", false, ""
 	for n, line := range strings.Split(s, "\n") {
 		line = strings.TrimLeft(line, " \t")
 		switch {
@@ -102,14 +130,14 @@ func CheckGitConfigWorktree(data []byte) (worktree string, err error) {
 			if !ok {
 				return "", fmt.Errorf("line %d: section header not read", n+1)
 			}
-			section, sub = name, hasSub
+			section, sub, header = name, hasSub, line
 			continue
 		}
 		key, ok := gitKeyLine(line)
 		if !ok || section == "" {
 			return "", fmt.Errorf("line %d: not read as one key", n+1)
 		}
-		if !gitKeyTrusted(section, sub, key) {
+		if !gitKeyTrusted(section, sub, key) && !known[[2]string{header, line}] {
 			name := section + "." + key
 			if sub {
 				name = section + ".*." + key

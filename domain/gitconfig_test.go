@@ -89,3 +89,30 @@ func TestCheckGitConfigWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckGitConfigChange: a config replaced while a command ran is judged
+// by what it gained: a key line it held before under the same section
+// header stays the person's; a new untrusted key, and an old line moved
+// under another header, are refused; the parse stays strict.
+func TestCheckGitConfigChange(t *testing.T) {
+	before := "[core]\n\tbare = false\n\thooksPath = .husky/_\n[alias]\n\tst = !git status\n"
+	for _, c := range []struct {
+		after string
+		ok    bool
+	}{
+		{before + "[remote \"upstream\"]\n\turl = https://example.com/x\n", true},
+		{before + "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n", true},
+		{before + "[core]\n\tfsmonitor = touch x\n", false},
+		{"[core]\n\tbare = false\n\thooksPath = .husky/_\n\tfsmonitor = touch x\n[alias]\n\tst = !git status\n", false},
+		{"[alias]\n\thooksPath = .husky/_\n", false},
+		{before + "[user]\n\tname = a \\\n\tb\n", false}, // a continuation
+	} {
+		_, err := CheckGitConfigChange([]byte(before), []byte(c.after))
+		if (err == nil) != c.ok {
+			t.Errorf("%q: %v, want ok %v", c.after, err, c.ok)
+		}
+	}
+	if err := CheckGitConfig([]byte(before)); err == nil {
+		t.Fatal("control: the person's config is not trusted as a new one")
+	}
+}

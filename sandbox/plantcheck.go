@@ -65,6 +65,58 @@ type plantCheck struct {
 	// linkRefs are paths a held repository's config names whose way passes
 	// a symlink in a root (a command can replace the symlink).
 	linkRefs []linkRef
+	// heldIDs are, for each held git dir, the files its control names
+	// were when the command started. The command's read-only mount of a
+	// file sits on its directory entry: when another process replaces or
+	// renames the file there while the command runs (another command's
+	// check setting it aside, a host program writing it by rename), the
+	// kernel detaches the mount from the command's namespace, and the
+	// command may write what is there now.
+	heldIDs map[string][]fileID
+	// heldConfigs are the held git dirs' config and config.worktree as
+	// they were (by git dir, then name): a replaced one is judged by what
+	// was added to it (domain.CheckGitConfigChange).
+	heldConfigs map[string]map[string][]byte
+	// kept are descriptors (O_PATH) of the files heldIDs name, open until the check: a file's inode number is not reused
+	// while it is open (a file system may give a replacement the number
+	// of the file it replaced, as ext4 does to git's second config.lock).
+	kept []int
+}
+
+// keepID returns the identity of name below dfd, not following a final
+// symlink (zero when there is none), and keeps the file open until the
+// check (close) so that no other file takes its identity meanwhile.
+func (pc *plantCheck) keepID(dfd int, name string) fileID {
+	fd, err := unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fileID{}
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		unix.Close(fd)
+		return fileID{}
+	}
+	pc.kept = append(pc.kept, fd)
+	return fileID{uint64(st.Dev), st.Ino}
+}
+
+// close closes the descriptors the check kept (after run, or when the
+// command did not start).
+func (pc *plantCheck) close() {
+	for _, fd := range pc.kept {
+		unix.Close(fd)
+	}
+	pc.kept = nil
+}
+
+// fileIDAt is the identity of name below dfd, not following a final
+// symlink (zero when there is none).
+func fileIDAt(dfd int, name string) fileID {
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return fileID{}
+	}
+	return fileID{uint64(st.Dev), st.Ino}
 }
 
 // linkRef is a path a git config names, as written, where it led when the
@@ -118,10 +170,27 @@ func newPlantCheck(v *fsView) *plantCheck {
 		}
 	}
 	pc.roots = kept
+	pc.heldIDs = map[string][]fileID{}
 	for _, p := range v.pins {
 		if p.Kind == pathKindGitDir {
 			_, err := os.Lstat(p.Path + "/config")
 			pc.held[p.Path] = errors.Is(err, os.ErrNotExist)
+			ids := make([]fileID, len(controlNames))
+			for i, n := range controlNames {
+				ids[i] = pc.keepID(unix.AT_FDCWD, p.Path+"/"+n)
+			}
+			pc.heldIDs[p.Path] = ids
+			for _, n := range []string{"config", "config.worktree"} {
+				if b, err := readSmallAt(unix.AT_FDCWD, p.Path+"/"+n, domain.MaxGitConfigSize); err == nil {
+					if pc.heldConfigs == nil {
+						pc.heldConfigs = map[string]map[string][]byte{}
+					}
+					if pc.heldConfigs[p.Path] == nil {
+						pc.heldConfigs[p.Path] = map[string][]byte{}
+					}
+					pc.heldConfigs[p.Path][n] = b
+				}
+			}
 		}
 	}
 	// A repository enclosing a writable root, outside them: the command
@@ -212,6 +281,37 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		found = append(found, setAsideOnTheWay(p, root, "a protected path the command created (a host program reads it)"))
 	}
 	return found
+}
+
+// controlIDs are the identities of the control names of the git dir open
+// at gfd.
+func controlIDs(gfd int) []fileID {
+	ids := make([]fileID, len(controlNames))
+	for i, n := range controlNames {
+		ids[i] = fileIDAt(gfd, n)
+	}
+	return ids
+}
+
+// heldReplaced returns, for the held git dir g (open at gfd), the control
+// names that are the same files as when the command started, or nil when
+// all are: another replaced (or removed, or made) the others while the
+// command ran, and the command's read-only mount of each went with the old
+// file, so the repository is judged as one the command may have changed.
+func (pc *plantCheck) heldReplaced(gfd int, g string) (same map[string]bool) {
+	was, ok := pc.heldIDs[g]
+	if !ok {
+		return nil
+	}
+	now := controlIDs(gfd)
+	if slices.Equal(was, now) {
+		return nil
+	}
+	same = map[string]bool{}
+	for i, n := range controlNames {
+		same[n] = was[i] == now[i]
+	}
+	return same
 }
 
 // setAsideRelinked sets aside what a path a held repository's config names

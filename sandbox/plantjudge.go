@@ -56,7 +56,11 @@ var commonNames = []string{".", "config", "config.worktree", "hooks"}
 // makes it one the next walk has not seen).
 func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	noConfig, held := w.pc.held[g]
-	if held && (!noConfig || unix.Faccessat(gfd, "config", unix.F_OK, unix.AT_SYMLINK_NOFOLLOW) != nil) {
+	var same map[string]bool // of a held git dir whose controls were replaced
+	if held {
+		same = w.pc.heldReplaced(gfd, g)
+	}
+	if held && same == nil && (!noConfig || unix.Faccessat(gfd, "config", unix.F_OK, unix.AT_SYMLINK_NOFOLLOW) != nil) {
 		return false
 	}
 	cd := w.commonDir(gfd, g)
@@ -72,10 +76,12 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	if reason == "" && (w.judged > maxJudged || w.parsed > maxJudgedBytes) {
 		reason = fmt.Sprintf("not read: a check reads at most %d repositories and %d MiB of config", maxJudged, maxJudgedBytes>>20)
 	}
-	if reason == "" {
+	if reason == "" && same != nil {
+		reason = w.trustReplaced(gfd, g, same)
+	} else if reason == "" {
 		reason = w.trust(gfd, g, true)
 	}
-	if reason == "" && cd.held && len(relativeProgramPaths(cd.path)) > 0 {
+	if reason == "" && cd.held && cd.path != g && len(relativeProgramPaths(cd.path)) > 0 {
 		// A new work tree of a held repository whose config names its
 		// hooks or monitor by a path relative to the work tree (husky's
 		// core.hooksPath = .husky/_): in this one, the command chose
@@ -250,6 +256,45 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 			if !domain.GitHookTrusted(h) {
 				return untrusted("hooks/"+h+" is a hook git would run", "a hook git would run")
 			}
+		}
+	}
+	return ""
+}
+
+// trustReplaced is trust for a held git dir some of whose control names
+// were replaced while the command ran (same names those that were not):
+// what was not replaced is as it was (its read-only mount held); a replaced
+// config is judged by what it gained (domain.CheckGitConfigChange), and
+// anything else replaced as in a repository the command made.
+func (w *plantWalk) trustReplaced(gfd int, g string, same map[string]bool) string {
+	if !same["hooks"] || !same["commondir"] {
+		return w.trust(gfd, g, true)
+	}
+	for _, n := range []string{"config", "config.worktree"} {
+		if same[n] {
+			continue
+		}
+		b, err := readSmallAt(gfd, n, domain.MaxGitConfigSize)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		w.parsed += len(b)
+		wt := ""
+		if err == nil {
+			wt, err = domain.CheckGitConfigChange(w.pc.heldConfigs[g][n], b)
+		}
+		if err != nil {
+			return n + " (replaced while the command ran): " + err.Error()
+		}
+		if wt == "" {
+			continue
+		}
+		if !strings.HasPrefix(wt, "/") {
+			wt = g + "/" + wt
+		}
+		wt = domain.CleanPath(wt)
+		if canon, _, ok, err := canonicalPath(wt); !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt {
+			return n + ": core.worktree leads out of " + w.rootPath + " or through a symlink"
 		}
 	}
 	return ""

@@ -91,6 +91,9 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		if release != nil {
 			afterRun(release) // once the command has ended (WaitCleanup)
 		}
+		if spec.plant != nil {
+			spec.plant.close()
+		}
 	}()
 	if plan.Sandboxed {
 		// Whenever the probe found the namespaces usable, every sandboxed
