@@ -65,19 +65,22 @@ type plantCheck struct {
 	// linkRefs are paths a held repository's config names whose way passes
 	// a symlink in a root (a command can replace the symlink).
 	linkRefs []linkRef
-	// heldIDs are, for each held git dir, the files its control names
-	// were when the command started. The command's read-only mount of a
-	// file sits on its directory entry: when another process replaces or
-	// renames the file there while the command runs (another command's
-	// check setting it aside, a host program writing it by rename), the
-	// kernel detaches the mount from the command's namespace, and the
-	// command may write what is there now.
+	// present are the protected paths (read-only, not held) that existed
+	// when the command started, with the file each was; heldIDs are, for
+	// each held git dir, the files its control names were. The command's
+	// read-only mount of a path sits on its directory entry: when another
+	// process replaces or renames the file there while the command runs
+	// (another command's check setting it aside, a host program writing
+	// it by rename), the kernel detaches the mount from the command's
+	// namespace, and the command may write what is there now.
+	present []presentPath
 	heldIDs map[string][]fileID
 	// heldConfigs are the held git dirs' config and config.worktree as
 	// they were (by git dir, then name): a replaced one is judged by what
 	// was added to it (domain.CheckGitConfigChange).
 	heldConfigs map[string]map[string][]byte
-	// kept are descriptors (O_PATH) of the files heldIDs name, open until the check: a file's inode number is not reused
+	// kept are descriptors (O_PATH) of the files present and heldIDs
+	// name, open until the check: a file's inode number is not reused
 	// while it is open (a file system may give a replacement the number
 	// of the file it replaced, as ext4 does to git's second config.lock).
 	kept []int
@@ -117,6 +120,13 @@ func fileIDAt(dfd int, name string) fileID {
 		return fileID{}
 	}
 	return fileID{uint64(st.Dev), st.Ino}
+}
+
+// presentPath is a protected path that existed at the start, the file it
+// was, and the root it lies in.
+type presentPath struct {
+	path, root string
+	id         fileID
 }
 
 // linkRef is a path a git config names, as written, where it led when the
@@ -217,6 +227,17 @@ func newPlantCheck(v *fsView) *plantCheck {
 	for _, c := range v.carves {
 		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
 			watch = append(watch, c.Path)
+			if pc.inHeld(c.Path) {
+				continue // judged with its repository (heldReplaced)
+			}
+			if id := pc.keepID(unix.AT_FDCWD, c.Path); id != (fileID{}) {
+				for _, r := range pc.roots {
+					if domain.PathWithin(c.Path, r) && c.Path != r {
+						pc.present = append(pc.present, presentPath{path: c.Path, root: r, id: id})
+						break
+					}
+				}
+			}
 		}
 	}
 	for g := range pc.held {
@@ -283,6 +304,16 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	return found
 }
 
+// inHeld reports whether p lies in a held git dir.
+func (pc *plantCheck) inHeld(p string) bool {
+	for g := range pc.held {
+		if domain.PathWithin(p, g) {
+			return true
+		}
+	}
+	return false
+}
+
 // controlIDs are the identities of the control names of the git dir open
 // at gfd.
 func controlIDs(gfd int) []fileID {
@@ -312,6 +343,23 @@ func (pc *plantCheck) heldReplaced(gfd int, g string) (same map[string]bool) {
 		same[n] = was[i] == now[i]
 	}
 	return same
+}
+
+// setAsideReplaced sets aside each protected path that existed when the
+// command started and is another file now: another process replaced or
+// renamed it while the command ran (another command's check setting it
+// aside, a host program writing it by rename), which detached the
+// command's read-only mount of it, and what is there now may be the
+// command's.
+func (pc *plantCheck) setAsideReplaced() (found []Quarantine) {
+	for _, p := range pc.present {
+		id := fileIDAt(unix.AT_FDCWD, p.path)
+		if id == (fileID{}) || id == p.id {
+			continue
+		}
+		found = append(found, setAsideOnTheWay(p.path, p.root, "a protected path replaced while the command ran (its read-only mount went with the file it replaced)"))
+	}
+	return found
 }
 
 // setAsideRelinked sets aside what a path a held repository's config names

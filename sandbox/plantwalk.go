@@ -106,6 +106,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 		w.root(root)
 	}
 	w.found = append(w.found, pc.setAsideCreated()...)
+	w.found = append(w.found, pc.setAsideReplaced()...)
 	w.found = append(w.found, pc.setAsideRelinked()...)
 	return w.found, w.limits
 }
