@@ -121,20 +121,49 @@ func (w *viewWatcher) drain() {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 				w.gen++ // events were lost: anything may have changed
 			case d == nil:
-			case ev.Mask&unix.IN_IGNORED != 0:
-				// The directory is gone (or unmounted): its watch with it.
-				delete(w.dirs, ev.Wd)
-				for p, wd := range w.byPath {
-					if wd == ev.Wd {
-						delete(w.byPath, p)
-					}
-				}
-				w.gen++
-			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
+			case ev.Mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
+				// The directory is gone, or elsewhere: its path (and every
+				// path below it) may name another directory now, which a
+				// later view must watch anew.
+				w.forget(ev.Wd)
 				w.gen++
 			case d.names == nil || d.names[name]:
 				w.gen++
 			}
+		}
+	}
+}
+
+// forget drops the watch wd and every watch filed at or below one of its
+// paths: a watch follows its directory's inode, and a directory renamed
+// (or removed) leaves its path, and the paths below it, to whatever is
+// made there next. Without this, the path stayed filed under the moved
+// directory's watch, and a view built later was kept as watched while
+// nothing watched the new directory. w.mu is held.
+func (w *viewWatcher) forget(wd int32) {
+	var gone []string
+	for p, d := range w.byPath {
+		if d == wd {
+			gone = append(gone, p)
+		}
+	}
+	drop := map[int32]bool{wd: true}
+	for p, d := range w.byPath {
+		for _, g := range gone {
+			if domain.PathWithin(p, g) {
+				drop[d] = true
+			}
+		}
+	}
+	for p, d := range w.byPath {
+		if drop[d] {
+			delete(w.byPath, p)
+		}
+	}
+	for d := range drop {
+		if w.dirs[d] != nil {
+			delete(w.dirs, d)
+			unix.InotifyRmWatch(w.fd, uint32(d))
 		}
 	}
 }
