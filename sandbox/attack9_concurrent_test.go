@@ -41,9 +41,11 @@ func TestAttack9ProtectedPathCreatedUnderAConcurrentCommand(t *testing.T) {
 		out <- r
 	}
 	ac, bc := make(chan *Result, 1), make(chan *Result, 1)
-	go cmd("mkdir .vscode && echo a > .vscode/tasks.json && sleep 1", ac)
-	time.Sleep(400 * time.Millisecond)
-	go cmd("for i in $(seq 1 60); do [ -e .vscode.turnstile-untrusted ] && break; sleep 0.05; done; "+
+	// A lingers until B has started (B's marker), so that B's view is
+	// built while A's .vscode exists.
+	go cmd("mkdir .vscode && echo a > .vscode/tasks.json && for i in $(seq 1 200); do [ -e b-started ] && break; sleep 0.05; done", ac)
+	waitFor(t, ws+"/.vscode")
+	go cmd("touch b-started; for i in $(seq 1 200); do [ -e .vscode.turnstile-untrusted ] && break; sleep 0.05; done; "+
 		"mkdir -p .vscode && echo evil > .vscode/tasks.json && echo wrote", bc)
 	a, b := <-ac, <-bc
 	if len(a.Quarantined) == 0 {
@@ -55,4 +57,16 @@ func TestAttack9ProtectedPathCreatedUnderAConcurrentCommand(t *testing.T) {
 	if got, err := os.ReadFile(ws + "/.vscode/tasks.json"); err == nil && strings.Contains(string(got), "evil") {
 		t.Errorf("a .vscode/tasks.json made by a command that started while another's .vscode existed stayed (B's quarantine: %+v)", b.Quarantined)
 	}
+}
+
+// waitFor waits (up to 10 s) until p exists.
+func waitFor(t *testing.T, p string) {
+	t.Helper()
+	for range 1000 {
+		if exists(p) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s did not appear", p)
 }

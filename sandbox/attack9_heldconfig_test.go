@@ -94,10 +94,11 @@ func TestAttack9NestedRepoRemadeUnderAConcurrentCommand(t *testing.T) {
 		out <- r
 	}
 	a, b := make(chan *Result, 1), make(chan *Result, 1)
-	go cmd("git init -q nested && git -C nested config core.fsmonitor 'touch "+ws+"/pwned' && sleep 1", a)
-	time.Sleep(400 * time.Millisecond)
+	go cmd("git init -q nested && git -C nested config core.fsmonitor 'touch "+ws+"/pwned' && touch a-done && "+
+		"for i in $(seq 1 200); do [ -e b-started ] && break; sleep 0.05; done", a)
+	waitFor(t, ws+"/a-done")
 	forgetWalks()
-	go cmd("for i in $(seq 1 60); do [ -e nested/.git/config.turnstile-untrusted ] && break; sleep 0.05; done; "+
+	go cmd("touch b-started; for i in $(seq 1 200); do [ -e nested/.git/config.turnstile-untrusted ] && break; sleep 0.05; done; "+
 		"echo 'ref: refs/heads/main' > nested/.git/HEAD && printf '[core]\\n\\tfsmonitor = touch "+ws+"/pwned\\n' > nested/.git/config && echo wrote", b)
 	ra, rb := <-a, <-b
 	if len(ra.Quarantined) == 0 {
