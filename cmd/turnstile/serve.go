@@ -79,7 +79,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "close a connection whose request (headers and body) takes longer than this to arrive")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection idle for longer than this")
 	fs.IntVar(&f.maxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block accepted (431 above it)")
-	fs.IntVar(&f.sseBuffer, "sse-buffer", 8192, "how many events a /v1/events client may fall behind the live stream before it is cut off (slow_consumer; it resumes with Last-Event-ID)")
+	fs.IntVar(&f.sseBuffer, "sse-buffer", 8192, "how many events a /v1/events client may fall behind the live stream before it is cut off (slow_consumer; it resumes with Last-Event-ID); the ring holds at most 8 KiB of frames per event in all")
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")

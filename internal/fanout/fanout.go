@@ -43,6 +43,11 @@ type Frame struct {
 // It is called from the broadcaster's goroutine only.
 type Encoder func(ctx context.Context, rec *eventstore.RecordedEvent) (*Frame, error)
 
+// FrameBytes is the default byte allowance per slot of the ring (MaxBytes
+// is Buffer × FrameBytes unless set): an event's frame is usually well
+// under 1 KiB.
+const FrameBytes = 8 << 10
+
 // ErrSlow is the error of a client that fell behind by more than the ring
 // holds.
 var ErrSlow = errors.New("fanout: slow consumer: fell behind by more than the buffer holds")
@@ -55,6 +60,12 @@ type Config struct {
 	// Buffer is the ring's size in frames, rounded up to a power of two
 	// (default 8192): how far a client may fall behind before it is cut off.
 	Buffer int
+	// MaxBytes bounds the bytes of the frames the ring holds (default
+	// FrameBytes per slot): past it the oldest frames are dropped, and a
+	// client that has not read them is cut off as slow, as when the ring
+	// wraps. The frames' sizes come from what clients send (a prompt, a
+	// command): without it, a few thousand large ones stayed in memory.
+	MaxBytes int
 	// Interval is the least time between two wake-ups of the clients
 	// (default 25ms): under load, each wake-up carries a batch of frames, so
 	// a client writes once per batch, not once per event. The first event
@@ -80,8 +91,15 @@ type Broadcaster struct {
 	ring []atomic.Pointer[Frame]
 	mask uint64
 	// next is the sequence number of the next frame to publish: frames
-	// [next-len(ring), next) are readable. Stored after their slots.
+	// [max(tail, next-len(ring)), next) are readable. Stored after their
+	// slots.
 	next atomic.Uint64
+	// tail is the sequence number of the oldest frame the byte bound
+	// keeps; the frames before it are dropped (their slots nil). Written
+	// by the publisher only.
+	tail atomic.Uint64
+	// bytes is the size of the frames the ring holds (publisher only).
+	bytes int
 	// wake[k] is closed (and replaced) when the clients of cohort k should
 	// look for frames.
 	wake [cohorts]atomic.Pointer[chan struct{}]
@@ -115,6 +133,9 @@ func New(cfg Config) *Broadcaster {
 	}
 	if cfg.PerClient <= 0 {
 		cfg.PerClient = 100 * time.Microsecond
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = int(size) * FrameBytes
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
 		clients: map[*Client]struct{}{}, done: make(chan struct{})}
@@ -243,18 +264,34 @@ func (b *Broadcaster) follow(ctx context.Context) error {
 // publish puts a batch into the ring, advances the head, cuts off the
 // clients it overran, and wakes the rest.
 func (b *Broadcaster) publish(batch []*Frame) {
-	n := b.next.Load()
+	n, tail := b.next.Load(), b.tail.Load()
+	size := uint64(len(b.ring))
 	for _, f := range batch {
 		f.seq = n
-		b.ring[n&b.mask].Store(f)
+		slot := &b.ring[n&b.mask]
+		if old := slot.Load(); old != nil && old.seq+size == n {
+			b.bytes -= len(old.Bytes) // overwritten: the ring wraps
+		}
+		slot.Store(f)
+		b.bytes += len(f.Bytes)
 		n++
+		tail = max(tail, n-min(n, size))
+		// Past the byte bound the oldest frames go (the newest stays).
+		for b.bytes > b.cfg.MaxBytes && tail < n-1 {
+			old := &b.ring[tail&b.mask]
+			if f := old.Load(); f != nil && f.seq == tail {
+				b.bytes -= len(f.Bytes)
+				old.Store(nil)
+			}
+			tail++
+		}
 	}
-	size := uint64(len(b.ring))
+	b.tail.Store(tail)
 	b.mu.Lock()
 	b.next.Store(n)
 	b.head = batch[len(batch)-1].Position
 	for c := range b.clients {
-		if n-c.cursor.Load() > size {
+		if cur := c.cursor.Load(); n-cur > size || cur < tail {
 			c.kick()
 		}
 	}
@@ -367,7 +404,7 @@ func (c *Client) Take(buf []*Frame) ([]*Frame, error) {
 	default:
 	}
 	n, cur := c.b.next.Load(), c.cursor.Load()
-	if n-cur > uint64(len(c.b.ring)) {
+	if n-cur > uint64(len(c.b.ring)) || cur < c.b.tail.Load() {
 		c.kick()
 		return buf, ErrSlow
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,6 +118,35 @@ func TestOverrunClientIsCutOff(t *testing.T) {
 	}
 	if _, err := idle.Take(make([]*fanout.Frame, 0, 8)); !errors.Is(err, fanout.ErrSlow) {
 		t.Fatalf("take after the cut: %v", err)
+	}
+	if slow.Load() != 1 {
+		t.Fatalf("OnSlow called %d times", slow.Load())
+	}
+}
+
+// TestClientBehindTheByteBoundIsCutOff: the ring holds at most FrameBytes a
+// slot of frames in all; past it the oldest frames go, and a client that had
+// not taken them is cut off as when the ring wraps, although far fewer
+// frames than the ring's slots were published. A client that takes them as
+// they come gets every one (the control).
+func TestClientBehindTheByteBoundIsCutOff(t *testing.T) {
+	b, st, slow := start(t, 64) // 64 slots: 512 KiB
+	idle, busy := b.Join(), b.Join()
+	big := strings.Repeat("x", 200<<10)
+	var got []string
+	for i := range 4 {
+		last := appendOne(t, st, "a", big)
+		fs, err := until(t, busy, b, last)
+		if err != nil {
+			t.Fatalf("the client that keeps up was cut off after %d frames: %v", i, err)
+		}
+		got = append(got, fs...)
+	}
+	if len(got) != 4 {
+		t.Fatalf("the client that keeps up got %d frames, want 4", len(got))
+	}
+	if _, err := idle.Take(make([]*fanout.Frame, 0, 8)); !errors.Is(err, fanout.ErrSlow) {
+		t.Fatalf("a client 800 KiB behind a 512 KiB ring was not cut off: %v", err)
 	}
 	if slow.Load() != 1 {
 		t.Fatalf("OnSlow called %d times", slow.Load())
