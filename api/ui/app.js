@@ -3,7 +3,9 @@
 // session; this script holds only the session's CSRF token, in memory.
 "use strict";
 
-const state = { csrf: "", me: null, es: null, approvals: new Map(), resolved: new Map(), turns: new Map(), timer: 0, after: "" };
+// cards: every request shown since sign-in, by id, in the order first
+// seen (a Map keeps a key's place when its value changes).
+const state = { csrf: "", me: null, es: null, cards: new Map(), turns: new Map(), timer: 0, after: "" };
 const $ = (id) => document.getElementById(id);
 
 // visible writes control and format characters (escape sequences, a
@@ -149,8 +151,8 @@ function onEvent(method, p) {
   const v = view();
   if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
   if (method === "turn/permission/request/resolved") {
-    const a = state.approvals.get(p.request_id);
-    if (a) { state.approvals.delete(p.request_id); state.resolved.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor })); }
+    const a = state.cards.get(p.request_id);
+    if (a && a.status === "pending") state.cards.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor }));
     if (v === "approvals") renderApprovals();
   }
   if (v === "turns" && method.startsWith("turn/")) loadTurns();
@@ -181,10 +183,25 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 // just announced is in it. A 504 (the read model did not reach that
 // position within the server's bound) is asked again, a bounded number of
 // times.
+//
+// Cards keep their places: a request stays where it first appeared, pending
+// or not, a new one goes below the others, and a resolved card keeps its
+// height (its buttons stay, disabled). The agent can end a turn or open a
+// request at any moment: had a card left its place, the one below would
+// slide under the person's pointer as they click (an Allow meant for one
+// request would answer another).
 async function loadApprovals(tries = 0) {
   try {
     const data = await api("GET", "/v1/approvals?status=pending");
-    state.approvals = new Map(data.approvals.map((a) => [a.request.request_id, a]));
+    const listed = new Set();
+    for (const a of data.approvals) {
+      const id = a.request.request_id, had = state.cards.get(id);
+      listed.add(id);
+      if (!had || had.status === "pending") state.cards.set(id, a);
+    }
+    for (const [id, a] of state.cards) {
+      if (a.status === "pending" && !listed.has(id)) state.cards.set(id, Object.assign({}, a, { status: "resolved", resolution: "" }));
+    }
     await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
       try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
     }));
@@ -196,10 +213,9 @@ async function loadApprovals(tries = 0) {
 }
 
 function renderApprovals() {
-  const cards = [];
-  for (const a of state.approvals.values()) cards.push(card(a));
-  for (const a of state.resolved.values()) cards.push(card(a));
-  show("Pending approvals", el("p", { class: "meta", id: "pending-count", text: state.approvals.size + " pending" }), ...cards);
+  const all = [...state.cards.values()];
+  const pending = all.filter((a) => a.status === "pending").length;
+  show("Pending approvals", el("p", { class: "meta", id: "pending-count", text: pending + " pending" }), ...all.map(card));
 }
 
 function card(a) {
@@ -211,17 +227,24 @@ function card(a) {
   c.append(kv((r.details || []).map((d) => [d.label, d.value, d.monospace])));
   const t = state.turns.get(r.turn_id);
   if (t) c.append(el("details", {}, el("summary", { text: "Turn permissions: " + t.turn.permission_profile.mode }), permissions(t.security_snapshot)));
+  // A resolved card has the same lines as a pending one (its place and
+  // height do not change: see loadApprovals), its buttons disabled.
+  const act = el("div", { class: "actions" });
   if (pending) {
     c.append(el("p", { class: "meta expires", "data-expires": a.expires_at, text: expiresIn(a.expires_at) }));
     const msg = el("p", { class: "result", role: "status" });
-    const act = el("div", { class: "actions" });
     for (const [res, label, cls] of [["allow_once", "Allow once", "allow"], ["allow_for_turn", "Allow for this turn", "allow"], ["deny", "Deny", "deny"]]) {
       act.append(el("button", { type: "button", class: cls, "data-resolution": res, onclick: () => respond(r.request_id, res, act, msg), text: label }));
     }
     c.append(act, msg);
   } else {
     const by = a.resolved_by ? " by " + (a.resolved_by.role ? a.resolved_by.role + ":" : "") + a.resolved_by.name : "";
-    c.append(el("p", { class: "result " + (a.resolution === "deny" ? "error" : "ok"), role: "status", text: "Resolved: " + a.resolution + by }));
+    const what = a.resolution ? "Resolved: " + a.resolution + by : "No longer pending";
+    c.append(el("p", { class: "meta result " + (a.resolution === "deny" ? "error" : "ok"), role: "status", text: what }));
+    for (const [label, cls] of [["Allow once", "allow"], ["Allow for this turn", "allow"], ["Deny", "deny"]]) {
+      act.append(el("button", { type: "button", class: cls, disabled: "", text: label }));
+    }
+    c.append(act, el("p", { class: "done" }));
   }
   return c;
 }
