@@ -165,6 +165,13 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	if *httpURL != "" {
 		fmt.Fprintln(stderr, "note: Claude Code treats a failed http hook as a non-blocking error: when the server is unreachable, tools run unchecked (the command hook blocks instead)")
 	}
+	if d, err := defaultDataDir(); err == nil {
+		// Claude Code runs Bash as this user, outside the sandbox.
+		if f, err := os.Open(filepath.Join(d, "token")); err == nil {
+			f.Close()
+			fmt.Fprintf(stderr, "warning: this user can read the admin token %s: Claude Code runs its Bash commands as this user, outside turnstile's sandbox, so the agent can read it and answer its own approval requests; run turnstile serve as another user and give this one runtime and approver credentials only (README, Claude Code as a client)\n", filepath.Join(d, "token"))
+		}
+	}
 	if *printOnly {
 		snippet := map[string]any{}
 		mergeHooks(snippet, handler)
