@@ -110,7 +110,7 @@ function session(info) {
 }
 
 function signedOut() {
-  state.me = null; state.csrf = "";
+  state.me = null; state.csrf = ""; state.cards = new Map(); state.turns = new Map();
   if (state.es) { state.es.close(); state.es = null; }
   $("conn").hidden = true; $("nav").hidden = true; $("signin").hidden = false;
   $("view").replaceChildren();
