@@ -1,14 +1,24 @@
 package api_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"turnstile/adapters/boltstore"
 	"turnstile/api"
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/projections"
 )
 
 // TestAttack9BroadcastHoldsLargeFrames: the event broadcast kept the last
@@ -79,5 +89,78 @@ func TestAttack9BroadcastHoldsLargeFrames(t *testing.T) {
 	t.Logf("heap grew by %d MiB after %d turns of %d KiB prompts", grown>>20, turns, len(prompt)>>10)
 	if grown > 20<<20 {
 		t.Fatalf("the server holds %d MiB after %d turns of %d KiB prompts: the broadcast keeps every frame, however large", grown>>20, turns, len(prompt)>>10)
+	}
+}
+
+// TestAttack9HookStoresLargePrompt: the Claude Code hook takes bodies of up
+// to 16 MiB, for the tool_response of a PostToolUse (which is only hashed),
+// and took them for every event: a runtime credential posting
+// UserPromptSubmit with a 2 MiB prompt had it stored whole in the turn's
+// first event, which every reader of that turn then loads (an event stream
+// resuming reads 512 events a page: 8 GiB of 16 MiB prompts). An event
+// other than PostToolUse is bounded like every other body (1 MiB), and
+// refused whole above it. The controls: a prompt under the limit starts the
+// session's turn, and a PostToolUse with a 2 MiB tool_response is recorded.
+func TestAttack9HookStoresLargePrompt(t *testing.T) {
+	ws := t.TempDir()
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := &domain.ClaudeCodeConfig{Projects: []domain.ClaudeCodeProject{{Root: ws, WorkspaceID: "w", Mode: domain.ModeFullAccess}}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	proj := projections.New()
+	srv := api.New(api.Config{Engine: engine.New(st, engine.Config{}), Projector: proj, Store: st, Token: "hook-test-token-0123456789", ClaudeCode: cfg})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- proj.Follow(ctx, st, func() { srv.SetReady(); close(ready) }) }()
+	<-ready
+	hs := httptest.NewServer(srv.Handler())
+	defer func() { srv.Drain(); hs.Close(); cancel(); <-done }()
+	post := func(body map[string]any) (int, string) {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", hs.URL+"/v1/hooks/claude-code", bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer hook-test-token-0123456789")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(out)
+	}
+	stored := func() int {
+		t.Helper()
+		recs, err := st.ReadAll(context.Background(), eventstore.Start, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range recs {
+			n += len(r.Data)
+		}
+		return n
+	}
+	big := strings.Repeat("p", 2<<20)
+	if status, body := post(map[string]any{"session_id": "s", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": big}); status < 400 {
+		t.Errorf("a 2 MiB prompt: %d %.200s", status, body)
+	}
+	if n := stored(); n > 1<<20 {
+		t.Fatalf("a 2 MiB prompt was stored (%d bytes of events)", n)
+	}
+	if status, body := post(map[string]any{"session_id": "s", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "fix the tests"}); status != http.StatusOK {
+		t.Fatalf("a prompt: %d %s", status, body)
+	}
+	if status, body := post(map[string]any{"session_id": "s", "cwd": ws, "hook_event_name": "PreToolUse", "tool_name": "Read",
+		"tool_input": map[string]any{"file_path": ws + "/f"}, "tool_use_id": "toolu_1"}); status != http.StatusOK || !strings.Contains(body, `"allow"`) {
+		t.Fatalf("PreToolUse: %d %s", status, body)
+	}
+	if status, body := post(map[string]any{"session_id": "s", "cwd": ws, "hook_event_name": "PostToolUse", "tool_name": "Read",
+		"tool_input": map[string]any{"file_path": ws + "/f"}, "tool_use_id": "toolu_1", "tool_response": map[string]any{"content": big}}); status != http.StatusOK {
+		t.Fatalf("a PostToolUse of a 2 MiB result: %d %.200s", status, body)
 	}
 }

@@ -21,6 +21,8 @@ import (
 
 // MaxHookBodyBytes bounds a hook's body: a PostToolUse carries the tool's
 // whole result (a Read of a large file), so it is larger than MaxBodyBytes.
+// Only the result's hash is kept; every other event, whose prompt or tool
+// input is stored and shown, is bounded by MaxBodyBytes like any other body.
 const MaxHookBodyBytes = 16 << 20
 
 // claudeCodeHook is the JSON Claude Code sends a hook (REFERENCE §11). It is
@@ -77,6 +79,15 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeError(w, fmt.Errorf("%w: %v", errMalformed, err))
+		return
+	}
+	if len(body) > MaxBodyBytes && h.HookEventName != "PostToolUse" && h.HookEventName != "PostToolUseFailure" {
+		err := &http.MaxBytesError{Limit: MaxBodyBytes}
+		if h.HookEventName == "PreToolUse" {
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+			return
+		}
+		writeError(w, err)
 		return
 	}
 	var pos eventstore.Position
