@@ -506,9 +506,26 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	n, _ := io.Copy(w, resp.Body)
+	n, _ := io.Copy(narrowedWriter{w, t}, resp.Body)
 	t.down64.Add(n)
 }
+
+// narrowedWriter writes a plain request's answer to its client until a
+// narrowing marks the request denied.
+type narrowedWriter struct {
+	w io.Writer
+	t *tunnel
+}
+
+func (nw narrowedWriter) Write(b []byte) (int, error) {
+	if nw.t.narrowed.Load() {
+		return 0, errNarrowed
+	}
+	return nw.w.Write(b)
+}
+
+// errNarrowed ends the copy of a request a narrowing denied.
+var errNarrowed = errors.New("turnstile egress: the turn's snapshot no longer allows this request")
 
 // target reads the request's destination: CONNECT host:port (https), or
 // an absolute http URL.

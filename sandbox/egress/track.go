@@ -83,11 +83,18 @@ func (p *Proxy) watch(turnID string) {
 			continue
 		}
 		seen = ver
+		// Every denied connection is marked before any is closed: a plain
+		// request's copy stops at its mark (narrowedWriter), so once one of
+		// them is seen closed, none of the others delivers another byte.
+		var denied []*tunnel
 		for _, t := range ts {
 			if err != nil || !t.allowedBy(s) {
 				t.narrowed.Store(true)
-				t.close()
+				denied = append(denied, t)
 			}
+		}
+		for _, t := range denied {
+			t.close()
 		}
 		if p.rechecked != nil {
 			p.rechecked(turnID, ver)
