@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -27,6 +28,12 @@ type ProfileEnv struct {
 type Constraints struct {
 	AllowedProfiles []string `json:"allowed_profiles,omitempty"`
 	RequiredDeny    []string `json:"required_deny,omitempty"`
+	// AllowedRoots bounds the roots a turn's starter names (its workspace
+	// root, project roots, app read roots and cwd): each must lie inside
+	// one of these (absolute or "~/" paths; nil = anywhere). A mode's
+	// confinement is relative to the roots, so without them an allowed
+	// mode could be rooted at "/".
+	AllowedRoots []string `json:"allowed_roots,omitempty"`
 }
 
 // ConstraintError refuses a selection outside the operator's list.
@@ -52,7 +59,79 @@ func (c *Constraints) Validate() []error {
 			errs = append(errs, fmt.Errorf("allowed_profiles: an empty name"))
 		}
 	}
+	for _, r := range c.AllowedRoots {
+		if !(strings.HasPrefix(r, "/") || r == "~" || strings.HasPrefix(r, "~/")) || strings.ContainsAny(r, "*?[") {
+			errs = append(errs, fmt.Errorf("allowed_roots %q: an absolute or ~/ path, without glob characters", r))
+		}
+	}
 	return errs
+}
+
+// allowedRoots returns AllowedRoots as clean absolute paths, "~" read as
+// home.
+func (c *Constraints) allowedRoots(home string) []string {
+	out := make([]string, 0, len(c.AllowedRoots))
+	for _, r := range c.AllowedRoots {
+		if r == "~" || strings.HasPrefix(r, "~/") {
+			r = home + r[1:]
+		}
+		out = append(out, CleanPath(r))
+	}
+	return out
+}
+
+// RootAllowed reports whether the clean absolute path p lies inside one of
+// AllowedRoots (every path, when there are none).
+func (c *Constraints) RootAllowed(p, home string) bool {
+	if c == nil || c.AllowedRoots == nil {
+		return true
+	}
+	return slices.ContainsFunc(c.allowedRoots(home), func(r string) bool { return PathWithin(p, r) })
+}
+
+// RootsNamed returns the roots a turn's inputs name, each with the request
+// field that names it: the workspace root (the cwd when there is none), the
+// project and app read roots, and the cwd.
+func RootsNamed(in *SnapshotInputs) (fields, paths []string) {
+	add := func(field, p string) {
+		if p != "" {
+			fields, paths = append(fields, field), append(paths, p)
+		}
+	}
+	add("workspace_root", cmp.Or(in.WorkspaceRoot, in.Cwd))
+	for i, p := range in.ProjectRoots {
+		add(fmt.Sprintf("project_roots[%d]", i), p)
+	}
+	for i, p := range in.AppReadRoots {
+		add(fmt.Sprintf("app_read_roots[%d]", i), p)
+	}
+	add("cwd", in.Cwd)
+	return fields, paths
+}
+
+// CheckRoots refuses a turn whose inputs name a root outside AllowedRoots,
+// as written (the server checks them again with their symlinks resolved).
+func (c *Constraints) CheckRoots(in *SnapshotInputs, home string) error {
+	if c == nil || c.AllowedRoots == nil {
+		return nil
+	}
+	fields, paths := RootsNamed(in)
+	for i, p := range paths {
+		if !c.RootAllowed(CleanPath(p), home) {
+			return c.RootError(fields[i], p, "")
+		}
+	}
+	return nil
+}
+
+// RootError is the refusal of a root outside AllowedRoots (resolved, when
+// not "", is where its symlinks lead).
+func (c *Constraints) RootError(field, p, resolved string) error {
+	msg := fmt.Sprintf("is outside the roots the operator's constraints allow (allowed_roots: %s)", strings.Join(c.AllowedRoots, ", "))
+	if resolved != "" {
+		msg = fmt.Sprintf("resolves to %s, outside the roots the operator's constraints allow (allowed_roots: %s)", resolved, strings.Join(c.AllowedRoots, ", "))
+	}
+	return &FieldError{Field: field, Value: p, Message: msg}
 }
 
 // CheckSelection refuses a profile name outside AllowedProfiles.

@@ -37,6 +37,9 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if err := CheckProfileRequest(req); err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
 	}
+	if err := cat.Constraints.CheckRoots(&in, cat.Home); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
 	name := ""
 	switch {
 	case req != nil && req.Profile != "":

@@ -176,3 +176,52 @@ func TestPromptNamesTheProfile(t *testing.T) {
 		t.Fatal("the default renders nothing")
 	}
 }
+
+// TestAllowedRootsBoundTheTurnsRoots: the ninth attack review started an
+// auto_accept_edits turn rooted at "/" under allowed_profiles = [:workspace]
+// with a runtime credential, and wrote to /etc without a question. With
+// allowed_roots, every root a starter names (workspace root, or the cwd
+// without one; project and app read roots; the cwd) must lie inside one,
+// "~/" read as the catalog's home; the controls inside are selected.
+func TestAllowedRootsBoundTheTurnsRoots(t *testing.T) {
+	cat := &ProfileCatalog{Home: "/home/u", Constraints: &Constraints{AllowedProfiles: []string{BuiltinWorkspace}, AllowedRoots: []string{"/work", "~/code"}}}
+	req := &ProfileRequest{Mode: ModeAutoAcceptEdits}
+	for field, in := range map[string]SnapshotInputs{
+		"workspace_root":    {WorkspaceRoot: "/", Cwd: "/"},
+		"project_roots[1]":  {WorkspaceRoot: "/work/a", Cwd: "/work/a", ProjectRoots: []string{"/work/b", "/etc"}},
+		"app_read_roots[0]": {WorkspaceRoot: "/work/a", Cwd: "/work/a", AppReadRoots: []string{"/home/u"}},
+		"cwd":               {WorkspaceRoot: "/work/a", Cwd: "/tmp"},
+	} {
+		_, err := SelectSnapshot(req, cat, SourceComposer, in)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != field || !strings.Contains(fe.Message, "allowed_roots: /work, ~/code") {
+			t.Errorf("%s outside: %v", field, err)
+		}
+	}
+	for _, bad := range []string{"/workx", "/work/../etc", "/home/u/codex"} {
+		if _, err := SelectSnapshot(req, cat, SourceComposer, SnapshotInputs{WorkspaceRoot: bad, Cwd: bad}); err == nil {
+			t.Errorf("%s: selected", bad)
+		}
+	}
+	// No workspace root: the cwd is the root.
+	if _, err := SelectSnapshot(req, cat, SourceComposer, SnapshotInputs{Cwd: "/srv"}); err == nil {
+		t.Error("a cwd outside, without a workspace root: selected")
+	}
+	for _, in := range []SnapshotInputs{
+		{WorkspaceRoot: "/work", Cwd: "/work"},
+		{WorkspaceRoot: "/work/a", Cwd: "/work/a/sub", ProjectRoots: []string{"/home/u/code/lib"}, AppReadRoots: []string{"/work/shared"}},
+		{Cwd: "/home/u/code/p"},
+	} {
+		if _, err := SelectSnapshot(req, cat, SourceComposer, in); err != nil {
+			t.Errorf("control %+v: %v", in, err)
+		}
+	}
+	// Without allowed_roots, any root is taken, as before.
+	cat.Constraints.AllowedRoots = nil
+	if _, err := SelectSnapshot(req, cat, SourceComposer, SnapshotInputs{WorkspaceRoot: "/", Cwd: "/"}); err != nil {
+		t.Errorf("no allowed_roots: %v", err)
+	}
+	if errs := (&Constraints{AllowedRoots: []string{"rel", "/a/*", "~x"}}).Validate(); len(errs) != 3 {
+		t.Errorf("invalid allowed_roots: %v", errs)
+	}
+}

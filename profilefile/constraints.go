@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -14,6 +15,7 @@ import (
 //
 //	allowed_profiles = [":read-only", "dev"]   # a selection outside is refused
 //	required_deny = ["~/.ssh", "/etc/shadow"]  # denied in every compiled profile, locked
+//	allowed_roots = ["~/code", "/srv/work"]    # every root a turn names lies inside one
 //
 // profiles, when not nil, must define every allowed name (a typo would
 // otherwise refuse a profile the operator meant to allow, or hide one).
@@ -49,12 +51,20 @@ func ParseConstraints(name string, data []byte, profiles domain.ProfileSet) (*do
 			if s, ok := d.strings("", k, root[key]); ok {
 				c.RequiredDeny = s
 			}
+		case "allowed_roots":
+			if s, ok := d.strings("", k, root[key]); ok {
+				c.AllowedRoots = s
+			}
 		default:
-			d.fail(k.path, "", key, "unknown key (known here: allowed_profiles, required_deny)")
+			d.fail(k.path, "", key, "unknown key (known here: allowed_profiles, allowed_roots, required_deny)")
 		}
 	}
 	for _, err := range c.Validate() {
-		d.fail([]string{"required_deny"}, "", "required_deny", "%v", err)
+		key := "required_deny"
+		if strings.HasPrefix(err.Error(), "allowed_roots") {
+			key = "allowed_roots"
+		}
+		d.fail([]string{key}, "", key, "%v", err)
 	}
 	if len(d.errs) > 0 {
 		return nil, d.errs

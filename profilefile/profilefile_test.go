@@ -177,11 +177,11 @@ func TestNestedTokensNoneAndWarnings(t *testing.T) {
 
 func TestConstraintsFile(t *testing.T) {
 	set := domain.ProfileSet{"dev": {Name: "dev"}}
-	c, err := ParseConstraints("c.toml", []byte("allowed_profiles = [\"dev\", \":read-only\"]\nrequired_deny = [\"~/.ssh\"]\n"), set)
+	c, err := ParseConstraints("c.toml", []byte("allowed_profiles = [\"dev\", \":read-only\"]\nrequired_deny = [\"~/.ssh\"]\nallowed_roots = [\"~/code\", \"/srv\"]\n"), set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.AllowedProfiles) != 2 || c.RequiredDeny[0] != "~/.ssh" {
+	if len(c.AllowedProfiles) != 2 || c.RequiredDeny[0] != "~/.ssh" || len(c.AllowedRoots) != 2 || c.AllowedRoots[1] != "/srv" {
 		t.Fatalf("%+v", c)
 	}
 	for src, want := range map[string]string{
@@ -190,6 +190,8 @@ func TestConstraintsFile(t *testing.T) {
 		"allowed = []\n":                                    `c.toml:1: allowed: unknown key`,
 		"required_deny = \"/x\"\n":                          `must be an array of strings`,
 		"allowed_profiles = [\"dev\"]\nrequired_deny = [\n": `c.toml:`,
+		"allowed_roots = [\"code\"]\n":                      `c.toml:1: allowed_roots: allowed_roots "code": an absolute or ~/ path`,
+		"allowed_roots = [\"/srv/*\"]\n":                    `without glob characters`,
 	} {
 		_, err := ParseConstraints("c.toml", []byte(src), set)
 		if err == nil || !strings.Contains(err.Error(), want) {

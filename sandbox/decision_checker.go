@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"turnstile/domain"
@@ -39,6 +40,19 @@ type DecisionChecker struct {
 	// Timeout bounds each lookup.
 	Resolver HostResolver
 	Timeout  time.Duration
+}
+
+// ResolveRoot returns the clean absolute path p with its symlinks resolved,
+// as a snapshot's root is taken (the missing tail appended as written).
+func (DecisionChecker) ResolveRoot(p string) (string, error) {
+	canon, _, ok, err := canonicalPath(p)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("%s climbs with .. out of a directory that does not exist", p)
+	}
+	return canon, nil
 }
 
 // CheckFile checks path for op, as ResolveFile does.

@@ -84,7 +84,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
 	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
-	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, required_deny")
+	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, allowed_roots, required_deny")
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")

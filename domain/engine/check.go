@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -31,6 +32,44 @@ type Refusal interface {
 // recursive read) everything below the path is checked too.
 type FileResolver interface {
 	ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error)
+}
+
+// RootResolver is a ResourceChecker that also resolves a turn's roots where
+// their symlinks lead, as the kernel sandbox takes them: the operator's
+// allowed_roots are checked against that, not against the names alone.
+type RootResolver interface {
+	ResolveRoot(path string) (string, error)
+}
+
+// checkRoots refuses a turn whose roots lead outside the operator's
+// allowed_roots through a symlink (SelectSnapshot checks them as written).
+func (e *Engine) checkRoots(c *turn.StartTurn) error {
+	if c.Catalog == nil || c.Catalog.Constraints == nil || c.Catalog.Constraints.AllowedRoots == nil {
+		return nil
+	}
+	rr, ok := e.cfg.Checker.(RootResolver)
+	if !ok {
+		return nil
+	}
+	cons := c.Catalog.Constraints
+	in := domain.SnapshotInputs{Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots, AppReadRoots: c.Inputs.AppReadRoots}
+	fields, paths := domain.RootsNamed(&in)
+	for i, p := range paths {
+		if !strings.HasPrefix(p, "/") {
+			continue // refused as a relative root when the snapshot is resolved
+		}
+		canon, err := rr.ResolveRoot(domain.CleanPath(p))
+		if err != nil {
+			return &domain.FieldError{Field: fields[i], Value: p, Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
+		}
+		if !cons.RootAllowed(canon, c.Catalog.Home) {
+			if canon == domain.CleanPath(p) {
+				canon = "" // no symlink: the root as written is outside
+			}
+			return cons.RootError(fields[i], p, canon)
+		}
+	}
+	return nil
 }
 
 // checkResources runs the resource checks on a tool call that has not been

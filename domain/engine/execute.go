@@ -135,6 +135,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles
 		}
+		if err := e.checkRoots(c); err != nil {
+			return err
+		}
 		if c.ParentTurnID != "" && c.Parent == nil {
 			p, err := e.parent(ctx, c.ParentTurnID)
 			if err != nil {
