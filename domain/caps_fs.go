@@ -31,6 +31,11 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 			if e.Access == AccessDeny {
 				continue
 			}
+			w, ok := narrowerWithin(x.Within, y.Within)
+			if !ok {
+				continue // bound to two disjoint allowed roots: neither grants it
+			}
+			e.Within = w
 			out = append(out, e)
 		}
 	}
@@ -148,4 +153,19 @@ func filesystemBroader(c, p FilesystemPolicy) bool {
 		}
 	}
 	return false
+}
+
+// narrowerWithin combines two roots' bounds (Within): the narrower when one
+// lies in the other, either when the other is unbound; ok is false when
+// both are bound and disjoint.
+func narrowerWithin(a, b string) (string, bool) {
+	switch {
+	case a == "":
+		return b, true
+	case b == "" || PathWithin(a, b):
+		return a, true
+	case PathWithin(b, a):
+		return b, true
+	}
+	return "", false
 }

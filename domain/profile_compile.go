@@ -34,7 +34,16 @@ type Constraints struct {
 	// confinement is relative to the roots, so without them an allowed
 	// mode could be rooted at "/".
 	AllowedRoots []string `json:"allowed_roots,omitempty"`
+	// resolvedRoots are AllowedRoots with "~" read and their symlinks
+	// resolved by the server that loaded them (SetResolvedRoots); unset,
+	// AllowedRoots as written.
+	resolvedRoots []string
 }
+
+// SetResolvedRoots records AllowedRoots (in order) as the server resolved
+// them, their symlinks followed: a root is taken by the sandbox where its
+// links lead, so it is bound by where the allowed roots lead.
+func (c *Constraints) SetResolvedRoots(rs []string) { c.resolvedRoots = slices.Clone(rs) }
 
 // ConstraintError refuses a selection outside the operator's list.
 type ConstraintError struct {
@@ -86,7 +95,38 @@ func (c *Constraints) RootAllowed(p, home string) bool {
 	if c == nil || c.AllowedRoots == nil {
 		return true
 	}
-	return slices.ContainsFunc(c.allowedRoots(home), func(r string) bool { return PathWithin(p, r) })
+	return c.rootWithin(p, home) != ""
+}
+
+// rootWithin returns the resolved allowed root p lies in, as written or as
+// resolved, or "".
+func (c *Constraints) rootWithin(p, home string) string {
+	lex := c.allowedRoots(home)
+	for i, r := range lex {
+		res := r
+		if i < len(c.resolvedRoots) {
+			res = CleanPath(c.resolvedRoots[i])
+		}
+		if PathWithin(p, r) || PathWithin(p, res) {
+			return res
+		}
+	}
+	return ""
+}
+
+// BindRoots sets Within on the snapshot's roots that lie in an allowed
+// root: the sandbox then grants each only where it led at the start.
+func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) {
+	if c == nil || c.AllowedRoots == nil {
+		return
+	}
+	es := s.Sandbox.Filesystem.Entries
+	for i := range es {
+		switch es[i].Kind {
+		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
+			es[i].Within = c.rootWithin(CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path)), home)
+		}
+	}
 }
 
 // RootsNamed returns the roots a turn's inputs name, each with the request

@@ -59,7 +59,9 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	}
 	if name == "" {
 		in.Profile = ResolveProfile(req, source)
-		return ResolveSnapshot(in)
+		s, err := ResolveSnapshot(in)
+		cat.Constraints.BindRoots(&s, cat.Home)
+		return s, err
 	}
 	if in.WorkspaceRoot == "" {
 		in.WorkspaceRoot = in.Cwd
@@ -79,6 +81,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if err != nil {
 		return s, err
 	}
+	cat.Constraints.BindRoots(&s, cat.Home)
 	if req == nil || req.Profile == "" {
 		s.PermissionProfile.Profile = "" // the client chose a mode
 		if req == nil || req.Mode == "" {

@@ -225,3 +225,49 @@ func TestAllowedRootsBoundTheTurnsRoots(t *testing.T) {
 		t.Errorf("invalid allowed_roots: %v", errs)
 	}
 }
+
+// TestAllowedRootsBindTheSnapshotsRoots: under allowed_roots a snapshot's
+// roots carry the allowed root they lay in (Within), resolved as the server
+// resolved it; a child's narrower root keeps its parent's bound.
+func TestAllowedRootsBindTheSnapshotsRoots(t *testing.T) {
+	cons := &Constraints{AllowedRoots: []string{"~/code", "/work"}}
+	cons.SetResolvedRoots([]string{"/data/code", "/work"})
+	cat := &ProfileCatalog{Home: "/home/u", Constraints: cons}
+	s, err := SelectSnapshot(&ProfileRequest{Mode: ModeAutoAcceptEdits}, cat, SourceComposer,
+		SnapshotInputs{WorkspaceRoot: "/home/u/code/p", Cwd: "/home/u/code/p", ProjectRoots: []string{"/work/lib"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := map[string]string{}
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Within != "" {
+			within[e.Path] = e.Within
+		}
+	}
+	if within["/home/u/code/p"] != "/data/code" || within["/work/lib"] != "/work" || len(within) != 2 {
+		t.Fatalf("bounds: %v", within)
+	}
+	// A child's cap names a narrower root without a bound: the
+	// intersection keeps the parent's.
+	child := IntersectFilesystem(s.Sandbox.Filesystem, FilesystemPolicy{Entries: []FilesystemEntry{
+		{Kind: PathExplicit, Path: "/home/u/code/p/sub", ResolvedPath: "/home/u/code/p/sub", Access: AccessWrite, Provenance: ProvenanceTaskCap}}})
+	found := false
+	for _, e := range child.Entries {
+		if e.ResolvedPath == "/home/u/code/p/sub" && e.Access == AccessWrite {
+			found = true
+			if e.Within != "/data/code" {
+				t.Fatalf("the child's root lost its bound: %+v", e)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("control: no child root: %+v", child.Entries)
+	}
+	// Without allowed_roots, nothing is bound.
+	s, _ = SelectSnapshot(&ProfileRequest{Mode: ModeAutoAcceptEdits}, &ProfileCatalog{}, SourceComposer, SnapshotInputs{WorkspaceRoot: "/w", Cwd: "/w"})
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Within != "" {
+			t.Fatalf("bound without constraints: %+v", e)
+		}
+	}
+}

@@ -72,6 +72,12 @@ type FilesystemEntry struct {
 	// spawn, the sandbox holds the name read-only so that it cannot be
 	// created.
 	Reserved bool `json:"reserved,omitempty"`
+	// Within (roots only) is the operator's allowed root (constraints'
+	// allowed_roots, its symlinks resolved) the root lay in when the turn
+	// started: the sandbox grants the root only while it still leads
+	// there, so a directory on its path replaced by a symlink later does
+	// not take the grant elsewhere.
+	Within string `json:"within,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox

@@ -318,6 +318,11 @@ func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
 	if e.Kind != domain.PathProtected && e.Access != domain.AccessDeny {
 		canon = memo.root(p) // a grant: never a future place chosen by a link
 	}
+	if e.Within != "" && e.Access != domain.AccessDeny && !domain.PathWithin(canon, e.Within) {
+		// A root bound to an operator's allowed root that now leads out of
+		// it (a directory on its path replaced by a symlink): not granted.
+		return
+	}
 	r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
 	switch {
 	case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):

@@ -64,6 +64,8 @@ func fsViewKey(fp *domain.FilesystemPolicy) string {
 		b.WriteString(e.ResolvedPath)
 		b.WriteByte(0)
 		b.WriteString(e.Path)
+		b.WriteByte(0)
+		b.WriteString(e.Within)
 		b.WriteByte('\n')
 	}
 	return b.String()

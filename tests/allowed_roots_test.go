@@ -57,4 +57,40 @@ func TestAllowedRootsBoundAServedTurn(t *testing.T) {
 	if d := s.decide("r-ok", "out", "apply_patch", patch("/etc/cron.d/pwn")); d.Decision == "allow" {
 		t.Fatalf("a write in /etc from a turn rooted inside: %+v", d)
 	}
+
+	// After the start, a command of another turn whose root holds proj's
+	// parent replaces proj with a symlink out of the allowed roots: the
+	// root is granted only where it led at the start, so neither a
+	// decision nor a command of r-ok writes where the link now leads. The
+	// control, a turn rooted at a directory left alone, still writes.
+	outside := filepath.Join(dir, "outside")
+	other := filepath.Join(allowed, "other")
+	for _, d := range []string{outside, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status, body := startProfileTurn(s, "r-other", other, aae); status != http.StatusCreated {
+		t.Fatalf("control start: %d %s", status, body)
+	}
+	if err := os.Rename(proj, proj+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, proj); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.decide("r-ok", "swapped", "apply_patch", patch(filepath.Join(proj, "b.txt"))); d.Decision == "allow" {
+		t.Fatalf("a write through the swapped root: %+v", d)
+	}
+	run := s.execApproved("r-ok", "swapped-exec", map[string]any{"argv": []string{"/bin/sh", "-c", "echo x > " + filepath.Join(outside, "c.txt")}, "cwd": "/usr", "timeout_ms": 20000})
+	if exists(filepath.Join(outside, "c.txt")) {
+		t.Fatalf("a command wrote through the swapped root: %+v", run)
+	}
+	if d := s.decide("r-other", "in", "apply_patch", patch(filepath.Join(other, "a.txt"))); d.Decision != "allow" {
+		t.Fatalf("control write in an untouched root: %+v", d)
+	}
+	run = s.execApproved("r-other", "other-exec", map[string]any{"argv": []string{"/bin/sh", "-c", "echo x > " + filepath.Join(other, "c.txt")}, "timeout_ms": 20000})
+	if !exists(filepath.Join(other, "c.txt")) {
+		t.Fatalf("control: the command in an untouched root did not write: %+v", run)
+	}
 }

@@ -256,7 +256,24 @@ func loadCatalog(profilesPath, constraintsPath string) (*domain.ProfileCatalog, 
 		if err != nil {
 			return nil, fmt.Errorf("--constraints:\n%w", err)
 		}
+		c.SetResolvedRoots(resolveRoots(c.AllowedRoots, cat.Home))
 		cat.Constraints = c
 	}
 	return cat, nil
+}
+
+// resolveRoots returns the allowed roots with "~" read as home and their
+// symlinks resolved (one that does not resolve, as written).
+func resolveRoots(roots []string, home string) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		if r == "~" || strings.HasPrefix(r, "~/") {
+			r = home + r[1:]
+		}
+		if res, err := filepath.EvalSymlinks(r); err == nil {
+			r = res
+		}
+		out[i] = filepath.Clean(r)
+	}
+	return out
 }
