@@ -7,18 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
-	"turnstile/adapters/boltstore"
 	"turnstile/api"
-	"turnstile/domain"
-	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
-	"turnstile/projections"
 )
 
 // TestAttack9BroadcastHoldsLargeFrames: the event broadcast kept the last
@@ -103,23 +97,7 @@ func TestAttack9BroadcastHoldsLargeFrames(t *testing.T) {
 // session's turn, and a PostToolUse with a 2 MiB tool_response is recorded.
 func TestAttack9HookStoresLargePrompt(t *testing.T) {
 	ws := t.TempDir()
-	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cfg := &domain.ClaudeCodeConfig{Projects: []domain.ClaudeCodeProject{{Root: ws, WorkspaceID: "w", Mode: domain.ModeFullAccess}}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	proj := projections.New()
-	srv := api.New(api.Config{Engine: engine.New(st, engine.Config{}), Projector: proj, Store: st, Token: "hook-test-token-0123456789", ClaudeCode: cfg})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- proj.Follow(ctx, st, func() { srv.SetReady(); close(ready) }) }()
-	<-ready
-	hs := httptest.NewServer(srv.Handler())
-	defer func() { srv.Drain(); hs.Close(); cancel(); <-done }()
+	hs, st, _ := startHookServer(t, ws)
 	post := func(body map[string]any) (int, string) {
 		t.Helper()
 		b, _ := json.Marshal(body)

@@ -22,17 +22,16 @@ import (
 	"turnstile/projections"
 )
 
-// TestHookConcurrentFirstCalls: Claude Code runs parallel tool calls'
-// hooks at once; with no turn open, every one of them races to start the
-// session's first turn. One turn results, every call is decided in it
-// (run under -race in CI).
-func TestHookConcurrentFirstCalls(t *testing.T) {
-	ws := t.TempDir()
+// startHookServer serves a store in a temp dir with one Claude Code
+// project (full_access) rooted at ws, its read models following the store;
+// everything stops when the test ends.
+func startHookServer(t *testing.T, ws string) (*httptest.Server, eventstore.Store, *projections.Projector) {
+	t.Helper()
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	cfg := &domain.ClaudeCodeConfig{Projects: []domain.ClaudeCodeProject{{Root: ws, WorkspaceID: "w", Mode: domain.ModeFullAccess}}}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -44,7 +43,17 @@ func TestHookConcurrentFirstCalls(t *testing.T) {
 	go func() { done <- proj.Follow(ctx, st, func() { srv.SetReady(); close(ready) }) }()
 	<-ready
 	hs := httptest.NewServer(srv.Handler())
-	defer func() { srv.Drain(); hs.Close(); cancel(); <-done }()
+	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); <-done })
+	return hs, st, proj
+}
+
+// TestHookConcurrentFirstCalls: Claude Code runs parallel tool calls'
+// hooks at once; with no turn open, every one of them races to start the
+// session's first turn. One turn results, every call is decided in it
+// (run under -race in CI).
+func TestHookConcurrentFirstCalls(t *testing.T) {
+	ws := t.TempDir()
+	hs, st, proj := startHookServer(t, ws)
 
 	post := func(body map[string]any) (int, string) {
 		b, _ := json.Marshal(body)
