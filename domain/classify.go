@@ -327,7 +327,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.
-	cwd := c.cwd
+	var cwd string
 	if raw := c.str("workdir", "cwd"); raw != "" {
 		if cwd, err = c.path(raw, AccessRead); err != nil {
 			return nil, err
