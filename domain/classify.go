@@ -276,6 +276,9 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		// diff's first header.
 		if diffPaths, ok := unifiedDiffPaths(text); ok {
 			for _, raw := range diffPaths {
+				if len(raw) > MaxDiffName {
+					return nil, &FieldError{Field: "arguments.patch", Message: fmt.Sprintf("names a file of %d bytes; the limit is %d (PATH_MAX)", len(raw), MaxDiffName)}
+				}
 				p, err := c.path(raw, AccessWrite)
 				if err != nil {
 					return nil, err

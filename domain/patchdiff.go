@@ -5,15 +5,23 @@ import (
 	"strings"
 )
 
+// MaxDiffName is the longest file name of a diff the classifier reads (a
+// path the kernel takes is shorter than PATH_MAX, 4,096 bytes with its
+// NUL): each of a name's strip levels is judged, and a longer name is
+// refused rather than cut into thousands of paths to resolve.
+const MaxDiffName = 4095
+
 // unifiedDiffPaths returns the files a unified diff (`diff -u`, `git diff`)
 // writes: the old and new names of its `--- ` / `+++ ` headers and of git's
 // `rename from/to` and `copy to` lines (a pure rename or mode change has no
 // ---/+++ headers, so `diff --git a/X b/Y` names them too). Hunks are
 // skipped by their line counts, so a removed line that starts with "-- "
 // (a diff line "--- …") is never read as a header. `/dev/null` (an added or
-// deleted file's other side) names no file; a name with git's a/ or b/
-// prefix is judged both with and without it, and a C-quoted name (git's)
-// both as written and decoded (diffNames). What else GNU patch reads names
+// deleted file's other side) names no file; a name is judged at every
+// strip level, as written and without each of its leading elements (the
+// tool applying the diff chooses: git apply strips one, patch -pN N, and
+// patch without -p all but the last), and a C-quoted name (git's) both as
+// written and decoded (diffNames). What else GNU patch reads names
 // a file too: a header indented with blanks or X's, a context diff's
 // "*** old" / "--- new" pair, an "Index:" line. ok is false when text is
 // not a diff (no header at all).
@@ -21,8 +29,22 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 	var oldNames, starNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
 	add := func(p string) {
-		if p != "" && p != "/dev/null" {
-			paths = append(paths, p)
+		if p == "" || p == "/dev/null" {
+			return
+		}
+		paths = append(paths, p)
+		if len(p) > MaxDiffName {
+			return // refused whole (patch); no tails to compute
+		}
+		// Every strip level: git apply strips the first element of any
+		// name (-p1, its default), GNU patch -pN strips N, and without
+		// -p writes the last element in its working directory.
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				if t := strings.TrimLeft(p[i+1:], "/"); t != "" {
+					paths = append(paths, t)
+				}
+			}
 		}
 	}
 	for line := range strings.SplitSeq(text, "\n") {

@@ -14,7 +14,7 @@ func TestUnifiedDiffPaths(t *testing.T) {
 		name, text string
 		want       []string
 	}{
-		{"git", "diff --git a/src/x.go b/src/x.go\nindex 1..2 100644\n--- a/src/x.go\n+++ b/src/x.go\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n", []string{"a/src/x.go", "b/src/x.go", "src/x.go"}},
+		{"git", "diff --git a/src/x.go b/src/x.go\nindex 1..2 100644\n--- a/src/x.go\n+++ b/src/x.go\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n", []string{"a/src/x.go", "b/src/x.go", "src/x.go", "x.go"}},
 		{"plain -u with timestamps", "--- x.txt\t2026-01-01\n+++ x.txt\t2026-01-02\n@@ -1 +1 @@\n-a\n+b\n", []string{"x.txt"}},
 		{"new file", "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n", []string{"b/new.txt", "new.txt"}},
 		{"deleted file", "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n", []string{"a/gone.txt", "gone.txt"}},
@@ -34,8 +34,8 @@ func TestUnifiedDiffPaths(t *testing.T) {
 }
 
 // TestApplyPatchUnifiedDiff: apply_patch with a unified diff is a write of
-// the files its headers name, each with and without git's a/ b/ prefix
-// (patch -p1 and -p0 write different files; both are judged), and a diff
+// the files its headers name, at every strip level (patch -p0, -p1 and
+// without -p write different files; all are judged), and a diff
 // whose header reaches outside the cwd resolves there, like any path.
 func TestApplyPatchUnifiedDiff(t *testing.T) {
 	inv := Invocation{ToolName: "apply_patch", Arguments: json.RawMessage(`{"patch":"--- a/src/x.go\n+++ b/src/x.go\n@@ -1 +1 @@\n-a\n+b\n"}`)}
@@ -43,7 +43,7 @@ func TestApplyPatchUnifiedDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Kind != ActionFileWrite || len(a.Files) != 3 || a.Files[2].Path != "/work/repo/src/x.go" || a.Files[2].Access != AccessWrite {
+	if a.Kind != ActionFileWrite || len(a.Files) != 4 || a.Files[2].Path != "/work/repo/src/x.go" || a.Files[2].Access != AccessWrite {
 		t.Fatalf("unified diff: %+v", a)
 	}
 	out := Invocation{ToolName: "apply_patch", Arguments: json.RawMessage(`{"patch":"--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n"}`)}
