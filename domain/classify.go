@@ -275,6 +275,9 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		// headers or not: to GNU patch "*** Update File: x" is a context
 		// diff's first header.
 		if diffPaths, ok := unifiedDiffPaths(text); ok {
+			if len(diffPaths) > MaxDiffPaths {
+				return nil, &FieldError{Field: "arguments.patch", Message: fmt.Sprintf("names more than %d files (each name at each strip level); split it", MaxDiffPaths)}
+			}
 			for _, raw := range diffPaths {
 				if len(raw) > MaxDiffName {
 					return nil, &FieldError{Field: "arguments.patch", Message: fmt.Sprintf("names a file of %d bytes; the limit is %d (PATH_MAX)", len(raw), MaxDiffName)}

@@ -11,6 +11,11 @@ import (
 // refused rather than cut into thousands of paths to resolve.
 const MaxDiffName = 4095
 
+// MaxDiffPaths bounds the names a diff's headers may stand for (each name
+// at each strip level, cut at each white space): a diff that names more is
+// refused rather than judged in part.
+const MaxDiffPaths = 10000
+
 // unifiedDiffPaths returns the files a unified diff (`diff -u`, `git diff`)
 // writes: the old and new names of its `--- ` / `+++ ` headers and of git's
 // `rename from/to` and `copy to` lines (a pure rename or mode change has no
@@ -29,7 +34,7 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 	var oldNames, starNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
 	add := func(p string) {
-		if p == "" || p == "/dev/null" {
+		if p == "" || p == "/dev/null" || len(paths) > MaxDiffPaths {
 			return
 		}
 		paths = append(paths, p)
@@ -90,23 +95,11 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 		case strings.HasPrefix(s, "--- "):
 			oldNames, ok = diffNames(s[4:]), true
 		case strings.HasPrefix(s, "+++ "):
-			newNames := diffNames(s[4:])
-			// git's a/ and b/ prefixes: with both sides carrying them (or
-			// the other side /dev/null) the file is the name without them
-			// (patch -p1) — but a tool applying it with -p0 writes the
-			// name as it stands, and a/ may be a symlink in the workspace,
-			// so both names are judged: the call needs both allowed.
-			for _, o := range oldNames {
-				add(o)
-			}
-			for _, n := range newNames {
+			// Both names, at every strip level (add): git's a/ and b/
+			// prefixes are stripped by patch -p1, not by -p0, and a/ may
+			// be a symlink in the workspace; the call needs all allowed.
+			for _, n := range append(oldNames, diffNames(s[4:])...) {
 				add(n)
-				for _, o := range oldNames {
-					if (strings.HasPrefix(o, "a/") || o == "/dev/null") && (strings.HasPrefix(n, "b/") || n == "/dev/null") {
-						add(strings.TrimPrefix(o, "a/"))
-						add(strings.TrimPrefix(n, "b/"))
-					}
-				}
 			}
 			oldNames, ok = nil, true
 		case strings.HasPrefix(s, "@@ "):
@@ -128,6 +121,9 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 			}
 		}
 	}
+	if len(paths) > MaxDiffPaths {
+		return paths, ok // more than the classifier judges: refused (patch)
+	}
 	return sortedUnique(paths), ok
 }
 
@@ -144,7 +140,7 @@ func contextRange(s string) bool {
 
 // diffNames reads the file name of a diff header line (after "--- ",
 // "+++ ", "rename to "…): the name as it stands, up to a tab (a timestamp
-// follows it), and, when it is C-quoted as git writes a name with special
+// follows it), each part of it before white space, and, when it is C-quoted as git writes a name with special
 // characters ("b/\303\251.txt"), the name decoded, which git apply and GNU
 // patch read: both are judged (a tool that does not decode writes the
 // other).
@@ -154,7 +150,17 @@ func diffNames(raw string) []string {
 	if i := strings.IndexByte(plain, '\t'); i >= 0 { // "--- name\ttimestamp"
 		plain = plain[:i]
 	}
-	names := []string{strings.TrimSpace(plain)}
+	plain = strings.TrimSpace(plain)
+	names := []string{plain}
+	// GNU patch ends a name at its first white space when no tab follows
+	// ("--- .envrc x" patches .envrc), and git apply drops a timestamp
+	// after a space ("--- a/x 2026-01-01 00:00:00 +0000"): each part of
+	// the name before white space may be the name.
+	for i := 0; i < len(plain); i++ {
+		if strings.IndexByte(" \v\f\r", plain[i]) >= 0 && i > 0 && plain[i-1] != plain[i] {
+			names = append(names, strings.TrimSpace(plain[:i]))
+		}
+	}
 	if dec, ok := unquoteC(raw); ok {
 		names = append(names, dec)
 	}
