@@ -17,7 +17,8 @@ const MaxDiffName = 4095
 const MaxDiffPaths = 10000
 
 // unifiedDiffPaths returns the files a unified diff (`diff -u`, `git diff`)
-// writes: the old and new names of its `--- ` / `+++ ` headers and of git's
+// writes: the old and new names of its `--- ` / `+++ ` headers (either
+// alone too) and of git's
 // `rename from/to` and `copy to` lines (a pure rename or mode change has no
 // ---/+++ headers, so `diff --git a/X b/Y` names them too). Hunks are
 // skipped by their line counts, so a removed line that starts with "-- "
@@ -31,7 +32,7 @@ const MaxDiffPaths = 10000
 // "*** old" / "--- new" pair, an "Index:" line. ok is false when text is
 // not a diff (no header at all).
 func unifiedDiffPaths(text string) (paths []string, ok bool) {
-	var oldNames, starNames []string
+	var starNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
 	add := func(p string) {
 		if p == "" || p == "/dev/null" || len(paths) > MaxDiffPaths {
@@ -92,16 +93,16 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 				add(n)
 			}
 			ok = true
-		case strings.HasPrefix(s, "--- "):
-			oldNames, ok = diffNames(s[4:]), true
-		case strings.HasPrefix(s, "+++ "):
-			// Both names, at every strip level (add): git's a/ and b/
-			// prefixes are stripped by patch -p1, not by -p0, and a/ may
-			// be a symlink in the workspace; the call needs all allowed.
-			for _, n := range append(oldNames, diffNames(s[4:])...) {
+		case strings.HasPrefix(s, "--- "), strings.HasPrefix(s, "+++ "):
+			// Each name, at every strip level (add), whether or not the
+			// other header follows: GNU patch applies a hunk after a lone
+			// "--- x" to x. git's a/ and b/ prefixes are stripped by patch
+			// -p1, not by -p0, and a/ may be a symlink in the workspace;
+			// the call needs all allowed.
+			for _, n := range diffNames(s[4:]) {
 				add(n)
 			}
-			oldNames, ok = nil, true
+			ok = true
 		case strings.HasPrefix(s, "@@ "):
 			if s == line { // an indented hunk's lines are not counted
 				oldLeft, newLeft = hunkCounts(s)
