@@ -104,7 +104,10 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 			}
 			ok = true
 		case strings.HasPrefix(s, "@@ "):
-			if s == line { // an indented hunk's lines are not counted
+			// GNU patch starts a hunk at "@@ -" alone (it skips any other
+			// line between files, and reads the next header); an indented
+			// hunk's lines are not counted either.
+			if s == line && strings.HasPrefix(s, "@@ -") {
 				oldLeft, newLeft = hunkCounts(s)
 			}
 		case strings.HasPrefix(s, "rename from "), strings.HasPrefix(s, "rename to "), strings.HasPrefix(s, "copy to "):
