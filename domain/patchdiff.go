@@ -149,6 +149,10 @@ func contextRange(s string) bool {
 // patch read: both are judged (a tool that does not decode writes the
 // other).
 func diffNames(raw string) []string {
+	// GNU patch reads a line's name as a C string: a NUL ends it.
+	if i := strings.IndexByte(raw, 0); i >= 0 {
+		raw = raw[:i]
+	}
 	raw = strings.TrimSpace(strings.TrimRight(raw, "\r"))
 	plain := raw
 	if i := strings.IndexByte(plain, '\t'); i >= 0 { // "--- name\ttimestamp"
