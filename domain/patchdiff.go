@@ -86,10 +86,10 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 			ok = true
 		case strings.HasPrefix(s, "*** ") && !contextRange(s):
 			starNames = diffNames(s[4:])
-		case strings.HasPrefix(s, "Index: "):
+		case strings.HasPrefix(s, "Index:"):
 			// GNU patch may take the file from it (a normal diff has no
-			// other name).
-			for _, n := range diffNames(s[len("Index: "):]) {
+			// other name), with or without white space after the colon.
+			for _, n := range diffNames(s[len("Index:"):]) {
 				add(n)
 			}
 			ok = true
