@@ -117,10 +117,11 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 				add(n)
 			}
 			ok = true
-		case strings.HasPrefix(s, "diff --git a/"):
-			if a, b, found := strings.Cut(s[len("diff --git a/"):], " b/"); found {
-				add(a)
-				add(b)
+		case strings.HasPrefix(s, "diff --git "):
+			if names := gitHeaderNames(s[len("diff --git "):]); len(names) > 0 {
+				for _, n := range names {
+					add(n)
+				}
 				ok = true
 			}
 		}
@@ -175,24 +176,51 @@ func diffNames(raw string) []string {
 	return names
 }
 
+// gitHeaderNames reads the two names of a "diff --git" line (after its
+// prefix), where a git patch without "--- "/"+++ " headers (a binary
+// patch, a mode change, an empty file) names its file: either may be
+// C-quoted, and git apply decodes it. Unquoted, the names are split where
+// the second starts, at " b/" (git's own guess when they are equal).
+func gitHeaderNames(rest string) []string {
+	var names []string
+	if dec, n, ok := unquoteCLen(rest); ok {
+		// "a/x" then the second name, quoted or not.
+		return append(append(names, dec), diffNames(rest[n:])...)
+	}
+	if a, b, found := strings.Cut(rest, " b/"); found {
+		names = append(names, a, "b/"+b)
+	}
+	if a, b, found := strings.Cut(rest, ` "`); found {
+		names = append(names, a)
+		names = append(names, diffNames(`"`+b)...)
+	}
+	return names
+}
+
 // unquoteC decodes a C-quoted name at the start of s, as git quotes one:
 // \a \b \t \n \v \f \r \" \\ and octal bytes (up to three digits, at
 // most 0377); what follows the closing quote is ignored. ok is false when s
 // does not start with a quote or the quoting is malformed.
 func unquoteC(s string) (string, bool) {
+	dec, _, ok := unquoteCLen(s)
+	return dec, ok
+}
+
+// unquoteCLen is unquoteC, and the length of the quoted name in s.
+func unquoteCLen(s string) (string, int, bool) {
 	if !strings.HasPrefix(s, "\"") {
-		return "", false
+		return "", 0, false
 	}
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		c := s[i]
 		switch c {
 		case '"':
-			return b.String(), true
+			return b.String(), i + 1, true
 		case '\\':
 			i++
 			if i == len(s) {
-				return "", false
+				return "", 0, false
 			}
 			if e := strings.IndexByte(`abtnvfr"\`, s[i]); e >= 0 {
 				b.WriteByte("\a\b\t\n\v\f\r\"\\"[e])
@@ -204,7 +232,7 @@ func unquoteC(s string) (string, bool) {
 				n++
 			}
 			if n == 0 || v > 0377 {
-				return "", false
+				return "", 0, false
 			}
 			b.WriteByte(byte(v))
 			i += n - 1
@@ -212,7 +240,7 @@ func unquoteC(s string) (string, bool) {
 			b.WriteByte(c)
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
 // hunkCounts reads "@@ -l[,s] +l[,s] @@": the old and new line counts (1

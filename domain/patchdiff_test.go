@@ -20,7 +20,7 @@ func TestUnifiedDiffPaths(t *testing.T) {
 		{"deleted file", "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n", []string{"a/gone.txt", "gone.txt"}},
 		{"a removed SQL comment is content", "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- a/etc/passwd\n select 1;\n", []string{"a/q.sql", "b/q.sql", "q.sql"}},
 		{"an added line that looks like a header is content", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n a\n++++ b/../../etc/passwd\n", []string{"a.txt", "a/a.txt", "b/a.txt"}},
-		{"rename without content", "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n", []string{"new.txt", "old.txt"}},
+		{"rename without content", "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n", []string{"a/old.txt", "b/new.txt", "new.txt", "old.txt"}},
 		{"two files", "--- a/1\n+++ b/1\n@@ -1 +1 @@\n-x\n+y\n--- a/2\n+++ b/2\n@@ -1 +1 @@\n-x\n+y\n", []string{"1", "2", "a/1", "a/2", "b/1", "b/2"}},
 	} {
 		got, ok := unifiedDiffPaths(c.text)
