@@ -128,10 +128,11 @@ func ccString(in map[string]any, key string) (string, error) {
 // it (expandPath in its src/utils/path.ts): trimmed as JavaScript's
 // String.prototype.trim trims (jsSpace), then joined to cwd when relative.
 // Control characters are refused (a newline in a path would split the
-// patch header it becomes), and so are "~" and "~/…", which Claude Code
+// patch header it becomes; U+0085, a C1 control, is white space that the
+// patch's reader trims and JavaScript's trim keeps), and so are "~" and "~/…", which Claude Code
 // reads as its user's home directory, a directory the hook is not told.
 func ccCleanPath(field, p, cwd string) (string, error) {
-	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) {
 		return "", &FieldError{Field: "tool_input." + field, Message: "must not contain control characters"}
 	}
 	p = strings.TrimFunc(p, jsSpace)
