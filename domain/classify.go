@@ -338,6 +338,14 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		if cwd, err = c.path(raw, AccessRead); err != nil {
 			return nil, err
 		}
+		// Codex's exec_command reads workdir alone: a runtime that does
+		// not know the other name runs the command in the turn's cwd, so
+		// a cwd is taken only when it is that directory.
+		if _, alias := c.args["cwd"].(string); alias {
+			if own, err := c.path(".", AccessRead); err != nil || own != cwd {
+				return nil, &FieldError{Field: "arguments.cwd", Value: raw, Message: "is not the turn's working directory: name another one as workdir (a runtime that reads workdir alone, as Codex does, would run the command in the turn's)"}
+			}
+		}
 	} else {
 		cwd = ResolvePath(c.cwd, "")
 	}

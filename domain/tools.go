@@ -47,7 +47,7 @@ var ToolCatalogue = []ToolInfo{
 		Example: `{"patch": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-old\n+new\n*** End Patch"}`, Doc: "a write of every file the patch names; the patch is hashed, never stored"},
 	{Name: "exec_command", Kind: ActionShellCommand, Args: []ToolArg{
 		{"cmd", "string|array", true, "a shell string (run by /bin/sh -c) or an argv array (also `argv`, `command`; only one of the three)"},
-		{"workdir", "string", false, "the working directory (also `cwd`); default the turn's cwd"},
+		{"workdir", "string", false, "the working directory; default the turn's cwd (`cwd` is refused unless it is the turn's own: Codex reads `workdir` alone and runs a call naming `cwd` in the turn's)"},
 		{"timeout_ms", "integer", false, "the timeout, in milliseconds"},
 		{"tty", "boolean", false, "whether it runs on a terminal"},
 		{"env", "object", false, "variables it sets: the names are shown, the values only hashed"},

@@ -310,7 +310,7 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 	}
 	args := map[string]any{"argv": c.Argv}
 	if given {
-		args["cwd"] = c.Cwd
+		args["workdir"] = c.Cwd
 	}
 	if c.TimeoutMs > 0 {
 		args["timeout_ms"] = c.TimeoutMs
