@@ -232,6 +232,13 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 	if err != nil {
 		return nil, err
 	}
+	if alias := slices.IndexFunc(keys[1:], func(k string) bool { _, ok := c.args[k].(string); return ok }); c.inv.ToolName == "grep_files" && alias >= 0 {
+		// Codex's grep_files reads path alone and searches the turn's
+		// cwd without it: another name is taken only for that directory.
+		if own, err := c.path(".", op); err != nil || own != p {
+			return nil, &FieldError{Field: "arguments." + keys[1+alias], Value: raw, Message: "is not the turn's working directory: name the tree searched as path (a runtime that reads path alone, as Codex's grep_files does, would search the turn's)"}
+		}
+	}
 	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: op})
 	c.a.Summary = fmt.Sprintf("%s %s", verb(op), p)
 	c.detail("Path", p, true)

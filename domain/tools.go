@@ -40,7 +40,7 @@ var ToolCatalogue = []ToolInfo{
 		{"path", "string", false, "the directory (also `file_path`, `dir_path`; only one of them); default the cwd"}},
 		Example: `{"path": "src"}`, Doc: "a read of the resolved path"},
 	{Name: "grep_files", Kind: ActionFileRead, Args: []ToolArg{
-		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`; only one of them); default the cwd"}},
+		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`, only one of them, and those only for the cwd: Codex reads `path` alone and searches the cwd without it); default the cwd"}},
 		Example: `{"path": "src", "pattern": "TODO"}`, Doc: "a read of the whole tree; other arguments (`pattern`) are not judged"},
 	{Name: "apply_patch", Kind: ActionFileWrite, Args: []ToolArg{
 		{"patch", "string", true, "the patch (also `input`; only one of the two) in the `*** Begin Patch` format: each file named by an `*** Add File: `, `*** Update File: `, `*** Delete File: ` or `*** Move to: ` line is written; or a unified diff (`diff -u`, `git diff`), whose `--- `/`+++ ` headers and rename lines name the files written (a name is judged at every strip level, as written and without each of its leading elements: git apply strips one, patch -pN N, patch without -p all but the last; a name is also judged up to each white space in it (GNU patch ends one at a space, git apply drops a timestamp after one); a name over 4,095 bytes, or a diff standing for over 10,000 names, is refused; a quoted name (in a `diff --git` line too) both as written and decoded; as GNU patch reads them, headers indented with blanks or X's, context diff headers and `Index:` lines name files too)"}},
