@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -224,8 +226,12 @@ func repeatedKey(b []byte) error {
 // and a body), so they are hashed into the scope (other_arguments_sha256,
 // keys sorted), so that a grant of the call without them does not cover
 // the call with them, and shown (an "Other arguments" detail, redacted as
-// argumentsDetail redacts). A null is an absent argument.
-func (c *classifier) unread(entries []ScopeEntry) []ScopeEntry {
+// argumentsDetail redacts). A null is an absent argument. Each argument is
+// shown on its own, cut past MaxOtherArgumentDetail bytes: cut as one text,
+// a long first argument hid the ones after it (sandbox_permissions:
+// require_escalated behind 5,000 x's). A call with more than
+// MaxOtherArguments of them is refused.
+func (c *classifier) unread(entries []ScopeEntry) ([]ScopeEntry, error) {
 	var other map[string]any
 	for k, v := range c.args {
 		if v == nil || slices.Contains(readArgumentNames[c.inv.ToolName], k) {
@@ -237,9 +243,24 @@ func (c *classifier) unread(entries []ScopeEntry) []ScopeEntry {
 		other[k] = v
 	}
 	if other == nil {
-		return entries
+		return entries, nil
+	}
+	if len(other) > MaxOtherArguments {
+		return nil, &FieldError{Field: "arguments", Message: fmt.Sprintf("has %d arguments the classifier does not read; the limit is %d", len(other), MaxOtherArguments)}
 	}
 	b, _ := json.Marshal(other) // decoded JSON values: it cannot fail
-	c.detail("Other arguments", argumentsDetail(other), true)
-	return append(entries, ScopeEntry{"other_arguments_sha256", hashHex(b)})
+	keys := slices.Sorted(maps.Keys(other))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = argumentsDetailBound(map[string]any{k: other[k]}, MaxOtherArgumentDetail)
+	}
+	c.detail("Other arguments", strings.Join(parts, " "), true)
+	return append(entries, ScopeEntry{"other_arguments_sha256", hashHex(b)}), nil
 }
+
+// MaxOtherArguments bounds the arguments of a call that the classifier does
+// not read (unread), each shown in up to MaxOtherArgumentDetail bytes.
+const (
+	MaxOtherArguments      = 32
+	MaxOtherArgumentDetail = 1024
+)

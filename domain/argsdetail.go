@@ -44,6 +44,11 @@ func (c *classifier) arguments() {
 // again, which changes nothing. JSON escapes line breaks and control
 // characters, so one argument cannot pass for another on a line of its own.
 func argumentsDetail(args map[string]any) string {
+	return argumentsDetailBound(args, MaxArgumentsDetail)
+}
+
+// argumentsDetailBound is argumentsDetail cut past max bytes.
+func argumentsDetailBound(args map[string]any, max int) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -54,10 +59,10 @@ func argumentsDetail(args map[string]any) string {
 		return "(the arguments could not be shown: " + err.Error() + ")"
 	}
 	whole := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if len(whole) <= MaxArgumentsDetail {
+	if len(whole) <= max {
 		return RedactText(string(whole))
 	}
-	cut := detailCut(whole, MaxArgumentsDetail)
+	cut := detailCut(whole, max)
 	return RedactText(string(whole[:cut])) + " … [" + strconv.Itoa(len(whole)-cut) + " more bytes not shown]"
 }
 

@@ -136,7 +136,7 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		entries, err = c.patch(entries)
 	case name == "exec_command":
 		if entries, err = c.exec(entries); err == nil {
-			entries = c.unread(entries)
+			entries, err = c.unread(entries)
 		}
 	case name == "write_stdin":
 		c.a.Kind = ActionShellCommand
@@ -150,7 +150,7 @@ func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathRe
 		c.detail("Query", c.str("query"), false)
 	case name == "web_fetch" || name == "download_url":
 		if entries, err = c.network(entries); err == nil {
-			entries = c.unread(entries)
+			entries, err = c.unread(entries)
 		}
 	case name == "computer_use":
 		c.a.Kind = ActionComputerUse

@@ -1,0 +1,49 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestAttack10OtherArgumentHiddenPastTheCut: the tenth review. The ninth
+// bound and showed exec_command's arguments the classifier does not read
+// (an "Other arguments" detail), but as one JSON text cut past 4,096 bytes,
+// keys sorted: an argument "a" of 5,000 bytes pushed sandbox_permissions:
+// require_escalated (Codex runs the command outside its sandbox) past the
+// cut, and the person asked saw "Run make" and a run of x's ending in
+// "[N more bytes not shown]". Each argument is shown on its own, cut on its
+// own, and a call with more than 32 of them is refused.
+func TestAttack10OtherArgumentHiddenPastTheCut(t *testing.T) {
+	args := `{"cmd":"make","a":"` + strings.Repeat("x", 5000) + `","sandbox_permissions":"require_escalated"}`
+	a, err := Classify(Invocation{ToolName: "exec_command", Arguments: []byte(args)}, "/w", nil)
+	if err == nil {
+		r := a.Redacted()
+		shown := r.Summary
+		for _, d := range r.Details {
+			shown += "\n" + d.Value
+		}
+		if !strings.Contains(shown, "require_escalated") {
+			t.Errorf("shown %q…; the call runs outside Codex's sandbox", shown[:200])
+		}
+	}
+	var many strings.Builder
+	many.WriteString(`{"cmd":"make"`)
+	for i := range 33 {
+		fmt.Fprintf(&many, `,"k%02d":"%s"`, i, strings.Repeat("x", 200))
+	}
+	many.WriteString("}")
+	if _, err := Classify(Invocation{ToolName: "exec_command", Arguments: []byte(many.String())}, "/w", nil); err == nil {
+		t.Error("33 other arguments accepted")
+	}
+	// control: a few short ones are shown whole.
+	a, err = Classify(Invocation{ToolName: "exec_command", Arguments: []byte(`{"cmd":"make","login":true,"shell":"/bin/bash"}`)}, "/w", nil)
+	var fe *FieldError
+	if errors.As(err, &fe) || err != nil {
+		t.Fatal(err)
+	}
+	if d := a.Details[len(a.Details)-1]; d.Label != "Other arguments" || !strings.Contains(d.Value, `"login":true`) || !strings.Contains(d.Value, `"shell":"/bin/bash"`) {
+		t.Errorf("control: %+v", d)
+	}
+}
