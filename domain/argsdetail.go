@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +44,28 @@ func (c *classifier) arguments() {
 // costs more than linear time on long texts); Action.Redacted redacts it
 // again, which changes nothing. JSON escapes line breaks and control
 // characters, so one argument cannot pass for another on a line of its own.
+//
+// Arguments that do not fit are shown each on its own, cut at its share of
+// the bound (at least minArgumentDetail bytes): cut as one text, a long
+// first argument hid the ones after it (write_stdin's chars behind 5,000
+// x's under a key that sorts first).
 func argumentsDetail(args map[string]any) string {
-	return argumentsDetailBound(args, MaxArgumentsDetail)
+	whole := argumentsDetailBound(args, MaxArgumentsDetail)
+	if len(args) < 2 || !strings.HasSuffix(whole, " more bytes not shown]") {
+		return whole
+	}
+	keys := slices.Sorted(maps.Keys(args))
+	bound := max(MaxArgumentsDetail/len(keys), minArgumentDetail)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = argumentsDetailBound(map[string]any{k: args[k]}, bound)
+	}
+	return strings.Join(parts, " ")
 }
+
+// minArgumentDetail is the least each argument is shown of, when the
+// arguments do not fit in MaxArgumentsDetail.
+const minArgumentDetail = 256
 
 // argumentsDetailBound is argumentsDetail cut past max bytes.
 func argumentsDetailBound(args map[string]any, max int) string {
