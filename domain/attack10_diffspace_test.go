@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -27,12 +28,12 @@ func TestAttack10DiffNameEndsAtASpace(t *testing.T) {
 	}
 	// A diff that names more than the classifier judges is refused.
 	var many strings.Builder
-	for i := range 2000 {
-		many.WriteString("--- a/b/c/d/e/f" + strings.Repeat("x", i) + "\n+++ b/b/c/d/e/f\n")
+	for i := range 10000 {
+		fmt.Fprintf(&many, "--- a/b/c/d/e/f%d\n+++ b/b/c/d/e/f\n", i)
 	}
 	args, _ := json.Marshal(map[string]string{"patch": many.String()})
 	if _, err := Classify(Invocation{ToolName: "apply_patch", Arguments: args}, "/w", nil); err == nil {
-		t.Error("a diff naming 12,000 paths was judged, not refused")
+		t.Error("a diff naming 60,000 paths was judged, not refused")
 	}
 	// control: diff -u's tab before the timestamp leaves one name; a name
 	// with a space is judged whole and before it.

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,7 @@ const MaxDiffName = 4095
 // MaxDiffPaths bounds the names a diff's headers may stand for (each name
 // at each strip level, cut at each white space): a diff that names more is
 // refused rather than judged in part.
-const MaxDiffPaths = 10000
+const MaxDiffPaths = 50000
 
 // unifiedDiffPaths returns the files a unified diff (`diff -u`, `git diff`)
 // writes: the old and new names of its `--- ` / `+++ ` headers (either
@@ -34,11 +35,18 @@ const MaxDiffPaths = 10000
 func unifiedDiffPaths(text string) (paths []string, ok bool) {
 	var starNames []string
 	var oldLeft, newLeft int // lines of the current hunk still to skip
+	seen := map[string]bool{}
+	put := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
 	add := func(p string) {
 		if p == "" || p == "/dev/null" || len(paths) > MaxDiffPaths {
 			return
 		}
-		paths = append(paths, p)
+		put(p)
 		if len(p) > MaxDiffName {
 			return // refused whole (patch); no tails to compute
 		}
@@ -48,7 +56,7 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 		for i := 0; i < len(p); i++ {
 			if p[i] == '/' {
 				if t := strings.TrimLeft(p[i+1:], "/"); t != "" {
-					paths = append(paths, t)
+					put(t)
 				}
 			}
 		}
@@ -129,7 +137,8 @@ func unifiedDiffPaths(text string) (paths []string, ok bool) {
 	if len(paths) > MaxDiffPaths {
 		return paths, ok // more than the classifier judges: refused (patch)
 	}
-	return sortedUnique(paths), ok
+	slices.Sort(paths)
+	return paths, ok
 }
 
 // contextRange reports whether s is a context diff's hunk range line,
