@@ -252,7 +252,10 @@ func (c *classifier) unread(entries []ScopeEntry) ([]ScopeEntry, error) {
 	keys := slices.Sorted(maps.Keys(other))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = argumentsDetailBound(map[string]any{k: other[k]}, MaxOtherArgumentDetail)
+		one := map[string]any{k: other[k]}
+		if parts[i] = argumentsDetailBound(one, MaxOtherArgumentDetail); strings.HasSuffix(parts[i], " more bytes not shown]") {
+			parts[i] = detailByLeaf(one, MaxOtherArgumentDetail, minArgumentDetail)
+		}
 	}
 	c.detail("Other arguments", strings.Join(parts, " "), true)
 	return append(entries, ScopeEntry{"other_arguments_sha256", hashHex(b)}), nil

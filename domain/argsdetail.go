@@ -45,22 +45,75 @@ func (c *classifier) arguments() {
 // again, which changes nothing. JSON escapes line breaks and control
 // characters, so one argument cannot pass for another on a line of its own.
 //
-// Arguments that do not fit are shown each on its own, cut at its share of
-// the bound (at least minArgumentDetail bytes): cut as one text, a long
-// first argument hid the ones after it (write_stdin's chars behind 5,000
-// x's under a key that sorts first).
+// Arguments that do not fit are shown value by value (detailByLeaf), each
+// cut at its share of the bound (at least minArgumentDetail bytes): cut as
+// one text, a long first value hid the ones after it (write_stdin's chars
+// behind 5,000 x's under a key that sorts first; an MCP tool's
+// options.run behind options.a).
 func argumentsDetail(args map[string]any) string {
 	whole := argumentsDetailBound(args, MaxArgumentsDetail)
-	if len(args) < 2 || !strings.HasSuffix(whole, " more bytes not shown]") {
+	if !strings.HasSuffix(whole, " more bytes not shown]") {
 		return whole
 	}
-	keys := slices.Sorted(maps.Keys(args))
-	bound := max(MaxArgumentsDetail/len(keys), minArgumentDetail)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = argumentsDetailBound(map[string]any{k: args[k]}, bound)
+	return detailByLeaf(args, MaxArgumentsDetail, minArgumentDetail)
+}
+
+// detailByLeaf shows each value of args that is not an object or an array
+// (a leaf) on its own, inside the keys and arrays that lead to it
+// ({"options":{"run":"x"}}, {"steps":[{"run":"x"}]}), each cut past
+// max(total/leaves, least) bytes (argumentsDetailBound), in key order.
+func detailByLeaf(args map[string]any, total, least int) string {
+	var out []any
+	leaves(args, func(v any) any { return v }, &out)
+	bound := max(total/max(len(out), 1), least)
+	parts := make([]string, 0, len(out)+1)
+	for i, l := range out {
+		if i == maxDetailLeaves {
+			parts = append(parts, "… [more values not shown]")
+			break
+		}
+		m, _ := l.(map[string]any) // args is an object: so is each leaf's path
+		parts = append(parts, argumentsDetailBound(m, bound))
 	}
 	return strings.Join(parts, " ")
+}
+
+// maxDetailLeaves bounds the values detailByLeaf shows (each costs an
+// encoding and a redaction).
+const maxDetailLeaves = 2048
+
+// leaves appends wrap(path to each leaf of v) to out, up to one past
+// maxDetailLeaves: v reduced to the one leaf, in the objects and arrays
+// that hold it. An empty object or array, and an array of values that are
+// neither, is a leaf.
+func leaves(v any, wrap func(any) any, out *[]any) {
+	if len(*out) > maxDetailLeaves {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 0 {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				leaves(x[k], func(e any) any { return wrap(map[string]any{k: e}) }, out)
+			}
+			return
+		}
+	case []any:
+		nested := slices.ContainsFunc(x, func(e any) bool {
+			switch e.(type) {
+			case map[string]any, []any:
+				return true
+			}
+			return false
+		})
+		if nested {
+			for _, e := range x {
+				leaves(e, func(e any) any { return wrap([]any{e}) }, out)
+			}
+			return
+		}
+	}
+	*out = append(*out, wrap(v))
 }
 
 // minArgumentDetail is the least each argument is shown of, when the
