@@ -114,11 +114,15 @@ func (c *Constraints) rootWithin(p, home string) string {
 	return ""
 }
 
-// BindRoots sets Within on the snapshot's roots that lie in an allowed
-// root: the sandbox then grants each only where it led at the start.
-func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) {
+// BindRoots refuses a snapshot with a root outside AllowedRoots
+// (CheckSnapshotRoots) and sets Within on each root: the sandbox then grants
+// it only where it led at the start.
+func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) error {
+	if err := c.CheckSnapshotRoots(s, home); err != nil {
+		return err
+	}
 	if c == nil || c.AllowedRoots == nil {
-		return
+		return nil
 	}
 	es := s.Sandbox.Filesystem.Entries
 	for i := range es {
@@ -127,38 +131,69 @@ func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) {
 			es[i].Within = c.rootWithin(CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path)), home)
 		}
 	}
+	return nil
 }
 
 // RootsNamed returns the roots a turn's inputs name, each with the request
 // field that names it: the workspace root (the cwd when there is none), the
-// project and app read roots, and the cwd.
-func RootsNamed(in *SnapshotInputs) (fields, paths []string) {
-	add := func(field, p string) {
+// project and app read roots, and the cwd; as written (raw) and made
+// absolute as the snapshot takes them (a relative one joined to the cwd, or
+// the cwd to the workspace root: resolveRoots). It fails as resolveRoots
+// does.
+func RootsNamed(in *SnapshotInputs) (fields, raw, abs []string, err error) {
+	r := *in
+	if err := resolveRoots(&r); err != nil {
+		return nil, nil, nil, err
+	}
+	add := func(field, p, a string) {
 		if p != "" {
-			fields, paths = append(fields, field), append(paths, p)
+			fields, raw, abs = append(fields, field), append(raw, p), append(abs, CleanPath(a))
 		}
 	}
-	add("workspace_root", cmp.Or(in.WorkspaceRoot, in.Cwd))
+	add("workspace_root", cmp.Or(in.WorkspaceRoot, in.Cwd), r.WorkspaceRoot)
 	for i, p := range in.ProjectRoots {
-		add(fmt.Sprintf("project_roots[%d]", i), p)
+		add(fmt.Sprintf("project_roots[%d]", i), p, r.ProjectRoots[i])
 	}
 	for i, p := range in.AppReadRoots {
-		add(fmt.Sprintf("app_read_roots[%d]", i), p)
+		add(fmt.Sprintf("app_read_roots[%d]", i), p, r.AppReadRoots[i])
 	}
-	add("cwd", in.Cwd)
-	return fields, paths
+	add("cwd", in.Cwd, r.Cwd)
+	return fields, raw, abs, nil
 }
 
 // CheckRoots refuses a turn whose inputs name a root outside AllowedRoots,
-// as written (the server checks them again with their symlinks resolved).
+// as the snapshot takes it (the server checks them again with their
+// symlinks resolved).
 func (c *Constraints) CheckRoots(in *SnapshotInputs, home string) error {
 	if c == nil || c.AllowedRoots == nil {
 		return nil
 	}
-	fields, paths := RootsNamed(in)
-	for i, p := range paths {
-		if !c.RootAllowed(CleanPath(p), home) {
-			return c.RootError(fields[i], p, "")
+	fields, raw, abs, err := RootsNamed(in)
+	if err != nil {
+		return err
+	}
+	for i, p := range abs {
+		if !c.RootAllowed(p, home) {
+			return c.RootError(fields[i], raw[i], "")
+		}
+	}
+	return nil
+}
+
+// CheckSnapshotRoots refuses a snapshot with a root (of the workspace, a
+// project or an app's reads: a profile's workspace_roots too) outside
+// AllowedRoots: every root, not only those the starter named, is bound.
+func (c *Constraints) CheckSnapshotRoots(s *TurnExecutionSecuritySnapshot, home string) error {
+	if c == nil || c.AllowedRoots == nil {
+		return nil
+	}
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		switch e.Kind {
+		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
+			if p := CleanPath(cmp.Or(e.ResolvedPath, e.Path)); e.Access != AccessDeny && !c.RootAllowed(p, home) {
+				return &FieldError{Field: "permission_profile", Value: p,
+					Message: fmt.Sprintf("grants the root %s, outside the roots the operator's constraints allow (allowed_roots: %s)", p, strings.Join(c.AllowedRoots, ", "))}
+			}
 		}
 	}
 	return nil

@@ -60,8 +60,10 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if name == "" {
 		in.Profile = ResolveProfile(req, source)
 		s, err := ResolveSnapshot(in)
-		cat.Constraints.BindRoots(&s, cat.Home)
-		return s, err
+		if err != nil {
+			return s, err
+		}
+		return s, cat.Constraints.BindRoots(&s, cat.Home)
 	}
 	if in.WorkspaceRoot == "" {
 		in.WorkspaceRoot = in.Cwd
@@ -81,7 +83,9 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if err != nil {
 		return s, err
 	}
-	cat.Constraints.BindRoots(&s, cat.Home)
+	if err := cat.Constraints.BindRoots(&s, cat.Home); err != nil {
+		return TurnExecutionSecuritySnapshot{}, err
+	}
 	if req == nil || req.Profile == "" {
 		s.PermissionProfile.Profile = "" // the client chose a mode
 		if req == nil || req.Mode == "" {

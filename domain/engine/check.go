@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strings"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -53,20 +52,20 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 	}
 	cons := c.Catalog.Constraints
 	in := domain.SnapshotInputs{Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots, AppReadRoots: c.Inputs.AppReadRoots}
-	fields, paths := domain.RootsNamed(&in)
-	for i, p := range paths {
-		if !strings.HasPrefix(p, "/") {
-			continue // refused as a relative root when the snapshot is resolved
-		}
-		canon, err := rr.ResolveRoot(domain.CleanPath(p))
+	fields, raw, abs, err := domain.RootsNamed(&in)
+	if err != nil {
+		return nil // the snapshot's resolution refuses the inputs
+	}
+	for i, p := range abs {
+		canon, err := rr.ResolveRoot(p)
 		if err != nil {
-			return &domain.FieldError{Field: fields[i], Value: p, Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
+			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
 		}
 		if !cons.RootAllowed(canon, c.Catalog.Home) {
-			if canon == domain.CleanPath(p) {
-				canon = "" // no symlink: the root as written is outside
+			if canon == p {
+				canon = "" // no symlink: the root as the snapshot takes it is outside
 			}
-			return cons.RootError(fields[i], p, canon)
+			return cons.RootError(fields[i], raw[i], canon)
 		}
 	}
 	return nil
