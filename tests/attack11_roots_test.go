@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,25 +73,20 @@ func TestAttack11RelativeRootEscapesAllowedRoots(t *testing.T) {
 		t.Fatalf("control: a write outside from a turn rooted inside: %+v", d)
 	}
 
-	// Attack 1: relative workspace_root.
+	// Attack 1: relative workspace_root. Refused, naming the field; had it
+	// started, its write outside would be checked below.
 	st, b := attack11Start(s, "a-ws", map[string]any{"workspace_root": rel, "cwd": proj})
-	if st == http.StatusCreated {
-		var snap struct {
-			Snapshot json.RawMessage `json:"security_snapshot"`
-		}
-		_ = json.Unmarshal(b, &snap)
-		t.Errorf("relative workspace_root %q (resolves to %s, outside %s) started a turn", rel, escaped, allowed)
+	if st != http.StatusBadRequest || !strings.Contains(string(b), `"field":"workspace_root"`) {
+		t.Errorf("relative workspace_root %q (resolves to %s, outside %s): %d %s", rel, escaped, allowed, st, b)
 		if d := s.decide("a-ws", "w1", "apply_patch", patch(filepath.Join(escaped, "pwn.txt"))); d.Decision == "allow" {
 			t.Errorf("and its write to %s outside the allowed roots is allowed without a question: %+v", escaped, d)
 		}
-	} else if !strings.Contains(string(b), "workspace_root") {
-		t.Logf("refused: %d %s", st, b)
 	}
 
 	// Attack 2: relative project root through a link, unbound (no Within).
 	st, b = attack11Start(s, "a-pr", map[string]any{"workspace_root": proj, "cwd": proj, "project_roots": []string{rel + "/link"}})
-	if st == http.StatusCreated {
-		t.Errorf("relative project root %q (resolves to %s -> %s) started a turn", rel+"/link", filepath.Join(escaped, "link"), outside)
+	if st != http.StatusBadRequest || !strings.Contains(string(b), `"field":"project_roots[0]"`) {
+		t.Errorf("relative project root %q (resolves to %s -> %s): %d %s", rel+"/link", filepath.Join(escaped, "link"), outside, st, b)
 		if d := s.decide("a-pr", "w2", "apply_patch", patch(filepath.Join(outside, "pwn.txt"))); d.Decision == "allow" {
 			t.Errorf("and its write to %s (where the link leads) is allowed without a question: %+v", outside, d)
 		}
