@@ -153,31 +153,35 @@ func TestAttack6SocketBoundInAnotherMountNamespaceReachable(t *testing.T) {
 		}
 	}
 	listenInPrivateMountNS(t, volume, view, "svc.sock")
+	expectForeignSocketMasked(t, f.Kernel, direct, volume+"/svc.sock",
+		"a host service listening in a mount namespace of its own (same network namespace)")
+}
+
+// expectForeignSocketMasked checks a host service's socket file at svc,
+// bound where its listed name does not lead to it: the host reaches it
+// there (control), a socket the host binds in its own mount namespace at
+// direct/host.sock is refused to a supervised command (control), and so is
+// svc (what: the service, for the failure).
+func expectForeignSocketMasked(t *testing.T, f domain.KernelFeatures, direct, svc, what string) {
+	t.Helper()
 	hostListener(t, direct+"/host.sock")
 	if err := os.Chmod(direct+"/host.sock", 0o777); err != nil {
 		t.Fatal(err)
 	}
-
-	// Control: the host reaches the service at the volume's path.
-	c, err := net.Dial("unix", volume+"/svc.sock")
+	c, err := net.Dial("unix", svc)
 	if err != nil {
 		t.Fatalf("control: the service from the host: %v", err)
 	}
 	c.Close()
 
 	ws := tempWorkspace(t)
-	s := snapshotFor(t, domain.ModeSupervised, ws, f.Kernel, filepathDir(testExe(t)))
+	s := snapshotFor(t, domain.ModeSupervised, ws, f, filepathDir(testExe(t)))
 	forgetWalks()
-	// Control: a socket bound by the host in its own mount namespace is
-	// masked where it lies.
 	if r := probeIn(t, s, "unix-connect", direct+"/host.sock"); r.ExitCode != 1 {
 		t.Fatalf("control: the host's own socket was reached from the sandbox: exit %d %s %s", r.ExitCode, r.Stdout, r.Stderr)
 	}
-	// The attack: the service's socket, listed at a path that is empty in
-	// the host's view, is connectable at the path its file lies at.
 	forgetWalks()
-	if r := probeIn(t, s, "unix-connect", volume+"/svc.sock"); r.ExitCode != 1 {
-		t.Errorf("a host service listening in a mount namespace of its own (same network namespace) was reached from a supervised command at %s/svc.sock: exit %d %s %s",
-			volume, r.ExitCode, r.Stdout, r.Stderr)
+	if r := probeIn(t, s, "unix-connect", svc); r.ExitCode != 1 {
+		t.Errorf("%s was reached from a supervised command at %s: exit %d %s %s", what, svc, r.ExitCode, r.Stdout, r.Stderr)
 	}
 }
