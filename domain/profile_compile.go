@@ -114,13 +114,11 @@ func (c *Constraints) rootWithin(p, home string) string {
 	return ""
 }
 
-// BindRoots refuses a snapshot with a root outside AllowedRoots
-// (CheckSnapshotRoots) and sets Within on each root: the sandbox then grants
-// it only where it led at the start.
+// BindRoots sets Within on each root of the snapshot (of the workspace, a
+// project or an app's reads: a profile's workspace_roots too), the allowed
+// root it lies in, so that the sandbox grants it only where it led at the
+// start; a root in none of AllowedRoots refuses the snapshot.
 func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) error {
-	if err := c.CheckSnapshotRoots(s, home); err != nil {
-		return err
-	}
 	if c == nil || c.AllowedRoots == nil {
 		return nil
 	}
@@ -128,7 +126,12 @@ func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) e
 	for i := range es {
 		switch es[i].Kind {
 		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
-			es[i].Within = c.rootWithin(CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path)), home)
+			p := CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path))
+			es[i].Within = c.rootWithin(p, home)
+			if es[i].Within == "" && es[i].Access != AccessDeny {
+				return &FieldError{Field: "permission_profile", Value: p,
+					Message: fmt.Sprintf("grants the root %s, outside the roots the operator's constraints allow (allowed_roots: %s)", p, strings.Join(c.AllowedRoots, ", "))}
+			}
 		}
 	}
 	return nil
@@ -175,25 +178,6 @@ func (c *Constraints) CheckRoots(in *SnapshotInputs, home string) error {
 	for i, p := range abs {
 		if !c.RootAllowed(p, home) {
 			return c.RootError(fields[i], raw[i], "")
-		}
-	}
-	return nil
-}
-
-// CheckSnapshotRoots refuses a snapshot with a root (of the workspace, a
-// project or an app's reads: a profile's workspace_roots too) outside
-// AllowedRoots: every root, not only those the starter named, is bound.
-func (c *Constraints) CheckSnapshotRoots(s *TurnExecutionSecuritySnapshot, home string) error {
-	if c == nil || c.AllowedRoots == nil {
-		return nil
-	}
-	for _, e := range s.Sandbox.Filesystem.Entries {
-		switch e.Kind {
-		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
-			if p := CleanPath(cmp.Or(e.ResolvedPath, e.Path)); e.Access != AccessDeny && !c.RootAllowed(p, home) {
-				return &FieldError{Field: "permission_profile", Value: p,
-					Message: fmt.Sprintf("grants the root %s, outside the roots the operator's constraints allow (allowed_roots: %s)", p, strings.Join(c.AllowedRoots, ", "))}
-			}
 		}
 	}
 	return nil
