@@ -54,6 +54,7 @@ func mapError(err error) *Error {
 		credDup  *domain.CredentialExistsError
 		credGone *domain.CredentialNotFoundError
 		lagging  *AfterTimeoutError
+		quota    *domain.QuotaError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -91,6 +92,8 @@ func mapError(err error) *Error {
 		return errorf(http.StatusConflict, conflict.Code, nil, "%s", conflict.Message)
 	case errors.As(err, &illegal):
 		return errorf(http.StatusUnprocessableEntity, "illegal_transition", map[string]any{"turn_id": illegal.TurnID, "state": illegal.State, "transition": illegal.Transition}, "%s", illegal.Error())
+	case errors.As(err, &quota):
+		return errorf(http.StatusTooManyRequests, "quota_exceeded", map[string]any{"quota": quota.Quota, "limit": quota.Limit, "of": quota.Of}, "%s", quota.Error())
 	case errors.As(err, &lagging):
 		return errorf(http.StatusGatewayTimeout, "read_model_lagging", map[string]any{"field": lagging.Param, "after": lagging.After.String(), "position": lagging.Position.String()}, "%s", lagging.Error())
 	case errors.Is(err, turn.ErrUnknownEventType):

@@ -143,6 +143,9 @@ func errorStatuses(op operation) []string {
 		if strings.HasPrefix(op.path, "/v1/turns") || strings.HasPrefix(op.path, "/v1/approvals") || strings.HasPrefix(op.path, "/v1/hooks") {
 			st = append(st, "422")
 		}
+		if op.path == "/v1/turns" || strings.HasSuffix(op.path, "/decisions") || strings.HasSuffix(op.path, "/exec") || strings.HasPrefix(op.path, "/v1/hooks") {
+			st = append(st, "429") // quota_exceeded
+		}
 	}
 	if slices.Contains(op.query, "after") || slices.Contains(op.query, "after_position") {
 		st = append(st, "504") // read_model_lagging

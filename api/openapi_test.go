@@ -152,7 +152,7 @@ func TestOpenAPIForGenerators(t *testing.T) {
 	if op("post", "/rpc")["requestBody"] == nil || responses("get", "/rpc")["101"] == nil {
 		t.Error("/rpc declares no request body or no upgrade")
 	}
-	for _, st := range []string{"400", "401", "403", "404", "409", "413", "422", "503"} {
+	for _, st := range []string{"400", "401", "403", "404", "409", "413", "422", "429", "503"} {
 		if r, _ := responses("post", "/v1/turns/{turn_id}/decisions")[st].(map[string]any); r["$ref"] != "#/components/responses/Error" {
 			t.Errorf("decisions %s: %v", st, r)
 		}

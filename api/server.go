@@ -62,6 +62,10 @@ type Config struct {
 	ClaudeCode *domain.ClaudeCodeConfig
 	// Explainer answers GET /v1/turns/{id}/explain; nil answers 503.
 	Explainer Explainer
+	// MaxOpenTurns bounds the turns one credential has open at once, child
+	// turns included (default domain.DefaultMaxOpenTurns; negative: no
+	// bound). A start past it is a 429 quota_exceeded.
+	MaxOpenTurns int
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
 	// credential (GET /v1/turns/{turn_id}/egress); nil: no shared proxy.
 	EgressProxyURL func(turnID string) string
@@ -86,6 +90,8 @@ type Server struct {
 	// by the first stream.
 	fan     *fanout.Broadcaster
 	fanOnce sync.Once
+	// quota serialises each principal's turn starts (quota.go).
+	quota startQuota
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -101,6 +107,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.SSESlowGrace <= 0 {
 		cfg.SSESlowGrace = 5 * time.Second
+	}
+	if cfg.MaxOpenTurns == 0 {
+		cfg.MaxOpenTurns = domain.DefaultMaxOpenTurns
 	}
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = 10 * time.Second
@@ -254,6 +263,14 @@ func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) {
 
 // execute runs one command with the command timeout.
 func (s *Server) execute(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
+	if c, ok := cmd.(*turn.StartTurn); ok {
+		return s.startWithinQuota(r, turnID, c)
+	}
+	return s.run(r, turnID, cmd)
+}
+
+// run executes cmd within the command bound.
+func (s *Server) run(r *http.Request, turnID string, cmd turn.Command) (engine.Result, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
 	defer cancel()
 	return s.cfg.Engine.Execute(ctx, turnID, cmd)

@@ -35,8 +35,9 @@ func startInProcess(t *testing.T) *inProcess {
 }
 
 // startInProcessOn serves the embedded store at path (a second server on
-// the same file, after stop, reads what the first one wrote).
-func startInProcessOn(t *testing.T, path string) *inProcess {
+// the same file, after stop, reads what the first one wrote); each opt
+// changes the server's configuration.
+func startInProcessOn(t *testing.T, path string, opts ...func(*api.Config)) *inProcess {
 	t.Helper()
 	st, err := boltstore.Open(path, boltstore.Options{})
 	if err != nil {
@@ -45,7 +46,11 @@ func startInProcessOn(t *testing.T, path string) *inProcess {
 	eng := engine.New(st, engine.Config{})
 	proj := projections.New()
 	token := "in-process-test-token-0123456789"
-	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: st, Token: token})
+	cfg := api.Config{Engine: eng, Projector: proj, Store: st, Token: token}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv := api.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan error, 1)

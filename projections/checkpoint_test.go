@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -30,6 +32,21 @@ func replay(t tb, o Options, evs []turn.Event) *Projector {
 		}
 	}
 	return p
+}
+
+// liveByStarter counts the held turns not yet ended by who started them
+// (the open-turn quota's count, LiveTurnsOf, taken the long way).
+func liveByStarter(p *Projector) map[string]int {
+	n := map[string]int{}
+	for _, t := range p.held {
+		if t.Status != turn.StatusNone && !t.Status.Terminal() {
+			n[t.startedBy]++
+		}
+		if t.startedBy != "agent-"+t.TurnID[:1] {
+			panic(fmt.Sprintf("turn %s started by %q", t.TurnID, t.startedBy))
+		}
+	}
+	return n
 }
 
 func exportJSON(t tb, p *Projector) string {
@@ -82,6 +99,9 @@ func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 			}
 			if restored.Applied() != want.Applied() {
 				rt.Fatalf("applied %d, want %d", restored.Applied(), want.Applied())
+			}
+			if got, want := restored.openBy, liveByStarter(want); !maps.Equal(got, want) {
+				rt.Fatalf("live turns by who started them: restored+tail %v, full replay %v", got, want)
 			}
 		}
 	})

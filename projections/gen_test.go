@@ -38,9 +38,13 @@ func (h *history) add(id string, p turn.Payload) {
 	g := h.turns[id]
 	n := uint64(len(h.events) + 1)
 	g.version++
+	actor := domain.Actor{Name: "person"} // a turn is started by its runtime, other events are anyone's
+	if g.version == 0 {
+		actor.Name = "agent-" + id[:1]
+	}
 	h.events = append(h.events, turn.Event{
 		ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "%s/%d", id, g.version)), Type: p.EventType(), SchemaVersion: 1,
-		TurnID: id, OccurredAt: genBase.Add(time.Duration(n) * time.Second), Actor: domain.Actor{Name: "agent"},
+		TurnID: id, OccurredAt: genBase.Add(time.Duration(n) * time.Second), Actor: actor,
 		Payload: p, Version: g.version, Position: eventstore.Position{Commit: n * 10, Prepare: n * 10},
 	})
 }

@@ -50,6 +50,7 @@ type Projector struct {
 	recentHead int
 	approvals  map[string]*ApprovalView                         // of held turns
 	pending    map[string]map[string]struct{}                   // turn id → pending request ids
+	openBy     map[string]int                                   // principal name → turns it started that are live
 	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns
 	changed    chan struct{}                                    // closed and replaced after every Apply
 	// broken is the error of an Apply that failed part-way: the read
@@ -64,6 +65,10 @@ type heldTurn struct {
 	timeline timelineLog
 	requests []string // approval request ids, in order opened
 	queued   bool     // in recent
+	// startedBy is the name of the principal that started the turn; live
+	// says the turn is counted in its openBy.
+	startedBy string
+	live      bool
 }
 
 // Mark identifies the last event a projector applied: a checkpoint holds
@@ -90,7 +95,7 @@ func NewWith(o Options) *Projector {
 	return &Projector{
 		recentMax: o.RecentTurns,
 		held:      map[string]*heldTurn{}, old: map[string]*summary{},
-		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{},
+		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{}, openBy: map[string]int{},
 		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
 		changed:  make(chan struct{}),
 	}
@@ -175,6 +180,7 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	// model knows it.
 	named := approvalState(p.approvals[turn.NamedRequest(e.Payload)])
 	moved := t.Apply(e, named)
+	p.countLive(t, e)
 	switch ev := e.Payload.(type) {
 	case *turn.TurnStarted:
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
@@ -241,6 +247,32 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 		return fmt.Errorf("projections: %w: %T", turn.ErrUnknownEventType, e.Payload)
 	}
 	return nil
+}
+
+// countLive keeps openBy: a turn counts for the principal that started it
+// from its start until its status is terminal.
+func (p *Projector) countLive(t *heldTurn, e *turn.Event) {
+	if _, ok := e.Payload.(*turn.TurnStarted); ok && t.startedBy == "" {
+		t.startedBy = e.Actor.Name
+	}
+	live := t.Status != turn.StatusNone && !t.Status.Terminal()
+	if live == t.live {
+		return
+	}
+	t.live = live
+	if live {
+		p.openBy[t.startedBy]++
+	} else if p.openBy[t.startedBy]--; p.openBy[t.startedBy] <= 0 {
+		delete(p.openBy, t.startedBy)
+	}
+}
+
+// LiveTurnsOf is how many turns the principal named name started that are
+// not yet ended (child turns included).
+func (p *Projector) LiveTurnsOf(name string) int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.openBy[name]
 }
 
 // maxPromptRunes bounds the prompt a timeline row shows.

@@ -54,6 +54,8 @@ type serveFlags struct {
 	// often their checkpoint is written, how many turns the engine caches.
 	recentTurns, turnCache int
 	checkpointInterval     time.Duration
+	// Quotas: what one credential, or one turn, can make the server hold.
+	maxOpenTurns, maxPending int
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -87,6 +89,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, allowed_roots, required_deny")
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
+	fs.IntVar(&f.maxOpenTurns, "max-open-turns", domain.DefaultMaxOpenTurns, "how many turns one credential may have open at once, child turns included (429 quota_exceeded past it; -1: no bound)")
+	fs.IntVar(&f.maxPending, "max-pending-approvals", domain.DefaultMaxOpenRequests, "how many approval requests one turn may have open at once (a decision that would ask one more is a 429 quota_exceeded)")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
@@ -250,8 +254,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 {
-		return fmt.Errorf("--recent-turns must not be 0, --turn-cache and --checkpoint-interval must be positive")
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns positive or -1")
 	}
 	cpPath := checkpointPath(f)
 	if old := legacyCheckpointPath(f); old != "" {
@@ -263,7 +267,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
-		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache,
+		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
@@ -284,7 +288,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer})
+		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
+		MaxOpenTurns: f.maxOpenTurns})
 
 	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)

@@ -27,6 +27,9 @@ const DefaultApprovalTTL = 15 * time.Minute
 type Config struct {
 	// ApprovalTTL is how long approval requests stay open (default 15 minutes).
 	ApprovalTTL time.Duration
+	// MaxOpenRequests bounds the approval requests open at once in one
+	// turn (default domain.DefaultMaxOpenRequests).
+	MaxOpenRequests int
 	// MaxRetries bounds the attempts after a wrong-expected-version (default
 	// 32; each retry first waits a short, growing, jittered pause, so that
 	// two instances writing one turn take turns instead of one starving).
@@ -114,6 +117,9 @@ var engines atomic.Int64
 func New(store eventstore.Store, cfg Config) *Engine {
 	if cfg.ApprovalTTL <= 0 {
 		cfg.ApprovalTTL = DefaultApprovalTTL
+	}
+	if cfg.MaxOpenRequests <= 0 {
+		cfg.MaxOpenRequests = domain.DefaultMaxOpenRequests
 	}
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = 32

@@ -338,7 +338,7 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 
 // classifyExec turns the prepared invocation into the StartExec command.
 func (e *Engine) classifyExec(s *turn.State, c *Command, inv domain.Invocation) (turn.Command, error) {
-	sx := &turn.StartExec{Meta: c.meta(), ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, TTL: e.cfg.ApprovalTTL, Instance: e.cfg.Instance}
+	sx := &turn.StartExec{Meta: c.meta(), ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, TTL: e.cfg.ApprovalTTL, MaxOpen: e.cfg.MaxOpenRequests, Instance: e.cfg.Instance}
 	setNow(&sx.Meta, e.cfg.Now().UTC())
 	a, err := domain.Classify(inv, s.Snapshot.Sandbox.Cwd, nil)
 	if err != nil {

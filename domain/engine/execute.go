@@ -153,6 +153,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		if c.Trust == nil {
 			c.Trust = e.cfg.Trust
 		}
+		if c.MaxOpen <= 0 {
+			c.MaxOpen = e.cfg.MaxOpenRequests
+		}
 	case *turn.ChangeProfile:
 		setNow(&c.Meta, now)
 		if c.Kernel == (domain.KernelFeatures{}) {

@@ -90,6 +90,10 @@ type EvaluateTool struct {
 	Trust      domain.MCPTrust
 	// TTL is how long an approval request stays open.
 	TTL time.Duration
+	// MaxOpen bounds the approval requests open at once in the turn
+	// (domain.DefaultMaxOpenRequests when 0): a decision that would open
+	// one more is refused with a *domain.QuotaError and appends nothing.
+	MaxOpen int
 	// Classified, when set, is Invocation already classified against this
 	// state's cwd with Trust (the engine's resource check does it), so the
 	// hot path classifies once.

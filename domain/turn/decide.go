@@ -2,6 +2,7 @@ package turn
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -231,6 +232,9 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 	case domain.BehaviorAsk:
 		if _, err := next(s.TurnID, s.Status, TransOpenRequest); err != nil {
 			return nil, Outcome{}, err
+		}
+		if limit := cmp.Or(c.MaxOpen, domain.DefaultMaxOpenRequests); s.Open >= limit {
+			return nil, Outcome{}, &domain.QuotaError{Quota: domain.QuotaOpenRequests, Limit: limit, Of: s.TurnID}
 		}
 		red := a.Redacted() // the record's display values are red's: each long text is redacted once
 		r := recordRedacted(&a, &red)

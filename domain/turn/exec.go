@@ -88,6 +88,8 @@ type StartExec struct {
 	ItemID     string
 	Invocation domain.Invocation
 	TTL        time.Duration
+	// MaxOpen bounds the turn's open approval requests (EvaluateTool.MaxOpen).
+	MaxOpen int
 	// Classified is Invocation classified against this state's cwd.
 	Classified *domain.Action
 	// Instance names the engine that will run the command (ExecStarted).
@@ -123,7 +125,7 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 	}
 	call := s.Calls[c.ToolCallID]
 	if call == nil {
-		evs, out, err := decideEvaluate(s, &EvaluateTool{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation, TTL: c.TTL, Classified: &a})
+		evs, out, err := decideEvaluate(s, &EvaluateTool{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation, TTL: c.TTL, MaxOpen: c.MaxOpen, Classified: &a})
 		if err != nil || out.Decision.Behavior != domain.BehaviorAllow {
 			if out.Decision.Behavior == domain.BehaviorAsk {
 				out.Exec = ExecPending

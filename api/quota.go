@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/turn"
+)
+
+// startQuota holds the open-turn quota of each principal: a principal's
+// turn starts are taken one at a time, each counted against the read
+// models after the one before it is in them, so that concurrent starts
+// cannot all pass the count at once. The count is of the turns in the
+// store, so it holds across processes sharing one store up to the starts
+// they make at the same moment.
+type startQuota struct {
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // principal name → its start lock
+}
+
+func (q *startQuota) lock(name string) *sync.Mutex {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.locks == nil {
+		q.locks = map[string]*sync.Mutex{}
+	}
+	l := q.locks[name]
+	if l == nil {
+		l = &sync.Mutex{}
+		q.locks[name] = l
+	}
+	return l
+}
+
+// startWithinQuota runs a turn start within the principal's open-turn quota
+// (Config.MaxOpenTurns). A start of a turn that exists appends nothing (a
+// repeat, or a conflict) and is not counted; a new one past the quota is a
+// *domain.QuotaError, and nothing is appended.
+func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartTurn) (engine.Result, error) {
+	limit := s.cfg.MaxOpenTurns
+	if limit < 0 {
+		return s.run(r, turnID, c)
+	}
+	name := c.Actor.Name
+	l := s.quota.lock(name)
+	l.Lock()
+	defer l.Unlock()
+	if _, exists := s.cfg.Projector.Turn(turnID); !exists && s.cfg.Projector.LiveTurnsOf(name) >= limit {
+		return engine.Result{}, &domain.QuotaError{Quota: domain.QuotaOpenTurns, Limit: limit, Of: name}
+	}
+	res, err := s.run(r, turnID, c)
+	if err == nil && len(res.Events) > 0 {
+		// The next start of this principal counts this turn: wait (within
+		// the command's bound) until the read models hold it.
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
+		defer cancel()
+		_ = s.cfg.Projector.WaitFor(ctx, res.Position)
+	}
+	return res, err
+}

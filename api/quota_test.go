@@ -1,0 +1,108 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"turnstile/api"
+)
+
+// TestOpenTurnQuota: a runtime credential that starts turns and never ends
+// them is held to its quota of open turns, even when it starts them all at
+// once; a refused start appends nothing, and the quota is the credential's:
+// another credential still starts turns, a repeat of a started turn is
+// still answered, a child turn counts, ending a turn frees its place, and a
+// restarted server counts what the store holds.
+func TestOpenTurnQuota(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.db")
+	limit := func(c *api.Config) { c.MaxOpenTurns = 3 }
+	s := startInProcessOn(t, path, limit)
+	root := t.TempDir()
+	agent, other := *s, *s
+	agent.token = s.credential("agent", "runtime", "ws")
+	other.token = s.credential("other", "runtime", "ws")
+	body := func(id, parent string) map[string]any {
+		b := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
+			"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": root}
+		if parent != "" {
+			b["parent_turn_id"] = parent
+		}
+		return b
+	}
+	type answer struct {
+		status int
+		body   []byte
+	}
+	const n = 12
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			st, b := agent.do("POST", "/v1/turns", body(fmt.Sprint("a", i), ""))
+			answers[i] = answer{st, b}
+		})
+	}
+	wg.Wait()
+	var started []string
+	for i, a := range answers {
+		id := fmt.Sprint("a", i)
+		switch a.status {
+		case http.StatusCreated:
+			started = append(started, id)
+		case http.StatusTooManyRequests:
+			var e struct {
+				Error struct {
+					Code    string         `json:"code"`
+					Details map[string]any `json:"details"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(a.body, &e) != nil || e.Error.Code != "quota_exceeded" || e.Error.Details["quota"] != "open_turns_per_credential" ||
+				e.Error.Details["limit"] != 3.0 || e.Error.Details["of"] != "agent" {
+				t.Fatalf("refusal of %s: %s", id, a.body)
+			}
+			if st, b := s.do("GET", "/v1/turns/"+id, nil); st != http.StatusNotFound {
+				t.Fatalf("a refused start appended: %d %s", st, b)
+			}
+		default:
+			t.Fatalf("start %s: %d %s", id, a.status, a.body)
+		}
+	}
+	if len(started) != 3 {
+		t.Fatalf("%d concurrent starts of a credential with a quota of 3 open turns started %v", n, started)
+	}
+	if st, b := agent.do("POST", "/v1/turns", body(started[0], "")); st != http.StatusOK {
+		t.Fatalf("a repeat of a started turn at the quota: %d %s", st, b)
+	}
+	if st, b := other.do("POST", "/v1/turns", body("b1", "")); st != http.StatusCreated {
+		t.Fatalf("another credential's start: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns", body("child", started[0])); st != http.StatusTooManyRequests {
+		t.Fatalf("a child turn past the quota: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns/"+started[1]+"/complete", map[string]any{}); st != http.StatusOK {
+		t.Fatalf("complete: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns", body("child", started[0])); st != http.StatusCreated {
+		t.Fatalf("a child turn once a turn ended: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns", body("a-next", "")); st != http.StatusTooManyRequests {
+		t.Fatalf("past the quota again (the child counts): %d %s", st, b)
+	}
+
+	s.stop()
+	s = startInProcessOn(t, path, limit)
+	agent.url = s.url
+	if st, b := agent.do("POST", "/v1/turns", body("a-after-restart", "")); st != http.StatusTooManyRequests {
+		t.Fatalf("past the quota after a restart: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns/"+started[2]+"/interrupt", map[string]any{}); st != http.StatusOK {
+		t.Fatalf("interrupt: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns", body("a-after-restart", "")); st != http.StatusCreated {
+		t.Fatalf("a start once a turn ended, after a restart: %d %s", st, b)
+	}
+}

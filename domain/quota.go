@@ -1,0 +1,44 @@
+package domain
+
+import "fmt"
+
+// Quotas bound what one credential can make the service hold: the agent
+// holds the runtime's credential, and every open turn and every pending
+// approval request is kept in memory, shown to people and swept by the
+// server until it ends.
+const (
+	// DefaultMaxOpenRequests bounds the approval requests open at once in
+	// one turn. A request stays open until a person answers or it expires,
+	// so an agent that asks faster than people answer is told to wait
+	// rather than fill the approvers' queue.
+	DefaultMaxOpenRequests = 64
+	// DefaultMaxOpenTurns bounds the turns one credential has open at once
+	// (child turns included). A turn stays open until its runtime ends it.
+	DefaultMaxOpenTurns = 256
+)
+
+// Quota names.
+const (
+	QuotaOpenRequests = "pending_approvals_per_turn"
+	QuotaOpenTurns    = "open_turns_per_credential"
+)
+
+// QuotaError refuses a command that would take a credential or a turn past
+// one of its quotas. It changes nothing; the same command succeeds once
+// what holds the quota ends (a request answered or expired, a turn ended).
+type QuotaError struct {
+	Quota string
+	Limit int
+	// Of is what the quota counts in: a turn id or a credential's name.
+	Of string
+}
+
+func (e *QuotaError) Error() string {
+	switch e.Quota {
+	case QuotaOpenRequests:
+		return fmt.Sprintf("turn %s already has %d approval requests open, its limit: wait for a person to answer one (or for one to expire) before asking again", e.Of, e.Limit)
+	case QuotaOpenTurns:
+		return fmt.Sprintf("credential %q already has %d turns open, its limit: end a turn it no longer uses (POST /v1/turns/{id}/complete or /interrupt) before starting another", e.Of, e.Limit)
+	}
+	return fmt.Sprintf("quota %s of %s is %d", e.Quota, e.Of, e.Limit)
+}
