@@ -183,5 +183,21 @@ func ForThisTurn(a *Action, turnID string) string {
 		same = "the same " + strings.Join(what, ", ")
 	}
 	return fmt.Sprintf("allow_for_turn allows, until turn %s ends, every later %s call with %s as this one (%s) without asking; any other call still asks. allow_once allows this call only.",
-		turnID, a.ToolName, same, a.Summary)
+		turnID, a.ToolName, same, forThisTurnSummary(a.Summary))
+}
+
+// maxForThisTurnSummary bounds the summary ForThisTurn repeats: the request
+// shows the whole summary beside it, and a long command (a here-document)
+// repeated there was stored, held and sent twice.
+const maxForThisTurnSummary = 200
+
+func forThisTurnSummary(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxForThisTurnSummary {
+			return s[:i] + "… as the summary shows in full"
+		}
+		n++
+	}
+	return s
 }

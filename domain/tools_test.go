@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestToolCatalogueClassifies classifies each catalogue example as the
@@ -117,5 +118,20 @@ func TestToolCatalogueInDocs(t *testing.T) {
 			return
 		}
 		t.Fatalf("docs/tools.md differs from domain.ToolCatalogue; run with -update\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestForThisTurnCutsALongSummary: the plain words of a request repeat a
+// short summary whole, and only the start of a long one (a here-document
+// of 100 KB), which the request shows in full beside them.
+func TestForThisTurnCutsALongSummary(t *testing.T) {
+	short := Action{ToolName: "exec_command", Summary: "Run make test"}
+	if got := ForThisTurn(&short, "t"); !strings.Contains(got, "(Run make test)") {
+		t.Fatalf("a short summary: %q", got)
+	}
+	long := Action{ToolName: "exec_command", Summary: "Run cat > f <<EOF\n" + strings.Repeat("é", 100_000)}
+	got := ForThisTurn(&long, "t")
+	if len(got) > 1024 || !strings.Contains(got, "(Run cat > f <<EOF\néé") || !strings.Contains(got, "… as the summary shows in full)") || !utf8.ValidString(got) {
+		t.Fatalf("a long summary: %d bytes: %.400q", len(got), got)
 	}
 }
