@@ -79,6 +79,9 @@ func (s *Server) doDecide(r *http.Request, turnID string, req *DecisionRequest) 
 	if err := s.authorizeTurn(r, domain.OpTurnDecide, turnID); err != nil {
 		return nil, err
 	}
+	if err := s.admitCall(r, turnID, req.ToolCallID); err != nil {
+		return nil, err
+	}
 	res, err := s.execute(r, turnID, &turn.EvaluateTool{
 		Meta: meta(r), ToolCallID: req.ToolCallID, ItemID: req.ItemID,
 		Invocation: domain.Invocation{ToolName: req.ToolName, Arguments: req.Arguments, MCP: req.MCP, Dynamic: req.Dynamic},

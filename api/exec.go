@@ -80,6 +80,9 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 	if err := s.authorizeTurn(r, domain.OpTurnExec, turnID); err != nil {
 		return 0, nil, err
 	}
+	if err := s.admitCall(r, turnID, req.ToolCallID); err != nil {
+		return 0, nil, err
+	}
 	m := meta(r)
 	cmd := &engine.Command{ToolCallID: req.ToolCallID, ItemID: req.ItemID, Argv: req.Argv, Cwd: req.Cwd, Env: req.Env,
 		TimeoutMs: req.TimeoutMs, Stdin: []byte(req.Stdin), Actor: m.Actor, CorrelationID: m.CorrelationID}

@@ -224,6 +224,9 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if err != nil {
 		return HookAnswer{}, err
 	}
+	if err := s.admitCall(r, target, h.ToolUseID); err != nil {
+		return HookAnswer{}, err
+	}
 	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv})
 	if err != nil {
 		return HookAnswer{}, err

@@ -61,3 +61,30 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	}
 	return res, err
 }
+
+// admitCall refuses a new tool call in a turn whose starter's live turns
+// hold more than Config.MaxHeldBytes of events (a *domain.QuotaError); a
+// call the turn has decided is still answered. The count is the read
+// models', a moment behind the engine: concurrent calls can pass it by
+// what they carry, each at most a request body.
+func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
+	limit := s.cfg.MaxHeldBytes
+	if limit < 0 {
+		return nil
+	}
+	name, held := s.cfg.Projector.HeldBytesOf(turnID)
+	if name == "" || held < int64(limit) {
+		return nil
+	}
+	known := false
+	if err := s.cfg.Engine.View(r.Context(), turnID, func(st *turn.State) error {
+		known = st.Calls[toolCallID] != nil
+		return nil
+	}); err != nil {
+		return err
+	}
+	if known {
+		return nil
+	}
+	return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: name}
+}

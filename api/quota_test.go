@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -105,4 +106,86 @@ func TestOpenTurnQuota(t *testing.T) {
 	if st, b := agent.do("POST", "/v1/turns", body("a-after-restart", "")); st != http.StatusCreated {
 		t.Fatalf("a start once a turn ended, after a restart: %d %s", st, b)
 	}
+}
+
+// TestHeldBytesQuota: a runtime credential whose open turns' events pass
+// its byte quota (long commands, each allowed) makes no new tool call,
+// through /decisions or /exec, until one of its turns ends; a call its
+// turn already decided is still answered, and another credential's turns
+// still decide.
+func TestHeldBytesQuota(t *testing.T) {
+	s := startInProcessOn(t, filepath.Join(t.TempDir(), "events.db"), func(c *api.Config) { c.MaxHeldBytes = 1 << 20 })
+	root := t.TempDir()
+	agent, other := *s, *s
+	agent.token = s.credential("agent", "runtime", "ws")
+	other.token = s.credential("other", "runtime", "ws")
+	start := func(c inProcess, id string) {
+		t.Helper()
+		if st, b := c.do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
+			"permission_profile": map[string]string{"mode": "full_access"}, "workspace_root": root}); st != http.StatusCreated {
+			t.Fatalf("start %s: %d %s", id, st, b)
+		}
+	}
+	decide := func(c inProcess, turnID, call string) (int, []byte) {
+		return c.do("POST", "/v1/turns/"+turnID+"/decisions", map[string]any{"tool_call_id": call, "tool_name": "exec_command",
+			"arguments": map[string]any{"cmd": "echo " + call + " " + strings.Repeat("x", 100_000)}})
+	}
+	start(agent, "a1")
+	start(other, "b1")
+	refused := -1
+	for i := range 40 {
+		st, b := decide(agent, "a1", fmt.Sprint("c", i))
+		if st == http.StatusTooManyRequests {
+			if !strings.Contains(string(b), `"quota":"open_turn_bytes_per_credential"`) || !strings.Contains(string(b), `"of":"agent"`) {
+				t.Fatalf("refusal: %s", b)
+			}
+			refused = i
+			break
+		}
+		if st != http.StatusOK {
+			t.Fatalf("decide c%d: %d %s", i, st, b)
+		}
+		// Let the read models include the decision, as the next call's
+		// count does at the pace of a runtime.
+		if st, b := agent.do("GET", "/v1/turns/a1?after="+position(t, b), nil); st != http.StatusOK {
+			t.Fatalf("read: %d %s", st, b)
+		}
+	}
+	// 1 MiB holds at most ten decisions of 100 KB (each event holds the
+	// command at least once).
+	if refused < 0 || refused > 11 {
+		t.Fatalf("refused at call %d", refused)
+	}
+	if st, b := decide(agent, "a1", "c0"); st != http.StatusOK {
+		t.Fatalf("a decided call past the quota: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns/a1/exec", map[string]any{"tool_call_id": "x1", "argv": []string{"/bin/true"}}); st != http.StatusTooManyRequests {
+		t.Fatalf("a new /exec past the quota: %d %s", st, b)
+	}
+	if st, b := decide(other, "b1", "c0"); st != http.StatusOK {
+		t.Fatalf("another credential's call: %d %s", st, b)
+	}
+	st, b := agent.do("POST", "/v1/turns/a1/complete", map[string]any{})
+	if st != http.StatusOK {
+		t.Fatalf("complete: %d %s", st, b)
+	}
+	start(agent, "a2")
+	if st, b := agent.do("GET", "/v1/turns/a2?after="+position(t, b), nil); st != http.StatusOK {
+		t.Fatalf("read: %d %s", st, b)
+	}
+	if st, b := decide(agent, "a2", "c0"); st != http.StatusOK {
+		t.Fatalf("a call once the turn that held the bytes ended: %d %s", st, b)
+	}
+}
+
+// position is the position a command's answer carries.
+func position(t *testing.T, body []byte) string {
+	t.Helper()
+	var p struct {
+		Position string `json:"position"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil || p.Position == "" {
+		t.Fatalf("no position in %s", body)
+	}
+	return p.Position
 }

@@ -66,6 +66,10 @@ type Config struct {
 	// turns included (default domain.DefaultMaxOpenTurns; negative: no
 	// bound). A start past it is a 429 quota_exceeded.
 	MaxOpenTurns int
+	// MaxHeldBytes bounds the stored size of the events of one credential's
+	// open turns (default domain.DefaultMaxHeldBytes; negative: no bound).
+	// A new tool call in one of its turns past it is a 429 quota_exceeded.
+	MaxHeldBytes int
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
 	// credential (GET /v1/turns/{turn_id}/egress); nil: no shared proxy.
 	EgressProxyURL func(turnID string) string
@@ -110,6 +114,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MaxOpenTurns == 0 {
 		cfg.MaxOpenTurns = domain.DefaultMaxOpenTurns
+	}
+	if cfg.MaxHeldBytes == 0 {
+		cfg.MaxHeldBytes = domain.DefaultMaxHeldBytes
 	}
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = 10 * time.Second

@@ -15,12 +15,18 @@ const (
 	// DefaultMaxOpenTurns bounds the turns one credential has open at once
 	// (child turns included). A turn stays open until its runtime ends it.
 	DefaultMaxOpenTurns = 256
+	// DefaultMaxHeldBytes bounds the stored size of the events of one
+	// credential's open turns: the server holds an open turn's decisions
+	// in full (a few times their stored size), and one decision may carry
+	// up to 128 KiB of arguments.
+	DefaultMaxHeldBytes = 256 << 20
 )
 
 // Quota names.
 const (
 	QuotaOpenRequests = "pending_approvals_per_turn"
 	QuotaOpenTurns    = "open_turns_per_credential"
+	QuotaHeldBytes    = "open_turn_bytes_per_credential"
 )
 
 // QuotaError refuses a command that would take a credential or a turn past
@@ -39,6 +45,8 @@ func (e *QuotaError) Error() string {
 		return fmt.Sprintf("turn %s already has %d approval requests open, its limit: wait for a person to answer one (or for one to expire) before asking again", e.Of, e.Limit)
 	case QuotaOpenTurns:
 		return fmt.Sprintf("credential %q already has %d turns open, its limit: end a turn it no longer uses (POST /v1/turns/{id}/complete or /interrupt) before starting another", e.Of, e.Limit)
+	case QuotaHeldBytes:
+		return fmt.Sprintf("the open turns of credential %q hold %d bytes of events or more, its limit: end a turn it no longer uses before its turns make new calls (calls already decided are still answered)", e.Of, e.Limit)
 	}
 	return fmt.Sprintf("quota %s of %s is %d", e.Quota, e.Of, e.Limit)
 }

@@ -168,7 +168,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	if p.applied != 0 || len(p.held) != 0 || len(p.old) != 0 {
 		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
 	}
-	p.held, p.old, p.approvals, p.pending, p.profiles, p.openBy = q.held, q.old, q.approvals, q.pending, q.profiles, q.openBy
+	p.held, p.old, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.old, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
 	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
 	return p.last, nil
 }

@@ -34,19 +34,26 @@ func replay(t tb, o Options, evs []turn.Event) *Projector {
 	return p
 }
 
-// liveByStarter counts the held turns not yet ended by who started them
-// (the open-turn quota's count, LiveTurnsOf, taken the long way).
-func liveByStarter(p *Projector) map[string]int {
-	n := map[string]int{}
+// liveByStarter counts the held turns not yet ended, and the size of their
+// events, by who started them (the quotas' counts, LiveTurnsOf and
+// HeldBytesOf, taken the long way).
+func liveByStarter(p *Projector, evs []turn.Event) (map[string]int, map[string]int64) {
+	n, b := map[string]int{}, map[string]int64{}
 	for _, t := range p.held {
-		if t.Status != turn.StatusNone && !t.Status.Terminal() {
-			n[t.startedBy]++
-		}
 		if t.startedBy != "agent-"+t.TurnID[:1] {
 			panic(fmt.Sprintf("turn %s started by %q", t.TurnID, t.startedBy))
 		}
+		if t.Status == turn.StatusNone || t.Status.Terminal() {
+			continue
+		}
+		n[t.startedBy]++
+		for i := range evs {
+			if evs[i].TurnID == t.TurnID && evs[i].Position.Less(p.pos) || evs[i].Position == p.pos && evs[i].TurnID == t.TurnID {
+				b[t.startedBy] += int64(evs[i].Size)
+			}
+		}
 	}
-	return n
+	return n, b
 }
 
 func exportJSON(t tb, p *Projector) string {
@@ -100,8 +107,10 @@ func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 			if restored.Applied() != want.Applied() {
 				rt.Fatalf("applied %d, want %d", restored.Applied(), want.Applied())
 			}
-			if got, want := restored.openBy, liveByStarter(want); !maps.Equal(got, want) {
-				rt.Fatalf("live turns by who started them: restored+tail %v, full replay %v", got, want)
+			wantN, wantB := liveByStarter(want, h.events)
+			if !maps.Equal(restored.openBy, wantN) || !maps.Equal(restored.heldBy, wantB) || !maps.Equal(want.openBy, wantN) || !maps.Equal(want.heldBy, wantB) {
+				rt.Fatalf("live turns and their bytes by who started them: restored+tail %v %v, full replay %v %v, counted %v %v",
+					restored.openBy, restored.heldBy, want.openBy, want.heldBy, wantN, wantB)
 			}
 		}
 	})

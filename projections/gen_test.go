@@ -45,7 +45,7 @@ func (h *history) add(id string, p turn.Payload) {
 	h.events = append(h.events, turn.Event{
 		ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "%s/%d", id, g.version)), Type: p.EventType(), SchemaVersion: 1,
 		TurnID: id, OccurredAt: genBase.Add(time.Duration(n) * time.Second), Actor: actor,
-		Payload: p, Version: g.version, Position: eventstore.Position{Commit: n * 10, Prepare: n * 10},
+		Payload: p, Version: g.version, Position: eventstore.Position{Commit: n * 10, Prepare: n * 10}, Size: 100 + int(n%7),
 	})
 }
 

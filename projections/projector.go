@@ -51,6 +51,7 @@ type Projector struct {
 	approvals  map[string]*ApprovalView                         // of held turns
 	pending    map[string]map[string]struct{}                   // turn id → pending request ids
 	openBy     map[string]int                                   // principal name → turns it started that are live
+	heldBy     map[string]int64                                 // principal name → stored size of those turns' events
 	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns
 	changed    chan struct{}                                    // closed and replaced after every Apply
 	// broken is the error of an Apply that failed part-way: the read
@@ -66,9 +67,10 @@ type heldTurn struct {
 	requests []string // approval request ids, in order opened
 	queued   bool     // in recent
 	// startedBy is the name of the principal that started the turn; live
-	// says the turn is counted in its openBy.
+	// says the turn is counted in its openBy and its bytes in heldBy.
 	startedBy string
 	live      bool
+	bytes     int64 // the stored size of the turn's events
 }
 
 // Mark identifies the last event a projector applied: a checkpoint holds
@@ -96,6 +98,7 @@ func NewWith(o Options) *Projector {
 		recentMax: o.RecentTurns,
 		held:      map[string]*heldTurn{}, old: map[string]*summary{},
 		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{}, openBy: map[string]int{},
+		heldBy:   map[string]int64{},
 		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
 		changed:  make(chan struct{}),
 	}
@@ -246,21 +249,30 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	return nil
 }
 
-// countLive keeps openBy: a turn counts for the principal that started it
-// from its start until its status is terminal.
+// countLive keeps openBy and heldBy: a turn counts for the principal that
+// started it, with the stored size of its events, from its start until its
+// status is terminal.
 func (p *Projector) countLive(t *heldTurn, e *turn.Event) {
 	if _, ok := e.Payload.(*turn.TurnStarted); ok && t.startedBy == "" {
 		t.startedBy = e.Actor.Name
 	}
+	t.bytes += int64(e.Size)
 	live := t.Status != turn.StatusNone && !t.Status.Terminal()
-	if live == t.live {
-		return
-	}
-	t.live = live
-	if live {
+	switch {
+	case live && t.live:
+		p.heldBy[t.startedBy] += int64(e.Size)
+	case live:
+		t.live = true
 		p.openBy[t.startedBy]++
-	} else if p.openBy[t.startedBy]--; p.openBy[t.startedBy] <= 0 {
-		delete(p.openBy, t.startedBy)
+		p.heldBy[t.startedBy] += t.bytes
+	case t.live:
+		t.live = false
+		if p.openBy[t.startedBy]--; p.openBy[t.startedBy] <= 0 {
+			delete(p.openBy, t.startedBy)
+		}
+		if p.heldBy[t.startedBy] -= t.bytes - int64(e.Size); p.heldBy[t.startedBy] <= 0 {
+			delete(p.heldBy, t.startedBy)
+		}
 	}
 }
 
@@ -270,6 +282,18 @@ func (p *Projector) LiveTurnsOf(name string) int {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.openBy[name]
+}
+
+// HeldBytesOf is the stored size of the events of the live turns of the
+// principal that started turnID (its name; "" when the turn is not live).
+func (p *Projector) HeldBytesOf(turnID string) (name string, bytes int64) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	t := p.held[turnID]
+	if t == nil || !t.live {
+		return "", 0
+	}
+	return t.startedBy, p.heldBy[t.startedBy]
 }
 
 // maxPromptRunes bounds the prompt a timeline row shows, and its title (a

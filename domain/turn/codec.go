@@ -36,6 +36,9 @@ type Event struct {
 	Version  int64               // stream revision
 	Position eventstore.Position // global position
 	Hash     string              // SHA-256 of the stored metadata and data
+	// Size is the stored metadata and data's length, when read back (the
+	// read models count what open turns hold by it).
+	Size int
 }
 
 // Envelope is the stored metadata of an event.
