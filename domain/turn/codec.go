@@ -204,7 +204,7 @@ func DecodeUnhashed(r *eventstore.RecordedEvent) (Event, error) {
 	return Event{
 		ID: r.ID, Type: r.Type, SchemaVersion: env.SchemaVersion, TurnID: env.TurnID, OccurredAt: env.OccurredAt,
 		Actor: env.Actor, CorrelationID: env.CorrelationID, PrevHash: env.PrevHash, Payload: p,
-		Version: int64(r.Revision), Position: r.Position,
+		Version: int64(r.Revision), Position: r.Position, Size: len(r.Metadata) + len(r.Data),
 	}, nil
 }
 
