@@ -176,6 +176,10 @@ type RespondRequest struct {
 type RespondResponse struct {
 	RequestID  string            `json:"request_id"`
 	Resolution domain.Resolution `json:"resolution"`
+	// Reason is why the resolution was recorded: the answer's own, or
+	// sandbox_denied when an allow was recorded as a deny because the
+	// request's host, looked up at last, is one the network policy refuses.
+	Reason domain.Reason `json:"reason,omitempty"`
 	// Replayed is set when the same resolution had already been stored.
 	Replayed bool `json:"replayed"`
 	// Position is the store position of the resolution: pass it as
@@ -249,5 +253,5 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 	if !out.Replayed {
 		s.metrics.ApprovalWait(time.Since(out.Approval.OpenedAt))
 	}
-	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
+	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Reason: out.Approval.ResolvedReason, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
 }

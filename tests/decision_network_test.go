@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"net/http"
 	"net/netip"
 	"os"
@@ -25,29 +26,51 @@ func TestDecisionHostsResolvingToLocalAddresses(t *testing.T) {
 	s := StartServer(t, "", "--dns-server", dns, "--dns-timeout", "300ms")
 	root := workspace(t)
 	s.startTurn("n", "ws", "supervised", root)
-	for i, c := range []struct{ url, decision, refusal string }{
-		{"http://127.0.0.1.nip.io/", "deny", "localhost_not_allowed"},
-		{"https://v6.example.org/", "deny", "localhost_not_allowed"},
-		{"https://mixed.example.org/", "deny", "private_address"},
-		{"http://meta.example.org/latest/meta-data/", "deny", "private_address"},
-		{"https://slow.example.org/", "deny", "host_unresolved"},
-		// Literal forms of loopback are judged without a lookup.
-		{"http://localhost./", "deny", "localhost_not_allowed"},
-		{"http://LOCALHOST/", "deny", "localhost_not_allowed"},
-		{"http://a.localhost/", "deny", "localhost_not_allowed"},
-		{"http://[::ffff:127.0.0.1]/", "deny", "localhost_not_allowed"},
-		{"http://2130706433/", "deny", "localhost_not_allowed"},
-		{"http://0177.0.0.1/", "deny", "localhost_not_allowed"},
-		{"http://0x7f.1/", "deny", "localhost_not_allowed"},
-		// Controls: a public address and a name that does not exist ask.
-		{"https://public.example.org/", "ask", ""},
-		{"https://nonexistent.example.org/", "ask", ""},
-	} {
-		d := s.decide("n", "c"+string(rune('a'+i)), "web_fetch", map[string]any{"url": c.url})
-		if d.Decision != c.decision || d.Refusal != c.refusal {
-			t.Errorf("%s: %s/%s (%s), want %s/%s", c.url, d.Decision, d.Refusal, d.Message, c.decision, c.refusal)
-		}
+	// A call that asks is looked up once a person allows it: an allow of a
+	// host that leads to a local address is recorded as a deny.
+	looked := []struct{ url, refusal string }{
+		{"http://127.0.0.1.nip.io/", "localhost_not_allowed"},
+		{"https://v6.example.org/", "localhost_not_allowed"},
+		{"https://mixed.example.org/", "private_address"},
+		{"http://meta.example.org/latest/meta-data/", "private_address"},
+		{"https://slow.example.org/", "host_unresolved"},
 	}
+	for i, c := range looked {
+		call := fmt.Sprint("l", i)
+		d := s.decide("n", call, "web_fetch", map[string]any{"url": c.url})
+		if d.Decision != "ask" || d.Request == nil {
+			t.Fatalf("%s: %+v, want ask", c.url, d)
+		}
+		var out struct{ Resolution, Reason string }
+		s.JSON("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once"}, http.StatusOK, &out)
+		if out.Resolution != "deny" || out.Reason != "sandbox_denied" {
+			t.Errorf("%s: an allow answered %+v, want deny/sandbox_denied", c.url, out)
+		}
+		wantDecision(t, c.url+" after the allow", s.decide("n", call, "web_fetch", map[string]any{"url": c.url}), "deny", "sandbox_denied", "")
+	}
+	// Literal forms of loopback are judged without a lookup, when asked.
+	for i, u := range []string{"http://localhost./", "http://LOCALHOST/", "http://a.localhost/", "http://[::ffff:127.0.0.1]/",
+		"http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/"} {
+		wantDecision(t, u, s.decide("n", fmt.Sprint("s", i), "web_fetch", map[string]any{"url": u}), "deny", "sandbox_denied", "localhost_not_allowed")
+	}
+	// Controls: a public address and a name that does not exist ask, and
+	// an allow of them is recorded as the allow.
+	for i, u := range []string{"https://public.example.org/", "https://nonexistent.example.org/"} {
+		call := fmt.Sprint("p", i)
+		d := s.decide("n", call, "web_fetch", map[string]any{"url": u})
+		if d.Decision != "ask" || d.Request == nil {
+			t.Fatalf("%s: %+v, want ask", u, d)
+		}
+		s.respond(d.Request.RequestID, "allow_once")
+		wantDecision(t, u+" after the allow", s.decide("n", call, "web_fetch", map[string]any{"url": u}), "allow", "user_approved", "")
+	}
+	// A turn whose policy allows the call (a restricted network that allows
+	// the domain) looks it up at once.
+	s.startTurn("f", "ws", "full_access", root)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "r", "workspace_id": "ws", "thread_id": "th", "parent_turn_id": "f",
+		"task_cap": map[string]any{"network": map[string]any{"mode": "restricted", "allowed_domains": []string{"**.example.org"}}}}, http.StatusCreated, nil)
+	wantDecision(t, "allowed, mixed.example.org", s.decide("r", "c1", "web_fetch", map[string]any{"url": "https://mixed.example.org/"}), "deny", "sandbox_denied", "private_address")
+	wantDecision(t, "allowed, public.example.org (control)", s.decide("r", "c2", "web_fetch", map[string]any{"url": "https://public.example.org/"}), "allow", "full_access", "")
 }
 
 // TestCapDisabledNetworkIsNetworkDisabled: a child of a full_access parent

@@ -16,6 +16,16 @@ type ResourceChecker interface {
 	CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error
 }
 
+// StaticURLChecker is a ResourceChecker that can also check a URL without
+// looking its host up (the scheme, the host lists, an address written in
+// the URL). A call that asks a person is checked so, and looked up only
+// once a person allows it: the name a prompt-injected agent puts in a URL
+// (a secret as a subdomain of its own domain) reaches a DNS server only
+// with a person's consent.
+type StaticURLChecker interface {
+	CheckURLStatic(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error
+}
+
 // Refusal is an error a ResourceChecker returns to refuse; other errors are
 // failures of the check itself.
 type Refusal interface {
@@ -111,20 +121,31 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		classified.Classified = &a
 		return &classified, nil
 	}
-	// A call the policy denies whatever its resources are (denied_tools, a
-	// restricted allowed_tools or allowed_paths, a deny behaviour; a grant
-	// never turns a deny around) is not looked up: the host name of a call
-	// that cannot run is not sent to a DNS server (a channel out for what
-	// the agent puts in it), and its answer does not wait for one.
-	if refusal == nil && a.URL != nil && domain.Evaluate(snap, &a, nil).Behavior != domain.BehaviorDeny {
-		refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+	// Only a call the policy allows is looked up now. The host name of a
+	// call that cannot run (denied_tools, a restricted allowed_tools or
+	// allowed_paths, a deny behaviour) is never sent to a DNS server (a
+	// channel out for what the agent puts in it), nor that of a call that
+	// asks before a person allows it (StaticURLChecker); and an answer
+	// does not wait for a lookup it does not need.
+	recheck := ""
+	if refusal == nil && a.URL != nil {
+		switch domain.Evaluate(snap, &a, s.Grants).Behavior {
+		case domain.BehaviorAllow:
+			refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+		case domain.BehaviorAsk:
+			if sc, ok := e.cfg.Checker.(StaticURLChecker); ok {
+				refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
+			} else {
+				refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+			}
+		}
 	}
 	if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {
 		refusal = methodRefusal(a.Method)
 	}
 	if refusal == nil {
 		classified := *c // the caller's command stays as it was
-		classified.Classified = &a
+		classified.Classified, classified.RecheckURL = &a, recheck
 		return &classified, nil
 	}
 	var r Refusal
@@ -144,3 +165,24 @@ func (m methodRefusal) Error() string {
 
 // RefusalCode implements Refusal.
 func (m methodRefusal) RefusalCode() string { return "method_not_allowed" }
+
+// recheck looks up, before a person's allow is recorded, the host of a
+// request that asked without a lookup (RecheckURL), against the snapshot in
+// force now; a refusal records the allow as a deny (RespondApproval.Refusal).
+func (e *Engine) recheck(s *turn.State, c *turn.RespondApproval) (turn.Command, error) {
+	r := s.Approvals[c.RequestID]
+	if e.cfg.Checker == nil || r == nil || r.Status != turn.RequestOpen || r.RecheckURL == "" || !c.Resolution.Allows() {
+		return c, nil
+	}
+	err := e.cfg.Checker.CheckURL(&s.Snapshot, r.RecheckURL)
+	if err == nil {
+		return c, nil
+	}
+	var ref Refusal
+	if !errors.As(err, &ref) {
+		return nil, err
+	}
+	checked := *c
+	checked.Refusal = ref.RefusalCode()
+	return &checked, nil
+}

@@ -24,6 +24,8 @@ func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (tur
 	switch c := cmd.(type) {
 	case *turn.EvaluateTool:
 		return e.checkResources(s, c)
+	case *turn.RespondApproval:
+		return e.recheck(s, c)
 	case *turn.ChangeProfile:
 		if s.ParentTurnID == "" || c.Parent != nil {
 			return c, nil

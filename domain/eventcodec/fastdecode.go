@@ -244,6 +244,8 @@ func decodeApprovalRequested(s *scanner, p *turn.ApprovalRequested) {
 			s.text(p.Mode.UnmarshalText)
 		case "expires_at":
 			s.text(p.ExpiresAt.UnmarshalText)
+		case "recheck_url":
+			p.RecheckURL = s.str()
 		default:
 			s.fail()
 		}

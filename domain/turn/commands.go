@@ -90,6 +90,9 @@ type EvaluateTool struct {
 	Trust      domain.MCPTrust
 	// TTL is how long an approval request stays open.
 	TTL time.Duration
+	// RecheckURL, set by the engine, is the origin of a call whose host it
+	// did not look up because the call asks (ApprovalRequested.RecheckURL).
+	RecheckURL string
 	// MaxOpen bounds the approval requests open at once in the turn
 	// (domain.DefaultMaxOpenRequests when 0): a decision that would open
 	// one more is refused with a *domain.QuotaError and appends nothing.
@@ -118,6 +121,10 @@ type RespondApproval struct {
 	Meta
 	RequestID  string
 	Resolution domain.Resolution
+	// Refusal, set by the engine, is the code of the resource check that
+	// refused an allowed request's host when it was looked up at last
+	// (RecheckURL): the allow is then recorded as a deny, sandbox_denied.
+	Refusal string
 }
 
 // RecordToolRun records that a tool call ran (the runtime's report after

@@ -176,6 +176,9 @@ func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, 
 		if r.ResolvedReason == domain.ReasonPermissionsChanged {
 			out.Decision.Reason, out.Decision.DecidedBy = r.ResolvedReason, ReasonProfileChanged
 		}
+		if r.ResolvedReason == domain.ReasonSandboxDenied {
+			out.Decision.Reason, out.Decision.DecidedBy = r.ResolvedReason, "sandbox"
+		}
 	}
 	return out, true, nil
 }
@@ -248,7 +251,7 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 			req.Details = []domain.Detail{}
 		}
 		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: decisionRecordOf(d),
-			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL)}
+			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL), RecheckURL: c.RecheckURL}
 		opened, _ := RequestMove(RequestNone, ev)
 		return []Event{s.event(&c.Meta, id, ev)}, Outcome{Decision: d, Approval: s.openApproval(ev, c.Now, opened)}, nil
 	default:
@@ -316,7 +319,12 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	if c.Resolution.Allows() && !slices.Contains(s.Snapshot.Approval.AllowedScopes, c.Resolution) {
 		return nil, Outcome{}, &domain.FieldError{Field: "resolution", Value: string(c.Resolution), Message: "not an approval scope this turn allows"}
 	}
-	ev, err := s.resolve(&c.Meta, r, c.Resolution, s.Open)
+	res, why := c.Resolution, c.Resolution.Reason()
+	if c.Refusal != "" && res.Allows() {
+		// The host, looked up at last, is one the network policy refuses.
+		res, why = domain.ResolutionDeny, domain.ReasonSandboxDenied
+	}
+	ev, err := s.resolveFor(&c.Meta, r, res, why, s.Open)
 	if err != nil {
 		return nil, Outcome{}, err
 	}
@@ -324,7 +332,7 @@ func decideRespond(s *State, c *RespondApproval) ([]Event, Outcome, error) {
 	// the request table.
 	resolved := *r
 	resolved.Status, _ = RequestMove(r.Status, ev.Payload)
-	resolved.Resolution, resolved.ResolvedReason = c.Resolution, ev.Payload.(*ApprovalResolved).Reason
+	resolved.Resolution, resolved.ResolvedReason = res, why
 	return []Event{ev}, Outcome{Approval: &resolved}, nil
 }
 

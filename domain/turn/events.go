@@ -173,6 +173,11 @@ type ApprovalRequested struct {
 	Decision   DecisionRecord  `json:"decision"`
 	Mode       domain.Mode     `json:"mode"`
 	ExpiresAt  time.Time       `json:"expires_at"`
+	// RecheckURL is the origin (scheme://host:port) of a network call whose
+	// host was not looked up when it asked: the name goes to a DNS server
+	// only once a person allows the call, and the allow is recorded as a
+	// deny (sandbox_denied) when the lookup refuses it.
+	RecheckURL string `json:"recheck_url,omitempty"`
 }
 
 // ApprovalResolved closes an approval request.

@@ -51,6 +51,8 @@ type Approval struct {
 	// ResolvedReason is the reason recorded when it was resolved
 	// (permissions_changed when a permission change resolved it).
 	ResolvedReason domain.Reason
+	// RecheckURL is the event's: the origin an allow looks up first.
+	RecheckURL string
 }
 
 // Call is what happened to a tool call id: its first (policy) decision, the
@@ -154,7 +156,7 @@ func (s *State) openApproval(p *ApprovalRequested, openedAt time.Time, status Re
 	return &Approval{
 		Request: p.Request, ToolCallID: p.ToolCallID, Seq: len(s.Approvals), Status: status,
 		Grant:  domain.GrantKey{Mode: p.Mode, ToolName: p.Action.ToolName, Action: p.Action.Kind, ScopeHash: p.Action.ScopeHash},
-		Action: p.Action, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion,
+		Action: p.Action, OpenedAt: openedAt, ExpiresAt: p.ExpiresAt, SnapshotVersion: s.SnapshotVersion, RecheckURL: p.RecheckURL,
 	}
 }
 
