@@ -227,7 +227,10 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if err := s.admitCall(r, target, h.ToolUseID); err != nil {
 		return HookAnswer{}, err
 	}
-	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv})
+	// Claude Code's own prompt answers an ask, unseen here: its host is
+	// looked up before it asks (with ask = "hold", once someone allows it).
+	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv,
+		LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt})
 	if err != nil {
 		return HookAnswer{}, err
 	}

@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -130,5 +132,63 @@ func TestAskedURLIsLookedUpOnlyOnceAllowed(t *testing.T) {
 	wantDecision(t, "the grant's next call", s.decide("sup", "c4", "web_fetch", map[string]any{"url": "https://" + other + "/"}), "allow", "cached_approval", "")
 	if n := log.asked(other); n <= after {
 		t.Fatalf("a call a grant allows was not looked up (%d, %d before)", n, after)
+	}
+}
+
+// TestClaudeCodeHookWebFetchLookups: with Claude Code's own prompt (ask =
+// "ask"), turnstile never sees the person's answer, so a WebFetch that asks
+// is looked up before it asks, and one whose host leads to a metadata
+// address is denied there (the check would come too late otherwise). With
+// ask = "hold" the host is looked up only once someone allows the request,
+// and that allow is then answered deny.
+func TestClaudeCodeHookWebFetchLookups(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	log := &queryLog{PacketConn: pc}
+	dns := serveDNS(log, map[string][]netip.Addr{"meta.example.org": {netip.MustParseAddr("169.254.169.254")}})
+	fetch := func(session, ws, id, url string) []byte {
+		return ccEdit(t, ccPayload(t, "pre_webfetch", session, ws), map[string]any{"tool_use_id": id,
+			"tool_input": map[string]any{"url": url, "prompt": "read it"}})
+	}
+
+	ws := workspace(t)
+	prompt := ccServer(t, ws, "supervised", nil, "--dns-server", dns)
+	prompt.hook(ccPayload(t, "user_prompt_submit", "sess-p", ws))
+	if got := prompt.hook(fetch("sess-p", ws, "toolu_p1", "https://meta.example.org/latest/")); !strings.Contains(got, `"permissionDecision":"deny"`) || !strings.Contains(got, "private_address") {
+		t.Fatalf("ask = ask, a host leading to a metadata address: %s", got)
+	}
+	if got := prompt.hook(fetch("sess-p", ws, "toolu_p2", "https://docs.example.org/")); !strings.Contains(got, `"permissionDecision":"ask"`) {
+		t.Fatalf("ask = ask, a host that does not exist (control): %s", got)
+	}
+
+	ws2 := workspace(t)
+	hold := ccServer(t, ws2, "supervised", map[string]any{"ask": "hold", "hold_wait": "60s"}, "--dns-server", dns)
+	hold.hook(ccPayload(t, "user_prompt_submit", "sess-h", ws2))
+	before := log.asked("meta.example.org")
+	events := hold.subscribe("turn_id="+ccTurn("sess-h", 1), "")
+	answer := make(chan string, 1)
+	go func() {
+		out, errOut, code := hookCommand(t, hold.URL, hold.Token, fetch("sess-h", ws2, "toolu_h1", "https://meta.example.org/latest/"))
+		answer <- fmt.Sprintf("%s%s(exit %d)", out, errOut, code)
+	}()
+	opened := events.NextOf("turn/permission/request/opened")
+	req, _ := opened.Params["request"].(map[string]any)
+	if n := log.asked("meta.example.org"); n != before {
+		t.Fatalf("ask = hold: the host was looked up %d times before anyone answered", n-before)
+	}
+	var out struct{ Resolution, Reason string }
+	hold.JSON("POST", "/v1/approvals/"+str(req["request_id"])+"/respond", map[string]string{"resolution": "allow_once"}, http.StatusOK, &out)
+	if out.Resolution != "deny" || out.Reason != "sandbox_denied" {
+		t.Fatalf("ask = hold, the allow: %+v", out)
+	}
+	if got := <-answer; !strings.Contains(got, `"permissionDecision":"deny"`) {
+		t.Fatalf("ask = hold, the hook after the allow: %s", got)
+	}
+	if n := log.asked("meta.example.org"); n == before {
+		t.Fatal("ask = hold: the allow was not looked up")
 	}
 }

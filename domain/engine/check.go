@@ -133,7 +133,7 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		case domain.BehaviorAllow:
 			refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
 		case domain.BehaviorAsk:
-			if sc, ok := e.cfg.Checker.(StaticURLChecker); ok {
+			if sc, ok := e.cfg.Checker.(StaticURLChecker); ok && !c.LookUpAsks {
 				refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
 			} else {
 				refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())

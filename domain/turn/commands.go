@@ -90,6 +90,11 @@ type EvaluateTool struct {
 	Trust      domain.MCPTrust
 	// TTL is how long an approval request stays open.
 	TTL time.Duration
+	// LookUpAsks has a network call that asks looked up before it asks,
+	// as one the policy allows: for a caller that never sees the person's
+	// answer (Claude Code's own prompt answers it), so that nothing could
+	// look the host up before the call runs.
+	LookUpAsks bool
 	// RecheckURL, set by the engine, is the origin of a call whose host it
 	// did not look up because the call asks (ApprovalRequested.RecheckURL).
 	RecheckURL string
