@@ -14,7 +14,7 @@ const (
 	DefaultMaxOpenRequests = 64
 	// DefaultMaxOpenTurns bounds the turns one credential has open at once
 	// (child turns included). A turn stays open until its runtime ends it.
-	DefaultMaxOpenTurns = 256
+	DefaultMaxOpenTurns = 1024
 	// DefaultMaxHeldBytes bounds the stored size of the events of one
 	// credential's open turns: the server holds an open turn's decisions
 	// in full (a few times their stored size), and one decision may carry
