@@ -224,6 +224,9 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if err != nil {
 		return HookAnswer{}, err
 	}
+	if err := s.ccNarrowToMode(r, cs, parent); err != nil {
+		return HookAnswer{}, err
+	}
 	if err := s.admitCall(r, target, h.ToolUseID); err != nil {
 		return HookAnswer{}, err
 	}
@@ -258,6 +261,37 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 		why += ": " + res.Refusal
 	}
 	return preToolUse("deny", fmt.Sprintf("turnstile denied this %s call (%s). Do not retry it; continue with an allowed alternative or ask the user.", h.ToolName, why)), nil
+}
+
+// ccNarrowToMode narrows the session's turn to what the call's own
+// permission_mode selects in the turn's project, when that is narrower. A
+// turn takes its mode from the event that started it, and the agent, which
+// holds the hook's credential, can send that event itself, naming the
+// permission_mode the operator mapped to the widest mode; a tool call's
+// PreToolUse comes from Claude Code, with the mode the person chose. A
+// wider permission_mode changes nothing (a mode takes effect at the next
+// prompt); one that would widen the turn as well as narrow it is a
+// conflict, and the call is denied. Children are narrowed with the turn.
+func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) error {
+	var prof domain.TurnPermissionProfileSnapshot
+	var root string
+	err := s.cfg.Engine.View(r.Context(), turnID, func(st *turn.State) error {
+		prof, root = st.Profile, st.Inputs.WorkspaceRoot
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	project, ok := s.cfg.ClaudeCode.Project(root)
+	if !ok {
+		return nil
+	}
+	want := project.Request(cs.hook.PermissionMode)
+	if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
+		return nil
+	}
+	_, err = s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true})
+	return err
 }
 
 // ccAsk answers a call that needs a person: Claude Code's own prompt, or a

@@ -344,6 +344,8 @@ func (s *Server) hookAuthorize(r *http.Request, turnID string, cmd turn.Command)
 		turnID, op = c.ParentTurnID, domain.OpTurnStart
 	case *turn.EndTurn:
 		op = domain.OpTurnEnd
+	case *turn.ChangeProfile:
+		op = domain.OpTurnChangeProfile
 	case *turn.RespondApproval:
 		op = domain.OpApprovalRespond
 	}

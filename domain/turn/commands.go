@@ -172,6 +172,12 @@ type ChangeProfile struct {
 	// snapshot (Parent) instead of selecting Profile: the engine sends it
 	// to each child of a turn whose profile changed. It only narrows.
 	FromParent bool
+	// NarrowOnly makes the change only where it narrows the turn: a
+	// Profile the turn's snapshot already lies within changes nothing, and
+	// one that would also widen it (neither lies within the other) is a
+	// conflict, permissions_not_narrower. The Claude Code hook sends it
+	// with the profile each tool call's own permission_mode selects.
+	NarrowOnly bool
 }
 
 // Outcome is what a command answered, for the caller.

@@ -457,6 +457,13 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	if bytes.Equal(cur, nxt) {
 		return nil, Outcome{Replayed: true}, nil
 	}
+	if c.NarrowOnly && domain.Widens(&s.Snapshot, &snap) {
+		if domain.Widens(&snap, &s.Snapshot) {
+			return nil, Outcome{}, &ConflictError{Code: "permissions_not_narrower",
+				Message: fmt.Sprintf("permission profile %s would widen turn %s as well as narrow it; it is not changed", profileName(c.Profile), s.TurnID)}
+		}
+		return nil, Outcome{Replayed: true}, nil // the turn already lies within it
+	}
 	// Widening is not the runtime's to do: the principal who asks for a
 	// wider snapshot must hold turn.widen_profile (an empty role is the
 	// service itself, or a caller without principals).
@@ -464,6 +471,14 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		return nil, Outcome{}, &domain.ForbiddenError{Principal: a.Name, Role: a.Role, Operation: domain.OpTurnWidenProfile}
 	}
 	return changeTo(s, c, snap)
+}
+
+// profileName names a profile request as a person reads it.
+func profileName(p *domain.ProfileRequest) string {
+	if p.Profile != "" {
+		return p.Profile
+	}
+	return string(p.Mode)
 }
 
 // changeTo records the change to snap: the profile_changed event and, in
