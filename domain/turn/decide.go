@@ -250,6 +250,9 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		if req.Details == nil {
 			req.Details = []domain.Detail{}
 		}
+		if d, ok := domain.NonASCIIDetail(req.Summary, req.Details); ok {
+			req.Details = append(req.Details, d)
+		}
 		ev := &ApprovalRequested{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Request: req, Action: r, Decision: decisionRecordOf(d),
 			Mode: s.Snapshot.PermissionProfile.Mode, ExpiresAt: c.Now.Add(c.TTL), RecheckURL: c.RecheckURL}
 		opened, _ := RequestMove(RequestNone, ev)
