@@ -264,14 +264,16 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 }
 
 // ccNarrowToMode narrows the session's turn to what the call's own
-// permission_mode selects in the turn's project, when that is narrower. A
-// turn takes its mode from the event that started it, and the agent, which
-// holds the hook's credential, can send that event itself, naming the
-// permission_mode the operator mapped to the widest mode; a tool call's
-// PreToolUse comes from Claude Code, with the mode the person chose. A
-// wider permission_mode changes nothing (a mode takes effect at the next
-// prompt); one that would widen the turn as well as narrow it is a
-// conflict, and the call is denied. Children are narrowed with the turn.
+// permission_mode selects, in the turn's project and in the project of the
+// call's cwd, where that is narrower. A turn takes its mode from the event
+// that started it, and the agent, which holds the hook's credential, can
+// send that event itself, naming the permission_mode the operator mapped
+// to the widest mode, or a cwd in a project whose mode is wider; a tool
+// call's PreToolUse comes from Claude Code, with the mode the person chose
+// and the session's cwd. A wider selection changes nothing (it takes effect
+// at the next prompt); one that would widen the turn as well as narrow it
+// is a conflict, and the call is denied. Children are narrowed with the
+// turn.
 func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) error {
 	var prof domain.TurnPermissionProfileSnapshot
 	var root string
@@ -282,16 +284,25 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 	if err != nil {
 		return err
 	}
-	project, ok := s.cfg.ClaudeCode.Project(root)
-	if !ok {
-		return nil
+	var projects []domain.ClaudeCodeProject
+	if p, ok := s.cfg.ClaudeCode.Project(root); ok {
+		projects = append(projects, p)
 	}
-	want := project.Request(cs.hook.PermissionMode)
-	if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
-		return nil
+	if cs.configured && (len(projects) == 0 || cs.project.Root != projects[0].Root) {
+		projects = append(projects, cs.project)
 	}
-	_, err = s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true})
-	return err
+	for _, p := range projects {
+		want := p.Request(cs.hook.PermissionMode)
+		if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
+			continue
+		}
+		res, err := s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true})
+		if err != nil {
+			return err
+		}
+		prof = res.Turn.Profile
+	}
+	return nil
 }
 
 // ccAsk answers a call that needs a person: Claude Code's own prompt, or a
