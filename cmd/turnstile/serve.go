@@ -208,6 +208,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOwners(f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints); err != nil {
+		return err
+	}
 	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
 	if err != nil {
 		return err

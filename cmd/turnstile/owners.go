@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// checkOwners refuses to start on a file the server trusts (the data
+// directory and its token, the token file, the Claude Code configuration,
+// the profiles and the constraints) that another user could change: one
+// owned by a user other than the server's or root, or in a directory that
+// is, or that others (or a group but the server's or root's) may write
+// without the sticky bit (they could rename another file over it). A Claude Code user runs its agent's Bash
+// commands as itself, outside the sandbox: with the admin token in a file
+// of its own, it chooses the admin token of the next start, and with the
+// configuration in its home, the modes. Paths that do not exist are left
+// to their loaders.
+func checkOwners(paths ...string) error {
+	euid, egid := uint32(os.Geteuid()), uint32(os.Getegid())
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		seen := []string{abs}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			seen = append(seen, real)
+		} else if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		for _, q := range seen {
+			for dir, leaf := q, true; ; dir, leaf = filepath.Dir(dir), false {
+				if err := checkOwner(p, dir, leaf, euid, egid); err != nil {
+					return err
+				}
+				if dir == filepath.Dir(dir) {
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkOwner(named, path string, leaf bool, euid, egid uint32) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if st.Uid != 0 && st.Uid != euid {
+		return fmt.Errorf("%s: %s is owned by uid %d, neither this server's user (uid %d) nor root: that user could change what the server trusts there (the admin token, the modes of the next start); keep it where only the server's user or root can write", named, path, st.Uid, euid)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil // a link's own mode means nothing; where it leads is checked too
+	}
+	// Others may not write, nor a group but the server's or root's (a user
+	// private group's directory at umask 002 is the user's own).
+	perm, sticky := fi.Mode().Perm(), fi.IsDir() && fi.Mode()&fs.ModeSticky != 0
+	if !sticky && (perm&0o002 != 0 || perm&0o020 != 0 && st.Gid != 0 && st.Gid != egid) {
+		what := "the directory " + path + ", and so replace what the server trusts in it"
+		if leaf && !fi.IsDir() {
+			what = path
+		}
+		return fmt.Errorf("%s: group or others may write to %s (mode %04o); run `chmod go-w %s`", named, what, perm, path)
+	}
+	return nil
+}
