@@ -19,7 +19,8 @@ import (
 // the profiles kept in the Claude Code user's home (mode 0600, its own),
 // that user's agent, whose Bash runs as that user outside the sandbox,
 // rewrote them: its own admin token, or a full_access mode, at the next
-// start. A file the server trusts, and each directory above it, must be
+// start (a store there: an admin credential of its own, appended with a
+// chain hash anyone can compute). A file the server trusts, and each directory above it, must be
 // the server's user's or root's (and not writable by group or others, but
 // for a sticky directory). The control: the same files owned by root start
 // the server, and the other user cannot write them.
@@ -85,7 +86,14 @@ func TestAttack12TrustedFilesOfAnotherUser(t *testing.T) {
 	if !writeAs(agentUID, tok) {
 		t.Fatal("the other user cannot write its own file")
 	}
-	for _, args := range [][]string{{"--token-file", tok}, {"--claude-code-config", cc}} {
+	store := filepath.Join(home, "events")
+	if err := os.Mkdir(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(store, agentUID, agentUID); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--token-file", tok}, {"--claude-code-config", cc}, {"--store", "log:" + store}} {
 		if out, started := serve(args...); started || !strings.Contains(out, "owned by uid 65534") {
 			t.Errorf("serve %s with a file uid %d owns and writes (its agent chose the admin token, or the modes): started %v\n%s", args[0], agentUID, started, out)
 		}

@@ -11,7 +11,9 @@ import (
 
 // checkOwners refuses to start on a file the server trusts (the data
 // directory and its token, the token file, the Claude Code configuration,
-// the profiles and the constraints) that another user could change: one
+// the profiles and the constraints, an embedded store outside the data
+// directory, whose events hold the credentials and are chained by plain
+// SHA-256) that another user could change: one
 // owned by a user other than the server's or root, or in a directory that
 // is, or that others (or a group but the server's or root's) may write
 // without the sticky bit (they could rename another file over it). A Claude Code user runs its agent's Bash

@@ -208,7 +208,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOwners(f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints); err != nil {
+	if err := checkOwners(append([]string{f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...)...); err != nil {
 		return err
 	}
 	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
