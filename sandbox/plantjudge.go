@@ -217,6 +217,11 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		}
 		return generic
 	}
+	for _, n := range []string{"config", "config.worktree", "commondir"} {
+		if hardLinked(gfd, n) {
+			return untrusted(n+" has another hard link, through which it stays writable once the repository is held", n+" not trusted")
+		}
+	}
 	for _, n := range []string{"config", "config.worktree"} {
 		wt, err := w.readConfig(gfd, n)
 		if errors.Is(err, unix.ENOENT) {
@@ -259,6 +264,16 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		}
 	}
 	return ""
+}
+
+// hardLinked reports whether name below dfd is a regular file with more
+// than one link. A control file is held read-only by a bind mount of its
+// directory entry: another link the command made to it while it was its
+// own stays writable in the root, and the next command could write what
+// git runs through it while the check takes the held file for unchanged.
+func hardLinked(dfd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1
 }
 
 // trustReplaced is trust for a held git dir some of whose control names
@@ -365,6 +380,10 @@ func (w *plantWalk) gitfile(rel string) {
 		// git follows it; where it leads can change later without
 		// anything here changing.
 		reason = "a .git symlink"
+	} else if hardLinked(dfd, ".git") {
+		// Held read-only from the next command on, and still writable
+		// through the other link: it could name another git dir then.
+		reason = "a .git file with another hard link, through which it stays writable once held"
 	} else {
 		target, ok := readPointer(joinPath(w.path(rel), ".git"), "gitdir:")
 		if !ok {
