@@ -443,18 +443,47 @@ func setAsideIn(dfd int, dir, name, reason string) Quarantine {
 }
 
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
-// that followed by .1, .2, … when taken, and returns the new name.
+// that followed by .1, .2, … .99 when taken, and returns the new name. The
+// command may have taken all of those names (and may have made the
+// directory unwritable, which a server that is not root obeys): what it
+// left must be set aside all the same, or it stays as it is, a repository
+// git runs a program from. So past .99 the name ends in a random part no
+// command can guess, and a directory the server owns but may not write is
+// given back its owner's write and search permission first.
 func setAside(dfd int, name string) (string, error) {
+	chmodded := false
 	for i := 0; ; i++ {
 		to := name + domain.UntrustedSuffix
-		if i > 0 {
+		switch {
+		case i > 99:
+			var b [8]byte
+			if _, err := unix.Getrandom(b[:], 0); err != nil {
+				return to, err
+			}
+			to += fmt.Sprintf(".%x", b)
+		case i > 0:
 			to += fmt.Sprintf(".%d", i)
 		}
 		err := unix.Renameat2(dfd, name, dfd, to, unix.RENAME_NOREPLACE)
-		if err == nil || !errors.Is(err, unix.EEXIST) || i == 99 {
+		if (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) && !chmodded && ownWritable(dfd) {
+			chmodded = true
+			err = unix.Renameat2(dfd, name, dfd, to, unix.RENAME_NOREPLACE)
+		}
+		if err == nil || !errors.Is(err, unix.EEXIST) || i == 107 {
 			return to, err
 		}
 	}
+}
+
+// ownWritable gives the directory at dfd its owner's write and search
+// permission when this process owns it and it lacks them, and reports
+// whether it changed anything.
+func ownWritable(dfd int) bool {
+	var st unix.Stat_t
+	if unix.Fstat(dfd, &st) != nil || int(st.Uid) != os.Geteuid() || st.Mode&0o300 == 0o300 {
+		return false
+	}
+	return unix.Fchmod(dfd, (st.Mode&0o7777)|0o300) == nil
 }
 
 // readSmallAt reads the regular file name below dfd, not following a
