@@ -60,6 +60,21 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: "mise.local.toml", Access: AccessRead},
 	{Path: ".mise.local.toml", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
+	// More agent tools' project settings that start programs when a
+	// person starts the tool there: opencode's MCP servers and plugins,
+	// Kiro's MCP servers and agent hooks, Amazon Q Developer's, Roo
+	// Code's, Qwen Code's and Continue's MCP servers, Crush's MCP and
+	// language servers.
+	{Path: "opencode.json", Access: AccessRead},
+	{Path: "opencode.jsonc", Access: AccessRead},
+	{Path: ".opencode", Access: AccessRead},
+	{Path: ".kiro", Access: AccessRead},
+	{Path: ".amazonq", Access: AccessRead},
+	{Path: ".roo", Access: AccessRead},
+	{Path: ".qwen", Access: AccessRead},
+	{Path: ".continue", Access: AccessRead},
+	{Path: "crush.json", Access: AccessRead},
+	{Path: ".crush.json", Access: AccessRead},
 	// Other version control systems' repository configs: hooks, aliases
 	// and extensions that run programs, like .git/config.
 	{Path: ".hg/hgrc", Access: AccessRead},
