@@ -91,6 +91,13 @@ func currentHelper() *helperProg {
 	if !helperCur.verified {
 		got, err := runFingerprint(helperCur.path)
 		settleHelperLocked(got, err)
+	} else if helperCur.lean {
+		// Checked again at every spawn: a link made since the file was
+		// pinned would let it be rewritten between two spawns.
+		if reason := helperFileProblem(helperCur.fd); reason != "" {
+			unix.Close(helperCur.fd)
+			helperCur = selfHelper(fmt.Sprintf("%s refused: %s", helperCur.file, reason))
+		}
 	}
 	return helperCur
 }
@@ -218,6 +225,11 @@ func helperFileProblem(fd int) string {
 		return fmt.Sprintf("owned by uid %d, neither root nor this process's user", st.Uid)
 	case st.Mode&0o022 != 0:
 		return fmt.Sprintf("writable by group or others (mode %#o)", st.Mode&0o7777)
+	case st.Nlink > 1:
+		// The file, not its path, is what runs: its other names are not
+		// kept read-only (withOwnPrograms, protectOwnProgram guard this
+		// one), and a command that can write one rewrites the helper.
+		return fmt.Sprintf("it has %d hard links, and the file could be written through another", st.Nlink)
 	}
 	return ""
 }

@@ -50,6 +50,7 @@ const (
 	atFdcwd     = -100
 	atEmptyPath = 0x1000
 	statxMode   = 0x2
+	statxNlink  = 0x4
 	statxUID    = 0x8
 	sIFMT       = 0o170000
 	sIFREG      = 0o100000
@@ -176,23 +177,26 @@ func readlink(path string) (string, bool) {
 
 // usable applies the server's checks to the helper file (sandbox's
 // helperFileProblem): a regular executable file owned by root or by this
-// process's user, not writable by group or others.
+// process's user, not writable by group or others, with no other hard link.
 func usable(fd int) bool {
-	// struct statx: stx_uid at byte 20, stx_mode (16 bits) at 28.
+	// struct statx: stx_nlink at byte 16, stx_uid at 20, stx_mode (16
+	// bits) at 28.
 	var st [256 / 8]uint64
 	empty := cstring("")
-	_, _, errno := rawSyscall6(sysStatx, uintptr(fd), uintptr(unsafe.Pointer(empty)), atEmptyPath, statxMode|statxUID, uintptr(unsafe.Pointer(&st[0])), 0)
+	_, _, errno := rawSyscall6(sysStatx, uintptr(fd), uintptr(unsafe.Pointer(empty)), atEmptyPath, statxMode|statxNlink|statxUID, uintptr(unsafe.Pointer(&st[0])), 0)
 	if errno != 0 {
 		return false
 	}
 	base := unsafe.Pointer(&st[0])
+	nlink := *(*uint32)(unsafe.Add(base, 16))
 	uid := *(*uint32)(unsafe.Add(base, 20))
 	mode := uint32(*(*uint16)(unsafe.Add(base, 28)))
 	euid, _, _ := rawSyscall6(sysGeteuid, 0, 0, 0, 0, 0, 0)
 	return mode&sIFMT == sIFREG &&
 		mode&0o111 != 0 &&
 		(uid == 0 || uintptr(uid) == euid) &&
-		mode&0o022 == 0
+		mode&0o022 == 0 &&
+		nlink == 1
 }
 
 // itoa is strconv.Itoa for a descriptor (not negative).
