@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -71,12 +74,30 @@ func ownFileList() []string {
 // ownFileRefusal refuses a write decision on one of the files ownFileList
 // names: the runtime's own edit tools write outside the sandbox, so the
 // decision must keep them as read-only as a command's view does.
+// A file with another hard link is compared by identity too: a link to one
+// of them is the same file under another name.
 func ownFileRefusal(canon string) error {
-	if !slices.Contains(ownFileList(), canon) {
+	if !slices.Contains(ownFileList(), canon) && !sameFileAsOwn(canon) {
 		return nil
 	}
 	return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
 		Message: "the path is the server's own program or configuration, which stays read-only"}
+}
+
+// sameFileAsOwn reports whether canon is, under another name, one of the
+// files ownFileList names.
+func sameFileAsOwn(canon string) bool {
+	var st unix.Stat_t
+	if unix.Stat(canon, &st) != nil || st.Nlink < 2 {
+		return false
+	}
+	for _, p := range ownFileList() {
+		var o unix.Stat_t
+		if unix.Stat(p, &o) == nil && o.Dev == st.Dev && o.Ino == st.Ino {
+			return true
+		}
+	}
+	return false
 }
 
 // withOwnPrograms returns entries plus a protected, read-only entry for each
@@ -140,6 +161,31 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem, Reserved: reserved})
 	}
 	return out
+}
+
+// ownFileLinked returns why no command of entries may run, or "": a file
+// the server reads when it starts (ProtectOwnFiles) lies inside one of the
+// entries' writable roots and has another hard link. withOwnPrograms keeps
+// its path read-only, which guards the path and not the file: a link made
+// while the file was still a workspace file stays writable, and a command
+// could write the server's next configuration through it. (The helper
+// with another link is not used at all: helperFileProblem.)
+func ownFileLinked(entries []domain.FilesystemEntry) string {
+	files := ownFiles.Load()
+	if files == nil {
+		return ""
+	}
+	for _, p := range *files {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || !insideWritable(entries, real) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat(real, &st) == nil && st.Nlink > 1 {
+			return fmt.Sprintf("%s, which the server reads when it starts, lies in a writable root and has %d hard links: a command could rewrite it through another (make it a file of its own)", real, st.Nlink)
+		}
+	}
+	return ""
 }
 
 // insideWritable reports whether p lies inside a writable root of entries.

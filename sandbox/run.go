@@ -349,6 +349,9 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			}
 		}
 		if spec.RestrictFilesystem {
+			if why := ownFileLinked(spec.Entries); why != "" {
+				return nil, &prepareError{errors.New("nothing was run: " + why)}
+			}
 			spec.Entries = withOwnPrograms(spec.Entries, prog)
 		}
 		if e := takeEarlyHelper(); e != nil {
