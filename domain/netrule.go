@@ -178,6 +178,12 @@ func ParseHost(h string, bracketed bool) (host string, addr netip.Addr, ok bool)
 	if a, ok := ParseInetAton(host); ok {
 		return a.String(), a, true
 	}
+	if endsInANumber(host) {
+		// The WHATWG URL parser reads such a host as IPv4 and fails on
+		// it; a name is never judged for what a runtime may read as an
+		// address.
+		return "", netip.Addr{}, false
+	}
 	if len(host) > 253 {
 		return "", netip.Addr{}, false
 	}
@@ -195,9 +201,26 @@ func ParseHost(h string, bracketed bool) (host string, addr netip.Addr, ok bool)
 	return host, netip.Addr{}, true
 }
 
+// endsInANumber reports whether the WHATWG URL parser reads host as an IPv4
+// address: its last label (a trailing empty one dropped) is digits, or "0x"
+// and hex digits.
+func endsInANumber(host string) bool {
+	parts := strings.Split(host, ".")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	last := parts[len(parts)-1]
+	if hex, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
+}
+
 // ParseInetAton reads the IPv4 forms of inet_aton(3) that resolvers accept:
 // one to four parts, each decimal, octal (leading 0) or hex (0x); the last
-// part fills the remaining bytes.
+// part fills the remaining bytes. A bare "0x" is 0, as the WHATWG URL
+// parser (Node's fetch, Rust's url crate) reads it: http://0x7f.0x.0x.1/
+// is 127.0.0.1 to a runtime that fetches with them.
 func ParseInetAton(s string) (netip.Addr, bool) {
 	parts := strings.Split(s, ".")
 	if len(parts) > 4 {
@@ -212,11 +235,11 @@ func ParseInetAton(s string) (netip.Addr, bool) {
 		case len(p) > 1 && p[0] == '0':
 			base, digits = 8, p[1:]
 		}
-		if digits == "" && base != 8 {
+		if digits == "" && base == 10 {
 			return netip.Addr{}, false
 		}
 		if digits == "" {
-			digits = "0"
+			digits = "0" // "0" and, to the WHATWG URL parser, "0x"
 		}
 		v, err := strconv.ParseUint(digits, base, 32)
 		if err != nil {

@@ -171,13 +171,15 @@ func TestParseInetAton(t *testing.T) {
 	for in, want := range map[string]string{
 		"127.0.0.1": "127.0.0.1", "127.1": "127.0.0.1", "2130706433": "127.0.0.1", "0x7f000001": "127.0.0.1",
 		"0177.0.0.01": "127.0.0.1", "10.1.65535": "10.1.255.255", "0": "0.0.0.0", "0x7f.1": "127.0.0.1",
+		// A bare "0x" is 0 to the WHATWG URL parser (Node's fetch, Rust's url).
+		"0x": "0.0.0.0", "0x7f.0x.0x.1": "127.0.0.1",
 	} {
 		a, ok := domain.ParseInetAton(in)
 		if !ok || a.String() != want {
 			t.Errorf("domain.ParseInetAton(%q) = %v, %v; want %s", in, a, ok, want)
 		}
 	}
-	for _, in := range []string{"256.0.0.1", "1.2.3.4.5", "0x", "1.2.3.256", "4294967296", "08", "abc", "1..2", ""} {
+	for _, in := range []string{"256.0.0.1", "1.2.3.4.5", "0xg", "1.2.3.256", "4294967296", "08", "abc", "1..2", ""} {
 		if a, ok := domain.ParseInetAton(in); ok {
 			t.Errorf("domain.ParseInetAton(%q) = %v, want refusal", in, a)
 		}
