@@ -261,20 +261,12 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return nil, &FieldError{Field: "arguments.patch", Message: "required"}
 	}
 	var paths []string
-	for line := range strings.SplitSeq(text, "\n") {
-		// Codex's parser trims a hunk header line (Rust's trim: Unicode
-		// white space, as TrimSpace) before it matches a marker: after an
-		// Add or Delete hunk, an indented header starts a hunk of its own.
-		line = strings.TrimSpace(line)
-		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
-				p, err := c.path(strings.TrimSpace(rest), AccessWrite)
-				if err != nil {
-					return nil, err
-				}
-				paths = append(paths, p)
-			}
+	for _, raw := range codexPatchNames(text) {
+		p, err := c.path(raw, AccessWrite)
+		if err != nil {
+			return nil, err
 		}
+		paths = append(paths, p)
 	}
 	if len(paths) == 0 || !codexPatch(text) {
 		// A unified diff (diff -u, git diff): its headers name the files.
@@ -311,6 +303,88 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return append(entries, ScopeEntry{"path", paths[0]}), nil
 	}
 	return append(entries, ScopeEntry{"paths", jsonList(paths)}), nil
+}
+
+// codexPatchNames returns the names of the files a patch in Codex's format
+// writes, as written.
+func codexPatchNames(text string) []string {
+	var names []string
+	for line := range strings.SplitSeq(text, "\n") {
+		// Codex's parser trims a hunk header line (Rust's trim: Unicode
+		// white space, as TrimSpace) before it matches a marker: after an
+		// Add or Delete hunk, an indented header starts a hunk of its own.
+		line = strings.TrimSpace(line)
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
+				names = append(names, strings.TrimSpace(rest))
+			}
+		}
+	}
+	return names
+}
+
+// execPatch returns the patch of a command Codex's exec_command does not
+// run but applies itself, as its apply_patch tool applies one
+// (maybe_parse_apply_patch): argv ["apply_patch" or "applypatch", patch],
+// or a shell (bash, zsh, sh, pwsh, powershell, cmd) whose script is that
+// program reading a here-document, alone or after "cd dir &&". dirs are the
+// directories, relative to the command's, its names may be relative to:
+// "" and, after a cd, that directory. Codex matches the script with a
+// bash grammar; this reads it more loosely (any script that names the
+// program before a "<<"), so that what Codex applies is always judged.
+func execPatch(argv []string) (patch string, dirs []string, ok bool) {
+	isProg := func(s string) bool {
+		return s == "apply_patch" || s == "applypatch" || pathpkg.Base(s) == "apply_patch" || pathpkg.Base(s) == "applypatch"
+	}
+	if len(argv) == 2 && isProg(argv[0]) {
+		return argv[1], []string{""}, true
+	}
+	if len(argv) != 3 && len(argv) != 4 {
+		return "", nil, false
+	}
+	// Codex takes the script of [shell, flag, script] for bash, zsh and sh
+	// (-c, -lc), pwsh and powershell (-Command, after -NoProfile or not)
+	// and cmd (/c), and reads each as bash: the flags are not looked at.
+	switch sh := strings.ToLower(strings.TrimSuffix(pathpkg.Base(argv[0]), pathpkg.Ext(argv[0]))); sh {
+	case "bash", "zsh", "sh", "pwsh", "powershell", "cmd":
+	default:
+		return "", nil, false
+	}
+	script := argv[len(argv)-1]
+	at := -1
+	for _, prog := range []string{"apply_patch", "applypatch"} {
+		for i := 0; ; {
+			j := strings.Index(script[i:], prog)
+			if j < 0 {
+				break
+			}
+			j += i
+			if rest := strings.TrimLeft(script[j+len(prog):], " \t"); strings.HasPrefix(rest, "<<") && (at < 0 || j < at) {
+				at = j
+			}
+			i = j + len(prog)
+		}
+	}
+	if at < 0 {
+		return "", nil, false
+	}
+	_, body, found := strings.Cut(script[at:], "\n")
+	if !found {
+		return "", nil, false
+	}
+	dirs = []string{""}
+	if head := strings.TrimSpace(script[:at]); head != "" {
+		if dir, ok := strings.CutPrefix(head, "cd"); ok && strings.HasSuffix(dir, "&&") {
+			dir = strings.TrimSpace(strings.TrimSuffix(dir, "&&"))
+			if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
+				dir = dir[1 : len(dir)-1]
+			}
+			if dir != "" {
+				dirs = append(dirs, dir)
+			}
+		}
+	}
+	return body, dirs, true
 }
 
 // codexPatch reports whether text is a patch in Codex's format, which
@@ -370,6 +444,38 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	c.a.Summary = runPrefix + command
 	c.detail("Command", command, true)
 	c.detail("Working directory", cwd, true)
+	if patch, dirs, ok := execPatch(argv); ok {
+		// Codex applies this patch itself, outside the command's sandbox:
+		// the files it writes are judged as apply_patch's are, and the
+		// call must be a file_write the policy allows too.
+		var paths []string
+		for _, name := range codexPatchNames(patch) {
+			for _, dir := range dirs {
+				base := cwd
+				if pathpkg.IsAbs(dir) {
+					base = dir
+				} else if dir != "" {
+					base = pathpkg.Join(cwd, dir)
+				}
+				raw := name
+				if !pathpkg.IsAbs(name) {
+					raw = pathpkg.Join(base, name)
+				}
+				p, err := c.path(raw, AccessWrite)
+				if err != nil {
+					return nil, err
+				}
+				paths = append(paths, p)
+			}
+		}
+		for _, p := range sortedUnique(paths) {
+			c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
+			c.detail("File", p, true)
+		}
+		if len(paths) > 0 {
+			c.a.Also = ActionFileWrite
+		}
+	}
 	bound, err := c.execBindings()
 	if err != nil {
 		return nil, err
