@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"path"
 	"strings"
@@ -229,7 +230,8 @@ func canonicalFast(abs string) (canon string, st unix.Stat_t, exists, ok bool) {
 
 // CheckTree is CheckFile for a recursive read of path (grep_files): the
 // path is checked as a read, and refused as sensitive_path when a sensitive
-// path lies below it (a search of /etc would read /etc/shadow).
+// path lies below it (a search of /etc would read /etc/shadow), and as a
+// read of it is when a path the policy denies lies below it (deniedBelow).
 func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, error) {
 	if s == nil || s.Sandbox.Filesystem.Unrestricted {
 		return CheckFile(s, path, domain.AccessRead)
@@ -254,7 +256,42 @@ func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) 
 		return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
 			Message: "a recursive read here would read a sensitive path below it"}
 	}
+	if r := deniedBelow(cwd, fp, v, resolved); r != nil {
+		return "", r
+	}
 	return resolved, nil
+}
+
+// deniedBelow refuses a recursive read of p when a path below it is one a
+// read of it is refused: a deny carve-out (a permission profile's denied
+// directory, reopened deeper or not) strictly below p, or an existing file
+// a profile's glob deny matches ("**/*.env" = deny), found as the kernel
+// masks them (globMaskEntries, as deep as the profile's
+// glob_scan_max_depth below p). A search tool reads every file of the tree:
+// rg's names of the files that match a pattern are an oracle on their
+// content, and Claude Code's Grep prints the lines.
+func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *Refusal {
+	var below []string
+	for _, c := range v.carves {
+		if c.Access == domain.AccessDeny && c.Path != p && domain.PathWithin(c.Path, p) {
+			below = append(below, c.Path)
+		}
+	}
+	if fp.GlobScanMaxDepth > 0 {
+		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
+		for _, m := range globMaskEntries(tree, fp.Rules, fp.GlobScanMaxDepth) {
+			below = append(below, m.ResolvedPath)
+		}
+	}
+	for _, b := range below {
+		if _, err := checkFile(cwd, fp, v, b, domain.AccessRead); err != nil {
+			var r *Refusal
+			if errors.As(err, &r) && r.Code != CodeMissingPath {
+				return &Refusal{Code: r.Code, Path: p, Message: "a recursive read here would read " + b + ", which is refused: " + r.Message}
+			}
+		}
+	}
+	return nil
 }
 
 // sensitiveBelow reports whether a sensitive rule names something strictly
