@@ -27,8 +27,12 @@ func TestAttack9DecisionWorkdirThroughALink(t *testing.T) {
 		}
 		return a
 	}
-	here, there := classify(`{"cmd":"rm -rf *"}`), classify(`{"cmd":"rm -rf *","workdir":"lnk/.."}`)
-	if cwd, _ := there.Scope.Get("cwd"); cwd != "/home/u/proj" || here.ScopeHash == there.ScopeHash {
+	// Since the twelfth review a workdir whose ".." leads elsewhere when it
+	// is applied first (as Codex does) than after its links (the kernel)
+	// is refused: the runtime may take either.
+	here := classify(`{"cmd":"rm -rf *"}`)
+	there, err := ClassifyResolved(Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":"rm -rf *","workdir":"lnk/.."}`)}, "/w", nil, resolve)
+	if cwd, _ := there.Scope.Get("cwd"); err == nil && (cwd != "/home/u/proj" || here.ScopeHash == there.ScopeHash) {
 		t.Errorf("workdir lnk/.. judged in %q (the same scope as in the workspace: %v); the kernel runs it in /home/u/proj", cwd, here.ScopeHash == there.ScopeHash)
 	}
 	// control: a plain workdir is the same whichever way it is written.

@@ -195,11 +195,47 @@ type classifier struct {
 }
 
 // path resolves a path argument for op.
+//
+// A path from the home directory ("~", "~/…") is refused: Codex's paths
+// (AbsolutePathBuf) and Claude Code's expand it to a directory the
+// classifier is not told, where it would judge the cwd's "~".
 func (c *classifier) path(raw string, op Access) (string, error) {
+	if homeRelative(raw) {
+		return "", homeError(raw)
+	}
 	if c.resolve == nil {
 		return ResolvePath(c.cwd, raw), nil
 	}
 	return c.resolve(raw, op, c.inv.ToolName == "grep_files")
+}
+
+// pathBothWays is path for an argument Codex resolves with AbsolutePathBuf
+// (apply_patch's file names, exec_command's workdir, grep_files' path),
+// which applies a ".." before it opens the path, where the kernel applies
+// it to where the links before it lead: a path with a ".." element is
+// resolved both ways, and refused when the two lead to different places
+// (the runtime that runs the call may take either).
+func (c *classifier) pathBothWays(raw string, op Access) (string, error) {
+	p, err := c.path(raw, op)
+	if err != nil || c.resolve == nil || !hasDotDot(raw) {
+		return p, err
+	}
+	q, err := c.path(ResolvePath(c.cwd, raw), op)
+	if err != nil {
+		return "", err
+	}
+	if q != p {
+		return "", &FieldError{Field: "arguments", Value: raw, Message: "leads to " + p + " when its links are followed before its '..' (the kernel) and to " + q + " when its '..' is applied first (Codex): write the path without '..'"}
+	}
+	return p, nil
+}
+
+// homeRelative reports whether a path names the home directory with "~",
+// as Codex's AbsolutePathBuf and Claude Code expand it: "~" or "~/…".
+func homeRelative(p string) bool { return p == "~" || strings.HasPrefix(p, "~/") }
+
+func homeError(p string) error {
+	return &FieldError{Field: "arguments", Value: p, Message: "names the home directory with '~', which the runtime expands to a directory turnstile is not told: write the absolute path"}
 }
 
 func (c *classifier) str(keys ...string) string {
@@ -228,7 +264,11 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 		}
 		raw = "."
 	}
-	p, err := c.path(raw, op)
+	resolve := c.path
+	if c.inv.ToolName == "grep_files" {
+		resolve = c.pathBothWays
+	}
+	p, err := resolve(raw, op)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +302,7 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 	}
 	var paths []string
 	for _, raw := range codexPatchNames(text) {
-		p, err := c.path(raw, AccessWrite)
+		p, err := c.pathBothWays(raw, AccessWrite)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +456,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// where lnk leads, not the cwd.
 	var cwd string
 	if raw := c.str("workdir", "cwd"); raw != "" {
-		if cwd, err = c.path(raw, AccessRead); err != nil {
+		if cwd, err = c.pathBothWays(raw, AccessRead); err != nil {
 			return nil, err
 		}
 		// Codex's exec_command reads workdir alone: a runtime that does
@@ -451,17 +491,25 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		var paths []string
 		for _, name := range codexPatchNames(patch) {
 			for _, dir := range dirs {
+				if homeRelative(dir) {
+					return nil, homeError(dir)
+				}
+				if homeRelative(name) {
+					return nil, homeError(name)
+				}
+				// Joined as written, never cleaned: c.path resolves the
+				// ".." in it both ways.
 				base := cwd
 				if pathpkg.IsAbs(dir) {
 					base = dir
 				} else if dir != "" {
-					base = pathpkg.Join(cwd, dir)
+					base = cwd + "/" + dir
 				}
 				raw := name
 				if !pathpkg.IsAbs(name) {
-					raw = pathpkg.Join(base, name)
+					raw = base + "/" + name
 				}
-				p, err := c.path(raw, AccessWrite)
+				p, err := c.pathBothWays(raw, AccessWrite)
 				if err != nil {
 					return nil, err
 				}

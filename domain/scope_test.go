@@ -211,7 +211,7 @@ func TestRedaction(t *testing.T) {
 	if strings.Contains(string(r.Scope.CanonicalJSON()), "id_rsa") || strings.Contains(r.Summary, "id_rsa") || r.ScopeHash != a.ScopeHash {
 		t.Fatalf("redacted action leaks: %s %q", r.Scope.CanonicalJSON(), r.Summary)
 	}
-	f := mustClassify(t, Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"~/.ssh/config"}`)}, "/root")
+	f := mustClassify(t, Invocation{ToolName: "read_file", Arguments: json.RawMessage(`{"path":".ssh/config"}`)}, "/root")
 	if fr := f.Redacted(); strings.Contains(fr.Files[0].Path, "config") || strings.Contains(fr.Details[0].Value, "config") {
 		t.Fatalf("file path leaks: %+v", fr)
 	}

@@ -94,8 +94,11 @@ func TestDecisionShowsTheResolvedPath(t *testing.T) {
 	pt := newPathTree(t)
 	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "sp", "workspace_id": "ws", "thread_id": "th", "workspace_root": pt.ws,
 		"permission_profile": map[string]any{"mode": "supervised"}}, http.StatusCreated, nil)
-	d := s.decide("sp", "c1", "apply_patch", patchOf("Add", "in/../new.txt"))
-	resolved, lexical := pt.ws+"/sub/new.txt", pt.ws+"/new.txt"
+	// (in/../new.txt, which the kernel takes to sub/new.txt and Codex to
+	// new.txt, is refused since the twelfth review: see
+	// TestAttack12PathsAsCodexResolvesThem.)
+	d := s.decide("sp", "c1", "apply_patch", patchOf("Add", "in/new.txt"))
+	resolved, lexical := pt.ws+"/sub/deeper/new.txt", pt.ws+"/in/new.txt"
 	if d.Decision != "ask" || d.Request == nil || !strings.Contains(d.Request.Summary, resolved) || strings.Contains(d.Request.Summary, lexical) {
 		t.Fatalf("approval request %+v, want it to name %s", d.Request, resolved)
 	}
