@@ -102,10 +102,23 @@ type PathResolver func(raw string, op Access, tree bool) (string, error)
 // (nil: lexically, by ResolvePath): the action's files, scope, summary and
 // details then name the resolved paths.
 func ClassifyResolved(inv Invocation, cwd string, trust MCPTrust, resolve PathResolver) (Action, error) {
+	return ClassifyChecked(inv, cwd, trust, resolve, nil)
+}
+
+// ListingChecker checks a listing of the resolved directory p that shows
+// the names depth levels below it (0: every level), not their content; it
+// refuses, as a PathResolver does, when the listing would show what a read
+// of a directory below refuses.
+type ListingChecker func(p string, depth int) error
+
+// ClassifyChecked is ClassifyResolved with a list_dir that lists more than
+// one level checked by listing (nil: not checked): Codex's list_dir lists
+// depth levels (2 when not given), Claude Code's LS a tree.
+func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathResolver, listing ListingChecker) (Action, error) {
 	if inv.ToolName == "" {
 		return Action{}, &FieldError{Field: "tool_name", Message: "required"}
 	}
-	c := classifier{inv: inv, cwd: cwd, resolve: resolve, a: Action{ToolName: inv.ToolName}}
+	c := classifier{inv: inv, cwd: cwd, resolve: resolve, listing: listing, a: Action{ToolName: inv.ToolName}}
 	if len(bytes.TrimSpace(inv.Arguments)) > 0 && !bytes.Equal(bytes.TrimSpace(inv.Arguments), []byte("null")) {
 		var fast bool
 		if c.args, fast = decodeArgsFast(inv.Arguments); !fast {
@@ -190,6 +203,7 @@ type classifier struct {
 	inv     Invocation
 	cwd     string
 	resolve PathResolver
+	listing ListingChecker
 	args    map[string]any
 	a       Action
 }
@@ -277,6 +291,21 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 		// cwd without it: another name is taken only for that directory.
 		if own, err := c.path(".", op); err != nil || own != p {
 			return nil, &FieldError{Field: "arguments." + keys[1+alias], Value: raw, Message: "is not the turn's working directory: name the tree searched as path (a runtime that reads path alone, as Codex's grep_files does, would search the turn's)"}
+		}
+	}
+	if c.inv.ToolName == "list_dir" && c.listing != nil {
+		// A depth that is not a positive integer is checked as a tree:
+		// a runtime may read it as one, or list every level.
+		depth := 0
+		if n, ok := c.args["depth"].(json.Number); ok {
+			if d, err := n.Int64(); err == nil && d > 0 && d < 1<<20 {
+				depth = int(d)
+			}
+		}
+		if depth != 1 {
+			if err := c.listing(p, depth); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: op})

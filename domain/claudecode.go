@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -245,7 +246,22 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 	if strings.HasPrefix(pattern, "/") && prefix == "" {
 		prefix = "/"
 	}
-	return map[string]any{"path": ResolvePath(base, prefix)}, nil
+	out := map[string]any{"path": ResolvePath(base, prefix)}
+	// How many levels below that directory the glob can show (list_dir's
+	// depth): one per element of the pattern from its first wildcard on;
+	// "**" leaves it unbounded. A pattern without one names one path,
+	// whose directory is listed.
+	depth := 1
+	if rest := strings.Split(pattern, "/")[len(lit):]; len(rest) > 0 {
+		depth = len(rest)
+		if slices.ContainsFunc(rest, func(e string) bool { return strings.Contains(e, "**") }) {
+			depth = 0
+		}
+	}
+	if depth > 0 {
+		out["depth"] = json.Number(strconv.Itoa(depth))
+	}
+	return out, nil
 }
 
 // ccWrite writes one file; the patch names it and nothing else, so that the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"turnstile/domain"
@@ -86,6 +87,58 @@ func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path
 		resolved, err = checkFile(d.cwd, &d.fs, v, path, op)
 	}
 	return resolved, AsCoded(err)
+}
+
+// CheckListing refuses a listing of the resolved directory dir that shows
+// the names depth levels below it (0: every level), Codex's list_dir or
+// Claude Code's LS, when a directory whose entries it shows is one a read
+// of is refused: a deny carve-out (a profile's denied directory, a
+// sensitive one) or a directory a profile's glob deny matches, as deep as
+// its glob_scan_max_depth. The names of denied files are shown, as a
+// listing one level deep shows them; their content is not read.
+func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error {
+	if s == nil {
+		return nil // ResolveFile refused it
+	}
+	d := approvableFS(s)
+	if d.fs.Unrestricted {
+		return nil
+	}
+	v := cachedFSViewByKey(&d.fs, d.viewKey)
+	listed := func(p string) bool { // the entries of p are shown
+		if p == dir || !domain.PathWithin(p, dir) {
+			return false
+		}
+		return depth == 0 || len(splitPath(p))-len(splitPath(dir)) <= depth-1
+	}
+	var below []string
+	for _, c := range v.carves {
+		// A denied file's name is shown, not its content: only a
+		// directory's entries are.
+		if fi, err := os.Stat(c.Path); err == nil && fi.IsDir() && c.Access == domain.AccessDeny && listed(c.Path) {
+			below = append(below, c.Path)
+		}
+	}
+	if scan := d.fs.GlobScanMaxDepth; scan > 0 {
+		if depth > 0 && depth < scan {
+			scan = depth
+		}
+		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
+		for _, m := range globMaskEntries(tree, d.fs.Rules, scan) {
+			if fi, err := os.Stat(m.ResolvedPath); err == nil && fi.IsDir() && listed(m.ResolvedPath) {
+				below = append(below, m.ResolvedPath)
+			}
+		}
+	}
+	for _, b := range below {
+		if _, err := checkFile(d.cwd, &d.fs, v, b, domain.AccessRead); err != nil {
+			var r *Refusal
+			if errors.As(err, &r) && r.Code != CodeMissingPath {
+				return CodedRefusal{&Refusal{Code: r.Code, Path: dir, Message: "a listing of the levels below would list " + b + ", which is refused: " + r.Message}}
+			}
+		}
+	}
+	return nil
 }
 
 // sensitiveOnly is an unrestricted filesystem as the decisions see it: all

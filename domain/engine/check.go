@@ -43,6 +43,14 @@ type FileResolver interface {
 	ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error)
 }
 
+// ListingChecker is a FileResolver that also checks a listing of a
+// resolved directory depth levels deep (0: every level), which shows the
+// names below it (Codex's list_dir, Claude Code's LS): it refuses one that
+// would list a directory a read of refuses.
+type ListingChecker interface {
+	CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error
+}
+
 // RootResolver is a ResourceChecker that also resolves a turn's roots where
 // their symlinks lead, as the kernel sandbox takes them: the operator's
 // allowed_roots are checked against that, not against the names alone.
@@ -97,9 +105,13 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		refusal error
 	)
 	if fr, ok := e.cfg.Checker.(FileResolver); ok {
-		a, err = domain.ClassifyResolved(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access, tree bool) (string, error) {
+		var listing domain.ListingChecker
+		if lc, ok := e.cfg.Checker.(ListingChecker); ok {
+			listing = func(p string, depth int) error { return lc.CheckListing(snap, p, depth) }
+		}
+		a, err = domain.ClassifyChecked(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access, tree bool) (string, error) {
 			return fr.ResolveFile(snap, p, op, tree)
-		})
+		}, listing)
 		var r Refusal
 		if errors.As(err, &r) {
 			refusal, err = err, nil
