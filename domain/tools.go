@@ -192,12 +192,20 @@ func ForThisTurn(a *Action, turnID string) string {
 const maxForThisTurnSummary = 200
 
 func forThisTurnSummary(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxForThisTurnSummary {
-			return s[:i] + "… as the summary shows in full"
+	if c := CutRunes(s, maxForThisTurnSummary); c != s {
+		return c + " as the summary shows in full"
+	}
+	return s
+}
+
+// CutRunes is s cut to n runes, marked "…" where it was cut.
+func CutRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
 		}
-		n++
+		i++
 	}
 	return s
 }

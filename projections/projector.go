@@ -187,7 +187,7 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	switch ev := e.Payload.(type) {
 	case *turn.TurnStarted:
 		if prompt := turn.PromptText(ev.Input); prompt != "" {
-			t.addTimeline(e, "prompt", "Prompt", cutRunes(prompt, maxPromptRunes), "") // the event keeps it whole
+			t.addTimeline(e, "prompt", "Prompt", domain.CutRunes(prompt, maxPromptRunes), "") // the event keeps it whole
 		}
 	case *turn.ProfileSelected:
 		row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
@@ -300,18 +300,6 @@ func (p *Projector) HeldBytesOf(turnID string) (name string, bytes int64) {
 // long command's summary: the audit row and the approval keep it whole).
 const maxPromptRunes = 2000
 
-// cutRunes is s cut to n runes, marked "…" where it was cut.
-func cutRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
-
 // toolCompleted records a tool the runtime reports as run; one that ran
 // without an allowing decision is a timeline row of its own.
 func (p *Projector) toolCompleted(t *heldTurn, e *turn.Event, row AuditRow, ev *turn.ToolCompleted) {
@@ -352,7 +340,7 @@ func (t *heldTurn) addAudit(e *turn.Event, r AuditRow) { t.audit.add(e, &r) }
 
 func (t *heldTurn) addTimeline(e *turn.Event, kind, title, detail, requestID string) {
 	t.timeline.add(&TimelineRow{
-		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Kind: kind, Title: cutRunes(title, maxPromptRunes), Detail: detail, RequestID: requestID,
+		TurnID: e.TurnID, Version: e.Version, OccurredAt: e.OccurredAt, Kind: kind, Title: domain.CutRunes(title, maxPromptRunes), Detail: detail, RequestID: requestID,
 	})
 }
 

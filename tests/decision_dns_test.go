@@ -35,6 +35,18 @@ func (q *queryLog) ReadFrom(b []byte) (int, net.Addr, error) {
 	return n, from, err
 }
 
+// loggedDNS is dnsServer with a queryLog of what it was asked.
+func loggedDNS(t *testing.T, answers map[string][]netip.Addr) (*queryLog, string) {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	log := &queryLog{PacketConn: pc}
+	return log, serveDNS(log, answers)
+}
+
 // asked reports how many queries named host.
 func (q *queryLog) asked(host string) int {
 	q.mu.Lock()
@@ -57,13 +69,7 @@ func (q *queryLog) asked(host string) int {
 // zero by accident.
 func TestDeniedToolIsNotLookedUp(t *testing.T) {
 	t.Parallel()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	log := &queryLog{PacketConn: pc}
-	dns := serveDNS(log, nil)
+	log, dns := loggedDNS(t, nil)
 	s := StartServer(t, "", "--dns-server", dns)
 	root := workspace(t)
 	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "denies", "workspace_id": "ws", "thread_id": "th", "workspace_root": root,
@@ -96,13 +102,7 @@ func TestDeniedToolIsNotLookedUp(t *testing.T) {
 // they are decided.
 func TestAskedURLIsLookedUpOnlyOnceAllowed(t *testing.T) {
 	t.Parallel()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	log := &queryLog{PacketConn: pc}
-	dns := serveDNS(log, nil)
+	log, dns := loggedDNS(t, nil)
 	s := StartServer(t, "", "--dns-server", dns)
 	s.startTurn("sup", "ws", "supervised", workspace(t))
 
@@ -143,13 +143,7 @@ func TestAskedURLIsLookedUpOnlyOnceAllowed(t *testing.T) {
 // and that allow is then answered deny.
 func TestClaudeCodeHookWebFetchLookups(t *testing.T) {
 	t.Parallel()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	log := &queryLog{PacketConn: pc}
-	dns := serveDNS(log, map[string][]netip.Addr{"meta.example.org": {netip.MustParseAddr("169.254.169.254")}})
+	log, dns := loggedDNS(t, map[string][]netip.Addr{"meta.example.org": {netip.MustParseAddr("169.254.169.254")}})
 	fetch := func(session, ws, id, url string) []byte {
 		return ccEdit(t, ccPayload(t, "pre_webfetch", session, ws), map[string]any{"tool_use_id": id,
 			"tool_input": map[string]any{"url": url, "prompt": "read it"}})
