@@ -141,6 +141,14 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 	entries := []ScopeEntry{{"tool_name", inv.ToolName}}
 	var err error
 	switch name := inv.ToolName; {
+	// A tool the runtime says an MCP server or a skill declared is that,
+	// whatever its name: a server's tool named like a built-in one
+	// (read_file, update_plan) does what the server does, not what the
+	// built-in does.
+	case inv.MCP != nil:
+		entries = c.mcp(entries, trust)
+	case inv.Dynamic:
+		c.dynamic(&entries, name)
 	case slices.Contains(internalTools, name):
 		c.a.Kind = ActionInternal
 	case name == "read_file" || name == "list_dir" || name == "grep_files":
@@ -175,13 +183,10 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		entries = append(entries, c.payload())
 		c.a.Summary = "Run a sub-agent task (" + name + ")"
 		c.arguments()
-	case inv.MCP != nil || strings.HasPrefix(name, "mcp__"):
+	case strings.HasPrefix(name, "mcp__"):
 		entries = c.mcp(entries, trust)
-	case inv.Dynamic || strings.HasPrefix(name, "skill__"):
-		c.a.Kind = ActionDynamicSkillTool
-		entries = append(entries, c.payload())
-		c.a.Summary = "Run the skill tool " + name
-		c.arguments()
+	case strings.HasPrefix(name, "skill__"):
+		c.dynamic(&entries, name)
 	default:
 		c.a.Kind = ActionUnknown
 		entries = append(entries, c.payload())
@@ -798,4 +803,12 @@ func (c *classifier) mcp(entries []ScopeEntry, trust MCPTrust) []ScopeEntry {
 	c.detail("Tool", tool, true)
 	c.arguments()
 	return append(entries, ScopeEntry{"mcp_server", server}, ScopeEntry{"mcp_tool", tool}, c.payload())
+}
+
+// dynamic classifies a tool a skill registered at run time.
+func (c *classifier) dynamic(entries *[]ScopeEntry, name string) {
+	c.a.Kind = ActionDynamicSkillTool
+	*entries = append(*entries, c.payload())
+	c.a.Summary = "Run the skill tool " + name
+	c.arguments()
 }

@@ -64,7 +64,7 @@ var ToolCatalogue = []ToolInfo{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},
 		{"scope", "string", false, "`origin`: the call stands for every request with that method to the URL's origin, any path (the egress proxy's connections); the scope then names no path"}},
-		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL (with `scope` `origin`: no path, and `url_scope`); the host is resolved and every address judged; any other argument (headers, a body) is hashed and shown"},
+		Example: `{"url": "https://pkg.go.dev/net/http"}`, Doc: "method, scheme, domain, origin, path and a hash of the full URL (with `scope` `origin`: no path, and `url_scope`); the host is resolved and every address judged (when the call is allowed; one that asks, once a person allows it); any other argument (headers, a body) is hashed and shown"},
 	{Name: "download_url", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},
 		{"method", "string", false, "the HTTP method; default GET"},
@@ -81,7 +81,7 @@ var ToolCatalogue = []ToolInfo{
 	{Name: "task_get", Kind: ActionInternal, Example: `{"task_id": "t1"}`, Doc: "the runtime's own bookkeeping: always allowed"},
 	{Name: "task_list", Kind: ActionInternal, Example: `{}`, Doc: "the runtime's own bookkeeping: always allowed"},
 	{Name: "task_<name>", Pattern: true, Kind: ActionTaskSubagent, Example: `{"prompt": "review the diff"}`, Doc: "any other `task_` tool: a sub-agent; a hash of the arguments"},
-	{Name: "mcp__<server>__<tool>", Pattern: true, Kind: ActionMCPWriteOrUnknown, Example: `{"issue": 17}`, Doc: "an MCP tool (or any call carrying `mcp`): server, tool and a hash of the arguments; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`)"},
+	{Name: "mcp__<server>__<tool>", Pattern: true, Kind: ActionMCPWriteOrUnknown, Example: `{"issue": 17}`, Doc: "an MCP tool (or any call carrying `mcp`, whatever its name: a server's `read_file` is its tool, not the built-in; likewise a call marked `dynamic` is a skill tool): server, tool and a hash of the arguments; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`)"},
 	{Name: "skill__<name>", Pattern: true, Kind: ActionDynamicSkillTool, Example: `{}`, Doc: "a tool a skill registered (or any call with `dynamic: true`): a hash of the arguments"},
 	{Name: "anything else", Pattern: true, Kind: ActionUnknown, Example: `{}`, Doc: "unclassified: a hash of the arguments, decided by the mode's `default_behavior`; the decision says `\"unclassified\": true`"},
 }
