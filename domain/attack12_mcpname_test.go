@@ -32,3 +32,28 @@ func TestAttack12MCPToolNamedLikeABuiltIn(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack12ClaudeCodeWebFetchUpgrade: Claude Code upgrades an http URL
+// to https before WebFetch fetches it, so the call is judged, granted and
+// shown as the https URL (twelfth attack review, left open by the
+// reviewer: the decision judged the http origin, port 80, while Claude Code
+// fetched port 443). The control: an https URL is unchanged.
+func TestAttack12ClaudeCodeWebFetchUpgrade(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://example.com/a?b": "https://example.com/a?b",
+		"HTTP://example.com/":    "https://example.com/",
+		"http://example.com:80/": "https://example.com:80/",
+		"https://example.com/":   "https://example.com/",
+		"ftp://example.com/file": "ftp://example.com/file",
+	} {
+		raw, _ := json.Marshal(map[string]any{"url": in, "prompt": "read it"})
+		inv, err := ClaudeCodeInvocation("WebFetch", raw, "/w")
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var args struct{ URL string }
+		if err := json.Unmarshal(inv.Arguments, &args); err != nil || args.URL != want {
+			t.Errorf("%s: judged as %q, want %q", in, args.URL, want)
+		}
+	}
+}

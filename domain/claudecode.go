@@ -51,7 +51,7 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Edit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
 	{Name: "MultiEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
 	{Name: "NotebookEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `notebook_path`", mapArgs: ccWrite("notebook_path")},
-	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL", mapArgs: ccWebFetch},
+	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL; an http URL is judged as the https one Claude Code fetches", mapArgs: ccWebFetch},
 	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
 	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of description, prompt and subagent_type; an allowed Task starts a child turn", mapArgs: ccKeep("description", "prompt", "subagent_type")},
 	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`)"},
@@ -286,6 +286,11 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 	u, err := ccString(in, "url")
 	if err != nil {
 		return nil, err
+	}
+	// Claude Code upgrades an http URL to https before it fetches: judge
+	// (and grant, and show) what it fetches.
+	if len(u) >= 5 && strings.EqualFold(u[:5], "http:") {
+		u = "https:" + u[5:]
 	}
 	return map[string]any{"url": u}, nil
 }
