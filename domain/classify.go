@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Invocation is one tool call an agent wants to make.
@@ -403,18 +405,23 @@ func codexPatchNames(text string) []string {
 // or a shell (bash, zsh, sh, pwsh, powershell, cmd) whose script is that
 // program reading a here-document, alone or after "cd dir &&". dirs are the
 // directories, relative to the command's, its names may be relative to:
-// "" and, after a cd, that directory. Codex matches the script with a
-// bash grammar; this reads it more loosely (any script that names the
-// program before a "<<"), so that what Codex applies is always judged.
-func execPatch(argv []string) (patch string, dirs []string, ok bool) {
+// "" and, after a cd, that directory (as written, and with the blanks
+// Codex's grammar skips taken out). Codex matches the script with
+// tree-sitter's bash grammar, which skips white space, a line continuation
+// and a backslash before a blank between tokens (shellBlank); this reads
+// it more loosely (any script that names the program before a "<<"), so
+// that what Codex applies is always judged. A cd argument in double quotes
+// with an expansion is refused: Codex takes a literal part of it for the
+// directory.
+func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) {
 	isProg := func(s string) bool {
 		return s == "apply_patch" || s == "applypatch" || pathpkg.Base(s) == "apply_patch" || pathpkg.Base(s) == "applypatch"
 	}
 	if len(argv) == 2 && isProg(argv[0]) {
-		return argv[1], []string{""}, true
+		return argv[1], []string{""}, true, nil
 	}
 	if len(argv) != 3 && len(argv) != 4 {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	// Codex takes the script of [shell, flag, script] for bash, zsh and sh
 	// (-c, -lc), pwsh and powershell (-Command, after -NoProfile or not)
@@ -422,10 +429,10 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool) {
 	switch sh := strings.ToLower(strings.TrimSuffix(pathpkg.Base(argv[0]), pathpkg.Ext(argv[0]))); sh {
 	case "bash", "zsh", "sh", "pwsh", "powershell", "cmd":
 	default:
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	script := argv[len(argv)-1]
-	at := -1
+	at, redirect := -1, -1
 	for _, prog := range []string{"apply_patch", "applypatch"} {
 		for i := 0; ; {
 			j := strings.Index(script[i:], prog)
@@ -433,32 +440,78 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool) {
 				break
 			}
 			j += i
-			if rest := strings.TrimLeft(script[j+len(prog):], " \t"); strings.HasPrefix(rest, "<<") && (at < 0 || j < at) {
-				at = j
+			rest := script[j+len(prog):]
+			if k := len(script) - len(shellBlank(rest)); strings.HasPrefix(script[k:], "<<") && (at < 0 || j < at) {
+				at, redirect = j, k
 			}
 			i = j + len(prog)
 		}
 	}
 	if at < 0 {
-		return "", nil, false
+		return "", nil, false, nil
 	}
-	_, body, found := strings.Cut(script[at:], "\n")
+	_, body, found := strings.Cut(script[redirect:], "\n")
 	if !found {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	dirs = []string{""}
-	if head := strings.TrimSpace(script[:at]); head != "" {
-		if dir, ok := strings.CutPrefix(head, "cd"); ok && strings.HasSuffix(dir, "&&") {
-			dir = strings.TrimSpace(strings.TrimSuffix(dir, "&&"))
-			if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
-				dir = dir[1 : len(dir)-1]
+	head := script[:at]
+	for _, h := range []string{head, unblank(head)} {
+		h = strings.TrimSpace(h)
+		dir, ok := strings.CutPrefix(h, "cd")
+		if !ok || !strings.HasSuffix(dir, "&&") {
+			continue
+		}
+		dir = strings.TrimSpace(strings.TrimSuffix(dir, "&&"))
+		if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
+			if dir[0] == '"' && strings.ContainsAny(dir, "$`") {
+				return "", nil, false, &FieldError{Field: "arguments.cmd", Value: dir, Message: "is a cd argument with an expansion before a patch Codex applies itself, which takes a literal part of it for the directory: write the directory"}
 			}
-			if dir != "" {
-				dirs = append(dirs, dir)
-			}
+			dir = dir[1 : len(dir)-1]
+		}
+		if dir != "" && !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
 		}
 	}
-	return body, dirs, true
+	return body, dirs, true, nil
+}
+
+// shellBlank returns s after the blanks tree-sitter's bash grammar skips
+// between tokens at its start: white space, a line continuation (backslash
+// newline) and a backslash before a space, tab, vertical tab or form feed.
+func shellBlank(s string) string {
+	for {
+		switch {
+		case strings.HasPrefix(s, "\\\n"):
+			s = s[2:]
+		case strings.HasPrefix(s, "\\\r\n"):
+			s = s[3:]
+		case len(s) >= 2 && s[0] == '\\' && strings.IndexByte(" \t\v\f", s[1]) >= 0:
+			s = s[2:]
+		default:
+			r, n := utf8.DecodeRuneInString(s)
+			if n == 0 || !unicode.IsSpace(r) {
+				return s
+			}
+			s = s[n:]
+		}
+	}
+}
+
+// unblank replaces each run of what shellBlank skips in s by a space.
+func unblank(s string) string {
+	var b strings.Builder
+	for s != "" {
+		if rest := shellBlank(s); len(rest) < len(s) {
+			b.WriteByte(' ')
+			s = rest
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s)
+		b.WriteString(s[:n])
+		s = s[n:]
+	}
+	return b.String()
 }
 
 // codexPatch reports whether text is a patch in Codex's format, which
@@ -518,7 +571,11 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	c.a.Summary = runPrefix + command
 	c.detail("Command", command, true)
 	c.detail("Working directory", cwd, true)
-	if patch, dirs, ok := execPatch(argv); ok {
+	patch, dirs, ok, err := execPatch(argv)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		// Codex applies this patch itself, outside the command's sandbox:
 		// the files it writes are judged as apply_patch's are, and the
 		// call must be a file_write the policy allows too.

@@ -53,7 +53,7 @@ var ToolCatalogue = []ToolInfo{
 		{"env", "object", false, "variables it sets: the names are shown, the values only hashed"},
 		{"executable", "string", false, "the absolute path argv[0] resolves to"},
 		{"stdin", "string", false, "its standard input: hashed, its size shown (or `stdin_sha256`, `stdin_bytes`)"}},
-		Example: `{"cmd": ["go", "test", "./..."], "workdir": "."}`, Doc: "the command, argv, cwd, tty, timeout, environment names and a hash of their values and of stdin; any other argument is hashed and shown; a command Codex applies as a patch itself (`apply_patch` with the patch, or a shell script running it on a here-document, after `cd dir &&` or not) is a file_write of each file the patch names too"},
+		Example: `{"cmd": ["go", "test", "./..."], "workdir": "."}`, Doc: "the command, argv, cwd, tty, timeout, environment names and a hash of their values and of stdin; any other argument is hashed and shown; a command Codex applies as a patch itself (`apply_patch` with the patch, or a shell script running it on a here-document, after `cd dir &&` or not; the blanks Codex's bash grammar skips between words, a line continuation and a backslash before a blank among them, are skipped; a `cd` argument in double quotes with an expansion is refused) is a file_write of each file the patch names too"},
 	{Name: "write_stdin", Kind: ActionShellCommand, Args: []ToolArg{
 		{"session_id", "string", false, "the terminal session written to"}},
 		Example: `{"session_id": "s1", "chars": "y\n"}`, Doc: "the session and a hash of the arguments"},
