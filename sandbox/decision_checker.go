@@ -94,7 +94,8 @@ func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path
 // Claude Code's LS, when a directory whose entries it shows is one a read
 // of is refused: a deny carve-out (a profile's denied directory, a
 // sensitive one) or a directory a profile's glob deny matches, as deep as
-// its glob_scan_max_depth. The names of denied files are shown, as a
+// the listing shows (the profile's glob_scan_max_depth bounds the spawn's
+// scan, not the runtime's listing). The names of denied files are shown, as a
 // listing one level deep shows them; their content is not read.
 func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error {
 	if s == nil {
@@ -119,9 +120,10 @@ func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir
 			below = append(below, c.Path)
 		}
 	}
-	if scan := d.fs.GlobScanMaxDepth; scan > 0 {
-		if depth > 0 && depth < scan {
-			scan = depth
+	if d.fs.GlobScanMaxDepth > 0 {
+		scan := depth
+		if depth == 0 {
+			scan = everyLevel
 		}
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
 		for _, m := range globMaskEntries(tree, d.fs.Rules, scan) {

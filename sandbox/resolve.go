@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path"
 	"strings"
@@ -266,8 +267,9 @@ func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) 
 // read of it is refused: a deny carve-out (a permission profile's denied
 // directory, reopened deeper or not) strictly below p, or an existing file
 // a profile's glob deny matches ("**/*.env" = deny), found as the kernel
-// masks them (globMaskEntries, as deep as the profile's
-// glob_scan_max_depth below p). A search tool reads every file of the tree:
+// masks them (globMaskEntries) but at every level below p: the profile's
+// glob_scan_max_depth bounds the spawn's scan, not the runtime's search,
+// whose rg reads every level. A search tool reads every file of the tree:
 // rg's names of the files that match a pattern are an oracle on their
 // content, and Claude Code's Grep prints the lines.
 func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *Refusal {
@@ -279,7 +281,7 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	if fp.GlobScanMaxDepth > 0 {
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
-		for _, m := range globMaskEntries(tree, fp.Rules, fp.GlobScanMaxDepth) {
+		for _, m := range globMaskEntries(tree, fp.Rules, everyLevel) {
 			below = append(below, m.ResolvedPath)
 		}
 	}
@@ -293,6 +295,10 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	return nil
 }
+
+// everyLevel is globMaskEntries' depth for a scan of every level below a
+// tree (a path longer than PATH_MAX, which no reader opens, ends it).
+const everyLevel = math.MaxInt
 
 // sensitiveBelow reports whether a sensitive rule names something strictly
 // below the clean absolute path p.
