@@ -250,13 +250,18 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 	// How many levels below that directory the glob can show (list_dir's
 	// depth): one per element of the pattern from its first wildcard on;
 	// "**" leaves it unbounded. A pattern without one names one path,
-	// whose directory is listed.
+	// whose directory is listed. Claude Code runs rg --files --glob, which
+	// reads the pattern as .gitignore does: one without a '/' (but a
+	// trailing one) matches a name at every level below.
 	depth := 1
 	if rest := strings.Split(pattern, "/")[len(lit):]; len(rest) > 0 {
 		depth = len(rest)
 		if slices.ContainsFunc(rest, func(e string) bool { return strings.Contains(e, "**") }) {
 			depth = 0
 		}
+	}
+	if !strings.Contains(strings.TrimSuffix(pattern, "/"), "/") {
+		depth = 0
 	}
 	if depth > 0 {
 		out["depth"] = json.Number(strconv.Itoa(depth))

@@ -63,8 +63,10 @@ func TestAttack12ListingIntoADeniedDirectory(t *testing.T) {
 	if err := glob("**/*.xlsx"); err == nil {
 		t.Errorf("Claude Code Glob **/*.xlsx of %s allowed; it lists the names in the denied %s/private", ws, ws)
 	}
-	if err := glob("*.md"); err != nil {
-		t.Errorf("control: Claude Code Glob *.md refused: %v", err)
+	// A pattern with a '/' is anchored (rg reads a name pattern, "*.md",
+	// at every level: TestAttack13GlobNameAtAnyLevel).
+	if err := glob("src/*.md"); err != nil {
+		t.Errorf("control: Claude Code Glob src/*.md refused: %v", err)
 	}
 	// A denied file (a sensitive one here) below is listed by name only.
 	domain.AddSensitivePaths(&s, []string{ws + "/src/key.pem"})

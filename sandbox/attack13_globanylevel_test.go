@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestAttack13GlobNameAtAnyLevel: Claude Code's Glob runs rg --files
+// --glob PATTERN over its path, and rg reads a glob as .gitignore does: a
+// pattern without a '/' matches a file's name at any level below. The hook
+// judged a Glob of "*.xlsx" (or of a plain name) a listing one level deep,
+// so its names inside ws/private, which a permission profile denies and a
+// listing of which is refused, were listed (or a guessed name there
+// confirmed). The control: a pattern with a '/' is anchored to the path and
+// shows the levels it names, and a name pattern of a tree with nothing
+// denied below is listed.
+func TestAttack13GlobNameAtAnyLevel(t *testing.T) {
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"private/layoffs-2027.xlsx": "x", "src/a.go": "package a\n", "src/b.md": "b\n"})
+	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
+		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny}}}
+	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	glob := func(in string) error {
+		inv, err := domain.ClaudeCodeInvocation("Glob", json.RawMessage(in), ws)
+		if err != nil {
+			return err
+		}
+		_, err = domain.ClassifyChecked(inv, s.Sandbox.Cwd, nil,
+			func(p string, op domain.Access, tree bool) (string, error) {
+				return DecisionChecker{}.ResolveFile(&s, p, op, tree)
+			},
+			func(p string, depth int) error { return DecisionChecker{}.CheckListing(&s, p, depth) })
+		return err
+	}
+	if err := glob(`{"pattern": "private/*"}`); err == nil {
+		t.Fatal("Glob private/* allowed: the premise does not hold")
+	}
+	for _, in := range []string{`{"pattern": "*.xlsx"}`, `{"pattern": "layoffs-2027.xlsx"}`, `{"pattern": "*", "path": "` + ws + `"}`} {
+		if err := glob(in); err == nil {
+			t.Errorf("Glob %s allowed; rg lists the names in the denied %s/private", in, ws)
+		}
+	}
+	// control: anchored patterns, and a tree with nothing denied below.
+	for _, in := range []string{`{"pattern": "src/*.go"}`, `{"pattern": "*.md", "path": "` + ws + `/src"}`, `{"pattern": "src/b.md"}`} {
+		if err := glob(in); err != nil {
+			t.Errorf("control: Glob %s refused: %v", in, err)
+		}
+	}
+}
