@@ -409,8 +409,9 @@ func codexPatchNames(text string) []string {
 // Codex's grammar skips taken out). Codex matches the script with
 // tree-sitter's bash grammar, which skips white space, a line continuation
 // and a backslash before a blank between tokens (shellBlank); this reads
-// it more loosely (any script that names the program before a "<<"), so
-// that what Codex applies is always judged. A cd argument in double quotes
+// it more loosely (any script that names the program before a "<<" on
+// its line, and a cd's directory before its first "&&"), so that what
+// Codex applies is always judged. A cd argument in double quotes
 // with an expansion is refused: Codex takes a literal part of it for the
 // directory.
 func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) {
@@ -440,8 +441,7 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 				break
 			}
 			j += i
-			rest := script[j+len(prog):]
-			if k := len(script) - len(shellBlank(rest)); strings.HasPrefix(script[k:], "<<") && (at < 0 || j < at) {
+			if k := heredocOnLine(script, j+len(prog)); k >= 0 && (at < 0 || j < at) {
 				at, redirect = j, k
 			}
 			i = j + len(prog)
@@ -456,13 +456,22 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	}
 	dirs = []string{""}
 	head := script[:at]
+	var cds []string
 	for _, h := range []string{head, unblank(head)} {
-		h = strings.TrimSpace(h)
-		dir, ok := strings.CutPrefix(h, "cd")
-		if !ok || !strings.HasSuffix(dir, "&&") {
+		// Codex's "cd dir && …" form anchors the cd (one argument) but not
+		// the command after the "&&", which may have assignments,
+		// arguments and redirections: the directory is what comes before
+		// the first "&&" (and, read as before, the last).
+		rest, ok := strings.CutPrefix(strings.TrimSpace(h), "cd")
+		if !ok {
 			continue
 		}
-		dir = strings.TrimSpace(strings.TrimSuffix(dir, "&&"))
+		if i := strings.Index(rest, "&&"); i >= 0 {
+			cds = append(cds, rest[:i], rest[:strings.LastIndex(rest, "&&")])
+		}
+	}
+	for _, dir := range cds {
+		dir = strings.TrimSpace(dir)
 		if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
 			if dir[0] == '"' && strings.ContainsAny(dir, "$`") {
 				return "", nil, false, &FieldError{Field: "arguments.cmd", Value: dir, Message: "is a cd argument with an expansion before a patch Codex applies itself, which takes a literal part of it for the directory: write the directory"}
@@ -474,6 +483,28 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 	}
 	return body, dirs, true, nil
+}
+
+// heredocOnLine returns the index in script of the first "<<" from i on
+// the same line (a line continuation does not end it), or -1: Codex's
+// grammar lets a redirection or, after a cd, words come between the
+// program and its here-document.
+func heredocOnLine(script string, i int) int {
+	for i < len(script) {
+		switch {
+		case strings.HasPrefix(script[i:], "<<"):
+			return i
+		case strings.HasPrefix(script[i:], "\\\n"):
+			i += 2
+		case strings.HasPrefix(script[i:], "\\\r\n"):
+			i += 3
+		case script[i] == '\n':
+			return -1
+		default:
+			i++
+		}
+	}
+	return -1
 }
 
 // shellBlank returns s after the blanks tree-sitter's bash grammar skips
