@@ -231,6 +231,11 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 	if _, err := ccCleanPath("pattern", pattern, cwd); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(pattern, "!") {
+		// rg reads "!…" as an exclusion: alone, it lists every other file
+		// at every level below the path.
+		return map[string]any{"path": ResolvePath(base, "")}, nil
+	}
 	var lit []string
 	for _, part := range strings.Split(pattern, "/") {
 		if strings.ContainsAny(part, "*?[{\\") {

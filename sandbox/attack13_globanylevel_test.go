@@ -56,3 +56,47 @@ func TestAttack13GlobNameAtAnyLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack13GlobNegated: rg reads a glob that starts with '!' as an
+// exclusion, and with no other glob lists every other file at every level
+// below the path it is given (Claude Code's Glob passes its path, the
+// workspace, and the pattern as --glob). The hook judged "!x/y" a listing
+// one level deep of ws/!x, a directory the agent made, so the names
+// inside ws/private, which a permission profile denies, were listed. The
+// control: a negated pattern of a tree with nothing denied below is
+// listed.
+func TestAttack13GlobNegated(t *testing.T) {
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{"private/layoffs-2027.xlsx": "x", "!x/y": "y", "src/!x/y": "y", "src/a.go": "package a\n"})
+	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
+		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny}}}
+	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	glob := func(in string) error {
+		inv, err := domain.ClaudeCodeInvocation("Glob", json.RawMessage(in), ws)
+		if err != nil {
+			return err
+		}
+		_, err = domain.ClassifyChecked(inv, s.Sandbox.Cwd, nil,
+			func(p string, op domain.Access, tree bool) (string, error) {
+				return DecisionChecker{}.ResolveFile(&s, p, op, tree)
+			},
+			func(p string, depth int) error { return DecisionChecker{}.CheckListing(&s, p, depth) })
+		return err
+	}
+	for _, in := range []string{`{"pattern": "!x/y"}`, `{"pattern": "!x/*"}`} {
+		if err := glob(in); err == nil {
+			t.Errorf("Glob %s allowed; rg lists every other file below %s, the names in the denied %s/private among them", in, ws, ws)
+		}
+	}
+	// control
+	if err := glob(`{"pattern": "!x/y", "path": "` + ws + `/src"}`); err != nil {
+		t.Errorf("control: Glob !x/y of src refused: %v", err)
+	}
+}
