@@ -126,7 +126,11 @@ func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir
 			scan = everyLevel
 		}
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
-		for _, m := range globMaskEntries(tree, d.fs.Rules, scan) {
+		found, complete := globMaskScan(tree, d.fs.Rules, scan, maxDecisionScanDirs)
+		if !complete {
+			return CodedRefusal{treeTooLarge(dir)}
+		}
+		for _, m := range found {
 			if fi, err := os.Stat(m.ResolvedPath); err == nil && fi.IsDir() && listed(m.ResolvedPath) {
 				below = append(below, m.ResolvedPath)
 			}

@@ -19,6 +19,13 @@ import (
 // /proc, /sys and /dev walked. Files created after the spawn are not
 // covered: the snapshot names that degradation.
 func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, depth int) []domain.FilesystemEntry {
+	out, _ := globMaskScan(entries, rules, depth, 0)
+	return out
+}
+
+// globMaskScan is globMaskEntries reading at most maxDirs directories (0:
+// no bound); complete is false when it stopped there.
+func globMaskScan(entries []domain.FilesystemEntry, rules []domain.PathRule, depth, maxDirs int) (out []domain.FilesystemEntry, complete bool) {
 	// A path is resolved against the rules only when its name matches the
 	// last component of a glob deny (resolving every path scanned costs
 	// ~15 µs a path; matching a name, well under 1 µs).
@@ -29,7 +36,7 @@ func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, 
 		}
 	}
 	if len(lasts) == 0 || depth < 1 {
-		return nil
+		return nil, true
 	}
 	candidate := func(name string) bool {
 		for _, l := range lasts {
@@ -40,11 +47,15 @@ func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, 
 		return false
 	}
 	crules := canonicalRules(rules)
-	var out []domain.FilesystemEntry
+	complete = true
 	seen := map[string]bool{}
 	var walk func(dir string, left int)
 	walk = func(dir string, left int) {
-		if left == 0 || seen[dir] || dir == "/proc" || dir == "/sys" || dir == "/dev" {
+		if left == 0 || seen[dir] || dir == "/proc" || dir == "/sys" || dir == "/dev" || !complete {
+			return
+		}
+		if maxDirs > 0 && len(seen) >= maxDirs {
+			complete = false
 			return
 		}
 		seen[dir] = true
@@ -90,5 +101,5 @@ func globMaskEntries(entries []domain.FilesystemEntry, rules []domain.PathRule, 
 		}
 		walk(canon, depth)
 	}
-	return out
+	return out, complete
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path"
@@ -281,7 +282,11 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	if fp.GlobScanMaxDepth > 0 {
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
-		for _, m := range globMaskEntries(tree, fp.Rules, everyLevel) {
+		found, complete := globMaskScan(tree, fp.Rules, everyLevel, maxDecisionScanDirs)
+		if !complete {
+			return treeTooLarge(p)
+		}
+		for _, m := range found {
 			below = append(below, m.ResolvedPath)
 		}
 	}
@@ -299,6 +304,20 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 // everyLevel is globMaskEntries' depth for a scan of every level below a
 // tree (a path longer than PATH_MAX, which no reader opens, ends it).
 const everyLevel = math.MaxInt
+
+// maxDecisionScanDirs bounds the directories a decision reads looking for
+// what a glob deny matches below a tree: each costs a directory read of the
+// server's (100,000 took 3 to 4 s), a tree the agent can grow at will, and
+// a bind mount that loops would never end. A tree larger than that is
+// refused, not judged in part (a variable for tests).
+var maxDecisionScanDirs = 200_000
+
+// treeTooLarge refuses a recursive read or listing of p whose scan stopped
+// at maxDecisionScanDirs.
+func treeTooLarge(p string) *Refusal {
+	return &Refusal{Code: CodeOutsideAllowedRoots, Path: p,
+		Message: fmt.Sprintf("more than %d directories lie below, too many to look for what a glob deny of the profile matches there: name a narrower path", maxDecisionScanDirs)}
+}
 
 // sensitiveBelow reports whether a sensitive rule names something strictly
 // below the clean absolute path p.
