@@ -572,11 +572,15 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.
-	var cwd string
+	// patchBase is the workdir as Codex joins a patch's names to it
+	// (AbsolutePathBuf: lexically, its links not followed), so that a '..'
+	// in a name is read both ways from there too.
+	var cwd, patchBase string
 	if raw := c.str("workdir", "cwd"); raw != "" {
 		if cwd, err = c.pathBothWays(raw, AccessRead); err != nil {
 			return nil, err
 		}
+		patchBase = ResolvePath(c.cwd, raw)
 		// Codex's exec_command reads workdir alone: a runtime that does
 		// not know the other name runs the command in the turn's cwd, so
 		// a cwd is taken only when it is that directory.
@@ -587,6 +591,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		}
 	} else {
 		cwd = ResolvePath(c.cwd, "")
+		patchBase = cwd
 	}
 	tty, _ := c.args["tty"].(bool)
 	entries = append(entries,
@@ -621,11 +626,11 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 				}
 				// Joined as written, never cleaned: c.path resolves the
 				// ".." in it both ways.
-				base := cwd
+				base := patchBase
 				if pathpkg.IsAbs(dir) {
 					base = dir
 				} else if dir != "" {
-					base = cwd + "/" + dir
+					base = patchBase + "/" + dir
 				}
 				raw := name
 				if !pathpkg.IsAbs(name) {
