@@ -44,7 +44,7 @@ const ClaudeCodeUnknownPrefix = "claude_code."
 var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout, and a hash of the other fields but `description` (`dangerouslyDisableSandbox`, `run_in_background`), which are shown", mapArgs: ccBash},
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
-	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix (`/etc/*` reads `/etc`)", mapArgs: ccGlob},
+	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix (`/etc/*` reads `/etc`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`) or starting with `!` lists every level of `path`, checked as `LS` is", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
 	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`", mapArgs: ccPath("path", true)},
 	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
