@@ -70,6 +70,10 @@ type helperProg struct {
 	// interpreter), and linkage says how it is linked (helperstatic.go).
 	dynamic bool
 	linkage string
+	// candidate is the lean helper file this process looked at, used or
+	// refused (""): the file the next start pins, kept read-only and
+	// watched for other links like the server's own files (ownprogs.go).
+	candidate string
 }
 
 var (
@@ -96,7 +100,9 @@ func currentHelper() *helperProg {
 		// pinned would let it be rewritten between two spawns.
 		if reason := helperFileProblem(helperCur.fd); reason != "" {
 			unix.Close(helperCur.fd)
+			candidate := helperCur.candidate
 			helperCur = selfHelper(fmt.Sprintf("%s refused: %s", helperCur.file, reason))
+			helperCur.candidate = candidate
 		}
 	}
 	return helperCur
@@ -141,6 +147,7 @@ func settleHelperLocked(got string, err error) {
 	}
 	unix.Close(h.fd)
 	helperCur = selfHelper(h.note)
+	helperCur.candidate = h.candidate
 }
 
 // HelperDescription says which helper program this process starts and, when
@@ -181,8 +188,15 @@ func selfHelper(note string) *helperProg {
 // not writable by group or others, and pins it at a descriptor. The result
 // is not verified yet: its fingerprint is compared before Run uses it. Any
 // failure falls back to the running binary (slower, never weaker) and says
-// why.
+// why. The result names candidate, used or not.
 func locateHelper(candidate string) *helperProg {
+	h := locateHelperFile(candidate)
+	h.candidate = candidate
+	return h
+}
+
+// locateHelperFile is locateHelper without the candidate's name.
+func locateHelperFile(candidate string) *helperProg {
 	const hint = "; build it next to this binary (go build -o DIR ./cmd/turnstile ./cmd/turnstile-sandbox) for faster spawns"
 	if candidate == "" {
 		return selfHelper("the running binary's path is unknown" + hint)

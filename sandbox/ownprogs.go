@@ -125,6 +125,10 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 	if prog.lean {
 		progs = append(progs, prog.file)
 	}
+	if prog.candidate != "" && prog.candidate != prog.file {
+		// Refused, it is still the file the next start pins.
+		progs = append(progs, prog.candidate)
+	}
 	if exe, err := os.Executable(); err == nil {
 		progs = append(progs, exe)
 	}
@@ -164,25 +168,39 @@ func withOwnPrograms(entries []domain.FilesystemEntry, prog helperProg) []domain
 }
 
 // ownFileLinked returns why no command of entries may run, or "": a file
-// the server reads when it starts (ProtectOwnFiles) lies inside one of the
-// entries' writable roots and has another hard link. withOwnPrograms keeps
-// its path read-only, which guards the path and not the file: a link made
-// while the file was still a workspace file stays writable, and a command
-// could write the server's next configuration through it. (The helper
-// with another link is not used at all: helperFileProblem.)
-func ownFileLinked(entries []domain.FilesystemEntry) string {
-	files := ownFiles.Load()
-	if files == nil {
-		return ""
+// the server reads when it starts (ProtectOwnFiles), or the lean helper it
+// pins then (the one prog was looked for at, and the one next to this
+// binary, used or refused), lies inside one of the entries' writable roots
+// and has another hard link. withOwnPrograms keeps its path read-only,
+// which guards the path and not the file: a link made while the file was
+// still a workspace file stays writable, and a command could write the
+// server's next configuration through it, or its program into the helper
+// and then remove the link, so that the next start pins a helper with one
+// link and runs it for its fingerprint (not using a linked helper, as
+// helperFileProblem does, is not enough). The server's binary is left
+// out: it cannot be written while it runs.
+func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
+	var files []string
+	if own := ownFiles.Load(); own != nil {
+		files = append(files, *own...)
 	}
-	for _, p := range *files {
+	if h := siblingHelperPath(); h != "" {
+		files = append(files, h)
+	}
+	if prog.candidate != "" {
+		files = append(files, prog.candidate)
+	}
+	if prog.lean {
+		files = append(files, prog.file)
+	}
+	for _, p := range files {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil || !insideWritable(entries, real) {
 			continue
 		}
 		var st unix.Stat_t
-		if unix.Stat(real, &st) == nil && st.Nlink > 1 {
-			return fmt.Sprintf("%s, which the server reads when it starts, lies in a writable root and has %d hard links: a command could rewrite it through another (make it a file of its own)", real, st.Nlink)
+		if unix.Stat(real, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+			return fmt.Sprintf("%s, which the server runs or reads when it starts, lies in a writable root and has %d hard links: a command could rewrite it through another (make it a file of its own)", real, st.Nlink)
 		}
 	}
 	return ""

@@ -349,7 +349,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			}
 		}
 		if spec.RestrictFilesystem {
-			if why := ownFileLinked(spec.Entries); why != "" {
+			if why := ownFileLinked(spec.Entries, prog); why != "" {
 				return nil, &prepareError{errors.New("nothing was run: " + why)}
 			}
 			spec.Entries = withOwnPrograms(spec.Entries, prog)
