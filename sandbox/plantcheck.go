@@ -432,14 +432,61 @@ func setAsidePath(p, root string) (string, error) {
 
 // setAsideIn sets aside name in the directory dir (open at dfd) and
 // returns the report of it.
+//
+// A rename adds the new name before it drops the old one, and on a full
+// file system a directory whose blocks the command filled with names has
+// no room for it (ENOSPC, or EDQUOT under a quota): the command chose
+// that, and what it left would stay as it is, a repository git runs a
+// program from. A small file (HEAD, a .git file) is then removed, which
+// needs no room, and the report says what it held, so that the person
+// can put it back.
 func setAsideIn(dfd int, dir, name, reason string) Quarantine {
 	q := Quarantine{Path: joinPath(dir, name), Reason: reason}
-	if moved, err := setAside(dfd, name); err != nil {
-		q.Error = err.Error()
-	} else {
+	moved, err := setAside(dfd, name)
+	switch {
+	case err == nil:
 		q.MovedTo = joinPath(dir, moved)
+	case errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT):
+		if held, ok := removeSmall(dfd, name); ok {
+			q.Reason += fmt.Sprintf("; removed, not renamed (%v), it held %q", err, held)
+			return q
+		}
+		q.Error = err.Error()
+	default:
+		q.Error = err.Error()
 	}
 	return q
+}
+
+// removeSmall removes name below dfd when it is a symlink or a regular
+// file of at most 4096 bytes, and returns what it held.
+func removeSmall(dfd int, name string) (string, bool) {
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return "", false
+	}
+	var held string
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		buf := make([]byte, 4096)
+		n, err := unix.Readlinkat(dfd, name, buf)
+		if err != nil {
+			return "", false
+		}
+		held = "symlink to " + string(buf[:n])
+	case unix.S_IFREG:
+		b, err := readSmallAt(dfd, name, 4096)
+		if err != nil {
+			return "", false
+		}
+		held = string(b)
+	default:
+		return "", false
+	}
+	if unix.Unlinkat(dfd, name, 0) != nil {
+		return "", false
+	}
+	return held, true
 }
 
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
