@@ -75,6 +75,19 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".continue", Access: AccessRead},
 	{Path: "crush.json", Access: AccessRead},
 	{Path: ".crush.json", Access: AccessRead},
+	// Cline's hook scripts (.clinerules/hooks/<event>, run on its events;
+	// .clinerules itself, a file or a directory, holds rules to read) and
+	// its project directory (hooks, plugins), Windsurf's workspace Cascade
+	// hooks (.windsurf/hooks.json), Kilo Code's project MCP servers
+	// (.kilocode/mcp.json) and, in its opencode-based releases, its
+	// config's MCP servers and plugins.
+	{Path: ".clinerules/hooks", Access: AccessRead},
+	{Path: ".cline", Access: AccessRead},
+	{Path: ".windsurf", Access: AccessRead},
+	{Path: ".kilocode", Access: AccessRead},
+	{Path: ".kilo", Access: AccessRead},
+	{Path: "kilo.json", Access: AccessRead},
+	{Path: "kilo.jsonc", Access: AccessRead},
 	// Other version control systems' repository configs: hooks, aliases
 	// and extensions that run programs, like .git/config.
 	{Path: ".hg/hgrc", Access: AccessRead},

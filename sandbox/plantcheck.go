@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -59,9 +60,9 @@ type plantCheck struct {
 	// missing are the protected paths (read-only where they exist, not
 	// held) that did not exist when the command started, each as its
 	// first missing component (".config" for ".config/git" when there was
-	// no .config) and the root it lies in: one the command creates is set
-	// aside after it (setAsideCreated).
-	missing [][2]string
+	// no .config), the root it lies in and the path itself: one the
+	// command creates is set aside after it (setAsideCreated).
+	missing [][3]string
 	// linkRefs are paths a held repository's config names whose way passes
 	// a symlink in a root (a command can replace the symlink).
 	linkRefs []linkRef
@@ -278,7 +279,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 			if _, err := os.Lstat(first); errors.Is(err, os.ErrNotExist) && !seen[first] {
 				seen[first] = true
-				pc.missing = append(pc.missing, [2]string{first, r})
+				pc.missing = append(pc.missing, [3]string{first, r, path})
 			}
 		}
 	}
@@ -299,9 +300,44 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		if _, err := os.Lstat(p); err != nil && !errors.Is(err, unix.ENOTDIR) {
 			continue
 		}
+		if p != m[2] && plainWayOnly(p, m[2]) {
+			// A directory above a protected path the command made, the
+			// path itself not made (.clinerules with rules in it, not its
+			// hooks): nothing a host program runs from. The next command
+			// watches the path itself.
+			continue
+		}
 		found = append(found, setAsideOnTheWay(p, root, "a protected path the command created (a host program reads it)"))
 	}
 	return found
+}
+
+// plainWayOnly reports whether the protected path full, below first, does
+// not exist, without a symlink on its way: every component from first down
+// to where it stops is a directory, or a regular file (nothing can be
+// below it; the next command watches the path itself again).
+func plainWayOnly(first, full string) bool {
+	rel, err := filepath.Rel(first, full)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	d := first
+	for _, c := range append([]string{""}, strings.Split(rel, "/")...) {
+		if c != "" {
+			d = filepath.Join(d, c)
+		}
+		var st unix.Stat_t
+		err := unix.Lstat(d, &st)
+		switch {
+		case errors.Is(err, unix.ENOENT) && d != first:
+			return true
+		case err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && d != full:
+			return true
+		case err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR:
+			return false
+		}
+	}
+	return false
 }
 
 // inHeld reports whether p lies in a held git dir.
