@@ -193,6 +193,13 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 	if prog.lean {
 		files = append(files, prog.file)
 	}
+	if own := ownFiles.Load(); own != nil {
+		for _, p := range *own {
+			if l := linkOnTheWay(entries, p); l != "" {
+				return fmt.Sprintf("%s, which the server reads when it starts, is named through the symlink %s, which lies in a writable root: a command could point it elsewhere, or put a file of its own in its place (start the server with the file's own path)", p, l)
+			}
+		}
+	}
 	for _, p := range files {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil || !insideWritable(entries, real) {
@@ -201,6 +208,29 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 		var st unix.Stat_t
 		if unix.Stat(real, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
 			return fmt.Sprintf("%s, which the server runs or reads when it starts, lies in a writable root and has %d hard links: a command could rewrite it through another (make it a file of its own)", real, st.Nlink)
+		}
+	}
+	return ""
+}
+
+// linkOnTheWay returns the first symlink among p and the directories above
+// it (p as given, absolute) that lies in a writable root of entries, or "".
+// withOwnPrograms keeps the file p leads to, and the directories above that
+// file, read-only; the server reads p itself at its next start, and a
+// command can replace a symlink on its way (remove it, and make a file or
+// a directory of its own at its name).
+func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
+	for d := p; d != "/" && d != "." && d != ""; d = filepath.Dir(d) {
+		fi, err := os.Lstat(d)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		at := d
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(d)); err == nil {
+			at = filepath.Join(dir, filepath.Base(d))
+		}
+		if insideWritable(entries, at) {
+			return at
 		}
 	}
 	return ""
