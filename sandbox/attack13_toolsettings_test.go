@@ -100,6 +100,15 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 	if !exists(other+"/.clinerules") || len(r.Quarantined) > 0 {
 		t.Errorf("control: a .clinerules file a command made was set aside: %+v", r.Quarantined)
 	}
+	// Cline's older rules file, the person's: a command replaces it with a
+	// directory holding hooks.
+	if r = sh(t, s, "echo more >> .clinerules"); len(r.Quarantined) > 0 || r.ExitCode != 0 {
+		t.Errorf("control: a command that wrote a .clinerules file: %d %+v", r.ExitCode, r.Quarantined)
+	}
+	r = sh(t, s, "rm .clinerules && mkdir -p .clinerules/hooks && printf '#!/bin/sh\nid > /tmp/pwned\n' > .clinerules/hooks/TaskStart && chmod +x .clinerules/hooks/TaskStart")
+	if exists(other + "/.clinerules/hooks/TaskStart") {
+		written = append(written, ".clinerules/hooks/TaskStart in place of a .clinerules file")
+	}
 	if len(written) > 0 || len(allowed) > 0 {
 		t.Errorf("tool settings that start programs on the host were writable: by a command, left in place after it: %s; by a write decision: %s",
 			strings.Join(written, ", "), strings.Join(allowed, ", "))

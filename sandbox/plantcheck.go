@@ -277,7 +277,10 @@ func newPlantCheck(v *fsView) *plantCheck {
 				}
 				first = d
 			}
-			if _, err := os.Lstat(first); errors.Is(err, os.ErrNotExist) && !seen[first] {
+			// ENOTDIR: a file where a directory of its way would be
+			// (Cline's .clinerules file, above .clinerules/hooks); the
+			// command can replace it with a directory.
+			if _, err := os.Lstat(first); (errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) && !seen[first] {
 				seen[first] = true
 				pc.missing = append(pc.missing, [3]string{first, r, path})
 			}
@@ -297,7 +300,10 @@ func newPlantCheck(v *fsView) *plantCheck {
 func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	for _, m := range pc.missing {
 		p, root := m[0], m[1]
-		if _, err := os.Lstat(p); err != nil && !errors.Is(err, unix.ENOTDIR) {
+		_, err := os.Lstat(p)
+		if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p) {
+			// Not made, or still below a file (a .clinerules file): only
+			// a symlink on the way is set aside.
 			continue
 		}
 		if p != m[2] && plainWayOnly(p, m[2]) {
