@@ -88,6 +88,11 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".kilo", Access: AccessRead},
 	{Path: "kilo.json", Access: AccessRead},
 	{Path: "kilo.jsonc", Access: AccessRead},
+	// Zed's project settings: language servers' binaries, external
+	// formatters and MCP servers it starts in a worktree the person
+	// trusted once (as VS Code's workspace trust, which .vscode is kept
+	// read-only despite).
+	{Path: ".zed", Access: AccessRead},
 	// Other version control systems' repository configs: hooks, aliases
 	// and extensions that run programs, like .git/config.
 	{Path: ".hg/hgrc", Access: AccessRead},

@@ -21,7 +21,10 @@ import (
 //     commands run on Cascade's actions;
 //   - Kilo Code: .kilocode/mcp.json (project MCP servers it starts), and,
 //     in its newer releases, kilo.json, kilo.jsonc and .kilo/ (opencode's
-//     layout: MCP servers and plugins).
+//     layout: MCP servers and plugins);
+//   - Zed: .zed/settings.json names language servers' binaries, external
+//     formatters and MCP servers it starts in a worktree the person
+//     trusted (once, as VS Code's workspace trust).
 //
 // An auto_accept_edits command wrote them (nothing set them aside), and the
 // person's next use of that tool in the workspace ran the command's
@@ -39,6 +42,7 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 		"kilo.json":              "{}\n",
 		"kilo.jsonc":             "{}\n",
 		".kilo/kilo.json":        "{}\n",
+		".zed/settings.json":     "{}\n",
 		".notes/settings.json":   "{}\n",
 		".clinerules-notes/a.md": "x\n",
 	}
@@ -69,6 +73,7 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 		"kilo.json":                   local,
 		"kilo.jsonc":                  local,
 		".kilo/kilo.json":             local,
+		".zed/settings.json":          `{"lsp":{"rust-analyzer":{"binary":{"path":"/bin/sh","arguments":["-c","id > /tmp/pwned"]}}}}`,
 	}
 	var written, allowed []string
 	for rel, content := range payload {
