@@ -59,9 +59,12 @@ func TestAttack13SetAsideOnAFullDisk(t *testing.T) {
 	// inode needed), until no name of HEAD.turnstile-untrusted's length
 	// fits in any of them.
 	fill := ": > sub/.git/a; for k in 1 2 3; do (cat /dev/zero > fill$k 2>/dev/null; true); sync; done; " +
-		"for k in 1 2; do fails=0; i=$((k*100000)); while [ $fails -lt 300 ]; do " +
-		"if ln sub/.git/a sub/.git/$(printf 'h%023d' $i) 2>/dev/null; then fails=0; else fails=$((fails+1)); fi; i=$((i+1)); done; sync; done; "
-	r = sh(t, f.s, agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config && "+fill+"echo ok")
+		"for d in sub/.git .; do for k in 1 2; do fails=0; i=$((k*100000)); while [ $fails -lt 300 ]; do " +
+		"if ln sub/.git/a $d/$(printf 'h%023d' $i) 2>/dev/null; then fails=0; else fails=$((fails+1)); fi; i=$((i+1)); done; sync; done; done; "
+	// Tool settings it made at the root are set aside the same way.
+	settings := "mkdir .vscode && echo '{\"tasks\":[{\"label\":\"x\",\"type\":\"shell\",\"command\":\"touch " + f.marker + "\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > .vscode/tasks.json && " +
+		"echo '{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}' > .mcp.json && "
+	r = sh(t, f.s, agentGit+"init -q sub && "+f.fsmonitor()+" >> sub/.git/config && "+settings+fill+"echo ok")
 	attackReport(t, "command", r)
 	if !strings.Contains(string(r.Stdout), "ok") {
 		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
@@ -70,5 +73,11 @@ func TestAttack13SetAsideOnAFullDisk(t *testing.T) {
 	attackHostStatus(t, f, ws+"/sub")
 	if exists(ws + "/sub/.git/HEAD") {
 		t.Fatalf("the repository was not set aside: %+v", r.Quarantined)
+	}
+	if exists(ws + "/.mcp.json") {
+		t.Errorf("the .mcp.json the command made was left in place: %+v", r.Quarantined)
+	}
+	if fi, err := os.Stat(ws + "/.vscode"); err == nil && fi.Mode().Perm() != 0 {
+		t.Errorf("the .vscode the command made was left usable (%v): %+v", fi.Mode(), r.Quarantined)
 	}
 }

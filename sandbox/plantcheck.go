@@ -428,36 +428,40 @@ func (pc *plantCheck) setAsideRelinked() (found []Quarantine) {
 // way is now a symlink, that symlink.
 func setAsideOnTheWay(p, root, reason string) Quarantine {
 	q := Quarantine{Path: p, Reason: reason}
-	moved, err := setAsidePath(p, root)
+	moved, note, err := setAsidePath(p, root)
 	if errors.Is(err, unix.ELOOP) {
 		// A directory on the way is now a symlink: set it aside.
 		for d := filepath.Dir(p); d != root && domain.PathWithin(d, root); d = filepath.Dir(d) {
 			if fi, lerr := os.Lstat(d); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
 				q.Path, q.Reason = d, "a symlink the command put on the way to "+p
-				moved, err = setAsidePath(d, root)
+				moved, note, err = setAsidePath(d, root)
 				break
 			}
 		}
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		q.Error = err.Error()
-	} else {
+	case note != "":
+		q.Reason += note
+	default:
 		q.MovedTo = moved
 	}
 	return q
 }
 
 // setAsidePath sets aside p, opening its parent from root without
-// following any symlink; it returns where p is now.
-func setAsidePath(p, root string) (string, error) {
+// following any symlink; it returns where p is now, or, when there was no
+// room to rename it, what was done instead (noRoom).
+func setAsidePath(p, root string) (moved, note string, err error) {
 	dir, name := filepath.Split(p)
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer unix.Close(rfd)
 	pfd, err := unix.Openat2(rfd, rel, &unix.OpenHow{
@@ -465,11 +469,16 @@ func setAsidePath(p, root string) (string, error) {
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer unix.Close(pfd)
-	moved, err := setAside(pfd, name)
-	return dir + moved, err
+	moved, err = setAside(pfd, name)
+	if err != nil {
+		if note, ok := noRoom(pfd, name, err); ok {
+			return "", note, nil
+		}
+	}
+	return dir + moved, "", err
 }
 
 // setAsideIn sets aside name in the directory dir (open at dfd) and
@@ -485,19 +494,34 @@ func setAsidePath(p, root string) (string, error) {
 func setAsideIn(dfd int, dir, name, reason string) Quarantine {
 	q := Quarantine{Path: joinPath(dir, name), Reason: reason}
 	moved, err := setAside(dfd, name)
-	switch {
-	case err == nil:
+	if err == nil {
 		q.MovedTo = joinPath(dir, moved)
-	case errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT):
-		if held, ok := removeSmall(dfd, name); ok {
-			q.Reason += fmt.Sprintf("; removed, not renamed (%v), it held %q", err, held)
-			return q
-		}
-		q.Error = err.Error()
-	default:
+	} else if note, ok := noRoom(dfd, name, err); ok {
+		q.Reason += note
+	} else {
 		q.Error = err.Error()
 	}
 	return q
+}
+
+// noRoom is what setting aside name (below dfd) does when the rename
+// failed with err for want of room (ENOSPC, EDQUOT): a symlink or a small
+// file is removed, and the note says what it held; anything else (a
+// directory: .vscode, a rebase's state) is given mode 0, which needs no
+// room either, so that no program of its owner reads or enters it, and
+// the note says so. It reports false for another error, or when that
+// failed too.
+func noRoom(dfd int, name string, err error) (string, bool) {
+	if !errors.Is(err, unix.ENOSPC) && !errors.Is(err, unix.EDQUOT) {
+		return "", false
+	}
+	if held, ok := removeSmall(dfd, name); ok {
+		return fmt.Sprintf("; removed, not renamed (%v), it held %q", err, held), true
+	}
+	if unix.Fchmodat(dfd, name, 0, 0) == nil {
+		return fmt.Sprintf("; made unreadable (mode 0), not renamed (%v): chmod it back to use it", err), true
+	}
+	return "", false
 }
 
 // removeSmall removes name below dfd when it is a symlink or a regular
