@@ -114,6 +114,15 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 	if exists(other + "/.clinerules/hooks/TaskStart") {
 		written = append(written, ".clinerules/hooks/TaskStart in place of a .clinerules file")
 	}
+	// Other directories above a protected path stay set aside when a
+	// command makes them without it: .hg's sharedpath names the
+	// repository whose hgrc hg reads.
+	third := tempWorkspace(t)
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, third, f.Kernel)
+	sh(t, s, "mkdir -p .hg && echo "+third+"/evil/.hg > .hg/sharedpath")
+	if exists(third + "/.hg/sharedpath") {
+		written = append(written, "a new .hg without its hgrc")
+	}
 	if len(written) > 0 || len(allowed) > 0 {
 		t.Errorf("tool settings that start programs on the host were writable: by a command, left in place after it: %s; by a write decision: %s",
 			strings.Join(written, ", "), strings.Join(allowed, ", "))

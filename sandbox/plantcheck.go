@@ -306,7 +306,7 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 			// a symlink on the way is set aside.
 			continue
 		}
-		if p != m[2] && plainWayOnly(p, m[2]) {
+		if p != m[2] && rulesOnlyAbove[filepath.Base(p)] && plainWayOnly(p, m[2]) {
 			// A directory above a protected path the command made, the
 			// path itself not made (.clinerules with rules in it, not its
 			// hooks): nothing a host program runs from. The next command
@@ -317,6 +317,13 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	}
 	return found
 }
+
+// rulesOnlyAbove names the directories above a protected path that hold,
+// apart from it, only what no program runs (Cline's rules above its
+// hooks): one a command makes without the path is not set aside. Others
+// are (.hg, whose sharedpath names another repository's config, .jj,
+// whose repo file names another repository, .config).
+var rulesOnlyAbove = map[string]bool{".clinerules": true}
 
 // plainWayOnly reports whether the protected path full, below first, does
 // not exist, without a symlink on its way: every component from first down
