@@ -367,9 +367,8 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 		return err
 	}
 	var reqID string
-	var open bool
+	var open, found bool
 	for _, id := range []string{target, parent} {
-		found := false
 		err = s.cfg.Engine.View(r.Context(), id, func(st *turn.State) error {
 			c := st.Calls[h.ToolUseID]
 			if found = c != nil; found && c.RequestID != "" {
@@ -384,6 +383,15 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 		if found {
 			target = id // where the call was decided
 			break
+		}
+	}
+	// A report of a call no PreToolUse decided is a new record in the
+	// turn, held as a decision is: past the byte quota it is refused as a
+	// new call is (the agent, which holds the hook's credential, could
+	// otherwise report calls of 128 KiB each without end).
+	if !found {
+		if err := s.admitCall(r, target, h.ToolUseID); err != nil {
+			return err
 		}
 	}
 	// Only an ask answered with Claude Code's prompt can have been allowed
