@@ -19,26 +19,47 @@ const maxNonASCIIShown = 8
 // from another host. The console and the CLI show such a character as it
 // is (a person reads text in any script); this line says which ones are
 // not the ASCII letters they may look like. ok is false when there are none.
+//
+// At most maxNonASCIIShown are named, those that deceive first (invisible
+// and attaching characters, and those in a URL's host), then letters in a
+// word that holds ASCII ones, then the rest, each in the order they appear:
+// an agent that puts eight accented letters in an echo before the host
+// does not push the host's out of view.
 func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
-	var seen []rune
-	var parts []string
+	seen := map[rune]bool{}
+	var ranked [3][]string
 	more := 0
 	scan := func(s string) {
 		for i, r := range s {
-			if r < utf8.RuneSelf || slices.Contains(seen, r) {
+			if r < utf8.RuneSelf || seen[r] {
 				continue
 			}
-			seen = append(seen, r)
-			if len(parts) == maxNonASCIIShown {
+			seen[r] = true
+			start, end := wordSpan(s, i)
+			word := s[start:end]
+			rank := nonASCIIRank(r, word, i-start)
+			n := 0
+			for k := 0; k <= rank; k++ {
+				n += len(ranked[k])
+			}
+			if n >= maxNonASCIIShown {
 				more++
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("U+%04X (%s) in %q", r, scriptOf(r), wordAround(s, i)))
+			ranked[rank] = append(ranked[rank], fmt.Sprintf("U+%04X (%s) in %q", r, scriptOf(r), word))
 		}
 	}
 	scan(summary)
 	for _, x := range details {
 		scan(x.Value)
+	}
+	var parts []string
+	for _, p := range ranked {
+		parts = append(parts, p...)
+	}
+	if len(parts) > maxNonASCIIShown {
+		more += len(parts) - maxNonASCIIShown
+		parts = parts[:maxNonASCIIShown]
 	}
 	if len(parts) == 0 {
 		return Detail{}, false
@@ -50,10 +71,45 @@ func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
 	return Detail{Label: "Characters outside ASCII", Value: v, Monospace: true}, true
 }
 
-// wordAround is the run of non-space characters around byte i of s, at
-// most 24 characters either side of it.
-func wordAround(s string, i int) string {
-	start, end := i, i
+// nonASCIIRank orders the characters NonASCIIDetail names: 0 for one that
+// shows as nothing or as part of its neighbour (a format control: zero
+// width, bidi; a combining mark; a space other than ' '; private use or
+// unassigned) or lies in a URL's host, 1 for a letter or digit in a word
+// that holds an ASCII letter or digit, 2 for the rest.
+func nonASCIIRank(r rune, word string, at int) int {
+	if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cc) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C) {
+		return 0
+	}
+	if inURLHost(word, at) {
+		return 0
+	}
+	if unicode.IsLetter(r) || unicode.IsNumber(r) {
+		for _, c := range word {
+			if c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
+				return 1
+			}
+		}
+	}
+	return 2
+}
+
+// inURLHost reports whether byte at of word lies in the authority of a URL
+// in it (after '://', before the next '/', '?' or '#').
+func inURLHost(word string, at int) bool {
+	if at < 0 || at > len(word) {
+		return false
+	}
+	i := strings.LastIndex(word[:at], "://")
+	if i < 0 {
+		return false
+	}
+	return !strings.ContainsAny(word[i+3:at], "/?#")
+}
+
+// wordSpan is the run of non-space characters around byte i of s, at
+// most 48 characters before it and 48 after it: s[start:end].
+func wordSpan(s string, i int) (start, end int) {
+	start, end = i, i
 	for n := 0; start > 0 && n < 48; n++ {
 		r, size := utf8.DecodeLastRuneInString(s[:start])
 		if unicode.IsSpace(r) {
@@ -68,7 +124,7 @@ func wordAround(s string, i int) string {
 		}
 		end += size
 	}
-	return s[start:end]
+	return start, end
 }
 
 var (
