@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,5 +77,56 @@ func checkOwner(named, path string, leaf bool, euid, egid uint32) error {
 		}
 		return fmt.Errorf("%s: group or others may write to %s (mode %04o); run `chmod go-w %s`", named, what, perm, path)
 	}
+	// A POSIX ACL entry grants a named user or group more than the mode
+	// shows (the mode's group bits are then the ACL's mask).
+	if who, ok := aclWriter(path, euid, egid); ok {
+		what := "the directory " + path + ", and so replace what the server trusts in it"
+		if leaf && !fi.IsDir() {
+			what = path
+		}
+		return fmt.Errorf("%s: an ACL entry lets %s write to %s; run `setfacl -b %s`", named, who, what, path)
+	}
 	return nil
+}
+
+// aclWriter names a user or group other than the server's or root's that
+// path's access ACL lets write (its entry and the mask both grant it).
+func aclWriter(path string, euid, egid uint32) (string, bool) {
+	buf := make([]byte, 4096)
+	n, err := syscall.Getxattr(path, "system.posix_acl_access", buf)
+	if errors.Is(err, syscall.ERANGE) {
+		if n, err = syscall.Getxattr(path, "system.posix_acl_access", nil); err == nil {
+			buf = make([]byte, n)
+			n, err = syscall.Getxattr(path, "system.posix_acl_access", buf)
+		}
+	}
+	if err != nil || n < 4 {
+		return "", false // no ACL (ENODATA), or none supported
+	}
+	const (
+		aclUser  = 0x02
+		aclGroup = 0x08
+		aclMask  = 0x10
+		aclWrite = 0x02
+	)
+	entries := buf[4:n]
+	mask := uint16(0o7)
+	for i := 0; i+8 <= len(entries); i += 8 {
+		if binary.LittleEndian.Uint16(entries[i:]) == aclMask {
+			mask = binary.LittleEndian.Uint16(entries[i+2:])
+		}
+	}
+	for i := 0; i+8 <= len(entries); i += 8 {
+		tag, perm, id := binary.LittleEndian.Uint16(entries[i:]), binary.LittleEndian.Uint16(entries[i+2:]), binary.LittleEndian.Uint32(entries[i+4:])
+		if perm&mask&aclWrite == 0 {
+			continue
+		}
+		switch {
+		case tag == aclUser && id != 0 && id != euid:
+			return fmt.Sprintf("uid %d", id), true
+		case tag == aclGroup && id != 0 && id != egid:
+			return fmt.Sprintf("gid %d", id), true
+		}
+	}
+	return "", false
 }
