@@ -504,6 +504,12 @@ func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnaps
 		case domain.BehaviorDeny:
 			res = domain.ResolutionCancelled
 		case domain.BehaviorAllow:
+			if r.RecheckURL != "" {
+				// A network call asked without a look-up of its host
+				// (RecheckURL): only an allow that looks it up lets it
+				// through, so it stays open for a person's answer.
+				continue
+			}
 			res = domain.ResolutionAllowOnce
 		default:
 			continue
