@@ -8,6 +8,7 @@ import (
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/turn"
+	"turnstile/projections"
 )
 
 // startQuota holds the open-turn quota of each principal: a principal's
@@ -68,12 +69,8 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 // models', a moment behind the engine: concurrent calls can pass it by
 // what they carry, each at most a request body.
 func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
-	limit := s.cfg.MaxHeldBytes
-	if limit < 0 {
-		return nil
-	}
-	name, held := s.cfg.Projector.HeldBytesOf(turnID)
-	if name == "" || held < int64(limit) {
+	over := HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
+	if over == nil {
 		return nil
 	}
 	known := false
@@ -86,5 +83,23 @@ func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
 	if known {
 		return nil
 	}
-	return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: name}
+	return over
+}
+
+// HeldBytesQuota is the byte quota's check of a new record in turnID
+// (Config.MaxHeldBytes; -1: none): a *domain.QuotaError once the live
+// turns of the principal that started it hold limit bytes of events or
+// more. The egress proxy checks each connection's decision with it
+// (egress.EngineJudge.Admit), as admitCall checks a tool call.
+func HeldBytesQuota(p *projections.Projector, limit int) func(turnID string) error {
+	return func(turnID string) error {
+		if limit < 0 {
+			return nil
+		}
+		name, held := p.HeldBytesOf(turnID)
+		if name == "" || held < int64(limit) {
+			return nil
+		}
+		return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: name}
+	}
 }

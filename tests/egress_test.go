@@ -53,6 +53,12 @@ policy = "supervised"
 
 func egressServer(t *testing.T) (*Server, string) {
 	t.Helper()
+	return egressServerWith(t)
+}
+
+// egressServerWith is egressServer with more serve flags.
+func egressServerWith(t *testing.T, flags ...string) (*Server, string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI=true: the egress proxy needs a root server")
@@ -62,7 +68,7 @@ func egressServer(t *testing.T) (*Server, string) {
 	dns := dnsServer(t, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr("127.0.0.1")}, "other.test": {netip.MustParseAddr("127.0.0.1")}})
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(egressProfiles), 0o644)
-	s := StartServer(t, "", "--profiles", file, "--dns-server", dns, "--egress-listen", "127.0.0.1:0", "--egress-ask-wait", "20s")
+	s := StartServer(t, "", append([]string{"--profiles", file, "--dns-server", dns, "--egress-listen", "127.0.0.1:0", "--egress-ask-wait", "20s"}, flags...)...)
 	root := workspace(t)
 	return s, root
 }

@@ -274,7 +274,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
-	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait}, newResolver(f.dnsServer))
+	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait,
+		Admit: api.HeldBytesQuota(proj, f.maxHeldBytes)}, newResolver(f.dnsServer))
 	rn.egress.AskWait = f.egressAskWait
 	var eln net.Listener
 	var egressURL func(string) string

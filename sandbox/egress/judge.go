@@ -29,6 +29,11 @@ type EngineJudge struct {
 	Poll time.Duration
 	// TTL is how long an approval request a connection opens stays open.
 	TTL time.Duration
+	// Admit, when set, refuses a connection's decision before it is
+	// recorded (the byte quota of the open turns of the credential that
+	// started the turn: api.HeldBytesQuota): every connection a command
+	// opens is otherwise an event on the turn.
+	Admit func(turnID string) error
 
 	// asks are the open requests connections wait on, by question.
 	asks asks
@@ -113,6 +118,14 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 // decide records one web_fetch decision of the origin; reqID is the
 // request it opened when it asks (v is then not the answer yet).
 func (j *EngineJudge) decide(ctx context.Context, turnID, rawURL, method string) (v Verdict, reqID string, err error) {
+	if j.Admit != nil {
+		var q *domain.QuotaError
+		if err := j.Admit(turnID); errors.As(err, &q) {
+			return Verdict{Code: "quota_exceeded", Rule: q.Error()}, "", nil
+		} else if err != nil {
+			return Verdict{}, "", err
+		}
+	}
 	// scope origin: a connection may carry any path, and the person asked
 	// is told so; the grant is not the one of the runtime's fetch of "/".
 	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method, "scope": "origin"})
