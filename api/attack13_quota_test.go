@@ -58,7 +58,7 @@ func TestAttack13HookReportsPastTheByteQuota(t *testing.T) {
 	}
 	// The quota is in force: a new call is refused, and the honest report
 	// of the call decided before it is still recorded.
-	if st, b := hook("PreToolUse", "new", "echo new"); st != http.StatusOK || !strings.Contains(string(b), `"deny"`) || !strings.Contains(string(b), "bytes of events") {
+	if st, b := hook("PreToolUse", "new", "echo new"); st != http.StatusOK || !strings.Contains(string(b), `"deny"`) || !strings.Contains(string(b), "bytes or more") {
 		t.Fatalf("a new PreToolUse past the quota: %d %s", st, b)
 	}
 	if st, b := hook("PostToolUse", "decided", "echo decided"); st != http.StatusOK {

@@ -63,13 +63,23 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	return res, err
 }
 
-// admitCall refuses a new tool call in a turn whose starter's live turns
-// hold more than Config.MaxHeldBytes of events (a *domain.QuotaError); a
-// call the turn has decided is still answered. The count is the read
+// admitCall refuses a new tool call of a caller whose events in live turns
+// (any turn's, projections' chargedTo) hold more than Config.MaxHeldBytes
+// (a *domain.QuotaError); a call the turn has decided is still answered. The count is the read
 // models', a moment behind the engine: concurrent calls can pass it by
 // what they carry, each at most a request body.
 func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
-	over := HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
+	var over error
+	if a := principalOf(r).Actor(); a.Name != "" && a.Role != "" && a.Role != "system" {
+		// The call's events are charged to its caller (the read models'
+		// chargedTo), in any turn: a credential's calls in a turn another
+		// started fill its own quota, not the other's.
+		if limit := s.cfg.MaxHeldBytes; limit >= 0 && s.cfg.Projector.HeldBytesBy(a.Name) >= int64(limit) {
+			over = &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: a.Name}
+		}
+	} else {
+		over = HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
+	}
 	if over == nil {
 		return nil
 	}
@@ -86,10 +96,10 @@ func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
 	return over
 }
 
-// HeldBytesQuota is the byte quota's check of a new record in turnID
-// (Config.MaxHeldBytes; -1: none): a *domain.QuotaError once the live
-// turns of the principal that started it hold limit bytes of events or
-// more. The egress proxy checks each connection's decision with it
+// HeldBytesQuota is the byte quota's check of a new record the service
+// makes in turnID (Config.MaxHeldBytes; -1: none): a *domain.QuotaError
+// once the events charged to the principal that started it in live turns
+// hold limit bytes or more. The egress proxy checks each connection's decision with it
 // (egress.EngineJudge.Admit), as admitCall checks a tool call.
 func HeldBytesQuota(p *projections.Projector, limit int) func(turnID string) error {
 	return func(turnID string) error {

@@ -46,7 +46,7 @@ func (e *QuotaError) Error() string {
 	case QuotaOpenTurns:
 		return fmt.Sprintf("credential %q already has %d turns open, its limit: end a turn it no longer uses (POST /v1/turns/{id}/complete or /interrupt) before starting another", e.Of, e.Limit)
 	case QuotaHeldBytes:
-		return fmt.Sprintf("the open turns of credential %q hold %d bytes of events or more, its limit: end a turn it no longer uses before its turns make new calls (calls already decided are still answered)", e.Of, e.Limit)
+		return fmt.Sprintf("the events credential %q added to open turns hold %d bytes or more, its limit: end a turn it no longer uses before it makes new calls (calls already decided are still answered)", e.Of, e.Limit)
 	}
 	return fmt.Sprintf("quota %s of %s is %d", e.Quota, e.Of, e.Limit)
 }

@@ -34,9 +34,10 @@ func replay(t tb, o Options, evs []turn.Event) *Projector {
 	return p
 }
 
-// liveByStarter counts the held turns not yet ended, and the size of their
-// events, by who started them (the quotas' counts, LiveTurnsOf and
-// HeldBytesOf, taken the long way).
+// liveByStarter counts the held turns not yet ended by who started them,
+// and the size of their events by whose command appended them (the
+// service's for the starter: the quotas' counts, LiveTurnsOf and
+// HeldBytesBy, taken the long way).
 func liveByStarter(p *Projector, evs []turn.Event) (map[string]int, map[string]int64) {
 	n, b := map[string]int{}, map[string]int64{}
 	for _, t := range p.held {
@@ -49,7 +50,11 @@ func liveByStarter(p *Projector, evs []turn.Event) (map[string]int, map[string]i
 		n[t.startedBy]++
 		for i := range evs {
 			if evs[i].TurnID == t.TurnID && evs[i].Position.Less(p.pos) || evs[i].Position == p.pos && evs[i].TurnID == t.TurnID {
-				b[t.startedBy] += int64(evs[i].Size)
+				who := evs[i].Actor.Name // the caller's, the service's for the starter
+				if r := evs[i].Actor.Role; r == "" || r == "system" {
+					who = t.startedBy
+				}
+				b[who] += int64(evs[i].Size)
 			}
 		}
 	}

@@ -39,8 +39,13 @@ func (h *history) add(id string, p turn.Payload) {
 	n := uint64(len(h.events) + 1)
 	g.version++
 	actor := domain.Actor{Name: "person"} // a turn is started by its runtime, other events are anyone's
-	if g.version == 0 {
-		actor.Name = "agent-" + id[:1]
+	switch {
+	case g.version == 0:
+		actor = domain.Actor{Name: "agent-" + id[:1], Role: "runtime"}
+	case n%3 == 0:
+		actor = domain.Actor{Name: "other-" + fmt.Sprint(n%2), Role: "runtime"} // another credential's call in it
+	case n%3 == 1:
+		actor = domain.Actor{Name: "egress-proxy", Role: "system"}
 	}
 	h.events = append(h.events, turn.Event{
 		ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "%s/%d", id, g.version)), Type: p.EventType(), SchemaVersion: 1,

@@ -71,6 +71,8 @@ type heldTurn struct {
 	startedBy string
 	live      bool
 	bytes     int64 // the stored size of the turn's events
+	// by is bytes by the name each event is charged to (chargedTo).
+	by map[string]int64
 }
 
 // Mark identifies the last event a projector applied: a checkpoint holds
@@ -250,30 +252,55 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 }
 
 // countLive keeps openBy and heldBy: a turn counts for the principal that
-// started it, with the stored size of its events, from its start until its
-// status is terminal.
+// started it from its start until its status is terminal; the stored size
+// of each of its events meanwhile counts for the principal whose command
+// appended it (chargedTo), so that one credential's calls in a turn
+// another started are held against its own quota, not the other's.
 func (p *Projector) countLive(t *heldTurn, e *turn.Event) {
 	if _, ok := e.Payload.(*turn.TurnStarted); ok && t.startedBy == "" {
 		t.startedBy = e.Actor.Name
 	}
+	who := chargedTo(t, e)
+	if t.by == nil {
+		t.by = map[string]int64{}
+	}
 	t.bytes += int64(e.Size)
+	t.by[who] += int64(e.Size)
 	live := t.Status != turn.StatusNone && !t.Status.Terminal()
 	switch {
 	case live && t.live:
-		p.heldBy[t.startedBy] += int64(e.Size)
+		p.heldBy[who] += int64(e.Size)
 	case live:
 		t.live = true
 		p.openBy[t.startedBy]++
-		p.heldBy[t.startedBy] += t.bytes
+		for name, n := range t.by {
+			p.heldBy[name] += n
+		}
 	case t.live:
 		t.live = false
 		if p.openBy[t.startedBy]--; p.openBy[t.startedBy] <= 0 {
 			delete(p.openBy, t.startedBy)
 		}
-		if p.heldBy[t.startedBy] -= t.bytes - int64(e.Size); p.heldBy[t.startedBy] <= 0 {
-			delete(p.heldBy, t.startedBy)
+		for name, n := range t.by {
+			if name == who {
+				n -= int64(e.Size) // never added: the turn ended with it
+			}
+			if p.heldBy[name] -= n; p.heldBy[name] <= 0 {
+				delete(p.heldBy, name)
+			}
 		}
 	}
+}
+
+// chargedTo is the principal an event's stored size counts for: the one
+// whose command appended it, or the turn's starter for the service's own
+// (the egress proxy's decisions, expiries: role system) and for an actor
+// without a role (the service itself).
+func chargedTo(t *heldTurn, e *turn.Event) string {
+	if e.Actor.Name == "" || e.Actor.Role == "" || e.Actor.Role == "system" {
+		return t.startedBy
+	}
+	return e.Actor.Name
 }
 
 // LiveTurnsOf is how many turns the principal named name started that are
@@ -284,8 +311,9 @@ func (p *Projector) LiveTurnsOf(name string) int {
 	return p.openBy[name]
 }
 
-// HeldBytesOf is the stored size of the events of the live turns of the
-// principal that started turnID (its name; "" when the turn is not live).
+// HeldBytesOf is the stored size of the events charged to the principal
+// that started turnID in live turns (its name; "" when the turn is not
+// live).
 func (p *Projector) HeldBytesOf(turnID string) (name string, bytes int64) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -294,6 +322,14 @@ func (p *Projector) HeldBytesOf(turnID string) (name string, bytes int64) {
 		return "", 0
 	}
 	return t.startedBy, p.heldBy[t.startedBy]
+}
+
+// HeldBytesBy is the stored size of the events charged to the principal
+// named name in live turns (its commands', in any turn).
+func (p *Projector) HeldBytesBy(name string) int64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.heldBy[name]
 }
 
 // maxPromptRunes bounds the prompt a timeline row shows, and its title (a
