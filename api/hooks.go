@@ -293,10 +293,16 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 	}
 	for _, p := range projects {
 		want := p.Request(cs.hook.PermissionMode)
-		if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
+		change := &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true}
+		if p.Root != root {
+			// The call's project is not the turn's: its selection is made
+			// for its own root (the same mode or profile over an enclosing
+			// project's root is wider), whatever its name.
+			change.Cwd, change.WorkspaceRoot = cs.hook.Cwd, p.Root
+		} else if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
 			continue
 		}
-		res, err := s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true})
+		res, err := s.hookExec(r, turnID, change)
 		if err != nil {
 			return err
 		}

@@ -178,6 +178,11 @@ type ChangeProfile struct {
 	// conflict, permissions_not_narrower. The Claude Code hook sends it
 	// with the profile each tool call's own permission_mode selects.
 	NarrowOnly bool
+	// Cwd and WorkspaceRoot, with NarrowOnly, select Profile for another
+	// root than the turn's: the Claude Code hook sends the project of the
+	// call's own cwd (a turn started from an enclosing project is narrowed
+	// to the call's; one started from a sibling project is a conflict).
+	Cwd, WorkspaceRoot string
 }
 
 // Outcome is what a command answered, for the caller.

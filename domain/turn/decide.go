@@ -441,6 +441,12 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		Cwd: s.Inputs.Cwd, WorkspaceRoot: s.Inputs.WorkspaceRoot, ProjectRoots: s.Inputs.ProjectRoots,
 		AppReadRoots: s.Inputs.AppReadRoots, ExecutionBackend: s.Inputs.ExecutionBackend, Kernel: c.Kernel,
 	}
+	if c.WorkspaceRoot != "" || c.Cwd != "" {
+		if !c.NarrowOnly || c.WorkspaceRoot == "" || c.Cwd == "" {
+			return nil, Outcome{}, &domain.FieldError{Field: "workspace_root", Message: "another root is only selected to narrow the turn, with its cwd"}
+		}
+		si.Cwd, si.WorkspaceRoot = c.Cwd, c.WorkspaceRoot
+	}
 	var snap domain.TurnExecutionSecuritySnapshot
 	var err error
 	if s.ParentTurnID != "" {
