@@ -21,8 +21,9 @@ const maxNonASCIIShown = 8
 // not the ASCII letters they may look like. ok is false when there are none.
 //
 // At most maxNonASCIIShown are named, those that deceive first (invisible
-// and attaching characters, and those in a URL's host), then letters in a
-// word that holds ASCII ones, then the rest, each in the order they appear:
+// and attaching characters, and those in a URL's host), then letters of
+// another script than Latin in a word that holds ASCII ones, then the
+// rest, each in the order they appear:
 // an agent that puts eight accented letters in an echo before the host
 // does not push the host's out of view.
 func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
@@ -37,7 +38,7 @@ func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
 			seen[r] = true
 			start, end := wordSpan(s, i)
 			word := s[start:end]
-			rank := nonASCIIRank(r, word, i-start)
+			rank := nonASCIIRank(r, word, inURLHost(s, i))
 			n := 0
 			for k := 0; k <= rank; k++ {
 				n += len(ranked[k])
@@ -74,16 +75,14 @@ func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
 // nonASCIIRank orders the characters NonASCIIDetail names: 0 for one that
 // shows as nothing or as part of its neighbour (a format control: zero
 // width, bidi; a combining mark; a space other than ' '; private use or
-// unassigned) or lies in a URL's host, 1 for a letter or digit in a word
-// that holds an ASCII letter or digit, 2 for the rest.
-func nonASCIIRank(r rune, word string, at int) int {
-	if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cc) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C) {
+// unassigned) or lies in a URL's host, 1 for a letter or digit of a
+// script other than Latin in a word that holds an ASCII letter or digit
+// (a Cyrillic о in a path), 2 for the rest (an accented Latin letter).
+func nonASCIIRank(r rune, word string, inHost bool) int {
+	if inHost || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cc) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C) {
 		return 0
 	}
-	if inURLHost(word, at) {
-		return 0
-	}
-	if unicode.IsLetter(r) || unicode.IsNumber(r) {
+	if (unicode.IsLetter(r) || unicode.IsNumber(r)) && !unicode.In(r, unicode.Latin, unicode.Common, unicode.Inherited) {
 		for _, c := range word {
 			if c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
 				return 1
@@ -93,17 +92,19 @@ func nonASCIIRank(r rune, word string, at int) int {
 	return 2
 }
 
-// inURLHost reports whether byte at of word lies in the authority of a URL
-// in it (after '://', before the next '/', '?' or '#').
-func inURLHost(word string, at int) bool {
-	if at < 0 || at > len(word) {
-		return false
+// inURLHost reports whether byte i of s lies in the authority of a URL
+// (after '://', before the next '/', '?' or '#', with no space between),
+// looking back at most as far as a host name is long.
+func inURLHost(s string, i int) bool {
+	for j := i - 1; j >= 2 && j >= i-260; j-- {
+		switch c := s[j]; {
+		case c == '/' && s[j-1] == '/' && s[j-2] == ':':
+			return true
+		case c == '/' || c == '?' || c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
 	}
-	i := strings.LastIndex(word[:at], "://")
-	if i < 0 {
-		return false
-	}
-	return !strings.ContainsAny(word[i+3:at], "/?#")
+	return false
 }
 
 // wordSpan is the run of non-space characters around byte i of s, at
