@@ -297,8 +297,10 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 		if p.Root != root {
 			// The call's project is not the turn's: its selection is made
 			// for its own root (the same mode or profile over an enclosing
-			// project's root is wider), whatever its name.
-			change.Cwd, change.WorkspaceRoot = cs.hook.Cwd, p.Root
+			// project's root is wider), whatever its name. Its cwd is the
+			// project's root: the same change for every call of the
+			// project, whichever directory in it each runs in.
+			change.Cwd, change.WorkspaceRoot = p.Root, p.Root
 		} else if want.Profile == prof.Profile && (want.Profile != "" || want.Mode == prof.Mode) {
 			continue
 		}
