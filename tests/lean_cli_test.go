@@ -76,13 +76,13 @@ func exeOf(t *testing.T, pid int) string {
 // turnstile-sandbox (with that mode) into dir.
 func copyBinaries(t *testing.T, dir string, helperMode os.FileMode) string {
 	t.Helper()
+	// Copied by cp, not through a descriptor of this process: a parallel
+	// test's fork holds every descriptor open here until its exec, and an
+	// executable open for writing anywhere cannot be run (ETXTBSY: "text
+	// file busy", seen once in a full run).
 	cp := func(src, dst string, mode os.FileMode) {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, data, 0o700); err != nil {
-			t.Fatal(err)
+		if out, err := exec.Command("cp", src, dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp %s: %v: %s", src, err, out)
 		}
 		if err := os.Chmod(dst, mode); err != nil {
 			t.Fatal(err)
