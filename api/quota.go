@@ -49,7 +49,7 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	l := s.quota.lock(name)
 	l.Lock()
 	defer l.Unlock()
-	if _, exists := s.cfg.Projector.Turn(turnID); !exists && s.cfg.Projector.LiveTurnsOf(name) >= limit {
+	if _, exists := s.cfg.Projector.Turn(turnID); !exists && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
 		return engine.Result{}, &domain.QuotaError{Quota: domain.QuotaOpenTurns, Limit: limit, Of: name}
 	}
 	res, err := s.run(r, turnID, c)
@@ -70,17 +70,22 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 // what they carry, each at most a request body.
 func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
 	var over error
-	if a := principalOf(r).Actor(); a.Name != "" && a.Role != "" && a.Role != "system" {
-		// The call's events are charged to its caller (the read models'
-		// chargedTo), in any turn: a credential's calls in a turn another
-		// started fill its own quota, not the other's.
-		if limit := s.cfg.MaxHeldBytes; limit >= 0 && s.cfg.Projector.HeldBytesBy(a.Name) >= int64(limit) {
-			over = &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: a.Name}
+	check := func() bool {
+		if a := principalOf(r).Actor(); a.Name != "" && a.Role != "" && a.Role != "system" {
+			// The call's events are charged to its caller (the read models'
+			// chargedTo), in any turn: a credential's calls in a turn another
+			// started fill its own quota, not the other's.
+			if limit := s.cfg.MaxHeldBytes; limit >= 0 && s.cfg.Projector.HeldBytesBy(a.Name) >= int64(limit) {
+				over = &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: a.Name}
+			} else {
+				over = nil
+			}
+		} else {
+			over = HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
 		}
-	} else {
-		over = HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
+		return over != nil
 	}
-	if over == nil {
+	if !s.overQuota(r, check) {
 		return nil
 	}
 	known := false
@@ -112,4 +117,21 @@ func HeldBytesQuota(p *projections.Projector, limit int) func(turnID string) err
 		}
 		return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: name}
 	}
+}
+
+// overQuota reports over(), asked again, when it holds, once the read
+// models hold every event this server appended: the end of a turn that
+// frees a place may have been answered a moment before the read models
+// applied it, and a runtime that ends a turn and starts the next at once
+// must not be refused for it.
+func (s *Server) overQuota(r *http.Request, over func() bool) bool {
+	if !over() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
+	defer cancel()
+	if s.cfg.Projector.WaitFor(ctx, s.cfg.Engine.LastAppended()) != nil {
+		return true
+	}
+	return over()
 }

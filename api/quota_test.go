@@ -189,3 +189,33 @@ func position(t *testing.T, body []byte) string {
 	}
 	return p.Position
 }
+
+// TestOpenTurnQuotaAfterAnEnd: a runtime that ends its turn and starts the
+// next at once is never refused for the turn it has just ended, though the
+// read models may apply the end a moment after its answer (TestOpenTurnQuota
+// was refused so, once, after its restart).
+func TestOpenTurnQuotaAfterAnEnd(t *testing.T) {
+	s := startInProcessOn(t, filepath.Join(t.TempDir(), "events.db"), func(c *api.Config) { c.MaxOpenTurns = 1 })
+	root := t.TempDir()
+	agent := *s
+	agent.token = s.credential("agent", "runtime", "ws")
+	for i := range 100 {
+		id := fmt.Sprint("t", i)
+		if st, b := agent.do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
+			"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": root}); st != http.StatusCreated {
+			t.Fatalf("start %s right after the end of the one before: %d %s", id, st, b)
+		}
+		if st, b := agent.do("POST", "/v1/turns/"+id+"/complete", map[string]any{}); st != http.StatusOK {
+			t.Fatalf("complete %s: %d %s", id, st, b)
+		}
+	}
+	// The control: the quota still holds while a turn is open.
+	if st, b := agent.do("POST", "/v1/turns", map[string]any{"turn_id": "open", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": root}); st != http.StatusCreated {
+		t.Fatalf("start: %d %s", st, b)
+	}
+	if st, b := agent.do("POST", "/v1/turns", map[string]any{"turn_id": "second", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": root}); st != http.StatusTooManyRequests {
+		t.Fatalf("a second open turn under a quota of one: %d %s", st, b)
+	}
+}

@@ -11,7 +11,7 @@ const (
 	// one turn. A request stays open until a person answers or it expires,
 	// so an agent that asks faster than people answer is told to wait
 	// rather than fill the approvers' queue.
-	DefaultMaxOpenRequests = 64
+	DefaultMaxOpenRequests = 256
 	// DefaultMaxOpenTurns bounds the turns one credential has open at once
 	// (child turns included). A turn stays open until its runtime ends it.
 	DefaultMaxOpenTurns = 1024

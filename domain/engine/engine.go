@@ -86,6 +86,9 @@ type Engine struct {
 	// (LocateRequest): each costs a read of the whole log, and whoever sends
 	// ids nobody has must not make them add up beyond one.
 	scanning chan struct{}
+
+	lastMu sync.Mutex          // guards last
+	last   eventstore.Position // of the latest event this engine appended
 }
 
 // entry caches one turn.
@@ -208,4 +211,21 @@ func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 		en.position = ev.Position
 	}
 	return len(recs) > 0, nil
+}
+
+// LastAppended is the position of the latest event this engine appended
+// (a read model that has applied it holds everything this engine wrote).
+func (e *Engine) LastAppended() eventstore.Position {
+	e.lastMu.Lock()
+	defer e.lastMu.Unlock()
+	return e.last
+}
+
+// appended records pos as appended.
+func (e *Engine) appended(pos eventstore.Position) {
+	e.lastMu.Lock()
+	if e.last.Less(pos) {
+		e.last = pos
+	}
+	e.lastMu.Unlock()
 }

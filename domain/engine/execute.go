@@ -112,6 +112,7 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 		// The store reports the position of the last event only.
 		evs[len(evs)-1].Position = res.Position
 		en.position = res.Position
+		e.appended(res.Position)
 		if e.cfg.OnAppend != nil {
 			e.cfg.OnAppend(turnID, evs, took)
 		}
