@@ -95,7 +95,7 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 	if !exists(fresh+"/.clinerules/rules.md") || len(r.Quarantined) > 0 {
 		t.Errorf("control: Cline rules a command made were set aside: %+v", r.Quarantined)
 	}
-	r = sh(t, s, "mkdir -p .clinerules/hooks && printf '#!/bin/sh\nid > /tmp/pwned\n' > .clinerules/hooks/TaskStart && chmod +x .clinerules/hooks/TaskStart")
+	sh(t, s, "mkdir -p .clinerules/hooks && printf '#!/bin/sh\nid > /tmp/pwned\n' > .clinerules/hooks/TaskStart && chmod +x .clinerules/hooks/TaskStart")
 	if exists(fresh + "/.clinerules/hooks/TaskStart") {
 		written = append(written, "a new .clinerules/hooks/TaskStart")
 	}
@@ -110,7 +110,7 @@ func TestAttack13EvenMoreToolSettingsWritable(t *testing.T) {
 	if r = sh(t, s, "echo more >> .clinerules"); len(r.Quarantined) > 0 || r.ExitCode != 0 {
 		t.Errorf("control: a command that wrote a .clinerules file: %d %+v", r.ExitCode, r.Quarantined)
 	}
-	r = sh(t, s, "rm .clinerules && mkdir -p .clinerules/hooks && printf '#!/bin/sh\nid > /tmp/pwned\n' > .clinerules/hooks/TaskStart && chmod +x .clinerules/hooks/TaskStart")
+	sh(t, s, "rm .clinerules && mkdir -p .clinerules/hooks && printf '#!/bin/sh\nid > /tmp/pwned\n' > .clinerules/hooks/TaskStart && chmod +x .clinerules/hooks/TaskStart")
 	if exists(other + "/.clinerules/hooks/TaskStart") {
 		written = append(written, ".clinerules/hooks/TaskStart in place of a .clinerules file")
 	}
