@@ -20,19 +20,7 @@ import (
 // capability drop. Control: the helper (no other link) is used and
 // enforces, and writing it through its own path is refused.
 func TestAttack12HelperWrittenThroughALink(t *testing.T) {
-	f := requireKernel(t, true)
-	ws, outside := tempWorkspace(t), tempWorkspace(t)
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	bin := filepath.Join(ws, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	real := buildHelper(t, moduleRoot(t), bin)
-	marker := filepath.Join(outside, "ran")
-	fake := fakeHelper(t, t.TempDir(), marker)
-	if err := os.Rename(fake, filepath.Join(ws, "fake")); err != nil {
-		t.Fatal(err)
-	}
+	ws, outside, s, real, marker := helperInWorkspace(t)
 
 	// Control: the helper alone is accepted, enforces, and stays read-only.
 	useHelper(t, locateHelper(real))
@@ -67,4 +55,26 @@ func TestAttack12HelperWrittenThroughALink(t *testing.T) {
 		b, _ := os.ReadFile(marker)
 		t.Fatalf("ESCAPE: the next spawn ran the command's program as the helper (marker: %q)", b)
 	}
+}
+
+// helperInWorkspace builds the lean helper into bin/ of a fresh workspace
+// (as the README builds it into a clone) and puts a fake helper, which
+// writes marker when it runs, at ws/fake for a command to copy; s is an
+// auto_accept_edits snapshot of the workspace, outside another directory.
+func helperInWorkspace(t *testing.T) (ws, outside string, s *domain.TurnExecutionSecuritySnapshot, real, marker string) {
+	t.Helper()
+	f := requireKernel(t, true)
+	ws, outside = tempWorkspace(t), tempWorkspace(t)
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	bin := filepath.Join(ws, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real = buildHelper(t, moduleRoot(t), bin)
+	marker = filepath.Join(outside, "ran")
+	fake := fakeHelper(t, t.TempDir(), marker)
+	if err := os.Rename(fake, filepath.Join(ws, "fake")); err != nil {
+		t.Fatal(err)
+	}
+	return ws, outside, s, real, marker
 }

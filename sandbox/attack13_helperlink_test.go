@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"turnstile/domain"
 )
 
 // TestAttack13HelperWrittenThenUnlinked (thirteenth attack review): a lean
@@ -19,19 +17,7 @@ import (
 // early entry execs it likewise). Control: once the person removed the
 // link, commands run and the helper is used.
 func TestAttack13HelperWrittenThenUnlinked(t *testing.T) {
-	f := requireKernel(t, true)
-	ws, outside := tempWorkspace(t), tempWorkspace(t)
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	bin := filepath.Join(ws, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	real := buildHelper(t, moduleRoot(t), bin)
-	marker := filepath.Join(outside, "ran")
-	fake := fakeHelper(t, t.TempDir(), marker)
-	if err := os.Rename(fake, filepath.Join(ws, "fake")); err != nil {
-		t.Fatal(err)
-	}
+	ws, outside, s, real, marker := helperInWorkspace(t)
 
 	// A link made while no server pinned the helper.
 	useHelper(t, selfHelper("test"))

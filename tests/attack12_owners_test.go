@@ -25,36 +25,7 @@ import (
 // for a sticky directory). The control: the same files owned by root start
 // the server, and the other user cannot write them.
 func TestAttack12TrustedFilesOfAnotherUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to hand files to another user")
-	}
-	t.Parallel()
-	const agentUID = 65534 // the Claude Code user
-	env := envWithout("TURNSTILE_TOKEN")
-	const token = "a-long-enough-token-0123456789"
-	// writeAs reports whether uid may replace the file's content.
-	writeAs := func(uid uint32, path string) bool {
-		cmd := exec.Command("/bin/sh", "-c", `printf 'agent-chosen-admin-token-000000\n' > "$1"`, "sh", path)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
-		return cmd.Run() == nil
-	}
-	// serve starts the server for at most a few seconds: its output, and
-	// whether it listened.
-	serve := func(args ...string) (string, bool) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir()}, args...)...)
-		cmd.Env = env
-		out, _ := cmd.CombinedOutput()
-		return string(out), strings.Contains(string(out), "listening on")
-	}
-
-	top := t.TempDir()
-	for _, d := range []string{filepath.Dir(top), top} { // the other user reaches its home
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	env, top, writeAs, serve := ownerRig(t, ">")
 	home := filepath.Join(top, "home")
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
@@ -106,4 +77,50 @@ func TestAttack12TrustedFilesOfAnotherUser(t *testing.T) {
 	if out, started := serve("--token-file", filepath.Join(home, "root.token")); started || !strings.Contains(out, "owned by uid 65534") {
 		t.Errorf("serve with root's token file in a directory uid %d owns: started %v\n%s", agentUID, started, out)
 	}
+}
+
+// The ownership tests' other user (the Claude Code user) and the admin
+// token they start servers with.
+const (
+	agentUID = 65534
+	token    = "a-long-enough-token-0123456789"
+)
+
+// ownerRig is what the ownership tests share. It needs root (to hand files
+// to agentUID; failed under CI=true, skipped otherwise) and gives the
+// servers' environment, a directory top that agentUID can reach (it and
+// its parent 0755), writeAs (whether a uid may write a file, its shell
+// redirection redirect, ">" to replace or ">>" to append) and serve
+// (starts the server for at most a few seconds: its output, and whether it
+// listened).
+func ownerRig(t *testing.T, redirect string) (env []string, top string, writeAs func(uid uint32, path string) bool, serve func(args ...string) (string, bool)) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true: this test needs root to hand files to another user")
+		}
+		t.Skip("needs root to hand files to another user")
+	}
+	t.Parallel()
+	env = envWithout("TURNSTILE_TOKEN")
+	writeAs = func(uid uint32, path string) bool {
+		cmd := exec.Command("/bin/sh", "-c", `printf 'agent-chosen-admin-token-000000\n' `+redirect+` "$1"`, "sh", path)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		return cmd.Run() == nil
+	}
+	serve = func(args ...string) (string, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir()}, args...)...)
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput()
+		return string(out), strings.Contains(string(out), "listening on")
+	}
+	top = t.TempDir()
+	for _, d := range []string{filepath.Dir(top), top} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env, top, writeAs, serve
 }

@@ -1,16 +1,13 @@
 package tests
 
 import (
-	"context"
 	"encoding/binary"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // posixACL is the system.posix_acl_access value that grants uid the
@@ -42,32 +39,7 @@ func posixACL(ownerPerm, uid, perm uint16) []byte {
 // the same file and directory without the ACL entry start the server, and
 // the other user cannot write the file.
 func TestAttack13TrustedFileWritableThroughAnACL(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to hand files to another user")
-	}
-	t.Parallel()
-	const agentUID = 65534 // the Claude Code user
-	env := envWithout("TURNSTILE_TOKEN")
-	const token = "a-long-enough-token-0123456789"
-	writeAs := func(uid uint32, path string) bool {
-		cmd := exec.Command("/bin/sh", "-c", `printf 'agent-chosen-admin-token-000000\n' >> "$1"`, "sh", path)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
-		return cmd.Run() == nil
-	}
-	serve := func(args ...string) (string, bool) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data", t.TempDir()}, args...)...)
-		cmd.Env = env
-		out, _ := cmd.CombinedOutput()
-		return string(out), strings.Contains(string(out), "listening on")
-	}
-	top := t.TempDir()
-	for _, d := range []string{filepath.Dir(top), top} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	env, top, writeAs, serve := ownerRig(t, ">>")
 	dir := filepath.Join(top, "etc")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -99,6 +71,9 @@ func TestAttack13TrustedFileWritableThroughAnACL(t *testing.T) {
 		t.Fatal("control: the other user wrote root's configuration")
 	}
 	if err := syscall.Setxattr(cc, "system.posix_acl_access", posixACL(6, agentUID, 6), 0); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: no POSIX ACLs here: %v", err)
+		}
 		t.Skipf("no POSIX ACLs here: %v", err)
 	}
 	if !writeAs(agentUID, cc) {
