@@ -19,23 +19,9 @@ import (
 func TestAttack12ListingIntoADeniedDirectory(t *testing.T) {
 	ws := tempWorkspace(t)
 	mkfiles(t, ws, map[string]string{"private/layoffs-2027.xlsx": "x", "web/.env": "KEY=1\n", "src/a.go": "package a\n"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny, "**/*.env": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{ws + "/private": domain.AccessDeny, "**/*.env": domain.AccessDeny})
 	decideInv := func(inv domain.Invocation) error {
-		_, err := domain.ClassifyChecked(inv, s.Sandbox.Cwd, nil,
-			func(p string, op domain.Access, tree bool) (string, error) {
-				return DecisionChecker{}.ResolveFile(&s, p, op, tree)
-			},
-			func(p string, depth int) error { return DecisionChecker{}.CheckListing(&s, p, depth) })
-		return err
+		return decideChecked(&s, inv)
 	}
 	decide := func(args map[string]any) error {
 		raw, _ := json.Marshal(args)

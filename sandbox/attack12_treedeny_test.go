@@ -21,16 +21,7 @@ import (
 func TestAttack12TreeReadOfADeniedSubtree(t *testing.T) {
 	ws := tempWorkspace(t)
 	mkfiles(t, ws, map[string]string{"private/plan.txt": "the plan\n", "web/.env": "KEY=sk-secret\n", "src/a.go": "package a\n"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny, "**/*.env": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{ws + "/private": domain.AccessDeny, "**/*.env": domain.AccessDeny})
 	resolve := func(p string, op domain.Access, tree bool) (string, error) {
 		return DecisionChecker{}.ResolveFile(&s, p, op, tree)
 	}

@@ -19,27 +19,13 @@ import (
 func TestAttack13GlobNameAtAnyLevel(t *testing.T) {
 	ws := tempWorkspace(t)
 	mkfiles(t, ws, map[string]string{"private/layoffs-2027.xlsx": "x", "src/a.go": "package a\n", "src/b.md": "b\n"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{ws + "/private": domain.AccessDeny})
 	glob := func(in string) error {
 		inv, err := domain.ClaudeCodeInvocation("Glob", json.RawMessage(in), ws)
 		if err != nil {
 			return err
 		}
-		_, err = domain.ClassifyChecked(inv, s.Sandbox.Cwd, nil,
-			func(p string, op domain.Access, tree bool) (string, error) {
-				return DecisionChecker{}.ResolveFile(&s, p, op, tree)
-			},
-			func(p string, depth int) error { return DecisionChecker{}.CheckListing(&s, p, depth) })
-		return err
+		return decideChecked(&s, inv)
 	}
 	if err := glob(`{"pattern": "private/*"}`); err == nil {
 		t.Fatal("Glob private/* allowed: the premise does not hold")
@@ -68,27 +54,13 @@ func TestAttack13GlobNameAtAnyLevel(t *testing.T) {
 func TestAttack13GlobNegated(t *testing.T) {
 	ws := tempWorkspace(t)
 	mkfiles(t, ws, map[string]string{"private/layoffs-2027.xlsx": "x", "!x/y": "y", "src/!x/y": "y", "src/a.go": "package a\n"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{ws + "/private": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{ws + "/private": domain.AccessDeny})
 	glob := func(in string) error {
 		inv, err := domain.ClaudeCodeInvocation("Glob", json.RawMessage(in), ws)
 		if err != nil {
 			return err
 		}
-		_, err = domain.ClassifyChecked(inv, s.Sandbox.Cwd, nil,
-			func(p string, op domain.Access, tree bool) (string, error) {
-				return DecisionChecker{}.ResolveFile(&s, p, op, tree)
-			},
-			func(p string, depth int) error { return DecisionChecker{}.CheckListing(&s, p, depth) })
-		return err
+		return decideChecked(&s, inv)
 	}
 	for _, in := range []string{`{"pattern": "!x/y"}`, `{"pattern": "!x/*"}`} {
 		if err := glob(in); err == nil {

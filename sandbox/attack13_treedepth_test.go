@@ -25,16 +25,7 @@ func TestAttack13TreeReadBelowTheScanDepth(t *testing.T) {
 	ws := tempWorkspace(t)
 	deep := strings.Repeat("d/", 9)
 	mkfiles(t, ws, map[string]string{"web/" + deep + ".env": "KEY=sk-secret\n", "src/" + deep + "a.go": "package a\n", "docs/" + deep + "private/layoffs.xlsx": "x"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{"**/*.env": domain.AccessDeny, "**/private": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{"**/*.env": domain.AccessDeny, "**/private": domain.AccessDeny})
 	if s.Sandbox.Filesystem.GlobScanMaxDepth != 8 {
 		t.Fatalf("glob_scan_max_depth %d: the premise does not hold", s.Sandbox.Filesystem.GlobScanMaxDepth)
 	}

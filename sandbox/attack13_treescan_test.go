@@ -30,16 +30,7 @@ func TestAttack13TreeScanBounded(t *testing.T) {
 		}
 	}
 	mkfiles(t, ws, map[string]string{"src/a.go": "package a\n"})
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{"**/*.env": domain.AccessDeny}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws, Kernel: machine().Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := profileSnapshot(t, ws, map[string]domain.Access{"**/*.env": domain.AccessDeny})
 	decide := func(tool string, args map[string]any) error {
 		raw, _ := json.Marshal(args)
 		_, err := domain.ClassifyChecked(domain.Invocation{ToolName: tool, Arguments: raw}, s.Sandbox.Cwd, nil,
