@@ -14,7 +14,9 @@ import (
 type EgressResponse struct {
 	TurnID string `json:"turn_id"`
 	// ProxyURL carries the turn's credential (http://<turn>:<cred>@host:port):
-	// it names this turn only and opens nothing but the proxy.
+	// it names this turn only and opens nothing but the proxy. It is the
+	// caller's: the decisions of its connections are recorded as the
+	// caller's, and held against the caller's byte quota.
 	ProxyURL string `json:"proxy_url"`
 }
 
@@ -35,5 +37,5 @@ func (s *Server) turnEgress(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusServiceUnavailable, "unavailable", nil, "this server runs no shared egress proxy (serve --egress-listen)"))
 		return
 	}
-	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.TurnID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.TurnID)})
+	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.TurnID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.TurnID, principalOf(r).Actor())})
 }

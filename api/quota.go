@@ -81,7 +81,7 @@ func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
 				over = nil
 			}
 		} else {
-			over = HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID)
+			over = HeldBytesQuota(s.cfg.Projector, s.cfg.MaxHeldBytes)(turnID, a)
 		}
 		return over != nil
 	}
@@ -101,14 +101,22 @@ func (s *Server) admitCall(r *http.Request, turnID, toolCallID string) error {
 	return over
 }
 
-// HeldBytesQuota is the byte quota's check of a new record the service
-// makes in turnID (Config.MaxHeldBytes; -1: none): a *domain.QuotaError
-// once the events charged to the principal that started it in live turns
-// hold limit bytes or more. The egress proxy checks each connection's decision with it
+// HeldBytesQuota is the byte quota's check of a new record made in turnID
+// as by (Config.MaxHeldBytes; -1: none): a *domain.QuotaError once the
+// events charged to the principal the record is charged to (the
+// projections' chargedTo: by, or, for the service itself, the principal
+// that started the turn) in live turns hold limit bytes or more. The
+// egress proxy checks each connection's decision with it
 // (egress.EngineJudge.Admit), as admitCall checks a tool call.
-func HeldBytesQuota(p *projections.Projector, limit int) func(turnID string) error {
-	return func(turnID string) error {
+func HeldBytesQuota(p *projections.Projector, limit int) func(turnID string, by domain.Actor) error {
+	return func(turnID string, by domain.Actor) error {
 		if limit < 0 {
+			return nil
+		}
+		if by.Name != "" && by.Role != "" && by.Role != domain.SystemActor.Role {
+			if p.HeldBytesBy(by.Name) >= int64(limit) {
+				return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: by.Name}
+			}
 			return nil
 		}
 		name, held := p.HeldBytesOf(turnID)

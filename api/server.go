@@ -71,8 +71,10 @@ type Config struct {
 	// A new tool call in one of its turns past it is a 429 quota_exceeded.
 	MaxHeldBytes int
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
-	// credential (GET /v1/turns/{turn_id}/egress); nil: no shared proxy.
-	EgressProxyURL func(turnID string) string
+	// credential for the principal by (GET /v1/turns/{turn_id}/egress),
+	// whose connections through it are recorded as by's; nil: no shared
+	// proxy.
+	EgressProxyURL func(turnID string, by domain.Actor) string
 }
 
 // Server serves the API.

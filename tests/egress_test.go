@@ -266,13 +266,14 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		t.Fatal("the tunnel is still open after the narrowing")
 	}
 	// The approver and auditor roles do not get the credential; a runtime
-	// credential does (control).
+	// credential does (control), its own: the connections through it are
+	// recorded as its.
 	for _, role := range []string{"approver", "auditor"} {
 		if st, body := roAs(s, roCreate(t, s, "eg-"+role, role)).Request("GET", "/v1/turns/a/egress", nil); st != http.StatusForbidden {
 			t.Errorf("%s reads the proxy URL: %d %s", role, st, body)
 		}
 	}
-	if st, body := roAs(s, roCreate(t, s, "eg-runtime", "runtime")).Request("GET", "/v1/turns/a/egress", nil); st != http.StatusOK || !strings.Contains(string(body), eg.ProxyURL) {
+	if st, body := roAs(s, roCreate(t, s, "eg-runtime", "runtime")).Request("GET", "/v1/turns/a/egress", nil); st != http.StatusOK || !strings.Contains(string(body), `"proxy_url":"http://a:`) || strings.Contains(string(body), eg.ProxyURL) {
 		t.Errorf("runtime reads the proxy URL: %d %s", st, body)
 	}
 }

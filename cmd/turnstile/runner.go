@@ -79,7 +79,7 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	}
 	if plan.Sandboxed && s.Network.Mode == domain.NetworkRestricted && r.egress != nil && cmd.TurnID != "" &&
 		s.Backend.Kernel != nil && s.Backend.Kernel.EgressProxy {
-		if err := plan.UseEgress(r.egress.Attach(cmd.TurnID)); err != nil {
+		if err := plan.UseEgress(r.egress.AttachAs(cmd.TurnID, cmd.Actor)); err != nil {
 			return nil, sandbox.AsCoded(err)
 		}
 	}

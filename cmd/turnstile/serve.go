@@ -278,13 +278,15 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		Admit: api.HeldBytesQuota(proj, f.maxHeldBytes)}, newResolver(f.dnsServer))
 	rn.egress.AskWait = f.egressAskWait
 	var eln net.Listener
-	var egressURL func(string) string
+	var egressURL func(string, domain.Actor) string
 	if f.egressListen != "" {
 		if eln, err = listenEgress(f.egressListen); err != nil {
 			return err
 		}
 		defer eln.Close()
-		egressURL = func(turnID string) string { return rn.egress.ProxyURL(eln.Addr().String(), turnID) }
+		egressURL = func(turnID string, by domain.Actor) string {
+			return rn.egress.ProxyURLFor(eln.Addr().String(), turnID, by)
+		}
 	}
 	cmdTimeout := 10 * time.Second
 	if f.store != "" && !strings.HasPrefix(f.store, "bolt:") && !strings.HasPrefix(f.store, "log:") {

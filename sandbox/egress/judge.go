@@ -30,16 +30,19 @@ type EngineJudge struct {
 	// TTL is how long an approval request a connection opens stays open.
 	TTL time.Duration
 	// Admit, when set, refuses a connection's decision before it is
-	// recorded (the byte quota of the open turns of the credential that
-	// started the turn: api.HeldBytesQuota): every connection a command
-	// opens is otherwise an event on the turn.
-	Admit func(turnID string) error
+	// recorded (the byte quota of the credential the decision is charged
+	// to: by, the principal the connection is made for, or, for the
+	// proxy's own (Actor), the one that started the turn:
+	// api.HeldBytesQuota): every connection a command opens is otherwise
+	// an event on the turn.
+	Admit func(turnID string, by domain.Actor) error
 
 	// asks are the open requests connections wait on, by question.
 	asks asks
 }
 
-// Actor is who the proxy's decisions are recorded as.
+// Actor is who the proxy's decisions are recorded as when no principal is
+// named for the connection (ActorOf): a ProxyURL without one.
 var Actor = domain.Actor{Name: "egress-proxy", Role: "system"}
 
 // Snapshot implements Judge. The version is the snapshot's (the event it
@@ -118,9 +121,12 @@ func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string)
 // decide records one web_fetch decision of the origin; reqID is the
 // request it opened when it asks (v is then not the answer yet).
 func (j *EngineJudge) decide(ctx context.Context, turnID, rawURL, method string) (v Verdict, reqID string, err error) {
+	// The decision is recorded as the principal the connection is made
+	// for, so that it counts for that principal's byte quota.
+	by := ActorOf(ctx)
 	if j.Admit != nil {
 		var q *domain.QuotaError
-		if err := j.Admit(turnID); errors.As(err, &q) {
+		if err := j.Admit(turnID, by); errors.As(err, &q) {
 			return Verdict{Code: "quota_exceeded", Rule: q.Error()}, "", nil
 		} else if err != nil {
 			return Verdict{}, "", err
@@ -133,7 +139,7 @@ func (j *EngineJudge) decide(ctx context.Context, turnID, rawURL, method string)
 	rand.Read(id)
 	call := "egress-" + hex.EncodeToString(id)
 	res, err := j.Engine.Execute(ctx, turnID, &turn.EvaluateTool{
-		Meta: turn.Meta{Now: j.now().UTC(), Actor: Actor, CorrelationID: call}, ToolCallID: call,
+		Meta: turn.Meta{Now: j.now().UTC(), Actor: by, CorrelationID: call}, ToolCallID: call,
 		Invocation: domain.Invocation{ToolName: "web_fetch", Arguments: args}, TTL: j.TTL,
 	})
 	if err != nil {

@@ -216,47 +216,108 @@ func (p *Proxy) Credential(turnID string) string {
 }
 
 // ProxyURL is the proxy URL for a turn on the proxy listening at addr
-// (host:port): http://<turn>:<credential>@addr.
+// (host:port): http://<turn>:<credential>@addr. Its connections are
+// recorded as the proxy's own (Actor), charged to the turn's starter.
 func (p *Proxy) ProxyURL(addr, turnID string) string {
 	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, p.Credential(turnID)), Host: addr}
 	return u.String()
+}
+
+// CredentialFor is the turn's proxy password for connections made for the
+// principal by: an HMAC of the turn id and the principal under the
+// proxy's key, so that the holder of one principal's URL cannot have its
+// connections recorded for another.
+func (p *Proxy) CredentialFor(turnID string, by domain.Actor) string {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte("turnstile-egress\x00" + turnID + "\x00" + string(by.Role) + "\x00" + by.Name))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ProxyURLFor is the proxy URL for a turn given to the principal by:
+// http://<turn>:<principal>.<credential>@addr, the principal base64url
+// encoded. Its connections' decisions are recorded as by's, and so held
+// against by's byte quota, not the turn's starter's: a runtime may decide
+// in a turn another credential of its workspace started, and take that
+// turn's proxy URL.
+func (p *Proxy) ProxyURLFor(addr, turnID string, by domain.Actor) string {
+	who := base64.RawURLEncoding.EncodeToString([]byte(string(by.Role) + "\x00" + by.Name))
+	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, who+"."+p.CredentialFor(turnID, by)), Host: addr}
+	return u.String()
+}
+
+// actorKey keys the principal a connection is made for in its request's
+// context (WithActor).
+type actorKey struct{}
+
+// WithActor returns ctx naming by as the principal its connection is made
+// for.
+func WithActor(ctx context.Context, by domain.Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, by)
+}
+
+// ActorOf is the principal ctx's connection is made for, or Actor, the
+// proxy itself, when none is named.
+func ActorOf(ctx context.Context) domain.Actor {
+	if by, ok := ctx.Value(actorKey{}).(domain.Actor); ok && by.Name != "" && by.Role != "" {
+		return by
+	}
+	return Actor
 }
 
 // Handler serves the proxy on a shared listener: each request names its
 // turn with Proxy-Authorization (Basic, the turn id and its credential).
 func (p *Proxy) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		turnID, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
+		turnID, by, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
 		if !ok {
 			w.Header().Set("Proxy-Authenticate", `Basic realm="turnstile egress"`)
 			http.Error(w, "turnstile egress: proxy credentials required (the turn id and its credential)", http.StatusProxyAuthRequired)
 			return
 		}
-		p.serve(w, r, turnID)
+		p.serve(w, r.WithContext(WithActor(r.Context(), by)), turnID)
 	})
 }
 
 // TurnHandler serves the proxy for one turn (a listener only that turn's
 // commands can reach): no credential is needed or read.
 func (p *Proxy) TurnHandler(turnID string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(w, r, turnID) })
+	return p.TurnHandlerAs(turnID, domain.Actor{})
 }
 
-func (p *Proxy) authenticate(h string) (string, bool) {
+// TurnHandlerAs is TurnHandler for the commands of principal by (whose
+// /exec runs them): their connections are recorded as by's.
+func (p *Proxy) TurnHandlerAs(turnID string, by domain.Actor) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.serve(w, r.WithContext(WithActor(r.Context(), by)), turnID)
+	})
+}
+
+// authenticate reads the turn and the principal (zero for a ProxyURL
+// credential, which names none) of a Proxy-Authorization.
+func (p *Proxy) authenticate(h string) (string, domain.Actor, bool) {
 	raw, ok := strings.CutPrefix(h, "Basic ")
 	if !ok {
-		return "", false
+		return "", domain.Actor{}, false
 	}
 	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
 	if err != nil {
-		return "", false
+		return "", domain.Actor{}, false
 	}
 	turnID, cred, ok := strings.Cut(string(b), ":")
 	if !ok || turnID == "" {
-		return "", false
+		return "", domain.Actor{}, false
+	}
+	if who, mac, named := strings.Cut(cred, "."); named {
+		w, err := base64.RawURLEncoding.DecodeString(who)
+		role, name, ok := strings.Cut(string(w), "\x00")
+		if err != nil || !ok || role == "" || name == "" {
+			return "", domain.Actor{}, false
+		}
+		by := domain.Actor{Name: name, Role: domain.Role(role)}
+		return turnID, by, hmac.Equal([]byte(mac), []byte(p.CredentialFor(turnID, by)))
 	}
 	want := p.Credential(turnID)
-	return turnID, hmac.Equal([]byte(cred), []byte(want))
+	return turnID, domain.Actor{}, hmac.Equal([]byte(cred), []byte(want))
 }
 
 // refuseHeader names the rule of a refusal on the 403 answer.
@@ -561,14 +622,19 @@ func joinHost(host string, port int) string { return net.JoinHostPort(host, strc
 // Attach returns the sandbox's EgressAttach for a command of turnID: the
 // proxy serves the listener opened in the command's network namespace,
 // every connection on it attributed to the turn.
-func (p *Proxy) Attach(turnID string) sandbox.EgressAttach {
+func (p *Proxy) Attach(turnID string) sandbox.EgressAttach { return p.AttachAs(turnID, domain.Actor{}) }
+
+// AttachAs is Attach for a command principal by runs (/exec): its
+// connections' decisions are recorded as by's, and held against by's byte
+// quota, not the turn's starter's.
+func (p *Proxy) AttachAs(turnID string, by domain.Actor) sandbox.EgressAttach {
 	return func(f *os.File) (func(), error) {
 		ln, err := net.FileListener(f)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		srv := &http.Server{Handler: p.TurnHandler(turnID), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.IdleTimeout}
+		srv := &http.Server{Handler: p.TurnHandlerAs(turnID, by), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.IdleTimeout}
 		go srv.Serve(ln)
 		return func() { srv.Close() }, nil
 	}
