@@ -89,6 +89,40 @@ func (cs *CredentialStore) Authenticate(ctx context.Context, token string) (doma
 	return c.Principal(), true, nil
 }
 
+// Active reports whether by is still a principal a named credential
+// authenticates: one named by.Name with by.Role and not revoked, read up
+// to date.
+func (cs *CredentialStore) Active(ctx context.Context, by domain.Actor) (bool, error) {
+	if err := cs.Refresh(ctx); err != nil {
+		return false, err
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.creds.Active(by.Name)
+	return ok && c.Role == by.Role, nil
+}
+
+// EgressValid is the egress proxy's check that the principal a connection
+// is made for still holds a credential (egress.Proxy.Valid): the
+// configured admin token's (BootstrapName), while one is configured, or an
+// active named credential. A revoked one, or a store that cannot say, is
+// an error: its proxy URL ends with it, as its requests do.
+func EgressValid(cs *CredentialStore, adminToken string) func(context.Context, domain.Actor) error {
+	return func(ctx context.Context, by domain.Actor) error {
+		if by.Name == BootstrapName && by.Role == domain.RoleAdmin && adminToken != "" {
+			return nil
+		}
+		ok, err := cs.Active(ctx, by)
+		if err != nil {
+			return fmt.Errorf("the credential of %s cannot be checked: %w", by, err)
+		}
+		if !ok {
+			return fmt.Errorf("the credential of %s was revoked: its proxy URL ended with it", by)
+		}
+		return nil
+	}
+}
+
 // NewCredential is what a created credential answers: its token is shown
 // once and stored nowhere.
 type NewCredential struct {

@@ -277,6 +277,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait,
 		Admit: api.HeldBytesQuota(proj, f.maxHeldBytes)}, newResolver(f.dnsServer))
 	rn.egress.AskWait = f.egressAskWait
+	creds := api.NewCredentialStore(store)
+	rn.egress.Valid = api.EgressValid(creds, token)
 	var eln net.Listener
 	var egressURL func(string, domain.Actor) string
 	if f.egressListen != "" {
@@ -294,7 +296,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		// waits for at most one more.
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
-	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Logger: log,
+	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Credentials: creds, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
 		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes})
 

@@ -82,6 +82,12 @@ type Proxy struct {
 	// AskWait bounds how long a connection is held while its approval
 	// request is open.
 	AskWait time.Duration
+	// Valid, when set, checks that the principal a connection is made for
+	// (ActorOf: the one a ProxyURLFor was given to, or whose command
+	// AttachAs serves) still holds its credential: a revoked one's new
+	// connections are refused credential_revoked, and the watch closes
+	// those it has open. The proxy's own (Actor) are not checked.
+	Valid func(ctx context.Context, by domain.Actor) error
 	// Recheck is how often open connections are judged again against the
 	// turn's snapshot (a narrowing closes what it denies).
 	Recheck time.Duration
@@ -128,6 +134,8 @@ type tunnel struct {
 	// methods cannot be seen).
 	method  string
 	connect bool
+	// by is the principal the connection is made for (ActorOf).
+	by domain.Actor
 	// up and down count the bytes carried each way; narrowed is set when
 	// a narrowing closed the connection.
 	up64, down64 atomic.Int64
@@ -245,6 +253,35 @@ func (p *Proxy) ProxyURLFor(addr, turnID string, by domain.Actor) string {
 	return u.String()
 }
 
+// valid checks by with Valid (nil for the proxy's own connections, or
+// without Valid).
+func (p *Proxy) valid(ctx context.Context, by domain.Actor) error {
+	if p.Valid == nil || by == Actor {
+		return nil
+	}
+	return p.Valid(ctx, by)
+}
+
+// revoked names the principals of ts whose credential Valid refuses (each
+// asked once).
+func (p *Proxy) revoked(ctx context.Context, ts []*tunnel) map[domain.Actor]bool {
+	var out map[domain.Actor]bool
+	asked := map[domain.Actor]bool{}
+	for _, t := range ts {
+		if asked[t.by] {
+			continue
+		}
+		asked[t.by] = true
+		if p.valid(ctx, t.by) != nil {
+			if out == nil {
+				out = map[domain.Actor]bool{}
+			}
+			out[t.by] = true
+		}
+	}
+	return out
+}
+
 // actorKey keys the principal a connection is made for in its request's
 // context (WithActor).
 type actorKey struct{}
@@ -352,6 +389,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	origin := scheme + "://" + joinHost(host, port)
+	by := ActorOf(r.Context())
+	if err := p.valid(r.Context(), by); err != nil {
+		deny(w, Verdict{Code: "credential_revoked", Rule: err.Error()})
+		return
+	}
 	s, _, err := p.judge.Snapshot(r.Context(), turnID)
 	if err != nil {
 		deny(w, verdictOf(err))
@@ -391,7 +433,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
-		method: r.Method, connect: r.Method == http.MethodConnect}
+		method: r.Method, connect: r.Method == http.MethodConnect, by: by}
 	defer p.account(t)
 	if r.Method == http.MethodConnect {
 		p.connect(w, t)

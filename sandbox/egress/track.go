@@ -78,8 +78,11 @@ func (p *Proxy) watch(turnID string) {
 		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		s, ver, err := p.judge.Snapshot(ctx, turnID)
+		// A connection whose principal's credential was revoked is closed
+		// whatever the snapshot (Proxy.Valid).
+		revoked := p.revoked(ctx, ts)
 		cancel()
-		if err == nil && ver == seen {
+		if err == nil && ver == seen && len(revoked) == 0 {
 			continue
 		}
 		seen = ver
@@ -88,7 +91,7 @@ func (p *Proxy) watch(turnID string) {
 		// them is seen closed, none of the others delivers another byte.
 		var denied []*tunnel
 		for _, t := range ts {
-			if err != nil || !t.allowedBy(s) {
+			if err != nil || revoked[t.by] || !t.allowedBy(s) {
 				t.narrowed.Store(true)
 				denied = append(denied, t)
 			}
