@@ -340,10 +340,13 @@ func (p *Proxy) authenticate(h string) (string, domain.Actor, bool) {
 	if err != nil {
 		return "", domain.Actor{}, false
 	}
-	turnID, cred, ok := strings.Cut(string(b), ":")
-	if !ok || turnID == "" {
+	// A turn id may hold ':' (claude-code:<hash>:<n>); a credential holds
+	// none: the turn id ends at the last one.
+	i := strings.LastIndexByte(string(b), ':')
+	if i <= 0 {
 		return "", domain.Actor{}, false
 	}
+	turnID, cred := string(b[:i]), string(b[i+1:])
 	if who, mac, named := strings.Cut(cred, "."); named {
 		w, err := base64.RawURLEncoding.DecodeString(who)
 		role, name, ok := strings.Cut(string(w), "\x00")
