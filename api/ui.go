@@ -22,7 +22,9 @@ import (
 // session that keeps the signed-in credential on the server. The browser
 // holds only a random session id in an HttpOnly, SameSite=Strict cookie;
 // the console's script calls the /v1 API with that cookie and, on every
-// state-changing request, the session's CSRF token in X-CSRF-Token.
+// request, the session's CSRF token in X-CSRF-Token (checkCSRF): a browser
+// sends the cookie to every port of the console's host, the token stays in
+// the console's origin.
 
 const (
 	sessionCookie = "turnstile_session"
@@ -195,11 +197,15 @@ func (s *Server) consoleSignIn(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, sessionInfo{Name: p.Name, Role: p.Role, Workspaces: p.Workspaces, CSRFToken: se.csrf, ExpiresAt: se.expires})
 }
 
-// consoleWhoAmI answers the session's principal and CSRF token (readable by
-// the console's own script only: the CSP and same-origin policy keep other
-// sites out).
+// consoleWhoAmI answers the session's principal to a request that carries
+// its CSRF token: the console, reloaded, checks that its session still
+// holds. The cookie alone does not get the token: it reaches every port of
+// the console's host (checkCSRF).
 func (s *Server) consoleWhoAmI(w http.ResponseWriter, r *http.Request) {
 	se, p, err := s.consoleSession(r)
+	if err == nil {
+		err = checkCSRF(r, se)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -249,23 +255,31 @@ func (s *Server) consoleSession(r *http.Request) (*session, domain.Principal, er
 	return se, p, nil
 }
 
-// checkCSRF requires the session's CSRF token on a state-changing request.
+// checkCSRF requires the session's CSRF token on every request the
+// session authenticates, reads too. The session cookie is no proof that
+// the console sent a request: a browser sends a host's cookies to every
+// port of it, and SameSite counts no port either (RFC 6265 §8.5), so a
+// server on another port of the console's host (the agent's, where its
+// commands may listen) that the person opens gets the cookie. The token is
+// given only by the sign-in answer (and to a request that already carries
+// it), and the console keeps it in its origin's storage, which no other
+// port reads. An EventSource cannot send a header: the event stream takes
+// the token as ?csrf_token= too.
 func checkCSRF(r *http.Request, se *session) error {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		return nil
-	}
 	got := r.Header.Get(csrfHeader)
+	if got == "" && r.Method == http.MethodGet && r.URL.Path == "/v1/events" {
+		got = r.URL.Query().Get("csrf_token")
+	}
 	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(se.csrf)) != 1 {
-		return errorf(http.StatusForbidden, "csrf_refused", nil, "a state-changing request from the console needs its %s header", csrfHeader)
+		return errorf(http.StatusForbidden, "csrf_refused", nil, "a request from the console needs its %s header (the sign-in answer's csrf_token)", csrfHeader)
 	}
 	return nil
 }
 
 // sessionAuth authenticates an API request by its console session: the
 // request must come from the console's own origin, carry the CSRF token
-// when it changes state, and is refused on the endpoints the console never
-// uses (JSON-RPC, hooks).
+// (checkCSRF), and is refused on the endpoints the console never uses
+// (JSON-RPC, hooks).
 func (s *Server) sessionAuth(w http.ResponseWriter, r *http.Request, _ string, next http.Handler) {
 	se, p, err := s.consoleSession(r)
 	if err == nil {

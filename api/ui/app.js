@@ -5,7 +5,11 @@
 
 // cards: every request shown since sign-in, by id, in the order first
 // seen (a Map keeps a key's place when its value changes).
-const state = { csrf: "", me: null, es: null, cards: new Map(), turns: new Map(), timer: 0, after: "" };
+// The session's CSRF token goes with every request: the session cookie
+// reaches every port of this host, the token only this origin's
+// sessionStorage (kept there for a reload of the tab).
+const CSRF_KEY = "turnstile_csrf";
+const state = { csrf: sessionStorage.getItem(CSRF_KEY) || "", me: null, es: null, cards: new Map(), turns: new Map(), timer: 0, after: "" };
 const $ = (id) => document.getElementById(id);
 
 // visible writes control and format characters (escape sequences, a
@@ -59,7 +63,7 @@ function withAfter(path) {
 async function api(method, path, body) {
   if (method === "GET") path = withAfter(path);
   const opts = { method, credentials: "same-origin", headers: {} };
-  if (method !== "GET") opts.headers["X-CSRF-Token"] = state.csrf;
+  if (state.csrf) opts.headers["X-CSRF-Token"] = state.csrf;
   if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
   const resp = await fetch(path, opts);
   const text = await resp.text();
@@ -103,6 +107,7 @@ async function signOut() {
 
 function session(info) {
   state.me = info; state.csrf = info.csrf_token;
+  sessionStorage.setItem(CSRF_KEY, state.csrf);
   $("signin").hidden = true; $("nav").hidden = false;
   $("who").textContent = info.name + " (" + info.role + ")";
   connect();
@@ -111,6 +116,7 @@ function session(info) {
 
 function signedOut() {
   state.me = null; state.csrf = ""; state.cards = new Map(); state.turns = new Map();
+  sessionStorage.removeItem(CSRF_KEY);
   if (state.es) { state.es.close(); state.es = null; }
   $("conn").hidden = true; $("nav").hidden = true; $("signin").hidden = false;
   $("view").replaceChildren();
@@ -123,7 +129,7 @@ function connect() {
   if (state.es) state.es.close();
   // EventSource reconnects by itself and sends Last-Event-ID, so nothing
   // that happened while disconnected is missed.
-  const es = new EventSource("/v1/events");
+  const es = new EventSource("/v1/events?csrf_token=" + encodeURIComponent(state.csrf));
   state.es = es;
   conn("connecting…", false);
   es.onopen = () => { conn("live", true); if (view() === "approvals") loadApprovals(); };
