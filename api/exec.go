@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -94,7 +95,13 @@ func (s *Server) doExec(r *http.Request, turnID string, req *ExecRequest, wait t
 		cmd.Interrupt = ended
 	}
 	cmd.StepTimeout = s.cfg.CommandTimeout
-	res, err := s.cfg.Engine.Exec(r.Context(), turnID, cmd, wait)
+	// A command of a credential revoked while it runs is killed, with
+	// every process it started, as its waits and streams end: its access
+	// ends with the credential.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	go s.cancelOnRevocation(ctx, r, cancel)
+	res, err := s.cfg.Engine.Exec(ctx, turnID, cmd, wait)
 	if err != nil {
 		return 0, nil, err
 	}

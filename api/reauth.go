@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -74,4 +75,24 @@ func (s *Server) untilRevoked(r *http.Request) (ended <-chan struct{}, stop func
 		}
 	}()
 	return out, func() { close(done) }
+}
+
+// cancelOnRevocation cancels ctx, with errRevoked for its cause, once r's
+// credential no longer authenticates (checked every CredentialRecheck
+// while ctx lasts): a command /exec runs is killed then. A store that
+// cannot say is not a revocation: what runs goes on.
+func (s *Server) cancelOnRevocation(ctx context.Context, r *http.Request, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(CredentialRecheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if errors.Is(s.stillAuthenticated(ctx, r), errRevoked) {
+				cancel(errRevoked)
+				return
+			}
+		}
+	}
 }
