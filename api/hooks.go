@@ -359,8 +359,11 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 // Code's prompt and that ran was allowed by the person there: that is
 // recorded first, as an allow_once by the hook's principal — only when that
 // principal may answer approvals (an admin). A runtime credential never
-// answers one (separation of duties): its call is recorded as run, and the
-// request stays for an approver.
+// answers one (separation of duties): it withdraws its request (cancelled,
+// as ending the turn would; no allow, no grant), which a person answered in
+// Claude Code's prompt, and its call is recorded as run. Left open, the
+// request would wait for an approver until it expired, counted against the
+// turn's pending-request quota all that while.
 func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	h := cs.hook
 	if h.ToolUseID == "" {
@@ -405,8 +408,12 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	// Only an ask answered with Claude Code's prompt can have been allowed
 	// there; a held call that ran was never allowed (it ran despite a deny,
 	// e.g. through a failed-open http hook), and is recorded as such.
-	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt && principalOf(r).Authorize(domain.OpApprovalRespond) == nil {
-		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: domain.ResolutionAllowOnce}); err != nil {
+	if open && s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt {
+		res := domain.ResolutionAllowOnce
+		if principalOf(r).Authorize(domain.OpApprovalRespond) != nil {
+			res = domain.ResolutionCancelled
+		}
+		if _, err := s.hookExec(r, target, &turn.RespondApproval{Meta: hookMeta(r), RequestID: reqID, Resolution: res}); err != nil {
 			var done *turn.AlreadyResolvedError
 			if !errors.As(err, &done) {
 				return err

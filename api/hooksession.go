@@ -348,6 +348,11 @@ func (s *Server) hookAuthorize(r *http.Request, turnID string, cmd turn.Command)
 		op = domain.OpTurnChangeProfile
 	case *turn.RespondApproval:
 		op = domain.OpApprovalRespond
+		if c.Resolution == domain.ResolutionCancelled {
+			// Withdrawing one request: less than ending the turn, which
+			// cancels every one (ccPostToolUse).
+			op = domain.OpTurnEnd
+		}
 	}
 	return s.authorizeTurn(r, op, turnID)
 }

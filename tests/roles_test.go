@@ -449,13 +449,16 @@ func TestRolesSystemActor(t *testing.T) {
 
 // TestRolesClaudeCodeHook: the hook acts as its credential. A runtime
 // credential's call asked at Claude Code's prompt that ran is recorded as
-// run, never as its own allow_once: the request stays for an approver. A
-// runtime scoped to another workspace cannot drive the project's session,
-// and an approver cannot call the hook at all.
+// run, and its request withdrawn (cancelled by the runtime), never allowed
+// by it: no allow_once, no grant. A runtime scoped to another workspace
+// cannot drive the project's session, and an approver cannot call the hook
+// at all. Under a pending-request quota of one, the next asked call is not
+// refused for the request the person answered in Claude Code's prompt (it
+// was, before the runtime withdrew it: it stayed open until it expired).
 func TestRolesClaudeCodeHook(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
-	s := ccServer(t, ws, "supervised", nil)
+	s := ccServer(t, ws, "supervised", nil, "--max-pending-approvals", "1")
 	hk := roAs(s, roCreate(t, s, "claude", "runtime", "ws-cc"))
 	other := roAs(s, roCreate(t, s, "elsewhere", "runtime", "ws-other"))
 	ap := roAs(s, roCreate(t, s, "alice", "approver"))
@@ -474,28 +477,59 @@ func TestRolesClaudeCodeHook(t *testing.T) {
 	if got := hk.hook(ccPayload(t, "pre_bash", session, ws)); !strings.Contains(got, `"permissionDecision":"ask"`) {
 		t.Fatalf("Bash: %s", got)
 	}
+	req := requestIDOf(t, s, t1, "toolu_01Bash")
+	// Another runtime's report cannot withdraw it (its workspace is not
+	// the session's).
+	status, body := other.Request("POST", "/v1/hooks/claude-code", ccPayload(t, "post_bash", session, ws))
+	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	var a struct {
+		Status     string  `json:"status"`
+		Resolution string  `json:"resolution"`
+		ResolvedBy roActor `json:"resolved_by"`
+	}
+	s.JSON("GET", "/v1/approvals/"+req, nil, http.StatusOK, &a)
+	if a.Status != "pending" {
+		t.Fatalf("another workspace's runtime resolved the request: %+v", a)
+	}
+
 	hk.hook(ccPayload(t, "post_bash", session, ws)) // it ran after Claude Code's prompt
 	evs := roEvents(t, s, t1)
+	resolved := 0
 	for _, ev := range evs {
 		if ev.Type == "permission.approval_resolved" {
-			t.Fatalf("the runtime's hook resolved its own request: %s", ev.Metadata)
+			resolved++
 		}
 		if ev.Actor != (roActor{"claude", "runtime"}) {
 			t.Errorf("%s: actor %+v, want claude/runtime", ev.Type, ev.Actor)
 		}
 	}
+	if resolved != 1 {
+		t.Fatalf("%d resolutions, want the runtime's one withdrawal", resolved)
+	}
 	if evs[len(evs)-1].Type != "tool.completed" {
 		t.Fatalf("the run is not recorded: last event %s", evs[len(evs)-1].Type)
 	}
-	// The approver still may answer it (control).
-	req := requestIDOf(t, s, t1, "toolu_01Bash")
-	ap.respond(req, "allow_once")
-	var a struct {
-		ResolvedBy roActor `json:"resolved_by"`
-	}
 	s.JSON("GET", "/v1/approvals/"+req, nil, http.StatusOK, &a)
-	if a.ResolvedBy != (roActor{"alice", "approver"}) {
-		t.Fatalf("resolved by %+v", a.ResolvedBy)
+	if a.Resolution != "cancelled" || a.ResolvedBy != (roActor{"claude", "runtime"}) {
+		t.Fatalf("withdrawn request: %+v", a)
+	}
+	// The withdrawal granted nothing: the same call asks again, and the
+	// quota of one open request admits it.
+	again := ccEdit(t, ccPayload(t, "pre_bash", session, ws), map[string]any{"tool_use_id": "toolu_02Bash"})
+	if got := hk.hook(again); !strings.Contains(got, `"permissionDecision":"ask"`) {
+		t.Fatalf("the same Bash call after the withdrawal: %s", got)
+	}
+	// The approver still may answer that one (control), and a grant the
+	// approver gives is what allows the call next.
+	req2 := requestIDOf(t, s, t1, "toolu_02Bash")
+	ap.respond(req2, "allow_for_turn")
+	s.JSON("GET", "/v1/approvals/"+req2, nil, http.StatusOK, &a)
+	if a.ResolvedBy != (roActor{"alice", "approver"}) || a.Resolution != "allow_for_turn" {
+		t.Fatalf("resolved %+v", a)
+	}
+	third := ccEdit(t, ccPayload(t, "pre_bash", session, ws), map[string]any{"tool_use_id": "toolu_03Bash"})
+	if got := hk.hook(third); !strings.Contains(got, `"permissionDecision":"allow"`) {
+		t.Fatalf("the same Bash call under the approver's grant: %s", got)
 	}
 }
 
