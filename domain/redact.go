@@ -115,7 +115,8 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 		user:   regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`),
 		token: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
 			`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
-			`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,})`),
+			`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|` +
+			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
 	}
@@ -126,11 +127,14 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // bearer credentials, URL userinfo and query values, --password=… style
 // options (and their next argument), NAME=value assignments of secret
 // names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
-// Slack, AWS access keys, JWTs…). What is left says what the command does.
+// Slack, AWS access keys, JWTs, Stripe, Hugging Face, SendGrid, PyPI,
+// DigitalOcean, Shopify…). What is left says what the command does.
 //
-// A secret is recognised within one line: the patterns run on each line of
-// s on its own, so a name and its value on two lines (`--password` at the
-// end of one, the value on the next) are not. On a text of many lines (a
+// A private key block (PEM, OpenSSH, PGP) is hidden across its lines
+// (redactKeyBlocks); any other secret is recognised within one line: the
+// patterns run on each line of s on its own, so a name and its value on
+// two lines (`--password` at the end of one, the value on the next) are
+// not. On a text of many lines (a
 // here-document of a file's content) that is 15-20 times faster than one
 // search over the whole text, where the regexps' cost per byte grows with
 // the text (they cannot use their backtracker past about a KiB), and a
@@ -138,6 +142,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // unchanged: every match is one at the same place in the whole text, with
 // the same rules for what may be hidden (replaceClipped).
 func RedactSecrets(s string) string {
+	s = redactKeyBlocks(s)
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
 		return redactLine(s)
@@ -196,7 +201,8 @@ type secretGates struct {
 var secretWords = []string{"passw", "token", "secret", "key", "credential"}
 
 // tokenNeedles are the lower-case prefixes of the token shapes.
-var tokenNeedles = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+var tokenNeedles = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-",
+	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp"}
 
 // gatesOf computes the gates of s on its lower case (strings.ToLower's),
 // made in a stack buffer when s is ASCII and short.

@@ -18,6 +18,9 @@ var redactFragments = []string{
 	"ghp_0123456789abcdefABCDEF", "github_pat_0123456789abcdef_x", "sk-0123456789abcdefXYZ", "xoxb-12345678-abc",
 	"AKIA0123456789ABCDEF", "ASIAABCDEFGHIJKLMNOP", "eyJhbGciOi.eyJzdWIiOi.sig", "glpat-0123456789abcdefghij",
 	"npm_0123456789abcdefghijklmnopqrstuvwx", "AIza0123456789abcdefghijklmnopqrstuv",
+	"sk_live_0123456789abcdefXYZ", "rk_test_0123456789abcdefXYZ", "hf_0123456789abcdefghijklmnopqrstuvwx",
+	"SG.0123456789abcdefXY.0123456789abcdefXY", "pypi-" + strings.Repeat("AgEIcHlwaS5vcmc", 4),
+	"dop_v1_" + strings.Repeat("0123456789abcdef", 4), "shpat_0123456789abcdef0123456789abcdef",
 	"src/main.go", "{\"path\":\"/work/src/main.go\"}", "go test ./...", "x", "value", "\n", "\t",
 }
 

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // without a sensitive path): the definition RedactText must keep to.
 
 var secretNeedlesRef = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
-	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-"}
+	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-",
+	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp"}
 
 func containsAny(l string, needles []string) bool {
 	for _, n := range needles {
@@ -24,9 +26,31 @@ func containsAny(l string, needles []string) bool {
 	return false
 }
 
-// redactSecretsRef redacts each line on its own (secrets are recognised
-// within a line).
+// keyBlockRef is a private key block's marker and body, up to the next
+// END marker or the end of the text.
+var keyBlockRef = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----(.*?)(?:-----END |\z)`)
+
+// base64RunRef is a run of base64 bytes.
+var base64RunRef = regexp.MustCompile(`[A-Za-z0-9+/=]+`)
+
+// redactSecretsRef hides the bodies of private key blocks (runs of base64
+// of 16 bytes or more that do not start with '/'), then redacts each line
+// on its own (other secrets are recognised within a line).
 func redactSecretsRef(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range keyBlockRef.FindAllStringSubmatchIndex(s, -1) {
+		body := s[m[2]:m[3]]
+		for _, r := range base64RunRef.FindAllStringIndex(body, -1) {
+			if r[1]-r[0] >= 16 && body[r[0]] != '/' {
+				b.WriteString(s[last : m[2]+r[0]])
+				b.WriteString(redacted)
+				last = m[2] + r[1]
+			}
+		}
+	}
+	b.WriteString(s[last:])
+	s = b.String()
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if containsAny(strings.ToLower(line), secretNeedlesRef) {
@@ -116,6 +140,8 @@ func redactTextRef(s string) string {
 // than they are (İ), or not UTF-8 at all.
 var redactTextPieces = append(slices.Clone(redactFragments),
 	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
+	"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----",
+	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "/usr/sbin/shutdownnow", "PRIVATE KEY", "-----",
 	"Read ", "Edit ", "[", "]", ",", "..", "/../", ":", "PATH=", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
