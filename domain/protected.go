@@ -98,6 +98,16 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".hg/hgrc", Access: AccessRead},
 	{Path: ".jj/repo/config.toml", Access: AccessRead},
 	{Path: ".sl/config", Access: AccessRead},
+	// A share's pointer to the repository it shares (hg share, sl share):
+	// with share-safe (Mercurial's default since 6.1) the shared
+	// repository's hgrc is read too, so a pointer rewritten to a
+	// directory of the command's runs its hooks. hgrc-not-shared is the
+	// share's own config then. (jj's pointer, .jj/repo, is a file only in
+	// a secondary workspace: the sandbox keeps it read-only where it is
+	// one.)
+	{Path: ".hg/sharedpath", Access: AccessRead},
+	{Path: ".hg/hgrc-not-shared", Access: AccessRead},
+	{Path: ".sl/sharedpath", Access: AccessRead},
 	{Path: ".gitconfig", Access: AccessRead},
 	{Path: ".config/git", Access: AccessRead},
 	{Path: ".config/fish", Access: AccessRead},

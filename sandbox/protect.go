@@ -66,6 +66,7 @@ func (v *fsView) discover(walk bool) {
 	for _, g := range v.grants {
 		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
 			d.enclosing(g.Path)
+			d.jjPointer(joinPath(g.Path, ".jj/repo"))
 		}
 	}
 	if !walk {
