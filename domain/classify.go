@@ -884,11 +884,18 @@ func (c *classifier) mcp(entries []ScopeEntry, trust MCPTrust) []ScopeEntry {
 	if c.inv.MCP != nil {
 		server, tool = c.inv.MCP.Server, c.inv.MCP.Tool
 	}
+	trusted := func() bool { return server != "" && trust.TrustedReadOnly(server, tool) }
 	if rest, ok := strings.CutPrefix(c.inv.ToolName, "mcp__"); ok && server == "" {
 		server, tool, _ = strings.Cut(rest, "__")
+		if strings.Contains(tool, "_") {
+			// mcp__a__b__c names server a's tool b__c or server a__b's
+			// tool c (and mcp__a___b a's _b or a_'s b): trusted only
+			// when every reading is.
+			trusted = func() bool { return mcpTrustedEveryWay(trust, rest) }
+		}
 	}
 	c.a.Kind = ActionMCPWriteOrUnknown
-	if server != "" && trust.TrustedReadOnly(server, tool) {
+	if trusted() {
 		c.a.Kind = ActionMCPRead
 	}
 	c.a.Summary = fmt.Sprintf("Call the MCP tool %s on %s", tool, server)
@@ -896,6 +903,23 @@ func (c *classifier) mcp(entries []ScopeEntry, trust MCPTrust) []ScopeEntry {
 	c.detail("Tool", tool, true)
 	c.arguments()
 	return append(entries, ScopeEntry{"mcp_server", server}, ScopeEntry{"mcp_tool", tool}, c.payload())
+}
+
+// mcpTrustedEveryWay reports whether each way of reading an MCP tool's
+// name after "mcp__" as "<server>__<tool>" (both not empty) names a tool
+// trust holds read-only.
+func mcpTrustedEveryWay(trust MCPTrust, rest string) bool {
+	ways := 0
+	for i := 1; i+2 < len(rest); i++ {
+		if rest[i:i+2] != "__" {
+			continue
+		}
+		if !trust.TrustedReadOnly(rest[:i], rest[i+2:]) {
+			return false
+		}
+		ways++
+	}
+	return ways > 0
 }
 
 // dynamic classifies a tool a skill registered at run time.
