@@ -385,6 +385,12 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 			if found = c != nil; found && c.RequestID != "" {
 				reqID = c.RequestID
 				open = st.Approvals[reqID] != nil && st.Approvals[reqID].Status == turn.RequestOpen
+				// A report of another input than the call was decided
+				// with resolves nothing: RecordToolRun refuses it (409
+				// tool_call_reused) and nothing is recorded.
+				if a, err := domain.Classify(inv, st.Snapshot.Sandbox.Cwd, nil); err != nil || a.ToolName != c.ToolName || a.ScopeHash != c.ScopeHash {
+					open = false
+				}
 			}
 			return nil
 		})

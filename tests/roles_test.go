@@ -492,6 +492,16 @@ func TestRolesClaudeCodeHook(t *testing.T) {
 		t.Fatalf("another workspace's runtime resolved the request: %+v", a)
 	}
 
+	// A report of another input under the call's id is refused and
+	// withdraws nothing.
+	forged := ccEdit(t, ccPayload(t, "post_bash", session, ws), map[string]any{"tool_input": map[string]any{"command": "echo another"}})
+	status, body = hk.Request("POST", "/v1/hooks/claude-code", forged)
+	wantError(t, status, body, http.StatusConflict, "tool_call_reused")
+	s.JSON("GET", "/v1/approvals/"+req, nil, http.StatusOK, &a)
+	if a.Status != "pending" {
+		t.Fatalf("a refused report resolved the request: %+v", a)
+	}
+
 	hk.hook(ccPayload(t, "post_bash", session, ws)) // it ran after Claude Code's prompt
 	evs := roEvents(t, s, t1)
 	resolved := 0
