@@ -102,17 +102,39 @@ func (cs *CredentialStore) Active(ctx context.Context, by domain.Actor) (bool, e
 	return ok && c.Role == by.Role, nil
 }
 
+// ActiveID reports whether the credential with id is active and is by's
+// (its name and role), read up to date.
+func (cs *CredentialStore) ActiveID(ctx context.Context, id string, by domain.Actor) (bool, error) {
+	if err := cs.Refresh(ctx); err != nil {
+		return false, err
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.creds.Lookup(id)
+	return ok && c.Name == by.Name && c.Role == by.Role, nil
+}
+
 // EgressValid is the egress proxy's check that the principal a connection
 // is made for still holds a credential (egress.Proxy.Valid): the
 // configured admin token's (BootstrapName), while one is configured, or an
 // active named credential. A revoked one, or a store that cannot say, is
 // an error: its proxy URL ends with it, as its requests do.
-func EgressValid(cs *CredentialStore, adminToken string) func(context.Context, domain.Actor) error {
-	return func(ctx context.Context, by domain.Actor) error {
-		if by.Name == BootstrapName && by.Role == domain.RoleAdmin && adminToken != "" {
+//
+// A URL given on a named credential names its id (credID): it lapses with
+// that credential, even when a new credential takes the name again (a
+// token rotated by revoking it and creating its name anew).
+func EgressValid(cs *CredentialStore, adminToken string) func(context.Context, domain.Actor, string) error {
+	return func(ctx context.Context, by domain.Actor, credID string) error {
+		if credID == "" && by.Name == BootstrapName && by.Role == domain.RoleAdmin && adminToken != "" {
 			return nil
 		}
-		ok, err := cs.Active(ctx, by)
+		var ok bool
+		var err error
+		if credID != "" {
+			ok, err = cs.ActiveID(ctx, credID, by)
+		} else {
+			ok, err = cs.Active(ctx, by)
+		}
 		if err != nil {
 			return fmt.Errorf("the credential of %s cannot be checked: %w", by, err)
 		}

@@ -37,5 +37,5 @@ func (s *Server) turnEgress(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusServiceUnavailable, "unavailable", nil, "this server runs no shared egress proxy (serve --egress-listen)"))
 		return
 	}
-	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.TurnID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.TurnID, principalOf(r).Actor())})
+	writeJSON(w, http.StatusOK, EgressResponse{TurnID: t.Turn.TurnID, ProxyURL: s.cfg.EgressProxyURL(t.Turn.TurnID, principalOf(r).Actor(), principalOf(r).CredentialID)})
 }

@@ -72,9 +72,9 @@ type Config struct {
 	MaxHeldBytes int
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
 	// credential for the principal by (GET /v1/turns/{turn_id}/egress),
-	// whose connections through it are recorded as by's; nil: no shared
-	// proxy.
-	EgressProxyURL func(turnID string, by domain.Actor) string
+	// whose connections through it are recorded as by's, and which lapses
+	// with by's credential credID; nil: no shared proxy.
+	EgressProxyURL func(turnID string, by domain.Actor, credID string) string
 }
 
 // Server serves the API.

@@ -65,7 +65,7 @@ type Credential struct {
 
 // Principal is who the credential authenticates.
 func (c *Credential) Principal() Principal {
-	return Principal{Name: c.Name, Role: c.Role, Workspaces: slices.Clone(c.Workspaces)}
+	return Principal{Name: c.Name, Role: c.Role, Workspaces: slices.Clone(c.Workspaces), CredentialID: c.ID}
 }
 
 // HashSecret is the stored hash of a secret with its salt.

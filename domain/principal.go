@@ -148,6 +148,11 @@ func (a *Actor) UnmarshalJSON(b []byte) error {
 type Principal struct {
 	Name string
 	Role Role
+	// CredentialID is the id of the named credential it authenticated
+	// with ("" for the server's configured admin token): what it was given
+	// on that credential's strength (a turn's egress proxy URL) lapses when
+	// the credential is revoked.
+	CredentialID string
 	// Workspaces, when not empty, are the only workspaces the principal may
 	// act on or see.
 	Workspaces []string

@@ -27,8 +27,7 @@ import (
 func TestAttack14ConsoleSessionOnAnotherPort(t *testing.T) {
 	s := StartServer(t, "")
 	approver := s.credential("alice", "approver")
-	agent := *s
-	agent.Token = s.credential("agent", "runtime")
+	agent := roAs(s, s.credential("agent", "runtime"))
 	ctx := browser(t)
 	signIn(t, ctx, s, approver)
 	run(t, ctx, "the console goes live", chromedp.WaitVisible(`#conn[data-state="live"]`, chromedp.ByQuery))

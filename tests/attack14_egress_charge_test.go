@@ -25,11 +25,10 @@ import (
 func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 	t.Parallel()
 	s, root := egressServerWith(t, "--max-open-turn-bytes", "262144")
-	victim, agent := *s, *s
-	victim.Token = s.credential("victim", "runtime")
-	agent.Token = s.credential("agent", "runtime")
+	victim := roAs(s, s.credential("victim", "runtime"))
+	agent := roAs(s, s.credential("agent", "runtime"))
 	for _, id := range []string{"v1", "v2"} {
-		if st, body := startProfileTurn(&victim, id, root, map[string]any{"profile": "web"}); st != http.StatusCreated {
+		if st, body := startProfileTurn(victim, id, root, map[string]any{"profile": "web"}); st != http.StatusCreated {
 			t.Fatalf("start %s: %d %s", id, st, body)
 		}
 	}
@@ -61,14 +60,14 @@ func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 	if code := connect(0); code == "quota_exceeded" {
 		t.Fatal("control: the first connection was refused for the quota")
 	}
-	if st, b := decide(&victim, "v2", "own0"); st != http.StatusOK {
+	if st, b := decide(victim, "v2", "own0"); st != http.StatusOK {
 		t.Fatalf("control: the victim's call before the connections: %d %s", st, b)
 	}
 	refused := false
 	for i := 1; i < 1500 && !refused; i++ {
 		refused = connect(i) == "quota_exceeded"
 		if !refused && i%20 == 0 {
-			if st, b := decide(&victim, "v2", fmt.Sprint("own", i)); st != http.StatusOK {
+			if st, b := decide(victim, "v2", fmt.Sprint("own", i)); st != http.StatusOK {
 				t.Fatalf("the agent's connections through the proxy of a turn the victim started filled the victim's quota: its own call in its other turn, after %d connections: %d %s", i, st, b)
 			}
 		}
@@ -76,14 +75,14 @@ func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 	if !refused {
 		t.Fatal("1500 denied connections were not refused under a quota of 256 KiB")
 	}
-	if st, b := decide(&victim, "v2", "own-last"); st != http.StatusOK {
+	if st, b := decide(victim, "v2", "own-last"); st != http.StatusOK {
 		t.Errorf("the victim's call once the agent's connections were refused: %d %s", st, b)
 	}
 	if st, b := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a1", "workspace_id": "ws", "thread_id": "th-a1",
 		"workspace_root": root, "permission_profile": map[string]any{"profile": "web"}}); st != http.StatusCreated {
 		t.Fatalf("start a1: %d %s", st, b)
 	}
-	if st, b := decide(&agent, "a1", "own"); st != http.StatusTooManyRequests || !strings.Contains(string(b), `"of":"agent"`) {
+	if st, b := decide(agent, "a1", "own"); st != http.StatusTooManyRequests || !strings.Contains(string(b), `"of":"agent"`) {
 		t.Errorf("control: the agent, its connections past its quota, in its own turn: %d %s", st, b)
 	}
 }

@@ -27,10 +27,9 @@ func TestAttack14EgressAfterRevocation(t *testing.T) {
 	s, root := egressServer(t)
 	origin := egressOrigin(t, "allowed-origin")
 	echo := echoListener(t)
-	agent, other := *s, *s
-	agent.Token = s.credential("agent", "runtime")
-	other.Token = s.credential("other", "runtime")
-	if st, body := startProfileTurn(&other, "r1", root, map[string]any{"profile": "web"}); st != http.StatusCreated {
+	agent := roAs(s, s.credential("agent", "runtime"))
+	other := roAs(s, s.credential("other", "runtime"))
+	if st, body := startProfileTurn(other, "r1", root, map[string]any{"profile": "web"}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, body)
 	}
 	proxyOf := func(c *Server) *url.URL {
@@ -54,7 +53,7 @@ func TestAttack14EgressAfterRevocation(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header.Get("X-Turnstile-Refusal") + " " + string(b)
 	}
-	ap, op := proxyOf(&agent), proxyOf(&other)
+	ap, op := proxyOf(agent), proxyOf(other)
 	if st, body := get(ap); st != http.StatusOK || !strings.Contains(body, "allowed-origin") {
 		t.Fatalf("control: the agent's URL before the revocation: %d %s", st, body)
 	}
@@ -100,6 +99,16 @@ func TestAttack14EgressAfterRevocation(t *testing.T) {
 	}
 	if st, body := get(op); st != http.StatusOK || !strings.Contains(body, "allowed-origin") {
 		t.Errorf("control: another credential's URL for the same turn after the revocation: %d %s", st, body)
+	}
+	// A token rotated: the name is given to a new credential. The old URL
+	// names the revoked credential, not the name, and stays refused; the
+	// new credential's own URL works (control).
+	rotated := roAs(s, s.credential("agent", "runtime"))
+	if st, body := get(ap); st == http.StatusOK {
+		t.Errorf("the revoked credential's proxy URL carries connections again once its name is reused: %d %s", st, body)
+	}
+	if st, body := get(proxyOf(rotated)); st != http.StatusOK || !strings.Contains(body, "allowed-origin") {
+		t.Errorf("control: the new credential's own URL: %d %s", st, body)
 	}
 }
 

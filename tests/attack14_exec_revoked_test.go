@@ -21,8 +21,7 @@ func TestAttack14ExecRunsOnAfterRevocation(t *testing.T) {
 	root := workspace(t)
 	os.Chmod(root, 0o777)
 	for i, name := range []string{"kept", "revoked"} {
-		c := *s
-		c.Token = s.credential(name, "runtime")
+		c := roAs(s, s.credential(name, "runtime"))
 		turnID := "x-" + name
 		c.JSON("POST", "/v1/turns", map[string]any{"turn_id": turnID, "workspace_id": "ws", "thread_id": "th", "workspace_root": root,
 			"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)

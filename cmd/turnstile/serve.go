@@ -280,14 +280,14 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	creds := api.NewCredentialStore(store)
 	rn.egress.Valid = api.EgressValid(creds, token)
 	var eln net.Listener
-	var egressURL func(string, domain.Actor) string
+	var egressURL func(string, domain.Actor, string) string
 	if f.egressListen != "" {
 		if eln, err = listenEgress(f.egressListen); err != nil {
 			return err
 		}
 		defer eln.Close()
-		egressURL = func(turnID string, by domain.Actor) string {
-			return rn.egress.ProxyURLFor(eln.Addr().String(), turnID, by)
+		egressURL = func(turnID string, by domain.Actor, credID string) string {
+			return rn.egress.ProxyURLFor(eln.Addr().String(), turnID, by, credID)
 		}
 	}
 	cmdTimeout := 10 * time.Second

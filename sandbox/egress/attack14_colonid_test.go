@@ -28,7 +28,7 @@ func TestAttack14ProxyTurnIDWithColon(t *testing.T) {
 	for name, u := range map[string]string{
 		"plain (control)":          p.ProxyURL(addr, "plain"),
 		"thread:1":                 p.ProxyURL(addr, "thread:1"),
-		"thread:1 for a principal": p.ProxyURLFor(addr, "thread:1", by),
+		"thread:1 for a principal": p.ProxyURLFor(addr, "thread:1", by, "c1"),
 	} {
 		if code, _, body := get(t, proxyClient(u), "http://"+hp+"/"); code != http.StatusOK || body != "hi" {
 			t.Errorf("%s: %d %q, want 200", name, code, body)

@@ -86,8 +86,11 @@ type Proxy struct {
 	// (ActorOf: the one a ProxyURLFor was given to, or whose command
 	// AttachAs serves) still holds its credential: a revoked one's new
 	// connections are refused credential_revoked, and the watch closes
-	// those it has open. The proxy's own (Actor) are not checked.
-	Valid func(ctx context.Context, by domain.Actor) error
+	// those it has open. The proxy's own (Actor) are not checked. credID
+	// is the id of the credential a ProxyURLFor was given on ("" for a
+	// command's connections, or the admin token's): a URL lapses with
+	// that credential, not with a name a new credential may take again.
+	Valid func(ctx context.Context, by domain.Actor, credID string) error
 	// Recheck is how often open connections are judged again against the
 	// turn's snapshot (a narrowing closes what it denies).
 	Recheck time.Duration
@@ -134,8 +137,10 @@ type tunnel struct {
 	// methods cannot be seen).
 	method  string
 	connect bool
-	// by is the principal the connection is made for (ActorOf).
-	by domain.Actor
+	// by is the principal the connection is made for (ActorOf), and cred
+	// the id of the credential its proxy URL was given on (CredentialOf).
+	by   domain.Actor
+	cred string
 	// up and down count the bytes carried each way; narrowed is set when
 	// a narrowing closed the connection.
 	up64, down64 atomic.Int64
@@ -235,9 +240,9 @@ func (p *Proxy) ProxyURL(addr, turnID string) string {
 // principal by: an HMAC of the turn id and the principal under the
 // proxy's key, so that the holder of one principal's URL cannot have its
 // connections recorded for another.
-func (p *Proxy) CredentialFor(turnID string, by domain.Actor) string {
+func (p *Proxy) CredentialFor(turnID string, by domain.Actor, credID string) string {
 	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte("turnstile-egress\x00" + turnID + "\x00" + string(by.Role) + "\x00" + by.Name))
+	m.Write([]byte("turnstile-egress\x00" + turnID + "\x00" + string(by.Role) + "\x00" + by.Name + "\x00" + credID))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
@@ -247,39 +252,65 @@ func (p *Proxy) CredentialFor(turnID string, by domain.Actor) string {
 // against by's byte quota, not the turn's starter's: a runtime may decide
 // in a turn another credential of its workspace started, and take that
 // turn's proxy URL.
-func (p *Proxy) ProxyURLFor(addr, turnID string, by domain.Actor) string {
-	who := base64.RawURLEncoding.EncodeToString([]byte(string(by.Role) + "\x00" + by.Name))
-	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, who+"."+p.CredentialFor(turnID, by)), Host: addr}
+//
+// credID, the id of the credential by holds ("" for the admin token), is
+// named too: the URL lapses when that credential is revoked (Valid), even
+// when a new credential takes its name again.
+func (p *Proxy) ProxyURLFor(addr, turnID string, by domain.Actor, credID string) string {
+	who := base64.RawURLEncoding.EncodeToString([]byte(string(by.Role) + "\x00" + by.Name + "\x00" + credID))
+	u := url.URL{Scheme: "http", User: url.UserPassword(turnID, who+"."+p.CredentialFor(turnID, by, credID)), Host: addr}
 	return u.String()
 }
 
 // valid checks by with Valid (nil for the proxy's own connections, or
 // without Valid).
-func (p *Proxy) valid(ctx context.Context, by domain.Actor) error {
+func (p *Proxy) valid(ctx context.Context, by domain.Actor, credID string) error {
 	if p.Valid == nil || by == Actor {
 		return nil
 	}
-	return p.Valid(ctx, by)
+	return p.Valid(ctx, by, credID)
 }
 
 // revoked names the principals of ts whose credential Valid refuses (each
 // asked once).
-func (p *Proxy) revoked(ctx context.Context, ts []*tunnel) map[domain.Actor]bool {
-	var out map[domain.Actor]bool
-	asked := map[domain.Actor]bool{}
+func (p *Proxy) revoked(ctx context.Context, ts []*tunnel) map[holder]bool {
+	var out map[holder]bool
+	asked := map[holder]bool{}
 	for _, t := range ts {
-		if asked[t.by] {
+		h := holder{t.by, t.cred}
+		if asked[h] {
 			continue
 		}
-		asked[t.by] = true
-		if p.valid(ctx, t.by) != nil {
+		asked[h] = true
+		if p.valid(ctx, t.by, t.cred) != nil {
 			if out == nil {
-				out = map[domain.Actor]bool{}
+				out = map[holder]bool{}
 			}
-			out[t.by] = true
+			out[h] = true
 		}
 	}
 	return out
+}
+
+// holder is a principal and the credential its proxy URL was given on.
+type holder struct {
+	by   domain.Actor
+	cred string
+}
+
+// credKey keys the id of the credential a connection's proxy URL was
+// given on in its request's context (withCredential).
+type credKey struct{}
+
+func withCredential(ctx context.Context, credID string) context.Context {
+	return context.WithValue(ctx, credKey{}, credID)
+}
+
+// CredentialOf is the id of the credential ctx's connection's proxy URL
+// was given on ("" for none).
+func CredentialOf(ctx context.Context) string {
+	id, _ := ctx.Value(credKey{}).(string)
+	return id
 }
 
 // actorKey keys the principal a connection is made for in its request's
@@ -305,13 +336,13 @@ func ActorOf(ctx context.Context) domain.Actor {
 // turn with Proxy-Authorization (Basic, the turn id and its credential).
 func (p *Proxy) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		turnID, by, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
+		turnID, by, credID, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
 		if !ok {
 			w.Header().Set("Proxy-Authenticate", `Basic realm="turnstile egress"`)
 			http.Error(w, "turnstile egress: proxy credentials required (the turn id and its credential)", http.StatusProxyAuthRequired)
 			return
 		}
-		p.serve(w, r.WithContext(WithActor(r.Context(), by)), turnID)
+		p.serve(w, r.WithContext(withCredential(WithActor(r.Context(), by), credID)), turnID)
 	})
 }
 
@@ -329,35 +360,36 @@ func (p *Proxy) TurnHandlerAs(turnID string, by domain.Actor) http.Handler {
 	})
 }
 
-// authenticate reads the turn and the principal (zero for a ProxyURL
-// credential, which names none) of a Proxy-Authorization.
-func (p *Proxy) authenticate(h string) (string, domain.Actor, bool) {
+// authenticate reads the turn, the principal (zero for a ProxyURL
+// credential, which names none) and its credential's id of a
+// Proxy-Authorization.
+func (p *Proxy) authenticate(h string) (turnID string, by domain.Actor, credID string, ok bool) {
 	raw, ok := strings.CutPrefix(h, "Basic ")
 	if !ok {
-		return "", domain.Actor{}, false
+		return "", domain.Actor{}, "", false
 	}
 	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
 	if err != nil {
-		return "", domain.Actor{}, false
+		return "", domain.Actor{}, "", false
 	}
 	// A turn id may hold ':' (claude-code:<hash>:<n>); a credential holds
 	// none: the turn id ends at the last one.
 	i := strings.LastIndexByte(string(b), ':')
 	if i <= 0 {
-		return "", domain.Actor{}, false
+		return "", domain.Actor{}, "", false
 	}
 	turnID, cred := string(b[:i]), string(b[i+1:])
 	if who, mac, named := strings.Cut(cred, "."); named {
 		w, err := base64.RawURLEncoding.DecodeString(who)
-		role, name, ok := strings.Cut(string(w), "\x00")
-		if err != nil || !ok || role == "" || name == "" {
-			return "", domain.Actor{}, false
+		parts := strings.Split(string(w), "\x00")
+		if err != nil || len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+			return "", domain.Actor{}, "", false
 		}
-		by := domain.Actor{Name: name, Role: domain.Role(role)}
-		return turnID, by, hmac.Equal([]byte(mac), []byte(p.CredentialFor(turnID, by)))
+		by := domain.Actor{Name: parts[1], Role: domain.Role(parts[0])}
+		return turnID, by, parts[2], hmac.Equal([]byte(mac), []byte(p.CredentialFor(turnID, by, parts[2])))
 	}
 	want := p.Credential(turnID)
-	return turnID, domain.Actor{}, hmac.Equal([]byte(cred), []byte(want))
+	return turnID, domain.Actor{}, "", hmac.Equal([]byte(cred), []byte(want))
 }
 
 // refuseHeader names the rule of a refusal on the 403 answer.
@@ -392,8 +424,8 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	origin := scheme + "://" + joinHost(host, port)
-	by := ActorOf(r.Context())
-	if err := p.valid(r.Context(), by); err != nil {
+	by, credID := ActorOf(r.Context()), CredentialOf(r.Context())
+	if err := p.valid(r.Context(), by, credID); err != nil {
 		deny(w, Verdict{Code: "credential_revoked", Rule: err.Error()})
 		return
 	}
@@ -436,7 +468,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
-		method: r.Method, connect: r.Method == http.MethodConnect, by: by}
+		method: r.Method, connect: r.Method == http.MethodConnect, by: by, cred: credID}
 	defer p.account(t)
 	if r.Method == http.MethodConnect {
 		p.connect(w, t)

@@ -91,7 +91,7 @@ func (p *Proxy) watch(turnID string) {
 		// them is seen closed, none of the others delivers another byte.
 		var denied []*tunnel
 		for _, t := range ts {
-			if err != nil || revoked[t.by] || !t.allowedBy(s) {
+			if err != nil || revoked[holder{t.by, t.cred}] || !t.allowedBy(s) {
 				t.narrowed.Store(true)
 				denied = append(denied, t)
 			}
