@@ -60,11 +60,16 @@ type HookDecision struct {
 func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxHookBodyBytes))
 	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			// Its event cannot be read: the answer is a PreToolUse's
+			// deny, since an http hook lets the call run on any other
+			// answer (a Write of 17 MB would have run unchecked); the
+			// hooks of other events ignore it.
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+			return
+		}
 		writeError(w, err)
-		return
-	}
-	if s.cfg.ClaudeCode == nil {
-		writeError(w, errorf(http.StatusNotFound, "not_configured", nil, "the Claude Code hook is not configured on this server (serve --claude-code-config)"))
 		return
 	}
 	var h claudeCodeHook
@@ -79,6 +84,15 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeError(w, fmt.Errorf("%w: %v", errMalformed, err))
+		return
+	}
+	if s.cfg.ClaudeCode == nil {
+		err := errorf(http.StatusNotFound, "not_configured", nil, "the Claude Code hook is not configured on this server (serve --claude-code-config)")
+		if h.HookEventName == "PreToolUse" {
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+err.Message))
+			return
+		}
+		writeError(w, err)
 		return
 	}
 	if len(body) > MaxBodyBytes && h.HookEventName != "PostToolUse" && h.HookEventName != "PostToolUseFailure" {
@@ -98,11 +112,11 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if h.HookEventName == "PreToolUse" {
-			if e := mapError(err); e.Status >= 400 && e.Status < 500 {
-				// The call is malformed or unplaceable: deny it, and say why.
-				writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+e.Message))
-				return
-			}
+			// The call is malformed or unplaceable, or the server cannot
+			// record it (its store unavailable or full): deny it, and say
+			// why. Any other answer lets an http hook's call run.
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+			return
 		}
 		writeError(w, err)
 		return
