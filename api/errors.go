@@ -55,6 +55,7 @@ func mapError(err error) *Error {
 		credGone *domain.CredentialNotFoundError
 		lagging  *AfterTimeoutError
 		quota    *domain.QuotaError
+		busy     *BodyBudgetError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -69,6 +70,8 @@ func mapError(err error) *Error {
 		return errorf(http.StatusConflict, "credential_exists", map[string]any{"name": credDup.Name}, "%s", credDup.Error())
 	case errors.As(err, &credGone):
 		return errorf(http.StatusNotFound, "not_found", map[string]any{"kind": "credential", "id": credGone.Name}, "%s", credGone.Error())
+	case errors.As(err, &busy):
+		return errorf(http.StatusServiceUnavailable, "server_busy", map[string]any{"limit_bytes": busy.Limit}, "%s", busy.Error())
 	case errors.As(err, &tooLarge):
 		return errorf(http.StatusRequestEntityTooLarge, "body_too_large", map[string]any{"limit_bytes": tooLarge.Limit}, "request body is larger than %d bytes", tooLarge.Limit)
 	case errors.Is(err, errMalformed):

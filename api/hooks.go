@@ -61,7 +61,8 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxHookBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var busy *BodyBudgetError
+		if errors.As(err, &tooLarge) || errors.As(err, &busy) {
 			// Its event cannot be read: the answer is a PreToolUse's
 			// deny, since an http hook lets the call run on any other
 			// answer (a Write of 17 MB would have run unchecked); the

@@ -70,6 +70,11 @@ type Config struct {
 	// open turns (default domain.DefaultMaxHeldBytes; negative: no bound).
 	// A new tool call in one of its turns past it is a 429 quota_exceeded.
 	MaxHeldBytes int
+	// MaxBodyMemory bounds the bytes of request bodies held at once, over
+	// every request in flight (default DefaultMaxBodyMemory; negative: no
+	// bound). A request past it is a 503 server_busy (a Claude Code
+	// PreToolUse: a deny).
+	MaxBodyMemory int64
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
 	// credential for the principal by (GET /v1/turns/{turn_id}/egress),
 	// whose connections through it are recorded as by's, and which lapses
@@ -88,6 +93,8 @@ type Server struct {
 	// draining is set when shutdown starts: long polls and streams end.
 	draining chan struct{}
 	drained  atomic.Bool
+	// bodies bounds the request bodies held at once (nil: no bound).
+	bodies *bodyBudget
 	// ccHints remembers each Claude Code session's latest turn number.
 	ccHints ccHints
 	// sessions are the console's signed-in sessions (ui.go).
@@ -126,7 +133,14 @@ func New(cfg Config) *Server {
 	if cfg.Credentials == nil && cfg.Store != nil {
 		cfg.Credentials = NewCredentialStore(cfg.Store)
 	}
+	if cfg.MaxBodyMemory == 0 {
+		cfg.MaxBodyMemory = DefaultMaxBodyMemory
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{})}
+	if cfg.MaxBodyMemory > 0 {
+		s.bodies = &bodyBudget{max: cfg.MaxBodyMemory}
+		s.metrics.Gauge("turnstile_request_body_bytes_held", func() float64 { return float64(s.bodies.used.Load()) })
+	}
 	s.metrics.Gauge("turnstile_cached_turns", func() float64 { return float64(cfg.Engine.CachedTurns()) })
 	s.metrics.Gauge("turnstile_projection_events_applied", func() float64 { return float64(cfg.Projector.Applied()) })
 	return s
@@ -151,7 +165,7 @@ func (s *Server) Drain() {
 // openapi.go) before its handler runs.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(s.observe, s.budgetBodies)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		// RFC 9110 §15.5.6: a 405 lists the methods the resource allows.

@@ -56,6 +56,7 @@ type serveFlags struct {
 	checkpointInterval     time.Duration
 	// Quotas: what one credential, or one turn, can make the server hold.
 	maxOpenTurns, maxPending, maxHeldBytes int
+	maxBodyMemory                          int64
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -90,6 +91,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
 	fs.IntVar(&f.maxOpenTurns, "max-open-turns", domain.DefaultMaxOpenTurns, "how many turns one credential may have open at once, child turns included (429 quota_exceeded past it; -1: no bound)")
+	fs.Int64Var(&f.maxBodyMemory, "max-body-memory", api.DefaultMaxBodyMemory, "how many bytes of request bodies the server holds at once, over every request in flight (past it a request is a 503 server_busy, a Claude Code PreToolUse a deny; -1: no bound)")
 	fs.IntVar(&f.maxHeldBytes, "max-open-turn-bytes", domain.DefaultMaxHeldBytes, "how many bytes of stored events one credential's open turns may hold (a new tool call in one of them past it is a 429 quota_exceeded; -1: no bound)")
 	fs.IntVar(&f.maxPending, "max-pending-approvals", domain.DefaultMaxOpenRequests, "how many approval requests one turn may have open at once (a decision that would ask one more is a 429 quota_exceeded)")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
@@ -258,8 +260,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 {
-		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns and --max-open-turn-bytes positive or -1")
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 || f.maxBodyMemory == 0 || f.maxBodyMemory < -1 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns, --max-open-turn-bytes and --max-body-memory positive or -1")
 	}
 	cpPath := checkpointPath(f)
 	if old := legacyCheckpointPath(f); old != "" {
@@ -298,7 +300,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Credentials: creds, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
-		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes})
+		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes, MaxBodyMemory: f.maxBodyMemory})
 
 	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)

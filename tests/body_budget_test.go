@@ -1,0 +1,89 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRequestBodiesHeldAreBounded: every request body is read whole into
+// memory (a Claude Code PostToolUse may take 16 MiB), and the agent holds a
+// credential and may open connections at will, so enough bodies sent at
+// once had the server killed for its memory, and an http hook then lets
+// every call run. The bodies held at once are bounded (--max-body-memory):
+// past it a request is refused, a PreToolUse with a deny. Controls: the
+// same PreToolUse is allowed once the body holding the budget is done, and
+// the held bytes go back to zero.
+func TestRequestBodiesHeldAreBounded(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	ccProject(t, ws)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "full_access"}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--claude-code-config", cfg, "--max-body-memory", "2500000")
+	const session = "sess-budget"
+	s.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
+	held := func() int64 {
+		_, body := s.Request("GET", "/metrics", nil)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "turnstile_request_body_bytes_held "); ok {
+				n, _ := strconv.ParseFloat(v, 64)
+				return int64(n)
+			}
+		}
+		return -1
+	}
+	write := func(id string) []byte {
+		return ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{"tool_use_id": id,
+			"tool_input": map[string]any{"file_path": filepath.Join(ws, "w.txt"), "content": strings.Repeat("y", 600_000)}})
+	}
+
+	// A body the agent keeps sending: 2,000,000 bytes, then nothing.
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest("POST", s.URL+"/v1/hooks/claude-code", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- -1
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	prefix := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"toolu_slow","tool_input":{"file_path":"a"},"tool_response":"`, session, ws)
+	if _, err := io.WriteString(pw, prefix+strings.Repeat("x", 2_000_000-len(prefix))); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, "the server holding the slow body", func() bool { return held() >= 2_000_000 })
+
+	status, body := s.Request("POST", "/v1/hooks/claude-code", write("toolu_busy"))
+	if status != http.StatusOK || !strings.Contains(string(body), `"permissionDecision":"deny"`) || !strings.Contains(string(body), "max-body-memory") {
+		t.Fatalf("a PreToolUse past the body budget: %d %s", status, body)
+	}
+	status, body = s.Request("POST", "/v1/turns", map[string]any{"turn_id": "budget-1", "workspace_id": "ws", "thread_id": "th",
+		"workspace_root": ws, "permission_profile": map[string]any{"mode": "supervised"}, "pad": strings.Repeat("z", 600_000)})
+	wantError(t, status, body, http.StatusServiceUnavailable, "server_busy")
+
+	io.WriteString(pw, `"}`)
+	pw.Close()
+	<-done
+	pollUntil(t, "the held bytes released", func() bool { return held() == 0 })
+	if got := s.hookHTTP(write("toolu_after")); !strings.Contains(got, `"permissionDecision":"allow"`) {
+		t.Fatalf("control: the same PreToolUse once the budget is free: %s", got)
+	}
+}
