@@ -44,7 +44,7 @@ const ClaudeCodeUnknownPrefix = "claude_code."
 var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout, and a hash of the other fields but `description` (`dangerouslyDisableSandbox`, `run_in_background`), which are shown", mapArgs: ccBash},
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
-	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix (`/etc/*` reads `/etc`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`) or starting with `!` lists every level of `path`, checked as `LS` is", mapArgs: ccGlob},
+	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix; an absolute pattern is split as Claude Code splits it, its directory searched with the rest (`/etc/*` is `*` over `/etc`, `/w/a.go` is `a.go` over `/w`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`), starting with `!`, or a comment (`#…`) lists every level, checked as `LS` is", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
 	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`", mapArgs: ccPath("path", true)},
 	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
@@ -213,6 +213,11 @@ func ccPath(key string, optional bool) func(map[string]any, string) (map[string]
 // ccGlob reads what a glob can reach: path (default cwd) joined with the
 // pattern's literal leading directories, so that "/etc/*" or "../../x/*"
 // is the read of the directory it lists, not of cwd.
+//
+// Claude Code's Glob (glob in its src/utils/glob.ts) gives rg an
+// absolute pattern split (ccGlobBase): rg searches the pattern's static
+// directory with the rest as its --glob, so "/w/*" is the glob "*" over
+// /w, which rg matches at every level, and path is not read.
 func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 	base, err := ccString(in, "path")
 	if err != nil {
@@ -231,10 +236,65 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 	if _, err := ccCleanPath("pattern", pattern, cwd); err != nil {
 		return nil, err
 	}
-	if strings.HasPrefix(pattern, "!") {
-		// rg reads "!…" as an exclusion: alone, it lists every other file
-		// at every level below the path.
-		return map[string]any{"path": ResolvePath(base, "")}, nil
+	if strings.HasPrefix(pattern, "/") {
+		dir, rel := ccGlobBase(pattern)
+		// The directory as written: a '..' in it is applied by the
+		// kernel when rg opens it, after the links before it.
+		return ccGlobListing(rel, func(p string) string {
+			if p == "" {
+				return dir
+			}
+			return strings.TrimSuffix(dir, "/") + "/" + p
+		}), nil
+	}
+	return ccGlobListing(pattern, func(p string) string { return ResolvePath(base, p) }), nil
+}
+
+// ccGlobBase splits an absolute pattern as Claude Code's
+// extractGlobBaseDirectory does: before the last '/' ahead of the first of
+// "*?[{" is the directory rg searches ("/" when that is the first
+// character), after it the glob; a pattern without one of them is its
+// directory and its last element (Node's dirname and basename).
+func ccGlobBase(pattern string) (dir, glob string) {
+	if i := strings.IndexAny(pattern, "*?[{"); i >= 0 {
+		j := strings.LastIndexByte(pattern[:i], '/')
+		if j == 0 {
+			return "/", pattern[1:]
+		}
+		return pattern[:j], pattern[j+1:]
+	}
+	p := strings.TrimRight(pattern, "/")
+	if p == "" {
+		return "/", ""
+	}
+	j := strings.LastIndexByte(p, '/')
+	if j == 0 {
+		return "/", p[1:]
+	}
+	return p[:j], p[j+1:]
+}
+
+// ccGlobListing is the listing rg --files --glob pattern shows of a
+// directory, join(""), whose directories below it join names:
+// rg reads the glob as a line of .gitignore (the ignore crate's
+// add_line), so a glob that starts with '#' is a comment and one that is
+// blank is none (rg lists every file), one that starts with '!' an
+// exclusion (every other file), and one without a '/' but a trailing one
+// matches a name at any level: each is a listing of every level. Another
+// is anchored to the directory: its literal leading directories are read,
+// as deep as the elements from its first wildcard on ("**": every level).
+func ccGlobListing(pattern string, join func(prefix string) string) map[string]any {
+	g := pattern
+	if !strings.HasSuffix(g, "\\ ") {
+		g = strings.TrimRightFunc(g, unicode.IsSpace)
+	}
+	if g == "" || strings.HasPrefix(g, "#") || strings.HasPrefix(g, "!") ||
+		!strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+		return map[string]any{"path": join("")}
+	}
+	if strings.HasPrefix(pattern, "/") {
+		// rg anchors a glob that starts with '/' to the directory.
+		pattern = pattern[1:]
 	}
 	var lit []string
 	for _, part := range strings.Split(pattern, "/") {
@@ -248,16 +308,11 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 		// No wildcard at all: the pattern names one path; its directory is read.
 		prefix = path.Dir(prefix)
 	}
-	if strings.HasPrefix(pattern, "/") && prefix == "" {
-		prefix = "/"
-	}
-	out := map[string]any{"path": ResolvePath(base, prefix)}
+	out := map[string]any{"path": join(prefix)}
 	// How many levels below that directory the glob can show (list_dir's
 	// depth): one per element of the pattern from its first wildcard on;
 	// "**" leaves it unbounded. A pattern without one names one path,
-	// whose directory is listed. Claude Code runs rg --files --glob, which
-	// reads the pattern as .gitignore does: one without a '/' (but a
-	// trailing one) matches a name at every level below.
+	// whose directory is listed.
 	depth := 1
 	if rest := strings.Split(pattern, "/")[len(lit):]; len(rest) > 0 {
 		depth = len(rest)
@@ -265,13 +320,10 @@ func ccGlob(in map[string]any, cwd string) (map[string]any, error) {
 			depth = 0
 		}
 	}
-	if !strings.Contains(strings.TrimSuffix(pattern, "/"), "/") {
-		depth = 0
-	}
 	if depth > 0 {
 		out["depth"] = json.Number(strconv.Itoa(depth))
 	}
-	return out, nil
+	return out
 }
 
 // ccWrite writes one file; the patch names it and nothing else, so that the
