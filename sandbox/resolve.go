@@ -308,7 +308,10 @@ const everyLevel = math.MaxInt
 // maxDecisionScanDirs bounds the directories a decision reads looking for
 // what a glob deny matches below a tree: each costs a directory read of the
 // server's (100,000 took 3 to 4 s), a tree the agent can grow at will, and
-// a bind mount that loops would never end. A tree larger than that is
+// a bind mount that loops would never end. The names a glob's last element
+// matches, each resolved against the rules, count as directories, and ten
+// other names as one (globMaskScan): a directory of 200,000 files named to
+// match cost as much as 200,000 directories. A tree larger than that is
 // refused, not judged in part (a variable for tests).
 var maxDecisionScanDirs = 200_000
 
@@ -316,7 +319,7 @@ var maxDecisionScanDirs = 200_000
 // at maxDecisionScanDirs.
 func treeTooLarge(p string) *Refusal {
 	return &Refusal{Code: CodeOutsideAllowedRoots, Path: p,
-		Message: fmt.Sprintf("more than %d directories lie below, too many to look for what a glob deny of the profile matches there: name a narrower path", maxDecisionScanDirs)}
+		Message: fmt.Sprintf("more than %d directories (or %d names) lie below, too many to look for what a glob deny of the profile matches there: name a narrower path", maxDecisionScanDirs, maxDecisionScanDirs*scanCostEntries)}
 }
 
 // sensitiveBelow reports whether a sensitive rule names something strictly
