@@ -468,6 +468,9 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 		if i := strings.Index(rest, "&&"); i >= 0 {
 			cds = append(cds, rest[:i], rest[:strings.LastIndex(rest, "&&")])
+			// The argument read as the grammar reads a word: a "&&"
+			// inside quotes ('q&&r') is part of the directory.
+			cds = append(cds, cdArgument(rest))
 		}
 	}
 	for _, dir := range cds {
@@ -483,6 +486,41 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 	}
 	return body, dirs, true, nil
+}
+
+// cdArgument returns the shell word at the start of s, after the blanks
+// the grammar skips: a single- or double-quoted string whole, its quotes
+// kept, or a bare word up to a blank or an operator character, a
+// backslash and the character after it kept in it.
+func cdArgument(s string) string {
+	s = shellBlank(s)
+	if s == "" {
+		return ""
+	}
+	switch s[0] {
+	case '\'':
+		if j := strings.IndexByte(s[1:], '\''); j >= 0 {
+			return s[:j+2]
+		}
+	case '"':
+		for j := 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '"':
+				return s[:j+1]
+			}
+		}
+	}
+	for j := 0; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\':
+			j++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || strings.IndexByte(";&|<>()", c) >= 0:
+			return s[:j]
+		}
+	}
+	return s
 }
 
 // heredocOnLine returns the index in script of the first "<<" from i on
