@@ -135,6 +135,11 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 			}
 		}
 	}
+	for seg := range strings.SplitSeq(fk.Sub, "/") {
+		if braceSet(seg) {
+			return fk, errors.New("a brace set (" + seg + ") is not expanded here, and would name that literal file: write one key per alternative")
+		}
+	}
 	fk.Glob = hasGlob(fk.Sub)
 	if fk.Glob {
 		if access != AccessDeny {
@@ -153,6 +158,19 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 		}
 	}
 	return fk, nil
+}
+
+// braceSet reports whether a path component holds a brace set ("{a,b}",
+// "*.{pem,key}"), which shells and most glob dialects expand and path.Match
+// reads as literal characters: a deny written so would deny nothing the
+// operator meant.
+func braceSet(seg string) bool {
+	i := strings.IndexByte(seg, '{')
+	if i < 0 {
+		return false
+	}
+	j := strings.IndexByte(seg[i:], '}')
+	return j > 0 && strings.Contains(seg[i:i+j], ",")
 }
 
 func isKnownToken(t string) bool {
