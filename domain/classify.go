@@ -433,7 +433,13 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		return "", nil, false, nil
 	}
 	script := argv[len(argv)-1]
-	at, redirect := -1, -1
+	// Any place the program's name stands on a line with a "<<", before
+	// the first such "<<" (the here-document's body follows it), may be
+	// the program Codex's grammar finds: the first may lie in the cd's
+	// argument ("cd apply_patch && apply_patch <<EOF"), so the directory
+	// is read before the first and before the last.
+	type found struct{ at, redirect int }
+	var progs []found
 	for _, prog := range []string{"apply_patch", "applypatch"} {
 		for i := 0; ; {
 			j := strings.Index(script[i:], prog)
@@ -441,38 +447,25 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 				break
 			}
 			j += i
-			if k := heredocOnLine(script, j+len(prog)); k >= 0 && (at < 0 || j < at) {
-				at, redirect = j, k
+			if k := heredocOnLine(script, j+len(prog)); k >= 0 {
+				progs = append(progs, found{j, k})
 			}
 			i = j + len(prog)
 		}
 	}
-	if at < 0 {
+	if len(progs) == 0 {
 		return "", nil, false, nil
 	}
-	_, body, found := strings.Cut(script[redirect:], "\n")
-	if !found {
+	redirect := slices.MinFunc(progs, func(a, b found) int { return a.redirect - b.redirect }).redirect
+	progs = slices.DeleteFunc(progs, func(p found) bool { return p.at > redirect })
+	first := slices.MinFunc(progs, func(a, b found) int { return a.at - b.at }).at
+	last := slices.MaxFunc(progs, func(a, b found) int { return a.at - b.at }).at
+	_, body, ok := strings.Cut(script[redirect:], "\n")
+	if !ok {
 		return "", nil, false, nil
 	}
 	dirs = []string{""}
-	head := script[:at]
-	var cds []string
-	for _, h := range []string{head, unblank(head)} {
-		// Codex's "cd dir && …" form anchors the cd (one argument) but not
-		// the command after the "&&", which may have assignments,
-		// arguments and redirections: the directory is what comes before
-		// the first "&&" (and, read as before, the last).
-		rest, ok := strings.CutPrefix(strings.TrimSpace(h), "cd")
-		if !ok {
-			continue
-		}
-		if i := strings.Index(rest, "&&"); i >= 0 {
-			cds = append(cds, rest[:i], rest[:strings.LastIndex(rest, "&&")])
-			// The argument read as the grammar reads a word: a "&&"
-			// inside quotes ('q&&r') is part of the directory.
-			cds = append(cds, cdArgument(rest))
-		}
-	}
+	cds := append(cdDirs(script[:first]), cdDirs(script[:last])...)
 	for _, dir := range cds {
 		dir = strings.TrimSpace(dir)
 		if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
@@ -486,6 +479,27 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 	}
 	return body, dirs, true, nil
+}
+
+// cdDirs returns the directories a "cd dir && " at the start of head may
+// name, as written and with the blanks Codex's grammar skips taken out.
+// Codex's form anchors the cd (one argument) but not the command after the
+// "&&", which may have assignments, arguments and redirections: the
+// directory is what comes before the first "&&", before the last, and the
+// cd's argument read as the grammar reads a word (a "&&" inside quotes,
+// 'q&&r', is part of it).
+func cdDirs(head string) []string {
+	var cds []string
+	for _, h := range []string{head, unblank(head)} {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(h), "cd")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, "&&"); i >= 0 {
+			cds = append(cds, rest[:i], rest[:strings.LastIndex(rest, "&&")], cdArgument(rest))
+		}
+	}
+	return cds
 }
 
 // cdArgument returns the shell word at the start of s, after the blanks
