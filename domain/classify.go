@@ -440,6 +440,7 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	// is read before the first and before the last.
 	type found struct{ at, redirect int }
 	var progs []found
+	var heredoc []int32
 	for _, prog := range []string{"apply_patch", "applypatch"} {
 		for i := 0; ; {
 			j := strings.Index(script[i:], prog)
@@ -447,7 +448,10 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 				break
 			}
 			j += i
-			if k := heredocOnLine(script, j+len(prog)); k >= 0 {
+			if heredoc == nil {
+				heredoc = heredocsOnLines(script)
+			}
+			if k := int(heredoc[j+len(prog)]); k >= 0 {
 				progs = append(progs, found{j, k})
 			}
 			i = j + len(prog)
@@ -537,26 +541,30 @@ func cdArgument(s string) string {
 	return s
 }
 
-// heredocOnLine returns the index in script of the first "<<" from i on
-// the same line (a line continuation does not end it), or -1: Codex's
-// grammar lets a redirection or, after a cd, words come between the
-// program and its here-document.
-func heredocOnLine(script string, i int) int {
-	for i < len(script) {
+// heredocsOnLines returns, for each index i of script (and its length),
+// the index of the first "<<" from i on on the same line (a line
+// continuation does not end it), or -1: Codex's grammar lets a redirection
+// or, after a cd, words come between the program and its here-document.
+// One pass from the end, so that a script naming the program at every
+// word is not scanned to its line's end from each.
+func heredocsOnLines(script string) []int32 {
+	next := make([]int32, len(script)+1)
+	next[len(script)] = -1
+	for i := len(script) - 1; i >= 0; i-- {
 		switch {
 		case strings.HasPrefix(script[i:], "<<"):
-			return i
+			next[i] = int32(i)
 		case strings.HasPrefix(script[i:], "\\\n"):
-			i += 2
+			next[i] = next[i+2]
 		case strings.HasPrefix(script[i:], "\\\r\n"):
-			i += 3
+			next[i] = next[i+3]
 		case script[i] == '\n':
-			return -1
+			next[i] = -1
 		default:
-			i++
+			next[i] = next[i+1]
 		}
 	}
-	return -1
+	return next
 }
 
 // shellBlank returns s after the blanks tree-sitter's bash grammar skips
