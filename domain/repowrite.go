@@ -15,7 +15,10 @@ import "strings"
 //
 //   - a component of path is named ".git", in any case (a ".git" directory
 //     or pointer file, the one git looks for in every directory it starts
-//     in; a case-insensitive file system finds ".GIT" as ".git");
+//     in; a case-insensitive file system finds ".GIT" as ".git"), or ".hg",
+//     ".jj" or ".sl" (OtherVCSDir: Mercurial, Jujutsu and Sapling read
+//     the hooks, aliases and extensions of the repository's config there
+//     as git does its own; the root's are protected paths too);
 //   - the file is named HEAD, in any case: with objects and refs, or with
 //     commondir, it makes its directory a git dir (a bare repository, a
 //     linked work tree's git dir) that git takes for a repository when it
@@ -54,7 +57,7 @@ func RepositoryWrite(root, path string, exists func(string) bool) (gitDir string
 	for i := first; i < len(path); {
 		end := nextSlash(path, i+1)
 		name := path[i+1 : end]
-		if strings.EqualFold(name, ".git") {
+		if strings.EqualFold(name, ".git") || OtherVCSDir(name) {
 			return path[:end], true
 		}
 		if end == len(path) && strings.EqualFold(name, "HEAD") {
@@ -70,6 +73,14 @@ func RepositoryWrite(root, path string, exists func(string) bool) (gitDir string
 		i = end
 	}
 	return "", false
+}
+
+// OtherVCSDir reports whether name (any case) is the directory another
+// version control system than git keeps a repository in, with a config
+// that runs programs: Mercurial's .hg (hgrc), Jujutsu's .jj
+// (repo/config.toml) and Sapling's .sl (config).
+func OtherVCSDir(name string) bool {
+	return strings.EqualFold(name, ".hg") || strings.EqualFold(name, ".jj") || strings.EqualFold(name, ".sl")
 }
 
 // nextSlash returns the index of the first '/' of p at or after i, or

@@ -49,6 +49,11 @@ func (v *fsView) repositoryRefusal(lexical, canon string) *Refusal {
 		if !ok && lexical != canon && domain.PathWithin(lexical, g.From) {
 			dir, ok = domain.RepositoryWrite(g.From, lexical, entryExists)
 		}
+		if ok && domain.OtherVCSDir(path.Base(dir)) {
+			return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
+				Message: "the path is a repository's own file (" + dir + " is, or would then be, a Mercurial, Jujutsu or Sapling repository's dir): " +
+					"the host's version control trusts its config, hooks and extensions, so file tools may not write a repository inside a writable root"}
+		}
 		if ok {
 			return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
 				Message: "the path is a git repository's own file (" + dir + " is, or would then be, a git dir): " +
