@@ -83,6 +83,47 @@ func OtherVCSDir(name string) bool {
 	return strings.EqualFold(name, ".hg") || strings.EqualFold(name, ".jj") || strings.EqualFold(name, ".sl")
 }
 
+// OtherVCSConfigs are, for each OtherVCSDir (lower case), the files in it
+// that name what the tool runs or where its config is read: Mercurial's
+// and Sapling's config and sharedpath (another repository's, whose config
+// is read), Jujutsu's repo/config.toml and repo (a file naming another
+// repository's store).
+var OtherVCSConfigs = map[string][]string{
+	".hg": {"hgrc", "sharedpath"},
+	".sl": {"config", "hgrc", "sharedpath"},
+	".jj": {"repo/config.toml", "repo"},
+}
+
+// OtherVCSConfigTrusted reports whether a Mercurial or Sapling config
+// holds nothing that runs a program: comments, blank lines and the [paths]
+// section alone (what a clone writes). Anything else ([hooks],
+// [extensions], [alias], [ui] with its editor or merge tool, a %include)
+// is not trusted.
+func OtherVCSConfigTrusted(content []byte) bool {
+	section := ""
+	for line := range strings.SplitSeq(string(content), "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, ";"):
+			continue
+		case strings.HasPrefix(l, "["):
+			end := strings.IndexByte(l, ']')
+			if end < 0 {
+				return false
+			}
+			section = strings.TrimSpace(l[1:end])
+			if section != "paths" || strings.TrimSpace(l[end+1:]) != "" {
+				return false
+			}
+		case section != "paths" || strings.HasPrefix(l, "%") || line != strings.TrimLeft(line, " \t"):
+			// A line outside [paths], a directive, or a continuation of
+			// the value before it.
+			return false
+		}
+	}
+	return true
+}
+
 // nextSlash returns the index of the first '/' of p at or after i, or
 // len(p).
 func nextSlash(p string, i int) int {

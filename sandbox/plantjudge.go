@@ -3,6 +3,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -418,4 +421,53 @@ func (pc *plantCheck) submoduleDir(c string) bool {
 		}
 	}
 	return false
+}
+
+// otherVCS sets aside, in the directory at rel (a Mercurial, Jujutsu or
+// Sapling repository's: domain.OtherVCSDir), each config file the command
+// made or changed (domain.OtherVCSConfigs) that a program could run from:
+// the tool reads it the next time a person works there, as git reads a
+// planted repository's config. A Mercurial or Sapling config of [paths]
+// alone (a clone's) stays; a symlink or a file with another hard link, whose
+// content can change later without anything here changing, does not.
+func (w *plantWalk) otherVCS(rel string) {
+	for _, name := range domain.OtherVCSConfigs[strings.ToLower(path.Base(rel))] {
+		dir, base := rel, name
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			dir, base = relChild(rel, name[:i]), name[i+1:]
+		}
+		dfd, err := w.open(dir)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR || !w.recent(st.Ctim) {
+			unix.Close(dfd)
+			continue
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 && (base == "hgrc" || base == "config" && !strings.HasSuffix(name, ".toml")) {
+			if b, err := readAtMost(dfd, base, 1<<20); err == nil && domain.OtherVCSConfigTrusted(b) {
+				unix.Close(dfd)
+				continue
+			}
+		}
+		w.found = append(w.found, setAsideIn(dfd, w.path(dir), base, "a version control config the command made or changed in "+w.path(rel)+" (the host's hg, jj or sl runs what it names)"))
+		unix.Close(dfd)
+	}
+}
+
+// readAtMost reads the regular file name in dfd, without following a
+// symlink, up to limit bytes (an error past it).
+func readAtMost(dfd int, name string, limit int64) ([]byte, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errors.New("too large")
+	}
+	return b, err
 }

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // The walk behind the check for planted repositories (plantcheck.go). It
@@ -206,6 +209,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 	}
 	if d.gitfile {
 		w.gitfile(rel)
+	}
+	if rel != "" && domain.OtherVCSDir(path.Base(rel)) {
+		w.otherVCS(rel)
 	}
 	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
 		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
