@@ -300,16 +300,20 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 			return nil, &FieldError{Field: "arguments." + keys[1+alias], Value: raw, Message: "is not the turn's working directory: name the tree searched as path (a runtime that reads path alone, as Codex's grep_files does, would search the turn's)"}
 		}
 	}
-	if c.inv.ToolName == "list_dir" && c.listing != nil {
+	// A listing's depth (0: every level) is in its scope and its summary:
+	// a grant of a listing of a directory's entries is not one of every
+	// level below it.
+	depth := -1
+	if c.inv.ToolName == "list_dir" {
 		// A depth that is not a positive integer is checked as a tree:
 		// a runtime may read it as one, or list every level.
-		depth := 0
+		depth = 0
 		if n, ok := c.args["depth"].(json.Number); ok {
 			if d, err := n.Int64(); err == nil && d > 0 && d < 1<<20 {
 				depth = int(d)
 			}
 		}
-		if depth != 1 {
+		if depth != 1 && c.listing != nil {
 			if err := c.listing(p, depth); err != nil {
 				return nil, err
 			}
@@ -317,8 +321,18 @@ func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys
 	}
 	c.a.Files = append(c.a.Files, FileOp{Path: p, Access: op})
 	c.a.Summary = fmt.Sprintf("%s %s", verb(op), p)
+	switch {
+	case depth == 0:
+		c.a.Summary += " (a listing of every level below)"
+	case depth > 1:
+		c.a.Summary += fmt.Sprintf(" (a listing %d levels deep)", depth)
+	}
 	c.detail("Path", p, true)
-	return append(entries, ScopeEntry{"operation", string(op)}, ScopeEntry{"path", p}), nil
+	entries = append(entries, ScopeEntry{"operation", string(op)}, ScopeEntry{"path", p})
+	if depth >= 0 {
+		entries = append(entries, ScopeEntry{"depth", strconv.Itoa(depth)})
+	}
+	return entries, nil
 }
 
 func verb(op Access) string {

@@ -46,7 +46,7 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
 	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix; an absolute pattern is split as Claude Code splits it, its directory searched with the rest (`/etc/*` is `*` over `/etc`, `/w/a.go` is `a.go` over `/w`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`), starting with `!`, or a comment (`#…`) lists every level, checked as `LS` is", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
-	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`", mapArgs: ccPath("path", true)},
+	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`, a listing of every level", mapArgs: ccPath("path", true)},
 	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
 	{Name: "Edit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
 	{Name: "MultiEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},

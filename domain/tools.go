@@ -38,7 +38,7 @@ var ToolCatalogue = []ToolInfo{
 		Example: `{"path": "src/main.go"}`, Doc: "a read of the resolved path"},
 	{Name: "list_dir", Kind: ActionFileRead, Args: []ToolArg{
 		{"path", "string", false, "the directory (also `file_path`, `dir_path`; only one of them); default the cwd"}},
-		Example: `{"path": "src"}`, Doc: "a read of the resolved path; a listing of more levels than one (`depth`, Codex's, 2 when not given; Claude Code's LS, every level) is refused when a directory whose entries it shows is one a read of is refused"},
+		Example: `{"path": "src"}`, Doc: "a read of the resolved path and the listing's depth (0, every level, when not a positive integer), in the scope and the summary, so that a grant of one level is not one of more; a listing of more levels than one (`depth`, Codex's, 2 when not given; Claude Code's LS, every level) is refused when a directory whose entries it shows is one a read of is refused"},
 	{Name: "grep_files", Kind: ActionFileRead, Args: []ToolArg{
 		{"path", "string", false, "the tree searched (also `file_path`, `dir_path`, only one of them, and those only for the cwd: Codex reads `path` alone and searches the cwd without it); default the cwd"}},
 		Example: `{"path": "src", "pattern": "TODO"}`, Doc: "a read of the whole tree; other arguments (`pattern`) are not judged"},
