@@ -350,7 +350,10 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 		return nil, err
 	}
 	// Claude Code upgrades an http URL to https before it fetches: judge
-	// (and grant, and show) what it fetches.
+	// (and grant, and show) what it fetches. Its parser (WHATWG's) strips
+	// leading and trailing C0 controls and spaces first: " http://h/" is
+	// upgraded too.
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= 0x20 })
 	if len(u) >= 5 && strings.EqualFold(u[:5], "http:") {
 		u = "https:" + u[5:]
 	}
