@@ -152,6 +152,11 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 			if strings.Contains(seg, "**") {
 				return fk, errors.New(`"**" must be a whole path component`)
 			}
+			if strings.Contains(seg, "[!") {
+				// The shells' and .gitignore's negation; path.Match's is
+				// "[^…]", and it reads "[!" as a class holding '!'.
+				return fk, errors.New("a class that starts with '!' (" + seg + ") matches '!' here: write [^…] for a class that negates")
+			}
 			if _, err := path.Match(seg, ""); err != nil {
 				return fk, errors.New("bad glob component " + seg)
 			}
