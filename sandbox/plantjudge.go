@@ -456,6 +456,23 @@ func (w *plantWalk) otherVCS(rel string) {
 	}
 }
 
+// otherVCSLink sets aside the entry name of the directory at rel, named
+// as another version control system's directory but no directory (a
+// symlink to one elsewhere, whose config the tool reads as this
+// directory's), when the command made or changed it.
+func (w *plantWalk) otherVCSLink(rel, name string) {
+	dfd, err := w.open(rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(dfd)
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK || !w.recent(st.Ctim) {
+		return
+	}
+	w.found = append(w.found, setAsideIn(dfd, w.path(rel), name, "a symlink the command made as a version control directory (the host's hg, jj or sl reads the config where it leads)"))
+}
+
 // readAtMost reads the regular file name in dfd, without following a
 // symlink, up to limit bytes (an error past it).
 func readAtMost(dfd int, name string, limit int64) ([]byte, error) {

@@ -60,7 +60,11 @@ type memoDir struct {
 	// gitDir: the directory holds HEAD and commondir, or HEAD, objects
 	// and refs; gitfile: it holds a ".git" file.
 	gitDir, gitfile bool
-	gen             uint64
+	// vcsLinks are the entries named as another version control system's
+	// directory (domain.OtherVCSDir) that are no directory: a symlink
+	// leads the tool to a config the walk does not visit there.
+	vcsLinks []string
+	gen      uint64
 }
 
 // rootMemo is what the walks of one root remember. mu is held for a whole
@@ -213,6 +217,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 	if rel != "" && domain.OtherVCSDir(path.Base(rel)) {
 		w.otherVCS(rel)
 	}
+	for _, name := range d.vcsLinks {
+		w.otherVCSLink(rel, name)
+	}
 	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
 		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
 		return
@@ -284,6 +291,9 @@ func (w *plantWalk) list(rel string) *memoDir {
 				if unix.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
 					typ = unix.DT_DIR
 				}
+			}
+			if typ != unix.DT_DIR && domain.OtherVCSDir(name) {
+				d.vcsLinks = append(d.vcsLinks, name)
 			}
 			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
 				d.subdirs = append(d.subdirs, name)
