@@ -216,7 +216,7 @@ func (s *Server) ccPrompt(r *http.Request, cs *ccSession) error {
 // the session's turn.
 func (s *Server) ccTarget(r *http.Request, cs *ccSession) (parent, target string, err error) {
 	parent, err = s.ccOpenTurn(r, cs, true)
-	if err != nil || cs.hook.ToolName == "Task" {
+	if err != nil || domain.ClaudeCodeSubagentTool(cs.hook.ToolName) {
 		return parent, parent, err
 	}
 	kids, err := s.ccOpenChildren(r.Context(), parent)
@@ -264,7 +264,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	case res.Approval != nil:
 		return s.ccAsk(r, cs, parent, target, res, summary)
 	case d.Behavior == domain.BehaviorAllow:
-		if h.ToolName == "Task" {
+		if domain.ClaudeCodeSubagentTool(h.ToolName) {
 			if err := s.ccStartChild(r, cs, parent, h); err != nil {
 				return HookAnswer{}, err
 			}
@@ -362,7 +362,7 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 	if err := s.stillAuthenticated(r.Context(), r); err != nil {
 		return HookAnswer{}, err
 	}
-	if cs.hook.ToolName == "Task" {
+	if domain.ClaudeCodeSubagentTool(cs.hook.ToolName) {
 		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {
 			return HookAnswer{}, err
 		}
@@ -448,7 +448,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	if err != nil {
 		return err
 	}
-	if h.ToolName == "Task" {
+	if domain.ClaudeCodeSubagentTool(h.ToolName) {
 		// The sub-agent is done when its Task returns.
 		return s.ccEndOne(r, ccChildID(parent, h.ToolUseID), turn.StatusCompleted, "its Task returned")
 	}

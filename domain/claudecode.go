@@ -54,6 +54,7 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL; an http URL is judged as the https one Claude Code fetches", mapArgs: ccWebFetch},
 	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
 	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of description, prompt and subagent_type; an allowed Task starts a child turn", mapArgs: ccKeep("description", "prompt", "subagent_type")},
+	{Name: "Agent", As: "task_create", Kind: ActionTaskSubagent, Scope: "as Task (Claude Code's newer name for it; Task is its alias)", mapArgs: ccKeep("description", "prompt", "subagent_type")},
 	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`), and for a name that reads more than one way (a `__` in the server's or the tool's name) only when every reading is trusted"},
 	{Name: "*", As: ClaudeCodeUnknownPrefix + "<Name>", Kind: ActionUnknown, Scope: "hash of the input; the mode's `default_behavior`"},
 }
@@ -76,6 +77,11 @@ func ClaudeCodeToolsMarkdown() string {
 // tool_input) onto the invocation turnstile classifies. cwd is the session's
 // working directory (Claude Code's paths are absolute; a relative one is
 // resolved against it). Malformed input is a *FieldError.
+// ClaudeCodeSubagentTool reports whether tool is Claude Code's sub-agent
+// tool: Task, or Agent, its newer name (Task its alias there). An allowed
+// one starts a child turn, and its PostToolUse ends it.
+func ClaudeCodeSubagentTool(tool string) bool { return tool == "Task" || tool == "Agent" }
+
 func ClaudeCodeInvocation(tool string, input json.RawMessage, cwd string) (Invocation, error) {
 	if tool == "" {
 		return Invocation{}, &FieldError{Field: "tool_name", Message: "required"}

@@ -81,50 +81,61 @@ func TestClaudeCodeHookHold(t *testing.T) {
 
 // TestClaudeCodeHookTask: an allowed Task starts a child turn; the
 // sub-agent's calls are decided in it; SubagentStop ends it; PostToolUse of
-// the Task is recorded in the parent; Stop ends a child still open.
+// the Task is recorded in the parent; Stop ends a child still open. The
+// same for Agent, Claude Code's newer name for the tool (Task is its
+// alias there): it was an unknown tool, left to the mode's default, and an
+// allowed one started no child turn.
 func TestClaudeCodeHookTask(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
 	s := ccServer(t, ws, "full_access", nil)
-	const session = "sess-task"
-	parent := ccTurn(session, 1)
-	child := ccChild(parent, "toolu_12Task")
-	s.hook(ccPayload(t, "user_prompt_submit", session, ws))
-	if got := s.hook(ccPayload(t, "pre_task", session, ws)); got != preAnswer("allow", "turnstile allowed this call (full_access)") {
-		t.Fatalf("Task: %s", got)
-	}
-	if tr := s.turn(child).Turn; tr.Status != "in_progress" || tr.ParentTurnID != parent || tr.Profile.Source != "inherited_from_parent_turn" {
-		t.Fatalf("child turn: %+v", tr)
-	}
-	s.hook(ccPayload(t, "pre_read", session, ws))
-	if got := actionKindOf(t, s, child, "toolu_02Read"); got != "file_read" {
-		t.Fatalf("the sub-agent's Read is not in the child turn (%q)", got)
-	}
-	s.hookHTTP(ccPayload(t, "subagent_stop", session, ws)) // the http hook, this once
-	if st := s.turn(child).Turn.Status; st != "completed" {
-		t.Fatalf("child after SubagentStop: %s", st)
-	}
-	// The main agent's next call is decided in the parent again.
-	s.hook(ccPayload(t, "pre_ls", session, ws))
-	if got := actionKindOf(t, s, parent, "toolu_05LS"); got != "file_read" {
-		t.Fatalf("LS after SubagentStop went elsewhere (%q)", got)
-	}
-	s.hook(ccPayload(t, "post_task", session, ws))
-	var recorded bool
-	for _, r := range s.auditRows(parent) {
-		recorded = recorded || (r.Kind == "tool_completed" && r.ToolCallID == "toolu_12Task" && r.Decision == "allow")
-	}
-	if !recorded {
-		t.Fatalf("the Task's PostToolUse is not in the parent: %+v", s.auditRows(parent))
-	}
-	// A second Task whose sub-agent never reports: Stop ends it with the parent.
-	task2 := ccEdit(t, ccPayload(t, "pre_task", session, ws), map[string]any{"tool_use_id": "toolu_task2"})
-	s.hook(task2)
-	child2 := ccChild(parent, "toolu_task2")
-	s.hook(ccPayload(t, "stop", session, ws))
-	for _, id := range []string{child2, parent} {
-		if st := s.turn(id).Turn.Status; st != "completed" {
-			t.Errorf("%s after Stop: %s", id, st)
+	for _, tool := range []string{"Task", "Agent"} {
+		session := "sess-task-" + tool
+		parent := ccTurn(session, 1)
+		child := ccChild(parent, "toolu_12Task")
+		pre := func(id string) []byte {
+			return ccEdit(t, ccPayload(t, "pre_task", session, ws), map[string]any{"tool_name": tool, "tool_use_id": id})
+		}
+		s.hook(ccPayload(t, "user_prompt_submit", session, ws))
+		if got := s.hook(pre("toolu_12Task")); got != preAnswer("allow", "turnstile allowed this call (full_access)") {
+			t.Fatalf("%s: %s", tool, got)
+		}
+		if got := actionKindOf(t, s, parent, "toolu_12Task"); got != "task_subagent" {
+			t.Fatalf("%s is judged %q, want task_subagent", tool, got)
+		}
+		if tr := s.turn(child).Turn; tr.Status != "in_progress" || tr.ParentTurnID != parent || tr.Profile.Source != "inherited_from_parent_turn" {
+			t.Fatalf("%s's child turn: %+v", tool, tr)
+		}
+		s.hook(ccPayload(t, "pre_read", session, ws))
+		if got := actionKindOf(t, s, child, "toolu_02Read"); got != "file_read" {
+			t.Fatalf("the sub-agent's Read is not in the child turn (%q)", got)
+		}
+		s.hookHTTP(ccPayload(t, "subagent_stop", session, ws)) // the http hook, this once
+		if st := s.turn(child).Turn.Status; st != "completed" {
+			t.Fatalf("child after SubagentStop: %s", st)
+		}
+		// The main agent's next call is decided in the parent again.
+		s.hook(ccPayload(t, "pre_ls", session, ws))
+		if got := actionKindOf(t, s, parent, "toolu_05LS"); got != "file_read" {
+			t.Fatalf("LS after SubagentStop went elsewhere (%q)", got)
+		}
+		s.hook(ccEdit(t, ccPayload(t, "post_task", session, ws), map[string]any{"tool_name": tool}))
+		var recorded bool
+		for _, r := range s.auditRows(parent) {
+			recorded = recorded || (r.Kind == "tool_completed" && r.ToolCallID == "toolu_12Task" && r.Decision == "allow")
+		}
+		if !recorded {
+			t.Fatalf("the %s's PostToolUse is not in the parent: %+v", tool, s.auditRows(parent))
+		}
+		// A second one whose sub-agent never reports: Stop ends it with
+		// the parent.
+		s.hook(pre("toolu_task2"))
+		child2 := ccChild(parent, "toolu_task2")
+		s.hook(ccPayload(t, "stop", session, ws))
+		for _, id := range []string{child2, parent} {
+			if st := s.turn(id).Turn.Status; st != "completed" {
+				t.Errorf("%s after Stop: %s", id, st)
+			}
 		}
 	}
 }
