@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -512,28 +513,35 @@ func setAsideIn(dfd int, dir, name, reason string) Quarantine {
 }
 
 // noRoom is what setting aside name (below dfd) does when the rename
-// failed with err for want of room (ENOSPC, EDQUOT): a symlink or a small
-// file is removed, and the note says what it held; anything else (a
-// directory: .vscode, a rebase's state) is given mode 0, which needs no
-// room either, so that no program of its owner reads or enters it, and
-// the note says so. It reports false for another error, or when that
+// failed with err for want of room (ENOSPC, EDQUOT): it is removed, which
+// needs no room, and the note says what it held (a file's or symlink's
+// first 4096 bytes, a directory's names). Mode 0 is no answer: it keeps no
+// program of root out, and the person and the server are often root (a
+// HEAD padded with blanks past any size git trims, or an .mcp.json padded
+// with whitespace, stayed usable so). A directory (.vscode, a rebase's
+// state) that cannot be removed whole is given mode 0 as a last resort,
+// and the note says so. It reports false for another error, or when that
 // failed too.
 func noRoom(dfd int, name string, err error) (string, bool) {
 	if !errors.Is(err, unix.ENOSPC) && !errors.Is(err, unix.EDQUOT) {
 		return "", false
 	}
-	if held, ok := removeSmall(dfd, name); ok {
+	if held, ok := removeFile(dfd, name); ok {
 		return fmt.Sprintf("; removed, not renamed (%v), it held %q", err, held), true
 	}
+	if names, ok := removeTree(dfd, name, 0); ok {
+		return fmt.Sprintf("; removed, not renamed (%v), a directory that held %s", err, heldNames(names)), true
+	}
 	if unix.Fchmodat(dfd, name, 0, 0) == nil {
-		return fmt.Sprintf("; made unreadable (mode 0), not renamed (%v): chmod it back to use it", err), true
+		return fmt.Sprintf("; made unreadable (mode 0), not renamed (%v), and not removed: chmod it back to use it (root's programs still read it)", err), true
 	}
 	return "", false
 }
 
-// removeSmall removes name below dfd when it is a symlink or a regular
-// file of at most 4096 bytes, and returns what it held.
-func removeSmall(dfd int, name string) (string, bool) {
+// removeFile removes name below dfd when it is a symlink or a regular
+// file, and returns what it held (at most its first 4096 bytes, and its
+// size when it held more).
+func removeFile(dfd int, name string) (string, bool) {
 	var st unix.Stat_t
 	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return "", false
@@ -548,11 +556,20 @@ func removeSmall(dfd int, name string) (string, bool) {
 		}
 		held = "symlink to " + string(buf[:n])
 	case unix.S_IFREG:
-		b, err := readSmallAt(dfd, name, 4096)
+		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return "", false
+		}
+		f := os.NewFile(uintptr(fd), name)
+		b, err := io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
 		if err != nil {
 			return "", false
 		}
 		held = string(b)
+		if st.Size > 4096 {
+			held += fmt.Sprintf("… (%d bytes in all)", st.Size)
+		}
 	default:
 		return "", false
 	}
@@ -560,6 +577,56 @@ func removeSmall(dfd int, name string) (string, bool) {
 		return "", false
 	}
 	return held, true
+}
+
+// removeTree removes the directory name below dfd and all it holds, not
+// following any symlink, and returns the names it held at its top. It
+// stops (false) past 64 levels, or at the first error.
+func removeTree(dfd int, name string, depth int) ([]string, bool) {
+	if depth > 64 {
+		return nil, false
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, false
+	}
+	for _, n := range names {
+		if unix.Unlinkat(fd, n, 0) == nil {
+			continue
+		}
+		if _, ok := removeTree(fd, n, depth+1); !ok {
+			return nil, false
+		}
+	}
+	if unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR) != nil {
+		return nil, false
+	}
+	return names, true
+}
+
+// heldNames is how noRoom names a removed directory's entries.
+func heldNames(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	sort.Strings(names)
+	s := ""
+	for i, n := range names {
+		if i == 20 {
+			return s + fmt.Sprintf(" and %d more", len(names)-i)
+		}
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Quote(n)
+	}
+	return s
 }
 
 // setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
