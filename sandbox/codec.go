@@ -70,6 +70,7 @@ func encodeMessage(m *helperMessage) []byte {
 	e.uint(uint64(max(sp.ProxyPort, 0)))
 	e.boolean(sp.FullAccess)
 	e.uint(uint64(max(sp.HeldSecrets, 0)))
+	e.uint(uint64(max(sp.MaxTasks, 0)))
 	return e.b
 }
 
@@ -184,6 +185,11 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 		d.err = errCodec
 	} else {
 		sp.HeldSecrets = int(hs)
+	}
+	if mt := d.uint(); mt > 1<<22 {
+		d.err = errCodec
+	} else {
+		sp.MaxTasks = int(mt)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec

@@ -162,6 +162,14 @@ func runHelper() error {
 	if err := chdirCloseOnExec(cwd); err != nil {
 		return err
 	}
+	if sp.MaxTasks > 0 {
+		// Before the switch: a uid already past it then fails the exec
+		// (EAGAIN) instead of running (tasklimit.go).
+		lim := unix.Rlimit{Cur: uint64(sp.MaxTasks), Max: uint64(sp.MaxTasks)}
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, &lim); err != nil {
+			return fmt.Errorf("setrlimit RLIMIT_NPROC: %w", err)
+		}
+	}
 	if err := dropPrivileges(sp.UID, sp.GID); err != nil {
 		return err
 	}
