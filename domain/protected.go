@@ -59,6 +59,15 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".mise.toml", Access: AccessRead},
 	{Path: "mise.local.toml", Access: AccessRead},
 	{Path: ".mise.local.toml", Access: AccessRead},
+	// mise reads the same config at these paths too (mise/ and .mise/
+	// hold other files, such as tasks a person runs by name, so only the
+	// config files in them).
+	{Path: "mise/config.toml", Access: AccessRead},
+	{Path: "mise/config.local.toml", Access: AccessRead},
+	{Path: ".mise/config.toml", Access: AccessRead},
+	{Path: ".mise/config.local.toml", Access: AccessRead},
+	{Path: ".config/mise.toml", Access: AccessRead},
+	{Path: ".config/mise", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
 	// More agent tools' project settings that start programs when a
 	// person starts the tool there: opencode's MCP servers and plugins,
@@ -93,6 +102,13 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// trusted once (as VS Code's workspace trust, which .vscode is kept
 	// read-only despite).
 	{Path: ".zed", Access: AccessRead},
+	// Helix's workspace config (.helix/languages.toml names language
+	// servers' commands), merged once the person trusts the workspace, and
+	// GitHub Copilot CLI's repository hooks (.github/hooks/*.json, shell
+	// commands it runs on its session's events; the rest of .github, CI
+	// workflows, runs elsewhere).
+	{Path: ".helix", Access: AccessRead},
+	{Path: ".github/hooks", Access: AccessRead},
 	// Other version control systems' repository configs: hooks, aliases
 	// and extensions that run programs, like .git/config.
 	{Path: ".hg/hgrc", Access: AccessRead},

@@ -321,10 +321,12 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 
 // rulesOnlyAbove names the directories above a protected path that hold,
 // apart from it, only what no program runs (Cline's rules above its
-// hooks): one a command makes without the path is not set aside. Others
-// are (.hg, whose sharedpath names another repository's config, .jj,
-// whose repo file names another repository, .config).
-var rulesOnlyAbove = map[string]bool{".clinerules": true}
+// hooks; .github's CI workflows, which run elsewhere, above Copilot CLI's
+// hooks; mise's tasks, which a person runs by name, beside its config):
+// one a command makes without the path is not set aside. Others are (.hg,
+// whose sharedpath names another repository's config, .jj, whose repo
+// file names another repository, .config).
+var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise": true, ".mise": true}
 
 // plainWayOnly reports whether the protected path full, below first, does
 // not exist, without a symlink on its way: every component from first down
