@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -200,6 +203,11 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 			}
 		}
 	}
+	if p := startedAs(); p != "" {
+		if l := linkOnTheWay(entries, p); l != "" {
+			return fmt.Sprintf("%s, the path this server was started by, passes the symlink %s, which lies in a writable root: a command could point it elsewhere, or put a program of its own in its place, which the next start runs (start the server by its binary's own path)", p, l)
+		}
+	}
 	for _, p := range files {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil || !insideWritable(entries, real) {
@@ -235,6 +243,56 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 	}
 	return ""
 }
+
+// startedAs is the path this process was started by: argv[0] made
+// absolute against the directory it started in, or found in PATH; "" when
+// unknown. os.Executable resolves every symlink, so withOwnPrograms keeps
+// the binary and the directories above it, not a symlink on the path the
+// person starts the server by (ws/bin -> build): ownFileLinked refuses a
+// command whose writable roots hold one. Only the directory is read at
+// start (a relative argv[0]); the rest waits for the first command, so
+// that the helper, which starts for every command, looks nothing up.
+var startedAs = sync.OnceValue(func() string {
+	p := startArg0
+	switch {
+	case p == "" || p == HelperProgram:
+		// The lean program (its argv[0] is its own name, not the path
+		// the turnstile binary that started it was started by).
+		return ""
+	case !strings.Contains(p, "/"):
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return ""
+		}
+		p = found
+	}
+	if !filepath.IsAbs(p) {
+		if startDir == "" {
+			return ""
+		}
+		p = filepath.Join(startDir, p)
+	}
+	return filepath.Clean(p)
+})
+
+// startArg0 and startDir are argv[0] and, when it is a relative path,
+// the working directory at start (startedAs).
+var startArg0, startDir = func() (string, string) {
+	if len(os.Args) == 0 {
+		return "", ""
+	}
+	p := os.Args[0]
+	if !strings.Contains(p, "/") || filepath.IsAbs(p) {
+		return p, ""
+	}
+	// os.Getwd keeps $PWD, the shell's way in, when it leads here: a
+	// symlink on it is one the next start passes as well.
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", ""
+	}
+	return p, wd
+}()
 
 // insideWritable reports whether p lies inside a writable root of entries.
 func insideWritable(entries []domain.FilesystemEntry, p string) bool {
