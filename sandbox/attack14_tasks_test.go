@@ -9,19 +9,34 @@ import (
 	"turnstile/domain"
 )
 
-// TestAttack14CommandTasksBounded (fourteenth attack review): a restricted
-// command of a root server runs in a PID namespace of its own as
+// TestAttack14CommandTasksBounded (fourteenth attack review): a sandboxed
+// command runs in a PID namespace of its own, under a root server as
 // SandboxUID, and nothing bounded how many tasks it started while it ran:
 // a fork bomb took the machine's process ids and threads until its
 // timeout, and every fork failed meanwhile, the server's and other turns'
 // included. Here the bound is lowered to 300 and the command starts 400
-// background sleeps; it must hold no more than the bound. Control: a
-// command that starts 50 runs them all.
+// processes; it must hold no more than the bound. Control: a command that
+// starts 50 runs them all.
 func TestAttack14CommandTasksBounded(t *testing.T) {
-	f := requireKernel(t, true)
 	if os.Geteuid() != 0 {
-		t.Skip("the command runs as SandboxUID under a root server only")
+		t.Skip("TestAttack14CommandTasksBoundedNotRoot runs it as another user")
 	}
+	commandTasksBounded(t)
+}
+
+// TestAttack14CommandTasksBoundedNotRoot: the same under a server that is
+// not root, whose commands run as its own user in user namespaces of their
+// own (the bound is then each command's).
+func TestAttack14CommandTasksBoundedNotRoot(t *testing.T) {
+	if os.Geteuid() == 0 {
+		asTestUser(t, "^TestAttack14CommandTasksBoundedNotRoot$")
+		return
+	}
+	commandTasksBounded(t)
+}
+
+func commandTasksBounded(t *testing.T) {
+	f := requireKernel(t, true)
 	was := commandTaskLimit
 	commandTaskLimit = func() int { return 300 }
 	t.Cleanup(func() { commandTaskLimit = was })

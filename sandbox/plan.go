@@ -85,7 +85,7 @@ type SandboxSpec struct {
 	UID int `json:"uid,omitempty"`
 	GID int `json:"gid,omitempty"`
 	// MaxTasks, when not 0, is the RLIMIT_NPROC the helper sets before it
-	// switches to UID (set by Run with UID: commandTaskLimit).
+	// switches to UID (set by Run with InNamespace: commandTaskLimit).
 	MaxTasks int `json:"max_tasks,omitempty"`
 	// plant is the check Run makes of the writable roots once the command
 	// has ended (set by prepareSpec; not sent to the helper).

@@ -102,6 +102,8 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		spec.InNamespace = spec.UserNamespaces
 		if spec.InNamespace && spec.RestrictFilesystem && os.Geteuid() == 0 && !slashWritable(&spec) {
 			spec.UID, spec.GID = SandboxUID, SandboxUID
+		}
+		if spec.InNamespace {
 			spec.MaxTasks = commandTaskLimit()
 		}
 		if spec.ProxyPort > 0 && (!spec.InNamespace || plan.egress == nil) {
