@@ -222,7 +222,8 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 }
 
 // linkOnTheWay returns the first symlink among p and the directories above
-// it (p as given, absolute) that lies in a writable root of entries, or "".
+// it (p as given, absolute) that lies in a writable directory of entries
+// (in a writable root, not below a read-only protected path), or "".
 // withOwnPrograms keeps the file p leads to, and the directories above that
 // file, read-only; the server reads p itself at its next start, and a
 // command can replace a symlink on its way (remove it, and make a file or
@@ -237,7 +238,10 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 		if dir, err := filepath.EvalSymlinks(filepath.Dir(d)); err == nil {
 			at = filepath.Join(dir, filepath.Base(d))
 		}
-		if insideWritable(entries, at) {
+		// A command replaces the symlink through its directory: one that
+		// is read-only in the command's view (~/.local/bin under a home
+		// granted writable) keeps it.
+		if insideWritable(entries, at) && domain.AccessAt(&domain.FilesystemPolicy{Entries: entries}, filepath.Dir(at)) == domain.AccessWrite {
 			return at
 		}
 	}

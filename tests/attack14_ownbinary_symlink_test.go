@@ -16,8 +16,10 @@ import (
 // (os.Executable resolves every link), and the symlink on the path the
 // person starts the server by was the command's: it removed it and made a
 // bin/turnstile of its own, which the next start of the server, as root,
-// runs. Control: a turn whose writable roots hold neither the symlink nor
-// the binary runs the same command.
+// runs. Controls: a turn whose writable roots hold neither the symlink nor
+// the binary runs the same command; a server started through a symlink in
+// a read-only protected directory of the root (.local/bin, as under a home
+// granted writable) runs a command there, which cannot replace the link.
 func TestAttack14ServerBinaryPathSymlinkReplaced(t *testing.T) {
 	t.Parallel()
 	ws, other := workspace(t), workspace(t)
@@ -43,5 +45,25 @@ func TestAttack14ServerBinaryPathSymlinkReplaced(t *testing.T) {
 	}
 	if b, err := os.ReadFile(started); err != nil || strings.HasPrefix(string(b), "#!") {
 		t.Fatalf("ESCAPE: the program the server is started by at %s is the command's: %v %q", started, err, b[:min(len(b), 80)])
+	}
+
+	// Control: the symlink in .local/bin, which stays read-only.
+	home := workspace(t)
+	copyBinaries(t, filepath.Join(home, "src", "bin"), 0o755)
+	if err := os.MkdirAll(filepath.Join(home, ".local", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, ".local", "bin", "turnstile")
+	if err := os.Symlink("../../src/bin/turnstile", link); err != nil {
+		t.Fatal(err)
+	}
+	h := StartServerBin(t, link, "")
+	h.startTurn("own-bin-home", "home", "auto_accept_edits", home)
+	run = h.execApproved("own-bin-home", "w2", map[string]any{"argv": []string{"sh", "-c", "echo honest > notes.txt; rm -f .local/bin/turnstile; echo done"}})
+	if b, err := os.ReadFile(filepath.Join(home, "notes.txt")); !run.Ran || err != nil || string(b) != "honest\n" {
+		t.Fatalf("control: the command under a server started through .local/bin: %+v %+v %v", run, run.Result, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("control: the symlink in .local/bin was replaced: %v", err)
 	}
 }
