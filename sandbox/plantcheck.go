@@ -535,7 +535,7 @@ func noRoom(dfd int, name string, err error) (string, bool) {
 		return fmt.Sprintf("; removed, not renamed (%v), a directory that held %s", err, heldNames(names)), true
 	}
 	if unix.Fchmodat(dfd, name, 0, 0) == nil {
-		return fmt.Sprintf("; made unreadable (mode 0), not renamed (%v), and not removed: chmod it back to use it (root's programs still read it)", err), true
+		return fmt.Sprintf("; not renamed (%v), nor removed whole: what is left is made unreadable (mode 0), chmod it back to use it (root's programs still read it)", err), true
 	}
 	return "", false
 }
@@ -583,7 +583,10 @@ func removeFile(dfd int, name string) (string, bool) {
 
 // removeTree removes the directory name below dfd and all it holds, not
 // following any symlink, and returns the names it held at its top. It
-// stops (false) past 64 levels, or at the first error.
+// goes on past what it cannot remove (a level deeper than 64, an error),
+// so that what a host program reads near the top (.vscode/tasks.json) goes
+// whatever order the directory lists its names in, and reports false when
+// anything was left.
 func removeTree(dfd int, name string, depth int) ([]string, bool) {
 	if depth > 64 {
 		return nil, false
@@ -598,15 +601,16 @@ func removeTree(dfd int, name string, depth int) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
+	ok := true
 	for _, n := range names {
 		if unix.Unlinkat(fd, n, 0) == nil {
 			continue
 		}
-		if _, ok := removeTree(fd, n, depth+1); !ok {
-			return nil, false
+		if _, sub := removeTree(fd, n, depth+1); !sub {
+			ok = false
 		}
 	}
-	if unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR) != nil {
+	if !ok || unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR) != nil {
 		return nil, false
 	}
 	return names, true
