@@ -635,8 +635,9 @@ func heldNames(names []string) string {
 	return s
 }
 
-// setAside renames name (below dfd) to name+domain.UntrustedSuffix, or to
-// that followed by .1, .2, … .99 when taken, and returns the new name. The
+// setAside renames name (below dfd) to name+domain.UntrustedSuffix (name
+// cut to fit in a file name), or to that followed by .1, .2, … .99 when
+// taken, and returns the new name. The
 // command may have taken all of those names (and may have made the
 // directory unwritable, which a server that is not root obeys): what it
 // left must be set aside all the same, or it stays as it is, a repository
@@ -645,8 +646,15 @@ func heldNames(names []string) string {
 // given back its owner's write and search permission first.
 func setAside(dfd int, name string) (string, error) {
 	chmodded := false
+	// A name is at most 255 bytes: a long one (a directory the command
+	// named) is cut so that the suffix, and the random part past .99,
+	// still fit, or the rename fails (ENAMETOOLONG) and it stays.
+	base := name
+	if n := unix.NAME_MAX - len(domain.UntrustedSuffix) - 17; len(base) > n {
+		base = base[:n]
+	}
 	for i := 0; ; i++ {
-		to := name + domain.UntrustedSuffix
+		to := base + domain.UntrustedSuffix
 		switch {
 		case i > 99:
 			var b [8]byte
