@@ -86,6 +86,9 @@ type plantCheck struct {
 	// while it is open (a file system may give a replacement the number
 	// of the file it replaced, as ext4 does to git's second config.lock).
 	kept []int
+	// wsFiles are the VS Code workspace files at the top of the roots
+	// when the command started (workspacefiles.go).
+	wsFiles map[string]bool
 }
 
 // keepID returns the identity of name below dfd, not following a final
@@ -287,6 +290,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 		}
 	}
+	pc.noteWorkspaceFiles()
 	return pc
 }
 

@@ -115,6 +115,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideCreated()...)
 	w.found = append(w.found, pc.setAsideReplaced()...)
 	w.found = append(w.found, pc.setAsideRelinked()...)
+	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
 	return w.found, w.limits
 }
 

@@ -356,6 +356,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				return nil, &prepareError{errors.New("nothing was run: " + why)}
 			}
 			spec.Entries = withOwnPrograms(spec.Entries, prog)
+			spec.Entries = withWorkspaceFiles(spec.Entries)
 		}
 		if e := takeEarlyHelper(); e != nil {
 			if e.fits(plan, spec, prog, cmd.SysProcAttr, kg) {
