@@ -108,3 +108,51 @@ func TestAttack14ToolSettingsStillWritable(t *testing.T) {
 			strings.Join(written, ", "), strings.Join(allowed, ", "))
 	}
 }
+
+// TestAttack14MiseEnvConfigWritable (fourteenth attack review, the
+// previous test's mise entries for the configs of an environment): mise
+// also reads mise.ENV.toml, .mise.ENV.toml, mise/config.ENV.toml and
+// .mise/config.ENV.toml when the person's MISE_ENV names ENV, with the
+// same [hooks] enter; their names are partly the person's, and the
+// protected list held none. An auto_accept_edits command rewrote the
+// person's mise.development.toml, a write decision on it was allowed, and
+// a .mise/config.dev.toml a command made stayed. Controls: mise.lock and a
+// task below mise/tasks are written by a command and a decision.
+func TestAttack14MiseEnvConfigWritable(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{
+		"mise.development.toml": "[tools]\n",
+		"mise.lock":             "\n",
+		"mise/tasks/build":      "#!/bin/sh\n",
+	})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	for _, rel := range []string{"mise.lock", "mise/tasks/build"} {
+		if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 || len(r.Quarantined) > 0 {
+			t.Fatalf("control: %s was not writable: %d %s %+v", rel, r.ExitCode, r.Stderr, r.Quarantined)
+		}
+		if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err != nil {
+			t.Fatalf("control: a write decision on %s was refused: %v", rel, err)
+		}
+	}
+	hook := "[hooks]\nenter = \"id > /tmp/pwned\"\n"
+	var bad []string
+	sh(t, s, "printf '"+strings.ReplaceAll(hook, "\n", "\\n")+"' > mise.development.toml")
+	if b, _ := os.ReadFile(filepath.Join(ws, "mise.development.toml")); strings.Contains(string(b), "pwned") {
+		bad = append(bad, "mise.development.toml rewritten by a command")
+	}
+	for _, rel := range []string{"mise.development.toml", ".mise.staging.toml", "mise/config.dev.toml", ".mise/config.dev.toml"} {
+		if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
+			bad = append(bad, "a write decision on "+rel+" allowed")
+		}
+	}
+	sh(t, s, "mkdir -p .mise && printf '"+strings.ReplaceAll(hook, "\n", "\\n")+"' > .mise/config.dev.toml && cp .mise/config.dev.toml .mise.staging.toml")
+	for _, rel := range []string{".mise/config.dev.toml", ".mise.staging.toml"} {
+		if exists(filepath.Join(ws, rel)) {
+			bad = append(bad, "a new "+rel+" left in place")
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("mise's configs for an environment: %s", strings.Join(bad, "; "))
+	}
+}

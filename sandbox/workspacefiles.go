@@ -9,47 +9,86 @@ import (
 	"turnstile/domain"
 )
 
-// VS Code's workspace files (NAME.code-workspace) hold settings, launch
-// configurations and tasks, a task with runOptions.runOn "folderOpen"
-// included, as .vscode does; VS Code offers to open one it finds at the top
-// of a folder the person opens. The protected list keeps .vscode read-only
-// but cannot name these (the name is the person's): at the top of each
-// writable root, an existing one is kept read-only (withWorkspaceFiles), a
-// write decision on one is refused (workspaceFileRefusal), and one a
-// command made is set aside after it (plantCheck.setAsideWorkspaceFiles).
+// Files a host program runs from whose names the protected list cannot
+// hold, being partly the person's:
+//
+//   - VS Code's workspace files (NAME.code-workspace) hold settings, launch
+//     configurations and tasks, a task with runOptions.runOn "folderOpen"
+//     included, as .vscode does; VS Code offers to open one it finds at
+//     the top of a folder the person opens;
+//   - mise's configs for an environment (mise.ENV.toml, .mise.ENV.toml,
+//     mise/config.ENV.toml, .mise/config.ENV.toml), read beside mise.toml
+//     when the person's MISE_ENV names ENV, with the same [hooks] and
+//     [env] scripts.
+//
+// At the top of each writable root (or in its mise/ and .mise/), an
+// existing one is kept read-only (withWorkspaceFiles), a write decision on
+// one is refused (workspaceFileRefusal), and one a command made is set
+// aside after it (plantCheck.setAsideWorkspaceFiles).
 
-// workspaceFileSuffix ends the name of a VS Code workspace file.
-const workspaceFileSuffix = ".code-workspace"
-
-// hasWorkspaceSuffix reports whether name ends in .code-workspace, in any
-// case (a file system that ignores case gives VS Code the one it asks for).
-func hasWorkspaceSuffix(name string) bool {
-	n := len(workspaceFileSuffix)
-	return len(name) > n && strings.EqualFold(name[len(name)-n:], workspaceFileSuffix)
+// namedFiles are those files: a directory below the root ("" for the
+// root), and a pattern (filepath.Match) of names in it; fold: in any case.
+var namedFiles = []struct {
+	dir, glob string
+	fold      bool
+}{
+	{"", "*.code-workspace", true},
+	{"", "mise.*.toml", false},
+	{"", ".mise.*.toml", false},
+	{"mise", "config.*.toml", false},
+	{".mise", "config.*.toml", false},
 }
 
-// isWorkspaceFile reports whether p is a workspace file at the top of one
-// of the writable roots.
+// namedFile reports whether rel (below a root) is one of namedFiles.
+func namedFile(rel string) bool {
+	dir, name := filepath.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	for _, n := range namedFiles {
+		if n.dir != dir {
+			continue
+		}
+		m := name
+		if n.fold {
+			m = strings.ToLower(m)
+		}
+		if ok, _ := filepath.Match(n.glob, m); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// isWorkspaceFile reports whether p is one of namedFiles in one of the
+// writable roots.
 func isWorkspaceFile(p string, roots []string) bool {
-	if !hasWorkspaceSuffix(p) {
-		return false
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, p); err == nil && domain.PathWithin(p, r) && p != r && namedFile(rel) {
+			return true
+		}
 	}
-	return slices.Contains(roots, filepath.Dir(p))
+	return false
 }
 
-// workspaceFiles lists the workspace files at the top of root (regular
-// files and symlinks, by name).
+// workspaceFiles lists namedFiles in root (regular files and symlinks, as
+// paths below it).
 func workspaceFiles(root string) []string {
-	d, err := os.Open(root)
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
 	var out []string
-	for _, n := range names {
-		if hasWorkspaceSuffix(n) {
-			out = append(out, n)
+	seen := map[string]bool{}
+	for _, n := range namedFiles {
+		if seen[n.dir] {
+			continue
+		}
+		seen[n.dir] = true
+		d, err := os.Open(filepath.Join(root, n.dir))
+		if err != nil {
+			continue
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, name := range names {
+			if rel := filepath.Join(n.dir, name); namedFile(rel) {
+				out = append(out, rel)
+			}
 		}
 	}
 	return out
@@ -73,7 +112,7 @@ func writableRoots(entries []domain.FilesystemEntry) []string {
 }
 
 // withWorkspaceFiles returns entries plus a protected, read-only entry for
-// each regular workspace file at the top of a writable root. entries is not
+// each regular file of namedFiles in a writable root. entries is not
 // modified.
 func withWorkspaceFiles(entries []domain.FilesystemEntry) []domain.FilesystemEntry {
 	out := entries
@@ -93,15 +132,15 @@ func withWorkspaceFiles(entries []domain.FilesystemEntry) []domain.FilesystemEnt
 	return out
 }
 
-// workspaceFileRefusal refuses a write decision on a workspace file at the
-// top of one of roots (the runtime's own edit tools write outside the
+// workspaceFileRefusal refuses a write decision on a file of namedFiles in
+// one of roots (the runtime's own edit tools write outside the
 // sandbox).
 func workspaceFileRefusal(canon string, roots []string) error {
 	if !isWorkspaceFile(canon, roots) {
 		return nil
 	}
 	return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
-		Message: "the path is a VS Code workspace file, whose tasks run when the person opens it, which stays read-only"}
+		Message: "the path is a file a host program runs from when the person opens the workspace (a VS Code workspace file, a mise config for an environment), which stays read-only"}
 }
 
 // writableRoots are the view's writable grants (canonical).
@@ -115,8 +154,8 @@ func (v *fsView) writableRoots() []string {
 	return out
 }
 
-// noteWorkspaceFiles records the workspace files at the top of each root
-// when the command starts.
+// noteWorkspaceFiles records the files of namedFiles in each root when
+// the command starts.
 func (pc *plantCheck) noteWorkspaceFiles() {
 	pc.wsFiles = map[string]bool{}
 	for _, r := range pc.roots {
@@ -126,13 +165,13 @@ func (pc *plantCheck) noteWorkspaceFiles() {
 	}
 }
 
-// setAsideWorkspaceFiles sets aside each workspace file at the top of a
-// root that was not there when the command started.
+// setAsideWorkspaceFiles sets aside each file of namedFiles in a root that
+// was not there when the command started.
 func (pc *plantCheck) setAsideWorkspaceFiles() (found []Quarantine) {
 	for _, r := range pc.roots {
 		for _, n := range workspaceFiles(r) {
 			if p := filepath.Join(r, n); !pc.wsFiles[p] {
-				found = append(found, setAsideOnTheWay(p, r, "a VS Code workspace file the command created (VS Code runs its folderOpen tasks)"))
+				found = append(found, setAsideOnTheWay(p, r, "a file the command created that a host program runs from (a VS Code workspace file's folderOpen tasks, a mise config's hooks)"))
 			}
 		}
 	}
