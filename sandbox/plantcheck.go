@@ -538,10 +538,32 @@ func noRoom(dfd int, name string, err error) (string, bool) {
 	if names, ok := removeTree(dfd, name, 0); ok {
 		return fmt.Sprintf("; removed, not renamed (%v), a directory that held %s", err, heldNames(names)), true
 	}
-	if unix.Fchmodat(dfd, name, 0, 0) == nil {
+	if chmodNoFollow(dfd, name, 0) == nil {
 		return fmt.Sprintf("; not renamed (%v), nor removed whole: what is left is made unreadable (mode 0), chmod it back to use it (root's programs still read it)", err), true
 	}
 	return "", false
+}
+
+// chmodNoFollow sets the mode of name below dfd, never through a symlink:
+// a command of another turn in the same root may put one there between
+// the removal that failed and this change (fchmodat follows it, and the
+// server, often root, would have made /etc/passwd unreadable). The file is
+// opened without following (O_PATH), and its mode set through that
+// descriptor's /proc link, which names that file and no path.
+func chmodNoFollow(dfd int, name string, mode uint32) error {
+	fd, err := unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return unix.ELOOP
+	}
+	return unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", fd), mode)
 }
 
 // removeFile removes name below dfd when it is a symlink or a regular
