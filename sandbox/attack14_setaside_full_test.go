@@ -57,6 +57,11 @@ func TestAttack14SetAsideOnAFullDiskLargeFiles(t *testing.T) {
 	if _, err := os.ReadFile(ws + "/sub/.git/HEAD"); err == nil {
 		t.Errorf("the repository's HEAD is still readable by root: %+v", r.Quarantined)
 	}
+	// Nor is its config: a person who puts HEAD back, as the note lets
+	// them, would have its core.fsmonitor run again.
+	if b, err := os.ReadFile(ws + "/sub/.git/config"); err == nil && strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("the repository's config is still there, its fsmonitor with it: %+v", r.Quarantined)
+	}
 }
 
 // fullDiskWorkspace returns a workspace on a 16 MiB ext4 file system of

@@ -107,9 +107,18 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	q.Path = g
 	if q.Error == "" {
 		for _, n := range controlNames {
-			if _, err := setAside(gfd, n); err != nil && !errors.Is(err, unix.ENOENT) {
-				q.Error = n + ": " + err.Error()
+			_, err := setAside(gfd, n)
+			if err == nil || errors.Is(err, unix.ENOENT) {
+				continue
 			}
+			// On a full disk, as HEAD: removed (the note holds what it
+			// held), or the repository's config, whose core.fsmonitor is
+			// the command's, would run again once HEAD is put back.
+			if note, ok := noRoom(gfd, n, err); ok {
+				q.Reason += "; " + n + ":" + strings.TrimPrefix(note, ";")
+				continue
+			}
+			q.Error = n + ": " + err.Error()
 		}
 	}
 	w.found = append(w.found, q)
