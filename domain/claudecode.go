@@ -298,10 +298,8 @@ func ccGlobListing(pattern string, join func(prefix string) string) map[string]a
 		!strings.Contains(strings.TrimSuffix(g, "/"), "/") {
 		return map[string]any{"path": join("")}
 	}
-	if strings.HasPrefix(pattern, "/") {
-		// rg anchors a glob that starts with '/' to the directory.
-		pattern = pattern[1:]
-	}
+	// rg anchors a glob that starts with '/' to the directory.
+	pattern = strings.TrimPrefix(pattern, "/")
 	var lit []string
 	for _, part := range strings.Split(pattern, "/") {
 		if strings.ContainsAny(part, "*?[{\\") {
