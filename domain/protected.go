@@ -69,6 +69,24 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".config/mise.toml", Access: AccessRead},
 	{Path: ".config/mise", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
+	// lefthook's config and scripts, read by the hook lefthook install
+	// put in .git/hooks on the person's next commit (as pre-commit's).
+	{Path: "lefthook.yml", Access: AccessRead},
+	{Path: ".lefthook.yml", Access: AccessRead},
+	{Path: "lefthook.yaml", Access: AccessRead},
+	{Path: ".lefthook.yaml", Access: AccessRead},
+	{Path: "lefthook.toml", Access: AccessRead},
+	{Path: ".lefthook.toml", Access: AccessRead},
+	{Path: "lefthook.json", Access: AccessRead},
+	{Path: ".lefthook.json", Access: AccessRead},
+	{Path: "lefthook-local.yml", Access: AccessRead},
+	{Path: ".lefthook-local.yml", Access: AccessRead},
+	{Path: "lefthook-local.yaml", Access: AccessRead},
+	{Path: ".lefthook-local.yaml", Access: AccessRead},
+	{Path: ".lefthook", Access: AccessRead},
+	{Path: ".lefthook-local", Access: AccessRead},
+	{Path: ".config/lefthook.yml", Access: AccessRead},
+	{Path: ".config/lefthook.yaml", Access: AccessRead},
 	// More agent tools' project settings that start programs when a
 	// person starts the tool there: opencode's MCP servers and plugins,
 	// Kiro's MCP servers and agent hooks, Amazon Q Developer's, Roo
