@@ -70,11 +70,11 @@ func TestAttack14SetAsideOnAFullDiskLargeFiles(t *testing.T) {
 func fullDiskWorkspace(t *testing.T) (ws string, f *plantFixture) {
 	requireKernel(t, true)
 	if os.Geteuid() != 0 {
-		t.Skip("mounts a loop file system")
+		missingPrerequisite(t, "mounts a loop file system: needs root")
 	}
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " not found")
+			missingPrerequisite(t, "%s not found", tool)
 		}
 	}
 	base := tempWorkspace(t)
@@ -83,10 +83,10 @@ func fullDiskWorkspace(t *testing.T) (ws string, f *plantFixture) {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("mkfs.ext4", "-q", "-m", "0", "-F", img, "16M").CombinedOutput(); err != nil {
-		t.Skipf("mkfs.ext4: %v %s", err, out)
+		missingPrerequisite(t, "mkfs.ext4: %v %s", err, out)
 	}
 	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		t.Skipf("no loop mount: %v %s", err, out)
+		missingPrerequisite(t, "no loop mount: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	ws = filepath.Join(mnt, "ws")
