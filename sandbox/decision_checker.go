@@ -126,7 +126,7 @@ func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir
 			scan = everyLevel
 		}
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
-		found, complete := globMaskScan(tree, d.fs.Rules, scan, maxDecisionScanDirs)
+		found, complete := decisionScan(tree, d.fs.Rules, scan)
 		if !complete {
 			return CodedRefusal{treeTooLarge(dir)}
 		}

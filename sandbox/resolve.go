@@ -282,7 +282,7 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	if fp.GlobScanMaxDepth > 0 {
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
-		found, complete := globMaskScan(tree, fp.Rules, everyLevel, maxDecisionScanDirs)
+		found, complete := decisionScan(tree, fp.Rules, everyLevel)
 		if !complete {
 			return treeTooLarge(p)
 		}
@@ -314,6 +314,28 @@ const everyLevel = math.MaxInt
 // match cost as much as 200,000 directories. A tree larger than that is
 // refused, not judged in part (a variable for tests).
 var maxDecisionScanDirs = 200_000
+
+// decisionScans holds one slot per decision scan that may run at once in
+// this process. Within its bounds a scan can cost a decision 5–8 s of
+// CPU (a tree the agent grew to just under them), and scans made at once
+// (concurrent grep_files calls, several turns) would take every core from
+// the server's other work, other users' decisions included: they run one
+// at a time, a decision that needs one waiting for its turn.
+var decisionScans = make(chan struct{}, 1)
+
+// scanEntered, when set (tests), is called as a decision scan starts.
+var scanEntered func()
+
+// decisionScan is globMaskScan for a decision, bounded by
+// maxDecisionScanDirs, run in a slot of decisionScans.
+func decisionScan(tree []domain.FilesystemEntry, rules []domain.PathRule, depth int) ([]domain.FilesystemEntry, bool) {
+	decisionScans <- struct{}{}
+	defer func() { <-decisionScans }()
+	if scanEntered != nil {
+		scanEntered()
+	}
+	return globMaskScan(tree, rules, depth, maxDecisionScanDirs)
+}
 
 // treeTooLarge refuses a recursive read or listing of p whose scan stopped
 // at maxDecisionScanDirs.
