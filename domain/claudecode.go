@@ -392,8 +392,9 @@ const (
 	ClaudeCodeAskHold ClaudeCodeAsk = "hold"
 )
 
-// ClaudeCodePermissionModes are Claude Code's permission_mode values.
-var ClaudeCodePermissionModes = []string{"default", "plan", "acceptEdits", "dontAsk", "bypassPermissions"}
+// ClaudeCodePermissionModes are Claude Code's permission_mode values
+// ("auto": a classifier answers its prompts).
+var ClaudeCodePermissionModes = []string{"default", "plan", "acceptEdits", "dontAsk", "bypassPermissions", "auto"}
 
 // ClaudeCodeProject is what the operator configures for the Claude Code
 // sessions whose cwd is under Root.

@@ -131,6 +131,12 @@ func TestClaudeCodeConfig(t *testing.T) {
 	if bad.Validate() == nil {
 		t.Error("an unknown permission_mode was accepted")
 	}
+	// Claude Code's auto mode (a classifier answers its prompts) may be
+	// mapped, to a narrower mode for instance.
+	auto := ClaudeCodeConfig{Projects: []ClaudeCodeProject{{Root: "/a", WorkspaceID: "a", Mode: ModeAutoAcceptEdits, PermissionModes: map[string]Mode{"auto": ModeSupervised}}}}
+	if err := auto.Validate(); err != nil {
+		t.Errorf("permission_mode auto was refused: %v", err)
+	}
 	if (&ClaudeCodeConfig{Projects: []ClaudeCodeProject{{Root: "rel", WorkspaceID: "a", Mode: ModeSupervised}}}).Validate() == nil {
 		t.Error("a relative root was accepted")
 	}
