@@ -332,7 +332,7 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 // hold until someone answers the approval request (bounded).
 func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, res engine.Result, summary string) (HookAnswer, error) {
 	cfg, q := s.cfg.ClaudeCode, res.Approval
-	if q.Status != turn.RequestResolved && cfg.Ask == domain.ClaudeCodeAskPrompt {
+	if q.Status != turn.RequestResolved && cfg.PromptsFor(cs.hook.PermissionMode) {
 		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.Request.RequestID)), nil
 	}
 	// The hold watches the request in the read models, so it waits for them

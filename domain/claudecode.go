@@ -425,6 +425,14 @@ type ClaudeCodeConfig struct {
 	HoldWait time.Duration `json:"-"`
 }
 
+// PromptsFor reports whether an ask is answered with Claude Code's own
+// prompt for a call made in permission_mode pm. Under auto, a classifier
+// answers that prompt, not the person (it allows what it judges safe), so
+// such a call is held for an approver instead, as with ask = "hold".
+func (c *ClaudeCodeConfig) PromptsFor(pm string) bool {
+	return c.Ask == ClaudeCodeAskPrompt && pm != "auto"
+}
+
 // MaxClaudeCodeHoldWait bounds HoldWait (Claude Code's longest hook timeout
 // is the operator's choice; ten minutes is its default for command hooks).
 const MaxClaudeCodeHoldWait = 10 * time.Minute
