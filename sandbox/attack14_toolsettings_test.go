@@ -41,15 +41,7 @@ func TestAttack14ToolSettingsStillWritable(t *testing.T) {
 		".config/dotnet-tools.json":     "{}\n",
 		".config/mise-notes/README.txt": "x\n",
 	}
-	for rel, content := range existing {
-		p := filepath.Join(ws, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkfiles(t, ws, existing)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 	for _, rel := range []string{".github/workflows/ci.yml", ".mise/tasks/build", ".config/dotnet-tools.json", ".config/mise-notes/README.txt"} {
 		if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 {

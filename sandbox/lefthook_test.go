@@ -27,15 +27,7 @@ func TestLefthookConfigReadOnly(t *testing.T) {
 		"docker-compose.yml":           "services: {}\n",
 		".lefthooks-notes/a.txt":       "x\n",
 	}
-	for rel, content := range existing {
-		p := filepath.Join(ws, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkfiles(t, ws, existing)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 	for _, rel := range []string{"docker-compose.yml", ".lefthooks-notes/a.txt"} {
 		if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 {

@@ -32,15 +32,7 @@ func TestShareAndWorkspacePointersReadOnly(t *testing.T) {
 		"main/.jj/repo/config.toml":     "[user]\nname = \"p\"\n",
 		"main/.jj/repo/op_heads/marker": "h\n",
 	}
-	for rel, content := range files {
-		p := filepath.Join(ws, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkfiles(t, ws, files)
 	for rel := range files {
 		clockPast(t, filepath.Join(ws, rel)) // older than the commands: not theirs
 	}
