@@ -63,7 +63,16 @@ func (s *Server) budgetBodies(next http.Handler) http.Handler {
 		}
 		bb := &budgetedBody{ReadCloser: r.Body, b: s.bodies}
 		r.Body = bb
-		defer func() { s.bodies.used.Add(-bb.held) }()
+		defer bb.release()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// release gives back what bb holds (nothing for a nil bb).
+func (bb *budgetedBody) release() {
+	if bb == nil {
+		return
+	}
+	bb.b.used.Add(-bb.held)
+	bb.held = 0
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -55,22 +56,40 @@ func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
 		cl = s.broadcaster().Join()
 		defer cl.Leave()
 	}
+	// A message is read whole into memory, as a request's body is: what a
+	// socket has read of the message it is on counts against the body
+	// budget until the message is answered (the frames are read after the
+	// connection is hijacked, past budgetBodies).
+	h := &hijackable{ResponseWriter: w}
+	if s.bodies != nil {
+		h.held = &budgetedBody{b: s.bodies}
+		defer h.held.release()
+	}
 	srv := websocket.Server{
 		// Bearer auth already ran; a browser cannot set that header on a
 		// WebSocket, so the Origin check adds nothing and would refuse
 		// clients that send no Origin.
 		Handshake: func(*websocket.Config, *http.Request) error { return nil },
-		Handler:   func(ws *websocket.Conn) { s.serveRPCSocket(r, ws, cl) },
+		Handler:   func(ws *websocket.Conn) { s.serveRPCSocket(r, ws, cl, h.held) },
 	}
-	srv.ServeHTTP(hijackable{w}, r)
+	srv.ServeHTTP(h, r)
 }
 
 // hijackable lets the WebSocket server reach the connection through the
-// router's response writer wrappers.
-type hijackable struct{ http.ResponseWriter }
+// router's response writer wrappers; held, when set, counts what the
+// socket reads against the body budget.
+type hijackable struct {
+	http.ResponseWriter
+	held *budgetedBody
+}
 
-func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(h.ResponseWriter).Hijack()
+func (h *hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil || h.held == nil {
+		return conn, rw, err
+	}
+	h.held.ReadCloser = io.NopCloser(rw.Reader)
+	return conn, bufio.NewReadWriter(bufio.NewReader(h.held), rw.Writer), nil
 }
 
 // rpcSocketConn is one JSON-RPC WebSocket; send serialises its writes.
@@ -94,7 +113,7 @@ func (c *rpcSocketConn) sendRaw(b []byte) error {
 	return websocket.Message.Send(c.ws, string(b))
 }
 
-func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.Client) {
+func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.Client, held *budgetedBody) {
 	ws.MaxPayloadBytes = MaxBodyBytes
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -123,7 +142,10 @@ func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.
 			_ = c.send(rpcErrorResponse(nil, err))
 			return
 		}
-		if out := s.rpcSocketCall(r, msg); out != nil {
+		out := s.rpcSocketCall(r, msg)
+		msg = nil
+		held.release() // the message is answered: its bytes are no longer held
+		if out != nil {
 			if err := c.send(out); err != nil {
 				return
 			}

@@ -1,15 +1,22 @@
 package tests
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/websocket"
 )
 
 // TestRequestBodiesHeldAreBounded: every request body is read whole into
@@ -86,4 +93,98 @@ func TestRequestBodiesHeldAreBounded(t *testing.T) {
 	if got := s.hookHTTP(write("toolu_after")); !strings.Contains(got, `"permissionDecision":"allow"`) {
 		t.Fatalf("control: the same PreToolUse once the budget is free: %s", got)
 	}
+}
+
+// TestAttack15WebSocketFramesOutsideBodyBudget: the JSON-RPC WebSocket
+// reads each message whole into memory too (up to MaxBodyBytes a frame),
+// but its frames were read after the connection was hijacked, past the
+// body budget: the agent, holding a runtime credential, could open as many
+// sockets as it liked, each holding a frame it never finished, and have the
+// server killed for its memory however --max-body-memory was set. A frame
+// held counts against the budget until its message is answered. Controls:
+// once the sockets close the held bytes go back to zero, and a call over a
+// socket and the same PreToolUse are answered.
+func TestAttack15WebSocketFramesOutsideBodyBudget(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	ccProject(t, ws)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "full_access"}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--claude-code-config", cfg, "--max-body-memory", "2500000")
+	const session = "sess-ws-budget"
+	s.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
+	held := func() int64 {
+		_, body := s.Request("GET", "/metrics", nil)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "turnstile_request_body_bytes_held "); ok {
+				n, _ := strconv.ParseFloat(v, 64)
+				return int64(n)
+			}
+		}
+		return -1
+	}
+	write := func(id string) []byte {
+		return ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{"tool_use_id": id,
+			"tool_input": map[string]any{"file_path": filepath.Join(ws, "w.txt"), "content": strings.Repeat("y", 600_000)}})
+	}
+	// A socket that sends a text frame's header for 1,000,000 bytes and
+	// 990,000 of them, then nothing.
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowFrame := func() net.Conn {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "GET /rpc HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer %s\r\n\r\n", u.Host, s.Token)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("the upgrade: %v %v", resp, err)
+		}
+		hdr := []byte{0x81, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}
+		binary.BigEndian.PutUint64(hdr[2:10], 1_000_000)
+		if _, err := c.Write(append(hdr, bytes.Repeat([]byte{'x'}, 990_000)...)); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := slowFrame(), slowFrame()
+	pollUntil(t, "the server counting the two frames it holds", func() bool { return held() >= 1_980_000 })
+	status, body := s.Request("POST", "/v1/hooks/claude-code", write("toolu_busy"))
+	if status != http.StatusOK || !strings.Contains(string(body), `"permissionDecision":"deny"`) || !strings.Contains(string(body), "max-body-memory") {
+		t.Fatalf("a PreToolUse past the body budget held by two sockets: %d %s", status, body)
+	}
+
+	a.Close()
+	b.Close()
+	pollUntil(t, "the held bytes released", func() bool { return held() == 0 })
+	conn, err := dialRPC(t, s, s.Token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := websocket.JSON.Send(conn, map[string]any{"jsonrpc": "2.0", "id": 7, "method": "turn/start", "params": map[string]any{"turn_id": "ws-budget-1", "thread_id": "th", "workspace_id": "w",
+		"workspace_root": ws, "permission_profile": map[string]any{"mode": "supervised"}, "input": []any{map[string]any{"type": "text", "text": strings.Repeat("z", 600_000)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	for m["id"] == nil {
+		m = nil
+		if err := websocket.JSON.Receive(conn, &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m["error"] != nil {
+		t.Fatalf("control: a call over a socket: %v", m)
+	}
+	if got := s.hookHTTP(write("toolu_after")); !strings.Contains(got, `"permissionDecision":"allow"`) {
+		t.Fatalf("control: the same PreToolUse once the budget is free: %s", got)
+	}
+	pollUntil(t, "the held bytes released after the call", func() bool { return held() == 0 })
 }
