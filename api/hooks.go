@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"turnstile/domain"
@@ -80,11 +81,17 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := json.Unmarshal(body, &h); err != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			writeError(w, err)
+		if !errors.As(err, &typeErr) {
+			err = fmt.Errorf("%w: %v", errMalformed, err)
+		}
+		if hookEventIsPreToolUse(body) {
+			// A PreToolUse whose body cannot be read whole (a tool input
+			// the agent nested past the levels encoding/json reads) is
+			// denied: any answer but 200 lets an http hook's call run.
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
 			return
 		}
-		writeError(w, fmt.Errorf("%w: %v", errMalformed, err))
+		writeError(w, err)
 		return
 	}
 	if s.cfg.ClaudeCode == nil {
@@ -123,6 +130,44 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, answer)
+}
+
+// hookEventIsPreToolUse reads, token by token (no depth bound), whether a
+// hook body json.Unmarshal refused names the event PreToolUse at its top
+// level, as the field's decoding would (the key in any case).
+func hookEventIsPreToolUse(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key, _ := k.(string); strings.EqualFold(key, "hook_event_name") {
+			if v, err := dec.Token(); err == nil && v == "PreToolUse" {
+				return true
+			}
+			continue
+		}
+		for depth := 0; ; { // skip the value
+			t, err := dec.Token()
+			if err != nil {
+				return false
+			}
+			switch t {
+			case json.Delim('['), json.Delim('{'):
+				depth++
+			case json.Delim(']'), json.Delim('}'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return false
 }
 
 func preToolUse(decision, reason string) HookAnswer {

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -81,5 +82,47 @@ func TestHTTPHookPreToolUseFailsClosed(t *testing.T) {
 	status, _ = plain.Request("POST", "/v1/hooks/claude-code", ccPayload(t, "stop", session, ws))
 	if status != http.StatusNotFound {
 		t.Errorf("a Stop to a server without the Claude Code configuration: %d, want 404", status)
+	}
+}
+
+// TestAttack15HookPreToolUseNestedTooDeep: an MCP tool's input is the
+// model's JSON, which the agent shapes; one nested past the 10,000 levels
+// encoding/json reads made the whole hook body unreadable, answered 400
+// malformed, and Claude Code ran the call, as on any answer but 200.
+// Control: the same call nested 100 levels is decided.
+func TestAttack15HookPreToolUseNestedTooDeep(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	ccProject(t, ws)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "supervised"}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--claude-code-config", cfg)
+	const session = "sess-deep"
+	s.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
+	call := func(id string, depth int) []byte {
+		p := ccEdit(t, ccPayload(t, "pre_read", session, ws), map[string]any{"tool_use_id": id, "tool_name": "mcp__deploy__run",
+			"tool_input": map[string]any{"target": "prod", "opts": "@DEEP@"}})
+		return bytes.Replace(p, []byte(`"@DEEP@"`), []byte(strings.Repeat("[", depth)+strings.Repeat("]", depth)), 1)
+	}
+	status, body := s.Request("POST", "/v1/hooks/claude-code", call("toolu_shallow", 100))
+	if status != http.StatusOK || !strings.Contains(string(body), `"permissionDecision"`) {
+		t.Fatalf("control: an MCP call nested 100 levels: %d %s", status, body)
+	}
+	// Sent without the OpenAPI check, whose JSON reader refuses the body as
+	// the server's did.
+	ex, err := s.send(s.http, "POST", "/v1/hooks/claude-code", call("toolu_deep", 10_001))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.status != http.StatusOK || !strings.Contains(string(ex.data), `"permissionDecision":"deny"`) {
+		t.Fatalf("an MCP call nested 10,001 levels: %d %.300s", ex.status, ex.data)
+	}
+	// Another event's malformed body keeps its error status.
+	status, _ = s.Request("POST", "/v1/hooks/claude-code", []byte(`{"hook_event_name":"Stop","session_id":`))
+	if status != http.StatusBadRequest {
+		t.Fatalf("control: a truncated Stop: %d", status)
 	}
 }
