@@ -18,7 +18,7 @@ const minKeyRun = 16
 // end of a "-----BEGIN … PRIVATE KEY…-----" marker up to the next
 // "-----END " (or the end of s), each run of base64 bytes (letters,
 // digits, '+', '/', '=') of minKeyRun or more is replaced with the marker,
-// unless it starts with '/' (it reads as a path). Everything else stays in
+// unless it reads as a path (pathRun). Everything else stays in
 // view, line breaks and the markers included: the shell's syntax (a
 // here-document's end, a ';' and what follows) and any word shorter than
 // that, so that what a command runs is shown, as replaceClipped keeps it.
@@ -52,7 +52,7 @@ func redactKeyBlocks(s string) string {
 			for j < end && base64Byte(s[j]) {
 				j++
 			}
-			if j-i >= minKeyRun && s[i] != '/' {
+			if j-i >= minKeyRun && !pathRun(s[i:j]) {
 				b.WriteString(s[last:i])
 				b.WriteString(redacted)
 				last = j
@@ -69,6 +69,24 @@ func redactKeyBlocks(s string) string {
 }
 
 const keyBegin = "-----BEGIN "
+
+// pathRun reports whether a run of base64 bytes in a key block reads as a
+// path: it starts with '/' and no name between its '/'s is minKeyRun bytes
+// or more. A line of a key's base64 starts with '/' one time in 64 and
+// holds a '/' about once in its 64 bytes, so a run that starts with one
+// and has a long stretch without is key material, shown in clear when any
+// run that started with '/' was kept.
+func pathRun(run string) bool {
+	if !strings.HasPrefix(run, "/") {
+		return false
+	}
+	for name := range strings.SplitSeq(run[1:], "/") {
+		if len(name) >= minKeyRun {
+			return false
+		}
+	}
+	return true
+}
 
 // privateKeyLabel reads the label of a BEGIN marker at s[i:] (after
 // "-----BEGIN "): upper-case words holding keyBlockWord, then "-----". It

@@ -74,3 +74,30 @@ func TestRedactKeyBlocks(t *testing.T) {
 		t.Errorf("a short sk_live_ word hidden: %q", RedactText(s))
 	}
 }
+
+// TestAttack15RedactKeyLineStartingWithSlash: a run of base64 that starts
+// with '/' was kept as a path, but one line of a key's base64 in 64 starts
+// with '/', so that a key written by a command kept such a line, 48 bytes
+// of the key, in clear in its events, audit rows and approval request (of
+// a 4096-bit RSA key's 50 lines, one or more about half the time). Control:
+// paths in and after the block stay in view.
+func TestAttack15RedactKeyLineStartingWithSlash(t *testing.T) {
+	const line1 = "MIIJKAIBAAKCAgEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+	const line2 = "/VwLq8N0Wq2aR5s9vGk3n7T4hJmZ+Yt1xBc2dEfGhIjKlMnOpQrStUvWxYz01234"
+	const line3 = "+q3v8RDuIA0kX0Pn2Ld9m5o/LTgS1ZbK7lYc3Vt4eJ9fW6hQ2aNrM8xUuPsT0yGz"
+	in := "cat > ~/k.pem <<EOF\n-----BEGIN RSA PRIVATE KEY-----\n" + line1 + "\n" + line2 + "\n" + line3 +
+		"\n-----END RSA PRIVATE KEY-----\nEOF\n/usr/local/bin/deploy --key ~/k.pem"
+	got := RedactText(in)
+	for _, h := range []string{line1, line2, line3, line2[:40], line3[:20]} {
+		if strings.Contains(got, h) {
+			t.Errorf("%q keeps %q", got, h)
+		}
+	}
+	open := "printf '-----BEGIN OPENSSH PRIVATE KEY-----\\n" + line1 + "' > k; /usr/local/sbin/longprogramname /opt/tools/bin/deploy-all"
+	if got := RedactText(open); !strings.Contains(got, "; /usr/local/sbin/longprogramname /opt/tools/bin/deploy-all") || strings.Contains(got, line1) {
+		t.Errorf("control: paths after an open block: %q", got)
+	}
+	if !strings.Contains(got, "EOF\n/usr/local/bin/deploy --key ~/k.pem") {
+		t.Errorf("control: the command after the block: %q", got)
+	}
+}

@@ -30,11 +30,16 @@ func containsAny(l string, needles []string) bool {
 // END marker or the end of the text.
 var keyBlockRef = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----(.*?)(?:-----END |\z)`)
 
+// longNameRef is a stretch of 16 bytes without a '/': a run that holds one
+// is no path.
+var longNameRef = regexp.MustCompile(`[^/]{16}`)
+
 // base64RunRef is a run of base64 bytes.
 var base64RunRef = regexp.MustCompile(`[A-Za-z0-9+/=]+`)
 
 // redactSecretsRef hides the bodies of private key blocks (runs of base64
-// of 16 bytes or more that do not start with '/'), then redacts each line
+// of 16 bytes or more but paths: those that start with '/' and hold no 16
+// bytes without one), then redacts each line
 // on its own (other secrets are recognised within a line).
 func redactSecretsRef(s string) string {
 	var b strings.Builder
@@ -42,7 +47,7 @@ func redactSecretsRef(s string) string {
 	for _, m := range keyBlockRef.FindAllStringSubmatchIndex(s, -1) {
 		body := s[m[2]:m[3]]
 		for _, r := range base64RunRef.FindAllStringIndex(body, -1) {
-			if r[1]-r[0] >= 16 && body[r[0]] != '/' {
+			if r[1]-r[0] >= 16 && (body[r[0]] != '/' || longNameRef.MatchString(body[r[0]:r[1]])) {
 				b.WriteString(s[last : m[2]+r[0]])
 				b.WriteString(redacted)
 				last = m[2] + r[1]
