@@ -42,13 +42,19 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		if ok {
 			var err error
 			if p, found, err = s.authenticate(r.Context(), got); err != nil {
-				writeError(w, err) // the store is unreachable: fail closed
+				if !hookPreToolUseRefused(w, r, err) {
+					writeError(w, err) // the store is unreachable: fail closed
+				}
 				return
 			}
 		}
 		if !found {
+			err := errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)")
+			if hookPreToolUseRefused(w, r, err) {
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
-			writeError(w, errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)"))
+			writeError(w, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))

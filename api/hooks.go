@@ -132,6 +132,28 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, answer)
 }
 
+// hookEventPeekBytes is how much of an unauthenticated hook body is read
+// for its event: Claude Code names it before the tool's input.
+const hookEventPeekBytes = 64 << 10
+
+// hookPreToolUseRefused answers a Claude Code PreToolUse that cannot be
+// authenticated (a revoked credential, a store that cannot say) 200 deny,
+// and reports whether it did: an http hook runs the call on any other
+// answer, so an admin's revocation of a misbehaving agent's credential
+// would let every call after it run unchecked. Only the start of the body
+// is read for its event; other events keep their error status.
+func hookPreToolUseRefused(w http.ResponseWriter, r *http.Request, err error) bool {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/hooks/claude-code" || r.Body == nil {
+		return false
+	}
+	head, _ := io.ReadAll(io.LimitReader(r.Body, hookEventPeekBytes))
+	if !hookEventIsPreToolUse(head) {
+		return false
+	}
+	writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+	return true
+}
+
 // hookEventIsPreToolUse reads, token by token (no depth bound), whether a
 // hook body json.Unmarshal refused names the event PreToolUse at its top
 // level, as the field's decoding would (the key in any case).

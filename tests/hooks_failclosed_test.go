@@ -126,3 +126,35 @@ func TestAttack15HookPreToolUseNestedTooDeep(t *testing.T) {
 		t.Fatalf("control: a truncated Stop: %d", status)
 	}
 }
+
+// TestAttack15HTTPHookRevokedCredentialFailsOpen: an admin who revokes a
+// misbehaving agent's runtime credential expects its calls refused, but
+// the http hook's PreToolUse was answered 401 by the authentication in
+// front of it, and Claude Code ran every call after, unchecked, as on any
+// answer but 200. Controls: the same call is allowed before the
+// revocation, and another route still answers 401.
+func TestAttack15HTTPHookRevokedCredentialFailsOpen(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	s := ccServer(t, ws, "supervised", nil)
+	tok := roCreate(t, s, "cc-agent", "runtime")
+	rt := roAs(s, tok)
+	const session = "sess-revoked-open"
+	rt.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
+	read := func(id string) []byte {
+		return ccEdit(t, ccPayload(t, "pre_read", session, ws), map[string]any{"tool_use_id": id})
+	}
+	if got := rt.hookHTTP(read("toolu_before")); !strings.Contains(got, `"permissionDecision":"allow"`) {
+		t.Fatalf("control: a Read before the revocation: %s", got)
+	}
+	if st, b := s.Request("POST", "/v1/credentials/cc-agent/revoke", nil); st != http.StatusOK {
+		t.Fatalf("revoke: %d %s", st, b)
+	}
+	status, body := rt.Request("POST", "/v1/hooks/claude-code", read("toolu_after"))
+	if status != http.StatusOK || !strings.Contains(string(body), `"permissionDecision":"deny"`) {
+		t.Fatalf("a PreToolUse with the revoked credential: %d %s", status, body)
+	}
+	if status, body := rt.Request("GET", "/v1/turns", nil); status != http.StatusUnauthorized {
+		t.Fatalf("control: another route with the revoked credential: %d %s", status, body)
+	}
+}

@@ -304,12 +304,13 @@ func TestClaudeCodeHookUnreachable(t *testing.T) {
 		t.Errorf("a server that never answers: %v %q", err, hangErr.String())
 	}
 	// Control: the same payload against a live server answers (exit 0), and
-	// a wrong token is refused like an unreachable server (blocked).
+	// a wrong token's PreToolUse is denied (the server answers it 200 deny,
+	// as an http hook needs).
 	s := ccServer(t, ws, "supervised", nil)
 	if out, errOut, code := hookCommand(t, s.URL, s.Token, ccPayload(t, "pre_read", "sess-live", ws)); code != 0 || !strings.Contains(out, `"allow"`) {
 		t.Errorf("live server: exit %d %q %q", code, out, errOut)
 	}
-	if out, errOut, code := hookCommand(t, s.URL, "wrong-token-wrong-token", ccPayload(t, "pre_read", "sess-live", ws)); code != 2 || out != "" || !strings.Contains(errOut, "HTTP 401") {
+	if out, errOut, code := hookCommand(t, s.URL, "wrong-token-wrong-token", ccPayload(t, "pre_read", "sess-live", ws)); code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "bearer token") {
 		t.Errorf("wrong token: exit %d %q %q", code, out, errOut)
 	}
 	// Garbage on stdin is blocked too.
