@@ -57,6 +57,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			writeError(w, err)
 			return
 		}
+		s.chargeBodyTo(r, p)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
 }

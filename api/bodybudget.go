@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
+
+	"turnstile/domain"
 )
 
 // DefaultMaxBodyMemory is how many bytes of request bodies the server holds
@@ -20,13 +23,31 @@ const DefaultMaxBodyMemory = 256 << 20
 type bodyBudget struct {
 	max  int64
 	used atomic.Int64
+	// byPrincipal holds each principal's share of used (*atomic.Int64 by
+	// principalShareKey): one principal holds at most half of max, so that
+	// the agent, which may open connections at will, cannot take the whole
+	// budget from approvers and other runtimes (their answers and hooks
+	// refused for as long as it keeps sending).
+	byPrincipal sync.Map
+}
+
+// share is p's counter of the bodies it holds.
+func (b *bodyBudget) share(p domain.Principal) *atomic.Int64 {
+	c, _ := b.byPrincipal.LoadOrStore(string(p.Role)+"\x00"+p.Name, new(atomic.Int64))
+	return c.(*atomic.Int64)
 }
 
 // BodyBudgetError refuses a request whose body would take the bodies held
 // past the budget.
-type BodyBudgetError struct{ Limit int64 }
+type BodyBudgetError struct {
+	Limit int64
+	Share bool // the principal's share, half the budget
+}
 
 func (e *BodyBudgetError) Error() string {
+	if e.Share {
+		return fmt.Sprintf("this credential's request bodies in flight hold its share of the server's (%d bytes, half of --max-body-memory): retry", e.Limit)
+	}
 	return fmt.Sprintf("the server holds as many request bodies as it may (%d bytes, --max-body-memory): retry", e.Limit)
 }
 
@@ -36,6 +57,7 @@ type budgetedBody struct {
 	io.ReadCloser
 	b    *bodyBudget
 	held int64
+	who  *atomic.Int64 // the principal's share (nil until auth names it)
 }
 
 func (bb *budgetedBody) Read(p []byte) (int, error) {
@@ -44,6 +66,11 @@ func (bb *budgetedBody) Read(p []byte) (int, error) {
 		if bb.b.used.Add(int64(n)) > bb.b.max {
 			bb.b.used.Add(-int64(n))
 			return 0, &BodyBudgetError{Limit: bb.b.max}
+		}
+		if bb.who != nil && bb.who.Add(int64(n)) > bb.b.max/2 {
+			bb.who.Add(-int64(n))
+			bb.b.used.Add(-int64(n))
+			return 0, &BodyBudgetError{Limit: bb.b.max / 2, Share: true}
 		}
 		bb.held += int64(n)
 	}
@@ -68,11 +95,22 @@ func (s *Server) budgetBodies(next http.Handler) http.Handler {
 	})
 }
 
+// chargeBodyTo counts the rest of r's body against p's share of the
+// budget too (auth, once it knows p; nothing is read before).
+func (s *Server) chargeBodyTo(r *http.Request, p domain.Principal) {
+	if bb, ok := r.Body.(*budgetedBody); ok && bb.held == 0 && s.bodies != nil {
+		bb.who = s.bodies.share(p)
+	}
+}
+
 // release gives back what bb holds (nothing for a nil bb).
 func (bb *budgetedBody) release() {
 	if bb == nil {
 		return
 	}
 	bb.b.used.Add(-bb.held)
+	if bb.who != nil {
+		bb.who.Add(-bb.held)
+	}
 	bb.held = 0
 }

@@ -292,5 +292,6 @@ func (s *Server) sessionAuth(w http.ResponseWriter, r *http.Request, _ string, n
 		writeError(w, err)
 		return
 	}
+	s.chargeBodyTo(r, p)
 	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 }
