@@ -42,6 +42,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		if ok {
 			var err error
 			if p, found, err = s.authenticate(r.Context(), got); err != nil {
+				s.chargeBodyTo(r, domain.Principal{})
 				if !hookPreToolUseRefused(w, r, err) {
 					writeError(w, err) // the store is unreachable: fail closed
 				}
@@ -50,6 +51,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		}
 		if !found {
 			err := errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)")
+			s.chargeBodyTo(r, domain.Principal{}) // the hook's body is read unauthenticated
 			if hookPreToolUseRefused(w, r, err) {
 				return
 			}

@@ -46,7 +46,7 @@ type BodyBudgetError struct {
 
 func (e *BodyBudgetError) Error() string {
 	if e.Share {
-		return fmt.Sprintf("this credential's request bodies in flight hold its share of the server's (%d bytes, half of --max-body-memory): retry", e.Limit)
+		return fmt.Sprintf("this credential's request bodies in flight hold its share of the server's (%d bytes of --max-body-memory): retry", e.Limit)
 	}
 	return fmt.Sprintf("the server holds as many request bodies as it may (%d bytes, --max-body-memory): retry", e.Limit)
 }
@@ -58,6 +58,9 @@ type budgetedBody struct {
 	b    *bodyBudget
 	held int64
 	who  *atomic.Int64 // the principal's share (nil until auth names it)
+	// whoMax bounds who: half the budget for a principal, less for
+	// requests no credential authenticates.
+	whoMax int64
 }
 
 func (bb *budgetedBody) Read(p []byte) (int, error) {
@@ -67,10 +70,10 @@ func (bb *budgetedBody) Read(p []byte) (int, error) {
 			bb.b.used.Add(-int64(n))
 			return 0, &BodyBudgetError{Limit: bb.b.max}
 		}
-		if bb.who != nil && bb.who.Add(int64(n)) > bb.b.max/2 {
+		if bb.who != nil && bb.who.Add(int64(n)) > bb.whoMax {
 			bb.who.Add(-int64(n))
 			bb.b.used.Add(-int64(n))
-			return 0, &BodyBudgetError{Limit: bb.b.max / 2, Share: true}
+			return 0, &BodyBudgetError{Limit: bb.whoMax, Share: true}
 		}
 		bb.held += int64(n)
 	}
@@ -99,7 +102,11 @@ func (s *Server) budgetBodies(next http.Handler) http.Handler {
 // budget too (auth, once it knows p; nothing is read before).
 func (s *Server) chargeBodyTo(r *http.Request, p domain.Principal) {
 	if bb, ok := r.Body.(*budgetedBody); ok && bb.held == 0 && s.bodies != nil {
-		bb.who = s.bodies.share(p)
+		bb.who, bb.whoMax = s.bodies.share(p), s.bodies.max/2
+		if p.Name == "" {
+			// Requests no credential authenticates share an eighth.
+			bb.whoMax = s.bodies.max / 8
+		}
 	}
 }
 

@@ -134,7 +134,7 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 
 // hookEventPeekBytes is how much of an unauthenticated hook body is read
 // for its event: Claude Code names it before the tool's input.
-const hookEventPeekBytes = 64 << 10
+const hookEventPeekBytes = 16 << 10
 
 // hookPreToolUseRefused answers a Claude Code PreToolUse that cannot be
 // authenticated (a revoked credential, a store that cannot say) 200 deny,

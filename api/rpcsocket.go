@@ -62,7 +62,7 @@ func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
 	// connection is hijacked, past budgetBodies).
 	h := &hijackable{ResponseWriter: w}
 	if s.bodies != nil {
-		h.held = &budgetedBody{b: s.bodies, who: s.bodies.share(principalOf(r))}
+		h.held = &budgetedBody{b: s.bodies, who: s.bodies.share(principalOf(r)), whoMax: s.bodies.max / 2}
 		defer h.held.release()
 	}
 	srv := websocket.Server{
