@@ -14,58 +14,140 @@ const minKeyRun = 16
 
 // redactKeyBlocks hides the body of every private key block in s: the one
 // secret that spans lines, which the patterns of each line (redactLine)
-// never see whole (a line of base64 holds no needle of theirs). From the
-// end of a "-----BEGIN … PRIVATE KEY…-----" marker up to the next
-// "-----END " (or the end of s), each run of base64 bytes (letters,
+// never see whole (a line of base64 holds no needle of theirs). After a
+// "-----BEGIN … PRIVATE KEY…-----" marker, the block is read a line at a
+// time (a line ends at a line break or at a "\n" escape, as in a JSON
+// string holding a key) and a word at a time (a key kept on one line has
+// blanks between its lines): a word of base64 bytes alone (letters,
 // digits, '+', '/', '=') of minKeyRun or more is replaced with the marker,
-// unless it reads as a path (pathRun). Everything else stays in
-// view, line breaks and the markers included: the shell's syntax (a
-// here-document's end, a ';' and what follows) and any word shorter than
-// that, so that what a command runs is shown, as replaceClipped keeps it.
-// A JSON string holding a key ("\n" escapes) is hidden the same way.
+// unless it reads as a path (pathRun); blank lines and headers
+// ("Proc-Type: …", "Version: …") are kept. The block ends at its "-----END "
+// marker, and at the first word that is not base64 (after hiding the
+// base64 it starts with: a key's last line before the quote that ends
+// it). So what a command runs stays in view, as replaceClipped keeps it,
+// even when the block is never closed, or its END marker comes after
+// commands of the agent's own: only the words a key is made of are
+// hidden.
 func redactKeyBlocks(s string) string {
 	if !strings.Contains(s, keyBlockWord) {
 		return s
 	}
 	var b strings.Builder
 	last := 0 // s[:last] is in b
+	hide := func(a, e int) {
+		b.WriteString(s[last:a])
+		b.WriteString(redacted)
+		last = e
+	}
 	for from := 0; from < len(s); {
 		k := strings.Index(s[from:], keyBegin)
 		if k < 0 {
 			break
 		}
 		from = k + from + len(keyBegin)
-		bodyStart, ok := privateKeyLabel(s, from)
+		i, ok := privateKeyLabel(s, from)
 		if !ok {
 			continue
 		}
-		end := len(s)
-		if e := strings.Index(s[bodyStart:], "-----END "); e >= 0 {
-			end = bodyStart + e
-		}
-		for i := bodyStart; i < end; {
-			if !base64Byte(s[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < end && base64Byte(s[j]) {
-				j++
-			}
-			if j-i >= minKeyRun && !pathRun(s[i:j]) {
-				b.WriteString(s[last:i])
-				b.WriteString(redacted)
-				last = j
-			}
-			i = j
-		}
-		from = end
+		i = keyBody(s, i, hide)
+		from = i
 	}
 	if last == 0 {
 		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// keyBody reads the body of a key block from i (redactKeyBlocks), calling
+// hide for each span of key material, and returns where the block ends.
+// A line of base64 words alone (up to an END marker) is key material: each
+// word of minKeyRun or more is hidden, unless it reads as a path. Any other
+// line ends the block, and of it only what its first word starts with is
+// hidden, when that is a long run of base64 the word goes on past (a key's
+// last line and the quote that closes the string it is in): a word that is
+// base64 whole there may be a program, and stays in view.
+func keyBody(s string, i int, hide func(a, e int)) int {
+	for i < len(s) {
+		end, next := keyLineEnd(s, i)
+		if line := strings.Trim(s[i:end], " \t\r"); line == "" || keyHeader(line) {
+			i = next
+			continue
+		}
+		type word struct{ a, e int }
+		var words []word
+		closed, keyLine := -1, true
+		for w := i; w < end; {
+			for w < end && (s[w] == ' ' || s[w] == '\t' || s[w] == '\r') {
+				w++
+			}
+			if w == end {
+				break
+			}
+			if strings.HasPrefix(s[w:], "-----END ") {
+				closed = w
+				break
+			}
+			e := w
+			for e < end && base64Byte(s[e]) {
+				e++
+			}
+			words = append(words, word{w, e})
+			if e < end && s[e] != ' ' && s[e] != '\t' && s[e] != '\r' && !strings.HasPrefix(s[e:], "-----END ") {
+				keyLine = false
+				break
+			}
+			w = e
+		}
+		if !keyLine {
+			if f := words[0]; len(words) == 1 && f.e-f.a >= minKeyRun && !pathRun(s[f.a:f.e]) {
+				hide(f.a, f.e)
+			}
+			return end
+		}
+		for _, w := range words {
+			if w.e-w.a >= minKeyRun && !pathRun(s[w.a:w.e]) {
+				hide(w.a, w.e)
+			}
+		}
+		if closed >= 0 {
+			return closed
+		}
+		i = next
+	}
+	return i
+}
+
+// keyLineEnd returns where the line of a key block that starts at i ends,
+// and where the next one starts: at a line break, or at a "\n" (or
+// "\r\n") escape.
+func keyLineEnd(s string, i int) (end, next int) {
+	for j := i; j < len(s); j++ {
+		switch {
+		case s[j] == '\n':
+			return j, j + 1
+		case s[j] == '\\' && strings.HasPrefix(s[j:], `\r\n`):
+			return j, j + 4
+		case s[j] == '\\' && strings.HasPrefix(s[j:], `\n`):
+			return j, j + 2
+		}
+	}
+	return len(s), len(s)
+}
+
+// keyHeader reports whether a line of a key block is a header of its
+// armour: a name of letters, digits and '-', a ':' and a blank or nothing.
+func keyHeader(line string) bool {
+	name, rest, ok := strings.Cut(line, ":")
+	if !ok || name == "" || rest != "" && rest[0] != ' ' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 const keyBegin = "-----BEGIN "

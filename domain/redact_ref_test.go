@@ -26,36 +26,116 @@ func containsAny(l string, needles []string) bool {
 	return false
 }
 
-// keyBlockRef is a private key block's marker and body, up to the next
-// END marker or the end of the text.
-var keyBlockRef = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----(.*?)(?:-----END |\z)`)
+// keyMarkerRef is a private key block's BEGIN marker.
+var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----`)
+
+// keyLineRef ends a line of a key block: a line break, or a "\r\n" or
+// "\n" escape.
+var keyLineRef = regexp.MustCompile(`\n|\\r\\n|\\n`)
+
+// keyHeaderRef is a header line of a key's armour.
+var keyHeaderRef = regexp.MustCompile(`^[A-Za-z0-9-]+:( .*)?$`)
+
+// keyWordRef is a word of base64 bytes alone, and keyLeadRef the base64
+// run a word starts with.
+var (
+	keyWordRef = regexp.MustCompile(`^[A-Za-z0-9+/=]+$`)
+	keyLeadRef = regexp.MustCompile(`^[A-Za-z0-9+/=]+`)
+)
 
 // longNameRef is a stretch of 16 bytes without a '/': a run that holds one
 // is no path.
 var longNameRef = regexp.MustCompile(`[^/]{16}`)
 
-// base64RunRef is a run of base64 bytes.
-var base64RunRef = regexp.MustCompile(`[A-Za-z0-9+/=]+`)
+// hiddenKeyWordRef reports whether a word of base64 in a key block is
+// hidden: 16 bytes or more, and no path (a '/' first and no 16 bytes
+// without one).
+func hiddenKeyWordRef(w string) bool {
+	return len(w) >= 16 && (w[0] != '/' || longNameRef.MatchString(w))
+}
 
-// redactSecretsRef hides the bodies of private key blocks (runs of base64
-// of 16 bytes or more but paths: those that start with '/' and hold no 16
-// bytes without one), then redacts each line
-// on its own (other secrets are recognised within a line).
-func redactSecretsRef(s string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range keyBlockRef.FindAllStringSubmatchIndex(s, -1) {
-		body := s[m[2]:m[3]]
-		for _, r := range base64RunRef.FindAllStringIndex(body, -1) {
-			if r[1]-r[0] >= 16 && (body[r[0]] != '/' || longNameRef.MatchString(body[r[0]:r[1]])) {
-				b.WriteString(s[last : m[2]+r[0]])
-				b.WriteString(redacted)
-				last = m[2] + r[1]
+// redactKeyBlocksRef hides the key material of private key blocks, as
+// redactKeyBlocks documents: lines made of base64 words alone (up to an END
+// marker) have each long word hidden; blank and header lines are kept;
+// any other line ends the block, hiding only the long base64 its first
+// word starts with when the word goes on past it.
+func redactKeyBlocksRef(s string) string {
+	var spans [][2]int
+	from := 0
+	for {
+		m := keyMarkerRef.FindStringIndex(s[from:])
+		if m == nil {
+			break
+		}
+		pos := from + m[1]
+		from = len(s)
+	lines:
+		for pos < len(s) {
+			end, next := len(s), len(s)
+			if b := keyLineRef.FindStringIndex(s[pos:]); b != nil {
+				end, next = pos+b[0], pos+b[1]
 			}
+			line := s[pos:end]
+			if t := strings.Trim(line, " \t\r"); t == "" || keyHeaderRef.MatchString(t) {
+				pos = next
+				continue
+			}
+			body, closed := line, -1
+			if k := strings.Index(line, "-----END "); k >= 0 {
+				body, closed = line[:k], pos+k
+			}
+			// Words and where they are.
+			type word struct{ a, e int }
+			var words []word
+			for k := 0; k < len(body); {
+				if body[k] == ' ' || body[k] == '\t' || body[k] == '\r' {
+					k++
+					continue
+				}
+				e := k
+				for e < len(body) && body[e] != ' ' && body[e] != '\t' && body[e] != '\r' {
+					e++
+				}
+				words = append(words, word{k, e})
+				k = e
+			}
+			for n, w := range words {
+				if !keyWordRef.MatchString(body[w.a:w.e]) {
+					if lead := keyLeadRef.FindString(body[w.a:w.e]); n == 0 && hiddenKeyWordRef(lead) {
+						spans = append(spans, [2]int{pos + w.a, pos + w.a + len(lead)})
+					}
+					from = end
+					break lines
+				}
+			}
+			for _, w := range words {
+				if hiddenKeyWordRef(body[w.a:w.e]) {
+					spans = append(spans, [2]int{pos + w.a, pos + w.e})
+				}
+			}
+			if closed >= 0 {
+				from = closed
+				break
+			}
+			pos = next
 		}
 	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(redacted)
+		last = sp[1]
+	}
 	b.WriteString(s[last:])
-	s = b.String()
+	return b.String()
+}
+
+// redactSecretsRef hides the key material of private key blocks, then
+// redacts each line on its own (other secrets are recognised within a
+// line).
+func redactSecretsRef(s string) string {
+	s = redactKeyBlocksRef(s)
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if containsAny(strings.ToLower(line), secretNeedlesRef) {
@@ -147,6 +227,7 @@ var redactTextPieces = append(slices.Clone(redactFragments),
 	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
 	"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----",
 	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "/usr/sbin/shutdownnow", "PRIVATE KEY", "-----",
+	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r",
 	"Read ", "Edit ", "[", "]", ",", "..", "/../", ":", "PATH=", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
