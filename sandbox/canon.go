@@ -166,6 +166,9 @@ type fsView struct {
 	limits []string
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
+	// nestedItems are the protected list's items in the work trees of
+	// nested repositories (protectNestedWorkTrees).
+	nestedItems []string
 	// enclosing are the git dirs, outside the writable grants, of the
 	// repositories that enclose one (discovery.enclosing).
 	enclosing []string

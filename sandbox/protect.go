@@ -87,6 +87,63 @@ func (v *fsView) discover(walk bool) {
 			}
 		}
 	}
+	v.protectNestedWorkTrees()
+}
+
+// maxNestedWorkTrees bounds the nested repositories whose work trees get
+// the protected list's read-only items (protectNestedWorkTrees): each costs
+// an lstat per item.
+const maxNestedWorkTrees = 256
+
+// protectNestedWorkTrees keeps read-only, in the work tree of each nested
+// repository the walk found, the protected list's read-only items that
+// exist there, as at a writable root: the hooks a person installed in that
+// repository (pre-commit's, lefthook's) read its .pre-commit-config.yaml
+// or lefthook.yml on their next commit there, and its editor and agent
+// settings are read when it is opened as a project. The items are those
+// the snapshot protects at a writable root (a profile's list included),
+// less the git dir's, which discovery protects on its own.
+func (v *fsView) protectNestedWorkTrees() {
+	if len(v.nested) == 0 {
+		return
+	}
+	var rels []string
+	seen := map[string]bool{}
+	for _, c := range v.carves {
+		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
+			continue
+		}
+		for _, g := range v.grants {
+			if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice || c.Path == g.Path || !domain.PathWithin(c.Path, g.Path) {
+				continue
+			}
+			rel := strings.TrimPrefix(c.Path, strings.TrimSuffix(g.Path, "/")+"/")
+			if first, _, _ := strings.Cut(rel, "/"); first == ".git" || seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			rels = append(rels, rel)
+		}
+	}
+	for i, p := range v.nested {
+		if i == maxNestedWorkTrees {
+			v.limits = append(v.limits, fmt.Sprintf("nested work trees: only the first %d keep their tool settings read-only", maxNestedWorkTrees))
+			break
+		}
+		wt := filepath.Dir(p)
+		for _, rel := range rels {
+			q := joinPath(wt, rel)
+			if seen["nested:"+q] || !entryExists(q) {
+				continue
+			}
+			if a, _ := v.access(q); a != domain.AccessWrite {
+				continue
+			}
+			seen["nested:"+q] = true
+			v.carves = append(v.carves, fsRule{Path: q, Access: domain.AccessRead, Kind: domain.PathProtected, From: q})
+			v.nestedItems = append(v.nestedItems, q)
+		}
+	}
 }
 
 // walkTTL is how long the walk of one root is reused. The walk costs about
@@ -675,6 +732,10 @@ func withNested(entries []domain.FilesystemEntry, v *fsView) []domain.Filesystem
 	for _, p := range v.nested {
 		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: p, ResolvedPath: p,
 			Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem})
+	}
+	for _, p := range v.nestedItems {
+		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: p, ResolvedPath: p,
+			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem})
 	}
 	return out
 }

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestAttack15NestedRepoToolSettingsWritable (fifteenth attack review): the
+// protected list was kept at each writable root and the cwd, and a nested
+// repository's .git with it, but not the list's files in that
+// repository's work tree: a command rewrote ws/sub/.pre-commit-config.yaml
+// and ws/sub/lefthook.yml, read by the hooks the person installed in
+// ws/sub on their next commit there, and ws/sub/.vscode and ws/sub/.envrc,
+// read when sub is opened as a project; a write decision on each was
+// allowed. A submodule's work tree (a .git file) was the same. Controls:
+// another file of the nested repository, and the same names in a
+// directory that is no repository, stay writable.
+func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := tempWorkspace(t)
+	for _, d := range []string{ws, filepath.Join(ws, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := hostGitRun(t, d, "init", "-q"); err != nil {
+			t.Fatal(out, err)
+		}
+	}
+	// A submodule's work tree: its .git is a file naming its git dir.
+	if err := os.MkdirAll(filepath.Join(ws, ".git/modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := hostGitRun(t, ws, "init", "-q", "--separate-git-dir", filepath.Join(ws, ".git/modules/lib"), filepath.Join(ws, "vendor/lib")); err != nil {
+		t.Fatal(out, err)
+	}
+	settings := []string{"sub/.pre-commit-config.yaml", "sub/lefthook.yml", "sub/.vscode/tasks.json", "sub/.envrc",
+		"vendor/lib/.pre-commit-config.yaml"}
+	controls := []string{"sub/README", "vendor/lib/README", "plain/.pre-commit-config.yaml"}
+	for _, rel := range append(append([]string{}, settings...), controls...) {
+		p := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("repos: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	for _, rel := range controls {
+		if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 {
+			t.Fatalf("control: %s was not writable: %d %s", rel, r.ExitCode, r.Stderr)
+		}
+		if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err != nil {
+			t.Fatalf("control: a write decision on %s was refused: %v", rel, err)
+		}
+	}
+	for _, rel := range settings {
+		sh(t, s, "echo '- repo: local' >> "+rel+"; echo pwned >> "+rel)
+		if b, _ := os.ReadFile(filepath.Join(ws, rel)); strings.Contains(string(b), "pwned") {
+			t.Errorf("%s was written by the command", rel)
+		}
+		if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
+			t.Errorf("a write decision on %s was allowed", rel)
+		}
+	}
+}
