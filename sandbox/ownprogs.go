@@ -221,29 +221,53 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 	return ""
 }
 
-// linkOnTheWay returns the first symlink among p and the directories above
-// it (p as given, absolute) that lies in a writable directory of entries
-// (in a writable root, not below a read-only protected path), or "".
-// withOwnPrograms keeps the file p leads to, and the directories above that
-// file, read-only; the server reads p itself at its next start, and a
-// command can replace a symlink on its way (remove it, and make a file or
-// a directory of its own at its name).
+// linkOnTheWay returns the first symlink the kernel passes on its way to p
+// (p absolute, resolved as an open of it resolves it: each link's target in
+// turn, the links that target passes included) that lies in a writable
+// directory of entries (in a writable root, not below a read-only
+// protected path), or "". withOwnPrograms keeps the file p leads to, and
+// the directories above that file, read-only; the server reads p itself at
+// its next start, and a command can replace a symlink on its way (remove
+// it, and make a file or a directory of its own at its name), one that a
+// link outside the roots leads through as well (/usr/local/bin/turnstile
+// -> ws/current/turnstile, ws/current -> build).
 func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
-	for d := p; d != "/" && d != "." && d != ""; d = filepath.Dir(d) {
-		fi, err := os.Lstat(d)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+	policy := &domain.FilesystemPolicy{Entries: entries}
+	rest := splitPath(p)
+	cur := "/" // resolved: no symlink in it
+	for links := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
 			continue
 		}
-		at := d
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(d)); err == nil {
-			at = filepath.Join(dir, filepath.Base(d))
+		next := joinPath(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
 		}
 		// A command replaces the symlink through its directory: one that
 		// is read-only in the command's view (~/.local/bin under a home
 		// granted writable) keeps it.
-		if insideWritable(entries, at) && domain.AccessAt(&domain.FilesystemPolicy{Entries: entries}, filepath.Dir(at)) == domain.AccessWrite {
-			return at
+		if insideWritable(entries, next) && domain.AccessAt(policy, cur) == domain.AccessWrite {
+			return next
 		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > 40 {
+			return ""
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(splitPath(target), rest...)
 	}
 	return ""
 }
