@@ -150,6 +150,13 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// and extensions that run programs, like .git/config.
 	{Path: ".hg/hgrc", Access: AccessRead},
 	{Path: ".jj/repo/config.toml", Access: AccessRead},
+	// jj's workspace config (jj 0.35 to 0.37; later ones move it out of
+	// the workspace and load it from there), and the files naming the
+	// repository's and the workspace's config kept outside it (jj 0.38
+	// and later).
+	{Path: ".jj/workspace-config.toml", Access: AccessRead},
+	{Path: ".jj/repo/config-id", Access: AccessRead},
+	{Path: ".jj/workspace-config-id", Access: AccessRead},
 	{Path: ".sl/config", Access: AccessRead},
 	// A share's pointer to the repository it shares (hg share, sl share):
 	// with share-safe (Mercurial's default since 6.1) the shared

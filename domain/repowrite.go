@@ -86,12 +86,16 @@ func OtherVCSDir(name string) bool {
 // OtherVCSConfigs are, for each OtherVCSDir (lower case), the files in it
 // that name what the tool runs or where its config is read: Mercurial's
 // and Sapling's config and sharedpath (another repository's, whose config
-// is read), Jujutsu's repo/config.toml and repo (a file naming another
-// repository's store).
+// is read), a Mercurial share's own config (hgrc-not-shared), Jujutsu's
+// repo/config.toml, its workspace's workspace-config.toml (read by jj 0.35
+// to 0.37, moved out of the workspace and loaded from there by later ones
+// when no workspace-config-id is beside it), the config-id files naming
+// the config jj 0.38 and later keep outside the workspace, and repo (a
+// file naming another repository's store).
 var OtherVCSConfigs = map[string][]string{
-	".hg": {"hgrc", "sharedpath"},
+	".hg": {"hgrc", "hgrc-not-shared", "sharedpath"},
 	".sl": {"config", "hgrc", "sharedpath"},
-	".jj": {"repo/config.toml", "repo"},
+	".jj": {"repo/config.toml", "repo/config-id", "workspace-config.toml", "workspace-config-id", "repo"},
 }
 
 // OtherVCSConfigTrusted reports whether a Mercurial or Sapling config
