@@ -67,7 +67,11 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".mise/config.toml", Access: AccessRead},
 	{Path: ".mise/config.local.toml", Access: AccessRead},
 	{Path: ".config/mise.toml", Access: AccessRead},
+	{Path: ".config/mise.local.toml", Access: AccessRead},
 	{Path: ".config/mise", Access: AccessRead},
+	// and at its older name, rtx's.
+	{Path: ".rtx.toml", Access: AccessRead},
+	{Path: ".rtx.local.toml", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
 	// lefthook's config and scripts, read by the hook lefthook install
 	// put in .git/hooks on the person's next commit (as pre-commit's):

@@ -17,11 +17,12 @@ import (
 //     included, as .vscode does; VS Code offers to open one it finds at
 //     the top of a folder the person opens;
 //   - mise's configs for an environment (mise.ENV.toml, .mise.ENV.toml,
-//     mise/config.ENV.toml, .mise/config.ENV.toml), read beside mise.toml
+//     mise/config.ENV.toml, .mise/config.ENV.toml, .config/mise.ENV.toml,
+//     and the .local.toml forms of each), read beside mise.toml
 //     when the person's MISE_ENV names ENV, with the same [hooks] and
 //     [env] scripts.
 //
-// At the top of each writable root (or in its mise/ and .mise/), an
+// At the top of each writable root (or in its mise/, .mise/ and .config/), an
 // existing one is kept read-only (withWorkspaceFiles), a write decision on
 // one is refused (workspaceFileRefusal), and one a command made is set
 // aside after it (plantCheck.setAsideWorkspaceFiles).
@@ -37,6 +38,7 @@ var namedFiles = []struct {
 	{"", ".mise.*.toml", false},
 	{"mise", "config.*.toml", false},
 	{".mise", "config.*.toml", false},
+	{".config", "mise.*.toml", false},
 }
 
 // namedFile reports whether rel (below a root) is one of namedFiles.
