@@ -16,9 +16,11 @@ import (
 // and ws/sub/lefthook.yml, read by the hooks the person installed in
 // ws/sub on their next commit there, and ws/sub/.vscode and ws/sub/.envrc,
 // read when sub is opened as a project; a write decision on each was
-// allowed. A submodule's work tree (a .git file) was the same. Controls:
+// allowed; a lefthook-local.yml a command made there stayed. A
+// submodule's work tree (a .git file) was the same. Controls:
 // another file of the nested repository, and the same names in a
-// directory that is no repository, stay writable.
+// directory that is no repository, stay writable, and a new source file
+// of the nested repository stays.
 func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 	f := requireKernel(t, true)
 	ws := tempWorkspace(t)
@@ -56,6 +58,20 @@ func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 		}
 		if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err != nil {
 			t.Fatalf("control: a write decision on %s was refused: %v", rel, err)
+		}
+	}
+	// Made by the command where the nested repository had none: set
+	// aside after it, as at a root; another new file stays.
+	r := sh(t, s, "echo pwned > sub/lefthook-local.yml && echo pwned > vendor/lib/lefthook.yml && mkdir -p sub/src && echo package main > sub/src/main.go")
+	if r.ExitCode != 0 {
+		t.Fatalf("the command failed: %d %s", r.ExitCode, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "sub/src/main.go")); err != nil {
+		t.Fatalf("control: a new file of the nested repository went: %v %+v", err, r.Quarantined)
+	}
+	for _, rel := range []string{"sub/lefthook-local.yml", "vendor/lib/lefthook.yml"} {
+		if _, err := os.Stat(filepath.Join(ws, rel)); err == nil {
+			t.Errorf("a %s the command made stays: %+v", rel, r.Quarantined)
 		}
 	}
 	for _, rel := range settings {

@@ -169,6 +169,8 @@ type fsView struct {
 	// nestedItems are the protected list's items in the work trees of
 	// nested repositories (protectNestedWorkTrees).
 	nestedItems []string
+	// nestedMissing are those items that did not exist.
+	nestedMissing []string
 	// enclosing are the git dirs, outside the writable grants, of the
 	// repositories that enclose one (discovery.enclosing).
 	enclosing []string

@@ -263,6 +263,9 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 		}
 	}
+	// The protected list's items missing in a nested repository's work
+	// tree (protectNestedWorkTrees).
+	watch = append(watch, v.nestedMissing...)
 	// What a config names that did not exist: an include file, a hooks
 	// directory (configRefs).
 	for _, p := range v.missingRefs {

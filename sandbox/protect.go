@@ -97,7 +97,8 @@ const maxNestedWorkTrees = 256
 
 // protectNestedWorkTrees keeps read-only, in the work tree of each nested
 // repository the walk found, the protected list's read-only items that
-// exist there, as at a writable root: the hooks a person installed in that
+// exist there, and notes those missing, to be set aside when a command
+// makes them, as at a writable root: the hooks a person installed in that
 // repository (pre-commit's, lefthook's) read its .pre-commit-config.yaml
 // or lefthook.yml on their next commit there, and its editor and agent
 // settings are read when it is opened as a project. The items are those
@@ -133,7 +134,14 @@ func (v *fsView) protectNestedWorkTrees() {
 		wt := filepath.Dir(p)
 		for _, rel := range rels {
 			q := joinPath(wt, rel)
-			if seen["nested:"+q] || !entryExists(q) {
+			if seen["nested:"+q] {
+				continue
+			}
+			if !entryExists(q) {
+				// One the command makes is set aside after it, as at a
+				// root (newPlantCheck watches it).
+				seen["nested:"+q] = true
+				v.nestedMissing = append(v.nestedMissing, q)
 				continue
 			}
 			if a, _ := v.access(q); a != domain.AccessWrite {
