@@ -102,10 +102,12 @@ var OtherVCSConfigs = map[string][]string{
 // holds nothing that runs a program: comments, blank lines and the [paths]
 // section alone (what a clone writes). Anything else ([hooks],
 // [extensions], [alias], [ui] with its editor or merge tool, a %include)
-// is not trusted.
+// is not trusted. Lines end at "\n", "\r\n" and a lone "\r", as
+// Mercurial's parser (splitlines) ends them: a "[hooks]" after a "\r" is a
+// section of its own there.
 func OtherVCSConfigTrusted(content []byte) bool {
 	section := ""
-	for line := range strings.SplitSeq(string(content), "\n") {
+	for line := range strings.FieldsFuncSeq(string(content), func(r rune) bool { return r == '\n' || r == '\r' }) {
 		l := strings.TrimSpace(line)
 		switch {
 		case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, ";"):
