@@ -103,15 +103,19 @@ const maxNestedWorkTrees = 256
 // or lefthook.yml on their next commit there, and its editor and agent
 // settings are read when it is opened as a project. The items are those
 // the snapshot protects at a writable root (a profile's list included),
-// less the git dir's, which discovery protects on its own.
+// less the git dir's, which discovery protects on its own, and the
+// server's own files and the root's workspace files (withOwnPrograms,
+// withWorkspaceFiles), which name no item of the list.
 func (v *fsView) protectNestedWorkTrees() {
 	if len(v.nested) == 0 {
 		return
 	}
 	var rels []string
 	seen := map[string]bool{}
+	own := ownFileList()
 	for _, c := range v.carves {
-		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
+		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead || slices.Contains(own, c.Path) {
+			// (The server's own files are no tool's settings.)
 			continue
 		}
 		for _, g := range v.grants {
@@ -119,7 +123,7 @@ func (v *fsView) protectNestedWorkTrees() {
 				continue
 			}
 			rel := strings.TrimPrefix(c.Path, strings.TrimSuffix(g.Path, "/")+"/")
-			if first, _, _ := strings.Cut(rel, "/"); first == ".git" || seen[rel] {
+			if first, _, _ := strings.Cut(rel, "/"); first == ".git" || seen[rel] || namedFile(rel) {
 				continue
 			}
 			seen[rel] = true
