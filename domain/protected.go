@@ -73,6 +73,14 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".rtx.toml", Access: AccessRead},
 	{Path: ".rtx.local.toml", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
+	// prek, which reads pre-commit's config, takes it at .yml too; hk's
+	// config and its local override, read by the hook hk install puts in
+	// .git/hooks.
+	{Path: ".pre-commit-config.yml", Access: AccessRead},
+	{Path: "hk.pkl", Access: AccessRead},
+	{Path: "hk.local.pkl", Access: AccessRead},
+	{Path: ".config/hk.pkl", Access: AccessRead},
+	{Path: ".config/hk.local.pkl", Access: AccessRead},
 	// lefthook's config and scripts, read by the hook lefthook install
 	// put in .git/hooks on the person's next commit (as pre-commit's):
 	// the main config and the local one merged on top of it, each as
