@@ -73,10 +73,12 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".rtx.toml", Access: AccessRead},
 	{Path: ".rtx.local.toml", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
-	// prek, which reads pre-commit's config, takes it at .yml too; hk's
+	// prek, which reads pre-commit's config, takes it at .yml too, and
+	// its own at prek.toml; hk's
 	// config and its local override, read by the hook hk install puts in
 	// .git/hooks.
 	{Path: ".pre-commit-config.yml", Access: AccessRead},
+	{Path: "prek.toml", Access: AccessRead},
 	{Path: "hk.pkl", Access: AccessRead},
 	{Path: "hk.local.pkl", Access: AccessRead},
 	{Path: ".config/hk.pkl", Access: AccessRead},

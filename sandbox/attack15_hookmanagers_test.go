@@ -15,14 +15,14 @@ import (
 // overrides hk.local.pkl and .config/hk.local.pkl on the person's next
 // commit and runs the steps they name, and prek, which reads
 // pre-commit's config, takes it as .pre-commit-config.yml as well as
-// .yaml. None was protected: a command rewrote each, a write decision on
+// .yaml, and its own as prek.toml. None was protected: a command rewrote each, a write decision on
 // each was allowed, and an hk.local.pkl a command made beside the
 // person's hk.pkl stayed. Controls: another Pkl file and another YAML
 // file at the root are written by a command and a decision.
 func TestAttack15OtherHookManagersConfigs(t *testing.T) {
 	f := requireKernel(t, true)
 	ws := tempWorkspace(t)
-	existing := []string{"hk.pkl", ".config/hk.pkl", ".config/hk.local.pkl", ".pre-commit-config.yml", "app.pkl", "docker-compose.yml"}
+	existing := []string{"hk.pkl", ".config/hk.pkl", ".config/hk.local.pkl", ".pre-commit-config.yml", "prek.toml", "app.pkl", "docker-compose.yml"}
 	for _, rel := range existing {
 		p := filepath.Join(ws, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -41,7 +41,7 @@ func TestAttack15OtherHookManagersConfigs(t *testing.T) {
 			t.Fatalf("control: a write decision on %s was refused: %v", rel, err)
 		}
 	}
-	for _, rel := range existing[:4] {
+	for _, rel := range existing[:5] {
 		sh(t, s, "echo pwned >> "+rel)
 		if b, _ := os.ReadFile(filepath.Join(ws, rel)); strings.Contains(string(b), "pwned") {
 			t.Errorf("%s was written by the command", rel)
