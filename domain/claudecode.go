@@ -44,7 +44,7 @@ const ClaudeCodeUnknownPrefix = "claude_code."
 var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Bash", As: "exec_command", Kind: ActionShellCommand, Scope: "the command string (run by /bin/sh -c), cwd (the session's), timeout, and a hash of the other fields but `description` (`dangerouslyDisableSandbox`, `run_in_background`), which are shown", mapArgs: ccBash},
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
-	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix; an absolute pattern is split as Claude Code splits it, its directory searched with the rest (`/etc/*` is `*` over `/etc`, `/w/a.go` is `a.go` over `/w`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`), starting with `!`, or a comment (`#…`) lists every level, checked as `LS` is", mapArgs: ccGlob},
+	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix; an absolute pattern is split as Claude Code splits it, its directory searched with the rest (`/etc/*` is `*` over `/etc`, `/w/a.go` is `a.go` over `/w`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`), starting with `!`, a comment (`#…`), or one with a `**` or a character class that matches `/` (negated, `[^q]` or `[!q]`, or holding `/`, `[.-0]`) lists every level, checked as `LS` is", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
 	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`, a listing of every level", mapArgs: ccPath("path", true)},
 	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
@@ -320,7 +320,7 @@ func ccGlobListing(pattern string, join func(prefix string) string) map[string]a
 	depth := 1
 	if rest := strings.Split(pattern, "/")[len(lit):]; len(rest) > 0 {
 		depth = len(rest)
-		if slices.ContainsFunc(rest, func(e string) bool { return strings.Contains(e, "**") }) {
+		if slices.ContainsFunc(rest, func(e string) bool { return strings.Contains(e, "**") }) || globClassMatchesSlash(pattern) {
 			depth = 0
 		}
 	}
@@ -328,6 +328,44 @@ func ccGlobListing(pattern string, join func(prefix string) string) map[string]a
 		out["depth"] = json.Number(strconv.Itoa(depth))
 	}
 	return out
+}
+
+// globClassMatchesSlash reports whether a character class of glob, as
+// rg's globset reads one, can match the '/' between two names: a negated
+// class ("[^q]", "[!q]") or one holding '/' itself or in a range
+// ("[.-0]"). rg keeps '*' and '?' within a name, not a class, so that
+// "src/*[^q]*[^q]*" matches src/a/b/c, three levels below src.
+func globClassMatchesSlash(glob string) bool {
+	for i := 0; i < len(glob); i++ {
+		switch glob[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(glob) && (glob[j] == '!' || glob[j] == '^') {
+				return true
+			}
+			// globset: a ']' or '-' first is itself; a '-' between two
+			// bytes is a range; the next ']' closes the class.
+			first, closed := true, false
+			for ; j < len(glob) && !closed; j++ {
+				c := glob[j]
+				switch {
+				case c == ']' && !first:
+					closed = true
+				case c == '/':
+					return true
+				case c == '-' && !first && j+1 < len(glob) && glob[j+1] != ']':
+					if glob[j-1] <= '/' && glob[j+1] >= '/' {
+						return true
+					}
+				}
+				first = false
+			}
+			i = j - 1
+		}
+	}
+	return false
 }
 
 // ccWrite writes one file; the patch names it and nothing else, so that the
