@@ -237,9 +237,13 @@ func (r *PathRule) match(comps []string) (int, bool) {
 		}
 		return len(pc), true
 	}
-	pat := splitComps(r.Pattern)
+	// One pass gives whether the pattern matches each leading part of
+	// comps; the longest that it matches is the specificity. (Matching
+	// each leading part on its own cost a path of n components n passes:
+	// 0.2 s a name at 2,000 levels, each name of a tree scan.)
+	m := globPrefixes(splitComps(r.Pattern), comps)
 	for k := len(comps); k >= 0; k-- {
-		if globMatch(pat, comps[:k]) {
+		if m[k] {
 			return k, true
 		}
 	}
@@ -253,10 +257,11 @@ func splitComps(p string) []string {
 	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
-// globMatch matches components against a pattern whose "**" components
-// match zero or more components and whose other components follow
-// path.Match. Dynamic programming: linear in pattern × path.
-func globMatch(pat, comps []string) bool {
+// globPrefixes reports, for each j, whether pat matches comps[:j]: a
+// pattern whose "**" components match zero or more components and whose
+// other components follow path.Match. Dynamic programming: linear in
+// pattern × path.
+func globPrefixes(pat, comps []string) []bool {
 	// m[j] reports whether pat[:i] matches comps[:j], row by row.
 	m := make([]bool, len(comps)+1)
 	m[0] = true
@@ -278,7 +283,7 @@ func globMatch(pat, comps []string) bool {
 		}
 		m = next
 	}
-	return m[len(comps)]
+	return m
 }
 
 // tieRank orders accesses at equal specificity: deny > write > read.
