@@ -169,13 +169,24 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 // "*.{pem,key}"), which shells and most glob dialects expand and path.Match
 // reads as literal characters: a deny written so would deny nothing the
 // operator meant.
+// Every '{' is looked at: a brace without a comma before it ("{x}.{a,b}",
+// "${ENV}.{pem,key}") leaves the set after it a set.
 func braceSet(seg string) bool {
-	i := strings.IndexByte(seg, '{')
-	if i < 0 {
-		return false
+	for i := strings.IndexByte(seg, '{'); i >= 0; {
+		j := strings.IndexByte(seg[i:], '}')
+		if j < 0 {
+			return false
+		}
+		if strings.Contains(seg[i:i+j], ",") {
+			return true
+		}
+		k := strings.IndexByte(seg[i+1:], '{')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
 	}
-	j := strings.IndexByte(seg[i:], '}')
-	return j > 0 && strings.Contains(seg[i:i+j], ",")
+	return false
 }
 
 func isKnownToken(t string) bool {
