@@ -116,7 +116,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 		token: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +
 			`xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|` +
 			`glpat-[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_-]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|` +
-			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})`),
+			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
 	}
@@ -128,7 +128,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // options (and their next argument), NAME=value assignments of secret
 // names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
 // Slack, AWS access keys, JWTs, Stripe, Hugging Face, SendGrid, PyPI,
-// DigitalOcean, Shopify…). What is left says what the command does.
+// DigitalOcean, Shopify, age…). What is left says what the command does.
 //
 // A private key block (PEM, OpenSSH, PGP) is hidden across its lines
 // (redactKeyBlocks); any other secret is recognised within one line: the
@@ -202,7 +202,7 @@ var secretWords = []string{"passw", "token", "secret", "key", "credential"}
 
 // tokenNeedles are the lower-case prefixes of the token shapes.
 var tokenNeedles = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-",
-	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp"}
+	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp", "age-secret-key-1"}
 
 // gatesOf computes the gates of s on its lower case (strings.ToLower's),
 // made in a stack buffer when s is ASCII and short.

@@ -15,7 +15,7 @@ import (
 
 var secretNeedlesRef = []string{"://", "=", ":", "bearer", "pass", "token", "secret", "key", "credential", "-u",
 	"gh", "github_pat_", "sk-", "xox", "akia", "asia", "eyj", "aiza", "npm_", "glpat-",
-	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp"}
+	"k_live_", "k_test_", "hf_", "sg.", "pypi-", "_v1_", "shp", "age-secret-key-1"}
 
 func containsAny(l string, needles []string) bool {
 	for _, n := range needles {
