@@ -216,6 +216,14 @@ func (v *fsView) isPinned(p string) bool {
 	return false
 }
 
+// maxDiscoveryNames bounds the names a walk reads, each costing one more
+// per discoveryNameUnit bytes: the directory bound alone let one directory
+// of millions of names be read whole, held and sorted (a variable for
+// tests).
+var maxDiscoveryNames = 1 << 20
+
+const discoveryNameUnit = 32
+
 // walkRoot lists the directories below root breadth-first, within the
 // bounds, and returns every ".git" entry and unix socket file it meets and
 // the bounds it reached. Symlinks and ".git" directories are not entered.
@@ -232,7 +240,7 @@ func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult
 		depth int
 	}
 	queue := []item{{root, 0}}
-	listed, left := 0, len(want)
+	listed, left, names := 0, len(want), maxDiscoveryNames
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -241,7 +249,11 @@ func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult
 			return r
 		}
 		listed++
-		ents, dev, err := readDirents(it.dir)
+		ents, dev, err := readDirents(it.dir, &names)
+		if errors.Is(err, errTooManyNames) {
+			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d names", root, maxDiscoveryNames))
+			return r
+		}
 		if err != nil {
 			continue
 		}
@@ -287,11 +299,15 @@ type dirent struct {
 	ino  uint64
 }
 
+// errTooManyNames: a walk's names are spent (maxDiscoveryNames).
+var errTooManyNames = errors.New("too many names")
+
 // readDirents lists dir (not following a final symlink) with each entry's
 // type and inode (from getdents, no stat per entry; an entry of unknown type
 // is looked up), and returns the directory's device when it holds a socket
-// file (0 otherwise).
-func readDirents(dir string) ([]dirent, uint64, error) {
+// file (0 otherwise). Each name spends budget, one more per
+// discoveryNameUnit bytes; errTooManyNames once it is spent.
+func readDirents(dir string, budget *int) ([]dirent, uint64, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, err
@@ -333,6 +349,9 @@ func readDirents(dir string) ([]dirent, uint64, error) {
 				case unix.S_IFSOCK:
 					e.typ = unix.DT_SOCK
 				}
+			}
+			if *budget -= 1 + len(e.name)/discoveryNameUnit; *budget < 0 {
+				return nil, 0, errTooManyNames
 			}
 			sockets = sockets || e.typ == unix.DT_SOCK
 			out = append(out, e)
