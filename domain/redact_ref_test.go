@@ -33,6 +33,9 @@ var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]
 // "\n" escape.
 var keyLineRef = regexp.MustCompile(`\n|\\r\\n|\\n`)
 
+// heredocRef opens a here-document: its delimiter, quoted or not.
+var heredocRef = regexp.MustCompile(`<<-?[ \t]*(['"]?)([A-Za-z0-9_]+)(['"]?)`)
+
 // keyHeaderRef is a header line of a key's armour.
 var keyHeaderRef = regexp.MustCompile(`^[A-Za-z0-9-]+:( .*)?$`)
 
@@ -69,6 +72,13 @@ func redactKeyBlocksRef(s string) string {
 		}
 		pos := from + m[1]
 		from = len(s)
+		delims := map[string]bool{}
+		for _, d := range heredocRef.FindAllStringSubmatch(s, -1) {
+			if d[1] == "" || d[1] == d[3] {
+				delims[d[2]] = true
+			}
+		}
+		first := true
 	lines:
 		for pos < len(s) {
 			end, next := len(s), len(s)
@@ -76,7 +86,12 @@ func redactKeyBlocksRef(s string) string {
 				end, next = pos+b[0], pos+b[1]
 			}
 			line := s[pos:end]
-			if t := strings.Trim(line, " \t\r"); t == "" || keyHeaderRef.MatchString(t) {
+			t := strings.Trim(line, " \t\r")
+			if delims[t] {
+				from = pos
+				break
+			}
+			if t == "" || keyHeaderRef.MatchString(t) {
 				pos = next
 				continue
 			}
@@ -108,6 +123,11 @@ func redactKeyBlocksRef(s string) string {
 					break lines
 				}
 			}
+			if first && len(words) > 0 && words[0].e-words[0].a < 40 {
+				from = pos
+				break
+			}
+			first = false
 			for _, w := range words {
 				if hiddenKeyWordRef(body[w.a:w.e]) {
 					spans = append(spans, [2]int{pos + w.a, pos + w.e})
@@ -227,7 +247,8 @@ var redactTextPieces = append(slices.Clone(redactFragments),
 	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
 	"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----",
 	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "/usr/sbin/shutdownnow", "PRIVATE KEY", "-----",
-	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r",
+	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r", "<<", "<<<", "<<-'", "'",
+	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
 	"Read ", "Edit ", "[", "]", ",", "..", "/../", ":", "PATH=", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
