@@ -166,7 +166,10 @@ func TestCheckedHelperKilledIsNotRefused(t *testing.T) {
 	useHelper(t, h)
 	ws := tempWorkspace(t)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo run >> runs"}}, os.Environ())
+	// The command outlasts the kill: a command done before Run's watch of
+	// the context began exited 0 on its own (select then picks either of
+	// the two ready cases), and the test failed once so.
+	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo run >> runs; exec sleep 30"}}, os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}
