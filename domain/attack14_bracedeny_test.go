@@ -13,15 +13,7 @@ import "testing"
 // written one key per alternative deny the files, and a key with a brace
 // but no set ("/ws/{x}") is a literal path as before.
 func TestAttack14ProfileBraceSetDeny(t *testing.T) {
-	env := ProfileEnv{Cwd: "/ws", WorkspaceRoot: "/ws"}
-	denied := func(fs map[string]Access, p string) (bool, error) {
-		set := ProfileSet{"p": {Name: "p", Extends: BuiltinWorkspace, Filesystem: fs}}
-		cp, err := CompileProfile(set, "p", env, nil)
-		if err != nil {
-			return false, err
-		}
-		return cp.Explain(p).Access == AccessDeny, nil
-	}
+	denied := profileDenies
 	for _, tc := range []struct {
 		key, path string
 	}{

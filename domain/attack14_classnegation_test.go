@@ -11,14 +11,8 @@ import "testing"
 // error naming it. The control: "[^.]" denies the file, and a '!' elsewhere
 // in a class ("[a!]") is a literal as before.
 func TestAttack14ProfileClassNegationDeny(t *testing.T) {
-	env := ProfileEnv{Cwd: "/ws", WorkspaceRoot: "/ws"}
 	denied := func(key, p string) (bool, error) {
-		set := ProfileSet{"p": {Name: "p", Extends: BuiltinWorkspace, Filesystem: map[string]Access{key: AccessDeny}}}
-		cp, err := CompileProfile(set, "p", env, nil)
-		if err != nil {
-			return false, err
-		}
-		return cp.Explain(p).Access == AccessDeny, nil
+		return profileDenies(map[string]Access{key: AccessDeny}, p)
 	}
 	if d, err := denied("**/[!.]*.key", "/ws/certs/server.key"); err == nil && !d {
 		t.Errorf(`"**/[!.]*.key" = deny compiled, and /ws/certs/server.key is not denied`)

@@ -12,15 +12,7 @@ import "testing"
 // other, are literal names as before, and the keys one per alternative
 // deny the file.
 func TestAttack15ProfileBraceSetAfterBrace(t *testing.T) {
-	env := ProfileEnv{Cwd: "/ws", WorkspaceRoot: "/ws"}
-	denied := func(fs map[string]Access, p string) (bool, error) {
-		set := ProfileSet{"p": {Name: "p", Extends: BuiltinWorkspace, Filesystem: fs}}
-		cp, err := CompileProfile(set, "p", env, nil)
-		if err != nil {
-			return false, err
-		}
-		return cp.Explain(p).Access == AccessDeny, nil
-	}
+	denied := profileDenies
 	for _, tc := range []struct{ key, path string }{
 		{"/ws/{x}{secrets,private}", "/ws/{x}private/a.txt"},
 		{"**/${APP}.{pem,key}", "/ws/${APP}.key"},
