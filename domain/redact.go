@@ -104,6 +104,10 @@ type secretPatterns struct {
 	secretOption *regexp.Regexp
 	// secretKey: keys of a tool's arguments whose value is a secret.
 	secretKey *regexp.Regexp
+	// jwk: the private members of a JSON Web Key ("d", the primes and
+	// their exponents, a symmetric key's "k"), in JSON or with its
+	// quotes escaped in a shell string.
+	jwk *regexp.Regexp
 }
 
 var secretRes = sync.OnceValue(func() *secretPatterns {
@@ -119,6 +123,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
+		jwk:          regexp.MustCompile(`\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"([A-Za-z0-9_-]{16,})\\?"`),
 	}
 })
 
@@ -128,7 +133,8 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // options (and their next argument), NAME=value assignments of secret
 // names, curl's -u user:password, and well-known token shapes (GitHub, OpenAI,
 // Slack, AWS access keys, JWTs, Stripe, Hugging Face, SendGrid, PyPI,
-// DigitalOcean, Shopify, age…). What is left says what the command does.
+// DigitalOcean, Shopify, age…), and the private members of a JSON Web Key.
+// What is left says what the command does.
 //
 // A private key block (PEM, OpenSSH, PGP) is hidden across its lines
 // (redactKeyBlocks); any other secret is recognised within one line: the
@@ -193,7 +199,7 @@ func redactLine(s string) string {
 // "[redacted]" in its place, which holds no needle, so gates computed on
 // the original text hold for every later step.
 type secretGates struct {
-	urls, header, bearer, user, assign, option, token bool
+	urls, header, bearer, user, assign, option, token, jwk bool
 }
 
 // secretWords are the lower-case cores of secretName: no text without one
@@ -220,7 +226,36 @@ func gatesOf(s string) secretGates {
 		assign: word && bytes.IndexByte(l, '=') >= 0,
 		option: word,
 		token:  hasAny(tokenNeedles),
+		jwk:    jwkMember(s),
 	}
+}
+
+// jwkMember reports whether s holds a quoted name of a JSON Web Key's
+// private member ("d", "p", "q", "dp", "dq", "qi", "k"; its quotes may
+// be escaped): the jwk pattern's necessary condition, found in one pass.
+func jwkMember(s string) bool {
+	for i := strings.IndexByte(s, '"'); i >= 0 && i+2 < len(s); {
+		for _, n := range []int{1, 2} {
+			if e := i + 1 + n; e <= len(s) && jwkPrivate(s[i+1:e]) && (strings.HasPrefix(s[e:], `"`) || strings.HasPrefix(s[e:], `\"`)) {
+				return true
+			}
+		}
+		k := strings.IndexByte(s[i+1:], '"')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// jwkPrivate reports whether n names a JSON Web Key's private member.
+func jwkPrivate(n string) bool {
+	switch n {
+	case "d", "p", "q", "dp", "dq", "qi", "k":
+		return true
+	}
+	return false
 }
 
 // lowerCase is strings.ToLower(s) as bytes, appended to buf when s is ASCII
@@ -241,7 +276,7 @@ func lowerCase(buf []byte, s string) []byte {
 }
 
 // allGates runs every pattern (the reference the gates are tested against).
-var allGates = secretGates{true, true, true, true, true, true, true}
+var allGates = secretGates{true, true, true, true, true, true, true, true}
 
 func redactGated(s string, g secretGates) string {
 	if g.urls {
@@ -270,6 +305,9 @@ func redactGated(s string, g secretGates) string {
 	}
 	if g.token {
 		s = replaceClipped(re.token, s, submatch(0), clip{shape: true})
+	}
+	if g.jwk {
+		s = replaceClipped(re.jwk, s, submatch(1), clip{})
 	}
 	return s
 }

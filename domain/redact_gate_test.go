@@ -22,6 +22,7 @@ var redactFragments = []string{
 	"SG.0123456789abcdefXY.0123456789abcdefXY", "pypi-" + strings.Repeat("AgEIcHlwaS5vcmc", 4),
 	"dop_v1_" + strings.Repeat("0123456789abcdef", 4), "shpat_0123456789abcdef0123456789abcdef",
 	"src/main.go", "{\"path\":\"/work/src/main.go\"}", "go test ./...", "x", "value", "\n", "\t",
+	`{"kty":"oct","k":"`, `"d"`, `"dp":`, `\"qi\":\"`, "GawgguFyGrWKav7AX4VKUg", `"`, `\"`, `"pq"`,
 }
 
 // TestRedactGatesChangeNothing: the gates only skip patterns that cannot

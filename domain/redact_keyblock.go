@@ -28,8 +28,13 @@ const minKeyRun = 16
 // even when the block is never closed, or its END marker comes after
 // commands of the agent's own: only the words a key is made of are
 // hidden.
+//
+// Three other private keys are blocks of base64 lines after a line that
+// names them, and their bodies are read the same way: a PuTTY key file's
+// after its "Private-Lines: N" header, and a minisign or signify secret
+// key after its "untrusted comment: … secret key" line.
 func redactKeyBlocks(s string) string {
-	if !strings.Contains(s, keyBlockWord) {
+	if !strings.Contains(s, keyBlockWord) && !strings.Contains(s, puttyPrivateLines) && !strings.Contains(s, untrustedComment) {
 		return s
 	}
 	var b strings.Builder
@@ -40,12 +45,11 @@ func redactKeyBlocks(s string) string {
 		last = e
 	}
 	for from := 0; from < len(s); {
-		k := strings.Index(s[from:], keyBegin)
+		k, i, ok := nextKeyOpener(s, from)
 		if k < 0 {
 			break
 		}
-		from = k + from + len(keyBegin)
-		i, ok := privateKeyLabel(s, from)
+		from = i
 		if !ok {
 			continue
 		}
@@ -160,6 +164,63 @@ func keyHeader(line string) bool {
 }
 
 const keyBegin = "-----BEGIN "
+
+// puttyPrivateLines heads the private half of a PuTTY key file
+// ("Private-Lines: 14" and the key's base64 lines), and untrustedComment
+// the first line of a minisign or signify key, a secret one when it says
+// "secret key" (the second line is the key).
+const (
+	puttyPrivateLines = "Private-Lines: "
+	untrustedComment  = "untrusted comment: "
+	secretKeyWords    = "secret key"
+)
+
+// nextKeyOpener finds the first marker at or after from that opens a key
+// block: a BEGIN marker, a PuTTY file's "Private-Lines: N", a minisign or
+// signify "untrusted comment: " line. It returns where the marker starts
+// (-1: none), where reading goes on, and whether it opens a private key's
+// body there: after a BEGIN marker naming a private key, after the
+// digits of Private-Lines, and after the first "secret key" of an
+// untrusted comment's line (read up to a line break or a backslash).
+func nextKeyOpener(s string, from int) (at, next int, ok bool) {
+	at = -1
+	kind := 0
+	for n, m := range []string{keyBegin, puttyPrivateLines, untrustedComment} {
+		if k := strings.Index(s[from:], m); k >= 0 && (at < 0 || from+k < at) {
+			at, kind = from+k, n
+		}
+	}
+	if at < 0 {
+		return -1, len(s), false
+	}
+	switch kind {
+	case 0:
+		i := at + len(keyBegin)
+		j, ok := privateKeyLabel(s, i)
+		if !ok {
+			return at, i, false
+		}
+		return at, j, true
+	case 1:
+		i := at + len(puttyPrivateLines)
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return at, j, j > i
+	default:
+		i := at + len(untrustedComment)
+		e := i
+		for e < len(s) && s[e] != '\n' && s[e] != '\\' {
+			e++
+		}
+		k := strings.Index(s[i:e], secretKeyWords)
+		if k < 0 {
+			return at, i, false
+		}
+		return at, i + k + len(secretKeyWords), true
+	}
+}
 
 // minFirstKeyRun is the shortest first word of a key block's body: a key's
 // first line is a full one (64 bytes in PEM, 70 in OpenSSH and PGP), and

@@ -26,8 +26,9 @@ func containsAny(l string, needles []string) bool {
 	return false
 }
 
-// keyMarkerRef is a private key block's BEGIN marker.
-var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----`)
+// keyMarkerRef opens a private key block: a BEGIN marker, a PuTTY key
+// file's Private-Lines header, a minisign or signify secret key's comment.
+var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----|Private-Lines: [0-9]+|untrusted comment: [^\n\\]*?secret key`)
 
 // keyLineRef ends a line of a key block: a line break, or a "\r\n" or
 // "\n" escape.
@@ -158,12 +159,15 @@ func redactSecretsRef(s string) string {
 	s = redactKeyBlocksRef(s)
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
-		if containsAny(strings.ToLower(line), secretNeedlesRef) {
+		if containsAny(strings.ToLower(line), secretNeedlesRef) || jwkMemberRef.MatchString(line) {
 			lines[i] = redactGated(line, gatesOfRef(line))
 		}
 	}
 	return strings.Join(lines, "\n")
 }
+
+// jwkMemberRef is the quoted name of a JSON Web Key's private member.
+var jwkMemberRef = regexp.MustCompile(`\\?"(?:d|p|q|dp|dq|qi|k)\\?"`)
 
 func gatesOfRef(s string) secretGates {
 	l := strings.ToLower(s)
@@ -176,6 +180,7 @@ func gatesOfRef(s string) secretGates {
 		assign: word && strings.Contains(l, "="),
 		option: word,
 		token:  containsAny(l, tokenNeedles),
+		jwk:    jwkMemberRef.MatchString(s),
 	}
 }
 
@@ -249,6 +254,8 @@ var redactTextPieces = append(slices.Clone(redactFragments),
 	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "/usr/sbin/shutdownnow", "PRIVATE KEY", "-----",
 	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r", "<<", "<<<", "<<-'", "'",
 	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+	"Private-Lines: 2", "Private-Lines: ", "Private-MAC: 3a9f", "untrusted comment: minisign encrypted secret key", "untrusted comment: ", "secret key", `\`,
+	`{"kty":"RSA","d":"`, `"dp":`, `\"k\":\"`, `"q"`, "AbCdEfGhIjKlMnOpQrStUv_-", `"`,
 	"Read ", "Edit ", "[", "]", ",", "..", "/../", ":", "PATH=", "\u212aey", "TO\u212aEN=x", "İ", "ß", "é", "\xff", "\xe2\x84", "KEY", "Bearer ",
 	strings.Repeat("a/", 150), strings.Repeat("Ab", 140),
 )
