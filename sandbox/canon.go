@@ -360,11 +360,53 @@ func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
 // across a change the pass itself makes.
 type canonMemo map[string]canonAnswer
 
-// canonAnswer is canonicalPath's answer for one path.
+// canonAnswer is canonicalPath's answer for one path. The memo keeps,
+// under "\x00" and a canonical directory (no path's key), what the pass
+// asked about that directory's names: how many (asked), and once that
+// reached listAfter, its listing (names) or that it has none (unlisted).
 type canonAnswer struct {
 	canon      string
 	exists, ok bool
 	err        error
+
+	asked    int
+	names    map[string]uint32
+	unlisted bool
+}
+
+// listAfter is how many names of one directory a pass asks about before
+// it lists the directory and answers the rest from the listing: a
+// writable root, where the protected list asks about 84 names and most
+// are missing.
+const listAfter = 16
+
+// child returns the S_IFMT bits of the entry name of the existing
+// canonical directory dir (0 and ENOENT when missing), looked up
+// (lstat) or, once the pass has asked about listAfter names there, read
+// from the directory's listing (readListing).
+func (m canonMemo) child(dir, name string) (uint32, error) {
+	key := "\x00" + dir
+	st := m[key]
+	if st.names == nil && !st.unlisted {
+		if st.asked++; st.asked >= listAfter {
+			st.names, st.unlisted = nil, true
+			if types, ok := readListing(dir); ok {
+				st.names, st.unlisted = types, false
+			}
+		}
+		m[key] = st
+	}
+	if st.names != nil {
+		if t, in := st.names[name]; in {
+			return t, nil
+		}
+		return 0, unix.ENOENT
+	}
+	var sb unix.Stat_t
+	if err := unix.Lstat(joinPath(dir, name), &sb); err != nil {
+		return 0, err
+	}
+	return sb.Mode & unix.S_IFMT, nil
 }
 
 // dir returns the canonical form of the existing path d (symlinks
@@ -393,11 +435,11 @@ func (m canonMemo) path(abs string) (canon string, exists, ok bool, err error) {
 		a = canonAnswer{canon: joinPath(pc, filepath.Base(abs)), ok: true}
 	default:
 		full := joinPath(pc, filepath.Base(abs))
-		fi, lerr := os.Lstat(full)
+		typ, lerr := m.child(pc, filepath.Base(abs))
 		switch {
-		case lerr == nil && fi.Mode()&fs.ModeSymlink == 0:
+		case lerr == nil && typ != unix.S_IFLNK:
 			a = canonAnswer{canon: full, exists: true, ok: true}
-		case errors.Is(lerr, fs.ErrNotExist):
+		case lerr == unix.ENOENT:
 			a = canonAnswer{canon: full, ok: true}
 		default: // a symlink, or an error to report
 			a.canon, a.exists, a.ok, a.err = canonicalPath(full)

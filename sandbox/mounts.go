@@ -77,22 +77,25 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 		ops[p] = o
 		return o
 	}
+	tm := newTypeMemo()
+	v.listRoots(tm)
 	for _, c := range v.carves {
 		lg := v.grantAt(c.Path)
 		if accessRank(c.Access) >= accessRank(lg) {
 			continue
 		}
-		fi, err := os.Lstat(c.Path)
-		if err != nil {
+		typ := tm.typeOf(c.Path)
+		if typ == 0 {
 			// Missing although Run held it: refused, unless its directory
 			// is not in the command's view either (in a hidden area such
 			// as /tmp), where nothing can be created.
-			if _, derr := os.Lstat(filepath.Dir(c.Path)); derr == nil && c.Reserved && v.grantAt(filepath.Dir(c.Path)) == domain.AccessWrite {
+			if tm.exists(filepath.Dir(c.Path)) && c.Reserved && v.grantAt(filepath.Dir(c.Path)) == domain.AccessWrite {
+				_, err := os.Lstat(c.Path)
 				return nil, fmt.Errorf("reserved protected name %s could not be held: %v", c.Path, err)
 			}
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
+		if typ == unix.S_IFLNK {
 			if c.Kind == domain.PathProtected || c.Kind == pathKindGitFile {
 				return nil, fmt.Errorf("protected path %s is a symlink: refused", c.Path)
 			}
@@ -103,14 +106,14 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 			continue
 		}
 		o := set(c.Path, opMask)
-		if !c.Reopenable || !fi.IsDir() {
+		if !c.Reopenable || typ != unix.S_IFDIR {
 			continue
 		}
 		for _, g := range v.grants {
 			if g.Path == c.Path || !domain.PathWithin(g.Path, c.Path) {
 				continue
 			}
-			if _, err := os.Lstat(g.Path); err != nil {
+			if !tm.exists(g.Path) {
 				continue
 			}
 			eff, _ := v.access(g.Path)
@@ -121,11 +124,11 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 		}
 	}
 	for _, p := range v.pins {
-		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() && v.grantAt(filepath.Dir(p.Path)) == domain.AccessWrite {
+		if tm.isDir(p.Path) && v.grantAt(filepath.Dir(p.Path)) == domain.AccessWrite {
 			set(p.Path, opPin)
 		}
 	}
-	for _, l := range v.protectedLinks() {
+	for _, l := range v.protectedLinks(tm) {
 		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
 			set(l, opPinLink)
 		}
@@ -149,7 +152,7 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 			if a == p && ops[a] != nil {
 				continue
 			}
-			if fi, err := os.Lstat(a); err == nil && fi.IsDir() {
+			if tm.isDir(a) {
 				set(a, opPin)
 			}
 		}

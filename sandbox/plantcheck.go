@@ -229,11 +229,21 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// way to it, node_modules say, is its own.)
 	var watch []string
 	exact := map[string]bool{}
+	// The watched paths share their directories (.config, .git, a
+	// nested work tree's), and most of them do not exist: each is looked
+	// up once, a root's children in its listing.
+	tm := newTypeMemo()
+	for _, r := range pc.roots {
+		tm.list(r)
+	}
 	for _, c := range v.carves {
 		if c.Kind == domain.PathProtected && !c.Reserved && c.Access == domain.AccessRead {
 			watch = append(watch, c.Path)
 			if pc.inHeld(c.Path) {
 				continue // judged with its repository (heldReplaced)
+			}
+			if !tm.exists(c.Path) {
+				continue // missing: watched below
 			}
 			if id := pc.keepID(unix.AT_FDCWD, c.Path); id != (fileID{}) {
 				for _, r := range pc.roots {
@@ -279,7 +289,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 			first := path
 			for d := filepath.Dir(first); !exact[path] && d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
-				if _, err := os.Lstat(d); err == nil {
+				if tm.exists(d) {
 					break
 				}
 				first = d
@@ -287,7 +297,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 			// ENOTDIR: a file where a directory of its way would be
 			// (Cline's .clinerules file, above .clinerules/hooks); the
 			// command can replace it with a directory.
-			if _, err := os.Lstat(first); (errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) && !seen[first] {
+			if !tm.exists(first) && !seen[first] {
 				seen[first] = true
 				pc.missing = append(pc.missing, [3]string{first, r, path})
 			}
@@ -306,9 +316,18 @@ func newPlantCheck(v *fsView) *plantCheck {
 // replaced with a symlink (.config made a link to a directory of its own)
 // is what is set aside then.
 func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
+	// Most are names missing at a root, which its listing answers.
+	tm := newTypeMemo()
+	for _, r := range pc.roots {
+		tm.list(r)
+	}
 	for _, m := range pc.missing {
 		p, root := m[0], m[1]
-		_, err := os.Lstat(p)
+		if d := filepath.Dir(p); tm.listed[d] && !tm.exists(p) {
+			continue // not made
+		}
+		var st unix.Stat_t
+		err := unix.Lstat(p, &st)
 		if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p) {
 			// Not made, or still below a file (a .clinerules file): only
 			// a symlink on the way is set aside.

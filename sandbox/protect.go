@@ -107,7 +107,15 @@ const maxNestedWorkTrees = 256
 // server's own files and the root's workspace files (withOwnPrograms,
 // withWorkspaceFiles), which name no item of the list.
 func (v *fsView) protectNestedWorkTrees() {
-	if len(v.nested) == 0 {
+	var trees []string
+	for _, p := range v.nested {
+		// A root's own repository: its items are the root's, kept and
+		// watched as such.
+		if wt := filepath.Dir(p); !v.isWritableRoot(wt) {
+			trees = append(trees, wt)
+		}
+	}
+	if len(trees) == 0 {
 		return
 	}
 	var rels []string
@@ -130,12 +138,11 @@ func (v *fsView) protectNestedWorkTrees() {
 			rels = append(rels, rel)
 		}
 	}
-	for i, p := range v.nested {
+	for i, wt := range trees {
 		if i == maxNestedWorkTrees {
 			v.limits = append(v.limits, fmt.Sprintf("nested work trees: only the first %d keep their tool settings read-only", maxNestedWorkTrees))
 			break
 		}
-		wt := filepath.Dir(p)
 		for _, rel := range rels {
 			q := joinPath(wt, rel)
 			if seen["nested:"+q] {
@@ -156,6 +163,16 @@ func (v *fsView) protectNestedWorkTrees() {
 			v.nestedItems = append(v.nestedItems, q)
 		}
 	}
+}
+
+// isWritableRoot reports whether p is the path of a writable grant.
+func (v *fsView) isWritableRoot(p string) bool {
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice && g.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // walkTTL is how long the walk of one root is reused. The walk costs about

@@ -1,14 +1,154 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
+
+// typeMemo answers, for one pass over a view's entries (a mount plan being
+// made, or the Landlock rules), what type of file each path is without
+// following a symlink: 0 when it does not exist or cannot be looked up.
+// The passes ask about the same carve-outs, pins and directories on the
+// way several times; each is looked up once, without an allocation, and
+// the children of a directory listed (a writable root, where most of the
+// protected list's names are asked about and missing) are answered from
+// its listing. A memo never lives across a change the pass itself makes
+// (the mounts).
+type typeMemo struct {
+	t      map[string]uint32
+	listed map[string]bool
+}
+
+func newTypeMemo() *typeMemo {
+	return &typeMemo{t: map[string]uint32{}, listed: map[string]bool{}}
+}
+
+// maxListedNames bounds the listing of one directory (list): a larger
+// one is left to a lookup per path.
+const maxListedNames = 4096
+
+// list reads dir's entries once, so that its children are answered from
+// the listing (readListing). A directory that cannot be listed is not.
+func (m *typeMemo) list(dir string) {
+	if _, done := m.listed[dir]; done {
+		return
+	}
+	types, ok := readListing(dir)
+	m.listed[dir] = ok
+	for name, typ := range types {
+		m.t[joinPath(dir, name)] = typ
+	}
+}
+
+// readListing returns the S_IFMT bits of each entry of dir by name. It
+// fails (false) for a directory that cannot be read, that holds more than
+// maxListedNames names or an entry of an unknown type: a lookup per path
+// answers there.
+func readListing(dir string) (map[string]uint32, bool) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	types := map[string]uint32{}
+	var buf [8 << 10]byte
+	for {
+		n, err := unix.Getdents(fd, buf[:])
+		if err != nil {
+			return nil, false
+		}
+		if n <= 0 {
+			return types, true
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:]))
+			if reclen < 19 || reclen > len(b) {
+				return nil, false
+			}
+			name := b[19:reclen]
+			if k := bytes.IndexByte(name, 0); k >= 0 {
+				name = name[:k]
+			}
+			typ := direntType(b[18])
+			b = b[reclen:]
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if typ == 0 || len(types) == maxListedNames {
+				return nil, false
+			}
+			types[string(name)] = typ
+		}
+	}
+}
+
+// direntType is the S_IFMT bits of a directory entry's type, 0 when
+// unknown.
+func direntType(t uint8) uint32 {
+	switch t {
+	case unix.DT_DIR:
+		return unix.S_IFDIR
+	case unix.DT_REG:
+		return unix.S_IFREG
+	case unix.DT_LNK:
+		return unix.S_IFLNK
+	case unix.DT_SOCK:
+		return unix.S_IFSOCK
+	case unix.DT_FIFO:
+		return unix.S_IFIFO
+	case unix.DT_CHR:
+		return unix.S_IFCHR
+	case unix.DT_BLK:
+		return unix.S_IFBLK
+	}
+	return 0
+}
+
+// typeOf is the S_IFMT bits of p's lstat, or 0. A path whose directory
+// is missing, or neither a directory nor a symlink (which may lead to
+// one), is missing itself, without a lookup (most of
+// the protected list's paths lie below a few directories a root lacks:
+// .config, .vscode, .claude …), and a listed directory's child is
+// answered from the listing.
+func (m *typeMemo) typeOf(p string) uint32 {
+	if t, ok := m.t[p]; ok {
+		return t
+	}
+	var t uint32
+	d := filepath.Dir(p)
+	switch {
+	case m.listed[d]:
+		// Not in the listing: missing.
+	case d == p || d == "/" || m.typeOf(d) == unix.S_IFDIR || m.typeOf(d) == unix.S_IFLNK:
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			t = st.Mode & unix.S_IFMT
+		}
+	}
+	m.t[p] = t
+	return t
+}
+
+func (m *typeMemo) exists(p string) bool { return m.typeOf(p) != 0 }
+func (m *typeMemo) isDir(p string) bool  { return m.typeOf(p) == unix.S_IFDIR }
+
+// listRoots lists the view's writable roots in m.
+func (v *fsView) listRoots(m *typeMemo) {
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+			m.list(g.Path)
+		}
+	}
+}
 
 // weaker returns the weaker of two accesses (deny < read < write).
 func weaker(a, b domain.Access) domain.Access {
@@ -34,13 +174,13 @@ func (v *fsView) grantAt(p string) domain.Access {
 // additive rules give there) and exist on disk: only those need enforcing.
 // A missing carve-out needs nothing (a reserved name is held by Run before
 // the helper starts).
-func (v *fsView) effectiveCarves() []fsRule {
+func (v *fsView) effectiveCarves(tm *typeMemo) []fsRule {
 	var out []fsRule
 	for _, c := range v.carves {
 		if accessRank(c.Access) >= accessRank(v.grantAt(c.Path)) {
 			continue
 		}
-		if _, err := os.Lstat(c.Path); err != nil {
+		if !tm.exists(c.Path) {
 			continue
 		}
 		out = append(out, c)
@@ -51,17 +191,17 @@ func (v *fsView) effectiveCarves() []fsRule {
 
 // effectivePins returns the pinned directories and protected symlinks
 // whose parent is writable (only those could be moved or replaced).
-func (v *fsView) effectivePins() []fsRule {
+func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 	var out []fsRule
 	for _, p := range v.pins {
 		if v.grantAt(filepath.Dir(p.Path)) != domain.AccessWrite {
 			continue
 		}
-		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() {
+		if tm.isDir(p.Path) {
 			out = append(out, p)
 		}
 	}
-	for _, l := range v.protectedLinks() {
+	for _, l := range v.protectedLinks(tm) {
 		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
 			out = append(out, fsRule{Path: l, Access: domain.AccessWrite, Kind: domain.PathProtected, Pin: true})
 		}
@@ -73,7 +213,7 @@ func (v *fsView) effectivePins() []fsRule {
 // symlinks (their parent directories resolved, the entry itself not): the
 // carve-out applies to the link's target, and the link itself is pinned so
 // that it cannot be replaced.
-func (v *fsView) protectedLinks() []string {
+func (v *fsView) protectedLinks(tm *typeMemo) []string {
 	var out []string
 	memo := canonMemo{} // the protected entries share a few parents
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
@@ -85,7 +225,7 @@ func (v *fsView) protectedLinks() []string {
 			continue
 		}
 		p := joinPath(parent, filepath.Base(c.From))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && !slices.Contains(out, p) {
+		if tm.typeOf(p) == unix.S_IFLNK && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -103,7 +243,9 @@ func (v *fsView) protectedLinks() []string {
 // (their targets are covered by their own rules, or not at all).
 func (v *fsView) landlockRules(mounted map[string]bool) ([]llRule, error) {
 	var carves []fsRule
-	for _, c := range append(v.effectiveCarves(), v.effectivePins()...) {
+	tm := newTypeMemo()
+	v.listRoots(tm)
+	for _, c := range append(v.effectiveCarves(tm), v.effectivePins(tm)...) {
 		if !mounted[c.Path] {
 			carves = append(carves, c)
 		}
