@@ -133,7 +133,8 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 }
 
 // hookEventPeekBytes is how much of an unauthenticated hook body is read
-// for its event: Claude Code names it before the tool's input.
+// for its event: Claude Code names it after the common fields, before the
+// tool's input.
 const hookEventPeekBytes = 16 << 10
 
 // hookPreToolUseRefused answers a Claude Code PreToolUse that cannot be
@@ -141,13 +142,18 @@ const hookEventPeekBytes = 16 << 10
 // and reports whether it did: an http hook runs the call on any other
 // answer, so an admin's revocation of a misbehaving agent's credential
 // would let every call after it run unchecked. Only the start of the body
-// is read for its event; other events keep their error status.
+// is read for its event; other events keep their error status. A body
+// whose start names no event (the common fields before hook_event_name
+// take more than the peek, as a cwd of control characters does, each
+// written \u00XX, or the read was refused) is answered as a PreToolUse:
+// the hooks of other events ignore the deny, as they do the error.
 func hookPreToolUseRefused(w http.ResponseWriter, r *http.Request, err error) bool {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/hooks/claude-code" || r.Body == nil {
 		return false
 	}
-	head, _ := io.ReadAll(io.LimitReader(r.Body, hookEventPeekBytes))
-	if !hookEventIsPreToolUse(head) {
+	head, readErr := io.ReadAll(io.LimitReader(r.Body, hookEventPeekBytes))
+	pre, named := hookEventOf(head)
+	if !pre && (named || (readErr == nil && len(head) < hookEventPeekBytes)) {
 		return false
 	}
 	writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
@@ -158,25 +164,42 @@ func hookPreToolUseRefused(w http.ResponseWriter, r *http.Request, err error) bo
 // hook body json.Unmarshal refused names the event PreToolUse at its top
 // level, as the field's decoding would (the key in any case).
 func hookEventIsPreToolUse(body []byte) bool {
+	pre, _ := hookEventOf(body)
+	return pre
+}
+
+// hookEventOf reads a hook body's top level token by token: whether a
+// hook_event_name there (the key in any case) is PreToolUse, and whether
+// one was found before the body, or the part of it read, ended.
+func hookEventOf(body []byte) (pre, named bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+		return false, false
 	}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return false
+			return false, named
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return false, named
 		}
 		if key, _ := k.(string); strings.EqualFold(key, "hook_event_name") {
-			if v, err := dec.Token(); err == nil && v == "PreToolUse" {
-				return true
+			if name, ok := v.(string); ok {
+				if name == "PreToolUse" {
+					return true, true
+				}
+				named = true
 			}
+		}
+		if v != json.Delim('[') && v != json.Delim('{') {
 			continue
 		}
-		for depth := 0; ; { // skip the value
+		for depth := 1; depth > 0; { // skip the rest of the value
 			t, err := dec.Token()
 			if err != nil {
-				return false
+				return false, named
 			}
 			switch t {
 			case json.Delim('['), json.Delim('{'):
@@ -184,12 +207,9 @@ func hookEventIsPreToolUse(body []byte) bool {
 			case json.Delim(']'), json.Delim('}'):
 				depth--
 			}
-			if depth == 0 {
-				break
-			}
 		}
 	}
-	return false
+	return false, named
 }
 
 func preToolUse(decision, reason string) HookAnswer {
