@@ -150,6 +150,10 @@ func sameOrigin(r *http.Request) error {
 	return nil
 }
 
+// maxSignInBytes bounds the body of a sign-in, which no credential
+// authenticates: the agent needs none to send one.
+const maxSignInBytes = 8 << 10
+
 // signInRequest is the body of POST /ui/session.
 type signInRequest struct {
 	Token string `json:"token"`
@@ -170,6 +174,10 @@ func (s *Server) consoleSignIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	// No credential authenticates the body yet: it counts against the
+	// share of requests without one, and a token is short.
+	s.chargeBodyTo(r, domain.Principal{})
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignInBytes)
 	var req signInRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
