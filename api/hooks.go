@@ -59,6 +59,7 @@ type HookDecision struct {
 
 // claudeCodeHookHandler serves POST /v1/hooks/claude-code.
 func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxHookBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -113,7 +114,7 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var pos eventstore.Position
-	r = r.WithContext(context.WithValue(r.Context(), hookPosKey{}, &pos))
+	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), hookPosKey{}, &pos), hookArrivalKey{}, arrived))
 	answer, err := s.claudeCodeHook(r, &h)
 	if pos != eventstore.Start {
 		w.Header().Set(PositionHeader, pos.String())
@@ -131,6 +132,10 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, answer)
 }
+
+// hookArrivalKey keys the time a hook request reached its handler (a
+// time.Time), from which a held call's hold_wait runs.
+type hookArrivalKey struct{}
 
 // hookEventPeekBytes is how much of an unauthenticated hook body is read
 // for its event: Claude Code names it after the common fields, before the
@@ -424,9 +429,16 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 	}
 	// The hold watches the request in the read models, so it waits for them
 	// to include it first: the one command answer that waits for them, as
-	// part of a wait for a person (bounded by the same hold).
-	start := time.Now()
-	hold, cancel := context.WithTimeout(r.Context(), cfg.HoldWait)
+	// part of a wait for a person (bounded by the same hold). The hold
+	// ends hold_wait after the hook arrived, not after its call was
+	// decided: the agent can make the decision wait (its own calls hold
+	// the turn meanwhile), and Claude Code runs the call at its hook's
+	// timeout, which hold_wait is set below.
+	start, ok := r.Context().Value(hookArrivalKey{}).(time.Time)
+	if !ok {
+		start = time.Now()
+	}
+	hold, cancel := context.WithTimeout(r.Context(), max(cfg.HoldWait-time.Since(start), 0))
 	err := s.cfg.Projector.WaitFor(hold, res.Position)
 	cancel()
 	if err != nil && r.Context().Err() != nil {
