@@ -59,17 +59,15 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, rpcFail(nil, rpcInvalidRequest, "invalid request: empty batch", nil))
 			return
 		}
-		var out []rpcResponse
-		for _, raw := range batch {
-			if resp, ok := s.rpcOne(r, raw); ok {
-				out = append(out, resp)
-			}
-		}
-		if len(out) == 0 {
+		held, _ := r.Body.(*budgetedBody)
+		out := s.rpcBatch(r, batch, held)
+		if out == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(out)
 		return
 	}
 	resp, ok := s.rpcOne(r, trimmed)
@@ -78,6 +76,72 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// rpcBatch answers a batch's calls in order, as one JSON array (nil when
+// every call was a notification). The answers are held in memory until the
+// batch is answered, and a batch of 1 MiB can ask for thousands of turns
+// (a turn's security snapshot alone is up to 30 KB): each answer counts
+// against the request's body budget (held, released with the request or
+// by the socket), as its body does. Once an answer takes it past the
+// budget, that answer is still given (its call ran) and the calls after
+// it do not run: each is answered the budget's server_busy error.
+func (s *Server) rpcBatch(r *http.Request, batch []json.RawMessage, held *budgetedBody) []byte {
+	var out bytes.Buffer
+	var refused error
+	for _, raw := range batch {
+		var resp rpcResponse
+		var ok bool
+		if refused == nil {
+			resp, ok = s.rpcOne(r, raw)
+		} else {
+			resp, ok = rpcRefused(raw, refused)
+		}
+		if !ok {
+			continue
+		}
+		b := rpcEncode(resp)
+		if refused == nil {
+			refused = held.hold(int64(len(b)))
+		}
+		if out.Len() == 0 {
+			out.WriteByte('[')
+		} else {
+			out.WriteByte(',')
+		}
+		out.Write(b)
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	out.WriteString("]\n")
+	return out.Bytes()
+}
+
+// rpcEncode is an answer's JSON, as writeJSON writes it (without its
+// newline).
+func rpcEncode(resp rpcResponse) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(resp); err != nil {
+		b.Reset()
+		_ = enc.Encode(rpcErrorResponse(resp.ID, err))
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// rpcRefused answers a batch's call that is not run with err (nothing for
+// a notification).
+func rpcRefused(raw json.RawMessage, err error) (rpcResponse, bool) {
+	var req rpcRequest
+	if !json.Valid(raw) || json.Unmarshal(raw, &req) != nil {
+		return rpcFail(nil, rpcInvalidRequest, "invalid request", nil), true
+	}
+	if len(req.ID) == 0 {
+		return rpcResponse{}, false
+	}
+	return rpcErrorResponse(req.ID, err), true
 }
 
 func rpcFail(id json.RawMessage, code int, msg string, data any) rpcResponse {

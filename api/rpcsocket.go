@@ -142,44 +142,45 @@ func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.
 			_ = c.send(rpcErrorResponse(nil, err))
 			return
 		}
-		out := s.rpcSocketCall(r, msg)
+		out := s.rpcSocketCall(r, msg, held)
 		msg = nil
-		held.release() // the message is answered: its bytes are no longer held
+		var err error
 		if out != nil {
-			if err := c.send(out); err != nil {
-				return
-			}
+			err = c.sendRaw(out)
+		}
+		held.release() // the message is answered: its bytes and its answer's are no longer held
+		if err != nil {
+			return
 		}
 	}
 }
 
-// rpcSocketCall answers one message (a call or a batch); nil when nothing
-// is to be answered (notifications only).
-func (s *Server) rpcSocketCall(r *http.Request, msg []byte) any {
+// rpcSocketCall answers one message (a call or a batch, whose answers
+// count against held until they are sent); nil when nothing is to be
+// answered (notifications only).
+func (s *Server) rpcSocketCall(r *http.Request, msg []byte, held *budgetedBody) []byte {
 	trimmed := bytes.TrimSpace(msg)
+	one := func(resp rpcResponse) []byte {
+		b, err := json.Marshal(resp)
+		if err != nil {
+			b, _ = json.Marshal(rpcErrorResponse(resp.ID, err))
+		}
+		return b
+	}
 	if len(trimmed) == 0 || trimmed[0] != '[' {
 		if resp, ok := s.rpcOne(r, trimmed); ok {
-			return resp
+			return one(resp)
 		}
 		return nil
 	}
 	var batch []json.RawMessage
 	if err := json.Unmarshal(trimmed, &batch); err != nil {
-		return rpcFail(nil, rpcParseError, "parse error: "+err.Error(), nil)
+		return one(rpcFail(nil, rpcParseError, "parse error: "+err.Error(), nil))
 	}
 	if len(batch) == 0 {
-		return rpcFail(nil, rpcInvalidRequest, "invalid request: empty batch", nil)
+		return one(rpcFail(nil, rpcInvalidRequest, "invalid request: empty batch", nil))
 	}
-	var out []rpcResponse
-	for _, raw := range batch {
-		if resp, ok := s.rpcOne(r, raw); ok {
-			out = append(out, resp)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return s.rpcBatch(r, batch, held)
 }
 
 // pushNotifications sends each durable event's notification after cl
