@@ -169,8 +169,17 @@ type fsView struct {
 	// nestedItems are the protected list's items in the work trees of
 	// nested repositories (protectNestedWorkTrees).
 	nestedItems []string
-	// nestedMissing are those items that did not exist.
+	// nestedMissing are those items that did not exist below a first name
+	// that did (or in a work tree that could not be listed);
+	// nestedAbsent, by work tree, which of the items' first names
+	// (nestedFirsts, each with the first item below it) did.
 	nestedMissing []string
+	nestedAbsent  []nestedAbsent
+	nestedFirsts  [][2]string
+	// overflow, when set, is why no command may run with this view: more
+	// nested repositories than their items can be protected in
+	// (protectNestedWorkTrees).
+	overflow string
 	// enclosing are the git dirs, outside the writable grants, of the
 	// repositories that enclose one (discovery.enclosing).
 	enclosing []string

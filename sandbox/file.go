@@ -119,6 +119,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	}
 	if got.Covers(op) {
 		if op == domain.AccessWrite {
+			if v.overflow != "" {
+				return "", refuse(CodeWriteRequiresWritable, canon, "%s", v.overflow)
+			}
 			if r := v.repositoryRefusal(lexical, canon); r != nil {
 				return "", r
 			}

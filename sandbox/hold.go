@@ -71,6 +71,14 @@ var held struct {
 	fd map[string]int
 }
 
+// isHeld reports whether a command of this process holds the name p (an
+// empty placeholder, not a command's doing).
+func isHeld(p string) bool {
+	held.mu.Lock()
+	defer held.mu.Unlock()
+	return held.n[p] > 0
+}
+
 // holdNames creates, empty, every path the view lists in holds (before the
 // helper starts, so that the helper can mount the name read-only and the
 // command cannot create it), and returns the function that removes them

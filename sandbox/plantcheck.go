@@ -86,6 +86,11 @@ type plantCheck struct {
 	// while it is open (a file system may give a replacement the number
 	// of the file it replaced, as ext4 does to git's second config.lock).
 	kept []int
+	// nestedAbsent are the nested repositories' work trees, with the root
+	// each lies in and which of nestedFirsts, the first names of the
+	// protected list's items, each held (setAsideNestedCreated).
+	nestedAbsent []nestedAbsent
+	nestedFirsts [][2]string
 	// wsFiles are the VS Code workspace files at the top of the roots
 	// when the command started (workspacefiles.go).
 	wsFiles map[string]bool
@@ -276,6 +281,16 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// The protected list's items missing in a nested repository's work
 	// tree (protectNestedWorkTrees).
 	watch = append(watch, v.nestedMissing...)
+	pc.nestedFirsts = v.nestedFirsts
+	for _, na := range v.nestedAbsent {
+		for _, r := range pc.roots {
+			if domain.PathWithin(na.wt, r) {
+				na.root = r
+				pc.nestedAbsent = append(pc.nestedAbsent, na)
+				break
+			}
+		}
+	}
 	// What a config names that did not exist: an include file, a hooks
 	// directory (configRefs).
 	for _, p := range v.missingRefs {
@@ -322,25 +337,65 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		tm.list(r)
 	}
 	for _, m := range pc.missing {
-		p, root := m[0], m[1]
-		if d := filepath.Dir(p); tm.listed[d] && !tm.exists(p) {
+		if d := filepath.Dir(m[0]); tm.listed[d] && !tm.exists(m[0]) {
 			continue // not made
 		}
-		var st unix.Stat_t
-		err := unix.Lstat(p, &st)
-		if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p) {
-			// Not made, or still below a file (a .clinerules file): only
-			// a symlink on the way is set aside.
-			continue
+		if q, ok := setAsideMade(m); ok {
+			found = append(found, q)
 		}
-		if p != m[2] && rulesOnlyAbove[filepath.Base(p)] && plainWayOnly(p, m[2]) {
-			// A directory above a protected path the command made, the
-			// path itself not made (.clinerules with rules in it, not its
-			// hooks): nothing a host program runs from. The next command
-			// watches the path itself.
-			continue
+	}
+	return found
+}
+
+// setAsideMade sets aside m[0], the first component missing of the
+// protected path m[2] in the root m[1], if the command made it
+// (setAsideCreated).
+func setAsideMade(m [3]string) (Quarantine, bool) {
+	p, root := m[0], m[1]
+	_, err := os.Lstat(p)
+	if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p) {
+		// Not made, or still below a file (a .clinerules file): only
+		// a symlink on the way is set aside.
+		return Quarantine{}, false
+	}
+	if p != m[2] && rulesOnlyAbove[filepath.Base(p)] && plainWayOnly(p, m[2]) {
+		// A directory above a protected path the command made, the
+		// path itself not made (.clinerules with rules in it, not its
+		// hooks): nothing a host program runs from. The next command
+		// watches the path itself.
+		return Quarantine{}, false
+	}
+	return setAsideOnTheWay(p, root, "a protected path the command created (a host program reads it)"), true
+}
+
+// setAsideNestedCreated sets aside, in each nested repository's work tree,
+// the first names of the protected list's items that it did not hold when
+// the command started and holds now (protectNestedWorkTrees), as
+// setAsideCreated does: the work tree is listed once (within a budget of
+// names; past it, or where it cannot be listed, each name is looked up).
+func (pc *plantCheck) setAsideNestedCreated() (found []Quarantine) {
+	names := maxDiscoveryNames
+	for _, na := range pc.nestedAbsent {
+		had := make([]bool, len(pc.nestedFirsts))
+		for _, i := range na.had {
+			had[i] = true
 		}
-		found = append(found, setAsideOnTheWay(p, root, "a protected path the command created (a host program reads it)"))
+		var now map[string]bool
+		if ents, _, err := readDirents(na.wt, &names); err == nil {
+			now = make(map[string]bool, len(ents))
+			for _, e := range ents {
+				now[e.name] = true
+			}
+		}
+		for i, it := range pc.nestedFirsts {
+			if had[i] || now != nil && !now[it[0]] || isHeld(joinPath(na.wt, it[0])) {
+				// (A name held for a command is its placeholder.)
+				continue
+			}
+			if q, ok := setAsideMade([3]string{joinPath(na.wt, it[0]), na.root, joinPath(na.wt, it[1])}); ok {
+				found = append(found, q)
+			}
+		}
 	}
 	return found
 }

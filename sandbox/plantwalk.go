@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -77,6 +79,32 @@ type rootMemo struct {
 	// seen are the git dirs (device, inode) the last walk found; guarded
 	// by mu.
 	seen map[[2]uint64]bool
+	// dotGits are the ".git" entries the last walk met, as paths below
+	// the root (knownDotGits); set at the end of each walk.
+	dotGits atomic.Pointer[[]string]
+}
+
+// knownDotGits returns the ".git" entries (paths) the last check of root
+// in this process met, at most maxDepth directories below it, and whether
+// a check of it has run.
+func knownDotGits(root string, maxDepth int) ([]string, bool) {
+	plantMemos.Lock()
+	m := plantMemos.m[root]
+	plantMemos.Unlock()
+	if m == nil {
+		return nil, false
+	}
+	rels := m.dotGits.Load()
+	if rels == nil {
+		return nil, false
+	}
+	var out []string
+	for _, rel := range *rels {
+		if strings.Count(rel, "/") <= maxDepth {
+			out = append(out, joinPath(root, rel))
+		}
+	}
+	return out, true
 }
 
 var plantMemos = struct {
@@ -113,6 +141,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 		w.root(root)
 	}
 	w.found = append(w.found, pc.setAsideCreated()...)
+	w.found = append(w.found, pc.setAsideNestedCreated()...)
 	w.found = append(w.found, pc.setAsideReplaced()...)
 	w.found = append(w.found, pc.setAsideRelinked()...)
 	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
@@ -166,11 +195,18 @@ func (w *plantWalk) root(root string) {
 	w.seen = map[[2]uint64]bool{}
 	w.visit("", &st, 0)
 	m.seen = w.seen
+	var dotGits []string
 	for rel, d := range m.dirs {
 		if d.gen != m.gen {
 			delete(m.dirs, rel)
+			continue
+		}
+		if d.gitfile || slices.Contains(d.subdirs, ".git") {
+			dotGits = append(dotGits, relChild(rel, ".git"))
 		}
 	}
+	slices.Sort(dotGits)
+	m.dotGits.Store(&dotGits)
 }
 
 // plantVisitHook, when set (tests), is called as the walk reaches each

@@ -40,6 +40,9 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 			v = newFSView(&domain.FilesystemPolicy{Entries: spec.Entries})
 		}
 		spec.view = nil
+		if v.overflow != "" {
+			return nil, refuse(CodeSandboxUnavailable, "", "%s", v.overflow)
+		}
 		if release, err = holdNames(v); err != nil {
 			return nil, err
 		}

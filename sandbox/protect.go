@@ -78,6 +78,9 @@ func (v *fsView) discover(walk bool) {
 		}
 		w := walkCache.get(g.Path, walkRoot)
 		found := w.found
+		if len(w.limits) > 0 {
+			found = withKnownDotGits(g.Path, found)
+		}
 		v.limits = append(v.limits, w.limits...)
 		v.sockets = append(v.sockets, w.sockets...)
 		for _, p := range found {
@@ -91,9 +94,12 @@ func (v *fsView) discover(walk bool) {
 }
 
 // maxNestedWorkTrees bounds the nested repositories whose work trees get
-// the protected list's read-only items (protectNestedWorkTrees): each costs
-// an lstat per item.
-const maxNestedWorkTrees = 256
+// the protected list's read-only items (protectNestedWorkTrees). Past it a
+// command is refused (fsView.overflow) rather than run with some of them
+// left writable: the agent can make empty ".git" entries at will, where the
+// walk finds them first, and a bound that left the rest writable let it
+// crowd the person's repositories out.
+const maxNestedWorkTrees = 4096
 
 // protectNestedWorkTrees keeps read-only, in the work tree of each nested
 // repository the walk found, the protected list's read-only items that
@@ -105,17 +111,19 @@ const maxNestedWorkTrees = 256
 // the snapshot protects at a writable root (a profile's list included),
 // less the git dir's, which discovery protects on its own, and the
 // server's own files and the root's workspace files (withOwnPrograms,
-// withWorkspaceFiles), which name no item of the list.
+// withWorkspaceFiles), which name no item of the list. Each work tree is
+// listed once (within a budget of names, as the walk is; past it, each
+// item is looked up), and only the items whose first name it holds are
+// looked up; the first names it does not hold are noted, and the check
+// after the command lists it again for them (nestedAbsent): a lookup of
+// each item in thousands of work trees the agent made took seconds a
+// spawn.
 func (v *fsView) protectNestedWorkTrees() {
-	var trees []string
-	for _, p := range v.nested {
-		// A root's own repository: its items are the root's, kept and
-		// watched as such.
-		if wt := filepath.Dir(p); !v.isWritableRoot(wt) {
-			trees = append(trees, wt)
-		}
+	if len(v.nested) == 0 {
+		return
 	}
-	if len(trees) == 0 {
+	if len(v.nested) > maxNestedWorkTrees {
+		v.overflow = fmt.Sprintf("the writable roots hold %d nested repositories, more than the %d whose tool settings can be kept read-only", len(v.nested), maxNestedWorkTrees)
 		return
 	}
 	var rels []string
@@ -138,41 +146,103 @@ func (v *fsView) protectNestedWorkTrees() {
 			rels = append(rels, rel)
 		}
 	}
-	for i, wt := range trees {
-		if i == maxNestedWorkTrees {
-			v.limits = append(v.limits, fmt.Sprintf("nested work trees: only the first %d keep their tool settings read-only", maxNestedWorkTrees))
-			break
+	// The first names of the items, each with the first item below it.
+	var firsts [][2]string
+	index := map[string]int{}
+	for _, rel := range rels {
+		first, _, _ := strings.Cut(rel, "/")
+		if _, ok := index[first]; !ok {
+			index[first] = len(firsts)
+			firsts = append(firsts, [2]string{first, rel})
+		}
+	}
+	v.nestedFirsts = firsts
+	names := maxDiscoveryNames
+	doneWT := map[string]bool{}
+	for _, g := range v.grants {
+		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
+			doneWT[g.Path] = true // a root's items are its own list's
+		}
+	}
+	for _, p := range v.nested {
+		wt := filepath.Dir(p)
+		if doneWT[wt] {
+			continue
+		}
+		doneWT[wt] = true
+		var present map[string]bool // nil: not listed, each item looked up
+		if ents, _, err := readDirents(wt, &names); err == nil {
+			present = map[string]bool{}
+			for _, e := range ents {
+				if _, ok := index[e.name]; ok {
+					present[e.name] = true
+				}
+			}
+			// The check after the command lists the work tree again
+			// for the first names it did not hold (setAsideNestedCreated).
+			na := nestedAbsent{wt: wt}
+			for n := range present {
+				na.had = append(na.had, index[n])
+			}
+			v.nestedAbsent = append(v.nestedAbsent, na)
 		}
 		for _, rel := range rels {
-			q := joinPath(wt, rel)
-			if seen["nested:"+q] {
+			first, _, _ := strings.Cut(rel, "/")
+			if present != nil && !present[first] {
 				continue
 			}
+			q := joinPath(wt, rel)
 			if !entryExists(q) {
 				// One the command makes is set aside after it, as at a
 				// root (newPlantCheck watches it).
-				seen["nested:"+q] = true
 				v.nestedMissing = append(v.nestedMissing, q)
 				continue
 			}
 			if a, _ := v.access(q); a != domain.AccessWrite {
 				continue
 			}
-			seen["nested:"+q] = true
 			v.carves = append(v.carves, fsRule{Path: q, Access: domain.AccessRead, Kind: domain.PathProtected, From: q})
 			v.nestedItems = append(v.nestedItems, q)
 		}
 	}
 }
 
-// isWritableRoot reports whether p is the path of a writable grant.
-func (v *fsView) isWritableRoot(p string) bool {
-	for _, g := range v.grants {
-		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice && g.Path == p {
-			return true
+// nestedAbsent is a nested repository's work tree and the first names of
+// the protected list's items that it held (indices into
+// fsView.nestedFirsts): the others were missing.
+type nestedAbsent struct {
+	wt, root string // root: the writable root it lies in (newPlantCheck)
+	had      []int
+}
+
+// withKnownDotGits returns found, the ".git" entries the walk of root
+// found before it reached a bound, with those it did not reach that the
+// last check for planted repositories in this process met (knownDotGits),
+// or, before any check of root, a walk within that check's bound of
+// directories found: the agent can spend the walk's bounds with
+// directories and names of its own where the walk lists them first, and
+// the person's repositories beyond them were left unprotected.
+func withKnownDotGits(root string, found []string) []string {
+	known, ok := knownDotGits(root, maxDiscoveryDepth)
+	if !ok {
+		known = walkCache.get(root+"\x00deep", func(string) walkResult {
+			return walkTreeWithin(root, false, nil, maxPlantDirs, maxDiscoveryDepth, 8*maxDiscoveryNames)
+		}).found
+	}
+	in := make(map[string]bool, len(found))
+	for _, p := range found {
+		in[p] = true
+	}
+	out := slices.Clone(found)
+	for _, p := range known {
+		// (The check's may be gone since: its work tree's items would
+		// be watched as missing, the work tree with them.)
+		if !in[p] && entryExists(p) {
+			in[p] = true
+			out = append(out, p)
 		}
 	}
-	return false
+	return out
 }
 
 // walkTTL is how long the walk of one root is reused. The walk costs about
@@ -252,23 +322,29 @@ func walkRoot(root string) walkResult { return walkTree(root, false, nil) }
 // entering ".git" directories too, and stops once it has found every file
 // in want (findLostSockets).
 func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult) {
+	return walkTreeWithin(root, socketsOnly, want, maxDiscoveryDirs, maxDiscoveryDepth, maxDiscoveryNames)
+}
+
+// walkTreeWithin is walkTree within the bounds given: directories listed,
+// depth below root, names read.
+func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs, maxDepth, maxNames int) (r walkResult) {
 	type item struct {
 		dir   string
 		depth int
 	}
 	queue := []item{{root, 0}}
-	listed, left, names := 0, len(want), maxDiscoveryNames
+	listed, left, names := 0, len(want), maxNames
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		if listed >= maxDiscoveryDirs {
-			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDiscoveryDirs))
+		if listed >= maxDirs {
+			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d directories", root, maxDirs))
 			return r
 		}
 		listed++
 		ents, dev, err := readDirents(it.dir, &names)
 		if errors.Is(err, errTooManyNames) {
-			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d names", root, maxDiscoveryNames))
+			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d names", root, maxNames))
 			return r
 		}
 		if err != nil {
@@ -293,8 +369,8 @@ func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult
 			if e.typ != unix.DT_DIR {
 				continue
 			}
-			if it.depth+1 > maxDiscoveryDepth {
-				r.limits = append(r.limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDiscoveryDepth))
+			if it.depth+1 > maxDepth {
+				r.limits = append(r.limits, fmt.Sprintf("git dir discovery does not look below %s (depth %d)", p, maxDepth))
 				continue
 			}
 			queue = append(queue, item{p, it.depth + 1})
