@@ -21,6 +21,10 @@ import (
 // configuration: ProtectOwnFiles), absolute; nil for none.
 var ownFiles atomic.Pointer[[]string]
 
+// ownFilesGiven are those paths as given, made absolute but not cleaned
+// (ownFileLinked).
+var ownFilesGiven atomic.Pointer[[]string]
+
 // ProtectOwnFiles names the files this process reads when it starts
 // (serve's --profiles, --constraints, --claude-code-config): like its
 // binary, each is kept read-only, and cannot be moved or removed, where it
@@ -29,16 +33,28 @@ var ownFiles atomic.Pointer[[]string]
 // itself a wider profile, or drop the operator's constraints, then.
 // Empty paths are skipped; each call replaces the list.
 func ProtectOwnFiles(paths ...string) {
-	var out []string
+	var out, given []string
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
 		if abs, err := filepath.Abs(p); err == nil {
 			out = append(out, abs)
+			// As the next start opens it: a ".." after a directory
+			// goes to the parent of what that directory is then
+			// (linkOnTheWay), which Abs's cleaning hides.
+			if !filepath.IsAbs(p) {
+				if wd, err := os.Getwd(); err == nil {
+					abs = wd + "/" + p
+				}
+			} else {
+				abs = p
+			}
+			given = append(given, abs)
 		}
 	}
 	ownFiles.Store(&out)
+	ownFilesGiven.Store(&given)
 	ownPaths.Store(nil)
 }
 
@@ -196,7 +212,7 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 	if prog.lean {
 		files = append(files, prog.file)
 	}
-	if own := ownFiles.Load(); own != nil {
+	if own := ownFilesGiven.Load(); own != nil {
 		for _, p := range *own {
 			if l := linkOnTheWay(entries, p); l != "" {
 				return fmt.Sprintf("%s, which the server reads when it starts, is named through the symlink %s, which lies in a writable root: a command could point it elsewhere, or put a file of its own in its place (start the server with the file's own path)", p, l)
@@ -225,7 +241,8 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 // (p absolute, resolved as an open of it resolves it: each link's target in
 // turn, the links that target passes included) that lies in a writable
 // directory of entries (in a writable root, not below a read-only
-// protected path), or "". withOwnPrograms keeps the file p leads to, and
+// protected path), or the first directory in one that a ".." leaves, or
+// "". withOwnPrograms keeps the file p leads to, and
 // the directories above that file, read-only; the server reads p itself at
 // its next start, and a command can replace a symlink on its way (remove
 // it, and make a file or a directory of its own at its name), one that a
@@ -242,6 +259,13 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 		case ".":
 			continue
 		case "..":
+			// The parent of what cur is when the path is opened: a
+			// directory in a writable directory can be replaced with a
+			// symlink, whose ".." is the parent of its target
+			// (/usr/local/bin/turnstile -> ws/tools/../build/turnstile).
+			if replaceableDir(entries, policy, cur) {
+				return cur
+			}
 			cur = filepath.Dir(cur)
 			continue
 		}
@@ -272,6 +296,23 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 	return ""
 }
 
+// replaceableDir reports whether a command of entries can replace the
+// directory d (resolved): it is writable, in a writable directory, and
+// holds no protected path (which keeps the directories between it and its
+// root in place).
+func replaceableDir(entries []domain.FilesystemEntry, policy *domain.FilesystemPolicy, d string) bool {
+	if d == "/" || !insideWritable(entries, d) || domain.AccessAt(policy, d) != domain.AccessWrite ||
+		domain.AccessAt(policy, filepath.Dir(d)) != domain.AccessWrite {
+		return false
+	}
+	for _, e := range entries {
+		if e.Kind == domain.PathProtected && domain.PathWithin(e.ResolvedPath, d) {
+			return false
+		}
+	}
+	return true
+}
+
 // startedAs is the path this process was started by: argv[0] made
 // absolute against the directory it started in, or found in PATH; "" when
 // unknown. os.Executable resolves every symlink, so withOwnPrograms keeps
@@ -298,9 +339,11 @@ var startedAs = sync.OnceValue(func() string {
 		if startDir == "" {
 			return ""
 		}
-		p = filepath.Join(startDir, p)
+		p = startDir + "/" + p
 	}
-	return filepath.Clean(p)
+	// Not cleaned: the next start resolves a ".." after a directory from
+	// what that directory is then (linkOnTheWay).
+	return p
 })
 
 // startArg0 and startDir are argv[0] and, when it is a relative path,
