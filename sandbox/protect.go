@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -528,7 +529,8 @@ func (d *discovery) gitDir(g string, depth int) {
 
 // configRefs keeps read-only what the config of the git dir g makes git run
 // or read from elsewhere: the core.hooksPath directory (husky and the like
-// put it in the work tree), a core.fsmonitor program given as a path, and
+// put it in the work tree; for husky 9's DIR/_, DIR too, whose scripts its
+// stubs run), a core.fsmonitor program given as a path, and
 // the files [include] and [includeIf] sections name, and what those files
 // name in turn, as deep as git follows them. The config is what git reads
 // for a work tree of g: g's config and config.worktree, and the config of
@@ -719,6 +721,12 @@ func gitConfigRefs(file string) []gitConfigRef {
 		case v == "":
 		case section == "core" && k == "hookspath":
 			out = append(out, gitConfigRef{path: v})
+			// husky 9's hooks path, DIR/_, holds stubs that run DIR/h
+			// and through it the script of the hook's name in DIR (the
+			// person's .husky/pre-commit): DIR is kept too.
+			if dir, base := path.Split(strings.TrimRight(v, "/")); base == "_" && strings.Trim(dir, "/") != "" && strings.TrimRight(dir, "/") != "." && strings.TrimRight(dir, "/") != "~" {
+				out = append(out, gitConfigRef{path: strings.TrimRight(dir, "/")})
+			}
 		case section == "core" && k == "fsmonitor":
 			switch strings.ToLower(v) {
 			case "true", "false", "yes", "no", "on", "off", "1", "0":
