@@ -44,6 +44,7 @@ func redactKeyBlocks(s string) string {
 		b.WriteString(redacted)
 		last = e
 	}
+	delims := heredocDelimiters(s)
 	for from := 0; from < len(s); {
 		k, i, ok := nextKeyOpener(s, from)
 		if k < 0 {
@@ -53,7 +54,10 @@ func redactKeyBlocks(s string) string {
 		if !ok {
 			continue
 		}
-		i = keyBody(s, i, heredocDelimiters(s), hide)
+		if delims[realLine(s, strings.LastIndexByte(s[:k], '\n')+1)] {
+			continue // the marker's line ends a here-document: what follows runs
+		}
+		i = keyBody(s, i, delims, hide)
 		from = i
 	}
 	if last == 0 {
@@ -76,7 +80,7 @@ func keyBody(s string, i int, delims map[string]bool, hide func(a, e int)) int {
 	for i < len(s) {
 		end, next := keyLineEnd(s, i)
 		line := strings.Trim(s[i:end], " \t\r")
-		if delims[line] {
+		if delims[line] || s[i-1] == '\n' && delims[realLine(s, i)] {
 			return i // a here-document ends here: what follows runs
 		}
 		if line == "" || keyHeader(line) {
@@ -146,6 +150,17 @@ func keyLineEnd(s string, i int) (end, next int) {
 		}
 	}
 	return len(s), len(s)
+}
+
+// realLine returns the line of s that starts at i, up to its line break
+// (not a "\n" escape: the shell's line, which a here-document's delimiter
+// is), trimmed of blanks and carriage returns.
+func realLine(s string, i int) string {
+	end := strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		end = len(s) - i
+	}
+	return strings.Trim(s[i:i+end], " \t\r")
 }
 
 // keyHeader reports whether a line of a key block is a header of its
@@ -229,11 +244,24 @@ func nextKeyOpener(s string, from int) (at, next int, ok bool) {
 const minFirstKeyRun = 40
 
 // heredocDelimiters returns the delimiters of the here-documents s opens
-// (<<WORD, <<-WORD, <<'WORD', <<"WORD"; a here-string's word counts too,
-// which only ends a block sooner): a line that is one ends a key block,
-// since what follows it is a command, not the document.
+// (<<WORD, <<-WORD; a here-string's word counts too, which only ends a
+// block sooner): a line that is one ends a key block, since what follows
+// it is a command, not the document. The delimiter is the shell word after
+// the operator with its quotes removed, as the shell removes them
+// (heredocWord): <<\EOF, <<'E'"OF", <<EOF.k and <<'A\nB' end at the lines
+// EOF, EOF, EOF.k and A\nB, and a delimiter read as its leading letters
+// alone was never found, so that a key's line of that shape hid where the
+// document ended and the commands after it began.
 func heredocDelimiters(s string) map[string]bool {
 	var out map[string]bool
+	add := func(w string) {
+		if w = strings.Trim(w, " \t\r"); w != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[w] = true
+		}
+	}
 	for from := 0; ; {
 		k := strings.Index(s[from:], "<<")
 		if k < 0 {
@@ -247,22 +275,57 @@ func heredocDelimiters(s string) map[string]bool {
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 			j++
 		}
-		q := byte(0)
-		if j < len(s) && (s[j] == '\'' || s[j] == '"') {
-			q = s[j]
-			j++
-		}
-		e := j
-		for e < len(s) && (s[e] >= 'a' && s[e] <= 'z' || s[e] >= 'A' && s[e] <= 'Z' || s[e] >= '0' && s[e] <= '9' || s[e] == '_') {
-			e++
-		}
-		if e > j && (q == 0 || e < len(s) && s[e] == q) {
-			if out == nil {
-				out = map[string]bool{}
+		bash, dash := heredocWord(s[j:])
+		add(bash)
+		add(dash)
+	}
+}
+
+// heredocWord reads the shell word at the start of s, up to an unquoted
+// blank, line break or operator, with its quotes removed: \x is x (a
+// backslash and a line break are nothing), '…' its text, "…" its text with
+// a backslash before $ ` " \ or a line break removed; an unclosed quote
+// runs to the end. bash reads $'…' as its text and dash as '$' and its text:
+// both readings are returned.
+func heredocWord(s string) (bash, dash string) {
+	var b, d strings.Builder
+	both := func(c byte) { b.WriteByte(c); d.WriteByte(c) }
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case strings.IndexByte(" \t\n;&|<>()", c) >= 0:
+			return b.String(), d.String()
+		case c == '\\':
+			if i+1 < len(s) && s[i+1] != '\n' {
+				both(s[i+1])
 			}
-			out[s[j:e]] = true
+			i += 2
+		case c == '\'':
+			e := strings.IndexByte(s[i+1:], '\'')
+			if e < 0 {
+				e = len(s) - i - 1
+			}
+			b.WriteString(s[i+1 : i+1+e])
+			d.WriteString(s[i+1 : i+1+e])
+			i += e + 2
+		case c == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					if i++; s[i] == '\n' {
+						continue
+					}
+				}
+				both(s[i])
+			}
+			i++
+		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			d.WriteByte('$')
+			i++
+		default:
+			both(c)
+			i++
 		}
 	}
+	return b.String(), d.String()
 }
 
 // pathRun reports whether a run of base64 bytes in a key block reads as a

@@ -34,8 +34,41 @@ var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]
 // "\n" escape.
 var keyLineRef = regexp.MustCompile(`\n|\\r\\n|\\n`)
 
-// heredocRef opens a here-document: its delimiter, quoted or not.
-var heredocRef = regexp.MustCompile(`<<-?[ \t]*(['"]?)([A-Za-z0-9_]+)(['"]?)`)
+// heredocRef opens a here-document: its delimiter is the shell word after
+// it, made of heredocPieceRef's pieces, with their quotes removed.
+var (
+	heredocRef      = regexp.MustCompile(`<<-?[ \t]*((?:\\[\s\S]?|'[^']*'?|"(?:[^"\\]|\\[\s\S]?)*"?|[^ \t\n;&|<>()\\'"])*)`)
+	heredocPieceRef = regexp.MustCompile(`(\\[\s\S]?)|'([^']*)'?|"((?:[^"\\]|\\[\s\S]?)*)"?|([^\\'"])`)
+	dquoteEscRef    = regexp.MustCompile("\\\\[$`\"\\\\\n]")
+)
+
+// heredocWordsRef returns the delimiter a here-document's word is, as bash
+// and as dash read it ($'…' is its text to bash, '$' and its text to dash).
+func heredocWordsRef(w string) []string {
+	pieces := heredocPieceRef.FindAllStringSubmatch(w, -1)
+	var bash, dash strings.Builder
+	for n, p := range pieces {
+		var t string
+		switch {
+		case p[1] != "":
+			if p[1] != "\\\n" {
+				t = p[1][1:]
+			}
+		case p[0][0] == '\'':
+			t = p[2]
+		case p[0][0] == '"':
+			t = dquoteEscRef.ReplaceAllStringFunc(p[3], func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
+		case p[4] == "$" && n+1 < len(pieces) && pieces[n+1][0][0] == '\'':
+			dash.WriteString("$")
+			continue
+		default:
+			t = p[4]
+		}
+		bash.WriteString(t)
+		dash.WriteString(t)
+	}
+	return []string{strings.Trim(bash.String(), " \t\r"), strings.Trim(dash.String(), " \t\r")}
+}
 
 // keyHeaderRef is a header line of a key's armour.
 var keyHeaderRef = regexp.MustCompile(`^[A-Za-z0-9-]+:( .*)?$`)
@@ -71,13 +104,31 @@ func redactKeyBlocksRef(s string) string {
 		if m == nil {
 			break
 		}
-		pos := from + m[1]
+		pos, markerLine := from+m[1], strings.LastIndexByte(s[:from+m[0]], '\n')+1
 		from = len(s)
 		delims := map[string]bool{}
-		for _, d := range heredocRef.FindAllStringSubmatch(s, -1) {
-			if d[1] == "" || d[1] == d[3] {
-				delims[d[2]] = true
+		for k := 0; ; k++ {
+			at := strings.Index(s[k:], "<<")
+			if at < 0 {
+				break
 			}
+			k += at
+			for _, w := range heredocWordsRef(heredocRef.FindStringSubmatch(s[k:])[1]) {
+				if w != "" {
+					delims[w] = true
+				}
+			}
+		}
+		lineAt := func(i int) string {
+			e := strings.IndexByte(s[i:], '\n')
+			if e < 0 {
+				e = len(s) - i
+			}
+			return strings.Trim(s[i:i+e], " \t\r")
+		}
+		if delims[lineAt(markerLine)] {
+			from = pos
+			continue
 		}
 		first := true
 	lines:
@@ -88,7 +139,7 @@ func redactKeyBlocksRef(s string) string {
 			}
 			line := s[pos:end]
 			t := strings.Trim(line, " \t\r")
-			if delims[t] {
+			if delims[t] || s[pos-1] == '\n' && delims[lineAt(pos)] {
 				from = pos
 				break
 			}
@@ -252,7 +303,7 @@ var redactTextPieces = append(slices.Clone(redactFragments),
 	".ssh", ".env", ".env.local", ".envrc", "gcloud", "Gcloud", ".aws/", "/home/alice/", "/tmp/BenchmarkX=64/001/",
 	"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----",
 	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "/usr/sbin/shutdownnow", "PRIVATE KEY", "-----",
-	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r", "<<", "<<<", "<<-'", "'",
+	`\n`, `\r\n`, "Proc-Type: 4,ENCRYPTED", "-----END ", "curl", "| sh", "EOF", "\r", "<<", "<<<", "<<-'", "'", "<<\\", "\\", `"`, "$'", "$", ";", " ", ".k",
 	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
 	"Private-Lines: 2", "Private-Lines: ", "Private-MAC: 3a9f", "untrusted comment: minisign encrypted secret key", "untrusted comment: ", "secret key", `\`,
 	`{"kty":"RSA","d":"`, `"dp":`, `\"k\":\"`, `"q"`, "AbCdEfGhIjKlMnOpQrStUv_-", `"`,
