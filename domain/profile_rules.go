@@ -135,10 +135,10 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 			}
 		}
 	}
-	for seg := range strings.SplitSeq(fk.Sub, "/") {
-		if braceSet(seg) {
-			return fk, errors.New("a brace set (" + seg + ") is not expanded here, and would name that literal file: write one key per alternative")
-		}
+	// A set's alternatives may hold a '/' ("{secrets,private/keys}"): the
+	// whole key is looked at, not each component.
+	if braceSet(fk.Sub) {
+		return fk, errors.New("a brace set (" + fk.Sub + ") is not expanded here, and would name that literal file: write one key per alternative")
 	}
 	fk.Glob = hasGlob(fk.Sub)
 	if fk.Glob {
@@ -170,7 +170,8 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 // reads as literal characters: a deny written so would deny nothing the
 // operator meant.
 // Every '{' is looked at: a brace without a comma before it ("{x}.{a,b}",
-// "${ENV}.{pem,key}") leaves the set after it a set.
+// "${ENV}.{pem,key}") leaves the set after it a set. Given a whole key, a
+// set across components ("{a,b/c}") is found too.
 func braceSet(seg string) bool {
 	for i := strings.IndexByte(seg, '{'); i >= 0; {
 		j := strings.IndexByte(seg[i:], '}')
