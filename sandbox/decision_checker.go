@@ -126,7 +126,10 @@ func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir
 			scan = everyLevel
 		}
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
-		found, complete := decisionScan(tree, d.fs.Rules, scan)
+		found, complete, busy := decisionScan(d.viewKey, tree, d.fs.Rules, scan)
+		if busy {
+			return CodedRefusal{scanBusy(dir)}
+		}
 		if !complete {
 			return CodedRefusal{treeTooLarge(dir)}
 		}

@@ -6,8 +6,11 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -282,7 +285,10 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	if fp.GlobScanMaxDepth > 0 {
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
-		found, complete := decisionScan(tree, fp.Rules, everyLevel)
+		found, complete, busy := decisionScan(fsViewKey(fp), tree, fp.Rules, everyLevel)
+		if busy {
+			return scanBusy(p)
+		}
 		if !complete {
 			return treeTooLarge(p)
 		}
@@ -315,26 +321,137 @@ const everyLevel = math.MaxInt
 // refused, not judged in part (a variable for tests).
 var maxDecisionScanDirs = 200_000
 
-// decisionScans holds one slot per decision scan that may run at once in
-// this process. Within its bounds a scan can cost a decision 5–8 s of
-// CPU (a tree the agent grew to just under them), and scans made at once
-// (concurrent grep_files calls, several turns) would take every core from
-// the server's other work, other users' decisions included: they run one
-// at a time, a decision that needs one waiting for its turn.
-var decisionScans = make(chan struct{}, 1)
+// decisionScans holds the one slot of the decision scans that may run at
+// once in this process. Within its bounds a scan can cost a decision 5–8 s
+// of CPU (a tree the agent grew to just under them), and scans made at
+// once (concurrent grep_files calls, several turns) would take every core
+// from the server's other work, other users' decisions included: they run
+// one at a time, a decision that needs one waiting for its turn.
+//
+// The slot is handed to the waiting owners (a filesystem policy: a turn's
+// workspace and profile) in turn, each owner's scans in the order they
+// came, and a scan waits at most maxScanWait before its decision is
+// refused. With one queue in arrival order, an agent that asked for forty
+// scans of its grown tree at once (its runtime credential, concurrent
+// requests) held every other workspace's grep and listing decisions
+// behind minutes of its scans, and a Claude Code hook answered after its
+// timeout (60 s) is one Claude Code runs the call after, unchecked: the
+// agent's own Grep of a denied tree waited past it behind its flood.
+var decisionScans = &scanQueue{}
 
-// scanEntered, when set (tests), is called as a decision scan starts.
-var scanEntered func()
+// maxScanWait bounds how long a decision waits for the scan slot: well
+// below a Claude Code hook's timeout, past which the call would run
+// unchecked (a variable for tests).
+var maxScanWait = 20 * time.Second
+
+// scanEntered, when set (tests), is called as a decision scan starts;
+// scanQueued as one starts to wait for the slot.
+var (
+	scanEntered func()
+	scanQueued  func()
+)
+
+// scanQueue is the decision scans' slot and the scans waiting for it, by
+// owner.
+type scanQueue struct {
+	mu      sync.Mutex
+	busy    bool
+	running string                     // the owner of the scan in the slot
+	owners  []string                   // owners with a scan waiting, in turn
+	waiting map[string][]chan struct{} // each owner's waiting scans, in order
+}
+
+// acquire takes the slot for a scan of owner o's, waiting up to
+// maxScanWait; false when it was not had in time.
+func (q *scanQueue) acquire(o string) bool {
+	q.mu.Lock()
+	if !q.busy {
+		q.busy, q.running = true, o
+		q.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	if q.waiting == nil {
+		q.waiting = map[string][]chan struct{}{}
+	}
+	if len(q.waiting[o]) == 0 {
+		q.owners = append(q.owners, o)
+	}
+	q.waiting[o] = append(q.waiting[o], ch)
+	q.mu.Unlock()
+	if scanQueued != nil {
+		scanQueued()
+	}
+	t := time.NewTimer(maxScanWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiting[o]
+	i := slices.Index(w, ch)
+	if i < 0 {
+		return true // handed the slot as the timer fired
+	}
+	if w = slices.Delete(w, i, i+1); len(w) > 0 {
+		q.waiting[o] = w
+	} else {
+		delete(q.waiting, o)
+		q.owners = slices.DeleteFunc(q.owners, func(x string) bool { return x == o })
+	}
+	return false
+}
+
+// release hands the slot to the first scan of the next owner in turn
+// (another owner's before the one whose scan ends), or frees it.
+func (q *scanQueue) release() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.owners) == 0 {
+		q.busy, q.running = false, ""
+		return
+	}
+	if len(q.owners) > 1 && q.owners[0] == q.running {
+		q.owners = append(q.owners[1:], q.owners[0])
+	}
+	o := q.owners[0]
+	q.running = o
+	q.owners = q.owners[1:]
+	w := q.waiting[o]
+	ch := w[0]
+	if w = w[1:]; len(w) > 0 {
+		q.waiting[o] = w
+		q.owners = append(q.owners, o)
+	} else {
+		delete(q.waiting, o)
+	}
+	close(ch)
+}
 
 // decisionScan is globMaskScan for a decision, bounded by
-// maxDecisionScanDirs, run in a slot of decisionScans.
-func decisionScan(tree []domain.FilesystemEntry, rules []domain.PathRule, depth int) ([]domain.FilesystemEntry, bool) {
-	decisionScans <- struct{}{}
-	defer func() { <-decisionScans }()
+// maxDecisionScanDirs, run in the slot of decisionScans for owner (the
+// key of the filesystem policy judged). complete is false, and busy true,
+// when the slot was not had within maxScanWait.
+func decisionScan(owner string, tree []domain.FilesystemEntry, rules []domain.PathRule, depth int) (found []domain.FilesystemEntry, complete, busy bool) {
+	if !decisionScans.acquire(owner) {
+		return nil, false, true
+	}
+	defer decisionScans.release()
 	if scanEntered != nil {
 		scanEntered()
 	}
-	return globMaskScan(tree, rules, depth, maxDecisionScanDirs)
+	found, complete = globMaskScan(tree, rules, depth, maxDecisionScanDirs)
+	return found, complete, false
+}
+
+// scanBusy refuses a recursive read or listing of p whose scan did not
+// get its turn within maxScanWait.
+func scanBusy(p string) *Refusal {
+	return &Refusal{Code: CodeOutsideAllowedRoots, Path: p,
+		Message: fmt.Sprintf("the server's scans for what a glob deny of the profile matches below a tree were busy for %s with other decisions' (more of this workspace's at once than one at a time answers): ask again, or name a narrower path", maxScanWait)}
 }
 
 // treeTooLarge refuses a recursive read or listing of p whose scan stopped
