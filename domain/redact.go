@@ -137,7 +137,8 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // What is left says what the command does.
 //
 // A private key block (PEM, OpenSSH, PGP) is hidden across its lines
-// (redactKeyBlocks); any other secret is recognised within one line: the
+// (redactKeyBlocks), and so is its file encoded in base64
+// (redactEncodedKeys); any other secret is recognised within one line: the
 // patterns run on each line of s on its own, so a name and its value on
 // two lines (`--password` at the end of one, the value on the next) are
 // not. On a text of many lines (a
@@ -148,7 +149,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // unchanged: every match is one at the same place in the whole text, with
 // the same rules for what may be hidden (replaceClipped).
 func RedactSecrets(s string) string {
-	s = redactKeyBlocks(s)
+	s = redactEncodedKeys(redactKeyBlocks(s))
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
 		return redactLine(s)

@@ -1,6 +1,9 @@
 package domain
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // keyBlockWord marks the first line of a private key in PEM or armoured
 // form: "-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN OPENSSH PRIVATE
@@ -363,4 +366,124 @@ func privateKeyLabel(s string, i int) (int, bool) {
 // base64Byte reports whether c is a byte of standard base64 text.
 func base64Byte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// encodedKeyBegin is the base64 of "-----BEGIN ": a PEM file encoded whole
+// (a Kubernetes secret's tls.key, base64 -w0 key.pem, an environment
+// variable that holds a key) starts with it.
+const encodedKeyBegin = "LS0tLS1CRUdJTi"
+
+// minEncodedKey is the shortest encoded key hidden: the base64 of the
+// smallest private key's PEM file (an EC key's, 227 bytes) is longer, and
+// a word longer than a file name (255 bytes) is no name of a program.
+const minEncodedKey = 256
+
+// redactEncodedKeys hides a private key's PEM file encoded in base64 (the
+// key block redactKeyBlocks hides, made one word that holds no marker): a
+// run of base64 bytes that starts a word with encodedKeyBegin and holds no
+// '/' (the base64 of a PEM text has none: a '/' encodes a byte above 0x7f,
+// '?' or DEL), with the lines that follow it when it was wrapped (base64's
+// 76 columns, or 64: lines as long as the first, and a last one no
+// longer), each a run alone on its line but for the line's indentation
+// and what ends it (a quote, a blank, a "\n" escape). It is hidden when
+// the runs decode to a BEGIN marker of a private key and are minEncodedKey
+// bytes or more.
+func redactEncodedKeys(s string) string {
+	if !strings.Contains(s, encodedKeyBegin) {
+		return s
+	}
+	var b strings.Builder
+	last := 0 // s[:last] is in b
+	for from := 0; ; {
+		k := strings.Index(s[from:], encodedKeyBegin)
+		if k < 0 {
+			break
+		}
+		a := from + k
+		from = a + 1
+		if a > 0 && base64Byte(s[a-1]) && s[a-1] != '=' { // in a word ('=' ends a name: NAME=value)
+			continue
+		}
+		runs := encodedKeyRuns(s, a)
+		if runs == nil {
+			continue
+		}
+		var enc strings.Builder
+		for _, r := range runs {
+			enc.WriteString(s[r[0]:r[1]])
+		}
+		if enc.Len() < minEncodedKey || !encodedPrivateKey(enc.String()) {
+			continue
+		}
+		for _, r := range runs {
+			b.WriteString(s[last:r[0]])
+			b.WriteString(redacted)
+			last = r[1]
+		}
+		from = last
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// encodedKeyRuns returns the runs of an encoded PEM file that starts at
+// a (redactEncodedKeys), or nil when one holds a '/'.
+func encodedKeyRuns(s string, a int) [][2]int {
+	run := func(i int) int {
+		for i < len(s) && base64Byte(s[i]) {
+			i++
+		}
+		return i
+	}
+	e := run(a)
+	runs := [][2]int{{a, e}}
+	width := e - a
+	for n := width; n == width && (width == 64 || width == 76); {
+		i := e
+		switch {
+		case strings.HasPrefix(s[i:], "\r\n"):
+			i += 2
+		case strings.HasPrefix(s[i:], "\n"):
+			i++
+		case strings.HasPrefix(s[i:], `\r\n`):
+			i += 4
+		case strings.HasPrefix(s[i:], `\n`):
+			i += 2
+		default:
+			n = 0
+			continue
+		}
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		j := run(i)
+		n = j - i
+		if n == 0 || n > width || j < len(s) && strings.IndexByte(" \t\r\n\\'\"", s[j]) < 0 {
+			break
+		}
+		runs = append(runs, [2]int{i, j})
+		e = j
+	}
+	for _, r := range runs {
+		if strings.IndexByte(s[r[0]:r[1]], '/') >= 0 {
+			return nil
+		}
+	}
+	return runs
+}
+
+// encodedPrivateKey reports whether enc, base64, decodes to a text that
+// starts with a private key's BEGIN marker.
+func encodedPrivateKey(enc string) bool {
+	head := strings.TrimRight(enc, "=")
+	head = head[:min(len(head), 120)&^3]
+	dec, err := base64.RawStdEncoding.DecodeString(head)
+	if err != nil {
+		return false
+	}
+	_, ok := privateKeyLabel(string(dec), len(keyBegin))
+	return ok && strings.HasPrefix(string(dec), keyBegin)
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/base64"
 	"regexp"
 	"slices"
 	"strings"
@@ -203,11 +204,70 @@ func redactKeyBlocksRef(s string) string {
 	return b.String()
 }
 
+// encodedKeyRef is the start of a private key's PEM file in base64, and
+// encodedLineRef a wrapped line after it.
+var (
+	encodedKeyRef  = regexp.MustCompile(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]*`)
+	encodedLineRef = regexp.MustCompile(`^(?:\r\n|\n|\\r\\n|\\n)[ \t]*([A-Za-z0-9+/=]+)(?:$|[ \t\r\n\\'"])`)
+)
+
+// redactEncodedKeysRef hides the base64 of a private key's PEM file, as
+// redactEncodedKeys documents.
+func redactEncodedKeysRef(s string) string {
+	var spans [][2]int
+	for a := 0; a < len(s); a++ {
+		if len(spans) > 0 && a < spans[len(spans)-1][1] || a > 0 && strings.ContainsAny(s[a-1:a], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+			continue
+		}
+		m := encodedKeyRef.FindString(s[a:])
+		if m == "" {
+			continue
+		}
+		runs := [][2]int{{a, a + len(m)}}
+		if w := len(m); w == 64 || w == 76 {
+			for e := a + w; ; {
+				l := encodedLineRef.FindStringSubmatchIndex(s[e:])
+				if l == nil || l[3]-l[2] > w {
+					break
+				}
+				runs = append(runs, [2]int{e + l[2], e + l[3]})
+				if l[3]-l[2] < w {
+					break
+				}
+				e += l[3]
+			}
+		}
+		enc := ""
+		for _, r := range runs {
+			enc += s[r[0]:r[1]]
+		}
+		if strings.Contains(enc, "/") || len(enc) < 256 {
+			continue
+		}
+		head := strings.TrimRight(enc, "=")
+		head = head[:min(len(head), 120)/4*4]
+		dec, err := base64.RawStdEncoding.DecodeString(head)
+		if err != nil || !keyMarkerRef.MatchString(string(dec)) || keyMarkerRef.FindStringIndex(string(dec))[0] != 0 {
+			continue
+		}
+		spans = append(spans, runs...)
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(redacted)
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // redactSecretsRef hides the key material of private key blocks, then
 // redacts each line on its own (other secrets are recognised within a
 // line).
 func redactSecretsRef(s string) string {
-	s = redactKeyBlocksRef(s)
+	s = redactEncodedKeysRef(redactKeyBlocksRef(s))
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if containsAny(strings.ToLower(line), secretNeedlesRef) || jwkMemberRef.MatchString(line) {
