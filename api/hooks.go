@@ -114,7 +114,18 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var pos eventstore.Position
-	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), hookPosKey{}, &pos), hookArrivalKey{}, arrived))
+	ctx := context.WithValue(context.WithValue(r.Context(), hookPosKey{}, &pos), hookArrivalKey{}, arrived)
+	if h.HookEventName == "PreToolUse" {
+		// Claude Code runs the call at its hook's timeout, which the
+		// operator keeps above hold_wait: every step of the answer (the
+		// turn's reads and commands, which the agent's own calls in the
+		// session can keep waiting, and a hold) ends by then, and the
+		// call is denied.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, arrived.Add(s.cfg.ClaudeCode.HoldWait+hookAnswerGrace))
+		defer cancel()
+	}
+	r = r.WithContext(ctx)
 	answer, err := s.claudeCodeHook(r, &h)
 	if pos != eventstore.Start {
 		w.Header().Set(PositionHeader, pos.String())
@@ -132,6 +143,10 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, answer)
 }
+
+// hookAnswerGrace is how long past hold_wait from its arrival a
+// PreToolUse may take to be answered: its deny after a hold that ran out.
+const hookAnswerGrace = time.Second
 
 // hookArrivalKey keys the time a hook request reached its handler (a
 // time.Time), from which a held call's hold_wait runs.

@@ -243,6 +243,12 @@ func TestHeldHookUnansweredWhileReadModelsLag(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// The session's turn is started first: a PreToolUse is answered
+	// within its hold_wait from its arrival, and the first writes to this
+	// store while its read models are held back take longer than that.
+	if st, _, b := s.call("POST", "/v1/hooks/claude-code", map[string]any{"session_id": "sess", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "build it"}); st != http.StatusOK {
+		t.Fatalf("UserPromptSubmit: %d %s", st, b)
+	}
 	st, h, b := s.call("POST", "/v1/hooks/claude-code", map[string]any{"session_id": "sess", "cwd": ws, "hook_event_name": "PreToolUse",
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "toolu_1"})
 	if st != http.StatusOK || !strings.Contains(string(b), `"permissionDecision":"deny"`) || !strings.Contains(string(b), "no answer") {
