@@ -187,15 +187,26 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 		}
 	}
 	id := ccTurnID(cs.thread, n)
+	profile := cs.project.Request(cs.hook.PermissionMode)
+	var carried *turn.ProfileOrigin
+	if n > 1 {
+		p, origin, err := s.ccCarriedProfile(r, ccTurnID(cs.thread, n-1))
+		if err != nil {
+			return "", err
+		}
+		if p != nil {
+			profile, carried = p, origin
+		}
+	}
 	var input json.RawMessage
 	if prompt != "" {
 		input, _ = json.Marshal([]map[string]any{{"type": "text", "text": prompt, "textElements": []any{}}})
 	}
 	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
-		Profile: cs.project.Request(cs.hook.PermissionMode),
+		Profile: profile,
 		Inputs:  turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
-		Input:   input, Client: cs.clientParams(nil),
+		Input:   input, Client: cs.clientParams(nil), ProfileCarried: carried,
 	})
 	var conflict *turn.ConflictError
 	if errors.As(err, &conflict) {
@@ -205,6 +216,36 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 		s.ccHints.set(cs.thread, n)
 	}
 	return id, err
+}
+
+// ccCarriedProfile returns the profile a session's next turn starts with
+// when its previous turn, prev, was last given one by another principal
+// than the hook's (an admin narrowing a session that misbehaves), or
+// carried one so given: that mode or permission profile and where it came
+// from, nil otherwise. The agent, which holds the
+// hook's credential, can end a turn and start the next (a Stop or a
+// UserPromptSubmit of its own), and the next took the project's mode: the
+// admin's narrowing ended with the agent's forged Stop. The first
+// PreToolUse of the turn narrows it to the project's selection still
+// (ccNarrowToMode), so a change that widened the session gives it nothing
+// past its project's mode, and one that both widens and narrows denies the
+// call, as a wider selection of the agent's does. What the change listed
+// beyond its mode or profile (tools, paths) is not carried.
+func (s *Server) ccCarriedProfile(r *http.Request, prev string) (*domain.ProfileRequest, *turn.ProfileOrigin, error) {
+	var by domain.Actor
+	var prof domain.TurnPermissionProfileSnapshot
+	err := s.cfg.Engine.View(r.Context(), prev, func(st *turn.State) error {
+		by, prof = st.ProfileChangedBy, st.Profile
+		return nil
+	})
+	if err != nil || by == (domain.Actor{}) || by.Name == principalOf(r).Name {
+		return nil, nil, err
+	}
+	origin := &turn.ProfileOrigin{TurnID: prev, By: by}
+	if prof.Profile != "" {
+		return &domain.ProfileRequest{Profile: prof.Profile}, origin, nil
+	}
+	return &domain.ProfileRequest{Mode: prof.Mode}, origin, nil
 }
 
 // openTurn returns the session's live turn, starting the next one when

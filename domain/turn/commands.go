@@ -60,6 +60,9 @@ type StartTurn struct {
 	// Catalog is the server's profiles and operator constraints (filled by
 	// the engine; not part of the request's identity).
 	Catalog *domain.ProfileCatalog
+	// ProfileCarried, when set, says Profile is the one another principal
+	// gave the session's previous turn (TurnStarted.ProfileCarried).
+	ProfileCarried *ProfileOrigin
 }
 
 // RequestHash identifies the client's request (not the kernel, time or actor).

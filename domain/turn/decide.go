@@ -114,7 +114,7 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
 	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
-		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap, Input: c.Input, Client: c.Client}
+		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap, Input: c.Input, Client: c.Client, ProfileCarried: c.ProfileCarried}
 	return []Event{
 		s.event(&c.Meta, []string{"started", hash}, started),
 		s.event(&c.Meta, []string{"profile_selected", hash}, &ProfileSelected{Profile: snap.PermissionProfile}),

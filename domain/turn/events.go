@@ -63,6 +63,17 @@ type TurnStarted struct {
 	// act on (the reference's model, capabilities, …; Claude Code's session
 	// and permission_mode), by field name, as sent.
 	Client map[string]json.RawMessage `json:"client,omitempty"`
+	// ProfileCarried, set when a Claude Code session's turn starts with
+	// the profile its previous turn was given by another principal than
+	// the hook's, names that turn and principal.
+	ProfileCarried *ProfileOrigin `json:"profile_carried,omitempty"`
+}
+
+// ProfileOrigin names the turn whose profile a turn carried over and the
+// principal who gave it that profile.
+type ProfileOrigin struct {
+	TurnID string       `json:"turn_id"`
+	By     domain.Actor `json:"by"`
 }
 
 // ToolCompleted records that a tool call ran, as the agent runtime reports

@@ -26,6 +26,11 @@ type State struct {
 	Ran map[string]struct{}
 	// LastHash is the chain hash of the last event applied.
 	LastHash string
+	// ProfileChangedBy is who made the turn's last profile change, or
+	// gave the turn it carried its profile from that profile (zero when
+	// none did): a Claude Code session's next turn keeps a change another
+	// principal than the hook's made.
+	ProfileChangedBy domain.Actor
 }
 
 // Approval is an approval request as the aggregate keeps it: the request
@@ -100,11 +105,15 @@ func evolve(s *State, e *Event) bool {
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
 		s.TaskCap, s.RequestHash, s.Inputs = p.TaskCap, p.RequestHash, p.Inputs
+		s.ProfileChangedBy = domain.Actor{}
+		if p.ProfileCarried != nil {
+			s.ProfileChangedBy = p.ProfileCarried.By
+		}
 		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]struct{}{}
 	case *ProfileSelected, *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
-		s.Grants = domain.GrantSet{}
+		s.Grants, s.ProfileChangedBy = domain.GrantSet{}, e.Actor
 	case *DecisionAllowed:
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
 			c.Consumed = true
