@@ -72,6 +72,9 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// and at its older name, rtx's.
 	{Path: ".rtx.toml", Access: AccessRead},
 	{Path: ".rtx.local.toml", Access: AccessRead},
+	// asdf's (and mise's) tool versions, read by asdf's shims each time
+	// the person runs a tool there: a version "path:DIR" runs DIR/bin's.
+	{Path: ".tool-versions", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
 	// prek, which reads pre-commit's config, takes it at .yml too, and
 	// its own at prek.toml; hk's
