@@ -215,13 +215,13 @@ func ownFileLinked(entries []domain.FilesystemEntry, prog helperProg) string {
 	if own := ownFilesGiven.Load(); own != nil {
 		for _, p := range *own {
 			if l := linkOnTheWay(entries, p); l != "" {
-				return fmt.Sprintf("%s, which the server reads when it starts, is named through the symlink %s, which lies in a writable root: a command could point it elsewhere, or put a file of its own in its place (start the server with the file's own path)", p, l)
+				return fmt.Sprintf("%s, which the server reads when it starts, is named through %s (a symlink, or a directory a \"..\" leaves), which lies in a writable root: a command could point it elsewhere, or put a file of its own in its place (start the server with the file's own path)", p, l)
 			}
 		}
 	}
 	if p := startedAs(); p != "" {
 		if l := linkOnTheWay(entries, p); l != "" {
-			return fmt.Sprintf("%s, the path this server was started by, passes the symlink %s, which lies in a writable root: a command could point it elsewhere, or put a program of its own in its place, which the next start runs (start the server by its binary's own path)", p, l)
+			return fmt.Sprintf("%s, the path this server was started by, passes %s (a symlink, or a directory a \"..\" leaves), which lies in a writable root: a command could point it elsewhere, or put a program of its own in its place, which the next start runs (start the server by its binary's own path)", p, l)
 		}
 	}
 	for _, p := range files {
