@@ -176,6 +176,10 @@ type fsView struct {
 	nestedMissing []string
 	nestedAbsent  []nestedAbsent
 	nestedFirsts  [][2]string
+	// nestedRels are the items (paths relative to a work tree), and
+	// nestedWTs the nested work trees they were looked for in.
+	nestedRels []string
+	nestedWTs  map[string]bool
 	// overflow, when set, is why no command may run with this view: more
 	// nested repositories than their items can be protected in
 	// (protectNestedWorkTrees).

@@ -122,6 +122,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if v.overflow != "" {
 				return "", refuse(CodeWriteRequiresWritable, canon, "%s", v.overflow)
 			}
+			if r := v.nestedItemRefusal(canon); r != nil {
+				return "", r
+			}
 			if r := v.repositoryRefusal(lexical, canon); r != nil {
 				return "", r
 			}

@@ -157,7 +157,7 @@ func (v *fsView) protectNestedWorkTrees() {
 			firsts = append(firsts, [2]string{first, rel})
 		}
 	}
-	v.nestedFirsts = firsts
+	v.nestedFirsts, v.nestedRels, v.nestedWTs = firsts, rels, map[string]bool{}
 	names := maxDiscoveryNames
 	doneWT := map[string]bool{}
 	for _, g := range v.grants {
@@ -171,6 +171,7 @@ func (v *fsView) protectNestedWorkTrees() {
 			continue
 		}
 		doneWT[wt] = true
+		v.nestedWTs[wt] = true
 		var present map[string]bool // nil: not listed, each item looked up
 		if ents, _, err := readDirents(wt, &names); err == nil {
 			present = map[string]bool{}
@@ -206,6 +207,30 @@ func (v *fsView) protectNestedWorkTrees() {
 			v.nestedItems = append(v.nestedItems, q)
 		}
 	}
+}
+
+// nestedItemRefusal refuses a write decision on p (canonical) when p is,
+// or lies below, an item of the protected list in the work tree of a
+// nested repository (protectNestedWorkTrees): one that exists is kept
+// read-only, and one a command makes is set aside after it, but a
+// runtime's own write is followed by no check.
+func (v *fsView) nestedItemRefusal(p string) *Refusal {
+	if len(v.nestedWTs) == 0 {
+		return nil
+	}
+	for wt := filepath.Dir(p); wt != "/" && wt != "."; wt = filepath.Dir(wt) {
+		if !v.nestedWTs[wt] {
+			continue
+		}
+		rel := strings.TrimPrefix(p, wt+"/")
+		for _, item := range v.nestedRels {
+			if domain.PathWithin("/"+rel, "/"+item) {
+				return refuse(CodeWriteRequiresWritable, p, "a tool setting of the protected list in the work tree of the nested repository at %s stays the person's (a host program reads it there)", wt)
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // nestedAbsent is a nested repository's work tree and the first names of
