@@ -209,6 +209,20 @@ func (v *fsView) protectNestedWorkTrees() {
 	}
 }
 
+// missingRefRefusal refuses a write decision on p (canonical) when p is,
+// or lies below, a path a held repository's config names that did not
+// exist (missingRefs: a core.hooksPath directory, an include file, a
+// core.fsmonitor program): one a command makes is set aside after it, but a
+// runtime's own write is followed by no check, and git runs or reads it.
+func (v *fsView) missingRefRefusal(p string) *Refusal {
+	for _, m := range v.missingRefs {
+		if domain.PathWithin(p, m) {
+			return refuse(CodeWriteRequiresWritable, p, "%s is named by a repository's git config (hooks, an include or a program git runs) and does not exist: it stays the person's to make", m)
+		}
+	}
+	return nil
+}
+
 // nestedItemRefusal refuses a write decision on p (canonical) when p is,
 // or lies below, an item of the protected list in the work tree of a
 // nested repository (protectNestedWorkTrees): one that exists is kept
