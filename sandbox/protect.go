@@ -650,6 +650,7 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		if !strings.HasPrefix(p, "/") {
 			p = base + "/" + p
 		}
+		d.dotDotWay(p)
 		p = domain.CleanPath(p)
 		c, exists, ok, err := canonicalPath(p)
 		if err != nil || !ok {
@@ -672,6 +673,62 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		if ref.include {
 			d.configFileRefs(c, worktree, depth+1)
 		}
+	}
+}
+
+// dotDotWay keeps in place the directories that the path p a git config
+// names (as written, absolute, not cleaned) leaves by "..": git opens the
+// path as written, and the kernel takes a ".." from the directory resolved
+// so far, so a command that replaced one of them (tools in
+// core.hooksPath = tools/../.githooks) with a symlink to a directory of its
+// own, evil/deep, would have git run evil/.githooks, not the .githooks kept
+// read-only. One that exists in a writable root is pinned (the mounts keep
+// it and the directories above it in place); one that is missing is noted
+// with missingRefs, set aside when a command makes it and refused to a
+// write decision.
+func (d *discovery) dotDotWay(p string) {
+	if !slices.Contains(splitPath(p), "..") {
+		return
+	}
+	rest := splitPath(p)
+	cur := "/" // resolved: no symlink in it
+	for links := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			// (Only one in a writable directory can be replaced: a root
+			// cannot.)
+			if a, _ := d.v.access(filepath.Dir(cur)); cur != "/" && a == domain.AccessWrite && d.writable(cur) && !d.v.isPinned(cur) {
+				d.v.pins = append(d.v.pins, fsRule{Path: cur, Access: domain.AccessWrite, Kind: domain.PathProtected, From: cur, Pin: true})
+			}
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := joinPath(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && slices.Contains(rest, "..") && d.writable(next) && !slices.Contains(d.v.missingRefs, next) {
+				// A ".." below it: what a command makes there decides
+				// where git goes.
+				d.v.missingRefs = append(d.v.missingRefs, next)
+			}
+			return
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > maxSymlinkHops {
+			return
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(splitPath(target), rest...)
 	}
 }
 
