@@ -136,15 +136,26 @@ func (v *fsView) protectNestedWorkTrees() {
 			continue
 		}
 		for _, g := range v.grants {
-			if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice || c.Path == g.Path || !domain.PathWithin(c.Path, g.Path) {
+			if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice {
 				continue
 			}
-			rel := strings.TrimPrefix(c.Path, strings.TrimSuffix(g.Path, "/")+"/")
-			if first, _, _ := strings.Cut(rel, "/"); first == ".git" || seen[rel] || namedFile(rel) {
-				continue
+			// The item as the list names it (From, below the root as
+			// given) as well as where it leads: a root's .claude that is
+			// a symlink to the person's dotfiles has its carve-outs
+			// outside the root, and .claude/settings.json is still an
+			// item of every nested work tree.
+			for _, pr := range [][2]string{{c.Path, g.Path}, {c.From, g.From}, {c.From, g.Path}} {
+				p, root := pr[0], pr[1]
+				if p == "" || root == "" || p == root || !domain.PathWithin(p, root) {
+					continue
+				}
+				rel := strings.TrimPrefix(p, strings.TrimSuffix(root, "/")+"/")
+				if first, _, _ := strings.Cut(rel, "/"); first == ".git" || seen[rel] || namedFile(rel) {
+					continue
+				}
+				seen[rel] = true
+				rels = append(rels, rel)
 			}
-			seen[rel] = true
-			rels = append(rels, rel)
 		}
 	}
 	// The first names of the items, each with the first item below it.
