@@ -253,7 +253,9 @@ func (v *fsView) nestedItemRefusal(p string) *Refusal {
 				return refuse(CodeWriteRequiresWritable, p, "a tool setting of the protected list in the work tree of the nested repository at %s stays the person's (a host program reads it there)", wt)
 			}
 		}
-		return nil
+		// Every work tree above, not only the nearest: a repository
+		// the agent made at vendor/lib/mise would otherwise hide
+		// vendor/lib's mise/config.toml.
 	}
 	return nil
 }
