@@ -394,6 +394,7 @@ func redactEncodedKeys(s string) string {
 	}
 	var b strings.Builder
 	last := 0 // s[:last] is in b
+	delims := heredocDelimiters(s)
 	for from := 0; ; {
 		k := strings.Index(s[from:], encodedKeyBegin)
 		if k < 0 {
@@ -404,7 +405,7 @@ func redactEncodedKeys(s string) string {
 		if a > 0 && base64Byte(s[a-1]) && s[a-1] != '=' { // in a word ('=' ends a name: NAME=value)
 			continue
 		}
-		runs := encodedKeyRuns(s, a)
+		runs := encodedKeyRuns(s, a, delims)
 		if runs == nil {
 			continue
 		}
@@ -430,8 +431,14 @@ func redactEncodedKeys(s string) string {
 }
 
 // encodedKeyRuns returns the runs of an encoded PEM file that starts at
-// a (redactEncodedKeys), or nil when one holds a '/'.
-func encodedKeyRuns(s string, a int) [][2]int {
+// a (redactEncodedKeys), or nil when one holds a '/'. A wrapped line is
+// one only when nothing but blanks follows its run up to its end (a
+// quote, a line break, a "\n" escape), and a line that is a
+// here-document's delimiter is none: what follows it runs, and a word
+// with arguments after it is a command (as is a delimiter, read as the
+// encoding's short last line, whose commands after it read to the
+// approver as more of the document).
+func encodedKeyRuns(s string, a int, delims map[string]bool) [][2]int {
 	run := func(i int) int {
 		for i < len(s) && base64Byte(s[i]) {
 			i++
@@ -456,12 +463,19 @@ func encodedKeyRuns(s string, a int) [][2]int {
 			n = 0
 			continue
 		}
+		if end, _ := keyLineEnd(s, i); delims[strings.Trim(s[i:end], " \t\r")] || s[i-1] == '\n' && delims[realLine(s, i)] {
+			break
+		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 			i++
 		}
 		j := run(i)
 		n = j - i
-		if n == 0 || n > width || j < len(s) && strings.IndexByte(" \t\r\n\\'\"", s[j]) < 0 {
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if n == 0 || n > width || k < len(s) && strings.IndexByte("\r\n\\'\"", s[k]) < 0 {
 			break
 		}
 		runs = append(runs, [2]int{i, j})
@@ -476,13 +490,22 @@ func encodedKeyRuns(s string, a int) [][2]int {
 }
 
 // encodedPrivateKey reports whether enc, base64, decodes to a text that
-// starts with a private key's BEGIN marker.
+// starts with a private key's BEGIN marker and is text throughout
+// (printable ASCII, tabs and line breaks, as a PEM file is): a word after
+// the encoding's full lines, a program's name, decodes to other bytes.
 func encodedPrivateKey(enc string) bool {
-	head := strings.TrimRight(enc, "=")
-	head = head[:min(len(head), 120)&^3]
-	dec, err := base64.RawStdEncoding.DecodeString(head)
+	all := strings.TrimRight(enc, "=")
+	if len(all)%4 == 1 { // no whole byte: base64 of text never ends so
+		return false
+	}
+	dec, err := base64.RawStdEncoding.DecodeString(all)
 	if err != nil {
 		return false
+	}
+	for i := 0; i < len(dec); i++ {
+		if c := dec[i]; (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
 	}
 	_, ok := privateKeyLabel(string(dec), len(keyBegin))
 	return ok && strings.HasPrefix(string(dec), keyBegin)

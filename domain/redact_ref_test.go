@@ -92,6 +92,31 @@ func hiddenKeyWordRef(w string) bool {
 	return len(w) >= 16 && (w[0] != '/' || longNameRef.MatchString(w))
 }
 
+// heredocDelimsRef returns the here-document delimiters of s, and a
+// function giving the line of s that starts at i, trimmed.
+func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
+	delims := map[string]bool{}
+	for k := 0; ; k++ {
+		at := strings.Index(s[k:], "<<")
+		if at < 0 {
+			break
+		}
+		k += at
+		for _, w := range heredocWordsRef(heredocRef.FindStringSubmatch(s[k:])[1]) {
+			if w != "" {
+				delims[w] = true
+			}
+		}
+	}
+	return delims, func(i int) string {
+		e := strings.IndexByte(s[i:], '\n')
+		if e < 0 {
+			e = len(s) - i
+		}
+		return strings.Trim(s[i:i+e], " \t\r")
+	}
+}
+
 // redactKeyBlocksRef hides the key material of private key blocks, as
 // redactKeyBlocks documents: lines made of base64 words alone (up to an END
 // marker) have each long word hidden; blank and header lines are kept;
@@ -107,26 +132,7 @@ func redactKeyBlocksRef(s string) string {
 		}
 		pos, markerLine := from+m[1], strings.LastIndexByte(s[:from+m[0]], '\n')+1
 		from = len(s)
-		delims := map[string]bool{}
-		for k := 0; ; k++ {
-			at := strings.Index(s[k:], "<<")
-			if at < 0 {
-				break
-			}
-			k += at
-			for _, w := range heredocWordsRef(heredocRef.FindStringSubmatch(s[k:])[1]) {
-				if w != "" {
-					delims[w] = true
-				}
-			}
-		}
-		lineAt := func(i int) string {
-			e := strings.IndexByte(s[i:], '\n')
-			if e < 0 {
-				e = len(s) - i
-			}
-			return strings.Trim(s[i:i+e], " \t\r")
-		}
+		delims, lineAt := heredocDelimsRef(s)
 		if delims[lineAt(markerLine)] {
 			from = pos
 			continue
@@ -208,13 +214,16 @@ func redactKeyBlocksRef(s string) string {
 // encodedLineRef a wrapped line after it.
 var (
 	encodedKeyRef  = regexp.MustCompile(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]*`)
-	encodedLineRef = regexp.MustCompile(`^(?:\r\n|\n|\\r\\n|\\n)[ \t]*([A-Za-z0-9+/=]+)(?:$|[ \t\r\n\\'"])`)
+	encodedLineRef = regexp.MustCompile(`^(?:\r\n|\n|\\r\\n|\\n)[ \t]*([A-Za-z0-9+/=]+)[ \t]*(?:$|[\r\n\\'"])`)
+	keyBreakRef    = regexp.MustCompile(`^(?:\r\n|\n|\\r\\n|\\n)`)
+	encodedTextRef = regexp.MustCompile(`^[\x20-\x7e\t\r\n]*$`)
 )
 
 // redactEncodedKeysRef hides the base64 of a private key's PEM file, as
 // redactEncodedKeys documents.
 func redactEncodedKeysRef(s string) string {
 	var spans [][2]int
+	delims, lineAt := heredocDelimsRef(s)
 	for a := 0; a < len(s); a++ {
 		if len(spans) > 0 && a < spans[len(spans)-1][1] || a > 0 && strings.ContainsAny(s[a-1:a], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
 			continue
@@ -228,6 +237,9 @@ func redactEncodedKeysRef(s string) string {
 			for e := a + w; ; {
 				l := encodedLineRef.FindStringSubmatchIndex(s[e:])
 				if l == nil || l[3]-l[2] > w {
+					break
+				}
+				if at := e + len(keyBreakRef.FindString(s[e:])); delims[keyLineRefTrim(s[at:])] || s[at-1] == '\n' && delims[lineAt(at)] {
 					break
 				}
 				runs = append(runs, [2]int{e + l[2], e + l[3]})
@@ -244,10 +256,9 @@ func redactEncodedKeysRef(s string) string {
 		if strings.Contains(enc, "/") || len(enc) < 256 {
 			continue
 		}
-		head := strings.TrimRight(enc, "=")
-		head = head[:min(len(head), 120)/4*4]
-		dec, err := base64.RawStdEncoding.DecodeString(head)
-		if err != nil || !keyMarkerRef.MatchString(string(dec)) || keyMarkerRef.FindStringIndex(string(dec))[0] != 0 {
+		all := strings.TrimRight(enc, "=")
+		dec, err := base64.RawStdEncoding.DecodeString(all)
+		if err != nil || !encodedTextRef.Match(dec) || !keyMarkerRef.MatchString(string(dec)) || keyMarkerRef.FindStringIndex(string(dec))[0] != 0 {
 			continue
 		}
 		spans = append(spans, runs...)
@@ -261,6 +272,15 @@ func redactEncodedKeysRef(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// keyLineRefTrim returns the line s starts with, up to a line break or a
+// "\n" escape, trimmed.
+func keyLineRefTrim(s string) string {
+	if b := keyLineRef.FindStringIndex(s); b != nil {
+		s = s[:b[0]]
+	}
+	return strings.Trim(s, " \t\r")
 }
 
 // redactSecretsRef hides the key material of private key blocks, then
