@@ -79,5 +79,5 @@ func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
 
 func init() {
 	enc := base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n", 8)))
-	redactTextPieces = append(redactTextPieces, "cat <<EOF\n", wrapBase64(enc[:304], 76, "\n"), wrapBase64(enc[:320], 64, `\n`), "\nEOF\n", "\necho x \n", "\nZWNobw\n", `\nK\n`, "<<K ")
+	redactTextPieces = append(redactTextPieces, "cat <<EOF\n", wrapBase64(enc[:304], 76, "\n"), wrapBase64(enc[:320], 64, `\n`), "\nEOF\n", "\necho x \n", "\nZWNobw\n", `\nK\n`, "<<K ", "LS0tLS1CRUdJTi=", "untrusted comment: ", "Private-Lines: 2\n")
 }

@@ -48,8 +48,9 @@ func redactKeyBlocks(s string) string {
 		last = e
 	}
 	delims := heredocDelimiters(s)
+	var openers keyOpeners
 	for from := 0; from < len(s); {
-		k, i, ok := nextKeyOpener(s, from)
+		k, i, ok := openers.next(s, from)
 		if k < 0 {
 			break
 		}
@@ -193,19 +194,41 @@ const (
 	secretKeyWords    = "secret key"
 )
 
-// nextKeyOpener finds the first marker at or after from that opens a key
+// keyOpeners finds the markers that open key blocks (next).
+type keyOpeners struct {
+	started    bool
+	found      [3]int // where each marker is, at or after the last from; -1: none
+	noSecretTo int    // untrusted comments before it name no secret key
+}
+
+// next finds the first marker at or after from that opens a key
 // block: a BEGIN marker, a PuTTY file's "Private-Lines: N", a minisign or
 // signify "untrusted comment: " line. It returns where the marker starts
 // (-1: none), where reading goes on, and whether it opens a private key's
 // body there: after a BEGIN marker naming a private key, after the
 // digits of Private-Lines, and after the first "secret key" of an
 // untrusted comment's line (read up to a line break or a backslash).
-func nextKeyOpener(s string, from int) (at, next int, ok bool) {
+//
+// It is called with from never smaller than the last call's, and keeps
+// where each marker was found and where an untrusted comment's line was
+// found to hold no "secret key", so that a text of many markers costs one
+// pass over it, not one per marker.
+func (o *keyOpeners) next(s string, from int) (at, next int, ok bool) {
+	if !o.started {
+		o.started = true
+		o.found = [3]int{-2, -2, -2}
+	}
 	at = -1
 	kind := 0
 	for n, m := range []string{keyBegin, puttyPrivateLines, untrustedComment} {
-		if k := strings.Index(s[from:], m); k >= 0 && (at < 0 || from+k < at) {
-			at, kind = from+k, n
+		if o.found[n] != -1 && o.found[n] < from {
+			o.found[n] = -1
+			if k := strings.Index(s[from:], m); k >= 0 {
+				o.found[n] = from + k
+			}
+		}
+		if k := o.found[n]; k >= 0 && (at < 0 || k < at) {
+			at, kind = k, n
 		}
 	}
 	if at < 0 {
@@ -228,12 +251,16 @@ func nextKeyOpener(s string, from int) (at, next int, ok bool) {
 		return at, j, j > i
 	default:
 		i := at + len(untrustedComment)
+		if at < o.noSecretTo {
+			return at, i, false // its line's rest holds none, as one before it found
+		}
 		e := i
 		for e < len(s) && s[e] != '\n' && s[e] != '\\' {
 			e++
 		}
 		k := strings.Index(s[i:e], secretKeyWords)
 		if k < 0 {
+			o.noSecretTo = e
 			return at, i, false
 		}
 		return at, i + k + len(secretKeyWords), true
@@ -405,8 +432,11 @@ func redactEncodedKeys(s string) string {
 		if a > 0 && base64Byte(s[a-1]) && s[a-1] != '=' { // in a word ('=' ends a name: NAME=value)
 			continue
 		}
-		runs := encodedKeyRuns(s, a, delims)
-		if runs == nil {
+		runs, ok := encodedKeyRuns(s, a, delims)
+		// A start within these runs is no key of its own: one pass over
+		// a run or lines of many starts, not one each.
+		from = max(from, runs[len(runs)-1][1])
+		if !ok {
 			continue
 		}
 		var enc strings.Builder
@@ -431,14 +461,14 @@ func redactEncodedKeys(s string) string {
 }
 
 // encodedKeyRuns returns the runs of an encoded PEM file that starts at
-// a (redactEncodedKeys), or nil when one holds a '/'. A wrapped line is
+// a (redactEncodedKeys), and false when one holds a '/'. A wrapped line is
 // one only when nothing but blanks follows its run up to its end (a
 // quote, a line break, a "\n" escape), and a line that is a
 // here-document's delimiter is none: what follows it runs, and a word
 // with arguments after it is a command (as is a delimiter, read as the
 // encoding's short last line, whose commands after it read to the
 // approver as more of the document).
-func encodedKeyRuns(s string, a int, delims map[string]bool) [][2]int {
+func encodedKeyRuns(s string, a int, delims map[string]bool) ([][2]int, bool) {
 	run := func(i int) int {
 		for i < len(s) && base64Byte(s[i]) {
 			i++
@@ -483,10 +513,10 @@ func encodedKeyRuns(s string, a int, delims map[string]bool) [][2]int {
 	}
 	for _, r := range runs {
 		if strings.IndexByte(s[r[0]:r[1]], '/') >= 0 {
-			return nil
+			return runs, false
 		}
 	}
-	return runs
+	return runs, true
 }
 
 // encodedPrivateKey reports whether enc, base64, decodes to a text that

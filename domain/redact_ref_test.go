@@ -224,8 +224,9 @@ var (
 func redactEncodedKeysRef(s string) string {
 	var spans [][2]int
 	delims, lineAt := heredocDelimsRef(s)
+	examined := 0 // a start before it lies in the runs of one examined
 	for a := 0; a < len(s); a++ {
-		if len(spans) > 0 && a < spans[len(spans)-1][1] || a > 0 && strings.ContainsAny(s[a-1:a], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		if a < examined || a > 0 && strings.ContainsAny(s[a-1:a], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
 			continue
 		}
 		m := encodedKeyRef.FindString(s[a:])
@@ -249,6 +250,7 @@ func redactEncodedKeysRef(s string) string {
 				e += l[3]
 			}
 		}
+		examined = runs[len(runs)-1][1]
 		enc := ""
 		for _, r := range runs {
 			enc += s[r[0]:r[1]]
