@@ -235,7 +235,7 @@ func (s *Server) ccCarriedProfile(r *http.Request, prev string) (*domain.Profile
 	var by domain.Actor
 	var prof domain.TurnPermissionProfileSnapshot
 	err := s.cfg.Engine.View(r.Context(), prev, func(st *turn.State) error {
-		by, prof = st.ProfileChangedBy, st.Profile
+		by, prof = st.ProfileChangedBy, st.CarriedProfile
 		return nil
 	})
 	if err != nil || by == (domain.Actor{}) || by.Name == principalOf(r).Name {

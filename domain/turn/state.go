@@ -28,9 +28,14 @@ type State struct {
 	LastHash string
 	// ProfileChangedBy is who made the turn's last profile change, or
 	// gave the turn it carried its profile from that profile (zero when
-	// none did): a Claude Code session's next turn keeps a change another
-	// principal than the hook's made.
+	// none did), and CarriedProfile the profile that change gave: a Claude
+	// Code session's next turn keeps a change another principal than the
+	// hook's made. A later change by another principal who may not widen
+	// (a runtime, the hook's, which narrows the turn further) leaves both
+	// as they are: the agent, holding the hook's credential, would
+	// otherwise end the carried change by narrowing the turn itself.
 	ProfileChangedBy domain.Actor
+	CarriedProfile   domain.TurnPermissionProfileSnapshot
 }
 
 // Approval is an approval request as the aggregate keeps it: the request
@@ -110,10 +115,17 @@ func evolve(s *State, e *Event) bool {
 			s.ProfileChangedBy = p.ProfileCarried.By
 		}
 		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]struct{}{}
-	case *ProfileSelected, *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
+	case *ProfileSelected:
+		if s.ProfileChangedBy != (domain.Actor{}) {
+			s.CarriedProfile = p.Profile
+		}
+	case *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
-		s.Grants, s.ProfileChangedBy = domain.GrantSet{}, e.Actor
+		s.Grants = domain.GrantSet{}
+		if by := s.ProfileChangedBy; by == (domain.Actor{}) || e.Actor.Name == by.Name || e.Actor.Role == "" || e.Actor.Role.Allows(domain.OpTurnWidenProfile) {
+			s.ProfileChangedBy, s.CarriedProfile = e.Actor, p.Profile
+		}
 	case *DecisionAllowed:
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
 			c.Consumed = true
