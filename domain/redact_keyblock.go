@@ -315,18 +315,23 @@ func heredocDelimiters(s string) map[string]bool {
 // blank, line break or operator, with its quotes removed: \x is x (a
 // backslash and a line break are nothing), '…' its text, "…" its text with
 // a backslash before $ ` " \ or a line break removed; an unclosed quote
-// runs to the end. bash reads $'…' as its text and dash as '$' and its text:
-// both readings are returned.
+// runs to the end. bash reads $'…' as its text with its escapes made the
+// bytes they stand for (\x45, \', \n, …) and $"…" as "…", and dash reads
+// both as '$' and a quote: both readings are returned.
 func heredocWord(s string) (bash, dash string) {
-	var b, d strings.Builder
-	both := func(c byte) { b.WriteByte(c); d.WriteByte(c) }
+	return shellWord(s, true), shellWord(s, false)
+}
+
+// shellWord is heredocWord's reading of s as bash reads it, or as dash.
+func shellWord(s string, bash bool) string {
+	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
 		case strings.IndexByte(" \t\n;&|<>()", c) >= 0:
-			return b.String(), d.String()
+			return b.String()
 		case c == '\\':
 			if i+1 < len(s) && s[i+1] != '\n' {
-				both(s[i+1])
+				b.WriteByte(s[i+1])
 			}
 			i += 2
 		case c == '\'':
@@ -335,7 +340,6 @@ func heredocWord(s string) (bash, dash string) {
 				e = len(s) - i - 1
 			}
 			b.WriteString(s[i+1 : i+1+e])
-			d.WriteString(s[i+1 : i+1+e])
 			i += e + 2
 		case c == '"':
 			for i++; i < len(s) && s[i] != '"'; i++ {
@@ -344,18 +348,83 @@ func heredocWord(s string) (bash, dash string) {
 						continue
 					}
 				}
-				both(s[i])
+				b.WriteByte(s[i])
 			}
 			i++
-		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
-			d.WriteByte('$')
-			i++
+		case bash && c == '$' && i+1 < len(s) && s[i+1] == '"':
+			i++ // $"…" is "…" (a translation of it: the C locale's is itself)
+		case bash && c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			i = ansiCQuoted(&b, s, i+2)
 		default:
-			both(c)
+			b.WriteByte(c)
 			i++
 		}
 	}
-	return b.String(), d.String()
+	return b.String()
+}
+
+// ansiCQuoted writes the text of bash's $'…' whose inside starts at s[i:],
+// its escapes made the bytes they stand for, and returns where the quote
+// ends (past its closing '; the end of s when it is unclosed).
+func ansiCQuoted(b *strings.Builder, s string, i int) int {
+	digits := func(j, most, base int) (int, int) {
+		v, n := 0, 0
+		for ; n < most && j+n < len(s); n++ {
+			d := strings.IndexByte("0123456789abcdef"[:base], s[j+n]|0x20)
+			if s[j+n] >= '0' && s[j+n] <= '9' {
+				d = int(s[j+n] - '0')
+				if d >= base {
+					d = -1
+				}
+			}
+			if d < 0 {
+				break
+			}
+			v = v*base + d
+		}
+		return v, n
+	}
+	for i < len(s) && s[i] != '\'' {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		c := s[i+1]
+		i += 2
+		switch c {
+		case 'a', 'b', 'e', 'E', 'f', 'n', 'r', 't', 'v':
+			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
+		case '\\', '\'', '"', '?':
+			b.WriteByte(c)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v, n := digits(i-1, 3, 8)
+			b.WriteByte(byte(v))
+			i += n - 1
+		case 'x', 'u', 'U':
+			most := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			v, n := digits(i, most, 16)
+			switch {
+			case n == 0:
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == 'x':
+				b.WriteByte(byte(v))
+			default:
+				b.WriteRune(rune(v))
+			}
+			i += n
+		case 'c':
+			if i < len(s) && s[i] != '\'' {
+				b.WriteByte(s[i] & 0x1f)
+				i++
+			}
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return i + 1
 }
 
 // pathRun reports whether a run of base64 bytes in a key block reads as a

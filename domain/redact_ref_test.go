@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,35 +41,79 @@ var keyLineRef = regexp.MustCompile(`\n|\\r\\n|\\n`)
 var (
 	heredocRef      = regexp.MustCompile(`<<-?[ \t]*((?:\\[\s\S]?|'[^']*'?|"(?:[^"\\]|\\[\s\S]?)*"?|[^ \t\n;&|<>()\\'"])*)`)
 	heredocPieceRef = regexp.MustCompile(`(\\[\s\S]?)|'([^']*)'?|"((?:[^"\\]|\\[\s\S]?)*)"?|([^\\'"])`)
-	dquoteEscRef    = regexp.MustCompile("\\\\[$`\"\\\\\n]")
+	// bashWordRef is the word as bash reads its extent.
+	bashWordRef = regexp.MustCompile(`<<-?[ \t]*((?:\$'(?:[^'\\]|\\[\s\S]?)*'?|\$"(?:[^"\\]|\\[\s\S]?)*"?|\\[\s\S]?|'[^']*'?|"(?:[^"\\]|\\[\s\S]?)*"?|[^ \t\n;&|<>()\\'"])*)`)
+	// bashPieceRef is a piece of the word as bash reads it: $'…' (its
+	// escapes), $"…" and the pieces heredocPieceRef reads.
+	bashPieceRef = regexp.MustCompile(`\$'((?:[^'\\]|\\[\s\S]?)*)'?|\$("(?:[^"\\]|\\[\s\S]?)*"?)|(\\[\s\S]?|'[^']*'?|"(?:[^"\\]|\\[\s\S]?)*"?|[^\\'"$]|\$)`)
+	ansiCEscRef  = regexp.MustCompile(`\\(?:[abeEfnrtv\\'"?]|[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|c[\s\S]?)`)
+	dquoteEscRef = regexp.MustCompile("\\\\[$`\"\\\\\n]")
 )
 
-// heredocWordsRef returns the delimiter a here-document's word is, as bash
-// and as dash read it ($'…' is its text to bash, '$' and its text to dash).
-func heredocWordsRef(w string) []string {
-	pieces := heredocPieceRef.FindAllStringSubmatch(w, -1)
-	var bash, dash strings.Builder
-	for n, p := range pieces {
-		var t string
+// quoteRemovedRef is a word with its quotes removed as dash reads it, and
+// as bash reads what holds no $'…' or $"…".
+func quoteRemovedRef(w string) string {
+	var out strings.Builder
+	for _, p := range heredocPieceRef.FindAllStringSubmatch(w, -1) {
 		switch {
 		case p[1] != "":
 			if p[1] != "\\\n" {
-				t = p[1][1:]
+				out.WriteString(p[1][1:])
 			}
 		case p[0][0] == '\'':
-			t = p[2]
+			out.WriteString(p[2])
 		case p[0][0] == '"':
-			t = dquoteEscRef.ReplaceAllStringFunc(p[3], func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
-		case p[4] == "$" && n+1 < len(pieces) && pieces[n+1][0][0] == '\'':
-			dash.WriteString("$")
-			continue
+			out.WriteString(dquoteEscRef.ReplaceAllStringFunc(p[3], func(e string) string { return strings.TrimSuffix(e[1:], "\n") }))
 		default:
-			t = p[4]
+			out.WriteString(p[4])
 		}
-		bash.WriteString(t)
-		dash.WriteString(t)
 	}
-	return []string{strings.Trim(bash.String(), " \t\r"), strings.Trim(dash.String(), " \t\r")}
+	return out.String()
+}
+
+// ansiCRef makes the escapes of bash's $'…' the bytes they stand for.
+func ansiCRef(t string) string {
+	return ansiCEscRef.ReplaceAllStringFunc(t, func(e string) string {
+		switch c := e[1]; {
+		case strings.IndexByte("abeEfnrtv", c) >= 0:
+			return string(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
+		case c >= '0' && c <= '7':
+			v, _ := strconv.ParseUint(e[1:], 8, 32)
+			return string([]byte{byte(v)})
+		case c == 'x':
+			v, _ := strconv.ParseUint(e[2:], 16, 32)
+			return string([]byte{byte(v)})
+		case c == 'u' || c == 'U':
+			v, _ := strconv.ParseUint(e[2:], 16, 32)
+			return string(rune(v))
+		case c == 'c':
+			if len(e) < 3 {
+				return ""
+			}
+			return string([]byte{e[2] & 0x1f})
+		default:
+			return e[1:]
+		}
+	})
+}
+
+// heredocWordsRef returns the delimiter of the here-document s opens, as
+// bash and as dash read its word ($'…' is its text, its escapes made
+// bytes, and $"…" "…" to bash; each is '$' and a quote to dash).
+func heredocWordsRef(s string) []string {
+	w := bashWordRef.FindStringSubmatch(s)[1]
+	var bash strings.Builder
+	for _, p := range bashPieceRef.FindAllStringSubmatchIndex(w, -1) {
+		switch {
+		case p[2] >= 0:
+			bash.WriteString(ansiCRef(w[p[2]:p[3]]))
+		case p[4] >= 0:
+			bash.WriteString(quoteRemovedRef(w[p[4]:p[5]]))
+		default:
+			bash.WriteString(quoteRemovedRef(w[p[6]:p[7]]))
+		}
+	}
+	return []string{strings.Trim(bash.String(), " \t\r"), strings.Trim(quoteRemovedRef(heredocRef.FindStringSubmatch(s)[1]), " \t\r")}
 }
 
 // keyHeaderRef is a header line of a key's armour.
@@ -102,7 +147,7 @@ func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
 			break
 		}
 		k += at
-		for _, w := range heredocWordsRef(heredocRef.FindStringSubmatch(s[k:])[1]) {
+		for _, w := range heredocWordsRef(s[k:]) {
 			if w != "" {
 				delims[w] = true
 			}
