@@ -9,7 +9,7 @@ import (
 
 // TestAttack17KeyBlockAnsiCDelimiter: heredocWord (34bf254) read bash's
 // $'…' as its text as written and $"…" as '$' and its text, but bash makes
-// $'…''s escapes the bytes they stand for (<<$'\x4DzE…' ends at the line
+// $'…”s escapes the bytes they stand for (<<$'\x4DzE…' ends at the line
 // MzE…) and reads $"…" as "…" (<<$"D" ends at the line D). A delimiter of
 // base64 after a key's first line was hidden as key material, and the
 // commands after it, which bash runs, read to the approver as more of the

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 )
 
@@ -58,7 +59,7 @@ func redactKeyBlocks(s string) string {
 		if !ok {
 			continue
 		}
-		if delims[realLine(s, strings.LastIndexByte(s[:k], '\n')+1)] {
+		if delims.ends(realLine(s, strings.LastIndexByte(s[:k], '\n')+1)) {
 			continue // the marker's line ends a here-document: what follows runs
 		}
 		i = keyBody(s, i, delims, hide)
@@ -79,12 +80,12 @@ func redactKeyBlocks(s string) string {
 // hidden, when that is a long run of base64 the word goes on past (a key's
 // last line and the quote that closes the string it is in): a word that is
 // base64 whole there may be a program, and stays in view.
-func keyBody(s string, i int, delims map[string]bool, hide func(a, e int)) int {
+func keyBody(s string, i int, delims heredocEnds, hide func(a, e int)) int {
 	first := true
 	for i < len(s) {
 		end, next := keyLineEnd(s, i)
 		line := strings.Trim(s[i:end], " \t\r")
-		if delims[line] || s[i-1] == '\n' && delims[realLine(s, i)] {
+		if delims.ends(line) || s[i-1] == '\n' && delims.ends(realLine(s, i)) {
 			return i // a here-document ends here: what follows runs
 		}
 		if line == "" || keyHeader(line) {
@@ -282,14 +283,17 @@ const minFirstKeyRun = 40
 // EOF, EOF, EOF.k and A\nB, and a delimiter read as its leading letters
 // alone was never found, so that a key's line of that shape hid where the
 // document ended and the commands after it began.
-func heredocDelimiters(s string) map[string]bool {
-	var out map[string]bool
+func heredocDelimiters(s string) heredocEnds {
+	var out heredocEnds
 	add := func(w string) {
 		if w = strings.Trim(w, " \t\r"); w != "" {
-			if out == nil {
-				out = map[string]bool{}
+			if out.words == nil {
+				out.words = map[string]bool{}
 			}
-			out[w] = true
+			if !out.words[w] && !slices.Contains(out.lens, len(w)) {
+				out.lens = append(out.lens, len(w))
+			}
+			out.words[w] = true
 		}
 	}
 	for from := 0; ; {
@@ -309,6 +313,29 @@ func heredocDelimiters(s string) map[string]bool {
 		add(bash)
 		add(dash)
 	}
+}
+
+// heredocEnds is the delimiters of a text's here-documents
+// (heredocDelimiters), and their lengths.
+type heredocEnds struct {
+	words map[string]bool
+	lens  []int
+}
+
+// ends reports whether a line (trimmed of blanks) ends a here-document:
+// it is a delimiter, or one followed by ')' or '`', as bash and dash end
+// a document within $( ) or ` ` at such a line and read what follows the
+// delimiter as commands.
+func (h heredocEnds) ends(line string) bool {
+	if h.words[line] {
+		return true
+	}
+	for _, n := range h.lens {
+		if n < len(line) && (line[n] == ')' || line[n] == '`') && h.words[line[:n]] {
+			return true
+		}
+	}
+	return false
 }
 
 // heredocWord reads the shell word at the start of s, up to an unquoted
@@ -537,7 +564,7 @@ func redactEncodedKeys(s string) string {
 // with arguments after it is a command (as is a delimiter, read as the
 // encoding's short last line, whose commands after it read to the
 // approver as more of the document).
-func encodedKeyRuns(s string, a int, delims map[string]bool) ([][2]int, bool) {
+func encodedKeyRuns(s string, a int, delims heredocEnds) ([][2]int, bool) {
 	run := func(i int) int {
 		for i < len(s) && base64Byte(s[i]) {
 			i++
@@ -562,7 +589,7 @@ func encodedKeyRuns(s string, a int, delims map[string]bool) ([][2]int, bool) {
 			n = 0
 			continue
 		}
-		if end, _ := keyLineEnd(s, i); delims[strings.Trim(s[i:end], " \t\r")] || s[i-1] == '\n' && delims[realLine(s, i)] {
+		if end, _ := keyLineEnd(s, i); delims.ends(strings.Trim(s[i:end], " \t\r")) || s[i-1] == '\n' && delims.ends(realLine(s, i)) {
 			break
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {

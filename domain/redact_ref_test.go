@@ -137,6 +137,17 @@ func hiddenKeyWordRef(w string) bool {
 	return len(w) >= 16 && (w[0] != '/' || longNameRef.MatchString(w))
 }
 
+// endsDocRef reports whether a line ends a here-document: a delimiter,
+// or one followed by ')' or '`'.
+func endsDocRef(delims map[string]bool, line string) bool {
+	for d := range delims {
+		if line == d || strings.HasPrefix(line, d+")") || strings.HasPrefix(line, d+"`") {
+			return true
+		}
+	}
+	return false
+}
+
 // heredocDelimsRef returns the here-document delimiters of s, and a
 // function giving the line of s that starts at i, trimmed.
 func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
@@ -178,7 +189,7 @@ func redactKeyBlocksRef(s string) string {
 		pos, markerLine := from+m[1], strings.LastIndexByte(s[:from+m[0]], '\n')+1
 		from = len(s)
 		delims, lineAt := heredocDelimsRef(s)
-		if delims[lineAt(markerLine)] {
+		if endsDocRef(delims, lineAt(markerLine)) {
 			from = pos
 			continue
 		}
@@ -191,7 +202,7 @@ func redactKeyBlocksRef(s string) string {
 			}
 			line := s[pos:end]
 			t := strings.Trim(line, " \t\r")
-			if delims[t] || s[pos-1] == '\n' && delims[lineAt(pos)] {
+			if endsDocRef(delims, t) || s[pos-1] == '\n' && endsDocRef(delims, lineAt(pos)) {
 				from = pos
 				break
 			}
@@ -285,7 +296,7 @@ func redactEncodedKeysRef(s string) string {
 				if l == nil || l[3]-l[2] > w {
 					break
 				}
-				if at := e + len(keyBreakRef.FindString(s[e:])); delims[keyLineRefTrim(s[at:])] || s[at-1] == '\n' && delims[lineAt(at)] {
+				if at := e + len(keyBreakRef.FindString(s[e:])); endsDocRef(delims, keyLineRefTrim(s[at:])) || s[at-1] == '\n' && endsDocRef(delims, lineAt(at)) {
 					break
 				}
 				runs = append(runs, [2]int{e + l[2], e + l[3]})
