@@ -118,7 +118,10 @@ func keyBody(s string, i int, delims heredocEnds, hide func(a, e int)) int {
 			w = e
 		}
 		if !keyLine {
-			if f := words[0]; len(words) == 1 && f.e-f.a >= minKeyRun && !pathRun(s[f.a:f.e]) {
+			// A delimiter that ends the line's word (D' or D" closing a
+			// script a nested shell runs: its document ends there) stays
+			// in view.
+			if f := words[0]; len(words) == 1 && f.e-f.a >= minKeyRun && !pathRun(s[f.a:f.e]) && !delims.words[s[f.a:f.e]] {
 				hide(f.a, f.e)
 			}
 			return end
@@ -597,6 +600,9 @@ func encodedKeyRuns(s string, a int, delims heredocEnds) ([][2]int, bool) {
 		}
 		j := run(i)
 		n = j - i
+		if delims.words[s[i:j]] {
+			break
+		}
 		k := j
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 			k++

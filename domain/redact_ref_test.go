@@ -231,7 +231,7 @@ func redactKeyBlocksRef(s string) string {
 			}
 			for n, w := range words {
 				if !keyWordRef.MatchString(body[w.a:w.e]) {
-					if lead := keyLeadRef.FindString(body[w.a:w.e]); n == 0 && hiddenKeyWordRef(lead) {
+					if lead := keyLeadRef.FindString(body[w.a:w.e]); n == 0 && hiddenKeyWordRef(lead) && !delims[lead] {
 						spans = append(spans, [2]int{pos + w.a, pos + w.a + len(lead)})
 					}
 					from = end
@@ -296,7 +296,7 @@ func redactEncodedKeysRef(s string) string {
 				if l == nil || l[3]-l[2] > w {
 					break
 				}
-				if at := e + len(keyBreakRef.FindString(s[e:])); endsDocRef(delims, keyLineRefTrim(s[at:])) || s[at-1] == '\n' && endsDocRef(delims, lineAt(at)) {
+				if at := e + len(keyBreakRef.FindString(s[e:])); delims[s[e+l[2]:e+l[3]]] || endsDocRef(delims, keyLineRefTrim(s[at:])) || s[at-1] == '\n' && endsDocRef(delims, lineAt(at)) {
 					break
 				}
 				runs = append(runs, [2]int{e + l[2], e + l[3]})
