@@ -123,7 +123,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
-		jwk:          regexp.MustCompile(`\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"([A-Za-z0-9_-]{16,})\\?"`),
+		jwk:          regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"[ \t]*:[ \t]*\\*"([A-Za-z0-9_-]{16,})\\*"`),
 	}
 })
 
@@ -232,12 +232,13 @@ func gatesOf(s string) secretGates {
 }
 
 // jwkMember reports whether s holds a quoted name of a JSON Web Key's
-// private member ("d", "p", "q", "dp", "dq", "qi", "k"; its quotes may
-// be escaped): the jwk pattern's necessary condition, found in one pass.
+// private member ("d", "p", "q", "dp", "dq", "qi", "k", and "oth"'s "r"
+// and "t"; its quotes may be escaped, twice or more in a JSON string
+// within another): the jwk pattern's necessary condition, found in one pass.
 func jwkMember(s string) bool {
 	for i := strings.IndexByte(s, '"'); i >= 0 && i+2 < len(s); {
 		for _, n := range []int{1, 2} {
-			if e := i + 1 + n; e <= len(s) && jwkPrivate(s[i+1:e]) && (strings.HasPrefix(s[e:], `"`) || strings.HasPrefix(s[e:], `\"`)) {
+			if e := i + 1 + n; e <= len(s) && jwkPrivate(s[i+1:e]) && strings.HasPrefix(strings.TrimLeft(s[e:], `\\`), `"`) {
 				return true
 			}
 		}
@@ -253,7 +254,7 @@ func jwkMember(s string) bool {
 // jwkPrivate reports whether n names a JSON Web Key's private member.
 func jwkPrivate(n string) bool {
 	switch n {
-	case "d", "p", "q", "dp", "dq", "qi", "k":
+	case "d", "p", "q", "dp", "dq", "qi", "k", "r", "t":
 		return true
 	}
 	return false

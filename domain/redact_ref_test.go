@@ -356,7 +356,7 @@ func redactSecretsRef(s string) string {
 }
 
 // jwkMemberRef is the quoted name of a JSON Web Key's private member.
-var jwkMemberRef = regexp.MustCompile(`\\?"(?:d|p|q|dp|dq|qi|k)\\?"`)
+var jwkMemberRef = regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"`)
 
 func gatesOfRef(s string) secretGates {
 	l := strings.ToLower(s)
