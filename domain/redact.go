@@ -238,7 +238,7 @@ func gatesOf(s string) secretGates {
 func jwkMember(s string) bool {
 	for i := strings.IndexByte(s, '"'); i >= 0 && i+2 < len(s); {
 		for _, n := range []int{1, 2} {
-			if e := i + 1 + n; e <= len(s) && jwkPrivate(s[i+1:e]) && strings.HasPrefix(strings.TrimLeft(s[e:], `\\`), `"`) {
+			if e := i + 1 + n; e <= len(s) && jwkPrivate(s[i+1:e]) && strings.HasPrefix(strings.TrimLeft(s[e:], "\\"), `"`) {
 				return true
 			}
 		}
