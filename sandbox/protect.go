@@ -80,7 +80,9 @@ func (v *fsView) discover(walk bool) {
 		w := walkCache.get(g.Path, walkRoot)
 		found := w.found
 		if len(w.limits) > 0 {
-			found = withKnownDotGits(g.Path, found)
+			var deep []string
+			found, deep = withKnownDotGits(g.Path, found)
+			v.limits = append(v.limits, deep...)
 		}
 		v.limits = append(v.limits, w.limits...)
 		v.sockets = append(v.sockets, w.sockets...)
@@ -274,19 +276,27 @@ type nestedAbsent struct {
 // or, before any check of root, a walk within that check's bound of
 // directories found: the agent can spend the walk's bounds with
 // directories and names of its own where the walk lists them first, and
-// the person's repositories beyond them were left unprotected.
-func withKnownDotGits(root string, found []string) []string {
+// the person's repositories beyond them were left unprotected. The bounds
+// that walk reaches are returned as limits (the agent can reach them too,
+// with a million long names).
+func withKnownDotGits(root string, found []string) (out, limits []string) {
 	known, ok := knownDotGits(root, maxDiscoveryDepth)
 	if !ok {
-		known = walkCache.get(root+"\x00deep", func(string) walkResult {
+		w := walkCache.get(root+"\x00deep", func(string) walkResult {
 			return walkTreeWithin(root, false, nil, maxPlantDirs, maxDiscoveryDepth, 8*maxDiscoveryNames)
-		}).found
+		})
+		known = w.found
+		// Its own bounds reached are reported with the first walk's:
+		// repositories beyond them keep no tool settings read-only.
+		for _, l := range w.limits {
+			limits = append(limits, l+" (the walk past the first bound)")
+		}
 	}
 	in := make(map[string]bool, len(found))
 	for _, p := range found {
 		in[p] = true
 	}
-	out := slices.Clone(found)
+	out = slices.Clone(found)
 	for _, p := range known {
 		// (The check's may be gone since: its work tree's items would
 		// be watched as missing, the work tree with them.)
@@ -295,7 +305,7 @@ func withKnownDotGits(root string, found []string) []string {
 			out = append(out, p)
 		}
 	}
-	return out
+	return out, limits
 }
 
 // walkTTL is how long the walk of one root is reused. The walk costs about
