@@ -227,7 +227,9 @@ func (o *keyOpeners) next(s string, from int) (at, next int, ok bool) {
 	for n, m := range []string{keyBegin, puttyPrivateLines, untrustedComment} {
 		if o.found[n] != -1 && o.found[n] < from {
 			o.found[n] = -1
-			if k := strings.Index(s[from:], m); k >= 0 {
+			k := strings.Index(s[from:], m)
+			keyScanned(k, len(s)-from)
+			if k >= 0 {
 				o.found[n] = from + k
 			}
 		}
@@ -262,6 +264,7 @@ func (o *keyOpeners) next(s string, from int) (at, next int, ok bool) {
 		for e < len(s) && s[e] != '\n' && s[e] != '\\' {
 			e++
 		}
+		keyScanned(e-i, e-i)
 		k := strings.Index(s[i:e], secretKeyWords)
 		if k < 0 {
 			o.noSecretTo = e
@@ -483,10 +486,27 @@ func privateKeyLabel(s string, i int) (int, bool) {
 	for j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == ' ') {
 		j++
 	}
+	keyScanned(j-i, j-i)
 	if !strings.HasPrefix(s[j:], "-----") || !strings.Contains(s[i:j], keyBlockWord) {
 		return 0, false
 	}
 	return j + len("-----"), true
+}
+
+// keyScanHook, set by a test only, is told how many bytes of a text each
+// search of the key readings looked at (keyScanned): their cost over a
+// text of many markers is counted, not timed.
+var keyScanHook func(n int)
+
+// keyScanned tells keyScanHook how many bytes a search looked at: found
+// bytes when it found what it looked for (>= 0), all of them when not.
+func keyScanned(found, all int) {
+	if keyScanHook != nil {
+		if found < 0 {
+			found = all
+		}
+		keyScanHook(found)
+	}
 }
 
 // base64Byte reports whether c is a byte of standard base64 text.
@@ -523,6 +543,7 @@ func redactEncodedKeys(s string) string {
 	delims := heredocDelimiters(s)
 	for from := 0; ; {
 		k := strings.Index(s[from:], encodedKeyBegin)
+		keyScanned(k, len(s)-from)
 		if k < 0 {
 			break
 		}
@@ -569,9 +590,11 @@ func redactEncodedKeys(s string) string {
 // approver as more of the document).
 func encodedKeyRuns(s string, a int, delims heredocEnds) ([][2]int, bool) {
 	run := func(i int) int {
+		a := i
 		for i < len(s) && base64Byte(s[i]) {
 			i++
 		}
+		keyScanned(i-a, i-a)
 		return i
 	}
 	e := run(a)
