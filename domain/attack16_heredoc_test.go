@@ -1,8 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -23,22 +21,6 @@ import (
 // runs. The controls, keys written by here-documents with quoted and
 // unquoted delimiters, are hidden whole and what follows them is shown.
 func TestAttack16KeyBlockQuotedDelimiter(t *testing.T) {
-	shown := func(cmd string) string {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
-		if err != nil {
-			t.Fatalf("%q: %v", cmd, err)
-		}
-		return a.Redacted().Summary
-	}
-	runs := func(cmd string) bool {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			t.Fatal("no bash: the premise cannot be checked")
-		}
-		out, _ := exec.Command(bash, "-c", cmd).CombinedOutput()
-		return strings.Contains(string(out), "RAN-AFTER")
-	}
 	const l1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
 	const d = "MzEfYyjiWA4R4oM2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
 	const marker = "-----BEGIN RSA PRIVATE KEY-----"
@@ -54,10 +36,10 @@ func TestAttack16KeyBlockQuotedDelimiter(t *testing.T) {
 		{doc(`'`+d[:30]+`\n`+d[30:]+`'`, d[:30]+`\n`+d[30:]), "\n" + d[:30] + `\n` + d[30:] + "\n" + after},
 		{"cat >/dev/null <<'" + marker + "'\nx\n" + marker + "\nbin/" + d + "\n" + after + "\n", "\nbin/" + d + "\n"},
 	} {
-		if !runs(c.cmd) {
+		if !ranAfter(t, c.cmd) {
 			t.Fatalf("%q: bash did not run the command after the delimiter: the premise does not hold", c.cmd)
 		}
-		if got := shown(c.cmd); !strings.Contains(got, c.keep) {
+		if got := execShown(t, c.cmd); !strings.Contains(got, c.keep) {
 			t.Errorf("%q shown as %q: %q is hidden, so the commands after the document read as part of it", c.cmd, got, c.keep)
 		}
 	}
@@ -70,7 +52,7 @@ func TestAttack16KeyBlockQuotedDelimiter(t *testing.T) {
 			delim = `E\OF`
 		}
 		cmd := "cat > ~/k <<" + word + "\n" + marker + "\n" + l1 + "\n" + l2 + "\n-----END RSA PRIVATE KEY-----\n" + delim + "\nchmod 600 ~/k && ./deploy.sh"
-		got := shown(cmd)
+		got := execShown(t, cmd)
 		for _, l := range []string{l1, l2} {
 			if strings.Contains(got, l) {
 				t.Errorf("control <<%s: shown as %q, a line of its key kept", word, got)

@@ -2,8 +2,6 @@ package domain
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -20,22 +18,6 @@ import (
 // controls, an encoded key written by a here-document and echoed, are
 // hidden whole and what follows them is shown.
 func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
-	shown := func(cmd string) string {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
-		if err != nil {
-			t.Fatalf("%q: %v", cmd, err)
-		}
-		return a.Redacted().Summary
-	}
-	runs := func(cmd string) bool {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			t.Fatal("no bash: the premise cannot be checked")
-		}
-		out, _ := exec.Command(bash, "-c", cmd).CombinedOutput()
-		return strings.Contains(string(out), "RAN-AFTER")
-	}
 	pemText := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n", 8) + "-----END RSA PRIVATE KEY-----\n"
 	enc := base64.StdEncoding.EncodeToString([]byte(pemText))
 	full := func(width, n int) string { return wrapBase64(enc[:width*n], width, "\n") }
@@ -46,10 +28,10 @@ func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
 		{"cat >/dev/null <<EOF\n" + full(76, 4) + "\nEOF\necho RAN-AFTER\n", "\nEOF\necho RAN-AFTER"},
 		{"# " + full(76, 4) + "\necho RAN-AFTER\n", "\necho RAN-AFTER"},
 	} {
-		if !runs(c.cmd) {
+		if !ranAfter(t, c.cmd) {
 			t.Fatalf("%q: bash did not run the command after the delimiter: the premise does not hold", c.cmd)
 		}
-		got := shown(c.cmd)
+		got := execShown(t, c.cmd)
 		if !strings.Contains(got, c.keep) {
 			t.Errorf("%q shown as %q: %q is hidden, so the commands after the document read as part of it", c.cmd[:30], got, c.keep)
 		}
@@ -65,7 +47,7 @@ func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
 		"base64 -d > k.pem <<EOF\n" + wrapped + "\nEOF\nchmod 600 k.pem && ./deploy.sh",
 		"echo '" + wrapped + "' | base64 -d > k.pem && chmod 600 k.pem && ./deploy.sh",
 	} {
-		got := shown(cmd)
+		got := execShown(t, cmd)
 		for _, l := range lines {
 			if strings.Contains(got, l) {
 				t.Errorf("control %q: shown as %q, the line %q of its key kept", cmd[:30], got, l)

@@ -1,8 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -17,22 +15,6 @@ import (
 // delimiter runs. The controls, keys written by here-documents with such
 // delimiters, are hidden whole and what follows them is shown.
 func TestAttack17KeyBlockAnsiCDelimiter(t *testing.T) {
-	shown := func(cmd string) string {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
-		if err != nil {
-			t.Fatalf("%q: %v", cmd, err)
-		}
-		return a.Redacted().Summary
-	}
-	runs := func(cmd string) bool {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			t.Fatal("no bash: the premise cannot be checked")
-		}
-		out, _ := exec.Command(bash, "-c", cmd).CombinedOutput()
-		return strings.Contains(string(out), "RAN-AFTER")
-	}
 	const l1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
 	const d = "MzEfYyjiWA4R4oM2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
 	const marker = "-----BEGIN RSA PRIVATE KEY-----"
@@ -42,10 +24,10 @@ func TestAttack17KeyBlockAnsiCDelimiter(t *testing.T) {
 	}
 	for _, word := range []string{`$'\x4D` + d[1:] + `'`, `$'\115` + d[1:] + `'`, `$'\u004D` + d[1:] + `'`, `$"` + d + `"`, `$"` + d[:9] + `"$'\x41` + d[10:] + `'`} {
 		cmd := doc(word)
-		if !runs(cmd) {
+		if !ranAfter(t, cmd) {
 			t.Fatalf("%q: bash did not run the command after the delimiter: the premise does not hold", word)
 		}
-		if got := shown(cmd); !strings.Contains(got, "\n"+d+"\n"+after) {
+		if got := execShown(t, cmd); !strings.Contains(got, "\n"+d+"\n"+after) {
 			t.Errorf("<<%s shown as %q: the delimiter is hidden, so the commands after the document read as part of it", word, got)
 		}
 	}
@@ -58,7 +40,7 @@ func TestAttack17KeyBlockAnsiCDelimiter(t *testing.T) {
 			delim = "E'OF"
 		}
 		cmd := "cat > ~/k <<" + word + "\n" + marker + "\n" + l1 + "\n" + l2 + "\n-----END RSA PRIVATE KEY-----\n" + delim + "\nchmod 600 ~/k && ./deploy.sh"
-		got := shown(cmd)
+		got := execShown(t, cmd)
 		for _, l := range []string{l1, l2} {
 			if strings.Contains(got, l) {
 				t.Errorf("control <<%s: shown as %q, a line of its key kept", word, got)

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,8 +30,8 @@ func newTypeMemo() *typeMemo {
 	return &typeMemo{t: map[string]uint32{}, listed: map[string]bool{}}
 }
 
-// maxListedNames bounds the listing of one directory (list): a larger
-// one is left to a lookup per path.
+// maxListedNames bounds the listing of one directory (list), in
+// readDirents' units: a larger one is left to a lookup per path.
 const maxListedNames = 4096
 
 // list reads dir's entries once, so that its children are answered from
@@ -49,46 +47,26 @@ func (m *typeMemo) list(dir string) {
 	}
 }
 
-// readListing returns the S_IFMT bits of each entry of dir by name. It
-// fails (false) for a directory that cannot be read, that holds more than
-// maxListedNames names or an entry of an unknown type: a lookup per path
-// answers there.
+// readListing returns the S_IFMT bits of each entry of dir by name
+// (readDirents, within maxListedNames of its budget, a long name counting
+// more as in the walk). It fails (false) for a directory that cannot be
+// read, that holds more, or holds an entry of an unknown type: a lookup
+// per path answers there.
 func readListing(dir string) (map[string]uint32, bool) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	budget := maxListedNames
+	ents, _, err := readDirents(dir, &budget)
 	if err != nil {
 		return nil, false
 	}
-	defer unix.Close(fd)
-	types := map[string]uint32{}
-	var buf [8 << 10]byte
-	for {
-		n, err := unix.Getdents(fd, buf[:])
-		if err != nil {
+	types := make(map[string]uint32, len(ents))
+	for _, e := range ents {
+		t := direntType(e.typ)
+		if t == 0 {
 			return nil, false
 		}
-		if n <= 0 {
-			return types, true
-		}
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:]))
-			if reclen < 19 || reclen > len(b) {
-				return nil, false
-			}
-			name := b[19:reclen]
-			if k := bytes.IndexByte(name, 0); k >= 0 {
-				name = name[:k]
-			}
-			typ := direntType(b[18])
-			b = b[reclen:]
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
-			if typ == 0 || len(types) == maxListedNames {
-				return nil, false
-			}
-			types[string(name)] = typ
-		}
+		types[e.name] = t
 	}
+	return types, true
 }
 
 // direntType is the S_IFMT bits of a directory entry's type, 0 when
