@@ -41,6 +41,31 @@ type DecisionChecker struct {
 	// Timeout bounds each lookup.
 	Resolver HostResolver
 	Timeout  time.Duration
+	// Principal, when set (ForPrincipal), is who the calls judged are
+	// asked by: their decision scans wait for the slot as that
+	// principal's (scanOwner).
+	Principal string
+}
+
+// ForPrincipal returns the checker for the calls of the principal name:
+// the engine asks for it per call (engine.PrincipalScoped).
+func (c DecisionChecker) ForPrincipal(name string) interface {
+	CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error
+	CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error
+} {
+	c.Principal = name
+	return c
+}
+
+// scanOwner is who a decision scan over the policy whose view key is
+// viewKey waits for the slot as: the principal asking when it is known,
+// so that the slot goes to each principal in turn however many turns,
+// roots or profiles it judges (decisionScans), else the policy.
+func (c DecisionChecker) scanOwner(viewKey string) string {
+	if c.Principal != "" {
+		return "principal\x00" + c.Principal
+	}
+	return viewKey
 }
 
 // ResolveRoot returns the clean absolute path p with its symlinks resolved,
@@ -64,7 +89,7 @@ func (c DecisionChecker) CheckFile(s *domain.TurnExecutionSecuritySnapshot, path
 
 // ResolveFile checks path for op and returns it resolved; with tree,
 // everything below it is checked too (CheckTree).
-func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error) {
+func (c DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access, tree bool) (string, error) {
 	if s == nil {
 		_, err := CheckFile(nil, path, op)
 		return "", AsCoded(err)
@@ -80,7 +105,7 @@ func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path
 	)
 	switch {
 	case tree && v != nil:
-		resolved, err = checkTree(d.cwd, &d.fs, v, path)
+		resolved, err = checkTree(d.cwd, &d.fs, v, path, c.scanOwner(d.viewKey))
 	case tree: // an unrestricted filesystem with nothing sensitive: a read
 		resolved, err = checkFile(d.cwd, &d.fs, nil, path, domain.AccessRead)
 	default:
@@ -97,7 +122,7 @@ func (DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, path
 // the listing shows (the profile's glob_scan_max_depth bounds the spawn's
 // scan, not the runtime's listing). The names of denied files are shown, as a
 // listing one level deep shows them; their content is not read.
-func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error {
+func (c DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error {
 	if s == nil {
 		return nil // ResolveFile refused it
 	}
@@ -126,7 +151,7 @@ func (DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir
 			scan = everyLevel
 		}
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: dir, ResolvedPath: dir, Access: domain.AccessRead}}
-		found, complete, busy := decisionScan(d.viewKey, tree, d.fs.Rules, scan)
+		found, complete, busy := decisionScan(c.scanOwner(d.viewKey), tree, d.fs.Rules, scan)
 		if busy {
 			return CodedRefusal{scanBusy(dir)}
 		}

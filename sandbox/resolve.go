@@ -241,11 +241,12 @@ func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, er
 	if s == nil || s.Sandbox.Filesystem.Unrestricted {
 		return CheckFile(s, path, domain.AccessRead)
 	}
-	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path)
+	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path, fsViewKey(&s.Sandbox.Filesystem))
 }
 
-// checkTree is CheckTree with v the view of the restricted policy fp.
-func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) (string, error) {
+// checkTree is CheckTree with v the view of the restricted policy fp; a
+// scan it makes waits for the slot as owner's (decisionScans).
+func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path, owner string) (string, error) {
 	resolved, err := checkFile(cwd, fp, v, path, domain.AccessRead)
 	if err != nil {
 		// A tree through a process-relative link (/proc/self) that holds
@@ -261,7 +262,7 @@ func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) 
 		return "", &Refusal{Code: CodeSensitivePath, Path: resolved,
 			Message: "a recursive read here would read a sensitive path below it"}
 	}
-	if r := deniedBelow(cwd, fp, v, resolved); r != nil {
+	if r := deniedBelow(cwd, fp, v, resolved, owner); r != nil {
 		return "", r
 	}
 	return resolved, nil
@@ -276,7 +277,7 @@ func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string) 
 // whose rg reads every level. A search tool reads every file of the tree:
 // rg's names of the files that match a pattern are an oracle on their
 // content, and Claude Code's Grep prints the lines.
-func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *Refusal {
+func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p, owner string) *Refusal {
 	var below []string
 	for _, c := range v.carves {
 		if c.Access == domain.AccessDeny && c.Path != p && domain.PathWithin(c.Path, p) {
@@ -285,7 +286,7 @@ func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string) *
 	}
 	if fp.GlobScanMaxDepth > 0 {
 		tree := []domain.FilesystemEntry{{Kind: domain.PathExplicit, Path: p, ResolvedPath: p, Access: domain.AccessRead}}
-		found, complete, busy := decisionScan(fsViewKey(fp), tree, fp.Rules, everyLevel)
+		found, complete, busy := decisionScan(owner, tree, fp.Rules, everyLevel)
 		if busy {
 			return scanBusy(p)
 		}
@@ -328,15 +329,19 @@ var maxDecisionScanDirs = 200_000
 // from the server's other work, other users' decisions included: they run
 // one at a time, a decision that needs one waiting for its turn.
 //
-// The slot is handed to the waiting owners (a filesystem policy: a turn's
-// workspace and profile) in turn, each owner's scans in the order they
-// came, and a scan waits at most maxScanWait before its decision is
-// refused. With one queue in arrival order, an agent that asked for forty
-// scans of its grown tree at once (its runtime credential, concurrent
-// requests) held every other workspace's grep and listing decisions
-// behind minutes of its scans, and a Claude Code hook answered after its
-// timeout (60 s) is one Claude Code runs the call after, unchecked: the
-// agent's own Grep of a denied tree waited past it behind its flood.
+// The slot is handed to the waiting owners in turn, each owner's scans in
+// the order they came, and a scan waits at most maxScanWait before its
+// decision is refused. An owner is the principal asking (scanOwner: the
+// engine scopes the checker to each call's), or the filesystem policy (a
+// turn's workspace and profile) for a checker given no principal. With
+// one queue in arrival order, an agent that asked for forty scans of its
+// grown tree at once (its runtime credential, concurrent requests) held
+// every other workspace's grep and listing decisions behind minutes of
+// its scans, and a Claude Code hook answered after its timeout (60 s) is
+// one Claude Code runs the call after, unchecked: the agent's own Grep of
+// a denied tree waited past it behind its flood. With the policy as the
+// owner, the agent, which starts as many turns on as many roots as it
+// likes, held another principal's scan behind one of each of its turns.
 var decisionScans = &scanQueue{}
 
 // maxScanWait bounds how long a decision waits for the scan slot: well

@@ -51,6 +51,29 @@ type ListingChecker interface {
 	CheckListing(s *domain.TurnExecutionSecuritySnapshot, dir string, depth int) error
 }
 
+// PrincipalScoped is a ResourceChecker that shares its costly work (the
+// decision scans of a tree) out among the principals asking: ForPrincipal
+// returns the checker to judge one principal's calls with. Shared out by
+// the filesystem policy judged instead, an agent holding a runtime
+// credential that started a turn per root held every other principal's
+// scans behind one of each of its own.
+// (The result's type is ResourceChecker's method set written out, so that
+// an implementation need not import this package.)
+type PrincipalScoped interface {
+	ForPrincipal(name string) interface {
+		CheckFile(s *domain.TurnExecutionSecuritySnapshot, path string, op domain.Access) error
+		CheckURL(s *domain.TurnExecutionSecuritySnapshot, rawURL string) error
+	}
+}
+
+// checkerFor is the checker of a call asked by actor.
+func (e *Engine) checkerFor(actor domain.Actor) ResourceChecker {
+	if ps, ok := e.cfg.Checker.(PrincipalScoped); ok && actor.Name != "" {
+		return ps.ForPrincipal(string(actor.Role) + ":" + actor.Name)
+	}
+	return e.cfg.Checker
+}
+
 // RootResolver is a ResourceChecker that also resolves a turn's roots where
 // their symlinks lead, as the kernel sandbox takes them: the operator's
 // allowed_roots are checked against that, not against the names alone.
@@ -98,15 +121,16 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	if e.cfg.Checker == nil || s.Status == turn.StatusNone || s.Status.Terminal() || c.ToolCallID == "" {
 		return c, nil
 	}
+	chk := e.checkerFor(c.Actor)
 	snap := &s.Snapshot
 	var (
 		a       domain.Action
 		err     error
 		refusal error
 	)
-	if fr, ok := e.cfg.Checker.(FileResolver); ok {
+	if fr, ok := chk.(FileResolver); ok {
 		var listing domain.ListingChecker
-		if lc, ok := e.cfg.Checker.(ListingChecker); ok {
+		if lc, ok := chk.(ListingChecker); ok {
 			listing = func(p string, depth int) error { return lc.CheckListing(snap, p, depth) }
 		}
 		a, err = domain.ClassifyChecked(c.Invocation, snap.Sandbox.Cwd, c.Trust, func(p string, op domain.Access, tree bool) (string, error) {
@@ -119,7 +143,7 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	} else {
 		a, err = domain.Classify(c.Invocation, snap.Sandbox.Cwd, c.Trust)
 		for i := 0; err == nil && refusal == nil && i < len(a.Files); i++ {
-			refusal = e.cfg.Checker.CheckFile(snap, a.Files[i].Path, a.Files[i].Access)
+			refusal = chk.CheckFile(snap, a.Files[i].Path, a.Files[i].Access)
 		}
 	}
 	if err != nil {
@@ -143,12 +167,12 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	if refusal == nil && a.URL != nil {
 		switch domain.Evaluate(snap, &a, s.Grants).Behavior {
 		case domain.BehaviorAllow:
-			refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+			refusal = chk.CheckURL(snap, a.URL.String())
 		case domain.BehaviorAsk:
-			if sc, ok := e.cfg.Checker.(StaticURLChecker); ok && !c.LookUpAsks {
+			if sc, ok := chk.(StaticURLChecker); ok && !c.LookUpAsks {
 				refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
 			} else {
-				refusal = e.cfg.Checker.CheckURL(snap, a.URL.String())
+				refusal = chk.CheckURL(snap, a.URL.String())
 			}
 		}
 	}
