@@ -27,8 +27,7 @@ import (
 // other workspace's grep is allowed, a tree there that holds a denied file
 // is refused, and a scan alone is made.
 func TestAttack16DecisionScansQueueByOwner(t *testing.T) {
-	defer func(d time.Duration) { maxScanWait = d }(maxScanWait)
-	defer func() { scanEntered, scanQueued = nil, nil }()
+	slot := holdScanSlot(t)
 	deny := map[string]domain.Access{"**/*.env": domain.AccessDeny}
 	wsA, wsB := tempWorkspace(t), tempWorkspace(t)
 	mkfiles(t, wsA, map[string]string{"src/a/b/": "", "src/c/": ""})
@@ -38,17 +37,7 @@ func TestAttack16DecisionScansQueueByOwner(t *testing.T) {
 		_, err := DecisionChecker{}.ResolveFile(s, p, domain.AccessRead, true)
 		return err
 	}
-	entered, proceed, queued := make(chan struct{}), make(chan struct{}), make(chan struct{}, 8)
-	scanEntered = func() { entered <- struct{}{}; <-proceed }
-	scanQueued = func() { queued <- struct{}{} }
-	wait := func(ch chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second): // a bound on what is not expected
-			t.Fatalf("%s did not happen within 10 s", what)
-		}
-	}
+	entered, proceed, queued, wait := slot.entered, slot.proceed, slot.queued, slot.wait
 	type result struct {
 		who string
 		err error

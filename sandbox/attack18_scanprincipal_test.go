@@ -24,8 +24,7 @@ import (
 // principal (a checker the engine did not scope) the policies still take
 // turns as before.
 func TestAttack18ScanSlotByPrincipal(t *testing.T) {
-	defer func(d time.Duration) { maxScanWait = d }(maxScanWait)
-	defer func() { scanEntered, scanQueued = nil, nil }()
+	slot := holdScanSlot(t)
 	maxScanWait = time.Minute
 	deny := map[string]domain.Access{"**/*.env": domain.AccessDeny}
 	var agent []domain.TurnExecutionSecuritySnapshot
@@ -39,17 +38,7 @@ func TestAttack18ScanSlotByPrincipal(t *testing.T) {
 	mkfiles(t, other, map[string]string{"src/a/x.go": "package a\n"})
 	sOther := profileSnapshot(t, other, deny)
 
-	entered, proceed, queued := make(chan struct{}), make(chan struct{}), make(chan struct{}, 8)
-	scanEntered = func() { entered <- struct{}{}; <-proceed }
-	scanQueued = func() { queued <- struct{}{} }
-	wait := func(ch chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second): // a bound on what is not expected
-			t.Fatalf("%s did not happen within 10 s", what)
-		}
-	}
+	entered, proceed, queued, wait := slot.entered, slot.proceed, slot.queued, slot.wait
 	type result struct {
 		who string
 		err error
