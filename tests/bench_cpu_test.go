@@ -61,26 +61,53 @@ func TestBenchReportsServerCollections(t *testing.T) {
 
 // TestBenchWithSSEClients: bench --sse-clients runs once without clients
 // and once with them reading every event, and reports that each client got
-// every event appended meanwhile, the server's CPU per event per client and
-// the throughput ratio.
+// every event appended meanwhile, the server's CPU per event delivered and
+// the throughput ratio; with --sse-follow turn each client follows one of
+// the run's turns and gets every event of it, fewer than all.
 func TestBenchWithSSEClients(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
-	out, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "200", "--data", s.Data, "--sse-clients", "3")
-	if code != 0 {
-		t.Fatalf("bench --sse-clients: %d\n%s%s", code, out, errOut)
-	}
-	for _, re := range []string{
-		`SSE clients: 3; events appended during the run: (\d+); events per client: min (\d+), median \d+, max \d+; 3 got every event, 0 cut off`,
-		`server CPU per decision: [0-9.]+ ms without SSE clients, [0-9.]+ ms with them`,
-		`with 3 SSE clients: [0-9.]+× the throughput without them`,
-	} {
-		m := regexp.MustCompile(re).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("no line matching %q:\n%s", re, out)
+	for _, follow := range []string{"all", "turn"} {
+		out, errOut, code := s.CLI("bench", "--turns", "2", "--decisions", "200", "--data", s.Data, "--sse-clients", "4", "--sse-follow", follow)
+		if code != 0 {
+			t.Fatalf("bench --sse-clients --sse-follow %s: %d\n%s%s", follow, code, out, errOut)
 		}
-		if len(m) == 3 && (m[1] == "0" || m[1] != m[2]) {
-			t.Fatalf("events appended %s, fewest a client got %s:\n%s", m[1], m[2], out)
+		got := "every event"
+		if follow == "turn" {
+			got = "every event of its turn"
+		}
+		for _, re := range []string{
+			`SSE clients: 4; events appended during the run: (\d+); events per client: min (\d+), median \d+, max (\d+); 4 got ` + got + `, 0 cut off`,
+			`server CPU per decision: [0-9.]+ ms without SSE clients, [0-9.]+ ms with them`,
+			`with 4 SSE clients \(following ` + follow + `\): [0-9.]+× the throughput without them`,
+		} {
+			m := regexp.MustCompile(re).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("--sse-follow %s: no line matching %q:\n%s", follow, re, out)
+			}
+			if len(m) < 4 {
+				continue
+			}
+			all, fewest, most := atoi(t, m[1]), atoi(t, m[2]), atoi(t, m[3])
+			switch {
+			case all == 0:
+				t.Fatalf("--sse-follow %s: no events appended:\n%s", follow, out)
+			case follow == "all" && (fewest != all || most != all):
+				t.Fatalf("events appended %d, clients got %d to %d:\n%s", all, fewest, most, out)
+			case follow == "turn" && (fewest == 0 || most >= all || fewest+most > all):
+				// Two turns, two clients each: each client gets its
+				// turn's events, the two turns' adding up to at most all.
+				t.Fatalf("following a turn each of two, clients got %d to %d of %d:\n%s", fewest, most, all, out)
+			}
 		}
 	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

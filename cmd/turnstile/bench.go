@@ -35,12 +35,17 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	httpClient := fs.String("http", "raw", "the HTTP client of the hot requests: raw (a minimal HTTP/1.1 client, one keep-alive connection per turn, http:// only: it takes less of the CPU the server runs on) or std (net/http)")
 	latencyLog := fs.String("latency-log", "", "also write every decision request's completion time (Unix µs) and latency (µs), one a line, to this file (to tell periodic stalls from queueing)")
 	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
+	sseFollow := fs.String("sse-follow", "all", "what each SSE client follows: all (every event, GET /v1/events) or turn (one of the run's turns each, ?turn_id=, as a runtime follows its own; the clients spread evenly over the turns)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
+	}
+	if *sseFollow != "all" && *sseFollow != "turn" {
+		fmt.Fprintf(stderr, "turnstile bench: --sse-follow must be all or turn, not %q\n", *sseFollow)
+		return 2
 	}
 	if *turns < 1 || *decisions < *turns {
 		fmt.Fprintln(stderr, "turnstile bench: need --turns >= 1 and --decisions >= --turns")
@@ -119,7 +124,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	)
 	var sse *benchSSE
 	if *sseClients > 0 {
-		if sse, err = startBenchSSE(c, *sseClients); err != nil {
+		var follow []string // every event
+		if *sseFollow == "turn" {
+			follow = ids
+		}
+		if sse, err = startBenchSSE(c, *sseClients, follow); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench:", err)
 			return 1
 		}
@@ -210,7 +219,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  decision latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(lat[n-1]))
 	if sse != nil {
 		sse.finish(stdout, baseline, n)
-		fmt.Fprintf(stdout, "  with %d SSE clients: %.2f× the throughput without them (%.0f/s)\n", *sseClients, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
+		fmt.Fprintf(stdout, "  with %d SSE clients (following %s): %.2f× the throughput without them (%.0f/s)\n", *sseClients, *sseFollow, float64(n)/elapsed.Seconds()/baseline.rate, baseline.rate)
 	}
 	fmt.Fprintf(stdout, "  mix: allow %d, ask %d, deny %d, errors %d\n", allow.Load(), ask.Load(), deny.Load(), errors.Load())
 	if m0.cpuOK && m1.cpuOK {

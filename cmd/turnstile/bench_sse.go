@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,7 +23,8 @@ import (
 
 // benchSSE is `turnstile bench --sse-clients N`: N Server-Sent Events
 // clients, each reading every event the server publishes while the bench
-// runs (from now on, no filter), counting the events it gets.
+// runs (from now on, no filter), or the events of one of the run's turns
+// (--sse-follow turn), counting the events it gets.
 type benchSSE struct {
 	c       *client
 	cpu0    float64             // the server's CPU seconds when they connected
@@ -33,14 +36,16 @@ type benchSSE struct {
 
 // sseCounter is one streaming client.
 type sseCounter struct {
+	turn   string // the turn it follows ("": every event)
 	events atomic.Int64
 	last   atomic.Pointer[eventstore.Position]
 	err    atomic.Value // why it ended early
 	cut    atomic.Bool  // it was cut off as a slow consumer
 }
 
-// startBenchSSE opens n streams and returns once each has its first line.
-func startBenchSSE(c *client, n int) (*benchSSE, error) {
+// startBenchSSE opens n streams and returns once each has its first line;
+// with turns, client i follows turns[i % len(turns)] only.
+func startBenchSSE(c *client, n int, turns []string) (*benchSSE, error) {
 	from, err := c.serverPosition()
 	if err != nil {
 		return nil, err
@@ -55,8 +60,11 @@ func startBenchSSE(c *client, n int) (*benchSSE, error) {
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
 	hc := &http.Client{Transport: tr}
 	started := make(chan error, n)
-	for range n {
+	for i := range n {
 		sc := &sseCounter{}
+		if len(turns) > 0 {
+			sc.turn = turns[i%len(turns)]
+		}
 		b.clients = append(b.clients, sc)
 		b.wg.Go(func() { sc.read(ctx, hc, c, started) })
 	}
@@ -72,7 +80,11 @@ func startBenchSSE(c *client, n int) (*benchSSE, error) {
 
 // read follows the stream until ctx ends, counting events.
 func (sc *sseCounter) read(ctx context.Context, hc *http.Client, c *client, started chan<- error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/events?from=now", nil)
+	u := c.base + "/v1/events?from=now"
+	if sc.turn != "" {
+		u += "&turn_id=" + url.QueryEscape(sc.turn)
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		started <- err
 		return
@@ -202,6 +214,18 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 	if last := b.c.lastPosition(); to.Less(last) {
 		to = last
 	}
+	appended, err := b.c.countEvents(b.from, to)
+	if err != nil {
+		fmt.Fprintf(stdout, "  SSE clients: cannot count the events appended: %v\n", err)
+	}
+	// What each client must get: every event, or its turn's.
+	target := func(sc *sseCounter) (int, eventstore.Position) {
+		if sc.turn == "" {
+			return appended.all, to
+		}
+		t := appended.turns[sc.turn]
+		return t.n, t.last
+	}
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		behind := 0
@@ -209,8 +233,10 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 			if sc.err.Load() != nil || sc.cut.Load() {
 				continue
 			}
-			if p := sc.last.Load(); p == nil || p.Less(to) {
-				behind++
+			if n, last := target(sc); n > 0 {
+				if p := sc.last.Load(); p == nil || p.Less(last) {
+					behind++
+				}
 			}
 		}
 		if behind == 0 {
@@ -218,12 +244,8 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 		}
 		time.Sleep(20 * time.Millisecond) // polls the clients' progress (a report, not a test)
 	}
-	want, err := b.c.countEvents(b.from, to)
-	if err != nil {
-		fmt.Fprintf(stdout, "  SSE clients: cannot count the events appended: %v\n", err)
-	}
 	counts := make([]int64, len(b.clients))
-	complete, cut, ended := 0, 0, 0
+	complete, cut, ended, delivered := 0, 0, 0, 0
 	for i, sc := range b.clients {
 		counts[i] = sc.events.Load()
 		switch {
@@ -232,21 +254,27 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 		case sc.err.Load() != nil:
 			ended++
 		}
-		if counts[i] == int64(want) {
+		n, _ := target(sc)
+		delivered += n
+		if counts[i] == int64(n) {
 			complete++
 		}
 	}
 	slices.Sort(counts)
-	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got every event, %d cut off as slow consumers, %d ended otherwise\n",
-		len(b.clients), want, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, cut, ended)
+	what := "every event"
+	if b.clients[0].turn != "" {
+		what = "every event of its turn"
+	}
+	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got %s, %d cut off as slow consumers, %d ended otherwise\n",
+		len(b.clients), appended.all, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, what, cut, ended)
 	cpu, err := b.c.serverCPU()
-	if err != nil || want == 0 || decisions == 0 || base.decisions == 0 {
+	if err != nil || delivered == 0 || decisions == 0 || base.decisions == 0 {
 		return
 	}
 	with := (cpu - b.cpu0) / float64(decisions)
 	without := base.cpu / float64(base.decisions)
-	perEvent := (with - without) * float64(decisions) / float64(want) / float64(len(b.clients))
-	fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them: %.2f µs per event per client\n",
+	perEvent := (with - without) * float64(decisions) / float64(delivered)
+	fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them: %.2f µs per event delivered to a client\n",
 		without*1e3, with*1e3, perEvent*1e6)
 }
 
@@ -277,46 +305,74 @@ func (c *client) serverPosition() (eventstore.Position, error) {
 	return eventstore.ParsePosition(r.Position)
 }
 
+// eventTally counts the events of a stretch of the log, in all and by turn
+// (with each turn's last position).
+type eventTally struct {
+	all   int
+	turns map[string]turnTally
+}
+
+type turnTally struct {
+	n    int
+	last eventstore.Position
+}
+
 // countEvents counts the turn events in (from, to] with one resumed stream.
-func (c *client) countEvents(from, to eventstore.Position) (int, error) {
+func (c *client) countEvents(from, to eventstore.Position) (eventTally, error) {
+	t := eventTally{turns: map[string]turnTally{}}
 	if !from.Less(to) {
-		return 0, nil
+		return t, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/events", nil)
 	if err != nil {
-		return 0, err
+		return t, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Last-Event-ID", from.String())
 	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
-		return 0, err
+		return t, err
 	}
 	defer resp.Body.Close()
-	rd := bufio.NewReaderSize(resp.Body, 64<<10)
-	n := 0
+	rd := bufio.NewReaderSize(resp.Body, 1<<20)
+	var at *eventstore.Position // the id of the event whose data comes next
 	for {
 		line, err := rd.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			_, err = rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return t, fmt.Errorf("an event of more than %d bytes", rd.Size())
 		}
 		if err != nil {
-			return n, err
+			return t, err
 		}
-		if bytes.HasPrefix(line, []byte("id: ")) {
+		switch {
+		case bytes.HasPrefix(line, []byte("id: ")):
 			p, err := eventstore.ParsePosition(string(bytes.TrimSpace(line[4:])))
 			if err != nil {
-				return n, err
+				return t, err
 			}
 			if to.Less(p) {
-				return n, nil
+				return t, nil
 			}
-			n++
-			if p == to {
-				return n, nil
+			at = &p
+		case at != nil && bytes.HasPrefix(line, []byte("data: ")):
+			var m struct {
+				Params struct {
+					TurnID string `json:"turn_id"`
+				} `json:"params"`
 			}
+			if err := json.Unmarshal(line[6:], &m); err != nil {
+				return t, fmt.Errorf("the event at %s: %w", at, err)
+			}
+			t.all++
+			tt := t.turns[m.Params.TurnID]
+			tt.n, tt.last = tt.n+1, *at
+			t.turns[m.Params.TurnID] = tt
+			if *at == to {
+				return t, nil
+			}
+			at = nil
 		}
 	}
 }
