@@ -57,15 +57,17 @@ func (c DecisionChecker) ForPrincipal(name string) interface {
 	return c
 }
 
-// scanOwner is who a decision scan over the policy whose view key is
-// viewKey waits for the slot as: the principal asking when it is known,
-// so that the slot goes to each principal in turn however many turns,
-// roots or profiles it judges (decisionScans), else the policy.
-func (c DecisionChecker) scanOwner(viewKey string) string {
+// scanOwner is whom a decision scan over the policy whose view key is
+// viewKey waits for the slot as (decisionScans): the principal asking when
+// it is known, so that the slot goes to each principal in turn however
+// many turns, roots or profiles it judges, and within its turn to each of
+// its policies in turn (one credential may serve several sessions, as
+// Claude Code's hook does); else the policy alone.
+func (c DecisionChecker) scanOwner(viewKey string) scanOwner {
 	if c.Principal != "" {
-		return "principal\x00" + c.Principal
+		return scanOwner{principal: "principal\x00" + c.Principal, policy: viewKey}
 	}
-	return viewKey
+	return scanOwner{principal: viewKey, policy: viewKey}
 }
 
 // ResolveRoot returns the clean absolute path p with its symlinks resolved,

@@ -241,12 +241,13 @@ func CheckTree(s *domain.TurnExecutionSecuritySnapshot, path string) (string, er
 	if s == nil || s.Sandbox.Filesystem.Unrestricted {
 		return CheckFile(s, path, domain.AccessRead)
 	}
-	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path, fsViewKey(&s.Sandbox.Filesystem))
+	key := fsViewKey(&s.Sandbox.Filesystem)
+	return checkTree(s.Sandbox.Cwd, &s.Sandbox.Filesystem, cachedFSView(&s.Sandbox.Filesystem), path, scanOwner{key, key})
 }
 
 // checkTree is CheckTree with v the view of the restricted policy fp; a
 // scan it makes waits for the slot as owner's (decisionScans).
-func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path, owner string) (string, error) {
+func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, owner scanOwner) (string, error) {
 	resolved, err := checkFile(cwd, fp, v, path, domain.AccessRead)
 	if err != nil {
 		// A tree through a process-relative link (/proc/self) that holds
@@ -277,7 +278,7 @@ func checkTree(cwd string, fp *domain.FilesystemPolicy, v *fsView, path, owner s
 // whose rg reads every level. A search tool reads every file of the tree:
 // rg's names of the files that match a pattern are an oracle on their
 // content, and Claude Code's Grep prints the lines.
-func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p, owner string) *Refusal {
+func deniedBelow(cwd string, fp *domain.FilesystemPolicy, v *fsView, p string, owner scanOwner) *Refusal {
 	var below []string
 	for _, c := range v.carves {
 		if c.Access == domain.AccessDeny && c.Path != p && domain.PathWithin(c.Path, p) {
@@ -356,19 +357,27 @@ var (
 	scanQueued  func()
 )
 
-// scanQueue is the decision scans' slot and the scans waiting for it, by
-// owner.
+// scanOwner is whom a waiting decision scan is for: the principal asking
+// and the filesystem policy judged (for a checker given no principal, the
+// policy stands for the principal too).
+type scanOwner struct{ principal, policy string }
+
+// scanQueue is the decision scans' slot and the scans waiting for it: the
+// slot goes to the principals with a scan waiting in turn and, within a
+// principal's turn, to its policies in turn, each policy's scans in the
+// order they came.
 type scanQueue struct {
-	mu      sync.Mutex
-	busy    bool
-	running string                     // the owner of the scan in the slot
-	owners  []string                   // owners with a scan waiting, in turn
-	waiting map[string][]chan struct{} // each owner's waiting scans, in order
+	mu         sync.Mutex
+	busy       bool
+	running    scanOwner                     // whose scan is in the slot
+	principals []string                      // principals with a scan waiting, in turn
+	policies   map[string][]string           // each one's policies with a scan waiting, in turn
+	waiting    map[scanOwner][]chan struct{} // each owner's waiting scans, in order
 }
 
-// acquire takes the slot for a scan of owner o's, waiting up to
-// maxScanWait; false when it was not had in time.
-func (q *scanQueue) acquire(o string) bool {
+// acquire takes the slot for a scan of o's, waiting up to maxScanWait;
+// false when it was not had in time.
+func (q *scanQueue) acquire(o scanOwner) bool {
 	q.mu.Lock()
 	if !q.busy {
 		q.busy, q.running = true, o
@@ -377,10 +386,13 @@ func (q *scanQueue) acquire(o string) bool {
 	}
 	ch := make(chan struct{})
 	if q.waiting == nil {
-		q.waiting = map[string][]chan struct{}{}
+		q.waiting, q.policies = map[scanOwner][]chan struct{}{}, map[string][]string{}
 	}
 	if len(q.waiting[o]) == 0 {
-		q.owners = append(q.owners, o)
+		if len(q.policies[o.principal]) == 0 {
+			q.principals = append(q.principals, o.principal)
+		}
+		q.policies[o.principal] = append(q.policies[o.principal], o.policy)
 	}
 	q.waiting[o] = append(q.waiting[o], ch)
 	q.mu.Unlock()
@@ -403,44 +415,62 @@ func (q *scanQueue) acquire(o string) bool {
 	}
 	if w = slices.Delete(w, i, i+1); len(w) > 0 {
 		q.waiting[o] = w
+		return false
+	}
+	delete(q.waiting, o)
+	if ps := slices.DeleteFunc(q.policies[o.principal], func(x string) bool { return x == o.policy }); len(ps) > 0 {
+		q.policies[o.principal] = ps
 	} else {
-		delete(q.waiting, o)
-		q.owners = slices.DeleteFunc(q.owners, func(x string) bool { return x == o })
+		delete(q.policies, o.principal)
+		q.principals = slices.DeleteFunc(q.principals, func(x string) bool { return x == o.principal })
 	}
 	return false
 }
 
-// release hands the slot to the first scan of the next owner in turn
-// (another owner's before the one whose scan ends), or frees it.
+// release hands the slot to the first scan of the next principal in turn
+// (another principal's before the one whose scan ends), of its next policy
+// in turn (likewise), or frees it.
 func (q *scanQueue) release() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.owners) == 0 {
-		q.busy, q.running = false, ""
+	if len(q.principals) == 0 {
+		q.busy, q.running = false, scanOwner{}
 		return
 	}
-	if len(q.owners) > 1 && q.owners[0] == q.running {
-		q.owners = append(q.owners[1:], q.owners[0])
+	if len(q.principals) > 1 && q.principals[0] == q.running.principal {
+		q.principals = append(q.principals[1:], q.principals[0])
 	}
-	o := q.owners[0]
+	pr := q.principals[0]
+	ps := q.policies[pr]
+	if len(ps) > 1 && pr == q.running.principal && ps[0] == q.running.policy {
+		ps = append(ps[1:], ps[0])
+	}
+	o := scanOwner{pr, ps[0]}
 	q.running = o
-	q.owners = q.owners[1:]
 	w := q.waiting[o]
 	ch := w[0]
 	if w = w[1:]; len(w) > 0 {
 		q.waiting[o] = w
-		q.owners = append(q.owners, o)
+		ps = append(ps[1:], ps[0]) // its policy's next scan waits for the others'
 	} else {
 		delete(q.waiting, o)
+		ps = ps[1:]
+	}
+	q.principals = q.principals[1:]
+	if len(ps) > 0 {
+		q.policies[pr] = ps
+		q.principals = append(q.principals, pr) // its next scan waits for the others'
+	} else {
+		delete(q.policies, pr)
 	}
 	close(ch)
 }
 
 // decisionScan is globMaskScan for a decision, bounded by
-// maxDecisionScanDirs, run in the slot of decisionScans for owner (the
-// key of the filesystem policy judged). complete is false, and busy true,
-// when the slot was not had within maxScanWait.
-func decisionScan(owner string, tree []domain.FilesystemEntry, rules []domain.PathRule, depth int) (found []domain.FilesystemEntry, complete, busy bool) {
+// maxDecisionScanDirs, run in the slot of decisionScans for owner.
+// complete is false, and busy true, when the slot was not had within
+// maxScanWait.
+func decisionScan(owner scanOwner, tree []domain.FilesystemEntry, rules []domain.PathRule, depth int) (found []domain.FilesystemEntry, complete, busy bool) {
 	if !decisionScans.acquire(owner) {
 		return nil, false, true
 	}
