@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +18,24 @@ type TaskCap struct {
 	Process     *ProcessPolicy                `json:"process,omitempty"`
 	// FilesystemRoots, when non-empty, are the only roots the child may use.
 	FilesystemRoots []CapRoot `json:"filesystem_roots,omitempty"`
+}
+
+// CheckTaskCapSize refuses a task cap whose encoding is longer than
+// MaxListBytes: a cap may only narrow, but its lists (denied tools,
+// domains and commands, roots) are kept with the child turn as a
+// profile's are (CheckProfileRequest).
+func CheckTaskCapSize(c *TaskCap) error {
+	if c == nil {
+		return nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return &FieldError{Field: "task_cap", Message: err.Error()}
+	}
+	if len(b) > MaxListBytes {
+		return &FieldError{Field: "task_cap", Message: fmt.Sprintf("is %d bytes encoded; the limit is %d", len(b), MaxListBytes)}
+	}
+	return nil
 }
 
 // CapRoot is one root a task cap allows, with its access (read when empty).

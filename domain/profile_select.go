@@ -98,10 +98,41 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 // CheckProfileRequest refuses a permission_profile naming both a mode and a
 // profile: the two systems do not compose, and applying one silently would
 // be wrong either way.
+//
+// It refuses lists that hold more than MaxListBytes in all too: each entry's
+// own length is bounded at the edge (a path's at 4096 bytes, 256 entries a
+// list), which let a megabyte of allowed_paths into each turn, and the
+// server holds a turn's profile in its state, its snapshot, its recent
+// turns and, once it has ended, in the summary every listing shows:
+// an agent that started and ended turns of a megabyte each took the
+// server's memory (5.7 MB a turn), and a server killed for its memory
+// lets a Claude Code http hook's calls run.
 func CheckProfileRequest(req *ProfileRequest) error {
 	if req != nil && req.Mode != "" && req.Profile != "" {
 		return &FieldError{Field: "permission_profile", Value: "mode=" + string(req.Mode) + ", profile=" + req.Profile,
 			Message: "give a mode or a profile, not both: the two systems do not compose"}
+	}
+	if req != nil {
+		return CheckListBytes("permission_profile", req.AllowedTools, req.DeniedTools, req.AllowedPaths)
+	}
+	return nil
+}
+
+// MaxListBytes bounds the bytes of the lists one field of a request holds
+// in all (a permission profile's tool and path lists; a turn's roots).
+const MaxListBytes = 64 << 10
+
+// CheckListBytes refuses lists of field that hold more than MaxListBytes
+// in all.
+func CheckListBytes(field string, lists ...[]string) error {
+	n := 0
+	for _, l := range lists {
+		for _, v := range l {
+			n += len(v)
+		}
+	}
+	if n > MaxListBytes {
+		return &FieldError{Field: field, Message: fmt.Sprintf("its lists hold %d bytes in all; the limit is %d", n, MaxListBytes)}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -78,11 +79,15 @@ func (p *Projector) intern(prof domain.TurnPermissionProfileSnapshot) *domain.Tu
 		c := prof // not expected: keep an unshared copy
 		return &c
 	}
-	if s, ok := p.profiles[string(b)]; ok {
+	// Keyed by the encoding's digest, not the encoding: a profile's lists
+	// hold up to 64 KiB each, and a key as large as its profile kept every
+	// distinct one twice.
+	sum := sha256.Sum256(b)
+	if s, ok := p.profiles[string(sum[:])]; ok {
 		return s
 	}
 	c := prof
-	p.profiles[string(b)] = &c
+	p.profiles[string(sum[:])] = &c
 	return &c
 }
 

@@ -53,6 +53,7 @@ type serveFlags struct {
 	// The read models: how many ended turns stay in memory in full, how
 	// often their checkpoint is written, how many turns the engine caches.
 	recentTurns, turnCache int
+	turnCacheBytes         int64
 	checkpointInterval     time.Duration
 	// Quotas: what one credential, or one turn, can make the server hold.
 	maxOpenTurns, maxPending, maxHeldBytes int
@@ -95,6 +96,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxHeldBytes, "max-open-turn-bytes", domain.DefaultMaxHeldBytes, "how many bytes of stored events one credential's open turns may hold (a new tool call in one of them past it is a 429 quota_exceeded; -1: no bound)")
 	fs.IntVar(&f.maxPending, "max-pending-approvals", domain.DefaultMaxOpenRequests, "how many approval requests one turn may have open at once (a decision that would ask one more is a 429 quota_exceeded)")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
+	fs.Int64Var(&f.turnCacheBytes, "turn-cache-bytes", engine.DefaultMaxCachedBytes, "the stored bytes of the events the turns the engine keeps loaded were folded from, at most (least recently used first out; the most recent is kept)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
@@ -260,8 +262,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	if f.recentTurns == 0 || f.turnCache <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 || f.maxBodyMemory == 0 || f.maxBodyMemory < -1 {
-		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns, --max-open-turn-bytes and --max-body-memory positive or -1")
+	if f.recentTurns == 0 || f.turnCache <= 0 || f.turnCacheBytes <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 || f.maxBodyMemory == 0 || f.maxBodyMemory < -1 {
+		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --turn-cache-bytes, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns, --max-open-turn-bytes and --max-body-memory positive or -1")
 	}
 	cpPath := checkpointPath(f)
 	if old := legacyCheckpointPath(f); old != "" {
@@ -273,7 +275,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
-		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxOpenRequests: f.maxPending,
+		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxCachedBytes: f.turnCacheBytes, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait,

@@ -46,6 +46,14 @@ type Config struct {
 	Profiles *domain.ProfileCatalog
 	// MaxCachedTurns bounds the turn cache (default 100,000).
 	MaxCachedTurns int
+	// MaxCachedBytes bounds the turn cache by the stored bytes of the
+	// events its states were folded from (default DefaultMaxCachedBytes):
+	// a turn's state holds about what its events do, and a count alone
+	// let turns of megabytes each fill memory (a runtime starts and ends
+	// as many as it likes, and a server killed for its memory lets a
+	// Claude Code http hook's calls run). The most recently used turn is
+	// kept whatever its size.
+	MaxCachedBytes int64
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Checker, when set, runs the resource checks on every new tool call
@@ -74,9 +82,10 @@ type Engine struct {
 	store eventstore.Store
 	cfg   Config
 
-	mu    sync.Mutex               // guards turns, lru and requests
-	turns map[string]*list.Element // of *entry
-	lru   *list.List               // most recently used at the front
+	mu     sync.Mutex               // guards turns, lru, cached, requests and each entry's counted
+	turns  map[string]*list.Element // of *entry
+	lru    *list.List               // most recently used at the front
+	cached int64                    // the counted bytes of the entries in lru
 	// requests maps the approval requests this engine has seen to their
 	// turn (bounded like the cache: see index).
 	requests map[string]string
@@ -99,6 +108,11 @@ type entry struct {
 	sem      chan struct{}
 	state    *turn.State         // nil until loaded
 	position eventstore.Position // of the last event applied
+	folded   int64               // stored bytes of the events folded into state
+	// counted is folded as the cache counts it (under the engine's mu);
+	// gone marks an entry evicted, whose growth no longer counts.
+	counted int64
+	gone    bool
 }
 
 // lock takes the turn's lock, or gives up when ctx ends.
@@ -129,6 +143,9 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	}
 	if cfg.MaxCachedTurns <= 0 {
 		cfg.MaxCachedTurns = 100_000
+	}
+	if cfg.MaxCachedBytes <= 0 {
+		cfg.MaxCachedBytes = DefaultMaxCachedBytes
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -168,14 +185,47 @@ func (e *Engine) entry(turnID string) *entry {
 	}
 	en := &entry{id: turnID, sem: make(chan struct{}, 1)}
 	e.turns[turnID] = e.lru.PushFront(en)
-	for e.lru.Len() > e.cfg.MaxCachedTurns {
-		// An evicted entry still in use stays correct: appends carry the
-		// expected version, so a second copy only costs a catch-up.
+	e.evict()
+	return en
+}
+
+// DefaultMaxCachedBytes is the default of Config.MaxCachedBytes.
+const DefaultMaxCachedBytes = 256 << 20
+
+// evict drops the least recently used entries while the cache is over
+// either bound, keeping the most recently used one. An evicted entry still
+// in use stays correct: appends carry the expected version, so a second
+// copy only costs a catch-up. e.mu is held.
+func (e *Engine) evict() {
+	for e.lru.Len() > 1 && (e.lru.Len() > e.cfg.MaxCachedTurns || e.cached > e.cfg.MaxCachedBytes) {
 		old := e.lru.Back()
 		e.lru.Remove(old)
-		delete(e.turns, old.Value.(*entry).id)
+		en := old.Value.(*entry)
+		delete(e.turns, en.id)
+		e.cached -= en.counted
+		en.counted, en.gone = 0, true
 	}
-	return en
+}
+
+// account brings the cache's count of en's bytes to what its state was
+// folded from, and evicts what that puts over the bound. en's lock is held.
+func (e *Engine) account(en *entry) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if en.gone {
+		return
+	}
+	e.cached += en.folded - en.counted
+	en.counted = en.folded
+	e.evict()
+}
+
+// CachedBytes reports the stored bytes the cached turns' states were
+// folded from.
+func (e *Engine) CachedBytes() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cached
 }
 
 // CachedTurns reports how many turns are cached.
@@ -195,12 +245,13 @@ func (e *Engine) catchUp(ctx context.Context, en *entry) error {
 // whether there were any.
 func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 	if en.state == nil {
-		en.state = turn.NewState(en.id)
+		en.state, en.folded = turn.NewState(en.id), 0
 	}
 	recs, err := e.store.ReadStream(ctx, turn.StreamName(en.id), uint64(en.state.Version+1), 0)
 	if err != nil {
 		return false, err
 	}
+	defer e.account(en)
 	for i := range recs {
 		ev, err := eventcodec.Decode(&recs[i])
 		if err != nil {
@@ -209,6 +260,7 @@ func (e *Engine) refresh(ctx context.Context, en *entry) (bool, error) {
 		turn.Evolve(en.state, &ev)
 		e.index(en.id, &ev)
 		en.position = ev.Position
+		en.folded += int64(len(recs[i].Data) + len(recs[i].Metadata))
 	}
 	return len(recs) > 0, nil
 }

@@ -108,7 +108,9 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 			evs[i].Version = int64(first) + int64(i)
 			turn.Evolve(en.state, &evs[i])
 			e.index(turnID, &evs[i])
+			en.folded += int64(len(data[i].Data) + len(data[i].Metadata))
 		}
+		e.account(en)
 		// The store reports the position of the last event only.
 		evs[len(evs)-1].Position = res.Position
 		en.position = res.Position

@@ -67,6 +67,12 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	if err := domain.CheckProfileRequest(c.Profile); err != nil {
 		return nil, Outcome{}, err
 	}
+	if err := domain.CheckListBytes("project_roots", c.Inputs.ProjectRoots, c.Inputs.AppReadRoots); err != nil {
+		return nil, Outcome{}, err
+	}
+	if err := domain.CheckTaskCapSize(c.TaskCap); err != nil {
+		return nil, Outcome{}, err
+	}
 	if c.ParentTurnID == "" && c.TaskCap != nil {
 		return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
 	}
