@@ -2,6 +2,7 @@ package turn
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,33 @@ func TestAttack18ListsBoundedInBytes(t *testing.T) {
 	var fe *domain.FieldError
 	if err := child(domain.MaxListBytes - 200); errors.As(err, &fe) && fe.Field == "task_cap" {
 		t.Errorf("control: a task cap within the bound refused: %v", err) // (its parent, not given here, is what it lacks)
+	}
+}
+
+// TestAttack18SnapshotBounded: every writable root adds the protected list
+// to a turn's snapshot (about 24 KB in auto_accept_edits), and within the
+// roots' bounds (256 of them, 64 KiB in all) a start made a snapshot event
+// of 6.2 MB, held with the turn's state and among the server's recent
+// turns: an agent that started and ended such turns took the server's
+// memory. A snapshot now encodes to at most MaxSnapshotBytes (2 MiB), or
+// the start is refused (400) with nothing appended. Control: a start with
+// 40 writable roots is accepted.
+func TestAttack18SnapshotBounded(t *testing.T) {
+	meta := Meta{Now: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), Actor: domain.Actor{Name: "agent", Role: domain.RoleRuntime}}
+	start := func(n int) error {
+		var roots []string
+		for i := range n {
+			roots = append(roots, fmt.Sprintf("/w/r%03d", i))
+		}
+		_, _, err := Decide(NewState("t1"), &StartTurn{Meta: meta, TurnID: "t1", WorkspaceID: "w", ThreadID: "th",
+			Profile: &domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, Inputs: Inputs{WorkspaceRoot: "/w/r", ProjectRoots: roots}})
+		return err
+	}
+	var fe *domain.FieldError
+	if err := start(255); !errors.As(err, &fe) || fe.Field != "project_roots" {
+		t.Errorf("a start with 255 writable project roots: %v, want a field error on project_roots", err)
+	}
+	if err := start(40); err != nil {
+		t.Errorf("control: a start with 40 writable project roots refused: %v", err)
 	}
 }

@@ -119,6 +119,9 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
+	if err := checkSnapshotSize(&snap, "project_roots"); err != nil {
+		return nil, Outcome{}, err
+	}
 	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
 		RequestHash: hash, Inputs: c.Inputs, TaskCap: c.TaskCap, Input: c.Input, Client: c.Client, ProfileCarried: c.ProfileCarried}
 	return []Event{
@@ -500,6 +503,9 @@ func profileName(p *domain.ProfileRequest) string {
 // the same append, the open requests it resolves.
 func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnapshot) ([]Event, Outcome, error) {
 	nxt, _ := json.Marshal(snap)
+	if len(nxt) > MaxSnapshotBytes {
+		return nil, Outcome{}, snapshotTooLarge(len(nxt), "permission_profile")
+	}
 	sum := sha256.Sum256(nxt)
 	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
 	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
@@ -579,4 +585,28 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 func (s *State) ran(toolCallID string) bool {
 	_, ok := s.Ran[toolCallID]
 	return ok
+}
+
+// MaxSnapshotBytes bounds a turn's security snapshot, encoded. Every
+// writable root adds the protected list (about 24 KB in auto_accept_edits),
+// and 256 project roots made a snapshot event of 6.2 MB, which the server
+// holds with the turn's state and its recent turns: an agent starting and
+// ending such turns took its memory.
+const MaxSnapshotBytes = 2 << 20
+
+// checkSnapshotSize refuses a snapshot longer than MaxSnapshotBytes
+// encoded, naming field as what made it so.
+func checkSnapshotSize(snap *domain.TurnExecutionSecuritySnapshot, field string) error {
+	b, err := json.Marshal(snap)
+	if err != nil {
+		return err
+	}
+	if len(b) > MaxSnapshotBytes {
+		return snapshotTooLarge(len(b), field)
+	}
+	return nil
+}
+
+func snapshotTooLarge(n int, field string) error {
+	return &domain.FieldError{Field: field, Message: fmt.Sprintf("the turn's security snapshot would be %d bytes encoded, past the limit of %d: each writable root adds the protected list (about 24 KB); name fewer roots", n, MaxSnapshotBytes)}
 }
