@@ -673,8 +673,11 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		if !strings.HasPrefix(p, "/") {
 			p = base + "/" + p
 		}
-		d.dotDotWay(p)
-		p = domain.CleanPath(p)
+		if way, ok := d.dotDotWay(p); ok {
+			p = way // where the kernel's ".." leads, not the lexical one
+		} else {
+			p = domain.CleanPath(p)
+		}
 		c, exists, ok, err := canonicalPath(p)
 		if err != nil || !ok {
 			continue
@@ -708,13 +711,20 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 // read-only. One that exists in a writable root is pinned (the mounts keep
 // it and the directories above it in place); one that is missing is noted
 // with missingRefs, set aside when a command makes it and refused to a
-// write decision.
-func (d *discovery) dotDotWay(p string) {
+// write decision. A symlink on the way in a writable directory that a ".."
+// follows is pinned too (link/../.githooks leads to the ".." of the link's
+// target, and a command that pointed the link elsewhere would choose it).
+// It returns the path the kernel reaches (ok): the directory the last ".."
+// leads to, resolved, and the names after it as written, cleaned (a
+// symlink among them is the check's after the command, linkRefs); a ".."
+// after a symlink makes it other than the lexically cleaned path.
+func (d *discovery) dotDotWay(p string) (way string, ok bool) {
 	if !slices.Contains(splitPath(p), "..") {
-		return
+		return "", false
 	}
 	rest := splitPath(p)
 	cur := "/" // resolved: no symlink in it
+	base, tail := "/", rest
 	for links := 0; len(rest) > 0; {
 		name := rest[0]
 		rest = rest[1:]
@@ -728,17 +738,24 @@ func (d *discovery) dotDotWay(p string) {
 				d.v.pins = append(d.v.pins, fsRule{Path: cur, Access: domain.AccessWrite, Kind: domain.PathProtected, From: cur, Pin: true})
 			}
 			cur = filepath.Dir(cur)
+			base, tail = cur, slices.Clone(rest)
 			continue
 		}
 		next := joinPath(cur, name)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) && slices.Contains(rest, "..") && d.writable(next) && !slices.Contains(d.v.missingRefs, next) {
-				// A ".." below it: what a command makes there decides
-				// where git goes.
-				d.v.missingRefs = append(d.v.missingRefs, next)
+			if !errors.Is(err, os.ErrNotExist) {
+				return "", false
 			}
-			return
+			if slices.Contains(rest, "..") {
+				if d.writable(next) && !slices.Contains(d.v.missingRefs, next) {
+					// A ".." below it: what a command makes there
+					// decides where git goes.
+					d.v.missingRefs = append(d.v.missingRefs, next)
+				}
+				return domain.CleanPath(next + "/" + strings.Join(rest, "/")), true
+			}
+			break
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
@@ -746,13 +763,19 @@ func (d *discovery) dotDotWay(p string) {
 		}
 		target, err := os.Readlink(next)
 		if links++; err != nil || links > maxSymlinkHops {
-			return
+			return "", false
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"
 		}
 		rest = append(splitPath(target), rest...)
+		if a, _ := d.v.access(filepath.Dir(next)); slices.Contains(rest, "..") && a == domain.AccessWrite && d.writable(next) && !d.v.isPinned(next) {
+			// The link itself (opPinLink): where it leads decides the
+			// directory a ".." after it leaves.
+			d.v.pins = append(d.v.pins, fsRule{Path: next, Access: domain.AccessWrite, Kind: domain.PathProtected, From: next, Pin: true})
+		}
 	}
+	return domain.CleanPath(base + "/" + strings.Join(tail, "/")), true
 }
 
 // commonDirOf returns the canonical common dir the git dir g's commondir
