@@ -634,8 +634,9 @@ func (d *discovery) gitDir(g string, depth int) {
 // process's home. A path that does not exist yet is remembered
 // (missingRefs): the command may not leave it behind (setAsideCreated).
 // Only paths in a writable root need it: the others are read-only
-// already. Other config values that name a program (filters, textconv,
-// aliases, credential helpers) are not followed.
+// already. So is each path a command the config gives git to run names,
+// a filter's, a signing program's, an editor's … (gitProgramKey): its
+// program, or a script it runs, where that is a file.
 func (d *discovery) configRefs(g, worktree string) {
 	files := []string{joinPath(g, "config"), joinPath(g, "config.worktree")}
 	if common, ok := commonDirOf(g); ok && common != g {
@@ -690,6 +691,13 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		}
 		if !d.writable(c) {
 			continue
+		}
+		if ref.program {
+			// A program or its script is a file: a directory named
+			// (a "./" of a command) is not kept, nor a missing argument.
+			if fi, err := os.Stat(c); exists && (err != nil || fi.IsDir()) || !exists && ref.arg {
+				continue
+			}
 		}
 		if !exists {
 			d.v.missingRefs = append(d.v.missingRefs, c)
@@ -851,6 +859,10 @@ func gitDirOf(p string) (string, bool) {
 type gitConfigRef struct {
 	path    string
 	include bool
+	// program: a word of a command the config gives git to run (a
+	// filter, a signing program, an editor …): kept read-only where it
+	// is a file; arg: not the command's program, so not noted missing.
+	program, arg bool
 }
 
 // gitConfigRefs parses the config file (read without following a final
@@ -911,7 +923,50 @@ func gitConfigRefs(file string) []gitConfigRef {
 			}
 		case (section == "include" || section == "includeif") && k == "path":
 			out = append(out, gitConfigRef{path: v, include: true})
+		case gitProgramKey(section, k, v):
+			out = append(out, commandPaths(v)...)
 		}
+	}
+	return out
+}
+
+// gitProgramKey reports whether the key k of section (its subsection
+// dropped) names a command git runs: filters, diff and merge drivers,
+// signing programs, editors, pagers, ssh and credential helpers, remote
+// programs, tools, and aliases and submodule updates that start with "!".
+func gitProgramKey(section, k, v string) bool {
+	switch section + "." + k {
+	case "core.sshcommand", "core.editor", "core.pager", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
+		"sequence.editor", "diff.external", "diff.textconv", "diff.command", "filter.clean", "filter.smudge", "filter.process",
+		"merge.driver", "gpg.program", "gpg.defaultkeycommand", "credential.helper", "interactive.difffilter",
+		"mergetool.cmd", "mergetool.path", "difftool.cmd", "difftool.path", "remote.uploadpack", "remote.receivepack",
+		"web.browser", "browser.cmd", "browser.path", "man.cmd", "man.path":
+		return true
+	case "alias." + k, "submodule.update":
+		return strings.HasPrefix(v, "!")
+	}
+	return section == "pager"
+}
+
+// commandPaths returns the words of the command v that name a path (hold a
+// "/", neither an option nor an expansion git or the shell makes): the
+// first of each simple command is its program, the others its arguments
+// (a script an interpreter runs).
+func commandPaths(v string) []gitConfigRef {
+	var out []gitConfigRef
+	first := true
+	for _, w := range strings.FieldsFunc(strings.TrimPrefix(v, "!"), func(r rune) bool { return strings.ContainsRune(" \t\n;&|()`", r) }) {
+		if strings.ContainsAny(w, "$%*?[{=") || strings.HasPrefix(w, "-") || strings.Contains(w, "://") {
+			if strings.Contains(w, "=") && !strings.Contains(w, "/") && first {
+				continue // an assignment before the program
+			}
+			first = false
+			continue
+		}
+		if strings.Contains(w, "/") {
+			out = append(out, gitConfigRef{path: w, program: true, arg: !first})
+		}
+		first = false
 	}
 	return out
 }
