@@ -643,7 +643,7 @@ func (d *discovery) configRefs(g, worktree string) {
 		files = append(files, joinPath(common, "config"))
 	}
 	for _, f := range files {
-		d.configFileRefs(f, worktree, 0)
+		d.configFileRefs(f, filepath.Dir(f), worktree, 0)
 	}
 }
 
@@ -651,7 +651,11 @@ func (d *discovery) configRefs(g, worktree string) {
 const maxIncludeDepth = 10
 
 // configFileRefs keeps read-only what the config file names (configRefs).
-func (d *discovery) configFileRefs(file, worktree string, depth int) {
+// dir is the directory git takes the file's relative include paths from:
+// that of the path it opened the file by (its symlinks resolved), not that
+// of the file's canonical path, which differs where the file itself is a
+// symlink.
+func (d *discovery) configFileRefs(file, dir, worktree string, depth int) {
 	if depth > maxIncludeDepth || d.seen["config:"+file] {
 		return
 	}
@@ -659,7 +663,7 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 	for _, ref := range gitConfigRefs(file) {
 		base := worktree
 		if ref.include {
-			base = filepath.Dir(file)
+			base = dir
 		}
 		p := ref.path
 		if p == "~" || strings.HasPrefix(p, "~/") {
@@ -674,6 +678,7 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		if !strings.HasPrefix(p, "/") {
 			p = base + "/" + p
 		}
+		written := p
 		if way, ok := d.dotDotWay(p); ok {
 			p = way // where the kernel's ".." leads, not the lexical one
 		} else {
@@ -705,7 +710,15 @@ func (d *discovery) configFileRefs(file, worktree string, depth int) {
 		}
 		d.addCarve(c, pathKindGitFile)
 		if ref.include {
-			d.configFileRefs(c, worktree, depth+1)
+			// The directory of the path as git wrote it, as the
+			// kernel resolves it.
+			wd := written[:max(strings.LastIndexByte(written, '/'), 1)]
+			if way, ok := d.dotDotWay(wd); ok {
+				wd = way
+			}
+			if wd, _, ok, err := canonicalPath(domain.CleanPath(wd)); err == nil && ok {
+				d.configFileRefs(c, wd, worktree, depth+1)
+			}
 		}
 	}
 }
