@@ -24,6 +24,7 @@ func TestAttack18ConfigNamedProgramWritable(t *testing.T) {
 	for _, tc := range []struct{ name, prog, key, value, act string }{
 		{"clean filter", "tools/norm.sh", "filter.norm.clean", "./tools/norm.sh %f", "add"},
 		{"signing program", "tools/sign.sh", "gpg.program", "tools/sign.sh", "commit"},
+		{"script in shell quotes", "tools/norm.sh", "filter.norm.clean", "sh 'tools/norm.sh' %f", "add"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := tempWorkspace(t)

@@ -969,6 +969,7 @@ func commandPaths(v string) []gitConfigRef {
 	var out []gitConfigRef
 	first := true
 	for _, w := range strings.FieldsFunc(strings.TrimPrefix(v, "!"), func(r rune) bool { return strings.ContainsRune(" \t\n;&|()`", r) }) {
+		w = strings.NewReplacer("'", "", `\`, "").Replace(w) // the shell's quotes
 		if strings.ContainsAny(w, "$%*?[{=") || strings.HasPrefix(w, "-") || strings.Contains(w, "://") {
 			if strings.Contains(w, "=") && !strings.Contains(w, "/") && first {
 				continue // an assignment before the program
