@@ -114,14 +114,16 @@ func writableRoots(entries []domain.FilesystemEntry) []string {
 }
 
 // withWorkspaceFiles returns entries plus a protected, read-only entry for
-// each regular file of namedFiles in a writable root. entries is not
-// modified.
+// each regular file or symlink of namedFiles in a writable root (a
+// symlink, a workspace file linked to the person's dotfiles, is pinned and
+// what it leads to kept read-only, as for the protected list's items).
+// entries is not modified.
 func withWorkspaceFiles(entries []domain.FilesystemEntry) []domain.FilesystemEntry {
 	out := entries
 	for _, root := range writableRoots(entries) {
 		for _, n := range workspaceFiles(root) {
 			p := filepath.Join(root, n)
-			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
 				continue
 			}
 			if len(out) == len(entries) {
@@ -136,13 +138,30 @@ func withWorkspaceFiles(entries []domain.FilesystemEntry) []domain.FilesystemEnt
 
 // workspaceFileRefusal refuses a write decision on a file of namedFiles in
 // one of roots (the runtime's own edit tools write outside the
-// sandbox).
+// sandbox), or on what a symlink of them leads to.
 func workspaceFileRefusal(canon string, roots []string) error {
-	if !isWorkspaceFile(canon, roots) {
+	if !isWorkspaceFile(canon, roots) && !linkedWorkspaceFile(canon, roots) {
 		return nil
 	}
 	return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
 		Message: "the path is a file a host program runs from when the person opens the workspace (a VS Code workspace file, a mise config for an environment), which stays read-only"}
+}
+
+// linkedWorkspaceFile reports whether canon is where a symlink of
+// namedFiles in one of roots leads.
+func linkedWorkspaceFile(canon string, roots []string) bool {
+	for _, r := range roots {
+		for _, n := range workspaceFiles(r) {
+			p := filepath.Join(r, n)
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			if c, _, ok, err := canonicalPath(p); err == nil && ok && c == canon {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writableRoots are the view's writable grants (canonical).
