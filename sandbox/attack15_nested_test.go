@@ -42,8 +42,9 @@ func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 	settings := []string{"sub/.pre-commit-config.yaml", "sub/lefthook.yml", "sub/.vscode/tasks.json", "sub/.envrc",
 		"vendor/lib/.pre-commit-config.yaml"}
 	// The root's workspace file is kept by its own rule, not as an item
-	// of the list: a nested repository's file of that name stays writable.
-	controls := []string{"sub/README", "vendor/lib/README", "plain/.pre-commit-config.yaml", "project.code-workspace", "sub/project.code-workspace"}
+	// of the list (a nested repository's file of that name is kept by the
+	// same rule since the eighteenth review: TestAttack18NestedWorkspaceFile).
+	controls := []string{"sub/README", "vendor/lib/README", "plain/.pre-commit-config.yaml", "project.code-workspace"}
 	for _, rel := range append(append([]string{}, settings...), controls...) {
 		p := filepath.Join(ws, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -54,7 +55,7 @@ func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 		}
 	}
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	for _, rel := range controls[:len(controls)-2] {
+	for _, rel := range controls[:len(controls)-1] {
 		if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 {
 			t.Fatalf("control: %s was not writable: %d %s", rel, r.ExitCode, r.Stderr)
 		}
@@ -75,10 +76,6 @@ func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, rel)); err == nil {
 			t.Errorf("a %s the command made stays: %+v", rel, r.Quarantined)
 		}
-	}
-	rel := "sub/project.code-workspace"
-	if r := sh(t, s, "echo x >> "+rel); r.ExitCode != 0 {
-		t.Fatalf("control: %s was not writable: %d %s", rel, r.ExitCode, r.Stderr)
 	}
 	for _, rel := range settings {
 		sh(t, s, "echo '- repo: local' >> "+rel+"; echo pwned >> "+rel)

@@ -91,6 +91,9 @@ type plantCheck struct {
 	// protected list's items, each held (setAsideNestedCreated).
 	nestedAbsent []nestedAbsent
 	nestedFirsts [][2]string
+	// nestedWTs are the nested repositories' work trees (their workspace
+	// files are watched as a root's).
+	nestedWTs []string
 	// wsFiles are the VS Code workspace files at the top of the roots
 	// when the command started (workspacefiles.go).
 	wsFiles map[string]bool
@@ -318,6 +321,10 @@ func newPlantCheck(v *fsView) *plantCheck {
 			}
 		}
 	}
+	for wt := range v.nestedWTs {
+		pc.nestedWTs = append(pc.nestedWTs, wt)
+	}
+	sort.Strings(pc.nestedWTs)
 	pc.noteWorkspaceFiles()
 	return pc
 }

@@ -186,9 +186,11 @@ func (v *fsView) protectNestedWorkTrees() {
 		doneWT[wt] = true
 		v.nestedWTs[wt] = true
 		var present map[string]bool // nil: not listed, each item looked up
+		var top map[string]bool     // the listing's names, for its workspace files
 		if ents, _, err := readDirents(wt, &names); err == nil {
-			present = map[string]bool{}
+			present, top = map[string]bool{}, make(map[string]bool, len(ents))
 			for _, e := range ents {
+				top[e.name] = true
 				if _, ok := index[e.name]; ok {
 					present[e.name] = true
 				}
@@ -219,6 +221,32 @@ func (v *fsView) protectNestedWorkTrees() {
 			v.carves = append(v.carves, fsRule{Path: q, Access: domain.AccessRead, Kind: domain.PathProtected, From: q})
 			v.nestedItems = append(v.nestedItems, q)
 		}
+		v.protectNestedWorkspaceFiles(wt, top)
+	}
+}
+
+// protectNestedWorkspaceFiles keeps read-only the workspace files
+// (namedFiles: a VS Code workspace file, a mise config for an
+// environment) at the top of the nested work tree wt, as at a root: VS
+// Code offers to open one in a folder the person opens, and mise reads
+// one there. A symlink is pinned and what it leads to kept read-only.
+// top is wt's listing (nil: not listed), which spares the lookups of
+// directories it does not hold.
+func (v *fsView) protectNestedWorkspaceFiles(wt string, top map[string]bool) {
+	for _, rel := range workspaceFilesIn(wt, top) {
+		q := joinPath(wt, rel)
+		fi, err := os.Lstat(q)
+		if err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		c := q
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if cc, _, ok, err := canonicalPath(q); err == nil && ok {
+				c = cc
+			}
+		}
+		v.carves = append(v.carves, fsRule{Path: c, Access: domain.AccessRead, Kind: domain.PathProtected, From: q})
+		v.nestedItems = append(v.nestedItems, q)
 	}
 }
 
@@ -250,6 +278,9 @@ func (v *fsView) nestedItemRefusal(p string) *Refusal {
 			continue
 		}
 		rel := strings.TrimPrefix(p, wt+"/")
+		if namedFile(rel) {
+			return refuse(CodeWriteRequiresWritable, p, "a file a host program runs from (a VS Code workspace file, a mise config for an environment) at the top of the work tree of the nested repository at %s stays the person's", wt)
+		}
 		for _, item := range v.nestedRels {
 			if domain.PathWithin("/"+rel, "/"+item) {
 				return refuse(CodeWriteRequiresWritable, p, "a tool setting of the protected list in the work tree of the nested repository at %s stays the person's (a host program reads it there)", wt)

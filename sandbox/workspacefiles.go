@@ -73,7 +73,11 @@ func isWorkspaceFile(p string, roots []string) bool {
 
 // workspaceFiles lists namedFiles in root (regular files and symlinks, as
 // paths below it).
-func workspaceFiles(root string) []string {
+func workspaceFiles(root string) []string { return workspaceFilesIn(root, nil) }
+
+// workspaceFilesIn is workspaceFiles with root's names, when top holds
+// them (not nil): a directory of namedFiles it lacks is not opened.
+func workspaceFilesIn(root string, top map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, n := range namedFiles {
@@ -81,6 +85,9 @@ func workspaceFiles(root string) []string {
 			continue
 		}
 		seen[n.dir] = true
+		if top != nil && n.dir != "" && !top[n.dir] {
+			continue
+		}
 		d, err := os.Open(filepath.Join(root, n.dir))
 		if err != nil {
 			continue
@@ -175,24 +182,43 @@ func (v *fsView) writableRoots() []string {
 	return out
 }
 
-// noteWorkspaceFiles records the files of namedFiles in each root when
-// the command starts.
+// noteWorkspaceFiles records the files of namedFiles in each root, and
+// in each nested repository's work tree, when the command starts.
 func (pc *plantCheck) noteWorkspaceFiles() {
 	pc.wsFiles = map[string]bool{}
-	for _, r := range pc.roots {
-		for _, n := range workspaceFiles(r) {
-			pc.wsFiles[filepath.Join(r, n)] = true
+	for _, d := range pc.wsDirs() {
+		for _, n := range workspaceFiles(d[0]) {
+			pc.wsFiles[filepath.Join(d[0], n)] = true
 		}
 	}
 }
 
-// setAsideWorkspaceFiles sets aside each file of namedFiles in a root that
-// was not there when the command started.
-func (pc *plantCheck) setAsideWorkspaceFiles() (found []Quarantine) {
+// wsDirs are the directories whose workspace files the check watches,
+// each with the root it lies in: the roots and the nested work trees.
+func (pc *plantCheck) wsDirs() [][2]string {
+	var out [][2]string
 	for _, r := range pc.roots {
-		for _, n := range workspaceFiles(r) {
-			if p := filepath.Join(r, n); !pc.wsFiles[p] {
-				found = append(found, setAsideOnTheWay(p, r, "a file the command created that a host program runs from (a VS Code workspace file's folderOpen tasks, a mise config's hooks)"))
+		out = append(out, [2]string{r, r})
+	}
+	for _, wt := range pc.nestedWTs {
+		for _, r := range pc.roots {
+			if domain.PathWithin(wt, r) && wt != r {
+				out = append(out, [2]string{wt, r})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// setAsideWorkspaceFiles sets aside each file of namedFiles in a root, or
+// at the top of a nested repository's work tree, that was not there when
+// the command started.
+func (pc *plantCheck) setAsideWorkspaceFiles() (found []Quarantine) {
+	for _, d := range pc.wsDirs() {
+		for _, n := range workspaceFiles(d[0]) {
+			if p := filepath.Join(d[0], n); !pc.wsFiles[p] {
+				found = append(found, setAsideOnTheWay(p, d[1], "a file the command created that a host program runs from (a VS Code workspace file's folderOpen tasks, a mise config's hooks)"))
 			}
 		}
 	}
