@@ -183,7 +183,7 @@ func startEarlyHelper(cwd string, f Features) {
 		return
 	}
 	opened = append(opened, errR, errW)
-	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: []string{}, Dir: cwd, SysProcAttr: attr,
+	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cwd, SysProcAttr: attr,
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
 	if err := cmd.Start(); err != nil {
 		fail()

@@ -364,7 +364,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 			}
 			e.abandon()
 		}
-		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), []string{}
+		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), helperEnv()
 		specR, w, err := specChannel()
 		if err != nil {
 			closeAll()
@@ -427,6 +427,21 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	}
 	p.prog = prog
 	return p.sendPlan(plan, env, spec, specW, nil, stdout, stderr, release)
+}
+
+// helperEnv is the helper's environment: this process's home and XDG
+// config directory only, which its view expands a git config's "~/" paths
+// and finds the person's global git config by, as this process's does
+// (configRefs, globalGitConfigs). Nothing else: the command's environment
+// comes in the plan.
+func helperEnv() []string {
+	env := []string{}
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME"} {
+		if v := os.Getenv(k); strings.HasPrefix(v, "/") {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // helperAttr is the helper's SysProcAttr for a spec in its namespaces.
