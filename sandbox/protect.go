@@ -52,6 +52,9 @@ var gitHeldDirs = []string{"hooks", "info"}
 type discovery struct {
 	v    *fsView
 	seen map[string]bool
+	// parsed memoizes gitConfigRefs by file: the global configs are
+	// read for every repository.
+	parsed map[string][]gitConfigRef
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable
@@ -673,9 +676,30 @@ func (d *discovery) configRefs(g, worktree string) {
 	if common, ok := commonDirOf(g); ok && common != g {
 		files = append(files, joinPath(common, "config"))
 	}
+	// And the person's global and the system config, which git reads
+	// for every repository: a hooks path given there relative
+	// (core.hooksPath = .githooks) is each work tree's.
+	files = append(files, globalGitConfigs()...)
 	for _, f := range files {
 		d.configFileRefs(f, filepath.Dir(f), worktree, 0)
 	}
+}
+
+// globalGitConfigs are the config files git reads for every repository
+// of the person this process runs as: the system's, the XDG one and
+// ~/.gitconfig (those that exist are read; GIT_CONFIG_GLOBAL and the like
+// are the person's environment, not this process's).
+func globalGitConfigs() []string {
+	out := []string{"/etc/gitconfig"}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return out
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if !strings.HasPrefix(xdg, "/") {
+		xdg = joinPath(home, ".config")
+	}
+	return append(out, joinPath(xdg, "git/config"), joinPath(home, ".gitconfig"))
 }
 
 // maxIncludeDepth is how deep git follows include paths (config.c).
@@ -687,11 +711,21 @@ const maxIncludeDepth = 10
 // of the file's canonical path, which differs where the file itself is a
 // symlink.
 func (d *discovery) configFileRefs(file, dir, worktree string, depth int) {
-	if depth > maxIncludeDepth || d.seen["config:"+file] {
+	// (Once per work tree: a relative hooks path is each one's.)
+	key := "config:" + file + "\x00" + worktree
+	if depth > maxIncludeDepth || d.seen[key] {
 		return
 	}
-	d.seen["config:"+file] = true
-	for _, ref := range gitConfigRefs(file) {
+	d.seen[key] = true
+	refs, ok := d.parsed[file]
+	if !ok {
+		if d.parsed == nil {
+			d.parsed = map[string][]gitConfigRef{}
+		}
+		refs = gitConfigRefs(file)
+		d.parsed[file] = refs
+	}
+	for _, ref := range refs {
 		base := worktree
 		if ref.include {
 			base = dir
