@@ -21,6 +21,23 @@ import (
 // a source file are written by a command and allowed to a write decision.
 func TestAttack18ConfigNamedProgramWritable(t *testing.T) {
 	f := requireKernel(t, true)
+	t.Run("package programs stay the command's", func(t *testing.T) {
+		// Control: a program in node_modules/.bin or a virtual
+		// environment's python link, which a package manager remakes,
+		// is not held: the command reinstalls both.
+		ws := tempWorkspace(t)
+		mkfiles(t, ws, map[string]string{"node_modules/.bin/tool": "x\n", "src/main.go": "x\n"})
+		mustDo(t, os.MkdirAll(ws+"/.venv/bin", 0o755))
+		mustDo(t, os.Symlink("/bin/sh", ws+"/.venv/bin/python"))
+		hostGit(t, ws, "init", "-q")
+		hostGit(t, ws, "config", "diff.x.textconv", "node_modules/.bin/tool")
+		hostGit(t, ws, "config", "filter.nb.clean", ws+"/.venv/bin/python -m nbstripout")
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+		r := sh(t, s, "rm -rf node_modules .venv && mkdir -p node_modules/.bin .venv/bin && echo y > node_modules/.bin/tool && ln -s /bin/dash .venv/bin/python")
+		if r.ExitCode != 0 || len(r.Quarantined) != 0 {
+			t.Errorf("control: reinstalling node_modules and .venv: %d %s %+v", r.ExitCode, r.Stderr, r.Quarantined)
+		}
+	})
 	for _, tc := range []struct{ name, prog, key, value, act string }{
 		{"clean filter", "tools/norm.sh", "filter.norm.clean", "./tools/norm.sh %f", "add"},
 		{"signing program", "tools/sign.sh", "gpg.program", "tools/sign.sh", "commit"},

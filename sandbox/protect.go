@@ -753,6 +753,15 @@ func (d *discovery) configFileRefs(file, dir, worktree string, depth int) {
 		if err != nil || !ok {
 			continue
 		}
+		if ref.program && (slices.Contains(splitPath(p), "node_modules") || c != p) {
+			// A program a package manager installs (node_modules/.bin,
+			// rewritten by every install) or one reached through a
+			// symlink (a virtual environment's python, remade with
+			// it) is not held: setting it aside would break the
+			// person's tools, and the packages around it are the
+			// command's anyway.
+			continue
+		}
 		if c != p && d.writable(p) {
 			// git opens the path as written: a symlink on the way, in a
 			// writable root, can be replaced. The check after the command
