@@ -1027,7 +1027,8 @@ func gitProgramKey(section, k, v string) bool {
 		"sequence.editor", "diff.external", "diff.textconv", "diff.command", "filter.clean", "filter.smudge", "filter.process",
 		"merge.driver", "gpg.program", "gpg.defaultkeycommand", "credential.helper", "interactive.difffilter",
 		"mergetool.cmd", "mergetool.path", "difftool.cmd", "difftool.path", "remote.uploadpack", "remote.receivepack",
-		"web.browser", "browser.cmd", "browser.path", "man.cmd", "man.path":
+		"web.browser", "browser.cmd", "browser.path", "man.cmd", "man.path", "guitool.cmd", "instaweb.httpd",
+		"sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel":
 		return true
 	case "alias." + k, "submodule.update":
 		return strings.HasPrefix(v, "!")
@@ -1047,6 +1048,11 @@ func commandPaths(v string) []gitConfigRef {
 		if strings.ContainsAny(w, "$%*?[{=") || strings.HasPrefix(w, "-") || strings.Contains(w, "://") {
 			if strings.Contains(w, "=") && !strings.Contains(w, "/") && first {
 				continue // an assignment before the program
+			}
+			// An option's value that names a program or script
+			// (ssh -oProxyCommand=tools/proxy.sh).
+			if _, val, ok := strings.Cut(w, "="); ok && strings.Contains(val, "/") && !strings.ContainsAny(val, "$%*?[{=") && !strings.Contains(val, "://") {
+				out = append(out, gitConfigRef{path: val, program: true, arg: true})
 			}
 			first = false
 			continue
