@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -17,20 +18,26 @@ import (
 // cannot all pass the count at once. The count is of the turns in the
 // store, so it holds across processes sharing one store up to the starts
 // they make at the same moment.
+//
+// The wait for a principal's turn is bounded by the request: a start can
+// hold it for as long as its command takes (a child's, waiting for its
+// parent, which the agent's own slow decision can keep busy), and a Claude
+// Code PreToolUse that starts the session's turn must be answered before
+// the hook's timeout, at which Claude Code runs the call.
 type startQuota struct {
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex // principal name → its start lock
+	locks map[string]chan struct{} // principal name → its start lock (one slot)
 }
 
-func (q *startQuota) lock(name string) *sync.Mutex {
+func (q *startQuota) lock(name string) chan struct{} {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.locks == nil {
-		q.locks = map[string]*sync.Mutex{}
+		q.locks = map[string]chan struct{}{}
 	}
 	l := q.locks[name]
 	if l == nil {
-		l = &sync.Mutex{}
+		l = make(chan struct{}, 1)
 		q.locks[name] = l
 	}
 	return l
@@ -47,8 +54,14 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	}
 	name := c.Actor.Name
 	l := s.quota.lock(name)
-	l.Lock()
-	defer l.Unlock()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
+	defer cancel()
+	select {
+	case l <- struct{}{}:
+	case <-ctx.Done():
+		return engine.Result{}, fmt.Errorf("waiting for the turn starts of %s: %w", name, ctx.Err())
+	}
+	defer func() { <-l }()
 	if _, exists := s.cfg.Projector.Turn(turnID); !exists && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
 		return engine.Result{}, &domain.QuotaError{Quota: domain.QuotaOpenTurns, Limit: limit, Of: name}
 	}
