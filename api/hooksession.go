@@ -229,8 +229,8 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 // PreToolUse of the turn narrows it to the project's selection still
 // (ccNarrowToMode), so a change that widened the session gives it nothing
 // past its project's mode, and one that both widens and narrows denies the
-// call, as a wider selection of the agent's does. What the change listed
-// beyond its mode or profile (tools, paths) is not carried.
+// call, as a wider selection of the agent's does. The tool and path lists
+// the change gave are carried with its mode or profile.
 func (s *Server) ccCarriedProfile(r *http.Request, prev string) (*domain.ProfileRequest, *turn.ProfileOrigin, error) {
 	var by domain.Actor
 	var prof domain.TurnPermissionProfileSnapshot
@@ -242,10 +242,23 @@ func (s *Server) ccCarriedProfile(r *http.Request, prev string) (*domain.Profile
 		return nil, nil, err
 	}
 	origin := &turn.ProfileOrigin{TurnID: prev, By: by}
-	if prof.Profile != "" {
-		return &domain.ProfileRequest{Profile: prof.Profile}, origin, nil
+	return carriedRequest(&prof), origin, nil
+}
+
+// carriedRequest is the request that gives a turn the profile prof: its
+// mode or profile and the tool and path lists the change gave with it (an
+// admin takes one tool, or the paths outside a directory, away without
+// changing the mode; the lists of a snapshot are the request's).
+func carriedRequest(prof *domain.TurnPermissionProfileSnapshot) *domain.ProfileRequest {
+	p := &prof.EffectivePolicy
+	req := &domain.ProfileRequest{Mode: prof.Mode, Profile: prof.Profile,
+		AllowedTools: slices.Clone(p.AllowedTools), AllowedToolsRestricted: p.AllowedToolsRestricted,
+		DeniedTools:  slices.Clone(p.DeniedTools),
+		AllowedPaths: slices.Clone(p.AllowedPaths), AllowedPathsRestricted: p.AllowedPathsRestricted}
+	if req.Profile != "" {
+		req.Mode = ""
 	}
-	return &domain.ProfileRequest{Mode: prof.Mode}, origin, nil
+	return req
 }
 
 // openTurn returns the session's live turn, starting the next one when
