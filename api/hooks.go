@@ -432,6 +432,16 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 		}
 		prof = res.Turn.Profile
 	}
+	// A child turn another principal changed (an admin narrowing a
+	// sub-agent, or the turn the calls went to) binds the session's turn
+	// too: the agent, holding the hook's credential, can end the child (a
+	// SubagentStop of its own, or over REST), and the calls it sent there
+	// then go to this turn.
+	if req, _, err := s.ccChildCarried(r, turnID); err != nil || req == nil {
+		return err
+	} else if _, err := s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: req, NarrowOnly: true}); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -508,7 +508,7 @@ func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnaps
 	}
 	sum := sha256.Sum256(nxt)
 	key := []string{"profile_changed", strconv.FormatInt(s.SnapshotVersion, 10), hex.EncodeToString(sum[:])}
-	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap})}
+	evs := []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap, FromParent: c.FromParent})}
 	// In the same append: narrowing cancels the open requests the new
 	// snapshot denies; widening allows (once) those it now allows, so a
 	// runtime waiting on them unblocks at once. Both are resolved by the

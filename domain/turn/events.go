@@ -204,6 +204,10 @@ type ApprovalResolved struct {
 type ProfileChanged struct {
 	Profile  domain.TurnPermissionProfileSnapshot `json:"profile"`
 	Snapshot domain.TurnExecutionSecuritySnapshot `json:"snapshot"`
+	// FromParent marks a child turn's change that bounds it by its
+	// parent's (the parent's change, carried down): no change of the
+	// child's own.
+	FromParent bool `json:"from_parent,omitempty"`
 }
 
 // TurnEnded is the body of turn.completed, turn.interrupted and turn.failed.

@@ -36,6 +36,9 @@ type State struct {
 	// otherwise end the carried change by narrowing the turn itself.
 	ProfileChangedBy domain.Actor
 	CarriedProfile   domain.TurnPermissionProfileSnapshot
+	// ProfileChangedAt is when ProfileChangedBy's change was recorded (a
+	// session's turn weighs its children's changes against its own).
+	ProfileChangedAt time.Time
 }
 
 // Approval is an approval request as the aggregate keeps it: the request
@@ -110,9 +113,9 @@ func evolve(s *State, e *Event) bool {
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
 		s.TaskCap, s.RequestHash, s.Inputs = p.TaskCap, p.RequestHash, p.Inputs
-		s.ProfileChangedBy = domain.Actor{}
+		s.ProfileChangedBy, s.ProfileChangedAt = domain.Actor{}, time.Time{}
 		if p.ProfileCarried != nil {
-			s.ProfileChangedBy = p.ProfileCarried.By
+			s.ProfileChangedBy, s.ProfileChangedAt = p.ProfileCarried.By, e.OccurredAt
 		}
 		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]struct{}{}
 	case *ProfileSelected:
@@ -123,8 +126,11 @@ func evolve(s *State, e *Event) bool {
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
 		s.Grants = domain.GrantSet{}
-		if by := s.ProfileChangedBy; by == (domain.Actor{}) || e.Actor.Name == by.Name || e.Actor.Role == "" || e.Actor.Role.Allows(domain.OpTurnWidenProfile) {
-			s.ProfileChangedBy, s.CarriedProfile = e.Actor, p.Profile
+		// A child bounded by its parent's change keeps its own: the
+		// parent holds that change (a Claude Code session's turn reads
+		// its children's own changes, ccChildCarried).
+		if by := s.ProfileChangedBy; !p.FromParent && (by == (domain.Actor{}) || e.Actor.Name == by.Name || e.Actor.Role == "" || e.Actor.Role.Allows(domain.OpTurnWidenProfile)) {
+			s.ProfileChangedBy, s.CarriedProfile, s.ProfileChangedAt = e.Actor, p.Profile, e.OccurredAt
 		}
 	case *DecisionAllowed:
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
