@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/base64"
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -59,7 +60,7 @@ func redactKeyBlocks(s string) string {
 		if !ok {
 			continue
 		}
-		if delims.ends(realLine(s, strings.LastIndexByte(s[:k], '\n')+1)) {
+		if delims.endsRead(realLine(s, strings.LastIndexByte(s[:k], '\n')+1)) {
 			continue // the marker's line ends a here-document: what follows runs
 		}
 		i = keyBody(s, i, delims, hide)
@@ -85,7 +86,7 @@ func keyBody(s string, i int, delims heredocEnds, hide func(a, e int)) int {
 	for i < len(s) {
 		end, next := keyLineEnd(s, i)
 		line := strings.Trim(s[i:end], " \t\r")
-		if delims.ends(line) || s[i-1] == '\n' && delims.ends(realLine(s, i)) {
+		if delims.endsAt(s, i) {
 			return i // a here-document ends here: what follows runs
 		}
 		if line == "" || keyHeader(line) {
@@ -302,23 +303,141 @@ func heredocDelimiters(s string) heredocEnds {
 			out.words[w] = true
 		}
 	}
-	for from := 0; ; {
-		k := strings.Index(s[from:], "<<")
-		if k < 0 {
-			return out
+	shellReadings(s, func(t string) bool {
+		for from := 0; ; {
+			k := strings.Index(t[from:], "<<")
+			if k < 0 {
+				break
+			}
+			j := from + k + 2
+			from = from + k + 1
+			if j < len(t) && t[j] == '-' {
+				j++
+			}
+			for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+				j++
+			}
+			bash, dash := heredocWord(t[j:])
+			add(bash)
+			add(dash)
 		}
-		j := from + k + 2
-		from = from + k + 1
-		if j < len(s) && s[j] == '-' {
-			j++
-		}
-		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
-		bash, dash := heredocWord(s[j:])
-		add(bash)
-		add(dash)
+		return false
+	})
+	return out
+}
+
+// maxShellLayers is how many shells deep shellReadings reads a text in
+// every order of its two readings, and maxShellChain how many deep it
+// reads it in one of them.
+const (
+	maxShellLayers = 4
+	maxShellChain  = 20
+)
+
+// shellReadings calls f with s and each text the shells nested in it
+// read, until f returns true (and then returns true):
+// a script in double quotes (bash -c "…", eval "…") or within ` ` is read
+// with a backslash before $ ` " \ or a line break removed (dquoted), one
+// in bash's $'…' with its escapes made the bytes they stand for
+// (ansiCText), and a script nested in such a script is read so again. So
+// in bash -c "cat <<\\D …", x=`cat <<\\D …` and bash -c $'cat <<\x44 …'
+// the document ends at the line D, not \D or x44. Each reading is of the
+// whole text (a delimiter too many only ends a key block sooner), and
+// only a text that holds a backslash is read again: in every order up to
+// maxShellLayers deep, and deeper (a shell in double quotes in one in
+// double quotes …, each layer doubling the backslashes) in one reading
+// repeated, with the other's reading of each, up to maxShellChain deep
+// (a double-quote reading halves a run of backslashes, so 17 of them
+// read any text of the argument cap; $'…' escapes can be written to take
+// a reading each, and the bound keeps their cost linear).
+func shellReadings(s string, f func(string) bool) bool {
+	if f(s) {
+		return true
 	}
+	if strings.IndexByte(s, '\\') < 0 {
+		return false
+	}
+	// seen is the readings met, by hash, with the fewest layers each was
+	// met at: one met again at fewer is read deeper from there. Only a
+	// path of readings is held at a time.
+	seed := maphash.MakeSeed()
+	seen := map[uint64]int{maphash.String(seed, s): 0}
+	visit := func(t string, layer int) (stop, deeper bool) {
+		h := maphash.String(seed, t)
+		was, ok := seen[h]
+		if ok && was <= layer {
+			return false, false
+		}
+		seen[h] = layer
+		return !ok && f(t), true
+	}
+	var walk func(t string, layer int) bool
+	walk = func(t string, layer int) bool {
+		if layer == maxShellLayers || strings.IndexByte(t, '\\') < 0 {
+			return false
+		}
+		for _, read := range []func(string) string{dquoted, ansiCText} {
+			u := read(t)
+			stop, deeper := visit(u, layer+1)
+			if stop || deeper && walk(u, layer+1) {
+				return true
+			}
+		}
+		return false
+	}
+	if walk(s, 0) {
+		return true
+	}
+	for _, c := range [][2]func(string) string{{dquoted, ansiCText}, {ansiCText, dquoted}} {
+		t := s
+		for n := 0; n < maxShellChain && strings.IndexByte(t, '\\') >= 0; n++ {
+			u := c[0](t)
+			if u == t {
+				break
+			}
+			t = u
+			if stop, _ := visit(t, maxShellLayers); stop {
+				return true
+			}
+			if strings.IndexByte(t, '\\') >= 0 {
+				if stop, _ := visit(c[1](t), maxShellLayers); stop {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// dquoted is s as a shell reads it within double quotes or ` `: a
+// backslash before $, `, ", \ or a line break is removed (with the line
+// break).
+func dquoted(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			if i++; s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiCText is s with bash's $'…' escapes made the bytes they stand for
+// throughout (ansiCEscape).
+func ansiCText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		i = ansiCEscape(&b, s, i, false)
+	}
+	return b.String()
 }
 
 // heredocEnds is the delimiters of a text's here-documents
@@ -342,6 +461,35 @@ func (h heredocEnds) ends(line string) bool {
 		}
 	}
 	return false
+}
+
+// endsAt reports whether the line of s that starts at i (after a line
+// break or a "\n" escape) may end a here-document: the line up to its
+// next break of either kind, or the shell's line up to its line break, is
+// a delimiter as written or as a nested shell reads it (shellReadings: a
+// line of a script in $'…' written \x4DzE…); or the line ends with a
+// backslash, which bash removes with the line break after it before it
+// compares a document's line with the delimiter, so that the line it
+// joins the next to may be one (a key's line never ends with one: such a
+// line ends a key block, whatever the lines after it are, at the cost of
+// one line).
+func (h heredocEnds) endsAt(s string, i int) bool {
+	if len(h.words) == 0 {
+		return false
+	}
+	end, next := keyLineEnd(s, i)
+	if h.endsRead(strings.Trim(s[i:end], " \t\r")) || s[i-1] == '\n' && h.endsRead(realLine(s, i)) {
+		return true
+	}
+	// A backslash before the line break, or, within a nested shell's
+	// script, an escape of one before a "\n" escape ("\\\n" in $'…').
+	return strings.HasSuffix(strings.TrimRight(s[i:end], " \t\r"), `\`) || strings.HasPrefix(s[end:next], `\\\`)
+}
+
+// endsRead reports whether a line ends a here-document as written or as
+// a nested shell reads it.
+func (h heredocEnds) endsRead(line string) bool {
+	return len(h.words) > 0 && shellReadings(line, h.ends)
 }
 
 // heredocWord reads the shell word at the start of s, up to an unquoted
@@ -400,6 +548,21 @@ func shellWord(s string, bash bool) string {
 // its escapes made the bytes they stand for, and returns where the quote
 // ends (past its closing '; the end of s when it is unclosed).
 func ansiCQuoted(b *strings.Builder, s string, i int) int {
+	for i < len(s) && s[i] != '\'' {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		i = ansiCEscape(b, s, i, true)
+	}
+	return i + 1
+}
+
+// ansiCEscape writes the bytes the escape of bash's $'…' at s[i:] (a
+// backslash and what follows it) stands for, and returns where it ends;
+// inQuote: a \c before the closing quote takes no byte.
+func ansiCEscape(b *strings.Builder, s string, i int, inQuote bool) int {
 	digits := func(j, most, base int) (int, int) {
 		v, n := 0, 0
 		for ; n < most && j+n < len(s); n++ {
@@ -417,47 +580,40 @@ func ansiCQuoted(b *strings.Builder, s string, i int) int {
 		}
 		return v, n
 	}
-	for i < len(s) && s[i] != '\'' {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		c := s[i+1]
-		i += 2
-		switch c {
-		case 'a', 'b', 'e', 'E', 'f', 'n', 'r', 't', 'v':
-			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
-		case '\\', '\'', '"', '?':
-			b.WriteByte(c)
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			v, n := digits(i-1, 3, 8)
-			b.WriteByte(byte(v))
-			i += n - 1
-		case 'x', 'u', 'U':
-			most := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
-			v, n := digits(i, most, 16)
-			switch {
-			case n == 0:
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c == 'x':
-				b.WriteByte(byte(v))
-			default:
-				b.WriteRune(rune(v))
-			}
-			i += n
-		case 'c':
-			if i < len(s) && s[i] != '\'' {
-				b.WriteByte(s[i] & 0x1f)
-				i++
-			}
-		default:
+	c := s[i+1]
+	i += 2
+	switch c {
+	case 'a', 'b', 'e', 'E', 'f', 'n', 'r', 't', 'v':
+		b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
+	case '\\', '\'', '"', '?':
+		b.WriteByte(c)
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		v, n := digits(i-1, 3, 8)
+		b.WriteByte(byte(v))
+		i += n - 1
+	case 'x', 'u', 'U':
+		most := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+		v, n := digits(i, most, 16)
+		switch {
+		case n == 0:
 			b.WriteByte('\\')
 			b.WriteByte(c)
+		case c == 'x':
+			b.WriteByte(byte(v))
+		default:
+			b.WriteRune(rune(v))
 		}
+		i += n
+	case 'c':
+		if i < len(s) && (!inQuote || s[i] != '\'') {
+			b.WriteByte(s[i] & 0x1f)
+			i++
+		}
+	default:
+		b.WriteByte('\\')
+		b.WriteByte(c)
 	}
-	return i + 1
+	return i
 }
 
 // pathRun reports whether a run of base64 bytes in a key block reads as a
@@ -615,7 +771,7 @@ func encodedKeyRuns(s string, a int, delims heredocEnds) ([][2]int, bool) {
 			n = 0
 			continue
 		}
-		if end, _ := keyLineEnd(s, i); delims.ends(strings.Trim(s[i:end], " \t\r")) || s[i-1] == '\n' && delims.ends(realLine(s, i)) {
+		if delims.endsAt(s, i) {
 			break
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {

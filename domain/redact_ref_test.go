@@ -138,29 +138,93 @@ func hiddenKeyWordRef(w string) bool {
 }
 
 // endsDocRef reports whether a line ends a here-document: a delimiter,
-// or one followed by ')' or '`'.
+// or one followed by ')' or '`', as written or as a nested shell reads it
+// (shellReadingsRef).
 func endsDocRef(delims map[string]bool, line string) bool {
-	for d := range delims {
-		if line == d || strings.HasPrefix(line, d+")") || strings.HasPrefix(line, d+"`") {
-			return true
+	readings := []string{line}
+	if strings.Contains(line, "\\") {
+		readings = shellReadingsRef(line)
+	}
+	for _, r := range readings {
+		for d := range delims {
+			if r == d || strings.HasPrefix(r, d+")") || strings.HasPrefix(r, d+"`") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// shellReadingsRef is s and the texts nested shells read from it, up to
+// four deep: with a backslash before $ ` " \ or a line break removed, and
+// with the escapes of $'…' made bytes, each applied to a text that holds a
+// backslash; and each of the two applied again and again (up to 20 times,
+// while it changes the text), with the other applied to each result.
+func shellReadingsRef(s string) []string {
+	out, level := []string{s}, []string{s}
+	for layer := 0; layer < 4; layer++ {
+		var next []string
+		for _, t := range level {
+			if !strings.Contains(t, "\\") {
+				continue
+			}
+			dq := dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
+			for _, u := range []string{dq, ansiCRef(t)} {
+				if !slices.Contains(out, u) {
+					out = append(out, u)
+					next = append(next, u)
+				}
+			}
+		}
+		level = next
+	}
+	dq := func(t string) string {
+		return dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
+	}
+	for _, c := range [][2]func(string) string{{dq, ansiCRef}, {ansiCRef, dq}} {
+		t := s
+		for n := 0; n < 20 && strings.Contains(t, "\\") && c[0](t) != t; n++ {
+			t = c[0](t)
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+			if u := c[1](t); strings.Contains(t, "\\") && !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// joinsRef reports whether the line of s at i ends with a backslash
+// (blanks after it aside), or its break is a "\n" escape after three
+// backslashes or more, when s has here-document delimiters.
+func joinsRef(delims map[string]bool, s string, i int) bool {
+	if len(delims) == 0 {
+		return false
+	}
+	line, brk := s[i:], ""
+	if b := keyLineRef.FindStringIndex(s[i:]); b != nil {
+		line, brk = s[i:i+b[0]], s[i+b[0]:i+b[1]]
+	}
+	return strings.HasSuffix(strings.TrimRight(line, " \t\r"), `\`) || strings.HasPrefix(brk, `\\\`)
 }
 
 // heredocDelimsRef returns the here-document delimiters of s, and a
 // function giving the line of s that starts at i, trimmed.
 func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
 	delims := map[string]bool{}
-	for k := 0; ; k++ {
-		at := strings.Index(s[k:], "<<")
-		if at < 0 {
-			break
-		}
-		k += at
-		for _, w := range heredocWordsRef(s[k:]) {
-			if w != "" {
-				delims[w] = true
+	for _, t := range shellReadingsRef(s) {
+		for k := 0; ; k++ {
+			at := strings.Index(t[k:], "<<")
+			if at < 0 {
+				break
+			}
+			k += at
+			for _, w := range heredocWordsRef(t[k:]) {
+				if w != "" {
+					delims[w] = true
+				}
 			}
 		}
 	}
@@ -202,7 +266,7 @@ func redactKeyBlocksRef(s string) string {
 			}
 			line := s[pos:end]
 			t := strings.Trim(line, " \t\r")
-			if endsDocRef(delims, t) || s[pos-1] == '\n' && endsDocRef(delims, lineAt(pos)) {
+			if endsDocRef(delims, t) || s[pos-1] == '\n' && endsDocRef(delims, lineAt(pos)) || joinsRef(delims, s, pos) {
 				from = pos
 				break
 			}
@@ -296,7 +360,7 @@ func redactEncodedKeysRef(s string) string {
 				if l == nil || l[3]-l[2] > w {
 					break
 				}
-				if at := e + len(keyBreakRef.FindString(s[e:])); delims[s[e+l[2]:e+l[3]]] || endsDocRef(delims, keyLineRefTrim(s[at:])) || s[at-1] == '\n' && endsDocRef(delims, lineAt(at)) {
+				if at := e + len(keyBreakRef.FindString(s[e:])); delims[s[e+l[2]:e+l[3]]] || endsDocRef(delims, keyLineRefTrim(s[at:])) || s[at-1] == '\n' && endsDocRef(delims, lineAt(at)) || joinsRef(delims, s, at) {
 					break
 				}
 				runs = append(runs, [2]int{e + l[2], e + l[3]})
