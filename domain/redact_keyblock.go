@@ -146,19 +146,36 @@ func keyBody(s string, i int, delims heredocEnds, hide func(a, e int)) int {
 
 // keyLineEnd returns where the line of a key block that starts at i ends,
 // and where the next one starts: at a line break, or at a "\n" (or
-// "\r\n") escape.
+// "\r\n") escape, escaped any number of times ("\\n" in a JSON string
+// within another, or in a shell's double quotes around a JSON text).
 func keyLineEnd(s string, i int) (end, next int) {
 	for j := i; j < len(s); j++ {
 		switch {
 		case s[j] == '\n':
 			return j, j + 1
-		case s[j] == '\\' && strings.HasPrefix(s[j:], `\r\n`):
-			return j, j + 4
-		case s[j] == '\\' && strings.HasPrefix(s[j:], `\n`):
-			return j, j + 2
+		case s[j] == '\\':
+			k := escapedByte(s, j)
+			if k < len(s) && s[k] == 'n' {
+				return j, k + 1
+			}
+			if k < len(s) && s[k] == 'r' && k+1 < len(s) && s[k+1] == '\\' {
+				if n := escapedByte(s, k+1); n < len(s) && s[n] == 'n' {
+					return j, n + 1
+				}
+			}
+			j = k - 1
 		}
 	}
 	return len(s), len(s)
+}
+
+// escapedByte returns where the run of backslashes at s[j:] ends: the
+// byte they escape.
+func escapedByte(s string, j int) int {
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	return j
 }
 
 // realLine returns the line of s that starts at i, up to its line break

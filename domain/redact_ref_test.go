@@ -33,8 +33,8 @@ func containsAny(l string, needles []string) bool {
 var keyMarkerRef = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----|Private-Lines: [0-9]+|untrusted comment: [^\n\\]*?secret key`)
 
 // keyLineRef ends a line of a key block: a line break, or a "\r\n" or
-// "\n" escape.
-var keyLineRef = regexp.MustCompile(`\n|\\r\\n|\\n`)
+// "\n" escape, escaped any number of times.
+var keyLineRef = regexp.MustCompile(`\n|\\+r\\+n|\\+n`)
 
 // heredocRef opens a here-document: its delimiter is the shell word after
 // it, made of heredocPieceRef's pieces, with their quotes removed.
