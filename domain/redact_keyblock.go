@@ -50,6 +50,9 @@ func redactKeyBlocks(s string) string {
 		last = e
 	}
 	delims := heredocDelimiters(s)
+	if delims.expanded {
+		return s // where a document ends is not known: nothing is hidden
+	}
 	var openers keyOpeners
 	for from := 0; from < len(s); {
 		k, i, ok := openers.next(s, from)
@@ -327,6 +330,9 @@ func heredocDelimiters(s string) heredocEnds {
 				break
 			}
 			j := from + k + 2
+			// A here-string's (<<<) word, read as a delimiter, only ends
+			// a block sooner; its expansions are no delimiter's.
+			herestring := j < len(t) && t[j] == '<' || from+k > 0 && t[from+k-1] == '<'
 			from = from + k + 1
 			if j < len(t) && t[j] == '-' {
 				j++
@@ -337,6 +343,9 @@ func heredocDelimiters(s string) heredocEnds {
 			bash, dash := heredocWord(t[j:])
 			add(bash)
 			add(dash)
+			if !herestring && strings.ContainsAny(bash, "$`") {
+				out.expanded = true
+			}
 		}
 		return false
 	})
@@ -458,10 +467,12 @@ func ansiCText(s string) string {
 }
 
 // heredocEnds is the delimiters of a text's here-documents
-// (heredocDelimiters), and their lengths.
+// (heredocDelimiters), and their lengths; expanded is set when one holds
+// a '$' or '`' as bash reads it.
 type heredocEnds struct {
-	words map[string]bool
-	lens  []int
+	words    map[string]bool
+	lens     []int
+	expanded bool
 }
 
 // ends reports whether a line (trimmed of blanks) ends a here-document:
@@ -714,6 +725,9 @@ func redactEncodedKeys(s string) string {
 	var b strings.Builder
 	last := 0 // s[:last] is in b
 	delims := heredocDelimiters(s)
+	if delims.expanded {
+		return s // where a document ends is not known: nothing is hidden
+	}
 	for from := 0; ; {
 		k := strings.Index(s[from:], encodedKeyBegin)
 		keyScanned(k, len(s)-from)

@@ -237,12 +237,37 @@ func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
 	}
 }
 
+// expandedDelimRef reports whether a here-document (not a here-string)
+// of s or of a nested shell's reading of it has a delimiter that holds a
+// '$' or '`' as bash reads it: where it ends is not known.
+func expandedDelimRef(s string) bool {
+	for _, t := range shellReadingsRef(s) {
+		for k := 0; ; k++ {
+			at := strings.Index(t[k:], "<<")
+			if at < 0 {
+				break
+			}
+			k += at
+			if strings.HasPrefix(t[k+2:], "<") || k > 0 && t[k-1] == '<' {
+				continue
+			}
+			if strings.ContainsAny(heredocWordsRef(t[k:])[0], "$`") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // redactKeyBlocksRef hides the key material of private key blocks, as
 // redactKeyBlocks documents: lines made of base64 words alone (up to an END
 // marker) have each long word hidden; blank and header lines are kept;
 // any other line ends the block, hiding only the long base64 its first
 // word starts with when the word goes on past it.
 func redactKeyBlocksRef(s string) string {
+	if expandedDelimRef(s) {
+		return s
+	}
 	var spans [][2]int
 	from := 0
 	for {
@@ -342,6 +367,9 @@ var (
 // redactEncodedKeysRef hides the base64 of a private key's PEM file, as
 // redactEncodedKeys documents.
 func redactEncodedKeysRef(s string) string {
+	if expandedDelimRef(s) {
+		return s
+	}
 	var spans [][2]int
 	delims, lineAt := heredocDelimsRef(s)
 	examined := 0 // a start before it lies in the runs of one examined
