@@ -414,6 +414,13 @@ func shellReadings(s string, f func(string) bool) bool {
 	if walk(s, 0) {
 		return true
 	}
+	// printf %b and echo -e (a script piped to a shell) read "\0NNN" as
+	// the byte NNN: a reading of the text itself, then read on as above.
+	if u := echoText(s); u != s {
+		if stop, deeper := visit(u, 1); stop || deeper && walk(u, 1) {
+			return true
+		}
+	}
 	for _, c := range [][2]func(string) string{{dquoted, ansiCText}, {ansiCText, dquoted}} {
 		t := s
 		for n := 0; n < maxShellChain && strings.IndexByte(t, '\\') >= 0; n++ {
@@ -447,6 +454,29 @@ func dquoted(s string) string {
 			}
 		}
 		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// echoText is s as printf's %b and echo -e read it: "\0" and up to three
+// octal digits is the byte they stand for, the other escapes as in $'…'.
+func echoText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] != '\\' || i+1 == len(s):
+			b.WriteByte(s[i])
+			i++
+		case s[i+1] == '0':
+			v, j := 0, i+2
+			for ; j < len(s) && j < i+5 && s[j] >= '0' && s[j] <= '7'; j++ {
+				v = v*8 + int(s[j]-'0')
+			}
+			b.WriteByte(byte(v))
+			i = j
+		default:
+			i = ansiCEscape(&b, s, i, false)
+		}
 	}
 	return b.String()
 }

@@ -71,6 +71,21 @@ func quoteRemovedRef(w string) string {
 	return out.String()
 }
 
+// echoEscRef is an escape of printf's %b and echo -e: "\0" and up to
+// three octal digits, or one of $'…'.
+var echoEscRef = regexp.MustCompile(`\\0[0-7]{0,3}|` + ansiCEscRef.String())
+
+// echoRef makes the escapes of printf's %b the bytes they stand for.
+func echoRef(t string) string {
+	return echoEscRef.ReplaceAllStringFunc(t, func(e string) string {
+		if strings.HasPrefix(e, `\0`) {
+			v, _ := strconv.ParseUint("0"+e[2:], 8, 32)
+			return string([]byte{byte(v)})
+		}
+		return ansiCRef(e)
+	})
+}
+
 // ansiCRef makes the escapes of bash's $'…' the bytes they stand for.
 func ansiCRef(t string) string {
 	return ansiCEscRef.ReplaceAllStringFunc(t, func(e string) string {
@@ -169,7 +184,11 @@ func shellReadingsRef(s string) []string {
 				continue
 			}
 			dq := dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
-			for _, u := range []string{dq, ansiCRef(t)} {
+			reads := []string{dq, ansiCRef(t)}
+			if layer == 0 {
+				reads = append(reads, echoRef(t)) // printf %b's, of the text itself
+			}
+			for _, u := range reads {
 				if !slices.Contains(out, u) {
 					out = append(out, u)
 					next = append(next, u)
