@@ -343,6 +343,12 @@ func heredocDelimiters(s string) heredocEnds {
 			bash, dash := heredocWord(t[j:])
 			add(bash)
 			add(dash)
+			if j < len(t) && t[j] == '~' {
+				// Perl's and Ruby's <<~EOF (indented) ends at EOF.
+				b, d := heredocWord(t[j+1:])
+				add(b)
+				add(d)
+			}
 			if !herestring && strings.ContainsAny(bash, "$`") {
 				out.expanded = true
 			}

@@ -240,7 +240,11 @@ func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
 				break
 			}
 			k += at
-			for _, w := range heredocWordsRef(t[k:]) {
+			words := heredocWordsRef(t[k:])
+			if strings.HasPrefix(t[k+2:], "~") {
+				words = append(words, heredocWordsRef("<<"+t[k+3:])...) // Perl's and Ruby's <<~
+			}
+			for _, w := range words {
 				if w != "" {
 					delims[w] = true
 				}
