@@ -386,7 +386,7 @@ func shellReadings(s string, f func(string) bool) bool {
 	if f(s) {
 		return true
 	}
-	if strings.IndexByte(s, '\\') < 0 {
+	if strings.IndexByte(s, '\\') < 0 && strings.IndexByte(s, '\'') < 0 && strings.IndexByte(s, '"') < 0 {
 		return false
 	}
 	// seen is the readings met, by hash, with the fewest layers each was
@@ -427,6 +427,30 @@ func shellReadings(s string, f func(string) bool) bool {
 			return true
 		}
 	}
+	// A script written as an unquoted word or pieces of quotes (bash -c
+	// cat\ \<\<D…, bash -c 'cat <''<D…'): its quotes and the backslashes
+	// that escape a byte removed, read on as above.
+	unq := unquoted(s)
+	if unq != s {
+		if stop, deeper := visit(unq, 1); stop || deeper && walk(unq, 1) {
+			return true
+		}
+	}
+	for t, n := unq, 1; t != s && n < maxShellChain; n++ {
+		u := unquoted(t)
+		if u == t {
+			break
+		}
+		t = u
+		if stop, _ := visit(t, maxShellLayers); stop {
+			return true
+		}
+		if strings.IndexByte(t, '\\') >= 0 {
+			if stop, _ := visit(ansiCText(t), maxShellLayers); stop {
+				return true
+			}
+		}
+	}
 	for _, c := range [][2]func(string) string{{dquoted, ansiCText}, {ansiCText, dquoted}} {
 		t := s
 		for n := 0; n < maxShellChain && strings.IndexByte(t, '\\') >= 0; n++ {
@@ -463,6 +487,11 @@ func dquoted(s string) string {
 	}
 	return b.String()
 }
+
+// unquoted is s as bash reads the pieces of a word (shellWord), through
+// blanks, line breaks and operators: a script written as an unquoted word
+// or in pieces of quotes.
+func unquoted(s string) string { return shellRead(s, true, false) }
 
 // echoText is s as printf's %b and echo -e read it: "\0" and up to three
 // octal digits is the byte they stand for, the other escapes as in $'…'.
@@ -568,11 +597,15 @@ func heredocWord(s string) (bash, dash string) {
 }
 
 // shellWord is heredocWord's reading of s as bash reads it, or as dash.
-func shellWord(s string, bash bool) string {
+func shellWord(s string, bash bool) string { return shellRead(s, bash, true) }
+
+// shellRead reads the pieces of a shell word at the start of s, up to an
+// unquoted blank, line break or operator when word is set, else to its end.
+func shellRead(s string, bash, word bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
-		case strings.IndexByte(" \t\n;&|<>()", c) >= 0:
+		case word && strings.IndexByte(" \t\n;&|<>()", c) >= 0:
 			return b.String()
 		case c == '\\':
 			if i+1 < len(s) && s[i+1] != '\n' {

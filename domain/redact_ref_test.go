@@ -112,6 +112,23 @@ func ansiCRef(t string) string {
 	})
 }
 
+// unquotedRef is s with its pieces read as bash reads a word's (the
+// pieces of bashPieceRef), blanks and operators included.
+func unquotedRef(s string) string {
+	var out strings.Builder
+	for _, p := range bashPieceRef.FindAllStringSubmatchIndex(s, -1) {
+		switch {
+		case p[2] >= 0:
+			out.WriteString(ansiCRef(s[p[2]:p[3]]))
+		case p[4] >= 0:
+			out.WriteString(quoteRemovedRef(s[p[4]:p[5]]))
+		default:
+			out.WriteString(quoteRemovedRef(s[p[6]:p[7]]))
+		}
+	}
+	return out.String()
+}
+
 // heredocWordsRef returns the delimiter of the here-document s opens, as
 // bash and as dash read its word ($'…' is its text, its escapes made
 // bytes, and $"…" "…" to bash; each is '$' and a quote to dash).
@@ -157,7 +174,7 @@ func hiddenKeyWordRef(w string) bool {
 // (shellReadingsRef).
 func endsDocRef(delims map[string]bool, line string) bool {
 	readings := []string{line}
-	if strings.Contains(line, "\\") {
+	if strings.ContainsAny(line, "\\'\"") {
 		readings = shellReadingsRef(line)
 	}
 	for _, r := range readings {
@@ -180,13 +197,16 @@ func shellReadingsRef(s string) []string {
 	for layer := 0; layer < 4; layer++ {
 		var next []string
 		for _, t := range level {
-			if !strings.Contains(t, "\\") {
-				continue
+			var reads []string
+			if strings.Contains(t, "\\") {
+				dq := dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
+				reads = []string{dq, ansiCRef(t)}
+				if layer == 0 {
+					reads = append(reads, echoRef(t)) // printf %b's, of the text itself
+				}
 			}
-			dq := dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
-			reads := []string{dq, ansiCRef(t)}
-			if layer == 0 {
-				reads = append(reads, echoRef(t)) // printf %b's, of the text itself
+			if layer == 0 && strings.ContainsAny(t, "\\'\"") {
+				reads = append(reads, unquotedRef(t)) // an unquoted word's, of the text itself
 			}
 			for _, u := range reads {
 				if !slices.Contains(out, u) {
@@ -196,6 +216,15 @@ func shellReadingsRef(s string) []string {
 			}
 		}
 		level = next
+	}
+	for t, n := unquotedRef(s), 1; t != s && n < 20 && unquotedRef(t) != t; n++ {
+		t = unquotedRef(t)
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+		if u := ansiCRef(t); strings.Contains(t, "\\") && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
 	}
 	dq := func(t string) string {
 		return dquoteEscRef.ReplaceAllStringFunc(t, func(e string) string { return strings.TrimSuffix(e[1:], "\n") })
