@@ -349,7 +349,7 @@ func heredocDelimiters(s string) heredocEnds {
 				add(b)
 				add(d)
 			}
-			if !herestring && strings.ContainsAny(bash, "$`") {
+			if !herestring && strings.ContainsAny(bash, "$`%") {
 				out.expanded = true
 			}
 		}
@@ -533,7 +533,9 @@ func ansiCText(s string) string {
 
 // heredocEnds is the delimiters of a text's here-documents
 // (heredocDelimiters), and their lengths; expanded is set when one holds
-// a '$' or '`' as bash reads it.
+// a '$' or '`' as bash reads it (an expansion a script in double quotes
+// has made before its shell reads it), or a '%' (a conversion of the
+// printf that writes the script: printf 'cat <<%s…' D | bash).
 type heredocEnds struct {
 	words    map[string]bool
 	lens     []int

@@ -291,7 +291,7 @@ func heredocDelimsRef(s string) (map[string]bool, func(i int) string) {
 
 // expandedDelimRef reports whether a here-document (not a here-string)
 // of s or of a nested shell's reading of it has a delimiter that holds a
-// '$' or '`' as bash reads it: where it ends is not known.
+// '$', '`' or '%' as bash reads it: where it ends is not known.
 func expandedDelimRef(s string) bool {
 	for _, t := range shellReadingsRef(s) {
 		for k := 0; ; k++ {
@@ -303,7 +303,7 @@ func expandedDelimRef(s string) bool {
 			if strings.HasPrefix(t[k+2:], "<") || k > 0 && t[k-1] == '<' {
 				continue
 			}
-			if strings.ContainsAny(heredocWordsRef(t[k:])[0], "$`") {
+			if strings.ContainsAny(heredocWordsRef(t[k:])[0], "$`%") {
 				return true
 			}
 		}
