@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -193,6 +194,21 @@ func endsDocRef(delims map[string]bool, line string) bool {
 // backslash; and each of the two applied again and again (up to 20 times,
 // while it changes the text), with the other applied to each result.
 func shellReadingsRef(s string) []string {
+	if r, ok := shellReadingsRefMemo.Load(s); ok {
+		return r.([]string)
+	}
+	r := shellReadingsRefOf(s)
+	shellReadingsRefMemo.Store(s, r)
+	return r
+}
+
+// shellReadingsRefMemo keeps shellReadingsRef's answers: the reference
+// asks for the readings of one text many times (each regular expression
+// over a text costs in proportion to it at each match), and under -race
+// the property tests took half a minute without it.
+var shellReadingsRefMemo sync.Map
+
+func shellReadingsRefOf(s string) []string {
 	out, level := []string{s}, []string{s}
 	for layer := 0; layer < 4; layer++ {
 		var next []string
@@ -217,8 +233,12 @@ func shellReadingsRef(s string) []string {
 		}
 		level = next
 	}
-	for t, n := unquotedRef(s), 1; t != s && n < 20 && unquotedRef(t) != t; n++ {
-		t = unquotedRef(t)
+	for t, n := unquotedRef(s), 1; t != s && n < 20; n++ {
+		u := unquotedRef(t)
+		if u == t {
+			break
+		}
+		t = u
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -231,8 +251,12 @@ func shellReadingsRef(s string) []string {
 	}
 	for _, c := range [][2]func(string) string{{dq, ansiCRef}, {ansiCRef, dq}} {
 		t := s
-		for n := 0; n < 20 && strings.Contains(t, "\\") && c[0](t) != t; n++ {
-			t = c[0](t)
+		for n := 0; n < 20 && strings.Contains(t, "\\"); n++ {
+			u := c[0](t)
+			if u == t {
+				break
+			}
+			t = u
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
