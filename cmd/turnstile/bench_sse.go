@@ -101,101 +101,36 @@ func (sc *sseCounter) read(ctx context.Context, hc *http.Client, c *client, star
 		started <- fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
 		return
 	}
-	var scan sseScan
-	buf := make([]byte, sseRoom+64<<10)
-	first := true
+	rd := bufio.NewReaderSize(resp.Body, 64<<10)
+	if _, err := rd.ReadSlice('\n'); err != nil { // the ": turnstile events from" comment
+		started <- err
+		return
+	}
+	started <- nil
 	for {
-		n, err := resp.Body.Read(buf[sseRoom:])
-		if n > 0 {
-			scan.feed(buf, n, sc)
-			if first && scan.lines > 0 { // the ": turnstile events from" comment
-				first = false
-				started <- nil
+		line, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull { // a long data line: skip the rest
+				_, err = rd.ReadSlice('\n')
 			}
+			continue
 		}
 		if err != nil {
-			if first {
-				started <- err
-				return
-			}
 			if ctx.Err() == nil {
 				sc.err.Store(err.Error())
 			}
 			return
 		}
-	}
-}
-
-// sseCarryMax bounds the part of a line a chunk ends in that sseScan keeps
-// for the next: an id line is shorter; a longer line is not one. sseRoom
-// is the room before each chunk read: the carried part and a newline.
-const (
-	sseCarryMax = 128
-	sseRoom     = sseCarryMax + 1
-)
-
-// sseScan counts the events of a stream read in chunks: the lines that
-// begin "id: ", with the last one's position, and a slow consumer's close.
-// It looks at the bytes of each chunk a few times (bytes.Count,
-// LastIndex, Contains) instead of reading it a line at a time: its
-// clients run on the server's cores, and with a thousand of them reading
-// each line was as much of their CPU as the copying.
-type sseScan struct {
-	carry    [sseCarryMax]byte
-	carried  int  // bytes of carry in use: the line the last chunk ended in
-	longLine bool // the last chunk ended in a line longer than sseCarryMax
-	lines    int  // complete lines seen
-}
-
-var (
-	sseIDLine = []byte("\nid: ")
-	sseSlow   = []byte(`"slow_consumer"`)
-)
-
-// feed scans the n bytes read into buf[sseRoom:] for sc; buf's first
-// sseRoom bytes are its room for the carried line and a newline before it.
-func (s *sseScan) feed(buf []byte, n int, sc *sseCounter) {
-	start := sseRoom - s.carried
-	copy(buf[start:], s.carry[:s.carried])
-	data := buf[start : sseRoom+n]
-	nl := bytes.LastIndexByte(data, '\n')
-	if nl < 0 {
-		s.keep(data)
-		return
-	}
-	var whole []byte // complete lines, each after a newline
-	if s.longLine {
-		// data begins inside a line longer than the carry, not an id
-		// line: what counts begins at its end.
-		whole = data[bytes.IndexByte(data, '\n') : nl+1]
-		s.longLine = false
-	} else {
-		buf[start-1] = '\n' // a line begins where data does
-		whole = buf[start-1 : start+nl+1]
-	}
-	s.keep(data[nl+1:])
-	s.lines += bytes.Count(whole[1:], []byte{'\n'})
-	if c := bytes.Count(whole, sseIDLine); c > 0 {
-		sc.events.Add(int64(c))
-		i := bytes.LastIndex(whole, sseIDLine) + len(sseIDLine)
-		j := i + bytes.IndexByte(whole[i:], '\n')
-		if p, err := eventstore.ParsePosition(string(bytes.TrimSpace(whole[i:j]))); err == nil {
-			sc.last.Store(&p)
+		switch {
+		case bytes.HasPrefix(line, []byte("id: ")):
+			if p, err := eventstore.ParsePosition(string(bytes.TrimSpace(line[4:]))); err == nil {
+				sc.last.Store(&p)
+			}
+			sc.events.Add(1)
+		case bytes.Contains(line, []byte(`"slow_consumer"`)):
+			sc.cut.Store(true)
 		}
 	}
-	if bytes.Contains(whole, sseSlow) {
-		sc.cut.Store(true)
-	}
-}
-
-// keep carries the line a chunk ended in to the next chunk, or notes a
-// line too long to be an id line.
-func (s *sseScan) keep(part []byte) {
-	if s.longLine || len(part) > sseCarryMax {
-		s.carried, s.longLine = 0, true
-		return
-	}
-	s.carried = copy(s.carry[:], part)
 }
 
 // finish waits (at most a minute) until every client has the event at the
