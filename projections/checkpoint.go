@@ -36,6 +36,9 @@ var ErrBadCheckpoint = errors.New("projections: unusable checkpoint")
 type cpMeta struct {
 	Format      int
 	RecentTurns int
+	// RecentBytes is the bound in bytes the checkpoint was written with;
+	// 0 (also a checkpoint written before there was one) is none.
+	RecentBytes int64 `json:",omitempty"`
 	Position    eventstore.Position
 	Mark        Mark
 	Applied     uint64
@@ -92,7 +95,7 @@ func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
 	if p.broken != nil {
 		return nil, nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
 	}
-	meta := &cpMeta{Format: CheckpointFormat, RecentTurns: p.recentMax, Position: p.pos, Mark: p.last, Applied: p.applied,
+	meta := &cpMeta{Format: CheckpointFormat, RecentTurns: p.recentMax, RecentBytes: max(p.recentBytesMax, 0), Position: p.pos, Mark: p.last, Applied: p.applied,
 		Old: len(p.old), Held: make([]string, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
 	olds := make([]summary, 0, len(p.old))
 	for _, s := range p.old {
@@ -115,8 +118,9 @@ type TurnReader func(turnID string, apply func(*turn.Event) error) error
 // reflects: the caller must also check that the store has that event there
 // (else discard the projector and replay everything). Restore changes
 // nothing unless it succeeds. A checkpoint written with a smaller
-// RecentTurns than this projector's is refused (it has evicted turns this
-// one would hold); one with a larger bound is trimmed to this one's.
+// RecentTurns or RecentBytes than this projector's is refused (it has
+// evicted turns this one would hold); one with larger bounds is trimmed to
+// this one's.
 func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	meta, rest, err := decodeCheckpoint(b)
 	if err != nil {
@@ -125,7 +129,10 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	if p.recentMax >= 0 && meta.RecentTurns >= 0 && meta.RecentTurns < p.recentMax || p.recentMax < 0 && meta.RecentTurns >= 0 {
 		return Mark{}, fmt.Errorf("%w: written holding %d recent turns, now %d", ErrBadCheckpoint, meta.RecentTurns, p.recentMax)
 	}
-	q := NewWith(Options{RecentTurns: p.recentMax})
+	if p.recentBytesMax >= 0 && meta.RecentBytes > 0 && meta.RecentBytes < p.recentBytesMax || p.recentBytesMax < 0 && meta.RecentBytes > 0 {
+		return Mark{}, fmt.Errorf("%w: written holding %d bytes of recent turns, now %d", ErrBadCheckpoint, meta.RecentBytes, p.recentBytesMax)
+	}
+	q := NewWith(Options{RecentTurns: p.recentMax, RecentBytes: p.recentBytesMax})
 	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(meta.Profiles))
 	for i, prof := range meta.Profiles {
 		if prof == nil {
@@ -154,6 +161,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 			return Mark{}, fmt.Errorf("%w: recent turn %s is not a held ended turn", ErrBadCheckpoint, id)
 		}
 		t.queued = true
+		q.recentBytes += t.bytes
 	}
 	for _, t := range q.held {
 		if t.Status.Terminal() && !t.queued && t.Open == 0 {
@@ -170,6 +178,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	}
 	p.held, p.old, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.old, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
 	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
+	p.recentBytes = q.recentBytes
 	return p.last, nil
 }
 

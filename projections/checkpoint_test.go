@@ -72,13 +72,14 @@ func exportJSON(t tb, p *Projector) string {
 
 // TestCheckpointPlusTailEqualsReplay: a projector restored from a
 // checkpoint taken at any point, then fed the rest of the log, equals one
-// that replayed the whole log; so does one restored with a smaller bound on
-// recent turns than the checkpoint's.
+// that replayed the whole log; so does one restored with smaller bounds on
+// recent turns (their number, their bytes) than the checkpoint's.
 func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		h := drawHistory(rt)
 		recent := rapid.SampledFrom([]int{1, 2, 3, 5, -1}).Draw(rt, "recent")
-		o := Options{RecentTurns: recent}
+		recentBytes := rapid.SampledFrom([]int64{-1, 400, 1500, 6000}).Draw(rt, "recent_bytes")
+		o := Options{RecentTurns: recent, RecentBytes: recentBytes}
 		full := replay(rt, o, h.events)
 		k := rapid.IntRange(0, len(h.events)).Draw(rt, "checkpoint_at")
 		cp, mark, err := replay(rt, o, h.events[:k]).Checkpoint()
@@ -88,12 +89,15 @@ func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 		if k > 0 && (mark.EventID != h.events[k-1].ID || mark.Position != h.events[k-1].Position || mark.Stream != turn.StreamName(h.events[k-1].TurnID)) {
 			rt.Fatalf("mark %+v is not the last event applied", mark)
 		}
-		for _, r := range []int{recent, 1} {
-			if recent < 0 && r != recent {
-				continue
-			}
-			o := Options{RecentTurns: r}
-			restored := NewWith(o)
+		restoreWith := []Options{o}
+		if recent >= 0 {
+			restoreWith = append(restoreWith, Options{RecentTurns: 1, RecentBytes: recentBytes})
+		}
+		if recentBytes < 0 || recentBytes > 400 {
+			restoreWith = append(restoreWith, Options{RecentTurns: recent, RecentBytes: 400})
+		}
+		for _, o2 := range restoreWith {
+			restored := NewWith(o2)
 			if _, err := restored.Restore(cp, reader(h.events)); err != nil {
 				rt.Fatal(err)
 			}
@@ -103,14 +107,14 @@ func TestCheckpointPlusTailEqualsReplay(t *testing.T) {
 				}
 			}
 			want := full
-			if r != recent {
-				want = replay(rt, o, h.events)
+			if o2 != o {
+				want = replay(rt, o2, h.events)
 			}
 			if got, want := exportJSON(rt, restored), exportJSON(rt, want); got != want {
-				rt.Fatalf("recent %d, checkpoint after %d of %d events:\nrestored+tail %s\nfull replay   %s", r, k, len(h.events), got, want)
+				rt.Fatalf("%+v, checkpoint after %d of %d events:\nrestored+tail %s\nfull replay   %s", o2, k, len(h.events), got, want)
 			}
-			if restored.Applied() != want.Applied() {
-				rt.Fatalf("applied %d, want %d", restored.Applied(), want.Applied())
+			if restored.Applied() != want.Applied() || restored.recentBytes != want.recentBytes {
+				rt.Fatalf("applied %d, recent bytes %d; want %d, %d", restored.Applied(), restored.recentBytes, want.Applied(), want.recentBytes)
 			}
 			wantN, wantB := liveByStarter(want, h.events)
 			if !maps.Equal(restored.openBy, wantN) || !maps.Equal(restored.heldBy, wantB) || !maps.Equal(want.openBy, wantN) || !maps.Equal(want.heldBy, wantB) {
@@ -208,7 +212,7 @@ func TestRestoreRefuses(t *testing.T) {
 			h = drawHistory(rt)
 		}
 	})
-	p := replay(t, Options{RecentTurns: 2}, h.events)
+	p := replay(t, Options{RecentTurns: 2, RecentBytes: 1500}, h.events)
 	cp, _, err := p.Checkpoint()
 	if err != nil {
 		t.Fatal(err)
@@ -228,6 +232,8 @@ func TestRestoreRefuses(t *testing.T) {
 		"another format":       {otherFormat, Options{RecentTurns: 2}},
 		"larger recent bound":  {cp, Options{RecentTurns: 3}},
 		"holds every turn now": {cp, Options{RecentTurns: -1}},
+		"larger byte bound":    {cp, Options{RecentTurns: 2, RecentBytes: 1501}},
+		"no byte bound now":    {cp, Options{RecentTurns: 2, RecentBytes: -1}},
 	}
 	for name, c := range cases {
 		r := NewWith(c.o)
@@ -240,7 +246,7 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	// Held turns are folded again from their streams: a store without
 	// them (restored from an older backup) refuses the checkpoint.
-	if _, err := NewWith(Options{RecentTurns: 2}).Restore(cp, reader(nil)); !errors.Is(err, ErrBadCheckpoint) {
+	if _, err := NewWith(Options{RecentTurns: 2, RecentBytes: 1500}).Restore(cp, reader(nil)); !errors.Is(err, ErrBadCheckpoint) {
 		t.Errorf("a store without the held turns: %v, want ErrBadCheckpoint", err)
 	}
 	// A store that reads streams without positions cannot say which
@@ -249,10 +255,10 @@ func TestRestoreRefuses(t *testing.T) {
 	for i := range noPos {
 		noPos[i].Position = eventstore.Position{}
 	}
-	if _, err := NewWith(Options{RecentTurns: 2}).Restore(cp, reader(noPos)); !errors.Is(err, ErrBadCheckpoint) {
+	if _, err := NewWith(Options{RecentTurns: 2, RecentBytes: 1500}).Restore(cp, reader(noPos)); !errors.Is(err, ErrBadCheckpoint) {
 		t.Errorf("stream reads without positions: %v, want ErrBadCheckpoint", err)
 	}
-	r := NewWith(Options{RecentTurns: 2})
+	r := NewWith(Options{RecentTurns: 2, RecentBytes: 1500})
 	if _, err := r.Restore(cp, reader(h.events)); err != nil {
 		t.Fatalf("control: %v", err)
 	}

@@ -39,7 +39,9 @@ func (p *Projector) Export() Export {
 	}
 	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
 	slices.Sort(ex.Held)
-	ex.Recent = slices.Clone(p.recent[p.recentHead:])
+	if q := p.recent[p.recentHead:]; len(q) > 0 { // nil when empty, however it became so
+		ex.Recent = slices.Clone(q)
+	}
 	for _, a := range p.approvals {
 		ex.Approvals = append(ex.Approvals, *a)
 	}

@@ -47,11 +47,19 @@ func (h *history) add(id string, p turn.Payload) {
 	case n%3 == 1:
 		actor = domain.Actor{Name: "egress-proxy", Role: "system"}
 	}
-	h.events = append(h.events, turn.Event{
-		ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "%s/%d", id, g.version)), Type: p.EventType(), SchemaVersion: 1,
-		TurnID: id, OccurredAt: genBase.Add(time.Duration(n) * time.Second), Actor: actor,
-		Payload: p, Version: g.version, Position: eventstore.Position{Commit: n * 10, Prepare: n * 10}, Size: 100 + int(n%7),
-	})
+	ev := genEvent(id, g.version, n, p, 100+int(n%7))
+	ev.Actor = actor
+	h.events = append(h.events, ev)
+}
+
+// genEvent is event n of the log, version v of turn id, stored in size
+// bytes, appended by a runtime's credential.
+func genEvent(id string, v int64, n uint64, p turn.Payload, size int) turn.Event {
+	return turn.Event{
+		ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "%s/%d", id, v)), Type: p.EventType(), SchemaVersion: 1,
+		TurnID: id, OccurredAt: genBase.Add(time.Duration(n) * time.Second), Actor: domain.Actor{Name: "agent", Role: "runtime"},
+		Payload: p, Version: v, Position: eventstore.Position{Commit: n * 10, Prepare: n * 10}, Size: size,
+	}
 }
 
 func drawHistory(t *rapid.T) *history {

@@ -16,6 +16,13 @@ import (
 // memory by default.
 const DefaultRecentTurns = 256
 
+// DefaultRecentBytes bounds the stored size of the events of the ended
+// turns held in full: a turn may hold up to a credential's open-turn quota
+// (256 MiB stored) while it runs, and without a bound in bytes the agent
+// could end RecentTurns such turns one after another and have them all
+// kept, a few times their stored size in memory each.
+const DefaultRecentBytes = 64 << 20
+
 // Options tunes a Projector.
 type Options struct {
 	// RecentTurns is how many ended turns keep their full read models
@@ -26,6 +33,11 @@ type Options struct {
 	// negative value holds every turn. Eviction follows the order of the
 	// events only (never a clock), so a replay evicts exactly the same turns.
 	RecentTurns int
+	// RecentBytes bounds, besides, the stored size of the events of those
+	// ended turns (their events after the end too): the earliest to end
+	// are evicted while the sum is above it, even below RecentTurns. 0
+	// means DefaultRecentBytes; a negative value sets no bound in bytes.
+	RecentBytes int64
 }
 
 // Projector folds turn events into every read model. Apply is called by one
@@ -39,11 +51,14 @@ type Projector struct {
 	mu sync.RWMutex // guards everything below
 
 	recentMax int // < 0: never evict
-	pos       eventstore.Position
-	last      Mark // the last event applied (pos is last.Position)
-	applied   uint64
-	held      map[string]*heldTurn
-	old       map[string]*summary
+	// recentBytesMax bounds recentBytes, the sum of the queued turns'
+	// bytes (< 0: no bound).
+	recentBytesMax, recentBytes int64
+	pos                         eventstore.Position
+	last                        Mark // the last event applied (pos is last.Position)
+	applied                     uint64
+	held                        map[string]*heldTurn
+	old                         map[string]*summary
 	// recent are the held turns that have ended, in the order they ended;
 	// recent[recentHead:] is the queue.
 	recent     []string
@@ -96,9 +111,12 @@ func NewWith(o Options) *Projector {
 	if o.RecentTurns == 0 {
 		o.RecentTurns = DefaultRecentTurns
 	}
+	if o.RecentBytes == 0 {
+		o.RecentBytes = DefaultRecentBytes
+	}
 	return &Projector{
-		recentMax: o.RecentTurns,
-		held:      map[string]*heldTurn{}, old: map[string]*summary{},
+		recentMax: o.RecentTurns, recentBytesMax: o.RecentBytes,
+		held: map[string]*heldTurn{}, old: map[string]*summary{},
 		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{}, openBy: map[string]int{},
 		heldBy:   map[string]int64{},
 		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
@@ -169,9 +187,17 @@ func (p *Projector) apply(e *turn.Event) error {
 	if err := p.fold(t, e); err != nil {
 		return err
 	}
-	if !t.queued && t.Status.Terminal() {
+	switch {
+	case !t.queued && t.Status.Terminal():
 		t.queued = true
 		p.recent = append(p.recent, t.TurnID)
+		p.recentBytes += t.bytes
+		p.evict()
+	case t.queued:
+		// An event after the end (exec.finished, egress traffic) grows
+		// a queued turn: evicted now as at the end, so that what is
+		// held never depends on when the next turn ends.
+		p.recentBytes += int64(e.Size)
 		p.evict()
 	}
 	return nil

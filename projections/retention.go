@@ -91,13 +91,19 @@ func (p *Projector) intern(prof domain.TurnPermissionProfileSnapshot) *domain.Tu
 	return &c
 }
 
-// evict moves the earliest ended turns beyond the recent bound from held to
-// old, with their audit, timeline and approvals.
+// evict moves the earliest ended turns beyond the recent bounds (their
+// number, their bytes) from held to old, with their audit, timeline and
+// approvals. The queue is in the order the turns ended and a turn's bytes
+// only grow, so what stays held after every event is the longest run of
+// the latest to end within both bounds: the same whether the events were
+// applied one by one, or restored from a checkpoint taken with larger
+// bounds and trimmed.
 func (p *Projector) evict() {
-	if p.recentMax < 0 {
-		return
+	over := func() bool {
+		n := len(p.recent) - p.recentHead
+		return n > 0 && (p.recentMax >= 0 && n > p.recentMax || p.recentBytesMax >= 0 && p.recentBytes > p.recentBytesMax)
 	}
-	for len(p.recent)-p.recentHead > p.recentMax {
+	for over() {
 		id := p.recent[p.recentHead]
 		p.recent[p.recentHead] = ""
 		p.recentHead++
@@ -105,6 +111,7 @@ func (p *Projector) evict() {
 		if t == nil {
 			continue
 		}
+		p.recentBytes -= t.bytes
 		if t.Open > 0 {
 			// Not produced by Decide (ending resolves every request);
 			// the turn stays held rather than lose a pending request.

@@ -52,9 +52,9 @@ type serveFlags struct {
 	fullAccessUnisolated bool
 	// The read models: how many ended turns stay in memory in full, how
 	// often their checkpoint is written, how many turns the engine caches.
-	recentTurns, turnCache int
-	turnCacheBytes         int64
-	checkpointInterval     time.Duration
+	recentTurns, turnCache          int
+	recentTurnBytes, turnCacheBytes int64
+	checkpointInterval              time.Duration
 	// Quotas: what one credential, or one turn, can make the server hold.
 	maxOpenTurns, maxPending, maxHeldBytes int
 	maxBodyMemory                          int64
@@ -90,6 +90,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, allowed_roots, required_deny")
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
+	fs.Int64Var(&f.recentTurnBytes, "recent-turn-bytes", projections.DefaultRecentBytes, "the stored bytes of the events of those ended turns, at most (the earliest to end are read from the store past it, even below --recent-turns); -1 for no bound")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", time.Minute, "how often the read models' checkpoint is written (also every 100,000 events and at a clean shutdown); a start replays only the events after it")
 	fs.IntVar(&f.maxOpenTurns, "max-open-turns", domain.DefaultMaxOpenTurns, "how many turns one credential may have open at once, child turns included (429 quota_exceeded past it; -1: no bound)")
 	fs.Int64Var(&f.maxBodyMemory, "max-body-memory", api.DefaultMaxBodyMemory, "how many bytes of request bodies the server holds at once, over every request in flight (past it a request is a 503 server_busy, a Claude Code PreToolUse a deny; -1: no bound)")
@@ -262,14 +263,14 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			trust = append(trust, t)
 		}
 	}
-	if f.recentTurns == 0 || f.turnCache <= 0 || f.turnCacheBytes <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 || f.maxBodyMemory == 0 || f.maxBodyMemory < -1 {
-		return fmt.Errorf("--recent-turns must not be 0, --turn-cache, --turn-cache-bytes, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns, --max-open-turn-bytes and --max-body-memory positive or -1")
+	if f.recentTurns == 0 || f.recentTurnBytes == 0 || f.recentTurnBytes < -1 || f.turnCache <= 0 || f.turnCacheBytes <= 0 || f.checkpointInterval <= 0 || f.maxPending <= 0 || f.maxOpenTurns == 0 || f.maxOpenTurns < -1 || f.maxHeldBytes == 0 || f.maxHeldBytes < -1 || f.maxBodyMemory == 0 || f.maxBodyMemory < -1 {
+		return fmt.Errorf("--recent-turns must not be 0, --recent-turn-bytes must be positive or -1, --turn-cache, --turn-cache-bytes, --checkpoint-interval and --max-pending-approvals must be positive, --max-open-turns, --max-open-turn-bytes and --max-body-memory positive or -1")
 	}
 	cpPath := checkpointPath(f)
 	if old := legacyCheckpointPath(f); old != "" {
 		os.Remove(old) // an earlier version's, beside the store: deleting it is always safe
 	}
-	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns}, store, f.storeTimeout, log)
+	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns, RecentBytes: f.recentTurnBytes}, store, f.storeTimeout, log)
 	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
