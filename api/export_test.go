@@ -19,3 +19,13 @@ func SetBeforeJoinHook(f func(*http.Request)) {
 // BroadcastHead is the position of the last event the server's SSE
 // broadcaster has published.
 func BroadcastHead(s *Server) eventstore.Position { return s.broadcaster().Head() }
+
+// FoldsWaiting is how many requests wait for a slot to fold a turn from its
+// stream.
+func FoldsWaiting(s *Server) int64 { return s.foldsWaiting.Load() }
+
+// MaxFolds is how many turns are folded from their streams at once.
+const MaxFolds = maxFolds
+
+// FoldPage is how many events a fold reads at a time.
+const FoldPage = foldPage

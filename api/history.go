@@ -9,13 +9,32 @@ import (
 )
 
 // foldPage is how many events of a turn's stream are read at a time when
-// its read models are folded on demand.
-const foldPage = 1024
+// its read models are folded on demand: the page and its decoded events are
+// in memory together, and an event may be a 2 MiB snapshot or carry 128 KiB
+// of arguments, so a page of 1,024 could hold hundreds of megabytes.
+const foldPage = 64
+
+// maxFolds is how many turns are folded from their streams at once; more
+// wait (as long as their request does). A turn may hold up to its
+// credential's open-turn quota (256 MiB stored), and the read models hold
+// it only as a summary once it has ended before the recent ones (or is
+// larger than --recent-turn-bytes): without a bound, concurrent reads of
+// such a turn each held a fold of it, about twice its stored size.
+const maxFolds = 2
 
 // foldTurn folds the stream of a turn the read models no longer hold in
 // full (it ended before the recent ones), a page at a time, with the
 // projector's own fold; it stops early once enough (when not nil) says so.
 func (s *Server) foldTurn(ctx context.Context, id string, enough ...func(*projections.TurnFold) bool) (*projections.TurnFold, error) {
+	s.foldsWaiting.Add(1)
+	select {
+	case s.folds <- struct{}{}:
+		s.foldsWaiting.Add(-1)
+		defer func() { <-s.folds }()
+	case <-ctx.Done():
+		s.foldsWaiting.Add(-1)
+		return nil, ctx.Err()
+	}
 	f := projections.FoldTurn(id)
 	var from uint64
 	for {

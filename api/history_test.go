@@ -14,6 +14,7 @@ import (
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/projections"
 )
@@ -27,15 +28,7 @@ func TestOldLongTurnPagedFromItsStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(st, engine.Config{})
-	proj := projections.NewWith(projections.Options{RecentTurns: 1})
-	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: st, Token: "in-process-test-token-0123456789"})
-	fctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- proj.Follow(fctx, st, srv.SetReady) }()
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); <-done; st.Close() })
-	s := &inProcess{t: t, url: hs.URL, token: "in-process-test-token-0123456789"}
+	eng, proj, _, s := serveStoreInProcess(t, st, st)
 
 	root := t.TempDir()
 	start := func(id string) {
@@ -89,4 +82,18 @@ func TestOldLongTurnPagedFromItsStream(t *testing.T) {
 			t.Errorf("GET %s: folded from the stream differs from held:\n%.300s\n%.300s", p, b, held[p])
 		}
 	}
+}
+
+// serveStoreInProcess serves the API over st in process (a projector holding
+// one recent turn, following st), closing closer after the server.
+func serveStoreInProcess(t *testing.T, st eventstore.Store, closer interface{ Close() error }) (*engine.Engine, *projections.Projector, *api.Server, *inProcess) {
+	eng := engine.New(st, engine.Config{})
+	proj := projections.NewWith(projections.Options{RecentTurns: 1})
+	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: st, Token: "in-process-test-token-0123456789"})
+	fctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- proj.Follow(fctx, st, srv.SetReady) }()
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); <-done; closer.Close() })
+	return eng, proj, srv, &inProcess{t: t, url: hs.URL, token: "in-process-test-token-0123456789"}
 }
