@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"turnstile/domain/eventstore"
@@ -22,10 +23,17 @@ func BroadcastHead(s *Server) eventstore.Position { return s.broadcaster().Head(
 
 // FoldsWaiting is how many requests wait for a slot to fold a turn from its
 // stream.
-func FoldsWaiting(s *Server) int64 { return s.foldsWaiting.Load() }
+func FoldsWaiting(s *Server) int64 { return s.folds.waiting.Load() }
 
 // MaxFolds is how many turns are folded from their streams at once.
 const MaxFolds = maxFolds
 
 // FoldPage is how many events a fold reads at a time.
 const FoldPage = foldPage
+
+// NewFoldSlots and AcquireFold expose the fold slots (folds.go).
+func NewFoldSlots() *foldSlots { return newFoldSlots() }
+
+func AcquireFold(f *foldSlots, ctx context.Context, name string) (func(), error) {
+	return f.acquire(ctx, name)
+}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"turnstile/domain"
 	"turnstile/domain/eventcodec"
 	"turnstile/domain/turn"
 	"turnstile/projections"
@@ -14,27 +15,16 @@ import (
 // of arguments, so a page of 1,024 could hold hundreds of megabytes.
 const foldPage = 64
 
-// maxFolds is how many turns are folded from their streams at once; more
-// wait (as long as their request does). A turn may hold up to its
-// credential's open-turn quota (256 MiB stored), and the read models hold
-// it only as a summary once it has ended before the recent ones (or is
-// larger than --recent-turn-bytes): without a bound, concurrent reads of
-// such a turn each held a fold of it, about twice its stored size.
-const maxFolds = 2
-
 // foldTurn folds the stream of a turn the read models no longer hold in
 // full (it ended before the recent ones), a page at a time, with the
 // projector's own fold; it stops early once enough (when not nil) says so.
 func (s *Server) foldTurn(ctx context.Context, id string, enough ...func(*projections.TurnFold) bool) (*projections.TurnFold, error) {
-	s.foldsWaiting.Add(1)
-	select {
-	case s.folds <- struct{}{}:
-		s.foldsWaiting.Add(-1)
-		defer func() { <-s.folds }()
-	case <-ctx.Done():
-		s.foldsWaiting.Add(-1)
-		return nil, ctx.Err()
+	name, _ := ctx.Value(principalKey{}).(domain.Principal)
+	release, err := s.folds.acquire(ctx, name.Name)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	f := projections.FoldTurn(id)
 	var from uint64
 	for {

@@ -95,10 +95,8 @@ type Server struct {
 	drained  atomic.Bool
 	// bodies bounds the request bodies held at once (nil: no bound).
 	bodies *bodyBudget
-	// folds holds a slot for each turn being folded from its stream
-	// (history.go); foldsWaiting counts the requests waiting for one.
-	folds        chan struct{}
-	foldsWaiting atomic.Int64
+	// folds are the slots of turns folded from their streams (folds.go).
+	folds *foldSlots
 	// ccHints remembers each Claude Code session's latest turn number.
 	ccHints ccHints
 	// sessions are the console's signed-in sessions (ui.go).
@@ -140,8 +138,8 @@ func New(cfg Config) *Server {
 	if cfg.MaxBodyMemory == 0 {
 		cfg.MaxBodyMemory = DefaultMaxBodyMemory
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{}), folds: make(chan struct{}, maxFolds)}
-	s.metrics.Gauge("turnstile_turn_folds_waiting", func() float64 { return float64(s.foldsWaiting.Load()) })
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{}), folds: newFoldSlots()}
+	s.metrics.Gauge("turnstile_turn_folds_waiting", func() float64 { return float64(s.folds.waiting.Load()) })
 	if cfg.MaxBodyMemory > 0 {
 		s.bodies = &bodyBudget{max: cfg.MaxBodyMemory}
 		s.metrics.Gauge("turnstile_request_body_bytes_held", func() float64 { return float64(s.bodies.used.Load()) })

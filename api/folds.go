@@ -1,0 +1,77 @@
+package api
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// maxFolds is how many turns are folded from their streams at once, and
+// one principal folds one at a time; more wait (as long as their request
+// does). A turn may hold up to its credential's open-turn quota (256 MiB
+// stored), and the read models hold it only as a summary once it has ended
+// before the recent ones (or is larger than --recent-turn-bytes): without a
+// bound, concurrent reads of such a turn each held a fold of it, about
+// twice its stored size; with one bound for all, one credential's reads
+// would keep everyone else's waiting.
+const maxFolds = 2
+
+// foldSlots hands out the fold slots: one of all (maxFolds), after one of
+// the principal's own (one each).
+type foldSlots struct {
+	all     chan struct{}
+	mu      sync.Mutex // guards by
+	by      map[string]*principalFolds
+	waiting atomic.Int64 // requests waiting for a slot
+}
+
+// principalFolds is one principal's slot and how many of its requests hold
+// or wait for it (the entry goes when none do).
+type principalFolds struct {
+	slot  chan struct{}
+	users int
+}
+
+func newFoldSlots() *foldSlots {
+	return &foldSlots{all: make(chan struct{}, maxFolds), by: map[string]*principalFolds{}}
+}
+
+// acquire waits for a slot for the principal name (its own first, then one
+// of all) until ctx ends; release gives both back.
+func (f *foldSlots) acquire(ctx context.Context, name string) (release func(), err error) {
+	f.mu.Lock()
+	p := f.by[name]
+	if p == nil {
+		p = &principalFolds{slot: make(chan struct{}, 1)}
+		f.by[name] = p
+	}
+	p.users++
+	f.mu.Unlock()
+	leave := func() {
+		f.mu.Lock()
+		if p.users--; p.users == 0 {
+			delete(f.by, name)
+		}
+		f.mu.Unlock()
+	}
+	f.waiting.Add(1)
+	defer f.waiting.Add(-1)
+	select {
+	case p.slot <- struct{}{}:
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+	select {
+	case f.all <- struct{}{}:
+	case <-ctx.Done():
+		<-p.slot
+		leave()
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-f.all
+		<-p.slot
+		leave()
+	}, nil
+}
