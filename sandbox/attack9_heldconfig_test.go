@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -37,7 +36,9 @@ func TestAttack9HeldGitConfigReplacedWhileRunning(t *testing.T) {
 	// The command waits until the host's git changed the config, then
 	// (attack) appends to it.
 	during := func(remote string, attack bool) *Result {
-		script := "cd " + ws + "; for i in $(seq 1 100); do grep -q " + remote + " .git/config && break; sleep 0.05; done"
+		// The command says it runs (a file in the root) before it waits.
+		started := ws + "/started-" + remote
+		script := "cd " + ws + "; touch " + started + "; for i in $(seq 1 100); do grep -q " + remote + " .git/config && break; sleep 0.05; done"
 		if attack {
 			script += "; printf '[core]\\n\\tfsmonitor = touch " + ws + "/pwned\\n' >> .git/config && echo wrote"
 		}
@@ -49,7 +50,9 @@ func TestAttack9HeldGitConfigReplacedWhileRunning(t *testing.T) {
 			}
 			done <- r
 		}()
-		time.Sleep(300 * time.Millisecond)
+		// The person's git runs once the command does (under load the
+		// command's start took longer than the fixed wait there was).
+		waitFor(t, started)
 		if out, err := exec.Command("git", "-C", ws, "remote", "add", remote, "https://example.com/"+remote).CombinedOutput(); err != nil {
 			t.Fatalf("git remote add: %v %s", err, out)
 		}
