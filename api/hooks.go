@@ -399,10 +399,12 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) error {
 	var prof domain.TurnPermissionProfileSnapshot
 	var root string
-	err := s.cfg.Engine.View(r.Context(), turnID, func(st *turn.State) error {
-		prof, root = st.Profile, st.Inputs.WorkspaceRoot
+	var kids childChanges // what ccChildCarried needs, read with the rest
+	read := func(st *turn.State) error {
+		prof, root, kids = st.Profile, st.Inputs.WorkspaceRoot, childChangesOf(st, principalOf(r).Name)
 		return nil
-	})
+	}
+	err := s.cfg.Engine.View(r.Context(), turnID, read)
 	if err != nil {
 		return err
 	}
@@ -413,6 +415,7 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 	if cs.configured && (len(projects) == 0 || cs.project.Root != projects[0].Root) {
 		projects = append(projects, cs.project)
 	}
+	changed := false
 	for _, p := range projects {
 		want := p.Request(cs.hook.PermissionMode)
 		change := &turn.ChangeProfile{Meta: hookMeta(r), Profile: want, NarrowOnly: true}
@@ -430,14 +433,21 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 		if err != nil {
 			return err
 		}
-		prof = res.Turn.Profile
+		prof, changed = res.Turn.Profile, true
+	}
+	if changed {
+		// The hook's change may have made it the turn's changer (an
+		// admin's credential in the hook): read the turn again.
+		if err := s.cfg.Engine.View(r.Context(), turnID, read); err != nil {
+			return err
+		}
 	}
 	// A child turn another principal changed (an admin narrowing a
 	// sub-agent, or the turn the calls went to) binds the session's turn
 	// too: the agent, holding the hook's credential, can end the child (a
 	// SubagentStop of its own, or over REST), and the calls it sent there
 	// then go to this turn.
-	if req, _, err := s.ccChildCarried(r, turnID); err != nil || req == nil {
+	if req, _, err := s.ccChildCarried(r, kids); err != nil || req == nil {
 		return err
 	} else if _, err := s.hookExec(r, turnID, &turn.ChangeProfile{Meta: hookMeta(r), Profile: req, NarrowOnly: true}); err != nil {
 		return err

@@ -233,51 +233,63 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 // call, as a wider selection of the agent's does. The tool and path lists
 // the change gave are carried with its mode or profile.
 func (s *Server) ccCarriedProfile(r *http.Request, prev string) (*domain.ProfileRequest, *turn.ProfileOrigin, error) {
+	var by domain.Actor
+	var prof domain.TurnPermissionProfileSnapshot
+	var kids childChanges
+	err := s.cfg.Engine.View(r.Context(), prev, func(st *turn.State) error {
+		by, prof, kids = st.ProfileChangedBy, st.CarriedProfile, childChangesOf(st, principalOf(r).Name)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	// A child of it another principal changed after prev's own change
 	// binds the session the same way (ccNarrowToMode narrowed prev to it,
 	// as the hook's principal).
-	if req, origin, err := s.ccChildCarried(r, prev); err != nil || req != nil {
+	if req, origin, err := s.ccChildCarried(r, kids); err != nil || req != nil {
 		return req, origin, err
 	}
-	var by domain.Actor
-	var prof domain.TurnPermissionProfileSnapshot
-	err := s.cfg.Engine.View(r.Context(), prev, func(st *turn.State) error {
-		by, prof = st.ProfileChangedBy, st.CarriedProfile
-		return nil
-	})
-	if err != nil || by == (domain.Actor{}) || by.Name == principalOf(r).Name {
-		return nil, nil, err
+	if by == (domain.Actor{}) || by.Name == principalOf(r).Name {
+		return nil, nil, nil
 	}
 	origin := &turn.ProfileOrigin{TurnID: prev, By: by}
 	return carriedRequest(&prof), origin, nil
 }
 
-// ccChildCarried returns the profile the latest child turn of parent that
-// another principal than the hook's changed was given, with where it came
-// from (nil when none was): the agent can end a child turn an admin
-// narrowed (a SubagentStop of its own names no child, and a runtime
-// credential ends its turns over REST), and the calls it sent there then
-// go to the parent.
+// childChanges is what ccChildCarried needs of a session's turn: its child
+// turns, and since when a change of its own by another principal than the
+// hook's stands (zero when none does).
+type childChanges struct {
+	kids  []string
+	since time.Time
+}
+
+// childChangesOf reads them from the turn's state; me is the hook's
+// principal.
+func childChangesOf(st *turn.State, me string) childChanges {
+	c := childChanges{kids: slices.Clone(st.Children)}
+	if st.ProfileChangedBy != (domain.Actor{}) && st.ProfileChangedBy.Name != me {
+		c.since = st.ProfileChangedAt
+	}
+	return c
+}
+
+// ccChildCarried returns the profile the latest child turn of a session's
+// turn (c, read with the turn's own state) that another principal than the
+// hook's changed was given, with where it came from (nil when none was):
+// the agent can end a child turn an admin narrowed (a SubagentStop of its
+// own names no child, and a runtime credential ends its turns over REST),
+// and the calls it sent there then go to the parent.
 //
 // Only a change made after the parent's own change by another principal
 // counts (an admin who widens the session's turn again after narrowing a
 // child is not undone by that child), and of those the latest.
-func (s *Server) ccChildCarried(r *http.Request, parent string) (*domain.ProfileRequest, *turn.ProfileOrigin, error) {
+func (s *Server) ccChildCarried(r *http.Request, c childChanges) (*domain.ProfileRequest, *turn.ProfileOrigin, error) {
 	me := principalOf(r).Name
-	var kids []string
-	var since time.Time
-	if err := s.cfg.Engine.View(r.Context(), parent, func(st *turn.State) error {
-		kids = st.Children
-		if st.ProfileChangedBy != (domain.Actor{}) && st.ProfileChangedBy.Name != me {
-			since = st.ProfileChangedAt
-		}
-		return nil
-	}); err != nil {
-		return nil, nil, err
-	}
+	since := c.since
 	var req *domain.ProfileRequest
 	var origin *turn.ProfileOrigin
-	for _, id := range kids {
+	for _, id := range c.kids {
 		var by domain.Actor
 		var prof domain.TurnPermissionProfileSnapshot
 		var at time.Time
