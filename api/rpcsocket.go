@@ -53,7 +53,7 @@ func (s *Server) rpcSocket(w http.ResponseWriter, r *http.Request) {
 	// event appended after the client sees the upgrade is pushed to it.
 	var cl *fanout.Client
 	if principalOf(r).Authorize(domain.OpEventsSubscribe) == nil {
-		cl = s.broadcaster().Join()
+		cl = join(s.broadcaster(), r.URL.Query().Get("turn_id"))
 		defer cl.Leave()
 	}
 	// A message is read whole into memory, as a request's body is: what a

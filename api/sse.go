@@ -111,6 +111,15 @@ func (s *Server) encodeFrame(ctx context.Context, rec *eventstore.RecordedEvent,
 	return &fanout.Frame{Position: rec.Position, TurnID: e.TurnID, Workspace: ws, Bytes: b, Message: msg}, nil
 }
 
+// join joins the broadcast: a stream of one turn gets that turn's frames
+// queued for it, and is not woken by the others'.
+func join(b *fanout.Broadcaster, turnID string) *fanout.Client {
+	if turnID != "" {
+		return b.JoinTurn(turnID)
+	}
+	return b.Join()
+}
+
 func isTurnStream(s string) bool {
 	return len(s) > len(turn.StreamPrefix) && s[:len(turn.StreamPrefix)] == turn.StreamPrefix
 }
@@ -253,7 +262,7 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 	if hook := beforeJoinHook.Load(); hook != nil {
 		(*hook)(r)
 	}
-	c := b.Join()
+	c := join(b, sw.filter.turn)
 	defer c.Leave()
 	rc := http.NewResponseController(sw.w)
 	grace := s.cfg.SSESlowGrace

@@ -195,13 +195,20 @@ func (c *sseClient) until(t *testing.T, last string) (ids []string, other []sseF
 // the store itself.
 func (s *sseServer) turnPositions(from eventstore.Position) []string {
 	s.t.Helper()
+	return s.positionsWhere(from, func(stream string) bool { return strings.HasPrefix(stream, "turn-") })
+}
+
+// positionsWhere lists the positions of the events after from whose stream
+// is one of those keep wants, from the store itself.
+func (s *sseServer) positionsWhere(from eventstore.Position, keep func(stream string) bool) []string {
+	s.t.Helper()
 	recs, err := s.store.ReadAll(context.Background(), from, 0)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	var out []string
 	for _, r := range recs {
-		if strings.HasPrefix(r.Stream, "turn-") {
+		if keep(r.Stream) {
 			out = append(out, r.Position.String())
 		}
 	}

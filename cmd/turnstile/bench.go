@@ -35,7 +35,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	httpClient := fs.String("http", "raw", "the HTTP client of the hot requests: raw (a minimal HTTP/1.1 client, one keep-alive connection per turn, http:// only: it takes less of the CPU the server runs on) or std (net/http)")
 	latencyLog := fs.String("latency-log", "", "also write every decision request's completion time (Unix µs) and latency (µs), one a line, to this file (to tell periodic stalls from queueing)")
 	sseClients := fs.Int("sse-clients", 0, "also run with N Server-Sent Events clients reading every event (after a run without them, for comparison); each needs a file descriptor here and on the server (ulimit -n)")
-	sseFollow := fs.String("sse-follow", "all", "what each SSE client follows: all (every event, GET /v1/events) or turn (one of the run's turns each, ?turn_id=, as a runtime follows its own; the clients spread evenly over the turns)")
+	sseFollow := fs.String("sse-follow", "all", "what each SSE client follows: all (every event, GET /v1/events) turn (one of the run's turns each, ?turn_id=, as a runtime follows its own; the clients spread evenly over the turns) or quiet (one each of --turns more turns, started and left idle: runtimes whose turns are quiet while others work)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: turnstile bench [--turns 64] [--decisions N]\n\nDrives a running server over HTTP: each turn (supervised, web_fetch denied) asks for\ndecisions in a mix of 70% allow (read_file), 20% ask (exec_command, then answered\nallow_once through /v1/approvals) and 10% deny (web_fetch). Prints durable decisions\nper second and latency percentiles of the decision requests. Its turns are permanent:\nthey go to a workspace of their own, bench-RUN, named on stderr.\n\nflags:")
 		fs.PrintDefaults()
@@ -43,8 +43,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
-	if *sseFollow != "all" && *sseFollow != "turn" {
-		fmt.Fprintf(stderr, "turnstile bench: --sse-follow must be all or turn, not %q\n", *sseFollow)
+	if *sseFollow != "all" && *sseFollow != "turn" && *sseFollow != "quiet" {
+		fmt.Fprintf(stderr, "turnstile bench: --sse-follow must be all, turn or quiet, not %q\n", *sseFollow)
 		return 2
 	}
 	if *turns < 1 || *decisions < *turns {
@@ -125,8 +125,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	var sse *benchSSE
 	if *sseClients > 0 {
 		var follow []string // every event
-		if *sseFollow == "turn" {
+		switch *sseFollow {
+		case "turn":
 			follow = ids
+		case "quiet": // as many turns again, which the run leaves idle
+			for i := range ids {
+				id := fmt.Sprintf("bench-%s-quiet-%d", run, i)
+				req := api.StartTurnRequest{TurnID: id, WorkspaceID: wsID, ThreadID: run, WorkspaceRoot: *workspace,
+					PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised}}
+				if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
+					fmt.Fprintln(stderr, "turnstile bench: starting a quiet turn:", err)
+					return 1
+				}
+				follow = append(follow, id)
+			}
 		}
 		if sse, err = startBenchSSE(c, *sseClients, follow); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench:", err)

@@ -203,11 +203,15 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got %s, %d cut off as slow consumers, %d ended otherwise\n",
 		len(b.clients), appended.all, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, what, cut, ended)
 	cpu, err := b.c.serverCPU()
-	if err != nil || delivered == 0 || decisions == 0 || base.decisions == 0 {
+	if err != nil || decisions == 0 || base.decisions == 0 {
 		return
 	}
 	with := (cpu - b.cpu0) / float64(decisions)
 	without := base.cpu / float64(base.decisions)
+	if delivered == 0 { // clients of quiet turns
+		fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them (none of their turns' events)\n", without*1e3, with*1e3)
+		return
+	}
 	perEvent := (with - without) * float64(decisions) / float64(delivered)
 	fmt.Fprintf(stdout, "  server CPU per decision: %.3f ms without SSE clients, %.3f ms with them: %.2f µs per event delivered to a client\n",
 		without*1e3, with*1e3, perEvent*1e6)

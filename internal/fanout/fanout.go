@@ -106,9 +106,16 @@ type Broadcaster struct {
 	// joins numbers the clients into cohorts.
 	joins atomic.Uint64
 
-	mu      sync.Mutex // guards head, clients, lastWake, timer
+	mu      sync.Mutex // guards head, clients, turns, dirty, lastWake, timer
 	head    eventstore.Position
 	clients map[*Client]struct{}
+	// turns holds the clients that follow one turn (JoinTurn), by turn:
+	// the publisher queues each of the turn's frames for them, so a
+	// follower of a quiet turn is neither woken nor scans the ring.
+	turns map[string]map[*Client]struct{}
+	// dirty[k] lists the turn followers of cohort k with frames queued
+	// since the cohort was last woken.
+	dirty [cohorts][]*Client
 	// lastWake is when the clients were last woken; timer, when set, wakes
 	// them at the end of the current interval.
 	lastWake time.Time
@@ -138,7 +145,7 @@ func New(cfg Config) *Broadcaster {
 		cfg.MaxBytes = int(size) * FrameBytes
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
-		clients: map[*Client]struct{}{}, done: make(chan struct{})}
+		clients: map[*Client]struct{}{}, turns: map[string]map[*Client]struct{}{}, done: make(chan struct{})}
 	for k := range b.wake {
 		ch := make(chan struct{})
 		b.wake[k].Store(&ch)
@@ -290,7 +297,29 @@ func (b *Broadcaster) publish(batch []*Frame) {
 	b.mu.Lock()
 	b.next.Store(n)
 	b.head = batch[len(batch)-1].Position
+	if len(b.turns) > 0 {
+		for _, f := range batch {
+			if f.Bytes == nil || f.TurnID == "" {
+				continue
+			}
+			for c := range b.turns[f.TurnID] {
+				c.enqueue(f)
+				if !c.dirty {
+					c.dirty = true
+					b.dirty[c.cohort] = append(b.dirty[c.cohort], c)
+				}
+			}
+		}
+	}
 	for c := range b.clients {
+		if c.turn != "" {
+			// Its queue holds only frames the ring still holds: the
+			// ring's size and byte bound are the queues' too.
+			if c.oldest.Load() < tail {
+				c.kick()
+			}
+			continue
+		}
 		if cur := c.cursor.Load(); n-cur > size || cur < tail {
 			c.kick()
 		}
@@ -336,6 +365,19 @@ func (b *Broadcaster) wakeAll(interval time.Duration) {
 func (b *Broadcaster) wakeCohort(k int) {
 	ch := make(chan struct{})
 	close(*b.wake[k].Swap(&ch))
+	b.mu.Lock()
+	ds := b.dirty[k]
+	b.dirty[k] = nil
+	for _, c := range ds {
+		c.dirty = false
+	}
+	b.mu.Unlock()
+	for _, c := range ds {
+		select {
+		case c.sig <- struct{}{}:
+		default: // a wake-up is already waiting
+		}
+	}
 }
 
 // Join adds a client whose first frame is the next one published. Its
@@ -352,10 +394,47 @@ func (b *Broadcaster) Join() *Client {
 	return c
 }
 
+// JoinTurn adds a client that follows one turn: it gets that turn's frames
+// only (those with that TurnID), queued for it by the publisher, and is
+// woken only when some were queued. Joined, Take, Pending and the cut-off
+// of a slow client work as for Join: it is cut off when the ring drops (it
+// wraps, or its byte bound) a frame still queued for it.
+func (b *Broadcaster) JoinTurn(turnID string) *Client {
+	c := &Client{b: b, kicked: make(chan struct{}), cohort: int(b.joins.Add(1) % cohorts),
+		turn: turnID, sig: make(chan struct{}, 1)}
+	c.oldest.Store(noneQueued)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c.joined = b.head
+	b.clients[c] = struct{}{}
+	set := b.turns[turnID]
+	if set == nil {
+		set = map[*Client]struct{}{}
+		b.turns[turnID] = set
+	}
+	set[c] = struct{}{}
+	return c
+}
+
+// noneQueued is a turn follower's oldest queued sequence number when its
+// queue is empty.
+const noneQueued = ^uint64(0)
+
 // Client is one reader of the ring.
 type Client struct {
 	b      *Broadcaster
 	cohort int // which of the broadcaster's wake channels is the client's
+	// turn, set by JoinTurn, is the turn the client follows; its frames
+	// come through q, and its wake-ups through sig.
+	turn string
+	sig  chan struct{}
+	qmu  sync.Mutex // guards q and cut
+	q    []*Frame
+	cut  bool // cut off: q stays empty
+	// oldest is the sequence number of q's first frame (noneQueued when
+	// q is empty), for the publisher's cut-off without the client's lock.
+	oldest atomic.Uint64
+	dirty  bool // in the broadcaster's dirty list (guarded by b.mu)
 	// cursor is the sequence number of the next frame to read; written by
 	// the client's goroutine, read by the publisher.
 	cursor atomic.Uint64
@@ -375,9 +454,30 @@ func (c *Client) Joined() eventstore.Position { return c.joined }
 // (e.g. to unblock a write the client is stuck in).
 func (c *Client) OnKick(f func()) { c.onKick.Store(&f) }
 
+// enqueue queues f for a turn follower. The queue holds no more than the
+// ring: the publisher cuts off a follower whose oldest queued frame the
+// ring no longer holds.
+func (c *Client) enqueue(f *Frame) {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.cut {
+		return // cut off: nothing more is kept for it
+	}
+	c.q = append(c.q, f)
+	if len(c.q) == 1 {
+		c.oldest.Store(f.seq)
+	}
+}
+
 func (c *Client) kick() {
 	c.kickOnce.Do(func() {
 		close(c.kicked)
+		if c.turn != "" {
+			c.qmu.Lock()
+			c.q, c.cut = nil, true // what it had not taken is gone, as from the ring
+			c.oldest.Store(noneQueued)
+			c.qmu.Unlock()
+		}
 		if c.b.cfg.OnSlow != nil {
 			c.b.cfg.OnSlow()
 		}
@@ -390,9 +490,14 @@ func (c *Client) kick() {
 // Kicked is closed when the client has been cut off as slow.
 func (c *Client) Kicked() <-chan struct{} { return c.kicked }
 
-// Wake returns a channel closed when new frames may be available. Take it
-// before Take, so a frame published in between is not missed.
-func (c *Client) Wake() <-chan struct{} { return *c.b.wake[c.cohort].Load() }
+// Wake returns a channel that is ready when new frames may be available.
+// Take it before Take, so a frame published in between is not missed.
+func (c *Client) Wake() <-chan struct{} {
+	if c.turn != "" {
+		return c.sig
+	}
+	return *c.b.wake[c.cohort].Load()
+}
 
 // Take appends to buf every frame published since the last Take, up to
 // cap(buf), and returns it. It returns ErrSlow once the client has been
@@ -402,6 +507,9 @@ func (c *Client) Take(buf []*Frame) ([]*Frame, error) {
 	case <-c.kicked:
 		return buf, ErrSlow
 	default:
+	}
+	if c.turn != "" {
+		return c.takeQueued(buf), nil
 	}
 	n, cur := c.b.next.Load(), c.cursor.Load()
 	if n-cur > uint64(len(c.b.ring)) || cur < c.b.tail.Load() {
@@ -422,12 +530,41 @@ func (c *Client) Take(buf []*Frame) ([]*Frame, error) {
 	return buf, nil
 }
 
+// takeQueued moves a turn follower's queued frames to buf, up to cap(buf).
+func (c *Client) takeQueued(buf []*Frame) []*Frame {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	k := min(len(c.q), cap(buf)-len(buf))
+	buf = append(buf, c.q[:k]...)
+	rest := copy(c.q, c.q[k:])
+	clear(c.q[rest:])
+	c.q = c.q[:rest]
+	if rest == 0 {
+		c.oldest.Store(noneQueued)
+	} else {
+		c.oldest.Store(c.q[0].seq)
+	}
+	return buf
+}
+
 // Pending reports whether frames are waiting for the client.
-func (c *Client) Pending() bool { return c.b.next.Load() > c.cursor.Load() }
+func (c *Client) Pending() bool {
+	if c.turn != "" {
+		return c.oldest.Load() != noneQueued
+	}
+	return c.b.next.Load() > c.cursor.Load()
+}
 
 // Leave removes the client.
 func (c *Client) Leave() {
 	c.b.mu.Lock()
 	delete(c.b.clients, c)
+	if c.turn != "" {
+		set := c.b.turns[c.turn]
+		delete(set, c)
+		if len(set) == 0 {
+			delete(c.b.turns, c.turn)
+		}
+	}
 	c.b.mu.Unlock()
 }

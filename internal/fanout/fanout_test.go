@@ -19,6 +19,11 @@ import (
 // start runs a broadcaster with a ring of size frames over a real store; each
 // event's frame is its data, and events of streams named skip-… are skipped.
 func start(t *testing.T, size int) (*fanout.Broadcaster, *boltstore.Store, *atomic.Int64) {
+	return startWith(t, size, func(r *eventstore.RecordedEvent) *fanout.Frame { return &fanout.Frame{Bytes: r.Data} })
+}
+
+// startWith is start with the frames frame makes of the events not skipped.
+func startWith(t *testing.T, size int, frame func(*eventstore.RecordedEvent) *fanout.Frame) (*fanout.Broadcaster, *boltstore.Store, *atomic.Int64) {
 	t.Helper()
 	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
@@ -30,7 +35,7 @@ func start(t *testing.T, size int) (*fanout.Broadcaster, *boltstore.Store, *atom
 			if len(r.Stream) > 5 && r.Stream[:5] == "skip-" {
 				return nil, nil
 			}
-			return &fanout.Frame{Bytes: r.Data}, nil
+			return frame(r), nil
 		}})
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx, eventstore.Start)
