@@ -1,0 +1,63 @@
+package sandbox
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestAttack19DeepRepoHookRewrittenInPlace (nineteenth attack review,
+// medium): a person's repository that discovery does not hold (deeper than
+// its 6 levels, or bare) keeps writable hooks during a command, and the
+// check after it judges such a repository only when one of its control
+// names changed: its config, config.worktree, commondir, or its hooks
+// directory's own change time. That time changes only when an entry is
+// made, removed or renamed in it. A hook the person installed (pre-commit's,
+// lefthook's, git lfs install's) rewritten in place (`>` opens it with
+// O_TRUNC) leaves the directory's time alone, so the repository is never
+// judged, and the person's next commit or push runs the agent's program.
+// Control: a command that writes only the work tree leaves the repository
+// and its hook as they were (HEAD kept, the person's hook runs).
+func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
+	for _, c := range []struct{ name, hook, script string }{
+		{"deep", "d/1/2/3/4/5/6/7/deep/.git/hooks/pre-commit", ""},
+		{"bare", "shared.git/hooks/pre-receive", ""},
+		{"control", "d/1/2/3/4/5/6/7/deep/.git/hooks/pre-commit", "echo edit > d/1/2/3/4/5/6/7/deep/f"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newPlantFixture(t)
+			deep := f.ws + "/d/1/2/3/4/5/6/7/deep"
+			mkfiles(t, deep, map[string]string{"f": "x\n"})
+			hostGit(t, deep, "init", "-q")
+			hostGit(t, deep, "add", ".")
+			hostGit(t, deep, "commit", "-q", "-m", "deep")
+			hostGit(t, f.ws, "init", "-q", "--bare", "shared.git")
+			personHook := "#!/bin/sh\necho the person hook\n"
+			for _, h := range []string{deep + "/.git/hooks/pre-commit", f.ws + "/shared.git/hooks/pre-receive"} {
+				if err := os.WriteFile(h, []byte(personHook), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clockPast(t, deep+"/.git/hooks/pre-commit")
+			clockPast(t, f.ws+"/shared.git/hooks/pre-receive")
+			script := c.script
+			if script == "" {
+				script = "printf '#!/bin/sh\\n" + f.attackMarkerCmd() + "\\n' > " + c.hook
+			}
+			r := sh(t, f.s, script+" && echo ok")
+			attackReport(t, "command", r)
+			if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+				t.Fatal("the command failed")
+			}
+			if c.name == "control" {
+				if !exists(deep+"/.git/HEAD") || readFile(t, deep+"/.git/hooks/pre-commit") != personHook {
+					t.Fatalf("DAMAGE: a command that wrote only the work tree changed the person's repository")
+				}
+			}
+			// The person's next commit in the deep repository, and push
+			// to the bare one.
+			attackHostStatus(t, f, deep, "commit", "-q", "--allow-empty", "-m", "next")
+			attackHostStatus(t, f, deep, "push", "-q", f.ws+"/shared.git", "HEAD:refs/heads/main")
+		})
+	}
+}
