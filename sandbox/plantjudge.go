@@ -71,6 +71,7 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 		defer unix.Close(cd.fd)
 	}
 	if !held && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
+		!w.hooksChanged(gfd) && !(cd.fd >= 0 && w.hooksChanged(cd.fd)) &&
 		!(w.memo.gen == 1 && (w.born(gfd, ".", "objects", "refs") || w.changed(gfd, []string{"HEAD"}))) {
 		return false
 	}
@@ -187,6 +188,41 @@ func (w *plantWalk) changed(dfd int, names []string) bool {
 	for _, n := range names {
 		var st unix.Stat_t
 		if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+			return true
+		}
+	}
+	return false
+}
+
+// hooksChanged reports whether a file in the hooks dir below dfd changed
+// since the command started. The dir's own time (changed) covers an entry
+// made, removed or renamed there, not a hook rewritten in place (a shell's
+// `>` truncates it): in a repository discovery did not hold (deeper than
+// its bound, or bare) the person's own hooks (pre-commit's, git lfs
+// install's) stay writable during the command, and one rewritten so ran
+// the agent's program at the person's next commit or push. Past maxHooks
+// entries, or a hooks dir that cannot be listed, it reports true: the
+// repository is judged (a trusted hooks dir holds git's samples only).
+func (w *plantWalk) hooksChanged(dfd int) bool {
+	fd, err := unix.Openat(dfd, "hooks", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		// None, or no directory (a symlink or a file: changed judges
+		// its own time; git follows a symlinked hooks dir, whose files
+		// the walk reaches where they lie in a root).
+		return false
+	}
+	f := os.NewFile(uintptr(fd), "hooks")
+	defer f.Close()
+	names, err := f.Readdirnames(maxHooks + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	if len(names) > maxHooks {
+		return true
+	}
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
 			return true
 		}
 	}
