@@ -22,6 +22,10 @@ func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
 	for _, c := range []struct{ name, hook, script string }{
 		{"deep", "d/1/2/3/4/5/6/7/deep/.git/hooks/pre-commit", ""},
 		{"bare", "shared.git/hooks/pre-receive", ""},
+		// The same through what the config names: a hooks path in the
+		// work tree, an include the project ships.
+		{"hookspath", "d/1/2/3/4/5/6/7/deep/.githooks/pre-commit", ""},
+		{"include", "", "printf '[core]\\n\\tfsmonitor = MARKER\\n' >> d/1/2/3/4/5/6/7/deep/.gitconfig"},
 		{"control", "d/1/2/3/4/5/6/7/deep/.git/hooks/pre-commit", "echo edit > d/1/2/3/4/5/6/7/deep/f"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -29,18 +33,33 @@ func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
 			deep := f.ws + "/d/1/2/3/4/5/6/7/deep"
 			mkfiles(t, deep, map[string]string{"f": "x\n"})
 			hostGit(t, deep, "init", "-q")
+			if c.name == "hookspath" || c.name == "include" {
+				mkfiles(t, deep, map[string]string{".gitconfig": "[alias]\n\tlg = log --oneline\n"})
+				if err := os.MkdirAll(deep+"/.githooks", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				hostGit(t, deep, "config", "include.path", "../.gitconfig")
+				hostGit(t, deep, "config", "core.hooksPath", ".githooks")
+			}
 			hostGit(t, deep, "add", ".")
 			hostGit(t, deep, "commit", "-q", "-m", "deep")
 			hostGit(t, f.ws, "init", "-q", "--bare", "shared.git")
 			personHook := "#!/bin/sh\necho the person hook\n"
-			for _, h := range []string{deep + "/.git/hooks/pre-commit", f.ws + "/shared.git/hooks/pre-receive"} {
+			hooks := []string{deep + "/.git/hooks/pre-commit", f.ws + "/shared.git/hooks/pre-receive"}
+			if exists(deep + "/.githooks") {
+				hooks = append(hooks, deep+"/.githooks/pre-commit")
+			}
+			for _, h := range hooks {
 				if err := os.WriteFile(h, []byte(personHook), 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
 			clockPast(t, deep+"/.git/hooks/pre-commit")
 			clockPast(t, f.ws+"/shared.git/hooks/pre-receive")
-			script := c.script
+			for _, h := range hooks {
+				clockPast(t, h)
+			}
+			script := strings.ReplaceAll(c.script, "MARKER", f.attackMarkerCmd())
 			if script == "" {
 				script = "printf '#!/bin/sh\\n" + f.attackMarkerCmd() + "\\n' > " + c.hook
 			}
