@@ -72,6 +72,7 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	}
 	if !held && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
 		!w.hooksChanged(gfd) && !(cd.fd >= 0 && w.hooksChanged(cd.fd)) &&
+		!w.configRefsChanged(g) && !(cd.fd >= 0 && cd.path != g && w.configRefsChanged(cd.path)) &&
 		!(w.memo.gen == 1 && (w.born(gfd, ".", "objects", "refs") || w.changed(gfd, []string{"HEAD"}))) {
 		return false
 	}
@@ -223,6 +224,93 @@ func (w *plantWalk) hooksChanged(dfd int) bool {
 	for _, n := range names {
 		var st unix.Stat_t
 		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+			return true
+		}
+	}
+	return false
+}
+
+// configRefsChanged reports whether a path the config of the git dir g
+// names changed since the command started: an include (and what it
+// includes, 8 deep), the hooks path and the hooks in it, a program. Each
+// is taken relative to the git dir and to the directory above it (git
+// resolves an include from the config's directory, the hooks path and a
+// program from the work tree). In a repository discovery did not hold,
+// these stay writable during the command, and a person's include
+// (include.path = ../.gitconfig, a config the project ships) or hooks path
+// (.githooks) rewritten there ran the agent's program at the person's next
+// git status or commit, with nothing of the git dir changed.
+func (w *plantWalk) configRefsChanged(g string) bool {
+	seen := map[string]bool{}
+	var walk func(cfg string, depth int) bool
+	walk = func(cfg string, depth int) bool {
+		if depth > 8 || seen[cfg] {
+			return false
+		}
+		seen[cfg] = true
+		for _, r := range gitConfigRefs(cfg) {
+			if strings.HasPrefix(r.path, "~") {
+				continue
+			}
+			for _, base := range []string{path.Dir(cfg), g, path.Dir(g)} {
+				p := r.path
+				if !strings.HasPrefix(p, "/") {
+					p = base + "/" + p
+				}
+				p = domain.CleanPath(p)
+				if !w.inRoots(p) {
+					continue // not the command's to write
+				}
+				if w.pathChanged(p) {
+					return true
+				}
+				if r.include && walk(p, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(joinPath(g, "config"), 0)
+}
+
+// inRoots reports whether p lies in one of the command's writable roots.
+func (w *plantWalk) inRoots(p string) bool {
+	for _, r := range w.pc.roots {
+		if domain.PathWithin(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathChanged reports whether p, or for a directory an entry in it (at
+// most maxHooks; more count as changed), changed since the command
+// started.
+func (w *plantWalk) pathChanged(p string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return false
+	}
+	if w.recent(st.Ctim) {
+		return true
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	names, err := f.Readdirnames(maxHooks + 1)
+	if (err != nil && !errors.Is(err, io.EOF)) || len(names) > maxHooks {
+		return true
+	}
+	for _, n := range names {
+		var est unix.Stat_t
+		if unix.Fstatat(fd, n, &est, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(est.Ctim) {
 			return true
 		}
 	}
