@@ -953,8 +953,8 @@ type gitConfigRef struct {
 }
 
 // gitConfigRefs parses the config file (read without following a final
-// symlink; bounded) for core.hooksPath, core.fsmonitor (when it names a
-// program rather than a boolean) and include paths.
+// symlink; bounded) for core.hooksPath, init.templateDir, core.fsmonitor
+// (when it names a program rather than a boolean) and include paths.
 func gitConfigRefs(file string) []gitConfigRef {
 	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -1000,6 +1000,11 @@ func gitConfigRefs(file string) []gitConfigRef {
 			if dir, base := path.Split(strings.TrimRight(v, "/")); base == "_" && strings.Trim(dir, "/") != "" && strings.TrimRight(dir, "/") != "." && strings.TrimRight(dir, "/") != "~" {
 				out = append(out, gitConfigRef{path: strings.TrimRight(dir, "/")})
 			}
+		case section == "init" && k == "templatedir":
+			// git init and git clone copy its hooks into each new
+			// repository (and clone runs the copied post-checkout at
+			// once): kept as a hooks path is.
+			out = append(out, gitConfigRef{path: v})
 		case section == "core" && k == "fsmonitor":
 			switch strings.ToLower(v) {
 			case "true", "false", "yes", "no", "on", "off", "1", "0":
