@@ -26,6 +26,8 @@ func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
 		// work tree, an include the project ships.
 		{"hookspath", "d/1/2/3/4/5/6/7/deep/.githooks/pre-commit", ""},
 		{"include", "", "printf '[core]\\n\\tfsmonitor = MARKER\\n' >> d/1/2/3/4/5/6/7/deep/.gitconfig"},
+		// A hooks dir that is a symlink to one in the work tree.
+		{"linkedhooks", "d/1/2/3/4/5/6/7/deep/hooks-shared/pre-commit", ""},
 		{"control", "d/1/2/3/4/5/6/7/deep/.git/hooks/pre-commit", "echo edit > d/1/2/3/4/5/6/7/deep/f"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,6 +42,10 @@ func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
 				}
 				hostGit(t, deep, "config", "include.path", "../.gitconfig")
 				hostGit(t, deep, "config", "core.hooksPath", ".githooks")
+			}
+			if c.name == "linkedhooks" {
+				mustDo(t, os.Rename(deep+"/.git/hooks", deep+"/hooks-shared"))
+				mustDo(t, os.Symlink("../hooks-shared", deep+"/.git/hooks"))
 			}
 			hostGit(t, deep, "add", ".")
 			hostGit(t, deep, "commit", "-q", "-m", "deep")
