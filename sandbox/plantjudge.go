@@ -205,12 +205,12 @@ func (w *plantWalk) changed(dfd int, names []string) bool {
 // entries, or a hooks dir that cannot be listed, it reports true: the
 // repository is judged (a trusted hooks dir holds git's samples only).
 func (w *plantWalk) hooksChanged(dfd int) bool {
-	fd, err := unix.Openat(dfd, "hooks", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	// Followed where it is a symlink, as git follows it (a person's
+	// .git/hooks linked to a directory of the work tree): the link's own
+	// time says nothing of what the directory it leads to holds.
+	fd, err := unix.Openat(dfd, "hooks", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		// None, or no directory (a symlink or a file: changed judges
-		// its own time; git follows a symlinked hooks dir, whose files
-		// the walk reaches where they lie in a root).
-		return false
+		return false // none, or no directory
 	}
 	f := os.NewFile(uintptr(fd), "hooks")
 	defer f.Close()
