@@ -86,3 +86,44 @@ func TestAttack19DeepRepoHookRewrittenInPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack19DeepRepoGlobalHooksPath: the same through the person's
+// global config, whose relative hooks path (core.hooksPath = .githooks) is
+// each work tree's: in a repository discovery does not hold, the work
+// tree's .githooks stays writable, and a hook there rewritten in place
+// ran at the person's next commit. Control: a command that writes only
+// the work tree leaves the repository as it was.
+func TestAttack19DeepRepoGlobalHooksPath(t *testing.T) {
+	for _, control := range []bool{false, true} {
+		home := tempWorkspace(t)
+		t.Setenv("HOME", home)
+		t.Setenv("XDG_CONFIG_HOME", "")
+		mustDo(t, os.WriteFile(home+"/.gitconfig", []byte("[core]\n\thooksPath = .githooks\n"), 0o644))
+		f := newPlantFixture(t)
+		deep := f.ws + "/d/1/2/3/4/5/6/7/deep"
+		personHook := "#!/bin/sh\necho the person hook\n"
+		mkfiles(t, deep, map[string]string{"f": "x\n", ".githooks/pre-commit": personHook})
+		mustDo(t, os.Chmod(deep+"/.githooks/pre-commit", 0o755))
+		hostGit(t, deep, "init", "-q")
+		hostGit(t, deep, "add", ".")
+		hostGit(t, deep, "commit", "-q", "-m", "deep")
+		clockPast(t, deep+"/.githooks/pre-commit")
+		forgetWalks()
+		script := "printf '#!/bin/sh\\n" + f.attackMarkerCmd() + "\\n' > d/1/2/3/4/5/6/7/deep/.githooks/pre-commit"
+		if control {
+			script = "echo edit > d/1/2/3/4/5/6/7/deep/f"
+		}
+		r := sh(t, f.s, script+" && echo ok")
+		attackReport(t, "command", r)
+		if r.ExitCode != 0 {
+			t.Fatal("the command failed")
+		}
+		if control && (!exists(deep+"/.git/HEAD") || readFile(t, deep+"/.githooks/pre-commit") != personHook) {
+			t.Fatalf("DAMAGE: a command that wrote only the work tree changed the person's repository")
+		}
+		out, err := hostGitRunHome(t, deep, home, "-c", "user.name=p", "-c", "user.email=p@example.com", "commit", "-q", "--allow-empty", "-m", "next")
+		if exists(f.marker) {
+			t.Fatalf("ESCAPE: the person's next commit ran the command's .githooks/pre-commit (set aside %v): %v %s", r.Quarantined, err, out)
+		}
+	}
+}
