@@ -70,9 +70,14 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	if cd.fd >= 0 {
 		defer unix.Close(cd.fd)
 	}
+	var refsChanged bool
+	var globalRef string
+	if !held {
+		refsChanged, globalRef = w.configRefsChange(g)
+	}
 	if !held && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
 		!w.hooksChanged(gfd) && !(cd.fd >= 0 && w.hooksChanged(cd.fd)) &&
-		!w.configRefsChanged(g) && !(cd.fd >= 0 && cd.path != g && w.configRefsChanged(cd.path)) &&
+		!refsChanged && !(cd.fd >= 0 && cd.path != g && w.configRefsChanged(cd.path)) &&
 		!(w.memo.gen == 1 && (w.born(gfd, ".", "objects", "refs") || w.changed(gfd, []string{"HEAD"}))) {
 		return false
 	}
@@ -85,6 +90,12 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 		reason = w.trustReplaced(gfd, g, same)
 	} else if reason == "" {
 		reason = w.trust(gfd, g, true)
+	}
+	if reason == "" && globalRef != "" {
+		// Nothing of the repository's own names it: the person's
+		// global config does (a relative core.hooksPath), and the
+		// command changed what it holds in this work tree.
+		reason = globalRef + ", which the person's global git config names for this repository, changed"
 	}
 	if reason == "" && cd.held && cd.path != g && len(relativeProgramPaths(cd.path)) > 0 {
 		// A new work tree of a held repository whose config names its
@@ -231,7 +242,7 @@ func (w *plantWalk) hooksChanged(dfd int) bool {
 }
 
 // configRefsChanged reports whether a path the config of the git dir g
-// names changed since the command started: an include (and what it
+// (or the person's global one) names changed since the command started: an include (and what it
 // includes, 8 deep), the hooks path and the hooks in it, a program. Each
 // is taken relative to the git dir and to the directory above it (git
 // resolves an include from the config's directory, the hooks path and a
@@ -241,14 +252,31 @@ func (w *plantWalk) hooksChanged(dfd int) bool {
 // (.githooks) rewritten there ran the agent's program at the person's next
 // git status or commit, with nothing of the git dir changed.
 func (w *plantWalk) configRefsChanged(g string) bool {
+	changed, _ := w.configRefsChange(g)
+	return changed
+}
+
+// configRefsChange is configRefsChanged, with the changed path when the
+// person's global config named it (the repository's own config may then
+// hold trusted keys only: gitDir needs a reason of its own).
+func (w *plantWalk) configRefsChange(g string) (changed bool, global string) {
 	seen := map[string]bool{}
+	var hit string
 	var walk func(cfg string, depth int) bool
 	walk = func(cfg string, depth int) bool {
-		if depth > 8 || seen[cfg] {
+		if depth > maxIncludeDepth || seen[cfg] {
 			return false
 		}
 		seen[cfg] = true
-		for _, r := range gitConfigRefs(cfg) {
+		refs, ok := w.cfgRefs[cfg]
+		if !ok {
+			refs = gitConfigRefs(cfg)
+			if w.cfgRefs == nil {
+				w.cfgRefs = map[string][]gitConfigRef{}
+			}
+			w.cfgRefs[cfg] = refs
+		}
+		for _, r := range refs {
 			if strings.HasPrefix(r.path, "~") {
 				continue
 			}
@@ -262,6 +290,7 @@ func (w *plantWalk) configRefsChanged(g string) bool {
 					continue // not the command's to write
 				}
 				if w.pathChanged(p) {
+					hit = p
 					return true
 				}
 				if r.include && walk(p, depth+1) {
@@ -271,7 +300,17 @@ func (w *plantWalk) configRefsChanged(g string) bool {
 		}
 		return false
 	}
-	return walk(joinPath(g, "config"), 0)
+	// The person's global configs too: a relative hooks path given
+	// there is each work tree's.
+	if walk(joinPath(g, "config"), 0) {
+		return true, ""
+	}
+	for _, cfg := range globalGitConfigs() {
+		if walk(cfg, 0) {
+			return true, hit
+		}
+	}
+	return false, ""
 }
 
 // inRoots reports whether p lies in one of the command's writable roots.

@@ -168,6 +168,9 @@ type plantWalk struct {
 	memo           *rootMemo
 	memoOK         bool // its file system's change times are trusted
 	seen           map[[2]uint64]bool
+	// cfgRefs memoizes gitConfigRefs by file (configRefsChanged reads
+	// the global configs for each repository it judges).
+	cfgRefs map[string][]gitConfigRef
 }
 
 func (w *plantWalk) root(root string) {
