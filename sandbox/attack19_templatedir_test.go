@@ -20,16 +20,30 @@ import (
 // and the person's next git clone, anywhere, ran it. Controls: the person's template hook is
 // copied and runs before; a source file stays writable.
 func TestAttack19GlobalTemplateDir(t *testing.T) {
+	for _, tilde := range []bool{false, true} {
+		testGlobalTemplateDir(t, tilde)
+	}
+}
+
+// testGlobalTemplateDir: tilde names the template dir as ~/dotfiles/tmpl,
+// the root being ~/dotfiles.
+func testGlobalTemplateDir(t *testing.T, tilde bool) {
 	f := requireKernel(t, true)
 	home := tempWorkspace(t)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	ws := tempWorkspace(t)
+	tmplPath := ws + "/tmpl"
+	if tilde {
+		ws = home + "/dotfiles"
+		mustDo(t, os.MkdirAll(ws, 0o755))
+		tmplPath = "~/dotfiles/tmpl"
+	}
 	out := tempWorkspace(t)
 	mkfiles(t, ws, map[string]string{"src/main.go": "x\n",
 		"tmpl/hooks/post-checkout": "#!/bin/sh\ntouch \"$(git rev-parse --show-toplevel)/person-hook-ran\"\n"})
 	mustDo(t, os.Chmod(ws+"/tmpl/hooks/post-checkout", 0o755))
-	mustDo(t, os.WriteFile(home+"/.gitconfig", []byte("[init]\n\ttemplateDir = "+ws+"/tmpl\n[user]\n\tname = p\n\temail = p@example.com\n"), 0o644))
+	mustDo(t, os.WriteFile(home+"/.gitconfig", []byte("[init]\n\ttemplateDir = "+tmplPath+"\n[user]\n\tname = p\n\temail = p@example.com\n"), 0o644))
 	git := func(dir string, args ...string) (string, error) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
