@@ -16,16 +16,24 @@ type agentSettingsRoot struct {
 	names []string
 }
 
+// readAtAnyDepth are protected file names (not reserved) that a host
+// program looks up in the directory a person works in and in each one above
+// it, the nearest first, so that a subdirectory's is read as the root's is:
+// asdf's (and mise's) .tool-versions, whose version "path:DIR" makes the
+// person's next node or python there run DIR/bin's program
+// (TestAttack16ToolVersionsPath, TestAttack19NestedToolVersionsWritable).
+var readAtAnyDepth = []string{".tool-versions"}
+
 // agentSettingsRoots returns the writable grants among grants at which fp
 // protects a reserved name other than ".git" (repositoryRoots has that
-// one), each with the names it protects there. As with the repository
+// one) or a name of readAtAnyDepth, each with the names it protects there. As with the repository
 // rule, the rule goes with the items of the protected list: a profile that
 // replaces the list without them, and an unrestricted filesystem, have
 // none.
 func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSettingsRoot {
 	names := map[string][]string{}
 	for _, e := range fp.Entries {
-		if e.Kind != domain.PathProtected || !e.Reserved {
+		if e.Kind != domain.PathProtected {
 			continue
 		}
 		p := e.ResolvedPath
@@ -33,6 +41,9 @@ func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSet
 			p = domain.CleanPath(e.Path)
 		}
 		base, dir := path.Base(p), path.Dir(p)
+		if !e.Reserved && !slices.Contains(readAtAnyDepth, base) {
+			continue
+		}
 		if strings.EqualFold(base, ".git") || slices.Contains(names[dir], base) {
 			continue
 		}
@@ -50,7 +61,7 @@ func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSet
 // agentSettingsRefusal refuses a file tool's write into a directory named
 // as one of the agents' settings directories the snapshot protects at a
 // writable root (.claude, .codex, .agents; any case), at any depth below
-// that root. The root's own (and the cwd's) are protected paths; a
+// that root, and of a file named as one of readAtAnyDepth. The root's own (and the cwd's) are protected paths; a
 // subdirectory's are read by the host's agents too: Claude Code discovers
 // the .claude/skills of a directory it works in (a skill's frontmatter
 // holds hooks, commands Claude Code runs itself without a PreToolUse to
@@ -66,9 +77,9 @@ func (v *fsView) agentSettingsRefusal(lexical, canon string) *Refusal {
 		for _, c := range [][2]string{{r.rule.Path, canon}, {r.rule.From, lexical}} {
 			if name, ok := componentNamed(c[0], c[1], r.names); ok {
 				return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
-					Message: "the path is inside a directory named " + name + " below the writable root " + c[0] +
-						": the host's agents read their settings, skills and hooks from such a directory where they work, " +
-						"so file tools may not write one (the root's own is a protected path)"}
+					Message: "a component of the path is named " + name + " below the writable root " + c[0] +
+						": the host's agents and tools read it where a person works, not at the root alone " +
+						"(settings, skills and hooks; the versions asdf runs), so file tools may not write one (the root's own is a protected path)"}
 			}
 		}
 	}
