@@ -204,6 +204,10 @@ type fsView struct {
 	// protects: file tools may not write a repository inside them
 	// (repositoryRefusal).
 	repoRoots []fsRule
+	// agentRoots are the writable grants whose agents' settings
+	// directories (.claude, .codex, .agents) the snapshot protects: file
+	// tools may not write one below them (agentSettingsRefusal).
+	agentRoots []agentSettingsRoot
 }
 
 // Kinds of the rules discovery adds.
@@ -255,6 +259,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		v.addRule(&memo, e, p)
 	}
 	v.repoRoots = repositoryRoots(fp, v.grants)
+	v.agentRoots = agentSettingsRoots(fp, v.grants)
 	v.discover(walk)
 	return v
 }

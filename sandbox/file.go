@@ -131,6 +131,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if r := v.repositoryRefusal(lexical, canon); r != nil {
 				return "", r
 			}
+			if r := v.agentSettingsRefusal(lexical, canon); r != nil {
+				return "", r
+			}
 			if r := ownFileRefusal(canon); r != nil {
 				return "", r
 			}

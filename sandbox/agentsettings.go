@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// agentSettingsRoot is a writable grant at which the snapshot protects the
+// agents' own settings directories (the reserved protected names but
+// ".git": .agents, .codex, .claude by default), with those names.
+type agentSettingsRoot struct {
+	rule  fsRule
+	names []string
+}
+
+// readAtAnyDepth are protected file names (not reserved) that a host
+// program looks up in the directory a person works in and in each one above
+// it, the nearest first, so that a subdirectory's is read as the root's is:
+// asdf's (and mise's) .tool-versions, whose version "path:DIR" makes the
+// person's next node or python there run DIR/bin's program
+// (TestAttack16ToolVersionsPath, TestAttack19NestedToolVersionsWritable).
+var readAtAnyDepth = []string{".tool-versions"}
+
+// agentSettingsRoots returns the writable grants among grants at which fp
+// protects a reserved name other than ".git" (repositoryRoots has that
+// one) or a name of readAtAnyDepth, each with the names it protects there. As with the repository
+// rule, the rule goes with the items of the protected list: a profile that
+// replaces the list without them, and an unrestricted filesystem, have
+// none.
+func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSettingsRoot {
+	names := map[string][]string{}
+	for _, e := range fp.Entries {
+		if e.Kind != domain.PathProtected {
+			continue
+		}
+		p := e.ResolvedPath
+		if p == "" {
+			p = domain.CleanPath(e.Path)
+		}
+		base, dir := path.Base(p), path.Dir(p)
+		if !e.Reserved && !slices.Contains(readAtAnyDepth, base) {
+			continue
+		}
+		if strings.EqualFold(base, ".git") || slices.Contains(names[dir], base) {
+			continue
+		}
+		names[dir] = append(names[dir], base)
+	}
+	var out []agentSettingsRoot
+	for _, g := range grants {
+		if g.Access == domain.AccessWrite && len(names[g.From]) > 0 {
+			out = append(out, agentSettingsRoot{rule: g, names: names[g.From]})
+		}
+	}
+	return out
+}
+
+// agentSettingsRefusal refuses a file tool's write into a directory named
+// as one of the agents' settings directories the snapshot protects at a
+// writable root (.claude, .codex, .agents; any case), at any depth below
+// that root, and of a file named as one of readAtAnyDepth. The root's own (and the cwd's) are protected paths; a
+// subdirectory's are read by the host's agents too: Claude Code discovers
+// the .claude/skills of a directory it works in (a skill's frontmatter
+// holds hooks, commands Claude Code runs itself without a PreToolUse to
+// decide), a session started there reads its .claude/settings.json (hooks,
+// disableAllHooks), and Codex reads the .codex/config.toml and
+// .agents/skills between its cwd and the repository's root. A file tool
+// writes outside the kernel sandbox, so the decision is the boundary, as
+// it is for a repository's files (repositoryRefusal). The canonical path
+// (where the file lands) and the lexical one (a link named .claude is
+// still where the agent looks) are both judged.
+func (v *fsView) agentSettingsRefusal(lexical, canon string) *Refusal {
+	for _, r := range v.agentRoots {
+		for _, c := range [][2]string{{r.rule.Path, canon}, {r.rule.From, lexical}} {
+			if name, ok := componentNamed(c[0], c[1], r.names); ok {
+				return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
+					Message: "a component of the path is named " + name + " below the writable root " + c[0] +
+						": the host's agents and tools read it where a person works, not at the root alone " +
+						"(settings, skills and hooks; the versions asdf runs), so file tools may not write one (the root's own is a protected path)"}
+			}
+		}
+	}
+	return nil
+}
+
+// componentNamed reports whether a component of p below root (not root
+// itself, nor the last component of p unless p names a directory below
+// it: every component is compared) is one of names, in any case, and
+// which.
+func componentNamed(root, p string, names []string) (string, bool) {
+	if root == "" || p == root || !domain.PathWithin(p, root) {
+		return "", false
+	}
+	rest := strings.TrimPrefix(p[len(root):], "/")
+	for part := range strings.SplitSeq(rest, "/") {
+		for _, n := range names {
+			if strings.EqualFold(part, n) {
+				return n, true
+			}
+		}
+	}
+	return "", false
+}
