@@ -464,12 +464,21 @@ type ClaudeCodeConfig struct {
 }
 
 // PromptsFor reports whether an ask is answered with Claude Code's own
-// prompt for a call made in permission_mode pm. Under auto, a classifier
-// answers that prompt, not the person (it allows what it judges safe), so
-// such a call is held for an approver instead, as with ask = "hold".
+// prompt for a call made in permission_mode pm. Only the interactive modes
+// put that prompt before the person: under auto a classifier answers it
+// (it allows what it judges safe); under bypassPermissions Claude Code
+// releases up to 2.1.199 ran a hook's ask without a prompt
+// (anthropics/claude-code#77212), and a later report (#89561) finds the
+// same in the modes that never prompt, dontAsk among them. Such a call is
+// held for an approver instead, as with ask = "hold": an ask is answered
+// by a person, or denied at the hold's end, never run unasked.
 func (c *ClaudeCodeConfig) PromptsFor(pm string) bool {
-	return c.Ask == ClaudeCodeAskPrompt && pm != "auto"
+	return c.Ask == ClaudeCodeAskPrompt && !slices.Contains(unpromptedModes, pm)
 }
+
+// unpromptedModes are Claude Code's permission modes in which a hook's ask
+// may not reach the person (PromptsFor).
+var unpromptedModes = []string{"auto", "bypassPermissions", "dontAsk"}
 
 // MaxClaudeCodeHoldWait bounds HoldWait (Claude Code's longest hook timeout
 // is the operator's choice; ten minutes is its default for command hooks).
