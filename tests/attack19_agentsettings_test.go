@@ -29,14 +29,8 @@ import (
 // src/claude/x and src/.claude-notes are written without asking.
 func TestAttack19NestedAgentSettingsWritable(t *testing.T) {
 	t.Parallel()
-	s := StartServer(t, "")
-	root := workspace(t)
-	mkdirs(t, root, "src")
-	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "as", "workspace_id": "ws", "thread_id": "th",
-		"permission_profile": map[string]any{"mode": "auto_accept_edits"}, "workspace_root": root}, http.StatusCreated, nil)
-	patch := func(p string) map[string]any {
-		return map[string]any{"patch": "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch"}
-	}
+	s := editsTurn(t, "as", "src")
+	patch := func(p string) map[string]any { return addFilePatch(p, "x") }
 	if d := s.decide("as", "own", "apply_patch", patch(".claude/settings.json")); d.Decision != "deny" || d.Refusal != "write_requires_writable_root" {
 		t.Fatalf("control: the root's .claude/settings.json: %+v", d)
 	}
@@ -71,4 +65,21 @@ func TestAttack19NestedClaudeSettingsThroughTheHook(t *testing.T) {
 	if got := write("toolu_skill", "src/.claude/skills/x/SKILL.md"); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Errorf("a Write of src/.claude/skills/x/SKILL.md: %s", got)
 	}
+}
+
+// editsTurn starts a server and an auto_accept_edits turn id over a new
+// workspace holding the directory sub.
+func editsTurn(t *testing.T, id, sub string) *Server {
+	t.Helper()
+	s := StartServer(t, "")
+	root := workspace(t)
+	mkdirs(t, root, sub)
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]any{"mode": "auto_accept_edits"}, "workspace_root": root}, http.StatusCreated, nil)
+	return s
+}
+
+// addFilePatch is apply_patch's arguments adding file p with one line.
+func addFilePatch(p, line string) map[string]any {
+	return map[string]any{"patch": "*** Begin Patch\n*** Add File: " + p + "\n+" + line + "\n*** End Patch"}
 }

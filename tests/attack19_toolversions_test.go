@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"net/http"
 	"strconv"
 	"testing"
 )
@@ -18,14 +17,8 @@ import (
 // sub/.nvmrc and sub/package.json (versions only) are written.
 func TestAttack19NestedToolVersionsWritable(t *testing.T) {
 	t.Parallel()
-	s := StartServer(t, "")
-	root := workspace(t)
-	mkdirs(t, root, "sub")
-	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "tv", "workspace_id": "ws", "thread_id": "th",
-		"permission_profile": map[string]any{"mode": "auto_accept_edits"}, "workspace_root": root}, http.StatusCreated, nil)
-	patch := func(p string) map[string]any {
-		return map[string]any{"patch": "*** Begin Patch\n*** Add File: " + p + "\n+nodejs path:/tmp/evil-node\n*** End Patch"}
-	}
+	s := editsTurn(t, "tv", "sub")
+	patch := func(p string) map[string]any { return addFilePatch(p, "nodejs path:/tmp/evil-node") }
 	if d := s.decide("tv", "own", "apply_patch", patch(".tool-versions")); d.Decision != "deny" || d.Refusal != "write_requires_writable_root" {
 		t.Fatalf("control: the root's .tool-versions: %+v", d)
 	}
