@@ -64,6 +64,10 @@ type plantCheck struct {
 	// no .config), the root it lies in and the path itself: one the
 	// command creates is set aside after it (setAsideCreated).
 	missing [][3]string
+	// agent are the writable grants that protect the agents' settings
+	// directories (and readAtAnyDepth) at their top, with those names:
+	// one made or changed below is set aside (plantagent.go).
+	agent []agentSettingsRoot
 	// linkRefs are paths a held repository's config names whose way passes
 	// a symlink in a root (a command can replace the symlink).
 	linkRefs []linkRef
@@ -193,6 +197,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 		}
 	}
 	pc.roots = kept
+	pc.agent = v.agentRoots
 	pc.heldIDs = map[string][]fileID{}
 	for _, p := range v.pins {
 		if p.Kind == pathKindGitDir {

@@ -66,7 +66,10 @@ type memoDir struct {
 	// directory (domain.OtherVCSDir) that are no directory: a symlink
 	// leads the tool to a config the walk does not visit there.
 	vcsLinks []string
-	gen      uint64
+	// agentNames are the entries named as one of agentCandidates (any
+	// case), whatever their type.
+	agentNames []string
+	gen        uint64
 }
 
 // rootMemo is what the walks of one root remember. mu is held for a whole
@@ -260,6 +263,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 	for _, name := range d.vcsLinks {
 		w.otherVCSLink(rel, name)
 	}
+	if len(d.agentNames) > 0 {
+		w.agentEntries(rel, d.agentNames)
+	}
 	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
 		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
 		return
@@ -334,6 +340,9 @@ func (w *plantWalk) list(rel string) *memoDir {
 			}
 			if typ != unix.DT_DIR && domain.OtherVCSDir(name) {
 				d.vcsLinks = append(d.vcsLinks, name)
+			}
+			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] && len(d.agentNames) < 16 {
+				d.agentNames = append(d.agentNames, name)
 			}
 			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
 				d.subdirs = append(d.subdirs, name)

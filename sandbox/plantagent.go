@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// The check after a command also sets aside the agents' settings
+// directories (.claude, .codex, .agents) and the files of readAtAnyDepth
+// (.tool-versions) that the command made or changed below a writable root
+// that protects them at its top. A file tool may not write them there
+// (agentSettingsRefusal): the host's agents and tools read them where a
+// person works, not at the root alone (Claude Code's nested skills, whose
+// frontmatter hooks it runs itself; a session started in the directory
+// reads its settings; asdf runs the program a version's path: names). A
+// command in the kernel sandbox may, since nothing in the kernel refuses a
+// name; so Run sets aside what it left, as it does a planted repository.
+
+// agentCandidates are the names the walk records in its listings (in
+// lower case): the default protected list's reserved names but .git, and
+// readAtAnyDepth. Which of them a root protects is the snapshot's
+// (plantCheck.agent); the listings are kept between walks, so they record
+// the same names whatever the snapshot.
+var agentCandidates = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range domain.DefaultProtectedPaths {
+		if p.Reserved && p.Path != ".git" && !strings.Contains(p.Path, "/") {
+			m[strings.ToLower(p.Path)] = true
+		}
+	}
+	for _, n := range readAtAnyDepth {
+		m[strings.ToLower(n)] = true
+	}
+	return m
+}()
+
+// maxAgentEntries bounds the entries the check looks at below one agents'
+// settings directory; past it the directory counts as changed.
+const maxAgentEntries = 1024
+
+// nestedAgentName reports whether name, an entry of the directory parent
+// (absolute), is one the snapshot protects at a writable root strictly
+// above parent: at the root itself (and the cwd) it is a protected path,
+// which the command could not change.
+func (pc *plantCheck) nestedAgentName(parent, name string) bool {
+	for _, r := range pc.agent {
+		if parent == r.rule.Path || !domain.PathWithin(parent, r.rule.Path) {
+			continue
+		}
+		for _, n := range r.names {
+			if strings.EqualFold(n, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// agentEntries judges the recorded entries of the directory at rel (d's
+// listing): each one the snapshot protects above it that the command made
+// or changed is set aside.
+func (w *plantWalk) agentEntries(rel string, names []string) {
+	parent := w.path(rel)
+	for _, name := range names {
+		if !w.pc.nestedAgentName(parent, name) || isHeld(joinPath(parent, name)) {
+			continue
+		}
+		pfd, err := w.open(rel)
+		if err != nil {
+			continue // replaced since it was listed: the replacing command's to check
+		}
+		budget := maxAgentEntries
+		if w.agentChanged(pfd, name, 0, &budget) {
+			w.found = append(w.found, setAsideIn(pfd, parent, name,
+				"a "+name+" the command made or changed below the writable root: the host's agents and tools read it where a person works (settings, skills and their hooks; the program a version names)"))
+		}
+		unix.Close(pfd)
+	}
+}
+
+// agentChanged reports whether the entry name below dfd, or anything below
+// it, changed since the command started (its change time: made, renamed,
+// written, its mode changed). A symlink is judged by its own time and by
+// what it leads to, as the host's programs follow it. Past the budget of
+// entries, deeper than 8, or where it cannot be read, it counts as changed.
+func (w *plantWalk) agentChanged(dfd int, name string, depth int, budget *int) bool {
+	*budget--
+	if *budget < 0 || depth > 8 {
+		return true
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false // gone
+	}
+	if w.recent(st.Ctim) {
+		return true
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		if unix.Fstatat(dfd, name, &st, 0) != nil {
+			return false // dangling: nothing is read through it
+		}
+		if w.recent(st.Ctim) {
+			return true
+		}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	names, err := f.Readdirnames(*budget + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	for _, n := range names {
+		if w.agentChanged(fd, n, depth+1, budget) {
+			return true
+		}
+	}
+	return false
+}
