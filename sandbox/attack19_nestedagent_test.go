@@ -73,3 +73,35 @@ func TestAttack19NestedAgentDirsMadeByCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack19NestedAgentDirBehindDecoys: the listing records every entry
+// named as an agents' directory in any case, so forty decoys in other
+// cases listed first do not hide the .claude the command made among them
+// (a bound on how many were recorded would). Each one it made is set
+// aside, the real one with them.
+func TestAttack19NestedAgentDirBehindDecoys(t *testing.T) {
+	f := newPlantFixture(t)
+	var script []string
+	for i := range 40 {
+		name := []byte(".claude")
+		for b := range 6 {
+			if i>>b&1 == 1 {
+				name[b+1] -= 'a' - 'A'
+			}
+		}
+		if string(name) != ".claude" {
+			script = append(script, "mkdir -p src/"+string(name))
+		}
+	}
+	script = append(script, "mkdir -p src/.claude/skills/x && echo evil > src/.claude/skills/x/SKILL.md", "echo ok")
+	r := sh(t, f.s, strings.Join(script, " && "))
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	if exists(f.ws + "/src/.claude") {
+		t.Fatalf("ESCAPED: src/.claude stays behind its decoys (set aside %d)", len(r.Quarantined))
+	}
+	if got := len(quarantined(r)); got != 40 {
+		t.Fatalf("set aside %d, want the 40 the command made", got)
+	}
+}

@@ -67,7 +67,8 @@ type memoDir struct {
 	// leads the tool to a config the walk does not visit there.
 	vcsLinks []string
 	// agentNames are the entries named as one of agentCandidates (any
-	// case), whatever their type.
+	// case), whatever their type: every one (a cap would let decoys in
+	// other cases hide the name a host program reads).
 	agentNames []string
 	gen        uint64
 }
@@ -341,7 +342,7 @@ func (w *plantWalk) list(rel string) *memoDir {
 			if typ != unix.DT_DIR && domain.OtherVCSDir(name) {
 				d.vcsLinks = append(d.vcsLinks, name)
 			}
-			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] && len(d.agentNames) < 16 {
+			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] {
 				d.agentNames = append(d.agentNames, name)
 			}
 			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
