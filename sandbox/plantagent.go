@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -62,6 +63,26 @@ func (pc *plantCheck) nestedAgentName(parent, name string) bool {
 	return false
 }
 
+// keepReadOnlyAgentDirs notes the identity of each read-only carve-out
+// (a protected item) named as an agents' directory below a root that
+// protects those names: the check leaves it alone while it is still that
+// file (a time within the second before the command started would
+// otherwise count as the command's change).
+func (pc *plantCheck) keepReadOnlyAgentDirs(carves []fsRule) {
+	for _, c := range carves {
+		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
+			continue
+		}
+		if !pc.nestedAgentName(path.Dir(c.Path), path.Base(c.Path)) {
+			continue
+		}
+		if pc.roAgent == nil {
+			pc.roAgent = map[string]fileID{}
+		}
+		pc.roAgent[c.Path] = pc.keepID(unix.AT_FDCWD, c.Path)
+	}
+}
+
 // agentEntries judges the recorded entries of the directory at rel (d's
 // listing): each one the snapshot protects above it that the command made
 // or changed is set aside.
@@ -74,6 +95,10 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 		pfd, err := w.open(rel)
 		if err != nil {
 			continue // replaced since it was listed: the replacing command's to check
+		}
+		if id, ok := w.pc.roAgent[joinPath(parent, name)]; ok && id != (fileID{}) && fileIDAt(pfd, name) == id {
+			unix.Close(pfd)
+			continue // read-only to the command, and still the same file
 		}
 		budget := maxAgentEntries
 		if w.agentChanged(pfd, name, 0, &budget) {

@@ -68,6 +68,11 @@ type plantCheck struct {
 	// directories (and readAtAnyDepth) at their top, with those names:
 	// one made or changed below is set aside (plantagent.go).
 	agent []agentSettingsRoot
+	// roAgent are the agents' directories below a root that the command
+	// ran with read-only (a nested work tree's protected items), with
+	// their identity then: the command cannot have changed one that is
+	// still that file.
+	roAgent map[string]fileID
 	// linkRefs are paths a held repository's config names whose way passes
 	// a symlink in a root (a command can replace the symlink).
 	linkRefs []linkRef
@@ -198,6 +203,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 	}
 	pc.roots = kept
 	pc.agent = v.agentRoots
+	pc.keepReadOnlyAgentDirs(v.carves)
 	pc.heldIDs = map[string][]fileID{}
 	for _, p := range v.pins {
 		if p.Kind == pathKindGitDir {
