@@ -88,16 +88,24 @@ func (pc *plantCheck) keepReadOnlyAgentDirs(carves []fsRule) {
 // or changed is set aside.
 func (w *plantWalk) agentEntries(rel string, names []string) {
 	parent := w.path(rel)
+	pfd := -1
+	defer func() {
+		if pfd >= 0 {
+			unix.Close(pfd)
+		}
+	}()
 	for _, name := range names {
 		if !w.pc.nestedAgentName(parent, name) || isHeld(joinPath(parent, name)) {
 			continue
 		}
-		pfd, err := w.open(rel)
-		if err != nil {
-			continue // replaced since it was listed: the replacing command's to check
+		if pfd < 0 {
+			fd, err := w.open(rel)
+			if err != nil {
+				return // replaced since it was listed: the replacing command's to check
+			}
+			pfd = fd
 		}
 		if id, ok := w.pc.roAgent[joinPath(parent, name)]; ok && id != (fileID{}) && fileIDAt(pfd, name) == id {
-			unix.Close(pfd)
 			continue // read-only to the command, and still the same file
 		}
 		budget := maxAgentEntries
@@ -105,7 +113,6 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 			w.found = append(w.found, setAsideIn(pfd, parent, name,
 				"a "+name+" the command made or changed below the writable root: the host's agents and tools read it where a person works (settings, skills and their hooks; the program a version names)"))
 		}
-		unix.Close(pfd)
 	}
 }
 

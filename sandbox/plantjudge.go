@@ -223,18 +223,21 @@ func (w *plantWalk) hooksChanged(dfd int) bool {
 	if err != nil {
 		return false // none, or no directory
 	}
-	f := os.NewFile(uintptr(fd), "hooks")
-	defer f.Close()
-	names, err := f.Readdirnames(maxHooks + 1)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return true
-	}
-	if len(names) > maxHooks {
+	return w.entriesChanged(os.NewFile(uintptr(fd), "hooks"))
+}
+
+// entriesChanged reports whether an entry of the directory d (which it
+// closes) changed since the command started: at most maxHooks entries are
+// looked at; more, or a directory that cannot be listed, count as changed.
+func (w *plantWalk) entriesChanged(d *os.File) bool {
+	defer d.Close()
+	names, err := d.Readdirnames(maxHooks + 1)
+	if (err != nil && !errors.Is(err, io.EOF)) || len(names) > maxHooks {
 		return true
 	}
 	for _, n := range names {
 		var st unix.Stat_t
-		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+		if unix.Fstatat(int(d.Fd()), n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
 			return true
 		}
 	}
@@ -243,7 +246,7 @@ func (w *plantWalk) hooksChanged(dfd int) bool {
 
 // configRefsChanged reports whether a path the config of the git dir g
 // (or the person's global one) names changed since the command started: an include (and what it
-// includes, 8 deep), the hooks path and the hooks in it, a program. Each
+// includes, maxIncludeDepth deep), the hooks path and the hooks in it, a program. Each
 // is taken relative to the git dir and to the directory above it (git
 // resolves an include from the config's directory, the hooks path and a
 // program from the work tree). In a repository discovery did not hold,
@@ -341,19 +344,7 @@ func (w *plantWalk) pathChanged(p string) bool {
 	if err != nil {
 		return false
 	}
-	f := os.NewFile(uintptr(fd), p)
-	defer f.Close()
-	names, err := f.Readdirnames(maxHooks + 1)
-	if (err != nil && !errors.Is(err, io.EOF)) || len(names) > maxHooks {
-		return true
-	}
-	for _, n := range names {
-		var est unix.Stat_t
-		if unix.Fstatat(fd, n, &est, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(est.Ctim) {
-			return true
-		}
-	}
-	return false
+	return w.entriesChanged(os.NewFile(uintptr(fd), p))
 }
 
 // born reports whether any of names (relative to dfd) was made since the

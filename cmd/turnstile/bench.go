@@ -104,11 +104,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "turnstile bench: writing %d turns (bench-%s-0…%d) in workspace %s to the store of %s; they stay in its audit log (use a scratch server: serve --data DIR)\n",
 		*turns, run, *turns-1, wsID, c.base)
 	ids := make([]string, *turns)
+	// startTurn starts a supervised turn of the run's workspace.
+	startTurn := func(id string, denied ...string) error {
+		req := api.StartTurnRequest{TurnID: id, WorkspaceID: wsID, ThreadID: run, WorkspaceRoot: *workspace,
+			PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised, DeniedTools: denied}}
+		_, err := c.do("POST", "/v1/turns", req, nil)
+		return err
+	}
 	for i := range ids {
 		ids[i] = fmt.Sprintf("bench-%s-%d", run, i)
-		req := api.StartTurnRequest{TurnID: ids[i], WorkspaceID: wsID, ThreadID: run, WorkspaceRoot: *workspace,
-			PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised, DeniedTools: []string{"web_fetch"}}}
-		if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
+		if err := startTurn(ids[i], "web_fetch"); err != nil {
 			fmt.Fprintln(stderr, "turnstile bench: starting a turn:", err)
 			return 1
 		}
@@ -131,9 +136,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		case "quiet": // as many turns again, which the run leaves idle
 			for i := range ids {
 				id := fmt.Sprintf("bench-%s-quiet-%d", run, i)
-				req := api.StartTurnRequest{TurnID: id, WorkspaceID: wsID, ThreadID: run, WorkspaceRoot: *workspace,
-					PermissionProfile: &domain.ProfileRequest{Mode: domain.ModeSupervised}}
-				if _, err := c.do("POST", "/v1/turns", req, nil); err != nil {
+				if err := startTurn(id); err != nil {
 					fmt.Fprintln(stderr, "turnstile bench: starting a quiet turn:", err)
 					return 1
 				}
