@@ -17,9 +17,16 @@ import (
 	"turnstile/domain/turn"
 )
 
-// CheckpointFormat is the version of the checkpoint encoding; a checkpoint
-// of another version is refused (and the read models replayed in full).
-const CheckpointFormat = 1
+// The versions of the checkpoint encoding; a checkpoint of another version
+// is refused (and the read models replayed in full). A projector whose
+// archive does not outlive the process writes the first, carrying the
+// summaries of its old turns; one with an archive on disk the second,
+// naming the archive's epoch instead. Both are read (the first into the
+// archive), and a binary that reads only the first refuses the second.
+const (
+	checkpointInline   = 1
+	checkpointArchived = 2
+)
 
 // checkpointMagic starts every checkpoint's header line:
 // "<magic> <format> <sha256 of the body> <length of the body>\n". The body
@@ -43,9 +50,13 @@ type cpMeta struct {
 	Mark        Mark
 	Applied     uint64
 	Profiles    []*domain.TurnPermissionProfileSnapshot // nil: none selected
-	Old         int                                     // summaries that follow
-	Held        []string
-	Recent      []string
+	// Old counts the old turns: the summaries that follow (format 1), or
+	// those the archive held (format 2, where it may hold more since).
+	Old int
+	// Archive is the epoch of the archive holding the summaries (format 2).
+	Archive string `json:",omitempty"`
+	Held    []string
+	Recent  []string
 }
 
 func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
@@ -55,11 +66,13 @@ func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermission
 	return &p
 }
 
-// Checkpoint encodes the projector's compact state: the summaries of old
-// turns, the ids of held turns and of the recent queue, the interned
-// profiles and the position it reflects, with a header carrying its format
-// and checksum. The state is copied under the read lock and encoded after
-// it is released, so Apply waits only for the copy.
+// Checkpoint encodes the projector's compact state: the ids of held turns
+// and of the recent queue and the position it reflects, with a header
+// carrying its format and checksum, and the summaries of old turns with
+// their interned profiles, or (an archive on disk) the archive's epoch once
+// every summary so far is durable there. The state is copied under the
+// read lock and encoded after it is released, so Apply waits only for the
+// copy (and the archive's sync).
 func (p *Projector) Checkpoint() ([]byte, Mark, error) {
 	meta, olds, err := p.checkpointState()
 	if err != nil {
@@ -85,7 +98,7 @@ func (p *Projector) Checkpoint() ([]byte, Mark, error) {
 	}
 	sum := sha256.Sum256(body)
 	out := make([]byte, 0, len(body)+128)
-	out = fmt.Appendf(out, "%s %d %s %d\n", checkpointMagic, CheckpointFormat, hex.EncodeToString(sum[:]), len(body))
+	out = fmt.Appendf(out, "%s %d %s %d\n", checkpointMagic, meta.Format, hex.EncodeToString(sum[:]), len(body))
 	return append(out, body...), meta.Mark, nil
 }
 
@@ -95,15 +108,36 @@ func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
 	if p.broken != nil {
 		return nil, nil, fmt.Errorf("projections: no checkpoint of read models an event failed to apply to: %w", p.broken)
 	}
-	meta := &cpMeta{Format: CheckpointFormat, RecentTurns: p.recentMax, RecentBytes: max(p.recentBytesMax, 0), Position: p.pos, Mark: p.last, Applied: p.applied,
-		Old: len(p.old), Held: make([]string, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
-	olds := make([]summary, 0, len(p.old))
-	for _, s := range p.old {
-		olds = append(olds, *s)
-	}
+	meta := &cpMeta{Format: checkpointInline, RecentTurns: p.recentMax, RecentBytes: max(p.recentBytesMax, 0), Position: p.pos, Mark: p.last, Applied: p.applied,
+		Old: p.archive.Len(), Held: make([]string, 0, len(p.held)), Recent: append([]string(nil), p.recent[p.recentHead:]...)}
 	for id := range p.held {
 		meta.Held = append(meta.Held, id)
 	}
+	if meta.Archive = p.archive.Epoch(); meta.Archive != "" {
+		// Apply waits for the sync: every summary evicted up to the
+		// mark is then in the archive.
+		meta.Format = checkpointArchived
+		if err := p.archive.Sync(); err != nil {
+			return nil, nil, fmt.Errorf("projections: syncing the archive of old turns: %w", err)
+		}
+		return meta, nil, nil
+	}
+	olds := make([]summary, 0, meta.Old)
+	var bad error
+	if err := p.archive.Scan("", "", func(id string, rec []byte) bool {
+		s, err := p.decodeRecord(rec)
+		if err != nil {
+			bad = err
+			return false
+		}
+		if p.held[id] == nil {
+			olds = append(olds, *s)
+		}
+		return true
+	}); err != nil || bad != nil {
+		return nil, nil, errors.Join(err, bad)
+	}
+	meta.Old = len(olds)
 	return meta, olds, nil
 }
 
@@ -120,7 +154,9 @@ type TurnReader func(turnID string, apply func(*turn.Event) error) error
 // nothing unless it succeeds. A checkpoint written with a smaller
 // RecentTurns or RecentBytes than this projector's is refused (it has
 // evicted turns this one would hold); one with larger bounds is trimmed to
-// this one's.
+// this one's. A checkpoint carrying its summaries replaces what the
+// projector's archive holds with them; one naming an archive is refused
+// unless it names this one's epoch.
 func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	meta, rest, err := decodeCheckpoint(b)
 	if err != nil {
@@ -132,25 +168,63 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	if p.recentBytesMax >= 0 && meta.RecentBytes > 0 && meta.RecentBytes < p.recentBytesMax || p.recentBytesMax < 0 && meta.RecentBytes > 0 {
 		return Mark{}, fmt.Errorf("%w: written holding %d bytes of recent turns, now %d", ErrBadCheckpoint, meta.RecentBytes, p.recentBytesMax)
 	}
-	q := NewWith(Options{RecentTurns: p.recentMax, RecentBytes: p.recentBytesMax})
-	profiles := make([]*domain.TurnPermissionProfileSnapshot, len(meta.Profiles))
-	for i, prof := range meta.Profiles {
-		if prof == nil {
-			prof = &domain.TurnPermissionProfileSnapshot{}
-		}
-		profiles[i] = q.intern(*prof)
+	p.mu.RLock()
+	used := p.applied != 0 || len(p.held) != 0 || p.restored
+	p.mu.RUnlock()
+	if used {
+		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
 	}
-	for range meta.Old {
-		var s summary
-		if rest, err = readSummary(rest, &s, profiles); err != nil {
+	q := NewWith(Options{RecentTurns: p.recentMax, RecentBytes: p.recentBytesMax, Archive: p.archive})
+	q.restored = true
+	inline := map[string]bool{}
+	switch meta.Format {
+	case checkpointArchived:
+		if meta.Archive == "" || meta.Archive != p.archive.Epoch() {
+			return Mark{}, fmt.Errorf("%w: written with the archive of old turns %q, this one is %q", ErrBadCheckpoint, meta.Archive, p.archive.Epoch())
+		}
+		if n := p.archive.Len(); n < meta.Old {
+			return Mark{}, fmt.Errorf("%w: written with %d old turns archived, the archive holds %d", ErrBadCheckpoint, meta.Old, n)
+		}
+		if len(rest) != 0 || len(meta.Profiles) != 0 {
+			return Mark{}, fmt.Errorf("%w: summaries in a checkpoint of an archive", ErrBadCheckpoint)
+		}
+		if err := q.loadProfiles(); err != nil {
 			return Mark{}, err
 		}
-		q.old[s.id] = &s
-	}
-	if len(rest) != 0 || len(q.old) != meta.Old {
-		return Mark{}, fmt.Errorf("%w: %d summaries, %d bytes left over", ErrBadCheckpoint, len(q.old), len(rest))
+	default:
+		// The summaries are here: the archive is made to hold them
+		// alone (a failure leaves it to be reset by a full replay).
+		if err := p.archive.Reset(); err != nil {
+			return Mark{}, fmt.Errorf("%w: resetting the archive of old turns: %w", ErrBadCheckpoint, err)
+		}
+		profiles := make([]*domain.TurnPermissionProfileSnapshot, len(meta.Profiles))
+		for i, prof := range meta.Profiles {
+			if prof == nil {
+				prof = &domain.TurnPermissionProfileSnapshot{}
+			}
+			profiles[i] = q.intern(*prof)
+		}
+		for range meta.Old {
+			var s summary
+			if rest, err = readSummary(rest, &s, profiles); err != nil {
+				return Mark{}, err
+			}
+			if inline[s.id] {
+				return Mark{}, fmt.Errorf("%w: turn %s twice", ErrBadCheckpoint, s.id)
+			}
+			inline[s.id] = true
+			if err := q.putOld(&s); err != nil {
+				return Mark{}, err
+			}
+		}
+		if len(rest) != 0 {
+			return Mark{}, fmt.Errorf("%w: %d summaries, %d bytes left over", ErrBadCheckpoint, len(inline), len(rest))
+		}
 	}
 	for _, id := range meta.Held {
+		if inline[id] {
+			return Mark{}, fmt.Errorf("%w: turn %s twice", ErrBadCheckpoint, id)
+		}
 		if err := q.refold(id, meta.Mark.Position, read); err != nil {
 			return Mark{}, err
 		}
@@ -169,14 +243,22 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 		}
 	}
 	q.recent, q.pos, q.last, q.applied = meta.Recent, meta.Position, meta.Mark, meta.Applied
-	q.evict()
+	if err := q.evict(); err != nil {
+		return Mark{}, fmt.Errorf("%w: archiving a turn: %w", ErrBadCheckpoint, err)
+	}
+	if meta.Format == checkpointInline {
+		if err := p.archive.Sync(); err != nil {
+			return Mark{}, fmt.Errorf("%w: syncing the archive of old turns: %w", ErrBadCheckpoint, err)
+		}
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.applied != 0 || len(p.held) != 0 || len(p.old) != 0 {
+	if p.applied != 0 || len(p.held) != 0 || p.restored {
 		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
 	}
-	p.held, p.old, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.old, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
+	p.held, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
+	p.digests, p.archived, p.restored = q.digests, q.archived, true
 	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
 	p.recentBytes = q.recentBytes
 	return p.last, nil
@@ -184,7 +266,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 
 // refold folds a held turn again from its stream, up to upTo.
 func (q *Projector) refold(id string, upTo eventstore.Position, read TurnReader) error {
-	if q.held[id] != nil || q.old[id] != nil {
+	if q.held[id] != nil {
 		return fmt.Errorf("%w: turn %s twice", ErrBadCheckpoint, id)
 	}
 	errStop := errors.New("past the checkpoint")
@@ -228,8 +310,8 @@ func decodeCheckpoint(b []byte) (*cpMeta, []byte, error) {
 	if len(fields) != 4 || string(fields[0]) != checkpointMagic {
 		return nil, nil, fmt.Errorf("%w: not a checkpoint", ErrBadCheckpoint)
 	}
-	if string(fields[1]) != strconv.Itoa(CheckpointFormat) {
-		return nil, nil, fmt.Errorf("%w: format %s, this version reads %d", ErrBadCheckpoint, fields[1], CheckpointFormat)
+	if string(fields[1]) != strconv.Itoa(checkpointInline) && string(fields[1]) != strconv.Itoa(checkpointArchived) {
+		return nil, nil, fmt.Errorf("%w: format %s, this version reads %d and %d", ErrBadCheckpoint, fields[1], checkpointInline, checkpointArchived)
 	}
 	n, err := strconv.Atoi(string(fields[3]))
 	body := b[nl+1:]
@@ -248,7 +330,7 @@ func decodeCheckpoint(b []byte) (*cpMeta, []byte, error) {
 	if err := json.Unmarshal(body[k:k+int(jl)], &meta); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
-	if meta.Format != CheckpointFormat {
+	if strconv.Itoa(meta.Format) != string(fields[1]) {
 		return nil, nil, fmt.Errorf("%w: body format %d", ErrBadCheckpoint, meta.Format)
 	}
 	if meta.Applied > 0 && meta.Mark.EventID == uuid.Nil {

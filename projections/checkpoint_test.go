@@ -220,7 +220,7 @@ func TestRestoreRefuses(t *testing.T) {
 	flip := bytes.Clone(cp)
 	flip[len(flip)-10] ^= 1
 	nl := bytes.IndexByte(cp, '\n')
-	otherFormat := bytes.Replace(bytes.Clone(cp), []byte(" 1 "), []byte(" 2 "), 1)
+	otherFormat := bytes.Replace(bytes.Clone(cp), []byte(" 1 "), []byte(" 3 "), 1)
 	cases := map[string]struct {
 		b []byte
 		o Options

@@ -38,6 +38,10 @@ type Options struct {
 	// are evicted while the sum is above it, even below RecentTurns. 0
 	// means DefaultRecentBytes; a negative value sets no bound in bytes.
 	RecentBytes int64
+	// Archive keeps the summaries of old turns; nil keeps them in memory.
+	// A projector that is not restored from a checkpoint needs it empty
+	// (Reset) before its first event.
+	Archive Archive
 }
 
 // Projector folds turn events into every read model. Apply is called by one
@@ -45,7 +49,7 @@ type Options struct {
 //
 // What it holds is bounded by what is live: every open turn and the
 // RecentTurns latest ended ones in full (held), a compact summary of every
-// older turn (old), the approvals of held turns (every pending one among
+// older turn in its archive (on disk for serve), the approvals of held turns (every pending one among
 // them: a turn ends only once its requests are resolved).
 type Projector struct {
 	mu sync.RWMutex // guards everything below
@@ -58,7 +62,10 @@ type Projector struct {
 	last                        Mark // the last event applied (pos is last.Position)
 	applied                     uint64
 	held                        map[string]*heldTurn
-	old                         map[string]*summary
+	archive                     Archive // the summaries of old turns
+	// restored: the projector was restored from a checkpoint (its archive
+	// then holds what the checkpoint names, and may hold more).
+	restored bool
 	// recent are the held turns that have ended, in the order they ended;
 	// recent[recentHead:] is the queue.
 	recent     []string
@@ -67,7 +74,9 @@ type Projector struct {
 	pending    map[string]map[string]struct{}                   // turn id → pending request ids
 	openBy     map[string]int                                   // principal name → turns it started that are live
 	heldBy     map[string]int64                                 // principal name → stored size of those turns' events
-	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns
+	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns, by digest
+	digests    map[*domain.TurnPermissionProfileSnapshot]string // the digest of each interned profile
+	archived   map[string]bool                                  // digests of the profiles the archive holds
 	changed    chan struct{}                                    // closed and replaced after every Apply
 	// broken is the error of an Apply that failed part-way: the read
 	// models may then be wrong, and no checkpoint is taken of them.
@@ -114,9 +123,13 @@ func NewWith(o Options) *Projector {
 	if o.RecentBytes == 0 {
 		o.RecentBytes = DefaultRecentBytes
 	}
+	if o.Archive == nil {
+		o.Archive = newMemArchive()
+	}
 	return &Projector{
 		recentMax: o.RecentTurns, recentBytesMax: o.RecentBytes,
-		held: map[string]*heldTurn{}, old: map[string]*summary{},
+		held: map[string]*heldTurn{}, archive: o.Archive,
+		digests: map[*domain.TurnPermissionProfileSnapshot]string{}, archived: map[string]bool{},
 		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{}, openBy: map[string]int{},
 		heldBy:   map[string]int64{},
 		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
@@ -160,6 +173,10 @@ func (p *Projector) Apply(e *turn.Event) error {
 	if p.applied > 0 && !p.pos.Less(e.Position) {
 		return nil
 	}
+	if p.applied == 0 && !p.restored && p.archive.Len() > 0 {
+		p.broken = ErrArchiveNotEmpty
+		return p.broken
+	}
 	if err := p.apply(e); err != nil {
 		p.broken = err
 		return err
@@ -175,12 +192,14 @@ func (p *Projector) Apply(e *turn.Event) error {
 func (p *Projector) apply(e *turn.Event) error {
 	t := p.held[e.TurnID]
 	if t == nil {
-		if s := p.old[e.TurnID]; s != nil {
-			return s.apply(p, e)
-		}
 		if _, ok := e.Payload.(*turn.TurnStarted); !ok {
-			return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
+			return p.applyOld(e)
 		}
+		// A turn starts once; one in the archive already ended after the
+		// checkpoint this projector was restored from, before a restart,
+		// and is held again as a replay from the checkpoint holds it
+		// (the held turn hides the archived one, and replaces it when it
+		// is evicted again).
 		t = &heldTurn{TurnView: turn.NewSummary(e.TurnID)}
 		p.held[e.TurnID] = t
 	}
@@ -192,15 +211,35 @@ func (p *Projector) apply(e *turn.Event) error {
 		t.queued = true
 		p.recent = append(p.recent, t.TurnID)
 		p.recentBytes += t.bytes
-		p.evict()
+		return p.evict()
 	case t.queued:
 		// An event after the end (exec.finished, egress traffic) grows
 		// a queued turn: evicted now as at the end, so that what is
 		// held never depends on when the next turn ends.
 		p.recentBytes += int64(e.Size)
-		p.evict()
+		return p.evict()
 	}
 	return nil
+}
+
+// applyOld folds an event of a turn the projector no longer holds into its
+// archived summary. One the summary already reflects (the archive was
+// written past the checkpoint restored from) is skipped.
+func (p *Projector) applyOld(e *turn.Event) error {
+	s, err := p.oldTurn(e.TurnID)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return fmt.Errorf("projections: %s@%d (%s) before the turn started", e.TurnID, e.Version, e.Type)
+	}
+	if e.Version <= s.version {
+		return nil
+	}
+	if err := s.apply(p, e); err != nil {
+		return err
+	}
+	return p.putOld(s)
 }
 
 // fold applies e to a held turn.

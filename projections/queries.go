@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
 )
 
 // Turn returns a copy of a turn's view: in full for a held turn; for an
@@ -26,7 +27,9 @@ func (p *Projector) TurnHeld(id string) (v TurnView, held, ok bool) {
 	if t, ok := p.held[id]; ok {
 		return t.TurnView, true, true
 	}
-	if s, ok := p.old[id]; ok {
+	// An archive that cannot be read is a turn not found: queries have
+	// no error to give (the bolt archive fails only once closed).
+	if s, err := p.oldTurn(id); err == nil && s != nil {
 		return s.view(), false, true
 	}
 	return TurnView{}, false, false
@@ -167,34 +170,62 @@ type TurnFilter struct {
 }
 
 // Turns lists turns sorted by id: held ones in full, older ones compact.
-// With a limit, only the first Limit ids are kept while scanning (a bounded
-// heap), so a page costs a scan, not a sort of every turn.
+// With a limit, only the first Limit held ids are kept while scanning (a
+// bounded heap) and the archive is read in id order until it gave Limit,
+// so a page costs a scan of what is held and a page of the archive, not a
+// sort of every turn.
 func (p *Projector) Turns(f TurnFilter) []TurnView {
 	match := func(id, ws string, st string) bool {
 		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Status == "" || st == f.Status) && id > f.After
 	}
 	first := &firstIDs{limit: f.Limit}
 	p.mu.RLock()
+	defer p.mu.RUnlock()
 	for id, t := range p.held {
 		if match(id, t.WorkspaceID, string(t.Status)) {
 			first.offer(id)
 		}
 	}
-	for id, s := range p.old {
+	var olds []TurnView
+	// Only ended turns are archived: a listing of running ones does not
+	// read the archive. One that cannot be read lists the held turns only
+	// (queries have no error to give; the bolt archive fails only once
+	// closed).
+	if f.Status != "" && !turn.Status(f.Status).Terminal() {
+		return p.mergeTurns(first.sorted(), nil, f.Limit)
+	}
+	_ = p.archive.Scan(f.After, f.WorkspaceID, func(id string, rec []byte) bool {
+		if p.held[id] != nil {
+			return true // ended after the checkpoint restored from, and held again
+		}
+		s, err := p.decodeRecord(rec)
+		if err != nil {
+			return true
+		}
 		if match(id, s.workspace, string(s.status)) {
-			first.offer(id)
+			olds = append(olds, s.view())
 		}
-	}
-	ids := first.sorted()
-	out := make([]TurnView, 0, len(ids))
-	for _, id := range ids {
-		if t := p.held[id]; t != nil {
-			out = append(out, t.TurnView)
+		return f.Limit <= 0 || len(olds) < f.Limit
+	})
+	return p.mergeTurns(first.sorted(), olds, f.Limit)
+}
+
+// mergeTurns merges the views of held turns (their ids) with those of old
+// turns, both sorted by id, up to limit (all when limit <= 0).
+func (p *Projector) mergeTurns(ids []string, olds []TurnView, limit int) []TurnView {
+	out := make([]TurnView, 0, len(ids)+len(olds))
+	for len(ids) > 0 || len(olds) > 0 {
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		if len(olds) == 0 || len(ids) > 0 && ids[0] < olds[0].TurnID {
+			out = append(out, p.held[ids[0]].TurnView)
+			ids = ids[1:]
 		} else {
-			out = append(out, p.old[id].view())
+			out = append(out, olds[0])
+			olds = olds[1:]
 		}
 	}
-	p.mu.RUnlock()
 	return out
 }
 

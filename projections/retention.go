@@ -87,18 +87,18 @@ func (p *Projector) intern(prof domain.TurnPermissionProfileSnapshot) *domain.Tu
 		return s
 	}
 	c := prof
-	p.profiles[string(sum[:])] = &c
+	p.profiles[string(sum[:])], p.digests[&c] = &c, string(sum[:])
 	return &c
 }
 
 // evict moves the earliest ended turns beyond the recent bounds (their
-// number, their bytes) from held to old, with their audit, timeline and
+// number, their bytes) from held to the archive, with their audit, timeline and
 // approvals. The queue is in the order the turns ended and a turn's bytes
 // only grow, so what stays held after every event is the longest run of
 // the latest to end within both bounds: the same whether the events were
 // applied one by one, or restored from a checkpoint taken with larger
 // bounds and trimmed.
-func (p *Projector) evict() {
+func (p *Projector) evict() error {
 	over := func() bool {
 		n := len(p.recent) - p.recentHead
 		return n > 0 && (p.recentMax >= 0 && n > p.recentMax || p.recentBytesMax >= 0 && p.recentBytes > p.recentBytesMax)
@@ -118,7 +118,13 @@ func (p *Projector) evict() {
 			t.queued = false
 			continue
 		}
-		p.old[id] = p.summarize(t)
+		if err := p.putOld(p.summarize(t)); err != nil {
+			// The turn stays held (and queued), the projector broken.
+			p.recentHead--
+			p.recent[p.recentHead] = id
+			p.recentBytes += t.bytes
+			return err
+		}
 		for _, r := range t.requests {
 			delete(p.approvals, r)
 		}
@@ -129,4 +135,5 @@ func (p *Projector) evict() {
 		p.recent = append([]string(nil), p.recent[p.recentHead:]...)
 		p.recentHead = 0
 	}
+	return nil
 }

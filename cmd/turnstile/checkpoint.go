@@ -27,18 +27,28 @@ const checkpointName = "readmodels.checkpoint"
 // loadReadModels returns a projector restored from the checkpoint at path
 // when the checkpoint is intact and the store still holds the very event it
 // reflects at the same place; otherwise (no checkpoint, damaged, of another
-// format or bound, or newer than the store, e.g. a store restored from a
-// backup) an empty one, and the reason is logged: the follower then
-// replays everything. A checkpoint never makes a read model wrong.
-func loadReadModels(ctx context.Context, path string, opts projections.Options, store eventstore.Store, timeout time.Duration, log *slog.Logger) *projections.Projector {
+// format or bound, of another archive of old turns, or newer than the
+// store, e.g. a store restored from a backup) an empty one over an emptied
+// archive, and the reason is logged: the follower then replays everything.
+// A checkpoint never makes a read model wrong. It fails only when the
+// archive cannot be emptied.
+func loadReadModels(ctx context.Context, path string, opts projections.Options, store eventstore.Store, timeout time.Duration, log *slog.Logger) (*projections.Projector, error) {
+	fresh := func() (*projections.Projector, error) {
+		if opts.Archive != nil {
+			if err := opts.Archive.Reset(); err != nil {
+				return nil, err
+			}
+		}
+		return projections.NewWith(opts), nil
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		log.Info("no read-model checkpoint: replaying the whole log", "path", path)
-		return projections.NewWith(opts)
+		return fresh()
 	}
 	if err != nil {
 		log.Warn("read-model checkpoint unreadable: replaying the whole log", "path", path, "err", err)
-		return projections.NewWith(opts)
+		return fresh()
 	}
 	start := time.Now()
 	p := projections.NewWith(opts)
@@ -48,11 +58,11 @@ func loadReadModels(ctx context.Context, path string, opts projections.Options, 
 	}
 	if err != nil {
 		log.Warn("read-model checkpoint discarded: replaying the whole log", "path", path, "err", err)
-		return projections.NewWith(opts)
+		return fresh()
 	}
 	log.Info("read models restored from a checkpoint", "path", path, "events", p.Applied(), "position", mark.Position.String(),
 		"bytes", len(b), "took", time.Since(start).Round(time.Millisecond))
-	return p
+	return p, nil
 }
 
 // turnReader reads a turn's stream from the store a page at a time.
@@ -223,6 +233,12 @@ func checkpointPath(f serveFlags) string {
 	}
 	sum := sha256.Sum256([]byte(f.store))
 	return filepath.Join(f.data, hex.EncodeToString(sum[:6])+"."+checkpointName)
+}
+
+// archivePath is where the summaries of old turns live: beside the
+// checkpoint, named as it is (projections.Archive, adapters/turnarchive).
+func archivePath(checkpoint string) string {
+	return strings.TrimSuffix(checkpoint, ".checkpoint") + ".archive"
 }
 
 // legacyCheckpointPath is where an earlier version kept a bolt store's

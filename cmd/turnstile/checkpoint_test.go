@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"turnstile/adapters/boltstore"
+	"turnstile/adapters/turnarchive"
 	"turnstile/domain"
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
@@ -32,6 +33,8 @@ type cpFixture struct {
 	store *boltstore.Store
 	eng   *engine.Engine
 	n     int
+	// archives are the archives of old turns open, by checkpoint path.
+	archives map[string]*turnarchive.Archive
 }
 
 func newCPFixture(t *testing.T) *cpFixture {
@@ -99,10 +102,29 @@ func exportOf(t *testing.T, p *projections.Projector) string {
 	return string(b)
 }
 
-// load is what serve does at start: restore, then replay the tail.
+// load is what serve does at start: open the archive of old turns beside
+// the checkpoint (closing the one a previous load opened), restore, then
+// replay the tail.
 func (f *cpFixture) load(path string) (*projections.Projector, string) {
+	if a := f.archives[path]; a != nil {
+		a.Close()
+	}
+	a, err := turnarchive.Open(archivePath(path))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if f.archives == nil {
+		f.archives = map[string]*turnarchive.Archive{}
+	}
+	f.archives[path] = a
+	f.t.Cleanup(func() { a.Close() })
 	var logs bytes.Buffer
-	p := loadReadModels(context.Background(), path, cpOpts, f.store, time.Second, slog.New(slog.NewTextHandler(&logs, nil)))
+	opts := cpOpts
+	opts.Archive = a
+	p, err := loadReadModels(context.Background(), path, opts, f.store, time.Second, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	if err := p.Rebuild(context.Background(), f.store); err != nil {
 		f.t.Fatal(err)
 	}
@@ -133,8 +155,10 @@ func TestCheckpointCrashBeforeRename(t *testing.T) {
 	copyTo(t, f.path, backup)
 	f.open()
 
+	// The same server goes on: seven more turns (most of them evicted
+	// into the archive, which the next checkpoint syncs).
 	f.turns(7)
-	newer, _ := f.load(filepath.Join(t.TempDir(), "none"))
+	newer, _ := f.load(path)
 	b, _, err := newer.Checkpoint()
 	if err != nil {
 		t.Fatal(err)
@@ -214,5 +238,83 @@ func TestCheckpointMarkMustMatchTheStore(t *testing.T) {
 		if err := checkMark(context.Background(), f.store, m, time.Second); !errors.Is(err, errStaleCheckpoint) {
 			t.Errorf("another %s: %v, want errStaleCheckpoint", name, err)
 		}
+	}
+}
+
+// TestCheckpointOfAnEarlierVersionMovesIntoTheArchive: a checkpoint that
+// carries its old turns' summaries (written before the archive, or by a
+// projector without one) is restored into the archive beside it, which it
+// empties first; the next checkpoint names the archive instead and is a
+// fraction of the size; both starts equal a full replay. The checkpoint
+// the archive's epoch no longer matches (the archive was replaced) is
+// discarded, and the start replays everything.
+func TestCheckpointOfAnEarlierVersionMovesIntoTheArchive(t *testing.T) {
+	f := newCPFixture(t)
+	f.turns(40)
+	inline := projections.NewWith(cpOpts) // its old turns in memory
+	if err := inline.Rebuild(context.Background(), f.store); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := inline.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), checkpointName)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The archive beside it holds a stale turn of another replay.
+	stale, err := turnarchive.Open(archivePath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.Put("t999", "ws", []byte("stale")); err != nil {
+		t.Fatal(err)
+	}
+	stale.Close()
+
+	f.turns(3)
+	p, logs := f.load(path)
+	if !strings.Contains(logs, "restored from a checkpoint") {
+		t.Fatalf("the earlier checkpoint was not used:\n%s", logs)
+	}
+	if want := f.replayed(); exportOf(t, p) != want {
+		t.Fatalf("restored from the earlier checkpoint + tail differs from a full replay:\n%s\n%s", exportOf(t, p), want)
+	}
+	if _, ok := p.Turn("t999"); ok {
+		t.Fatal("the stale turn in the archive is listed")
+	}
+	cp := &checkpointer{path: path, proj: p, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := cp.save(); err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(now, []byte("turnstile-readmodels-checkpoint 2 ")) || len(now) >= len(b) {
+		t.Fatalf("the next checkpoint: %d bytes (the earlier one %d), header %q", len(now), len(b), now[:bytes.IndexByte(now, '\n')])
+	}
+	f.turns(2)
+	p, logs = f.load(path)
+	if !strings.Contains(logs, "restored from a checkpoint") {
+		t.Fatalf("the checkpoint naming the archive was not used:\n%s", logs)
+	}
+	if want := f.replayed(); exportOf(t, p) != want {
+		t.Fatal("restored over the archive + tail differs from a full replay")
+	}
+
+	// The archive is replaced (deleted, say): a new epoch.
+	f.archives[path].Close()
+	delete(f.archives, path)
+	if err := os.Remove(archivePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	p, logs = f.load(path)
+	if !strings.Contains(logs, "checkpoint discarded") || !strings.Contains(logs, "archive") {
+		t.Fatalf("a checkpoint naming another archive was used:\n%s", logs)
+	}
+	if want := f.replayed(); exportOf(t, p) != want {
+		t.Fatal("the full replay after discarding differs")
 	}
 }

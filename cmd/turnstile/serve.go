@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"turnstile/adapters/esdbstore"
+	"turnstile/adapters/turnarchive"
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -270,7 +271,15 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if old := legacyCheckpointPath(f); old != "" {
 		os.Remove(old) // an earlier version's, beside the store: deleting it is always safe
 	}
-	proj := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns, RecentBytes: f.recentTurnBytes}, store, f.storeTimeout, log)
+	archive, err := turnarchive.Open(archivePath(cpPath))
+	if err != nil {
+		return err
+	}
+	defer archive.Close()
+	proj, err := loadReadModels(context.Background(), cpPath, projections.Options{RecentTurns: f.recentTurns, RecentBytes: f.recentTurnBytes, Archive: archive}, store, f.storeTimeout, log)
+	if err != nil {
+		return fmt.Errorf("emptying the archive of old turns for a full replay: %w", err)
+	}
 	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{

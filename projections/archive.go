@@ -1,0 +1,224 @@
+package projections
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"turnstile/domain"
+)
+
+// Archive keeps the summaries of the turns a projector no longer holds (its
+// old turns) as encoded records, one per turn id, and the profiles they
+// name by digest. The projector calls Put and PutProfile only from Apply
+// and Restore (one goroutine, under its write lock), and Get, Scan and Len
+// from queries too, concurrently. A projector without one keeps its
+// records in memory (Options.Archive); serve gives it one on disk, so that
+// what it holds in memory follows what is live, not every turn ever run.
+type Archive interface {
+	// Epoch names what the archive holds since it was last reset: a
+	// checkpoint written with it names it, and is used only with the same
+	// epoch. "" for an archive that does not outlive the process: the
+	// checkpoint then carries the summaries itself.
+	Epoch() string
+	// Get returns the record of a turn.
+	Get(id string) (rec []byte, ok bool, err error)
+	// Put stores the record of a turn of workspace ws, replacing any.
+	Put(id, ws string, rec []byte) error
+	// PutProfile stores a profile's encoding under its digest.
+	PutProfile(digest string, enc []byte) error
+	// Profiles calls fn with every stored profile.
+	Profiles(fn func(digest string, enc []byte) error) error
+	// Scan calls fn with the records of the turns whose id sorts after
+	// after, of workspace ws ("" for every one), in id order, until fn
+	// returns false.
+	Scan(after, ws string, fn func(id string, rec []byte) bool) error
+	// Len is how many turns it holds.
+	Len() int
+	// Sync makes every Put and PutProfile so far durable.
+	Sync() error
+	// Reset empties the archive under a new epoch.
+	Reset() error
+}
+
+// ErrArchiveNotEmpty is Apply's error when a projector that was not
+// restored from a checkpoint finds its archive holding turns: they are of
+// another replay (reset the archive before replaying from the start).
+var ErrArchiveNotEmpty = errors.New("projections: the archive of old turns holds a replay's summaries; reset it before replaying from the start")
+
+// memArchive is the Archive a projector has without one: every record in
+// memory, as compact as the checkpoint's encoding.
+type memArchive struct {
+	mu       sync.RWMutex
+	turns    map[string]memRecord
+	profiles map[string][]byte
+}
+
+type memRecord struct {
+	ws  string
+	rec []byte
+}
+
+func newMemArchive() *memArchive {
+	return &memArchive{turns: map[string]memRecord{}, profiles: map[string][]byte{}}
+}
+
+func (m *memArchive) Epoch() string { return "" }
+
+func (m *memArchive) Get(id string) ([]byte, bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, ok := m.turns[id]
+	return r.rec, ok, nil
+}
+
+func (m *memArchive) Put(id, ws string, rec []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.turns[id] = memRecord{ws: ws, rec: slices.Clone(rec)}
+	return nil
+}
+
+func (m *memArchive) PutProfile(digest string, enc []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.profiles[digest] = slices.Clone(enc)
+	return nil
+}
+
+func (m *memArchive) Profiles(fn func(string, []byte) error) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for d, enc := range m.profiles {
+		if err := fn(d, enc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *memArchive) Scan(after, ws string, fn func(string, []byte) bool) error {
+	m.mu.RLock()
+	ids := make([]string, 0, len(m.turns))
+	for id, r := range m.turns {
+		if id > after && (ws == "" || r.ws == ws) {
+			ids = append(ids, id)
+		}
+	}
+	m.mu.RUnlock()
+	slices.Sort(ids)
+	for _, id := range ids {
+		m.mu.RLock()
+		r, ok := m.turns[id]
+		m.mu.RUnlock()
+		if ok && !fn(id, r.rec) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (m *memArchive) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.turns)
+}
+
+func (m *memArchive) Sync() error { return nil }
+
+func (m *memArchive) Reset() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.turns, m.profiles = map[string]memRecord{}, map[string][]byte{}
+	return nil
+}
+
+// digestLen is the length of a profile's digest (sha256) at the start of a
+// record.
+const digestLen = 32
+
+// encodeRecord is an old turn's record: its profile's digest, then the
+// summary as the checkpoint encodes it.
+func encodeRecord(s *summary, digest string) ([]byte, error) {
+	if len(digest) != digestLen {
+		return nil, fmt.Errorf("projections: turn %s: a profile digest of %d bytes", s.id, len(digest))
+	}
+	return appendSummary(append(make([]byte, 0, 192), digest...), s, 0)
+}
+
+// oldTurn decodes the record of an old turn, nil when there is none.
+func (p *Projector) oldTurn(id string) (*summary, error) {
+	rec, ok, err := p.archive.Get(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return p.decodeRecord(rec)
+}
+
+func (p *Projector) decodeRecord(rec []byte) (*summary, error) {
+	if len(rec) < digestLen {
+		return nil, fmt.Errorf("%w: a record of %d bytes", ErrBadCheckpoint, len(rec))
+	}
+	prof := p.profiles[string(rec[:digestLen])]
+	if prof == nil {
+		return nil, fmt.Errorf("%w: a record naming a profile the archive does not hold", ErrBadCheckpoint)
+	}
+	s := new(summary)
+	rest, err := readSummary(rec[digestLen:], s, []*domain.TurnPermissionProfileSnapshot{prof})
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the summary of %s", ErrBadCheckpoint, len(rest), s.id)
+	}
+	return s, nil
+}
+
+// putOld stores the summary of an old turn, and its profile first when the
+// archive does not hold it yet.
+func (p *Projector) putOld(s *summary) error {
+	digest := p.digests[s.profile]
+	if !p.archived[digest] {
+		enc, err := encodeProfile(s.profile)
+		if err != nil {
+			return err
+		}
+		if err := p.archive.PutProfile(digest, enc); err != nil {
+			return err
+		}
+		p.archived[digest] = true
+	}
+	rec, err := encodeRecord(s, digest)
+	if err != nil {
+		return err
+	}
+	return p.archive.Put(s.id, s.workspace, rec)
+}
+
+// encodeProfile is a profile's encoding in the archive: its JSON, "null"
+// for the zero profile of a turn that never selected one (which would not
+// decode).
+func encodeProfile(prof *domain.TurnPermissionProfileSnapshot) ([]byte, error) {
+	b, err := json.Marshal(profileOrNil(*prof))
+	if err != nil {
+		return nil, fmt.Errorf("projections: encoding a profile: %w", err)
+	}
+	return b, nil
+}
+
+// loadProfiles interns every profile the archive holds under its digest.
+func (p *Projector) loadProfiles() error {
+	return p.archive.Profiles(func(digest string, enc []byte) error {
+		var prof *domain.TurnPermissionProfileSnapshot
+		if err := json.Unmarshal(enc, &prof); err != nil {
+			return fmt.Errorf("%w: the archive's profile: %v", ErrBadCheckpoint, err)
+		}
+		if prof == nil {
+			prof = &domain.TurnPermissionProfileSnapshot{}
+		}
+		p.profiles[digest], p.digests[prof], p.archived[digest] = prof, digest, true
+		return nil
+	})
+}
