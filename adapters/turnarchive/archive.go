@@ -6,7 +6,9 @@
 //
 //	meta      "format" → formatVersion; "epoch" → the epoch (a UUID)
 //	turns     turn id → len(workspace) (uvarint), workspace, record
-//	ws        workspace, 0, turn id → nothing (a workspace's turns in id order)
+//	ws        len(workspace) (uvarint), workspace, turn id → nothing (a
+//	          workspace's turns in id order; the length keeps a workspace
+//	          that extends another's name, even by a NUL, out of its listing)
 //	profiles  digest → the profile's encoding
 //
 // Puts are gathered in memory and written in one transaction every
@@ -215,7 +217,7 @@ func (a *Archive) Scan(after, ws string, fn func(id string, rec []byte) bool) er
 			}
 			return nil
 		}
-		prefix := append([]byte(ws), 0)
+		prefix := wsKey(ws, "")
 		c := tx.Bucket(bucketWS).Cursor()
 		for k, _ := c.Seek(append(slices.Clone(prefix), after...)); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			id := k[len(prefix):]
@@ -324,7 +326,8 @@ func (a *Archive) flush(sync bool) error {
 }
 
 func wsKey(ws, id string) []byte {
-	return append(append(append(make([]byte, 0, len(ws)+1+len(id)), ws...), 0), id...)
+	k := binary.AppendUvarint(make([]byte, 0, len(ws)+len(id)+2), uint64(len(ws)))
+	return append(append(k, ws...), id...)
 }
 
 // splitValue splits a turns value into its workspace and record.

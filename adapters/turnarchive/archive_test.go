@@ -56,6 +56,27 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 	if err := a.Put("t00003", "ws1", []byte("rec-t00003 again")); err != nil { // a second put of one turn
 		t.Fatal(err)
 	}
+	// Workspaces whose names extend ws0's, one by a NUL: never in its
+	// listing.
+	for _, ws := range []string{"ws0\x00t00004", "ws00"} {
+		if err := a.Put("t00004", ws, []byte("rec-t00004")); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range scan(t, a, "", "ws0", 0) {
+			if id == "t00004" {
+				t.Fatalf("t00004 of workspace %q is listed in ws0", ws)
+			}
+		}
+		if ids := scan(t, a, "", ws, 0); len(ids) != 1 || ids[0] != "t00004" {
+			t.Fatalf("workspace %q lists %v", ws, ids)
+		}
+	}
+	if err := a.Put("t00004", "ws1", []byte("rec-t00004")); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.PutProfile("d1", []byte(`{"mode":"supervised"}`)); err != nil {
 		t.Fatal(err)
 	}
