@@ -259,9 +259,20 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	}
 	p.held, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
 	p.digests, p.archived, p.restored = q.digests, q.archived, true
+	p.restoredInline = meta.Format == checkpointInline && p.archive.Epoch() != ""
 	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
 	p.recentBytes = q.recentBytes
 	return p.last, nil
+}
+
+// RestoredInline says the projector was restored from a checkpoint that
+// carries its summaries while its archive outlives the process: the next
+// checkpoint, which names the archive instead, is due even if no event
+// arrives, or every start would read the summaries into the archive again.
+func (p *Projector) RestoredInline() bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.restoredInline
 }
 
 // refold folds a held turn again from its stream, up to upTo.

@@ -65,7 +65,7 @@ type Projector struct {
 	archive                     Archive // the summaries of old turns
 	// restored: the projector was restored from a checkpoint (its archive
 	// then holds what the checkpoint names, and may hold more).
-	restored bool
+	restored, restoredInline bool // restoredInline: see RestoredInline
 	// recent are the held turns that have ended, in the order they ended;
 	// recent[recentHead:] is the queue.
 	recent     []string

@@ -135,6 +135,18 @@ type checkpointer struct {
 	log   *slog.Logger
 }
 
+// newCheckpointer is the checkpointer of a projector loadReadModels
+// returned: its first save is due once the read models move, or at once
+// when the checkpoint it was restored from carries the summaries the
+// archive now holds.
+func newCheckpointer(path string, proj *projections.Projector, log *slog.Logger) *checkpointer {
+	c := &checkpointer{path: path, proj: proj, saved: proj.Mark(), log: log}
+	if proj.RestoredInline() {
+		c.saved = projections.Mark{Stream: "(a checkpoint of an earlier format)"}
+	}
+	return c
+}
+
 // save writes a checkpoint if the read models moved since the last one.
 func (c *checkpointer) save() error {
 	if c.proj.Mark() == c.saved {

@@ -280,7 +280,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("emptying the archive of old turns for a full replay: %w", err)
 	}
-	cp := &checkpointer{path: cpPath, proj: proj, saved: proj.Mark(), log: log}
+	cp := newCheckpointer(cpPath, proj, log)
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
