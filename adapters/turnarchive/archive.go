@@ -4,18 +4,19 @@
 //
 // # File layout
 //
-//	meta      "format" → formatVersion; "epoch" → the epoch (a UUID)
+//	meta      "format" → formatVersion; "epoch" → the epoch (a UUID);
+//	          "turns" → how many turns it holds (uvarint), written with them
 //	turns     turn id → len(workspace) (uvarint), workspace, record
 //	ws        len(workspace) (uvarint), workspace, turn id → nothing (a
 //	          workspace's turns in id order; the length keeps a workspace
 //	          that extends another's name, even by a NUL, out of its listing)
 //	profiles  digest → the profile's encoding
 //
-// Puts are gathered in memory and written in one transaction every
-// flushEvery of them, on Scan (without a sync) and on Sync (with one): a
-// record may be lost to a crash until the next Sync, which the projector
-// calls before each checkpoint, so a checkpoint never names a summary the
-// archive lost. Between the checkpoint and a crash the archive may hold
+// Puts are gathered in memory and written in one transaction (bbolt's
+// commit, synced: never without, which a power loss could leave torn)
+// every flushEvery of them, on Scan and on Sync: a record may be lost to a
+// crash until the next write, and the projector calls Sync before each
+// checkpoint, so a checkpoint never names a summary the archive lost. Between the checkpoint and a crash the archive may hold
 // more than the checkpoint names; the projector allows for it.
 package turnarchive
 
@@ -45,6 +46,7 @@ var (
 	bucketProfiles = []byte("profiles")
 	keyFormat      = []byte("format")
 	keyEpoch       = []byte("epoch")
+	keyTurns       = []byte("turns")
 )
 
 // ErrLocked: another process has the archive open.
@@ -58,7 +60,6 @@ type Archive struct {
 	n        int // turns held, written or not
 	dirty    map[string]entry
 	profiles map[string][]byte // not yet written
-	unsynced bool              // written without a sync since the last one
 }
 
 type entry struct {
@@ -102,7 +103,12 @@ func Open(path string) (*Archive, error) {
 				return err
 			}
 		}
-		a.n = tx.Bucket(bucketTurns).Stats().KeyN
+		n, k := binary.Uvarint(meta.Get(keyTurns))
+		if k <= 0 {
+			// Not written yet: counted (reads every page once).
+			n = uint64(tx.Bucket(bucketTurns).Stats().KeyN)
+		}
+		a.n = int(n)
 		return nil
 	})
 	if err != nil {
@@ -163,7 +169,7 @@ func (a *Archive) Put(id, ws string, rec []byte) error {
 	}
 	a.dirty[id] = entry{ws: ws, rec: slices.Clone(rec)}
 	if len(a.dirty) >= flushEvery {
-		return a.flush(false)
+		return a.flush()
 	}
 	return nil
 }
@@ -180,7 +186,7 @@ func (a *Archive) PutProfile(digest string, enc []byte) error {
 func (a *Archive) Profiles(fn func(digest string, enc []byte) error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.flush(false); err != nil {
+	if err := a.flush(); err != nil {
 		return err
 	}
 	return a.db.View(func(tx *bolt.Tx) error {
@@ -190,11 +196,11 @@ func (a *Archive) Profiles(fn func(digest string, enc []byte) error) error {
 
 // Scan calls fn with the records of the turns whose id sorts after after,
 // of workspace ws ("" for all), in id order, until fn returns false. What is
-// gathered is written first (without a sync). fn runs in a read
-// transaction: it must not keep rec.
+// gathered is written first. fn runs in a read transaction: it must not
+// keep rec.
 func (a *Archive) Scan(after, ws string, fn func(id string, rec []byte) bool) error {
 	a.mu.Lock()
-	err := a.flush(false)
+	err := a.flush()
 	a.mu.Unlock()
 	if err != nil {
 		return err
@@ -247,11 +253,11 @@ func (a *Archive) Len() int {
 	return a.n
 }
 
-// Sync writes what is gathered and syncs the file.
+// Sync writes what is gathered: every write is synced.
 func (a *Archive) Sync() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.flush(true)
+	return a.flush()
 }
 
 // Reset empties the archive under a new epoch, durably.
@@ -268,23 +274,25 @@ func (a *Archive) Reset() error {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keyEpoch, []byte(epoch))
+		meta := tx.Bucket(bucketMeta)
+		if err := meta.Put(keyTurns, binary.AppendUvarint(nil, 0)); err != nil {
+			return err
+		}
+		return meta.Put(keyEpoch, []byte(epoch))
 	})
 	if err != nil {
 		return fmt.Errorf("turnarchive: resetting: %w", err)
 	}
-	a.epoch, a.n, a.dirty, a.profiles, a.unsynced = epoch, 0, map[string]entry{}, map[string][]byte{}, false
+	a.epoch, a.n, a.dirty, a.profiles = epoch, 0, map[string]entry{}, map[string][]byte{}
 	return nil
 }
 
-// flush writes what is gathered in one transaction; sync says whether it
-// must be durable when flush returns. Called with mu held.
-func (a *Archive) flush(sync bool) error {
-	if len(a.dirty) == 0 && len(a.profiles) == 0 && (!sync || !a.unsynced) {
+// flush writes what is gathered in one synced transaction. Called with mu
+// held.
+func (a *Archive) flush() error {
+	if len(a.dirty) == 0 && len(a.profiles) == 0 {
 		return nil
 	}
-	a.db.NoSync = !sync // read by the commit only, and every write holds mu
-	defer func() { a.db.NoSync = false }()
 	err := a.db.Update(func(tx *bolt.Tx) error {
 		profiles := tx.Bucket(bucketProfiles)
 		for d, enc := range a.profiles {
@@ -314,12 +322,11 @@ func (a *Archive) flush(sync bool) error {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(bucketMeta).Put(keyTurns, binary.AppendUvarint(nil, uint64(a.n)))
 	})
 	if err != nil {
 		return fmt.Errorf("turnarchive: writing: %w", err)
 	}
-	a.unsynced = !sync
 	clear(a.dirty)
 	clear(a.profiles)
 	return nil

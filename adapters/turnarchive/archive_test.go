@@ -171,9 +171,9 @@ func TestArchiveRefusesAnotherFile(t *testing.T) {
 	open(t, filepath.Join(dir, "b")).Close()
 }
 
-// TestArchiveSurvivesKill: a process that synced some records and wrote
-// more without a sync is killed; the archive opens, and every synced record
-// is there.
+// TestArchiveSurvivesKill: a process that synced some records, wrote more
+// batches and gathered more is killed; the archive opens, every synced
+// record is there, and it counts what it holds.
 func TestArchiveSurvivesKill(t *testing.T) {
 	if path := os.Getenv("TURNARCHIVE_KILL_CHILD"); path != "" {
 		a := open(t, path)
@@ -193,7 +193,7 @@ func TestArchiveSurvivesKill(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(a.dirty) == 0 {
-				fmt.Println("written without a sync")
+				fmt.Println("a batch written")
 			}
 		}
 	}
@@ -208,8 +208,8 @@ func TestArchiveSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(out)
-	// Killed once it wrote three batches without a sync after the sync.
-	for _, want := range []string{"synced\n", "written without a sync\n", "written without a sync\n", "written without a sync\n"} {
+	// Killed once it wrote three more batches, with more gathered.
+	for _, want := range []string{"synced\n", "a batch written\n", "a batch written\n", "a batch written\n"} {
 		if line, err := r.ReadString('\n'); err != nil || line != want {
 			cmd.Process.Kill()
 			t.Fatalf("child: %q %v, want %q", line, err, want)
