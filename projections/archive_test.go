@@ -88,12 +88,25 @@ func TestArchiveAheadOfCheckpoint(t *testing.T) {
 // start over an archive that holds turns refuses the first event. Each
 // with its control.
 func TestArchiveRefusals(t *testing.T) {
-	h := &history{}
+	// A history that archives a turn at least (two ended ones).
+	archives := func(h *history) bool {
+		ended := 0
+		for _, g := range h.turns {
+			if g.ended {
+				ended++
+			}
+		}
+		return ended >= 2
+	}
+	h := &history{turns: map[string]*genTurn{}}
 	rapid.Check(t, func(rt *rapid.T) {
-		if len(h.events) < 20 {
+		if !archives(h) {
 			h = drawHistory(rt)
 		}
 	})
+	if !archives(h) {
+		t.Fatal("no history with two ended turns drawn")
+	}
 	a := &diskArchive{memArchive: newMemArchive(), epoch: "e"}
 	o := Options{RecentTurns: 1, Archive: a}
 	p := replay(t, o, h.events)
