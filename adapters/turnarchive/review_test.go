@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -137,5 +138,56 @@ func TestArchiveOlderThanItsCheckpoint(t *testing.T) {
 	}
 	if got := listing(t, q); got != want {
 		t.Errorf("restored over an older copy of its archive, the listing is stale:\ngot  %s\nwant %s", got, want)
+	}
+}
+
+// TestDistinctProfilesOfOldTurnsLeaveMemory (review): the caller chooses a
+// turn's profile lists (allowed_paths and the tool lists, up to 64 KiB
+// each), and every distinct profile of an old turn stays interned in the
+// projector's memory for good (Projector.profiles, loaded whole from the
+// archive at each start by loadProfiles), though the turn itself went to
+// disk. An agent holding the runtime's credential starts and ends turns
+// each naming two unique paths of 4 KiB (within the API's bounds): the heap grows by about that much
+// per old turn, the growth the archive was to remove (issue 15: memory
+// follows what is live). Expected: a few bytes per old turn, as for turns
+// sharing one profile (TestOldTurnsLeaveMemory).
+func TestDistinctProfilesOfOldTurnsLeaveMemory(t *testing.T) {
+	a, err := turnarchive.Open(filepath.Join(t.TempDir(), "readmodels.archive"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	p := projections.NewWith(projections.Options{RecentTurns: 4, Archive: a})
+	l := &reviewLog{t: t}
+	big := make([]byte, 3900) // paths of the API's bounds (4096 each, 256 of them)
+	for i := range big {
+		big[i] = 'a'
+	}
+	turns := func(from, n int) {
+		for i := from; i < from+n; i++ {
+			id := uuid.NewString()
+			prof := domain.ResolveProfile(&domain.ProfileRequest{Mode: domain.ModeSupervised,
+				AllowedPaths: []string{"/w/" + string(big) + "/" + id, "/v/" + string(big) + "/" + id}}, domain.SourceComposer)
+			l.add(p, id, &turn.TurnStarted{TurnID: id, WorkspaceID: "ws", ThreadID: "th"})
+			l.add(p, id, &turn.ProfileSelected{Profile: prof})
+			l.add(p, id, &turn.TurnCompleted{})
+		}
+		l.events = nil // the log's memory is not the projector's
+		if err := a.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turns(0, 200)
+	h0 := heap()
+	turns(200, 2000)
+	h1 := heap()
+	runtime.KeepAlive(p)
+	if v, ok := p.Turn(p.Turns(projections.TurnFilter{Limit: 1})[0].TurnID); !ok || len(v.Profile.EffectivePolicy.AllowedPaths) != 2 || len(v.Profile.EffectivePolicy.AllowedPaths[0]) < 3900 {
+		t.Fatalf("control: the old turn's profile is not the one selected: %+v", v.Profile.EffectivePolicy.AllowedPaths)
+	}
+	per := float64(int64(h1)-int64(h0)) / 2000
+	t.Logf("heap per old turn with its own 8 KiB profile (two 4 KiB paths): %.0f bytes", per)
+	if per > 512 {
+		t.Errorf("each old turn with a distinct profile keeps %.0f bytes of heap", per)
 	}
 }
