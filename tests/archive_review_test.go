@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// reviewListings are the read-model answers the archive feeds.
+func reviewListings(ids []string) []string {
+	out := []string{"/v1/turns", "/v1/turns?limit=2", "/v1/turns?status=completed", "/v1/turns?workspace_id=ws-b", "/v1/turns?after=" + ids[1] + "&limit=3"}
+	for _, id := range ids {
+		out = append(out, "/v1/turns/"+id)
+	}
+	return out
+}
+
+// copyDir copies a stopped server's data directory.
+func copyDir(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	if err := os.RemoveAll(to); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dst := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(dst, info.Mode().Perm())
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// TestDamagedArchiveStillStarts (review): a damaged readmodels.checkpoint
+// is discarded and the start replays the log (TestCheckpointRestarts); the
+// archive beside it is the same kind of file (the README: "Deleting either
+// file is always safe"), but one that is damaged, truncated or not a file
+// makes turnarchive.Open fail, and serve refuses to start (or crashes):
+// the operator must find and delete it by hand. Expected: the archive is
+// discarded (emptied or recreated), the start replays everything, and the
+// answers equal those before.
+func TestDamagedArchiveStillStarts(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	s := StartServer(t, "", "--recent-turns", "1")
+	ids := []string{"d1", "d2", "d3", "d4", "d5"}
+	for i, id := range ids {
+		ws := "ws-a"
+		if i%2 == 1 {
+			ws = "ws-b"
+		}
+		s.startTurn(id, ws, "auto_accept_edits", root)
+		if i < len(ids)-1 {
+			s.JSON("POST", "/v1/turns/"+id+"/complete", nil, http.StatusOK, nil)
+		}
+	}
+	paths := reviewListings(ids)
+	want := getAll(t, s, paths)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	archive := func(dir string) string { return filepath.Join(dir, "readmodels.archive") }
+	b, err := os.ReadFile(archive(s.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func(path string) error{
+		"control: deleted": os.Remove,
+		"truncated to a page": func(p string) error { return os.WriteFile(p, b[:4096], 0o600) },
+		"truncated to half":   func(p string) error { return os.WriteFile(p, b[:len(b)/2], 0o600) },
+		"meta pages zeroed": func(p string) error {
+			d := bytes.Clone(b)
+			clear(d[:8192])
+			return os.WriteFile(p, d, 0o600)
+		},
+		"garbage": func(p string) error { return os.WriteFile(p, bytes.Repeat([]byte("x"), len(b)), 0o600) },
+		"a directory": func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o700)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyDir(t, s.Data)
+			if err := damage(archive(dir)); err != nil {
+				t.Fatal(err)
+			}
+			r := &Server{Data: dir, Args: []string{"--recent-turns", "1"}}
+			r.t = t
+			startServer(t, r)
+			sameResponses(t, name, want, getAll(t, r, paths))
+		})
+	}
+}
