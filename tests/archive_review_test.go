@@ -2,10 +2,13 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -157,5 +160,71 @@ func TestArchiveKilledAtAnyPoint(t *testing.T) {
 		ref.Kill()
 		sameResponses(t, fmt.Sprintf("round %d (pause %s)", round, pause), want, got)
 		s.start()
+	}
+}
+
+// TestListingWhileTheArchiveCannotBeWritten (review): the data directory's
+// filesystem is full (the agent fills the disk it shares with the data
+// directory; the store is elsewhere, --store log:DIR). A turn that ends
+// and evicts another leaves a record gathered in memory; every listing
+// first writes what is gathered (Archive.Scan flushes), which fails, and
+// Projector.Turns drops the error: GET /v1/turns answers 200 with the held
+// turns only, every old turn silently missing, for as long as the disk is
+// full. (Once 4,096 records are gathered the failed write is Apply's:
+// Follow stops and serve exits.) Expected: every turn, or an error, never
+// a partial list that looks complete. Needs root (a 2 MiB tmpfs).
+func TestListingWhileTheArchiveCannotBeWritten(t *testing.T) {
+	data := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", data).Run(); err != nil {
+		t.Skipf("mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", data).Run() })
+	root := workspace(t)
+	s := StartServer(t, data, "--store", "log:"+filepath.Join(t.TempDir(), "events"), "--recent-turns", "1")
+	for _, id := range []string{"f1", "f2", "f3"} {
+		s.startTurn(id, "ws", "auto_accept_edits", root)
+		s.JSON("POST", "/v1/turns/"+id+"/complete", nil, http.StatusOK, nil)
+	}
+	var list struct {
+		Turns []struct {
+			ID string `json:"id"`
+		} `json:"turns"`
+	}
+	s.JSON("GET", "/v1/turns", nil, http.StatusOK, &list)
+	if len(list.Turns) != 3 {
+		t.Fatalf("control: %d turns listed", len(list.Turns))
+	}
+	// The disk fills up.
+	fill, err := os.Create(filepath.Join(data, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := make([]byte, 64<<10); ; {
+		if _, err := fill.Write(chunk); err != nil {
+			break
+		}
+	}
+	fill.Close()
+	// Turns end and evict others, with long workspace ids (the record
+	// grows the file), until a listing misses one or 300 turns were listed.
+	ids := []string{"f1", "f2", "f3"}
+	for i := range 300 {
+		id := fmt.Sprintf("g%03d", i)
+		ws := "ws-" + strings.Repeat("w", 120)
+		s.startTurn(id, ws, "auto_accept_edits", root)
+		s.JSON("POST", "/v1/turns/"+id+"/complete", nil, http.StatusOK, nil)
+		ids = append(ids, id)
+		st, body := s.Request("GET", "/v1/turns?limit=1000", nil)
+		list.Turns = nil
+		json.Unmarshal(body, &list)
+		if st != http.StatusOK || len(list.Turns) != len(ids) {
+			t.Errorf("with the disk full GET /v1/turns answers %d with %d turns (want all %d, or an error)", st, len(list.Turns), len(ids))
+			break
+		}
+	}
+	os.Remove(filepath.Join(data, "filler"))
+	s.JSON("GET", "/v1/turns?limit=1000", nil, http.StatusOK, &list)
+	if len(list.Turns) != len(ids) {
+		t.Errorf("control: once the disk has room, %d turns listed", len(list.Turns))
 	}
 }
