@@ -228,3 +228,72 @@ func TestListingWhileTheArchiveCannotBeWritten(t *testing.T) {
 		t.Errorf("control: once the disk has room, %d turns listed", len(list.Turns))
 	}
 }
+
+// TestUpgradeFromInlineCheckpointKilled (review): the previous version
+// (bin-old, built from e29dbc0^: a format-1 checkpoint carrying the
+// summaries) runs, stops; the new one starts over its data directory and
+// is killed at once (before or after its first checkpoint), several
+// times, with more turns in between; then the old version runs again
+// (downgrade: the format-2 checkpoint is refused) and the new one once
+// more. After each start every answer equals a full replay.
+func TestUpgradeFromInlineCheckpointKilled(t *testing.T) {
+	old, err := filepath.Abs("../bin-old/turnstile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Skip("no ../bin-old/turnstile")
+	}
+	t.Parallel()
+	root := workspace(t)
+	s := StartServerBin(t, old, "", "--recent-turns", "1", "--checkpoint-interval", "1s")
+	var ids []string
+	n := 0
+	more := func(k int) {
+		for range k {
+			n++
+			id := fmt.Sprintf("u%02d", n)
+			ws := []string{"ws-a", "ws-b"}[n%2]
+			s.startTurn(id, ws, "auto_accept_edits", root)
+			s.JSON("POST", "/v1/turns/"+id+"/complete", nil, http.StatusOK, nil)
+			ids = append(ids, id)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		paths := reviewListings(ids)
+		got := getAll(t, s, paths)
+		dir := copyDir(t, s.Data)
+		os.Remove(filepath.Join(dir, "readmodels.checkpoint"))
+		os.Remove(filepath.Join(dir, "readmodels.archive"))
+		ref := &Server{Data: dir, Args: []string{"--recent-turns", "1"}}
+		startServer(t, ref)
+		want := getAll(t, ref, paths)
+		ref.Kill()
+		sameResponses(t, when, want, got)
+	}
+	more(5)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.Bin = ""
+	for i, pause := range []time.Duration{0, 10 * time.Millisecond, 1500 * time.Millisecond} {
+		s.start()
+		time.Sleep(pause)
+		s.Kill()
+		s.start()
+		check(fmt.Sprintf("new version, killed %s after the start (%d)", pause, i))
+		more(2)
+		if err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Bin = old
+	s.start()
+	check("downgraded")
+	more(3)
+	s.Kill()
+	s.Bin = ""
+	s.start()
+	check("upgraded again after a SIGKILL of the old version")
+}
