@@ -297,3 +297,57 @@ func TestUpgradeFromInlineCheckpointKilled(t *testing.T) {
 	s.start()
 	check("upgraded again after a SIGKILL of the old version")
 }
+
+// TestFullAccessCannotReadTheArchiveWithAStoreOutside (review): as
+// TestFullAccessCannotReadTheArchiveOfOldTurns, with --store log:DIR and
+// --store bolt:PATH outside the data directory (the archive is then
+// <hash>.readmodels.archive in the data directory); a full_access command
+// looks for the evicted turn's id in every file of the data directory and
+// beside the store. Control: a copy read from outside names it.
+func TestFullAccessCannotReadTheArchiveWithAStoreOutside(t *testing.T) {
+	for _, kind := range []string{"log", "bolt"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			root := workspace(t)
+			other := workspace(t)
+			data := t.TempDir()
+			outside := t.TempDir()
+			store := "log:" + filepath.Join(outside, "events")
+			if kind == "bolt" {
+				store = "bolt:" + filepath.Join(outside, "events.db")
+			}
+			s := StartServer(t, data, "--store", store, "--recent-turns", "1", "--checkpoint-interval", "1s")
+			const marker = "victim-archive-outside"
+			s.startTurn(marker, "ws-other", "auto_accept_edits", other)
+			s.JSON("POST", "/v1/turns/"+marker+"/complete", nil, http.StatusOK, nil)
+			s.startTurn("evicts", "ws-other", "auto_accept_edits", other)
+			s.JSON("POST", "/v1/turns/evicts/complete", nil, http.StatusOK, nil)
+			s.startTurn("fa", "ws", "full_access", root)
+			archives, _ := filepath.Glob(filepath.Join(data, "*.archive"))
+			if len(archives) != 1 {
+				t.Fatalf("archives in the data directory: %v", archives)
+			}
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if b, err := os.ReadFile(archives[0]); err == nil && bytes.Contains(b, []byte(marker)) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("control: the archive never named the evicted turn")
+				}
+			}
+			cp := filepath.Join(t.TempDir(), "copy.archive")
+			b, _ := os.ReadFile(archives[0])
+			if err := os.WriteFile(cp, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script := "grep -q " + marker + " " + cp + " && echo copy; for f in " + data + "/* " + data + "/.* " + outside + "/* " + outside + "/*/*; do if grep -q " + marker + " \"$f\" 2>/dev/null; then echo \"$f\"; fi; done; echo done"
+			_, d := s.exec("fa", "", map[string]any{"tool_call_id": "c1", "argv": []string{"sh", "-c", script}, "cwd": root})
+			if d.Result == nil {
+				t.Fatalf("exec: %+v", d)
+			}
+			if got := strings.TrimSpace(d.Result.Stdout); got != "copy\ndone" {
+				t.Errorf("a full_access command read (want only the control, copy) the old turn's id in: %s", got)
+			}
+		})
+	}
+}
