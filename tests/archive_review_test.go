@@ -351,3 +351,64 @@ func TestFullAccessCannotReadTheArchiveWithAStoreOutside(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoredStoreAndCheckpointWithANewerArchive (review, e2e of
+// TestArchiveAheadOfARestoredStoreAndCheckpoint): the store and the
+// checkpoint are restored together from a backup taken at a clean stop;
+// readmodels.archive stays as it is, newer. The start restores from the
+// checkpoint (epoch and count match), and GET /v1/turns lists turns the
+// store no longer holds. Expected: the answers of a full replay.
+func TestRestoredStoreAndCheckpointWithANewerArchive(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	s := StartServer(t, "", "--recent-turns", "1")
+	var ids []string
+	more := func(k int) {
+		for range k {
+			id := fmt.Sprintf("r%02d", len(ids)+1)
+			s.startTurn(id, "ws-a", "auto_accept_edits", root)
+			s.JSON("POST", "/v1/turns/"+id+"/complete", nil, http.StatusOK, nil)
+			ids = append(ids, id)
+		}
+	}
+	more(3)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	backup := t.TempDir()
+	copyStore(t, s.Data, backup)
+	copyFile(t, filepath.Join(s.Data, "readmodels.checkpoint"), filepath.Join(backup, "readmodels.checkpoint"))
+	s.start()
+	more(4)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	copyStore(t, backup, s.Data)
+	copyFile(t, filepath.Join(backup, "readmodels.checkpoint"), filepath.Join(s.Data, "readmodels.checkpoint"))
+	s.start()
+	paths := reviewListings(ids[:3])
+	got := getAll(t, s, paths)
+	dir := copyDir(t, s.Data)
+	os.Remove(filepath.Join(dir, "readmodels.checkpoint"))
+	os.Remove(filepath.Join(dir, "readmodels.archive"))
+	ref := &Server{Data: dir, Args: []string{"--recent-turns", "1"}}
+	startServer(t, ref)
+	want := getAll(t, ref, paths)
+	ref.Kill()
+	sameResponses(t, "store and checkpoint restored, archive newer", want, got)
+	var list struct {
+		Turns []struct {
+			ID string `json:"id"`
+		} `json:"turns"`
+	}
+	json.Unmarshal(got["/v1/turns"], &list)
+	var listed []string
+	for _, v := range list.Turns {
+		listed = append(listed, v.ID)
+	}
+	if len(listed) != 3 {
+		t.Errorf("GET /v1/turns lists %v; the restored store holds r01..r03", listed)
+	}
+	st, body := s.Request("GET", "/v1/turns/r05", nil)
+	t.Logf("GET /v1/turns/r05 (a turn the store does not hold): %d %.300s", st, body)
+}
