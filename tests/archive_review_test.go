@@ -412,3 +412,48 @@ func TestRestoredStoreAndCheckpointWithANewerArchive(t *testing.T) {
 	st, body := s.Request("GET", "/v1/turns/r05", nil)
 	t.Logf("GET /v1/turns/r05 (a turn the store does not hold): %d %.300s", st, body)
 }
+
+// TestScopedListingPagesEndEarly (review; before this change too): a
+// credential scoped to two workspaces lists with workspace_id empty; the
+// page is the first limit turns of every workspace, then filtered to the
+// credential's, so a page of other workspaces' turns answers [] with no
+// cursor, and the client stops though its own turns follow (old ones from
+// the archive, or held). Expected: a page of the credential's own turns,
+// or a cursor to go on.
+func TestScopedListingPagesEndEarly(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	s := StartServer(t, "", "--recent-turns", "1")
+	for _, c := range []struct{ id, ws string }{{"k1", "ws-c"}, {"k2", "ws-c"}, {"k3", "ws-c"}, {"z1", "ws-a"}, {"z2", "ws-b"}} {
+		s.startTurn(c.id, c.ws, "auto_accept_edits", root)
+		s.JSON("POST", "/v1/turns/"+c.id+"/complete", nil, http.StatusOK, nil)
+	}
+	var out struct {
+		Token string `json:"token"`
+	}
+	s.JSON("POST", "/v1/credentials", map[string]any{"name": "aud-ab", "role": "auditor", "workspaces": []string{"ws-a", "ws-b"}}, http.StatusCreated, &out)
+	ab := roAs(s, out.Token)
+	var seen []string
+	for after, pages := "", 0; pages < 10; pages++ {
+		var list struct {
+			Turns []struct {
+				ID string `json:"id"`
+			} `json:"turns"`
+		}
+		q := "/v1/turns?limit=2"
+		if after != "" {
+			q += "&after=" + after
+		}
+		ab.JSON("GET", q, nil, http.StatusOK, &list)
+		if len(list.Turns) == 0 {
+			break
+		}
+		for _, v := range list.Turns {
+			seen = append(seen, v.ID)
+		}
+		after = list.Turns[len(list.Turns)-1].ID
+	}
+	if strings.Join(seen, ",") != "z1,z2" {
+		t.Errorf("a client paging with limit=2 sees %v, want [z1 z2]", seen)
+	}
+}
