@@ -47,7 +47,7 @@ var pathQuerySchemas = map[string]map[string]map[string]any{
 	"/v1/approvals": {"status": {"type": "string", "enum": []string{"pending", "resolved", "all"}}},
 	"/v1/turns": {"status": {"type": "string", "enum": []string{"in_progress", "awaiting_approval", "completed", "interrupted", "failed"}},
 		"after": {"type": "string", "pattern": idPattern.String(), "description": "paging: the turns after this turn id (read-your-writes here is after_position)"},
-		"limit": {"type": "integer", "minimum": 0, "maximum": 1000, "default": 100}},
+		"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
 	"/v1/turns/{turn_id}/events": {"limit": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000}},
 	"/v1/turns/{turn_id}/audit":  {"limit": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000}},
 }

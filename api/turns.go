@@ -187,6 +187,10 @@ func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	limit, err := intParam(q.Get("limit"), "limit", 100, 1000)
+	if err == nil && limit == 0 {
+		// 0 would list every turn ever run in one answer.
+		err = &domain.FieldError{Field: "limit", Value: q.Get("limit"), Message: "must be an integer from 1 to 1000"}
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -202,9 +206,14 @@ func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	turns := s.cfg.Projector.Turns(projections.TurnFilter{WorkspaceID: ws, Status: q.Get("status"), After: q.Get("after"), Limit: limit})
-	// A credential scoped to several workspaces sees its own turns only (a
-	// page may then hold fewer than limit).
+	filter := projections.TurnFilter{WorkspaceID: ws, Status: q.Get("status"), After: q.Get("after"), Limit: limit}
+	if p.Scoped() {
+		// A credential scoped to several workspaces sees its own turns
+		// only, filtered before the limit counts (else a page of other
+		// workspaces' turns came back empty, as if the listing ended).
+		filter.Workspaces = slices.Clone(p.Workspaces)
+	}
+	turns := s.cfg.Projector.Turns(filter)
 	turns = slices.DeleteFunc(turns, func(t projections.TurnView) bool { return !p.InScope(t.WorkspaceID) })
 	if turns == nil {
 		turns = []projections.TurnView{}

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,16 +26,23 @@ type Archive interface {
 	Epoch() string
 	// Get returns the record of a turn.
 	Get(id string) (rec []byte, ok bool, err error)
-	// Put stores the record of a turn of workspace ws, replacing any.
-	Put(id, ws string, rec []byte) error
+	// Put stores the record of a turn of workspace ws and status,
+	// replacing any; mark is the encoded Mark of the event it reflects.
+	Put(id, ws, status string, rec, mark []byte) error
 	// PutProfile stores a profile's encoding under its digest.
 	PutProfile(digest string, enc []byte) error
-	// Profiles calls fn with every stored profile.
-	Profiles(fn func(digest string, enc []byte) error) error
+	// Profile returns the encoding stored under digest.
+	Profile(digest string) (enc []byte, ok bool, err error)
+	// Generation counts the writes since the epoch began: a checkpoint
+	// records it once synced, and an archive with fewer is an older copy.
+	Generation() uint64
+	// Mark is the mark given with the last records written (nil before
+	// any): the archive holds nothing of an event after it.
+	Mark() []byte
 	// Scan calls fn with the records of the turns whose id sorts after
-	// after, of workspace ws ("" for every one), in id order, until fn
-	// returns false.
-	Scan(after, ws string, fn func(id string, rec []byte) bool) error
+	// after, of workspace ws and status ("" for any), in id order, until
+	// fn returns false; a filter costs what it lists, not every turn.
+	Scan(after, ws, status string, fn func(id string, rec []byte) bool) error
 	// Len is how many turns it holds.
 	Len() int
 	// Sync makes every Put and PutProfile so far durable.
@@ -54,11 +62,12 @@ type memArchive struct {
 	mu       sync.RWMutex
 	turns    map[string]memRecord
 	profiles map[string][]byte
+	mark     []byte
 }
 
 type memRecord struct {
-	ws  string
-	rec []byte
+	ws, status string
+	rec        []byte
 }
 
 func newMemArchive() *memArchive {
@@ -74,11 +83,20 @@ func (m *memArchive) Get(id string) ([]byte, bool, error) {
 	return r.rec, ok, nil
 }
 
-func (m *memArchive) Put(id, ws string, rec []byte) error {
+func (m *memArchive) Put(id, ws, status string, rec, mark []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.turns[id] = memRecord{ws: ws, rec: slices.Clone(rec)}
+	m.turns[id] = memRecord{ws: ws, status: status, rec: slices.Clone(rec)}
+	m.mark = slices.Clone(mark)
 	return nil
+}
+
+func (m *memArchive) Generation() uint64 { return 0 }
+
+func (m *memArchive) Mark() []byte {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return slices.Clone(m.mark)
 }
 
 func (m *memArchive) PutProfile(digest string, enc []byte) error {
@@ -88,22 +106,18 @@ func (m *memArchive) PutProfile(digest string, enc []byte) error {
 	return nil
 }
 
-func (m *memArchive) Profiles(fn func(string, []byte) error) error {
+func (m *memArchive) Profile(digest string) ([]byte, bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for d, enc := range m.profiles {
-		if err := fn(d, enc); err != nil {
-			return err
-		}
-	}
-	return nil
+	enc, ok := m.profiles[digest]
+	return enc, ok, nil
 }
 
-func (m *memArchive) Scan(after, ws string, fn func(string, []byte) bool) error {
+func (m *memArchive) Scan(after, ws, status string, fn func(string, []byte) bool) error {
 	m.mu.RLock()
 	ids := make([]string, 0, len(m.turns))
 	for id, r := range m.turns {
-		if id > after && (ws == "" || r.ws == ws) {
+		if id > after && (ws == "" || r.ws == ws) && (status == "" || r.status == status) {
 			ids = append(ids, id)
 		}
 	}
@@ -131,7 +145,7 @@ func (m *memArchive) Sync() error { return nil }
 func (m *memArchive) Reset() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.turns, m.profiles = map[string]memRecord{}, map[string][]byte{}
+	m.turns, m.profiles, m.mark = map[string]memRecord{}, map[string][]byte{}, nil
 	return nil
 }
 
@@ -161,9 +175,9 @@ func (p *Projector) decodeRecord(rec []byte) (*summary, error) {
 	if len(rec) < digestLen {
 		return nil, fmt.Errorf("%w: a record of %d bytes", ErrBadCheckpoint, len(rec))
 	}
-	prof := p.profiles[string(rec[:digestLen])]
-	if prof == nil {
-		return nil, fmt.Errorf("%w: a record naming a profile the archive does not hold", ErrBadCheckpoint)
+	prof, err := p.profile(string(rec[:digestLen]))
+	if err != nil {
+		return nil, err
 	}
 	s := new(summary)
 	rest, err := readSummary(rec[digestLen:], s, []*domain.TurnPermissionProfileSnapshot{prof})
@@ -176,30 +190,80 @@ func (p *Projector) decodeRecord(rec []byte) (*summary, error) {
 	return s, nil
 }
 
-// putOld stores the summary of an old turn, and its profile first when the
-// archive does not hold it yet.
+// putOld stores the summary of an old turn, and its profile first unless
+// the archive was given it lately, with the mark of the event being
+// applied.
 func (p *Projector) putOld(s *summary) error {
-	digest := p.digests[s.profile]
-	if !p.archived[digest] {
-		enc, err := encodeProfile(s.profile)
-		if err != nil {
-			return err
-		}
+	enc, err := encodeProfile(s.profile)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(enc)
+	digest := string(sum[:])
+	p.pmu.Lock()
+	given := p.given[digest]
+	p.pmu.Unlock()
+	if !given {
 		if err := p.archive.PutProfile(digest, enc); err != nil {
 			return err
 		}
-		p.archived[digest] = true
+		p.pmu.Lock()
+		if len(p.given) >= profileCache {
+			clear(p.given)
+		}
+		p.given[digest] = true
+		p.pmu.Unlock()
 	}
 	rec, err := encodeRecord(s, digest)
 	if err != nil {
 		return err
 	}
-	return p.archive.Put(s.id, s.workspace, rec)
+	mark, err := json.Marshal(p.cur)
+	if err != nil {
+		return fmt.Errorf("projections: encoding a mark: %w", err)
+	}
+	return p.archive.Put(s.id, s.workspace, string(s.status), rec, mark)
+}
+
+// profileCache bounds the profiles of old turns kept decoded, and the
+// digests the archive was given lately: a caller chooses each turn's
+// profile, lists and all, so there may be one per turn.
+const profileCache = 256
+
+// profile returns the profile stored under digest, from the cache or the
+// archive.
+func (p *Projector) profile(digest string) (*domain.TurnPermissionProfileSnapshot, error) {
+	p.pmu.Lock()
+	prof := p.decoded[digest]
+	p.pmu.Unlock()
+	if prof != nil {
+		return prof, nil
+	}
+	enc, ok, err := p.archive.Profile(digest)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: a record naming a profile the archive does not hold", ErrBadCheckpoint)
+	}
+	if err := json.Unmarshal(enc, &prof); err != nil {
+		return nil, fmt.Errorf("%w: the archive's profile: %v", ErrBadCheckpoint, err)
+	}
+	if prof == nil {
+		prof = &domain.TurnPermissionProfileSnapshot{}
+	}
+	p.pmu.Lock()
+	if len(p.decoded) >= profileCache {
+		clear(p.decoded)
+	}
+	p.decoded[digest] = prof
+	p.pmu.Unlock()
+	return prof, nil
 }
 
 // encodeProfile is a profile's encoding in the archive: its JSON, "null"
 // for the zero profile of a turn that never selected one (which would not
-// decode).
+// decode). Its SHA-256 is the digest records name it by.
 func encodeProfile(prof *domain.TurnPermissionProfileSnapshot) ([]byte, error) {
 	b, err := json.Marshal(profileOrNil(*prof))
 	if err != nil {
@@ -208,17 +272,17 @@ func encodeProfile(prof *domain.TurnPermissionProfileSnapshot) ([]byte, error) {
 	return b, nil
 }
 
-// loadProfiles interns every profile the archive holds under its digest.
-func (p *Projector) loadProfiles() error {
-	return p.archive.Profiles(func(digest string, enc []byte) error {
-		var prof *domain.TurnPermissionProfileSnapshot
-		if err := json.Unmarshal(enc, &prof); err != nil {
-			return fmt.Errorf("%w: the archive's profile: %v", ErrBadCheckpoint, err)
-		}
-		if prof == nil {
-			prof = &domain.TurnPermissionProfileSnapshot{}
-		}
-		p.profiles[digest], p.digests[prof], p.archived[digest] = prof, digest, true
-		return nil
-	})
+// ArchiveMark is the mark of the last event the archive's records reflect
+// (false when it names none): a caller checks the store holds it, as for a
+// checkpoint's, or the archive is of a history the store no longer has.
+func (p *Projector) ArchiveMark() (Mark, bool, error) {
+	b := p.archive.Mark()
+	if b == nil {
+		return Mark{}, false, nil
+	}
+	var m Mark
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Mark{}, false, fmt.Errorf("%w: the archive's mark: %v", ErrBadCheckpoint, err)
+	}
+	return m, true, nil
 }

@@ -53,10 +53,12 @@ type cpMeta struct {
 	// Old counts the old turns: the summaries that follow (format 1), or
 	// those the archive held (format 2, where it may hold more since).
 	Old int
-	// Archive is the epoch of the archive holding the summaries (format 2).
-	Archive string `json:",omitempty"`
-	Held    []string
-	Recent  []string
+	// Archive is the epoch of the archive holding the summaries (format 2),
+	// ArchiveGen its Generation once synced for this checkpoint.
+	Archive    string `json:",omitempty"`
+	ArchiveGen uint64 `json:",omitempty"`
+	Held       []string
+	Recent     []string
 }
 
 func profileOrNil(p domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
@@ -120,11 +122,12 @@ func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
 		if err := p.archive.Sync(); err != nil {
 			return nil, nil, fmt.Errorf("projections: syncing the archive of old turns: %w", err)
 		}
+		meta.ArchiveGen = p.archive.Generation()
 		return meta, nil, nil
 	}
 	olds := make([]summary, 0, meta.Old)
 	var bad error
-	if err := p.archive.Scan("", "", func(id string, rec []byte) bool {
+	if err := p.archive.Scan("", "", "", func(id string, rec []byte) bool {
 		s, err := p.decodeRecord(rec)
 		if err != nil {
 			bad = err
@@ -175,7 +178,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
 	}
 	q := NewWith(Options{RecentTurns: p.recentMax, RecentBytes: p.recentBytesMax, Archive: p.archive})
-	q.restored = true
+	q.restored, q.cur = true, meta.Mark
 	inline := map[string]bool{}
 	switch meta.Format {
 	case checkpointArchived:
@@ -188,8 +191,8 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 		if len(rest) != 0 || len(meta.Profiles) != 0 {
 			return Mark{}, fmt.Errorf("%w: summaries in a checkpoint of an archive", ErrBadCheckpoint)
 		}
-		if err := q.loadProfiles(); err != nil {
-			return Mark{}, err
+		if p.archive.Generation() < meta.ArchiveGen {
+			return Mark{}, fmt.Errorf("%w: written after the archive's write %d, it holds %d: an older copy", ErrBadCheckpoint, meta.ArchiveGen, p.archive.Generation())
 		}
 	default:
 		// The summaries are here: the archive is made to hold them
@@ -202,7 +205,7 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 			if prof == nil {
 				prof = &domain.TurnPermissionProfileSnapshot{}
 			}
-			profiles[i] = q.intern(*prof)
+			profiles[i] = prof
 		}
 		for range meta.Old {
 			var s summary
@@ -257,8 +260,8 @@ func (p *Projector) Restore(b []byte, read TurnReader) (Mark, error) {
 	if p.applied != 0 || len(p.held) != 0 || p.restored {
 		return Mark{}, fmt.Errorf("%w: restoring into a projector that has applied events", ErrBadCheckpoint)
 	}
-	p.held, p.approvals, p.pending, p.profiles, p.openBy, p.heldBy = q.held, q.approvals, q.pending, q.profiles, q.openBy, q.heldBy
-	p.digests, p.archived, p.restored = q.digests, q.archived, true
+	p.held, p.approvals, p.pending, p.openBy, p.heldBy = q.held, q.approvals, q.pending, q.openBy, q.heldBy
+	p.decoded, p.given, p.cur, p.restored = q.decoded, q.given, q.last, true
 	p.restoredInline = meta.Format == checkpointInline && p.archive.Epoch() != ""
 	p.recent, p.recentHead, p.pos, p.last, p.applied = q.recent, q.recentHead, q.pos, q.last, q.applied
 	p.recentBytes = q.recentBytes

@@ -34,7 +34,7 @@ func (p *Projector) Export() Export {
 		ex.Audit[id] = t.audit.page(0, 0)
 		ex.Timeline[id] = t.timeline.all()
 	}
-	if err := p.archive.Scan("", "", func(id string, rec []byte) bool {
+	if err := p.archive.Scan("", "", "", func(id string, rec []byte) bool {
 		if p.held[id] == nil {
 			s, err := p.decodeRecord(rec)
 			if err != nil {

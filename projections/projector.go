@@ -70,14 +70,21 @@ type Projector struct {
 	// recent[recentHead:] is the queue.
 	recent     []string
 	recentHead int
-	approvals  map[string]*ApprovalView                         // of held turns
-	pending    map[string]map[string]struct{}                   // turn id → pending request ids
-	openBy     map[string]int                                   // principal name → turns it started that are live
-	heldBy     map[string]int64                                 // principal name → stored size of those turns' events
-	profiles   map[string]*domain.TurnPermissionProfileSnapshot // interned, of old turns, by digest
-	digests    map[*domain.TurnPermissionProfileSnapshot]string // the digest of each interned profile
-	archived   map[string]bool                                  // digests of the profiles the archive holds
-	changed    chan struct{}                                    // closed and replaced after every Apply
+	approvals  map[string]*ApprovalView       // of held turns
+	pending    map[string]map[string]struct{} // turn id → pending request ids
+	openBy     map[string]int                 // principal name → turns it started that are live
+	heldBy     map[string]int64               // principal name → stored size of those turns' events
+	// cur is the mark of the event being applied (the last applied
+	// between events; the checkpoint's while restoring): what the
+	// archive's records are given.
+	cur Mark
+	// pmu guards the caches below (queries fill decoded under the read
+	// lock): profiles of old turns by digest, decoded, and the digests the
+	// archive was given lately; each bounded by profileCache.
+	pmu     sync.Mutex
+	decoded map[string]*domain.TurnPermissionProfileSnapshot
+	given   map[string]bool
+	changed chan struct{} // closed and replaced after every Apply
 	// broken is the error of an Apply that failed part-way: the read
 	// models may then be wrong, and no checkpoint is taken of them.
 	broken error
@@ -129,11 +136,10 @@ func NewWith(o Options) *Projector {
 	return &Projector{
 		recentMax: o.RecentTurns, recentBytesMax: o.RecentBytes,
 		held: map[string]*heldTurn{}, archive: o.Archive,
-		digests: map[*domain.TurnPermissionProfileSnapshot]string{}, archived: map[string]bool{},
+		decoded: map[string]*domain.TurnPermissionProfileSnapshot{}, given: map[string]bool{},
 		approvals: map[string]*ApprovalView{}, pending: map[string]map[string]struct{}{}, openBy: map[string]int{},
-		heldBy:   map[string]int64{},
-		profiles: map[string]*domain.TurnPermissionProfileSnapshot{},
-		changed:  make(chan struct{}),
+		heldBy:  map[string]int64{},
+		changed: make(chan struct{}),
 	}
 }
 
@@ -177,12 +183,13 @@ func (p *Projector) Apply(e *turn.Event) error {
 		p.broken = ErrArchiveNotEmpty
 		return p.broken
 	}
+	p.cur = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID, PrevHash: e.PrevHash}
 	if err := p.apply(e); err != nil {
 		p.broken = err
 		return err
 	}
 	p.pos = e.Position
-	p.last = Mark{Position: e.Position, Stream: turn.StreamName(e.TurnID), Revision: uint64(e.Version), EventID: e.ID, PrevHash: e.PrevHash}
+	p.last = p.cur
 	p.applied++
 	close(p.changed)
 	p.changed = make(chan struct{})

@@ -163,7 +163,10 @@ func (p *Projector) WaitFor(ctx context.Context, pos eventstore.Position) error 
 // TurnFilter selects turns.
 type TurnFilter struct {
 	WorkspaceID string
-	Status      string
+	// Workspaces, when set, keeps only turns of these workspaces (a
+	// credential's scope), before the limit counts.
+	Workspaces []string
+	Status     string
 	// After skips turns whose id sorts at or before it (for paging).
 	After string
 	Limit int
@@ -176,7 +179,8 @@ type TurnFilter struct {
 // sort of every turn.
 func (p *Projector) Turns(f TurnFilter) []TurnView {
 	match := func(id, ws string, st string) bool {
-		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Status == "" || st == f.Status) && id > f.After
+		return (f.WorkspaceID == "" || ws == f.WorkspaceID) && (f.Workspaces == nil || slices.Contains(f.Workspaces, ws)) &&
+			(f.Status == "" || st == f.Status) && id > f.After
 	}
 	first := &firstIDs{limit: f.Limit}
 	p.mu.RLock()
@@ -194,19 +198,32 @@ func (p *Projector) Turns(f TurnFilter) []TurnView {
 	if f.Status != "" && !turn.Status(f.Status).Terminal() {
 		return p.mergeTurns(first.sorted(), nil, f.Limit)
 	}
-	_ = p.archive.Scan(f.After, f.WorkspaceID, func(id string, rec []byte) bool {
-		if p.held[id] != nil {
-			return true // ended after the checkpoint restored from, and held again
+	scan := func(ws string) {
+		n := 0
+		_ = p.archive.Scan(f.After, ws, f.Status, func(id string, rec []byte) bool {
+			if p.held[id] != nil {
+				return true // ended after the checkpoint restored from, and held again
+			}
+			s, err := p.decodeRecord(rec)
+			if err != nil {
+				return true
+			}
+			if match(id, s.workspace, string(s.status)) {
+				olds = append(olds, s.view())
+				n++
+			}
+			return f.Limit <= 0 || n < f.Limit
+		})
+	}
+	if f.WorkspaceID == "" && f.Workspaces != nil {
+		// One page of each workspace's index, merged.
+		for _, ws := range slices.Compact(slices.Sorted(slices.Values(f.Workspaces))) {
+			scan(ws)
 		}
-		s, err := p.decodeRecord(rec)
-		if err != nil {
-			return true
-		}
-		if match(id, s.workspace, string(s.status)) {
-			olds = append(olds, s.view())
-		}
-		return f.Limit <= 0 || len(olds) < f.Limit
-	})
+		slices.SortFunc(olds, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })
+	} else {
+		scan(f.WorkspaceID)
+	}
 	return p.mergeTurns(first.sorted(), olds, f.Limit)
 }
 

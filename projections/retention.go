@@ -1,8 +1,6 @@
 package projections
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -12,12 +10,13 @@ import (
 
 // summary is what the projector keeps of a turn it no longer holds: what a
 // listing shows (TurnView without the snapshot), in a few hundred bytes.
-// The profile is shared by every old turn that selected the same one.
+// The profile is the turn's own copy (the archive stores it once by
+// digest).
 type summary struct {
 	id, workspace, thread, parent string
 	status                        turn.Status
 	version, snapshotVersion      int64
-	profile                       *domain.TurnPermissionProfileSnapshot // interned, never nil
+	profile                       *domain.TurnPermissionProfileSnapshot // never nil
 	pending                       int
 	started, updated, ended       time.Time
 }
@@ -55,7 +54,7 @@ func (s *summary) apply(p *Projector, e *turn.Event) error {
 	s.started, s.updated, s.ended = v.StartedAt, v.UpdatedAt, v.EndedAt
 	switch e.Payload.(type) {
 	case *turn.ProfileSelected, *turn.ProfileChanged:
-		s.profile = p.intern(v.Profile)
+		s.profile = &v.Profile
 	}
 	return nil
 }
@@ -67,28 +66,9 @@ func (p *Projector) summarize(t *heldTurn) *summary {
 		version: t.Version, snapshotVersion: t.SnapshotVersion, pending: t.Open,
 		started: t.StartedAt, updated: t.UpdatedAt, ended: t.EndedAt,
 	}
-	s.profile = p.intern(t.Profile)
+	prof := t.Profile
+	s.profile = &prof
 	return s
-}
-
-// intern returns the shared copy of a profile (turns of one mode or named
-// profile select the same one; there are few distinct ones).
-func (p *Projector) intern(prof domain.TurnPermissionProfileSnapshot) *domain.TurnPermissionProfileSnapshot {
-	b, err := json.Marshal(prof)
-	if err != nil {
-		c := prof // not expected: keep an unshared copy
-		return &c
-	}
-	// Keyed by the encoding's digest, not the encoding: a profile's lists
-	// hold up to 64 KiB each, and a key as large as its profile kept every
-	// distinct one twice.
-	sum := sha256.Sum256(b)
-	if s, ok := p.profiles[string(sum[:])]; ok {
-		return s
-	}
-	c := prof
-	p.profiles[string(sum[:])], p.digests[&c] = &c, string(sum[:])
-	return &c
 }
 
 // evict moves the earliest ended turns beyond the recent bounds (their

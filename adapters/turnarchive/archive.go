@@ -5,18 +5,26 @@
 // # File layout
 //
 //	meta      "format" → formatVersion; "epoch" → the epoch (a UUID);
-//	          "turns" → how many turns it holds (uvarint), written with them
-//	turns     turn id → len(workspace) (uvarint), workspace, record
-//	ws        len(workspace) (uvarint), workspace, turn id → nothing (a
-//	          workspace's turns in id order; the length keeps a workspace
-//	          that extends another's name, even by a NUL, out of its listing)
+//	          "turns" → how many turns it holds (uvarint), "gen" → how many
+//	          writes since the epoch began (uvarint), "mark" → the mark the
+//	          last write's records were given (the read models' last event
+//	          then), all written with the records
+//	turns     turn id → workspace, status (each its length as a uvarint,
+//	          then it), record
+//	ix        the turns in id order by workspace, by status and by both:
+//	          'w' workspace, 's' status, 'b' workspace status (each
+//	          length-prefixed, so that a name extending another's, even by
+//	          a NUL, is not listed with it), then the turn id → nothing
 //	profiles  digest → the profile's encoding
 //
 // Puts are gathered in memory and written in one transaction (bbolt's
 // commit, synced: never without, which a power loss could leave torn)
-// every flushEvery of them, on Scan and on Sync: a record may be lost to a
-// crash until the next write, and the projector calls Sync before each
-// checkpoint, so a checkpoint never names a summary the archive lost. Between the checkpoint and a crash the archive may hold
+// every flushEvery of them and on Sync: a record may be lost to a crash
+// until the next write, and the projector calls Sync before each
+// checkpoint, so a checkpoint never names a summary the archive lost.
+// Reads merge what is gathered with the file, so a write that fails (a
+// full disk) loses nothing from a listing: the records stay gathered and
+// the write is tried again later; only Sync reports the failure. Between the checkpoint and a crash the archive may hold
 // more than the checkpoint names; the projector allows for it.
 package turnarchive
 
@@ -25,7 +33,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +46,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-const formatVersion = "turnstile-turn-archive/1"
+const formatVersion = "turnstile-turn-archive/2"
 
 // flushEvery bounds the records gathered in memory before they are written.
 const flushEvery = 4096
@@ -42,15 +54,22 @@ const flushEvery = 4096
 var (
 	bucketMeta     = []byte("meta")
 	bucketTurns    = []byte("turns")
-	bucketWS       = []byte("ws")
+	bucketIndex    = []byte("ix")
 	bucketProfiles = []byte("profiles")
 	keyFormat      = []byte("format")
 	keyEpoch       = []byte("epoch")
 	keyTurns       = []byte("turns")
+	keyGen         = []byte("gen")
+	keyMark        = []byte("mark")
 )
 
 // ErrLocked: another process has the archive open.
 var ErrLocked = errors.New("turnarchive: the archive is open in another process")
+
+// ErrDamaged: the file at the archive's path is not an archive this version
+// can open (damaged, truncated, of another format, not a file). What it
+// held can be rebuilt: the caller moves it aside and replays.
+var ErrDamaged = errors.New("turnarchive: damaged")
 
 // Archive is a projections.Archive in a bbolt file.
 type Archive struct {
@@ -60,23 +79,40 @@ type Archive struct {
 	n        int // turns held, written or not
 	dirty    map[string]entry
 	profiles map[string][]byte // not yet written
+	gen      uint64            // writes since the epoch began
+	mark     []byte            // the mark of the last write
+	pending  []byte            // the mark of the last Put, written with it
+	// retryAt is the number of records gathered at which a write that
+	// failed is tried again (0: flushEvery).
+	retryAt int
 }
 
 type entry struct {
-	ws  string
-	rec []byte
+	ws, status string
+	rec        []byte
 }
 
-// Open opens (or creates) the archive at path.
-func Open(path string) (*Archive, error) {
+// Open opens (or creates) the archive at path. A file it cannot use is
+// ErrDamaged.
+func Open(path string) (a *Archive, err error) {
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrDamaged, path, err)
+	}
+	// A page the checks above missed faults as a panic, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			a, err = nil, fmt.Errorf("%w: %s: %v", ErrDamaged, path, r)
+		}
+	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("turnarchive: %w", err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrDamaged, path, err)
 	}
-	a := &Archive{db: db, dirty: map[string]entry{}, profiles: map[string][]byte{}}
+	a = &Archive{db: db, dirty: map[string]entry{}, profiles: map[string][]byte{}}
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -88,7 +124,7 @@ func Open(path string) (*Archive, error) {
 				return err
 			}
 		case string(f) != formatVersion:
-			return fmt.Errorf("turnarchive: %s is of format %q, this version reads %q", path, f, formatVersion)
+			return fmt.Errorf("%w: %s is of format %q, this version reads %q", ErrDamaged, path, f, formatVersion)
 		}
 		if e := meta.Get(keyEpoch); e != nil {
 			a.epoch = string(e)
@@ -98,7 +134,7 @@ func Open(path string) (*Archive, error) {
 				return err
 			}
 		}
-		for _, b := range [][]byte{bucketTurns, bucketWS, bucketProfiles} {
+		for _, b := range [][]byte{bucketTurns, bucketIndex, bucketProfiles} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -109,6 +145,8 @@ func Open(path string) (*Archive, error) {
 			n = uint64(tx.Bucket(bucketTurns).Stats().KeyN)
 		}
 		a.n = int(n)
+		a.gen, _ = binary.Uvarint(meta.Get(keyGen))
+		a.mark = slices.Clone(meta.Get(keyMark))
 		return nil
 	})
 	if err != nil {
@@ -116,6 +154,50 @@ func Open(path string) (*Archive, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// checkFile refuses what bbolt would fault on rather than report: not a
+// regular file, or a file shorter than a valid meta page says it is (a
+// truncated one, whose mapping past its end is SIGBUS).
+func checkFile(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if fi.Size() == 0 {
+		return nil // bbolt initialises an empty file
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	const magic = 0xED0CDAED
+	head := make([]byte, 80)
+	for i, off := 0, int64(0); i < 2; i++ {
+		if _, err := f.ReadAt(head, off); err != nil {
+			return fmt.Errorf("meta page %d: %w", i, err)
+		}
+		if binary.LittleEndian.Uint32(head[16:]) != magic {
+			if i == 0 {
+				return errors.New("no meta page")
+			}
+			break
+		}
+		pageSize := int64(binary.LittleEndian.Uint32(head[24:]))
+		pages := int64(binary.LittleEndian.Uint64(head[56:]))
+		if pageSize < 512 || pageSize > 1<<20 || pages < 0 || pages > fi.Size()/pageSize {
+			return fmt.Errorf("meta page %d: %d pages of %d bytes in a file of %d", i, pages, pageSize, fi.Size())
+		}
+		off = pageSize
+	}
+	return nil
 }
 
 // Close writes what is gathered, with a sync, and closes the file.
@@ -142,7 +224,7 @@ func (a *Archive) Get(id string) ([]byte, bool, error) {
 	var rec []byte
 	err := a.db.View(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(bucketTurns).Get([]byte(id)); v != nil {
-			_, r, err := splitValue(v)
+			_, _, r, err := splitValue(v)
 			rec = slices.Clone(r)
 			return err
 		}
@@ -151,8 +233,9 @@ func (a *Archive) Get(id string) ([]byte, bool, error) {
 	return rec, rec != nil, err
 }
 
-// Put stores the record of a turn of workspace ws.
-func (a *Archive) Put(id, ws string, rec []byte) error {
+// Put stores the record of a turn of workspace ws and status; mark names
+// the last event it reflects (written with it, see Mark).
+func (a *Archive) Put(id, ws, status string, rec, mark []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.dirty[id]; !ok {
@@ -167,11 +250,33 @@ func (a *Archive) Put(id, ws string, rec []byte) error {
 			a.n++
 		}
 	}
-	a.dirty[id] = entry{ws: ws, rec: slices.Clone(rec)}
-	if len(a.dirty) >= flushEvery {
-		return a.flush()
+	a.dirty[id] = entry{ws: ws, status: status, rec: slices.Clone(rec)}
+	a.pending = slices.Clone(mark)
+	if len(a.dirty) >= max(a.retryAt, flushEvery) {
+		if err := a.flush(); err != nil {
+			// Kept gathered (reads see it) and tried again after as
+			// many more: a full disk must not stop the read models.
+			a.retryAt = len(a.dirty) + flushEvery
+		}
 	}
 	return nil
+}
+
+// Generation counts the archive's writes since its epoch began: a
+// checkpoint records it after Sync, and an archive with fewer is an older
+// copy of the one the checkpoint was written with.
+func (a *Archive) Generation() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
+}
+
+// Mark is the mark given with the records of the last write (nil before
+// the first): the archive holds nothing of an event after it.
+func (a *Archive) Mark() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.mark)
 }
 
 // PutProfile stores a profile's encoding under its digest.
@@ -182,49 +287,78 @@ func (a *Archive) PutProfile(digest string, enc []byte) error {
 	return nil
 }
 
-// Profiles calls fn with every profile stored.
-func (a *Archive) Profiles(fn func(digest string, enc []byte) error) error {
+// Profile returns the encoding of the profile stored under digest.
+func (a *Archive) Profile(digest string) ([]byte, bool, error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.flush(); err != nil {
-		return err
+	if enc, ok := a.profiles[digest]; ok {
+		a.mu.Unlock()
+		return enc, true, nil
 	}
-	return a.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketProfiles).ForEach(func(k, v []byte) error { return fn(string(k), v) })
+	a.mu.Unlock()
+	var enc []byte
+	err := a.db.View(func(tx *bolt.Tx) error {
+		enc = slices.Clone(tx.Bucket(bucketProfiles).Get([]byte(digest)))
+		return nil
 	})
+	return enc, enc != nil, err
 }
 
 // Scan calls fn with the records of the turns whose id sorts after after,
-// of workspace ws ("" for all), in id order, until fn returns false. What is
-// gathered is written first. fn runs in a read transaction: it must not
-// keep rec.
-func (a *Archive) Scan(after, ws string, fn func(id string, rec []byte) bool) error {
+// of workspace ws and status ("" for any), in id order, until fn returns
+// false: those written and those gathered, merged (a gathered one replaces
+// the written one of its turn). A filter reads through its index, so a
+// page costs a page. fn runs in a read transaction: it must not keep rec.
+func (a *Archive) Scan(after, ws, status string, fn func(id string, rec []byte) bool) error {
+	type gathered struct {
+		id string
+		entry
+	}
+	var mem []gathered
+	moved := map[string]bool{} // gathered turns, whatever their workspace
 	a.mu.Lock()
-	err := a.flush()
+	for id, e := range a.dirty {
+		moved[id] = true
+		if id > after && (ws == "" || e.ws == ws) && (status == "" || e.status == status) {
+			mem = append(mem, gathered{id, e})
+		}
+	}
 	a.mu.Unlock()
-	if err != nil {
-		return err
+	slices.SortFunc(mem, func(x, y gathered) int { return strings.Compare(x.id, y.id) })
+	// emit gives fn the gathered turns up to id (all when id is ""), then
+	// the written one named id unless a gathered one replaced it.
+	emit := func(id string, rec []byte) bool {
+		for len(mem) > 0 && (id == "" || mem[0].id < id) {
+			if !fn(mem[0].id, mem[0].rec) {
+				return false
+			}
+			mem = mem[1:]
+		}
+		if id == "" || moved[id] {
+			return true
+		}
+		return fn(id, rec)
 	}
 	return a.db.View(func(tx *bolt.Tx) error {
 		turns := tx.Bucket(bucketTurns)
-		if ws == "" {
+		if ws == "" && status == "" {
 			c := turns.Cursor()
 			for k, v := c.Seek([]byte(after)); k != nil; k, v = c.Next() {
 				if string(k) == after {
 					continue
 				}
-				_, rec, err := splitValue(v)
+				_, _, rec, err := splitValue(v)
 				if err != nil {
 					return err
 				}
-				if !fn(string(k), rec) {
+				if !emit(string(k), rec) {
 					return nil
 				}
 			}
+			emit("", nil)
 			return nil
 		}
-		prefix := wsKey(ws, "")
-		c := tx.Bucket(bucketWS).Cursor()
+		prefix := indexPrefix(ws, status)
+		c := tx.Bucket(bucketIndex).Cursor()
 		for k, _ := c.Seek(append(slices.Clone(prefix), after...)); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			id := k[len(prefix):]
 			if string(id) == after {
@@ -232,16 +366,17 @@ func (a *Archive) Scan(after, ws string, fn func(id string, rec []byte) bool) er
 			}
 			v := turns.Get(id)
 			if v == nil {
-				return fmt.Errorf("turnarchive: workspace index names turn %s, which is missing", id)
+				return fmt.Errorf("turnarchive: the index names turn %s, which is missing", id)
 			}
-			_, rec, err := splitValue(v)
+			_, _, rec, err := splitValue(v)
 			if err != nil {
 				return err
 			}
-			if !fn(string(id), rec) {
+			if !emit(string(id), rec) {
 				return nil
 			}
 		}
+		emit("", nil)
 		return nil
 	})
 }
@@ -257,7 +392,11 @@ func (a *Archive) Len() int {
 func (a *Archive) Sync() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.flush()
+	if err := a.flush(); err != nil {
+		return err
+	}
+	a.retryAt = 0
+	return nil
 }
 
 // Reset empties the archive under a new epoch, durably.
@@ -266,7 +405,7 @@ func (a *Archive) Reset() error {
 	defer a.mu.Unlock()
 	epoch := uuid.NewString()
 	err := a.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketTurns, bucketWS, bucketProfiles} {
+		for _, b := range [][]byte{bucketTurns, bucketIndex, bucketProfiles} {
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}
@@ -275,7 +414,12 @@ func (a *Archive) Reset() error {
 			}
 		}
 		meta := tx.Bucket(bucketMeta)
-		if err := meta.Put(keyTurns, binary.AppendUvarint(nil, 0)); err != nil {
+		for _, k := range [][]byte{keyTurns, keyGen} {
+			if err := meta.Put(k, binary.AppendUvarint(nil, 0)); err != nil {
+				return err
+			}
+		}
+		if err := meta.Delete(keyMark); err != nil {
 			return err
 		}
 		return meta.Put(keyEpoch, []byte(epoch))
@@ -284,6 +428,7 @@ func (a *Archive) Reset() error {
 		return fmt.Errorf("turnarchive: resetting: %w", err)
 	}
 	a.epoch, a.n, a.dirty, a.profiles = epoch, 0, map[string]entry{}, map[string][]byte{}
+	a.gen, a.mark, a.pending, a.retryAt = 0, nil, nil, 0
 	return nil
 }
 
@@ -300,48 +445,83 @@ func (a *Archive) flush() error {
 				return err
 			}
 		}
-		turns, wsIndex := tx.Bucket(bucketTurns), tx.Bucket(bucketWS)
+		turns, index := tx.Bucket(bucketTurns), tx.Bucket(bucketIndex)
 		for id, e := range a.dirty {
 			if v := turns.Get([]byte(id)); v != nil {
-				old, _, err := splitValue(v)
+				ws, status, _, err := splitValue(v)
 				if err != nil {
 					return err
 				}
-				if old != e.ws {
-					if err := wsIndex.Delete(wsKey(old, id)); err != nil {
+				for _, k := range indexKeys(ws, status, id) {
+					if err := index.Delete(k); err != nil {
 						return err
 					}
 				}
 			}
-			v := binary.AppendUvarint(make([]byte, 0, len(e.ws)+len(e.rec)+2), uint64(len(e.ws)))
-			v = append(append(v, e.ws...), e.rec...)
+			v := appendString(make([]byte, 0, len(e.ws)+len(e.status)+len(e.rec)+4), e.ws)
+			v = append(appendString(v, e.status), e.rec...)
 			if err := turns.Put([]byte(id), v); err != nil {
 				return err
 			}
-			if err := wsIndex.Put(wsKey(e.ws, id), nil); err != nil {
+			for _, k := range indexKeys(e.ws, e.status, id) {
+				if err := index.Put(k, nil); err != nil {
+					return err
+				}
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if err := meta.Put(keyGen, binary.AppendUvarint(nil, a.gen+1)); err != nil {
+			return err
+		}
+		if a.pending != nil {
+			if err := meta.Put(keyMark, a.pending); err != nil {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keyTurns, binary.AppendUvarint(nil, uint64(a.n)))
+		return meta.Put(keyTurns, binary.AppendUvarint(nil, uint64(a.n)))
 	})
 	if err != nil {
 		return fmt.Errorf("turnarchive: writing: %w", err)
+	}
+	a.gen++
+	if a.pending != nil {
+		a.mark = a.pending
 	}
 	clear(a.dirty)
 	clear(a.profiles)
 	return nil
 }
 
-func wsKey(ws, id string) []byte {
-	k := binary.AppendUvarint(make([]byte, 0, len(ws)+len(id)+2), uint64(len(ws)))
-	return append(append(k, ws...), id...)
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// splitValue splits a turns value into its workspace and record.
-func splitValue(v []byte) (string, []byte, error) {
-	n, k := binary.Uvarint(v)
-	if k <= 0 || n > uint64(len(v)-k) {
-		return "", nil, errors.New("turnarchive: a damaged record")
+// indexPrefix is the prefix of the index keys of the turns of workspace ws
+// and status (one of them may be "").
+func indexPrefix(ws, status string) []byte {
+	switch {
+	case status == "":
+		return appendString([]byte{'w'}, ws)
+	case ws == "":
+		return appendString([]byte{'s'}, status)
 	}
-	return string(v[k : k+int(n)]), v[k+int(n):], nil
+	return appendString(appendString([]byte{'b'}, ws), status)
+}
+
+// indexKeys are a turn's three index keys.
+func indexKeys(ws, status, id string) [][]byte {
+	return [][]byte{append(indexPrefix(ws, ""), id...), append(indexPrefix("", status), id...), append(indexPrefix(ws, status), id...)}
+}
+
+// splitValue splits a turns value into its workspace, status and record.
+func splitValue(v []byte) (ws, status string, rec []byte, err error) {
+	var strs [2]string
+	for i := range strs {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return "", "", nil, errors.New("turnarchive: a damaged record")
+		}
+		strs[i], v = string(v[k:k+int(n)]), v[k+int(n):]
+	}
+	return strs[0], strs[1], v, nil
 }

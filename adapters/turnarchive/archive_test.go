@@ -24,8 +24,13 @@ func open(t *testing.T, path string) *Archive {
 
 func scan(t *testing.T, a *Archive, after, ws string, limit int) []string {
 	t.Helper()
+	return scanStatus(t, a, after, ws, "", limit)
+}
+
+func scanStatus(t *testing.T, a *Archive, after, ws, status string, limit int) []string {
+	t.Helper()
 	var ids []string
-	if err := a.Scan(after, ws, func(id string, rec []byte) bool {
+	if err := a.Scan(after, ws, status, func(id string, rec []byte) bool {
 		if want := "rec-" + id; !strings.HasPrefix(string(rec), want) {
 			t.Fatalf("turn %s has record %q", id, rec)
 		}
@@ -49,17 +54,17 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 	n := flushEvery + 100 // one batch written, the rest gathered
 	for i := range n {
 		id := fmt.Sprintf("t%05d", n-1-i)
-		if err := a.Put(id, "ws"+strconv.Itoa(i%2), []byte("rec-"+id)); err != nil {
+		if err := a.Put(id, "ws"+strconv.Itoa(i%2), []string{"completed", "failed", "interrupted"}[i%3], []byte("rec-"+id), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Put("t00003", "ws1", []byte("rec-t00003 again")); err != nil { // a second put of one turn
+	if err := a.Put("t00003", "ws1", "completed", []byte("rec-t00003 again"), nil); err != nil { // a second put of one turn
 		t.Fatal(err)
 	}
 	// Workspaces whose names extend ws0's, one by a NUL: never in its
 	// listing.
 	for _, ws := range []string{"ws0\x00t00004", "ws00"} {
-		if err := a.Put("t00004", ws, []byte("rec-t00004")); err != nil {
+		if err := a.Put("t00004", ws, "completed", []byte("rec-t00004"), nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Sync(); err != nil {
@@ -74,7 +79,7 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 			t.Fatalf("workspace %q lists %v", ws, ids)
 		}
 	}
-	if err := a.Put("t00004", "ws1", []byte("rec-t00004")); err != nil {
+	if err := a.Put("t00004", "ws1", "completed", []byte("rec-t00004"), []byte("m1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.PutProfile("d1", []byte(`{"mode":"supervised"}`)); err != nil {
@@ -105,6 +110,21 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 				t.Fatalf("out of order: %s, %s", all[i-1], all[i])
 			}
 		}
+		// By status, and by workspace and status: every turn once.
+		byStatus := 0
+		for _, st := range []string{"completed", "failed", "interrupted"} {
+			all := scanStatus(t, a, "", "", st, 0)
+			byStatus += len(all)
+			if both := len(scanStatus(t, a, "", "ws0", st, 0)) + len(scanStatus(t, a, "", "ws1", st, 0)); both != len(all) {
+				t.Fatalf("%s: %d turns, %d by workspace", st, len(all), both)
+			}
+		}
+		if byStatus != n || scanStatus(t, a, "", "", "completed\x00", 0) != nil {
+			t.Fatalf("%d turns by status, want %d", byStatus, n)
+		}
+		if ids := scanStatus(t, a, "t00002", "ws1", "completed", 1); len(ids) != 1 || ids[0] != "t00003" {
+			t.Fatalf("t00003 is completed in ws1 now: %v", ids)
+		}
 		if ids := scan(t, a, "t00002", "ws1", 2); len(ids) != 2 || ids[0] != "t00003" {
 			t.Fatalf("t00003 is in ws1 now: %v", ids)
 		}
@@ -113,34 +133,40 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 				t.Fatal("t00003 is still listed in ws0")
 			}
 		}
-		var profiles []string
-		if err := a.Profiles(func(d string, enc []byte) error { profiles = append(profiles, d+"="+string(enc)); return nil }); err != nil {
-			t.Fatal(err)
+		if enc, ok, err := a.Profile("d1"); err != nil || !ok || string(enc) != `{"mode":"supervised"}` {
+			t.Fatalf("profile d1: %q %v %v", enc, ok, err)
 		}
-		if len(profiles) != 1 || profiles[0] != `d1={"mode":"supervised"}` {
-			t.Fatalf("profiles %v", profiles)
+		if _, ok, err := a.Profile("d2"); ok || err != nil {
+			t.Fatalf("profile d2: %v %v", ok, err)
 		}
 	}
 	check(a)
+	// One batch of 4,096 and two syncs written so far.
+	if gen := a.Generation(); gen != 3 || a.Mark() != nil {
+		t.Fatalf("before Sync: generation %d, mark %q; want 3, none", gen, a.Mark())
+	}
 	if err := a.Sync(); err != nil {
 		t.Fatal(err)
 	}
 	check(a)
+	if a.Generation() != 4 || string(a.Mark()) != "m1" {
+		t.Fatalf("after Sync: generation %d, mark %q; want 4, m1", a.Generation(), a.Mark())
+	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	a = open(t, path)
 	check(a)
-	if a.Epoch() != epoch {
-		t.Fatalf("epoch %s after a reopen, was %s", a.Epoch(), epoch)
+	if a.Epoch() != epoch || a.Generation() != 4 || string(a.Mark()) != "m1" {
+		t.Fatalf("after a reopen: epoch %s, generation %d, mark %q; was %s, 4, m1", a.Epoch(), a.Generation(), a.Mark(), epoch)
 	}
-	if err := a.Put("x", "ws0", []byte("rec-x")); err != nil {
+	if err := a.Put("x", "ws0", "completed", []byte("rec-x"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	if a.Len() != 0 || a.Epoch() == epoch || scan(t, a, "", "", 0) != nil || scan(t, a, "", "ws0", 0) != nil {
+	if a.Len() != 0 || a.Epoch() == epoch || a.Generation() != 0 || a.Mark() != nil || scan(t, a, "", "", 0) != nil || scan(t, a, "", "ws0", 0) != nil {
 		t.Fatalf("after Reset: %d turns, epoch %s", a.Len(), a.Epoch())
 	}
 	epoch = a.Epoch()
@@ -179,7 +205,7 @@ func TestArchiveSurvivesKill(t *testing.T) {
 		a := open(t, path)
 		for i := range 3000 {
 			id := fmt.Sprintf("s%05d", i)
-			if err := a.Put(id, "ws", []byte("rec-"+id)); err != nil {
+			if err := a.Put(id, "ws", "completed", []byte("rec-"+id), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -189,7 +215,7 @@ func TestArchiveSurvivesKill(t *testing.T) {
 		fmt.Println("synced")
 		for i := 0; ; i++ { // until killed
 			id := fmt.Sprintf("u%07d", i)
-			if err := a.Put(id, "ws", []byte("rec-"+id)); err != nil {
+			if err := a.Put(id, "ws", "completed", []byte("rec-"+id), nil); err != nil {
 				t.Fatal(err)
 			}
 			if len(a.dirty) == 0 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"turnstile/adapters/turnarchive"
 	"turnstile/domain/eventcodec"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
@@ -55,6 +56,17 @@ func loadReadModels(ctx context.Context, path string, opts projections.Options, 
 	mark, err := p.Restore(b, turnReader(ctx, store, timeout))
 	if err == nil {
 		err = checkMark(ctx, store, mark, timeout)
+	}
+	if err == nil {
+		// The archive may be ahead of the checkpoint (written after it),
+		// but not of the store: one written before the store was restored
+		// from a backup lists turns the store no longer has.
+		am, ok, aerr := p.ArchiveMark()
+		if err = aerr; ok {
+			if err = checkMark(ctx, store, am, timeout); err != nil {
+				err = fmt.Errorf("the archive of old turns: %w", err)
+			}
+		}
 	}
 	if err != nil {
 		log.Warn("read-model checkpoint discarded: replaying the whole log", "path", path, "err", err)
@@ -245,6 +257,25 @@ func checkpointPath(f serveFlags) string {
 	}
 	sum := sha256.Sum256([]byte(f.store))
 	return filepath.Join(f.data, hex.EncodeToString(sum[:6])+"."+checkpointName)
+}
+
+// openArchive opens the archive of old turns at path; one it cannot use
+// (damaged, truncated, of another format, not a file) is moved aside to
+// path.damaged, logged, and a new one made: it holds nothing a replay does
+// not rebuild, and the checkpoint naming the old one is then discarded.
+func openArchive(path string, log *slog.Logger) (*turnarchive.Archive, error) {
+	a, err := turnarchive.Open(path)
+	if !errors.Is(err, turnarchive.ErrDamaged) {
+		return a, err
+	}
+	log.Warn("the archive of old turns is damaged: moved aside, the read models are replayed", "path", path, "to", path+".damaged", "err", err)
+	if err := os.RemoveAll(path + ".damaged"); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(path, path+".damaged"); err != nil {
+		return nil, err
+	}
+	return turnarchive.Open(path)
 }
 
 // archivePath is where the summaries of old turns live: beside the

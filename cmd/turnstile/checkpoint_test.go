@@ -268,7 +268,7 @@ func TestCheckpointOfAnEarlierVersionMovesIntoTheArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := stale.Put("t999", "ws", []byte("stale")); err != nil {
+	if err := stale.Put("t999", "ws", "completed", []byte("stale"), nil); err != nil {
 		t.Fatal(err)
 	}
 	stale.Close()

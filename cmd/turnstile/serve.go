@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"turnstile/adapters/esdbstore"
-	"turnstile/adapters/turnarchive"
 	"turnstile/api"
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -271,7 +270,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if old := legacyCheckpointPath(f); old != "" {
 		os.Remove(old) // an earlier version's, beside the store: deleting it is always safe
 	}
-	archive, err := turnarchive.Open(archivePath(cpPath))
+	archive, err := openArchive(archivePath(cpPath), log)
 	if err != nil {
 		return err
 	}
