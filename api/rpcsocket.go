@@ -191,16 +191,6 @@ func (s *Server) rpcSocketCall(r *http.Request, msg []byte, held *budgetedBody) 
 // event it got, and ctx ends (the socket closes). A nil cl (a role that may
 // not follow events) takes calls only.
 func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcSocketConn, cl *fanout.Client) {
-	if cl == nil {
-		<-ctx.Done()
-		return
-	}
-	q := r.URL.Query()
-	f := sseFilter{turn: q.Get("turn_id"), workspace: q.Get("workspace_id"), p: principalOf(r)}
-	b := s.broadcaster()
-	cl.OnKick(func() { c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace)) })
-	last := cl.Joined()
-	buf := make([]*fanout.Frame, 0, sseBatch)
 	recheck := time.NewTicker(CredentialRecheck)
 	defer recheck.Stop()
 	lostAuth := func() bool { // the credential again; revoked: say so, end
@@ -210,6 +200,26 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 		}
 		return err != nil
 	}
+	if cl == nil {
+		// No notifications, but the socket still ends within a second of
+		// its credential's revocation, as the README says.
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-recheck.C:
+				if lostAuth() {
+					return
+				}
+			}
+		}
+	}
+	q := r.URL.Query()
+	f := sseFilter{turn: q.Get("turn_id"), workspace: q.Get("workspace_id"), p: principalOf(r)}
+	b := s.broadcaster()
+	cl.OnKick(func() { c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace)) })
+	last := cl.Joined()
+	buf := make([]*fanout.Frame, 0, sseBatch)
 	for {
 		wake := cl.Wake()
 		frames, err := cl.Take(buf[:0])
