@@ -152,3 +152,41 @@ func TestRevSSEStuckCatchUpIsClosed(t *testing.T) {
 		t.Fatalf("the stuck catch-up stream, its credential revoked, is still open 5 s after the live one was closed (%v clients)", got)
 	}
 }
+
+// TestRevSSEStuckTurnSocketIsClosed: as TestRevSSEStuckTurnStreamIsClosed,
+// over the JSON-RPC WebSocket: a socket filtered to a turn, stuck in the
+// write of its turn's last (large) notification, is never cut off nor
+// closed; the control, a socket filtered to the workspace stuck the same
+// way, is closed once the ring has moved on. Reading afterwards tells them
+// apart: the closed socket ends (EOF), the other is still open.
+func TestRevSSEStuckTurnSocketIsClosed(t *testing.T) {
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	if st, b := s.do("POST", "/v1/turns", map[string]any{"turn_id": "q", "workspace_id": "ws-q",
+		"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": s.root}); st != http.StatusCreated {
+		t.Fatalf("start: %d %s", st, b)
+	}
+	byWS := s.dialRPC("workspace_id=ws-q", 4096)
+	byTurn := s.dialRPC("turn_id=q", 4096)
+	if st, b := s.do("POST", "/v1/turns/q/decisions", map[string]any{"tool_call_id": "big", "tool_name": "exec_command",
+		"arguments": map[string]any{"cmd": "echo " + strings.Repeat("x", 120<<10)}}); st != http.StatusOK || !strings.Contains(string(b), `"ask"`) {
+		t.Fatalf("decide: %d %.300s", st, b)
+	}
+	s.decisions("o", 0, 800) // the ring wraps twelve times
+	time.Sleep(2 * time.Second)
+	closed := func(ws *websocket.Conn) bool {
+		ws.SetReadDeadline(time.Now().Add(2 * time.Second))
+		for {
+			var raw []byte
+			if err := websocket.Message.Receive(ws, &raw); err != nil {
+				ne, ok := err.(interface{ Timeout() bool })
+				return !ok || !ne.Timeout()
+			}
+		}
+	}
+	if !closed(byWS) {
+		t.Fatal("control: the stuck workspace socket is still open")
+	}
+	if !closed(byTurn) {
+		t.Fatal("the stuck ?turn_id= socket is still open, 800 events after its turn's last")
+	}
+}
