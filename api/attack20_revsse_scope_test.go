@@ -3,6 +3,7 @@ package api_test
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +120,37 @@ func (s *sseServer) rpcUpgradeStatus(q string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	return resp.StatusCode, string(b)
+}
+
+// TestRevSSEScopedStreamCountsOthers: a ws-a1 approver's stream carries
+// ws-a1's events only, but each one's id is its global store position, and
+// the stream opens with the global head (": turnstile events from N"): the
+// gap between two ids counts the events of every other workspace in
+// between (here, b1's 30 decisions), and the opening comment and the
+// error details (last_event_id) say how far the log has gone. The control:
+// with no activity elsewhere the ids are consecutive.
+func TestRevSSEScopedStreamCountsOthers(t *testing.T) {
+	s := startSSE(t, api.Config{}, 0)
+	s.decisions("a1", 0, 1)
+	s.decisions("b1", 0, 1)
+	ap := s.as(s.credential("ap-a", "approver", "ws-a1"))
+	c := ap.openSSE("from=now", "", 0)
+	id := func() int {
+		f, err := c.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(f.id)
+		return n
+	}
+	s.decisions("a1", 1, 2)
+	first, second := id(), id()
+	if second-first != 1 {
+		t.Fatalf("control: consecutive a1 events %d, %d", first, second)
+	}
+	s.decisions("b1", 1, 30)
+	s.decisions("a1", 3, 1)
+	if third := id(); third-second-1 != 0 {
+		t.Fatalf("the ws-a1 approver's stream counts %d events of other workspaces between two of its own (ids %d, %d)", third-second-1, second, third)
+	}
 }
