@@ -21,7 +21,7 @@ import (
 // open, its credential revoked, the ring long past. The control: the same
 // streams, read, leave nothing behind.
 func TestRevSSEStuckCatchUpsHoldMemory(t *testing.T) {
-	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond, SSEWriteTimeout: time.Second}, 8192)
 	agent := s.credential("agent", "runtime")
 	prompt := strings.Repeat("p", 900<<10)
 	const turns = 24
@@ -64,23 +64,34 @@ func TestRevSSEStuckCatchUpsHoldMemory(t *testing.T) {
 		}
 		c.resp.Body.Close()
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitClients(t, s, 0)
 	if grown := heap() - before; grown > 40<<20 {
 		t.Fatalf("control: %d MiB held after four streams that read everything", grown>>20)
 	}
 	for range 4 {
 		aud.openSSE("from=start", "", 4096) // never read
 	}
-	time.Sleep(2 * time.Second)
+	waitClients(t, s, 4)
 	if st, b := s.do("POST", "/v1/credentials/aud/revoke", nil); st != http.StatusOK {
 		t.Fatalf("revoke: %d %s", st, b)
 	}
 	s.decisions("o", 0, 300) // the ring (64) wraps
-	time.Sleep(3 * time.Second)
+	waitClients(t, s, 0) // the write timeout ends them
 	grown := heap() - before
 	t.Logf("heap grew by %d MiB; %v streams open", grown>>20, s.metric("turnstile_sse_clients"))
 	if grown > 40<<20 {
 		t.Fatalf("four stuck catch-ups of a revoked credential hold %d MiB (history: %d MiB of prompts), %v streams still open",
 			grown>>20, turns*len(prompt)>>20, s.metric("turnstile_sse_clients"))
+	}
+}
+
+// waitClients waits until n event streams are open (the deadline is a
+// hang guard).
+func waitClients(t *testing.T, s *sseServer, n float64) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); s.metric("turnstile_sse_clients") != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v event streams open, waiting for %v", s.metric("turnstile_sse_clients"), n)
+		}
 	}
 }

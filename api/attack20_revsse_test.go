@@ -84,7 +84,7 @@ func TestRevSSERuntimeSocketClosedOnRevoke(t *testing.T) {
 // off, however far the ring moves: it holds its connection, its goroutine
 // and the copy of the batch it is writing (up to 128 frames) for good.
 func TestRevSSEStuckTurnStreamIsClosed(t *testing.T) {
-	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond, SSEWriteTimeout: time.Second}, 8192)
 	if st, b := s.do("POST", "/v1/turns", map[string]any{"turn_id": "q", "workspace_id": "ws-q",
 		"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": s.root}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, b)
@@ -126,7 +126,7 @@ func TestRevSSEStuckTurnStreamIsClosed(t *testing.T) {
 // and the copy being written, for as long as it likes. The control: a live
 // client stuck the same way is cut off and closed after the grace.
 func TestRevSSEStuckCatchUpIsClosed(t *testing.T) {
-	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond, SSEWriteTimeout: time.Second}, 8192)
 	s.decisions("h", 0, 400) // history: far more than the sockets hold
 	alice := s.as(s.credential("alice", "auditor"))
 	bob := s.as(s.credential("bob", "auditor"))
@@ -160,7 +160,7 @@ func TestRevSSEStuckCatchUpIsClosed(t *testing.T) {
 // way, is closed once the ring has moved on. Reading afterwards tells them
 // apart: the closed socket ends (EOF), the other is still open.
 func TestRevSSEStuckTurnSocketIsClosed(t *testing.T) {
-	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond}, 8192)
+	s := startSSE(t, api.Config{SSEBuffer: 64, SSESlowGrace: 200 * time.Millisecond, SSEWriteTimeout: time.Second}, 8192)
 	if st, b := s.do("POST", "/v1/turns", map[string]any{"turn_id": "q", "workspace_id": "ws-q",
 		"permission_profile": map[string]string{"mode": "supervised"}, "workspace_root": s.root}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, b)

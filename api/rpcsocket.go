@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/websocket"
@@ -96,6 +97,10 @@ func (h *hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 type rpcSocketConn struct {
 	ws *websocket.Conn
 	mu sync.Mutex // guards writes to ws
+	// timeout bounds each write (Config.SSEWriteTimeout); once the socket
+	// is cut off as slow (kicked), the grace's deadline stands.
+	timeout time.Duration
+	kicked  atomic.Bool
 }
 
 func (c *rpcSocketConn) send(v any) error {
@@ -110,6 +115,9 @@ func (c *rpcSocketConn) send(v any) error {
 func (c *rpcSocketConn) sendRaw(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.timeout > 0 && !c.kicked.Load() {
+		_ = c.ws.SetWriteDeadline(time.Now().Add(c.timeout))
+	}
 	return websocket.Message.Send(c.ws, string(b))
 }
 
@@ -118,7 +126,7 @@ func (s *Server) serveRPCSocket(r *http.Request, ws *websocket.Conn, cl *fanout.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
-	c := &rpcSocketConn{ws: ws}
+	c := &rpcSocketConn{ws: ws, timeout: s.cfg.SSEWriteTimeout}
 	go func() { // notifications
 		defer cancel()
 		s.pushNotifications(ctx, r, c, cl)
@@ -217,7 +225,10 @@ func (s *Server) pushNotifications(ctx context.Context, r *http.Request, c *rpcS
 	q := r.URL.Query()
 	f := sseFilter{turn: q.Get("turn_id"), workspace: q.Get("workspace_id"), p: principalOf(r)}
 	b := s.broadcaster()
-	cl.OnKick(func() { c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace)) })
+	cl.OnKick(func() {
+		c.kicked.Store(true)
+		c.ws.SetWriteDeadline(time.Now().Add(s.cfg.SSESlowGrace))
+	})
 	last := cl.Joined()
 	buf := make([]*fanout.Frame, 0, sseBatch)
 	for {

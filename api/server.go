@@ -56,6 +56,12 @@ type Config struct {
 	// SSESlowGrace is how long a client cut off as slow has to read what is
 	// queued for it and the close reason (default 5s).
 	SSESlowGrace time.Duration
+	// SSEWriteTimeout bounds one write to an event stream (SSE or the
+	// JSON-RPC WebSocket): a client that reads nothing for this long while
+	// the server has something to give it is disconnected, whatever it was
+	// reading (its catch-up from the store, its turn's last frames), and
+	// so is what the stream holds for it (default 30s).
+	SSEWriteTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
 	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
@@ -119,6 +125,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.ProjectionWait <= 0 {
 		cfg.ProjectionWait = 2 * time.Second
+	}
+	if cfg.SSEWriteTimeout <= 0 {
+		cfg.SSEWriteTimeout = 30 * time.Second
 	}
 	if cfg.SSESlowGrace <= 0 {
 		cfg.SSESlowGrace = 5 * time.Second

@@ -153,7 +153,35 @@ type sseWriter struct {
 	// auth authenticates the client's credential again (stillAuthenticated);
 	// a catch-up calls it before every page after the first.
 	auth func(context.Context) error
+	// rc sets each write's deadline, timeout from its start; once the
+	// client is cut off (kicked), the grace's deadline stands.
+	rc      *http.ResponseController
+	timeout time.Duration
+	kicked  atomic.Bool
 }
+
+// write writes b and flushes, each writeChunk of it within the write
+// timeout: a client that stops reading ends its stream, in a catch-up or a
+// turn's quiet as on the live stream, rather than hold its connection and
+// what is being written; one that reads slowly but steadily keeps it.
+func (sw *sseWriter) write(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		if sw.rc != nil && !sw.kicked.Load() {
+			_ = sw.rc.SetWriteDeadline(time.Now().Add(sw.timeout))
+		}
+		if _, err := sw.w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	sw.flusher.Flush()
+	return nil
+}
+
+// writeChunk is the part of a write that must go out within the write
+// timeout.
+const writeChunk = 64 << 10
 
 // frames writes the frames after sent that the client sees, in one write
 // (one chunk, one system call for the batch), and flushes.
@@ -172,10 +200,10 @@ func (sw *sseWriter) frames(fs []*fanout.Frame) error {
 	if len(sw.buf) == 0 {
 		return nil
 	}
-	if _, err := sw.w.Write(sw.buf); err != nil {
+	if err := sw.write(sw.buf); err != nil {
+		sw.buf = nil
 		return err
 	}
-	sw.flusher.Flush()
 	if cap(sw.buf) > 256<<10 {
 		sw.buf = nil // a burst's buffer is not kept by an idle client
 	}
@@ -239,8 +267,7 @@ func (s *Server) catchUp(ctx context.Context, sw *sseWriter, known map[string]st
 // event id it got) and flushes.
 func sseError(sw *sseWriter, code, message string, details map[string]any) {
 	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": message, "details": details}})
-	fmt.Fprintf(sw.w, "event: error\ndata: %s\n\n", data)
-	sw.flusher.Flush()
+	_ = sw.write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", data))
 }
 
 // stream serves one client: the store up to the broadcast (when it
@@ -251,6 +278,7 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 	b := s.broadcaster()
 	known := map[string]string{}
 	sw.auth = func(ctx context.Context) error { return s.stillAuthenticated(ctx, r) }
+	sw.rc, sw.timeout = http.NewResponseController(sw.w), s.cfg.SSEWriteTimeout
 	if catchUp {
 		// The bulk of a resume, before joining: the broadcast does not
 		// hold frames for a client that is still reading history.
@@ -264,12 +292,12 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 	}
 	c := join(b, sw.filter.turn)
 	defer c.Leave()
-	rc := http.NewResponseController(sw.w)
 	grace := s.cfg.SSESlowGrace
 	c.OnKick(func() {
 		// A client stuck in a write gets grace to read what is queued
 		// (and the close reason); then the connection goes.
-		_ = rc.SetWriteDeadline(time.Now().Add(grace))
+		sw.kicked.Store(true)
+		_ = sw.rc.SetWriteDeadline(time.Now().Add(grace))
 	})
 	if catchUp {
 		// The events appended while the bulk was read: from the store up
@@ -283,8 +311,9 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 		}
 	} else {
 		sw.sent = c.Joined()
-		fmt.Fprintf(sw.w, ": turnstile events from %s\n\n", sw.sent)
-		sw.flusher.Flush()
+		if err := sw.write(fmt.Appendf(nil, ": turnstile events from %s\n\n", sw.sent)); err != nil {
+			return
+		}
 	}
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
@@ -325,8 +354,9 @@ func (s *Server) stream(r *http.Request, sw *sseWriter, catchUp bool) {
 			}
 			return
 		case <-keepalive.C:
-			fmt.Fprint(sw.w, ": keepalive\n\n")
-			sw.flusher.Flush()
+			if err := sw.write([]byte(": keepalive\n\n")); err != nil {
+				return
+			}
 		case <-recheck.C:
 			if sw.lostAuth(ctx) {
 				return

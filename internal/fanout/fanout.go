@@ -106,9 +106,14 @@ type Broadcaster struct {
 	// joins numbers the clients into cohorts.
 	joins atomic.Uint64
 
-	mu      sync.Mutex // guards head, clients, turns, dirty, lastWake, timer
+	mu      sync.Mutex // guards head, clients, turns, queued, followers, dirty, lastWake, timer
 	head    eventstore.Position
-	clients map[*Client]struct{}
+	clients map[*Client]struct{} // the ring's readers (Join)
+	// followers counts the turn followers (JoinTurn); queued holds those
+	// that may have frames queued (the publisher checks their cut-off),
+	// so a follower of a quiet turn costs nothing per batch.
+	followers int
+	queued    map[*Client]struct{}
 	// turns holds the clients that follow one turn (JoinTurn), by turn:
 	// the publisher queues each of the turn's frames for them, so a
 	// follower of a quiet turn is neither woken nor scans the ring.
@@ -145,7 +150,7 @@ func New(cfg Config) *Broadcaster {
 		cfg.MaxBytes = int(size) * FrameBytes
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
-		clients: map[*Client]struct{}{}, turns: map[string]map[*Client]struct{}{}, done: make(chan struct{})}
+		clients: map[*Client]struct{}{}, turns: map[string]map[*Client]struct{}{}, queued: map[*Client]struct{}{}, done: make(chan struct{})}
 	for k := range b.wake {
 		ch := make(chan struct{})
 		b.wake[k].Store(&ch)
@@ -173,7 +178,7 @@ func (b *Broadcaster) Err() error {
 func (b *Broadcaster) Clients() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.clients)
+	return len(b.clients) + b.followers
 }
 
 // Head is the position of the last frame published (or the start position).
@@ -303,7 +308,9 @@ func (b *Broadcaster) publish(batch []*Frame) {
 				continue
 			}
 			for c := range b.turns[f.TurnID] {
-				c.enqueue(f)
+				if c.enqueue(f) {
+					b.queued[c] = struct{}{}
+				}
 				if !c.dirty {
 					c.dirty = true
 					b.dirty[c.cohort] = append(b.dirty[c.cohort], c)
@@ -311,20 +318,29 @@ func (b *Broadcaster) publish(batch []*Frame) {
 			}
 		}
 	}
-	for c := range b.clients {
-		if c.turn != "" {
-			// Its queue holds only frames the ring still holds: the
-			// ring's size and byte bound are the queues' too.
-			if c.oldest.Load() < tail {
-				c.kick()
-			}
-			continue
+	for c := range b.queued {
+		// Its queue holds only frames the ring still holds: the ring's
+		// size and byte bound are the queues' too.
+		switch oldest := c.oldest.Load(); {
+		case oldest == noneQueued:
+			delete(b.queued, c) // taken since
+		case oldest < tail:
+			c.kick()
+			delete(b.queued, c)
 		}
+	}
+	for c := range b.clients {
 		if cur := c.cursor.Load(); n-cur > size || cur < tail {
 			c.kick()
 		}
 	}
-	interval := max(b.cfg.Interval, time.Duration(len(b.clients))*b.cfg.PerClient)
+	// Stretched for the clients woken: the ring's readers and the
+	// followers with frames, not those of quiet turns.
+	woken := len(b.clients)
+	for k := range b.dirty {
+		woken += len(b.dirty[k])
+	}
+	interval := max(b.cfg.Interval, time.Duration(woken)*b.cfg.PerClient)
 	wakeNow := time.Since(b.lastWake) >= interval
 	if wakeNow {
 		b.lastWake = time.Now()
@@ -406,7 +422,7 @@ func (b *Broadcaster) JoinTurn(turnID string) *Client {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c.joined = b.head
-	b.clients[c] = struct{}{}
+	b.followers++
 	set := b.turns[turnID]
 	if set == nil {
 		set = map[*Client]struct{}{}
@@ -454,19 +470,21 @@ func (c *Client) Joined() eventstore.Position { return c.joined }
 // (e.g. to unblock a write the client is stuck in).
 func (c *Client) OnKick(f func()) { c.onKick.Store(&f) }
 
-// enqueue queues f for a turn follower. The queue holds no more than the
-// ring: the publisher cuts off a follower whose oldest queued frame the
-// ring no longer holds.
-func (c *Client) enqueue(f *Frame) {
+// enqueue queues f for a turn follower, and says whether it is the first
+// queued. The queue holds no more than the ring: the publisher cuts off a
+// follower whose oldest queued frame the ring no longer holds.
+func (c *Client) enqueue(f *Frame) bool {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
 	if c.cut {
-		return // cut off: nothing more is kept for it
+		return false // cut off: nothing more is kept for it
 	}
 	c.q = append(c.q, f)
 	if len(c.q) == 1 {
 		c.oldest.Store(f.seq)
+		return true
 	}
+	return false
 }
 
 func (c *Client) kick() {
@@ -559,8 +577,11 @@ func (c *Client) Pending() bool {
 func (c *Client) Leave() {
 	c.b.mu.Lock()
 	delete(c.b.clients, c)
-	if c.turn != "" {
-		set := c.b.turns[c.turn]
+	if set := c.b.turns[c.turn]; c.turn != "" && set != nil {
+		if _, ok := set[c]; ok {
+			c.b.followers--
+		}
+		delete(c.b.queued, c)
 		delete(set, c)
 		if len(set) == 0 {
 			delete(c.b.turns, c.turn)

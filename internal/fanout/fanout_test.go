@@ -3,6 +3,7 @@ package fanout_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -193,12 +194,15 @@ func waiter(c *fanout.Client, frames int, start time.Time, ready chan<- struct{}
 // event, appended right after it had the first, no sooner than a second
 // after the first was appended, and a client of cohort 4 gets the first
 // half an interval later than cohort 0 would; with one client (the
-// control) the second comes well within that second.
+// control) the second comes well within that second, and so it does with
+// one client and ten followers of quiet turns (JoinTurn): only clients
+// woken stretch the interval (attack 20: 3,000 streams of turns that never
+// get an event delayed every other client by ~300 ms).
 func TestWakeIntervalGrowsWithClients(t *testing.T) {
 	for _, tc := range []struct {
-		clients int
-		slow    bool
-	}{{10, true}, {1, false}} {
+		clients, quiet int
+		slow           bool
+	}{{10, 0, true}, {1, 0, false}, {1, 10, false}} {
 		st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -212,6 +216,9 @@ func TestWakeIntervalGrowsWithClients(t *testing.T) {
 		var cs []*fanout.Client
 		for range tc.clients {
 			cs = append(cs, b.Join())
+		}
+		for i := range tc.quiet {
+			defer b.JoinTurn(fmt.Sprintf("quiet-%d", i)).Leave()
 		}
 		t0 := time.Now()
 		// cs[0] is in cohort 1 of 8; cs[3] (the fourth joined) in cohort 4.
