@@ -41,7 +41,8 @@ type Archive interface {
 	Mark() []byte
 	// Scan calls fn with the records of the turns whose id sorts after
 	// after, of workspace ws and status ("" for any), in id order, until
-	// fn returns false; a filter costs what it lists, not every turn.
+	// fn returns false; a filter costs what it lists, not every turn. fn
+	// must not call the archive (it may run inside a read transaction).
 	Scan(after, ws, status string, fn func(id string, rec []byte) bool) error
 	// Len is how many turns it holds.
 	Len() int
