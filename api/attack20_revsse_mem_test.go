@@ -76,7 +76,7 @@ func TestRevSSEStuckCatchUpsHoldMemory(t *testing.T) {
 		t.Fatalf("revoke: %d %s", st, b)
 	}
 	s.decisions("o", 0, 300) // the ring (64) wraps
-	waitClients(t, s, 0) // the write timeout ends them
+	waitClients(t, s, 0)     // the write timeout ends them
 	grown := heap() - before
 	t.Logf("heap grew by %d MiB; %v streams open", grown>>20, s.metric("turnstile_sse_clients"))
 	if grown > 40<<20 {

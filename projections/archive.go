@@ -172,6 +172,34 @@ func (p *Projector) oldTurn(id string) (*summary, error) {
 	return p.decodeRecord(rec)
 }
 
+// oldTurns decodes the archived turns Scan gives (after, ws, status as
+// there) that are not held again, up to limit (every one when limit <= 0).
+// The records are copied in the scan and decoded after it: decoding may
+// read a profile from the archive, and a read inside the scan's read
+// transaction could wait forever behind a write that waits for the scan
+// (bbolt's remap). A record that does not decode is left out and its
+// error returned with the others.
+func (p *Projector) oldTurns(after, ws, status string, limit int) ([]*summary, error) {
+	var recs [][]byte
+	err := p.archive.Scan(after, ws, status, func(id string, rec []byte) bool {
+		if p.held[id] != nil {
+			return true // ended after the checkpoint restored from, and held again
+		}
+		recs = append(recs, slices.Clone(rec))
+		return limit <= 0 || len(recs) < limit
+	})
+	out := make([]*summary, 0, len(recs))
+	for _, rec := range recs {
+		s, derr := p.decodeRecord(rec)
+		if derr != nil {
+			err = errors.Join(err, derr)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, err
+}
+
 func (p *Projector) decodeRecord(rec []byte) (*summary, error) {
 	if len(rec) < digestLen {
 		return nil, fmt.Errorf("%w: a record of %d bytes", ErrBadCheckpoint, len(rec))

@@ -125,20 +125,13 @@ func (p *Projector) checkpointState() (*cpMeta, []summary, error) {
 		meta.ArchiveGen = p.archive.Generation()
 		return meta, nil, nil
 	}
-	olds := make([]summary, 0, meta.Old)
-	var bad error
-	if err := p.archive.Scan("", "", "", func(id string, rec []byte) bool {
-		s, err := p.decodeRecord(rec)
-		if err != nil {
-			bad = err
-			return false
-		}
-		if p.held[id] == nil {
-			olds = append(olds, *s)
-		}
-		return true
-	}); err != nil || bad != nil {
-		return nil, nil, errors.Join(err, bad)
+	ss, err := p.oldTurns("", "", "", 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	olds := make([]summary, 0, len(ss))
+	for _, s := range ss {
+		olds = append(olds, *s)
 	}
 	meta.Old = len(olds)
 	return meta, olds, nil

@@ -34,20 +34,11 @@ func (p *Projector) Export() Export {
 		ex.Audit[id] = t.audit.page(0, 0)
 		ex.Timeline[id] = t.timeline.all()
 	}
-	var recs [][]byte // decoded after the scan (see Turns)
-	if err := p.archive.Scan("", "", "", func(id string, rec []byte) bool {
-		if p.held[id] == nil {
-			recs = append(recs, slices.Clone(rec))
-		}
-		return true
-	}); err != nil {
+	olds, err := p.oldTurns("", "", "", 0)
+	if err != nil {
 		panic(err) // Export compares read models in tests
 	}
-	for _, rec := range recs {
-		s, err := p.decodeRecord(rec)
-		if err != nil {
-			panic(err)
-		}
+	for _, s := range olds {
 		ex.Turns = append(ex.Turns, s.view())
 	}
 	slices.SortFunc(ex.Turns, func(a, b TurnView) int { return strings.Compare(a.TurnID, b.TurnID) })

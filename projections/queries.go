@@ -198,21 +198,10 @@ func (p *Projector) Turns(f TurnFilter) []TurnView {
 	if f.Status != "" && !turn.Status(f.Status).Terminal() {
 		return p.mergeTurns(first.sorted(), nil, f.Limit)
 	}
-	// The records are copied in the scan and decoded after it: decoding
-	// may read a profile from the archive, and a read inside the scan's
-	// read transaction could wait forever behind a write that waits for
-	// the scan (bbolt's remap).
 	scan := func(ws string) {
-		var recs [][]byte
-		_ = p.archive.Scan(f.After, ws, f.Status, func(id string, rec []byte) bool {
-			if p.held[id] != nil {
-				return true // ended after the checkpoint restored from, and held again
-			}
-			recs = append(recs, slices.Clone(rec))
-			return f.Limit <= 0 || len(recs) < f.Limit
-		})
-		for _, rec := range recs {
-			if s, err := p.decodeRecord(rec); err == nil && match(s.id, s.workspace, string(s.status)) {
+		ss, _ := p.oldTurns(f.After, ws, f.Status, f.Limit)
+		for _, s := range ss {
+			if match(s.id, s.workspace, string(s.status)) {
 				olds = append(olds, s.view())
 			}
 		}

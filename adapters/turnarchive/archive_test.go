@@ -184,7 +184,9 @@ func TestArchiveKeepsWhatWasSynced(t *testing.T) {
 func TestArchiveRefusesAnotherFile(t *testing.T) {
 	dir := t.TempDir()
 	a := open(t, filepath.Join(dir, "a"))
-	a.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, []byte("turnstile-turn-archive/0")) })
+	a.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keyFormat, []byte("turnstile-turn-archive/0"))
+	})
 	a.Close()
 	if _, err := Open(filepath.Join(dir, "a")); err == nil || !strings.Contains(err.Error(), "format") {
 		t.Fatalf("another format: %v", err)

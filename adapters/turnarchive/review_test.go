@@ -103,7 +103,7 @@ func TestArchiveOlderThanItsCheckpoint(t *testing.T) {
 	l := &reviewLog{t: t}
 	p := projections.NewWith(projections.Options{RecentTurns: 1, Archive: a})
 	l.ended(p, "x", "ws")
-	l.ended(p, "y", "ws") // x is evicted into the archive
+	l.ended(p, "y", "ws")                        // x is evicted into the archive
 	if _, _, err := p.Checkpoint(); err != nil { // syncs the archive
 		t.Fatal(err)
 	}

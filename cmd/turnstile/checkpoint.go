@@ -144,6 +144,7 @@ type checkpointer struct {
 	path  string
 	proj  *projections.Projector
 	saved projections.Mark
+	due   bool // a save is due even if the read models did not move
 	log   *slog.Logger
 }
 
@@ -152,16 +153,12 @@ type checkpointer struct {
 // when the checkpoint it was restored from carries the summaries the
 // archive now holds.
 func newCheckpointer(path string, proj *projections.Projector, log *slog.Logger) *checkpointer {
-	c := &checkpointer{path: path, proj: proj, saved: proj.Mark(), log: log}
-	if proj.RestoredInline() {
-		c.saved = projections.Mark{Stream: "(a checkpoint of an earlier format)"}
-	}
-	return c
+	return &checkpointer{path: path, proj: proj, saved: proj.Mark(), due: proj.RestoredInline(), log: log}
 }
 
 // save writes a checkpoint if the read models moved since the last one.
 func (c *checkpointer) save() error {
-	if c.proj.Mark() == c.saved {
+	if !c.due && c.proj.Mark() == c.saved {
 		return nil
 	}
 	start := time.Now()
@@ -176,7 +173,7 @@ func (c *checkpointer) save() error {
 	if err := commitTemp(tmp, c.path); err != nil {
 		return err
 	}
-	c.saved = mark
+	c.saved, c.due = mark, false
 	c.log.Debug("read-model checkpoint written", "path", c.path, "position", mark.Position.String(), "bytes", len(b), "took", time.Since(start))
 	return nil
 }
