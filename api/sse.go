@@ -46,6 +46,7 @@ func (s *Server) broadcaster() *fanout.Broadcaster {
 		frames := s.metrics.sseFrames.WithLabelValues("broadcast")
 		s.fan = fanout.New(fanout.Config{
 			Store: s.cfg.Store, Prefix: turn.StreamPrefix, Buffer: s.cfg.SSEBuffer,
+			From: s.cfg.Projector.Position(),
 			Encode: func(ctx context.Context, rec *eventstore.RecordedEvent) (*fanout.Frame, error) {
 				if len(known) > knownWorkspacesMax {
 					clear(known)
@@ -61,9 +62,8 @@ func (s *Server) broadcaster() *fanout.Broadcaster {
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-s.draining; cancel() }()
-		from := s.cfg.Projector.Position()
 		go func() {
-			if err := s.fan.Run(ctx, from); err != nil && ctx.Err() == nil && !errors.Is(err, eventstore.ErrClosed) {
+			if err := s.fan.Run(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, eventstore.ErrClosed) {
 				s.log.Error("event broadcast stopped", "err", err)
 			}
 		}()

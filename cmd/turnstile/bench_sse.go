@@ -36,7 +36,10 @@ type benchSSE struct {
 
 // sseCounter is one streaming client.
 type sseCounter struct {
-	turn   string // the turn it follows ("": every event)
+	turn string // the turn it follows ("": every event)
+	// from is the position its stream announced it starts after (the
+	// broadcast's, which may be behind the read models' a moment).
+	from   eventstore.Position
 	events atomic.Int64
 	last   atomic.Pointer[eventstore.Position]
 	err    atomic.Value // why it ended early
@@ -75,6 +78,14 @@ func startBenchSSE(c *client, n int, turns []string) (*benchSSE, error) {
 			return nil, fmt.Errorf("opening %d event streams: %w (raise the open-file limit: ulimit -n)", n, err)
 		}
 	}
+	// Each stream starts where the broadcast was when it joined, which may
+	// be before the read models' position read above: count from the
+	// earliest.
+	for _, sc := range b.clients {
+		if sc.from.Less(b.from) {
+			b.from = sc.from
+		}
+	}
 	return b, nil
 }
 
@@ -102,8 +113,18 @@ func (sc *sseCounter) read(ctx context.Context, hc *http.Client, c *client, star
 		return
 	}
 	rd := bufio.NewReaderSize(resp.Body, 64<<10)
-	if _, err := rd.ReadSlice('\n'); err != nil { // the ": turnstile events from" comment
+	first, err := rd.ReadSlice('\n') // ": turnstile events from <position>"
+	if err != nil {
 		started <- err
+		return
+	}
+	from, ok := bytes.CutPrefix(bytes.TrimSpace(first), []byte(": turnstile events from "))
+	if !ok {
+		started <- fmt.Errorf("the stream began with %q, not its position", first)
+		return
+	}
+	if sc.from, err = eventstore.ParsePosition(string(from)); err != nil {
+		started <- fmt.Errorf("the stream's position: %w", err)
 		return
 	}
 	started <- nil
@@ -153,13 +174,10 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 	if err != nil {
 		fmt.Fprintf(stdout, "  SSE clients: cannot count the events appended: %v\n", err)
 	}
-	// What each client must get: every event, or its turn's.
+	// What each client must get: every event after its stream's start, or
+	// its turn's.
 	target := func(sc *sseCounter) (int, eventstore.Position) {
-		if sc.turn == "" {
-			return appended.all, to
-		}
-		t := appended.turns[sc.turn]
-		return t.n, t.last
+		return appended.after(sc.from, sc.turn)
 	}
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -201,7 +219,7 @@ func (b *benchSSE) finish(stdout io.Writer, base benchCost, decisions int) {
 		what = "every event of its turn"
 	}
 	fmt.Fprintf(stdout, "  SSE clients: %d; events appended during the run: %d; events per client: min %d, median %d, max %d; %d got %s, %d cut off as slow consumers, %d ended otherwise\n",
-		len(b.clients), appended.all, counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, what, cut, ended)
+		len(b.clients), len(appended.events), counts[0], counts[len(counts)/2], counts[len(counts)-1], complete, what, cut, ended)
 	cpu, err := b.c.serverCPU()
 	if err != nil || decisions == 0 || base.decisions == 0 {
 		return
@@ -244,21 +262,41 @@ func (c *client) serverPosition() (eventstore.Position, error) {
 	return eventstore.ParsePosition(r.Position)
 }
 
-// eventTally counts the events of a stretch of the log, in all and by turn
-// (with each turn's last position).
+// eventTally is a stretch of the log: each turn event's position and turn.
 type eventTally struct {
-	all   int
-	turns map[string]turnTally
+	events []talliedEvent
 }
 
-type turnTally struct {
-	n    int
-	last eventstore.Position
+type talliedEvent struct {
+	at   eventstore.Position
+	turn string
+}
+
+// after counts the events after from (of turn, unless it is ""), with the
+// last one's position.
+func (t eventTally) after(from eventstore.Position, turn string) (n int, last eventstore.Position) {
+	i, _ := slices.BinarySearchFunc(t.events, from, func(e talliedEvent, p eventstore.Position) int {
+		switch {
+		case e.at.Less(p):
+			return -1
+		case p.Less(e.at):
+			return 1
+		}
+		return 0
+	})
+	for _, e := range t.events[i:] {
+		if !from.Less(e.at) || (turn != "" && e.turn != turn) {
+			continue
+		}
+		n, last = n+1, e.at
+	}
+	return n, last
 }
 
 // countEvents counts the turn events in (from, to] with one resumed stream.
 func (c *client) countEvents(from, to eventstore.Position) (eventTally, error) {
-	t := eventTally{turns: map[string]turnTally{}}
+	var t eventTally
+	turns := map[string]string{} // one copy of each turn id
 	if !from.Less(to) {
 		return t, nil
 	}
@@ -304,10 +342,12 @@ func (c *client) countEvents(from, to eventstore.Position) (eventTally, error) {
 			if err := json.Unmarshal(line[6:], &m); err != nil {
 				return t, fmt.Errorf("the event at %s: %w", at, err)
 			}
-			t.all++
-			tt := t.turns[m.Params.TurnID]
-			tt.n, tt.last = tt.n+1, *at
-			t.turns[m.Params.TurnID] = tt
+			id, ok := turns[m.Params.TurnID]
+			if !ok {
+				id = m.Params.TurnID
+				turns[id] = id
+			}
+			t.events = append(t.events, talliedEvent{*at, id})
 			if *at == to {
 				return t, nil
 			}

@@ -56,6 +56,9 @@ var ErrSlow = errors.New("fanout: slow consumer: fell behind by more than the bu
 type Config struct {
 	Store  eventstore.Store
 	Prefix string // stream name prefix to subscribe to
+	// From is the position after which the broadcast starts (the head
+	// before the first event is published).
+	From   eventstore.Position
 	Encode Encoder
 	// Buffer is the ring's size in frames, rounded up to a power of two
 	// (default 8192): how far a client may fall behind before it is cut off.
@@ -130,8 +133,8 @@ type Broadcaster struct {
 	err  error         // why Run returned; set before done is closed
 }
 
-// New returns a broadcaster that will publish from the position passed to
-// Run.
+// New returns a broadcaster that will publish the events after cfg.From
+// once Run runs; a client that joins before is told it starts after From.
 func New(cfg Config) *Broadcaster {
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = 8192
@@ -150,6 +153,7 @@ func New(cfg Config) *Broadcaster {
 		cfg.MaxBytes = int(size) * FrameBytes
 	}
 	b := &Broadcaster{cfg: cfg, ring: make([]atomic.Pointer[Frame], size), mask: size - 1,
+		head:    cfg.From,
 		clients: map[*Client]struct{}{}, turns: map[string]map[*Client]struct{}{}, queued: map[*Client]struct{}{}, done: make(chan struct{})}
 	for k := range b.wake {
 		ch := make(chan struct{})
@@ -188,14 +192,11 @@ func (b *Broadcaster) Head() eventstore.Position {
 	return b.head
 }
 
-// Run follows the store from position from (exclusive) and publishes every
-// event until ctx ends or the store closes. A dropped subscription is
-// resumed from the last event published; an event the encoder refuses stops
-// the broadcaster (its clients end with that error).
-func (b *Broadcaster) Run(ctx context.Context, from eventstore.Position) error {
-	b.mu.Lock()
-	b.head = from
-	b.mu.Unlock()
+// Run follows the store after cfg.From and publishes every event until ctx
+// ends or the store closes. A dropped subscription is resumed from the last
+// event published; an event the encoder refuses stops the broadcaster (its
+// clients end with that error).
+func (b *Broadcaster) Run(ctx context.Context) error {
 	err := b.run(ctx)
 	b.mu.Lock()
 	if b.timer != nil {

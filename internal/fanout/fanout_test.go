@@ -39,7 +39,7 @@ func startWith(t *testing.T, size int, frame func(*eventstore.RecordedEvent) *fa
 			return frame(r), nil
 		}})
 	ctx, cancel := context.WithCancel(context.Background())
-	go b.Run(ctx, eventstore.Start)
+	go b.Run(ctx)
 	t.Cleanup(func() { cancel(); <-b.Done(); st.Close() })
 	return b, st, &slow
 }
@@ -212,7 +212,7 @@ func TestWakeIntervalGrowsWithClients(t *testing.T) {
 				return &fanout.Frame{Bytes: r.Data}, nil
 			}})
 		ctx, cancel := context.WithCancel(context.Background())
-		go b.Run(ctx, eventstore.Start)
+		go b.Run(ctx)
 		var cs []*fanout.Client
 		for range tc.clients {
 			cs = append(cs, b.Join())
@@ -253,5 +253,37 @@ func TestWakeIntervalGrowsWithClients(t *testing.T) {
 		cancel()
 		<-b.Done()
 		st.Close()
+	}
+}
+
+// TestClientJoinedBeforeRunStartsAtFrom: a client that joins a broadcaster
+// whose Run has not begun (the server starts it in a goroutine with the
+// first stream) is told it starts after From, the position the broadcast
+// starts from, and gets the events after it; it was told the start of the
+// log, and a stream announced "events from" a position it never sent.
+func TestClientJoinedBeforeRunStartsAtFrom(t *testing.T) {
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	appendOne(t, st, "a", "old")
+	from := appendOne(t, st, "a", "old too")
+	b := fanout.New(fanout.Config{Store: st, From: from,
+		Encode: func(_ context.Context, r *eventstore.RecordedEvent) (*fanout.Frame, error) {
+			return &fanout.Frame{Bytes: r.Data}, nil
+		}})
+	c := b.Join()
+	defer c.Leave()
+	if c.Joined() != from {
+		t.Fatalf("joined before Run: starts after %v, want %v", c.Joined(), from)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); <-b.Done() }()
+	go b.Run(ctx)
+	last := appendOne(t, st, "a", "new")
+	got, err := until(t, c, b, last)
+	if err != nil || len(got) != 1 || got[0] != "new" {
+		t.Fatalf("got %q, %v; want the one event after From", got, err)
 	}
 }
