@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,23 +55,69 @@ func TestAttack21ProxyConnectionsExhaustTheServer(t *testing.T) {
 	if err := healthy(); err != nil {
 		t.Fatalf("control: the API before the command: %v", err)
 	}
-	// Two subshells, each holding up to 700 idle connections to the proxy
-	// for 12 s: a few hundred more than the server has left.
-	script := `for j in 1 2; do ( n=0; while [ $n -lt 700 ]; do exec {fd}<>/dev/tcp/127.0.0.1/3128 || break; n=$((n+1)); done; echo "held $n"; sleep 12 ) & done; wait`
+	// Two subshells, each holding up to 700 connections to the proxy (a
+	// few hundred more than the server has descriptors left) until the
+	// test has asked the API, then counting the connections the proxy
+	// refused (a 503 answer waits on them) and those it keeps open.
+	script := `for j in 1 2; do ( n=0; while [ $n -lt 700 ]; do exec {fd}<>/dev/tcp/127.0.0.1/3128 || break; fds="$fds $fd"; n=$((n+1)); done
+	touch "held.$j"; while [ ! -e release ]; do sleep 0.05; done
+	refused=0; open=0
+	for fd in $fds; do if read -t 0.01 -r line <&$fd; then case "$line" in *503*) refused=$((refused+1));; esac; else open=$((open+1)); fi; done
+	echo "held $n refused $refused open $open" ) & done; wait`
 	done := make(chan string, 1)
 	go func() {
-		st, raw := s.Request("POST", "/v1/turns/fd/exec", map[string]any{"tool_call_id": "hold", "argv": []string{"/bin/bash", "-c", script}, "timeout_ms": 30000})
+		st, raw := s.Request("POST", "/v1/turns/fd/exec", map[string]any{"tool_call_id": "hold", "argv": []string{"/bin/bash", "-c", script}, "cwd": root, "timeout_ms": 60000})
 		done <- http.StatusText(st) + " " + string(raw)
 	}()
-	time.Sleep(6 * time.Second)
+	for _, j := range []string{"1", "2"} {
+		if !waitFile(filepath.Join(root, "held."+j), done) {
+			t.Fatalf("the command ended before it held its connections: %.600s", <-done)
+		}
+	}
 	err := healthy()
+	if err := os.WriteFile(filepath.Join(root, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := <-done
 	if err != nil {
 		t.Errorf("while a sandboxed command of one turn held idle connections to its egress proxy, the server's API did not answer: %v (the command: %.400s)", err, out)
 	}
+	// Each subshell opened its 700 connections; the proxy kept at most its
+	// bound of them (256 a listener) and refused the rest with a 503.
+	m := regexp.MustCompile(`held (\d+) refused (\d+) open (\d+)`).FindAllStringSubmatch(out, -1)
+	if len(m) != 2 {
+		t.Fatalf("the command's counts: %.600s", out)
+	}
+	kept, refused := 0, 0
+	for _, c := range m {
+		if c[1] != "700" {
+			t.Errorf("a subshell opened %s connections, not 700: %.600s", c[1], out)
+		}
+		n, _ := strconv.Atoi(c[3])
+		r, _ := strconv.Atoi(c[2])
+		kept, refused = kept+n, refused+r
+	}
+	if kept > 256 || refused < 1400-256 {
+		t.Errorf("the proxy kept %d connections of one command open and refused %d with a 503, want at most 256 and the rest refused: %.600s", kept, refused, out)
+	}
 	// Control: once the command ended, the API answers again.
-	time.Sleep(time.Second)
 	if err := healthy(); err != nil {
 		t.Errorf("control: the API after the command: %v", err)
+	}
+}
+
+// waitFile waits for path to exist, or for done to have a value (which it
+// leaves there); it reports whether the file came.
+func waitFile(path string, done chan string) bool {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		select {
+		case v := <-done:
+			done <- v
+			return false
+		case <-time.After(20 * time.Millisecond): // polls for the file
+		}
 	}
 }

@@ -290,6 +290,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	rn.egress = egress.NewProxy(&egress.EngineJudge{Engine: eng, Now: time.Now, TTL: f.egressAskWait,
 		Admit: api.HeldBytesQuota(proj, f.maxHeldBytes)}, newResolver(f.dnsServer))
 	rn.egress.AskWait = f.egressAskWait
+	rn.egress.MaxHeaderBytes, rn.egress.MaxConns = f.maxHeaderBytes, egress.ProcessMaxConns()
 	creds := api.NewCredentialStore(store)
 	rn.egress.Valid = api.EgressValid(creds, token)
 	var eln net.Listener
@@ -358,8 +359,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
 	if eln != nil {
-		egressSrv := &http.Server{Handler: rn.egress.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, IdleTimeout: rn.egress.IdleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-		go egressSrv.Serve(eln)
+		egressSrv := rn.egress.Server(rn.egress.Handler(), f.readHeaderTimeout)
+		egressSrv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+		go egressSrv.Serve(rn.egress.Limit(eln))
 		defer egressSrv.Close()
 		fmt.Fprintf(stdout, "  egress proxy: http://%s (per-turn credential: GET /v1/turns/{id}/egress)\n", eln.Addr())
 	}

@@ -98,6 +98,13 @@ type Proxy struct {
 	// that carries no request for that long (its servers' IdleTimeout): a
 	// command cannot hold the server's descriptors with idle connections.
 	IdleTimeout time.Duration
+	// MaxConnsPerListener bounds the connections one listener (a
+	// command's, or Limit's) holds open at once, MaxConns those of all of
+	// them; MaxHeaderBytes the header block of a request. Zero: the
+	// defaults (limit.go).
+	MaxConnsPerListener, MaxConns, MaxHeaderBytes int
+	slotsOnce                                     sync.Once
+	slots                                         chan struct{}
 
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
@@ -696,6 +703,16 @@ func target(r *http.Request) (scheme, host string, port int, ok bool) {
 
 func joinHost(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
+// Server is an HTTP server of the proxy for handler h: its idle timeout,
+// header bound and readHeader timeout. Serve it a listener Limit wraps.
+func (p *Proxy) Server(h http.Handler, readHeader time.Duration) *http.Server {
+	mh := p.MaxHeaderBytes
+	if mh <= 0 {
+		mh = DefaultMaxHeaderBytes
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: readHeader, IdleTimeout: p.IdleTimeout, MaxHeaderBytes: mh}
+}
+
 // Attach returns the sandbox's EgressAttach for a command of turnID: the
 // proxy serves the listener opened in the command's network namespace,
 // every connection on it attributed to the turn.
@@ -711,8 +728,8 @@ func (p *Proxy) AttachAs(turnID string, by domain.Actor) sandbox.EgressAttach {
 		if err != nil {
 			return nil, err
 		}
-		srv := &http.Server{Handler: p.TurnHandlerAs(turnID, by), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.IdleTimeout}
-		go srv.Serve(ln)
+		srv := p.Server(p.TurnHandlerAs(turnID, by), 10*time.Second)
+		go srv.Serve(p.Limit(ln))
 		return func() { srv.Close() }, nil
 	}
 }
