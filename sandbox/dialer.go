@@ -18,8 +18,9 @@ import (
 // a private, link-local, CGNAT, documentation or metadata address needs
 // allow_private_networks or an exact rule naming that address (REFERENCE
 // §10: an allow-list that names the IP literal); an exact rule naming host
-// does not open what host resolves to. Checking the resolved address
-// defeats DNS rebinding.
+// does not open what host resolves to; a localhost name is judged by its
+// address too (refused when that is not this host's). Checking the resolved
+// address defeats DNS rebinding.
 func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Addr, port int) error {
 	if s == nil {
 		return refuse(CodeNoSnapshot, host, "no security snapshot: every connection is refused")
@@ -42,8 +43,20 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 		return refuse(CodeNetworkDisabled, shown, "network access is disabled for this turn")
 	}
 	cls := classifyAddr(ip)
-	if !literal.IsValid() && classifyName(name) != classPublic {
-		cls = classifyName(name)
+	if nameCls := classifyName(name); !literal.IsValid() && nameCls != classPublic {
+		switch {
+		case nameCls != classLocalhost:
+			cls = nameCls // a metadata name: at least as strict as its address
+		case cls == classPublic:
+			// A localhost name stands for this host: one that resolves to
+			// another host is refused, whatever rule its name matches.
+			if local, err := localRoute(ip); err != nil || !local {
+				return refuse(CodeHostNotAllowed, shown, "%s is a localhost name, but it resolves to %s, an address of another host", name, ip)
+			}
+			cls = classLocalhost
+		}
+		// A private or metadata address keeps its class: a localhost name
+		// does not open it.
 	}
 	if cls != classLocalhost && !np.AllowLocalhost {
 		local, err := localRoute(ip)

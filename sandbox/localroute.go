@@ -20,6 +20,14 @@ func localRoute(a netip.Addr) (bool, error) {
 	if !a.IsValid() {
 		return false, errors.New("no address")
 	}
+	// An IPv6 address that embeds an IPv4 one (NAT64, 6to4, IPv4-
+	// compatible) reaches that address where a gateway translates it:
+	// it is this host's when either is.
+	if v4, ok := embeddedV4(a); ok {
+		if local, err := localRoute(v4); err != nil || local {
+			return local, err
+		}
+	}
 	fam, bits := unix.AF_INET, 32
 	if a.Is6() {
 		fam, bits = unix.AF_INET6, 128

@@ -58,6 +58,22 @@ func classifyName(host string) hostClass {
 	return classPublic
 }
 
+// embeddedV4 returns the IPv4 address an IPv6 one embeds: NAT64
+// (64:ff9b::/96), IPv4-compatible (::a.b.c.d) or 6to4 (2002:AABB:CCDD::/16).
+func embeddedV4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() || a.Is4In6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a) || isV4Compatible(b):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
+}
+
 // classifyAddr classifies an address. IPv4-mapped, IPv4-compatible, NAT64
 // (64:ff9b::/96) and 6to4 (2002::/16) addresses are classified by the IPv4
 // address they embed. Loopback and "this network" (0.0.0.0/8, ::) reach the
