@@ -34,6 +34,14 @@ func TestAttack21EndedTurnsKeepTheirBatches(t *testing.T) {
 	p := NewProxy(j, res)
 	p.FlushEvery = 10 * time.Millisecond
 	p.Recheck = 10 * time.Millisecond
+	p.SweepEvery = 10 * time.Millisecond
+	swept := make(chan struct{}, 1)
+	p.swept = func() {
+		select {
+		case swept <- struct{}{}:
+		default:
+		}
+	}
 	addr := startProxy(t, p)
 	c := proxyClient(p.ProxyURL(addr, "t"))
 	for i := range n {
@@ -56,12 +64,21 @@ func TestAttack21EndedTurnsKeepTheirBatches(t *testing.T) {
 	j.mu.Lock()
 	delete(j.snaps, "t")
 	j.mu.Unlock()
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && p.Open("t") > 0 {
-		time.Sleep(10 * time.Millisecond)
+	// A sweep that began after the end drops the turn's batch: of the
+	// sweeps that end after the signals sent before now are drained, the
+	// first may have begun before the end, the second did not.
+	select {
+	case <-swept:
+	default:
 	}
-	time.Sleep(500 * time.Millisecond) // many rechecks and flushes
-	if got := batched(); got != 0 {
-		t.Errorf("the turn ended with no connection open, and the proxy still holds its %d allowed origins (kept for the life of the server)", got)
+	for i := 0; batched() != 0; i++ {
+		if i == 2 {
+			t.Fatalf("the turn ended with no connection open, and the proxy still holds its %d allowed origins after two sweeps (kept for the life of the server)", batched())
+		}
+		select {
+		case <-swept:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no sweep of the batches, which hold %d origins of the ended turn", batched())
+		}
 	}
 }

@@ -110,9 +110,15 @@ type Proxy struct {
 	// open holds the open proxied connections by turn (guarded by mu).
 	open map[string]map[*tunnel]struct{}
 	// batched records, per turn, the snapshot version and the origins
-	// (with method) already allowed under it: one decision event each
-	// (guarded by mu). A new version starts an empty set.
-	batched map[string]*batch
+	// (with method, for each principal) already allowed under it: one
+	// decision event each (guarded by mu). A new version starts an empty
+	// set; the sweeper drops those of ended turns (batch.go).
+	batched  map[string]*batch
+	sweeping bool
+	// SweepEvery is how often the batches of ended turns are dropped.
+	SweepEvery time.Duration
+	// swept, when set, is called after each sweep (tests wait on it).
+	swept func()
 	// traffic accumulates per turn and origin what has not been recorded
 	// yet (guarded by mu); flushing marks the turns with a flush scheduled.
 	traffic  map[string]map[string]*turn.EgressTraffic
@@ -133,7 +139,7 @@ type Proxy struct {
 
 type batch struct {
 	version int64
-	allowed map[string]bool // "METHOD origin"
+	allowed map[string]bool // principal, credential and "METHOD origin"
 }
 
 // tunnel is one open proxied connection: a CONNECT tunnel, or a plain
@@ -215,7 +221,7 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 	}
 	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second, IdleTimeout: 2 * time.Minute,
 		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
-		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second,
+		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second, SweepEvery: 30 * time.Second,
 		instance: randomHex(6)}
 }
 
@@ -495,7 +501,11 @@ func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verd
 		p.mu.Unlock()
 		return Verdict{}, err
 	}
-	k := method + " " + rawURL
+	// Each principal's (and credential's) first connection to an origin
+	// is decided, and recorded, as its own: a decision made for another
+	// is not reused.
+	by := ActorOf(ctx)
+	k := string(by.Role) + "\x00" + by.Name + "\x00" + CredentialOf(ctx) + "\x00" + method + " " + rawURL
 	p.mu.Lock()
 	b := p.batched[turnID]
 	hit := b != nil && b.version == ver && b.allowed[k]
@@ -512,12 +522,7 @@ func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verd
 	// Kept under the version read before deciding: if the snapshot changed
 	// meanwhile, the entry never matches.
 	p.mu.Lock()
-	if b := p.batched[turnID]; b == nil || b.version < ver {
-		p.batched[turnID] = &batch{version: ver, allowed: map[string]bool{}}
-	}
-	if b := p.batched[turnID]; b.version == ver {
-		b.allowed[k] = true
-	}
+	p.remember(turnID, ver, k)
 	p.mu.Unlock()
 	return v, nil
 }
