@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -143,8 +144,31 @@ func TestEgressSandboxedCurl(t *testing.T) {
 		return false
 	})
 	_, raw := s.events("w")
-	if !strings.Contains(string(raw), "other.test") || !strings.Contains(string(raw), "host_not_allowed") || !strings.Contains(string(raw), "egress-proxy") {
-		t.Fatalf("no decision_denied event of the proxy for other.test in %s", raw)
+	if !strings.Contains(string(raw), "other.test") || !strings.Contains(string(raw), "host_not_allowed") {
+		t.Fatalf("no decision_denied event of the proxy for other.test in %.2000s", raw)
+	}
+	// The summaries are the command's principal's (who ran /exec), as its
+	// connections' decisions are.
+	var evs struct {
+		Events []struct {
+			Type  string
+			Actor struct{ Name, Role string }
+		}
+	}
+	if err := json.Unmarshal(raw, &evs); err != nil {
+		t.Fatal(err)
+	}
+	summaries := 0
+	for _, e := range evs.Events {
+		if e.Type == "egress.traffic" {
+			summaries++
+			if e.Actor.Name != "admin" || e.Actor.Role != "admin" {
+				t.Errorf("an egress.traffic summary of the admin's command recorded as %s:%s", e.Actor.Role, e.Actor.Name)
+			}
+		}
+	}
+	if summaries == 0 {
+		t.Fatalf("no egress.traffic event in %.2000s", raw)
 	}
 }
 

@@ -67,9 +67,17 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 	return &snap, ver, nil
 }
 
-// Record implements Judge: an egress.traffic event on the turn.
+// Record implements Judge: an egress.traffic event on the turn, recorded
+// as the principal the connections were made for (ActorOf), within its
+// byte quota (Admit): past it the summary is not recorded.
 func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error {
-	_, err := j.Engine.Execute(ctx, turnID, &turn.RecordEgress{Meta: turn.Meta{Now: j.Now().UTC(), Actor: Actor}, ID: id, Traffic: t})
+	by := ActorOf(ctx)
+	if j.Admit != nil {
+		if err := j.Admit(turnID, by); err != nil {
+			return err
+		}
+	}
+	_, err := j.Engine.Execute(ctx, turnID, &turn.RecordEgress{Meta: turn.Meta{Now: j.Now().UTC(), Actor: by}, ID: id, Traffic: t})
 	return err
 }
 

@@ -121,7 +121,7 @@ type Proxy struct {
 	swept func()
 	// traffic accumulates per turn and origin what has not been recorded
 	// yet (guarded by mu); flushing marks the turns with a flush scheduled.
-	traffic  map[string]map[string]*turn.EgressTraffic
+	traffic  map[string]map[trafficKey]*turn.EgressTraffic
 	flushing map[string]bool
 	// FlushEvery is how long traffic accumulates before it is recorded:
 	// one egress.traffic event per origin per window.
@@ -221,7 +221,7 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 	}
 	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second, IdleTimeout: 2 * time.Minute,
 		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
-		traffic: map[string]map[string]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second, SweepEvery: 30 * time.Second,
+		traffic: map[string]map[trafficKey]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second, SweepEvery: 30 * time.Second,
 		instance: randomHex(6)}
 }
 

@@ -125,13 +125,14 @@ func (p *Proxy) account(t *tunnel) {
 	defer p.mu.Unlock()
 	m := p.traffic[t.turnID]
 	if m == nil {
-		m = map[string]*turn.EgressTraffic{}
+		m = map[trafficKey]*turn.EgressTraffic{}
 		p.traffic[t.turnID] = m
 	}
-	tr := m[t.origin]
+	k := trafficKey{t.origin, holder{t.by, t.cred}}
+	tr := m[k]
 	if tr == nil {
 		tr = &turn.EgressTraffic{Origin: t.origin}
-		m[t.origin] = tr
+		m[k] = tr
 	}
 	tr.Connections++
 	tr.BytesUp += t.up64.Load()
@@ -148,18 +149,27 @@ func (p *Proxy) account(t *tunnel) {
 	}
 }
 
-// Flush records the turn's accumulated traffic now, one event per origin.
-// A summary that cannot be recorded (the turn has ended) is dropped.
+// Flush records the turn's accumulated traffic now, one event per origin
+// and principal, as that principal's (so it counts for its byte quota).
+// A summary that cannot be recorded (the turn has ended, the principal is
+// past its quota) is dropped.
 func (p *Proxy) Flush(turnID string) {
 	p.mu.Lock()
 	m := p.traffic[turnID]
 	delete(p.traffic, turnID)
 	delete(p.flushing, turnID)
 	p.mu.Unlock()
-	for _, tr := range m {
+	for k, tr := range m {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		id := p.instance + "-" + strconv.FormatInt(p.seq.Add(1), 10)
-		p.judge.Record(ctx, turnID, id, *tr)
+		p.judge.Record(WithActor(withCredential(ctx, k.cred), k.by), turnID, id, *tr)
 		cancel()
 	}
+}
+
+// trafficKey is what one summary covers: an origin, for one principal
+// (and the credential its proxy URL was given on).
+type trafficKey struct {
+	origin string
+	holder
 }
