@@ -182,10 +182,12 @@ func (j *EngineJudge) await(ctx context.Context, turnID string, key askKey, a *a
 	defer tk.Stop()
 	for {
 		var r turn.Approval
+		var version int64
 		err := j.Engine.View(ctx, turnID, func(s *turn.State) error {
 			if q := s.Approvals[a.reqID]; q != nil {
 				r = *q
 			}
+			version = s.SnapshotVersion
 			return nil
 		})
 		if err != nil {
@@ -201,6 +203,12 @@ func (j *EngineJudge) await(ctx context.Context, turnID string, key askKey, a *a
 			switch {
 			case r.Request.RequestID == "":
 				return Verdict{}, true, nil // gone: decide anew
+			case r.Resolution.Allows() && r.SnapshotVersion != version:
+				// The permissions changed while it waited (a narrower mode
+				// the answer was not given under, or a widening that
+				// allowed it): the snapshot in force now decides, as the
+				// API does for a call approved before a change.
+				return Verdict{}, true, nil
 			case r.Resolution == domain.ResolutionAllowOnce:
 				if !j.asks.claim(a) {
 					return Verdict{}, true, nil

@@ -190,3 +190,52 @@ func TestOpenAsksAreBounded(t *testing.T) {
 	cancel()
 	<-more
 }
+
+// TestApprovalAfterANarrowerModeDecidesAnew: a connection waits on its
+// request opened under auto_accept_edits; the turn's mode is narrowed to
+// supervised (the request stays open: it still asks there), and a person
+// then answers allow_for_turn. The connection is not let through on an
+// answer given under the wider mode: it is decided again under the
+// snapshot in force, which asks anew, and a deny of that request refuses
+// it (the API refuses such an approved call as permissions_changed). The
+// control: without the change, the same answer lets it through.
+func TestApprovalAfterANarrowerModeDecidesAnew(t *testing.T) {
+	for _, narrow := range []bool{false, true} {
+		eng, j := judgeOnEngine(t)
+		ctx := context.Background()
+		if _, err := eng.Execute(ctx, "t", &turn.ChangeProfile{Meta: turn.Meta{Actor: domain.Actor{Name: "admin", Role: "admin"}},
+			Profile: &domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}}); err != nil {
+			t.Fatal(err)
+		}
+		const u = "https://waits.test:443/"
+		got := decideAll(ctx, j, 1, u)
+		waitFor(t, "the connection asking", func() bool { _, open := requests(t, eng); return joined(j, u) == 1 && len(open) == 1 })
+		_, open := requests(t, eng)
+		first := open[0]
+		if narrow {
+			if _, err := eng.Execute(ctx, "t", &turn.ChangeProfile{Meta: turn.Meta{Actor: domain.Actor{Name: "admin", Role: "admin"}},
+				Profile: &domain.ProfileRequest{Mode: domain.ModeSupervised}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, open := requests(t, eng); len(open) != 1 {
+				t.Fatalf("the narrowing resolved the request (%d open): the test needs it open", len(open))
+			}
+		}
+		respond(t, eng, first, domain.ResolutionAllowForTurn)
+		if !narrow {
+			if v := <-got; !v.Allow {
+				t.Fatalf("control: allow_for_turn without a change: %+v", v)
+			}
+			continue
+		}
+		waitFor(t, "a new request under the narrower mode", func() bool {
+			_, open := requests(t, eng)
+			return len(open) == 1 && open[0] != first
+		})
+		_, open = requests(t, eng)
+		respond(t, eng, open[0], domain.ResolutionDeny)
+		if v := <-got; v.Allow {
+			t.Fatalf("a connection went through on an answer given before its turn's mode narrowed: %+v", v)
+		}
+	}
+}
