@@ -876,6 +876,15 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 		entries = append(entries, ScopeEntry{"method", method}, ScopeEntry{"scheme", scheme}, ScopeEntry{"domain", host},
 			ScopeEntry{"url_origin", origin}, ScopeEntry{"url_scope", "origin"})
 		c.a.Summary = fmt.Sprintf("Any %s request to %s (every path)", method, origin)
+		if method == "CONNECT" {
+			// A tunnel carries any protocol to that port (SSH, SMTP, a
+			// database's), not only HTTPS: the person is told so.
+			hp := strings.TrimPrefix(origin, scheme+"://")
+			if u.Port() == "" {
+				hp += ":443"
+			}
+			c.a.Summary = fmt.Sprintf("A TCP tunnel to %s (CONNECT): any protocol, what it carries is not seen", hp)
+		}
 		c.detail("Origin", origin+" (every path)", true)
 		return entries, nil
 	}

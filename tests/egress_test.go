@@ -267,7 +267,7 @@ func TestEgressAskAndNarrowing(t *testing.T) {
 		if len(pending.Approvals) == 1 {
 			// A person is asked about a tunnel as such: any method may
 			// pass inside TLS, so it does not read as a GET.
-			if sum := pending.Approvals[0].Request.Summary; sum != "Any CONNECT request to https://"+echo.Addr().String()+" (every path)" {
+			if sum := pending.Approvals[0].Request.Summary; sum != "A TCP tunnel to "+echo.Addr().String()+" (CONNECT): any protocol, what it carries is not seen" {
 				t.Errorf("the tunnel's approval reads %q, want CONNECT, its origin and every path", sum)
 			}
 			s.respond(pending.Approvals[0].Request.RequestID, "allow_for_turn")
