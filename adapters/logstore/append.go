@@ -179,7 +179,7 @@ func (s *Store) commitBatch(batch []*appendReq, f *frame) {
 		}
 		return
 	}
-	f.reset(uint64(len(s.offs))+1, time.Now().UnixNano())
+	f.reset(s.offs.len()+1, time.Now().UnixNano())
 	resps := make([]appendResp, len(batch))
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {
@@ -213,7 +213,7 @@ func (s *Store) apply(f *frame, r *appendReq) (eventstore.AppendResult, error) {
 	ps := f.streams[r.stream]
 	n := 0
 	if si != nil {
-		n = len(si.pos)
+		n = int(si.len())
 	}
 	if ps != nil {
 		n += len(ps.pos)
@@ -281,13 +281,13 @@ type streamView struct {
 func (v streamView) at(rev uint64) (uint64, uuid.UUID, error) {
 	committed := uint64(0)
 	if v.si != nil {
-		committed = uint64(len(v.si.pos))
+		committed = v.si.len()
 	}
 	if rev >= committed {
 		i := rev - committed
 		return v.ps.pos[i], v.ps.ids[i], nil
 	}
-	pos := v.si.pos[rev]
+	pos := v.si.at(rev)
 	id, err := v.s.readID(pos)
 	return pos, id, err
 }

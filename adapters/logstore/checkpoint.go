@@ -48,20 +48,20 @@ type lastFrame struct {
 // index's arrays; only elements below their lengths are read, which the
 // writer never changes).
 type indexSnapshot struct {
-	offs    []uint64
+	offs    offIndex
 	end     uint64
 	last    lastFrame
 	bases   []uint64
 	names   []string
-	streams [][]uint64
+	streams []streamIndex
 }
 
 // snapshot copies the index headers under imu.
 func (s *Store) snapshot() indexSnapshot {
 	s.imu.RLock()
 	defer s.imu.RUnlock()
-	snap := indexSnapshot{offs: s.offs[:len(s.offs):len(s.offs)], end: s.end, last: s.last,
-		names: make([]string, 0, len(s.streams)), streams: make([][]uint64, 0, len(s.streams))}
+	snap := indexSnapshot{offs: s.offs.view(), end: s.end, last: s.last,
+		names: make([]string, 0, len(s.streams)), streams: make([]streamIndex, 0, len(s.streams))}
 	for _, seg := range s.segs {
 		if seg.base > s.last.off {
 			break
@@ -70,15 +70,16 @@ func (s *Store) snapshot() indexSnapshot {
 	}
 	for name, si := range s.streams {
 		snap.names = append(snap.names, name)
-		snap.streams = append(snap.streams, si.pos[:len(si.pos):len(si.pos)])
+		snap.streams = append(snap.streams, si.view())
 	}
 	return snap
 }
 
 func (snap indexSnapshot) encode() []byte {
-	b := make([]byte, 0, 64+len(snap.offs)*3+len(snap.names)*48)
+	n := snap.offs.len()
+	b := make([]byte, 0, 64+n*3+uint64(len(snap.names))*48)
 	b = binary.BigEndian.AppendUint32(b, checkpointMagic)
-	b = binary.BigEndian.AppendUint64(b, uint64(len(snap.offs)))
+	b = binary.BigEndian.AppendUint64(b, n)
 	b = binary.BigEndian.AppendUint64(b, snap.end)
 	b = binary.BigEndian.AppendUint64(b, snap.last.off)
 	b = binary.BigEndian.AppendUint32(b, snap.last.crc)
@@ -87,7 +88,8 @@ func (snap indexSnapshot) encode() []byte {
 		b = binary.BigEndian.AppendUint64(b, base)
 	}
 	prev := uint64(0)
-	for _, off := range snap.offs {
+	for p := uint64(1); p <= n; p++ {
+		off := snap.offs.at(p)
 		b = binary.AppendUvarint(b, off-prev)
 		prev = off
 	}
@@ -95,9 +97,11 @@ func (snap indexSnapshot) encode() []byte {
 	for i, name := range snap.names {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
-		b = binary.AppendUvarint(b, uint64(len(snap.streams[i])))
+		si := &snap.streams[i]
+		b = binary.AppendUvarint(b, si.len())
 		prev = 0
-		for _, p := range snap.streams[i] {
+		for rev := range si.len() {
+			p := si.at(rev)
 			b = binary.AppendUvarint(b, p-prev)
 			prev = p
 		}
@@ -109,13 +113,13 @@ func (snap indexSnapshot) encode() []byte {
 // checkpointer goroutine and at Close, never in the writer.
 func (s *Store) writeCheckpoint() error {
 	snap := s.snapshot()
-	if len(snap.offs) == 0 {
+	if snap.offs.len() == 0 {
 		return nil
 	}
 	if err := writeFileSync(filepath.Join(s.dir, checkpointName), snap.encode()); err != nil {
 		return fmt.Errorf("logstore: index checkpoint: %w", err)
 	}
-	s.checkpointed.Store(uint64(len(snap.offs)))
+	s.checkpointed.Store(snap.offs.len())
 	return nil
 }
 
@@ -142,7 +146,7 @@ func (s *Store) checkpointer() {
 // the writer calls it.
 func (s *Store) maybeCheckpoint() {
 	done := s.checkpointed.Load()
-	if uint64(len(s.offs))-done < max(uint64(s.opts.CheckpointEvery), done/8) {
+	if s.offs.len()-done < max(uint64(s.opts.CheckpointEvery), done/8) {
 		return
 	}
 	select {
@@ -198,11 +202,12 @@ func (s *Store) loadCheckpoint() (bool, error) {
 	if fi.crc != lastCRC || lastOff+frameHeaderSize+uint64(fi.bodyLen) != end || fi.first+uint64(fi.count)-1 != n {
 		return bad("the frame at offset %d is not the one recorded", lastOff)
 	}
-	offs := make([]uint64, 0, n+n/8)
+	var offs offIndex
+	offs.grow(n + n/8)
 	prev := uint64(0)
 	for range n {
 		prev += r.uvarint()
-		offs = append(offs, prev)
+		offs.add(prev)
 	}
 	nstreams := r.uvarint()
 	if r.err != nil || nstreams > n {
@@ -215,11 +220,11 @@ func (s *Store) loadCheckpoint() (bool, error) {
 		if r.err != nil || count > n {
 			return bad("bad stream entry")
 		}
-		si := &streamIndex{pos: make([]uint64, 0, count)}
+		si := &streamIndex{d: make([]uint32, 0, count)}
 		prev = 0
 		for range count {
 			prev += r.uvarint()
-			si.pos = append(si.pos, prev)
+			si.add(prev)
 		}
 		streams[name] = si
 	}

@@ -100,7 +100,7 @@ func (s *Store) commitFrame(f *frame) error {
 	}
 	s.imu.Lock()
 	for _, ro := range f.recOffs {
-		s.offs = append(s.offs, s.end+uint64(ro))
+		s.offs.add(s.end + uint64(ro))
 	}
 	for name, ps := range f.streams {
 		si := s.streams[name]
@@ -108,7 +108,9 @@ func (s *Store) commitFrame(f *frame) error {
 			si = &streamIndex{}
 			s.streams[name] = si
 		}
-		si.pos = append(si.pos, ps.pos...)
+		for _, p := range ps.pos {
+			si.add(p)
+		}
 	}
 	s.last = lastFrame{off: s.end, crc: binary.BigEndian.Uint32(f.buf[20:24])}
 	s.end += uint64(len(f.buf))

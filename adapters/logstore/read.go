@@ -55,15 +55,17 @@ func (s *Store) segOf(off uint64) int {
 // imu (read) or is the writer; every position is committed.
 func (s *Store) locate(out []loc, poss ...uint64) []loc {
 	for _, p := range poss {
-		off := s.offs[p-1]
+		off := s.offs.at(p)
 		i := s.segOf(off)
 		segEnd := s.end
 		if i+1 < len(s.segs) {
 			segEnd = s.segs[i+1].base
 		}
 		next := segEnd
-		if p < uint64(len(s.offs)) && s.offs[p] < segEnd {
-			next = s.offs[p]
+		if p < s.offs.len() {
+			if o := s.offs.at(p + 1); o < segEnd {
+				next = o
+			}
 		}
 		out = append(out, loc{pos: p, off: off, span: next - off, seg: s.segs[i], segIdx: i})
 	}
@@ -127,15 +129,19 @@ func (s *Store) ReadStream(ctx context.Context, stream string, from uint64, max 
 			var locs []loc
 			s.imu.RLock()
 			si := s.streams[stream]
-			if si != nil && from < uint64(len(si.pos)) {
-				n := uint64(len(si.pos)) - from
+			if si != nil && from < si.len() {
+				n := si.len() - from
 				if max > 0 && uint64(max-len(out)) < n {
 					n = uint64(max - len(out))
 				}
 				if out == nil {
 					out = make([]eventstore.RecordedEvent, 0, min(n, readBatch))
 				}
-				locs = s.locate(make([]loc, 0, min(n, readBatch)), si.pos[from:from+min(n, readBatch)]...)
+				poss := make([]uint64, 0, min(n, readBatch))
+				for rev := from; rev < from+min(n, readBatch); rev++ {
+					poss = append(poss, si.at(rev))
+				}
+				locs = s.locate(make([]loc, 0, len(poss)), poss...)
 			}
 			s.imu.RUnlock()
 			if len(locs) == 0 {
@@ -188,7 +194,7 @@ func (s *Store) scan(ctx context.Context, after uint64, prefix string, max, limi
 		examined := 0
 		for {
 			s.imu.RLock()
-			last := uint64(len(s.offs))
+			last := s.offs.len()
 			poss = poss[:0]
 			want := readBatch
 			if max > 0 && len(pre) == 0 {

@@ -208,8 +208,8 @@ func (s *Store) scanSegment(seg *segment, start int64, last bool) error {
 // indexFrame adds the records of a checksummed frame at global offset at to
 // the index, checking that positions and revisions continue without gaps.
 func (s *Store) indexFrame(at uint64, fi frameInfo, body []byte) error {
-	if fi.first != uint64(len(s.offs))+1 {
-		return fmt.Errorf("%w: frame starts at position %d, want %d", ErrCorrupt, fi.first, len(s.offs)+1)
+	if fi.first != s.offs.len()+1 {
+		return fmt.Errorf("%w: frame starts at position %d, want %d", ErrCorrupt, fi.first, s.offs.len()+1)
 	}
 	off := 0
 	for i := range fi.count {
@@ -227,11 +227,11 @@ func (s *Store) indexFrame(at uint64, fi frameInfo, body []byte) error {
 			si = &streamIndex{}
 			s.streams[string(stream)] = si
 		}
-		if rev := storekit.RecordRevision(rec); rev != uint64(len(si.pos)) {
-			return fmt.Errorf("%w: position %d is revision %d of %s, want %d", ErrCorrupt, pos, rev, stream, len(si.pos))
+		if rev := storekit.RecordRevision(rec); rev != si.len() {
+			return fmt.Errorf("%w: position %d is revision %d of %s, want %d", ErrCorrupt, pos, rev, stream, si.len())
 		}
-		si.pos = append(si.pos, pos)
-		s.offs = append(s.offs, at+frameHeaderSize+uint64(off))
+		si.add(pos)
+		s.offs.add(at + frameHeaderSize + uint64(off))
 		off += recordPrefixSize + len(rec)
 	}
 	s.last = lastFrame{off: at, crc: fi.crc}

@@ -142,8 +142,9 @@ type Store struct {
 	// imu guards the index and segs. The writer is their only mutator; it
 	// reads them without imu and takes the write lock to change them.
 	imu sync.RWMutex
-	// offs[p-1] is the global offset of record p's length prefix.
-	offs []uint64
+	// offs is the global offset of each record's length prefix, by
+	// position.
+	offs offIndex
 	// streams maps a stream name to its positions, by revision.
 	streams map[string]*streamIndex
 	// end is the global offset after the last committed frame.
@@ -178,11 +179,6 @@ type Store struct {
 
 	// Counters for Stats, updated by the writer.
 	commits, appends, events atomic.Uint64
-}
-
-// streamIndex is one stream's positions by revision.
-type streamIndex struct {
-	pos []uint64
 }
 
 // Stats are counters of a Store since Open (see storekit.Stats).
@@ -234,7 +230,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.closeFiles()
 		return nil, fmt.Errorf("logstore: open %s: %w", dir, err)
 	}
-	s.feed = storekit.NewFeed(uint64(len(s.offs)))
+	s.feed = storekit.NewFeed(s.offs.len())
 	go s.writer()
 	go s.checkpointer()
 	return s, nil
