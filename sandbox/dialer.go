@@ -77,6 +77,11 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 	}
 	if cls == classPrivate || cls == classMetadata {
 		_, exactAddr := matchExact(np.AllowedDomains, byAddr)
+		if cls == classMetadata && np.Mode == domain.NetworkRestricted && !exactAddr {
+			// The cloud's instance credentials: an allow-list opens them by
+			// naming the address, never with the private networks.
+			return refuse(CodePrivateAddress, shown, "%s resolves to a %s address (%s); under an allow-list it needs an allow rule naming that address (allow_private_networks does not open it)", name, cls, ip)
+		}
 		if !np.AllowPrivateNetworks && !exactAddr {
 			return refuse(CodePrivateAddress, shown, "%s resolves to a %s address (%s); it needs allow_private_networks or an allow rule naming that address", name, cls, ip)
 		}

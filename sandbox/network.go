@@ -91,6 +91,9 @@ func checkTarget(np *domain.NetworkPolicy, t domain.NetTarget, shown string) *Re
 		}
 	}
 	_, exact := matchExact(np.AllowedDomains, t)
+	if cls == classMetadata && np.Mode == domain.NetworkRestricted && !exact {
+		return refuse(CodePrivateAddress, shown, "%s is a %s address; under an allow-list it needs an allow rule naming it (allow_private_networks does not open it)", t.Host, cls)
+	}
 	if (cls == classPrivate || cls == classMetadata) && !np.AllowPrivateNetworks && !exact {
 		return refuse(CodePrivateAddress, shown, "%s is a %s address; it needs allow_private_networks or an allow rule naming that address", t.Host, cls)
 	}
