@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -643,7 +644,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		http.Error(w, "turnstile egress: upstream write: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(t.up), out)
+	resp, err := readFinalResponse(bufio.NewReader(t.up), out)
 	if err != nil {
 		http.Error(w, "turnstile egress: upstream: "+err.Error(), http.StatusBadGateway)
 		return
@@ -658,6 +659,33 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	w.WriteHeader(resp.StatusCode)
 	n, _ := io.Copy(narrowedWriter{w, t}, resp.Body)
 	t.down64.Add(n)
+}
+
+// maxInformational bounds the informational (1xx) answers read before a
+// request's final one.
+const maxInformational = 16
+
+// readFinalResponse reads the upstream's answer to req, passing over its
+// informational ones (100 Continue, 103 Early Hints): the client gets the
+// final answer, not an empty one in place of a 100. A 101 is refused: the
+// proxy removed Upgrade, so no protocol switch was asked for.
+func readFinalResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
+	for range maxInformational {
+		resp, err := http.ReadResponse(br, req)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case resp.StatusCode == http.StatusSwitchingProtocols:
+			resp.Body.Close()
+			return nil, errors.New("101 Switching Protocols, which the request did not ask for")
+		case resp.StatusCode >= 100 && resp.StatusCode < 200:
+			resp.Body.Close()
+			continue
+		}
+		return resp, nil
+	}
+	return nil, fmt.Errorf("more than %d informational answers", maxInformational)
 }
 
 // narrowedWriter writes a plain request's answer to its client until a
