@@ -158,11 +158,15 @@ type tunnel struct {
 	// up and down count the bytes carried each way; narrowed is set when
 	// a narrowing closed the connection.
 	up64, down64 atomic.Int64
-	narrowed     atomic.Bool
-	port         int
-	addr         netip.Addr
-	client, up   net.Conn
-	closed       atomic.Bool
+	// upDone and downDone are the bytes already added to the traffic
+	// (guarded by the proxy's mu): a long connection's are added every
+	// window while it is open, the rest when it closes.
+	upDone, downDone int64
+	narrowed         atomic.Bool
+	port             int
+	addr             netip.Addr
+	client, up       net.Conn
+	closed           atomic.Bool
 }
 
 func (t *tunnel) close() {
@@ -597,14 +601,12 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		if n := brw.Reader.Buffered(); n > 0 {
 			src = io.MultiReader(io.LimitReader(brw.Reader, int64(n)), c)
 		}
-		n, _ := io.Copy(t.up, src)
-		t.up64.Add(n)
+		io.Copy(countingWriter{t.up, &t.up64}, src)
 		if tc, ok := t.up.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}
 	}()
-	n, _ := io.Copy(c, t.up)
-	t.down64.Add(n)
+	io.Copy(countingWriter{c, &t.down64}, t.up)
 	t.close()
 	wg.Wait()
 }
@@ -657,8 +659,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	n, _ := io.Copy(narrowedWriter{w, t}, resp.Body)
-	t.down64.Add(n)
+	io.Copy(narrowedWriter{w, t}, resp.Body)
 }
 
 // maxInformational bounds the informational (1xx) answers read before a
@@ -699,7 +700,22 @@ func (nw narrowedWriter) Write(b []byte) (int, error) {
 	if nw.t.narrowed.Load() {
 		return 0, errNarrowed
 	}
-	return nw.w.Write(b)
+	n, err := nw.w.Write(b)
+	nw.t.down64.Add(int64(n))
+	return n, err
+}
+
+// countingWriter counts the bytes written through it as they go (the
+// traffic of a connection still open is accounted every window).
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (cw countingWriter) Write(b []byte) (int, error) {
+	n, err := cw.w.Write(b)
+	cw.n.Add(int64(n))
+	return n, err
 }
 
 // errNarrowed ends the copy of a request a narrowing denied.

@@ -63,7 +63,8 @@ func (p *Proxy) watch(turnID string) {
 	var seen int64 = -1
 	tk := time.NewTicker(p.Recheck)
 	defer tk.Stop()
-	for range tk.C {
+	accounted := time.Now()
+	for now := range tk.C {
 		p.mu.Lock()
 		m := p.open[turnID]
 		if len(m) == 0 {
@@ -76,6 +77,10 @@ func (p *Proxy) watch(turnID string) {
 			ts = append(ts, t)
 		}
 		p.mu.Unlock()
+		if now.Sub(accounted) >= p.FlushEvery {
+			p.accountOpen(ts)
+			accounted = now
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		s, ver, err := p.judge.Snapshot(ctx, turnID)
 		// A connection whose principal's credential was revoked is closed
@@ -123,6 +128,48 @@ func (b *countingBody) Read(p []byte) (int, error) {
 func (p *Proxy) account(t *tunnel) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	tr := p.trafficOf(t)
+	tr.Connections++
+	p.addBytes(tr, t)
+	if t.narrowed.Load() {
+		tr.Closed++
+	}
+	if p.accounted != nil {
+		p.accounted(t.turnID)
+	}
+}
+
+// accountOpen adds the bytes the open connections ts carried since they
+// were last accounted to their origins' traffic, so that a connection that
+// stays open (a tunnel until the turn ends, whose summary would then be
+// dropped) is recorded window by window; it is counted as a connection
+// when it closes.
+func (p *Proxy) accountOpen(ts []*tunnel) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range ts {
+		if t.up64.Load() != t.upDone || t.down64.Load() != t.downDone {
+			p.addBytes(p.trafficOf(t), t)
+		}
+	}
+}
+
+// addBytes adds t's bytes not yet accounted to tr, and schedules the
+// turn's next summary. The caller holds p.mu.
+func (p *Proxy) addBytes(tr *turn.EgressTraffic, t *tunnel) {
+	up, down := t.up64.Load(), t.down64.Load()
+	tr.BytesUp += up - t.upDone
+	tr.BytesDown += down - t.downDone
+	t.upDone, t.downDone = up, down
+	if !p.flushing[t.turnID] {
+		p.flushing[t.turnID] = true
+		time.AfterFunc(p.FlushEvery, func() { p.Flush(t.turnID) })
+	}
+}
+
+// trafficOf returns the traffic entry of t's origin and principal. The
+// caller holds p.mu.
+func (p *Proxy) trafficOf(t *tunnel) *turn.EgressTraffic {
 	m := p.traffic[t.turnID]
 	if m == nil {
 		m = map[trafficKey]*turn.EgressTraffic{}
@@ -134,19 +181,7 @@ func (p *Proxy) account(t *tunnel) {
 		tr = &turn.EgressTraffic{Origin: t.origin}
 		m[k] = tr
 	}
-	tr.Connections++
-	tr.BytesUp += t.up64.Load()
-	tr.BytesDown += t.down64.Load()
-	if t.narrowed.Load() {
-		tr.Closed++
-	}
-	if !p.flushing[t.turnID] {
-		p.flushing[t.turnID] = true
-		time.AfterFunc(p.FlushEvery, func() { p.Flush(t.turnID) })
-	}
-	if p.accounted != nil {
-		p.accounted(t.turnID)
-	}
+	return tr
 }
 
 // Flush records the turn's accumulated traffic now, one event per origin
