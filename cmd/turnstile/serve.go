@@ -361,7 +361,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if eln != nil {
 		egressSrv := rn.egress.Server(rn.egress.Handler(), f.readHeaderTimeout)
 		egressSrv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-		go egressSrv.Serve(rn.egress.Limit(eln))
+		go egressSrv.Serve(rn.egress.Limit(eln, true))
 		defer egressSrv.Close()
 		fmt.Fprintf(stdout, "  egress proxy: http://%s (per-turn credential: GET /v1/turns/{id}/egress)\n", eln.Addr())
 	}

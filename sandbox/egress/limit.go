@@ -57,12 +57,18 @@ func (p *Proxy) connSlots() chan struct{} {
 // Limit wraps a listener of the proxy so that it holds at most
 // MaxConnsPerListener connections at once, and the proxy's listeners
 // together MaxConns; a connection past either is answered 503 and closed.
-func (p *Proxy) Limit(ln net.Listener) net.Listener {
+// A shared listener (--egress-listen, which every turn's proxy URL names)
+// is bounded by MaxConns alone.
+func (p *Proxy) Limit(ln net.Listener, shared bool) net.Listener {
+	all := p.connSlots()
 	own := p.MaxConnsPerListener
-	if own <= 0 {
+	switch {
+	case shared:
+		own = cap(all)
+	case own <= 0:
 		own = DefaultMaxConnsPerListener
 	}
-	return &limitedListener{Listener: ln, own: make(chan struct{}, own), all: p.connSlots()}
+	return &limitedListener{Listener: ln, own: make(chan struct{}, own), all: all}
 }
 
 type limitedListener struct {

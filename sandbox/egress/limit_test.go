@@ -22,7 +22,7 @@ func TestListenerBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := p.Limit(ln)
+		l := p.Limit(ln, false)
 		t.Cleanup(func() { l.Close() })
 		accepted := make(chan net.Conn, 8)
 		go func() {

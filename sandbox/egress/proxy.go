@@ -778,7 +778,7 @@ func (p *Proxy) AttachAs(turnID string, by domain.Actor) sandbox.EgressAttach {
 			return nil, err
 		}
 		srv := p.Server(p.TurnHandlerAs(turnID, by), 10*time.Second)
-		go srv.Serve(p.Limit(ln))
+		go srv.Serve(p.Limit(ln, false))
 		return func() { srv.Close() }, nil
 	}
 }
