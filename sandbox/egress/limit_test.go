@@ -17,12 +17,12 @@ import (
 func TestListenerBounds(t *testing.T) {
 	p := NewProxy(newSnapJudge(), &mapResolver{})
 	p.MaxConnsPerListener, p.MaxConns = 2, 3
-	serve := func() (string, chan net.Conn) {
+	serve := func(shared bool) (string, chan net.Conn) {
 		ln, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := p.Limit(ln, false)
+		l := p.Limit(ln, shared)
 		t.Cleanup(func() { l.Close() })
 		accepted := make(chan net.Conn, 8)
 		go func() {
@@ -36,8 +36,8 @@ func TestListenerBounds(t *testing.T) {
 		}()
 		return ln.Addr().String(), accepted
 	}
-	a, aIn := serve()
-	b, bIn := serve()
+	a, aIn := serve(false)
+	b, bIn := serve(false)
 	dial := func(addr string) net.Conn {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -76,4 +76,14 @@ func TestListenerBounds(t *testing.T) {
 	a1.Close()
 	kept(b, bIn)
 	refused(a, "the proxy holds as many connections as it may")
+
+	// A shared listener (--egress-listen) is bounded by the proxy's bound
+	// alone: three, more than a command's two.
+	p = NewProxy(newSnapJudge(), &mapResolver{})
+	p.MaxConnsPerListener, p.MaxConns = 2, 3
+	sh, shIn := serve(true)
+	for range 3 {
+		kept(sh, shIn)
+	}
+	refused(sh, "the proxy holds as many connections as it may")
 }
