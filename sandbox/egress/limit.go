@@ -85,16 +85,16 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		select {
-		case l.own <- struct{}{}:
+		case l.all <- struct{}{}:
 		default:
-			refuseConn(c, fmt.Sprintf("this listener already holds %d connections; close some first", cap(l.own)))
+			refuseConn(c, "the proxy holds as many connections as it may; retry later")
 			continue
 		}
 		select {
-		case l.all <- struct{}{}:
+		case l.own <- struct{}{}:
 		default:
-			<-l.own
-			refuseConn(c, "the proxy holds as many connections as it may; retry later")
+			<-l.all
+			refuseConn(c, fmt.Sprintf("this listener already holds %d connections; close some first", cap(l.own)))
 			continue
 		}
 		return &limitedConn{Conn: c, l: l}, nil
