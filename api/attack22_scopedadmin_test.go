@@ -95,4 +95,30 @@ func TestAttack22ScopedAdminMintsUnscopedCredential(t *testing.T) {
 	if st, b := as(admin1, "POST", "/v1/credentials/ws2-runtime/revoke", nil); st == http.StatusOK {
 		t.Errorf("the ws1 admin revoked ws2's runtime credential: %s", b)
 	}
+	// …and lists them: it sees its own workspace's only.
+	st, b := as(admin1, "GET", "/v1/credentials", nil)
+	var list struct {
+		Credentials []struct {
+			Name       string
+			Workspaces []string
+		}
+	}
+	if st != http.StatusOK || json.Unmarshal(b, &list) != nil {
+		t.Fatalf("the ws1 admin's list: %d %s", st, b)
+	}
+	for _, c := range list.Credentials {
+		if len(c.Workspaces) != 1 || c.Workspaces[0] != "ws1" {
+			t.Errorf("the ws1 admin's list shows %s of %v", c.Name, c.Workspaces)
+		}
+	}
+	// Control: within ws1 it creates, lists and revokes.
+	if st, b := as(admin1, "POST", "/v1/credentials", map[string]any{"name": "ws1-runner", "role": "runtime", "workspaces": []string{"ws1"}}); st != http.StatusCreated {
+		t.Fatalf("control: the ws1 admin creating a ws1 runtime: %d %s", st, b)
+	}
+	if st, b := as(admin1, "GET", "/v1/credentials", nil); st != http.StatusOK || !bytes.Contains(b, []byte(`"ws1-runner"`)) {
+		t.Fatalf("control: the ws1 admin's list lacks its new credential: %d %s", st, b)
+	}
+	if st, b := as(admin1, "POST", "/v1/credentials/ws1-runner/revoke", nil); st != http.StatusOK {
+		t.Fatalf("control: the ws1 admin revoking its ws1 runtime: %d %s", st, b)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -182,7 +183,7 @@ func (cs *CredentialStore) Create(ctx context.Context, by domain.Actor, name str
 
 // Revoke appends the revocation of the active credential named (or with
 // the id) name.
-func (cs *CredentialStore) Revoke(ctx context.Context, by domain.Actor, name string) (domain.Credential, error) {
+func (cs *CredentialStore) Revoke(ctx context.Context, by domain.Actor, name string, may func(domain.Credential) error) (domain.Credential, error) {
 	var ev domain.CredentialRevoked
 	var out domain.Credential
 	err := cs.appendChecked(ctx, domain.EventCredentialRevoked, &ev, func(c *domain.Credentials) error {
@@ -190,6 +191,11 @@ func (cs *CredentialStore) Revoke(ctx context.Context, by domain.Actor, name str
 		if !ok {
 			if cred, ok = c.Lookup(name); !ok {
 				return &domain.CredentialNotFoundError{Name: name}
+			}
+		}
+		if may != nil {
+			if err := may(domain.Credential{ID: cred.ID, Name: cred.Name, Role: cred.Role, Workspaces: cred.Workspaces}); err != nil {
+				return err
 			}
 		}
 		ev = domain.CredentialRevoked{ID: cred.ID, Name: cred.Name, RevokedAt: cs.now().UTC(), RevokedBy: by}
@@ -266,7 +272,12 @@ func (s *Server) createCredential(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &domain.FieldError{Field: "role", Message: "required: runtime, approver, auditor or admin"})
 		return
 	}
-	out, err := s.creds.Create(r.Context(), principalOf(r).Actor(), req.Name, req.Role, req.Workspaces)
+	p := principalOf(r)
+	if err := p.AuthorizeOver(domain.OpCredentialManage, req.Workspaces); err != nil {
+		writeError(w, err)
+		return
+	}
+	out, err := s.creds.Create(r.Context(), p.Actor(), req.Name, req.Role, req.Workspaces)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -280,11 +291,26 @@ func (s *Server) listCredentials(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	// A principal limited to some workspaces sees the credentials within
+	// them only.
+	p := principalOf(r)
+	list = slices.DeleteFunc(list, func(c domain.Credential) bool {
+		return p.AuthorizeOver(domain.OpCredentialManage, c.Workspaces) != nil
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"credentials": list})
 }
 
 func (s *Server) revokeCredential(w http.ResponseWriter, r *http.Request) {
-	c, err := s.creds.Revoke(r.Context(), principalOf(r).Actor(), chi.URLParam(r, "name"))
+	p := principalOf(r)
+	name := chi.URLParam(r, "name")
+	c, err := s.creds.Revoke(r.Context(), p.Actor(), name, func(c domain.Credential) error {
+		// Outside the principal's scope a credential is not found, as
+		// the list does not show it.
+		if p.AuthorizeOver(domain.OpCredentialManage, c.Workspaces) != nil {
+			return &domain.CredentialNotFoundError{Name: name}
+		}
+		return nil
+	})
 	if err != nil {
 		writeError(w, err)
 		return

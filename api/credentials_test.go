@@ -40,7 +40,7 @@ func TestCredentialStoresShareOneStore(t *testing.T) {
 	if err != nil || !ok || p.Name != "alice" || p.Role != domain.RoleApprover || !p.InScope("ws1") || p.InScope("ws2") {
 		t.Fatalf("b authenticates a's credential: %+v %v %v", p, ok, err)
 	}
-	if _, err := b.Revoke(ctx, admin, "alice"); err != nil {
+	if _, err := b.Revoke(ctx, admin, "alice", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := a.Authenticate(ctx, nc.Token); ok || err != nil {

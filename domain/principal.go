@@ -181,6 +181,9 @@ type ForbiddenError struct {
 }
 
 func (e *ForbiddenError) Error() string {
+	if e.WorkspaceID == EveryWorkspace {
+		return fmt.Sprintf("credential %q (%s) is limited to some workspaces, and may not %s for every workspace: name its workspaces", e.Principal, e.Role, e.Operation)
+	}
 	if e.WorkspaceID != "" || e.Role.Allows(e.Operation) {
 		return fmt.Sprintf("credential %q (%s) may not %s in workspace %q: it is limited to other workspaces", e.Principal, e.Role, e.Operation, e.WorkspaceID)
 	}
@@ -199,6 +202,32 @@ func (p Principal) Authorize(op Operation) error {
 	}
 	return nil
 }
+
+// AuthorizeOver checks that p may perform op on a credential limited to
+// workspaces (none: every workspace): a principal limited to some
+// workspaces manages the credentials of those only, so that it never makes,
+// revokes or sees one that reaches beyond its own scope.
+func (p Principal) AuthorizeOver(op Operation, workspaces []string) error {
+	if err := p.Authorize(op); err != nil {
+		return err
+	}
+	if !p.Scoped() {
+		return nil
+	}
+	if len(workspaces) == 0 {
+		return &ForbiddenError{Principal: p.Name, Role: p.Role, Operation: op, WorkspaceID: EveryWorkspace}
+	}
+	for _, ws := range workspaces {
+		if !p.InScope(ws) {
+			return &ForbiddenError{Principal: p.Name, Role: p.Role, Operation: op, WorkspaceID: ws}
+		}
+	}
+	return nil
+}
+
+// EveryWorkspace names, in a ForbiddenError, a credential that is not
+// limited to any workspace.
+const EveryWorkspace = "*"
 
 // AuthorizeIn checks that p may perform op on workspace ws. A scoped
 // principal may not act on a turn without a workspace.
