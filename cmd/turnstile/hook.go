@@ -63,6 +63,17 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// The hook's environment is Claude Code's, which a project's settings
+	// file (the agent can write one) fills from its env block: the server
+	// comes from the command line only (hook install writes it), and no
+	// proxy or certificate roots are taken from the environment.
+	serverSet := false
+	fs.Visit(func(f *flag.Flag) { serverSet = serverSet || f.Name == "server" })
+	if !serverSet {
+		cf.server = defaultServer
+	}
+	os.Unsetenv("SSL_CERT_FILE")
+	os.Unsetenv("SSL_CERT_DIR")
 	body, err := io.ReadAll(io.LimitReader(stdin, api.MaxHookBodyBytes+1))
 	var ev struct {
 		HookEventName string `json:"hook_event_name"`
@@ -92,6 +103,9 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	// Claude Code kills a hook at its timeout and lets the tool run: a
 	// server that accepts and never answers must be blocked before that.
 	c.http.Timeout = *deadline
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	c.http.Transport = tr
 	req, err := http.NewRequest("POST", c.base+"/v1/hooks/claude-code", bytes.NewReader(body))
 	if err != nil {
 		return fail("%v", err)
@@ -146,7 +160,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	project := fs.String("project", "", "project directory: writes DIR/.claude/settings.json (the default, with .)")
 	user := fs.Bool("user", false, "write ~/.claude/settings.json instead")
 	httpURL := fs.String("http", "", "install an http hook POSTing to this server URL instead of the command hook (fails open: see the README)")
-	server := fs.String("server", os.Getenv("TURNSTILE_URL"), "server URL the command hook talks to (TURNSTILE_URL; default http://127.0.0.1:8740)")
+	server := fs.String("server", os.Getenv("TURNSTILE_URL"), "server URL the command hook talks to, written into its command (default: TURNSTILE_URL here, else "+defaultServer+"); the hook reads no server from its environment")
 	tokenFile := fs.String("token-file", "", "token file the command hook reads (default: TURNSTILE_TOKEN in the hook's environment)")
 	timeout := fs.Int("timeout", 60, "hook timeout in seconds (longer than the server's hold_wait)")
 	printOnly := fs.Bool("print", false, "print the snippet instead of writing settings.json")
@@ -218,9 +232,10 @@ func hookHandler(httpURL, server, tokenFile string, timeout int) (map[string]any
 		return nil, err
 	}
 	cmd := shellQuote(exe) + " hook claude-code --deadline " + strconv.Itoa(max(timeout-5, 1)) + "s"
-	if server != "" {
-		cmd += " --server " + shellQuote(server)
+	if server == "" {
+		server = defaultServer
 	}
+	cmd += " --server " + shellQuote(server)
 	if tokenFile != "" {
 		abs, err := filepath.Abs(tokenFile)
 		if err != nil {
