@@ -24,6 +24,10 @@ var metadataNames = []string{"metadata.google.internal", "metadata.goog"}
 // 169.254.169.254; AWS IPv6: fd00:ec2::254; Alibaba: 100.100.100.200).
 var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200"),
+	// Credentials of a container's task role (AWS ECS) and of a pod's
+	// identity (EKS Pod Identity), Tencent Cloud's metadata.
+	netip.MustParseAddr("169.254.170.2"), netip.MustParseAddr("169.254.170.23"), netip.MustParseAddr("fd00:ec2::23"),
+	netip.MustParseAddr("169.254.0.23"),
 }
 
 // privatePrefixes are refused unless private networks are allowed: RFC 1918,
@@ -44,7 +48,10 @@ var (
 	loopback4   = netip.MustParsePrefix("127.0.0.0/8")
 	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
 	nat64       = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour   = netip.MustParsePrefix("2002::/16")
+	// nat64Local is the local-use NAT64 prefix (RFC 8215); its /96s
+	// embed an IPv4 address in their last 32 bits as nat64 does.
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
 )
 
 // classifyName classifies a host name (not an IP literal).
@@ -66,7 +73,7 @@ func embeddedV4(a netip.Addr) (netip.Addr, bool) {
 	}
 	b := a.As16()
 	switch {
-	case nat64.Contains(a) || isV4Compatible(b):
+	case nat64.Contains(a) || nat64Local.Contains(a) || isV4Compatible(b):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
 	case sixToFour.Contains(a):
 		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
@@ -85,8 +92,18 @@ func classifyAddr(a netip.Addr) hostClass {
 		switch {
 		case nat64.Contains(a) || isV4Compatible(b):
 			a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+		case nat64Local.Contains(a):
+			// Never public; as strict as the address it embeds.
+			if c := classifyAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); c == classMetadata || c == classLocalhost {
+				return c
+			}
+			return classPrivate
 		case sixToFour.Contains(a):
-			if c := classifyAddr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})); c != classPublic {
+			switch c := classifyAddr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})); c {
+			case classMetadata:
+				return c
+			case classPublic:
+			default:
 				return classPrivate
 			}
 		}

@@ -74,6 +74,11 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	os.Unsetenv("SSL_CERT_FILE")
 	os.Unsetenv("SSL_CERT_DIR")
+	if cf.tokenFile != "" {
+		// The token file hook install wrote is the credential, not a
+		// TURNSTILE_TOKEN the environment holds.
+		os.Unsetenv("TURNSTILE_TOKEN")
+	}
 	body, err := io.ReadAll(io.LimitReader(stdin, api.MaxHookBodyBytes+1))
 	var ev struct {
 		HookEventName string `json:"hook_event_name"`

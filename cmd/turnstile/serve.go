@@ -291,6 +291,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		Admit: api.HeldBytesQuota(proj, f.maxHeldBytes)}, newResolver(f.dnsServer))
 	rn.egress.AskWait = f.egressAskWait
 	rn.egress.MaxHeaderBytes, rn.egress.MaxConns = f.maxHeaderBytes, egress.ProcessMaxConns()
+	// A turn's end first records what its open proxied connections carried.
+	eng.SetBeforeEnd(rn.egress.Drain)
 	creds := api.NewCredentialStore(store)
 	rn.egress.Valid = api.EgressValid(creds, token)
 	var eln net.Listener

@@ -81,6 +81,9 @@ type Config struct {
 type Engine struct {
 	store eventstore.Store
 	cfg   Config
+	// beforeEnd, when set (SetBeforeEnd), runs before a turn's end is
+	// decided.
+	beforeEnd atomic.Pointer[func(ctx context.Context, turnID string)]
 
 	mu     sync.Mutex               // guards turns, lru, cached, requests and each entry's counted
 	turns  map[string]*list.Element // of *entry
@@ -280,4 +283,12 @@ func (e *Engine) appended(pos eventstore.Position) {
 		e.last = pos
 	}
 	e.lastMu.Unlock()
+}
+
+// SetBeforeEnd sets a function Execute runs before it decides a turn's end
+// (EndTurn), outside the turn's lock, so that what is kept for the turn
+// elsewhere (the egress proxy's traffic of its open connections) can be
+// recorded on it while it is still open.
+func (e *Engine) SetBeforeEnd(f func(ctx context.Context, turnID string)) {
+	e.beforeEnd.Store(&f)
 }

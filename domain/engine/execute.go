@@ -24,6 +24,11 @@ import (
 // again if there was anything. The hot path, a decision that appends, does
 // no extra read.
 func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (Result, error) {
+	if _, ok := cmd.(*turn.EndTurn); ok {
+		if f := e.beforeEnd.Load(); f != nil {
+			(*f)(ctx, turnID)
+		}
+	}
 	res, err := e.execute(ctx, turnID, cmd, func(s *turn.State, c turn.Command) (turn.Command, error) { return e.load(ctx, s, c) })
 	e.after(ctx, turnID, cmd, &res, err)
 	return res, err

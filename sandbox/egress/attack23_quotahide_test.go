@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -29,7 +30,8 @@ type keptJudge struct {
 
 func (j *keptJudge) Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error {
 	err := j.EngineJudge.Record(ctx, turnID, id, t)
-	if err == nil {
+	var q *domain.QuotaError // recorded, the principal past its quota
+	if err == nil || errors.As(err, &q) {
 		j.mu.Lock()
 		j.kept = append(j.kept, t)
 		j.mu.Unlock()
@@ -142,5 +144,10 @@ func TestAttack23TrafficHiddenPastQuota(t *testing.T) {
 	carry(100000)
 	if up := j.bytesUp(); up != 100100 {
 		t.Errorf("the agent, past its byte quota, carried 100,000 more bytes through the proxy (a connection to an origin of its batch); recorded in all: %d bytes up, want 100100: its egress.traffic summaries were dropped", up)
+	}
+	// Once that summary is recorded past the quota, the agent's batch is
+	// dropped: its next connection is decided, and refused.
+	if _, _, st := dialConnect(t, ln.Addr().String(), "t", cred, echo); !strings.Contains(st, "quota_exceeded") {
+		t.Errorf("after a summary past its quota, the agent's next connection to its batched origin: %s, want 403 quota_exceeded", st)
 	}
 }

@@ -38,6 +38,7 @@ func TestAttack23LastWindowLostAtTurnEnd(t *testing.T) {
 	}
 	j := &keptJudge{EngineJudge: &EngineJudge{Engine: eng, Now: time.Now, Poll: time.Millisecond}}
 	p := NewProxy(j, &mapResolver{})
+	eng.SetBeforeEnd(p.Drain)                               // as serve wires them
 	p.FlushEvery, p.Recheck = time.Hour, 5*time.Millisecond // one window: the test flushes itself
 	closed := make(chan struct{}, 4)
 	p.accounted = func(string) { closed <- struct{}{} }

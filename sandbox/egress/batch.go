@@ -3,6 +3,8 @@ package egress
 import (
 	"context"
 	"time"
+
+	"turnstile/domain"
 )
 
 // Bounds of the batches of allowed origins (Proxy.batched): past them a
@@ -16,6 +18,12 @@ const (
 	// dropped.
 	maxBatchedTurns = 4096
 )
+
+// batchPrefix is the start of a batch key of a principal's (and its
+// credential's) decisions.
+func batchPrefix(by domain.Actor, cred string) string {
+	return string(by.Role) + "\x00" + by.Name + "\x00" + cred + "\x00"
+}
 
 // remember records that k was allowed for turnID at version ver, within
 // the bounds, and starts the sweeper. The caller holds p.mu.

@@ -68,17 +68,25 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 }
 
 // Record implements Judge: an egress.traffic event on the turn, recorded
-// as the principal the connections were made for (ActorOf), within its
-// byte quota (Admit): past it the summary is not recorded.
+// as the principal the connections were made for (ActorOf). A summary is
+// the record of what was carried, so it is recorded past the principal's
+// byte quota too; the quota's error is then returned, and the proxy stops
+// carrying for that principal (Proxy.cutOff).
 func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error {
 	by := ActorOf(ctx)
+	var over error
 	if j.Admit != nil {
-		if err := j.Admit(turnID, by); err != nil {
+		var q *domain.QuotaError
+		if err := j.Admit(turnID, by); errors.As(err, &q) {
+			over = err
+		} else if err != nil {
 			return err
 		}
 	}
-	_, err := j.Engine.Execute(ctx, turnID, &turn.RecordEgress{Meta: turn.Meta{Now: j.Now().UTC(), Actor: by}, ID: id, Traffic: t})
-	return err
+	if _, err := j.Engine.Execute(ctx, turnID, &turn.RecordEgress{Meta: turn.Meta{Now: j.Now().UTC(), Actor: by}, ID: id, Traffic: t}); err != nil {
+		return err
+	}
+	return over
 }
 
 // Decide implements Judge. Connections that ask the same question (the

@@ -57,14 +57,15 @@ func (p *Proxy) connSlots() chan struct{} {
 // Limit wraps a listener of the proxy so that it holds at most
 // MaxConnsPerListener connections at once, and the proxy's listeners
 // together MaxConns; a connection past either is answered 503 and closed.
-// A shared listener (--egress-listen, which every turn's proxy URL names)
-// is bounded by MaxConns alone.
+// A shared listener (--egress-listen, which every turn's proxy URL names,
+// and which a connection reaches before it authenticates) holds at most
+// half of MaxConns, so that the commands' listeners keep the rest.
 func (p *Proxy) Limit(ln net.Listener, shared bool) net.Listener {
 	all := p.connSlots()
 	own := p.MaxConnsPerListener
 	switch {
 	case shared:
-		own = cap(all)
+		own = max(1, cap(all)/2)
 	case own <= 0:
 		own = DefaultMaxConnsPerListener
 	}

@@ -77,13 +77,17 @@ func TestListenerBounds(t *testing.T) {
 	kept(b, bIn)
 	refused(a, "the proxy holds as many connections as it may")
 
-	// A shared listener (--egress-listen) is bounded by the proxy's bound
-	// alone: three, more than a command's two.
+	// A shared listener (--egress-listen) holds half of the proxy's bound,
+	// whatever a command's: three of six, more than a command's two, and
+	// a command's listener still has the rest.
 	p = NewProxy(newSnapJudge(), &mapResolver{})
-	p.MaxConnsPerListener, p.MaxConns = 2, 3
+	p.MaxConnsPerListener, p.MaxConns = 2, 6
 	sh, shIn := serve(true)
 	for range 3 {
 		kept(sh, shIn)
 	}
-	refused(sh, "the proxy holds as many connections as it may")
+	refused(sh, "this listener already holds 3 connections")
+	cmd, cmdIn := serve(false)
+	kept(cmd, cmdIn)
+	kept(cmd, cmdIn)
 }

@@ -357,6 +357,8 @@ func (p *Proxy) Handler() http.Handler {
 		turnID, by, credID, ok := p.authenticate(r.Header.Get("Proxy-Authorization"))
 		if !ok {
 			w.Header().Set("Proxy-Authenticate", `Basic realm="turnstile egress"`)
+			// A connection without credentials keeps no slot of the proxy.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "turnstile egress: proxy credentials required (the turn id and its credential)", http.StatusProxyAuthRequired)
 			return
 		}
@@ -488,6 +490,8 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
 		method: r.Method, connect: r.Method == http.MethodConnect, by: by, cred: credID}
 	defer p.account(t)
+	// The listener's end (a command's) ends the connection.
+	defer context.AfterFunc(r.Context(), t.close)()
 	if r.Method == http.MethodConnect {
 		p.connect(w, t)
 		return
@@ -509,8 +513,7 @@ func (p *Proxy) decide(ctx context.Context, turnID, rawURL, method string) (Verd
 	// Each principal's (and credential's) first connection to an origin
 	// is decided, and recorded, as its own: a decision made for another
 	// is not reused.
-	by := ActorOf(ctx)
-	k := string(by.Role) + "\x00" + by.Name + "\x00" + CredentialOf(ctx) + "\x00" + method + " " + rawURL
+	k := batchPrefix(ActorOf(ctx), CredentialOf(ctx)) + method + " " + rawURL
 	p.mu.Lock()
 	b := p.batched[turnID]
 	hit := b != nil && b.version == ver && b.allowed[k]
@@ -778,7 +781,12 @@ func (p *Proxy) AttachAs(turnID string, by domain.Actor) sandbox.EgressAttach {
 			return nil, err
 		}
 		srv := p.Server(p.TurnHandlerAs(turnID, by), 10*time.Second)
+		// The command's end closes its connections, the tunnels and
+		// requests in flight too (which the server no longer tracks once
+		// hijacked): their requests' context is the listener's.
+		ctx, cancel := context.WithCancel(context.Background())
+		srv.BaseContext = func(net.Listener) context.Context { return ctx }
 		go srv.Serve(p.Limit(ln, false))
-		return func() { srv.Close() }, nil
+		return func() { cancel(); srv.Close() }, nil
 	}
 }

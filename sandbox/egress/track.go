@@ -2,11 +2,14 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"turnstile/domain"
 	"turnstile/domain/turn"
 )
 
@@ -197,8 +200,39 @@ func (p *Proxy) Flush(turnID string) {
 	for k, tr := range m {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		id := p.instance + "-" + strconv.FormatInt(p.seq.Add(1), 10)
-		p.judge.Record(WithActor(withCredential(ctx, k.cred), k.by), turnID, id, *tr)
+		err := p.judge.Record(WithActor(withCredential(ctx, k.cred), k.by), turnID, id, *tr)
 		cancel()
+		var q *domain.QuotaError
+		if errors.As(err, &q) {
+			p.cutOff(turnID, k.holder)
+		}
+	}
+}
+
+// cutOff stops carrying for a principal past its byte quota in a turn: its
+// open connections there are closed and its batched origins dropped, so
+// that each new connection is decided (and refused, quota_exceeded) and
+// nothing more is carried past the summary just recorded.
+func (p *Proxy) cutOff(turnID string, h holder) {
+	prefix := batchPrefix(h.by, h.cred)
+	p.mu.Lock()
+	var ts []*tunnel
+	for t := range p.open[turnID] {
+		if t.by == h.by && t.cred == h.cred {
+			ts = append(ts, t)
+		}
+	}
+	if b := p.batched[turnID]; b != nil {
+		for k := range b.allowed {
+			if strings.HasPrefix(k, prefix) {
+				delete(b.allowed, k)
+			}
+		}
+	}
+	p.mu.Unlock()
+	for _, t := range ts {
+		t.narrowed.Store(true)
+		t.close()
 	}
 }
 
@@ -207,4 +241,26 @@ func (p *Proxy) Flush(turnID string) {
 type trafficKey struct {
 	origin string
 	holder
+}
+
+// Drain records what the turn's open connections carried before the turn
+// ends: it closes them (the turn is ending; its commands are stopped),
+// accounts the bytes they carried and records the turn's summaries now,
+// while the turn still takes them. The engine runs it before a turn's end
+// (Engine.SetBeforeEnd); bytes still in flight at the close (a copy's
+// buffer) are accounted when the connection's handler returns, after the
+// end, and are lost.
+func (p *Proxy) Drain(_ context.Context, turnID string) {
+	p.mu.Lock()
+	ts := make([]*tunnel, 0, len(p.open[turnID]))
+	for t := range p.open[turnID] {
+		ts = append(ts, t)
+	}
+	p.mu.Unlock()
+	for _, t := range ts {
+		t.narrowed.Store(true)
+		t.close()
+	}
+	p.accountOpen(ts)
+	p.Flush(turnID)
 }
