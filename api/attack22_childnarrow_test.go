@@ -108,14 +108,14 @@ func TestAttack22RuntimeNarrowingNeverAllowsAChildsRequest(t *testing.T) {
 		}
 		pending("after the runtime changed " + step.turn)
 	}
-	// Noted, not a failure: once the parent is narrowed below the child's
-	// task cap, every change of the child is refused cap_exceeds_parent, an
-	// admin's narrowing too (the admin narrows the parent instead).
-	if st, b := s.do("POST", "/v1/turns/cn-c/permissions", map[string]any{"permission_profile": map[string]any{"mode": "supervised", "denied_tools": []string{"exec_command"}}}); st != http.StatusOK {
-		t.Logf("an admin's narrowing of the child: %d %s", st, b)
-	}
 	// Control: the approver answers both.
 	for _, id := range reqs {
 		must(http.StatusOK, ap, "POST", "/v1/approvals/"+id+"/respond", map[string]string{"resolution": "allow_once"})
+	}
+	// An admin's narrowing of the child takes effect although the parent
+	// was narrowed below the child's task cap (it was refused
+	// cap_exceeds_parent; TestChildChangedAfterItsParentNarrowedBelowItsCap).
+	if st, b := s.do("POST", "/v1/turns/cn-c/permissions", map[string]any{"permission_profile": map[string]any{"mode": "supervised", "denied_tools": []string{"exec_command"}}}); st != http.StatusOK {
+		t.Fatalf("an admin's narrowing of the child: %d %s", st, b)
 	}
 }

@@ -16,6 +16,10 @@ type ChildInputs struct {
 	// Inputs are the child's cwd, roots and backend. Empty fields take the
 	// parent's; Inputs.Profile is ignored.
 	Inputs SnapshotInputs
+	// Started says the child exists: its cap was checked against the
+	// parent when it started, and a parent narrowed since bounds it (cap ∩
+	// parent) rather than refusing every later change of the child.
+	Started bool
 }
 
 // ResolveChildSnapshot resolves a child turn's snapshot as requested ∩ task
@@ -29,7 +33,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 		if capB, set, err = capBounds(in.Cap); err != nil {
 			return TurnExecutionSecuritySnapshot{}, err
 		}
-		if dims, fields := exceedsParent(capB, set, parent); len(dims) > 0 {
+		if dims, fields := exceedsParent(capB, set, parent); len(dims) > 0 && !in.Started {
 			return TurnExecutionSecuritySnapshot{}, &CapExceedsParentError{Dimensions: dims, Fields: fields}
 		}
 	}

@@ -462,7 +462,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		if c.Parent == nil {
 			return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.ParentTurnID}
 		}
-		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: s.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: s.ParentTurnID, Inputs: si})
+		snap, err = domain.ResolveChildSnapshot(domain.ChildInputs{Requested: c.Profile, Cap: s.TaskCap, Parent: &c.Parent.Snapshot, ParentTurnID: s.ParentTurnID, Inputs: si, Started: true})
 	} else {
 		snap, err = domain.SelectSnapshot(c.Profile, c.Catalog, domain.SourceComposer, si)
 	}
