@@ -87,26 +87,23 @@ func embeddedV4(a netip.Addr) (netip.Addr, bool) {
 // local host.
 func classifyAddr(a netip.Addr) hostClass {
 	a = a.WithZone("").Unmap()
-	if a.Is6() {
-		b := a.As16()
+	if v4, ok := embeddedV4(a); ok {
+		c := classifyAddr(v4)
 		switch {
-		case nat64.Contains(a) || isV4Compatible(b):
-			a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+		case nat64.Contains(a) || isV4Compatible(a.As16()):
+			return c
 		case nat64Local.Contains(a):
 			// Never public; as strict as the address it embeds.
-			if c := classifyAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); c == classMetadata || c == classLocalhost {
+			if c == classMetadata || c == classLocalhost {
 				return c
 			}
 			return classPrivate
-		case sixToFour.Contains(a):
-			switch c := classifyAddr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})); c {
-			case classMetadata:
-				return c
-			case classPublic:
-			default:
-				return classPrivate
-			}
+		case c == classMetadata:
+			return c // 6to4 of a metadata address
+		case c != classPublic:
+			return classPrivate // 6to4 of a local or private one
 		}
+		// 6to4 of a public address: judged as the IPv6 address it is.
 	}
 	switch {
 	case a.IsLoopback() || a.IsUnspecified() || (a.Is4() && (loopback4.Contains(a) || thisNetwork.Contains(a))):
