@@ -33,7 +33,7 @@ func TestAttack23TunnelOutlivesItsCommand(t *testing.T) {
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true})
 	j.set("u", domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true})
 	p := NewProxy(j, &mapResolver{})
-	p.MaxConnsPerListener, p.MaxConns = 2, 2
+	p.MaxConnsPerListener, p.MaxConns = 2, 8 // a principal's commands: 2 (TestPrincipalBound)
 	eof := make(chan net.Conn, 4)
 	silent := listenOn(t, "127.0.0.1:19321", func(c net.Conn) { io.Copy(io.Discard, c); eof <- c })
 	closing := listenOn(t, "127.0.0.1:19322", func(c net.Conn) { io.Copy(io.Discard, c); c.Close() })

@@ -16,6 +16,9 @@ import (
 // and all of them together (MaxConns) stay well under the server's
 // descriptor limit: a connection past either bound is answered 503 and
 // closed at once, and the server's API and other commands keep what is left.
+// One principal's commands run at once share a bound too (a quarter of
+// MaxConns): a runtime that starts many commands cannot take every command's
+// slots, and other credentials' commands keep theirs.
 
 // Defaults of the bounds.
 const (
@@ -61,6 +64,17 @@ func (p *Proxy) connSlots() chan struct{} {
 // and which a connection reaches before it authenticates) holds at most
 // half of MaxConns, so that the commands' listeners keep the rest.
 func (p *Proxy) Limit(ln net.Listener, shared bool) net.Listener {
+	return p.limit(ln, shared, "")
+}
+
+// LimitFor is Limit for a command's listener run by principal: all of the
+// listeners of one principal open at once hold at most a quarter of
+// MaxConns together.
+func (p *Proxy) LimitFor(ln net.Listener, principal string) net.Listener {
+	return p.limit(ln, false, principal)
+}
+
+func (p *Proxy) limit(ln net.Listener, shared bool, principal string) net.Listener {
 	all := p.connSlots()
 	own := p.MaxConnsPerListener
 	switch {
@@ -69,12 +83,65 @@ func (p *Proxy) Limit(ln net.Listener, shared bool) net.Listener {
 	case own <= 0:
 		own = DefaultMaxConnsPerListener
 	}
-	return &limitedListener{Listener: ln, own: make(chan struct{}, own), all: all}
+	l := &limitedListener{Listener: ln, own: make(chan struct{}, own), all: all}
+	if principal != "" {
+		l.mine, l.release = p.principalSlots(principal)
+	}
+	return l
+}
+
+// principalSlots returns principal's slots, shared by its listeners open
+// at once, and the release of one listener's hold on them.
+func (p *Proxy) principalSlots(principal string) (chan struct{}, func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byPrincipal == nil {
+		p.byPrincipal = map[string]*principalSlots{}
+	}
+	ps := p.byPrincipal[principal]
+	if ps == nil {
+		ps = &principalSlots{slots: make(chan struct{}, max(1, cap(p.connSlots())/4))}
+		p.byPrincipal[principal] = ps
+	}
+	ps.listeners++
+	var once sync.Once
+	return ps.slots, func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if ps.listeners--; ps.listeners == 0 && len(ps.slots) == 0 {
+				delete(p.byPrincipal, principal)
+			}
+		})
+	}
+}
+
+// principalSlots are one principal's: its listeners open hold them (guarded
+// by the proxy's mu). An entry whose listeners are closed while
+// connections are still open stays until the next listener's; a new one
+// made meanwhile would only be emptier.
+type principalSlots struct {
+	slots     chan struct{}
+	listeners int
 }
 
 type limitedListener struct {
 	net.Listener
 	own, all chan struct{}
+	// mine, when set, are the slots of the listener's principal; release
+	// gives back its hold on them when the listener closes.
+	mine    chan struct{}
+	release func()
+}
+
+// Close closes the listener and gives back its hold on its principal's
+// slots.
+func (l *limitedListener) Close() error {
+	err := l.Listener.Close()
+	if l.release != nil {
+		l.release()
+	}
+	return err
 }
 
 // Accept returns the next connection within the bounds; those past them
@@ -91,10 +158,22 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 			refuseConn(c, "the proxy holds as many connections as it may; retry later")
 			continue
 		}
+		if l.mine != nil {
+			select {
+			case l.mine <- struct{}{}:
+			default:
+				<-l.all
+				refuseConn(c, fmt.Sprintf("this principal's commands already hold %d connections; close some first", cap(l.mine)))
+				continue
+			}
+		}
 		select {
 		case l.own <- struct{}{}:
 		default:
 			<-l.all
+			if l.mine != nil {
+				<-l.mine
+			}
 			refuseConn(c, fmt.Sprintf("this listener already holds %d connections; close some first", cap(l.own)))
 			continue
 		}
@@ -120,7 +199,13 @@ type limitedConn struct {
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { <-c.l.all; <-c.l.own })
+	c.once.Do(func() {
+		<-c.l.own
+		if c.l.mine != nil {
+			<-c.l.mine
+		}
+		<-c.l.all
+	})
 	return err
 }
 

@@ -106,6 +106,9 @@ type Proxy struct {
 	MaxConnsPerListener, MaxConns, MaxHeaderBytes int
 	slotsOnce                                     sync.Once
 	slots                                         chan struct{}
+	// byPrincipal holds the slots of each principal with a command's
+	// listener open (guarded by mu; limit.go).
+	byPrincipal map[string]*principalSlots
 
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
@@ -755,6 +758,16 @@ func target(r *http.Request) (scheme, host string, port int, ok bool) {
 
 func joinHost(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
+// principalKey names whose bound a command's connections count against:
+// the principal that runs it, or for a command run without one (the
+// service's own), its turn.
+func principalKey(turnID string, by domain.Actor) string {
+	if by.Name != "" {
+		return "principal:" + by.Name
+	}
+	return "turn:" + turnID
+}
+
 // Server is an HTTP server of the proxy for handler h: its idle timeout,
 // header bound and readHeader timeout. Serve it a listener Limit wraps.
 func (p *Proxy) Server(h http.Handler, readHeader time.Duration) *http.Server {
@@ -786,7 +799,7 @@ func (p *Proxy) AttachAs(turnID string, by domain.Actor) sandbox.EgressAttach {
 		// hijacked): their requests' context is the listener's.
 		ctx, cancel := context.WithCancel(context.Background())
 		srv.BaseContext = func(net.Listener) context.Context { return ctx }
-		go srv.Serve(p.Limit(ln, false))
+		go srv.Serve(p.LimitFor(ln, principalKey(turnID, by)))
 		return func() { cancel(); srv.Close() }, nil
 	}
 }
