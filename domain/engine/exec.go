@@ -147,8 +147,7 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 		switch {
 		case errors.As(err, &pe):
 			parentEnded = pe.parent
-			return &turn.EndTurn{Meta: turn.Meta{Actor: domain.SystemActor, Now: e.cfg.Now().UTC()}, Status: pe.parent.Status,
-				Reason: fmt.Sprintf("parent turn %s is %s", pe.parent.TurnID, pe.parent.Status)}, nil
+			return nil, err
 		case errors.As(err, &rr):
 			m := c.meta()
 			setNow(&m, e.cfg.Now().UTC())
@@ -166,13 +165,16 @@ func (e *Engine) Exec(ctx context.Context, turnID string, c *Command, wait time.
 		res, err := e.execute(sctx, turnID, &turn.StartExec{Meta: c.meta()}, load)
 		cancel()
 		if parentEnded != nil {
-			// The turn ended with its parent (a propagation that did not
-			// happen, e.g. a crash); its own children end the same way.
-			e.endChildren(ctx, turnID)
-			if err == nil || errors.Is(err, turn.ErrIllegalTransition) {
-				err = &turn.IllegalTransitionError{TurnID: turnID, State: parentEnded.Status,
-					Transition: "run a command (parent turn " + parentEnded.TurnID + " has ended)"}
+			// The turn ends with its parent (a propagation that did not
+			// happen: a crash, or the parent ended on another instance), as
+			// every end does: what is kept for it elsewhere recorded first
+			// (SetBeforeEnd), its commands stopped, its children ended.
+			_, eerr := e.endWithParent(ctx, turnID, parentEnded)
+			if eerr != nil && !errors.Is(eerr, turn.ErrIllegalTransition) {
+				return ExecResult{}, eerr
 			}
+			return ExecResult{}, &turn.IllegalTransitionError{TurnID: turnID, State: parentEnded.Status,
+				Transition: "run a command (parent turn " + parentEnded.TurnID + " has ended)"}
 		}
 		if err != nil {
 			return ExecResult{}, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -356,9 +357,16 @@ func TestChildOfEndedParentEndsOnExec(t *testing.T) {
 	if _, err := f.store.Append(ctx, turn.StreamName("p"), eventstore.Exactly(uint64(s.Version)), data); err != nil {
 		t.Fatal(err)
 	}
+	// What is kept for a turn elsewhere (the egress proxy's traffic) is
+	// recorded before its end, on this path as on every end.
+	var drained []string
+	eng.SetBeforeEnd(func(_ context.Context, id string) { drained = append(drained, id) })
 	_, err = eng.Exec(ctx, "c", &engine.Command{ToolCallID: "x", Argv: []string{"/bin/echo", "late"}}, 0)
 	if !errors.Is(err, turn.ErrIllegalTransition) || len(r.runs()) != 0 {
 		t.Fatalf("exec in a child of an ended parent: %v, runs %v", err, r.runs())
+	}
+	if !slices.Equal(drained, []string{"c"}) {
+		t.Errorf("before the child's end, drained %q, want [c]", drained)
 	}
 	if err := eng.View(ctx, "c", func(s *turn.State) error {
 		if s.Status != turn.StatusCompleted {
