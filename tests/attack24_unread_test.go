@@ -1,0 +1,101 @@
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAttack24UnreadExecAnswersHoldMemory: an exec's answer carries the
+// command's stdout and stderr, up to 1 MiB each, as JSON strings, and the
+// server encodes it whole before writing it (writeJSON: one buffer). A
+// control byte is six bytes in JSON (\u0001), so a command that prints
+// 1 MiB of them on each stream makes a 12 MiB answer from a request of a
+// hundred bytes. The server has no write timeout (http.Server.WriteTimeout
+// is unset, and a plain response sets no write deadline, unlike the event
+// stream), and nothing counts an answer against --max-body-memory (a
+// JSON-RPC batch's answers are counted; an exec's are not) or bounds the
+// execs one credential has running at once. So the agent posts execs on
+// connections it never reads: each answer, and the command's buffers
+// behind it, stay in the server's memory for as long as the agent keeps
+// the connection, and the agent opens as many as it likes, until the
+// server is killed for its memory and every other credential's turns,
+// approvals and audits go with it. Here 16 such answers, under a
+// --max-body-memory of 32 MiB, hold some 400 MiB (12 MiB of JSON each, and the
+// buffers behind it).
+// Wanted: the answers a credential has not yet been sent count against
+// the body budget (its half of it) like a batch's, or its execs at once
+// are bounded; and a response write that makes no progress ends its
+// connection, as an event stream's does.
+// Control: an exec whose answer the agent reads gets its whole output.
+func TestAttack24UnreadExecAnswersHoldMemory(t *testing.T) {
+	s := StartServer(t, "", "--listen", "127.0.0.1:29402", "--max-body-memory", "33554432")
+	agent := roAs(s, s.credential("agent", "runtime"))
+	root := workspace(t)
+	agent.startTurn("big", "ws", "full_access", root)
+	script := `head -c 1048576 /dev/zero | tr '\000' '\001'; head -c 1048576 /dev/zero | tr '\000' '\001' >&2`
+	// Control: read normally, the answer is whole.
+	st, d := agent.exec("big", "", map[string]any{"tool_call_id": "control", "argv": []string{"/bin/sh", "-c", script}})
+	if st != http.StatusOK || !d.Ran || d.Result == nil || len(d.Result.Stdout) != 1<<20 || len(d.Result.Stderr) != 1<<20 {
+		t.Fatalf("control: an exec read normally: %d ran=%v", st, d.Ran)
+	}
+	pid := s.cmd.Process.Pid
+	base := rssKB(t, pid)
+	addr := strings.TrimPrefix(s.URL, "http://")
+	const n = 16
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		body, _ := json.Marshal(map[string]any{"tool_call_id": fmt.Sprintf("unread-%d", i), "argv": []string{"/bin/sh", "-c", script}})
+		fmt.Fprintf(c, "POST /v1/turns/big/exec HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			addr, agent.Token, len(body), body)
+	}
+	// Each answer has begun (its status line arrived): the server encoded
+	// it and is blocked writing the rest to a client that reads no more.
+	statuses := map[string]int{}
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(60 * time.Second)) // a hang guard
+		line, err := bufio.NewReaderSize(c, 16).ReadString('\n')
+		if err != nil {
+			t.Fatalf("an unread exec's answer never began: %v", err)
+		}
+		statuses[strings.TrimSpace(line)]++
+	}
+	grew := rssKB(t, pid) - base
+	if grew > 128<<10 {
+		t.Errorf("%d exec answers the agent left unread (%v) hold %d MiB more of the server's memory, under --max-body-memory 32 MiB; want them counted against the budget (or the agent's execs bounded)", n, statuses, grew>>10)
+	}
+}
+
+// rssKB is the resident set of process pid, in KiB.
+func rssKB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
