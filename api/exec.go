@@ -47,6 +47,10 @@ type ExecResponse struct {
 }
 
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
+	s.withinCommands(w, r, func() { s.execWithin(w, r) })
+}
+
+func (s *Server) execWithin(w http.ResponseWriter, r *http.Request) {
 	var req ExecRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, err)
@@ -62,7 +66,7 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, status, resp)
+	s.writeExecAnswer(w, status, resp)
 }
 
 // doExec hands the command to the engine (decide, wait, record the start,

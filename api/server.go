@@ -81,6 +81,15 @@ type Config struct {
 	// bound). A request past it is a 503 server_busy (a Claude Code
 	// PreToolUse: a deny).
 	MaxBodyMemory int64
+	// MaxRequests bounds the requests one credential has in flight at once,
+	// event streams, JSON-RPC sockets, waits and running commands included
+	// (default domain.DefaultMaxRequests; negative: no bound). A request
+	// past it is a 429 quota_exceeded (a Claude Code PreToolUse: a deny).
+	MaxRequests int
+	// MaxCommands bounds the commands (POST /exec) one credential has
+	// running or being answered at once (default domain.DefaultMaxCommands;
+	// negative: no bound); past it a 429 quota_exceeded.
+	MaxCommands int
 	// EgressProxyURL, when set, returns a turn's egress proxy URL with its
 	// credential for the principal by (GET /v1/turns/{turn_id}/egress),
 	// whose connections through it are recorded as by's, and which lapses
@@ -113,6 +122,8 @@ type Server struct {
 	fanOnce sync.Once
 	// quota serialises each principal's turn starts (quota.go).
 	quota startQuota
+	// inflight counts each principal's requests in flight (inflight.go).
+	inflight inflight
 }
 
 // New returns a server; call SetReady once the projector has caught up.

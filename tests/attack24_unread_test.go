@@ -37,7 +37,10 @@ import (
 // connection, as an event stream's does.
 // Control: an exec whose answer the agent reads gets its whole output.
 func TestAttack24UnreadExecAnswersHoldMemory(t *testing.T) {
-	s := StartServer(t, "", "--listen", "127.0.0.1:29402", "--max-body-memory", "33554432")
+	// GOGC=100: the collector at its default pacing (serve's tuner lets
+	// garbage grow to a ceiling of its own), so that the resident memory
+	// follows what the server holds.
+	s := StartServerEnv(t, []string{"GOGC=100"}, "--listen", "127.0.0.1:29402", "--max-body-memory", "33554432")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
 	agent.startTurn("big", "ws", "full_access", root)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -25,6 +26,7 @@ import (
 	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/internal/connlimit"
 	"turnstile/internal/gctune"
 	"turnstile/projections"
 	"turnstile/sandbox"
@@ -56,8 +58,8 @@ type serveFlags struct {
 	recentTurnBytes, turnCacheBytes int64
 	checkpointInterval              time.Duration
 	// Quotas: what one credential, or one turn, can make the server hold.
-	maxOpenTurns, maxPending, maxHeldBytes int
-	maxBodyMemory                          int64
+	maxOpenTurns, maxPending, maxHeldBytes, maxRequests, maxConns, maxCommands int
+	maxBodyMemory                                                              int64
 }
 
 func serveCmd(args []string, stdout, stderr io.Writer) int {
@@ -95,6 +97,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxOpenTurns, "max-open-turns", domain.DefaultMaxOpenTurns, "how many turns one credential may have open at once, child turns included (429 quota_exceeded past it; -1: no bound)")
 	fs.Int64Var(&f.maxBodyMemory, "max-body-memory", api.DefaultMaxBodyMemory, "how many bytes of request bodies the server holds at once, over every request in flight (past it a request is a 503 server_busy, a Claude Code PreToolUse a deny; -1: no bound)")
 	fs.IntVar(&f.maxHeldBytes, "max-open-turn-bytes", domain.DefaultMaxHeldBytes, "how many bytes of stored events one credential's open turns may hold (a new tool call in one of them past it is a 429 quota_exceeded; -1: no bound)")
+	fs.IntVar(&f.maxConns, "max-connections", 0, "how many connections the API holds open at once; past it the longest idle one is closed, or with none idle the new one answered 503 (0: half the descriptor limit)")
+	fs.IntVar(&f.maxRequests, "max-requests-per-credential", domain.DefaultMaxRequests, "how many requests one credential may have in flight at once, event streams, JSON-RPC sockets, waits and running commands included (429 quota_exceeded past it; -1: no bound)")
+	fs.IntVar(&f.maxCommands, "max-commands-per-credential", domain.DefaultMaxCommands, "how many commands (POST /v1/turns/{id}/exec) one credential may have running or being answered at once (429 quota_exceeded past it; -1: no bound)")
 	fs.IntVar(&f.maxPending, "max-pending-approvals", domain.DefaultMaxOpenRequests, "how many approval requests one turn may have open at once (a decision that would ask one more is a 429 quota_exceeded)")
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Int64Var(&f.turnCacheBytes, "turn-cache-bytes", engine.DefaultMaxCachedBytes, "the stored bytes of the events the turns the engine keeps loaded were folded from, at most (least recently used first out; the most recent is kept)")
@@ -312,9 +317,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		// waits for at most one more.
 		cmdTimeout = 2*f.storeTimeout + time.Second
 	}
+	maxConns := cmp.Or(f.maxConns, connlimit.MaxFor(connlimit.ProcessNofile()))
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Credentials: creds, Logger: log,
 		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
-		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes, MaxBodyMemory: f.maxBodyMemory})
+		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes, MaxBodyMemory: f.maxBodyMemory, MaxRequests: requestsBound(f.maxRequests, maxConns), MaxCommands: f.maxCommands})
 
 	storeGauges(metrics, store)
 	ln, err := net.Listen("tcp", f.listen)
@@ -353,10 +359,15 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			return ids
 		}, func(id string, err error) { log.Warn("expiring approvals failed", "turn_id", id, "err", err) })
 	})
+	lim := &connlimit.Listener{Listener: ln, Max: maxConns}
+	metrics.Gauge("turnstile_http_connections", func() float64 { return float64(lim.Open()) })
+	metrics.Gauge("turnstile_http_connections_refused_total", func() float64 { return float64(lim.Refused.Load()) })
+	metrics.Gauge("turnstile_http_connections_evicted_total", func() float64 { return float64(lim.Evicted.Load()) })
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ReadTimeout: f.readTimeout,
-		IdleTimeout: f.idleTimeout, MaxHeaderBytes: f.maxHeaderBytes, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		IdleTimeout: f.idleTimeout, MaxHeaderBytes: f.maxHeaderBytes, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState: lim.State}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
+	go func() { serveErr <- httpSrv.Serve(lim) }()
 	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
 		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
@@ -487,4 +498,14 @@ func listenEgress(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("--egress-listen %q: the egress proxy listens on a loopback address only", addr)
 	}
 	return net.Listen("tcp", addr)
+}
+
+// requestsBound is the bound of one credential's requests in flight: the
+// flag's, at most a quarter of the API's connections, so that one
+// credential leaves the others room; -1 keeps none.
+func requestsBound(flag, maxConns int) int {
+	if flag < 0 {
+		return flag
+	}
+	return max(1, min(flag, maxConns/4))
 }
