@@ -153,16 +153,69 @@ function conn(text, live) {
 // onEvent reacts to one event of the stream. Its position (the SSE id) has
 // been seen (state.after), so the reads it triggers include it: on another
 // instance, or under load, the stream can be ahead of the read models.
+//
+// The agent causes events at will (each request it opens is one), so an
+// event costs this console what it adds, not a reload of everything: an
+// opened request's card comes from the event itself, its turn's view is
+// fetched once (again after the turn's permissions change), and the
+// reloads and redraws a burst of events asks for run once after it.
 function onEvent(method, p) {
   const v = view();
-  if (method === "turn/permission/request/opened" && v === "approvals") loadApprovals();
+  if (method === "turn/permission/request/opened" && p.request) {
+    const id = p.request.request_id;
+    if (!state.cards.has(id)) state.cards.set(id, { request: p.request, status: "pending", expires_at: p.expires_at });
+    if (!state.turns.has(p.turn_id)) loadTurnView(p.turn_id);
+    if (v === "approvals") renderSoon();
+  }
   if (method === "turn/permission/request/resolved") {
     const a = state.cards.get(p.request_id);
     if (a && a.status === "pending") state.cards.set(p.request_id, Object.assign({}, a, { status: "resolved", resolution: p.resolution, resolved_by: p.actor }));
-    if (v === "approvals") renderApprovals();
+    if (v === "approvals") renderSoon();
+  }
+  if (method === "turn/permission/audit" && p.kind === "profile_changed" && state.turns.has(p.turn_id)) {
+    state.turns.delete(p.turn_id);
+    loadTurnView(p.turn_id);
   }
   if (v === "turns" && method.startsWith("turn/")) loadTurns();
   if (v === "turn" && p.turn_id === arg()) loadTurn(arg());
+}
+
+// coalesced wraps an async fn: calls while it runs make one more run after
+// it (with the last call's arguments), not one each.
+function coalesced(fn) {
+  let running = null, again = null;
+  const run = (...args) => {
+    if (running) { again = args; return running; }
+    running = (async () => {
+      try { await fn(...args); } finally {
+        running = null;
+        if (again) { const a = again; again = null; run(...a); }
+      }
+    })();
+    return running;
+  };
+  return run;
+}
+
+// renderSoon redraws the approvals once for the events of this moment.
+function renderSoon() {
+  if (state.renderTimer) return;
+  state.renderTimer = setTimeout(() => { state.renderTimer = 0; if (view() === "approvals") renderApprovals(); }, 50);
+}
+
+// loadTurnView fetches a turn's view for its cards, once at a time for
+// each turn.
+const turnLoads = new Map();
+function loadTurnView(id) {
+  let load = turnLoads.get(id);
+  if (!load) {
+    load = coalesced(async () => {
+      try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
+      if (view() === "approvals") renderSoon();
+    });
+    turnLoads.set(id, load);
+  }
+  return load();
 }
 
 // ---- routing ----
@@ -196,7 +249,8 @@ function fail(e) { show("Error", el("p", { class: "error", role: "alert", text: 
 // request at any moment: had a card left its place, the one below would
 // slide under the person's pointer as they click (an Allow meant for one
 // request would answer another).
-async function loadApprovals(tries = 0) {
+const loadApprovals = coalesced(loadApprovalsOnce);
+async function loadApprovalsOnce(tries = 0) {
   try {
     const data = await api("GET", "/v1/approvals?status=pending");
     const listed = new Set();
@@ -208,12 +262,10 @@ async function loadApprovals(tries = 0) {
     for (const [id, a] of state.cards) {
       if (a.status === "pending" && !listed.has(id)) state.cards.set(id, Object.assign({}, a, { status: "resolved", resolution: "" }));
     }
-    await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].map(async (id) => {
-      try { state.turns.set(id, await api("GET", "/v1/turns/" + encodeURIComponent(id))); } catch (_) { /* shown as unknown */ }
-    }));
+    await Promise.all([...new Set(data.approvals.map((a) => a.request.turn_id))].filter((id) => !state.turns.has(id)).map(loadTurnView));
     if (view() === "approvals") renderApprovals();
   } catch (e) {
-    if (e.status === 504 && tries < 6) return loadApprovals(tries + 1);
+    if (e.status === 504 && tries < 6) return loadApprovalsOnce(tries + 1);
     fail(e);
   }
 }
@@ -307,7 +359,8 @@ function permissions(snap) { return kv(Object.entries(snap || {})); }
 
 // ---- turns ----
 
-async function loadTurns() {
+const loadTurns = coalesced(loadTurnsOnce);
+async function loadTurnsOnce() {
   try {
     const data = await api("GET", "/v1/turns?limit=200");
     const rows = data.turns.map((t) => el("tr", {},
@@ -319,7 +372,8 @@ async function loadTurns() {
   } catch (e) { fail(e); }
 }
 
-async function loadTurn(id) {
+const loadTurn = coalesced(loadTurnOnce);
+async function loadTurnOnce(id) {
   try {
     const t = await api("GET", "/v1/turns/" + encodeURIComponent(id));
     const tl = await api("GET", "/v1/turns/" + encodeURIComponent(id) + "/timeline");
