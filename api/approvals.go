@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -88,7 +89,7 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "request_id")
 	if a, ok := s.cfg.Projector.Approval(id); ok {
 		if err := s.authorizeTurn(r, domain.OpApprovalRead, a.Request.TurnID); err != nil {
-			writeError(w, err)
+			writeError(w, asMissingRequest(err, id, true))
 			return
 		}
 	} else {
@@ -227,7 +228,8 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 	if len(id) > maxIDLen {
 		return nil, checkID("request_id", id)
 	}
-	if turnID == "" {
+	located := turnID == ""
+	if located {
 		turnID = s.requestTurn(id)
 		if turnID == "" {
 			ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
@@ -244,7 +246,7 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 	// a runtime credential, or one scoped to another workspace, is refused
 	// before anything is appended.
 	if err := s.authorizeTurn(r, domain.OpApprovalRespond, turnID); err != nil {
-		return nil, err
+		return nil, asMissingRequest(err, id, located)
 	}
 	out, err := s.execute(r, turnID, &turn.RespondApproval{Meta: meta(r), RequestID: id, Resolution: res})
 	if err != nil {
@@ -254,4 +256,16 @@ func (s *Server) doRespond(r *http.Request, id, turnID string, res domain.Resolu
 		s.metrics.ApprovalWait(time.Since(out.Approval.OpenedAt))
 	}
 	return &RespondResponse{RequestID: id, Resolution: out.Approval.Resolution, Reason: out.Approval.ResolvedReason, Replayed: out.Replayed, Position: positionOf(out.Position)}, nil
+}
+
+// asMissingRequest answers a request whose turn the caller cannot find (a
+// turn outside its workspaces, authorizeTurn) as a missing request when
+// the caller named only the request: the answer is then the same as for an
+// id that does not exist.
+func asMissingRequest(err error, id string, located bool) error {
+	var nf *turn.NotFoundError
+	if located && errors.As(err, &nf) {
+		return &turn.NotFoundError{Kind: "request", ID: id}
+	}
+	return err
 }

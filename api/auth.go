@@ -97,7 +97,8 @@ func (s *Server) allow(op domain.Operation) func(http.Handler) http.Handler {
 
 // authorizeTurn checks that the request's principal may perform op on the
 // turn: its role, and, for a scoped principal, the turn's workspace. A
-// scoped principal learns nothing of a turn it cannot find.
+// scoped principal learns nothing of a turn it cannot find, nor of one
+// outside its workspaces (404 either way).
 func (s *Server) authorizeTurn(r *http.Request, op domain.Operation, turnID string) error {
 	p := principalOf(r)
 	if err := p.Authorize(op); err != nil {
@@ -110,7 +111,9 @@ func (s *Server) authorizeTurn(r *http.Request, op domain.Operation, turnID stri
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if !ok || !p.InScope(ws) {
+		// A turn of another workspace is answered as a missing one: the
+		// answer would otherwise confirm its id and name its workspace.
 		return &turn.NotFoundError{Kind: "turn", ID: turnID}
 	}
 	return p.AuthorizeIn(op, ws)

@@ -209,34 +209,37 @@ func TestRolesWorkspaceScope(t *testing.T) {
 	}
 	status, body := ap1.Request("GET", "/v1/approvals?workspace_id=ws2", nil)
 	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	// A request or turn of ws2 named by its id is answered as a missing
+	// one (404, naming nothing of ws2), so that its id is not confirmed
+	// and its workspace not named (TestAttack25OtherWorkspaceIdsConfirmedAndNamed).
 	status, body = ap1.Request("GET", "/v1/approvals/"+d2.Request.RequestID, nil)
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	status, body = ap1.Request("GET", "/v1/turns/ro-w2", nil)
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	status, body = ap1.Request("POST", "/v1/approvals/"+d2.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once"})
-	e := wantError(t, status, body, http.StatusForbidden, "forbidden")
-	if e.Details["workspace_id"] != "ws2" {
-		t.Fatalf("403 does not name the workspace: %s", body)
+	wantError(t, status, body, http.StatusNotFound, "not_found")
+	if strings.Contains(string(body), "ws2") {
+		t.Fatalf("the answer names ws2: %s", body)
 	}
 	status, body = ap1.Request("POST", "/v1/approvals/"+d2.Request.RequestID+"/respond", map[string]string{"resolution": "allow_once", "turn_id": "ro-w2"})
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	// JSON-RPC.
 	for _, p := range []map[string]any{
 		{"request_id": d2.Request.RequestID, "resolution": "deny"},
 		{"request_id": d2.Request.RequestID, "resolution": "deny", "turn_id": "ro-w2"},
 	} {
-		if _, rpcErr := roRPC(t, ap1, "turn/permission/request/respond", p); rpcErr == nil || rpcErr["status"] != float64(http.StatusForbidden) {
-			t.Fatalf("RPC respond to ws2 %v: %v, want 403", p, rpcErr)
+		if _, rpcErr := roRPC(t, ap1, "turn/permission/request/respond", p); rpcErr == nil || rpcErr["status"] != float64(http.StatusNotFound) {
+			t.Fatalf("RPC respond to ws2 %v: %v, want 404", p, rpcErr)
 		}
 	}
-	if _, rpcErr := roRPC(t, ap1, "turn/get", map[string]any{"turn_id": "ro-w2"}); rpcErr == nil || rpcErr["status"] != float64(http.StatusForbidden) {
-		t.Fatalf("RPC turn/get of ws2: %v, want 403", rpcErr)
+	if _, rpcErr := roRPC(t, ap1, "turn/get", map[string]any{"turn_id": "ro-w2"}); rpcErr == nil || rpcErr["status"] != float64(http.StatusNotFound) {
+		t.Fatalf("RPC turn/get of ws2: %v, want 404", rpcErr)
 	}
 	// A runtime scoped to ws1 can neither start in ws2 nor decide there.
 	status, body = rt1.Request("POST", "/v1/turns", map[string]any{"turn_id": "ro-w2b", "workspace_id": "ws2", "thread_id": "t", "workspace_root": root})
 	wantError(t, status, body, http.StatusForbidden, "forbidden")
 	status, body = rt1.Request("POST", "/v1/turns/ro-w2/decisions", map[string]any{"tool_call_id": "c9", "tool_name": "exec_command", "arguments": call})
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	if after := s.footprint("ro-w2"); after != before {
 		t.Fatalf("refused requests appended to ws2's turn: %v → %v", before, after)
 	}
@@ -266,16 +269,16 @@ func TestRolesWorkspaceScope(t *testing.T) {
 	}
 
 	status, _ = ap1.Request("GET", "/v1/events?turn_id=ro-w2", nil)
-	if status != http.StatusForbidden {
-		t.Fatalf("SSE filtered on a ws2 turn for the ws1 approver: %d, want 403", status)
+	if status != http.StatusNotFound {
+		t.Fatalf("SSE filtered on a ws2 turn for the ws1 approver: %d, want 404", status)
 	}
 	// A ws1 runtime cannot reach ws2 through a child turn or a profile
 	// change either.
 	status, body = rt1.Request("POST", "/v1/turns", map[string]any{"turn_id": "ro-child", "workspace_id": "ws1", "thread_id": "t",
 		"workspace_root": root, "parent_turn_id": "ro-w2"})
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	status, body = rt1.Request("POST", "/v1/turns/ro-w2/permissions", map[string]any{"permission_profile": map[string]any{"mode": "full_access"}})
-	wantError(t, status, body, http.StatusForbidden, "forbidden")
+	wantError(t, status, body, http.StatusNotFound, "not_found")
 	if after := s.footprint("ro-w2"); after != before {
 		t.Fatalf("refused requests appended to ws2's turn: %v → %v", before, after)
 	}
