@@ -76,6 +76,12 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	if c.ParentTurnID == "" && c.TaskCap != nil {
 		return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
 	}
+	// The prompt and the client's settings are recorded redacted, as a
+	// command is (a person may paste a token into a prompt), and a retry
+	// is compared by the same.
+	redacted := *c
+	redacted.Input, redacted.Client = domain.RedactJSON(c.Input), domain.RedactJSONMap(c.Client)
+	c = &redacted
 	hash := c.RequestHash()
 	if s.Status != StatusNone {
 		if s.RequestHash == hash {
