@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"net/netip"
 	"testing"
 
@@ -22,20 +21,10 @@ import (
 // name resolving to a LAN address, and the metadata address itself,
 // behave as before.
 func TestAttack23MetadataOtherEndpoints(t *testing.T) {
-	code := func(err error) string {
-		var rf *Refusal
-		if errors.As(err, &rf) {
-			return rf.Code
-		}
-		if err != nil {
-			return err.Error()
-		}
-		return "allowed"
-	}
 	lan := &domain.TurnExecutionSecuritySnapshot{Network: domain.NetworkPolicy{Mode: domain.NetworkRestricted,
 		AllowedDomains: []string{"**.example.test"}, AllowPrivateNetworks: true}}
 	check := func(addr string) string {
-		return code(CheckAddr(lan, "svc.example.test", netip.MustParseAddr(addr), 80))
+		return refusalCode(CheckAddr(lan, "svc.example.test", netip.MustParseAddr(addr), 80))
 	}
 	if got := check("10.1.2.3"); got != "allowed" {
 		t.Fatalf("control: a listed name resolving to a LAN address: %s", got)
