@@ -42,10 +42,13 @@ func TestClaudeCodeHookSessionOfAnotherWorkspace(t *testing.T) {
 	// The attacks: B's session id, A's cwd.
 	// (subagent_stop: B's turn has no child to end; it must change nothing.)
 	hkA.hook(ccPayload(t, "subagent_stop", sessB, wsA))
+	// Each is refused, or answered as for a session that does not exist
+	// (a Stop of no turn is nothing to stop): A learns nothing of B's.
 	for _, name := range []string{"stop", "session_end", "user_prompt_submit", "post_read"} {
 		status, body := hkA.Request("POST", "/v1/hooks/claude-code", ccPayload(t, name, sessB, wsA))
-		if status == http.StatusOK {
-			t.Errorf("%s of B's session from A's credential: 200 %s, want refused", name, body)
+		noneStatus, noneBody := hkA.Request("POST", "/v1/hooks/claude-code", ccPayload(t, name, "sess-of-none", wsA))
+		if status == http.StatusOK && (noneStatus != status || string(noneBody) != string(body)) {
+			t.Errorf("%s of B's session from A's credential: 200 %s, want refused or the answer for no session (%d %s)", name, body, noneStatus, noneBody)
 		}
 	}
 	got := hkA.hook(ccEdit(t, ccPayload(t, "pre_read", sessB, wsA), map[string]any{"tool_use_id": "toolu_x1"}))
