@@ -23,8 +23,11 @@ import (
 )
 
 // DefaultGrace is how long a new connection may take to send its request
-// line before it may be closed to make room for another.
-const DefaultGrace = 2 * time.Second
+// line before it may be closed to make room for another. Short: a client
+// sends its request at once, and a process that opens connections and
+// sends nothing would otherwise keep every slot fresh by opening a few
+// hundred a second.
+const DefaultGrace = 100 * time.Millisecond
 
 // MaxFor returns the bound for a server whose descriptor limit is nofile:
 // half of it (the egress proxy takes a quarter, the store and the commands'
