@@ -169,7 +169,7 @@ func (l *Listener) Open() int {
 }
 
 func refuse(c net.Conn, limit int) {
-	body := fmt.Sprintf(`{"error":{"code":"server_busy","message":"the server holds %d connections, its limit, each carrying a request; retry later"}}`+"\n", limit)
+	body := fmt.Sprintf(`{"error":{"code":"server_busy","message":"the server holds %d connections, its limit, none of them idle; retry later","details":{"limit":%d}}}`+"\n", limit, limit)
 	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	_, _ = fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\nRetry-After: 1\r\n\r\n%s", len(body), body)
 	_ = c.Close()
