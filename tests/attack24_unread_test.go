@@ -103,3 +103,65 @@ func rssKB(t *testing.T, pid int) int {
 	t.Fatal("no VmRSS")
 	return 0
 }
+
+// TestAttack24UnreadListsHoldMemory: the same through a list the agent may
+// read. GET /v1/approvals?status=pending answers every pending request of
+// every turn in one unpaged answer, encoded whole before it is written, and
+// a request's view holds its command twice (summary and details): a
+// 100 KB command makes a 200 KB entry. The quotas allow a runtime
+// credential 256 pending requests a turn in 1,024 turns, bounded in bytes
+// only by --max-open-turn-bytes (256 MiB stored: a list of some 500 MB).
+// The agent opens such requests, then asks for the list on connections it
+// never reads: each answer stays whole in the server's memory, from a
+// request of a hundred bytes. Here 48 requests (a 10 MB list) and 16
+// unread lists. Wanted: the pending list pages (a limit and a cursor, as
+// GET /v1/turns has), and answers not yet sent count against the body
+// budget.
+// Control: the list read normally holds every request.
+func TestAttack24UnreadListsHoldMemory(t *testing.T) {
+	s := StartServer(t, "", "--listen", "127.0.0.1:29408", "--max-body-memory", "33554432")
+	agent := roAs(s, s.credential("agent", "runtime"))
+	root := workspace(t)
+	agent.startTurn("asks", "ws", "supervised", root)
+	const asks = 48
+	for i := range asks {
+		if d := agent.decide("asks", fmt.Sprintf("c%d", i), "exec_command", map[string]any{"cmd": fmt.Sprintf("echo %d %s", i, strings.Repeat("A", 100_000))}); d.Decision != "ask" {
+			t.Fatalf("c%d: %s, want ask", i, d.Decision)
+		}
+	}
+	var list struct {
+		Approvals []json.RawMessage `json:"approvals"`
+	}
+	st, raw := agent.Request("GET", "/v1/approvals?status=pending", nil)
+	if err := json.Unmarshal(raw, &list); st != http.StatusOK || err != nil || len(list.Approvals) != asks {
+		t.Fatalf("control: the pending list: %d, %d requests", st, len(list.Approvals))
+	}
+	pid := s.cmd.Process.Pid
+	base := rssKB(t, pid)
+	addr := strings.TrimPrefix(s.URL, "http://")
+	const n = 16
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "GET /v1/approvals?status=pending HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", addr, agent.Token)
+	}
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(60 * time.Second)) // a hang guard
+		if _, err := bufio.NewReaderSize(c, 16).ReadString('\n'); err != nil {
+			t.Fatalf("an unread list's answer never began: %v", err)
+		}
+	}
+	grew := rssKB(t, pid) - base
+	if grew > 96<<10 {
+		t.Errorf("%d pending lists of %d bytes the agent left unread hold %d MiB more of the server's memory, under --max-body-memory 32 MiB; want the list paged and answers counted against the budget", n, len(raw), grew>>10)
+	}
+}
