@@ -43,6 +43,12 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 	// The position is read before the list: every event after it is on
 	// the event stream subscribed from it (Last-Event-ID), and the list
 	// may already show some of them (a client keys by request_id).
+	release, err := s.lists.acquire(r.Context(), p.Name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer release()
 	pos := s.cfg.Projector.Position()
 	list, err := s.approvalsOf(r.Context(), projections.ApprovalFilter{TurnID: q.Get("turn_id"), WorkspaceID: q.Get("workspace_id"), Status: status})
 	if err != nil {

@@ -101,16 +101,36 @@ func (s *Server) budgetBodies(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
-			next.ServeHTTP(w, r)
-			return
+		body := r.Body
+		if body == nil {
+			body = http.NoBody
 		}
-		bb := &budgetedBody{ReadCloser: r.Body, b: s.bodies}
+		bb := &budgetedBody{ReadCloser: body, b: s.bodies}
 		r.Body = bb
 		defer bb.release()
-		next.ServeHTTP(w, r)
+		// A large answer is held against the same budget while it is
+		// written (writeJSON).
+		next.ServeHTTP(&budgetedWriter{ResponseWriter: w, bb: bb}, r)
 	})
 }
+
+// budgetedWriter lets writeJSON hold a large answer against its request's
+// body budget (and its principal's share), released with the request's.
+type budgetedWriter struct {
+	http.ResponseWriter
+	bb *budgetedBody
+}
+
+func (w *budgetedWriter) holdAnswer(n int64) error { return w.bb.hold(n) }
+
+// Flush and Unwrap reach the connection through the wrapper.
+func (w *budgetedWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *budgetedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // chargeBodyTo counts the rest of r's body against p's share of the
 // budget too (auth, once it knows p; nothing is read before).

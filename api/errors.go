@@ -1,11 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -117,11 +119,45 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, e.Status, map[string]any{"error": e})
 }
 
-// writeJSON writes v with status.
+// writeJSON writes v with status. An answer of largeAnswer bytes or more
+// (a long list, a large turn) is held against its request's share of the
+// body budget while it is written, and written within answerWriteTimeout:
+// an answer the client leaves unread ends its connection rather than stay
+// in the server's memory, and one the budget cannot hold is a 503
+// server_busy instead.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+	if buf.Len() >= largeAnswer {
+		if h, ok := w.(answerHolder); ok {
+			if err := h.holdAnswer(int64(buf.Len())); err != nil {
+				e := mapError(err)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(e.Status)
+				_ = json.NewEncoder(w).Encode(map[string]any{"error": e})
+				return
+			}
+		}
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(answerWriteTimeout))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// largeAnswer is the size from which an answer is held against the body
+// budget and written within answerWriteTimeout; below it, the socket's
+// buffers take it whole.
+const largeAnswer = 64 << 10
+
+// answerWriteTimeout bounds the write of a large answer (as
+// Config.SSEWriteTimeout bounds a stream's writes by default).
+const answerWriteTimeout = 30 * time.Second
+
+// answerHolder counts an answer's bytes against the request's share of the
+// body budget until the request ends (budgetBodies).
+type answerHolder interface {
+	holdAnswer(n int64) error
 }

@@ -32,9 +32,19 @@ type principalFolds struct {
 	users int
 }
 
-func newFoldSlots() *foldSlots {
-	return &foldSlots{all: make(chan struct{}, maxFolds), by: map[string]*principalFolds{}}
+func newFoldSlots() *foldSlots { return newSlots(maxFolds) }
+
+// newSlots returns slots of which all principals hold n at once, each one.
+func newSlots(n int) *foldSlots {
+	return &foldSlots{all: make(chan struct{}, n), by: map[string]*principalFolds{}}
 }
+
+// maxLists is how many pending-approval lists are built and written at
+// once, one for each principal: the list is one answer, encoded whole
+// (each request's view carries its command, up to 128 KiB, twice), and
+// a credential that asks for it on connections it never reads would
+// otherwise have the server build and hold as many as it sends.
+const maxLists = 4
 
 // acquire waits for a slot for the principal name (its own first, then one
 // of all) until ctx ends; release gives both back.

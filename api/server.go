@@ -124,6 +124,8 @@ type Server struct {
 	quota startQuota
 	// inflight counts each principal's requests in flight (inflight.go).
 	inflight inflight
+	// lists are the slots of pending-approval lists built at once (folds.go).
+	lists *foldSlots
 }
 
 // New returns a server; call SetReady once the projector has caught up.
@@ -158,8 +160,9 @@ func New(cfg Config) *Server {
 	if cfg.MaxBodyMemory == 0 {
 		cfg.MaxBodyMemory = DefaultMaxBodyMemory
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{}), folds: newFoldSlots()}
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, creds: cfg.Credentials, draining: make(chan struct{}), folds: newFoldSlots(), lists: newSlots(maxLists)}
 	s.metrics.Gauge("turnstile_turn_folds_waiting", func() float64 { return float64(s.folds.waiting.Load()) })
+	s.metrics.Gauge("turnstile_approval_lists_waiting", func() float64 { return float64(s.lists.waiting.Load()) })
 	if cfg.MaxBodyMemory > 0 {
 		s.bodies = &bodyBudget{max: cfg.MaxBodyMemory}
 		s.metrics.Gauge("turnstile_request_body_bytes_held", func() float64 { return float64(s.bodies.used.Load()) })

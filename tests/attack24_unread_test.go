@@ -117,9 +117,13 @@ func rssKB(t *testing.T, pid int) int {
 // unread lists. Wanted: the pending list pages (a limit and a cursor, as
 // GET /v1/turns has), and answers not yet sent count against the body
 // budget.
-// Control: the list read normally holds every request.
+// Control: the list read normally holds every request. (Since the fix: a
+// credential's lists are built and written one at a time, and a large
+// answer is held against its share of the body budget while it is
+// written, within 30 s: the agent's unread lists wait behind its first.)
 func TestAttack24UnreadListsHoldMemory(t *testing.T) {
-	s := StartServer(t, "", "--listen", "127.0.0.1:29408", "--max-body-memory", "33554432")
+	// GOGC=100, as TestAttack24UnreadExecAnswersHoldMemory.
+	s := StartServerEnv(t, []string{"GOGC=100"}, "--listen", "127.0.0.1:29408", "--max-body-memory", "33554432")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
 	agent.startTurn("asks", "ws", "supervised", root)
@@ -154,12 +158,18 @@ func TestAttack24UnreadListsHoldMemory(t *testing.T) {
 		conns = append(conns, c)
 		fmt.Fprintf(c, "GET /v1/approvals?status=pending HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", addr, agent.Token)
 	}
-	for _, c := range conns {
-		c.SetReadDeadline(time.Now().Add(60 * time.Second)) // a hang guard
-		if _, err := bufio.NewReaderSize(c, 16).ReadString('\n'); err != nil {
-			t.Fatalf("an unread list's answer never began: %v", err)
+	// Every request has reached the server: one list is being written to
+	// a client that reads no more, the others wait for their credential's
+	// turn (turnstile_approval_lists_waiting), holding nothing.
+	waitUntil(t, "the agent's other lists waiting", func() (bool, string) {
+		st, m := s.Do("GET", "/metrics", nil)
+		for _, line := range strings.Split(string(m), "\n") {
+			if v, ok := strings.CutPrefix(line, "turnstile_approval_lists_waiting "); ok {
+				return v == strconv.Itoa(n-1), v
+			}
 		}
-	}
+		return false, strconv.Itoa(st)
+	})
 	grew := rssKB(t, pid) - base
 	if grew > 96<<10 {
 		t.Errorf("%d pending lists of %d bytes the agent left unread hold %d MiB more of the server's memory, under --max-body-memory 32 MiB; want the list paged and answers counted against the budget", n, len(raw), grew>>10)
