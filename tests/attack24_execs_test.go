@@ -41,9 +41,9 @@ func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 	other := roAs(s, s.credential("other", "runtime"))
 	root := workspace(t)
 	other.startTurn("honest", "ws-other", "full_access", workspace(t))
-	// Forty turns: a turn's commands are decided and recorded one at a
+	// Eighty turns: a turn's commands are decided and recorded one at a
 	// time (its lock), so the agent spreads them.
-	const turns = 40
+	const turns = 80
 	for i := range turns {
 		agent.startTurn(fmt.Sprintf("many-%d", i), "ws", "full_access", root)
 	}
@@ -51,7 +51,7 @@ func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 	if st, d := agent.exec("many-0", "", map[string]any{"tool_call_id": "control", "argv": []string{"true"}}); st != http.StatusOK || !d.Ran {
 		t.Fatalf("control: a command: %d %+v", st, d)
 	}
-	const n = 200
+	const n = 170
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -86,9 +86,16 @@ func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 		}()
 	}
 	t.Cleanup(func() {
-		// The server killed, its commands die with it, and their
-		// requests end.
-		s.Kill()
+		// The turns ended, their commands die and their requests end; the
+		// server is killed only then, with no spawn in flight (killed in
+		// the middle of spawns it can leave copies of itself that hold its
+		// output, and the harness's Kill would wait for them: see
+		// TestAttack24KilledServerLeavesItsCopies).
+		var ends sync.WaitGroup
+		for i := range turns {
+			ends.Go(func() { agent.Do("POST", fmt.Sprintf("/v1/turns/many-%d/interrupt", i), map[string]any{}) })
+		}
+		ends.Wait()
 		client.CloseIdleConnections()
 		wg.Wait()
 	})
