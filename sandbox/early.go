@@ -185,7 +185,7 @@ func startEarlyHelper(cwd string, f Features) {
 	opened = append(opened, errR, errW)
 	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cwd, SysProcAttr: attr,
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
-	if err := cmd.Start(); err != nil {
+	if err := startMapped(cmd.SysProcAttr, cmd.Start); err != nil {
 		fail()
 		return
 	}

@@ -210,7 +210,9 @@ func runNamespaceProbe(prog helperProg, dir string) (fp, out string, err error) 
 	cmd.SysProcAttr = namespaceAttr()
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err = cmd.Run()
+	if err = startMapped(cmd.SysProcAttr, cmd.Start); err == nil {
+		err = cmd.Wait()
+	}
 	out = strings.TrimSpace(buf.String())
 	if first, rest, ok := strings.Cut(out, "\n"); ok {
 		if v, ok := strings.CutPrefix(first, "fingerprint "); ok {

@@ -440,13 +440,18 @@ func idmapFor(path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
 // namespace is opened, then it is killed. The caller's goroutine is locked to
 // its thread (ptrace ties the child to the tracing thread).
 func idmapUserns(exe string, uid, gid, hostUID, hostGID int) (int, error) {
-	proc, err := os.StartProcess(exe, []string{"turnstile-idmap"}, &os.ProcAttr{Sys: &syscall.SysProcAttr{
+	attr := &syscall.SysProcAttr{
 		Cloneflags:  unix.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: hostUID, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: hostGID, Size: 1}},
 		Ptrace:      true,
 		Pdeathsig:   unix.SIGKILL,
-	}})
+	}
+	var proc *os.Process
+	err := startMapped(attr, func() (err error) {
+		proc, err = os.StartProcess(exe, []string{"turnstile-idmap"}, &os.ProcAttr{Sys: attr})
+		return err
+	})
 	if err != nil {
 		return -1, fmt.Errorf("start the user namespace holder: %w", err)
 	}

@@ -410,7 +410,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
+	if err := startMapped(cmd.SysProcAttr, cmd.Start); err != nil {
 		closeAll()
 		return nil, err
 	}
