@@ -52,7 +52,12 @@ func TestChildChangedAfterItsParentNarrowedBelowItsCap(t *testing.T) {
 		t.Fatalf("after the child's narrowing, ls in the child: %s, want deny", d)
 	}
 	// A selection wider than the parent is held to the parent.
-	must(http.StatusOK, "POST", "/v1/turns/cc-c/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits"}})
+	var changed struct {
+		Position string `json:"position"`
+	}
+	if err := json.Unmarshal(must(http.StatusOK, "POST", "/v1/turns/cc-c/permissions", map[string]any{"permission_profile": map[string]any{"mode": "auto_accept_edits"}}), &changed); err != nil {
+		t.Fatal(err)
+	}
 	var tr struct {
 		Snapshot struct {
 			PermissionProfile struct {
@@ -60,7 +65,7 @@ func TestChildChangedAfterItsParentNarrowedBelowItsCap(t *testing.T) {
 			} `json:"permission_profile"`
 		} `json:"security_snapshot"`
 	}
-	if err := json.Unmarshal(must(http.StatusOK, "GET", "/v1/turns/cc-c", nil), &tr); err != nil {
+	if err := json.Unmarshal(must(http.StatusOK, "GET", "/v1/turns/cc-c?after="+changed.Position, nil), &tr); err != nil {
 		t.Fatal(err)
 	}
 	if m := tr.Snapshot.PermissionProfile.Mode; m != "supervised" {
