@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"turnstile/domain"
@@ -126,8 +127,9 @@ func writeError(w http.ResponseWriter, err error) {
 // in the server's memory, and one the budget cannot hold is a 503
 // server_busy instead.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := answerBufs.Get().(*bytes.Buffer)
+	defer putAnswerBuf(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	if buf.Len() >= largeAnswer {
@@ -145,6 +147,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// answerBufs are writeJSON's buffers, reused: every decision's answer goes
+// through it. One that grew past largeAnswer is left to the collector.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putAnswerBuf(b *bytes.Buffer) {
+	if b.Cap() <= largeAnswer {
+		b.Reset()
+		answerBufs.Put(b)
+	}
 }
 
 // largeAnswer is the size from which an answer is held against the body

@@ -22,7 +22,7 @@ const answerChunk = 64 << 10
 // writeExecAnswer writes resp as writeJSON would, its output streamed.
 func (s *Server) writeExecAnswer(w http.ResponseWriter, status int, resp *ExecResponse) {
 	if resp.Result == nil || len(resp.Result.Stdout)+len(resp.Result.Stderr) < answerChunk {
-		writeJSONWithin(w, status, resp, s.cfg.SSEWriteTimeout)
+		writeJSON(w, status, resp)
 		return
 	}
 	res := *resp.Result
@@ -43,7 +43,7 @@ func (s *Server) writeExecAnswer(w http.ResponseWriter, status int, resp *ExecRe
 	i := bytes.Index(b, []byte(`"stdout":""`))
 	j := bytes.Index(b, []byte(`"stderr":""`))
 	if i < 0 || j < i {
-		writeJSONWithin(w, status, resp, s.cfg.SSEWriteTimeout)
+		writeJSON(w, status, resp)
 		return
 	}
 	i += len(`"stdout":"`)
@@ -90,16 +90,6 @@ func streamJSONString(aw *answerWriter, s string) error {
 		s = s[n:]
 	}
 	return nil
-}
-
-// writeJSONWithin is writeJSON whose write must be done within timeout: a
-// client that does not read its answer ends its connection rather than
-// hold the answer in the server.
-func writeJSONWithin(w http.ResponseWriter, status int, v any, timeout time.Duration) {
-	if timeout > 0 {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout))
-	}
-	writeJSON(w, status, v)
 }
 
 // answerWriter writes an answer, each write within the timeout.

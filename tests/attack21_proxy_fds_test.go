@@ -34,8 +34,7 @@ func TestAttack21ProxyConnectionsExhaustTheServer(t *testing.T) {
 		}
 		t.Skip("the egress proxy needs a root server")
 	}
-	wrapper := filepath.Join(t.TempDir(), "turnstile-nofile")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -n 1024 || exit 1\nexec "+bin+" \"$@\"\n"), 0o755)
+	wrapper := nofileBin(t, 1024)
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(egressProfiles), 0o644)
 	s := StartServerBin(t, wrapper, "", "--profiles", file, "--listen", "127.0.0.1:19111")

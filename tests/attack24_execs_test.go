@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,8 +33,7 @@ import (
 // Control: the agent's first command runs, and another credential's
 // command in its own turn runs while the agent holds what it may.
 func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
-	wrapper := filepath.Join(t.TempDir(), "turnstile-nofile")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -n 1024 || exit 1\nexec "+bin+" \"$@\"\n"), 0o755)
+	wrapper := nofileBin(t, 1024)
 	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29406")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	other := roAs(s, s.credential("other", "runtime"))
@@ -101,16 +99,7 @@ func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 	})
 	// Wait until the agent's commands stop starting: every one has, or no
 	// new one started while 40 more polls of the workspace went by.
-	started, still := 0, 0
-	for started < n && still < 40 {
-		m, _ := filepath.Glob(filepath.Join(root, "started.*"))
-		if len(m) == started {
-			still++
-		} else {
-			started, still = len(m), 0
-		}
-		time.Sleep(50 * time.Millisecond) // polls the workspace
-	}
+	started := settledStarts(root, n)
 	// Another credential's command, in its own turn, meanwhile.
 	probe := &http.Client{Timeout: 10 * time.Second}
 	req, _ := http.NewRequest("POST", s.URL+"/v1/turns/honest/exec", strings.NewReader(`{"tool_call_id":"c1","argv":["true"]}`))
@@ -134,4 +123,21 @@ func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 		}
 		t.Errorf("while the agent ran %d commands, another credential's command in its own turn did not run: %.300s", started, msg)
 	}
+}
+
+// settledStarts polls root until the agent's commands stop starting: n
+// started.* markers (none when n is 0), or none new over 40 polls; it
+// returns how many started.
+func settledStarts(root string, n int) int {
+	started, still := 0, 0
+	for (n == 0 || started < n) && still < 40 {
+		m, _ := filepath.Glob(filepath.Join(root, "started.*"))
+		if len(m) == started {
+			still++
+		} else {
+			started, still = len(m), 0
+		}
+		time.Sleep(50 * time.Millisecond) // polls the workspace
+	}
+	return started
 }

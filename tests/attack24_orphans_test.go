@@ -62,8 +62,7 @@ func TestAttack24KilledServerLeavesItsCopies(t *testing.T) {
 // server outright once they stopped starting, and reports how many processes then still hold its store's lock
 // (failing the test when any does).
 func killedMidSpawn(t *testing.T, round int) int {
-	wrapper := filepath.Join(t.TempDir(), "turnstile-nofile")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -n 1024 || exit 1\nexec "+bin+" \"$@\"\n"), 0o755)
+	wrapper := nofileBin(t, 1024)
 	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29413")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
@@ -103,16 +102,7 @@ func killedMidSpawn(t *testing.T, round int) int {
 	}
 	// Killed at the descriptor table's edge, where spawns fail and are
 	// retried: once no new command started for 40 polls.
-	started, still := 0, 0
-	for still < 40 {
-		m, _ := filepath.Glob(filepath.Join(root, "started.*"))
-		if len(m) == started {
-			still++
-		} else {
-			started, still = len(m), 0
-		}
-		time.Sleep(50 * time.Millisecond) // polls the workspace
-	}
+	settledStarts(root, 0)
 	// SIGKILL, and not s.Kill, which waits for the server's output to
 	// close: the copies hold it.
 	s.cmd.Process.Kill()

@@ -31,8 +31,7 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the egress proxy needs a root server")
 	}
-	wrapper := filepath.Join(t.TempDir(), "turnstile-nofile")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -n 2048 || exit 1\nexec "+bin+" \"$@\"\n"), 0o755)
+	wrapper := nofileBin(t, 2048)
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(egressProfiles), 0o644)
 	s := StartServerBin(t, wrapper, "", "--profiles", file, "--listen", "127.0.0.1:29407")

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,8 +32,7 @@ import (
 // Control: the agent's first sockets open and answer a call, and an
 // approver is answered while the agent holds what it may.
 func TestAttack24SocketsExhaustTheServer(t *testing.T) {
-	wrapper := filepath.Join(t.TempDir(), "turnstile-nofile")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -n 1024 || exit 1\nexec "+bin+" \"$@\"\n"), 0o755)
+	wrapper := nofileBin(t, 1024)
 	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29401")
 	agent := s.credential("agent", "runtime")
 	person := roAs(s, s.credential("person", "approver"))

@@ -54,22 +54,11 @@ func TestAttack24UnreadExecAnswersHoldMemory(t *testing.T) {
 	base := rssKB(t, pid)
 	addr := strings.TrimPrefix(s.URL, "http://")
 	const n = 16
-	var conns []net.Conn
-	t.Cleanup(func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	for i := range n {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
+	conns := sendUnread(t, addr, n, func(i int) string {
 		body, _ := json.Marshal(map[string]any{"tool_call_id": fmt.Sprintf("unread-%d", i), "argv": []string{"/bin/sh", "-c", script}})
-		fmt.Fprintf(c, "POST /v1/turns/big/exec HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		return fmt.Sprintf("POST /v1/turns/big/exec HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 			addr, agent.Token, len(body), body)
-	}
+	})
 	// Each answer has begun (its status line arrived): the server encoded
 	// it and is blocked writing the rest to a client that reads no more.
 	statuses := map[string]int{}
@@ -144,20 +133,9 @@ func TestAttack24UnreadListsHoldMemory(t *testing.T) {
 	base := rssKB(t, pid)
 	addr := strings.TrimPrefix(s.URL, "http://")
 	const n = 16
-	var conns []net.Conn
-	t.Cleanup(func() {
-		for _, c := range conns {
-			c.Close()
-		}
+	sendUnread(t, addr, n, func(int) string {
+		return fmt.Sprintf("GET /v1/approvals?status=pending HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", addr, agent.Token)
 	})
-	for range n {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-		fmt.Fprintf(c, "GET /v1/approvals?status=pending HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", addr, agent.Token)
-	}
 	// Every request has reached the server: one list is being written to
 	// a client that reads no more, the others wait for their credential's
 	// turn (turnstile_approval_lists_waiting), holding nothing.
@@ -174,4 +152,27 @@ func TestAttack24UnreadListsHoldMemory(t *testing.T) {
 	if grew > 96<<10 {
 		t.Errorf("%d pending lists of %d bytes the agent left unread hold %d MiB more of the server's memory, under --max-body-memory 32 MiB; want the list paged and answers counted against the budget", n, len(raw), grew>>10)
 	}
+}
+
+// sendUnread opens n connections to addr and sends request(i) on the i-th,
+// reading nothing; they are closed when the test ends.
+func sendUnread(t *testing.T, addr string, n int, request func(i int) string) []net.Conn {
+	t.Helper()
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if _, err := c.Write([]byte(request(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return conns
 }

@@ -414,3 +414,14 @@ func waitUntil(t testing.TB, what string, cond func() (ok bool, last string)) {
 
 // str renders v for messages.
 func str(v any) string { return fmt.Sprintf("%v", v) }
+
+// nofileBin is a program that runs the turnstile binary under a descriptor
+// limit of n (soft and hard), for a server whose table an attack fills.
+func nofileBin(t testing.TB, n int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "turnstile-nofile")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\nulimit -n %d || exit 1\nexec %s \"$@\"\n", n, bin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
