@@ -528,6 +528,10 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	}
 	var reqID string
 	var open, found bool
+	key, err := s.cfg.Engine.DigestKey(r.Context())
+	if err != nil {
+		return err
+	}
 	for _, id := range []string{target, parent} {
 		err = s.cfg.Engine.View(r.Context(), id, func(st *turn.State) error {
 			c := st.Calls[h.ToolUseID]
@@ -537,6 +541,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 				// A report of another input than the call was decided
 				// with resolves nothing: RecordToolRun refuses it (409
 				// tool_call_reused) and nothing is recorded.
+				inv.Key = key
 				if a, err := domain.Classify(inv, st.Snapshot.Sandbox.Cwd, nil); err != nil || a.ToolName != c.ToolName || a.ScopeHash != c.ScopeHash {
 					open = false
 				}

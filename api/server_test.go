@@ -43,7 +43,11 @@ func startInProcessOn(t *testing.T, path string, opts ...func(*api.Config)) *inP
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(st, engine.Config{})
+	key, err := engine.LoadDigestKey(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(st, engine.Config{DigestKey: key})
 	proj := projections.New()
 	token := "in-process-test-token-0123456789"
 	cfg := api.Config{Engine: eng, Projector: proj, Store: st, Token: token}

@@ -258,7 +258,7 @@ func (c *classifier) unread(entries []ScopeEntry) ([]ScopeEntry, error) {
 		}
 	}
 	c.detail("Other arguments", strings.Join(parts, " "), true)
-	return append(entries, ScopeEntry{"other_arguments_sha256", hashHex(b)}), nil
+	return append(entries, ScopeEntry{"other_arguments_sha256", c.inv.Key.Sum(b)}), nil
 }
 
 // MaxOtherArguments bounds the arguments of a call that the classifier does

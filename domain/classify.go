@@ -22,6 +22,9 @@ type Invocation struct {
 	MCP *MCPHints
 	// Dynamic marks a tool registered at run time by a skill.
 	Dynamic bool
+	// Key keys the digests of the scope (DigestKey): the engine sets its
+	// own on every invocation it classifies.
+	Key DigestKey
 }
 
 // MCPHints is what an MCP server declared about a tool.
@@ -68,9 +71,18 @@ type Action struct {
 	Method string
 	// Argv is the command an exec_command runs (a shell string as
 	// /bin/sh -c), which the process policy judges as the spawn does.
-	Argv      []string
-	Scope     Scope
+	Argv  []string
+	Scope Scope
+	// Shown is the scope as it is recorded and shown: Scope redacted, and
+	// when redaction hid a value, a redacted_hash entry (the key's digest of
+	// the whole scope) that binds what it hid. ScopeHash is the SHA-256 of
+	// Shown's canonical JSON, so a recorded scope hashes to its scope hash
+	// and a guess of what it hides does not (nil: Scope is shown redacted,
+	// for an Action made elsewhere than by Classify).
+	Shown     Scope
 	ScopeHash string
+	// memo holds the redactions Shown made, for the summary and details.
+	memo redactMemo
 	// Summary and Details describe the action to a person approving it.
 	Summary string
 	Details []Detail
@@ -202,7 +214,8 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.a.Summary = "Run " + inv.ToolName
 	}
 	c.a.Scope = NewScope(entries...)
-	c.a.ScopeHash = c.a.Scope.Hash()
+	c.a.Shown = c.a.Scope.shown(inv.Key, &c.a.memo)
+	c.a.ScopeHash = c.a.Shown.Hash()
 	return c.a, nil
 }
 
@@ -273,7 +286,7 @@ func (c *classifier) detail(label, value string, mono bool) {
 }
 
 func (c *classifier) payload() ScopeEntry {
-	return ScopeEntry{"payload_hash", canonicalPayloadHash(c.inv.Arguments)}
+	return ScopeEntry{"payload_hash", canonicalPayloadHash(c.inv.Arguments, c.inv.Key)}
 }
 
 func (c *classifier) file(entries []ScopeEntry, kind ActionKind, op Access, keys ...string) ([]ScopeEntry, error) {
@@ -751,7 +764,7 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		}
 		slices.Sort(keys)
 		slices.Sort(pairs)
-		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", hashHex([]byte(jsonList(pairs)))})
+		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
 		c.detail("Environment", strings.Join(keys, ", "), true)
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
@@ -763,7 +776,7 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		size, _ = n.Int64()
 	}
 	if sum != "" {
-		out = append(out, ScopeEntry{"stdin_sha256", sum})
+		out = append(out, ScopeEntry{"stdin_sha256", c.inv.Key.SumHex(sum)})
 		if size >= 0 {
 			c.detail("Standard input", strconv.FormatInt(size, 10)+" bytes", false)
 		}
@@ -895,7 +908,7 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 	entries = append(entries,
 		ScopeEntry{"method", method}, ScopeEntry{"scheme", scheme}, ScopeEntry{"domain", host},
 		ScopeEntry{"url_origin", origin}, ScopeEntry{"url_path", path},
-		ScopeEntry{"url_full_hash", hashHex([]byte(u.String()))})
+		ScopeEntry{"url_full_hash", c.inv.Key.Sum([]byte(u.String()))})
 	c.a.Summary = fmt.Sprintf("%s %s%s", method, origin, path)
 	c.detail("URL", origin+path, true)
 	if c.inv.ToolName == "download_url" {

@@ -586,11 +586,36 @@ func (s Scope) redacted(m *redactMemo) Scope {
 	return out
 }
 
+// RedactedHashKey is the scope entry that binds what redaction hid in a
+// scope's other values: the digest key's Sum of the whole scope's
+// canonical JSON (Action.Shown).
+const RedactedHashKey = "redacted_hash"
+
+// shown is s as it is recorded and shown (Action.Shown): redacted, and
+// when that changed a value, with RedactedHashKey binding s under key.
+func (s Scope) shown(key DigestKey, m *redactMemo) Scope {
+	red := s.redacted(m)
+	if slices.Equal(red, s) {
+		return red
+	}
+	return NewScope(append(red, ScopeEntry{RedactedHashKey, key.Sum(s.CanonicalJSON())})...)
+}
+
+// shownScope is a.Shown, or a.Scope redacted for an Action Classify did not
+// make.
+func (a *Action) shownScope(m *redactMemo) Scope {
+	if a.Shown != nil {
+		return a.Shown
+	}
+	return a.Scope.redacted(m)
+}
+
 // Redacted returns the action's display parts (summary, details, files) with
-// sensitive paths and secrets redacted; the scope hash is unchanged.
+// sensitive paths and secrets redacted, its scope the one shown; the scope
+// hash is unchanged.
 func (a Action) Redacted() Action {
-	var m redactMemo
-	a.Scope = a.Scope.redacted(&m)
+	m := a.memo
+	a.Scope = a.shownScope(&m)
 	a.Details = slices.Clone(a.Details)
 	for i := range a.Details {
 		a.Details[i].Value = m.text(a.Details[i].Value)
@@ -606,8 +631,8 @@ func (a Action) Redacted() Action {
 // RedactedRecord returns what Redacted gives the scope and the summary, the
 // two display values an event's action record keeps.
 func (a *Action) RedactedRecord() (Scope, string) {
-	var m redactMemo
-	scope := a.Scope.redacted(&m)
+	m := a.memo
+	scope := a.shownScope(&m)
 	return scope, m.text(a.Summary)
 }
 

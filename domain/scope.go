@@ -161,24 +161,24 @@ func hashHex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// canonicalPayloadHash hashes a JSON value re-encoded canonically (object
-// keys sorted, no white space), so that key order does not change it.
-// Undecodable input is hashed as raw bytes.
-func canonicalPayloadHash(raw json.RawMessage) string {
+// canonicalPayloadHash digests a JSON value re-encoded canonically (object
+// keys sorted, no white space) under key, so that key order does not
+// change it. Undecodable input is digested as raw bytes.
+func canonicalPayloadHash(raw json.RawMessage, key DigestKey) string {
 	var v any
 	if len(raw) == 0 {
-		return hashHex([]byte("null"))
+		return key.Sum([]byte("null"))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return hashHex(raw)
+		return key.Sum(raw)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return hashHex(raw)
+		return key.Sum(raw)
 	}
-	return hashHex(b)
+	return key.Sum(b)
 }
 
 // MarshalJSON renders the scope as its canonical JSON object, so a stored

@@ -160,6 +160,7 @@ var scopeWords = map[string]string{
 	"url_full_hash": "full URL", "mcp_server": "MCP server", "mcp_tool": "MCP tool",
 	"session_id": "terminal session", "destination_hint": "file name", "overwrite": "overwrite setting",
 	"create_dirs": "create-directories setting", "follow_redirects": "redirect setting",
+	RedactedHashKey: "redacted values",
 }
 
 // ForThisTurn says in plain words what an allow_for_turn answer to a

@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+// lsSecret is a command whose scope hides a value: its scope hash binds
+// the value by the store's digest key, which a restart must keep for the
+// grant to hold.
+const lsSecret = "PGPASSWORD=summer2024 ls"
+
 // TestRestartKeepsEverything stops the process with SIGTERM and starts it
 // again on the same data: every turn, pending approval, grant and timeline
 // is still there, and the raw history is byte for byte the same.
@@ -17,9 +22,9 @@ func TestRestartKeepsEverything(t *testing.T) {
 	root := workspace(t)
 
 	s.startTurn("granted", "ws-r", "auto_accept_edits", root)
-	ask := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": "ls"})
+	ask := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": lsSecret})
 	s.respond(ask.Request.RequestID, "allow_for_turn")
-	if d := s.decide("granted", "c2", "exec_command", map[string]any{"cmd": "ls"}); d.Reason != "cached_approval" {
+	if d := s.decide("granted", "c2", "exec_command", map[string]any{"cmd": lsSecret}); d.Reason != "cached_approval" {
 		t.Fatalf("grant before the restart: %+v", d)
 	}
 	pend := s.decide("granted", "c3", "web_fetch", map[string]any{"url": "https://example.com/a"})
@@ -69,14 +74,14 @@ func TestRestartKeepsEverything(t *testing.T) {
 	}
 	// The grant still holds, the retried call still replays, and the
 	// pending request can still be answered.
-	if d := s.decide("granted", "c4", "exec_command", map[string]any{"cmd": "ls"}); d.Decision != "allow" || d.Reason != "cached_approval" || !d.Cached || d.Replayed {
+	if d := s.decide("granted", "c4", "exec_command", map[string]any{"cmd": lsSecret}); d.Decision != "allow" || d.Reason != "cached_approval" || !d.Cached || d.Replayed {
 		t.Fatalf("grant after the restart: %+v", d)
 	}
 	// A resolved call answers what the runtime should do (issue 17 item 2).
-	if d := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": "ls"}); !d.Replayed || d.Decision != "allow" || d.Reason != "user_approved" || d.Request.RequestID != ask.Request.RequestID {
+	if d := s.decide("granted", "c1", "exec_command", map[string]any{"cmd": lsSecret}); !d.Replayed || d.Decision != "allow" || d.Reason != "user_approved" || d.Request.RequestID != ask.Request.RequestID {
 		t.Fatalf("retried call after the restart: %+v", d)
 	}
-	if d := s.decide("granted", "c5", "exec_command", map[string]any{"cmd": "ls -a"}); d.Decision != "ask" {
+	if d := s.decide("granted", "c5", "exec_command", map[string]any{"cmd": "PGPASSWORD=winter2023 ls"}); d.Decision != "ask" {
 		t.Fatalf("another scope after the restart: %+v", d)
 	}
 	s.respond(pend.Request.RequestID, "allow_once")

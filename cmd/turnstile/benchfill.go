@@ -49,7 +49,7 @@ func benchFillCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer store.Close()
 	fmt.Fprintln(stderr, "store:", desc)
-	eng := engine.New(store, engine.Config{Kernel: sandbox.Probe().Kernel})
+	eng := engine.New(store, engine.Config{Kernel: sandbox.Probe().Kernel, KeyFromStore: true})
 	turns := (*events + turngen.EventsPerTurn - 1) / turngen.EventsPerTurn
 	run := time.Now().UTC().Format("20060102T150405")
 	start := time.Now()

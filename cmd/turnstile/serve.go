@@ -287,7 +287,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	cp := newCheckpointer(cpPath, proj, log)
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
+		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
 		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxCachedBytes: f.turnCacheBytes, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },

@@ -36,6 +36,14 @@ type Config struct {
 	MaxRetries int
 	// Trust lists MCP tools the operator trusts as read-only.
 	Trust domain.MCPTrust
+	// DigestKey keys the digests of what scopes do not show. The engine
+	// sets it on every invocation it classifies, whatever the command's
+	// caller set. Zero: with KeyFromStore, the store's (LoadDigestKey, read
+	// on the first command that needs it, so that a server starts while
+	// its store is unreachable), else a random key, good for this engine's
+	// life only.
+	DigestKey    domain.DigestKey
+	KeyFromStore bool
 	// Kernel is what the capability probe found; it fills every snapshot.
 	Kernel domain.KernelFeatures
 	// Sensitive are the service's own secrets (its data directory and
@@ -99,6 +107,11 @@ type Engine struct {
 	// ids nobody has must not make them add up beyond one.
 	scanning chan struct{}
 
+	// keyMu serialises the first read of the store's digest key; key
+	// holds it once known (DigestKey).
+	keyMu sync.Mutex
+	key   atomic.Pointer[domain.DigestKey]
+
 	lastMu sync.Mutex          // guards last
 	last   eventstore.Position // of the latest event this engine appended
 }
@@ -152,6 +165,9 @@ func New(store eventstore.Store, cfg Config) *Engine {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.DigestKey.IsZero() && !cfg.KeyFromStore {
+		cfg.DigestKey = domain.RandomDigestKey()
 	}
 	if cfg.Instance == "" {
 		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))

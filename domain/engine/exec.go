@@ -331,7 +331,11 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 	if err != nil {
 		return domain.Invocation{}, err
 	}
-	inv := domain.Invocation{ToolName: "exec_command", Arguments: raw}
+	key, err := e.DigestKey(ctx)
+	if err != nil {
+		return domain.Invocation{}, err
+	}
+	inv := domain.Invocation{ToolName: "exec_command", Arguments: raw, Key: key}
 	if refusal != nil {
 		return inv, &resolveRefusal{refusal}
 	}

@@ -129,9 +129,13 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 
 // prepare fills what the engine owns in a command: the time, the approval
 // TTL, the MCP trust list, the kernel features and the parent's snapshot.
-func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
+func (e *Engine) prepare(ctx context.Context, cmd turn.Command) (err error) {
 	now := e.cfg.Now().UTC()
 	switch c := cmd.(type) {
+	case *turn.StartExec:
+		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+			return err
+		}
 	case *turn.StartTurn:
 		setNow(&c.Meta, now)
 		if c.Kernel == (domain.KernelFeatures{}) {
@@ -155,6 +159,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		}
 	case *turn.EvaluateTool:
 		setNow(&c.Meta, now)
+		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+			return err
+		}
 		if c.TTL <= 0 {
 			c.TTL = e.cfg.ApprovalTTL
 		}
@@ -177,6 +184,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
+		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+			return err
+		}
 	case *turn.FinishExec:
 		setNow(&c.Meta, now)
 	case *turn.RegisterChild:
@@ -189,6 +199,9 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) error {
 		setNow(&c.Meta, now)
 	case *turn.RecordToolRun:
 		setNow(&c.Meta, now)
+		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -567,7 +567,7 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
-		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.ResultSHA256}
+		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.Invocation.Key.SumHex(c.ResultSHA256)}
 	if call := s.Calls[c.ToolCallID]; call != nil && (call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash) {
 		// A report of another invocation under a decided call's id is not
 		// recorded (it would stand in the audit for what ran, and drop the
