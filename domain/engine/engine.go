@@ -93,10 +93,15 @@ type Engine struct {
 	// decided.
 	beforeEnd atomic.Pointer[func(ctx context.Context, turnID string)]
 
-	mu     sync.Mutex               // guards turns, lru, cached, requests and each entry's counted
+	mu     sync.Mutex               // guards turns, lru, cached, owners, over, requests and each entry's counted and owner
 	turns  map[string]*list.Element // of *entry
 	lru    *list.List               // most recently used at the front
 	cached int64                    // the counted bytes of the entries in lru
+	// owners charges each cached turn to the principal who started it;
+	// over holds those whose turns take more than their share of the
+	// cache (cacheshare.go).
+	owners map[string]*owner
+	over   map[*owner]struct{}
 	// requests maps the approval requests this engine has seen to their
 	// turn (bounded like the cache: see index).
 	requests map[string]string
@@ -129,6 +134,10 @@ type entry struct {
 	// gone marks an entry evicted, whose growth no longer counts.
 	counted int64
 	gone    bool
+	// owner is whom the cache charges for the entry (nil until its state
+	// names who started the turn), ownEl its element in owner.lru.
+	owner *owner
+	ownEl *list.Element
 }
 
 // lock takes the turn's lock, or gives up when ctx ends.
@@ -173,6 +182,7 @@ func New(store eventstore.Store, cfg Config) *Engine {
 		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))
 	}
 	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{},
+		owners: map[string]*owner{}, over: map[*owner]struct{}{},
 		scanning: make(chan struct{}, 1)}
 }
 
@@ -200,7 +210,11 @@ func (e *Engine) entry(turnID string) *entry {
 	defer e.mu.Unlock()
 	if el, ok := e.turns[turnID]; ok {
 		e.lru.MoveToFront(el)
-		return el.Value.(*entry)
+		en := el.Value.(*entry)
+		if en.owner != nil {
+			en.owner.lru.MoveToFront(en.ownEl)
+		}
+		return en
 	}
 	en := &entry{id: turnID, sem: make(chan struct{}, 1)}
 	e.turns[turnID] = e.lru.PushFront(en)
@@ -211,17 +225,19 @@ func (e *Engine) entry(turnID string) *entry {
 // DefaultMaxCachedBytes is the default of Config.MaxCachedBytes.
 const DefaultMaxCachedBytes = 256 << 20
 
-// evict drops the least recently used entries while the cache is over
-// either bound, keeping the most recently used one. An evicted entry still
-// in use stays correct: appends carry the expected version, so a second
-// copy only costs a catch-up. e.mu is held.
+// evict drops entries while the cache is over either bound, keeping the
+// most recently used one: the least recently used of the principal whose
+// turns take most over their share of the cache (victim), else the least
+// recently used of all. An evicted entry still in use stays correct:
+// appends carry the expected version, so a second copy only costs a
+// catch-up. e.mu is held.
 func (e *Engine) evict() {
 	for e.lru.Len() > 1 && (e.lru.Len() > e.cfg.MaxCachedTurns || e.cached > e.cfg.MaxCachedBytes) {
-		old := e.lru.Back()
-		e.lru.Remove(old)
-		en := old.Value.(*entry)
+		en := e.victim()
+		e.lru.Remove(e.turns[en.id])
 		delete(e.turns, en.id)
 		e.cached -= en.counted
+		e.disown(en)
 		en.counted, en.gone = 0, true
 	}
 }
@@ -235,6 +251,7 @@ func (e *Engine) account(en *entry) {
 		return
 	}
 	e.cached += en.folded - en.counted
+	e.charge(en, en.folded-en.counted)
 	en.counted = en.folded
 	e.evict()
 }

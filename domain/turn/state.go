@@ -26,6 +26,9 @@ type State struct {
 	Ran map[string]struct{}
 	// LastHash is the chain hash of the last event applied.
 	LastHash string
+	// StartedBy names the principal who started the turn (the engine's
+	// cache charges the turn to it).
+	StartedBy string
 	// ProfileChangedBy is who made the turn's last profile change, or
 	// gave the turn it carried its profile from that profile (zero when
 	// none did), and CarriedProfile the profile that change gave: a Claude
@@ -112,7 +115,7 @@ func evolve(s *State, e *Event) bool {
 	moved := s.Summary.Apply(e, named)
 	switch p := e.Payload.(type) {
 	case *TurnStarted:
-		s.TaskCap, s.RequestHash, s.Inputs = p.TaskCap, p.RequestHash, p.Inputs
+		s.TaskCap, s.RequestHash, s.Inputs, s.StartedBy = p.TaskCap, p.RequestHash, p.Inputs, e.Actor.Name
 		s.ProfileChangedBy, s.ProfileChangedAt = domain.Actor{}, time.Time{}
 		if p.ProfileCarried != nil {
 			s.ProfileChangedBy, s.ProfileChangedAt = p.ProfileCarried.By, e.OccurredAt
