@@ -29,8 +29,7 @@ import (
 // the cache (the others' stay loaded), and a command on a turn the read
 // models know has ended is refused without a replay.
 // Control: the other credential's turn is cached before the agent starts,
-// and its decisions are answered throughout. (The cache's share is fixed;
-// the replay of an ended turn to refuse a decision is not: see the end.)
+// and its decisions are answered throughout.
 func TestAttack24TurnCacheTakenByOneCredential(t *testing.T) {
 	s := StartServer(t, "", "--turn-cache", "8")
 	agent := roAs(s, s.credential("agent", "runtime"))
@@ -101,7 +100,17 @@ func TestAttack24TurnCacheTakenByOneCredential(t *testing.T) {
 	if n := rchar() - r0; n > 500_000 {
 		t.Errorf("after the agent's decisions in 10 turns of its own, the other credential's next decision read %d bytes: its turn was evicted and replayed; want a share of the cache per credential", n)
 	}
-	// Not fixed, and so not asserted here: a decision refused on an ended
-	// turn that is not cached still replays it whole to refuse it (branch
-	// review24-turn-cache keeps the failing part of the review's test).
+	// Refused decisions on the agent's ended turn, each after a sweep.
+	total := 0
+	for round := 1; round <= 3; round++ {
+		sweep(round)
+		r0 = rchar()
+		if st := read(agent, "agent-big", fmt.Sprintf("late-%d", round), agentRoot); st != http.StatusUnprocessableEntity {
+			t.Fatalf("a decision on an ended turn: %d, want 422", st)
+		}
+		total += rchar() - r0
+	}
+	if total > 1_500_000 {
+		t.Errorf("3 decisions refused on the agent's ended turn read %d bytes: each replayed the turn to refuse it; want it refused from what the read models know", total)
+	}
 }

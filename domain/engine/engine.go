@@ -102,6 +102,11 @@ type Engine struct {
 	// cache (cacheshare.go).
 	owners map[string]*owner
 	over   map[*owner]struct{}
+	// tombs are the tombstones of ended turns out of the cache (tomb.go),
+	// tombList their order of use, tombBytes their size.
+	tombs     map[string]*list.Element
+	tombList  *list.List
+	tombBytes int64
 	// requests maps the approval requests this engine has seen to their
 	// turn (bounded like the cache: see index).
 	requests map[string]string
@@ -182,7 +187,7 @@ func New(store eventstore.Store, cfg Config) *Engine {
 		cfg.Instance = fmt.Sprintf("engine-%d", engines.Add(1))
 	}
 	return &Engine{store: store, cfg: cfg, turns: map[string]*list.Element{}, lru: list.New(), requests: map[string]string{},
-		owners: map[string]*owner{}, over: map[*owner]struct{}{},
+		owners: map[string]*owner{}, over: map[*owner]struct{}{}, tombs: map[string]*list.Element{}, tombList: list.New(),
 		scanning: make(chan struct{}, 1)}
 }
 
@@ -216,6 +221,9 @@ func (e *Engine) entry(turnID string) *entry {
 		}
 		return en
 	}
+	if el, ok := e.tombs[turnID]; ok {
+		e.unbury(el) // the turn is loaded again
+	}
 	en := &entry{id: turnID, sem: make(chan struct{}, 1)}
 	e.turns[turnID] = e.lru.PushFront(en)
 	e.evict()
@@ -238,6 +246,7 @@ func (e *Engine) evict() {
 		delete(e.turns, en.id)
 		e.cached -= en.counted
 		e.disown(en)
+		e.bury(en)
 		en.counted, en.gone = 0, true
 	}
 }

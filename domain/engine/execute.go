@@ -45,6 +45,9 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 	if err := e.prepare(ctx, cmd); err != nil {
 		return Result{}, err
 	}
+	if err, ok := e.refuseEnded(turnID, cmd); ok {
+		return Result{}, err
+	}
 	en := e.entry(turnID)
 	if err := en.lock(ctx); err != nil {
 		return Result{}, err
