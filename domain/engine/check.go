@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -147,15 +148,46 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		}
 	}
 	if err != nil {
-		return c, nil // Decide reports the bad input
+		// The answer (bad input, or a path the resolved classification
+		// refuses, as one whose '..' leads elsewhere after its links): Decide
+		// classifies without the resolver, where such a path passes, and
+		// would judge the lexical paths with no file check at all (the
+		// twenty-seventh review).
+		return nil, err
 	}
-	if s.Calls[c.ToolCallID] != nil {
-		if refusal != nil {
-			return c, nil // decided before: replayed as recorded
+	if call := s.Calls[c.ToolCallID]; call != nil {
+		_, ran := s.Ran[c.ToolCallID]
+		if call.Denial != nil || call.Started || call.Consumed || ran || s.OpenRequest(call.RequestID) {
+			if refusal != nil {
+				return c, nil // decided before: replayed as recorded
+			}
+			classified := *c
+			classified.Classified = &a
+			return &classified, nil
 		}
-		classified := *c
-		classified.Classified = &a
-		return &classified, nil
+		// Asked again before it ran, its request answered or none: judged
+		// as the snapshot in force judges a new call (files above, the URL
+		// without a lookup, the method), a refusal being the call's final
+		// answer (a revoked allow), so that a narrowing since the allow
+		// holds it back (the twenty-seventh review: Decide's revoked()
+		// compares the policy table and the mode, not the file and host
+		// rules).
+		if refusal == nil && a.URL != nil {
+			if sc, ok := chk.(StaticURLChecker); ok {
+				refusal = sc.CheckURLStatic(snap, a.URL.String())
+			} else {
+				refusal = chk.CheckURL(snap, a.URL.String())
+			}
+		}
+		if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {
+			refusal = methodRefusal(a.Method)
+		}
+		if refusal == nil {
+			classified := *c
+			classified.Classified = &a
+			return &classified, nil
+		}
+		return denial(c, refusal, &a)
 	}
 	// Only a call the policy allows is looked up now. The host name of a
 	// call that cannot run (denied_tools, a restricted allowed_tools or
@@ -184,12 +216,24 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		classified.Classified, classified.RecheckURL = &a, recheck
 		return &classified, nil
 	}
+	return denial(c, refusal, &a)
+}
+
+// denial turns a refusal of c into the RecordDenial that records it (a,
+// classified with the resolver, when the refusal came after it: the
+// denial then compares what it decided by the resolved scope); an error
+// that is not a refusal is a failure of the check.
+func denial(c *turn.EvaluateTool, refusal error, a *domain.Action) (turn.Command, error) {
 	var r Refusal
 	if !errors.As(refusal, &r) {
 		return nil, refusal
 	}
-	return &turn.RecordDenial{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation,
-		Refusal: r.RefusalCode(), Message: r.Error()}, nil
+	d := &turn.RecordDenial{Meta: c.Meta, ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: c.Invocation,
+		Refusal: r.RefusalCode(), Message: r.Error()}
+	if a.ToolName != "" {
+		d.Classified = a
+	}
+	return d, nil
 }
 
 // methodRefusal refuses an HTTP method a limited network does not allow.
@@ -221,4 +265,48 @@ func (e *Engine) recheck(s *turn.State, c *turn.RespondApproval) (turn.Command, 
 	checked := *c
 	checked.Refusal = ref.RefusalCode()
 	return &checked, nil
+}
+
+// judgeOpen judges an open request's recorded action against a new
+// snapshot with the resource checks a new call gets (ChangeProfile.Judge):
+// its files, the origin of a network call without a lookup, its method.
+// A profile change judged the open requests on the policy table alone: a
+// narrowing to a profile whose file rules deny a held write left it open
+// for an approver to allow, and a widening allowed it itself (the
+// twenty-seventh review). A recorded path redacted from its credential
+// store down (`web/[redacted:…]` for web/.env) cannot be checked: the
+// request is unjudged.
+func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuritySnapshot, *turn.ActionRecord) (bool, bool) {
+	refusal := func(err error) bool {
+		var r Refusal
+		return errors.As(err, &r)
+	}
+	return func(snap *domain.TurnExecutionSecuritySnapshot, a *turn.ActionRecord) (refused, unjudged bool) {
+		for _, f := range a.Files {
+			if strings.Contains(f.Path, "[redacted") {
+				unjudged = true
+				continue
+			}
+			if err := chk.CheckFile(snap, f.Path, f.Access); err != nil {
+				if refusal(err) {
+					return true, false
+				}
+				unjudged = true
+			}
+		}
+		if origin, ok := a.Scope.Get("url_origin"); ok {
+			if sc, ok := chk.(StaticURLChecker); ok {
+				if err := sc.CheckURLStatic(snap, origin+"/"); err != nil {
+					if refusal(err) {
+						return true, false
+					}
+					unjudged = true
+				}
+			}
+			if m, ok := a.Scope.Get("method"); ok && !snap.Network.MethodAllowed(m) {
+				return true, false
+			}
+		}
+		return false, unjudged
+	}
 }

@@ -121,6 +121,9 @@ type RecordDenial struct {
 	Invocation domain.Invocation
 	Refusal    string
 	Message    string
+	// Classified, when set, is Invocation classified against this state's
+	// cwd with the paths resolved (the engine's check, which refused it).
+	Classified *domain.Action
 }
 
 // RespondApproval resolves an approval request. The first resolution wins;
@@ -186,6 +189,12 @@ type ChangeProfile struct {
 	// call's own cwd (a turn started from an enclosing project is narrowed
 	// to the call's; one started from a sibling project is a conflict).
 	Cwd, WorkspaceRoot string
+	// Judge, when set (the engine's resource checks), judges an open
+	// request's recorded action against the new snapshot: refused, or
+	// unjudged when what the checks need is not in the record (a path
+	// redacted from its credential store down). A refused request is
+	// cancelled by the change, an unjudged one never allowed by it.
+	Judge func(snap *domain.TurnExecutionSecuritySnapshot, a *ActionRecord) (refused, unjudged bool)
 }
 
 // Outcome is what a command answered, for the caller.

@@ -282,9 +282,14 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	if err := s.live(TransDecide); err != nil {
 		return nil, Outcome{}, err
 	}
-	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
-	if err != nil {
-		return nil, Outcome{}, err
+	var a domain.Action
+	if c.Classified != nil {
+		a = *c.Classified
+	} else {
+		var err error
+		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil); err != nil {
+			return nil, Outcome{}, err
+		}
 	}
 	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
 	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d),
@@ -523,11 +528,22 @@ func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnaps
 	open := s.Open
 	for _, r := range s.OpenApprovals() {
 		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
+		var refused, unjudged bool
+		if c.Judge != nil {
+			refused, unjudged = c.Judge(&snap, &r.Action)
+		}
 		var res domain.Resolution
-		switch domain.Evaluate(&snap, &a, nil).Behavior {
-		case domain.BehaviorDeny:
+		switch b := domain.Evaluate(&snap, &a, nil).Behavior; {
+		case b == domain.BehaviorDeny || refused:
 			res = domain.ResolutionCancelled
-		case domain.BehaviorAllow:
+		case unjudged && b == domain.BehaviorAllow:
+			// The file rules cannot be checked on the record: a person
+			// answers it.
+			continue
+		case unjudged:
+			// Nor can a narrowing's: the runtime asks again, judged anew.
+			res = domain.ResolutionCancelled
+		case b == domain.BehaviorAllow:
 			if r.RecheckURL != "" {
 				// A network call asked without a look-up of its host
 				// (RecheckURL): only an allow that looks it up lets it

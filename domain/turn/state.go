@@ -198,6 +198,13 @@ func (s *State) recordCall(d *Decided) {
 		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode}
 }
 
+// OpenRequest reports whether id names an approval request of the turn
+// that is open.
+func (s *State) OpenRequest(id string) bool {
+	r := s.Approvals[id]
+	return id != "" && r != nil && r.Status == RequestOpen
+}
+
 // OpenApprovals returns the open requests in the order they were opened.
 func (s *State) OpenApprovals() []*Approval {
 	out := make([]*Approval, 0, s.Open)
