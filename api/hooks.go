@@ -354,8 +354,11 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	}
 	// Claude Code's own prompt answers an ask, unseen here: its host is
 	// looked up before it asks (with ask = "hold", once someone allows it).
-	res, err := s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv,
-		LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt})
+	ask := func() (engine.Result, error) {
+		return s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv,
+			LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt})
+	}
+	res, err := ask()
 	if err != nil {
 		return HookAnswer{}, err
 	}
@@ -369,7 +372,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	}
 	switch {
 	case res.Approval != nil:
-		return s.ccAsk(r, cs, parent, target, res, summary)
+		return s.ccAsk(r, cs, parent, target, res, summary, ask)
 	case d.Behavior == domain.BehaviorAllow:
 		if domain.ClaudeCodeSubagentTool(h.ToolName) {
 			if err := s.ccStartChild(r, cs, parent, h); err != nil {
@@ -457,7 +460,7 @@ func (s *Server) ccNarrowToMode(r *http.Request, cs *ccSession, turnID string) e
 
 // ccAsk answers a call that needs a person: Claude Code's own prompt, or a
 // hold until someone answers the approval request (bounded).
-func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, res engine.Result, summary string) (HookAnswer, error) {
+func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, res engine.Result, summary string, ask func() (engine.Result, error)) (HookAnswer, error) {
 	cfg, q := s.cfg.ClaudeCode, res.Approval
 	if q.Status != turn.RequestResolved && cfg.PromptsFor(cs.hook.PermissionMode) {
 		return preToolUse("ask", fmt.Sprintf("turnstile: %s (approval request %s)", summary, q.Request.RequestID)), nil
@@ -495,6 +498,22 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 	// not answered allow.
 	if err := s.stillAuthenticated(r.Context(), r); err != nil {
 		return HookAnswer{}, err
+	}
+	// The call is decided again, as a runtime asking again about an
+	// approved call is, so that the snapshot in force now holds it back:
+	// a change since the request (a narrowing whose file rules deny it, a
+	// widening that allowed it itself) is judged with the resource checks
+	// (the twenty-seventh review).
+	again, err := ask()
+	if err != nil {
+		return HookAnswer{}, err
+	}
+	if d := again.Decision; d.Behavior != domain.BehaviorAllow {
+		why := string(d.Reason)
+		if again.Refusal != "" {
+			why += ": " + again.Refusal
+		}
+		return preToolUse("deny", fmt.Sprintf("turnstile: %q was approved (%s by %s) but the turn's permissions now deny it (%s); continue with an allowed alternative", summary, a.Resolution, a.ResolvedBy, why)), nil
 	}
 	if domain.ClaudeCodeSubagentTool(cs.hook.ToolName) {
 		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {

@@ -27,14 +27,17 @@ func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (tur
 	case *turn.RespondApproval:
 		return e.recheck(s, c)
 	case *turn.ChangeProfile:
+		loaded := *c
+		if e.cfg.Checker != nil && s.Open > 0 && c.Judge == nil {
+			loaded.Judge = e.judgeOpen(e.checkerFor(c.Actor))
+		}
 		if s.ParentTurnID == "" || c.Parent != nil {
-			return c, nil
+			return &loaded, nil
 		}
 		p, err := e.parent(ctx, s.ParentTurnID)
 		if err != nil {
 			return nil, err
 		}
-		loaded := *c
 		loaded.Parent = p
 		return &loaded, nil
 	case *turn.StartTurn:
