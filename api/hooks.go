@@ -561,7 +561,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 				// with resolves nothing: RecordToolRun refuses it (409
 				// tool_call_reused) and nothing is recorded.
 				inv.Key = key
-				if a, err := domain.Classify(inv, st.Snapshot.Sandbox.Cwd, nil); err != nil || a.ToolName != c.ToolName || a.ScopeHash != c.ScopeHash {
+				if a, err := s.cfg.Engine.ClassifyAsDecided(st, inv, hookMeta(r).Actor); err != nil || a.ToolName != c.ToolName || a.ScopeHash != c.ScopeHash {
 					open = false
 				}
 			}

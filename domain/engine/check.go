@@ -310,3 +310,23 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 		return false, unjudged
 	}
 }
+
+// ClassifyAsDecided classifies inv against s with its paths resolved as
+// the decision of a new call resolves them, so that a report of the call
+// (a run, a Claude Code PostToolUse) compares with what was decided: a
+// Write through a link inside the workspace was decided on the resolved
+// path and its report, classified lexically, was refused as another
+// invocation (409 tool_call_reused; the twenty-seventh review). A path the
+// resolver refuses, or no resolver, gives the lexical classification.
+func (e *Engine) ClassifyAsDecided(s *turn.State, inv domain.Invocation, actor domain.Actor) (domain.Action, error) {
+	if fr, ok := e.checkerFor(actor).(FileResolver); ok && e.cfg.Checker != nil {
+		snap := &s.Snapshot
+		a, err := domain.ClassifyResolved(inv, snap.Sandbox.Cwd, nil, func(p string, op domain.Access, tree bool) (string, error) {
+			return fr.ResolveFile(snap, p, op, tree)
+		})
+		if err == nil {
+			return a, nil
+		}
+	}
+	return domain.Classify(inv, s.Snapshot.Sandbox.Cwd, nil)
+}

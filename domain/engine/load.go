@@ -26,6 +26,17 @@ func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (tur
 		return e.checkResources(s, c)
 	case *turn.RespondApproval:
 		return e.recheck(s, c)
+	case *turn.RecordToolRun:
+		if c.Classified != nil || s.Status == turn.StatusNone || s.Status.Terminal() {
+			return c, nil
+		}
+		a, err := e.ClassifyAsDecided(s, c.Invocation, c.Actor)
+		if err != nil {
+			return c, nil // Decide reports the bad input
+		}
+		classified := *c
+		classified.Classified = &a
+		return &classified, nil
 	case *turn.ChangeProfile:
 		loaded := *c
 		if e.cfg.Checker != nil && s.Open > 0 && c.Judge == nil {

@@ -149,6 +149,9 @@ type RecordToolRun struct {
 	// ResultBytes and ResultSHA256 digest the tool's result.
 	ResultBytes  int
 	ResultSHA256 string
+	// Classified, when set, is Invocation classified against this state's
+	// cwd with the paths resolved, as its decision was.
+	Classified *domain.Action
 }
 
 // ExpireApprovals resolves every open request past its expiry as expired.

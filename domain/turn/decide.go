@@ -578,9 +578,14 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	if s.ran(c.ToolCallID) {
 		return nil, Outcome{Replayed: true}, nil
 	}
-	a, err := domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
-	if err != nil {
-		return nil, Outcome{}, err
+	var a domain.Action
+	if c.Classified != nil {
+		a = *c.Classified
+	} else {
+		var err error
+		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil); err != nil {
+			return nil, Outcome{}, err
+		}
 	}
 	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
 		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.Invocation.Key.SumHex(c.ResultSHA256)}
