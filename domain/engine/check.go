@@ -179,8 +179,8 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 				refusal = chk.CheckURL(snap, a.URL.String())
 			}
 		}
-		if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {
-			refusal = methodRefusal(a.Method)
+		if refusal == nil && a.URL != nil {
+			refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
 		}
 		if refusal == nil {
 			classified := *c
@@ -208,8 +208,8 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 			}
 		}
 	}
-	if refusal == nil && a.URL != nil && !snap.Network.MethodAllowed(a.Method) {
-		refusal = methodRefusal(a.Method)
+	if refusal == nil && a.URL != nil {
+		refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
 	}
 	if refusal == nil {
 		classified := *c // the caller's command stays as it was
@@ -234,6 +234,25 @@ func denial(c *turn.EvaluateTool, refusal error, a *domain.Action) (turn.Command
 		d.Classified = a
 	}
 	return d, nil
+}
+
+// methodsRefused refuses a network call whose method, or a method its
+// headers or query name (domain.NamedMethods, as the egress proxy reads
+// them), a limited network does not allow.
+func methodsRefused(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action, arguments []byte) error {
+	if !snap.Network.MethodAllowed(a.Method) {
+		return methodRefusal(a.Method)
+	}
+	if len(snap.Network.AllowedMethods) == 0 {
+		return nil
+	}
+	_, named := domain.NamedMethods(domain.ArgumentHeaders(arguments), a.URL.Query())
+	for _, m := range named {
+		if !snap.Network.MethodAllowed(m) {
+			return methodRefusal(m)
+		}
+	}
+	return nil
 }
 
 // methodRefusal refuses an HTTP method a limited network does not allow.

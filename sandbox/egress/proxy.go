@@ -197,28 +197,13 @@ func (t *tunnel) allowedBy(s *domain.TurnExecutionSecuritySnapshot) bool {
 	return s.Network.MethodAllowed(t.method)
 }
 
-// namedMethods returns the methods a request names besides its own, for the
-// servers and frameworks that honour them: every header whose name, read
-// as CGI reads it (case, "-" and "_" alike), holds METHOD
-// (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override,
-// X_HTTP_Method_Override…), and the _method query parameter. Under a
-// network limited in its methods each must be allowed too.
+// namedMethods is domain.NamedMethods of r's headers and query.
 func namedMethods(r *http.Request) (names, methods []string) {
-	for name, vs := range r.Header {
-		norm := strings.ToUpper(strings.NewReplacer("-", "", "_", "").Replace(name))
-		if !strings.Contains(norm, "METHOD") {
-			continue
-		}
-		for _, v := range vs {
-			names, methods = append(names, name), append(methods, strings.ToUpper(strings.TrimSpace(v)))
-		}
-	}
+	var q url.Values
 	if r.URL != nil {
-		for _, v := range r.URL.Query()["_method"] {
-			names, methods = append(names, "_method"), append(methods, strings.ToUpper(strings.TrimSpace(v)))
-		}
+		q = r.URL.Query()
 	}
-	return names, methods
+	return domain.NamedMethods(r.Header, q)
 }
 
 // NewProxy returns a proxy judging with j and resolving with r.

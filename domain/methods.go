@@ -1,0 +1,69 @@
+package domain
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+)
+
+// NamedMethods returns the methods a request names besides its own, for
+// the servers and frameworks that honour them: every header whose name,
+// read as CGI reads it (case, "-" and "_" alike), holds METHOD
+// (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override,
+// X_HTTP_Method_Override…), and the _method query parameter. Under a
+// network limited in its methods each must be allowed too; the egress
+// proxy and the decision path read them alike (the twenty-seventh review:
+// the decision judged web_fetch's method argument alone).
+func NamedMethods(header map[string][]string, query url.Values) (names, methods []string) {
+	for name, vs := range header {
+		norm := strings.ToUpper(strings.NewReplacer("-", "", "_", "").Replace(name))
+		if !strings.Contains(norm, "METHOD") {
+			continue
+		}
+		for _, v := range vs {
+			names, methods = append(names, name), append(methods, strings.ToUpper(strings.TrimSpace(v)))
+		}
+	}
+	for _, v := range query["_method"] {
+		names, methods = append(names, "_method"), append(methods, strings.ToUpper(strings.TrimSpace(v)))
+	}
+	return names, methods
+}
+
+// ArgumentHeaders reads a tool's "headers" argument as request headers:
+// an object of names to a value or a list of values, or a list of
+// "Name: value" lines. A value of another shape is kept as its JSON text,
+// so that a name that holds METHOD is still seen.
+func ArgumentHeaders(arguments json.RawMessage) map[string][]string {
+	var args struct {
+		Headers json.RawMessage `json:"headers"`
+	}
+	if json.Unmarshal(arguments, &args) != nil || len(args.Headers) == 0 {
+		return nil
+	}
+	out := map[string][]string{}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args.Headers, &obj) == nil {
+		for k, raw := range obj {
+			var one string
+			var many []string
+			switch {
+			case json.Unmarshal(raw, &one) == nil:
+				out[k] = append(out[k], one)
+			case json.Unmarshal(raw, &many) == nil:
+				out[k] = append(out[k], many...)
+			default:
+				out[k] = append(out[k], string(raw))
+			}
+		}
+		return out
+	}
+	var lines []string
+	if json.Unmarshal(args.Headers, &lines) == nil {
+		for _, l := range lines {
+			k, v, _ := strings.Cut(l, ":")
+			out[k] = append(out[k], v)
+		}
+	}
+	return out
+}
