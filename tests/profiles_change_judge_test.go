@@ -1,0 +1,70 @@
+package tests
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// judgeProfiles: "ask" asks before every write in the workspace; "notxt"
+// is "ask" with **/*.txt denied by its file rules (the resource check's,
+// not the policy table's).
+const judgeProfiles = `
+[permissions.ask]
+extends = ":read-only"
+[permissions.ask.filesystem.":workspace_roots"]
+"." = "write"
+[permissions.ask.approvals]
+policy = "supervised"
+
+[permissions.notxt]
+extends = "ask"
+[permissions.notxt.filesystem]
+"**/*.txt" = "deny"
+`
+
+// TestProfileChangeJudgesOpenRequestsFiles: a profile change cancels the
+// open requests its file rules deny, judged with the resource checks on
+// the request's recorded path (not the policy table alone: the
+// twenty-seventh review), and leaves the others open. Control: the
+// request for a file the new rules allow stays pending.
+func TestProfileChangeJudgesOpenRequestsFiles(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(file, []byte(judgeProfiles), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", file)
+	root := workspace(t)
+	if status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "j", "workspace_id": "ws", "thread_id": "th",
+		"workspace_root": root, "permission_profile": map[string]any{"profile": "ask"}}); status != http.StatusCreated {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	patch := func(name string) map[string]any {
+		return map[string]any{"patch": "*** Begin Patch\n*** Add File: " + name + "\n+x\n*** End Patch\n"}
+	}
+	txt := s.decide("j", "txt", "apply_patch", patch("notes.txt"))
+	md := s.decide("j", "md", "apply_patch", patch("notes.md"))
+	if txt.Decision != "ask" || md.Decision != "ask" {
+		t.Fatalf("under ask: %+v %+v, want two asks", txt, md)
+	}
+	var ch struct {
+		Position string `json:"position"`
+	}
+	s.JSON("POST", "/v1/turns/j/permissions", map[string]any{"permission_profile": map[string]any{"profile": "notxt"}}, http.StatusOK, &ch)
+	status := func(id string) (string, string) {
+		var a struct {
+			Status     string `json:"status"`
+			Resolution string `json:"resolution"`
+		}
+		s.JSON("GET", "/v1/approvals/"+id+"?after="+ch.Position, nil, http.StatusOK, &a)
+		return a.Status, a.Resolution
+	}
+	if st, res := status(txt.Request.RequestID); st != "resolved" || res != "cancelled" {
+		t.Errorf("the request to write notes.txt after a change denying **/*.txt: %s %s, want resolved cancelled", st, res)
+	}
+	if st, _ := status(md.Request.RequestID); st != "pending" {
+		t.Errorf("control: the request to write notes.md: %s, want pending", st)
+	}
+}
