@@ -75,14 +75,14 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	env := plan.Env
 	spec := plan.Sandbox
 	if plan.IsolatedTmp {
+		// Made 0700 (MkdirTemp's mode, which a umask only narrows): a
+		// chmod by its name after, which follows a link, let a command
+		// that could replace the name make root chmod any path.
 		dir, err := os.MkdirTemp("", "turnstile-tmp-")
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
 		}
-		defer afterRun(func() { os.RemoveAll(dir) })
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
-		}
+		defer afterRun(func() { removeTreeAt(dir) })
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
