@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,12 +72,49 @@ var held struct {
 	fd map[string]int
 }
 
-// isHeld reports whether a command of this process holds the name p (an
-// empty placeholder, not a command's doing).
+// isHeld reports whether the name p is a placeholder as holds are made
+// (holdlock.go): an empty directory of mode holdDirMode, or a file of mode
+// holdFileMode holding what a hold holds ("" or ".\n"), whoever holds it,
+// this process or another (a server's check took another server's fresh
+// placeholders in a shared root for its command's doing and set them
+// aside). Such a name is harmless, and the checks after a command pass
+// over it; anything else there is judged as the command's doing. The
+// checks passed over a name this process held whatever it held: a command
+// forged an empty 0555 .claude that another command's start then held,
+// or filled the server's own placeholder (which the idmap made it the
+// owner of), and what it wrote stayed (the twenty-sixth review).
 func isHeld(p string) bool {
-	held.mu.Lock()
-	defer held.mu.Unlock()
-	return held.n[p] > 0
+	dir, name, err := openHoldParent(p)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		if st.Mode&0o7777 != holdDirMode {
+			return false
+		}
+		names, err := f.Readdirnames(1)
+		return len(names) == 0 && err == io.EOF
+	case unix.S_IFREG:
+		if st.Mode&0o7777 != holdFileMode || st.Size > 2 {
+			return false
+		}
+		b := make([]byte, 3)
+		n, _ := unix.Pread(fd, b, 0)
+		return n == int(st.Size) && (n == 0 || string(b[:n]) == ".\n")
+	}
+	return false
 }
 
 // holdNames creates, empty, every path the view lists in holds (before the
