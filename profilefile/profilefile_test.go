@@ -48,7 +48,7 @@ func TestReadmeExample(t *testing.T) {
 		"web/.env": domain.AccessDeny, "main.go": domain.AccessWrite, ".devcontainer/x": domain.AccessRead,
 		"build/cache/a": domain.AccessDeny, "build/cache/keep/b": domain.AccessWrite, ".git/config": domain.AccessRead,
 		"/home/me/.ssh/id_rsa": domain.AccessDeny, "/home/me/code/shared/lib.go": domain.AccessWrite,
-		"/home/me/.cache/go-build/x": domain.AccessWrite, "/home/me/.bashrc": domain.AccessDeny, "/usr/bin/env": domain.AccessRead,
+		"/home/me/scratch/x": domain.AccessWrite, "/home/me/.bashrc": domain.AccessDeny, "/usr/bin/env": domain.AccessRead,
 		"/tmp/t1/a": domain.AccessWrite, "/tmp/other": domain.AccessRead,
 	} {
 		if d := cp.Explain(p); d.Access != want {
