@@ -107,7 +107,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		attr := unix.MountAttr{}
 		if !r.write {
 			attr.Attr_set = unix.MOUNT_ATTR_RDONLY
-		} else if dropUID && !sharedDir(r.path) {
+		} else if dropUID {
 			fd, err := idmapFor(r.path, sp, userns)
 			if err != nil {
 				return err
@@ -408,22 +408,6 @@ func maskSocket(path string) error {
 		return fmt.Errorf("mask host socket %s: %w", path, err)
 	}
 	return nil
-}
-
-// sharedDir reports whether path is a directory every user may create in
-// and only an entry's owner may remove from (world-writable and sticky:
-// /tmp, /var/tmp, /dev/shm). Such a writable root is not idmapped: the
-// sandbox uid creates and uses its own files there as any user may, and
-// mapped to the directory's owner (root) the command became the owner of
-// everything root keeps there, whatever its mode: root services' private
-// temp directories, every other command's isolated temp dir (the
-// twenty-sixth review).
-func sharedDir(path string) bool {
-	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil {
-		return false
-	}
-	return st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&unix.S_ISVTX != 0 && st.Mode&0o002 != 0
 }
 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
