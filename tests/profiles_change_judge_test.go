@@ -22,6 +22,11 @@ policy = "supervised"
 extends = "ask"
 [permissions.notxt.filesystem]
 "**/*.txt" = "deny"
+
+[permissions.nocurl]
+extends = "ask"
+[permissions.nocurl.process]
+denied_commands = ["curl"]
 `
 
 // TestProfileChangeJudgesOpenRequestsFiles: a profile change cancels the
@@ -66,5 +71,46 @@ func TestProfileChangeJudgesOpenRequestsFiles(t *testing.T) {
 	}
 	if st, _ := status(md.Request.RequestID); st != "pending" {
 		t.Errorf("control: the request to write notes.md: %s, want pending", st)
+	}
+}
+
+// TestProfileChangeCancelsRequestsOfDeniedCommands: a change whose process
+// policy now denies a command cancels the open request to run it (the
+// twenty-seventh review noted that the change judged open requests
+// without their argv). Control: a request for another command stays open.
+func TestProfileChangeCancelsRequestsOfDeniedCommands(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(file, []byte(judgeProfiles), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", file)
+	root := workspace(t)
+	if status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "c", "workspace_id": "ws", "thread_id": "th",
+		"workspace_root": root, "permission_profile": map[string]any{"profile": "ask"}}); status != http.StatusCreated {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	curl := s.decide("c", "curl", "exec_command", map[string]any{"cmd": []string{"curl", "https://example.com/"}})
+	ls := s.decide("c", "ls", "exec_command", map[string]any{"cmd": []string{"ls", "-la"}})
+	if curl.Decision != "ask" || ls.Decision != "ask" {
+		t.Fatalf("under ask: %+v %+v, want two asks", curl, ls)
+	}
+	var ch struct {
+		Position string `json:"position"`
+	}
+	s.JSON("POST", "/v1/turns/c/permissions", map[string]any{"permission_profile": map[string]any{"profile": "nocurl"}}, http.StatusOK, &ch)
+	status := func(id string) (string, string) {
+		var a struct {
+			Status     string `json:"status"`
+			Resolution string `json:"resolution"`
+		}
+		s.JSON("GET", "/v1/approvals/"+id+"?after="+ch.Position, nil, http.StatusOK, &a)
+		return a.Status, a.Resolution
+	}
+	if st, res := status(curl.Request.RequestID); st != "resolved" || res != "cancelled" {
+		t.Errorf("the request to run curl after a change denying it: %s %s, want resolved cancelled", st, res)
+	}
+	if st, _ := status(ls.Request.RequestID); st != "pending" {
+		t.Errorf("control: the request to run ls: %s, want pending", st)
 	}
 }
