@@ -51,7 +51,7 @@ func writableOwners(sp *SandboxSpec) []IdmapOwner {
 	var out []IdmapOwner
 	for _, p := range paths {
 		var st unix.Stat_t
-		if unix.Stat(p, &st) != nil {
+		if unix.Stat(p, &st) != nil || sharedDir(p) {
 			continue
 		}
 		if m := st.Mode & unix.S_IFMT; m != unix.S_IFDIR && m != unix.S_IFREG {

@@ -50,6 +50,9 @@ func coarseNow() time.Time {
 // plantCheck is what Run needs to check a command's writable roots once it
 // has ended (set by prepareSpec).
 type plantCheck struct {
+	// cmdUID is the host uid the command runs as, when the server drops
+	// to the unprivileged one (0: it does not; plantWalk.commandsOwn).
+	cmdUID int
 	// roots are the canonical writable grants, none below another.
 	roots []string
 	// held are the canonical git dirs the command ran with pinned, their

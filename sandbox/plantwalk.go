@@ -165,6 +165,11 @@ type plantWalk struct {
 	// Of the root being walked:
 	rootPath string
 	rootFd   int
+	// shared: the root is a world-writable sticky directory (/tmp,
+	// sharedDir, not idmapped), whose top entries the command can have
+	// made or changed only when they are its uid's or world-writable: the
+	// others are other users' and processes', never judged its doing.
+	shared bool
 	// judged and parsed count the repositories read and the config bytes
 	// parsed (plantjudge.go); verdicts are the configs judged.
 	judged, parsed int
@@ -199,6 +204,7 @@ func (w *plantWalk) root(root string) {
 	}
 	m.gen++
 	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
+	w.shared = w.pc.cmdUID != 0 && st.Mode&unix.S_ISVTX != 0 && st.Mode&0o002 != 0
 	w.seen = map[[2]uint64]bool{}
 	w.visit("", &st, 0)
 	m.seen = w.seen
@@ -265,13 +271,13 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 		w.otherVCSLink(rel, name)
 	}
 	if len(d.agentNames) > 0 {
-		w.agentEntries(rel, d.agentNames)
+		w.agentEntries(rel, w.commandsOwn(rel, d.agentNames))
 	}
 	if len(d.subdirs) > 0 && depth+1 > maxPlantDepth {
 		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s (depth %d)", w.path(rel), maxPlantDepth))
 		return
 	}
-	for _, name := range d.subdirs {
+	for _, name := range w.commandsOwn(rel, d.subdirs) {
 		child := relChild(rel, name)
 		var cst unix.Stat_t
 		// A path, not a descriptor: a directory component replaced by a
@@ -282,6 +288,28 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 		}
 		w.visit(child, &cst, depth+1)
 	}
+}
+
+// commandsOwn is names, at the top of a shared root (w.shared), without
+// those the command could not have made or changed: neither its uid's nor
+// world-writable. The check after a command with /tmp writable set aside
+// what other processes made in /tmp meanwhile (a repository's HEAD, a
+// .claude).
+func (w *plantWalk) commandsOwn(rel string, names []string) []string {
+	if !w.shared || rel != "" || len(names) == 0 {
+		return names
+	}
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(w.rootFd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		if int(st.Uid) == w.pc.cmdUID || st.Mode&0o002 != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // list reads the directory at rel; nil when it cannot be opened beneath

@@ -47,7 +47,9 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 			return nil, err
 		}
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
-		spec.plant = newPlantCheck(v)
+		if spec.plant = newPlantCheck(v); spec.plant != nil {
+			spec.plant.cmdUID = spec.UID
+		}
 		walked = v.sockets
 		for _, g := range v.grants {
 			if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {

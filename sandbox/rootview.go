@@ -78,6 +78,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 	readOnly := sp.RestrictFilesystem && v.grantAt("/") != domain.AccessWrite
 	roots := viewRoots(v, readOnly)
 	areas := hiddenAreas(roots, sp, dropUID)
+	inner := sharedInnerAreas(roots, dropUID) // before the areas hide what it reads
 	defer func() {
 		for _, r := range roots {
 			if r.tree >= 0 {
@@ -107,7 +108,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		attr := unix.MountAttr{}
 		if !r.write {
 			attr.Attr_set = unix.MOUNT_ATTR_RDONLY
-		} else if dropUID {
+		} else if dropUID && !sharedDir(r.path) {
 			fd, err := idmapFor(r.path, sp, userns)
 			if err != nil {
 				return err
@@ -155,6 +156,23 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		}
 		if err := attachRoot(r, areas); err != nil {
 			return err
+		}
+		// Inside a shared root, which is not idmapped, the directories
+		// the unprivileged uid cannot search that lead to a root nested
+		// in it are hidden as the areas above are, once the shared root
+		// is attached: the nested root is attached in their tmpfs.
+		for _, a := range inner {
+			if !domain.PathWithin(a, r.path) || a == r.path {
+				continue
+			}
+			if err := unix.Mount("tmpfs", a, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m,nr_inodes=4096"); err != nil {
+				return fmt.Errorf("hide %s: %w", a, err)
+			}
+			fd, err := unix.Open(a, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("hide %s: %w", a, err)
+			}
+			tmpfsFDs, areas = append(tmpfsFDs, fd), append(areas, a)
 		}
 	}
 	for i, fd := range tmpfsFDs {
@@ -223,6 +241,51 @@ func hiddenAreas(roots []viewRoot, sp *SandboxSpec, dropUID bool) []string {
 			for anc := range ancestors(r.path) {
 				if withinRoot(anc, roots) {
 					break
+				}
+				var st unix.Stat_t
+				if unix.Lstat(anc, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					break
+				}
+				if st.Mode&0o001 == 0 {
+					cand = append(cand, anc)
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(cand)
+	var out []string
+	for _, c := range cand {
+		if !withinAny(c, out) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sharedInnerAreas are, for each root nested in a shared writable root
+// (sharedDir: not idmapped, so the unprivileged uid has only what any user
+// has there), the outermost directory between the two that the uid cannot
+// search (a 0700 /tmp/TestX above a workspace in /tmp): hidden by a tmpfs
+// in the view once the shared root is attached, so that the nested root
+// stays reachable. What it hides the uid could not reach anyway. Read
+// before the hidden areas are mounted (the shared root is in one).
+func sharedInnerAreas(roots []viewRoot, dropUID bool) []string {
+	if !dropUID {
+		return nil
+	}
+	var cand []string
+	for _, s := range roots {
+		if !s.write || !sharedDir(s.path) {
+			continue
+		}
+		for _, r := range roots {
+			if r.path == s.path || !domain.PathWithin(r.path, s.path) {
+				continue
+			}
+			for anc := range ancestors(r.path) {
+				if !domain.PathWithin(anc, s.path) || anc == s.path {
+					continue
 				}
 				var st unix.Stat_t
 				if unix.Lstat(anc, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
@@ -408,6 +471,22 @@ func maskSocket(path string) error {
 		return fmt.Errorf("mask host socket %s: %w", path, err)
 	}
 	return nil
+}
+
+// sharedDir reports whether path is a directory every user may create in
+// and only an entry's owner may remove from (world-writable and sticky:
+// /tmp, /var/tmp, /dev/shm). Such a writable root is not idmapped: the
+// sandbox uid creates and uses its own files there as any user may, and
+// mapped to the directory's owner (root) the command became the owner of
+// everything root keeps there, whatever its mode: root services' private
+// temp directories, every other command's isolated temp dir (the
+// twenty-sixth review).
+func sharedDir(path string) bool {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&unix.S_ISVTX != 0 && st.Mode&0o002 != 0
 }
 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
