@@ -242,20 +242,34 @@ func hiddenAreas(roots []viewRoot, sp *SandboxSpec, dropUID bool) []string {
 				if withinRoot(anc, roots) {
 					break
 				}
-				var st unix.Stat_t
-				if unix.Lstat(anc, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-					break
-				}
-				if st.Mode&0o001 == 0 {
-					cand = append(cand, anc)
+				if hide, stop := blocksSearch(anc); stop {
+					if hide {
+						cand = append(cand, anc)
+					}
 					break
 				}
 			}
 		}
 	}
-	sort.Strings(cand)
+	return outermost(cand)
+}
+
+// blocksSearch says, of a directory on the way to a root, whether the way
+// stops there (it is not a directory, or others may not search it) and
+// whether it is to be hidden (the latter).
+func blocksSearch(anc string) (hide, stop bool) {
+	var st unix.Stat_t
+	if unix.Lstat(anc, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false, true
+	}
+	return st.Mode&0o001 == 0, st.Mode&0o001 == 0
+}
+
+// outermost is dirs sorted, without those within another of them.
+func outermost(dirs []string) []string {
+	sort.Strings(dirs)
 	var out []string
-	for _, c := range cand {
+	for _, c := range dirs {
 		if !withinAny(c, out) {
 			out = append(out, c)
 		}
@@ -287,25 +301,16 @@ func sharedInnerAreas(roots []viewRoot, dropUID bool) []string {
 				if !domain.PathWithin(anc, s.path) || anc == s.path {
 					continue
 				}
-				var st unix.Stat_t
-				if unix.Lstat(anc, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-					break
-				}
-				if st.Mode&0o001 == 0 {
-					cand = append(cand, anc)
+				if hide, stop := blocksSearch(anc); stop {
+					if hide {
+						cand = append(cand, anc)
+					}
 					break
 				}
 			}
 		}
 	}
-	sort.Strings(cand)
-	var out []string
-	for _, c := range cand {
-		if !withinAny(c, out) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return outermost(cand)
 }
 
 // ancestors yields the proper ancestors of p below "/", outermost first.

@@ -29,6 +29,38 @@ extends = "ask"
 denied_commands = ["curl"]
 `
 
+// judgeTurn starts a server with judgeProfiles and a turn id under "ask".
+func judgeTurn(t *testing.T, id string) *Server {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(file, []byte(judgeProfiles), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", file)
+	if status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th",
+		"workspace_root": workspace(t), "permission_profile": map[string]any{"profile": "ask"}}); status != http.StatusCreated {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	return s
+}
+
+// changeProfile changes the turn's profile and returns what reads an
+// approval's status and resolution after the change.
+func changeProfile(s *Server, turnID, profile string) func(id string) (string, string) {
+	var ch struct {
+		Position string `json:"position"`
+	}
+	s.JSON("POST", "/v1/turns/"+turnID+"/permissions", map[string]any{"permission_profile": map[string]any{"profile": profile}}, http.StatusOK, &ch)
+	return func(id string) (string, string) {
+		var a struct {
+			Status     string `json:"status"`
+			Resolution string `json:"resolution"`
+		}
+		s.JSON("GET", "/v1/approvals/"+id+"?after="+ch.Position, nil, http.StatusOK, &a)
+		return a.Status, a.Resolution
+	}
+}
+
 // TestProfileChangeJudgesOpenRequestsFiles: a profile change cancels the
 // open requests its file rules deny, judged with the resource checks on
 // the request's recorded path (not the policy table alone: the
@@ -36,16 +68,7 @@ denied_commands = ["curl"]
 // request for a file the new rules allow stays pending.
 func TestProfileChangeJudgesOpenRequestsFiles(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(file, []byte(judgeProfiles), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", file)
-	root := workspace(t)
-	if status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "j", "workspace_id": "ws", "thread_id": "th",
-		"workspace_root": root, "permission_profile": map[string]any{"profile": "ask"}}); status != http.StatusCreated {
-		t.Fatalf("start: %d %s", status, body)
-	}
+	s := judgeTurn(t, "j")
 	patch := func(name string) map[string]any {
 		return map[string]any{"patch": "*** Begin Patch\n*** Add File: " + name + "\n+x\n*** End Patch\n"}
 	}
@@ -54,18 +77,7 @@ func TestProfileChangeJudgesOpenRequestsFiles(t *testing.T) {
 	if txt.Decision != "ask" || md.Decision != "ask" {
 		t.Fatalf("under ask: %+v %+v, want two asks", txt, md)
 	}
-	var ch struct {
-		Position string `json:"position"`
-	}
-	s.JSON("POST", "/v1/turns/j/permissions", map[string]any{"permission_profile": map[string]any{"profile": "notxt"}}, http.StatusOK, &ch)
-	status := func(id string) (string, string) {
-		var a struct {
-			Status     string `json:"status"`
-			Resolution string `json:"resolution"`
-		}
-		s.JSON("GET", "/v1/approvals/"+id+"?after="+ch.Position, nil, http.StatusOK, &a)
-		return a.Status, a.Resolution
-	}
+	status := changeProfile(s, "j", "notxt")
 	if st, res := status(txt.Request.RequestID); st != "resolved" || res != "cancelled" {
 		t.Errorf("the request to write notes.txt after a change denying **/*.txt: %s %s, want resolved cancelled", st, res)
 	}
@@ -80,33 +92,13 @@ func TestProfileChangeJudgesOpenRequestsFiles(t *testing.T) {
 // without their argv). Control: a request for another command stays open.
 func TestProfileChangeCancelsRequestsOfDeniedCommands(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(file, []byte(judgeProfiles), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", file)
-	root := workspace(t)
-	if status, body := s.Do("POST", "/v1/turns", map[string]any{"turn_id": "c", "workspace_id": "ws", "thread_id": "th",
-		"workspace_root": root, "permission_profile": map[string]any{"profile": "ask"}}); status != http.StatusCreated {
-		t.Fatalf("start: %d %s", status, body)
-	}
+	s := judgeTurn(t, "c")
 	curl := s.decide("c", "curl", "exec_command", map[string]any{"cmd": []string{"curl", "https://example.com/"}})
 	ls := s.decide("c", "ls", "exec_command", map[string]any{"cmd": []string{"ls", "-la"}})
 	if curl.Decision != "ask" || ls.Decision != "ask" {
 		t.Fatalf("under ask: %+v %+v, want two asks", curl, ls)
 	}
-	var ch struct {
-		Position string `json:"position"`
-	}
-	s.JSON("POST", "/v1/turns/c/permissions", map[string]any{"permission_profile": map[string]any{"profile": "nocurl"}}, http.StatusOK, &ch)
-	status := func(id string) (string, string) {
-		var a struct {
-			Status     string `json:"status"`
-			Resolution string `json:"resolution"`
-		}
-		s.JSON("GET", "/v1/approvals/"+id+"?after="+ch.Position, nil, http.StatusOK, &a)
-		return a.Status, a.Resolution
-	}
+	status := changeProfile(s, "c", "nocurl")
 	if st, res := status(curl.Request.RequestID); st != "resolved" || res != "cancelled" {
 		t.Errorf("the request to run curl after a change denying it: %s %s, want resolved cancelled", st, res)
 	}

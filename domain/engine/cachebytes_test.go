@@ -12,6 +12,16 @@ import (
 	"turnstile/domain/turn"
 )
 
+// bigProfile is a full_access profile of 64 allowed paths of about 1 KB
+// each (a turn of about 130 KiB stored), distinct for each i.
+func bigProfile(i int) *domain.ProfileRequest {
+	var paths []string
+	for j := range 64 {
+		paths = append(paths, fmt.Sprintf("/w/%03d-%03d-", i, j)+strings.Repeat("p", 950))
+	}
+	return &domain.ProfileRequest{Mode: domain.ModeFullAccess, AllowedPaths: paths}
+}
+
 // TestAttack18TurnCacheBoundedInBytes: the engine's cache of turn states
 // was bounded by a count alone (--turn-cache, 4,096), and a runtime
 // credential starts and ends as many turns as it likes, each as large as
@@ -25,13 +35,7 @@ import (
 // again as before (it is loaded from the store), and under the default
 // bound every turn stays cached.
 func TestAttack18TurnCacheBoundedInBytes(t *testing.T) {
-	big := func(i int) *domain.ProfileRequest {
-		var paths []string
-		for j := range 64 {
-			paths = append(paths, fmt.Sprintf("/w/%03d-%03d-", i, j)+strings.Repeat("p", 950))
-		}
-		return &domain.ProfileRequest{Mode: domain.ModeFullAccess, AllowedPaths: paths}
-	}
+	big := bigProfile
 	run := func(maxBytes int64) *engine.Engine {
 		st, err := logstore.Open(filepath.Join(t.TempDir(), "events"), logstore.Options{})
 		if err != nil {

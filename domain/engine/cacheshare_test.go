@@ -3,7 +3,6 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"turnstile/adapters/logstore"
@@ -20,13 +19,6 @@ import (
 // agent's own turns go first. Control: a principal alone uses the whole
 // cache.
 func TestCacheShareKeepsOthersTurns(t *testing.T) {
-	big := func(i int) *domain.ProfileRequest {
-		var paths []string
-		for j := range 64 {
-			paths = append(paths, fmt.Sprintf("/w/%03d-%03d-", i, j)+strings.Repeat("p", 950))
-		}
-		return &domain.ProfileRequest{Mode: domain.ModeFullAccess, AllowedPaths: paths}
-	}
 	start := func(eng *engine.Engine, who, id string, profile *domain.ProfileRequest) {
 		t.Helper()
 		meta := turn.Meta{Actor: domain.Actor{Name: who, Role: domain.RoleRuntime}}
@@ -53,7 +45,7 @@ func TestCacheShareKeepsOthersTurns(t *testing.T) {
 		profile func(int) *domain.ProfileRequest
 	}{
 		{"count", engine.Config{MaxCachedTurns: 8}, func(int) *domain.ProfileRequest { return nil }},
-		{"bytes", engine.Config{MaxCachedBytes: 1 << 20}, big},
+		{"bytes", engine.Config{MaxCachedBytes: 1 << 20}, bigProfile},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			eng := open(c.cfg)

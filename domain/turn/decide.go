@@ -205,14 +205,9 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 	if c.ToolCallID == "" {
 		return nil, Outcome{}, &domain.FieldError{Field: "tool_call_id", Message: "required"}
 	}
-	var a domain.Action
-	if c.Classified != nil {
-		a = *c.Classified
-	} else {
-		var err error
-		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, c.Trust); err != nil {
-			return nil, Outcome{}, err
-		}
+	a, err := s.classified(c.Classified, c.Invocation, c.Trust)
+	if err != nil {
+		return nil, Outcome{}, err
 	}
 	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
 		call := s.Calls[c.ToolCallID]
@@ -282,14 +277,9 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	if err := s.live(TransDecide); err != nil {
 		return nil, Outcome{}, err
 	}
-	var a domain.Action
-	if c.Classified != nil {
-		a = *c.Classified
-	} else {
-		var err error
-		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil); err != nil {
-			return nil, Outcome{}, err
-		}
+	a, err := s.classified(c.Classified, c.Invocation, nil)
+	if err != nil {
+		return nil, Outcome{}, err
 	}
 	d := domain.Decision{Behavior: domain.BehaviorDeny, Reason: domain.ReasonSandboxDenied, Action: a.Kind, ScopeHash: a.ScopeHash, DecidedBy: "sandbox"}
 	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d),
@@ -306,6 +296,15 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	}
 	ev := s.event(&c.Meta, []string{"sandbox_denied", c.ToolCallID, a.ScopeHash, c.Refusal}, &DecisionDenied{rec})
 	return []Event{ev}, Outcome{Decision: d, Refusal: c.Refusal}, nil
+}
+
+// classified is the action classified, when the engine classified it
+// (with the paths resolved), else inv classified against the turn's cwd.
+func (s *State) classified(classified *domain.Action, inv domain.Invocation, trust domain.MCPTrust) (domain.Action, error) {
+	if classified != nil {
+		return *classified, nil
+	}
+	return domain.Classify(inv, s.Snapshot.Sandbox.Cwd, trust)
 }
 
 // approval returns a copy of a approval (nil when there is none), so that an
@@ -584,14 +583,9 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	if s.ran(c.ToolCallID) {
 		return nil, Outcome{Replayed: true}, nil
 	}
-	var a domain.Action
-	if c.Classified != nil {
-		a = *c.Classified
-	} else {
-		var err error
-		if a, err = domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil); err != nil {
-			return nil, Outcome{}, err
-		}
+	a, err := s.classified(c.Classified, c.Invocation, nil)
+	if err != nil {
+		return nil, Outcome{}, err
 	}
 	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
 		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.Invocation.Key.SumHex(c.ResultSHA256)}

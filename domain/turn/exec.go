@@ -188,10 +188,7 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 }
 
 func (c *StartExec) action(s *State) (domain.Action, error) {
-	if c.Classified != nil {
-		return *c.Classified, nil
-	}
-	return domain.Classify(c.Invocation, s.Snapshot.Sandbox.Cwd, nil)
+	return s.classified(c.Classified, c.Invocation, nil)
 }
 
 func approved(call *Call) domain.Decision {
