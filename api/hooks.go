@@ -547,23 +547,30 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	}
 	var reqID string
 	var open, found bool
-	key, err := s.cfg.Engine.DigestKey(r.Context())
-	if err != nil {
+	if inv.Key, err = s.cfg.Engine.DigestKey(r.Context()); err != nil {
 		return err
 	}
+	// decided is the report classified as its call was decided (paths
+	// resolved), in the turn that decided it: RecordToolRun takes it
+	// rather than resolve the paths again.
+	var decided *domain.Action
 	for _, id := range []string{target, parent} {
 		err = s.cfg.Engine.View(r.Context(), id, func(st *turn.State) error {
 			c := st.Calls[h.ToolUseID]
-			if found = c != nil; found && c.RequestID != "" {
-				reqID = c.RequestID
-				open = st.Approvals[reqID] != nil && st.Approvals[reqID].Status == turn.RequestOpen
+			if found = c != nil; !found {
+				return nil
+			}
+			a, err := s.cfg.Engine.ClassifyAsDecided(st, inv, hookMeta(r).Actor)
+			if err != nil {
+				return nil // RecordToolRun reports the bad input
+			}
+			decided = &a
+			if c.RequestID != "" {
 				// A report of another input than the call was decided
 				// with resolves nothing: RecordToolRun refuses it (409
 				// tool_call_reused) and nothing is recorded.
-				inv.Key = key
-				if a, err := s.cfg.Engine.ClassifyAsDecided(st, inv, hookMeta(r).Actor); err != nil || a.ToolName != c.ToolName || a.ScopeHash != c.ScopeHash {
-					open = false
-				}
+				reqID = c.RequestID
+				open = st.OpenRequest(reqID) && a.ToolName == c.ToolName && a.ScopeHash == c.ScopeHash
 			}
 			return nil
 		})
@@ -601,7 +608,7 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	}
 	resp := bytes.TrimSpace(h.ToolResponse)
 	sum := sha256.Sum256(resp)
-	_, err = s.hookExec(r, target, &turn.RecordToolRun{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv, ClientTool: h.ToolName,
+	_, err = s.hookExec(r, target, &turn.RecordToolRun{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv, Classified: decided, ClientTool: h.ToolName,
 		Failed: h.HookEventName == "PostToolUseFailure" || toolFailed(resp), ResultBytes: len(resp), ResultSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return err

@@ -79,6 +79,11 @@ func redactFrom(p string, i int) string {
 // Redaction marker for a secret value inside a command or URL.
 const redacted = "[redacted]"
 
+// HidesText reports whether s, as recorded, holds a part a redaction hid
+// (a secret's "[redacted]", a path's "[redacted:…]"): what the part was
+// cannot be judged from it.
+func HidesText(s string) bool { return strings.Contains(s, "[redacted") }
+
 // secretName matches option, variable and header names that carry secrets.
 const secretName = `[A-Za-z0-9_-]*(?:[Pp][Aa][Ss][Ss][Ww](?:[Oo][Rr])?[Dd]|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt]|` +
 	`[Aa][Pp][Ii][-_]?[Kk][Ee][Yy]|[Aa][Cc][Cc][Ee][Ss][Ss][-_]?[Kk][Ee][Yy]|[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll])[A-Za-z0-9_-]*`

@@ -204,7 +204,7 @@ func (w *plantWalk) root(root string) {
 	}
 	m.gen++
 	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
-	w.shared = w.pc.cmdUID != 0 && st.Mode&unix.S_ISVTX != 0 && st.Mode&0o002 != 0
+	w.shared = w.pc.cmdUID != 0 && sharedMode(st.Mode)
 	w.seen = map[[2]uint64]bool{}
 	w.visit("", &st, 0)
 	m.seen = w.seen

@@ -491,8 +491,12 @@ func sharedDir(path string) bool {
 	if unix.Stat(path, &st) != nil {
 		return false
 	}
-	return st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&unix.S_ISVTX != 0 && st.Mode&0o002 != 0
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedMode(st.Mode)
 }
+
+// sharedMode reports whether a directory's mode makes it shared:
+// world-writable and sticky.
+func sharedMode(mode uint32) bool { return mode&unix.S_ISVTX != 0 && mode&0o002 != 0 }
 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
 // and gid) to SandboxUID, for an idmapped mount: the one Run passed, or one

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strings"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -155,9 +154,9 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		// twenty-seventh review).
 		return nil, err
 	}
-	if call := s.Calls[c.ToolCallID]; call != nil {
-		_, ran := s.Ran[c.ToolCallID]
-		if call.Denial != nil || call.Started || call.Consumed || ran || s.OpenRequest(call.RequestID) {
+	call := s.Calls[c.ToolCallID]
+	if call != nil {
+		if _, ran := s.Ran[c.ToolCallID]; call.Denial != nil || call.Started || call.Consumed || ran || s.OpenRequest(call.RequestID) {
 			if refusal != nil {
 				return c, nil // decided before: replayed as recorded
 			}
@@ -165,29 +164,12 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 			classified.Classified = &a
 			return &classified, nil
 		}
-		// Asked again before it ran, its request answered or none: judged
-		// as the snapshot in force judges a new call (files above, the URL
-		// without a lookup, the method), a refusal being the call's final
-		// answer (a revoked allow), so that a narrowing since the allow
-		// holds it back (the twenty-seventh review: Decide's revoked()
-		// compares the policy table and the mode, not the file and host
-		// rules).
-		if refusal == nil && a.URL != nil {
-			if sc, ok := chk.(StaticURLChecker); ok {
-				refusal = sc.CheckURLStatic(snap, a.URL.String())
-			} else {
-				refusal = chk.CheckURL(snap, a.URL.String())
-			}
-		}
-		if refusal == nil && a.URL != nil {
-			refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
-		}
-		if refusal == nil {
-			classified := *c
-			classified.Classified = &a
-			return &classified, nil
-		}
-		return denial(c, refusal, &a)
+		// Otherwise it is asked again before it ran, its request answered
+		// or none: judged below as the snapshot in force judges a new call
+		// (its host without a lookup), a refusal being its final answer (a
+		// revoked allow), so that a narrowing since the allow holds it back
+		// (the twenty-seventh review: Decide's revoked() compares the
+		// policy table and the mode, not the file and host rules).
 	}
 	// Only a call the policy allows is looked up now. The host name of a
 	// call that cannot run (denied_tools, a restricted allowed_tools or
@@ -197,14 +179,22 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	// does not wait for a lookup it does not need.
 	recheck := ""
 	if refusal == nil && a.URL != nil {
-		switch domain.Evaluate(snap, &a, s.Grants).Behavior {
-		case domain.BehaviorAllow:
+		sc, static := chk.(StaticURLChecker)
+		switch {
+		case call != nil && static:
+			refusal = sc.CheckURLStatic(snap, a.URL.String())
+		case call != nil:
 			refusal = chk.CheckURL(snap, a.URL.String())
-		case domain.BehaviorAsk:
-			if sc, ok := chk.(StaticURLChecker); ok && !c.LookUpAsks {
-				refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
-			} else {
+		default:
+			switch domain.Evaluate(snap, &a, s.Grants).Behavior {
+			case domain.BehaviorAllow:
 				refusal = chk.CheckURL(snap, a.URL.String())
+			case domain.BehaviorAsk:
+				if static && !c.LookUpAsks {
+					refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
+				} else {
+					refusal = chk.CheckURL(snap, a.URL.String())
+				}
 			}
 		}
 	}
@@ -302,7 +292,7 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 	}
 	return func(snap *domain.TurnExecutionSecuritySnapshot, a *turn.ActionRecord) (refused, unjudged bool) {
 		for _, f := range a.Files {
-			if strings.Contains(f.Path, "[redacted") {
+			if domain.HidesText(f.Path) {
 				unjudged = true
 				continue
 			}
@@ -338,7 +328,7 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 // invocation (409 tool_call_reused; the twenty-seventh review). A path the
 // resolver refuses, or no resolver, gives the lexical classification.
 func (e *Engine) ClassifyAsDecided(s *turn.State, inv domain.Invocation, actor domain.Actor) (domain.Action, error) {
-	if fr, ok := e.checkerFor(actor).(FileResolver); ok && e.cfg.Checker != nil {
+	if fr, ok := e.checkerFor(actor).(FileResolver); ok {
 		snap := &s.Snapshot
 		a, err := domain.ClassifyResolved(inv, snap.Sandbox.Cwd, nil, func(p string, op domain.Access, tree bool) (string, error) {
 			return fr.ResolveFile(snap, p, op, tree)
