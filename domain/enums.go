@@ -409,6 +409,13 @@ const (
 	AccessRead  Access = "read"
 	AccessWrite Access = "write"
 	AccessDeny  Access = "deny"
+	// AccessOverlay is a profile's value only, never an entry's: the
+	// command reads the directory and writes a copy of it that lives as
+	// long as the command (an overlay whose upper layer is the command's
+	// own); nothing it writes reaches the directory. Compiled, it is a
+	// read rule and entry with Overlay set: decisions, which judge what
+	// the runtime itself does on the host, see read.
+	AccessOverlay Access = "overlay"
 )
 
 // UnmarshalText implements encoding.TextUnmarshaler with validation.

@@ -341,7 +341,16 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		if strings.HasPrefix(origin[k], ":") {
 			prov = RuleFromBuiltin
 		}
-		c.Rules = append(c.Rules, expandKey(fk, flat.Filesystem[k], prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)...)
+		a := flat.Filesystem[k]
+		if a != AccessOverlay {
+			c.Rules = append(c.Rules, expandKey(fk, a, prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)...)
+			continue
+		}
+		rs := expandKey(fk, AccessRead, prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)
+		for i := range rs {
+			rs[i].Overlay = true
+		}
+		c.Rules = append(c.Rules, rs...)
 	}
 	if !c.Unrestricted {
 		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)

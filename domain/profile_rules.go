@@ -21,18 +21,23 @@ const (
 // SpecialTokens lists the known tokens.
 var SpecialTokens = []string{TokenRoot, TokenMinimal, TokenWorkspaceRoots, TokenProjectRoots, TokenTmpdir, TokenSlashTmp, TokenAppReadRoots}
 
-// ParseProfileAccess parses a filesystem rule's value: read, write, deny,
-// or the older spelling none (= deny).
+// ProfileAccessValues are the values a profile's filesystem rule may take.
+var ProfileAccessValues = []string{"read", "write", "overlay", "deny", "none"}
+
+// ParseProfileAccess parses a filesystem rule's value: read, write,
+// overlay, deny, or the older spelling none (= deny).
 func ParseProfileAccess(s string) (Access, error) {
 	switch s {
 	case "read":
 		return AccessRead, nil
 	case "write":
 		return AccessWrite, nil
+	case "overlay":
+		return AccessOverlay, nil
 	case "deny", "none":
 		return AccessDeny, nil
 	}
-	return "", &InvalidEnumError{Field: "access", Value: s, Allowed: []string{"read", "write", "deny", "none"}}
+	return "", &InvalidEnumError{Field: "access", Value: s, Allowed: ProfileAccessValues}
 }
 
 // FilesystemKey is a parsed filesystem key.
@@ -100,8 +105,8 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 // glob component must be a valid pattern ("**" alone, or path.Match syntax).
 // An unknown special token is not an error (Unknown is set).
 func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
-	if access != AccessRead && access != AccessWrite && access != AccessDeny {
-		return FilesystemKey{}, &InvalidEnumError{Field: "access", Value: string(access), Allowed: []string{"read", "write", "deny", "none"}}
+	if access != AccessRead && access != AccessWrite && access != AccessDeny && access != AccessOverlay {
+		return FilesystemKey{}, &InvalidEnumError{Field: "access", Value: string(access), Allowed: ProfileAccessValues}
 	}
 	if k == "" {
 		return FilesystemKey{}, errors.New("an empty key")
@@ -119,6 +124,9 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 		fk.Unknown = !isKnownToken(fk.Token)
 		if fk.Token == TokenMinimal && fk.Sub != "" {
 			return fk, errors.New(":minimal takes no subpath")
+		}
+		if access == AccessOverlay && (fk.Token == TokenMinimal || (fk.Token == TokenRoot && fk.Sub == "")) {
+			return fk, errors.New("overlay is for a directory a command's tools write as a cache (a build cache, a package store), not for " + fk.Token)
 		}
 	case n == "~" || strings.HasPrefix(n, "~/"):
 		fk.Home = true
@@ -143,7 +151,7 @@ func ParseFilesystemKey(k string, access Access) (FilesystemKey, error) {
 	fk.Glob = hasGlob(fk.Sub)
 	if fk.Glob {
 		if access != AccessDeny {
-			return fk, errors.New("a glob is allowed only with deny (a glob with read or write would grant files that appear later)")
+			return fk, errors.New("a glob is allowed only with deny (a glob with read, write or overlay would grant files that appear later)")
 		}
 		for seg := range strings.SplitSeq(fk.Sub, "/") {
 			if seg == "**" {
@@ -226,6 +234,10 @@ type PathRule struct {
 	// Locked marks an operator's required deny: nothing under it can be
 	// reopened, whatever its specificity.
 	Locked bool `json:"locked,omitempty"`
+	// Overlay (Access is read) marks a profile's "overlay" rule: the
+	// sandbox lets a command write the directory through an overlay that
+	// is its own and goes with it; decisions see read.
+	Overlay bool `json:"overlay,omitempty"`
 }
 
 // match reports whether the rule matches the path's components and with

@@ -71,7 +71,7 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 			continue // globs stay rules; protected paths come from the list below
 		}
 		e := FilesystemEntry{Kind: ruleKind(&r, project), Path: r.Pattern, Access: r.Access, Provenance: ruleProvenance(&r),
-			ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key}
+			ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key, Overlay: r.Overlay}
 		if r.Locked {
 			e.Kind = PathSensitive // an operator's deny caps every grant, like a sensitive path
 		}
@@ -82,7 +82,7 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 		// A read rule inside a writable one narrows it; grants alone would
 		// take the stronger, so the narrowing is a read-only carve-out.
 		for _, r := range cp.Rules {
-			if r.Access == AccessRead && !r.Glob && r.Origin != "protected_paths" && AccessAt(&FilesystemPolicy{Entries: es}, r.Pattern) == AccessWrite &&
+			if r.Access == AccessRead && !r.Overlay && !r.Glob && r.Origin != "protected_paths" && AccessAt(&FilesystemPolicy{Entries: es}, r.Pattern) == AccessWrite &&
 				ResolvePathRules(cp.Rules, r.Pattern).Access == AccessRead {
 				es = append(es, FilesystemEntry{Kind: PathProtected, Path: r.Pattern, Access: AccessRead, Provenance: ruleProvenance(&r),
 					ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key})
@@ -242,6 +242,19 @@ func profileDegradations(cp *CompiledProfile, k KernelFeatures) []Degradation {
 			ds = append(ds, Degradation{Dimension: "filesystem", Reason: fmt.Sprintf(
 				"glob deny rules (%s) are checked at decision time only: without user namespaces the kernel does not mask their matches", list)})
 		}
+	}
+	var overlays []string
+	for _, r := range cp.Rules {
+		if r.Overlay {
+			overlays = append(overlays, r.Key)
+		}
+	}
+	if len(overlays) > 0 && !k.UserNamespaces {
+		// Narrower than asked, never wider: named, not blocking.
+		slices.Sort(overlays)
+		ds = append(ds, Degradation{Dimension: "filesystem", Residual: true, Reason: fmt.Sprintf(
+			"overlay rules (%s): without a mount namespace the sandbox cannot give a command its own overlay, so these directories are read-only to commands",
+			strings.Join(slices.Compact(overlays), ", "))})
 	}
 	if socks := cp.Network.UnixSockets; len(socks) > 0 && !slices.Equal(socks, []string{"/"}) {
 		ds = append(ds, Degradation{Dimension: "network", Reason: fmt.Sprintf(

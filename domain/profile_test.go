@@ -466,3 +466,77 @@ func TestProfileDomainRulesWithTheEgressProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlayCompilesToReadWithOverlay: a profile's "overlay" rule
+// compiles to a read rule and a read entry marked Overlay (decisions,
+// which judge what the runtime does on the host, see read; the sandbox
+// mounts the overlay), is not made a read-only carve-out inside a writable
+// root, is refused with a glob, :root and :minimal, and is named (not
+// blocking) where no mount namespace can be made. Control: the same key
+// with "write" compiles to a write rule and entry without the mark.
+func TestOverlayCompilesToReadWithOverlay(t *testing.T) {
+	set := ProfileSet{
+		"ov": {Name: "ov", Extends: BuiltinWorkspace, Filesystem: map[string]Access{"~/.cache/go-build": AccessOverlay, ":workspace_roots/vendor": AccessOverlay}},
+		"wr": {Name: "wr", Extends: BuiltinWorkspace, Filesystem: map[string]Access{"~/.cache/go-build": AccessWrite}},
+	}
+	in := goldenInputs(ModeAutoAcceptEdits)
+	env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, Home: "/home/dev"}
+	snap := func(name string, in SnapshotInputs) TurnExecutionSecuritySnapshot {
+		cp, err := CompileProfile(set, name, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	entry := func(s *TurnExecutionSecuritySnapshot, p string) *FilesystemEntry {
+		for i, e := range s.Sandbox.Filesystem.Entries {
+			if e.Path == p {
+				return &s.Sandbox.Filesystem.Entries[i]
+			}
+		}
+		return nil
+	}
+	ov := snap("ov", in)
+	cache, vendor := "/home/dev/.cache/go-build", CleanPath(in.WorkspaceRoot+"/vendor")
+	for _, p := range []string{cache, vendor} {
+		e := entry(&ov, p)
+		if e == nil || e.Access != AccessRead || !e.Overlay {
+			t.Fatalf("%s: want a read entry marked overlay, got %+v", p, e)
+		}
+		if d := ResolvePathRules(ov.Sandbox.Filesystem.Rules, p+"/x"); d.Access != AccessRead || !d.Rule.Overlay {
+			t.Fatalf("%s: decisions see %+v, want read by the overlay rule", p, d)
+		}
+	}
+	for _, e := range ov.Sandbox.Filesystem.Entries {
+		if e.Path == vendor && e.Kind == PathProtected {
+			t.Fatalf("an overlay inside a writable root made a read-only carve-out: %+v", e)
+		}
+	}
+	if ov.Enforcement.Status != EnforcementActive {
+		t.Fatalf("with namespaces an overlay needs no degradation: %+v", ov.Enforcement)
+	}
+	noNS := in
+	noNS.Kernel.UserNamespaces = false
+	if d := snap("ov", noNS).Enforcement.Degradations; !slices.ContainsFunc(d, func(d Degradation) bool {
+		return d.Residual && strings.Contains(d.Reason, "~/.cache/go-build") && strings.Contains(d.Reason, "read-only")
+	}) {
+		t.Fatalf("without namespaces the overlay's read-only fallback is not named: %+v", d)
+	}
+	wr := snap("wr", in)
+	if e := entry(&wr, cache); e == nil || e.Access != AccessWrite || e.Overlay {
+		t.Fatalf("control: write compiles to a write entry, got %+v", e)
+	}
+	for _, k := range []string{"**/cache", ":root", ":minimal"} {
+		bad := ProfileSet{"b": {Name: "b", Extends: BuiltinWorkspace, Filesystem: map[string]Access{k: AccessOverlay}}}
+		if _, err := CompileProfile(bad, "b", env, nil); err == nil {
+			t.Errorf("%s = overlay was accepted", k)
+		}
+	}
+	if _, err := ParseProfileAccess("overlay"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -287,7 +287,30 @@ func AccessAt(fs *FilesystemPolicy, p string) Access {
 			acc = c.Access
 		}
 	}
+	if acc == AccessWrite && overlaid(fs.Entries, p) {
+		acc = AccessRead // the command writes its own copy; the path itself is read
+	}
 	return acc
+}
+
+// overlaid reports whether the most specific root covering p is an overlay
+// (a write root nested in it is mounted on top of the overlay and writes
+// the host's files again).
+func overlaid(es []FilesystemEntry, p string) bool {
+	best := ""
+	over, write := false, false
+	for _, e := range es {
+		if e.IsCarve() || e.Access == AccessDeny || !PathWithin(p, e.ResolvedPath) || len(e.ResolvedPath) < len(best) {
+			continue
+		}
+		if len(e.ResolvedPath) > len(best) {
+			over, write = false, false
+		}
+		best = e.ResolvedPath
+		over = over || (e.Overlay && e.Access == AccessRead)
+		write = write || e.Access == AccessWrite // at the same path, write wins (rules' ties: deny > write > read)
+	}
+	return over && !write
 }
 
 // Shadowed reports whether a reopenable deny entry of es lies at or below

@@ -78,6 +78,12 @@ type FilesystemEntry struct {
 	// there, so a directory on its path replaced by a symlink later does
 	// not take the grant elsewhere.
 	Within string `json:"within,omitempty"`
+	// Overlay (a read root compiled from a profile's "overlay" rule): the
+	// sandbox mounts the directory for the command as an overlay whose
+	// upper layer is the command's own (a tmpfs that goes with it), so the
+	// command writes there and the directory itself is never written.
+	// Where no mount namespace can be made it stays read-only.
+	Overlay bool `json:"overlay,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox

@@ -145,7 +145,7 @@ func (d *decoder) access(profile string, k keyed, v any) (domain.Access, bool) {
 	}
 	a, err := domain.ParseProfileAccess(s)
 	if err != nil {
-		d.fail(k.path, profile, k.name, "%q is not read, write, deny or none", s)
+		d.fail(k.path, profile, k.name, "%q is not read, write, overlay, deny or none", s)
 		return "", false
 	}
 	return a, true

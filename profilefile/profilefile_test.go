@@ -107,7 +107,7 @@ func TestErrorsNameFileLineProfileKey(t *testing.T) {
 		`profiles.toml:4: profile "dev": filesystem.":workspace_roots/src/*.go": a glob is allowed only with deny`)
 	wantErr(t, "[permissions.dev]\nextends = \"base\"\n", `profiles.toml:2: profile "dev": extends: unknown parent profile "base"`)
 	wantErr(t, "[permissions.a]\nextends = \"b\"\n[permissions.b]\nextends = \"a\"\n", `profile "a": extends: cycle: a -> b -> a`, `profiles.toml:2:`)
-	wantErr(t, "[permissions.dev.filesystem]\n\"/x\" = \"rw\"\n", `profiles.toml:2: profile "dev": filesystem."/x": "rw" is not read, write, deny or none`)
+	wantErr(t, "[permissions.dev.filesystem]\n\"/x\" = \"rw\"\n", `profiles.toml:2: profile "dev": filesystem."/x": "rw" is not read, write, overlay, deny or none`)
 	wantErr(t, "[permissions.dev.network.domains]\n\"*\" = \"deny\"\n", `profiles.toml:2: profile "dev": network.domains."*": "*" is allowed only in the allow-list`)
 	wantErr(t, "[permissions.dev.process]\ntimeout_cap_ms = 0\n", `profiles.toml:2: profile "dev": process.timeout_cap_ms: must be between 1 and 1800000`)
 	wantErr(t, "[permissions.dev]\nglob_scan_max_depth = 0\n", `profiles.toml:2: profile "dev": glob_scan_max_depth: must be between 1`)

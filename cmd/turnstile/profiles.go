@@ -186,7 +186,11 @@ func profilesExplain(args []string, stdout, stderr io.Writer) int {
 	if r.Locked {
 		locked = ", locked"
 	}
-	fmt.Fprintf(stdout, "  rule: %q = %s (%s, specificity %d%s)\n", r.Key, r.Access, src, d.Specificity, locked)
+	access := string(r.Access)
+	if r.Overlay {
+		access = "overlay (read here; a command writes a copy of its own)"
+	}
+	fmt.Fprintf(stdout, "  rule: %q = %s (%s, specificity %d%s)\n", r.Key, access, src, d.Specificity, locked)
 	if r.Pattern != r.Key {
 		fmt.Fprintf(stdout, "  matched as %s\n", r.Pattern)
 	}
