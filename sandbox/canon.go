@@ -150,6 +150,10 @@ type fsRule struct {
 	// Reserved marks a protected name held when missing (it cannot be
 	// created); such a carve-out is read-only.
 	Reserved bool `json:"reserved,omitempty"`
+	// Overlay marks a read grant the helper mounts as the command's own
+	// overlay (domain.FilesystemEntry.Overlay): writable there once
+	// mounted (overlay.go), read-only otherwise.
+	Overlay bool `json:"overlay,omitempty"`
 }
 
 // fsView is a snapshot's filesystem entries, canonicalised, plus what
@@ -180,6 +184,9 @@ type fsView struct {
 	// nestedWTs the nested work trees they were looked for in.
 	nestedRels []string
 	nestedWTs  map[string]bool
+	// overlaid are the overlay grants the helper mounted (overlay.go):
+	// Landlock gives them write.
+	overlaid map[string]bool
 	// overflow, when set, is why no command may run with this view: more
 	// nested repositories than their items can be protected in
 	// (protectNestedWorkTrees).
@@ -346,7 +353,7 @@ func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
 		// it (a directory on its path replaced by a symlink): not granted.
 		return
 	}
-	r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p}
+	r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p, Overlay: e.Overlay && e.Access == domain.AccessRead && !e.IsCarve()}
 	switch {
 	case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
 		// Held (or to be held) empty: read-only, nothing may be

@@ -13,7 +13,7 @@ import (
 // against a few microseconds for this. Layout: a version byte, then fields
 // in a fixed order; strings are uvarint length + bytes, lists uvarint count +
 // items, booleans one byte, integers uvarints.
-const codecVersion = 1
+const codecVersion = 2 // 2: an entry's Overlay
 
 // maxCodecItems bounds list lengths and string sizes while decoding.
 const maxCodecItems = 1 << 20
@@ -53,6 +53,7 @@ func encodeMessage(m *helperMessage) []byte {
 		e.str(string(en.Provenance))
 		e.str(en.ResolvedPath)
 		e.boolean(en.Reserved)
+		e.boolean(en.Overlay)
 	}
 	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace, sp.Walked} {
 		e.boolean(v)
@@ -147,7 +148,7 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 	for i := 0; i < n && d.err == nil; i++ {
 		sp.Entries = append(sp.Entries, domain.FilesystemEntry{
 			Kind: domain.PathKind(d.str()), Path: d.str(), Access: domain.Access(d.str()),
-			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(),
+			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(), Overlay: d.boolean(),
 		})
 	}
 	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace, &sp.Walked} {

@@ -14,6 +14,7 @@ func sampleMessage() *helperMessage {
 			Entries: []domain.FilesystemEntry{
 				{Kind: domain.PathWorkspaceRoot, Path: "/w", Access: domain.AccessWrite, Provenance: domain.ProvenanceWorkspace, ResolvedPath: "/w"},
 				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git", Reserved: true},
+				{Kind: domain.PathExplicit, Path: "/c", Access: domain.AccessRead, Provenance: domain.ProvenanceProfile, ResolvedPath: "/c", Overlay: true},
 			},
 			RestrictFilesystem: true, RestrictNetwork: true, AllowUnixSockets: true, LandlockABI: 7, Seccomp: true,
 			UserNamespaces: true, InNamespace: true, Walked: true, TmpDir: "/tmp/t", UID: SandboxUID, GID: SandboxUID,

@@ -72,6 +72,10 @@ func nsProbe(kind string, args []string) error {
 			fmt.Printf("pid %s %s\n", e.Name(), strings.ReplaceAll(string(b), "\x00", " "))
 		}
 		return nil
+	case "overlay-mount": // LOWER fd|path (overlayMountProbe)
+		return overlayMountProbe(arg(0), arg(1))
+	case "overlay-sh": // WS CACHE SCRIPT: run SCRIPT ($0 = CACHE) with CACHE an overlay (overlayProbe)
+		return overlayProbe(arg(0), arg(1), arg(2))
 	case "sandboxed-sh": // WS SCRIPT: probe, then run SCRIPT under auto_accept_edits over WS; print its output
 		f := Probe()
 		if !f.Kernel.UserNamespaces {

@@ -227,7 +227,10 @@ func runNamespaceProbe(prog helperProg, dir string) (fp, out string, err error) 
 // user namespace: the helper keeps real root to make idmapped mounts and
 // the command drops to SandboxUID. Otherwise in a new user namespace too,
 // mapping the caller's uid and gid to themselves and keeping CAP_SYS_ADMIN
-// (mounts) and CAP_SETPCAP (emptying the bounding set) across the exec.
+// (mounts), CAP_SETPCAP (emptying the bounding set) and CAP_DAC_OVERRIDE
+// (an overlay's creation needs it of its mounter: overlay.go; in the user
+// namespace it reaches only the server's own files) across the exec. The
+// helper drops them all before the command (dropPrivileges).
 func namespaceAttr() *syscall.SysProcAttr {
 	if os.Geteuid() == 0 {
 		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC}
@@ -238,7 +241,7 @@ func namespaceAttr() *syscall.SysProcAttr {
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		GidMappingsEnableSetgroups: false,
-		AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP},
+		AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE},
 	}
 }
 

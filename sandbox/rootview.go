@@ -58,7 +58,10 @@ const SandboxUID = 2147483646
 type viewRoot struct {
 	path  string
 	write bool
-	tree  int // detached clone, -1 when not cloned
+	// overlay: mounted as the command's own overlay (overlay.go) instead
+	// of a clone; tree is then the overlay's detached mount.
+	overlay bool
+	tree    int // detached clone, -1 when not cloned
 }
 
 // buildRootView builds the view described above. It runs in the helper, in
@@ -94,6 +97,21 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 	}()
 	for i := range roots {
 		r := &roots[i]
+		if r.overlay {
+			tree, err := overlayTree(r.path, sp, dropUID, userns)
+			if err == nil {
+				r.tree = tree
+				if v.overlaid == nil {
+					v.overlaid = map[string]bool{}
+				}
+				v.overlaid[r.path] = true
+				continue
+			}
+			if !errors.Is(err, errOverlayNotDir) {
+				return err
+			}
+			r.overlay = false // a file: read-only, as a read root
+		}
 		if !r.write && !withinAny(r.path, areas) {
 			continue
 		}
@@ -210,12 +228,18 @@ func viewRoots(v *fsView, readOnly bool) []viewRoot {
 		if g.Path == "/proc" || strings.HasPrefix(g.Path, "/proc/") {
 			continue // replaced by the PID namespace's own procfs
 		}
+		overlay := g.Overlay && st.Mode&unix.S_IFMT == unix.S_IFDIR // a file stays read-only
 		if i, ok := seen[g.Path]; ok {
 			out[i].write = out[i].write || g.Access == domain.AccessWrite
+			out[i].overlay = out[i].overlay || overlay
 			continue
 		}
 		seen[g.Path] = len(out)
-		out = append(out, viewRoot{path: g.Path, write: g.Access == domain.AccessWrite, tree: -1})
+		out = append(out, viewRoot{path: g.Path, write: g.Access == domain.AccessWrite, overlay: overlay, tree: -1})
+	}
+	for i := range out {
+		// At one path a write grant wins (the rules' tie: write > read).
+		out[i].overlay = out[i].overlay && !out[i].write
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	if !readOnly {

@@ -239,7 +239,11 @@ func (v *fsView) landlockRules(mounted map[string]bool) ([]llRule, error) {
 				rel = append(rel, c)
 			}
 		}
-		if err := expand(g.Path, g.Access, rel, &out, 0); err != nil {
+		a := g.Access
+		if g.Overlay && v.overlaid[g.Path] {
+			a = domain.AccessWrite // the command's own overlay (overlay.go)
+		}
+		if err := expand(g.Path, a, rel, &out, 0); err != nil {
 			return nil, err
 		}
 	}

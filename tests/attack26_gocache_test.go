@@ -36,7 +36,7 @@ echo "poisoned $HA"
 `
 
 // TestAttack26SharedBuildCachePoisoned: the README's complete example
-// profile ("dev", loaded by the tests) grants "~/.cache/go-build" =
+// profile ("dev", loaded by the tests) granted "~/.cache/go-build" =
 // "write", the person's Go build cache, so that the agent's builds are
 // fast. The go command trusts that cache: an action entry names the
 // output to reuse, checked by size only. A command of such a turn
@@ -50,7 +50,11 @@ echo "poisoned $HA"
 // with GOCACHE set by the profile, so that the machine's own cache is
 // left alone; the person's environment and the command's agree on cgo,
 // and the turn's empty .git hold makes the go command ask git for VCS
-// stamps, hence -buildvcs=false on both sides. Wanted: what a command writes into a cache the host's
+// stamps, hence -buildvcs=false on both sides. The fix: such a cache is
+// granted "overlay" (the README's example now does): the command builds
+// with the person's cache and writes a copy of its own, which goes with
+// it. ("write" stays what it says, the escape the README names.)
+// Wanted: what a command writes into a cache the host's
 // tools trust does not reach the host's builds (a per-turn copy or
 // overlay of the cache, or such a grant refused or named as the
 // escape it is). Control: the sandboxed command builds with the cache,
@@ -77,7 +81,7 @@ func TestAttack26SharedBuildCachePoisoned(t *testing.T) {
 [permissions.gc26]
 extends = ":workspace"
 [permissions.gc26.filesystem]
-%q = "write"
+%q = "overlay"
 [permissions.gc26.environment.set]
 GOCACHE = %q
 GOTOOLCHAIN = "local"

@@ -74,6 +74,7 @@ type explained struct {
 			Provenance string `json:"provenance"`
 			Origin     string `json:"origin"`
 			Locked     bool   `json:"locked"`
+			Overlay    bool   `json:"overlay"`
 		} `json:"rule"`
 	} `json:"decision"`
 }
@@ -120,6 +121,17 @@ func TestProfilesExplainCLI(t *testing.T) {
 		if e := explainJSON(t, "dev", path, "--file", file, "--cwd", app); e.Decision.Access != want {
 			t.Errorf("%s: %s (rule %+v), want %s", path, e.Decision.Access, e.Decision.Rule, want)
 		}
+	}
+	// The example's build cache is an overlay: read here (what the
+	// runtime writes on the host), a copy of its own to a command.
+	home, _ := os.UserHomeDir()
+	cache := filepath.Join(home, ".cache", "go-build", "00")
+	out, _, code = runCLI(t, "profiles", "explain", "dev", cache, "--file", file, "--cwd", app)
+	if code != 0 || !strings.HasPrefix(out, "read  "+cache+"\n") || !strings.Contains(out, `rule: "~/.cache/go-build" = overlay (read here; a command writes a copy of its own)`) {
+		t.Fatalf("explain the overlay cache: exit %d\n%s", code, out)
+	}
+	if e := explainJSON(t, "dev", cache, "--file", file, "--cwd", app); e.Decision.Access != "read" || e.Decision.Rule == nil || !e.Decision.Rule.Overlay {
+		t.Fatalf("explain --json the overlay cache: %+v", e)
 	}
 	out, _, _ = runCLI(t, "profiles", "explain", "dev", "https://files.pythonhosted.org/x.whl", "--file", file)
 	if !strings.HasPrefix(out, "allow GET https://files.pythonhosted.org/x.whl") || !strings.Contains(out, `network.domains."*.pythonhosted.org"`) {
