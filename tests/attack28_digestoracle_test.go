@@ -105,3 +105,80 @@ func TestAttack28DigestKeyOracleRecoversRedactedSecret(t *testing.T) {
 		t.Errorf("the agent recovered the redacted password %q of another credential's request: its own turn's decisions, keyed with the same store-wide digest key, reproduce the request's scope_hash", found[0])
 	}
 }
+
+// TestAttack28ToolCallReplayOracleInVictimsTurn: a variant of
+// TestAttack28DigestKeyOracleRecoversRedactedSecret that leaves no trace and
+// that a per-turn digest key would not close. A runtime credential may
+// decide in any turn of its workspace, and a decision naming a tool call id
+// the turn already decided is compared with it by scope hash: the same
+// invocation is answered with the stored decision (200, replayed), another
+// one is refused (409 tool_call_reused); either way nothing is appended. The
+// agent reads, on GET /v1/approvals, another credential's pending request
+// and its tool_call_id, and decides in that turn, under that id, the same
+// command with one guess after another in place of the redacted password:
+// the one guess answered 200 is the password. No event is recorded, no
+// quota is charged (a known call is admitted past the byte quota), nobody
+// sees anything.
+//
+// Why it matters: as in the digest-key oracle, a secret a person typed is
+// recovered by the agent; here at the speed of the API, silently, in the
+// person's own turn.
+//
+// Fixed would look like: a decision naming another credential's tool call
+// id answered without comparing what it names (refused, e.g. 409 or 404
+// whatever its arguments), or a comparison whose result another credential
+// does not learn.
+//
+// Severity: medium.
+func TestAttack28ToolCallReplayOracleInVictimsTurn(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	owner := roAs(s, roCreate(t, s, "a28r-owner", "runtime", "ws1"))
+	agent := roAs(s, roCreate(t, s, "a28r-agent", "runtime", "ws1"))
+	root := workspace(t)
+	owner.startTurn("a28r-victim", "ws1", "supervised", root)
+	victim := owner.decide("a28r-victim", "c-psql", "exec_command", map[string]any{"cmd": "PGPASSWORD=summer2024 psql -h db"})
+	if victim.Decision != "ask" || victim.Request == nil {
+		t.Fatalf("the victim's decision: %+v, want ask with a request", victim)
+	}
+	// Control: the owner asking again about its own call is answered with
+	// the stored decision (the runtime loop's retry).
+	if again := owner.decide("a28r-victim", "c-psql", "exec_command", map[string]any{"cmd": "PGPASSWORD=summer2024 psql -h db"}); !again.Replayed || again.Decision != "ask" {
+		t.Fatalf("the owner's retry: %+v, want the stored ask, replayed", again)
+	}
+
+	var seen struct {
+		Approvals []approvalView `json:"approvals"`
+	}
+	agent.JSON("GET", "/v1/approvals?status=pending&turn_id=a28r-victim", nil, http.StatusOK, &seen)
+	if len(seen.Approvals) != 1 || seen.Approvals[0].ToolCallID != "c-psql" || strings.Contains(seen.Approvals[0].Request.Summary, "summer2024") {
+		t.Fatalf("the agent lists %+v, want the request (its tool_call_id, the password redacted)", seen.Approvals)
+	}
+	before := owner.turn("a28r-victim").Turn.Version
+
+	var found []string
+	for _, g := range a25Guesses {
+		body := map[string]any{"tool_call_id": seen.Approvals[0].ToolCallID, "tool_name": "exec_command",
+			"arguments": map[string]any{"cmd": "PGPASSWORD=" + g + " psql -h db"}}
+		status, raw := agent.Do("POST", "/v1/turns/a28r-victim/decisions", body)
+		switch status {
+		case http.StatusOK:
+			found = append(found, g)
+		case http.StatusConflict:
+			if !strings.Contains(string(raw), "tool_call_reused") {
+				t.Fatalf("guess %q: 409 %s, want tool_call_reused", g, raw)
+			}
+		default:
+			t.Fatalf("guess %q: %d %s", g, status, raw)
+		}
+	}
+	if after := owner.turn("a28r-victim").Turn.Version; after != before {
+		t.Logf("the guesses appended %d events to the victim's turn", after-before)
+	}
+	if len(found) > 1 {
+		t.Fatalf("several guesses answered 200: %v", found)
+	}
+	if len(found) == 1 {
+		t.Errorf("the agent recovered the redacted password %q of another credential's request: deciding under that request's tool_call_id, in its turn, answers 200 for the exact command and 409 tool_call_reused for any other, appending nothing", found[0])
+	}
+}
