@@ -34,6 +34,7 @@ import (
 )
 
 type serveFlags struct {
+	storeFile                                                                                string // --store-file: the store's connection string (storeconn.go)
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile, memProfile string
 	approvalTTL, storeTimeout, storeCheck                                                    time.Duration
 	dnsServer                                                                                string
@@ -68,7 +69,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	var f serveFlags
 	fs.StringVar(&f.data, "data", "", "data directory (embedded store, token); default $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile. Every turn is denied it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8740", "address to listen on (a non-loopback address needs --token-file or TURNSTILE_TOKEN)")
-	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data (the log store in DATA/events; an earlier version's DATA/events.db until `turnstile migrate`), bolt:PATH, log:DIR, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…)")
+	fs.StringVar(&f.store, "store", "", "event store: empty for the embedded store in --data (the log store in DATA/events; an earlier version's DATA/events.db until `turnstile migrate`), bolt:PATH, log:DIR, or an EventStoreDB/KurrentDB connection string (esdb://host:2113?tls=false, esdb+discover://…) without a password (a command line is readable by every user: use --store-file or TURNSTILE_STORE for one); default $TURNSTILE_STORE")
+	fs.StringVar(&f.storeFile, "store-file", "", "a file (mode 0600, owner-checked) holding the store's connection string, credentials and all; every turn is denied it and the files the string names")
 	fs.DurationVar(&f.approvalTTL, "approval-ttl", engine.DefaultApprovalTTL, "how long approval requests stay open before they expire")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: <data>/token, created on first start; TURNSTILE_TOKEN overrides)")
 	fs.StringVar(&f.mcpReadOnly, "mcp-read-only", "", "comma-separated MCP tools trusted as read-only (server/tool or server/*)")
@@ -202,6 +204,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	} else {
 		log.Info("GC pacing: GOGC or GOMEMLIMIT is set in the environment; the runtime follows it")
 	}
+	if err := resolveStore(&f, os.Getenv); err != nil {
+		return err
+	}
 	if f.data, err = dataDir(f.data); err != nil {
 		return err
 	}
@@ -218,7 +223,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOwners(append([]string{f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...)...); err != nil {
+	_, trusted := connFiles(f.store)
+	if err := checkOwners(append(append([]string{f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...), trusted...)...); err != nil {
 		return err
 	}
 	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
@@ -419,7 +425,11 @@ func storePaths(f serveFlags) []string {
 	case strings.HasPrefix(f.store, "log:"):
 		return []string{strings.TrimPrefix(f.store, "log:")}
 	}
-	return nil
+	secret, _ := connFiles(f.store)
+	if f.storeFile != "" {
+		secret = append(secret, f.storeFile)
+	}
+	return secret
 }
 
 // secretPaths are the service's own secrets, as absolute paths (and, when
