@@ -177,6 +177,15 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	// channel out for what the agent puts in it), nor that of a call that
 	// asks before a person allows it (StaticURLChecker); and an answer
 	// does not wait for a lookup it does not need.
+	var ev domain.Decision
+	if refusal == nil && (call == nil || call.RequestID == "") {
+		// A call asked of nobody (the table allows it, no grant) is
+		// judged as the snapshot stands (asis.go), before its host is
+		// looked up: a disabled network sends no name to a DNS server.
+		if ev = domain.Evaluate(snap, &a, s.Grants); ev.Behavior == domain.BehaviorAllow && !ev.Cached {
+			refusal = asIsRefusal(snap, &a)
+		}
+	}
 	recheck := ""
 	if refusal == nil && a.URL != nil {
 		sc, static := chk.(StaticURLChecker)
@@ -186,7 +195,7 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		case call != nil:
 			refusal = chk.CheckURL(snap, a.URL.String())
 		default:
-			switch domain.Evaluate(snap, &a, s.Grants).Behavior {
+			switch ev.Behavior {
 			case domain.BehaviorAllow:
 				refusal = chk.CheckURL(snap, a.URL.String())
 			case domain.BehaviorAsk:
@@ -200,6 +209,9 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	}
 	if refusal == nil && a.URL != nil {
 		refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
+	}
+	if refusal == nil {
+		refusal = urlLessRefusal(snap, &a)
 	}
 	if refusal == nil {
 		classified := *c // the caller's command stays as it was

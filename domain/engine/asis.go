@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"turnstile/domain"
+)
+
+// The resource checks judge a call against the snapshot as it stands for a
+// call a person may still approve (domain's Approvable: a disabled network
+// enabled unless locked, a read-only sandbox's workspace and project roots
+// writable), so that what the policy asks about reaches the person instead
+// of being refused by a restriction that holds "until granted". A call the
+// policy table allows outright is asked of nobody: judged so, a profile
+// that disables the network or keeps the workspace read-only while its
+// table allows network calls and writes (an unattended "read only, no
+// network, never ask" reviewer) let the agent fetch and write past every
+// view of the turn (the twenty-ninth review). asIsRefusal judges such a
+// call against the snapshot itself, as /explain and the kernel do.
+
+// asIsRefusal refuses what a's call does that the snapshot as it stands
+// does not allow: a network call (with a URL or not) where the network is
+// disabled, a write where the read-only sandbox does not grant one.
+func asIsRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) error {
+	if (a.URL != nil || a.Kind == domain.ActionNetwork) && snap.Network.Mode == domain.NetworkDisabled {
+		return networkOff{}
+	}
+	if snap.Sandbox.Mode != domain.SandboxReadOnly {
+		return nil // Approvable changes no root of another mode
+	}
+	for _, f := range a.Files {
+		if f.Access != domain.AccessWrite {
+			continue
+		}
+		// The paths are resolved (the classification's resolver).
+		w := domain.AccessAt(&snap.Sandbox.Filesystem, f.Path) == domain.AccessWrite
+		if rules := snap.Sandbox.Filesystem.Rules; w && len(rules) > 0 {
+			w = domain.ResolvePathRules(rules, f.Path).Access == domain.AccessWrite
+		}
+		if !w {
+			return readOnlyPath(f.Path)
+		}
+	}
+	return nil
+}
+
+// urlLessRefusal refuses a network call without a URL (web_search: its
+// query goes to a search service no host check sees) where the network the
+// call is judged under is disabled: locked (a task cap's), which Approvable
+// keeps, whatever the policy table says; asIsRefusal refuses the rest when
+// the table allows the call outright.
+func urlLessRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) error {
+	if a.Kind == domain.ActionNetwork && a.URL == nil && snap.Network.Mode == domain.NetworkDisabled && snap.Network.Locked {
+		return networkOff{}
+	}
+	return nil
+}
+
+// networkOff refuses a network call where the turn's network is disabled.
+type networkOff struct{}
+
+func (networkOff) Error() string       { return "the turn's network is disabled" }
+func (networkOff) RefusalCode() string { return "network_disabled" }
+
+// readOnlyPath refuses a write the snapshot does not grant.
+type readOnlyPath string
+
+func (p readOnlyPath) Error() string {
+	return "write to " + string(p) + " requires a writable root, and the turn's policy allows the call without asking anyone"
+}
+func (readOnlyPath) RefusalCode() string { return "write_requires_writable_root" }
