@@ -209,6 +209,9 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 	if err != nil {
 		return nil, Outcome{}, err
 	}
+	if err := foreignCall(s.Calls[c.ToolCallID], &c.Meta, c.ToolCallID); err != nil {
+		return nil, Outcome{}, err
+	}
 	if out, seen, err := s.replayCall(c.ToolCallID, &a); seen {
 		call := s.Calls[c.ToolCallID]
 		switch {
@@ -285,6 +288,9 @@ func decideDenial(s *State, c *RecordDenial) ([]Event, Outcome, error) {
 	rec := Decided{ToolCallID: c.ToolCallID, ItemID: c.ItemID, Action: record(&a), Decision: decisionRecordOf(d),
 		Refusal: c.Refusal, Message: domain.RedactText(c.Message)}
 	if call := s.Calls[c.ToolCallID]; call != nil {
+		if err := foreignCall(call, &c.Meta, c.ToolCallID); err != nil {
+			return nil, Outcome{}, err
+		}
 		if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
 			return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
 				Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation", c.ToolCallID)}
@@ -589,6 +595,9 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	}
 	ev := &ToolCompleted{ToolCallID: c.ToolCallID, Action: record(&a), ClientTool: c.ClientTool, Decision: "none",
 		Failed: c.Failed, ResultBytes: c.ResultBytes, ResultSHA256: c.Invocation.Key.SumHex(c.ResultSHA256)}
+	if err := foreignCall(s.Calls[c.ToolCallID], &c.Meta, c.ToolCallID); err != nil {
+		return nil, Outcome{}, err
+	}
 	if call := s.Calls[c.ToolCallID]; call != nil && (call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash) {
 		// A report of another invocation under a decided call's id is not
 		// recorded (it would stand in the audit for what ran, and drop the

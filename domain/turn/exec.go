@@ -135,6 +135,9 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 		out.Exec = ExecRun
 		return append(evs, s.started(c, &a, "")), out, nil
 	}
+	if err := foreignCall(call, &c.Meta, c.ToolCallID); err != nil {
+		return nil, Outcome{}, err
+	}
 	if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {
 		return nil, Outcome{}, &ConflictError{Code: "tool_call_reused",
 			Message: fmt.Sprintf("tool_call_id %s was already decided for a different invocation (command, stdin, environment, cwd or executable differ)", c.ToolCallID)}

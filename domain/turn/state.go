@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -93,6 +94,9 @@ type Call struct {
 	// Denial is the sandbox's refusal of the call, if any, and its code.
 	Denial  *domain.Decision
 	Refusal string
+	// By is the name of the principal whose decision first recorded the
+	// call: another principal naming its id is refused (foreignCall).
+	By string
 }
 
 // NewState returns the state of a turn with no events.
@@ -139,10 +143,10 @@ func evolve(s *State, e *Event) bool {
 		if c := s.Calls[p.ToolCallID]; c != nil && p.RequestID != "" {
 			c.Consumed = true
 		}
-		s.recordCall(&p.Decided)
+		s.recordCall(&p.Decided, e.Actor.Name)
 	case *DecisionDenied:
 		_, decided := s.Calls[p.ToolCallID]
-		s.recordCall(&p.Decided)
+		s.recordCall(&p.Decided, e.Actor.Name)
 		// A sandbox refusal, or a later denial of a call already decided (a
 		// revoked approval), is the call's final answer.
 		if decided || p.Decision.Reason == domain.ReasonSandboxDenied {
@@ -156,7 +160,7 @@ func evolve(s *State, e *Event) bool {
 		s.Approvals[p.Request.RequestID] = s.openApproval(p, e.OccurredAt, moved)
 		if _, seen := s.Calls[p.ToolCallID]; !seen {
 			s.Calls[p.ToolCallID] = &Call{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash, Decision: p.Decision.With(&p.Action), RequestID: p.Request.RequestID,
-				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode}
+				SnapshotVersion: s.SnapshotVersion, Mode: p.Mode, By: e.Actor.Name}
 		}
 	case *ApprovalResolved:
 		if moved == named {
@@ -190,12 +194,27 @@ func (s *State) openApproval(p *ApprovalRequested, openedAt time.Time, status Re
 	}
 }
 
-func (s *State) recordCall(d *Decided) {
+func (s *State) recordCall(d *Decided, by string) {
 	if _, seen := s.Calls[d.ToolCallID]; seen {
 		return
 	}
 	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision.With(&d.Action), RequestID: d.RequestID,
-		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode}
+		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode, By: by}
+}
+
+// foreignCall refuses a decision, a report or a run that names the id of
+// a call another principal's decision recorded, whatever it names: the
+// answer compared what it names with the call (the stored decision,
+// replayed, for the same invocation; tool_call_reused for another), and a
+// runtime credential of the workspace, reading the id of another's pending
+// request, learned one guess at a time which command with a redacted
+// secret the call held, silently (the twenty-eighth review). A call
+// recorded without an actor, or a command without one, is not judged so.
+func foreignCall(call *Call, m *Meta, id string) error {
+	if call == nil || call.By == "" || m.Actor.Name == "" || m.Actor.Name == call.By {
+		return nil
+	}
+	return &ConflictError{Code: "tool_call_reused", Message: fmt.Sprintf("tool_call_id %s was already decided for a call of another principal", id)}
 }
 
 // OpenRequest reports whether id names an approval request of the turn
