@@ -30,14 +30,28 @@ const DigestKeySize = 32
 // digest still binds a grant to the exact call, and tells a reader
 // nothing. The zero key digests with plain SHA-256 (tools and tests that
 // compute scopes without a server); an engine always has a key.
-type DigestKey struct{ key []byte }
+//
+// One key for the whole store still made the server an oracle: a runtime
+// credential read another's pending request's scope_hash and decided, in a
+// turn of its own, the same command with one guess after another in place
+// of the redacted password until a scope_hash matched (the twenty-eighth
+// review). A turn's digests are therefore keyed with a key of the turn's
+// own, derived from the store's (ForTurn): a digest binds a grant to the
+// exact call within its turn, which is where grants and retries compare
+// them, and no other turn reproduces it.
+type DigestKey struct {
+	// root is the store's key; key the one Sum uses (root, or the key
+	// ForTurn derived from it).
+	root, key []byte
+}
 
 // NewDigestKey returns the key of b, which must be DigestKeySize bytes.
 func NewDigestKey(b []byte) (DigestKey, error) {
 	if len(b) != DigestKeySize {
 		return DigestKey{}, fmt.Errorf("a digest key is %d bytes, not %d", DigestKeySize, len(b))
 	}
-	return DigestKey{key: append([]byte(nil), b...)}, nil
+	b = append([]byte(nil), b...)
+	return DigestKey{root: b, key: b}, nil
 }
 
 // RandomDigestKey returns a new random key.
@@ -46,14 +60,26 @@ func RandomDigestKey() DigestKey {
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // crypto/rand.Read does not fail on Linux
 	}
-	return DigestKey{key: b}
+	return DigestKey{root: b, key: b}
+}
+
+// ForTurn returns the key of the turn turnID's digests: HMAC-SHA-256 of
+// the turn's id under the store's key (whatever turn k was derived for).
+// The zero key stays zero.
+func (k DigestKey) ForTurn(turnID string) DigestKey {
+	if k.IsZero() {
+		return k
+	}
+	m := hmac.New(sha256.New, k.root)
+	m.Write([]byte("turnstile turn digest key\x00" + turnID))
+	return DigestKey{root: k.root, key: m.Sum(nil)}
 }
 
 // IsZero reports whether k is the zero key (plain SHA-256).
 func (k DigestKey) IsZero() bool { return len(k.key) == 0 }
 
-// Bytes returns a copy of the key's bytes.
-func (k DigestKey) Bytes() []byte { return append([]byte(nil), k.key...) }
+// Bytes returns a copy of the store's key's bytes (what is stored).
+func (k DigestKey) Bytes() []byte { return append([]byte(nil), k.root...) }
 
 // String never shows the key.
 func (k DigestKey) String() string { return "[digest key]" }

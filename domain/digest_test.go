@@ -102,3 +102,24 @@ func TestDigestsKeyed(t *testing.T) {
 		t.Fatalf("the zero key: env_sha256 %s, want the plain SHA-256", env)
 	}
 }
+
+// TestDigestKeyForTurn: a turn's key digests the same input alike within
+// the turn and differently in another turn, whatever turn it was derived
+// from before; it is not the store's key, which Bytes still returns.
+func TestDigestKeyForTurn(t *testing.T) {
+	k := RandomDigestKey()
+	a, b := k.ForTurn("t1"), k.ForTurn("t2")
+	in := []byte("PGPASSWORD=summer2024 psql")
+	if a.Sum(in) != k.ForTurn("t1").Sum(in) || a.Sum(in) != b.ForTurn("t1").Sum(in) {
+		t.Fatal("a turn's key is not the same every time it is derived")
+	}
+	if a.Sum(in) == b.Sum(in) || a.Sum(in) == k.Sum(in) {
+		t.Fatal("two turns (or a turn and the store) digest the same input alike")
+	}
+	if string(a.Bytes()) != string(k.Bytes()) {
+		t.Fatal("Bytes of a turn's key is not the store's key")
+	}
+	if !(DigestKey{}).ForTurn("t1").IsZero() {
+		t.Fatal("the zero key derived a key")
+	}
+}

@@ -331,7 +331,7 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 	if err != nil {
 		return domain.Invocation{}, err
 	}
-	key, err := e.DigestKey(ctx)
+	key, err := e.turnKey(ctx, s.TurnID)
 	if err != nil {
 		return domain.Invocation{}, err
 	}

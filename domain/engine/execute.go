@@ -42,7 +42,7 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 	if turnID == "" {
 		return Result{}, fmt.Errorf("engine: empty turn id")
 	}
-	if err := e.prepare(ctx, cmd); err != nil {
+	if err := e.prepare(ctx, turnID, cmd); err != nil {
 		return Result{}, err
 	}
 	if err, ok := e.refuseEnded(turnID, cmd); ok {
@@ -131,12 +131,13 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 }
 
 // prepare fills what the engine owns in a command: the time, the approval
-// TTL, the MCP trust list, the kernel features and the parent's snapshot.
-func (e *Engine) prepare(ctx context.Context, cmd turn.Command) (err error) {
+// TTL, the MCP trust list, the kernel features, the parent's snapshot and
+// the turn's digest key.
+func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (err error) {
 	now := e.cfg.Now().UTC()
 	switch c := cmd.(type) {
 	case *turn.StartExec:
-		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
 			return err
 		}
 	case *turn.StartTurn:
@@ -162,7 +163,7 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) (err error) {
 		}
 	case *turn.EvaluateTool:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
 			return err
 		}
 		if c.TTL <= 0 {
@@ -187,7 +188,7 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) (err error) {
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
 			return err
 		}
 	case *turn.FinishExec:
@@ -202,11 +203,17 @@ func (e *Engine) prepare(ctx context.Context, cmd turn.Command) (err error) {
 		setNow(&c.Meta, now)
 	case *turn.RecordToolRun:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.DigestKey(ctx); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// turnKey is the digest key of the turn turnID (domain.DigestKey.ForTurn).
+func (e *Engine) turnKey(ctx context.Context, turnID string) (domain.DigestKey, error) {
+	k, err := e.DigestKey(ctx)
+	return k.ForTurn(turnID), err
 }
 
 func setNow(m *turn.Meta, now time.Time) {
