@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"net"
 	"net/url"
 	"strings"
 )
@@ -62,8 +63,41 @@ func ArgumentHeaders(arguments json.RawMessage) map[string][]string {
 	if json.Unmarshal(args.Headers, &lines) == nil {
 		for _, l := range lines {
 			k, v, _ := strings.Cut(l, ":")
+			if k == "" && strings.HasPrefix(l, ":") { // an HTTP/2 pseudo-header (":authority: host")
+				k, v, _ = strings.Cut(l[1:], ":")
+				k = ":" + k
+			}
 			out[k] = append(out[k], v)
 		}
 	}
 	return out
+}
+
+// HostMismatch returns the first Host or :authority header value of header
+// that names another host (or port) than u: a runtime whose fetch honours
+// the header asks u's address for that virtual host, which the allow-list
+// judged by u's host never saw (the twenty-ninth review). "" when none
+// does.
+func HostMismatch(header map[string][]string, u *url.URL) string {
+	want, wantPort := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
+	if wantPort == "" {
+		wantPort = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	for name, vs := range header {
+		if n := strings.ToLower(strings.TrimSpace(name)); n != "host" && n != ":authority" {
+			continue
+		}
+		for _, v := range vs {
+			v = strings.TrimSpace(v)
+			h, port := v, ""
+			if hh, pp, err := net.SplitHostPort(v); err == nil {
+				h, port = hh, pp
+			}
+			h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+			if h != want || (port != "" && port != wantPort) {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -210,6 +210,11 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	if refusal == nil && a.URL != nil {
 		refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
 	}
+	if refusal == nil && a.URL != nil {
+		if h := domain.HostMismatch(domain.ArgumentHeaders(c.Invocation.Arguments), a.URL); h != "" {
+			refusal = hostHeaderRefusal(h)
+		}
+	}
 	if refusal == nil {
 		refusal = urlLessRefusal(snap, &a)
 	}
@@ -352,3 +357,14 @@ func (e *Engine) ClassifyAsDecided(s *turn.State, inv domain.Invocation, actor d
 	}
 	return domain.Classify(inv, s.Snapshot.Sandbox.Cwd, nil)
 }
+
+// hostHeaderRefusal refuses a network call whose Host (or :authority)
+// header names another host than its URL (domain.HostMismatch).
+type hostHeaderRefusal string
+
+func (h hostHeaderRefusal) Error() string {
+	return "a Host header naming " + string(h) + " would ask the URL's address for another host than the one judged"
+}
+
+// RefusalCode implements Refusal.
+func (hostHeaderRefusal) RefusalCode() string { return "host_header_mismatch" }
