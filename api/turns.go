@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -126,6 +128,9 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 		if err := s.authorizeTurn(r, domain.OpTurnStart, req.ParentTurnID); err != nil {
 			return nil, false, err
 		}
+	}
+	if err := s.checkProjectRoots(req); err != nil {
+		return nil, false, err
 	}
 	res, err := s.execute(r, req.TurnID, &turn.StartTurn{
 		Meta: meta(r), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
@@ -348,3 +353,34 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 
 // rawJSON keeps stored bytes exactly (for hash verification by clients).
 type rawJSON = json.RawMessage
+
+// checkProjectRoots refuses a turn whose workspace root, project roots or
+// cwd (as written, and where their symlinks lead) the operator's Claude
+// Code projects give another workspace than the turn's
+// (domain.ClaudeCodeConfig.ForeignRoot). Read-only app roots are not
+// judged (shared toolchains).
+func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
+	cc := s.cfg.ClaudeCode
+	if cc == nil || len(cc.Projects) == 0 {
+		return nil
+	}
+	in := domain.SnapshotInputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots}
+	fields, raw, abs, err := domain.RootsNamed(&in)
+	if err != nil {
+		return nil // the snapshot's resolution refuses the inputs
+	}
+	for i, p := range abs {
+		cands := []string{p}
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			cands = append(cands, real)
+		}
+		if root, proj, found := cc.ForeignRoot(req.WorkspaceID, cands); found {
+			msg := fmt.Sprintf("lies in or holds the project %s, which the Claude Code configuration gives workspace %q: a turn of workspace %q may not act there", proj.Root, proj.WorkspaceID, req.WorkspaceID)
+			if root != p {
+				msg = "leads to " + root + ", which " + msg
+			}
+			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: msg}
+		}
+	}
+	return nil
+}

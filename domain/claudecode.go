@@ -556,6 +556,32 @@ func (c *ClaudeCodeConfig) Project(cwd string) (ClaudeCodeProject, bool) {
 	return c.Projects[best], true
 }
 
+// ForeignRoot returns the first of roots (absolute paths) that the
+// operator's projects give another workspace than ws, and that project:
+// the most specific project holding the root is another workspace's, or
+// the root holds another workspace's project. A turn labelled ws over such
+// a root acts on that workspace's files where its approvers and scoped
+// auditors see nothing (the twenty-eighth review: the hook refused a
+// runtime credential of workspace app a cwd in billing's project, and the
+// same credential started, over REST, a turn labelled app rooted there).
+func (c *ClaudeCodeConfig) ForeignRoot(ws string, roots []string) (string, ClaudeCodeProject, bool) {
+	for _, r := range roots {
+		if !strings.HasPrefix(r, "/") {
+			continue
+		}
+		r = ResolvePath("/", r)
+		if p, ok := c.Project(r); ok && p.WorkspaceID != ws {
+			return r, p, true
+		}
+		for _, p := range c.Projects {
+			if p.WorkspaceID != ws && p.Root != r && PathWithin(p.Root, r) {
+				return r, p, true
+			}
+		}
+	}
+	return "", ClaudeCodeProject{}, false
+}
+
 // Request is the permission profile a turn gets when it starts while
 // Claude Code runs in permissionMode: the operator's mapping where there is
 // one, else the project's mode or profile.

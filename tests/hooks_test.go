@@ -418,8 +418,9 @@ func TestClaudeCodeReservedTurnIDs(t *testing.T) {
 		"permission_profile": map[string]any{"mode": "full_access"}})
 	wantError(t, status, body, http.StatusBadRequest, "invalid_field")
 	s.callError("turn/start", map[string]any{"turn_id": forged, "workspace_id": "ws", "thread_id": "th"}, -32602)
-	// Control: the same request with an ordinary id starts a turn.
-	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ordinary-1", "workspace_id": "ws", "thread_id": "th", "workspace_root": ws,
+	// Control: the same request with an ordinary id starts a turn (in
+	// the project's workspace: another's is refused over its root).
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ordinary-1", "workspace_id": "ws-cc", "thread_id": "th", "workspace_root": ws,
 		"permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
 	// The victim's session still gets its own supervised turn.
 	if got := s.hook(ccPayload(t, "pre_bash", "sess-victim", ws)); !strings.Contains(got, `"ask"`) {
