@@ -11,7 +11,7 @@ func TestForeignRoot(t *testing.T) {
 	}}
 	for root, want := range map[string]bool{
 		"/srv/app/src": false, "/opt/x": false, "/srv/billing": true, "/srv/billing/src": true, "/srv": true,
-		"/srv/app": true, // it holds billing's nested project
+		"/srv/app":        true, // it holds billing's nested project
 		"/srv/app/vendor": true, "/srv/app/vendor/pay/x": true, "/srv/app/../billing": true,
 	} {
 		if _, _, got := c.ForeignRoot("app", []string{root}); got != want {
