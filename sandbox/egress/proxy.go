@@ -592,7 +592,19 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		if n := brw.Reader.Buffered(); n > 0 {
 			src = io.MultiReader(io.LimitReader(brw.Reader, int64(n)), c)
 		}
-		io.Copy(countingWriter{t.up, &t.up64}, src)
+		// The TLS server name the command asks for is the CONNECT host's
+		// (sni.go), or nothing reaches the address.
+		br := bufio.NewReaderSize(src, 4096)
+		name, hello := helloName(br)
+		if name != "" && !sameHost(name, t.host) {
+			t.close()
+			return
+		}
+		if _, err := (countingWriter{t.up, &t.up64}).Write(hello); err != nil {
+			t.close()
+			return
+		}
+		io.Copy(countingWriter{t.up, &t.up64}, br)
 		if tc, ok := t.up.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}

@@ -1,0 +1,67 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"time"
+)
+
+// A tunnel is judged by its CONNECT host; the TLS a command speaks inside
+// it names its own server (SNI), and an address that serves several names
+// (a CDN, a shared ingress) answers the one the handshake asks for: `curl
+// --connect-to other.test:443:allowed.test:443 https://other.test/` sent
+// CONNECT allowed.test and reached other.test (the twenty-ninth review).
+// The proxy reads the tunnel's first bytes from the command: a TLS
+// ClientHello whose server name is not the CONNECT host closes the tunnel
+// before anything reaches the address. What is not TLS (or a hello
+// without a server name) is carried as before; a name inside encrypted
+// ClientHello (ECH) is not seen, only its outer name.
+
+// maxHello bounds what the proxy reads to find a ClientHello's name.
+const maxHello = 64 << 10
+
+// helloName reads, from br, the tunnel's first TLS ClientHello and
+// returns its server name ("" when it has none, or when what the client
+// sends is not TLS) and the bytes it consumed, which the caller sends on
+// first. It waits for the client's first byte, as the splice would.
+func helloName(br *bufio.Reader) (name string, consumed []byte) {
+	first, err := br.Peek(1)
+	if err != nil || first[0] != 0x16 { // not a TLS handshake record
+		return "", nil
+	}
+	var rec bytes.Buffer
+	conn := &helloConn{r: io.TeeReader(io.LimitReader(br, maxHello), &rec)}
+	srv := tls.Server(conn, &tls.Config{GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) {
+		name = h.ServerName
+		return nil, errHelloRead
+	}})
+	srv.Handshake() // stops once the hello is read (errHelloRead), or on a malformed one
+	return name, rec.Bytes()
+}
+
+var errHelloRead = errors.New("the ClientHello was read")
+
+// sameHost reports whether a TLS server name is the CONNECT host (case and
+// a trailing dot aside).
+func sameHost(sni, host string) bool {
+	norm := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), ".") }
+	return norm(sni) == norm(strings.Trim(host, "[]"))
+}
+
+// helloConn is a net.Conn that reads from r and writes nowhere: the TLS
+// server that parses the hello answers nothing to the client.
+type helloConn struct{ r io.Reader }
+
+func (c *helloConn) Read(b []byte) (int, error)       { return c.r.Read(b) }
+func (c *helloConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (c *helloConn) Close() error                     { return nil }
+func (c *helloConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (c *helloConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
+func (c *helloConn) SetDeadline(time.Time) error      { return nil }
+func (c *helloConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *helloConn) SetWriteDeadline(time.Time) error { return nil }
