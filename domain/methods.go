@@ -2,7 +2,6 @@ package domain
 
 import (
 	"encoding/json"
-	"net"
 	"net/url"
 	"strings"
 )
@@ -89,15 +88,29 @@ func HostMismatch(header map[string][]string, u *url.URL) string {
 		}
 		for _, v := range vs {
 			v = strings.TrimSpace(v)
-			h, port := v, ""
-			if hh, pp, err := net.SplitHostPort(v); err == nil {
-				h, port = hh, pp
-			}
-			h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+			h, port := hostPort(v)
+			h = strings.TrimSuffix(strings.ToLower(h), ".")
 			if h != want || (port != "" && port != wantPort) {
 				return v
 			}
 		}
 	}
 	return ""
+}
+
+// hostPort splits "host", "host:port", "[v6]" or "[v6]:port" (a bare IPv6
+// address is all host), without the brackets.
+func hostPort(v string) (host, port string) {
+	if strings.HasPrefix(v, "[") {
+		if end := strings.IndexByte(v, ']'); end > 0 {
+			host, rest := v[1:end], v[end+1:]
+			return host, strings.TrimPrefix(rest, ":")
+		}
+		return v, ""
+	}
+	if strings.Count(v, ":") == 1 {
+		host, port, _ = strings.Cut(v, ":")
+		return host, port
+	}
+	return v, ""
 }

@@ -337,17 +337,7 @@ func TestProfileSnapshotReportsWhatTheKernelCannotEnforce(t *testing.T) {
 	}
 	in := goldenInputs(ModeAutoAcceptEdits)
 	env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot}
-	snap := func(name string) TurnExecutionSecuritySnapshot {
-		cp, err := CompileProfile(set, name, env, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	snap := func(name string) TurnExecutionSecuritySnapshot { return profileSnapshot(t, set, name, env, in) }
 	g := snap("globs")
 	if !g.CanSpawn() || g.Enforcement.Status != EnforcementPartiallyActive || g.Enforcement.Degradations[0].Dimension != "filesystem" ||
 		!g.Enforcement.Degradations[0].Residual || !strings.Contains(g.Enforcement.Degradations[0].Reason, "**/*.env") ||
@@ -482,15 +472,7 @@ func TestOverlayCompilesToReadWithOverlay(t *testing.T) {
 	in := goldenInputs(ModeAutoAcceptEdits)
 	env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, Home: "/home/dev"}
 	snap := func(name string, in SnapshotInputs) TurnExecutionSecuritySnapshot {
-		cp, err := CompileProfile(set, name, env, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return profileSnapshot(t, set, name, env, in)
 	}
 	entry := func(s *TurnExecutionSecuritySnapshot, p string) *FilesystemEntry {
 		for i, e := range s.Sandbox.Filesystem.Entries {
@@ -539,4 +521,19 @@ func TestOverlayCompilesToReadWithOverlay(t *testing.T) {
 	if _, err := ParseProfileAccess("overlay"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// profileSnapshot compiles the profile name of set and resolves its
+// snapshot with in.
+func profileSnapshot(t *testing.T, set ProfileSet, name string, env ProfileEnv, in SnapshotInputs) TurnExecutionSecuritySnapshot {
+	t.Helper()
+	cp, err := CompileProfile(set, name, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ResolveProfileSnapshot(cp, SourceComposer, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -88,20 +88,7 @@ func nsProbe(kind string, args []string) error {
 		if err != nil {
 			return err
 		}
-		p, err := PlanSpawn(&s, SpawnRequest{Argv: []string{"/bin/sh", "-c", arg(1)}}, os.Environ())
-		if err != nil {
-			return err
-		}
-		r, err := Run(context.Background(), p)
-		if err != nil {
-			return err
-		}
-		os.Stdout.Write(r.Stdout)
-		os.Stdout.Write(r.Stderr)
-		if r.ExitCode != 0 {
-			return fmt.Errorf("exit %d", r.ExitCode)
-		}
-		return nil
+		return runPrinting(&s, "/bin/sh", "-c", arg(1))
 	case "unix-own": // DIR: bind, listen, connect to and accept an own socket
 		p := filepath.Join(arg(0), "own.sock")
 		ln, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -131,4 +118,23 @@ func nsProbe(kind string, args []string) error {
 		return unix.Close(a)
 	}
 	return fullAccessProbe(kind, args)
+}
+
+// runPrinting runs argv under s and prints its output; a non-zero exit
+// is an error.
+func runPrinting(s *domain.TurnExecutionSecuritySnapshot, argv ...string) error {
+	p, err := PlanSpawn(s, SpawnRequest{Argv: argv}, os.Environ())
+	if err != nil {
+		return err
+	}
+	r, err := Run(context.Background(), p)
+	if err != nil {
+		return err
+	}
+	os.Stdout.Write(r.Stdout)
+	os.Stdout.Write(r.Stderr)
+	if r.ExitCode != 0 {
+		return fmt.Errorf("exit %d", r.ExitCode)
+	}
+	return nil
 }

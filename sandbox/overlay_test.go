@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,20 +154,7 @@ func overlayProbe(ws, cache, script string) error {
 	if err != nil {
 		return err
 	}
-	p, err := PlanSpawn(&s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script, cache}}, os.Environ())
-	if err != nil {
-		return err
-	}
-	r, err := Run(context.Background(), p)
-	if err != nil {
-		return err
-	}
-	os.Stdout.Write(r.Stdout)
-	os.Stdout.Write(r.Stderr)
-	if r.ExitCode != 0 {
-		return fmt.Errorf("exit %d", r.ExitCode)
-	}
-	return nil
+	return runPrinting(&s, "/bin/sh", "-c", script, cache)
 }
 
 // TestOverlayMountByPath: the overlay made with its layers named as
