@@ -73,7 +73,7 @@ func TestAttack29DisabledNetworkAllowedByTable(t *testing.T) {
 	ws := workspace(t)
 	ccProject(t, ws)
 	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "unattended"}}})
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws", "profile": "unattended"}}})
 	if err := os.WriteFile(cc, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}

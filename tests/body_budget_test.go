@@ -179,7 +179,7 @@ func TestAttack15WebSocketFramesOutsideBodyBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if err := websocket.JSON.Send(conn, map[string]any{"jsonrpc": "2.0", "id": 7, "method": "turn/start", "params": map[string]any{"turn_id": "ws-budget-1", "thread_id": "th", "workspace_id": "w",
+	if err := websocket.JSON.Send(conn, map[string]any{"jsonrpc": "2.0", "id": 7, "method": "turn/start", "params": map[string]any{"turn_id": "ws-budget-1", "thread_id": "th", "workspace_id": "ws-cc",
 		"workspace_root": ws, "permission_profile": map[string]any{"mode": "supervised"}, "input": []any{map[string]any{"type": "text", "text": strings.Repeat("z", 600_000)}}}}); err != nil {
 		t.Fatal(err)
 	}

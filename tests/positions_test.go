@@ -61,7 +61,7 @@ func TestEveryCommandAnswersWithItsLastPosition(t *testing.T) {
 		} `json:"result"`
 	}
 	var a answer
-	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "p1", "workspace_id": "ws1", "workspace_root": ws,
+	s.JSON("POST", "/v1/turns", map[string]any{"turn_id": "p1", "workspace_id": "ws-cc", "workspace_root": ws,
 		"permission_profile": map[string]string{"mode": "supervised"}}, http.StatusCreated, &a)
 	check("start", "p1", a.Position)
 	s.JSON("POST", "/v1/turns/p1/decisions", map[string]any{"tool_call_id": "c1", "tool_name": "exec_command",
@@ -91,7 +91,7 @@ func TestEveryCommandAnswersWithItsLastPosition(t *testing.T) {
 	check("complete", "p1", a.Position)
 
 	s.JSON("POST", "/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "turn/start",
-		"params": map[string]any{"turn_id": "p2", "workspace_id": "ws1", "workspace_root": ws}}, http.StatusOK, &a)
+		"params": map[string]any{"turn_id": "p2", "workspace_id": "ws-cc", "workspace_root": ws}}, http.StatusOK, &a)
 	check("rpc turn/start", "p2", a.Result.Position)
 	s.JSON("POST", "/rpc", map[string]any{"jsonrpc": "2.0", "id": 2, "method": "turn/cancel", "params": map[string]any{"turn_id": "p2"}}, http.StatusOK, &a)
 	check("rpc turn/cancel", "p2", a.Result.Position)
