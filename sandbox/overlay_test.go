@@ -225,3 +225,14 @@ func overlayMountProbe(lower, how string) error {
 	os.Stdout.Write(b)
 	return err
 }
+
+// TestOverlayInViewKey: two policies that differ only in an entry's
+// overlay mark are two views (a cached view's grants carry the mark).
+func TestOverlayInViewKey(t *testing.T) {
+	e := domain.FilesystemEntry{Kind: domain.PathExplicit, Path: "/c", ResolvedPath: "/c", Access: domain.AccessRead}
+	o := e
+	o.Overlay = true
+	if fsViewKey(&domain.FilesystemPolicy{Entries: []domain.FilesystemEntry{e}}) == fsViewKey(&domain.FilesystemPolicy{Entries: []domain.FilesystemEntry{o}}) {
+		t.Fatal("a read root and an overlay root share a view key")
+	}
+}

@@ -66,6 +66,9 @@ func fsViewKey(fp *domain.FilesystemPolicy) string {
 		b.WriteString(e.Path)
 		b.WriteByte(0)
 		b.WriteString(e.Within)
+		if e.Overlay {
+			b.WriteString("\x00overlay") // a view's grants carry it (fsRule.Overlay)
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()
