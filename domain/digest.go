@@ -36,9 +36,10 @@ const DigestKeySize = 32
 // turn of its own, the same command with one guess after another in place
 // of the redacted password until a scope_hash matched (the twenty-eighth
 // review). A turn's digests are therefore keyed with a key of the turn's
-// own, derived from the store's (ForTurn): a digest binds a grant to the
-// exact call within its turn, which is where grants and retries compare
-// them, and no other turn reproduces it.
+// and the deciding principal's own, derived from the store's (ForTurn): a
+// digest binds a grant to the exact call within its turn and principal,
+// which is where grants and retries compare them, and no other turn or
+// principal reproduces it.
 type DigestKey struct {
 	// root is the store's key; key the one Sum uses (root, or the key
 	// ForTurn derived from it).
@@ -63,15 +64,18 @@ func RandomDigestKey() DigestKey {
 	return DigestKey{root: b, key: b}
 }
 
-// ForTurn returns the key of the turn turnID's digests: HMAC-SHA-256 of
-// the turn's id under the store's key (whatever turn k was derived for).
-// The zero key stays zero.
-func (k DigestKey) ForTurn(turnID string) DigestKey {
+// ForTurn returns the key of the digests of principal's calls in the turn
+// turnID: HMAC-SHA-256 of both under the store's key (whatever k was
+// derived for). The principal is in it because a runtime credential may
+// decide in another's turn of its workspace: deciding there the command of
+// another's pending request with one guess after another, it matched the
+// request's scope_hash (the thirtieth review). The zero key stays zero.
+func (k DigestKey) ForTurn(turnID, principal string) DigestKey {
 	if k.IsZero() {
 		return k
 	}
 	m := hmac.New(sha256.New, k.root)
-	m.Write([]byte("turnstile turn digest key\x00" + turnID))
+	m.Write([]byte("turnstile turn digest key\x00" + turnID + "\x00" + principal))
 	return DigestKey{root: k.root, key: m.Sum(nil)}
 }
 

@@ -108,18 +108,18 @@ func TestDigestsKeyed(t *testing.T) {
 // from before; it is not the store's key, which Bytes still returns.
 func TestDigestKeyForTurn(t *testing.T) {
 	k := RandomDigestKey()
-	a, b := k.ForTurn("t1"), k.ForTurn("t2")
+	a, b, c := k.ForTurn("t1", "p"), k.ForTurn("t2", "p"), k.ForTurn("t1", "q")
 	in := []byte("PGPASSWORD=summer2024 psql")
-	if a.Sum(in) != k.ForTurn("t1").Sum(in) || a.Sum(in) != b.ForTurn("t1").Sum(in) {
+	if a.Sum(in) != k.ForTurn("t1", "p").Sum(in) || a.Sum(in) != b.ForTurn("t1", "p").Sum(in) {
 		t.Fatal("a turn's key is not the same every time it is derived")
 	}
-	if a.Sum(in) == b.Sum(in) || a.Sum(in) == k.Sum(in) {
-		t.Fatal("two turns (or a turn and the store) digest the same input alike")
+	if a.Sum(in) == b.Sum(in) || a.Sum(in) == c.Sum(in) || a.Sum(in) == k.Sum(in) {
+		t.Fatal("two turns, two principals (or a turn and the store) digest the same input alike")
 	}
 	if string(a.Bytes()) != string(k.Bytes()) {
 		t.Fatal("Bytes of a turn's key is not the store's key")
 	}
-	if !(DigestKey{}).ForTurn("t1").IsZero() {
+	if !(DigestKey{}).ForTurn("t1", "p").IsZero() {
 		t.Fatal("the zero key derived a key")
 	}
 }

@@ -345,7 +345,7 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 // invocation (409 tool_call_reused; the twenty-seventh review). A path the
 // resolver refuses, or no resolver, gives the lexical classification.
 func (e *Engine) ClassifyAsDecided(s *turn.State, inv domain.Invocation, actor domain.Actor) (domain.Action, error) {
-	inv.Key = inv.Key.ForTurn(s.TurnID) // the turn's digests (domain.DigestKey)
+	inv.Key = inv.Key.ForTurn(s.TurnID, actor.Name) // the turn's and principal's digests (domain.DigestKey)
 	if fr, ok := e.checkerFor(actor).(FileResolver); ok {
 		snap := &s.Snapshot
 		a, err := domain.ClassifyResolved(inv, snap.Sandbox.Cwd, nil, func(p string, op domain.Access, tree bool) (string, error) {

@@ -331,7 +331,7 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 	if err != nil {
 		return domain.Invocation{}, err
 	}
-	key, err := e.turnKey(ctx, s.TurnID)
+	key, err := e.turnKey(ctx, s.TurnID, c.meta().Actor.Name)
 	if err != nil {
 		return domain.Invocation{}, err
 	}

@@ -137,7 +137,7 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 	now := e.cfg.Now().UTC()
 	switch c := cmd.(type) {
 	case *turn.StartExec:
-		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID, c.Meta.Actor.Name); err != nil {
 			return err
 		}
 	case *turn.StartTurn:
@@ -163,7 +163,7 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		}
 	case *turn.EvaluateTool:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID, c.Meta.Actor.Name); err != nil {
 			return err
 		}
 		if c.TTL <= 0 {
@@ -188,7 +188,7 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID, c.Meta.Actor.Name); err != nil {
 			return err
 		}
 	case *turn.FinishExec:
@@ -203,17 +203,18 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		setNow(&c.Meta, now)
 	case *turn.RecordToolRun:
 		setNow(&c.Meta, now)
-		if c.Invocation.Key, err = e.turnKey(ctx, turnID); err != nil {
+		if c.Invocation.Key, err = e.turnKey(ctx, turnID, c.Meta.Actor.Name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// turnKey is the digest key of the turn turnID (domain.DigestKey.ForTurn).
-func (e *Engine) turnKey(ctx context.Context, turnID string) (domain.DigestKey, error) {
+// turnKey is the digest key of principal's calls in the turn turnID
+// (domain.DigestKey.ForTurn).
+func (e *Engine) turnKey(ctx context.Context, turnID, principal string) (domain.DigestKey, error) {
 	k, err := e.DigestKey(ctx)
-	return k.ForTurn(turnID), err
+	return k.ForTurn(turnID, principal), err
 }
 
 func setNow(m *turn.Meta, now time.Time) {
