@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -357,8 +358,8 @@ type rawJSON = json.RawMessage
 // checkProjectRoots refuses a turn whose workspace root, project roots or
 // cwd (as written, and where their symlinks lead) the operator's Claude
 // Code projects give another workspace than the turn's
-// (domain.ClaudeCodeConfig.ForeignRoot). Read-only app roots are not
-// judged (shared toolchains).
+// (domain.ClaudeCodeConfig.ForeignRoot), and sets them where they lead.
+// Read-only app roots are not judged (shared toolchains).
 func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
 	cc := s.cfg.ClaudeCode
 	if cc == nil || len(cc.Projects) == 0 {
@@ -369,10 +370,12 @@ func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
 	if err != nil {
 		return nil // the snapshot's resolution refuses the inputs
 	}
+	resolved := make([]string, len(abs))
 	for i, p := range abs {
 		cands := []string{p}
+		resolved[i] = p
 		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-			cands = append(cands, real)
+			cands, resolved[i] = append(cands, real), real
 		}
 		if root, proj, found := cc.ForeignRoot(req.WorkspaceID, cands); found {
 			msg := fmt.Sprintf("lies in or holds the project %s, which the Claude Code configuration gives workspace %q: a turn of workspace %q may not act there", proj.Root, proj.WorkspaceID, req.WorkspaceID)
@@ -380,6 +383,23 @@ func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
 				msg = "leads to " + root + ", which " + msg
 			}
 			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: msg}
+		}
+	}
+	// The turn takes its roots where they lead now: a link the agent
+	// points at another workspace's project later does not take them
+	// there (the thirtieth review: a turn rooted at a link to its own
+	// project, the link then pointed at billing's).
+	for i, f := range fields {
+		switch {
+		case f == "workspace_root" && req.WorkspaceRoot != "":
+			req.WorkspaceRoot = resolved[i]
+		case f == "cwd":
+			req.Cwd = resolved[i]
+		case strings.HasPrefix(f, "project_roots["):
+			var j int
+			if _, err := fmt.Sscanf(f, "project_roots[%d]", &j); err == nil && j < len(req.ProjectRoots) {
+				req.ProjectRoots[j] = resolved[i]
+			}
 		}
 	}
 	return nil
