@@ -30,15 +30,19 @@ func NamedMethods(header map[string][]string, query url.Values) (names, methods 
 	return names, methods
 }
 
-// ArgumentHeaders reads a tool's "headers" argument as request headers:
-// an object of names to a value or a list of values, or a list of
-// "Name: value" lines. A value of another shape is kept as its JSON text,
-// so that a name that holds METHOD is still seen.
+// ArgumentHeaders reads a tool's "headers" argument as request headers, in
+// every shape the HTTP clients a runtime uses take: an object of names to
+// a value or a list of values; a list of "Name: value" lines; a list of
+// [name, value] pairs (the Fetch standard's form, which undici, httpx and
+// aiohttp take); one string of "Name: value" lines. A value of another
+// shape is kept as its JSON text, so that a name that holds METHOD is
+// still seen. A headers argument of no such shape is read as one header
+// named "" holding its JSON text (UnreadableHeaders reports it).
 func ArgumentHeaders(arguments json.RawMessage) map[string][]string {
 	var args struct {
 		Headers json.RawMessage `json:"headers"`
 	}
-	if json.Unmarshal(arguments, &args) != nil || len(args.Headers) == 0 {
+	if json.Unmarshal(arguments, &args) != nil || len(args.Headers) == 0 || string(args.Headers) == "null" {
 		return nil
 	}
 	out := map[string][]string{}
@@ -58,18 +62,51 @@ func ArgumentHeaders(arguments json.RawMessage) map[string][]string {
 		}
 		return out
 	}
-	var lines []string
-	if json.Unmarshal(args.Headers, &lines) == nil {
-		for _, l := range lines {
-			k, v, _ := strings.Cut(l, ":")
-			if k == "" && strings.HasPrefix(l, ":") { // an HTTP/2 pseudo-header (":authority: host")
-				k, v, _ = strings.Cut(l[1:], ":")
-				k = ":" + k
-			}
-			out[k] = append(out[k], v)
+	line := func(l string) {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			return
 		}
+		k, v, _ := strings.Cut(l, ":")
+		if k == "" && strings.HasPrefix(l, ":") { // an HTTP/2 pseudo-header (":authority: host")
+			k, v, _ = strings.Cut(l[1:], ":")
+			k = ":" + k
+		}
+		out[k] = append(out[k], v)
 	}
+	var text string
+	if json.Unmarshal(args.Headers, &text) == nil {
+		for l := range strings.SplitSeq(text, "\n") {
+			line(l)
+		}
+		return out
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(args.Headers, &items) == nil {
+		for _, it := range items {
+			var l string
+			var pair []string
+			switch {
+			case json.Unmarshal(it, &l) == nil:
+				line(l)
+			case json.Unmarshal(it, &pair) == nil && len(pair) == 2:
+				out[pair[0]] = append(out[pair[0]], pair[1])
+			default:
+				out[""] = append(out[""], string(it))
+			}
+		}
+		return out
+	}
+	out[""] = []string{string(args.Headers)}
 	return out
+}
+
+// UnreadableHeaders reports whether ArgumentHeaders met a part of a
+// headers argument it could not read as headers: a call with a URL is then
+// refused, since a Host or method it names cannot be judged.
+func UnreadableHeaders(h map[string][]string) bool {
+	_, bad := h[""]
+	return bad
 }
 
 // HostMismatch returns the first Host or :authority header value of header

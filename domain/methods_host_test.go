@@ -29,10 +29,24 @@ func TestHostMismatch(t *testing.T) {
 		{u, map[string]any{"Accept": "evil.example"}, ""},
 		{v6, map[string]any{"Host": "[::1]:8080"}, ""},
 		{v6, map[string]any{"Host": "[::1]"}, ""},
+		{u, [][]string{{"Host", "evil.example"}}, "evil.example"},
+		{u, [][]string{{"Accept", "*/*"}, {"Host", "api.example.com"}}, ""},
+		{u, "Accept: */*\r\nHost: evil.example\r\n", "evil.example"},
+		{u, "Host: api.example.com", ""},
 	} {
 		raw, _ := json.Marshal(map[string]any{"headers": c.headers})
-		if got := HostMismatch(ArgumentHeaders(raw), c.u); got != c.want {
-			t.Errorf("%s %v: %q, want %q", c.u, c.headers, got, c.want)
+		h := ArgumentHeaders(raw)
+		if got := HostMismatch(h, c.u); got != c.want || UnreadableHeaders(h) {
+			t.Errorf("%s %v: %q (unreadable %v), want %q", c.u, c.headers, got, UnreadableHeaders(h), c.want)
 		}
+	}
+	for _, odd := range []any{42, []any{[]string{"a", "b", "c"}}, []any{map[string]string{"Host": "x"}}, true} {
+		raw, _ := json.Marshal(map[string]any{"headers": odd})
+		if !UnreadableHeaders(ArgumentHeaders(raw)) {
+			t.Errorf("headers %v: read as headers", odd)
+		}
+	}
+	if raw, _ := json.Marshal(map[string]any{"headers": nil}); UnreadableHeaders(ArgumentHeaders(raw)) {
+		t.Error("a null headers argument is unreadable")
 	}
 }

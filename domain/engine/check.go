@@ -211,7 +211,10 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
 	}
 	if refusal == nil && a.URL != nil {
-		if h := domain.HostMismatch(domain.ArgumentHeaders(c.Invocation.Arguments), a.URL); h != "" {
+		headers := domain.ArgumentHeaders(c.Invocation.Arguments)
+		if domain.UnreadableHeaders(headers) {
+			refusal = hostHeaderRefusal("")
+		} else if h := domain.HostMismatch(headers, a.URL); h != "" {
 			refusal = hostHeaderRefusal(h)
 		}
 	}
@@ -363,6 +366,9 @@ func (e *Engine) ClassifyAsDecided(s *turn.State, inv domain.Invocation, actor d
 type hostHeaderRefusal string
 
 func (h hostHeaderRefusal) Error() string {
+	if h == "" {
+		return "the headers argument has a shape its Host and method cannot be read from (an object, a list of \"Name: value\" lines or of [name, value] pairs, or one string of lines)"
+	}
 	return "a Host header naming " + string(h) + " would ask the URL's address for another host than the one judged"
 }
 
