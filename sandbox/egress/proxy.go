@@ -595,8 +595,8 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		// The TLS server name the command asks for is the CONNECT host's
 		// (sni.go), or nothing reaches the address.
 		br := bufio.NewReaderSize(src, 4096)
-		name, hello := helloName(br)
-		if name != "" && !sameHost(name, t.host) {
+		name, hello, ok := helloName(br)
+		if !ok || (name != "" && !sameHost(name, t.host)) {
 			t.close()
 			return
 		}

@@ -17,31 +17,38 @@ import (
 // --connect-to other.test:443:allowed.test:443 https://other.test/` sent
 // CONNECT allowed.test and reached other.test (the twenty-ninth review).
 // The proxy reads the tunnel's first bytes from the command: a TLS
-// ClientHello whose server name is not the CONNECT host closes the tunnel
-// before anything reaches the address. What is not TLS (or a hello
-// without a server name) is carried as before; a name inside encrypted
-// ClientHello (ECH) is not seen, only its outer name.
+// ClientHello whose server name is not the CONNECT host, or a handshake
+// whose hello cannot be read to its end, closes the tunnel before anything
+// reaches the address. What is not TLS (or a hello without a server name)
+// is carried as before; a name inside encrypted ClientHello (ECH) is not
+// seen, only its outer name.
 
-// maxHello bounds what the proxy reads to find a ClientHello's name.
-const maxHello = 64 << 10
+// maxHello bounds what the proxy reads to find a ClientHello's name: a
+// handshake message of up to 64 KiB (what a TLS server takes) over records
+// of up to 16 KiB each, with room to spare.
+const maxHello = 128 << 10
 
 // helloName reads, from br, the tunnel's first TLS ClientHello and
 // returns its server name ("" when it has none, or when what the client
 // sends is not TLS) and the bytes it consumed, which the caller sends on
-// first. It waits for the client's first byte, as the splice would.
-func helloName(br *bufio.Reader) (name string, consumed []byte) {
+// first. ok is false when the client began a TLS handshake whose hello
+// could not be read to its end (past maxHello, malformed, cut short): a
+// server might still read a name from it that the proxy did not (the
+// thirtieth review padded a hello past the old bound), so the tunnel is
+// refused. It waits for the client's first byte, as the splice would.
+func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 	first, err := br.Peek(1)
 	if err != nil || first[0] != 0x16 { // not a TLS handshake record
-		return "", nil
+		return "", nil, true
 	}
 	var rec bytes.Buffer
 	conn := &helloConn{r: io.TeeReader(io.LimitReader(br, maxHello), &rec)}
 	srv := tls.Server(conn, &tls.Config{GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) {
-		name = h.ServerName
+		name, ok = h.ServerName, true
 		return nil, errHelloRead
 	}})
 	srv.Handshake() // stops once the hello is read (errHelloRead), or on a malformed one
-	return name, rec.Bytes()
+	return name, rec.Bytes(), ok
 }
 
 var errHelloRead = errors.New("the ClientHello was read")

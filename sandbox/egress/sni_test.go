@@ -18,19 +18,25 @@ func TestHelloName(t *testing.T) {
 		tls.Client(cli, &tls.Config{ServerName: "other.test", InsecureSkipVerify: true}).Handshake()
 	}()
 	br := bufio.NewReader(srv)
-	name, hello := helloName(br)
+	name, hello, ok := helloName(br)
 	cli.Close()
-	if name != "other.test" || len(hello) < 5 || hello[0] != 0x16 {
+	if name != "other.test" || len(hello) < 5 || hello[0] != 0x16 || !ok {
 		t.Fatalf("name %q, %d bytes read", name, len(hello))
 	}
 	if sameHost(name, "rebind.test") || !sameHost("Other.Test.", "other.test") {
 		t.Fatal("sameHost")
 	}
 	plain := bufio.NewReader(bytes.NewReader([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")))
-	if name, read := helloName(plain); name != "" || read != nil {
+	if name, read, ok := helloName(plain); name != "" || read != nil || !ok {
 		t.Fatalf("plain text: %q %q", name, read)
 	}
 	if rest, _ := io.ReadAll(plain); string(rest) != "GET / HTTP/1.1\r\nHost: x\r\n\r\n" {
 		t.Fatalf("plain text was consumed: %q", rest)
+	}
+	// A handshake record that never completes a hello is not read as one
+	// without a name: the tunnel is refused.
+	cut := bufio.NewReader(bytes.NewReader(append([]byte{0x16, 3, 1, 0x40, 0}, make([]byte, 100)...)))
+	if _, _, ok := helloName(cut); ok {
+		t.Fatal("a hello cut short was read as one without a name")
 	}
 }
