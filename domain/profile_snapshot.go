@@ -264,8 +264,13 @@ func profileDegradations(cp *CompiledProfile, k KernelFeatures) []Degradation {
 	// connection through the egress proxy, which judges it.
 	proxied := egress && cp.Network.Restricted && !slices.Contains(cp.Network.Allow, "*")
 	if n := cp.Network; n.Enabled && (n.Restricted || n.Limited) && !proxied {
+		why := "the egress proxy, which is not available"
+		if egress {
+			// The proxy runs, but carries only an allow-list without "*".
+			why = `the egress proxy, which carries a command's connections only under an allow-list without "*" (this network is a block-list, or limited alone)`
+		}
 		ds = append(ds, Degradation{Dimension: "network",
-			Reason: "domain rules and limited methods need the egress proxy, which is not available: the kernel cannot hold commands to them"})
+			Reason: "domain rules and limited methods need " + why + ": the kernel cannot hold commands to them"})
 	} else if n.Enabled && (!n.AllowLocalhost || !n.AllowPrivateNetworks) && !proxied {
 		ds = append(ds, Degradation{Dimension: "network",
 			Reason: "loopback, private and metadata addresses are refused at decision time only: without the egress proxy a command's connections reach them"})

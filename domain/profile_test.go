@@ -537,3 +537,31 @@ func profileSnapshot(t *testing.T, set ProfileSet, name string, env ProfileEnv, 
 	}
 	return s
 }
+
+// TestProxyDegradationSaysWhy: a block-list network (an allow-list with
+// "*") is not carried by the egress proxy; the degradation says the proxy
+// runs but does not carry it, not that it is missing; without the proxy
+// it says that (the twenty-ninth review's note).
+func TestProxyDegradationSaysWhy(t *testing.T) {
+	on := true
+	set := ProfileSet{"bl": {Name: "bl", Extends: BuiltinWorkspace, Network: ProfileNetwork{Enabled: &on,
+		Domains: map[string]DomainAccess{"*": DomainAllow, "evil.example": DomainDeny}}}}
+	in := goldenInputs(ModeAutoAcceptEdits)
+	env := ProfileEnv{Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot}
+	reason := func(egress bool) string {
+		in := in
+		in.Kernel.EgressProxy = egress
+		for _, d := range profileSnapshot(t, set, "bl", env, in).Enforcement.Degradations {
+			if d.Dimension == "network" {
+				return d.Reason
+			}
+		}
+		return ""
+	}
+	if r := reason(true); strings.Contains(r, "not available") || !strings.Contains(r, `without "*"`) {
+		t.Errorf("with the proxy running: %q", r)
+	}
+	if r := reason(false); !strings.Contains(r, "not available") {
+		t.Errorf("without the proxy: %q", r)
+	}
+}
