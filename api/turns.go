@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -389,17 +388,16 @@ func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
 	// points at another workspace's project later does not take them
 	// there (the thirtieth review: a turn rooted at a link to its own
 	// project, the link then pointed at billing's).
+	set := map[string]*string{"cwd": &req.Cwd}
+	if req.WorkspaceRoot != "" { // else RootsNamed names the cwd so
+		set["workspace_root"] = &req.WorkspaceRoot
+	}
+	for j := range req.ProjectRoots {
+		set[fmt.Sprintf("project_roots[%d]", j)] = &req.ProjectRoots[j]
+	}
 	for i, f := range fields {
-		switch {
-		case f == "workspace_root" && req.WorkspaceRoot != "":
-			req.WorkspaceRoot = resolved[i]
-		case f == "cwd":
-			req.Cwd = resolved[i]
-		case strings.HasPrefix(f, "project_roots["):
-			var j int
-			if _, err := fmt.Sscanf(f, "project_roots[%d]", &j); err == nil && j < len(req.ProjectRoots) {
-				req.ProjectRoots[j] = resolved[i]
-			}
+		if p := set[f]; p != nil {
+			*p = resolved[i]
 		}
 	}
 	return nil

@@ -390,22 +390,9 @@ func mask(path string, reopen []reopenBind, shared *sharedMask) error {
 // emptyTmpfs creates a detached, tiny tmpfs (nosuid, nodev, noexec) whose
 // root has the given mode, and returns its mount fd.
 func emptyTmpfs(mode string) (int, error) {
-	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	mnt, err := newFS("tmpfs", [][2]string{{"mode", mode}, {"size", "64k"}, {"nr_inodes", "256"}}, unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
-		return -1, fmt.Errorf("fsopen(tmpfs): %w", err)
-	}
-	defer unix.Close(fs)
-	for k, val := range map[string]string{"mode": mode, "size": "64k", "nr_inodes": "256"} {
-		if err := unix.FsconfigSetString(fs, k, val); err != nil {
-			return -1, fmt.Errorf("fsconfig(%s): %w", k, err)
-		}
-	}
-	if err := unix.FsconfigCreate(fs); err != nil {
-		return -1, fmt.Errorf("fsconfig(create): %w", err)
-	}
-	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
-	if err != nil {
-		return -1, fmt.Errorf("fsmount: %w", err)
+		return -1, fmt.Errorf("an empty tmpfs: %w", err)
 	}
 	return mnt, nil
 }

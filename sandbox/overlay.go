@@ -58,7 +58,7 @@ func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]i
 		}
 		uid, gid = sp.UID, sp.GID
 	}
-	scratch, err := newFS("tmpfs", [][2]string{{"size", overlayScratchSize}, {"nr_inodes", overlayScratchInodes}, {"mode", "0700"}})
+	scratch, err := newFS("tmpfs", [][2]string{{"size", overlayScratchSize}, {"nr_inodes", overlayScratchInodes}, {"mode", "0700"}}, 0)
 	if err != nil {
 		return -1, fmt.Errorf("overlay %s: its tmpfs: %w", path, err)
 	}
@@ -136,8 +136,8 @@ func overlayMount(lower, upper, work int, byPath, userxattr bool) (int, error) {
 }
 
 // newFS makes a file system of type typ with the string options and
-// returns its detached mount (nosuid, nodev).
-func newFS(typ string, opts [][2]string) (int, error) {
+// returns its detached mount (nosuid, nodev, and the attributes in attr).
+func newFS(typ string, opts [][2]string, attr int) (int, error) {
 	fs, err := unix.Fsopen(typ, unix.FSOPEN_CLOEXEC)
 	if err != nil {
 		return -1, err
@@ -149,9 +149,9 @@ func newFS(typ string, opts [][2]string) (int, error) {
 		}
 	}
 	if err := unix.FsconfigCreate(fs); err != nil {
-		return -1, err
+		return -1, fmt.Errorf("create %s: %w", typ, err)
 	}
-	return unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	return unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|attr)
 }
 
 // fsLog returns what the kernel logged on a file system context (its

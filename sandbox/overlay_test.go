@@ -194,7 +194,7 @@ func overlayMountProbe(lower, how string) error {
 	if err != nil {
 		return err
 	}
-	scratch, err := newFS("tmpfs", [][2]string{{"size", "1m"}})
+	scratch, err := newFS("tmpfs", [][2]string{{"size", "1m"}}, 0)
 	if err != nil {
 		return err
 	}

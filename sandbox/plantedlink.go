@@ -33,7 +33,8 @@ func (v *fsView) dropPlantedLinks() {
 	}
 	kept := v.grants[:0]
 	for _, g := range v.grants {
-		if g.Kind == domain.PathExplicit && g.From != "" && linkedInside(g.From, g.Path, writable) {
+		// A path that canonicalised to itself passed through no link.
+		if g.Kind == domain.PathExplicit && g.From != "" && g.From != g.Path && linkedInside(g.From, g.Path, writable) {
 			continue
 		}
 		kept = append(kept, g)

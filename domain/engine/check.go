@@ -208,15 +208,7 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		}
 	}
 	if refusal == nil && a.URL != nil {
-		refusal = methodsRefused(snap, &a, c.Invocation.Arguments)
-	}
-	if refusal == nil && a.URL != nil {
-		headers := domain.ArgumentHeaders(c.Invocation.Arguments)
-		if domain.UnreadableHeaders(headers) {
-			refusal = hostHeaderRefusal("")
-		} else if h := domain.HostMismatch(headers, a.URL); h != "" {
-			refusal = hostHeaderRefusal(h)
-		}
+		refusal = headersRefused(snap, &a, domain.ArgumentHeaders(c.Invocation.Arguments))
 	}
 	if refusal == nil {
 		refusal = urlLessRefusal(snap, &a)
@@ -246,21 +238,28 @@ func denial(c *turn.EvaluateTool, refusal error, a *domain.Action) (turn.Command
 	return d, nil
 }
 
-// methodsRefused refuses a network call whose method, or a method its
+// headersRefused refuses a network call whose method, or a method its
 // headers or query name (domain.NamedMethods, as the egress proxy reads
-// them), a limited network does not allow.
-func methodsRefused(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action, arguments []byte) error {
+// them), a limited network does not allow; whose headers argument cannot
+// be read; or whose Host names another host than its URL
+// (domain.HostMismatch).
+func headersRefused(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action, headers map[string][]string) error {
 	if !snap.Network.MethodAllowed(a.Method) {
 		return methodRefusal(a.Method)
 	}
-	if len(snap.Network.AllowedMethods) == 0 {
-		return nil
-	}
-	_, named := domain.NamedMethods(domain.ArgumentHeaders(arguments), a.URL.Query())
-	for _, m := range named {
-		if !snap.Network.MethodAllowed(m) {
-			return methodRefusal(m)
+	if len(snap.Network.AllowedMethods) > 0 {
+		_, named := domain.NamedMethods(headers, a.URL.Query())
+		for _, m := range named {
+			if !snap.Network.MethodAllowed(m) {
+				return methodRefusal(m)
+			}
 		}
+	}
+	if domain.UnreadableHeaders(headers) {
+		return hostHeaderRefusal("")
+	}
+	if h := domain.HostMismatch(headers, a.URL); h != "" {
+		return hostHeaderRefusal(h)
 	}
 	return nil
 }
