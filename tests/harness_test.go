@@ -27,7 +27,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if serveESDBTest() {
+	if serveESDBTest() || serveImpostor() {
 		return
 	}
 	if err := startSuiteDNS(); err != nil {

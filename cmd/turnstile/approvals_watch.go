@@ -32,7 +32,7 @@ func approvalsWatch(c *client, turnID string, asJSON bool, stdout, stderr io.Wri
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := (&http.Client{}).Do(req) // no timeout: the stream lasts
+	resp, err := (&http.Client{Transport: c.http.Transport}).Do(req) // no timeout: the stream lasts
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile approvals watch:", c.unreachable(err))
 		return 1

@@ -78,7 +78,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "turnstile bench: without SSE clients: %.0f durable decisions/s; now with %d\n", baseline.rate, *sseClients)
 	}
-	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute}
+	c.http.Transport = &http.Transport{MaxIdleConns: *turns * 2, MaxIdleConnsPerHost: *turns * 2, IdleConnTimeout: time.Minute, DialContext: c.users.dial}
 	if *workspace == "" {
 		dir, err := os.MkdirTemp("", "turnstile-bench-")
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ type rawPoster struct {
 	conn             net.Conn
 	r                *bufio.Reader
 	w                []byte
+	users            serverUsers
 }
 
 func newRawPoster(c *client) (*rawPoster, error) {
@@ -48,7 +50,7 @@ func newRawPoster(c *client) (*rawPoster, error) {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
-	return &rawPoster{addr: addr, host: u.Host, auth: "Bearer " + c.token}, nil
+	return &rawPoster{addr: addr, host: u.Host, auth: "Bearer " + c.token, users: c.users}, nil
 }
 
 // post sends one request. A request on a kept-alive connection that fails
@@ -77,7 +79,7 @@ func (p *rawPoster) close() {
 
 func (p *rawPoster) once(path string, body []byte) (status int, resp []byte, answered bool, err error) {
 	if p.conn == nil {
-		c, err := net.DialTimeout("tcp", p.addr, 10*time.Second)
+		c, err := p.users.dial(context.Background(), "tcp", p.addr)
 		if err != nil {
 			return 0, nil, false, err
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -60,7 +59,7 @@ func startBenchSSE(c *client, n int, turns []string) (*benchSSE, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &benchSSE{c: c, from: from, cancel: cancel, cpu0: cpu0}
 	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true,
-		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
+		DialContext: c.users.dial}
 	hc := &http.Client{Transport: tr}
 	started := make(chan error, n)
 	for i := range n {
@@ -308,7 +307,7 @@ func (c *client) countEvents(from, to eventstore.Position) (eventTally, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Last-Event-ID", from.String())
-	resp, err := (&http.Client{}).Do(req)
+	resp, err := (&http.Client{Transport: c.http.Transport}).Do(req)
 	if err != nil {
 		return t, err
 	}

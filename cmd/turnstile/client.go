@@ -29,6 +29,8 @@ type client struct {
 	// for the commands a hint prints; else empty.
 	serverArg string
 	http      *http.Client
+	// users are who may own a server on loopback (serverpeer.go).
+	users serverUsers
 	// after is read-your-writes: the latest position a command of this
 	// client answered with, passed as ?after= on its reads of the read
 	// models (commands do not wait for them). Guarded by mu (bench shares
@@ -42,7 +44,7 @@ type client struct {
 const defaultServer = "http://127.0.0.1:8740"
 
 // clientFlags registers --server, --token-file and --data on fs.
-type clientFlags struct{ server, tokenFile, data string }
+type clientFlags struct{ server, tokenFile, data, serverUser string }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	def := os.Getenv("TURNSTILE_URL")
@@ -51,10 +53,15 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&c.server, "server", def, "server URL (default: TURNSTILE_URL, else "+defaultServer+")")
 	fs.StringVar(&c.tokenFile, "token-file", "", "bearer token file (default: TURNSTILE_TOKEN, else <data>/token)")
+	fs.StringVar(&c.serverUser, "server-user", os.Getenv("TURNSTILE_SERVER_USER"), "the user a server on loopback runs as, the only one trusted with the token (default: TURNSTILE_SERVER_USER, else root or you)")
 	fs.StringVar(&c.data, "data", "", "the server's data directory, where its token is (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 }
 
 func (c *clientFlags) client() (*client, error) {
+	users, err := parseServerUser(c.serverUser, "--server-user")
+	if err != nil {
+		return nil, err
+	}
 	token, source := strings.TrimSpace(os.Getenv("TURNSTILE_TOKEN")), "TURNSTILE_TOKEN"
 	if token != "" {
 		if err := checkToken(token, "TURNSTILE_TOKEN"); err != nil {
@@ -79,7 +86,8 @@ func (c *clientFlags) client() (*client, error) {
 		token = t
 	}
 	base := strings.TrimSuffix(c.server, "/")
-	cl := &client{base: base, token: token, tokenSource: source, http: &http.Client{Timeout: 5 * time.Minute}}
+	cl := &client{base: base, token: token, tokenSource: source, users: users,
+		http: &http.Client{Timeout: 5 * time.Minute, Transport: users.transport()}}
 	// A script that sent a command (curl, another turnstile command) passes
 	// the position it answered with, so that this command's reads include it.
 	if v := strings.TrimSpace(os.Getenv("TURNSTILE_AFTER")); v != "" {
@@ -234,7 +242,17 @@ func readModelParam(path string) string {
 // unreachable names the server a request could not reach and how to
 // point the command elsewhere.
 func (c *client) unreachable(err error) error {
+	var wrong *wrongServerError
 	var ue *url.Error
+	if errors.As(err, &wrong) {
+		return fmt.Errorf("turnstile at %s: %w", c.base, wrong)
+	}
+	if errors.Is(err, errUnverifiedServer) {
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("turnstile at %s: %w", c.base, err)
+	}
 	if errors.As(err, &ue) && ue.Timeout() {
 		return fmt.Errorf("turnstile at %s did not answer in time: %w", c.base, err)
 	}

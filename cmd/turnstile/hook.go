@@ -21,12 +21,12 @@ import (
 )
 
 const hookUsage = `usage:
-  turnstile hook claude-code [--server URL] [--token-file FILE] [--deadline 55s]
+  turnstile hook claude-code [--server URL] [--server-user UID] [--token-file FILE] [--deadline 55s]
       the command hook: reads one Claude Code hook event on stdin and answers
       on stdout; when the server cannot answer, PreToolUse and
       UserPromptSubmit are blocked (exit 2), other events report an error
       (exit 1) without blocking.
-  turnstile hook install claude-code [--project DIR | --user] [--http URL] [--print]
+  turnstile hook install claude-code [--project DIR | --user] [--http URL] [--server-user USER] [--print]
       merges turnstile's hook entries into .claude/settings.json of DIR
       (default .) or ~/.claude/settings.json, keeping what is there and
       backing the file up first; --print shows the snippet instead.`
@@ -67,10 +67,14 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	// file (the agent can write one) fills from its env block: the server
 	// comes from the command line only (hook install writes it), and no
 	// proxy or certificate roots are taken from the environment.
-	serverSet := false
-	fs.Visit(func(f *flag.Flag) { serverSet = serverSet || f.Name == "server" })
-	if !serverSet {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["server"] {
 		cf.server = defaultServer
+	}
+	if !set["server-user"] {
+		// Nor the server's user: the agent would name its own.
+		cf.serverUser = ""
 	}
 	os.Unsetenv("SSL_CERT_FILE")
 	os.Unsetenv("SSL_CERT_DIR")
@@ -108,9 +112,7 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	// Claude Code kills a hook at its timeout and lets the tool run: a
 	// server that accepts and never answers must be blocked before that.
 	c.http.Timeout = *deadline
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = nil
-	c.http.Transport = tr
+	c.http.Transport.(*http.Transport).Proxy = nil
 	req, err := http.NewRequest("POST", c.base+"/v1/hooks/claude-code", bytes.NewReader(body))
 	if err != nil {
 		return fail("%v", err)
@@ -121,6 +123,10 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return fail("the turnstile server at %s did not answer within %s", c.base, *deadline)
+	}
+	var wrong *wrongServerError
+	if errors.As(err, &wrong) {
+		return fail("%v", wrong)
 	}
 	if err != nil {
 		return fail("the turnstile server at %s cannot be reached (%v)", c.base, err)
@@ -168,6 +174,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	server := fs.String("server", os.Getenv("TURNSTILE_URL"), "server URL the command hook talks to, written into its command (default: TURNSTILE_URL here, else "+defaultServer+"); the hook reads no server from its environment")
 	tokenFile := fs.String("token-file", "", "token file the command hook reads (default: TURNSTILE_TOKEN in the hook's environment)")
 	timeout := fs.Int("timeout", 60, "hook timeout in seconds (longer than the server's hold_wait)")
+	serverUser := fs.String("server-user", "", "the user the server runs as (name or uid), written into the hook's command: the hook sends its credential only to a server on loopback running as that user (default: the user the server at --server runs as now)")
 	printOnly := fs.Bool("print", false, "print the snippet instead of writing settings.json")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -176,7 +183,16 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, hookUsage)
 		return 2
 	}
-	handler, err := hookHandler(*httpURL, *server, *tokenFile, *timeout)
+	var err error
+	uid := ""
+	if *httpURL == "" {
+		uid, err = hookServerUser(*server, *serverUser, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "turnstile hook install:", err)
+			return 2
+		}
+	}
+	handler, err := hookHandler(*httpURL, *server, *tokenFile, uid, *timeout)
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile hook install:", err)
 		return 2
@@ -219,7 +235,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 }
 
 // hookHandler is the one hook object every event gets.
-func hookHandler(httpURL, server, tokenFile string, timeout int) (map[string]any, error) {
+func hookHandler(httpURL, server, tokenFile, serverUID string, timeout int) (map[string]any, error) {
 	if httpURL != "" {
 		u := strings.TrimSuffix(httpURL, "/")
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -241,6 +257,9 @@ func hookHandler(httpURL, server, tokenFile string, timeout int) (map[string]any
 		server = defaultServer
 	}
 	cmd += " --server " + shellQuote(server)
+	if serverUID != "" {
+		cmd += " --server-user " + serverUID
+	}
 	if tokenFile != "" {
 		abs, err := filepath.Abs(tokenFile)
 		if err != nil {

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/user"
+	"strconv"
+	"time"
+
+	"turnstile/internal/peeruid"
+)
+
+// A server on this machine's loopback is known by the user its socket
+// belongs to. The port is anyone's while the server is down: an agent that
+// binds 127.0.0.1:8740 then would receive every credential a client sends
+// there, and answer the hook "allow". Before a client sends anything on a
+// loopback connection it asks the kernel who owns the far end, and goes on
+// only for root, itself, or the user --server-user names (TURNSTILE_SERVER_USER;
+// the hook takes it from its command line alone, which hook install writes).
+
+// serverUsers is what a client accepts as the owner of a loopback server.
+type serverUsers struct {
+	// named is the one user --server-user gave; set, it is the only one.
+	named   uint32
+	isNamed bool
+	// flag is how the person names it, for the message.
+	flag string
+}
+
+// parseServerUser reads a user name or uid; "" accepts root and the caller.
+func parseServerUser(s, flag string) (serverUsers, error) {
+	su := serverUsers{flag: flag}
+	if s == "" {
+		return su, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		su.named, su.isNamed = uint32(n), true
+		return su, nil
+	}
+	u, err := user.Lookup(s)
+	if err != nil {
+		return su, fmt.Errorf("%s %q: no such user (give a name /etc/passwd knows, or the uid)", flag, s)
+	}
+	n, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return su, fmt.Errorf("%s %q: uid %q is not a number", flag, s, u.Uid)
+	}
+	su.named, su.isNamed = uint32(n), true
+	return su, nil
+}
+
+func (su serverUsers) accepts(uid uint32) bool {
+	if su.isNamed {
+		return uid == su.named
+	}
+	return uid == 0 || uid == uint32(os.Getuid())
+}
+
+// errUnverifiedServer marks a loopback listener whose owner the kernel
+// did not tell.
+var errUnverifiedServer = errors.New("the server's user is unknown")
+
+// wrongServerError is a loopback listener of a user the client does not
+// accept: nothing was sent to it.
+type wrongServerError struct {
+	addr string
+	uid  uint32
+	su   serverUsers
+}
+
+func (e *wrongServerError) Error() string {
+	who := "uid " + strconv.FormatUint(uint64(e.uid), 10)
+	if u, err := user.LookupId(strconv.FormatUint(uint64(e.uid), 10)); err == nil {
+		who += " (" + u.Username + ")"
+	}
+	want := "root or you"
+	if e.su.isNamed {
+		want = "uid " + strconv.FormatUint(uint64(e.su.named), 10) + ", which " + e.su.flag + " names"
+	}
+	return fmt.Sprintf("the program listening at %s runs as %s, not %s: nothing was sent to it "+
+		"(another program may have taken the server's port while the server was down; "+
+		"if it is the turnstile server, name its user with %s)", e.addr, who, want, e.su.flag)
+}
+
+// dial connects to addr and, on loopback, checks the listener's owner
+// before the connection is used.
+func (su serverUsers) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 10 * time.Second}
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := su.check(c, addr); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (su serverUsers) check(c net.Conn, addr string) error {
+	uid, err := peeruid.Of(c)
+	switch {
+	case errors.Is(err, peeruid.ErrNotLoopback):
+		return nil // another machine: TLS names it, not a uid
+	case err != nil:
+		return fmt.Errorf("cannot tell which user listens at %s (%v): nothing was sent to it: %w", addr, err, errUnverifiedServer)
+	case !su.accepts(uid):
+		return &wrongServerError{addr: addr, uid: uid, su: su}
+	}
+	return nil
+}
+
+// transport is http.DefaultTransport's settings with the checked dial.
+func (su serverUsers) transport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = su.dial
+	return tr
+}
+
+// hookServerUser is the uid hook install writes into the hook's command:
+// the user named, else the one the server at server runs as now ("" for a
+// server that is not on loopback, or does not answer: then the hook trusts
+// root and its own user).
+func hookServerUser(server, named string, stderr io.Writer) (string, error) {
+	if named != "" {
+		su, err := parseServerUser(named, "--server-user")
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatUint(uint64(su.named), 10), nil
+	}
+	if server == "" {
+		server = defaultServer
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return "", nil
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: nothing answers at %s, so the hook will send its credential to a server on loopback running as root or as the user Claude Code runs as (the agent's own); give --server-user to name the server's user\n", server)
+		return "", nil
+	}
+	defer c.Close()
+	uid, err := peeruid.Of(c)
+	if errors.Is(err, peeruid.ErrNotLoopback) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot tell which user the server at %s runs as (%v): give --server-user", server, err)
+	}
+	id := strconv.FormatUint(uint64(uid), 10)
+	who := "uid " + id
+	if u, err := user.LookupId(id); err == nil {
+		who += " (" + u.Username + ")"
+	}
+	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s running as %s, as the one there does now (--server-user names another)\n", server, who)
+	return id, nil
+}

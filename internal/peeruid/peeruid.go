@@ -1,0 +1,139 @@
+// Package peeruid tells which user owns the far end of a TCP connection to
+// this machine's loopback: the socket the server accepted it on, asked of
+// the kernel by its four-tuple (sock_diag, as ss(8) asks it).
+//
+// A client that is about to send a credential to a server on 127.0.0.1
+// learns this way whether the listener is the server's, or a program of
+// another user that bound the port while the server was down.
+package peeruid
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotLoopback is returned for a connection whose far end is not a
+// loopback address of this machine: the kernel knows no owner for it.
+var ErrNotLoopback = errors.New("not a TCP connection to a loopback address")
+
+// Of returns the uid of the user whose socket is the far end of c, a TCP
+// connection to a loopback address: the accepted socket, or, before the
+// server's kernel side has made it, the listener it will be accepted from.
+func Of(c net.Conn) (uint32, error) {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return 0, ErrNotLoopback
+	}
+	local, lok := tc.LocalAddr().(*net.TCPAddr)
+	remote, rok := tc.RemoteAddr().(*net.TCPAddr)
+	if !lok || !rok {
+		return 0, ErrNotLoopback
+	}
+	return Lookup(local.AddrPort(), remote.AddrPort())
+}
+
+// Lookup returns the uid owning the socket at server (a loopback address)
+// whose peer is client.
+func Lookup(client, server netip.AddrPort) (uint32, error) {
+	sa, ca := server.Addr().Unmap(), client.Addr().Unmap()
+	if !sa.IsLoopback() {
+		return 0, ErrNotLoopback
+	}
+	family := uint8(unix.AF_INET6)
+	if sa.Is4() {
+		family = unix.AF_INET
+		if !ca.Is4() {
+			return 0, ErrNotLoopback
+		}
+	} else if ca.Is4() {
+		ca = netip.AddrFrom16(ca.As16())
+	}
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return 0, fmt.Errorf("sock_diag: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Sendto(fd, request(family, server.Port(), client.Port(), sa, ca), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return 0, fmt.Errorf("sock_diag: %w", err)
+	}
+	buf := make([]byte, 8192)
+	n, _, err := unix.Recvfrom(fd, buf, 0)
+	if err != nil {
+		return 0, fmt.Errorf("sock_diag: %w", err)
+	}
+	return parse(buf[:n])
+}
+
+// The sizes of the kernel's structures (linux/inet_diag.h, netlink.h).
+const (
+	nlmsgHdrLen = 16
+	sockIDLen   = 48 // inet_diag_sockid
+	reqLen      = 8 + sockIDLen
+	// inet_diag_msg: family, state, timer, retrans, the sockid, then
+	// expires, rqueue, wqueue, uid, inode.
+	msgUIDOff = 4 + sockIDLen + 12
+	msgLen    = msgUIDOff + 8
+)
+
+// request is an exact-socket SOCK_DIAG_BY_FAMILY request for TCP.
+func request(family uint8, sport, dport uint16, src, dst netip.Addr) []byte {
+	b := make([]byte, nlmsgHdrLen+reqLen)
+	ne := binary.NativeEndian
+	ne.PutUint32(b[0:], uint32(len(b)))
+	ne.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+	ne.PutUint16(b[6:], unix.NLM_F_REQUEST)
+	ne.PutUint32(b[8:], 1) // sequence
+	r := b[nlmsgHdrLen:]
+	r[0], r[1] = family, unix.IPPROTO_TCP
+	ne.PutUint32(r[4:], 0xffffffff) // every state
+	id := r[8:]
+	binary.BigEndian.PutUint16(id[0:], sport)
+	binary.BigEndian.PutUint16(id[2:], dport)
+	if family == unix.AF_INET {
+		s, d := src.As4(), dst.As4()
+		copy(id[4:], s[:])
+		copy(id[20:], d[:])
+	} else {
+		s, d := src.As16(), dst.As16()
+		copy(id[4:], s[:])
+		copy(id[20:], d[:])
+	}
+	// idiag_if 0; the cookie INET_DIAG_NOCOOKIE: any socket with this tuple.
+	ne.PutUint32(id[40:], 0xffffffff)
+	ne.PutUint32(id[44:], 0xffffffff)
+	return b
+}
+
+// parse reads the answer: the socket's inet_diag_msg, or an error.
+func parse(b []byte) (uint32, error) {
+	ne := binary.NativeEndian
+	if len(b) < nlmsgHdrLen {
+		return 0, errors.New("sock_diag: short answer")
+	}
+	l, typ := ne.Uint32(b[0:]), ne.Uint16(b[4:])
+	if int(l) > len(b) || l < nlmsgHdrLen {
+		return 0, errors.New("sock_diag: malformed answer")
+	}
+	body := b[nlmsgHdrLen:l]
+	switch typ {
+	case unix.NLMSG_ERROR:
+		if len(body) < 4 {
+			return 0, errors.New("sock_diag: malformed error")
+		}
+		if code := int32(ne.Uint32(body)); code != 0 {
+			return 0, fmt.Errorf("sock_diag: %w", unix.Errno(-code))
+		}
+		return 0, errors.New("sock_diag: no socket in the answer")
+	case unix.SOCK_DIAG_BY_FAMILY:
+		if len(body) < msgLen {
+			return 0, errors.New("sock_diag: short socket message")
+		}
+		return ne.Uint32(body[msgUIDOff:]), nil
+	}
+	return 0, fmt.Errorf("sock_diag: unexpected message type %d", typ)
+}
