@@ -29,7 +29,7 @@ type client struct {
 	// for the commands a hint prints; else empty.
 	serverArg string
 	http      *http.Client
-	// users are who may own a server on loopback (serverpeer.go).
+	// users are who may own a server on this machine (serverpeer.go).
 	users serverUsers
 	// after is read-your-writes: the latest position a command of this
 	// client answered with, passed as ?after= on its reads of the read
@@ -53,7 +53,7 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&c.server, "server", def, "server URL (default: TURNSTILE_URL, else "+defaultServer+")")
 	fs.StringVar(&c.tokenFile, "token-file", "", "bearer token file (default: TURNSTILE_TOKEN, else <data>/token)")
-	fs.StringVar(&c.serverUser, "server-user", os.Getenv("TURNSTILE_SERVER_USER"), "the user a server on loopback runs as, the only one trusted with the token (default: TURNSTILE_SERVER_USER, else root or you)")
+	fs.StringVar(&c.serverUser, "server-user", os.Getenv("TURNSTILE_SERVER_USER"), "the user a server on this machine runs as, the only one trusted with the token (default: TURNSTILE_SERVER_USER, else root or you)")
 	fs.StringVar(&c.data, "data", "", "the server's data directory, where its token is (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 }
 

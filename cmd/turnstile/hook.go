@@ -174,7 +174,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	server := fs.String("server", os.Getenv("TURNSTILE_URL"), "server URL the command hook talks to, written into its command (default: TURNSTILE_URL here, else "+defaultServer+"); the hook reads no server from its environment")
 	tokenFile := fs.String("token-file", "", "token file the command hook reads (default: TURNSTILE_TOKEN in the hook's environment)")
 	timeout := fs.Int("timeout", 60, "hook timeout in seconds (longer than the server's hold_wait)")
-	serverUser := fs.String("server-user", "", "the user the server runs as (name or uid), written into the hook's command: the hook sends its credential only to a server on loopback running as that user (default: the user the server at --server runs as now)")
+	serverUser := fs.String("server-user", "", "the user the server runs as (name or uid), written into the hook's command: the hook sends its credential only to a server on this machine running as that user (default: the user the server at --server runs as now)")
 	printOnly := fs.Bool("print", false, "print the snippet instead of writing settings.json")
 	if err := fs.Parse(args); err != nil {
 		return 2

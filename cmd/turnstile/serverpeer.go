@@ -16,15 +16,16 @@ import (
 	"turnstile/internal/peeruid"
 )
 
-// A server on this machine's loopback is known by the user its socket
-// belongs to. The port is anyone's while the server is down: an agent that
-// binds 127.0.0.1:8740 then would receive every credential a client sends
-// there, and answer the hook "allow". Before a client sends anything on a
-// loopback connection it asks the kernel who owns the far end, and goes on
-// only for root, itself, or the user --server-user names (TURNSTILE_SERVER_USER;
-// the hook takes it from its command line alone, which hook install writes).
+// A server on this machine (loopback, or an address of one of its
+// interfaces) is known by the user its socket belongs to. The port is
+// anyone's while the server is down: an agent that binds 127.0.0.1:8740
+// then would receive every credential a client sends there, and answer the
+// hook "allow". Before a client sends anything on a connection to this
+// machine it asks the kernel who owns the far end, and goes on only for
+// root, itself, or the user --server-user names (TURNSTILE_SERVER_USER; the
+// hook takes it from its command line alone, which hook install writes).
 
-// serverUsers is what a client accepts as the owner of a loopback server.
+// serverUsers is what a client accepts as the owner of a server on this machine.
 type serverUsers struct {
 	// named is the one user --server-user gave; set, it is the only one.
 	named   uint32
@@ -62,11 +63,11 @@ func (su serverUsers) accepts(uid uint32) bool {
 	return uid == 0 || uid == uint32(os.Getuid())
 }
 
-// errUnverifiedServer marks a loopback listener whose owner the kernel
+// errUnverifiedServer marks a listener on this machine whose owner the kernel
 // did not tell.
 var errUnverifiedServer = errors.New("the server's user is unknown")
 
-// wrongServerError is a loopback listener of a user the client does not
+// wrongServerError is a listener on this machine of a user the client does not
 // accept: nothing was sent to it.
 type wrongServerError struct {
 	addr string
@@ -88,7 +89,7 @@ func (e *wrongServerError) Error() string {
 		"if it is the turnstile server, name its user with %s)", e.addr, who, want, e.su.flag)
 }
 
-// dial connects to addr and, on loopback, checks the listener's owner
+// dial connects to addr and, on this machine, checks the listener's owner
 // before the connection is used.
 func (su serverUsers) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
@@ -106,8 +107,8 @@ func (su serverUsers) dial(ctx context.Context, network, addr string) (net.Conn,
 func (su serverUsers) check(c net.Conn, addr string) error {
 	uid, err := peeruid.Of(c)
 	switch {
-	case errors.Is(err, peeruid.ErrNotLoopback):
-		return nil // another machine: TLS names it, not a uid
+	case errors.Is(err, peeruid.ErrNotLocal):
+		return nil // another machine's: TLS names it, not a uid
 	case err != nil:
 		return fmt.Errorf("cannot tell which user listens at %s (%v): nothing was sent to it: %w", addr, err, errUnverifiedServer)
 	case !su.accepts(uid):
@@ -125,7 +126,7 @@ func (su serverUsers) transport() *http.Transport {
 
 // hookServerUser is the uid hook install writes into the hook's command:
 // the user named, else the one the server at server runs as now ("" for a
-// server that is not on loopback, or does not answer: then the hook trusts
+// server that is not on this machine, or does not answer: then the hook trusts
 // root and its own user).
 func hookServerUser(server, named string, stderr io.Writer) (string, error) {
 	if named != "" {
@@ -148,12 +149,12 @@ func hookServerUser(server, named string, stderr io.Writer) (string, error) {
 	}
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
-		fmt.Fprintf(stderr, "warning: nothing answers at %s, so the hook will send its credential to a server on loopback running as root or as the user Claude Code runs as (the agent's own); give --server-user to name the server's user\n", server)
+		fmt.Fprintf(stderr, "warning: nothing answers at %s, so the hook will send its credential to a server on this machine running as root or as the user Claude Code runs as (the agent's own); give --server-user to name the server's user\n", server)
 		return "", nil
 	}
 	defer c.Close()
 	uid, err := peeruid.Of(c)
-	if errors.Is(err, peeruid.ErrNotLoopback) {
+	if errors.Is(err, peeruid.ErrNotLocal) {
 		return "", nil
 	}
 	if err != nil {

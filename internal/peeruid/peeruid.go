@@ -1,6 +1,7 @@
 // Package peeruid tells which user owns the far end of a TCP connection to
-// this machine's loopback: the socket the server accepted it on, asked of
-// the kernel by its four-tuple (sock_diag, as ss(8) asks it).
+// an address of this machine (loopback, or one of its interfaces'): the
+// socket the server accepted it on, asked of the kernel by its four-tuple
+// (sock_diag, as ss(8) asks it).
 //
 // A client that is about to send a credential to a server on 127.0.0.1
 // learns this way whether the listener is the server's, or a program of
@@ -17,38 +18,64 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrNotLoopback is returned for a connection whose far end is not a
-// loopback address of this machine: the kernel knows no owner for it.
-var ErrNotLoopback = errors.New("not a TCP connection to a loopback address")
+// ErrNotLocal is returned for a connection whose far end is not an address
+// of this machine: the kernel knows no owner for it.
+var ErrNotLocal = errors.New("not a TCP connection to an address of this machine")
 
 // Of returns the uid of the user whose socket is the far end of c, a TCP
-// connection to a loopback address: the accepted socket, or, before the
-// server's kernel side has made it, the listener it will be accepted from.
+// connection to an address of this machine: the accepted socket, or,
+// before the server's kernel side has made it, the listener it will be
+// accepted from.
 func Of(c net.Conn) (uint32, error) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
-		return 0, ErrNotLoopback
+		return 0, ErrNotLocal
 	}
 	local, lok := tc.LocalAddr().(*net.TCPAddr)
 	remote, rok := tc.RemoteAddr().(*net.TCPAddr)
 	if !lok || !rok {
-		return 0, ErrNotLoopback
+		return 0, ErrNotLocal
+	}
+	mine, err := IsLocal(remote.AddrPort().Addr())
+	if err != nil {
+		return 0, err
+	}
+	if !mine {
+		return 0, ErrNotLocal
 	}
 	return Lookup(local.AddrPort(), remote.AddrPort())
 }
 
-// Lookup returns the uid owning the socket at server (a loopback address)
-// whose peer is client.
-func Lookup(client, server netip.AddrPort) (uint32, error) {
-	sa, ca := server.Addr().Unmap(), client.Addr().Unmap()
-	if !sa.IsLoopback() {
-		return 0, ErrNotLoopback
+// IsLocal reports whether a is a loopback address or one of this machine's
+// interfaces' (where a program of any user may listen).
+func IsLocal(a netip.Addr) (bool, error) {
+	a = a.Unmap()
+	if a.IsLoopback() {
+		return true, nil
 	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false, fmt.Errorf("this machine's addresses: %w", err)
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Unmap() == a.WithZone("") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// Lookup returns the uid owning the socket at server, an address of this
+// machine, whose peer is client.
+func Lookup(client, server netip.AddrPort) (uint32, error) {
+	sa, ca := server.Addr().Unmap().WithZone(""), client.Addr().Unmap().WithZone("")
 	family := uint8(unix.AF_INET6)
 	if sa.Is4() {
 		family = unix.AF_INET
 		if !ca.Is4() {
-			return 0, ErrNotLoopback
+			return 0, ErrNotLocal
 		}
 	} else if ca.Is4() {
 		ca = netip.AddrFrom16(ca.As16())

@@ -90,7 +90,20 @@ func readableCopy(t *testing.T) string {
 }
 
 func TestOfNamesTheListenersOwner(t *testing.T) {
-	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "127.0.0.2:0"} {
+	addrs := []string{"127.0.0.1:0", "[::1]:0", "127.0.0.2:0"}
+	// An address of one of this machine's interfaces, where any user may
+	// listen too.
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ia := range ifaddrs {
+		if n, ok := ia.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			addrs = append(addrs, net.JoinHostPort(n.IP.String(), "0"))
+			break
+		}
+	}
+	for _, addr := range addrs {
 		// Another user's listener: its uid, not ours.
 		other := listenAs(t, 65534, addr)
 		c, err := net.Dial("tcp", other)
@@ -141,10 +154,12 @@ func TestOfDualStackListener(t *testing.T) {
 }
 
 func TestLookupRefusesWhatItCannotKnow(t *testing.T) {
-	// Not loopback: no owner on this machine to ask for.
-	_, err := Lookup(netip.MustParseAddrPort("192.0.2.1:40000"), netip.MustParseAddrPort("192.0.2.2:8740"))
-	if !errors.Is(err, ErrNotLoopback) {
-		t.Errorf("a non-loopback server: %v, want ErrNotLoopback", err)
+	// Not this machine's: no owner here to ask for.
+	if mine, err := IsLocal(netip.MustParseAddr("198.51.100.7")); mine || err != nil {
+		t.Errorf("IsLocal(198.51.100.7) = %v, %v", mine, err)
+	}
+	if mine, err := IsLocal(netip.MustParseAddr("::ffff:127.0.0.1")); !mine || err != nil {
+		t.Errorf("IsLocal(::ffff:127.0.0.1) = %v, %v", mine, err)
 	}
 	// Nothing at the address: an error, never uid 0.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -160,7 +175,7 @@ func TestLookupRefusesWhatItCannotKnow(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	if _, err := Of(a); !errors.Is(err, ErrNotLoopback) {
-		t.Errorf("a pipe: %v, want ErrNotLoopback", err)
+	if _, err := Of(a); !errors.Is(err, ErrNotLocal) {
+		t.Errorf("a pipe: %v, want ErrNotLocal", err)
 	}
 }
