@@ -1,0 +1,131 @@
+package tests
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// attack32CIProfile: a profile that confines the filesystem to the
+// workspace, decides without a question (the full_access table), and gives
+// commands a network "limited" to GET, HEAD and OPTIONS. The egress proxy
+// carries a command's connections only under an allow-list without "*",
+// so the kernel cannot hold a limited network alone to its methods, nor
+// refuse loopback, private and metadata addresses: the turn's snapshot is
+// unavailable and its commands are refused (README, "Permission
+// profiles": "such a profile's commands are refused while its decisions
+// apply").
+const attack32CIProfile = `
+[permissions.ci]
+extends = ":workspace"
+[permissions.ci.network]
+enabled = true
+mode = "limited"
+[permissions.ci.approvals]
+policy = "full_access"
+`
+
+// TestAttack32ChildTurnRunsWhatItsParentCannot: a child turn "is bounded
+// by its parent" (README), and any runtime credential starts one (POST
+// /v1/turns with parent_turn_id, no approval). domain.ResolveChildSnapshot
+// intersects the child's mode (the parent's table, full_access) with the
+// parent's bounds and then recomputes the enforcement with
+// ComputeEnforcement alone: the profile's degradations (profileDegradations:
+// a limited network, domain rules or loopback refusals the kernel cannot
+// hold; a unix-socket allow-list) are gone, and the child's network is
+// "enabled" with the parent's method list, which the sandbox does not
+// restrict at all (prepareSandbox: needNet is Mode != enabled). So the
+// agent, whose own turn may run no command, starts a child and its
+// commands reach any host with any method: here a POST to a service on
+// the loopback, which the parent's decisions refuse twice over (POST under
+// limited, loopback not allowed).
+//
+// Controls: the parent's command is refused (the sandbox is unavailable);
+// the child's own web_fetch decision of the same POST is denied; a GET by
+// a command of a full_access turn reaches the service (the command works).
+func TestAttack32ChildTurnRunsWhatItsParentCannot(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path+" "+string(b))
+		mu.Unlock()
+		io.WriteString(w, "seen\n")
+	}))
+	defer svc.Close()
+	seen := func(what string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, g := range got {
+			if strings.HasPrefix(g, what) {
+				return true
+			}
+		}
+		return false
+	}
+
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(attack32CIProfile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles)
+	root := workspace(t)
+	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+	type snap struct {
+		SecuritySnapshot struct {
+			Network     json.RawMessage `json:"network"`
+			Enforcement json.RawMessage `json:"enforcement"`
+		} `json:"security_snapshot"`
+	}
+	var parent, child snap
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ci", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]any{"profile": "ci"}, "workspace_root": root}, http.StatusCreated, &parent)
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "ci-child", "workspace_id": "ws", "thread_id": "th",
+		"parent_turn_id": "ci"}, http.StatusCreated, &child)
+	t.Logf("parent: network %s enforcement %s", parent.SecuritySnapshot.Network, parent.SecuritySnapshot.Enforcement)
+	t.Logf("child: network %s enforcement %s", child.SecuritySnapshot.Network, child.SecuritySnapshot.Enforcement)
+
+	run := func(turnID, call string, argv ...string) (int, decisionAnswer, string) {
+		st, raw := runtime.Request("POST", "/v1/turns/"+turnID+"/exec", map[string]any{"tool_call_id": call, "argv": argv, "timeout_ms": 20000})
+		var d decisionAnswer
+		json.Unmarshal(raw, &d)
+		return st, d, string(raw)
+	}
+
+	// Control: a command of a full_access turn reaches the service (curl
+	// works in a command, and the service answers).
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "fa", "workspace_id": "ws", "thread_id": "th2",
+		"permission_profile": map[string]any{"mode": "full_access"}, "workspace_root": root}, http.StatusCreated, nil)
+	if st, d, raw := run("fa", "get", "curl", "-sS", "--max-time", "10", svc.URL+"/control"); st != http.StatusOK || !d.Ran || !seen("GET /control") {
+		t.Fatalf("control: a full_access command's GET of the service: %d %s", st, raw)
+	}
+
+	// Control: the parent's command is refused, its snapshot unavailable.
+	if st, d, raw := run("ci", "post", "curl", "-sS", "--max-time", "10", "-X", "POST", "--data", "from-parent", svc.URL+"/parent"); d.Ran || seen("POST /parent") {
+		t.Fatalf("control: the parent's command ran: %d %s", st, raw)
+	} else {
+		t.Logf("parent's command: %d %s", st, raw)
+	}
+
+	// Control: the child's decisions refuse the POST to the loopback.
+	if d := runtime.decide("ci-child", "wf", "web_fetch", map[string]any{"url": svc.URL + "/child", "method": "POST"}); d.Decision != "deny" {
+		t.Fatalf("control: the child's web_fetch POST to the loopback: %+v, want deny", d)
+	} else {
+		t.Logf("child's web_fetch POST: %s %s", d.Decision, d.Refusal)
+	}
+
+	// The attack: the child's command POSTs to the loopback service.
+	st, d, raw := run("ci-child", "post", "curl", "-sS", "--max-time", "10", "-X", "POST", "--data", "exfiltrated", svc.URL+"/child")
+	t.Logf("child's command: %d %s", st, raw)
+	if d.Ran && seen("POST /child exfiltrated") {
+		t.Errorf("the child of a turn whose commands are refused (a limited network the kernel cannot hold) ran a command that POSTed to a loopback service: the child's snapshot dropped its parent's degradations and restricts no network")
+	}
+}
