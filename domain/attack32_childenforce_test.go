@@ -42,3 +42,72 @@ func TestAttack32ChildDropsProfileDegradations(t *testing.T) {
 		t.Errorf("the child of a profile whose commands are refused spawns commands with an unrestricted network (mode %s, methods %v, localhost %v): its parent's degradations were dropped", child.Network.Mode, child.Network.AllowedMethods, child.Network.AllowLocalhost)
 	}
 }
+
+// TestAttack32ChildDropsProfileDegradationsVariants: the same recomputation
+// in the two other places a child's snapshot is made.
+//
+//   - A unix-socket allow-list (one podman socket): the kernel allows all
+//     unix sockets or none, so the parent's commands are refused; its
+//     child gets allow_unix_sockets (full_access's true AND the parent's
+//     true) with an active enforcement: every socket (docker.sock…).
+//   - NarrowToParent: an operator narrows a full_access parent to the
+//     limited profile (its commands now refused); the child it had
+//     delegated to is narrowed to it, but its enforcement is recomputed
+//     and stays active with an enabled network: its commands go on
+//     reaching any host with any method.
+func TestAttack32ChildDropsProfileDegradationsVariants(t *testing.T) {
+	on := true
+	set := ProfileSet{
+		"ci": {Name: "ci", Extends: BuiltinWorkspace,
+			Network:   ProfileNetwork{Enabled: &on, Mode: "limited"},
+			Approvals: ProfileApprovals{Policy: ModeFullAccess}},
+		"podman": {Name: "podman", Extends: BuiltinWorkspace,
+			Network:   ProfileNetwork{UnixSockets: map[string]bool{"/run/user/1000/podman/podman.sock": true}},
+			Approvals: ProfileApprovals{Policy: ModeFullAccess}},
+	}
+	cat := &ProfileCatalog{Profiles: set, Home: "/home/u"}
+	k := KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true, EgressProxy: true}
+	in := SnapshotInputs{Cwd: "/ws", WorkspaceRoot: "/ws", Kernel: k}
+	sel := func(req *ProfileRequest) TurnExecutionSecuritySnapshot {
+		s, err := SelectSnapshot(req, cat, SourceComposer, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	child := func(p *TurnExecutionSecuritySnapshot) TurnExecutionSecuritySnapshot {
+		c, err := ResolveChildSnapshot(ChildInputs{Parent: p, ParentTurnID: "p", Inputs: SnapshotInputs{Kernel: k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	t.Run("unix socket allow-list", func(t *testing.T) {
+		parent := sel(&ProfileRequest{Profile: "podman"})
+		if parent.CanSpawn() {
+			t.Fatalf("control: the parent (a unix-socket allow-list) can spawn: %+v", parent.Enforcement)
+		}
+		c := child(&parent)
+		if c.CanSpawn() && c.Network.AllowUnixSockets {
+			t.Errorf("the child of a turn whose commands are refused (a unix-socket allow-list the kernel cannot hold) spawns with every unix socket open: enforcement %s", c.Enforcement.Status)
+		}
+	})
+
+	t.Run("parent narrowed", func(t *testing.T) {
+		wide := sel(&ProfileRequest{Mode: ModeFullAccess})
+		c := child(&wide)
+		// Control: before the narrowing the child runs with a full network.
+		if !c.CanSpawn() || c.Network.Mode != NetworkEnabled {
+			t.Fatalf("control: the full_access child: %+v %+v", c.Enforcement, c.Network)
+		}
+		narrowed := sel(&ProfileRequest{Profile: "ci"})
+		if narrowed.CanSpawn() {
+			t.Fatalf("control: the narrowed parent can spawn: %+v", narrowed.Enforcement)
+		}
+		n := NarrowToParent(&c, &narrowed, "p")
+		if n.CanSpawn() && n.Network.Mode == NetworkEnabled {
+			t.Errorf("a child narrowed to a parent whose commands are now refused still spawns with an unrestricted network (methods %v, enforcement %s)", n.Network.AllowedMethods, n.Enforcement.Status)
+		}
+	})
+}
