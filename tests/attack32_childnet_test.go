@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -127,5 +128,90 @@ func TestAttack32ChildTurnRunsWhatItsParentCannot(t *testing.T) {
 	t.Logf("child's command: %d %s", st, raw)
 	if d.Ran && seen("POST /child exfiltrated") {
 		t.Errorf("the child of a turn whose commands are refused (a limited network the kernel cannot hold) ran a command that POSTed to a loopback service: the child's snapshot dropped its parent's degradations and restricts no network")
+	}
+}
+
+// TestAttack32ChildTurnOpensEveryUnixSocket: the same dropped degradation
+// for a unix-socket allow-list (README's example: the person's podman
+// socket alone). The kernel allows unix sockets all or none, so the
+// parent's commands are refused. Its child's network allows unix sockets
+// (full_access's true AND the parent's true) with an active enforcement:
+// the child's command connects to any socket a host service listens on
+// (here one in the workspace that the allow-list does not name; a docker
+// or containerd socket the same).
+//
+// Controls: the parent's command is refused; a command of a turn whose
+// profile is the same without the socket list runs and cannot connect.
+func TestAttack32ChildTurnOpensEveryUnixSocket(t *testing.T) {
+	t.Parallel()
+	root := workspace(t)
+	os.Chmod(root, 0o777)
+	sock := filepath.Join(root, "svc.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sock, 0o777)
+	var mu sync.Mutex
+	var got []string
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		io.WriteString(w, "socket-seen\n")
+	})}
+	go srv.Serve(l)
+	defer srv.Close()
+
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(`
+[permissions.podman]
+extends = ":workspace"
+[permissions.podman.network.unix_sockets]
+"/run/user/1000/podman/podman.sock" = "allow"
+[permissions.podman.approvals]
+policy = "full_access"
+
+[permissions.plain]
+extends = ":workspace"
+[permissions.plain.approvals]
+policy = "full_access"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles)
+	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "pod", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]any{"profile": "podman"}, "workspace_root": root}, http.StatusCreated, nil)
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "pod-child", "workspace_id": "ws", "thread_id": "th",
+		"parent_turn_id": "pod"}, http.StatusCreated, nil)
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "plain", "workspace_id": "ws", "thread_id": "th2",
+		"permission_profile": map[string]any{"profile": "plain"}, "workspace_root": root}, http.StatusCreated, nil)
+	run := func(turnID, path string) (decisionAnswer, string) {
+		st, raw := runtime.Request("POST", "/v1/turns/"+turnID+"/exec", map[string]any{"tool_call_id": "sock", "cwd": root, "timeout_ms": 20000,
+			"argv": []string{"curl", "-sS", "--max-time", "10", "--unix-socket", sock, "http://localhost" + path}})
+		var d decisionAnswer
+		json.Unmarshal(raw, &d)
+		t.Logf("%s: %d %s", turnID, st, raw)
+		return d, string(raw)
+	}
+	seen := func(what string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, g := range got {
+			if g == what {
+				return true
+			}
+		}
+		return false
+	}
+	if d, raw := run("pod", "/parent"); d.Ran || seen("GET /parent") {
+		t.Fatalf("control: the parent's command ran: %s", raw)
+	}
+	if d, raw := run("plain", "/plain"); !d.Ran || seen("GET /plain") {
+		t.Fatalf("control: a command without unix sockets reached the socket (or did not run): %s", raw)
+	}
+	if d, _ := run("pod-child", "/child"); d.Ran && seen("GET /child") {
+		t.Errorf("the child of a turn whose commands are refused (a unix-socket allow-list naming another socket) connected to %s", sock)
 	}
 }
