@@ -47,9 +47,12 @@ policy = "full_access"
 // the loopback, which the parent's decisions refuse twice over (POST under
 // limited, loopback not allowed).
 //
-// Controls: the parent's command is refused (the sandbox is unavailable);
-// the child's own web_fetch decision of the same POST is denied; a GET by
-// a command of a full_access turn reaches the service (the command works).
+// The operator's constraints allow the profile "ci" alone, so the agent
+// cannot start a wider turn instead.
+//
+// Controls: a full_access turn is refused by the constraints; the
+// parent's command is refused (the sandbox is unavailable); the child's
+// own web_fetch decision of the same POST is denied.
 func TestAttack32ChildTurnRunsWhatItsParentCannot(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -77,7 +80,14 @@ func TestAttack32ChildTurnRunsWhatItsParentCannot(t *testing.T) {
 	if err := os.WriteFile(profiles, []byte(attack32CIProfile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := StartServer(t, "", "--profiles", profiles)
+	// The operator allows this profile alone: no turn may be started
+	// in another (README: "Where the agent must stay within a mode, start
+	// the server with --constraints naming what may be selected").
+	cons := filepath.Join(filepath.Dir(profiles), "constraints.toml")
+	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"ci\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
 	root := workspace(t)
 	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
 	type snap struct {
@@ -101,12 +111,10 @@ func TestAttack32ChildTurnRunsWhatItsParentCannot(t *testing.T) {
 		return st, d, string(raw)
 	}
 
-	// Control: a command of a full_access turn reaches the service (curl
-	// works in a command, and the service answers).
-	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "fa", "workspace_id": "ws", "thread_id": "th2",
-		"permission_profile": map[string]any{"mode": "full_access"}, "workspace_root": root}, http.StatusCreated, nil)
-	if st, d, raw := run("fa", "get", "curl", "-sS", "--max-time", "10", svc.URL+"/control"); st != http.StatusOK || !d.Ran || !seen("GET /control") {
-		t.Fatalf("control: a full_access command's GET of the service: %d %s", st, raw)
+	// Control: the constraints refuse a wider turn (full_access).
+	if st, raw := runtime.Request("POST", "/v1/turns", map[string]any{"turn_id": "fa", "workspace_id": "ws", "thread_id": "th2",
+		"permission_profile": map[string]any{"mode": "full_access"}, "workspace_root": root}); st != http.StatusBadRequest {
+		t.Fatalf("control: a full_access turn under allowed_profiles = [\"ci\"]: %d %s", st, raw)
 	}
 
 	// Control: the parent's command is refused, its snapshot unavailable.
