@@ -97,3 +97,88 @@ policy = "full_access"
 		t.Errorf("a child turn rooted at the parent's overlay directory wrote the host's %s (the overlay keeps every command's writes its own): %q", index, got)
 	}
 }
+
+// TestAttack32ProjectRootAtOverlayWritesIt: the same without a child. The
+// runtime names a turn's project roots; under the operator's constraints
+// (this profile alone, roots inside the workspace) it starts a turn of
+// the profile whose project_roots name the workspace's node_modules. The
+// profile's ":workspace_roots" = write then grants node_modules itself a
+// write rule, as specific as the overlay's (a tie, which write wins over
+// read, and overlay counts as read), and the entries keep the write root:
+// the command writes the host's node_modules, and the decisions allow it.
+//
+// Controls: the constraints refuse a root outside the workspace; a turn
+// without the project root writes its own copy only.
+func TestAttack32ProjectRootAtOverlayWritesIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	profiles := filepath.Join(dir, "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(`
+[permissions.npm]
+extends = ":workspace"
+[permissions.npm.filesystem.":workspace_roots"]
+"node_modules" = "overlay"
+[permissions.npm.approvals]
+policy = "full_access"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := workspace(t)
+	cons := filepath.Join(dir, "constraints.toml")
+	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"npm\"]\nallowed_roots = [\""+root+"\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
+	nm := filepath.Join(root, "node_modules", "left-pad")
+	if err := os.MkdirAll(nm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(nm, "index.js")
+	const orig = "module.exports = (s) => s;\n"
+	if err := os.WriteFile(index, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+	run := func(turnID string) decisionAnswer {
+		st, raw := runtime.Request("POST", "/v1/turns/"+turnID+"/exec", map[string]any{"tool_call_id": "w", "cwd": root, "timeout_ms": 20000,
+			"argv": []string{"sh", "-c", "echo 'require(\"child_process\").exec(\"id\")' > " + index + " && echo wrote"}})
+		var d decisionAnswer
+		json.Unmarshal(raw, &d)
+		t.Logf("%s: %d %s", turnID, st, raw)
+		return d
+	}
+	hostFile := func() string {
+		b, _ := os.ReadFile(index)
+		return string(b)
+	}
+	start := func(id string, projectRoots ...string) (int, []byte) {
+		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
+			"permission_profile": map[string]any{"profile": "npm"}, "workspace_root": root}
+		if projectRoots != nil {
+			body["project_roots"] = projectRoots
+		}
+		return runtime.Request("POST", "/v1/turns", body)
+	}
+	// Control: a root outside the workspace is refused.
+	if st, raw := start("out", t.TempDir()); st != http.StatusBadRequest {
+		t.Fatalf("control: a project root outside allowed_roots: %d %s", st, raw)
+	}
+	// Control: the profile's turn writes its own copy only.
+	if st, raw := start("plain"); st != http.StatusCreated {
+		t.Fatalf("start: %d %s", st, raw)
+	}
+	if d := run("plain"); !d.Ran || d.Result == nil || d.Result.Stdout != "wrote\n" || hostFile() != orig {
+		t.Fatalf("control: the turn's command: %+v, host file %q", d, hostFile())
+	}
+	// The attack.
+	if st, raw := start("pr", filepath.Join(root, "node_modules")); st != http.StatusCreated {
+		t.Fatalf("start with node_modules as a project root: %d %s", st, raw)
+	}
+	if d := runtime.decide("pr", "wr", "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: " + index + "\n@@\n-module.exports = (s) => s;\n+x\n*** End Patch\n"}); d.Decision == "allow" {
+		t.Logf("the apply_patch of the file is allowed too: %+v", d)
+	}
+	run("pr")
+	if got := hostFile(); got != orig {
+		t.Errorf("a turn of the profile whose project_roots name its overlay directory wrote the host's %s: %q", index, got)
+	}
+}
