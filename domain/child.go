@@ -69,6 +69,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	if err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
 	}
+	extras := append(profileExtras(&child), profileExtras(in.Parent)...)
 	b := Intersect(Intersect(BoundsOf(&child), capB), parent)
 	child.PermissionProfile = TurnPermissionProfileSnapshot{Mode: b.Mode, Source: source, EffectivePolicy: b.Policy}
 	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, withSensitive(b.Filesystem, in.Parent, si.SensitivePaths)
@@ -79,7 +80,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)
 	child.ParentCap = &ParentCap{ParentTurnID: in.ParentTurnID, ParentMode: in.Parent.PermissionProfile.Mode, TaskCap: in.Cap}
-	child.Enforcement = ComputeEnforcement(&child)
+	child.Enforcement = derivedEnforcement(&child, extras)
 	return child, nil
 }
 
@@ -151,8 +152,39 @@ func NarrowToParent(child, parent *TurnExecutionSecuritySnapshot, parentTurnID s
 		pc.ParentTurnID, pc.ParentMode = parentTurnID, parent.PermissionProfile.Mode
 		out.ParentCap = &pc
 	}
-	out.Enforcement = ComputeEnforcement(&out)
+	out.Enforcement = derivedEnforcement(&out, append(profileExtras(child), profileExtras(parent)...))
 	return out
+}
+
+// profileExtras are the degradations of s that ComputeEnforcement does not
+// derive from its policies: a profile's, what the kernel cannot hold of it
+// (a network only the egress proxy could limit, a unix-socket allow-list,
+// glob denies, a gap between the rules and the entries). A snapshot made
+// from s keeps them: recomputed from its policies alone, a child of a turn
+// whose commands are refused would run them with its network open.
+func profileExtras(s *TurnExecutionSecuritySnapshot) []Degradation {
+	base := ComputeEnforcement(s).Degradations
+	var out []Degradation
+	for _, d := range s.Enforcement.Degradations {
+		if !slices.Contains(base, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// derivedEnforcement is s's enforcement with the degradations of the
+// snapshots it was made from (extras) and the gaps of its own rules and
+// entries.
+func derivedEnforcement(s *TurnExecutionSecuritySnapshot, extras []Degradation) Enforcement {
+	e := ComputeEnforcement(s)
+	var add []Degradation
+	for _, d := range append(extras, kernelGaps(&s.Sandbox.Filesystem)...) {
+		if !slices.Contains(e.Degradations, d) && !slices.Contains(add, d) {
+			add = append(add, d)
+		}
+	}
+	return withDegradations(s, e, add)
 }
 
 // mergedRules is a's rules followed by those of b that a lacks: the rules
