@@ -57,4 +57,17 @@ func TestAttack32ChildRootInsideOverlay(t *testing.T) {
 	if a, ov := at(&child, "/ws/node_modules/x.js"); a == AccessWrite && !ov {
 		t.Errorf("a child rooted at the parent's overlay directory gets it writable (no overlay): the host's node_modules is the child's commands' to write")
 	}
+	// Fixed: the child keeps the overlay there, and its commands run.
+	if a, ov := at(&child, "/ws/node_modules/x.js"); a != AccessRead || !ov || !child.CanSpawn() {
+		t.Errorf("the child's node_modules: %s overlay=%v, can spawn %v (%+v)", a, ov, child.CanSpawn(), child.Enforcement)
+	}
+	// And a child rooted below it (node_modules/left-pad) too.
+	deeper, err := ResolveChildSnapshot(ChildInputs{Parent: &parent, ParentTurnID: "p",
+		Inputs: SnapshotInputs{Cwd: "/ws/node_modules/left-pad", WorkspaceRoot: "/ws/node_modules/left-pad", Kernel: k}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ov := at(&deeper, "/ws/node_modules/left-pad/index.js"); a != AccessRead || !ov || !deeper.CanSpawn() {
+		t.Errorf("a child rooted below the overlay: %s overlay=%v, can spawn %v (%+v)", a, ov, deeper.CanSpawn(), deeper.Enforcement)
+	}
 }

@@ -31,6 +31,11 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 			if e.Access == AccessDeny {
 				continue
 			}
+			// A side's overlay at or above p (below the root it pairs
+			// with) caps it: the host's directory stays read there.
+			if e.Overlay = e.Access == AccessRead && e.Overlay; overlaid(a.Entries, p) || overlaid(b.Entries, p) {
+				e.Access, e.Overlay = AccessRead, true
+			}
 			w, ok := narrowerWithin(x.Within, y.Within)
 			if !ok {
 				continue // bound to two disjoint allowed roots: neither grants it
@@ -113,9 +118,19 @@ func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
 			acc, strings.Compare(string(x.Kind), string(y.Kind)),
 			strings.Compare(string(x.Provenance), string(y.Provenance)), strings.Compare(x.Path, y.Path), boolCmp(x.Reserved, y.Reserved))
 	})
-	es = slices.CompactFunc(es, func(x, y FilesystemEntry) bool {
-		return x.ResolvedPath == y.ResolvedPath && x.IsCarve() == y.IsCarve()
-	})
+	// One entry a path and class: the first (the strongest grant), made
+	// the overlay one of the run holds (an overlay wins a tie with write).
+	out := es[:0]
+	for _, e := range es {
+		if n := len(out); n > 0 && out[n-1].ResolvedPath == e.ResolvedPath && out[n-1].IsCarve() == e.IsCarve() {
+			if !e.IsCarve() && e.Overlay && e.Access == AccessRead && out[n-1].Access == AccessWrite {
+				out[n-1].Access, out[n-1].Overlay = AccessRead, true
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	es = out
 	if len(es) == 0 {
 		es = nil
 	}

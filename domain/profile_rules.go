@@ -310,17 +310,22 @@ func globPrefixes(pat, comps []string) []bool {
 	return m
 }
 
-// tieRank orders accesses at equal specificity: deny > write > read.
-func tieRank(a Access) int {
-	switch a {
+// tieRank orders rules at equal specificity: deny > overlay > write > read.
+func tieRank(r *PathRule) int {
+	switch r.Access {
 	case AccessDeny:
-		return 3
+		return 4
 	case AccessWrite:
 		return 2
 	case AccessRead:
+		if r.Overlay {
+			// The host's directory is read; a root named there (the
+			// runtime names roots) must not make it written.
+			return 3
+		}
 		return 1
 	}
-	return 4 // an unknown access is treated as the strongest denial
+	return 5 // an unknown access is treated as the strongest denial
 }
 
 // PathDecision is the access a path gets and the rule that decided it.
@@ -335,7 +340,7 @@ type PathDecision struct {
 
 // ResolvePathRules decides a clean absolute path against rules: a locked
 // (operator) deny that matches wins outright; otherwise the most specific
-// matching rule wins, ties go deny > write > read, and no match is deny.
+// matching rule wins, ties go deny > overlay > write > read, and no match is deny.
 // Unknown access values are treated as deny.
 func ResolvePathRules(rules []PathRule, p string) PathDecision {
 	p = CleanPath(p)
@@ -350,7 +355,7 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 		if r.Locked {
 			return PathDecision{Path: p, Access: AccessDeny, Rule: r, Specificity: spec}
 		}
-		if d.Rule == nil || spec > d.Specificity || (spec == d.Specificity && tieRank(r.Access) > tieRank(d.Rule.Access)) {
+		if d.Rule == nil || spec > d.Specificity || (spec == d.Specificity && tieRank(r) > tieRank(d.Rule)) {
 			d.Rule, d.Specificity = r, spec
 		}
 	}

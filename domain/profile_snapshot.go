@@ -80,9 +80,14 @@ func profileSandbox(cp *CompiledProfile, in SnapshotInputs) SandboxPolicy {
 	if !cp.Unrestricted {
 		es = append(es, protectedEntries(protectedList(in.ProtectedPaths), es, cp.Cwd)...)
 		// A read rule inside a writable one narrows it; grants alone would
-		// take the stronger, so the narrowing is a read-only carve-out.
+		// take the stronger, so the narrowing is a read-only carve-out. An
+		// overlay's is one too: the host's directory is pinned there (its
+		// parents cannot be renamed to carry the mount away), held when
+		// missing and read-only when a file; the command's overlay is
+		// mounted on top of it.
+		plain := &FilesystemPolicy{Entries: slices.DeleteFunc(slices.Clone(es), func(e FilesystemEntry) bool { return e.Overlay })}
 		for _, r := range cp.Rules {
-			if r.Access == AccessRead && !r.Overlay && !r.Glob && r.Origin != "protected_paths" && AccessAt(&FilesystemPolicy{Entries: es}, r.Pattern) == AccessWrite &&
+			if r.Access == AccessRead && !r.Glob && r.Origin != "protected_paths" && AccessAt(plain, r.Pattern) == AccessWrite &&
 				ResolvePathRules(cp.Rules, r.Pattern).Access == AccessRead {
 				es = append(es, FilesystemEntry{Kind: PathProtected, Path: r.Pattern, Access: AccessRead, Provenance: ruleProvenance(&r),
 					ResolvedPath: r.Pattern, Origin: r.Origin, Key: r.Key})

@@ -295,22 +295,23 @@ func AccessAt(fs *FilesystemPolicy, p string) Access {
 
 // overlaid reports whether the most specific root covering p is an overlay
 // (a write root nested in it is mounted on top of the overlay and writes
-// the host's files again).
+// the host's files again; a write root at the overlay's own path does not:
+// as for rules, an overlay wins a tie with write, so that a root the runtime
+// names there does not make the host's directory written).
 func overlaid(es []FilesystemEntry, p string) bool {
 	best := ""
-	over, write := false, false
+	over := false
 	for _, e := range es {
 		if e.IsCarve() || e.Access == AccessDeny || !PathWithin(p, e.ResolvedPath) || len(e.ResolvedPath) < len(best) {
 			continue
 		}
 		if len(e.ResolvedPath) > len(best) {
-			over, write = false, false
+			over = false
 		}
 		best = e.ResolvedPath
 		over = over || (e.Overlay && e.Access == AccessRead)
-		write = write || e.Access == AccessWrite // at the same path, write wins (rules' ties: deny > write > read)
 	}
-	return over && !write
+	return over
 }
 
 // Shadowed reports whether a reopenable deny entry of es lies at or below

@@ -58,6 +58,7 @@ func TestAttack31OverlayKeyLinkedByAnotherTurn(t *testing.T) {
 	turnA := snap(cacheHome, nil)
 	turnB := snap(proj, map[string]domain.Access{cacheHome + "/go-build": domain.AccessOverlay})
 	turnBRead := snap(proj, map[string]domain.Access{cacheHome + "/go-build": domain.AccessRead})
+	turnBWrite := snap(proj, map[string]domain.Access{cacheHome + "/go-build": domain.AccessWrite})
 	sh := func(s *domain.TurnExecutionSecuritySnapshot, script string) *Result {
 		t.Helper()
 		r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "O=" + outside + "; C=" + cacheHome + "\n" + script}}, nil)
@@ -72,6 +73,11 @@ func TestAttack31OverlayKeyLinkedByAnotherTurn(t *testing.T) {
 		t.Fatalf("control (turn B): stdout %q, stderr %q", got, r.Stderr)
 	}
 	// Turn A plants the link, and is itself refused through it.
+	// Control: a write key, reached through no link, is written.
+	r = sh(&turnBWrite, `echo mine > "$C/go-build/00/w" && echo wrote`)
+	if b, err := os.ReadFile(cacheHome + "/go-build/00/w"); string(r.Stdout) != "wrote\n" || err != nil || string(b) != "mine\n" {
+		t.Fatalf("control (turn B, write key): stdout %q, stderr %q, file %q %v", r.Stdout, r.Stderr, b, err)
+	}
 	r = sh(&turnA, `mv go-build old && ln -s "$O" go-build && echo planted; cat go-build/key 2>/dev/null || echo refused`)
 	if got := string(r.Stdout); got != "planted\nrefused\n" {
 		t.Logf("turn A (holds?): stdout %q, stderr %q", got, r.Stderr)
@@ -86,5 +92,11 @@ func TestAttack31OverlayKeyLinkedByAnotherTurn(t *testing.T) {
 	r = sh(&turnB, `id -u; ls "$C/go-build" 2>&1; cat "$C/go-build/key" 2>&1`)
 	if strings.Contains(string(r.Stdout), "TOPSECRET") {
 		t.Fatalf("turn B read root's 0600 file outside every root through its overlay key, linked by turn A: stdout %q", r.Stdout)
+	}
+	// The same with a write key (idmapped as a writable root is): the
+	// command neither reads root's file nor writes beside it.
+	r = sh(&turnBWrite, `cat "$C/go-build/key" 2>&1; echo agent > "$C/go-build/new" 2>&1 || echo refused`)
+	if _, err := os.Lstat(outside + "/new"); strings.Contains(string(r.Stdout), "TOPSECRET") || err == nil {
+		t.Fatalf("turn B's write key, linked by turn A to root's directory: stdout %q (file made there: %v)", r.Stdout, err == nil)
 	}
 }

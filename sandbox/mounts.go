@@ -102,6 +102,12 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 			continue
 		}
 		if c.Access == domain.AccessRead {
+			if v.overlaid[c.Path] {
+				// The command's overlay is mounted there: pinned (it
+				// and its parents stay in place), writable to it.
+				set(c.Path, opPin)
+				continue
+			}
 			set(c.Path, opReadOnly)
 			continue
 		}

@@ -48,7 +48,7 @@ func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]i
 	}
 	uid, gid := int(st.Uid), int(st.Gid)
 	if dropUID && !sharedMode(st.Mode) {
-		fd, err := idmapFor(path, sp, userns)
+		fd, err := idmapFor(lower, path, sp, userns)
 		if err != nil {
 			return -1, err
 		}

@@ -19,9 +19,25 @@ import (
 // disk) are the person's, and followed as before. The turn's own roots are
 // not judged here (they are bound when the turn starts).
 
+// A profile's overlay or write key is more: the command's uid is mapped to
+// the owner of the directory it leads to (an idmapped mount), so through a
+// link it is given that owner's files, root's or the person's ~/.ssh, as its
+// own. A link can be planted where this view cannot see it (in a writable
+// root of another turn: the thirty-first review), so such a key is granted
+// only where its path, as written, passes through no symlink at all; one
+// that does is read-only, not idmapped (the command reads there what its
+// own uid may). Write the real path in the profile.
+
 // dropPlantedLinks removes from v.grants the profile grants whose path as
-// written passes through a symlink inside another writable grant.
+// written passes through a symlink inside another writable grant, and makes
+// read-only the overlay and write grants whose path passes through any.
 func (v *fsView) dropPlantedLinks() {
+	for i := range v.grants {
+		g := &v.grants[i]
+		if g.Kind == domain.PathExplicit && g.From != "" && g.From != g.Path && (g.Overlay || g.Access == domain.AccessWrite) {
+			g.Access, g.Overlay = domain.AccessRead, false
+		}
+	}
 	var writable []string
 	for _, g := range v.grants {
 		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {

@@ -127,7 +127,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		if !r.write {
 			attr.Attr_set = unix.MOUNT_ATTR_RDONLY
 		} else if dropUID && !sharedDir(r.path) {
-			fd, err := idmapFor(r.path, sp, userns)
+			fd, err := idmapFor(tree, r.path, sp, userns)
 			if err != nil {
 				return err
 			}
@@ -238,8 +238,9 @@ func viewRoots(v *fsView, readOnly bool) []viewRoot {
 		out = append(out, viewRoot{path: g.Path, write: g.Access == domain.AccessWrite, overlay: overlay, tree: -1})
 	}
 	for i := range out {
-		// At one path a write grant wins (the rules' tie: write > read).
-		out[i].overlay = out[i].overlay && !out[i].write
+		// At one path an overlay wins a write grant (the rules' tie:
+		// deny > overlay > write > read).
+		out[i].write = out[i].write && !out[i].overlay
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	if !readOnly {
@@ -525,9 +526,10 @@ func sharedMode(mode uint32) bool { return mode&unix.S_ISVTX != 0 && mode&0o002 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
 // and gid) to SandboxUID, for an idmapped mount: the one Run passed, or one
 // made here (an owner Run did not foresee), cached per owner.
-func idmapFor(path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
+func idmapFor(tree int, path string, sp *SandboxSpec, cache map[[2]int]int) (int, error) {
+	// The owner of what was cloned, not of what the path leads to now.
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	if err := unix.Fstat(tree, &st); err != nil {
 		return -1, fmt.Errorf("stat %s: %w", path, err)
 	}
 	if fd := passedIdmap(sp, IdmapOwner{UID: int(st.Uid), GID: int(st.Gid)}); fd >= 0 {
