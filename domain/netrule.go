@@ -133,15 +133,22 @@ func (r NetRule) String() string {
 // also matches the domain itself. At connect time t.Scheme is empty and an
 // origin rule matches on host and port.
 func (r NetRule) Matches(t NetTarget, denied bool) bool {
+	same := t.Host == r.Host
+	if denied && !same && r.Addr.Is4() && t.Addr.IsValid() {
+		// A denied IPv4 address is denied in the IPv6 forms a gateway
+		// translates to it (NAT64, 6to4, IPv4-compatible).
+		v4, _, ok := EmbeddedIPv4(t.Addr)
+		same = ok && v4 == r.Addr
+	}
 	switch r.Kind {
 	case RuleOrigin:
-		return t.Host == r.Host && t.Port == r.Port && (t.Scheme == "" || t.Scheme == r.Scheme)
+		return same && t.Port == r.Port && (t.Scheme == "" || t.Scheme == r.Scheme)
 	case RuleExact:
-		return t.Host == r.Host
+		return same
 	case RuleSubdomains:
-		return (denied && t.Host == r.Host) || (!t.Addr.IsValid() && strings.HasSuffix(t.Host, "."+r.Host))
+		return (denied && same) || (!t.Addr.IsValid() && strings.HasSuffix(t.Host, "."+r.Host))
 	}
-	return t.Host == r.Host || (!t.Addr.IsValid() && strings.HasSuffix(t.Host, "."+r.Host))
+	return same || (!t.Addr.IsValid() && strings.HasSuffix(t.Host, "."+r.Host))
 }
 
 // Covers reports whether every target o allows, r allows too (as allow

@@ -168,3 +168,56 @@ func FuzzParseNetRule(f *testing.F) {
 		_ = fmt.Sprint(r)
 	})
 }
+
+// TestDeniedIPv4InIPv6Forms: a denied IPv4 address is denied in the IPv6
+// forms a gateway translates to it (NAT64, its local-use prefix, 6to4, the
+// deprecated IPv4-compatible form), as the egress proxy classifies them (the
+// twenty-ninth review's note: the deny rule matched only the literal). An
+// allow rule is not widened by them, and a deny of another address does not
+// match.
+func TestDeniedIPv4InIPv6Forms(t *testing.T) {
+	deny, err := ParseNetRule("203.0.113.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"203.0.113.5", "[64:ff9b::cb00:7105]", "[64:ff9b:1::cb00:7105]", "[2002:cb00:7105::1]", "[::cb00:7105]", "[::ffff:203.0.113.5]"} {
+		host, addr, ok := ParseHost(h[1:max(1, len(h)-1)], true)
+		if h[0] != '[' {
+			host, addr, ok = ParseHost(h, false)
+		}
+		if !ok {
+			t.Fatalf("host %q", h)
+		}
+		tg := NetTarget{Scheme: "https", Host: host, Port: 443, Addr: addr}
+		if !deny.Matches(tg, true) {
+			t.Errorf("deny 203.0.113.5 does not match %s", h)
+		}
+		if h != "203.0.113.5" && h != "[::ffff:203.0.113.5]" && deny.Matches(tg, false) {
+			t.Errorf("as an allow rule, 203.0.113.5 matches %s", h)
+		}
+	}
+	// Control: another address in the same forms is not denied.
+	for _, h := range []string{"64:ff9b::cb00:7106", "2002:cb00:7106::1", "2001:db8::cb00:7105"} {
+		host, addr, _ := ParseHost(h, true)
+		if deny.Matches(NetTarget{Scheme: "https", Host: host, Port: 443, Addr: addr}, true) {
+			t.Errorf("deny 203.0.113.5 matches %s", h)
+		}
+	}
+	// A profile's decisions: the deny rule, and loopback and metadata
+	// refused in these forms as the proxy refuses them.
+	n := &CompiledNetwork{Enabled: true, Allow: []string{"*"}, Deny: []string{"203.0.113.5"}}
+	for url, want := range map[string]string{
+		"https://[64:ff9b::cb00:7105]/":  NetReasonDenied,
+		"https://[2002:cb00:7105::]/":    NetReasonDenied,
+		"http://[64:ff9b::7f00:1]:8740/": NetReasonSpecialAddress,
+		"http://[64:ff9b::a9fe:a9fe]/":   NetReasonSpecialAddress,
+		"http://[2002:a9fe:a9fe::]/":     NetReasonSpecialAddress,
+		"http://[64:ff9b:1::808:808]/":   NetReasonSpecialAddress,
+		"https://[64:ff9b::808:808]/":    NetReasonUnrestricted,
+		"https://[2002:808:808::]/":      NetReasonUnrestricted,
+	} {
+		if d := n.DecideURL("GET", url); d.Reason != want {
+			t.Errorf("%s: %+v, want %s", url, d, want)
+		}
+	}
+}

@@ -215,6 +215,14 @@ func specialHost(host string) (special, loopback bool) {
 		return false, false
 	}
 	a = a.Unmap()
+	if v4, how, ok := EmbeddedIPv4(a); ok {
+		// Judged as the IPv4 address a gateway translates it to (the
+		// egress proxy's classifier does the same); the local-use NAT64
+		// prefix is never public.
+		if s, l := specialHost(v4.String()); s || how == EmbedNAT64Local {
+			return true, l
+		}
+	}
 	switch {
 	case a.IsLoopback():
 		return true, true

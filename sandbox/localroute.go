@@ -6,6 +6,8 @@ import (
 	"net/netip"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // localRoute reports whether the kernel delivers packets for a to this
@@ -23,7 +25,7 @@ func localRoute(a netip.Addr) (bool, error) {
 	// An IPv6 address that embeds an IPv4 one (NAT64, 6to4, IPv4-
 	// compatible) reaches that address where a gateway translates it:
 	// it is this host's when either is.
-	if v4, ok := embeddedV4(a); ok {
+	if v4, _, ok := domain.EmbeddedIPv4(a); ok {
 		if local, err := localRoute(v4); err != nil || local {
 			return local, err
 		}

@@ -47,11 +47,6 @@ var privatePrefixes = []netip.Prefix{
 var (
 	loopback4   = netip.MustParsePrefix("127.0.0.0/8")
 	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
-	nat64       = netip.MustParsePrefix("64:ff9b::/96")
-	// nat64Local is the local-use NAT64 prefix (RFC 8215); its /96s
-	// embed an IPv4 address in their last 32 bits as nat64 does.
-	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
-	sixToFour  = netip.MustParsePrefix("2002::/16")
 )
 
 // classifyName classifies a host name (not an IP literal).
@@ -65,34 +60,18 @@ func classifyName(host string) hostClass {
 	return classPublic
 }
 
-// embeddedV4 returns the IPv4 address an IPv6 one embeds: NAT64
-// (64:ff9b::/96), IPv4-compatible (::a.b.c.d) or 6to4 (2002:AABB:CCDD::/16).
-func embeddedV4(a netip.Addr) (netip.Addr, bool) {
-	if !a.Is6() || a.Is4In6() {
-		return netip.Addr{}, false
-	}
-	b := a.As16()
-	switch {
-	case nat64.Contains(a) || nat64Local.Contains(a) || isV4Compatible(b):
-		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case sixToFour.Contains(a):
-		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
-	}
-	return netip.Addr{}, false
-}
-
 // classifyAddr classifies an address. IPv4-mapped, IPv4-compatible, NAT64
 // (64:ff9b::/96) and 6to4 (2002::/16) addresses are classified by the IPv4
 // address they embed. Loopback and "this network" (0.0.0.0/8, ::) reach the
 // local host.
 func classifyAddr(a netip.Addr) hostClass {
 	a = a.WithZone("").Unmap()
-	if v4, ok := embeddedV4(a); ok {
+	if v4, how, ok := domain.EmbeddedIPv4(a); ok {
 		c := classifyAddr(v4)
 		switch {
-		case nat64.Contains(a) || isV4Compatible(a.As16()):
+		case how == domain.EmbedNAT64 || how == domain.EmbedCompat:
 			return c
-		case nat64Local.Contains(a):
+		case how == domain.EmbedNAT64Local:
 			// Never public; as strict as the address it embeds.
 			if c == classMetadata || c == classLocalhost {
 				return c
@@ -120,17 +99,6 @@ func classifyAddr(a netip.Addr) hostClass {
 		return classPrivate
 	}
 	return classPublic
-}
-
-// isV4Compatible reports a deprecated IPv4-compatible address ::a.b.c.d
-// (other than :: and ::1, which are classified as such).
-func isV4Compatible(b [16]byte) bool {
-	for i := 0; i < 12; i++ {
-		if b[i] != 0 {
-			return false
-		}
-	}
-	return b[12]|b[13] != 0
 }
 
 func containsString(list []string, s string) bool {
