@@ -12,9 +12,16 @@ import (
 // environment setting that differs in a way it does not order) counts as
 // narrowing; a change it calls a widening leaves running commands alone,
 // since each keeps the kernel sandbox it started with.
+//
+// A snapshot whose commands are refused (its enforcement unavailable: a
+// profile's rule the kernel cannot hold) narrows one whose commands run,
+// whatever its policies say: a unix-socket allow-list or a network only the
+// egress proxy could limit is held by refusing the command, not by a
+// policy field (the thirty-third review: a child narrowed to such a parent
+// kept running its commands, since the policies compared equal).
 func SandboxNarrows(old, nw *TurnExecutionSecuritySnapshot) bool {
-	return filesystemNarrows(&old.Sandbox, &nw.Sandbox) || networkNarrows(&old.Network, &nw.Network) ||
-		processNarrows(&old.Process, &nw.Process)
+	return (old.CanSpawn() && !nw.CanSpawn()) || filesystemNarrows(&old.Sandbox, &nw.Sandbox) ||
+		networkNarrows(&old.Network, &nw.Network) || processNarrows(&old.Process, &nw.Process)
 }
 
 func filesystemNarrows(old, nw *SandboxPolicy) bool {

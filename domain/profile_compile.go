@@ -352,6 +352,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 		c.Rules = append(c.Rules, rs...)
 	}
+	capRootsInOverlays(c.Rules)
 	if !c.Unrestricted {
 		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
 	}
@@ -391,6 +392,37 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 	}
 	return c, nil
+}
+
+// capRootsInOverlays makes a write rule of the roots the runtime names
+// (:workspace_roots, :project_roots) that lies inside an overlay directory
+// an overlay there too: a project root at node_modules/left-pad, more
+// specific than the overlay of node_modules, would otherwise write the
+// host's files (the thirty-third review). A write key the profile itself
+// names inside an overlay stays write (its author chose it).
+func capRootsInOverlays(rules []PathRule) {
+	for i := range rules {
+		r := &rules[i]
+		if r.Access != AccessWrite || r.Glob || !isRootsKey(r.Key) {
+			continue
+		}
+		for _, o := range rules {
+			if o.Overlay && !o.Glob && PathWithin(r.Pattern, o.Pattern) {
+				r.Access, r.Overlay = AccessRead, true
+				break
+			}
+		}
+	}
+}
+
+// isRootsKey reports whether a filesystem key names the runtime's roots.
+func isRootsKey(k string) bool {
+	for _, t := range []string{TokenWorkspaceRoots, TokenProjectRoots} {
+		if k == t || strings.HasPrefix(k, t+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Explain decides a path (relative paths join the profile's cwd) and says

@@ -43,8 +43,34 @@ func Of(c net.Conn) (uint32, error) {
 	if !mine {
 		return 0, ErrNotLocal
 	}
-	return Lookup(local.AddrPort(), remote.AddrPort())
+	uid, state, err := lookup(local.AddrPort(), remote.AddrPort())
+	if err != nil {
+		return 0, err
+	}
+	if state != tcpSynRecv && state != tcpNewSynRecv {
+		return uid, nil
+	}
+	// The server's side is still a request socket (a listener with
+	// TCP_DEFER_ACCEPT keeps it one until data arrives, and a busy
+	// machine may not have made the full socket yet): the kernel tells
+	// no owner for it (uid 0). Its listener's owner is the one to judge:
+	// asked by a peer port no connection has, the lookup finds it.
+	uid, state, err = lookup(netip.AddrPortFrom(local.AddrPort().Addr(), 0), remote.AddrPort())
+	if err != nil {
+		return 0, err
+	}
+	if state != tcpListen {
+		return 0, fmt.Errorf("sock_diag: the server's socket is in state %d, not listening", state)
+	}
+	return uid, nil
 }
+
+// TCP states (include/net/tcp_states.h).
+const (
+	tcpSynRecv    = 3
+	tcpListen     = 10
+	tcpNewSynRecv = 12
+)
 
 // IsLocal reports whether a is a loopback address or one of this machine's
 // interfaces' (where a program of any user may listen).
@@ -68,30 +94,36 @@ func IsLocal(a netip.Addr) (bool, error) {
 }
 
 // Lookup returns the uid owning the socket at server, an address of this
-// machine, whose peer is client.
+// machine, whose peer is client (or, with none, the listener there).
 func Lookup(client, server netip.AddrPort) (uint32, error) {
+	uid, _, err := lookup(client, server)
+	return uid, err
+}
+
+// lookup returns the uid and TCP state of the socket Lookup finds.
+func lookup(client, server netip.AddrPort) (uint32, uint8, error) {
 	sa, ca := server.Addr().Unmap().WithZone(""), client.Addr().Unmap().WithZone("")
 	family := uint8(unix.AF_INET6)
 	if sa.Is4() {
 		family = unix.AF_INET
 		if !ca.Is4() {
-			return 0, ErrNotLocal
+			return 0, 0, ErrNotLocal
 		}
 	} else if ca.Is4() {
 		ca = netip.AddrFrom16(ca.As16())
 	}
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return 0, fmt.Errorf("sock_diag: %w", err)
+		return 0, 0, fmt.Errorf("sock_diag: %w", err)
 	}
 	defer unix.Close(fd)
 	if err := unix.Sendto(fd, request(family, server.Port(), client.Port(), sa, ca), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return 0, fmt.Errorf("sock_diag: %w", err)
+		return 0, 0, fmt.Errorf("sock_diag: %w", err)
 	}
 	buf := make([]byte, 8192)
 	n, _, err := unix.Recvfrom(fd, buf, 0)
 	if err != nil {
-		return 0, fmt.Errorf("sock_diag: %w", err)
+		return 0, 0, fmt.Errorf("sock_diag: %w", err)
 	}
 	return parse(buf[:n])
 }
@@ -136,31 +168,31 @@ func request(family uint8, sport, dport uint16, src, dst netip.Addr) []byte {
 	return b
 }
 
-// parse reads the answer: the socket's inet_diag_msg, or an error.
-func parse(b []byte) (uint32, error) {
+// parse reads the answer: the socket's uid and state, or an error.
+func parse(b []byte) (uint32, uint8, error) {
 	ne := binary.NativeEndian
 	if len(b) < nlmsgHdrLen {
-		return 0, errors.New("sock_diag: short answer")
+		return 0, 0, errors.New("sock_diag: short answer")
 	}
 	l, typ := ne.Uint32(b[0:]), ne.Uint16(b[4:])
 	if int(l) > len(b) || l < nlmsgHdrLen {
-		return 0, errors.New("sock_diag: malformed answer")
+		return 0, 0, errors.New("sock_diag: malformed answer")
 	}
 	body := b[nlmsgHdrLen:l]
 	switch typ {
 	case unix.NLMSG_ERROR:
 		if len(body) < 4 {
-			return 0, errors.New("sock_diag: malformed error")
+			return 0, 0, errors.New("sock_diag: malformed error")
 		}
 		if code := int32(ne.Uint32(body)); code != 0 {
-			return 0, fmt.Errorf("sock_diag: %w", unix.Errno(-code))
+			return 0, 0, fmt.Errorf("sock_diag: %w", unix.Errno(-code))
 		}
-		return 0, errors.New("sock_diag: no socket in the answer")
+		return 0, 0, errors.New("sock_diag: no socket in the answer")
 	case unix.SOCK_DIAG_BY_FAMILY:
 		if len(body) < msgLen {
-			return 0, errors.New("sock_diag: short socket message")
+			return 0, 0, errors.New("sock_diag: short socket message")
 		}
-		return ne.Uint32(body[msgUIDOff:]), nil
+		return ne.Uint32(body[msgUIDOff:]), body[1], nil
 	}
-	return 0, fmt.Errorf("sock_diag: unexpected message type %d", typ)
+	return 0, 0, fmt.Errorf("sock_diag: unexpected message type %d", typ)
 }
