@@ -471,7 +471,7 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 			return r
 		}
 		listed++
-		ents, dev, err := readDirents(it.dir, &names)
+		ents, dev, err := readDirentsKeep(it.dir, &names, walkKeeps(socketsOnly))
 		if errors.Is(err, errTooManyNames) {
 			r.limits = append(r.limits, fmt.Sprintf("git dir discovery under %s stopped after %d names", root, maxNames))
 			return r
@@ -508,6 +508,14 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 	return r
 }
 
+// walkKeeps is what a walk needs of a listing: directories to enter,
+// sockets, and ".git" of any type (a file is a pointer to a git dir).
+func walkKeeps(socketsOnly bool) func(name []byte, typ uint8) bool {
+	return func(name []byte, typ uint8) bool {
+		return typ == unix.DT_DIR || typ == unix.DT_SOCK || (!socketsOnly && string(name) == ".git")
+	}
+}
+
 // walkedSocket is a socket file a walk met, with its identity.
 type walkedSocket struct {
 	path string
@@ -530,6 +538,16 @@ var errTooManyNames = errors.New("too many names")
 // file (0 otherwise). Each name spends budget, one more per
 // discoveryNameUnit bytes; errTooManyNames once it is spent.
 func readDirents(dir string, budget *int) ([]dirent, uint64, error) {
+	return readDirentsKeep(dir, budget, nil)
+}
+
+// readDirentsKeep is readDirents returning only the entries keep takes
+// (nil: all); every name spends budget. A name is made a string only when
+// kept: a directory of 100,000 long file names costs a walk that looks
+// for directories and ".git" the getdents calls, not 100,000 strings
+// sorted (the check of this session's CI: a spawn over such a root cost
+// the server ~1 s of CPU).
+func readDirentsKeep(dir string, budget *int, keep func(name []byte, typ uint8) bool) ([]dirent, uint64, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, err
@@ -537,47 +555,30 @@ func readDirents(dir string, budget *int) ([]dirent, uint64, error) {
 	defer unix.Close(fd)
 	var out []dirent
 	sockets := false
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err != nil {
-			return nil, 0, err
+	err = scanDirents(fd, func(name []byte, typ uint8, ino uint64) error {
+		if typ == unix.DT_UNKNOWN {
+			var est unix.Stat_t
+			if unix.Fstatat(fd, string(name), &est, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				return nil
+			}
+			switch est.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				typ = unix.DT_DIR
+			case unix.S_IFSOCK:
+				typ = unix.DT_SOCK
+			}
 		}
-		if n <= 0 {
-			break
+		if *budget -= 1 + len(name)/discoveryNameUnit; *budget < 0 {
+			return errTooManyNames
 		}
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:]))
-			if reclen < 19 || reclen > len(b) {
-				return nil, 0, errors.New("malformed directory entry")
-			}
-			name := b[19:reclen]
-			if k := bytes.IndexByte(name, 0); k >= 0 {
-				name = name[:k]
-			}
-			e := dirent{name: string(name), typ: b[18], ino: binary.NativeEndian.Uint64(b[0:])}
-			b = b[reclen:]
-			if e.name == "." || e.name == ".." {
-				continue
-			}
-			if e.typ == unix.DT_UNKNOWN {
-				var est unix.Stat_t
-				if unix.Fstatat(fd, e.name, &est, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					continue
-				}
-				switch est.Mode & unix.S_IFMT {
-				case unix.S_IFDIR:
-					e.typ = unix.DT_DIR
-				case unix.S_IFSOCK:
-					e.typ = unix.DT_SOCK
-				}
-			}
-			if *budget -= 1 + len(e.name)/discoveryNameUnit; *budget < 0 {
-				return nil, 0, errTooManyNames
-			}
-			sockets = sockets || e.typ == unix.DT_SOCK
-			out = append(out, e)
+		sockets = sockets || typ == unix.DT_SOCK
+		if keep == nil || keep(name, typ) {
+			out = append(out, dirent{name: string(name), typ: typ, ino: ino})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	var st unix.Stat_t
@@ -587,6 +588,40 @@ func readDirents(dir string, budget *int) ([]dirent, uint64, error) {
 		}
 	}
 	return out, st.Dev, nil
+}
+
+// scanDirents calls each for every entry of the directory open at fd
+// (not "." or ".."), with its name (valid during the call only), its type
+// as getdents gives it and its inode, until each returns an error.
+func scanDirents(fd int, each func(name []byte, typ uint8, ino uint64) error) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:]))
+			if reclen < 19 || reclen > len(b) {
+				return errors.New("malformed directory entry")
+			}
+			name := b[19:reclen]
+			if k := bytes.IndexByte(name, 0); k >= 0 {
+				name = name[:k]
+			}
+			typ, ino := b[18], binary.NativeEndian.Uint64(b[0:])
+			b = b[reclen:]
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if err := each(name, typ, ino); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // dotGit handles a ".git" entry: a directory is a git dir; a pointer file

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,17 +152,17 @@ func namedIn(root, sub string) []string {
 	}
 	namedListed.Add(1)
 	var names []string
-	for {
-		batch, err := d.Readdirnames(4096)
-		for _, name := range batch {
-			if mayBeNamed(name) && namedFile(filepath.Join(sub, name)) {
+	// Raw entries: a name is made a string only when its suffix can match
+	// (a root of 100,000 long names is the getdents calls, not 100,000
+	// strings).
+	_ = scanDirents(int(d.Fd()), func(b []byte, _ uint8, _ uint64) error {
+		if mayBeNamed(b) {
+			if name := string(b); namedFile(filepath.Join(sub, name)) {
 				names = append(names, name)
 			}
 		}
-		if err != nil || len(batch) == 0 {
-			break
-		}
-	}
+		return nil
+	})
 	// A directory changed within the last two seconds is not cached: on a
 	// filesystem whose times are coarser than the kernel's clock, an entry
 	// made in the same tick after the listing would leave its time as the
@@ -180,9 +181,9 @@ func namedIn(root, sub string) []string {
 
 // mayBeNamed reports whether name ends as one of namedFiles' patterns
 // does: ".toml", or ".code-workspace" in any case.
-func mayBeNamed(name string) bool {
+func mayBeNamed(name []byte) bool {
 	const ws = ".code-workspace"
-	return strings.HasSuffix(name, ".toml") || len(name) >= len(ws) && strings.EqualFold(name[len(name)-len(ws):], ws)
+	return bytes.HasSuffix(name, []byte(".toml")) || len(name) >= len(ws) && bytes.EqualFold(name[len(name)-len(ws):], []byte(ws))
 }
 
 // writableRoots are the writable roots of entries (not protected, not
