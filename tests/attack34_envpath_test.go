@@ -1,0 +1,82 @@
+package tests
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAttack34RequestPathPicksWhatTheShellRuns: README says an approval
+// binds what runs, "the executable is resolved ... never the request's
+// PATH". That holds for argv[0] only. A shell command (what Codex and
+// Claude Code send, cmd as a string) runs /bin/sh, and the shell looks up
+// every program of the script in the request's PATH, which the turn's
+// environment policy passes (PATH is allow-listed in every restricted
+// mode) and which the person approving never sees: the request shows
+// "Environment: PATH", its value only as a keyed digest. The agent sends
+//
+//	cmd "ls", env {"PATH": "<workspace>/.bin:/usr/bin:/bin"}
+//
+// and allow_once for "Run /bin/sh -c ls" (executable /bin/sh) runs the
+// agent's own <workspace>/.bin/ls. The control: the same command without
+// env runs the system's ls.
+//
+// The secure behaviour asserted: the request shows where the command's
+// programs are looked up (the PATH it is given), or the shell does not
+// take the request's PATH; the approved command does not run the agent's
+// script.
+func TestAttack34RequestPathPicksWhatTheShellRuns(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("t34-path", "ws", "auto_accept_edits", root)
+	bin := filepath.Join(root, ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The agent's preparation: its own "ls".
+	if err := os.WriteFile(filepath.Join(bin, "ls"), []byte("#!/bin/sh\necho agent-ls-ran > \"$PWD/pwned.txt\"\necho main.go src\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	show := func(callID string, body map[string]any) (string, string) {
+		t.Helper()
+		body["tool_call_id"] = callID
+		status, d := s.exec("t34-path", "", body)
+		if status != http.StatusAccepted || d.Decision != "ask" || d.Request == nil {
+			t.Fatalf("%s: %d %+v, want 202 ask", callID, status, d)
+		}
+		out, errOut, code := s.CLI("approvals", "show", d.Request.RequestID)
+		if code != 0 {
+			t.Fatalf("approvals show: %d %s", code, errOut)
+		}
+		return out, d.Request.RequestID
+	}
+
+	// Control: no env, the system's ls.
+	honest, id := show("path-honest", map[string]any{"cmd": "ls"})
+	s.respond(id, "allow_once")
+	if status, run := s.exec("t34-path", "", map[string]any{"tool_call_id": "path-honest", "cmd": "ls"}); status != http.StatusOK || !run.Ran || run.Result.ExitCode != 0 {
+		t.Fatalf("control: the approved ls: %d %+v", status, run)
+	}
+	if exists(filepath.Join(root, "pwned.txt")) {
+		t.Fatal("control: the ls without env ran the agent's script")
+	}
+
+	path := bin + ":/usr/bin:/bin"
+	body := map[string]any{"cmd": "ls", "env": map[string]string{"PATH": path}}
+	forged, id := show("path-forged", body)
+	if !strings.Contains(forged, bin) {
+		t.Errorf("the request for ls with the agent's PATH does not show where ls is looked up; the person reads:\n%s\n(the honest one:\n%s)", forged, honest)
+	}
+	s.respond(id, "allow_once")
+	body["tool_call_id"] = "path-forged"
+	status, run := s.exec("t34-path", "", body)
+	if status != http.StatusOK {
+		t.Fatalf("the approved forged command: %d %+v", status, run)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
+		t.Errorf("allow_once of \"Run /bin/sh -c ls\" (executable /bin/sh) ran the agent's %s/ls (pwned.txt %q, stdout %q)", bin, b, run.Result.Stdout)
+	}
+}
