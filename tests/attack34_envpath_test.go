@@ -3,6 +3,7 @@ package tests
 import (
 	"net/http"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,71 @@ func TestAttack34RequestPathPicksWhatTheShellRuns(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
 		t.Errorf("allow_once of \"Run /bin/sh -c ls\" (executable /bin/sh) ran the agent's %s/ls (pwned.txt %q, stdout %q)", bin, b, run.Result.Stdout)
+	}
+}
+
+// TestAttack34RequestHomeRunsTheAgentsGitConfig: the same hidden value
+// without a shell. argv ["git", "status"] resolves to /usr/bin/git, which
+// is what the person is shown and what runs; its env {"HOME": "<ws>/h"}
+// (HOME is allow-listed in every restricted mode) is shown as the name
+// HOME alone. git reads <ws>/h/.gitconfig, a file the agent wrote (an
+// edit auto_accept_edits allows without asking: only a root's own
+// .gitconfig is protected), whose core.fsmonitor git runs: allow_once for
+// "Run git status" runs the agent's command. The control: git status
+// without env runs no fsmonitor.
+func TestAttack34RequestHomeRunsTheAgentsGitConfig(t *testing.T) {
+	t.Parallel()
+	gitPath, err := osexec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	s := StartServer(t, "")
+	root := workspace(t)
+	// The person's project is a repository.
+	if out, err := osexec.Command(gitPath, "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	s.startTurn("t34-home", "ws", "auto_accept_edits", root)
+	// The agent's preparation: a .gitconfig below the root, written by an
+	// edit the mode allows without asking (the runtime applies the patch;
+	// here the test writes what it adds).
+	gc := "[core]\n\tfsmonitor = \"echo agent-fsmonitor-ran > " + filepath.Join(root, "pwned.txt") + "; true\"\n"
+	patch := "*** Begin Patch\n*** Add File: h/.gitconfig\n+" + strings.ReplaceAll(strings.TrimSuffix(gc, "\n"), "\n", "\n+") + "\n*** End Patch"
+	d := s.decide("t34-home", "write-gitconfig", "apply_patch", map[string]any{"patch": patch})
+	if d.Decision != "allow" {
+		t.Fatalf("the edit of h/.gitconfig: %+v", d)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "h"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "h", ".gitconfig"), []byte(gc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(callID string, body map[string]any) (string, decisionAnswer) {
+		t.Helper()
+		body["tool_call_id"] = callID
+		status, d := s.exec("t34-home", "", body)
+		if status != http.StatusAccepted || d.Decision != "ask" || d.Request == nil {
+			t.Fatalf("%s: %d %+v, want 202 ask", callID, status, d)
+		}
+		out, errOut, code := s.CLI("approvals", "show", d.Request.RequestID)
+		if code != 0 {
+			t.Fatalf("approvals show: %d %s", code, errOut)
+		}
+		s.respond(d.Request.RequestID, "allow_once")
+		status, run := s.exec("t34-home", "", body)
+		if status != http.StatusOK || !run.Ran {
+			t.Fatalf("%s after allow_once: %d %+v", callID, status, run)
+		}
+		return out, run
+	}
+	// Control.
+	ask("home-honest", map[string]any{"argv": []string{"git", "status"}})
+	if exists(filepath.Join(root, "pwned.txt")) {
+		t.Fatal("control: git status without env ran the fsmonitor")
+	}
+	shown, run := ask("home-forged", map[string]any{"argv": []string{"git", "status"}, "env": map[string]string{"HOME": filepath.Join(root, "h")}})
+	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
+		t.Errorf("allow_once of \"Run git status\" (executable %s) ran the agent's core.fsmonitor from the HOME it named (pwned.txt %q, stderr %q); the person read:\n%s", gitPath, b, run.Result.Stderr, shown)
 	}
 }
