@@ -15,6 +15,14 @@ import (
 // escape sequence that erased or concealed part of a command, or a line
 // break that forged a line of its own, would show the person deciding a
 // different request from the one they answer.
+//
+// It is one-to-one: a backslash that would read as the start of an escape
+// (one before another backslash, before a letter an escape begins with,
+// or before a character that is escaped) is written "\\", so the two
+// characters \ and n of a command are never shown as its line break is
+// (the thirty-fourth review: a one-line command with a literal "\n" showed
+// as the here-document it was not). Other backslashes (\d, \$) stay as
+// they are.
 func TerminalSafe(s string) string {
 	if !needsEscape(s) {
 		return s
@@ -29,6 +37,8 @@ func TerminalSafe(s string) string {
 		case escapeRune(r):
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
+		case r == '\\' && backslashReadsAsEscape(s[i+1:]):
+			b.WriteString(`\\`)
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -37,10 +47,24 @@ func TerminalSafe(s string) string {
 	return b.String()
 }
 
+// escapeLetters are the characters an escape TerminalSafe writes begins
+// with after its backslash.
+const escapeLetters = "abfnrtvxuU"
+
+// backslashReadsAsEscape reports whether a backslash followed by rest
+// would read, once shown, as the start of an escape.
+func backslashReadsAsEscape(rest string) bool {
+	if rest == "" {
+		return false
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	return r == '\\' || strings.ContainsRune(escapeLetters, r) || (r == utf8.RuneError && size == 1) || escapeRune(r)
+}
+
 func needsEscape(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || escapeRune(r) {
+		if r == utf8.RuneError && size == 1 || escapeRune(r) || (r == '\\' && backslashReadsAsEscape(s[i+1:])) {
 			return true
 		}
 		i += size

@@ -79,16 +79,14 @@ func TestAttack34LiteralEscapeLooksLikeLineBreak(t *testing.T) {
 		t.Fatal("control: the honest command ran the agent's script")
 	}
 
-	forgedShown, forgedID := shown("esc-forged", forged)
+	forgedShown, _ := shown("esc-forged", forged)
 	if forgedShown == honestShown {
 		t.Errorf("a one-line command holding the text \\n is shown exactly as the three-line here-document:\nforged: %q\nhonest: %q\n%s", forged, honest, forgedShown)
 	}
-	s.respond(forgedID, "allow_once")
-	status, run := s.exec("t34-esc", "", map[string]any{"tool_call_id": "esc-forged", "cmd": forged})
-	if status != http.StatusOK {
-		t.Fatalf("the approved forged command: %d %+v", status, run)
-	}
-	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
-		t.Errorf("allow_once of what was shown as a note ran the agent's script lint.shnEOF (pwned.txt: %q; ran %v, stderr %q)", b, run.Ran, run.Result.Stderr)
+	// Fixed: its backslashes are shown doubled, so the person reads one
+	// line holding the text \n (what allow_once would then run is what
+	// was shown).
+	if !strings.Contains(forgedShown, `notes.txt\\nrun lint; sh ./lint.sh\\nEOF`) {
+		t.Errorf("the one-line command is shown as\n%s", forgedShown)
 	}
 }

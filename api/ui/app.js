@@ -16,9 +16,15 @@ const $ = (id) => document.getElementById(id);
 // right-to-left override, zero-width characters) as \u{…} escapes: the
 // fields of a request come from the agent, and a person deciding it must
 // see every character, not text the browser reorders or hides.
+// It is one-to-one: a backslash that would read as the start of an escape
+// (before another backslash, a "u", or a character shown as an escape) is
+// shown doubled, so the text \u{a} is never shown as a line break is.
 const hiddenChars = /[\p{Cf}\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
+const escapeLike = /\\(?=[\\u\p{Cf}\u0000-\u001f\u007f-\u009f\u2028\u2029])/gu;
 function visible(s) {
-  return typeof s === "string" ? s.replace(hiddenChars, (c) => "\\u{" + c.codePointAt(0).toString(16) + "}") : s;
+  return typeof s === "string"
+    ? s.replace(escapeLike, "\\\\").replace(hiddenChars, (c) => "\\u{" + c.codePointAt(0).toString(16) + "}")
+    : s;
 }
 
 function el(tag, attrs, ...kids) {
