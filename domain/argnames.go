@@ -266,4 +266,7 @@ func (c *classifier) unread(entries []ScopeEntry) ([]ScopeEntry, error) {
 const (
 	MaxOtherArguments      = 32
 	MaxOtherArgumentDetail = 1024
+	// MaxEnvironmentValue bounds each value a command's request shows of
+	// its environment (envShowsValue).
+	MaxEnvironmentValue = 512
 )

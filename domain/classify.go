@@ -747,8 +747,11 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 
 // execBindings binds what else decides what runs (ExecBindings): the
 // executable argv[0] resolved to, a digest of the environment's values, a
-// digest of stdin. Names, the executable and the stdin size are shown to
-// the approver; values and content never enter the scope in clear.
+// digest of stdin. The environment's names, the executable and the stdin
+// size are shown to the approver, and the values of the variables that
+// choose what runs (envShowsValue: a PATH or HOME of the agent's choosing
+// picks what a shell or git runs, the thirty-fourth review); values and
+// content never enter the scope in clear.
 func (c *classifier) execBindings() ([]ScopeEntry, error) {
 	var out []ScopeEntry
 	if exe := c.str("executable"); exe != "" {
@@ -765,7 +768,7 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		slices.Sort(keys)
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
-		c.detail("Environment", strings.Join(keys, ", "), true)
+		c.detail("Environment", envDetail(keys, env), true)
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
 	}
@@ -782,6 +785,56 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		}
 	}
 	return out, nil
+}
+
+// envDetail is the environment a request shows: each name, with its value
+// (redacted as a command's text is, cut past MaxEnvironmentValue) where
+// envShowsValue; other values may be secrets and are not shown.
+func envDetail(keys []string, env map[string]any) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k
+		if v, ok := env[k].(string); ok && envShowsValue(k) {
+			shown := v
+			if len(shown) > MaxEnvironmentValue {
+				cut := MaxEnvironmentValue
+				for cut > 0 && !utf8.RuneStart(shown[cut]) {
+					cut--
+				}
+				shown = shown[:cut] + " … [" + strconv.Itoa(len(v)-cut) + " more bytes not shown]"
+			}
+			parts[i] = k + "=" + RedactText(shown)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// envShowsValue reports whether a variable's value is shown with its name:
+// those that choose the program a command runs, where it finds its
+// configuration or what it loads (PATH, HOME, SHELL, BASH_ENV, the XDG, git
+// and loader variables, a language's path, home, options and start-up
+// file), unless the name marks a secret.
+func envShowsValue(name string) bool {
+	if secretKey(name) {
+		return false
+	}
+	n := strings.ToUpper(name)
+	switch n {
+	case "SHELL", "ENV", "BASH_ENV", "ZDOTDIR", "PROMPT_COMMAND", "IFS", "EDITOR", "VISUAL", "PAGER",
+		"GOROOT", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "RUBYLIB":
+		return true
+	}
+	for _, p := range []string{"XDG_", "GIT_", "LD_", "NPM_CONFIG_"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	for _, s := range []string{"PATH", "HOME", "_DIR", "_OPTIONS", "_OPTS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG"} {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // argv reads the command as an array ("argv", "cmd" or "command") or a shell

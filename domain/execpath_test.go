@@ -67,3 +67,30 @@ func TestExecScopeBindsContent(t *testing.T) {
 		}
 	}
 }
+
+// TestExecShowsTheEnvironmentThatChoosesWhatRuns: a request shows the value
+// of PATH, HOME and the variables like them (the thirty-fourth review: a
+// PATH naming the agent's directory ran its ls under "Run /bin/sh -c ls",
+// and a HOME in the workspace ran its git config's fsmonitor), redacted as
+// a command is; another variable's value, and one whose name marks a
+// secret, are not shown.
+func TestExecShowsTheEnvironmentThatChoosesWhatRuns(t *testing.T) {
+	env := map[string]any{"PATH": "/w/.bin:/usr/bin", "HOME": "/w/h", "A": "secret-value-1", "GIT_SSH_COMMAND": "ssh -i x", "PYTHONPATH": "/w/lib",
+		"GIT_PASSWORD": "pw-123", "SECRET_HOME": "/w/s", "LONG_PATH": strings.Repeat("x", MaxEnvironmentValue+10), "KEY_HOME": "/home/u/.ssh/id_ed25519"}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	got := envDetail(keys, env)
+	for _, want := range []string{"PATH=/w/.bin:/usr/bin", "HOME=/w/h", "GIT_SSH_COMMAND=ssh -i x", "PYTHONPATH=/w/lib", "A, ", "GIT_PASSWORD, ", ", SECRET_HOME", " … [10 more bytes not shown]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the environment shown lacks %q: %s", want, got)
+		}
+	}
+	for _, not := range []string{"secret-value-1", "pw-123", "/w/s", "id_ed25519"} {
+		if strings.Contains(got, not) {
+			t.Errorf("the environment shown holds %q: %s", not, got)
+		}
+	}
+}

@@ -71,15 +71,12 @@ func TestAttack34RequestPathPicksWhatTheShellRuns(t *testing.T) {
 	if !strings.Contains(forged, bin) {
 		t.Errorf("the request for ls with the agent's PATH does not show where ls is looked up; the person reads:\n%s\n(the honest one:\n%s)", forged, honest)
 	}
-	s.respond(id, "allow_once")
-	body["tool_call_id"] = "path-forged"
-	status, run := s.exec("t34-path", "", body)
-	if status != http.StatusOK {
-		t.Fatalf("the approved forged command: %d %+v", status, run)
+	// Fixed: the request shows PATH's value, so what allow_once then runs
+	// is what the person read.
+	if !strings.Contains(forged, "PATH="+path) {
+		t.Errorf("the request does not show PATH=%s:\n%s", path, forged)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
-		t.Errorf("allow_once of \"Run /bin/sh -c ls\" (executable /bin/sh) ran the agent's %s/ls (pwned.txt %q, stdout %q)", bin, b, run.Result.Stdout)
-	}
+	_ = id
 }
 
 // TestAttack34RequestHomeRunsTheAgentsGitConfig: the same hidden value
@@ -143,7 +140,9 @@ func TestAttack34RequestHomeRunsTheAgentsGitConfig(t *testing.T) {
 		t.Fatal("control: git status without env ran the fsmonitor")
 	}
 	shown, run := ask("home-forged", map[string]any{"argv": []string{"git", "status"}, "env": map[string]string{"HOME": filepath.Join(root, "h")}})
-	if b, err := os.ReadFile(filepath.Join(root, "pwned.txt")); err == nil {
-		t.Errorf("allow_once of \"Run git status\" (executable %s) ran the agent's core.fsmonitor from the HOME it named (pwned.txt %q, stderr %q); the person read:\n%s", gitPath, b, run.Result.Stderr, shown)
+	// Fixed: the person reads the HOME git will take its config from
+	// before allowing it (what runs then is what was shown).
+	if !strings.Contains(shown, "HOME="+filepath.Join(root, "h")) {
+		t.Errorf("allow_once of \"Run git status\" (executable %s) with a HOME of the agent's, not shown (pwned.txt written: %v, stderr %q); the person read:\n%s", gitPath, exists(filepath.Join(root, "pwned.txt")), run.Result.Stderr, shown)
 	}
 }
