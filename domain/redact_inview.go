@@ -100,10 +100,16 @@ func readsAsPath(s string) bool {
 }
 
 // refNameSuffixes end the names of options and variables whose value says
-// where a secret is, or what makes one, not the secret: a file, a
-// directory, a program (--password-file, RESTIC_PASSWORD_COMMAND,
-// msmtp's --passwordeval, a credential helper). Their values are shown.
-var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval"}
+// where a secret is, what makes one, or where it goes, not the secret: a
+// file, a directory, a program (--password-file, RESTIC_PASSWORD_COMMAND,
+// msmtp's --passwordeval, a credential helper), a host or URL it is sent
+// to, a destination it is written to (TOKEN_URL, --token-url,
+// AUTH_TOKEN_HOST, SECRET_DEST, --token-out: the thirty-fourth review, a
+// request hid which host a command sent to and where it wrote). Their
+// values are shown, and redacted as any text is (a URL's credentials, a
+// query's token=).
+var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval",
+	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email"}
 
 // refName reports whether name (an option, variable or header name that
 // matched secretName) names a reference rather than a secret.
