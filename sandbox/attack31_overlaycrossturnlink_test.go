@@ -26,7 +26,7 @@ import (
 // lies, the class the README names for roots, not for profile keys).
 func TestAttack31OverlayKeyLinkedByAnotherTurn(t *testing.T) {
 	requireRoot(t)
-	f := requireKernel(t, true)
+	requireKernel(t, true)
 	base := visibleWorkspace(t)
 	cacheHome, proj, outside := base+"/home/.cache", base+"/proj", base+"/outside"
 	for _, d := range []string{cacheHome + "/go-build/00", proj, outside} {
@@ -40,20 +40,9 @@ func TestAttack31OverlayKeyLinkedByAnotherTurn(t *testing.T) {
 	if err := os.WriteFile(outside+"/key", []byte("TOPSECRET\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	exeDir := filepathDir(testExe(t))
 	snap := func(ws string, fs map[string]domain.Access) domain.TurnExecutionSecuritySnapshot {
 		t.Helper()
-		set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace, Filesystem: fs}}
-		cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws, AppReadRoots: []string{exeDir}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws,
-			AppReadRoots: []string{exeDir}, Kernel: f.Kernel})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return execProfileSnapshot(t, ws, fs)
 	}
 	turnA := snap(cacheHome, nil)
 	turnB := snap(proj, map[string]domain.Access{cacheHome + "/go-build": domain.AccessOverlay})

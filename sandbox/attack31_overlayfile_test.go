@@ -21,7 +21,7 @@ import (
 // Severity: medium.
 func TestAttack31OverlayFileInWorkspaceIsWritten(t *testing.T) {
 	requireRoot(t)
-	f := requireKernel(t, true)
+	requireKernel(t, true)
 	for _, acc := range []domain.Access{domain.AccessRead, domain.AccessOverlay} {
 		base := visibleWorkspace(t)
 		ws := base + "/ws"
@@ -31,17 +31,7 @@ func TestAttack31OverlayFileInWorkspaceIsWritten(t *testing.T) {
 		if err := os.WriteFile(ws+"/cfg/trusted", []byte("host\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		set := domain.ProfileSet{"ov": {Name: "ov", Extends: domain.BuiltinWorkspace, Filesystem: map[string]domain.Access{ws + "/cfg/trusted": acc}}}
-		exeDir := filepathDir(testExe(t))
-		cp, err := domain.CompileProfile(set, "ov", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws, AppReadRoots: []string{exeDir}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws,
-			AppReadRoots: []string{exeDir}, Kernel: f.Kernel})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := execProfileSnapshot(t, ws, map[string]domain.Access{ws + "/cfg/trusted": acc})
 		r, err := run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo agent > cfg/trusted; cat cfg/trusted; echo ws > f"}}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v (%+v)", acc, err, r)

@@ -22,7 +22,7 @@ import (
 // workspace that the person has not made yet).
 func TestAttack31OverlayMissingDirectoryIsCreatedForReal(t *testing.T) {
 	requireRoot(t)
-	f := requireKernel(t, true)
+	requireKernel(t, true)
 	script := "mkdir -p build/cache && echo agent > build/cache/entry; cat build/cache/entry"
 	for _, acc := range []domain.Access{domain.AccessRead, domain.AccessOverlay} {
 		base := visibleWorkspace(t)
@@ -31,17 +31,7 @@ func TestAttack31OverlayMissingDirectoryIsCreatedForReal(t *testing.T) {
 		if err := os.MkdirAll(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		set := domain.ProfileSet{"ov": {Name: "ov", Extends: domain.BuiltinWorkspace, Filesystem: map[string]domain.Access{cache: acc}}}
-		exeDir := filepathDir(testExe(t))
-		cp, err := domain.CompileProfile(set, "ov", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws, AppReadRoots: []string{exeDir}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws,
-			AppReadRoots: []string{exeDir}, Kernel: f.Kernel})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := execProfileSnapshot(t, ws, map[string]domain.Access{cache: acc})
 		r, err := run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v (%+v)", acc, err, r)
@@ -70,17 +60,7 @@ func TestAttack31OverlayMissingDirectoryIsCreatedForReal(t *testing.T) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	set := domain.ProfileSet{"ov": {Name: "ov", Extends: domain.BuiltinWorkspace, Filesystem: map[string]domain.Access{cache: domain.AccessOverlay}}}
-	exeDir := filepathDir(testExe(t))
-	cp, err := domain.CompileProfile(set, "ov", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws, AppReadRoots: []string{exeDir}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws,
-		AppReadRoots: []string{exeDir}, Kernel: f.Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := execProfileSnapshot(t, ws, map[string]domain.Access{cache: domain.AccessOverlay})
 	r, err := run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, nil)
 	if err != nil || string(r.Stdout) != "agent\n" {
 		t.Fatalf("control: the overlay of an existing directory: %v %+v", err, r)

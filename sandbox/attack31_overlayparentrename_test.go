@@ -25,7 +25,7 @@ import (
 // TestOverlayWritesStayTheCommands' own case; a cache at depth two).
 func TestAttack31OverlayParentRenamedWritesTheRealDirectory(t *testing.T) {
 	requireRoot(t)
-	f := requireKernel(t, true)
+	requireKernel(t, true)
 	base := visibleWorkspace(t)
 	ws := base + "/ws"
 	cache := ws + "/build/cache"
@@ -35,18 +35,7 @@ func TestAttack31OverlayParentRenamedWritesTheRealDirectory(t *testing.T) {
 	if err := os.WriteFile(cache+"/entry", []byte("host\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	set := domain.ProfileSet{"ov": {Name: "ov", Extends: domain.BuiltinWorkspace,
-		Filesystem: map[string]domain.Access{cache: domain.AccessOverlay}}}
-	exeDir := filepathDir(testExe(t))
-	cp, err := domain.CompileProfile(set, "ov", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws, AppReadRoots: []string{exeDir}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws,
-		AppReadRoots: []string{exeDir}, Kernel: f.Kernel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := execProfileSnapshot(t, ws, map[string]domain.Access{cache: domain.AccessOverlay})
 	sh := func(script string) *Result {
 		t.Helper()
 		r, err := run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", script}}, nil)

@@ -111,6 +111,15 @@ policy = "full_access"
 // without the project root writes its own copy only.
 func TestAttack32ProjectRootAtOverlayWritesIt(t *testing.T) {
 	t.Parallel()
+	projectRootInOverlay(t, "node_modules")
+}
+
+// projectRootInOverlay starts a turn of a profile overlaying node_modules
+// with the project root rel (node_modules, or a directory below it: the
+// thirty-third review's TestAttack33ProjectRootBelowOverlayWritesIt), and
+// checks that its command writes its own copy of a file there, not the
+// host's.
+func projectRootInOverlay(t *testing.T, rel string) {
 	dir := t.TempDir()
 	profiles := filepath.Join(dir, "profiles.toml")
 	if err := os.WriteFile(profiles, []byte(`
@@ -171,14 +180,14 @@ policy = "full_access"
 		t.Fatalf("control: the turn's command: %+v, host file %q", d, hostFile())
 	}
 	// The attack.
-	if st, raw := start("pr", filepath.Join(root, "node_modules")); st != http.StatusCreated {
-		t.Fatalf("start with node_modules as a project root: %d %s", st, raw)
+	if st, raw := start("pr", filepath.Join(root, rel)); st != http.StatusCreated {
+		t.Fatalf("start with %s as a project root: %d %s", rel, st, raw)
 	}
 	if d := runtime.decide("pr", "wr", "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: " + index + "\n@@\n-module.exports = (s) => s;\n+x\n*** End Patch\n"}); d.Decision == "allow" {
 		t.Logf("the apply_patch of the file is allowed too: %+v", d)
 	}
 	run("pr")
 	if got := hostFile(); got != orig {
-		t.Errorf("a turn of the profile whose project_roots name its overlay directory wrote the host's %s: %q", index, got)
+		t.Errorf("a turn of the profile whose project_roots name %s (its overlay directory or inside it) wrote the host's %s: %q", rel, index, got)
 	}
 }
