@@ -762,6 +762,12 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		keys := make([]string, 0, len(env))
 		pairs := make([]string, 0, len(env))
 		for k, v := range env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				// The kernel reads NAME=value up to the first "=": a
+				// name "PATH=" with the value "w/.bin" is PATH, shown
+				// as a name nobody reads (the thirty-fifth review).
+				return nil, &FieldError{Field: "arguments.env", Value: k, Message: "a variable's name must not be empty or hold '=' or NUL"}
+			}
 			keys = append(keys, k)
 			pairs = append(pairs, k+"="+fmt.Sprint(v))
 		}
@@ -809,27 +815,38 @@ func envDetail(keys []string, env map[string]any) string {
 	return strings.Join(parts, ", ")
 }
 
-// envShowsValue reports whether a variable's value is shown with its name:
-// those that choose the program a command runs, where it finds its
-// configuration or what it loads (PATH, HOME, SHELL, BASH_ENV, the XDG, git
-// and loader variables, a language's path, home, options and start-up
-// file), unless the name marks a secret.
+// envShowsValue reports whether a variable's value is shown with its name,
+// unless the name marks a secret: every variable a restricted mode passes
+// (RestrictedEnvAllowList: PATH, HOME, GOCACHE, GOMODCACHE, VIRTUAL_ENV …,
+// none of them a secret; the thirty-fifth review ran the agent's module
+// cache under a GOMODCACHE shown by name), and, for a profile that passes
+// more (inherit = "all"), those that choose the program a command runs,
+// where it finds its configuration or what it loads: the shells' (BASH_ENV,
+// exported functions BASH_FUNC_*, PS4, SHELLOPTS), the XDG, git, loader,
+// compiler and build variables, and a language's path, home, options and
+// start-up file.
 func envShowsValue(name string) bool {
 	if secretKey(name) {
 		return false
 	}
-	n := strings.ToUpper(name)
-	switch n {
-	case "SHELL", "ENV", "BASH_ENV", "ZDOTDIR", "PROMPT_COMMAND", "IFS", "EDITOR", "VISUAL", "PAGER",
-		"GOROOT", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT", "RUBYOPT", "RUBYLIB":
+	if (&EnvironmentPolicy{AllowedVars: RestrictedEnvAllowList}).EnvAllowed(name) {
 		return true
 	}
-	for _, p := range []string{"XDG_", "GIT_", "LD_", "NPM_CONFIG_"} {
+	n := strings.ToUpper(name)
+	switch n {
+	case "SHELL", "ENV", "BASH_ENV", "ZDOTDIR", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
+		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB",
+		"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "PHPRC", "PERLLIB":
+		return true
+	}
+	for _, p := range []string{"XDG_", "GIT_", "LD_", "BASH_FUNC_", "NPM_CONFIG_", "GO", "PYTHON", "PIP_", "UV_", "POETRY_",
+		"CONDA_", "CARGO_", "RUSTC", "RUSTUP_", "RUSTFLAGS", "NODE_", "YARN_", "BUN_", "DENO_", "RUBY", "GEM_", "BUNDLE_",
+		"PERL", "LUA_", "JAVA_", "MAVEN_", "GRADLE_", "DOTNET_", "COMPOSER_", "PKG_CONFIG"} {
 		if strings.HasPrefix(n, p) {
 			return true
 		}
 	}
-	for _, s := range []string{"PATH", "HOME", "_DIR", "_OPTIONS", "_OPTS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG"} {
+	for _, s := range []string{"PATH", "HOME", "_DIR", "_ENV", "_OPTIONS", "_OPTS", "_FLAGS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG", "_WRAPPER", "_PREFIX"} {
 		if strings.HasSuffix(n, s) {
 			return true
 		}

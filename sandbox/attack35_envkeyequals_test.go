@@ -2,9 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,33 +52,13 @@ func TestAttack35EnvNameWithEqualsHidesPath(t *testing.T) {
 	}
 
 	attack := map[string]string{"PATH=": "w/.bin:/usr/bin:/bin"}
-	planned := planEnv(policy, nil, attack)
-	if !slices.Contains(planned, "PATH==w/.bin:/usr/bin:/bin") {
-		t.Fatalf("premise: the command's environment is %v", planned)
+	// Fixed: the decision refuses such a name, and the plan never passes
+	// one (the kernel would read it as PATH with the value "=w/.bin:…").
+	raw, _ := json.Marshal(map[string]any{"cmd": "ls", "env": attack})
+	if _, err := domain.Classify(domain.Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil); err == nil {
+		t.Errorf("a request whose environment names %q is classified", "PATH=")
 	}
-	if d := policy.DroppedEnv(attack); len(d) != 0 {
-		t.Fatalf("premise: the request reports %v as not reaching the command", d)
-	}
-	// What the shell then runs: the agent's ls (dash searches the relative
-	// entry "=w/.bin" from the cwd).
-	ws := t.TempDir()
-	bin := filepath.Join(ws, "=w", ".bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "ls"), []byte("#!/bin/sh\necho AGENT-LS-RAN\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/bin/sh", "-c", "ls")
-	cmd.Dir, cmd.Env = ws, planned
-	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "AGENT-LS-RAN") {
-		t.Fatalf("premise: the planned environment did not run the agent's ls: %q", out)
-	}
-	t.Logf("the command's environment %v ran: %q", planned, strings.TrimSpace(string(out)))
-
-	got := shown(attack)
-	if !strings.Contains(got, "=w/.bin") {
-		t.Errorf("the request shows the environment as %q, the command's PATH is %q (the agent's ls runs)", got, "=w/.bin:/usr/bin:/bin")
+	if planned := planEnv(policy, nil, attack); slices.ContainsFunc(planned, func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }) {
+		t.Errorf("the command's environment is %v", planned)
 	}
 }

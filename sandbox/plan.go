@@ -238,7 +238,9 @@ func planEnv(env *domain.EnvironmentPolicy, serverEnv []string, reqEnv map[strin
 	}
 	extra := make([]string, 0, len(reqEnv))
 	for k, v := range reqEnv {
-		if strings.IndexByte(k, 0) < 0 && strings.IndexByte(v, 0) < 0 {
+		// A name with "=" would pass as another variable (PATH= with a
+		// value "w/…" is PATH "=w/…"); the decision refuses one too.
+		if k != "" && strings.IndexByte(k, 0) < 0 && strings.IndexByte(k, '=') < 0 && strings.IndexByte(v, 0) < 0 {
 			extra = append(extra, k+"="+v)
 		}
 	}

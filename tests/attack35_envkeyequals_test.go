@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -61,8 +60,10 @@ func TestAttack35EnvNameWithEqualsRunsAgentsLs(t *testing.T) {
 	if exists(filepath.Join(root, "pwned.txt")) {
 		t.Fatal("control: the ls without env ran the agent's script")
 	}
-	shown := run("eq-forged", map[string]any{"cmd": "ls", "env": map[string]string{"PATH=": "w/.bin:/usr/bin:/bin"}})
-	if exists(filepath.Join(root, "pwned.txt")) && !strings.Contains(shown, "w/.bin") {
-		t.Errorf("allow_once of a request whose environment reads \"PATH=\" ran the agent's %s/ls; the person read:\n%s", bin, shown)
+	// Fixed: a name holding "=" is refused before anything is asked or
+	// recorded, and nothing runs.
+	status, d := s.exec("t35-eq", "", map[string]any{"tool_call_id": "eq-forged", "cmd": "ls", "env": map[string]string{"PATH=": "w/.bin:/usr/bin:/bin"}})
+	if status != http.StatusBadRequest || d.Ran || exists(filepath.Join(root, "pwned.txt")) {
+		t.Errorf("a request whose environment names \"PATH=\": %d %+v (the agent's %s/ls ran: %v)", status, d, bin, exists(filepath.Join(root, "pwned.txt")))
 	}
 }
