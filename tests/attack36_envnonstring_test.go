@@ -82,3 +82,43 @@ func TestAttack36EnvArrayValueGrantRunsHiddenPath(t *testing.T) {
 			strPath, status, run.Decision, run.Reason, run.Ran, exists(pwned), shown)
 	}
 }
+
+// TestAttack36EnvArrayValueAllowOnceRunsHiddenPath: the same with the same
+// tool_call_id and allow_once: the exec of the call the person allowed
+// (shown "environment PATH") replays the approval, since its tool and scope
+// hash are the decision's, and runs with the agent's PATH.
+func TestAttack36EnvArrayValueAllowOnceRunsHiddenPath(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	s.startTurn("t36-env1", "ws", "auto_accept_edits", root)
+	bin := filepath.Join(root, ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(root, "pwned.txt")
+	if err := os.WriteFile(filepath.Join(bin, "ls"), []byte("#!/bin/sh\necho agent-ls-ran > "+pwned+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Control: an array value for a name no restricted mode passes is
+	// accepted and shown by name, as any value of it is.
+	if d := s.decide("t36-env1", "env1-ctl", "exec_command", map[string]any{"argv": []string{"/bin/sh", "-c", "true"},
+		"executable": "/bin/sh", "env": map[string]any{"A": []string{"x"}}}); d.Decision != "ask" || d.Request == nil {
+		t.Fatalf("control: %+v, want ask", d)
+	}
+	asked := s.decide("t36-env1", "env1", "exec_command", map[string]any{
+		"argv": []string{"/bin/sh", "-c", "ls"}, "executable": "/bin/sh", "env": map[string]any{"PATH": []string{"/tmp:" + bin + ":"}}})
+	if asked.Decision != "ask" || asked.Request == nil {
+		t.Fatalf("the decision: %+v, want ask", asked)
+	}
+	shown, errOut, code := s.CLI("approvals", "show", asked.Request.RequestID)
+	if code != 0 {
+		t.Fatalf("approvals show: %d %s", code, errOut)
+	}
+	s.respond(asked.Request.RequestID, "allow_once")
+	status, run := s.exec("t36-env1", "", map[string]any{"tool_call_id": "env1", "cmd": "ls", "env": map[string]string{"PATH": "[/tmp:" + bin + ":]"}})
+	if !strings.Contains(shown, bin) && (run.Ran || exists(pwned)) {
+		t.Errorf("allow_once of a request that showed no PATH value ran the exec of the same call with the agent's PATH (%d, %s %s, ran %v, agent's ls ran %v); the person read:\n%s",
+			status, run.Decision, run.Reason, run.Ran, exists(pwned), shown)
+	}
+}
