@@ -39,10 +39,10 @@ func TestAttack36EnvNonStringValueHidesPath(t *testing.T) {
 	if got := shown(run); !strings.Contains(got, "PATH=[/tmp:/w/.bin:]") {
 		t.Fatalf("control: the exec's request does not show its PATH: %q", got)
 	}
-	// What the agent has approved first, through the decision endpoint.
-	asked := classify(map[string]any{"PATH": []string{"/tmp:/w/.bin:"}})
-	if asked.ScopeHash == run.ScopeHash && !strings.Contains(shown(asked), "/w/.bin") {
-		t.Errorf("a request showing the environment %q has the scope of the command run with PATH=[/tmp:/w/.bin:] (%q): an allow_for_turn of it runs the agent's PATH unseen",
-			shown(asked), shown(run))
+	// What the agent has approved first, through the decision endpoint:
+	// fixed, a value that is not a string is refused.
+	raw, _ := json.Marshal(map[string]any{"argv": []string{"/bin/sh", "-c", "ls"}, "executable": "/bin/sh", "env": map[string]any{"PATH": []string{"/tmp:/w/.bin:"}}})
+	if asked, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil); err == nil {
+		t.Errorf("a request whose PATH is an array is classified, shown as %q (scope equal to the exec's with the string: %v)", shown(asked), asked.ScopeHash == run.ScopeHash)
 	}
 }

@@ -768,8 +768,17 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 				// as a name nobody reads (the thirty-fifth review).
 				return nil, &FieldError{Field: "arguments.env", Value: k, Message: "a variable's name must not be empty or hold '=' or NUL"}
 			}
+			sv, ok := v.(string)
+			if !ok {
+				// A command's environment is strings: another value was
+				// shown by name alone while its digest (fmt.Sprint)
+				// equalled a string's, so an approval of ["…"] covered
+				// the exec with the string "[…]" (the thirty-sixth
+				// review).
+				return nil, &FieldError{Field: "arguments.env." + k, Message: "must be a string"}
+			}
 			keys = append(keys, k)
-			pairs = append(pairs, k+"="+fmt.Sprint(v))
+			pairs = append(pairs, k+"="+sv)
 		}
 		slices.Sort(keys)
 		slices.Sort(pairs)

@@ -365,8 +365,18 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if c == a {
 			continue // nothing that can be hidden: left in view
 		}
-		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) ||
-			o.shape && runsOn(s, m[1]) {
+		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
+			if k := urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:c]); k > 0 {
+				// A secret's URL: the host it goes to in view, its path,
+				// query and fragment hidden (a bot token or a webhook's
+				// secret is a path: the thirty-sixth review).
+				b.WriteString(s[last : a+k])
+				b.WriteString(redacted)
+				last = c
+			}
+			continue // where it writes, what it runs: left in view
+		}
+		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.shape && runsOn(s, m[1]) {
 			continue // where it writes, what it runs: left in view
 		}
 		b.WriteString(s[last:a])

@@ -109,7 +109,35 @@ func readsAsPath(s string) bool {
 // values are shown, and redacted as any text is (a URL's credentials, a
 // query's token=).
 var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval",
-	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email"}
+	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email",
+	"provider"}
+
+// urlOriginEnd is, for a value of a secret-named URL (a name ending in url,
+// uri or endpoint), the length of its scheme and authority and the "/"
+// after them, which stay in view, when more follows (a path, a query, a
+// fragment, which are hidden); 0 otherwise (nothing to hide).
+func urlOriginEnd(name, v string) int {
+	l := strings.ToLower(name)
+	if !strings.HasSuffix(l, "url") && !strings.HasSuffix(l, "uri") && !strings.HasSuffix(l, "endpoint") {
+		return 0
+	}
+	start := 0
+	if i := strings.Index(v, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := strings.IndexAny(v[start:], "/?#")
+	if end < 0 {
+		return 0
+	}
+	end += start
+	if v[end] == '/' {
+		end++
+	}
+	if end >= len(v) {
+		return 0
+	}
+	return end
+}
 
 // refName reports whether name (an option, variable or header name that
 // matched secretName) names a reference rather than a secret.

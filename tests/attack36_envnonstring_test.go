@@ -63,23 +63,18 @@ func TestAttack36EnvArrayValueGrantRunsHiddenPath(t *testing.T) {
 	exe := m[1]
 	s.respond(first.Request.RequestID, "deny")
 
-	// The agent asks through the decision endpoint, PATH as an array.
-	asked := s.decide("t36-env", "env-asked", "exec_command", map[string]any{
-		"argv": []string{"/bin/sh", "-c", "ls"}, "executable": exe, "env": map[string]any{"PATH": []string{"/tmp:" + bin + ":"}}})
-	if asked.Decision != "ask" || asked.Request == nil {
-		t.Fatalf("the decision: %+v, want ask", asked)
+	// The agent asks through the decision endpoint, PATH as an array:
+	// fixed, refused (a command's environment is strings), nothing asked,
+	// and the exec with the string still asks.
+	decide := func(turn, id string, env map[string]any) (int, []byte) {
+		return s.Request("POST", "/v1/turns/"+turn+"/decisions", map[string]any{"tool_call_id": id, "tool_name": "exec_command",
+			"arguments": map[string]any{"argv": []string{"/bin/sh", "-c", "ls"}, "executable": exe, "env": env}})
 	}
-	shown := show(asked.Request.RequestID)
-	if asked.ScopeHash != first.ScopeHash {
-		t.Logf("scopes differ (%s vs %s): the array is bound apart from the string", asked.ScopeHash, first.ScopeHash)
-		return // secure: no grant of the array covers the string
+	if st, raw := decide("t36-env", "env-asked", map[string]any{"PATH": []string{"/tmp:" + bin + ":"}}); st != http.StatusBadRequest {
+		t.Errorf("a decision whose PATH is an array: %d %s, want 400", st, raw)
 	}
-	// The person allows what was shown.
-	s.respond(asked.Request.RequestID, "allow_for_turn")
-	status, run := s.exec("t36-env", "", runBody("env-run"))
-	if !strings.Contains(shown, bin) && (run.Ran || exists(pwned)) {
-		t.Errorf("allow_for_turn of a request that showed no PATH value ran the exec with PATH=%s unasked (%d, decision %s %s, ran %v, agent's ls ran: %v); the person read:\n%s",
-			strPath, status, run.Decision, run.Reason, run.Ran, exists(pwned), shown)
+	if status, run := s.exec("t36-env", "", runBody("env-run")); status != http.StatusAccepted || run.Ran || exists(pwned) {
+		t.Errorf("the exec with the string PATH after the refused array: %d %+v (agent's ls ran: %v)", status, run, exists(pwned))
 	}
 }
 
@@ -100,25 +95,19 @@ func TestAttack36EnvArrayValueAllowOnceRunsHiddenPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "ls"), []byte("#!/bin/sh\necho agent-ls-ran > "+pwned+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Control: an array value for a name no restricted mode passes is
-	// accepted and shown by name, as any value of it is.
+	// Control: a string value asks.
 	if d := s.decide("t36-env1", "env1-ctl", "exec_command", map[string]any{"argv": []string{"/bin/sh", "-c", "true"},
-		"executable": "/bin/sh", "env": map[string]any{"A": []string{"x"}}}); d.Decision != "ask" || d.Request == nil {
+		"executable": "/bin/sh", "env": map[string]any{"A": "x"}}); d.Decision != "ask" || d.Request == nil {
 		t.Fatalf("control: %+v, want ask", d)
 	}
-	asked := s.decide("t36-env1", "env1", "exec_command", map[string]any{
-		"argv": []string{"/bin/sh", "-c", "ls"}, "executable": "/bin/sh", "env": map[string]any{"PATH": []string{"/tmp:" + bin + ":"}}})
-	if asked.Decision != "ask" || asked.Request == nil {
-		t.Fatalf("the decision: %+v, want ask", asked)
+	// Fixed: an array value is refused, so nothing is approved for the
+	// call, and its exec asks.
+	if st, raw := s.Request("POST", "/v1/turns/t36-env1/decisions", map[string]any{"tool_call_id": "env1", "tool_name": "exec_command",
+		"arguments": map[string]any{"argv": []string{"/bin/sh", "-c", "ls"}, "executable": "/bin/sh", "env": map[string]any{"PATH": []string{"/tmp:" + bin + ":"}}}}); st != http.StatusBadRequest {
+		t.Errorf("a decision whose PATH is an array: %d %s, want 400", st, raw)
 	}
-	shown, errOut, code := s.CLI("approvals", "show", asked.Request.RequestID)
-	if code != 0 {
-		t.Fatalf("approvals show: %d %s", code, errOut)
-	}
-	s.respond(asked.Request.RequestID, "allow_once")
 	status, run := s.exec("t36-env1", "", map[string]any{"tool_call_id": "env1", "cmd": "ls", "env": map[string]string{"PATH": "[/tmp:" + bin + ":]"}})
-	if !strings.Contains(shown, bin) && (run.Ran || exists(pwned)) {
-		t.Errorf("allow_once of a request that showed no PATH value ran the exec of the same call with the agent's PATH (%d, %s %s, ran %v, agent's ls ran %v); the person read:\n%s",
-			status, run.Decision, run.Reason, run.Ran, exists(pwned), shown)
+	if status != http.StatusAccepted || run.Ran || exists(pwned) {
+		t.Errorf("the exec of the call: %d %+v (agent's ls ran: %v)", status, run, exists(pwned))
 	}
 }
