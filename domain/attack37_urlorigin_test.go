@@ -10,7 +10,9 @@ import (
 // assignment and the option. The same assignment with the value in quotes,
 // as a shell user writes it (WEBHOOK_SECRET_URL='https://…'), keeps the
 // whole URL in view: the webhook's secret path is shown in the request and
-// the audit.
+// the audit. So is the option written --webhook-secret-url="https://…", and
+// a path with a backslash or a quote inside it (the shell passes the same
+// URL): the span urlOriginEnd sees ends at the \ or ", the rest is shown.
 func TestAttack37QuotedSecretURLPathShown(t *testing.T) {
 	const tok = "XoXb9fQ2kLm7Zt4RwPa1Hs"
 	url := "https://hooks.example.com/services/T0/B0/" + tok
@@ -27,8 +29,13 @@ func TestAttack37QuotedSecretURLPathShown(t *testing.T) {
 	for _, cmd := range []string{
 		"WEBHOOK_SECRET_URL='" + url + "' ./notify.sh",
 		`WEBHOOK_SECRET_URL="` + url + `" ./notify.sh`,
+		// The option with "=" and quotes, and words the shell reads as the
+		// same URL: a backslash or a quote inside the path.
+		`./notify --webhook-secret-url="` + url + `"`,
+		`./notify --webhook-secret-url https://hooks.example.com/services\T0/B0/` + tok,
+		`./notify --webhook-secret-url https://hooks.example.com/services/T0/B0/Xo"` + tok[2:] + `"`,
 	} {
-		if got := RedactText(cmd); strings.Contains(got, tok) {
+		if got := RedactText(cmd); strings.Contains(got, tok[4:]) {
 			t.Errorf("secret URL path shown in clear when quoted: %q -> %q", cmd, got)
 		}
 	}
