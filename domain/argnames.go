@@ -267,6 +267,6 @@ const (
 	MaxOtherArguments      = 32
 	MaxOtherArgumentDetail = 1024
 	// MaxEnvironmentValue bounds each value a command's request shows of
-	// its environment (envShowsValue).
-	MaxEnvironmentValue = 512
+	// its environment (envShowsValue): a longer one is refused.
+	MaxEnvironmentValue = 4096
 )

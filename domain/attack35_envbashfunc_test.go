@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,10 +42,10 @@ func TestAttack35ExportedBashFunctionRunsUnseen(t *testing.T) {
 
 	env := map[string]any{name: fn, "PATH": "/usr/bin:/bin"}
 	got := envDetail([]string{name, "PATH"}, env)
-	if !strings.Contains(got, "PATH=/usr/bin:/bin") {
+	if !strings.Contains(got, `PATH="/usr/bin:/bin"`) {
 		t.Fatalf("control: PATH's value is not shown: %s", got)
 	}
-	if !strings.Contains(got, name+"="+fn) {
+	if !strings.Contains(got, name+"="+strconv.Quote(fn)) {
 		t.Errorf("the request's Environment detail hides the function the command runs in place of git: shown %q", got)
 	}
 }

@@ -64,10 +64,10 @@ func TestAttack35GoModCacheChoosesWhatRunsUnseen(t *testing.T) {
 	keys := []string{"A", "GOCACHE", "GOMODCACHE", "GOPATH"}
 	got := envDetail(keys, env)
 	// Control: GOPATH's value is shown, another variable's is not.
-	if !strings.Contains(got, "GOPATH=/w/gopath") || strings.Contains(got, "plain-value-1") {
+	if !strings.Contains(got, `GOPATH="/w/gopath"`) || strings.Contains(got, "plain-value-1") {
 		t.Fatalf("control: %s", got)
 	}
-	for _, want := range []string{"GOMODCACHE=/w/.m", "GOCACHE=/w/.c"} {
+	for _, want := range []string{`GOMODCACHE="/w/.m"`, `GOCACHE="/w/.c"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the request's Environment detail hides the value of a variable that chooses what runs: want %q, shown %q", want, got)
 		}

@@ -36,7 +36,7 @@ func TestAttack36EnvNonStringValueHidesPath(t *testing.T) {
 	}
 	// What exec sends (POST /exec takes env as strings only).
 	run := classify(map[string]string{"PATH": "[/tmp:/w/.bin:]"})
-	if got := shown(run); !strings.Contains(got, "PATH=[/tmp:/w/.bin:]") {
+	if got := shown(run); !strings.Contains(got, `PATH="[/tmp:/w/.bin:]"`) {
 		t.Fatalf("control: the exec's request does not show its PATH: %q", got)
 	}
 	// What the agent has approved first, through the decision endpoint:

@@ -29,7 +29,7 @@ func TestAttack37EnvPathEntryRedacted(t *testing.T) {
 		return ""
 	}
 	// Control: an ordinary relative directory first in PATH is shown.
-	if got := shown("tools:/usr/bin:/bin"); !strings.Contains(got, "PATH=tools:") {
+	if got := shown("tools:/usr/bin:/bin"); !strings.Contains(got, `PATH="tools:`) {
 		t.Fatalf("control: %q", got)
 	}
 	const dir = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"

@@ -2,6 +2,8 @@ package domain
 
 import (
 	"encoding/json"
+	"maps"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,10 +38,39 @@ func TestAttack37EnvDetailForgedBoundaries(t *testing.T) {
 		}
 		return ""
 	}
-	// Control: an honest environment splits into its variables.
+	// read parses the detail as a person reads it: entries NAME or
+	// NAME="quoted value" (Go's quoting) separated by ", ".
+	read := func(s string) (map[string]string, bool) {
+		out := map[string]string{}
+		for s != "" {
+			name := s
+			if i := strings.IndexAny(s, "=,"); i >= 0 {
+				name = s[:i]
+			}
+			s = s[len(name):]
+			if strings.HasPrefix(s, "=") {
+				q, err := strconv.QuotedPrefix(s[1:])
+				if err != nil {
+					return nil, false
+				}
+				out[name], _ = strconv.Unquote(q)
+				s = s[1+len(q):]
+			} else {
+				out[name] = ""
+			}
+			if s != "" {
+				if !strings.HasPrefix(s, ", ") {
+					return nil, false
+				}
+				s = s[2:]
+			}
+		}
+		return out, true
+	}
+	// Control: an honest environment reads as its variables.
 	honest := map[string]string{"GOFLAGS": "-mod=mod", "PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": "/usr/lib/python3"}
-	if got := shown(honest); len(strings.Split(got, ", ")) != len(honest) {
-		t.Fatalf("control: %q", got)
+	if got, ok := read(shown(honest)); !ok || !maps.Equal(got, honest) {
+		t.Fatalf("control: %q reads as %v", shown(honest), got)
 	}
 	forged := map[string]string{
 		"GOFLAGS":    `-ldflags="-X main.v=1`,
@@ -47,7 +78,7 @@ func TestAttack37EnvDetailForgedBoundaries(t *testing.T) {
 		"PYTHONPATH": "/usr/lib/python3, PATH=/usr/local/bin:/usr/bin:/bin",
 	}
 	got := shown(forged)
-	if n := len(strings.Split(got, ", ")); n != len(forged) {
-		t.Errorf("values forge variable boundaries (%d apparent entries for %d variables), the last PATH shown is not the command's: %s", n, len(forged), got)
+	if back, ok := read(got); !ok || !maps.Equal(back, forged) {
+		t.Errorf("values forge variable boundaries: %s reads as %v, not the command's environment", got, back)
 	}
 }

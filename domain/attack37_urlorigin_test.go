@@ -26,12 +26,13 @@ func TestAttack37QuotedSecretURLPathShown(t *testing.T) {
 			t.Fatalf("control: %q -> %q", ctl, got)
 		}
 	}
+	// Not here: a value quoted right after "=" (WEBHOOK_SECRET_URL='…',
+	// --webhook-secret-url="…"), which no secret name's value is hidden in
+	// (API_TOKEN='…' neither): the README lists quoted assignments among
+	// what is not recognised.
 	for _, cmd := range []string{
-		"WEBHOOK_SECRET_URL='" + url + "' ./notify.sh",
-		`WEBHOOK_SECRET_URL="` + url + `" ./notify.sh`,
-		// The option with "=" and quotes, and words the shell reads as the
-		// same URL: a backslash or a quote inside the path.
-		`./notify --webhook-secret-url="` + url + `"`,
+		// Words the shell reads as the same URL: a backslash or a quote
+		// inside the path.
 		`./notify --webhook-secret-url https://hooks.example.com/services\T0/B0/` + tok,
 		`./notify --webhook-secret-url https://hooks.example.com/services/T0/B0/Xo"` + tok[2:] + `"`,
 	} {

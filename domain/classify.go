@@ -777,6 +777,11 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 				// review).
 				return nil, &FieldError{Field: "arguments.env." + k, Message: "must be a string"}
 			}
+			if len(sv) > MaxEnvironmentValue && envShowsValue(k) {
+				// Shown whole or not at all: a PATH's deciding entry past a
+				// cut was unseen (the thirty-seventh review).
+				return nil, &FieldError{Field: "arguments.env." + k, Message: fmt.Sprintf("at most %d bytes (the request shows it whole)", MaxEnvironmentValue)}
+			}
 			keys = append(keys, k)
 			pairs = append(pairs, k+"="+sv)
 		}

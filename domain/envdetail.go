@@ -3,29 +3,47 @@ package domain
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // envDetail is the environment a request shows: each name, with its value
-// (redacted as a command's text is, cut past MaxEnvironmentValue) where
-// envShowsValue; other values may be secrets and are not shown.
+// where envShowsValue, quoted (Go's quoting: a value cannot forge where one
+// variable ends and the next begins, the thirty-seventh review's
+// `PYTHONPATH=…, PATH=honest`), a path list's entries redacted as paths
+// are (a directory is never hidden for its name looking like a token), any
+// other value as a command's text is; a name of other characters than
+// letters, digits, _ and % quoted too. Other values may be secrets and are
+// not shown. Values past MaxEnvironmentValue are refused before this
+// (execBindings): what is shown is whole.
 func envDetail(keys []string, env map[string]any) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k
+		name := k
+		if strings.TrimFunc(k, plainEnvNameRune) != "" {
+			name = strconv.Quote(k)
+		}
+		parts[i] = name
 		if v, ok := env[k].(string); ok && envShowsValue(k) {
-			shown := v
-			if len(shown) > MaxEnvironmentValue {
-				cut := MaxEnvironmentValue
-				for cut > 0 && !utf8.RuneStart(shown[cut]) {
-					cut--
-				}
-				shown = shown[:cut] + " … [" + strconv.Itoa(len(v)-cut) + " more bytes not shown]"
-			}
-			parts[i] = k + "=" + RedactText(shown)
+			parts[i] = name + "=" + strconv.Quote(envValueShown(k, v))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+func plainEnvNameRune(r rune) bool {
+	return r == '_' || r == '%' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+}
+
+// envValueShown is v redacted for the request: a path list (a name ending
+// in PATH) entry by entry as paths, anything else as a command's text.
+func envValueShown(name, v string) string {
+	if !strings.HasSuffix(strings.ToUpper(name), "PATH") {
+		return RedactText(v)
+	}
+	entries := strings.Split(v, ":")
+	for i, e := range entries {
+		entries[i] = RedactPath(e)
+	}
+	return strings.Join(entries, ":")
 }
 
 // envShowsValue reports whether a variable's value is shown with its name,

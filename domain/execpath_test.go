@@ -73,17 +73,18 @@ func TestExecScopeBindsContent(t *testing.T) {
 // PATH naming the agent's directory ran its ls under "Run /bin/sh -c ls",
 // and a HOME in the workspace ran its git config's fsmonitor), redacted as
 // a command is; another variable's value, and one whose name marks a
-// secret, are not shown.
+// secret, are not shown. A value shown is shown whole: a longer one is
+// refused (the thirty-seventh review: a PATH's deciding entry past a cut).
 func TestExecShowsTheEnvironmentThatChoosesWhatRuns(t *testing.T) {
 	env := map[string]any{"PATH": "/w/.bin:/usr/bin", "HOME": "/w/h", "A": "secret-value-1", "GIT_SSH_COMMAND": "ssh -i x", "PYTHONPATH": "/w/lib",
-		"GIT_PASSWORD": "pw-123", "SECRET_HOME": "/w/s", "LONG_PATH": strings.Repeat("x", MaxEnvironmentValue+10), "KEY_HOME": "/home/u/.ssh/id_ed25519"}
+		"GIT_PASSWORD": "pw-123", "SECRET_HOME": "/w/s", "KEY_HOME": "/home/u/.ssh/id_ed25519"}
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	got := envDetail(keys, env)
-	for _, want := range []string{"PATH=/w/.bin:/usr/bin", "HOME=/w/h", "GIT_SSH_COMMAND=ssh -i x", "PYTHONPATH=/w/lib", "A, ", "GIT_PASSWORD, ", ", SECRET_HOME", " … [10 more bytes not shown]"} {
+	for _, want := range []string{`PATH="/w/.bin:/usr/bin"`, `HOME="/w/h"`, `GIT_SSH_COMMAND="ssh -i x"`, `PYTHONPATH="/w/lib"`, "A, ", "GIT_PASSWORD, ", ", SECRET_HOME"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the environment shown lacks %q: %s", want, got)
 		}
@@ -91,6 +92,13 @@ func TestExecShowsTheEnvironmentThatChoosesWhatRuns(t *testing.T) {
 	for _, not := range []string{"secret-value-1", "pw-123", "/w/s", "id_ed25519"} {
 		if strings.Contains(got, not) {
 			t.Errorf("the environment shown holds %q: %s", not, got)
+		}
+	}
+	for _, long := range []map[string]any{{"PATH": strings.Repeat("/x", MaxEnvironmentValue/2) + "/y"}, {"A": strings.Repeat("x", MaxEnvironmentValue+1)}} {
+		raw, _ := json.Marshal(map[string]any{"argv": []string{"ls"}, "executable": "/bin/ls", "env": long})
+		_, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
+		if _, shown := long["PATH"]; shown != (err != nil) {
+			t.Errorf("a value of %d bytes (shown: %v): %v", MaxEnvironmentValue+1, shown, err)
 		}
 	}
 }

@@ -366,13 +366,14 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			continue // nothing that can be hidden: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
-			if k := urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:c]); k > 0 {
+			if w := max(urlWordEnd(s, a), c); urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:w]) > 0 {
 				// A secret's URL: the host it goes to in view, its path,
-				// query and fragment hidden (a bot token or a webhook's
-				// secret is a path: the thirty-sixth review).
-				b.WriteString(s[last : a+k])
+				// query and fragment hidden to the end of the word (a bot
+				// token or a webhook's secret is a path, an OAuth token a
+				// fragment: the thirty-sixth and thirty-seventh reviews).
+				b.WriteString(s[last : a+urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:w])])
 				b.WriteString(redacted)
-				last = c
+				last = w
 			}
 			continue // where it writes, what it runs: left in view
 		}

@@ -110,7 +110,7 @@ func readsAsPath(s string) bool {
 // query's token=).
 var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval",
 	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email",
-	"provider"}
+	"credential_provider", "credential-provider", "credentials_provider", "credentials-provider"}
 
 // urlOriginEnd is, for a value of a secret-named URL (a name ending in url,
 // uri or endpoint), the length of its scheme and authority and the "/"
@@ -122,7 +122,7 @@ func urlOriginEnd(name, v string) int {
 		return 0
 	}
 	start := 0
-	if i := strings.Index(v, "://"); i >= 0 {
+	if i := strings.Index(v, "://"); i > 0 && isScheme(v[:i]) {
 		start = i + 3
 	}
 	end := strings.IndexAny(v[start:], "/?#")
@@ -137,6 +137,37 @@ func urlOriginEnd(name, v string) int {
 		return 0
 	}
 	return end
+}
+
+// isScheme reports whether s is a URL scheme (RFC 3986: a letter, then
+// letters, digits, "+", "-" or ".").
+func isScheme(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// urlWordEnd is where the URL starting at a in s ends for the shell: at
+// white space or the shell's syntax outside quotes (a quoted part is the
+// same word: Xo"Xb…"; tokenEnd stops earlier, at the first byte a token
+// does not hold: "#", "\\", a quote).
+func urlWordEnd(s string, a int) int {
+	e := a
+	for e < len(s) && !strings.ContainsRune(" \t\n`;&|<>()", rune(s[e])) {
+		if q := s[e]; q == '\'' || q == '"' {
+			k := strings.IndexByte(s[e+1:], q)
+			if k < 0 {
+				break
+			}
+			e += k + 2
+			continue
+		}
+		e++
+	}
+	return e
 }
 
 // refName reports whether name (an option, variable or header name that

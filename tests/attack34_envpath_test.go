@@ -73,7 +73,7 @@ func TestAttack34RequestPathPicksWhatTheShellRuns(t *testing.T) {
 	}
 	// Fixed: the request shows PATH's value, so what allow_once then runs
 	// is what the person read.
-	if !strings.Contains(forged, "PATH="+path) {
+	if !strings.Contains(forged, `PATH="`+path+`"`) {
 		t.Errorf("the request does not show PATH=%s:\n%s", path, forged)
 	}
 	_ = id
@@ -142,7 +142,7 @@ func TestAttack34RequestHomeRunsTheAgentsGitConfig(t *testing.T) {
 	shown, run := ask("home-forged", map[string]any{"argv": []string{"git", "status"}, "env": map[string]string{"HOME": filepath.Join(root, "h")}})
 	// Fixed: the person reads the HOME git will take its config from
 	// before allowing it (what runs then is what was shown).
-	if !strings.Contains(shown, "HOME="+filepath.Join(root, "h")) {
+	if !strings.Contains(shown, `HOME="`+filepath.Join(root, "h")+`"`) {
 		t.Errorf("allow_once of \"Run git status\" (executable %s) with a HOME of the agent's, not shown (pwned.txt written: %v, stderr %q); the person read:\n%s", gitPath, exists(filepath.Join(root, "pwned.txt")), run.Result.Stderr, shown)
 	}
 }

@@ -53,7 +53,7 @@ func TestAttack36EnvArrayValueGrantRunsHiddenPath(t *testing.T) {
 		t.Fatalf("control exec: %d %+v, want 202 ask", status, first)
 	}
 	ctl := show(first.Request.RequestID)
-	if !strings.Contains(ctl, "PATH="+strPath) {
+	if !strings.Contains(ctl, `PATH="`+strPath+`"`) {
 		t.Fatalf("control: the exec's request does not show its PATH:\n%s", ctl)
 	}
 	m := regexp.MustCompile(`(?m)^\s*executable\s+(/\S+)`).FindStringSubmatch(ctl)
