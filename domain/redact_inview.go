@@ -150,21 +150,16 @@ func isScheme(s string) bool {
 	return s != ""
 }
 
-// urlWordEnd is where the URL starting at a in s ends for the shell: at
-// white space or the shell's syntax outside quotes (a quoted part is the
-// same word: Xo"Xb…"; tokenEnd stops earlier, at the first byte a token
-// does not hold: "#", "\\", a quote).
+// urlWordEnd is where the URL starting at a in s ends: at white space, a
+// quote or the shell's syntax (tokenEnd stops earlier, at the first byte a
+// token does not hold: "#", "\\"). A quote ends it although the shell may
+// read on (Xo"Xb…" is one word): whether a quote opens a part of this word
+// or closes a string the URL sits in (echo "TOKEN_URL=https://h/x" ; curl
+// … ; echo "y") cannot be told here, and hiding up to the next quote would
+// hide the commands between them.
 func urlWordEnd(s string, a int) int {
 	e := a
-	for e < len(s) && !strings.ContainsRune(" \t\n`;&|<>()", rune(s[e])) {
-		if q := s[e]; q == '\'' || q == '"' {
-			k := strings.IndexByte(s[e+1:], q)
-			if k < 0 {
-				break
-			}
-			e += k + 2
-			continue
-		}
+	for e < len(s) && !strings.ContainsRune(" \t\n'\"`;&|<>()", rune(s[e])) {
 		e++
 	}
 	return e
