@@ -63,19 +63,3 @@ func TestAttack38EscapedQuoteHidesCommand(t *testing.T) {
 		}
 	}
 }
-
-// TestAttack38EscapedQuoteShowsSecret: the same blind spot the other way:
-// inside "…" a \" does not close the quote, so `"a\" <tok>"` is one word
-// to the shell (the URL's path is `a" <tok>`), but urlWordEnd closes the
-// quote at \" and stops at the space: the token is shown in clear.
-func TestAttack38EscapedQuoteShowsSecret(t *testing.T) {
-	const tok = "T0B0XoXb9fQ2kLm7Zt4RwPa1Hs"
-	// Control: an unescaped quoted path is hidden to its closing quote.
-	if got := RedactText(`WEBHOOK_SECRET_URL=https://hooks.example.com/"a ` + tok + `" ./run`); strings.Contains(got, tok) {
-		t.Fatalf("control: %s", got)
-	}
-	cmd := `WEBHOOK_SECRET_URL=https://hooks.example.com/"a\" ` + tok + `" ./run`
-	if got := attack38Shown(t, map[string]any{"cmd": cmd}); strings.Contains(got, tok) {
-		t.Errorf("secret URL path shown in clear:\n cmd:   %s\n shown: %s", cmd, got)
-	}
-}

@@ -122,15 +122,21 @@ func urlOriginEnd(name, v string) int {
 		return 0
 	}
 	start := 0
-	if i := strings.Index(v, "://"); i > 0 && isScheme(v[:i]) {
-		start = i + 3
+	if i := strings.IndexByte(v, ':'); i > 0 && isScheme(v[:i]) && i+1 < len(v) && (v[i+1] == '/' || v[i+1] == '\\') {
+		// The authority follows the scheme's slashes, however many, and
+		// backslashes as a browser reads them (https:/evil.example/…,
+		// https:\\evil.example: the thirty-eighth review).
+		start = i + 1
+		for start < len(v) && (v[start] == '/' || v[start] == '\\') {
+			start++
+		}
 	}
-	end := strings.IndexAny(v[start:], "/?#")
+	end := strings.IndexAny(v[start:], "/\\?#")
 	if end < 0 {
 		return 0
 	}
 	end += start
-	if v[end] == '/' {
+	if v[end] == '/' || v[end] == '\\' {
 		end++
 	}
 	if end >= len(v) {
