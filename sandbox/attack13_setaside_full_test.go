@@ -30,7 +30,11 @@ func TestAttack13SetAsideOnAFullDisk(t *testing.T) {
 			t.Skip(tool + " not found")
 		}
 	}
-	base := tempWorkspace(t)
+	// Not under /tmp: the end-to-end tests of a command whose writable
+	// root is /tmp (:slash_tmp) walk it for repositories, and one on this
+	// full file system refused their commands (a name could not be held)
+	// when the packages' tests overlapped.
+	base := visibleWorkspace(t)
 	img, mnt := filepath.Join(base, "fs.img"), filepath.Join(base, "mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		t.Fatal(err)

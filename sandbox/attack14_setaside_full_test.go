@@ -77,7 +77,7 @@ func fullDiskWorkspace(t *testing.T) (ws string, f *plantFixture) {
 			missingPrerequisite(t, "%s not found", tool)
 		}
 	}
-	base := tempWorkspace(t)
+	base := visibleWorkspace(t) // not under /tmp: see TestAttack13SetAsideOnAFullDisk
 	img, mnt := filepath.Join(base, "fs.img"), filepath.Join(base, "mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestAttack35EnvNameWithEqualsHidesPath(t *testing.T) {
 		return ""
 	}
 	// Control: the variable named plainly shows its value.
-	if got := shown(map[string]string{"PATH": "=w/.bin:/usr/bin:/bin"}); got != "PATH==w/.bin:/usr/bin:/bin" {
+	if got := shown(map[string]string{"PATH": "=w/.bin:/usr/bin:/bin"}); got != `PATH="=w/.bin:/usr/bin:/bin"` {
 		t.Fatalf("control: PATH's value is not shown: %q", got)
 	}
 
