@@ -33,7 +33,8 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 			}
 			// A side's overlay at or above p (below the root it pairs
 			// with) caps it: the host's directory stays read there.
-			if e.Overlay = e.Access == AccessRead && e.Overlay; overlaid(a.Entries, p) || overlaid(b.Entries, p) {
+			e.Overlay = e.Overlay && e.Access == AccessRead
+			if overlaid(a.Entries, p) || overlaid(b.Entries, p) {
 				e.Access, e.Overlay = AccessRead, true
 			}
 			w, ok := narrowerWithin(x.Within, y.Within)

@@ -366,12 +366,13 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			continue // nothing that can be hidden: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
-			if w := max(urlWordEnd(s, a), c); urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:w]) > 0 {
+			w := max(urlWordEnd(s, a), c)
+			if k := urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:w]); k > 0 {
 				// A secret's URL: the host it goes to in view, its path,
 				// query and fragment hidden to the end of the word (a bot
 				// token or a webhook's secret is a path, an OAuth token a
 				// fragment: the thirty-sixth and thirty-seventh reviews).
-				b.WriteString(s[last : a+urlOriginEnd(s[m[2*o.name]:m[2*o.name+1]], s[a:w])])
+				b.WriteString(s[last : a+k])
 				b.WriteString(redacted)
 				last = w
 			}
