@@ -366,10 +366,14 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 		s.metrics.Decision(res.Decision.Behavior.String(), string(res.Decision.Reason))
 	}
 	d := res.Decision
+	// The summary and the tool's name come from the agent, and Claude Code
+	// shows the answer's reason to the person in its prompt: escape
+	// sequences and line breaks are shown as escapes (domain.TerminalSafe).
 	summary := h.ToolName
 	if res.Approval != nil {
 		summary = res.Approval.Request.Summary
 	}
+	summary = domain.TerminalSafe(summary)
 	switch {
 	case res.Approval != nil:
 		return s.ccAsk(r, cs, parent, target, res, summary, ask)
@@ -385,7 +389,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if res.Refusal != "" {
 		why += ": " + res.Refusal
 	}
-	return preToolUse("deny", fmt.Sprintf("turnstile denied this %s call (%s). Do not retry it; continue with an allowed alternative or ask the user.", h.ToolName, why)), nil
+	return preToolUse("deny", fmt.Sprintf("turnstile denied this %s call (%s). Do not retry it; continue with an allowed alternative or ask the user.", domain.TerminalSafe(h.ToolName), domain.TerminalSafe(why))), nil
 }
 
 // ccNarrowToMode narrows the session's turn to what the call's own
@@ -489,10 +493,10 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 		}
 	}
 	if a.Status == projections.ApprovalPending {
-		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for %q (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.Request.RequestID)), nil
+		return preToolUse("deny", fmt.Sprintf("turnstile: no answer from an approver within %s for \"%s\" (request %s); do not retry it unless the user asks", cfg.HoldWait, summary, q.Request.RequestID)), nil
 	}
 	if !a.Resolution.Allows() {
-		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for %q was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
+		return preToolUse("deny", fmt.Sprintf("turnstile: the approval request for \"%s\" was resolved %s; continue with an allowed alternative", summary, a.Resolution)), nil
 	}
 	// The hold may have outlived the hook's credential: a revoked one is
 	// not answered allow.
@@ -513,7 +517,7 @@ func (s *Server) ccAsk(r *http.Request, cs *ccSession, parent, target string, re
 		if again.Refusal != "" {
 			why += ": " + again.Refusal
 		}
-		return preToolUse("deny", fmt.Sprintf("turnstile: %q was approved (%s by %s) but the turn's permissions now deny it (%s); continue with an allowed alternative", summary, a.Resolution, a.ResolvedBy, why)), nil
+		return preToolUse("deny", fmt.Sprintf("turnstile: \"%s\" was approved (%s by %s) but the turn's permissions now deny it (%s); continue with an allowed alternative", summary, a.Resolution, a.ResolvedBy, domain.TerminalSafe(why))), nil
 	}
 	if domain.ClaudeCodeSubagentTool(cs.hook.ToolName) {
 		if err := s.ccStartChild(r, cs, parent, cs.hook); err != nil {
