@@ -70,15 +70,15 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		return out.Result.ExitCode
 	case status == 202:
 		fmt.Fprintf(stderr, "turnstile exec: waiting for approval of request %s (%s)\n  approve: turnstile approvals respond%s %s allow_once\n  then run again with --tool-call-id %s\n",
-			out.Request.RequestID, out.Request.Summary, c.serverArg, out.Request.RequestID, *callID)
+			out.Request.RequestID, shown(out.Request.Summary), c.serverArg, out.Request.RequestID, *callID)
 		return 3
 	case status == 409:
 		fmt.Fprintf(stderr, "turnstile exec: not run again: tool call %s already ran (or started) in turn %s; use a new --tool-call-id to run it again\n", *callID, *turnID)
 		return 4
 	default:
-		fmt.Fprintf(stderr, "turnstile exec: not run: %s (%s) %s\n", out.Decision, out.Reason, out.Message)
+		fmt.Fprintf(stderr, "turnstile exec: not run: %s (%s) %s\n", out.Decision, out.Reason, shown(out.Message))
 		if out.Refusal != "" {
-			fmt.Fprintf(stderr, "  sandbox refusal: %s\n", out.Refusal)
+			fmt.Fprintf(stderr, "  sandbox refusal: %s\n", shown(out.Refusal))
 		}
 		return 126
 	}
