@@ -53,8 +53,8 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "NotebookEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `notebook_path`", mapArgs: ccWrite("notebook_path")},
 	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL; an http URL is judged as the https one Claude Code fetches", mapArgs: ccWebFetch},
 	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
-	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of description, prompt and subagent_type; an allowed Task starts a child turn", mapArgs: ccKeep("description", "prompt", "subagent_type")},
-	{Name: "Agent", As: "task_create", Kind: ActionTaskSubagent, Scope: "as Task (Claude Code's newer name for it; Task is its alias)", mapArgs: ccKeep("description", "prompt", "subagent_type")},
+	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of the whole input (description, prompt, subagent_type, and what else it names: isolation, cwd, model, run_in_background, name, each shown); an allowed Task starts a child turn", mapArgs: ccWhole},
+	{Name: "Agent", As: "task_create", Kind: ActionTaskSubagent, Scope: "as Task (Claude Code's newer name for it; Task is its alias)", mapArgs: ccWhole},
 	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`), and for a name that reads more than one way (a `__` in the server's or the tool's name) only when every reading is trusted"},
 	{Name: "*", As: ClaudeCodeUnknownPrefix + "<Name>", Kind: ActionUnknown, Scope: "hash of the input; the mode's `default_behavior`"},
 }
@@ -400,6 +400,21 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 		u = "https:" + u[5:]
 	}
 	return map[string]any{"url": u}, nil
+}
+
+// ccWhole keeps every field of a sub-agent's input: besides its prompt,
+// Claude Code's Agent tool reads where and how the sub-agent runs
+// (isolation "worktree" or "remote", where none of its calls reach this
+// hook; cwd; model; run_in_background; name). Each is shown to the person
+// and bound by the scope, so that a grant of one sub-agent does not cover
+// the same prompt run remotely or in another directory (the thirty-ninth
+// review; the ninth found the same of Bash's dangerouslyDisableSandbox).
+func ccWhole(in map[string]any, _ string) (map[string]any, error) {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // ccKeep keeps the named fields (whatever else the input holds is prose for
