@@ -656,6 +656,10 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return nil, err
 	}
 	c.a.Argv = argv
+	// A key block's marker the shell reads outside data (a comment, a
+	// command's line) is followed by lines it runs: nothing of this
+	// command is hidden as key material (keyMarkersInData).
+	c.a.memo.keysShown = !argvKeysInData(argv, command)
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.

@@ -153,8 +153,16 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // line without a pattern's needle skips its regexps (gatesOf). Hiding is
 // unchanged: every match is one at the same place in the whole text, with
 // the same rules for what may be hidden (replaceClipped).
-func RedactSecrets(s string) string {
-	s = redactEncodedKeys(redactKeyBlocks(s))
+func RedactSecrets(s string) string { return redactSecrets(s, false) }
+
+// redactSecrets is RedactSecrets, with no key block hidden when keysShown
+// (a shell command whose marker the shell reads outside data:
+// keyMarkersInData).
+func redactSecrets(s string, keysShown bool) string {
+	if !keysShown {
+		s = redactKeyBlocks(s)
+	}
+	s = redactEncodedKeys(s)
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
 		return redactLine(s)
@@ -544,8 +552,11 @@ func redactArgv(argv []string, m *redactMemo) []string {
 
 // RedactText redacts secrets (RedactSecrets) and every path-like word of s
 // (RedactPath) in commands, summaries and messages.
-func RedactText(s string) string {
-	s = RedactSecrets(s)
+func RedactText(s string) string { return redactText(s, false) }
+
+// redactText is RedactText, with no key block hidden when keysShown.
+func redactText(s string, keysShown bool) string {
+	s = redactSecrets(s, keysShown)
 	if !strings.Contains(s, "/") {
 		return s
 	}
@@ -657,7 +668,13 @@ func (a *Action) RedactedRecord() (Scope, string) {
 // "Command" detail, its scope's command and the last word of its argv
 // (/bin/sh -c), and a here-document of 64 KiB cost a decision four
 // searches of it.
-type redactMemo map[string]string
+//
+// keysShown is set for a shell command with a key block's marker outside
+// data (keyMarkersInData): no key block is hidden in its texts.
+type redactMemo struct {
+	texts     map[string]string
+	keysShown bool
+}
 
 // runPrefix starts a command's summary (classifier.exec).
 const runPrefix = "Run "
@@ -667,24 +684,24 @@ const memoMin = 256
 
 func (m *redactMemo) text(s string) string {
 	if len(s) < memoMin {
-		return RedactText(s)
+		return redactText(s, m.keysShown)
 	}
-	if r, ok := (*m)[s]; ok {
+	if r, ok := m.texts[s]; ok {
 		return r
 	}
 	// A command's summary is "Run " and the command: "Run " holds no
 	// pattern's needle and ends a word, so it redacts to itself and
 	// changes nothing after it (TestRunPrefixRedactsApart).
 	if rest, ok := strings.CutPrefix(s, runPrefix); ok {
-		if r, ok := (*m)[rest]; ok {
+		if r, ok := m.texts[rest]; ok {
 			return runPrefix + r
 		}
 	}
-	if *m == nil {
-		*m = redactMemo{}
+	if m.texts == nil {
+		m.texts = map[string]string{}
 	}
-	r := RedactText(s)
-	(*m)[s] = r
+	r := redactText(s, m.keysShown)
+	m.texts[s] = r
 	return r
 }
 

@@ -44,14 +44,24 @@ func redactKeyBlocks(s string) string {
 	}
 	var b strings.Builder
 	last := 0 // s[:last] is in b
-	hide := func(a, e int) {
+	keyMaterial(s, func(a, e int) {
 		b.WriteString(s[last:a])
 		b.WriteString(redacted)
 		last = e
+	})
+	if last == 0 {
+		return s
 	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// keyMaterial calls hide with each span of s that redactKeyBlocks hides,
+// in order.
+func keyMaterial(s string, hide func(a, e int)) {
 	delims := heredocDelimiters(s)
 	if delims.expanded {
-		return s // where a document ends is not known: nothing is hidden
+		return // where a document ends is not known: nothing is hidden
 	}
 	var openers keyOpeners
 	for from := 0; from < len(s); {
@@ -69,11 +79,6 @@ func redactKeyBlocks(s string) string {
 		i = keyBody(s, i, delims, hide)
 		from = i
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // keyBody reads the body of a key block from i (redactKeyBlocks), calling
@@ -113,6 +118,9 @@ func keyBody(s string, i int, delims heredocEnds, hide func(a, e int)) int {
 			e := w
 			for e < end && base64Byte(s[e]) {
 				e++
+			}
+			if assignmentShape(s[w:e]) {
+				return end // no key holds it; a shell runs it (the thirty-ninth review)
 			}
 			words = append(words, word{w, e})
 			if e < end && s[e] != ' ' && s[e] != '\t' && s[e] != '\r' && !strings.HasPrefix(s[e:], "-----END ") {
@@ -762,6 +770,15 @@ func keyScanned(found, all int) {
 		}
 		keyScanHook(found)
 	}
+}
+
+// assignmentShape reports whether a run of base64 bytes has a '=' before
+// a byte that is not one: base64 pads with '=' at its end only, and a
+// shell reads NAME=value as an assignment (HOME=testdata/x… decides what
+// the next line's git reads).
+func assignmentShape(run string) bool {
+	i := strings.IndexByte(run, '=')
+	return i >= 0 && strings.TrimLeft(run[i:], "=") != ""
 }
 
 // base64Byte reports whether c is a byte of standard base64 text.
