@@ -163,15 +163,19 @@ func redactSecrets(s string, keysShown bool) string {
 		s = redactKeyBlocks(s)
 	}
 	s = redactEncodedKeys(s)
+	var exposed map[string]bool
+	if strings.IndexByte(s, '$') >= 0 {
+		exposed = exposedVars(s)
+	}
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
-		return redactLine(s)
+		return redactLine(s, exposed)
 	}
 	var b strings.Builder
 	copied := 0 // s[:copied] is in b
 	for start, end := 0, nl; start <= len(s); start, end = end+1, nextLineEnd(s, end+1) {
 		line := s[start:end]
-		if r := redactLine(line); r != line {
+		if r := redactLine(line, exposed); r != line {
 			b.WriteString(s[copied:start])
 			b.WriteString(r)
 			copied = end
@@ -197,12 +201,14 @@ func nextLineEnd(s string, from int) int {
 }
 
 // redactLine is RedactSecrets on one line.
-func redactLine(s string) string {
+// exposed names the variables the whole text expands where their value
+// decides what it does (exposedVars): their assignments are shown.
+func redactLine(s string, exposed map[string]bool) string {
 	g := gatesOf(s)
 	if g == (secretGates{}) { // most paths and summaries
 		return s
 	}
-	return redactGated(s, g)
+	return redactGated(s, g, exposed)
 }
 
 // secretGates says which redaction patterns can match a text: each is a
@@ -293,7 +299,7 @@ func lowerCase(buf []byte, s string) []byte {
 // allGates runs every pattern (the reference the gates are tested against).
 var allGates = secretGates{true, true, true, true, true, true, true, true}
 
-func redactGated(s string, g secretGates) string {
+func redactGated(s string, g secretGates, exposed map[string]bool) string {
 	if g.urls {
 		s = redactURLs(s)
 	}
@@ -313,7 +319,7 @@ func redactGated(s string, g secretGates) string {
 		s = replaceClipped(re.user, s, submatch(4), clip{})
 	}
 	if g.assign {
-		s = replaceClipped(re.assign, s, submatch(2), clip{name: 1})
+		s = replaceClipped(re.assign, s, submatch(2), clip{name: 1, exposed: exposed})
 	}
 	if g.option {
 		s = replaceClipped(re.option, s, submatch(3), clip{ownWord: true, name: 1})
@@ -385,6 +391,9 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 				last = w
 			}
 			continue // where it writes, what it runs: left in view
+		}
+		if o.exposed != nil && o.name > 0 && m[2*o.name] >= 0 && o.exposed[s[m[2*o.name]:m[2*o.name+1]]] {
+			continue // a variable expanded where it decides what runs: left in view
 		}
 		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.shape && runsOn(s, m[1]) {
 			continue // where it writes, what it runs: left in view

@@ -24,6 +24,9 @@ type clip struct {
 	// shape: the match is a token shape; one that runs on into a name
 	// (".com", ".sh": a host or a file named like a token) is shown.
 	shape bool
+	// exposed: variables the text expands where their value decides
+	// what it does (exposedVars); the name's value is shown.
+	exposed map[string]bool
 }
 
 // runsOn reports whether s continues at e with a dot and a letter or digit:
