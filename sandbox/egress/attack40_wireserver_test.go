@@ -46,59 +46,8 @@ import (
 // (the class works); an allow rule naming 168.63.129.16 itself reaches the
 // server (the setup routes; that stays allowed after a fix).
 func TestAttack40AzureWireServerByName(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: a network namespace and a veth pair")
-	}
-	const ns, host, peer = "r40wire", "r40w0", "r40w1"
 	wire := netip.MustParseAddr("168.63.129.16")
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
-	exec.Command("ip", "netns", "del", ns).Run() // a leftover of an interrupted run
-	run("netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run("link", "add", host, "type", "veth", "peer", "name", peer, "netns", ns)
-	t.Cleanup(func() { exec.Command("ip", "link", "del", host).Run() })
-	run("link", "set", host, "up")
-	run("route", "add", wire.String()+"/32", "dev", host)
-	run("-n", ns, "link", "set", "lo", "up")
-	run("-n", ns, "link", "set", peer, "up")
-	run("-n", ns, "addr", "add", wire.String()+"/32", "dev", peer)
-	run("-n", ns, "route", "add", "default", "dev", peer)
-
-	// Listen on 168.63.129.16:80 inside the namespace, from a locked thread.
-	ln := func() net.Listener {
-		runtime.LockOSThread()
-		orig, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer orig.Close()
-		target, err := os.Open("/run/netns/" + ns)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-			t.Fatal(err)
-		}
-		l, lerr := net.Listen("tcp4", wire.String()+":80")
-		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
-			t.Fatalf("back to the test's namespace: %v", err) // thread stays locked
-		}
-		runtime.UnlockOSThread()
-		if lerr != nil {
-			t.Fatal(lerr)
-		}
-		return l
-	}()
-	t.Cleanup(func() { ln.Close() })
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "wireserver goal state")
-	}))
+	serveRouted(t, "r40wire", wire, 80, "wireserver goal state")
 
 	res := &mapResolver{m: map[string][]netip.Addr{
 		"wire.allowed.test": {wire},
@@ -121,4 +70,79 @@ func TestAttack40AzureWireServerByName(t *testing.T) {
 	if code != http.StatusForbidden || h.Get(HeaderRefusal) != sandbox.CodePrivateAddress {
 		t.Errorf("wire.allowed.test → 168.63.129.16 (Azure's WireServer) under **.allowed.test: %d %q %q; want 403 private_address, as 169.254.169.254: an allowed name opened a cloud host endpoint no rule names", code, h.Get(HeaderRefusal), body)
 	}
+}
+
+// serveRouted serves body over HTTP on addr:port in a network namespace of
+// its own (ns), reached from the test's namespace through a veth pair and
+// a route to addr: an address of another host (its route is unicast), as
+// a cloud's host endpoints are to a VM. It needs root; everything it
+// creates goes with the test.
+func serveRouted(t *testing.T, ns string, addr netip.Addr, port int, body string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a network namespace and a veth pair")
+	}
+	host, peer := ns+"0", ns+"1"
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	exec.Command("ip", "netns", "del", ns).Run() // a leftover of an interrupted run
+	run("ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	run("ip", "link", "add", host, "type", "veth", "peer", "name", peer, "netns", ns)
+	t.Cleanup(func() { exec.Command("ip", "link", "del", host).Run() })
+	fam, plen := "-4", "/32"
+	if addr.Is6() {
+		// No duplicate address detection: the addresses are usable at once
+		// (no wait for them).
+		fam, plen = "-6", "/128"
+		run("sysctl", "-qw", "net.ipv6.conf."+host+".accept_dad=0")
+		run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0")
+		run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf."+peer+".accept_dad=0")
+	}
+	run("ip", "link", "set", host, "up")
+	if addr.Is6() {
+		// IPv6 answers a neighbour solicitation only for an address of the
+		// interface it came in on: the test's side needs one of its own,
+		// which the route below makes the source.
+		run("ip", "-6", "addr", "add", "fd40:40::1/128", "dev", host, "nodad")
+	}
+	run("ip", fam, "route", "add", addr.String()+plen, "dev", host)
+	run("ip", "-n", ns, "link", "set", "lo", "up")
+	run("ip", "-n", ns, "link", "set", peer, "up")
+	if addr.Is6() {
+		run("ip", "-n", ns, "-6", "addr", "add", addr.String()+plen, "dev", peer, "nodad")
+	} else {
+		run("ip", "-n", ns, "addr", "add", addr.String()+plen, "dev", peer)
+	}
+	run("ip", "-n", ns, fam, "route", "add", "default", "dev", peer)
+
+	// Listen on addr:port inside the namespace, from a locked thread.
+	runtime.LockOSThread()
+	orig, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	target, err := os.Open("/run/netns/" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+		t.Fatal(err)
+	}
+	ln, lerr := net.Listen("tcp", netip.AddrPortFrom(addr, uint16(port)).String())
+	if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
+		t.Fatalf("back to the test's namespace: %v", err) // the thread stays locked
+	}
+	runtime.UnlockOSThread()
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }))
 }
