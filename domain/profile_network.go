@@ -201,7 +201,22 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
-var metadataAddrs = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
+// MetadataAddrs are cloud-metadata addresses, never opened by a rule
+// that allows private networks, only by one naming the address: AWS, GCP,
+// Azure, OpenStack 169.254.169.254; AWS IPv6 fd00:ec2::254; Alibaba
+// 100.100.100.200; a container's task role (AWS ECS) 169.254.170.2, a
+// pod's identity (EKS Pod Identity) 169.254.170.23 and fd00:ec2::23;
+// Tencent 169.254.0.23; Azure's WireServer 168.63.129.16 (a public
+// address that hands a VM its extensions' protected settings); GCP's
+// IPv6 fd20:ce::254; Scaleway 169.254.42.42 and fd00:42::42; Oracle
+// Cloud Classic 192.0.0.192 (the fortieth review found the last five
+// missing).
+var MetadataAddrs = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200"),
+	netip.MustParseAddr("169.254.170.2"), netip.MustParseAddr("169.254.170.23"), netip.MustParseAddr("fd00:ec2::23"),
+	netip.MustParseAddr("169.254.0.23"), netip.MustParseAddr("168.63.129.16"), netip.MustParseAddr("fd20:ce::254"),
+	netip.MustParseAddr("169.254.42.42"), netip.MustParseAddr("fd00:42::42"), netip.MustParseAddr("192.0.0.192"),
+}
 
 // specialHost reports whether host is localhost-like or a non-public IP
 // literal, and whether it is loopback (which an allow rule may also name as
@@ -227,7 +242,7 @@ func specialHost(host string) (special, loopback bool) {
 	case a.IsLoopback():
 		return true, true
 	case a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsUnspecified(), a.IsMulticast(),
-		cgnat.Contains(a), slices.Contains(metadataAddrs, a):
+		cgnat.Contains(a), slices.Contains(MetadataAddrs, a):
 		return true, false
 	}
 	return false, false

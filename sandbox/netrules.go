@@ -20,15 +20,8 @@ const (
 // metadataNames are cloud-metadata host names.
 var metadataNames = []string{"metadata.google.internal", "metadata.goog"}
 
-// metadataAddrs are cloud-metadata addresses (AWS, GCP, Azure, OpenStack:
-// 169.254.169.254; AWS IPv6: fd00:ec2::254; Alibaba: 100.100.100.200).
-var metadataAddrs = []netip.Addr{
-	netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200"),
-	// Credentials of a container's task role (AWS ECS) and of a pod's
-	// identity (EKS Pod Identity), Tencent Cloud's metadata.
-	netip.MustParseAddr("169.254.170.2"), netip.MustParseAddr("169.254.170.23"), netip.MustParseAddr("fd00:ec2::23"),
-	netip.MustParseAddr("169.254.0.23"),
-}
+// metadataAddrs are cloud-metadata addresses (domain.MetadataAddrs).
+var metadataAddrs = domain.MetadataAddrs
 
 // privatePrefixes are refused unless private networks are allowed: RFC 1918,
 // CGNAT, link-local, ULA, site-local, IETF protocol assignments, benchmarking,

@@ -35,10 +35,21 @@ const maxHello = 128 << 10
 // could not be read to its end (past maxHello, malformed, cut short): a
 // server might still read a name from it that the proxy did not (the
 // thirtieth review padded a hello past the old bound), so the tunnel is
-// refused. It waits for the client's first byte, as the splice would.
+// refused, and so is one that begins with another TLS record than a
+// handshake. It waits for the client's first byte, as the splice would.
 func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 	first, err := br.Peek(1)
-	if err != nil || first[0] != 0x16 { // not a TLS handshake record
+	if err != nil || first[0] < 0x14 || first[0] > 0x18 {
+		return "", nil, true // not a TLS record
+	}
+	if first[0] != 0x16 {
+		// Another TLS record (an alert, a change_cipher_spec) before the
+		// hello: a server drops a warning alert and reads on, so the
+		// hello after it would name a host the proxy never read (the
+		// fortieth review). No client sends one first: refused.
+		if two, err := br.Peek(2); err == nil && two[1] == 0x03 {
+			return "", nil, false
+		}
 		return "", nil, true
 	}
 	var rec bytes.Buffer
