@@ -83,14 +83,8 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	redacted.Input, redacted.Client = domain.RedactJSON(c.Input), domain.RedactJSONMap(c.Client)
 	c = &redacted
 	hash := c.RequestHash()
-	if s.Status != StatusNone {
-		if s.RequestHash == hash {
-			return nil, Outcome{Replayed: true}, nil
-		}
-		return nil, Outcome{}, &ConflictError{Code: "turn_exists", Message: fmt.Sprintf("turn %s already exists with a different request", s.TurnID)}
-	}
-	if _, err := next(s.TurnID, s.Status, TransStart); err != nil {
-		return nil, Outcome{}, err
+	if s.Status != StatusNone && s.RequestHash == hash {
+		return nil, Outcome{Replayed: true}, nil
 	}
 	si := domain.SnapshotInputs{
 		Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots,
@@ -126,6 +120,17 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
 	if err := checkSnapshotSize(&snap, "project_roots"); err != nil {
+		return nil, Outcome{}, err
+	}
+	// Whether the id is taken is told last, after the whole request was
+	// found good: a start that could never succeed (no such profile, a
+	// root too many) is the same answer for a taken id and a free one, so
+	// that a credential limited to its workspaces learns no other's turn
+	// ids by starting turns it knows will fail (the forty-first review).
+	if s.Status != StatusNone {
+		return nil, Outcome{}, &ConflictError{Code: "turn_exists", Message: fmt.Sprintf("turn %s already exists with a different request", s.TurnID)}
+	}
+	if _, err := next(s.TurnID, s.Status, TransStart); err != nil {
 		return nil, Outcome{}, err
 	}
 	started := &TurnStarted{TurnID: s.TurnID, WorkspaceID: c.WorkspaceID, ThreadID: c.ThreadID, ParentTurnID: c.ParentTurnID,
