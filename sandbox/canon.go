@@ -27,7 +27,8 @@ var errSymlinkLoop = errors.New("too many levels of symbolic links")
 // canonicalWalk resolves every symlink of the absolute, clean path abs the
 // way the kernel's lookup would, component by component. It returns the
 // canonical form of the longest existing prefix and the components after it
-// that do not exist (nil when the whole path exists). A missing component's
+// that do not exist (nil when the whole path exists); with an error, the
+// canonical prefix it had resolved when the lookup failed. A missing component's
 // remainder may still contain "." or ".." taken from a symlink's target.
 // With processLinks, a step onto a link whose target depends on the process
 // that resolves it is a *processLinkError (the decision-time checks: the
@@ -49,7 +50,7 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 		next := joinPath(cur, c)
 		if processLinks {
 			if l, ok := domain.ProcessRelative(next); ok {
-				return "", nil, &processLinkError{link: l}
+				return cur, nil, &processLinkError{link: l}
 			}
 		}
 		fi, err := os.Lstat(next)
@@ -57,7 +58,7 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 			if errors.Is(err, fs.ErrNotExist) {
 				return cur, append([]string{c}, todo...), nil
 			}
-			return "", nil, err
+			return cur, nil, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
@@ -67,14 +68,14 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 			// Every symlink of a procfs is one (self, thread-self,
 			// mounts and net lead into self; a process's cwd, root, exe
 			// and fd entries are magic links), wherever it is mounted.
-			return "", nil, &processLinkError{link: next}
+			return cur, nil, &processLinkError{link: next}
 		}
 		if hops++; hops > maxSymlinkHops {
-			return "", nil, errSymlinkLoop
+			return cur, nil, errSymlinkLoop
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", nil, err
+			return cur, nil, err
 		}
 		if strings.HasPrefix(target, "/") {
 			cur = "/"
@@ -94,24 +95,32 @@ func canonicalPath(abs string) (canon string, exists, ok bool, err error) {
 // canonicalPathWalk is canonicalPath, refusing process-relative links with
 // processLinks (canonicalWalk).
 func canonicalPathWalk(abs string, processLinks bool) (canon string, exists, ok bool, err error) {
+	canon, _, exists, ok, err = canonicalPathAt(abs, processLinks)
+	return canon, exists, ok, err
+}
+
+// canonicalPathAt is canonicalPathWalk that also returns, when the path
+// cannot be resolved (err, or !ok), the canonical prefix the lookup had
+// reached: where it failed.
+func canonicalPathAt(abs string, processLinks bool) (canon, at string, exists, ok bool, err error) {
 	existing, missing, err := canonicalWalk(abs, processLinks)
 	if err != nil {
-		return "", false, false, err
+		return "", existing, false, false, err
 	}
 	if len(missing) == 0 {
-		return existing, true, true, nil
+		return existing, "", true, true, nil
 	}
 	parts := make([]string, 0, len(missing))
 	for _, m := range missing {
 		switch m {
 		case "", ".":
 		case "..":
-			return "", false, false, nil
+			return "", existing, false, false, nil
 		default:
 			parts = append(parts, m)
 		}
 	}
-	return joinPath(existing, strings.Join(parts, "/")), false, true, nil
+	return joinPath(existing, strings.Join(parts, "/")), "", false, true, nil
 }
 
 func splitPath(p string) []string {

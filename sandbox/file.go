@@ -60,7 +60,7 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	// The kernel applies ".." to the directory a symlink led to, so the
 	// path is canonicalised as written (joined to the cwd, not cleaned).
 	var (
-		canon      string
+		canon, at  string
 		exists, ok bool
 		cerr       error
 		st         *unix.Stat_t
@@ -68,7 +68,7 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	if c, fst, ex, fast := canonicalFast(joinRaw(cwd, path)); fast {
 		canon, exists, ok, st = c, ex, true, &fst
 	} else {
-		canon, exists, ok, cerr = canonicalPathWalk(joinRaw(cwd, path), !fp.Unrestricted)
+		canon, at, exists, ok, cerr = canonicalPathAt(joinRaw(cwd, path), !fp.Unrestricted)
 	}
 	if !fp.Unrestricted {
 		// A sensitive path is refused whatever it resolves to, and before
@@ -90,6 +90,14 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 		if r := processLinkRefusal(lexical, canon, cerr == nil && ok, cerr); r != nil {
 			return "", r
 		}
+	}
+	if !fp.Unrestricted && (cerr != nil || !ok) && !v.readable(at) {
+		// Where the lookup failed is outside what the turn may read: the
+		// answer is the one of a path outside, whatever is there. The
+		// server resolves as its own user, and a "not a directory" or a
+		// missing parent told the agent which files exist in directories
+		// only that user may enter (the forty-first review).
+		return "", outsideRefusal(lexical)
 	}
 	switch {
 	case errors.Is(cerr, errSymlinkLoop):
@@ -150,8 +158,12 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	}
 	if canon != lexical {
 		if v.escapes(lexical, canon, op) {
+			to := canon
+			if !got.Covers(domain.AccessRead) {
+				to = "a path" // where links lead outside the roots is not told
+			}
 			return "", &Refusal{Code: CodeSymlinkEscape, Path: lexical,
-				Message: "a symlink leads from an allowed root to " + canon + ", which " + describeAccess(got, by, op)}
+				Message: "a symlink leads from an allowed root to " + to + ", which " + describeAccess(got, by, op)}
 		}
 	}
 	if op == domain.AccessWrite && got == domain.AccessRead {
@@ -161,7 +173,28 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 		}
 		return "", &Refusal{Code: CodeWriteRequiresWritable, Path: canon, Message: msg}
 	}
+	if !got.Covers(domain.AccessRead) {
+		// The path as written: what it resolves to, through links in
+		// directories the turn may not read, is not told (explain's
+		// resolved_path is this Path).
+		return "", outsideRefusal(lexical)
+	}
 	return "", &Refusal{Code: CodeOutsideAllowedRoots, Path: canon, Message: "the path is outside every allowed root"}
+}
+
+// outsideRefusal refuses the path p, as written, as outside every root.
+func outsideRefusal(p string) *Refusal {
+	return &Refusal{Code: CodeOutsideAllowedRoots, Path: p, Message: "the path is outside every allowed root"}
+}
+
+// readable reports whether the view lets a turn read the canonical path p
+// ("" when nothing was resolved: not readable).
+func (v *fsView) readable(p string) bool {
+	if p == "" || v == nil {
+		return p != ""
+	}
+	got, _ := v.access(p)
+	return got.Covers(domain.AccessRead)
 }
 
 func describeAccess(got domain.Access, by *fsRule, op domain.Access) string {
