@@ -127,7 +127,8 @@ func TestOpenAPIReplay(t *testing.T) {
 	c.call("GET", "/readyz", nil, 200)
 	c.call("POST", "/v1/turns", start, 201)
 	c.call("POST", "/v1/turns", start, 200) // the same request again
-	other := map[string]any{"turn_id": "oa-1", "workspace_id": "ws", "thread_id": "another", "workspace_root": root} // a valid start of a taken id
+	// A valid start of a taken id (a start is checked whole first).
+	other := map[string]any{"turn_id": "oa-1", "workspace_id": "ws", "thread_id": "another", "workspace_root": root}
 	c.call("POST", "/v1/turns", other, 409)
 	// Validation before existence: an existing id without its fields is 400.
 	if f := errField(c.call("POST", "/v1/turns", map[string]any{"turn_id": "oa-1"}, 400)); f != "workspace_id" {
