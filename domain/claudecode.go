@@ -486,14 +486,18 @@ type ClaudeCodeConfig struct {
 // (anthropics/claude-code#77212), and a later report (#89561) finds the
 // same in the modes that never prompt, dontAsk among them. Such a call is
 // held for an approver instead, as with ask = "hold": an ask is answered
-// by a person, or denied at the hold's end, never run unasked.
+// by a person, or denied at the hold's end, never run unasked. So is a call
+// in a mode this list does not know (a newer Claude Code's, such as agent
+// teams' delegate, where who answers a prompt is not known: the
+// thirty-ninth review); a payload without a mode (an older Claude Code,
+// which sent none) is prompted.
 func (c *ClaudeCodeConfig) PromptsFor(pm string) bool {
-	return c.Ask == ClaudeCodeAskPrompt && !slices.Contains(unpromptedModes, pm)
+	return c.Ask == ClaudeCodeAskPrompt && (pm == "" || slices.Contains(promptedModes, pm))
 }
 
-// unpromptedModes are Claude Code's permission modes in which a hook's ask
-// may not reach the person (PromptsFor).
-var unpromptedModes = []string{"auto", "bypassPermissions", "dontAsk"}
+// promptedModes are Claude Code's permission modes in which a hook's ask
+// is a prompt before the person (PromptsFor).
+var promptedModes = []string{"default", "acceptEdits", "plan"}
 
 // MaxClaudeCodeHoldWait bounds HoldWait (Claude Code's longest hook timeout
 // is the operator's choice; ten minutes is its default for command hooks).

@@ -141,3 +141,27 @@ func TestClaudeCodeConfig(t *testing.T) {
 		t.Error("a relative root was accepted")
 	}
 }
+
+// TestPromptsOnlyInKnownInteractiveModes: an ask is Claude Code's prompt
+// only in the modes known to put it before the person; any other mode,
+// known to skip it or unknown (a newer Claude Code's), is held.
+func TestPromptsOnlyInKnownInteractiveModes(t *testing.T) {
+	c := ClaudeCodeConfig{}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pm := range []string{"default", "acceptEdits", "plan", ""} {
+		if !c.PromptsFor(pm) {
+			t.Errorf("control: %q is not prompted", pm)
+		}
+	}
+	for _, pm := range []string{"auto", "bypassPermissions", "dontAsk", "delegate", "Default", "someFutureMode"} {
+		if c.PromptsFor(pm) {
+			t.Errorf("%q is prompted: an ask in it may never reach a person", pm)
+		}
+	}
+	c.Ask = ClaudeCodeAskHold
+	if c.PromptsFor("default") {
+		t.Error(`ask = "hold" prompts`)
+	}
+}
