@@ -55,7 +55,9 @@ func envValueShown(name, v string) string {
 // where it finds its configuration or what it loads: the shells' (BASH_ENV,
 // exported functions BASH_FUNC_*, PS4, SHELLOPTS), the XDG, git, loader,
 // compiler and build variables, and a language's path, home, options and
-// start-up file.
+// start-up file; the programs others run for them (SSH_ASKPASS, MANPAGER,
+// *_PAGER, BROWSER), a TLS library's configuration and trusted CAs
+// (OPENSSL_CONF, SSL_CERT_FILE), the proxies a client sends through.
 func envShowsValue(name string) bool {
 	if secretKey(name) {
 		return false
@@ -67,7 +69,10 @@ func envShowsValue(name string) bool {
 	switch n {
 	case "SHELL", "ENV", "BASH_ENV", "ZDOTDIR", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
 		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB",
-		"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "PHPRC", "PERLLIB":
+		"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "PHPRC", "PERLLIB",
+		"SSH_ASKPASS", "SUDO_ASKPASS", "MANPAGER", "BROWSER", "TERMINAL", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+		"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTP_PROXY",
+		"HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "TMPDIR":
 		return true
 	}
 	for _, p := range []string{"XDG_", "GIT_", "LD_", "BASH_FUNC_", "NPM_CONFIG_", "GO", "PYTHON", "PIP_", "UV_", "POETRY_",
@@ -77,7 +82,8 @@ func envShowsValue(name string) bool {
 			return true
 		}
 	}
-	for _, s := range []string{"PATH", "HOME", "_DIR", "_ENV", "_OPTIONS", "_OPTS", "_FLAGS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG", "_WRAPPER", "_PREFIX"} {
+	for _, s := range []string{"PATH", "HOME", "_DIR", "_ENV", "_OPTIONS", "_OPTS", "_FLAGS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG", "_WRAPPER", "_PREFIX",
+		"_PAGER", "_ASKPASS", "_PROXY", "_CONF", "_FILE", "_PROGRAM", "_SHELL"} {
 		if strings.HasSuffix(n, s) {
 			return true
 		}
