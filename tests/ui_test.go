@@ -166,7 +166,8 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 	}
 	reqID = strings.TrimPrefix(reqID, "req-")
 	card := text(t, a, "#req-"+reqID)
-	for _, want := range []string{"echo", "console-call-1", "Expires in", "Allow once", "Allow for this turn", "Deny", "Turn permissions: supervised"} {
+	for _, want := range []string{"echo", "console-call-1", "Expires in", "Allow once", "Allow for this turn", "Deny", "Turn permissions: supervised",
+		"allow_for_turn allows, until turn ui-1 ends, every later exec_command call with the same"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the card lacks %q:\n%s", want, card)
 		}

@@ -289,6 +289,9 @@ function card(a) {
   c.append(el("p", { class: "meta" }, r.tool_name + " · " + r.action + " · reason " + r.reason + " · turn ",
     el("a", { href: "#/turn/" + encodeURIComponent(r.turn_id), text: r.turn_id }), " · workspace " + r.workspace_id));
   c.append(kv((r.details || []).map((d) => [d.label, d.value, d.monospace])));
+  // What "Allow for this turn" covers, in the server's words (the command
+  // line shows the same before its question).
+  if (r.for_this_turn) c.append(el("p", { class: "meta covers", text: r.for_this_turn }));
   const t = state.turns.get(r.turn_id);
   if (t) c.append(el("details", {}, el("summary", { text: "Turn permissions: " + t.turn.permission_profile.mode }), permissions(t.security_snapshot)));
   // A resolved card has the same lines as a pending one (its place and
