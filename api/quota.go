@@ -62,7 +62,14 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 		return engine.Result{}, fmt.Errorf("waiting for the turn starts of %s: %w", name, ctx.Err())
 	}
 	defer func() { <-l }()
-	if _, exists := s.cfg.Projector.Turn(turnID); !exists && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
+	// A start of a turn the caller may see (a retry of its own) is not
+	// charged again; one of another workspace's turn is charged as a start
+	// of a free id is, so that a scoped caller at its quota is answered
+	// alike for both (the forty-third review: 429 for a free id, 400 for a
+	// taken one, told the other workspace's ids).
+	t, exists := s.cfg.Projector.Turn(turnID)
+	seen := exists && (!principalOf(r).Scoped() || principalOf(r).InScope(t.WorkspaceID))
+	if !seen && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
 		return engine.Result{}, &domain.QuotaError{Quota: domain.QuotaOpenTurns, Limit: limit, Of: name}
 	}
 	res, err := s.run(r, turnID, c)
