@@ -46,11 +46,11 @@ func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 		// Another TLS record (an alert, a change_cipher_spec) before the
 		// hello: a server drops a warning alert and reads on, so the
 		// hello after it would name a host the proxy never read (the
-		// fortieth review). No client sends one first: refused.
-		if two, err := br.Peek(2); err == nil && two[1] == 0x03 {
-			return "", nil, false
-		}
-		return "", nil, true
+		// fortieth review). No client sends one first (and no other
+		// protocol starts with these bytes): refused.
+		// Whatever its version bytes: Go's server reads a first record of
+		// any version below 0x1000 (the forty-third review).
+		return "", nil, false
 	}
 	var rec bytes.Buffer
 	conn := &helloConn{r: io.TeeReader(io.LimitReader(br, maxHello), &rec)}
