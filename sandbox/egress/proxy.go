@@ -584,6 +584,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		t.close()
 		return
 	}
+	watch := newRetryWatch(t.up)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -604,12 +605,26 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 			t.close()
 			return
 		}
+		if len(hello) > 0 && <-watch.verdict {
+			// A retry request: the second hello must name what the
+			// first did (hrr.go).
+			name2, hello2, ok := secondHello(br)
+			if !ok || name2 != name && !(name2 != "" && sameHost(name2, t.host)) {
+				t.close()
+				return
+			}
+			if _, err := (countingWriter{t.up, &t.up64}).Write(hello2); err != nil {
+				t.close()
+				return
+			}
+		}
 		io.Copy(countingWriter{t.up, &t.up64}, br)
 		if tc, ok := t.up.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}
 	}()
-	io.Copy(countingWriter{c, &t.down64}, t.up)
+	io.Copy(countingWriter{c, &t.down64}, watch)
+	watch.done()
 	t.close()
 	wg.Wait()
 }
