@@ -93,11 +93,13 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 	}
 	if !fp.Unrestricted && (cerr != nil || !ok) && !v.readable(at) {
 		// Where the lookup failed is outside what the turn may read: the
-		// answer is the one of a path outside, whatever is there. The
-		// server resolves as its own user, and a "not a directory" or a
-		// missing parent told the agent which files exist in directories
-		// only that user may enter (the forty-first review).
-		return "", outsideRefusal(lexical)
+		// path is judged as one that goes on, missing, from there, as a
+		// lookup that found nothing is, whatever is there. The server
+		// resolves as its own user, and a "not a directory" or a missing
+		// parent told the agent which files exist in directories only
+		// that user may enter (the forty-first review), also through a
+		// link it planted in its workspace (the forty-third).
+		canon, exists, ok, cerr = at, false, true, nil
 	}
 	switch {
 	case errors.Is(cerr, errSymlinkLoop):
