@@ -9,8 +9,10 @@ import "testing"
 // lexer's '#' there does not start a word (the byte before it was the
 // escaped line break), so it reads the quote as opening a string that runs
 // to the next "'": the lines after a key marker are "data" to it while the
-// shell runs them. A Claude Code Bash call (bash) or an exec_command call
-// (dash)
+// shell runs them. The same removal makes "<\<newline><Q" a here-document
+// operator the lexer does not see, and a quote in its body opens a
+// "string" over the lines after it. A Claude Code Bash call (bash) or an
+// exec_command call (dash)
 //
 //	echo \
 //	#' -----BEGIN PRIVATE KEY-----
@@ -28,5 +30,6 @@ func TestAttack42KeyLexerLineContinuation(t *testing.T) {
 	attack42CheckKeyCases(t, []attack42KeyCase{
 		{"continued line, bash", cmd, []string{"bash", "dash"}, true},
 		{"continued line, /bin/sh", cmd, []string{"bash", "dash"}, false},
+		{"continued <<, bash", "cat <\\\n<Q\n'\nQ\n: -----BEGIN PRIVATE KEY-----\n" + attack42Prog + "\n: '\n'", []string{"bash", "dash"}, true},
 	})
 }
