@@ -48,7 +48,7 @@ func TestAttack17KeyBlockDelimiterInCommandSubstitution(t *testing.T) {
 		"k=$(cat <<EOF\n" + marker + "\n" + l1 + "\n" + l2 + "\nEOF)\n./deploy.sh \"$k\"",
 		"k=`cat <<EOF\n" + marker + "\n" + l1 + "\n" + l2 + "\nEOF`\n./deploy.sh \"$k\"",
 	} {
-		got := execShown(t, cmd)
+		got := keyReaderShown(t, cmd)
 		for _, l := range []string{l1, l2} {
 			if strings.Contains(got, l) {
 				t.Errorf("control %q: shown as %q, a line of its key kept", cmd[:12], got)
@@ -85,7 +85,7 @@ func TestAttack17KeyBlockDelimiterBeforeQuote(t *testing.T) {
 	}
 	// Control: a key written by such a script, hidden whole.
 	ctl := "sh -c 'cat > k.pem <<EOF\n" + marker + "\n" + l1 + "\n" + d + "\nEOF' && ./deploy.sh"
-	if got := execShown(t, ctl); strings.Contains(got, l1) || strings.Contains(got, d) || !strings.HasSuffix(got, "\nEOF' && ./deploy.sh") {
+	if got := keyReaderShown(t, ctl); strings.Contains(got, l1) || strings.Contains(got, d) || !strings.HasSuffix(got, "\nEOF' && ./deploy.sh") {
 		t.Errorf("control: shown as %q", got)
 	}
 }

@@ -70,7 +70,7 @@ func TestAttack18KeyBlockDelimiterOfNestedShell(t *testing.T) {
 		{"cat > k.pem <<EOF\n" + marker + "\n" + l1 + "\n" + l2 + "\nEOF\n./deploy.sh \\\n  --key k.pem", "\nEOF\n./deploy.sh \\\n  --key k.pem"},
 		{"bash -c \"cat > k.b64 <<\\\\EOF\n" + strings.Join(full, "\n") + "\nEOF\n\" && ./deploy.sh", "\nEOF\n\" && ./deploy.sh"},
 	} {
-		got := execShown(t, c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		for _, l := range append([]string{l1, l2}, full...) {
 			if strings.Contains(c.cmd, l) && strings.Contains(got, l) {
 				t.Errorf("control %q: shown as %q, a line of its key kept", c.cmd[:16], got)

@@ -44,23 +44,24 @@ func keyMarkersInData(cmd string) bool {
 }
 
 // argvKeysInData is keyMarkersInData for a command given as an argv: the
-// argv as it is shown (ShellJoin quotes every argument: data), and a
-// shell's -c script, which that shell runs, read as a command of its own.
+// argv as it is shown (ShellJoin quotes every argument: data), and, when
+// any argument names a shell (bash -c S, env bash -c S, timeout 5 sh -c --
+// S, busybox sh -c S), every argument after it read as a script of its
+// own, whichever one that shell runs (its options are not read: the
+// forty-second review found a wrapper and a "--" hid the script).
 func argvKeysInData(argv []string, joined string) bool {
 	if !keyMarkersInData(joined) {
 		return false
 	}
-	if len(argv) < 3 {
-		return true
-	}
-	switch strings.TrimPrefix(path.Base(argv[0]), "-") {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "yash", "posh", "fish":
-	default:
-		return true
-	}
-	for i, a := range argv[1:] {
-		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") && i+2 < len(argv) {
-			return argv[i+2] == joined || keyMarkersInData(argv[i+2])
+	for i, a := range argv {
+		switch strings.TrimPrefix(path.Base(a), "-") {
+		case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "yash", "posh", "fish", "rbash", "ksh93", "lksh", "pdksh":
+			for _, script := range argv[i+1:] {
+				if script != joined && !keyMarkersInData(script) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return true
@@ -80,26 +81,38 @@ func (d dataSpans) holds(a, e int) bool {
 }
 
 // shellDataSpans returns the spans of s that a shell reads as data: the
-// insides of single quotes, $'…' and double quotes, and here-documents'
-// bodies. It stops at what it does not read with certainty (returning the
-// spans found before): an arithmetic "((", a command substitution or
-// backquote inside double quotes, a here-document's delimiter it cannot
-// read.
+// insides of single quotes and double quotes, and here-documents' bodies.
+// It reads only what bash and dash read alike and it models exactly, and
+// stops (returning the spans found before: what follows counts as code)
+// at anything else (the forty-second review found the differences): a
+// line continuation, a backquote, $' (bash's quote, dash's two words),
+// ${ other than ${NAME}, $[ and a subscript (bash's arithmetic), "((", a
+// command substitution or backquote inside double quotes, a "<<" inside
+// $( … ), a here-document's delimiter bash and dash read apart or one it
+// cannot read, and a body of an unquoted one (which the shell expands)
+// holding $(, a backquote or a line that ends in a backslash.
 func shellDataSpans(s string) dataSpans {
 	var out dataSpans
 	type heredoc struct {
-		bash, dash string
-		tabs       bool
+		delim  string
+		tabs   bool
+		quoted bool
 	}
 	var pending []heredoc
+	var parens []bool // open ( … ): true for a command substitution's
 	wordStart := true
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\\':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				return out // a line continuation
+			}
 			i += 2
 			wordStart = false
 			continue
+		case c == '`':
+			return out
 		case c == '\'':
 			e := strings.IndexByte(s[i+1:], '\'')
 			if e < 0 {
@@ -109,12 +122,27 @@ func shellDataSpans(s string) dataSpans {
 			i += e + 2
 			wordStart = false
 			continue
-		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
-			e := ansiCEnd(s, i+2)
-			out = append(out, [2]int{i + 2, e})
-			i = e + 1
-			wordStart = false
-			continue
+		case c == '$' && i+1 < len(s):
+			switch s[i+1] {
+			case '\'', '[':
+				return out
+			case '{':
+				e := simpleParam(s, i+2)
+				if e < 0 {
+					return out
+				}
+				i = e
+				wordStart = false
+				continue
+			case '(':
+				if i+2 < len(s) && s[i+2] == '(' {
+					return out // arithmetic: a "<<" in it is a shift
+				}
+				parens = append(parens, true)
+				i += 2
+				wordStart = true
+				continue
+			}
 		case c == '"':
 			e, sure := dquoteEnd(s, i+1)
 			out = append(out, [2]int{i + 1, e})
@@ -124,8 +152,17 @@ func shellDataSpans(s string) dataSpans {
 			i = e + 1
 			wordStart = false
 			continue
-		case c == '(' && i+1 < len(s) && s[i+1] == '(':
-			return out // arithmetic: a "<<" in it is a shift
+		case c == '(':
+			if i+1 < len(s) && s[i+1] == '(' {
+				return out
+			}
+			parens = append(parens, false)
+		case c == ')':
+			if len(parens) > 0 {
+				parens = parens[:len(parens)-1]
+			}
+		case c == '[' && i > 0 && identByte(s[i-1]):
+			return out // a subscript: bash reads arithmetic in it
 		case c == '#' && wordStart:
 			e := strings.IndexByte(s[i:], '\n')
 			if e < 0 {
@@ -134,6 +171,11 @@ func shellDataSpans(s string) dataSpans {
 			i += e // the line break is read below
 			continue
 		case c == '<' && strings.HasPrefix(s[i:], "<<") && !strings.HasPrefix(s[i:], "<<<"):
+			for _, sub := range parens {
+				if sub {
+					return out // dash ends such a document with the substitution
+				}
+			}
 			j := i + 2
 			tabs := j < len(s) && s[j] == '-'
 			if tabs {
@@ -143,10 +185,10 @@ func shellDataSpans(s string) dataSpans {
 				j++
 			}
 			bash, dash, e, ok := heredocDelim(s, j)
-			if !ok {
+			if !ok || bash != dash {
 				return out
 			}
-			pending = append(pending, heredoc{bash, dash, tabs})
+			pending = append(pending, heredoc{bash, tabs, strings.ContainsAny(s[j:e], "'\"\\")})
 			i = e
 			wordStart = false
 			continue
@@ -160,10 +202,13 @@ func shellDataSpans(s string) dataSpans {
 					if e >= 0 {
 						line, next = s[i:i+e], i+e+1
 					}
+					if !h.quoted && (strings.HasSuffix(line, "\\") || strings.Contains(line, "$(") || strings.Contains(line, "`")) {
+						return out // the shell expands the body, or joins its lines
+					}
 					if h.tabs {
 						line = strings.TrimLeft(line, "\t")
 					}
-					if line == h.bash || line == h.dash {
+					if line == h.delim {
 						out = append(out, [2]int{start, i})
 						i = next
 						start = -1
@@ -185,6 +230,24 @@ func shellDataSpans(s string) dataSpans {
 	return out
 }
 
+// simpleParam returns where ${NAME} whose name starts at i ends (past its
+// brace), or -1 for any other ${…}.
+func simpleParam(s string, i int) int {
+	j := i
+	for j < len(s) && identByte(s[j]) {
+		j++
+	}
+	if j == i || j >= len(s) || s[j] != '}' {
+		return -1
+	}
+	return j + 1
+}
+
+// identByte reports whether c may be in a shell variable's name.
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // ansiCEnd returns where the $'…' whose text starts at i ends: its
 // closing quote, a backslash escaping the byte after it.
 func ansiCEnd(s string, i int) int {
@@ -202,8 +265,8 @@ func ansiCEnd(s string, i int) int {
 }
 
 // dquoteEnd returns where the double-quoted text that starts at i ends,
-// and whether it read it with certainty: a $( or ` inside starts a command
-// whose own quotes it does not follow.
+// and whether it read it with certainty: a $(, $[, ` or ${ (but ${NAME})
+// inside starts what it does not follow (bash reads a quote inside ${…}).
 func dquoteEnd(s string, i int) (int, bool) {
 	for i < len(s) {
 		switch s[i] {
@@ -215,8 +278,16 @@ func dquoteEnd(s string, i int) (int, bool) {
 		case '`':
 			return i, false
 		case '$':
-			if i+1 < len(s) && s[i+1] == '(' {
+			if i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '[') {
 				return i, false
+			}
+			if i+1 < len(s) && s[i+1] == '{' {
+				if e := simpleParam(s, i+2); e < 0 {
+					return i, false
+				} else {
+					i = e
+					continue
+				}
 			}
 		}
 		i++
