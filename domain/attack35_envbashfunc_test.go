@@ -41,7 +41,7 @@ func TestAttack35ExportedBashFunctionRunsUnseen(t *testing.T) {
 	}
 
 	env := map[string]any{name: fn, "PATH": "/usr/bin:/bin"}
-	got := envDetail([]string{name, "PATH"}, env)
+	got := envDetail([]string{name, "PATH"}, env, nil)
 	if !strings.Contains(got, `PATH="/usr/bin:/bin"`) {
 		t.Fatalf("control: PATH's value is not shown: %s", got)
 	}

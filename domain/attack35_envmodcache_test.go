@@ -62,7 +62,7 @@ func TestAttack35GoModCacheChoosesWhatRunsUnseen(t *testing.T) {
 
 	env := map[string]any{"GOMODCACHE": "/w/.m", "GOCACHE": "/w/.c", "GOPATH": "/w/gopath", "A": "plain-value-1"}
 	keys := []string{"A", "GOCACHE", "GOMODCACHE", "GOPATH"}
-	got := envDetail(keys, env)
+	got := envDetail(keys, env, nil)
 	// Control: GOPATH's value is shown, another variable's is not.
 	if !strings.Contains(got, `GOPATH="/w/gopath"`) || strings.Contains(got, "plain-value-1") {
 		t.Fatalf("control: %s", got)

@@ -16,12 +16,12 @@ import (
 // Control: the same program under a *_COMMAND name is shown.
 func TestAttack36CredentialProviderProgramHidden(t *testing.T) {
 	const prog = "/w/.bin/provide"
-	ctl := envDetail([]string{"RESTIC_PASSWORD_COMMAND"}, map[string]any{"RESTIC_PASSWORD_COMMAND": prog})
+	ctl := envDetail([]string{"RESTIC_PASSWORD_COMMAND"}, map[string]any{"RESTIC_PASSWORD_COMMAND": prog}, nil)
 	if !strings.Contains(ctl, prog) {
 		t.Fatalf("control: a password command is not shown: %q", ctl)
 	}
 	for _, k := range []string{"CARGO_REGISTRY_CREDENTIAL_PROVIDER", "CARGO_REGISTRIES_CORP_CREDENTIAL_PROVIDER"} {
-		if got := envDetail([]string{k}, map[string]any{k: prog}); !strings.Contains(got, prog) {
+		if got := envDetail([]string{k}, map[string]any{k: prog}, nil); !strings.Contains(got, prog) {
 			t.Errorf("the program cargo runs is hidden: the request shows %q", got)
 		}
 	}

@@ -659,7 +659,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// A key block's marker the shell reads outside data (a comment, a
 	// command's line) is followed by lines it runs: nothing of this
 	// command is hidden as key material (keyMarkersInData).
-	c.a.memo.keysShown = !argvKeysInData(argv, command)
+	c.a.memo.mode = textMode{shell: true, keysShown: !argvKeysInData(argv, command)}
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.
@@ -742,7 +742,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 			c.a.Also = ActionFileWrite
 		}
 	}
-	bound, err := c.execBindings()
+	bound, err := c.execBindings(command)
 	if err != nil {
 		return nil, err
 	}
@@ -756,7 +756,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 // choose what runs (envShowsValue: a PATH or HOME of the agent's choosing
 // picks what a shell or git runs, the thirty-fourth review); values and
 // content never enter the scope in clear.
-func (c *classifier) execBindings() ([]ScopeEntry, error) {
+func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 	var out []ScopeEntry
 	if exe := c.str("executable"); exe != "" {
 		out = append(out, ScopeEntry{"executable", exe})
@@ -792,7 +792,11 @@ func (c *classifier) execBindings() ([]ScopeEntry, error) {
 		slices.Sort(keys)
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
-		c.detail("Environment", envDetail(keys, env), true)
+		var exposed map[string]bool
+		if strings.IndexByte(command, '$') >= 0 || strings.Contains(command, "env") || strings.Contains(command, "set") {
+			exposed = exposedVars(command)
+		}
+		c.detail("Environment", envDetail(keys, env, exposed), true)
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
 	}

@@ -13,8 +13,10 @@ import (
 // other value as a command's text is; a name of other characters than
 // letters, digits, _ and % quoted too. Other values may be secrets and are
 // not shown. Values past MaxEnvironmentValue are refused before this
-// (execBindings): what is shown is whole.
-func envDetail(keys []string, env map[string]any) string {
+// (execBindings): what is shown is whole. A value the command expands
+// where it decides what the command does (exposed, exposedVars: cp .env
+// "$API_TOKEN") is shown whatever its name (the forty-second review).
+func envDetail(keys []string, env map[string]any, exposed map[string]bool) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		name := k
@@ -22,7 +24,7 @@ func envDetail(keys []string, env map[string]any) string {
 			name = strconv.Quote(k)
 		}
 		parts[i] = name
-		if v, ok := env[k].(string); ok && envShowsValue(k) {
+		if v, ok := env[k].(string); ok && (envShowsValue(k) || exposedValue(exposed, k, v)) {
 			parts[i] = name + "=" + strconv.Quote(envValueShown(k, v))
 		}
 	}

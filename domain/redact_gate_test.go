@@ -33,14 +33,14 @@ func TestRedactGatesChangeNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		parts := rapid.SliceOfN(rapid.SampledFrom(redactFragments), 1, 12).Draw(t, "parts")
 		s := strings.Join(parts, "")
-		want := redactGated(s, allGates, nil)
-		if got := redactGated(s, gatesOf(s), nil); got != want {
+		want := redactGated(s, allGates, nil, false)
+		if got := redactGated(s, gatesOf(s), nil, false); got != want {
 			t.Fatalf("%q: gated %q, every pattern %q", s, got, want)
 		}
 		// RedactSecrets runs the patterns on each line on its own.
 		lines := strings.Split(s, "\n")
 		for i, line := range lines {
-			lines[i] = redactGated(line, allGates, nil)
+			lines[i] = redactGated(line, allGates, nil, false)
 		}
 		want = strings.Join(lines, "\n")
 		if got := RedactSecrets(s); got != want {

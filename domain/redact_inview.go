@@ -27,6 +27,9 @@ type clip struct {
 	// exposed: variables the text expands where their value decides
 	// what it does (exposedVars); the name's value is shown.
 	exposed map[string]bool
+	// shell: the text is a shell command's; a value in the word that is
+	// the program it runs is shown (programWord).
+	shell bool
 }
 
 // runsOn reports whether s continues at e with a dot and a letter or digit:
@@ -113,7 +116,8 @@ func readsAsPath(s string) bool {
 // query's token=).
 var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval",
 	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email",
-	"credential_provider", "credential-provider", "credentials_provider", "credentials-provider"}
+	"credential_provider", "credential-provider", "credentials_provider", "credentials-provider",
+	"credential_providers", "credential-providers", "credentials_providers", "credentials-providers", "application_credentials"}
 
 // urlOriginEnd is, for a value of a secret-named URL (a name ending in url,
 // uri or endpoint), the length of its scheme and authority and the "/"

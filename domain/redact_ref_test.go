@@ -517,7 +517,7 @@ func redactSecretsRef(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if containsAny(strings.ToLower(line), secretNeedlesRef) || jwkMemberRef.MatchString(line) {
-			lines[i] = redactGated(line, gatesOfRef(line), nil)
+			lines[i] = redactGated(line, gatesOfRef(line), nil, false)
 		}
 	}
 	return strings.Join(lines, "\n")
