@@ -194,7 +194,7 @@ var prefixCommands = []string{"command", "exec", "builtin", "nohup", "nice", "st
 
 // programWord reports whether the word of s that holds i is the program a
 // shell command runs: the first word of a simple command that is not an
-// assignment (my-secret=bin/x, API_''TOKEN=tools/x, --api-key=bin/x,
+// assignment (my-secret=bin/x, "API_TOKEN"=tools/x, --api-key=bin/x,
 // X-Token:bin/x), or the word after a command that runs the next word
 // (the forty-second review). A redaction never hides it.
 func programWord(s string, i int) bool {
