@@ -52,14 +52,66 @@ func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 		// any version below 0x1000 (the forty-third review).
 		return "", nil, false
 	}
-	var rec bytes.Buffer
-	conn := &helloConn{r: io.TeeReader(io.LimitReader(br, maxHello), &rec)}
+	// The hello's records are read here, to the one that ends it, and the
+	// parser is given those alone: it reads ahead, and what it read past
+	// the hello was carried unread (a second hello behind the first, or
+	// the first record of one, reached the server unchecked: the
+	// forty-fifth review).
+	recs, whole := helloRecords(br)
+	if !whole {
+		return "", nil, false
+	}
+	conn := &helloConn{r: bytes.NewReader(recs)}
 	srv := tls.Server(conn, &tls.Config{GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) {
 		name, ok = h.ServerName, true
 		return nil, errHelloRead
 	}})
 	srv.Handshake() // stops once the hello is read (errHelloRead), or on a malformed one
-	return name, rec.Bytes(), ok
+	return name, recs, ok
+}
+
+// maxRecord is the longest TLS record a client may send (2^14 bytes of
+// plaintext, and what a compressed or protected record may add).
+const maxRecord = 1<<14 + 2048
+
+// helloRecords reads from br the handshake records that hold the client's
+// first handshake message, a ClientHello, and returns them; whole is false
+// when they are not that (another record type, another message, a record
+// past maxRecord, a hello past maxHello, or a hello that does not end
+// where a record ends: what follows it in that record would be read by a
+// server as the start of the next message, unchecked).
+func helloRecords(br *bufio.Reader) (recs []byte, whole bool) {
+	var hs []byte
+	need := -1
+	for len(recs) <= maxHello {
+		h, err := br.Peek(5)
+		if err != nil || h[0] != 0x16 {
+			return nil, false
+		}
+		n := int(h[3])<<8 | int(h[4])
+		if n == 0 || n > maxRecord {
+			return nil, false
+		}
+		rec := make([]byte, 5+n)
+		if _, err := io.ReadFull(br, rec); err != nil {
+			return nil, false
+		}
+		recs = append(recs, rec...)
+		hs = append(hs, rec[5:]...)
+		if need < 0 && len(hs) >= 4 {
+			if hs[0] != 0x01 { // client_hello
+				return nil, false
+			}
+			need = 4 + (int(hs[1])<<16 | int(hs[2])<<8 | int(hs[3]))
+			if need > maxHello {
+				return nil, false
+			}
+		}
+		if need >= 0 && len(hs) >= need {
+			return recs, len(hs) == need
+		}
+	}
+	return nil, false
 }
 
 var errHelloRead = errors.New("the ClientHello was read")
