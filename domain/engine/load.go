@@ -52,7 +52,21 @@ func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (tur
 		loaded.Parent = p
 		return &loaded, nil
 	case *turn.StartTurn:
-		if c.ParentTurnID == "" || c.Parent == nil || s.Status != turn.StatusNone {
+		if c.ParentTurnID == "" || c.Parent == nil {
+			return c, nil
+		}
+		if s.Status != turn.StatusNone {
+			// A taken id, which a start of a free one would register on
+			// the parent: at the parent's child cap the answer is the
+			// one a free id gets, unless the id is this parent's child
+			// already (a retry), so that the cap does not tell which ids
+			// another workspace holds (the forty-fifth review).
+			if evs, _, err := turn.Decide(turn.NewState(s.TurnID), c); err != nil || len(evs) == 0 {
+				return c, nil
+			}
+			if err := e.View(ctx, c.ParentTurnID, func(p *turn.State) error { return turn.ChildCapRefusal(p, c.TurnID) }); err != nil {
+				return nil, err
+			}
 			return c, nil
 		}
 		// Decide is pure: a dry run says whether the child would start;

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -268,11 +269,20 @@ func decideRegisterChild(s *State, c *RegisterChild) ([]Event, Outcome, error) {
 	if err := s.live(TransDecide); err != nil {
 		return nil, Outcome{}, err
 	}
-	if len(s.Children) >= MaxChildren {
-		return nil, Outcome{}, &domain.FieldError{Field: "parent_turn_id", Value: s.TurnID,
-			Message: fmt.Sprintf("turn %s has %d child turns, the most one turn may start", s.TurnID, MaxChildren)}
+	if err := ChildCapRefusal(s, c.ChildTurnID); err != nil {
+		return nil, Outcome{}, err
 	}
 	return []Event{s.event(&c.Meta, []string{"child", c.ChildTurnID}, &ChildTurnStarted{ChildTurnID: c.ChildTurnID})}, Outcome{}, nil
+}
+
+// ChildCapRefusal refuses a child turn child of the parent s past
+// MaxChildren, unless s has it already.
+func ChildCapRefusal(s *State, child string) error {
+	if len(s.Children) < MaxChildren || slices.Contains(s.Children, child) {
+		return nil
+	}
+	return &domain.FieldError{Field: "parent_turn_id", Value: s.TurnID,
+		Message: fmt.Sprintf("turn %s has %d child turns, the most one turn may start", s.TurnID, MaxChildren)}
 }
 
 // MaxChildren bounds the child turns one turn may start: a narrowing of
