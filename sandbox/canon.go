@@ -61,6 +61,13 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 			return cur, nil, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.IsDir() && len(todo) > 0 {
+				// The kernel walks no further through a file, ".." and
+				// "." included (ENOTDIR): file/../x is no path, and a
+				// lexical ".." here told whether a name in a directory
+				// the turn may not read existed (the forty-fifth review).
+				return next, nil, &fs.PathError{Op: "lstat", Path: joinPath(next, todo[0]), Err: syscall.ENOTDIR}
+			}
 			cur = next
 			continue
 		}
