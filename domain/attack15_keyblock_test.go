@@ -61,7 +61,7 @@ func TestAttack15KeyBlockHidesCommand(t *testing.T) {
 		{"cat > values.yaml <<EOF\ntls:\n  key: |\n    -----BEGIN EC PRIVATE KEY-----\n    " + l1 + "\n    " + l2 + "\n    -----END EC PRIVATE KEY-----\nEOF\nhelm upgrade app .",
 			"\n    -----END EC PRIVATE KEY-----\nEOF\nhelm upgrade app ."},
 	} {
-		got := shown(c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		for _, l := range []string{l1, l2, l3, l3[:20]} {
 			if strings.Contains(got, l) {
 				t.Errorf("control %q: shown as %q, a line of its key kept", c.cmd, got)

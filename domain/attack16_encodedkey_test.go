@@ -74,7 +74,7 @@ func TestAttack16EncodedKeyShown(t *testing.T) {
 		{"echo '" + wrapped + "' | base64 -d > key.pem && chmod 600 key.pem", wrapped, "' | base64 -d > key.pem && chmod 600 key.pem"},
 		{`curl -d '{"key": "` + wrapBase64(line, 64, `\n`) + `"}' https://vault.example/v1/k`, line, `"}' https://vault.example/v1/k`},
 	} {
-		got := shown(c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		for _, l := range strings.Split(strings.ReplaceAll(c.key, `\n`, "\n"), "\n") {
 			if len(l) >= 16 && strings.Contains(got, l[len(l)/2:]) {
 				t.Errorf("%q shown as %q: the encoded key is kept", c.cmd[:40], got)

@@ -52,7 +52,7 @@ func TestAttack16KeyBlockQuotedDelimiter(t *testing.T) {
 			delim = `E\OF`
 		}
 		cmd := "cat > ~/k <<" + word + "\n" + marker + "\n" + l1 + "\n" + l2 + "\n-----END RSA PRIVATE KEY-----\n" + delim + "\nchmod 600 ~/k && ./deploy.sh"
-		got := execShown(t, cmd)
+		got := keyReaderShown(t, cmd)
 		for _, l := range []string{l1, l2} {
 			if strings.Contains(got, l) {
 				t.Errorf("control <<%s: shown as %q, a line of its key kept", word, got)

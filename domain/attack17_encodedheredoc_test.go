@@ -31,7 +31,7 @@ func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
 		if !ranAfter(t, c.cmd) {
 			t.Fatalf("%q: bash did not run the command after the delimiter: the premise does not hold", c.cmd)
 		}
-		got := execShown(t, c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		if !strings.Contains(got, c.keep) {
 			t.Errorf("%q shown as %q: %q is hidden, so the commands after the document read as part of it", c.cmd[:30], got, c.keep)
 		}
@@ -47,7 +47,7 @@ func TestAttack17EncodedKeyHidesDelimiter(t *testing.T) {
 		"base64 -d > k.pem <<EOF\n" + wrapped + "\nEOF\nchmod 600 k.pem && ./deploy.sh",
 		"echo '" + wrapped + "' | base64 -d > k.pem && chmod 600 k.pem && ./deploy.sh",
 	} {
-		got := execShown(t, cmd)
+		got := keyReaderShown(t, cmd)
 		for _, l := range lines {
 			if strings.Contains(got, l) {
 				t.Errorf("control %q: shown as %q, the line %q of its key kept", cmd[:30], got, l)

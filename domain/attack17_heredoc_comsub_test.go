@@ -80,7 +80,7 @@ func TestAttack17KeyBlockDelimiterBeforeQuote(t *testing.T) {
 	if !ranAfter(t, cmd) {
 		t.Fatalf("bash did not run the command after the delimiter: %q", cmd)
 	}
-	if got := execShown(t, cmd); !strings.Contains(got, "\n"+d+"' ; true\necho RAN-AFTER") || strings.Contains(got, l1) {
+	if got := keyReaderShown(t, cmd); !strings.Contains(got, "\n"+d+"' ; true\necho RAN-AFTER") || strings.Contains(got, l1) {
 		t.Errorf("shown as %q: the delimiter is hidden, so the commands after the document read as part of it", got)
 	}
 	// Control: a key written by such a script, hidden whole.

@@ -39,7 +39,7 @@ func TestAttack18KeyBlockDelimiterExpanded(t *testing.T) {
 		{"grep -q x <<<\"$cfg\" && cat > k.pem <<'EOF'\n" + marker + "\n" + l1 + "\n" + l2 + "\nEOF\n./deploy.sh", "\nEOF\n./deploy.sh"},
 		{"bash -c \"cat > k.pem <<EOF\n" + marker + "\n" + l1 + "\n" + l2 + "\nEOF\n\" && ./deploy.sh \"$HOST\"", "\nEOF\n\" && ./deploy.sh \"$HOST\""},
 	} {
-		got := execShown(t, c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		if strings.Contains(got, l1) || strings.Contains(got, l2) {
 			t.Errorf("control %q: shown as %q, a line of its key kept", c.cmd[:16], got)
 		}

@@ -26,7 +26,7 @@ func TestAttack18KeyBlockDelimiterIndented(t *testing.T) {
 	}
 	const l2 = "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
 	control := "perl -e 'open my $f, \">\", \"k.pem\"; print $f <<~EOF;\n  " + marker + "\n  " + l1 + "\n  " + l2 + "\n  EOF\n' && ./deploy.sh"
-	got := execShown(t, control)
+	got := keyReaderShown(t, control)
 	if strings.Contains(got, l1) || strings.Contains(got, l2) {
 		t.Errorf("control: shown as %q, a line of its key kept", got)
 	}

@@ -23,7 +23,7 @@ func TestAttack18KeyBlockBreaksEscapedTwice(t *testing.T) {
 		{`echo '{"key":"-----BEGIN RSA PRIVATE KEY-----\n` + l1 + `\n` + l2 + `\n-----END RSA PRIVATE KEY-----"}' > k.json`,
 			`-----END RSA PRIVATE KEY-----"}' > k.json`},
 	} {
-		got := execShown(t, c.cmd)
+		got := keyReaderShown(t, c.cmd)
 		for _, l := range []string{l1, l2} {
 			if strings.Contains(got, l) {
 				t.Errorf("%q: shown as %q, a line of the key in clear", c.cmd[:24], got)

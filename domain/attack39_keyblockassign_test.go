@@ -99,8 +99,11 @@ func TestAttack39KeyBlockHidesAnAssignment(t *testing.T) {
 	const l1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
 	const l2 = "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
 	key := "cat > k.pem <<'EOF'\n-----BEGIN PRIVATE KEY-----\n" + l1 + "\n" + l2 + "\n-----END PRIVATE KEY-----\nEOF\ngit status --short"
-	if s := shown(key); strings.Contains(s, l1) || strings.Contains(s, l2) || !strings.Contains(s, "\nEOF\ngit status --short") {
-		t.Fatalf("control: a real key is shown, or the command after it hidden:\n%s", s)
+	if s := keyReaderShown(t, key); strings.Contains(s, l1) || strings.Contains(s, l2) {
+		t.Fatalf("control: the key reader shows a real key:\n%s", s)
+	}
+	if s := shown(key); !strings.Contains(s, "\nEOF\ngit status --short") {
+		t.Fatalf("control: the command after the key is hidden:\n%s", s)
 	}
 	if s := shown("# -----BEGIN PRIVATE KEY-----\nbin/uploadAll\ngit status --short"); !strings.Contains(s, "bin/uploadAll") {
 		t.Fatalf("control: a short program after the marker is hidden:\n%s", s)

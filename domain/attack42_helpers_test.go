@@ -72,9 +72,15 @@ func attack42RunsProg(t *testing.T, shell, cmd string) (ran, ok bool) {
 func attack42KeyControls(t *testing.T) {
 	t.Helper()
 	key := "cat > k.pem <<'EOF'\n-----BEGIN PRIVATE KEY-----\n" + attack42L1 + "\n" + attack42L2 + "\n-----END PRIVATE KEY-----\nEOF\nchmod 600 k.pem"
+	// A shell command shows its key blocks since the forty-fourth review
+	// (any line may be one the shell runs): the key reader is checked on
+	// a text of no known kind, and the command's view for what follows.
+	if s := keyReaderShown(t, key); strings.Contains(s, attack42L1) || strings.Contains(s, attack42L2) {
+		t.Fatalf("control: the key reader shows a real key:\n%s", s)
+	}
 	for _, s := range []string{attack42ShownBash(t, key), shownExec(t, map[string]any{"cmd": key})} {
-		if strings.Contains(s, attack42L1) || strings.Contains(s, attack42L2) || !strings.Contains(s, "chmod 600 k.pem") {
-			t.Fatalf("control: a real key is shown, or the command after it hidden:\n%s", s)
+		if !strings.Contains(s, "chmod 600 k.pem") {
+			t.Fatalf("control: the command after the key is hidden:\n%s", s)
 		}
 	}
 }

@@ -28,7 +28,7 @@ import (
 // secure behaviour asserted: the approval request shows the program.
 func TestAttack44KeyArgvShellRunner(t *testing.T) {
 	key := "-----BEGIN PRIVATE KEY-----\n" + attack42L1 + "\n" + attack42L2 + "\n-----END PRIVATE KEY-----"
-	if s := shownExec(t, map[string]any{"argv": []string{"ssh-add", "-", key}}); strings.Contains(s, attack42L1) || strings.Contains(s, attack42L2) {
+	if s := keyReaderShown(t, key); strings.Contains(s, attack42L1) || strings.Contains(s, attack42L2) { // a command shows its keys since this review
 		t.Fatalf("control: a key's line is shown:\n%s", s)
 	}
 	script := "# -----BEGIN PRIVATE KEY-----\n" + attack42Prog + "\n"

@@ -178,6 +178,12 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		entries = append(entries, ScopeEntry{"session_id", c.str("session_id")}, c.payload())
 		c.a.Summary = "Write to the terminal session " + c.str("session_id")
 		c.arguments()
+		// What is typed is read by the session's shell: shown as a
+		// command is, its key blocks too (the forty-fourth review).
+		c.a.memo.mode = textMode{shell: true, keysShown: true}
+		if chars := c.str("chars"); chars != "" {
+			c.detail("Typed into the session", chars, true)
+		}
 	case name == "web_search":
 		c.a.Kind = ActionNetwork
 		entries = append(entries, c.payload())
@@ -656,10 +662,11 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return nil, err
 	}
 	c.a.Argv = argv
-	// A key block's marker the shell reads outside data (a comment, a
-	// command's line) is followed by lines it runs: nothing of this
-	// command is hidden as key material (keyMarkersInData).
-	c.a.memo.mode = textMode{shell: true, keysShown: !argvKeysInData(argv, command)}
+	// Any line of a command may be one a shell runs, whatever marker is
+	// before it: nothing of a command is hidden as key material (three
+	// reviews broke a lexer that told a key's data from code: the
+	// thirty-ninth, forty-second and forty-fourth).
+	c.a.memo.mode = textMode{shell: true, keysShown: true}
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.

@@ -157,8 +157,8 @@ func RedactSecrets(s string) string { return redactSecrets(s, textMode{}) }
 
 // textMode says what kind of text a redaction reads: a shell command's
 // (shell: the program a command runs is never hidden, programWord), one
-// whose key blocks are shown (keysShown: a shell command whose marker the
-// shell reads outside data, keyMarkersInData).
+// whose key blocks are shown (keysShown: a shell command's, any line of
+// which may be one the shell runs; its arguments too).
 type textMode struct {
 	shell, keysShown bool
 }
@@ -166,9 +166,8 @@ type textMode struct {
 // redactSecrets is RedactSecrets for a text of mode.
 func redactSecrets(s string, mode textMode) string {
 	if !mode.keysShown {
-		s = redactKeyBlocks(s)
+		s = redactEncodedKeys(redactKeyBlocks(s))
 	}
-	s = redactEncodedKeys(s)
 	var exposed map[string]bool
 	if strings.IndexByte(s, '=') >= 0 { // no assignment to show without one
 		exposed = exposedVars(s)

@@ -235,3 +235,8 @@ func commandStart(s string, ws int) (start, afterPrefix bool) {
 	}
 	return false, false
 }
+
+// identByte reports whether c may be in a shell variable's name.
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -27,17 +27,18 @@ func shownExec(t *testing.T, args map[string]any) string {
 	return b.String()
 }
 
-// TestKeyBlockHiddenOnlyWhereTheShellReadsData: a line after a key's
-// marker is hidden as key material only when the shell that runs the
-// command reads it as data (quotes, a here-document's body); a word of
-// base64 bytes on a line it runs (a program by a relative path, a name
-// of 40 bytes) is what runs, and stays in view, whatever the marker
-// before it: on a line of its own, in a quote closed on its line, after
-// a here-document already ended, after a "<<" in a comment or an
-// arithmetic shift, or in a shell's -c script given as an argv. Controls:
-// a key in a here-document, in a quote over lines, in a JSON string's
-// escapes and in a -c script's here-document stays hidden.
-func TestKeyBlockHiddenOnlyWhereTheShellReadsData(t *testing.T) {
+// TestShellCommandShowsKeyLines: a line after a key's marker in a shell
+// command may be one the shell runs (a program by a relative path, a
+// name of 40 bytes), whatever the marker's place: on a line of its own,
+// in a quote closed on its line, after a here-document already ended,
+// after a "<<" in a comment or an arithmetic shift, or in a shell's -c
+// script given as an argv. Three reviews broke a lexer that told a key's
+// data from code, and a shell command now shows its key blocks whole.
+// Controls: the same keys, in a here-document, a quote over lines, a
+// JSON string's escapes, are hidden by the key reader on a text of no
+// known kind (a tool's arguments), and a command's token of a known shape
+// stays hidden.
+func TestShellCommandShowsKeyLines(t *testing.T) {
 	const l1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
 	const l2 = "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
 	const prog = "tools/r4nD0mLooK1nGNam3ForAScr1ptTheAgentWr0te1nTheW0rkspace"
@@ -72,8 +73,18 @@ func TestKeyBlockHiddenOnlyWhereTheShellReadsData(t *testing.T) {
 		{"-c script's document", map[string]any{"argv": []string{"bash", "-c", "cat > k <<EOF\n" + begin + "\n" + l1 + "\n" + l2 + "\n" + end + "\nEOF"}}},
 		{"argv", map[string]any{"argv": []string{"ssh-add", "-", begin + "\n" + l1 + "\n" + l2 + "\n" + end}}},
 	} {
-		if s := shownExec(t, c.args); strings.Contains(s, l1) || strings.Contains(s, l2) {
-			t.Errorf("control %s: a key's line is shown:\n%s", c.name, s)
+		cmd, _ := c.args["cmd"].(string)
+		if argv, ok := c.args["argv"].([]string); ok {
+			cmd = argv[len(argv)-1]
 		}
+		if s := keyReaderShown(t, cmd); strings.Contains(s, l1) || strings.Contains(s, l2) {
+			t.Errorf("control %s: the key reader shows a key's line:\n%s", c.name, s)
+		}
+		if s := shownExec(t, c.args); !strings.Contains(s, l1) {
+			t.Errorf("%s: a command's key line is hidden:\n%s", c.name, s)
+		}
+	}
+	if s := shownExec(t, map[string]any{"cmd": "GH_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 gh repo list"}); strings.Contains(s, "ghp_0123") {
+		t.Errorf("control: a token of a known shape is shown:\n%s", s)
 	}
 }
