@@ -53,10 +53,10 @@ func attack44EncodedKeyLines(t *testing.T) []string {
 func TestAttack44EncodedKeyLinesRun(t *testing.T) {
 	lines := attack44EncodedKeyLines(t)
 	quoted := "echo '" + strings.Join(lines, "\n") + "' | base64 -d > k.pem"
-	for _, s := range []string{attack42ShownBash(t, quoted), shownExec(t, map[string]any{"cmd": quoted})} {
-		if strings.Contains(s, lines[1]) || !strings.Contains(s, "base64 -d > k.pem") {
-			t.Fatalf("control: a quoted encoded key is shown:\n%s", s)
-		}
+	// A shell command shows its keys since this review: the key reader is
+	// checked on a text of no known kind.
+	if s := keyReaderShown(t, quoted); strings.Contains(s, lines[1]) || !strings.Contains(s, "base64 -d > k.pem") {
+		t.Fatalf("control: the key reader shows a quoted encoded key:\n%s", s)
 	}
 	cmd := "PATH=$PATH:\necho " + strings.Join(lines, "\n")
 	for _, shell := range []string{"bash", "dash"} {

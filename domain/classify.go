@@ -93,6 +93,9 @@ type Detail struct {
 	Label     string `json:"label"`
 	Value     string `json:"value"`
 	Monospace bool   `json:"monospace"`
+	// shown: Value is redacted already, as its own kind of text (an
+	// environment's values, each as a command is); Redacted leaves it.
+	shown bool
 }
 
 var internalTools = []string{"request_tools", "read_skill", "task_wait", "task_get", "task_list"}
@@ -803,7 +806,7 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		if strings.IndexByte(command, '$') >= 0 || strings.Contains(command, "env") || strings.Contains(command, "set") {
 			exposed = exposedVars(command)
 		}
-		c.detail("Environment", envDetail(keys, env, exposed), true)
+		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetail(keys, env, exposed), Monospace: true, shown: true})
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
 	}

@@ -39,7 +39,10 @@ func plainEnvNameRune(r rune) bool {
 // in PATH) entry by entry as paths, anything else as a command's text.
 func envValueShown(name, v string) string {
 	if !strings.HasSuffix(strings.ToUpper(name), "PATH") {
-		return RedactText(v)
+		// A command a program runs (GIT_SSH_COMMAND, an exported
+		// function BASH_FUNC_x%%): read as a shell command is, its
+		// program and its key lines shown (the forty-fourth review).
+		return redactText(v, textMode{shell: true, keysShown: true})
 	}
 	entries := strings.Split(v, ":")
 	for i, e := range entries {

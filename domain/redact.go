@@ -672,7 +672,9 @@ func (a Action) Redacted() Action {
 	a.Scope = a.shownScope(&m)
 	a.Details = slices.Clone(a.Details)
 	for i := range a.Details {
-		a.Details[i].Value = m.text(a.Details[i].Value)
+		if !a.Details[i].shown {
+			a.Details[i].Value = m.text(a.Details[i].Value)
+		}
 	}
 	a.Files = slices.Clone(a.Files)
 	for i := range a.Files {

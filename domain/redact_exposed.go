@@ -1,8 +1,11 @@
 package domain
 
 import (
+	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A secret-named variable's value (TOKEN=x, MY_SECRET=x) is hidden, and the
@@ -94,6 +97,9 @@ func credentialAt(s string, i, e int) (cred, userinfo bool) {
 	p := s[:i]
 	if n := len(p); n > 0 && (p[n-1] == '"' || p[n-1] == '\'') {
 		p = p[:n-1]
+	}
+	if stdinOfAProgram(s, p, e) {
+		return true, false
 	}
 	l := strings.ToLower(p[max(0, len(p)-8):])
 	for _, w := range authSchemes {
@@ -239,4 +245,43 @@ func commandStart(s string, ws int) (start, afterPrefix bool) {
 // identByte reports whether c may be in a shell variable's name.
 func identByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// pipedEcho matches the text before an expansion that echo or printf
+// '%s' writes whole.
+var pipedEcho = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;&|(])(?:echo(?:\s+-n)?|printf\s+(?:'%s(?:\\n)?'|"%s(?:\\n)?"))\s*$`)
+})
+
+// readersOfStdin are programs that read standard input as code, or as
+// words of a command line: a value piped to one decides what runs.
+var readersOfStdin = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "xargs", "eval", "source", "python", "python3",
+	"perl", "ruby", "node", "php", "lua", "awk", "gawk", "sed", "env", "sudo", "su", "ssh", "parallel", "busybox"}
+
+// stdinOfAProgram reports whether the expansion ending at e (p is the
+// text before it, its quote removed) is what echo or printf pipes into a
+// program that reads it as data (echo "$PW" | docker login
+// --password-stdin): a credential position (the forty-fourth review found
+// it shown). A program that reads it as code or as words (sh, xargs, an
+// interpreter) is none.
+func stdinOfAProgram(s, p string, e int) bool {
+	if !pipedEcho().MatchString(p) {
+		return false
+	}
+	if e < len(s) && s[e] == '}' {
+		e++
+	}
+	if e < len(s) && (s[e] == '"' || s[e] == '\'') {
+		e++
+	}
+	r := strings.TrimLeft(s[e:], " \t")
+	if !strings.HasPrefix(r, "|") || strings.HasPrefix(r, "||") {
+		return false
+	}
+	r = strings.TrimLeft(r[1:], " \t")
+	w := r
+	if k := strings.IndexAny(r, " \t\n;&|)"); k >= 0 {
+		w = r[:k]
+	}
+	return w != "" && !slices.Contains(readersOfStdin, path.Base(w))
 }
