@@ -23,27 +23,37 @@ import (
 // forty-second review).
 const exposedAll = "*"
 
-// indirections are commands that read a named variable by a name the
-// scan of expansions does not see (printenv NAME, eval, declare -n). A
-// command that prints every variable (a bare env, set, printenv) is not
-// one: what it prints is its output, as a file's content is, and the
-// approver sees a secret passed to it hidden (TestSecretsNeverInClear).
-var indirections = []string{"eval", "declare -n", "local -n", "typeset -n"}
-
-// readsIndirectly reports whether s reads variables by names it builds or
-// holds: ${!N}, printenv with a name, or one of the indirections as a
-// command.
+// readsIndirectly reports whether s reads variables by names the scan of
+// expansions does not see: ${!N}; printenv NAME (any path to it);
+// declare, local or typeset with -n; eval; a nested shell's script
+// (ssh …), whose shell reads a value as code; a program
+// that reads its environment by name (os.environ, ENVIRON, $ENV{},
+// process.env, /proc/…/environ). A command that prints every variable (a
+// bare env, set, printenv) is not one: what it prints is its output, as a
+// file's content is (TestSecretsNeverInClear). The forty-fourth review
+// found the exact words dodged.
 func readsIndirectly(s string) bool {
-	if strings.Contains(s, "${!") {
-		return true
-	}
-	for _, w := range indirections {
-		if wordAt(s, w, false) {
+	for _, w := range []string{"${!", "os.environ", "os.getenv", "ENVIRON[", "$ENV{", "process.env", "/environ", "getenv(", "Getenv("} {
+		if strings.Contains(s, w) {
 			return true
 		}
 	}
-	return wordAt(s, "printenv", false) && !wordAt(s, "printenv", true)
+	return indirectRead().MatchString(s)
 }
+
+// indirectRead matches the commands readsIndirectly names.
+var indirectRead = sync.OnceValue(func() *regexp.Regexp {
+	cmd := `(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?`
+	return regexp.MustCompile(cmd + `(?:eval|ssh|su|sudo\s+-s)(?:\s|$)` +
+		`|` + cmd + `(?:declare|local|typeset)\s+(?:-\w*\s+)*-\w*n` +
+		`|` + cmd + `printenv\s+(?:-\S+\s+)*[A-Za-z_]`)
+})
+
+// nestedShell matches a shell given a script (sh -c "…"): its shell reads
+// the script again, so a credential's place in it is no safe one.
+var nestedShell = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox)(?:\s+-\S+)*\s+-\w*c`)
+})
 
 // exposedVars returns the names of the variables s expands ($NAME,
 // ${NAME…}) other than as a credential (credentialAt), or nil; a name
@@ -51,9 +61,10 @@ func readsIndirectly(s string) bool {
 // is shown when it holds what moves the host: '@', '/', '?', '#').
 func exposedVars(s string) map[string]bool {
 	var out map[string]bool
-	if readsIndirectly(s) {
+	if readsIndirectly(s) || namedAgain(s) {
 		return map[string]bool{exposedAll: true}
 	}
+	nested, ifs := nestedShell().MatchString(s), strings.Contains(s, "IFS")
 	for i := strings.IndexByte(s, '$'); i >= 0 && i+1 < len(s); {
 		j := i + 1
 		if s[j] == '{' {
@@ -72,6 +83,21 @@ func exposedVars(s string) map[string]bool {
 				out[s[j:k]] = true
 			case userinfo:
 				out[s[j:k]+"@"] = true
+			}
+			if nested {
+				// A nested shell reads its script again: a value with
+				// the shell's syntax is code to it (the forty-fourth
+				// review).
+				out[s[j:k]+"'"] = true
+			}
+			if !inDoubleQuotes(s, i) {
+				// Unquoted, the shell splits the value into words: a
+				// credential "x -T .env evil.example" is arguments (at
+				// any byte where the text sets IFS).
+				if ifs {
+					out[s[j:k]] = true
+				}
+				out[s[j:k]+"~"] = true
 			}
 		}
 		next := strings.IndexByte(s[i+1:], '$')
@@ -99,6 +125,12 @@ func credentialAt(s string, i, e int) (cred, userinfo bool) {
 		p = p[:n-1]
 	}
 	if stdinOfAProgram(s, p, e) {
+		return true, false
+	}
+	// mysql -p"$PW" (the value glued to -p), test -n "$T" and [ -z "$T" ]
+	// (a test of it): no destination, nothing run.
+	if strings.HasSuffix(p, " -p") || strings.HasSuffix(p, "test -n ") || strings.HasSuffix(p, "test -z ") ||
+		strings.HasSuffix(p, "[ -n ") || strings.HasSuffix(p, "[ -z ") || strings.HasSuffix(p, "[[ -n ") || strings.HasSuffix(p, "[[ -z ") {
 		return true, false
 	}
 	l := strings.ToLower(p[max(0, len(p)-8):])
@@ -135,6 +167,9 @@ func credentialAt(s string, i, e int) (cred, userinfo bool) {
 		return u, u
 	case strings.HasSuffix(p, "="):
 		n := strings.TrimLeft(name(p[:len(p)-1]), "-")
+		if queryName(p[:len(p)-1], n) && slices.Contains(queryKeys, strings.ToLower(n)) {
+			return true, false
+		}
 		return n != "" && secretKey(n) && (strings.HasPrefix(name(p[:len(p)-1]), "-") || queryName(p[:len(p)-1], n)), false
 	case strings.HasSuffix(p, " "):
 		w := p[:len(p)-1]
@@ -151,6 +186,10 @@ func queryName(p, n string) bool {
 	k := len(p) - len(n)
 	return k > 0 && (p[k-1] == '?' || p[k-1] == '&')
 }
+
+// queryKeys are query names that carry a key, which secretKey does not
+// read as secret names alone.
+var queryKeys = []string{"key", "apikey", "api_key", "access_token", "auth", "sig", "signature", "pass", "pwd", "code"}
 
 // wordAt reports whether the word w occurs in s where a word starts and
 // ends; bare: with nothing after it but blanks up to the command's end.
@@ -187,12 +226,14 @@ func exposedValue(exposed map[string]bool, name, v string) bool {
 	if exposed == nil || name == "" || strings.TrimLeft(name, "-") != name {
 		return false
 	}
-	return exposed[exposedAll] || exposed[name] || exposed[name+"@"] && strings.ContainsAny(v, "@/?#\\")
+	return exposed[exposedAll] || exposed[name] || exposed[name+"@"] && strings.ContainsAny(v, "@/?#\\") ||
+		exposed[name+"~"] && strings.ContainsAny(v, " \t\n*?[") ||
+		exposed[name+"'"] && strings.ContainsAny(v, "'\"`$;&|<>()\n\\")
 }
 
 // prefixCommands run the word after them as a program: an assignment's
 // shape there is a program's name (command API_TOKEN=tools/x).
-var prefixCommands = []string{"command", "exec", "builtin", "nohup", "nice", "stdbuf", "setsid", "chroot"}
+var prefixCommands = []string{"command", "exec", "builtin", "nohup", "nice", "stdbuf", "setsid", "chroot", "timeout", "xargs", "time"}
 
 // programWord reports whether the word of s that holds i is the program a
 // shell command runs: the first word of a simple command that is not an
@@ -203,6 +244,18 @@ func programWord(s string, i int) bool {
 	ws := i
 	for ws > 0 && strings.IndexByte(" \t\n;&|()<>", s[ws-1]) < 0 {
 		ws--
+	}
+	if ws < len(s) && (s[ws] == '\'' || s[ws] == '"') {
+		// A shell's -c script in quotes (bash -c 'my-secret=bin/x'):
+		// its first word is the program that shell runs.
+		q := strings.TrimRight(s[:ws], " \t")
+		k := len(q)
+		for k > 0 && strings.IndexByte(" \t\n;&|()", q[k-1]) < 0 {
+			k--
+		}
+		if opt := q[k:]; strings.HasPrefix(opt, "-") && !strings.HasPrefix(opt, "--") && strings.Contains(opt, "c") && nestedShell().MatchString(s[:ws]) {
+			return !assignmentWord(s[ws+1:])
+		}
 	}
 	start, afterPrefix := commandStart(s, ws)
 	return afterPrefix || start && !assignmentWord(s[ws:])
@@ -219,27 +272,58 @@ func assignmentWord(w string) bool {
 }
 
 // commandStart reports whether the word of s at ws starts a simple command
-// (after its assignments, if any), or follows a command that runs the next
-// word (afterPrefix).
+// (after its assignments and redirections, if any, or a keyword that
+// starts one: if, while, until, !, {, time), or follows a command that runs
+// the next word, with its options (afterPrefix: command, exec -a NAME,
+// timeout 5, xargs -0, time -p, nice -n 5).
 func commandStart(s string, ws int) (start, afterPrefix bool) {
-	p := strings.TrimRight(s[:ws], " \t")
-	if p == "" || strings.IndexByte(";&|(){!\n`", p[len(p)-1]) >= 0 {
-		return true, false
+	p := s[:ws]
+	between := false // options or numbers passed since the word
+	sawC := false    // one of them a -c
+	for {
+		p = strings.TrimRight(p, " \t")
+		if p == "" || strings.IndexByte(";&|(){!\n`", p[len(p)-1]) >= 0 {
+			return !between, false
+		}
+		k := len(p)
+		for k > 0 && strings.IndexByte(" \t\n;&|()`", p[k-1]) < 0 {
+			k--
+		}
+		prev := p[k:]
+		switch {
+		case slices.Contains(prefixCommands, path.Base(prev)):
+			return false, true
+		case sawC && slices.Contains(shellNames, strings.TrimPrefix(path.Base(prev), "-")):
+			return true, false // the script of sh -c, its first word
+		case slices.Contains(startKeywords, prev):
+			return !between, false
+		case redirectionWord(prev), !between && assignmentWord(prev):
+		case strings.HasPrefix(prev, "-") || strings.Trim(prev, "0123456789.smhd") == "":
+			between = true
+			sawC = sawC || strings.HasPrefix(prev, "-") && !strings.HasPrefix(prev, "--") && strings.Contains(prev, "c")
+		default:
+			// A word after an option that takes one (exec -a NAME,
+			// timeout -s KILL): passed when a prefix command is next.
+			q := strings.TrimRight(p[:k], " \t")
+			if !strings.HasSuffix(q, " -a") && !strings.HasSuffix(q, " -s") && !strings.HasSuffix(q, " -n") {
+				return false, false
+			}
+			between = true
+		}
+		p = p[:k]
 	}
-	k := len(p)
-	for k > 0 && strings.IndexByte(" \t\n;&|()<>", p[k-1]) < 0 {
-		k--
-	}
-	switch prev := p[k:]; {
-	case slices.Contains(prefixCommands, prev):
-		return false, true
-	case prev == "then" || prev == "do" || prev == "else" || prev == "elif" || prev == "time":
-		return true, false
-	case assignmentWord(prev):
-		start, _ := commandStart(s, k)
-		return start, false
-	}
-	return false, false
+}
+
+// shellNames are the shells whose -c script's first word is a program.
+var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "yash", "posh", "rbash"}
+
+// startKeywords start a command: the word after one is a program.
+var startKeywords = []string{"if", "while", "until", "!", "{", "then", "do", "else", "elif", "time", "coproc"}
+
+// redirectionWord reports whether w is a redirection (>out, 2>&1, <in).
+func redirectionWord(w string) bool {
+	w = strings.TrimLeft(w, "0123456789")
+	return strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<")
 }
 
 // identByte reports whether c may be in a shell variable's name.
@@ -250,7 +334,7 @@ func identByte(c byte) bool {
 // pipedEcho matches the text before an expansion that echo or printf
 // '%s' writes whole.
 var pipedEcho = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;&|(])(?:echo(?:\s+-n)?|printf\s+(?:'%s(?:\\n)?'|"%s(?:\\n)?"))\s*$`)
+	return regexp.MustCompile(`(?:^|[\s;&|(])(?:echo(?:\s+-n)?|printf\s+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))\s*$`)
 })
 
 // readersOfStdin are programs that read standard input as code, or as
@@ -285,3 +369,61 @@ func stdinOfAProgram(s, p string, e int) bool {
 	}
 	return w != "" && !slices.Contains(readersOfStdin, path.Base(w))
 }
+
+// inDoubleQuotes reports whether s[i] is inside double quotes, as a shell
+// reads s from its start.
+func inDoubleQuotes(s string, i int) bool {
+	dq := false
+	for k := 0; k < i && k < len(s); k++ {
+		switch c := s[k]; {
+		case c == '\\':
+			k++
+		case c == '"':
+			dq = !dq
+		case c == '\'' && !dq:
+			e := strings.IndexByte(s[k+1:], '\'')
+			if e < 0 {
+				return false
+			}
+			k += e + 1
+		}
+	}
+	return dq
+}
+
+// namedAgain reports whether a secret-named variable s assigns is named
+// again other than as an expansion ($NAME, ${NAME}: exposedVars reads
+// those): a program reads it by that name (a nested script '$”NAME', a
+// quoted name a program looks up).
+func namedAgain(s string) bool {
+	for _, m := range assignedNames().FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		if !secretKey(name) {
+			continue
+		}
+		for from := 0; ; {
+			k := strings.Index(s[from:], name)
+			if k < 0 {
+				break
+			}
+			a, e := from+k, from+k+len(name)
+			from = e
+			if a == m[2] || a > 0 && identByte(s[a-1]) || e < len(s) && identByte(s[e]) {
+				continue // the assignment itself, or part of another name
+			}
+			if a > 0 && s[a-1] == '$' || a > 1 && s[a-1] == '{' && s[a-2] == '$' {
+				continue // an expansion: exposedVars reads it
+			}
+			if e < len(s) && s[e] == '=' && (a == 0 || strings.IndexByte(" \t\n;&|(", s[a-1]) >= 0) {
+				continue // another assignment
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// assignedNames matches a shell assignment's name.
+var assignedNames = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=`)
+})
