@@ -191,34 +191,6 @@ func queryName(p, n string) bool {
 // read as secret names alone.
 var queryKeys = []string{"key", "apikey", "api_key", "access_token", "auth", "sig", "signature", "pass", "pwd", "code"}
 
-// wordAt reports whether the word w occurs in s where a word starts and
-// ends; bare: with nothing after it but blanks up to the command's end.
-func wordAt(s, w string, bare bool) bool {
-	for from := 0; ; {
-		k := strings.Index(s[from:], w)
-		if k < 0 {
-			return false
-		}
-		i, e := from+k, from+k+len(w)
-		from = i + 1
-		if i > 0 && strings.IndexByte(" \t\n;&|(`", s[i-1]) < 0 {
-			continue
-		}
-		if bare {
-			for e < len(s) && (s[e] == ' ' || s[e] == '\t') {
-				e++
-			}
-			if e == len(s) || strings.IndexByte("\n;&|)`", s[e]) >= 0 {
-				return true
-			}
-			continue
-		}
-		if e == len(s) || strings.IndexByte(" \t\n;&|)`", s[e]) >= 0 {
-			return true
-		}
-	}
-}
-
 // exposedValue reports whether the value v of the variable name, hidden
 // as a secret, is to be shown: the text expands the variable where it
 // decides what the command does (exposedVars).
