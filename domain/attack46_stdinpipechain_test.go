@@ -10,7 +10,7 @@ import (
 // readersOfStdin, and it looks at the first program after the pipe only,
 // by its bare name. The value reaches a shell all the same through a
 // program that passes its input on (cat, tee), a prefix command (command
-// sh, nice sh) or a shell the list does not name (ash):
+// sh, nice sh), a subshell or group ((sh), { sh; }) or a quoted name:
 //
 //	API_TOKEN=tools/x; echo "$API_TOKEN" | cat | sh
 //
@@ -24,7 +24,7 @@ func TestAttack46PipedValueReachesAShell(t *testing.T) {
 		t.Fatalf("control: a password piped to docker login is shown:\n%s", s)
 	}
 	var cases []attack42KeyCase
-	for _, tail := range []string{"| cat | sh", "| tee /dev/null | sh", "| command sh", "| nice sh", `| "sh"`} {
+	for _, tail := range []string{"| cat | sh", "| tee /dev/null | sh", "| command sh", "| nice sh", `| "sh"`, "| (sh)", "| { sh; }"} {
 		cases = append(cases, attack42KeyCase{
 			name: tail,
 			cmd:  `API_TOKEN=` + attack42Prog + `; echo "$API_TOKEN" ` + tail,
