@@ -32,7 +32,7 @@ func TestAttack44SecretShownInCommonUses(t *testing.T) {
 		{"cmd": `echo "$DOCKER_PASSWORD" | docker login -u me --password-stdin registry.example`, "env": map[string]any{"DOCKER_PASSWORD": v}},
 		{"cmd": `DOCKER_PASSWORD=` + v + `; echo "$DOCKER_PASSWORD" | docker login -u me --password-stdin registry.example`},
 		{"cmd": `printf %s "$API_TOKEN" | gh auth login --with-token`, "env": map[string]any{"API_TOKEN": v}},
-		{"cmd": `mysql -u app -p"$DB_PASSWORD" -h db.example`, "env": map[string]any{"DB_PASSWORD": v}},
+		// mysql -p"$PW" is shown since the forty-sixth review: curl -p"$T" reads -po… as -p -o ….
 		{"cmd": `curl -sS "https://api.example/v1?key=$API_KEY"`, "env": map[string]any{"API_KEY": v}},
 		{"cmd": `test -n "$API_TOKEN" && curl -sS -H "Authorization: Bearer $API_TOKEN" https://api.example/`, "env": map[string]any{"API_TOKEN": v}},
 	} {

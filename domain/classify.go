@@ -802,10 +802,7 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		slices.Sort(keys)
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
-		var exposed map[string]bool
-		if strings.IndexByte(command, '$') >= 0 || strings.Contains(command, "env") || strings.Contains(command, "set") {
-			exposed = exposedVars(command)
-		}
+		exposed := exposedVars(command, keys...)
 		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetail(keys, env, exposed), Monospace: true, shown: true})
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}

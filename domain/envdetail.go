@@ -77,7 +77,8 @@ func envShowsValue(name string) bool {
 		"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "PHPRC", "PERLLIB",
 		"SSH_ASKPASS", "SUDO_ASKPASS", "MANPAGER", "BROWSER", "TERMINAL", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
 		"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTP_PROXY",
-		"HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "TMPDIR":
+		"HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "TMPDIR", "MAKEFILES", "ZIPOPT", "UNZIPOPT", "ZIPINFOOPT", "GZIP", "XZ_OPT", "TAR_OPTIONS",
+		"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "MANOPT", "LESS", "GREP_OPTIONS":
 		return true
 	}
 	for _, p := range []string{"XDG_", "GIT_", "LD_", "BASH_FUNC_", "NPM_CONFIG_", "GO", "PYTHON", "PIP_", "UV_", "POETRY_",
@@ -88,7 +89,7 @@ func envShowsValue(name string) bool {
 		}
 	}
 	for _, s := range []string{"PATH", "HOME", "_DIR", "_ENV", "_OPTIONS", "_OPTS", "_FLAGS", "_COMMAND", "_CMD", "_EDITOR", "_CONFIG", "_WRAPPER", "_PREFIX",
-		"_PAGER", "_ASKPASS", "_PROXY", "_CONF", "_FILE", "_PROGRAM", "_SHELL"} {
+		"_PAGER", "_ASKPASS", "_PROXY", "_CONF", "_FILE", "_PROGRAM", "_SHELL", "_OPT", "_RSH"} {
 		if strings.HasSuffix(n, s) {
 			return true
 		}

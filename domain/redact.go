@@ -401,7 +401,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			if exposedValue(o.exposed, s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
 				continue // a variable expanded where it decides what runs: left in view
 			}
-			if o.shell && programWord(s, m[2*o.name]) {
+			if o.shell && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
 				continue // the word is the program the shell runs: left in view
 			}
 		}

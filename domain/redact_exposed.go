@@ -33,13 +33,35 @@ const exposedAll = "*"
 // file's content is (TestSecretsNeverInClear). The forty-fourth review
 // found the exact words dodged.
 func readsIndirectly(s string) bool {
-	for _, w := range []string{"${!", "os.environ", "os.getenv", "ENVIRON[", "$ENV{", "process.env", "/environ", "getenv(", "Getenv("} {
+	for _, w := range []string{"${!", "os.environ", "os.getenv", "ENVIRON[", "$ENV{", "ENV[", "ENV.fetch", "process.env", "/environ", "getenv(", "Getenv(", "System.getenv"} {
 		if strings.Contains(s, w) {
 			return true
 		}
 	}
-	return indirectRead().MatchString(s)
+	return indirectRead().MatchString(s) || envListing().MatchString(s) && pipeToReader().MatchString(s)
 }
+
+// pipeToReader matches a pipe into a program that reads its input as code
+// or as words of a command (readersOfStdin), or a substitution: what a
+// listing of the environment then decides.
+var pipeToReader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\|\s*\\?(?:\S*/)?(?:` + strings.Join(readersOfStdin, "|") + `)(?:\s|$|\))|\$\(`)
+})
+
+// envListing matches a listing of the whole environment piped or
+// substituted into something (env | sed -n 's/^API_T.KEN=//p' | sh: a
+// pattern finds the name; the forty-sixth review). A bare listing is its
+// output only.
+var envListing = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:env|printenv|set|export\s+-p|declare\s+-p|typeset\s+-p)(?:\s+-\S+)*\s*\||\$\(\s*\\?(?:\S*/)?(?:env|printenv|set|export\s+-p|declare\s+-p)\b`)
+})
+
+// credentialReused matches what hands a credential's place back to the
+// shell: positional parameters ($2, $@, $_), set --, a function defined
+// in the text (f() { "$2"; }; f --token "$T").
+var credentialReused = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{?[0-9@*_]|\bset\s+--|\(\)\s*\{|\bfunction\s`)
+})
 
 // indirectRead matches the commands readsIndirectly names.
 var indirectRead = sync.OnceValue(func() *regexp.Regexp {
@@ -47,6 +69,13 @@ var indirectRead = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(cmd + `(?:eval|ssh|su|sudo\s+-s)(?:\s|$)` +
 		`|` + cmd + `(?:declare|local|typeset)\s+(?:-\w*\s+)*-\w*n` +
 		`|` + cmd + `printenv\s+(?:-\S+\s+)*[A-Za-z_]`)
+})
+
+// rerunner matches what hands a string to a shell other than a shell's
+// -c: any program's -c option (script -qc, flock -c), and a language's
+// system(), popen(), exec(), spawn(), subprocess.
+var rerunner = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s-\w*c\s|system\s*\(|popen\s*\(|exec\w*\s*\(|spawn\w*\s*\(|subprocess|qx\s*[({/]|\x60`)
 })
 
 // nestedShell matches a shell given a script (sh -c "…"): its shell reads
@@ -59,12 +88,16 @@ var nestedShell = sync.OnceValue(func() *regexp.Regexp {
 // ${NAME…}) other than as a credential (credentialAt), or nil; a name
 // expanded only as a URL's or curl -u's password is NAME+"@" (its value
 // is shown when it holds what moves the host: '@', '/', '?', '#').
-func exposedVars(s string) map[string]bool {
+func exposedVars(s string, envNames ...string) map[string]bool {
 	var out map[string]bool
-	if readsIndirectly(s) || namedAgain(s) {
+	// A line continuation inside a name ("$API_\⏎TOKEN") is removed
+	// by the shell before it reads the name (the forty-sixth review).
+	s = strings.ReplaceAll(s, "\\\n", "")
+	if readsIndirectly(s) || namedAgain(s, envNames) || credentialReused().MatchString(s) {
 		return map[string]bool{exposedAll: true}
 	}
-	nested, ifs := nestedShell().MatchString(s), strings.Contains(s, "IFS")
+	ifs := strings.Contains(s, "IFS")
+	rereads := nestedShell().MatchString(s) || rerunner().MatchString(s)
 	for i := strings.IndexByte(s, '$'); i >= 0 && i+1 < len(s); {
 		j := i + 1
 		if s[j] == '{' {
@@ -84,10 +117,11 @@ func exposedVars(s string) map[string]bool {
 			case userinfo:
 				out[s[j:k]+"@"] = true
 			}
-			if nested {
-				// A nested shell reads its script again: a value with
-				// the shell's syntax is code to it (the forty-fourth
-				// review).
+			if rereads {
+				// A shell reading the value again (a nested shell's
+				// script, script -c, flock -c, system()) runs a value
+				// with the shell's syntax: such a value is shown (the
+				// forty-fourth and forty-sixth reviews).
 				out[s[j:k]+"'"] = true
 			}
 			if !inDoubleQuotes(s, i) {
@@ -127,9 +161,14 @@ func credentialAt(s string, i, e int) (cred, userinfo bool) {
 	if stdinOfAProgram(s, p, e) {
 		return true, false
 	}
-	// mysql -p"$PW" (the value glued to -p), test -n "$T" and [ -z "$T" ]
-	// (a test of it): no destination, nothing run.
-	if strings.HasSuffix(p, " -p") || strings.HasSuffix(p, "test -n ") || strings.HasSuffix(p, "test -z ") ||
+	// test -n "$T" and [ -z "$T" ] (a test of it): no destination,
+	// nothing run; mysql's -p"$PW". (A value glued to -p of another
+	// program is not one: curl -p"$T" reads -po… as -p -o …, the
+	// forty-sixth review.)
+	if strings.HasSuffix(p, " -p") && mysqlCommand(p) {
+		return true, false
+	}
+	if strings.HasSuffix(p, "test -n ") || strings.HasSuffix(p, "test -z ") ||
 		strings.HasSuffix(p, "[ -n ") || strings.HasSuffix(p, "[ -z ") || strings.HasSuffix(p, "[[ -n ") || strings.HasSuffix(p, "[[ -z ") {
 		return true, false
 	}
@@ -335,16 +374,32 @@ func stdinOfAProgram(s, p string, e int) bool {
 		return false
 	}
 	r = strings.TrimLeft(r[1:], " \t")
-	w := r
-	if k := strings.IndexAny(r, " \t\n;&|)"); k >= 0 {
-		w = r[:k]
+	// Only the last program of the pipeline, one that says it reads a
+	// secret from its input (docker login --password-stdin, gh auth login
+	// --with-token): a value piped on through cat or tee reaches whatever
+	// is next (the forty-sixth review).
+	seg := r
+	if k := strings.IndexAny(r, "\n;&|)"); k >= 0 {
+		seg = r[:k]
+		if r[k] == '|' {
+			return false
+		}
 	}
-	return w != "" && !slices.Contains(readersOfStdin, path.Base(w))
+	w := seg
+	if k := strings.IndexAny(seg, " \t"); k >= 0 {
+		w = seg[:k]
+	}
+	return w != "" && !slices.Contains(readersOfStdin, path.Base(w)) &&
+		(strings.Contains(seg, "--password-stdin") || strings.Contains(seg, "--with-token") || strings.Contains(seg, "--token-stdin") ||
+			path.Base(w) == "ssh-add" && strings.HasSuffix(strings.TrimRight(seg, " \t"), " -"))
 }
 
 // inDoubleQuotes reports whether s[i] is inside double quotes, as a shell
 // reads s from its start.
 func inDoubleQuotes(s string, i int) bool {
+	if strings.IndexByte(s[:min(i, len(s))], '#') >= 0 || strings.Contains(s[:min(i, len(s))], "<<") {
+		return false // a comment's or a document's quote: not read here (the forty-sixth review)
+	}
 	dq := false
 	for k := 0; k < i && k < len(s); k++ {
 		switch c := s[k]; {
@@ -367,9 +422,20 @@ func inDoubleQuotes(s string, i int) bool {
 // again other than as an expansion ($NAME, ${NAME}: exposedVars reads
 // those): a program reads it by that name (a nested script '$”NAME', a
 // quoted name a program looks up).
-func namedAgain(s string) bool {
+func namedAgain(s string, envNames []string) bool {
+	type named struct {
+		name string
+		at   int // where it is assigned, -1: in the environment
+	}
+	var names []named
 	for _, m := range assignedNames().FindAllStringSubmatchIndex(s, -1) {
-		name := s[m[2]:m[3]]
+		names = append(names, named{s[m[2]:m[3]], m[2]})
+	}
+	for _, n := range envNames {
+		names = append(names, named{n, -1})
+	}
+	for _, nm := range names {
+		name := nm.name
 		if !secretKey(name) {
 			continue
 		}
@@ -380,7 +446,7 @@ func namedAgain(s string) bool {
 			}
 			a, e := from+k, from+k+len(name)
 			from = e
-			if a == m[2] || a > 0 && identByte(s[a-1]) || e < len(s) && identByte(s[e]) {
+			if a == nm.at || a > 0 && identByte(s[a-1]) || e < len(s) && identByte(s[e]) {
 				continue // the assignment itself, or part of another name
 			}
 			if a > 0 && s[a-1] == '$' || a > 1 && s[a-1] == '{' && s[a-2] == '$' {
@@ -399,3 +465,38 @@ func namedAgain(s string) bool {
 var assignedNames = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=`)
 })
+
+// pathWordNoAssignment reports whether the value v, in the word of s that
+// holds i, holds a '/' while that word is no assignment: it may be a
+// program's path wherever the word stands (a wrapper programWord does not
+// know: stdbuf, ionice, flock, find -exec; the forty-sixth review).
+func pathWordNoAssignment(s string, i int, v string) bool {
+	if !strings.Contains(v, "/") {
+		return false
+	}
+	ws := i
+	for ws > 0 && strings.IndexByte(" \t\n;&|()<>", s[ws-1]) < 0 {
+		ws--
+	}
+	return !assignmentWord(s[ws:])
+}
+
+// mysqlCommand reports whether the simple command p ends in is mysql's or
+// mariadb's (whose -p takes its password glued).
+func mysqlCommand(p string) bool {
+	if k := strings.LastIndexAny(p, ";&|\n("); k >= 0 {
+		p = p[k+1:]
+	}
+	f := strings.Fields(p)
+	for _, w := range f {
+		if assignmentWord(w) {
+			continue
+		}
+		switch path.Base(w) {
+		case "mysql", "mariadb", "mysqldump", "mysqladmin", "mariadb-dump", "mysqlimport", "mysqlcheck":
+			return true
+		}
+		return false
+	}
+	return false
+}
