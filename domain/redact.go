@@ -168,9 +168,20 @@ func redactSecrets(s string, mode textMode) string {
 	if !mode.keysShown {
 		s = redactEncodedKeys(redactKeyBlocks(s))
 	}
-	var exposed map[string]bool
-	if strings.IndexByte(s, '=') >= 0 { // no assignment to show without one
-		exposed = exposedVars(s)
+	// Which variables the text exposes is read once, and only when a
+	// secret-named value is about to be hidden: a prompt of megabytes is
+	// scanned by the patterns, not by exposedVars (CI under the race
+	// detector timed out turn starts with large prompts).
+	var exposedMap map[string]bool
+	read := false
+	exposed := func() map[string]bool {
+		if !read {
+			read = true
+			if strings.IndexByte(s, '=') >= 0 { // no assignment to show without one
+				exposedMap = exposedVars(s)
+			}
+		}
+		return exposedMap
 	}
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
@@ -208,7 +219,7 @@ func nextLineEnd(s string, from int) int {
 // redactLine is RedactSecrets on one line.
 // exposed names the variables the whole text expands where their value
 // decides what it does (exposedVars): their assignments are shown.
-func redactLine(s string, exposed map[string]bool, shell bool) string {
+func redactLine(s string, exposed func() map[string]bool, shell bool) string {
 	g := gatesOf(s)
 	if g == (secretGates{}) { // most paths and summaries
 		return s
@@ -304,7 +315,7 @@ func lowerCase(buf []byte, s string) []byte {
 // allGates runs every pattern (the reference the gates are tested against).
 var allGates = secretGates{true, true, true, true, true, true, true, true}
 
-func redactGated(s string, g secretGates, exposed map[string]bool, shell bool) string {
+func redactGated(s string, g secretGates, exposed func() map[string]bool, shell bool) string {
 	if g.urls {
 		s = redactURLs(s)
 	}
@@ -398,7 +409,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			continue // where it writes, what it runs: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 {
-			if exposedValue(o.exposed, s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
+			if o.exposed != nil && exposedValue(o.exposed(), s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
 				continue // a variable expanded where it decides what runs: left in view
 			}
 			if o.shell && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {

@@ -26,7 +26,7 @@ type clip struct {
 	shape bool
 	// exposed: variables the text expands where their value decides
 	// what it does (exposedVars); the name's value is shown.
-	exposed map[string]bool
+	exposed func() map[string]bool
 	// shell: the text is a shell command's; a value in the word that is
 	// the program it runs is shown (programWord).
 	shell bool
