@@ -452,8 +452,8 @@ func namedAgain(s string, envNames []string) bool {
 			if a > 0 && s[a-1] == '$' || a > 1 && s[a-1] == '{' && s[a-2] == '$' {
 				continue // an expansion: exposedVars reads it
 			}
-			if e < len(s) && s[e] == '=' && (a == 0 || strings.IndexByte(" \t\n;&|(", s[a-1]) >= 0) {
-				continue // another assignment
+			if e < len(s) && s[e] == '=' {
+				continue // another assignment, or a NAME=value word (a listing's reads are envListing's)
 			}
 			return true
 		}
