@@ -778,7 +778,7 @@ func keyScanned(found, all int) {
 // the next line's git reads).
 func assignmentShape(run string) bool {
 	i := strings.IndexByte(run, '=')
-	return i >= 0 && strings.TrimLeft(run[i:], "=") != ""
+	return i > 0 && strings.TrimLeft(run[i:], "=") != ""
 }
 
 // base64Byte reports whether c is a byte of standard base64 text.

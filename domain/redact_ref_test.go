@@ -395,6 +395,13 @@ func redactKeyBlocksRef(s string) string {
 				k = e
 			}
 			for n, w := range words {
+				// A run of base64 bytes with a '=' before a byte that is
+				// not one is a shell's assignment, no key's: the block
+				// ends there, nothing of the line hidden.
+				if run := keyLeadRef.FindString(body[w.a:w.e]); strings.IndexByte(run, '=') > 0 && strings.TrimLeft(run[strings.IndexByte(run, '='):], "=") != "" {
+					from = end
+					break lines
+				}
 				if !keyWordRef.MatchString(body[w.a:w.e]) {
 					if lead := keyLeadRef.FindString(body[w.a:w.e]); n == 0 && hiddenKeyWordRef(lead) && !delims[lead] {
 						spans = append(spans, [2]int{pos + w.a, pos + w.a + len(lead)})
@@ -514,10 +521,18 @@ func keyLineRefTrim(s string) string {
 // line).
 func redactSecretsRef(s string) string {
 	s = redactEncodedKeysRef(redactKeyBlocksRef(s))
+	// Which variables the text exposes is exposedVars' (tested by the
+	// attack reviews' tests), read on the whole text as RedactSecrets does.
+	exposed := func() map[string]bool {
+		if strings.IndexByte(s, '=') < 0 {
+			return nil
+		}
+		return exposedVars(s)
+	}
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
 		if containsAny(strings.ToLower(line), secretNeedlesRef) || jwkMemberRef.MatchString(line) {
-			lines[i] = redactGated(line, gatesOfRef(line), nil, false)
+			lines[i] = redactGated(line, gatesOfRef(line), exposed, false)
 		}
 	}
 	return strings.Join(lines, "\n")
