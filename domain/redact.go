@@ -97,7 +97,8 @@ type secretPatterns struct {
 	header *regexp.Regexp
 	// bearer: a bearer credential anywhere.
 	bearer *regexp.Regexp
-	// assign: --password=x, --api-key=x, TOKEN=x, token=x (queries too).
+	// assign: --password=x, --api-key=x, TOKEN=x, token=x (queries too),
+	// the value quoted or not (TOKEN="x", --password='x').
 	assign *regexp.Regexp
 	// option: --password x, --token 'x' (the value as the next word).
 	option *regexp.Regexp
@@ -119,7 +120,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 	return &secretPatterns{
 		header: regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`),
 		bearer: regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`),
-		assign: regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=([^\s'"&;,)]+)`),
+		assign: regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=('[^']*'|"[^"]*"|[^\s'"&;,)]+)`),
 		option: regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`),
 		user:   regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`),
 		token: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|` +

