@@ -306,7 +306,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "position": s.cfg.Projector.Position().String()})
 }
 
+// metricsHandler serves /metrics to a credential of every workspace: its
+// counts are every workspace's (decisions, connections, turns cached), so a
+// credential limited to some would learn the others' activity from them.
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) {
+	if err := principalOf(r).AuthorizeOver(domain.OpMetricsRead, nil); err != nil {
+		writeError(w, err)
+		return
+	}
 	s.metrics.Handler().ServeHTTP(w, r)
 }
 

@@ -181,6 +181,9 @@ type ForbiddenError struct {
 }
 
 func (e *ForbiddenError) Error() string {
+	if e.WorkspaceID == EveryWorkspace && e.Operation == OpMetricsRead {
+		return fmt.Sprintf("credential %q (%s) is limited to some workspaces, and /metrics counts every workspace's: it is read with a credential of every workspace", e.Principal, e.Role)
+	}
 	if e.WorkspaceID == EveryWorkspace {
 		return fmt.Sprintf("credential %q (%s) is limited to some workspaces, and may not %s for every workspace: name its workspaces", e.Principal, e.Role, e.Operation)
 	}
