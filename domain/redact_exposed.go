@@ -81,7 +81,7 @@ var rerunner = sync.OnceValue(func() *regexp.Regexp {
 // nestedShell matches a shell given a script (sh -c "…"): its shell reads
 // the script again, so a credential's place in it is no safe one.
 var nestedShell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox)(?:\s+-\S+)*\s+-\w*c`)
+	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:` + strings.Join(shellNames, "|") + `)(?:\s+-\S+)*\s+-\w*c`)
 })
 
 // exposedVars returns the names of the variables s expands ($NAME,
@@ -325,7 +325,9 @@ func commandStart(s string, ws int) (start, afterPrefix bool) {
 	}
 }
 
-// shellNames are the shells whose -c script's first word is a program.
+// shellNames are the shells whose -c script's first word is a program, and
+// that read a script given with -c (nestedShell) or on their input
+// (readersOfStdin): one list, so that no shell is known to one rule only.
 var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "yash", "posh", "rbash"}
 
 // startKeywords start a command: the word after one is a program.
@@ -350,8 +352,9 @@ var pipedEcho = sync.OnceValue(func() *regexp.Regexp {
 
 // readersOfStdin are programs that read standard input as code, or as
 // words of a command line: a value piped to one decides what runs.
-var readersOfStdin = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "xargs", "eval", "source", "python", "python3",
-	"perl", "ruby", "node", "php", "lua", "awk", "gawk", "sed", "env", "sudo", "su", "ssh", "parallel", "busybox"}
+// Every shell of shellNames is one.
+var readersOfStdin = append(slices.Clone(shellNames), "xargs", "eval", "source", "python", "python3",
+	"perl", "ruby", "node", "php", "lua", "awk", "gawk", "sed", "env", "sudo", "su", "ssh", "parallel")
 
 // stdinOfAProgram reports whether the expansion ending at e (p is the
 // text before it, its quote removed) is what echo or printf pipes into a
