@@ -21,8 +21,10 @@ import (
 // command ends. The command reads what is there and writes a copy nobody
 // else sees.
 
-// Bounds of an overlay's upper layer (a tmpfs, in memory): past them a
-// command's writes there fail with ENOSPC.
+// Bounds of the overlays' upper layers (one tmpfs, in memory, for every
+// overlay of a command: a profile with k overlay keys gave a command k of
+// them, k GiB of the host's memory): past them a command's writes to any of
+// its overlays fail with ENOSPC.
 const (
 	overlayScratchSize   = "1g"
 	overlayScratchInodes = "262144"
@@ -31,9 +33,42 @@ const (
 // errOverlayNotDir: the path is no longer a directory (it stays read-only).
 var errOverlayNotDir = errors.New("an overlay needs a directory")
 
+// overlayScratch is the tmpfs that holds the upper layers and work
+// directories of a command's overlays, each in a directory of its own
+// ("0", "1", …), made on first use.
+type overlayScratch struct {
+	fd, n int
+}
+
+func newOverlayScratch() *overlayScratch { return &overlayScratch{fd: -1} }
+
+// next makes the next overlay's directory and returns it (O_PATH).
+func (o *overlayScratch) next() (int, error) {
+	if o.fd < 0 {
+		fd, err := newFS("tmpfs", [][2]string{{"size", overlayScratchSize}, {"nr_inodes", overlayScratchInodes}, {"mode", "0700"}}, 0)
+		if err != nil {
+			return -1, fmt.Errorf("the overlays' tmpfs: %w", err)
+		}
+		o.fd = fd
+	}
+	name := fmt.Sprint(o.n)
+	o.n++
+	if err := unix.Mkdirat(o.fd, name, 0o700); err != nil {
+		return -1, err
+	}
+	return unix.Openat(o.fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+}
+
+func (o *overlayScratch) close() {
+	if o.fd >= 0 {
+		unix.Close(o.fd)
+		o.fd = -1
+	}
+}
+
 // overlayTree returns a detached overlay mount of the directory path, for
-// buildRootView to attach there.
-func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]int) (int, error) {
+// buildRootView to attach there; its upper layer is in scratch.
+func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]int, scratchFS *overlayScratch) (int, error) {
 	lower, err := cloneTree(path)
 	if err != nil {
 		return -1, err
@@ -58,9 +93,9 @@ func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]i
 		}
 		uid, gid = sp.UID, sp.GID
 	}
-	scratch, err := newFS("tmpfs", [][2]string{{"size", overlayScratchSize}, {"nr_inodes", overlayScratchInodes}, {"mode", "0700"}}, 0)
+	scratch, err := scratchFS.next()
 	if err != nil {
-		return -1, fmt.Errorf("overlay %s: its tmpfs: %w", path, err)
+		return -1, fmt.Errorf("overlay %s: %w", path, err)
 	}
 	defer unix.Close(scratch)
 	if err := unix.Mkdirat(scratch, "upper", st.Mode&0o7777); err != nil {

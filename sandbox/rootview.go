@@ -95,10 +95,12 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 			unix.Close(fd)
 		}
 	}()
+	scratch := newOverlayScratch()
+	defer scratch.close()
 	for i := range roots {
 		r := &roots[i]
 		if r.overlay {
-			tree, err := overlayTree(r.path, sp, dropUID, userns)
+			tree, err := overlayTree(r.path, sp, dropUID, userns, scratch)
 			if err == nil {
 				r.tree = tree
 				if v.overlaid == nil {
