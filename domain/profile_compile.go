@@ -335,6 +335,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 	}
 	c.WorkspaceRoots = workspaceRoots(env, flat.WorkspaceRoots, &c.Warnings)
 	c.Unrestricted = len(flat.Filesystem) == 1 && flat.Filesystem[TokenRoot] == AccessWrite && (cons == nil || len(cons.RequiredDeny) == 0)
+	var rootKeys []PathRule // the root tokens' keys, unexpanded (capRoots)
 	for _, k := range slices.Sorted(maps.Keys(flat.Filesystem)) {
 		fk, _ := ParseFilesystemKey(k, flat.Filesystem[k])
 		prov := RuleFromProfile
@@ -342,6 +343,13 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 			prov = RuleFromBuiltin
 		}
 		a := flat.Filesystem[k]
+		if slices.Contains(rootTokens, fk.Token) {
+			rk := PathRule{Key: fk.Key, Glob: fk.Glob, Access: a, Provenance: prov, Origin: origin[k]}
+			if a == AccessOverlay {
+				rk.Access, rk.Overlay = AccessRead, true
+			}
+			rootKeys = append(rootKeys, rk)
+		}
 		if a != AccessOverlay {
 			c.Rules = append(c.Rules, expandKey(fk, a, prov, origin[k], env, c.WorkspaceRoots, &c.Warnings)...)
 			continue
@@ -352,6 +360,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 		c.Rules = append(c.Rules, rs...)
 	}
+	capRoots(c.Rules, expandedFrom(c.Rules, c.WorkspaceRoots, env.AppReadRoots), rootKeys)
 	capRootsInOverlays(c.Rules)
 	if !c.Unrestricted {
 		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
@@ -362,6 +371,13 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 			rs := expandKey(fk, AccessDeny, RuleFromSystem, "constraints", env, c.WorkspaceRoots, &c.Warnings)
 			for i := range rs {
 				rs[i].Locked = true
+			}
+			if len(rs) > 0 && slices.Contains(rootTokens, fk.Token) {
+				roots := c.WorkspaceRoots
+				if fk.Token == TokenAppReadRoots {
+					roots = env.AppReadRoots
+				}
+				rs = append(rs, ancestorDenies(fk, rs[0], roots)...)
 			}
 			c.Rules = append(c.Rules, rs...)
 		}
