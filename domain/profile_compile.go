@@ -360,7 +360,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 		c.Rules = append(c.Rules, rs...)
 	}
-	capRoots(c.Rules, expandedFrom(c.Rules, c.WorkspaceRoots, env.AppReadRoots), rootKeys)
+	capRoots(c.Rules, rootKeys, c.WorkspaceRoots, env.AppReadRoots)
 	capRootsInOverlays(c.Rules)
 	if !c.Unrestricted {
 		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
@@ -377,7 +377,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 				if fk.Token == TokenAppReadRoots {
 					roots = env.AppReadRoots
 				}
-				rs = append(rs, ancestorDenies(fk, rs[0], roots)...)
+				rs = append(rs, ancestorDenies(rs[0], roots)...)
 			}
 			c.Rules = append(c.Rules, rs...)
 		}
