@@ -558,33 +558,58 @@ func (s *Server) ccPostToolUse(r *http.Request, cs *ccSession) error {
 	// resolved), in the turn that decided it: RecordToolRun takes it
 	// rather than resolve the paths again.
 	var decided *domain.Action
+	// The call is looked for in the newest open child turn, then in the
+	// session's turn, and taken from the first that decided it with this
+	// input: the agent, which holds the hook's credential, can decide its
+	// own call under the same tool_use_id in a child turn it opened, and
+	// Claude Code's true report was refused there as another input and
+	// never recorded (the fiftieth review). Where every turn that holds
+	// the id decided another input, the first one is taken, and
+	// RecordToolRun refuses the report there.
+	type match struct {
+		id, reqID  string
+		open, same bool
+		decided    *domain.Action
+	}
+	var first, got *match
 	for _, id := range []string{target, parent} {
+		var m *match
 		err = s.cfg.Engine.View(r.Context(), id, func(st *turn.State) error {
 			c := st.Calls[h.ToolUseID]
-			if found = c != nil; !found {
+			if c == nil {
 				return nil
 			}
+			m = &match{id: id}
 			a, err := s.cfg.Engine.ClassifyAsDecided(st, inv, hookMeta(r).Actor)
 			if err != nil {
 				return nil // RecordToolRun reports the bad input
 			}
-			decided = &a
+			m.decided, m.same = &a, a.ToolName == c.ToolName && a.ScopeHash == c.ScopeHash
 			if c.RequestID != "" {
 				// A report of another input than the call was decided
 				// with resolves nothing: RecordToolRun refuses it (409
 				// tool_call_reused) and nothing is recorded.
-				reqID = c.RequestID
-				open = st.OpenRequest(reqID) && a.ToolName == c.ToolName && a.ScopeHash == c.ScopeHash
+				m.reqID = c.RequestID
+				m.open = st.OpenRequest(m.reqID) && m.same
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if found {
-			target = id // where the call was decided
+		if m != nil && first == nil {
+			first = m
+		}
+		if m != nil && m.same {
+			got = m
 			break
 		}
+	}
+	if got == nil {
+		got = first
+	}
+	if found = got != nil; found {
+		target, reqID, open, decided = got.id, got.reqID, got.open, got.decided // where the call was decided
 	}
 	// A report of a call no PreToolUse decided is a new record in the
 	// turn, held as a decision is: past the byte quota it is refused as a

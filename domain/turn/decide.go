@@ -223,11 +223,15 @@ func decideEvaluate(s *State, c *EvaluateTool) ([]Event, Outcome, error) {
 		case err != nil:
 		case call.Denial != nil:
 			out.Decision, out.Refusal = *call.Denial, call.Refusal
-		case out.Decision.Behavior == domain.BehaviorAllow && !call.Started && !call.Consumed && !s.ran(c.ToolCallID) && s.live(TransDecide) == nil:
-			// The runtime asks again (a retry, a restart) about a call it
-			// has not reported as run: like /exec, the snapshot in force
-			// now decides again, so that a narrowing since the allow (or
-			// the approval) holds it back.
+		case out.Decision.Behavior == domain.BehaviorAllow && !call.Started && !call.Consumed && s.live(TransDecide) == nil:
+			// The runtime asks again (a retry, a restart) about a call:
+			// like /exec, the snapshot in force now decides again, so that
+			// a narrowing since the allow (or the approval) holds it back.
+			// Also when the call was reported as run: the report is the
+			// runtime's word, and the agent holds the runtime's credential
+			// (a Claude Code hook's): it reported its next call as run
+			// before Claude Code asked about it, and the narrowing of that
+			// question never judged it (the fiftieth review).
 			var r *Approval
 			if call.RequestID != "" {
 				r = s.Approvals[call.RequestID]
