@@ -42,10 +42,11 @@ func deepRootsEnv(n, depth int) ProfileEnv {
 // bytes (api/decode.go) inside a 1 MiB body. Measured on this machine
 // (BenchmarkAttack49CompileDeepRoots, go test -bench): 16 roots 400 levels
 // deep take ~8.7 s to compile against ~14 ms before ee29aea; 32 roots 200
-// deep allocate 6.2 M objects / 1.8 GB (8,479 objects / 13 MB before).
-// Scaled to 256 roots ~2,000 deep, one start request holds a core for
-// many minutes, and a child turn or a mid-turn profile change compiles
-// again.
+// deep allocate 6.2 M objects / 1.8 GB (8,479 objects / 13 MB before);
+// 256 roots 100 deep (a 51 KB request) take ~16 s. The depth term is
+// quadratic: at 256 roots ~2,000 deep (a 1 MiB request) one start request
+// holds a core for hours, and a child turn or a mid-turn profile change
+// compiles again.
 //
 // The assertion counts allocations (deterministic, not timed): before
 // ee29aea the compile of 32 roots is 8,479 objects at any depth; the bound
