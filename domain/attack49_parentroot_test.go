@@ -28,7 +28,7 @@ func TestAttack49ParentRootDodgesSubpathKey(t *testing.T) {
 		":workspace_roots/web/node_modules":  AccessOverlay,
 	}}
 	set := ProfileSet{"dev": dev}
-	cons := &Constraints{RequiredDeny: []string{":workspace_roots/ops/vault"}}
+	cons := &Constraints{AllowedRoots: []string{"/w"}, RequiredDeny: []string{":workspace_roots/ops/vault"}}
 	type want struct {
 		access  Access
 		overlay bool

@@ -19,6 +19,8 @@ type ProfileEnv struct {
 	ProjectRoots  []string `json:"project_roots,omitempty"`
 	AppReadRoots  []string `json:"app_read_roots,omitempty"`
 	TmpDir        string   `json:"tmpdir,omitempty"`
+	// RootLinks: SnapshotInputs.RootLinks.
+	RootLinks map[string]string `json:"-"`
 }
 
 // Constraints are the operator's limits on profile selection (REFERENCE
@@ -112,6 +114,25 @@ func (c *Constraints) rootWithin(p, home string) string {
 		}
 	}
 	return ""
+}
+
+// floorOf returns the allowed root p lies in, as written or as resolved
+// (the one p is written under), the outermost where several hold it, or "".
+func (c *Constraints) floorOf(p, home string) string {
+	out := ""
+	lex := c.allowedRoots(home)
+	for i, r := range lex {
+		res := r
+		if i < len(c.resolvedRoots) {
+			res = CleanPath(c.resolvedRoots[i])
+		}
+		for _, a := range []string{r, res} {
+			if PathWithin(p, a) && (out == "" || len(a) < len(out)) {
+				out = a
+			}
+		}
+	}
+	return out
 }
 
 // BindRoots sets Within on each root of the snapshot (of the workspace, a
@@ -360,7 +381,13 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 		c.Rules = append(c.Rules, rs...)
 	}
-	capRoots(c.Rules, rootKeys, c.WorkspaceRoots, env.AppReadRoots)
+	floor := func(p string) string {
+		if cons == nil || cons.AllowedRoots == nil {
+			return ""
+		}
+		return cons.floorOf(p, env.Home)
+	}
+	c.Rules = capRoots(c.Rules, rootKeys, c.WorkspaceRoots, env.AppReadRoots, env.RootLinks, floor)
 	capRootsInOverlays(c.Rules)
 	if !c.Unrestricted {
 		c.Rules = append(c.Rules, protectedRules(c.Rules, c.Cwd)...)
@@ -373,11 +400,14 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 				rs[i].Locked = true
 			}
 			if len(rs) > 0 && slices.Contains(rootTokens, fk.Token) {
-				roots := c.WorkspaceRoots
-				if fk.Token == TokenAppReadRoots {
-					roots = env.AppReadRoots
+				var named []namedRoot
+				for _, r := range c.WorkspaceRoots {
+					named = append(named, namedRoot{path: r})
 				}
-				rs = append(rs, ancestorDenies(rs[0], roots)...)
+				for _, r := range env.AppReadRoots {
+					named = append(named, namedRoot{path: CleanPath(r), app: true})
+				}
+				rs = append(rs, ancestorDenies(rs[0], named, floor)...)
 			}
 			c.Rules = append(c.Rules, rs...)
 		}

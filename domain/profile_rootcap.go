@@ -3,7 +3,6 @@ package domain
 import (
 	"path"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -11,13 +10,23 @@ import (
 // :app_read_roots are expanded at the roots the turn's starter names: the
 // runtime, whose credential the agent holds. "The most specific rule
 // wins" then let a root outrank the profile's own rules (the forty-eighth
-// review): a project root inside a directory the profile denies
-// ("secrets" = deny, "**/private" = deny) made a write rule more specific
-// than the deny, one named at a read-only carve-out (".github/workflows" =
-// read inside the writable root) tied with it and write wins a tie, and a
-// workspace root chosen inside the denied directory itself expanded the
-// deny below it. capRoots keeps a root from granting more than the
-// profile gives where it lies.
+// and forty-ninth reviews): a project root inside a directory the profile
+// denies ("secrets" = deny, "**/private" = deny, "/code/infra" = read)
+// made a write rule more specific than the deny or the read; a root named
+// at a read-only carve-out (".github/workflows" = read) tied with it, and
+// write wins a tie; a workspace root chosen inside the denied directory
+// itself, or at the parent of a key of two components (repo/.github under
+// ".github/workflows"), expanded the key below itself or not at all.
+//
+// So each root is judged as if the turn had been rooted at each of its
+// anchors: the directories above it, up to the allowed root it lies in
+// (constraints' allowed_roots; without them the runtime may root a turn
+// anywhere, and only the roots it names above it count), where a key of
+// the profile names something on its path, and the roots it names above
+// it. capRoots lowers the root's rules to the least that the profile's
+// other rules and those anchors' expansions give the root (a deny, a
+// read-only carve-out, an overlay), and adds the anchors' deny, read and
+// overlay expansions that lie inside the root as rules of their own.
 
 // rootTokens are the keys whose rules are expanded at runtime-named roots.
 var rootTokens = []string{TokenWorkspaceRoots, TokenProjectRoots, TokenAppReadRoots}
@@ -40,8 +49,8 @@ func newRootKey(r PathRule) (rootKey, bool) {
 	return rootKey{rule: r, app: fk.Token == TokenAppReadRoots, sub: splitComps("/" + fk.Sub)}, true
 }
 
-// at reports whether the key expanded at the ancestor comps[:j] of a root
-// matches the root (comps), and with which specificity (PathRule.match).
+// at reports whether the key expanded at the ancestor comps[:j] of a path
+// (comps) matches it, and with which specificity (PathRule.match).
 func (k *rootKey) at(comps []string, j int) (int, bool) {
 	if !k.rule.Glob {
 		if j+len(k.sub) > len(comps) || !slices.Equal(comps[j:j+len(k.sub)], k.sub) {
@@ -58,202 +67,18 @@ func (k *rootKey) at(comps []string, j int) (int, bool) {
 	return 0, false
 }
 
-// first is the first component of the key's subpath that is not "**", or
-// "" when it has none.
-func (k *rootKey) first() string {
+// starts returns the j at which the key's first component that is not
+// "**" matches comps[j]: the ancestors comps[:j] where the key may name
+// something on the path (after a leading "**" any ancestor above would
+// too, and comps[:j] is the nearest).
+func (k *rootKey) starts(comps []string) []int {
+	f := ""
 	for _, c := range k.sub {
 		if c != "**" {
-			return c
+			f = c
+			break
 		}
 	}
-	return ""
-}
-
-// Cap levels, lowest first: what a root's rule is lowered to.
-const (
-	capDeny = iota
-	capRead
-	capOverlay
-	capNone
-)
-
-// capRoots lowers the rules expanded from each root to what the profile
-// gives there, in two ways:
-//
-//   - The root tokens' own subpath keys as they would be expanded at an
-//     ancestor of the root: a root inside what "secrets" = deny or
-//     ".github/workflows" = read names below an ancestor gets that, unless
-//     the keys at that ancestor reopen it.
-//   - The profile's other rules (paths, globs, other roots' rules) that
-//     decide the rule's path explicitly: a deny there makes it a deny; a
-//     read that overrides a write covering the path (a read-only carve-out
-//     inside a writable tree) makes it read; an overlay an overlay. Where
-//     no other rule matches, or only reads do (":minimal", ":root" read),
-//     the root's rules stand: that is what a root is for.
-//
-// Caps only lower, so repeating the second until nothing changes ends.
-// keys are the profile's root-token keys, unexpanded.
-func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string) {
-	var rk []rootKey
-	for _, k := range keys {
-		if p, ok := newRootKey(k); ok {
-			rk = append(rk, p)
-		}
-	}
-	from := expandedFrom(rules, rk, roots, appRoots)
-	ancestorCaps := map[[2]string]int{}
-	for i := range rules {
-		if from[i] == "" {
-			continue
-		}
-		app := "w"
-		if k, _ := newRootKey(rules[i]); k.app {
-			app = "a"
-		}
-		c, ok := ancestorCaps[[2]string{from[i], app}]
-		if !ok {
-			c = ancestorCap(splitComps(from[i]), rk, app == "a")
-			ancestorCaps[[2]string{from[i], app}] = c
-		}
-		lower(&rules[i], c)
-	}
-	idx := newRuleIndex(rules, from)
-	var order []int
-	for i := range rules {
-		if from[i] != "" {
-			order = append(order, i)
-		}
-	}
-	// Outer paths first, so that a chain of nested roots settles in a pass.
-	sort.SliceStable(order, func(a, b int) bool { return len(rules[order[a]].Pattern) < len(rules[order[b]].Pattern) })
-	for changed := true; changed; {
-		changed = false
-		for _, i := range order {
-			r := &rules[i]
-			if r.Access == AccessDeny {
-				continue
-			}
-			at := r.Pattern
-			if r.Glob {
-				at = from[i]
-			}
-			b, writeCovers := idx.resolve(at, from[i])
-			if b < 0 {
-				continue
-			}
-			c := capNone
-			switch d := &rules[b]; {
-			case d.Access == AccessDeny:
-				c = capDeny
-			case d.Overlay:
-				c = capOverlay
-			case d.Access == AccessRead && writeCovers:
-				c = capRead
-			}
-			changed = lower(r, c) || changed
-		}
-	}
-}
-
-// lower lowers r to the cap level c and reports whether it changed.
-func lower(r *PathRule, c int) bool {
-	before := *r
-	switch {
-	case c == capDeny:
-		r.Access, r.Overlay = AccessDeny, false
-	case c == capRead && r.Access == AccessWrite:
-		r.Access = AccessRead
-	case c == capOverlay && r.Access == AccessWrite:
-		r.Access, r.Overlay = AccessRead, true
-	}
-	return *r != before
-}
-
-// expandedFrom returns, for each rule, the root it was expanded from (""
-// for a rule of no root token).
-func expandedFrom(rules []PathRule, keys []rootKey, roots, appRoots []string) []string {
-	at := map[[2]string]string{} // {key, pattern} → root
-	for _, k := range keys {
-		cands := roots
-		if k.app {
-			cands = appRoots
-		}
-		for _, r := range cands {
-			at[[2]string{k.rule.Key, underRoot(r, k.sub)}] = CleanPath(r)
-		}
-	}
-	out := make([]string, len(rules))
-	for i := range rules {
-		out[i] = at[[2]string{rules[i].Key, rules[i].Pattern}]
-	}
-	return out
-}
-
-// underRoot is the pattern a subpath names at root r (expandKey's).
-func underRoot(r string, sub []string) string {
-	if len(sub) == 0 {
-		return CleanPath(r)
-	}
-	p := r
-	for _, c := range sub {
-		p += "/" + c
-	}
-	return CleanPath(p)
-}
-
-// ancestorCap is the lowest level the keys of one family (the app roots',
-// or the workspace and project roots') give a root (comps) when expanded at
-// one of its proper ancestors where a subpath key decides it. Only the
-// ancestors where some key's first component can match are tried (and
-// "/"): elsewhere no subpath key names the root.
-func ancestorCap(comps []string, keys []rootKey, app bool) int {
-	c := capNone
-	tried := map[int]bool{}
-	try := func(j int) {
-		if tried[j] || j >= len(comps) {
-			return
-		}
-		tried[j] = true
-		var best *rootKey
-		spec := -1
-		for i := range keys {
-			k := &keys[i]
-			if k.app != app {
-				continue
-			}
-			s, ok := k.at(comps, j)
-			if ok && (best == nil || s > spec || s == spec && tieRank(&k.rule) > tieRank(&best.rule)) {
-				best, spec = k, s
-			}
-		}
-		if best == nil || len(best.sub) == 0 {
-			return
-		}
-		switch {
-		case best.rule.Access == AccessDeny:
-			c = min(c, capDeny)
-		case best.rule.Overlay:
-			c = min(c, capOverlay)
-		case best.rule.Access == AccessRead:
-			c = min(c, capRead)
-		}
-	}
-	for i := range keys {
-		if keys[i].app == app {
-			for _, j := range keys[i].starts(comps) {
-				try(j)
-			}
-		}
-	}
-	return c
-}
-
-// starts returns the ancestors comps[:j] of a root at which the key could
-// name the root or a directory holding it: where the first component of
-// its subpath that is not "**" matches comps[j] (after a leading "**" any
-// ancestor above would do too, and comps[:j] is the nearest).
-func (k *rootKey) starts(comps []string) []int {
-	f := k.first()
 	if f == "" {
 		return nil
 	}
@@ -266,55 +91,272 @@ func (k *rootKey) starts(comps []string) []int {
 	return out
 }
 
-// ancestorDenies expands an operator's required deny of a root token (a
-// subpath key) at the ancestors of each root where it names the root or a
-// directory holding it: a turn rooted inside the directory the key denies
-// (":workspace_roots/vault" with the root at repo/vault) is denied it as a
-// turn rooted at repo is.
-func ancestorDenies(rule PathRule, roots []string) []PathRule {
-	k, ok := newRootKey(rule)
-	if !ok || len(k.sub) == 0 {
-		return nil
+// Cap levels, lowest first: what a root's rule is lowered to.
+const (
+	capDeny = iota
+	capRead
+	capOverlay
+	capNone
+)
+
+// levelOf is the cap level of a restricting rule.
+func levelOf(r *PathRule) int {
+	switch {
+	case r.Access == AccessDeny:
+		return capDeny
+	case r.Overlay:
+		return capOverlay
+	case r.Access == AccessRead:
+		return capRead
 	}
-	var out []PathRule
-	for _, r := range roots {
-		comps := splitComps(CleanPath(r))
-		for _, j := range k.starts(comps) {
-			if _, ok := k.at(comps, j); !ok {
-				continue
+	return capNone
+}
+
+// lower lowers r to the cap level c.
+func lower(r *PathRule, c int) {
+	switch {
+	case c == capDeny:
+		r.Access, r.Overlay = AccessDeny, false
+	case c == capRead && r.Access == AccessWrite:
+		r.Access = AccessRead
+	case c == capOverlay && r.Access == AccessWrite:
+		r.Access, r.Overlay = AccessRead, true
+	}
+}
+
+// namedRoot is a root the rules were expanded at.
+type namedRoot struct {
+	path string
+	app  bool
+}
+
+// capRoots applies the rule above to rules (the profile's, expanded) and
+// returns them with the anchors' expansions added. keys are the profile's
+// root-token keys, unexpanded; floor returns the allowed root a path lies
+// in ("" when the constraints bound no roots).
+func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links map[string]string, floor func(string) string) []PathRule {
+	var rk []rootKey
+	for _, k := range keys {
+		if p, ok := newRootKey(k); ok {
+			rk = append(rk, p)
+		}
+	}
+	from := expandedFrom(rules, rk, roots, appRoots)
+	var nonRoot []PathRule
+	for i := range rules {
+		if from[i] == (namedRoot{}) {
+			nonRoot = append(nonRoot, rules[i])
+		}
+	}
+	idx := newRuleIndex(nonRoot)
+	var named []namedRoot
+	for _, f := range from {
+		if f != (namedRoot{}) && !slices.Contains(named, f) {
+			named = append(named, f)
+		}
+	}
+	var added []PathRule
+	for _, root := range named {
+		// A root through a symlink is judged where it is written and
+		// where it leads (decisions and the sandbox follow the link).
+		c := capNone
+		at := []namedRoot{root}
+		if l, ok := links[root.path]; ok && CleanPath(l) != root.path {
+			at = append(at, namedRoot{path: CleanPath(l), app: root.app})
+		}
+		for _, r := range at {
+			comps := splitComps(r.path)
+			for _, j := range anchors(r, comps, named, rk, floor) {
+				c = min(c, anchorCap(r, comps, j, rk))
+				added = append(added, inside(r, comps, j, rk)...)
 			}
-			x := rule
-			x.Pattern = underRoot("/"+strings.Join(comps[:j], "/"), k.sub)
-			if !slices.ContainsFunc(out, func(o PathRule) bool { return o.Pattern == x.Pattern }) {
-				out = append(out, x)
+			c = min(c, idx.cover(r.path, outermost(r, named, floor)))
+		}
+		for i := range rules {
+			if from[i] == root {
+				lower(&rules[i], c)
 			}
+		}
+	}
+	// A copy at the pattern of a root's own rule decides with it at equal
+	// specificity, where write wins over read: the root's rule is lowered
+	// to the copy's level instead.
+	for _, a := range added {
+		for i := range rules {
+			if from[i] != (namedRoot{}) && !a.Glob && rules[i].Pattern == a.Pattern {
+				lower(&rules[i], levelOf(&a))
+			}
+		}
+	}
+	for _, a := range added {
+		if !slices.Contains(rules, a) {
+			rules = append(rules, a)
+		}
+	}
+	return rules
+}
+
+// anchors returns the j of the root's anchors comps[:j]: its proper
+// ancestors at or below the allowed root it lies in where a key of its
+// family names something on its path, that allowed root itself, and the
+// roots named above it.
+func anchors(root namedRoot, comps []string, named []namedRoot, keys []rootKey, floor func(string) string) []int {
+	lo := len(comps) // no ancestor counts without allowed roots
+	if f := floor(root.path); f != "" && f != root.path {
+		lo = len(splitComps(f))
+	}
+	var out []int
+	add := func(j int) {
+		if j >= 0 && j < len(comps) && !slices.Contains(out, j) {
+			out = append(out, j)
+		}
+	}
+	add(lo)
+	for i := range keys {
+		if !keys[i].app || root.app {
+			for _, j := range keys[i].starts(comps) {
+				if j >= lo {
+					add(j)
+				}
+			}
+		}
+	}
+	for _, n := range named {
+		if n.path != root.path && !n.app && PathWithin(root.path, n.path) {
+			add(len(splitComps(n.path)))
 		}
 	}
 	return out
 }
 
-// ruleIndex finds the rules that match a path without trying every rule:
-// a path rule matches a path only at one of its ancestors (or itself), and
-// a glob only below its literal leading components, so both are looked up
-// by those along the path (a root's glob keys are one glob per root).
-type ruleIndex struct {
-	rules     []PathRule
-	from      []string
-	byPattern map[string][]int
-	globs     map[string][]int // by literal prefix
-}
-
-func newRuleIndex(rules []PathRule, from []string) *ruleIndex {
-	x := &ruleIndex{rules: rules, from: from, byPattern: map[string][]int{}, globs: map[string][]int{}}
-	for i := range rules {
-		if rules[i].Glob {
-			pre := literalPrefix(rules[i].Pattern)
-			x.globs[pre] = append(x.globs[pre], i)
-		} else {
-			x.byPattern[rules[i].Pattern] = append(x.byPattern[rules[i].Pattern], i)
+// outermost is the root's outermost anchor: the allowed root it lies in,
+// or the outermost root named above it, or the root itself.
+func outermost(root namedRoot, named []namedRoot, floor func(string) string) string {
+	out := root.path
+	if f := floor(root.path); f != "" {
+		out = f
+	}
+	for _, n := range named {
+		if !n.app && PathWithin(root.path, n.path) && len(n.path) < len(out) {
+			out = n.path
 		}
 	}
-	return x
+	return out
+}
+
+// family reports whether key k is expanded at anchors of root: a
+// workspace or project root's anchors take the workspace and project
+// keys; an app read root's take those and its own token's.
+func family(k *rootKey, root namedRoot) bool { return !k.app || root.app }
+
+// anchorCap is the level the family's keys, expanded at the anchor
+// comps[:j], give the root (comps) where a subpath key decides it.
+func anchorCap(root namedRoot, comps []string, j int, keys []rootKey) int {
+	c := capNone
+	for _, app := range []bool{false, true} {
+		var best *rootKey
+		spec := -1
+		for i := range keys {
+			k := &keys[i]
+			if k.app != app || !family(k, root) {
+				continue
+			}
+			s, ok := k.at(comps, j)
+			if ok && (best == nil || s > spec || s == spec && tieRank(&k.rule) > tieRank(&best.rule)) {
+				best, spec = k, s
+			}
+		}
+		if best != nil && len(best.sub) > 0 {
+			c = min(c, levelOf(&best.rule))
+		}
+	}
+	return c
+}
+
+// inside returns the family's deny, read and overlay keys expanded at the
+// anchor comps[:j] that lie inside the root (a glob whose literal part is
+// above the root, a deny only).
+func inside(root namedRoot, comps []string, j int, keys []rootKey) []PathRule {
+	var out []PathRule
+	for i := range keys {
+		k := &keys[i]
+		if !family(k, root) || len(k.sub) == 0 || levelOf(&k.rule) == capNone || root.app && !k.app && k.rule.Access != AccessDeny {
+			continue
+		}
+		r := k.rule
+		r.Pattern = underRoot("/"+strings.Join(comps[:j], "/"), k.sub)
+		lit := r.Pattern
+		if r.Glob {
+			lit = literalPrefix(r.Pattern)
+		}
+		if PathWithin(lit, root.path) && lit != root.path || r.Glob && r.Access == AccessDeny && PathWithin(root.path, lit) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// expandedFrom returns, for each rule, the root it was expanded from (the
+// zero namedRoot for a rule of no root token).
+func expandedFrom(rules []PathRule, keys []rootKey, roots, appRoots []string) []namedRoot {
+	at := map[[2]string]namedRoot{} // {key, pattern} → root
+	for _, k := range keys {
+		cands := roots
+		if k.app {
+			cands = appRoots
+		}
+		for _, r := range cands {
+			at[[2]string{k.rule.Key, underRoot(r, k.sub)}] = namedRoot{path: CleanPath(r), app: k.app}
+		}
+	}
+	out := make([]namedRoot, len(rules))
+	for i := range rules {
+		out[i] = at[[2]string{rules[i].Key, rules[i].Pattern}]
+	}
+	return out
+}
+
+// underRoot is the pattern a subpath names at root r (expandKey's).
+func underRoot(r string, sub []string) string {
+	if len(sub) == 0 {
+		return CleanPath(r)
+	}
+	return CleanPath(r + "/" + strings.Join(sub, "/"))
+}
+
+// ancestorDenies expands an operator's required deny of a root token (a
+// subpath key) at the anchors of each root where it names the root, a
+// directory holding it or one inside it: a turn rooted inside the
+// directory the key denies (":workspace_roots/vault" with the root at
+// repo/vault), or at the parent of a key of two components (repo/ops
+// under ":workspace_roots/ops/vault"), is denied it as a turn rooted at
+// repo is. roots are every root named (an app read root's anchors take
+// the workspace keys too).
+func ancestorDenies(rule PathRule, roots []namedRoot, floor func(string) string) []PathRule {
+	k, ok := newRootKey(rule)
+	if !ok || len(k.sub) == 0 {
+		return nil
+	}
+	var out []PathRule
+	for _, root := range roots {
+		if !family(&k, root) {
+			continue
+		}
+		comps := splitComps(root.path)
+		for _, j := range anchors(root, comps, roots, []rootKey{k}, floor) {
+			x := rule
+			x.Pattern = underRoot("/"+strings.Join(comps[:j], "/"), k.sub)
+			_, covers := k.at(comps, j)
+			lit := x.Pattern
+			if x.Glob {
+				lit = literalPrefix(x.Pattern)
+			}
+			if (covers || PathWithin(lit, root.path) || x.Glob && PathWithin(root.path, lit)) && !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
 }
 
 // literalPrefix is the leading components of a glob pattern that hold no
@@ -336,32 +378,57 @@ func literalPrefix(pat string) string {
 	return pat[:end]
 }
 
-// resolve decides the clean path p as ResolvePathRules does, over the
-// rules not expanded from root skip, and reports whether a write rule
-// among them matches p. It returns the deciding rule's index, or -1.
-func (x *ruleIndex) resolve(p, skip string) (best int, writeCovers bool) {
-	best, spec := -1, -1
-	consider := func(i, s int) {
-		if x.from[i] == skip {
-			return
-		}
-		r := &x.rules[i]
-		writeCovers = writeCovers || r.Access == AccessWrite
-		if best < 0 || s > spec || s == spec && (tieRank(r) > tieRank(&x.rules[best]) || tieRank(r) == tieRank(&x.rules[best]) && i < best) {
-			best, spec = i, s
+// ruleIndex finds the rules that match a path without trying every rule:
+// a path rule matches a path only at one of its ancestors (or itself), and
+// a glob only below its literal leading components.
+type ruleIndex struct {
+	rules     []PathRule
+	byPattern map[string][]int
+	globs     map[string][]int // by literal prefix
+}
+
+func newRuleIndex(rules []PathRule) *ruleIndex {
+	x := &ruleIndex{rules: rules, byPattern: map[string][]int{}, globs: map[string][]int{}}
+	for i := range rules {
+		if rules[i].Glob {
+			pre := literalPrefix(rules[i].Pattern)
+			x.globs[pre] = append(x.globs[pre], i)
+		} else {
+			x.byPattern[rules[i].Pattern] = append(x.byPattern[rules[i].Pattern], i)
 		}
 	}
+	return x
+}
+
+// cover is the level the profile's rules other than the roots' give the
+// root p: a deny that decides p (whatever its specificity: the profile
+// denies it, wherever the runtime roots a turn), an overlay, or a read
+// that overrides a write around it (a read-only carve-out of a writable
+// tree); and, against a write from the root's outermost anchor fl (the
+// allowed root it lies in, or a root named above it; p itself without
+// either), any deny, read or overlay that wins over that write at p. A
+// read less specific than that write (":minimal", ":root" read) does not
+// lower the root: the root is there to be written.
+func (x *ruleIndex) cover(p, fl string) int {
 	var comps []string
+	var best *PathRule
+	spec, writeCovers := -1, false
+	consider := func(r *PathRule, s int) {
+		writeCovers = writeCovers || r.Access == AccessWrite
+		if best == nil || s > spec || s == spec && tieRank(r) > tieRank(best) {
+			best, spec = r, s
+		}
+	}
 	at := func(pre string, n int) {
 		for _, i := range x.byPattern[pre] {
-			consider(i, n)
+			consider(&x.rules[i], n)
 		}
 		for _, i := range x.globs[pre] {
 			if comps == nil {
 				comps = splitComps(p)
 			}
 			if s, ok := x.rules[i].match(comps); ok {
-				consider(i, s)
+				consider(&x.rules[i], s)
 			}
 		}
 	}
@@ -374,5 +441,15 @@ func (x *ruleIndex) resolve(p, skip string) (best int, writeCovers bool) {
 		n++
 		at(p[:k], n)
 	}
-	return best, writeCovers
+	c := capNone
+	if best != nil {
+		if l := levelOf(best); l != capRead || writeCovers {
+			c = l
+		}
+		anchor := PathRule{Access: AccessWrite}
+		if s := len(splitComps(fl)); spec > s || spec == s && tieRank(best) > tieRank(&anchor) {
+			c = min(c, levelOf(best))
+		}
+	}
+	return c
 }

@@ -19,6 +19,7 @@ func TestRootsGrantNoMoreThanTheProfile(t *testing.T) {
 		"/srv/ro":                            AccessRead,
 	}}
 	set := ProfileSet{"dev": dev}
+	bounded := &Constraints{AllowedRoots: []string{"/w", "/srv", "/home/u", "/opt", "/data/repos"}}
 	for _, c := range []struct {
 		name string
 		env  ProfileEnv
@@ -33,6 +34,10 @@ func TestRootsGrantNoMoreThanTheProfile(t *testing.T) {
 		{"workspace root at a read-only carve-out", ProfileEnv{WorkspaceRoot: "/w/.github/workflows"}, "/w/.github/workflows/release.yml", AccessRead},
 		{"project root at a read-only carve-out", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/w/.github/workflows"}}, "/w/.github/workflows/release.yml", AccessRead},
 		{"a root whose own subpath key ties with the carve-out", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/w/.github"}}, "/w/.github/workflows/release.yml", AccessRead},
+		{"a workspace root at the parent of a two-component key", ProfileEnv{WorkspaceRoot: "/w/.github"}, "/w/.github/workflows/release.yml", AccessRead},
+		{"two roots that would vouch for each other", ProfileEnv{WorkspaceRoot: "/srv/ro/ci", ProjectRoots: []string{"/srv/ro/ci/workflows"}}, "/srv/ro/ci/workflows/a.yml", AccessRead},
+		{"two roots in a glob deny", ProfileEnv{WorkspaceRoot: "/w/app", ProjectRoots: []string{"/w/app/private/workflows"}}, "/w/app/private/workflows/a", AccessDeny},
+		{"control: a checkout under a directory named like a key, outside its allowed root", ProfileEnv{WorkspaceRoot: "/data/repos/model"}, "/data/repos/model/a.py", AccessWrite},
 		{"project root inside an absolute carve-out", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/srv/ro/app"}}, "/srv/ro/app/f", AccessRead},
 		{"a root inside a root capped to read", ProfileEnv{WorkspaceRoot: "/srv/ro/app", ProjectRoots: []string{"/srv/ro/app/lib"}}, "/srv/ro/app/lib/f", AccessRead},
 		{"an app read root inside its own token's deny", ProfileEnv{WorkspaceRoot: "/w", AppReadRoots: []string{"/opt/private/sdk"}}, "/opt/private/sdk/key", AccessDeny},
@@ -47,7 +52,7 @@ func TestRootsGrantNoMoreThanTheProfile(t *testing.T) {
 		{"the carve-out's sibling", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/w/.github"}}, "/w/.github/CODEOWNERS", AccessWrite},
 	} {
 		c.env.Cwd = c.env.WorkspaceRoot
-		cp, err := CompileProfile(set, "dev", c.env, nil)
+		cp, err := CompileProfile(set, "dev", c.env, bounded)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -59,6 +64,31 @@ func TestRootsGrantNoMoreThanTheProfile(t *testing.T) {
 			t.Errorf("%s: %s is %s (rule %s), want %s", c.name, c.path, d.Access, key, c.want)
 		}
 	}
+	// Without allowed_roots the runtime may root a turn anywhere, and a
+	// roots-relative key holds at the roots it names only; the profile's
+	// absolute rules and the roots named above a root still hold.
+	for _, c := range []struct {
+		name string
+		env  ProfileEnv
+		path string
+		want Access
+	}{
+		{"project root inside another root's deny", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/w/secrets/prod"}}, "/w/secrets/prod/db.key", AccessDeny},
+		{"project root at another root's carve-out", ProfileEnv{WorkspaceRoot: "/w", ProjectRoots: []string{"/w/.github"}}, "/w/.github/workflows/release.yml", AccessRead},
+		{"workspace root inside a glob deny", ProfileEnv{WorkspaceRoot: "/w/app/private/keys"}, "/w/app/private/keys/k.pem", AccessDeny},
+		{"workspace root inside an absolute carve-out", ProfileEnv{WorkspaceRoot: "/srv/ro/app"}, "/srv/ro/app/f", AccessRead},
+		{"control: a root alone where only roots-relative keys say no", ProfileEnv{WorkspaceRoot: "/w/secrets"}, "/w/secrets/db.key", AccessWrite},
+		{"control: a checkout under a directory named like a key", ProfileEnv{WorkspaceRoot: "/data/secrets/model"}, "/data/secrets/model/a.py", AccessWrite},
+	} {
+		c.env.Cwd = c.env.WorkspaceRoot
+		cp, err := CompileProfile(set, "dev", c.env, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d := cp.Explain(c.path); d.Access != c.want {
+			t.Errorf("unbounded, %s: %s is %s, want %s", c.name, c.path, d.Access, c.want)
+		}
+	}
 }
 
 // TestRequiredDenyHoldsAboveTheRoot: an operator's required deny relative
@@ -66,7 +96,7 @@ func TestRootsGrantNoMoreThanTheProfile(t *testing.T) {
 // below an ancestor, while a root beside it keeps its write.
 func TestRequiredDenyHoldsAboveTheRoot(t *testing.T) {
 	set := ProfileSet{"dev": {Name: "dev", Extends: BuiltinWorkspace}}
-	cons := &Constraints{RequiredDeny: []string{":workspace_roots/vault", ":project_roots/**/keys"}}
+	cons := &Constraints{AllowedRoots: []string{"/work"}, RequiredDeny: []string{":workspace_roots/vault", ":project_roots/**/keys", ":workspace_roots/ops/vault"}}
 	for _, c := range []struct {
 		root, path string
 		want       Access
@@ -78,6 +108,8 @@ func TestRequiredDenyHoldsAboveTheRoot(t *testing.T) {
 		{"/work/repo", "/work/repo/src/a.go", AccessWrite},
 		{"/work/vaults", "/work/vaults/a", AccessWrite},
 		{"/work/repo/src", "/work/repo/src/a.go", AccessWrite},
+		{"/work/repo/ops", "/work/repo/ops/vault/prod.key", AccessDeny},
+		{"/work/repo/ops", "/work/repo/ops/run.sh", AccessWrite},
 	} {
 		cp, err := CompileProfile(set, "dev", ProfileEnv{WorkspaceRoot: c.root, Cwd: c.root}, cons)
 		if err != nil {

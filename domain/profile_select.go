@@ -68,7 +68,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if in.WorkspaceRoot == "" {
 		in.WorkspaceRoot = in.Cwd
 	}
-	env := ProfileEnv{Home: cat.Home, Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, ProjectRoots: in.ProjectRoots, AppReadRoots: in.AppReadRoots}
+	env := ProfileEnv{Home: cat.Home, Cwd: in.Cwd, WorkspaceRoot: in.WorkspaceRoot, ProjectRoots: in.ProjectRoots, AppReadRoots: in.AppReadRoots, RootLinks: in.RootLinks}
 	cp, err := CompileProfile(cat.Profiles, name, env, cat.Constraints)
 	if err != nil {
 		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "permission_profile.profile", Value: name, Message: err.Error()}

@@ -42,6 +42,12 @@ type SnapshotInputs struct {
 	// ProtectedPaths replaces DefaultProtectedPaths when not nil (an empty
 	// non-nil list protects nothing).
 	ProtectedPaths []ProtectedPath
+	// RootLinks maps a root (clean, absolute) to where its symlinks lead
+	// when the turn starts, where that is elsewhere: a profile's rules
+	// judge a root where it lies too (capRoots), as decisions and the
+	// sandbox follow its links. Set by the server; not part of the
+	// request.
+	RootLinks map[string]string
 }
 
 // FieldError reports bad input, naming the field.

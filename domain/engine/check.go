@@ -83,26 +83,37 @@ type RootResolver interface {
 
 // checkRoots refuses a turn whose roots lead outside the operator's
 // allowed_roots through a symlink (SelectSnapshot checks them as written).
+// It also records where each root leads when that is elsewhere
+// (StartTurn.RootLinks), for the profile's rules to judge it there.
 func (e *Engine) checkRoots(c *turn.StartTurn) error {
-	if c.Catalog == nil || c.Catalog.Constraints == nil || c.Catalog.Constraints.AllowedRoots == nil {
-		return nil
-	}
 	rr, ok := e.cfg.Checker.(RootResolver)
 	if !ok {
 		return nil
 	}
-	cons := c.Catalog.Constraints
 	in := domain.SnapshotInputs{Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots, AppReadRoots: c.Inputs.AppReadRoots}
 	fields, raw, abs, err := domain.RootsNamed(&in)
 	if err != nil {
 		return nil // the snapshot's resolution refuses the inputs
 	}
+	var cons *domain.Constraints
+	if c.Catalog != nil && c.Catalog.Constraints != nil && c.Catalog.Constraints.AllowedRoots != nil {
+		cons = c.Catalog.Constraints
+	}
 	for i, p := range abs {
 		canon, err := rr.ResolveRoot(p)
 		if err != nil {
+			if cons == nil {
+				continue // judged as written
+			}
 			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
 		}
-		if !cons.RootAllowed(canon, c.Catalog.Home) {
+		if canon != p {
+			if c.RootLinks == nil {
+				c.RootLinks = map[string]string{}
+			}
+			c.RootLinks[p] = canon
+		}
+		if cons != nil && !cons.RootAllowed(canon, c.Catalog.Home) {
 			if canon == p {
 				canon = "" // no symlink: the root as the snapshot takes it is outside
 			}

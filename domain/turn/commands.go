@@ -48,7 +48,10 @@ type StartTurn struct {
 	// Sensitive are the service's own secrets (data directory, credential
 	// files), denied to the turn in every mode (not part of the request's
 	// identity).
-	Sensitive    []string
+	Sensitive []string
+	// RootLinks: domain.SnapshotInputs.RootLinks, filled by the engine
+	// (not part of the request's identity).
+	RootLinks    map[string]string
 	ParentTurnID string
 	TaskCap      *domain.TaskCap
 	// Parent is loaded by the engine when ParentTurnID is set.

@@ -89,6 +89,7 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	si := domain.SnapshotInputs{
 		Cwd: c.Inputs.Cwd, WorkspaceRoot: c.Inputs.WorkspaceRoot, ProjectRoots: c.Inputs.ProjectRoots,
 		AppReadRoots: c.Inputs.AppReadRoots, ExecutionBackend: c.Inputs.ExecutionBackend, Kernel: c.Kernel,
+		RootLinks: c.RootLinks,
 	}
 	var snap domain.TurnExecutionSecuritySnapshot
 	var err error
