@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -27,31 +26,16 @@ import (
 // workspace file is allowed.
 func TestAttack48ProjectRootWritesReadCarveOut(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	root := workspace(t)
+	dc := filepath.Join(root, ".github", "workflows", "release.yml")
+	makeFiles(t, "on: push\n", dc)
+	runtime := devProfileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.filesystem.":workspace_roots"]
 "." = "write"
 ".github/workflows" = "read"
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root := workspace(t)
-	cons := filepath.Join(dir, "constraints.toml")
-	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"dev\"]\nallowed_roots = [\""+root+"\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dc := filepath.Join(root, ".github", "workflows", "release.yml")
-	if err := os.MkdirAll(filepath.Dir(dc), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dc, []byte("on: push\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`, root)
 	start := func(id string, projectRoots ...string) {
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
 			"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root, "cwd": root}

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -27,9 +26,11 @@ import (
 // allowed_roots is refused.
 func TestAttack48ProjectRootReopensDeny(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	root := workspace(t)
+	secret := filepath.Join(root, "secrets", "prod", "db.key")
+	private := filepath.Join(root, "app", "private", "keys", "signing.pem")
+	makeFiles(t, "s3cret\n", secret, private)
+	runtime := devProfileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.filesystem]
@@ -37,26 +38,7 @@ extends = ":workspace"
 [permissions.dev.filesystem.":workspace_roots"]
 "." = "write"
 "secrets" = "deny"
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root := workspace(t)
-	cons := filepath.Join(dir, "constraints.toml")
-	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"dev\"]\nallowed_roots = [\""+root+"\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	secret := filepath.Join(root, "secrets", "prod", "db.key")
-	private := filepath.Join(root, "app", "private", "keys", "signing.pem")
-	for _, f := range []string{secret, private} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte("s3cret\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`, root)
 	start := func(id string, projectRoots ...string) (int, []byte) {
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
 			"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root, "cwd": root}

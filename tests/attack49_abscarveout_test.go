@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -30,36 +29,19 @@ import (
 // rooted at <code>/app may patch its own files.
 func TestAttack49RootReopensAbsoluteReadOnly(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	code := workspace(t)
 	infra := filepath.Join(code, "infra")
 	tf := filepath.Join(infra, "main.tf")
 	app := filepath.Join(code, "app", "main.go")
-	for _, f := range []string{tf, app} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte("old\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	makeFiles(t, "old\n", tf, app)
+	runtime := devProfileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.filesystem]
 "`+infra+`" = "read"
 [permissions.dev.filesystem.":workspace_roots"]
 "." = "write"
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cons := filepath.Join(dir, "constraints.toml")
-	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"dev\"]\nallowed_roots = [\""+code+"\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`, code)
 	start := func(id, wsRoot string, projectRoots ...string) {
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
 			"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": wsRoot, "cwd": wsRoot}

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -28,35 +27,18 @@ import (
 // <repo>/vault, are denied the files; the app turn reads its own source.
 func TestAttack49AppReadRootReadsRootsDeny(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	root := workspace(t)
+	vault := filepath.Join(root, "vault", "prod.key")
+	secret := filepath.Join(root, "secrets", "prod", "db.key")
+	src := filepath.Join(root, "app", "main.go")
+	makeFiles(t, "s3cret\n", vault, secret, src)
+	runtime := devProfileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.filesystem.":workspace_roots"]
 "." = "write"
 "secrets" = "deny"
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root := workspace(t)
-	cons := filepath.Join(dir, "constraints.toml")
-	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"dev\"]\nallowed_roots = [\""+root+"\"]\nrequired_deny = [\":workspace_roots/vault\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	vault := filepath.Join(root, "vault", "prod.key")
-	secret := filepath.Join(root, "secrets", "prod", "db.key")
-	src := filepath.Join(root, "app", "main.go")
-	for _, f := range []string{vault, secret, src} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte("s3cret\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`, root, `required_deny = [":workspace_roots/vault"]`)
 	start := func(id, wsRoot string, appRoots ...string) {
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
 			"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": wsRoot, "cwd": wsRoot}

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -26,35 +25,18 @@ import (
 // at <repo>/.github may patch CODEOWNERS.
 func TestAttack49ParentRootWritesCarveOut(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	root := workspace(t)
+	dc := filepath.Join(root, ".github", "workflows", "release.yml")
+	owners := filepath.Join(root, ".github", "CODEOWNERS")
+	vault := filepath.Join(root, "ops", "vault", "prod.key")
+	makeFiles(t, "on: push\n", dc, owners, vault)
+	runtime := devProfileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.filesystem.":workspace_roots"]
 "." = "write"
 ".github/workflows" = "read"
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root := workspace(t)
-	cons := filepath.Join(dir, "constraints.toml")
-	if err := os.WriteFile(cons, []byte("allowed_profiles = [\"dev\"]\nallowed_roots = [\""+root+"\"]\nrequired_deny = [\":workspace_roots/ops/vault\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dc := filepath.Join(root, ".github", "workflows", "release.yml")
-	owners := filepath.Join(root, ".github", "CODEOWNERS")
-	vault := filepath.Join(root, "ops", "vault", "prod.key")
-	for _, f := range []string{dc, owners, vault} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte("on: push\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--constraints", cons)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`, root, `required_deny = [":workspace_roots/ops/vault"]`)
 	start := func(id, wsRoot string) {
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
 			"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": wsRoot, "cwd": wsRoot}
