@@ -565,7 +565,7 @@ func (v *fsView) access(p string) (domain.Access, *fsRule) {
 		if !domain.PathWithin(p, g.Path) || accessRank(g.Access) <= accessRank(best) {
 			continue
 		}
-		if d := v.shadow(g.Path, p); d != nil {
+		if d := v.shadow(&g, p); d != nil {
 			by = d
 			continue
 		}
@@ -589,11 +589,19 @@ func (v *fsView) access(p string) (domain.Access, *fsRule) {
 	return best, by
 }
 
+// linked reports whether the rule's path passed a symlink (its snapshot
+// path is not where it leads).
+func (r *fsRule) linked() bool { return r.From != "" && domain.CleanPath(r.From) != r.Path }
+
 // shadow returns the reopenable deny that lies at or below grant and covers
-// p (the grant does not apply at p), or nil.
-func (v *fsView) shadow(grant, p string) *fsRule {
+// p (the grant does not apply at p), or nil. A grant whose path passes a
+// symlink (a root the runtime named through a link) reopens nothing: every
+// reopenable deny covering p shadows it, also one above it (a link into a
+// denied directory, named as a project root or pointed there after the
+// turn started, reopened it: the forty-ninth review).
+func (v *fsView) shadow(grant *fsRule, p string) *fsRule {
 	for i, d := range v.carves {
-		if d.Reopenable && domain.PathWithin(p, d.Path) && domain.PathWithin(d.Path, grant) {
+		if d.Reopenable && domain.PathWithin(p, d.Path) && (domain.PathWithin(d.Path, grant.Path) || grant.linked() && domain.PathWithin(grant.Path, d.Path)) {
 			return &v.carves[i]
 		}
 	}

@@ -8,13 +8,14 @@ import (
 )
 
 // TestLinkedRootRetargetedReopensNothing: the forty-ninth review's link
-// into a denied directory, made after the turn started. The project root
-// <repo>/lnk leads to <repo>/app when the turn starts (judged there: a
-// write), then the agent points the link at <repo>/secrets/prod. Decisions
-// judge the root where it led at the start (the sandbox's view keeps a
-// grant's place: never a future place chosen by a link), so the capped
-// judgement at the start stays the judgement. Control: before the link
-// moves, the project root's file is written through it.
+// into a denied directory, pointed there after the turn started. The
+// project root <repo>/lnk leads to <repo>/app when the turn starts (judged
+// there: a write), then the agent points the link at <repo>/secrets/prod.
+// The sandbox's view (which decisions use too) takes a grant where its
+// link leads when it is built, so the root's grant became one inside the
+// deny, which a grant there reopens: a grant whose path passes a symlink
+// now reopens no deny (fsView.shadow). Control: before the link moves, the
+// project root's file is written through it.
 func TestLinkedRootRetargetedReopensNothing(t *testing.T) {
 	t.Parallel()
 	root := workspace(t)
@@ -50,7 +51,7 @@ extends = ":workspace"
 		t.Fatal(err)
 	}
 	for i, f := range []string{secret, filepath.Join(lnk, "db.key")} {
-		if d := runtime.decide("t", "r"+string(rune('0'+i)), "read_file", map[string]any{"path": f}); true { t.Logf("%s: %+v", f, d) }; if d := runtime.decide("t", "r"+string(rune('0'+i)), "read_file", map[string]any{"path": f}); d.Decision != "deny" {
+		if d := runtime.decide("t", "r"+string(rune('0'+i)), "read_file", map[string]any{"path": f}); d.Decision != "deny" {
 			t.Errorf("after the link moved into the deny, the turn reads %s: %s %s", f, d.Decision, d.Reason)
 		}
 		if d := runtime.decide("t", "w"+string(rune('0'+i)), "apply_patch", patch(f)); d.Decision != "deny" {
