@@ -400,12 +400,19 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 				rs[i].Locked = true
 			}
 			if len(rs) > 0 && slices.Contains(rootTokens, fk.Token) {
+				// Each root where it is written and where its link leads.
 				var named []namedRoot
+				add := func(p string, app bool) {
+					named = append(named, namedRoot{path: p, app: app})
+					if l, ok := env.RootLinks[p]; ok && CleanPath(l) != p {
+						named = append(named, namedRoot{path: CleanPath(l), app: app})
+					}
+				}
 				for _, r := range c.WorkspaceRoots {
-					named = append(named, namedRoot{path: r})
+					add(r, false)
 				}
 				for _, r := range env.AppReadRoots {
-					named = append(named, namedRoot{path: CleanPath(r), app: true})
+					add(CleanPath(r), true)
 				}
 				rs = append(rs, ancestorDenies(rs[0], named, floor)...)
 			}

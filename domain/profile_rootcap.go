@@ -150,46 +150,82 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 	}
 	idx := newRuleIndex(nonRoot)
 	var named []namedRoot
-	for _, f := range from {
-		if f != (namedRoot{}) && !slices.Contains(named, f) {
+	ofRoot := map[namedRoot][]int{} // the rules expanded from each root
+	for i, f := range from {
+		if f == (namedRoot{}) {
+			continue
+		}
+		if _, ok := ofRoot[f]; !ok {
 			named = append(named, f)
 		}
+		ofRoot[f] = append(ofRoot[f], i)
 	}
+	seen := map[PathRule]bool{}
 	var added []PathRule
 	for _, root := range named {
 		// A root through a symlink is judged where it is written and
 		// where it leads (decisions and the sandbox follow the link).
-		c := capNone
 		at := []namedRoot{root}
 		if l, ok := links[root.path]; ok && CleanPath(l) != root.path {
 			at = append(at, namedRoot{path: CleanPath(l), app: root.app})
 		}
-		for _, r := range at {
+		c := capNone
+		js := make([][]int, len(at))
+		for k, r := range at {
 			comps := splitComps(r.path)
-			for _, j := range anchors(r, comps, named, rk, floor) {
-				c = min(c, anchorCap(r, comps, j, rk))
-				added = append(added, inside(r, comps, j, rk)...)
+			js[k] = anchors(r, comps, named, rk, floor)
+			startsAt := make([][]bool, len(rk))
+			for i := range rk {
+				startsAt[i] = make([]bool, len(comps))
+				for _, j := range rk[i].starts(comps) {
+					startsAt[i][j] = true
+				}
+			}
+			for _, j := range js[k] {
+				c = min(c, anchorCap(r, comps, j, rk, startsAt))
 			}
 			c = min(c, idx.cover(r.path, outermost(r, named, floor)))
 		}
-		for i := range rules {
-			if from[i] == root {
-				lower(&rules[i], c)
+		for _, i := range ofRoot[root] {
+			lower(&rules[i], c)
+		}
+		if c == capDeny {
+			continue // nothing inside it to add
+		}
+		for k, r := range at {
+			comps := splitComps(r.path)
+			for _, j := range js[k] {
+				for _, x := range inside(r, comps, j, rk) {
+					if !seen[x] {
+						seen[x] = true
+						added = append(added, x)
+					}
+				}
 			}
 		}
 	}
 	// A copy at the pattern of a root's own rule decides with it at equal
 	// specificity, where write wins over read: the root's rule is lowered
 	// to the copy's level instead.
+	rootRules := map[string][]int{}
+	for i := range rules {
+		if from[i] != (namedRoot{}) && !rules[i].Glob {
+			rootRules[rules[i].Pattern] = append(rootRules[rules[i].Pattern], i)
+		}
+	}
 	for _, a := range added {
-		for i := range rules {
-			if from[i] != (namedRoot{}) && !a.Glob && rules[i].Pattern == a.Pattern {
+		if !a.Glob {
+			for _, i := range rootRules[a.Pattern] {
 				lower(&rules[i], levelOf(&a))
 			}
 		}
 	}
+	have := map[PathRule]bool{}
+	for _, r := range rules {
+		have[r] = true
+	}
 	for _, a := range added {
-		if !slices.Contains(rules, a) {
+		if !have[a] {
 			rules = append(rules, a)
 		}
 	}
@@ -206,8 +242,10 @@ func anchors(root namedRoot, comps []string, named []namedRoot, keys []rootKey, 
 		lo = len(splitComps(f))
 	}
 	var out []int
+	seen := make([]bool, len(comps))
 	add := func(j int) {
-		if j >= 0 && j < len(comps) && !slices.Contains(out, j) {
+		if j >= 0 && j < len(comps) && !seen[j] {
+			seen[j] = true
 			out = append(out, j)
 		}
 	}
@@ -251,15 +289,17 @@ func family(k *rootKey, root namedRoot) bool { return !k.app || root.app }
 
 // anchorCap is the level the family's keys, expanded at the anchor
 // comps[:j], give the root (comps) where a subpath key decides it.
-func anchorCap(root namedRoot, comps []string, j int, keys []rootKey) int {
+// startsAt[i][j] says whether key i starts at comps[j] (rootKey.starts).
+func anchorCap(root namedRoot, comps []string, j int, keys []rootKey, startsAt [][]bool) int {
 	c := capNone
 	for _, app := range []bool{false, true} {
 		var best *rootKey
 		spec := -1
 		for i := range keys {
 			k := &keys[i]
-			if k.app != app || !family(k, root) {
-				continue
+			if k.app != app || !family(k, root) || k.rule.Glob && !startsAt[i][j] {
+				continue // a glob is tried where it starts (its nearest anchor): matching
+				// it at every anchor above cost depth squared a root
 			}
 			s, ok := k.at(comps, j)
 			if ok && (best == nil || s > spec || s == spec && tieRank(&k.rule) > tieRank(&best.rule)) {
