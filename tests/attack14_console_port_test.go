@@ -97,7 +97,7 @@ func TestAttack14ConsoleSessionOnAnotherPort(t *testing.T) {
 	if a.Status != "pending" {
 		t.Fatalf("the request is %s (%s) before the console answers it", a.Status, a.Resolution)
 	}
-	run(t, ctx, "allow once", chromedp.Click(`#req-`+rid+` button[data-resolution="allow_once"]`, chromedp.ByQuery),
+	run(t, ctx, "allow once", clickAnswer(`#req-`+rid+` button[data-resolution="allow_once"]`),
 		chromedp.WaitVisible(`#req-`+rid+`[data-status="resolved"]`, chromedp.ByQuery))
 	s.JSON("GET", "/v1/approvals/"+rid, nil, http.StatusOK, &a)
 	if a.Status != "resolved" || a.Resolution != "allow_once" {

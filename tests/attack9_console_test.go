@@ -84,7 +84,7 @@ func TestAttack9ConsoleCardMovesUnderTheClick(t *testing.T) {
 	}
 
 	// The control: a click on the agent's card's own button answers it.
-	run(t, ctx, "deny the agent's request", chromedp.Click(`#req-`+evil+` button[data-resolution="deny"]`, chromedp.ByQuery),
+	run(t, ctx, "deny the agent's request", clickAnswer(`#req-`+evil+` button[data-resolution="deny"]`),
 		chromedp.WaitVisible(`#req-`+evil+`[data-status="resolved"]`, chromedp.ByQuery))
 	s.JSON("GET", "/v1/approvals/"+evil, nil, http.StatusOK, &a)
 	if a.Status != "resolved" || a.Resolution != "deny" {

@@ -64,6 +64,23 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// clickAnswer clicks the element sel selects, querying it again when the
+// console re-rendered it between the query and the click (an event on the
+// live stream redraws a request's card; chromedp then reports the node id
+// it found as gone, "Could not find node with given id"): the click lands
+// on the card as it is, as a person's would.
+func clickAnswer(sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var err error
+		for range 5 {
+			if err = chromedp.Click(sel, chromedp.ByQuery).Do(ctx); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+				return err
+			}
+		}
+		return err
+	})
+}
+
 func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
 	t.Helper()
 	if err := chromedp.Run(ctx, actions...); err != nil {
@@ -187,7 +204,7 @@ func TestConsoleApproveAndDenyLive(t *testing.T) {
 		t.Fatalf("the exec returned before anyone answered: %+v", ans)
 	default:
 	}
-	run(t, a, "allow once", chromedp.Click(`#req-`+reqID+` button[data-resolution="allow_once"]`, chromedp.ByQuery))
+	run(t, a, "allow once", clickAnswer(`#req-`+reqID+` button[data-resolution="allow_once"]`))
 	ans := waitExec(t, first)
 	if res, _ := ans.body["result"].(map[string]any); ans.status != http.StatusOK || ans.body["ran"] != true || !strings.Contains(fmt.Sprint(res["stdout"]), "console-call-1") {
 		t.Fatalf("the waiting exec answered %d %v, want 200 with the command run", ans.status, ans.body)
@@ -477,7 +494,7 @@ func TestConsoleAcrossInstances(t *testing.T) {
 	var id string
 	run(t, b, "B's console shows the request opened through A", chromedp.WaitVisible(`article[data-status="pending"]`, chromedp.ByQuery),
 		chromedp.AttributeValue(`article[data-status="pending"]`, "id", &id, nil, chromedp.ByQuery))
-	run(t, a, "A's console answers", chromedp.WaitVisible("#"+id, chromedp.ByID), chromedp.Click("#"+id+` button[data-resolution="allow_for_turn"]`, chromedp.ByQuery))
+	run(t, a, "A's console answers", chromedp.WaitVisible("#"+id, chromedp.ByID), clickAnswer("#"+id+` button[data-resolution="allow_for_turn"]`))
 	run(t, b, "B's console shows the answer", chromedp.WaitVisible("#"+id+`[data-status="resolved"]`, chromedp.ByQuery))
 	if got := text(t, b, "#"+id+" .result"); !strings.Contains(got, "allow_for_turn") {
 		t.Fatalf("B shows %q", got)
@@ -520,7 +537,7 @@ func TestConsoleShowsHiddenCharacters(t *testing.T) {
 	}
 	var reqID string
 	run(t, a, "deny", chromedp.AttributeValue(`article[data-status="pending"]`, "id", &reqID, nil, chromedp.ByQuery))
-	run(t, a, "deny", chromedp.Click(`#`+reqID+` button[data-resolution="deny"]`, chromedp.ByQuery))
+	run(t, a, "deny", clickAnswer(`#`+reqID+` button[data-resolution="deny"]`))
 	if ans := waitExec(t, ch); ans.body["ran"] == true {
 		t.Fatalf("the denied exec ran: %v", ans.body)
 	}
