@@ -76,6 +76,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	// A parent's profile rules (globs, locked operator denies) bind the
 	// child too: decisions take the narrower of them and the child's roots.
 	child.Sandbox.Filesystem.Rules = in.Parent.Sandbox.Filesystem.Rules
+	BindRootLinks(&child, si.RootLinks)
 	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)

@@ -158,6 +158,60 @@ func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) e
 	return nil
 }
 
+// BindRootLinks sets LedTo on each root entry of the snapshot that links
+// names (where each root led when the turn started: SnapshotInputs.RootLinks).
+// A profile's rules inside a root that led elsewhere than it is written
+// are written where it led: decisions follow a rule's links when they
+// resolve it, and a link the agent points elsewhere later would take the
+// root's rules with it (into a directory a glob denies, more specific
+// there than the glob: the fifty-second review).
+func BindRootLinks(s *TurnExecutionSecuritySnapshot, links map[string]string) {
+	if links == nil {
+		return
+	}
+	es := s.Sandbox.Filesystem.Entries
+	moved := map[string]string{}
+	for i := range es {
+		switch es[i].Kind {
+		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
+			p := CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path))
+			if l, ok := links[p]; ok {
+				es[i].LedTo = CleanPath(l)
+				if es[i].LedTo != p {
+					moved[p] = es[i].LedTo
+				}
+			}
+		}
+	}
+	rs := s.Sandbox.Filesystem.Rules
+	for i := range rs {
+		best := ""
+		for p := range moved {
+			if PathWithin(rs[i].Pattern, p) && len(p) > len(best) {
+				best = p
+			}
+		}
+		if best != "" {
+			rs[i].Pattern = CleanPath(moved[best] + "/" + strings.TrimPrefix(rs[i].Pattern, best))
+		}
+	}
+}
+
+// RootLinksOf returns where the snapshot's roots led when its turn started
+// (their LedTo), for a snapshot selected again in the turn.
+func RootLinksOf(s *TurnExecutionSecuritySnapshot) map[string]string {
+	var out map[string]string
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.LedTo != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[CleanPath(cmp.Or(e.ResolvedPath, e.Path))] = e.LedTo
+		}
+	}
+	return out
+}
+
 // RootsNamed returns the roots a turn's inputs name, each with the request
 // field that names it: the workspace root (the cwd when there is none), the
 // project and app read roots, and the cwd; as written (raw) and made

@@ -63,6 +63,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 		if err != nil {
 			return s, err
 		}
+		BindRootLinks(&s, in.RootLinks)
 		return s, cat.Constraints.BindRoots(&s, cat.Home)
 	}
 	if in.WorkspaceRoot == "" {
@@ -83,6 +84,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 	if err != nil {
 		return s, err
 	}
+	BindRootLinks(&s, in.RootLinks)
 	if err := cat.Constraints.BindRoots(&s, cat.Home); err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
 	}

@@ -78,6 +78,13 @@ type FilesystemEntry struct {
 	// there, so a directory on its path replaced by a symlink later does
 	// not take the grant elsewhere.
 	Within string `json:"within,omitempty"`
+	// LedTo (roots only) is where the root led, its symlinks resolved,
+	// when the turn started: the sandbox grants the root only while it
+	// still leads there. A root whose link the agent points elsewhere
+	// later (into a directory its profile denies only where the root was
+	// judged at the start: an anchor's or an operator's deny, a glob's),
+	// or a directory on its path swapped for a link, is no root there.
+	LedTo string `json:"led_to,omitempty"`
 	// Overlay (a read root compiled from a profile's "overlay" rule): the
 	// sandbox mounts the directory for the command as an overlay whose
 	// upper layer is the command's own (a tmpfs that goes with it), so the

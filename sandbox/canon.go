@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
@@ -370,6 +371,11 @@ func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
 		// it (a directory on its path replaced by a symlink): not granted.
 		return
 	}
+	if e.LedTo != "" && e.Access != domain.AccessDeny && canon != e.LedTo {
+		// A root that leads elsewhere than when the turn started (its link
+		// pointed into a deny the start judged it against): not granted.
+		return
+	}
 	r := fsRule{Path: canon, Access: e.Access, Kind: e.Kind, From: p, Overlay: e.Overlay && e.Access == domain.AccessRead && !e.IsCarve()}
 	switch {
 	case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
@@ -601,9 +607,26 @@ func (r *fsRule) linked() bool { return r.From != "" && domain.CleanPath(r.From)
 // turn started, reopened it: the forty-ninth review).
 func (v *fsView) shadow(grant *fsRule, p string) *fsRule {
 	for i, d := range v.carves {
-		if d.Reopenable && domain.PathWithin(p, d.Path) && (domain.PathWithin(d.Path, grant.Path) || grant.linked() && domain.PathWithin(grant.Path, d.Path)) {
+		if d.Reopenable && domain.PathWithin(p, d.Path) && (domain.PathWithin(d.Path, grant.Path) || grant.linkedInto(&d)) {
 			return &v.carves[i]
 		}
 	}
 	return nil
+}
+
+// linkedInto reports whether the grant, whose path passes a symlink, lies
+// inside the deny d only through a link: a grant written inside d's own
+// written path, below it by the same names as where both lead (a home
+// reached through a link, /home -> var/home, with a deny and its reopening
+// inside the workspace), reopens d as any grant does (the fifty-second
+// review found that denied).
+func (r *fsRule) linkedInto(d *fsRule) bool {
+	if !r.linked() || !domain.PathWithin(r.Path, d.Path) {
+		return false
+	}
+	gw, dw := domain.CleanPath(r.From), domain.CleanPath(cmp.Or(d.From, d.Path))
+	if !domain.PathWithin(gw, dw) {
+		return true
+	}
+	return strings.TrimPrefix(gw, dw) != strings.TrimPrefix(r.Path, d.Path)
 }

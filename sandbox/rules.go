@@ -232,7 +232,7 @@ func (v *fsView) landlockRules(mounted map[string]bool) ([]llRule, error) {
 	for _, g := range v.grants {
 		var rel []fsRule
 		for _, c := range carves {
-			if c.Reopenable && g.Path != c.Path && domain.PathWithin(g.Path, c.Path) && !g.linked() {
+			if c.Reopenable && g.Path != c.Path && domain.PathWithin(g.Path, c.Path) && !g.linkedInto(&c) {
 				continue // g reopens c's subtree (a grant through a link reopens nothing: fsView.shadow)
 			}
 			if domain.PathWithin(c.Path, g.Path) || domain.PathWithin(g.Path, c.Path) {

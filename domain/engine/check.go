@@ -107,12 +107,10 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 			}
 			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
 		}
-		if canon != p {
-			if c.RootLinks == nil {
-				c.RootLinks = map[string]string{}
-			}
-			c.RootLinks[p] = canon
+		if c.RootLinks == nil {
+			c.RootLinks = map[string]string{}
 		}
+		c.RootLinks[p] = canon // also where it is p: a directory swapped for a link later is no root
 		if cons != nil && !cons.RootAllowed(canon, c.Catalog.Home) {
 			if canon == p {
 				canon = "" // no symlink: the root as the snapshot takes it is outside

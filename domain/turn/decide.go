@@ -475,6 +475,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	si := domain.SnapshotInputs{
 		Cwd: s.Inputs.Cwd, WorkspaceRoot: s.Inputs.WorkspaceRoot, ProjectRoots: s.Inputs.ProjectRoots,
 		AppReadRoots: s.Inputs.AppReadRoots, ExecutionBackend: s.Inputs.ExecutionBackend, Kernel: c.Kernel,
+		RootLinks: domain.RootLinksOf(&s.Snapshot), // where the roots led at the start, kept
 	}
 	if c.WorkspaceRoot != "" || c.Cwd != "" {
 		if !c.NarrowOnly || c.WorkspaceRoot == "" || c.Cwd == "" {
