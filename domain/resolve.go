@@ -42,11 +42,11 @@ type SnapshotInputs struct {
 	// ProtectedPaths replaces DefaultProtectedPaths when not nil (an empty
 	// non-nil list protects nothing).
 	ProtectedPaths []ProtectedPath
-	// RootLinks maps a root (clean, absolute) to where its symlinks lead
-	// when the turn starts, where that is elsewhere: a profile's rules
-	// judge a root where it lies too (capRoots), as decisions and the
-	// sandbox follow its links. Set by the server; not part of the
-	// request.
+	// RootLinks maps a root (clean, absolute) to where its symlinks led
+	// when the turn started (itself when it passed none): a profile's
+	// rules judge a root there too (capRoots), and the snapshot grants it
+	// only while it still leads there (FilesystemEntry.LedTo). Set by the
+	// server; not part of the request.
 	RootLinks map[string]string
 }
 

@@ -83,8 +83,9 @@ type RootResolver interface {
 
 // checkRoots refuses a turn whose roots lead outside the operator's
 // allowed_roots through a symlink (SelectSnapshot checks them as written).
-// It also records where each root leads when that is elsewhere
-// (StartTurn.RootLinks), for the profile's rules to judge it there.
+// It also records where each root it can resolve leads, also where that
+// is the root itself (StartTurn.RootLinks): the profile's rules judge a
+// root there, and the snapshot binds the root to it (led_to).
 func (e *Engine) checkRoots(c *turn.StartTurn) error {
 	rr, ok := e.cfg.Checker.(RootResolver)
 	if !ok {
