@@ -92,12 +92,12 @@ func (l *Listener) Accept() (net.Conn, error) {
 		c := &conn{Conn: nc, l: l, state: http.StateNew, since: time.Now()}
 		victim, ok := l.admit(c)
 		if victim != nil {
+			l.Evicted.Add(1) // counted before the close anyone may see
 			victim.Close()
-			l.Evicted.Add(1)
 		}
 		if !ok {
+			l.Refused.Add(1) // counted before the answer the client reads
 			refuse(nc, l.Max)
-			l.Refused.Add(1)
 			continue
 		}
 		return c, nil
