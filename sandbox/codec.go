@@ -13,7 +13,7 @@ import (
 // against a few microseconds for this. Layout: a version byte, then fields
 // in a fixed order; strings are uvarint length + bytes, lists uvarint count +
 // items, booleans one byte, integers uvarints.
-const codecVersion = 2 // 2: an entry's Overlay
+const codecVersion = 3 // 2: an entry's Overlay; 3: a root's Within and LedTo
 
 // maxCodecItems bounds list lengths and string sizes while decoding.
 const maxCodecItems = 1 << 20
@@ -54,6 +54,8 @@ func encodeMessage(m *helperMessage) []byte {
 		e.str(en.ResolvedPath)
 		e.boolean(en.Reserved)
 		e.boolean(en.Overlay)
+		e.str(en.Within)
+		e.str(en.LedTo)
 	}
 	for _, v := range []bool{sp.RestrictFilesystem, sp.RestrictNetwork, sp.AllowUnixSockets, sp.Seccomp, sp.UserNamespaces, sp.InNamespace, sp.Walked} {
 		e.boolean(v)
@@ -149,6 +151,7 @@ func decodeMessage(b []byte) (*helperMessage, error) {
 		sp.Entries = append(sp.Entries, domain.FilesystemEntry{
 			Kind: domain.PathKind(d.str()), Path: d.str(), Access: domain.Access(d.str()),
 			Provenance: domain.Provenance(d.str()), ResolvedPath: d.str(), Reserved: d.boolean(), Overlay: d.boolean(),
+			Within: d.str(), LedTo: d.str(),
 		})
 	}
 	for _, p := range []*bool{&sp.RestrictFilesystem, &sp.RestrictNetwork, &sp.AllowUnixSockets, &sp.Seccomp, &sp.UserNamespaces, &sp.InNamespace, &sp.Walked} {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"turnstile/domain"
@@ -12,7 +13,7 @@ func sampleMessage() *helperMessage {
 		Argv: []string{"/bin/sh", "-c", "echo ☃"}, Env: []string{"PATH=/bin", "EMPTY="}, Cwd: "/w",
 		Spec: SandboxSpec{
 			Entries: []domain.FilesystemEntry{
-				{Kind: domain.PathWorkspaceRoot, Path: "/w", Access: domain.AccessWrite, Provenance: domain.ProvenanceWorkspace, ResolvedPath: "/w"},
+				{Kind: domain.PathWorkspaceRoot, Path: "/w", Access: domain.AccessWrite, Provenance: domain.ProvenanceWorkspace, ResolvedPath: "/w", Within: "/", LedTo: "/real/w"},
 				{Kind: domain.PathProtected, Path: "/w/.git", Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem, ResolvedPath: "/w/.git", Reserved: true},
 				{Kind: domain.PathExplicit, Path: "/c", Access: domain.AccessRead, Provenance: domain.ProvenanceProfile, ResolvedPath: "/c", Overlay: true},
 			},
@@ -66,4 +67,39 @@ func FuzzDecodeMessage(f *testing.F) {
 			t.Fatalf("re-encoding differs:\n%x\n%x", again, b)
 		}
 	})
+}
+
+// TestCodecCarriesEveryEnforcedEntryField: every field of a filesystem
+// entry reaches the helper but the two that only describe it (Origin, Key):
+// a field the sandbox enforces and the codec drops is enforced by the
+// server's view and not by the kernel's (a root's LedTo and Within were
+// dropped so: the helper granted a root where its link led after the
+// start). A field added to FilesystemEntry fails this until the codec
+// carries it or it is named here as description.
+func TestCodecCarriesEveryEnforcedEntryField(t *testing.T) {
+	described := []string{"Origin", "Key"}
+	var full domain.FilesystemEntry
+	rv := reflect.ValueOf(&full).Elem()
+	for i := range rv.NumField() {
+		f := rv.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + rv.Type().Field(i).Name)
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("field %s of kind %s: extend this test", rv.Type().Field(i).Name, f.Kind())
+		}
+	}
+	got, err := decodeMessage(encodeMessage(&helperMessage{Argv: []string{"x"}, Spec: SandboxSpec{Entries: []domain.FilesystemEntry{full}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv := reflect.ValueOf(got.Spec.Entries[0])
+	for i := range rv.NumField() {
+		name := rv.Type().Field(i).Name
+		if carried := gv.Field(i).Interface() == rv.Field(i).Interface(); carried == slices.Contains(described, name) {
+			t.Errorf("field %s: carried to the helper %v, described only %v", name, carried, slices.Contains(described, name))
+		}
+	}
 }

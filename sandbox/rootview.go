@@ -82,6 +82,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 	roots := viewRoots(v, readOnly)
 	areas := hiddenAreas(roots, sp, dropUID)
 	inner := sharedInnerAreas(roots, dropUID) // before the areas hide what it reads
+	links := hostLinksToGrants(v)             // likewise
 	defer func() {
 		for _, r := range roots {
 			if r.tree >= 0 {
@@ -195,6 +196,7 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 			tmpfsFDs, areas = append(tmpfsFDs, fd), append(areas, a)
 		}
 	}
+	makeViewLinks(links, areas, tmpfsFDs) // rootlinks.go
 	for i, fd := range tmpfsFDs {
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &attr); err != nil {

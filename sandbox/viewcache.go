@@ -66,6 +66,8 @@ func fsViewKey(fp *domain.FilesystemPolicy) string {
 		b.WriteString(e.Path)
 		b.WriteByte(0)
 		b.WriteString(e.Within)
+		b.WriteByte(0)
+		b.WriteString(e.LedTo) // addRule drops a root that leads elsewhere
 		if e.Overlay {
 			b.WriteString("\x00overlay") // a view's grants carry it (fsRule.Overlay)
 		}
