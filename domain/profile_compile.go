@@ -183,16 +183,41 @@ func BindRootLinks(s *TurnExecutionSecuritySnapshot, links map[string]string) {
 			}
 		}
 	}
-	rs := s.Sandbox.Filesystem.Rules
-	for i := range rs {
+	if len(moved) == 0 {
+		return
+	}
+	// where returns p written where the innermost moved root holding it
+	// led, or "" when none holds it.
+	where := func(p string) string {
 		best := ""
-		for p := range moved {
-			if PathWithin(rs[i].Pattern, p) && len(p) > len(best) {
-				best = p
+		for r := range moved {
+			if PathWithin(p, r) && len(r) > len(best) {
+				best = r
 			}
 		}
-		if best != "" {
-			rs[i].Pattern = CleanPath(moved[best] + "/" + strings.TrimPrefix(rs[i].Pattern, best))
+		if best == "" {
+			return ""
+		}
+		return CleanPath(moved[best] + "/" + strings.TrimPrefix(p, best))
+	}
+	rs := s.Sandbox.Filesystem.Rules
+	for i := range rs {
+		if w := where(rs[i].Pattern); w != "" {
+			rs[i].Pattern = w
+		}
+	}
+	// The entries inside such a root are resolved where it led too: the
+	// sandbox takes a profile's write or overlay path reached through a
+	// link as read-only (the thirty-first review), and a workspace reached
+	// through a linked home (/home -> var/home) lost its own reopened
+	// build/out that way (the fifty-second review).
+	for i := range es {
+		switch es[i].Kind {
+		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
+			continue
+		}
+		if w := where(CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path))); w != "" {
+			es[i].ResolvedPath = w
 		}
 	}
 }
