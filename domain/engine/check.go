@@ -102,11 +102,15 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 	}
 	for i, p := range abs {
 		canon, err := rr.ResolveRoot(p)
-		if err != nil {
-			if cons == nil {
-				continue // judged as written
-			}
+		if err != nil && cons != nil {
 			return &domain.FieldError{Field: fields[i], Value: raw[i], Message: "cannot be resolved to check it against the operator's allowed_roots: " + err.Error()}
+		}
+		if err != nil {
+			// Judged as written, and bound there: a root the agent made
+			// unresolvable for the start (a symlink loop, a path through
+			// a file) and then pointed into a deny takes no grant with
+			// it (the fifty-third review).
+			canon = domain.CleanPath(p)
 		}
 		if c.RootLinks == nil {
 			c.RootLinks = map[string]string{}
