@@ -41,6 +41,7 @@ const consoleCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img
 
 // session is one signed-in console.
 type session struct {
+	id      string // its cookie's value
 	token   string // the credential's secret: never sent back to the browser
 	csrf    string
 	expires time.Time
@@ -70,7 +71,7 @@ func (ss *sessions) create(token string, now time.Time) (string, *session) {
 		}
 	}
 	id := randomToken()
-	se := &session{token: token, csrf: randomToken(), expires: now.Add(SessionTTL)}
+	se := &session{id: id, token: token, csrf: randomToken(), expires: now.Add(SessionTTL)}
 	ss.m[id] = se
 	return id, se
 }
@@ -230,8 +231,7 @@ func (s *Server) consoleSignOut(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	c, _ := r.Cookie(sessionCookie)
-	s.sessions.drop(c.Value)
+	s.sessions.drop(se.id)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -240,13 +240,21 @@ var errNoSession = errorf(http.StatusUnauthorized, "unauthorized", nil, "sign in
 
 // consoleSession is the request's session and its principal, authenticated
 // again from the stored credential (a revoked credential ends the session).
+//
+// Every session cookie the request carries is tried, the first that names
+// a live session taken: a page on another port of the console's host may
+// set a cookie of the same name with a longer path (Path=/v1), which the
+// browser sends first, and the console's own then went unread: every
+// request of the person's was refused (the fifty-fourth review).
 func (s *Server) consoleSession(r *http.Request) (*session, domain.Principal, error) {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return nil, domain.Principal{}, errNoSession
+	var se *session
+	for _, c := range r.CookiesNamed(sessionCookie) {
+		if got, ok := s.sessions.get(c.Value, time.Now()); ok {
+			se = got
+			break
+		}
 	}
-	se, ok := s.sessions.get(c.Value, time.Now())
-	if !ok {
+	if se == nil {
 		return nil, domain.Principal{}, errNoSession
 	}
 	if err := sameOrigin(r); err != nil {
@@ -257,7 +265,7 @@ func (s *Server) consoleSession(r *http.Request) (*session, domain.Principal, er
 		return nil, domain.Principal{}, err
 	}
 	if !found || p.Role == domain.RoleRuntime {
-		s.sessions.drop(c.Value)
+		s.sessions.drop(se.id)
 		return nil, domain.Principal{}, errNoSession
 	}
 	return se, p, nil
