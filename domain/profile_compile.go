@@ -148,7 +148,11 @@ func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) e
 		switch es[i].Kind {
 		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
 			p := CleanPath(cmp.Or(es[i].ResolvedPath, es[i].Path))
-			es[i].Within = c.rootWithin(p, home)
+			// The allowed root it led into, where it led at the start
+			// (led_to): the sandbox grants it only while its canonical
+			// path lies there, and a link from one allowed root into
+			// another was never granted (the fifty-third review).
+			es[i].Within = c.rootWithin(cmp.Or(es[i].LedTo, p), home)
 			if es[i].Within == "" && es[i].Access != AccessDeny {
 				return &FieldError{Field: "permission_profile", Value: p,
 					Message: fmt.Sprintf("grants the root %s, outside the roots the operator's constraints allow (allowed_roots: %s)", p, strings.Join(c.AllowedRoots, ", "))}
