@@ -90,3 +90,26 @@ func TestViewKeepsTheLinkToARootInAHiddenArea(t *testing.T) {
 		t.Errorf("the hidden area shows more than the link to the root: %q", r.Stdout)
 	}
 }
+
+// TestDenyThroughLinkPinsTheLink: a deny written at a symlink in the
+// writable workspace (vault -> .vault-data) covers where it leads, and the
+// link is pinned while a command runs: removing or replacing it would
+// leave the deny at a missing path and the directory it covered open
+// (the fifty-third review). Control: another link to the same directory,
+// which no entry names, is removed, and the workspace is written.
+func TestDenyThroughLinkPinsTheLink(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mustDo(t, os.MkdirAll(ws+"/.vault-data", 0o755), os.WriteFile(ws+"/.vault-data/k", []byte("s3cret\n"), 0o644),
+		os.Symlink(".vault-data", ws+"/vault"), os.Symlink(".vault-data", ws+"/other"))
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+	s.Sandbox.Filesystem.Entries = append(s.Sandbox.Filesystem.Entries, domain.FilesystemEntry{Kind: domain.PathExplicit,
+		Path: ws + "/vault", ResolvedPath: ws + "/vault", Access: domain.AccessDeny, Provenance: domain.ProvenanceProfile})
+	r := sh(t, s, "rm other && echo OTHER-GONE; echo x > mine && echo WROTE; rm vault && echo UNPINNED; mv vault v2 && echo MOVED; cat .vault-data/k")
+	if !strings.Contains(string(r.Stdout), "OTHER-GONE\nWROTE\n") {
+		t.Fatalf("control: the workspace's other link and file: exit %d, %s %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(string(r.Stdout), "UNPINNED") || strings.Contains(string(r.Stdout), "MOVED") || strings.Contains(string(r.Stdout), "s3cret") {
+		t.Errorf("the link a deny is written through was removed or moved, or its target read: %s", r.Stdout)
+	}
+}

@@ -187,24 +187,41 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 	return out
 }
 
-// protectedLinks returns the protected entries that are themselves
-// symlinks (their parent directories resolved, the entry itself not): the
-// carve-out applies to the link's target, and the link itself is pinned so
-// that it cannot be replaced.
+// protectedLinks returns the symlinks the carve-outs are written through
+// (their parent directories resolved, the link itself not): a protected
+// entry that is itself a symlink, and any link on the way to a deny or
+// read carve-out (a profile's "vault" = "deny" where vault leads to
+// .vault-data). The carve-out applies to the link's target, and the link
+// itself is pinned so that it cannot be removed or replaced: a command
+// removed the name, the carve-out then lay at a missing path, and the
+// directory it had covered was the workspace's own (the fifty-third
+// review).
 func (v *fsView) protectedLinks(tm *typeMemo) []string {
 	var out []string
 	memo := canonMemo{} // the protected entries share a few parents
-	for _, c := range append(slices.Clone(v.carves), v.pins...) {
-		if c.Kind != domain.PathProtected || c.From == "" {
-			continue
-		}
-		parent, ok := memo.dir(filepath.Dir(c.From))
+	add := func(q string) {
+		parent, ok := memo.dir(filepath.Dir(q))
 		if !ok {
-			continue
+			return
 		}
-		p := joinPath(parent, filepath.Base(c.From))
+		p := joinPath(parent, filepath.Base(q))
 		if tm.typeOf(p) == unix.S_IFLNK && !slices.Contains(out, p) {
 			out = append(out, p)
+		}
+	}
+	for _, c := range append(slices.Clone(v.carves), v.pins...) {
+		if c.From == "" {
+			continue
+		}
+		if c.Kind == domain.PathProtected {
+			add(c.From)
+			continue
+		}
+		if c.Kind != domain.PathExplicit || domain.CleanPath(c.From) == c.Path {
+			continue // passes no link
+		}
+		for q := domain.CleanPath(c.From); q != "/"; q = filepath.Dir(q) {
+			add(q) // the callers pin those whose directory is writable
 		}
 	}
 	return out
