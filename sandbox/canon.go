@@ -35,6 +35,21 @@ var errSymlinkLoop = errors.New("too many levels of symbolic links")
 // that resolves it is a *processLinkError (the decision-time checks: the
 // path is opened by another process).
 func canonicalWalk(abs string, processLinks bool) (existing string, missing []string, err error) {
+	return walkLinks(abs, processLinks, nil)
+}
+
+// linksPassed returns every symlink the lookup of abs passes, each where it
+// lies (its directory canonical), in the order the lookup meets them: a
+// link whose target passes another link yields both.
+func linksPassed(abs string) []string {
+	var out []string
+	walkLinks(abs, false, func(l string) { out = append(out, l) })
+	return out
+}
+
+// walkLinks is canonicalWalk, calling onLink (when set) with each symlink
+// the lookup steps onto.
+func walkLinks(abs string, processLinks bool, onLink func(string)) (existing string, missing []string, err error) {
 	todo := splitPath(abs)
 	cur := "/"
 	hops := 0
@@ -80,6 +95,9 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 		}
 		if hops++; hops > maxSymlinkHops {
 			return cur, nil, errSymlinkLoop
+		}
+		if onLink != nil {
+			onLink(next)
 		}
 		target, err := os.Readlink(next)
 		if err != nil {

@@ -187,41 +187,28 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 	return out
 }
 
-// protectedLinks returns the symlinks the carve-outs are written through
-// (their parent directories resolved, the link itself not): a protected
-// entry that is itself a symlink, and any link on the way to a deny or
-// read carve-out (a profile's "vault" = "deny" where vault leads to
-// .vault-data). The carve-out applies to the link's target, and the link
-// itself is pinned so that it cannot be removed or replaced: a command
-// removed the name, the carve-out then lay at a missing path, and the
-// directory it had covered was the workspace's own (the fifty-third
-// review).
+// protectedLinks returns the symlinks the carve-outs and pins are written
+// through, each where it lies: a protected entry that is itself a symlink
+// (.claude linked to the person's dotfiles), and every link the lookup of a
+// carve-out's path passes (a profile's "vault" = "deny" where vault leads
+// to .vault-data; a link whose target passes a second link: both). The
+// carve-out applies to where they lead, and each link whose directory is
+// writable is pinned by the callers so that it cannot be removed or
+// replaced: a command removed one, the carve-out then lay at a missing
+// path, and the directory it had covered was the workspace's own (the
+// fifty-third review; the second link of a chain, the fifty-fifth).
 func (v *fsView) protectedLinks(tm *typeMemo) []string {
 	var out []string
-	memo := canonMemo{} // the protected entries share a few parents
-	add := func(q string) {
-		parent, ok := memo.dir(filepath.Dir(q))
-		if !ok {
-			return
-		}
-		p := joinPath(parent, filepath.Base(q))
-		if tm.typeOf(p) == unix.S_IFLNK && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
+	seen := map[string]bool{}
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
-		if c.From == "" {
-			continue
+		if c.From == "" || domain.CleanPath(c.From) == c.Path {
+			continue // its lookup passed no link (a link never leads to itself)
 		}
-		if c.Kind == domain.PathProtected {
-			add(c.From)
-			continue
-		}
-		if c.Kind != domain.PathExplicit || domain.CleanPath(c.From) == c.Path {
-			continue // passes no link
-		}
-		for q := domain.CleanPath(c.From); q != "/"; q = filepath.Dir(q) {
-			add(q) // the callers pin those whose directory is writable
+		for _, l := range linksPassed(domain.CleanPath(c.From)) {
+			if !seen[l] && tm.typeOf(l) == unix.S_IFLNK {
+				seen[l] = true
+				out = append(out, l)
+			}
 		}
 	}
 	return out
