@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -87,6 +88,14 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 	var codes []int
 	for i := range 5 {
 		resp, err := http.ReadResponse(br, &http.Request{Method: map[bool]string{true: http.MethodConnect, false: http.MethodGet}[i == 3]})
+		if i == 4 {
+			// The bytes after the CONNECT are a plain request: the
+			// tunnel is closed, unread by the upstream (tunnelhttp.go).
+			if err == nil {
+				t.Errorf("a plain request pipelined into the tunnel was answered %d", resp.StatusCode)
+			}
+			break
+		}
 		if err != nil {
 			t.Fatalf("answer %d: %v (so far %v)", i, err, codes)
 		}
@@ -99,7 +108,7 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 		}
 		codes = append(codes, resp.StatusCode)
 	}
-	want := []int{200, 403, 200, 200, 200}
+	want := []int{200, 403, 200, 200}
 	for i := range want {
 		if codes[i] != want[i] {
 			t.Errorf("pipelined answers %v, want %v (the request to 127.0.0.1 refused: the allow-list names ok.example.test)", codes, want)
@@ -110,12 +119,15 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
+	if slices.Contains(perConn, 0) {
+		perConn = slices.DeleteFunc(slices.Clone(perConn), func(n int) bool { return n == 0 }) // the tunnel's, closed unused
+	}
 	for _, n := range perConn {
 		if n != 1 {
 			t.Errorf("an upstream connection carried %d requests (all: %v), want one each: a body or pipelined request reached it as a request", n, perConn)
 		}
 	}
-	if len(perConn) != 3 {
-		t.Errorf("%d upstream connections (%v), want 3 (a, c, the tunnel)", len(perConn), perConn)
+	if len(perConn) != 2 {
+		t.Errorf("%d upstream connections that carried a request (%v), want 2 (a and c; the tunnel carried none)", len(perConn), perConn)
 	}
 }

@@ -76,10 +76,9 @@ func TestAttack56PlainHTTPInTunnelFrontsAnotherHost(t *testing.T) {
 	addr := startProxy(t, p)
 	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
 
-	// through opens a tunnel to the allowed name and sends one plain
-	// request naming host in its Host header; it returns the answer's body
-	// ("" when the tunnel was refused or closed).
-	through := func(host string) string {
+	// through opens a tunnel to the allowed name and sends first; it
+	// returns the answer's body ("" when the tunnel was refused or closed).
+	through := func(first string) string {
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +91,7 @@ func TestAttack56PlainHTTPInTunnelFrontsAnotherHost(t *testing.T) {
 		if err != nil || resp.StatusCode != http.StatusOK {
 			return ""
 		}
-		io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n")
+		io.WriteString(c, first)
 		inner, err := http.ReadResponse(br, nil)
 		if err != nil {
 			return ""
@@ -101,10 +100,33 @@ func TestAttack56PlainHTTPInTunnelFrontsAnotherHost(t *testing.T) {
 		return string(b)
 	}
 
-	if got := through("ok.example.test"); got != "allowed" {
-		t.Fatalf("control: a plain request in a tunnel to the allowed name got %q, want %q", got, "allowed")
+	// Controls: the allowed name by a plain request to the proxy (the way
+	// a plain request goes), and a tunnel that carries another protocol
+	// than HTTP reaches the ingress (which answers it 400).
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := through("other.test"); strings.Contains(got, "SECRET") {
-		t.Errorf("a plain request in a tunnel to ok.example.test with Host other.test was served by other.test (%q): the allow-list names **.example.test only", got)
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GET http://"+target+"/ HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"Connection: close\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("control: a plain request for the allowed name: %v %v", resp, err)
+	} else if b, _ := io.ReadAll(resp.Body); string(b) != "allowed" {
+		t.Fatalf("control: a plain request for the allowed name got %q", b)
+	}
+	if got := through("SSH-2.0-probe\r\n\r\n"); got == "" {
+		t.Fatal("control: a tunnel carrying another protocol did not reach the ingress")
+	}
+	for _, first := range []string{
+		"GET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+		"\r\n\r\nGET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n", // the empty lines a server skips
+		"get / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+		// The allowed Host first, another after it on the same connection.
+		"GET / HTTP/1.1\r\nHost: ok.example.test\r\n\r\nGET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+	} {
+		if got := through(first); got != "" {
+			t.Errorf("a plain request in a tunnel to ok.example.test reached the ingress (%q): %q", strings.SplitN(first, "\r\n", 3)[:2], got)
+		}
 	}
 }

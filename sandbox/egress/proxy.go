@@ -597,8 +597,8 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		// (sni.go), or nothing reaches the address.
 		br := bufio.NewReaderSize(src, 4096)
 		name, hello, ok := helloName(br)
-		if !ok || (name != "" && !sameHost(name, t.host)) {
-			t.close()
+		if !ok || (name != "" && !sameHost(name, t.host)) || (len(hello) == 0 && plainHTTP(br)) {
+			t.close() // tunnelhttp.go: no plain request in a tunnel
 			return
 		}
 		if _, err := (countingWriter{t.up, &t.up64}).Write(hello); err != nil {

@@ -1,0 +1,85 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+)
+
+// A tunnel whose first bytes are a plain HTTP request is closed before
+// anything reaches the address. Its Host header, and every later
+// request's on the same connection, would name the site an address that
+// serves several (a shared ingress, a CDN's port 80) answers, whatever the
+// CONNECT host: `curl -p --connect-to other:80:allowed:80
+// http://other/` was served other's pages (the fifty-sixth review), the
+// fronting sni.go closes for TLS, spoken in clear. A plain request is sent
+// to the proxy itself (absolute form), which judges each one's host.
+
+// plainHTTP reports whether br begins, after the empty lines a server
+// skips before a request, with an HTTP request line: a method token, a
+// space, and a line that ends with an HTTP version. It reads to the end of
+// that line only when the bytes so far begin like one (a method and a
+// space), so a protocol whose client speaks first in another form, or
+// waits for the server, is carried as before; a line longer than br's
+// buffer that begins like one is taken as one (refused). A lookup that
+// ends early (the client closed) is no request.
+func plainHTTP(br *bufio.Reader) bool {
+	n := 1
+	for {
+		b, err := br.Peek(n)
+		if err != nil {
+			return false
+		}
+		switch verdict, more := requestLine(b); {
+		case !more:
+			return verdict
+		case n >= br.Size():
+			return true // begins like a request line and does not end in the buffer
+		}
+		// What is buffered already, else one byte more (waiting for it).
+		if n = br.Buffered(); n <= len(b) {
+			n = len(b) + 1
+		}
+		n = min(n, br.Size())
+	}
+}
+
+// requestLine judges the bytes a tunnel began with: more when they do not
+// yet tell, else whether they are an HTTP request line.
+func requestLine(b []byte) (verdict, more bool) {
+	i := 0
+	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	j := i
+	for j < len(b) && isTokenByte(b[j]) {
+		j++
+	}
+	switch {
+	case j-i > maxMethod:
+		return false, false // no method is that long
+	case j == len(b):
+		return false, true // empty lines, or a token not ended yet
+	case j == i || b[j] != ' ':
+		return false, false // not a method and a space
+	}
+	end := bytes.IndexByte(b[j:], '\n')
+	if end < 0 {
+		return false, true
+	}
+	line := bytes.TrimRight(b[j:j+end], "\r")
+	sp := bytes.LastIndexByte(line, ' ')
+	return sp >= 0 && bytes.HasPrefix(line[sp+1:], []byte("HTTP/")), false
+}
+
+// maxMethod bounds a method's length (the longest registered is 17
+// bytes, UPDATEREDIRECTREF).
+const maxMethod = 32
+
+// isTokenByte reports an RFC 9110 tchar: the bytes of a method.
+func isTokenByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return c != 0 && bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+}
