@@ -657,10 +657,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		out.Header.Del(h)
 	}
 	out.Close = true
-	if out.Body != nil {
-		out.Body = &countingBody{ReadCloser: out.Body, n: &t.up64}
-	}
-	if err := out.Write(t.up); err != nil {
+	// Every byte sent counts, the request line and headers too: under a
+	// limited network they are what a command can send (a query, a
+	// header), and only the body was counted (the fifty-sixth review).
+	if err := out.Write(countingWriter{t.up, &t.up64}); err != nil {
 		http.Error(w, "turnstile egress: upstream write: "+err.Error(), http.StatusBadGateway)
 		return
 	}

@@ -3,10 +3,8 @@ package egress
 import (
 	"context"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"turnstile/domain"
@@ -111,18 +109,6 @@ func (p *Proxy) watch(turnID string) {
 			p.rechecked(turnID, ver)
 		}
 	}
-}
-
-// countingBody counts the bytes read through it.
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
 }
 
 // account adds a finished connection to its origin's traffic and schedules
