@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -88,6 +89,17 @@ func (s *Server) explainTurn(w http.ResponseWriter, r *http.Request) {
 		out.Network = check(s.cfg.Explainer.ExplainURL(snap, rawURL))
 		if out.Network.Allowed && !snap.Network.MethodAllowed(out.Method) {
 			out.Network = &ExplainCheck{Refusal: "method_not_allowed", Message: "the network is limited to " + strings.Join(snap.Network.AllowedMethods, ", ")}
+		}
+		if u, err := url.Parse(rawURL); err == nil && out.Network.Allowed && len(snap.Network.AllowedMethods) > 0 {
+			// The methods the URL names (?_method=DELETE), as web_fetch
+			// and the proxy read them (the fifty-sixth review).
+			_, named := domain.NamedMethods(nil, u.Query())
+			for _, m := range named {
+				if !snap.Network.MethodAllowed(m) {
+					out.Network = &ExplainCheck{Refusal: "method_not_allowed", Message: "the URL names the method " + m + "; the network is limited to " + strings.Join(snap.Network.AllowedMethods, ", ")}
+					break
+				}
+			}
 		}
 		writeJSON(w, http.StatusOK, out)
 		return
