@@ -264,3 +264,21 @@ func (j *EngineJudge) now() time.Time {
 	}
 	return j.Now()
 }
+
+// Refuse implements Refuser: the proxy's own refusal of a connection
+// (a method a limited network does not allow, a TLS hello naming another
+// server than the tunnel's host) is a decision_denied event on the turn,
+// as the judge's refusals are: a person reading the turn's audit sees the
+// attempts to send past a read-only network, and a tunnel closed for its
+// hello is not only counted as carried (the fifty-sixth review).
+func (j *EngineJudge) Refuse(ctx context.Context, turnID, rawURL, method string, v Verdict) error {
+	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method, "scope": "origin"})
+	id := make([]byte, 12)
+	rand.Read(id)
+	call := "egress-" + hex.EncodeToString(id)
+	_, err := j.Engine.Execute(ctx, turnID, &turn.RecordDenial{
+		Meta: turn.Meta{Now: j.now().UTC(), Actor: ActorOf(ctx), CorrelationID: call}, ToolCallID: call,
+		Invocation: domain.Invocation{ToolName: "web_fetch", Arguments: args}, Refusal: v.Code, Message: v.Rule,
+	})
+	return err
+}

@@ -60,6 +60,20 @@ type Judge interface {
 	Record(ctx context.Context, turnID, id string, t turn.EgressTraffic) error
 }
 
+// Refuser is a Judge that records the refusals the proxy makes itself,
+// before or past the judge's decision (EngineJudge).
+type Refuser interface {
+	Refuse(ctx context.Context, turnID, rawURL, method string, v Verdict) error
+}
+
+// refused records v, a refusal the proxy made itself, where the judge
+// records refusals (Refuser); a judge that does not is left as it is.
+func (p *Proxy) refused(ctx context.Context, turnID, rawURL, method string, v Verdict) {
+	if r, ok := p.judge.(Refuser); ok {
+		_ = r.Refuse(ctx, turnID, rawURL, method, v) // the refusal stands either way
+	}
+}
+
 // Resolver looks names up (net.DefaultResolver, or one pointed at a
 // chosen DNS server).
 type Resolver interface {
@@ -445,7 +459,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 	names, methods := namedMethods(r)
 	for i, m := range methods {
 		if !s.Network.MethodAllowed(m) {
-			deny(w, Verdict{Code: "method_not_allowed", Rule: names[i] + " names " + m + ", which the network does not allow"})
+			v := Verdict{Code: "method_not_allowed", Rule: names[i] + " names " + m + ", which the network does not allow"}
+			p.refused(r.Context(), turnID, origin+"/", m, v)
+			deny(w, v)
 			return
 		}
 	}
@@ -457,7 +473,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 			// A limited network allows GET/HEAD/OPTIONS only; inside a TLS
 			// tunnel the method cannot be seen (TLS interception is not
 			// implemented), so CONNECT is refused.
-			deny(w, Verdict{Code: "method_not_allowed", Rule: "network limited to GET, HEAD and OPTIONS: CONNECT (TLS) is refused, TLS interception is not available"})
+			v := Verdict{Code: "method_not_allowed", Rule: "network limited to GET, HEAD and OPTIONS: CONNECT (TLS) is refused, TLS interception is not available"}
+			p.refused(r.Context(), turnID, origin+"/", r.Method, v)
+			deny(w, v)
 			return
 		}
 	}
@@ -597,8 +615,15 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		// (sni.go), or nothing reaches the address.
 		br := bufio.NewReaderSize(src, 4096)
 		name, hello, ok := helloName(br)
-		if !ok || (name != "" && !sameHost(name, t.host)) || (len(hello) == 0 && plainHTTP(br)) {
-			t.close() // tunnelhttp.go: no plain request in a tunnel
+		switch {
+		case !ok:
+			p.refusedTunnel(t, "the tunnel's first bytes are no TLS ClientHello that can be read to its end")
+			return
+		case name != "" && !sameHost(name, t.host):
+			p.refusedTunnel(t, "the TLS ClientHello names "+name+", not the tunnel's host (SNI fronting)")
+			return
+		case len(hello) == 0 && plainHTTP(br):
+			p.refusedTunnel(t, "the tunnel carries a plain HTTP request: send it to the proxy, which judges each one") // tunnelhttp.go
 			return
 		}
 		if _, err := (countingWriter{t.up, &t.up64}).Write(hello); err != nil {
@@ -627,6 +652,15 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 	watch.done()
 	t.close()
 	wg.Wait()
+}
+
+// refusedTunnel closes t, refused for what it began to carry after the
+// proxy had allowed it, and records the refusal (the summary counts it as
+// a connection opened, none of its bytes carried).
+func (p *Proxy) refusedTunnel(t *tunnel, why string) {
+	t.close()
+	ctx := withCredential(WithActor(context.Background(), t.by), t.cred)
+	p.refused(ctx, t.turnID, t.origin, http.MethodConnect, Verdict{Code: "tunnel_refused", Rule: why})
 }
 
 // hopHeaders are not forwarded.
