@@ -475,13 +475,6 @@ func (m canonMemo) child(dir, name string) (uint32, error) {
 	return sb.Mode & unix.S_IFMT, nil
 }
 
-// dir returns the canonical form of the existing path d (symlinks
-// resolved); ok is false when d does not exist or cannot be resolved.
-func (m canonMemo) dir(d string) (string, bool) {
-	c, exists, ok, err := m.path(d)
-	return c, err == nil && ok && exists
-}
-
 // path is canonicalPath(abs) for a clean absolute path, resolving abs's
 // parent through the memo: below a missing parent the rest is lexical, as
 // canonicalPath gives it.
