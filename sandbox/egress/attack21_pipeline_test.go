@@ -28,6 +28,7 @@ import (
 func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 	var mu sync.Mutex
 	var perConn []int
+	ended := make(chan struct{}, 16) // an upstream connection ended
 	upLn, err := net.Listen("tcp4", "127.0.0.1:19160")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 				mu.Lock()
 				perConn = append(perConn, n)
 				mu.Unlock()
+				ended <- struct{}{}
 			}()
 		}
 	}()
@@ -116,7 +118,15 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 		}
 	}
 	c.Close()
-	time.Sleep(2500 * time.Millisecond)
+	// The proxy closes each upstream connection when its request or its
+	// tunnel ends: a, c and the tunnel's (closed unused).
+	for range 3 {
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the upstream connections did not end")
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if slices.Contains(perConn, 0) {
