@@ -175,14 +175,23 @@ func (s *Server) consoleSignIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	// No credential authenticates the body yet: it counts against the
-	// share of requests without one, and a token is short.
-	s.chargeBodyTo(r, domain.Principal{})
-	r.Body = http.MaxBytesReader(w, r.Body, maxSignInBytes)
+	// The console sends the token as "Authorization: Bearer": a header,
+	// bounded with every request's, so a sign-in needs no share of the
+	// body budget. The requests without a credential share an eighth of
+	// it, which the agent, needing no credential to send a sign-in's body,
+	// could hold with unfinished ones: every sign-in was then refused 503
+	// (the fifty-fourth review). A token in the body (a client of its
+	// own) still counts against that share, and a token is short.
 	var req signInRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, err)
-		return
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		req.Token = tok
+	} else {
+		s.chargeBodyTo(r, domain.Principal{})
+		r.Body = http.MaxBytesReader(w, r.Body, maxSignInBytes)
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	p, found, err := s.authenticate(r.Context(), req.Token)
 	if err != nil {
