@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -201,10 +202,25 @@ func (v *fsView) protectedLinks(tm *typeMemo) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
-		if c.From == "" || domain.CleanPath(c.From) == c.Path {
-			continue // its lookup passed no link (a link never leads to itself)
+		// Its path as written, not cleaned: the kernel takes a ".." after
+		// a link from the link's target (link/../.githooks), and a path
+		// with none that canonicalised to itself passed no link (a link
+		// never leads to itself).
+		if c.From == "" {
+			continue
 		}
-		for _, l := range linksPassed(domain.CleanPath(c.From)) {
+		if dir, _, ok, err := canonicalPath(filepath.Dir(c.From)); err == nil && ok {
+			// The entry itself a link (a pin protect.go adds for a link
+			// whose target a ".." leaves, kept where it lies).
+			if l := joinPath(dir, filepath.Base(c.From)); !seen[l] && tm.typeOf(l) == unix.S_IFLNK {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+		if !strings.Contains(c.From, "..") && domain.CleanPath(c.From) == c.Path {
+			continue
+		}
+		for _, l := range linksPassed(c.From) {
 			if !seen[l] && tm.typeOf(l) == unix.S_IFLNK {
 				seen[l] = true
 				out = append(out, l)
