@@ -188,13 +188,6 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 		if a == "localhost" {
 			p.AllowLocalhost = true
 		}
-		// A loopback address the allow-list names (REFERENCE §10: "an
-		// allow-list names that IP literal"): the allow rule still picks
-		// the hosts, so 127.0.0.1 opens neither ::1 nor a localhost name
-		// (the fifty-sixth review found it refused).
-		if _, addr, ok := ParseHost(a, false); ok && addr.IsLoopback() && p.Mode == NetworkRestricted {
-			p.AllowLocalhost = true
-		}
 	}
 	if n.Limited {
 		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}
