@@ -272,6 +272,15 @@ func (j *EngineJudge) now() time.Time {
 // attempts to send past a read-only network, and a tunnel closed for its
 // hello is not only counted as carried (the fifty-sixth review).
 func (j *EngineJudge) Refuse(ctx context.Context, turnID, rawURL, method string, v Verdict) error {
+	if j.Admit != nil {
+		// Past the principal's quota nothing more is recorded for it, as
+		// for the judge's own decisions: a command refused in a loop would
+		// otherwise grow the turn's log without bound (the fifty-seventh
+		// review).
+		if err := j.Admit(turnID, ActorOf(ctx)); err != nil {
+			return err
+		}
+	}
 	args, _ := json.Marshal(map[string]string{"url": rawURL, "method": method, "scope": "origin"})
 	id := make([]byte, 12)
 	rand.Read(id)
