@@ -613,7 +613,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		}
 		// The TLS server name the command asks for is the CONNECT host's
 		// (sni.go), or nothing reaches the address.
-		br := bufio.NewReaderSize(src, 4096)
+		br := bufio.NewReaderSize(src, tunnelPeek)
 		name, hello, ok := helloName(br)
 		switch {
 		case !ok:

@@ -14,14 +14,22 @@ import (
 // fronting sni.go closes for TLS, spoken in clear. A plain request is sent
 // to the proxy itself (absolute form), which judges each one's host.
 
+// tunnelPeek is how far a tunnel's first bytes are read to judge them: a
+// request line that begins like one and does not end within it is
+// refused, as one whose first token fills it (ingresses read request lines
+// of 8 to 16 KiB; Go's up to its header limit, where this refuses).
+const tunnelPeek = 16 << 10
+
 // plainHTTP reports whether br begins, after the empty lines a server
 // skips before a request, with an HTTP request line: a method token, a
 // space, and a line that ends with an HTTP version. It reads to the end of
 // that line only when the bytes so far begin like one (a method and a
 // space), so a protocol whose client speaks first in another form, or
 // waits for the server, is carried as before; a line longer than br's
-// buffer that begins like one is taken as one (refused). A lookup that
-// ends early (the client closed) is no request.
+// buffer that begins like one, a token (a method: Go's server reads one
+// of any length, the fifty-seventh review) or a method and a space, is
+// taken as one (refused). A lookup that ends early (the client closed) is
+// no request.
 func plainHTTP(br *bufio.Reader) bool {
 	n := 1
 	for {
@@ -55,8 +63,6 @@ func requestLine(b []byte) (verdict, more bool) {
 		j++
 	}
 	switch {
-	case j-i > maxMethod:
-		return false, false // no method is that long
 	case j == len(b):
 		return false, true // empty lines, or a token not ended yet
 	case j == i || b[j] != ' ':
@@ -70,10 +76,6 @@ func requestLine(b []byte) (verdict, more bool) {
 	sp := bytes.LastIndexByte(line, ' ')
 	return sp >= 0 && bytes.HasPrefix(line[sp+1:], []byte("HTTP/")), false
 }
-
-// maxMethod bounds a method's length (the longest registered is 17
-// bytes, UPDATEREDIRECTREF).
-const maxMethod = 32
 
 // isTokenByte reports an RFC 9110 tchar: the bytes of a method.
 func isTokenByte(c byte) bool {
