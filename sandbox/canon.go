@@ -40,16 +40,24 @@ func canonicalWalk(abs string, processLinks bool) (existing string, missing []st
 
 // linksPassed returns every symlink the lookup of abs passes, each where it
 // lies (its directory canonical), in the order the lookup meets them: a
-// link whose target passes another link yields both.
-func linksPassed(abs string) []string {
-	var out []string
-	walkLinks(abs, false, func(l string) { out = append(out, l) })
-	return out
+// link whose target passes another link yields both. left are the
+// directories the lookup entered and then left by "..", whose place
+// decides where it goes as a link's does (vault -> sub/../.vault-data:
+// sub).
+func linksPassed(abs string) (links, left []string) {
+	walkLinks(abs, false, func(p string, link bool) {
+		if link {
+			links = append(links, p)
+		} else {
+			left = append(left, p)
+		}
+	})
+	return links, left
 }
 
-// walkLinks is canonicalWalk, calling onLink (when set) with each symlink
-// the lookup steps onto.
-func walkLinks(abs string, processLinks bool, onLink func(string)) (existing string, missing []string, err error) {
+// walkLinks is canonicalWalk, calling on (when set) with each symlink the
+// lookup steps onto (link) and each directory it leaves by ".." (not link).
+func walkLinks(abs string, processLinks bool, on func(p string, link bool)) (existing string, missing []string, err error) {
 	todo := splitPath(abs)
 	cur := "/"
 	hops := 0
@@ -60,6 +68,9 @@ func walkLinks(abs string, processLinks bool, onLink func(string)) (existing str
 		case "", ".":
 			continue
 		case "..":
+			if on != nil && cur != "/" {
+				on(cur, false)
+			}
 			cur = filepath.Dir(cur)
 			continue
 		}
@@ -96,8 +107,8 @@ func walkLinks(abs string, processLinks bool, onLink func(string)) (existing str
 		if hops++; hops > maxSymlinkHops {
 			return cur, nil, errSymlinkLoop
 		}
-		if onLink != nil {
-			onLink(next)
+		if on != nil {
+			on(next, true)
 		}
 		target, err := os.Readlink(next)
 		if err != nil {

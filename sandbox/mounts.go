@@ -134,9 +134,15 @@ func (v *fsView) mountPlan() ([]mountOp, error) {
 			set(p.Path, opPin)
 		}
 	}
-	for _, l := range v.protectedLinks(tm) {
+	links, left := v.protectedLinks(tm)
+	for _, l := range links {
 		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
 			set(l, opPinLink)
+		}
+	}
+	for _, d := range left {
+		if v.grantAt(filepath.Dir(d)) == domain.AccessWrite {
+			set(d, opPin)
 		}
 	}
 	// The chains: every directory between a mounted path and the

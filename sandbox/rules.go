@@ -180,7 +180,8 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 			out = append(out, p)
 		}
 	}
-	for _, l := range v.protectedLinks(tm) {
+	links, left := v.protectedLinks(tm)
+	for _, l := range append(links, left...) {
 		if v.grantAt(filepath.Dir(l)) == domain.AccessWrite {
 			out = append(out, fsRule{Path: l, Access: domain.AccessWrite, Kind: domain.PathProtected, Pin: true})
 		}
@@ -198,8 +199,11 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 // replaced: a command removed one, the carve-out then lay at a missing
 // path, and the directory it had covered was the workspace's own (the
 // fifty-third review; the second link of a chain, the fifty-fifth).
-func (v *fsView) protectedLinks(tm *typeMemo) []string {
-	var out []string
+//
+// left are the directories such a lookup enters and leaves by ".." (vault
+// -> sub/../.vault-data: sub), pinned as directories: a command replaced sub
+// with a link and the path went elsewhere (the fifty-seventh review).
+func (v *fsView) protectedLinks(tm *typeMemo) (out, left []string) {
 	seen := map[string]bool{}
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		// Its path as written, not cleaned: the kernel takes a ".." after
@@ -220,14 +224,21 @@ func (v *fsView) protectedLinks(tm *typeMemo) []string {
 		if !strings.Contains(c.From, "..") && domain.CleanPath(c.From) == c.Path {
 			continue
 		}
-		for _, l := range linksPassed(c.From) {
+		links, dirs := linksPassed(c.From)
+		for _, l := range links {
 			if !seen[l] && tm.typeOf(l) == unix.S_IFLNK {
 				seen[l] = true
 				out = append(out, l)
 			}
 		}
+		for _, d := range dirs {
+			if !seen[d] && tm.isDir(d) {
+				seen[d] = true
+				left = append(left, d)
+			}
+		}
 	}
-	return out
+	return out, left
 }
 
 // landlockRules turns the view into additive Landlock rules. Carve-outs in
