@@ -53,7 +53,8 @@ func TestAttack58BlankMoveTarget(t *testing.T) {
 		raw, _ := json.Marshal(args)
 		a, err := Classify(Invocation{ToolName: tool, Arguments: raw}, s.Sandbox.Cwd, nil)
 		if err != nil {
-			t.Fatalf("%s %v: %v", tool, args, err)
+			// Refused as an invalid patch: nothing is written.
+			return Decision{Behavior: BehaviorDeny, DecidedBy: err.Error()}, a
 		}
 		return Evaluate(s, &a, nil), a
 	}

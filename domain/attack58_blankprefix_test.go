@@ -46,7 +46,8 @@ func TestAttack58HeaderLeadingBlank(t *testing.T) {
 		raw, _ := json.Marshal(map[string]any{"patch": "*** Begin Patch\n" + header + "\n+package x\n*** End Patch\n"})
 		a, err := Classify(Invocation{ToolName: "apply_patch", Arguments: raw}, s.Sandbox.Cwd, nil)
 		if err != nil {
-			t.Fatalf("%q: %v", header, err)
+			// Refused as an invalid patch: nothing is written.
+			return Decision{Behavior: BehaviorDeny, DecidedBy: err.Error()}, nil
 		}
 		return Evaluate(&s, &a, nil), a.Files
 	}

@@ -373,7 +373,11 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		return nil, &FieldError{Field: "arguments.patch", Message: "required"}
 	}
 	var paths []string
-	for _, raw := range codexPatchNames(text) {
+	names, err := codexPatchNames(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, raw := range names {
 		p, err := c.pathBothWays(raw, AccessWrite)
 		if err != nil {
 			return nil, err
@@ -418,21 +422,39 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 }
 
 // codexPatchNames returns the names of the files a patch in Codex's format
-// writes, as written.
-func codexPatchNames(text string) []string {
+// writes, as written. Codex's parser trims a hunk header line (Rust's
+// trim: Unicode white space, as TrimSpace) before it matches a marker
+// (after an Add or Delete hunk, an indented header starts a hunk of its
+// own), and keeps what follows the marker's one space, leading blanks
+// included; a move line it reads untrimmed. A name with a leading or
+// trailing blank, or none, is then another file than the trimmed name
+// ("*** Move to:    " moves the file to one named by three spaces, in the
+// patch's directory, wherever a cd put it): refused, since no honest patch
+// names one (the fifty-eighth review).
+func codexPatchNames(text string) ([]string, error) {
 	var names []string
+	bad := func(line string) error {
+		return &FieldError{Field: "arguments.patch", Value: line,
+			Message: "a patch header names a file with leading or trailing blanks, or none; Codex would write a file named by those blanks"}
+	}
 	for line := range strings.SplitSeq(text, "\n") {
-		// Codex's parser trims a hunk header line (Rust's trim: Unicode
-		// white space, as TrimSpace) before it matches a marker: after an
-		// Add or Delete hunk, an indented header starts a hunk of its own.
-		line = strings.TrimSpace(line)
+		t := strings.TrimSpace(line)
 		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if rest, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(rest) != "" {
-				names = append(names, strings.TrimSpace(rest))
+			if t == strings.TrimSpace(h) {
+				return nil, bad(line)
+			}
+			if rest, ok := strings.CutPrefix(t, h); ok {
+				if rest == "" || rest != strings.TrimSpace(rest) {
+					return nil, bad(line)
+				}
+				names = append(names, rest)
 			}
 		}
+		if rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "*** Move to: "); ok && rest != strings.TrimSpace(rest) {
+			return nil, bad(line)
+		}
 	}
-	return names
+	return names, nil
 }
 
 // execPatch returns the patch of a command Codex's exec_command does not
@@ -717,7 +739,11 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 		// the files it writes are judged as apply_patch's are, and the
 		// call must be a file_write the policy allows too.
 		var paths []string
-		for _, name := range codexPatchNames(patch) {
+		names, err := codexPatchNames(patch)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
 			for _, dir := range dirs {
 				if homeRelative(dir) {
 					return nil, homeError(dir)
