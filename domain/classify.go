@@ -770,12 +770,18 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 				paths = append(paths, p)
 			}
 		}
-		for _, p := range sortedUnique(paths) {
+		paths = sortedUnique(paths)
+		for _, p := range paths {
 			c.a.Files = append(c.a.Files, FileOp{Path: p, Access: AccessWrite})
 			c.detail("File", p, true)
 		}
 		if len(paths) > 0 {
 			c.a.Also = ActionFileWrite
+			// The files it writes, resolved, are in the scope as
+			// apply_patch's are: a grant for the turn given for one
+			// file is not one for where a link re-pointed later leads
+			// (the fifty-eighth review).
+			entries = append(entries, ScopeEntry{"patch_paths", jsonList(paths)})
 		}
 	}
 	bound, err := c.execBindings(command)
