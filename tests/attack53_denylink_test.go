@@ -1,9 +1,6 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -33,61 +30,8 @@ import (
 // covered when the turn started, after one command of its own).
 func TestAttack53DenyThroughLinkRetargeted(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for the kernel sandbox")
-	}
-	root := workspace(t)
-	const orig = "s3cret\n"
-	secret := filepath.Join(root, ".vault-data", "db.key")
-	makeFiles(t, orig, secret, filepath.Join(root, "app", "main.go"))
-	if err := os.Symlink(".vault-data", filepath.Join(root, "vault")); err != nil {
-		t.Fatal(err)
-	}
-	runtime := devProfileRuntime(t, `
-[permissions.dev]
-extends = ":workspace"
-[permissions.dev.filesystem.":workspace_roots"]
-"." = "write"
-"vault" = "deny"
-[permissions.dev.approvals]
-policy = "full_access"
-`, root)
-	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "t", "workspace_id": "ws", "thread_id": "th",
-		"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root, "cwd": root}, 201, nil)
-	exec := func(id, script string) string {
-		st, raw := runtime.Request("POST", "/v1/turns/t/exec", map[string]any{"tool_call_id": id, "cwd": root, "timeout_ms": 20000,
-			"argv": []string{"sh", "-c", script}})
-		t.Logf("%s: %d %s", id, st, raw)
-		return string(raw)
-	}
-	patch := map[string]any{"patch": "*** Begin Patch\n*** Update File: " + secret + "\n@@\n-s3cret\n+attacker\n*** End Patch\n"}
-
-	// Controls.
-	if d := runtime.decide("t", "c0", "read_file", map[string]any{"path": filepath.Join(root, "app", "main.go")}); d.Decision != "allow" {
-		t.Fatalf("control: the workspace is not read: %+v", d)
-	}
-	if d := runtime.decide("t", "c1", "read_file", map[string]any{"path": secret}); d.Decision != "deny" {
-		t.Fatalf("control: the deny's target is read before the link is removed: %+v", d)
-	}
-	if d := runtime.decide("t", "c2", "apply_patch", patch); d.Decision != "deny" {
-		t.Fatalf("control: the deny's target is patched before the link is removed: %+v", d)
-	}
-	if out := exec("c3", "cat "+secret); strings.Contains(out, "s3cret") || !strings.Contains(out, `"ran":true`) {
-		t.Fatalf("control: a command reads the deny's target before the link is removed")
-	}
-
-	// The attack: one command removes the link.
-	exec("x0", "rm vault")
-	if d := runtime.decide("t", "r0", "read_file", map[string]any{"path": secret}); d.Decision != "deny" {
-		t.Errorf("after a command removed the deny's link, the turn reads %s: %s %s", secret, d.Decision, d.Reason)
-	}
-	if d := runtime.decide("t", "w0", "apply_patch", patch); d.Decision != "deny" {
-		t.Errorf("after a command removed the deny's link, the turn patches %s: %s %s", secret, d.Decision, d.Reason)
-	}
-	if out := exec("x1", "cat "+secret+"; echo attacker > "+secret); strings.Contains(out, "s3cret") {
-		t.Errorf("after a command removed the deny's link, a command reads the secret")
-	}
-	if b, _ := os.ReadFile(secret); string(b) != orig {
-		t.Errorf("after a command removed the deny's link, a command wrote the secret: %q", b)
-	}
+	v := newVaultTurn(t, [2]string{"vault", ".vault-data"})
+	v.controls()
+	v.exec("a0", "rm vault")
+	v.held("0", "a command removed the deny's link")
 }
