@@ -54,6 +54,15 @@ func plainHTTP(br *bufio.Reader) bool {
 // requestLine judges the bytes a tunnel began with: more when they do not
 // yet tell, else whether they are an HTTP request line.
 func requestLine(b []byte) (verdict, more bool) {
+	// A PROXY protocol header (v2's binary signature, v1's "PROXY " line)
+	// before a request: an ingress that reads it reads the request after
+	// it, and no client sends one to a forward proxy. Refused.
+	switch {
+	case bytes.HasPrefix(b, proxyV2):
+		return true, false
+	case len(b) < len(proxyV2) && bytes.HasPrefix(proxyV2, b):
+		return false, true
+	}
 	i := 0
 	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
 		i++
@@ -68,6 +77,9 @@ func requestLine(b []byte) (verdict, more bool) {
 	case j == i || b[j] != ' ':
 		return false, false // not a method and a space
 	}
+	if string(b[i:j]) == "PROXY" {
+		return true, false
+	}
 	end := bytes.IndexByte(b[j:], '\n')
 	if end < 0 {
 		return false, true
@@ -76,6 +88,9 @@ func requestLine(b []byte) (verdict, more bool) {
 	sp := bytes.LastIndexByte(line, ' ')
 	return sp >= 0 && bytes.HasPrefix(line[sp+1:], []byte("HTTP/")), false
 }
+
+// proxyV2 is the PROXY protocol v2 signature.
+var proxyV2 = []byte("\r\n\r\n\x00\r\nQUIT\n")
 
 // isTokenByte reports an RFC 9110 tchar: the bytes of a method.
 func isTokenByte(c byte) bool {
