@@ -623,8 +623,21 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 			p.refusedTunnel(t, "the TLS ClientHello names "+name+", not the tunnel's host (SNI fronting)")
 			return
 		case len(hello) == 0 && plainHTTP(br):
-			p.refusedTunnel(t, "the tunnel carries a plain HTTP request: send it to the proxy, which judges each one") // tunnelhttp.go
-			return
+			// tunnelhttp.go: a WebSocket handshake to the tunnel's own
+			// host only, and no request after it.
+			block, ok := upgradeRequest(br, t.host, t.port)
+			if !ok {
+				p.refusedTunnel(t, "the tunnel carries a plain HTTP request: send it to the proxy, which judges each one")
+				return
+			}
+			if _, err := (countingWriter{t.up, &t.up64}).Write(block); err != nil {
+				t.close()
+				return
+			}
+			if plainHTTP(br) {
+				p.refusedTunnel(t, "a plain HTTP request after the tunnel's WebSocket handshake")
+				return
+			}
 		}
 		if _, err := (countingWriter{t.up, &t.up64}).Write(hello); err != nil {
 			t.close()

@@ -3,6 +3,10 @@ package egress
 import (
 	"bufio"
 	"bytes"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
 )
 
 // A tunnel whose first bytes are a plain HTTP request is closed before
@@ -99,4 +103,66 @@ func isTokenByte(c byte) bool {
 		return true
 	}
 	return c != 0 && bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+}
+
+// A WebSocket handshake is the one plain request a tunnel carries: clients
+// tunnel ws:// (the fifty-seventh review found it refused since the fix
+// above). It must be a GET asking for the websocket upgrade, with no body,
+// whose Host is the tunnel's own host (and port, when it names one). What
+// follows it is carried only if it does not begin like a request too: a
+// server that refused the upgrade and kept the connection open would read
+// a second request, whose Host could name another site.
+
+// upgradeRequest reads the header block of the request br begins with and
+// returns it when it is such a handshake to host:port, the block then
+// consumed from br; else ok is false and br is left as it was.
+func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok bool) {
+	n := 1
+	for {
+		b, err := br.Peek(n)
+		if err != nil {
+			return nil, false
+		}
+		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
+			block = b[:i+4]
+			break
+		}
+		if n >= br.Size() {
+			return nil, false
+		}
+		if n = br.Buffered(); n <= len(b) {
+			n = len(b) + 1
+		}
+		n = min(n, br.Size())
+	}
+	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(block)))
+	if err != nil || req.Method != http.MethodGet || req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
+		!headerHas(req.Header, "Upgrade", "websocket") || !headerHas(req.Header, "Connection", "upgrade") {
+		return nil, false
+	}
+	h, p, err := net.SplitHostPort(req.Host)
+	if err != nil {
+		h, p = req.Host, ""
+	}
+	if !sameHost(h, host) || p != "" && p != strconv.Itoa(port) {
+		return nil, false
+	}
+	block = bytes.Clone(block)
+	if _, err := br.Discard(len(block)); err != nil {
+		return nil, false
+	}
+	return block, true
+}
+
+// headerHas reports whether the comma-separated values of header k name v
+// (case-insensitively).
+func headerHas(h http.Header, k, v string) bool {
+	for _, line := range h.Values(k) {
+		for f := range strings.SplitSeq(line, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), v) {
+				return true
+			}
+		}
+	}
+	return false
 }

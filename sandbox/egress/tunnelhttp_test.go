@@ -2,8 +2,17 @@ package egress
 
 import (
 	"bufio"
+	"encoding/base64"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"turnstile/domain"
 )
 
 // TestPlainHTTPInTunnel: the first bytes of a tunnel that are an HTTP
@@ -32,5 +41,72 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 		if got := plainHTTP(br); got != want {
 			t.Errorf("plainHTTP(%.30q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestTunnelWebSocketHandshakeOnly: a tunnel carries a WebSocket handshake
+// to its own host, and nothing that begins like a request after it: a
+// server that refused the upgrade and kept the connection would read a
+// second request naming another site (the ingress here serves
+// other.test's secret by Host). A handshake naming another Host is
+// refused. Control: the handshake to the tunnel's host is answered (here
+// 200: the ingress does not upgrade).
+func TestTunnelWebSocketHandshakeOnly(t *testing.T) {
+	ingress := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Host, "other.test") {
+			io.WriteString(w, "SECRET")
+			return
+		}
+		io.WriteString(w, "allowed")
+	})}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ingress.Serve(ln)
+	t.Cleanup(func() { ingress.Close() })
+	target := "ok.example.test:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	j := newSnapJudge()
+	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
+	p := NewProxy(j, &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}})
+	addr := startProxy(t, p)
+	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	hs := func(host string) string {
+		return "GET /ws HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+	}
+	// tunnel sends each of sends in turn, reading one answer after each;
+	// it returns the bodies read ("" once the tunnel was closed).
+	tunnel := func(sends ...string) []string {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
+		br := bufio.NewReader(c)
+		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("CONNECT: %v %v", resp, err)
+		}
+		var out []string
+		for _, s := range sends {
+			io.WriteString(c, s)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				return append(out, "")
+			}
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
+			out = append(out, string(b))
+		}
+		return out
+	}
+	if got := tunnel(hs(target)); got[0] != "allowed" {
+		t.Fatalf("control: the handshake to the tunnel's host: %q", got)
+	}
+	if got := tunnel(hs("other.test")); got[0] != "" {
+		t.Errorf("a handshake naming other.test was carried: %q", got)
+	}
+	if got := tunnel(hs(target), "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n"); len(got) < 2 || got[1] != "" {
+		t.Errorf("a request after a refused upgrade was carried: %q", got)
 	}
 }
