@@ -205,6 +205,7 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 // with a link and the path went elsewhere (the fifty-seventh review).
 func (v *fsView) protectedLinks(tm *typeMemo) (out, left []string) {
 	seen := map[string]bool{}
+	memo := canonMemo{} // the protected entries share a few parents
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
 		// Its path as written, not cleaned: the kernel takes a ".." after
 		// a link from the link's target (link/../.githooks), and a path
@@ -213,7 +214,7 @@ func (v *fsView) protectedLinks(tm *typeMemo) (out, left []string) {
 		if c.From == "" {
 			continue
 		}
-		if dir, _, ok, err := canonicalPath(filepath.Dir(c.From)); err == nil && ok {
+		if dir, exists, ok, err := memo.path(domain.CleanPath(filepath.Dir(c.From))); err == nil && ok && exists && !strings.Contains(c.From, "..") {
 			// The entry itself a link (a pin protect.go adds for a link
 			// whose target a ".." leaves, kept where it lies).
 			if l := joinPath(dir, filepath.Base(c.From)); !seen[l] && tm.typeOf(l) == unix.S_IFLNK {
