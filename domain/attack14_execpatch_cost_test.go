@@ -28,7 +28,9 @@ func TestAttack14ExecPatchDetectorCost(t *testing.T) {
 		strings.Repeat("applypatch ", 11800) + "\n",
 		strings.Repeat("apply_patch", 11800) + " " + patch,
 	} {
-		if _, took, err := classify(cmd); err != nil || took > 2*time.Second {
+		// Decided or refused (the program named twice before its
+		// here-document is refused since the fifty-ninth review), in time.
+		if _, took, err := classify(cmd); took > 2*time.Second {
 			t.Errorf("exec_command of %d bytes naming the program 11,800 times: %v to decide (%v)", len(cmd), took, err)
 		}
 	}
