@@ -88,9 +88,17 @@ func requestLine(b []byte) (verdict, more bool) {
 	if end < 0 {
 		return false, true
 	}
-	line := bytes.TrimRight(b[j:j+end], "\r")
-	sp := bytes.LastIndexByte(line, ' ')
-	return sp >= 0 && bytes.HasPrefix(line[sp+1:], []byte("HTTP/")), false
+	// The blanks a server skips after the version (nginx), and HTTP/0.9's
+	// "GET uri" with no version, where the URI may name the host (the
+	// fifty-ninth review).
+	fields := bytes.Fields(bytes.TrimRight(b[j:j+end], "\r"))
+	switch {
+	case len(fields) == 1 && string(b[i:j]) == http.MethodGet:
+		return true, false
+	case len(fields) == 0:
+		return false, false
+	}
+	return bytes.HasPrefix(fields[len(fields)-1], []byte("HTTP/")), false
 }
 
 // proxyV2 is the PROXY protocol v2 signature.

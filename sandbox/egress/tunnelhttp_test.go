@@ -27,6 +27,8 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n":                     true,
 		"M-SEARCH * HTTP/1.1\r\n":                              true,
 		"SSH-2.0-OpenSSH_9.6\r\n":                              false,
+		"GET / HTTP/1.1 \r\n":                                  true, // a blank after the version (nginx skips it)
+		"GET http://other.test/\r\n":                           true, // HTTP/0.9
 		"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\nGET / HTTP/1.1\r\n": true, // a PROXY header before a request
 		"\r\n\r\n\x00\r\nQUIT\n\x21\x11\x00\x0c":               true, // PROXY v2
 		"EHLO mail.example\r\n":                                false,
