@@ -622,6 +622,13 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		case name != "" && !sameHost(name, t.host):
 			p.refusedTunnel(t, "the TLS ClientHello names "+name+", not the tunnel's host (SNI fronting)")
 			return
+		case len(hello) > 0 && name == "" && !isIPLiteral(t.host):
+			// No server name for a tunnel to a host name: the address
+			// picks a site by the Host inside TLS then, which is not seen
+			// (the fifty-ninth review). Every client names the server it
+			// connects to by name; a tunnel to an IP literal may not.
+			p.refusedTunnel(t, "the TLS ClientHello names no server, and the tunnel's host is a name ("+t.host+")")
+			return
 		case len(hello) == 0 && plainHTTP(br):
 			// tunnelhttp.go: a WebSocket handshake to the tunnel's own
 			// host only, and no request after it.
@@ -665,6 +672,12 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 	watch.done()
 	t.close()
 	wg.Wait()
+}
+
+// isIPLiteral reports whether host (as a CONNECT names it) is an address.
+func isIPLiteral(host string) bool {
+	_, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil
 }
 
 // refusedTunnel closes t, refused for what it began to carry after the

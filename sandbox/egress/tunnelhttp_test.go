@@ -2,10 +2,12 @@ package egress
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -110,5 +112,39 @@ func TestTunnelWebSocketHandshakeOnly(t *testing.T) {
 	}
 	if got := tunnel(hs(target), "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n"); len(got) < 2 || got[1] != "" {
 		t.Errorf("a request after a refused upgrade was carried: %q", got)
+	}
+}
+
+// TestTunnelToANameNeedsAServerName: a TLS hello that names no server in
+// a tunnel to a host name is refused: the address would pick a site by
+// the Host inside TLS, which the proxy cannot see. Controls: the hello
+// naming the tunnel's host completes its handshake, and so does one
+// naming none in a tunnel to an IP literal.
+func TestTunnelToANameNeedsAServerName(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(up.Close)
+	port := strconv.Itoa(up.Listener.Addr().(*net.TCPAddr).Port)
+	j := newSnapJudge()
+	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test", "=127.0.0.1"}, AllowLocalhost: true})
+	p := NewProxy(j, &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}})
+	addr := startProxy(t, p)
+	handshake := func(target, serverName string) error {
+		c, _, st := dialConnect(t, addr, "t", p.Credential("t"), target)
+		if !strings.HasPrefix(st, "200") {
+			t.Fatalf("CONNECT %s: %s", target, st)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		tc := tls.Client(c, &tls.Config{ServerName: serverName, InsecureSkipVerify: true})
+		defer tc.Close()
+		return tc.Handshake()
+	}
+	if err := handshake("ok.example.test:"+port, "ok.example.test"); err != nil {
+		t.Fatalf("control: a hello naming the tunnel's host: %v", err)
+	}
+	if err := handshake("127.0.0.1:"+port, ""); err != nil {
+		t.Fatalf("control: a hello naming no server in a tunnel to an IP literal: %v", err)
+	}
+	if err := handshake("ok.example.test:"+port, ""); err == nil {
+		t.Error("a hello naming no server in a tunnel to ok.example.test completed its handshake")
 	}
 }
