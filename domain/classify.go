@@ -524,15 +524,19 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	}
-	if len(progs) > 1 || strings.Count(line, "<<") > 1 || strings.Count(line, "apply_patch")+strings.Count(line, "applypatch") > 1 {
-		// The program named twice, or a second "<<", on the here-
-		// document's line or before it: one may lie inside the cd's
-		// argument
+	cdWord := ""
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(script), "cd"); ok {
+		cdWord = cdArgument(rest)
+	}
+	if strings.Count(line, "<<") > 1 || strings.ContainsAny(cdWord, "\n<") {
+		// A second "<<" on the here-document's line, or a cd argument
+		// holding a "<" or a line's end: the "<<" taken may lie inside
+		// the cd's argument
 		// (cd 'apply_patch <</../../.ssh' && apply_patch <<'EOF'), where
 		// the reading below took the wrong one and judged the files in
 		// the command's directory while Codex writes them in the cd's
 		// (the fifty-ninth review). No patch Codex is sent looks so.
-		return "", nil, false, &FieldError{Field: "arguments.cmd", Message: "names the patch program, or a here-document, more than once before the patch Codex applies itself: write one cd and one apply_patch <<'EOF'"}
+		return "", nil, false, &FieldError{Field: "arguments.cmd", Message: "has more than one \"<<\" on the line of the patch Codex applies itself, or a cd argument that holds a \"<\" or a line's end: write one cd to a plain directory and one apply_patch <<'EOF'"}
 	}
 	first := slices.MinFunc(progs, func(a, b found) int { return a.at - b.at }).at
 	last := slices.MaxFunc(progs, func(a, b found) int { return a.at - b.at }).at
