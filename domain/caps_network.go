@@ -18,6 +18,7 @@ func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
 		AllowLocalhost:       a.AllowLocalhost && b.AllowLocalhost,
 		AllowUnixSockets:     a.AllowUnixSockets && b.AllowUnixSockets,
 		AllowPrivateNetworks: a.AllowPrivateNetworks && b.AllowPrivateNetworks,
+		AllowNamedLoopback:   (a.AllowNamedLoopback || a.AllowLocalhost) && (b.AllowNamedLoopback || b.AllowLocalhost),
 	}
 	// A disabled network stays locked when either side locked it.
 	out.Locked = out.Mode == NetworkDisabled && ((a.Mode == NetworkDisabled && a.Locked) || (b.Mode == NetworkDisabled && b.Locked))
@@ -92,6 +93,7 @@ func networkBroader(c, p NetworkPolicy) bool {
 	}
 	if c.Mode.rank() < p.Mode.rank() || (c.AllowLocalhost && !p.AllowLocalhost) ||
 		(c.AllowUnixSockets && !p.AllowUnixSockets) || (c.AllowPrivateNetworks && !p.AllowPrivateNetworks) ||
+		(c.AllowNamedLoopback && !p.AllowNamedLoopback && !p.AllowLocalhost) ||
 		(c.Mode != NetworkDisabled && methodsBroader(c.AllowedMethods, p.AllowedMethods)) {
 		return true
 	}

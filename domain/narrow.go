@@ -78,7 +78,7 @@ func networkNarrows(old, nw *NetworkPolicy) bool {
 		return false // nothing to take away
 	}
 	return (old.AllowLocalhost && !nw.AllowLocalhost) || (old.AllowUnixSockets && !nw.AllowUnixSockets) ||
-		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) ||
+		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) || (old.AllowNamedLoopback && !nw.AllowNamedLoopback) ||
 		!slices.Equal(old.AllowedDomains, nw.AllowedDomains) || !slices.Equal(old.DeniedDomains, nw.DeniedDomains) ||
 		methodsBroader(old.AllowedMethods, nw.AllowedMethods)
 }

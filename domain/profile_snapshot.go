@@ -188,6 +188,14 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 		if a == "localhost" {
 			p.AllowLocalhost = true
 		}
+		// A loopback address the allow-list names (REFERENCE §10: "an
+		// allow-list names that IP literal"), asked for by that literal
+		// only: not the whole localhost gate, which opened every
+		// loopback address to a name the list matches (the fifty-
+		// seventh review).
+		if _, addr, ok := ParseHost(strings.Trim(a, "[]"), false); ok && addr.IsLoopback() && p.Mode == NetworkRestricted {
+			p.AllowNamedLoopback = true
+		}
 	}
 	if n.Limited {
 		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}

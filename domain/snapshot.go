@@ -159,6 +159,12 @@ type NetworkPolicy struct {
 	// AllowedMethods, when set, are the only HTTP methods a network action
 	// may use (a permission profile's "limited" mode: GET, HEAD, OPTIONS).
 	AllowedMethods []string `json:"allowed_methods,omitempty"`
+	// AllowNamedLoopback lets a restricted network reach a loopback
+	// address an exact allow rule names, asked for by that literal (a
+	// permission profile that names "127.0.0.1"; REFERENCE §10): neither
+	// another loopback address nor a name resolving to one, which need
+	// AllowLocalhost.
+	AllowNamedLoopback bool `json:"allow_named_loopback,omitempty"`
 }
 
 // MethodAllowed reports whether an upper-case HTTP method passes

@@ -68,7 +68,11 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 		}
 	}
 	if cls == classLocalhost && !np.AllowLocalhost {
-		return refuse(CodeLocalhostNotAllowed, shown, "%s is a local address; localhost is not allowed for this turn", ip)
+		// A loopback address an exact allow rule names, asked for by
+		// that literal (AllowNamedLoopback); never through a name.
+		if _, exact := matchExact(np.AllowedDomains, byAddr); !np.AllowNamedLoopback || !exact || literal != ip {
+			return refuse(CodeLocalhostNotAllowed, shown, "%s is a local address; localhost is not allowed for this turn", ip)
+		}
 	}
 	if np.Mode == domain.NetworkRestricted {
 		if _, ok := matchAny(np.AllowedDomains, byName, false); !ok {

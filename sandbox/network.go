@@ -82,7 +82,8 @@ func checkTarget(np *domain.NetworkPolicy, t domain.NetTarget, shown string) *Re
 	if t.Addr.IsValid() {
 		cls = classifyAddr(t.Addr)
 	}
-	if cls == classLocalhost && !np.AllowLocalhost {
+	_, exact := matchExact(np.AllowedDomains, t)
+	if cls == classLocalhost && !np.AllowLocalhost && !(np.AllowNamedLoopback && exact && t.Addr.IsValid()) {
 		return refuse(CodeLocalhostNotAllowed, shown, "localhost is not allowed for this turn")
 	}
 	if np.Mode == domain.NetworkRestricted {
@@ -90,7 +91,6 @@ func checkTarget(np *domain.NetworkPolicy, t domain.NetTarget, shown string) *Re
 			return refuse(CodeHostNotAllowed, shown, "host %s matches no allowed domain", t.Host)
 		}
 	}
-	_, exact := matchExact(np.AllowedDomains, t)
 	if cls == classMetadata && np.Mode == domain.NetworkRestricted && !exact {
 		return refuse(CodePrivateAddress, shown, "%s is a %s address; under an allow-list it needs an allow rule naming it (allow_private_networks does not open it)", t.Host, cls)
 	}
