@@ -191,18 +191,17 @@ func BindRootLinks(s *TurnExecutionSecuritySnapshot, links map[string]string) {
 		return
 	}
 	// where returns p written where the innermost moved root holding it
-	// led, or "" when none holds it.
+	// led, or "" when none holds it: p's own ancestors are looked up, one
+	// lookup each, not every root for every rule and entry.
 	where := func(p string) string {
-		best := ""
-		for r := range moved {
-			if PathWithin(p, r) && len(r) > len(best) {
-				best = r
+		for r := p; ; r = path.Dir(r) {
+			if to, ok := moved[r]; ok {
+				return CleanPath(to + "/" + strings.TrimPrefix(p, r))
+			}
+			if r == "/" || r == "." {
+				return ""
 			}
 		}
-		if best == "" {
-			return ""
-		}
-		return CleanPath(moved[best] + "/" + strings.TrimPrefix(p, best))
 	}
 	rs := s.Sandbox.Filesystem.Rules
 	for i := range rs {
