@@ -238,6 +238,10 @@ type PathRule struct {
 	// sandbox lets a command write the directory through an overlay that
 	// is its own and goes with it; decisions see read.
 	Overlay bool `json:"overlay,omitempty"`
+	// LinkedFrom (a copy) is the literal path, written through a symlink,
+	// of the rule this one copies where the link led when the snapshot was
+	// selected (BindCarveLinks).
+	LinkedFrom string `json:"linked_from,omitempty"`
 }
 
 // match reports whether the rule matches the path's components and with

@@ -91,6 +91,11 @@ type FilesystemEntry struct {
 	// command writes there and the directory itself is never written.
 	// Where no mount namespace can be made it stays read-only.
 	Overlay bool `json:"overlay,omitempty"`
+	// LinkedFrom (a copy) is the carve-out's path, written through a
+	// symlink, that this entry copies where the link led when the snapshot
+	// was selected (BindCarveLinks): another turn's command that removes
+	// the link later does not open what it led to.
+	LinkedFrom string `json:"linked_from,omitempty"`
 }
 
 // FilesystemPolicy lists the granted paths. Unrestricted means the sandbox

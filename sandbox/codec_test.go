@@ -70,14 +70,15 @@ func FuzzDecodeMessage(f *testing.F) {
 }
 
 // TestCodecCarriesEveryEnforcedEntryField: every field of a filesystem
-// entry reaches the helper but the two that only describe it (Origin, Key):
+// entry reaches the helper but those that only describe it (Origin, Key):
 // a field the sandbox enforces and the codec drops is enforced by the
 // server's view and not by the kernel's (a root's LedTo and Within were
 // dropped so: the helper granted a root where its link led after the
 // start). A field added to FilesystemEntry fails this until the codec
-// carries it or it is named here as description.
+// carries it or it is named here as description (LinkedFrom: a copy is
+// enforced as the carve-out it is).
 func TestCodecCarriesEveryEnforcedEntryField(t *testing.T) {
-	described := []string{"Origin", "Key"}
+	described := []string{"Origin", "Key", "LinkedFrom"}
 	var full domain.FilesystemEntry
 	rv := reflect.ValueOf(&full).Elem()
 	for i := range rv.NumField() {

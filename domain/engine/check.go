@@ -126,6 +126,31 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 	return nil
 }
 
+// resolveLinks returns the function that resolves where a snapshot's
+// carve-outs lead now (turn.StartTurn.ResolveLinks), nil without a
+// RootResolver: each path that leads elsewhere through a symlink maps to
+// where; one that cannot be resolved (a loop) is bound where it is written.
+func (e *Engine) resolveLinks() func([]string) map[string][]string {
+	rr, ok := e.cfg.Checker.(RootResolver)
+	if !ok {
+		return nil
+	}
+	return func(paths []string) map[string][]string {
+		var out map[string][]string
+		for _, p := range paths {
+			t, err := rr.ResolveRoot(p)
+			if err != nil || domain.CleanPath(t) == domain.CleanPath(p) {
+				continue
+			}
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[domain.CleanPath(p)] = []string{domain.CleanPath(t)}
+		}
+		return out
+	}
+}
+
 // checkResources runs the resource checks on a tool call that has not been
 // decided yet. A refusal turns the command into a RecordDenial, so the turn
 // records a decision_denied with reason sandbox_denied instead of asking a

@@ -154,6 +154,9 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		if err := e.checkRoots(c); err != nil {
 			return err
 		}
+		if c.ResolveLinks == nil {
+			c.ResolveLinks = e.resolveLinks()
+		}
 		if c.ParentTurnID != "" && c.Parent == nil {
 			p, err := e.parent(ctx, c.ParentTurnID)
 			if err != nil {
@@ -177,6 +180,9 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		}
 	case *turn.ChangeProfile:
 		setNow(&c.Meta, now)
+		if c.ResolveLinks == nil {
+			c.ResolveLinks = e.resolveLinks()
+		}
 		if c.Kernel == (domain.KernelFeatures{}) {
 			c.Kernel = e.cfg.Kernel
 		}

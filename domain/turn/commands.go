@@ -51,7 +51,11 @@ type StartTurn struct {
 	Sensitive []string
 	// RootLinks: domain.SnapshotInputs.RootLinks, filled by the engine
 	// (not part of the request's identity).
-	RootLinks    map[string]string
+	RootLinks map[string]string
+	// ResolveLinks, when set (the engine's), returns where each path's
+	// symlinks lead now (domain.BindCarveLinks); not part of the
+	// request's identity.
+	ResolveLinks func(paths []string) map[string][]string
 	ParentTurnID string
 	TaskCap      *domain.TaskCap
 	// Parent is loaded by the engine when ParentTurnID is set.
@@ -201,6 +205,8 @@ type ChangeProfile struct {
 	// redacted from its credential store down). A refused request is
 	// cancelled by the change, an unjudged one never allowed by it.
 	Judge func(snap *domain.TurnExecutionSecuritySnapshot, a *ActionRecord) (refused, unjudged bool)
+	// ResolveLinks: StartTurn's.
+	ResolveLinks func(paths []string) map[string][]string
 }
 
 // Outcome is what a command answered, for the caller.

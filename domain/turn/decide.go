@@ -120,6 +120,11 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
+	var parentLinks map[string][]string
+	if c.Parent != nil {
+		parentLinks = domain.CarveLinksOf(&c.Parent.Snapshot)
+	}
+	bindCarveLinks(&snap, c.ResolveLinks, parentLinks)
 	if err := checkSnapshotSize(&snap, "project_roots"); err != nil {
 		return nil, Outcome{}, err
 	}
@@ -497,6 +502,11 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
+	carried := domain.CarveLinksOf(&s.Snapshot) // where the carve-outs led at the start, kept
+	if c.Parent != nil {
+		carried = domain.MergeCarveLinks(carried, domain.CarveLinksOf(&c.Parent.Snapshot))
+	}
+	bindCarveLinks(&snap, c.ResolveLinks, carried)
 	cur, _ := json.Marshal(s.Snapshot)
 	nxt, _ := json.Marshal(snap)
 	if bytes.Equal(cur, nxt) {
@@ -656,4 +666,17 @@ func checkSnapshotSize(snap *domain.TurnExecutionSecuritySnapshot, field string)
 
 func snapshotTooLarge(n int, field string) error {
 	return &domain.FieldError{Field: field, Message: fmt.Sprintf("the turn's security snapshot would be %d bytes encoded, past the limit of %d: each writable root adds the protected list (about 24 KB); name fewer roots", n, MaxSnapshotBytes)}
+}
+
+// bindCarveLinks binds snap's carve-outs where their symlinks lead now
+// (resolve, the engine's) and where they led before (carried: the turn's
+// own start, its parent's): domain.BindCarveLinks.
+func bindCarveLinks(snap *domain.TurnExecutionSecuritySnapshot, resolve func([]string) map[string][]string, carried map[string][]string) {
+	var links map[string][]string
+	if resolve != nil {
+		if paths := domain.CarveLinkPaths(snap); len(paths) > 0 {
+			links = resolve(paths)
+		}
+	}
+	domain.BindCarveLinks(snap, domain.MergeCarveLinks(links, carried))
 }
