@@ -547,7 +547,6 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	dirs = []string{""}
 	cds := append(cdDirs(script[:first]), cdDirs(script[:last])...)
 	for _, dir := range cds {
-		dir = strings.TrimSpace(dir)
 		if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
 			if dir[0] == '"' && strings.ContainsAny(dir, "$`") {
 				return "", nil, false, &FieldError{Field: "arguments.cmd", Value: dir, Message: "is a cd argument with an expansion before a patch Codex applies itself, which takes a literal part of it for the directory: write the directory"}
@@ -576,7 +575,10 @@ func cdDirs(head string) []string {
 			continue
 		}
 		if i := strings.Index(rest, "&&"); i >= 0 {
-			cds = append(cds, rest[:i], rest[:strings.LastIndex(rest, "&&")], cdArgument(rest))
+			// The whole-text candidates lose their blanks; the word keeps
+			// a trailing escaped one ("cd x\  && …": Codex writes in
+			// "x\ ", the sixty-first review).
+			cds = append(cds, strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[:strings.LastIndex(rest, "&&")]), cdArgument(rest))
 		}
 	}
 	return cds
