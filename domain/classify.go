@@ -63,6 +63,9 @@ type Action struct {
 	// Also is a second kind whose behaviour must allow the action too
 	// (download_url is network and a file_write of its destination).
 	Also ActionKind
+	// AlsoTool is a second tool name the tool lists judge the action as:
+	// apply_patch for an exec_command Codex applies as a patch itself.
+	AlsoTool string
 	// Files are the resolved paths the action reads or writes.
 	Files []FileOp
 	// URL is the parsed target of a network action, when it has one.
@@ -757,7 +760,9 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	if ok {
 		// Codex applies this patch itself, outside the command's sandbox:
 		// the files it writes are judged as apply_patch's are, and the
-		// call must be a file_write the policy allows too.
+		// call must be a file_write the policy allows too, and a tool
+		// the tool lists allow as apply_patch (the sixty-first review).
+		c.a.AlsoTool = "apply_patch"
 		var paths []string
 		names, err := codexPatchNames(patch)
 		if err != nil {

@@ -52,9 +52,14 @@ func Evaluate(s *TurnExecutionSecuritySnapshot, a *Action, grants GrantSet) Deci
 		return d
 	}
 	p := &s.PermissionProfile.EffectivePolicy
-	if ok, by := p.ToolsAllowed(a.ToolName); !ok {
-		d.Behavior, d.Reason, d.DecidedBy = BehaviorDeny, ReasonPolicyDeniesAction, by
-		return d
+	for _, tool := range []string{a.ToolName, a.AlsoTool} {
+		if tool == "" {
+			continue
+		}
+		if ok, by := p.ToolsAllowed(tool); !ok {
+			d.Behavior, d.Reason, d.DecidedBy = BehaviorDeny, ReasonPolicyDeniesAction, by
+			return d
+		}
 	}
 	if p.AllowedPathsRestricted {
 		for i := range a.Files {
