@@ -409,7 +409,13 @@ func (v *fsView) addRule(memo *canonMemo, e domain.FilesystemEntry, p string) {
 	switch {
 	case e.Kind == domain.PathProtected && e.Reserved && placeholderOrMissing(canon):
 		// Held (or to be held) empty: read-only, nothing may be
-		// created there.
+		// created there. A name whose directory is missing too (a
+		// dangling .claude -> dotfiles/claude) is held at the first
+		// missing directory on its way: holding the name alone left the
+		// command to make its directories and then the name (the
+		// sixty-second review).
+		stop, _, _ := memo.canonical(domain.CleanPath(filepath.Dir(p)))
+		r.Path = firstMissing(canon, stop)
 		r.Access, r.Reserved = weaker(r.Access, domain.AccessRead), true
 		v.carves = append(v.carves, r)
 	case e.Kind == domain.PathProtected && e.Access == domain.AccessWrite:
@@ -527,6 +533,24 @@ func (m canonMemo) canonical(abs string) (string, bool, error) {
 
 // placeholderOrMissing reports whether p does not exist or is an empty
 // directory (a held name, or one nothing uses yet).
+// firstMissing returns the topmost directory on the way to the clean
+// absolute path p that is missing or a hold's placeholder (the helper sees
+// the one the server made for it), or p itself when there is none; never
+// stop (the name's own directory, a root that does not exist yet) nor one
+// above it.
+func firstMissing(p, stop string) string {
+	for {
+		d := filepath.Dir(p)
+		if d == p || d == stop || domain.PathWithin(stop, d) {
+			return p
+		}
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) && !isHeld(d) {
+			return p
+		}
+		p = d
+	}
+}
+
 func placeholderOrMissing(p string) bool {
 	fi, err := os.Lstat(p)
 	if err != nil {
