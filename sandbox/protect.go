@@ -644,7 +644,7 @@ func (d *discovery) dotGit(p string, depth int) {
 		// holds (hold.go), which that command's release must find empty
 		// to remove: no names are held inside it.
 	case fi.IsDir():
-		d.gitDir(p, depth)
+		d.gitDir(p, "", depth)
 		d.configRefs(p, filepath.Dir(p))
 	case fi.Mode().IsRegular():
 		d.addCarve(p, pathKindGitFile)
@@ -656,13 +656,16 @@ func (d *discovery) dotGit(p string, depth int) {
 			target = filepath.Dir(p) + "/" + target
 		}
 		if c, exists, ok, err := canonicalPath(domain.CleanPath(target)); err == nil && ok && exists {
-			d.gitDir(c, depth)
+			// Pinned with the pointer's path as git opens it, so that
+			// every link on its way is pinned too (the sixty-second
+			// review: gitdir: ../gd/real, gd -> store, re-pointed).
+			d.gitDir(c, target, depth)
 			d.configRefs(c, filepath.Dir(p))
 		}
 	case fi.Mode()&os.ModeSymlink != 0:
 		if c, exists, ok, err := canonicalPath(p); err == nil && ok && exists {
 			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				d.gitDir(c, depth)
+				d.gitDir(c, p, depth)
 				d.configRefs(c, filepath.Dir(p))
 			}
 		}
@@ -673,17 +676,19 @@ func (d *discovery) dotGit(p string, depth int) {
 // gitDir pins the canonical git dir g, keeps its control files read-only,
 // and follows its common dir (a linked worktree), its linked worktrees'
 // dirs and its modules/ (the git dirs of submodules).
-func (d *discovery) gitDir(g string, depth int) {
+// from, when set, is the path git opens it by (a pointer's target, a
+// link, a commondir's path; ".." kept): the links on its way are pinned.
+func (d *discovery) gitDir(g, from string, depth int) {
 	if d.seen["dir:"+g] || depth > maxSubmoduleDepth {
 		return
 	}
 	d.seen["dir:"+g] = true
-	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true})
+	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true, From: from})
 	for _, n := range gitControl {
 		d.addCarve(joinPath(g, n), pathKindGitFile)
 	}
-	if c, ok := commonDirOf(g); ok {
-		d.gitDir(c, depth+1)
+	if c, from, ok := commonDirFrom(g); ok {
+		d.gitDir(c, from, depth+1)
 	}
 	for _, sub := range []string{"worktrees", "modules"} {
 		d.moduleDirs(joinPath(g, sub), sub == "modules", depth+1)
@@ -911,15 +916,21 @@ func (d *discovery) dotDotWay(p string) (way string, ok bool) {
 // commonDirOf returns the canonical common dir the git dir g's commondir
 // file names, if any.
 func commonDirOf(g string) (string, bool) {
+	c, _, ok := commonDirFrom(g)
+	return c, ok
+}
+
+// commonDirFrom is commonDirOf with the path git opens the common dir by.
+func commonDirFrom(g string) (canon, from string, ok bool) {
 	common, ok := readPointer(joinPath(g, "commondir"), "")
 	if !ok {
-		return "", false
+		return "", "", false
 	}
 	if !strings.HasPrefix(common, "/") {
 		common = g + "/" + common
 	}
 	c, exists, ok, err := canonicalPath(domain.CleanPath(common))
-	return c, err == nil && ok && exists
+	return c, common, err == nil && ok && exists
 }
 
 // enclosing handles the repository git finds above the writable root
@@ -1163,7 +1174,7 @@ func (d *discovery) moduleDirs(dir string, recursive bool, depth int) {
 		}
 		p := joinPath(dir, e.Name())
 		if _, err := os.Lstat(p + "/HEAD"); err == nil {
-			d.gitDir(p, depth)
+			d.gitDir(p, "", depth)
 		} else if recursive {
 			d.moduleDirs(p, true, depth+1)
 		}
