@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -38,19 +37,12 @@ func hostLinksToGrants(v *fsView) []viewLink {
 		if !g.linked() {
 			continue
 		}
-		q := ""
-		for _, c := range splitPath(filepath.Clean(g.From)) {
-			q += "/" + c
-			var st unix.Stat_t
-			if unix.Lstat(q, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
-				continue
-			}
-			dir, _, ok, err := canonicalPath(filepath.Dir(q))
-			if err != nil || !ok {
-				break
-			}
-			at := joinPath(dir, filepath.Base(q))
-			target, err := os.Readlink(q)
+		// Every link the lookup passes, a link in another's target too
+		// (lnk -> lnk2 -> real: the sixty-second review), each where it
+		// lies (its directory canonical).
+		links, _ := linksPassed(g.From)
+		for _, at := range links {
+			target, err := os.Readlink(at)
 			if err != nil || seen[at] {
 				continue
 			}
