@@ -48,7 +48,7 @@ func haproxyIngress(t *testing.T) net.Listener {
 					return
 				}
 				f := strings.FieldsFunc(strings.TrimRight(line, "\r\n"), func(r rune) bool { return r == ' ' || r == '\t' })
-				if len(f) != 3 || !strings.HasPrefix(f[2], "HTTP/") {
+				if len(f) != 3 || !haproxyVersion(f[2]) {
 					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 					return
 				}
@@ -84,6 +84,14 @@ func haproxyIngress(t *testing.T) net.Listener {
 		}
 	}()
 	return ln
+}
+
+// haproxyVersion is HAProxy 2.x's (before 3.0) check of a request's version
+// (h1_process_req_vsn, without accept-invalid-http-request): eight bytes,
+// a '/' fifth, a digit, a '.', a digit. The four letters before the '/'
+// are not compared (later releases compare them with "HTTP/").
+func haproxyVersion(v string) bool {
+	return len(v) == 8 && v[4] == '/' && v[5] >= '0' && v[5] <= '9' && v[6] == '.' && v[7] >= '0' && v[7] <= '9'
 }
 
 // TestAttack60TabSeparatedRequestLineFronts (sixtieth review, medium):
