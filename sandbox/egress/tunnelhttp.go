@@ -78,8 +78,8 @@ func requestLine(b []byte) (verdict, more bool) {
 	switch {
 	case j == len(b):
 		return false, true // empty lines, or a token not ended yet
-	case j == i || b[j] != ' ':
-		return false, false // not a method and a space
+	case j == i || !isBlank(b[j]):
+		return false, false // not a method and a blank
 	}
 	if string(b[i:j]) == "PROXY" {
 		return true, false
@@ -98,7 +98,33 @@ func requestLine(b []byte) (verdict, more bool) {
 	case len(fields) == 0:
 		return false, false
 	}
-	return bytes.HasPrefix(fields[len(fields)-1], []byte("HTTP/")), false
+	return versionShaped(fields[len(fields)-1]), false
+}
+
+// isBlank reports a blank a server's request-line parser may take after
+// the method: a space, or a tab (HAProxy's HTTP_IS_SPHT, the sixtieth
+// review), a vertical tab or a form feed.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
+
+// versionShaped reports whether f looks like an HTTP version whatever its
+// letters and case ("HTTP/1.1", "http/1.1", "XTTP/1.0": HAProxy before 3.0
+// checks only the '/', the digits and the '.', the sixtieth review): a
+// '/' followed by digits, and a '.' and digits.
+func versionShaped(f []byte) bool {
+	i := bytes.LastIndexByte(f, '/')
+	if i < 0 {
+		return false
+	}
+	major, minor, _ := bytes.Cut(f[i+1:], []byte("."))
+	digits := func(d []byte) bool {
+		for _, c := range d {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return len(major) > 0 && digits(major) && digits(minor)
 }
 
 // proxyV2 is the PROXY protocol v2 signature.
@@ -143,7 +169,19 @@ func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok b
 		}
 		n = min(n, br.Size())
 	}
-	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(block)))
+	// Every line ends CRLF, and the request is the whole block: a bare LF
+	// ends a header block for the server before the proxy's "\r\n\r\n"
+	// did, and a second request hid behind the first (the sixtieth
+	// review).
+	if bytes.Count(block, []byte("\n")) != bytes.Count(block, []byte("\r\n")) {
+		return nil, false
+	}
+	rd := bytes.NewReader(block)
+	brd := bufio.NewReaderSize(rd, len(block)+16)
+	req, err := http.ReadRequest(brd)
+	if err == nil && (brd.Buffered() != 0 || rd.Len() != 0) {
+		return nil, false
+	}
 	if err != nil || req.Method != http.MethodGet || req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
 		!headerHas(req.Header, "Upgrade", "websocket") || !headerHas(req.Header, "Connection", "upgrade") {
 		return nil, false
