@@ -22,11 +22,11 @@ import (
 	"turnstile/domain"
 )
 
-// sslv2Hello is an SSLv2-format ClientHello (RFC 5246 appendix E.2) that
+// sslv2HelloFromClient is an SSLv2-format ClientHello (RFC 5246 appendix E.2) that
 // offers TLS 1.2: a two-byte record header with the high bit set, message
 // type 1, version 3.3, the cipher specs (three bytes each, TLS suites as
 // 0x00XXYY) and a 32-byte challenge. It has no extensions: no server name.
-func sslv2Hello() []byte {
+func sslv2HelloFromClient() []byte {
 	specs := []byte{
 		0x00, 0xc0, 0x2f, // ECDHE-RSA-AES128-GCM-SHA256
 		0x00, 0x00, 0x9c, // AES128-GCM-SHA256
@@ -160,7 +160,7 @@ func TestAttack60SSLv2HelloNamesNoServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Write(sslv2Hello())
+	c.Write(sslv2HelloFromClient())
 	if !serverHelloBack(c) {
 		c.Close()
 		t.Skip("this openssl does not take an SSLv2-format ClientHello")
@@ -196,7 +196,7 @@ func TestAttack60SSLv2HelloNamesNoServer(t *testing.T) {
 	// Attack.
 	c = tunnel()
 	defer c.Close()
-	c.Write(sslv2Hello())
+	c.Write(sslv2HelloFromClient())
 	if serverHelloBack(c) {
 		t.Errorf("an SSLv2-format ClientHello (no server name) in a tunnel to %s was carried and answered with a ServerHello", target)
 	}

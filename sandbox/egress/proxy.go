@@ -629,6 +629,9 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 			// connects to by name; a tunnel to an IP literal may not.
 			p.refusedTunnel(t, "the TLS ClientHello names no server, and the tunnel's host is a name ("+t.host+")")
 			return
+		case len(hello) == 0 && !isIPLiteral(t.host) && sslv2Hello(br):
+			p.refusedTunnel(t, "the tunnel begins with an SSLv2-format ClientHello, which names no server, and the tunnel's host is a name ("+t.host+")")
+			return
 		case len(hello) == 0 && plainHTTP(br):
 			// tunnelhttp.go: a WebSocket handshake to the tunnel's own
 			// host only, and no request after it.

@@ -70,6 +70,19 @@ func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 	return name, recs, ok
 }
 
+// sslv2Hello reports whether br begins with an SSLv2-format ClientHello
+// (a two-byte length with the high bit set, then CLIENT-HELLO): helloName
+// takes it for no TLS, yet it names no server and OpenSSL still
+// negotiates TLS 1.2 from it (the sixtieth review). The third byte is
+// waited for only after a first byte with the high bit set.
+func sslv2Hello(br *bufio.Reader) bool {
+	if b, err := br.Peek(1); err != nil || b[0]&0x80 == 0 {
+		return false
+	}
+	b, err := br.Peek(3)
+	return err == nil && b[2] == 0x01
+}
+
 // maxRecord is the longest TLS record a client may send (2^14 bytes of
 // plaintext, and what a compressed or protected record may add).
 const maxRecord = 1<<14 + 2048
