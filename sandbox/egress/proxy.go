@@ -490,7 +490,15 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 	}
 	up, addr, err := p.dial(r.Context(), turnID, host, port)
 	if err != nil {
-		deny(w, verdictOf(err))
+		v := verdictOf(err)
+		var ref *sandbox.Refusal
+		if errors.As(err, &ref) && ref.Code != sandbox.CodeHostUnresolved {
+			// An address the name resolves to is refused (an allowed
+			// name pointed at 169.254.169.254): recorded as the judge's
+			// refusals are (the sixtieth review).
+			p.refused(r.Context(), turnID, origin+"/", r.Method, v)
+		}
+		deny(w, v)
 		return
 	}
 	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
