@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -199,8 +198,6 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 	return d
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
 // MetadataAddrs are cloud-metadata addresses, never opened by a rule
 // that allows private networks, only by one naming the address: AWS, GCP,
 // Azure, OpenStack 169.254.169.254; AWS IPv6 fd00:ec2::254; Alibaba
@@ -229,21 +226,6 @@ func specialHost(host string) (special, loopback bool) {
 	if err != nil {
 		return false, false
 	}
-	a = a.Unmap()
-	if v4, how, ok := EmbeddedIPv4(a); ok {
-		// Judged as the IPv4 address a gateway translates it to (the
-		// egress proxy's classifier does the same); the local-use NAT64
-		// prefix is never public.
-		if s, l := specialHost(v4.String()); s || how == EmbedNAT64Local {
-			return true, l
-		}
-	}
-	switch {
-	case a.IsLoopback():
-		return true, true
-	case a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsUnspecified(), a.IsMulticast(),
-		cgnat.Contains(a), slices.Contains(MetadataAddrs, a):
-		return true, false
-	}
-	return false, false
+	c := ClassifyAddr(a) // the proxy's classes: one definition
+	return c != AddrPublic, c == AddrLocalhost
 }

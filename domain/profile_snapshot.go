@@ -175,7 +175,8 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 	p := NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: n.AllowLocalhost, AllowPrivateNetworks: n.AllowPrivateNetworks,
 		AllowUnixSockets: len(n.UnixSockets) > 0}
 	snapRule := SnapshotDomainRule
-	if n.Restricted && !slices.Contains(n.Allow, "*") {
+	star := slices.Contains(n.Allow, "*")
+	if n.Restricted && !star {
 		p.Mode = NetworkRestricted
 		for _, a := range n.Allow {
 			p.AllowedDomains = append(p.AllowedDomains, snapRule(a))
@@ -193,7 +194,17 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 		// only: not the whole localhost gate, which opened every
 		// loopback address to a name the list matches (the fifty-
 		// seventh review).
-		if _, addr, ok := ParseHost(strings.Trim(a, "[]"), false); ok && addr.IsLoopback() && p.Mode == NetworkRestricted {
+		_, addr, ok := ParseHost(strings.Trim(a, "[]"), false)
+		if !ok || !addr.IsValid() || ClassifyAddr(addr) == AddrPublic {
+			continue
+		}
+		if star && n.Restricted {
+			// Under "*" (no allow-list) a special address the list names
+			// is still opened by its exact rule, as the profile's own
+			// decision answers (the sixtieth review).
+			p.AllowedDomains = append(p.AllowedDomains, snapRule(a))
+		}
+		if ClassifyAddr(addr) == AddrLocalhost && (p.Mode == NetworkRestricted || star) {
 			p.AllowNamedLoopback = true
 		}
 	}

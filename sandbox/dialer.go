@@ -58,7 +58,13 @@ func CheckAddr(s *domain.TurnExecutionSecuritySnapshot, host string, ip netip.Ad
 		// A private or metadata address keeps its class: a localhost name
 		// does not open it.
 	}
-	if cls != classLocalhost && !np.AllowLocalhost {
+	_, exactLit := matchExact(np.AllowedDomains, byAddr)
+	exactLit = exactLit && literal == ip // an exact rule names the literal asked for
+	if cls != classLocalhost && !np.AllowLocalhost && !exactLit {
+		// (An address of this host that the allow-list names as a
+		// literal, asked for by it, is the person's choice, as a named
+		// 127.0.0.1 is: the sixtieth review. A name resolving to one
+		// stays refused.)
 		local, err := localRoute(ip)
 		if err != nil {
 			return refuse(CodeLocalhostNotAllowed, shown, "cannot tell whether %s is an address of this host (%v); localhost is not allowed for this turn", ip, err)
