@@ -44,14 +44,6 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-func containsAddr(list []netip.Addr, a netip.Addr) bool {
-	for _, x := range list {
-		if x == a {
-			return true
-		}
-	}
-	return false
-}
 
 // matchAny returns the first rule of rules that matches t (a rule that does
 // not parse matches nothing).
