@@ -2,9 +2,9 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -72,8 +72,19 @@ func TestAttack9ConsoleCardMovesUnderTheClick(t *testing.T) {
 	run(t, ctx, "the harmless request is shown resolved", chromedp.WaitVisible(`#req-`+harmless+`[data-status="resolved"]`, chromedp.ByQuery))
 
 	// The person clicks where they pointed.
+	// Where the person clicks is still the harmless card (the property,
+	// read from the page, not waited for): a card that moved would put
+	// the agent's there.
+	var under string
+	run(t, ctx, "what lies under the pointer", chromedp.Evaluate(fmt.Sprintf(`(() => {
+		const e = document.elementFromPoint(%f, %f);
+		const card = e && e.closest('[id^="req-"]');
+		return card ? card.id : "";
+	})()`, at.X, at.Y), &under))
+	if under != "req-"+harmless {
+		t.Fatalf("under the pointer after the harmless request resolved: %q, want req-%s: its card moved", under, harmless)
+	}
 	run(t, ctx, "the click", chromedp.MouseClickXY(at.X, at.Y))
-	time.Sleep(time.Second)
 	var a struct {
 		Status     string `json:"status"`
 		Resolution string `json:"resolution"`
