@@ -111,7 +111,11 @@ func BindCarveLinks(s *TurnExecutionSecuritySnapshot, links map[string][]string)
 		}
 		for _, t := range targets(p) {
 			c := *r
-			c.Pattern, c.LinkedFrom = CleanPath(t+"/"+strings.TrimPrefix(CleanPath(r.Pattern), p)), p
+			at := t
+			if r.Glob {
+				at = escapeGlob(t) // a target named "[1]" is no character class (the sixty-third review)
+			}
+			c.Pattern, c.LinkedFrom = CleanPath(at+"/"+strings.TrimPrefix(CleanPath(r.Pattern), p)), p
 			if c.Access == AccessRead && (c.Glob || ResolvePathRules(fs.Rules, t).Access != AccessWrite) {
 				continue // where it led is not writable: a read copy would not narrow
 			}
@@ -146,7 +150,7 @@ func CarveLinksOf(s *TurnExecutionSecuritySnapshot) map[string][]string {
 		if r.LinkedFrom != "" {
 			to := r.Pattern
 			if r.Glob {
-				to = literalPrefix(r.Pattern)
+				to = unescapedPrefix(r.Pattern)
 			}
 			add(r.LinkedFrom, CleanPath(to))
 		}
@@ -171,4 +175,44 @@ func MergeCarveLinks(a, b map[string][]string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// escapeGlob escapes in p what path.Match reads as a pattern.
+func escapeGlob(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unescapedPrefix is the leading components of a glob pattern that hold no
+// unescaped wildcard, unescaped (a copy's target: escapeGlob's inverse).
+func unescapedPrefix(pat string) string {
+	var out []string
+	for _, c := range strings.Split(strings.TrimPrefix(pat, "/"), "/") {
+		var b strings.Builder
+		lit := true
+		for i := 0; i < len(c) && lit; i++ {
+			switch c[i] {
+			case '\\':
+				if i+1 < len(c) {
+					i++
+					b.WriteByte(c[i])
+				}
+			case '*', '?', '[':
+				lit = false
+			default:
+				b.WriteByte(c[i])
+			}
+		}
+		if !lit {
+			break
+		}
+		out = append(out, b.String())
+	}
+	return CleanPath("/" + strings.Join(out, "/"))
 }

@@ -131,3 +131,25 @@ func TestBindCarveLinksNeverWidens(t *testing.T) {
 		}
 	})
 }
+
+// TestBindCarveLinksEscapesAGlobsTarget: a glob's copy where its literal
+// prefix led takes the target's name literally (a directory named
+// ".vault[1]" is no character class), and CarveLinksOf reads it back.
+func TestBindCarveLinksEscapesAGlobsTarget(t *testing.T) {
+	for _, target := range []string{"/ws/.vault[1]", "/ws/a*b", "/ws/q?", `/ws/back\slash`, "/ws/plain"} {
+		s := carveSnap([]PathRule{
+			{Key: ".", Pattern: "/ws", Access: AccessWrite},
+			{Key: "vault/*.key", Pattern: "/ws/vault/*.key", Glob: true, Access: AccessDeny},
+		}, nil)
+		BindCarveLinks(s, map[string][]string{"/ws/vault": {target}})
+		if got := ResolvePathRules(s.Sandbox.Filesystem.Rules, target+"/db.key").Access; got != AccessDeny {
+			t.Errorf("%s/db.key is %s after the copy", target, got)
+		}
+		if got := ResolvePathRules(s.Sandbox.Filesystem.Rules, target+"/db.txt").Access; got != AccessWrite {
+			t.Errorf("control: %s/db.txt is %s after the copy", target, got)
+		}
+		if got := CarveLinksOf(s); !slices.Equal(got["/ws/vault"], []string{target}) {
+			t.Errorf("CarveLinksOf = %v, want %s", got, target)
+		}
+	}
+}

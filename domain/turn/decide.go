@@ -502,7 +502,11 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
-	carried := domain.CarveLinksOf(&s.Snapshot) // where the carve-outs led at the start, kept
+	// Where the carve-outs led in the turn's snapshots so far (and its
+	// parent's) is kept, and a path bound so is not resolved again: a
+	// link another turn re-pointed meanwhile binds nothing new (the
+	// sixty-third review).
+	carried := domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
 	if c.Parent != nil {
 		carried = domain.MergeCarveLinks(carried, domain.CarveLinksOf(&c.Parent.Snapshot))
 	}
@@ -674,8 +678,14 @@ func snapshotTooLarge(n int, field string) error {
 func bindCarveLinks(snap *domain.TurnExecutionSecuritySnapshot, resolve func([]string) map[string][]string, carried map[string][]string) {
 	var links map[string][]string
 	if resolve != nil {
-		if paths := domain.CarveLinkPaths(snap); len(paths) > 0 {
-			links = resolve(paths)
+		var fresh []string
+		for _, p := range domain.CarveLinkPaths(snap) {
+			if _, ok := carried[p]; !ok {
+				fresh = append(fresh, p)
+			}
+		}
+		if len(fresh) > 0 {
+			links = resolve(fresh)
 		}
 	}
 	domain.BindCarveLinks(snap, domain.MergeCarveLinks(links, carried))

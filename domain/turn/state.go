@@ -43,6 +43,12 @@ type State struct {
 	// ProfileChangedAt is when ProfileChangedBy's change was recorded (a
 	// session's turn weighs its children's changes against its own).
 	ProfileChangedAt time.Time
+	// CarveLinks are where the carve-outs written through a symlink led
+	// in every snapshot the turn has had (domain.CarveLinksOf): a profile
+	// change binds them again, so that a change there and back through a
+	// profile without the carve-out keeps the start's binding (the
+	// sixty-third review).
+	CarveLinks map[string][]string
 }
 
 // Approval is an approval request as the aggregate keeps it: the request
@@ -129,9 +135,12 @@ func evolve(s *State, e *Event) bool {
 		if s.ProfileChangedBy != (domain.Actor{}) {
 			s.CarriedProfile = p.Profile
 		}
-	case *SecuritySnapshotResolved, *TurnCompleted, *TurnInterrupted, *TurnFailed:
+	case *SecuritySnapshotResolved:
+		s.CarveLinks = domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
+	case *TurnCompleted, *TurnInterrupted, *TurnFailed:
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
+		s.CarveLinks = domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
 		s.Grants = domain.GrantSet{}
 		// A child bounded by its parent's change keeps its own: the
 		// parent holds that change (a Claude Code session's turn reads
