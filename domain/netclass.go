@@ -3,6 +3,7 @@ package domain
 import (
 	"net/netip"
 	"slices"
+	"strings"
 )
 
 // AddrClass classifies a destination address: the egress proxy's gates and
@@ -78,6 +79,21 @@ func ClassifyAddr(a netip.Addr) AddrClass {
 	}
 	if a == broadcast4 {
 		return AddrPrivate
+	}
+	return AddrPublic
+}
+
+// MetadataNames are cloud-metadata host names.
+var MetadataNames = []string{"metadata.google.internal", "metadata.goog"}
+
+// ClassifyName classifies a host name (not an IP literal): a localhost
+// name, a cloud-metadata name, or public.
+func ClassifyName(host string) AddrClass {
+	switch {
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+		return AddrLocalhost
+	case host == "metadata" || slices.Contains(MetadataNames, host):
+		return AddrMetadata
 	}
 	return AddrPublic
 }

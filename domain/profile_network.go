@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -170,14 +171,17 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 			return d
 		}
 	}
-	if special, loopback := specialHost(host); special {
+	if cls := hostClass(host); cls != AddrPublic {
+		loopback := cls == AddrLocalhost
 		for _, raw := range n.Allow {
 			if raw != "*" && (matchesTarget(raw, t, false) || (loopback && raw == "localhost")) {
 				d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
 				return d
 			}
 		}
-		if (loopback && n.AllowLocalhost) || (!loopback && n.AllowPrivateNetworks) {
+		// Under an allow-list a metadata host needs a rule naming it
+		// (allow_private_networks does not open it), as the proxy judges.
+		if (loopback && n.AllowLocalhost) || (!loopback && n.AllowPrivateNetworks && !(cls == AddrMetadata && n.Restricted && !slices.Contains(n.Allow, "*"))) {
 			d.Allowed, d.Reason = true, NetReasonUnrestricted
 			return d
 		}
@@ -215,17 +219,11 @@ var MetadataAddrs = []netip.Addr{
 	netip.MustParseAddr("169.254.42.42"), netip.MustParseAddr("fd00:42::42"), netip.MustParseAddr("192.0.0.192"),
 }
 
-// specialHost reports whether host is localhost-like or a non-public IP
-// literal, and whether it is loopback (which an allow rule may also name as
-// "localhost"); any other special host must be named by its literal.
-func specialHost(host string) (special, loopback bool) {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true, true
+// hostClass classifies host, a name or an IP literal, as the egress proxy
+// does (ClassifyName, ClassifyAddr): one definition.
+func hostClass(host string) AddrClass {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return ClassifyAddr(a)
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false, false
-	}
-	c := ClassifyAddr(a) // the proxy's classes: one definition
-	return c != AddrPublic, c == AddrLocalhost
+	return ClassifyName(host)
 }

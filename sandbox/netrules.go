@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"net/netip"
-	"strings"
 
 	"turnstile/domain"
 )
@@ -18,19 +17,9 @@ const (
 	classMetadata  = domain.AddrMetadata
 )
 
-// metadataNames are cloud-metadata host names.
-var metadataNames = []string{"metadata.google.internal", "metadata.goog"}
-
-// classifyName classifies a host name (not an IP literal).
-func classifyName(host string) hostClass {
-	switch {
-	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
-		return classLocalhost
-	case host == "metadata" || containsString(metadataNames, host):
-		return classMetadata
-	}
-	return classPublic
-}
+// classifyName classifies a host name (not an IP literal):
+// domain.ClassifyName.
+func classifyName(host string) hostClass { return domain.ClassifyName(host) }
 
 // classifyAddr classifies an address: domain.ClassifyAddr.
 func classifyAddr(a netip.Addr) hostClass { return domain.ClassifyAddr(a) }
@@ -43,7 +32,6 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
-
 
 // matchAny returns the first rule of rules that matches t (a rule that does
 // not parse matches nothing).

@@ -75,12 +75,45 @@ func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 // takes it for no TLS, yet it names no server and OpenSSL still
 // negotiates TLS 1.2 from it (the sixtieth review). The third byte is
 // waited for only after a first byte with the high bit set.
+//
+// The whole header is read as OpenSSL reads it, so that another binary
+// protocol whose first byte has the high bit set (a Thrift compact call,
+// 82 21 01 …: the sixty-fifth review) is not taken for one: CLIENT-HELLO,
+// a version of 0x0002 or 0x03xx, cipher specs a non-zero multiple of 3
+// bytes, a session id of 0 or 16, a challenge of 16 to 32, and a record
+// length that is their sum.
 func sslv2Hello(br *bufio.Reader) bool {
 	if b, err := br.Peek(1); err != nil || b[0]&0x80 == 0 {
 		return false
 	}
 	b, err := br.Peek(3)
-	return err == nil && b[2] == 0x01
+	if err != nil || b[2] != 0x01 {
+		return false
+	}
+	// Each field is waited for only while those before it agree (a
+	// protocol that sent fewer bytes and waits for an answer is not held).
+	u16 := func(i int) (int, bool) {
+		b, err := br.Peek(i + 2)
+		if err != nil {
+			return 0, false
+		}
+		return int(b[i])<<8 | int(b[i+1]), true
+	}
+	ver, ok := u16(3)
+	if !ok || (ver != 0x0002 && ver>>8 != 0x03) {
+		return false
+	}
+	cs, ok := u16(5)
+	if !ok || cs == 0 || cs%3 != 0 {
+		return false
+	}
+	sid, ok := u16(7)
+	if !ok || (sid != 0 && sid != 16) {
+		return false
+	}
+	ch, ok := u16(9)
+	n, _ := u16(0)
+	return ok && ch >= 16 && ch <= 32 && n&0x7fff == 9+cs+sid+ch
 }
 
 // maxRecord is the longest TLS record a client may send (2^14 bytes of

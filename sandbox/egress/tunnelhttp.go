@@ -85,6 +85,13 @@ func requestLine(b []byte) (verdict, more bool) {
 		return true, false
 	}
 	end := bytes.IndexByte(b[j:], '\n')
+	if k := bytes.IndexFunc(b[j:], func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' || r == 0x7f }); k >= 0 && (end < 0 || k < end) {
+		// A control byte (a NUL) before the line's end: no request line
+		// holds one, and a binary protocol's first message may (git://'s
+		// pkt-line "0033git-upload-pack /repo\0host=…\0", which then
+		// waited for a '\n' it never sends: the sixty-fifth review).
+		return false, false
+	}
 	if end < 0 {
 		return false, true
 	}
@@ -93,8 +100,10 @@ func requestLine(b []byte) (verdict, more bool) {
 	// fifty-ninth review).
 	fields := bytes.Fields(bytes.TrimRight(b[j:j+end], "\r"))
 	switch {
-	case len(fields) == 1 && string(b[i:j]) == http.MethodGet:
-		return true, false
+	case len(fields) == 1:
+		// HTTP/0.9's "GET uri"; one word after another method is no
+		// request line (memcached's "get user/42": the sixty-fifth review).
+		return string(b[i:j]) == http.MethodGet, false
 	case len(fields) == 0:
 		return false, false
 	}
@@ -180,6 +189,12 @@ func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok b
 	brd := bufio.NewReaderSize(rd, len(block)+16)
 	req, err := http.ReadRequest(brd)
 	if err == nil && (brd.Buffered() != 0 || rd.Len() != 0) {
+		return nil, false
+	}
+	// Origin form only: for an absolute-form target Go takes the host
+	// from the target and drops the Host line, which a server that routes
+	// on the Host line reads (the sixty-fifth review).
+	if err == nil && !strings.HasPrefix(req.RequestURI, "/") {
 		return nil, false
 	}
 	if err != nil || req.Method != http.MethodGet || req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
