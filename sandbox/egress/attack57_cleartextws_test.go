@@ -2,16 +2,11 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
-	"strconv"
 	"testing"
 	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack57CleartextWebSocketRefused (fifty-seventh review, low, a false
@@ -34,7 +29,7 @@ import (
 // answered. Attack: the WebSocket handshake to the allowed origin, Host
 // the CONNECT host, tunnelled as clients do, must be answered 101.
 func TestAttack57CleartextWebSocketRefused(t *testing.T) {
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	wsOrigin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {
 			io.WriteString(w, "plain")
 			return
@@ -46,22 +41,9 @@ func TestAttack57CleartextWebSocketRefused(t *testing.T) {
 		defer c.Close()
 		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
 		brw.Flush()
-	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "dev.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"dev.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	})
+	target := ingressTarget("dev.example.test", httpIngress(t, wsOrigin, nil))
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("dev.example.test"))
 	dial := func() (net.Conn, *bufio.Reader) {
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {

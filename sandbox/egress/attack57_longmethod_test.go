@@ -2,17 +2,8 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
-	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack57LongMethodFrontsAnotherHost (fifty-seventh review, medium):
@@ -42,62 +33,17 @@ import (
 // other.test, must not be served; then a second, ordinary GET for
 // other.test after a long-method first request must not be either.
 func TestAttack57LongMethodFrontsAnotherHost(t *testing.T) {
-	ingress := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, _, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			h = r.Host
-		}
-		switch h {
-		case "ok.example.test":
-			io.WriteString(w, "allowed")
-		case "other.test":
-			io.WriteString(w, "SECRET of other.test")
-		default:
-			http.Error(w, "no such vhost", http.StatusNotFound)
-		}
-	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ingress.Serve(ln)
-	t.Cleanup(func() { ingress.Close() })
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "ok.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	target := ingressTarget("ok.example.test", httpIngress(t, vhostHandler, nil))
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// through opens a tunnel to the allowed name, sends first, and returns
 	// the bodies of the answers it gets ("" each when the tunnel was
 	// refused or closed).
 	through := func(first string, answers int) []string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
 		out := make([]string, answers)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return out
-		}
-		io.WriteString(c, first)
-		for i := range out {
-			inner, err := http.ReadResponse(br, nil)
-			if err != nil {
-				return out
-			}
-			b, _ := io.ReadAll(inner.Body)
-			out[i] = string(b)
-		}
+		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) {
+			copy(out, answerBodies(br, answers))
+		})
 		return out
 	}
 

@@ -1,106 +1,31 @@
 package egress
 
 import (
-	"bufio"
-	"encoding/base64"
-	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"net/url"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
-// nginxIngress is a loopback stand-in for a shared ingress whose request
-// line parser is nginx's (src/http/ngx_http_parse.c
-// ngx_http_parse_request_line): a method, one or more spaces, a URI, and
-// then either the end of the line (an HTTP/0.9 simple request: no headers,
-// the body alone is answered, the virtual server chosen by an absolute
-// URI's host) or one or more spaces, "HTTP/major.minor", and any number of
-// spaces before the CRLF (state sw_spaces_after_digit). It answers
-// "SECRET of other.test" for the host other.test and "allowed" for
-// ok.example.test, as a shared ingress answers each virtual host.
-func nginxIngress(t *testing.T) net.Listener {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// nginxRequestLine reads a request line as nginx's parser does
+// (src/http/ngx_http_parse.c ngx_http_parse_request_line), for a
+// vhostIngress stand-in for a shared ingress: a method, one or more
+// spaces, a URI, and then either the end of the line (an HTTP/0.9 simple
+// request: no headers, the body alone is answered, the virtual server
+// chosen by an absolute URI's host) or one or more spaces,
+// "HTTP/major.minor", and any number of spaces before the CRLF (state
+// sw_spaces_after_digit).
+func nginxRequestLine(line string) (uri string, http09, ok bool) {
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	method, rest, ok := strings.Cut(line, " ")
+	if !ok || method == "" {
+		return "", false, false
 	}
-	t.Cleanup(func() { ln.Close() })
-	body := func(host string) string {
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		switch host {
-		case "ok.example.test":
-			return "allowed"
-		case "other.test":
-			return "SECRET of other.test"
-		}
-		return "no such vhost"
+	rest = strings.TrimLeft(rest, " ")
+	uri, version, _ := strings.Cut(rest, " ")
+	version = strings.TrimRight(strings.TrimLeft(version, " "), " ")
+	if version == "" {
+		return uri, true, true // HTTP/0.9: no headers, the body alone
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func(c net.Conn) {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				br := bufio.NewReader(c)
-				line, err := br.ReadString('\n')
-				for err == nil && (line == "\r\n" || line == "\n") {
-					line, err = br.ReadString('\n')
-				}
-				if err != nil {
-					return
-				}
-				line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-				method, rest, ok := strings.Cut(line, " ")
-				if !ok || method == "" {
-					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				rest = strings.TrimLeft(rest, " ")
-				uri, version, _ := strings.Cut(rest, " ")
-				version = strings.TrimRight(strings.TrimLeft(version, " "), " ")
-				host := ""
-				if u, err := url.Parse(uri); err == nil && u.Host != "" {
-					host = u.Host
-				}
-				if version == "" {
-					// HTTP/0.9: no headers, the body alone.
-					io.WriteString(c, body(host))
-					return
-				}
-				if !strings.HasPrefix(version, "HTTP/") {
-					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				for {
-					h, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					h = strings.TrimRight(h, "\r\n")
-					if h == "" {
-						break
-					}
-					if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(k, "Host") && host == "" {
-						host = strings.TrimSpace(v)
-					}
-				}
-				b := body(host)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(b))+"\r\nConnection: close\r\n\r\n"+b)
-			}(c)
-		}
-	}()
-	return ln
+	return uri, false, strings.HasPrefix(version, "HTTP/")
 }
 
 // TestAttack59LenientRequestLineFrontsAnotherHost (fifty-ninth review,
@@ -131,37 +56,11 @@ func nginxIngress(t *testing.T) net.Listener {
 // Control: a tunnel carrying another protocol reaches the ingress, and
 // the plain "GET / HTTP/1.1" with Host other.test is refused (the fix).
 func TestAttack59LenientRequestLineFrontsAnotherHost(t *testing.T) {
-	ln := nginxIngress(t)
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "ok.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
-
+	target := ingressTarget("ok.example.test", vhostIngress(t, nginxRequestLine))
 	// through opens a tunnel to the allowed name, sends first, and returns
 	// all the tunnel carried back until it was closed ("" when the proxy
 	// refused the tunnel or closed it).
-	through := func(first string) string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return ""
-		}
-		io.WriteString(c, first)
-		b, _ := io.ReadAll(br)
-		return string(b)
-	}
+	through := tunnelThrough(t, target, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// Controls.
 	if got := through("GET / HTTP/1.1\r\nHost: ok.example.test\r\n\r\n"); got != "" {

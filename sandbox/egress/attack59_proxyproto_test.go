@@ -2,17 +2,9 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
-	"io"
 	"net"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack59ProxyProtocolHeaderFrontsAnotherHost (fifty-ninth review,
@@ -36,50 +28,9 @@ import (
 // with Host other.test is refused (the fix) and the honest GET for the
 // tunnel's own host too (a tunnel carries no plain HTTP).
 func TestAttack59ProxyProtocolHeaderFrontsAnotherHost(t *testing.T) {
-	ingress := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, _, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			h = r.Host
-		}
-		if h == "other.test" {
-			io.WriteString(w, "SECRET of other.test")
-			return
-		}
-		io.WriteString(w, "allowed")
-	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ingress.Serve(&proxyProtoListener{ln})
-	t.Cleanup(func() { ingress.Close() })
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "ok.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
-
-	through := func(first string) string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return ""
-		}
-		io.WriteString(c, first)
-		b, _ := io.ReadAll(br)
-		return string(b)
-	}
+	ln := httpIngress(t, vhostHandler, func(ln net.Listener) net.Listener { return &proxyProtoListener{ln} })
+	target := ingressTarget("ok.example.test", ln)
+	through := tunnelThrough(t, target, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// Controls.
 	if got := through("GET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n"); got != "" {

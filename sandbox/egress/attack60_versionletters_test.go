@@ -1,18 +1,8 @@
 package egress
 
 import (
-	"bufio"
-	"encoding/base64"
-	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack60VersionLettersUnread (sixtieth review, medium): requestLine
@@ -38,34 +28,8 @@ import (
 // another protocol reaches the ingress. Attack: the other letters must be
 // refused too.
 func TestAttack60VersionLettersUnread(t *testing.T) {
-	ln := haproxyIngress(t)
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "ok.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
-
-	through := func(first string) string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return ""
-		}
-		io.WriteString(c, first)
-		b, _ := io.ReadAll(br)
-		return string(b)
-	}
+	target := ingressTarget("ok.example.test", vhostIngress(t, haproxyRequestLine))
+	through := tunnelThrough(t, target, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// Controls.
 	if got := through("SSH-2.0-probe\r\n\r\n"); !strings.Contains(got, "400") {

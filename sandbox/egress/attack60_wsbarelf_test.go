@@ -2,16 +2,7 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
-	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack60WebSocketBareLFSmugglesARequest (sixtieth review, medium):
@@ -44,61 +35,16 @@ import (
 // reaches the ingress. Attack: the bare-LF handshake followed by a request
 // for other.test must not be served; today the ingress answers it.
 func TestAttack60WebSocketBareLFSmugglesARequest(t *testing.T) {
-	ingress := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, _, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			h = r.Host
-		}
-		switch h {
-		case "ok.example.test":
-			io.WriteString(w, "allowed") // no WebSocket here: Upgrade is ignored
-		case "other.test":
-			io.WriteString(w, "SECRET of other.test")
-		default:
-			http.Error(w, "no such vhost", http.StatusNotFound)
-		}
-	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ingress.Serve(ln)
-	t.Cleanup(func() { ingress.Close() })
-	port := ln.Addr().(*net.TCPAddr).AddrPort().Port()
-	target := "ok.example.test:" + strconv.Itoa(int(port))
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	// The ingress (vhostHandler) does no WebSocket: Upgrade is ignored.
+	target := ingressTarget("ok.example.test", httpIngress(t, vhostHandler, nil))
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// through opens a tunnel to the allowed name, sends first, and
 	// returns the bodies of the answers read until the connection ends.
 	through := func(first string) []string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return nil
-		}
-		io.WriteString(c, first)
 		var bodies []string
-		for {
-			inner, err := http.ReadResponse(br, nil)
-			if err != nil {
-				return bodies
-			}
-			b, _ := io.ReadAll(inner.Body)
-			bodies = append(bodies, string(b))
-		}
+		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) { bodies = answerBodies(br, -1) })
+		return bodies
 	}
 	has := func(bodies []string, s string) bool {
 		for _, b := range bodies {
