@@ -48,7 +48,7 @@ func TestAttack56PlainHTTPInTunnelFrontsAnotherHost(t *testing.T) {
 	// returns the answer's body ("" when the tunnel was refused or closed).
 	through := func(first string) string {
 		got := ""
-		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) {
+		inTunnel(t, addr, auth, target, first, func(_ net.Conn, br *bufio.Reader) {
 			if b := answerBodies(br, 1); len(b) == 1 {
 				got = b[0]
 			}

@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"net"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestAttack57LongMethodFrontsAnotherHost(t *testing.T) {
 	// refused or closed).
 	through := func(first string, answers int) []string {
 		out := make([]string, answers)
-		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) {
+		inTunnel(t, addr, auth, target, first, func(_ net.Conn, br *bufio.Reader) {
 			copy(out, answerBodies(br, answers))
 		})
 		return out

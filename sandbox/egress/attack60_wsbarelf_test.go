@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"net"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ func TestAttack60WebSocketBareLFSmugglesARequest(t *testing.T) {
 	// returns the bodies of the answers read until the connection ends.
 	through := func(first string) []string {
 		var bodies []string
-		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) { bodies = answerBodies(br, -1) })
+		inTunnel(t, addr, auth, target, first, func(_ net.Conn, br *bufio.Reader) { bodies = answerBodies(br, -1) })
 		return bodies
 	}
 	has := func(bodies []string, s string) bool {

@@ -64,6 +64,19 @@ func hostAddr(t *testing.T, want string) netip.Addr {
 // 200 whose body is body; it returns the port.
 func greeter(t *testing.T, network, addr, body string) int {
 	t.Helper()
+	ln := acceptEach(t, network, addr, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		c.Read(buf) // the request line and headers (small)
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\nConnection: close\r\n\r\n"+body)
+	})
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// acceptEach listens on network/addr until the test ends and serves each
+// connection it accepts with serve, in a goroutine of its own, closing the
+// connection when serve returns; it returns the listener.
+func acceptEach(t *testing.T, network, addr string, serve func(c net.Conn)) net.Listener {
+	t.Helper()
 	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatalf("listen %s %s: %v", network, addr, err)
@@ -77,11 +90,9 @@ func greeter(t *testing.T, network, addr, body string) int {
 			}
 			go func() {
 				defer c.Close()
-				buf := make([]byte, 4096)
-				c.Read(buf) // the request line and headers (small)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\nConnection: close\r\n\r\n"+body)
+				serve(c)
 			}()
 		}
 	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln
 }

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -91,60 +92,45 @@ type requestLineParser func(line string) (uri string, http09, ok bool)
 // listener.
 func vhostIngress(t *testing.T, parse requestLineParser) net.Listener {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return acceptEach(t, "tcp4", "127.0.0.1:0", func(c net.Conn) {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(c)
+		line, err := br.ReadString('\n')
+		for err == nil && (line == "\r\n" || line == "\n") {
+			line, err = br.ReadString('\n')
+		}
+		if err != nil {
+			return
+		}
+		uri, http09, ok := parse(line)
+		if !ok {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		host := ""
+		if u, err := url.Parse(uri); err == nil && u.Host != "" {
+			host = u.Host
+		}
+		if http09 {
+			io.WriteString(c, vhostBody(host))
+			return
+		}
 		for {
-			c, err := ln.Accept()
+			h, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				br := bufio.NewReader(c)
-				line, err := br.ReadString('\n')
-				for err == nil && (line == "\r\n" || line == "\n") {
-					line, err = br.ReadString('\n')
-				}
-				if err != nil {
-					return
-				}
-				uri, http09, ok := parse(line)
-				if !ok {
-					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				host := ""
-				if u, err := url.Parse(uri); err == nil && u.Host != "" {
-					host = u.Host
-				}
-				if http09 {
-					io.WriteString(c, vhostBody(host))
-					return
-				}
-				for {
-					h, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					h = strings.TrimRight(h, "\r\n")
-					if h == "" {
-						break
-					}
-					if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(k, "Host") && host == "" {
-						host = strings.TrimSpace(v)
-					}
-				}
-				b := vhostBody(host)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(b))+"\r\nConnection: close\r\n\r\n"+b)
-			}(c)
+			h = strings.TrimRight(h, "\r\n")
+			if h == "" {
+				break
+			}
+			if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(k, "Host") && host == "" {
+				host = strings.TrimSpace(v)
+			}
 		}
-	}()
-	return ln
+		b := vhostBody(host)
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(b))+"\r\nConnection: close\r\n\r\n"+b)
+	})
 }
 
 // ingressTarget is the allowed name host at the port ln listens on.
@@ -166,10 +152,11 @@ func tunnelProxy(t *testing.T, policy domain.NetworkPolicy, names map[string][]n
 }
 
 // inTunnel asks the proxy at addr (with auth) for a tunnel to target and,
-// once it answers 200, writes first into the tunnel and hands read what
-// comes back. It returns false, read not called, when the tunnel was
-// refused.
-func inTunnel(t *testing.T, addr, auth, target, first string, read func(br *bufio.Reader)) bool {
+// once it answers 200, writes first into the tunnel and hands read the
+// connection and what comes back. It returns the proxy's answer and the
+// error reading it ("%v %v"), read not called, when the tunnel was
+// refused; nil when it was opened.
+func inTunnel(t *testing.T, addr, auth, target, first string, read func(c net.Conn, br *bufio.Reader)) error {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -181,11 +168,11 @@ func inTunnel(t *testing.T, addr, auth, target, first string, read func(br *bufi
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return false
+		return fmt.Errorf("%v %v", resp, err)
 	}
 	io.WriteString(c, first)
-	read(br)
-	return true
+	read(c, br)
+	return nil
 }
 
 // answerBodies reads answers off br, at most n of them (n < 0: until the
@@ -212,7 +199,7 @@ func tunnelThrough(t *testing.T, target string, policy domain.NetworkPolicy, nam
 	addr, auth := tunnelProxy(t, policy, names)
 	return func(first string) string {
 		got := ""
-		inTunnel(t, addr, auth, target, first, func(br *bufio.Reader) {
+		inTunnel(t, addr, auth, target, first, func(_ net.Conn, br *bufio.Reader) {
 			b, _ := io.ReadAll(br)
 			got = string(b)
 		})

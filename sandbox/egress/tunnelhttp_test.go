@@ -3,7 +3,6 @@ package egress
 import (
 	"bufio"
 	"crypto/tls"
-	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -56,51 +55,28 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 // refused. Control: the handshake to the tunnel's host is answered (here
 // 200: the ingress does not upgrade).
 func TestTunnelWebSocketHandshakeOnly(t *testing.T) {
-	ingress := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Host, "other.test") {
-			io.WriteString(w, "SECRET")
-			return
-		}
-		io.WriteString(w, "allowed")
-	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ingress.Serve(ln)
-	t.Cleanup(func() { ingress.Close() })
-	target := "ok.example.test:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}})
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	target := ingressTarget("ok.example.test", httpIngress(t, vhostHandler, nil))
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("ok.example.test"))
 	hs := func(host string) string {
 		return "GET /ws HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
 	}
 	// tunnel sends each of sends in turn, reading one answer after each;
 	// it returns the bodies read ("" once the tunnel was closed).
 	tunnel := func(sends ...string) []string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
-			t.Fatalf("CONNECT: %v %v", resp, err)
-		}
 		var out []string
-		for _, s := range sends {
-			io.WriteString(c, s)
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				return append(out, "")
+		if err := inTunnel(t, addr, auth, target, "", func(c net.Conn, br *bufio.Reader) {
+			for _, s := range sends {
+				io.WriteString(c, s)
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					out = append(out, "")
+					return
+				}
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
+				out = append(out, string(b))
 			}
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
-			out = append(out, string(b))
+		}); err != nil {
+			t.Fatalf("CONNECT: %v", err)
 		}
 		return out
 	}
