@@ -13,8 +13,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,53 +50,8 @@ import (
 // the proxy; a first hello naming omega.test is refused by the proxy and
 // never reaches the server.
 func TestAttack43SecondHelloAfterRetryFronts(t *testing.T) {
-	opensslBin, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("no openssl")
-	}
-	dir := t.TempDir()
-	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	writeSelfSigned(t, cert, key, "alpha.test")
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	logf, err := os.Create(filepath.Join(dir, "s_server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
 	// -groups P-256 while the client's first share is X25519: a retry.
-	srv := exec.Command(opensslBin, "s_server", "-www", "-accept", "127.0.0.1:"+strconv.Itoa(port),
-		"-cert", cert, "-key", key, "-cert2", cert, "-key2", key, "-groups", "P-256", "-servername", "alpha.test", "-servername_fatal")
-	srv.Stdout, srv.Stderr = logf, logf
-	// s_server ends at its stdin's end: one kept open until cleanup.
-	stdin, err := srv.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close() })
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	// Wait until it listens (each attempt is a connection it accepts and
-	// drops, no handshake).
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err == nil {
-			c.Close()
-			break
-		}
-		if i > 2000 {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("s_server does not listen: %v: %s", err, log)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	port := alphaRetryServer(t)
 
 	target := "alpha.test:" + strconv.Itoa(port)
 	j := newSnapJudge()
@@ -156,6 +109,18 @@ func (c *helloRewriter) Write(b []byte) (int, error) {
 		}
 	}
 	return c.Conn.Write(b)
+}
+
+// alphaRetryServer runs `openssl s_server` (startSServer) for alpha.test,
+// a P-256 certificate its first and second, taking the P-256 group only
+// and ending a handshake that names another server with a fatal
+// unrecognized_name alert (-servername alpha.test -servername_fatal); it
+// returns its port.
+func alphaRetryServer(t *testing.T) int {
+	t.Helper()
+	return startSServer(t, "alpha.test", writeSelfSigned, func(cert, key string) []string {
+		return []string{"-cert2", cert, "-key2", key, "-groups", "P-256", "-servername", "alpha.test", "-servername_fatal"}
+	})
 }
 
 // writeSelfSigned writes a P-256 certificate for name and its key.

@@ -7,12 +7,8 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -177,48 +173,7 @@ func hrrRecord(sid []byte) []byte {
 // unrecognized_name alert), while the proxy read alpha.test. Control: the
 // same split hello naming alpha.test gets the server's ServerHello.
 func TestAttack45SplitSecondHelloOpenSSL(t *testing.T) {
-	opensslBin, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("no openssl")
-	}
-	dir := t.TempDir()
-	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	writeSelfSigned(t, cert, key, "alpha.test")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	logf, err := os.Create(filepath.Join(dir, "s_server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	srv := exec.Command(opensslBin, "s_server", "-www", "-accept", "127.0.0.1:"+strconv.Itoa(port),
-		"-cert", cert, "-key", key, "-cert2", cert, "-key2", key, "-groups", "P-256", "-servername", "alpha.test", "-servername_fatal")
-	srv.Stdout, srv.Stderr = logf, logf
-	stdin, err := srv.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close() })
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err == nil {
-			c.Close()
-			break
-		}
-		if i > 2000 {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("s_server does not listen: %v: %s", err, log)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	port := alphaRetryServer(t)
 
 	target := "alpha.test:" + strconv.Itoa(port)
 	j := newSnapJudge()

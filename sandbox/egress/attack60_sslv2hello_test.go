@@ -73,9 +73,12 @@ func writeSelfSignedRSA(t *testing.T, certPath, keyPath, name string) {
 	}
 }
 
-// startSServer runs `openssl s_server` on 127.0.0.1 with a certificate
-// for name, plus args, and returns its port once it listens.
-func startSServer(t *testing.T, name string, args ...string) int {
+// startSServer runs `openssl s_server -www` on 127.0.0.1 with a
+// certificate for name and its key, which write makes, plus the arguments
+// args returns for their paths (args may be nil), and returns its port
+// once it listens (each attempt to connect is a connection it accepts and
+// drops, no handshake). Without openssl the test is skipped.
+func startSServer(t *testing.T, name string, write func(t *testing.T, certPath, keyPath, name string), args func(cert, key string) []string) int {
 	t.Helper()
 	opensslBin, err := exec.LookPath("openssl")
 	if err != nil {
@@ -83,7 +86,7 @@ func startSServer(t *testing.T, name string, args ...string) int {
 	}
 	dir := t.TempDir()
 	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	writeSelfSignedRSA(t, cert, key, name)
+	write(t, cert, key, name)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -95,8 +98,11 @@ func startSServer(t *testing.T, name string, args ...string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logf.Close() })
-	srv := exec.Command(opensslBin, append([]string{"s_server", "-www", "-accept", "127.0.0.1:" + strconv.Itoa(port),
-		"-cert", cert, "-key", key}, args...)...)
+	argv := []string{"s_server", "-www", "-accept", "127.0.0.1:" + strconv.Itoa(port), "-cert", cert, "-key", key}
+	if args != nil {
+		argv = append(argv, args(cert, key)...)
+	}
+	srv := exec.Command(opensslBin, argv...)
 	srv.Stdout, srv.Stderr = logf, logf
 	stdin, err := srv.StdinPipe() // s_server ends at its stdin's end
 	if err != nil {
@@ -152,7 +158,7 @@ func TestAttack60SSLv2HelloNamesNoServer(t *testing.T) {
 	// SHA-1 signature, which OpenSSL 3.0 refuses at its default level and
 	// 1.1.1 (still common under nginx) takes; Mozilla's "old" server
 	// configuration for 3.0 sets the same level.
-	port := startSServer(t, "ok.example.test", "-cipher", "DEFAULT@SECLEVEL=0")
+	port := startSServer(t, "ok.example.test", writeSelfSignedRSA, func(_, _ string) []string { return []string{"-cipher", "DEFAULT@SECLEVEL=0"} })
 	ps := strconv.Itoa(port)
 
 	// Control: the server reads an SSLv2-format hello.
