@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -130,20 +131,28 @@ func writeSelfSigned(t *testing.T, certPath, keyPath, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	kd, err := x509.MarshalECPrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd, err := x509.MarshalECPrivateKey(k)
+	writeCertAndKey(t, certPath, keyPath, name, k, &pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})
+}
+
+// writeCertAndKey writes a certificate for name, self-signed by k and
+// valid for an hour either side of now, to certPath, and keyBlock (k in
+// PEM) to keyPath.
+func writeCertAndKey(t *testing.T, certPath, keyPath, name string, k crypto.Signer, keyBlock *pem.Block) {
+	t.Helper()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, k.Public(), k)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), 0o600); err != nil {
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(keyBlock), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
