@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestAttack56PlainHTTPInTunnelFrontsAnotherHost (fifty-sixth review,
@@ -59,12 +58,8 @@ func TestAttack56PlainHTTPInTunnelFrontsAnotherHost(t *testing.T) {
 	// Controls: the allowed name by a plain request to the proxy (the way
 	// a plain request goes), and a tunnel that carries another protocol
 	// than HTTP reaches the ingress (which answers it 400).
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialProxy(t, addr)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	io.WriteString(c, "GET http://"+target+"/ HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"Connection: close\r\n\r\n")
 	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("control: a plain request for the allowed name: %v %v", resp, err)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"testing"
-	"time"
 )
 
 // TestAttack57CleartextWebSocketRefused (fifty-seventh review, low, a false
@@ -45,12 +44,8 @@ func TestAttack57CleartextWebSocketRefused(t *testing.T) {
 	target := ingressTarget("dev.example.test", httpIngress(t, wsOrigin, nil))
 	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("dev.example.test"))
 	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := dialProxy(t, addr)
 		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(10 * time.Second))
 		return c, bufio.NewReader(c)
 	}
 	hs := "Host: " + target + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"

@@ -151,6 +151,18 @@ func tunnelProxy(t *testing.T, policy domain.NetworkPolicy, names map[string][]n
 	return addr, auth
 }
 
+// dialProxy connects to the proxy at addr (within 5s), the connection's
+// deadline 10s away; the caller closes it.
+func dialProxy(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c
+}
+
 // inTunnel asks the proxy at addr (with auth) for a tunnel to target and,
 // once it answers 200, writes first into the tunnel and hands read the
 // connection and what comes back. It returns the proxy's answer and the
@@ -158,12 +170,8 @@ func tunnelProxy(t *testing.T, policy domain.NetworkPolicy, names map[string][]n
 // refused; nil when it was opened.
 func inTunnel(t *testing.T, addr, auth, target, first string, read func(c net.Conn, br *bufio.Reader)) error {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialProxy(t, addr)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
