@@ -655,7 +655,10 @@ func (d *discovery) dotGit(p string, depth int) {
 		if !strings.HasPrefix(target, "/") {
 			target = filepath.Dir(p) + "/" + target
 		}
-		if c, exists, ok, err := canonicalPath(domain.CleanPath(target)); err == nil && ok && exists {
+		// Resolved as git and the kernel do, ".." after a link taken from
+		// the link's target (gitdir: lnk/../real; the sixty-sixth review),
+		// not cleaned as text first.
+		if c, exists, ok, err := canonicalPath(target); err == nil && ok && exists {
 			// Pinned with the pointer's path as git opens it, so that
 			// every link on its way is pinned too (the sixty-second
 			// review: gitdir: ../gd/real, gd -> store, re-pointed).
@@ -679,10 +682,21 @@ func (d *discovery) dotGit(p string, depth int) {
 // from, when set, is the path git opens it by (a pointer's target, a
 // link, a commondir's path; ".." kept): the links on its way are pinned.
 func (d *discovery) gitDir(g, from string, depth int) {
-	if d.seen["dir:"+g] || depth > maxSubmoduleDepth {
+	if d.seen["dir:"+g] {
+		// Reached again by another way (a worktree's pointer through a
+		// link, after the root's own worktrees/ listed it): the links on
+		// this way are pinned too (the sixty-sixth review).
+		if from != "" && !d.seen["from:"+g+"\x00"+from] {
+			d.seen["from:"+g+"\x00"+from] = true
+			d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true, From: from})
+		}
+		return
+	}
+	if depth > maxSubmoduleDepth {
 		return
 	}
 	d.seen["dir:"+g] = true
+	d.seen["from:"+g+"\x00"+from] = true
 	d.v.pins = append(d.v.pins, fsRule{Path: g, Access: domain.AccessWrite, Kind: pathKindGitDir, Pin: true, From: from})
 	for _, n := range gitControl {
 		d.addCarve(joinPath(g, n), pathKindGitFile)
@@ -929,7 +943,7 @@ func commonDirFrom(g string) (canon, from string, ok bool) {
 	if !strings.HasPrefix(common, "/") {
 		common = g + "/" + common
 	}
-	c, exists, ok, err := canonicalPath(domain.CleanPath(common))
+	c, exists, ok, err := canonicalPath(common) // as the pointer's (dotGit)
 	return c, common, err == nil && ok && exists
 }
 
