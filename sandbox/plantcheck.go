@@ -313,6 +313,14 @@ func newPlantCheck(v *fsView) *plantCheck {
 	for _, p := range v.missingRefs {
 		watch, exact[p] = append(watch, p), true
 	}
+	// Every writable grant, a root nested in another too: the walk to a
+	// protected path's first missing component stops at its own root (a
+	// project root that does not exist yet, made by an honest command,
+	// was set aside whole: the sixty-sixth review).
+	granted := map[string]bool{}
+	for _, g := range v.grants {
+		granted[g.Path] = true
+	}
 	seen := map[string]bool{}
 	for _, path := range watch {
 		for _, r := range pc.roots {
@@ -320,7 +328,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 				continue
 			}
 			first := path
-			for d := filepath.Dir(first); !exact[path] && d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
+			for d := filepath.Dir(first); !exact[path] && d != r && !granted[d] && domain.PathWithin(d, r); d = filepath.Dir(d) {
 				if tm.exists(d) {
 					break
 				}
