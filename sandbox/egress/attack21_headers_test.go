@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +31,11 @@ func TestAttack21HugeHeadersHeldByTheProxy(t *testing.T) {
 	j := newSnapJudge()
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}})
 	p := NewProxy(j, &mapResolver{})
-	ln, err := net.Listen("tcp4", "127.0.0.1:19150")
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := ln.Addr().String() // the listening socket lives on in f
 	f, err := ln.(*net.TCPListener).File()
 	ln.Close()
 	if err != nil {
@@ -46,7 +46,6 @@ func TestAttack21HugeHeadersHeldByTheProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	addr := "127.0.0.1:19150"
 	roundTrip := func(extra string) int {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -68,28 +67,7 @@ func TestAttack21HugeHeadersHeldByTheProxy(t *testing.T) {
 	line := "X-Pad: " + strings.Repeat("p", 1000) + "\r\n"
 	block := strings.Repeat(line, 1000) // about 1 MiB
 
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	var conns []net.Conn
-	for range 100 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-		io.WriteString(c, "GET http://other.test/ HTTP/1.1\r\nHost: other.test\r\n")
-		io.WriteString(c, block[:len(block)-len(line)]) // no blank line: still arriving
-	}
-	time.Sleep(time.Second)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	for _, c := range conns {
-		c.Close()
-	}
-	held := int64(after.HeapInuse) - int64(before.HeapInuse)
-	t.Logf("100 connections with ~1 MiB of headers each hold %d MiB of heap", held>>20)
 	if code := roundTrip(block); code != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("a request with ~1 MiB of headers through the command's proxy listener: %d, want 431 (the API's own limit is 64 KiB); 100 such connections, still arriving, held %d MiB of the server's heap", code, held>>20)
+		t.Errorf("a request with ~1 MiB of headers through the command's proxy listener: %d, want 431 (the API's own limit is 64 KiB)", code)
 	}
 }
