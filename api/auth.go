@@ -43,20 +43,24 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			var err error
 			if p, found, err = s.authenticate(r.Context(), got); err != nil {
 				s.chargeBodyTo(r, domain.Principal{})
-				if !hookPreToolUseRefused(w, r, err) {
-					writeError(w, err) // the store is unreachable: fail closed
-				}
+				s.withinUnauthenticated(w, r, func() {
+					if !hookPreToolUseRefused(w, r, err) {
+						writeError(w, err) // the store is unreachable: fail closed
+					}
+				})
 				return
 			}
 		}
 		if !found {
 			err := errorf(http.StatusUnauthorized, "unauthorized", nil, "a valid bearer token is required (Authorization: Bearer <token>)")
 			s.chargeBodyTo(r, domain.Principal{}) // the hook's body is read unauthenticated
-			if hookPreToolUseRefused(w, r, err) {
-				return
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
-			writeError(w, err)
+			s.withinUnauthenticated(w, r, func() {
+				if hookPreToolUseRefused(w, r, err) {
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="turnstile"`)
+				writeError(w, err)
+			})
 			return
 		}
 		s.chargeBodyTo(r, p)

@@ -54,6 +54,19 @@ func (s *Server) withinRequests(w http.ResponseWriter, r *http.Request, p domain
 	s.withinAs(w, r, p, "request\x00", domain.QuotaRequests, s.cfg.MaxRequests, domain.DefaultMaxRequests, next)
 }
 
+// noCredential is whom the requests no credential authenticates are
+// counted as, together (no credential's name holds parentheses).
+var noCredential = domain.Principal{Name: "(no credential)"}
+
+// withinUnauthenticated runs next, which reads the body of a request no
+// credential authenticates (a sign-in's, a hook's refused), within the
+// one bound of requests in flight all such requests share: one asking to
+// continue and sending no body held its connection for the read timeout,
+// and enough of them every connection (the sixty-fourth review).
+func (s *Server) withinUnauthenticated(w http.ResponseWriter, r *http.Request, next func()) {
+	s.withinRequests(w, r, noCredential, next)
+}
+
 func (s *Server) within(w http.ResponseWriter, r *http.Request, kind, quota string, limit, def int, next func()) {
 	s.withinAs(w, r, principalOf(r), kind, quota, limit, def, next)
 }

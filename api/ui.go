@@ -188,7 +188,13 @@ func (s *Server) consoleSignIn(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.chargeBodyTo(r, domain.Principal{})
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignInBytes)
-		if err := decodeJSON(w, r, &req); err != nil {
+		var err error
+		read := false
+		s.withinUnauthenticated(w, r, func() { read, err = true, decodeJSON(w, r, &req) })
+		if !read {
+			return // answered 429: past the bound of requests without a credential
+		}
+		if err != nil {
 			writeError(w, err)
 			return
 		}
