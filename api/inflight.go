@@ -63,8 +63,31 @@ var noCredential = domain.Principal{Name: "(no credential)"}
 // one bound of requests in flight all such requests share: one asking to
 // continue and sending no body held its connection for the read timeout,
 // and enough of them every connection (the sixty-fourth review).
+//
+// Past the bound nothing of the body is read (reading it is what holds
+// the connection): a hook call is answered deny whatever its event, so
+// that a PreToolUse among them fails closed, and anything else 429.
 func (s *Server) withinUnauthenticated(w http.ResponseWriter, r *http.Request, next func()) {
-	s.withinRequests(w, r, noCredential, next)
+	limit := s.cfg.MaxRequests
+	if limit < 0 {
+		next()
+		return
+	}
+	if limit == 0 {
+		limit = domain.DefaultMaxRequests
+	}
+	release, ok := s.inflight.take("request\x00"+noCredential.Name, limit)
+	if !ok {
+		err := &domain.QuotaError{Quota: domain.QuotaRequests, Limit: limit, Of: noCredential.Name}
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/hooks/claude-code" {
+			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+			return
+		}
+		writeError(w, err)
+		return
+	}
+	defer release()
+	next()
 }
 
 func (s *Server) within(w http.ResponseWriter, r *http.Request, kind, quota string, limit, def int, next func()) {

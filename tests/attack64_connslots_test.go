@@ -132,24 +132,32 @@ func TestAttack64UnauthenticatedBodiesHoldEveryConnection(t *testing.T) {
 	})
 
 	// The attack: the same, with no credential at all, at the console's
-	// sign-in (the first retried until the server holds it: the control's
-	// connections may still be closing). The requests without a credential
-	// share one bound, as one credential's do: the rest are refused 429.
-	waitUntil(t, "an unauthenticated sign-in held", func() (bool, string) {
-		c, why := hold("/ui/session", "")
-		return c != nil, why
-	})
-	got = 1
-	for range slots - 1 {
-		if c, _ := hold("/ui/session", ""); c != nil {
-			got++
+	// sign-in and at the hook's endpoint (which reads a refused call's
+	// body to answer a PreToolUse deny). Each first hold is retried until
+	// the server holds it: the connections before may still be closing.
+	// The requests without a credential share one bound, as one
+	// credential's do: the rest are refused without their bodies read.
+	for _, path := range []string{"/ui/session", "/v1/hooks/claude-code"} {
+		waitUntil(t, "an unauthenticated request to "+path+" held", func() (bool, string) {
+			c, why := hold(path, "")
+			return c != nil, why
+		})
+		got = 1
+		for range slots - 1 {
+			if c, _ := hold(path, ""); c != nil {
+				got++
+			}
 		}
+		if got > slots/4 {
+			t.Errorf("%d unauthenticated requests to %s held their bodies, want at most %d (the share a credential gets)", got, path, slots/4)
+		}
+		waitUntil(t, "the person is answered while requests to "+path+" without a credential hold their share", func() (bool, string) {
+			st, why := asks()
+			return st == http.StatusOK, why
+		})
+		for _, c := range held {
+			c.Close()
+		}
+		held = nil
 	}
-	if got > slots/4 {
-		t.Errorf("%d unauthenticated sign-ins held their bodies, want at most %d (the share a credential gets)", got, slots/4)
-	}
-	waitUntil(t, "the person is answered while sign-ins without a credential hold their share", func() (bool, string) {
-		st, why := asks()
-		return st == http.StatusOK, why
-	})
 }
