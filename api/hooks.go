@@ -167,6 +167,20 @@ const hookEventPeekBytes = 16 << 10
 // take more than the peek, as a cwd of control characters does, each
 // written \u00XX, or the read was refused) is answered as a PreToolUse:
 // the hooks of other events ignore the deny, as they do the error.
+// hookRefusedUnread answers a hook call refused past a bound of requests
+// in flight deny, whatever its event, without reading its body: reading
+// it is what held the connection (a call asking to continue and sending
+// no body held it for the read timeout, and enough of them, each past the
+// bound, every connection: the sixty-fourth review). A PreToolUse among
+// them fails closed; another event takes the answer as an error.
+func hookRefusedUnread(w http.ResponseWriter, r *http.Request, err error) bool {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/hooks/claude-code" {
+		return false
+	}
+	writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
+	return true
+}
+
 func hookPreToolUseRefused(w http.ResponseWriter, r *http.Request, err error) bool {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/hooks/claude-code" || r.Body == nil {
 		return false

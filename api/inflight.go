@@ -79,11 +79,9 @@ func (s *Server) withinUnauthenticated(w http.ResponseWriter, r *http.Request, n
 	release, ok := s.inflight.take("request\x00"+noCredential.Name, limit)
 	if !ok {
 		err := &domain.QuotaError{Quota: domain.QuotaRequests, Limit: limit, Of: noCredential.Name}
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/hooks/claude-code" {
-			writeJSON(w, http.StatusOK, preToolUse("deny", "turnstile refused this call: "+mapError(err).Message))
-			return
+		if !hookRefusedUnread(w, r, err) {
+			writeError(w, err)
 		}
-		writeError(w, err)
 		return
 	}
 	defer release()
@@ -107,7 +105,7 @@ func (s *Server) withinAs(w http.ResponseWriter, r *http.Request, p domain.Princ
 	release, ok := s.inflight.take(kind+p.Name, limit)
 	if !ok {
 		err := &domain.QuotaError{Quota: quota, Limit: limit, Of: p.Name}
-		if !hookPreToolUseRefused(w, r, err) {
+		if !hookRefusedUnread(w, r, err) {
 			writeError(w, err)
 		}
 		return

@@ -137,19 +137,22 @@ func TestAttack64UnauthenticatedBodiesHoldEveryConnection(t *testing.T) {
 	// the server holds it: the connections before may still be closing.
 	// The requests without a credential share one bound, as one
 	// credential's do: the rest are refused without their bodies read.
-	for _, path := range []string{"/ui/session", "/v1/hooks/claude-code"} {
-		waitUntil(t, "an unauthenticated request to "+path+" held", func() (bool, string) {
-			c, why := hold(path, "")
+	// The same at the hook's endpoint with the runtime's credential: a call
+	// past its bound is refused without its body read too.
+	for _, at := range [][2]string{{"/ui/session", ""}, {"/v1/hooks/claude-code", ""}, {"/v1/hooks/claude-code", agent}} {
+		path := at[0]
+		waitUntil(t, "a request to "+path+" held", func() (bool, string) {
+			c, why := hold(path, at[1])
 			return c != nil, why
 		})
 		got = 1
 		for range slots - 1 {
-			if c, _ := hold(path, ""); c != nil {
+			if c, _ := hold(path, at[1]); c != nil {
 				got++
 			}
 		}
 		if got > slots/4 {
-			t.Errorf("%d unauthenticated requests to %s held their bodies, want at most %d (the share a credential gets)", got, path, slots/4)
+			t.Errorf("%d requests to %s (credential %q) held their bodies, want at most %d (the share a credential gets)", got, path, at[1], slots/4)
 		}
 		waitUntil(t, "the person is answered while requests to "+path+" without a credential hold their share", func() (bool, string) {
 			st, why := asks()
