@@ -2,17 +2,10 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
 	"io"
 	"net"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // TestAttack65MemcachedKeyWithSlashRefused (sixty-fifth review, low, a
@@ -40,62 +33,32 @@ import (
 // Control: `get user42` is carried and answered. Attack: `get user/42`
 // must be carried too; today the tunnel is closed.
 func TestAttack65MemcachedKeyWithSlashRefused(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	ln := acceptEach(t, "tcp4", "127.0.0.1:0", func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					f := strings.Fields(line)
-					if len(f) == 2 && f[0] == "get" {
-						io.WriteString(c, "VALUE "+f[1]+" 0 2\r\nhi\r\nEND\r\n")
-						continue
-					}
-					io.WriteString(c, "ERROR\r\n")
-				}
-			}()
+			f := strings.Fields(line)
+			if len(f) == 2 && f[0] == "get" {
+				io.WriteString(c, "VALUE "+f[1]+" 0 2\r\nhi\r\nEND\r\n")
+				continue
+			}
+			io.WriteString(c, "ERROR\r\n")
 		}
-	}()
-	target := "cache.example.test:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-
-	res := &mapResolver{m: map[string][]netip.Addr{"cache.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
-
-	get := func(key string) string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+	})
+	target := ingressTarget("cache.example.test", ln)
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("cache.example.test"))
+	get := func(key string) (line string) {
+		if err := inTunnel(t, addr, auth, target, "get "+key+"\r\n", func(c net.Conn, br *bufio.Reader) {
+			// The client is done sending: the proxy's look at the first
+			// bytes ends on the EOF instead of waiting for more (see above).
+			c.(*net.TCPConn).CloseWrite()
+			line, _ = br.ReadString('\n')
+		}); err != nil {
+			t.Fatalf("CONNECT %s: %v", target, err)
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("CONNECT %s: %v %v", target, resp, err)
-		}
-		io.WriteString(c, "get "+key+"\r\n")
-		// The client is done sending: the proxy's look at the first bytes
-		// ends on the EOF instead of waiting for more (see above).
-		c.(*net.TCPConn).CloseWrite()
-		line, _ := br.ReadString('\n')
 		return line
 	}
 	if got := get("user42"); got != "VALUE user42 0 2\r\n" {

@@ -2,14 +2,10 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
 	"io"
 	"net"
-	"net/http"
-	"net/netip"
 	"strconv"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -38,51 +34,21 @@ import (
 // today the tunnel is refused.
 func TestAttack65ThriftCompactTakenForSSLv2(t *testing.T) {
 	call := []byte{0x82, 0x21, 0x01, 0x04, 'p', 'i', 'n', 'g', 0x00} // ping(), seqid 1, empty args
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				got := make([]byte, len(call))
-				if _, err := io.ReadFull(c, got); err != nil || string(got) != string(call) {
-					return
-				}
-				c.Write([]byte{0x82, 0x41, 0x01, 0x04, 'p', 'i', 'n', 'g', 0x00}) // the REPLY
-			}()
+	ln := acceptEach(t, "tcp4", "127.0.0.1:0", func(c net.Conn) {
+		got := make([]byte, len(call))
+		if _, err := io.ReadFull(c, got); err != nil || string(got) != string(call) {
+			return
 		}
-	}()
+		c.Write([]byte{0x82, 0x41, 0x01, 0x04, 'p', 'i', 'n', 'g', 0x00}) // the REPLY
+	})
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-
-	res := &mapResolver{m: map[string][]netip.Addr{"rpc.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
-
-	ping := func(target string) []byte {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+	addr, auth := tunnelProxy(t, domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true}, loopbackNames("rpc.example.test"))
+	ping := func(target string) (reply []byte) {
+		if err := inTunnel(t, addr, auth, target, string(call), func(_ net.Conn, br *bufio.Reader) {
+			reply, _ = io.ReadAll(io.LimitReader(br, int64(len(call))))
+		}); err != nil {
+			t.Fatalf("CONNECT %s: %v", target, err)
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("CONNECT %s: %v %v", target, resp, err)
-		}
-		c.Write(call)
-		reply, _ := io.ReadAll(io.LimitReader(br, int64(len(call))))
 		return reply
 	}
 	if got := ping("127.0.0.1:" + port); len(got) != len(call) {

@@ -2,65 +2,43 @@ package egress
 
 import (
 	"bufio"
-	"encoding/base64"
 	"io"
 	"net"
-	"net/http"
-	"net/netip"
 	"net/textproto"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"turnstile/domain"
 )
 
 // hostHeaderIngress is a shared ingress that picks the site by the Host
 // header line, as Node's http (Express vhost, req.headers.host) and WSGI
 // servers (HTTP_HOST, Django's get_host) do for every request, absolute-form
 // included; the request target's authority is not read. It ignores Upgrade
-// (no WebSocket on these sites) and keeps the connection open. sites maps
-// a host (without port) to its body; it returns the port.
-func hostHeaderIngress(t *testing.T, sites map[string]string) int {
+// (no WebSocket on these sites), keeps the connection open, and answers
+// vhostBody's bodies (404 for another host).
+func hostHeaderIngress(t *testing.T) net.Listener {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return acceptEach(t, "tcp4", "127.0.0.1:0", func(c net.Conn) {
+		tp := textproto.NewReader(bufio.NewReader(c))
 		for {
-			c, err := ln.Accept()
+			if _, err := tp.ReadLine(); err != nil {
+				return
+			}
+			hdr, err := tp.ReadMIMEHeader()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				tp := textproto.NewReader(bufio.NewReader(c))
-				for {
-					if _, err := tp.ReadLine(); err != nil {
-						return
-					}
-					hdr, err := tp.ReadMIMEHeader()
-					if err != nil {
-						return
-					}
-					h := hdr.Get("Host")
-					if i := strings.LastIndexByte(h, ':'); i >= 0 {
-						h = h[:i]
-					}
-					body, ok := sites[h]
-					status := "200 OK"
-					if !ok {
-						status, body = "404 Not Found", "no such vhost"
-					}
-					io.WriteString(c, "HTTP/1.1 "+status+"\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
-				}
-			}()
+			h := hdr.Get("Host")
+			if i := strings.LastIndexByte(h, ':'); i >= 0 {
+				h = h[:i]
+			}
+			body, status := vhostBody(h), "200 OK"
+			if body == vhostBody("") {
+				status = "404 Not Found"
+			}
+			io.WriteString(c, "HTTP/1.1 "+status+"\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
 		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	})
 }
 
 // TestAttack65WebSocketAbsoluteFormHost (sixty-fifth review, medium: Host
@@ -88,38 +66,20 @@ func hostHeaderIngress(t *testing.T, sites map[string]string) int {
 // ingress. Attack: the absolute-form handshake whose Host header names
 // other.test must not be served; today other.test's page comes back.
 func TestAttack65WebSocketAbsoluteFormHost(t *testing.T) {
-	port := hostHeaderIngress(t, map[string]string{"ok.example.test": "allowed", "other.test": "SECRET of other.test"})
-	target := "ok.example.test:" + strconv.Itoa(port)
-
-	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
-	j := newSnapJudge()
-	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
-	p := NewProxy(j, res)
-	addr := startProxy(t, p)
-	auth := "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("t:"+p.Credential("t"))) + "\r\n"
+	target := ingressTarget("ok.example.test", hostHeaderIngress(t))
+	addr, auth := tunnelProxy(t, exampleTestPolicy, loopbackNames("ok.example.test"))
 
 	// through opens a tunnel to the allowed name, sends first, and
 	// returns the body of the first answer ("" when none came).
-	through := func(first string) string {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+	through := func(first string) (body string) {
+		if err := inTunnel(t, addr, auth, target, first, func(_ net.Conn, br *bufio.Reader) {
+			if b := answerBodies(br, 1); len(b) == 1 {
+				body = b[0]
+			}
+		}); err != nil {
+			t.Fatalf("CONNECT %s: %v", target, err)
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+auth+"\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("CONNECT %s: %v %v", target, resp, err)
-		}
-		io.WriteString(c, first)
-		inner, err := http.ReadResponse(br, nil)
-		if err != nil {
-			return ""
-		}
-		b, _ := io.ReadAll(inner.Body)
-		return string(b)
+		return body
 	}
 	ws := "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
 
