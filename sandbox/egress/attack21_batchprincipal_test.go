@@ -49,7 +49,7 @@ func (j *principalJudge) Decide(ctx context.Context, turnID, rawURL, method stri
 // principal's connection to an origin nobody decided is refused, and the
 // first principal's own connections are decided once.
 func TestAttack21BatchSharedAcrossPrincipals(t *testing.T) {
-	port := greeter(t, "tcp4", "127.0.0.1:19140", "ok")
+	port := greeter(t, "tcp4", "127.0.0.1:0", "ok")
 	res := &mapResolver{m: map[string][]netip.Addr{
 		"shared.example.test": {netip.MustParseAddr("127.0.0.1")}, "fresh.example.test": {netip.MustParseAddr("127.0.0.1")}}}
 	j := &principalJudge{snapJudge: newSnapJudge(), over: map[string]bool{"agent": true}}

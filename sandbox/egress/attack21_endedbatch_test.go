@@ -23,7 +23,7 @@ import (
 // flush, or a sweep) and its connections are closed, nothing of it is
 // kept. Control: while the turn is live, its allowed origins are batched.
 func TestAttack21EndedTurnsKeepTheirBatches(t *testing.T) {
-	port := greeter(t, "tcp4", "127.0.0.1:19130", "ok")
+	port := greeter(t, "tcp4", "127.0.0.1:0", "ok")
 	const n = 200
 	res := &mapResolver{m: map[string][]netip.Addr{}}
 	for i := range n {

@@ -29,7 +29,7 @@ import (
 // refused). Control: a .localhost name resolving to 127.0.0.1 reaches a
 // loopback service.
 func TestAttack21LocalhostNameOverridesTheAddress(t *testing.T) {
-	port := greeter(t, "tcp4", "127.0.0.1:19170", "loopback-service")
+	port := greeter(t, "tcp4", "127.0.0.1:0", "loopback-service")
 	res := &mapResolver{m: map[string][]netip.Addr{
 		"app.localhost":      {netip.MustParseAddr("127.0.0.1")},
 		"metadata.localhost": {netip.MustParseAddr("169.254.169.254")},

@@ -29,7 +29,7 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 	var mu sync.Mutex
 	var perConn []int
 	ended := make(chan struct{}, 16) // an upstream connection ended
-	upLn, err := net.Listen("tcp4", "127.0.0.1:19160")
+	upLn, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,20 +61,20 @@ func TestAttack21PipelinedRequestsAreEachJudged(t *testing.T) {
 			}()
 		}
 	}()
-	port := "19160"
+	port := strconv.Itoa(upLn.Addr().(*net.TCPAddr).Port)
 	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
 	j := newSnapJudge()
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})
 	p := NewProxy(j, res)
 	srv := &http.Server{Handler: p.TurnHandler("t"), ReadHeaderTimeout: 5 * time.Second}
-	ln, err := net.Listen("tcp4", "127.0.0.1:19161")
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	c, err := net.Dial("tcp", "127.0.0.1:19161")
+	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

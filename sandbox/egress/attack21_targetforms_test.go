@@ -37,13 +37,13 @@ func TestAttack21TargetFormsThroughTheProxy(t *testing.T) {
 		mu.Unlock()
 		io.WriteString(w, "upstream")
 	})}
-	ln, err := net.Listen("tcp4", "127.0.0.1:19120")
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	port := "19120"
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	res := &mapResolver{m: map[string][]netip.Addr{"ok.example.test": {netip.MustParseAddr("127.0.0.1")}}}
 	j := newSnapJudge()
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkRestricted, AllowedDomains: []string{"**.example.test"}, AllowLocalhost: true})

@@ -28,18 +28,19 @@ func TestAttack23UnauthenticatedHoldTheSharedBound(t *testing.T) {
 	j.set("t", domain.NetworkPolicy{Mode: domain.NetworkEnabled, AllowLocalhost: true})
 	p := NewProxy(j, &mapResolver{})
 	p.MaxConnsPerListener, p.MaxConns = 2, 4
-	target := listenOn(t, "127.0.0.1:19341", func(c net.Conn) { c.Close() })
-	ln, err := net.Listen("tcp4", "127.0.0.1:19340")
+	target := listenOn(t, "127.0.0.1:0", func(c net.Conn) { c.Close() })
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := p.Server(p.Handler(), 10*time.Second)
 	go srv.Serve(p.Limit(ln, true))
 	t.Cleanup(func() { srv.Close() })
-	cl, err := net.Listen("tcp4", "127.0.0.1:19342")
+	cl, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	clAddr := cl.Addr().String() // the listening socket lives on in f
 	f, _ := cl.(*net.TCPListener).File()
 	cl.Close()
 	stop, err := p.AttachAs("t", domain.Actor{Name: "agent", Role: domain.RoleRuntime})(f)
@@ -66,7 +67,7 @@ func TestAttack23UnauthenticatedHoldTheSharedBound(t *testing.T) {
 		return c, resp.StatusCode
 	}
 	connect := func() int {
-		c, st := request("127.0.0.1:19342", &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: target}, Host: target, Header: http.Header{}})
+		c, st := request(clAddr, &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: target}, Host: target, Header: http.Header{}})
 		c.Close()
 		return st
 	}

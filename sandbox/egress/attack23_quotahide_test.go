@@ -105,8 +105,8 @@ func TestAttack23TrafficHiddenPastQuota(t *testing.T) {
 	p.FlushEvery = time.Hour // the test flushes itself
 	closed := make(chan struct{}, 4)
 	p.accounted = func(string) { closed <- struct{}{} }
-	echo := listenOn(t, "127.0.0.1:19301", func(c net.Conn) { io.Copy(c, c); c.Close() })
-	ln, err := net.Listen("tcp4", "127.0.0.1:19300")
+	echo := listenOn(t, "127.0.0.1:0", func(c net.Conn) { io.Copy(c, c); c.Close() })
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

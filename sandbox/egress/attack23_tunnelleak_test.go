@@ -35,16 +35,17 @@ func TestAttack23TunnelOutlivesItsCommand(t *testing.T) {
 	p := NewProxy(j, &mapResolver{})
 	p.MaxConnsPerListener, p.MaxConns = 2, 8 // a principal's commands: 2 (TestPrincipalBound)
 	eof := make(chan net.Conn, 4)
-	silent := listenOn(t, "127.0.0.1:19321", func(c net.Conn) { io.Copy(io.Discard, c); eof <- c })
-	closing := listenOn(t, "127.0.0.1:19322", func(c net.Conn) { io.Copy(io.Discard, c); c.Close() })
+	silent := listenOn(t, "127.0.0.1:0", func(c net.Conn) { io.Copy(io.Discard, c); eof <- c })
+	closing := listenOn(t, "127.0.0.1:0", func(c net.Conn) { io.Copy(io.Discard, c); c.Close() })
 	// command starts a command of turnID: its listener in "its namespace",
 	// served by AttachAs; it returns the listener's address and the stop
 	// the sandbox calls when the command ends.
-	command := func(turnID, addr string) (string, func()) {
-		ln, err := net.Listen("tcp4", addr)
+	command := func(turnID string) (string, func()) {
+		ln, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
+		addr := ln.Addr().String() // the listening socket lives on in f
 		f, err := ln.(*net.TCPListener).File()
 		ln.Close()
 		if err != nil {
@@ -76,7 +77,7 @@ func TestAttack23TunnelOutlivesItsCommand(t *testing.T) {
 	}
 	// Control: a command's tunnels to a service that closes free their
 	// slots when the command ends.
-	a, stop := command("t", "127.0.0.1:19323")
+	a, stop := command("t")
 	for range 2 {
 		c, st := tunnel(a, closing)
 		if !strings.HasPrefix(st, "200") {
@@ -86,7 +87,7 @@ func TestAttack23TunnelOutlivesItsCommand(t *testing.T) {
 	}
 	stop()
 	waitFor(t, "the closed tunnels untracked", func() bool { return p.Open("t") == 0 })
-	b, stop := command("t", "127.0.0.1:19324")
+	b, stop := command("t")
 	for range 2 {
 		c, st := tunnel(b, silent)
 		if !strings.HasPrefix(st, "200") {
@@ -100,7 +101,7 @@ func TestAttack23TunnelOutlivesItsCommand(t *testing.T) {
 	for p.Open("t") != 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond) // polling a condition, not standing in for it
 	}
-	other, _ := command("u", "127.0.0.1:19325")
+	other, _ := command("u")
 	if _, st := tunnel(other, closing); !strings.HasPrefix(st, "200") {
 		t.Errorf("after a command of turn t ended, its %d tunnels (client gone, upstream silent) still hold the proxy's slots: another turn's command is answered %s", p.Open("t"), st)
 	}

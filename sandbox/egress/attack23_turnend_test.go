@@ -42,7 +42,7 @@ func TestAttack23LastWindowLostAtTurnEnd(t *testing.T) {
 	p.FlushEvery, p.Recheck = time.Hour, 5*time.Millisecond // one window: the test flushes itself
 	closed := make(chan struct{}, 4)
 	p.accounted = func(string) { closed <- struct{}{} }
-	echo := listenOn(t, "127.0.0.1:19331", func(c net.Conn) {
+	echo := listenOn(t, "127.0.0.1:0", func(c net.Conn) {
 		defer c.Close()
 		buf := make([]byte, 32<<10)
 		for {
