@@ -29,7 +29,7 @@ func TestAttack23HookTokenFromClaudeSettingsEnv(t *testing.T) {
 	const pinned = "tsk_pinnedpinnedpin_0123456789abcdef0123456789abcdef"
 	const agents = "tsk_agentagentagent_fedcba9876543210fedcba9876543210"
 	seen := make(chan string, 2)
-	ln, err := net.Listen("tcp4", "127.0.0.1:19350")
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestAttack23HookTokenFromClaudeSettingsEnv(t *testing.T) {
 		t.Helper()
 		var out, errb bytes.Buffer
 		ev := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"true"}}`
-		if rc := hookClaudeCode([]string{"--server", "http://127.0.0.1:19350", "--token-file", file, "--deadline", "10s"}, strings.NewReader(ev), &out, &errb); rc != 0 {
+		if rc := hookClaudeCode([]string{"--server", "http://" + ln.Addr().String(), "--token-file", file, "--deadline", "10s"}, strings.NewReader(ev), &out, &errb); rc != 0 {
 			t.Fatalf("hook: %d %s", rc, errb.String())
 		}
 		return <-seen
