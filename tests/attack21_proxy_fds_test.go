@@ -37,7 +37,7 @@ func TestAttack21ProxyConnectionsExhaustTheServer(t *testing.T) {
 	wrapper := nofileBin(t, 1024)
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(egressProfiles), 0o644)
-	s := StartServerBin(t, wrapper, "", "--profiles", file, "--listen", "127.0.0.1:19111")
+	s := StartServerBin(t, wrapper, "", "--profiles", file)
 	root := workspace(t)
 	if st, body := startProfileTurn(s, "fd", root, map[string]any{"profile": "web"}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, body)

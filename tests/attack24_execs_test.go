@@ -34,7 +34,7 @@ import (
 // command in its own turn runs while the agent holds what it may.
 func TestAttack24ConcurrentExecsExhaustTheServer(t *testing.T) {
 	wrapper := nofileBin(t, 1024)
-	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29406")
+	s := StartServerBin(t, wrapper, "")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	other := roAs(s, s.credential("other", "runtime"))
 	root := workspace(t)

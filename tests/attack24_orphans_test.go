@@ -63,7 +63,7 @@ func TestAttack24KilledServerLeavesItsCopies(t *testing.T) {
 // (failing the test when any does).
 func killedMidSpawn(t *testing.T, round int) int {
 	wrapper := nofileBin(t, 1024)
-	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29413")
+	s := StartServerBin(t, wrapper, "")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
 	const turns = 40

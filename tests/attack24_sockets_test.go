@@ -33,7 +33,7 @@ import (
 // approver is answered while the agent holds what it may.
 func TestAttack24SocketsExhaustTheServer(t *testing.T) {
 	wrapper := nofileBin(t, 1024)
-	s := StartServerBin(t, wrapper, "", "--listen", "127.0.0.1:29401")
+	s := StartServerBin(t, wrapper, "")
 	agent := s.credential("agent", "runtime")
 	person := roAs(s, s.credential("person", "approver"))
 	addr := strings.TrimPrefix(s.URL, "http://")

@@ -40,7 +40,7 @@ func TestAttack24UnreadExecAnswersHoldMemory(t *testing.T) {
 	// GOGC=100: the collector at its default pacing (serve's tuner lets
 	// garbage grow to a ceiling of its own), so that the resident memory
 	// follows what the server holds.
-	s := StartServerEnv(t, []string{"GOGC=100"}, "--listen", "127.0.0.1:29402", "--max-body-memory", "33554432")
+	s := StartServerEnv(t, []string{"GOGC=100"}, "--max-body-memory", "33554432")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
 	agent.startTurn("big", "ws", "full_access", root)
@@ -112,7 +112,7 @@ func rssKB(t *testing.T, pid int) int {
 // written, within 30 s: the agent's unread lists wait behind its first.)
 func TestAttack24UnreadListsHoldMemory(t *testing.T) {
 	// GOGC=100, as TestAttack24UnreadExecAnswersHoldMemory.
-	s := StartServerEnv(t, []string{"GOGC=100"}, "--listen", "127.0.0.1:29408", "--max-body-memory", "33554432")
+	s := StartServerEnv(t, []string{"GOGC=100"}, "--max-body-memory", "33554432")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	root := workspace(t)
 	agent.startTurn("asks", "ws", "supervised", root)

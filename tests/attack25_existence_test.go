@@ -24,7 +24,7 @@ import (
 // are 404.
 func TestAttack25OtherWorkspaceIdsConfirmedAndNamed(t *testing.T) {
 	t.Parallel()
-	s := StartServer(t, "", "--listen", "127.0.0.1:29512")
+	s := StartServer(t, "")
 	const secretWS = "acme-merger-2027"
 	other := roAs(s, roCreate(t, s, "a25e-other", "runtime", secretWS))
 	agent := roAs(s, roCreate(t, s, "a25e-agent", "runtime", "ws1"))

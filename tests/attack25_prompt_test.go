@@ -22,7 +22,7 @@ import (
 // timeline row; the prompt row itself stays (with the secrets hidden).
 func TestAttack25PromptSecretsShownInClear(t *testing.T) {
 	t.Parallel()
-	s := StartServer(t, "", "--listen", "127.0.0.1:29511")
+	s := StartServer(t, "")
 	owner := roAs(s, roCreate(t, s, "a25p-owner", "runtime", "ws1"))
 	agent := roAs(s, roCreate(t, s, "a25p-agent", "runtime", "ws1"))
 	approver := roAs(s, roCreate(t, s, "a25p-approver", "approver", "ws1"))

@@ -104,7 +104,7 @@ func a25AuditScope(t *testing.T, reader *Server, turnID, callID string) (scope m
 // again (what the hash binds must keep binding it).
 func TestAttack25RedactedSecretsRecoverableFromHashes(t *testing.T) {
 	t.Parallel()
-	s := StartServer(t, "", "--listen", "127.0.0.1:29510")
+	s := StartServer(t, "")
 	owner := roAs(s, roCreate(t, s, "a25-owner", "runtime", "ws1"))
 	agent := roAs(s, roCreate(t, s, "a25-agent", "runtime", "ws1"))
 	approver := roAs(s, roCreate(t, s, "a25-approver", "approver", "ws1"))
