@@ -58,13 +58,14 @@ func TestAttack21EgressTrafficChargedToTheStarter(t *testing.T) {
 	dns := dnsServer(t, names)
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(attack21Profiles), 0o644)
-	s := StartServer(t, "", "--profiles", file, "--dns-server", dns, "--listen", "127.0.0.1:19101",
-		"--egress-listen", "127.0.0.1:19102", "--max-open-turn-bytes", "262144")
+	s := StartServer(t, "", "--profiles", file, "--dns-server", dns,
+		"--egress-listen", "127.0.0.1:0", "--max-open-turn-bytes", "262144")
 	root := workspace(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:19103")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := ln.Addr().(*net.TCPAddr).Port
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -89,7 +90,7 @@ func TestAttack21EgressTrafficChargedToTheStarter(t *testing.T) {
 	// the agent's own quota (what a fix may do once the summaries count
 	// for the agent); any other refusal ends the test.
 	connect := func(i int) bool {
-		resp, err := client.Get(fmt.Sprintf("http://o%d.%s:19103/", i, long))
+		resp, err := client.Get(fmt.Sprintf("http://o%d.%s:%d/", i, long, port))
 		if err != nil {
 			t.Fatalf("connection to origin %d: %v", i, err)
 		}

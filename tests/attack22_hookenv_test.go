@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,8 +56,6 @@ func TestAttack22HookServerFromClaudeSettingsEnv(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, allow)
 	}))
-	fake.Listener.Close()
-	fake.Listener = listenIn(t, 19200, 19299)
 	fake.Start()
 	defer fake.Close()
 
@@ -141,16 +137,4 @@ func TestAttack22HookServerFromClaudeSettingsEnv(t *testing.T) {
 		t.Errorf("a project settings env block (HTTP_PROXY=%s) sent the pinned hook's PreToolUse to the agent's proxy, and the hook answered allow (%d events there): %q",
 			fake.URL, fakeHits.Load(), out)
 	}
-}
-
-// listenIn listens on the first free loopback port of [lo, hi].
-func listenIn(t *testing.T, lo, hi int) net.Listener {
-	t.Helper()
-	for p := lo; p <= hi; p++ {
-		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
-			return ln
-		}
-	}
-	t.Fatalf("no free port in %d-%d", lo, hi)
-	return nil
 }

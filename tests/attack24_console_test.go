@@ -2,7 +2,6 @@ package tests
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -37,7 +36,7 @@ import (
 // requests in all its turns, not only per turn.
 // Control: the console shows every request the agent opened.
 func TestAttack24ConsoleReloadsEverythingPerRequest(t *testing.T) {
-	s := StartServer(t, "", "--listen", "127.0.0.1:29404")
+	s := StartServer(t, "")
 	person := s.credential("person", "approver")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	target, _ := url.Parse(s.URL)
@@ -63,11 +62,6 @@ func TestAttack24ConsoleReloadsEverythingPerRequest(t *testing.T) {
 		}
 		mu.Unlock()
 	}))
-	ln, err := net.Listen("tcp", "127.0.0.1:29405")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy.Listener = ln
 	proxy.Start()
 	t.Cleanup(func() { proxy.CloseClientConnections(); proxy.Close() })
 	ctx := browser(t)

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -34,7 +36,7 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	wrapper := nofileBin(t, 2048)
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(egressProfiles), 0o644)
-	s := StartServerBin(t, wrapper, "", "--profiles", file, "--listen", "127.0.0.1:29407")
+	s := StartServerBin(t, wrapper, "", "--profiles", file)
 	agent := roAs(s, s.credential("agent", "runtime"))
 	other := roAs(s, s.credential("other", "runtime"))
 	root, otherRoot := workspace(t), workspace(t)
@@ -46,8 +48,9 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	}
 	// reach is the other credential's command: one request through its
 	// proxy (to a port nothing listens on), and the proxy's first line.
+	dead := "127.0.0.1:" + strconv.Itoa(refusedPort(t))
 	reach := func(call string) string {
-		script := `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 9; printf 'GET http://127.0.0.1:29499/ HTTP/1.1\r\nHost: 127.0.0.1:29499\r\nConnection: close\r\n\r\n' >&3; head -c 200 <&3`
+		script := `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 9; printf 'GET http://` + dead + `/ HTTP/1.1\r\nHost: ` + dead + `\r\nConnection: close\r\n\r\n' >&3; head -c 200 <&3`
 		st, d := other.exec("other-web", "", map[string]any{"tool_call_id": call, "argv": []string{"/bin/bash", "-c", script}, "cwd": otherRoot, "timeout_ms": 20000})
 		if st != http.StatusOK || !d.Ran || d.Result == nil {
 			t.Fatalf("the other credential's command %s: %d %+v", call, st, d)
@@ -99,4 +102,24 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	if strings.Contains(got, " 503 ") || got == "" {
 		t.Errorf("while one runtime credential's two commands held 512 connections to their proxies, another credential's command was refused by its own: %q; want the proxy's bound shared among credentials", got)
 	}
+}
+
+// refusedPort is a loopback TCP port that refuses connections until the
+// test ends: a socket bound to it that never listens holds it, so no other
+// test can take it (a port listened on and closed could be).
+func refusedPort(t testing.TB) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
 }
