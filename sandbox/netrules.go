@@ -24,14 +24,6 @@ func classifyName(host string) hostClass { return domain.ClassifyName(host) }
 // classifyAddr classifies an address: domain.ClassifyAddr.
 func classifyAddr(a netip.Addr) hostClass { return domain.ClassifyAddr(a) }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // matchAny returns the first rule of rules that matches t (a rule that does
 // not parse matches nothing).
