@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -248,13 +249,58 @@ func (s *Server) Handler() http.Handler {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	// body is the request's, when it has one: an answer written before
+	// it was read to its end closes the connection (closeIfUnread).
+	body *eofBody
+	// wrote is set once the answer's header is written.
+	wrote bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
+	w.closeIfUnread()
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.closeIfUnread()
+	return w.ResponseWriter.Write(b)
+}
+
+// closeIfUnread, before the answer's header is written, makes net/http
+// close the connection after it when the request's body was not read to
+// its end: net/http would otherwise read what is left of a small one
+// itself, after the handler returned and its bounds were given back, for
+// up to the read timeout, and a client that sends no body held every
+// connection so (the sixty-seventh review).
+func (w *statusWriter) closeIfUnread() {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if w.body != nil && !w.body.eof.Load() {
+		// "Connection: close" alone does not stop net/http's read; a
+		// read deadline already past makes it fail at once, and the
+		// connection is closed after the answer.
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w.ResponseWriter).SetReadDeadline(time.Now())
+	}
+}
+
+// eofBody is a request body that notes when it was read to its end.
+type eofBody struct {
+	io.ReadCloser
+	eof atomic.Bool
+}
+
+func (b *eofBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
 }
 
 func (w *statusWriter) Flush() {
@@ -271,7 +317,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			sw.body = &eofBody{ReadCloser: r.Body}
+			r.Body = sw.body
+		}
 		next.ServeHTTP(sw, r)
+		sw.closeIfUnread() // an answer the handler left empty: net/http writes it after this
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
