@@ -1,0 +1,74 @@
+package domain
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestAttack68ExecPatchNameInsideAnotherWord — severity: low (false deny).
+//
+// The honest call: an agent working on a patch tool (turnstile's own repo,
+// say) writes a test fixture with the shell, in its workspace, under a
+// profile whose allowed_paths is the workspace /work/repo:
+//
+//	cat > tests/fixtures/apply_patch_abs.txt <<'EOF'
+//	*** Begin Patch
+//	*** Update File: /etc/hosts
+//	@@
+//	-127.0.0.1 localhost
+//	+127.0.0.1 localhost example.test
+//	*** End Patch
+//	EOF
+//
+// The command writes one file in the workspace, inside the sandbox. Codex
+// does not take it for a patch: maybe_parse_apply_patch
+// (codex-rs/apply-patch/src/invocation.rs, extract_apply_patch_from_bash)
+// needs a command whose name is the word `apply_patch` or `applypatch`
+// (`(command_name (word) @apply_name)` with `#any-of?`), and here the
+// command is `cat` and "apply_patch" is part of the word
+// tests/fixtures/apply_patch_abs.txt. It runs the command.
+//
+// Why it is refused: domain/classify.go execPatch finds the program by
+// substring (strings.Index(script, "apply_patch")) anywhere before a "<<"
+// on its line, so the fixture's file name makes the whole here-document an
+// exec patch; its header is judged as a write of /etc/hosts (Also =
+// file_write, AlsoTool = apply_patch) and allowed_paths denies the honest
+// command. A fixture naming "~/x" is refused outright (homeError), and with
+// denied_tools ["apply_patch"] every such command is denied.
+//
+// Suggested fix: take the program only as a whole shell word — preceded by
+// the start, a blank or an operator (`;&|(`), followed by a blank or "<" —
+// as Codex's grammar does (a word like apply_patch.sh, x/apply_patch or
+// apply_patch_abs.txt is another command's argument or another program).
+//
+// CONTROL: the same command writing tests/fixtures/abs.txt is allowed.
+func TestAttack68ExecPatchNameInsideAnotherWord(t *testing.T) {
+	s, err := ResolveSnapshot(SnapshotInputs{
+		Profile: ResolveProfile(&ProfileRequest{Mode: ModeFullAccess, AllowedPaths: []string{"/work/repo"}}, SourceComposer),
+		Cwd:     "/work/repo", WorkspaceRoot: "/work/repo", ExecutionBackend: BackendNative,
+		Kernel: KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture := " <<'EOF'\n*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-127.0.0.1 localhost\n+127.0.0.1 localhost example.test\n*** End Patch\nEOF\n"
+	decide := func(cmd string) (Decision, Action, error) {
+		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
+		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, s.Sandbox.Cwd, nil)
+		if err != nil {
+			return Decision{Behavior: BehaviorDeny, DecidedBy: err.Error()}, a, err
+		}
+		return Evaluate(&s, &a, nil), a, nil
+	}
+	// CONTROL: a fixture file whose name holds no "apply_patch".
+	if d, a, err := decide("cat > tests/fixtures/abs.txt" + fixture); err != nil || d.Behavior != BehaviorAllow {
+		t.Fatalf("control: %s by %s (%v), files %+v; want allow", d.Behavior, d.DecidedBy, err, a.Files)
+	}
+	// HONEST: the same command, the fixture named for what it tests.
+	for _, name := range []string{"tests/fixtures/apply_patch_abs.txt", "scripts/apply_patch.sh"} {
+		if d, a, err := decide("cat > " + name + fixture); d.Behavior != BehaviorAllow {
+			t.Errorf("cat > %s <<'EOF' (a fixture written in the workspace, which Codex runs, not applies): %s by %s (%v); files judged %+v (AlsoTool %q)",
+				name, d.Behavior, d.DecidedBy, err, a.Files, a.AlsoTool)
+		}
+	}
+}
