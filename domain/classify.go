@@ -502,6 +502,13 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	type found struct{ at, redirect int }
 	var progs []found
 	var heredoc []int32
+	// The name as a word: Codex's grammar takes a command named so, never
+	// one whose name holds it (an honest "cat > fixtures/apply_patch_x.txt
+	// <<EOF" is no patch: the sixty-eighth review). Quotes count as a
+	// word's edge, so that the reading stays the looser.
+	wordEdge := func(i int) bool {
+		return i < 0 || i >= len(script) || strings.IndexByte(" \t\r\n\v\f;&|()<>'\"\\", script[i]) >= 0
+	}
 	for _, prog := range []string{"apply_patch", "applypatch"} {
 		for i := 0; ; {
 			j := strings.Index(script[i:], prog)
@@ -509,13 +516,16 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 				break
 			}
 			j += i
+			i = j + len(prog)
+			if !wordEdge(j-1) || !wordEdge(j+len(prog)) {
+				continue
+			}
 			if heredoc == nil {
 				heredoc = heredocsOnLines(script)
 			}
 			if k := int(heredoc[j+len(prog)]); k >= 0 {
 				progs = append(progs, found{j, k})
 			}
-			i = j + len(prog)
 		}
 	}
 	if len(progs) == 0 {
@@ -543,6 +553,14 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	}
 	first := slices.MinFunc(progs, func(a, b found) int { return a.at - b.at }).at
 	last := slices.MaxFunc(progs, func(a, b found) int { return a.at - b.at }).at
+	if !cdHead(script[:last]) {
+		// Codex's grammar lets assignments and redirections stand before
+		// the cd's name (FOO=1 cd DIR &&, cd=1 cd DIR &&, >x cd DIR &&)
+		// and skips a byte order mark: it then writes in DIR, where the
+		// reading above found no cd (the sixty-eighth review). What stands
+		// before the program must be nothing or one plain cd.
+		return "", nil, false, &FieldError{Field: "arguments.cmd", Message: "has something other than one \"cd DIR &&\" before the apply_patch Codex applies itself: write apply_patch <<'EOF' alone, or after one cd to a plain directory"}
+	}
 	_, body, ok := strings.Cut(script[redirect:], "\n")
 	if !ok {
 		return "", nil, false, nil
@@ -561,6 +579,29 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 	}
 	return body, dirs, true, nil
+}
+
+// cdHead reports whether head, the script before the program Codex would
+// apply, is what Codex's two forms allow there: no "&&" at all (the
+// program alone, after assignments or redirections of its own), or one
+// "cd WORD &&" at the start, with the blanks Codex's grammar skips around
+// its words (what stands between the "&&" and the program is the
+// program's own).
+func cdHead(head string) bool {
+	h := shellBlank(head)
+	rest, ok := strings.CutPrefix(h, "cd")
+	if !ok {
+		return !strings.Contains(head, "&&")
+	}
+	arg := shellBlank(rest)
+	if len(arg) == len(rest) {
+		return !strings.Contains(head, "&&") // "cd" runs into what follows ("cd=1")
+	}
+	w := cdArgument(arg)
+	if w == "" || !strings.HasPrefix(arg, w) {
+		return false
+	}
+	return strings.HasPrefix(shellBlank(arg[len(w):]), "&&")
 }
 
 // cdDirs returns the directories a "cd dir && " at the start of head may
