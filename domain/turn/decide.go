@@ -503,9 +503,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
 	// Where the carve-outs led in the turn's snapshots so far (and its
-	// parent's) is kept, and a path bound so is not resolved again: a
-	// link another turn re-pointed meanwhile binds nothing new (the
-	// sixty-third review).
+	// parent's) is kept (the sixty-third review).
 	carried := domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
 	if c.Parent != nil {
 		carried = domain.MergeCarveLinks(carried, domain.CarveLinksOf(&c.Parent.Snapshot))
@@ -677,15 +675,15 @@ func snapshotTooLarge(n int, field string) error {
 // own start, its parent's): domain.BindCarveLinks.
 func bindCarveLinks(snap *domain.TurnExecutionSecuritySnapshot, resolve func([]string) map[string][]string, carried map[string][]string) {
 	var links map[string][]string
+	// Every path is resolved again, a carried one too: a link the person
+	// re-pointed (a rotated secret) binds its new place as well as the
+	// old, which another turn's command could open by removing the link
+	// (the sixty-ninth review). A link another turn re-points for a
+	// moment binds where it led then for the rest of the turn: a false
+	// deny, where the other way lost a deny.
 	if resolve != nil {
-		var fresh []string
-		for _, p := range domain.CarveLinkPaths(snap) {
-			if _, ok := carried[p]; !ok {
-				fresh = append(fresh, p)
-			}
-		}
-		if len(fresh) > 0 {
-			links = resolve(fresh)
+		if paths := domain.CarveLinkPaths(snap); len(paths) > 0 {
+			links = resolve(paths)
 		}
 	}
 	domain.BindCarveLinks(snap, domain.MergeCarveLinks(links, carried))
