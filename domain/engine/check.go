@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 
 	"turnstile/domain"
@@ -151,6 +152,38 @@ func (e *Engine) resolveLinks() func([]string) map[string][]string {
 	}
 }
 
+// LookupPrefetcher is a ResourceChecker whose URL checks look host names
+// up: the engine looks a decision's host up before it takes the turn's
+// lock (Prefetch), when the check under the lock would (LookupPending),
+// and decides again once it has: a lookup the agent makes slow then holds
+// no one's command behind it (the sixty-seventh review: a person's answer
+// waited behind queued lookups and timed out).
+type LookupPrefetcher interface {
+	LookupPending(s *domain.TurnExecutionSecuritySnapshot, rawURL string) (host string, pending bool)
+	Prefetch(ctx context.Context, host string)
+}
+
+// needLookup is what checkResources answers for a call whose host it
+// would look up under the turn's lock: execute looks it up without the
+// lock and decides again.
+type needLookup struct{ host string }
+
+func (n *needLookup) Error() string { return "engine: " + n.host + " is to be looked up first" }
+
+// pendingLookup returns the lookup a URL check of rawURL would make now,
+// when the checker can make it before the lock (nil otherwise, or when
+// this command was decided again after one: noLookup).
+func (e *Engine) pendingLookup(snap *domain.TurnExecutionSecuritySnapshot, rawURL string, noLookup bool) error {
+	pf, ok := e.cfg.Checker.(LookupPrefetcher)
+	if !ok || noLookup {
+		return nil
+	}
+	if host, pending := pf.LookupPending(snap, rawURL); pending {
+		return &needLookup{host}
+	}
+	return nil
+}
+
 // checkResources runs the resource checks on a tool call that has not been
 // decided yet. A refusal turns the command into a RecordDenial, so the turn
 // records a decision_denied with reason sandbox_denied instead of asking a
@@ -236,11 +269,17 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		default:
 			switch ev.Behavior {
 			case domain.BehaviorAllow:
+				if err := e.pendingLookup(snap, a.URL.String(), c.LookedUp); err != nil {
+					return nil, err
+				}
 				refusal = chk.CheckURL(snap, a.URL.String())
 			case domain.BehaviorAsk:
 				if static && !c.LookUpAsks {
 					refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
 				} else {
+					if err := e.pendingLookup(snap, a.URL.String(), c.LookedUp); err != nil {
+						return nil, err
+					}
 					refusal = chk.CheckURL(snap, a.URL.String())
 				}
 			}

@@ -52,7 +52,12 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 	if err := en.lock(ctx); err != nil {
 		return Result{}, err
 	}
-	defer en.unlock()
+	locked := true
+	defer func() {
+		if locked {
+			en.unlock()
+		}
+	}()
 	fresh := false
 	if en.state == nil {
 		if err := e.catchUp(ctx, en); err != nil {
@@ -63,6 +68,31 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 	}
 	for attempt := 0; ; attempt++ {
 		c, err := load(en.state, cmd)
+		if nl := (*needLookup)(nil); errors.As(err, &nl) {
+			// The host is looked up without the turn's lock, and the call
+			// decided again, once: the answer is then in the checker's
+			// cache (LookupPrefetcher).
+			en.unlock()
+			locked = false
+			e.cfg.Checker.(LookupPrefetcher).Prefetch(ctx, nl.host)
+			if err := en.lock(ctx); err != nil {
+				return Result{}, err
+			}
+			locked = true
+			if ev, ok := cmd.(*turn.EvaluateTool); ok {
+				again := *ev
+				again.LookedUp = true
+				cmd = &again
+			}
+			if en.state == nil { // evicted meanwhile
+				if err := e.catchUp(ctx, en); err != nil {
+					en.state = nil
+					return Result{}, err
+				}
+				fresh = true
+			}
+			continue
+		}
 		if err != nil {
 			return Result{}, err
 		}

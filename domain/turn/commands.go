@@ -94,6 +94,9 @@ func (c *StartTurn) RequestHash() string {
 // retry returns the first decision and appends nothing.
 type EvaluateTool struct {
 	Meta
+	// LookedUp (the engine's) marks a call decided again after its host
+	// was looked up without the turn's lock: it is not asked to again.
+	LookedUp   bool
 	ToolCallID string
 	ItemID     string
 	Invocation domain.Invocation
