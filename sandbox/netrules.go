@@ -24,7 +24,6 @@ func classifyName(host string) hostClass { return domain.ClassifyName(host) }
 // classifyAddr classifies an address: domain.ClassifyAddr.
 func classifyAddr(a netip.Addr) hostClass { return domain.ClassifyAddr(a) }
 
-
 // matchAny returns the first rule of rules that matches t (a rule that does
 // not parse matches nothing).
 func matchAny(rules []string, t domain.NetTarget, deny bool) (string, bool) {
