@@ -174,7 +174,12 @@ func (n *CompiledNetwork) DecideURL(method, raw string) NetworkDecision {
 	if cls := hostClass(host); cls != AddrPublic {
 		loopback := cls == AddrLocalhost
 		for _, raw := range n.Allow {
-			if raw != "*" && (matchesTarget(raw, t, false) || (loopback && raw == "localhost")) {
+			// A literal by its rule; a special name only as the proxy
+			// opens one: a localhost name by "localhost", a metadata name
+			// by an exact rule, never by a wildcard (the seventy-second
+			// review).
+			byRule := matchesTarget(raw, t, false) && (addr.IsValid() || (cls == AddrMetadata && !strings.Contains(raw, "*")))
+			if raw != "*" && (byRule || (loopback && raw == "localhost")) {
 				d.Allowed, d.Rule, d.Reason = true, raw, NetReasonAllowed
 				return d
 			}

@@ -122,7 +122,7 @@ func TestAttack23TrafficHiddenPastQuota(t *testing.T) {
 		if !strings.HasPrefix(st, "200") {
 			t.Fatalf("CONNECT: %s", st)
 		}
-		msg := strings.Repeat("@", n-1) // no token: a tunnel that begins with one filling its first read is refused (tunnelhttp.go)
+		msg := strings.Repeat("\x01", n-1) // no method: a tunnel that begins with one (visible bytes) filling its first read is refused (tunnelhttp.go)
 		if got, err := echoOnce(c, br, msg); err != nil || got != msg+"\n" {
 			t.Fatalf("echo: %q %v", got, err)
 		}

@@ -80,8 +80,8 @@ func helloName(br *bufio.Reader) (name string, consumed []byte, ok bool) {
 // protocol whose first byte has the high bit set (a Thrift compact call,
 // 82 21 01 …: the sixty-fifth review) is not taken for one: CLIENT-HELLO,
 // a version of 0x0002 or 0x03xx, cipher specs a non-zero multiple of 3
-// bytes, a session id of 0 or 16, a challenge of 16 to 32, and a record
-// length that is their sum.
+// bytes, a session id of up to 32, a challenge, and a record length that
+// is their sum.
 func sslv2Hello(br *bufio.Reader) bool {
 	if b, err := br.Peek(1); err != nil || b[0]&0x80 == 0 {
 		return false
@@ -108,12 +108,14 @@ func sslv2Hello(br *bufio.Reader) bool {
 		return false
 	}
 	sid, ok := u16(7)
-	if !ok || (sid != 0 && sid != 16) {
+	if !ok || sid > 32 {
 		return false
 	}
 	ch, ok := u16(9)
 	n, _ := u16(0)
-	return ok && ch >= 16 && ch <= 32 && n&0x7fff == 9+cs+sid+ch
+	// OpenSSL takes a session id of up to 32 bytes and a challenge of any
+	// length (the seventy-second review): only the lengths' sum is read.
+	return ok && ch > 0 && n&0x7fff == 9+cs+sid+ch
 }
 
 // maxRecord is the longest TLS record a client may send (2^14 bytes of

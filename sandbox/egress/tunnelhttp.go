@@ -71,8 +71,10 @@ func requestLine(b []byte) (verdict, more bool) {
 	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
+	// A method is any run of visible bytes: Apache's "Unsafe" parser reads
+	// one so (the seventy-second review), and a token is one of them.
 	j := i
-	for j < len(b) && isTokenByte(b[j]) {
+	for j < len(b) && b[j] > ' ' && b[j] < 0x7f {
 		j++
 	}
 	switch {
@@ -85,11 +87,13 @@ func requestLine(b []byte) (verdict, more bool) {
 		return true, false
 	}
 	end := bytes.IndexByte(b[j:], '\n')
-	if k := bytes.IndexFunc(b[j:], func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' || r == 0x7f }); k >= 0 && (end < 0 || k < end) {
-		// A control byte (a NUL) before the line's end: no request line
-		// holds one, and a binary protocol's first message may (git://'s
+	if k := bytes.IndexByte(b[j:], 0); k >= 0 && (end < 0 || k < end) {
+		// A NUL before the line's end: no server reads a request line
+		// holding one, and a binary protocol's first message may (git://'s
 		// pkt-line "0033git-upload-pack /repo\0host=…\0", which then
-		// waited for a '\n' it never sends: the sixty-fifth review).
+		// waited for a '\n' it never sends: the sixty-fifth review). Other
+		// control bytes stay in the line: old nginx reads them in a URI
+		// (the seventy-second review).
 		return false, false
 	}
 	if end < 0 {
@@ -101,9 +105,11 @@ func requestLine(b []byte) (verdict, more bool) {
 	fields := bytes.Fields(bytes.TrimRight(b[j:j+end], "\r"))
 	switch {
 	case len(fields) == 1:
-		// HTTP/0.9's "GET uri"; one word after another method is no
-		// request line (memcached's "get user/42": the sixty-fifth review).
-		return string(b[i:j]) == http.MethodGet, false
+		// HTTP/0.9's "GET uri", or any method before an absolute URI
+		// (Apache's "Unsafe" parser: the seventy-second review); one word
+		// after another method is no request line (memcached's
+		// "get user/42": the sixty-fifth review).
+		return string(b[i:j]) == http.MethodGet || bytes.Contains(fields[0], []byte("://")), false
 	case len(fields) == 0:
 		return false, false
 	}
@@ -197,13 +203,20 @@ func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok b
 	if err == nil && !strings.HasPrefix(req.RequestURI, "/") {
 		return nil, false
 	}
+	// HTTP/1.1 only (RFC 6455), and no body framing in the raw block: Go
+	// drops Transfer-Encoding from an HTTP/1.0 request, which Apache and
+	// old nginx honour, and a chunked "body" hid a second request (the
+	// seventy-second review).
+	if err == nil && (!req.ProtoAtLeast(1, 1) || framed(block)) {
+		return nil, false
+	}
 	if err != nil || req.Method != http.MethodGet || req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
 		!headerHas(req.Header, "Upgrade", "websocket") || !headerHas(req.Header, "Connection", "upgrade") {
 		return nil, false
 	}
 	h, p, err := net.SplitHostPort(req.Host)
 	if err != nil {
-		h, p = req.Host, ""
+		h, p = strings.Trim(req.Host, "[]"), "" // an IPv6 literal on the default port
 	}
 	if !sameHost(h, host) || p != "" && p != strconv.Itoa(port) {
 		return nil, false
@@ -213,6 +226,22 @@ func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok b
 		return nil, false
 	}
 	return block, true
+}
+
+// framed reports whether a header block has a Transfer-Encoding or a
+// Content-Length line, whatever its case and blanks.
+func framed(block []byte) bool {
+	for line := range bytes.SplitSeq(block, []byte("\r\n")) {
+		name, _, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(string(name))) {
+		case "transfer-encoding", "content-length":
+			return true
+		}
+	}
+	return false
 }
 
 // headerHas reports whether the comma-separated values of header k name v

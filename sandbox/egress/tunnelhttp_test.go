@@ -38,7 +38,13 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 		"GET":                                                  false, // the client closed before the line ended
 		"GET /" + strings.Repeat("a", 20000):                   true,  // longer than the buffer, begun like a request
 		strings.Repeat("x", 100000) + "\n":                     true,  // a token filling the buffer: a method, for all it tells
-		strings.Repeat("@", 100000) + "\n":                     false, // no token at all
+		strings.Repeat("@", 100000) + "\n":                     true,  // visible bytes filling the buffer: a method to Apache's "Unsafe" parser
+		strings.Repeat("\x01", 100000) + "\n":                  false, // no method at all
+		"G(ET / HTTP/1.1\r\n":                                  true,  // a method of visible bytes (Apache, "Unsafe")
+		"POST http://other.test/\r\n":                          true,  // HTTP/0.9 with another method (Apache, "Unsafe")
+		"GET /\x01 HTTP/1.1\r\n":                               true,  // a control byte in the URI (nginx before 1.21.1)
+		"get user/42\r\n":                                      false, // memcached
+		"0033git-upload-pack /r\x00host=x\x00":                 false, // git://'s pkt-line
 	} {
 		br := bufio.NewReaderSize(strings.NewReader(in), tunnelPeek)
 		if got := plainHTTP(br); got != want {
