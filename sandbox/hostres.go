@@ -49,16 +49,5 @@ func CheckURLResolved(ctx context.Context, s *domain.TurnExecutionSecuritySnapsh
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	addrs, err := r.LookupNetIP(ctx, "ip", t.Host)
-	switch {
-	case errors.Is(err, ErrHostNotFound):
-		return nil
-	case err != nil:
-		return refuse(CodeHostUnresolved, redactURL(rawURL), "could not resolve %s to judge its addresses: %v", t.Host, err)
-	}
-	for _, a := range addrs {
-		if err := CheckAddr(s, t.Host, a, t.Port); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkURLAnswered(s, rawURL, addrs, err)
 }

@@ -294,7 +294,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	rn := &runner{}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
-		Checker:  sandbox.DecisionChecker{Resolver: &sandbox.LookupCache{R: newResolver(f.dnsServer)}, Timeout: f.dnsTimeout},
+		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
 		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxCachedBytes: f.turnCacheBytes, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"net/netip"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -154,34 +155,43 @@ func (e *Engine) resolveLinks() func([]string) map[string][]string {
 
 // LookupPrefetcher is a ResourceChecker whose URL checks look host names
 // up: the engine looks a decision's host up before it takes the turn's
-// lock (Prefetch), when the check under the lock would (LookupPending),
-// and decides again once it has: a lookup the agent makes slow then holds
-// no one's command behind it (the sixty-seventh review: a person's answer
-// waited behind queued lookups and timed out).
+// lock (Lookup), when the check under the lock would (LookupPending), and
+// decides again with that answer (CheckURLLooked): a lookup the agent
+// makes slow then holds no one's command behind it (the sixty-seventh
+// review: a person's answer waited behind queued lookups and timed out).
+// The answer is the call's own.
 type LookupPrefetcher interface {
 	LookupPending(s *domain.TurnExecutionSecuritySnapshot, rawURL string) (host string, pending bool)
-	Prefetch(ctx context.Context, host string)
+	Lookup(ctx context.Context, host string) ([]netip.Addr, error)
+	CheckURLLooked(s *domain.TurnExecutionSecuritySnapshot, rawURL string, addrs []netip.Addr, err error) error
 }
 
 // needLookup is what checkResources answers for a call whose host it
 // would look up under the turn's lock: execute looks it up without the
-// lock and decides again.
+// lock and decides again (EvaluateTool.Looked).
 type needLookup struct{ host string }
 
 func (n *needLookup) Error() string { return "engine: " + n.host + " is to be looked up first" }
 
-// pendingLookup returns the lookup a URL check of rawURL would make now,
-// when the checker can make it before the lock (nil otherwise, or when
-// this command was decided again after one: noLookup).
-func (e *Engine) pendingLookup(snap *domain.TurnExecutionSecuritySnapshot, rawURL string, noLookup bool) error {
+// checkURL is chk.CheckURL, with the call's host looked up without the
+// turn's lock when the checker can (LookupPrefetcher): needLookup first,
+// then the answer the call carries. A call whose answer is for another
+// host (none should be) is looked up under the lock, as before.
+func (e *Engine) checkURL(chk ResourceChecker, snap *domain.TurnExecutionSecuritySnapshot, c *turn.EvaluateTool, rawURL string) error {
 	pf, ok := e.cfg.Checker.(LookupPrefetcher)
-	if !ok || noLookup {
-		return nil
+	if !ok {
+		return chk.CheckURL(snap, rawURL)
 	}
-	if host, pending := pf.LookupPending(snap, rawURL); pending {
+	host, pending := pf.LookupPending(snap, rawURL)
+	switch {
+	case !pending:
+		return chk.CheckURL(snap, rawURL)
+	case c.Looked != nil && c.Looked.Host == host:
+		return pf.CheckURLLooked(snap, rawURL, c.Looked.Addrs, c.Looked.Err)
+	case c.Looked == nil:
 		return &needLookup{host}
 	}
-	return nil
+	return chk.CheckURL(snap, rawURL)
 }
 
 // checkResources runs the resource checks on a tool call that has not been
@@ -269,18 +279,12 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		default:
 			switch ev.Behavior {
 			case domain.BehaviorAllow:
-				if err := e.pendingLookup(snap, a.URL.String(), c.LookedUp); err != nil {
-					return nil, err
-				}
-				refusal = chk.CheckURL(snap, a.URL.String())
+				refusal = e.checkURL(chk, snap, c, a.URL.String())
 			case domain.BehaviorAsk:
 				if static && !c.LookUpAsks {
 					refusal, recheck = sc.CheckURLStatic(snap, a.URL.String()), a.URL.Scheme+"://"+a.URL.Host
 				} else {
-					if err := e.pendingLookup(snap, a.URL.String(), c.LookedUp); err != nil {
-						return nil, err
-					}
-					refusal = chk.CheckURL(snap, a.URL.String())
+					refusal = e.checkURL(chk, snap, c, a.URL.String())
 				}
 			}
 		}

@@ -70,20 +70,24 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 		c, err := load(en.state, cmd)
 		if nl := (*needLookup)(nil); errors.As(err, &nl) {
 			// The host is looked up without the turn's lock, and the call
-			// decided again, once: the answer is then in the checker's
-			// cache (LookupPrefetcher).
+			// decided again with the answer (LookupPrefetcher).
+			ev, ok := cmd.(*turn.EvaluateTool)
+			if !ok || ev.Looked != nil {
+				return Result{}, err // not asked of another command, nor twice
+			}
 			en.unlock()
 			locked = false
-			e.cfg.Checker.(LookupPrefetcher).Prefetch(ctx, nl.host)
+			addrs, lerr := e.cfg.Checker.(LookupPrefetcher).Lookup(ctx, nl.host)
+			if err := ctx.Err(); err != nil {
+				return Result{}, err // the caller gave up: nothing is decided (the seventieth review)
+			}
 			if err := en.lock(ctx); err != nil {
 				return Result{}, err
 			}
 			locked = true
-			if ev, ok := cmd.(*turn.EvaluateTool); ok {
-				again := *ev
-				again.LookedUp = true
-				cmd = &again
-			}
+			again := *ev
+			again.Looked = &turn.LookupAnswer{Host: nl.host, Addrs: addrs, Err: lerr}
+			cmd = &again
 			if en.state == nil { // evicted meanwhile
 				if err := e.catchUp(ctx, en); err != nil {
 					en.state = nil

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/netip"
 	"time"
 
 	"turnstile/domain"
@@ -94,9 +95,10 @@ func (c *StartTurn) RequestHash() string {
 // retry returns the first decision and appends nothing.
 type EvaluateTool struct {
 	Meta
-	// LookedUp (the engine's) marks a call decided again after its host
-	// was looked up without the turn's lock: it is not asked to again.
-	LookedUp   bool
+	// Looked (the engine's) is the lookup of the call's host made without
+	// the turn's lock, for this call alone: the check under the lock
+	// judges its answer (not part of the request's identity).
+	Looked     *LookupAnswer
 	ToolCallID string
 	ItemID     string
 	Invocation domain.Invocation
@@ -230,4 +232,11 @@ type Outcome struct {
 	Exec ExecStep
 	// Finished is the recorded result of a started command, if any.
 	Finished *ExecFinished
+}
+
+// LookupAnswer is what a host name was looked up to (EvaluateTool.Looked).
+type LookupAnswer struct {
+	Host  string
+	Addrs []netip.Addr
+	Err   error
 }
