@@ -145,15 +145,6 @@ func versionShaped(f []byte) bool {
 // proxyV2 is the PROXY protocol v2 signature.
 var proxyV2 = []byte("\r\n\r\n\x00\r\nQUIT\n")
 
-// isTokenByte reports an RFC 9110 tchar: the bytes of a method.
-func isTokenByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return c != 0 && bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
-}
-
 // A WebSocket handshake is the one plain request a tunnel carries: clients
 // tunnel ws:// (the fifty-seventh review found it refused since the fix
 // above). It must be a GET asking for the websocket upgrade, with no body,
