@@ -507,7 +507,10 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	// <<EOF" is no patch: the sixty-eighth review). Quotes count as a
 	// word's edge, so that the reading stays the looser.
 	wordEdge := func(i int) bool {
-		return i < 0 || i >= len(script) || strings.IndexByte(" \t\r\n\v\f;&|()<>'\"\\", script[i]) >= 0
+		// (A byte order mark at the start, which tree-sitter's lexer
+		// skips, is the start: the seventy-first review.)
+		return i < 0 || (i == 2 && strings.HasPrefix(script, "\uFEFF")) || i >= len(script) ||
+			strings.IndexByte(" \t\r\n\v\f;&|()<>'\"\\", script[i]) >= 0
 	}
 	for _, prog := range []string{"apply_patch", "applypatch"} {
 		for i := 0; ; {
@@ -525,6 +528,12 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 			}
 			if k := int(heredoc[j+len(prog)]); k >= 0 {
 				progs = append(progs, found{j, k})
+			} else if spansLines(script[i:]) && strings.Contains(script[i:], "<<") {
+				// The program's arguments may go on past its line (a
+				// quoted line break, a substitution, a continuation), and
+				// the here-document after them is still the program's,
+				// which Codex applies (the seventy-first review).
+				return "", nil, false, &FieldError{Field: "arguments.cmd", Message: "names apply_patch with an argument that goes on past its line before a \"<<\": write apply_patch <<'EOF' alone, or after one cd to a plain directory"}
 			}
 		}
 	}
@@ -553,12 +562,14 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	}
 	first := slices.MinFunc(progs, func(a, b found) int { return a.at - b.at }).at
 	last := slices.MaxFunc(progs, func(a, b found) int { return a.at - b.at }).at
-	if !cdHead(script[:last]) {
+	if !cdHead(script[:last]) || strings.IndexFunc(script[:last], func(r rune) bool { return r > 0x7f && unicode.IsSpace(r) }) >= 0 {
 		// Codex's grammar lets assignments and redirections stand before
 		// the cd's name (FOO=1 cd DIR &&, cd=1 cd DIR &&, >x cd DIR &&)
 		// and skips a byte order mark: it then writes in DIR, where the
 		// reading above found no cd (the sixty-eighth review). What stands
-		// before the program must be nothing or one plain cd.
+		// before the program must be nothing or one plain cd; and no
+		// white space beyond ASCII, which the grammar keeps in a word and
+		// this reading skipped (the seventy-first review).
 		return "", nil, false, &FieldError{Field: "arguments.cmd", Message: "has something other than one \"cd DIR &&\" before the apply_patch Codex applies itself: write apply_patch <<'EOF' alone, or after one cd to a plain directory"}
 	}
 	_, body, ok := strings.Cut(script[redirect:], "\n")
@@ -568,6 +579,12 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 	dirs = []string{""}
 	cds := append(cdDirs(script[:first]), cdDirs(script[:last])...)
 	for _, dir := range cds {
+		if strings.HasPrefix(dir, "$") {
+			// $"DIR", $'DIR', $X: the grammar reads a string or an
+			// expansion, which this reading cannot follow (the
+			// seventy-first review).
+			return "", nil, false, &FieldError{Field: "arguments.cmd", Value: dir, Message: "is a cd argument starting with $ before a patch Codex applies itself: write the directory"}
+		}
 		if len(dir) >= 2 && (dir[0] == '\'' || dir[0] == '"') && dir[len(dir)-1] == dir[0] {
 			if dir[0] == '"' && strings.ContainsAny(dir, "$`") {
 				return "", nil, false, &FieldError{Field: "arguments.cmd", Value: dir, Message: "is a cd argument with an expansion before a patch Codex applies itself, which takes a literal part of it for the directory: write the directory"}
@@ -579,6 +596,15 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		}
 	}
 	return body, dirs, true, nil
+}
+
+// spansLines reports whether the rest of a line (s, up to its end) holds
+// what may carry a command's words past the line's end: a quote, a
+// substitution or a backslash before the line's end.
+func spansLines(s string) bool {
+	line, _, _ := strings.Cut(s, "\n")
+	line = strings.TrimSuffix(line, "\r")
+	return strings.ContainsAny(line, "'\"`") || strings.Contains(line, "$(") || strings.HasSuffix(line, "\\")
 }
 
 // cdHead reports whether head, the script before the program Codex would
