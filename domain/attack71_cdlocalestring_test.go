@@ -32,7 +32,7 @@ import (
 // Why it works: domain/classify.go cdHead accepts the head (cdArgument
 // reads `$"/home/dev/.ssh"` as one bare word, then "&&"), and execPatch
 // strips a cd argument's quotes only when it starts with a quote
-// (dir[0] == '\'' || dir[0] == '"'): the directory stays the literal
+// (dir[0] == '\” || dir[0] == '"'): the directory stays the literal
 // `$"/home/dev/.ssh"`, a relative name, and the patch's file is judged as
 // /work/repo/$"/home/dev/.ssh"/authorized_keys, inside allowed_paths.
 //
