@@ -512,7 +512,22 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 		return i < 0 || (i == 2 && strings.HasPrefix(script, "\uFEFF")) || i >= len(script) ||
 			strings.IndexByte(" \t\r\n\v\f;&|()<>'\"\\", script[i]) >= 0
 	}
+	lastRedirect := strings.LastIndex(script, "<<") // looked up once: a script naming the program many times costs one pass
+	// spans is spansLines from i, read once per line (from the line's
+	// first occurrence: what follows a later one is part of it).
+	spanEnd, spanned := -1, false
+	spans := func(i int) bool {
+		if i > spanEnd {
+			end := strings.IndexByte(script[i:], '\n')
+			if end < 0 {
+				end = len(script) - i
+			}
+			spanEnd, spanned = i+end, spansLines(script[i:])
+		}
+		return spanned
+	}
 	for _, prog := range []string{"apply_patch", "applypatch"} {
+		spanEnd = -1 // each name is looked for from the start again
 		for i := 0; ; {
 			j := strings.Index(script[i:], prog)
 			if j < 0 {
@@ -528,7 +543,7 @@ func execPatch(argv []string) (patch string, dirs []string, ok bool, err error) 
 			}
 			if k := int(heredoc[j+len(prog)]); k >= 0 {
 				progs = append(progs, found{j, k})
-			} else if spansLines(script[i:]) && strings.Contains(script[i:], "<<") {
+			} else if i < lastRedirect && spans(i) {
 				// The program's arguments may go on past its line (a
 				// quoted line break, a substitution, a continuation), and
 				// the here-document after them is still the program's,
