@@ -82,7 +82,13 @@ func TestAttack18HookStartBehindStartLock(t *testing.T) {
 	go rt.Do("POST", "/v1/hooks/claude-code", fetch)
 	pollUntil(t, "the agent's lookup under way", func() bool { return log.asked("slow.example.org") > 0 })
 	child := []byte(`{"turn_id":"agent-child-1","workspace_id":"ws-cc","parent_turn_id":"` + ccTurn(other, 1) + `"}`)
-	go rt.Do("POST", "/v1/turns", child)
+	// Since a lookup is made without the turn's lock (the sixty-seventh
+	// review), the child start may not wait at all: it is then answered.
+	started := make(chan struct{})
+	go func() {
+		rt.Do("POST", "/v1/turns", child)
+		close(started)
+	}()
 	held := func() int64 {
 		_, body := s.Request("GET", "/metrics", nil)
 		for _, line := range strings.Split(string(body), "\n") {
@@ -93,7 +99,14 @@ func TestAttack18HookStartBehindStartLock(t *testing.T) {
 		}
 		return -1
 	}
-	pollUntil(t, "the child start read and waiting", func() bool { return held() >= int64(len(fetch)+len(child)) })
+	pollUntil(t, "the child start read and waiting, or answered", func() bool {
+		select {
+		case <-started:
+			return true
+		default:
+			return held() >= int64(len(fetch)+len(child))
+		}
+	})
 	if got := claudeCode(hookWrite("toolu_write_behind")); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Errorf("a Write into .git/hooks starting the session's next turn behind the agent's child start: %q (Claude Code gave up and ran it)", got)
 	}
