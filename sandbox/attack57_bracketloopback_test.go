@@ -23,20 +23,9 @@ import (
 // Control: the same address written "::1" is allowed. Attack: "[::1]"
 // must be too.
 func TestAttack57BracketedLoopbackLiteralRefused(t *testing.T) {
-	ws := t.TempDir()
 	snap := func(key string) (*domain.TurnExecutionSecuritySnapshot, *domain.CompiledProfile) {
-		on := true
-		set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-			Network: domain.ProfileNetwork{Enabled: &on, Domains: map[string]domain.DomainAccess{key: domain.DomainAllow}}}}
-		cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &s, cp
+		cp, s := domainsProfile(t, map[string]domain.DomainAccess{key: domain.DomainAllow})
+		return s, cp
 	}
 	loop := netip.MustParseAddr("::1")
 	plain, _ := snap("::1")

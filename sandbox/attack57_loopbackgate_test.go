@@ -31,20 +31,9 @@ import (
 // itself is allowed. Attack: with it, rebind.example.test resolving to
 // 127.0.0.2 or ::1 must still be refused.
 func TestAttack57NamedLoopbackLiteralOpensEveryLoopback(t *testing.T) {
-	ws := t.TempDir()
 	snap := func(domains map[string]domain.DomainAccess) *domain.TurnExecutionSecuritySnapshot {
-		on := true
-		set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-			Network: domain.ProfileNetwork{Enabled: &on, Domains: domains}}}
-		cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &s
+		_, s := domainsProfile(t, domains)
+		return s
 	}
 	names := snap(map[string]domain.DomainAccess{"*.example.test": domain.DomainAllow})
 	both := snap(map[string]domain.DomainAccess{"*.example.test": domain.DomainAllow, "127.0.0.1": domain.DomainAllow})

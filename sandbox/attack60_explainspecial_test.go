@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"testing"
-
-	"turnstile/domain"
 )
 
 // TestAttack60ExplainAllowsWhatTheProxyRefuses (sixtieth review, low, a
@@ -30,20 +28,9 @@ import (
 // Control: for 10.0.0.1 and 127.0.0.1 both refuse. Attack: for each of
 // the other ranges the two must agree.
 func TestAttack60ExplainAllowsWhatTheProxyRefuses(t *testing.T) {
-	ws := t.TempDir()
-	on := true
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Network: domain.ProfileNetwork{Enabled: &on}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, s := domainsProfile(t, nil)
 	agree := func(u string) (explained bool, enforced error) {
-		return cp.Network.DecideURL("GET", u).Allowed, CheckURL(&s, u)
+		return cp.Network.DecideURL("GET", u).Allowed, CheckURL(s, u)
 	}
 	// Controls.
 	if ex, err := agree("https://www.example.org/"); !ex || err != nil {

@@ -33,20 +33,8 @@ import (
 // allowed by CheckURL and CheckAddr, and DecideURL allows them with "*".
 // Attack: with "*" they must be allowed too.
 func TestAttack60StarAllowListDropsNamedLiterals(t *testing.T) {
-	ws := t.TempDir()
 	compile := func(domains map[string]domain.DomainAccess) (*domain.CompiledProfile, *domain.TurnExecutionSecuritySnapshot) {
-		on := true
-		set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-			Network: domain.ProfileNetwork{Enabled: &on, Domains: domains}}}
-		cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cp, &s
+		return domainsProfile(t, domains)
 	}
 	lits := []string{"127.0.0.1", "10.1.2.3"}
 	named := map[string]domain.DomainAccess{"example.test": domain.DomainAllow}

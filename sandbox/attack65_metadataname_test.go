@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"testing"
-
-	"turnstile/domain"
 )
 
 // TestAttack65ExplainAllowsMetadataNames (sixty-fifth review, low: the
@@ -29,26 +27,15 @@ import (
 // Control: the metadata address itself is refused by both. Attack: the
 // metadata names must be refused by the explanation as by enforcement.
 func TestAttack65ExplainAllowsMetadataNames(t *testing.T) {
-	ws := t.TempDir()
-	on := true
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Network: domain.ProfileNetwork{Enabled: &on}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, s := domainsProfile(t, nil)
 	// Control.
 	u := "http://169.254.169.254/latest/meta-data/"
-	if d := cp.Network.DecideURL("GET", u); d.Allowed || CheckURL(&s, u) == nil {
-		t.Fatalf("control: %s: explained %+v, enforced %v", u, d, CheckURL(&s, u))
+	if d := cp.Network.DecideURL("GET", u); d.Allowed || CheckURL(s, u) == nil {
+		t.Fatalf("control: %s: explained %+v, enforced %v", u, d, CheckURL(s, u))
 	}
 	// Attack.
 	for _, u := range []string{"http://metadata.google.internal/computeMetadata/v1/", "http://metadata.goog/computeMetadata/v1/"} {
-		err := CheckURL(&s, u)
+		err := CheckURL(s, u)
 		if err == nil {
 			t.Fatalf("enforcement allows %s", u)
 		}

@@ -33,24 +33,12 @@ import (
 //
 // Control: a public name under the same wildcard is allowed by both.
 func TestAttack72ExplainAllowsSpecialNamesByWildcard(t *testing.T) {
-	ws := t.TempDir()
-	on := true
-	set := domain.ProfileSet{"p": {Name: "p", Extends: domain.BuiltinWorkspace,
-		Network: domain.ProfileNetwork{Enabled: &on, Domains: map[string]domain.DomainAccess{
-			"**.google.internal": domain.DomainAllow, "*.localhost": domain.DomainAllow}}}}
-	cp, err := domain.CompileProfile(set, "p", domain.ProfileEnv{Cwd: ws, WorkspaceRoot: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := domain.ResolveProfileSnapshot(cp, domain.SourceComposer, domain.SnapshotInputs{Cwd: ws, WorkspaceRoot: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, s := domainsProfile(t, map[string]domain.DomainAccess{"**.google.internal": domain.DomainAllow, "*.localhost": domain.DomainAllow})
 	// Control.
-	if u := "http://build.google.internal/"; !cp.Network.DecideURL("GET", u).Allowed || CheckURL(&s, u) != nil ||
-		CheckAddr(&s, "build.google.internal", netip.MustParseAddr("203.0.114.7"), 80) != nil {
-		t.Fatalf("control: %s: explained %+v, enforced %v / %v", u, cp.Network.DecideURL("GET", u), CheckURL(&s, u),
-			CheckAddr(&s, "build.google.internal", netip.MustParseAddr("203.0.114.7"), 80))
+	if u := "http://build.google.internal/"; !cp.Network.DecideURL("GET", u).Allowed || CheckURL(s, u) != nil ||
+		CheckAddr(s, "build.google.internal", netip.MustParseAddr("203.0.114.7"), 80) != nil {
+		t.Fatalf("control: %s: explained %+v, enforced %v / %v", u, cp.Network.DecideURL("GET", u), CheckURL(s, u),
+			CheckAddr(s, "build.google.internal", netip.MustParseAddr("203.0.114.7"), 80))
 	}
 	// Attack.
 	for _, c := range []struct {
@@ -61,7 +49,7 @@ func TestAttack72ExplainAllowsSpecialNamesByWildcard(t *testing.T) {
 		{"http://app.localhost/", "app.localhost", netip.MustParseAddr("127.0.0.1")},
 	} {
 		d := cp.Network.DecideURL("GET", c.url)
-		byURL, byAddr := CheckURL(&s, c.url), CheckAddr(&s, c.host, c.addr, 80)
+		byURL, byAddr := CheckURL(s, c.url), CheckAddr(s, c.host, c.addr, 80)
 		if d.Allowed && (byURL != nil || byAddr != nil) {
 			t.Errorf("the profile's decision allows %s (rule %q, %s) while enforcement refuses it: %v / %v", c.url, d.Rule, d.Reason, byURL, byAddr)
 		}
