@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"testing"
 )
 
@@ -43,23 +42,8 @@ import (
 //
 // CONTROL: the same command writing tests/fixtures/abs.txt is allowed.
 func TestAttack68ExecPatchNameInsideAnotherWord(t *testing.T) {
-	s, err := ResolveSnapshot(SnapshotInputs{
-		Profile: ResolveProfile(&ProfileRequest{Mode: ModeFullAccess, AllowedPaths: []string{"/work/repo"}}, SourceComposer),
-		Cwd:     "/work/repo", WorkspaceRoot: "/work/repo", ExecutionBackend: BackendNative,
-		Kernel: KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	fixture := " <<'EOF'\n*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-127.0.0.1 localhost\n+127.0.0.1 localhost example.test\n*** End Patch\nEOF\n"
-	decide := func(cmd string) (Decision, Action, error) {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, s.Sandbox.Cwd, nil)
-		if err != nil {
-			return Decision{Behavior: BehaviorDeny, DecidedBy: err.Error()}, a, err
-		}
-		return Evaluate(&s, &a, nil), a, nil
-	}
+	decide := repoExecDecider(t)
 	// CONTROL: a fixture file whose name holds no "apply_patch".
 	if d, a, err := decide("cat > tests/fixtures/abs.txt" + fixture); err != nil || d.Behavior != BehaviorAllow {
 		t.Fatalf("control: %s by %s (%v), files %+v; want allow", d.Behavior, d.DecidedBy, err, a.Files)

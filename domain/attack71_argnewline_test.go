@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -46,23 +45,8 @@ import (
 // CONTROL: the same script with the argument on one line ('x') is judged
 // in /home/dev/.ssh and denied.
 func TestAttack71ExecPatchArgumentSpansLines(t *testing.T) {
-	s, err := ResolveSnapshot(SnapshotInputs{
-		Profile: ResolveProfile(&ProfileRequest{Mode: ModeFullAccess, AllowedPaths: []string{"/work/repo"}}, SourceComposer),
-		Cwd:     "/work/repo", WorkspaceRoot: "/work/repo", ExecutionBackend: BackendNative,
-		Kernel: KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	body := " <<'EOF'\n*** Begin Patch\n*** Add File: authorized_keys\n+ssh-ed25519 AAAAC3Nza attacker\n*** End Patch\nEOF\n"
-	decide := func(cmd string) (Decision, Action, error) {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, s.Sandbox.Cwd, nil)
-		if err != nil {
-			return Decision{Behavior: BehaviorDeny}, a, err
-		}
-		return Evaluate(&s, &a, nil), a, nil
-	}
+	decide := repoExecDecider(t)
 	const target = "/home/dev/.ssh/authorized_keys"
 	// CONTROL: the argument on the program's line.
 	d, a, err := decide("cd /home/dev/.ssh && apply_patch 'x'" + body)

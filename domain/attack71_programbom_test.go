@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -46,23 +45,8 @@ import (
 // CONTROL: the same script without the mark is judged as a write of
 // /home/dev/.ssh/authorized_keys and denied.
 func TestAttack71ExecPatchProgramAfterByteOrderMark(t *testing.T) {
-	s, err := ResolveSnapshot(SnapshotInputs{
-		Profile: ResolveProfile(&ProfileRequest{Mode: ModeFullAccess, AllowedPaths: []string{"/work/repo"}}, SourceComposer),
-		Cwd:     "/work/repo", WorkspaceRoot: "/work/repo", ExecutionBackend: BackendNative,
-		Kernel: KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	body := " <<'EOF'\n*** Begin Patch\n*** Add File: /home/dev/.ssh/authorized_keys\n+ssh-ed25519 AAAAC3Nza attacker\n*** End Patch\nEOF\n"
-	decide := func(cmd string) (Decision, Action, error) {
-		raw, _ := json.Marshal(map[string]any{"cmd": cmd})
-		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, s.Sandbox.Cwd, nil)
-		if err != nil {
-			return Decision{Behavior: BehaviorDeny}, a, err
-		}
-		return Evaluate(&s, &a, nil), a, nil
-	}
+	decide := repoExecDecider(t)
 	const target = "/home/dev/.ssh/authorized_keys"
 	// CONTROL: without the mark.
 	d, a, err := decide("apply_patch" + body)
