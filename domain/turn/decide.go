@@ -504,7 +504,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	domain.AddSensitivePaths(&snap, c.Sensitive)
 	// Where the carve-outs led in the turn's snapshots so far (and its
 	// parent's) is kept (the sixty-third review).
-	carried := domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
+	carried := s.CarveLinks // every snapshot's, the current one's too (State.CarveLinks)
 	if c.Parent != nil {
 		carried = domain.MergeCarveLinks(carried, domain.CarveLinksOf(&c.Parent.Snapshot))
 	}
