@@ -65,7 +65,7 @@ func miDataDir(t *testing.T, token string) string {
 // with its own data directory and the shared token.
 func miStartESDB(t *testing.T, store *esdbtest.Server, token string, extra ...string) *Server {
 	t.Helper()
-	return StartServer(t, miDataDir(t, token), append([]string{"--store", store.ConnString(), "--store-timeout", miStoreTimeout}, extra...)...)
+	return StartServer(t, miDataDir(t, token), append([]string{"--store", store.ConnString(), "--store-unauthenticated", "--store-timeout", miStoreTimeout}, extra...)...)
 }
 
 // miPair is two turnstile instances sharing one EventStoreDB server.

@@ -20,7 +20,7 @@ func TestServeLogsStoreOutage(t *testing.T) {
 	t.Parallel()
 	addr := strings.TrimPrefix(closedURL(t), "http://")
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
-		"--store", "esdb://"+addr+"?tls=false", "--store-timeout", "1s", "--store-check-interval", "300ms")
+		"--store", "esdb://"+addr+"?tls=false", "--store-unauthenticated", "--store-timeout", "1s", "--store-check-interval", "300ms")
 	cmd.Env = cleanEnv()
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw

@@ -36,6 +36,7 @@ import (
 type serveFlags struct {
 	storeFile                                                                                string // --store-file: the store's connection string (storeconn.go)
 	data, listen, store, tokenFile, mcpReadOnly, logLevel, logFormat, cpuProfile, memProfile string
+	storeUnauthenticated                                                                     bool // --store-unauthenticated (storeconn.go)
 	approvalTTL, storeTimeout, storeCheck                                                    time.Duration
 	dnsServer                                                                                string
 	dnsTimeout                                                                               time.Duration
@@ -91,6 +92,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.profiles, "profiles", "", "permission profiles file (TOML) turns may select by name; an invalid file stops the start")
 	fs.StringVar(&f.egressListen, "egress-listen", "", "loopback address (127.0.0.1:port) of the egress proxy for the runtime's own web tools, used with a turn's proxy_url; empty: no shared listener (sandboxed commands get their own either way)")
 	fs.DurationVar(&f.egressAskWait, "egress-ask-wait", time.Minute, "how long the egress proxy holds a connection while its approval request is open")
+	fs.BoolVar(&f.storeUnauthenticated, "store-unauthenticated", false, "take an EventStoreDB/KurrentDB connection string that names no client credential (a store started --insecure): only where no agent's command can reach the store, since whoever writes it mints credentials and answers approvals")
 	fs.BoolVar(&f.fullAccessUnisolated, "full-access-unisolated", false, "where the kernel has no user namespaces, run full_access commands unisolated (they can then read the data directory and token; snapshots name the degradation) instead of refusing them")
 	fs.StringVar(&f.constraints, "constraints", "", "operator constraints file (TOML): allowed_profiles, allowed_roots, required_deny")
 	fs.IntVar(&f.recentTurns, "recent-turns", projections.DefaultRecentTurns, "how many ended turns keep their audit, timeline and approvals in memory (older ones are read from the store when asked); -1 keeps every turn")
@@ -149,7 +151,7 @@ func openStore(f serveFlags) (eventstore.Store, string, error) {
 			return nil, "", err
 		}
 		return e.open()
-	case strings.HasPrefix(s, "esdb://"), strings.HasPrefix(s, "esdb+discover://"), strings.HasPrefix(s, "kurrentdb://"), strings.HasPrefix(s, "kurrentdb+discover://"):
+	case remoteStore(s):
 		st, err := esdbstore.Open(s, esdbstore.Options{Timeout: f.storeTimeout})
 		return st, "EventStoreDB " + redactConn(s), err
 	case strings.HasPrefix(s, "bolt:"):
@@ -205,6 +207,9 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		log.Info("GC pacing: GOGC or GOMEMLIMIT is set in the environment; the runtime follows it")
 	}
 	if err := resolveStore(&f, os.Getenv); err != nil {
+		return err
+	}
+	if err := checkStoreAuth(f.store, f.storeUnauthenticated); err != nil {
 		return err
 	}
 	if f.data, err = dataDir(f.data); err != nil {

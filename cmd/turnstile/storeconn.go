@@ -56,6 +56,54 @@ func resolveStore(f *serveFlags, getenv func(string) string) error {
 	return nil
 }
 
+// checkStoreAuth refuses a remote store whose connection string names no
+// client credential (neither a user and password nor a client certificate
+// and key), unless --store-unauthenticated says no agent can reach it: such
+// a store (KurrentDB --insecure) takes every client, and the agent's shell,
+// an anonymous client on the same machine, would append a credential of
+// its own making and answer its own approvals as an admin (the
+// seventy-fifth review).
+func checkStoreAuth(store string, unauthenticated bool) error {
+	if !remoteStore(store) || unauthenticated || connAuthenticates(store) {
+		return nil
+	}
+	return fmt.Errorf("--store %s names no client credential: a store that takes anonymous clients (KurrentDB --insecure) takes the agent's too, and whoever writes the store mints credentials and answers approvals; give the store users and pass the credentials in --store-file or %s, or a client certificate (userCertFile, userKeyFile), or pass --store-unauthenticated when no agent's command can reach the store", redactConn(store), storeEnv)
+}
+
+// remoteStore reports whether s is an EventStoreDB/KurrentDB connection
+// string.
+func remoteStore(s string) bool {
+	for _, p := range []string{"esdb://", "esdb+discover://", "kurrentdb://", "kurrentdb+discover://"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// connAuthenticates reports whether a connection string names a client
+// credential: a password (connPassword) or a client certificate and key.
+func connAuthenticates(s string) bool {
+	if connPassword(s) {
+		return true
+	}
+	cert, key := false, false
+	_, rest, _ := strings.Cut(s, "://")
+	_, query, _ := strings.Cut(rest, "?")
+	q, _ := url.ParseQuery(query)
+	for k, vs := range q {
+		for _, v := range vs {
+			switch strings.ToLower(k) {
+			case "usercertfile":
+				cert = cert || v != ""
+			case "userkeyfile":
+				key = key || v != ""
+			}
+		}
+	}
+	return cert && key
+}
+
 // connPassword reports whether an esdb/kurrentdb connection string holds a
 // password: user:password@ before its hosts, or a password parameter.
 func connPassword(s string) bool {

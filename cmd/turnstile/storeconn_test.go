@@ -72,3 +72,34 @@ func TestResolveStore(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStoreAuth: a remote store whose connection string names no
+// client credential is refused unless --store-unauthenticated (the
+// seventy-fifth review); one with a password or a client certificate and
+// key, and the embedded stores, are taken.
+func TestCheckStoreAuth(t *testing.T) {
+	for conn, refused := range map[string]bool{
+		"esdb://h:2113?tls=false":                                           true,
+		"kurrentdb+discover://c.example:2113":                               true,
+		"esdb://u@h:2113?tls=false":                                         true,
+		"esdb://h:2113?tls=true&userCertFile=/c/u.crt":                      true,
+		"esdb://h:2113?tls=true&userCertFile=&userKeyFile=/c/u.k":           true,
+		"esdb://u:p@h:2113?tls=false":                                       false,
+		"esdb://h:2113?username=u&password=p":                               false,
+		"esdb://h:2113?tls=true&userCertFile=/c/u.crt&UserKeyFile=/c/u.key": false,
+		"":              false,
+		"log:/x/events": false,
+		"bolt:/x/e.db":  false,
+	} {
+		err := checkStoreAuth(conn, false)
+		if (err != nil) != refused {
+			t.Errorf("checkStoreAuth(%q) = %v, want refused %v", conn, err, refused)
+		}
+		if err != nil && (strings.Contains(err.Error(), ":p@") || !strings.Contains(err.Error(), "--store-unauthenticated")) {
+			t.Errorf("checkStoreAuth(%q): %v", conn, err)
+		}
+		if err := checkStoreAuth(conn, true); err != nil {
+			t.Errorf("checkStoreAuth(%q, unauthenticated) = %v, want taken", conn, err)
+		}
+	}
+}
