@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -362,16 +363,46 @@ func normalise(v map[string]any) any {
 }
 
 // installInto merges the hooks into the settings file at path, backing up
-// the old file when it changes.
+// the old file when it changes. The project (path's directory's parent) is
+// often the agent's, and the person runs this as another user (README): so
+// every name is opened inside it without leaving it (os.Root: a link
+// leading out is refused), a settings file that is a symlink is refused,
+// and the backup and the temporary file are created fresh (O_EXCL, the
+// temporary one under a random name), never opened through a link the
+// agent planted (the seventy-fifth review).
 func installInto(path string, handler map[string]any) (changed bool, backup string, err error) {
+	dir, name := filepath.Split(filepath.Clean(path))
+	dir = filepath.Clean(dir)
+	base, sub := filepath.Dir(dir), filepath.Base(dir)
+	top, err := os.OpenRoot(base)
+	if err != nil {
+		return false, "", err
+	}
+	defer top.Close()
+	if err := top.MkdirAll(sub, 0o755); err != nil {
+		return false, "", fmt.Errorf("%s: %w (a link leading out of %s is not followed)", dir, err, base)
+	}
+	r, err := top.OpenRoot(sub)
+	if err != nil {
+		return false, "", fmt.Errorf("%s: %w (a link leading out of %s is not followed)", dir, err, base)
+	}
+	defer r.Close()
 	settings := map[string]any{}
-	old, err := os.ReadFile(path)
-	switch {
+	mode := os.FileMode(0o644)
+	var old []byte
+	switch fi, err := r.Lstat(name); {
 	case errors.Is(err, os.ErrNotExist):
-		old = nil
 	case err != nil:
 		return false, "", err
-	case len(bytes.TrimSpace(old)) > 0:
+	case !fi.Mode().IsRegular():
+		return false, "", fmt.Errorf("%s is a symlink or not a regular file: a link may lead anywhere; replace it with the file itself first", path)
+	default:
+		mode = fi.Mode().Perm()
+		if old, err = r.ReadFile(name); err != nil {
+			return false, "", err
+		}
+	}
+	if len(bytes.TrimSpace(old)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(old))
 		dec.UseNumber()
 		if err := dec.Decode(&settings); err != nil {
@@ -388,24 +419,38 @@ func installInto(path string, handler map[string]any) (changed bool, backup stri
 	if err := enc.Encode(settings); err != nil {
 		return false, "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, "", err
-	}
-	mode := os.FileMode(0o644)
 	if old != nil {
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		backup = path + ".bak-" + time.Now().UTC().Format("20060102T150405.000000000Z")
-		if err := os.WriteFile(backup, old, mode); err != nil {
+		bk := name + ".bak-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+		if err := writeNew(r, bk, old, mode); err != nil {
 			return false, "", err
 		}
+		backup = filepath.Join(dir, bk)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out.Bytes(), mode); err != nil {
+	tmp := name + ".tmp-" + rand.Text()
+	if err := writeNew(r, tmp, out.Bytes(), mode); err != nil {
 		return false, "", err
 	}
-	return true, backup, os.Rename(tmp, path)
+	if err := r.Rename(tmp, name); err != nil {
+		r.Remove(tmp)
+		return false, "", err
+	}
+	return true, backup, nil
+}
+
+// writeNew writes data to a file name in r that must not exist yet.
+func writeNew(r *os.Root, name string, data []byte, mode os.FileMode) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Remove(name)
+	}
+	return err
 }
 
 // loadClaudeCodeConfig reads serve --claude-code-config: the JSON of
