@@ -91,13 +91,13 @@ func TestAttack28StoreCredentialsOnTheCommandLine(t *testing.T) {
 		var s *Server
 		var file string
 		if how == "env" {
-			s = StartServerEnv(t, []string{"TURNSTILE_STORE=" + conn}, "--store-timeout", "2s")
+			s = StartServerEnv(t, []string{"TURNSTILE_STORE=" + conn}, "--store-timeout", "2s", "--store-unauthenticated") // a plaintext test server
 		} else {
 			file = filepath.Join(t.TempDir(), "store")
 			if err := os.WriteFile(file, []byte(conn+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s = StartServer(t, "", "--store-file", file, "--store-timeout", "2s")
+			s = StartServer(t, "", "--store-file", file, "--store-timeout", "2s", "--store-unauthenticated")
 		}
 		// Control: the server works on that store, and what it prints of
 		// it hides the password.

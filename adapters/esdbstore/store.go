@@ -152,6 +152,22 @@ func Open(connString string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// SendsCredential reports whether a client of connString authenticates to
+// its server, as the client parses the string: TLS on, and a user and a
+// password both non-empty or a client certificate and key (the client
+// attaches a user's credentials only over TLS, and a plaintext node is an
+// --insecure one, which authenticates nobody).
+func SendsCredential(connString string) (bool, error) {
+	cfg, err := esdbc.ParseConnectionString(esdbScheme(connString))
+	if err != nil {
+		return false, fmt.Errorf("esdb: connection string: %w", err)
+	}
+	if cfg.DisableTLS {
+		return false, nil
+	}
+	return cfg.Username != "" && cfg.Password != "" || cfg.UserCertFile != "" && cfg.UserKeyFile != "", nil
+}
+
 // esdbScheme rewrites the kurrentdb:// and kurrentdb+discover:// schemes of
 // the successor client to the esdb ones the v4 client parses: the rest of
 // the string has the same form and KurrentDB serves the same protocol.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"turnstile/adapters/esdbstore"
 )
 
 // An EventStoreDB/KurrentDB store's credentials live in its connection
@@ -56,18 +57,27 @@ func resolveStore(f *serveFlags, getenv func(string) string) error {
 	return nil
 }
 
-// checkStoreAuth refuses a remote store whose connection string names no
-// client credential (neither a user and password nor a client certificate
-// and key), unless --store-unauthenticated says no agent can reach it: such
-// a store (KurrentDB --insecure) takes every client, and the agent's shell,
-// an anonymous client on the same machine, would append a credential of
-// its own making and answer its own approvals as an admin (the
-// seventy-fifth review).
+// checkStoreAuth refuses a remote store whose client, as it parses the
+// connection string, sends no credential (esdbstore.SendsCredential: none
+// over plaintext), unless --store-unauthenticated says no agent can reach
+// it: such a store (KurrentDB --insecure) takes every client, and the
+// agent's shell, an anonymous client on the same machine, would append a
+// credential of its own making and answer its own approvals as an admin
+// (the seventy-fifth review; the seventy-sixth: judged by the client's own
+// parse, which sends nothing with tls=false, ignores ?password= and an
+// empty password).
 func checkStoreAuth(store string, unauthenticated bool) error {
-	if !remoteStore(store) || unauthenticated || connAuthenticates(store) {
+	if !remoteStore(store) || unauthenticated {
 		return nil
 	}
-	return fmt.Errorf("--store %s names no client credential: a store that takes anonymous clients (KurrentDB --insecure) takes the agent's too, and whoever writes the store mints credentials and answers approvals; give the store users and pass the credentials in --store-file or %s, or a client certificate (userCertFile, userKeyFile), or pass --store-unauthenticated when no agent's command can reach the store", redactConn(store), storeEnv)
+	sends, err := esdbstore.SendsCredential(store)
+	if err != nil {
+		return fmt.Errorf("--store %s: %w", redactConn(store), err)
+	}
+	if sends {
+		return nil
+	}
+	return fmt.Errorf("--store %s sends the store no client credential: a store that takes anonymous clients (KurrentDB --insecure, any plaintext tls=false node) takes the agent's too, and whoever writes the store mints credentials and answers approvals; run the store secure and give the connection string a user and password (in --store-file or %s) or a client certificate (userCertFile, userKeyFile), over TLS, or pass --store-unauthenticated when no agent's command can reach the store", redactConn(store), storeEnv)
 }
 
 // remoteStore reports whether s is an EventStoreDB/KurrentDB connection
@@ -79,29 +89,6 @@ func remoteStore(s string) bool {
 		}
 	}
 	return false
-}
-
-// connAuthenticates reports whether a connection string names a client
-// credential: a password (connPassword) or a client certificate and key.
-func connAuthenticates(s string) bool {
-	if connPassword(s) {
-		return true
-	}
-	cert, key := false, false
-	_, rest, _ := strings.Cut(s, "://")
-	_, query, _ := strings.Cut(rest, "?")
-	q, _ := url.ParseQuery(query)
-	for k, vs := range q {
-		for _, v := range vs {
-			switch strings.ToLower(k) {
-			case "usercertfile":
-				cert = cert || v != ""
-			case "userkeyfile":
-				key = key || v != ""
-			}
-		}
-	}
-	return cert && key
 }
 
 // connPassword reports whether an esdb/kurrentdb connection string holds a

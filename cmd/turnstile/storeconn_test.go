@@ -73,19 +73,21 @@ func TestResolveStore(t *testing.T) {
 	}
 }
 
-// TestCheckStoreAuth: a remote store whose connection string names no
-// client credential is refused unless --store-unauthenticated (the
-// seventy-fifth review); one with a password or a client certificate and
-// key, and the embedded stores, are taken.
+// TestCheckStoreAuth: a remote store whose client, as it parses the
+// connection string, sends no credential is refused unless
+// --store-unauthenticated (the seventy-fifth and seventy-sixth reviews);
+// one the client authenticates to over TLS, and the embedded stores, are
+// taken.
 func TestCheckStoreAuth(t *testing.T) {
 	for conn, refused := range map[string]bool{
 		"esdb://h:2113?tls=false":                                           true,
 		"kurrentdb+discover://c.example:2113":                               true,
-		"esdb://u@h:2113?tls=false":                                         true,
+		"esdb://u@h:2113?tls=true":                                          true,
 		"esdb://h:2113?tls=true&userCertFile=/c/u.crt":                      true,
-		"esdb://h:2113?tls=true&userCertFile=&userKeyFile=/c/u.k":           true,
-		"esdb://u:p@h:2113?tls=false":                                       false,
-		"esdb://h:2113?username=u&password=p":                               false,
+		"esdb://u:p@h:2113?tls=false":                                       true,
+		"esdb://h:2113?username=u&password=p":                               true,
+		"esdb://u:p@h:2113?tls=true":                                        false,
+		"kurrentdb://u:p@h:2113":                                            false,
 		"esdb://h:2113?tls=true&userCertFile=/c/u.crt&UserKeyFile=/c/u.key": false,
 		"":              false,
 		"log:/x/events": false,
