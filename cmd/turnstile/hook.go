@@ -19,6 +19,8 @@ import (
 
 	"turnstile/api"
 	"turnstile/domain"
+
+	"golang.org/x/sys/unix"
 )
 
 const hookUsage = `usage:
@@ -219,7 +221,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "turnstile hook install:", err)
 		return 1
 	}
-	changed, backup, err := installInto(path, handler)
+	changed, backup, err := installInto(path, handler, !*user)
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile hook install:", err)
 		return 1
@@ -370,11 +372,15 @@ func normalise(v map[string]any) any {
 // and the backup and the temporary file are created fresh (O_EXCL, the
 // temporary one under a random name), never opened through a link the
 // agent planted (the seventy-fifth review).
-func installInto(path string, handler map[string]any) (changed bool, backup string, err error) {
+func installInto(path string, handler map[string]any, noLinks bool) (changed bool, backup string, err error) {
 	dir, name := filepath.Split(filepath.Clean(path))
 	dir = filepath.Clean(dir)
 	base, sub := filepath.Dir(dir), filepath.Base(dir)
-	top, err := os.OpenRoot(base)
+	open := os.OpenRoot
+	if noLinks {
+		open = openRootNoLinks
+	}
+	top, err := open(base)
 	if err != nil {
 		return false, "", err
 	}
@@ -435,6 +441,37 @@ func installInto(path string, handler map[string]any) (changed bool, backup stri
 		return false, "", err
 	}
 	return true, backup, nil
+}
+
+// openRootNoLinks opens dir, an absolute path, as a root, refusing a
+// symlink at any of its components: a project is often the agent's, which
+// could replace it (or a directory above it it owns) with a link to the
+// installing user's home (the seventy-sixth review). Each component is
+// opened without following links, from /, so nothing can swap one between
+// a check and the open.
+func openRootNoLinks(dir string) (*os.Root, error) {
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	at := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(filepath.Clean(dir), "/"), "/") {
+		if c == "" {
+			continue
+		}
+		at = filepath.Join(at, c)
+		next, err := unix.Openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			if fi, lerr := os.Lstat(at); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return nil, fmt.Errorf("--project %s passes through the symlink %s: a link in a project's path may lead to another user's files; pass the directory it leads to (after checking who owns it)", dir, at)
+			}
+			return nil, fmt.Errorf("--project %s: %s: %w", dir, at, err)
+		}
+		fd = next
+	}
+	defer unix.Close(fd)
+	return os.OpenRoot(fmt.Sprintf("/proc/self/fd/%d", fd))
 }
 
 // writeNew writes data to a file name in r that must not exist yet.
