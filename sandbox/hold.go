@@ -74,7 +74,8 @@ var held struct {
 
 // isHeld reports whether the name p is a placeholder as holds are made
 // (holdlock.go): an empty directory of mode holdDirMode, or a file of mode
-// holdFileMode holding what a hold holds ("" or ".\n"), whoever holds it,
+// holdFileMode with a single link, named as makeHold names one
+// (holdFileNames) and holding what a hold holds ("" or ".\n"), whoever holds it,
 // this process or another (a server's check took another server's fresh
 // placeholders in a shared root for its command's doing and set them
 // aside). Such a name is harmless, and the checks after a command pass
@@ -107,7 +108,12 @@ func isHeld(p string) bool {
 		names, err := f.Readdirnames(1)
 		return len(names) == 0 && err == io.EOF
 	case unix.S_IFREG:
-		if st.Mode&0o7777 != holdFileMode || st.Size > 2 {
+		// makeHold makes no other file than these two, and never links
+		// one: an empty 0444 file elsewhere, or one with another link
+		// (through which the next command writes it while its check
+		// takes the name for unchanged), is the command's (the
+		// seventy-third review).
+		if st.Mode&0o7777 != holdFileMode || st.Size > 2 || st.Nlink != 1 || !holdFileNames[name] {
 			return false
 		}
 		b := make([]byte, 3)
@@ -116,6 +122,9 @@ func isHeld(p string) bool {
 	}
 	return false
 }
+
+// holdFileNames are the only files makeHold makes (holds, in a git dir).
+var holdFileNames = map[string]bool{"commondir": true, "config.worktree": true}
 
 // holdNames creates, empty, every path the view lists in holds (before the
 // helper starts, so that the helper can mount the name read-only and the

@@ -105,8 +105,8 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 			}
 			pfd = fd
 		}
-		if id, ok := w.pc.roAgent[joinPath(parent, name)]; ok && id != (fileID{}) && fileIDAt(pfd, name) == id {
-			continue // read-only to the command, and still the same file
+		if id, ok := w.pc.roAgent[joinPath(parent, name)]; ok && id != (fileID{}) && fileIDAt(pfd, name) == id && !hardLinked(pfd, name) {
+			continue // read-only to the command, still the same file, and no other name writes it
 		}
 		budget := maxAgentEntries
 		if w.agentChanged(pfd, name, 0, &budget) {
