@@ -182,14 +182,9 @@ func TestApprovable(t *testing.T) {
 	if s.Sandbox.Mode != SandboxReadOnly || s.Network.Mode != NetworkDisabled || s.Sandbox.Filesystem.Entries[0].Access != AccessRead {
 		t.Fatal("Approvable changed the original snapshot")
 	}
-	// Every entry of the built-in list for both roots, and the AtCwd ones
-	// for the cwd (/work/repo/service lies inside the workspace root).
-	want := 2 * len(DefaultProtectedPaths)
-	for _, p := range DefaultProtectedPaths {
-		if p.AtCwd {
-			want++
-		}
-	}
+	// Every entry of the built-in list for both roots and for the cwd
+	// (/work/repo/service lies inside the workspace root).
+	want := 3 * len(DefaultProtectedPaths)
 	var protected int
 	for _, e := range a.Sandbox.Filesystem.Entries {
 		if e.Kind == PathProtected {
@@ -219,7 +214,7 @@ func TestProtectedPathsAreAValue(t *testing.T) {
 			got = append(got, e.ResolvedPath+":"+string(e.Access))
 		}
 	}
-	want := []string{"/work/repo/secrets.txt:deny", "/work/shared-lib/secrets.txt:deny"}
+	want := []string{"/work/repo/secrets.txt:deny", "/work/shared-lib/secrets.txt:deny", "/work/repo/service/secrets.txt:deny"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("protected entries %v, want %v", got, want)
 	}

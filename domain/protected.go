@@ -1,7 +1,7 @@
 package domain
 
 // ProtectedPath is one entry of a protected-path list: a path, relative to
-// each writable root (and, with AtCwd, to the cwd), that the commands of a
+// each writable root (and to the cwd inside one), that the commands of a
 // restricted turn may not move aside, remove or replace, and, with Access
 // read, not change at all. It is policy: a host program (git, a shell, an
 // editor, an agent runtime) reads these files the next time a person works
@@ -14,8 +14,12 @@ type ProtectedPath struct {
 	// or replaced, nor can any directory between it and the root; its
 	// contents stay writable).
 	Access Access `json:"access"`
-	// AtCwd also protects Path relative to the cwd when the cwd lies inside
-	// a writable root and is not the root itself.
+	// AtCwd marked the items also protected relative to the cwd.
+	//
+	// Deprecated: every item is protected at a cwd that lies strictly
+	// inside a writable root, as at the root (a tool setting or shell
+	// start-up file created at the turn's cwd stayed: the seventy-third
+	// review); the field is kept for lists that set it and selects nothing.
 	AtCwd bool `json:"at_cwd,omitempty"`
 	// Reserved holds the name when it does not exist at spawn, so that the
 	// command cannot create it.
@@ -32,13 +36,13 @@ type ProtectedPath struct {
 // writable root, the same for the git dir a pointer file names, the
 // submodules' git dirs and nested repositories).
 var DefaultProtectedPaths = []ProtectedPath{
-	{Path: ".git", Access: AccessWrite, AtCwd: true, Reserved: true},
+	{Path: ".git", Access: AccessWrite, Reserved: true},
 	{Path: ".git/config", Access: AccessRead},
 	{Path: ".git/hooks", Access: AccessRead},
 	{Path: ".git/info", Access: AccessRead},
-	{Path: ".agents", Access: AccessRead, AtCwd: true, Reserved: true},
-	{Path: ".codex", Access: AccessRead, AtCwd: true, Reserved: true},
-	{Path: ".claude", Access: AccessRead, AtCwd: true, Reserved: true},
+	{Path: ".agents", Access: AccessRead, Reserved: true},
+	{Path: ".codex", Access: AccessRead, Reserved: true},
+	{Path: ".claude", Access: AccessRead, Reserved: true},
 	{Path: ".vscode", Access: AccessRead},
 	{Path: ".idea", Access: AccessRead},
 	{Path: ".aws", Access: AccessRead},
@@ -211,8 +215,9 @@ var DefaultProtectedPaths = []ProtectedPath{
 }
 
 // protectedEntries lists the protected entries of list for every writable
-// root of es (devices excluded) and, for AtCwd items, for cwd when it lies
-// strictly inside a writable root. Entries come in root order, then list
+// root of es (devices excluded) and for cwd when it lies strictly inside a
+// writable root (every item: a host program reads them where the person
+// works, and the person launched the agent there). Entries come in root order, then list
 // order; a path already listed is not repeated.
 func protectedEntries(list []ProtectedPath, es []FilesystemEntry, cwd string) []FilesystemEntry {
 	var out []FilesystemEntry
@@ -240,9 +245,7 @@ func protectedEntries(list []ProtectedPath, es []FilesystemEntry, cwd string) []
 	}
 	if cwdInside {
 		for _, p := range list {
-			if p.AtCwd {
-				add(cwd, p)
-			}
+			add(cwd, p)
 		}
 	}
 	return out
