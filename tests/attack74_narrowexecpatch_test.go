@@ -21,8 +21,15 @@ import (
 // that acts on turn/permission/request/resolved, or a person who answers
 // without knowing, gets the patch the admin forbade.)
 //
-// Severity: low (a stale approval request survives a narrowing that denies
-// it; the re-decision of the call still refuses it).
+// The same gap in a change that also widens (an admin's "shell commands
+// freely, but no patches": full_access with denied_tools apply_patch) is
+// worse: changeTo finds the rebuilt action allowed and resolves the pending
+// exec patch allow_once (permissions_changed), approving in the record the
+// patch the change itself forbids.
+//
+// Severity: low (a stale request, or a recorded allow_once, for a call the
+// new profile denies; a re-decision of the call still refuses it, since
+// the replay re-classifies it with its AlsoTool).
 //
 // Fixed would look like: the action changeTo re-judges carries the record's
 // second tool too (ActionRecord keeps AlsoTool, or the scope's patch_paths
@@ -37,7 +44,10 @@ func TestAttack74NarrowingLeavesExecPatchRequestOpen(t *testing.T) {
 	root := workspace(t)
 	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
 	script := "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\nEOF\n"
-	status := func(turnID, denied string) string {
+	// changed opens the request in a new turn, has the admin change the
+	// turn to mode with denied_tools [denied], and asks again: the
+	// request's status, its resolution and the decision.
+	changed := func(turnID, mode, denied string) string {
 		t.Helper()
 		runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": turnID, "workspace_id": "ws", "thread_id": "th-" + turnID,
 			"permission_profile": map[string]any{"mode": "auto_accept_edits"}, "workspace_root": root}, http.StatusCreated, nil)
@@ -45,18 +55,24 @@ func TestAttack74NarrowingLeavesExecPatchRequestOpen(t *testing.T) {
 		if d.Decision != "ask" || d.Request == nil {
 			t.Fatalf("precondition: the exec patch under auto_accept_edits asks: %+v", d)
 		}
-		// The admin narrows the turn: same mode, one tool taken away.
 		if st, b := s.Request("POST", "/v1/turns/"+turnID+"/permissions", map[string]any{"permission_profile": map[string]any{
-			"mode": "auto_accept_edits", "denied_tools": []string{denied}}}); st != http.StatusOK {
-			t.Fatalf("narrowing %s: %d %s", turnID, st, b)
+			"mode": mode, "denied_tools": []string{denied}}}); st != http.StatusOK {
+			t.Fatalf("changing %s: %d %s", turnID, st, b)
 		}
 		again := runtime.decide(turnID, "patch", "exec_command", map[string]any{"cmd": script})
-		return again.RequestStatus + "/" + again.Resolution
+		return again.RequestStatus + "/" + again.Resolution + "/" + again.Decision
 	}
-	if got := status("np-exec", "exec_command"); got != "resolved/cancelled" {
+	if got := changed("np-exec", "auto_accept_edits", "exec_command"); got != "resolved/cancelled/deny" {
 		t.Fatalf("control: the request after denied_tools [exec_command]: %s, want resolved/cancelled", got)
 	}
-	if got := status("np-patch", "apply_patch"); got != "resolved/cancelled" {
-		t.Errorf("the request for the exec patch after denied_tools [apply_patch]: %s, want resolved/cancelled (the narrowing denies it)", got)
+	if got := changed("np-patch", "auto_accept_edits", "apply_patch"); got != "resolved/cancelled/deny" {
+		t.Errorf("the request for the exec patch after denied_tools [apply_patch]: %s, want resolved/cancelled/deny (the narrowing denies it)", got)
+	}
+	// The same in one change that also widens (an admin's "shell commands
+	// freely, but no patches": full_access with denied_tools apply_patch):
+	// the change resolves the pending exec patch allow_once, by
+	// permissions_changed, the patch the change itself forbids.
+	if got := changed("np-wide", "full_access", "apply_patch"); got != "resolved/cancelled/deny" {
+		t.Errorf("the request for the exec patch after a change to full_access with denied_tools [apply_patch]: %s, want resolved/cancelled/deny", got)
 	}
 }
