@@ -260,10 +260,13 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	// asks before a person allows it (StaticURLChecker); and an answer
 	// does not wait for a lookup it does not need.
 	var ev domain.Decision
-	if refusal == nil && (call == nil || call.RequestID == "") {
+	if refusal == nil && (call == nil || call.RequestID == "" || allowedBefore(s, call)) {
 		// A call asked of nobody (the table allows it, no grant) is
 		// judged as the snapshot stands (asis.go), before its host is
 		// looked up: a disabled network sends no name to a DNS server.
+		// So is one whose request was allowed under another snapshot:
+		// that answer does not grant what the profile since changed to
+		// refuses without asking (the seventy-fourth review).
 		if ev = domain.Evaluate(snap, &a, s.Grants); ev.Behavior == domain.BehaviorAllow && !ev.Cached {
 			refusal = asIsRefusal(snap, &a)
 		}
@@ -301,6 +304,13 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 		return &classified, nil
 	}
 	return denial(c, refusal, &a)
+}
+
+// allowedBefore reports whether call's request was allowed, and opened
+// under another snapshot than the one in force.
+func allowedBefore(s *turn.State, call *turn.Call) bool {
+	r := s.Approvals[call.RequestID]
+	return r != nil && r.Status == turn.RequestResolved && r.Resolution.Allows() && r.SnapshotVersion != s.SnapshotVersion
 }
 
 // denial turns a refusal of c into the RecordDenial that records it (a,
@@ -392,6 +402,15 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 		return errors.As(err, &r)
 	}
 	return func(snap *domain.TurnExecutionSecuritySnapshot, a *turn.ActionRecord) (refused, unjudged bool) {
+		// A call the new table allows outright is asked of nobody, and is
+		// judged as the snapshot stands (asis.go), as a new call is:
+		// judged against the Approvable one, a change to a read-only or
+		// network-off profile that never asks allowed a pending write
+		// itself, or left a pending fetch for a person to allow (the
+		// seventy-fourth review).
+		if act := a.Judged(); domain.Evaluate(snap, &act, nil).Behavior == domain.BehaviorAllow && asIsRefusal(snap, &act) != nil {
+			return true, false
+		}
 		for _, f := range a.Files {
 			if domain.HidesText(f.Path) {
 				unjudged = true

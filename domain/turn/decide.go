@@ -555,13 +555,7 @@ func changeTo(s *State, c *ChangeProfile, snap domain.TurnExecutionSecuritySnaps
 	// permissions_changed.
 	open := s.Open
 	for _, r := range s.OpenApprovals() {
-		a := domain.Action{ToolName: r.Action.ToolName, Kind: r.Action.Kind, Also: r.Action.Also, Files: r.Action.Files, ScopeHash: r.Action.ScopeHash}
-		if v, ok := r.Action.Scope.Get("argv"); ok {
-			// The command, for the process policy (denied_commands,
-			// allowed_command_families judge its argv[0]): without it a
-			// narrowing that denies the command left its request open.
-			_ = json.Unmarshal([]byte(v), &a.Argv)
-		}
+		a := r.Action.Judged()
 		var refused, unjudged bool
 		if c.Judge != nil {
 			refused, unjudged = c.Judge(&snap, &r.Action)

@@ -119,6 +119,20 @@ type ActionRecord struct {
 	Details   []domain.Detail   `json:"details,omitempty"`
 }
 
+// Judged is the action a profile change judges an open request by, rebuilt
+// from the record: its tool, kinds, files and scope hash, and the command
+// (the process policy's denied_commands and allowed_command_families judge
+// its argv[0]: without it a narrowing that denies the command left its
+// request open). What the record does not keep (a URL, the arguments) is
+// not in it.
+func (a *ActionRecord) Judged() domain.Action {
+	out := domain.Action{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, Files: a.Files, ScopeHash: a.ScopeHash}
+	if v, ok := a.Scope.Get("argv"); ok {
+		_ = json.Unmarshal([]byte(v), &out.Argv)
+	}
+	return out
+}
+
 // DecisionRecord is a domain.Decision as an event records it: its action
 // kind and scope hash are the ActionRecord's beside it, not repeated (a
 // separate type because the stored JSON omits them).
