@@ -120,6 +120,8 @@ func decodeActionRecord(s *scanner, a *turn.ActionRecord) {
 			s.text(a.Kind.UnmarshalText)
 		case "also":
 			s.text(a.Also.UnmarshalText)
+		case "also_tool":
+			a.AlsoTool = s.str()
 		case "scope_hash":
 			a.ScopeHash = s.str()
 		case "scope":

@@ -58,7 +58,7 @@ func genDecided(t *rapid.T) Decided {
 	d := Decided{
 		ToolCallID: str.Draw(t, "tool_call_id"), ItemID: str.Draw(t, "item_id"),
 		Action: ActionRecord{ToolName: str.Draw(t, "tool_name"), Kind: domain.ActionKind(str.Draw(t, "kind")),
-			Also: domain.ActionKind(str.Draw(t, "also")), ScopeHash: str.Draw(t, "scope_hash"),
+			Also: domain.ActionKind(str.Draw(t, "also")), AlsoTool: str.Draw(t, "also_tool"), ScopeHash: str.Draw(t, "scope_hash"),
 			Scope: domain.NewScope(scope...), Summary: str.Draw(t, "summary")},
 		Decision: DecisionRecord{Behavior: domain.Behavior(rapid.IntRange(0, 4).Draw(t, "behavior")),
 			Reason: domain.Reason(str.Draw(t, "reason")), Cached: rapid.Bool().Draw(t, "cached"), DecidedBy: str.Draw(t, "decided_by")},
@@ -144,7 +144,7 @@ func TestRecordMatchesRedacted(t *testing.T) {
 			return s
 		}))
 		d := genDecided(rt)
-		a := domain.Action{ToolName: d.Action.ToolName, Kind: d.Action.Kind, Also: d.Action.Also, ScopeHash: d.Action.ScopeHash,
+		a := domain.Action{ToolName: d.Action.ToolName, AlsoTool: d.Action.AlsoTool, Kind: d.Action.Kind, Also: d.Action.Also, ScopeHash: d.Action.ScopeHash,
 			Summary: str.Draw(rt, "summary"), Files: d.Action.Files, Details: d.Action.Details}
 		for _, k := range []string{"path", "command", "argv", "url_path", "operation"} {
 			if rapid.Bool().Draw(rt, k) {
@@ -152,7 +152,7 @@ func TestRecordMatchesRedacted(t *testing.T) {
 			}
 		}
 		r := a.Redacted()
-		want := ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: r.Scope, Summary: r.Summary}
+		want := ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, AlsoTool: a.AlsoTool, ScopeHash: a.ScopeHash, Scope: r.Scope, Summary: r.Summary}
 		if got := record(&a); !reflect.DeepEqual(got, want) {
 			rt.Fatalf("record %+v\nredacted %+v", got, want)
 		}

@@ -173,12 +173,12 @@ func record(a *domain.Action) ActionRecord {
 	// What a.Redacted() gives the two display values a record keeps,
 	// without redacting the files and details it leaves out.
 	scope, summary := a.RedactedRecord()
-	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: scope, Summary: summary}
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, AlsoTool: a.AlsoTool, ScopeHash: a.ScopeHash, Scope: scope, Summary: summary}
 }
 
 // recordRedacted is record(a) for an action whose a.Redacted() is red.
 func recordRedacted(a, red *domain.Action) ActionRecord {
-	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, ScopeHash: a.ScopeHash, Scope: red.Scope, Summary: red.Summary}
+	return ActionRecord{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, AlsoTool: a.AlsoTool, ScopeHash: a.ScopeHash, Scope: red.Scope, Summary: red.Summary}
 }
 
 // replayCall answers a retried tool call id, or refuses a different

@@ -109,24 +109,29 @@ type SecuritySnapshotResolved struct {
 // the summary; approval requests keep the files (to re-evaluate them after a
 // profile change) and carry their summary and details in the request.
 type ActionRecord struct {
-	ToolName  string            `json:"tool_name"`
-	Kind      domain.ActionKind `json:"action"`
-	Also      domain.ActionKind `json:"also,omitempty"`
-	ScopeHash string            `json:"scope_hash"`
-	Scope     domain.Scope      `json:"scope"`
-	Files     []domain.FileOp   `json:"files,omitempty"`
-	Summary   string            `json:"summary"`
-	Details   []domain.Detail   `json:"details,omitempty"`
+	ToolName string            `json:"tool_name"`
+	Kind     domain.ActionKind `json:"action"`
+	Also     domain.ActionKind `json:"also,omitempty"`
+	// AlsoTool is the second tool name the tool lists judge the action
+	// as (domain.Action.AlsoTool: apply_patch for an exec patch), so that
+	// a profile change judges an open request by both names. Absent in a
+	// record from before it was kept: judged by ToolName alone, as then.
+	AlsoTool  string          `json:"also_tool,omitempty"`
+	ScopeHash string          `json:"scope_hash"`
+	Scope     domain.Scope    `json:"scope"`
+	Files     []domain.FileOp `json:"files,omitempty"`
+	Summary   string          `json:"summary"`
+	Details   []domain.Detail `json:"details,omitempty"`
 }
 
 // Judged is the action a profile change judges an open request by, rebuilt
-// from the record: its tool, kinds, files and scope hash, and the command
+// from the record: its tools, kinds, files and scope hash, and the command
 // (the process policy's denied_commands and allowed_command_families judge
 // its argv[0]: without it a narrowing that denies the command left its
 // request open). What the record does not keep (a URL, the arguments) is
 // not in it.
 func (a *ActionRecord) Judged() domain.Action {
-	out := domain.Action{ToolName: a.ToolName, Kind: a.Kind, Also: a.Also, Files: a.Files, ScopeHash: a.ScopeHash}
+	out := domain.Action{ToolName: a.ToolName, AlsoTool: a.AlsoTool, Kind: a.Kind, Also: a.Also, Files: a.Files, ScopeHash: a.ScopeHash}
 	if v, ok := a.Scope.Get("argv"); ok {
 		_ = json.Unmarshal([]byte(v), &out.Argv)
 	}

@@ -61,7 +61,7 @@ func (d *Decided) size() int {
 	n := 160 + len(d.ToolCallID) + len(d.ItemID) + len(d.Decision.Reason) + len(d.Decision.DecidedBy) +
 		len(d.RequestID) + len(d.Refusal) + len(d.Message)
 	a := &d.Action
-	n += 96 + len(a.ToolName) + len(a.Kind) + len(a.Also) + len(a.ScopeHash) + len(a.Summary)
+	n += 96 + len(a.ToolName) + len(a.Kind) + len(a.Also) + 15 + len(a.AlsoTool) + len(a.ScopeHash) + len(a.Summary)
 	for _, e := range a.Scope {
 		n += 6 + len(e.Key) + len(e.Value)
 	}
@@ -83,6 +83,10 @@ func (a *ActionRecord) appendJSON(b []byte) []byte {
 	if a.Also != "" {
 		b = append(b, `,"also":`...)
 		b = appendJSONString(b, string(a.Also))
+	}
+	if a.AlsoTool != "" {
+		b = append(b, `,"also_tool":`...)
+		b = appendJSONString(b, a.AlsoTool)
 	}
 	b = append(b, `,"scope_hash":`...)
 	b = appendJSONString(b, a.ScopeHash)
