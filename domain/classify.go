@@ -72,6 +72,11 @@ type Action struct {
 	URL *url.URL
 	// Method is the upper-case HTTP method of a network action.
 	Method string
+	// Domains are the hosts a network action without a URL keeps to
+	// (web_search's allowed_domains: its results, pages included, come
+	// from them alone); nil when it names none, or a name that is not a
+	// string.
+	Domains []string
 	// Argv is the command an exec_command runs (a shell string as
 	// /bin/sh -c), which the process policy judges as the spawn does.
 	Argv  []string
@@ -195,6 +200,10 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		entries = append(entries, c.payload())
 		c.a.Summary = "Search the web"
 		c.detail("Query", c.str("query"), false)
+		c.a.Domains = c.strList("allowed_domains")
+		if len(c.a.Domains) > 0 {
+			c.detail("Only from", strings.Join(c.a.Domains, ", "), false)
+		}
 	case name == "web_fetch" || name == "download_url":
 		if entries, err = c.network(entries); err == nil {
 			entries, err = c.unread(entries)
@@ -291,6 +300,21 @@ func (c *classifier) str(keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// strList is the list of strings argument key holds: nil when it holds
+// none, or anything else than strings.
+func (c *classifier) strList(key string) []string {
+	l, _ := c.args[key].([]any)
+	var out []string
+	for _, v := range l {
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func (c *classifier) detail(label, value string, mono bool) {

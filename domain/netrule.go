@@ -268,3 +268,45 @@ func ParseInetAton(s string) (netip.Addr, bool) {
 	ip |= vals[last]
 	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
 }
+
+// DomainsInside reports whether a network call without a URL whose results
+// come from domains alone (web_search's allowed_domains) keeps within n's
+// host rules: none of them denied, by a rule naming it, a domain above it
+// or one below it (its results may come from its subdomains), and, under
+// an allow-list, domains given and each allowed as a fetch of https://it/
+// would be. A search names no host a URL check sees (its query goes to the
+// search service, its pages come from anywhere), so under an allow-list
+// one without domains is outside (the seventy-fourth review). A domain
+// that is not a host name is outside.
+func (n *NetworkPolicy) DomainsInside(domains []string) bool {
+	if n.Mode == NetworkRestricted && len(domains) == 0 {
+		return false
+	}
+	for _, d := range domains {
+		host, addr, ok := ParseHost(d, false)
+		if !ok || addr.IsValid() {
+			return false
+		}
+		tree := NetRule{Kind: RuleApexAndSubdomains, Host: host}
+		for _, raw := range n.DeniedDomains {
+			r, err := ParseNetRule(raw)
+			if err == nil && (r.Matches(NetTarget{Host: host}, true) || tree.Covers(NetRule{Kind: RuleExact, Host: r.Host, Addr: r.Addr})) {
+				return false
+			}
+		}
+		if n.Mode != NetworkRestricted {
+			continue
+		}
+		allowed := false
+		for _, raw := range n.AllowedDomains {
+			if r, err := ParseNetRule(raw); err == nil && r.Matches(NetTarget{Scheme: "https", Host: host, Port: 443}, false) {
+				allowed = true
+				break
+			}
+		}
+		if !allowed {
+			return false
+		}
+	}
+	return true
+}

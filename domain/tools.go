@@ -58,7 +58,8 @@ var ToolCatalogue = []ToolInfo{
 		{"session_id", "string", false, "the terminal session written to"}},
 		Example: `{"session_id": "s1", "chars": "y\n"}`, Doc: "the session and a hash of the arguments"},
 	{Name: "web_search", Kind: ActionNetwork, Args: []ToolArg{
-		{"query", "string", false, "the query (shown to the approver)"}},
+		{"query", "string", false, "the query (shown to the approver)"},
+		{"allowed_domains", "array", false, "the only domains its results come from (shown to the approver); a search the policy allows without asking is refused (`host_not_allowed`) when one of them, or a host below one, is denied, and under a network allow-list unless it names them, each allowed as a fetch of it would be"}},
 		Example: `{"query": "go 1.26 release notes"}`, Doc: "a hash of the arguments"},
 	{Name: "web_fetch", Kind: ActionNetwork, Args: []ToolArg{
 		{"url", "string", true, "an absolute URL"},

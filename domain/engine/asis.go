@@ -18,10 +18,16 @@ import (
 
 // asIsRefusal refuses what a's call does that the snapshot as it stands
 // does not allow: a network call (with a URL or not) where the network is
-// disabled, a write where the read-only sandbox does not grant one.
+// disabled, one without a URL whose domains the host rules do not hold
+// (domain.NetworkPolicy.DomainsInside: under an allow-list, a web search
+// not kept to listed domains), a write where the read-only sandbox does
+// not grant one.
 func asIsRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) error {
 	if (a.URL != nil || a.Kind == domain.ActionNetwork) && snap.Network.Mode == domain.NetworkDisabled {
 		return networkOff{}
+	}
+	if a.URL == nil && a.Kind == domain.ActionNetwork && !snap.Network.DomainsInside(a.Domains) {
+		return domainsOutside{}
 	}
 	if snap.Sandbox.Mode != domain.SandboxReadOnly {
 		return nil // Approvable changes no root of another mode
@@ -59,6 +65,15 @@ type networkOff struct{}
 
 func (networkOff) Error() string       { return "the turn's network is disabled" }
 func (networkOff) RefusalCode() string { return "network_disabled" }
+
+// domainsOutside refuses a network call without a URL that the host rules
+// do not hold.
+type domainsOutside struct{}
+
+func (domainsOutside) Error() string {
+	return "a network call without a URL (a web search) reaches hosts no URL check sees: under the turn's allow-list its allowed_domains must be given, each allowed and none denied, and the turn's policy allows the call without asking anyone"
+}
+func (domainsOutside) RefusalCode() string { return "host_not_allowed" }
 
 // readOnlyPath refuses a write the snapshot does not grant.
 type readOnlyPath string

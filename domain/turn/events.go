@@ -7,6 +7,7 @@ package turn
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"time"
 
@@ -128,12 +129,19 @@ type ActionRecord struct {
 // from the record: its tools, kinds, files and scope hash, and the command
 // (the process policy's denied_commands and allowed_command_families judge
 // its argv[0]: without it a narrowing that denies the command left its
-// request open). What the record does not keep (a URL, the arguments) is
-// not in it.
+// request open), and the URL's origin (a network call with a URL is not
+// one without: the host rules judge a recorded origin, not the domains of
+// a search). What the record does not keep (the rest of the URL, the
+// arguments, a search's domains) is not in it.
 func (a *ActionRecord) Judged() domain.Action {
 	out := domain.Action{ToolName: a.ToolName, AlsoTool: a.AlsoTool, Kind: a.Kind, Also: a.Also, Files: a.Files, ScopeHash: a.ScopeHash}
 	if v, ok := a.Scope.Get("argv"); ok {
 		_ = json.Unmarshal([]byte(v), &out.Argv)
+	}
+	if v, ok := a.Scope.Get("url_origin"); ok {
+		if u, err := url.Parse(v); err == nil && u.Host != "" {
+			out.URL = u
+		}
 	}
 	return out
 }
