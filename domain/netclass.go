@@ -24,8 +24,9 @@ const (
 // PrivatePrefixes are refused unless private networks are allowed (or an
 // allow rule names the literal): RFC 1918, CGNAT, link-local, ULA,
 // site-local, IETF protocol assignments, benchmarking, documentation (RFC
-// 5737, RFC 3849: never routed on the internet), reserved and multicast
-// ranges.
+// 5737, RFC 3849, RFC 9637's 3fff::/20: never routed on the internet),
+// SRv6 SIDs (RFC 9602's 5f00::/16, internal to a routing domain), reserved
+// and multicast ranges.
 var PrivatePrefixes = []netip.Prefix{
 	netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
 	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("192.0.0.0/24"),
@@ -33,7 +34,7 @@ var PrivatePrefixes = []netip.Prefix{
 	netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fe80::/10"), netip.MustParsePrefix("fec0::/10"),
 	netip.MustParsePrefix("ff00::/8"), netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("3fff::/20"), netip.MustParsePrefix("5f00::/16"),
 }
 
 var (
