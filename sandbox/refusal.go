@@ -21,6 +21,11 @@ const (
 	CodeHostNotAllowed           = "host_not_allowed"
 	CodeLocalhostNotAllowed      = "localhost_not_allowed"
 	CodePrivateAddress           = "private_address"
+	// CodeGatewayAddress: the egress proxy refuses the server's own
+	// listeners (its API, console and shared egress listener) whatever the
+	// rules: a command carried there would leave its sandbox through the
+	// gateway.
+	CodeGatewayAddress = "gateway_address"
 	// CodeHostUnresolved: a URL host could not be resolved in time at
 	// decision time (fail closed: its addresses cannot be judged).
 	CodeHostUnresolved = "host_unresolved"

@@ -338,6 +338,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The proxy never carries a command to the gateway itself.
+	rn.egress.Own = listenAddrs(ln, eln)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	bg, cancelBG := context.WithCancel(context.Background())
@@ -504,6 +506,20 @@ func checkListen(addr string, explicitToken bool) error {
 
 // listenEgress listens for the shared egress proxy on a loopback address
 // only: the per-turn credential travels in clear.
+// listenAddrs are the addresses of the listeners given (nil ones left out).
+func listenAddrs(ls ...net.Listener) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, l := range ls {
+		if l == nil {
+			continue
+		}
+		if ap, err := netip.ParseAddrPort(l.Addr().String()); err == nil {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
 func listenEgress(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

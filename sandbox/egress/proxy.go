@@ -118,6 +118,12 @@ type Proxy struct {
 	// them; MaxHeaderBytes the header block of a request. Zero: the
 	// defaults (limit.go).
 	MaxConnsPerListener, MaxConns, MaxHeaderBytes int
+	// Own are the server's own listeners (set before serving): a
+	// connection to one of their ports on a local address is refused
+	// whatever the rules, for a command carried to the gateway's API
+	// would run what its credential may outside its sandbox (the
+	// seventy-seventh review; own.go).
+	Own       []netip.AddrPort
 	slotsOnce                                     sync.Once
 	slots                                         chan struct{}
 	// byPrincipal holds the slots of each principal with a command's
@@ -570,6 +576,9 @@ func (p *Proxy) dial(ctx context.Context, turnID, host string, port int) (net.Co
 	}
 	for _, a := range addrs {
 		if err := sandbox.CheckAddr(s, host, a, port); err != nil {
+			return nil, netip.Addr{}, err
+		}
+		if err := p.ownRefusal(host, a, port); err != nil {
 			return nil, netip.Addr{}, err
 		}
 	}
