@@ -20,7 +20,7 @@ func (p *Proxy) ownRefusal(host string, a netip.Addr, port int) error {
 			continue
 		}
 		la := o.Addr().Unmap()
-		if a == la || a.IsLoopback() || a.IsUnspecified() || (la.IsUnspecified() && hostAddr(a)) {
+		if a == la || a.IsLoopback() || a.IsUnspecified() || (la.IsUnspecified() && localHostAddr(a)) {
 			return &sandbox.Refusal{Code: sandbox.CodeGatewayAddress, Path: host,
 				Message: fmt.Sprintf("%s is turnstile's own listener: the proxy never carries a connection to the gateway", netip.AddrPortFrom(a, uint16(port)))}
 		}
@@ -28,9 +28,9 @@ func (p *Proxy) ownRefusal(host string, a netip.Addr, port int) error {
 	return nil
 }
 
-// hostAddr reports whether a is an address of one of this host's
+// localHostAddr reports whether a is an address of one of this host's
 // interfaces (an unreadable list counts every address as the host's).
-func hostAddr(a netip.Addr) bool {
+func localHostAddr(a netip.Addr) bool {
 	as, err := net.InterfaceAddrs()
 	if err != nil {
 		return true
