@@ -124,8 +124,8 @@ type Proxy struct {
 	// would run what its credential may outside its sandbox (the
 	// seventy-seventh review; own.go).
 	Own       []netip.AddrPort
-	slotsOnce                                     sync.Once
-	slots                                         chan struct{}
+	slotsOnce sync.Once
+	slots     chan struct{}
 	// byPrincipal holds the slots of each principal with a command's
 	// listener open (guarded by mu; limit.go).
 	byPrincipal map[string]*principalSlots
