@@ -312,7 +312,6 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		v.addRule(&memo, e, p)
 	}
 	v.dropPlantedLinks()
-	v.holdDenyWays()
 	v.repoRoots = repositoryRoots(fp, v.grants)
 	v.agentRoots = agentSettingsRoots(fp, v.grants)
 	v.discover(walk)

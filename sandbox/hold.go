@@ -62,57 +62,6 @@ func (v *fsView) holds() []hold {
 	return out
 }
 
-// holdDenyWays adds, for each deny entry inside a writable grant whose
-// directory is missing (ws/secret/prod before ws/secret exists), a
-// reserved read-only carve-out at the first missing directory on its way,
-// which Run holds as it holds a reserved name's: holds lists a missing
-// deny only where its directory exists, so the command made the way and
-// the denied name (a hard link planted there to a file of the workspace
-// received what the person wrote there later: the seventy-third review).
-// The decision path sees the same carve-out. A way that a grant or pin
-// lies inside is left alone (holding it would take that grant away).
-func (v *fsView) holdDenyWays() {
-	n := len(v.carves)
-	for i := 0; i < n; i++ {
-		c := v.carves[i]
-		if c.Access != domain.AccessDeny || c.Reserved || strings.ContainsAny(c.Path, "*?[") {
-			continue
-		}
-		stop := ""
-		for _, g := range v.grants {
-			if g.Access == domain.AccessWrite && g.Path != c.Path && domain.PathWithin(c.Path, g.Path) && len(g.Path) > len(stop) {
-				stop = g.Path
-			}
-		}
-		if stop == "" {
-			continue
-		}
-		first := firstMissing(c.Path, stop)
-		if first == c.Path || v.ruleWithin(first) {
-			continue
-		}
-		v.carves = append(v.carves, fsRule{Path: first, Access: domain.AccessRead, Kind: c.Kind, Reserved: true})
-	}
-}
-
-// ruleWithin reports whether a grant, a pin or a reserved carve-out lies
-// at or below p.
-func (v *fsView) ruleWithin(p string) bool {
-	for _, rs := range [][]fsRule{v.grants, v.pins} {
-		for _, r := range rs {
-			if domain.PathWithin(r.Path, p) {
-				return true
-			}
-		}
-	}
-	for _, c := range v.carves {
-		if c.Reserved && c.Path == p {
-			return true // held already
-		}
-	}
-	return false
-}
-
 // held counts, per path, the commands of this process that hold it (see
 // holdNames), and keeps the descriptor its lock is held through
 // (holdlock.go); the last to release it removes it if it is still empty and

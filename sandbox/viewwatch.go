@@ -298,7 +298,7 @@ func (v *fsView) lookups() []lookup {
 			// A git dir as a whole (discovery reads its files), and a
 			// protected directory (a reserved one is held read-only while
 			// empty: emptied, it would be held again).
-			whole := r.Kind == pathKindGitDir || r.Kind == domain.PathProtected || r.Reserved
+			whole := r.Kind == pathKindGitDir || r.Kind == domain.PathProtected
 			if fi, err := os.Lstat(r.Path); whole && err == nil && fi.IsDir() {
 				out = append(out, lookup{dir: r.Path})
 			}
