@@ -211,6 +211,11 @@ type fsView struct {
 	grants []fsRule
 	carves []fsRule
 	pins   []fsRule
+	// denied are the deny entries' and sensitive paths' (patterns
+	// included) paths: one missing when a command starts, inside a
+	// writable root, that the command made is set aside after it
+	// (plantcheck.go watchDenied).
+	denied []string
 	// limits are the discovery bounds that were reached (what may have
 	// been left unprotected), for the helper's diagnostics.
 	limits []string
@@ -291,6 +296,9 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		p := e.ResolvedPath
 		if p == "" {
 			p = domain.CleanPath(e.Path)
+		}
+		if e.Kind == domain.PathSensitive || e.Access == domain.AccessDeny {
+			v.denied = append(v.denied, p)
 		}
 		if e.Kind == domain.PathSensitive {
 			// Judged by the decision-time checker (patterns, hard links);

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -311,6 +312,15 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// What a config names that did not exist: an include file, a hooks
 	// directory (configRefs).
 	for _, p := range v.missingRefs {
+		watch, exact[p] = append(watch, p), true
+	}
+	// A deny entry or sensitive path missing when the command starts,
+	// inside a root: nothing holds it (nor its way, which siblings the
+	// command may make share), so the command could make it, a hard link
+	// to a file of its own there receiving what the person writes later;
+	// made, it is set aside (the seventy-third and seventy-eighth
+	// reviews).
+	for _, p := range watchDenied(v.denied, pc.roots) {
 		watch, exact[p] = append(watch, p), true
 	}
 	// Every writable grant, a root nested in another too: the walk to a
@@ -855,4 +865,41 @@ func listAt(dfd int, name string) ([]string, error) {
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	return f.Readdirnames(-1)
+}
+
+// watchDenied returns the paths of denied (deny entries and sensitive
+// paths) that lie strictly inside a root of roots: a literal path as it
+// is, a pattern (/home/*/.kube/config) where its wildcard components
+// match a root's own (/home/alice) and the rest is literal.
+func watchDenied(denied, roots []string) []string {
+	var out []string
+	for _, d := range denied {
+		if !strings.ContainsAny(d, "*?[") {
+			for _, r := range roots {
+				if domain.PathWithin(d, r) && d != r {
+					out = append(out, d)
+					break
+				}
+			}
+			continue
+		}
+		pc := strings.Split(strings.TrimPrefix(d, "/"), "/")
+		for _, r := range roots {
+			rc := strings.Split(strings.TrimPrefix(r, "/"), "/")
+			if len(pc) <= len(rc) || strings.ContainsAny(strings.Join(pc[len(rc):], "/"), "*?[") {
+				continue
+			}
+			match := true
+			for i := range rc {
+				if ok, err := path.Match(pc[i], rc[i]); err != nil || !ok {
+					match = false
+					break
+				}
+			}
+			if match {
+				out = append(out, domain.CleanPath(r+"/"+strings.Join(pc[len(rc):], "/")))
+			}
+		}
+	}
+	return out
 }
