@@ -46,7 +46,7 @@ func TestAttack78DenyWayBlocksItsSiblings(t *testing.T) {
 	if readFile(t, ws+"/present/app") != "app\n" || exists(ws+"/present/credentials.json") && readFile(t, ws+"/present/credentials.json") != "" {
 		t.Fatalf("control: sibling not written or denied name written (exit %d, stderr %q)", r.ExitCode, r.Stderr)
 	}
-	if err := writeDecision(&s, ws + "/present/app2"); err != nil {
+	if err := writeDecision(&s, ws+"/present/app2"); err != nil {
 		t.Fatalf("control: write_file of a sibling in an existing directory refused: %v", err)
 	}
 	// Honest work: the build directory and an entry nothing denies.
@@ -55,7 +55,7 @@ func TestAttack78DenyWayBlocksItsSiblings(t *testing.T) {
 	if !exists(ws + "/build/app") {
 		t.Errorf("a command cannot make ws/build (only ws/build/credentials.json is denied): %q", r.Stderr)
 	}
-	if err := writeDecision(&s, ws + "/build/app.txt"); err != nil {
+	if err := writeDecision(&s, ws+"/build/app.txt"); err != nil {
 		t.Errorf("write_file build/app.txt refused (only build/credentials.json is denied): %v", err)
 	}
 }
