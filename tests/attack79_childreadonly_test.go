@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,6 +68,29 @@ policy = "full_access"
 	}
 	if d := runtime.decide("par", "p2", "apply_patch", patch("other.sh")); d.Decision != "deny" || d.Refusal != "write_requires_writable_root" {
 		t.Fatalf("control: a new write in the parent after the change: %+v, want deny write_requires_writable_root", d)
+	}
+	// The change bounded the child (narrowChildren runs before the
+	// change's answer): its stream holds a profile_changed to a read-only
+	// sandbox.
+	var page struct {
+		Events []storedEvent `json:"events"`
+	}
+	s.JSON("GET", "/v1/turns/kid/events", nil, http.StatusOK, &page)
+	narrowed := false
+	for _, e := range page.Events {
+		var data struct {
+			Snapshot struct {
+				Sandbox struct {
+					Mode string `json:"mode"`
+				} `json:"sandbox"`
+			} `json:"snapshot"`
+		}
+		if e.Type == "permission.profile_changed" && json.Unmarshal(e.Data, &data) == nil && data.Snapshot.Sandbox.Mode == "read_only" {
+			narrowed = true
+		}
+	}
+	if !narrowed {
+		t.Fatalf("precondition: the parent's change bounds the child to a read-only sandbox: %d events, none a read-only profile_changed", len(page.Events))
 	}
 	if d := runtime.decide("kid", "p3", "apply_patch", patch("third.sh")); d.Decision != "deny" {
 		t.Errorf("a new write in the child of the read-only, never-asking parent: %s (%s), want deny", d.Decision, d.Reason)
