@@ -203,6 +203,10 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.a.Domains = c.strList("allowed_domains")
 		if len(c.a.Domains) > 0 {
 			c.detail("Only from", strings.Join(c.a.Domains, ", "), false)
+			// Recorded, so that a profile change judges an open search
+			// by them (turn.ActionRecord.Judged; the seventy-ninth
+			// review).
+			entries = append(entries, ScopeEntry{"allowed_domains", jsonList(c.a.Domains)})
 		}
 	case name == "web_fetch" || name == "download_url":
 		if entries, err = c.network(entries); err == nil {

@@ -57,6 +57,13 @@ func urlLessRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action
 	if a.Kind == domain.ActionNetwork && a.URL == nil && snap.Network.Mode == domain.NetworkDisabled && snap.Network.Locked {
 		return networkOff{}
 	}
+	// A search that names its domains is held to the host rules whatever
+	// the table says, as a fetch of one of them is refused before anyone
+	// is asked (the seventy-ninth review); one naming none is asked where
+	// the table asks.
+	if a.Kind == domain.ActionNetwork && a.URL == nil && len(a.Domains) > 0 && !snap.Network.DomainsInside(a.Domains) {
+		return domainsOutside{}
+	}
 	return nil
 }
 

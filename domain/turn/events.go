@@ -138,6 +138,9 @@ func (a *ActionRecord) Judged() domain.Action {
 	if v, ok := a.Scope.Get("argv"); ok {
 		_ = json.Unmarshal([]byte(v), &out.Argv)
 	}
+	if v, ok := a.Scope.Get("allowed_domains"); ok {
+		_ = json.Unmarshal([]byte(v), &out.Domains)
+	}
 	if v, ok := a.Scope.Get("url_origin"); ok {
 		if u, err := url.Parse(v); err == nil && u.Host != "" {
 			out.URL = u
