@@ -6,12 +6,9 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"math/big"
@@ -26,10 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"turnstile/adapters/esdbstore"
-	"turnstile/domain/eventstore"
 	"turnstile/internal/esdbtest"
 )
 
@@ -292,29 +286,9 @@ func TestAttack28StoreClientKeyReadByFullAccess(t *testing.T) {
 	if err := os.WriteFile(mine, []byte(key.Result.Stdout), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := esdbstore.Open(strings.Replace(conn, keyFile, mine, 1), esdbstore.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatalf("opening the store with the stolen key: %v", err)
-	}
-	defer st.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	secret, salt := make([]byte, 32), make([]byte, 16)
-	rand.Read(secret)
-	rand.Read(salt)
-	secretHex := hex.EncodeToString(secret)
-	h := sha256.New()
-	h.Write(salt)
-	h.Write([]byte(secretHex))
-	id := strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	data, _ := json.Marshal(map[string]any{"id": id, "name": "a28k-backdoor", "role": "admin", "salt": hex.EncodeToString(salt),
-		"hash": hex.EncodeToString(h.Sum(nil)), "created_at": time.Now().UTC(), "created_by": map[string]string{"name": "admin", "role": "admin"}})
-	meta, _ := json.Marshal(map[string]any{"type": "credential.created", "schema_version": 1})
-	if _, err := st.Append(ctx, "credentials", eventstore.Any(), []eventstore.EventData{{ID: uuid.New(), Type: "credential.created", Data: data, Metadata: meta}}); err != nil {
-		t.Fatalf("appending a credential with the stolen client key: %v", err)
-	}
+	tok := mintAdminInStore(t, strings.Replace(conn, keyFile, mine, 1), "a28k-backdoor")
 	var out respondAnswer
-	roAs(s, "tsk_"+id+"_"+secretHex).JSON("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]any{"resolution": "allow_once", "turn_id": "a28k-ask"}, http.StatusOK, &out)
+	roAs(s, tok).JSON("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]any{"resolution": "allow_once", "turn_id": "a28k-ask"}, http.StatusOK, &out)
 	if out.Resolution == "allow_once" {
 		t.Errorf("with the stolen store key the agent minted an admin credential and answered its own approval request %s allow_once", d.Request.RequestID)
 	}

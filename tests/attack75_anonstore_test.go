@@ -2,22 +2,13 @@ package tests
 
 import (
 	"bufio"
-	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
-
-	"turnstile/adapters/esdbstore"
-	"turnstile/domain/eventstore"
 	"turnstile/internal/esdbtest"
 )
 
@@ -81,29 +72,9 @@ func TestAttack75AnonymousStoreMintsAdmin(t *testing.T) {
 	}
 
 	// The agent's shell: an anonymous client of the store on loopback.
-	cl, err := esdbstore.Open(conn, esdbstore.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatalf("premise: an anonymous client opens the store: %v", err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	secret, salt := make([]byte, 32), make([]byte, 16)
-	rand.Read(secret)
-	rand.Read(salt)
-	secretHex := hex.EncodeToString(secret)
-	h := sha256.New()
-	h.Write(salt)
-	h.Write([]byte(secretHex))
-	id := strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	data, _ := json.Marshal(map[string]any{"id": id, "name": "a75-backdoor", "role": "admin", "salt": hex.EncodeToString(salt),
-		"hash": hex.EncodeToString(h.Sum(nil)), "created_at": time.Now().UTC(), "created_by": map[string]string{"name": "admin", "role": "admin"}})
-	meta, _ := json.Marshal(map[string]any{"type": "credential.created", "schema_version": 1})
-	if _, err := cl.Append(ctx, "credentials", eventstore.Any(), []eventstore.EventData{{ID: uuid.New(), Type: "credential.created", Data: data, Metadata: meta}}); err != nil {
-		t.Fatalf("premise: the anonymous client appends to the store: %v", err)
-	}
+	tok := mintAdminInStore(t, conn, "a75-backdoor")
 	var out respondAnswer
-	st, body = roAs(s, "tsk_"+id+"_"+secretHex).Request("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]any{"resolution": "allow_once", "turn_id": "a75-anon"})
+	st, body = roAs(s, tok).Request("POST", "/v1/approvals/"+d.Request.RequestID+"/respond", map[string]any{"resolution": "allow_once", "turn_id": "a75-anon"})
 	if st == http.StatusOK && json.Unmarshal(body, &out) == nil && out.Resolution == "allow_once" {
 		t.Errorf("serve took a store that authenticates no client (%s); the agent, as an anonymous client of it, minted an admin credential and answered its own approval request %s allow_once", conn, d.Request.RequestID)
 	}
