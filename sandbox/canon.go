@@ -298,7 +298,16 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			p = domain.CleanPath(e.Path)
 		}
 		if e.Kind == domain.PathSensitive || e.Access == domain.AccessDeny {
-			v.denied = append(v.denied, p)
+			// Watched where it leads (a deny named through a link into
+			// a root is made by its real name; the link is the
+			// person's: the eightieth review).
+			d := domain.CleanPath(p)
+			if !strings.ContainsAny(d, "*?[") {
+				if canon, ok, err := memo.canonical(d); err == nil && ok {
+					d = canon
+				}
+			}
+			v.denied = append(v.denied, d)
 		}
 		if e.Kind == domain.PathSensitive {
 			// Judged by the decision-time checker (patterns, hard links);
