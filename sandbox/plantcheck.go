@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -869,37 +868,47 @@ func listAt(dfd int, name string) ([]string, error) {
 
 // watchDenied returns the paths of denied (deny entries and sensitive
 // paths) that lie strictly inside a root of roots: a literal path as it
-// is, a pattern (/home/*/.kube/config) where its wildcard components
-// match a root's own (/home/alice) and the rest is literal.
+// is; a pattern (/home/*/.kube/config) where its part up to its last
+// wildcard matches a directory now (/home/alice, listed: at most
+// maxWatchedMatches of them) and the rest is literal.
 func watchDenied(denied, roots []string) []string {
 	var out []string
+	inRoot := func(p string) bool {
+		for _, r := range roots {
+			if domain.PathWithin(p, r) && p != r {
+				return true
+			}
+		}
+		return false
+	}
 	for _, d := range denied {
 		if !strings.ContainsAny(d, "*?[") {
-			for _, r := range roots {
-				if domain.PathWithin(d, r) && d != r {
-					out = append(out, d)
-					break
-				}
+			if inRoot(d) {
+				out = append(out, d)
 			}
 			continue
 		}
 		pc := strings.Split(strings.TrimPrefix(d, "/"), "/")
-		for _, r := range roots {
-			rc := strings.Split(strings.TrimPrefix(r, "/"), "/")
-			if len(pc) <= len(rc) || strings.ContainsAny(strings.Join(pc[len(rc):], "/"), "*?[") {
-				continue
+		last := -1
+		for i, c := range pc {
+			if strings.ContainsAny(c, "*?[") {
+				last = i
 			}
-			match := true
-			for i := range rc {
-				if ok, err := path.Match(pc[i], rc[i]); err != nil || !ok {
-					match = false
-					break
-				}
-			}
-			if match {
-				out = append(out, domain.CleanPath(r+"/"+strings.Join(pc[len(rc):], "/")))
+		}
+		if last < 0 || last == len(pc)-1 {
+			continue // what the last element matches exists already, or not at all
+		}
+		ms, _ := filepath.Glob("/" + strings.Join(pc[:last+1], "/"))
+		rest := strings.Join(pc[last+1:], "/")
+		for _, m := range ms[:min(len(ms), maxWatchedMatches)] {
+			if p := domain.CleanPath(m + "/" + rest); inRoot(p) {
+				out = append(out, p)
 			}
 		}
 	}
 	return out
 }
+
+// maxWatchedMatches bounds the directories one sensitive pattern's
+// wildcard part is watched in (the homes under /home).
+const maxWatchedMatches = 4096
