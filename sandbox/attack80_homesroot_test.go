@@ -50,8 +50,9 @@ func TestAttack80SensitiveStoreUnderARootAboveTheHomes(t *testing.T) {
 	if writeDecision(&s, home+"/.kube/config") == nil {
 		t.Fatal("premise: write_file of the user's .kube/config allowed")
 	}
-	// Control: a literal deny in the home, made, is set aside.
-	r := sh(t, &s, `mkdir -p `+home+`/.vault/prod && echo planted > `+home+`/.vault/prod/key; echo ok > `+home+`/ok`)
+	// Control: a literal deny in the home, made with a hard link planted
+	// there, is set aside.
+	r := sh(t, &s, `mkdir -p `+home+`/.vault/prod && echo planted > `+home+`/leak && ln `+home+`/leak `+home+`/.vault/prod/key; echo ok > `+home+`/ok`)
 	if exists(home+"/.vault/prod/key") || readFile(t, home+"/ok") != "ok\n" {
 		t.Fatalf("control: the denied path made stayed, or the home was not written (exit %d, stderr %q)", r.ExitCode, r.Stderr)
 	}

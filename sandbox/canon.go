@@ -207,6 +207,15 @@ type fsRule struct {
 // additive (the strongest unshadowed covering grant applies); carve-outs
 // (protected paths, deny and sensitive entries) then narrow their subtree;
 // pins keep paths in place.
+// deniedPath is a deny entry's or a sensitive path's path (fsView.denied).
+type deniedPath struct {
+	path string
+	// sensitive: a credential store, whose contents a host tool reads
+	// and may run (a kubeconfig's exec plugin): one made is set aside
+	// whatever it holds.
+	sensitive bool
+}
+
 type fsView struct {
 	grants []fsRule
 	carves []fsRule
@@ -215,7 +224,7 @@ type fsView struct {
 	// included) paths: one missing when a command starts, inside a
 	// writable root, that the command made is set aside after it
 	// (plantcheck.go watchDenied).
-	denied []string
+	denied []deniedPath
 	// limits are the discovery bounds that were reached (what may have
 	// been left unprotected), for the helper's diagnostics.
 	limits []string
@@ -307,7 +316,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 					d = canon
 				}
 			}
-			v.denied = append(v.denied, d)
+			v.denied = append(v.denied, deniedPath{path: d, sensitive: e.Kind == domain.PathSensitive})
 		}
 		if e.Kind == domain.PathSensitive {
 			// Judged by the decision-time checker (patterns, hard links);

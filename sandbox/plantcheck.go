@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -67,6 +69,12 @@ type plantCheck struct {
 	// no .config), the root it lies in and the path itself: one the
 	// command creates is set aside after it (setAsideCreated).
 	missing [][3]string
+	// denied are the missing paths of deny entries among missing: one
+	// made is set aside only when it holds a link out (plantedLink), for
+	// what a person's tools write there meanwhile is masked where it lies
+	// and would not be under the new name. (A sensitive path made is set
+	// aside whatever it holds: a planted kubeconfig runs its exec plugin.)
+	denied map[string]bool
 	// agent are the writable grants that protect the agents' settings
 	// directories (and readAtAnyDepth) at their top, with those names:
 	// one made or changed below is set aside (plantagent.go).
@@ -319,8 +327,14 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// to a file of its own there receiving what the person writes later;
 	// made, it is set aside (the seventy-third and seventy-eighth
 	// reviews).
-	for _, p := range watchDenied(v.denied, pc.roots) {
-		watch, exact[p] = append(watch, p), true
+	for _, d := range watchDenied(v.denied, pc.roots) {
+		watch, exact[d.path] = append(watch, d.path), true
+		if !d.sensitive {
+			if pc.denied == nil {
+				pc.denied = map[string]bool{}
+			}
+			pc.denied[d.path] = true
+		}
 	}
 	// Every writable grant, a root nested in another too: the walk to a
 	// protected path's first missing component stops at its own root (a
@@ -378,12 +392,50 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		if d := filepath.Dir(m[0]); tm.listed[d] && !tm.exists(m[0]) {
 			continue // not made
 		}
+		if pc.denied[m[2]] && !plantedLink(m[0]) {
+			continue // a person's key written there meanwhile stays masked
+		}
 		if q, ok := setAsideMade(m); ok {
 			found = append(found, q)
 		}
 	}
 	return found
 }
+
+// plantedLink reports whether p, made where a deny or a sensitive path
+// lies, holds another way to its contents: a symlink, a file with another
+// hard link, or anything but a directory or a regular file (a FIFO), at p
+// or below it (at most maxPlantedEntries entries looked at; more count as
+// one). A plain file or tree has no other name: what is written there
+// later stays masked (the eightieth review).
+func plantedLink(p string) bool {
+	n := 0
+	planted := false
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if n++; err != nil || n > maxPlantedEntries {
+			planted = true
+			return filepath.SkipAll
+		}
+		fi, err := d.Info()
+		if err != nil {
+			planted = true
+			return filepath.SkipAll
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		switch {
+		case fi.IsDir():
+			return nil
+		case !fi.Mode().IsRegular() || !ok || st.Nlink != 1:
+			planted = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return planted
+}
+
+// maxPlantedEntries bounds plantedLink's walk.
+const maxPlantedEntries = 4096
 
 // setAsideMade sets aside m[0], the first component missing of the
 // protected path m[2] in the root m[1], if the command made it
@@ -871,8 +923,8 @@ func listAt(dfd int, name string) ([]string, error) {
 // is; a pattern (/home/*/.kube/config) where its part up to its last
 // wildcard matches a directory now (/home/alice, listed: at most
 // maxWatchedMatches of them) and the rest is literal.
-func watchDenied(denied, roots []string) []string {
-	var out []string
+func watchDenied(denied []deniedPath, roots []string) []deniedPath {
+	var out []deniedPath
 	inRoot := func(p string) bool {
 		for _, r := range roots {
 			if domain.PathWithin(p, r) && p != r {
@@ -881,10 +933,11 @@ func watchDenied(denied, roots []string) []string {
 		}
 		return false
 	}
-	for _, d := range denied {
+	for _, dp := range denied {
+		d := dp.path
 		if !strings.ContainsAny(d, "*?[") {
 			if inRoot(d) {
-				out = append(out, d)
+				out = append(out, dp)
 			}
 			continue
 		}
@@ -902,7 +955,7 @@ func watchDenied(denied, roots []string) []string {
 		rest := strings.Join(pc[last+1:], "/")
 		for _, m := range ms[:min(len(ms), maxWatchedMatches)] {
 			if p := domain.CleanPath(m + "/" + rest); inRoot(p) {
-				out = append(out, p)
+				out = append(out, deniedPath{path: p, sensitive: dp.sensitive})
 			}
 		}
 	}
