@@ -201,6 +201,14 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.a.Summary = "Search the web"
 		c.detail("Query", c.str("query"), false)
 		c.a.Domains = c.strList("allowed_domains")
+		if raw, ok := c.args["allowed_domains"]; ok && raw != nil && c.a.Domains == nil {
+			if l, isList := raw.([]any); !isList || len(l) > 0 {
+				// Given but unreadable (a string, a number in the
+				// list): judged as naming a host no rule allows, never as
+				// naming none (the eightieth review).
+				c.a.Domains = []string{"(unreadable) " + fmt.Sprint(raw)}
+			}
+		}
 		if len(c.a.Domains) > 0 {
 			c.detail("Only from", strings.Join(c.a.Domains, ", "), false)
 			// Recorded, so that a profile change judges an open search
