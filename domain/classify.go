@@ -74,8 +74,9 @@ type Action struct {
 	Method string
 	// Domains are the hosts a network action without a URL keeps to
 	// (web_search's allowed_domains: its results, pages included, come
-	// from them alone); nil when it names none, or a name that is not a
-	// string.
+	// from them alone); nil when it names none; one "(unreadable) …"
+	// entry, which no rule allows, when the argument is not a list of
+	// strings.
 	Domains []string
 	// Argv is the command an exec_command runs (a shell string as
 	// /bin/sh -c), which the process policy judges as the spawn does.

@@ -202,11 +202,6 @@ type fsRule struct {
 	Overlay bool `json:"overlay,omitempty"`
 }
 
-// fsView is a snapshot's filesystem entries, canonicalised, plus what
-// discovery found on disk (every git dir inside a writable root): grants are
-// additive (the strongest unshadowed covering grant applies); carve-outs
-// (protected paths, deny and sensitive entries) then narrow their subtree;
-// pins keep paths in place.
 // deniedPath is a deny entry's or a sensitive path's path (fsView.denied).
 type deniedPath struct {
 	path string
@@ -216,6 +211,11 @@ type deniedPath struct {
 	sensitive bool
 }
 
+// fsView is a snapshot's filesystem entries, canonicalised, plus what
+// discovery found on disk (every git dir inside a writable root): grants are
+// additive (the strongest unshadowed covering grant applies); carve-outs
+// (protected paths, deny and sensitive entries) then narrow their subtree;
+// pins keep paths in place.
 type fsView struct {
 	grants []fsRule
 	carves []fsRule

@@ -402,8 +402,7 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	return found
 }
 
-// plantedLink reports whether p, made where a deny or a sensitive path
-// lies, holds another way to its contents: a symlink, a file with another
+// plantedLink reports whether p, made where a deny entry lies, holds another way to its contents: a symlink, a file with another
 // hard link, or anything but a directory or a regular file (a FIFO), at p
 // or below it (at most maxPlantedEntries entries looked at; more count as
 // one). A plain file or tree has no other name: what is written there
@@ -925,6 +924,7 @@ func listAt(dfd int, name string) ([]string, error) {
 // maxWatchedMatches of them) and the rest is literal.
 func watchDenied(denied []deniedPath, roots []string) []deniedPath {
 	var out []deniedPath
+	globs := map[string][]string{}
 	inRoot := func(p string) bool {
 		for _, r := range roots {
 			if domain.PathWithin(p, r) && p != r {
@@ -951,7 +951,21 @@ func watchDenied(denied []deniedPath, roots []string) []deniedPath {
 		if last < 0 || last == len(pc)-1 {
 			continue // what the last element matches exists already, or not at all
 		}
-		ms, _ := filepath.Glob("/" + strings.Join(pc[:last+1], "/"))
+		first := 0
+		for first < len(pc) && !strings.ContainsAny(pc[first], "*?[") {
+			first++
+		}
+		if prefix := "/" + strings.Join(pc[:first], "/"); !slices.ContainsFunc(roots, func(r string) bool {
+			return domain.PathWithin(r, prefix) || domain.PathWithin(prefix, r)
+		}) {
+			continue // no root where it could match: nothing listed (every spawn runs this)
+		}
+		dirs := "/" + strings.Join(pc[:last+1], "/")
+		ms, seen := globs[dirs]
+		if !seen {
+			ms, _ = filepath.Glob(dirs)
+			globs[dirs] = ms // the /home/* of a dozen patterns, listed once
+		}
 		rest := strings.Join(pc[last+1:], "/")
 		for _, m := range ms[:min(len(ms), maxWatchedMatches)] {
 			if p := domain.CleanPath(m + "/" + rest); inRoot(p) {

@@ -504,8 +504,6 @@ func checkListen(addr string, explicitToken bool) error {
 	return nil
 }
 
-// listenEgress listens for the shared egress proxy on a loopback address
-// only: the per-turn credential travels in clear.
 // listenAddrs are the addresses of the listeners given (nil ones left out).
 func listenAddrs(ls ...net.Listener) []netip.AddrPort {
 	var out []netip.AddrPort
@@ -520,6 +518,8 @@ func listenAddrs(ls ...net.Listener) []netip.AddrPort {
 	return out
 }
 
+// listenEgress listens for the shared egress proxy on a loopback address
+// only: the per-turn credential travels in clear.
 func listenEgress(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

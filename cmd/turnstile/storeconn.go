@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
 	"turnstile/adapters/esdbstore"
 )
 
