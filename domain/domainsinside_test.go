@@ -29,6 +29,14 @@ func TestDomainsInside(t *testing.T) {
 		{&open, []string{"example"}, false}, // a denied host below it
 		{&open, []string{"sub.evil.example"}, true},
 		{&open, []string{"evil.example"}, false},
+		// A domain kept to a path is judged by its host (the eighty-second review).
+		{&list, []string{"pypi.org/simple"}, true},
+		{&list, []string{"github.com/org"}, false},
+		{&list, []string{"docs.python.org/3"}, false},
+		{&open, []string{"github.com/org"}, true},
+		{&open, []string{"evil.example/x"}, false},
+		{&open, []string{"/x"}, false},
+		{&open, []string{"https://github.com/"}, false},
 	} {
 		if got := c.n.DomainsInside(c.domains); got != c.want {
 			t.Errorf("%s %q: %v, want %v", c.n.Mode, c.domains, got, c.want)

@@ -277,12 +277,16 @@ func ParseInetAton(s string) (netip.Addr, bool) {
 // would be. A search names no host a URL check sees (its query goes to the
 // search service, its pages come from anywhere), so under an allow-list
 // one without domains is outside (the seventy-fourth review). A domain
-// that is not a host name is outside.
+// whose host part (before a "/") is not a host name is outside.
 func (n *NetworkPolicy) DomainsInside(domains []string) bool {
 	if n.Mode == NetworkRestricted && len(domains) == 0 {
 		return false
 	}
 	for _, d := range domains {
+		// A domain kept to a path ("docs.python.org/3", which the search
+		// tool accepts) is judged by its host: the path only narrows it
+		// (the eighty-second review's false deny).
+		d, _, _ = strings.Cut(d, "/")
 		host, addr, ok := ParseHost(d, false)
 		if !ok || addr.IsValid() {
 			return false

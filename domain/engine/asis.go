@@ -21,8 +21,12 @@ import (
 // disabled, one without a URL whose domains the host rules do not hold
 // (domain.NetworkPolicy.DomainsInside: under an allow-list, a web search
 // not kept to listed domains), a write where the read-only sandbox does
-// not grant one.
+// not grant one, and a shell command a CLI runtime runs itself where the
+// snapshot restricts files or network (unconfined).
 func asIsRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) error {
+	if a.Kind == domain.ActionShellCommand && unconfined(snap) {
+		return commandUnconfined(snap.Backend.ExecutionBackend)
+	}
 	if (a.URL != nil || a.Kind == domain.ActionNetwork) && snap.Network.Mode == domain.NetworkDisabled {
 		return networkOff{}
 	}
@@ -89,3 +93,29 @@ func (p readOnlyPath) Error() string {
 	return "write to " + string(p) + " requires a writable root, and the turn's policy allows the call without asking anyone"
 }
 func (readOnlyPath) RefusalCode() string { return "write_requires_writable_root" }
+
+// unconfined reports whether the turn's commands run where nothing holds
+// them to a snapshot that restricts files or network: a CLI runtime
+// (claude_cli, codex_cli) runs its shell commands itself, outside
+// turnstile's kernel sandbox, so a restricted snapshot binds them only
+// through the decision. A file tool's or a fetch's call is judged by its
+// files and URL; a shell command's reach is not known from its text (the
+// eighty-second review: under a read-only, no-network profile that never
+// asks, Claude Code's Bash `curl -d @.env … && rm -rf src` was allowed
+// outright).
+func unconfined(snap *domain.TurnExecutionSecuritySnapshot) bool {
+	b := snap.Backend.ExecutionBackend
+	if b == "" || b == domain.BackendNative {
+		return false
+	}
+	return snap.Sandbox.Mode != domain.SandboxUnrestricted || snap.Network.Mode != domain.NetworkEnabled
+}
+
+// commandUnconfined refuses a shell command that the policy would allow
+// without asking anyone where nothing would hold it to the snapshot.
+type commandUnconfined domain.ExecutionBackend
+
+func (b commandUnconfined) Error() string {
+	return "the turn's commands are run by the " + string(b) + " runtime itself, outside turnstile's kernel sandbox, so nothing holds a command to the turn's read-only or network limits; the turn's policy allows it without asking anyone, so it is refused (use a profile whose shell_command asks, or the native backend)"
+}
+func (commandUnconfined) RefusalCode() string { return "command_unconfined" }

@@ -238,7 +238,11 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	}
 	call := s.Calls[c.ToolCallID]
 	if call != nil {
-		if _, ran := s.Ran[c.ToolCallID]; call.Denial != nil || call.Started || call.Consumed || ran || s.OpenRequest(call.RequestID) {
+		// A call reported as run is not final by that alone: the agent can
+		// report a call it has not been asked about yet (its next
+		// tool_use_id), and its retry after a person's allow must still be
+		// judged as the snapshot then stands (the eighty-second review).
+		if call.Denial != nil || call.Started || call.Consumed || s.OpenRequest(call.RequestID) {
 			if refusal != nil {
 				return c, nil // decided before: replayed as recorded
 			}
@@ -408,7 +412,15 @@ func (e *Engine) judgeOpen(chk ResourceChecker) func(*domain.TurnExecutionSecuri
 		// network-off profile that never asks allowed a pending write
 		// itself, or left a pending fetch for a person to allow (the
 		// seventy-fourth review).
-		if act := a.Judged(); domain.Evaluate(snap, &act, nil).Behavior == domain.BehaviorAllow && asIsRefusal(snap, &act) != nil {
+		act := a.Judged()
+		if domain.Evaluate(snap, &act, nil).Behavior == domain.BehaviorAllow && asIsRefusal(snap, &act) != nil {
+			return true, false
+		}
+		// A search's recorded domains are held to the new host rules
+		// whatever the table says, as a new search naming them is (a
+		// change that denies the host cancels it, as it does a pending
+		// fetch of that host; the eighty-second review).
+		if urlLessRefusal(snap, &act) != nil {
 			return true, false
 		}
 		for _, f := range a.Files {
