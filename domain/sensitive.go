@@ -22,6 +22,15 @@ var SensitiveHomeNames = []string{
 	".codex/auth.json", ".config/github-copilot", ".gemini/oauth_creds.json",
 	".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
 	".config/hub", ".terraform.d/credentials.tfrc.json", ".azure",
+	// Browser profiles: their cookies and saved sessions hold the console's
+	// session cookie and CSRF token (sessionStorage is kept on disk to
+	// restore a tab), with which a command answers its own requests (the
+	// eighty-third review), and every other site's logins.
+	".mozilla", "snap/firefox/common/.mozilla", ".var/app/org.mozilla.firefox",
+	".config/chromium", "snap/chromium/common/chromium", ".var/app/org.chromium.Chromium",
+	".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable", ".var/app/com.google.Chrome",
+	".config/BraveSoftware", ".var/app/com.brave.Browser", ".config/microsoft-edge", ".var/app/com.microsoft.Edge",
+	".config/vivaldi", ".config/opera", ".librewolf",
 }
 
 // SensitiveHomes are the home directories whose credential stores are
