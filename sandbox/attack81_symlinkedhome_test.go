@@ -87,3 +87,52 @@ func TestAttack81SensitiveStoreInASymlinkedHome(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack81SensitiveStoreWriteDecisionByTheHomesRealPath (eighty-first
+// review, medium: a home that is a symlink, /home/alice -> /data/alice, a
+// home moved to another disk): the decision path's sensitiveRule
+// canonicalises a pattern's prefix before its first "*" (/home), never
+// the matched home itself, so /home/*/.kube/config matches
+// /home/alice/.kube/config and not /data/alice/.kube/config, the same
+// file by its real name. A store that exists is refused under either name
+// (it is a carve-out, canonicalised); one that does not exist yet is
+// allowed to write_file by the home's real path, in a turn rooted at the
+// home: the runtime writes the agent's kubeconfig (an exec plugin the
+// person's next kubectl runs) or .docker/config.json, and no check after
+// a command ever looks, since no command ran.
+//
+// Control: the same write named through /home is refused (sensitive_path).
+//
+// Fix: expand a sensitive pattern's matches when the view is built (as
+// sensitiveMatches does for the masks) and canonicalise each match, keeping
+// a rule for the canonical form of every matched home, or match a pattern
+// against the canonical path of the directory its wildcard part names.
+func TestAttack81SensitiveStoreWriteDecisionByTheHomesRealPath(t *testing.T) {
+	requireRoot(t)
+	if fi, err := os.Stat("/home"); err != nil || !fi.IsDir() {
+		t.Skip("no /home")
+	}
+	real := visibleWorkspace(t) + "/realhome"
+	if err := os.MkdirAll(real+"/.kube", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp("/home", "turnstile81-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(d)
+	if err := os.Symlink(real, d); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(d) })
+	s := execProfileSnapshot(t, d, nil)
+	for _, store := range []string{"/.kube/config", "/.docker/config.json", "/.cargo/credentials.toml"} {
+		// Control: named through /home, refused.
+		if writeDecision(&s, d+store) == nil {
+			t.Fatalf("control: write_file %s%s allowed", d, store)
+		}
+		if err := writeDecision(&s, real+store); err == nil {
+			t.Errorf("write_file of the home's credential store by its real path %s%s is allowed (through %s it is sensitive_path)", real, store, d)
+		}
+	}
+}
