@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"turnstile/domain"
@@ -26,11 +27,9 @@ import (
 // Control: before the padding, the same store made by a command is set
 // aside.
 //
-// Fix: do not truncate silently: past the bound, refuse the command (as
-// more than 4096 nested repositories refuse a turn's commands), or expand
-// only the matches that lie in a root and were there before any command
-// of the turn, or after the command list the pattern again and set aside
-// any match that was not there at its start.
+// Fixed: past the bound the command is refused before it runs
+// (sandbox_unavailable), as more than 4096 nested repositories refuse a
+// turn's commands.
 func TestAttack81WatchedHomesCapPaddedByTheCommand(t *testing.T) {
 	requireRoot(t)
 	requireKernel(t, true)
@@ -64,10 +63,11 @@ func TestAttack81WatchedHomesCapPaddedByTheCommand(t *testing.T) {
 	if string(r.Stdout) != "padded\n" {
 		t.Fatalf("premise: the padding failed (exit %d, stderr %q)", r.ExitCode, r.Stderr)
 	}
-	r = sh(t, &s, plant)
-	t.Logf("attack: exit %d, stdout %q, stderr %q, set aside %+v", r.ExitCode, r.Stdout, r.Stderr, r.Quarantined)
-	if string(r.Stdout) != "planted\n" {
-		t.Fatalf("premise: the command did not run (exit %d, stderr %q)", r.ExitCode, r.Stderr)
+	// Past the bound the command is refused before it runs, rather than
+	// run with some stores unwatched.
+	r, err = run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", plant}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "sandbox_unavailable") || !strings.Contains(err.Error(), "more than the 4096") {
+		t.Errorf("after 4096 directories padded the homes, the command ran: err %v, result %+v", err, r)
 	}
 	if exists(ws + "/homes/zed/.kube/config") {
 		t.Errorf("after 4096 directories padded the homes, the command created zed's credential store %s/homes/zed/.kube/config and it stayed", ws)

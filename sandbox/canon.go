@@ -324,7 +324,14 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			// to mask (see kernelMasks): for a pattern, each path that
 			// matches it now (a home under /home/* that is a root or
 			// inside one: its .ssh was readable to the command).
-			v.sensitive = append(v.sensitive, memo.sensitiveRule(p))
+			rule := memo.sensitiveRule(p)
+			if strings.Contains(p, "*") {
+				for _, a := range lists.linkedMatches(&memo, p) {
+					rule.aliases = append(rule.aliases, splitPath(a))
+					v.denied = append(v.denied, deniedPath{path: a, sensitive: true})
+				}
+			}
+			v.sensitive = append(v.sensitive, rule)
 			if strings.Contains(p, "*") {
 				for _, m := range lists.sensitiveMatches(p) {
 					v.addRule(&memo, e, m)
@@ -379,8 +386,50 @@ func (l dirLists) sensitiveMatches(pattern string) []string {
 	if domain.PathWithin(pattern, "/proc") {
 		return nil
 	}
+	paths := l.expand(splitPath(domain.CleanPath(pattern)))
+	out := paths[:0]
+	for _, m := range paths {
+		if kernelMasks(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// linkedMatches returns, for a sensitive pattern, where each match of its
+// elements up to the last wildcard one leads when that is elsewhere (a
+// home that is a symlink, /home/alice -> /data/alice, or every home under
+// a /home that is one), joined with the rest: the same store under its
+// real path (the eighty-first review: a write decision by the real path
+// passed, and the check after a command never watched it). At most
+// maxWatchedMatches matches are looked at.
+func (l dirLists) linkedMatches(memo *canonMemo, pattern string) []string {
+	els := splitPath(domain.CleanPath(pattern))
+	last := -1
+	for i, el := range els {
+		if hasGlobMeta(el) {
+			last = i
+		}
+	}
+	if last < 0 || domain.PathWithin(pattern, "/proc") {
+		return nil
+	}
+	rest := strings.Join(els[last+1:], "/")
+	var out []string
+	ms := l.expand(els[:last+1])
+	for _, m := range ms[:min(len(ms), maxWatchedMatches)] {
+		if c, ok, err := memo.canonical(m); err == nil && ok && c != m {
+			out = append(out, domain.CleanPath(c+"/"+rest))
+		}
+	}
+	return out
+}
+
+// expand returns the paths whose elements match els (a wildcard element
+// matched against the names listed in each directory).
+func (l dirLists) expand(els []string) []string {
 	paths := []string{"/"}
-	for _, el := range splitPath(domain.CleanPath(pattern)) {
+	for _, el := range els {
 		var next []string
 		for _, dir := range paths {
 			if !hasGlobMeta(el) {
@@ -399,13 +448,7 @@ func (l dirLists) sensitiveMatches(pattern string) []string {
 			return nil
 		}
 	}
-	out := paths[:0]
-	for _, m := range paths {
-		if kernelMasks(m) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return paths
 }
 
 // hasGlobMeta reports whether el holds a character filepath.Match treats

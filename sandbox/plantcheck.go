@@ -75,6 +75,13 @@ type plantCheck struct {
 	// and would not be under the new name. (A sensitive path made is set
 	// aside whatever it holds: a planted kubeconfig runs its exec plugin.)
 	denied map[string]bool
+	// wayLinks are the symlinks on the way from a root to a path of
+	// missing when the command starts: any other symlink there afterwards
+	// the command made (madeWayLink).
+	wayLinks map[string]bool
+	// overflow, when set, is why the command may not run: more matches
+	// of a sensitive pattern in the writable roots than are watched.
+	overflow string
 	// agent are the writable grants that protect the agents' settings
 	// directories (and readAtAnyDepth) at their top, with those names:
 	// one made or changed below is set aside (plantagent.go).
@@ -327,7 +334,9 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// to a file of its own there receiving what the person writes later;
 	// made, it is set aside (the seventy-third and seventy-eighth
 	// reviews).
-	for _, d := range watchDenied(v.denied, pc.roots) {
+	denied, overflow := watchDenied(v.denied, pc.roots)
+	pc.overflow = overflow
+	for _, d := range denied {
 		watch, exact[d.path] = append(watch, d.path), true
 		if !d.sensitive {
 			if pc.denied == nil {
@@ -363,6 +372,14 @@ func newPlantCheck(v *fsView) *plantCheck {
 			if !tm.exists(first) && !seen[first] {
 				seen[first] = true
 				pc.missing = append(pc.missing, [3]string{first, r, path})
+				for d := filepath.Dir(path); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
+					if tm.typeOf(d) == unix.S_IFLNK {
+						if pc.wayLinks == nil {
+							pc.wayLinks = map[string]bool{}
+						}
+						pc.wayLinks[d] = true
+					}
+				}
 			}
 		}
 	}
@@ -388,7 +405,21 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 	for _, r := range pc.roots {
 		tm.list(r)
 	}
+	links := map[string]bool{}
 	for _, m := range pc.missing {
+		// A symlink the command put on the way is set aside whatever it
+		// leads to from here: one through /proc/self/cwd leads elsewhere
+		// in the server than in the person's programs, and the path
+		// looked up below through it seemed not made (the eighty-first
+		// review); one to another root sends there what the person
+		// writes later.
+		if l, ok := pc.madeWayLink(tm, m[1], m[2]); ok {
+			if !links[l] {
+				links[l] = true
+				found = append(found, setAsideLink(l, m[1], m[2]))
+			}
+			continue
+		}
 		if d := filepath.Dir(m[0]); tm.listed[d] && !tm.exists(m[0]) {
 			continue // not made
 		}
@@ -400,6 +431,47 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		}
 	}
 	return found
+}
+
+// madeWayLink returns the first symlink on the way from root to p (p
+// included) that was not one when the command started (wayLinks), looked
+// at component by component, none followed but those.
+func (pc *plantCheck) madeWayLink(tm *typeMemo, root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	d := root
+	for c := range strings.SplitSeq(rel, "/") {
+		d = filepath.Join(d, c)
+		switch tm.typeOf(d) {
+		case 0:
+			return "", false // missing: nothing further was made
+		case unix.S_IFLNK:
+			if !pc.wayLinks[d] {
+				return d, true
+			}
+		case unix.S_IFDIR:
+		default:
+			return "", false // a file: nothing is below it
+		}
+	}
+	return "", false
+}
+
+// setAsideLink sets aside the symlink l the command put on the way to the
+// protected path p in root.
+func setAsideLink(l, root, p string) Quarantine {
+	q := Quarantine{Path: l, Reason: "a symlink the command put on the way to " + p}
+	switch moved, note, err := setAsidePath(l, root); {
+	case err != nil:
+		q.Error = err.Error()
+	case note != "":
+		q.Reason += note
+	default:
+		q.MovedTo = moved
+	}
+	return q
 }
 
 // plantedLink reports whether p, made where a deny entry lies, holds another way to its contents: a symlink, a file with another
@@ -922,8 +994,7 @@ func listAt(dfd int, name string) ([]string, error) {
 // is; a pattern (/home/*/.kube/config) where its part up to its last
 // wildcard matches a directory now (/home/alice, listed: at most
 // maxWatchedMatches of them) and the rest is literal.
-func watchDenied(denied []deniedPath, roots []string) []deniedPath {
-	var out []deniedPath
+func watchDenied(denied []deniedPath, roots []string) (out []deniedPath, overflow string) {
 	globs := map[string][]string{}
 	inRoot := func(p string) bool {
 		for _, r := range roots {
@@ -967,13 +1038,19 @@ func watchDenied(denied []deniedPath, roots []string) []deniedPath {
 			globs[dirs] = ms // the /home/* of a dozen patterns, listed once
 		}
 		rest := strings.Join(pc[last+1:], "/")
+		if len(ms) > maxWatchedMatches && slices.ContainsFunc(ms, inRoot) {
+			// A command could pad the matches (empty homes that sort
+			// first) past what is watched: refused rather than run with
+			// some stores unwatched (the eighty-first review).
+			return nil, fmt.Sprintf("%d directories in the writable roots match the sensitive pattern %s, more than the %d in which a credential store the command creates can be found", len(ms), d, maxWatchedMatches)
+		}
 		for _, m := range ms[:min(len(ms), maxWatchedMatches)] {
 			if p := domain.CleanPath(m + "/" + rest); inRoot(p) {
 				out = append(out, deniedPath{path: p, sensitive: dp.sensitive})
 			}
 		}
 	}
-	return out
+	return out, ""
 }
 
 // maxWatchedMatches bounds the directories one sensitive pattern's

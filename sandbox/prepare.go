@@ -48,6 +48,12 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		}
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
 		if spec.plant = newPlantCheck(v); spec.plant != nil {
+			if spec.plant.overflow != "" {
+				if release != nil {
+					release()
+				}
+				return nil, refuse(CodeSandboxUnavailable, "", "%s", spec.plant.overflow)
+			}
 			spec.plant.cmdUID = spec.UID
 		}
 		walked = v.sockets

@@ -59,6 +59,9 @@ type sensitiveRule struct {
 	// parts are the pattern's elements; canonical holds the same with the
 	// prefix before the first "*" canonicalised (symlinks resolved).
 	parts, canonical []string
+	// aliases are the pattern's stores under the real paths of matches
+	// that lead elsewhere (dirLists.linkedMatches), with their elements.
+	aliases [][]string
 	// file is the identity of the regular file a pattern-free rule names,
 	// when it exists: another name for it (a hard link) is refused too.
 	file os.FileInfo
@@ -89,7 +92,15 @@ func (m canonMemo) sensitiveRule(p string) sensitiveRule {
 // matches reports whether the path whose elements are got is the rule's
 // path (or a match of its pattern) or lies below it.
 func (r sensitiveRule) matches(got []string) bool {
-	return globPrefix(r.parts, got) || globPrefix(r.canonical, got)
+	if globPrefix(r.parts, got) || globPrefix(r.canonical, got) {
+		return true
+	}
+	for _, a := range r.aliases {
+		if globPrefix(a, got) {
+			return true
+		}
+	}
+	return false
 }
 
 func globPrefix(pattern, got []string) bool {
