@@ -72,18 +72,35 @@ func TestAttack76HookInstallFollowsProjectLink(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The agent replaces its project with a link to that home.
-	app := filepath.Join(src, "app")
-	if err := os.Symlink(home, app); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := install(app)
-	after, err := os.ReadFile(own)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(after) != ownText {
-		t.Errorf("hook install --project %s (exit %d: %s%s) followed the agent's link and rewrote the installing user's %s:\n%s",
-			app, code, strings.TrimSpace(out), strings.TrimSpace(errOut), own, after)
+	// The agent replaces its project with a link to that home: a link it
+	// owns, or one in its own directory (a link root owns in a directory
+	// only root may write is followed: the eighty-third review).
+	for _, c := range []struct {
+		name               string
+		linkUID, parentUID int
+	}{{"agent's link", 65534, 0}, {"link in the agent's directory", 0, 65534}} {
+		parent := filepath.Join(src, strings.ReplaceAll(c.name, " ", "_"))
+		if err := os.Mkdir(parent, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		app := filepath.Join(parent, "app")
+		if err := os.Symlink(home, app); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(app, c.linkUID, c.linkUID); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(parent, c.parentUID, c.parentUID); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := install(app)
+		after, err := os.ReadFile(own)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != ownText || code == 0 {
+			t.Errorf("%s: hook install --project %s (exit %d: %s%s) followed the agent's link and rewrote the installing user's %s:\n%s",
+				c.name, app, code, strings.TrimSpace(out), strings.TrimSpace(errOut), own, after)
+		}
 	}
 }

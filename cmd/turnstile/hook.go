@@ -448,30 +448,76 @@ func installInto(path string, handler map[string]any, noLinks bool) (changed boo
 // could replace it (or a directory above it it owns) with a link to the
 // installing user's home (the seventy-sixth review). Each component is
 // opened without following links, from /, so nothing can swap one between
-// a check and the open.
+// a check and the open. A link root owns in a directory only root may
+// write (/home -> var/home on ostree systems) is no one else's: it is
+// followed (the eighty-third review's false deny), at most
+// maxTrustedLinks of them.
 func openRootNoLinks(dir string) (*os.Root, error) {
+	path := filepath.Clean(dir)
+	for links := 0; ; links++ {
+		r, next, err := openNoLinksOnce(dir, path)
+		if err != nil || next == "" {
+			return r, err
+		}
+		if links == maxTrustedLinks {
+			return nil, fmt.Errorf("--project %s: more than %d links on the way", dir, maxTrustedLinks)
+		}
+		path = next
+	}
+}
+
+// maxTrustedLinks bounds the links openRootNoLinks follows.
+const maxTrustedLinks = 8
+
+// openNoLinksOnce walks path from / without following links; at a link
+// root owns in a directory only root may write it returns the path with
+// the link replaced by its target (next), and at any other link an error.
+func openNoLinksOnce(dir, path string) (r *os.Root, next string, err error) {
 	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	defer func() { unix.Close(fd) }()
 	at := "/"
-	for _, c := range strings.Split(strings.TrimPrefix(filepath.Clean(dir), "/"), "/") {
+	cs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, c := range cs {
 		if c == "" {
 			continue
 		}
 		at = filepath.Join(at, c)
-		next, err := unix.Openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
+		nfd, err := unix.Openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			if fi, lerr := os.Lstat(at); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
-				return nil, fmt.Errorf("--project %s passes through the symlink %s: a link in a project's path may lead to another user's files; pass the directory it leads to (after checking who owns it)", dir, at)
+			var st, pst unix.Stat_t
+			if unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+				return nil, "", fmt.Errorf("--project %s: %s: %w", dir, at, err)
 			}
-			return nil, fmt.Errorf("--project %s: %s: %w", dir, at, err)
+			if unix.Fstat(fd, &pst) != nil || st.Uid != 0 || pst.Uid != 0 || pst.Mode&0o022 != 0 {
+				return nil, "", fmt.Errorf("--project %s passes through the symlink %s: a link in a project's path may lead to another user's files; pass the directory it leads to (after checking who owns it)", dir, at)
+			}
+			target, err := readlinkat(fd, c)
+			if err != nil {
+				return nil, "", fmt.Errorf("--project %s: %s: %w", dir, at, err)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(at), target)
+			}
+			return nil, filepath.Join(append([]string{target}, cs[i+1:]...)...), nil
 		}
-		fd = next
+		unix.Close(fd)
+		fd = nfd
 	}
-	defer unix.Close(fd)
-	return os.OpenRoot(fmt.Sprintf("/proc/self/fd/%d", fd))
+	r, err = os.OpenRoot(fmt.Sprintf("/proc/self/fd/%d", fd))
+	return r, "", err
+}
+
+// readlinkat reads the link name in the directory fd.
+func readlinkat(fd int, name string) (string, error) {
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(fd, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
 }
 
 // writeNew writes data to a file name in r that must not exist yet.
