@@ -69,3 +69,22 @@ func TestTerminalSafeReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalSafeShowsBlanks: what draws as a blank but is no ASCII space
+// is shown as an escape, so `done<U+00A0>#` (one word to a shell, no
+// comment) does not read as `done #` (the eighty-third review); the ASCII
+// space and accented letters are shown as they are.
+func TestTerminalSafeShowsBlanks(t *testing.T) {
+	for _, r := range []rune{'\u00a0', '\u2002', '\u202f', '\u3000', '\u2800', '\u3164', '\uffa0', '\u115f'} {
+		got := TerminalSafe("done" + string(r) + "#")
+		if strings.ContainsRune(got, r) || got == "done#" {
+			t.Errorf("U+%04X shown as %q", r, got)
+		}
+		if back, ok := untermSafe(got); !ok || back != "done"+string(r)+"#" {
+			t.Errorf("U+%04X: %q reads back as %q", r, got, back)
+		}
+	}
+	if got := TerminalSafe("café done #"); got != "café done #" {
+		t.Errorf("control: %q", got)
+	}
+}
