@@ -462,8 +462,13 @@ func (pc *plantCheck) madeWayLink(tm *typeMemo, root, p string) (string, bool) {
 // setAsideLink sets aside the symlink l the command put on the way to the
 // protected path p in root.
 func setAsideLink(l, root, p string) Quarantine {
-	q := Quarantine{Path: l, Reason: "a symlink the command put on the way to " + p}
-	switch moved, note, err := setAsidePath(l, root); {
+	moved, note, err := setAsidePath(l, root)
+	return settled(Quarantine{Path: l, Reason: "a symlink the command put on the way to " + p}, moved, note, err)
+}
+
+// settled completes q with what setAsidePath did.
+func settled(q Quarantine, moved, note string, err error) Quarantine {
+	switch {
 	case err != nil:
 		q.Error = err.Error()
 	case note != "":
@@ -691,15 +696,7 @@ func setAsideOnTheWay(p, root, reason string) Quarantine {
 			}
 		}
 	}
-	switch {
-	case err != nil:
-		q.Error = err.Error()
-	case note != "":
-		q.Reason += note
-	default:
-		q.MovedTo = moved
-	}
-	return q
+	return settled(q, moved, note, err)
 }
 
 // setAsidePath sets aside p, opening its parent from root without

@@ -1,10 +1,7 @@
 package tests
 
 import (
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,24 +34,13 @@ import (
 // bypassPermissions mapping) for a backend that does not enforce them.
 func TestAttack82ReadOnlyNeverAskProfileAllowsClaudeBash(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	ws := workspace(t)
+	s := ccProfileServer(t, ws, `
 [permissions.reviewer]
 extends = ":read-only"
 [permissions.reviewer.approvals]
 policy = "full_access"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws := workspace(t)
-	ccProject(t, ws)
-	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "reviewer"}}})
-	if err := os.WriteFile(cc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--claude-code-config", cc)
+`, "reviewer", nil)
 	const session = "sess-a82-reviewer"
 	hook := func(name, id string, input map[string]any) string {
 		fields := map[string]any{"tool_use_id": id}
@@ -123,9 +109,8 @@ func TestAttack82UnrestrictedNeverAskProfileAllowsClaudeBash(t *testing.T) {
 // workspace's .env to that host is allowed outright.
 func TestAttack82AllowListNeverAskProfileAllowsClaudeBash(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	ws := workspace(t)
+	s := ccProfileServer(t, ws, `
 [permissions.unattended]
 extends = ":workspace"
 [permissions.unattended.network]
@@ -134,17 +119,7 @@ enabled = true
 "pypi.org" = "allow"
 [permissions.unattended.approvals]
 policy = "full_access"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws := workspace(t)
-	ccProject(t, ws)
-	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "unattended"}}})
-	if err := os.WriteFile(cc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--claude-code-config", cc)
+`, "unattended", nil)
 	const session = "sess-a82-unattended"
 	hook := func(name, id string, input map[string]any) string {
 		return strings.TrimSpace(s.hookHTTP(ccEdit(t, ccPayload(t, name, session, ws), map[string]any{"tool_use_id": id, "tool_input": input})))

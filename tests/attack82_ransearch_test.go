@@ -1,11 +1,8 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,33 +41,8 @@ import (
 // admin's change cancels the request instead of leaving it to a person.
 func TestAttack82RanReportSkipsResourceRecheck(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
-[permissions.open]
-extends = ":workspace"
-[permissions.open.network]
-enabled = true
-
-[permissions.noevil]
-extends = ":workspace"
-[permissions.noevil.network]
-enabled = true
-[permissions.noevil.network.domains]
-"*" = "allow"
-"evil.example" = "deny"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ws := workspace(t)
-	ccProject(t, ws)
-	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "open"}},
-		"ask": "hold", "hold_wait": "60s"})
-	if err := os.WriteFile(cc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	admin := StartServer(t, "", "--profiles", profiles, "--claude-code-config", cc)
+	admin := ccProfileServer(t, ws, openNoEvil, "open", map[string]any{"ask": "hold", "hold_wait": "60s"})
 	rt := roAs(admin, roCreate(t, admin, "claude-a82", "runtime", "ws-cc"))
 	const session = "sess-a82-ransearch"
 	t1 := ccTurn(session, 1)
@@ -133,24 +105,7 @@ enabled = true
 // TestAttack82RanReportSkipsResourceRecheck is the one that is.)
 func TestAttack82ChangeLeavesDeniedSearchOpen(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
-[permissions.open]
-extends = ":workspace"
-[permissions.open.network]
-enabled = true
-
-[permissions.noevil]
-extends = ":workspace"
-[permissions.noevil.network]
-enabled = true
-[permissions.noevil.network.domains]
-"*" = "allow"
-"evil.example" = "deny"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
+	s := StartServer(t, "", "--profiles", writeProfiles(t, openNoEvil))
 	root := workspace(t)
 	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "cs", "workspace_id": "ws", "thread_id": "th-cs",
@@ -171,3 +126,20 @@ enabled = true
 		t.Errorf("the pending search kept to evil.example after the change denying it is %s (%s): left open for a person, not cancelled", d.Decision, d.Reason)
 	}
 }
+
+// openNoEvil: "open" has the network on with no host rules; "noevil" the
+// same with evil.example denied.
+const openNoEvil = `
+[permissions.open]
+extends = ":workspace"
+[permissions.open.network]
+enabled = true
+
+[permissions.noevil]
+extends = ":workspace"
+[permissions.noevil.network]
+enabled = true
+[permissions.noevil.network.domains]
+"*" = "allow"
+"evil.example" = "deny"
+`

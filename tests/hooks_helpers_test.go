@@ -199,3 +199,35 @@ func (s *Server) timelineKinds(turnID string) []string {
 	}
 	return kinds
 }
+
+// writeProfiles writes a profiles file (TOML) in a temporary directory and
+// returns its path, for serve --profiles.
+func writeProfiles(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ccProfileServer starts a server with the profiles file text and a Claude
+// Code configuration of one project over ws (ccProject) that selects
+// profile, with the configuration's other keys from extra.
+func ccProfileServer(t *testing.T, ws, text, profile string, extra map[string]any) *Server {
+	t.Helper()
+	ccProject(t, ws)
+	cfg := map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": profile}}}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := filepath.Join(t.TempDir(), "claude-code.json")
+	if err := os.WriteFile(cc, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return StartServer(t, "", "--profiles", writeProfiles(t, text), "--claude-code-config", cc)
+}
