@@ -32,6 +32,12 @@ import (
 // scrıpts/deploy.sh, the agent's script, read as the project's
 // scripts/deploy.sh): Latin, so "the rest".
 //
+// Worse, a mark that draws nothing (U+FE00 VARIATION SELECTOR-1) after a
+// Latin letter ranks as an accent (markBase: "a combining mark on a Latin
+// base ranks as the accented letter it makes"), and neither the console
+// nor the CLI escapes it: scripts\ufe00/deploy.sh shows as
+// scripts/deploy.sh everywhere, and its one trace is pushed out.
+//
 // Control: the same lookalikes without decoys are named; the decoys before
 // an honest command are named and nothing more.
 func TestAttack84_PunctuationLookalikePushedOut(t *testing.T) {
@@ -49,6 +55,13 @@ func TestAttack84_PunctuationLookalikePushedOut(t *testing.T) {
 		// that scr\u0131pts/deploy.sh (the agent's) reads as the
 		// project's scripts/deploy.sh.
 		{"c84p-latin", "sh ./scr\u0131pts/deploy.sh --prod", "U+0131"},
+		// A mark that draws nothing at all on a Latin letter: U+FE00
+		// VARIATION SELECTOR-1 (or U+034F COMBINING GRAPHEME JOINER) after
+		// the s of scripts: the agent's directory "scripts\ufe00" reads
+		// exactly as the project's scripts, in the console (visible()
+		// escapes Cf, not Mn) and the CLI (escapeRune) alike; markBase
+		// makes it an accent (rank 3).
+		{"c84p-vs", "sh ./scripts\ufe00/deploy.sh --prod", "U+FE00"},
 	} {
 		if alone := show(tc.id+"-alone", tc.cmd); !strings.Contains(alone, tc.r) {
 			t.Fatalf("control: %s alone is not named:\n%s", tc.r, alone)
