@@ -26,11 +26,12 @@ var SensitiveHomeNames = []string{
 	// session cookie and CSRF token (sessionStorage is kept on disk to
 	// restore a tab), with which a command answers its own requests (the
 	// eighty-third review), and every other site's logins.
-	".mozilla", "snap/firefox/common/.mozilla", ".var/app/org.mozilla.firefox",
-	".config/chromium", "snap/chromium/common/chromium", ".var/app/org.chromium.Chromium",
+	".mozilla", ".config/mozilla", ".config/firefox", "snap/firefox", ".var/app/org.mozilla.firefox",
+	".config/chromium", "snap/chromium", ".var/app/org.chromium.Chromium",
 	".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable", ".var/app/com.google.Chrome",
-	".config/BraveSoftware", ".var/app/com.brave.Browser", ".config/microsoft-edge", ".var/app/com.microsoft.Edge",
-	".config/vivaldi", ".config/opera", ".librewolf",
+	".config/BraveSoftware", "snap/brave", ".var/app/com.brave.Browser", ".config/microsoft-edge", ".var/app/com.microsoft.Edge",
+	".config/vivaldi", ".config/opera", ".librewolf", ".local/share/epiphany", ".var/app/org.gnome.Epiphany",
+	".local/share/qutebrowser", ".var/app/org.qutebrowser.qutebrowser",
 }
 
 // SensitiveHomes are the home directories whose credential stores are
