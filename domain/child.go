@@ -2,6 +2,7 @@ package domain
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -44,8 +45,16 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	if si.WorkspaceRoot == "" {
 		si.WorkspaceRoot = workspaceRootOf(in.Parent)
 	}
-	if si.ExecutionBackend == "" {
-		si.ExecutionBackend = in.Parent.Backend.ExecutionBackend
+	switch pb := in.Parent.Backend.ExecutionBackend; {
+	case si.ExecutionBackend == "":
+		si.ExecutionBackend = pb
+	case pb != "" && si.ExecutionBackend != pb:
+		// A child runs where its parent's calls run: a CLI runtime's
+		// child is that runtime's, and a child the agent starts as
+		// "native" under a Claude Code turn took the session's Bash out
+		// of command_unconfined (the eighty-fourth review).
+		return TurnExecutionSecuritySnapshot{}, &FieldError{Field: "execution_backend",
+			Message: fmt.Sprintf("a child turn runs under its parent's execution backend, %s, not %s", pb, si.ExecutionBackend)}
 	}
 	if si.Kernel == (KernelFeatures{}) && in.Parent.Backend.Kernel != nil {
 		si.Kernel = *in.Parent.Backend.Kernel

@@ -68,27 +68,21 @@ policy = "full_access"
 	if out := hook("pre_bash", "toolu_a84_c1", bash); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "command_unconfined") {
 		t.Fatalf("control: a Bash call under the reviewer profile: %s", out)
 	}
-	// The agent starts a child of its session's turn, native backend.
+	// The agent starts a child of its session's turn, native backend: a
+	// child runs under its parent's backend, so it is refused; one of the
+	// parent's backend (the control) starts.
 	status, body := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a84-mine", "workspace_id": "ws-cc",
 		"parent_turn_id": ccTurn(session, 1), "execution_backend": "native"})
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "execution_backend") {
+		t.Errorf("the agent's native child of a claude_cli turn: %d %s, want 400 naming execution_backend", status, body)
+	}
+	status, body = agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a84-same", "workspace_id": "ws-cc",
+		"parent_turn_id": ccTurn(session, 1), "execution_backend": "claude_cli"})
 	if status != http.StatusCreated && status != http.StatusOK {
-		t.Fatalf("premise: the agent's child turn: %d %s", status, body)
+		t.Fatalf("control: a child of the parent's backend: %d %s", status, body)
 	}
-	var tr struct {
-		Snapshot struct {
-			Sandbox struct {
-				Mode string `json:"mode"`
-			} `json:"sandbox"`
-			Network struct {
-				Mode string `json:"mode"`
-			} `json:"network"`
-		} `json:"security_snapshot"`
-	}
-	_ = json.Unmarshal(body, &tr)
-	t.Logf("the agent's child: sandbox %s, network %s", tr.Snapshot.Sandbox.Mode, tr.Snapshot.Network.Mode)
 	out := hook("pre_bash", "toolu_a84_b1", bash)
-	t.Logf("the session's next Bash: %s", out)
-	if !strings.Contains(out, `"permissionDecision":"deny"`) {
-		t.Errorf("after the agent starts a native child of its Claude Code turn, a Bash call Claude Code runs outside any sandbox under the read-only, no-network reviewer profile is allowed: %s", out)
+	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "command_unconfined") {
+		t.Errorf("after the agent starts a child of its Claude Code turn, a Bash call Claude Code runs outside any sandbox under the read-only, no-network reviewer profile: %s, want deny command_unconfined", out)
 	}
 }

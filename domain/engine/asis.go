@@ -21,11 +21,15 @@ import (
 // disabled, one without a URL whose domains the host rules do not hold
 // (domain.NetworkPolicy.DomainsInside: under an allow-list, a web search
 // not kept to listed domains), a write where the read-only sandbox does
-// not grant one, and a shell command a CLI runtime runs itself where the
-// snapshot restricts files or network (unconfined).
+// not grant one, a shell command a CLI runtime runs itself where the
+// snapshot restricts files or network (unconfined), and a call of a kind
+// no sandbox holds there (unheldKind).
 func asIsRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) error {
 	if a.Kind == domain.ActionShellCommand && unconfined(snap) {
 		return commandUnconfined(snap.Backend.ExecutionBackend)
+	}
+	if unheldKind(a.Kind) && snap.RestrictsReach() {
+		return toolUnconfined(a.Kind)
 	}
 	if (a.URL != nil || a.Kind == domain.ActionNetwork) && snap.Network.Mode == domain.NetworkDisabled {
 		return networkOff{}
@@ -108,8 +112,26 @@ func unconfined(snap *domain.TurnExecutionSecuritySnapshot) bool {
 	if b == "" || b == domain.BackendNative {
 		return false
 	}
-	return snap.Sandbox.Mode != domain.SandboxUnrestricted || snap.Network.Mode != domain.NetworkEnabled
+	return snap.RestrictsReach()
 }
+
+// unheldKind reports whether a call of kind k runs where no sandbox of
+// turnstile's holds it, whatever the backend, with a reach its arguments
+// do not tell: an MCP tool that is not a trusted read (an IDE's
+// executeCode, a filesystem server's write_file), a computer-use action, a
+// dynamic skill's tool (the eighty-fourth review).
+func unheldKind(k domain.ActionKind) bool {
+	return k == domain.ActionMCPWriteOrUnknown || k == domain.ActionComputerUse || k == domain.ActionDynamicSkillTool
+}
+
+// toolUnconfined refuses such a call that the policy would allow without
+// asking anyone where the snapshot restricts what it could reach.
+type toolUnconfined domain.ActionKind
+
+func (k toolUnconfined) Error() string {
+	return "a " + string(k) + " call runs outside turnstile's kernel sandbox with a reach its arguments do not tell, so nothing holds it to the turn's file or network limits; the turn's policy allows it without asking anyone, so it is refused (use a profile that asks for it)"
+}
+func (toolUnconfined) RefusalCode() string { return "tool_unconfined" }
 
 // commandUnconfined refuses a shell command that the policy would allow
 // without asking anyone where nothing would hold it to the snapshot.

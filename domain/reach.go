@@ -1,0 +1,30 @@
+package domain
+
+// RestrictsReach reports whether s limits what a program that no kernel
+// sandbox of turnstile's holds could reach (a command a CLI runtime runs
+// itself, an MCP server's tool): a sandbox that is not unrestricted, a deny
+// entry or rule of the profile's, or a network that is not full_access's
+// (disabled or restricted, host lists, localhost, private ranges or unix
+// sockets closed, methods limited). Such a call is allowed outright only
+// where s restricts nothing: otherwise nothing but the decision holds it.
+// The gateway's own secrets (sensitive paths) and the system's rules (the
+// operator's constraints, the protected list) are not counted: they bind
+// full_access turns too, whose commands a CLI runtime runs unheld as well.
+func (s *TurnExecutionSecuritySnapshot) RestrictsReach() bool {
+	if s.Sandbox.Mode != SandboxUnrestricted {
+		return true
+	}
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Access == AccessDeny && e.Kind != PathSensitive {
+			return true
+		}
+	}
+	for _, r := range s.Sandbox.Filesystem.Rules {
+		if r.Access == AccessDeny && r.Provenance != RuleFromSystem {
+			return true
+		}
+	}
+	n := &s.Network
+	return n.Mode != NetworkEnabled || len(n.AllowedDomains) > 0 || len(n.DeniedDomains) > 0 ||
+		!n.AllowLocalhost || !n.AllowPrivateNetworks || !n.AllowUnixSockets || len(n.AllowedMethods) > 0
+}
