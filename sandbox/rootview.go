@@ -129,16 +129,26 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		attr := unix.MountAttr{}
 		if !r.write {
 			attr.Attr_set = unix.MOUNT_ATTR_RDONLY
-		} else if dropUID && !sharedDir(r.path) {
-			fd, err := idmapFor(tree, r.path, sp, userns)
-			if err != nil {
-				return err
+		} else {
+			if !domain.PathWithin(r.path, "/dev") {
+				// No device file in a writable root opens: root's
+				// 0600 block device there was the unprivileged
+				// uid's own through the id map, and the command
+				// read and wrote the raw disk (the eighty-fifth
+				// review). /dev's own grants keep their devices.
+				attr.Attr_set = unix.MOUNT_ATTR_NODEV
 			}
-			attr.Attr_set, attr.Userns_fd = unix.MOUNT_ATTR_IDMAP, uint64(fd)
+			if dropUID && !sharedDir(r.path) {
+				fd, err := idmapFor(tree, r.path, sp, userns)
+				if err != nil {
+					return err
+				}
+				attr.Attr_set, attr.Userns_fd = attr.Attr_set|unix.MOUNT_ATTR_IDMAP, uint64(fd)
+			}
 		}
 		if attr.Attr_set != 0 {
 			if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
-				return fmt.Errorf("mount_setattr %s (idmap or read-only): %w", r.path, err)
+				return fmt.Errorf("mount_setattr %s (idmap, nodev or read-only): %w", r.path, err)
 			}
 		}
 	}
