@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxNonASCIIShown bounds the characters NonASCIIDetail names one by one.
@@ -21,34 +23,57 @@ const maxNonASCIIShown = 8
 // not the ASCII letters they may look like. ok is false when there are none.
 //
 // At most maxNonASCIIShown are named, those that deceive first: those in a
-// URL's host (all of them, up to maxHostNonASCII), then those that show as
-// nothing, as blank or as part of their neighbour, then letters of another
-// script than Latin in a word that holds ASCII ones, then the rest, each
-// in the order they appear; "and N more" says of which kinds the rest are.
-// An agent that puts eight accented letters in an echo before the host
-// does not push the host's out of view, whether its accents are
-// precomposed or combining marks (the thirteenth and eighty-third
+// URL's host that holds ASCII letters too (gіthub.com: each such host's
+// first maxHostNamed, for up to maxHostsNamed hosts), then those that show
+// as nothing, as blank or as part of their neighbour, then lookalikes (a
+// letter of another script in a word that holds ASCII ones, a Latin letter
+// that is no accented ASCII one, punctuation and modifiers, a
+// compatibility form of an ASCII character, a host wholly outside ASCII),
+// then the rest, each in the order they appear; "and N more" says of which
+// kinds the rest are. An agent that puts eight accented letters in an echo
+// before the host does not push the host's out of view, whether its
+// accents are precomposed or combining marks, nor a first host of many
+// characters a later one's (the thirteenth, eighty-third and eighty-fourth
 // reviews).
 func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
-	seen := map[rune]bool{}
+	seen := map[string]bool{} // a rune, or a host's rune in that host
+	perHost := map[string]int{}
 	var ranked [nonASCIIRanks][]string
 	var more [nonASCIIRanks]int
 	scan := func(s string) {
 		for i, r := range s {
-			if r < utf8.RuneSelf || seen[r] {
+			if r < utf8.RuneSelf {
 				continue
 			}
-			seen[r] = true
+			host, inHost := urlHost(s, i)
+			key := string(r)
+			if inHost {
+				key = host + "\x00" + key
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			start, end := wordSpan(s, i)
 			word := s[start:end]
-			rank := nonASCIIRank(r, word, inURLHost(s, i), markBase(s, i))
+			rank := nonASCIIRank(r, word, inHost && hasASCIILetter(host), markBase(s, i))
+			if inHost && rank > 0 {
+				rank = min(rank, 2) // a host wholly outside ASCII
+			}
 			n := 0
 			for k := 0; k <= rank; k++ {
 				n += len(ranked[k])
 			}
-			if rank == 0 && n >= maxHostNonASCII || rank > 0 && n >= max(maxNonASCIIShown, len(ranked[0])) {
+			switch {
+			case rank == 0 && (perHost[host] >= maxHostNamed || len(perHost) >= maxHostsNamed && perHost[host] == 0):
 				more[rank]++
 				continue
+			case rank > 0 && n >= max(maxNonASCIIShown, len(ranked[0])):
+				more[rank]++
+				continue
+			}
+			if rank == 0 {
+				perHost[host]++
 			}
 			ranked[rank] = append(ranked[rank], fmt.Sprintf("U+%04X (%s) in %q", r, scriptOf(r), word))
 		}
@@ -84,28 +109,40 @@ func NonASCIIDetail(summary string, details []Detail) (d Detail, ok bool) {
 	return Detail{Label: "Characters outside ASCII", Value: v, Monospace: true}, true
 }
 
-// maxHostNonASCII bounds the characters in URL hosts NonASCIIDetail names
-// (an internationalised host in another script holds many).
-const maxHostNonASCII = 32
+// maxHostNamed and maxHostsNamed bound the characters of URL hosts that
+// hold ASCII letters NonASCIIDetail names: each host's first maxHostNamed,
+// of up to maxHostsNamed hosts.
+const (
+	maxHostNamed  = 4
+	maxHostsNamed = 16
+)
 
 // nonASCIIRanks is how many ranks nonASCIIRank gives; nonASCIIKinds names
 // each, for "and N more".
 const nonASCIIRanks = 4
 
-var nonASCIIKinds = [nonASCIIRanks]string{"in a URL's host", "invisible, blank or attached", "of another script beside ASCII", "other"}
+var nonASCIIKinds = [nonASCIIRanks]string{"in a URL's host", "invisible, blank or attached", "lookalike", "other"}
 
 // nonASCIIRank orders the characters NonASCIIDetail names: 0 for one in a
-// URL's host; 1 for one that shows as nothing, as blank or as part of its
-// neighbour (a format control: zero width, bidi; a space other than ' ',
-// a character that draws as blank (BlankDrawing); a combining mark on
-// anything but a Latin letter; private use or unassigned); 2 for a letter
-// or digit of a script other than Latin in a word that holds an ASCII
-// letter or digit (a Cyrillic о in a path); 3 for the rest (an accented
-// Latin letter, precomposed or as a combining mark on its Latin base:
-// base is the letter a mark attaches to, 0 for none).
-func nonASCIIRank(r rune, word string, inHost bool, base rune) int {
-	if inHost {
+// URL's host that holds ASCII letters too; 1 for one that shows as
+// nothing, as blank or as part of its neighbour (a format control: zero
+// width, bidi; a space other than ' ', a character that draws as blank or
+// nothing (BlankDrawing: variation selectors and the default-ignorable);
+// a combining mark on anything but a Latin letter; private use or
+// unassigned); 2 for a lookalike: a letter or digit of a script other than
+// Latin in a word that holds an ASCII letter or digit (a Cyrillic о in a
+// path), a Latin letter that is no ASCII letter with marks (ı, ɡ, ø), a
+// punctuation mark, modifier letter or symbol, or a math symbol (﹟, ʺ,
+// ∕), a character whose compatibility form holds an ASCII one (a
+// fullwidth letter); 3 for the rest (an accented Latin letter, precomposed
+// or as a combining mark on its Latin base: base is the letter a mark
+// attaches to, 0 for none; a word in another script; an emoji).
+func nonASCIIRank(r rune, word string, inMixedHost bool, base rune) int {
+	if inMixedHost {
 		return 0
+	}
+	if BlankDrawing(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cc) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C) {
+		return 1
 	}
 	if unicode.In(r, unicode.Mn, unicode.Me) {
 		if base != 0 && unicode.IsLetter(base) && (base < utf8.RuneSelf || unicode.Is(unicode.Latin, base)) {
@@ -113,17 +150,44 @@ func nonASCIIRank(r rune, word string, inHost bool, base rune) int {
 		}
 		return 1
 	}
-	if BlankDrawing(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cc) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C) {
-		return 1
+	if (unicode.IsLetter(r) || unicode.IsNumber(r)) && !unicode.In(r, unicode.Latin, unicode.Common, unicode.Inherited) && hasASCIIAlnum(word) {
+		return 2
 	}
-	if (unicode.IsLetter(r) || unicode.IsNumber(r)) && !unicode.In(r, unicode.Latin, unicode.Common, unicode.Inherited) {
-		for _, c := range word {
-			if c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
-				return 2
-			}
+	if unicode.IsLetter(r) && unicode.Is(unicode.Latin, r) && !unicode.In(r, unicode.Lm) {
+		if d := norm.NFD.String(string(r)); d[0] >= utf8.RuneSelf {
+			return 2 // no ASCII letter under it: ı for i
+		}
+		return 3
+	}
+	if unicode.In(r, unicode.P, unicode.Sm, unicode.Sk, unicode.Lm) {
+		return 2
+	}
+	for _, c := range norm.NFKC.String(string(r)) {
+		if c < utf8.RuneSelf && c > ' ' {
+			return 2 // a compatibility form of an ASCII character
 		}
 	}
 	return 3
+}
+
+// hasASCIIAlnum reports whether s holds an ASCII letter or digit.
+func hasASCIIAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasASCIILetter reports whether s holds an ASCII letter.
+func hasASCIILetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // markBase is the character a combining mark at byte i of s attaches to:
@@ -139,18 +203,37 @@ func markBase(s string, i int) rune {
 	return 0
 }
 
-// BlankDrawing reports whether r draws as a blank but is not the ASCII
-// space, so that a shell reads a word where a person sees two: a space
-// other than ' ' (U+00A0 no-break, U+2000–U+200A, U+3000, …), U+2800
-// BRAILLE PATTERN BLANK, and the Hangul fillers U+115F, U+1160, U+3164 and
-// U+FFA0 (`echo done⠀#; curl …` reads as a comment and runs the curl; the
-// eighty-third review). The console and the CLI show them as escapes.
+// BlankDrawing reports whether r draws as a blank, or as nothing, but is
+// not the ASCII space, so that a shell reads a word where a person sees two
+// or reads another word than the one seen: a space other than ' ' (U+00A0
+// no-break, U+2000–U+200A, U+3000, …), U+2800 BRAILLE PATTERN BLANK, a
+// variation selector (U+FE00…) and the other default-ignorable characters
+// (U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, …): `echo
+// done⠀#; curl …` reads as a comment and runs the curl, `scripts\uFE00/x`
+// reads as scripts/x (the eighty-third and eighty-fourth reviews). The
+// console and the CLI show them as escapes.
 func BlankDrawing(r rune) bool {
-	switch r {
-	case '\u2800', '\u115f', '\u1160', '\u3164', '\uffa0':
+	if r == '\u2800' || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
 		return true
 	}
 	return r != ' ' && unicode.Is(unicode.Zs, r)
+}
+
+// urlHost returns the authority of the URL that byte i of s lies in (after
+// '://', before the next '/', '?', '#' or space), if it lies in one.
+func urlHost(s string, i int) (string, bool) {
+	if !inURLHost(s, i) {
+		return "", false
+	}
+	start := i
+	for start >= 3 && s[start-3:start] != "://" {
+		start--
+	}
+	end := i
+	for end < len(s) && !strings.ContainsRune("/?# \t\n\r", rune(s[end])) {
+		end++
+	}
+	return s[start:end], true
 }
 
 // inURLHost reports whether byte i of s lies in the authority of a URL

@@ -75,7 +75,7 @@ func TestTerminalSafeReadsBack(t *testing.T) {
 // comment) does not read as `done #` (the eighty-third review); the ASCII
 // space and accented letters are shown as they are.
 func TestTerminalSafeShowsBlanks(t *testing.T) {
-	for _, r := range []rune{'\u00a0', '\u2002', '\u202f', '\u3000', '\u2800', '\u3164', '\uffa0', '\u115f'} {
+	for _, r := range []rune{'\u00a0', '\u2002', '\u202f', '\u3000', '\u2800', '\u3164', '\uffa0', '\u115f', '\ufe00', '\u034f', '\U000e0100'} {
 		got := TerminalSafe("done" + string(r) + "#")
 		if strings.ContainsRune(got, r) || got == "done#" {
 			t.Errorf("U+%04X shown as %q", r, got)
