@@ -35,12 +35,7 @@ import (
 func TestAttack82ReadOnlyNeverAskProfileAllowsClaudeBash(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
-	s := ccProfileServer(t, ws, `
-[permissions.reviewer]
-extends = ":read-only"
-[permissions.reviewer.approvals]
-policy = "full_access"
-`, "reviewer", nil)
+	s := ccProfileServer(t, ws, reviewerProfile, "reviewer", nil)
 	const session = "sess-a82-reviewer"
 	hook := func(name, id string, input map[string]any) string {
 		fields := map[string]any{"tool_use_id": id}
@@ -132,3 +127,12 @@ policy = "full_access"
 		t.Errorf("a Bash command sending to a host off the allow-list, run by Claude Code outside any sandbox, is allowed outright: %s", out)
 	}
 }
+
+// reviewerProfile is the twenty-ninth and later reviews' unattended
+// reviewer: read-only, no network, never asks.
+const reviewerProfile = `
+[permissions.reviewer]
+extends = ":read-only"
+[permissions.reviewer.approvals]
+policy = "full_access"
+`

@@ -1,10 +1,7 @@
 package tests
 
 import (
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,24 +36,8 @@ import (
 // command_unconfined.
 func TestAttack84_NativeChildTakesClaudeBash(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
-[permissions.reviewer]
-extends = ":read-only"
-[permissions.reviewer.approvals]
-policy = "full_access"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ws := workspace(t)
-	ccProject(t, ws)
-	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "reviewer"}}})
-	if err := os.WriteFile(cc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--claude-code-config", cc)
+	s := ccProfileServer(t, ws, reviewerProfile, "reviewer", nil)
 	// The runtime credential the hook is given, which the agent holds.
 	agent := roAs(s, roCreate(t, s, "agent84", "runtime", "ws-cc"))
 	const session = "sess-a84-child"

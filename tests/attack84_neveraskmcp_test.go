@@ -1,9 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,24 +34,8 @@ import (
 // before anyone is asked.
 func TestAttack84_ReadOnlyNeverAskProfileAllowsMCP(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	profiles := filepath.Join(dir, "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
-[permissions.reviewer]
-extends = ":read-only"
-[permissions.reviewer.approvals]
-policy = "full_access"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ws := workspace(t)
-	ccProject(t, ws)
-	cc := filepath.Join(dir, "claude-code.json")
-	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "profile": "reviewer"}}})
-	if err := os.WriteFile(cc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles, "--claude-code-config", cc)
+	s := ccProfileServer(t, ws, reviewerProfile, "reviewer", nil)
 	const session = "sess-a84-mcp"
 	hook := func(name, id string, fields map[string]any) string {
 		f := map[string]any{"tool_use_id": id}
