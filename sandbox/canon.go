@@ -640,16 +640,12 @@ func placeholderOrMissing(p string) bool {
 // readPointer reads the first line of a small regular file (not following a
 // symlink at its last component) and returns it without prefix.
 func readPointer(path, prefix string) (string, bool) {
-	// O_NOFOLLOW|O_NONBLOCK: a symlink or a FIFO swapped in cannot redirect
-	// or block the read; only a small regular file is read.
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
+	f, size, ok := openRegular(path)
+	if !ok {
 		return "", false
 	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+	if size > 4096 {
 		return "", false
 	}
 	line, err := bufio.NewReader(f).ReadString('\n')
@@ -660,6 +656,24 @@ func readPointer(path, prefix string) (string, bool) {
 	rest, ok := strings.CutPrefix(line, prefix)
 	rest = strings.TrimSpace(rest)
 	return rest, ok && rest != ""
+}
+
+// openRegular opens path for reading only if it is a regular file, not
+// following a symlink at its last component: O_NOFOLLOW|O_NONBLOCK, so a
+// symlink or a FIFO swapped in cannot redirect or block the read. It
+// returns the file and its size.
+func openRegular(path string) (*os.File, int64, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, 0, false
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
 }
 
 // accessRank orders accesses: none/deny < read < write.

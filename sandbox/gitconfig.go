@@ -3,11 +3,8 @@ package sandbox
 import (
 	"bufio"
 	"io"
-	"os"
 	"path"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // gitConfigRef is one path a git config file refers to.
@@ -24,15 +21,11 @@ type gitConfigRef struct {
 // symlink; bounded) for core.hooksPath, init.templateDir, core.fsmonitor
 // (when it names a program rather than a boolean) and include paths.
 func gitConfigRefs(file string) []gitConfigRef {
-	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
+	f, _, ok := openRegular(file)
+	if !ok {
 		return nil
 	}
-	f := os.NewFile(uintptr(fd), file)
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
 	var out []gitConfigRef
 	section := ""
 	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))

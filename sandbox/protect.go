@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"turnstile/domain"
 )
 
@@ -770,15 +768,11 @@ func (d *discovery) submodules(worktree string, depth int) {
 // gitmodulePaths returns the "path = …" values of a .gitmodules file (read
 // without following a final symlink; bounded in size and count).
 func gitmodulePaths(file string) []string {
-	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
+	f, _, ok := openRegular(file)
+	if !ok {
 		return nil
 	}
-	f := os.NewFile(uintptr(fd), file)
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
 	var out []string
 	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
 	for sc.Scan() && len(out) < maxSubmodules {
