@@ -52,7 +52,7 @@ func (r *askReader) Read(p []byte) (int, error) {
 func TestAttack65GitProtocolStallsInTunnel(t *testing.T) {
 	judge := func(first string) (request, asked bool) {
 		r := &askReader{data: []byte(first)}
-		return plainHTTP(bufio.NewReaderSize(r, tunnelPeek)), r.asked
+		return plainHTTP(bufio.NewReaderSize(r, tunnelPeek), io.Discard), r.asked
 	}
 	if req, asked := judge("SSH-2.0-OpenSSH_9.6\r\n"); req || asked {
 		t.Fatalf("control: an SSH banner: request %v, asked for more %v", req, asked)

@@ -631,6 +631,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		// The TLS server name the command asks for is the CONNECT host's
 		// (sni.go), or nothing reaches the address.
 		br := bufio.NewReaderSize(src, tunnelPeek)
+		up := countingWriter{t.up, &t.up64}
 		name, hello, ok := helloName(br)
 		switch {
 		case !ok:
@@ -649,7 +650,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		case len(hello) == 0 && !isIPLiteral(t.host) && sslv2Hello(br):
 			p.refusedTunnel(t, "the tunnel begins with an SSLv2-format ClientHello, which names no server, and the tunnel's host is a name ("+t.host+")")
 			return
-		case len(hello) == 0 && plainHTTP(br):
+		case len(hello) == 0 && plainHTTP(br, up):
 			// tunnelhttp.go: a WebSocket handshake to the tunnel's own
 			// host only, and no request after it.
 			block, ok := upgradeRequest(br, t.host, t.port)
@@ -657,16 +658,16 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 				p.refusedTunnel(t, "the tunnel carries a plain HTTP request: send it to the proxy, which judges each one")
 				return
 			}
-			if _, err := (countingWriter{t.up, &t.up64}).Write(block); err != nil {
+			if _, err := up.Write(block); err != nil {
 				t.close()
 				return
 			}
-			if plainHTTP(br) {
+			if plainHTTP(br, up) {
 				p.refusedTunnel(t, "a plain HTTP request after the tunnel's WebSocket handshake")
 				return
 			}
 		}
-		if _, err := (countingWriter{t.up, &t.up64}).Write(hello); err != nil {
+		if _, err := up.Write(hello); err != nil {
 			t.close()
 			return
 		}
@@ -678,12 +679,12 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 				t.close()
 				return
 			}
-			if _, err := (countingWriter{t.up, &t.up64}).Write(hello2); err != nil {
+			if _, err := up.Write(hello2); err != nil {
 				t.close()
 				return
 			}
 		}
-		io.Copy(countingWriter{t.up, &t.up64}, br)
+		io.Copy(up, br)
 		if tc, ok := t.up.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}

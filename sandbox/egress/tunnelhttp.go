@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -34,14 +35,29 @@ const tunnelPeek = 16 << 10
 // of any length, the fifty-seventh review) or a method and a space, is
 // taken as one (refused). A lookup that ends early (the client closed) is
 // no request.
-func plainHTTP(br *bufio.Reader) bool {
+//
+// Bytes a server skips before a request line (leadByte) that are all the
+// client has sent are carried (carry) and the bytes after them judged
+// afresh, as such a server reads them: a client that sends a few control
+// bytes and waits for the answer is not kept waiting, and a request after
+// them is still seen.
+func plainHTTP(br *bufio.Reader, carry io.Writer) bool {
 	n := 1
 	for {
 		b, err := br.Peek(n)
 		if err != nil {
 			return false
 		}
-		switch verdict, more := requestLine(b); {
+		verdict, more := requestLine(b)
+		if more && allLead(b) && br.Buffered() <= len(b) {
+			if _, err := carry.Write(b); err != nil {
+				return false // the upstream is gone: the copy after this ends the tunnel
+			}
+			br.Discard(len(b))
+			n = 1
+			continue
+		}
+		switch {
 		case !more:
 			return verdict
 		case n >= br.Size():
@@ -67,8 +83,13 @@ func requestLine(b []byte) (verdict, more bool) {
 	case len(b) < len(proxyV2) && bytes.HasPrefix(proxyV2, b):
 		return false, true
 	}
+	// Before the method, a server may skip more than the empty lines RFC
+	// 9112 names: Netty's codec (the JVM gateways that route on Host)
+	// skips every control byte and blank (the eighty-eighth review). A
+	// NUL is no such lead: it marks another protocol (most binary ones
+	// send one within their first bytes).
 	i := 0
-	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && leadByte(b[i]) {
 		i++
 	}
 	// A method is any run of visible bytes: Apache's "Unsafe" parser reads
@@ -118,8 +139,26 @@ func requestLine(b []byte) (verdict, more bool) {
 
 // isBlank reports a blank a server's request-line parser may take after
 // the method: a space, or a tab (HAProxy's HTTP_IS_SPHT, the sixtieth
-// review), a vertical tab or a form feed.
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
+// review), a vertical tab, a form feed, a carriage return (Netty's
+// isSPLenient, the eighty-eighth review), or any other control byte but
+// NUL and LF (Balsa, the HTTP/1 parser of quiche and Envoy, splits the
+// first line at any byte up to a space).
+func isBlank(c byte) bool { return c != 0 && c != '\n' && c <= ' ' }
+
+// allLead reports whether every byte of b is a lead byte.
+func allLead(b []byte) bool {
+	for _, c := range b {
+		if !leadByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// leadByte reports a byte a server may skip before a request line: a
+// control byte but NUL, a blank, or a C1 control (Java's isISOControl on
+// a byte read as a char: Netty's SKIP_CONTROL_CHARS).
+func leadByte(c byte) bool { return (c != 0 && c <= ' ') || (c >= 0x7f && c <= 0x9f) }
 
 // versionShaped reports whether f looks like an HTTP version whatever its
 // letters and case ("HTTP/1.1", "http/1.1", "XTTP/1.0": HAProxy before 3.0

@@ -45,9 +45,15 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 		"GET /\x01 HTTP/1.1\r\n":                               true,  // a control byte in the URI (nginx before 1.21.1)
 		"get user/42\r\n":                                      false, // memcached
 		"0033git-upload-pack /r\x00host=x\x00":                 false, // git://'s pkt-line
+		" GET / HTTP/1.1\r\n":                                  true,  // lead bytes Netty skips (the eighty-eighth review)
+		"\x01\x7f\x85GET / HTTP/1.1\r\n":                       true,  // control bytes, C0 and C1, before the method
+		"GET\r/ HTTP/1.1\r\n":                                  true,  // CR as the blank after the method (Netty)
+		"GET\x01/ HTTP/1.1\r\n":                                true,  // a control byte as the blank (Balsa)
+		"\x01\x02\x03":                                         false, // lead bytes only, then the client closed: carried
+		"\x01\x00GET / HTTP/1.1\r\n":                           false, // a NUL after them: another protocol
 	} {
 		br := bufio.NewReaderSize(strings.NewReader(in), tunnelPeek)
-		if got := plainHTTP(br); got != want {
+		if got := plainHTTP(br, io.Discard); got != want {
 			t.Errorf("plainHTTP(%.30q) = %v, want %v", in, got, want)
 		}
 	}
@@ -128,5 +134,45 @@ func TestTunnelToANameNeedsAServerName(t *testing.T) {
 	}
 	if err := handshake("ok.example.test:"+port, ""); err == nil {
 		t.Error("a hello naming no server in a tunnel to ok.example.test completed its handshake")
+	}
+}
+
+// carryWriter records what plainHTTP carries and signals each carry.
+type carryWriter struct {
+	got    []byte
+	called chan struct{}
+}
+
+func (w *carryWriter) Write(b []byte) (int, error) {
+	w.got = append(w.got, b...)
+	w.called <- struct{}{}
+	return len(b), nil
+}
+
+// TestPlainHTTPCarriesLeadBytes: control bytes a client sends alone
+// before waiting are carried at once (it is not kept waiting for a line
+// that may never come), and what it sends after them is judged afresh, as
+// a server that skips such bytes reads it (the eighty-eighth review): a
+// request after them is seen; another protocol is carried.
+func TestPlainHTTPCarriesLeadBytes(t *testing.T) {
+	for then, want := range map[string]bool{
+		"GET / HTTP/1.1\r\nHost: other.test\r\n\r\n": true,
+		"SSH-2.0-probe\r\n":                          false,
+	} {
+		r, w := io.Pipe()
+		cw := &carryWriter{called: make(chan struct{}, 1)}
+		done := make(chan bool, 1)
+		go func() { done <- plainHTTP(bufio.NewReaderSize(r, tunnelPeek), cw) }()
+		if _, err := w.Write([]byte("\x01\x02\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		<-cw.called // carried before anything more was sent
+		if string(cw.got) != "\x01\x02\r\n" {
+			t.Fatalf("carried %q, want the lead bytes", cw.got)
+		}
+		go func() { w.Write([]byte(then)); w.Close() }()
+		if got := <-done; got != want {
+			t.Errorf("after lead bytes, %.20q: plainHTTP = %v, want %v", then, got, want)
+		}
 	}
 }
