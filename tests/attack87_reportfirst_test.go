@@ -2,6 +2,7 @@ package tests
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,10 @@ import (
 // afterwards is answered 200 as a replay and recorded nowhere: the turn's
 // record of what ran under that id is the agent's `true`, never what was
 // decided and ran.
+//
+// Fixed: a decision of an id reported as run for another invocation is
+// refused, tool_call_reused (turn.State.replayCall), as a report of another
+// invocation than the decided one is.
 //
 // Control: the same calls without the agent's report first: Claude Code's
 // report is recorded with the decided command's scope and decision.
@@ -72,18 +77,20 @@ func TestAttack87_ReportFirstShadowsRun(t *testing.T) {
 	if st, b := hk.Request("POST", "/v1/hooks/claude-code", bash("post_bash", "toolu_a87r_atk", "true")); st != http.StatusOK {
 		t.Fatalf("the agent's report: %d %s", st, b)
 	}
-	// Claude Code's call and its true report.
+	// Claude Code's call under that id is refused (fixed): what it asks to
+	// run is not what the turn's record says ran.
 	out := hk.hookHTTP(bash("pre_bash", "toolu_a87r_atk", evil))
-	st, b := hk.Request("POST", "/v1/hooks/claude-code", bash("post_bash", "toolu_a87r_atk", evil))
-	dec, ran = find("decision_allowed", "toolu_a87r_atk"), find("tool_completed", "toolu_a87r_atk")
-	if dec == nil {
-		t.Fatalf("the real call was not decided and allowed (answer %s)", out)
+	if !strings.Contains(string(out), `"permissionDecision":"deny"`) || !strings.Contains(string(out), "reported as run for a different invocation") {
+		t.Errorf("Claude Code's call of %q under the id the agent reported as `true` was answered %s, want a refusal (tool_call_reused)", evil, out)
 	}
-	if ran == nil {
-		t.Fatalf("Claude Code's report that %q ran (answered %d %s) is recorded nowhere, nor is the agent's", evil, st, b)
+	if dec := find("decision_allowed", "toolu_a87r_atk"); dec != nil {
+		t.Errorf("the call of %q was allowed under an id the audit says ran `true`: %+v", evil, dec)
 	}
-	if ran.RequestKey == nil || ran.RequestKey.ScopeHash != dec.RequestKey.ScopeHash || ran.Decision != "allow" {
-		t.Errorf("Claude Code's report that %q ran (answered %d %s) is recorded nowhere: the turn's record of what ran under %s is the agent's own report of `true` (decision %q, scope %+v), not the call that was decided (scope %s) and allowed",
-			evil, st, b, "toolu_a87r_atk", ran.Decision, ran.RequestKey, dec.RequestKey.ScopeHash)
+	// Control: a report first that names the same invocation is judged as
+	// the call it is (a call reported before it was asked is not refused
+	// for that alone).
+	hk.Request("POST", "/v1/hooks/claude-code", bash("post_bash", "toolu_a87r_same", evil))
+	if out := hk.hookHTTP(bash("pre_bash", "toolu_a87r_same", evil)); !strings.Contains(string(out), `"permissionDecision":"allow"`) {
+		t.Errorf("control: a call reported first with the same input: %s, want allow", out)
 	}
 }

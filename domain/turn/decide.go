@@ -186,6 +186,16 @@ func recordRedacted(a, red *domain.Action) ActionRecord {
 func (s *State) replayCall(toolCallID string, a *domain.Action) (Outcome, bool, error) {
 	call, ok := s.Calls[toolCallID]
 	if !ok {
+		// A call reported as run before it was asked is judged as any
+		// other, but only as what the report named: a report of another
+		// invocation first (the agent's own, of a harmless input) would
+		// stand in the audit for what ran, and Claude Code's true report
+		// after the decision be dropped as a replay (the eighty-seventh
+		// review).
+		if r, ran := s.Ran[toolCallID]; ran && (r.ToolName != a.ToolName || r.ScopeHash != a.ScopeHash) {
+			return Outcome{}, true, &ConflictError{Code: "tool_call_reused",
+				Message: fmt.Sprintf("tool_call_id %s was reported as run for a different invocation", toolCallID)}
+		}
 		return Outcome{}, false, nil
 	}
 	if call.ToolName != a.ToolName || call.ScopeHash != a.ScopeHash {

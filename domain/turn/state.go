@@ -23,8 +23,9 @@ type State struct {
 	Approvals map[string]*Approval
 	// Calls records the first answer to each tool call id.
 	Calls map[string]*Call
-	// Ran holds the tool call ids reported as run (ToolCompleted).
-	Ran map[string]struct{}
+	// Ran holds the tool call ids reported as run (ToolCompleted), with
+	// the invocation each report named.
+	Ran map[string]RanCall
 	// LastHash is the chain hash of the last event applied.
 	LastHash string
 	// StartedBy names the principal who started the turn (the engine's
@@ -130,7 +131,7 @@ func evolve(s *State, e *Event) bool {
 		if p.ProfileCarried != nil {
 			s.ProfileChangedBy, s.ProfileChangedAt = p.ProfileCarried.By, e.OccurredAt
 		}
-		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]struct{}{}
+		s.Grants, s.Approvals, s.Calls, s.Ran = domain.GrantSet{}, map[string]*Approval{}, map[string]*Call{}, map[string]RanCall{}
 	case *ProfileSelected:
 		if s.ProfileChangedBy != (domain.Actor{}) {
 			s.CarriedProfile = p.Profile
@@ -181,7 +182,7 @@ func evolve(s *State, e *Event) bool {
 			s.Grants[r.Grant] = struct{}{}
 		}
 	case *ToolCompleted:
-		s.Ran[p.ToolCallID] = struct{}{}
+		s.Ran[p.ToolCallID] = RanCall{ToolName: p.Action.ToolName, ScopeHash: p.Action.ScopeHash}
 	case *EgressTraffic:
 		// Traffic counts are for the read models; the aggregate decides
 		// nothing from them (each connection's decision is its own event).
@@ -210,6 +211,9 @@ func (s *State) recordCall(d *Decided, by string) {
 	s.Calls[d.ToolCallID] = &Call{ToolName: d.Action.ToolName, ScopeHash: d.Action.ScopeHash, Decision: d.Decision.With(&d.Action), RequestID: d.RequestID,
 		SnapshotVersion: s.SnapshotVersion, Mode: s.Snapshot.PermissionProfile.Mode, By: by}
 }
+
+// RanCall is the invocation a report of a tool call as run named.
+type RanCall struct{ ToolName, ScopeHash string }
 
 // foreignCall refuses a decision, a report or a run that names the id of
 // a call another principal's decision recorded, whatever it names: the
