@@ -3,6 +3,8 @@ package tests
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -74,5 +76,62 @@ func TestAttack87_CarryPreNarrow(t *testing.T) {
 	rt.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
 	if m := modeOf(ccTurn(session, 2)); m != "supervised" {
 		t.Errorf("the admin narrowed the session to supervised (answered 200, the turn in supervised), but the agent had narrowed its turn to the same snapshot first: the change appended nothing, and after the agent's Stop the session's next turn is in %s", m)
+	}
+}
+
+// TestAttack87_CarryPlanStart: the same with no change of the agent's at
+// all: a session's turn that started in a permission mode the project maps
+// to supervised (plan: the user's plan mode, or the agent's own
+// UserPromptSubmit naming it) is already supervised; the admin's narrowing
+// to supervised appends nothing, and the session's next turn, in the
+// default mode, is in the project's full_access. Control: a session that
+// started in the default mode is narrowed by the same admin change, and
+// its next turn is supervised.
+func TestAttack87_CarryPlanStart(t *testing.T) {
+	ws := workspace(t)
+	ccProject(t, ws)
+	cfg := filepath.Join(t.TempDir(), "claude-code.json")
+	raw, _ := json.Marshal(map[string]any{"projects": []any{map[string]any{"root": ws, "workspace_id": "ws-cc", "mode": "full_access",
+		"permission_modes": map[string]any{"plan": "supervised"}}}})
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--claude-code-config", cfg)
+	rt := roAs(s, roCreate(t, s, "cc-agent87p", "runtime"))
+	modeOf := func(turnID string) string {
+		t.Helper()
+		return s.turn(turnID).Turn.Profile.Mode
+	}
+	adminNarrow := func(turnID string) {
+		t.Helper()
+		st, b := s.Request("POST", "/v1/turns/"+turnID+"/permissions", map[string]any{"permission_profile": map[string]any{"mode": "supervised"}})
+		if st != http.StatusOK {
+			t.Fatalf("%s: %d %s", turnID, st, b)
+		}
+	}
+	prompt := func(session, mode string) {
+		rt.hookHTTP(ccEdit(t, ccPayload(t, "user_prompt_submit", session, ws), map[string]any{"permission_mode": mode}))
+	}
+
+	// Control.
+	const plain = "sess87p-default"
+	prompt(plain, "default")
+	adminNarrow(ccTurn(plain, 1))
+	rt.hookHTTP(ccPayload(t, "stop", plain, ws))
+	prompt(plain, "default")
+	if m := modeOf(ccTurn(plain, 2)); m != "supervised" {
+		t.Fatalf("control: the admin's narrowing is not carried: the next turn is in %s", m)
+	}
+
+	const session = "sess87p-plan"
+	prompt(session, "plan")
+	if m := modeOf(ccTurn(session, 1)); m != "supervised" {
+		t.Fatalf("a plan-mode turn is in %s", m)
+	}
+	adminNarrow(ccTurn(session, 1))
+	rt.hookHTTP(ccPayload(t, "stop", session, ws))
+	prompt(session, "default")
+	if m := modeOf(ccTurn(session, 2)); m != "supervised" {
+		t.Errorf("the admin narrowed a session whose turn had started in plan mode to supervised (answered 200): the change appended nothing, and the session's next turn is in %s", m)
 	}
 }
