@@ -522,7 +522,16 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 	cur, _ := json.Marshal(s.Snapshot)
 	nxt, _ := json.Marshal(snap)
 	if bytes.Equal(cur, nxt) {
-		return nil, Outcome{Replayed: true}, nil
+		if !confirms(s, c.Meta.Actor) {
+			return nil, Outcome{Replayed: true}, nil
+		}
+		// A principal who may widen sets the profile the turn already has
+		// (an admin narrowing a session the agent, or a plan-mode start,
+		// had narrowed already): recorded, so that the change is theirs
+		// (State.ProfileChangedBy) and a Claude Code session's next turn
+		// keeps it; as a replay it was carried nowhere (the eighty-seventh
+		// review).
+		return changeTo(s, c, snap)
 	}
 	if c.NarrowOnly && domain.Widens(&s.Snapshot, &snap) {
 		if domain.Widens(&snap, &s.Snapshot) {
@@ -538,6 +547,14 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		return nil, Outcome{}, &domain.ForbiddenError{Principal: a.Name, Role: a.Role, Operation: domain.OpTurnWidenProfile}
 	}
 	return changeTo(s, c, snap)
+}
+
+// confirms reports whether a change to the snapshot the turn has, asked
+// by a, is recorded: a is not who last changed it (else a retry) and may
+// widen (a change of whoever may not leaves State.ProfileChangedBy as it
+// is).
+func confirms(s *State, a domain.Actor) bool {
+	return a.Name != "" && a.Name != s.ProfileChangedBy.Name && a.Role.Allows(domain.OpTurnWidenProfile)
 }
 
 // profileName names a profile request as a person reads it.
