@@ -72,3 +72,32 @@ func TestAttack86_RequiredDenyRefusesFullAccessBash(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack86_RequiredDenyRefusesFullAccessMCP: the same on the REST API
+// for a native turn (Codex's MCP tools, which it runs itself): under the
+// operator's required_deny a full_access turn's MCP call is refused
+// tool_unconfined, new with the eighty-fourth review's fix, where no
+// command is unconfined at all. Control: without the constraints it is
+// allowed.
+func TestAttack86_RequiredDenyRefusesFullAccessMCP(t *testing.T) {
+	t.Parallel()
+	cons := filepath.Join(t.TempDir(), "constraints.toml")
+	if err := os.WriteFile(cons, []byte("required_deny = [\"~/.ssh\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{nil, {"--constraints", cons}} {
+		s := StartServer(t, "", flags...)
+		ws := workspace(t)
+		s.startTurn("a86-rd", "ws", "full_access", ws)
+		d := s.decide("a86-rd", "c-mcp", "mcp__github__create_issue", map[string]any{"title": "x"})
+		if flags == nil {
+			if d.Decision != "allow" {
+				t.Fatalf("control: an MCP call of a full_access turn without constraints: %+v", d)
+			}
+			continue
+		}
+		if d.Decision != "allow" {
+			t.Errorf("an MCP call of a native full_access turn is refused when the operator's constraints hold a required_deny: %+v", d)
+		}
+	}
+}
