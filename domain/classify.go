@@ -173,7 +173,7 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		entries = c.mcp(entries, trust)
 	case inv.Dynamic:
 		c.dynamic(&entries, name)
-	case slices.Contains(internalTools, name):
+	case slices.Contains(internalTools, name) || claudeCodeInternal(name):
 		c.a.Kind = ActionInternal
 	case name == "read_file" || name == "list_dir" || name == "grep_files":
 		entries, err = c.file(entries, ActionFileRead, AccessRead, "path", "file_path", "dir_path")
@@ -226,6 +226,13 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.arguments()
 	case strings.HasPrefix(name, "task_"):
 		c.a.Kind = ActionTaskSubagent
+		if v, ok := c.args["isolation"]; ok && v != nil && v != "" {
+			// Claude Code's Agent with isolation "remote" (its sub-agent's
+			// calls reach no hook) or "worktree" (a checkout Claude Code
+			// writes itself): any other tool's too (the eighty-sixth
+			// review).
+			c.a.Also = ActionUnknown
+		}
 		entries = append(entries, c.payload())
 		c.a.Summary = "Run a sub-agent task (" + name + ")"
 		c.arguments()

@@ -39,6 +39,16 @@ type ClaudeCodeTool struct {
 // kind of its own): it stays unknown.
 const ClaudeCodeUnknownPrefix = "claude_code."
 
+// claudeCodeInternal reports whether name is a Claude Code tool the table
+// classifies as the runtime's own bookkeeping (ActionInternal): without a
+// row, such a tool was unknown, which no sandbox holds, and refused where
+// the snapshot restricts reach (tool_unconfined).
+func claudeCodeInternal(name string) bool {
+	return strings.HasPrefix(name, ClaudeCodeUnknownPrefix) && slices.ContainsFunc(ClaudeCodeTools, func(t ClaudeCodeTool) bool {
+		return t.Kind == ActionInternal && t.As == name
+	})
+}
+
 // ClaudeCodeTools is the mapping table. ClaudeCodeToolsMarkdown renders it
 // into the README (a test keeps the two equal).
 var ClaudeCodeTools = []ClaudeCodeTool{
@@ -55,6 +65,10 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
 	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of the whole input (description, prompt, subagent_type, and what else it names: isolation, cwd, model, run_in_background, name, each shown); an allowed Task starts a child turn", mapArgs: ccWhole},
 	{Name: "Agent", As: "task_create", Kind: ActionTaskSubagent, Scope: "as Task (Claude Code's newer name for it; Task is its alias)", mapArgs: ccWhole},
+	{Name: "TodoWrite", As: ClaudeCodeUnknownPrefix + "TodoWrite", Kind: ActionInternal, Scope: "none: Claude Code's own bookkeeping (its to-do list), always allowed", mapArgs: ccKeep()},
+	{Name: "ExitPlanMode", As: ClaudeCodeUnknownPrefix + "ExitPlanMode", Kind: ActionInternal, Scope: "none: Claude Code's own bookkeeping (a plan shown to its user), always allowed", mapArgs: ccKeep()},
+	{Name: "BashOutput", As: ClaudeCodeUnknownPrefix + "BashOutput", Kind: ActionInternal, Scope: "none: the output of a background Bash call already decided, always allowed", mapArgs: ccKeep()},
+	{Name: "KillShell", As: ClaudeCodeUnknownPrefix + "KillShell", Kind: ActionInternal, Scope: "none: stops a background Bash call, always allowed", mapArgs: ccKeep()},
 	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`), and for a name that reads more than one way (a `__` in the server's or the tool's name) only when every reading is trusted"},
 	{Name: "*", As: ClaudeCodeUnknownPrefix + "<Name>", Kind: ActionUnknown, Scope: "hash of the input; the mode's `default_behavior`"},
 }

@@ -42,14 +42,14 @@ func TestClaudeCodeInvocation(t *testing.T) {
 		"Edit": `{"file_path":"/w/a","old_string":"a","new_string":"b"}`, "MultiEdit": `{"file_path":"/w/a","edits":[]}`,
 		"NotebookEdit": `{"notebook_path":"/w/n.ipynb"}`, "WebFetch": `{"url":"https://example.com/x","prompt":"p"}`,
 		"WebSearch": `{"query":"q"}`, "Task": `{"description":"d","prompt":"p","subagent_type":"s"}`,
-		"mcp__<server>__<tool>": `{}`, "*": `{}`,
+		"mcp__<server>__<tool>": `{}`, "*": `{}`, "TodoWrite": `{"todos":[]}`, "ExitPlanMode": `{"plan":"p"}`, "BashOutput": `{"bash_id":"b"}`, "KillShell": `{"shell_id":"b"}`,
 	}
 	for _, tool := range ClaudeCodeTools {
 		name := tool.Name
 		if name == "mcp__<server>__<tool>" {
 			name = "mcp__github__create_issue"
 		} else if name == "*" {
-			name = "TodoWrite"
+			name = "SlashCommand"
 		}
 		inv, err := ClaudeCodeInvocation(name, json.RawMessage(inputs[tool.Name]), "/w")
 		if err != nil {

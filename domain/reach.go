@@ -11,7 +11,7 @@ package domain
 // operator's constraints, the protected list) are not counted: they bind
 // full_access turns too, whose commands a CLI runtime runs unheld as well.
 func (s *TurnExecutionSecuritySnapshot) RestrictsReach() bool {
-	if s.Sandbox.Mode != SandboxUnrestricted {
+	if s.Sandbox.Mode != SandboxUnrestricted && !systemOnly(&s.Sandbox.Filesystem) {
 		return true
 	}
 	for _, e := range s.Sandbox.Filesystem.Entries {
@@ -27,4 +27,24 @@ func (s *TurnExecutionSecuritySnapshot) RestrictsReach() bool {
 	n := &s.Network
 	return n.Mode != NetworkEnabled || len(n.AllowedDomains) > 0 || len(n.DeniedDomains) > 0 ||
 		!n.AllowLocalhost || !n.AllowPrivateNetworks || !n.AllowUnixSockets || len(n.AllowedMethods) > 0
+}
+
+// systemOnly reports whether fs is all of / writable but for the system's
+// rules: an operator's required deny makes a full_access profile compile
+// so (its sandbox then enforces the deny and the protected list), and the
+// profile itself restricts nothing (the eighty-sixth review: every Claude
+// Code Bash and MCP call of a full_access session under such an operator
+// was refused).
+func systemOnly(fs *FilesystemPolicy) bool {
+	root := false
+	for _, r := range fs.Rules {
+		switch {
+		case r.Provenance == RuleFromSystem:
+		case r.Key == TokenRoot && !r.Glob && r.Access == AccessWrite && !r.Overlay:
+			root = true
+		default:
+			return false
+		}
+	}
+	return root
 }

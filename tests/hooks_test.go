@@ -35,7 +35,8 @@ func ccCases(ws string) []ccCase {
 		{"pre_websearch", "ask", "network", "Search the web"},
 		{"pre_task", "ask", "task_subagent", "Run a sub-agent task (task_create)"},
 		{"pre_mcp", "ask", "mcp_write_or_unknown", "Call the MCP tool search_issues on github"},
-		{"pre_unknown", "ask", "unknown", "Run the unclassified tool claude_code.TodoWrite"},
+		{"pre_unknown", "ask", "unknown", "Run the unclassified tool claude_code.SlashCommand"},
+		{"pre_todowrite", "allow", "internal", ""},
 	}
 }
 

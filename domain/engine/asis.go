@@ -28,8 +28,8 @@ func asIsRefusal(snap *domain.TurnExecutionSecuritySnapshot, a *domain.Action) e
 	if a.Kind == domain.ActionShellCommand && unconfined(snap) {
 		return commandUnconfined(snap.Backend.ExecutionBackend)
 	}
-	if unheldKind(a.Kind) && snap.RestrictsReach() {
-		return toolUnconfined(a.Kind)
+	if k := unheldOf(a); k != "" && snap.RestrictsReach() {
+		return toolUnconfined(k)
 	}
 	if (a.URL != nil || a.Kind == domain.ActionNetwork) && snap.Network.Mode == domain.NetworkDisabled {
 		return networkOff{}
@@ -121,7 +121,23 @@ func unconfined(snap *domain.TurnExecutionSecuritySnapshot) bool {
 // executeCode, a filesystem server's write_file), a computer-use action, a
 // dynamic skill's tool (the eighty-fourth review).
 func unheldKind(k domain.ActionKind) bool {
-	return k == domain.ActionMCPWriteOrUnknown || k == domain.ActionComputerUse || k == domain.ActionDynamicSkillTool
+	return k == domain.ActionMCPWriteOrUnknown || k == domain.ActionComputerUse || k == domain.ActionDynamicSkillTool ||
+		k == domain.ActionUnknown
+}
+
+// unheldOf is the kind of a's that no sandbox holds ("" when none is): its
+// own, or its second (a sub-agent run where no hook sees its calls, an
+// isolation's: the eighty-sixth review). An unknown tool (Claude Code's
+// PowerShell, ReadMcpResourceTool; Codex's shell) is one: what it reaches
+// is not known (the eighty-sixth review).
+func unheldOf(a *domain.Action) domain.ActionKind {
+	switch {
+	case unheldKind(a.Kind):
+		return a.Kind
+	case unheldKind(a.Also):
+		return a.Also
+	}
+	return ""
 }
 
 // toolUnconfined refuses such a call that the policy would allow without
