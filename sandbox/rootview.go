@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -130,12 +131,14 @@ func buildRootView(v *fsView, sp *SandboxSpec) error {
 		if !r.write {
 			attr.Attr_set = unix.MOUNT_ATTR_RDONLY
 		} else {
-			if !domain.PathWithin(r.path, "/dev") {
+			if !slices.Contains(domain.DeviceFiles, r.path) {
 				// No device file in a writable root opens: root's
 				// 0600 block device there was the unprivileged
 				// uid's own through the id map, and the command
 				// read and wrote the raw disk (the eighty-fifth
-				// review). /dev's own grants keep their devices.
+				// review). The device files every command may use
+				// keep theirs; any other root under /dev does not
+				// (a workspace in /dev/shm: the eighty-sixth).
 				attr.Attr_set = unix.MOUNT_ATTR_NODEV
 			}
 			if dropUID && !sharedDir(r.path) {
