@@ -44,6 +44,9 @@ func TestAttack89_SeparateGitDirGlobalHooks(t *testing.T) {
 	if out, err := git(ws, "init", "-q"); err != nil {
 		t.Fatal(out, err)
 	}
+	if out, err := git(ws, "commit", "-q", "--allow-empty", "-m", "first"); err != nil {
+		t.Fatal(out, err)
+	}
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 	forgetWalks()
 	hook := func(dir, mark string) string {
@@ -65,13 +68,22 @@ func TestAttack89_SeparateGitDirGlobalHooks(t *testing.T) {
 		t.Fatalf("control: the repository made with git init --separate-git-dir is not usable (set aside %v): %v %s", r.Quarantined, err, out)
 	}
 
-	r = sh(t, s, "git init -q --separate-git-dir=\"$PWD/gd\" evil && "+hook("evil", "pwned"))
-	if r.ExitCode != 0 {
-		t.Fatalf("the command failed: %d %s", r.ExitCode, r.Stderr)
-	}
-	out, err := git(ws+"/evil", "commit", "-q", "--allow-empty", "-m", "in evil")
-	if exists(ws + "/pwned") {
-		t.Errorf("the person's commit in evil ran the command's evil/.githooks/pre-commit, which their global core.hooksPath names: the repository's git dir lies apart (git init --separate-git-dir) and nothing was set aside (set aside: %v): %v %s",
-			r.Quarantined, err, strings.TrimSpace(out))
+	for _, c := range []struct{ how, script string }{
+		{"git init --separate-git-dir", "git init -q --separate-git-dir=\"$PWD/gd\" evil"},
+		// The same through the person's own repository: a linked work
+		// tree (its admin dir .git/worktrees/evil is not held: new).
+		{"git worktree add", "git worktree add -q -b evil evil"},
+	} {
+		dir := "evil"
+		mustDo(t, os.RemoveAll(ws+"/"+dir), os.RemoveAll(ws+"/pwned"))
+		r = sh(t, s, c.script+" && "+hook(dir, "pwned"))
+		if r.ExitCode != 0 {
+			t.Fatalf("%s: the command failed: %d %s", c.how, r.ExitCode, r.Stderr)
+		}
+		out, err := git(ws+"/"+dir, "commit", "-q", "--allow-empty", "-m", "in evil")
+		if exists(ws + "/pwned") {
+			t.Errorf("%s: the person's commit in evil ran the command's evil/.githooks/pre-commit, which their global core.hooksPath names: the repository's git dir lies apart from its work tree and nothing was set aside (set aside: %v): %v %s",
+				c.how, r.Quarantined, err, strings.TrimSpace(out))
+		}
 	}
 }
