@@ -369,8 +369,14 @@ func newPlantCheck(v *fsView) *plantCheck {
 			// ENOTDIR: a file where a directory of its way would be
 			// (Cline's .clinerules file, above .clinerules/hooks); the
 			// command can replace it with a directory.
-			if !tm.exists(first) && !seen[first] {
-				seen[first] = true
+			// Each item below a directory set aside only with one of
+			// them (rulesOnlyAbove) is looked at, not the first only.
+			key := first
+			if rulesOnlyAbove[filepath.Base(first)] {
+				key = path
+			}
+			if !tm.exists(first) && !seen[key] {
+				seen[key] = true
 				pc.missing = append(pc.missing, [3]string{first, r, path})
 				for d := filepath.Dir(path); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
 					if tm.typeOf(d) == unix.S_IFLNK {
@@ -570,10 +576,13 @@ func (pc *plantCheck) setAsideNestedCreated() (found []Quarantine) {
 // apart from it, only what no program runs (Cline's rules above its
 // hooks; .github's CI workflows, which run elsewhere, above Copilot CLI's
 // hooks; mise's tasks, which a person runs by name, beside its config):
-// one a command makes without the path is not set aside. Others are (.hg,
-// whose sharedpath names another repository's config, .jj, whose repo
-// file names another repository, .config).
-var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise": true, ".mise": true}
+// one a command makes without the path is not set aside; nor is .config
+// without one of the items below it (dotnet's tool manifest, nextest's
+// config: the eighty-ninth review; what is not listed there is writable
+// in a .config that was there before). Others are (.hg, whose sharedpath
+// names another repository's config, .jj, whose repo file names another
+// repository).
+var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise": true, ".mise": true, ".config": true}
 
 // plainWayOnly reports whether the protected path full, below first, does
 // not exist, without a symlink on its way: every component from first down
