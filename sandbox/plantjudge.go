@@ -262,7 +262,7 @@ func (w *plantWalk) configRefsChanged(g string) bool {
 // configRefsChange is configRefsChanged, with the changed path when the
 // person's global config named it (the repository's own config may then
 // hold trusted keys only: gitDir needs a reason of its own).
-func (w *plantWalk) configRefsChange(g string) (changed bool, global string) {
+func (w *plantWalk) configRefsChange(g string, worktrees ...string) (changed bool, global string) {
 	seen := map[string]bool{}
 	var hit string
 	var walk func(cfg string, depth int) bool
@@ -283,7 +283,7 @@ func (w *plantWalk) configRefsChange(g string) (changed bool, global string) {
 			if strings.HasPrefix(r.path, "~") {
 				continue
 			}
-			for _, base := range []string{path.Dir(cfg), g, path.Dir(g)} {
+			for _, base := range append([]string{path.Dir(cfg), g, path.Dir(g)}, worktrees...) {
 				p := r.path
 				if !strings.HasPrefix(p, "/") {
 					p = base + "/" + p
@@ -568,11 +568,48 @@ func (w *plantWalk) gitfile(rel string) {
 			reason = "a .git file whose git dir does not exist or is reached through a symlink"
 		case held && !w.pc.submoduleDir(c):
 			reason = "a .git file that makes this directory a second work tree of " + c
+		case !w.inRoots(c):
+			// No command writes such a link honestly: the other
+			// repository's worktrees/ is not its to write. Its config,
+			// or the person's, can name a hooks path relative to the
+			// work tree this file makes (husky's .husky/_), written here
+			// (the eighty-ninth review).
+			reason = "a .git file naming a git dir outside the writable roots (" + c + ")"
 		default:
-			return
+			// A separate git dir or a linked work tree (git worktree
+			// add): a relative path its config or the person's names is
+			// this directory's, not the git dir's parent (the
+			// eighty-ninth review).
+			if !w.workTreeRefsChanged(c, w.path(rel)) {
+				return
+			}
+			reason = "a .git file whose work tree holds what a git config names (a hooks path), made or changed by the command"
 		}
 	}
 	w.found = append(w.found, setAsideIn(dfd, w.path(rel), ".git", reason))
+}
+
+// workTreeRefsChanged reports whether a path the config of the git dir g,
+// of its common dir (a linked work tree's), or the person's names relative
+// to the work tree wt changed since the command started.
+func (w *plantWalk) workTreeRefsChanged(g, wt string) bool {
+	if changed, _ := w.configRefsChange(g, wt); changed {
+		return true
+	}
+	gfd, err := unix.Open(g, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(gfd)
+	cd := w.commonDir(gfd, g)
+	if cd.fd >= 0 {
+		unix.Close(cd.fd)
+	}
+	if cd.path == "" {
+		return false
+	}
+	changed, _ := w.configRefsChange(cd.path, wt)
+	return changed
 }
 
 // submoduleDir reports whether the git dir c lies in the modules/ of a
