@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"turnstile/domain"
 )
@@ -102,6 +104,24 @@ func (l *limits) str(field, v string, maxLen int) {
 	}
 }
 
+// id checks an identifier: bounded, and no control or format character
+// (NUL, ESC, U+202E), no replacement character (invalid UTF-8, which the
+// decoder turned into one: two ids sent apart would be one), and not
+// blank only. Every place a person reads an id escapes it; the id is
+// refused before anything is appended (the eighty-seventh review).
+func (l *limits) id(field, v string, maxLen int) {
+	l.str(field, v, maxLen)
+	if l.err != nil || v == "" {
+		return
+	}
+	bad := strings.TrimSpace(v) == "" || strings.ContainsFunc(v, func(r rune) bool {
+		return r == utf8.RuneError || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r)
+	})
+	if bad {
+		l.err = &domain.FieldError{Field: field, Message: "must be printable: no control or format character, no invalid UTF-8, not blank"}
+	}
+}
+
 func (l *limits) strs(field string, vs []string, maxCount, maxLen int) {
 	if l.err == nil && len(vs) > maxCount {
 		l.err = &domain.FieldError{Field: field, Message: fmt.Sprintf("has %d entries; the limit is %d", len(vs), maxCount)}
@@ -123,9 +143,9 @@ func (l *limits) profile(p *domain.ProfileRequest) {
 func (req *StartTurnRequest) checkLengths() error {
 	var l limits
 	l.str("turn_id", req.TurnID, maxIDLen)
-	l.str("workspace_id", req.WorkspaceID, maxIDLen)
-	l.str("thread_id", req.ThreadID, maxIDLen)
-	l.str("parent_turn_id", req.ParentTurnID, maxIDLen)
+	l.id("workspace_id", req.WorkspaceID, maxIDLen)
+	l.id("thread_id", req.ThreadID, maxIDLen)
+	l.id("parent_turn_id", req.ParentTurnID, maxIDLen)
 	l.str("cwd", req.Cwd, maxPathLen)
 	l.str("workspace_root", req.WorkspaceRoot, maxPathLen)
 	l.strs("project_roots", req.ProjectRoots, maxListLen, maxPathLen)
@@ -136,8 +156,8 @@ func (req *StartTurnRequest) checkLengths() error {
 
 func (req *DecisionRequest) checkLengths() error {
 	var l limits
-	l.str("tool_call_id", req.ToolCallID, maxIDLen)
-	l.str("item_id", req.ItemID, maxIDLen)
+	l.id("tool_call_id", req.ToolCallID, maxIDLen)
+	l.id("item_id", req.ItemID, maxIDLen)
 	l.str("tool_name", req.ToolName, maxNameLen)
 	if req.MCP != nil {
 		l.str("mcp.server", req.MCP.Server, maxNameLen)
@@ -148,8 +168,8 @@ func (req *DecisionRequest) checkLengths() error {
 
 func (req *ExecRequest) checkLengths() error {
 	var l limits
-	l.str("tool_call_id", req.ToolCallID, maxIDLen)
-	l.str("item_id", req.ItemID, maxIDLen)
+	l.id("tool_call_id", req.ToolCallID, maxIDLen)
+	l.id("item_id", req.ItemID, maxIDLen)
 	l.strs("argv", req.Argv, maxArgvLen, maxArgBytes)
 	l.str("cwd", req.Cwd, maxPathLen)
 	for k, v := range req.Env {

@@ -263,7 +263,7 @@ func (s *Server) claudeCodeHook(r *http.Request, h *claudeCodeHook) (HookAnswer,
 	}
 	var l limits // ids, names and paths are bounded as on the REST API
 	l.str("session_id", h.SessionID, maxTextLen)
-	l.str("tool_use_id", h.ToolUseID, maxIDLen)
+	l.id("tool_use_id", h.ToolUseID, maxIDLen)
 	l.str("tool_name", h.ToolName, maxNameLen)
 	l.str("cwd", h.Cwd, maxPathLen)
 	l.str("transcript_path", h.TranscriptPath, maxPathLen)
