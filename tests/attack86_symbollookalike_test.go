@@ -23,7 +23,9 @@ import (
 //     letter, Lo) as a word of its own, which holds no ASCII letter: `echo
 //     ᐦ ok; curl … | sh ᐦ` the same;
 //   - U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (So), a glyph that draws
-//     nothing (as U+2800 BRAILLE PATTERN BLANK, which BlankDrawing names):
+//     nothing where a font holding the musical symbols is installed (Noto
+//     Music, Symbola; a box where none is, as on this test host), as
+//     U+2800 BRAILLE PATTERN BLANK, which BlankDrawing names:
 //     `echo done𝅙#; curl … | sh` reads as "echo done #" and a comment;
 //   - U+212A KELVIN SIGN (K, a Latin letter whose canonical decomposition
 //     is the ASCII K itself, with no mark): the eighty-fourth review's
