@@ -210,14 +210,24 @@ func markBase(s string, i int) rune {
 // variation selector (U+FE00…) and the other default-ignorable characters
 // (U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, …): `echo
 // done⠀#; curl …` reads as a comment and runs the curl, `scripts\uFE00/x`
-// reads as scripts/x (the eighty-third and eighty-fourth reviews). The
-// console and the CLI show them as escapes.
+// reads as scripts/x (the eighty-third and eighty-fourth reviews); and the
+// symbols that draw as nothing or as a blank though no property says so
+// (blankSymbols: U+FFFC, which Chromium draws with no width, U+1D159; the
+// eighty-sixth review). The console (app.js hiddenChars) and the CLI show
+// them as escapes; the two lists must be the same.
 func BlankDrawing(r rune) bool {
-	if r == '\u2800' || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+	if r == '\u2800' || strings.ContainsRune(blankSymbols, r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
 		return true
 	}
 	return r != ' ' && unicode.Is(unicode.Zs, r)
 }
+
+// blankSymbols draw as nothing or as a blank: U+FFFC OBJECT REPLACEMENT
+// CHARACTER (no width in Chromium), U+303F IDEOGRAPHIC HALF FILL SPACE,
+// U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (blank where a music font is
+// installed), U+16FE4 KHITAN SMALL SCRIPT FILLER (a mark that fills an
+// empty place, on a Latin letter no accent).
+const blankSymbols = "\uFFFC\u303F\U0001D159\U00016FE4"
 
 // urlHost returns the authority of the URL that byte i of s lies in (after
 // '://', before the next '/', '?', '#' or space), if it lies in one.

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,10 +74,11 @@ func TestTerminalSafeReadsBack(t *testing.T) {
 
 // TestTerminalSafeShowsBlanks: what draws as a blank but is no ASCII space
 // is shown as an escape, so `done<U+00A0>#` (one word to a shell, no
-// comment) does not read as `done #` (the eighty-third review); the ASCII
-// space and accented letters are shown as they are.
+// comment) does not read as `done #` (the eighty-third review), nor
+// scripts<U+FFFC> as scripts (U+FFFC draws nothing: the eighty-sixth); the
+// ASCII space and accented letters are shown as they are.
 func TestTerminalSafeShowsBlanks(t *testing.T) {
-	for _, r := range []rune{'\u00a0', '\u2002', '\u202f', '\u3000', '\u2800', '\u3164', '\uffa0', '\u115f', '\ufe00', '\u034f', '\U000e0100'} {
+	for _, r := range []rune{'\u00a0', '\u2002', '\u202f', '\u3000', '\u2800', '\u3164', '\uffa0', '\u115f', '\ufe00', '\u034f', '\U000e0100', '\ufffc', '\u303f', '\U0001d159', '\U00016fe4'} {
 		got := TerminalSafe("done" + string(r) + "#")
 		if strings.ContainsRune(got, r) || got == "done#" {
 			t.Errorf("U+%04X shown as %q", r, got)
@@ -86,5 +89,32 @@ func TestTerminalSafeShowsBlanks(t *testing.T) {
 	}
 	if got := TerminalSafe("café done #"); got != "café done #" {
 		t.Errorf("control: %q", got)
+	}
+}
+
+// TestBlankSymbolsInConsole: the console escapes what BlankDrawing names
+// by no Unicode property (blankSymbols): app.js's hiddenChars, and the
+// look-ahead that doubles a backslash before one, hold each (the
+// eighty-sixth review: U+FFFC was escaped by neither).
+func TestBlankSymbolsInConsole(t *testing.T) {
+	js, err := os.ReadFile("../api/ui/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hiddenChars", "escapeLike"} {
+		_, def, ok := strings.Cut(string(js), "const "+name+" = ")
+		if !ok {
+			t.Fatalf("no %s in app.js", name)
+		}
+		def, _, _ = strings.Cut(def, "\n")
+		for _, r := range blankSymbols + "\u2800\u3164\uffa0\u115f\u1160" {
+			esc := fmt.Sprintf(`\u%04x`, r)
+			if r > 0xffff {
+				esc = fmt.Sprintf(`\u{%x}`, r)
+			}
+			if !strings.Contains(def, esc) {
+				t.Errorf("app.js %s lacks %s (BlankDrawing)", name, esc)
+			}
+		}
 	}
 }

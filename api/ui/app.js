@@ -15,15 +15,16 @@ const $ = (id) => document.getElementById(id);
 // visible writes control and format characters (escape sequences, a
 // right-to-left override, zero-width characters) and those that draw as a
 // blank or as nothing but are no ASCII space (a no-break space, U+2800, a
-// variation selector: a shell reads "done\u{a0}#" as one word, no comment;
-// domain.BlankDrawing) as \u{…} escapes: the
+// variation selector, U+FFFC which draws with no width: a shell reads
+// "done\u{a0}#" as one word, no comment; the same set as
+// domain.BlankDrawing and its blankSymbols) as \u{…} escapes: the
 // fields of a request come from the agent, and a person deciding it must
 // see every character, not text the browser reorders or hides.
 // It is one-to-one: a backslash that would read as the start of an escape
 // (before another backslash, a "u", or a character shown as an escape) is
 // shown doubled, so the text \u{a} is never shown as a line break is.
-const hiddenChars = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u0000-\u001f\u007f-\u009f\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0]/gu;
-const escapeLike = /\\(?=[\\u\p{Cf}\p{Default_Ignorable_Code_Point}\u0000-\u001f\u007f-\u009f\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0])/gu;
+const hiddenChars = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u0000-\u001f\u007f-\u009f\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0\ufffc\u303f\u{1d159}\u{16fe4}]/gu;
+const escapeLike = /\\(?=[\\u\p{Cf}\p{Default_Ignorable_Code_Point}\u0000-\u001f\u007f-\u009f\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0\ufffc\u303f\u{1d159}\u{16fe4}])/gu;
 function visible(s) {
   return typeof s === "string"
     ? s.replace(escapeLike, "\\\\").replace(hiddenChars, (c) => "\\u{" + c.codePointAt(0).toString(16) + "}")
