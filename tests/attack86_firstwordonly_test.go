@@ -28,6 +28,11 @@ import (
 // least in each word that holds ASCII letters), within the same bounds.
 //
 // Control: without the greeting the line names U+0456 in scrіpts.
+//
+// Fixed: NonASCIIDetail names a character again in a word where it ranks
+// higher than where it was named, and a letter or digit that is a
+// lookalike beside ASCII ones again in each such word (and a host's in
+// each host), within the same bounds (eight shown, "and N more").
 func TestAttack86_LookalikeNamedOnlyInItsFirstWord(t *testing.T) {
 	t.Parallel()
 	show := askedCommandShown(t)

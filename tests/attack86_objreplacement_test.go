@@ -34,6 +34,10 @@ import (
 // Control: in the same page U+FFFC has no width (so the claim holds in
 // this browser), and a variation selector in the same place is shown as an
 // escape.
+//
+// Fixed: U+FFFC, U+1D159, U+303F and U+16FE4 are in BlankDrawing
+// (blankSymbols) and in app.js's hiddenChars: both sides show them as
+// escapes, and they rank as invisible.
 func TestAttack86_ConsoleObjectReplacementDrawsNothing(t *testing.T) {
 	s := StartServer(t, "")
 	approver := s.credential("alice", "approver")

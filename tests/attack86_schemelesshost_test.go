@@ -28,6 +28,11 @@ import (
 //
 // Control: the same host with "https://" is named despite the decoys; the
 // decoys alone are named and nothing more.
+//
+// Fixed: a lookalike in a host written without a scheme (a dot-separated
+// name before '/', ':' or the word's end, or a name after '@':
+// schemelessHost) ranks as a host's, with the same bounds (four a host,
+// sixteen hosts); an accented letter there (résumé.pdf) stays an accent.
 func TestAttack86_SchemelessHostLookalikePushedOut(t *testing.T) {
 	t.Parallel()
 	show := askedCommandShown(t)

@@ -53,6 +53,12 @@ import (
 //
 // Control: each character alone is named; the decoys before an honest
 // command are named and nothing more.
+//
+// Fixed: nonASCIIRank ranks every character but an accented Latin letter
+// (NFD an ASCII letter and a mark or more) and a letter in a word of its
+// own script (another letter of that script in it, no ASCII) as a
+// lookalike, and one whose NFD or NFKC is ASCII (K) as one too; U+1D159
+// is in BlankDrawing, escaped on both sides.
 func TestAttack86_SymbolLookalikePushedOut(t *testing.T) {
 	t.Parallel()
 	show := askedCommandShown(t)
