@@ -63,6 +63,7 @@ func TestAttack86_ConsoleObjectReplacementDrawsNothing(t *testing.T) {
 	// In the card's own font: the text with U+FFFC is exactly as wide as
 	// without it (it draws nothing).
 	var same bool
+	run(t, b, "the request with U+FFFC appears", chromedp.WaitVisible("#req-"+obj.Request.RequestID+" td.mono", chromedp.ByQuery))
 	run(t, b, "measure U+FFFC", chromedp.Evaluate(`(() => {
 		const td = document.querySelector("#req-`+obj.Request.RequestID+` td.mono");
 		const c = document.createElement("canvas").getContext("2d");
@@ -70,7 +71,9 @@ func TestAttack86_ConsoleObjectReplacementDrawsNothing(t *testing.T) {
 		return c.measureText("scripts\ufffc/deploy.sh").width === c.measureText("scripts/deploy.sh").width;
 	})()`, &same))
 	if !same {
-		t.Skip("this browser draws U+FFFC with a width: the claim does not hold here")
+		// The escape below is checked all the same: it is shown wherever
+		// the character lies.
+		t.Log("this browser draws U+FFFC with a width")
 	}
 	got := card(obj.Request.RequestID)
 	if !strings.Contains(got, `\u{fffc}`) && !strings.Contains(got, "U+FFFC") {
