@@ -154,3 +154,38 @@ func (s *signalReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestAttack90_NULInTargetFronts (ninetieth review, medium, the same
+// gateway): requestLine answers "no request" for a line with a NUL before
+// its end ("no server reads a request line holding one"), for git://'s
+// pkt-line. Netty's codec does read one: splitInitialLine splits at SP,
+// HT, VT, FF and CR only, and the URI is checked (HttpUtil's
+// isEncodingSafeStartLineToken, 4.1.129 on) for CR, LF and SP only; the
+// request is then routed by its Host. So "GET /\x00 HTTP/1.1" with Host
+// other.test, in a tunnel to ok.example.test, is carried and served as
+// other.test.
+//
+// Fix: take the NUL as marking another protocol only where that protocol
+// is recognised (git://'s pkt-line: four hex digits giving the length of
+// what follows, "git-upload-pack"/"git-receive-pack"/"git-upload-archive"
+// after them), or when the bytes before the NUL cannot begin a request
+// line (no version can follow); else read on to the line's end and judge
+// it as now.
+//
+// Control: git://'s pkt-line still reaches the address unjudged
+// (TestAttack65GitProtocolStallsInTunnel covers it at the unit level);
+// here, the same request without the NUL is refused.
+func TestAttack90_NULInTargetFronts(t *testing.T) {
+	target := ingressTarget("ok.example.test", vhostIngress(t, nettyRequestLine))
+	through := tunnelThrough(t, target, exampleTestPolicy, loopbackNames("ok.example.test"))
+
+	if got := through("GET /x HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n"); got != "" {
+		t.Fatalf("control: a plain request for other.test was carried: %q", got)
+	}
+	if uri, _, ok := nettyRequestLine("GET /\x00 HTTP/1.1\r\n"); !ok || uri != "/\x00" {
+		t.Fatalf("control: the Netty stand-in does not read a NUL in the target: %q %v", uri, ok)
+	}
+	if got := through("GET /\x00 HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n"); strings.Contains(got, "SECRET") {
+		t.Errorf("a tunnel to %s whose request line holds a NUL in its target was carried and served as other.test: %q", target, got)
+	}
+}
