@@ -620,6 +620,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 		return
 	}
 	watch := newRetryWatch(t.up)
+	status := newStatusSniff(countingWriter{c, &t.down64})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -662,7 +663,13 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 				t.close()
 				return
 			}
-			if plainHTTP(br, up) {
+			// Once the address switched protocols (101), what follows is
+			// WebSocket frames, which its server no longer reads as
+			// requests: a client frame's header bytes are C1 controls a
+			// request line's reader skips, and judged as one they kept
+			// the tunnel waiting for a line's end (the ninetieth review).
+			// A refused upgrade leaves a server reading requests: judged.
+			if !<-status.switched && plainHTTP(br, up) {
 				p.refusedTunnel(t, "a plain HTTP request after the tunnel's WebSocket handshake")
 				return
 			}
@@ -689,7 +696,8 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 			tc.CloseWrite()
 		}
 	}()
-	io.Copy(countingWriter{c, &t.down64}, watch)
+	io.Copy(status, watch)
+	status.end()
 	watch.done()
 	t.close()
 	wg.Wait()

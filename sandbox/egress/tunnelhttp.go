@@ -49,7 +49,10 @@ func plainHTTP(br *bufio.Reader, carry io.Writer) bool {
 			return false
 		}
 		verdict, more := requestLine(b)
-		if more && allLead(b) && br.Buffered() <= len(b) {
+		// Not a beginning of PROXY v2's signature ("\r\n\r\n\0…"): the
+		// rest, judged afresh, read as no request, and an ingress read
+		// the whole header (the ninetieth review).
+		if more && allLead(b) && br.Buffered() <= len(b) && !bytes.HasPrefix(proxyV2, b) {
 			if _, err := carry.Write(b); err != nil {
 				return false // the upstream is gone: the copy after this ends the tunnel
 			}
@@ -85,9 +88,8 @@ func requestLine(b []byte) (verdict, more bool) {
 	}
 	// Before the method, a server may skip more than the empty lines RFC
 	// 9112 names: Netty's codec (the JVM gateways that route on Host)
-	// skips every control byte and blank (the eighty-eighth review). A
-	// NUL is no such lead: it marks another protocol (most binary ones
-	// send one within their first bytes).
+	// skips every ISO control byte, NUL included, and blank (the
+	// eighty-eighth and ninetieth reviews).
 	i := 0
 	for i < len(b) && leadByte(b[i]) {
 		i++
@@ -108,13 +110,14 @@ func requestLine(b []byte) (verdict, more bool) {
 		return true, false
 	}
 	end := bytes.IndexByte(b[j:], '\n')
-	if k := bytes.IndexByte(b[j:], 0); k >= 0 && (end < 0 || k < end) {
-		// A NUL before the line's end: no server reads a request line
-		// holding one, and a binary protocol's first message may (git://'s
-		// pkt-line "0033git-upload-pack /repo\0host=…\0", which then
-		// waited for a '\n' it never sends: the sixty-fifth review). Other
-		// control bytes stay in the line: old nginx reads them in a URI
-		// (the seventy-second review).
+	if k := bytes.IndexByte(b[j:], 0); k >= 0 && (end < 0 || k < end) && !letters(b[i:j]) {
+		// A NUL before the line's end after a method that is no word: a
+		// binary protocol's first message (git://'s pkt-line
+		// "0033git-upload-pack /repo\0host=…\0", an LDAP bind's "0\f…"),
+		// which then waits for a '\n' it never sends (the sixty-fifth and
+		// ninetieth reviews). After a word (GET) the NUL stays in the
+		// line: Netty reads one in a URI (the ninetieth review), as old
+		// nginx reads other control bytes (the seventy-second).
 		return false, false
 	}
 	if end < 0 {
@@ -139,11 +142,23 @@ func requestLine(b []byte) (verdict, more bool) {
 
 // isBlank reports a blank a server's request-line parser may take after
 // the method: a space, or a tab (HAProxy's HTTP_IS_SPHT, the sixtieth
-// review), a vertical tab, a form feed, a carriage return (Netty's
-// isSPLenient, the eighty-eighth review), or any other control byte but
-// NUL and LF (Balsa, the HTTP/1 parser of quiche and Envoy, splits the
-// first line at any byte up to a space).
-func isBlank(c byte) bool { return c != 0 && c != '\n' && c <= ' ' }
+// review), a vertical tab, a form feed or a carriage return (Netty's
+// isSPLenient, the eighty-eighth review). Not every control byte: a
+// binary protocol's first bytes (an LDAP bind's BER header, "0," and a
+// length) then read as a method and a blank, and the tunnel waited for a
+// line's end that never came (the ninetieth review).
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' }
+
+// letters reports whether tok is a word of ASCII letters, '-' and '_'
+// (every method a server knows: GET, M-SEARCH).
+func letters(tok []byte) bool {
+	for _, c := range tok {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return len(tok) > 0
+}
 
 // allLead reports whether every byte of b is a lead byte.
 func allLead(b []byte) bool {
@@ -156,9 +171,9 @@ func allLead(b []byte) bool {
 }
 
 // leadByte reports a byte a server may skip before a request line: a
-// control byte but NUL, a blank, or a C1 control (Java's isISOControl on
-// a byte read as a char: Netty's SKIP_CONTROL_CHARS).
-func leadByte(c byte) bool { return (c != 0 && c <= ' ') || (c >= 0x7f && c <= 0x9f) }
+// control byte, a blank, or a C1 control (Java's isISOControl on a byte
+// read as a char: Netty's SKIP_CONTROL_CHARS).
+func leadByte(c byte) bool { return c <= ' ' || (c >= 0x7f && c <= 0x9f) }
 
 // versionShaped reports whether f looks like an HTTP version whatever its
 // letters and case ("HTTP/1.1", "http/1.1", "XTTP/1.0": HAProxy before 3.0
@@ -285,4 +300,39 @@ func headerHas(h http.Header, k, v string) bool {
 		}
 	}
 	return false
+}
+
+// statusSniff passes what the address sends to the client through w, and
+// tells once (switched) whether its first line is a 101 status (Switching
+// Protocols): false when it is another, or the copy ended first.
+type statusSniff struct {
+	w        io.Writer
+	line     []byte
+	told     bool
+	switched chan bool
+}
+
+func newStatusSniff(w io.Writer) *statusSniff {
+	return &statusSniff{w: w, switched: make(chan bool, 1)}
+}
+
+func (s *statusSniff) Write(b []byte) (int, error) {
+	if !s.told {
+		s.line = append(s.line, b[:min(len(b), 64-len(s.line))]...)
+		if i := bytes.IndexByte(s.line, '\n'); i >= 0 || len(s.line) >= 64 {
+			f := bytes.Fields(s.line[:max(i, 0)])
+			s.tell(len(f) >= 2 && bytes.HasPrefix(f[0], []byte("HTTP/1.")) && string(f[1]) == "101")
+		}
+	}
+	return s.w.Write(b)
+}
+
+// end tells false if nothing was told.
+func (s *statusSniff) end() { s.tell(false) }
+
+func (s *statusSniff) tell(v bool) {
+	if !s.told {
+		s.told = true
+		s.switched <- v
+	}
 }

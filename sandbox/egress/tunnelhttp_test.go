@@ -48,9 +48,11 @@ func TestPlainHTTPInTunnel(t *testing.T) {
 		" GET / HTTP/1.1\r\n":                                  true,  // lead bytes Netty skips (the eighty-eighth review)
 		"\x01\x7f\x85GET / HTTP/1.1\r\n":                       true,  // control bytes, C0 and C1, before the method
 		"GET\r/ HTTP/1.1\r\n":                                  true,  // CR as the blank after the method (Netty)
-		"GET\x01/ HTTP/1.1\r\n":                                true,  // a control byte as the blank (Balsa)
+		"GET\x01/ HTTP/1.1\r\n":                                false, // a control byte no server named takes as a blank
 		"\x01\x02\x03":                                         false, // lead bytes only, then the client closed: carried
-		"\x01\x00GET / HTTP/1.1\r\n":                           false, // a NUL after them: another protocol
+		"\x01\x00GET / HTTP/1.1\r\n":                           true,  // a NUL among them (Netty skips it too: the ninetieth review)
+		"GET /\x00 HTTP/1.1\r\n":                               true,  // a NUL in the target after a method (Netty reads it)
+		"0\f\x02\x01\x01`\a\x02\x01\x03\x04\x00\x80\x00":       false, // an LDAP bind: no method word before the NUL
 	} {
 		br := bufio.NewReaderSize(strings.NewReader(in), tunnelPeek)
 		if got := plainHTTP(br, io.Discard); got != want {
