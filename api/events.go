@@ -127,6 +127,11 @@ func notification(e *turn.Event) (string, map[string]any) {
 	case *turn.ProfileChanged:
 		p["kind"], p["profile_mode"], p["enforcement"] = "profile_changed", ev.Profile.Mode, ev.Snapshot.Enforcement
 		p["profile"], p["snapshot_version"] = ev.Profile.Profile, e.Version
+		if ev.Confirmed {
+			// The permissions did not change: who asked for them did.
+			p["confirmed"] = true
+			delete(p, "snapshot_version")
+		}
 	case *turn.ToolCompleted:
 		p["kind"], p["tool_call_id"], p["tool_name"], p["decision"] = projections.AuditToolCompleted, ev.ToolCallID, ev.Action.ToolName, ev.Decision
 		p["request_key"] = projections.RequestKey{ActionKind: ev.Action.Kind, ScopeHash: ev.Action.ScopeHash}

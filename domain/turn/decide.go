@@ -530,8 +530,11 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		// had narrowed already): recorded, so that the change is theirs
 		// (State.ProfileChangedBy) and a Claude Code session's next turn
 		// keeps it; as a replay it was carried nowhere (the eighty-seventh
-		// review).
-		return changeTo(s, c, snap)
+		// review). Only that: a grant, an allowed call and an open request
+		// stand (the ninetieth).
+		sum := sha256.Sum256(nxt)
+		key := []string{"profile_confirmed", strconv.FormatInt(s.SnapshotVersion, 10), c.Meta.Actor.Name, hex.EncodeToString(sum[:])}
+		return []Event{s.event(&c.Meta, key, &ProfileChanged{Profile: snap.PermissionProfile, Snapshot: snap, Confirmed: true})}, Outcome{}, nil
 	}
 	if c.NarrowOnly && domain.Widens(&s.Snapshot, &snap) {
 		if domain.Widens(&snap, &s.Snapshot) {

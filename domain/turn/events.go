@@ -238,6 +238,12 @@ type ProfileChanged struct {
 	// parent's (the parent's change, carried down): no change of the
 	// child's own.
 	FromParent bool `json:"from_parent,omitempty"`
+	// Confirmed marks a change to the snapshot the turn already had, by a
+	// principal who may widen (an admin setting the mode a session's turn
+	// is in): it records who asked for the profile, for a Claude Code
+	// session's next turn to keep, and changes nothing else (no grant
+	// cleared, no snapshot version, no request resolved).
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // TurnEnded is the body of turn.completed, turn.interrupted and turn.failed.

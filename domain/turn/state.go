@@ -142,7 +142,9 @@ func evolve(s *State, e *Event) bool {
 		// The turn's own fields only (Summary.Apply).
 	case *ProfileChanged:
 		s.CarveLinks = domain.MergeCarveLinks(s.CarveLinks, domain.CarveLinksOf(&s.Snapshot))
-		s.Grants = domain.GrantSet{}
+		if !p.Confirmed {
+			s.Grants = domain.GrantSet{}
+		}
 		// A child bounded by its parent's change keeps its own: the
 		// parent holds that change (a Claude Code session's turn reads
 		// its children's own changes, ccChildCarried).

@@ -60,7 +60,9 @@ func (v *Summary) Apply(e *Event, named RequestStatus) RequestStatus {
 	case *SecuritySnapshotResolved:
 		v.Snapshot, v.SnapshotVersion = p.Snapshot, e.Version
 	case *ProfileChanged:
-		v.Profile, v.Snapshot, v.SnapshotVersion = p.Profile, p.Snapshot, e.Version
+		if !p.Confirmed {
+			v.Profile, v.Snapshot, v.SnapshotVersion = p.Profile, p.Snapshot, e.Version
+		}
 	case *ApprovalRequested, *ApprovalResolved:
 		next, ok := RequestMove(named, p)
 		if !ok {
