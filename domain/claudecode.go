@@ -66,7 +66,6 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of the whole input (description, prompt, subagent_type, and what else it names: isolation, cwd, model, run_in_background, name, each shown); an allowed Task starts a child turn", mapArgs: ccWhole},
 	{Name: "Agent", As: "task_create", Kind: ActionTaskSubagent, Scope: "as Task (Claude Code's newer name for it; Task is its alias)", mapArgs: ccWhole},
 	{Name: "TodoWrite", As: ClaudeCodeUnknownPrefix + "TodoWrite", Kind: ActionInternal, Scope: "none: Claude Code's own bookkeeping (its to-do list), always allowed", mapArgs: ccKeep()},
-	{Name: "ExitPlanMode", As: ClaudeCodeUnknownPrefix + "ExitPlanMode", Kind: ActionInternal, Scope: "none: Claude Code's own bookkeeping (a plan shown to its user), always allowed", mapArgs: ccKeep()},
 	{Name: "BashOutput", As: ClaudeCodeUnknownPrefix + "BashOutput", Kind: ActionInternal, Scope: "none: the output of a background Bash call already decided, always allowed", mapArgs: ccKeep()},
 	{Name: "KillShell", As: ClaudeCodeUnknownPrefix + "KillShell", Kind: ActionInternal, Scope: "none: stops a background Bash call, always allowed", mapArgs: ccKeep()},
 	{Name: "mcp__<server>__<tool>", As: "mcp__<server>__<tool>", Kind: ActionMCPWriteOrUnknown, Scope: "server, tool, hash of the input; `mcp_read` only for a tool the operator trusts (`serve --mcp-read-only server/tool`), and for a name that reads more than one way (a `__` in the server's or the tool's name) only when every reading is trusted"},

@@ -42,7 +42,7 @@ func TestClaudeCodeInvocation(t *testing.T) {
 		"Edit": `{"file_path":"/w/a","old_string":"a","new_string":"b"}`, "MultiEdit": `{"file_path":"/w/a","edits":[]}`,
 		"NotebookEdit": `{"notebook_path":"/w/n.ipynb"}`, "WebFetch": `{"url":"https://example.com/x","prompt":"p"}`,
 		"WebSearch": `{"query":"q"}`, "Task": `{"description":"d","prompt":"p","subagent_type":"s"}`,
-		"mcp__<server>__<tool>": `{}`, "*": `{}`, "TodoWrite": `{"todos":[]}`, "ExitPlanMode": `{"plan":"p"}`, "BashOutput": `{"bash_id":"b"}`, "KillShell": `{"shell_id":"b"}`,
+		"mcp__<server>__<tool>": `{}`, "*": `{}`, "TodoWrite": `{"todos":[]}`, "BashOutput": `{"bash_id":"b"}`, "KillShell": `{"shell_id":"b"}`,
 	}
 	for _, tool := range ClaudeCodeTools {
 		name := tool.Name
