@@ -84,4 +84,19 @@ func TestAttack90_CoreWorktreeGlobalHooks(t *testing.T) {
 				c.how, r.Quarantined, err, strings.TrimSpace(out))
 		}
 	}
+
+	// The same in two commands: the repository with core.worktree (honest
+	// in itself, control 2), then the hooks in its work tree. The next
+	// command's discovery does not hold wt/.githooks either.
+	mustDo(t, os.RemoveAll(ws+"/evil"), os.RemoveAll(ws+"/wt"), os.RemoveAll(ws+"/pwned"))
+	r1 := sh(t, s, "git init -q evil && mkdir wt && git -C evil config core.worktree \"$PWD/wt\"")
+	r2 := sh(t, s, hook("wt", "pwned"))
+	if r1.ExitCode != 0 || r2.ExitCode != 0 {
+		t.Fatalf("two commands: %d %s / %d %s", r1.ExitCode, r1.Stderr, r2.ExitCode, r2.Stderr)
+	}
+	out, err := git(ws+"/evil", "commit", "-q", "--allow-empty", "-m", "in evil")
+	if exists(ws + "/pwned") {
+		t.Errorf("core.worktree = wt made by one command, wt/.githooks by the next: the person's commit in evil ran it; nothing held or set aside (%v, %v): %v %s",
+			r1.Quarantined, r2.Quarantined, err, strings.TrimSpace(out))
+	}
 }
