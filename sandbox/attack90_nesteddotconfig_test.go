@@ -20,7 +20,9 @@ import (
 // repository (vendor/lib) without a .config, the command makes
 // .config/mise/config.toml (mise's project config: its [env] _.source and
 // [hooks] run at the person's next cd there), or .config/lefthook.yml
-// (the hooks lefthook runs at their next commit there), or .config/hk.pkl:
+// or .config/lefthook-local.yml (merged into the config of the lefthook
+// the person installed there: its commands run at their next commit), or
+// .config/hk.pkl:
 // setAsideMade finds that one item not made, takes the .config for one
 // holding no item
 // (rulesOnlyAbove, plainWayOnly) and leaves it. Before the eighty-ninth
@@ -59,7 +61,7 @@ func TestAttack90_NestedDotConfigFirstItemOnly(t *testing.T) {
 		t.Fatalf("control: the root's .config/lefthook.yml stayed: %d %s %v", r.ExitCode, r.Stderr, r.Quarantined)
 	}
 
-	for _, item := range []string{".config/mise/config.toml", ".config/lefthook.yml", ".config/mise.local.toml", ".config/hk.pkl"} {
+	for _, item := range []string{".config/lefthook-local.yml", ".config/lefthook.yml", ".config/mise/config.toml", ".config/mise.local.toml", ".config/hk.pkl"} {
 		ws, lib := setup()
 		s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 		r := sh(t, s, "mkdir -p \"$(dirname vendor/lib/"+item+")\" && echo 'x = 1' > vendor/lib/"+item)
