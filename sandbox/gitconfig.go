@@ -21,36 +21,8 @@ type gitConfigRef struct {
 // symlink; bounded) for core.hooksPath, init.templateDir, core.fsmonitor
 // (when it names a program rather than a boolean) and include paths.
 func gitConfigRefs(file string) []gitConfigRef {
-	f, _, ok := openRegular(file)
-	if !ok {
-		return nil
-	}
-	defer f.Close()
 	var out []gitConfigRef
-	section := ""
-	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
-	for sc.Scan() && len(out) < maxSubmodules {
-		line := strings.TrimSpace(sc.Text())
-		// A backslash at the end of a line continues the value on the
-		// next one (git's config parser).
-		for strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) && sc.Scan() {
-			line = line[:len(line)-1] + sc.Text()
-		}
-		if strings.HasPrefix(line, "[") {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				continue
-			}
-			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
-			section = strings.ToLower(name)
-			line = strings.TrimSpace(line[end+1:])
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		v = gitConfigValue(v)
+	scanGitConfig(file, func(section, k, v string) bool {
 		switch {
 		case v == "":
 		case section == "core" && k == "hookspath":
@@ -79,8 +51,62 @@ func gitConfigRefs(file string) []gitConfigRef {
 		case gitProgramKey(section, k, v):
 			out = append(out, commandPaths(v)...)
 		}
-	}
+		return len(out) < maxSubmodules
+	})
 	return out
+}
+
+// gitConfigWorktrees returns the core.worktree values of the config file
+// (each one given, not only the last git takes; read as gitConfigRefs
+// reads, without includes, which git's choice of the work tree does not
+// follow either).
+func gitConfigWorktrees(file string) []string {
+	var out []string
+	scanGitConfig(file, func(section, k, v string) bool {
+		if section == "core" && k == "worktree" && v != "" {
+			out = append(out, v)
+		}
+		return len(out) < maxSubmodules
+	})
+	return out
+}
+
+// scanGitConfig calls fn with each key of the config file (read without
+// following a final symlink; bounded) and its value, as git reads them:
+// the section lower case, its subsection dropped, the key lower case;
+// until fn returns false.
+func scanGitConfig(file string, fn func(section, k, v string) bool) {
+	f, _, ok := openRegular(file)
+	if !ok {
+		return
+	}
+	defer f.Close()
+	section := ""
+	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		// A backslash at the end of a line continues the value on the
+		// next one (git's config parser).
+		for strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) && sc.Scan() {
+			line = line[:len(line)-1] + sc.Text()
+		}
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:])
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		if !fn(section, strings.ToLower(strings.TrimSpace(k)), gitConfigValue(v)) {
+			return
+		}
+	}
 }
 
 // gitProgramKey reports whether the key k of section (its subsection

@@ -73,7 +73,7 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	var refsChanged bool
 	var globalRef string
 	if !held {
-		refsChanged, globalRef = w.configRefsChange(g)
+		refsChanged, globalRef = w.configRefsChange(g, w.coreWorktrees(g)...)
 	}
 	if !held && !unseen && !w.changed(gfd, controlNames) && !(cd.fd >= 0 && w.changed(cd.fd, commonNames)) &&
 		!w.hooksChanged(gfd) && !(cd.fd >= 0 && w.hooksChanged(cd.fd)) &&
@@ -314,6 +314,30 @@ func (w *plantWalk) configRefsChange(g string, worktrees ...string) (changed boo
 		}
 	}
 	return false, ""
+}
+
+// coreWorktrees returns the work trees the config and config.worktree of
+// the git dir g name (core.worktree, relative to g as git takes it) that
+// lie in the writable roots: git takes a relative hooks path there, not
+// beside the git dir (the ninetieth review: git init evil; git -C evil
+// config core.worktree "$PWD/wt"; wt/.githooks, which the person's global
+// core.hooksPath = .githooks names, ran at their next commit in evil). One
+// outside the roots is not the command's to write; one that leads there
+// through a symlink trust refuses.
+func (w *plantWalk) coreWorktrees(g string) []string {
+	var out []string
+	for _, n := range []string{"config", "config.worktree"} {
+		for _, wt := range gitConfigWorktrees(joinPath(g, n)) {
+			if !strings.HasPrefix(wt, "/") {
+				wt = g + "/" + wt
+			}
+			wt = domain.CleanPath(wt)
+			if w.inRoots(wt) && wt != path.Dir(g) {
+				out = append(out, wt)
+			}
+		}
+	}
+	return out
 }
 
 // inRoots reports whether p lies in one of the command's writable roots.
@@ -593,7 +617,7 @@ func (w *plantWalk) gitfile(rel string) {
 // of its common dir (a linked work tree's), or the person's names relative
 // to the work tree wt changed since the command started.
 func (w *plantWalk) workTreeRefsChanged(g, wt string) bool {
-	if changed, _ := w.configRefsChange(g, wt); changed {
+	if changed, _ := w.configRefsChange(g, append([]string{wt}, w.coreWorktrees(g)...)...); changed {
 		return true
 	}
 	gfd, err := unix.Open(g, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

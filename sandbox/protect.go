@@ -461,9 +461,44 @@ func (d *discovery) configRefs(g, worktree string) {
 	// for every repository: a hooks path given there relative
 	// (core.hooksPath = .githooks) is each work tree's.
 	files = append(files, globalGitConfigs()...)
+	worktrees := append([]string{worktree}, coreWorktreesOf(g, worktree)...)
 	for _, f := range files {
-		d.configFileRefs(f, filepath.Dir(f), worktree, 0)
+		for _, wt := range worktrees {
+			d.configFileRefs(f, filepath.Dir(f), wt, 0)
+		}
 	}
+}
+
+// coreWorktreesOf returns the work trees other than worktree that the
+// config and config.worktree of the git dir g name (core.worktree,
+// relative to g as git takes it, its ".." resolved as the kernel does):
+// git takes a relative hooks path, and a program's, from there (the
+// ninetieth review: a repository the command made with core.worktree
+// naming another directory of the root, where the next command wrote the
+// hooks the person's global core.hooksPath = .githooks names). A path
+// with ".." is returned as written, for configFileRefs to resolve as the
+// kernel does (dotDotWay), one with a symlink on its way lexically (the
+// link is noted there, linkRefs); what ends outside the writable roots is
+// not kept there.
+func coreWorktreesOf(g, worktree string) []string {
+	var out []string
+	for _, n := range []string{"config", "config.worktree"} {
+		for _, wt := range gitConfigWorktrees(joinPath(g, n)) {
+			if !strings.HasPrefix(wt, "/") {
+				wt = g + "/" + wt
+			}
+			if !slices.Contains(splitPath(wt), "..") {
+				wt = domain.CleanPath(wt)
+			}
+			if c, _, ok, err := canonicalPath(wt); wt == worktree || err == nil && ok && c == worktree {
+				continue // the work tree it is found in (a submodule's)
+			}
+			if !slices.Contains(out, wt) {
+				out = append(out, wt)
+			}
+		}
+	}
+	return out
 }
 
 // globalGitConfigs are the config files git reads for every repository
