@@ -118,6 +118,9 @@ type plantCheck struct {
 	// protected list's items, each held (setAsideNestedCreated).
 	nestedAbsent []nestedAbsent
 	nestedFirsts [][2]string
+	// nestedRels are the items themselves: each below a first name in
+	// rulesOnlyAbove is judged, not the first only.
+	nestedRels []string
 	// nestedWTs are the nested repositories' work trees (their workspace
 	// files are watched as a root's).
 	nestedWTs []string
@@ -313,7 +316,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// The protected list's items missing in a nested repository's work
 	// tree (protectNestedWorkTrees).
 	watch = append(watch, v.nestedMissing...)
-	pc.nestedFirsts = v.nestedFirsts
+	pc.nestedFirsts, pc.nestedRels = v.nestedFirsts, v.nestedRels
 	for _, na := range v.nestedAbsent {
 		for _, r := range pc.roots {
 			if domain.PathWithin(na.wt, r) {
@@ -543,10 +546,16 @@ func setAsideMade(m [3]string) (Quarantine, bool) {
 // setAsideNestedCreated sets aside, in each nested repository's work tree,
 // the first names of the protected list's items that it did not hold when
 // the command started and holds now (protectNestedWorkTrees), as
-// setAsideCreated does: the work tree is listed once (within a budget of
+// setAsideCreated does (one in rulesOnlyAbove when any item below it was
+// made): the work tree is listed once (within a budget of
 // names; past it, or where it cannot be listed, each name is looked up).
 func (pc *plantCheck) setAsideNestedCreated() (found []Quarantine) {
 	names := maxDiscoveryNames
+	below := map[string][]string{} // the items below a first name
+	for _, rel := range pc.nestedRels {
+		first, _, _ := strings.Cut(rel, "/")
+		below[first] = append(below[first], rel)
+	}
 	for _, na := range pc.nestedAbsent {
 		had := make([]bool, len(pc.nestedFirsts))
 		for _, i := range na.had {
@@ -564,8 +573,19 @@ func (pc *plantCheck) setAsideNestedCreated() (found []Quarantine) {
 				// (A name held for a command is its placeholder.)
 				continue
 			}
-			if q, ok := setAsideMade([3]string{joinPath(na.wt, it[0]), na.root, joinPath(na.wt, it[1])}); ok {
-				found = append(found, q)
+			items := []string{it[1]}
+			if rulesOnlyAbove[it[0]] {
+				// Set aside only with one of the items below it (a
+				// .config holding mise's or lefthook's config, not
+				// the first item of the list: the ninetieth review),
+				// as at a root (newPlantCheck).
+				items = below[it[0]]
+			}
+			for _, rel := range items {
+				if q, ok := setAsideMade([3]string{joinPath(na.wt, it[0]), na.root, joinPath(na.wt, rel)}); ok {
+					found = append(found, q)
+					break
+				}
 			}
 		}
 	}
