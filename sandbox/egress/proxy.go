@@ -659,6 +659,7 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 				p.refusedTunnel(t, "the tunnel carries a plain HTTP request: send it to the proxy, which judges each one")
 				return
 			}
+			status.expect(wsAccept(block))
 			if _, err := up.Write(block); err != nil {
 				t.close()
 				return

@@ -3,11 +3,14 @@ package egress
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A tunnel whose first bytes are a plain HTTP request is closed before
@@ -256,7 +259,12 @@ func upgradeRequest(br *bufio.Reader, host string, port int) (block []byte, ok b
 		return nil, false
 	}
 	if err != nil || req.Method != http.MethodGet || req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
-		!headerHas(req.Header, "Upgrade", "websocket") || !headerHas(req.Header, "Connection", "upgrade") {
+		!onlyToken(req.Header, "Upgrade", "websocket") || !headerHas(req.Header, "Connection", "upgrade") ||
+		len(req.Header.Values("Http2-Settings")) > 0 || headerHas(req.Header, "Connection", "http2-settings") {
+		// The upgrade asked is WebSocket's alone: an address offered
+		// "websocket, h2c" switched to HTTP/2, whose streams name any
+		// site (:authority) and were carried unjudged after its 101 (the
+		// ninety-second review).
 		return nil, false
 	}
 	h, p, err := net.SplitHostPort(req.Host)
@@ -302,12 +310,56 @@ func headerHas(h http.Header, k, v string) bool {
 	return false
 }
 
+// onlyToken reports whether the comma-separated values of header k are v
+// alone (whatever its case), once or more.
+func onlyToken(h http.Header, k, v string) bool {
+	seen := false
+	for _, line := range h.Values(k) {
+		for f := range strings.SplitSeq(line, ",") {
+			switch f = strings.TrimSpace(f); {
+			case f == "":
+			case strings.EqualFold(f, v):
+				seen = true
+			default:
+				return false
+			}
+		}
+	}
+	return seen
+}
+
+// wsGUID is RFC 6455's key suffix.
+const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+// wsAccept is the Sec-WebSocket-Accept an address that takes the
+// handshake block answers ("" where the block has no single key).
+func wsAccept(block []byte) string {
+	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(block)))
+	if err != nil {
+		return ""
+	}
+	keys := req.Header.Values("Sec-Websocket-Key")
+	if len(keys) != 1 || strings.TrimSpace(keys[0]) == "" {
+		return ""
+	}
+	sum := sha1.Sum([]byte(strings.TrimSpace(keys[0]) + wsGUID))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// maxSwitchHead bounds the answer head statusSniff reads.
+const maxSwitchHead = 8 << 10
+
 // statusSniff passes what the address sends to the client through w, and
-// tells once (switched) whether its first line is a 101 status (Switching
-// Protocols): false when it is another, or the copy ended first.
+// tells once (switched) whether its answer's head is WebSocket's switch:
+// a 101 with "Upgrade: websocket" alone and the Sec-WebSocket-Accept of
+// the handshake's key (expect); false for any other answer, a head over
+// maxSwitchHead, or a copy that ended first. A 101 to another protocol
+// (h2c) is no switch to frames (the ninety-second review).
 type statusSniff struct {
 	w        io.Writer
-	line     []byte
+	head     []byte
+	mu       sync.Mutex
+	accept   string
 	told     bool
 	switched chan bool
 }
@@ -316,15 +368,37 @@ func newStatusSniff(w io.Writer) *statusSniff {
 	return &statusSniff{w: w, switched: make(chan bool, 1)}
 }
 
+// expect names the Sec-WebSocket-Accept of the handshake sent; it is
+// called before the handshake is.
+func (s *statusSniff) expect(accept string) {
+	s.mu.Lock()
+	s.accept = accept
+	s.mu.Unlock()
+}
+
 func (s *statusSniff) Write(b []byte) (int, error) {
 	if !s.told {
-		s.line = append(s.line, b[:min(len(b), 64-len(s.line))]...)
-		if i := bytes.IndexByte(s.line, '\n'); i >= 0 || len(s.line) >= 64 {
-			f := bytes.Fields(s.line[:max(i, 0)])
-			s.tell(len(f) >= 2 && bytes.HasPrefix(f[0], []byte("HTTP/1.")) && string(f[1]) == "101")
+		s.head = append(s.head, b[:min(len(b), maxSwitchHead-len(s.head))]...)
+		if i := bytes.Index(s.head, []byte("\r\n\r\n")); i >= 0 {
+			s.tell(s.switchHead(s.head[:i+4]))
+		} else if len(s.head) >= maxSwitchHead {
+			s.tell(false)
 		}
 	}
 	return s.w.Write(b)
+}
+
+// switchHead judges a complete answer head.
+func (s *statusSniff) switchHead(head []byte) bool {
+	s.mu.Lock()
+	accept := s.accept
+	s.mu.Unlock()
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
+	if err != nil || accept == "" || resp.StatusCode != http.StatusSwitchingProtocols {
+		return false
+	}
+	got := resp.Header.Values("Sec-Websocket-Accept")
+	return onlyToken(resp.Header, "Upgrade", "websocket") && len(got) == 1 && strings.TrimSpace(got[0]) == accept
 }
 
 // end tells false if nothing was told.

@@ -178,3 +178,30 @@ func TestPlainHTTPCarriesLeadBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusSniffWebSocketOnly (the ninety-second review): only a 101
+// that switches to WebSocket, with the accept of the handshake's key,
+// lets the frames after it go unjudged; a 101 to h2c, one with another
+// accept, another status or a head cut short do not.
+func TestStatusSniffWebSocketOnly(t *testing.T) {
+	hs := []byte("GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+	accept := wsAccept(hs)
+	if accept != "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" {
+		t.Fatalf("wsAccept = %q, want RFC 6455's example", accept)
+	}
+	for head, want := range map[string]bool{
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n": true,
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n":                                               false,
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: x\r\n\r\n":                                     false,
+		"HTTP/1.1 200 OK\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n":                                         false,
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n":                                                                    false, // cut short
+	} {
+		s := newStatusSniff(io.Discard)
+		s.expect(accept)
+		s.Write([]byte(head))
+		s.end()
+		if got := <-s.switched; got != want {
+			t.Errorf("%.40q: switched %v, want %v", head, got, want)
+		}
+	}
+}
