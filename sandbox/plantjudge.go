@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -316,6 +317,18 @@ func (w *plantWalk) configRefsChange(g string, worktrees ...string) (changed boo
 	return false, ""
 }
 
+// physicallyAt reports whether raw, a core.worktree joined to its git
+// dir, leads where its lexical cleaning (clean) does: git changes into
+// the git dir and then into the value, so a ".." after a symlink is the
+// parent of the link's target, not of the link ("../lnk/.." with lnk ->
+// the person's ~/.config was the person's home to git and the
+// repository's own dir to a lexical check: the ninety-second review). A
+// work tree that does not exist is no such place.
+func physicallyAt(raw, clean string) bool {
+	phys, err := filepath.EvalSymlinks(raw)
+	return err == nil && phys == clean
+}
+
 // coreWorktrees returns the work trees the config and config.worktree of
 // the git dir g name (core.worktree, relative to g as git takes it) that
 // lie in the writable roots: git takes a relative hooks path there, not
@@ -331,9 +344,14 @@ func (w *plantWalk) coreWorktrees(g string) []string {
 			if !strings.HasPrefix(wt, "/") {
 				wt = g + "/" + wt
 			}
-			wt = domain.CleanPath(wt)
-			if w.inRoots(wt) && wt != path.Dir(g) {
-				out = append(out, wt)
+			// Where git goes: a ".." after a symlink is the parent of its
+			// target (the ninety-second review).
+			phys, err := filepath.EvalSymlinks(wt)
+			if err != nil {
+				continue // no work tree there: nothing git reads
+			}
+			if w.inRoots(phys) && phys != path.Dir(g) {
+				out = append(out, phys)
 			}
 		}
 	}
@@ -426,9 +444,10 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		if !strings.HasPrefix(wt, "/") {
 			wt = g + "/" + wt
 		}
+		raw := wt
 		wt = domain.CleanPath(wt)
 		canon, _, ok, err := canonicalPath(wt)
-		if !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt {
+		if !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt || !physicallyAt(raw, wt) {
 			return untrusted(n+": core.worktree leads out of "+w.rootPath+" or through a symlink", n+" not trusted")
 		}
 	}
@@ -497,8 +516,9 @@ func (w *plantWalk) trustReplaced(gfd int, g string, same map[string]bool) strin
 		if !strings.HasPrefix(wt, "/") {
 			wt = g + "/" + wt
 		}
+		raw := wt
 		wt = domain.CleanPath(wt)
-		if canon, _, ok, err := canonicalPath(wt); !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt {
+		if canon, _, ok, err := canonicalPath(wt); !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt || !physicallyAt(raw, wt) {
 			return n + ": core.worktree leads out of " + w.rootPath + " or through a symlink"
 		}
 	}
