@@ -271,6 +271,16 @@ func (p *Projector) fold(t *heldTurn, e *turn.Event) error {
 	case *turn.SecuritySnapshotResolved:
 		p.snapshot(t, e, row, ev.Snapshot, AuditSnapshotResolved)
 	case *turn.ProfileChanged:
+		if ev.Confirmed {
+			// The same permissions, set again by someone who may widen:
+			// nothing changed but who asked for them (no grant cleared;
+			// the sandbox's state is as the last row says).
+			row.Kind, row.Detail = AuditProfileChanged, "confirmed: the same permissions, set by "+e.Actor.Name
+			row.ProfileMode, row.ProfileSource = ev.Profile.Mode, ev.Profile.Source
+			t.addAudit(e, row)
+			t.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions confirmed as %s", ev.Profile.Mode), "by "+e.Actor.Name+"; nothing changed, approvals for the turn stand", "")
+			break
+		}
 		p.snapshot(t, e, row, ev.Snapshot, AuditProfileChanged)
 		t.addTimeline(e, "profile_changed", fmt.Sprintf("Permissions changed to %s", ev.Profile.Mode), "approvals granted for the turn were cleared", "")
 	case *turn.DecisionAllowed:
