@@ -15,15 +15,16 @@ func a91Details(t *testing.T, s *Server, requestID string) map[string]string {
 	t.Helper()
 	var view struct {
 		Request struct {
-			Summary string `json:"summary"`
-			Details []struct {
+			Summary     string `json:"summary"`
+			ForThisTurn string `json:"for_this_turn"`
+			Details     []struct {
 				Label string `json:"label"`
 				Value string `json:"value"`
 			} `json:"details"`
 		} `json:"request"`
 	}
 	s.JSON("GET", "/v1/approvals/"+requestID, nil, http.StatusOK, &view)
-	out := map[string]string{"(summary)": view.Request.Summary}
+	out := map[string]string{"(summary)": view.Request.Summary, "(for_this_turn)": view.Request.ForThisTurn}
 	for _, d := range view.Request.Details {
 		out[d.Label] = d.Value
 	}
