@@ -327,7 +327,7 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 	// "Bearer x" is hidden whole.
 	rest := func(m []int) (int, int) { return m[5], m[1] }
 	if g.bearer {
-		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true})
+		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true, bearer: true, shell: shell})
 	}
 	if g.header {
 		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1, shell: shell})
@@ -390,11 +390,23 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			continue // an option, not a header's value
 		}
 		c := tokenEnd(s, a, e)
+		c0 := c
 		if scheme && c < e-1 && s[c] == ' ' && isWord(s[a:c]) && secretByte(s[c+1]) {
 			c = tokenEnd(s, c+1, e)
 		}
 		if c == a {
 			continue // nothing that can be hidden: left in view
+		}
+		if o.bearer && !bearerContext(s, m, o.shell) {
+			continue // a word after the word "bearer", no credential's place
+		}
+		if scheme && o.shell {
+			if c = headerInWord(s, m, a, c, c0); c < 0 {
+				continue // a word of its own, after a name standing alone
+			}
+		}
+		if o.ownWord && ownWordInView(s, a, c, o.shell) {
+			continue // an option, a host, a program: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
 			w := max(urlWordEnd(s, a), c)

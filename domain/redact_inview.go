@@ -15,7 +15,8 @@ type clip struct {
 	// scheme: a first word and one space may be hidden too ("Basic x").
 	scheme bool
 	// ownWord: the value may be a word of its own, not part of the
-	// name's: one that reads as a path is shown (readsAsPath).
+	// name's: one that reads as a path is shown (readsAsPath), and one
+	// that is an option, a host or a program (ownWordInView).
 	ownWord bool
 	// name is the submatch of the option, variable or header name (0:
 	// none): a name that says its value is a file or a program is shown
@@ -28,8 +29,13 @@ type clip struct {
 	// what it does (exposedVars); the name's value is shown.
 	exposed func() map[string]bool
 	// shell: the text is a shell command's; a value in the word that is
-	// the program it runs is shown (programWord).
+	// the program it runs is shown (programWord), and a bearer
+	// credential or a header's value is one only in its header's shell
+	// word (bearerContext, headerInWord).
 	shell bool
+	// bearer: the match is the bearer pattern's; where it stands decides
+	// whether it is a credential (bearerContext).
+	bearer bool
 }
 
 // runsOn reports whether s continues at e with a dot and a letter or digit:

@@ -247,7 +247,8 @@ func longHeredoc(n int) json.RawMessage {
 
 // TestActionRedactedTextByText: Action.Redacted redacts each long text once
 // (the command is also its detail, its scope's command and its argv's last
-// word), and every value is what RedactText gives it alone.
+// word), and every value is what redactText gives it alone, read as a
+// shell command's text (a command's summary after its "Run ").
 func TestActionRedactedTextByText(t *testing.T) {
 	a, err := Classify(Invocation{ToolName: "exec_command", Arguments: longHeredoc(8 << 10)}, "/work", nil)
 	if err != nil {
@@ -255,16 +256,17 @@ func TestActionRedactedTextByText(t *testing.T) {
 	}
 	a.Details = append(a.Details, Detail{Label: "Other", Value: strings.Repeat("x ", 200) + "--password hunter2"})
 	red := a.Redacted()
-	if red.Summary != RedactText(a.Summary) {
-		t.Errorf("summary differs from RedactText's")
+	shell := textMode{shell: true, keysShown: true}
+	if rest, _ := strings.CutPrefix(a.Summary, runPrefix); red.Summary != runPrefix+redactText(rest, shell) {
+		t.Errorf("summary differs from redactText's")
 	}
 	for i, d := range red.Details {
-		if d.Value != RedactText(a.Details[i].Value) {
-			t.Errorf("detail %s differs from RedactText's", d.Label)
+		if d.Value != redactText(a.Details[i].Value, shell) {
+			t.Errorf("detail %s differs from redactText's", d.Label)
 		}
 	}
 	shown := slices.DeleteFunc(slices.Clone(red.Scope), func(e ScopeEntry) bool { return e.Key == RedactedHashKey })
-	if want := a.Scope.Redacted(); !slices.Equal(shown, want) || len(shown) != len(red.Scope)-1 {
+	if want := a.Scope.redacted(&redactMemo{mode: shell}); !slices.Equal(shown, want) || len(shown) != len(red.Scope)-1 {
 		t.Errorf("scope differs from Scope.Redacted and its redacted_hash")
 	}
 	cmd, _ := red.Scope.Get("command")
