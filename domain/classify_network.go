@@ -64,7 +64,15 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 		ScopeEntry{"url_origin", origin}, ScopeEntry{"url_path", path},
 		ScopeEntry{"url_full_hash", c.inv.Key.Sum([]byte(u.String()))})
 	c.a.Summary = fmt.Sprintf("%s %s%s", method, origin, path)
-	c.detail("URL", origin+path, true)
+	// The query is shown as a command's URL's is (redactURL: each
+	// parameter's name, its value's token hidden): a request that
+	// triggers an action or carries data out in it read as a page to
+	// read (the ninety-first review).
+	shown := origin + path
+	if u.RawQuery != "" || u.ForceQuery {
+		shown += "?" + u.RawQuery
+	}
+	c.detail("URL", shown, true)
 	if c.inv.ToolName == "download_url" {
 		return c.download(entries, u, origin+path)
 	}
