@@ -572,17 +572,30 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
 	}
+	// Stdin is bound by its digest and its size, and its size is shown:
+	// a size the agent describes (stdin_bytes, beside stdin_sha256) is in
+	// the scope, so that one other than the stdin's (POST /exec counts
+	// the bytes it is given) is another call; stdin_sha256 without it is
+	// refused. The request said nothing of an input described by its
+	// digest alone, and allowed a script given later as stdin (the
+	// ninety-first review).
 	sum, size := c.str("stdin_sha256"), int64(-1)
 	if in, ok := c.args["stdin"].(string); ok && in != "" {
 		sum, size = hashHex([]byte(in)), int64(len(in))
-	} else if n, ok := c.args["stdin_bytes"].(json.Number); ok {
-		size, _ = n.Int64()
+	} else if sum != "" {
+		n, ok := c.args["stdin_bytes"].(json.Number)
+		if !ok {
+			return nil, &FieldError{Field: "arguments.stdin_bytes", Message: "required with stdin_sha256 (the size of the standard input, in bytes)"}
+		}
+		if v, err := n.Int64(); err == nil && v >= 0 {
+			size = v
+		} else {
+			return nil, &FieldError{Field: "arguments.stdin_bytes", Value: n.String(), Message: "must be a count of bytes (an integer, 0 or more)"}
+		}
 	}
 	if sum != "" {
-		out = append(out, ScopeEntry{"stdin_sha256", c.inv.Key.SumHex(sum)})
-		if size >= 0 {
-			c.detail("Standard input", strconv.FormatInt(size, 10)+" bytes", false)
-		}
+		out = append(out, ScopeEntry{"stdin_sha256", c.inv.Key.SumHex(sum)}, ScopeEntry{"stdin_bytes", strconv.FormatInt(size, 10)})
+		c.detail("Standard input", strconv.FormatInt(size, 10)+" bytes", false)
 	}
 	return out, nil
 }

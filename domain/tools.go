@@ -155,7 +155,7 @@ func ToolArgumentsSchema(t ToolInfo) map[string]any {
 var scopeWords = map[string]string{
 	"argv": "arguments", "command": "command line", "cwd": "working directory", "tty": "terminal use",
 	"timeout_ms": "timeout", "env_keys": "environment names", "env_sha256": "environment values",
-	"stdin_sha256": "standard input", "executable": "executable", "path": "file", "paths": "files",
+	"stdin_sha256": "standard input", "stdin_bytes": "standard input size", "executable": "executable", "path": "file", "paths": "files",
 	"operation": "read or write", "payload_hash": "exact arguments", "method": "HTTP method",
 	"scheme": "scheme", "domain": "host", "url_origin": "origin", "url_path": "URL path",
 	"url_full_hash": "full URL", "mcp_server": "MCP server", "mcp_tool": "MCP tool",

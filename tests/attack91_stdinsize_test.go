@@ -81,37 +81,45 @@ func TestAttack91_StdinSizeUnbound(t *testing.T) {
 	s.respond(honest.Request.RequestID, "deny")
 
 	// 1. The same command asked over /decisions, stdin named by its digest
-	// alone.
-	d := agent.decide("st", "asked", "exec_command", map[string]any{"argv": []string{"sh"}, "executable": exe,
-		"stdin_sha256": hex.EncodeToString(sum[:])})
-	if d.Decision != "ask" || d.Request == nil {
-		t.Fatalf("decide: %+v, want ask", d)
-	}
-	shown := a91Details(t, s, d.Request.RequestID)
-	raw, _ := json.Marshal(shown)
-	// 2. The person, shown that, allows it for the turn.
-	s.respond(d.Request.RequestID, "allow_for_turn")
-	// 3. A later exec of the turn, with the script as stdin.
-	status, run := agent.exec("st", "", map[string]any{"tool_call_id": "later", "argv": []string{"sh"}, "stdin": script})
-	ran := status == http.StatusOK && run.Ran && run.Result != nil && strings.Contains(run.Result.Stdout, "PWNED-BY-STDIN")
-	if !ran {
-		t.Logf("the later exec did not run: %d %+v", status, run)
-	}
-	if ran && shown["Standard input"] != "27 bytes" {
-		t.Errorf("the approver was shown %s (standard input %q), and the grant it gave ran a %d-byte script given as stdin without asking (stdout %q); want the request to show the stdin that runs (its size bound, or a digest without a size refused)",
-			raw, shown["Standard input"], len(script), run.Result.Stdout)
+	// alone. A refusal naming stdin_bytes is what is wanted (fix: a 400
+	// answer ends this part).
+	body := map[string]any{"tool_call_id": "asked", "tool_name": "exec_command", "arguments": map[string]any{"argv": []string{"sh"}, "executable": exe,
+		"stdin_sha256": hex.EncodeToString(sum[:])}}
+	if status, data := agent.Request("POST", "/v1/turns/st/decisions", body); status == http.StatusBadRequest {
+		if !strings.Contains(string(data), "stdin_bytes") {
+			t.Errorf("a digest without a size refused without naming stdin_bytes: %s", data)
+		}
+	} else {
+		var d decisionAnswer
+		if err := json.Unmarshal(data, &d); status != http.StatusOK || err != nil || d.Decision != "ask" || d.Request == nil {
+			t.Fatalf("decide: %d %s, want ask (or a 400 naming stdin_bytes)", status, data)
+		}
+		shown := a91Details(t, s, d.Request.RequestID)
+		raw, _ := json.Marshal(shown)
+		// 2. The person, shown that, allows it for the turn.
+		s.respond(d.Request.RequestID, "allow_for_turn")
+		// 3. A later exec of the turn, with the script as stdin.
+		status, run := agent.exec("st", "", map[string]any{"tool_call_id": "later", "argv": []string{"sh"}, "stdin": script})
+		ran := status == http.StatusOK && run.Ran && run.Result != nil && strings.Contains(run.Result.Stdout, "PWNED-BY-STDIN")
+		if !ran {
+			t.Logf("the later exec did not run: %d %+v", status, run)
+		}
+		if ran && shown["Standard input"] != "27 bytes" {
+			t.Errorf("the approver was shown %s (standard input %q), and the grant it gave ran a %d-byte script given as stdin without asking (stdout %q); want the request to show the stdin that runs (its size bound, or a digest without a size refused)",
+				raw, shown["Standard input"], len(script), run.Result.Stdout)
+		}
 	}
 
 	// The same with a size the agent chooses: "0 bytes".
 	agent.startTurn("st0", "ws", "supervised", root)
-	d = agent.decide("st0", "asked0", "exec_command", map[string]any{"argv": []string{"sh"}, "executable": exe,
+	d := agent.decide("st0", "asked0", "exec_command", map[string]any{"argv": []string{"sh"}, "executable": exe,
 		"stdin_sha256": hex.EncodeToString(sum[:]), "stdin_bytes": 0})
 	if d.Decision != "ask" || d.Request == nil {
 		t.Fatalf("decide: %+v, want ask", d)
 	}
 	shown0 := a91Details(t, s, d.Request.RequestID)
 	s.respond(d.Request.RequestID, "allow_once")
-	status, run = agent.exec("st0", "", map[string]any{"tool_call_id": "asked0", "argv": []string{"sh"}, "stdin": script})
+	status, run := agent.exec("st0", "", map[string]any{"tool_call_id": "asked0", "argv": []string{"sh"}, "stdin": script})
 	if status == http.StatusOK && run.Ran && run.Result != nil && strings.Contains(run.Result.Stdout, "PWNED-BY-STDIN") && shown0["Standard input"] != "27 bytes" {
 		t.Errorf("the approver was shown standard input %q; the call it allowed ran with a %d-byte stdin", shown0["Standard input"], len(script))
 	}
