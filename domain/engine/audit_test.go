@@ -10,8 +10,10 @@ import (
 )
 
 // TestAuditRowsNeverHoldSecrets: paths under ~/.ssh, URL userinfo and
-// queries, and environment values never appear in clear in audit rows,
-// timeline rows or the stored events.
+// query values, and environment values never appear in clear in audit rows,
+// timeline rows or the stored events. A query's parameter names are shown
+// (a fetch's URL detail, as a command's URL: the ninety-first review), their
+// values' tokens hidden.
 func TestAuditRowsNeverHoldSecrets(t *testing.T) {
 	f := newFixture(t)
 	start(t, f.eng, "t1", domain.ModeSupervised)
@@ -42,7 +44,7 @@ func TestAuditRowsNeverHoldSecrets(t *testing.T) {
 	}
 	approvals, _ := json.Marshal(f.proj.Approvals(projectionsAll()))
 	for name, text := range map[string]string{"audit": string(rows), "timeline": string(tl), "events": stored.String(), "approvals": string(approvals)} {
-		for _, secret := range []string{"id_ed25519", "hunter2", "bob:", "sk-live-123", "api_key", "frag", ".aws/credentials", "ghp_supersecret", "swordfish"} {
+		for _, secret := range []string{"id_ed25519", "hunter2", "bob:", "sk-live-123", "api_key=sk", "frag", ".aws/credentials", "ghp_supersecret", "swordfish"} {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s holds %q in clear", name, secret)
 			}
