@@ -575,7 +575,8 @@ func redactURL(u string) string {
 }
 
 // RedactArgv redacts each argument (RedactText), and the argument after an
-// option whose name marks a secret (--password x, --token x).
+// option whose name marks a secret (--password x, --token x) or a bearer
+// token (--oauth2-bearer x).
 func RedactArgv(argv []string) []string {
 	var m redactMemo
 	return redactArgv(argv, &m)
@@ -584,7 +585,7 @@ func RedactArgv(argv []string) []string {
 func redactArgv(argv []string, m *redactMemo) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if i > 0 && secretRes().secretOption.MatchString(argv[i-1]) {
+		if i > 0 && (bearerOption(argv[i-1]) || secretRes().secretOption.MatchString(argv[i-1])) {
 			out[i] = redacted
 			continue
 		}

@@ -18,14 +18,13 @@ import "strings"
 // host or is the program a shell command runs (ownWordInView).
 
 // bearerContext reports whether the bearer pattern's match m in s may hide
-// its token: in a shell command (shell), only after an option whose name
-// ends in "bearer", or after an Authorization header's "Bearer" in the same
-// shell word; in other text (a message, an argument, a tool's arguments as
-// JSON), wherever it is.
+// its token: after an option whose name ends in "bearer" (curl's
+// --oauth2-bearer x), or after an Authorization header's "Bearer"
+// (authorizationBefore), in a shell command (shell) in the same shell
+// word as the header's name (wordGoesOn). A word after any other word
+// "bearer" is no credential's place: a tool's arguments (an MCP tool's, a
+// terminal's typed text as JSON) read so too.
 func bearerContext(s string, m []int, shell bool) bool {
-	if !shell {
-		return true
-	}
 	ws := m[2]
 	for ws > 0 && !wordBlank(s[ws-1]) {
 		ws--
@@ -33,16 +32,25 @@ func bearerContext(s string, m []int, shell bool) bool {
 	if s[ws] == '-' {
 		return true // --oauth2-bearer x: the option's argument
 	}
-	h := authorizationBefore(s, m[2])
-	return h >= 0 && wordGoesOn(s, h, m[3], m[5])
+	h := authorizationBefore(s, m[2], shell)
+	return h >= 0 && (!shell || wordGoesOn(s, h, m[3], m[5]))
+}
+
+// bearerOption reports whether w is an option whose argument is a bearer
+// token (curl's --oauth2-bearer).
+func bearerOption(w string) bool {
+	const b = "bearer"
+	return len(w) > len(b) && w[0] == '-' && strings.EqualFold(w[len(w)-len(b):], b)
 }
 
 // authorizationBefore returns where the header name "Authorization" (or
-// "Proxy-Authorization", any case) starts when it and its colon come right
-// before i, with blanks, quotes or backslashes between them
-// (`Authorization: `, `"Authorization":"`, `Authorization:\ `); -1
+// "Proxy-Authorization", any case) starts when it and its separator come
+// right before i, with blanks, quotes or backslashes around the separator
+// (`Authorization: `, `"Authorization":"`, `Authorization:\ `): a colon,
+// or outside a shell command also ',' or '=' (a program's or a
+// configuration's text: `Header.Set("Authorization", "Bearer x")`); -1
 // otherwise.
-func authorizationBefore(s string, i int) int {
+func authorizationBefore(s string, i int, shell bool) int {
 	skip := func(i int) int {
 		for i > 0 && strings.IndexByte(" \t\"'\\", s[i-1]) >= 0 {
 			i--
@@ -50,7 +58,7 @@ func authorizationBefore(s string, i int) int {
 		return i
 	}
 	i = skip(i)
-	if i == 0 || s[i-1] != ':' {
+	if i == 0 || s[i-1] != ':' && (shell || s[i-1] != ',' && s[i-1] != '=') {
 		return -1
 	}
 	i = skip(i - 1)
