@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -323,10 +325,29 @@ func (w *plantWalk) configRefsChange(g string, worktrees ...string) (changed boo
 // parent of the link's target, not of the link ("../lnk/.." with lnk ->
 // the person's ~/.config was the person's home to git and the
 // repository's own dir to a lexical check: the ninety-second review). A
-// work tree that does not exist is no such place.
+// work tree that does not exist yet (a removed submodule's, whose git dir
+// stays in .git/modules: the ninety-third review) is judged by its
+// longest existing prefix, the rest taken as written but for a "..".
 func physicallyAt(raw, clean string) bool {
 	phys, err := filepath.EvalSymlinks(raw)
-	return err == nil && phys == clean
+	if err == nil {
+		return phys == clean
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	parts := strings.Split(raw, "/")
+	for i := len(parts) - 1; i > 0; i-- {
+		p, err := filepath.EvalSymlinks(strings.Join(parts[:i], "/"))
+		if err != nil {
+			continue
+		}
+		if slices.Contains(parts[i:], "..") {
+			return false
+		}
+		return domain.CleanPath(p+"/"+strings.Join(parts[i:], "/")) == clean
+	}
+	return false
 }
 
 // coreWorktrees returns the work trees the config and config.worktree of
