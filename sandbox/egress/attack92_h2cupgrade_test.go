@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/http2"
+	//lint:ignore SA1019 an h2c Upgrade (HTTP/1.1 "Upgrade: h2c"), which ingresses still answer, is served only by this package: net/http's unencrypted HTTP/2 takes prior knowledge alone
 	"golang.org/x/net/http2/h2c"
 	"golang.org/x/net/http2/hpack"
 )
@@ -37,6 +38,7 @@ func TestAttack92_H2CUpgradeFronts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 as above: the Upgrade path is this package's alone
 	srv := &http.Server{Handler: h2c.NewHandler(vhostHandler, &http2.Server{})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
