@@ -119,7 +119,7 @@ type secretPatterns struct {
 var secretRes = sync.OnceValue(func() *secretPatterns {
 	return &secretPatterns{
 		header: regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|` + secretName + `)(\s*:\s*)[^'"\n]+`),
-		bearer: regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{6,}`),
+		bearer: regexp.MustCompile(`(?i)\b(bearer)(\\?\s+["']?)[A-Za-z0-9._~+/=-]{6,}`),
 		assign: regexp.MustCompile(`(?:^|[\s'"?&;,(])(-{0,2}` + secretName + `)=('[^']*'|"[^"]*"|[^\s'"&;,)]+)`),
 		option: regexp.MustCompile(`(?:^|\s)(-{1,2}` + secretName + `)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`),
 		user:   regexp.MustCompile(`(?:^|\s)(-u|--user)(\s+'?)([^:\s']*):([^\s']+)`),
@@ -327,7 +327,7 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 	// "Bearer x" is hidden whole.
 	rest := func(m []int) (int, int) { return m[5], m[1] }
 	if g.bearer {
-		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true, bearer: true, shell: shell})
+		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true, shell: shell})
 	}
 	if g.header {
 		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1, shell: shell})
@@ -390,21 +390,19 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			continue // an option, not a header's value
 		}
 		c := tokenEnd(s, a, e)
-		c0 := c
 		if scheme && c < e-1 && s[c] == ' ' && isWord(s[a:c]) && secretByte(s[c+1]) {
 			c = tokenEnd(s, c+1, e)
 		}
 		if c == a {
 			continue // nothing that can be hidden: left in view
 		}
-		if o.bearer && !bearerContext(s, m, o.shell) {
-			continue // a word after the word "bearer", no credential's place
-		}
-		if scheme && o.shell {
-			if c = headerInWord(s, m, a, c, c0); c < 0 {
-				continue // a word of its own, after a name standing alone
-			}
-		}
+		// Whether the word after "bearer" (or a header's name) is in a
+		// credential's place is not judged from the shell's quoting: read
+		// a line at a time it was wrong both ways (a quote closed on an
+		// earlier line hid rm -rf's directory; a token in a here-document,
+		// an export or an MCP argument was shown: the ninety-fourth
+		// review). The value is hidden unless a word of it decides what
+		// the call does: an option, a host, the program run.
 		if o.ownWord && ownWordInView(s, a, c, o.shell) {
 			continue // an option, a host, a program: left in view
 		}

@@ -29,13 +29,8 @@ type clip struct {
 	// what it does (exposedVars); the name's value is shown.
 	exposed func() map[string]bool
 	// shell: the text is a shell command's; a value in the word that is
-	// the program it runs is shown (programWord), and a bearer
-	// credential or a header's value is one only in its header's shell
-	// word (bearerContext, headerInWord).
+	// the program it runs is shown (programWord).
 	shell bool
-	// bearer: the match is the bearer pattern's; where it stands decides
-	// whether it is a credential (bearerContext).
-	bearer bool
 }
 
 // runsOn reports whether s continues at e with a dot and a letter or digit:
