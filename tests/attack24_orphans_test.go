@@ -111,7 +111,14 @@ func killedMidSpawn(t *testing.T, round int) int {
 		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 		return len(fds) == 0
 	})
+	// A copy cloned as the server died ends itself once it sees its
+	// parent gone (its parent-death check, before exec): the holders are
+	// read until none is left, or the hang guard passes (a copy waiting on
+	// a sibling's id-map pipe waits forever: the hole).
 	holders := lockHolders(lock)
+	for guard := time.Now().Add(30 * time.Second); len(holders) > 0 && time.Now().Before(guard); holders = lockHolders(lock) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	// The copies, and what waits on them (helpers, and the commands they
 	// run once the copies are gone: a process in the workspace), are
 	// killed by their pids, so that the test leaves none.
