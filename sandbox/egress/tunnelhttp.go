@@ -106,8 +106,11 @@ func requestLine(b []byte) (verdict, more bool) {
 	switch {
 	case j == len(b):
 		return false, true // empty lines, or a token not ended yet
-	case j == i || !isBlank(b[j]):
-		return false, false // not a method and a blank
+	case j == i || !isBlank(b[j]) && !(sepByte(b[j]) && letters(b[i:j])):
+		// Not a method and a blank; after a word of letters, 0x1c-0x1f
+		// are blanks too (older Netty split the line on
+		// Character.isWhitespace: the ninety-fifth review).
+		return false, false
 	}
 	if string(b[i:j]) == "PROXY" {
 		return true, false
@@ -129,7 +132,10 @@ func requestLine(b []byte) (verdict, more bool) {
 	// The blanks a server skips after the version (nginx), and HTTP/0.9's
 	// "GET uri" with no version, where the URI may name the host (the
 	// fifty-ninth review).
-	fields := bytes.Fields(bytes.TrimRight(b[j:j+end], "\r"))
+	// What a server trims at the line's end: Netty every blank and
+	// 0x1c-0x1f (Character.isWhitespace), so "HTTP/1.1\x1f" is a version
+	// to it (the ninety-fifth review).
+	fields := bytes.Fields(bytes.TrimRightFunc(b[j:j+end], func(r rune) bool { return r <= ' ' }))
 	switch {
 	case len(fields) == 1:
 		// HTTP/0.9's "GET uri", or any method before an absolute URI
@@ -151,6 +157,10 @@ func requestLine(b []byte) (verdict, more bool) {
 // length) then read as a method and a blank, and the tunnel waited for a
 // line's end that never came (the ninetieth review).
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' }
+
+// sepByte reports the information separators 0x1c-0x1f, which Java's
+// Character.isWhitespace counts as white space.
+func sepByte(c byte) bool { return c >= 0x1c && c <= 0x1f }
 
 // letters reports whether tok is a word of ASCII letters, '-' and '_'
 // (every method a server knows: GET, M-SEARCH).
