@@ -114,6 +114,13 @@ type secretPatterns struct {
 	// their exponents, a symmetric key's "k"), in JSON or with its
 	// quotes escaped in a shell string.
 	jwk *regexp.Regexp
+	// member: a secret-named member of JSON, TOML or YAML written in a
+	// command or a message ("api_key": "x", as curl -d sends one; its
+	// quotes may be escaped in a shell string; token = "x").
+	member *regexp.Regexp
+	// memberBare: the same with its name unquoted, in YAML (token: "x")
+	// or TOML (token = "x"); NAME="x" is the assign pattern's.
+	memberBare *regexp.Regexp
 }
 
 var secretRes = sync.OnceValue(func() *secretPatterns {
@@ -129,6 +136,8 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
+		member:       regexp.MustCompile(`\\*"(` + secretName + `)\\*"[ \t]*[:=][ \t]*\\*"([^"\\\n]+)\\*"`),
+		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;])(` + secretName + `)(?:[ \t]*:|[ \t]+=)[ \t]*\\*"([^"\\\n]+)\\*"`),
 		jwk:          regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"[ \t]*:[ \t]*\\*"([A-Za-z0-9_-]{16,})\\*"`),
 	}
 })
@@ -236,7 +245,7 @@ func redactLine(s string, exposed func() map[string]bool, shell bool) string {
 // "[redacted]" in its place, which holds no needle, so gates computed on
 // the original text hold for every later step.
 type secretGates struct {
-	urls, header, bearer, user, assign, option, token, jwk bool
+	urls, header, bearer, user, assign, option, token, jwk, member bool
 }
 
 // secretWords are the lower-case cores of secretName: no text without one
@@ -264,6 +273,7 @@ func gatesOf(s string) secretGates {
 		option: word,
 		token:  hasAny(tokenNeedles),
 		jwk:    jwkMember(s),
+		member: word && bytes.IndexByte(l, '"') >= 0,
 	}
 }
 
@@ -314,7 +324,7 @@ func lowerCase(buf []byte, s string) []byte {
 }
 
 // allGates runs every pattern (the reference the gates are tested against).
-var allGates = secretGates{true, true, true, true, true, true, true, true}
+var allGates = secretGates{true, true, true, true, true, true, true, true, true}
 
 func redactGated(s string, g secretGates, exposed func() map[string]bool, shell bool) string {
 	if g.urls {
@@ -346,6 +356,10 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 	}
 	if g.jwk {
 		s = replaceClipped(re.jwk, s, submatch(1), clip{})
+	}
+	if g.member {
+		s = replaceClipped(re.member, s, submatch(2), clip{ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.memberBare, s, submatch(2), clip{ownWord: true, name: 1, shell: shell})
 	}
 	return s
 }

@@ -28,18 +28,45 @@ func bearerOption(w string) bool {
 // option (starts with '-': find's -delete, git's --force), names a host
 // (hostWord), or, in a shell command, is the program it runs
 // (programWord: exec -a bearer python3).
+//
+// A word is judged whole, to where the shell word ends, not where the
+// pattern's token stopped: the bearer pattern's token has no ':', and a
+// host in upper case cut before its ':' (`Bearer Evil.Example:loot/`) read
+// as a bare name, which hostWord takes in lower case only (the
+// ninety-fifth review).
 func ownWordInView(s string, a, c int, shell bool) bool {
 	for k := a; k < c; {
 		e := k
-		for e < c && s[e] != ' ' {
+		for e < len(s) && !shellWordEnd(s[e]) {
 			e++
 		}
-		if w := s[k:e]; w != "" && (w[0] == '-' || hostWord(w) || shell && programWord(s, k)) {
+		if w := s[k:e]; w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
 			return true
 		}
 		k = e + 1
 	}
 	return false
+}
+
+// shellWordEnd reports whether c ends a word as ownWordInView reads one:
+// white space, a quote or a shell operator.
+func shellWordEnd(c byte) bool {
+	return strings.IndexByte(" \t\n\"'`;&|()<>", c) >= 0
+}
+
+// remoteHelperWord reports whether w is git's <transport>::<address>, which
+// makes git run the program git-remote-<transport> (a token holds no ':').
+func remoteHelperWord(w string) bool {
+	i := strings.Index(w, "::")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		if c := w[j]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("+.-_", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // hostWord reports whether w names a host as ssh, scp, rsync, nc, curl and
