@@ -71,6 +71,22 @@ func gitConfigWorktrees(file string) []string {
 	return out
 }
 
+// gitDirWorktrees returns the core.worktree values of the git dir g's
+// config and config.worktree, a relative one joined to g as git takes it
+// (not cleaned: a ".." after a symlink is the parent of its target).
+func gitDirWorktrees(g string) []string {
+	var out []string
+	for _, n := range []string{"config", "config.worktree"} {
+		for _, wt := range gitConfigWorktrees(joinPath(g, n)) {
+			if !strings.HasPrefix(wt, "/") {
+				wt = g + "/" + wt
+			}
+			out = append(out, wt)
+		}
+	}
+	return out
+}
+
 // scanGitConfig calls fn with each key of the config file (read without
 // following a final symlink; bounded) and its value, as git reads them:
 // the section lower case, its subsection dropped, the key lower case;

@@ -360,20 +360,15 @@ func physicallyAt(raw, clean string) bool {
 // through a symlink trust refuses.
 func (w *plantWalk) coreWorktrees(g string) []string {
 	var out []string
-	for _, n := range []string{"config", "config.worktree"} {
-		for _, wt := range gitConfigWorktrees(joinPath(g, n)) {
-			if !strings.HasPrefix(wt, "/") {
-				wt = g + "/" + wt
-			}
-			// Where git goes: a ".." after a symlink is the parent of its
-			// target (the ninety-second review).
-			phys, err := filepath.EvalSymlinks(wt)
-			if err != nil {
-				continue // no work tree there: nothing git reads
-			}
-			if w.inRoots(phys) && phys != path.Dir(g) {
-				out = append(out, phys)
-			}
+	for _, wt := range gitDirWorktrees(g) {
+		// Where git goes: a ".." after a symlink is the parent of its
+		// target (the ninety-second review).
+		phys, err := filepath.EvalSymlinks(wt)
+		if err != nil {
+			continue // no work tree there: nothing git reads
+		}
+		if w.inRoots(phys) && phys != path.Dir(g) {
+			out = append(out, phys)
 		}
 	}
 	return out
@@ -462,13 +457,7 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		if wt == "" {
 			continue
 		}
-		if !strings.HasPrefix(wt, "/") {
-			wt = g + "/" + wt
-		}
-		raw := wt
-		wt = domain.CleanPath(wt)
-		canon, _, ok, err := canonicalPath(wt)
-		if !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt || !physicallyAt(raw, wt) {
+		if w.worktreeEscapes(g, wt) {
 			return untrusted(n+": core.worktree leads out of "+w.rootPath+" or through a symlink", n+" not trusted")
 		}
 	}
@@ -494,6 +483,20 @@ func (w *plantWalk) trust(gfd int, g string, reveal bool) string {
 		}
 	}
 	return ""
+}
+
+// worktreeEscapes reports whether the core.worktree wt of the git dir g
+// (relative to g as git takes it) leads out of the root being walked or
+// through a symlink on its way (lexically or physically: a ".." after a
+// symlink is the parent of its target).
+func (w *plantWalk) worktreeEscapes(g, wt string) bool {
+	if !strings.HasPrefix(wt, "/") {
+		wt = g + "/" + wt
+	}
+	raw := wt
+	wt = domain.CleanPath(wt)
+	canon, _, ok, err := canonicalPath(wt)
+	return !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt || !physicallyAt(raw, wt)
 }
 
 // hardLinked reports whether name below dfd is a regular file with more
@@ -534,12 +537,7 @@ func (w *plantWalk) trustReplaced(gfd int, g string, same map[string]bool) strin
 		if wt == "" {
 			continue
 		}
-		if !strings.HasPrefix(wt, "/") {
-			wt = g + "/" + wt
-		}
-		raw := wt
-		wt = domain.CleanPath(wt)
-		if canon, _, ok, err := canonicalPath(wt); !domain.PathWithin(wt, w.rootPath) || err != nil || !ok || canon != wt || !physicallyAt(raw, wt) {
+		if w.worktreeEscapes(g, wt) {
 			return n + ": core.worktree leads out of " + w.rootPath + " or through a symlink"
 		}
 	}

@@ -482,20 +482,15 @@ func (d *discovery) configRefs(g, worktree string) {
 // not kept there.
 func coreWorktreesOf(g, worktree string) []string {
 	var out []string
-	for _, n := range []string{"config", "config.worktree"} {
-		for _, wt := range gitConfigWorktrees(joinPath(g, n)) {
-			if !strings.HasPrefix(wt, "/") {
-				wt = g + "/" + wt
-			}
-			if !slices.Contains(splitPath(wt), "..") {
-				wt = domain.CleanPath(wt)
-			}
-			if c, _, ok, err := canonicalPath(wt); wt == worktree || err == nil && ok && c == worktree {
-				continue // the work tree it is found in (a submodule's)
-			}
-			if !slices.Contains(out, wt) {
-				out = append(out, wt)
-			}
+	for _, wt := range gitDirWorktrees(g) {
+		if !slices.Contains(splitPath(wt), "..") {
+			wt = domain.CleanPath(wt)
+		}
+		if c, _, ok, err := canonicalPath(wt); wt == worktree || err == nil && ok && c == worktree {
+			continue // the work tree it is found in (a submodule's)
+		}
+		if !slices.Contains(out, wt) {
+			out = append(out, wt)
 		}
 	}
 	return out
