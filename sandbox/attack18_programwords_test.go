@@ -30,12 +30,21 @@ func TestAttack18ConfigProgramWords(t *testing.T) {
 	clean = cat -- https://example.com/x
 [user]
 	signingKey = keys/signing.pub
+[tar "tgz"]
+	command = tools/gzip.sh -n
+[uploadpack]
+	packObjectsHook = tools/pack.sh
+[lfs "customtransfer.x"]
+	path = tools/transfer.sh
+[lfs "extension.y"]
+	clean = tools/lfsclean.sh %f
 `), 0o644))
 	var got []string
 	for _, r := range gitConfigRefs(cfg) {
 		got = append(got, r.path)
 	}
-	for _, want := range []string{"keys/deploy", "tools/proxy.sh", "tools/sendmail", "tools/imap.sh", "tools/gui.sh"} {
+	for _, want := range []string{"keys/deploy", "tools/proxy.sh", "tools/sendmail", "tools/imap.sh", "tools/gui.sh",
+		"tools/gzip.sh", "tools/pack.sh", "tools/transfer.sh", "tools/lfsclean.sh"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s, which git runs or hands a program, is not named: %q", want, got)
 		}

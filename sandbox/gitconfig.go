@@ -128,7 +128,9 @@ func scanGitConfig(file string, fn func(section, k, v string) bool) {
 // gitProgramKey reports whether the key k of section (its subsection
 // dropped) names a command git runs: filters, diff and merge drivers,
 // signing programs, editors, pagers, ssh and credential helpers, remote
-// programs, tools, and aliases and submodule updates that start with "!".
+// programs, tools, git archive's tar.<format>.command, upload-pack's
+// packObjectsHook, git-lfs's custom transfer agents and extensions
+// (lfs.customtransfer.<name>.path, lfs.extension.<name>.clean), and aliases and submodule updates that start with "!".
 func gitProgramKey(section, k, v string) bool {
 	switch section + "." + k {
 	case "core.sshcommand", "core.editor", "core.pager", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
@@ -136,7 +138,8 @@ func gitProgramKey(section, k, v string) bool {
 		"merge.driver", "gpg.program", "gpg.defaultkeycommand", "credential.helper", "interactive.difffilter",
 		"mergetool.cmd", "mergetool.path", "difftool.cmd", "difftool.path", "remote.uploadpack", "remote.receivepack",
 		"web.browser", "browser.cmd", "browser.path", "man.cmd", "man.path", "guitool.cmd", "instaweb.httpd",
-		"sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel":
+		"sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel",
+		"tar.command", "uploadpack.packobjectshook", "lfs.path", "lfs.clean", "lfs.smudge":
 		return true
 	case "alias." + k, "submodule.update":
 		return strings.HasPrefix(v, "!")
