@@ -118,8 +118,9 @@ type secretPatterns struct {
 	// command or a message ("api_key": "x", as curl -d sends one; its
 	// quotes may be escaped in a shell string; token = "x").
 	member *regexp.Regexp
-	// memberBare: the same with its name unquoted, in YAML (token: "x")
-	// or TOML (token = "x"); NAME="x" is the assign pattern's.
+	// memberBare: the same with its name unquoted, in YAML (token: "x",
+	// token: 'x'; token: x is the header pattern's) or TOML (token = "x");
+	// NAME="x" is the assign pattern's.
 	memberBare *regexp.Regexp
 }
 
@@ -137,7 +138,7 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
 		member:       regexp.MustCompile(`\\*"(` + secretName + `)\\*"[ \t]*[:=][ \t]*\\*"([^"\\\n]+)\\*"`),
-		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;])(` + secretName + `)(?:[ \t]*:|[ \t]+=)[ \t]*\\*"([^"\\\n]+)\\*"`),
+		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;])(` + secretName + `)(?:[ \t]*:|[ \t]+=)[ \t]*(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
 		jwk:          regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"[ \t]*:[ \t]*\\*"([A-Za-z0-9_-]{16,})\\*"`),
 	}
 })
@@ -273,7 +274,7 @@ func gatesOf(s string) secretGates {
 		option: word,
 		token:  hasAny(tokenNeedles),
 		jwk:    jwkMember(s),
-		member: word && bytes.IndexByte(l, '"') >= 0,
+		member: word && bytes.ContainsAny(l, `"'`),
 	}
 }
 
@@ -359,9 +360,37 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 	}
 	if g.member {
 		s = replaceClipped(re.member, s, submatch(2), clip{ownWord: true, name: 1, shell: shell})
-		s = replaceClipped(re.memberBare, s, submatch(2), clip{ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.memberBare, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, shell: shell})
 	}
 	return s
+}
+
+// eitherSubmatch returns the span of submatch n of a match, or of
+// submatch k where n did not match.
+func eitherSubmatch(n, k int) func(m []int) (int, int) {
+	return func(m []int) (int, int) {
+		if m[2*n] >= 0 {
+			return m[2*n], m[2*n+1]
+		}
+		return m[2*k], m[2*k+1]
+	}
+}
+
+// yamlLine reports whether the name s[n:ne] starts its line (after
+// blanks) and its value, at a, is a word of its own after it: a line of
+// YAML (token: x, as a here-document writes a config file), whose name
+// would be the program a shell runs, where the value is an argument, not
+// the program (X-Token:bin/x, PATH=. X-Token: x). The value is hidden
+// there unless ownWord keeps it in view as a word of its own.
+func yamlLine(s string, n, ne, a int) bool {
+	if !strings.ContainsAny(s[ne:a], " \t") {
+		return false
+	}
+	i := n
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || s[i-1] == '\n'
 }
 
 // submatch returns the span of submatch n of a match.
@@ -437,7 +466,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			if o.exposed != nil && exposedValue(o.exposed(), s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
 				continue // a variable expanded where it decides what runs: left in view
 			}
-			if o.shell && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
+			if o.shell && !yamlLine(s, m[2*o.name], m[2*o.name+1], a) && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
 				continue // the word is the program the shell runs: left in view
 			}
 		}

@@ -72,3 +72,31 @@ func TestSecretMembersBareNames(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLLinesInHeredocHidden: a config file's secret written by a
+// here-document as YAML (token: x, password: 'x') is hidden in a shell
+// command too, where the name at a line's start reads as the program a
+// shell would run; the value after a name that is the program, glued or
+// after an assignment (PATH=. X-Token: rm), stays in view (controls).
+func TestYAMLLinesInHeredocHidden(t *testing.T) {
+	shell := textMode{shell: true, keysShown: true}
+	const tok = "Zq8xLmN3pQ7rT2vW"
+	for _, s := range []string{
+		"cat > c.yaml <<EOF\napi_token: " + tok + "\nEOF",
+		"cat > c.yaml <<EOF\ndb:\n  password: '" + tok + "'\nEOF",
+		"token: " + tok,
+	} {
+		if got := redactText(s, shell); strings.Contains(got, tok) || !strings.Contains(got, "[redacted") {
+			t.Errorf("shell: %q\nshown as %q", s, got)
+		}
+	}
+	for _, c := range []struct{ in, keep string }{
+		{"PATH=. X-Token: rmdirs -rf ~", "rmdirs"},
+		{"X-Token:bin/x arg", "bin/x"},
+		{"cat > c.yaml <<EOF\ntoken: ./tools/x\nEOF", "./tools/x"},
+	} {
+		if got := redactText(c.in, shell); !strings.Contains(got, c.keep) {
+			t.Errorf("%q\nshown as %q, lost %q", c.in, got, c.keep)
+		}
+	}
+}

@@ -553,7 +553,7 @@ func gatesOfRef(s string) secretGates {
 		option: word,
 		token:  containsAny(l, tokenNeedles),
 		jwk:    jwkMemberRef.MatchString(s),
-		member: word && strings.Contains(l, `"`),
+		member: word && strings.ContainsAny(l, `"'`),
 	}
 }
 
