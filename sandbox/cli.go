@@ -158,6 +158,7 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	if err != nil {
 		return nil, nil, err
 	}
+	domain.AddSensitivePaths(&s, cliGatewaySecrets())
 	plan, err := PlanSpawn(&s, req, os.Environ())
 	if err != nil {
 		return nil, nil, err
@@ -168,6 +169,31 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	ctx, _ := signals()
 	res, err := Run(ctx, plan)
 	return plan, res, err
+}
+
+// cliGatewaySecrets returns the data directory a server of this user
+// keeps by default (DefaultDataDir, where the CLI's client commands read
+// the admin token), and where it leads through symlinks, when it exists:
+// a command of `turnstile sandbox` is denied it, read and write, in every
+// mode, as each of `serve`'s commands is denied the server's own (the
+// ninety-seventh review: a full_access command, or a restricted one over
+// the home, printed the admin token of the user's server).
+func cliGatewaySecrets() []string {
+	d, err := DefaultDataDir()
+	if err != nil {
+		return nil
+	}
+	if d, err = filepath.Abs(d); err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(d); err != nil {
+		return nil // no server's data here (a mount a server makes later is its own)
+	}
+	out := []string{d}
+	if r, err := filepath.EvalSymlinks(d); err == nil && r != d {
+		out = append(out, r)
+	}
+	return out
 }
 
 func reportRefusal(w io.Writer, err error) {

@@ -16,6 +16,7 @@ import (
 
 	"turnstile/api"
 	"turnstile/domain"
+	"turnstile/sandbox"
 )
 
 // minTokenLen is the shortest token accepted from any source.
@@ -24,21 +25,9 @@ const minTokenLen = 16
 // defaultDataDir is where the service keeps its store and token unless
 // --data says otherwise: out of the working directory (which is often the
 // agent's workspace), in systemd's $STATE_DIRECTORY when run as a service,
-// else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile.
-func defaultDataDir() (string, error) {
-	if d := os.Getenv("STATE_DIRECTORY"); d != "" {
-		first, _, _ := strings.Cut(d, ":")
-		return first, nil
-	}
-	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "turnstile"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no data directory: set --data, XDG_STATE_HOME or HOME (%v)", err)
-	}
-	return filepath.Join(home, ".local", "state", "turnstile"), nil
-}
+// else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile
+// (sandbox.DefaultDataDir, which `turnstile sandbox` denies its commands).
+func defaultDataDir() (string, error) { return sandbox.DefaultDataDir() }
 
 // dataDir is --data, or the default.
 func dataDir(flagValue string) (string, error) {
