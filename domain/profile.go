@@ -233,18 +233,24 @@ func (p *Profile) validate() []*ProfileError {
 			add("filesystem."+QuoteKey(k), "%s", err.Error())
 			continue
 		}
-		if other, dup := normal[fk.Key]; dup {
-			add("filesystem."+QuoteKey(k), "the same key as %q (both are %q)", other, fk.Key)
+		if other, dup := normal[chainKey(fk.Key)]; dup {
+			add("filesystem."+QuoteKey(k), "the same key as %q (both are %q)", other, chainKey(fk.Key))
 		}
-		normal[fk.Key] = k
+		normal[chainKey(fk.Key)] = k
 	}
 	if p.GlobScanMaxDepth < 0 {
 		add("glob_scan_max_depth", "must be at least 1, got %d", p.GlobScanMaxDepth)
 	}
+	roots := map[string]string{}
 	for _, r := range slices.Sorted(maps.Keys(p.WorkspaceRoots)) {
 		if !strings.HasPrefix(r, "/") && r != "~" && !strings.HasPrefix(r, "~/") {
 			add("workspace_roots."+QuoteKey(r), "a workspace root must be an absolute path or start with ~/")
+			continue
 		}
+		if other, dup := roots[NormalizeFilesystemKey(r)]; dup {
+			add("workspace_roots."+QuoteKey(r), "the same root as %q (both are %q)", other, NormalizeFilesystemKey(r))
+		}
+		roots[NormalizeFilesystemKey(r)] = r
 	}
 	if m := p.Network.Mode; m != "" && m != "full" && m != "limited" {
 		add("network.mode", "%q is not full or limited", m)
@@ -259,10 +265,16 @@ func (p *Profile) validate() []*ProfileError {
 			add("network.domains."+QuoteKey(d), "%s", err.Error())
 		}
 	}
+	sockets := map[string]string{}
 	for _, u := range slices.Sorted(maps.Keys(p.Network.UnixSockets)) {
 		if !strings.HasPrefix(u, "/") {
 			add("network.unix_sockets."+QuoteKey(u), "a unix socket must be an absolute path")
+			continue
 		}
+		if other, dup := sockets[CleanPath(u)]; dup {
+			add("network.unix_sockets."+QuoteKey(u), "the same socket as %q (both are %q)", other, CleanPath(u))
+		}
+		sockets[CleanPath(u)] = u
 	}
 	if i := p.Environment.Inherit; i != "" && i != InheritAll && i != InheritCore && i != InheritNone {
 		add("environment.inherit", "%q is not all, core or none", i)
@@ -335,6 +347,17 @@ func QuoteKey(k string) string {
 	return k
 }
 
+// chainKey is the form a filesystem key is compared and merged by: its
+// normal form (NormalizeFilesystemKey), with the older :project_roots
+// written :workspace_roots (the same roots).
+func chainKey(k string) string {
+	k = NormalizeFilesystemKey(k)
+	if rest, ok := strings.CutPrefix(k, TokenProjectRoots); ok && (rest == "" || rest[0] == '/') {
+		return TokenWorkspaceRoots + rest
+	}
+	return k
+}
+
 // flatten merges a chain (child first) into one profile, following the
 // merge rules of Profile. The result's Name is the child's.
 func flatten(chain []*Profile) (Profile, map[string]string) {
@@ -344,16 +367,34 @@ func flatten(chain []*Profile) (Profile, map[string]string) {
 	out.Environment.Set = map[string]string{}
 	// origin records which profile of the chain set each filesystem key.
 	origin := map[string]string{}
+	written := map[string]string{} // chainKey → the key as its entry was written
 	for i := len(chain) - 1; i >= 0; i-- { // parent first, child last wins
 		p := chain[i]
+		// Each map is merged by its keys' normal form, so that a child's
+		// entry replaces its parent's however either is written (the
+		// ninety-eighth review: a child's "/srv/data/**" = "read", or
+		// ":project_roots" = "read", left the parent's "/srv/data" or
+		// ":workspace_roots" = "write" in force beside it, and write
+		// won the tie).
 		for k, v := range p.Filesystem {
+			c := chainKey(k)
+			if w, ok := written[c]; ok {
+				delete(out.Filesystem, w)
+				delete(origin, w)
+			}
+			written[c] = k // shown as the profile that set it wrote it
 			out.Filesystem[k] = v
 			origin[k] = p.Name
 		}
 		if p.GlobScanMaxDepth > 0 {
 			out.GlobScanMaxDepth = p.GlobScanMaxDepth
 		}
-		maps.Copy(out.WorkspaceRoots, p.WorkspaceRoots)
+		for r, v := range p.WorkspaceRoots {
+			if strings.HasPrefix(r, "/") || r == "~" || strings.HasPrefix(r, "~/") {
+				r = NormalizeFilesystemKey(r)
+			}
+			out.WorkspaceRoots[r] = v
+		}
 		n := p.Network
 		if n.Enabled != nil {
 			v := *n.Enabled
@@ -363,7 +404,12 @@ func flatten(chain []*Profile) (Profile, map[string]string) {
 			out.Network.Mode = n.Mode
 		}
 		maps.Copy(out.Network.Domains, n.Domains)
-		maps.Copy(out.Network.UnixSockets, n.UnixSockets)
+		for u, v := range n.UnixSockets {
+			if strings.HasPrefix(u, "/") {
+				u = CleanPath(u)
+			}
+			out.Network.UnixSockets[u] = v
+		}
 		out.Network.AllowLocalhost = out.Network.AllowLocalhost || n.AllowLocalhost
 		out.Network.AllowPrivateNetworks = out.Network.AllowPrivateNetworks || n.AllowPrivateNetworks
 		e := p.Environment
