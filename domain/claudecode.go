@@ -412,7 +412,42 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 	if len(u) >= 5 && strings.EqualFold(u[:5], "http:") {
 		u = "https:" + u[5:]
 	}
+	// It also reads a backslash as '/' and removes the dot segments of
+	// the path ("." and "..", %2e spelled too) before it fetches: Go's
+	// parser keeps both, so the path shown and bound was not the one
+	// fetched (docs\..\..\admin fetched /admin: the ninety-eighth
+	// review). Such a URL is refused; written with '/' and without dot
+	// segments it is the same fetch.
+	if strings.Contains(u, `\`) {
+		return nil, &FieldError{Field: "tool_input.url", Message: `holds a backslash, which Claude Code's URL parser reads as '/': write '/'`}
+	}
+	if dotSegments(u) {
+		return nil, &FieldError{Field: "tool_input.url", Message: `has a "." or ".." path segment, which Claude Code's URL parser removes: write the path it leads to`}
+	}
 	return map[string]any{"url": u}, nil
+}
+
+// dotSegments reports whether the path of the URL u (to its query or
+// fragment) has a "." or ".." segment, "%2e" counting as '.'.
+func dotSegments(u string) bool {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+		if j := strings.IndexByte(u, '/'); j >= 0 {
+			u = u[j:]
+		} else {
+			return false
+		}
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	for seg := range strings.SplitSeq(u, "/") {
+		switch strings.ReplaceAll(strings.ToLower(seg), "%2e", ".") {
+		case ".", "..":
+			return true
+		}
+	}
+	return false
 }
 
 // ccWhole keeps every field of a sub-agent's input: besides its prompt,

@@ -367,7 +367,7 @@ func flatten(chain []*Profile) (Profile, map[string]string) {
 	out.Environment.Set = map[string]string{}
 	// origin records which profile of the chain set each filesystem key.
 	origin := map[string]string{}
-	written := map[string]string{} // chainKey → the key as its entry was written
+	written := map[string]string{}         // chainKey → the key as its entry was written
 	for i := len(chain) - 1; i >= 0; i-- { // parent first, child last wins
 		p := chain[i]
 		// Each map is merged by its keys' normal form, so that a child's
