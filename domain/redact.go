@@ -137,8 +137,8 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
-		member:       regexp.MustCompile(`\\*"(` + secretName + `)\\*"[ \t]*[:=][ \t]*\\*"([^"\\\n]+)\\*"`),
-		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;])(` + secretName + `)(?:[ \t]*:|[ \t]+=)[ \t]*(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
+		member:       regexp.MustCompile(`\\*["'](` + secretName + `)\\*["'][ \t]*(?:=>|[:=])[ \t]*(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
+		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;]|\\[nt])(` + secretName + `)(?:[ \t]*:[ \t]+|[ \t]+=[ \t]*|[ \t]*=>[ \t]*)(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
 		jwk:          regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"[ \t]*:[ \t]*\\*"([A-Za-z0-9_-]{16,})\\*"`),
 	}
 })
@@ -341,7 +341,7 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 		s = replaceClipped(re.bearer, s, rest, clip{ownWord: true, shell: shell})
 	}
 	if g.header {
-		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.header, s, rest, clip{scheme: true, ownWord: true, name: 1, shell: shell, spaced: true})
 	}
 	if g.user {
 		s = replaceClipped(re.user, s, submatch(4), clip{})
@@ -359,8 +359,8 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 		s = replaceClipped(re.jwk, s, submatch(1), clip{})
 	}
 	if g.member {
-		s = replaceClipped(re.member, s, submatch(2), clip{ownWord: true, name: 1, shell: shell})
-		s = replaceClipped(re.memberBare, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.member, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
+		s = replaceClipped(re.memberBare, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
 	}
 	return s
 }
@@ -377,7 +377,7 @@ func eitherSubmatch(n, k int) func(m []int) (int, int) {
 }
 
 // yamlLine reports whether the name s[n:ne] starts its line (after
-// blanks) and its value, at a, is a word of its own after it: a line of
+// blanks; quoted or not) and its value, at a, is a word of its own after it: a line of
 // YAML (token: x, as a here-document writes a config file), whose name
 // would be the program a shell runs, where the value is an argument, not
 // the program (X-Token:bin/x, PATH=. X-Token: x). The value is hidden
@@ -387,6 +387,9 @@ func yamlLine(s string, n, ne, a int) bool {
 		return false
 	}
 	i := n
+	for i > 0 && (s[i-1] == '"' || s[i-1] == '\'' || s[i-1] == '\\') && n-i < 4 {
+		i-- // a quoted name: a JSON member on its own line
+	}
 	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
 		i--
 	}
@@ -438,6 +441,9 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		}
 		if c == a {
 			continue // nothing that can be hidden: left in view
+		}
+		if o.spaced && !strings.ContainsAny(s[m[2*o.name+1]:a], " \t") && !headerName(s[m[2*o.name]:m[2*o.name+1]]) {
+			continue // a refspec's or a tag's ':', not a header's
 		}
 		// Whether the word after "bearer" (or a header's name) is in a
 		// credential's place is not judged from the shell's quoting: read

@@ -29,18 +29,20 @@ func bearerOption(w string) bool {
 // (hostWord), or, in a shell command, is the program it runs
 // (programWord: exec -a bearer python3).
 //
-// A word is judged whole, to where the shell word ends, not where the
+// A word is judged whole, as the shell reads it to its end, not where the
 // pattern's token stopped: the bearer pattern's token has no ':', and a
 // host in upper case cut before its ':' (`Bearer Evil.Example:loot/`) read
 // as a bare name, which hostWord takes in lower case only (the
-// ninety-fifth review).
+// ninety-fifth review); a quote does not end it (the ninety-sixth).
 func ownWordInView(s string, a, c int, shell bool) bool {
+	var q byte
+	if a > 0 && (s[a-1] == '"' || s[a-1] == '\'') {
+		q = s[a-1] // the value's opening quote
+	}
 	for k := a; k < c; {
-		e := k
-		for e < len(s) && !shellWordEnd(s[e]) {
-			e++
-		}
-		if w := s[k:e]; w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
+		w, e := shellWordAt(s, k, q)
+		q = 0
+		if w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
 			return true
 		}
 		k = e + 1
@@ -48,10 +50,38 @@ func ownWordInView(s string, a, c int, shell bool) bool {
 	return false
 }
 
-// shellWordEnd reports whether c ends a word as ownWordInView reads one:
-// white space, a quote or a shell operator.
-func shellWordEnd(c byte) bool {
-	return strings.IndexByte(" \t\n\"'`;&|()<>", c) >= 0
+// maxJudgedWord bounds the word ownWordInView reads (a quote left open
+// would run to the end of a long text for each value judged).
+const maxJudgedWord = 512
+
+// shellWordAt returns the word of s that starts at k as a shell reads it
+// (its quotes and escapes removed: "evilhelper"::x is evilhelper::x, the
+// ninety-sixth review), k inside the quote q (0: none), and where it ends:
+// white space or a shell operator outside quotes, or maxJudgedWord bytes.
+func shellWordAt(s string, k int, q byte) (string, int) {
+	var b strings.Builder
+	for ; k < len(s) && b.Len() < maxJudgedWord; k++ {
+		ch := s[k]
+		switch {
+		case q != 0 && ch == q:
+			q = 0
+		case q == '"' && ch == '\\' && k+1 < len(s):
+			k++
+			b.WriteByte(s[k])
+		case q != 0:
+			b.WriteByte(ch)
+		case ch == '\'' || ch == '"':
+			q = ch
+		case ch == '\\' && k+1 < len(s):
+			k++
+			b.WriteByte(s[k])
+		case strings.IndexByte(" \t\n;&|()<>`", ch) >= 0:
+			return b.String(), k
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), k
 }
 
 // remoteHelperWord reports whether w is git's <transport>::<address>, which
@@ -71,15 +101,19 @@ func remoteHelperWord(w string) bool {
 
 // hostWord reports whether w names a host as ssh, scp, rsync, nc, curl and
 // wget take one: host/…, host:…, [user@]host… where host is a DNS name (two
-// or more labels, the last of letters) or an IPv4 address; a name alone
-// (no '/' or ':' after it) only in lower case, as no token is.
+// or more labels, the last of letters, a final '.' allowed) or an IPv4
+// address; a name alone (no '/' or ':' after it, no user@ before it) only
+// in lower case, as no token is.
 func hostWord(w string) bool {
 	h, bare := w, true
 	if i := strings.IndexAny(w, "/:"); i >= 0 {
 		h, bare = w[:i], false
 	}
 	if i := strings.LastIndexByte(h, '@'); i >= 0 {
-		h = h[i+1:]
+		h, bare = h[i+1:], false // user@Host: a host, in any case
+	}
+	if len(h) > 1 && h[len(h)-1] == '.' {
+		h = h[:len(h)-1] // a fully qualified name's root
 	}
 	labels, digits, last := 0, true, ""
 	for l := range strings.SplitSeq(h, ".") {

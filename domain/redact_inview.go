@@ -31,6 +31,22 @@ type clip struct {
 	// shell: the text is a shell command's; a value in the word that is
 	// the program it runs is shown (programWord).
 	shell bool
+	// spaced: a secret name's value is hidden only after a separator
+	// with a blank in it ("X-Token: x"), but an Authorization or Cookie
+	// header's glued too: a ':' stuck to a word that ends in a secret
+	// name is a git refspec's or an image's tag (git push origin
+	// fix/token-expiry:main, the ninety-sixth review), not a header.
+	spaced bool
+}
+
+// headerName reports whether n names an Authorization or Cookie header.
+func headerName(n string) bool {
+	for _, h := range []string{"authorization", "proxy-authorization", "cookie", "set-cookie"} {
+		if strings.EqualFold(n, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // runsOn reports whether s continues at e with a dot and a letter or digit:
@@ -117,6 +133,7 @@ func readsAsPath(s string) bool {
 // query's token=).
 var refNameSuffixes = []string{"file", "files", "path", "dir", "command", "cmd", "helper", "process", "program", "script", "exec", "eval",
 	"url", "uri", "endpoint", "host", "hostname", "server", "addr", "address", "dest", "destination", "out", "output", "email",
+	"name", "names", "ref", "arn",
 	"credential_provider", "credential-provider", "credentials_provider", "credentials-provider",
 	"credential_providers", "credential-providers", "credentials_providers", "credentials-providers", "application_credentials"}
 
@@ -187,6 +204,12 @@ func refName(name string) bool {
 	// (docker login --password-stdin, gh auth login --with-token), and the
 	// next word is something else (where the secret goes).
 	if strings.HasSuffix(l, "stdin") || strings.HasPrefix(strings.TrimLeft(l, "-"), "with-") {
+		return true
+	}
+	// A secrets manager's identifier of a secret (AWS's SecretId and
+	// --secret-id), not Vault's secret_id, a credential: camel case or
+	// an option's (the ninety-sixth review).
+	if strings.HasSuffix(name, "Id") || strings.HasPrefix(name, "-") && strings.HasSuffix(l, "-id") {
 		return true
 	}
 	return slices.ContainsFunc(refNameSuffixes, func(s string) bool { return strings.HasSuffix(l, s) })
