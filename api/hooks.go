@@ -370,7 +370,7 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	// looked up before it asks (with ask = "hold", once someone allows it).
 	ask := func() (engine.Result, error) {
 		return s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv,
-			LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt})
+			LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt, CallCwd: h.Cwd})
 	}
 	res, err := ask()
 	if err != nil {

@@ -205,6 +205,9 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	}
 	chk := e.checkerFor(c.Actor)
 	snap := &s.Snapshot
+	if t, ok := snap.AlsoProtectedAt(c.CallCwd); ok {
+		snap = &t // the protected list at the call's own directory too
+	}
 	var (
 		a       domain.Action
 		err     error

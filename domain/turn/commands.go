@@ -121,6 +121,11 @@ type EvaluateTool struct {
 	// state's cwd with Trust (the engine's resource check does it), so the
 	// hot path classifies once.
 	Classified *domain.Action
+	// CallCwd is the directory the runtime runs the call in, when it says
+	// (a Claude Code hook's cwd): the engine's file checks hold the
+	// protected list there too (domain AlsoProtectedAt). Not part of the
+	// request's identity.
+	CallCwd string
 }
 
 // RecordDenial records a refusal made outside the policy (the sandbox's
