@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -366,11 +367,17 @@ func (s *Server) ccPreToolUse(r *http.Request, cs *ccSession) (HookAnswer, error
 	if err := s.admitCall(r, target, h.ToolUseID); err != nil {
 		return HookAnswer{}, err
 	}
+	// The protected list holds at the call's own cwd too, where its
+	// symlinks lead, as the snapshot's roots are.
+	callCwd := h.Cwd
+	if c, err := filepath.EvalSymlinks(h.Cwd); err == nil && filepath.IsAbs(h.Cwd) {
+		callCwd = c
+	}
 	// Claude Code's own prompt answers an ask, unseen here: its host is
 	// looked up before it asks (with ask = "hold", once someone allows it).
 	ask := func() (engine.Result, error) {
 		return s.hookExec(r, target, &turn.EvaluateTool{Meta: hookMeta(r), ToolCallID: h.ToolUseID, Invocation: inv,
-			LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt, CallCwd: h.Cwd})
+			LookUpAsks: s.cfg.ClaudeCode.Ask == domain.ClaudeCodeAskPrompt, CallCwd: callCwd})
 	}
 	res, err := ask()
 	if err != nil {

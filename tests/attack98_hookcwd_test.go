@@ -53,4 +53,20 @@ func TestAttack98_HookStartCwd(t *testing.T) {
 	if got := write("toolu_a98_mcp2", filepath.Join(app, ".mcp.json")); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Errorf("after the agent's own UserPromptSubmit from the project's root, Claude Code's Write of .mcp.json in the directory it runs in (%s) was answered %s", app, got)
 	}
+	// The same where Claude Code runs in app through a symlink: the
+	// protected list holds where the link leads.
+	link := filepath.Join(ws, "app-link")
+	if err := os.Symlink(app, link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink := func(id, path string) string {
+		return hk.hook(ccEdit(t, ccPayload(t, "pre_write", session, link), map[string]any{"tool_use_id": id, "cwd": link,
+			"tool_input": map[string]any{"file_path": path, "content": "{}\n"}}))
+	}
+	if got := viaLink("toolu_a98_src2", filepath.Join(link, "util.go")); !strings.Contains(got, `"permissionDecision":"allow"`) {
+		t.Fatalf("control: a Write of a source file through the link: %s", got)
+	}
+	if got := viaLink("toolu_a98_mcp3", filepath.Join(link, ".mcp.json")); !strings.Contains(got, `"permissionDecision":"deny"`) {
+		t.Errorf("Claude Code's Write of .mcp.json in the directory it runs in through a symlink (%s) was answered %s", link, got)
+	}
 }
