@@ -430,6 +430,9 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 // dotSegments reports whether the path of the URL u (to its query or
 // fragment) has a "." or ".." segment, "%2e" counting as '.'.
 func dotSegments(u string) bool {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i] // a query or fragment, with or without a path before it
+	}
 	if i := strings.Index(u, "://"); i >= 0 {
 		u = u[i+3:]
 		if j := strings.IndexByte(u, '/'); j >= 0 {
@@ -437,9 +440,6 @@ func dotSegments(u string) bool {
 		} else {
 			return false
 		}
-	}
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
 	}
 	for seg := range strings.SplitSeq(u, "/") {
 		switch strings.ReplaceAll(strings.ToLower(seg), "%2e", ".") {

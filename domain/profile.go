@@ -349,11 +349,16 @@ func QuoteKey(k string) string {
 
 // chainKey is the form a filesystem key is compared and merged by: its
 // normal form (NormalizeFilesystemKey), with the older :project_roots
-// written :workspace_roots (the same roots).
+// written :workspace_roots (the same roots), and :root and :slash_tmp as
+// the paths they are ("/", "/tmp"). Keys whose paths depend on the turn
+// (~, :tmpdir, the roots) are merged by their rules' patterns
+// (childRulesWin).
 func chainKey(k string) string {
 	k = NormalizeFilesystemKey(k)
-	if rest, ok := strings.CutPrefix(k, TokenProjectRoots); ok && (rest == "" || rest[0] == '/') {
-		return TokenWorkspaceRoots + rest
+	for _, t := range [][2]string{{TokenProjectRoots, TokenWorkspaceRoots}, {TokenRoot, "/"}, {TokenSlashTmp, "/tmp"}} {
+		if rest, ok := strings.CutPrefix(k, t[0]); ok && (rest == "" || rest[0] == '/') {
+			return NormalizeFilesystemKey(t[1] + rest)
+		}
 	}
 	return k
 }

@@ -463,6 +463,7 @@ func CompileProfile(set ProfileSet, name string, env ProfileEnv, cons *Constrain
 		}
 		c.Rules = append(c.Rules, rs...)
 	}
+	c.Rules = childRulesWin(c.Rules, c.Chain)
 	floor := func(p string) string {
 		if cons == nil || cons.AllowedRoots == nil {
 			return ""
@@ -709,4 +710,39 @@ func compileEnvironment(e ProfileEnvironment) CompiledEnvironment {
 		c.Set = maps.Clone(e.Set)
 	}
 	return c
+}
+
+// childRulesWin drops each rule that matches the same paths (its Pattern
+// and Glob) as a rule set further down the extends chain (chain[0] is the
+// profile compiled, its parents after it): a child's entry replaces its
+// parent's for the paths it names, however either key is written
+// (":root/srv/data" and "/srv/data", "~/x" and "/home/me/x", ":slash_tmp"
+// and "/tmp": the hundredth review), as flatten does for keys of one
+// spelling. Rules of one profile keep their ties (write over read at one
+// pattern and specificity).
+func childRulesWin(rs []PathRule, chain []string) []PathRule {
+	type key struct {
+		pattern string
+		glob    bool
+	}
+	depth := func(origin string) int {
+		if i := slices.Index(chain, origin); i >= 0 {
+			return i
+		}
+		return len(chain)
+	}
+	best := map[key]int{}
+	for _, r := range rs {
+		k, d := key{r.Pattern, r.Glob}, depth(r.Origin)
+		if b, ok := best[k]; !ok || d < b {
+			best[k] = d
+		}
+	}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if depth(r.Origin) == best[key{r.Pattern, r.Glob}] {
+			out = append(out, r)
+		}
+	}
+	return out
 }

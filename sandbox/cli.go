@@ -186,8 +186,11 @@ func cliGatewaySecrets() []string {
 	if d, err = filepath.Abs(d); err != nil {
 		return nil
 	}
-	if _, err := os.Lstat(d); err != nil {
-		return nil // no server's data here (a mount a server makes later is its own)
+	if !HoldsServerData(d) {
+		// No server's data here (a mount a server makes later is its
+		// own): a service's own $STATE_DIRECTORY that holds its
+		// workspaces is not denied them (the hundredth review).
+		return nil
 	}
 	out := []string{d}
 	if r, err := filepath.EvalSymlinks(d); err == nil && r != d {

@@ -27,3 +27,19 @@ func DefaultDataDir() (string, error) {
 	}
 	return filepath.Join(home, ".local", "state", "turnstile"), nil
 }
+
+// DataDirMarks are the names a server's data directory holds once `serve`
+// has used it: its admin token and its embedded store (the log store's
+// directory, the bolt file: cmd/turnstile's logDirName and boltFileName).
+var DataDirMarks = []string{"token", "events", "events.db"}
+
+// HoldsServerData reports whether the directory d holds one of
+// DataDirMarks.
+func HoldsServerData(d string) bool {
+	for _, n := range DataDirMarks {
+		if _, err := os.Lstat(filepath.Join(d, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}

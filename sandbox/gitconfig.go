@@ -42,9 +42,9 @@ func gitConfigRefs(file string) []gitConfigRef {
 			switch strings.ToLower(v) {
 			case "true", "false", "yes", "no", "on", "off", "1", "0":
 			default:
-				if prog, _, _ := strings.Cut(v, " "); strings.Contains(prog, "/") {
-					out = append(out, gitConfigRef{path: prog})
-				}
+				// A command (sh tools/fsmonitor): each word that names a
+				// path, as for any program git runs (the hundredth review).
+				out = append(out, commandPaths(v)...)
 			}
 		case (section == "include" || section == "includeif") && k == "path":
 			out = append(out, gitConfigRef{path: v, include: true})
@@ -139,7 +139,8 @@ func gitProgramKey(section, k, v string) bool {
 		"mergetool.cmd", "mergetool.path", "difftool.cmd", "difftool.path", "remote.uploadpack", "remote.receivepack",
 		"web.browser", "browser.cmd", "browser.path", "man.cmd", "man.path", "guitool.cmd", "instaweb.httpd",
 		"sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel",
-		"tar.command", "uploadpack.packobjectshook", "lfs.path", "lfs.clean", "lfs.smudge":
+		"tar.command", "uploadpack.packobjectshook", "lfs.path", "lfs.clean", "lfs.smudge",
+		"trailer.cmd", "trailer.command", "sendemail.headercmd":
 		return true
 	case "alias." + k, "submodule.update":
 		return strings.HasPrefix(v, "!")
