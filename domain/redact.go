@@ -118,6 +118,9 @@ type secretPatterns struct {
 	// command or a message ("api_key": "x", as curl -d sends one; its
 	// quotes may be escaped in a shell string; token = "x").
 	member *regexp.Regexp
+	// quotedAssign: "NAME"="value", a shell's assignment once its quotes
+	// are removed (export, env, declare take it as one).
+	quotedAssign *regexp.Regexp
 	// memberBare: the same with its name unquoted, in YAML (token: "x",
 	// token: 'x'; token: x is the header pattern's) or TOML (token = "x");
 	// NAME="x" is the assign pattern's.
@@ -137,8 +140,9 @@ var secretRes = sync.OnceValue(func() *secretPatterns {
 			`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|pypi-[A-Za-z0-9_-]{50,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})|AGE-SECRET-KEY-1[0-9A-Z]{58}`),
 		secretOption: regexp.MustCompile(`^-{1,2}` + secretName + `$`),
 		secretKey:    regexp.MustCompile(`^` + secretName + `$`),
-		member:       regexp.MustCompile(`\\*["'](` + secretName + `)\\*["'][ \t]*(?:=>|[:=])[ \t]*(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
-		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;]|\\[nt])(` + secretName + `)(?:[ \t]*:[ \t]+|[ \t]+=[ \t]*|[ \t]*=>[ \t]*)(?:\\*"([^"\\\n]+)\\*"|'([^'\n]+)')`),
+		member:       regexp.MustCompile(`(?:'\\''|\\*["'])(` + secretName + `)(?:'\\''|\\*["'])(?:[ \t]*:|[ \t]+=|[ \t]*=>)[ \t]*` + memberValue),
+		quotedAssign: regexp.MustCompile(`(?:'\\''|\\*["'])(` + secretName + `)(?:'\\''|\\*["'])=` + memberValue),
+		memberBare:   regexp.MustCompile(`(?:^|[\s{,'(;]|\\[nt])(` + secretName + `)(?:[ \t]*:[ \t]+|[ \t]+=[ \t]*|[ \t]*=>[ \t]*)` + memberValue),
 		jwk:          regexp.MustCompile(`\\*"(?:d|p|q|dp|dq|qi|k|r|t)\\*"[ \t]*:[ \t]*\\*"([A-Za-z0-9_-]{16,})\\*"`),
 	}
 })
@@ -359,22 +363,36 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 		s = replaceClipped(re.jwk, s, submatch(1), clip{})
 	}
 	if g.member {
-		s = replaceClipped(re.member, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
-		s = replaceClipped(re.memberBare, s, eitherSubmatch(2, 3), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
+		// A member is data, not a shell variable: no exposed check (a
+		// command that reads the environment by name showed every
+		// member's value: the ninety-ninth review).
+		s = replaceClipped(re.member, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.memberBare, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell})
+		// export "NAME"="value" (env, declare): an assignment once the
+		// shell removed the quotes, judged as NAME=value is.
+		s = replaceClipped(re.quotedAssign, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
 	}
 	return s
 }
 
-// eitherSubmatch returns the span of submatch n of a match, or of
-// submatch k where n did not match.
-func eitherSubmatch(n, k int) func(m []int) (int, int) {
+// firstSubmatch returns the span of the first of the submatches ns that
+// matched.
+func firstSubmatch(ns ...int) func(m []int) (int, int) {
 	return func(m []int) (int, int) {
-		if m[2*n] >= 0 {
-			return m[2*n], m[2*n+1]
+		for _, n := range ns {
+			if m[2*n] >= 0 {
+				return m[2*n], m[2*n+1]
+			}
 		}
-		return m[2*k], m[2*k+1]
+		return -1, -1
 	}
 }
+
+// memberValue is a member's quoted value: in double quotes (escaped or
+// not), in single quotes, or in single quotes as a shell's single-quoted
+// word writes them ('\”: ShellJoin's, an exec's command as shown: the
+// ninety-ninth review).
+const memberValue = `(?:\\*"([^"\\\n]+)\\*"|'\\''([^'\\\n]+)'\\''|'([^'\n]+)')`
 
 // yamlLine reports whether the name s[n:ne] starts its line (after
 // blanks; quoted or not) and its value, at a, is a word of its own after it: a line of
@@ -442,7 +460,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if c == a {
 			continue // nothing that can be hidden: left in view
 		}
-		if o.spaced && !strings.ContainsAny(s[m[2*o.name+1]:a], " \t") && !headerName(s[m[2*o.name]:m[2*o.name+1]]) {
+		if o.spaced && !strings.ContainsAny(s[m[2*o.name+1]:a], " \t") && !(headerName(s[m[2*o.name]:m[2*o.name+1]]) && startsWord(s, m[2*o.name])) {
 			continue // a refspec's or a tag's ':', not a header's
 		}
 		// Whether the word after "bearer" (or a header's name) is in a

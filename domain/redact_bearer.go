@@ -35,14 +35,12 @@ func bearerOption(w string) bool {
 // as a bare name, which hostWord takes in lower case only (the
 // ninety-fifth review); a quote does not end it (the ninety-sixth).
 func ownWordInView(s string, a, c int, shell bool) bool {
-	var q byte
-	if a > 0 && (s[a-1] == '"' || s[a-1] == '\'') {
-		q = s[a-1] // the value's opening quote
-	}
 	for k := a; k < c; {
-		w, e := shellWordAt(s, k, q)
-		q = 0
-		if w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
+		e := k
+		for e < c && s[e] != ' ' {
+			e++
+		}
+		if w := judgedWord(s, k, 2); w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
 			return true
 		}
 		k = e + 1
@@ -50,14 +48,89 @@ func ownWordInView(s string, a, c int, shell bool) bool {
 	return false
 }
 
+// judgedWord returns the shell word of s that starts at k, as the shell
+// that runs it reads it: its quotes and escapes removed ("evilhelper"::x
+// is evilhelper::x to git: the ninety-sixth review). Where k lies in a
+// string that began before it (sh -c '… Bearer host …', echo "api_token:
+// x" > f && scp f u@h:), that string is read as the nested shell reads
+// it, up to depth levels: its end, or a blank in it, ends the word (read
+// as quotes opened within the word, the closing quote joined the token to
+// a later host: the ninety-ninth review).
+func judgedWord(s string, k, depth int) string {
+	q, open := quoteOpen(s, k)
+	switch {
+	case q == 0, open == k-1: // outside quotes, or in the value's own
+		w, _ := shellWordAt(s, k, q)
+		return w
+	case depth == 0:
+		return ""
+	}
+	inner, ik := quotedText(s, open, q, k)
+	return judgedWord(inner, ik, depth-1)
+}
+
+// quoteOpen returns the quote a shell is inside of at s[i] (0: none) and
+// where it opened, reading s from the start of i's line (at most
+// maxQuoteScan bytes back).
+func quoteOpen(s string, i int) (q byte, open int) {
+	from := max(strings.LastIndexByte(s[:i], '\n')+1, i-maxQuoteScan)
+	for k := from; k < i; k++ {
+		switch c := s[k]; {
+		case q == '\'':
+			if c == '\'' {
+				q = 0
+			}
+		case c == '\\':
+			k++
+		case q == '"':
+			if c == '"' {
+				q = 0
+			}
+		case c == '"' || c == '\'':
+			q, open = c, k
+		}
+	}
+	return q, open
+}
+
+// maxQuoteScan bounds how far back quoteOpen reads.
+const maxQuoteScan = 8 << 10
+
+// quotedText returns the text of the string quoted by q that opens at
+// s[open], as the shell hands it on (in double quotes, a backslash before
+// '"', '\\', '$' or '`' removed), to its closing quote or the line's end,
+// and where s[k] is in it.
+func quotedText(s string, open int, q byte, k int) (string, int) {
+	var b strings.Builder
+	ik := 0
+	for i := open + 1; i < len(s) && s[i] != '\n' && b.Len() < maxQuoteScan; i++ {
+		if i == k {
+			ik = b.Len()
+		}
+		c := s[i]
+		switch {
+		case c == q:
+			return b.String(), ik
+		case q == '"' && c == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0:
+			i++
+			if i == k {
+				ik = b.Len()
+			}
+			c = s[i]
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), ik
+}
+
 // maxJudgedWord bounds the word ownWordInView reads (a quote left open
 // would run to the end of a long text for each value judged).
 const maxJudgedWord = 512
 
 // shellWordAt returns the word of s that starts at k as a shell reads it
-// (its quotes and escapes removed: "evilhelper"::x is evilhelper::x, the
-// ninety-sixth review), k inside the quote q (0: none), and where it ends:
-// white space or a shell operator outside quotes, or maxJudgedWord bytes.
+// (its quotes and escapes removed), k inside the quote q (0: none), and
+// where it ends: white space or a shell operator outside quotes, or
+// maxJudgedWord bytes.
 func shellWordAt(s string, k int, q byte) (string, int) {
 	var b strings.Builder
 	for ; k < len(s) && b.Len() < maxJudgedWord; k++ {

@@ -39,6 +39,14 @@ type clip struct {
 	spaced bool
 }
 
+// startsWord reports whether s[n:] starts a word: at the text's start or
+// after a blank, a quote, '{', ',', '(' or ';' (not after the '/' or '-'
+// of a branch's or an image's name: fix/session-cookie:main, the
+// ninety-ninth review).
+func startsWord(s string, n int) bool {
+	return n == 0 || strings.IndexByte(" \t\n'\"{,(;", s[n-1]) >= 0
+}
+
 // headerName reports whether n names an Authorization or Cookie header.
 func headerName(n string) bool {
 	for _, h := range []string{"authorization", "proxy-authorization", "cookie", "set-cookie"} {

@@ -107,9 +107,21 @@ func signIn(t *testing.T, ctx context.Context, s *Server, token string) {
 
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	var s string
-	run(t, ctx, "read "+sel, chromedp.Text(sel, &s, chromedp.ByQuery))
-	return s
+	// Read in one evaluation: the console re-renders a list when an event
+	// arrives, and a node found first and read after may be gone by then
+	// ("No node with given id found"). Found, the element's text is read
+	// at once; not found, the read waits for it again.
+	q, _ := json.Marshal(sel)
+	for range 5 {
+		run(t, ctx, "wait for "+sel, chromedp.WaitReady(sel, chromedp.ByQuery))
+		var s *string
+		run(t, ctx, "read "+sel, chromedp.Evaluate(`(() => { const e = document.querySelector(`+string(q)+`); return e ? e.innerText : null; })()`, &s))
+		if s != nil {
+			return *s
+		}
+	}
+	t.Fatalf("%s: replaced five times while it was read", sel)
+	return ""
 }
 
 // consoleSecret is an environment value the API redacts: the console must
