@@ -719,7 +719,7 @@ func compileEnvironment(e ProfileEnvironment) CompiledEnvironment {
 // (":root/srv/data" and "/srv/data", "~/x" and "/home/me/x", ":slash_tmp"
 // and "/tmp": the hundredth review), as flatten does for keys of one
 // spelling. Rules of one profile keep their ties (write over read at one
-// pattern and specificity).
+// pattern and specificity), and so does a root token's rule (rootsRule).
 func childRulesWin(rs []PathRule, chain []string) []PathRule {
 	type key struct {
 		pattern string
@@ -733,6 +733,9 @@ func childRulesWin(rs []PathRule, chain []string) []PathRule {
 	}
 	best := map[key]int{}
 	for _, r := range rs {
+		if rootsRule(r) {
+			continue // the turn's roots: a path the runtime names
+		}
 		k, d := key{r.Pattern, r.Glob}, depth(r.Origin)
 		if b, ok := best[k]; !ok || d < b {
 			best[k] = d
@@ -740,9 +743,26 @@ func childRulesWin(rs []PathRule, chain []string) []PathRule {
 	}
 	out := rs[:0:0]
 	for _, r := range rs {
-		if depth(r.Origin) == best[key{r.Pattern, r.Glob}] {
+		b, ok := best[key{r.Pattern, r.Glob}]
+		if !ok || depth(r.Origin) == b || rootsRule(r) && depth(r.Origin) < b {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// rootsRule reports whether r comes from a root token's key
+// (:workspace_roots, :project_roots, :app_read_roots, and below them):
+// its path is a root the runtime names for the turn, so it replaces no
+// parent's rule (a child restating ":project_roots" = "write", and the
+// agent naming <ws>/secrets its project root, dropped the parent's
+// "<ws>/secrets" = "deny": the hundred-and-second review), though a
+// child's rule that names the path replaces it.
+func rootsRule(r PathRule) bool {
+	for _, t := range rootTokens {
+		if rest, ok := strings.CutPrefix(r.Key, t); ok && (rest == "" || rest[0] == '/') {
+			return true
+		}
+	}
+	return false
 }

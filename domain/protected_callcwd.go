@@ -1,11 +1,15 @@
 package domain
 
-import "slices"
+import (
+	"path"
+	"slices"
+)
 
 // AlsoProtectedAt returns a copy of s whose filesystem policy also holds
-// the protected list's entries at cwd (a tool call's own directory), and
-// whether it added any: none where cwd is the snapshot's own cwd, not
-// strictly inside a writable root, or the filesystem is unrestricted.
+// the protected list's entries at cwd (a tool call's own directory) and at
+// each directory above it inside its writable root, and whether it added
+// any: none where those are the snapshot's own cwd, not strictly inside a
+// writable root, or the filesystem is unrestricted.
 //
 // A Claude Code session's turn takes its cwd from the event that starts
 // it, which the agent, holding the hook's credential, can send itself with
@@ -23,9 +27,20 @@ func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecuti
 	}
 	es := s.Sandbox.Filesystem.Entries
 	var extra []FilesystemEntry
-	for _, e := range protectedEntries(DefaultProtectedPaths, es, cwd) {
-		if !slices.ContainsFunc(es, func(o FilesystemEntry) bool { return o.Kind == PathProtected && o.Path == e.Path }) {
-			extra = append(extra, e)
+	// The call's cwd is Claude Code's Bash directory, which the agent
+	// moves with cd (within the directory Claude Code started in): the
+	// list is held at each directory from it up to its writable root, so
+	// at the one Claude Code started in too (the hundred-and-second
+	// review). protectedEntries adds nothing at a root or outside one.
+	for d := cwd; d != "/"; d = path.Dir(d) {
+		if d == s.Sandbox.Cwd {
+			continue
+		}
+		for _, e := range protectedEntries(DefaultProtectedPaths, es, d) {
+			if !slices.ContainsFunc(es, func(o FilesystemEntry) bool { return o.Kind == PathProtected && o.Path == e.Path }) &&
+				!slices.ContainsFunc(extra, func(o FilesystemEntry) bool { return o.Path == e.Path }) {
+				extra = append(extra, e)
+			}
 		}
 	}
 	if len(extra) == 0 {

@@ -31,6 +31,11 @@ func TestAlsoProtectedAt(t *testing.T) {
 	if protectedAt(&s, "/work/repo/app/.mcp.json") {
 		t.Fatal("the turn's own snapshot was changed")
 	}
+	// A call in app/src (after a cd): app's items are held too.
+	got, ok = s.AlsoProtectedAt("/work/repo/app/src")
+	if !ok || !protectedAt(&got, "/work/repo/app/src/.envrc") || !protectedAt(&got, "/work/repo/app/.mcp.json") {
+		t.Fatalf("a call in /work/repo/app/src: added %v", ok)
+	}
 	for _, cwd := range []string{"", "/work/repo", "app", "/etc"} {
 		if _, ok := s.AlsoProtectedAt(cwd); ok {
 			t.Errorf("cwd %q: entries added", cwd)
