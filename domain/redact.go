@@ -250,7 +250,7 @@ func redactLine(s string, exposed func() map[string]bool, shell bool) string {
 // "[redacted]" in its place, which holds no needle, so gates computed on
 // the original text hold for every later step.
 type secretGates struct {
-	urls, header, bearer, user, assign, option, token, jwk, member bool
+	urls, header, bearer, user, assign, option, token, jwk, member, memberBare bool
 }
 
 // secretWords are the lower-case cores of secretName: no text without one
@@ -270,15 +270,16 @@ func gatesOf(s string) secretGates {
 	hasAny := func(needles []string) bool { return slices.ContainsFunc(needles, has) }
 	word := hasAny(secretWords)
 	return secretGates{
-		urls:   has("://"),
-		header: bytes.IndexByte(l, ':') >= 0 && (word || has("authorization") || has("cookie")),
-		bearer: has("bearer"),
-		user:   has("-u"),
-		assign: word && bytes.IndexByte(l, '=') >= 0,
-		option: word,
-		token:  hasAny(tokenNeedles),
-		jwk:    jwkMember(s),
-		member: word && bytes.ContainsAny(l, `"'`),
+		urls:       has("://"),
+		header:     bytes.IndexByte(l, ':') >= 0 && (word || has("authorization") || has("cookie")),
+		bearer:     has("bearer"),
+		user:       has("-u"),
+		assign:     word && bytes.IndexByte(l, '=') >= 0,
+		option:     word,
+		token:      hasAny(tokenNeedles),
+		jwk:        jwkMember(s),
+		member:     word && memberSeps().Match(l),
+		memberBare: word && memberBareSeps().Match(l),
 	}
 }
 
@@ -328,8 +329,21 @@ func lowerCase(buf []byte, s string) []byte {
 	return b
 }
 
+// memberSeps and memberBareSeps find the separators of the member
+// patterns: a quote, blanks and ':' or '=' (member, quotedAssign), and ':'
+// with a blank, a blank and '=', or "=>", then blanks and a quote
+// (memberBare): their gates, a necessary condition found in one linear
+// scan (the three patterns, run on every text with a secret word and a
+// quote, doubled the cost of a curl command's redaction).
+var (
+	memberSeps     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["'][ \t]*[:=]`) })
+	memberBareSeps = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?::[ \t]+|[ \t]=[ \t]*|=>[ \t]*)[\\"']`)
+	})
+)
+
 // allGates runs every pattern (the reference the gates are tested against).
-var allGates = secretGates{true, true, true, true, true, true, true, true, true}
+var allGates = secretGates{true, true, true, true, true, true, true, true, true, true}
 
 func redactGated(s string, g secretGates, exposed func() map[string]bool, shell bool) string {
 	if g.urls {
@@ -366,11 +380,13 @@ func redactGated(s string, g secretGates, exposed func() map[string]bool, shell 
 		// A member is data, not a shell variable: no exposed check (a
 		// command that reads the environment by name showed every
 		// member's value: the ninety-ninth review).
-		s = replaceClipped(re.member, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell})
-		s = replaceClipped(re.memberBare, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell})
+		s = replaceClipped(re.member, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell, member: true})
 		// export "NAME"="value" (env, declare): an assignment once the
 		// shell removed the quotes, judged as NAME=value is.
 		s = replaceClipped(re.quotedAssign, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, exposed: exposed, shell: shell})
+	}
+	if g.memberBare {
+		s = replaceClipped(re.memberBare, s, firstSubmatch(2, 3, 4), clip{ownWord: true, name: 1, shell: shell, member: true})
 	}
 	return s
 }
@@ -393,6 +409,48 @@ func firstSubmatch(ns ...int) func(m []int) (int, int) {
 // word writes them ('\”: ShellJoin's, an exec's command as shown: the
 // ninety-ninth review).
 const memberValue = `(?:\\*"([^"\\\n]+)\\*"|'\\''([^'\\\n]+)'\\''|'([^'\n]+)')`
+
+// memberInShell reports whether a member's match at s[start:], its name
+// ending at ne and its value at a, is shell syntax in a shell command: a
+// '>' between them outside quotes makes the value a redirection's target
+// (printf … token=>'Makefile'), and a quoted name glued to ':' whose
+// quote starts a word outside quotes is a refspec's side (git push -f
+// origin "token-expiry":"main"), not JSON (the hundred-and-first review).
+func memberInShell(s string, start, ne, a int, shell bool) bool {
+	if i := strings.IndexByte(s[ne:a], '>'); shell && i >= 0 && nestedUnquoted(s, ne+i, 2, nil) {
+		return true
+	}
+	if sep := s[ne:a]; (s[start] == '"' || s[start] == '\'') && strings.Contains(sep, ":") && !strings.ContainsAny(sep, " \t") {
+		return nestedUnquoted(s, start, 2, func(s string, k int) bool {
+			return k == 0 || strings.IndexByte(" \t\n;&|", s[k-1]) >= 0
+		})
+	}
+	return false
+}
+
+// nestedUnquoted reports whether s[k] lies outside quotes, and there
+// satisfies at (when given), as the shell that reads it sees it: in a
+// shell's -c script (sh -c '…'), as that shell does, up to depth levels.
+func nestedUnquoted(s string, k, depth int, at func(s string, k int) bool) bool {
+	q, open := quoteOpen(s, k)
+	if q == 0 {
+		return at == nil || at(s, k)
+	}
+	if depth == 0 || !shellScript(s, open) {
+		return false
+	}
+	inner, ik := quotedText(s, open, q, k)
+	return nestedUnquoted(inner, ik, depth-1, at)
+}
+
+// shellScript reports whether the string that opens at s[open] is a
+// shell's -c script (sh -c '…', bash -lc "…"), which that shell reads
+// as a command; a ruby -e or python -c script is not.
+func shellScript(s string, open int) bool {
+	t := strings.TrimRight(s[:open], " \t")
+	locs := nestedShell().FindAllStringIndex(t, -1)
+	return len(locs) > 0 && locs[len(locs)-1][1] == len(t)
+}
 
 // yamlLine reports whether the name s[n:ne] starts its line (after
 // blanks; quoted or not) and its value, at a, is a word of its own after it: a line of
@@ -463,6 +521,9 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if o.spaced && !strings.ContainsAny(s[m[2*o.name+1]:a], " \t") && !(headerName(s[m[2*o.name]:m[2*o.name+1]]) && startsWord(s, m[2*o.name])) {
 			continue // a refspec's or a tag's ':', not a header's
 		}
+		if o.member && memberInShell(s, m[0], m[2*o.name+1], a, o.shell) {
+			continue // a redirection's target, a refspec's side
+		}
 		// Whether the word after "bearer" (or a header's name) is in a
 		// credential's place is not judged from the shell's quoting: read
 		// a line at a time it was wrong both ways (a quote closed on an
@@ -490,7 +551,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			if o.exposed != nil && exposedValue(o.exposed(), s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
 				continue // a variable expanded where it decides what runs: left in view
 			}
-			if o.shell && !yamlLine(s, m[2*o.name], m[2*o.name+1], a) && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
+			if o.shell && !o.member && !yamlLine(s, m[2*o.name], m[2*o.name+1], a) && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
 				continue // the word is the program the shell runs: left in view
 			}
 		}

@@ -63,7 +63,8 @@ func judgedWord(s string, k, depth int) string {
 		w, _ := shellWordAt(s, k, q)
 		return w
 	case depth == 0:
-		return ""
+		w, _ := shellWordAt(s, k, 0) // deeper still: the word as written (the hundred-and-first review)
+		return w
 	}
 	inner, ik := quotedText(s, open, q, k)
 	return judgedWord(inner, ik, depth-1)
@@ -73,11 +74,14 @@ func judgedWord(s string, k, depth int) string {
 // where it opened, reading s from the start of i's line (at most
 // maxQuoteScan bytes back).
 func quoteOpen(s string, i int) (q byte, open int) {
-	from := max(strings.LastIndexByte(s[:i], '\n')+1, i-maxQuoteScan)
+	lo := max(0, i-maxQuoteScan) // bounded first: a long line read back in full made redaction quadratic (the hundred-and-first review)
+	from := lo + strings.LastIndexByte(s[lo:i], '\n') + 1
 	for k := from; k < i; k++ {
 		switch c := s[k]; {
 		case q == '\'':
-			if c == '\'' {
+			if c == '\'' && strings.HasPrefix(s[k+1:], `\''`) {
+				k += 3 // '\'': a quote within the string, as ShellJoin writes it
+			} else if c == '\'' {
 				q = 0
 			}
 		case c == '\\':
@@ -109,6 +113,11 @@ func quotedText(s string, open int, q byte, k int) (string, int) {
 		}
 		c := s[i]
 		switch {
+		case c == '\'' && q == '\'' && strings.HasPrefix(s[i+1:], `\''`):
+			i += 3 // '\'': a quote within the string
+			if k > i-3 && k <= i {
+				ik = b.Len()
+			}
 		case c == q:
 			return b.String(), ik
 		case q == '"' && c == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0:

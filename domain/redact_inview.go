@@ -37,14 +37,23 @@ type clip struct {
 	// name is a git refspec's or an image's tag (git push origin
 	// fix/token-expiry:main, the ninety-sixth review), not a header.
 	spaced bool
+	// member: the match is a JSON, YAML or TOML member's or an
+	// assignment with a quoted name: its name is data, never the
+	// program (a '(' or '{' in a script's quotes read as a subshell's
+	// made it one: the hundred-and-first review); in a shell command a
+	// value after an unquoted '>' is a redirection's target, and a
+	// quoted name glued to ':' that starts a word outside quotes is a
+	// refspec's side ("token-expiry":"main").
+	member bool
 }
 
 // startsWord reports whether s[n:] starts a word: at the text's start or
-// after a blank, a quote, '{', ',', '(' or ';' (not after the '/' or '-'
+// after a blank, a quote, '{', ',', '(', ';' or '=' (--header=Cookie:x;
+// not after the '/' or '-'
 // of a branch's or an image's name: fix/session-cookie:main, the
 // ninety-ninth review).
 func startsWord(s string, n int) bool {
-	return n == 0 || strings.IndexByte(" \t\n'\"{,(;", s[n-1]) >= 0
+	return n == 0 || strings.IndexByte(" \t\n'\"{,(;=", s[n-1]) >= 0
 }
 
 // headerName reports whether n names an Authorization or Cookie header.

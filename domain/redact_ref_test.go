@@ -545,15 +545,16 @@ func gatesOfRef(s string) secretGates {
 	l := strings.ToLower(s)
 	word := containsAny(l, secretWords)
 	return secretGates{
-		urls:   strings.Contains(l, "://"),
-		header: strings.Contains(l, ":") && (word || strings.Contains(l, "authorization") || strings.Contains(l, "cookie")),
-		bearer: strings.Contains(l, "bearer"),
-		user:   strings.Contains(l, "-u"),
-		assign: word && strings.Contains(l, "="),
-		option: word,
-		token:  containsAny(l, tokenNeedles),
-		jwk:    jwkMemberRef.MatchString(s),
-		member: word && strings.ContainsAny(l, `"'`),
+		urls:       strings.Contains(l, "://"),
+		header:     strings.Contains(l, ":") && (word || strings.Contains(l, "authorization") || strings.Contains(l, "cookie")),
+		bearer:     strings.Contains(l, "bearer"),
+		user:       strings.Contains(l, "-u"),
+		assign:     word && strings.Contains(l, "="),
+		option:     word,
+		token:      containsAny(l, tokenNeedles),
+		jwk:        jwkMemberRef.MatchString(s),
+		member:     word && regexp.MustCompile(`["'][ \t]*[:=]`).MatchString(l),
+		memberBare: word && regexp.MustCompile(`(?::[ \t]+|[ \t]=[ \t]*|=>[ \t]*)[\\"']`).MatchString(l),
 	}
 }
 
