@@ -26,6 +26,12 @@ func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecuti
 		return *s, false
 	}
 	es := s.Sandbox.Filesystem.Entries
+	held := map[string]bool{} // the protected paths listed, the snapshot's and those added
+	for _, e := range es {
+		if e.Kind == PathProtected {
+			held[e.Path] = true
+		}
+	}
 	var extra []FilesystemEntry
 	// The call's cwd is Claude Code's Bash directory, which the agent
 	// moves with cd (within the directory Claude Code started in): the
@@ -37,8 +43,8 @@ func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecuti
 			continue
 		}
 		for _, e := range protectedEntries(DefaultProtectedPaths, es, d) {
-			if !slices.ContainsFunc(es, func(o FilesystemEntry) bool { return o.Kind == PathProtected && o.Path == e.Path }) &&
-				!slices.ContainsFunc(extra, func(o FilesystemEntry) bool { return o.Path == e.Path }) {
+			if !held[e.Path] {
+				held[e.Path] = true
 				extra = append(extra, e)
 			}
 		}
