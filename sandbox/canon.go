@@ -364,7 +364,7 @@ func (l dirLists) names(dir string) []string {
 		return ns
 	}
 	var ns []string
-	if f, err := os.Open(dir); err == nil {
+	if f, err := openDir(dir); err == nil {
 		ns, _ = f.Readdirnames(-1)
 		f.Close()
 	}
@@ -628,7 +628,7 @@ func placeholderOrMissing(p string) bool {
 	if !fi.IsDir() {
 		return false
 	}
-	f, err := os.Open(p)
+	f, err := openDir(p)
 	if err != nil {
 		return false
 	}

@@ -156,9 +156,9 @@ const scanDepthUnit = 50
 // spent (nil, nil then).
 func readDirBounded(dir string, bounded bool, spend func(n int) bool) ([]os.DirEntry, error) {
 	if !bounded {
-		return os.ReadDir(dir)
+		return readDir(dir)
 	}
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -606,8 +606,9 @@ var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise
 
 // plainWayOnly reports whether the protected path full, below first, does
 // not exist, without a symlink on its way: every component from first down
-// to where it stops is a directory, or a regular file (nothing can be
-// below it; the next command watches the path itself again).
+// to where it stops is a directory, or a file of another type but a
+// symlink (nothing can be below it; the next command watches the path
+// itself again).
 func plainWayOnly(first, full string) bool {
 	rel, err := filepath.Rel(first, full)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -623,7 +624,9 @@ func plainWayOnly(first, full string) bool {
 		switch {
 		case errors.Is(err, unix.ENOENT) && d != first:
 			return true
-		case err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && d != full:
+		case err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Mode&unix.S_IFMT != unix.S_IFLNK && d != full:
+			// A file, or a FIFO or a socket (the hundred-and-third
+			// review's .config), ends the way: nothing is below it.
 			return true
 		case err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR:
 			return false

@@ -766,7 +766,7 @@ func (d *discovery) moduleDirs(dir string, recursive bool, depth int) {
 	if depth > maxSubmoduleDepth {
 		return
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := readDir(dir)
 	if err != nil {
 		return
 	}

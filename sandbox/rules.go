@@ -326,7 +326,7 @@ func expand(dir string, a domain.Access, rel []fsRule, out *[]llRule, depth int)
 	if floor != domain.AccessDeny {
 		*out = append(*out, llRule{path: dir, access: floor})
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := readDir(dir)
 	if err != nil {
 		return fmt.Errorf("cannot list %s to carve out protected paths: %w", dir, err)
 	}

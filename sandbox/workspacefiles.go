@@ -135,7 +135,7 @@ var (
 // that namedFile takes, relative to it.
 func namedIn(root, sub string) []string {
 	dir := filepath.Join(root, sub)
-	d, err := os.Open(dir)
+	d, err := openDir(dir)
 	if err != nil {
 		return nil
 	}
