@@ -19,6 +19,9 @@ func (c *classifier) network(entries []ScopeEntry) ([]ScopeEntry, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, &FieldError{Field: "arguments.url", Message: "must be an absolute URL"}
 	}
+	if err := whatwgPath("arguments.url", strings.TrimSpace(raw)); err != nil {
+		return nil, err
+	}
 	method := strings.ToUpper(strings.TrimSpace(c.str("method")))
 	if method == "" {
 		method = "GET"

@@ -412,19 +412,34 @@ func ccWebFetch(in map[string]any, _ string) (map[string]any, error) {
 	if len(u) >= 5 && strings.EqualFold(u[:5], "http:") {
 		u = "https:" + u[5:]
 	}
-	// It also reads a backslash as '/' and removes the dot segments of
-	// the path ("." and "..", %2e spelled too) before it fetches: Go's
-	// parser keeps both, so the path shown and bound was not the one
-	// fetched (docs\..\..\admin fetched /admin: the ninety-eighth
-	// review). Such a URL is refused; written with '/' and without dot
-	// segments it is the same fetch.
-	if strings.Contains(u, `\`) {
-		return nil, &FieldError{Field: "tool_input.url", Message: `holds a backslash, which Claude Code's URL parser reads as '/': write '/'`}
-	}
-	if dotSegments(u) {
-		return nil, &FieldError{Field: "tool_input.url", Message: `has a "." or ".." path segment, which Claude Code's URL parser removes: write the path it leads to`}
+	if err := whatwgPath("tool_input.url", u); err != nil {
+		return nil, err
 	}
 	return map[string]any{"url": u}, nil
+}
+
+// whatwgPath refuses a URL whose path a WHATWG URL parser (Claude Code's,
+// a browser's, Node's fetch, Rust's url crate) reads otherwise than Go's:
+// it reads a backslash before the query or fragment as '/' and removes
+// the dot segments of the path ("." and "..", %2e spelled too) before it
+// fetches, where Go's parser keeps both, so the path shown and bound was
+// not the one fetched (docs\..\..\admin fetched /admin: the ninety-eighth
+// review; the hundred-and-fourth found the native web_fetch and
+// download_url the same). Written with '/' and without dot segments it is
+// the same fetch. A backslash in the query or the fragment is a byte
+// there too, and is kept.
+func whatwgPath(field, u string) error {
+	before := u
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		before = u[:i]
+	}
+	if strings.Contains(before, `\`) {
+		return &FieldError{Field: field, Message: `holds a backslash before its query, which a WHATWG URL parser (Claude Code's, a browser's) reads as '/': write '/'`}
+	}
+	if dotSegments(u) {
+		return &FieldError{Field: field, Message: `has a "." or ".." path segment, which a WHATWG URL parser (Claude Code's, a browser's) removes: write the path it leads to`}
+	}
+	return nil
 }
 
 // dotSegments reports whether the path of the URL u (to its query or
