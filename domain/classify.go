@@ -190,8 +190,9 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.arguments()
 		// What is typed is read by the session's shell: shown as a
 		// command is, its key blocks too (the forty-fourth review).
-		c.a.memo.mode = textMode{shell: true, keysShown: true}
-		if chars := c.str("chars"); chars != "" {
+		chars := c.str("chars")
+		c.a.memo.mode, c.a.memo.command = textMode{shell: true, keysShown: true}, chars
+		if chars != "" {
 			c.detail("Typed into the session", chars, true)
 		}
 	case name == "web_search":
@@ -422,7 +423,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// before it: nothing of a command is hidden as key material (three
 	// reviews broke a lexer that told a key's data from code: the
 	// thirty-ninth, forty-second and forty-fourth).
-	c.a.memo.mode = textMode{shell: true, keysShown: true}
+	c.a.memo.mode, c.a.memo.command = textMode{shell: true, keysShown: true}, command
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.
@@ -568,6 +569,9 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
 		exposed := exposedVars(command, keys...)
+		if c.a.memo.computed() {
+			exposed = map[string]bool{exposedAll: true, wholeValues: true}
+		}
 		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetail(keys, env, exposed), Monospace: true, shown: true})
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}

@@ -24,7 +24,11 @@ func envDetail(keys []string, env map[string]any, exposed map[string]bool) strin
 			name = strconv.Quote(k)
 		}
 		parts[i] = name
-		if v, ok := env[k].(string); ok && (envShowsValue(k) || exposedValue(exposed, k, v)) {
+		v, ok := env[k].(string)
+		switch {
+		case ok && exposed[wholeValues]:
+			parts[i] = name + "=" + strconv.Quote(v) // a command that computes its program (computesProgram)
+		case ok && (envShowsValue(k) || exposedValue(exposed, k, v)):
 			parts[i] = name + "=" + strconv.Quote(envValueShown(k, v))
 		}
 	}

@@ -724,6 +724,9 @@ func redactArgv(argv []string, m *redactMemo) []string {
 		}
 		out[i] = m.text(a)
 	}
+	if !slices.Equal(out, argv) && m.computed() {
+		return slices.Clone(argv)
+	}
 	return out
 }
 
@@ -851,9 +854,28 @@ func (a *Action) RedactedRecord() (Scope, string) {
 // mode is the kind of text its action's long texts are (a shell
 // command's, classifier.exec); an argv's arguments are read as texts of
 // no known kind (redactArgv).
+//
+// command is the shell text the action runs (its command, or what
+// write_stdin types): when it computes the program it runs
+// (computesProgram), nothing of the action is hidden, as whole says once
+// known (read only when something would be hidden).
 type redactMemo struct {
-	texts map[string]string
-	mode  textMode
+	texts   map[string]string
+	mode    textMode
+	command string
+	known   bool
+	whole   bool
+}
+
+// computed reports whether m's command computes the program it runs.
+func (m *redactMemo) computed() bool {
+	if m.command == "" {
+		return false
+	}
+	if !m.known {
+		m.known, m.whole = true, computesProgram(m.command)
+	}
+	return m.whole
 }
 
 // runPrefix starts a command's summary (classifier.exec).
@@ -863,11 +885,18 @@ const runPrefix = "Run "
 const memoMin = 256
 
 func (m *redactMemo) text(s string) string {
+	if r := m.redact(s); r != s && !m.computed() {
+		return r
+	}
+	return s
+}
+
+func (m *redactMemo) redact(s string) string {
 	if m.mode.shell {
 		// A command's summary: "Run " is no word of the command (the
 		// command's program is the word after it).
 		if rest, ok := strings.CutPrefix(s, runPrefix); ok {
-			return runPrefix + m.text(rest)
+			return runPrefix + m.redact(rest)
 		}
 	}
 	if len(s) < memoMin {
