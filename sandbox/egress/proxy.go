@@ -648,6 +648,9 @@ func (p *Proxy) connect(w http.ResponseWriter, t *tunnel) {
 			// connects to by name; a tunnel to an IP literal may not.
 			p.refusedTunnel(t, "the TLS ClientHello names no server, and the tunnel's host is a name ("+t.host+")")
 			return
+		case len(hello) > 0 && helloReadsAsRequest(hello):
+			p.refusedTunnel(t, "the TLS ClientHello's bytes read as a plain HTTP request to a server that skips control bytes before one")
+			return
 		case len(hello) == 0 && !isIPLiteral(t.host) && sslv2Hello(br):
 			p.refusedTunnel(t, "the tunnel begins with an SSLv2-format ClientHello, which names no server, and the tunnel's host is a name ("+t.host+")")
 			return

@@ -46,9 +46,11 @@ const tunnelPeek = 16 << 10
 // them is still seen.
 func plainHTTP(br *bufio.Reader, carry io.Writer) bool {
 	n := 1
+	sent := 0 // b[:sent] carried already: a line's beginning that is no GET
 	for {
 		b, err := br.Peek(n)
 		if err != nil {
+			br.Discard(sent)
 			return false
 		}
 		verdict, more := requestLine(b)
@@ -64,10 +66,19 @@ func plainHTTP(br *bufio.Reader, carry io.Writer) bool {
 			continue
 		}
 		switch {
+		case !more && verdict:
+			return true // what was carried has no line end: no server read a request
 		case !more:
-			return verdict
+			br.Discard(sent)
+			return false
 		case n >= br.Size():
 			return true // begins like a request line and does not end in the buffer
+		}
+		if k := carriable(b); k > sent {
+			if _, err := carry.Write(b[sent:k]); err != nil {
+				return false
+			}
+			sent = k
 		}
 		// What is buffered already, else one byte more (waiting for it).
 		if n = br.Buffered(); n <= len(b) {
@@ -75,6 +86,47 @@ func plainHTTP(br *bufio.Reader, carry io.Writer) bool {
 		}
 		n = min(n, br.Size())
 	}
+}
+
+// helloReadsAsRequest reports whether a TLS ClientHello's own bytes read
+// as an HTTP request line to a server that skips control bytes before one
+// (Netty's): a hello whose header bytes are all control bytes (its
+// lengths chosen with padding) and whose random and session id spell
+// "GET / HTTP/1.1" and a Host was carried as TLS, and a Netty ingress at
+// the address served the other site it named (the hundred-and-fifth
+// review). A hello of a client's never does: its random is random, its
+// lengths' bytes visible or its version's. A line not ended within the
+// hello is one no such server acts on before its end, and the proxy
+// carries nothing after the hello before the address answers.
+func helloReadsAsRequest(hello []byte) bool {
+	verdict, more := requestLine(hello)
+	return verdict && !more
+}
+
+// carriable returns how much of b, the bytes a tunnel began with that
+// begin like a request line not yet ended, may be carried before the
+// line's verdict: none when its method is a word of letters (a GET may be
+// the WebSocket handshake a tunnel carries whole), else what comes before
+// its first CR or LF. No server acts on a request line before its end,
+// and a client that speaks first without one (XMPP's stream header,
+// "<?xml version='1.0'?><stream:stream …", then waits) stalled until
+// its timeout (the sixty-fifth and hundred-and-fifth reviews).
+func carriable(b []byte) int {
+	i := 0
+	for i < len(b) && leadByte(b[i]) {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] > ' ' && b[j] < 0x7f {
+		j++
+	}
+	if j == i || letters(b[i:j]) {
+		return 0
+	}
+	if k := bytes.IndexAny(b, "\r\n"); k >= 0 {
+		return k
+	}
+	return len(b)
 }
 
 // requestLine judges the bytes a tunnel began with: more when they do not
