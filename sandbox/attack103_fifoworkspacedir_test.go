@@ -214,11 +214,10 @@ func opensFIFO(t *testing.T, fifo string, fn func()) bool {
 func TestAttack103_FIFOWorkspaceFileDirLater(t *testing.T) {
 	f := requireKernel(t, true)
 	type workspace struct {
-		fifoLeft    bool
-		ws, cfg     string
-		s           *domain.TurnExecutionSecuritySnapshot
-		opens       func(fn func()) bool
-		description string
+		fifoLeft bool
+		ws, cfg  string
+		s        *domain.TurnExecutionSecuritySnapshot
+		opens    func(fn func()) bool
 	}
 	var wss []workspace
 	for _, fifoLeft := range []bool{false, true} {

@@ -112,21 +112,29 @@ func helloReadsAsRequest(hello []byte) bool {
 // "<?xml version='1.0'?><stream:stream …", then waits) stalled until
 // its timeout (the sixty-fifth and hundred-and-fifth reviews).
 func carriable(b []byte) int {
-	i := 0
-	for i < len(b) && leadByte(b[i]) {
-		i++
-	}
-	j := i
-	for j < len(b) && b[j] > ' ' && b[j] < 0x7f {
-		j++
-	}
+	i, j := methodSpan(b)
 	if j == i || letters(b[i:j]) {
 		return 0
 	}
-	if k := bytes.IndexAny(b, "\r\n"); k >= 0 {
-		return k
+	if k := bytes.IndexAny(b[j:], "\r\n"); k >= 0 {
+		return j + k // (the lead bytes before the method carried too, as alone)
 	}
 	return len(b)
+}
+
+// methodSpan returns where b's method begins (after the lead bytes a
+// server skips) and ends. A method is any run of visible bytes: Apache's
+// "Unsafe" parser reads one so (the seventy-second review), and a token
+// is one of them.
+func methodSpan(b []byte) (i, j int) {
+	for i < len(b) && leadByte(b[i]) {
+		i++
+	}
+	j = i
+	for j < len(b) && b[j] > ' ' && b[j] < 0x7f {
+		j++
+	}
+	return i, j
 }
 
 // requestLine judges the bytes a tunnel began with: more when they do not
@@ -145,16 +153,7 @@ func requestLine(b []byte) (verdict, more bool) {
 	// 9112 names: Netty's codec (the JVM gateways that route on Host)
 	// skips every ISO control byte, NUL included, and blank (the
 	// eighty-eighth and ninetieth reviews).
-	i := 0
-	for i < len(b) && leadByte(b[i]) {
-		i++
-	}
-	// A method is any run of visible bytes: Apache's "Unsafe" parser reads
-	// one so (the seventy-second review), and a token is one of them.
-	j := i
-	for j < len(b) && b[j] > ' ' && b[j] < 0x7f {
-		j++
-	}
+	i, j := methodSpan(b)
 	switch {
 	case j == len(b):
 		return false, true // empty lines, or a token not ended yet
