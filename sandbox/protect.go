@@ -766,6 +766,18 @@ func (d *discovery) moduleDirs(dir string, recursive bool, depth int) {
 	if depth > maxSubmoduleDepth {
 		return
 	}
+	// Listed where it is, once, and only within a writable grant: a
+	// modules/ linked to / walked the host's file system eight levels
+	// deep for each repository that had one, and modules/ linked back to
+	// a hub of git dirs listed it again at every level (K^8 git dirs: the
+	// hundred-and-seventh review). A git dir no command can write needs
+	// nothing kept.
+	c, exists, ok, err := canonicalPath(dir)
+	if err != nil || !ok || !exists || d.seen["modules:"+c] || !d.writable(c) {
+		return
+	}
+	d.seen["modules:"+c] = true
+	dir = c
 	ents, err := readDir(dir)
 	if err != nil {
 		return
