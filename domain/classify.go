@@ -423,7 +423,7 @@ func (c *classifier) exec(entries []ScopeEntry) ([]ScopeEntry, error) {
 	// before it: nothing of a command is hidden as key material (three
 	// reviews broke a lexer that told a key's data from code: the
 	// thirty-ninth, forty-second and forty-fourth).
-	c.a.memo.mode, c.a.memo.command = textMode{shell: true, keysShown: true}, command
+	c.a.memo.mode, c.a.memo.command = textMode{shell: true, keysShown: true}, judgedScript(argv, command)
 	// A workdir is resolved as a path argument is (c.path: the way the
 	// kernel will, and read-checked, as the spawn checks it): "lnk/.." is
 	// where lnk leads, not the cwd.
@@ -569,6 +569,11 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
 		exposed := exposedVars(command, keys...)
+		for _, k := range keys {
+			if v := env[k].(string); !envShowsValue(k) || envValueShown(k, v) != v {
+				c.a.memo.tainted = append(c.a.memo.tainted, k)
+			}
+		}
 		if c.a.memo.computed() {
 			exposed = map[string]bool{exposedAll: true, wholeValues: true}
 		}

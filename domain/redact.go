@@ -855,14 +855,15 @@ func (a *Action) RedactedRecord() (Scope, string) {
 // command's, classifier.exec); an argv's arguments are read as texts of
 // no known kind (redactArgv).
 //
-// command is the shell text the action runs (its command, or what
-// write_stdin types): when it computes the program it runs
+// command is the shell text the action runs (its command, a shell's -c
+// script, or what write_stdin types): when it is not plain
 // (computesProgram), nothing of the action is hidden, as whole says once
 // known (read only when something would be hidden).
 type redactMemo struct {
 	texts   map[string]string
 	mode    textMode
 	command string
+	tainted []string // the environment's variables whose values are hidden
 	known   bool
 	whole   bool
 }
@@ -873,7 +874,7 @@ func (m *redactMemo) computed() bool {
 		return false
 	}
 	if !m.known {
-		m.known, m.whole = true, computesProgram(m.command)
+		m.known, m.whole = true, computesProgram(m.command, m.tainted)
 	}
 	return m.whole
 }

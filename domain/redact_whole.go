@@ -8,119 +8,350 @@ import (
 	"sync"
 )
 
-// A shell command that computes the program it runs (${T#*=}, "$3", $c
-// after read, `…`, $(…), eval "$x", or a script piped into a shell) can
-// run any part of its own text, whatever a pattern would hide there: a
-// value cut out of "password=…", "Authorization: Bearer …" or a JSON
-// token member, handed to set -- or read from a pipe, was the program
-// the shell ran, hidden from the person asked (the hundred-and-fourth
-// review; the forty-second to ninety-ninth found the same one form at a
-// time). Such a command is shown whole: nothing of it, of its arguments or
-// of its environment's values is hidden (computesProgram).
+// A shell can make any part of its own text the program it runs: an
+// expansion cuts it out of a value ("${T#*=}" of T="password=P"), a pipe
+// hands it to a reader of code, a file written with it is run, an
+// interpreter's code or eval's argument computes it. A pattern that hides
+// a credential's place cannot tell the credential from such a program: one
+// form after another was found hiding what ran (the forty-second to
+// hundred-and-sixth reviews; the hundred-and-fourth's "set --
+// Authorization: Bearer P; $3"). So a shell command hides nothing unless
+// it is plain (computesProgram is false): its words are what it runs and
+// passes, and a value hidden in one can be nothing else. A command that
+// is not plain is shown whole: its text, its arguments, its environment's
+// values.
 
 // wholeValues, a key of an exposed set, says every environment value is
-// shown as it is (envDetail): the command computes its program.
+// shown as it is (envDetail): the command is not plain.
 const wholeValues = "\x00whole"
 
-// codeWords run their arguments (or the file they name) as the shell's
-// own code, and runners run the next word that is not an option or an
-// assignment as a program.
-var (
-	codeWords = []string{"eval", "source", ".", "trap"}
-	runners   = []string{"env", "sudo", "doas", "su", "watch", "strace", "ltrace", "ionice", "taskset", "unshare", "nsenter", "flock", "script", "parallel", "find", "busybox", "runuser", "setpriv", "chrt", "prlimit", "systemd-run"}
-)
+// codeReaders read what comes to them (their input, a file they are
+// given) as code or as the words of a command: a pipe, a here-document or
+// a here-string into a command holding one of them, anywhere in its words
+// (env sh, command sh, xargs sh, sed's e command), may run what it is
+// given.
+var codeReaders = append(slices.Clone(shellNames), "eval", "source", ".", "xargs", "parallel", "python", "python2",
+	"python3", "perl", "ruby", "irb", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "awk", "gawk", "mawk",
+	"nawk", "sed", "gsed", "tclsh", "wish", "expect", "Rscript", "osascript", "pwsh", "powershell", "julia", "guile",
+	"racket", "ocaml", "swift", "groovy", "jshell", "gdb", "vim", "vi", "nvim", "emacs", "m4", "bc", "dc", "ssh", "su",
+	"sudo", "doas", "at", "batch", "crontab", "tmux", "screen", "script", "watch", "read", "mapfile", "readarray")
 
-// programSetters are words whose argument chooses where a program the
-// text names is found: a PATH assigned, a directory changed to (cd
-// "${T#*=}"; ./x ran a hidden directory's x).
-var programSetters = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])(?:PATH=|(?:cd|pushd)\s+)["']?[^\s;&|]*[$\x60]`)
-})
+// codeWords read a text argument as code: eval, trap and alias take
+// the shell's; awk and sed take a program; watch, ssh, tmux and screen
+// run a command string.
+var codeWords = []string{"eval", "trap", "alias", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "watch", "ssh", "tmux",
+	"screen", "parallel", "m4"}
 
-// codeRunners matches a program run from a language's own code (system(),
-// popen(), exec…(), spawn…(), subprocess, qx), or a process substitution
-// sourced or given to a shell: what it runs is text the command computes.
-var codeRunners = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`system\s*\(|popen\s*\(|exec\w*\s*\(|spawn\w*\s*\(|subprocess|\bqx\s*[({/]|(?:^|[\s;&|(])(?:source|\.|` + "(?:\\S*/)?(?:sh|bash|dash|zsh|ksh)" + `)\s+<\(`)
-})
+// inlineCode are the options by which an interpreter takes its code as an
+// argument (perl -e, node -p, php -r, pwsh -Command, gdb -ex, emacs
+// --eval); a short option holding 'c' is any program's command string
+// (sh -c, su -c, script -c, git -c alias.x=!…).
+var inlineCode = []string{"-e", "-E", "-p", "-r", "-x", "-ex", "--eval", "--print", "--exec", "--execute", "--command", "-Command", "-command", "eval"}
 
-// pipeToShell matches a pipe or a here-string into a shell, which reads
-// what comes to it as its script.
-var pipeToShell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:\||<<<)\s*\\?(?:\S*/)?(?:` + strings.Join(shellNames, "|") + `)(?:\s|$|\))|\b(?:` + strings.Join(shellNames, "|") + `)(?:\s+-\S+)*\s*<<<`)
-})
-
-// pipedScriptHides reports whether a pipeline of s pipes (or gives as a
-// here-string) into a shell an expansion or what a redaction hides in it:
-// echo "Bearer P" | awk '{print $3}' | sh ran P, and so did
-// T="password=P"; bash <<< "${T#*=}". A script downloaded and piped
-// (curl -fsS URL | sh) is not the text's own.
-func pipedScriptHides(s string) bool {
-	for _, m := range pipeToShell().FindAllStringIndex(s, -1) {
-		start := strings.LastIndexAny(s[:m[0]], ";&\n") + 1 // the pipeline's
-		end := nextLineEnd(s, m[1])
-		line := s[start:end]
-		if strings.ContainsAny(line, "$`") || redactSecrets(line, textMode{shell: true, keysShown: true}) != line {
-			return true
-		}
-	}
-	return false
-}
-
-// computesProgram reports whether the shell text s runs a program (or a
-// script) that an expansion or a substitution computes: a word that is a
-// program (programWord), or follows a word that runs it (eval, source,
-// env, sudo, …), starts with '$' or '`' (after a quote, at most); a PATH
-// or a cd from an expansion; a language's system(); or a line that pipes
-// what it hides into a shell (pipedScriptHides).
-func computesProgram(s string) bool {
+// computesProgram reports whether the shell text s is not plain: it may
+// make a part of its own text what it runs (it is called only for a text
+// something would be hidden in). Plain is:
+//   - no substitution, backquote or process substitution, and no
+//     expansion but of a variable by its plain name that the text never
+//     sets (its name appears only expanded: not NAME=…, read NAME, for
+//     NAME, printf -v NAME) and that is not one of tainted (an exec's
+//     environment variables whose value would be hidden), or one where a
+//     credential goes (credentialAt: "Bearer $T", echo "$PW" | docker
+//     login --password-stdin);
+//   - in each pipeline that would hide something: no pipe, here-document
+//     or here-string into a command holding a code reader (codeReaders),
+//     no word that reads a text argument as code (codeWords), no short
+//     option holding 'c' (a command string: sh -c, su -c, git -c), no
+//     interpreter's inline code (inlineCode); and no output to a file (a
+//     redirection other than to /dev/null or a descriptor, or tee) where
+//     the text runs a file (a program by a path, a code reader) that
+//     could be it.
+func computesProgram(s string, tainted []string) bool {
 	s = strings.ReplaceAll(s, "\\\n", "")
-	if programSetters().MatchString(s) || codeRunners().MatchString(s) || pipedScriptHides(s) {
+	if strings.ContainsAny(s, "`") || strings.Contains(s, "<(") || strings.Contains(s, ">(") || expandsSet(s, tainted) {
 		return true
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' && s[i] != '`' {
-			continue
+	runsFile := -1 // unknown
+	for _, p := range pipelines(s) {
+		if lit := plainExpansions().ReplaceAllString(p, "/"); redactSecrets(lit, textMode{shell: true, keysShown: true}) == lit {
+			continue // nothing hidden but an expansion ("Bearer $T", read as "Bearer /", a path, which stays in view)
 		}
-		ws := i
-		if ws > 0 && (s[ws-1] == '"' || s[ws-1] == '\'') {
-			ws--
+		if feedsCode(p) || namesCode(p) {
+			return true
 		}
-		if ws > 0 && strings.IndexByte(" \t\n;&|()<>`{", s[ws-1]) < 0 {
-			continue // within a word: a part of its argument
+		if writesFiles(p) {
+			if runsFile < 0 {
+				runsFile = b2i(runsAFile(s))
+			}
+			if runsFile == 1 {
+				return true
+			}
 		}
-		if programWord(s, ws) || afterRunner(s, ws) {
+	}
+	return false
+}
+
+// plainExpansions matches $NAME and ${NAME}.
+var plainExpansions = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
+})
+
+// namesCode reports whether a word of the pipeline p reads a text
+// argument as code: codeWords, a short option holding 'c', an
+// interpreter's inline code.
+func namesCode(p string) bool {
+	words := shellWords(p)
+	for i, w := range words {
+		if slices.Contains(codeWords, path.Base(w)) || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c') && len(w) <= 4 {
+			return true
+		}
+		if slices.Contains(inlineCode, w) && slices.ContainsFunc(words[:i], func(p string) bool { return slices.Contains(codeReaders, path.Base(p)) }) {
 			return true
 		}
 	}
 	return false
 }
 
-// afterRunner reports whether the word of s at ws follows, past options
-// and assignments, a word that runs it as code or as a program, itself a
-// program the text runs.
-func afterRunner(s string, ws int) bool {
-	p := s[:ws]
-	for {
-		p = strings.TrimRight(p, " \t")
-		k := len(p)
-		for k > 0 && strings.IndexByte(" \t\n;&|()`", p[k-1]) < 0 {
-			k--
-		}
-		prev := p[k:]
-		if prev == "" {
-			return false
-		}
-		base := path.Base(strings.Trim(prev, `"'\`))
+// judgedScript is the text of a command that is judged plain or not: the
+// script of an argv that runs a shell's -c ("bash -lc SCRIPT", Codex's
+// form; its words, not the joined argv's quotes), else command.
+func judgedScript(argv []string, command string) string {
+	if len(argv) < 3 || !slices.Contains(shellNames, path.Base(argv[0])) {
+		return command
+	}
+	if o := argv[1]; !strings.HasPrefix(o, "-") || strings.HasPrefix(o, "--") || !strings.ContainsRune(o, 'c') {
+		return command
+	}
+	if argv[2] == "--" && len(argv) > 3 {
+		return argv[3]
+	}
+	return argv[2]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// shellWords returns the words of s, cut at blanks and the shell's
+// operators, their quotes and escapes trimmed.
+func shellWords(s string) []string {
+	var out []string
+	for w := range strings.FieldsFuncSeq(s, func(r rune) bool { return strings.ContainsRune(" \t\n;&|(){}<>", r) }) {
+		out = append(out, strings.Trim(w, `\"'`))
+	}
+	return out
+}
+
+// pipelines cuts s at the shell's command separators outside quotes (';',
+// '&&', '||', '&' that is no redirection's, a line end not after a '|'):
+// what is left of each is a pipeline, its pipes and redirections in it.
+func pipelines(s string) []string {
+	var out []string
+	start := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case slices.Contains(codeWords, prev) || slices.Contains(runners, base) || slices.Contains(prefixCommands, base):
-			return programWord(s, k) // the runner itself a program (not ls . "$d")
-		case slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, prev):
-			return true // find's
-		case strings.HasPrefix(prev, "-"), assignmentWord(prev):
-			p = p[:k]
-		default:
-			return false
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+			continue
+		case c == '\\':
+			i++
+			continue
+		case c == '\'' || c == '"':
+			quote = c
+			continue
+		}
+		cut := false
+		switch c {
+		case ';':
+			cut = true
+		case '\n':
+			t := strings.TrimRight(s[start:i], " \t")
+			cut = !strings.HasSuffix(t, "|")
+			if d, ok := hereDelimiter(t); ok {
+				// The here-document's lines are its command's input:
+				// one pipeline with it, to the delimiter's line.
+				end := len(s)
+				for j := i + 1; j < len(s); {
+					e := nextLineEnd(s, j)
+					if strings.TrimLeft(s[j:e], "\t") == d {
+						end = e
+						break
+					}
+					j = e + 1
+				}
+				i = end
+				cut = true
+			}
+		case '&':
+			if i+1 < len(s) && s[i+1] == '&' {
+				cut = true
+			} else {
+				cut = !(i > 0 && (s[i-1] == '>' || s[i-1] == '<' || s[i-1] == '|')) && !(i+1 < len(s) && s[i+1] == '>')
+			}
+		case '|':
+			cut = i+1 < len(s) && s[i+1] == '|'
+		}
+		if cut {
+			out = append(out, s[start:i])
+			if i+1 < len(s) && (s[i+1] == '&' || s[i+1] == '|') && (c == '&' || c == '|') {
+				i++
+			}
+			start = i + 1
 		}
 	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// hereDelimiter returns the delimiter of the last here-document that the
+// line t opens (<<EOF, <<-'EOF', << "EOF"), if any.
+func hereDelimiter(t string) (string, bool) {
+	k := strings.LastIndex(t, "<<")
+	if k < 0 || strings.HasPrefix(t[k:], "<<<") || k > 0 && t[k-1] == '<' {
+		return "", false
+	}
+	w := strings.TrimLeft(strings.TrimPrefix(t[k+2:], "-"), " \t")
+	e := strings.IndexAny(w, " \t;&|<>)")
+	if e < 0 {
+		e = len(w)
+	}
+	d := strings.Trim(w[:e], `"'\\`)
+	return d, d != ""
+}
+
+// feedsCode reports whether the pipeline p pipes, or gives a
+// here-document or a here-string, into a command holding a code reader.
+func feedsCode(p string) bool {
+	readers := func(cmd string) bool {
+		ws := shellWords(cmd)
+		return len(ws) > 0 && ws[0] == "." || slices.ContainsFunc(ws, func(w string) bool { return w != "." && slices.Contains(codeReaders, path.Base(w)) })
+	}
+	parts := strings.Split(p, "|")
+	for i, part := range parts {
+		if (i > 0 || strings.Contains(part, "<<")) && readers(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// writesFiles reports whether the pipeline p writes its output to a
+// file: a redirection ('>', '>>', '&>', '>|') to anything but /dev/null
+// or a descriptor (2>&1), or tee.
+func writesFiles(p string) bool {
+	if slices.Contains(shellWords(p), "tee") {
+		return true
+	}
+	for i := strings.IndexByte(p, '>'); i >= 0; {
+		t := strings.TrimLeft(p[i+1:], ">|")
+		if !strings.HasPrefix(t, "&") && !strings.HasPrefix(strings.TrimLeft(t, " \t"), "/dev/null") {
+			return true
+		}
+		next := strings.IndexByte(p[i+1:], '>')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// runsAFile reports whether s runs a program by a path (./r.sh, tools/x)
+// or a code reader (sh r.sh, . ./r.sh): one that may be a file s wrote.
+func runsAFile(s string) bool {
+	for _, p := range pipelines(s) {
+		if line, _, ok := strings.Cut(p, "\n"); ok {
+			if _, here := hereDelimiter(strings.TrimRight(line, " \t")); here {
+				p = line // a here-document's lines are its input, not commands
+			}
+		}
+		if runsAFileIn(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func runsAFileIn(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if i > 0 && strings.IndexByte(" \t\n;&|(){}", s[i-1]) < 0 || strings.IndexByte(" \t\n;&|(){}<>", s[i]) >= 0 {
+			continue // not a word's start
+		}
+		e := i
+		for e < len(s) && strings.IndexByte(" \t\n;&|(){}<>", s[e]) < 0 {
+			e++
+		}
+		w := strings.Trim(s[i:e], `\"'`)
+		if programWord(s, i) && (strings.Contains(w, "/") || slices.Contains(codeReaders, path.Base(w))) {
+			return true
+		}
+	}
+	return false
+}
+
+// expandsSet reports whether s expands anything but a variable by its
+// plain name that s never sets and tainted does not name, or one where a
+// credential goes.
+func expandsSet(s string, tainted []string) bool {
+	for i := strings.IndexByte(s, '$'); i >= 0; {
+		j := i + 1
+		switch {
+		case j >= len(s) || strings.IndexByte(" \t\n\"';&|)", s[j]) >= 0:
+			// A '$' alone is no expansion.
+		case s[j] == '{' || identByte(s[j]) && !(s[j] >= '0' && s[j] <= '9'):
+			k := j
+			if s[k] == '{' {
+				k++
+			}
+			e := k
+			for e < len(s) && identByte(s[e]) {
+				e++
+			}
+			if e == k || s[j] == '{' && (e >= len(s) || s[e] != '}') {
+				return true // ${#T}, ${T#*=}, ${!T}, ${T:1}: the value changed or another's read
+			}
+			if cred, _ := credentialAt(s, i, e); !cred && (slices.Contains(tainted, s[k:e]) || setsName(s, s[k:e])) {
+				return true
+			}
+		default:
+			return true // $1, $@, $(…), $((…)), $'…'
+		}
+		next := strings.IndexByte(s[i+1:], '$')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// setsName reports whether the identifier name stands in s other than
+// expanded ($NAME, ${NAME}): an assignment, read, for, printf -v, or any
+// other word that may set it.
+func setsName(s, name string) bool {
+	for i := strings.Index(s, name); i >= 0; {
+		end := i + len(name)
+		whole := (i == 0 || !identByte(s[i-1])) && (end == len(s) || !identByte(s[end]))
+		expanded := i > 0 && s[i-1] == '$' || i > 1 && s[i-1] == '{' && s[i-2] == '$'
+		if whole && !expanded {
+			return true
+		}
+		next := strings.Index(s[i+1:], name)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }

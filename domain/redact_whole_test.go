@@ -5,17 +5,16 @@ import (
 	"testing"
 )
 
-// TestComputedProgramShownWhole: a shell command that computes the program
-// it runs is shown whole, whatever a pattern would hide in it; the forms
-// the hundred-and-fourth review's test does not hold: eval, trap, a runner
-// (env, sudo, find -exec), a backquote or a $(…) as the program, a pipe or
-// a here-string into a shell, a PATH assigned or a directory changed to
-// from an expansion, a process substitution sourced, a language's
-// system(). Each holds "password=P" or "Bearer P" with P the program run.
-// Controls: a command that names its program keeps a credential's value
-// hidden, with an expansion elsewhere (an argument, a quoted word, an
-// echo of $HOME, ls . "$d"), so that the rule does not show every command
-// with a '$'.
+// TestComputedProgramShownWhole: a shell command that is not plain is
+// shown whole, whatever a pattern would hide in it: eval, trap, a runner
+// given a computed program (env, sudo, find -exec), a backquote or a $(…),
+// a pipe or a here-string into a shell, a PATH or a directory from an
+// operator's expansion, a process substitution sourced, a language's
+// inline code, a function. Each holds "password=P" or "Bearer P" with P
+// the program run. Controls: a plain command keeps a credential's value
+// hidden, with an expansion of a variable it never sets (an argument, a
+// quoted word, an echo of $HOME, ls . "$d"), so that the rule does not
+// show every command with a '$'.
 func TestComputedProgramShownWhole(t *testing.T) {
 	const p = attack42Prog
 	for _, cmd := range []string{
@@ -52,11 +51,32 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		`ls . "$d"; mysql --password=` + secret + ` db`,
 		`cd src && mysql --password=` + secret + ` db`,
 		`DOCKER_PASSWORD=` + secret + `; echo "$DOCKER_PASSWORD" | docker login -u me --password-stdin registry.example`,
+		`mysqldump --password=` + secret + ` db > dump.sql && gzip dump.sql`,
+		"cat > cfg.yaml <<EOF\nauth:\n  password: " + secret + "\nEOF\nkubectl apply -f cfg.yaml",
+		`curl -fsS -H "Authorization: Bearer ` + secret + `" https://api.example/v1/me | jq .`,
+		`curl -LsSf https://astral.sh/uv/install.sh | sh && uv publish --token pypi-` + secret,
 		`git commit -m "$MSG"; mysql --password=` + secret + ` db`,
 	} {
 		if s := shownExec(t, map[string]any{"cmd": cmd}); strings.Contains(s, secret) {
 			t.Errorf("control: %s names its programs, and its password is shown:\n%s", cmd, s)
 		}
+	}
+	for _, cmd := range []string{
+		`mysqldump --password=` + secret + ` db > r.sh; ./r.sh`,
+		`T="password=` + secret + `"; $T`,
+		`echo "Bearer ` + secret + `" | while read a b; do $b; done`,
+		"cut -d= -f2 <<EOF | sh -s\npassword=" + secret + "\nEOF",
+	} {
+		if s := shownExec(t, map[string]any{"cmd": cmd}); !strings.Contains(s, secret) {
+			t.Errorf("%s is not plain and is not shown whole:\n%s", cmd, s)
+		}
+	}
+	// An argv running a shell's -c is judged by its script.
+	if s := shownExec(t, map[string]any{"argv": []any{"bash", "-lc", "MY_SECRET=" + secret + " ./deploy.sh"}}); strings.Contains(s, secret) {
+		t.Errorf("control: Codex's bash -lc of a plain script shows its secret:\n%s", s)
+	}
+	if s := shownExec(t, map[string]any{"argv": []any{"bash", "-lc", `"${1#*=}"`, "x", "password=" + secret}}); !strings.Contains(s, secret) {
+		t.Errorf("bash -lc of a script expanding $1 hides its argument:\n%s", s)
 	}
 	// The environment of an exec that computes its program is shown whole;
 	// one that names its program keeps a secret-looking value hidden.

@@ -107,7 +107,9 @@ func helloReadsAsRequest(hello []byte) bool {
 // begin like a request line not yet ended, may be carried before the
 // line's verdict: none when its method is a word of letters (a GET may be
 // the WebSocket handshake a tunnel carries whole), else what comes before
-// its first CR or LF. No server acts on a request line before its end,
+// its first LF (the servers that read a request line end it there; a
+// bare CR is no line end to them, and a binary message holding one, an
+// LDAP bind's length of 13, is carried). No server acts on a request line before its end,
 // and a client that speaks first without one (XMPP's stream header,
 // "<?xml version='1.0'?><stream:stream …", then waits) stalled until
 // its timeout (the sixty-fifth and hundred-and-fifth reviews).
@@ -116,7 +118,7 @@ func carriable(b []byte) int {
 	if j == i || letters(b[i:j]) {
 		return 0
 	}
-	if k := bytes.IndexAny(b[j:], "\r\n"); k >= 0 {
+	if k := bytes.IndexByte(b[j:], '\n'); k >= 0 {
 		return j + k // (the lead bytes before the method carried too, as alone)
 	}
 	return len(b)
@@ -166,17 +168,14 @@ func requestLine(b []byte) (verdict, more bool) {
 	if string(b[i:j]) == "PROXY" {
 		return true, false
 	}
+	// A NUL stays in the line whatever the method: Netty reads one in a
+	// URI (the ninetieth review) and any method of visible bytes ("!!! /\0
+	// HTTP/1.1" fronted another host: the hundred-and-seventh review). A
+	// binary protocol's first message that waits for the server without a
+	// line end (git://'s pkt-line "0033git-upload-pack /repo\0host=…\0",
+	// an LDAP bind's "0\f…") is carried as it comes (carriable), its
+	// method being no word of letters.
 	end := bytes.IndexByte(b[j:], '\n')
-	if k := bytes.IndexByte(b[j:], 0); k >= 0 && (end < 0 || k < end) && !letters(b[i:j]) {
-		// A NUL before the line's end after a method that is no word: a
-		// binary protocol's first message (git://'s pkt-line
-		// "0033git-upload-pack /repo\0host=…\0", an LDAP bind's "0\f…"),
-		// which then waits for a '\n' it never sends (the sixty-fifth and
-		// ninetieth reviews). After a word (GET) the NUL stays in the
-		// line: Netty reads one in a URI (the ninetieth review), as old
-		// nginx reads other control bytes (the seventy-second).
-		return false, false
-	}
 	if end < 0 {
 		return false, true
 	}
