@@ -226,7 +226,7 @@ func hereDelimiter(t string) (string, bool) {
 	if e < 0 {
 		e = len(w)
 	}
-	d := strings.Trim(w[:e], `"'\\`)
+	d := strings.Trim(w[:e], `"'\`)
 	return d, d != ""
 }
 

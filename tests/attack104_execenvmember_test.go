@@ -31,9 +31,29 @@ import (
 // Control: the same script run by name is shown by name, and runs.
 func TestAttack104_ExecEnvMemberRunsHiddenProgram(t *testing.T) {
 	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t104")
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", prog}, "env": map[string]string{"TERM": "xterm"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: the script run by name: ran %v, shown:\n%s", ran, shown)
+	}
+
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", "${TERM#*=}"}, "env": map[string]string{"TERM": "password=" + prog}})
+	if !ran {
+		t.Fatalf("premise: the command did not run the script the value names; shown:\n%s", shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved command ran %s, which its approval request hides:\n%s", prog, shown)
+	}
+}
+
+// hiddenProgramExec starts a server and an auto_accept_edits turn whose
+// workspace holds a script the agent wrote (prog); shownAndRun asks to run
+// a POST /exec body, returns what the approval request shows (summary and
+// details), allows it once, runs it, and reports whether the script ran.
+func hiddenProgramExec(t *testing.T, turn string) (prog string, shownAndRun func(callID string, body map[string]any) (string, bool)) {
 	s := StartServer(t, "")
 	root := workspace(t)
-	const prog = "tools/r4nD0mLooK1nGNam3ForAScr1ptTheAgentWr0te1nTheW0rkspace"
+	prog = "tools/r4nD0mLooK1nGNam3ForAScr1ptTheAgentWr0te1nTheW0rkspace"
 	if err := os.MkdirAll(filepath.Join(root, "tools"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +61,12 @@ func TestAttack104_ExecEnvMemberRunsHiddenProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	mark := filepath.Join(root, "AGENT-CODE-RAN")
-	s.startTurn("t104", "ws", "auto_accept_edits", root)
+	s.startTurn(turn, "ws", "auto_accept_edits", root)
 
-	// shownAndRun asks to run body, returns what the approval request
-	// shows (summary and details), allows it once and runs it.
-	shownAndRun := func(callID string, body map[string]any) (string, bool) {
+	shownAndRun = func(callID string, body map[string]any) (string, bool) {
 		t.Helper()
 		body["tool_call_id"] = callID
-		status, raw := s.Request("POST", "/v1/turns/t104/exec", body)
+		status, raw := s.Request("POST", "/v1/turns/"+turn+"/exec", body)
 		var first struct {
 			Decision string `json:"decision"`
 			Request  *struct {
@@ -69,23 +87,12 @@ func TestAttack104_ExecEnvMemberRunsHiddenProgram(t *testing.T) {
 		}
 		_ = os.Remove(mark)
 		s.respond(first.Request.RequestID, "allow_once")
-		status, run := s.exec("t104", "", body)
+		status, run := s.exec(turn, "", body)
 		if status != http.StatusOK || !run.Ran || run.Result == nil || run.Result.ExitCode != 0 {
 			t.Fatalf("exec %s after approval: %d %+v", callID, status, run)
 		}
 		return shown, exists(mark)
 	}
 
-	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", prog}, "env": map[string]string{"TERM": "xterm"}})
-	if !ran || !strings.Contains(shown, prog) {
-		t.Fatalf("control: the script run by name: ran %v, shown:\n%s", ran, shown)
-	}
-
-	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", "${TERM#*=}"}, "env": map[string]string{"TERM": "password=" + prog}})
-	if !ran {
-		t.Fatalf("premise: the command did not run the script the value names; shown:\n%s", shown)
-	}
-	if !strings.Contains(shown, prog) {
-		t.Errorf("the approved command ran %s, which its approval request hides:\n%s", prog, shown)
-	}
+	return prog, shownAndRun
 }

@@ -3,27 +3,8 @@ package egress
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"testing"
 )
-
-// askReader yields data once, then records that more was asked for (the
-// proxy waiting on bytes the client will not send until it is answered)
-// and ends.
-type askReader struct {
-	data  []byte
-	asked bool
-}
-
-func (r *askReader) Read(p []byte) (int, error) {
-	if len(r.data) > 0 {
-		n := copy(p, r.data)
-		r.data = r.data[n:]
-		return n, nil
-	}
-	r.asked = true
-	return 0, io.EOF
-}
 
 // TestAttack65GitProtocolStallsInTunnel (sixty-fifth review, low, a false
 // deny: the tunnel hangs): the git protocol (git://, port 9418), tunnelled
