@@ -51,6 +51,7 @@ var inlineCode = []string{"-e", "-E", "-p", "-r", "-x", "-ex", "--eval", "--prin
 // computesProgram reports whether the shell text s is not plain: it may
 // make a part of its own text what it runs (it is called only for a text
 // something would be hidden in). Plain is:
+//   - no program word holding a pattern (globProgram);
 //   - no substitution, backquote or process substitution, and no
 //     expansion but of a variable by its plain name that the text never
 //     sets (its name appears only expanded: not NAME=…, read NAME, for
@@ -62,7 +63,8 @@ var inlineCode = []string{"-e", "-E", "-p", "-r", "-x", "-ex", "--eval", "--prin
 //     or here-string into a command holding a code reader (codeReaders),
 //     no word that reads a text argument as code (codeWords), no short
 //     option holding 'c' (a command string: sh -c, su -c, git -c), no
-//     interpreter's inline code (inlineCode); and no output to a file (a
+//     interpreter's inline code (inlineCode), no assignment of a variable
+//     that chooses what runs (setsChooser); and no output to a file (a
 //     redirection other than to /dev/null or a descriptor, or tee) where
 //     the text runs a file (a program by a path, a code reader) that
 //     could be it.
@@ -71,12 +73,15 @@ func computesProgram(s string, tainted []string) bool {
 	if strings.ContainsAny(s, "`") || strings.Contains(s, "<(") || strings.Contains(s, ">(") || expandsSet(s, tainted) {
 		return true
 	}
+	if globProgram(s) {
+		return true
+	}
 	runsFile := -1 // unknown
 	for _, p := range pipelines(s) {
 		if lit := plainExpansions().ReplaceAllString(p, "/"); redactSecrets(lit, textMode{shell: true, keysShown: true}) == lit {
 			continue // nothing hidden but an expansion ("Bearer $T", read as "Bearer /", a path, which stays in view)
 		}
-		if feedsCode(p) || namesCode(p) {
+		if feedsCode(p) || namesCode(p) || setsChooser(p) {
 			return true
 		}
 		if writesFiles(p) {
@@ -95,6 +100,60 @@ func computesProgram(s string, tainted []string) bool {
 var plainExpansions = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
 })
+
+// setsChooser reports whether the pipeline p assigns a variable that
+// chooses what a program runs or where it is found (programChooser):
+// PATH=password=tools x ran the x of a hidden directory.
+func setsChooser(p string) bool {
+	for _, w := range shellWords(p) {
+		if name, _, ok := strings.Cut(w, "="); ok && assignmentWord(w) && programChooser(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// programChooser reports whether the variable name chooses a program a
+// shell or a tool runs, the code it loads, or where either is found.
+func programChooser(name string) bool {
+	n := strings.ToUpper(name)
+	switch n {
+	case "PATH", "BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH", "HOME",
+		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "CC", "CXX", "CPP", "LD", "SHELL", "MANPAGER", "BROWSER",
+		"MAKEFLAGS", "MAKEFILES", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS":
+		return true
+	}
+	for _, p := range []string{"GIT_", "LD_", "BASH_FUNC_", "DYLD_"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	for _, x := range []string{"PATH", "_COMMAND", "_CMD", "_EDITOR", "_PAGER", "_ASKPASS", "_PROGRAM", "_SHELL", "_RSH", "_WRAPPER", "_PROG"} {
+		if strings.HasSuffix(n, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// globProgram reports whether a word of s that is a program it runs holds
+// a pattern (password*/x): the name it matches may be one s hides.
+func globProgram(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("*?[", s[i]) < 0 {
+			continue
+		}
+		ws := i
+		for ws > 0 && strings.IndexByte(" \t\n;&|(){}<>", s[ws-1]) < 0 {
+			ws--
+		}
+		if programWord(s, ws) {
+			return true
+		}
+	}
+	return false
+}
 
 // namesCode reports whether a word of the pipeline p reads a text
 // argument as code: codeWords, a short option holding 'c', an

@@ -66,6 +66,8 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		`T="password=` + secret + `"; $T`,
 		`echo "Bearer ` + secret + `" | while read a b; do $b; done`,
 		"cut -d= -f2 <<EOF | sh -s\npassword=" + secret + "\nEOF",
+		`PATH="password=` + secret + `:/usr/bin" deploy`,
+		`mkdir -p "password=` + secret + `" && cp tools/x password*/ && password*/x`,
 	} {
 		if s := shownExec(t, map[string]any{"cmd": cmd}); !strings.Contains(s, secret) {
 			t.Errorf("%s is not plain and is not shown whole:\n%s", cmd, s)
