@@ -44,6 +44,7 @@ require (
 	early.invalid/entry v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	golang.org/x/text v0.43.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 replace early.invalid/entry => ./cmd/turnstile/early

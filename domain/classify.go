@@ -192,6 +192,10 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		// command is, its key blocks too (the forty-fourth review).
 		chars := c.str("chars")
 		c.a.memo.mode, c.a.memo.command = textMode{shell: true, keysShown: true}, chars
+		// Typed without a line end, what it types is ended by a later
+		// call, judged apart: "… | cut -d= -f2 | s" then "h⏎" ran what
+		// the first hid (the hundred-and-eighth review).
+		c.a.memo.open = chars != "" && !strings.HasSuffix(chars, "\n") && !strings.HasSuffix(chars, "\r")
 		if chars != "" {
 			c.detail("Typed into the session", chars, true)
 		}

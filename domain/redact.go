@@ -864,12 +864,16 @@ type redactMemo struct {
 	mode    textMode
 	command string
 	tainted []string // the environment's variables whose values are hidden
+	open    bool     // command is typed into a session and leaves its line open
 	known   bool
 	whole   bool
 }
 
 // computed reports whether m's command computes the program it runs.
 func (m *redactMemo) computed() bool {
+	if m.open {
+		return true // the next call's text may end what this one hides
+	}
 	if m.command == "" {
 		return false
 	}

@@ -1,0 +1,438 @@
+package domain
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// plainCheck judges one shell text as the shell reads it (mvdan.cc/sh's
+// parser, bash's grammar): a text it cannot parse is not plain.
+type plainCheck struct {
+	s       string
+	tainted []string
+	not     bool // found: not plain
+	writes  bool // some command writes a file
+	runs    bool // some command runs a file (a path, a code reader given one)
+}
+
+// parsePlain reports whether the shell text s is plain (see
+// computesProgram), tainted naming the environment's variables whose
+// values are hidden.
+func parsePlain(s string, tainted []string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(strings.NewReader(s), "")
+	if err != nil {
+		return false
+	}
+	c := &plainCheck{s: s, tainted: tainted}
+	syntax.Walk(f, c.visit)
+	return !c.not && !(c.writes && c.runs)
+}
+
+func (c *plainCheck) visit(n syntax.Node) bool {
+	if c.not || n == nil {
+		return false
+	}
+	switch x := n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause,
+		*syntax.CoprocClause, *syntax.FuncDecl, *syntax.ExtGlob, *syntax.BraceExp:
+		// A substitution's output, arithmetic's assignments, a function
+		// (a filter's name may be one), a coprocess: not plain.
+		c.not = true
+	case *syntax.ParamExp:
+		c.not = !c.plainParam(x)
+	case *syntax.DeclClause:
+		c.declare(x)
+	case *syntax.ForClause:
+		c.not = true // its variable is set from its words
+	case *syntax.Stmt:
+		c.stmt(x)
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			c.pipeInto(x)
+		}
+	case *syntax.CallExpr:
+		c.call(x)
+	}
+	return !c.not
+}
+
+// shellSet are the variables the shell sets itself: "never set by the
+// text" does not make their values the environment's.
+var shellSet = []string{"_", "BASH", "BASH_COMMAND", "BASH_ARGV", "BASH_ARGV0", "BASH_SOURCE", "BASH_REMATCH",
+	"BASHPID", "PWD", "OLDPWD", "REPLY", "OPTARG", "OPTIND", "MAPFILE", "COPROC", "FUNCNAME", "LINENO", "RANDOM",
+	"SRANDOM", "SECONDS", "EPOCHREALTIME", "EPOCHSECONDS", "HISTCMD", "PIPESTATUS", "READLINE_LINE", "COMP_LINE",
+	"COMP_WORDS", "DIRSTACK", "GROUPS", "HOSTNAME", "HOSTTYPE", "MACHTYPE", "OSTYPE", "PPID", "UID", "EUID", "SHLVL",
+	"SHELLOPTS", "BASHOPTS"}
+
+// plainParam reports whether the expansion x is plain: $NAME or ${NAME},
+// no operator, of a variable the text never sets, not the shell's own, not
+// an environment value hidden; or one where a credential goes.
+func (c *plainCheck) plainParam(x *syntax.ParamExp) bool {
+	if x.Param == nil || x.Excl || x.Length || x.Width || x.IsSet || x.Index != nil || x.Slice != nil || x.Repl != nil ||
+		x.Names != 0 || x.Exp != nil || len(x.Modifiers) > 0 || x.NestedParam != nil {
+		return false
+	}
+	name := x.Param.Value
+	if name == "" || !identByte(name[0]) || name[0] >= '0' && name[0] <= '9' || slices.Contains(shellSet, name) {
+		return false // $1, $@, $_, $BASH, $REPLY …
+	}
+	if !slices.Contains(c.tainted, name) && !setsName(c.s, name) {
+		return true
+	}
+	i, e := int(x.Dollar.Offset()), int(x.Param.End().Offset())
+	if i < 0 || e > len(c.s) || i >= e {
+		return false
+	}
+	cred, _ := credentialAt(c.s, i, e)
+	return cred // (a hidden value piped on to a reader of code: pipeInto)
+}
+
+// declare: declare -n (a reference) and any declaration of a variable
+// that chooses what runs make the text not plain.
+func (c *plainCheck) declare(x *syntax.DeclClause) {
+	for _, a := range x.Args {
+		if a.Name != nil && programChooser(a.Name.Value) {
+			c.not = true
+		}
+		if a.Naked && a.Value != nil {
+			if w, ok := literal(a.Value); ok && strings.HasPrefix(w, "-") && strings.ContainsAny(w, "n") {
+				c.not = true
+			}
+		}
+	}
+}
+
+// stmt: a here-document or a here-string into a command that reads its
+// input as code; an output to a file.
+func (c *plainCheck) stmt(x *syntax.Stmt) {
+	for _, r := range x.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if readsStdinAsCode(x.Cmd) && c.carries(x) {
+				c.not = true
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+			if w, ok := literal(r.Word); !ok || w != "/dev/null" {
+				c.writes = true
+			}
+		}
+	}
+}
+
+// pipeInto: a pipe into a command that reads its input as code, of what
+// would be hidden or a hidden environment value.
+func (c *plainCheck) pipeInto(x *syntax.BinaryCmd) {
+	if x.Y != nil && readsStdinAsCode(x.Y.Cmd) && c.carries(x.X) {
+		c.not = true
+	}
+}
+
+// plainExpansions matches $NAME and ${NAME}.
+var plainExpansions = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
+})
+
+// carries reports whether the node's text holds what would be hidden (an
+// expansion read as a path, which stays in view: "Bearer $T" is no
+// secret of the text's own) or expands a variable whose value is.
+func (c *plainCheck) carries(n syntax.Node) bool {
+	i, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if i < 0 || e > len(c.s) || i > e {
+		return true
+	}
+	t := c.s[i:e]
+	if lit := plainExpansions().ReplaceAllString(t, "/"); redactSecrets(lit, textMode{shell: true, keysShown: true}) != lit {
+		return true
+	}
+	for _, name := range c.tainted {
+		if strings.Contains(t, "$"+name) || strings.Contains(t, "${"+name+"}") {
+			return true
+		}
+	}
+	// A listing of the environment prints the hidden values too.
+	return len(c.tainted) > 0 && envLister().MatchString(t)
+}
+
+// envLister matches a word that lists the environment (env, printenv,
+// set, export -p, declare -p, /proc/…/environ), however it is quoted.
+var envLister = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_])["'\\]*(?:e["'\\]*n["'\\]*v|printenv|set|export|declare|typeset|compgen|environ)(?:$|[^A-Za-z0-9_])`)
+})
+
+// call judges a simple command: its assignments, its program (after the
+// runners that run the next word), a program that takes code.
+func (c *plainCheck) call(x *syntax.CallExpr) {
+	for _, a := range x.Assigns {
+		if a.Name != nil && programChooser(a.Name.Value) {
+			c.not = true // PATH=…, BASH_ENV=…, GIT_…
+			return
+		}
+	}
+	words, ok := literals(x.Args)
+	if !ok {
+		// A word of the command is computed (a plain $NAME argument is
+		// read by the walk): its program must not be.
+		if len(x.Args) > 0 {
+			if _, lit := literal(x.Args[0]); !lit {
+				c.not = true
+			}
+		}
+		words = literalWordsPrefix(x.Args)
+	}
+	prog, rest := program(words)
+	if prog == "" {
+		return
+	}
+	if strings.ContainsAny(prog, "*?[") {
+		c.not = true // a pattern names the program
+		return
+	}
+	base := path.Base(prog)
+	switch {
+	case slices.Contains(codeWords, base):
+		c.not = true // eval, trap, alias, awk, sed, watch, ssh …
+	case slices.Contains(codeReaders, base) || base == "." || base == "source":
+		if inlineCodeIn(rest) {
+			// sh -c, perl -e, node -p: its code is judged as the shell
+			// reads it (a language's code, which no shell parses, is
+			// plain only where it hides nothing).
+			if code, ok := c.inlineCode(x); !ok || !slices.Contains(shellNames, base) && c.carries(x) || !parsePlain(code, c.tainted) {
+				c.not = true
+			}
+		} else if scriptArg(rest) {
+			c.runs = true // sh g, . ./g, python3 g.py
+		}
+	case strings.Contains(prog, "/"):
+		c.runs = true // ./g, tools/x
+	case slices.Contains(fileWriters, base):
+		c.writes = true
+	case (base == "curl" || base == "wget") && slices.ContainsFunc(rest, func(w string) bool {
+		return strings.HasPrefix(w, "-o") || strings.HasPrefix(w, "-O") || strings.HasPrefix(w, "--output")
+	}):
+		c.writes = true
+	}
+	if slices.ContainsFunc(rest, func(w string) bool {
+		return strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c")
+	}) &&
+		slices.Contains(commandStringTakers, base) {
+		c.not = true // su -c, git -c alias.x=!…, script -c, flock -c
+	}
+}
+
+// inlineCode returns the text of the command string a call gives with
+// its inline-code option: the word after it, its quotes removed, a plain
+// expansion in it kept as written ($NAME, as the nested shell reads it
+// again; a hidden value with the shell's syntax is shown: exposedValue).
+func (c *plainCheck) inlineCode(x *syntax.CallExpr) (string, bool) {
+	for i, w := range x.Args {
+		l, ok := literal(w)
+		if !ok || !strings.HasPrefix(l, "-") || strings.HasPrefix(l, "--") || i+1 >= len(x.Args) {
+			continue
+		}
+		if !strings.Contains(l, "c") && !slices.Contains(inlineCode, l) {
+			continue
+		}
+		return c.wordText(x.Args[i+1])
+	}
+	return "", false
+}
+
+// wordText is w's text as a nested shell reads it: quotes removed, plain
+// expansions kept as written.
+func (c *plainCheck) wordText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				switch y := q.(type) {
+				case *syntax.Lit:
+					b.WriteString(strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`, "\\`", "`", "\\\n", "").Replace(y.Value))
+				case *syntax.ParamExp:
+					i, e := int(y.Pos().Offset()), int(y.End().Offset())
+					if i < 0 || e > len(c.s) || i > e {
+						return "", false
+					}
+					b.WriteString(c.s[i:e])
+				default:
+					return "", false
+				}
+			}
+		case *syntax.ParamExp:
+			i, e := int(x.Pos().Offset()), int(x.End().Offset())
+			if i < 0 || e > len(c.s) || i > e {
+				return "", false
+			}
+			b.WriteString(c.s[i:e])
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// fileWriters write a file they are given (dd of=, cp, install …).
+var fileWriters = []string{"dd", "cp", "mv", "install", "ln", "tee", "sponge", "rsync", "tar", "unzip", "gunzip",
+	"split", "csplit", "patch", "truncate", "ed", "ex"}
+
+// commandStringTakers take a command string with an option holding 'c'.
+var commandStringTakers = []string{"su", "git", "script", "flock", "runuser", "sudo", "doas", "tmux", "screen", "vim", "vi", "nvim", "expect"}
+
+// runners run the next word that is not an option (or an assignment, or
+// a number of a timeout) as the program.
+var runners = []string{"env", "command", "builtin", "exec", "nohup", "nice", "stdbuf", "setsid", "timeout", "time",
+	"sudo", "doas", "ionice", "taskset", "chrt", "setarch", "linux32", "linux64", "unshare", "nsenter", "chroot",
+	"prlimit", "systemd-run", "runuser", "setpriv", "strace", "ltrace", "busybox", "firejail", "catchsegv", "xvfb-run", "torsocks", "proxychains", "proxychains4"}
+
+// program returns the program a simple command's words run and its
+// arguments, past the runners before it.
+func program(words []string) (string, []string) {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !slices.Contains(runners, path.Base(w)) {
+			return w, words[i+1:]
+		}
+		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) ||
+			strings.Trim(words[i+1], "0123456789.smhd") == "") {
+			i++
+		}
+	}
+	return "", nil
+}
+
+// readsStdinAsCode reports whether the command reads its input as code or
+// as a command's words: a shell or an interpreter given no script (or
+// "-", -s, /dev/stdin), xargs, parallel, awk, sed, source of /dev/stdin,
+// anywhere past the runners (env sh, command sh, xargs sh); a compound
+// command or one with a computed word.
+func readsStdinAsCode(cmd syntax.Command) bool {
+	x, ok := cmd.(*syntax.CallExpr)
+	if !ok {
+		return cmd != nil // a subshell, a block, a loop (while read): not judged
+	}
+	words, ok := literals(x.Args)
+	if !ok {
+		return true
+	}
+	prog, rest := program(words)
+	base := path.Base(prog)
+	switch {
+	case slices.Contains([]string{"xargs", "parallel", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "eval", "read", "mapfile", "readarray", "ed", "ex"}, base):
+		return true
+	case base == "." || base == "source":
+		return len(rest) == 0 || rest[0] == "/dev/stdin" || rest[0] == "-"
+	case slices.Contains(codeReaders, base):
+		return !scriptArg(rest) || slices.Contains(rest, "-") || slices.Contains(rest, "-s") || slices.Contains(rest, "/dev/stdin")
+	}
+	return false
+}
+
+// scriptArg reports whether an interpreter's arguments name a script (a
+// word that is no option) or a module (-m).
+func scriptArg(rest []string) bool {
+	for i, w := range rest {
+		if w == "-m" && i+1 < len(rest) {
+			return true
+		}
+		if !strings.HasPrefix(w, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineCodeIn reports whether an interpreter's arguments give it code: a
+// short option holding 'c' (sh -c, bash -lc, python3 -c) or one of
+// inlineCode.
+func inlineCodeIn(rest []string) bool {
+	for _, w := range rest {
+		if !strings.HasPrefix(w, "-") {
+			return false // the script's arguments follow
+		}
+		if slices.Contains(inlineCode, w) || !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
+			return true
+		}
+	}
+	return false
+}
+
+// literal returns the word w as the shell reads it, its quotes and
+// escapes removed, when it holds no expansion.
+func literal(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false // $'…': its escapes are read
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`, "\\`", "`", "\\\n", "").Replace(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescape removes an unquoted word's backslashes (s\h is sh).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// literals returns the words as the shell reads them, ok when none holds
+// an expansion.
+func literals(ws []*syntax.Word) ([]string, bool) {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		l, ok := literal(w)
+		if !ok {
+			return out, false
+		}
+		out = append(out, l)
+	}
+	return out, true
+}
+
+// literalWordsPrefix returns the literal words before the first that is not.
+func literalWordsPrefix(ws []*syntax.Word) []string {
+	out, _ := literals(ws)
+	return out
+}
