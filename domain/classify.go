@@ -578,7 +578,7 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 				c.a.memo.tainted = append(c.a.memo.tainted, k)
 			}
 		}
-		if c.a.memo.computed() {
+		if len(c.a.memo.tainted) > 0 && c.a.memo.computed() {
 			exposed = map[string]bool{exposedAll: true, wholeValues: true}
 		}
 		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetail(keys, env, exposed), Monospace: true, shown: true})

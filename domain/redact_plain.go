@@ -120,6 +120,10 @@ func (c *plainCheck) stmt(x *syntax.Stmt) {
 			if w, ok := literal(r.Word); !ok || w != "/dev/null" {
 				c.writes = true
 			}
+		case syntax.RdrIn, syntax.DplIn:
+			if readsStdinAsCode(x.Cmd) {
+				c.runs = true // sh < g: a file as code
+			}
 		}
 	}
 }
