@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,23 @@ func TestComputedProgramShownWhole(t *testing.T) {
 	}
 	if s := shownExec(t, map[string]any{"argv": []any{"mysql", "db"}, "env": map[string]any{"MYSQL_PWD": secret, "TERM": "password=" + secret}}); strings.Contains(s, secret) {
 		t.Errorf("control: an exec naming its program shows a secret in its environment:\n%s", s)
+	}
+}
+
+// BenchmarkRedactedPlainCommand: the display values of a decision on a
+// command that hides a credential, which is judged plain with the shell
+// parser first (computesProgram), against BenchmarkClassify's command that
+// hides nothing.
+func BenchmarkRedactedPlainCommand(b *testing.B) {
+	raw, _ := json.Marshal(map[string]any{"cmd": `curl -fsS -H "Authorization: Bearer Zq8vLw3nR2tK9pXs" https://api.example/v1/me | jq -c .`})
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := Classify(Invocation{ToolName: "exec_command", Arguments: raw}, "/w", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := a.Redacted(); !HidesText(r.Summary) {
+			b.Fatal("nothing hidden")
+		}
 	}
 }
