@@ -188,6 +188,13 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		}
 		words = literalWordsPrefix(x.Args)
 	}
+	if slices.ContainsFunc(words, func(w string) bool {
+		name, _, _ := strings.Cut(w, "=")
+		return assignmentWord(w) && programChooser(name)
+	}) {
+		c.not = true // env PATH=.:/bin g, sudo BASH_ENV=g …
+		return
+	}
 	prog, rest := program(words)
 	if prog == "" {
 		return

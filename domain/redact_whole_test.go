@@ -68,6 +68,7 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		`echo "Bearer ` + secret + `" | while read a b; do $b; done`,
 		"cut -d= -f2 <<EOF | sh -s\npassword=" + secret + "\nEOF",
 		`PATH="password=` + secret + `:/usr/bin" deploy`,
+		`echo password=` + secret + ` | cut -d= -f2 > g; chmod +x g; env PATH=.:/usr/bin:/bin g`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; sh < g`,
 		`echo password=` + secret + ` | cut -d= -f2 | dd of=g status=none; bash g`,
 		`mkdir -p "password=` + secret + `" && cp tools/x password*/ && password*/x`,
