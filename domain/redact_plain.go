@@ -113,7 +113,9 @@ func (c *plainCheck) stmt(x *syntax.Stmt) {
 	for _, r := range x.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-			if readsStdinAsCode(x.Cmd) && c.carries(x) {
+			// Into a reader of code, whatever its script (sh /dev/fd/0
+			// <<EOF, sh /dev/fd/3 3<<EOF read it as one).
+			if readsStdinAsCode(x.Cmd) || codeReader(x.Cmd) {
 				c.not = true
 			}
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
@@ -131,8 +133,11 @@ func (c *plainCheck) stmt(x *syntax.Stmt) {
 // pipeInto: a pipe into a command that reads its input as code, of what
 // would be hidden or a hidden environment value.
 func (c *plainCheck) pipeInto(x *syntax.BinaryCmd) {
-	if x.Y != nil && readsStdinAsCode(x.Y.Cmd) && c.carries(x.X) {
-		c.not = true
+	if x.Y != nil && readsStdinAsCode(x.Y.Cmd) {
+		c.runs = true // cat g | sh: a file the text wrote may be what it reads
+		if c.carries(x.X) {
+			c.not = true
+		}
 	}
 }
 
@@ -199,6 +204,10 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 	if prog == "" {
 		return
 	}
+	if prog == "\x00" {
+		c.not = true // a runner's option may name the program
+		return
+	}
 	if strings.ContainsAny(prog, "*?[") {
 		c.not = true // a pattern names the program
 		return
@@ -212,7 +221,16 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 			// sh -c, perl -e, node -p: its code is judged as the shell
 			// reads it (a language's code, which no shell parses, is
 			// plain only where it hides nothing).
-			if code, ok := c.inlineCode(x); !ok || !slices.Contains(shellNames, base) && c.carries(x) || !parsePlain(code, c.tainted) {
+			if slices.Contains(shellNames, base) {
+				// Each argument is judged as a script: which one the
+				// shell takes for its command string depends on its
+				// options (sh -e -c CODE, sh -o errexit -c CODE).
+				for _, w := range x.Args[1:] {
+					if code, ok := c.wordText(w); !ok || !parsePlain(code, c.tainted) {
+						c.not = true
+					}
+				}
+			} else if c.carries(x) {
 				c.not = true
 			}
 		} else if scriptArg(rest) {
@@ -317,11 +335,19 @@ func program(words []string) (string, []string) {
 		}
 		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) ||
 			strings.Trim(words[i+1], "0123456789.smhd") == "") {
+			if o := words[i+1]; strings.HasPrefix(o, "-") && !slices.Contains(runnerFlags, o) {
+				// An option may take the next word (env -u NAME, exec
+				// -a NAME, timeout -s SIG): which word runs is not told.
+				return "\x00", nil
+			}
 			i++
 		}
 	}
 	return "", nil
 }
+
+// runnerFlags are runners' options that take no argument.
+var runnerFlags = []string{"-i", "-", "--", "-p", "-E", "-H", "-n", "--foreground", "--preserve-status", "-v", "-V", "-0", "--ignore-environment"}
 
 // readsStdinAsCode reports whether the command reads its input as code or
 // as a command's words: a shell or an interpreter given no script (or
@@ -348,6 +374,22 @@ func readsStdinAsCode(cmd syntax.Command) bool {
 		return !scriptArg(rest) || slices.Contains(rest, "-") || slices.Contains(rest, "-s") || slices.Contains(rest, "/dev/stdin")
 	}
 	return false
+}
+
+// codeReader reports whether the command runs a shell, an interpreter or
+// another reader of code, whatever it is given.
+func codeReader(cmd syntax.Command) bool {
+	x, ok := cmd.(*syntax.CallExpr)
+	if !ok {
+		return cmd != nil
+	}
+	words, ok := literals(x.Args)
+	if !ok {
+		return true
+	}
+	prog, _ := program(words)
+	base := path.Base(prog)
+	return prog == "\x00" || base == "." || base == "source" || slices.Contains(codeReaders, base)
 }
 
 // scriptArg reports whether an interpreter's arguments name a script (a

@@ -2,8 +2,10 @@ package domain
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A shell can make any part of its own text the program it runs: an
@@ -37,7 +39,7 @@ var codeReaders = append(slices.Clone(shellNames), "eval", "source", ".", "xargs
 // codeWords read a text argument as code: eval, trap and alias take
 // the shell's; awk and sed take a program; watch, ssh, tmux and screen
 // run a command string.
-var codeWords = []string{"eval", "trap", "alias", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "watch", "ssh", "tmux",
+var codeWords = []string{"eval", "trap", "alias", "hash", "enable", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "watch", "ssh", "tmux",
 	"screen", "parallel", "m4"}
 
 // inlineCode are the options by which an interpreter takes its code as an
@@ -68,8 +70,28 @@ var inlineCode = []string{"-e", "-E", "-p", "-r", "-x", "-ex", "--eval", "--prin
 //     cp, tee …) and a file run (a program by a path, a code reader given
 //     a script).
 func computesProgram(s string, tainted []string) bool {
+	if strings.Contains(s, "$'") || strings.Contains(s, "$\"") || arraySubscript().MatchString(s) {
+		// $'…' is bash's quoting and no quoting to dash (/bin/sh), which
+		// reads the text after it otherwise; a subscript with an
+		// expansion (a[$(…)]) is run by bash's arithmetic even quoted
+		// (the hundred-and-ninth review).
+		return true
+	}
+	if len(tainted) > 0 && arithmetic().MatchString(s) {
+		return true // a hidden value read as an expression ([[ NAME -eq 1 ]], declare -i)
+	}
 	return !parsePlain(s, tainted)
 }
+
+// arraySubscript matches a name's subscript holding an expansion.
+var arraySubscript = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z0-9_'"\\]\[[^\]]*[$\x60]`)
+})
+
+// arithmetic matches bash's arithmetic contexts.
+var arithmetic = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[\[|\(\(|\blet\b|\b(?:declare|typeset|local|readonly|export)\b[^;&|\n]*\s-\w*i|\s-(?:eq|ne|lt|gt|le|ge)\b`)
+})
 
 // programChooser reports whether the variable name chooses a program a
 // shell or a tool runs, the code it loads, or where either is found.
@@ -127,6 +149,9 @@ func judgedScript(argv []string, command string) string {
 	}
 	if argv[2] == "--" && len(argv) > 3 {
 		return argv[3]
+	}
+	if strings.HasPrefix(argv[2], "-") || strings.HasPrefix(argv[2], "+") {
+		return command // more options (sh -c -e CODE): each argument is judged (plainCheck.call)
 	}
 	return argv[2]
 }
