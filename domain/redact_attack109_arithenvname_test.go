@@ -14,7 +14,7 @@ import (
 // an exec's env API_TOKEN="a[$(tools/x)]" is run by `[[ API_TOKEN -eq 1
 // ]]`. The rule shows the value when the name is written again (control),
 // but it looks for the name in the raw text: written with quotes
-// (API_TOK''EN, 'API_TOK'EN, API_TOK\EN), which bash removes before
+// (API_TOK”EN, 'API_TOK'EN, API_TOK\EN), which bash removes before
 // arithmetic reads the name, it is not seen. The command is plain, the
 // value is hidden ("Environment: API_TOKEN"), and bash runs tools/x.
 // Controls: `[[ API_TOKEN -eq 1 ]]` shows the value; `npm publish`

@@ -253,24 +253,6 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 	}
 }
 
-// inlineCode returns the text of the command string a call gives with
-// its inline-code option: the word after it, its quotes removed, a plain
-// expansion in it kept as written ($NAME, as the nested shell reads it
-// again; a hidden value with the shell's syntax is shown: exposedValue).
-func (c *plainCheck) inlineCode(x *syntax.CallExpr) (string, bool) {
-	for i, w := range x.Args {
-		l, ok := literal(w)
-		if !ok || !strings.HasPrefix(l, "-") || strings.HasPrefix(l, "--") || i+1 >= len(x.Args) {
-			continue
-		}
-		if !strings.Contains(l, "c") && !slices.Contains(inlineCode, l) {
-			continue
-		}
-		return c.wordText(x.Args[i+1])
-	}
-	return "", false
-}
-
 // wordText is w's text as a nested shell reads it: quotes removed, plain
 // expansions kept as written.
 func (c *plainCheck) wordText(w *syntax.Word) (string, bool) {
