@@ -270,28 +270,40 @@ func (c *plainCheck) wordText(w *syntax.Word) (string, bool) {
 			for _, q := range x.Parts {
 				switch y := q.(type) {
 				case *syntax.Lit:
-					b.WriteString(strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`, "\\`", "`", "\\\n", "").Replace(y.Value))
+					b.WriteString(dblQuotedLit(y.Value))
 				case *syntax.ParamExp:
-					i, e := int(y.Pos().Offset()), int(y.End().Offset())
-					if i < 0 || e > len(c.s) || i > e {
+					if !c.writeSource(&b, y) {
 						return "", false
 					}
-					b.WriteString(c.s[i:e])
 				default:
 					return "", false
 				}
 			}
 		case *syntax.ParamExp:
-			i, e := int(x.Pos().Offset()), int(x.End().Offset())
-			if i < 0 || e > len(c.s) || i > e {
+			if !c.writeSource(&b, x) {
 				return "", false
 			}
-			b.WriteString(c.s[i:e])
 		default:
 			return "", false
 		}
 	}
 	return b.String(), true
+}
+
+// writeSource writes the text of n as written in the command.
+func (c *plainCheck) writeSource(b *strings.Builder, n syntax.Node) bool {
+	i, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if i < 0 || e > len(c.s) || i > e {
+		return false
+	}
+	b.WriteString(c.s[i:e])
+	return true
+}
+
+// dblQuotedLit is a literal part of a double-quoted string as the shell
+// reads it: its escapes removed.
+func dblQuotedLit(v string) string {
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`, "\\`", "`", "\\\n", "").Replace(v)
 }
 
 // fileWriters write a file they are given (dd of=, cp, install …).
@@ -425,7 +437,7 @@ func literal(w *syntax.Word) (string, bool) {
 				if !ok {
 					return "", false
 				}
-				b.WriteString(strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`, "\\`", "`", "\\\n", "").Replace(l.Value))
+				b.WriteString(dblQuotedLit(l.Value))
 			}
 		default:
 			return "", false
