@@ -122,6 +122,10 @@ func (c *plainCheck) stmt(x *syntax.Stmt) {
 			if w, ok := literal(r.Word); !ok || w != "/dev/null" {
 				c.writes = true
 			}
+		case syntax.DplOut:
+			if w, ok := literal(r.Word); !ok || strings.Trim(w, "0123456789-") != "" {
+				c.writes = true // >&g is bash's &>g
+			}
 		case syntax.RdrIn, syntax.DplIn:
 			if readsStdinAsCode(x.Cmd) {
 				c.runs = true // sh < g: a file as code
@@ -327,8 +331,7 @@ func program(words []string) (string, []string) {
 		if !slices.Contains(runners, path.Base(w)) {
 			return w, words[i+1:]
 		}
-		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) ||
-			strings.Trim(words[i+1], "0123456789.smhd") == "") {
+		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) || duration(words[i+1])) {
 			if o := words[i+1]; strings.HasPrefix(o, "-") && !slices.Contains(runnerFlags, o) {
 				// An option may take the next word (env -u NAME, exec
 				// -a NAME, timeout -s SIG): which word runs is not told.
@@ -338,6 +341,12 @@ func program(words []string) (string, []string) {
 		}
 	}
 	return "", nil
+}
+
+// duration reports whether w is a number or a duration (timeout 5, 2.5s,
+// 1m), the argument a runner takes before its program.
+func duration(w string) bool {
+	return w != "" && w[0] >= '0' && w[0] <= '9' && strings.Trim(w, "0123456789.smhd") == ""
 }
 
 // runnerFlags are runners' options that take no argument.
@@ -358,6 +367,9 @@ func readsStdinAsCode(cmd syntax.Command) bool {
 		return true
 	}
 	prog, rest := program(words)
+	if prog == "" {
+		return len(words) > 0 // only runners: what they run is not told
+	}
 	base := path.Base(prog)
 	switch {
 	case slices.Contains([]string{"xargs", "parallel", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "eval", "read", "mapfile", "readarray", "ed", "ex"}, base):
@@ -382,6 +394,9 @@ func codeReader(cmd syntax.Command) bool {
 		return true
 	}
 	prog, _ := program(words)
+	if prog == "" {
+		return len(words) > 0
+	}
 	base := path.Base(prog)
 	return prog == "\x00" || base == "." || base == "source" || slices.Contains(codeReaders, base)
 }

@@ -70,6 +70,8 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		`PATH="password=` + secret + `:/usr/bin" deploy`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; chmod +x g; env PATH=.:/usr/bin:/bin g`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; sh < g`,
+		`echo password=` + secret + ` | cut -d= -f2 > g; nice sh g`,
+		`echo password=` + secret + ` | cut -d= -f2 | timeout 5 sh`,
 		`echo password=` + secret + ` | cut -d= -f2 | dd of=g status=none; bash g`,
 		`mkdir -p "password=` + secret + `" && cp tools/x password*/ && password*/x`,
 	} {
