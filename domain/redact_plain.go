@@ -138,11 +138,31 @@ func (c *plainCheck) stmt(x *syntax.Stmt) {
 // would be hidden or a hidden environment value.
 func (c *plainCheck) pipeInto(x *syntax.BinaryCmd) {
 	if x.Y != nil && readsStdinAsCode(x.Y.Cmd) {
-		c.runs = true // cat g | sh: a file the text wrote may be what it reads
+		if !download(x.X) {
+			c.runs = true // cat g | sh: a file the text wrote may be what it reads
+		}
 		if c.carries(x.X) {
 			c.not = true
 		}
 	}
+}
+
+// download reports whether the statement fetches what it prints (curl
+// URL, wget -O- URL): piped into a shell it is the server's script, not a
+// file the text wrote.
+func download(st *syntax.Stmt) bool {
+	x, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 {
+		return false
+	}
+	words, ok := literals(x.Args)
+	if !ok || len(words) == 0 {
+		return false
+	}
+	base := path.Base(words[0])
+	return (base == "curl" || base == "wget") && !slices.ContainsFunc(words[1:], func(w string) bool {
+		return strings.HasPrefix(w, "file:") || strings.HasPrefix(w, "@") || w == "-K" || w == "--config"
+	})
 }
 
 // plainExpansions matches $NAME and ${NAME}.

@@ -56,6 +56,7 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		"cat > cfg.yaml <<EOF\nauth:\n  password: " + secret + "\nEOF\nkubectl apply -f cfg.yaml",
 		`curl -fsS -H "Authorization: Bearer ` + secret + `" https://api.example/v1/me | jq .`,
 		`curl -LsSf https://astral.sh/uv/install.sh | sh && uv publish --token pypi-` + secret,
+		"cat > notes.txt <<EOF\nAPI_TOKEN=" + secret + "\nEOF\ncurl -fsS https://x.example/i.sh | sh",
 		`git commit -m "$MSG"; mysql --password=` + secret + ` db`,
 	} {
 		if s := shownExec(t, map[string]any{"cmd": cmd}); strings.Contains(s, secret) {
@@ -70,6 +71,8 @@ func TestComputedProgramShownWhole(t *testing.T) {
 		`PATH="password=` + secret + `:/usr/bin" deploy`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; chmod +x g; env PATH=.:/usr/bin:/bin g`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; sh < g`,
+		`echo password=` + secret + ` | cut -d= -f2 > g; cat g | sh`,
+		`echo password=` + secret + ` | cut -d= -f2 > g; curl -s file://$PWD/g | sh`,
 		`echo password=` + secret + ` | cut -d= -f2 > g; nice sh g`,
 		`echo password=` + secret + ` | cut -d= -f2 | timeout 5 sh`,
 		`echo password=` + secret + ` | cut -d= -f2 | dd of=g status=none; bash g`,
