@@ -52,3 +52,15 @@ func BenchmarkClassify(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassifyExecEnv is an exec given an environment (POST /exec's
+// env): each value shown by name is redacted once for the request.
+func BenchmarkClassifyExecEnv(b *testing.B) {
+	inv := Invocation{ToolName: "exec_command", Arguments: json.RawMessage(`{"cmd":["go","test","./..."],"workdir":"service","env":{"PATH":"/usr/local/go/bin:/usr/bin:/bin","HOME":"/home/agent","GOFLAGS":"-mod=mod -count=1","LANG":"C.UTF-8","API_TOKEN":"Zq8vLw3nR2tK9pXsQ"}}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Classify(inv, "/work/repo", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

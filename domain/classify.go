@@ -573,15 +573,21 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
 		exposed := exposedVars(command, keys...)
+		shown := make(map[string]string, len(keys)) // each value redacted once, here and in envDetail
 		for _, k := range keys {
-			if v := env[k].(string); !envShowsValue(k) || envValueShown(k, v) != v {
+			v := env[k].(string)
+			if !envShowsValue(k) {
+				c.a.memo.tainted = append(c.a.memo.tainted, k)
+				continue
+			}
+			if shown[k] = envValueShown(k, v); shown[k] != v {
 				c.a.memo.tainted = append(c.a.memo.tainted, k)
 			}
 		}
 		if len(c.a.memo.tainted) > 0 && c.a.memo.computed() {
 			exposed = map[string]bool{exposedAll: true, wholeValues: true}
 		}
-		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetail(keys, env, exposed), Monospace: true, shown: true})
+		c.a.Details = append(c.a.Details, Detail{Label: "Environment", Value: envDetailShown(keys, env, exposed, shown), Monospace: true, shown: true})
 	} else if _, present := c.args["env"]; present && c.args["env"] != nil {
 		return nil, &FieldError{Field: "arguments.env", Message: "must be an object of names to values"}
 	}

@@ -17,6 +17,12 @@ import (
 // where it decides what the command does (exposed, exposedVars: cp .env
 // "$API_TOKEN") is shown whatever its name (the forty-second review).
 func envDetail(keys []string, env map[string]any, exposed map[string]bool) string {
+	return envDetailShown(keys, env, exposed, nil)
+}
+
+// envDetailShown is envDetail given the values its caller already redacted
+// (shown: envValueShown by name; a name not in it is redacted here).
+func envDetailShown(keys []string, env map[string]any, exposed map[string]bool, shown map[string]string) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		name := k
@@ -29,7 +35,11 @@ func envDetail(keys []string, env map[string]any, exposed map[string]bool) strin
 		case ok && exposed[wholeValues]:
 			parts[i] = name + "=" + strconv.Quote(v) // a command that computes its program (computesProgram)
 		case ok && (envShowsValue(k) || exposedValue(exposed, k, v)):
-			parts[i] = name + "=" + strconv.Quote(envValueShown(k, v))
+			s, done := shown[k]
+			if !done {
+				s = envValueShown(k, v)
+			}
+			parts[i] = name + "=" + strconv.Quote(s)
 		}
 	}
 	return strings.Join(parts, ", ")
