@@ -249,6 +249,10 @@ func removeHold(p string) {
 	removeHoldAt(dir, name)
 }
 
+// holdOpenHook, when set (tests), is called in removeHoldAt between the
+// stat of a held file and its open.
+var holdOpenHook func(dir int, name string)
+
 // removeHoldAt is removeHold of name in the directory open at dir (the one
 // its caller checked the hold in, not one opened again by path).
 func removeHoldAt(dir int, name string) {
@@ -268,8 +272,20 @@ func removeHoldAt(dir int, name string) {
 		if st.Size > 64 {
 			return
 		}
-		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if holdOpenHook != nil {
+			holdOpenHook(dir, name)
+		}
+		// O_NONBLOCK: the name may have become a FIFO since the Fstatat
+		// (a command's process outliving it, or one of the next), whose
+		// open would wait for a writer; what was opened must be the file
+		// stat saw.
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		if err != nil {
+			return
+		}
+		var ost unix.Stat_t
+		if unix.Fstat(fd, &ost) != nil || ost.Mode&unix.S_IFMT != unix.S_IFREG || ost.Ino != st.Ino || ost.Dev != st.Dev {
+			unix.Close(fd)
 			return
 		}
 		b := make([]byte, 65)
