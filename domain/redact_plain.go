@@ -236,6 +236,14 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		c.not = true // a pattern names the program
 		return
 	}
+	if (runsFromArgs(rest) || computedInterpreter(x.Args)) && c.carries(x) {
+		// Its arguments may name a program and its code (find . -exec sh
+		// -c '…' \;, flock l sh -c '…', tar --to-command='sh …', a
+		// computed word: $SHELL -c '…'): what would be hidden in them may
+		// be what runs.
+		c.not = true
+		return
+	}
 	base := path.Base(prog)
 	switch {
 	case slices.Contains(codeWords, base):
@@ -275,6 +283,47 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		slices.Contains(commandStringTakers, base) {
 		c.not = true // su -c, git -c alias.x=!…, script -c, flock -c
 	}
+}
+
+// argExecOptions run the words after them as a program (find's).
+var argExecOptions = []string{"-exec", "-execdir", "-ok", "-okdir"}
+
+// runsFromArgs reports whether a program's arguments name a program it may
+// run: find's -exec, or a word (or an option's value after "=") whose
+// first word is a shell, an interpreter or another reader of code.
+func runsFromArgs(rest []string) bool {
+	for _, w := range rest {
+		if slices.Contains(argExecOptions, w) {
+			return true
+		}
+		cands := []string{w}
+		if _, v, ok := strings.Cut(w, "="); ok {
+			cands = append(cands, v)
+		}
+		for _, cand := range cands {
+			if f := strings.Fields(cand); len(f) > 0 {
+				if b := path.Base(f[0]); slices.Contains(codeReaders, b) || slices.Contains(codeWords, b) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// computedInterpreter reports whether an argument computed by the shell is
+// followed by an option giving code (flock l "$SHELL" -c '…', a computed
+// program's inline code).
+func computedInterpreter(args []*syntax.Word) bool {
+	for i := 1; i+1 < len(args); i++ {
+		if _, lit := literal(args[i]); lit {
+			continue
+		}
+		if o, lit := literal(args[i+1]); lit && inlineCodeIn([]string{o}) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordText is w's text as a nested shell reads it: quotes removed, plain
