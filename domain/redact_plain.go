@@ -182,13 +182,21 @@ func (c *plainCheck) carries(n syntax.Node) bool {
 	if lit := plainExpansions().ReplaceAllString(t, "/"); redactSecrets(lit, textMode{shell: true, keysShown: true}) != lit {
 		return true
 	}
+	if c.expandsTainted(t) {
+		return true
+	}
+	// A listing of the environment prints the hidden values too.
+	return len(c.tainted) > 0 && envLister().MatchString(t)
+}
+
+// expandsTainted reports whether t expands a variable whose value is hidden.
+func (c *plainCheck) expandsTainted(t string) bool {
 	for _, name := range c.tainted {
 		if strings.Contains(t, "$"+name) || strings.Contains(t, "${"+name+"}") {
 			return true
 		}
 	}
-	// A listing of the environment prints the hidden values too.
-	return len(c.tainted) > 0 && envLister().MatchString(t)
+	return false
 }
 
 // envLister matches a word that lists the environment (env, printenv,
@@ -226,6 +234,9 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 	}
 	prog, rest := program(words)
 	if prog == "" {
+		if !ok && len(words) > 0 {
+			c.not = true // the program past the runners is computed (flock l "$SHELL" -c …)
+		}
 		return
 	}
 	if prog == "\x00" {
@@ -236,7 +247,24 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		c.not = true // a pattern names the program
 		return
 	}
-	if (runsFromArgs(rest) || computedInterpreter(x.Args)) && c.carries(x) {
+	if hidesText(prog) {
+		c.not = true // the program itself would be hidden (ionice password=tools/x)
+		return
+	}
+	base := path.Base(prog)
+	shellInline, _, _ := shellArgs(rest)
+	if !slices.Contains(shellNames, base) || !shellInline {
+		// A shell's inline code is parsed below; any other word that
+		// hides something must not read as a command line a program may
+		// hand to a shell (git --upload-pack='…', make --eval='…').
+		for _, w := range x.Args[1:] {
+			if t, ok := c.wordText(w); ok && (hidesText(t) || c.expandsTainted(t)) && mayBeCode(t) {
+				c.not = true
+				return
+			}
+		}
+	}
+	if (slices.Contains(argRunners, base) || runsFromArgs(rest) || computedInterpreter(x.Args)) && c.carries(x) {
 		// Its arguments may name a program and its code (find . -exec sh
 		// -c '…' \;, flock l sh -c '…', tar --to-command='sh …', a
 		// computed word: $SHELL -c '…'): what would be hidden in them may
@@ -244,12 +272,13 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		c.not = true
 		return
 	}
-	base := path.Base(prog)
 	switch {
 	case slices.Contains(codeWords, base):
 		c.not = true // eval, trap, alias, awk, sed, watch, ssh …
 	case slices.Contains(codeReaders, base) || base == "." || base == "source":
-		if inlineCodeIn(rest) {
+		if slices.ContainsFunc(x.Args, braced) && c.carries(x) {
+			c.not = true // braces may make its options and its code (sh {-c,'…'})
+		} else if inlineCodeIn(rest) || shellInline && slices.Contains(shellNames, base) {
 			// sh -c, perl -e, node -p: its code is judged as the shell
 			// reads it (a language's code, which no shell parses, is
 			// plain only where it hides nothing).
@@ -265,7 +294,7 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 			} else if c.carries(x) {
 				c.not = true
 			}
-		} else if scriptArg(rest) {
+		} else if _, script, _ := shellArgs(rest); script && slices.Contains(shellNames, base) || scriptArg(rest) {
 			c.runs = true // sh g, . ./g, python3 g.py
 		}
 	case strings.Contains(prog, "/"):
@@ -285,50 +314,12 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 	}
 }
 
-// argExecOptions run the words after them as a program (find's).
-var argExecOptions = []string{"-exec", "-execdir", "-ok", "-okdir"}
-
-// runsFromArgs reports whether a program's arguments name a program it may
-// run: find's -exec, or a word (or an option's value after "=") whose
-// first word is a shell, an interpreter or another reader of code.
-func runsFromArgs(rest []string) bool {
-	for _, w := range rest {
-		if slices.Contains(argExecOptions, w) {
-			return true
-		}
-		cands := []string{w}
-		if _, v, ok := strings.Cut(w, "="); ok {
-			cands = append(cands, v)
-		}
-		for _, cand := range cands {
-			if f := strings.Fields(cand); len(f) > 0 {
-				if b := path.Base(f[0]); slices.Contains(codeReaders, b) || slices.Contains(codeWords, b) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// computedInterpreter reports whether an argument computed by the shell is
-// followed by an option giving code (flock l "$SHELL" -c '…', a computed
-// program's inline code).
-func computedInterpreter(args []*syntax.Word) bool {
-	for i := 1; i+1 < len(args); i++ {
-		if _, lit := literal(args[i]); lit {
-			continue
-		}
-		if o, lit := literal(args[i+1]); lit && inlineCodeIn([]string{o}) {
-			return true
-		}
-	}
-	return false
-}
-
 // wordText is w's text as a nested shell reads it: quotes removed, plain
 // expansions kept as written.
 func (c *plainCheck) wordText(w *syntax.Word) (string, bool) {
+	if braced(w) {
+		return "", false
+	}
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
@@ -388,7 +379,7 @@ var commandStringTakers = []string{"su", "git", "script", "flock", "runuser", "s
 
 // runners run the next word that is not an option (or an assignment, or
 // a number of a timeout) as the program.
-var runners = []string{"env", "command", "builtin", "exec", "nohup", "nice", "stdbuf", "setsid", "timeout", "time",
+var runners = []string{"env", "command", "builtin", "exec", "nohup", "nice", "stdbuf", "setsid", "timeout", "time", "flock", "sg", "xargs",
 	"sudo", "doas", "ionice", "taskset", "chrt", "setarch", "linux32", "linux64", "unshare", "nsenter", "chroot",
 	"prlimit", "systemd-run", "runuser", "setpriv", "strace", "ltrace", "busybox", "firejail", "catchsegv", "xvfb-run", "torsocks", "proxychains", "proxychains4"}
 
@@ -398,9 +389,14 @@ func program(words []string) (string, []string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !slices.Contains(runners, path.Base(w)) {
+			if i > 0 && strings.HasPrefix(w, "-") {
+				return "\x00", nil // an option after a runner's operand (setarch x86_64 -R …)
+			}
 			return w, words[i+1:]
 		}
-		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) || duration(words[i+1])) {
+		base := path.Base(w)
+		for i+1 < len(words) && (strings.HasPrefix(words[i+1], "-") || assignmentWord(words[i+1]) && (base == "env" || base == "sudo") ||
+			runnerOperands[base] == 0 && duration(words[i+1])) {
 			if o := words[i+1]; strings.HasPrefix(o, "-") && !slices.Contains(runnerFlags, o) {
 				// An option may take the next word (env -u NAME, exec
 				// -a NAME, timeout -s SIG): which word runs is not told.
@@ -408,9 +404,17 @@ func program(words []string) (string, []string) {
 			}
 			i++
 		}
+		// The operand a runner takes before its program (setarch ARCH,
+		// chroot DIR, flock FILE).
+		if n := runnerOperands[base]; n > 0 && i+n < len(words) {
+			i += n
+		}
 	}
 	return "", nil
 }
+
+// runnerOperands are the operands runners take before the program.
+var runnerOperands = map[string]int{"setarch": 1, "chroot": 1, "flock": 1, "chrt": 1, "taskset": 1, "sg": 1}
 
 // duration reports whether w is a number or a duration (timeout 5, 2.5s,
 // 1m), the argument a runner takes before its program.
@@ -435,8 +439,11 @@ func readsStdinAsCode(cmd syntax.Command) bool {
 	if !ok {
 		return true
 	}
+	if slices.ContainsFunc(words, func(w string) bool { return path.Base(w) == "xargs" }) {
+		return true // its input is a command's words (… | xargs find . -exec …)
+	}
 	prog, rest := program(words)
-	if prog == "" {
+	if prog == "" || prog == "\x00" {
 		return len(words) > 0 // only runners: what they run is not told
 	}
 	base := path.Base(prog)
@@ -445,6 +452,9 @@ func readsStdinAsCode(cmd syntax.Command) bool {
 		return true
 	case base == "." || base == "source":
 		return len(rest) == 0 || rest[0] == "/dev/stdin" || rest[0] == "-"
+	case slices.Contains(shellNames, base):
+		_, script, stdin := shellArgs(rest)
+		return !script || stdin || slices.Contains(rest, "/dev/stdin")
 	case slices.Contains(codeReaders, base):
 		return !scriptArg(rest) || slices.Contains(rest, "-") || slices.Contains(rest, "-s") || slices.Contains(rest, "/dev/stdin")
 	}
@@ -502,8 +512,8 @@ func inlineCodeIn(rest []string) bool {
 // literal returns the word w as the shell reads it, its quotes and
 // escapes removed, when it holds no expansion.
 func literal(w *syntax.Word) (string, bool) {
-	if w == nil {
-		return "", false
+	if w == nil || braced(w) {
+		return "", false // bash's brace expansion: {sh,} is sh, {sh,-c,CODE} three words
 	}
 	var b strings.Builder
 	for _, p := range w.Parts {
