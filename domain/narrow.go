@@ -34,6 +34,11 @@ func filesystemNarrows(old, nw *SandboxPolicy) bool {
 	if !reflect.DeepEqual(old.Filesystem.Rules, nw.Filesystem.Rules) {
 		return true
 	}
+	if len(nw.Filesystem.Rules) > 0 && nw.Filesystem.GlobScanMaxDepth > old.Filesystem.GlobScanMaxDepth {
+		// The rules' matches are hidden this many levels down: deeper
+		// hides more (the hundred-and-twelfth review).
+		return true
+	}
 	// Access is the most specific entry's (ties: the narrower), so it is
 	// constant between listed paths: comparing at every path either side
 	// lists compares everywhere.
@@ -75,7 +80,10 @@ func networkNarrows(old, nw *NetworkPolicy) bool {
 		return true
 	}
 	if old.Mode == NetworkDisabled {
-		return false // nothing to take away
+		// Only the host's unix sockets, which a disabled network may
+		// still reach (allow_unix_sockets): taking them away narrows
+		// (the hundred-and-twelfth review).
+		return old.AllowUnixSockets && !nw.AllowUnixSockets
 	}
 	return (old.AllowLocalhost && !nw.AllowLocalhost) || (old.AllowUnixSockets && !nw.AllowUnixSockets) ||
 		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) || (old.AllowNamedLoopback && !nw.AllowNamedLoopback) ||
