@@ -270,22 +270,38 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 		ds = append(ds, Degradation{Dimension: "process", Reason: "process limits cannot be enforced by this backend"})
 	}
 	ds = append(ds, namespaceDegradations(s)...)
+	if slashWritable(s) {
+		ds = append(ds, Degradation{Dimension: "filesystem", Residual: true, Reason: `"/" is granted for writing: commands keep the server's uid (an unprivileged uid cannot be mapped onto "/") and that uid's access to every file; the gateway's secrets stay masked, and a root server's commands get the kernel's controls read-only and no device but the harmless ones`})
+	}
 	if !caps.Approval {
 		ds = append(ds, Degradation{Dimension: "approval", Reason: "this backend cannot pause for approvals"})
+	}
+	var names []string
+	for _, d := range ds {
+		if !d.Residual {
+			names = append(names, d.Dimension)
+		}
 	}
 	switch {
 	case len(ds) == 0:
 		return Enforcement{Status: EnforcementActive}
-	case s.Sandbox.BackendRequirement == BackendRequired:
-		names := make([]string, len(ds))
-		for i, d := range ds {
-			names[i] = d.Dimension
-		}
+	case s.Sandbox.BackendRequirement == BackendRequired && len(names) > 0:
 		return Enforcement{Status: EnforcementUnavailable, Degradations: ds,
 			Reason: "the sandbox backend is required but cannot enforce: " + strings.Join(names, ", ")}
 	default:
 		return Enforcement{Status: EnforcementPartiallyActive, Degradations: ds}
 	}
+}
+
+// slashWritable reports a restricted native snapshot that grants "/"
+// itself for writing (a turn rooted at "/", a profile's "/" = "write").
+func slashWritable(s *TurnExecutionSecuritySnapshot) bool {
+	if s.Backend.ExecutionBackend != BackendNative || s.Sandbox.Filesystem.Unrestricted {
+		return false
+	}
+	return slices.ContainsFunc(s.Sandbox.Filesystem.Entries, func(e FilesystemEntry) bool {
+		return e.Access == AccessWrite && e.ResolvedPath == "/"
+	})
 }
 
 // namespaceDegradations names what a restricted native snapshot loses when

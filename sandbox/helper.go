@@ -236,6 +236,13 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 				return nil, err
 			}
 		}
+		if holdsWholeTree(v, sp) {
+			if err := hardenWholeTree(sp); err != nil {
+				return nil, err
+			}
+		}
+	} else if holdsWholeTree(v, sp) && len(wholeTreeSecrets(sp)) > 0 {
+		return nil, errors.New("the command would hold the whole tree outside the namespaces that hide the gateway's secrets: nothing was run")
 	}
 	if !sp.RestrictFilesystem {
 		return nil, nil

@@ -59,8 +59,28 @@ func TestAttack111_SlashRootRunsAsKernelRoot(t *testing.T) {
 		t.Fatalf("control: an auto_accept_edits command in a workspace ran as uid %s (core_pattern written: %v)", uid, wrote)
 	}
 	uid, wrote := run("slash", "/")
-	if uid == "0" {
-		t.Errorf("an auto_accept_edits command of a turn rooted at / runs as the host's uid 0")
+	// A writable "/" cannot be idmapped: the command keeps the server's
+	// uid, which the snapshot must then name (issue 9, item 7: "or the
+	// snapshot says what is not enforced"; adjusted when fixed: the review
+	// asserted uid != 0 alone).
+	var turn struct {
+		SecuritySnapshot struct {
+			Enforcement struct {
+				Status       string `json:"status"`
+				Degradations []struct {
+					Dimension string `json:"dimension"`
+					Reason    string `json:"reason"`
+				} `json:"degradations"`
+			} `json:"enforcement"`
+		} `json:"security_snapshot"`
+	}
+	s.JSON("GET", "/v1/turns/slash", nil, http.StatusOK, &turn)
+	named := false
+	for _, d := range turn.SecuritySnapshot.Enforcement.Degradations {
+		named = named || d.Dimension == "filesystem" && strings.Contains(d.Reason, "keep the server's uid")
+	}
+	if uid == "0" && (!named || turn.SecuritySnapshot.Enforcement.Status == "active") {
+		t.Errorf("an auto_accept_edits command of a turn rooted at / runs as the host's uid 0, and the snapshot does not say so: %+v", turn.SecuritySnapshot.Enforcement)
 	}
 	if wrote {
 		t.Errorf("an auto_accept_edits command of a turn rooted at / wrote the host's /proc/sys/kernel/core_pattern (a program there runs as the real root)")
