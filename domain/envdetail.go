@@ -56,7 +56,11 @@ func envValueShown(name, v string) string {
 		// A command a program runs (GIT_SSH_COMMAND, an exported
 		// function BASH_FUNC_x%%): read as a shell command is, its
 		// program and its key lines shown (the forty-fourth review).
-		return redactText(v, textMode{shell: true, keysShown: true})
+		r := redactText(v, textMode{shell: true, keysShown: true})
+		if r != v && !inertHidden(v, r) {
+			return v // what it hides may be a path or code (SHELL="password=tools/x": redact_inert.go)
+		}
+		return r
 	}
 	entries := strings.Split(v, ":")
 	for i, e := range entries {

@@ -891,6 +891,10 @@ const memoMin = 256
 
 func (m *redactMemo) text(s string) string {
 	if r := m.redact(s); r != s && !m.computed() {
+		if m.command != "" && !inertHidden(s, r) {
+			m.known, m.whole = true, true // a hidden value that may be a path or code (redact_inert.go)
+			return s
+		}
 		return r
 	}
 	return s

@@ -23,7 +23,7 @@ func TestAttack108_CommentHereDoc(t *testing.T) {
 		t.Fatalf("control: the lines without the comment are not shown whole:\n%s", s)
 	}
 	honest := "cat > app.env <<EOF\npassword=" + attack42Prog + "\nEOF\nchmod 600 app.env"
-	if s := shownExec(t, map[string]any{"cmd": honest}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest(honest)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: a here-document written to a file shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

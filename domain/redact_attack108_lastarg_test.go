@@ -23,7 +23,7 @@ func TestAttack108_LastArgVar(t *testing.T) {
 	if s := attack42ShownBash(t, "set -- Bearer "+attack42Prog+"; $2"); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: a positional parameter's command is not shown whole:\n%s", s)
 	}
-	if s := attack42ShownBash(t, `curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`); strings.Contains(s, attack42Prog) {
+	if s := attack42ShownBash(t, attack42Honest(`curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`)); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest plain command shows its credential:\n%s", s)
 	}
 	for _, cmd := range []string{": Bearer " + attack42Prog + "; $_", "echo Authorization: Bearer " + attack42Prog + " >/dev/null; ${_}"} {

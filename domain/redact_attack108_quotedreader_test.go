@@ -26,7 +26,7 @@ func TestAttack108_QuotedReader(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": cut + "sh"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: the bare reader's command is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": "curl -H 'Authorization: Bearer " + attack42Prog + "' https://api.example.com/"}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("curl -H 'Authorization: Bearer " + attack42Prog + "' https://api.example.com/")}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest plain command shows its credential:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

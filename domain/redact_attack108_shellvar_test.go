@@ -21,7 +21,7 @@ func TestAttack108_ShellSetVar(t *testing.T) {
 	if s := attack42ShownBash(t, cut+"bash"); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: the named reader's command is not shown whole:\n%s", s)
 	}
-	if s := attack42ShownBash(t, `curl -H "Authorization: Bearer $T" -d password=`+attack42Prog+` https://api.example.com/`); strings.Contains(s, attack42Prog) {
+	if s := attack42ShownBash(t, attack42Honest(`curl -H "Authorization: Bearer $T" -d password=`+attack42Prog+` https://api.example.com/`)); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: a plain command with a credential's expansion shows its password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

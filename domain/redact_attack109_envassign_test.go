@@ -21,7 +21,7 @@ func TestAttack109_EnvAssignChooser(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": w + "PATH=.:/usr/bin:/bin g"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: PATH=. g is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": w + "env LANG=C ls -l g"}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest(w + "env LANG=C ls -l g")}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest env assignment shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

@@ -24,7 +24,7 @@ func TestAttack109_FdScript(t *testing.T) {
 			t.Fatalf("control: %q is not shown whole:\n%s", c, s)
 		}
 	}
-	if s := shownExec(t, map[string]any{"cmd": "cat > notes.txt <<'EOF'\n" + body}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("cat > notes.txt <<'EOF'\n" + body)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: a here-document into cat shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

@@ -28,7 +28,7 @@ func TestAttack109_RunnerOptionArg(t *testing.T) {
 			t.Fatalf("control: a pipe into a shell is not shown whole:\n%s", s)
 		}
 	}
-	if s := shownExec(t, map[string]any{"cmd": "env LC_ALL=C make deploy password=" + attack42Prog}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("env LC_ALL=C make deploy password=" + attack42Prog)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest env command shows its password:\n%s", s)
 	}
 	w := pw + " > g; chmod +x g; "

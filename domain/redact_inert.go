@@ -1,0 +1,148 @@
+package domain
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// An inert hidden value: in a shell command judged plain, a value hidden
+// on the card (a secret's "[redacted]") must be one that cannot name a
+// file or be code by itself: no '/', no white space, no quote, no shell
+// operator or expansion. The plain rule (computesProgram) judges how the
+// text uses what it hides, from lists of runners, writers and readers of
+// code that reviews kept finding short of (the hundred-and-tenth found
+// nineteen ways: `ionice password=tools/x`, a program the agent wrote,
+// hidden behind a wrapper not on the lists); a value that is neither a
+// path nor code cannot be a program the agent wrote, whatever runs it
+// (but a program by that name on the PATH). A command that hides anything
+// else is shown whole. Left: a URL's hidden userinfo and query and a
+// header's credential keep '/' and '+' (base64), as the audit must not
+// show them (REFERENCE §7); a wrapper that ran such a word as a program
+// would need directories named like the URL or the header.
+
+// secretMarker matches what the redaction puts for a hidden value and a
+// hidden path.
+var secretMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[redacted(?::[0-9a-f]{12})?\]`)
+})
+
+// notInert are the bytes an inert hidden value holds none of.
+const notInert = "/ \t\r\n\v\f;|&<>()$`'\"\\*?[]{}!#~"
+
+// inertHidden reports whether every secret r hides of s (r is s redacted)
+// is inert, or lies in a URL or a header where base64's '/' is common. A
+// redaction that cannot be aligned with s is not inert.
+func inertHidden(s, r string) bool {
+	spans, ok := hiddenSpans(s, r)
+	if !ok {
+		return false
+	}
+	for _, sp := range spans {
+		if sp.path {
+			continue // a hidden path: the program a command runs is never hidden (programWord)
+		}
+		h := s[sp.a:sp.e]
+		if !strings.ContainsAny(h, notInert) {
+			continue
+		}
+		if urlOrHeaderBefore(s[:sp.a]) && !strings.ContainsAny(h, " \t\r\n;|&<>()$`'\"\\") {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// hiddenSpan is where a hidden part lies in the original text, as widely
+// as the redacted text allows (the earliest start and the latest end of
+// the alignments forward and backward); path: a path's "[redacted:…]".
+type hiddenSpan struct {
+	a, e int
+	path bool
+}
+
+// hiddenSpans aligns r (s with parts replaced by markers) with s.
+func hiddenSpans(s, r string) ([]hiddenSpan, bool) {
+	marks := secretMarker().FindAllStringIndex(r, -1)
+	if len(marks) == 0 {
+		return nil, r == s
+	}
+	lits := make([]string, len(marks)+1) // the literal pieces around the markers
+	prev := 0
+	for i, m := range marks {
+		lits[i] = r[prev:m[0]]
+		prev = m[1]
+	}
+	lits[len(marks)] = r[prev:]
+	n := len(marks)
+	if !strings.HasPrefix(s, lits[0]) || !strings.HasSuffix(s, lits[n]) || len(lits[0])+len(lits[n]) > len(s) {
+		return nil, false
+	}
+	fwd := make([][2]int, n)
+	p := len(lits[0])
+	for i := 1; i <= n; i++ {
+		var k int
+		if i == n {
+			k = len(s) - len(lits[n])
+			if k < p {
+				return nil, false
+			}
+		} else {
+			j := strings.Index(s[p:], lits[i])
+			if j < 0 || lits[i] == "" {
+				return nil, false // two markers together: not told apart
+			}
+			k = p + j
+		}
+		fwd[i-1] = [2]int{p, k}
+		p = k + len(lits[i])
+	}
+	bwd := make([][2]int, n)
+	q := len(s) - len(lits[n])
+	for i := n - 1; i >= 0; i-- {
+		var k int
+		if i == 0 {
+			k = len(lits[0])
+			if k > q {
+				return nil, false
+			}
+		} else {
+			j := strings.LastIndex(s[:q], lits[i])
+			if j < 0 {
+				return nil, false
+			}
+			k = j + len(lits[i])
+		}
+		bwd[i] = [2]int{k, q}
+		q = k - len(lits[i])
+	}
+	out := make([]hiddenSpan, n)
+	for i := range n {
+		a, e := min(fwd[i][0], bwd[i][0]), max(fwd[i][1], bwd[i][1])
+		out[i] = hiddenSpan{a: a, e: e, path: r[marks[i][0]:marks[i][1]] != redacted}
+	}
+	return out, true
+}
+
+// urlOrHeaderBefore reports whether the word that ends at the end of pre
+// is a URL's ("https://u:[…]@h", "?key=[…]") or a header's ("Authorization:
+// Bearer […]").
+func urlOrHeaderBefore(pre string) bool {
+	w := pre
+	if i := strings.LastIndexAny(w, " \t\n'\""); i >= 0 {
+		if header().MatchString(pre[max(0, i-64):]) {
+			return true
+		}
+		w = w[i+1:]
+	}
+	return urlWord().MatchString(w)
+}
+
+var urlWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|=)[A-Za-z][A-Za-z0-9+.-]*://[^\s]*$`)
+})
+
+var header = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|['"\s])[a-z][a-z0-9-]*:\s*(?:[a-z]+\s)?$`)
+})
