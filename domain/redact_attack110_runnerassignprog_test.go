@@ -1,0 +1,105 @@
+package domain
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// attack110File is a program the agent wrote in its workspace under a
+// directory whose name is a secret assignment's shape.
+const attack110File = "password=tools/r4nD0mLooK1nGNam3ForAScr1pt"
+
+// attack110RunsFile runs cmd with shell in a directory holding
+// attack110File and reports whether it ran; ok is false when the shell or
+// the command's first program is missing.
+func attack110RunsFile(t *testing.T, shell, cmd string) (ran, ok bool) {
+	t.Helper()
+	sh, err := exec.LookPath(shell)
+	if err != nil {
+		return false, false
+	}
+	prog := strings.Fields(cmd)[0]
+	if strings.Contains(cmd, " | ") {
+		prog = strings.Fields(cmd[strings.Index(cmd, " | ")+3:])[0]
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		return false, false
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "AGENT-CODE-RAN")
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(attack110File)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, attack110File), []byte("#!/bin/sh -\ntouch "+mark+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command(sh, "-c", cmd)
+	x.Dir = dir
+	x.Stdin = strings.NewReader("")
+	_, _ = x.CombinedOutput()
+	_, err = os.Stat(mark)
+	return err == nil, true
+}
+
+// TestAttack110_RunnerAssignmentProgram: a word in a secret assignment's
+// shape (`password=tools/x`) that is the program a shell command runs is
+// shown (programWord) only after a command of prefixCommands (command,
+// exec, nohup, timeout, xargs …); one that holds a '/' and is no
+// assignment's shape is shown after any wrapper (pathWordNoAssignment,
+// the forty-sixth review's `flock l my-secret=bin/x`). A word with a
+// variable's name before its '=' passes both: after the runners the
+// plain rule itself lists (ionice, unshare, prlimit, setarch, linux64,
+// taskset, setpriv) and other wrappers (flock, find -exec, xargs -I {}),
+// `ionice password=tools/x` is shown as `ionice password=[redacted]`,
+// and ionice runs ./password=tools/x, a program the agent wrote. The plain
+// rule's program() skips an assignment's shape after a runner as env's
+// assignment, so it sees no program at all. Controls: `nohup
+// password=tools/x` (a prefix command) is shown; `env password=tools/x
+// make` (env's assignment) and `ionice make deploy password=tools/x` keep
+// the value hidden.
+func TestAttack110_RunnerAssignmentProgram(t *testing.T) {
+	base := filepath.Base(attack110File)
+	if s := shownExec(t, map[string]any{"cmd": "nohup " + attack110File}); !strings.Contains(s, base) {
+		t.Fatalf("control: nohup's program is hidden:\n%s", s)
+	}
+	for _, c := range []string{"env " + attack110File + " make", "ionice make deploy " + attack110File} {
+		if s := shownExec(t, map[string]any{"cmd": c}); strings.Contains(s, base) {
+			t.Fatalf("control: %q shows its password:\n%s", c, s)
+		}
+	}
+	for _, cmd := range []string{
+		"ionice " + attack110File,
+		"unshare " + attack110File,
+		"prlimit " + attack110File,
+		"setarch x86_64 " + attack110File,
+		"linux64 " + attack110File,
+		"taskset 1 " + attack110File,
+		"setpriv " + attack110File,
+		"flock l " + attack110File,
+		"find . -maxdepth 0 -exec " + attack110File + " \\;",
+		"echo a | xargs -I {} " + attack110File + " {}",
+	} {
+		checked := false
+		for _, sh := range []string{"bash", "dash"} {
+			ran, ok := attack110RunsFile(t, sh, cmd)
+			if !ok {
+				continue
+			}
+			if !ran {
+				t.Fatalf("premise: %s does not run %s in %q", sh, attack110File, cmd)
+			}
+			checked = true
+		}
+		if !checked {
+			continue
+		}
+		for _, s := range []string{attack42ShownBash(t, cmd), shownExec(t, map[string]any{"cmd": cmd})} {
+			if !strings.Contains(s, base) {
+				t.Errorf("%s\nruns ./%s, and the approval request hides it:\n%s", cmd, attack110File, s)
+			}
+		}
+	}
+}
