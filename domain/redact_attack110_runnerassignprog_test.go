@@ -103,3 +103,47 @@ func TestAttack110_RunnerAssignmentProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_QuotedPrefixProgram: programWord shows a secret
+// assignment's shape after a prefix command (nohup, command, timeout 5 …)
+// only when the word before it is the command's bare name. Quoted (`'nohup'
+// password=tools/x`, `"command" password=tools/x`, `noh''up …`), or first
+// in a shell's -c script (`sh -c 'nohup password=tools/x'`, and so every
+// argv in Codex's form ["bash","-lc","nohup password=tools/x"], whose
+// joined text puts a quote before nohup), the word before is `'nohup` or
+// `'nohup'`, no prefix command, and the program is hidden; the plain rule
+// reads the quoted word as nohup, a runner, and takes the next word for
+// env's assignment. bash and dash run ./password=tools/x.
+// Control: `nohup password=tools/x` and `command password=tools/x` are
+// shown.
+func TestAttack110_QuotedPrefixProgram(t *testing.T) {
+	base := filepath.Base(attack110File)
+	for _, c := range []string{"nohup " + attack110File, "command " + attack110File} {
+		if s := shownExec(t, map[string]any{"cmd": c}); !strings.Contains(s, base) {
+			t.Fatalf("control: %q hides its program:\n%s", c, s)
+		}
+	}
+	for _, cmd := range []string{
+		"'nohup' " + attack110File,
+		"\"command\" " + attack110File,
+		"noh''up " + attack110File,
+		"sh -c 'nohup " + attack110File + "'",
+		"sh -c 'command " + attack110File + "'",
+	} {
+		for _, sh := range []string{"bash", "dash"} {
+			if ran, ok := attack110RunsFile(t, sh, cmd); ok && !ran {
+				t.Fatalf("premise: %s does not run %s in %q", sh, attack110File, cmd)
+			}
+		}
+		for _, s := range []string{attack42ShownBash(t, cmd), shownExec(t, map[string]any{"cmd": cmd})} {
+			if !strings.Contains(s, base) {
+				t.Errorf("%s\nruns ./%s, and the approval request hides it:\n%s", cmd, attack110File, s)
+			}
+		}
+	}
+	for _, argv := range [][]string{{"bash", "-lc", "nohup " + attack110File}, {"bash", "-lc", "timeout 5 " + attack110File}} {
+		if s := shownExec(t, map[string]any{"cmd": argv}); !strings.Contains(s, base) {
+			t.Errorf("argv %q runs ./%s, and the approval request hides it:\n%s", argv, attack110File, s)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package tests
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAttack110_ShellOptionArgExec (high): the end-to-end half of
+// domain.TestAttack110_ShellOptionArg. A shell's -c code is judged as a
+// script only where the -c comes before any word not starting with "-";
+// an option's argument (`-o errexit`, `-O extglob`) or a "+" option
+// (`+e`) ends the search, and CODE is never parsed. POST /exec, run in
+// the sandbox after allow_once:
+//
+//	argv ["/bin/sh","-o","errexit","-c", CODE]
+//	argv ["/bin/sh","-c","sh +e -c 'CODE'"]
+//	argv ["/bin/sh","-c","echo password=tools/x | cut -d= -f2 | sh -o errexit"]
+//
+// with CODE = echo password=tools/x | cut -d= -f2 | sh: the request shows
+// password=[redacted] and the sandboxed shell runs tools/x.
+// Control: ["/bin/sh","-c",CODE] and ["/bin/sh","-e","-c",CODE] are shown
+// whole and run.
+func TestAttack110_ShellOptionArgExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110a")
+	code := `echo password=` + prog + ` | cut -d= -f2 | sh`
+	for i, argv := range [][]string{{"/bin/sh", "-c", code}, {"/bin/sh", "-e", "-c", code}} {
+		shown, ran := shownAndRun("control"+string(rune('a'+i)), map[string]any{"argv": argv})
+		if !ran || !strings.Contains(shown, prog) {
+			t.Fatalf("control: %q: ran %v, shown:\n%s", argv, ran, shown)
+		}
+	}
+	for i, argv := range [][]string{
+		{"/bin/sh", "-o", "errexit", "-c", code},
+		{"/bin/sh", "-c", "sh +e -c '" + code + "'"},
+		{"/bin/sh", "-c", `echo password=` + prog + ` | cut -d= -f2 | sh -o errexit`},
+	} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": argv})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", argv, shown)
+		}
+		if !strings.Contains(shown, prog) {
+			t.Errorf("the approved argv %q ran %s, which its approval request hides:\n%s", argv, prog, shown)
+		}
+	}
+}
+
+// TestAttack110_RunnerAssignmentProgramExec (high): the end-to-end half of
+// domain.TestAttack110_RunnerAssignmentProgram. The agent wrote a script
+// at password=tools/x in its workspace (auto_accept_edits writes without
+// asking) and asks POST /exec to run `ionice password=tools/x` (argv
+// /bin/sh -c): ionice, one of the plain rule's own runners, runs the word
+// after it as its program, but the rule takes an assignment's shape after
+// a runner for env's assignment and sees no program, and the word is no
+// program word (prefixCommands) and has a variable's name before its '='
+// (so not pathWordNoAssignment). The request shows `ionice
+// password=[redacted]`; allowed once, the sandboxed ionice runs the
+// hidden script. The same hides the program after a prefix command
+// that programWord does know (nohup, command, timeout 5) when it stands
+// first in a shell's -c script given as an argv (Codex's form: the joined
+// text is `/bin/sh -c 'nohup password=tools/x'`, and the word before is
+// `'nohup`, quote and all) or is quoted (`'nohup' password=tools/x`).
+// Control: argv ["nohup", "password=tools/x"] is shown whole and runs.
+func TestAttack110_RunnerAssignmentProgramExec(t *testing.T) {
+	t.Parallel()
+	s := StartServer(t, "")
+	root := workspace(t)
+	const file = "password=tools/r4nD0mLooK1nGNam3ForAScr1pt"
+	base := filepath.Base(file)
+	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(file)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, file), []byte("#!/bin/sh\ntouch AGENT-CODE-RAN\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(root, "AGENT-CODE-RAN")
+	s.startTurn("t110b", "ws", "auto_accept_edits", root)
+	shownAndRun := func(callID string, body map[string]any) (string, bool) {
+		t.Helper()
+		body["tool_call_id"] = callID
+		status, raw := s.Request("POST", "/v1/turns/t110b/exec", body)
+		var first struct {
+			Decision string `json:"decision"`
+			Request  *struct {
+				RequestID string `json:"request_id"`
+				Summary   string `json:"summary"`
+				Details   []struct {
+					Label string `json:"label"`
+					Value string `json:"value"`
+				} `json:"details"`
+			} `json:"request"`
+		}
+		if err := json.Unmarshal(raw, &first); err != nil || status != http.StatusAccepted || first.Decision != "ask" || first.Request == nil {
+			t.Fatalf("exec %s: %d %s, want 202 ask", callID, status, raw)
+		}
+		shown := first.Request.Summary
+		for _, d := range first.Request.Details {
+			shown += "\n" + d.Label + ": " + d.Value
+		}
+		_ = os.Remove(mark)
+		s.respond(first.Request.RequestID, "allow_once")
+		status, run := s.exec("t110b", "", body)
+		if status != http.StatusOK || !run.Ran || run.Result == nil || run.Result.ExitCode != 0 {
+			t.Fatalf("exec %s after approval: %d %+v", callID, status, run)
+		}
+		return shown, exists(mark)
+	}
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"nohup", file}})
+	if !ran || !strings.Contains(shown, base) {
+		t.Fatalf("control: nohup %s: ran %v, shown:\n%s", file, ran, shown)
+	}
+	for i, argv := range [][]string{
+		{"ionice", file},
+		{"/bin/sh", "-c", "ionice " + file},
+		{"/bin/sh", "-c", "nohup " + file},
+		{"/bin/sh", "-c", "'nohup' " + file},
+	} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": argv})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", argv, shown)
+		}
+		if !strings.Contains(shown, base) {
+			t.Errorf("the approved argv %q ran ./%s, and its approval request hides it:\n%s", argv, file, shown)
+		}
+	}
+}
