@@ -42,7 +42,11 @@ func TestAttack110_WrappedShellCode(t *testing.T) {
 // judged as any program's arguments: git's --upload-pack (git is on the
 // list for -c, and runs the string with sh), make's --eval (a rule's
 // recipe, run by sh), tar's --checkpoint-action=exec= (tar is on the
-// file writers' list, and runs the string with sh), sqlite3's .shell. In
+// file writers' list, and runs the string with sh), sqlite3's .shell,
+// an alias git config writes and git then runs (git is on the list for
+// -c alias.x=!…, the same code by another way), vim's +!CODE (vim is a
+// code reader and a command string taker for -c; + is the same), a
+// wrapper that runs a shell (ssh-agent sh -c). In
 // each, CODE cuts a password out and pipes it into sh; the command is
 // called plain, the value hidden, and the program runs it.
 // Controls: `git -c alias.x=… x` with the same CODE is shown whole; `git
@@ -62,6 +66,9 @@ func TestAttack110_CommandStringOptions(t *testing.T) {
 		{"make", "make --eval", "make --eval='x:;@" + code + "' x"},
 		{"tar", "tar --checkpoint-action=exec", "tar -cf /dev/null /dev/null --checkpoint=1 --checkpoint-action=exec='" + code + "'"},
 		{"sqlite3", "sqlite3 .shell", "sqlite3 :memory: '.shell " + code + "'"},
+		{"git", "git config alias, then the alias", "git init -q && git config alias.x '!" + code + "' && git x"},
+		{"vim", "vim +!CODE", "vim -es '+!" + code + "' +q"},
+		{"ssh-agent", "ssh-agent sh -c", "ssh-agent sh -c '" + code + "'"},
 	} {
 		if _, err := exec.LookPath(c.prog); err != nil {
 			continue

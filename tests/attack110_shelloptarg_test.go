@@ -128,3 +128,32 @@ func TestAttack110_RunnerAssignmentProgramExec(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_BraceExpandedProgramExec (high): the end-to-end half of
+// domain.TestAttack110_BraceExpandedProgram. POST /exec with bash's -c
+// form (Codex's ["bash","-lc",SCRIPT]); the rule's BraceExp check is dead
+// (the parser makes no such node), so `{sh,}` is no shell to it:
+//
+//	argv ["bash","-c","echo password=tools/x | cut -d= -f2 | {sh,}"]
+//
+// is shown with password=[redacted], and the sandboxed bash expands
+// {sh,} to sh, which runs tools/x.
+// Control: the same pipe into a bare sh is shown whole and runs.
+func TestAttack110_BraceExpandedProgramExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110c")
+	pw := `echo password=` + prog + ` | cut -d= -f2`
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"bash", "-c", pw + " | sh"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: | sh: ran %v, shown:\n%s", ran, shown)
+	}
+	for i, script := range []string{pw + " | {sh,}", "{sh,-c,'" + pw + " | sh'}"} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": []string{"bash", "-c", script}})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+		}
+		if !strings.Contains(shown, prog) {
+			t.Errorf("the approved bash -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+		}
+	}
+}
