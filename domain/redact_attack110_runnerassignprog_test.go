@@ -147,3 +147,42 @@ func TestAttack110_QuotedPrefixProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_ScriptAssignmentWord: the script a shell or an interpreter
+// is given is the program that runs, but a script word in a secret
+// assignment's shape (`sh password=tools/x`: a file under the directory
+// "password=tools" the agent wrote) is hidden like an argument's value:
+// it is no program word (the program is sh) and pathWordNoAssignment skips
+// an assignment's shape. The plain rule sees a code reader given a
+// script (it only "runs a file"), so the text is plain, and the request
+// shows `sh password=[redacted]`: which program runs is not shown.
+// Controls: `sh ./password=tools/x` is shown; an honest `sh deploy.sh
+// password=P` (the script first, a password its argument) keeps P
+// hidden.
+func TestAttack110_ScriptAssignmentWord(t *testing.T) {
+	base := filepath.Base(attack110File)
+	if s := shownExec(t, map[string]any{"cmd": "sh ./" + attack110File}); !strings.Contains(s, base) {
+		t.Fatalf("control: sh ./%s hides its script:\n%s", attack110File, s)
+	}
+	if s := shownExec(t, map[string]any{"cmd": "sh deploy.sh " + attack110File}); strings.Contains(s, base) {
+		t.Fatalf("control: an honest script's password argument is shown:\n%s", s)
+	}
+	for _, cmd := range []string{
+		"sh " + attack110File,
+		"bash " + attack110File,
+		"sh -e " + attack110File,
+		". " + attack110File,
+		"perl " + attack110File,
+	} {
+		for _, sh := range []string{"bash", "dash"} {
+			if ran, ok := attack110RunsFile(t, sh, cmd); ok && !ran {
+				t.Fatalf("premise: %s does not run %s in %q", sh, attack110File, cmd)
+			}
+		}
+		for _, s := range []string{attack42ShownBash(t, cmd), shownExec(t, map[string]any{"cmd": cmd})} {
+			if !strings.Contains(s, base) {
+				t.Errorf("%s\nruns ./%s, and the approval request hides it:\n%s", cmd, attack110File, s)
+			}
+		}
+	}
+}
