@@ -64,6 +64,10 @@ func TestAttack110_ShellOptionArgExec(t *testing.T) {
 // first in a shell's -c script given as an argv (Codex's form: the joined
 // text is `/bin/sh -c 'nohup password=tools/x'`, and the word before is
 // `'nohup`, quote and all) or is quoted (`'nohup' password=tools/x`).
+// And a shell given the script in that shape (`sh password=tools/x`,
+// domain.TestAttack110_ScriptAssignmentWord), or dash reading `[[ -n x ||
+// sh -ef password=tools/x ]]` as `[[ -n x` || `sh -ef password=tools/x
+// ]]` (domain.TestAttack110_DashDoubleBracket).
 // Control: argv ["nohup", "password=tools/x"] is shown whole and runs.
 func TestAttack110_RunnerAssignmentProgramExec(t *testing.T) {
 	t.Parallel()
@@ -118,6 +122,8 @@ func TestAttack110_RunnerAssignmentProgramExec(t *testing.T) {
 		{"/bin/sh", "-c", "ionice " + file},
 		{"/bin/sh", "-c", "nohup " + file},
 		{"/bin/sh", "-c", "'nohup' " + file},
+		{"/bin/sh", "-c", "sh " + file},
+		{"/bin/sh", "-c", "[[ -n x || sh -ef " + file + " ]]"},
 	} {
 		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": argv})
 		if !ran {
@@ -155,5 +161,33 @@ func TestAttack110_BraceExpandedProgramExec(t *testing.T) {
 		if !strings.Contains(shown, prog) {
 			t.Errorf("the approved bash -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 		}
+	}
+}
+
+// TestAttack110_DashDoubleBracketExec (high): the end-to-end half of
+// domain.TestAttack110_DashDoubleBracket. POST /exec runs its command
+// with /bin/sh (dash), which has no [[ … ]]:
+//
+//	echo password=tools/x | cut -d= -f2 > ']]'; [[ -n x || sh ]]
+//
+// is judged as bash reads it (a test of strings, no program), shown with
+// password=[redacted], and the sandboxed dash runs `sh ]]`, the file
+// holding the hidden value, which runs tools/x.
+// Control: the same with `sh ']]'` is shown whole and runs.
+func TestAttack110_DashDoubleBracketExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110d")
+	w := `echo password=` + prog + ` | cut -d= -f2 > ']]'; `
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", w + "sh ']]'"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: sh ']]': ran %v, shown:\n%s", ran, shown)
+	}
+	script := w + "[[ -n x || sh ]]"
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+	if !ran {
+		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 	}
 }
