@@ -39,3 +39,28 @@ func TestAttack110_DashDoubleBracket(t *testing.T) {
 		t.Errorf("%s\ndash runs ./%s, and the approval request hides it:\n%s", cmd, attack110File, s)
 	}
 }
+
+// TestAttack110_DashAmpRedirect: bash reads `&>FILE` as a redirection of
+// both outputs, dash (/bin/sh, exec_command's shell) as `&` (run in the
+// background) and then a command starting with `>FILE`. In
+//
+//	echo password=tools/x | cut -d= -f2 > g; echo done &>/dev/null sh g
+//
+// bash (and the parser) read `echo done sh g` with its output discarded:
+// the text writes g and runs nothing, is called plain, and the password is
+// hidden; dash runs `echo done &` and then `sh g`, which runs the hidden
+// value.
+// Controls: `…; sh g` is shown whole; an honest `make deploy password=P
+// &>/dev/null` keeps P hidden.
+func TestAttack110_DashAmpRedirect(t *testing.T) {
+	w := "echo password=" + attack42Prog + " | cut -d= -f2 > g; "
+	if s := shownExec(t, map[string]any{"cmd": w + "sh g"}); !strings.Contains(s, attack42Prog) {
+		t.Fatalf("control: the written file run by sh is not shown whole:\n%s", s)
+	}
+	if s := shownExec(t, map[string]any{"cmd": "make deploy password=" + attack42Prog + " &>/dev/null"}); strings.Contains(s, attack42Prog) {
+		t.Fatalf("control: an honest &> shows the password:\n%s", s)
+	}
+	attack42CheckKeyCases(t, []attack42KeyCase{
+		{name: "echo done &>/dev/null sh g (dash)", cmd: w + "echo done &>/dev/null sh g", runs: []string{"dash"}},
+	})
+}

@@ -172,7 +172,10 @@ func TestAttack110_BraceExpandedProgramExec(t *testing.T) {
 //
 // is judged as bash reads it (a test of strings, no program), shown with
 // password=[redacted], and the sandboxed dash runs `sh ]]`, the file
-// holding the hidden value, which runs tools/x.
+// holding the hidden value, which runs tools/x. And (the end-to-end half
+// of domain.TestAttack110_DashAmpRedirect) `…> g; echo done &>/dev/null
+// sh g`, to bash an echo with its output discarded, to dash `echo done &`
+// and `>/dev/null sh g`.
 // Control: the same with `sh ']]'` is shown whole and runs.
 func TestAttack110_DashDoubleBracketExec(t *testing.T) {
 	t.Parallel()
@@ -182,12 +185,13 @@ func TestAttack110_DashDoubleBracketExec(t *testing.T) {
 	if !ran || !strings.Contains(shown, prog) {
 		t.Fatalf("control: sh ']]': ran %v, shown:\n%s", ran, shown)
 	}
-	script := w + "[[ -n x || sh ]]"
-	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
-	if !ran {
-		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
-	}
-	if !strings.Contains(shown, prog) {
-		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+	for i, script := range []string{w + "[[ -n x || sh ]]", `echo password=` + prog + ` | cut -d= -f2 > g; echo done &>/dev/null sh g`} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+		}
+		if !strings.Contains(shown, prog) {
+			t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+		}
 	}
 }
