@@ -186,3 +186,40 @@ func TestAttack110_ScriptAssignmentWord(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_ArgvAssignmentProgram: an exec_command given as an argv is
+// run as it is (execve of argv[0]), but judged and redacted as its joined
+// text (ShellJoin), which leaves a word of letters, digits and
+// "-_./=:,+@%" unquoted: the argv ["password=tools/x"] joins to
+// `password=tools/x`, which the parser and the redaction read as a secret
+// assignment, and the request (a /decisions call, which has no
+// "Executable" detail: POST /exec adds the resolved path and shows it)
+// shows `Run password=[redacted]` while the runtime runs the agent's
+// script ./password=tools/x.
+// Control: the argv ["./password=tools/x"] is shown.
+func TestAttack110_ArgvAssignmentProgram(t *testing.T) {
+	base := filepath.Base(attack110File)
+	if s := shownExec(t, map[string]any{"cmd": []string{"./" + attack110File}}); !strings.Contains(s, base) {
+		t.Fatalf("control: argv [./%s] hides its program:\n%s", attack110File, s)
+	}
+	// Premise: execve of the argv runs the script.
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(attack110File)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(dir, "AGENT-CODE-RAN")
+	if err := os.WriteFile(filepath.Join(dir, attack110File), []byte("#!/bin/sh -\ntouch "+mark+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command(attack110File)
+	x.Dir = dir
+	_, _ = x.CombinedOutput()
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("premise: the argv does not run the script: %v", err)
+	}
+	for _, argv := range [][]string{{attack110File}, {attack110File, "--verbose"}} {
+		if s := shownExec(t, map[string]any{"cmd": argv}); !strings.Contains(s, base) {
+			t.Errorf("argv %q runs ./%s, and the approval request hides it:\n%s", argv, attack110File, s)
+		}
+	}
+}
