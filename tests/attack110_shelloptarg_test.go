@@ -195,3 +195,34 @@ func TestAttack110_DashDoubleBracketExec(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_HereDocEarlierStageExec (high): the end-to-end half of
+// domain.TestAttack110_HereDocEarlierStage. POST /exec with
+//
+//	/bin/sh -c 'cat <<EOF | cut -d= -f2 | sh
+//	password=tools/x
+//	EOF'
+//
+// the pipe into sh has `cat <<EOF | cut -d= -f2` for its left side, which
+// ends before the document's line: nothing is carried, the command is
+// called plain and shown with password=[redacted], and the sandboxed shell
+// runs tools/x.
+// Control: `cut -d= -f2 <<EOF | sh` with the same document is shown whole
+// and runs.
+func TestAttack110_HereDocEarlierStageExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110f")
+	doc := "\npassword=" + prog + "\nEOF"
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", "cut -d= -f2 <<EOF | sh" + doc}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: cut <<EOF | sh: ran %v, shown:\n%s", ran, shown)
+	}
+	script := "cat <<EOF | cut -d= -f2 | sh" + doc
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+	if !ran {
+		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+	}
+}
