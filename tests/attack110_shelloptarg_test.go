@@ -226,3 +226,31 @@ func TestAttack110_HereDocEarlierStageExec(t *testing.T) {
 		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 	}
 }
+
+// TestAttack110_DownloadLocalFileExec (high): the end-to-end half of
+// domain.TestAttack110_DownloadLocalFile. POST /exec with
+//
+//	/bin/sh -c 'echo password=tools/x | cut -d= -f2 > g; curl -s FILE:///proc/self/cwd/g | sh'
+//
+// is judged a download piped into a shell (the scheme is checked in lower
+// case only), so the text that writes g "runs" nothing, is called plain,
+// and is shown with password=[redacted]; the sandboxed curl prints g and
+// sh runs tools/x.
+// Control: the same with file:// is shown whole and runs.
+func TestAttack110_DownloadLocalFileExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110g")
+	w := "echo password=" + prog + " | cut -d= -f2 > g; "
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", w + "curl -s file:///proc/self/cwd/g | sh"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: curl file:// | sh: ran %v, shown:\n%s", ran, shown)
+	}
+	script := w + "curl -s FILE:///proc/self/cwd/g | sh"
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+	if !ran {
+		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+	}
+}
