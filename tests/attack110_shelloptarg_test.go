@@ -254,3 +254,31 @@ func TestAttack110_DownloadLocalFileExec(t *testing.T) {
 		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 	}
 }
+
+// TestAttack110_NestedRunOfWrittenFileExec (high): the end-to-end half of
+// domain.TestAttack110_NestedRunOfWrittenFile. POST /exec with
+//
+//	/bin/sh -c "echo password=tools/x | cut -d= -f2 > g; sh -c 'sh g'"
+//
+// the nested script `sh g` is judged plain alone and its run of a file
+// never reaches the outer text, which writes g: called plain, shown with
+// password=[redacted], and the sandboxed shell runs tools/x.
+// Control: `…; sh g` is shown whole and runs.
+func TestAttack110_NestedRunOfWrittenFileExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110h")
+	w := "echo password=" + prog + " | cut -d= -f2 > g; "
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", w + "sh g"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: sh g: ran %v, shown:\n%s", ran, shown)
+	}
+	for i, script := range []string{w + "sh -c 'sh g'", w + `perl -e 'system("sh g")'`} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+		}
+		if !strings.Contains(shown, prog) {
+			t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+		}
+	}
+}
