@@ -19,7 +19,9 @@ import (
 //	echo password=tools/x | cut -d= -f2 > g; perl -e 'system("sh g")'
 //
 // write the value cut out of "password=" to g and run it; each is called
-// plain, the value hidden, and bash and dash run it.
+// plain, the value hidden, and bash and dash run it. The other way round,
+// a nested text's write is not seen by the outer text that runs the file:
+// `sh -c 'echo password=tools/x | cut -d= -f2 > g'; sh g`.
 // Controls: `…; sh g` is shown whole; `…> g; sh -c 'wc -c g'` (the file
 // written and only read) keeps the password hidden.
 func TestAttack110_NestedRunOfWrittenFile(t *testing.T) {
@@ -35,6 +37,7 @@ func TestAttack110_NestedRunOfWrittenFile(t *testing.T) {
 		{name: "sh -c '. ./g'", cmd: w + "sh -c '. ./g'", runs: []string{"bash", "dash"}},
 		{name: "python3 -c os.system(open(g))", cmd: w + `python3 -c "import os; os.system(open('g').read())"`, runs: []string{"bash", "dash"}},
 		{name: "perl -e system(sh g)", cmd: w + `perl -e 'system("sh g")'`, runs: []string{"bash", "dash"}},
+		{name: "sh -c '…> g'; sh g (the nested text writes)", cmd: "sh -c 'echo password=" + attack42Prog + " | cut -d= -f2 > g'; sh g", runs: []string{"bash", "dash"}},
 		{name: "bash -c 'bash g', Claude Code Bash", cmd: w + "bash -c 'bash g'", runs: []string{"bash"}, bash: true},
 	})
 }
