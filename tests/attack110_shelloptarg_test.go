@@ -282,3 +282,30 @@ func TestAttack110_NestedRunOfWrittenFileExec(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_ShellReadsItsOwnTextExec (high): the end-to-end half of
+// domain.TestAttack110_ShellReadsItsOwnText. POST /exec with
+//
+//	/bin/sh -c ": password=tools/x; cut -d' ' -f4 /proc/self/stat | xargs -I{} cat /proc/{}/cmdline | tr '\0' '\n' | grep -o 'password=[a-zA-Z0-9/]*' | head -1 | cut -d= -f2 | sh"
+//
+// is called plain (nothing the pipe into sh carries is hidden), shown with
+// `: password=[redacted]`, and the sandboxed shell reads its own command
+// line back and runs tools/x.
+// Control: `echo password=tools/x | cut -d= -f2 | sh` is shown whole and
+// runs.
+func TestAttack110_ShellReadsItsOwnTextExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110i")
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", "echo password=" + prog + " | cut -d= -f2 | sh"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: | sh: ran %v, shown:\n%s", ran, shown)
+	}
+	script := ": password=" + prog + `; cut -d' ' -f4 /proc/self/stat | xargs -I{} cat /proc/{}/cmdline | tr '\0' '\n' | grep -o 'password=[a-zA-Z0-9/]*' | head -1 | cut -d= -f2 | sh`
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+	if !ran {
+		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+	}
+}
