@@ -309,3 +309,31 @@ func TestAttack110_ShellReadsItsOwnTextExec(t *testing.T) {
 		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 	}
 }
+
+// TestAttack110_PromptStringExec (high): the end-to-end half of
+// domain.TestAttack110_PromptString. POST /exec with
+//
+//	/bin/sh -c "PS1='$(echo password=tools/x | cut -d= -f2 | sh)' sh -i < /dev/null"
+//
+// PS1 is no variable that chooses what runs to the rule and the quoted
+// $(…) a literal: called plain, shown with password=[redacted]; the
+// sandboxed interactive sh expands its prompt and runs tools/x.
+// Control: the same with PROMPT_COMMAND is shown whole (and runs nothing
+// under dash; only shown is checked).
+func TestAttack110_PromptStringExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110j")
+	code := "'$(echo password=" + prog + " | cut -d= -f2 | sh)'"
+	shown, _ := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", "PROMPT_COMMAND=" + code + " sh -i < /dev/null"}})
+	if !strings.Contains(shown, prog) {
+		t.Fatalf("control: PROMPT_COMMAND is not shown whole:\n%s", shown)
+	}
+	script := "PS1=" + code + " sh -i < /dev/null"
+	shown, ran := shownAndRun("hidden", map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+	if !ran {
+		t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+	}
+	if !strings.Contains(shown, prog) {
+		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+	}
+}
