@@ -223,3 +223,25 @@ func TestAttack110_ArgvAssignmentProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack110_EnvShellProgram: an exec's environment value of a name that
+// chooses what runs (SHELL, shown by envShowsValue and on the restricted
+// modes' allow-list) is shown redacted as a command's text, so
+// SHELL="password=tools/x" is shown as SHELL="password=[redacted]"; the
+// text does not expand it, and programs run it as the shell (vim's :!,
+// script, unshare with no program). `vim -es '+!true' +q` with that
+// environment runs ./password=tools/x, the agent's script.
+// Control: SHELL="./password=tools/x" is shown.
+func TestAttack110_EnvShellProgram(t *testing.T) {
+	base := filepath.Base(attack110File)
+	cmd := []string{"vim", "-es", "+!true", "+q"}
+	if s := shownExec(t, map[string]any{"cmd": cmd, "env": map[string]any{"SHELL": "./" + attack110File}}); !strings.Contains(s, base) {
+		t.Fatalf("control: SHELL=./%s is hidden:\n%s", attack110File, s)
+	}
+	if ran, ok := attack110RunsFile(t, "sh", "SHELL="+attack110File+" vim -es '+!true' +q"); ok && !ran {
+		t.Fatalf("premise: vim does not run $SHELL")
+	}
+	if s := shownExec(t, map[string]any{"cmd": cmd, "env": map[string]any{"SHELL": attack110File}}); !strings.Contains(s, base) {
+		t.Errorf("vim runs $SHELL=%s, and the approval request hides it:\n%s", attack110File, s)
+	}
+}

@@ -337,3 +337,83 @@ func TestAttack110_PromptStringExec(t *testing.T) {
 		t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
 	}
 }
+
+// attack110AssignFileExec is hiddenProgramExec with the agent's script at
+// password=tools/… (a directory in a secret assignment's shape).
+func attack110AssignFileExec(t *testing.T, turn string) (file string, shownAndRun func(callID string, body map[string]any) (string, bool)) {
+	s := StartServer(t, "")
+	root := workspace(t)
+	file = "password=tools/r4nD0mLooK1nGNam3ForAScr1pt"
+	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(file)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, file), []byte("#!/bin/sh\ntouch AGENT-CODE-RAN\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(root, "AGENT-CODE-RAN")
+	s.startTurn(turn, "ws", "auto_accept_edits", root)
+	return file, func(callID string, body map[string]any) (string, bool) {
+		t.Helper()
+		body["tool_call_id"] = callID
+		status, raw := s.Request("POST", "/v1/turns/"+turn+"/exec", body)
+		var first struct {
+			Decision string `json:"decision"`
+			Request  *struct {
+				RequestID string `json:"request_id"`
+				Summary   string `json:"summary"`
+				Details   []struct {
+					Label string `json:"label"`
+					Value string `json:"value"`
+				} `json:"details"`
+			} `json:"request"`
+		}
+		if err := json.Unmarshal(raw, &first); err != nil || status != http.StatusAccepted || first.Decision != "ask" || first.Request == nil {
+			t.Fatalf("exec %s: %d %s, want 202 ask", callID, status, raw)
+		}
+		shown := first.Request.Summary
+		for _, d := range first.Request.Details {
+			shown += "\n" + d.Label + ": " + d.Value
+		}
+		_ = os.Remove(mark)
+		s.respond(first.Request.RequestID, "allow_once")
+		status, run := s.exec(turn, "", body)
+		if status != http.StatusOK || !run.Ran || run.Result == nil || run.Result.ExitCode != 0 {
+			t.Fatalf("exec %s after approval: %d %+v", callID, status, run)
+		}
+		return shown, exists(mark)
+	}
+}
+
+// TestAttack110_EnvShellProgramExec (high): the environment's SHELL (on the
+// restricted modes' allow-list, so it reaches the command, and one of the
+// names whose value is shown because it chooses what runs) is shown
+// redacted as a command's text: SHELL="password=tools/x" is shown as
+// SHELL="password=[redacted]". The text never expands it (no exposedVars),
+// but programs run it: vim's :! runs `$SHELL -c …`, script runs $SHELL.
+// POST /exec argv ["vim","-es","+!true","+q"] with that environment is
+// shown as
+//
+//	Run vim -es +!true +q
+//	Environment: SHELL="password=[redacted]"
+//
+// and the sandboxed vim runs ./password=tools/x, the agent's script, as
+// the shell. (unshare and nsenter, which run $SHELL with no program, are
+// denied by the policy.)
+// Control: SHELL="./password=tools/x" is shown and runs.
+func TestAttack110_EnvShellProgramExec(t *testing.T) {
+	t.Parallel()
+	file, shownAndRun := attack110AssignFileExec(t, "t110k")
+	base := filepath.Base(file)
+	argv := []string{"vim", "-es", "+!true", "+q"}
+	shown, ran := shownAndRun("control", map[string]any{"argv": argv, "env": map[string]string{"SHELL": "./" + file}})
+	if !ran || !strings.Contains(shown, base) {
+		t.Fatalf("control: SHELL=./%s: ran %v, shown:\n%s", file, ran, shown)
+	}
+	shown, ran = shownAndRun("hidden", map[string]any{"argv": argv, "env": map[string]string{"SHELL": file}})
+	if !ran {
+		t.Fatalf("premise: vim did not run $SHELL; shown:\n%s", shown)
+	}
+	if !strings.Contains(shown, base) {
+		t.Errorf("the approved vim ran $SHELL=%s, which its approval request hides:\n%s", file, shown)
+	}
+}
