@@ -238,7 +238,7 @@ func TestAttack110_EnvShellProgram(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": cmd, "env": map[string]any{"SHELL": "./" + attack110File}}); !strings.Contains(s, base) {
 		t.Fatalf("control: SHELL=./%s is hidden:\n%s", attack110File, s)
 	}
-	if ran, ok := attack110RunsFile(t, "sh", "SHELL="+attack110File+" vim -es '+!true' +q"); ok && !ran {
+	if ran, ok := attack110RunsFile(t, "sh", "env SHELL="+attack110File+" vim -es '+!true' +q"); !ok || !ran {
 		t.Fatalf("premise: vim does not run $SHELL")
 	}
 	if s := shownExec(t, map[string]any{"cmd": cmd, "env": map[string]any{"SHELL": attack110File}}); !strings.Contains(s, base) {
