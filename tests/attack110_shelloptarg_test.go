@@ -417,3 +417,31 @@ func TestAttack110_EnvShellProgramExec(t *testing.T) {
 		t.Errorf("the approved vim ran $SHELL=%s, which its approval request hides:\n%s", file, shown)
 	}
 }
+
+// TestAttack110_PipeIntoInlineCodeExec (high): the end-to-end half of
+// domain.TestAttack110_PipeIntoInlineCode. POST /exec with
+//
+//	/bin/sh -c 'echo password=tools/x | cut -d= -f2 | sh -c sh'
+//
+// the pipe's reader `sh -c sh` is taken for a shell given a script (its
+// inline code), not one reading its input: called plain, shown with
+// password=[redacted]; the inner sh reads the pipe and runs tools/x.
+// Control: `… | sh` is shown whole and runs.
+func TestAttack110_PipeIntoInlineCodeExec(t *testing.T) {
+	t.Parallel()
+	prog, shownAndRun := hiddenProgramExec(t, "t110l")
+	pw := "echo password=" + prog + " | cut -d= -f2"
+	shown, ran := shownAndRun("control", map[string]any{"argv": []string{"/bin/sh", "-c", pw + " | sh"}})
+	if !ran || !strings.Contains(shown, prog) {
+		t.Fatalf("control: | sh: ran %v, shown:\n%s", ran, shown)
+	}
+	for i, script := range []string{pw + " | sh -c sh", pw + " | perl -e 'system(<STDIN>)'"} {
+		shown, ran := shownAndRun("hidden"+string(rune('a'+i)), map[string]any{"argv": []string{"/bin/sh", "-c", script}})
+		if !ran {
+			t.Fatalf("premise: %q did not run the script; shown:\n%s", script, shown)
+		}
+		if !strings.Contains(shown, prog) {
+			t.Errorf("the approved /bin/sh -c %q ran %s, which its approval request hides:\n%s", script, prog, shown)
+		}
+	}
+}
