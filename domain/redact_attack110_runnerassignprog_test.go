@@ -108,7 +108,7 @@ func TestAttack110_RunnerAssignmentProgram(t *testing.T) {
 // TestAttack110_QuotedPrefixProgram: programWord shows a secret
 // assignment's shape after a prefix command (nohup, command, timeout 5 …)
 // only when the word before it is the command's bare name. Quoted (`'nohup'
-// password=tools/x`, `"command" password=tools/x`, `noh”up …`), or first
+// password=tools/x`, `"command" password=tools/x`, nohup with an empty quote pair inside it), or first
 // in a shell's -c script (`sh -c 'nohup password=tools/x'`, and so every
 // argv in Codex's form ["bash","-lc","nohup password=tools/x"], whose
 // joined text puts a quote before nohup), the word before is `'nohup` or
