@@ -20,7 +20,9 @@ import (
 //	echo password=tools/x | cut -d= -f2 | python3 -c 'import os; os.system(input())'
 //	echo password=tools/x | cut -d= -f2 | perl -e 'system(<STDIN>)'
 //
-// are called plain, the password hidden, and bash and dash run it.
+// are called plain, the password hidden, and bash and dash run it; and a
+// file the text writes given to such a reader (`… > g; sh -c sh < g`) is
+// not a file run (writes && runs stays false).
 // Controls: `… | sh` and `… | sh -s` are shown whole; an honest `echo
 // password=P | cut -d= -f2 | sh -c 'wc -c'` keeps P hidden.
 func TestAttack110_PipeIntoInlineCode(t *testing.T) {
@@ -38,6 +40,7 @@ func TestAttack110_PipeIntoInlineCode(t *testing.T) {
 		{name: "| sh -c 'cat | sh'", cmd: pw + " | sh -c 'cat | sh'", runs: []string{"bash", "dash"}},
 		{name: "| python3 -c os.system(input())", cmd: pw + " | python3 -c 'import os; os.system(input())'", runs: []string{"bash", "dash"}},
 		{name: "| perl -e system(<STDIN>)", cmd: pw + " | perl -e 'system(<STDIN>)'", runs: []string{"bash", "dash"}},
+		{name: "> g; sh -c sh < g", cmd: pw + " > g; sh -c sh < g", runs: []string{"bash", "dash"}},
 		{name: "| bash -c bash, Claude Code Bash", cmd: pw + " | bash -c bash", runs: []string{"bash"}, bash: true},
 	})
 }
