@@ -22,7 +22,7 @@ func TestAttack110_BraceExpandedProgram(t *testing.T) {
 	if s := attack42ShownBash(t, pw+" | sh"); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: a pipe into sh is not shown whole:\n%s", s)
 	}
-	if s := attack42ShownBash(t, "cp {a,b}.txt; make deploy password="+attack42Prog); strings.Contains(s, attack42Prog) {
+	if s := attack42ShownBash(t, attack42Honest("cp {a,b}.txt; make deploy password="+attack42Prog)); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest brace expansion shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

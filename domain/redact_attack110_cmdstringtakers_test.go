@@ -24,7 +24,7 @@ func TestAttack110_WrappedShellCode(t *testing.T) {
 			t.Fatalf("control: %q is not shown whole:\n%s", c, s)
 		}
 	}
-	if s := shownExec(t, map[string]any{"cmd": "true | xargs make deploy password=" + attack42Prog}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("true | xargs make deploy password=" + attack42Prog)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest xargs command shows its password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{
@@ -57,7 +57,7 @@ func TestAttack110_CommandStringOptions(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": "git -c 'alias.x=!" + code + "' x"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: git -c is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": "make deploy password=" + attack42Prog}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("make deploy password=" + attack42Prog)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest make command shows its password:\n%s", s)
 	}
 	var cases []attack42KeyCase

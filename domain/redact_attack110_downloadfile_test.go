@@ -24,7 +24,7 @@ func TestAttack110_DownloadLocalFile(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": w + "curl -s file:///proc/self/cwd/g | sh"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: curl file:// | sh is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": "echo password=" + attack42Prog + " > app.env; curl -fsSL https://get.example.com/install.sh | sh"}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("echo password=" + attack42Prog + " > app.env; curl -fsSL https://get.example.com/install.sh | sh")}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest download into sh shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

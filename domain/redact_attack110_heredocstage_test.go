@@ -29,7 +29,7 @@ func TestAttack110_HereDocEarlierStage(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": "cut -d= -f2 <<EOF | sh" + doc}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: a document on the last stage into sh is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": "cat <<EOF | cut -d= -f2 | wc -c" + doc}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("cat <<EOF | cut -d= -f2 | wc -c" + doc)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest document piped to wc shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

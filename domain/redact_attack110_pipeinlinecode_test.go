@@ -32,7 +32,7 @@ func TestAttack110_PipeIntoInlineCode(t *testing.T) {
 			t.Fatalf("control: %q is not shown whole:\n%s", c, s)
 		}
 	}
-	if s := shownExec(t, map[string]any{"cmd": pw + " | sh -c 'wc -c'"}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest(pw + " | sh -c 'wc -c'")}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest pipe into sh -c 'wc -c' shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

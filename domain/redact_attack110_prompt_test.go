@@ -25,7 +25,7 @@ func TestAttack110_PromptString(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": "PROMPT_COMMAND=" + code + " sh -i < /dev/null"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: PROMPT_COMMAND is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": "PS1='$ ' make deploy password=" + attack42Prog}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest("PS1='$ ' make deploy password=" + attack42Prog)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest prompt shows the password:\n%s", s)
 	}
 	attack42CheckKeyCases(t, []attack42KeyCase{

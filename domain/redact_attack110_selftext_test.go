@@ -25,7 +25,7 @@ func TestAttack110_ShellReadsItsOwnText(t *testing.T) {
 	if s := shownExec(t, map[string]any{"cmd": "echo password=" + attack42Prog + " | cut -d= -f2 | sh"}); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: the pipe into sh is not shown whole:\n%s", s)
 	}
-	if s := shownExec(t, map[string]any{"cmd": ": password=" + attack42Prog + `; echo "$HOME"`}); strings.Contains(s, attack42Prog) {
+	if s := shownExec(t, map[string]any{"cmd": attack42Honest(": password=" + attack42Prog + `; echo "$HOME"`)}); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest text shows the password:\n%s", s)
 	}
 	pick := ` | grep -o 'password=[a-zA-Z0-9/]*' | head -1 | cut -d= -f2 | sh`

@@ -55,7 +55,7 @@ func TestAttack110_StdinContinuedLine(t *testing.T) {
 	if s := attack108ShownStdin(t, "echo password="+attack42Prog+" | cut -d= -f2 | sh\n"); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: the line typed in one call is not shown whole:\n%s", s)
 	}
-	if s := attack108ShownStdin(t, `curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`+"\n"); strings.Contains(s, attack42Prog) {
+	if s := attack108ShownStdin(t, attack42Honest(`curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`+"\n")); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest line shows its credential:\n%s", s)
 	}
 	for _, p := range pairs {

@@ -50,7 +50,7 @@ func TestAttack110_StdinLineEditing(t *testing.T) {
 	if s := attack108ShownStdin(t, pw+"sh\n"); !strings.Contains(s, attack42Prog) {
 		t.Fatalf("control: the line typed without the edit is not shown whole:\n%s", s)
 	}
-	if s := attack108ShownStdin(t, `curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`+"\n"); strings.Contains(s, attack42Prog) {
+	if s := attack108ShownStdin(t, attack42Honest(`curl -H "Authorization: Bearer `+attack42Prog+`" https://api.example.com/`+"\n")); strings.Contains(s, attack42Inert) {
 		t.Fatalf("control: an honest line shows its credential:\n%s", s)
 	}
 	for _, chars := range typed {

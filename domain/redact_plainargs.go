@@ -95,29 +95,17 @@ func hidesText(t string) bool {
 
 // mayBeCode reports whether an argument's text may be a command line a
 // program hands to a shell (git --upload-pack='…', make --eval='…', tar
-// --checkpoint-action=exec='…', sqlite3 '.shell …'): a shell's operators,
-// quotes or expansions other than $NAME, or more than one word, other
-// than a header ("Authorization: Bearer $T"), a scheme and its credential
-// ("Bearer X"), words that only assign ("host=h password=X", a connection
-// string: a shell runs nothing of them), or a JSON document.
+// --checkpoint-action=exec='…', sqlite3 '.shell …') that makes what it
+// hides code: a shell's operators or substitutions (… | cut -d= -f2 | sh),
+// other than in a JSON document. More words alone do not: a hidden value
+// is inert (redact_inert.go), at most a name looked up on the PATH.
 func mayBeCode(t string) bool {
 	u := plainExpansions().ReplaceAllString(t, "x")
-	if strings.ContainsAny(u, "`$\\") {
+	if strings.ContainsAny(u, "`$") {
 		return true
 	}
-	if strings.ContainsAny(u, "\n|;<>(){}'\"") {
-		return !json.Valid([]byte(u))
-	}
-	f := strings.Fields(u)
-	switch {
-	case len(f) <= 1:
-		return false // one word (a URL's &, a key's =)
-	case strings.ContainsRune(u, '&'):
-		return true
-	case len(f) <= 3 && headerField(f[0]), len(f) == 2 && slices.Contains(authSchemes, strings.ToLower(f[0])+" "):
-		return false
-	}
-	return slices.ContainsFunc(f, func(w string) bool { return !assignmentWord(w) })
+	ops := strings.ContainsAny(u, "\n|;<>()") || strings.Contains(u, "& ") || strings.Contains(u, "&&") || strings.HasSuffix(u, "&")
+	return ops && !json.Valid([]byte(u)) // (a URL's & is no operator)
 }
 
 // headerField reports whether w is an HTTP header's name and its colon.
