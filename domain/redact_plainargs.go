@@ -108,12 +108,6 @@ func mayBeCode(t string) bool {
 	return ops && !json.Valid([]byte(u)) // (a URL's & is no operator)
 }
 
-// headerField reports whether w is an HTTP header's name and its colon.
-func headerField(w string) bool {
-	name, ok := strings.CutSuffix(w, ":")
-	return ok && name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == ""
-}
-
 // braced reports whether bash expands braces in the word (the parser makes
 // no BraceExp node unless asked: syntax.SplitBraces, here on a copy).
 func braced(w *syntax.Word) bool {

@@ -136,6 +136,19 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := protectOwnProgram(pinned); err != nil {
 		return err
 	}
+	if err := kernelFSReadOnly(mounts); err != nil {
+		return err
+	}
+	if err := mountOwnProc(mounts); err != nil {
+		return err
+	}
+	return mountDev(nodes)
+}
+
+// kernelFSReadOnly makes the kernel's control filesystems read-only
+// (outside /proc, which its caller mounts afresh) and sets nodev on every
+// mount.
+func kernelFSReadOnly(mounts []mountEntry) error {
 	var readOnly []string // recursive: what lies below one is done
 	for _, m := range mounts {
 		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") || withinAny(m.point, readOnly) {
@@ -151,10 +164,7 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
 		return fmt.Errorf("set nodev on every mount: %w", err)
 	}
-	if err := mountOwnProc(mounts); err != nil {
-		return err
-	}
-	return mountDev(nodes)
+	return nil
 }
 
 // dropSysAdmin takes CAP_SYS_ADMIN out of the calling thread's bounding,

@@ -28,11 +28,16 @@ import (
 func gatewaySecrets(s *domain.TurnExecutionSecuritySnapshot) []domain.FilesystemEntry {
 	var out []domain.FilesystemEntry
 	for _, e := range s.Sandbox.Filesystem.Entries {
-		if e.Kind == domain.PathSensitive && e.Provenance == domain.ProvenanceSystem && e.Access == domain.AccessDeny {
+		if gatewaySecret(e) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// gatewaySecret reports an entry naming one of the gateway's own secrets.
+func gatewaySecret(e domain.FilesystemEntry) bool {
+	return e.Kind == domain.PathSensitive && e.Provenance == domain.ProvenanceSystem && e.Access == domain.AccessDeny
 }
 
 // prepareFullAccess plans an unrestricted snapshot's command. When the

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 
@@ -33,7 +32,7 @@ func holdsWholeTree(v *fsView, sp *SandboxSpec) bool {
 func wholeTreeSecrets(sp *SandboxSpec) []domain.FilesystemEntry {
 	var out []domain.FilesystemEntry
 	for _, e := range sp.Entries {
-		if e.Kind == domain.PathSensitive && e.Provenance == domain.ProvenanceSystem && e.Access == domain.AccessDeny {
+		if gatewaySecret(e) {
 			out = append(out, e)
 		}
 	}
@@ -70,20 +69,8 @@ func hardenWholeTree(sp *SandboxSpec) error {
 	if !root {
 		return nil
 	}
-	var readOnly []string
-	for _, m := range mounts {
-		if !readOnlyKernelFS[m.fstype] || domain.PathWithin(m.point, "/proc") || withinAny(m.point, readOnly) {
-			continue
-		}
-		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
-		if err := unix.MountSetattr(unix.AT_FDCWD, m.point, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &attr); err != nil && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("make %s (%s) read-only: %w", m.point, m.fstype, err)
-		}
-		readOnly = append(readOnly, m.point)
-	}
-	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NODEV}
-	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
-		return fmt.Errorf("set nodev on every mount: %w", err)
+	if err := kernelFSReadOnly(mounts); err != nil {
+		return err
 	}
 	for _, p := range readOnlyProc {
 		if err := bindSelf(p, true, false); err != nil && !errors.Is(err, unix.ENOENT) {
