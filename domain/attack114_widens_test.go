@@ -230,3 +230,52 @@ func TestAttack114_WidensIgnoresBackendRequirement(t *testing.T) {
 		t.Errorf("Widens: a required sandbox backend made optional (commands run unconfined where the kernel cannot confine them) is not a widening")
 	}
 }
+
+// TestAttack114_ChildDropsParentsLedTo: the unit form of
+// tests/attack114_childledto_test.go. A parent's workspace root bound
+// where it led at the start (led_to) and a child started without roots of
+// its own: IntersectFilesystem keeps, of the two equal roots, the child's
+// entry (entryLess orders them by kind, provenance and path, all equal
+// for two modes' roots), which has no led_to, so the child's root is
+// granted wherever the path leads at spawn. Widens does not compare
+// led_to, so the child is not wider than its parent by it.
+//
+// Control: the same child given the root links (as a child naming its own
+// roots is, by the engine's checkRoots) is bound.
+func TestAttack114_ChildDropsParentsLedTo(t *testing.T) {
+	links := map[string]string{"/work/repo": "/work/repo"}
+	p, err := ResolveSnapshot(SnapshotInputs{Profile: ResolveProfile(&ProfileRequest{Mode: ModeAutoAcceptEdits}, SourceComposer),
+		Cwd: "/work/repo", WorkspaceRoot: "/work/repo", Kernel: attack114Kernel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	BindRootLinks(&p, links)
+	ledTo := func(s *TurnExecutionSecuritySnapshot) string {
+		for _, e := range s.Sandbox.Filesystem.Entries {
+			if e.Kind == PathWorkspaceRoot && e.ResolvedPath == "/work/repo" {
+				return e.LedTo
+			}
+		}
+		return "(no root)"
+	}
+	if ledTo(&p) != "/work/repo" {
+		t.Fatalf("setup: parent led_to %q", ledTo(&p))
+	}
+	bound, err := ResolveChildSnapshot(ChildInputs{Parent: &p, ParentTurnID: "p", Inputs: SnapshotInputs{RootLinks: links}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ledTo(&bound) != "/work/repo" {
+		t.Fatalf("control: a child given the links is not bound: %q", ledTo(&bound))
+	}
+	c, err := ResolveChildSnapshot(ChildInputs{Parent: &p, ParentTurnID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ledTo(&c); got != "/work/repo" {
+		t.Errorf("a child started without roots of its own has its parent's root unbound (led_to %q, parent's %q): a swap of the root for a link takes the child's grant where it leads", got, ledTo(&p))
+	}
+	if !Widens(&p, &c) {
+		t.Errorf("Widens: a child whose root is unbound (led_to dropped) is not wider than its bound parent")
+	}
+}
