@@ -275,7 +275,17 @@ func TestAttack114_ChildDropsParentsLedTo(t *testing.T) {
 	if got := ledTo(&c); got != "/work/repo" {
 		t.Errorf("a child started without roots of its own has its parent's root unbound (led_to %q, parent's %q): a swap of the root for a link takes the child's grant where it leads", got, ledTo(&p))
 	}
-	if !Widens(&p, &c) {
+	// (Adjusted with the fix: the child is bound now, so Widens is asked
+	// of an unbound copy of it.)
+	u := c
+	u.Sandbox.Filesystem.Entries = slices.Clone(c.Sandbox.Filesystem.Entries)
+	for i := range u.Sandbox.Filesystem.Entries {
+		u.Sandbox.Filesystem.Entries[i].LedTo = ""
+	}
+	if !Widens(&p, &u) {
 		t.Errorf("Widens: a child whose root is unbound (led_to dropped) is not wider than its bound parent")
+	}
+	if Widens(&p, &c) {
+		t.Errorf("control: the bound child is wider than its parent")
 	}
 }

@@ -3,6 +3,7 @@ package domain
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -85,7 +86,15 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	// A parent's profile rules (globs, locked operator denies) bind the
 	// child too: decisions take the narrower of them and the child's roots.
 	child.Sandbox.Filesystem.Rules = in.Parent.Sandbox.Filesystem.Rules
-	BindRootLinks(&child, si.RootLinks)
+	roots := append(append([]string{si.WorkspaceRoot}, si.ProjectRoots...), si.AppReadRoots...)
+	links := maps.Clone(si.RootLinks)
+	if links == nil {
+		links = map[string]string{}
+	}
+	// Where the parent's roots led binds the child's within them, over any
+	// link the child's own start found (older: the child holds no more).
+	maps.Copy(links, BoundWithin(RootLinksOf(in.Parent), roots...))
+	BindRootLinks(&child, links)
 	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)

@@ -31,6 +31,9 @@ func filesystemNarrows(old, nw *SandboxPolicy) bool {
 	if old.Filesystem.Unrestricted || StricterSandbox(old.Mode, nw.Mode) != old.Mode || old.Tmp != nw.Tmp {
 		return true
 	}
+	if old.BackendRequirement != BackendRequired && nw.BackendRequirement == BackendRequired {
+		return true // a degraded sandbox no longer runs commands
+	}
 	if !reflect.DeepEqual(old.Filesystem.Rules, nw.Filesystem.Rules) {
 		return true
 	}
@@ -42,33 +45,31 @@ func filesystemNarrows(old, nw *SandboxPolicy) bool {
 	// Access is the most specific entry's (ties: the narrower), so it is
 	// constant between listed paths: comparing at every path either side
 	// lists compares everywhere.
+	// AccessAt, what the kernel and the decisions enforce: a protected
+	// carve-out turned into a grant (the hundred-and-fourteenth review)
+	// was the same to the most specific entry's access.
 	for _, es := range [][]FilesystemEntry{old.Filesystem.Entries, nw.Filesystem.Entries} {
 		for _, e := range es {
-			was, is := entryAccessAt(old.Filesystem.Entries, e.ResolvedPath), entryAccessAt(nw.Filesystem.Entries, e.ResolvedPath)
+			was, is := AccessAt(&old.Filesystem, e.ResolvedPath), AccessAt(&nw.Filesystem, e.ResolvedPath)
 			if was != AccessDeny && !is.Covers(was) {
 				return true
 			}
 		}
 	}
-	return false
-}
-
-// entryAccessAt is the access entries give path: the most specific entry
-// at or above it (ties: the narrower); none is deny.
-func entryAccessAt(entries []FilesystemEntry, path string) Access {
-	best, depth := AccessDeny, -1
-	for _, e := range entries {
-		if e.ResolvedPath == "" || !PathWithin(path, e.ResolvedPath) {
-			continue
-		}
-		switch d := len(e.ResolvedPath); {
-		case d > depth:
-			best, depth = e.Access, d
-		case d == depth:
-			best = weakerAccess(best, e.Access)
+	for _, e := range nw.Filesystem.Entries {
+		switch {
+		case e.Kind == PathProtected && AccessAt(&old.Filesystem, e.ResolvedPath) == AccessWrite &&
+			!slices.ContainsFunc(old.Filesystem.Entries, func(o FilesystemEntry) bool {
+				return o.Kind == PathProtected && o.ResolvedPath == e.ResolvedPath && o.Access.Covers(e.Access)
+			}):
+			return true // a pin (.git, held where it is) where old let the command write
+		case e.LedTo != "" && slices.ContainsFunc(old.Filesystem.Entries, func(o FilesystemEntry) bool {
+			return o.Kind == e.Kind && o.ResolvedPath == e.ResolvedPath && o.LedTo != e.LedTo
+		}):
+			return true // a root bound where it led, which old was not (or elsewhere)
 		}
 	}
-	return best
+	return false
 }
 
 func networkNarrows(old, nw *NetworkPolicy) bool {
@@ -83,7 +84,7 @@ func networkNarrows(old, nw *NetworkPolicy) bool {
 		// Only the host's unix sockets, which a disabled network may
 		// still reach (allow_unix_sockets): taking them away narrows
 		// (the hundred-and-twelfth review).
-		return old.AllowUnixSockets && !nw.AllowUnixSockets
+		return old.AllowUnixSockets && !nw.AllowUnixSockets || !old.Locked && nw.Locked
 	}
 	return (old.AllowLocalhost && !nw.AllowLocalhost) || (old.AllowUnixSockets && !nw.AllowUnixSockets) ||
 		(old.AllowPrivateNetworks && !nw.AllowPrivateNetworks) || (old.AllowNamedLoopback && !nw.AllowNamedLoopback) ||
@@ -92,6 +93,9 @@ func networkNarrows(old, nw *NetworkPolicy) bool {
 }
 
 func processNarrows(old, nw *ProcessPolicy) bool {
+	if old.ShellEnabled && !nw.ShellEnabled {
+		return true
+	}
 	if nw.MaxDurationMs > 0 && (old.MaxDurationMs == 0 || nw.MaxDurationMs < old.MaxDurationMs) {
 		return true
 	}

@@ -240,6 +240,36 @@ func RootLinksOf(s *TurnExecutionSecuritySnapshot) map[string]string {
 	return out
 }
 
+// BoundWithin returns links with each of roots that lies in a root links
+// binds (itself or a directory inside it) bound where that root led: a
+// child turn's root, or one a turn is narrowed to, inherits its enclosing
+// root's binding, which is older than any link it has now (the
+// hundred-and-fourteenth review: a child with no roots of its own was
+// bound nowhere, and after its parent's root was swapped for a link its
+// writes went where the link led).
+func BoundWithin(links map[string]string, roots ...string) map[string]string {
+	out := maps.Clone(links)
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		r = CleanPath(r)
+		for a := r; ; a = path.Dir(a) {
+			if to, ok := links[a]; ok {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[r] = CleanPath(to + "/" + strings.TrimPrefix(r, a))
+				break
+			}
+			if a == "/" || a == "." {
+				break
+			}
+		}
+	}
+	return out
+}
+
 // RootsNamed returns the roots a turn's inputs name, each with the request
 // field that names it: the workspace root (the cwd when there is none), the
 // project and app read roots, and the cwd; as written (raw) and made

@@ -497,6 +497,9 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 			return nil, Outcome{}, &domain.FieldError{Field: "workspace_root", Message: "another root is only selected to narrow the turn, with its cwd"}
 		}
 		si.Cwd, si.WorkspaceRoot = c.Cwd, c.WorkspaceRoot
+		// The new root lies in one the turn started with (narrow only):
+		// bound where that one led (the hundred-and-fourteenth review).
+		si.RootLinks = domain.BoundWithin(si.RootLinks, c.WorkspaceRoot)
 	}
 	var snap domain.TurnExecutionSecuritySnapshot
 	var err error
