@@ -48,8 +48,16 @@ func filesystemNarrows(old, nw *SandboxPolicy) bool {
 	// AccessAt, what the kernel and the decisions enforce: a protected
 	// carve-out turned into a grant (the hundred-and-fourteenth review)
 	// was the same to the most specific entry's access.
+	if slices.Equal(old.Filesystem.Entries, nw.Filesystem.Entries) {
+		return false // (the rules compared above)
+	}
+	seen := make(map[string]bool, len(old.Filesystem.Entries))
 	for _, es := range [][]FilesystemEntry{old.Filesystem.Entries, nw.Filesystem.Entries} {
 		for _, e := range es {
+			if seen[e.ResolvedPath] {
+				continue
+			}
+			seen[e.ResolvedPath] = true
 			was, is := AccessAt(&old.Filesystem, e.ResolvedPath), AccessAt(&nw.Filesystem, e.ResolvedPath)
 			if was != AccessDeny && !is.Covers(was) {
 				return true
