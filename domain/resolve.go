@@ -271,7 +271,7 @@ func ComputeEnforcement(s *TurnExecutionSecuritySnapshot) Enforcement {
 	}
 	ds = append(ds, namespaceDegradations(s)...)
 	if slashWritable(s) {
-		ds = append(ds, Degradation{Dimension: "filesystem", Residual: true, Reason: `"/" is granted for writing: commands keep the server's uid (an unprivileged uid cannot be mapped onto "/") and that uid's access to every file; the gateway's secrets stay masked, and a root server's commands get the kernel's controls read-only and no device but the harmless ones`})
+		ds = append(ds, Degradation{Dimension: "filesystem", Residual: true, Reason: `"/" is granted for writing: commands keep the server's uid (an unprivileged uid cannot be mapped onto "/") and that uid's access to every file; the gateway's secrets stay masked, the kernel's controls read-only and no device but the harmless ones; as root, whom RLIMIT_NPROC does not bound, the command's tasks are bounded only where the kernel keeps pid_max per PID namespace (Linux 6.14 and later)`})
 	}
 	if !caps.Approval {
 		ds = append(ds, Degradation{Dimension: "approval", Reason: "this backend cannot pause for approvals"})

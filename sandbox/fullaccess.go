@@ -292,6 +292,13 @@ func mountOwnProc(mounts []mountEntry) error {
 		}
 		return fmt.Errorf("mount the PID namespace's /proc: %w", err)
 	}
+	return ownProcOnly(mounts)
+}
+
+// ownProcOnly makes the namespace's procfs's kernel-wide controls
+// read-only and covers every other procfs mount (a chroot's /proc: the
+// host's, read-write to root) with it.
+func ownProcOnly(mounts []mountEntry) error {
 	for _, p := range readOnlyProc {
 		if err := bindSelf(p, true, false); err != nil && !errors.Is(err, unix.ENOENT) {
 			return err

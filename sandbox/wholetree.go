@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"errors"
+	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -15,11 +17,18 @@ import (
 // to idmap). Its view then gets what a full_access command's gets
 // (fullaccess.go), for the same reasons: the gateway's secrets masked
 // wherever their filesystem is mounted and the helper's own program
-// pinned; as root, the kernel's control filesystems and procfs's
-// kernel-wide files read-only (core_pattern's handler runs as the host's
-// root) and a /dev of harmless nodes (root's block devices are the raw
-// disk). The hundred-and-eleventh review read the admin token through the
-// first and wrote /proc/sys/kernel/core_pattern through the second.
+// pinned, the kernel's control filesystems and procfs's kernel-wide files
+// read-only and every other procfs covered by the namespace's own
+// (core_pattern's handler runs as the host's root), nodev everywhere and
+// a /dev of harmless nodes (root's block devices are the raw disk); the
+// directories of the host's sockets pinned where they are masked (the
+// walk that finds a moved one is the writable roots'); and as root, whom
+// the kernel's RLIMIT_NPROC does not bound, the PID namespace's pid_max.
+// The hundred-and-eleventh review read the admin token through the first
+// shape and wrote /proc/sys/kernel/core_pattern through the second; the
+// hundred-and-thirteenth wrote it through a chroot's procfs, reached a
+// socket an earlier command moved, forked past the bound, and opened
+// /dev/net/tun through a root that only led to "/".
 
 // holdsWholeTree reports whether the command's view leaves it the whole
 // tree (see above).
@@ -45,18 +54,15 @@ func hardenWholeTree(sp *SandboxSpec) error {
 	if err != nil {
 		return err
 	}
-	root := unix.Geteuid() == 0 && sp.UID == 0
-	var nodes []devNode
-	if root {
-		if nodes, err = cloneDevNodes(); err != nil {
-			return err
-		}
-		defer func() {
-			for _, n := range nodes {
-				unix.Close(n.fd)
-			}
-		}()
+	nodes, err := cloneDevNodes()
+	if err != nil {
+		return err
 	}
+	defer func() {
+		for _, n := range nodes {
+			unix.Close(n.fd)
+		}
+	}()
 	pinned := map[string]bool{}
 	if secrets := wholeTreeSecrets(sp); len(secrets) > 0 {
 		if err := maskSecrets(&SandboxSpec{Entries: secrets}, pinned); err != nil {
@@ -66,16 +72,29 @@ func hardenWholeTree(sp *SandboxSpec) error {
 	if err := protectOwnProgram(pinned); err != nil {
 		return err
 	}
-	if !root {
-		return nil
+	if !sp.AllowUnixSockets {
+		// The host's sockets are masked where they are bound; the walk
+		// that finds one moved since is the writable roots', and here the
+		// whole tree is writable: their directories are pinned, so no
+		// command of such a view moves one (the hundred-and-thirteenth
+		// review moved one and reached it with the next command).
+		for _, s := range sp.HostSockets {
+			if err := pinAncestors(s, pinned); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+		}
+	}
+	if sp.MaxTasks > 0 && unix.Geteuid() == 0 && sp.UID == 0 {
+		// The kernel applies no RLIMIT_NPROC to root: the PID namespace's
+		// own pid_max (Linux 6.14 on) bounds its tasks instead; where the
+		// kernel has none, the bound is not held (the snapshot says so).
+		_ = os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(sp.MaxTasks+1)), 0)
 	}
 	if err := kernelFSReadOnly(mounts); err != nil {
 		return err
 	}
-	for _, p := range readOnlyProc {
-		if err := bindSelf(p, true, false); err != nil && !errors.Is(err, unix.ENOENT) {
-			return err
-		}
+	if err := ownProcOnly(mounts); err != nil {
+		return err
 	}
 	return mountDev(nodes)
 }
