@@ -39,10 +39,16 @@ func inertHidden(s, r string) bool {
 		return false
 	}
 	for _, sp := range spans {
-		if sp.path {
-			continue // a hidden path: the program a command runs is never hidden (programWord)
-		}
 		h := s[sp.a:sp.e]
+		if sp.path {
+			// A hidden path inside a credential store names a file there,
+			// which no command may write (sensitive paths are denied);
+			// one that leaves it ("..") may name the agent's.
+			if strings.Contains(h, "..") {
+				return false
+			}
+			continue
+		}
 		if !strings.ContainsAny(h, notInert) {
 			continue
 		}
