@@ -15,6 +15,16 @@ import "testing"
 // Control: the same roots written absolute are bound where the parent's
 // root led.
 func TestAttack116_ChildRelativeRootsUnbound(t *testing.T) {
+	attack116ChildRoots(t, true)
+}
+
+// TestAttack116_ChildRelativeRootsUnboundControl: the same roots written
+// absolute are bound where the parent's root led (passes).
+func TestAttack116_ChildRelativeRootsUnboundControl(t *testing.T) {
+	attack116ChildRoots(t, false)
+}
+
+func attack116ChildRoots(t *testing.T, relative bool) {
 	const ws, elsewhere = "/work/repo", "/elsewhere"
 	parent, err := ResolveSnapshot(SnapshotInputs{Profile: ResolveProfile(&ProfileRequest{Mode: ModeAutoAcceptEdits}, SourceComposer),
 		Cwd: ws, WorkspaceRoot: ws, Kernel: attack114Kernel})
@@ -49,6 +59,9 @@ func TestAttack116_ChildRelativeRootsUnbound(t *testing.T) {
 		if abs[k] != w {
 			t.Fatalf("control: the child's absolute %s is %q, want %q", k, abs[k], w)
 		}
+	}
+	if !relative {
+		return
 	}
 	rel := ledTo(SnapshotInputs{Cwd: ws, WorkspaceRoot: "sub", ProjectRoots: []string{"lib"}})
 	for k, w := range want {

@@ -28,6 +28,17 @@ import (
 // Controls: the parent's write through the link is refused; a child
 // naming the same root absolute (cwd the same) is refused the same write.
 func TestAttack116_ChildRelativeRootUnbound(t *testing.T) {
+	attack116ChildRelativeRoot(t, true)
+}
+
+// TestAttack116_ChildRelativeRootUnboundControl: the same setup with the
+// child's root written absolute (and the parent itself) is refused the
+// write through the swapped directory, by decision and by command (passes).
+func TestAttack116_ChildRelativeRootUnboundControl(t *testing.T) {
+	attack116ChildRelativeRoot(t, false)
+}
+
+func attack116ChildRelativeRoot(t *testing.T, relative bool) {
 	t.Parallel()
 	s := StartServer(t, "")
 	rt := roAs(s, roCreate(t, s, "agent116", "runtime", "ws"))
@@ -58,6 +69,14 @@ func TestAttack116_ChildRelativeRootUnbound(t *testing.T) {
 		"parent_turn_id": "p116", "cwd": ws, "workspace_root": sub}, 201, nil)
 	if d := rt.decide("p116-abs", "a1", "apply_patch", patch(target)); d.Decision == "allow" {
 		t.Fatalf("control: the child with the absolute root may write %s (→ %s): %+v", target, outside, d)
+	}
+	if !relative {
+		d := s.execApproved("p116-abs", "a2", map[string]any{"timeout_ms": 20000, "cwd": "/usr",
+			"argv": []string{"/bin/sh", "-c", "echo child-wrote > " + target}})
+		if b, _ := os.ReadFile(filepath.Join(outside, "b.txt")); strings.Contains(string(b), "child-wrote") {
+			t.Fatalf("control: a command of the child with the absolute root wrote %s (%+v)", filepath.Join(outside, "b.txt"), d)
+		}
+		return
 	}
 
 	// The same root, written relative to the child's cwd.
