@@ -86,7 +86,16 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	// A parent's profile rules (globs, locked operator denies) bind the
 	// child too: decisions take the narrower of them and the child's roots.
 	child.Sandbox.Filesystem.Rules = in.Parent.Sandbox.Filesystem.Rules
-	roots := append(append([]string{si.WorkspaceRoot}, si.ProjectRoots...), si.AppReadRoots...)
+	// The child's roots as its snapshot resolved them (a relative root
+	// is the cwd's: the hundred-and-sixteenth review's "sub" was read as
+	// "/sub", in no root of the parent, and bound where a link led).
+	var roots []string
+	for _, e := range child.Sandbox.Filesystem.Entries {
+		switch e.Kind {
+		case PathWorkspaceRoot, PathProjectRoot, PathAppReadRoot:
+			roots = append(roots, e.ResolvedPath)
+		}
+	}
 	links := maps.Clone(si.RootLinks)
 	if links == nil {
 		links = map[string]string{}

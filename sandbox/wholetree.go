@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -79,7 +81,7 @@ func hardenWholeTree(sp *SandboxSpec) error {
 		// command of such a view moves one (the hundred-and-thirteenth
 		// review moved one and reached it with the next command).
 		for _, s := range sp.HostSockets {
-			if err := pinAncestors(s, pinned); err != nil && !errors.Is(err, unix.ENOENT) {
+			if err := pinSocketDirs(s, pinned); err != nil {
 				return err
 			}
 		}
@@ -97,4 +99,30 @@ func hardenWholeTree(sp *SandboxSpec) error {
 		return err
 	}
 	return mountDev(nodes)
+}
+
+// pinSocketDirs pins the directories above a host socket, at the path it
+// was bound at and where that leads (a socket bound under /var/run, a link
+// to /run: the link is no directory to pin, and what it leads to is). A
+// directory gone, or a link, is skipped.
+func pinSocketDirs(s string, pinned map[string]bool) error {
+	paths := []string{s}
+	if c, err := filepath.EvalSymlinks(s); err == nil && c != s {
+		paths = append(paths, c)
+	}
+	for _, p := range paths {
+		for a := range ancestors(p) {
+			if pinned[a] {
+				continue
+			}
+			if err := bindSelf(a, false, true); err != nil {
+				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+					continue
+				}
+				return fmt.Errorf("pin %s above a host socket: %w", a, err)
+			}
+			pinned[a] = true
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -66,5 +67,52 @@ echo x > ` + outside + ` && echo OUTSIDE`
 	}
 	if dev == "" {
 		t.Log("no block device the host opens: the device check was not made")
+	}
+}
+
+// TestWholeTreeSocketUnderLinkedDir: a host socket bound through a linked
+// directory (/var/run/x.sock, /var/run a link to /run) is listed at that
+// path; pinning its directories skips the link and pins where it leads, so
+// a whole-tree command still runs (opening the link as a directory to pin
+// it refused every such command) and still cannot connect to the socket.
+// Control: the host connects.
+func TestWholeTreeSocketUnderLinkedDir(t *testing.T) {
+	f := requireKernel(t, true)
+	base := visibleWorkspace(t)
+	if err := os.Mkdir(base+"/real", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", base+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", base+"/link/sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if c, err := net.Dial("unix", base+"/link/sock"); err != nil {
+		t.Fatalf("control: the host does not reach its socket: %v", err)
+	} else {
+		c.Close()
+	}
+	data := visibleWorkspace(t)
+	s := snapshotFor(t, domain.ModeFullAccess, visibleWorkspace(t), f.Kernel)
+	s.Sandbox.Filesystem.Entries = append(s.Sandbox.Filesystem.Entries,
+		domain.FilesystemEntry{Kind: domain.PathSensitive, Path: data, ResolvedPath: data, Access: domain.AccessDeny, Provenance: domain.ProvenanceSystem})
+	s.Network = domain.NetworkPolicy{Mode: domain.NetworkDisabled}
+	if r := sh(t, s, "echo ran"); r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "ran") {
+		t.Fatalf("a whole-tree command with a host socket under a linked directory did not run: %d %s %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if r := probeIn(t, s, "unix-connect", base+"/link/sock"); r.ExitCode == 0 && strings.Contains(string(r.Stdout), "ok") {
+		t.Errorf("a whole-tree command with the network disabled connected to the host's socket under a linked directory: %s", r.Stdout)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"turnstile/domain"
 )
@@ -499,7 +500,11 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		si.Cwd, si.WorkspaceRoot = c.Cwd, c.WorkspaceRoot
 		// The new root lies in one the turn started with (narrow only):
 		// bound where that one led (the hundred-and-fourteenth review).
-		si.RootLinks = domain.BoundWithin(si.RootLinks, c.WorkspaceRoot)
+		root := c.WorkspaceRoot
+		if !strings.HasPrefix(root, "/") && strings.HasPrefix(c.Cwd, "/") {
+			root = domain.ResolvePath(c.Cwd, root) // as resolveRoots reads it
+		}
+		si.RootLinks = domain.BoundWithin(si.RootLinks, root)
 	}
 	var snap domain.TurnExecutionSecuritySnapshot
 	var err error
