@@ -57,7 +57,7 @@ func envValueShown(name, v string) string {
 		// function BASH_FUNC_x%%): read as a shell command is, its
 		// program and its key lines shown (the forty-fourth review).
 		r := redactText(v, textMode{shell: true, keysShown: true})
-		if r != v && !inertHidden(v, r) {
+		if r != v && !inertHidden(`"`+v+`"`, `"`+r+`"`) { // (the value is one word: a header's whole)
 			return v // what it hides may be a path or code (SHELL="password=tools/x": redact_inert.go)
 		}
 		return r

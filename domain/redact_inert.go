@@ -41,10 +41,12 @@ func inertHidden(s, r string) bool {
 	for _, sp := range spans {
 		h := s[sp.a:sp.e]
 		if sp.path {
-			// A hidden path inside a credential store names a file there,
-			// which no command may write (sensitive paths are denied);
-			// one that leaves it ("..") may name the agent's.
-			if strings.Contains(h, "..") {
+			// A hidden path in the home's credential store names a file
+			// there, which no command may write (sensitive paths are
+			// denied); one elsewhere (gcloud/x, ./.ssh/x: a directory the
+			// agent named so, the hundred-and-fifteenth review) or that
+			// leaves it ("..") may name the agent's.
+			if strings.Contains(h, "..") || !homeRoot().MatchString(wordBefore(s[:sp.a])) {
 				return false
 			}
 			continue
@@ -52,7 +54,10 @@ func inertHidden(s, r string) bool {
 		if !strings.ContainsAny(h, notInert) {
 			continue
 		}
-		if urlOrHeaderBefore(s[:sp.a]) && !strings.ContainsAny(h, " \t\r\n;|&<>()$`'\"\\") {
+		switch {
+		case urlBefore(s[:sp.a]) && !strings.ContainsAny(h, "/ \t\r\n;|&<>()$`'\"\\"),
+			assignedURL().MatchString(s[:sp.a]) && !strings.ContainsAny(h, " \t\r\n;|&<>()$`'\"\\"),
+			headerCredential(s, sp.a, sp.e):
 			continue
 		}
 		return false
@@ -131,15 +136,31 @@ func hiddenSpans(s, r string) ([]hiddenSpan, bool) {
 	return out, true
 }
 
-// urlOrHeaderBefore reports whether the word that ends at the end of pre
-// is a URL's ("https://u:[…]@h", "?key=[…]") or a header's ("Authorization:
-// Bearer […]").
-func urlOrHeaderBefore(pre string) bool {
+// assignedURL matches a URL assigned before a command (WEBHOOK_URL=https://
+// h/T0/[…] node x.js; export X=…): the shell runs no part of an
+// assignment's value, so its hidden path keeps its '/'.
+var assignedURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[;&|\n(]|^Run )[ \t]*(?:export[ \t]+)?(?:[A-Za-z_][A-Za-z0-9_]*=[^\s'"]*[ \t]+)*[A-Za-z_][A-Za-z0-9_]*=[A-Za-z][A-Za-z0-9+.-]*://[^\s'"]*$`)
+})
+
+// wordBefore is the part of the word that ends at the end of pre.
+func wordBefore(pre string) string {
+	if i := strings.LastIndexAny(pre, " \t\n'\"=:"); i >= 0 {
+		return pre[i+1:]
+	}
+	return pre
+}
+
+// homeRoot matches a home directory written before a hidden path.
+var homeRoot = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:~/|\$HOME/|\$\{HOME\}/|/root/|/home/[^/]+/)$`)
+})
+
+// urlBefore reports whether the word that ends at the end of pre is a
+// URL's ("https://u:[…]@h", "?key=[…]", "NAME=https://…").
+func urlBefore(pre string) bool {
 	w := pre
 	if i := strings.LastIndexAny(w, " \t\n'\""); i >= 0 {
-		if header().MatchString(pre[max(0, i-64):]) {
-			return true
-		}
 		w = w[i+1:]
 	}
 	return urlWord().MatchString(w)
@@ -149,6 +170,59 @@ var urlWord = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|=)[A-Za-z][A-Za-z0-9+.-]*://[^\s]*$`)
 })
 
-var header = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(?:^|['"\s])[a-z][a-z0-9-]*:\s*(?:[a-z]+\s)?$`)
+// headerCredential reports whether s[a:e] is the credential of a header
+// quoted whole: a quote opens, the header's name and colon follow, then
+// the hidden part (its scheme and its value: "Basic dXNl/cjpw"), and the
+// quote closes. A header's shape outside one quoted word (env
+// X=”Authorization: tools/x, where tools/x is env's program: the
+// hundred-and-fifteenth review) is no header.
+func headerCredential(s string, a, e int) bool {
+	q := openQuote(s[:a])
+	if q < 0 || e >= len(s) || s[e] != s[q] {
+		return false
+	}
+	// Given to a header option (curl -H, --header=, an argv's "-H",), or
+	// the whole of an environment value (quoted by its caller): a word of
+	// a header's shape elsewhere may be a path the agent made ('X: Bearer
+	// tools/x' run by a wrapper).
+	if !headerOption().MatchString(s[:q]) && q != 0 {
+		return false
+	}
+	return headerLead().MatchString(s[q+1:a]) && headerValue().MatchString(s[a:e])
+}
+
+var headerOption = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s,"'])(?:-H|--header|--headers?)(?:[ \t]+|=|",[ \t]*)$`)
+})
+
+// openQuote returns where the quote open at the end of pre began (a
+// shell's or a JSON string's), or -1.
+func openQuote(pre string) int {
+	open := -1
+	for i := 0; i < len(pre); i++ {
+		c := pre[i]
+		switch {
+		case open >= 0 && pre[open] == '\'':
+			if c == '\'' {
+				open = -1
+			}
+		case c == '\\':
+			i++ // escaped (outside quotes and in double quotes)
+		case open >= 0:
+			if c == '"' {
+				open = -1
+			}
+		case c == '\'' || c == '"':
+			open = i
+		}
+	}
+	return open
+}
+
+var headerLead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*:[ \t]*(?:[A-Za-z]+[ \t]+)?$`)
+})
+
+var headerValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[A-Za-z]+ )?[A-Za-z0-9+/=._~:-]+$`)
 })

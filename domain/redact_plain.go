@@ -18,6 +18,29 @@ type plainCheck struct {
 	not     bool // found: not plain
 	writes  bool // some command writes a file
 	runs    bool // some command runs a file (a path, a code reader given one)
+	hidden  []hiddenSpan
+	spansOK bool // hidden is known
+}
+
+// hiddenAt reports whether the word w lies on a part of the text the
+// redaction hides (in its context: "Bearer rm" hides rm), or the text's
+// hidden parts cannot be told.
+func (c *plainCheck) hiddenAt(w *syntax.Word) bool {
+	if !c.spansOK {
+		c.spansOK = true
+		r := redactSecrets(c.s, textMode{shell: true, keysShown: true})
+		var ok bool
+		if c.hidden, ok = hiddenSpans(c.s, r); !ok {
+			c.hidden = []hiddenSpan{{a: 0, e: len(c.s)}}
+		}
+	}
+	a, e := int(w.Pos().Offset()), int(w.End().Offset())
+	for _, h := range c.hidden {
+		if a < h.e && h.a < e {
+			return true
+		}
+	}
+	return false
 }
 
 // parsePlain reports whether the shell text s is plain (see
@@ -251,6 +274,10 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		c.not = true // the program itself would be hidden (ionice password=tools/x)
 		return
 	}
+	if i := len(words) - len(rest) - 1; i >= 0 && i < len(x.Args) && c.hiddenAt(x.Args[i]) {
+		c.not = true // hidden where it stands (flock Bearer rm -rf x: rm as a bearer token)
+		return
+	}
 	base := path.Base(prog)
 	shellInline, _, _ := shellArgs(rest)
 	if !slices.Contains(shellNames, base) || !shellInline {
@@ -278,7 +305,7 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 	case slices.Contains(codeReaders, base) || base == "." || base == "source":
 		if slices.ContainsFunc(x.Args, braced) && c.carries(x) {
 			c.not = true // braces may make its options and its code (sh {-c,'…'})
-		} else if inlineCodeIn(rest) || shellInline && slices.Contains(shellNames, base) {
+		} else if slices.Contains(shellNames, base) && shellInline || !slices.Contains(shellNames, base) && inlineCodeIn(rest) {
 			// sh -c, perl -e, node -p: its code is judged as the shell
 			// reads it (a language's code, which no shell parses, is
 			// plain only where it hides nothing).
@@ -296,6 +323,15 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 			}
 		} else if _, script, _ := shellArgs(rest); script && slices.Contains(shellNames, base) || scriptArg(rest) {
 			c.runs = true // sh g, . ./g, python3 g.py
+			for _, w := range x.Args[min(len(words)-len(rest), len(x.Args)):] {
+				if l, _ := literal(w); strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+					continue // an option (its argument is taken for the script: conservative)
+				}
+				if c.hiddenAt(w) {
+					c.not = true // the script read may be the hidden part (sh password=NAME)
+				}
+				break // the script; its arguments follow
+			}
 		}
 	case strings.Contains(prog, "/"):
 		c.runs = true // ./g, tools/x
