@@ -43,7 +43,7 @@ func TestAttack115_EnvHeaderProgram(t *testing.T) {
 			t.Fatalf("control: %q hides its program:\n%s", c, s)
 		}
 		const cred = "dXNlcjpwYXNz/d29yZA+ZXhhbXBsZQ=="
-		h := `curl -H "Authorization: Basic ` + cred + `" https://api.example.com/v1/x`
+		h := `curl -H "Authorization: Bearer ` + cred + `" https://api.example.com/v1/x`
 		for _, s := range []string{shownExec(t, map[string]any{"cmd": h}), attack42ShownBash(t, h)} {
 			if strings.Contains(s, cred) {
 				t.Fatalf("control: an honest header's credential is shown:\n%s", s)
