@@ -1,6 +1,9 @@
 package domain
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +59,43 @@ func TestAttack115_EnvHeaderProgram(t *testing.T) {
 				t.Errorf("%q\nruns %s (env's program), and the approval request hides it:\n%s", cmd, attack42Prog, s)
 			}
 		}
+	}
+}
+
+// TestAttack115_EnvHeaderProgramEnvValue: the same through an exec's
+// environment. A GIT_SSH_COMMAND is shown by name and its value redacted
+// as a shell command (envValueShown, with the inert check): git runs it
+// through a shell for an ssh remote, and `env X=''Authorization: tools/x`
+// there runs tools/x. The request shows GIT_SSH_COMMAND="env
+// X=''Authorization: [redacted]".
+// Control: GIT_SSH_COMMAND="env X=Authorization: tools/x" is shown whole.
+func TestAttack115_EnvHeaderProgramEnvValue(t *testing.T) {
+	argv := []string{"git", "ls-remote", "ssh://h.invalid/x"}
+	val := "env X=''Authorization: " + attack42Prog
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(dir, "AGENT-CODE-RAN")
+	if err := os.WriteFile(filepath.Join(dir, attack42Prog), []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Dir, c.Env = dir, append(os.Environ(), "GIT_SSH_COMMAND="+val)
+	_, _ = c.CombinedOutput()
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("premise: git does not run %s through GIT_SSH_COMMAND=%q", attack42Prog, val)
+	}
+	t.Run("control", func(t *testing.T) {
+		env := map[string]any{"GIT_SSH_COMMAND": "env X=Authorization: " + attack42Prog}
+		if s := shownExec(t, map[string]any{"argv": argv, "env": env}); !strings.Contains(s, attack42Prog) {
+			t.Fatalf("control: the value is hidden:\n%s", s)
+		}
+	})
+	if s := shownExec(t, map[string]any{"argv": argv, "env": map[string]any{"GIT_SSH_COMMAND": val}}); !strings.Contains(s, attack42Prog) {
+		t.Errorf("git runs %s from GIT_SSH_COMMAND=%q, and the request hides it:\n%s", attack42Prog, val, s)
 	}
 }

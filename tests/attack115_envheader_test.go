@@ -35,3 +35,4 @@ func TestAttack115_EnvHeaderProgramExec(t *testing.T) {
 		}
 	}
 }
+
