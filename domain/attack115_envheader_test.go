@@ -13,14 +13,14 @@ import (
 // a name after a blank or a quote, ':' and blanks), on the premise that a
 // program run from such a word would need a directory named like the
 // header. But the header's name may end an env assignment whose quotes
-// glue it to the assignment (`env X=''Authorization: tools/x`): the shell
+// glue it to the assignment (`env X=”Authorization: tools/x`): the shell
 // hands env "X=Authorization:" (an assignment) and env runs the next
 // word, tools/x, as the program. The redaction hides it (programWord does
 // not take env for a command that runs the next word; pathWordNoAssignment
 // exempts the name's word, an assignment), the plain rule sees env run
 // tools/x (a program by a path, nothing written), and the inert check lets
 // the '/' through as a header's credential. The approval request reads
-// `env X=''Authorization: [redacted]`: the program that runs is hidden,
+// `env X=”Authorization: [redacted]`: the program that runs is hidden,
 // whole, as a word of its own (no directory named like a header).
 // Control: without the empty quotes (`env X=Authorization: tools/x`) the
 // command is shown; an honest header's base64 credential with '/' and '+'
@@ -65,9 +65,9 @@ func TestAttack115_EnvHeaderProgram(t *testing.T) {
 // TestAttack115_EnvHeaderProgramEnvValue: the same through an exec's
 // environment. A GIT_SSH_COMMAND is shown by name and its value redacted
 // as a shell command (envValueShown, with the inert check): git runs it
-// through a shell for an ssh remote, and `env X=''Authorization: tools/x`
+// through a shell for an ssh remote, and `env X=”Authorization: tools/x`
 // there runs tools/x. The request shows GIT_SSH_COMMAND="env
-// X=''Authorization: [redacted]".
+// X=”Authorization: [redacted]".
 // Control: GIT_SSH_COMMAND="env X=Authorization: tools/x" is shown whole.
 func TestAttack115_EnvHeaderProgramEnvValue(t *testing.T) {
 	argv := []string{"git", "ls-remote", "ssh://h.invalid/x"}

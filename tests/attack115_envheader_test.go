@@ -8,7 +8,7 @@ import (
 // TestAttack115_EnvHeaderProgramExec (medium): the end-to-end half of
 // domain.TestAttack115_EnvHeaderProgram. The agent wrote a script at
 // tools/x in its workspace (auto_accept_edits writes without asking) and
-// asks POST /exec to run `env X=''Authorization: tools/x` (argv /bin/sh
+// asks POST /exec to run `env X=”Authorization: tools/x` (argv /bin/sh
 // -c): the shell hands env the assignment X=Authorization: and env runs
 // tools/x. The request hides tools/x as a header's credential (the inert
 // check lets a '/' through after "Authorization: "); allowed once, the
@@ -35,4 +35,3 @@ func TestAttack115_EnvHeaderProgramExec(t *testing.T) {
 		}
 	}
 }
-
