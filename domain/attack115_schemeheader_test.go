@@ -62,3 +62,26 @@ func TestAttack115_SchemeHeaderShownWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack115_SchemeHeaderEnvValue (medium): the same in an exec's
+// environment. The way actions/checkout hands git its credential,
+// GIT_CONFIG_COUNT=1, GIT_CONFIG_KEY_0=http.https://github.com/.extraheader,
+// GIT_CONFIG_VALUE_0="AUTHORIZATION: basic …", is shown by name (GIT_*) and
+// its value redacted as a shell command (envValueShown): the hidden part
+// "basic …" holds a blank, is not inert, and the value is shown whole, the
+// credential in clear (273e05d showed "AUTHORIZATION: [redacted]").
+// Control: the same with a Bearer credential stays hidden.
+func TestAttack115_SchemeHeaderEnvValue(t *testing.T) {
+	const cred = "eC1hY2Nlc3MtdG9rZW46Z2hzXzEyMzQ1"
+	env := func(scheme string) map[string]any {
+		return map[string]any{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.https://github.com/.extraheader",
+			"GIT_CONFIG_VALUE_0": "AUTHORIZATION: " + scheme + " " + cred}
+	}
+	argv := []string{"git", "fetch", "origin"}
+	if s := shownExec(t, map[string]any{"argv": argv, "env": env("bearer")}); strings.Contains(s, cred) {
+		t.Fatalf("control: a bearer credential is shown:\n%s", s)
+	}
+	if s := shownExec(t, map[string]any{"argv": argv, "env": env("basic")}); strings.Contains(s, cred) {
+		t.Errorf("an honest basic credential in GIT_CONFIG_VALUE_0 is shown in clear:\n%s", s)
+	}
+}
