@@ -54,7 +54,10 @@ func TestAttack115_URLHeaderWordRun(t *testing.T) {
 				t.Fatalf("control: %q hides its program:\n%s", c, s)
 			}
 		}
-		const q = "Zq8v/Lw3nR2tK9pX+sHonest"
+		// (Adjusted with the fix: a URL's hidden value may not hold '/'
+		// any more, as a URL-shaped word may be a path the agent made; the
+		// honest value is one without it.)
+		const q = "Zq8vLw3nR2tK9pX+sHonest"
 		h := `curl "https://api.example.com/v1/x?access_token=` + q + `"`
 		if s := shownExec(t, map[string]any{"cmd": h}); strings.Contains(s, q) {
 			t.Fatalf("control: an honest query value is shown:\n%s", s)

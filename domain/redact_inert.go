@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,7 +47,7 @@ func inertHidden(s, r string) bool {
 			// denied); one elsewhere (gcloud/x, ./.ssh/x: a directory the
 			// agent named so, the hundred-and-fifteenth review) or that
 			// leaves it ("..") may name the agent's.
-			if strings.Contains(h, "..") || !homeRoot().MatchString(wordBefore(s[:sp.a])) {
+			if !inHomeStore(path.Clean(wordBefore(s[:sp.a]) + h)) {
 				return false
 			}
 			continue
@@ -151,9 +152,31 @@ func wordBefore(pre string) string {
 	return pre
 }
 
-// homeRoot matches a home directory written before a hidden path.
+// inHomeStore reports whether the clean path p lies in a credential store
+// of the home directory: its first sensitive element (sensitiveSegment)
+// directly in the home, or in its .config.
+func inHomeStore(p string) bool {
+	i := 0
+	for i < len(p) {
+		j := strings.IndexByte(p[i:], '/')
+		end := len(p)
+		if j >= 0 {
+			end = i + j
+		}
+		if end > i && sensitiveSegment(p[i:end]) {
+			return homeRoot().MatchString(p[:i])
+		}
+		if j < 0 {
+			return false
+		}
+		i = end + 1
+	}
+	return false
+}
+
+// homeRoot matches a home directory (and its .config) before a store.
 var homeRoot = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:~/|\$HOME/|\$\{HOME\}/|/root/|/home/[^/]+/)$`)
+	return regexp.MustCompile(`^(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)/(?:\.config/)?$`)
 })
 
 // urlBefore reports whether the word that ends at the end of pre is a

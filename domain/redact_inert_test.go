@@ -23,6 +23,8 @@ func TestInertHidden(t *testing.T) {
 		{`curl -H 'X-Api-Key: ab/cd+ef'`, `curl -H 'X-Api-Key: [redacted]'`, true},
 		{"cat gcloud/x", "cat " + h, false},
 		{"cat ./.ssh/x", "cat ./" + h, false},
+		{"cat ~/.ssh/keys/../id_rsa", "cat ~/" + h, true},
+		{"cat ~/../tmp/x", "cat ~/" + h, false},
 		{"curl https://h/x?token=a;sh", "curl https://h/x?token=[redacted]", false},
 		{"cat ~/.ssh/id_rsa", "cat ~/" + h, true},
 		{"cat ~/.ssh/../../tmp/x", "cat ~/" + h, false},
