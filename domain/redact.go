@@ -59,6 +59,15 @@ func RedactPath(p string) string {
 // redactFrom is RedactPath for a p whose elements from i on hold no "..":
 // from the first sensitive element at or after i, the rest is hidden.
 func redactFrom(p string, i int) string {
+	if k := firstSensitive(p, i); k >= 0 {
+		return p[:k] + "[redacted:" + hashHex([]byte(p))[:12] + "]"
+	}
+	return p
+}
+
+// firstSensitive returns where p's first sensitive element at or after i
+// begins, or -1.
+func firstSensitive(p string, i int) int {
 	for i < len(p) {
 		j := strings.IndexByte(p[i:], '/')
 		end := len(p)
@@ -66,14 +75,14 @@ func redactFrom(p string, i int) string {
 			end = i + j
 		}
 		if end > i && sensitiveSegment(p[i:end]) {
-			return p[:i] + "[redacted:" + hashHex([]byte(p))[:12] + "]"
+			return i
 		}
 		if j < 0 {
 			break
 		}
 		i = end + 1
 	}
-	return p
+	return -1
 }
 
 // Redaction marker for a secret value inside a command or URL.

@@ -156,22 +156,8 @@ func wordBefore(pre string) string {
 // of the home directory: its first sensitive element (sensitiveSegment)
 // directly in the home, or in its .config.
 func inHomeStore(p string) bool {
-	i := 0
-	for i < len(p) {
-		j := strings.IndexByte(p[i:], '/')
-		end := len(p)
-		if j >= 0 {
-			end = i + j
-		}
-		if end > i && sensitiveSegment(p[i:end]) {
-			return homeRoot().MatchString(p[:i])
-		}
-		if j < 0 {
-			return false
-		}
-		i = end + 1
-	}
-	return false
+	i := firstSensitive(p, 0)
+	return i >= 0 && homeRoot().MatchString(p[:i])
 }
 
 // homeRoot matches a home directory (and its .config) before a store.

@@ -115,20 +115,11 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
 	}
-	mounts, err := readMountinfo("/proc/self/mountinfo")
+	mounts, nodes, err := mountsAndDevNodes()
 	if err != nil {
 		return err
 	}
-	// The device nodes are cloned before nodev is set on every mount.
-	nodes, err := cloneDevNodes()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, n := range nodes {
-			unix.Close(n.fd)
-		}
-	}()
+	defer closeDevNodes(nodes)
 	pinned := map[string]bool{}
 	if err := maskSecrets(sp, pinned); err != nil {
 		return err
@@ -143,6 +134,23 @@ func buildFullAccessView(sp *SandboxSpec) error {
 		return err
 	}
 	return mountDev(nodes)
+}
+
+// mountsAndDevNodes reads the view's mounts and clones the harmless device
+// nodes (before nodev is set on every mount); closeDevNodes closes them.
+func mountsAndDevNodes() ([]mountEntry, []devNode, error) {
+	mounts, err := readMountinfo("/proc/self/mountinfo")
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes, err := cloneDevNodes()
+	return mounts, nodes, err
+}
+
+func closeDevNodes(nodes []devNode) {
+	for _, n := range nodes {
+		unix.Close(n.fd)
+	}
 }
 
 // kernelFSReadOnly makes the kernel's control filesystems read-only

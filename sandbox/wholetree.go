@@ -52,19 +52,11 @@ func wholeTreeSecrets(sp *SandboxSpec) []domain.FilesystemEntry {
 
 // hardenWholeTree applies the above in the helper, after the root view.
 func hardenWholeTree(sp *SandboxSpec) error {
-	mounts, err := readMountinfo("/proc/self/mountinfo")
+	mounts, nodes, err := mountsAndDevNodes()
 	if err != nil {
 		return err
 	}
-	nodes, err := cloneDevNodes()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, n := range nodes {
-			unix.Close(n.fd)
-		}
-	}()
+	defer closeDevNodes(nodes)
 	pinned := map[string]bool{}
 	if secrets := wholeTreeSecrets(sp); len(secrets) > 0 {
 		if err := maskSecrets(&SandboxSpec{Entries: secrets}, pinned); err != nil {
