@@ -79,7 +79,10 @@ id -u`
 	// The gateway's data directory, as a server's snapshots name it.
 	data := visibleWorkspace(t)
 	secret := domain.FilesystemEntry{Kind: domain.PathSensitive, Path: data, ResolvedPath: data, Access: domain.AccessDeny, Provenance: domain.ProvenanceSystem}
-	// Control: a full_access command finds the second procfs covered.
+	// Control: a full_access command finds the second procfs covered. (A
+	// root server runs full_access only through the static helper: the
+	// test binary is linked dynamically under the README's go test.)
+	useStaticHelper(t)
 	ws := visibleWorkspace(t)
 	fa := snapshotFor(t, domain.ModeFullAccess, ws, f.Kernel)
 	fa.Sandbox.Filesystem.Entries = append(fa.Sandbox.Filesystem.Entries, secret)
