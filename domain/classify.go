@@ -573,6 +573,7 @@ func (c *classifier) execBindings(command string) ([]ScopeEntry, error) {
 		slices.Sort(pairs)
 		out = append(out, ScopeEntry{"env_keys", jsonList(keys)}, ScopeEntry{"env_sha256", c.inv.Key.Sum([]byte(jsonList(pairs)))})
 		exposed := exposedVars(command, keys...)
+		c.a.memo.homeSet = slices.Contains(keys, "HOME")
 		shown := make(map[string]string, len(keys)) // each value redacted once, here and in envDetail
 		for _, k := range keys {
 			v := env[k].(string)

@@ -874,6 +874,7 @@ type redactMemo struct {
 	command string
 	tainted []string // the environment's variables whose values are hidden
 	open    bool     // command is typed into a session and leaves its line open
+	homeSet bool     // the exec's environment sets HOME
 	known   bool
 	whole   bool
 }
@@ -900,7 +901,7 @@ const memoMin = 256
 
 func (m *redactMemo) text(s string) string {
 	if r := m.redact(s); r != s && !m.computed() {
-		if m.command != "" && !inertHidden(s, r) {
+		if m.command != "" && !inertHiddenIn(s, r, m.homeSet) {
 			m.known, m.whole = true, true // a hidden value that may be a path or code (redact_inert.go)
 			return s
 		}

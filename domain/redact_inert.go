@@ -34,7 +34,11 @@ const notInert = "/ \t\r\n\v\f;|&<>()$`'\"\\*?[]{}!#~"
 // inertHidden reports whether every secret r hides of s (r is s redacted)
 // is inert, or lies in a URL or a header where base64's '/' is common. A
 // redaction that cannot be aligned with s is not inert.
-func inertHidden(s, r string) bool {
+func inertHidden(s, r string) bool { return inertHiddenIn(s, r, false) }
+
+// inertHiddenIn is inertHidden where homeSet says the exec's environment
+// sets HOME (~ and $HOME are then not the home).
+func inertHiddenIn(s, r string, homeSet bool) bool {
 	spans, ok := hiddenSpans(s, r)
 	if !ok {
 		return false
@@ -47,7 +51,7 @@ func inertHidden(s, r string) bool {
 			// denied); one elsewhere (gcloud/x, ./.ssh/x: a directory the
 			// agent named so, the hundred-and-fifteenth review) or that
 			// leaves it ("..") may name the agent's.
-			if !inHomeStore(path.Clean(wordBefore(s[:sp.a]) + h)) {
+			if !homeStorePath(s[:sp.a], h, homeSet) {
 				return false
 			}
 			continue
@@ -141,7 +145,47 @@ func hiddenSpans(s, r string) ([]hiddenSpan, bool) {
 // h/T0/[…] node x.js; export X=…): the shell runs no part of an
 // assignment's value, so its hidden path keeps its '/'.
 var assignedURL = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[;&|\n(]|^Run )[ \t]*(?:export[ \t]+)?(?:[A-Za-z_][A-Za-z0-9_]*=[^\s'"]*[ \t]+)*[A-Za-z_][A-Za-z0-9_]*=[A-Za-z][A-Za-z0-9+.-]*://[^\s'"]*$`)
+	return regexp.MustCompile(`(?:^|^Run )[ \t]*(?:export[ \t]+)?(?:[A-Za-z_][A-Za-z0-9_]*=[^\s'"]*[ \t]+)*[A-Za-z_][A-Za-z0-9_]*=[A-Za-z][A-Za-z0-9+.-]*://[^\s'"]*$`)
+})
+
+// homeStorePath reports whether the hidden path h, after pre, lies in a
+// credential store of the home: the shell word it ends (from the last
+// unquoted blank) begins with the home as the shell reads it (~ unquoted,
+// $HOME, /root, /home/u: a:~/.ssh/x and "~"/.ssh/x are relative, the
+// hundred-and-seventeenth review), and no environment the exec is given
+// sets HOME (homeSet).
+func homeStorePath(pre, h string, homeSet bool) bool {
+	start := 0
+	for i, q := 0, byte(0); i < len(pre); i++ {
+		switch c := pre[i]; {
+		case q != 0:
+			if c == q {
+				q = 0
+			} else if c == '\\' && q == '"' {
+				i++
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			q = c
+		case c == ' ' || c == '\t' || c == '\n':
+			start = i + 1
+		}
+	}
+	w := pre[start:]
+	m := homeLead().FindString(w)
+	if m == "" || homeSet && !strings.Contains(m, "/root/") && !strings.Contains(m, "/home/") {
+		return false
+	}
+	rest := w[len(m):]
+	if strings.ContainsAny(rest, "\"'\\$") {
+		return false
+	}
+	return inHomeStore(path.Clean(strings.Trim(m, "\"'") + rest + h))
+}
+
+var homeLead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:~/|"?\$HOME/|"?\$\{HOME\}/|["']?/root/|["']?/home/[^/"'\s]+/)`)
 })
 
 // wordBefore is the part of the word that ends at the end of pre.
@@ -194,11 +238,18 @@ func headerCredential(s string, a, e int) bool {
 	// the whole of an environment value (quoted by its caller): a word of
 	// a header's shape elsewhere may be a path the agent made ('X: Bearer
 	// tools/x' run by a wrapper).
-	if !headerOption().MatchString(s[:q]) && q != 0 {
-		return false
+	if q != 0 && (!headerOption().MatchString(s[:q]) || !httpClient().MatchString(s)) {
+		return false // a header option given to an HTTP client (choom -- --header='…' runs that word)
+	}
+	if q == 0 && strings.Contains(s[a:e], "/") {
+		return false // an environment value may be a program (RUSTC="Authorization: Bearer tools/x": the hundred-and-seventeenth review)
 	}
 	return headerLead().MatchString(s[q+1:a]) && headerValue().MatchString(s[a:e])
 }
+
+var httpClient = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:Run )?(?:\[")?(?:[^\s"]*/)?(?:curl|wget|wget2|http|https|xh|xhs|grpcurl|httpie|hurl)["\s]`)
+})
 
 var headerOption = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s,"'])(?:-H|--header|--headers?)(?:[ \t]+|=|",[ \t]*)$`)
