@@ -188,13 +188,6 @@ var homeLead = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:~/|"?\$HOME/|"?\$\{HOME\}/|["']?/root/|["']?/home/[^/"'\s]+/)`)
 })
 
-// wordBefore is the part of the word that ends at the end of pre.
-func wordBefore(pre string) string {
-	if i := strings.LastIndexAny(pre, " \t\n'\"=:"); i >= 0 {
-		return pre[i+1:]
-	}
-	return pre
-}
 
 // inHomeStore reports whether the clean path p lies in a credential store
 // of the home directory: its first sensitive element (sensitiveSegment)
