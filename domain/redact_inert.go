@@ -188,7 +188,6 @@ var homeLead = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:~/|"?\$HOME/|"?\$\{HOME\}/|["']?/root/|["']?/home/[^/"'\s]+/)`)
 })
 
-
 // inHomeStore reports whether the clean path p lies in a credential store
 // of the home directory: its first sensitive element (sensitiveSegment)
 // directly in the home, or in its .config.
