@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -190,7 +191,7 @@ func watchLookups(ls []lookup) bool {
 	for _, l := range ls {
 		wd, ok := w.byPath[l.dir]
 		if !ok {
-			n, err := unix.InotifyAddWatch(w.fd, l.dir, watchMask)
+			n, err := addWatchNoFollow(w.fd, l.dir)
 			if err != nil {
 				return false
 			}
@@ -211,6 +212,30 @@ func watchLookups(ls []lookup) bool {
 		}
 	}
 	return true
+}
+
+// watchAddHook, when set (tests), is called in addWatchNoFollow before the
+// directory is opened.
+var watchAddHook func(dir string)
+
+// addWatchNoFollow adds a watch on the directory dir, which must be reached
+// through no symbolic link: dir is a canonical path the view's walk
+// resolved, and a component swapped for a link since (by the agent, between
+// the walk and the watch) would put the watch on the link's target, filed
+// under dir's path. A later view would then count dir as watched while
+// nothing watched it (review 111's lead). The directory is opened with
+// RESOLVE_NO_SYMLINKS and the watch added through its descriptor.
+func addWatchNoFollow(ifd int, dir string) (int, error) {
+	if watchAddHook != nil {
+		watchAddHook(dir)
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(fd)
+	return unix.InotifyAddWatch(ifd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
 }
 
 // watchedBefore reports whether every lookup of ls was watched by a watch
