@@ -279,7 +279,7 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		return
 	}
 	base := path.Base(prog)
-	shellInline, _, _ := shellArgs(rest)
+	shellInline, shellScript, _ := shellArgs(rest)
 	if !slices.Contains(shellNames, base) || !shellInline {
 		// A shell's inline code is parsed below; any other word that
 		// hides something must not read as a command line a program may
@@ -321,7 +321,7 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 			} else if c.carries(x) {
 				c.not = true
 			}
-		} else if _, script, _ := shellArgs(rest); script && slices.Contains(shellNames, base) || scriptArg(rest) {
+		} else if shellScript && slices.Contains(shellNames, base) || scriptArg(rest) {
 			c.runs = true // sh g, . ./g, python3 g.py
 			for _, w := range x.Args[min(len(words)-len(rest), len(x.Args)):] {
 				if l, _ := literal(w); strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
