@@ -662,11 +662,14 @@ func decideToolRun(s *State, c *RecordToolRun) ([]Event, Outcome, error) {
 	}
 	if call := s.Calls[c.ToolCallID]; call != nil {
 		ev.Decision, ev.RequestID = call.Decision.Behavior.String(), call.RequestID
-		if call.Denial != nil {
-			ev.Decision = call.Denial.Behavior.String()
-		}
 		if r := s.Approvals[call.RequestID]; r != nil && r.Status == RequestResolved {
 			ev.Decision = string(r.Resolution)
+		}
+		if call.Denial != nil {
+			// A later denial (a revoked approval, a sandbox refusal) is
+			// the call's final answer, over the person's (the
+			// hundred-and-twenty-first review).
+			ev.Decision = call.Denial.Behavior.String()
 		}
 	}
 	return []Event{s.event(&c.Meta, []string{"tool_completed", c.ToolCallID}, ev)}, Outcome{}, nil
