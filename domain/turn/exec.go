@@ -240,8 +240,14 @@ func (s *State) revoked(r *Approval, call *Call, a *domain.Action) string {
 }
 
 func decideFinishExec(s *State, c *FinishExec) ([]Event, Outcome, error) {
-	if err := s.live(TransDecide); err != nil {
-		return nil, Outcome{}, err
+	// Not only while the turn is live: a command started before the turn
+	// ended is recorded when it stops (by the end), with what the check
+	// after it set aside. The runtime's credential ends a turn, and an
+	// agent that ended its own turn while its command ran erased the
+	// record of what the command planted (the hundred-and-twenty-first
+	// review).
+	if s.Status == StatusNone {
+		return nil, Outcome{}, &NotFoundError{Kind: "turn", ID: s.TurnID}
 	}
 	call := s.Calls[c.Finished.ToolCallID]
 	if call == nil || !(call.Started || call.Consumed) {
