@@ -206,8 +206,9 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
 		Profile: profile,
-		Inputs:  turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
-		Input:   input, Client: cs.clientParams(nil), ProfileCarried: carried,
+		Inputs: turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI,
+			ForeignProjects: s.cfg.ClaudeCode.ForeignWithin(cs.project.WorkspaceID, cs.project.Root)},
+		Input: input, Client: cs.clientParams(nil), ProfileCarried: carried,
 	})
 	var conflict *turn.ConflictError
 	if errors.As(err, &conflict) {
@@ -391,8 +392,9 @@ func (s *Server) ccStartChild(r *http.Request, cs *ccSession, parent string, h *
 	id := ccChildID(parent, h.ToolUseID)
 	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread, ParentTurnID: parent,
-		Inputs: turn.Inputs{Cwd: h.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI},
-		Input:  input, Client: cs.clientParams(map[string]any{"tool_use_id": h.ToolUseID, "subagent_type": in.SubagentType, "description": in.Description}),
+		Inputs: turn.Inputs{Cwd: h.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI,
+			ForeignProjects: s.cfg.ClaudeCode.ForeignWithin(cs.project.WorkspaceID, cs.project.Root)},
+		Input: input, Client: cs.clientParams(map[string]any{"tool_use_id": h.ToolUseID, "subagent_type": in.SubagentType, "description": in.Description}),
 	})
 	var conflict *turn.ConflictError
 	if errors.As(err, &conflict) {

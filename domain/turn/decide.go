@@ -121,6 +121,7 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
+	domain.AddSensitivePaths(&snap, c.Inputs.ForeignProjects)
 	var parentLinks map[string][]string
 	if c.Parent != nil {
 		parentLinks = domain.CarveLinksOf(&c.Parent.Snapshot)
@@ -520,6 +521,7 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		return nil, Outcome{}, err
 	}
 	domain.AddSensitivePaths(&snap, c.Sensitive)
+	domain.AddSensitivePaths(&snap, s.Inputs.ForeignProjects)
 	// Where the carve-outs led in the turn's snapshots so far (and its
 	// parent's) is kept (the sixty-third review).
 	carried := s.CarveLinks // every snapshot's, the current one's too (State.CarveLinks)

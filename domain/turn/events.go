@@ -44,6 +44,14 @@ type Inputs struct {
 	ProjectRoots     []string                `json:"project_roots,omitempty"`
 	AppReadRoots     []string                `json:"app_read_roots,omitempty"`
 	ExecutionBackend domain.ExecutionBackend `json:"execution_backend,omitempty"`
+	// ForeignProjects are the roots of projects the operator's Claude Code
+	// configuration gives another workspace that lie inside the turn's
+	// root (a hook's turn: its project may hold another workspace's). Every
+	// snapshot of the turn denies them as sensitive paths, so that the
+	// turn's credential does not act there under its own workspace's label,
+	// where the other's approvers and auditors see nothing (the
+	// hundred-and-nineteenth review). Set by the server.
+	ForeignProjects []string `json:"foreign_projects,omitempty"`
 }
 
 // TurnStarted opens a turn.
