@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -40,19 +41,30 @@ import (
 // as Codex's grammar does (a word like apply_patch.sh, x/apply_patch or
 // apply_patch_abs.txt is another command's argument or another program).
 //
-// CONTROL: the same command writing tests/fixtures/abs.txt is allowed.
+// CONTROL: the same command writing tests/fixtures/abs.txt is decided as
+// any shell command.
+//
+// (Since the hundred-and-nineteenth review a shell command the table allows
+// outright under a restricted allowed_paths is denied, decided_by
+// allowed_paths, as its files are not known: the control and the honest
+// command are both denied so. What this test holds is that the honest
+// command is not taken for a patch: judged like the control, with no write
+// of /etc/hosts.)
 func TestAttack68ExecPatchNameInsideAnotherWord(t *testing.T) {
 	fixture := " <<'EOF'\n*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-127.0.0.1 localhost\n+127.0.0.1 localhost example.test\n*** End Patch\nEOF\n"
 	decide := repoExecDecider(t)
 	// CONTROL: a fixture file whose name holds no "apply_patch".
-	if d, a, err := decide("cat > tests/fixtures/abs.txt" + fixture); err != nil || d.Behavior != BehaviorAllow {
-		t.Fatalf("control: %s by %s (%v), files %+v; want allow", d.Behavior, d.DecidedBy, err, a.Files)
+	want, ca, err := decide("cat > tests/fixtures/abs.txt" + fixture)
+	if err != nil || ca.AlsoTool != "" || slices.ContainsFunc(ca.Files, func(f FileOp) bool { return f.Path == "/etc/hosts" }) {
+		t.Fatalf("control: %s by %s (%v), files %+v, also %q; want a shell command", want.Behavior, want.DecidedBy, err, ca.Files, ca.AlsoTool)
 	}
 	// HONEST: the same command, the fixture named for what it tests.
 	for _, name := range []string{"tests/fixtures/apply_patch_abs.txt", "scripts/apply_patch.sh"} {
-		if d, a, err := decide("cat > " + name + fixture); d.Behavior != BehaviorAllow {
-			t.Errorf("cat > %s <<'EOF' (a fixture written in the workspace, which Codex runs, not applies): %s by %s (%v); files judged %+v (AlsoTool %q)",
-				name, d.Behavior, d.DecidedBy, err, a.Files, a.AlsoTool)
+		d, a, err := decide("cat > " + name + fixture)
+		if d.Behavior != want.Behavior || d.DecidedBy != want.DecidedBy || a.AlsoTool != "" ||
+			slices.ContainsFunc(a.Files, func(f FileOp) bool { return f.Path == "/etc/hosts" }) {
+			t.Errorf("cat > %s <<'EOF' (a fixture written in the workspace, which Codex runs, not applies): %s by %s (%v); files judged %+v (AlsoTool %q); want as the control, %s by %s",
+				name, d.Behavior, d.DecidedBy, err, a.Files, a.AlsoTool, want.Behavior, want.DecidedBy)
 		}
 	}
 }

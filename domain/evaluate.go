@@ -82,6 +82,14 @@ func Evaluate(s *TurnExecutionSecuritySnapshot, a *Action, grants GrantSet) Deci
 		}
 	}
 	d.DecidedBy = by
+	if beh == BehaviorAllow && a.Kind == ActionShellCommand && p.AllowedPathsRestricted {
+		// allowed_paths binds the files a call names, and a command's are
+		// not known (nor does the kernel sandbox read the list): one the
+		// table allows outright would reach past it unasked (the
+		// hundred-and-nineteenth review). Asked, a person sees it.
+		d.Behavior, d.Reason, d.DecidedBy = BehaviorDeny, ReasonPolicyDeniesAction, "allowed_paths"
+		return d
+	}
 	switch beh {
 	case BehaviorAllow:
 		d.Behavior, d.Reason = BehaviorAllow, ReasonPolicyAllowsAction

@@ -5,12 +5,17 @@ package domain
 // itself, an MCP server's tool): a sandbox that is not unrestricted, a deny
 // entry or rule of the profile's, or a network that is not full_access's
 // (disabled or restricted, host lists, localhost, private ranges or unix
-// sockets closed, methods limited). Such a call is allowed outright only
+// sockets closed, methods limited), or a restricted allowed_paths (which
+// binds the calls whose files are known; a command's are not: the
+// hundred-and-nineteenth review). Such a call is allowed outright only
 // where s restricts nothing: otherwise nothing but the decision holds it.
 // The gateway's own secrets (sensitive paths) and the system's rules (the
 // operator's constraints, the protected list) are not counted: they bind
 // full_access turns too, whose commands a CLI runtime runs unheld as well.
 func (s *TurnExecutionSecuritySnapshot) RestrictsReach() bool {
+	if s.PermissionProfile.EffectivePolicy.AllowedPathsRestricted {
+		return true
+	}
 	if s.Sandbox.Mode != SandboxUnrestricted && !systemOnly(&s.Sandbox.Filesystem) {
 		return true
 	}

@@ -89,3 +89,65 @@ func attack119AllowedPathsSession(t *testing.T) (s, rt *Server, ws, src, session
 	}
 	return s, rt, ws, src, session
 }
+
+// TestAttack119_AllowedPathsLeaveExecUnbound (same finding, the native
+// backend): turnstile's own /exec runs a command under the kernel sandbox,
+// which is given the snapshot's filesystem entries and never the policy's
+// allowed_paths; the decision checks only the command's working directory
+// against the list. After an admin narrows a full_access turn to
+// allowed_paths [ws/src], a command run from src writes ../outside.txt.
+//
+// Control (TestAttack119_AllowedPathsLeaveExecUnboundControl): under the
+// same narrowing the decisions of the runtime's own file tools for that
+// file (apply_patch, read_file) are denied: the snapshot does restrict it.
+// (Not even the command's cwd is held to the list: the same command run
+// from ws itself, outside allowed_paths, runs too.)
+func TestAttack119_AllowedPathsLeaveExecUnbound(t *testing.T) {
+	t.Parallel()
+	s, ws, src := attack119AllowedPathsNative(t, "a119x")
+	outside := filepath.Join(ws, "outside.txt")
+	st, d := s.exec("a119x", "", map[string]any{"tool_call_id": "x1", "cwd": src, "timeout_ms": 20000,
+		"argv": []string{"/bin/sh", "-c", "echo pwned > ../outside.txt"}})
+	b, _ := os.ReadFile(outside)
+	t.Logf("exec from %s: %d %+v; %s now %q", src, st, d, outside, b)
+	if strings.Contains(string(b), "pwned") {
+		t.Errorf("after the admin restricted turn a119x to allowed_paths [%s], a command run from %s wrote %s (decision %s %s)", src, src, outside, d.Decision, d.Reason)
+	}
+}
+
+// TestAttack119_AllowedPathsLeaveExecUnboundControl (passes): the
+// narrowing binds the file tools' decisions of the same file.
+func TestAttack119_AllowedPathsLeaveExecUnboundControl(t *testing.T) {
+	t.Parallel()
+	s, ws, src := attack119AllowedPathsNative(t, "a119xc")
+	outside := filepath.Join(ws, "outside.txt")
+	if d := s.decide("a119xc", "c1", "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: " + outside + "\n+pwned\n*** End Patch\n"}); d.Decision != "deny" || d.DecidedBy != "allowed_paths" {
+		t.Fatalf("control: a patch of %s outside allowed_paths: %+v, want deny", outside, d)
+	}
+	if d := s.decide("a119xc", "c2", "read_file", map[string]any{"path": filepath.Join(ws, "src", "main.go")}); d.Decision != "allow" {
+		t.Fatalf("control: a read in allowed_paths %s: %+v, want allow", src, d)
+	}
+	notes := filepath.Join(ws, "notes.txt")
+	if err := os.WriteFile(notes, []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.decide("a119xc", "c3", "read_file", map[string]any{"path": notes}); d.Decision != "deny" || d.DecidedBy != "allowed_paths" {
+		t.Fatalf("control: a read outside allowed_paths: %+v, want deny", d)
+	}
+}
+
+// attack119AllowedPathsNative starts a full_access turn over ws and has the
+// admin narrow it to allowed_paths [ws/src], mode unchanged.
+func attack119AllowedPathsNative(t *testing.T, id string) (s *Server, ws, src string) {
+	t.Helper()
+	s = StartServer(t, "")
+	ws = workspace(t)
+	src = filepath.Join(ws, "src")
+	s.startTurn(id, "ws", "full_access", ws)
+	st, b := s.Request("POST", "/v1/turns/"+id+"/permissions", map[string]any{"permission_profile": map[string]any{
+		"mode": "full_access", "allowed_paths": []string{src}}})
+	if st != http.StatusOK {
+		t.Fatalf("the admin's narrowing: %d %s", st, b)
+	}
+	return s, ws, src
+}

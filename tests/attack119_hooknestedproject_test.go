@@ -132,3 +132,46 @@ func attack119NestedServer(t *testing.T) (s *Server, app, billing string) {
 	}
 	return StartServer(t, "", "--claude-code-config", cfgPath), app, billing
 }
+
+// TestAttack119_HookCdIntoNestedWorkspaceKeepsLabel (same finding, the
+// other way in): the hook's credential is one for every workspace (the
+// usual set-up: one runtime credential in Claude Code's settings). The
+// session starts in app's project; the agent's Bash `cd billing` (inside
+// the directory Claude Code started in, which it allows) makes every later
+// call's cwd billing's. Each PreToolUse then narrows the session's turn to
+// billing's project and mode (ccNarrowToMode), but the turn keeps app's
+// label: billing's writes are asked of app's approvers (the request says
+// workspace app), and billing's scoped approvers and auditors see none of
+// it. A REST turn of app over billing's root is refused whoever asks.
+//
+// Control (TestAttack119_HookOuterProjectWritesNestedWorkspaceControl): a
+// session started in billing's project asks in billing's turn.
+func TestAttack119_HookCdIntoNestedWorkspaceKeepsLabel(t *testing.T) {
+	t.Parallel()
+	s, app, billing := attack119NestedServer(t)
+	agent := roAs(s, roCreate(t, s, "a119d-hook", "runtime"))
+	const session = "a119d-session"
+	agent.hookHTTP(ccPayload(t, "user_prompt_submit", session, app))
+	target := filepath.Join(billing, "src", "main.go")
+	pre := ccEdit(t, ccPayload(t, "pre_write", session, app), map[string]any{"cwd": billing,
+		"tool_input": map[string]any{"file_path": target, "content": "package main\n\nfunc main() { exfiltrate() }\n"}})
+	out := agent.hookHTTP(pre)
+	t.Logf("Write of %s, cwd %s, session started in %s: %s", target, billing, app, out)
+	var list struct {
+		Approvals []struct {
+			Request approvalRequest `json:"request"`
+		} `json:"approvals"`
+	}
+	s.JSON("GET", "/v1/approvals?status=pending&turn_id="+ccTurn(session, 1), nil, http.StatusOK, &list)
+	for _, a := range list.Approvals {
+		if strings.Contains(a.Request.Summary, target) {
+			if a.Request.WorkspaceID != "billing" {
+				t.Errorf("the Write of billing's %s is asked in turn %s labelled workspace %q: app's approvers answer it, billing's never see it", target, a.Request.TurnID, a.Request.WorkspaceID)
+			}
+			return
+		}
+	}
+	if strings.Contains(out, `"permissionDecision":"allow"`) {
+		t.Errorf("the Write of billing's %s from app's session was allowed: %s", target, out)
+	}
+}
