@@ -18,19 +18,21 @@ import (
 // person's tooling writes the key to prod.env (through the link, or in
 // place); at the next command's spawn prod.env is masked as the glob says,
 // but the key is in leak.txt, which no rule denies, and the command reads
-// it. The decisions refuse prod.env and allow leak.txt alike.
+// it. The decisions allow leak.txt (and, through the symlink, prod.env).
+// The same with a directory glob ("**/private" = deny): the command makes
+// private/ and links leak.txt in as private/key.
 //
 // Control: the same key written by the person to a prod.env the command
 // did not plant stays masked (and leak.txt does not hold it).
 func TestAttack120_GlobDenyPlantedLink(t *testing.T) {
 	requireRoot(t)
 	requireKernel(t, true)
-	for _, how := range []string{"symlink", "hardlink"} {
+	for _, how := range []string{"symlink", "hardlink", "dir"} {
 		t.Run(how, func(t *testing.T) {
 			base := visibleWorkspace(t)
 			ws := base + "/ws"
 			mkfiles(t, ws, map[string]string{"README": "x\n"})
-			s := execProfileSnapshot(t, ws, map[string]domain.Access{"**/*.env": domain.AccessDeny, ws + "/literal.key": domain.AccessDeny})
+			s := execProfileSnapshot(t, ws, map[string]domain.Access{"**/*.env": domain.AccessDeny, "**/private": domain.AccessDeny, ws + "/literal.key": domain.AccessDeny})
 			const key = "AKIA-PERSONS-SECRET-120"
 
 			// Control: the person's own prod.env, no plant.
@@ -55,8 +57,13 @@ func TestAttack120_GlobDenyPlantedLink(t *testing.T) {
 
 			// The plant.
 			plant := `echo notes > leak.txt && ln -s leak.txt prod.env && echo PLANTED`
-			if how == "hardlink" {
+			target := "/prod.env"
+			switch how {
+			case "hardlink":
 				plant = `echo notes > leak.txt && ln leak.txt prod.env && echo PLANTED`
+			case "dir": // "**/private" = deny: a directory of its own, a file linked in it
+				plant = `echo notes > leak.txt && mkdir private && ln leak.txt private/key && echo PLANTED`
+				target = "/private/key"
 			}
 			r = sh(t, &s, plant)
 			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r))
@@ -65,16 +72,16 @@ func TestAttack120_GlobDenyPlantedLink(t *testing.T) {
 			}
 			// The person writes the key where the profile denies it (as a
 			// shell's > or an editor does: open, truncate, write).
-			f, err := os.OpenFile(ws+"/prod.env", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+			f, err := os.OpenFile(ws+target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.WriteString(key + "\n")
 			f.Close()
 
-			r = sh(t, &s, `cat prod.env; echo ---; cat leak.txt`)
+			r = sh(t, &s, `cat .`+target+`; echo ---; cat leak.txt`)
 			t.Logf("read: exit %d stdout %q stderr %q", r.ExitCode, r.Stdout, r.Stderr)
-			if before, _, _ := strings.Cut(string(r.Stdout), "---"); how == "hardlink" && strings.Contains(before, key) {
+			if before, _, _ := strings.Cut(string(r.Stdout), "---"); how != "symlink" && strings.Contains(before, key) {
 				t.Fatalf("premise: prod.env itself was not masked: %q", r.Stdout)
 			}
 			// The decisions: prod.env refused where it is a file of its
@@ -83,7 +90,7 @@ func TestAttack120_GlobDenyPlantedLink(t *testing.T) {
 				t.Logf("decision: reading leak.txt refused: %v", err)
 			}
 			if strings.Contains(string(r.Stdout), key) {
-				t.Errorf("a command read the person's key written to prod.env (denied by \"**/*.env\") through the %s it planted there earlier (leak.txt): %q", how, r.Stdout)
+				t.Errorf("a command read the person's key written to %s (denied by a glob rule) through the %s link it planted there earlier (leak.txt): %q", target[1:], how, r.Stdout)
 			}
 		})
 	}
