@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,6 +73,11 @@ func TestAttack120_GlobDenyPlantedLink(t *testing.T) {
 			}
 			// The person writes the key where the profile denies it (as a
 			// shell's > or an editor does: open, truncate, write).
+			// (Its directory made if missing, as a person's tools do: the
+			// fix sets the planted directory aside.)
+			if err := os.MkdirAll(filepath.Dir(ws+target), 0o700); err != nil {
+				t.Fatal(err)
+			}
 			f, err := os.OpenFile(ws+target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 			if err != nil {
 				t.Fatal(err)

@@ -75,6 +75,10 @@ type plantCheck struct {
 	// and would not be under the new name. (A sensitive path made is set
 	// aside whatever it holds: a planted kubeconfig runs its exec plugin.)
 	denied map[string]bool
+	// globLasts and globRules are the profile's glob deny rules' last
+	// components and the rules (plantglob.go).
+	globLasts []string
+	globRules []domain.PathRule
 	// wayLinks are the symlinks on the way from a root to a path of
 	// missing when the command starts: any other symlink there afterwards
 	// the command made (madeWayLink).

@@ -70,6 +70,9 @@ type memoDir struct {
 	// case), whatever their type: every one (a cap would let decoys in
 	// other cases hide the name a host program reads).
 	agentNames []string
+	// globDenied are the entries a glob deny rule of the profile's
+	// matches (plantglob.go).
+	globDenied []string
 	gen        uint64
 }
 
@@ -246,6 +249,8 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			return
 		}
 		w.memo.dirs[rel] = d
+		// Only a directory listed again can hold a name made since.
+		w.globPlanted(rel, d.globDenied)
 	}
 	d.gen = w.memo.gen
 	if d.gitDir {
@@ -257,6 +262,7 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 					w.seen[key] = true
 				}
 				w.sequencerState(gfd, w.path(rel))
+				w.gitLinks(gfd, w.path(rel))
 			}
 			unix.Close(gfd)
 		}
@@ -372,6 +378,9 @@ func (w *plantWalk) list(rel string) *memoDir {
 			}
 			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] {
 				d.agentNames = append(d.agentNames, name)
+			}
+			if w.pc.globDenies(w.path(relChild(rel, name)), name) {
+				d.globDenied = append(d.globDenied, name)
 			}
 			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
 				d.subdirs = append(d.subdirs, name)

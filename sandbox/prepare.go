@@ -34,6 +34,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 	var roots []string        // the writable roots
 	if spec.RestrictFilesystem {
 		spec.Entries = append(slices.Clone(spec.Entries), globMaskEntries(spec.Entries, spec.GlobRules, spec.GlobScanMaxDepth)...)
+		globRules := spec.GlobRules
 		spec.GlobRules = nil
 		v := spec.view
 		if v == nil || len(spec.Entries) != spec.viewEntries {
@@ -55,6 +56,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 				return nil, refuse(CodeSandboxUnavailable, "", "%s", spec.plant.overflow)
 			}
 			spec.plant.cmdUID = spec.UID
+			spec.plant.setGlobDeny(globRules)
 		}
 		walked = v.sockets
 		for _, g := range v.grants {

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"path"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
+)
+
+// Links planted at a glob deny's name.
+//
+// A profile's glob deny ("**/*.env" = deny) masks, at each spawn, the
+// matches the scan finds then (globmask.go). A command that makes such a
+// name a link to a file of its own (a symlink to leak.txt, a hard link of
+// it, or a directory holding one) before the person writes a secret there
+// read the secret at its next command through the other name, which no rule
+// denies (the hundred-and-twentieth review). As for a literal deny entry
+// (plantedLink, setAsideCreated), a match the command made or changed that
+// holds another way to its contents is set aside after the command; a
+// plain file or tree it made stays (what the person writes there later is
+// masked where it lies).
+
+// setGlobDeny gives the check the profile's glob rules.
+func (pc *plantCheck) setGlobDeny(rules []domain.PathRule) {
+	for _, r := range rules {
+		if r.Glob && r.Access == domain.AccessDeny {
+			pc.globLasts = append(pc.globLasts, path.Base(r.Pattern))
+		}
+	}
+	if len(pc.globLasts) > 0 {
+		pc.globRules = canonicalRules(rules)
+	}
+}
+
+// globDenies reports whether a glob deny rule matches the path p (whose
+// last component is name).
+func (pc *plantCheck) globDenies(p, name string) bool {
+	if len(pc.globLasts) == 0 {
+		return false
+	}
+	candidate := false
+	for _, l := range pc.globLasts {
+		if ok, err := path.Match(l, name); l == "**" || err != nil || ok {
+			candidate = true
+			break
+		}
+	}
+	if !candidate {
+		return false
+	}
+	d := domain.ResolvePathRules(pc.globRules, p)
+	return d.Access == domain.AccessDeny && d.Rule != nil && d.Rule.Glob
+}
+
+// globPlanted sets aside each of names (below the directory rel) that the
+// command made or changed and that holds a link (plantedLink).
+func (w *plantWalk) globPlanted(rel string, names []string) {
+	for _, n := range names {
+		p := w.path(relChild(rel, n))
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil || time.Unix(st.Ctim.Unix()).Before(w.since) || !plantedLink(p) {
+			continue
+		}
+		moved, note, err := setAsidePath(p, w.rootPath)
+		w.found = append(w.found, settled(Quarantine{Path: p,
+			Reason: "a name a glob deny rule of the profile's matches, which the command made a link to contents of its own"}, moved, note, err))
+	}
+}
