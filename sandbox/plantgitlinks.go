@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -60,28 +62,33 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, budget *int) {
 	// A directory the command added a name to changed; one it did not is
 	// looked through for its subdirectories only.
 	changed := !time.Unix(dst.Ctim.Unix()).Before(w.since)
-	names, err := listAt(fd, ".")
+	lfd, err := unix.Dup(fd)
 	if err != nil {
 		return
 	}
-	for _, n := range names {
+	dir := os.NewFile(uintptr(lfd), name)
+	ents, err := dir.ReadDir(-1) // types from the listing: no stat of each entry
+	dir.Close()
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
 		if path.Base(rel) == "objects" && len(n) == 2 && isHex(n) {
 			continue // loose objects: written by a rename
 		}
 		if strings.Contains(n, domain.UntrustedSuffix) {
 			continue // set aside already (a git dir below is walked again), or a name git never writes
 		}
-		var st unix.Stat_t
-		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-			continue
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			if changed && !time.Unix(st.Ctim.Unix()).Before(w.since) {
+		switch t := e.Type(); {
+		case t&fs.ModeSymlink != 0:
+			var st unix.Stat_t
+			if changed && unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK &&
+				!time.Unix(st.Ctim.Unix()).Before(w.since) {
 				w.found = append(w.found, setAsideIn(fd, joinPath(g, rel), n,
 					"a symbolic link the command made in a git dir, through which the person's git would write where it leads"))
 			}
-		case unix.S_IFDIR:
+		case t.IsDir():
 			w.gitLinksIn(gfd, g, relChild(rel, n), budget)
 		}
 	}
