@@ -20,8 +20,13 @@ import (
 // policy field (the thirty-third review: a child narrowed to such a parent
 // kept running its commands, since the policies compared equal).
 func SandboxNarrows(old, nw *TurnExecutionSecuritySnapshot) bool {
+	op, np := &old.PermissionProfile.EffectivePolicy, &nw.PermissionProfile.EffectivePolicy
 	return (old.CanSpawn() && !nw.CanSpawn()) || filesystemNarrows(&old.Sandbox, &nw.Sandbox) ||
-		networkNarrows(&old.Network, &nw.Network) || processNarrows(&old.Process, &nw.Process)
+		networkNarrows(&old.Network, &nw.Network) || processNarrows(&old.Process, &nw.Process) ||
+		// A restricted allowed_paths denies every command the table
+		// allows outright (Evaluate): a running one, which nothing holds
+		// to the list, stops too (the hundred-and-twenty-third review).
+		listBroader(op.AllowedPaths, op.AllowedPathsRestricted, np.AllowedPaths, np.AllowedPathsRestricted, PathWithin)
 }
 
 func filesystemNarrows(old, nw *SandboxPolicy) bool {
