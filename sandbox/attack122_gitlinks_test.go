@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// attack122GitSetup: a workspace repository the person uses, a host file
+// outside every writable root (the person's ~/.bashrc), and an
+// auto_accept_edits snapshot (the .git stays writable).
+func attack122GitSetup(t *testing.T) (ws, rc string, s *domain.TurnExecutionSecuritySnapshot) {
+	t.Helper()
+	requireRoot(t)
+	f := requireKernel(t, true)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	base := visibleWorkspace(t)
+	ws, rc = base+"/ws", base+"/home/.bashrc"
+	mkfiles(t, base, map[string]string{"ws/README": "x\n", "home/.bashrc": attack122Bashrc})
+	attack6GitRepo(t, ws, "")
+	return ws, rc, snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+}
+
+const attack122Bashrc = "# the person's bashrc\n"
+
+const attack122GitEnv = `export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@x HOME=$PWD; `
+
+// TestAttack122_GitLinkUnderObjectsName (hundred-and-twenty-second
+// review): gitLinks skips every two-hex-digit directory whose parent is
+// named "objects" anywhere in the git dir (path.Base(rel) == "objects"),
+// meant for the object store's loose-object fan-out (.git/objects/ab).
+// A branch named objects/ab/x puts its reflog at
+// .git/logs/refs/heads/objects/ab/x, a file git appends to in place: the
+// command checks that branch out, replaces its reflog with a symlink to
+// the person's ~/.bashrc, and the check passes over the whole
+// logs/refs/heads/objects/ab subtree. The person's next git commit appends
+// a reflog line to ~/.bashrc, outside every writable root.
+//
+// Control: the same link at a branch whose name has no "objects/xx"
+// component (.git/logs/refs/heads/feature/ab/x) is set aside, and the
+// person's commit leaves ~/.bashrc alone.
+func TestAttack122_GitLinkUnderObjectsName(t *testing.T) {
+	for _, c := range []struct{ name, branch string }{
+		{"control", "feature/ab/x"},
+		{"attack", "objects/ab/x"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, rc, s := attack122GitSetup(t)
+			r := sh(t, s, attack122GitEnv+`git checkout -q -b `+c.branch+` && rm .git/logs/refs/heads/`+c.branch+
+				` && ln -s `+rc+` .git/logs/refs/heads/`+c.branch+` && echo PLANTED`)
+			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			// The person commits on the branch the command left checked out.
+			hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "the person's commit")
+			b, _ := os.ReadFile(rc)
+			if string(b) != attack122Bashrc {
+				t.Errorf("%s: the person's git commit appended to %s (outside every writable root) through .git/logs/refs/heads/%s, a symlink the command planted: now %q", c.name, rc, c.branch, b)
+			}
+		})
+	}
+}
+
+// TestAttack122_GitLinkBudget (hundred-and-twenty-second review): the
+// check for links in a git dir looks through at most maxGitLinkDirs (4096)
+// directories and then only says so (a line of CheckLimits, in the
+// command's own result). The command makes 4100 empty directories in a
+// directory of .git that the listing returns before "logs" (ext4's hash
+// order, which the command reads with ls -f), and makes .git/logs/HEAD a
+// symlink to the person's ~/.bashrc: the budget is spent before logs is
+// reached and the link stays. The person's next git checkout appends a
+// reflog line (with the branch name the command chose) to ~/.bashrc.
+//
+// Control: the same link without the directories is set aside.
+func TestAttack122_GitLinkBudget(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flood bool
+	}{{"control", false}, {"attack", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, rc, s := attack122GitSetup(t)
+			flood := `true`
+			if c.flood {
+				flood = `for n in e0 e1 e2 e3 e4 e5 e6 e7 e8 e9 f0 f1 f2 f3 f4 f5 f6 f7 f8 f9; do mkdir .git/$n; done; ` +
+					`first=$(ls -f .git | grep -m1 -E '^([ef][0-9]|logs)$'); ` +
+					`for n in e0 e1 e2 e3 e4 e5 e6 e7 e8 e9 f0 f1 f2 f3 f4 f5 f6 f7 f8 f9; do [ $n = "$first" ] || rmdir .git/$n; done; ` +
+					`[ "$first" != logs ] && (cd .git/$first && seq 1 4100 | xargs mkdir)`
+			}
+			r := sh(t, s, attack122GitEnv+`git checkout -q -b side && `+flood+` && rm .git/logs/HEAD && ln -s `+rc+` .git/logs/HEAD && echo PLANTED`)
+			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			hostGit(t, ws, "checkout", "-q", "main")
+			b, _ := os.ReadFile(rc)
+			if string(b) != attack122Bashrc {
+				t.Errorf("%s: the person's git checkout appended to %s (outside every writable root) through .git/logs/HEAD, a symlink the command planted: now %q", c.name, rc, b)
+			}
+		})
+	}
+}
