@@ -105,3 +105,57 @@ func TestAttack122_GitLinkBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack122_GitLinkOldInNewGitDir (hundred-and-twenty-second
+// review): gitLinks sets aside a symbolic link in a git dir only when both
+// its directory and the link itself changed since the command started, and
+// it looks only in directories the walk recognises as git dirs (HEAD with
+// objects and refs, or commondir). The first command clones its own
+// repository (sub, checked out on a branch side), moves its .git out to g
+// and renames g/HEAD to HEAD.x: g is no git dir, so its
+// g/logs/HEAD -> ~/.bashrc is a link in the work tree, and stays. The second
+// command, in a later second, only renames: g/HEAD.x back to g/HEAD and g to
+// sub/.git. Now a git dir, but logs/ and logs/HEAD keep their change times
+// from the first command: the link stays. The person's git checkout main in
+// sub appends a reflog line ("checkout: moving from side to main", the
+// branch name the command's choice) to ~/.bashrc, outside every writable
+// root.
+//
+// Control: the same two commands where the second makes the link itself
+// (rm g/logs/HEAD && ln -s ...) before the renames: set aside, and the
+// person's checkout leaves ~/.bashrc alone.
+func TestAttack122_GitLinkOldInNewGitDir(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		early bool
+	}{{"control", false}, {"attack", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, rc, s := attack122GitSetup(t)
+			link := `rm g/logs/HEAD && ln -s ` + rc + ` g/logs/HEAD`
+			first, second := `true`, link
+			if c.early {
+				first, second = link, `true`
+			}
+			r := sh(t, s, attack122GitEnv+`git init -q -b main sub && cd sub && git commit -q --allow-empty -m x && git checkout -q -b side && mv .git ../g && cd .. && mv g/HEAD g/HEAD.x && `+first+` && echo MADE`)
+			t.Logf("first: exit %d stdout %q stderr %q quarantined %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r))
+			if !strings.Contains(string(r.Stdout), "MADE") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			clockPast(t, ws+"/g/logs/HEAD")
+			r = sh(t, s, second+` && mv g/HEAD.x g/HEAD && mv g sub/.git && echo PLANTED`)
+			t.Logf("second: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			if _, err := os.Stat(ws + "/sub/.git/HEAD"); err != nil {
+				t.Fatalf("premise: sub/.git is not there: %v", err)
+			}
+			// The person's git in the repository the command cloned.
+			hostGit(t, ws+"/sub", "checkout", "-q", "main")
+			b, _ := os.ReadFile(rc)
+			if string(b) != attack122Bashrc {
+				t.Errorf("%s: the person's git checkout in sub appended to %s (outside every writable root) through sub/.git/logs/HEAD, a symlink made before its directory became a git dir: now %q", c.name, rc, b)
+			}
+		})
+	}
+}
