@@ -159,3 +159,50 @@ func TestAttack122_GitLinkOldInNewGitDir(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack122_GitObjectFanoutSymlink (hundred-and-twenty-second
+// review): gitLinks passes over every entry of objects/ named by two hex
+// digits (the loose-object fan-out), whatever its type: a symbolic link
+// there is never looked at. Git writes a new loose object by creating
+// objects/ab/tmp_obj_XXXXXX and linking it to objects/ab/<rest>, following
+// a link at objects/ab. The command packs the repository's loose objects
+// (git repack -a -d) and makes each of the 256 fan-out names a symlink to a
+// directory of the person's outside every writable root. The person's next
+// git commit writes its tree and commit objects there (files the command
+// names the directory of, outside its roots), and the repository's new
+// commit is stored outside it.
+//
+// Control: the same repack without the links; the person's commit writes
+// nothing in that directory.
+func TestAttack122_GitObjectFanoutSymlink(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		link bool
+	}{{"control", false}, {"attack", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, rc, s := attack122GitSetup(t)
+			hostDir := strings.TrimSuffix(rc, "/.bashrc") + "/.config/autostart"
+			if err := os.MkdirAll(hostDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			links := `true`
+			if c.link {
+				links = `for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do ln -s ` + hostDir + ` .git/objects/$a$b; done; done`
+			}
+			r := sh(t, s, attack122GitEnv+`git repack -a -d -q && rm -rf .git/objects/[0-9a-f][0-9a-f] && `+links+` && echo PLANTED`)
+			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "the person's commit")
+			ents, _ := os.ReadDir(hostDir)
+			if len(ents) != 0 {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("%s: the person's git commit wrote %d files into %s (outside every writable root) through .git/objects/xx symlinks the command planted: %v", c.name, len(ents), hostDir, names)
+			}
+		})
+	}
+}
