@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -203,6 +205,52 @@ func TestAttack122_GitObjectFanoutSymlink(t *testing.T) {
 				}
 				t.Errorf("%s: the person's git commit wrote %d files into %s (outside every writable root) through .git/objects/xx symlinks the command planted: %v", c.name, len(ents), hostDir, names)
 			}
+		})
+	}
+}
+
+// TestAttack122_GitDirFifo (hundred-and-twenty-second review; low):
+// gitLinks sets aside only symbolic links. A FIFO the command makes at a
+// name git opens for writing in place (logs/HEAD, COMMIT_EDITMSG) stays:
+// the person's next git commit, checkout or reset opens it (O_WRONLY) and
+// blocks for ever, there being no reader. The test shows both halves
+// without waiting: with a reader held open the person's git commit writes
+// its reflog line into the FIFO (git does open it), and without one an
+// open for writing finds no reader (ENXIO for O_NONBLOCK: a blocking open,
+// git's, waits).
+//
+// Control: the same command making logs/HEAD a symlink is set aside.
+func TestAttack122_GitDirFifo(t *testing.T) {
+	for _, c := range []struct{ name, make string }{
+		{"control", `ln -s /dev/null .git/logs/HEAD`},
+		{"attack", `mkfifo .git/logs/HEAD`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, _, s := attack122GitSetup(t)
+			r := sh(t, s, `rm .git/logs/HEAD && `+c.make+` && echo PLANTED`)
+			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r))
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			p := ws + "/.git/logs/HEAD"
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFREG {
+				return // set aside (or a plain file again): held
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFIFO {
+				t.Errorf("%s: .git/logs/HEAD, made by the command, stayed as mode %o", c.name, st.Mode)
+				return
+			}
+			rd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "the person's commit")
+			buf := make([]byte, 4096)
+			n, _ := unix.Read(rd, buf)
+			unix.Close(rd)
+			_, werr := unix.Open(p, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			t.Errorf("%s: .git/logs/HEAD is a FIFO the command made: the person's git wrote %q into it (with a reader), and without one an open for writing finds none (%v): the person's git blocks", c.name, buf[:max(n, 0)], werr)
 		})
 	}
 }
