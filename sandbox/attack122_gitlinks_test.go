@@ -254,3 +254,38 @@ func TestAttack122_GitDirFifo(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack122_GitLinkUntrustedSuffixName (hundred-and-twenty-second
+// review): gitLinks passes over every name holding ".turnstile-untrusted"
+// ("set aside already, or a name git never writes"), a directory's whole
+// subtree included. A branch name may hold it: the branch
+// x.turnstile-untrusted has its reflog at
+// .git/logs/refs/heads/x.turnstile-untrusted, a file git appends to in
+// place. The command checks that branch out and makes its reflog a symlink
+// to the person's ~/.bashrc; the check passes over it, and the person's
+// next git commit appends a reflog line to ~/.bashrc, outside every
+// writable root. (The same with a branch x.turnstile-untrusted/y: the
+// directory is passed over.)
+//
+// Control: the same with the branch named x-untrusted: set aside.
+func TestAttack122_GitLinkUntrustedSuffixName(t *testing.T) {
+	for _, c := range []struct{ name, branch string }{
+		{"control", "x-untrusted"},
+		{"attack", "x" + domain.UntrustedSuffix},
+		{"attack_dir", "x" + domain.UntrustedSuffix + "/y"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, rc, s := attack122GitSetup(t)
+			r := sh(t, s, attack122GitEnv+`git checkout -q -b `+c.branch+` && rm .git/logs/refs/heads/`+c.branch+
+				` && ln -s `+rc+` .git/logs/refs/heads/`+c.branch+` && echo PLANTED`)
+			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r))
+			if !strings.Contains(string(r.Stdout), "PLANTED") {
+				t.Fatalf("premise: %s", r.Stderr)
+			}
+			hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "the person's commit")
+			if b, _ := os.ReadFile(rc); string(b) != attack122Bashrc {
+				t.Errorf("%s: the person's git commit appended to %s (outside every writable root) through .git/logs/refs/heads/%s, a symlink the command planted: now %q", c.name, rc, c.branch, b)
+			}
+		})
+	}
+}
