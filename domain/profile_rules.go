@@ -373,3 +373,47 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 	}
 	return d
 }
+
+// GlobDenyBelow reports whether a glob deny rule of rules may match a path
+// strictly below the clean absolute path p: a leading part of its pattern
+// matches p whole, its last component by a name, not "**"
+// ("**/secrets/*.pem" and /w/secrets). A link made at p
+// leads what is written there, matched and masked at the next spawn,
+// elsewhere (the hundred-and-twenty-second review).
+func GlobDenyBelow(rules []PathRule, p string) bool {
+	comps := splitComps(CleanPath(p))
+	for i := range rules {
+		r := &rules[i]
+		if !r.Glob || r.Access != AccessDeny {
+			continue
+		}
+		pat := splitComps(r.Pattern)
+		m := make([]bool, len(comps)+1)
+		m[0] = true
+		for k, c := range pat {
+			if k > 0 && m[len(comps)] && pat[k-1] != "**" {
+				// pat[:k] matches p, its last component by a name (not
+				// "**", which matches anything), and pat[k:] names
+				// something below.
+				return true
+			}
+			next := make([]bool, len(comps)+1)
+			if c == "**" {
+				seen := false
+				for j := range m {
+					seen = seen || m[j]
+					next[j] = seen
+				}
+			} else {
+				for j := 1; j <= len(comps); j++ {
+					if m[j-1] {
+						ok, _ := path.Match(c, comps[j-1])
+						next[j] = ok
+					}
+				}
+			}
+			m = next
+		}
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,7 +100,17 @@ func TestAttack122_GitLinkBudget(t *testing.T) {
 			if !strings.Contains(string(r.Stdout), "PLANTED") {
 				t.Fatalf("premise: %s", r.Stderr)
 			}
-			hostGit(t, ws, "checkout", "-q", "main")
+			if c.flood && slices.Contains(quarantined(r), ws+"/.git") {
+				// (Since the fix: past the bound the repository is
+				// quarantined whole, its HEAD set aside: the person's git
+				// finds no repository there and writes nothing.)
+				if _, err := os.Lstat(ws + "/.git/HEAD"); err == nil {
+					t.Fatal("the repository was named quarantined, and its HEAD is still there")
+				}
+				hostGitRun(t, ws, "checkout", "-q", "main")
+			} else {
+				hostGit(t, ws, "checkout", "-q", "main")
+			}
 			b, _ := os.ReadFile(rc)
 			if string(b) != attack122Bashrc {
 				t.Errorf("%s: the person's git checkout appended to %s (outside every writable root) through .git/logs/HEAD, a symlink the command planted: now %q", c.name, rc, b)

@@ -35,10 +35,15 @@ func (pc *plantCheck) setGlobDeny(rules []domain.PathRule) {
 }
 
 // globDenies reports whether a glob deny rule matches the path p (whose
-// last component is name).
-func (pc *plantCheck) globDenies(p, name string) bool {
+// last component is name), or, for a symbolic link (link), may match a
+// path below it (domain.GlobDenyBelow: a link at "secrets" under
+// "**/secrets/*.pem" leads what the person writes there elsewhere).
+func (pc *plantCheck) globDenies(p, name string, link bool) bool {
 	if len(pc.globLasts) == 0 {
 		return false
+	}
+	if link && domain.GlobDenyBelow(pc.globRules, p) {
+		return true
 	}
 	candidate := false
 	for _, l := range pc.globLasts {

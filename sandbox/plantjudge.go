@@ -119,6 +119,13 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	if reason == "" {
 		return false
 	}
+	w.found = append(w.found, quarantineRepo(gfd, g, reason))
+	return true
+}
+
+// quarantineRepo sets aside the HEAD of the git dir open at gfd (path g),
+// and with it its config, config.worktree, commondir and hooks.
+func quarantineRepo(gfd int, g, reason string) Quarantine {
 	q := setAsideIn(gfd, g, "HEAD", reason)
 	q.Path = g
 	if q.Error == "" {
@@ -137,8 +144,7 @@ func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 			q.Error = n + ": " + err.Error()
 		}
 	}
-	w.found = append(w.found, q)
-	return true
+	return q
 }
 
 // commonRef is the common dir a git dir names.

@@ -258,11 +258,12 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			var gst unix.Stat_t
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
-				if !w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key]) {
+				unseen := w.memo.gen > 1 && !w.memo.seen[key]
+				if !w.gitDir(gfd, w.path(rel), unseen) {
 					w.seen[key] = true
 				}
 				w.sequencerState(gfd, w.path(rel))
-				w.gitLinks(gfd, w.path(rel))
+				w.gitLinks(gfd, w.path(rel), unseen)
 			}
 			unix.Close(gfd)
 		}
@@ -379,7 +380,7 @@ func (w *plantWalk) list(rel string) *memoDir {
 			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] {
 				d.agentNames = append(d.agentNames, name)
 			}
-			if w.pc.globDenies(w.path(relChild(rel, name)), name) {
+			if w.pc.globDenies(w.path(relChild(rel, name)), name, typ == unix.DT_LNK) {
 				d.globDenied = append(d.globDenied, name)
 			}
 			if typ == unix.DT_DIR && len(d.subdirs) <= maxPlantDirs {
