@@ -111,3 +111,60 @@ func attack123LinkedServer(t *testing.T, linked bool) (s *Server, appLink, realA
 	}
 	return StartServer(t, "", "--claude-code-config", cfgPath), appLink, realApp, billing
 }
+
+// TestAttack123_HookLinkedNestedProject (same class, the other side): the
+// operator names billing's project through a symlink (/srv/billing, a link
+// to /data/app/billing, which lies in app's project /data/app). The
+// hook's turn of app gets no deny for it (ForeignWithin compares the
+// configured roots as written, and /srv/billing is not inside /data/app),
+// so a session in app writes billing's files by their real path, allowed
+// without asking anyone, under app's label. A session in billing's project
+// (cwd /srv/billing) is billing's, so the same files have two owners.
+//
+// Control (in the test): the same layout with billing configured by its
+// real path denies the Write (the 119 fix).
+func TestAttack123_HookLinkedNestedProject(t *testing.T) {
+	t.Parallel()
+	for _, linked := range []bool{false, true} {
+		base := t.TempDir()
+		base, _ = filepath.EvalSymlinks(base)
+		app := filepath.Join(base, "data", "app")
+		billing := filepath.Join(app, "billing")
+		ccProject(t, app)
+		ccProject(t, billing)
+		billingRoot := billing
+		if linked {
+			billingRoot = filepath.Join(base, "srv", "billing")
+			if err := os.MkdirAll(filepath.Dir(billingRoot), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(billing, billingRoot); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, _ := json.Marshal(map[string]any{"projects": []any{
+			map[string]any{"root": app, "workspace_id": "app", "mode": "auto_accept_edits"},
+			map[string]any{"root": billingRoot, "workspace_id": "billing", "mode": "supervised"},
+		}})
+		cfgPath := filepath.Join(t.TempDir(), "claude-code.json")
+		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := StartServer(t, "", "--claude-code-config", cfgPath)
+		agent := roAs(s, roCreate(t, s, "a123n-app", "runtime", "app"))
+		target := filepath.Join(billing, "src", "main.go")
+		out := agent.hookHTTP(ccEdit(t, ccPayload(t, "pre_write", "a123n-session", app), map[string]any{
+			"tool_input": map[string]any{"file_path": target, "content": "package main\n\nfunc main() { exfiltrate() }\n"}}))
+		t.Logf("billing configured as %s: Write of %s from a session in %s: %s", billingRoot, target, app, out)
+		if !linked {
+			if !strings.Contains(out, `"permissionDecision":"deny"`) {
+				t.Fatalf("control: billing configured by its real path: the Write of %s: %s, want deny", target, out)
+			}
+			continue
+		}
+		if strings.Contains(out, `"permissionDecision":"allow"`) {
+			t.Errorf("billing's project configured as the link %s (leading to %s, inside app's project): app's runtime credential, from a session in app, was allowed without asking anyone to write billing's %s under app's label",
+				billingRoot, billing, target)
+		}
+	}
+}
