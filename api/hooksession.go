@@ -207,7 +207,7 @@ func (s *Server) ccStartTurn(r *http.Request, cs *ccSession, n int, prompt strin
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread,
 		Profile: profile,
 		Inputs: turn.Inputs{Cwd: cs.hook.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI,
-			ForeignProjects: s.cfg.ClaudeCode.ForeignWithin(cs.project.WorkspaceID, cs.project.Root)},
+			ForeignProjects: s.foreignProjects(cs.project.WorkspaceID, cs.project.Root)},
 		Input: input, Client: cs.clientParams(nil), ProfileCarried: carried,
 	})
 	var conflict *turn.ConflictError
@@ -393,7 +393,7 @@ func (s *Server) ccStartChild(r *http.Request, cs *ccSession, parent string, h *
 	_, err := s.hookExec(r, id, &turn.StartTurn{
 		Meta: hookMeta(r), TurnID: id, WorkspaceID: cs.project.WorkspaceID, ThreadID: cs.thread, ParentTurnID: parent,
 		Inputs: turn.Inputs{Cwd: h.Cwd, WorkspaceRoot: cs.project.Root, ExecutionBackend: domain.BackendClaudeCLI,
-			ForeignProjects: s.cfg.ClaudeCode.ForeignWithin(cs.project.WorkspaceID, cs.project.Root)},
+			ForeignProjects: s.foreignProjects(cs.project.WorkspaceID, cs.project.Root)},
 		Input: input, Client: cs.clientParams(map[string]any{"tool_use_id": h.ToolUseID, "subagent_type": in.SubagentType, "description": in.Description}),
 	})
 	var conflict *turn.ConflictError

@@ -135,7 +135,7 @@ func (s *Server) startTurnWith(r *http.Request, req *StartTurnRequest, input jso
 	res, err := s.execute(r, req.TurnID, &turn.StartTurn{
 		Meta: meta(r), TurnID: req.TurnID, WorkspaceID: req.WorkspaceID, ThreadID: req.ThreadID, Profile: req.PermissionProfile,
 		Inputs: turn.Inputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots,
-			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend},
+			AppReadRoots: req.AppReadRoots, ExecutionBackend: req.ExecutionBackend, ForeignProjects: s.foreignProjects(req.WorkspaceID, turnRoot(req))},
 		ParentTurnID: req.ParentTurnID, TaskCap: req.TaskCap, Input: input, Client: client,
 	})
 	if err != nil {
@@ -360,8 +360,8 @@ type rawJSON = json.RawMessage
 // (domain.ClaudeCodeConfig.ForeignRoot), and sets them where they lead.
 // Read-only app roots are not judged (shared toolchains).
 func (s *Server) checkProjectRoots(req *StartTurnRequest) error {
-	cc := s.cfg.ClaudeCode
-	if cc == nil || len(cc.Projects) == 0 {
+	cc := s.ccResolved()
+	if cc == nil {
 		return nil
 	}
 	in := domain.SnapshotInputs{Cwd: req.Cwd, WorkspaceRoot: req.WorkspaceRoot, ProjectRoots: req.ProjectRoots}

@@ -664,21 +664,6 @@ func (c *ClaudeCodeConfig) ForeignRoot(ws string, roots []string) (string, Claud
 	return "", ClaudeCodeProject{}, false
 }
 
-// ForeignWithin returns the roots of the projects of another workspace than
-// ws that lie strictly inside root (Inputs.ForeignProjects).
-func (c *ClaudeCodeConfig) ForeignWithin(ws, root string) []string {
-	var out []string
-	if c == nil {
-		return nil
-	}
-	for _, p := range c.Projects {
-		if p.WorkspaceID != ws && p.Root != root && PathWithin(p.Root, root) {
-			out = append(out, p.Root)
-		}
-	}
-	return out
-}
-
 // Request is the permission profile a turn gets when it starts while
 // Claude Code runs in permissionMode: the operator's mapping where there is
 // one, else the project's mode or profile.
