@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -36,11 +37,11 @@ import (
 // command ran git; the person's own are kept otherwise. The object store's
 // loose-object directories are not looked into (git writes an object by a
 // link or rename, which replaces a link), though a link in their place is
-// removed. A git dir with more directories than a check looks through is
-// quarantined whole (its HEAD set aside, as an untrusted repository's).
+// removed. A git dir with more directories than a check looks through (a
+// submodule's under modules/ count) is quarantined whole (its HEAD set aside, as an untrusted repository's).
 
 // maxGitLinkDirs bounds the directories of one git dir looked through.
-const maxGitLinkDirs = 4096
+var maxGitLinkDirs = 16384 // a variable: tests lower it
 
 // gitLinks removes what gitLinksIn finds in the git dir open at gfd (path
 // g); unseen: no earlier walk of this root found it.
@@ -50,14 +51,17 @@ func (w *plantWalk) gitLinks(gfd int, g string, unseen bool) {
 	// the command), not the command's: a git dir put in place by renames
 	// shows in its HEAD's change time (renamed back) or its birth.
 	all := unseen || w.changed(gfd, []string{"HEAD"}) || w.born(gfd, ".")
-	w.gitLinksIn(gfd, g, "", all, &budget)
+	w.gitLinksIn(gfd, g, "", all, false, &budget)
 	if budget < 0 {
 		w.found = append(w.found, quarantineRepo(gfd, g,
 			fmt.Sprintf("its git dir holds more than %d directories, more than the check for links in it looks through", maxGitLinkDirs)))
 	}
 }
 
-func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all bool, budget *int) {
+// gitLinksIn looks through the directory rel below the git dir; store: it
+// is a git dir's object store (its own, or a submodule's under modules/),
+// whose loose-object directories are not looked into.
+func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all, store bool, budget *int) {
 	if *budget--; *budget < 0 {
 		return
 	}
@@ -87,13 +91,14 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all bool, budget *int) {
 	if err != nil {
 		return
 	}
+	gitDir := slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == "HEAD" && e.Type().IsRegular() })
 	for _, e := range ents {
 		n, t := e.Name(), e.Type()
 		switch {
-		case t.IsDir() && rel == "objects" && len(n) == 2 && isHex(n):
+		case t.IsDir() && store && len(n) == 2 && isHex(n):
 			// Loose objects: written by a link or a rename.
 		case t.IsDir():
-			w.gitLinksIn(gfd, g, relChild(rel, n), all, budget)
+			w.gitLinksIn(gfd, g, relChild(rel, n), all, gitDir && n == "objects", budget)
 		case t&(fs.ModeSymlink|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0:
 			var st unix.Stat_t
 			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !all && !w.recent(st.Ctim) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,42 @@ func TestGitDirLinksSetAside(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(host); len(ents) != 1 {
 		t.Errorf("the person's git wrote into %s: %v", host, ents)
+	}
+}
+
+// TestGitDirPastBoundQuarantined: a git dir with more directories than
+// the check looks through is quarantined whole (its HEAD set aside), not
+// passed with a link beyond the bound (the hundred-and-twenty-second
+// review). Control: the same repository under the bound keeps its HEAD.
+func TestGitDirPastBoundQuarantined(t *testing.T) {
+	requireRoot(t)
+	f := requireKernel(t, true)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	defer func(n int) { maxGitLinkDirs = n }(maxGitLinkDirs)
+	maxGitLinkDirs = 64
+	for _, c := range []struct {
+		name string
+		dirs int
+	}{{"control", 8}, {"past", 80}} {
+		t.Run(c.name, func(t *testing.T) {
+			ws := visibleWorkspace(t) + "/ws"
+			mkfiles(t, ws, map[string]string{"README": "x\n"})
+			attack6GitRepo(t, ws, "")
+			s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
+			r := sh(t, s, `mkdir .git/pad && cd .git/pad && i=0; while [ $i -lt `+strconv.Itoa(c.dirs)+` ]; do mkdir d$i; i=$((i+1)); done; echo MADE`)
+			if !strings.Contains(string(r.Stdout), "MADE") {
+				t.Fatalf("premise: %s %s", r.Stdout, r.Stderr)
+			}
+			_, err := os.Lstat(ws + "/.git/HEAD")
+			gone := slices.Contains(quarantined(r), ws+"/.git") && err != nil
+			if c.name == "past" && !gone {
+				t.Errorf("a git dir of more than %d directories was not quarantined: %v (HEAD: %v)", maxGitLinkDirs, quarantined(r), err)
+			}
+			if c.name == "control" && (gone || err != nil) {
+				t.Errorf("control: a git dir under the bound was quarantined: %v (HEAD: %v)", quarantined(r), err)
+			}
+		})
 	}
 }
