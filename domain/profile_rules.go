@@ -294,24 +294,30 @@ func globPrefixes(pat, comps []string) []bool {
 	m := make([]bool, len(comps)+1)
 	m[0] = true
 	for _, p := range pat {
-		next := make([]bool, len(comps)+1)
-		if p == "**" {
-			seen := false
-			for j := range m {
-				seen = seen || m[j]
-				next[j] = seen
-			}
-		} else {
-			for j := 1; j <= len(comps); j++ {
-				if m[j-1] {
-					ok, _ := path.Match(p, comps[j-1])
-					next[j] = ok
-				}
-			}
-		}
-		m = next
+		m = globStep(m, p, comps)
 	}
 	return m
+}
+
+// globStep is one row of globPrefixes: from m, whether pat[:i] matches
+// each comps[:j], whether pat[:i] followed by p does.
+func globStep(m []bool, p string, comps []string) []bool {
+	next := make([]bool, len(comps)+1)
+	if p == "**" {
+		seen := false
+		for j := range m {
+			seen = seen || m[j]
+			next[j] = seen
+		}
+		return next
+	}
+	for j := 1; j <= len(comps); j++ {
+		if m[j-1] {
+			ok, _ := path.Match(p, comps[j-1])
+			next[j] = ok
+		}
+	}
+	return next
 }
 
 // tieRank orders rules at equal specificity: deny > overlay > write > read.
@@ -397,22 +403,7 @@ func GlobDenyBelow(rules []PathRule, p string) bool {
 				// something below.
 				return true
 			}
-			next := make([]bool, len(comps)+1)
-			if c == "**" {
-				seen := false
-				for j := range m {
-					seen = seen || m[j]
-					next[j] = seen
-				}
-			} else {
-				for j := 1; j <= len(comps); j++ {
-					if m[j-1] {
-						ok, _ := path.Match(c, comps[j-1])
-						next[j] = ok
-					}
-				}
-			}
-			m = next
+			m = globStep(m, c, comps)
 		}
 	}
 	return false
