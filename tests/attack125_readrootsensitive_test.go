@@ -22,6 +22,20 @@ import (
 //
 // The test makes a home under /home (removed after it).
 func TestAttack125_AppReadRootInsideSensitiveHome(t *testing.T) {
+	attack125RootInsideSensitive(t, "app_read_roots")
+}
+
+// TestAttack125_ProjectRootInsideSensitiveHome: the same with a writable
+// project root (project_roots [/home/USER/.ssh/keys]): the command reads
+// the key (and could write there).
+//
+// Controls: as above (read_file denied in the same turn; masked without the
+// root).
+func TestAttack125_ProjectRootInsideSensitiveHome(t *testing.T) {
+	attack125RootInsideSensitive(t, "project_roots")
+}
+
+func attack125RootInsideSensitive(t *testing.T, field string) {
 	home, err := os.MkdirTemp("/home", "a125user")
 	if err != nil {
 		t.Skip("cannot make a home under /home:", err)
@@ -55,7 +69,7 @@ policy = "full_access"
 		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id, "workspace_root": ws, "cwd": ws,
 			"permission_profile": map[string]any{"profile": "sbx"}}
 		if readRoots != nil {
-			body["app_read_roots"] = readRoots
+			body[field] = readRoots
 		}
 		agent.JSON("POST", "/v1/turns", body, http.StatusCreated, nil)
 	}
@@ -81,6 +95,6 @@ policy = "full_access"
 	d := cat("a125rs")
 	t.Logf("cat %s: exit %d %q %q", target, d.Result.ExitCode, d.Result.Stdout, d.Result.Stderr)
 	if strings.Contains(d.Result.Stdout, "OPENSSH-PRIVATE-KEY") {
-		t.Errorf("a turn the runtime credential started with app_read_roots [%s] read %s (a sensitive credential store, masked without the read root, denied to read_file) in the sandbox without asking anyone", keys, target)
+		t.Errorf("a turn the runtime credential started with %s [%s] read %s (a sensitive credential store, masked without the read root, denied to read_file) in the sandbox without asking anyone", field, keys, target)
 	}
 }
