@@ -26,7 +26,12 @@ func SandboxNarrows(old, nw *TurnExecutionSecuritySnapshot) bool {
 		// A restricted allowed_paths denies every command the table
 		// allows outright (Evaluate): a running one, which nothing holds
 		// to the list, stops too (the hundred-and-twenty-third review).
-		listBroader(op.AllowedPaths, op.AllowedPathsRestricted, np.AllowedPaths, np.AllowedPathsRestricted, PathWithin)
+		listBroader(op.AllowedPaths, op.AllowedPathsRestricted, np.AllowedPaths, np.AllowedPathsRestricted, PathWithin) ||
+		// So does a tool list that now refuses a tool it allowed (a
+		// running command is one of the turn's tools: the
+		// hundred-and-twenty-fifth review).
+		listBroader(op.AllowedTools, op.AllowedToolsRestricted, np.AllowedTools, np.AllowedToolsRestricted, func(x, y string) bool { return x == y }) ||
+		slices.ContainsFunc(np.DeniedTools, func(t string) bool { return !slices.Contains(op.DeniedTools, t) })
 }
 
 func filesystemNarrows(old, nw *SandboxPolicy) bool {

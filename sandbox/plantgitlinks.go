@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
-// Links and special files the command made among the files git writes in a
-// git dir.
+// Links and special files in a git dir.
 //
 // A git dir stays writable so that git add and git commit work, and git
 // opens many of its own files in place, following a symbolic link: it
@@ -25,43 +28,72 @@ import (
 //
 // Git makes no symbolic link, FIFO, socket or device in a git dir (git
 // init's probe of whether the file system has links removes its own), so
-// one the command may have put there is removed (renamed, it would still
-// be a name a branch can take: x.turnstile-untrusted), and the result says
-// where it led. One is the command's to put when it was made or moved
-// since the command started, or lies below a directory (the git dir
-// itself, whose change time is the spawn's, is judged by its HEAD and its
-// birth) that changed since, or in a git dir no earlier walk found: a
-// directory holding an old link can be renamed into place (the
-// hundred-and-twenty-second review), which changes that directory only.
-// A tool that makes git dirs of links (Google's repo) loses them where the
-// command ran git; the person's own are kept otherwise. The object store's
-// loose-object directories are not looked into (git writes an object by a
-// link or rename, which replaces a link), though a link in their place is
-// removed. A git dir with more directories than a check looks through (a
-// submodule's under modules/ count) is quarantined whole (its HEAD set aside, as an untrusted repository's).
+// after every command each one in every git dir the walk finds, and in the
+// common dir a git dir names inside a writable root, is removed (renamed,
+// it would still be a name a branch can take: x.turnstile-untrusted), and
+// the result says where it led, whenever it was made: a check that judged
+// by change times was passed by renames in a later command, a directory
+// made a git dir by putting its refs or commondir back (the
+// hundred-and-twenty-fourth review). Kept: the git dir's own config,
+// config.worktree, commondir, hooks and info, which the protected list
+// holds during commands and the judgement of the repository reads (a
+// person's .git/hooks linked to a versioned directory is common). A tool
+// that builds git dirs of links (Google's repo) loses them in a writable
+// root. The object store's loose-object directories are looked into only
+// when they changed since the command started (git writes an object by a
+// link or rename, which replaces a link, but reads one in place: a FIFO
+// there blocks it). A git dir with more directories than a check looks
+// through is quarantined whole, and what lies past the bound is not looked
+// at (the reason says so).
 
 // maxGitLinkDirs bounds the directories of one git dir looked through.
 var maxGitLinkDirs = 16384 // a variable: tests lower it
 
+// gitKept are the names at a git dir's top that are not removed.
+var gitKept = []string{"config", "config.worktree", "commondir", "hooks", "info"}
+
 // gitLinks removes what gitLinksIn finds in the git dir open at gfd (path
-// g); unseen: no earlier walk of this root found it.
-func (w *plantWalk) gitLinks(gfd int, g string, unseen bool) {
+// g) and in the common dir it names inside a writable root. It reports
+// whether it quarantined the repository.
+func (w *plantWalk) gitLinks(gfd int, g string) bool {
 	budget := maxGitLinkDirs
-	// The git dir's own change time is the spawn's (the names held for
-	// the command), not the command's: a git dir put in place by renames
-	// shows in its HEAD's change time (renamed back) or its birth.
-	all := unseen || w.changed(gfd, []string{"HEAD"}) || w.born(gfd, ".")
-	w.gitLinksIn(gfd, g, "", all, false, &budget)
-	if budget < 0 {
-		w.found = append(w.found, quarantineRepo(gfd, g,
-			fmt.Sprintf("its git dir holds more than %d directories, more than the check for links in it looks through", maxGitLinkDirs)))
+	w.gitLinksIn(gfd, g, "", false, &budget)
+	if c := w.commonInRoots(gfd, g); c != "" {
+		if cfd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+			w.gitLinksIn(cfd, c, "", false, &budget)
+			unix.Close(cfd)
+		}
 	}
+	if budget >= 0 {
+		return false
+	}
+	w.found = append(w.found, quarantineRepo(gfd, g,
+		fmt.Sprintf("its git dir holds more than %d directories, more than the check for links in it looks through: links past the bound may remain, look before putting HEAD back", maxGitLinkDirs)))
+	return true
+}
+
+// commonInRoots returns the common dir the git dir at gfd (path g) names
+// (its commondir file, relative to g), where its real path lies in a
+// writable root, and is not g; "" otherwise.
+func (w *plantWalk) commonInRoots(gfd int, g string) string {
+	b, err := readSmallAt(gfd, "commondir", 4096)
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimRight(string(b), "\n")
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(g, c)
+	}
+	real, err := filepath.EvalSymlinks(c)
+	if err != nil || real == g || !slices.ContainsFunc(w.pc.roots, func(r string) bool { return domain.PathWithin(real, r) }) {
+		return ""
+	}
+	return real
 }
 
 // gitLinksIn looks through the directory rel below the git dir; store: it
-// is a git dir's object store (its own, or a submodule's under modules/),
-// whose loose-object directories are not looked into.
-func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all, store bool, budget *int) {
+// is a git dir's object store (its own, or a submodule's under modules/).
+func (w *plantWalk) gitLinksIn(gfd int, g, rel string, store bool, budget *int) {
 	if *budget--; *budget < 0 {
 		return
 	}
@@ -74,13 +106,6 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all, store bool, budget *
 		return
 	}
 	defer unix.Close(fd)
-	var dst unix.Stat_t
-	if unix.Fstat(fd, &dst) != nil {
-		return
-	}
-	if rel != "" {
-		all = all || w.recent(dst.Ctim)
-	}
 	lfd, err := unix.Dup(fd)
 	if err != nil {
 		return
@@ -95,13 +120,17 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, all, store bool, budget *
 	for _, e := range ents {
 		n, t := e.Name(), e.Type()
 		switch {
+		case rel == "" && slices.Contains(gitKept, n):
 		case t.IsDir() && store && len(n) == 2 && isHex(n):
-			// Loose objects: written by a link or a rename.
+			var st unix.Stat_t
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+				w.gitLinksIn(gfd, g, relChild(rel, n), false, budget)
+			}
 		case t.IsDir():
-			w.gitLinksIn(gfd, g, relChild(rel, n), all, gitDir && n == "objects", budget)
+			w.gitLinksIn(gfd, g, relChild(rel, n), gitDir && n == "objects", budget)
 		case t&(fs.ModeSymlink|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0:
 			var st unix.Stat_t
-			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !all && !w.recent(st.Ctim) {
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 				continue
 			}
 			w.found = append(w.found, removeGitDirEntry(fd, joinPath(g, rel), n, st.Mode))

@@ -3,15 +3,10 @@ package sandbox
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -19,9 +14,9 @@ import (
 // TestGitDirLinksSetAside: a link the command makes anywhere in a git dir
 // (a directory git writes below, logs; a reflog deep below it) is removed
 // after the command, whichever the person's git would write through next.
-// Controls: a link the command makes in the work tree stays, and so does a
-// link the person made in the git dir before a command that did not touch
-// the git dir.
+// Control: a link the command makes in the work tree stays. (A person's
+// .git/hooks or config linked elsewhere refuses the command at its spawn:
+// the protected list's own rule.)
 func TestGitDirLinksSetAside(t *testing.T) {
 	requireRoot(t)
 	f := requireKernel(t, true)
@@ -34,21 +29,6 @@ func TestGitDirLinksSetAside(t *testing.T) {
 	attack6GitRepo(t, ws, "")
 	hostGit(t, ws, "checkout", "-q", "-b", "side")
 	hostGit(t, ws, "checkout", "-q", "main")
-	// The person's own link in the git dir, made before the command.
-	personLink := filepath.Join(ws, ".git", "person-link")
-	if err := os.Symlink("../README", personLink); err != nil {
-		t.Fatal(err)
-	}
-	// The check reads change times to the whole second: the command starts
-	// in a later second than the person's link was made (the condition the
-	// check compares, not a stand-in for an event).
-	var st unix.Stat_t
-	if err := unix.Lstat(personLink, &st); err != nil {
-		t.Fatal(err)
-	}
-	for time.Now().Unix() <= st.Ctim.Sec {
-		runtime.Gosched()
-	}
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
 
 	// Control: a command that writes in the work tree only, a link too.
@@ -56,7 +36,7 @@ func TestGitDirLinksSetAside(t *testing.T) {
 	if !strings.Contains(string(r.Stdout), "MADE") {
 		t.Fatalf("premise: %s %s", r.Stdout, r.Stderr)
 	}
-	for _, p := range []string{ws + "/worktree-link", personLink} {
+	for _, p := range []string{ws + "/worktree-link"} {
 		if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			t.Errorf("control: %s is gone or no link: %v (quarantined %v)", p, err, quarantined(r))
 		}

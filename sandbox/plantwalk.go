@@ -258,12 +258,11 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 			var gst unix.Stat_t
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
-				unseen := w.memo.gen > 1 && !w.memo.seen[key]
-				if !w.gitDir(gfd, w.path(rel), unseen) {
+				quarantined := w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
+				w.sequencerState(gfd, w.path(rel))
+				if !w.gitLinks(gfd, w.path(rel)) && !quarantined {
 					w.seen[key] = true
 				}
-				w.sequencerState(gfd, w.path(rel))
-				w.gitLinks(gfd, w.path(rel), unseen)
 			}
 			unix.Close(gfd)
 		}
