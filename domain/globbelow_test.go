@@ -7,6 +7,8 @@ func TestGlobDenyBelow(t *testing.T) {
 		{Pattern: "/w/**/secrets/*.pem", Glob: true, Access: AccessDeny},
 		{Pattern: "/w/vault/**", Glob: true, Access: AccessDeny},
 		{Pattern: "/w/**/open/*", Glob: true, Access: AccessWrite},
+		{Pattern: "/w/**/keys/**/*.pem", Glob: true, Access: AccessDeny},
+		{Pattern: "/w/**/*.env", Glob: true, Access: AccessDeny},
 	}
 	for p, want := range map[string]bool{
 		"/w/secrets":          true,
@@ -19,6 +21,8 @@ func TestGlobDenyBelow(t *testing.T) {
 		"/w/secrets/prod.pem": false,
 		"/w/a/open":           false, // a write rule
 		"/x/secrets":          false,
+		"/w/keys/sub":         true,  // below keys, through **
+		"/w/a/b":              false, // "/w/**/*.env": only ** leads there
 	} {
 		if got := GlobDenyBelow(rules, p); got != want {
 			t.Errorf("GlobDenyBelow(%s) = %v, want %v", p, got, want)

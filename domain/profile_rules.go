@@ -382,8 +382,9 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 
 // GlobDenyBelow reports whether a glob deny rule of rules may match a path
 // strictly below the clean absolute path p: a leading part of its pattern
-// matches p whole, its last component by a name, not "**"
-// ("**/secrets/*.pem" and /w/secrets). A link made at p
+// matches p whole, ending in a name or pattern, or in a "**" after one
+// past the pattern's plain anchor ("/w/**/secrets/*.pem" and /w/secrets;
+// "/w/**/keys/**/*.pem" and /w/keys/sub; "/w/**/*.env" and no directory). A link made at p
 // leads what is written there, matched and masked at the next spawn,
 // elsewhere (the hundred-and-twenty-second review).
 func GlobDenyBelow(rules []PathRule, p string) bool {
@@ -394,14 +395,24 @@ func GlobDenyBelow(rules []PathRule, p string) bool {
 			continue
 		}
 		pat := splitComps(r.Pattern)
+		anchor := 0 // the pattern's leading plain components: the directory it is rooted at
+		for anchor < len(pat) && !hasGlob(pat[anchor]) {
+			anchor++
+		}
+		lastNamed := -1 // the last component of pat[:k] other than "**"
 		m := make([]bool, len(comps)+1)
 		m[0] = true
 		for k, c := range pat {
-			if k > 0 && m[len(comps)] && pat[k-1] != "**" {
-				// pat[:k] matches p, its last component by a name (not
-				// "**", which matches anything), and pat[k:] names
-				// something below.
+			if k > 0 && m[len(comps)] && (pat[k-1] != "**" || lastNamed >= anchor) {
+				// pat[:k] matches p, and pat[k:] names something
+				// below: its last component by a name or pattern
+				// ("secrets"), or a "**" after one past the pattern's
+				// anchor ("keys/**"), not a "**" right after the
+				// anchor, which matches every path below the root.
 				return true
+			}
+			if c != "**" {
+				lastNamed = k
 			}
 			m = globStep(m, c, comps)
 		}
