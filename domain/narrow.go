@@ -31,7 +31,16 @@ func SandboxNarrows(old, nw *TurnExecutionSecuritySnapshot) bool {
 		// running command is one of the turn's tools: the
 		// hundred-and-twenty-fifth review).
 		listBroader(op.AllowedTools, op.AllowedToolsRestricted, np.AllowedTools, np.AllowedToolsRestricted, func(x, y string) bool { return x == y }) ||
-		slices.ContainsFunc(np.DeniedTools, func(t string) bool { return !slices.Contains(op.DeniedTools, t) })
+		slices.ContainsFunc(np.DeniedTools, func(t string) bool { return !slices.Contains(op.DeniedTools, t) }) ||
+		// And a table that now denies commands (the
+		// hundred-and-twenty-sixth review).
+		shellDenied(np) && !shellDenied(op)
+}
+
+// shellDenied reports whether the policy p denies every shell command.
+func shellDenied(p *ToolPermissionPolicySnapshot) bool {
+	b, _ := p.BehaviorFor(ActionShellCommand)
+	return b == BehaviorDeny
 }
 
 func filesystemNarrows(old, nw *SandboxPolicy) bool {

@@ -34,10 +34,11 @@ import (
 // the result says where it led, whenever it was made: a check that judged
 // by change times was passed by renames in a later command, a directory
 // made a git dir by putting its refs or commondir back (the
-// hundred-and-twenty-fourth review). Kept: the git dir's own config,
-// config.worktree, commondir, hooks and info, which the protected list
-// holds during commands and the judgement of the repository reads (a
-// person's .git/hooks linked to a versioned directory is common). A tool
+// hundred-and-twenty-fourth review). Its config, hooks and info too: the
+// protected list holds them in a git dir that existed when the command
+// started (a person's link there refuses the spawn), and a link at info in
+// a repository the command made let the person's git gc write its refs
+// list outside every root (the hundred-and-twenty-sixth review). A tool
 // that builds git dirs of links (Google's repo) loses them in a writable
 // root. The object store's loose-object directories are looked into only
 // when they changed since the command started (git writes an object by a
@@ -48,9 +49,6 @@ import (
 
 // maxGitLinkDirs bounds the directories of one git dir looked through.
 var maxGitLinkDirs = 16384 // a variable: tests lower it
-
-// gitKept are the names at a git dir's top that are not removed.
-var gitKept = []string{"config", "config.worktree", "commondir", "hooks", "info"}
 
 // gitLinks removes what gitLinksIn finds in the git dir open at gfd (path
 // g) and in the common dir it names inside a writable root. It reports
@@ -82,7 +80,7 @@ func (w *plantWalk) commonInRoots(gfd int, g string) string {
 	}
 	c := strings.TrimRight(string(b), "\n")
 	if !filepath.IsAbs(c) {
-		c = filepath.Join(g, c)
+		c = g + "/" + c // not cleaned: a ".." after a link goes up from where it leads
 	}
 	real, err := filepath.EvalSymlinks(c)
 	if err != nil || real == g || !slices.ContainsFunc(w.pc.roots, func(r string) bool { return domain.PathWithin(real, r) }) {
@@ -120,14 +118,16 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, store bool, budget *int) 
 	for _, e := range ents {
 		n, t := e.Name(), e.Type()
 		switch {
-		case rel == "" && slices.Contains(gitKept, n):
 		case t.IsDir() && store && len(n) == 2 && isHex(n):
 			var st unix.Stat_t
 			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
 				w.gitLinksIn(gfd, g, relChild(rel, n), false, budget)
 			}
 		case t.IsDir():
-			w.gitLinksIn(gfd, g, relChild(rel, n), gitDir && n == "objects", budget)
+			// An object store: the git dir's own, or a submodule's under
+			// modules/ (a directory of reflogs can hold a HEAD and an
+			// "objects" too: the hundred-and-twenty-sixth review).
+			w.gitLinksIn(gfd, g, relChild(rel, n), gitDir && n == "objects" && (rel == "" || strings.HasPrefix(rel, "modules/")), budget)
 		case t&(fs.ModeSymlink|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0:
 			var st unix.Stat_t
 			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -163,4 +163,15 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// dotDotAfterLink reports whether the path raw, as written (not cleaned),
+// leads elsewhere than its lexical cleaning: a ".." after a symbolic link
+// goes up from where the link leads, as git and the kernel resolve it,
+// while the cleaning drops the link with it ("../lnk/../c" in a commondir
+// or a .git file: the hundred-and-twenty-sixth review).
+func dotDotAfterLink(raw string) bool {
+	r1, e1 := filepath.EvalSymlinks(raw)
+	r2, e2 := filepath.EvalSymlinks(domain.CleanPath(raw))
+	return (e1 == nil) != (e2 == nil) || r1 != r2
 }

@@ -179,8 +179,9 @@ func (w *plantWalk) commonDir(gfd int, g string) commonRef {
 	if !strings.HasPrefix(c, "/") {
 		c = g + "/" + c
 	}
+	raw := c
 	c = domain.CleanPath(c)
-	if canon, exists, ok, err := canonicalPath(c); err != nil || !ok || exists && canon != c {
+	if canon, exists, ok, err := canonicalPath(c); err != nil || !ok || exists && canon != c || dotDotAfterLink(raw) {
 		// A link on the way can be pointed elsewhere later without
 		// anything the check looks at changing.
 		return commonRef{fd: -1, reason: "commondir leads through a symlink"}
@@ -631,7 +632,7 @@ func (w *plantWalk) gitfile(rel string) {
 		c, exists, ok, err := canonicalPath(lexical)
 		_, held := w.pc.held[c]
 		switch {
-		case err != nil || !ok || !exists || c != lexical:
+		case err != nil || !ok || !exists || c != lexical || dotDotAfterLink(target):
 			// A git dir made, or a link retargeted, later would
 			// change nothing the check looks at.
 			reason = "a .git file whose git dir does not exist or is reached through a symlink"
