@@ -116,8 +116,14 @@ func TestDefaultProfileAndToolLists(t *testing.T) {
 	if d := s.decide("narrowed", "c2", "read_file", map[string]any{"path": "a.txt"}); d.Decision != "deny" || d.Reason != "policy_denies_action" || d.DecidedBy != "allowed_paths" {
 		t.Errorf("path outside allowed_paths: %+v", d)
 	}
-	if d := s.decide("narrowed", "c3", "exec_command", map[string]any{"cmd": "true"}); d.Decision != "allow" || d.Reason != "full_access" {
-		t.Errorf("exec in narrowed full_access: %+v", d)
+	// A command names no files, and nothing holds it to allowed_paths: the
+	// table's allow is denied so (the hundred-and-nineteenth review).
+	if d := s.decide("narrowed", "c3", "exec_command", map[string]any{"cmd": "true"}); d.Decision != "deny" || d.Reason != "policy_denies_action" || d.DecidedBy != "allowed_paths" {
+		t.Errorf("exec in full_access narrowed by allowed_paths: %+v", d)
+	}
+	// The control: the same command without the list.
+	if d := s.decide("default", "c3", "exec_command", map[string]any{"cmd": "true"}); d.Decision != "allow" || d.Reason != "full_access" {
+		t.Errorf("exec in full_access: %+v", d)
 	}
 	var prompt struct {
 		PermissionsPrompt string `json:"permissions_prompt"`
