@@ -27,6 +27,13 @@ func TestAttack127_GitFileTrailingSpace(t *testing.T) {
 	for _, c := range []struct{ name, gitdir, link string }{
 		{"control", "lnk", "lnk"},
 		{"attack", "lnk ", "lnk "},
+		// The same through a second line: readPointer reads the first
+		// line only, git the whole file (stripping only trailing "\n"
+		// and "\r"), so "gitdir: lnk\nx\n" is to git the path "lnk\nx".
+		{"attack-second-line", "lnk\nx", "lnk\nx"},
+		// And a leading blank: git takes the path from the eighth byte
+		// on ("gitdir: " and the rest), readPointer trims it.
+		{"attack-leading-blank", " lnk", " lnk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws, rc, s := attack122GitSetup(t)
@@ -43,8 +50,8 @@ func TestAttack127_GitFileTrailingSpace(t *testing.T) {
 			if c.link != "lnk" {
 				decoy = `mkdir ` + sub + `/lnk`
 			}
-			r := sh(t, s, `mkdir -p sub/.husky/_ && `+decoy+` && ln -s `+base+`/other/.git '`+sub+`/`+c.link+`' && `+
-				`printf 'gitdir: %s\n' '`+c.gitdir+`' > `+sub+`/.git && `+
+			r := sh(t, s, `mkdir -p sub/.husky/_ && `+decoy+` && ln -s `+base+`/other/.git "$(printf '`+sub+`/`+c.link+`')" && `+
+				`printf 'gitdir: %b\n' '`+c.gitdir+`' > `+sub+`/.git && `+
 				`printf '#!/bin/sh\ntouch `+marker+`\n' > `+sub+`/.husky/_/pre-commit && chmod +x `+sub+`/.husky/_/pre-commit && echo PLANTED`)
 			t.Logf("plant: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
 			if !strings.Contains(string(r.Stdout), "PLANTED") {
@@ -57,7 +64,7 @@ func TestAttack127_GitFileTrailingSpace(t *testing.T) {
 			out, err := hostGitRun(t, sub, "commit", "--allow-empty", "-m", "the person's commit")
 			t.Logf("the person's git commit: %v %q", err, out)
 			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("%s: the person's git commit in sub ran sub/.husky/_/pre-commit (the command's): its .git file \"gitdir: %s\" leads git, through the symlink %q, to %s/other/.git (outside the roots, core.hooksPath = .husky/_), which the check took for the empty directory sub/lnk", c.name, c.gitdir, c.link, base)
+				t.Errorf("%s: the person's git commit in sub ran sub/.husky/_/pre-commit (the command's): its .git file %q leads git, through the symlink %q, to %s/other/.git (outside the roots, core.hooksPath = .husky/_), which the check took for the empty directory sub/lnk", c.name, "gitdir: "+c.gitdir, c.link, base)
 			}
 		})
 	}
