@@ -760,3 +760,31 @@ func (r *fsRule) linkedInto(d *fsRule) bool {
 	}
 	return strings.TrimPrefix(gw, dw) != strings.TrimPrefix(r.Path, d.Path)
 }
+
+// gitPointer reads a ".git" file's git dir as git does (setup.c,
+// read_gitfile_gently): the whole file (at most 4096 bytes here), which
+// must begin "gitdir: ", less its trailing newlines and carriage returns,
+// and nothing else trimmed: "gitdir: lnk " names "lnk " to git, and a
+// second line is part of the path. readPointer's reading (the first line,
+// blanks trimmed) judged a decoy "lnk" while git followed "lnk " (the
+// hundred-and-twenty-seventh review).
+func gitPointer(path string) (string, bool) {
+	f, size, ok := openRegular(path)
+	if !ok {
+		return "", false
+	}
+	defer f.Close()
+	if size > 4096 {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4097))
+	if err != nil || len(b) > 4096 {
+		return "", false
+	}
+	s := strings.TrimRight(string(b), "\r\n")
+	rest, ok := strings.CutPrefix(s, "gitdir: ")
+	if !ok || rest == "" || strings.ContainsRune(rest, 0) {
+		return "", false
+	}
+	return rest, true
+}

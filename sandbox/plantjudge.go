@@ -621,7 +621,7 @@ func (w *plantWalk) gitfile(rel string) {
 		// through the other link: it could name another git dir then.
 		reason = "a .git file with another hard link, through which it stays writable once held"
 	} else {
-		target, ok := readPointer(joinPath(w.path(rel), ".git"), "gitdir:")
+		target, ok := gitPointer(joinPath(w.path(rel), ".git"))
 		if !ok {
 			return
 		}

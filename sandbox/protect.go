@@ -375,7 +375,7 @@ func (d *discovery) dotGit(p string, depth int) {
 		d.configRefs(p, filepath.Dir(p))
 	case fi.Mode().IsRegular():
 		d.addCarve(p, pathKindGitFile)
-		target, ok := readPointer(p, "gitdir:")
+		target, ok := gitPointer(p)
 		if !ok {
 			break
 		}
@@ -740,7 +740,7 @@ func gitDirOf(p string) (string, bool) {
 	}
 	target := p
 	if fi.Mode().IsRegular() {
-		t, ok := readPointer(p, "gitdir:")
+		t, ok := gitPointer(p)
 		if !ok {
 			return "", false
 		}
