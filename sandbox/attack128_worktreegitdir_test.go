@@ -106,3 +106,49 @@ func TestAttack128_WorktreeGitdirRepairWritesOutside(t *testing.T) {
 		t.Errorf("control: the linked worktree lost the command's commit: %q", got)
 	}
 }
+
+// TestAttack128_WorktreeGitdirRepairReroots: the same gitdir file, turned
+// inward, runs the agent's program. The person's repository uses husky
+// (core.hooksPath = .husky/_, relative to the work tree) and has a linked
+// worktree wt. Command 1 fills pkg/.husky/_/pre-commit (a directory of the
+// root that is no work tree: harmless). Command 2 rewrites
+// .git/worktrees/wt/gitdir to name pkg/.git (nothing pins or judges it).
+// The person's `git worktree repair` then writes pkg/.git ("gitdir:
+// .git/worktrees/wt"), which no check looks at (git wrote it, after the
+// command), and the person's next commit in pkg runs the agent's hook.
+// Control: after command 1 alone, the person's repair and a commit at
+// the root run nothing of the command's.
+func TestAttack128_WorktreeGitdirRepairReroots(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{".husky/_/pre-commit": "#!/bin/sh\nexit 0\n", "pkg/index.js": "x\n"})
+	if err := os.Chmod(f.ws+"/.husky/_/pre-commit", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hostGit(t, f.ws, "config", "core.hooksPath", ".husky/_")
+	hostGit(t, f.ws, "add", ".")
+	hostGit(t, f.ws, "commit", "-q", "-m", "husky")
+	hostGit(t, f.ws, "worktree", "add", "-q", "--detach", f.ws+"/wt")
+	filepath.Walk(f.ws, func(p string, _ os.FileInfo, _ error) error { clockPast(t, p); return nil })
+
+	r := sh(t, f.s, "mkdir -p pkg/.husky/_ && printf '#!/bin/sh\\n"+f.attackMarkerCmd()+"\\n' > pkg/.husky/_/pre-commit && chmod +x pkg/.husky/_/pre-commit && echo ok")
+	attackReport(t, "command 1", r)
+	if r.ExitCode != 0 {
+		t.Fatal("control: the plant in pkg failed")
+	}
+	// Control: the person's repair and a commit at the root.
+	if out, err := hostGitRun(t, f.ws, "worktree", "repair"); err != nil || out != "" {
+		t.Fatalf("control: repair: %v %q", err, out)
+	}
+	if out, err := hostGitRun(t, f.ws, "commit", "-q", "--allow-empty", "-m", "at the root"); err != nil || exists(f.marker) {
+		t.Fatalf("control: the commit at the root: %v %s (marker %v)", err, out, exists(f.marker))
+	}
+	if exists(f.ws + "/pkg/.git") {
+		t.Fatal("control: pkg is a work tree already")
+	}
+
+	r = sh(t, f.s, "printf '%s\\n' \"$PWD/pkg/.git\" > .git/worktrees/wt/gitdir && echo ok")
+	attackReport(t, "command 2", r)
+	out, err := hostGitRun(t, f.ws, "worktree", "repair")
+	t.Logf("the person's git worktree repair: %v %q", err, out)
+	attackHostStatus(t, f, f.ws+"/pkg", "commit", "-q", "--allow-empty", "-m", "in the package")
+}
