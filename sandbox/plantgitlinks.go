@@ -175,3 +175,43 @@ func dotDotAfterLink(raw string) bool {
 	r2, e2 := filepath.EvalSymlinks(domain.CleanPath(raw))
 	return (e1 == nil) != (e2 == nil) || r1 != r2
 }
+
+// worktreeAdmins sets aside each linked work tree's admin dir
+// (worktrees/<n> of the git dir open at gfd, path g) whose gitdir file the
+// command made or changed: git worktree repair writes "gitdir: <admin
+// dir>" into the .git file of the path that file names, so a gitdir
+// pointed at a directory of the command's made the person's repair give it
+// a work tree whose hooks path (husky's, relative to the work tree) ran
+// the command's hook, or write a .git outside every root (the
+// hundred-and-twenty-eighth review). A commit in an existing linked work
+// tree writes the admin dir's index, HEAD and logs, not its gitdir.
+func (w *plantWalk) worktreeAdmins(gfd int, g string) {
+	wfd, err := unix.Openat(gfd, "worktrees", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(wfd)
+	names, err := listAt(wfd, ".")
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(wfd, n+"/gitdir", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		if !w.recent(st.Ctim) && !w.born(wfd, n) {
+			continue
+		}
+		// Its gitdir file is set aside, not the admin dir: git lists
+		// every directory of worktrees/ as a work tree's, whatever its
+		// name, and an existing work tree keeps its HEAD and index.
+		afd, err := unix.Openat(wfd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		w.found = append(w.found, setAsideIn(afd, joinPath(joinPath(g, "worktrees"), n), "gitdir",
+			"a linked work tree's gitdir the command made or changed (git worktree repair writes a .git file where it points)"))
+		unix.Close(afd)
+	}
+}

@@ -260,6 +260,7 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 				key := [2]uint64{gst.Dev, gst.Ino}
 				quarantined := w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
 				w.sequencerState(gfd, w.path(rel))
+				w.worktreeAdmins(gfd, w.path(rel))
 				if !w.gitLinks(gfd, w.path(rel)) && !quarantined {
 					w.seen[key] = true
 				}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"path/filepath"
 	"strings"
 
 	"turnstile/domain"
@@ -19,11 +20,22 @@ func (v *fsView) dropInsideSensitive(lists dirLists) {
 		if !d.sensitive {
 			continue
 		}
-		if strings.ContainsAny(d.path, "*?[") {
-			at = append(at, lists.expand(splitPath(domain.CleanPath(d.path)))...)
-			continue
+		ps := []string{d.path}
+		if strings.Contains(d.path, "*") {
+			// A pattern by the kernel mask's rule ("*" only: a project
+			// named billing[v2] is a path, the hundred-and-twenty-ninth
+			// review).
+			ps = lists.expand(splitPath(domain.CleanPath(d.path)))
 		}
-		at = append(at, d.path)
+		for _, p := range ps {
+			at = append(at, p)
+			// And where it leads: a ~/.ssh linked to /srv/keys is
+			// masked there, and a root named by the real path lay
+			// inside the mask (the hundred-and-twenty-ninth review).
+			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+				at = append(at, real)
+			}
+		}
 	}
 	if len(at) == 0 {
 		return
