@@ -56,11 +56,14 @@ var maxGitLinkDirs = 16384 // a variable: tests lower it
 func (w *plantWalk) gitLinks(gfd int, g string) bool {
 	budget := maxGitLinkDirs
 	w.gitLinksIn(gfd, g, "", false, &budget)
-	if c := w.commonInRoots(gfd, g); c != "" {
-		if cfd, err := unix.Open(c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
-			w.gitLinksIn(cfd, c, "", false, &budget)
-			unix.Close(cfd)
+	// Its common dir, where it lies in a writable root (commonDir: read
+	// as the repository's judgement reads it; one that is not trusted
+	// quarantines the repository there).
+	if cd := w.commonDir(gfd, g); cd.fd >= 0 {
+		if !cd.outside && cd.path != g {
+			w.gitLinksIn(cd.fd, cd.path, "", false, &budget)
 		}
+		unix.Close(cd.fd)
 	}
 	if budget >= 0 {
 		return false
@@ -68,25 +71,6 @@ func (w *plantWalk) gitLinks(gfd int, g string) bool {
 	w.found = append(w.found, quarantineRepo(gfd, g,
 		fmt.Sprintf("its git dir holds more than %d directories, more than the check for links in it looks through: links past the bound may remain, look before putting HEAD back", maxGitLinkDirs)))
 	return true
-}
-
-// commonInRoots returns the common dir the git dir at gfd (path g) names
-// (its commondir file, relative to g), where its real path lies in a
-// writable root, and is not g; "" otherwise.
-func (w *plantWalk) commonInRoots(gfd int, g string) string {
-	b, err := readSmallAt(gfd, "commondir", 4096)
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimRight(string(b), "\n")
-	if !filepath.IsAbs(c) {
-		c = g + "/" + c // not cleaned: a ".." after a link goes up from where it leads
-	}
-	real, err := filepath.EvalSymlinks(c)
-	if err != nil || real == g || !slices.ContainsFunc(w.pc.roots, func(r string) bool { return domain.PathWithin(real, r) }) {
-		return ""
-	}
-	return real
 }
 
 // gitLinksIn looks through the directory rel below the git dir; store: it

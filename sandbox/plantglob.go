@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"path"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,12 +23,7 @@ import (
 
 // setGlobDeny gives the check the profile's glob rules.
 func (pc *plantCheck) setGlobDeny(rules []domain.PathRule) {
-	for _, r := range rules {
-		if r.Glob && r.Access == domain.AccessDeny {
-			pc.globLasts = append(pc.globLasts, path.Base(r.Pattern))
-		}
-	}
-	if len(pc.globLasts) > 0 {
+	if pc.globLasts = globDenyLasts(rules); len(pc.globLasts) > 0 {
 		pc.globRules = canonicalRules(rules)
 	}
 }
@@ -45,14 +39,7 @@ func (pc *plantCheck) globDenies(p, name string, link bool) bool {
 	if link && domain.GlobDenyBelow(pc.globRules, p) {
 		return true
 	}
-	candidate := false
-	for _, l := range pc.globLasts {
-		if ok, err := path.Match(l, name); l == "**" || err != nil || ok {
-			candidate = true
-			break
-		}
-	}
-	if !candidate {
+	if !lastMatches(pc.globLasts, name) {
 		return false
 	}
 	d := domain.ResolvePathRules(pc.globRules, p)
