@@ -190,6 +190,9 @@ type tunnel struct {
 	addr             netip.Addr
 	client, up       net.Conn
 	closed           atomic.Bool
+	// finished is closed once the connection's handler has returned and
+	// its bytes were accounted (Drain waits for it).
+	finished chan struct{}
 }
 
 func (t *tunnel) close() {
@@ -508,7 +511,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	t := &tunnel{turnID: turnID, origin: origin, host: host, port: port, addr: addr, up: up,
-		method: r.Method, connect: r.Method == http.MethodConnect, by: by, cred: credID}
+		method: r.Method, connect: r.Method == http.MethodConnect, by: by, cred: credID,
+		finished: make(chan struct{})}
+	defer close(t.finished)
 	defer p.account(t)
 	// The listener's end (a command's) ends the connection.
 	defer context.AfterFunc(r.Context(), t.close)()

@@ -231,11 +231,12 @@ type trafficKey struct {
 
 // Drain records what the turn's open connections carried before the turn
 // ends: it closes them (the turn is ending; its commands are stopped),
-// accounts the bytes they carried and records the turn's summaries now,
-// while the turn still takes them. The engine runs it before a turn's end
-// (Engine.SetBeforeEnd); bytes still in flight at the close (a copy's
-// buffer) are accounted when the connection's handler returns, after the
-// end, and are lost.
+// waits (up to drainWait) for their handlers to return, so that the bytes
+// a copy handed on just before the close are counted, accounts them and
+// records the turn's summaries now, while the turn still takes them. The
+// engine runs it before a turn's end (Engine.SetBeforeEnd). A handler
+// still running after drainWait has what it carried so far accounted; the
+// rest is accounted after the end, and lost.
 func (p *Proxy) Drain(_ context.Context, turnID string) {
 	p.mu.Lock()
 	ts := make([]*tunnel, 0, len(p.open[turnID]))
@@ -247,6 +248,24 @@ func (p *Proxy) Drain(_ context.Context, turnID string) {
 		t.narrowed.Store(true)
 		t.close()
 	}
+	deadline := time.NewTimer(drainWait)
+	defer deadline.Stop()
+wait:
+	for _, t := range ts {
+		if t.finished == nil {
+			continue
+		}
+		select {
+		case <-t.finished:
+		case <-deadline.C:
+			break wait
+		}
+	}
 	p.accountOpen(ts)
 	p.Flush(turnID)
 }
+
+// drainWait bounds how long a turn's end waits for its closed connections'
+// handlers to return (a copy blocked in a write ends at the close; this is
+// for one the scheduler has not run yet).
+const drainWait = 2 * time.Second
