@@ -344,7 +344,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		}
 		v.addRule(&memo, e, p)
 	}
-	v.dropInsideSensitive(lists)
+	v.dropInsideSensitive(memo, lists)
 	v.dropPlantedLinks()
 	v.repoRoots = repositoryRoots(fp, v.grants)
 	v.agentRoots = agentSettingsRoots(fp, v.grants)

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"path/filepath"
 	"strings"
 
 	"turnstile/domain"
@@ -14,8 +13,9 @@ import (
 // command read what every decision refuses (the hundred-and-twenty-fifth
 // review). Nothing reopens a sensitive path; a profile's deny can be
 // reopened by a more specific grant, a sensitive one cannot.
-func (v *fsView) dropInsideSensitive(lists dirLists) {
+func (v *fsView) dropInsideSensitive(memo canonMemo, lists dirLists) {
 	var at []string
+	var pats [][]string
 	for _, d := range v.denied {
 		if !d.sensitive {
 			continue
@@ -24,7 +24,16 @@ func (v *fsView) dropInsideSensitive(lists dirLists) {
 		if strings.Contains(d.path, "*") {
 			// A pattern by the kernel mask's rule ("*" only: a project
 			// named billing[v2] is a path, the hundred-and-twenty-ninth
-			// review).
+			// review), matched against the grants as the checker
+			// matches it (globPrefix).
+			pats = append(pats, splitPath(domain.CleanPath(d.path)))
+			if domain.PathWithin(d.path, "/proc") {
+				// No match there leads elsewhere that the pattern does
+				// not name ("/proc/self" is a "*"), and listing every
+				// task of every process cost more than the rest of the
+				// view.
+				continue
+			}
 			ps = lists.expand(splitPath(domain.CleanPath(d.path)))
 		}
 		for _, p := range ps {
@@ -32,28 +41,44 @@ func (v *fsView) dropInsideSensitive(lists dirLists) {
 			// And where it leads: a ~/.ssh linked to /srv/keys is
 			// masked there, and a root named by the real path lay
 			// inside the mask (the hundred-and-twenty-ninth review).
-			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			// (Through the pass's memo: the same directories' names
+			// were looked up for the entries; a path that does not
+			// exist yet is taken where its existing parent leads.)
+			if real, ok, err := memo.canonical(domain.CleanPath(p)); err == nil && ok && real != p {
 				at = append(at, real)
 			}
 		}
 	}
-	if len(at) == 0 {
+	if len(at) == 0 && len(pats) == 0 {
 		return
 	}
 	kept := v.grants[:0]
 	for _, g := range v.grants {
-		inside := false
-		if g.Access != domain.AccessDeny && g.Kind != domain.PathDevice && g.Kind != domain.PathSystemRoot {
-			for _, s := range at {
-				if domain.PathWithin(g.Path, s) {
-					inside = true
-					break
-				}
-			}
-		}
-		if !inside {
+		if g.Access == domain.AccessDeny || g.Kind == domain.PathDevice || g.Kind == domain.PathSystemRoot || !insideAny(g.Path, at, pats) {
 			kept = append(kept, g)
 		}
 	}
 	v.grants = kept
+}
+
+// insideAny reports whether the clean absolute path p is one of the paths
+// at or lies below one, or matches one of the patterns pats or lies below
+// a match.
+func insideAny(p string, at []string, pats [][]string) bool {
+	for _, s := range at {
+		if domain.PathWithin(p, s) {
+			return true
+		}
+	}
+	if len(pats) == 0 {
+		return false
+	}
+	var buf [64]string
+	got := appendParts(buf[:0], p)
+	for _, pat := range pats {
+		if globPrefix(pat, got) {
+			return true
+		}
+	}
+	return false
 }
