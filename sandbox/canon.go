@@ -299,7 +299,7 @@ func newFSView(fp *domain.FilesystemPolicy) *fsView { return buildFSView(fp, tru
 func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	viewBuilds.Add(1)
 	v := &fsView{}
-	memo := canonMemo{}
+	memo := make(canonMemo, 2*len(fp.Entries)) // about two keys an entry (its parents are shared)
 	lists := dirLists{}
 	for _, e := range fp.Entries {
 		p := e.ResolvedPath
@@ -333,12 +333,12 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 			}
 			v.sensitive = append(v.sensitive, rule)
 			if strings.Contains(p, "*") {
-				for _, m := range lists.sensitiveMatches(p) {
+				for _, m := range lists.sensitiveMatches(memo, p) {
 					v.addRule(&memo, e, m)
 				}
 				continue
 			}
-			if !kernelMasks(p) {
+			if !memo.kernelMasks(p) {
 				continue
 			}
 		}
@@ -383,14 +383,14 @@ var viewBuilds atomic.Int64
 // with a pattern character is matched against the names in its directory
 // (filepath.Match); the others are joined as they are, and kernelMasks
 // keeps only what exists.
-func (l dirLists) sensitiveMatches(pattern string) []string {
+func (l dirLists) sensitiveMatches(memo canonMemo, pattern string) []string {
 	if domain.PathWithin(pattern, "/proc") {
 		return nil
 	}
 	paths := l.expand(splitPath(domain.CleanPath(pattern)))
 	out := paths[:0]
 	for _, m := range paths {
-		if kernelMasks(m) {
+		if memo.kernelMasks(m) {
 			out = append(out, m)
 		}
 	}

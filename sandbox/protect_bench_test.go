@@ -50,3 +50,25 @@ func BenchmarkFSViewDiscovery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFSViewBuild measures one view of a mode's whole snapshot over a
+// small workspace with a .git (what prepareSpec and the helper each build
+// per spawn): the built-in sensitive paths (a hundred, half of them
+// patterns under /home/*), the protected names, the system roots.
+func BenchmarkFSViewBuild(b *testing.B) {
+	ws := tempWorkspace(b)
+	os.MkdirAll(ws+"/.git/hooks", 0o755)
+	os.MkdirAll(ws+"/src", 0o755)
+	for _, mode := range []domain.Mode{domain.ModeAutoAcceptEdits, domain.ModeSupervised} {
+		s := snapshotFor(b, mode, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true, UserNamespaces: true})
+		domain.AddSensitivePaths(s, []string{"/var/lib/turnstile"})
+		for _, walk := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/walk=%v", mode, walk), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					buildFSView(&s.Sandbox.Filesystem, walk)
+				}
+			})
+		}
+	}
+}

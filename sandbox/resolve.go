@@ -82,8 +82,12 @@ func (m canonMemo) sensitiveRule(p string) sensitiveRule {
 		r.canonical = append(splitPath(c), r.parts[i:]...)
 	}
 	if i == len(r.parts) {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			r.file = fi
+		// Not when the memo found it missing (Stat follows a link as the
+		// memo's answer does): most of the stores under a home are.
+		if _, exists, ok, err := m.path(p); err != nil || !ok || exists {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				r.file = fi
+			}
 		}
 	}
 	return r
@@ -539,4 +543,18 @@ func kernelMasks(p string) bool {
 	// access(2) follows a link as the command's open would, and fails
 	// for what does not exist.
 	return unix.Access(p, unix.R_OK) == nil
+}
+
+// kernelMasks is kernelMasks(p), asking the system only when the memo does
+// not already know p to be missing (a hundred credential stores under each
+// home, most of them absent: the memo lists a directory once it was asked
+// about listAfter names there).
+func (m canonMemo) kernelMasks(p string) bool {
+	if strings.Contains(p, "*") || domain.PathWithin(p, "/proc") {
+		return false
+	}
+	if _, exists, ok, err := m.path(domain.CleanPath(p)); err == nil && ok && !exists {
+		return false
+	}
+	return kernelMasks(p)
 }

@@ -248,8 +248,15 @@ func readDirentsKeep(dir string, budget *int, keep func(name []byte, typ uint8) 
 // scanDirents calls each for every entry of the directory open at fd
 // (not "." or ".."), with its name (valid during the call only), its type
 // as getdents gives it and its inode, until each returns an error.
+// direntBufs holds scanDirents' buffers: a view lists a few directories,
+// and a fresh 32 KiB each was a quarter of what building one allocated
+// (a fresh process, the helper, pays for new memory in page faults).
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 func scanDirents(fd int, each func(name []byte, typ uint8, ino uint64) error) error {
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err != nil {
