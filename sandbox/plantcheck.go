@@ -79,6 +79,11 @@ type plantCheck struct {
 	// components and the rules (plantglob.go).
 	globLasts []string
 	globRules []domain.PathRule
+	// indexes are the held repositories' indexes watched for entries
+	// planted at denied paths, and deniedAt the view's verdict on a path
+	// (plantindex.go).
+	indexes  []*indexWatch
+	deniedAt func(p string) bool
 	// wayLinks are the symlinks on the way from a root to a path of
 	// missing when the command starts: any other symlink there afterwards
 	// the command made (madeWayLink).

@@ -57,6 +57,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 			}
 			spec.plant.cmdUID = spec.UID
 			spec.plant.setGlobDeny(globRules)
+			spec.plant.watchIndexes(v)
 		}
 		walked = v.sockets
 		for _, g := range v.grants {
