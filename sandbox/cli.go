@@ -171,32 +171,21 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	return plan, res, err
 }
 
-// cliGatewaySecrets returns the data directory a server of this user
+// cliGatewaySecrets returns what the data directory a server of this user
 // keeps by default (DefaultDataDir, where the CLI's client commands read
-// the admin token), and where it leads through symlinks, when it exists:
-// a command of `turnstile sandbox` is denied it, read and write, in every
-// mode, as each of `serve`'s commands is denied the server's own (the
-// ninety-seventh review: a full_access command, or a restricted one over
-// the home, printed the admin token of the user's server).
+// the admin token) gives a command of `turnstile sandbox` as sensitive
+// paths, in every mode, as each of `serve`'s commands is denied the
+// server's own (the ninety-seventh review: a full_access command, or a
+// restricted one over the home, printed the admin token of the user's
+// server): DataDirSecrets. A directory without a server's data is not
+// denied (a service's own $STATE_DIRECTORY that holds its workspaces: the
+// hundredth review), only the names a server would trust there.
 func cliGatewaySecrets() []string {
 	d, err := DefaultDataDir()
 	if err != nil {
 		return nil
 	}
-	if d, err = filepath.Abs(d); err != nil {
-		return nil
-	}
-	if !HoldsServerData(d) {
-		// No server's data here (a mount a server makes later is its
-		// own): a service's own $STATE_DIRECTORY that holds its
-		// workspaces is not denied them (the hundredth review).
-		return nil
-	}
-	out := []string{d}
-	if r, err := filepath.EvalSymlinks(d); err == nil && r != d {
-		out = append(out, r)
-	}
-	return out
+	return DataDirSecrets(d)
 }
 
 func reportRefusal(w io.Writer, err error) {

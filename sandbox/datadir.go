@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -43,3 +44,66 @@ func HoldsServerData(d string) bool {
 	}
 	return false
 }
+
+// DataDirSecrets returns the sensitive paths a server's data directory d
+// gives every command (absolute; none for ""): when d holds a server's
+// data, d itself, where it leads, and where each symbolic link in it leads
+// (a DATA/token or DATA/events linked into a workspace or a disk: masking
+// the directory masks the link, not its target, which a command reached by
+// its real path: the hundred-and-thirtieth review), looked for in d and
+// its subdirectories' entries, at most maxDataDirLinkScan entries; when d
+// holds none yet, the paths of DataDirMarks in it (and where d leads): a
+// command that makes one (an admin token of its choosing, which the next
+// `serve` there would adopt: the same review) has it set aside after the
+// command, while a directory that holds workspaces stays theirs.
+func DataDirSecrets(d string) []string {
+	if d == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return nil
+	}
+	dirs := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		dirs = append(dirs, real)
+	}
+	if !HoldsServerData(abs) {
+		var out []string
+		for _, dir := range dirs {
+			for _, n := range DataDirMarks {
+				out = append(out, filepath.Join(dir, n))
+			}
+		}
+		return out
+	}
+	out := append([]string(nil), dirs...)
+	scanned := 0
+	var scan func(dir string, depth int)
+	scan = func(dir string, depth int) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if scanned++; scanned > maxDataDirLinkScan {
+				return
+			}
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+				if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+					out = append(out, real)
+				}
+			case e.IsDir() && depth < 2:
+				scan(p, depth+1)
+			}
+		}
+	}
+	scan(abs, 1)
+	return out
+}
+
+// maxDataDirLinkScan bounds the entries DataDirSecrets looks at for links
+// (the log store keeps a few files a segment).
+const maxDataDirLinkScan = 4096

@@ -207,9 +207,9 @@ type Quarantine struct {
 func QuarantineLine(path, reason, movedTo, failed string) string {
 	path, reason, movedTo, failed = domain.TerminalSafe(path), domain.TerminalSafe(reason), domain.TerminalSafe(movedTo), domain.TerminalSafe(failed)
 	if failed != "" {
-		return fmt.Sprintf("turnstile: the command left %s, which git would run a program from (%s), and setting it aside failed: %s", path, reason, failed)
+		return fmt.Sprintf("turnstile: the command left %s, which a host program could run or trust (%s), and setting it aside failed: %s", path, reason, failed)
 	}
-	return fmt.Sprintf("turnstile: the command left %s, which git would run a program from (%s): set aside as %s, so that no git uses it; look at it before renaming it back", path, reason, movedTo)
+	return fmt.Sprintf("turnstile: the command left %s, which a host program could run or trust (%s): set aside as %s, so that nothing uses it; look at it before renaming it back", path, reason, movedTo)
 }
 
 // newPlantCheck returns the check of v's writable grants, or nil when there

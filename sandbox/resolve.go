@@ -529,15 +529,17 @@ func below(pattern, got []string) bool {
 	return len(pattern) > len(got) && globPrefix(pattern[:len(got)], got)
 }
 
-// kernelMasks reports whether a sensitive path is also a kernel carve-out
-// (masked in the command's mount namespace): only an existing, pattern-free
-// path outside /proc that this process can read. A pattern names no one
-// file; /proc is the PID namespace's own procfs (other processes are not
-// there); a missing path has nothing to hide (and must not be created
-// empty); a path this process cannot read, a command run as the same user
-// with fewer capabilities cannot read either.
+// kernelMasks reports whether a sensitive path (one path: a pattern's
+// entry is expanded to its matches first, and a match may hold a "*" of
+// its own, a home named "a*b": the hundred-and-thirtieth review) is also a
+// kernel carve-out (masked in the command's mount namespace): only an
+// existing path outside /proc that this process can read. /proc is the PID
+// namespace's own procfs (other processes are not there); a missing path
+// has nothing to hide (and must not be created empty); a path this process
+// cannot read, a command run as the same user with fewer capabilities
+// cannot read either.
 func kernelMasks(p string) bool {
-	if strings.Contains(p, "*") || domain.PathWithin(p, "/proc") {
+	if domain.PathWithin(p, "/proc") {
 		return false
 	}
 	// access(2) follows a link as the command's open would, and fails
@@ -550,7 +552,7 @@ func kernelMasks(p string) bool {
 // home, most of them absent: the memo lists a directory once it was asked
 // about listAfter names there).
 func (m canonMemo) kernelMasks(p string) bool {
-	if strings.Contains(p, "*") || domain.PathWithin(p, "/proc") {
+	if domain.PathWithin(p, "/proc") {
 		return false
 	}
 	if _, exists, ok, err := m.path(domain.CleanPath(p)); err == nil && ok && !exists {

@@ -94,9 +94,14 @@ func TestAttack130_PlantedServerToken(t *testing.T) {
 	data := filepath.Join(home, ".local/state/turnstile")
 	out, code = plant(home)
 	t.Logf("attack plant: exit %d: %s", code, out)
-	b, err := os.ReadFile(filepath.Join(data, "token"))
-	if err != nil || !strings.Contains(string(b), planted) {
-		t.Fatalf("premise: the planted token is not in %s after the command (%v %q): nothing to adopt", data, err, b)
+	// (Fixed: the check after the command sets aside a token the command
+	// made where a server would trust it, so that the next server makes
+	// its own; with the attack working the planted file stays and the
+	// server below adopts it.)
+	if b, err := os.ReadFile(filepath.Join(data, "token")); err == nil && strings.Contains(string(b), planted) {
+		t.Logf("the planted token is still in %s after the command", data)
+	} else if !strings.Contains(out, "set aside") {
+		t.Fatalf("premise: the command did not plant the token (%v %q), and nothing was set aside: %s", err, b, out)
 	}
 	// The person's next server on its default data directory.
 	s := StartServer(t, data)

@@ -78,7 +78,7 @@ func TestExecReportsQuarantinedRepository(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil || string(out) != "planted\n" || !strings.Contains(stderr.String(), "turnstile: the command left "+root+"/sub/.git, which git would run a program from (config: line ") ||
+	if err != nil || string(out) != "planted\n" || !strings.Contains(stderr.String(), "turnstile: the command left "+root+"/sub/.git, which a host program could run or trust (config: line ") ||
 		!strings.Contains(stderr.String(), "core.fsmonitor is not a trusted key): set aside as "+root+"/sub/.git/HEAD.turnstile-untrusted") {
 		t.Fatalf("turnstile sandbox: %v %q %q", err, out, stderr.String())
 	}

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -444,8 +445,17 @@ func storePaths(f serveFlags) []string {
 // token file and more (the store's files outside the data directory).
 // Every turn's snapshot denies them.
 func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
-	var out []string
-	for _, p := range append([]string{data, tokenFile}, more...) {
+	// The data directory (and, when this user's default one is another,
+	// that one too: another server's, or the next one's): where it and
+	// each link in it lead, or the names a server would trust there
+	// (sandbox.DataDirSecrets).
+	out := sandbox.DataDirSecrets(data)
+	if def, err := sandbox.DefaultDataDir(); err == nil {
+		if abs, err := filepath.Abs(def); err == nil && !slices.Contains(out, abs) {
+			out = append(out, sandbox.DataDirSecrets(def)...)
+		}
+	}
+	for _, p := range append([]string{tokenFile}, more...) {
 		if p == "" {
 			continue
 		}
