@@ -58,9 +58,6 @@ func stallPlainRequest(t *testing.T, proxyAddr, turnID, cred, target string) net
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetReadBuffer(4096)
-	}
 	auth := base64.StdEncoding.EncodeToString([]byte(turnID + ":" + cred))
 	fmt.Fprintf(c, "GET http://%s/big HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic %s\r\n\r\n", target, target, auth)
 	// Wait (polling the goroutines' stacks, not a timer) until the proxy's
@@ -224,5 +221,84 @@ func TestAttack131_DrainStallCarriesUnrecordedControl(t *testing.T) {
 	c.Close()
 	if up := j.bytesUp(); up != n {
 		t.Fatalf("a tunnel open at the end carried %d bytes up; recorded %d", n, up)
+	}
+}
+
+// TestAttack131_StalledRequestOutlivesTurn: the close Drain and the watch
+// give a plain request (its upstream closed, narrowed marked) does not end
+// a handler blocked writing the answer to a client that stopped reading:
+// the shared listener's server has no write timeout, so the handler, its
+// tracked tunnel and the turn's watch (which judges the ended turn again,
+// and checks the credential, every Recheck, 250 ms) live on after the turn
+// has ended, for as long as the agent leaves the connection unread. Each
+// such request pins a goroutine, a proxy connection and a 4 Hz watch that
+// reads an ended (perhaps evicted, so reloaded from the store) turn.
+// Wanted: an ended turn's connections gone, whatever their client does
+// (the client's connection closed too, or a write deadline).
+// Control: the same request whose client reads is gone once the turn ends.
+func TestAttack131_StalledRequestOutlivesTurn(t *testing.T) {
+	for _, reads := range []bool{true, false} {
+		name := "stalled"
+		if reads {
+			name = "control: the client reads"
+		}
+		t.Run(name, func(t *testing.T) {
+			st, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			eng := engine.New(st, engine.Config{})
+			if _, err := eng.Execute(context.Background(), "t", &turn.StartTurn{TurnID: "t", WorkspaceID: "ws", ThreadID: "th",
+				Inputs: turn.Inputs{WorkspaceRoot: t.TempDir()}}); err != nil {
+				t.Fatal(err)
+			}
+			j := &keptJudge{EngineJudge: &EngineJudge{Engine: eng, Now: time.Now, Poll: time.Millisecond}}
+			p := NewProxy(j, &mapResolver{})
+			eng.SetBeforeEnd(p.Drain)
+			p.Recheck = 5 * time.Millisecond
+			rechecks := make(chan struct{}, 1024)
+			p.rechecked = func(string, int64) {
+				select {
+				case rechecks <- struct{}{}:
+				default:
+				}
+			}
+			finished := make(chan struct{}, 16)
+			p.accounted = func(string) { finished <- struct{}{} } // after the handler untracked its connection
+			addr := startProxy(t, p)
+			big, _ := stallingOrigin(t)
+			c := stallPlainRequest(t, addr, "t", p.Credential("t"), big)
+			if reads {
+				go func() {
+					buf := make([]byte, 64<<10)
+					for {
+						if _, err := c.Read(buf); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			if _, err := eng.Execute(context.Background(), "t", &turn.EndTurn{Meta: turn.Meta{Now: time.Now().UTC(), Actor: Actor}, Status: turn.StatusCompleted}); err != nil {
+				t.Fatal(err)
+			}
+			// Let the watch judge the ended turn several times (it closes
+			// what it denies at each), then look.
+			for len(rechecks) > 0 {
+				<-rechecks
+			}
+			for range 4 {
+				if p.Open("t") == 0 {
+					break
+				}
+				select {
+				case <-rechecks:
+				case <-finished:
+				}
+			}
+			if n := p.Open("t"); n != 0 {
+				t.Errorf("the turn has ended and its watch closed its connections four times since; %d connection of it is still open (its handler blocked writing to a client that does not read)", n)
+			}
+		})
 	}
 }
