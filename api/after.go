@@ -44,6 +44,9 @@ func (s *Server) awaitAfter(r *http.Request, param string) error {
 	if wait <= 0 || wait > MaxAfterWait {
 		wait = MaxAfterWait
 	}
+	if !s.cfg.Projector.Position().Less(pos) {
+		return nil // there already: no wait
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	if err := s.cfg.Projector.WaitFor(ctx, pos); err != nil {
@@ -52,7 +55,10 @@ func (s *Server) awaitAfter(r *http.Request, param string) error {
 		}
 		return &AfterTimeoutError{Param: param, After: pos, Position: s.cfg.Projector.Position(), Waited: wait}
 	}
-	return nil
+	// What the read answers was done while it waited: not for a
+	// credential revoked meanwhile (the hundred-and-thirty-first review),
+	// as a long poll's ?wait= is not.
+	return s.stillAuthenticated(r.Context(), r)
 }
 
 // positionOf renders a command's last position for its response ("" when

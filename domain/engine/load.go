@@ -23,8 +23,14 @@ const propagateTimeout = 30 * time.Second
 func (e *Engine) load(ctx context.Context, s *turn.State, cmd turn.Command) (turn.Command, error) {
 	switch c := cmd.(type) {
 	case *turn.EvaluateTool:
+		if err := e.refuseParentEnded(ctx, s, "decide a tool call"); err != nil {
+			return nil, err
+		}
 		return e.checkResources(s, c)
 	case *turn.RespondApproval:
+		if err := e.refuseParentEnded(ctx, s, "answer a request"); err != nil {
+			return nil, err
+		}
 		return e.recheck(s, c)
 	case *turn.RecordToolRun:
 		if c.Classified != nil || s.Status == turn.StatusNone || s.Status.Terminal() {
@@ -124,6 +130,25 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			}
 		}
 	}
+}
+
+// refuseParentEnded refuses what a live child turn is asked (what) once
+// its parent has ended: the parent's end is appended before its children
+// are ended one after another (endChildren), and a person who interrupts
+// the parent means every turn under it, not each in its turn (the
+// hundred-and-thirty-first review: a later child's decisions were allowed
+// while an earlier child's end waited). The child is ended by that
+// propagation; /exec ends it itself (prepareExec).
+func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what string) error {
+	if s.ParentTurnID == "" || s.Status == turn.StatusNone || s.Status.Terminal() {
+		return nil
+	}
+	p, err := e.parent(ctx, s.ParentTurnID)
+	if err != nil || !p.Status.Terminal() {
+		return nil // a parent that cannot be read: as before (the child's own state decides)
+	}
+	return &turn.IllegalTransitionError{TurnID: s.TurnID, State: p.Status,
+		Transition: what + " (parent turn " + p.TurnID + " has ended)"}
 }
 
 // endWithParent ends turnID the way its parent ended.

@@ -51,6 +51,7 @@ var Actor = domain.Actor{Name: "egress-proxy", Role: "system"}
 func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.TurnExecutionSecuritySnapshot, int64, error) {
 	var snap domain.TurnExecutionSecuritySnapshot
 	var ver int64
+	var parent string
 	err := j.Engine.View(ctx, turnID, func(s *turn.State) error {
 		if s.Status == turn.StatusNone {
 			return errors.New("no such turn")
@@ -58,11 +59,23 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 		if s.Status.Terminal() {
 			return errors.New("the turn has ended: its network access ended with it")
 		}
-		snap, ver = s.Snapshot, s.SnapshotVersion
+		snap, ver, parent = s.Snapshot, s.SnapshotVersion, s.ParentTurnID
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
+	}
+	if parent != "" {
+		// A child of an ended turn carries nothing while the end reaches
+		// it (Engine.refuseParentEnded).
+		if err := j.Engine.View(ctx, parent, func(s *turn.State) error {
+			if s.Status.Terminal() {
+				return errors.New("the turn's parent turn has ended: its network access ended with it")
+			}
+			return nil
+		}); err != nil {
+			return nil, 0, err
+		}
 	}
 	return &snap, ver, nil
 }

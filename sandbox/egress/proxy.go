@@ -133,6 +133,8 @@ type Proxy struct {
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
 	open map[string]map[*tunnel]struct{}
+	// ending are the turns Drain began ending, and when (endingTurn).
+	ending map[string]time.Time
 	// batched records, per turn, the snapshot version and the origins
 	// (with method, for each principal) already allowed under it: one
 	// decision event each (guarded by mu). A new version starts an empty
@@ -193,6 +195,11 @@ type tunnel struct {
 	// finished is closed once the connection's handler has returned and
 	// its bytes were accounted (Drain waits for it).
 	finished chan struct{}
+	// kick, for a plain request, ends a write of its answer to a client
+	// that does not read it (a write deadline in the past): closing the
+	// upstream alone left the handler blocked there, past its turn's end
+	// and a revocation (the hundred-and-thirty-first review).
+	kick atomic.Pointer[func()]
 }
 
 func (t *tunnel) close() {
@@ -202,6 +209,9 @@ func (t *tunnel) close() {
 		}
 		if t.up != nil {
 			t.up.Close()
+		}
+		if k := t.kick.Load(); k != nil {
+			(*k)()
 		}
 	}
 }
@@ -236,7 +246,7 @@ func NewProxy(j Judge, r Resolver) *Proxy {
 		panic("egress: no randomness for the credential key: " + err.Error())
 	}
 	return &Proxy{judge: j, resolver: r, key: key, DialTimeout: 10 * time.Second, AskWait: 60 * time.Second, IdleTimeout: 2 * time.Minute,
-		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, batched: map[string]*batch{},
+		Recheck: 250 * time.Millisecond, open: map[string]map[*tunnel]struct{}{}, ending: map[string]time.Time{}, batched: map[string]*batch{},
 		traffic: map[string]map[trafficKey]*turn.EgressTraffic{}, flushing: map[string]bool{}, FlushEvery: 2 * time.Second, SweepEvery: 30 * time.Second,
 		instance: randomHex(6)}
 }
@@ -738,6 +748,12 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 // looks complete.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	defer t.up.Close()
+	rc := http.NewResponseController(w)
+	kick := func() { rc.SetWriteDeadline(time.Unix(1, 0)) }
+	t.kick.Store(&kick)
+	if t.closed.Load() {
+		kick() // closed before the kick was set
+	}
 	admitted := p.admit(t)
 	defer p.untrack(t)
 	if !admitted {

@@ -11,9 +11,12 @@ import (
 	"turnstile/domain/turn"
 )
 
-func (p *Proxy) track(t *tunnel) {
+func (p *Proxy) track(t *tunnel) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.endingTurn(t.turnID) {
+		return false
+	}
 	m := p.open[t.turnID]
 	if m == nil {
 		m = map[*tunnel]struct{}{}
@@ -21,7 +24,26 @@ func (p *Proxy) track(t *tunnel) {
 		go p.watch(t.turnID)
 	}
 	m[t] = struct{}{}
+	return true
 }
+
+// endingTurn reports whether Drain began ending the turn less than
+// endingHold ago: no connection of it is tracked (admitted) meanwhile, so
+// that none opens after Drain listed the turn's connections and carries
+// bytes no summary records (the hundred-and-thirty-first review). Past
+// endingHold the turn has ended (and its judge refuses it) or its end
+// failed (and it carries again). The caller holds p.mu.
+func (p *Proxy) endingTurn(turnID string) bool {
+	at, ok := p.ending[turnID]
+	if ok && time.Since(at) >= endingHold {
+		delete(p.ending, turnID)
+		return false
+	}
+	return ok
+}
+
+// endingHold is how long a turn Drain began ending admits no connection.
+const endingHold = 10 * time.Second
 
 // admit tracks t and judges it against the turn's current snapshot: a
 // narrowing that landed while the connection was being decided (a person
@@ -31,7 +53,11 @@ func (p *Proxy) track(t *tunnel) {
 // marked narrowed and its upstream closed, and the caller answers the
 // client.
 func (p *Proxy) admit(t *tunnel) bool {
-	p.track(t)
+	if !p.track(t) {
+		t.narrowed.Store(true)
+		t.up.Close()
+		return false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	s, _, err := p.judge.Snapshot(ctx, t.turnID)
 	cancel()
@@ -239,6 +265,12 @@ type trafficKey struct {
 // rest is accounted after the end, and lost.
 func (p *Proxy) Drain(_ context.Context, turnID string) {
 	p.mu.Lock()
+	for id, at := range p.ending {
+		if time.Since(at) >= endingHold {
+			delete(p.ending, id)
+		}
+	}
+	p.ending[turnID] = time.Now()
 	ts := make([]*tunnel, 0, len(p.open[turnID]))
 	for t := range p.open[turnID] {
 		ts = append(ts, t)
