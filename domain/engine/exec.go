@@ -355,7 +355,10 @@ func (e *Engine) classifyExec(s *turn.State, c *Command, inv domain.Invocation) 
 }
 
 // parentEndedError: the turn's parent has ended, so the turn ends too.
-type parentEndedError struct{ parent *turn.Parent }
+type parentEndedError struct {
+	parent *turn.Parent
+	what   string // what was refused, for the illegal transition
+}
 
 func (e *parentEndedError) Error() string {
 	return fmt.Sprintf("parent turn %s is %s", e.parent.TurnID, e.parent.Status)

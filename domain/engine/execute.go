@@ -30,6 +30,15 @@ func (e *Engine) Execute(ctx context.Context, turnID string, cmd turn.Command) (
 		}
 	}
 	res, err := e.execute(ctx, turnID, cmd, func(s *turn.State, c turn.Command) (turn.Command, error) { return e.load(ctx, s, c) })
+	if pe := (*parentEndedError)(nil); errors.As(err, &pe) {
+		// A child asked something once its parent had ended
+		// (refuseParentEnded): ended now, as the propagation would.
+		if _, eerr := e.endWithParent(ctx, turnID, pe.parent); eerr != nil && !errors.Is(eerr, turn.ErrIllegalTransition) {
+			return Result{}, eerr
+		}
+		return Result{}, &turn.IllegalTransitionError{TurnID: turnID, State: pe.parent.Status,
+			Transition: pe.what + " (parent turn " + pe.parent.TurnID + " has ended)"}
+	}
 	e.after(ctx, turnID, cmd, &res, err)
 	return res, err
 }

@@ -137,8 +137,9 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 // are ended one after another (endChildren), and a person who interrupts
 // the parent means every turn under it, not each in its turn (the
 // hundred-and-thirty-first review: a later child's decisions were allowed
-// while an earlier child's end waited). The child is ended by that
-// propagation; /exec ends it itself (prepareExec).
+// while an earlier child's end waited). Execute then ends the child the
+// way its parent ended (as /exec does: prepareExec) and answers an illegal
+// transition.
 func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what string) error {
 	if s.ParentTurnID == "" || s.Status == turn.StatusNone || s.Status.Terminal() {
 		return nil
@@ -147,8 +148,7 @@ func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what stri
 	if err != nil || !p.Status.Terminal() {
 		return nil // a parent that cannot be read: as before (the child's own state decides)
 	}
-	return &turn.IllegalTransitionError{TurnID: s.TurnID, State: p.Status,
-		Transition: what + " (parent turn " + p.TurnID + " has ended)"}
+	return &parentEndedError{parent: p, what: what}
 }
 
 // endWithParent ends turnID the way its parent ended.
