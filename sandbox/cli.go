@@ -158,7 +158,7 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	if err != nil {
 		return nil, nil, err
 	}
-	domain.AddSensitivePaths(&s, cliGatewaySecrets())
+	domain.AddSensitivePaths(&s, cliGatewaySecrets(m))
 	plan, err := PlanSpawn(&s, req, os.Environ())
 	if err != nil {
 		return nil, nil, err
@@ -180,9 +180,16 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 // server): DataDirSecrets. A directory without a server's data is not
 // denied (a service's own $STATE_DIRECTORY that holds its workspaces: the
 // hundredth review), only the names a server would trust there.
-func cliGatewaySecrets() []string {
+//
+// In full_access, which writes anywhere, a directory without a server's
+// data has nothing to hide and nothing watched: none (the command runs
+// without the namespaces that hide secrets where they are unusable).
+func cliGatewaySecrets(m domain.Mode) []string {
 	d, err := DefaultDataDir()
 	if err != nil {
+		return nil
+	}
+	if m == domain.ModeFullAccess && !HoldsServerData(d) {
 		return nil
 	}
 	return DataDirSecrets(d)

@@ -50,6 +50,12 @@ type indexWatch struct {
 	// would commit every tracked file as deleted.
 	saved          []byte
 	uid, gid, mode uint32
+	// mtime is the index file's modification time then, put back with
+	// it: git takes an entry recorded in the index's own second for
+	// racily clean and looks at the file again; an index rewritten now
+	// would make a file changed in that second, at the same size, look
+	// unchanged to the person's git.
+	mtime unix.Timespec
 	// before are the entries at denied paths then, by path relative to
 	// the work tree: their mode and blob id.
 	before map[string]string
@@ -90,7 +96,7 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 			}
 			var st unix.Stat_t
 			if len(b) <= maxSavedIndex && unix.Lstat(g+"/index", &st) == nil {
-				iw.saved, iw.uid, iw.gid, iw.mode = b, st.Uid, st.Gid, st.Mode&0o777
+				iw.saved, iw.uid, iw.gid, iw.mode, iw.mtime = b, st.Uid, st.Gid, st.Mode&0o777, st.Mtim
 			}
 		} else if errors.Is(err, unix.ENOENT) {
 			iw.readable = true // no index yet: every entry would be new
@@ -214,6 +220,9 @@ func (iw *indexWatch) restore() error {
 		werr = unix.Fchmod(fd, iw.mode)
 	}
 	unix.Close(fd)
+	if werr == nil {
+		werr = unix.UtimesNanoAt(gfd, tmp, []unix.Timespec{iw.mtime, iw.mtime}, unix.AT_SYMLINK_NOFOLLOW)
+	}
 	if werr == nil {
 		werr = unix.Renameat2(gfd, tmp, gfd, "index", unix.RENAME_NOREPLACE)
 	}

@@ -50,6 +50,10 @@ func TestPlantedIndexEntryPutBack(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ws, s := indexRepo(t)
+			before, err := os.Stat(ws + "/.git/index")
+			if err != nil {
+				t.Fatal(err)
+			}
 			r := sh(t, &s, indexGitEnv+`e=$(git hash-object -w /dev/null) && `+plant+` && echo y > README && echo PLANTED`)
 			if !strings.Contains(string(r.Stdout), "PLANTED") {
 				t.Fatalf("premise: %s", r.Stderr)
@@ -60,6 +64,13 @@ func TestPlantedIndexEntryPutBack(t *testing.T) {
 			files := hostGit(t, ws, "ls-files", "--stage")
 			if strings.Contains(files, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391") { // the empty blob the command planted
 				t.Fatalf("the index put back holds the plant: %s", files)
+			}
+			// With its time: git looks again at an entry recorded in the
+			// index's own second (racily clean); an index put back with
+			// a newer time would hide README's same-size change made in
+			// that second.
+			if after, err := os.Stat(ws + "/.git/index"); err != nil || !after.ModTime().Equal(before.ModTime()) {
+				t.Fatalf("the index put back has another time: %v, was %v (%v)", after.ModTime(), before.ModTime(), err)
 			}
 			for _, f := range []string{"README", ".gitignore", "config.env"} {
 				if !strings.Contains(files, f) {
