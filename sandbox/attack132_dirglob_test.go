@@ -70,7 +70,7 @@ func TestAttack132_DirGlobIndexPlant(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			hostGit(t, ws, "commit", "-q", "-a", "-m", "wip")
+			attack132Commit(t, ws)
 			r = sh(t, &s, indexGitEnv+`git show HEAD:.secrets/prod.key`)
 			if strings.Contains(string(r.Stdout), key) {
 				t.Errorf("the command read .secrets/prod.key (denied by %q) from the object store: an index entry it planted made the person's git commit -a copy it there: %q", c.rule, r.Stdout)

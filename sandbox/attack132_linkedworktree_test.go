@@ -56,7 +56,7 @@ func TestAttack132_LinkedWorktreeIndexPlant(t *testing.T) {
 			t.Logf("quarantined: %v", quarantined(r))
 			// The person's routine commit in the linked work tree.
 			os.WriteFile(wt+"/README", []byte("z\n"), 0o644)
-			hostGit(t, wt, "commit", "-q", "-a", "-m", "wip")
+			attack132Commit(t, wt)
 			r = sh(t, &s, indexGitEnv+`cat `+wt+`/.env; echo ---; git show feature:.env`)
 			if before, _, _ := strings.Cut(string(r.Stdout), "---"); strings.Contains(before, key) {
 				t.Fatalf("premise: the work tree's .env itself was readable: %q", r.Stdout)

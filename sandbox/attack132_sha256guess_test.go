@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
 	"turnstile/domain"
 )
 
@@ -42,7 +43,7 @@ func TestAttack132_Sha256GuessDisablesIndexWatch(t *testing.T) {
 			if c.name == "control" && !slices.Contains(q, ws+"/.git/index") {
 				t.Fatalf("control: the plant was not set aside: %v", q)
 			}
-			hostGit(t, ws, "commit", "-q", "-a", "-m", "wip")
+			attack132Commit(t, ws)
 			r = sh(t, &s, indexGitEnv+`cat .env; echo ---; git show HEAD:.env`)
 			if before, _, _ := strings.Cut(string(r.Stdout), "---"); strings.Contains(before, key) {
 				t.Fatalf("premise: .env itself was readable: %q", r.Stdout)
