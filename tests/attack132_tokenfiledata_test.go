@@ -23,7 +23,8 @@ import (
 // full_access command reads other workspaces' turns there (and may rewrite
 // the checkpoint the next start restores). The same holds forever for a
 // data directory whose store is elsewhere (--store log:DIR, bolt:PATH, a
-// remote store). Before ea71dfa the data directory was always denied.
+// remote store: "token-file-log-store", every start). Before ea71dfa the
+// data directory was always denied.
 //
 // Control ("control"): the same server with its token made in the data
 // directory (no --token-file): the command reads neither file.
@@ -35,7 +36,8 @@ func TestAttack132_TokenFileDataDirUnmasked(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		tokenFile bool
-	}{{"control", false}, {"token-file", true}} {
+		logStore  bool // the store elsewhere (--store log:DIR): every start
+	}{{"control", false, false}, {"token-file", true, false}, {"token-file-log-store", true, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			data := t.TempDir()
 			var s *Server
@@ -44,7 +46,11 @@ func TestAttack132_TokenFileDataDirUnmasked(t *testing.T) {
 				if err := os.WriteFile(tf, []byte(token+"\n"), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				s = startServer(t, &Server{Data: data, Args: []string{"--token-file", tf, "--checkpoint-interval", "1s"}, Token: token})
+				args := []string{"--token-file", tf, "--checkpoint-interval", "1s"}
+				if c.logStore {
+					args = append(args, "--store", "log:"+filepath.Join(t.TempDir(), "events"))
+				}
+				s = startServer(t, &Server{Data: data, Args: args, Token: token})
 			} else {
 				s = StartServer(t, data, "--checkpoint-interval", "1s")
 			}
@@ -54,9 +60,16 @@ func TestAttack132_TokenFileDataDirUnmasked(t *testing.T) {
 			s.JSON("POST", "/v1/turns/"+marker+"/complete", nil, http.StatusOK, nil)
 			// Premise: read from outside, the checkpoint names the other
 			// workspace's turn once written (the deadline is a hang guard).
-			cp := filepath.Join(data, "readmodels.checkpoint")
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if b, err := os.ReadFile(cp); err == nil && strings.Contains(string(b), marker) {
+			// (readmodels.checkpoint; with --store, <hash>.readmodels.checkpoint.)
+			var cp string
+			for deadline := time.Now().Add(30 * time.Second); cp == ""; time.Sleep(20 * time.Millisecond) {
+				ms, _ := filepath.Glob(filepath.Join(data, "*readmodels.checkpoint"))
+				for _, m := range ms {
+					if b, err := os.ReadFile(m); err == nil && strings.Contains(string(b), marker) {
+						cp = m
+					}
+				}
+				if cp != "" {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -65,7 +78,7 @@ func TestAttack132_TokenFileDataDirUnmasked(t *testing.T) {
 			}
 			root := workspace(t)
 			s.startTurn("fa-a132", "ws", "full_access", root)
-			script := "for f in " + cp + " " + data + "/readmodels.archive; do if grep -q " + marker + " \"$f\" 2>/dev/null; then echo \"READ $f\"; fi; done; ls -la " + data + "; echo end"
+			script := "for f in " + cp + " " + data + "/*readmodels.archive; do if grep -q " + marker + " \"$f\" 2>/dev/null; then echo \"READ $f\"; fi; done; ls -la " + data + "; echo end"
 			_, d := s.exec("fa-a132", "", map[string]any{"tool_call_id": "c1", "argv": []string{"sh", "-c", script}, "cwd": root})
 			if d.Result == nil {
 				t.Fatalf("exec: %+v", d)
