@@ -1,0 +1,151 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"turnstile/domain"
+	"turnstile/domain/engine"
+	"turnstile/domain/eventstore"
+	"turnstile/domain/turn"
+)
+
+// endStraight appends id's end to its stream without the engine, as a
+// crash between a turn's end and its propagation (or an end the
+// propagation has not reached) leaves it: TestChildOfEndedParentEndsOnExec.
+func endStraight(t *testing.T, f *fixture, id string) {
+	t.Helper()
+	s, _ := replay(t, f, id)
+	evs, _, err := turn.Decide(s, &turn.EndTurn{Meta: turn.Meta{Now: f.clock.Now()}, Status: turn.StatusInterrupted, Reason: "stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := turn.Encode(evs, s.LastHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.Append(ctx, turn.StreamName(id), eventstore.Exactly(uint64(s.Version)), data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func decideLs(eng *engine.Engine, id, call string) (domain.Behavior, error) {
+	args, _ := json.Marshal(map[string]any{"cmd": []string{"ls"}})
+	res, err := eng.Execute(ctx, id, &turn.EvaluateTool{Meta: turn.Meta{Actor: domain.Actor{Name: "agent", Role: domain.RoleRuntime}},
+		ToolCallID: call, Invocation: domain.Invocation{ToolName: "exec_command", Arguments: args}})
+	if err != nil {
+		return 0, err
+	}
+	return res.Decision.Behavior, nil
+}
+
+// TestAttack133_GrandchildOfEndedTurnDecides: the hundred-and-thirty-first
+// review's fix refuses a child's decision, answer and exec once its
+// PARENT has ended (refuseParentEnded, prepareExec), but looks one level
+// up only. A person interrupts the root turn p; its end is recorded, and
+// the propagation has not reached p's child c (a crash between the two,
+// an end on another instance whose propagation was cut short, or simply
+// the children before c still draining). c's own child g looks at c,
+// which is live, and is allowed everything: its decisions are allowed and
+// its commands run, though the turn the person interrupted is above it.
+// The agent that holds the runtime credential need only act in g, never
+// in c (whose next request would end c and g with it).
+// Wanted: a turn whose ancestor has ended decides and runs nothing.
+// Control (TestAttack133_GrandchildOfEndedTurnDecidesControl): the direct
+// child c, in the same state, is refused.
+func TestAttack133_GrandchildOfEndedTurnDecides(t *testing.T) {
+	f, eng, r, root := execFixture(t)
+	startIn(t, eng, "p", "", domain.ModeFullAccess, root)
+	startIn(t, eng, "c", "p", domain.ModeFullAccess, root)
+	startIn(t, eng, "g", "c", domain.ModeFullAccess, root)
+	// Before the interrupt, g decides and runs (the honest form).
+	if b, err := decideLs(eng, "g", "before"); err != nil || b != domain.BehaviorAllow {
+		t.Fatalf("setup: g's decision before the interrupt: %v %v", b, err)
+	}
+	endStraight(t, f, "p")
+	b, err := decideLs(eng, "g", "after")
+	if err == nil && b == domain.BehaviorAllow {
+		t.Errorf("the root turn p was interrupted; its grandchild g still had a tool call allowed (its parent c is live, nothing looks further up)")
+	}
+	res, err := eng.Exec(ctx, "g", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0)
+	if err == nil && res.Ran {
+		t.Errorf("the root turn p was interrupted; its grandchild g still ran a command: %v", r.runs())
+	}
+	var gs turn.Status
+	if err := eng.View(ctx, "g", func(s *turn.State) error { gs = s.Status; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !gs.Terminal() {
+		t.Errorf("g is %s after its grandparent was interrupted and g asked twice", gs)
+	}
+}
+
+// TestAttack133_GrandchildOfEndedTurnDecidesControl: the same interrupt,
+// asked of the direct child c: refused (an illegal transition), c ended,
+// nothing run.
+func TestAttack133_GrandchildOfEndedTurnDecidesControl(t *testing.T) {
+	f, eng, r, root := execFixture(t)
+	startIn(t, eng, "p", "", domain.ModeFullAccess, root)
+	startIn(t, eng, "c", "p", domain.ModeFullAccess, root)
+	startIn(t, eng, "g", "c", domain.ModeFullAccess, root)
+	if b, err := decideLs(eng, "c", "before"); err != nil || b != domain.BehaviorAllow {
+		t.Fatalf("c's decision before the interrupt: %v %v", b, err)
+	}
+	endStraight(t, f, "p")
+	if _, err := decideLs(eng, "c", "after"); !errors.Is(err, turn.ErrIllegalTransition) {
+		t.Fatalf("c's decision after its parent was interrupted: %v", err)
+	}
+	if _, err := eng.Exec(ctx, "c", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0); !errors.Is(err, turn.ErrIllegalTransition) || len(r.runs()) != 0 {
+		t.Fatalf("c's exec after its parent was interrupted: %v %v", err, r.runs())
+	}
+}
+
+// TestAttack133_GrandchildDuringPropagation: the live form, with no crash.
+// Interrupting p ends its children one after another, each end running
+// what is kept for it elsewhere first (SetBeforeEnd: the egress proxy's
+// Drain, which waits up to 2 s for its connections' handlers and records
+// the traffic). While the first child c1's end runs, p has ended and the
+// second child c2 is refused (the hundred-and-thirty-first review's fix),
+// but c2's own child g, whose parent c2 the propagation has not reached,
+// decides and runs as before. The hook here holds c1's end until g has
+// been asked (a stand-in for a drain that takes its time, not a timer).
+// Control: c2, asked at the same moment, is refused.
+func TestAttack133_GrandchildDuringPropagation(t *testing.T) {
+	_, eng, r, root := execFixture(t)
+	startIn(t, eng, "p", "", domain.ModeFullAccess, root)
+	startIn(t, eng, "c1", "p", domain.ModeFullAccess, root)
+	startIn(t, eng, "c2", "p", domain.ModeFullAccess, root)
+	startIn(t, eng, "g", "c2", domain.ModeFullAccess, root)
+	draining, release := make(chan struct{}), make(chan struct{})
+	eng.SetBeforeEnd(func(_ context.Context, id string) {
+		if id == "c1" {
+			close(draining)
+			<-release
+		}
+	})
+	ended := make(chan error, 1)
+	go func() {
+		_, err := eng.Execute(ctx, "p", &turn.EndTurn{Meta: turn.Meta{Actor: domain.Actor{Name: "alice", Role: domain.RoleApprover}}, Status: turn.StatusInterrupted, Reason: "stop now"})
+		ended <- err
+	}()
+	<-draining // p has ended; c1's end is running
+	gb, gerr := decideLs(eng, "g", "g-after")
+	gres, gxerr := eng.Exec(ctx, "g", &engine.Command{ToolCallID: "g-run", Argv: []string{"/bin/echo", "late"}}, 0)
+	// Control: the direct child c2, at the same moment.
+	_, cerr := decideLs(eng, "c2", "c2-after")
+	close(release)
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(cerr, turn.ErrIllegalTransition) {
+		t.Fatalf("control: c2's decision while p's end propagated: %v", cerr)
+	}
+	if gerr == nil && gb == domain.BehaviorAllow {
+		t.Errorf("p was interrupted; while its first child's end ran, its grandchild g had a tool call allowed")
+	}
+	if gxerr == nil && gres.Ran {
+		t.Errorf("p was interrupted; while its first child's end ran, its grandchild g ran a command: %v", r.runs())
+	}
+}
