@@ -149,3 +149,37 @@ func TestAttack133_GrandchildDuringPropagation(t *testing.T) {
 		t.Errorf("p was interrupted; while its first child's end ran, its grandchild g ran a command: %v", r.runs())
 	}
 }
+
+// TestAttack133_NewGrandchildUnderEndedTurn: after the root p has ended
+// (its end recorded, the propagation not reached c), the agent starts a
+// new turn under c: its start looks at c only (live), so it starts live
+// and decides and runs, though the turn the person interrupted is above
+// it; the agent can start as many as c's child cap allows, never acting in
+// c itself. Control: a new turn started directly under p is ended at once
+// (the start's after-check) and decides nothing.
+func TestAttack133_NewGrandchildUnderEndedTurn(t *testing.T) {
+	f, eng, r, root := execFixture(t)
+	startIn(t, eng, "p", "", domain.ModeFullAccess, root)
+	startIn(t, eng, "c", "p", domain.ModeFullAccess, root)
+	endStraight(t, f, "p")
+	// Control: a new child of p itself.
+	if _, err := eng.Execute(ctx, "k", &turn.StartTurn{TurnID: "k", WorkspaceID: "ws", ThreadID: "th", ParentTurnID: "p",
+		Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root, Cwd: root}}); err != nil && !errors.Is(err, turn.ErrIllegalTransition) {
+		t.Fatalf("control: start under the ended p: %v", err)
+	}
+	if b, err := decideLs(eng, "k", "x"); err == nil && b == domain.BehaviorAllow {
+		t.Fatalf("control: a new child of the ended p decided allow")
+	}
+	// The attack: a new child of c.
+	if _, err := eng.Execute(ctx, "g2", &turn.StartTurn{TurnID: "g2", WorkspaceID: "ws", ThreadID: "th", ParentTurnID: "c",
+		Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root, Cwd: root}}); err != nil {
+		t.Logf("start under c refused: %v", err)
+		return
+	}
+	if b, err := decideLs(eng, "g2", "x"); err == nil && b == domain.BehaviorAllow {
+		t.Errorf("a turn started under c after the root p was interrupted decided allow")
+	}
+	if res, err := eng.Exec(ctx, "g2", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0); err == nil && res.Ran {
+		t.Errorf("a turn started under c after the root p was interrupted ran a command: %v", r.runs())
+	}
+}
