@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -181,5 +186,102 @@ func TestAttack133_NewGrandchildUnderEndedTurn(t *testing.T) {
 	}
 	if res, err := eng.Exec(ctx, "g2", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0); err == nil && res.Ran {
 		t.Errorf("a turn started under c after the root p was interrupted ran a command: %v", r.runs())
+	}
+}
+
+// TestAttack133_LaterChildCommandOutlivesInterrupt: the
+// hundred-and-thirty-first review's fix refuses what a child of an ended
+// turn is asked, but a command the child was already running is stopped
+// only when the propagation reaches the child (StopRuns at its own end).
+// p is interrupted while its second child c2 runs a command; the first
+// child c1's end is held (its Drain: a stalled request body holds it 2 s,
+// per child, TestAttack133_StalledBodyKeepsGrandchildLive; the hook here
+// stands in for it, no timer). p has ended, and c2's command runs on and
+// completes, unkilled, with what the agent wrote to it after the person's
+// interrupt. Control: the same command with c1's end not held is killed
+// by the interrupt.
+func TestAttack133_LaterChildCommandOutlivesInterrupt(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		name := "c1's end held"
+		if !held {
+			name = "control: nothing held"
+		}
+		t.Run(name, func(t *testing.T) {
+			_, eng, _, root := execFixture(t)
+			startIn(t, eng, "p", "", domain.ModeFullAccess, root)
+			startIn(t, eng, "c1", "p", domain.ModeFullAccess, root)
+			startIn(t, eng, "c2", "p", domain.ModeFullAccess, root)
+			fifo := filepath.Join(root, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			started := filepath.Join(root, "started")
+			draining, release := make(chan struct{}), make(chan struct{})
+			eng.SetBeforeEnd(func(_ context.Context, id string) {
+				if id == "c1" && held {
+					close(draining)
+					<-release
+				}
+			})
+			type out struct {
+				res engine.ExecResult
+				err error
+			}
+			ran := make(chan out, 1)
+			go func() {
+				res, err := eng.Exec(ctx, "c2", &engine.Command{ToolCallID: "long", Argv: []string{"/bin/sh", "-c", "touch " + started + "; exec cat " + fifo}}, 0)
+				ran <- out{res, err}
+			}()
+			for i := 0; ; i++ {
+				if _, err := os.Stat(started); err == nil {
+					break
+				}
+				if i > 20000 {
+					t.Fatal("setup: the command never started")
+				}
+				time.Sleep(time.Millisecond) // polling a state, not standing in for it
+			}
+			ended := make(chan error, 1)
+			go func() {
+				_, err := eng.Execute(ctx, "p", &turn.EndTurn{Meta: turn.Meta{Actor: domain.Actor{Name: "alice", Role: domain.RoleApprover}}, Status: turn.StatusInterrupted, Reason: "stop now"})
+				ended <- err
+			}()
+			if held {
+				<-draining // p has ended; c1's end is running
+				// The agent feeds its running command after the interrupt.
+				// (cat may not have opened it yet: poll for its reader.)
+				var w *os.File
+				for i := 0; ; i++ {
+					var err error
+					if w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+						break
+					}
+					if i > 20000 {
+						close(release)
+						t.Fatalf("setup: no reader on the fifo: %v", err)
+					}
+					time.Sleep(time.Millisecond) // polling a state, not standing in for it
+				}
+				w.Write([]byte("after-the-interrupt\n"))
+				w.Close()
+				o := <-ran
+				close(release)
+				if err := <-ended; err != nil {
+					t.Fatal(err)
+				}
+				if o.err == nil && o.res.Ran && o.res.Output != nil && o.res.Output.ExitCode == 0 && strings.Contains(o.res.Output.Stdout, "after-the-interrupt") {
+					t.Errorf("p was interrupted; its child c2's running command went on and completed with what was sent after the interrupt: %q (%s)", o.res.Output.Stdout, o.res.Message)
+				}
+				return
+			}
+			if err := <-ended; err != nil {
+				t.Fatal(err)
+			}
+			o := <-ran
+			if o.err != nil || !o.res.Ran || o.res.Output == nil || o.res.Output.ExitCode == 0 {
+				t.Fatalf("control: c2's command after p's interrupt: %+v %v", o.res, o.err)
+			}
+			t.Logf("control: %s", o.res.Message)
+		})
 	}
 }
