@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,7 +58,15 @@ func HoldsServerData(d string) bool {
 // command that makes one (an admin token of its choosing, which the next
 // `serve` there would adopt: the same review) has it set aside after the
 // command, while a directory that holds workspaces stays theirs.
-func DataDirSecrets(d string) []string {
+func DataDirSecrets(d string) []string { return dataDirSecrets(d, false) }
+
+// OwnDataDirSecrets is DataDirSecrets for a server's own data directory,
+// which is its data whatever it holds yet (with --token-file or a store
+// elsewhere it may hold no mark at the start, and its read models'
+// checkpoint and archive later: the hundred-and-thirty-second review).
+func OwnDataDirSecrets(d string) []string { return dataDirSecrets(d, true) }
+
+func dataDirSecrets(d string, own bool) []string {
 	if d == "" {
 		return nil
 	}
@@ -68,10 +78,13 @@ func DataDirSecrets(d string) []string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		dirs = append(dirs, real)
 	}
-	if !HoldsServerData(abs) {
+	if !own && !HoldsServerData(abs) {
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			return dirs // nothing lives there yet: one a command makes is set aside
+		}
 		var out []string
 		for _, dir := range dirs {
-			for _, n := range DataDirMarks {
+			for _, n := range append(DataDirMarks, trustedNames...) {
 				out = append(out, filepath.Join(dir, n))
 			}
 		}
@@ -103,6 +116,11 @@ func DataDirSecrets(d string) []string {
 	scan(abs, 1)
 	return out
 }
+
+// trustedNames are other names a server reads in its data directory: its
+// read models' checkpoint and archive (a forged one would be restored as
+// history).
+var trustedNames = []string{"readmodels.checkpoint", "readmodels.archive"}
 
 // maxDataDirLinkScan bounds the entries DataDirSecrets looks at for links
 // (the log store keeps a few files a segment).

@@ -40,10 +40,13 @@ const maxIndexBytes = 64 << 20
 
 // indexWatch is one repository's index as the command started.
 type indexWatch struct {
-	gitDir, workTree, root string
-	oidLen                 int
-	id                     [4]int64 // ino, ctime (s, ns), size: changed at all?
-	readable               bool     // the index could be read then
+	// dir is the directory holding the index (a git dir, or a linked
+	// work tree's admin dir under its worktrees/), workTree the work
+	// tree its paths are relative to ("": unknown, every entry counts as
+	// at a denied path), root the writable root holding dir.
+	dir, workTree, root string
+	id                  [4]int64 // ino, ctime (s, ns), size: changed at all?
+	readable            bool     // the index could be read then
 	// saved is the index as it was (nil: none, or larger than
 	// maxSavedIndex), put back when a planted one is set aside, with its
 	// owner and mode: without an index, the person's next commit -a
@@ -62,20 +65,12 @@ type indexWatch struct {
 }
 
 // watchIndexes records the indexes of the held repositories whose work
-// tree holds a denied path (or may, under a glob deny rule). denied reports
-// whether an absolute path is denied to the command.
+// tree holds a denied path (or may, under a glob deny rule), and of their
+// linked work trees (whose paths may lie outside every root: there every
+// entry counts as at a denied path).
 func (pc *plantCheck) watchIndexes(v *fsView) {
-	pc.deniedAt = func(p string) bool {
-		return !v.readable(p) || pc.globDenies(p, filepath.Base(p), false)
-	}
+	pc.deniedAt = func(p string) bool { return !v.readable(p) || pc.globDeniesOnTheWay(p) }
 	for g := range pc.held {
-		if filepath.Base(g) != ".git" {
-			continue
-		}
-		wt := filepath.Dir(g)
-		if len(pc.globLasts) == 0 && !v.deniedWithin(wt) {
-			continue
-		}
 		root := ""
 		for _, r := range pc.roots {
 			if domain.PathWithin(g, r) {
@@ -85,24 +80,69 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		if root == "" {
 			continue
 		}
-		iw := &indexWatch{gitDir: g, workTree: wt, root: root, oidLen: 20}
-		if cfg := pc.heldConfigs[g]["config"]; bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
-			iw.oidLen = 32 // extensions.objectFormat = sha256 (a wrong guess fails the parse: judged changed)
-		}
-		iw.id, _ = indexID(g)
-		if b, err := readSmallAt(unix.AT_FDCWD, g+"/index", maxIndexBytes); err == nil {
-			if m, err := indexEntries(b, iw.oidLen, func(rel string) bool { return pc.deniedAt(wt + "/" + rel) }); err == nil {
-				iw.before, iw.readable = m, true
+		if filepath.Base(g) == ".git" {
+			if wt := filepath.Dir(g); len(pc.globLasts) > 0 || v.deniedWithin(wt) {
+				pc.watchIndex(g, wt, root)
 			}
-			var st unix.Stat_t
-			if len(b) <= maxSavedIndex && unix.Lstat(g+"/index", &st) == nil {
-				iw.saved, iw.uid, iw.gid, iw.mode, iw.mtime = b, st.Uid, st.Gid, st.Mode&0o777, st.Mtim
-			}
-		} else if errors.Is(err, unix.ENOENT) {
-			iw.readable = true // no index yet: every entry would be new
 		}
-		pc.indexes = append(pc.indexes, iw)
+		names, _ := listAt(unix.AT_FDCWD, g+"/worktrees")
+		for _, n := range names[:min(len(names), maxWatchedWorktrees)] {
+			admin := g + "/worktrees/" + n
+			wt := ""
+			if b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096); err == nil {
+				if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
+					wt = filepath.Clean(filepath.Dir(p))
+				}
+			}
+			pc.watchIndex(admin, wt, root)
+		}
 	}
+}
+
+// maxWatchedWorktrees bounds the linked work trees whose indexes are
+// watched in one repository.
+const maxWatchedWorktrees = 64
+
+// watchIndex records the index in dir (see indexWatch).
+func (pc *plantCheck) watchIndex(dir, wt, root string) {
+	iw := &indexWatch{dir: dir, workTree: wt, root: root}
+	iw.id, _ = indexID(dir)
+	if b, err := readSmallAt(unix.AT_FDCWD, dir+"/index", maxIndexBytes); err == nil {
+		if m, split, err := indexEntriesAnyHash(b, iw.keep(pc)); err == nil && !split {
+			iw.before, iw.readable = m, true
+		}
+		var st unix.Stat_t
+		if len(b) <= maxSavedIndex && unix.Lstat(dir+"/index", &st) == nil {
+			iw.saved, iw.uid, iw.gid, iw.mode, iw.mtime = b, st.Uid, st.Gid, st.Mode&0o777, st.Mtim
+		}
+	} else if errors.Is(err, unix.ENOENT) {
+		iw.readable = true // no index yet: every entry would be new
+	}
+	pc.indexes = append(pc.indexes, iw)
+}
+
+// keep is the filter of the entries the watch compares: those at a denied
+// path of its work tree (every one when the work tree is unknown).
+func (iw *indexWatch) keep(pc *plantCheck) func(rel string) bool {
+	if iw.workTree == "" {
+		return func(string) bool { return true }
+	}
+	return func(rel string) bool { return pc.deniedAt(iw.workTree + "/" + rel) }
+}
+
+// globDeniesOnTheWay reports whether a glob deny rule matches p or a
+// directory on its way ("**/.secrets" denies .secrets/prod.key, which the
+// view masks only where .secrets existed at spawn).
+func (pc *plantCheck) globDeniesOnTheWay(p string) bool {
+	if len(pc.globLasts) == 0 {
+		return false
+	}
+	for q := p; q != "/" && q != "."; q = filepath.Dir(q) {
+		if pc.globDenies(q, filepath.Base(q), false) {
+			return true
+		}
+	}
+	return false
 }
 
 // deniedWithin reports whether a deny entry or a sensitive path lies at or
@@ -139,37 +179,42 @@ func patternReaches(pat, dir []string) bool {
 }
 
 // setAsidePlantedIndexes sets aside each watched index that changed and
-// now holds an entry at a denied path that is new or names other contents.
+// now holds an entry at a denied path that is new or changed (its contents,
+// mode or flags: a cleared skip-worktree bit makes git commit the file), or
+// that cannot be judged (too large, a split index whose entries lie in a
+// shared index file, unreadable), and puts back the one from before.
 func (pc *plantCheck) setAsidePlantedIndexes() []Quarantine {
 	var out []Quarantine
 	for _, iw := range pc.indexes {
-		id, err := indexID(iw.gitDir)
+		id, err := indexID(iw.dir)
 		if err != nil || id == iw.id {
 			continue // gone (nothing to commit from), or not changed
 		}
-		b, err := readSmallAt(unix.AT_FDCWD, iw.gitDir+"/index", maxIndexBytes)
-		if err != nil {
-			continue // too large or not a file: not judged (a link is removed by the git-dir link check)
-		}
-		after, err := indexEntries(b, iw.oidLen, func(rel string) bool { return pc.deniedAt(iw.workTree + "/" + rel) })
 		why := ""
+		b, err := readSmallAt(unix.AT_FDCWD, iw.dir+"/index", maxIndexBytes)
 		switch {
 		case err != nil:
-			if iw.readable && iw.before != nil {
-				why = "the git index, which the command changed, cannot be read (" + err.Error() + "); it held entries at denied paths"
-			}
+			why = "the git index, which the command changed, was not judged (" + err.Error() + ")"
 		default:
-			for rel, e := range after {
-				if iw.before[rel] != e || !iw.readable {
-					why = "the git index holds an entry the command added at a denied path (" + rel + "): the person's next git commit -a would copy the denied file into the object store"
-					break
+			after, split, perr := indexEntriesAnyHash(b, iw.keep(pc))
+			switch {
+			case perr != nil:
+				why = "the git index, which the command changed, cannot be read (" + perr.Error() + ")"
+			case split:
+				why = "the git index, which the command changed, is split (its entries lie in a shared index file) and was not judged"
+			default:
+				for rel, e := range after {
+					if iw.before[rel] != e || !iw.readable {
+						why = "the git index holds an entry the command added or changed at a denied path (" + rel + "): the person's next git commit -a would copy the denied file into the object store"
+						break
+					}
 				}
 			}
 		}
 		if why == "" {
 			continue
 		}
-		p := iw.gitDir + "/index"
+		p := iw.dir + "/index"
 		moved, note, err := setAsidePath(p, iw.root)
 		if err == nil && note == "" && iw.saved != nil {
 			if rerr := iw.restore(); rerr != nil {
@@ -191,7 +236,7 @@ const maxSavedIndex = 16 << 20
 // new file renamed into place, with the old one's owner and mode; the git
 // dir is reached from the root without following a link.
 func (iw *indexWatch) restore() error {
-	rel, err := filepath.Rel(iw.root, iw.gitDir)
+	rel, err := filepath.Rel(iw.root, iw.dir)
 	if err != nil {
 		return err
 	}
@@ -246,29 +291,44 @@ func writeAll(fd int, b []byte) error {
 
 // indexID is the identity of the git dir's index as it is now: inode,
 // change time and size.
-func indexID(gitDir string) ([4]int64, error) {
+func indexID(dir string) ([4]int64, error) {
 	var st unix.Stat_t
-	if err := unix.Lstat(gitDir+"/index", &st); err != nil {
+	if err := unix.Lstat(dir+"/index", &st); err != nil {
 		return [4]int64{}, err
 	}
 	return [4]int64{int64(st.Ino), st.Ctim.Sec, st.Ctim.Nsec, st.Size}, nil
 }
 
+// indexEntriesAnyHash is indexEntries for a SHA-1 repository's index, or
+// failing that a SHA-256 one's (a wrong object id length fails the parse:
+// the path lengths in the flags disagree), and whether the index is split
+// (its entries in a shared index file: git's "link" extension).
+func indexEntriesAnyHash(b []byte, keep func(rel string) bool) (map[string]string, bool, error) {
+	m, split, err := indexEntries(b, 20, keep)
+	if err != nil {
+		if m2, split2, err2 := indexEntries(b, 32, keep); err2 == nil {
+			return m2, split2, nil
+		}
+	}
+	return m, split, err
+}
+
 // indexEntries parses a git index (versions 2 to 4, git's
-// Documentation/gitformat-index.txt) and returns the entries whose path
-// keep accepts, as mode and blob id by path.
-func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]string, error) {
+// Documentation/gitformat-index.txt) with object ids of oidLen bytes and
+// returns the entries whose path keep accepts, as mode, object id and
+// flags by path, and whether the index is split.
+func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]string, bool, error) {
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil, errors.New("not a git index")
+		return nil, false, errors.New("not a git index")
 	}
 	version := binary.BigEndian.Uint32(b[4:])
 	if version < 2 || version > 4 {
-		return nil, errors.New("unknown index version")
+		return nil, false, errors.New("unknown index version")
 	}
 	n := int(binary.BigEndian.Uint32(b[8:]))
 	fixed := 40 + oidLen + 2 // stat data, mode and ids, the object id, flags
 	if n > len(b)/fixed {
-		return nil, errors.New("more entries than the file holds")
+		return nil, false, errors.New("more entries than the file holds")
 	}
 	out := map[string]string{}
 	off := 12
@@ -276,55 +336,78 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 	for i := 0; i < n; i++ {
 		start := off
 		if off+fixed > len(b) {
-			return nil, errors.New("truncated entry")
+			return nil, false, errors.New("truncated entry")
 		}
 		mode := binary.BigEndian.Uint32(b[off+24:])
 		oid := b[off+40 : off+40+oidLen]
 		flags := binary.BigEndian.Uint16(b[off+40+oidLen:])
+		var ext uint16
 		off += fixed
 		if flags&0x4000 != 0 {
 			if version < 3 || off+2 > len(b) {
-				return nil, errors.New("bad extended flags")
+				return nil, false, errors.New("bad extended flags")
 			}
+			ext = binary.BigEndian.Uint16(b[off:])
 			off += 2
 		}
 		var name []byte
 		if version == 4 {
 			strip, k := binary.Uvarint(b[off:])
 			if k <= 0 || strip > uint64(len(prev)) {
-				return nil, errors.New("bad path prefix")
+				return nil, false, errors.New("bad path prefix")
 			}
 			off += k
 			end := bytes.IndexByte(b[off:], 0)
 			if end < 0 {
-				return nil, errors.New("unterminated path")
+				return nil, false, errors.New("unterminated path")
 			}
 			name = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), b[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(b[off:], 0)
 			if end < 0 {
-				return nil, errors.New("unterminated path")
+				return nil, false, errors.New("unterminated path")
 			}
 			name = b[off : off+end]
-			if l := int(flags & 0xfff); l < 0xfff && l != len(name) {
-				return nil, errors.New("path length disagrees with its flags")
-			}
 			// NUL-padded so that the entry is a multiple of 8 bytes.
 			off = start + (off+end+1-start+7)/8*8
 			if off > len(b) {
-				return nil, errors.New("truncated entry")
+				return nil, false, errors.New("truncated entry")
 			}
+		}
+		if l := int(flags & 0xfff); l < 0xfff && l != len(name) {
+			return nil, false, errors.New("path length disagrees with its flags")
 		}
 		prev = name
 		if rel := string(name); keep(rel) {
-			out[rel] = modeAndID(mode, oid)
+			// The stage and the assume-valid, skip-worktree and
+			// intent-to-add bits with the contents: clearing a
+			// skip-worktree bit makes git commit the file.
+			out[rel] = entryKey(mode, oid, flags&0xf000, ext)
 		}
 	}
-	return out, nil
+	// Extensions follow, each a 4-byte signature and a 4-byte size, up to
+	// the trailing checksum.
+	split := false
+	for off+8 <= len(b)-oidLen {
+		sig := string(b[off : off+4])
+		size := int(binary.BigEndian.Uint32(b[off+4:]))
+		if size < 0 || off+8+size > len(b)-oidLen {
+			return nil, false, errors.New("truncated extension")
+		}
+		if sig == "link" {
+			split = true
+		}
+		off += 8 + size
+	}
+	return out, split, nil
 }
 
-// modeAndID is an entry's mode and object id, as one comparable string.
-func modeAndID(mode uint32, oid []byte) string {
-	return string(binary.BigEndian.AppendUint32(nil, mode)) + string(oid)
+// entryKey is an entry's mode, object id and flags, as one comparable
+// string.
+func entryKey(mode uint32, oid []byte, flags, ext uint16) string {
+	k := binary.BigEndian.AppendUint32(nil, mode)
+	k = binary.BigEndian.AppendUint16(k, flags)
+	k = binary.BigEndian.AppendUint16(k, ext)
+	return string(append(k, oid...))
 }

@@ -127,7 +127,7 @@ func TestIndexEntriesVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := indexEntries(b, 20, func(rel string) bool { return strings.HasSuffix(rel, ".env") })
+		got, _, err := indexEntries(b, 20, func(rel string) bool { return strings.HasSuffix(rel, ".env") })
 		if err != nil {
 			t.Fatalf("version %s: %v", v, err)
 		}
@@ -139,7 +139,7 @@ func TestIndexEntriesVersions(t *testing.T) {
 		if want := []string{"a/long/dir/one.env", "a/long/dir/two.env", "later.env"}; !slices.Equal(names, want) {
 			t.Fatalf("version %s: %q, want %q", v, names, want)
 		}
-		if _, err := indexEntries(b[:len(b)/2], 20, func(string) bool { return true }); err == nil && v != "4" {
+		if _, _, err := indexEntries(b[:len(b)/2], 20, func(string) bool { return true }); err == nil {
 			t.Fatalf("version %s: a truncated index was read", v)
 		}
 	}

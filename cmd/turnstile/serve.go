@@ -449,7 +449,7 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 	// that one too: another server's, or the next one's): where it and
 	// each link in it lead, or the names a server would trust there
 	// (sandbox.DataDirSecrets).
-	out := sandbox.DataDirSecrets(data)
+	out := sandbox.OwnDataDirSecrets(data)
 	if def, err := sandbox.DefaultDataDir(); err == nil {
 		if abs, err := filepath.Abs(def); err == nil && !slices.Contains(out, abs) {
 			out = append(out, sandbox.DataDirSecrets(def)...)
