@@ -256,6 +256,21 @@ func TestAttack133_LaterChildCommandOutlivesInterrupt(t *testing.T) {
 					if w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 						break
 					}
+					select {
+					case o := <-ran:
+						// Fixed: the children end all at once, and c2's
+						// command was stopped while c1's end was held,
+						// before anything was sent to it.
+						close(release)
+						if err := <-ended; err != nil {
+							t.Fatal(err)
+						}
+						if o.err == nil && o.res.Output != nil && strings.Contains(o.res.Output.Stdout, "after-the-interrupt") {
+							t.Fatalf("c2's command read what was sent after the interrupt: %q", o.res.Output.Stdout)
+						}
+						return
+					default:
+					}
 					if i > 20000 {
 						close(release)
 						t.Fatalf("setup: no reader on the fifo: %v", err)

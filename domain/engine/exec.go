@@ -279,8 +279,11 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		if err != nil {
 			return domain.Invocation{}, err
 		}
+		if a := e.EndedAncestor(ctx, s.ParentTurnID); a != nil {
+			p = a // the parent, or a turn above it
+		}
 		if p.Status.Terminal() {
-			return domain.Invocation{}, &parentEndedError{parent: p}
+			return domain.Invocation{}, &parentEndedError{parent: p, what: "run a command"}
 		}
 	}
 	given := c.Cwd != ""

@@ -285,6 +285,38 @@ func (e *Engine) parent(ctx context.Context, parentID string) (*turn.Parent, err
 	return p, err
 }
 
+// EndedAncestor returns the nearest turn at or above parentID (a turn's
+// parent, its parent's parent, ...) that has ended, or nil: a grandchild of
+// an ended turn is ended too, also before the end's propagation reaches
+// its own parent (the hundred-and-thirty-third review). It looks at most
+// maxAncestry turns up; one that cannot be read ends the walk.
+func (e *Engine) EndedAncestor(ctx context.Context, parentID string) *turn.Parent {
+	for range maxAncestry {
+		if parentID == "" {
+			return nil
+		}
+		var p *turn.Parent
+		var up string
+		if err := e.View(ctx, parentID, func(s *turn.State) error {
+			if s.Status.Terminal() {
+				p = &turn.Parent{TurnID: parentID, Status: s.Status, Snapshot: s.Snapshot, WorkspaceID: s.WorkspaceID}
+			}
+			up = s.ParentTurnID
+			return nil
+		}); err != nil {
+			return nil
+		}
+		if p != nil {
+			return p
+		}
+		parentID = up
+	}
+	return nil
+}
+
+// maxAncestry bounds how far up EndedAncestor looks.
+const maxAncestry = 64
+
 // View calls fn with the turn's cached state under its lock, catching up
 // from the store first. fn must not keep s.
 func (e *Engine) View(ctx context.Context, turnID string, fn func(s *turn.State) error) error {

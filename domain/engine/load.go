@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"turnstile/domain"
@@ -114,6 +115,9 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			return
 		}
 		p, perr := e.parent(ctx, c.ParentTurnID)
+		if a := e.EndedAncestor(ctx, c.ParentTurnID); perr == nil && a != nil {
+			p = a // a parent, or a turn above it, has ended
+		}
 		if perr == nil && p.Status.Terminal() {
 			if end, eerr := e.endWithParent(ctx, turnID, p); eerr == nil {
 				res.Turn, res.Position = end.Turn, end.Position
@@ -144,9 +148,9 @@ func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what stri
 	if s.ParentTurnID == "" || s.Status == turn.StatusNone || s.Status.Terminal() {
 		return nil
 	}
-	p, err := e.parent(ctx, s.ParentTurnID)
-	if err != nil || !p.Status.Terminal() {
-		return nil // a parent that cannot be read: as before (the child's own state decides)
+	p := e.EndedAncestor(ctx, s.ParentTurnID)
+	if p == nil {
+		return nil // none ended (or one cannot be read: the child's own state decides)
 	}
 	return &parentEndedError{parent: p, what: what}
 }
@@ -173,9 +177,15 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 	if err != nil || !p.Status.Terminal() {
 		return
 	}
+	// All at once: a child whose end waits (its egress drain, a store
+	// that is slow) must not keep the children after it running, their
+	// commands included (the hundred-and-thirty-third review). A turn
+	// starts at most 256 children.
+	var wg sync.WaitGroup
 	for _, child := range children {
-		_, _ = e.endWithParent(ctx, child, p)
+		wg.Go(func() { _, _ = e.endWithParent(ctx, child, p) })
 	}
+	wg.Wait()
 }
 
 // narrowChildren bounds every live child of turnID again by its profile

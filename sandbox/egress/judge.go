@@ -65,17 +65,10 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 	if err != nil {
 		return nil, 0, err
 	}
-	if parent != "" {
-		// A child of an ended turn carries nothing while the end reaches
-		// it (Engine.refuseParentEnded).
-		if err := j.Engine.View(ctx, parent, func(s *turn.State) error {
-			if s.Status.Terminal() {
-				return errors.New("the turn's parent turn has ended: its network access ended with it")
-			}
-			return nil
-		}); err != nil {
-			return nil, 0, err
-		}
+	if parent != "" && j.Engine.EndedAncestor(ctx, parent) != nil {
+		// A child (or grandchild) of an ended turn carries nothing while
+		// the end reaches it (Engine.refuseParentEnded).
+		return nil, 0, errors.New("a turn above this one has ended: its network access ended with it")
 	}
 	return &snap, ver, nil
 }

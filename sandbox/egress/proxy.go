@@ -447,6 +447,10 @@ func deny(w http.ResponseWriter, v Verdict) {
 		}
 		return r
 	}, v.Rule))
+	// A refused request ends its connection: kept alive, refused requests
+	// held the shared listener's slots (the hundred-and-thirty-third
+	// review).
+	w.Header().Set("Connection", "close")
 	http.Error(w, "turnstile egress: refused ("+v.Code+"): "+v.Rule, http.StatusForbidden)
 }
 
@@ -749,7 +753,13 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	defer t.up.Close()
 	rc := http.NewResponseController(w)
-	kick := func() { rc.SetWriteDeadline(time.Unix(1, 0)) }
+	kick := func() {
+		// A body the client stops sending blocks the request's copy
+		// upstream in a read (the hundred-and-thirty-third review), an
+		// answer it stops reading in a write.
+		rc.SetReadDeadline(time.Unix(1, 0))
+		rc.SetWriteDeadline(time.Unix(1, 0))
+	}
 	t.kick.Store(&kick)
 	if t.closed.Load() {
 		kick() // closed before the kick was set
