@@ -14,15 +14,28 @@ import (
 // chain starts p and a chain of n turns under it: t1 (child of p), t2
 // (child of t1), ... tn. Nothing bounds how deep the agent nests turns
 // (each turn starts at most 256 children, but a chain has one each).
-func chain(t *testing.T, eng *engine.Engine, root string, n int) {
+//
+// (Fixed: turns nest at most 64 deep. chain returns the last i it could
+// start, after checking that the next start was refused for its depth.)
+func chain(t *testing.T, eng *engine.Engine, root string, n int) int {
 	t.Helper()
 	startIn(t, eng, "p", "", domain.ModeFullAccess, root)
 	parent := "p"
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprintf("t%d", i)
-		startIn(t, eng, id, parent, domain.ModeFullAccess, root)
+		_, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th", ParentTurnID: parent,
+			Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root, Cwd: root}})
+		var fe *domain.FieldError
+		if errors.As(err, &fe) && fe.Field == "parent_turn_id" {
+			t.Logf("the start of %s, %d turns below p, was refused: %v", id, i, err)
+			return i - 1
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		parent = id
 	}
+	return n
 }
 
 // TestAttack134_DeepChainOutrunsEndedAncestor: the hundred-and-thirty-third
@@ -36,7 +49,9 @@ func chain(t *testing.T, eng *engine.Engine, root string, n int) {
 // Control: t64, whose walk reaches p, asked at the same moment, is refused.
 func TestAttack134_DeepChainOutrunsEndedAncestor(t *testing.T) {
 	_, eng, r, root := execFixture(t)
-	chain(t, eng, root, 66)
+	if deepest := chain(t, eng, root, 66); deepest < 65 {
+		return // fixed: there is no t65 (TestAttack134_DeepChainControl checks the deepest)
+	}
 	draining, release := make(chan struct{}), make(chan struct{})
 	eng.SetBeforeEnd(func(_ context.Context, id string) {
 		if id == "t1" {
@@ -75,7 +90,9 @@ func TestAttack134_DeepChainOutrunsEndedAncestor(t *testing.T) {
 // t64 is refused.
 func TestAttack134_DeepChainAfterCrash(t *testing.T) {
 	f, eng, r, root := execFixture(t)
-	chain(t, eng, root, 66)
+	if deepest := chain(t, eng, root, 66); deepest < 65 {
+		return // fixed: there is no t65 (TestAttack134_DeepChainControl checks the deepest)
+	}
 	endStraight(t, f, "p")
 	b, derr := decideLs(eng, "t65", "after")
 	res, xerr := eng.Exec(ctx, "t65", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0)
@@ -94,13 +111,13 @@ func TestAttack134_DeepChainAfterCrash(t *testing.T) {
 // reaches p, neither decides nor runs.
 func TestAttack134_DeepChainControl(t *testing.T) {
 	f, eng, r, root := execFixture(t)
-	chain(t, eng, root, 66)
+	deepest := fmt.Sprintf("t%d", chain(t, eng, root, 66)) // the deepest turn there can be (t63)
 	endStraight(t, f, "p")
-	if b, err := decideLs(eng, "t64", "after"); !errors.Is(err, turn.ErrIllegalTransition) || b == domain.BehaviorAllow {
-		t.Fatalf("t64's decision after p ended: %v %v", b, err)
+	if b, err := decideLs(eng, deepest, "after"); !errors.Is(err, turn.ErrIllegalTransition) || b == domain.BehaviorAllow {
+		t.Fatalf("%s's decision after p ended: %v %v", deepest, b, err)
 	}
-	if res, err := eng.Exec(ctx, "t64", &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0); err == nil && res.Ran {
-		t.Fatalf("t64 ran a command after p ended: %v", r.runs())
+	if res, err := eng.Exec(ctx, deepest, &engine.Command{ToolCallID: "run", Argv: []string{"/bin/echo", "late"}}, 0); err == nil && res.Ran {
+		t.Fatalf("%s ran a command after p ended: %v", deepest, r.runs())
 	}
 	if len(r.runs()) != 0 {
 		t.Fatalf("something ran: %v", r.runs())

@@ -279,7 +279,11 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		if err != nil {
 			return domain.Invocation{}, err
 		}
-		if a := e.EndedAncestor(ctx, s.ParentTurnID); a != nil {
+		a, err := e.EndedAncestor(ctx, s.ParentTurnID)
+		if err != nil {
+			return domain.Invocation{}, err
+		}
+		if a != nil {
 			p = a // the parent, or a turn above it
 		}
 		if p.Status.Terminal() {

@@ -205,6 +205,15 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 			if err != nil {
 				return err
 			}
+			// Nested at most maxAncestry deep: EndedAncestor reaches the
+			// root from every turn (the hundred-and-thirty-fourth review:
+			// a turn 65 below an interrupted one went on).
+			if d, err := e.depthOf(ctx, c.ParentTurnID); err != nil {
+				return err
+			} else if d >= maxAncestry {
+				return &domain.FieldError{Field: "parent_turn_id", Value: c.ParentTurnID,
+					Message: fmt.Sprintf("turns nest at most %d deep: this parent is %d deep", maxAncestry, d)}
+			}
 			c.Parent = p
 		}
 	case *turn.EvaluateTool:
@@ -288,34 +297,60 @@ func (e *Engine) parent(ctx context.Context, parentID string) (*turn.Parent, err
 // EndedAncestor returns the nearest turn at or above parentID (a turn's
 // parent, its parent's parent, ...) that has ended, or nil: a grandchild of
 // an ended turn is ended too, also before the end's propagation reaches
-// its own parent (the hundred-and-thirty-third review). It looks at most
-// maxAncestry turns up; one that cannot be read ends the walk.
-func (e *Engine) EndedAncestor(ctx context.Context, parentID string) *turn.Parent {
+// its own parent (the hundred-and-thirty-third review). Turns nest at most
+// maxAncestry deep (StartTurn refuses deeper), so the walk reaches the
+// root. Each ancestor is waited for at most ancestorWait: the walk runs
+// under the asking turn's lock, and a start of a taken id locks the parent
+// it names under the taken turn's (a descendant of it, in a lock-order
+// cycle: the hundred-and-thirty-fourth review), so a wait that runs out is
+// an error, refusing what was asked, rather than a deadlock.
+func (e *Engine) EndedAncestor(ctx context.Context, parentID string) (*turn.Parent, error) {
 	for range maxAncestry {
 		if parentID == "" {
-			return nil
+			return nil, nil
 		}
 		var p *turn.Parent
 		var up string
-		if err := e.View(ctx, parentID, func(s *turn.State) error {
+		vctx, cancel := context.WithTimeout(ctx, ancestorWait)
+		err := e.View(vctx, parentID, func(s *turn.State) error {
 			if s.Status.Terminal() {
 				p = &turn.Parent{TurnID: parentID, Status: s.Status, Snapshot: s.Snapshot, WorkspaceID: s.WorkspaceID}
 			}
 			up = s.ParentTurnID
 			return nil
-		}); err != nil {
-			return nil
+		})
+		cancel()
+		if err != nil {
+			return nil, err
 		}
 		if p != nil {
-			return p
+			return p, nil
 		}
 		parentID = up
 	}
-	return nil
+	return nil, nil
 }
 
-// maxAncestry bounds how far up EndedAncestor looks.
-const maxAncestry = 64
+// maxAncestry is how deep turns nest (a turn and 63 ancestors) and how
+// far up EndedAncestor looks; ancestorWait bounds its wait for each.
+const (
+	maxAncestry  = 64
+	ancestorWait = 2 * time.Second
+)
+
+// depthOf returns how many turns lie at and above parentID (1: a root).
+func (e *Engine) depthOf(ctx context.Context, parentID string) (int, error) {
+	n := 0
+	for parentID != "" && n <= maxAncestry {
+		n++
+		var up string
+		if err := e.View(ctx, parentID, func(s *turn.State) error { up = s.ParentTurnID; return nil }); err != nil {
+			return 0, err
+		}
+		parentID = up
+	}
+	return n, nil
+}
 
 // View calls fn with the turn's cached state under its lock, catching up
 // from the store first. fn must not keep s.

@@ -115,7 +115,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			return
 		}
 		p, perr := e.parent(ctx, c.ParentTurnID)
-		if a := e.EndedAncestor(ctx, c.ParentTurnID); perr == nil && a != nil {
+		if a, _ := e.EndedAncestor(ctx, c.ParentTurnID); perr == nil && a != nil {
 			p = a // a parent, or a turn above it, has ended
 		}
 		if perr == nil && p.Status.Terminal() {
@@ -148,9 +148,9 @@ func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what stri
 	if s.ParentTurnID == "" || s.Status == turn.StatusNone || s.Status.Terminal() {
 		return nil
 	}
-	p := e.EndedAncestor(ctx, s.ParentTurnID)
-	if p == nil {
-		return nil // none ended (or one cannot be read: the child's own state decides)
+	p, err := e.EndedAncestor(ctx, s.ParentTurnID)
+	if err != nil || p == nil {
+		return err // none ended; an ancestor that cannot be read refuses what was asked
 	}
 	return &parentEndedError{parent: p, what: what}
 }
@@ -181,6 +181,11 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 	// that is slow) must not keep the children after it running, their
 	// commands included (the hundred-and-thirty-third review). A turn
 	// starts at most 256 children.
+	// Their commands first, before any child's end runs (a child's end
+	// may wait on its egress drain).
+	for _, child := range children {
+		e.StopRuns(child, string(p.Status))
+	}
 	var wg sync.WaitGroup
 	for _, child := range children {
 		wg.Go(func() { _, _ = e.endWithParent(ctx, child, p) })

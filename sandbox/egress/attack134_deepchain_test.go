@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -39,6 +40,12 @@ func TestAttack134_DeepChainEgressOutlivesAncestor(t *testing.T) {
 		}
 		if _, err := eng.Execute(context.Background(), id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th", ParentTurnID: parent,
 			Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
+			// Fixed: turns nest at most 64 deep, so EndedAncestor
+			// reaches the root from every turn.
+			if fe := (*domain.FieldError)(nil); errors.As(err, &fe) && fe.Field == "parent_turn_id" && i == 64 {
+				t.Logf("the start of %s was refused: %v", id, err)
+				return
+			}
 			t.Fatal(err)
 		}
 		parent = id

@@ -65,10 +65,15 @@ func (j *EngineJudge) Snapshot(ctx context.Context, turnID string) (*domain.Turn
 	if err != nil {
 		return nil, 0, err
 	}
-	if parent != "" && j.Engine.EndedAncestor(ctx, parent) != nil {
+	if parent != "" {
 		// A child (or grandchild) of an ended turn carries nothing while
-		// the end reaches it (Engine.refuseParentEnded).
-		return nil, 0, errors.New("a turn above this one has ended: its network access ended with it")
+		// the end reaches it (Engine.refuseParentEnded); nor while a turn
+		// above cannot be read.
+		if a, err := j.Engine.EndedAncestor(ctx, parent); err != nil {
+			return nil, 0, err
+		} else if a != nil {
+			return nil, 0, errors.New("a turn above this one has ended: its network access ended with it")
+		}
 	}
 	return &snap, ver, nil
 }

@@ -800,6 +800,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
+	// One request a connection: an idle kept-alive connection outlived its
+	// turn's end and held the shared listener's slots (the
+	// hundred-and-thirty-fourth review).
+	w.Header().Set("Connection", "close")
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(narrowedWriter{w, t}, resp.Body)
 }
