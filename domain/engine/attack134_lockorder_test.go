@@ -96,7 +96,7 @@ func lockOrder(t *testing.T, newParent string) {
 		startDone <- err
 	}()
 	<-pGate.reached // (1) holds p's lock (catching p up)
-	go func() { // (2) a decision in g
+	go func() {     // (2) a decision in g
 		args := []byte(`{"cmd":["ls"]}`)
 		_, err := eng.Execute(agentCtx, "g", &turn.EvaluateTool{Meta: turn.Meta{Actor: domain.Actor{Name: "agent", Role: domain.RoleRuntime}},
 			ToolCallID: "x", Invocation: domain.Invocation{ToolName: "exec_command", Arguments: args}})

@@ -133,6 +133,10 @@ type Proxy struct {
 	mu sync.Mutex
 	// open holds the open proxied connections by turn (guarded by mu).
 	open map[string]map[*tunnel]struct{}
+	// conns are the client connections that served each turn's requests,
+	// and connTurns the turns of each (noteConn; guarded by mu).
+	conns     map[string]map[net.Conn]struct{}
+	connTurns map[net.Conn]map[string]struct{}
 	// ending are the turns Drain began ending, and when (endingTurn).
 	ending map[string]time.Time
 	// batched records, per turn, the snapshot version and the origins
@@ -447,10 +451,15 @@ func deny(w http.ResponseWriter, v Verdict) {
 		}
 		return r
 	}, v.Rule))
-	// A refused request ends its connection: kept alive, refused requests
-	// held the shared listener's slots (the hundred-and-thirty-third
-	// review).
-	w.Header().Set("Connection", "close")
+	// A refusal that says the turn or its credential is done ends its
+	// connection: kept alive, such refused requests held the shared
+	// listener's slots after their turn ended (the hundred-and-thirty-third
+	// review). A policy's refusal keeps it (the next request on it is
+	// judged on its own).
+	switch v.Code {
+	case "egress_error", "credential_revoked", "narrowed":
+		w.Header().Set("Connection", "close")
+	}
 	http.Error(w, "turnstile egress: refused ("+v.Code+"): "+v.Rule, http.StatusForbidden)
 }
 
@@ -469,6 +478,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, turnID string) {
 		return
 	}
 	origin := scheme + "://" + joinHost(host, port)
+	p.noteConn(turnID, r)
 	by, credID := ActorOf(r.Context()), CredentialOf(r.Context())
 	if err := p.valid(r.Context(), by, credID); err != nil {
 		deny(w, Verdict{Code: "credential_revoked", Rule: err.Error()})
@@ -800,10 +810,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
-	// One request a connection: an idle kept-alive connection outlived its
-	// turn's end and held the shared listener's slots (the
-	// hundred-and-thirty-fourth review).
-	w.Header().Set("Connection", "close")
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(narrowedWriter{w, t}, resp.Body)
 }
@@ -915,7 +921,62 @@ func (p *Proxy) Server(h http.Handler, readHeader time.Duration) *http.Server {
 	if mh <= 0 {
 		mh = DefaultMaxHeaderBytes
 	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: readHeader, IdleTimeout: p.IdleTimeout, MaxHeaderBytes: mh}
+	return &http.Server{Handler: h, ReadHeaderTimeout: readHeader, IdleTimeout: p.IdleTimeout, MaxHeaderBytes: mh,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, clientConnKey{}, c) },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				p.forgetConn(c)
+			}
+		}}
+}
+
+// clientConnKey keys a request's client connection in its context.
+type clientConnKey struct{}
+
+// noteConn records that the client connection of r served a request of
+// turnID: the turn's end closes it (Drain), kept alive and idle or not (an
+// idle kept-alive connection outlived its turn and held the shared
+// listener's slots: the hundred-and-thirty-fourth review).
+func (p *Proxy) noteConn(turnID string, r *http.Request) {
+	c, ok := r.Context().Value(clientConnKey{}).(net.Conn)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		p.conns = map[string]map[net.Conn]struct{}{}
+		p.connTurns = map[net.Conn]map[string]struct{}{}
+	}
+	if p.conns[turnID] == nil {
+		p.conns[turnID] = map[net.Conn]struct{}{}
+	}
+	p.conns[turnID][c] = struct{}{}
+	if p.connTurns[c] == nil {
+		p.connTurns[c] = map[string]struct{}{}
+	}
+	p.connTurns[c][turnID] = struct{}{}
+}
+
+// forgetConn drops a closed (or hijacked) client connection.
+func (p *Proxy) forgetConn(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for turnID := range p.connTurns[c] {
+		delete(p.conns[turnID], c)
+		if len(p.conns[turnID]) == 0 {
+			delete(p.conns, turnID)
+		}
+	}
+	delete(p.connTurns, c)
+}
+
+// closeConns closes the client connections that served the turn's
+// requests. The caller holds p.mu.
+func (p *Proxy) closeConns(turnID string) {
+	for c := range p.conns[turnID] {
+		c.Close()
+	}
 }
 
 // Attach returns the sandbox's EgressAttach for a command of turnID: the

@@ -271,6 +271,7 @@ func (p *Proxy) Drain(_ context.Context, turnID string) {
 		}
 	}
 	p.ending[turnID] = time.Now()
+	p.closeConns(turnID)
 	ts := make([]*tunnel, 0, len(p.open[turnID]))
 	for t := range p.open[turnID] {
 		ts = append(ts, t)
