@@ -922,7 +922,9 @@ func (p *Proxy) Server(h http.Handler, readHeader time.Duration) *http.Server {
 		mh = DefaultMaxHeaderBytes
 	}
 	return &http.Server{Handler: h, ReadHeaderTimeout: readHeader, IdleTimeout: p.IdleTimeout, MaxHeaderBytes: mh,
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, clientConnKey{}, c) },
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, clientConnKey{}, c)
+		},
 		ConnState: func(c net.Conn, st http.ConnState) {
 			if st == http.StateClosed || st == http.StateHijacked {
 				p.forgetConn(c)
