@@ -47,7 +47,12 @@ func TestAttack135_SharedIndexRewrite(t *testing.T) {
 			if !c.attack && !slices.Contains(q, ws+"/.git/index") {
 				t.Fatalf("control: the plain plant was not set aside: %v", q)
 			}
-			attack132Commit(t, ws)
+			if out, err := hostGitRun(t, ws, "commit", "-q", "-a", "-m", "wip"); err != nil && !strings.Contains(out, "nothing to commit") {
+				// (Fixed: the rewritten shared file is set aside, and the
+				// person's git stops at the index that names it, the
+				// quarantine record saying why: nothing is committed.)
+				t.Logf("the person's commit -a stopped: %v %s", err, out)
+			}
 			r = sh(t, &s, indexGitEnv+`cat .env; echo ---; git show HEAD:.env`)
 			if before, _, _ := strings.Cut(string(r.Stdout), "---"); strings.Contains(before, key) {
 				t.Fatalf("premise: .env itself was readable: %q", r.Stdout)

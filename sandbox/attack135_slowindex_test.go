@@ -56,10 +56,13 @@ func TestAttack135_V4IndexQuadraticParse(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			_, _, err := indexEntriesAnyHash(c.idx, func(string) bool { return false })
+			_, _, err := indexEntries(c.idx, 20, func(string) bool { return false })
 			runtime.ReadMemStats(&after)
 			if err != nil {
-				t.Fatalf("premise: the index does not parse: %v", err)
+				// (Fixed: the parse stops past maxExpandedNames, or at a
+				// repeated path, and the index is judged unreadable: set
+				// aside. What matters here is what it cost.)
+				t.Logf("the index is refused: %v", err)
 			}
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("index %d bytes, parse allocated %d bytes", len(c.idx), alloc)

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -45,6 +47,7 @@ type indexWatch struct {
 	// tree its paths are relative to ("": unknown, every entry counts as
 	// at a denied path), root the writable root holding dir.
 	dir, workTree, root string
+	oidLen              int      // the repository's object ids: 20 (SHA-1) or 32 (SHA-256)
 	id                  [4]int64 // ino, ctime (s, ns), size: changed at all?
 	readable            bool     // the index could be read then
 	// saved is the index as it was (nil: none, or larger than
@@ -59,6 +62,12 @@ type indexWatch struct {
 	// would make a file changed in that second, at the same size, look
 	// unchanged to the person's git.
 	mtime unix.Timespec
+	// shared are the identities of the split index's shared files in dir
+	// then (sharedindex.<id>): git names one by its contents and never
+	// rewrites it, so one changed in place is the command's (with an
+	// entry added and its last bytes, the id git checks, kept: the
+	// hundred-and-thirty-fifth review).
+	shared map[string][32]byte
 	// before are the entries at denied paths then, by path relative to
 	// the work tree: their mode and blob id.
 	before map[string]string
@@ -80,19 +89,34 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		if root == "" {
 			continue
 		}
-		if filepath.Base(g) == ".git" {
-			if wt := filepath.Dir(g); len(pc.globLasts) > 0 || v.deniedWithin(wt) {
-				pc.watchIndex(g, wt, root)
+		// Every one, a deny in its work tree or not: an entry can also
+		// name a path outside the work tree ("../x": git reads an index
+		// it did not write; the hundred-and-thirty-fifth review).
+		switch wt := configWorkTree(pc.heldConfigs[g]["config"]); {
+		case filepath.Base(g) == ".git":
+			pc.watchIndex(g, filepath.Dir(g), root)
+		case wt != "":
+			// A submodule's git dir under .git/modules: its work tree is
+			// its config's core.worktree (held: read-only to the command).
+			if !filepath.IsAbs(wt) {
+				wt = filepath.Join(g, wt)
 			}
+			pc.watchIndex(g, filepath.Clean(wt), root)
 		}
 		names, _ := listAt(unix.AT_FDCWD, g+"/worktrees")
-		for _, n := range names[:min(len(names), maxWatchedWorktrees)] {
+		watched := 0
+		for _, n := range names {
 			admin := g + "/worktrees/" + n
+			b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096)
+			if err != nil {
+				continue // not a work tree's (one the command made is set aside: worktreeAdmins)
+			}
+			if watched++; watched > maxWatchedWorktrees {
+				break
+			}
 			wt := ""
-			if b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096); err == nil {
-				if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
-					wt = filepath.Clean(filepath.Dir(p))
-				}
+			if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
+				wt = filepath.Clean(filepath.Dir(p))
 			}
 			pc.watchIndex(admin, wt, root)
 		}
@@ -101,14 +125,21 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 
 // maxWatchedWorktrees bounds the linked work trees whose indexes are
 // watched in one repository.
-const maxWatchedWorktrees = 64
+const maxWatchedWorktrees = 256
 
 // watchIndex records the index in dir (see indexWatch).
 func (pc *plantCheck) watchIndex(dir, wt, root string) {
-	iw := &indexWatch{dir: dir, workTree: wt, root: root}
+	iw := &indexWatch{dir: dir, workTree: wt, root: root, oidLen: 20}
+	g := dir
+	if i := strings.Index(dir, "/worktrees/"); i >= 0 {
+		g = dir[:i]
+	}
+	if sha256Repository(pc.heldConfigs[g]["config"]) {
+		iw.oidLen = 32
+	}
 	iw.id, _ = indexID(dir)
 	if b, err := readSmallAt(unix.AT_FDCWD, dir+"/index", maxIndexBytes); err == nil {
-		if m, split, err := indexEntriesAnyHash(b, iw.keep(pc)); err == nil && !split {
+		if m, split, err := indexEntries(b, iw.oidLen, iw.keep(pc)); err == nil && !split {
 			iw.before, iw.readable = m, true
 		}
 		var st unix.Stat_t
@@ -118,6 +149,7 @@ func (pc *plantCheck) watchIndex(dir, wt, root string) {
 	} else if errors.Is(err, unix.ENOENT) {
 		iw.readable = true // no index yet: every entry would be new
 	}
+	iw.shared = sharedIndexIDs(dir)
 	pc.indexes = append(pc.indexes, iw)
 }
 
@@ -186,6 +218,21 @@ func patternReaches(pat, dir []string) bool {
 func (pc *plantCheck) setAsidePlantedIndexes() []Quarantine {
 	var out []Quarantine
 	for _, iw := range pc.indexes {
+		var rewritten []string
+		var now map[string][32]byte
+		if iw.shared != nil {
+			now = sharedIndexIDs(iw.dir)
+		}
+		for n, was := range iw.shared {
+			if sum, ok := now[n]; ok && sum != was {
+				rewritten = append(rewritten, n)
+			}
+		}
+		for _, n := range rewritten {
+			p := iw.dir + "/" + n
+			moved, note, err := setAsidePath(p, iw.root)
+			out = append(out, settled(Quarantine{Path: p, Reason: "a split index's shared file, which git never rewrites, was rewritten by the command (an entry added there reaches the person's git commit -a): set aside, and the person's git stops at the index that names it"}, moved, note, err))
+		}
 		id, err := indexID(iw.dir)
 		if err != nil || id == iw.id {
 			continue // gone (nothing to commit from), or not changed
@@ -196,7 +243,7 @@ func (pc *plantCheck) setAsidePlantedIndexes() []Quarantine {
 		case err != nil:
 			why = "the git index, which the command changed, was not judged (" + err.Error() + ")"
 		default:
-			after, split, perr := indexEntriesAnyHash(b, iw.keep(pc))
+			after, split, perr := indexEntries(b, iw.oidLen, iw.keep(pc))
 			switch {
 			case perr != nil:
 				why = "the git index, which the command changed, cannot be read (" + perr.Error() + ")"
@@ -289,6 +336,29 @@ func writeAll(fd int, b []byte) error {
 	return nil
 }
 
+// sharedIndexIDs returns the identities of the shared index files in dir
+// (none for most repositories).
+func sharedIndexIDs(dir string) map[string][32]byte {
+	names, _ := listAt(unix.AT_FDCWD, dir)
+	var out map[string][32]byte
+	for _, n := range names {
+		if !strings.HasPrefix(n, "sharedindex.") {
+			continue
+		}
+		// By contents: git freshens a shared file's times (utime) and
+		// never its contents.
+		b, err := readSmallAt(unix.AT_FDCWD, dir+"/"+n, maxIndexBytes)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][32]byte{}
+		}
+		out[n] = sha256.Sum256(b)
+	}
+	return out
+}
+
 // indexID is the identity of the git dir's index as it is now: inode,
 // change time and size.
 func indexID(dir string) ([4]int64, error) {
@@ -299,18 +369,39 @@ func indexID(dir string) ([4]int64, error) {
 	return [4]int64{int64(st.Ino), st.Ctim.Sec, st.Ctim.Nsec, st.Size}, nil
 }
 
-// indexEntriesAnyHash is indexEntries for a SHA-1 repository's index, or
-// failing that a SHA-256 one's (a wrong object id length fails the parse:
-// the path lengths in the flags disagree), and whether the index is split
-// (its entries in a shared index file: git's "link" extension).
-func indexEntriesAnyHash(b []byte, keep func(rel string) bool) (map[string]string, bool, error) {
-	m, split, err := indexEntries(b, 20, keep)
-	if err != nil {
-		if m2, split2, err2 := indexEntries(b, 32, keep); err2 == nil {
-			return m2, split2, nil
+// configWorkTree returns a git config's core.worktree, or "".
+func configWorkTree(cfg []byte) string {
+	section := ""
+	for line := range strings.SplitSeq(string(cfg), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			section = strings.ToLower(strings.Trim(strings.Fields(l + " ")[0], "[]"))
+			continue
+		}
+		if k, v, ok := strings.Cut(l, "="); ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "worktree") {
+			return strings.Trim(strings.TrimSpace(v), "\"")
 		}
 	}
-	return m, split, err
+	return ""
+}
+
+// sha256Repository reports whether a git config (held: read-only to the
+// command) sets extensions.objectFormat = sha256: the index's object ids
+// are then 32 bytes. Only the config decides (a guess from the index
+// itself was the command's to steer: the hundred-and-thirty-fifth review).
+func sha256Repository(cfg []byte) bool {
+	section := ""
+	for line := range strings.SplitSeq(string(cfg), "\n") {
+		l := strings.ToLower(strings.TrimSpace(line))
+		if strings.HasPrefix(l, "[") {
+			section = strings.Trim(strings.Fields(l + " ")[0], "[]")
+			continue
+		}
+		if k, v, ok := strings.Cut(l, "="); ok && section == "extensions" && strings.TrimSpace(k) == "objectformat" {
+			return strings.Trim(strings.TrimSpace(v), "\"") == "sha256"
+		}
+	}
+	return false
 }
 
 // indexEntries parses a git index (versions 2 to 4, git's
@@ -330,9 +421,16 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 	if n > len(b)/fixed {
 		return nil, false, errors.New("more entries than the file holds")
 	}
+	// A version-4 index's paths, expanded, are bounded at 16 times its
+	// size (a name that grows by a byte an entry made the parse
+	// quadratic: the hundred-and-thirty-fifth review; an entry takes 62
+	// bytes or more, so only paths longer than about a kilobyte, each
+	// sharing all but a few bytes with the last, come near).
 	out := map[string]string{}
+	seen := map[string]uint16{}
 	off := 12
-	var prev []byte
+	var prev, nameBuf []byte
+	expanded := 0
 	for i := 0; i < n; i++ {
 		start := off
 		if off+fixed > len(b) {
@@ -344,7 +442,8 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 		var ext uint16
 		off += fixed
 		if flags&0x4000 != 0 {
-			if version < 3 || off+2 > len(b) {
+			// (In any version, as git reads it.)
+			if off+2 > len(b) {
 				return nil, false, errors.New("bad extended flags")
 			}
 			ext = binary.BigEndian.Uint16(b[off:])
@@ -361,7 +460,11 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 			if end < 0 {
 				return nil, false, errors.New("unterminated path")
 			}
-			name = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), b[off:off+end]...)
+			if expanded += len(prev) - int(strip) + end; expanded > max(16*len(b), 1<<20) {
+				return nil, false, errors.New("its paths are too long in all")
+			}
+			name = append(append(nameBuf[:0], prev[:len(prev)-int(strip)]...), b[off:off+end]...)
+			nameBuf = name
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(b[off:], 0)
@@ -379,6 +482,14 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 			return nil, false, errors.New("path length disagrees with its flags")
 		}
 		prev = name
+		if !plainIndexPath(name) {
+			return nil, false, fmt.Errorf("an entry's path %q is not one git writes", name)
+		}
+		stage := flags >> 12 & 3
+		if last, ok := seen[string(name)]; ok && (last == stage || last == 0 || stage == 0) {
+			return nil, false, fmt.Errorf("the path %q has more than one entry", name)
+		}
+		seen[string(name)] = stage
 		if rel := string(name); keep(rel) {
 			// The stage and the assume-valid, skip-worktree and
 			// intent-to-add bits with the contents: clearing a
@@ -395,12 +506,32 @@ func indexEntries(b []byte, oidLen int, keep func(rel string) bool) (map[string]
 		if size < 0 || off+8+size > len(b)-oidLen {
 			return nil, false, errors.New("truncated extension")
 		}
-		if sig == "link" {
+		switch sig {
+		case "link":
 			split = true
+		case "EOIE", "IEOT", "sdir":
+			// Threaded loading reads the entries where the offset table
+			// says, not in order; a sparse index's directory entries
+			// stand for every path below them: not judged here.
+			return nil, false, fmt.Errorf("its %s extension", sig)
 		}
 		off += 8 + size
 	}
 	return out, split, nil
+}
+
+// plainIndexPath reports whether name is a path git writes in an index:
+// relative, no empty, "." or ".." element, no ".git" element.
+func plainIndexPath(name []byte) bool {
+	if len(name) == 0 || name[0] == '/' || name[len(name)-1] == '/' {
+		return false
+	}
+	for el := range bytes.SplitSeq(name, []byte("/")) {
+		if len(el) == 0 || string(el) == "." || string(el) == ".." || strings.EqualFold(string(el), ".git") {
+			return false
+		}
+	}
+	return true
 }
 
 // entryKey is an entry's mode, object id and flags, as one comparable
