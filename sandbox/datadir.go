@@ -87,6 +87,15 @@ func dataDirSecrets(d string, own bool) []string {
 			for _, n := range append(DataDirMarks, trustedNames...) {
 				out = append(out, filepath.Join(dir, n))
 			}
+			// And a server's checkpoint and archive named by a hash of
+			// its store (`--store` elsewhere: another server's turns,
+			// the hundred-and-thirty-fifth review).
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents[:min(len(ents), maxDataDirLinkScan)] {
+				if n := e.Name(); strings.HasSuffix(n, ".readmodels.checkpoint") || strings.HasSuffix(n, ".readmodels.archive") {
+					out = append(out, filepath.Join(dir, n))
+				}
+			}
 		}
 		return out
 	}
