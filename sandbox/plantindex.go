@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -175,39 +174,6 @@ func (pc *plantCheck) globDeniesOnTheWay(p string) bool {
 		}
 	}
 	return false
-}
-
-// deniedWithin reports whether a deny entry or a sensitive path lies at or
-// below the directory dir (or covers it).
-func (v *fsView) deniedWithin(dir string) bool {
-	dirParts := splitPath(dir)
-	for _, d := range v.denied {
-		if domain.PathWithin(d.path, dir) || domain.PathWithin(dir, d.path) {
-			return true
-		}
-		if strings.Contains(d.path, "*") && patternReaches(splitPath(d.path), dirParts) {
-			return true
-		}
-	}
-	return false
-}
-
-// patternReaches reports whether a match of the pattern (its elements, "*"
-// for one element) may lie at or below the directory whose elements are
-// dir, or dir below a match: their common elements match.
-func patternReaches(pat, dir []string) bool {
-	for k := 0; k < min(len(pat), len(dir)); k++ {
-		if !strings.Contains(pat[k], "*") {
-			if pat[k] != dir[k] {
-				return false
-			}
-			continue
-		}
-		if ok, err := path.Match(pat[k], dir[k]); err != nil || !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // setAsidePlantedIndexes sets aside each watched index that changed and
