@@ -97,8 +97,13 @@ func scanGitConfig(file string, fn func(section, k, v string) bool) {
 		return
 	}
 	defer f.Close()
+	scanGitConfigFrom(f, fn)
+}
+
+// scanGitConfigFrom is scanGitConfig for a config read from r.
+func scanGitConfigFrom(r io.Reader, fn func(section, k, v string) bool) {
 	section := ""
-	sc := bufio.NewScanner(io.LimitReader(f, maxGitmodulesSize))
+	sc := bufio.NewScanner(io.LimitReader(r, maxGitmodulesSize))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		// A backslash at the end of a line continues the value on the

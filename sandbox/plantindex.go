@@ -24,16 +24,14 @@ import (
 // into the object store and commits it, and the next command reads it from
 // there (`git show HEAD:.env`), which no rule denies (the
 // hundred-and-twentieth review). So, for each repository the command ran
-// with held whose work tree holds a denied path, the check keeps the
-// index's entries at denied paths when the command starts; after it, an
-// index that changed and holds an entry at a denied path that is new or
-// names other contents is set aside, as a planted file is: the person's git
-// then sees no index (every file staged as deleted and untracked) and the
-// quarantine record says why.
+// with held (its submodules' and linked work trees' indexes included), the
+// check keeps the index's entries at denied paths when the command starts;
+// after it, an index that changed and holds an entry at a denied path (or
+// outside its work tree) that is new or changed, or that cannot be judged
+// as git would read it, is set aside, as a planted file is, and the index
+// from before the command put back; the quarantine record says why.
 //
-// Not covered: a repository whose git dir is not its work tree's ".git"
-// directory (a separate git dir, a linked work tree's index under
-// worktrees/), and an index larger than maxIndexBytes.
+// Not covered: a git dir outside the held ones.
 
 // maxIndexBytes bounds the index read (about 600,000 files of
 // 100-byte names).
@@ -72,10 +70,9 @@ type indexWatch struct {
 	before map[string]string
 }
 
-// watchIndexes records the indexes of the held repositories whose work
-// tree holds a denied path (or may, under a glob deny rule), and of their
-// linked work trees (whose paths may lie outside every root: there every
-// entry counts as at a denied path).
+// watchIndexes records the indexes of the held repositories, of their
+// submodules and of their linked work trees (whose paths may lie outside
+// every root: there every entry counts as at a denied path).
 func (pc *plantCheck) watchIndexes(v *fsView) {
 	pc.deniedAt = func(p string) bool { return !v.readable(p) || pc.globDeniesOnTheWay(p) }
 	for g := range pc.held {
@@ -91,16 +88,13 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		// Every one, a deny in its work tree or not: an entry can also
 		// name a path outside the work tree ("../x": git reads an index
 		// it did not write; the hundred-and-thirty-fifth review).
-		switch wt := configWorkTree(pc.heldConfigs[g]["config"]); {
-		case filepath.Base(g) == ".git":
+		if filepath.Base(g) == ".git" {
 			pc.watchIndex(g, filepath.Dir(g), root)
-		case wt != "":
+		} else if wts := gitDirWorktrees(g); len(wts) > 0 {
 			// A submodule's git dir under .git/modules: its work tree is
-			// its config's core.worktree (held: read-only to the command).
-			if !filepath.IsAbs(wt) {
-				wt = filepath.Join(g, wt)
-			}
-			pc.watchIndex(g, filepath.Clean(wt), root)
+			// its config's core.worktree, the last one given (held:
+			// read-only to the command).
+			pc.watchIndex(g, filepath.Clean(wts[len(wts)-1]), root)
 		}
 		names, _ := listAt(unix.AT_FDCWD, g+"/worktrees")
 		watched := 0
@@ -335,39 +329,19 @@ func indexID(dir string) ([4]int64, error) {
 	return [4]int64{int64(st.Ino), st.Ctim.Sec, st.Ctim.Nsec, st.Size}, nil
 }
 
-// configWorkTree returns a git config's core.worktree, or "".
-func configWorkTree(cfg []byte) string {
-	section := ""
-	for line := range strings.SplitSeq(string(cfg), "\n") {
-		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, "[") {
-			section = strings.ToLower(strings.Trim(strings.Fields(l + " ")[0], "[]"))
-			continue
-		}
-		if k, v, ok := strings.Cut(l, "="); ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "worktree") {
-			return strings.Trim(strings.TrimSpace(v), "\"")
-		}
-	}
-	return ""
-}
-
 // sha256Repository reports whether a git config (held: read-only to the
 // command) sets extensions.objectFormat = sha256: the index's object ids
 // are then 32 bytes. Only the config decides (a guess from the index
 // itself was the command's to steer: the hundred-and-thirty-fifth review).
 func sha256Repository(cfg []byte) bool {
-	section := ""
-	for line := range strings.SplitSeq(string(cfg), "\n") {
-		l := strings.ToLower(strings.TrimSpace(line))
-		if strings.HasPrefix(l, "[") {
-			section = strings.Trim(strings.Fields(l + " ")[0], "[]")
-			continue
+	sha256 := false
+	scanGitConfigFrom(bytes.NewReader(cfg), func(section, k, v string) bool {
+		if section == "extensions" && k == "objectformat" {
+			sha256 = strings.EqualFold(v, "sha256")
 		}
-		if k, v, ok := strings.Cut(l, "="); ok && section == "extensions" && strings.TrimSpace(k) == "objectformat" {
-			return strings.Trim(strings.TrimSpace(v), "\"") == "sha256"
-		}
-	}
-	return false
+		return true
+	})
+	return sha256
 }
 
 // indexEntries parses a git index (versions 2 to 4, git's

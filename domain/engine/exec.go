@@ -275,18 +275,12 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		return domain.Invocation{}, &turn.NotFoundError{Kind: "turn", ID: s.TurnID}
 	}
 	if s.ParentTurnID != "" && !s.Status.Terminal() {
-		p, err := e.parent(ctx, s.ParentTurnID)
+		// The parent, or a turn above it.
+		p, err := e.EndedAncestor(ctx, s.ParentTurnID)
 		if err != nil {
 			return domain.Invocation{}, err
 		}
-		a, err := e.EndedAncestor(ctx, s.ParentTurnID)
-		if err != nil {
-			return domain.Invocation{}, err
-		}
-		if a != nil {
-			p = a // the parent, or a turn above it
-		}
-		if p.Status.Terminal() {
+		if p != nil {
 			return domain.Invocation{}, &parentEndedError{parent: p, what: "run a command"}
 		}
 	}

@@ -177,12 +177,11 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 	if err != nil || !p.Status.Terminal() {
 		return
 	}
-	// All at once: a child whose end waits (its egress drain, a store
-	// that is slow) must not keep the children after it running, their
-	// commands included (the hundred-and-thirty-third review). A turn
-	// starts at most 256 children.
-	// Their commands first, before any child's end runs (a child's end
-	// may wait on its egress drain).
+	// Their commands are stopped first, then every child is ended at
+	// once: a child whose end waits (its egress drain, a slow store) must
+	// not keep the children after it running, their commands included
+	// (the hundred-and-thirty-third review). A turn starts at most 256
+	// children.
 	for _, child := range children {
 		e.StopRuns(child, string(p.Status))
 	}
