@@ -136,6 +136,13 @@ type plantCheck struct {
 	// wsFiles are the VS Code workspace files at the top of the roots
 	// when the command started (workspacefiles.go).
 	wsFiles map[string]bool
+	// adminIDs are, by held git dir, the identities of the directories
+	// in its worktrees/ when the command started (watchIndexes): one
+	// there afterwards that is none of them is the command's, whatever
+	// its times (worktreeAdmins). A git dir with more than maxAdminIDs
+	// has none, and adminsUncounted names it.
+	adminIDs        map[string]map[[2]uint64]bool
+	adminsUncounted map[string]bool
 }
 
 // keepID returns the identity of name below dfd, not following a final

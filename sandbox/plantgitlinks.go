@@ -168,7 +168,10 @@ func dotDotAfterLink(raw string) bool {
 // a work tree whose hooks path (husky's, relative to the work tree) ran
 // the command's hook, or write a .git outside every root (the
 // hundred-and-twenty-eighth review). A commit in an existing linked work
-// tree writes the admin dir's index, HEAD and logs, not its gitdir.
+// tree writes the admin dir's index, HEAD and logs, not its gitdir. An
+// admin dir of a held repository that was none of those in worktrees/
+// when the command started counts as made, whatever its times: one
+// prepared below a directory there, renamed up, keeps them.
 func (w *plantWalk) worktreeAdmins(gfd int, g string) {
 	wfd, err := unix.Openat(gfd, "worktrees", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -179,12 +182,18 @@ func (w *plantWalk) worktreeAdmins(gfd int, g string) {
 	if err != nil {
 		return
 	}
+	ids, counted := w.pc.adminIDs[g]
+	if w.pc.adminsUncounted[g] {
+		w.limits = append(w.limits, fmt.Sprintf("the check knows the linked work trees' admin dirs of %s by their times only (more than %d when the command started)", g, maxAdminIDs))
+	}
 	for _, n := range names {
 		var st unix.Stat_t
 		if unix.Fstatat(wfd, n+"/gitdir", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			continue
 		}
-		if !w.recent(st.Ctim) && !w.born(wfd, n) {
+		var dst unix.Stat_t
+		renamedIn := counted && unix.Fstatat(wfd, n, &dst, unix.AT_SYMLINK_NOFOLLOW) == nil && !ids[[2]uint64{dst.Dev, dst.Ino}]
+		if !renamedIn && !w.recent(st.Ctim) && !w.born(wfd, n) {
 			continue
 		}
 		// Its gitdir file is set aside, not the admin dir: git lists

@@ -96,7 +96,10 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 			// read-only to the command).
 			pc.watchIndex(g, filepath.Clean(wts[len(wts)-1]), root)
 		}
-		names, _ := listAt(unix.AT_FDCWD, g+"/worktrees")
+		names, err := listAt(unix.AT_FDCWD, g+"/worktrees")
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			pc.recordAdmins(g, names)
+		}
 		watched := 0
 		for _, n := range names {
 			admin := g + "/worktrees/" + n
@@ -119,6 +122,35 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 // maxWatchedWorktrees bounds the linked work trees whose indexes are
 // watched in one repository.
 const maxWatchedWorktrees = 256
+
+// maxAdminIDs bounds the directories of one git dir's worktrees/ whose
+// identities are recorded (pc.adminIDs).
+const maxAdminIDs = 4096
+
+// recordAdmins records the identities of the directories names of the held
+// git dir g's worktrees/ (pc.adminIDs): an admin dir prepared elsewhere
+// (old times) and renamed in by the command is none of them (the
+// hundred-and-twenty-eighth review).
+func (pc *plantCheck) recordAdmins(g string, names []string) {
+	if len(names) > maxAdminIDs {
+		if pc.adminsUncounted == nil {
+			pc.adminsUncounted = map[string]bool{}
+		}
+		pc.adminsUncounted[g] = true
+		return
+	}
+	ids := make(map[[2]uint64]bool, len(names))
+	for _, n := range names {
+		var st unix.Stat_t
+		if unix.Lstat(g+"/worktrees/"+n, &st) == nil {
+			ids[[2]uint64{st.Dev, st.Ino}] = true
+		}
+	}
+	if pc.adminIDs == nil {
+		pc.adminIDs = map[string]map[[2]uint64]bool{}
+	}
+	pc.adminIDs[g] = ids
+}
 
 // watchIndex records the index in dir (see indexWatch).
 func (pc *plantCheck) watchIndex(dir, wt, root string) {
