@@ -47,12 +47,13 @@ func (pc *plantCheck) globDenies(p, name string, link bool) bool {
 }
 
 // globPlanted sets aside each of names (below the directory rel) that the
-// command made or changed and that holds a link (plantedLink).
-func (w *plantWalk) globPlanted(rel string, names []string) {
+// command made or changed, or moved here (moved: rel lies in a directory
+// the command moved; visit), and that holds a link (plantedLink).
+func (w *plantWalk) globPlanted(rel string, names []string, moved bool) {
 	for _, n := range names {
 		p := w.path(relChild(rel, n))
 		var st unix.Stat_t
-		if unix.Lstat(p, &st) != nil || time.Unix(st.Ctim.Unix()).Before(w.since) || !plantedLink(p) {
+		if unix.Lstat(p, &st) != nil || !moved && time.Unix(st.Ctim.Unix()).Before(w.since) || !plantedLink(p) {
 			continue
 		}
 		moved, note, err := setAsidePath(p, w.rootPath)

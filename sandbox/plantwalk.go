@@ -210,7 +210,7 @@ func (w *plantWalk) root(root string) {
 	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
 	w.shared = w.pc.cmdUID != 0 && sharedMode(st.Mode)
 	w.seen = map[[2]uint64]bool{}
-	w.visit("", &st, 0)
+	w.visit("", &st, 0, false)
 	m.seen = w.seen
 	var dotGits []string
 	for rel, d := range m.dirs {
@@ -231,8 +231,9 @@ func (w *plantWalk) root(root string) {
 var plantVisitHook func(root, rel string)
 
 // visit checks the directory at rel (below the root being walked; st is
-// its stat) and every directory below it.
-func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
+// its stat) and every directory below it. moved: a directory above it was
+// moved to where it is during the command (see below).
+func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 	if w.dirs >= maxPlantDirs {
 		if w.dirs == maxPlantDirs {
 			w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories stopped after %d directories, at %s", maxPlantDirs, w.path(rel)))
@@ -245,13 +246,21 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 		plantVisitHook(w.rootPath, rel)
 	}
 	d := w.memo.dirs[rel]
+	// A directory that an earlier walk did not find at this path and
+	// that changed during the command was made or moved here by it: what
+	// lies below it keeps its own times through a rename, so a link made
+	// earlier under a name no rule matched, and moved under one that does,
+	// is judged whatever its times (the hundred-and-twenty-fourth review).
+	// The first walk of a root (one `turnstile sandbox` command) knows no
+	// earlier path and goes by the times alone.
+	moved = moved || w.memo.gen > 1 && w.memoOK && (d == nil || d.dev != st.Dev || d.ino != st.Ino) && w.recent(st.Ctim)
 	if d == nil || d.ctime < 0 || d.dev != st.Dev || d.ino != st.Ino || d.ctime != st.Ctim.Nano() {
 		if d = w.list(rel); d == nil {
 			return
 		}
 		w.memo.dirs[rel] = d
 		// Only a directory listed again can hold a name made since.
-		w.globPlanted(rel, d.globDenied)
+		w.globPlanted(rel, d.globDenied, moved)
 	}
 	d.gen = w.memo.gen
 	if d.gitDir {
@@ -294,7 +303,7 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int) {
 		if unix.Fstatat(w.rootFd, child, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
 			continue
 		}
-		w.visit(child, &cst, depth+1)
+		w.visit(child, &cst, depth+1, moved)
 	}
 }
 
