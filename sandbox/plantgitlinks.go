@@ -43,7 +43,10 @@ import (
 // root. The object store's loose-object directories are looked into only
 // when they changed since the command started (git writes an object by a
 // link or rename, which replaces a link, but reads one in place: a FIFO
-// there blocks it). A git dir with more directories than a check looks
+// there blocks it), or, in a server's later walks, all of them in a git dir
+// the last walk did not find and pass (a directory made a git dir by a
+// HEAD added beside an object store an earlier command filled: the
+// hundred-and-twenty-fourth review). A git dir with more directories than a check looks
 // through is quarantined whole, and what lies past the bound is not looked
 // at (the reason says so).
 
@@ -53,7 +56,9 @@ var maxGitLinkDirs = 16384 // a variable: tests lower it
 // gitLinks removes what gitLinksIn finds in the git dir open at gfd (path
 // g) and in the common dir it names inside a writable root. It reports
 // whether it quarantined the repository.
-func (w *plantWalk) gitLinks(gfd int, g string) bool {
+func (w *plantWalk) gitLinks(gfd int, g string, unseen bool) bool {
+	w.allFanouts = unseen
+	defer func() { w.allFanouts = false }()
 	budget := maxGitLinkDirs
 	w.gitLinksIn(gfd, g, "", false, &budget)
 	// Its common dir, where it lies in a writable root (commonDir: read
@@ -104,7 +109,7 @@ func (w *plantWalk) gitLinksIn(gfd int, g, rel string, store bool, budget *int) 
 		switch {
 		case t.IsDir() && store && len(n) == 2 && isHex(n):
 			var st unix.Stat_t
-			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && (w.allFanouts || w.recent(st.Ctim)) {
 				w.gitLinksIn(gfd, g, relChild(rel, n), false, budget)
 			}
 		case t.IsDir():

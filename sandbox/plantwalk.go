@@ -184,6 +184,9 @@ type plantWalk struct {
 	// cfgRefs memoizes gitConfigRefs by file (configRefsChanged reads
 	// the global configs for each repository it judges).
 	cfgRefs map[string][]gitConfigRef
+	// allFanouts: gitLinks looks into every loose-object directory of the
+	// git dir, changed or not.
+	allFanouts bool
 }
 
 func (w *plantWalk) root(root string) {
@@ -268,10 +271,11 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 			var gst unix.Stat_t
 			if unix.Fstat(gfd, &gst) == nil {
 				key := [2]uint64{gst.Dev, gst.Ino}
-				quarantined := w.gitDir(gfd, w.path(rel), w.memo.gen > 1 && !w.memo.seen[key])
+				unseen := w.memo.gen > 1 && !w.memo.seen[key]
+				quarantined := w.gitDir(gfd, w.path(rel), unseen)
 				w.sequencerState(gfd, w.path(rel))
 				w.worktreeAdmins(gfd, w.path(rel))
-				if !w.gitLinks(gfd, w.path(rel)) && !quarantined {
+				if !w.gitLinks(gfd, w.path(rel), unseen) && !quarantined {
 					w.seen[key] = true
 				}
 			}
