@@ -24,9 +24,9 @@ import (
 //     program, exactly as asdf's "path:DIR" version does.
 //   - Maven's .mvn/jvm.config: bin/mvn finds the nearest directory above
 //     the cwd holding .mvn and puts the file's lines in the JVM's options
-//     for every mvn, "mvn -v" included (-Xmx2m
-//     -XX:OnOutOfMemoryError="sh -c …" runs a shell command, no file of
-//     the agent's to execute).
+//     for every mvn, "mvn -v" included ("-Xmx2m
+//     -XX:OnOutOfMemoryError=CMD": the JVM runs CMD with sh -c when its
+//     tiny heap runs out; no file of the agent's to execute).
 //
 // In auto_accept_edits a file tool's write of each is allowed without a
 // question, so the person's next yarn, cargo or mvn in the workspace runs the
@@ -46,8 +46,8 @@ func TestAttack136_ToolchainFilesWritable(t *testing.T) {
 		"sub/rust-toolchain.toml":   {"[toolchain]", `path = "/tmp/evil-toolchain"`},
 		"sub/deeper/.yarnrc.yml":    {"yarnPath: ../../evil.cjs"},
 		"sub/deeper/rust-toolchain": {"[toolchain]", `path = "/tmp/evil-toolchain"`},
-		".mvn/jvm.config":           {`-Xmx2m -XX:OnOutOfMemoryError="sh -c 'id>/tmp/pwned'"`},
-		"sub/.mvn/jvm.config":       {`-Xmx2m -XX:OnOutOfMemoryError="sh -c 'id>/tmp/pwned'"`},
+		".mvn/jvm.config":           {"-Xmx2m -XX:OnOutOfMemoryError=id>/tmp/pwned"},
+		"sub/.mvn/jvm.config":       {"-Xmx2m -XX:OnOutOfMemoryError=id>/tmp/pwned"},
 	}
 	i := 0
 	for p, lines := range files {
