@@ -27,9 +27,13 @@ import (
 //     for every mvn, "mvn -v" included ("-Xmx2m
 //     -XX:OnOutOfMemoryError=CMD": the JVM runs CMD with sh -c when its
 //     tiny heap runs out; no file of the agent's to execute).
+//   - R's .Rprofile: R and Rscript source the one in the directory they
+//     start in before the home directory's (?Startup), and RStudio starts
+//     a project's session in its root: R code run at the person's next R
+//     there, as a .bashrc is at a root that is a home.
 //
 // In auto_accept_edits a file tool's write of each is allowed without a
-// question, so the person's next yarn, cargo or mvn in the workspace runs the
+// question, so the person's next yarn, cargo, mvn or R in the workspace runs the
 // agent's program outside every sandbox.
 //
 // Controls: .tool-versions, at the root and below it, is refused
@@ -48,13 +52,14 @@ func TestAttack136_ToolchainFilesWritable(t *testing.T) {
 		"sub/deeper/rust-toolchain": {"[toolchain]", `path = "/tmp/evil-toolchain"`},
 		".mvn/jvm.config":           {"-Xmx2m -XX:OnOutOfMemoryError=id>/tmp/pwned"},
 		"sub/.mvn/jvm.config":       {"-Xmx2m -XX:OnOutOfMemoryError=id>/tmp/pwned"},
+		".Rprofile":                 {`system("id>/tmp/pwned")`},
 	}
 	i := 0
 	for p, lines := range files {
 		i++
 		d := s.decide("tc", "w"+strconv.Itoa(i), "apply_patch", attack136AddFile(p, lines...))
 		if d.Decision != "deny" || d.Refusal != "write_requires_writable_root" {
-			t.Errorf("a file tool's write of %s (read by the person's next yarn, cargo or mvn there): %s/%s/%s, want deny/sandbox_denied/write_requires_writable_root, as .tool-versions is",
+			t.Errorf("a file tool's write of %s (read by the person's next yarn, cargo, mvn or R there): %s/%s/%s, want deny/sandbox_denied/write_requires_writable_root, as .tool-versions is",
 				p, d.Decision, d.Reason, d.Refusal)
 		}
 	}
