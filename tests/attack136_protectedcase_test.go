@@ -14,8 +14,8 @@ import (
 // workspace commonly lies; vfat and exfat; an ext4 or f2fs casefold
 // directory) each opens the protected file itself: VS Code runs the task
 // on folder open, the person's next commit runs pre-commit's hook, direnv
-// and a shell source what the agent wrote, Claude Code starts the MCP
-// server it names. The decisions already hold ".git" in any
+// and a shell source what the agent wrote, Claude Code reads the MCP
+// servers it names. The decisions already hold ".git" in any
 // case (RepositoryWrite: "a case-insensitive file system finds .GIT as
 // .git") and the agents' .claude, .codex and .agents and asdf's
 // .tool-versions (agentSettingsRefusal: "any case"); the rest of the list
