@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -52,6 +55,85 @@ func TestAttack136_ProtectedItemOtherCaseControl(t *testing.T) {
 	for i, p := range []string{"README.MD", "sub/Package.JSON"} {
 		if d := s.decide("pcc", "ok"+strconv.Itoa(i), "apply_patch", addFilePatch(p, "x")); d.Decision != "allow" {
 			t.Errorf("control: a write of %s: %+v, want allow", p, d)
+		}
+	}
+}
+
+// attack136EnvDeny is a profile that keeps the workspace writable and
+// denies every .env file and the secrets directory below it.
+const attack136EnvDeny = `
+[permissions.dev]
+extends = ":workspace"
+[permissions.dev.filesystem]
+"**/*.env" = "deny"
+":workspace_roots/secrets" = "deny"
+`
+
+// TestAttack136_ProfileDenyOtherCase: a profile's deny rules are matched
+// byte for byte too ("**/*.env" on prod.env, ":workspace_roots/secrets"),
+// so Claude Code's Read of prod.ENV and of SECRETS/key is allowed, while
+// on a file system that finds names in any case each opens the denied
+// file: the secret the profile hides is read. The kernel masks the
+// secret's own dentry for commands; Claude Code's Read runs outside it.
+func TestAttack136_ProfileDenyOtherCase(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	mkfilesAt(t, ws, map[string]string{"prod.ENV": "stand-in for prod.env on a case-insensitive file system\n",
+		"SECRETS/key": "stand-in for secrets/key\n"})
+	s := ccProfileServer(t, ws, attack136EnvDeny, "dev", nil)
+	for i, rel := range []string{"prod.ENV", "SECRETS/key"} {
+		if got := attack136HookRead(t, s, ws, "sess-136r", i, rel); got != "deny" {
+			t.Errorf("Claude Code's Read of %s (the denied file, on a file system that ignores case): %s, want deny", rel, got)
+		}
+	}
+}
+
+// TestAttack136_ProfileDenyOtherCaseControl: the names as the rules spell
+// them are denied; another file is read.
+func TestAttack136_ProfileDenyOtherCaseControl(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	mkfilesAt(t, ws, map[string]string{"prod.env": "SECRET\n", "secrets/key": "SECRET\n", "notes.txt": "x\n"})
+	s := ccProfileServer(t, ws, attack136EnvDeny, "dev", nil)
+	for i, c := range []struct{ rel, want string }{{"prod.env", "deny"}, {"secrets/key", "deny"}, {"notes.txt", "allow"}} {
+		if got := attack136HookRead(t, s, ws, "sess-136rc", i, c.rel); got != c.want {
+			t.Errorf("control: Claude Code's Read of %s: %s, want %s", c.rel, got, c.want)
+		}
+	}
+}
+
+// attack136HookRead sends Claude Code's PreToolUse of a Read of rel (below
+// ws) through the http hook and returns its permissionDecision.
+func attack136HookRead(t *testing.T, s *Server, ws, session string, i int, rel string) string {
+	t.Helper()
+	p := ccEdit(t, ccPayload(t, "pre_read", session, ws), map[string]any{
+		"tool_input":  map[string]any{"file_path": ws + "/" + rel},
+		"tool_use_id": "toolu_136r_" + string(rune('a'+i)),
+	})
+	var out struct {
+		HookSpecificOutput struct {
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	body := s.hookHTTP(p)
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("hook answer %q: %v", body, err)
+	}
+	t.Logf("%s: %s (%s)", rel, out.HookSpecificOutput.PermissionDecision, out.HookSpecificOutput.PermissionDecisionReason)
+	return out.HookSpecificOutput.PermissionDecision
+}
+
+// mkfilesAt writes files (relative name to content) below dir.
+func mkfilesAt(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
