@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// Review 136 (medium): the version-manager files a host program looks up in
+// Review 136 (medium): the version-manager and launcher files a host program looks up in
 // the directory a person works in and in each directory above it, and
 // that make the person's next invocation of a tool run a program the file
 // names, are protected only for asdf's .tool-versions
 // (TestAttack16ToolVersionsPath, TestAttack19NestedToolVersionsWritable).
-// Two others of the same kind are not, at the root or below it:
+// Others of the same kind are not, at the root or below it:
 //
 //   - yarn's .yarnrc (yarn-path "…") and .yarnrc.yml (yarnPath: …): the
 //     person's globally installed yarn reads them in the cwd and its
@@ -33,8 +33,8 @@ import (
 //     there, as a .bashrc is at a root that is a home.
 //
 // In auto_accept_edits a file tool's write of each is allowed without a
-// question, so the person's next yarn, cargo, mvn or R in the workspace runs the
-// agent's program outside every sandbox.
+// question, so the person's next yarn, cargo, mvn or R in the workspace
+// runs the agent's program outside every sandbox.
 //
 // Controls: .tool-versions, at the root and below it, is refused
 // (write_requires_writable_root), and sub/package.json is written.
@@ -58,8 +58,8 @@ func TestAttack136_ToolchainFilesWritable(t *testing.T) {
 	for p, lines := range files {
 		i++
 		d := s.decide("tc", "w"+strconv.Itoa(i), "apply_patch", attack136AddFile(p, lines...))
-		if d.Decision != "deny" || d.Refusal != "write_requires_writable_root" {
-			t.Errorf("a file tool's write of %s (read by the person's next yarn, cargo, mvn or R there): %s/%s/%s, want deny/sandbox_denied/write_requires_writable_root, as .tool-versions is",
+		if d.Decision != "deny" {
+			t.Errorf("a file tool's write of %s (read by the person's next yarn, cargo, mvn or R there): %s/%s/%s, want deny, as .tool-versions is",
 				p, d.Decision, d.Reason, d.Refusal)
 		}
 	}
