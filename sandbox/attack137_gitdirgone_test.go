@@ -22,14 +22,20 @@ import (
 // the real .env into the shared object store, where the command reads it
 // (git show feature:.env).
 //
+// The same when the first command only touches gitdir: the check itself
+// sets the changed gitdir aside (worktreeAdmins) and so removes it.
+//
 // Control ("control"): the same two commands, the first leaving gitdir
 // alone: the plant is set aside and .env stays out of the object store.
 func TestAttack137_WorktreeGitdirGone(t *testing.T) {
 	const key = "STRIPE_KEY=sk_live_PERSONS_SECRET_137G"
 	for _, c := range []struct {
-		name string
-		rm   bool
-	}{{"control", false}, {"gitdir-removed", true}} {
+		name  string
+		first string
+	}{{"control", `echo FIRST`}, {"gitdir-removed", `rm .git/worktrees/wt/gitdir && echo FIRST`},
+		// The check does the removing: a gitdir the command changed (its
+		// time only) is set aside by worktreeAdmins.
+		{"gitdir-touched", `touch .git/worktrees/wt/gitdir && echo FIRST`}} {
 		t.Run(c.name, func(t *testing.T) {
 			requireRoot(t)
 			requireKernel(t, true)
@@ -50,11 +56,7 @@ func TestAttack137_WorktreeGitdirGone(t *testing.T) {
 			// The work tree was added before the command's time (else its
 			// gitdir counts as the command's and is set aside).
 			clockPast(t, ws+"/.git/worktrees/wt/gitdir")
-			first := `echo FIRST`
-			if c.rm {
-				first = `rm .git/worktrees/wt/gitdir && echo FIRST`
-			}
-			r := sh(t, &s, first)
+			r := sh(t, &s, c.first)
 			if !strings.Contains(string(r.Stdout), "FIRST") {
 				t.Fatalf("premise: %s %s", r.Stdout, r.Stderr)
 			}
@@ -72,7 +74,7 @@ func TestAttack137_WorktreeGitdirGone(t *testing.T) {
 				t.Fatalf("premise: the work tree's .env itself was readable: %q", r.Stdout)
 			}
 			if strings.Contains(string(r.Stdout), key) {
-				t.Errorf("the command read ../wt/.env (denied by \"**/*.env\") from the object store: it removed .git/worktrees/wt/gitdir, so the next command's entry planted in .git/worktrees/wt/index went unwatched and the person's git commit -a there copied it: %q", r.Stdout)
+				t.Errorf("the command read ../wt/.env (denied by \"**/*.env\") from the object store: .git/worktrees/wt/gitdir was gone after the first command, so the next command's entry planted in .git/worktrees/wt/index went unwatched and the person's git commit -a there copied it: %q", r.Stdout)
 			}
 		})
 	}
