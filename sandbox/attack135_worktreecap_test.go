@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,7 +62,23 @@ func TestAttack135_WorktreeWatchCap(t *testing.T) {
 				t.Fatalf("premise: %s %s", r.Stdout, r.Stderr)
 			}
 			t.Logf("first: %s quarantined: %v", strings.TrimSpace(string(r.Stdout)), quarantined(r))
-			r = sh(t, &s, indexGitEnv+`e=$(git hash-object -w /dev/null) && GIT_INDEX_FILE=$PWD/.git/worktrees/wt/index git update-index --add --cacheinfo 100644,$e,.env && echo y > README && echo DONE`)
+			// Since review 137 every directory of worktrees/ is watched,
+			// and more than maxWatchedWorktrees refuse the command: the
+			// decoys then stop the plant itself.
+			spec := s
+			p, err := PlanSpawn(&spec, SpawnRequest{Argv: []string{"/bin/sh", "-c", indexGitEnv + `e=$(git hash-object -w /dev/null) && GIT_INDEX_FILE=$PWD/.git/worktrees/wt/index git update-index --add --cacheinfo 100644,$e,.env && echo y > README && echo DONE`}}, os.Environ())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err = Run(context.Background(), p)
+			WaitCleanup()
+			if c.decoys && err != nil && strings.Contains(err.Error(), "holds more than") && r != nil && r.ExitCode == ExitSandboxFailure {
+				t.Logf("second: refused: %v", err)
+				return
+			}
+			if err != nil {
+				t.Fatalf("second: %v", err)
+			}
 			if !strings.Contains(string(r.Stdout), "DONE") {
 				t.Fatalf("premise: %s", r.Stderr)
 			}

@@ -69,17 +69,25 @@ func TestAttack137_ConcurrentMissingHooks(t *testing.T) {
 					t.Fatalf("premise: the command ended before writing %s: %+v %v", name, r.r, r.err)
 				}
 			}
+			// Since the fix (sandbox/rootlock.go) commands over one root run one
+			// at a time: B cannot start while A runs, so A waits for B's word
+			// at most 3 s and goes on (OVERLAP would say B ran meanwhile), B
+			// gives it in the background (nobody reads it after A), and in the
+			// control B no longer waits for the test's word (A waits for B).
 			var a, b chan res
 			if c.afterMade {
-				a = spawn(plant + ` && echo made > f1 && cat f2 >/dev/null && echo A`)
+				a = spawn(plant + ` && echo made > f1 && { if timeout 3 cat f2 >/dev/null; then echo OVERLAP; fi; } && echo A`)
 				readFifo("f1", a) // A has made .githooks
-				b = spawn(`echo started > f2 && cat f3 >/dev/null && ` + plant + ` && echo DONE`)
+				b = spawn(`{ echo started > f2 & } && cat f3 >/dev/null && ` + plant + ` && echo DONE`)
 			} else {
-				b = spawn(`echo started > f0 && cat f3 >/dev/null && ` + plant + ` && echo DONE`)
+				b = spawn(`echo started > f0 && ` + plant + ` && echo DONE`)
 				readFifo("f0", b) // B has started
 				a = spawn(plant + ` && echo A`)
 			}
 			ra := <-a
+			if ra.r != nil && strings.Contains(string(ra.r.Stdout), "OVERLAP") {
+				t.Errorf("B started while A ran over the same root")
+			}
 			if ra.err != nil || !strings.Contains(string(ra.r.Stdout), "A") {
 				t.Fatalf("premise: A: %+v %v", ra.r, ra.err)
 			}
@@ -87,7 +95,9 @@ func TestAttack137_ConcurrentMissingHooks(t *testing.T) {
 			if exists(ws + "/.githooks/pre-commit") {
 				t.Fatalf("premise: A's .githooks was not set aside")
 			}
-			mustDo(t, os.WriteFile(ws+"/f3", []byte("go\n"), 0o644))
+			if c.afterMade {
+				mustDo(t, os.WriteFile(ws+"/f3", []byte("go\n"), 0o644))
+			}
 			rb := <-b
 			WaitCleanup()
 			if rb.err != nil || !strings.Contains(string(rb.r.Stdout), "DONE") {

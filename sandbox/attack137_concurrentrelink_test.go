@@ -80,17 +80,25 @@ func TestAttack137_ConcurrentRelink(t *testing.T) {
 			}
 			// B re-points tools at evil, whatever is there after A's check.
 			const bRelink = `rm -f tools; ` + relink + ` && echo DONE`
+			// Since the fix (sandbox/rootlock.go) commands over one root run one
+			// at a time: B cannot start while A runs, so A waits for B's word
+			// at most 3 s and goes on (OVERLAP would say B ran meanwhile), B
+			// gives it in the background (nobody reads it after A), and in the
+			// control B no longer waits for the test's word (A waits for B).
 			var a, b chan res
 			if c.afterRelnk {
-				a = spawn(prepare + ` && echo relinked > f1 && cat f2 >/dev/null && echo A`)
+				a = spawn(prepare + ` && echo relinked > f1 && { if timeout 3 cat f2 >/dev/null; then echo OVERLAP; fi; } && echo A`)
 				readFifo("f1", a) // A has re-pointed tools
-				b = spawn(`echo started > f2 && cat f3 >/dev/null && ` + bRelink)
+				b = spawn(`{ echo started > f2 & } && cat f3 >/dev/null && ` + bRelink)
 			} else {
-				b = spawn(`echo started > f0 && cat f3 >/dev/null && ` + bRelink)
+				b = spawn(`echo started > f0 && ` + bRelink)
 				readFifo("f0", b) // B has started
 				a = spawn(prepare + ` && echo A`)
 			}
 			ra := <-a
+			if ra.r != nil && strings.Contains(string(ra.r.Stdout), "OVERLAP") {
+				t.Errorf("B started while A ran over the same root")
+			}
 			if ra.err != nil || !strings.Contains(string(ra.r.Stdout), "A") {
 				t.Fatalf("premise: A: %+v %v", ra.r, ra.err)
 			}
@@ -98,7 +106,9 @@ func TestAttack137_ConcurrentRelink(t *testing.T) {
 			if dst, err := os.Readlink(ws + "/tools"); err == nil && dst == "evil" {
 				t.Fatalf("premise: A's relink was not set aside")
 			}
-			mustDo(t, os.WriteFile(ws+"/f3", []byte("go\n"), 0o644))
+			if c.afterRelnk {
+				mustDo(t, os.WriteFile(ws+"/f3", []byte("go\n"), 0o644))
+			}
 			rb := <-b
 			WaitCleanup()
 			if rb.err != nil || !strings.Contains(string(rb.r.Stdout), "DONE") {

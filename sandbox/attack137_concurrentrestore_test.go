@@ -63,17 +63,25 @@ func TestAttack137_ConcurrentRestoreReplants(t *testing.T) {
 					t.Fatalf("premise: the command ended before writing %s: %+v %v", name, r.r, r.err)
 				}
 			}
+			// Since the fix (sandbox/rootlock.go) commands over one root run one
+			// at a time: B cannot start while A runs, so A waits for B's word
+			// at most 3 s and goes on (OVERLAP would say B ran meanwhile), B
+			// gives it in the background (nobody reads it after A), and in the
+			// control B no longer waits for the test's word (A waits for B).
 			var a, b chan res
 			if c.afterPlant {
-				a = spawn(plant + ` && echo planted > f1 && cat f2 >/dev/null && echo A`)
+				a = spawn(plant + ` && echo planted > f1 && { if timeout 3 cat f2 >/dev/null; then echo OVERLAP; fi; } && echo A`)
 				readFifo("f1", a) // A has planted
-				b = spawn(`echo started > f2 && cat f3 >/dev/null && ` + other + ` && echo DONE`)
+				b = spawn(`{ echo started > f2 & } && cat f3 >/dev/null && ` + other + ` && echo DONE`)
 			} else {
-				b = spawn(`echo started > f0 && cat f3 >/dev/null && ` + other + ` && echo DONE`)
+				b = spawn(`echo started > f0 && ` + other + ` && echo DONE`)
 				readFifo("f0", b) // B has started
 				a = spawn(plant + ` && echo A`)
 			}
 			ra := <-a
+			if ra.r != nil && strings.Contains(string(ra.r.Stdout), "OVERLAP") {
+				t.Errorf("B started while A ran over the same root")
+			}
 			if ra.err != nil || !strings.Contains(string(ra.r.Stdout), "A") {
 				t.Fatalf("premise: A: %+v %v", ra.r, ra.err)
 			}
@@ -82,8 +90,10 @@ func TestAttack137_ConcurrentRestoreReplants(t *testing.T) {
 				t.Fatalf("premise: A's plant was not set aside: %s", files)
 			}
 			// A's check is done: B goes on.
-			if err := os.WriteFile(ws+"/f3", []byte("go\n"), 0o644); err != nil {
-				t.Fatal(err)
+			if c.afterPlant {
+				if err := os.WriteFile(ws+"/f3", []byte("go\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rb := <-b
 			WaitCleanup()

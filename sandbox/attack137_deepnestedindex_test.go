@@ -25,9 +25,17 @@ import (
 // aside and .env stays out of the object store.
 func TestAttack137_DeepNestedRepoIndex(t *testing.T) {
 	const key = "STRIPE_KEY=sk_live_PERSONS_SECRET_137D"
+	// Since the fix, discovery also holds what the last check in the
+	// process met at any depth (knownDotGits): a server's later commands
+	// hold the deep repository ("deep", after a first command). The first
+	// command of a root in a process (every `turnstile sandbox`) walks to
+	// the discovery's depth only: there the plant is not prevented, and
+	// the result's limits name the bound ("deep-first-command").
 	for _, c := range []struct {
-		name, rel string
-	}{{"control", "vendor/lib"}, {"deep", "services/api/third_party/github.com/org/team/lib"}} {
+		name, rel    string
+		firstCommand bool
+	}{{"control", "vendor/lib", false}, {"deep", "services/api/third_party/github.com/org/team/lib", false},
+		{"deep-first-command", "services/api/third_party/github.com/org/team/lib", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			requireRoot(t)
 			requireKernel(t, true)
@@ -45,11 +53,20 @@ func TestAttack137_DeepNestedRepoIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := execProfileSnapshot(t, ws, map[string]domain.Access{"**/*.env": domain.AccessDeny})
+			if !c.firstCommand {
+				sh(t, &s, `true`) // the check after it meets the repository
+			}
 			r := sh(t, &s, indexGitEnv+`cd `+c.rel+` && e=$(git hash-object -w /dev/null) && git update-index --add --cacheinfo 100644,$e,.env && echo y > README && echo DONE`)
 			if !strings.Contains(string(r.Stdout), "DONE") {
 				t.Fatalf("premise: %s", r.Stderr)
 			}
 			t.Logf("quarantined: %v limits: %v", quarantined(r), r.CheckLimits)
+			if c.firstCommand {
+				if !strings.Contains(strings.Join(r.CheckLimits, "\n"), "does not look below "+lib) {
+					t.Errorf("the first command's result does not name the discovery's bound at %s: %v", lib, r.CheckLimits)
+				}
+				return
+			}
 			// The person's routine commit in the nested repository.
 			os.WriteFile(lib+"/README", []byte("z\n"), 0o644)
 			attack132Commit(t, lib)

@@ -158,11 +158,20 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	if err != nil {
 		return nil, nil, err
 	}
+	// What the plan sees of the writable roots, the gateway's data
+	// directory among them, is another command's until that one's check
+	// has run (rootlock.go).
+	lock, err := lockSnapshotRoots(func() context.Context { ctx, _ := signals(); return ctx }, &s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("waiting for another command over the same writable roots: %w", err)
+	}
 	domain.AddSensitivePaths(&s, cliGatewaySecrets(m))
 	plan, err := PlanSpawn(&s, req, os.Environ())
 	if err != nil {
+		lock.Release()
 		return nil, nil, err
 	}
+	plan.HoldRoots(lock)
 	if leanCLIGate != nil {
 		leanCLIGate()
 	}

@@ -150,7 +150,17 @@ type Plan struct {
 	// resolvedPath is argv[0] looked up in the planned PATH (unsandboxed
 	// runs only; the helper looks it up itself).
 	resolvedPath string
+
+	// rootLock, set by HoldRoots, is the lock on the writable roots taken
+	// before the plan was made (rootlock.go); Run releases it.
+	rootLock *RootLock
 }
+
+// HoldRoots gives the plan the lock LockWritableRoots took for its snapshot
+// before PlanSpawn: Run then uses the plan's view of the filesystem as it
+// is, and releases the lock once the command's check has run and its held
+// names are released. A caller that does not reach Run releases it.
+func (p *Plan) HoldRoots(l *RootLock) { p.rootLock = l }
 
 // PlanSpawn checks a command request against a snapshot, in the reference's
 // order (REFERENCE §5): argv present (missing_argv); snapshot present

@@ -143,6 +143,10 @@ type plantCheck struct {
 	// has none, and adminsUncounted names it.
 	adminIDs        map[string]map[[2]uint64]bool
 	adminsUncounted map[string]bool
+	// discoveryLimits are the bounds the spawn's discovery of nested
+	// repositories reached (summarized), reported with the check's: a
+	// repository past them was neither held nor its index watched.
+	discoveryLimits []string
 }
 
 // keepID returns the identity of name below dfd, not following a final

@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -88,13 +91,20 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		// Every one, a deny in its work tree or not: an entry can also
 		// name a path outside the work tree ("../x": git reads an index
 		// it did not write; the hundred-and-thirty-fifth review).
-		if filepath.Base(g) == ".git" {
+		switch wts := gitDirWorktrees(g); {
+		case filepath.Base(g) == ".git":
 			pc.watchIndex(g, filepath.Dir(g), root)
-		} else if wts := gitDirWorktrees(g); len(wts) > 0 {
+		case len(wts) > 0:
 			// A submodule's git dir under .git/modules: its work tree is
 			// its config's core.worktree, the last one given (held:
 			// read-only to the command).
 			pc.watchIndex(g, filepath.Clean(wts[len(wts)-1]), root)
+		default:
+			// A separate git dir (git init --separate-git-dir), whose
+			// work tree is where a held .git file or symlink names it;
+			// otherwise unknown, and every entry counts as at a denied
+			// path (the hundred-and-thirty-seventh review).
+			pc.watchIndex(g, pc.gitFileWorkTree(g), root)
 		}
 		names, err := listAt(unix.AT_FDCWD, g+"/worktrees")
 		if err == nil || errors.Is(err, unix.ENOENT) {
@@ -103,20 +113,62 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		watched := 0
 		for _, n := range names {
 			admin := g + "/worktrees/" + n
-			b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096)
-			if err != nil {
-				continue // not a work tree's (one the command made is set aside: worktreeAdmins)
+			var st unix.Stat_t
+			if unix.Lstat(admin, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				continue
 			}
+			// Every admin dir, its gitdir file there or not: git reads
+			// the index of one whose work tree's .git names it, and a
+			// command that removed the gitdir file (or had the check set
+			// a touched one aside) left its index unwatched (the
+			// hundred-and-thirty-seventh review). More than the bound
+			// refuses the command: decoys made to push the person's past
+			// it would otherwise leave that one unwatched.
 			if watched++; watched > maxWatchedWorktrees {
+				pc.overflow = cmp.Or(pc.overflow, fmt.Sprintf("%s holds more than %d directories: the check after a command cannot watch every linked work tree's index (git worktree prune removes those of work trees that are gone)", g+"/worktrees", maxWatchedWorktrees))
 				break
 			}
 			wt := ""
-			if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
-				wt = filepath.Clean(filepath.Dir(p))
+			if b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096); err == nil {
+				if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
+					wt = filepath.Clean(filepath.Dir(p))
+				}
 			}
 			pc.watchIndex(admin, wt, root)
 		}
 	}
+}
+
+// gitFileWorkTree returns the directory of the held .git file or symlink
+// that leads to the git dir g, or "".
+func (pc *plantCheck) gitFileWorkTree(g string) string {
+	files := slices.Sorted(maps.Keys(pc.heldFiles))
+	for _, f := range files {
+		target := ""
+		var st unix.Stat_t
+		if unix.Lstat(f, &st) != nil {
+			continue
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			target = f
+		case unix.S_IFREG:
+			p, ok := readPointer(f, "gitdir:")
+			if !ok {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(f), p)
+			}
+			target = p
+		default:
+			continue
+		}
+		if c, err := filepath.EvalSymlinks(target); err == nil && c == g {
+			return filepath.Dir(f)
+		}
+	}
+	return ""
 }
 
 // maxWatchedWorktrees bounds the linked work trees whose indexes are

@@ -153,7 +153,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideRelinked()...)
 	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
 	w.found = append(w.found, pc.setAsidePlantedIndexes()...)
-	return w.found, w.limits
+	return w.found, append(slices.Clone(pc.discoveryLimits), w.limits...)
 }
 
 type plantWalk struct {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"slices"
 
 	"turnstile/domain"
@@ -49,15 +50,16 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		}
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
 		if spec.plant = newPlantCheck(v); spec.plant != nil {
+			spec.plant.cmdUID = spec.UID
+			spec.plant.discoveryLimits = summarizeLimits(v.limits, 8)
+			spec.plant.setGlobDeny(globRules)
+			spec.plant.watchIndexes(v)
 			if spec.plant.overflow != "" {
 				if release != nil {
 					release()
 				}
 				return nil, refuse(CodeSandboxUnavailable, "", "%s", spec.plant.overflow)
 			}
-			spec.plant.cmdUID = spec.UID
-			spec.plant.setGlobDeny(globRules)
-			spec.plant.watchIndexes(v)
 		}
 		walked = v.sockets
 		for _, g := range v.grants {
@@ -70,4 +72,14 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		spec.HostSockets = hostSocketMasks(walked, roots)
 	}
 	return release, nil
+}
+
+// summarizeLimits returns at most n of limits, and a line that counts the
+// rest (a deep tree reaches the discovery's depth at every directory).
+func summarizeLimits(limits []string, n int) []string {
+	if len(limits) <= n {
+		return slices.Clone(limits)
+	}
+	out := slices.Clone(limits[:n])
+	return append(out, fmt.Sprintf("and %d more bounds of the git dir discovery reached: repositories past them are not protected or watched by this command", len(limits)-n))
 }

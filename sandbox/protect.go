@@ -307,7 +307,10 @@ type nestedAbsent struct {
 // that walk reaches are returned as limits (the agent can reach them too,
 // with a million long names).
 func withKnownDotGits(root string, found []string) (out, limits []string) {
-	known, ok := knownDotGits(root, maxDiscoveryDepth)
+	// Those the last check met at any depth: the bound of this walk is
+	// its cost's, not a repository's (the hundred-and-thirty-seventh
+	// review's vendored checkout seven levels down).
+	known, ok := knownDotGits(root, maxPlantDepth)
 	if !ok {
 		w := walkCache.get(root+"\x00deep", func(string) walkResult {
 			return walkTreeWithin(root, false, nil, maxPlantDirs, maxDiscoveryDepth, 8*maxDiscoveryNames)

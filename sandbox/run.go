@@ -67,13 +67,50 @@ type Result struct {
 // goroutine; WaitCleanup waits for that.
 func Run(ctx context.Context, plan *Plan) (*Result, error) {
 	if plan == nil || len(plan.Argv) == 0 {
+		if plan != nil {
+			plan.rootLock.Release()
+		}
 		return nil, refuse(CodeMissingArgv, "", "no plan to run")
 	}
 	if plan.Sandboxed && !helperWired.Load() {
+		plan.rootLock.Release()
 		return nil, errors.New("sandbox: MaybeRunHelper was not called at program start: the helper cannot be re-executed")
 	}
-	env := plan.Env
 	spec := plan.Sandbox
+	lock := plan.rootLock
+	if lock == nil && plan.Sandboxed && spec.RestrictFilesystem {
+		// Planned without the lock: what the plan's view saw may be
+		// another command's, not yet checked. Wait for the roots, then
+		// look again.
+		var err error
+		if lock, err = lockRoots(ctx, writableRoots(spec.Entries)); err != nil {
+			return nil, fmt.Errorf("sandbox: waiting for another command over the same writable roots: %w", err)
+		}
+		spec.view = nil
+	}
+	return runLocked(ctx, plan, spec, lock)
+}
+
+// runLocked is Run with the roots locked (lock, released once the held names
+// are; nil: no lock needed), spec the plan's spec.
+func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock) (*Result, error) {
+	env := plan.Env
+	var release func() // the names held for the command (prepareSpec)
+	defer func() {
+		if release != nil || lock != nil {
+			// Once the command has ended (WaitCleanup); the roots go
+			// only after the names held in them.
+			afterRun(func() {
+				if release != nil {
+					release()
+				}
+				lock.Release()
+			})
+		}
+		if spec.plant != nil {
+			spec.plant.close()
+		}
+	}()
 	if plan.IsolatedTmp {
 		// Made 0700 (MkdirTemp's mode, which a umask only narrows): a
 		// chmod by its name after, which follows a link, let a command
@@ -86,15 +123,6 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
-	var release func() // the names held for the command (prepareSpec)
-	defer func() {
-		if release != nil {
-			afterRun(release) // once the command has ended (WaitCleanup)
-		}
-		if spec.plant != nil {
-			spec.plant.close()
-		}
-	}()
 	if plan.Sandboxed {
 		// Whenever the probe found the namespaces usable, every sandboxed
 		// command gets them: the root view, the PID namespace and (as
@@ -207,8 +235,18 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 		if pr.prog.lean && !pr.prog.verified {
 			var refused bool
 			if b, refused = settleChecked(pr.prog, b, wasKilled); refused {
-				// It ran nothing; the running binary runs the plan.
-				return Run(ctx, plan)
+				// It ran nothing; the running binary runs the plan,
+				// under the same lock (released by the run below),
+				// having looked again (this run's holds go first).
+				l := lock
+				lock = nil
+				if release != nil {
+					release()
+					release = nil
+				}
+				sp := plan.Sandbox
+				sp.view = nil
+				return runLocked(ctx, plan, sp, l)
 			}
 		}
 		if len(b) > 0 {

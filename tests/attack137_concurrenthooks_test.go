@@ -80,13 +80,18 @@ func TestAttack137_ConcurrentExecMissingHooks(t *testing.T) {
 					t.Fatalf("premise: the command ended before writing %s: %+v %+v", name, d, d.Result)
 				}
 			}
+			// Since the fix (sandbox/rootlock.go) commands over one root run one
+			// at a time: B cannot start while A runs, so A waits for B's word
+			// at most 3 s and goes on (OVERLAP would say B ran meanwhile), B
+			// gives it in the background (nobody reads it after A), and in the
+			// control B no longer waits for the test's word (A waits for B).
 			var a, b chan decisionAnswer
 			if c.afterMade {
-				a = run("a", plant+" && echo made > f1 && cat f2 >/dev/null && echo A")
+				a = run("a", plant+" && echo made > f1 && { if timeout 3 cat f2 >/dev/null; then echo OVERLAP; fi; } && echo A")
 				readFifo("f1", a)
-				b = run("b", "echo started > f2 && cat f3 >/dev/null && "+plant+" && echo DONE")
+				b = run("b", "{ echo started > f2 & } && cat f3 >/dev/null && "+plant+" && echo DONE")
 			} else {
-				b = run("b", "echo started > f0 && cat f3 >/dev/null && "+plant+" && echo DONE")
+				b = run("b", "echo started > f0 && "+plant+" && echo DONE")
 				readFifo("f0", b)
 				a = run("a", plant+" && echo A")
 			}
@@ -94,12 +99,17 @@ func TestAttack137_ConcurrentExecMissingHooks(t *testing.T) {
 			if da.Result == nil || !strings.Contains(da.Result.Stdout, "A") {
 				t.Fatalf("premise: A: %+v %+v", da, da.Result)
 			}
+			if strings.Contains(da.Result.Stdout, "OVERLAP") {
+				t.Errorf("B started while A ran over the same root")
+			}
 			t.Logf("A quarantined: %+v", da.Result.Quarantined)
 			if exists(filepath.Join(root, ".githooks/pre-commit")) {
 				t.Fatalf("premise: A's .githooks was not set aside")
 			}
-			if err := os.WriteFile(filepath.Join(root, "f3"), []byte("go\n"), 0o644); err != nil {
-				t.Fatal(err)
+			if c.afterMade {
+				if err := os.WriteFile(filepath.Join(root, "f3"), []byte("go\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			db := <-b
 			if db.Result == nil || !strings.Contains(db.Result.Stdout, "DONE") {

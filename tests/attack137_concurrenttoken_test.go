@@ -91,24 +91,34 @@ func TestAttack137_ConcurrentPlantedToken(t *testing.T) {
 					t.Fatalf("premise: the command ended before writing %s: %d %s", name, r.code, r.out)
 				}
 			}
+			// Since the fix (sandbox/rootlock.go) commands over one root run one
+			// at a time: B cannot start while A runs, so A waits for B's word
+			// at most 3 s and goes on (OVERLAP would say B ran meanwhile), B
+			// gives it in the background (nobody reads it after A), and in the
+			// control B no longer waits for the test's word (A waits for B).
 			var a, b chan res
 			if c.afterMade {
-				a = spawn(mk + ` && echo made > f1 && cat f2 >/dev/null && echo A`)
+				a = spawn(mk + ` && echo made > f1 && { if timeout 3 cat f2 >/dev/null; then echo OVERLAP; fi; } && echo A`)
 				readFifo("f1", a)
-				b = spawn(`echo started > f2 && cat f3 >/dev/null && ` + mk + ` && echo DONE`)
+				b = spawn(`{ echo started > f2 & } && cat f3 >/dev/null && ` + mk + ` && echo DONE`)
 			} else {
-				b = spawn(`echo started > f0 && cat f3 >/dev/null && ` + mk + ` && echo DONE`)
+				b = spawn(`echo started > f0 && ` + mk + ` && echo DONE`)
 				readFifo("f0", b)
 				a = spawn(mk + ` && echo A`)
 			}
 			ra := <-a
 			t.Logf("A: %d %s", ra.code, ra.out)
+			if strings.Contains(ra.out, "OVERLAP") {
+				t.Errorf("B started while A ran over the same root")
+			}
 			data := filepath.Join(home, ".local/state/turnstile")
 			if b, err := os.ReadFile(filepath.Join(data, "token")); err == nil && strings.Contains(string(b), planted) {
 				t.Fatalf("premise: A's token was not set aside")
 			}
-			if err := os.WriteFile(filepath.Join(home, "f3"), []byte("go\n"), 0o644); err != nil {
-				t.Fatal(err)
+			if c.afterMade {
+				if err := os.WriteFile(filepath.Join(home, "f3"), []byte("go\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rb := <-b
 			t.Logf("B: %d %s", rb.code, rb.out)

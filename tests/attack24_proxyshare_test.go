@@ -43,6 +43,13 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	if st, body := startProfileTurn(agent, "agent-web", root, map[string]any{"profile": "web"}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, body)
 	}
+	// The agent's two commands run at once over two workspaces of two
+	// turns: over one root they would run one at a time (review 137).
+	root2 := workspace(t)
+	if st, body := startProfileTurn(agent, "agent-web2", root2, map[string]any{"profile": "web"}); st != http.StatusCreated {
+		t.Fatalf("start: %d %s", st, body)
+	}
+	roots := map[string][2]string{"1": {"agent-web", root}, "2": {"agent-web2", root2}}
 	if st, body := startProfileTurn(other, "other-web", otherRoot, map[string]any{"profile": "web"}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, body)
 	}
@@ -75,13 +82,17 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 	done := make(chan string, 2)
 	for _, j := range []string{"1", "2"} {
 		go func() {
-			st, raw := agent.Do("POST", "/v1/turns/agent-web/exec", map[string]any{"tool_call_id": "hold-" + j, "argv": []string{"/bin/bash", "-c", hold, j}, "cwd": root, "timeout_ms": 60000})
+			st, raw := agent.Do("POST", "/v1/turns/"+roots[j][0]+"/exec", map[string]any{"tool_call_id": "hold-" + j, "argv": []string{"/bin/bash", "-c", hold, j}, "cwd": roots[j][1], "timeout_ms": 60000})
 			done <- fmt.Sprintf("%d %.300s", st, raw)
 		}()
 	}
-	t.Cleanup(func() { os.WriteFile(filepath.Join(root, "release"), nil, 0o644) })
+	release := func() {
+		os.WriteFile(filepath.Join(root, "release"), nil, 0o644)
+		os.WriteFile(filepath.Join(root2, "release"), nil, 0o644)
+	}
+	t.Cleanup(release)
 	for _, j := range []string{"1", "2"} {
-		if !waitFile(filepath.Join(root, "held."+j), done) {
+		if !waitFile(filepath.Join(roots[j][1], "held."+j), done) {
 			t.Fatalf("the agent's command ended before it held its connections: %s", <-done)
 		}
 	}
@@ -93,7 +104,7 @@ func TestAttack24ProxyBoundTakenByOneCredential(t *testing.T) {
 		return n >= base+128, fmt.Sprintf("%d descriptors, %d at the start", n, base)
 	})
 	got := reach("during")
-	os.WriteFile(filepath.Join(root, "release"), nil, 0o644)
+	release()
 	for range 2 {
 		if out := <-done; !strings.HasPrefix(out, "200 ") {
 			t.Errorf("the agent's command: %s", out)

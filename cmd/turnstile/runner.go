@@ -67,10 +67,23 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	if len(cmd.Stdin) > 0 {
 		sr.Stdin = bytes.NewReader(cmd.Stdin)
 	}
+	// Another command over the same writable roots (a parallel tool call)
+	// runs and is checked first: the plan looks at the roots after it.
+	lock, err := sandbox.LockWritableRoots(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	ran := false
+	defer func() {
+		if !ran {
+			lock.Release()
+		}
+	}()
 	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
 	if err != nil {
 		return nil, sandbox.AsCoded(err)
 	}
+	plan.HoldRoots(lock)
 	if filepath.IsAbs(cmd.Cwd) && plan.Cwd != filepath.Clean(cmd.Cwd) {
 		// The engine decided on the directory cmd.Cwd led to (resolved);
 		// a link swapped in since leads elsewhere: nothing runs there.
@@ -83,6 +96,7 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 			return nil, sandbox.AsCoded(err)
 		}
 	}
+	ran = true // Run releases the lock, after the check
 	res, err := sandbox.Run(ctx, plan)
 	if err != nil {
 		return nil, sandbox.AsCoded(err)
