@@ -192,7 +192,11 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 //
 // In full_access, which writes anywhere, a directory without a server's
 // data has nothing to hide and nothing watched: none (the command runs
-// without the namespaces that hide secrets where they are unusable).
+// without the namespaces that hide secrets where they are unusable). A
+// server's data is any file it writes there (HoldsServerData): a server
+// run there with --token-file and --store log:DIR leaves no token or
+// store, only its read models' checkpoint and archive named after the
+// store, every workspace's turns (the hundred-and-thirty-seventh review).
 func cliGatewaySecrets(m domain.Mode) []string {
 	d, err := DefaultDataDir()
 	if err != nil {
