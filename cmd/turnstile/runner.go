@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"turnstile/domain"
 	"turnstile/domain/engine"
@@ -26,6 +27,15 @@ const codeCommandNotFound = "command_not_found"
 type runner struct {
 	// egress is set once at start-up, before the server takes requests.
 	egress *egress.Proxy
+	// otherData is this user's default data directory when it is not the
+	// server's own ("" then: otherDataDir), set at start-up. Its secrets
+	// follow what it holds (sandbox.DataDirSecrets): a server started
+	// there after this one, or one that writes its read models' checkpoint
+	// there only later, makes it a server's data, denied whole from then
+	// on, so each spawn adds them as they are then to the turn's, which
+	// name them as they were at this server's start (secretPaths: the
+	// hundred-and-thirty-seventh review).
+	otherData string
 }
 
 // Resolve finds argv0: a name with a slash against cwd, a bare name in
@@ -62,6 +72,9 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	argv := append([]string(nil), cmd.Argv...)
 	if cmd.Executable != "" {
 		argv[0] = cmd.Executable
+	}
+	if r.otherData != "" {
+		s = withSecrets(s, sandbox.DataDirSecrets(r.otherData))
 	}
 	sr := sandbox.SpawnRequest{Argv: argv, Cwd: cmd.Cwd, Env: cmd.Env, TimeoutMs: cmd.TimeoutMs}
 	if len(cmd.Stdin) > 0 {
@@ -113,6 +126,16 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 		out.Quarantined = append(out.Quarantined, engine.Quarantined{Path: q.Path, Reason: q.Reason, MovedTo: q.MovedTo, Error: q.Error})
 	}
 	return out, nil
+}
+
+// withSecrets returns s with paths added as the service's own secrets
+// (domain.AddSensitivePaths), on a copy: s is the turn's, which other
+// commands of the turn read meanwhile.
+func withSecrets(s *domain.TurnExecutionSecuritySnapshot, paths []string) *domain.TurnExecutionSecuritySnapshot {
+	c := *s
+	c.Sandbox.Filesystem.Entries = slices.Clone(s.Sandbox.Filesystem.Entries)
+	domain.AddSensitivePaths(&c, paths)
+	return &c
 }
 
 // instanceName draws this process's engine instance name: instances that

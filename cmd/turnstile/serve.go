@@ -297,7 +297,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("emptying the archive of old turns for a full replay: %w", err)
 	}
 	cp := newCheckpointer(cpPath, proj, log)
-	rn := &runner{}
+	rn := &runner{otherData: otherDataDir(f.data)}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
@@ -449,11 +449,11 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 	// that one too: another server's, or the next one's): where it and
 	// each link in it lead, or the names a server would trust there
 	// (sandbox.DataDirSecrets).
+	// The default one's as it is now; each spawn adds them as they are
+	// then (runner.otherData).
 	out := sandbox.OwnDataDirSecrets(data)
-	if def, err := sandbox.DefaultDataDir(); err == nil {
-		if abs, err := filepath.Abs(def); err == nil && !slices.Contains(out, abs) {
-			out = append(out, sandbox.DataDirSecrets(def)...)
-		}
+	if def := otherDataDir(data); def != "" && !slices.Contains(out, def) {
+		out = append(out, sandbox.DataDirSecrets(def)...)
 	}
 	for _, p := range append([]string{tokenFile}, more...) {
 		if p == "" {
@@ -469,6 +469,27 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// otherDataDir returns this user's default data directory
+// (sandbox.DefaultDataDir, absolute) when it is not data, the server's own
+// (nor where data leads); "" otherwise.
+func otherDataDir(data string) string {
+	def, err := sandbox.DefaultDataDir()
+	if err != nil {
+		return ""
+	}
+	def, err = filepath.Abs(def)
+	if err != nil {
+		return ""
+	}
+	if own, err := filepath.Abs(data); err == nil && own == def {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(data); err == nil && real == def {
+		return ""
+	}
+	return def
 }
 
 // reportRebuild logs the replay's progress every few seconds until the
