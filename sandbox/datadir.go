@@ -175,7 +175,9 @@ func dataDirSecrets(d string, own bool) []string {
 		ents, _ := f.ReadDir(maxDataDirLinkScan - scanned)
 		f.Close()
 		for _, e := range ents {
-			scanned++
+			if scanned++; scanned > maxDataDirLinkScan {
+				return // a subdirectory's entries spent the bound
+			}
 			p := filepath.Join(dir, e.Name())
 			switch {
 			case e.Type()&os.ModeSymlink != 0:

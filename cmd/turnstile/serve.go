@@ -448,9 +448,8 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 	// The data directory (and, when this user's default one is another,
 	// that one too: another server's, or the next one's): where it and
 	// each link in it lead, or the names a server would trust there
-	// (sandbox.DataDirSecrets).
-	// The default one's as it is now; each spawn adds them as they are
-	// then (runner.otherData).
+	// (sandbox.DataDirSecrets), as it is now; each spawn adds the default
+	// one's as they are then (runner.otherData).
 	out := sandbox.OwnDataDirSecrets(data)
 	if def := otherDataDir(data); def != "" && !slices.Contains(out, def) {
 		out = append(out, sandbox.DataDirSecrets(def)...)
