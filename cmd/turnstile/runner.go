@@ -73,9 +73,6 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	if cmd.Executable != "" {
 		argv[0] = cmd.Executable
 	}
-	if r.otherData != "" {
-		s = withSecrets(s, sandbox.DataDirSecrets(r.otherData))
-	}
 	sr := sandbox.SpawnRequest{Argv: argv, Cwd: cmd.Cwd, Env: cmd.Env, TimeoutMs: cmd.TimeoutMs}
 	if len(cmd.Stdin) > 0 {
 		sr.Stdin = bytes.NewReader(cmd.Stdin)
@@ -92,6 +89,11 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 			lock.Release()
 		}
 	}()
+	if r.otherData != "" {
+		// As the data directory is now that no other command over these
+		// roots runs.
+		s = withSecrets(s, sandbox.DataDirSecrets(r.otherData))
+	}
 	plan, err := sandbox.PlanSpawn(s, sr, os.Environ())
 	if err != nil {
 		return nil, sandbox.AsCoded(err)
