@@ -81,7 +81,8 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	// runs and is checked first: the plan looks at the roots after it.
 	lock, err := sandbox.LockWritableRoots(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, sandbox.CodedRefusal{Refusal: &sandbox.Refusal{Code: sandbox.CodeSandboxFailed,
+			Message: "nothing was run: waiting for another command over the same writable roots: " + err.Error()}}
 	}
 	ran := false
 	defer func() {
