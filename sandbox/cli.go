@@ -105,11 +105,11 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	req := SpawnRequest{Argv: argv, Cwd: absCwd, TimeoutMs: *timeout}
-	plan, res, err := planAndRun(signals, m, absRoot, features, req)
+	plan, res, err := planAndRun(signals, stderr, m, absRoot, features, req)
 	var rf *Refusal
 	if !verified && errors.As(err, &rf) && rf.Code == CodeSandboxFailed {
 		if full := Probe(); full.Kernel != features.Kernel {
-			plan, res, err = planAndRun(signals, m, absRoot, full, req)
+			plan, res, err = planAndRun(signals, stderr, m, absRoot, full, req)
 		}
 	}
 	if plan == nil {
@@ -148,7 +148,7 @@ func SandboxCommand(args []string, stdout, stderr io.Writer) int {
 // planAndRun resolves mode's snapshot over root with features, plans req
 // and runs it once signals (notifySoon) are being caught. A nil plan means nothing was run: err is the refusal (a
 // *Refusal) or a resolution error.
-func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.Mode, root string, features Features, req SpawnRequest) (*Plan, *Result, error) {
+func planAndRun(signals func() (context.Context, context.CancelFunc), stderr io.Writer, m domain.Mode, root string, features Features, req SpawnRequest) (*Plan, *Result, error) {
 	s, err := domain.ResolveSnapshot(domain.SnapshotInputs{
 		Profile:       domain.ResolveProfile(&domain.ProfileRequest{Mode: m}, domain.SourceComposer),
 		Cwd:           req.Cwd,
@@ -161,7 +161,11 @@ func planAndRun(signals func() (context.Context, context.CancelFunc), m domain.M
 	// What the plan sees of the writable roots, the gateway's data
 	// directory among them, is another command's until that one's check
 	// has run (rootlock.go).
-	lock, err := lockSnapshotRoots(func() context.Context { ctx, _ := signals(); return ctx }, &s)
+	lock, err := lockSnapshotRoots(func() context.Context {
+		fmt.Fprintln(stderr, "turnstile sandbox: waiting for another command over the same writable roots to end")
+		ctx, _ := signals()
+		return ctx
+	}, &s)
 	if err != nil {
 		return nil, nil, fmt.Errorf("waiting for another command over the same writable roots: %w", err)
 	}

@@ -122,6 +122,9 @@ func TestAttack137_ConcurrentPlantedToken(t *testing.T) {
 			}
 			rb := <-b
 			t.Logf("B: %d %s", rb.code, rb.out)
+			if c.afterMade && !strings.Contains(rb.out, "waiting for another command over the same writable roots") {
+				t.Errorf("B, waiting for A, said nothing: %q", rb.out)
+			}
 			if !strings.Contains(rb.out, "DONE") {
 				t.Fatalf("premise: B did not make the directory: %d %s", rb.code, rb.out)
 			}
