@@ -79,6 +79,24 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// asdf's (and mise's) tool versions, read by asdf's shims each time
 	// the person runs a tool there: a version "path:DIR" runs DIR/bin's.
 	{Path: ".tool-versions", Access: AccessRead},
+	// Other launcher and toolchain files a host program looks up in the
+	// directory a person works in (and those above it) that make the
+	// person's next tool there run a program the file names (the
+	// hundred-and-thirty-sixth review): yarn's yarn-path and yarnPath
+	// (node runs the named script for every yarn command), rustup's
+	// toolchain path (every cargo and rustc runs its bin), Maven's JVM
+	// options for every mvn (-XX:OnOutOfMemoryError runs a command) and
+	// its command-line options (-Dmaven.ext.class.path loads a jar), the
+	// R profile R and Rscript source, and .NET's global.json (sdk.paths:
+	// where the dotnet host takes its SDK from).
+	{Path: ".yarnrc", Access: AccessRead},
+	{Path: ".yarnrc.yml", Access: AccessRead},
+	{Path: "rust-toolchain", Access: AccessRead},
+	{Path: "rust-toolchain.toml", Access: AccessRead},
+	{Path: ".mvn/jvm.config", Access: AccessRead},
+	{Path: ".mvn/maven.config", Access: AccessRead},
+	{Path: ".Rprofile", Access: AccessRead},
+	{Path: "global.json", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
 	// prek, which reads pre-commit's config, takes it at .yml too, and
 	// its own at prek.toml; hk's

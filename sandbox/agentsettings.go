@@ -16,17 +16,41 @@ type agentSettingsRoot struct {
 	names []string
 }
 
-// readAtAnyDepth are protected file names (not reserved) that a host
-// program looks up in the directory a person works in and in each one above
-// it, the nearest first, so that a subdirectory's is read as the root's is:
-// asdf's (and mise's) .tool-versions, whose version "path:DIR" makes the
-// person's next node or python there run DIR/bin's program
-// (TestAttack16ToolVersionsPath, TestAttack19NestedToolVersionsWritable).
-var readAtAnyDepth = []string{".tool-versions"}
+// readAtAnyDepth are protected items (not reserved) that a host program
+// looks up in the directory a person works in and in each one above it,
+// the nearest first, so that a subdirectory's is read as the root's is,
+// and that make the person's next tool there run a program the file names:
+// asdf's (and mise's) .tool-versions, whose version "path:DIR" runs
+// DIR/bin's (TestAttack16ToolVersionsPath,
+// TestAttack19NestedToolVersionsWritable); yarn's .yarnrc and .yarnrc.yml
+// (yarn-path, yarnPath: node runs the script for every yarn command);
+// rustup's rust-toolchain and rust-toolchain.toml (a toolchain path: every
+// cargo and rustc runs its bin); Maven's .mvn/jvm.config (the JVM options
+// of every mvn: -XX:OnOutOfMemoryError runs a command) and
+// .mvn/maven.config (its options: -Dmaven.ext.class.path loads a jar as
+// an extension); R's .Rprofile
+// (sourced by R and Rscript); .NET's global.json (sdk.paths: where the
+// dotnet host takes its SDK). An item may have more than one component
+// (.mvn/jvm.config): it is protected below the directory holding its
+// first. Each is compared in any case (TestAttack136_ToolchainFilesWritable).
+var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml",
+	".mvn/jvm.config", ".mvn/maven.config", ".Rprofile", "global.json"}
+
+// anyDepthItem returns the item of readAtAnyDepth that the protected path p
+// (clean, absolute) ends in, in any case, and the directory it is protected
+// below (p without the item).
+func anyDepthItem(p string) (item, dir string, ok bool) {
+	for _, n := range readAtAnyDepth {
+		if len(p) > len(n) && p[len(p)-len(n)-1] == '/' && strings.EqualFold(p[len(p)-len(n):], n) {
+			return n, domain.CleanPath(p[:len(p)-len(n)]), true
+		}
+	}
+	return "", "", false
+}
 
 // agentSettingsRoots returns the writable grants among grants at which fp
 // protects a reserved name other than ".git" (repositoryRoots has that
-// one) or a name of readAtAnyDepth, each with the names it protects there. As with the repository
+// one) or an item of readAtAnyDepth, each with the names it protects there. As with the repository
 // rule, the rule goes with the items of the protected list: a profile that
 // replaces the list without them, and an unrestricted filesystem, have
 // none.
@@ -41,8 +65,11 @@ func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSet
 			p = domain.CleanPath(e.Path)
 		}
 		base, dir := path.Base(p), path.Dir(p)
-		if !e.Reserved && !slices.Contains(readAtAnyDepth, base) {
-			continue
+		if !e.Reserved {
+			var ok bool
+			if base, dir, ok = anyDepthItem(p); !ok {
+				continue
+			}
 		}
 		if strings.EqualFold(base, ".git") || slices.Contains(names[dir], base) {
 			continue
@@ -61,7 +88,7 @@ func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSet
 // agentSettingsRefusal refuses a file tool's write into a directory named
 // as one of the agents' settings directories the snapshot protects at a
 // writable root (.claude, .codex, .agents; any case), at any depth below
-// that root, and of a file named as one of readAtAnyDepth. The root's own (and the cwd's) are protected paths; a
+// that root, and of a file named as one of readAtAnyDepth (any case). The root's own (and the cwd's) are protected paths; a
 // subdirectory's are read by the host's agents too: Claude Code discovers
 // the .claude/skills of a directory it works in (a skill's frontmatter
 // holds hooks, commands Claude Code runs itself without a PreToolUse to
@@ -79,7 +106,7 @@ func (v *fsView) agentSettingsRefusal(lexical, canon string) *Refusal {
 				return &Refusal{Code: CodeWriteRequiresWritable, Path: canon,
 					Message: "a component of the path is named " + name + " below the writable root " + c[0] +
 						": the host's agents and tools read it where a person works, not at the root alone " +
-						"(settings, skills and hooks; the versions asdf runs), so file tools may not write one (the root's own is a protected path)"}
+						"(settings, skills and hooks; the programs asdf, yarn, rustup, mvn, R and dotnet run from the files they name), so file tools may not write one (the root's own is a protected path)"}
 			}
 		}
 	}
@@ -89,18 +116,31 @@ func (v *fsView) agentSettingsRefusal(lexical, canon string) *Refusal {
 // componentNamed reports whether a component of p below root (not root
 // itself, nor the last component of p unless p names a directory below
 // it: every component is compared) is one of names, in any case, and
-// which.
+// which. A name of more than one component (.mvn/jvm.config) is as many
+// consecutive components of p.
 func componentNamed(root, p string, names []string) (string, bool) {
 	if root == "" || p == root || !domain.PathWithin(p, root) {
 		return "", false
 	}
-	rest := strings.TrimPrefix(p[len(root):], "/")
-	for part := range strings.SplitSeq(rest, "/") {
+	parts := strings.Split(strings.TrimPrefix(p[len(root):], "/"), "/")
+	for i := range parts {
 		for _, n := range names {
-			if strings.EqualFold(part, n) {
+			if namedAt(parts[i:], n) {
 				return n, true
 			}
 		}
 	}
 	return "", false
+}
+
+// namedAt reports whether parts begins with the components of name, each
+// in any case.
+func namedAt(parts []string, name string) bool {
+	for c := range strings.SplitSeq(name, "/") {
+		if len(parts) == 0 || !strings.EqualFold(parts[0], c) {
+			return false
+		}
+		parts = parts[1:]
+	}
+	return true
 }

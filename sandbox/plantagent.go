@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -25,10 +26,11 @@ import (
 
 // agentCandidates are the names the walk records in its listings (in
 // lower case): the default protected list's reserved names but .git, and
-// readAtAnyDepth. Which of them a root protects is the snapshot's
-// (plantCheck.agent); the listings are kept between walks, so they record
-// the same names whatever the snapshot.
-var agentCandidates = func() map[string]bool {
+// the items of readAtAnyDepth (the first component of one that has more).
+// Which of them a root protects is the snapshot's (plantCheck.agent); the
+// listings are kept between walks, so they record the same names whatever
+// the snapshot. agentCandidateLen is the longest.
+var agentCandidates, agentCandidateLen = func() (map[string]bool, int) {
 	m := map[string]bool{}
 	for _, p := range domain.DefaultProtectedPaths {
 		if p.Reserved && p.Path != ".git" && !strings.Contains(p.Path, "/") {
@@ -36,10 +38,21 @@ var agentCandidates = func() map[string]bool {
 		}
 	}
 	for _, n := range readAtAnyDepth {
-		m[strings.ToLower(n)] = true
+		first, _, _ := strings.Cut(n, "/")
+		m[strings.ToLower(first)] = true
 	}
-	return m
+	longest := 0
+	for n := range m {
+		longest = max(longest, len(n))
+	}
+	return m, longest
 }()
+
+// agentCandidate reports whether the walk records the entry name (one of
+// agentCandidates, in any case).
+func agentCandidate(name string) bool {
+	return len(name) <= agentCandidateLen && agentCandidates[strings.ToLower(name)]
+}
 
 // maxAgentEntries bounds the entries the check looks at below one agents'
 // settings directory; past it the directory counts as changed.
@@ -63,6 +76,37 @@ func (pc *plantCheck) nestedAgentName(parent, name string) bool {
 	return false
 }
 
+// nestedAgentRests returns, for the items of more than one component that
+// the snapshot protects at a writable root strictly above parent and whose
+// first component is name (any case), the rest of each (".mvn" and
+// "jvm.config").
+func (pc *plantCheck) nestedAgentRests(parent, name string) []string {
+	var out []string
+	for _, r := range pc.agent {
+		if parent == r.rule.Path || !domain.PathWithin(parent, r.rule.Path) {
+			continue
+		}
+		for _, n := range r.names {
+			if first, rest, ok := strings.Cut(n, "/"); ok && strings.EqualFold(first, name) && !slices.Contains(out, rest) {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
+}
+
+// nestedAgentPath reports whether the absolute path p is an item the
+// snapshot protects below a writable root, strictly below its top
+// (nestedAgentName, or an item of more than one component).
+func (pc *plantCheck) nestedAgentPath(p string) bool {
+	if pc.nestedAgentName(path.Dir(p), path.Base(p)) {
+		return true
+	}
+	n, dir, ok := anyDepthItem(p)
+	first, rest, multi := strings.Cut(n, "/")
+	return ok && multi && slices.Contains(pc.nestedAgentRests(dir, first), rest)
+}
+
 // keepReadOnlyAgentDirs notes the identity of each read-only carve-out
 // (a protected item) named as an agents' directory below a root that
 // protects those names: the check leaves it alone while it is still that
@@ -73,7 +117,7 @@ func (pc *plantCheck) keepReadOnlyAgentDirs(carves []fsRule) {
 		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
 			continue
 		}
-		if !pc.nestedAgentName(path.Dir(c.Path), path.Base(c.Path)) {
+		if !pc.nestedAgentPath(c.Path) {
 			continue
 		}
 		if pc.roAgent == nil {
@@ -85,7 +129,8 @@ func (pc *plantCheck) keepReadOnlyAgentDirs(carves []fsRule) {
 
 // agentEntries judges the recorded entries of the directory at rel (d's
 // listing): each one the snapshot protects above it that the command made
-// or changed is set aside.
+// or changed is set aside, and, for an entry that is the first component
+// of such an item (.mvn), the item below it (agentItemBelow).
 func (w *plantWalk) agentEntries(rel string, names []string) {
 	parent := w.path(rel)
 	pfd := -1
@@ -95,7 +140,8 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 		}
 	}()
 	for _, name := range names {
-		if !w.pc.nestedAgentName(parent, name) || isHeld(joinPath(parent, name)) {
+		whole, rests := w.pc.nestedAgentName(parent, name), w.pc.nestedAgentRests(parent, name)
+		if !whole && len(rests) == 0 || isHeld(joinPath(parent, name)) {
 			continue
 		}
 		if pfd < 0 {
@@ -105,13 +151,63 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 			}
 			pfd = fd
 		}
-		if id, ok := w.pc.roAgent[joinPath(parent, name)]; ok && id != (fileID{}) && fileIDAt(pfd, name) == id && !hardLinked(pfd, name) {
-			continue // read-only to the command, still the same file, and no other name writes it
+		for _, rest := range rests {
+			w.agentItemBelow(pfd, parent, name, rest, 0)
 		}
-		budget := maxAgentEntries
-		if w.agentChanged(pfd, name, 0, &budget) {
-			w.found = append(w.found, setAsideIn(pfd, parent, name,
-				"a "+name+" the command made or changed below the writable root: the host's agents and tools read it where a person works (settings, skills and their hooks; the program a version names)"))
+		if whole {
+			w.agentEntry(pfd, parent, name)
+		}
+	}
+}
+
+// agentEntry sets aside the protected entry name of the directory dfd (at
+// dir) when the command made or changed it.
+func (w *plantWalk) agentEntry(dfd int, dir, name string) {
+	if id, ok := w.pc.roAgent[joinPath(dir, name)]; ok && id != (fileID{}) && fileIDAt(dfd, name) == id && !hardLinked(dfd, name) {
+		return // read-only to the command, still the same file, and no other name writes it
+	}
+	budget := maxAgentEntries
+	if w.agentChanged(dfd, name, 0, &budget) {
+		w.found = append(w.found, setAsideIn(dfd, dir, name,
+			"a "+name+" the command made or changed below the writable root: the host's agents and tools read it where a person works (settings, skills and their hooks; the program a version, a toolchain or a launcher setting names)"))
+	}
+}
+
+// agentItemBelow judges the item rest (components, compared in any case)
+// below the entry name of the directory dfd (at dir): a symbolic link the
+// command made or changed at name (its own change time) is set aside whole
+// (the host's program follows it); otherwise the directory name leads to is listed and each
+// entry named as rest's first component judged in turn, the last by
+// agentEntry (.mvn/jvm.config: the jvm.config, not the wrapper beside it).
+func (w *plantWalk) agentItemBelow(dfd int, dir, name, rest string, depth int) {
+	var st unix.Stat_t
+	if depth > 8 || unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK && w.recent(st.Ctim) {
+		w.found = append(w.found, setAsideIn(dfd, dir, name,
+			"a "+name+" link the command made or changed below the writable root: the host's tools read the "+rest+" it leads to where a person works"))
+		return
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return // no directory: nothing is read below it
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	names, err := f.Readdirnames(maxAgentEntries)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return
+	}
+	here := joinPath(dir, name)
+	first, more, _ := strings.Cut(rest, "/")
+	for _, n := range names {
+		switch {
+		case !strings.EqualFold(n, first) || isHeld(joinPath(here, n)):
+		case more != "":
+			w.agentItemBelow(fd, here, n, more, depth+1)
+		default:
+			w.agentEntry(fd, here, n)
 		}
 	}
 }

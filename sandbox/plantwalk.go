@@ -391,7 +391,7 @@ func (w *plantWalk) list(rel string) *memoDir {
 			if typ != unix.DT_DIR && domain.OtherVCSDir(name) {
 				d.vcsLinks = append(d.vcsLinks, name)
 			}
-			if len(name) <= 16 && name[0] == '.' && agentCandidates[strings.ToLower(name)] {
+			if agentCandidate(name) {
 				d.agentNames = append(d.agentNames, name)
 			}
 			if w.pc.globDenies(w.path(relChild(rel, name)), name, typ == unix.DT_LNK) {
