@@ -58,6 +58,28 @@ func ResolvePath(cwd, p string) string {
 	return CleanPath(cwd + "/" + p)
 }
 
+// PathWithinFold is PathWithin with each component compared in any case
+// (strings.EqualFold): where a file system finds names in any case (WSL's
+// drvfs, vfat and exfat, an ext4 or f2fs casefold directory) path opens
+// what root names. It only ever narrows: callers use it to carry a
+// protected item or a deny to the other spellings of its path, never a
+// grant.
+func PathWithinFold(path, root string) bool {
+	if PathWithin(path, root) {
+		return true
+	}
+	pc, rc := splitComps(path), splitComps(root)
+	if !strings.HasPrefix(path, "/") || !strings.HasPrefix(root, "/") || len(rc) > len(pc) {
+		return false
+	}
+	for i := range rc {
+		if !strings.EqualFold(pc[i], rc[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // PathWithin reports whether path is root or below it, on a path-element
 // boundary. Both must be clean absolute paths.
 func PathWithin(path, root string) bool {

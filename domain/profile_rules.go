@@ -352,14 +352,38 @@ type PathDecision struct {
 // (operator) deny that matches wins outright; otherwise the most specific
 // matching rule wins, ties go deny > overlay > write > read, and no match is deny.
 // Unknown access values are treated as deny.
+//
+// A deny rule (and an unknown access) also matches p in any case (its
+// pattern and p compared in lower case): where the file system finds
+// names in any case (WSL's drvfs, vfat and exfat, an ext4 casefold
+// directory), "**/*.env" is prod.ENV's rule and ":workspace_roots/secrets"
+// SECRETS' (the hundred-and-thirty-sixth review). Such a match denies p
+// unless a rule matching p exactly is strictly more specific; a locked one
+// denies outright. Grants (read, write, overlay) match exactly only:
+// folding one would widen what it allows.
 func ResolvePathRules(rules []PathRule, p string) PathDecision {
 	p = CleanPath(p)
 	comps := splitComps(p)
+	var lower []string // comps in lower case, made for the first glob deny that does not match exactly
+	var fold *PathRule
+	foldSpec := -1
 	d := PathDecision{Path: p, Access: AccessDeny, Specificity: -1}
 	for i := range rules {
 		r := &rules[i]
 		spec, ok := r.match(comps)
 		if !ok {
+			if r.Access == AccessRead || r.Access == AccessWrite {
+				continue
+			}
+			if spec, ok = r.matchFold(comps, &lower); !ok {
+				continue
+			}
+			if r.Locked {
+				return PathDecision{Path: p, Access: AccessDeny, Rule: r, Specificity: spec}
+			}
+			if fold == nil || spec > foldSpec {
+				fold, foldSpec = r, spec
+			}
 			continue
 		}
 		if r.Locked {
@@ -368,6 +392,9 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 		if d.Rule == nil || spec > d.Specificity || (spec == d.Specificity && tieRank(r) > tieRank(d.Rule)) {
 			d.Rule, d.Specificity = r, spec
 		}
+	}
+	if fold != nil && (d.Rule == nil || foldSpec >= d.Specificity) {
+		return PathDecision{Path: p, Access: AccessDeny, Rule: fold, Specificity: foldSpec}
 	}
 	if d.Rule == nil {
 		d.Specificity = 0
@@ -380,6 +407,44 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 	return d
 }
 
+// lowerComps is comps in lower case (strings.ToLower: a component already
+// in lower case is not copied).
+func lowerComps(comps []string) []string {
+	out := make([]string, len(comps))
+	for i, c := range comps {
+		out[i] = strings.ToLower(c)
+	}
+	return out
+}
+
+// matchFold is match in any case: a path rule's components compared with
+// strings.EqualFold, a glob's pattern and the path's components (lower,
+// made from comps on first use) in lower case.
+func (r *PathRule) matchFold(comps []string, lower *[]string) (int, bool) {
+	if !r.Glob {
+		n := 0
+		if pat := strings.TrimPrefix(r.Pattern, "/"); pat != "" {
+			for c := range strings.SplitSeq(pat, "/") {
+				if n >= len(comps) || !strings.EqualFold(c, comps[n]) {
+					return 0, false
+				}
+				n++
+			}
+		}
+		return n, true
+	}
+	if *lower == nil {
+		*lower = lowerComps(comps)
+	}
+	m := globPrefixes(splitComps(strings.ToLower(r.Pattern)), *lower)
+	for k := len(comps); k >= 0; k-- {
+		if m[k] {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 // GlobDenyBelow reports whether a glob deny rule of rules may match a path
 // strictly below the clean absolute path p: a leading part of its pattern
 // matches p whole, ending in a name or pattern, or in a "**" after one
@@ -388,13 +453,14 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 // leads what is written there, matched and masked at the next spawn,
 // elsewhere (the hundred-and-twenty-second review).
 func GlobDenyBelow(rules []PathRule, p string) bool {
-	comps := splitComps(CleanPath(p))
+	// In any case, as ResolvePathRules matches a deny.
+	comps := lowerComps(splitComps(CleanPath(p)))
 	for i := range rules {
 		r := &rules[i]
 		if !r.Glob || r.Access != AccessDeny {
 			continue
 		}
-		pat := splitComps(r.Pattern)
+		pat := splitComps(strings.ToLower(r.Pattern))
 		anchor := 0 // the pattern's leading plain components: the directory it is rooted at
 		for anchor < len(pat) && !hasGlob(pat[anchor]) {
 			anchor++

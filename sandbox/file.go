@@ -120,6 +120,11 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 		return canon, nil
 	}
 	got, by := v.access(canon)
+	if op == domain.AccessWrite && got == domain.AccessWrite {
+		if c := v.protectedInAnyCase(canon, lexical); c != nil {
+			got, by = c.Access, c // the protected item in another case
+		}
+	}
 	if rules := fp.Rules; len(rules) > 0 && got.Covers(op) {
 		// A permission profile's rules (globs and locked operator denies
 		// included) bind as well: the narrower of the two decides.

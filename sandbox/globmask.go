@@ -183,10 +183,16 @@ func globDenyLasts(rules []domain.PathRule) []string {
 }
 
 // lastMatches reports whether the name may be matched by a pattern whose
-// last component is one of lasts (a bad pattern counts as matching).
+// last component is one of lasts (a bad pattern counts as matching), in
+// any case: a deny matches a name in another case too
+// (domain.ResolvePathRules).
 func lastMatches(lasts []string, name string) bool {
+	lower := strings.ToLower(name)
 	for _, l := range lasts {
 		if ok, err := path.Match(l, name); l == "**" || err != nil || ok {
+			return true
+		}
+		if ok, _ := path.Match(strings.ToLower(l), lower); ok {
 			return true
 		}
 	}
