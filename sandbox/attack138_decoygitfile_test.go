@@ -22,7 +22,11 @@ import (
 //     kept);
 //  2. command 2, started in a later second and within walkTTL of command
 //     1's spawn (its discovery reuses that walk, which did not meet
-//     a/b/.git: not held), moves a/b to ./-decoy. The same relative
+//     a/b/.git: not held), moves a/b to ./-decoy (or, deterministically,
+//     in "deep-decoy-separate-processes": a/ seven levels down, deeper
+//     than discovery's walk, and each command a `turnstile sandbox`
+//     process of its own, which knows no earlier check's nested
+//     repositories: not held either). The same relative
 //     gitdir now leads to the workspace's own git dir, .repo.git; the
 //     check's gitfile judges a .git file only when its own change time
 //     is recent, and a rename of its directory leaves that alone: kept;
@@ -42,7 +46,8 @@ func TestAttack138_DecoyGitFileWorkTree(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		decoy bool
-	}{{"control", false}, {"decoy-git-file", true}} {
+		deep  bool // each command a process of its own, the decoy deep
+	}{{"control", false, false}, {"decoy-git-file", true, false}, {"deep-decoy-separate-processes", true, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			requireRoot(t)
 			requireKernel(t, true)
@@ -68,40 +73,55 @@ func TestAttack138_DecoyGitFileWorkTree(t *testing.T) {
 			if c.decoy {
 				// A .git file naming a git dir of its own beside it: a
 				// separate git dir in the roots, kept.
-				r := sh(t, &s, indexGitEnv+`git init -q --bare a/.repo.git && mkdir a/b && printf 'gitdir: ../.repo.git\n' > a/b/.git && echo MADE`)
+				dir := "a"
+				if c.deep {
+					dir = "d1/d2/d3/d4/d5/d6/d7/a"
+				}
+				r := sh(t, &s, indexGitEnv+`git init -q --bare `+dir+`/.repo.git && mkdir `+dir+`/b && printf 'gitdir: ../.repo.git\n' > `+dir+`/b/.git && echo MADE`)
 				if !strings.Contains(string(r.Stdout), "MADE") {
 					t.Fatalf("premise: decoy: %q %q", r.Stdout, r.Stderr)
 				}
 				t.Logf("decoy command quarantined: %v", quarantined(r))
-				if !exists(ws + "/a/b/.git") {
-					t.Fatalf("premise: a/b/.git was set aside")
+				if !exists(ws + "/" + dir + "/b/.git") {
+					t.Fatalf("premise: %s/b/.git was set aside", dir)
 				}
-				// The next command starts in a later second than a/b/.git
-				// was made, and within walkTTL of the first command's
-				// spawn: its discovery is the first command's walk, made
-				// before a/b/.git existed (walk.go: "a repository created
-				// less than walkTTL ago may be missed"), so a/b/.git is
-				// not held and its directory can move.
-				clockPast(t, ws+"/a/b/.git")
-				walkCache.mu.Lock()
-				if w, ok := walkCache.m[ws]; ok {
-					w.made = time.Now()
-					walkCache.m[ws] = w
+				clockPast(t, ws+"/"+dir+"/b/.git")
+				if c.deep {
+					// Deeper than discovery's walk (maxDiscoveryDepth), and
+					// the next command a process of its own (`turnstile
+					// sandbox`: no earlier check's memo, knownDotGits):
+					// b/.git is not held, and its directory can move.
+					newProcess()
 				} else {
-					t.Fatalf("premise: no cached walk of %s", ws)
+					// The next command starts in a later second than
+					// a/b/.git was made, and within walkTTL of the first
+					// command's spawn: its discovery is the first
+					// command's walk, made before a/b/.git existed
+					// (walk.go: "a repository created less than walkTTL
+					// ago may be missed"), so a/b/.git is not held and its
+					// directory can move.
+					walkCache.mu.Lock()
+					if w, ok := walkCache.m[ws]; ok {
+						w.made = time.Now()
+						walkCache.m[ws] = w
+					} else {
+						t.Fatalf("premise: no cached walk of %s", ws)
+					}
+					walkCache.mu.Unlock()
 				}
-				walkCache.mu.Unlock()
 				// Its directory moved up: the same relative gitdir now
 				// leads to the workspace's own git dir.
-				r = sh(t, &s, `mv a/b ./-decoy && echo MOVED`)
+				r = sh(t, &s, `mv `+dir+`/b ./-decoy && echo MOVED`)
 				if !strings.Contains(string(r.Stdout), "MOVED") {
 					t.Fatalf("premise: move: %q %q", r.Stdout, r.Stderr)
 				}
 				t.Logf("move command quarantined: %v", quarantined(r))
-				forgetWalks() // a later tool call: walkTTL has passed
 				if !exists(ws + "/-decoy/.git") {
 					t.Fatalf("premise: -decoy/.git was set aside")
 				}
+			}
+			if c.deep {
+				newProcess()
 			}
 			forgetWalks()
 			r := sh(t, &s, indexGitEnv+`e=$(git hash-object -w /dev/null) && git update-index --add --cacheinfo 100644,$e,prod.key && echo y > README && echo DONE`)
@@ -121,4 +141,14 @@ func TestAttack138_DecoyGitFileWorkTree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newProcess forgets what this process remembers of earlier commands (the
+// discovery walks, the checks' memos), as the next `turnstile sandbox`
+// process, or a restarted server, starts without it.
+func newProcess() {
+	forgetWalks()
+	plantMemos.Lock()
+	plantMemos.m = map[string]*rootMemo{}
+	plantMemos.Unlock()
 }
