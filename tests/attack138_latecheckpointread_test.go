@@ -19,10 +19,12 @@ import (
 // whose service secrets are the engine's Sensitive list, computed once at
 // the server's start (serve's secretPaths). A read_file of the other
 // server's checkpoint, every workspace's turns, is allowed, and the agent
-// runtime reads it.
+// runtime reads it: in a full_access turn, and in an auto_accept_edits turn
+// over the home holding the default data directory (whose commands are
+// denied the whole directory by then).
 //
-// Control ("control"): the second server started after the checkpoint was
-// written: the same read_file is denied.
+// Controls ("control", "control-auto-accept-home"): the second server
+// started after the checkpoint was written: the same read_file is denied.
 func TestAttack138_LateCheckpointFileRead(t *testing.T) {
 	if os.Getenv("TURNSTILE_TOKEN") != "" {
 		t.Skip("TURNSTILE_TOKEN is set: the servers would take it")
@@ -31,7 +33,9 @@ func TestAttack138_LateCheckpointFileRead(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		secondFirst bool
-	}{{"control", false}, {"second-server-first", true}} {
+		mode        string // the agent's turn; auto_accept_edits over the home holding the data directory
+	}{{"control", false, "full_access"}, {"second-server-first", true, "full_access"},
+		{"control-auto-accept-home", false, "auto_accept_edits"}, {"second-server-first-auto-accept-home", true, "auto_accept_edits"}} {
 		t.Run(c.name, func(t *testing.T) {
 			state := t.TempDir()
 			env := []string{"XDG_STATE_HOME=" + state, "STATE_DIRECTORY="}
@@ -77,11 +81,14 @@ func TestAttack138_LateCheckpointFileRead(t *testing.T) {
 				startSecond()
 			}
 			root := workspace(t)
-			b.startTurn("fa-a138", "ws", "full_access", root)
+			if c.mode == "auto_accept_edits" {
+				root = state // the home, say, holding the default data directory
+			}
+			b.startTurn("fa-a138", "ws", c.mode, root)
 			d := b.decide("fa-a138", "r1", "read_file", map[string]any{"path": cp})
 			t.Logf("read_file %s: %s %s %s", cp, d.Decision, d.Reason, d.Refusal)
 			if d.Decision == "allow" {
-				t.Errorf("a full_access turn of a second server may read_file the first server's checkpoint in the user's default data directory (%s): its file decisions use the service secrets listed at the server's start, not as the directory is now", cp)
+				t.Errorf("a %s turn of a second server may read_file the first server's checkpoint in the user's default data directory (%s): its file decisions use the service secrets listed at the server's start, not as the directory is now", c.mode, cp)
 			}
 		})
 	}
