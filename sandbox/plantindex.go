@@ -47,9 +47,13 @@ type indexWatch struct {
 	// tree its paths are relative to ("": unknown, every entry counts as
 	// at a denied path), root the writable root holding dir.
 	dir, workTree, root string
-	oidLen              int      // the repository's object ids: 20 (SHA-1) or 32 (SHA-256)
-	id                  [4]int64 // ino, ctime (s, ns), size: changed at all?
-	readable            bool     // the index could be read then
+	// moreTrees are other work trees the index may serve (a separate git
+	// dir named by several .git files): an entry denied below any of
+	// them counts.
+	moreTrees []string
+	oidLen    int      // the repository's object ids: 20 (SHA-1) or 32 (SHA-256)
+	id        [4]int64 // ino, ctime (s, ns), size: changed at all?
+	readable  bool     // the index could be read then
 	// saved is the index as it was (nil: none, or larger than
 	// maxSavedIndex), put back when a planted one is set aside, with its
 	// owner and mode: without an index, the person's next commit -a
@@ -93,18 +97,21 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 		// it did not write; the hundred-and-thirty-fifth review).
 		switch wts := gitDirWorktrees(g); {
 		case filepath.Base(g) == ".git":
-			pc.watchIndex(g, filepath.Dir(g), root)
+			pc.watchIndex(g, []string{filepath.Dir(g)}, root)
 		case len(wts) > 0:
 			// A submodule's git dir under .git/modules: its work tree is
 			// its config's core.worktree, the last one given (held:
 			// read-only to the command).
-			pc.watchIndex(g, filepath.Clean(wts[len(wts)-1]), root)
+			pc.watchIndex(g, []string{filepath.Clean(wts[len(wts)-1])}, root)
 		default:
 			// A separate git dir (git init --separate-git-dir), whose
-			// work tree is where a held .git file or symlink names it;
-			// otherwise unknown, and every entry counts as at a denied
-			// path (the hundred-and-thirty-seventh review).
-			pc.watchIndex(g, pc.gitFileWorkTree(g), root)
+			// work trees are where held .git files or symlinks name it,
+			// each of them: an entry denied below any is judged (a decoy
+			// .git file the command made, held at the next spawn, names
+			// another: the hundred-and-thirty-eighth review); with none,
+			// unknown, and every entry counts as at a denied path (the
+			// hundred-and-thirty-seventh review).
+			pc.watchIndex(g, pc.gitFileWorkTrees(g), root)
 		}
 		names, err := listAt(unix.AT_FDCWD, g+"/worktrees")
 		if err == nil || errors.Is(err, unix.ENOENT) {
@@ -128,10 +135,10 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 				pc.overflow = cmp.Or(pc.overflow, fmt.Sprintf("%s holds more than %d directories: the check after a command cannot watch every linked work tree's index (git worktree prune removes those of work trees that are gone)", g+"/worktrees", maxWatchedWorktrees))
 				break
 			}
-			wt := ""
+			var wt []string
 			if b, err := readSmallAt(unix.AT_FDCWD, admin+"/gitdir", 4096); err == nil {
 				if p := strings.TrimRight(string(b), "\r\n"); filepath.IsAbs(p) && filepath.Base(p) == ".git" {
-					wt = filepath.Clean(filepath.Dir(p))
+					wt = []string{filepath.Clean(filepath.Dir(p))}
 				}
 			}
 			pc.watchIndex(admin, wt, root)
@@ -139,9 +146,10 @@ func (pc *plantCheck) watchIndexes(v *fsView) {
 	}
 }
 
-// gitFileWorkTree returns the directory of the held .git file or symlink
-// that leads to the git dir g, or "".
-func (pc *plantCheck) gitFileWorkTree(g string) string {
+// gitFileWorkTrees returns the directories of the held .git files or
+// symlinks that lead to the git dir g.
+func (pc *plantCheck) gitFileWorkTrees(g string) []string {
+	var out []string
 	files := slices.Sorted(maps.Keys(pc.heldFiles))
 	for _, f := range files {
 		target := ""
@@ -165,10 +173,10 @@ func (pc *plantCheck) gitFileWorkTree(g string) string {
 			continue
 		}
 		if c, err := filepath.EvalSymlinks(target); err == nil && c == g {
-			return filepath.Dir(f)
+			out = append(out, filepath.Dir(f))
 		}
 	}
-	return ""
+	return out
 }
 
 // maxWatchedWorktrees bounds the linked work trees whose indexes are
@@ -204,9 +212,13 @@ func (pc *plantCheck) recordAdmins(g string, names []string) {
 	pc.adminIDs[g] = ids
 }
 
-// watchIndex records the index in dir (see indexWatch).
-func (pc *plantCheck) watchIndex(dir, wt, root string) {
-	iw := &indexWatch{dir: dir, workTree: wt, root: root, oidLen: 20}
+// watchIndex records the index in dir (see indexWatch) of the work trees
+// trees (none: unknown).
+func (pc *plantCheck) watchIndex(dir string, trees []string, root string) {
+	iw := &indexWatch{dir: dir, root: root, oidLen: 20}
+	if len(trees) > 0 {
+		iw.workTree, iw.moreTrees = trees[0], trees[1:]
+	}
 	g := dir
 	if i := strings.Index(dir, "/worktrees/"); i >= 0 {
 		g = dir[:i]
@@ -236,7 +248,17 @@ func (iw *indexWatch) keep(pc *plantCheck) func(rel string) bool {
 	if iw.workTree == "" {
 		return func(string) bool { return true }
 	}
-	return func(rel string) bool { return pc.deniedAt(iw.workTree + "/" + rel) }
+	return func(rel string) bool {
+		if pc.deniedAt(iw.workTree + "/" + rel) {
+			return true
+		}
+		for _, wt := range iw.moreTrees {
+			if pc.deniedAt(wt + "/" + rel) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // globDeniesOnTheWay reports whether a glob deny rule matches p or a
