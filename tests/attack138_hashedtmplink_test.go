@@ -99,12 +99,22 @@ func TestAttack138_HashedCheckpointTmpLink(t *testing.T) {
 			// (the deadline is a hang guard).
 			a := startServer(t, &Server{Data: def, Token: token, Args: []string{"--token-file", tf, "--checkpoint-interval", "1s", "--store", store}, Env: env})
 			cpPath := filepath.Join(def, strings.TrimSuffix(hashed, ".tmp"))
+			// Since the fix (writeTemp removes what has the name and makes
+			// the file anew) the first checkpoint is a file of its own:
+			// then nothing reached ./loot.
 			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if fi, err := os.Lstat(cpPath); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				fi, err := os.Lstat(cpPath)
+				if err == nil && fi.Mode()&os.ModeSymlink != 0 {
 					break // the first checkpoint, written through the link, renamed over its name
 				}
+				if err == nil && fi.Mode().IsRegular() {
+					if b, _ := os.ReadFile(filepath.Join(root, "loot")); strings.Contains(string(b), marker) {
+						t.Errorf("the server's first checkpoint reached ./loot through the link at %s", hashed)
+					}
+					return
+				}
 				if time.Now().After(deadline) {
-					t.Fatal("premise: the server never wrote its first checkpoint through the link")
+					t.Fatal("premise: the server never wrote its first checkpoint")
 				}
 			}
 			// The person's work goes on: the next checkpoint is a file of

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"turnstile/adapters/turnarchive"
@@ -54,6 +55,14 @@ func loadReadModels(ctx context.Context, path string, opts projections.Options, 
 	start := time.Now()
 	p := projections.NewWith(opts)
 	mark, err := p.Restore(b, turnReader(ctx, store, timeout))
+	if err == nil && mark == (projections.Mark{}) {
+		// Taken before the first event, it holds nothing to restore,
+		// and nothing in the store vouches for it: one a command
+		// planted in a data directory no server had used could say
+		// anything (the hundred-and-thirty-eighth review).
+		log.Info("read-model checkpoint taken before the first event: not used", "path", path)
+		return fresh()
+	}
 	if err == nil {
 		err = checkMark(ctx, store, mark, timeout)
 	}
@@ -209,10 +218,17 @@ func (c *checkpointer) run(ctx context.Context, rebuilt <-chan struct{}, interva
 	}
 }
 
-// writeTemp writes b to a temporary file beside path and syncs it.
+// writeTemp writes b to a temporary file beside path and syncs it. The
+// file is made anew (O_EXCL, after removing what has the name): a link
+// left at the name, by a command over a data directory a server had not
+// used yet, would have taken every turn elsewhere (the
+// hundred-and-thirty-eighth review).
 func writeTemp(path string, b []byte) (string, error) {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return "", err
 	}

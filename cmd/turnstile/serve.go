@@ -299,7 +299,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	cp := newCheckpointer(cpPath, proj, log)
 	rn := &runner{otherData: otherDataDir(f.data)}
 	eng := engine.New(store, engine.Config{
-		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, Runner: rn, Hint: hint{proj},
+		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, SensitiveNow: sensitiveNow(sensitive, otherDataDir(f.data)), Runner: rn, Hint: hint{proj},
 		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
 		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxCachedBytes: f.turnCacheBytes, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
@@ -468,6 +468,25 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// sensitiveNow returns the engine's SensitiveNow: the service's secrets
+// as listed at start, with the default data directory other (if any) as
+// it is when asked (sandbox.DataDirSecrets: denied whole once another
+// server wrote there).
+func sensitiveNow(atStart []string, other string) func() []string {
+	if other == "" {
+		return nil
+	}
+	return func() []string {
+		out := slices.Clone(atStart)
+		for _, p := range sandbox.DataDirSecrets(other) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
 }
 
 // otherDataDir returns this user's default data directory

@@ -49,6 +49,11 @@ type Config struct {
 	// Sensitive are the service's own secrets (its data directory and
 	// credential files): every snapshot denies them (domain.PathSensitive).
 	Sensitive []string
+	// SensitiveNow, when set, is asked for them instead as each turn
+	// starts or changes its profile: what another server writes in this
+	// user's default data directory after this one started (the
+	// hundred-and-thirty-eighth review).
+	SensitiveNow func() []string
 	// Profiles is what turns may select by name (permission_profile
 	// {"profile": …}) and the operator's constraints on every selection.
 	Profiles *domain.ProfileCatalog

@@ -189,7 +189,7 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 			c.Kernel = e.cfg.Kernel
 		}
 		if c.Sensitive == nil {
-			c.Sensitive = e.cfg.Sensitive
+			c.Sensitive = e.sensitive()
 		}
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles
@@ -239,7 +239,7 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 			c.Kernel = e.cfg.Kernel
 		}
 		if c.Sensitive == nil {
-			c.Sensitive = e.cfg.Sensitive
+			c.Sensitive = e.sensitive()
 		}
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles
@@ -384,4 +384,13 @@ func pause(ctx context.Context, attempt int, now time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sensitive is what every snapshot started now denies (Config.Sensitive,
+// or SensitiveNow's answer).
+func (e *Engine) sensitive() []string {
+	if e.cfg.SensitiveNow != nil {
+		return e.cfg.SensitiveNow()
+	}
+	return e.cfg.Sensitive
 }
