@@ -68,11 +68,13 @@ func TestWaitCleanupWaitsForEveryCleanup(t *testing.T) {
 	}
 }
 
-// TestReleaseDuringTheNextCommand: when the release of one command's held
-// names runs while the next command over the same root runs (Run has
-// returned; its cleanup is held back here until the next command is up),
-// the next command's hold stays: it cannot create .codex. Control: it
-// creates a name that is not held. Afterwards .codex is released.
+// TestReleaseDuringTheNextCommand: the release of one command's held names
+// runs after its Run returned (held back here); the next command over the
+// same root waits for it, since the roots' lock goes with the release
+// (rootlock.go; before the lock, the two overlapped, and the test checked
+// that the release left the next command's hold), and the next command's
+// hold stays: it cannot create .codex. Control: it creates a name that is
+// not held. Afterwards .codex is released.
 func TestReleaseDuringTheNextCommand(t *testing.T) {
 	requireKernel(t, true)
 	ws := tempWorkspace(t)
@@ -120,6 +122,9 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 	defer ready.Close()
 	up := make(chan string, 1)
 	go func() { line, _ := bufio.NewReader(ready).ReadString('\n'); up <- line }()
+	setHook(nil)
+	open()        // the first command's release runs now, then its lock goes…
+	WaitCleanup() // …and is done (the second's Run has not returned)
 	select {
 	case line := <-up:
 		if line != "up\n" {
@@ -128,9 +133,6 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 	case o := <-second:
 		t.Fatalf("the second command ended before it came up: %+v %v", o.r, o.err)
 	}
-	setHook(nil)
-	open()        // the first command's release runs now…
-	WaitCleanup() // …and is done (the second's Run has not returned)
 	if err := os.WriteFile(ws+"/go", []byte("go\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +153,9 @@ func TestReleaseDuringTheNextCommand(t *testing.T) {
 }
 
 // TestReleaseOfANestedHeldGitDir: a command whose cwd is below the root
-// holds a missing ".git" there (an empty directory); its release still
-// pending, the next command, from the root, walks for nested repositories
+// holds a missing ".git" there (an empty directory); planned while its
+// release is still pending (its run waits for the release since the
+// roots' lock), the next command, from the root, walks for nested repositories
 // (the walk cache expired, as walkTTL after the last walk) and meets that
 // empty ".git". An empty directory is no repository: the next command must
 // not take it for one and hold names inside it, or the first command's
@@ -197,11 +200,21 @@ func TestReleaseOfANestedHeldGitDir(t *testing.T) {
 	walkCache.mu.Lock()
 	delete(walkCache.m, ws)
 	walkCache.mu.Unlock()
-	r, err := Run(context.Background(), plan(ws, "echo evil > proj/.git/hooks/post-checkout || echo REFUSED"))
+	// Since the roots' lock (rootlock.go) the next command waits for the
+	// first one's release: it is started, then the release let go.
+	type out struct {
+		r   *Result
+		err error
+	}
+	next := make(chan out, 1)
+	p := plan(ws, "echo evil > proj/.git/hooks/post-checkout || echo REFUSED")
+	go func() { r, err := Run(context.Background(), p); next <- out{r, err} }()
+	open() // the first command's release runs now
+	o := <-next
+	r, err := o.r, o.err
 	if err != nil || !strings.Contains(string(r.Stdout), "REFUSED") || exists(ws+"/proj/.git/hooks/post-checkout") {
 		t.Fatalf("control: the nested repository's hooks were not read-only: %+v %v", r, err)
 	}
-	open() // the first command's release runs now
 	WaitCleanup()
 	if exists(ws + "/sub/.git") {
 		ents, _ := os.ReadDir(ws + "/sub/.git")
