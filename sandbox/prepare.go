@@ -51,7 +51,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		spec.Entries, spec.Walked = withNested(spec.Entries, v), true
 		if spec.plant = newPlantCheck(v); spec.plant != nil {
 			spec.plant.cmdUID = spec.UID
-			spec.plant.discoveryLimits = summarizeLimits(v.limits, 8)
+			spec.plant.discoveryLimits = summarizeLimits(v.limits, 1)
 			spec.plant.setGlobDeny(globRules)
 			spec.plant.watchIndexes(v)
 			if spec.plant.overflow != "" {
@@ -81,5 +81,5 @@ func summarizeLimits(limits []string, n int) []string {
 		return slices.Clone(limits)
 	}
 	out := slices.Clone(limits[:n])
-	return append(out, fmt.Sprintf("and %d more bounds of the git dir discovery reached: repositories past them are not protected or watched by this command", len(limits)-n))
+	return append(out, fmt.Sprintf("and %d more bounds of the git dir discovery reached: repositories past them were not held, nor their indexes watched, for this command", len(limits)-n))
 }

@@ -265,17 +265,7 @@ func TestProtectHeldNameOutlivesAnotherCommand(t *testing.T) {
 		r   *Result
 		err error
 	}
-	start := func(script, ready string) (*os.File, chan out) {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pr.Close(); pw.Close() })
-		done := make(chan out, 1)
-		go func() {
-			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "touch " + ready + "; read x; " + script}, Stdin: pr}, nil)
-			done <- out{r, err}
-		}()
+	waitReady := func(ready string, done chan out) {
 		// The deadline is a hang guard, not a timing assertion.
 		for deadline := time.Now().Add(30 * time.Second); !exists(ws + "/" + ready); {
 			select {
@@ -287,19 +277,37 @@ func TestProtectHeldNameOutlivesAnotherCommand(t *testing.T) {
 				t.Fatalf("%s never started", ready)
 			}
 		}
+	}
+	start := func(script, ready string, wait bool) (*os.File, chan out) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pr.Close(); pw.Close() })
+		done := make(chan out, 1)
+		go func() {
+			r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "touch " + ready + "; read x; " + script}, Stdin: pr}, nil)
+			done <- out{r, err}
+		}()
+		if wait {
+			waitReady(ready, done)
+		}
 		return pw, done
 	}
-	firstIn, first := start("true", "first-ready")
+	firstIn, first := start("true", "first-ready", true)
 	if !exists(ws + "/.codex") {
 		t.Fatal(".codex is not held while the first command runs")
 	}
-	secondIn, second := start("mkdir .codex/evil || { rmdir .codex; mkdir .codex && echo pwn > .codex/evil; }", "second-ready")
+	// Since the roots' lock (rootlock.go) the second command waits for the
+	// first to end and release its names: started now, it comes up after.
+	secondIn, second := start("mkdir .codex/evil || { rmdir .codex; mkdir .codex && echo pwn > .codex/evil; }", "second-ready", false)
 	firstIn.Write([]byte("go\n"))
 	if o := <-first; o.err != nil || o.r.ExitCode != 0 {
 		t.Fatalf("first command: %+v %v", o.r, o.err)
 	}
+	waitReady("second-ready", second)
 	if !exists(ws + "/.codex") {
-		t.Fatal("the first command released the hold under the second")
+		t.Fatal("the second command runs without its hold")
 	}
 	secondIn.Write([]byte("go\n"))
 	o := <-second
