@@ -173,18 +173,28 @@ func (w *plantWalk) agentEntry(dfd int, dir, name string) {
 	}
 }
 
-// agentItemBelow judges the item rest (components, compared in any case)
-// below the entry name of the directory dfd (at dir): a symbolic link the
-// command made or changed at name (its own change time) is set aside whole
-// (the host's program follows it); otherwise the directory name leads to is listed and each
-// entry named as rest's first component judged in turn, the last by
-// agentEntry (.mvn/jvm.config: the jvm.config, not the wrapper beside it).
+// agentItemBelow judges the item rest below the entry name of the
+// directory dfd (at dir): a symbolic link the command made or changed at
+// name (its own change time) is set aside whole (the host's program follows
+// it); otherwise rest's first component is looked up in the directory name
+// leads to (by its name: a case-insensitive file system finds it in any
+// case, as the host's tool does) and judged, the last by agentEntry
+// (.mvn/jvm.config: the jvm.config, not the wrapper beside it). A directory
+// on the way that changed during the command (made, or renamed into place
+// with an older item in it) makes the item below count as the command's
+// whatever its own times (the hundred-and-thirty-ninth review: a listing
+// bounded at 1,024 names missed one past them, and `mv stage sub/.mvn`
+// kept an older jvm.config).
 func (w *plantWalk) agentItemBelow(dfd int, dir, name, rest string, depth int) {
+	w.agentItemBelowIn(dfd, dir, name, rest, depth, false)
+}
+
+func (w *plantWalk) agentItemBelowIn(dfd int, dir, name, rest string, depth int, moved bool) {
 	var st unix.Stat_t
 	if depth > 8 || unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFLNK && w.recent(st.Ctim) {
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK && (moved || w.recent(st.Ctim)) {
 		w.found = append(w.found, setAsideIn(dfd, dir, name,
 			"a "+name+" link the command made or changed below the writable root: the host's tools read the "+rest+" it leads to where a person works"))
 		return
@@ -193,22 +203,38 @@ func (w *plantWalk) agentItemBelow(dfd int, dir, name, rest string, depth int) {
 	if err != nil {
 		return // no directory: nothing is read below it
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	names, err := f.Readdirnames(maxAgentEntries)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return
-	}
+	defer unix.Close(fd)
 	here := joinPath(dir, name)
-	first, more, _ := strings.Cut(rest, "/")
-	for _, n := range names {
-		switch {
-		case !strings.EqualFold(n, first) || isHeld(joinPath(here, n)):
-		case more != "":
-			w.agentItemBelow(fd, here, n, more, depth+1)
-		default:
-			w.agentEntry(fd, here, n)
+	var dst unix.Stat_t
+	if unix.Fstat(fd, &dst) == nil && w.recent(dst.Ctim) && !moved {
+		// Changed during the command: made or moved here when the last
+		// walk (a server's) found no such directory at this path; the
+		// first walk of a root cannot tell, and counts it so (a file the
+		// command wrote beside the person's jvm.config then sets that
+		// aside too).
+		moved = true
+		if rel, ok := strings.CutPrefix(here, w.rootPath+"/"); ok && w.memo != nil && w.memo.gen > 1 && w.memoOK {
+			if d := w.memo.dirs[rel]; d != nil && d.dev == dst.Dev && d.ino == dst.Ino {
+				moved = false
+			}
 		}
+	}
+	first, more, _ := strings.Cut(rest, "/")
+	switch {
+	case isHeld(joinPath(here, first)):
+	case more != "":
+		w.agentItemBelowIn(fd, here, first, more, depth+1, moved)
+	case moved:
+		if id, ok := w.pc.roAgent[joinPath(here, first)]; ok && id != (fileID{}) && fileIDAt(fd, first) == id && !hardLinked(fd, first) {
+			return // the person's, read-only to the command and still that file (another entry of the directory changed)
+		}
+		var ist unix.Stat_t
+		if unix.Fstatat(fd, first, &ist, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			w.found = append(w.found, setAsideIn(fd, here, first,
+				"a "+first+" in a directory the command made, changed or moved into place below the writable root: the host's tools read it where a person works"))
+		}
+	default:
+		w.agentEntry(fd, here, first)
 	}
 }
 

@@ -70,3 +70,32 @@ func TestToolchainFilesNestedMadeByCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonsJvmConfigStaysBesideCommandsFiles: the control of the moved
+// rule (agentItemBelow): the person's own kept/.mvn/jvm.config stays when a
+// later command writes another file into kept/.mvn (its change time moves,
+// but the last walk found that directory there; a first walk cannot tell,
+// and sets it aside); the same
+// jvm.config moved into place by the command inside a directory it renamed
+// is set aside (TestAttack139_MvnDirRenamedOverOlderJvmConfig).
+func TestPersonsJvmConfigStaysBesideCommandsFiles(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"kept/.mvn/jvm.config": "-Xmx1g\n"})
+	for _, p := range []string{"kept/.mvn/jvm.config", "kept/.mvn", "kept"} {
+		clockPast(t, f.ws+"/"+p)
+	}
+	if _, err := os.Stat(f.ws + "/kept/.mvn/jvm.config"); err != nil {
+		t.Fatalf("premise: %v", err)
+	}
+	sh(t, f.s, "true") // a first walk (a server's later checks know what was there)
+	r := sh(t, f.s, "echo x > kept/.mvn/notes && echo ok")
+	if !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("premise: %s %s", r.Stdout, r.Stderr)
+	}
+	if len(r.Quarantined) > 0 {
+		t.Errorf("a write beside the person's jvm.config set aside %+v", r.Quarantined)
+	}
+	if b, err := os.ReadFile(f.ws + "/kept/.mvn/jvm.config"); err != nil || string(b) != "-Xmx1g\n" {
+		t.Errorf("the person's jvm.config: %q %v", b, err)
+	}
+}
