@@ -97,6 +97,19 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".mvn/maven.config", Access: AccessRead},
 	{Path: ".Rprofile", Access: AccessRead},
 	{Path: "global.json", Access: AccessRead},
+	// And those that do the same another way (the
+	// hundred-and-thirty-ninth review): R's .Renviron (R_PROFILE_USER
+	// names another profile to source), Cargo's config (a rustc-wrapper
+	// every cargo build runs), sbt's .jvmopts and .sbtopts (JVM options),
+	// Bun's bunfig.toml (a preload every bun run loads). A project's build
+	// files proper (gradle.properties, build.gradle, package.json) are the
+	// project's code, which the agent edits by design.
+	{Path: ".Renviron", Access: AccessRead},
+	{Path: ".cargo/config", Access: AccessRead},
+	{Path: ".cargo/config.toml", Access: AccessRead},
+	{Path: ".jvmopts", Access: AccessRead},
+	{Path: ".sbtopts", Access: AccessRead},
+	{Path: "bunfig.toml", Access: AccessRead},
 	{Path: ".pre-commit-config.yaml", Access: AccessRead},
 	// prek, which reads pre-commit's config, takes it at .yml too, and
 	// its own at prek.toml; hk's

@@ -34,7 +34,11 @@ type agentSettingsRoot struct {
 // (.mvn/jvm.config): it is protected below the directory holding its
 // first. Each is compared in any case (TestAttack136_ToolchainFilesWritable).
 var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml",
-	".mvn/jvm.config", ".mvn/maven.config", ".Rprofile", "global.json"}
+	".mvn/jvm.config", ".mvn/maven.config", ".Rprofile", "global.json",
+	// the hundred-and-thirty-ninth review's: R's .Renviron
+	// (R_PROFILE_USER), Cargo's config (rustc-wrapper), sbt's .jvmopts and
+	// .sbtopts, Bun's bunfig.toml (preload)
+	".Renviron", ".cargo/config", ".cargo/config.toml", ".jvmopts", ".sbtopts", "bunfig.toml"}
 
 // anyDepthItem returns the item of readAtAnyDepth that the protected path p
 // (clean, absolute) ends in, in any case, and the directory it is protected

@@ -25,8 +25,10 @@ var launcher139 = []struct{ path, why string }{
 	// options as Maven's .mvn/jvm.config (protected).
 	{".jvmopts", "-XX:OnOutOfMemoryError=CMD for every sbt"},
 	{".sbtopts", "-J-XX:OnOutOfMemoryError=CMD for every sbt"},
-	// Gradle: org.gradle.java.home names the JDK the daemon runs.
-	{"gradle.properties", "org.gradle.java.home=/tmp/evil-jdk: every gradle runs its java"},
+	// Gradle's gradle.properties (org.gradle.java.home names the JDK the
+	// daemon runs) is left out since the fix: it is a build file, edited
+	// by agents as a project's build.gradle is, and a gradle build runs
+	// the project's build scripts anyway (domain/protected.go).
 	// bun: preload scripts run before every bun run and bun test.
 	{"bunfig.toml", "preload = [\"./x.ts\"]"},
 	{"sub/.cargo/config.toml", "a subdirectory's: cargo run there reads it"},
