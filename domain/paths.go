@@ -73,7 +73,7 @@ func PathWithinFold(path, root string) bool {
 		return false
 	}
 	for i := range rc {
-		if !strings.EqualFold(pc[i], rc[i]) {
+		if !FoldEqual(pc[i], rc[i]) {
 			return false
 		}
 	}

@@ -412,7 +412,7 @@ func ResolvePathRules(rules []PathRule, p string) PathDecision {
 func lowerComps(comps []string) []string {
 	out := make([]string, len(comps))
 	for i, c := range comps {
-		out[i] = strings.ToLower(c)
+		out[i] = FoldName(c)
 	}
 	return out
 }
@@ -425,7 +425,7 @@ func (r *PathRule) matchFold(comps []string, lower *[]string) (int, bool) {
 		n := 0
 		if pat := strings.TrimPrefix(r.Pattern, "/"); pat != "" {
 			for c := range strings.SplitSeq(pat, "/") {
-				if n >= len(comps) || !strings.EqualFold(c, comps[n]) {
+				if n >= len(comps) || !FoldEqual(c, comps[n]) {
 					return 0, false
 				}
 				n++
@@ -436,7 +436,7 @@ func (r *PathRule) matchFold(comps []string, lower *[]string) (int, bool) {
 	if *lower == nil {
 		*lower = lowerComps(comps)
 	}
-	m := globPrefixes(splitComps(strings.ToLower(r.Pattern)), *lower)
+	m := globPrefixes(splitComps(FoldName(r.Pattern)), *lower)
 	for k := len(comps); k >= 0; k-- {
 		if m[k] {
 			return k, true
@@ -460,7 +460,7 @@ func GlobDenyBelow(rules []PathRule, p string) bool {
 		if !r.Glob || r.Access != AccessDeny {
 			continue
 		}
-		pat := splitComps(strings.ToLower(r.Pattern))
+		pat := splitComps(FoldName(r.Pattern))
 		anchor := 0 // the pattern's leading plain components: the directory it is rooted at
 		for anchor < len(pat) && !hasGlob(pat[anchor]) {
 			anchor++

@@ -45,7 +45,7 @@ var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-
 // below (p without the item).
 func anyDepthItem(p string) (item, dir string, ok bool) {
 	for _, n := range readAtAnyDepth {
-		if len(p) > len(n) && p[len(p)-len(n)-1] == '/' && strings.EqualFold(p[len(p)-len(n):], n) {
+		if len(p) > len(n) && p[len(p)-len(n)-1] == '/' && domain.FoldEqual(p[len(p)-len(n):], n) {
 			return n, domain.CleanPath(p[:len(p)-len(n)]), true
 		}
 	}
@@ -75,7 +75,7 @@ func agentSettingsRoots(fp *domain.FilesystemPolicy, grants []fsRule) []agentSet
 				continue
 			}
 		}
-		if strings.EqualFold(base, ".git") || slices.Contains(names[dir], base) {
+		if domain.FoldEqual(base, ".git") || slices.Contains(names[dir], base) {
 			continue
 		}
 		names[dir] = append(names[dir], base)
@@ -141,7 +141,7 @@ func componentNamed(root, p string, names []string) (string, bool) {
 // in any case.
 func namedAt(parts []string, name string) bool {
 	for c := range strings.SplitSeq(name, "/") {
-		if len(parts) == 0 || !strings.EqualFold(parts[0], c) {
+		if len(parts) == 0 || !domain.FoldEqual(parts[0], c) {
 			return false
 		}
 		parts = parts[1:]

@@ -100,85 +100,11 @@ func TestAttack139_LauncherFilesWritableControl(t *testing.T) {
 	}
 }
 
-// TestAttack139_YarnPathTargetWritable: Yarn Berry's own layout names a
-// script in the repository (.yarnrc.yml "yarnPath:
-// .yarn/releases/yarn-4.5.0.cjs"; node runs it for every yarn command, the
-// reason .yarnrc.yml is protected). The .yarnrc.yml is read-only; the
-// script it names is not: a file tool rewrites it, and so does a command,
-// kept by the check. (git's filter programs named in its config are held
-// read-only where they are files; yarn's is not.)
-func TestAttack139_YarnPathTargetWritable(t *testing.T) {
-	f := newPlantFixture(t)
-	rel := ".yarn/releases/yarn-4.5.0.cjs"
-	mkfiles(t, f.ws, map[string]string{".yarnrc.yml": "yarnPath: " + rel + "\n", rel: "// yarn\n"})
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
-	if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
-		t.Errorf("ESCAPED (decision): a write of %s, the script .yarnrc.yml's yarnPath names, was allowed", rel)
-	}
-	r := sh(t, s, "echo 'require(\"child_process\").execSync(\"id\")' >> "+rel+" && echo ok")
-	attackReport(t, "command", r)
-	if strings.Contains(readFileOr(f.ws+"/"+rel), "child_process") {
-		t.Errorf("ESCAPED (command): %s, which every yarn runs, holds the command's code", rel)
-	}
-}
-
-// TestAttack139_YarnPathTargetWritableControl: the .yarnrc.yml itself is
-// refused to a file tool and read-only to a command.
-func TestAttack139_YarnPathTargetWritableControl(t *testing.T) {
-	f := newPlantFixture(t)
-	rel := ".yarn/releases/yarn-4.5.0.cjs"
-	mkfiles(t, f.ws, map[string]string{".yarnrc.yml": "yarnPath: " + rel + "\n", rel: "// yarn\n"})
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
-	if _, err := (DecisionChecker{}).ResolveFile(s, ".yarnrc.yml", domain.AccessWrite, false); err == nil {
-		t.Errorf("control: a write of .yarnrc.yml was allowed")
-	}
-	r := sh(t, s, "echo 'yarnPath: /tmp/evil.cjs' >> .yarnrc.yml; echo done")
-	attackReport(t, "command", r)
-	if strings.Contains(readFileOr(f.ws+"/.yarnrc.yml"), "evil") {
-		t.Errorf("control: the command rewrote .yarnrc.yml")
-	}
-}
-
 func readFileOr(p string) string {
 	b, _ := os.ReadFile(p)
 	return string(b)
 }
 
-// TestAttack139_GlobalJSONSdkPathTargetWritable: .NET's global.json is
-// protected for sdk.paths (where the dotnet host takes its SDK); the
-// layout .NET 10 documents and repositories use names one in the
-// repository (".dotnet", beside "$host$"): the SDK the host picks there,
-// .dotnet/sdk/<version>/dotnet.dll, runs for every dotnet command. The
-// global.json is read-only; the SDK it names is written by a file tool and
-// by a command, kept by the check.
-func TestAttack139_GlobalJSONSdkPathTargetWritable(t *testing.T) {
-	f := newPlantFixture(t)
-	rel := ".dotnet/sdk/10.0.100/dotnet.dll"
-	mkfiles(t, f.ws, map[string]string{"global.json": `{"sdk":{"version":"10.0.100","paths":[".dotnet","$host$"]}}` + "\n", rel: "MZ\n"})
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
-	if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
-		t.Errorf("ESCAPED (decision): a write of %s, in the SDK path global.json names, was allowed", rel)
-	}
-	r := sh(t, s, "echo planted-a139 >> "+rel+" && echo ok")
-	attackReport(t, "command", r)
-	if strings.Contains(readFileOr(f.ws+"/"+rel), "planted-a139") {
-		t.Errorf("ESCAPED (command): %s, which every dotnet there runs, holds the command's bytes", rel)
-	}
-}
-
-// TestAttack139_GlobalJSONSdkPathTargetWritableControl: global.json
-// itself is refused to a file tool and read-only to a command.
-func TestAttack139_GlobalJSONSdkPathTargetWritableControl(t *testing.T) {
-	f := newPlantFixture(t)
-	rel := ".dotnet/sdk/10.0.100/dotnet.dll"
-	mkfiles(t, f.ws, map[string]string{"global.json": `{"sdk":{"version":"10.0.100","paths":[".dotnet","$host$"]}}` + "\n", rel: "MZ\n"})
-	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
-	if _, err := (DecisionChecker{}).ResolveFile(s, "global.json", domain.AccessWrite, false); err == nil {
-		t.Errorf("control: a write of global.json was allowed")
-	}
-	r := sh(t, s, `echo '{"sdk":{"paths":["/tmp/evil"]}}' > global.json; echo done`)
-	attackReport(t, "command", r)
-	if strings.Contains(readFileOr(f.ws+"/global.json"), "evil") {
-		t.Errorf("control: the command rewrote global.json")
-	}
-}
+// Review 139 also showed what .yarnrc.yml and global.json name inside the
+// workspace (Yarn Berry's .yarn/releases/*.cjs, a global.json's SDK
+// directory) writable: left (README), its tests on branch review139.

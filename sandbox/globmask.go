@@ -187,12 +187,12 @@ func globDenyLasts(rules []domain.PathRule) []string {
 // any case: a deny matches a name in another case too
 // (domain.ResolvePathRules).
 func lastMatches(lasts []string, name string) bool {
-	lower := strings.ToLower(name)
+	lower := domain.FoldName(name)
 	for _, l := range lasts {
 		if ok, err := path.Match(l, name); l == "**" || err != nil || ok {
 			return true
 		}
-		if ok, _ := path.Match(strings.ToLower(l), lower); ok {
+		if ok, _ := path.Match(domain.FoldName(l), lower); ok {
 			return true
 		}
 	}

@@ -34,12 +34,12 @@ var agentCandidates, agentCandidateLen = func() (map[string]bool, int) {
 	m := map[string]bool{}
 	for _, p := range domain.DefaultProtectedPaths {
 		if p.Reserved && p.Path != ".git" && !strings.Contains(p.Path, "/") {
-			m[strings.ToLower(p.Path)] = true
+			m[domain.FoldName(p.Path)] = true
 		}
 	}
 	for _, n := range readAtAnyDepth {
 		first, _, _ := strings.Cut(n, "/")
-		m[strings.ToLower(first)] = true
+		m[domain.FoldName(first)] = true
 	}
 	longest := 0
 	for n := range m {
@@ -51,7 +51,7 @@ var agentCandidates, agentCandidateLen = func() (map[string]bool, int) {
 // agentCandidate reports whether the walk records the entry name (one of
 // agentCandidates, in any case).
 func agentCandidate(name string) bool {
-	return len(name) <= agentCandidateLen && agentCandidates[strings.ToLower(name)]
+	return len(name) <= 3*agentCandidateLen && agentCandidates[domain.FoldName(name)]
 }
 
 // maxAgentEntries bounds the entries the check looks at below one agents'
@@ -68,7 +68,7 @@ func (pc *plantCheck) nestedAgentName(parent, name string) bool {
 			continue
 		}
 		for _, n := range r.names {
-			if strings.EqualFold(n, name) {
+			if domain.FoldEqual(n, name) {
 				return true
 			}
 		}
@@ -87,7 +87,7 @@ func (pc *plantCheck) nestedAgentRests(parent, name string) []string {
 			continue
 		}
 		for _, n := range r.names {
-			if first, rest, ok := strings.Cut(n, "/"); ok && strings.EqualFold(first, name) && !slices.Contains(out, rest) {
+			if first, rest, ok := strings.Cut(n, "/"); ok && domain.FoldEqual(first, name) && !slices.Contains(out, rest) {
 				out = append(out, rest)
 			}
 		}

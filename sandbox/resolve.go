@@ -160,7 +160,55 @@ func (v *fsView) sensitiveMatch(p string) bool {
 			return true
 		}
 	}
+	// In any case too (domain.FoldName): on a case-insensitive file
+	// system ~/.SSH/id_rsa and ~/.NPMRC are the credential stores (the
+	// hundred-and-thirty-ninth review). This only narrows.
+	var fbuf [64]string
+	folded := fbuf[:0]
+	changed := false
+	for _, g := range got {
+		f := domain.FoldName(g)
+		changed = changed || f != g
+		folded = append(folded, f)
+	}
+	for _, r := range v.sensitive {
+		if r.matchesFolded(folded, changed) {
+			return true
+		}
+	}
 	return false
+}
+
+// matchesFolded is matches on folded components (got, folded by the
+// caller; changed: folding changed some), the rule's folded as well.
+func (r sensitiveRule) matchesFolded(got []string, changed bool) bool {
+	for _, pat := range append([][]string{r.parts, r.canonical}, r.aliases...) {
+		fp, differ := foldParts(pat)
+		if (changed || differ) && globPrefix(fp, got) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldParts folds each of parts (domain.FoldName), reporting whether any
+// changed; parts itself when none did.
+func foldParts(parts []string) ([]string, bool) {
+	var out []string
+	for i, p := range parts {
+		if f := domain.FoldName(p); f != p {
+			if out == nil {
+				out = append(make([]string, 0, len(parts)), parts[:i]...)
+			}
+			out = append(out, f)
+		} else if out != nil {
+			out = append(out, p)
+		}
+	}
+	if out == nil {
+		return parts, false
+	}
+	return out, true
 }
 
 // sensitiveFile reports whether canon is a regular file that a

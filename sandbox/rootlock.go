@@ -92,7 +92,12 @@ func lockTargets(roots []string) []lockTarget {
 	}
 	mode := map[string]bool{}
 	for _, c := range top {
-		mode[c] = true
+		// A world-writable sticky root (/tmp made writable by :slash_tmp)
+		// is shared, not held: every command over a workspace in /tmp
+		// holds it shared, and an exclusive wait there would starve. Its
+		// check judges only the top entries the command could have made.
+		var st unix.Stat_t
+		mode[c] = !(unix.Stat(c, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedMode(st.Mode))
 		for d := filepath.Dir(c); ; d = filepath.Dir(d) {
 			if _, ok := mode[d]; !ok {
 				mode[d] = false

@@ -91,6 +91,11 @@ func TestLockTargets(t *testing.T) {
 	if len(got) != len(want) {
 		t.Fatalf("targets %+v, want %v", got, want)
 	}
+	// A world-writable sticky root is shared (an exclusive wait behind
+	// every command over a workspace in /tmp would starve).
+	if tmp := lockTargets([]string{"/tmp"}); len(tmp) != 2 || tmp[1].path != "/tmp" || tmp[1].exclusive {
+		t.Errorf("/tmp: %+v, want / and /tmp shared", tmp)
+	}
 	for i, g := range got {
 		if ex, ok := want[g.path]; !ok || ex != g.exclusive {
 			t.Errorf("target %+v, want exclusive=%v (present %v)", g, ex, ok)

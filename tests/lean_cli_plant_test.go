@@ -64,25 +64,31 @@ func TestSandboxCLICommandCannotPlantTheLeanProgram(t *testing.T) {
 }
 
 // TestSandboxCLIHeldNamesOutliveTheFirstRunToEnd: two `turnstile sandbox`
-// runs over one root hold the same reserved names (the missing
-// turnstile-sandbox next to the binary in bin/, the missing .agents); the
-// first to end leaves them to the other, whose command still cannot create
-// them (the host's removal would have detached its read-only mounts), and
-// the last to end removes them. The control is the second command's write
-// of bin/other, which works.
+// runs over one root. Since the roots' lock (sandbox/rootlock.go) the
+// second waits, before it plans, for the first to end and release its
+// held names (the missing turnstile-sandbox next to the binary in bin/,
+// the missing .agents); then it holds them itself, its command cannot
+// create them, and at its end they are removed. (Before the lock the two
+// ran at once and shared the holds.) The control is the second command's
+// write of bin/other, which works.
 func TestSandboxCLIHeldNamesOutliveTheFirstRunToEnd(t *testing.T) {
 	t.Parallel()
 	root := workspace(t)
 	tb := copyBinaries(t, filepath.Join(root, "bin"), 0)
 	helper, agents := filepath.Join(root, "bin", "turnstile-sandbox"), filepath.Join(root, ".agents")
-	first := startHeld(t, tb, root, "first", "")
-	second := startHeld(t, tb, root, "second",
-		"cat /bin/sh > bin/turnstile-sandbox 2>/dev/null && echo planted; mkdir -p .agents/x 2>/dev/null && echo made; echo y > bin/other && echo wrote")
+	firstUp, first := startCLI(t, tb, root, "first", "")
+	firstUp()
 	if !exists(helper) || !exists(agents) {
-		t.Fatalf("while both run: held %v %v, want both", exists(helper), exists(agents))
+		t.Fatalf("while the first runs: held %v %v, want both", exists(helper), exists(agents))
 	}
+	secondUp, second := startCLI(t, tb, root, "second",
+		"cat /bin/sh > bin/turnstile-sandbox 2>/dev/null && echo planted; mkdir -p .agents/x 2>/dev/null && echo made; echo y > bin/other && echo wrote")
 	if out, errOut, code := first(); code != 0 {
 		t.Fatalf("first run: exit %d, %q %s", code, out, errOut)
+	}
+	secondUp()
+	if !exists(helper) || !exists(agents) {
+		t.Fatalf("while the second runs: held %v %v, want both", exists(helper), exists(agents))
 	}
 	out, errOut, code := second()
 	if code != 0 || out != "wrote\n" {
@@ -93,11 +99,12 @@ func TestSandboxCLIHeldNamesOutliveTheFirstRunToEnd(t *testing.T) {
 	}
 }
 
-// startHeld starts `BIN sandbox` over root with a command that says it is up
+// startCLI starts `BIN sandbox` over root with a command that says it is up
 // on the FIFO root/TAG-ready and waits for a line on root/TAG-release before
-// it runs extra; it returns once the command is up, with the function that
-// releases it and returns the run's stdout, stderr and exit code.
-func startHeld(t *testing.T, bin, root, tag, extra string) func() (string, string, int) {
+// it runs extra; it returns the function that waits until the command is
+// up, and the one that releases it and returns the run's stdout, stderr and
+// exit code.
+func startCLI(t *testing.T, bin, root, tag, extra string) (func(), func() (string, string, int)) {
 	t.Helper()
 	ready, release := filepath.Join(root, tag+"-ready"), filepath.Join(root, tag+"-release")
 	for _, f := range []string{ready, release} {
@@ -114,16 +121,19 @@ func startHeld(t *testing.T, bin, root, tag, extra string) func() (string, strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	r, err := os.Open(ready) // blocks until the command opens it to write
-	if err != nil {
-		t.Fatal(err)
+	up := func() {
+		t.Helper()
+		r, err := os.Open(ready) // blocks until the command opens it to write
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		if line != "up\n" {
+			t.Fatalf("%s: the command did not come up: %q", tag, line)
+		}
 	}
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if line != "up\n" {
-		t.Fatalf("%s: the command did not come up: %q", tag, line)
-	}
-	return func() (string, string, int) {
+	return up, func() (string, string, int) {
 		w, err := os.OpenFile(release, os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
