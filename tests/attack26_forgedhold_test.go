@@ -39,6 +39,10 @@ const attack26Settings = `{"hooks":{"SessionStart":[{"hooks":[{"type":"command",
 // (chmod), fills it and ends: passed over as held, and kept by the
 // release, not empty. Control: the same .claude made by a command alone
 // is set aside.
+//
+// Since the roots' lock (sandbox/rootlock.go) the commands of a turn over
+// one root run one at a time: B and D wait for A and C, which now wait for
+// their partner at most 3 s and go on; the settings must still not stay.
 func TestAttack26ForgedHoldKeepsAgentSettings(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
@@ -71,7 +75,7 @@ func TestAttack26ForgedHoldKeepsAgentSettings(t *testing.T) {
 		return execInBackground(s, "h26", body)
 	}
 	chA := start("A", map[string]any{"timeout_ms": 60000, "argv": []string{"sh", "-c",
-		`mkdir sub/.claude && chmod 555 sub/.claude && touch planted && while [ ! -e bstarted ]; do sleep 0.05; done; ` +
+		`mkdir sub/.claude && chmod 555 sub/.claude && touch planted && i=0; while [ ! -e bstarted ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i+1)); done; ` +
 			`chmod 755 sub/.claude && printf '%s\n' '` + attack26Settings + `' > sub/.claude/settings.json && chmod 555 sub/.claude`}})
 	pollUntil(t, "command A to make the empty sub/.claude", func() bool { return exists(filepath.Join(root, "planted")) })
 	chB := start("B", map[string]any{"timeout_ms": 60000, "cwd": sub, "argv": []string{"sh", "-c",
@@ -97,7 +101,7 @@ func TestAttack26ForgedHoldKeepsAgentSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	chC := start("C", map[string]any{"timeout_ms": 60000, "cwd": sub2, "argv": []string{"sh", "-c",
-		`touch ../cstarted; while [ ! -e ../release2 ]; do sleep 0.05; done`}})
+		`touch ../cstarted; i=0; while [ ! -e ../release2 ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i+1)); done`}})
 	pollUntil(t, "command C to run in sub2/", func() bool { return exists(filepath.Join(root, "cstarted")) })
 	d := s.execApproved("h26", "D", map[string]any{"timeout_ms": 20000, "argv": []string{"sh", "-c",
 		`chmod 755 sub2/.claude && printf '%s\n' '` + attack26Settings + `' > sub2/.claude/settings.json && chmod 555 sub2/.claude`}})
