@@ -89,6 +89,9 @@ type rootMemo struct {
 	// dotGits are the ".git" entries the last walk met, as paths below
 	// the root (knownDotGits); set at the end of each walk.
 	dotGits atomic.Pointer[[]string]
+	// size is len(dirs) at the end of the last walk, for memoFor's bound
+	// (read without mu: a walk of another root may hold it).
+	size atomic.Int64
 }
 
 // knownDotGits returns the ".git" entries (paths) the last check of root
@@ -128,7 +131,7 @@ func memoFor(root string) *rootMemo {
 	if m == nil {
 		total := 0
 		for _, o := range plantMemos.m {
-			total += len(o.dirs) // racy size read: a bound, not a count
+			total += int(o.size.Load()) // as of each one's last walk: a bound, not a count
 		}
 		if total > maxMemoDirs || len(plantMemos.m) > 1024 {
 			plantMemos.m = map[string]*rootMemo{}
@@ -227,6 +230,7 @@ func (w *plantWalk) root(root string) {
 	}
 	slices.Sort(dotGits)
 	m.dotGits.Store(&dotGits)
+	m.size.Store(int64(len(m.dirs)))
 }
 
 // plantVisitHook, when set (tests), is called as the walk reaches each
