@@ -14,14 +14,7 @@ import (
 // simply and missed them (the hundred-and-thirty-ninth review:
 // "ruﬆ-toolchain", "prod.tfſtate").
 func FoldName(name string) string {
-	ascii := true
-	for i := 0; i < len(name); i++ {
-		if name[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(name) {
 		return strings.ToLower(name)
 	}
 	var b strings.Builder
@@ -57,6 +50,9 @@ func FoldName(name string) string {
 func FoldEqual(a, b string) bool {
 	if a == b {
 		return true
+	}
+	if isASCII(a) && isASCII(b) {
+		return strings.EqualFold(a, b) // no allocation
 	}
 	return FoldName(a) == FoldName(b)
 }

@@ -68,16 +68,29 @@ func PathWithinFold(path, root string) bool {
 	if PathWithin(path, root) {
 		return true
 	}
-	pc, rc := splitComps(path), splitComps(root)
-	if !strings.HasPrefix(path, "/") || !strings.HasPrefix(root, "/") || len(rc) > len(pc) {
+	if !strings.HasPrefix(path, "/") || !strings.HasPrefix(root, "/") || root == "/" {
 		return false
 	}
-	for i := range rc {
-		if !FoldEqual(pc[i], rc[i]) {
+	// Component by component, without splitting (every file decision
+	// asks this of each protected item).
+	p, r := path[1:], root[1:]
+	for {
+		rc, rrest, rmore := strings.Cut(r, "/")
+		if p == "" && path == "/" {
 			return false
 		}
+		pc, prest, pmore := strings.Cut(p, "/")
+		if !FoldEqual(pc, rc) {
+			return false
+		}
+		if !rmore {
+			return true
+		}
+		if !pmore {
+			return false
+		}
+		p, r = prest, rrest
 	}
-	return true
 }
 
 // PathWithin reports whether path is root or below it, on a path-element

@@ -147,3 +147,29 @@ func TestPathWithinFold(t *testing.T) {
 		}
 	}
 }
+
+// TestPathWithinFoldAsSplit: PathWithinFold (which walks the components
+// without splitting) answers as comparing the split components does.
+func TestPathWithinFoldAsSplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		comp := rapid.SampledFrom([]string{"a", "A", ".git", ".GIT", "ſ", "s", "S", "ß", "ss", "x", "", "ﬆ", "st"})
+		mk := func(label string) string {
+			cs := rapid.SliceOfN(comp, 0, 4).Draw(t, label)
+			return "/" + strings.Join(cs, "/")
+		}
+		path, root := mk("path"), mk("root")
+		pc, rc := splitComps(path), splitComps(root)
+		want := PathWithin(path, root)
+		if !want && len(rc) <= len(pc) {
+			want = true
+			for i := range rc {
+				if !FoldEqual(pc[i], rc[i]) {
+					want = false
+				}
+			}
+		}
+		if got := PathWithinFold(path, root); got != want {
+			t.Fatalf("PathWithinFold(%q, %q) = %v, split gives %v", path, root, got, want)
+		}
+	})
+}

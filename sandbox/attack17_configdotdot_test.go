@@ -32,8 +32,9 @@ func TestAttack17ConfigPathDotDot(t *testing.T) {
 		hostGit(t, ws, "init", "-q")
 		hostGit(t, ws, "config", "core.hooksPath", hooks)
 		s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-		if r := sh(t, s, "echo y >> tools/build.sh && echo y >> src/main.go"); r.ExitCode != 0 {
-			t.Fatalf("control: tools/build.sh was not writable: %d %s", r.ExitCode, r.Stderr)
+		first := sh(t, s, "echo y >> tools/build.sh && echo y >> src/main.go")
+		if first.ExitCode != 0 {
+			t.Fatalf("control: tools/build.sh was not writable: %d %s", first.ExitCode, first.Stderr)
 		}
 		way := strings.Split(hooks, "/")[0] // tools exists, gen does not
 		if way == ".githooks" {
@@ -47,7 +48,7 @@ func TestAttack17ConfigPathDotDot(t *testing.T) {
 		if out, err := hostGitRun(t, ws, "commit", "-q", "--allow-empty", "-m", "x"); exists(ws + "/pwned") {
 			t.Errorf("with core.hooksPath = %s, the person's next commit ran the command's hook (command %d %s): %v %s", hooks, r.ExitCode, strings.TrimSpace(string(r.Stderr)), err, out)
 		} else if hooks == ".githooks" && !exists(ws+"/person-hook-ran") {
-			t.Errorf("control: the person's hook did not run: %v %s", err, out)
+			t.Errorf("control: the person's hook did not run: %v %s (set aside after the first command: %+v, after the second: %+v)", err, out, first.Quarantined, r.Quarantined)
 		}
 	}
 }

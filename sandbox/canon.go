@@ -331,6 +331,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 					v.denied = append(v.denied, deniedPath{path: a, sensitive: true})
 				}
 			}
+			rule.fold()
 			v.sensitive = append(v.sensitive, rule)
 			if strings.Contains(p, "*") {
 				for _, m := range lists.sensitiveMatches(memo, p) {

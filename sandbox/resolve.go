@@ -65,6 +65,19 @@ type sensitiveRule struct {
 	// file is the identity of the regular file a pattern-free rule names,
 	// when it exists: another name for it (a hard link) is refused too.
 	file os.FileInfo
+	// folded are parts, canonical and aliases folded (domain.FoldName),
+	// with whether folding changed each (fold).
+	folded   [][]string
+	differed []bool
+}
+
+// fold sets folded and differed, once the rule's patterns are known.
+func (r *sensitiveRule) fold() {
+	pats := append([][]string{r.parts, r.canonical}, r.aliases...)
+	r.folded, r.differed = make([][]string, len(pats)), make([]bool, len(pats))
+	for i, pat := range pats {
+		r.folded[i], r.differed[i] = foldParts(pat)
+	}
 }
 
 // sensitiveRule makes the rule of the PathSensitive entry p, resolving its
@@ -182,9 +195,8 @@ func (v *fsView) sensitiveMatch(p string) bool {
 // matchesFolded is matches on folded components (got, folded by the
 // caller; changed: folding changed some), the rule's folded as well.
 func (r sensitiveRule) matchesFolded(got []string, changed bool) bool {
-	for _, pat := range append([][]string{r.parts, r.canonical}, r.aliases...) {
-		fp, differ := foldParts(pat)
-		if (changed || differ) && globPrefix(fp, got) {
+	for i, fp := range r.folded {
+		if (changed || r.differed[i]) && globPrefix(fp, got) {
 			return true
 		}
 	}
