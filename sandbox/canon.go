@@ -258,7 +258,8 @@ type fsView struct {
 	// whose way passes a symlink in a writable grant.
 	linkRefs [][2]string
 	// missingRefs are paths in writable grants that a git config names
-	// (an include file, a hooks directory) and that did not exist.
+	// (an include file, a hooks directory) or a launcher file does
+	// (launcherrefs.go), and that did not exist.
 	missingRefs []string
 	// sockets are the unix socket files the walk found below writable
 	// grants (prepareSpec masks those a host process listens on).
@@ -283,7 +284,9 @@ const (
 	// target of a ".git" pointer file, a submodule's or worktree's dir).
 	pathKindGitDir domain.PathKind = "git_dir"
 	// pathKindGitFile is a file or directory inside a git dir that makes
-	// git run a program (config, hooks, info), or a ".git" pointer file.
+	// git run a program (config, hooks, info), or a ".git" pointer file;
+	// also what a git config or a launcher file names for a program to run
+	// (configRefs, protectLauncherRefs).
 	pathKindGitFile domain.PathKind = "git_control"
 )
 

@@ -55,6 +55,8 @@ type discovery struct {
 // every ".git" a bounded walk of each writable grant finds.
 func (v *fsView) discover(walk bool) {
 	d := &discovery{v: v, seen: map[string]bool{}}
+	// Last: the launcher files among every carve-out made below.
+	defer d.protectLauncherRefs()
 	for _, p := range v.pins {
 		if filepath.Base(p.Path) == ".git" || filepath.Base(p.From) == ".git" {
 			d.dotGit(p.Path, 0)
@@ -254,7 +256,7 @@ func (v *fsView) protectNestedWorkspaceFiles(wt string, top map[string]bool) {
 func (v *fsView) missingRefRefusal(p string) *Refusal {
 	for _, m := range v.missingRefs {
 		if domain.PathWithin(p, m) {
-			return refuse(CodeWriteRequiresWritable, p, "%s is named by a repository's git config (hooks, an include or a program git runs) and does not exist: it stays the person's to make", m)
+			return refuse(CodeWriteRequiresWritable, p, "%s is named by a repository's git config (hooks, an include or a program git runs) or a launcher file (a yarnPath, an SDK or toolchain path, a program or agent a tool runs) and does not exist: it stays the person's to make", m)
 		}
 	}
 	return nil

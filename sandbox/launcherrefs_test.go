@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestLauncherRefsOf: what each launcher file's format names for a host
+// program to run, load or take a toolchain from; and what it does not (a
+// program looked up in PATH, a package name, the dotnet host's own SDK).
+func TestLauncherRefsOf(t *testing.T) {
+	for _, c := range []struct {
+		item, data string
+		want       []string
+	}{
+		{".yarnrc.yml", "nodeLinker: pnp\nyarnPath: .yarn/releases/yarn-4.5.0.cjs # pinned\n", []string{".yarn/releases/yarn-4.5.0.cjs"}},
+		{".yarnrc.yml", "yarnPath: \"x y.cjs\"\nplugins:\n  - path: .yarn/plugins/a.cjs\n    spec: a\n  - .yarn/plugins/b.cjs\nenableTelemetry: false\n", []string{"x y.cjs", ".yarn/plugins/a.cjs", ".yarn/plugins/b.cjs"}},
+		{".yarnrc.yml", "packageExtensions:\n  path: not-a-plugin\n", nil},
+		{".yarnrc", "# yarn lockfile v1\nyarn-path \".yarn/releases/yarn-1.22.19.cjs\"\n", []string{".yarn/releases/yarn-1.22.19.cjs"}},
+		{"global.json", `{"sdk":{"version":"10.0.100","paths":[".dotnet","$host$"]}}`, []string{".dotnet"}},
+		{"global.json", "{\n // comments are allowed\n \"sdk\": { \"paths\": [ \"tools/sdk\" ] }\n}\n", []string{"tools/sdk"}},
+		{".tool-versions", "nodejs 22.1.0\npython path:./tools/py # local build\n", []string{"./tools/py"}},
+		{"rust-toolchain.toml", "[toolchain]\npath = \"tools/rust\"\n", []string{"tools/rust"}},
+		{"rust-toolchain", "nightly-2025-01-01\n", nil},
+		{".cargo/config.toml", "[build]\nrustc-wrapper = \"tools/wrap.sh\"\nrustc = \"rustc\"\n[target.x86_64-unknown-linux-gnu]\nlinker = \"./tools/ld\"\nrunner = [\"tools/run\", \"--flag\"]\n[registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred --x\"]\n",
+			[]string{"tools/wrap.sh", "./tools/ld", "tools/run", "tools/cred"}},
+		{"bunfig.toml", "preload = [\"./setup.ts\", \"bun-plugin-x\"]\n[test]\npreload = \"./test-setup.ts\"\n", []string{"./setup.ts", "./test-setup.ts"}},
+		{".Renviron", "R_LIBS_USER=lib\nR_PROFILE_USER=\"tools/x.R\"\n", []string{"tools/x.R"}},
+		{".mvn/jvm.config", "-Xmx2g -javaagent:tools/agent.jar=opt\n-XX:OnOutOfMemoryError=tools/oom.sh\n", []string{"tools/agent.jar", "tools/oom.sh"}},
+		{".mvn/maven.config", "-Dmaven.ext.class.path=ext/a.jar:ext/b.jar\n", []string{"ext/a.jar", "ext/b.jar"}},
+		{".sbtopts", "-J-agentpath:lib/a.so\n-sbt-jar tools/sbt-launch.jar\n", []string{"lib/a.so", "tools/sbt-launch.jar"}},
+		{".jvmopts", "-Xss4m\n", nil},
+	} {
+		if got := launcherRefsOf(c.item, []byte(c.data)); !slices.Equal(got, c.want) {
+			t.Errorf("launcherRefsOf(%s, %q) = %q, want %q", c.item, c.data, got, c.want)
+		}
+	}
+}
+
+// TestAttack139_YarnPathTargetWritable (the hundred-and-thirty-ninth
+// review): Yarn Berry's own layout names a script in the repository
+// (.yarnrc.yml "yarnPath: .yarn/releases/yarn-4.5.0.cjs"; node runs it for
+// every yarn command, the reason .yarnrc.yml is protected). The
+// .yarnrc.yml was read-only, the script it names not: a file tool rewrote
+// it, and so did a command, kept by the check. Now it is read-only to both
+// (protectLauncherRefs). Control: the release's neighbour, which no
+// launcher file names, is written by both.
+func TestAttack139_YarnPathTargetWritable(t *testing.T) {
+	f := newPlantFixture(t)
+	rel := ".yarn/releases/yarn-4.5.0.cjs"
+	mkfiles(t, f.ws, map[string]string{".yarnrc.yml": "yarnPath: " + rel + "\n", rel: "// yarn\n", ".yarn/releases/notes.txt": "n\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
+		t.Errorf("ESCAPED (decision): a write of %s, the script .yarnrc.yml's yarnPath names, was allowed", rel)
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, ".yarn/releases/notes.txt", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write of the release's neighbour was refused: %v", err)
+	}
+	r := sh(t, s, "echo 'require(\"child_process\").execSync(\"id\")' >> "+rel+"; mv .yarn .yarn.old; echo y >> .yarn/releases/notes.txt && echo ok")
+	if strings.Contains(readFileOr(f.ws+"/"+rel), "child_process") || !exists(f.ws+"/"+rel) {
+		t.Errorf("ESCAPED (command): %s, which every yarn runs, holds the command's code or was moved (%d %s)", rel, r.ExitCode, r.Stderr)
+	}
+	if !strings.Contains(string(r.Stdout), "ok") || readFileOr(f.ws+"/.yarn/releases/notes.txt") != "n\ny\n" {
+		t.Errorf("control: the command could not write the release's neighbour: %d %s", r.ExitCode, r.Stderr)
+	}
+}
+
+// TestAttack139_YarnPathTargetMissingMade: a yarnPath whose script does
+// not exist yet is refused to a write decision and set aside when a
+// command makes it; a .yarnrc.yml that names none leaves the same path
+// the command's (control).
+func TestAttack139_YarnPathTargetMissingMade(t *testing.T) {
+	for _, named := range []bool{true, false} {
+		f := newPlantFixture(t)
+		rel := ".yarn/releases/yarn-4.5.0.cjs"
+		rc := "nodeLinker: pnp\n"
+		if named {
+			rc += "yarnPath: " + rel + "\n"
+		}
+		mkfiles(t, f.ws, map[string]string{".yarnrc.yml": rc})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+		_, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false)
+		if named != (err != nil) {
+			t.Errorf("named %v: the write decision on the missing %s: %v", named, rel, err)
+		}
+		r := sh(t, s, "mkdir -p .yarn/releases && echo planted > "+rel)
+		if named == exists(f.ws+"/"+rel) {
+			t.Errorf("named %v: the script the command made is there: %v (%d %s, set aside %+v)", named, exists(f.ws+"/"+rel), r.ExitCode, r.Stderr, r.Quarantined)
+		}
+	}
+}
+
+// TestAttack139_GlobalJSONSdkPathTargetWritable: .NET's global.json is
+// protected for sdk.paths (where the dotnet host takes its SDK); the
+// layout .NET 10 documents and repositories use names one in the
+// repository (".dotnet", beside "$host$"): the SDK the host picks there,
+// .dotnet/sdk/<version>/dotnet.dll, runs for every dotnet command. It was
+// written by a file tool and by a command; now the directory is
+// read-only. Control: a directory global.json does not name.
+func TestAttack139_GlobalJSONSdkPathTargetWritable(t *testing.T) {
+	f := newPlantFixture(t)
+	rel := ".dotnet/sdk/10.0.100/dotnet.dll"
+	mkfiles(t, f.ws, map[string]string{"global.json": `{"sdk":{"version":"10.0.100","paths":[".dotnet","$host$"]}}` + "\n", rel: "MZ\n", ".other/sdk/x.dll": "MZ\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, rel, domain.AccessWrite, false); err == nil {
+		t.Errorf("ESCAPED (decision): a write of %s, in the SDK path global.json names, was allowed", rel)
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, ".other/sdk/x.dll", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write in a directory global.json does not name was refused: %v", err)
+	}
+	r := sh(t, s, "echo planted-a139 >> "+rel+"; echo mine >> .other/sdk/x.dll && echo ok")
+	if strings.Contains(readFileOr(f.ws+"/"+rel), "planted-a139") {
+		t.Errorf("ESCAPED (command): %s, which every dotnet there runs, holds the command's bytes", rel)
+	}
+	if !strings.Contains(readFileOr(f.ws+"/.other/sdk/x.dll"), "mine") {
+		t.Errorf("control: the command could not write a directory global.json does not name: %d %s", r.ExitCode, r.Stderr)
+	}
+}
+
+// TestLauncherRefOutsideRootsIgnored: a launcher file naming a path
+// outside the writable roots (the person's own SDK) adds nothing, and a
+// command still runs.
+func TestLauncherRefOutsideRootsIgnored(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"global.json": `{"sdk":{"paths":["/usr/share/dotnet", "../elsewhere"]}}` + "\n", ".cargo/config.toml": "[build]\nrustc-wrapper = \"sccache\"\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if r := sh(t, s, "echo ok > out.txt"); r.ExitCode != 0 || readFileOr(f.ws+"/out.txt") != "ok\n" {
+		t.Fatalf("a command in a workspace whose launcher files name paths elsewhere: %d %s", r.ExitCode, r.Stderr)
+	}
+}
