@@ -11,7 +11,15 @@ import "strings"
 var SensitiveSystemPaths = []string{
 	"/proc/*/environ", "/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
 	"/proc/kcore", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+	// The locks of the writable roots (sandbox/rootlock.go): a command
+	// that took one would keep others waiting.
+	RootLockDirs[0], RootLockDirs[1],
 }
+
+// RootLockDirs are where the sandbox keeps the locks that make commands
+// over overlapping writable roots run one at a time: the first whose
+// parent exists.
+var RootLockDirs = []string{"/dev/shm/turnstile-roots", "/run/lock/turnstile-roots"}
 
 // SensitiveHomeNames are credential stores relative to a home directory.
 var SensitiveHomeNames = []string{

@@ -2,7 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,9 +32,10 @@ import (
 // relinked hooks path, an index entry at a denied path, the next server's
 // admin token). So a restricted command holds its writable roots from
 // before its start is recorded until its check has run: an exclusive
-// flock(2) on each root directory and a shared one on each directory above
-// it (a command over /ws and one over /ws/sub exclude each other; commands
-// over /ws/a and /ws/b do not). flock works across processes (the command
+// flock(2) on each root's lock file and a shared one on the lock file of
+// each directory above it (a command over /ws and one over /ws/sub
+// exclude each other; commands over /ws/a and /ws/b do not; the lock
+// files: rootLockDir). flock works across processes (the command
 // line and a server) and between descriptors of one process; the locks
 // are taken in path order, so two commands never wait on each other.
 
@@ -129,15 +135,16 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 	if len(targets) == 0 {
 		return nil, nil
 	}
+	dir, err := rootLockDir()
+	if err != nil {
+		return nil, err
+	}
 	l := &RootLock{}
 	for _, t := range targets {
-		fd, err := unix.Open(t.path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		fd, err := openLockFile(dir, t.path)
 		if err != nil {
-			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) {
-				continue // gone, or a link since: the spawn's own checks refuse it
-			}
 			l.Release()
-			return nil, err
+			return nil, fmt.Errorf("the lock of %s: %w", t.path, err)
 		}
 		how := unix.LOCK_SH
 		if t.exclusive {
@@ -151,6 +158,71 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 		l.fds = append(l.fds, fd)
 	}
 	return l, nil
+}
+
+// The locks are not taken on the directories themselves: a sandboxed
+// command may open any directory it can read and flock it, and one that
+// held an exclusive lock on /opt or /home kept every other principal's
+// command over a root below it waiting for as long as it ran (the
+// hundred-and-thirty-eighth review). Each path's lock is a file named by
+// the path's hash in a directory of the host's (domain.RootLockDirs: the
+// first whose parent exists, /dev/shm on nearly every system), shared by
+// every user's `turnstile sandbox` and the server (world-writable and
+// sticky, as /dev/shm is) and denied to every restricted turn
+// (domain.SensitiveSystemPaths): masked in its view, refused to its file
+// decisions. A lock file is never removed (one removed while another
+// process waits on it would let two commands in); they are empty, one per
+// root and directory above one, and go with the tmpfs at boot.
+
+// rootLockDir returns the lock directory, made (mode 1777) when missing.
+func rootLockDir() (string, error) {
+	for _, dir := range domain.RootLockDirs {
+		parent, err := os.Stat(filepath.Dir(dir))
+		if err != nil || !parent.IsDir() {
+			continue
+		}
+		if err := os.Mkdir(dir, 0o755); err == nil {
+			if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+				return "", err
+			}
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("the roots' lock directory %s: %w", dir, err)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(dir, &st); err != nil {
+			return "", err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return "", fmt.Errorf("the roots' lock directory %s is not a directory", dir)
+		}
+		return dir, nil
+	}
+	return "", fmt.Errorf("no directory for the roots' locks: none of %s has its parent", strings.Join(domain.RootLockDirs, ", "))
+}
+
+// lockFileName is the name of path's lock file in dir.
+func lockFileName(dir, path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return dir + "/" + hex.EncodeToString(sum[:20])
+}
+
+// openLockFile opens (making it when missing) the lock file of path in dir.
+func openLockFile(dir, path string) (int, error) {
+	name := lockFileName(dir, path)
+	for {
+		fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		if !errors.Is(err, unix.ENOENT) {
+			return fd, err
+		}
+		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o644)
+		if errors.Is(err, unix.EEXIST) {
+			continue // made meanwhile by another process
+		}
+		if err == nil {
+			unix.Fchmod(fd, 0o644) // whatever the umask: every user opens it
+		}
+		return fd, err
+	}
 }
 
 // flockCtx takes the lock on fd, waiting until ctx is done. A wait that
