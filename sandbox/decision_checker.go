@@ -45,6 +45,15 @@ type DecisionChecker struct {
 	// asked by: their decision scans wait for the slot as that
 	// principal's (scanOwner).
 	Principal string
+	// Fresh, when set, returns the gateway's secrets that may have come
+	// to be since a turn's snapshot was made (another server's data
+	// directory, as DataDirSecrets finds it now): a file decision on one,
+	// or on a tree holding one, is refused in every mode. A turn started
+	// before another server wrote its read models' checkpoint into the
+	// user's default data directory kept the list of its start, and its
+	// read_file of the checkpoint was allowed (the
+	// hundred-and-thirty-ninth review).
+	Fresh func() []string
 }
 
 // ForPrincipal returns the checker for the calls of the principal name:
@@ -113,7 +122,22 @@ func (c DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, pa
 	default:
 		resolved, err = checkFile(d.cwd, &d.fs, v, path, op)
 	}
+	if err == nil && c.Fresh != nil {
+		err = freshRefusal(c.Fresh(), resolved, tree)
+	}
 	return resolved, AsCoded(err)
+}
+
+// freshRefusal refuses the resolved path p when it is one of secrets or
+// lies below one, or (tree: everything below p is read) holds one.
+func freshRefusal(secrets []string, p string, tree bool) error {
+	for _, s := range secrets {
+		if domain.PathWithin(p, s) || tree && domain.PathWithin(s, p) {
+			return &Refusal{Code: CodeSensitivePath, Path: p,
+				Message: "the path is the gateway's data (another server's data directory, as it is now): it is denied to every turn"}
+		}
+	}
+	return nil
 }
 
 // CheckListing refuses a listing of the resolved directory dir that shows

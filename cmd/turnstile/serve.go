@@ -300,7 +300,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	rn := &runner{otherData: otherDataDir(f.data)}
 	eng := engine.New(store, engine.Config{
 		ApprovalTTL: f.approvalTTL, Trust: trust, KeyFromStore: true, Kernel: features.Kernel, Sensitive: sensitive, SensitiveNow: sensitiveNow(sensitive, otherDataDir(f.data)), Runner: rn, Hint: hint{proj},
-		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout},
+		Checker:  sandbox.DecisionChecker{Resolver: newResolver(f.dnsServer), Timeout: f.dnsTimeout, Fresh: freshSecrets(otherDataDir(f.data))},
 		Instance: instanceName(), Profiles: catalog, MaxCachedTurns: f.turnCache, MaxCachedBytes: f.turnCacheBytes, MaxOpenRequests: f.maxPending,
 		OnAppend: func(_ string, _ []turn.Event, took time.Duration) { metrics.Append(took) },
 	})
@@ -487,6 +487,15 @@ func sensitiveNow(atStart []string, other string) func() []string {
 		}
 		return out
 	}
+}
+
+// freshSecrets returns the decision checker's Fresh: the default data
+// directory other (if any) as it is when asked (sandbox.DataDirSecrets).
+func freshSecrets(other string) func() []string {
+	if other == "" {
+		return nil
+	}
+	return func() []string { return sandbox.DataDirSecrets(other) }
 }
 
 // otherDataDir returns this user's default data directory
