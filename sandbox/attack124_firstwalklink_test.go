@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAttack124_GitLinkFirstWalkRefsRenamed (hundred-and-twenty-fourth
@@ -92,6 +93,10 @@ func TestAttack124_GitLinkFirstWalkCommondirMade(t *testing.T) {
 			plantMemos.Lock()
 			plantMemos.m = map[string]*rootMemo{}
 			plantMemos.Unlock()
+			// Within the walk's TTL of the first command's view, as the
+			// review ran it: a later walk would find sub/.git and hold its
+			// commondir read-only (the premise fails under load).
+			walkWithinTTL(ws)
 			r = sh(t, s, second+` && echo ../../c > sub/.git/commondir && echo PLANTED`)
 			t.Logf("second: exit %d stdout %q stderr %q quarantined %v limits %v", r.ExitCode, r.Stdout, r.Stderr, quarantined(r), r.CheckLimits)
 			if !strings.Contains(string(r.Stdout), "PLANTED") {
@@ -106,5 +111,17 @@ func TestAttack124_GitLinkFirstWalkCommondirMade(t *testing.T) {
 				t.Errorf("%s: the person's git checkout in sub appended to %s (outside every writable root) through sub/.git/logs/HEAD, a symlink made before the commondir that made sub/.git a git dir: now %q", c.name, rc, b)
 			}
 		})
+	}
+}
+
+// walkWithinTTL marks the cached walk of root as made now, so that the next
+// view over root reuses it, as a command within walkTTL of the last walk
+// does: a test's two commands under load may be further apart.
+func walkWithinTTL(root string) {
+	walkCache.mu.Lock()
+	defer walkCache.mu.Unlock()
+	if r, ok := walkCache.m[root]; ok {
+		r.made = time.Now()
+		walkCache.m[root] = r
 	}
 }
