@@ -152,7 +152,7 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 			pfd = fd
 		}
 		for _, rest := range rests {
-			w.agentItemBelow(pfd, parent, name, rest, 0)
+			w.agentItemBelow(pfd, parent, name, rest, 0, false)
 		}
 		if whole {
 			w.agentEntry(pfd, parent, name)
@@ -163,14 +163,22 @@ func (w *plantWalk) agentEntries(rel string, names []string) {
 // agentEntry sets aside the protected entry name of the directory dfd (at
 // dir) when the command made or changed it.
 func (w *plantWalk) agentEntry(dfd int, dir, name string) {
-	if id, ok := w.pc.roAgent[joinPath(dir, name)]; ok && id != (fileID{}) && fileIDAt(dfd, name) == id && !hardLinked(dfd, name) {
-		return // read-only to the command, still the same file, and no other name writes it
+	if w.stillReadOnly(dfd, dir, name) {
+		return
 	}
 	budget := maxAgentEntries
 	if w.agentChanged(dfd, name, 0, &budget) {
 		w.found = append(w.found, setAsideIn(dfd, dir, name,
 			"a "+name+" the command made or changed below the writable root: the host's agents and tools read it where a person works (settings, skills and their hooks; the program a version, a toolchain or a launcher setting names)"))
 	}
+}
+
+// stillReadOnly reports whether the entry name of the directory dfd (at
+// dir) was read-only to the command (roAgent) and is still that file, with
+// no other name that writes it.
+func (w *plantWalk) stillReadOnly(dfd int, dir, name string) bool {
+	id, ok := w.pc.roAgent[joinPath(dir, name)]
+	return ok && id != (fileID{}) && fileIDAt(dfd, name) == id && !hardLinked(dfd, name)
 }
 
 // agentItemBelow judges the item rest below the entry name of the
@@ -184,12 +192,8 @@ func (w *plantWalk) agentEntry(dfd int, dir, name string) {
 // with an older item in it) makes the item below count as the command's
 // whatever its own times (the hundred-and-thirty-ninth review: a listing
 // bounded at 1,024 names missed one past them, and `mv stage sub/.mvn`
-// kept an older jvm.config).
-func (w *plantWalk) agentItemBelow(dfd int, dir, name, rest string, depth int) {
-	w.agentItemBelowIn(dfd, dir, name, rest, depth, false)
-}
-
-func (w *plantWalk) agentItemBelowIn(dfd int, dir, name, rest string, depth int, moved bool) {
+// kept an older jvm.config). moved: a directory above was.
+func (w *plantWalk) agentItemBelow(dfd int, dir, name, rest string, depth int, moved bool) {
 	var st unix.Stat_t
 	if depth > 8 || unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return
@@ -223,10 +227,10 @@ func (w *plantWalk) agentItemBelowIn(dfd int, dir, name, rest string, depth int,
 	switch {
 	case isHeld(joinPath(here, first)):
 	case more != "":
-		w.agentItemBelowIn(fd, here, first, more, depth+1, moved)
+		w.agentItemBelow(fd, here, first, more, depth+1, moved)
 	case moved:
-		if id, ok := w.pc.roAgent[joinPath(here, first)]; ok && id != (fileID{}) && fileIDAt(fd, first) == id && !hardLinked(fd, first) {
-			return // the person's, read-only to the command and still that file (another entry of the directory changed)
+		if w.stillReadOnly(fd, here, first) {
+			return // the person's (another entry of the directory changed)
 		}
 		var ist unix.Stat_t
 		if unix.Fstatat(fd, first, &ist, unix.AT_SYMLINK_NOFOLLOW) == nil {
