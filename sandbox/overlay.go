@@ -82,7 +82,7 @@ func overlayTree(path string, sp *SandboxSpec, dropUID bool, userns map[[2]int]i
 		return -1, errOverlayNotDir
 	}
 	uid, gid := int(st.Uid), int(st.Gid)
-	if dropUID && !sharedMode(st.Mode) {
+	if dropUID && !sharedRoot(path, st.Mode) {
 		fd, err := idmapFor(lower, path, sp, userns)
 		if err != nil {
 			return -1, err

@@ -214,7 +214,7 @@ func (w *plantWalk) root(root string) {
 	}
 	m.gen++
 	w.rootPath, w.rootFd, w.memo, w.memoOK = root, fd, m, plantMemoFS[int64(sfs.Type)]
-	w.shared = w.pc.cmdUID != 0 && sharedMode(st.Mode)
+	w.shared = w.pc.cmdUID != 0 && sharedRoot(root, st.Mode)
 	w.seen = map[[2]uint64]bool{}
 	w.visit("", &st, 0, false)
 	m.seen = w.seen

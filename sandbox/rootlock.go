@@ -103,7 +103,7 @@ func lockTargets(roots []string) []lockTarget {
 		// holds it shared, and an exclusive wait there would starve. Its
 		// check judges only the top entries the command could have made.
 		var st unix.Stat_t
-		mode[c] = !(unix.Stat(c, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedMode(st.Mode))
+		mode[c] = !(unix.Stat(c, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedRoot(c, st.Mode))
 		for d := filepath.Dir(c); ; d = filepath.Dir(d) {
 			if _, ok := mode[d]; !ok {
 				mode[d] = false

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -521,7 +522,8 @@ func maskSocket(path string) error {
 }
 
 // sharedDir reports whether path is a directory every user may create in
-// and only an entry's owner may remove from (world-writable and sticky:
+// and only an entry's owner may remove from (world-writable and sticky),
+// and one of the system's shared temporary directories (sharedTempDirs:
 // /tmp, /var/tmp, /dev/shm). Such a writable root is not idmapped: the
 // sandbox uid creates and uses its own files there as any user may, and
 // mapped to the directory's owner (root) the command became the owner of
@@ -533,12 +535,37 @@ func sharedDir(path string) bool {
 	if unix.Stat(path, &st) != nil {
 		return false
 	}
-	return st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedMode(st.Mode)
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedRoot(path, st.Mode)
+}
+
+// sharedRoot reports whether the directory path, of mode mode, is shared:
+// world-writable and sticky, and one of sharedTempDirs (or where one
+// leads). The mode alone is the agent's to set: a command owns its
+// workspace root through the idmap, and one that ran `chmod 1777 .` made
+// the root look like /tmp, whose check judges only the top entries a
+// command could have made (the rest was left unjudged: a .claude/settings.json
+// planted in a subdirectory stayed) and whose lock is shared (two of its
+// commands ran at once): the hundred-and-fortieth review. Another shared
+// directory given as a root is judged and locked as any other root.
+func sharedRoot(path string, mode uint32) bool {
+	return sharedMode(mode) && slices.Contains(sharedTempDirs(), path)
 }
 
 // sharedMode reports whether a directory's mode makes it shared:
 // world-writable and sticky.
 func sharedMode(mode uint32) bool { return mode&unix.S_ISVTX != 0 && mode&0o002 != 0 }
+
+// sharedTempDirs are the system's shared temporary directories, as named
+// and where each leads.
+var sharedTempDirs = sync.OnceValue(func() []string {
+	out := []string{"/tmp", "/var/tmp", "/dev/shm"}
+	for _, d := range out[:3] {
+		if c, err := filepath.EvalSymlinks(d); err == nil && c != d {
+			out = append(out, c)
+		}
+	}
+	return out
+})
 
 // idmapFor returns a user namespace whose map sends the owner of path (uid
 // and gid) to SandboxUID, for an idmapped mount: the one Run passed, or one
