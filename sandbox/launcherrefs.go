@@ -41,7 +41,7 @@ func launcherRefsOf(item string, data []byte) []string {
 	case ".yarnrc.yml":
 		return yarnrcYMLRefs(data)
 	case ".yarnrc":
-		return keyedLineRefs(data, " ", "yarn-path")
+		return yarnrcRefs(data)
 	case "global.json":
 		return globalJSONRefs(data)
 	case ".tool-versions":
@@ -59,50 +59,125 @@ func launcherRefsOf(item string, data []byte) []string {
 		return keyedLineRefs(data, "=", "R_PROFILE_USER", "R_PROFILE")
 	case ".mvn/jvm.config", ".mvn/maven.config", ".jvmopts", ".sbtopts":
 		return jvmOptionRefs(data)
+	case ".Rprofile":
+		return rSourceRefs(data)
+	case ".envrc":
+		return envrcRefs(data)
+	}
+	if slices.Contains(miseConfigs, item) {
+		return miseRefs(data)
 	}
 	return nil
 }
 
-// yarnrcYMLRefs: yarnPath (the release node runs for every yarn command)
-// and each plugin's path (loaded by every yarn command), in block style or
-// as a plugin given by its path alone.
-func yarnrcYMLRefs(data []byte) []string {
-	var out []string
-	inPlugins := false
-	for line := range lines(data) {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		top := !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && !strings.HasPrefix(line, "-")
-		s := strings.TrimSpace(line)
-		if top {
-			inPlugins = strings.HasPrefix(s, "plugins:")
-		}
-		item := strings.HasPrefix(s, "- ")
-		s = strings.TrimSpace(strings.TrimPrefix(s, "- "))
-		k, v, ok := strings.Cut(s, ":")
-		switch {
-		case ok && (strings.Trim(k, `"'`) == "yarnPath" || inPlugins && strings.Trim(k, `"'`) == "path"):
-			out = append(out, yamlScalar(v))
-		case inPlugins && item && !ok:
-			out = append(out, yamlScalar(s))
+// miseConfigs are the protected list's mise (and rtx) config files, each
+// relative to the project directory mise takes its relative paths from
+// (".config/mise/config.toml" too: ".config/mise" is protected whole).
+var miseConfigs = []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	"mise/config.toml", "mise/config.local.toml", ".mise/config.toml", ".mise/config.local.toml",
+	".config/mise.toml", ".config/mise.local.toml", ".config/mise/config.toml", ".config/mise/config.local.toml",
+	".rtx.toml", ".rtx.local.toml"}
+
+// launcherItem returns the launcher item the lexical path p ends in (one
+// of readAtAnyDepth, .envrc, or a mise config) and the project directory
+// its relative paths are taken from.
+func launcherItem(p string) (item, base string, ok bool) {
+	if item, base, ok = anyDepthItem(p); ok {
+		return item, base, true
+	}
+	for _, n := range append([]string{".envrc"}, miseConfigs...) {
+		if len(p) > len(n) && p[len(p)-len(n)-1] == '/' && domain.FoldEqual(p[len(p)-len(n):], n) {
+			return n, domain.CleanPath(p[:len(p)-len(n)]), true
 		}
 	}
-	return out
+	return "", "", false
 }
 
-// yamlScalar is a plain or quoted YAML scalar, its comment removed.
-func yamlScalar(v string) string {
-	v = strings.TrimSpace(v)
-	if len(v) > 1 && (v[0] == '"' || v[0] == '\'') {
-		if i := strings.IndexByte(v[1:], v[0]); i >= 0 {
-			return v[1 : i+1]
+// rSource matches R's source("FILE") and sys.source("FILE") (renv's
+// .Rprofile: source("renv/activate.R"), run at every R start).
+var rSource = regexp.MustCompile(`\b(?:sys\.)?source\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
+
+func rSourceRefs(data []byte) []string {
+	var out []string
+	for _, m := range rSource.FindAllSubmatch(data, -1) {
+		out = append(out, string(m[1]))
+	}
+	return uniq(out)
+}
+
+// envrcRefs: the files direnv's .envrc has the person's shell evaluate
+// (source, ".", source_env, source_env_if_exists) or read into the
+// environment (dotenv, dotenv_if_exists).
+func envrcRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
+			f := strings.Fields(cmd)
+			if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			switch f[0] {
+			case "source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists":
+				out = append(out, strings.Trim(f[1], `"'`))
+			}
 		}
 	}
-	if i := strings.Index(v, " #"); i >= 0 {
-		v = v[:i]
+	return uniq(out)
+}
+
+// miseRefs: what mise runs or sources for the project: [env] _.source
+// (sourced by its shell hook at every prompt), the [hooks] scripts (on
+// entering and leaving the directory), and the [tools] given as
+// "path:DIR" (DIR/bin first in PATH).
+func miseRefs(data []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(data, &doc) != nil {
+		return nil
 	}
-	return strings.TrimSpace(v)
+	var out []string
+	table := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
+	var each func(v any, f func(string))
+	each = func(v any, f func(string)) {
+		switch v := v.(type) {
+		case string:
+			f(v)
+		case []any:
+			for _, e := range v {
+				each(e, f)
+			}
+		case map[string]any:
+			for _, k := range []string{"path", "script", "version"} {
+				each(v[k], f)
+			}
+		}
+	}
+	each(table(table(doc["env"])["_"])["source"], func(s string) { out = append(out, s) })
+	for _, v := range table(doc["hooks"]) {
+		each(v, func(s string) {
+			if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "/") {
+				out = append(out, f[0]) // (a bare name is a command from PATH)
+			}
+		})
+	}
+	for _, v := range table(doc["tools"]) {
+		each(v, func(s string) {
+			if p, ok := strings.CutPrefix(s, "path:"); ok {
+				out = append(out, p)
+			}
+		})
+	}
+	return uniq(out)
+}
+
+// uniq is out without repeats and empty strings, in order.
+func uniq(out []string) []string {
+	var u []string
+	for _, p := range out {
+		if p != "" && !slices.Contains(u, p) {
+			u = append(u, p)
+		}
+	}
+	return u
 }
 
 // keyedLineRefs: the value of each line "key<sep>value" for one of keys
@@ -119,6 +194,23 @@ func keyedLineRefs(data []byte, sep string, keys ...string) []string {
 	return out
 }
 
+// yarnrcRefs: yarn 1's yarn-path, written "yarn-path x" or, as yarn 1's
+// parser also takes it, "yarn-path: x".
+func yarnrcRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		f := strings.Fields(strings.TrimSpace(line))
+		if len(f) < 2 {
+			continue
+		}
+		if k := strings.TrimSuffix(strings.Trim(f[0], `"'`), ":"); k == "yarn-path" || strings.HasSuffix(k, ".yarn-path") {
+			_, v, _ := strings.Cut(strings.TrimSpace(line), f[0])
+			out = append(out, strings.Trim(strings.TrimSpace(v), `"'`))
+		}
+	}
+	return out
+}
+
 var (
 	jsonPaths   = regexp.MustCompile(`(?s)"paths"\s*:\s*\[([^\]]*)\]`)
 	jsonStrings = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
@@ -131,7 +223,7 @@ var (
 func globalJSONRefs(data []byte) []string {
 	var out []string
 	var f struct{ Sdk struct{ Paths []string } }
-	if json.Unmarshal(data, &f) == nil {
+	if json.Unmarshal(stripJSONComments(data), &f) == nil {
 		out = append(out, f.Sdk.Paths...)
 	}
 	for _, m := range jsonPaths.FindAllSubmatch(data, -1) {
@@ -142,14 +234,48 @@ func globalJSONRefs(data []byte) []string {
 			}
 		}
 	}
-	var uniq []string
-	for _, p := range out {
-		if p != "$host$" && !slices.Contains(uniq, p) {
-			uniq = append(uniq, p)
+	return slices.DeleteFunc(uniq(out), func(p string) bool { return p == "$host$" })
+}
+
+// stripJSONComments blanks the // and /* */ comments of data outside its
+// strings (the dotnet host reads global.json with comments allowed), and
+// the commas before a closing bracket or brace.
+func stripJSONComments(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(data)-1)
+			out = append(out, data[i:j+1]...)
+			i = j
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			out = append(out, '\n')
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
 		}
 	}
-	return uniq
+	return trailingCommas.ReplaceAll(out, []byte("$1"))
 }
+
+var trailingCommas = regexp.MustCompile(`,(\s*[\]}])`)
 
 // toolVersionsRefs: each version written "path:DIR" (asdf and mise run
 // DIR/bin's programs).
@@ -176,10 +302,15 @@ func cargoConfigRefs(data []byte) []string {
 		return nil
 	}
 	var out []string
-	program := func(v any) {
+	// A command line (runner, credential provider: its program first) or
+	// a program's path alone (rustc, the wrappers, a linker: spaces are
+	// the path's).
+	program := func(v any, line bool) {
 		switch v := v.(type) {
 		case string:
-			if f := strings.Fields(v); len(f) > 0 {
+			if !line {
+				out = append(out, v)
+			} else if f := strings.Fields(v); len(f) > 0 {
 				out = append(out, f[0])
 			}
 		case []any:
@@ -190,29 +321,62 @@ func cargoConfigRefs(data []byte) []string {
 			}
 		}
 	}
-	table := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
-	build := table(doc["build"])
-	for _, k := range []string{"rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc"} {
-		program(build[k])
-	}
-	for _, t := range []map[string]any{table(doc["target"]), table(doc["host"])} {
-		for _, v := range t {
-			if m := table(v); m != nil {
-				program(m["linker"])
-				program(m["runner"])
+	// rustflags' linker (-C linker=PATH, -Clinker=PATH).
+	flags := func(v any) {
+		var fs []string
+		switch v := v.(type) {
+		case string:
+			fs = strings.Fields(v)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					fs = append(fs, s)
+				}
+			}
+		}
+		for _, f := range fs {
+			f = strings.TrimPrefix(f, "-C")
+			if p, ok := strings.CutPrefix(f, "linker="); ok {
+				out = append(out, p)
 			}
 		}
 	}
-	program(table(doc["host"])["linker"])
+	table := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
+	build := table(doc["build"])
+	for _, k := range []string{"rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc"} {
+		program(build[k], false)
+	}
+	flags(build["rustflags"])
+	flags(build["rustdocflags"])
+	for _, t := range []map[string]any{table(doc["target"]), table(doc["host"])} {
+		for _, v := range t {
+			if m := table(v); m != nil {
+				program(m["linker"], false)
+				program(m["runner"], true)
+				flags(m["rustflags"])
+			}
+		}
+	}
+	program(table(doc["host"])["linker"], false)
 	reg := table(doc["registry"])
-	program(reg["credential-provider"])
+	program(reg["credential-provider"], true)
 	if ps, ok := reg["global-credential-providers"].([]any); ok {
 		for _, p := range ps {
-			program(p)
+			program(p, true)
 		}
 	}
 	for _, r := range table(doc["registries"]) {
-		program(table(r)["credential-provider"])
+		program(table(r)["credential-provider"], true)
+	}
+	// [env]: what every process cargo starts gets (LD_PRELOAD = { value
+	// = "tools/x.so", relative = true }); a value naming a path.
+	for _, v := range table(doc["env"]) {
+		if m := table(v); m != nil {
+			v = m["value"]
+		}
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
 	}
 	return slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") })
 }
@@ -272,8 +436,20 @@ func jvmOptionRefs(data []byte) []string {
 	}
 	for i, f := range fields {
 		f = strings.Trim(strings.TrimPrefix(f, "-J"), `"'`)
-		if (f == "-sbt-jar" || f == "-java-home") && i+1 < len(fields) {
-			out = append(out, strings.Trim(fields[i+1], `"'`))
+		next := ""
+		if i+1 < len(fields) {
+			next = strings.Trim(strings.TrimPrefix(fields[i+1], "-J"), `"'`)
+		}
+		switch f {
+		case "-sbt-jar", "-java-home", "-sbt-boot", "-sbt-dir", "-ivy", "--patch-module", "-XX:VMOptionsFile":
+			out = append(out, next)
+			if f == "--patch-module" {
+				_, v, _ := strings.Cut(next, "=")
+				out = append(out, strings.Split(v, ":")...)
+			}
+		}
+		if p, ok := strings.CutPrefix(f, "@"); ok {
+			out = append(out, p) // an argument file: more options
 		}
 		for _, pre := range []string{"-javaagent:", "-agentpath:"} {
 			if v, ok := strings.CutPrefix(f, pre); ok {
@@ -286,13 +462,18 @@ func jvmOptionRefs(data []byte) []string {
 				out = append(out, strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ',' })...)
 			}
 		}
-		for _, pre := range []string{"-XX:OnOutOfMemoryError=", "-XX:OnError="} {
+		for _, pre := range []string{"-XX:OnOutOfMemoryError=", "-XX:OnError=", "-XX:VMOptionsFile=", "-XX:Flags=",
+			"-Dsbt.boot.directory=", "-Dsbt.global.base=", "-Dsbt.ivy.home=", "-Dsbt.boot.properties="} {
 			if v, ok := strings.CutPrefix(f, pre); ok && v != "" {
 				out = append(out, v)
 			}
 		}
+		if v, ok := strings.CutPrefix(f, "--patch-module="); ok {
+			_, v, _ = strings.Cut(v, "=")
+			out = append(out, strings.Split(v, ":")...)
+		}
 	}
-	return out
+	return uniq(out)
 }
 
 // lines yields data's lines.
@@ -324,7 +505,7 @@ func (d *discovery) protectLauncherRefs() {
 		if c.From != "" {
 			lexical = domain.CleanPath(c.From)
 		}
-		item, base, ok := anyDepthItem(lexical)
+		item, base, ok := launcherItem(lexical)
 		if !ok {
 			continue
 		}
@@ -355,7 +536,7 @@ func readLauncherFile(p string) ([]byte, bool) {
 // launcherRef keeps the path ref (as a launcher file in base wrote it)
 // read-only, or watches it when missing, where it lies in a writable root.
 func (d *discovery) launcherRef(base, ref string) {
-	p := strings.TrimSpace(ref)
+	p := expandLauncherVars(strings.TrimSpace(ref), base)
 	if p == "" || strings.ContainsRune(p, 0) {
 		return
 	}
@@ -372,10 +553,17 @@ func (d *discovery) launcherRef(base, ref string) {
 		p = base + "/" + p
 	}
 	if way, ok := d.dotDotWay(p); ok {
-		p = way
-	} else {
-		p = domain.CleanPath(p)
+		// Where the kernel's ".." leads, and where the lexical one does
+		// (yarn and node resolve paths as text: tools/../x is x even
+		// where tools is a symlink).
+		d.launcherPath(way)
 	}
+	d.launcherPath(domain.CleanPath(p))
+}
+
+// launcherPath keeps the clean absolute path p read-only, or watches it
+// when missing, where it lies in a writable root.
+func (d *discovery) launcherPath(p string) {
 	c, exists, ok, err := canonicalPath(p)
 	if err != nil || !ok {
 		return
@@ -393,4 +581,26 @@ func (d *discovery) launcherRef(base, ref string) {
 		return
 	}
 	d.addCarve(c, pathKindGitFile)
+}
+
+// launcherVar matches a shell-style variable: ${NAME}, ${NAME:-default},
+// ${NAME-default} (yarn's and Maven's forms).
+var launcherVar = regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)(:?-([^}]*))?\}`)
+
+// expandLauncherVars replaces in p each variable with a default by the
+// default (the tool uses it where the variable is unset, as it is for
+// the person's next run as far as this process can tell), and Maven's
+// names for the project's directory by base; others stay (the caller
+// skips a path that holds one).
+func expandLauncherVars(p, base string) string {
+	return launcherVar.ReplaceAllStringFunc(p, func(m string) string {
+		sub := launcherVar.FindStringSubmatch(m)
+		switch {
+		case sub[2] != "":
+			return sub[3]
+		case slices.Contains([]string{"MAVEN_PROJECTBASEDIR", "maven.multiModuleProjectDirectory", "session.rootDirectory", "project.basedir", "basedir"}, sub[1]):
+			return base
+		}
+		return m
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"turnstile/domain"
 )
 
@@ -18,7 +20,10 @@ func TestLauncherRefsOf(t *testing.T) {
 	}{
 		{".yarnrc.yml", "nodeLinker: pnp\nyarnPath: .yarn/releases/yarn-4.5.0.cjs # pinned\n", []string{".yarn/releases/yarn-4.5.0.cjs"}},
 		{".yarnrc.yml", "yarnPath: \"x y.cjs\"\nplugins:\n  - path: .yarn/plugins/a.cjs\n    spec: a\n  - .yarn/plugins/b.cjs\nenableTelemetry: false\n", []string{"x y.cjs", ".yarn/plugins/a.cjs", ".yarn/plugins/b.cjs"}},
-		{".yarnrc.yml", "packageExtensions:\n  path: not-a-plugin\n", nil},
+		// A path key anywhere is taken (an over-approximation: a path
+		// kept read-only that is none costs a write).
+		{".yarnrc.yml", "packageExtensions:\n  path: not-a-plugin\n", []string{"not-a-plugin"}},
+		{".yarnrc.yml", "nodeLinker: pnp # yarnPath: no\nenableTelemetry: false\n", nil},
 		{".yarnrc", "# yarn lockfile v1\nyarn-path \".yarn/releases/yarn-1.22.19.cjs\"\n", []string{".yarn/releases/yarn-1.22.19.cjs"}},
 		{"global.json", `{"sdk":{"version":"10.0.100","paths":[".dotnet","$host$"]}}`, []string{".dotnet"}},
 		{"global.json", "{\n // comments are allowed\n \"sdk\": { \"paths\": [ \"tools/sdk\" ] }\n}\n", []string{"tools/sdk"}},
@@ -34,7 +39,11 @@ func TestLauncherRefsOf(t *testing.T) {
 		{".sbtopts", "-J-agentpath:lib/a.so\n-sbt-jar tools/sbt-launch.jar\n", []string{"lib/a.so", "tools/sbt-launch.jar"}},
 		{".jvmopts", "-Xss4m\n", nil},
 	} {
-		if got := launcherRefsOf(c.item, []byte(c.data)); !slices.Equal(got, c.want) {
+		got := launcherRefsOf(c.item, []byte(c.data))
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
 			t.Errorf("launcherRefsOf(%s, %q) = %q, want %q", c.item, c.data, got, c.want)
 		}
 	}
@@ -130,4 +139,53 @@ func TestLauncherRefOutsideRootsIgnored(t *testing.T) {
 	if r := sh(t, s, "echo ok > out.txt"); r.ExitCode != 0 || readFileOr(f.ws+"/out.txt") != "ok\n" {
 		t.Fatalf("a command in a workspace whose launcher files name paths elsewhere: %d %s", r.ExitCode, r.Stderr)
 	}
+}
+
+// TestLauncherRefsOfMoreForms: the forms review 140 found the first
+// parsers missed, and the scripts .Rprofile, .envrc and mise configs run.
+func TestLauncherRefsOfMoreForms(t *testing.T) {
+	for _, c := range []struct {
+		item, data string
+		want       []string
+	}{
+		{".yarnrc.yml", "\ufeffyarnPath: a.cjs\n", []string{"a.cjs"}},
+		{".yarnrc.yml", "{yarnPath: a.cjs, plugins: [p.cjs, {path: q.cjs}]}\n", []string{"a.cjs", "p.cjs", "q.cjs"}},
+		{".yarnrc.yml", "yarnPath: >-\n  a.cjs\n", []string{"a.cjs"}},
+		{".yarnrc", "yarn-path: \"a.cjs\"\n", []string{"a.cjs"}},
+		{"global.json", "{ /* [x] */ \"sdk\": {\"pa\\u0074hs\": [\".dotnet\", \"$host$\",], // y\n}}\n", []string{".dotnet"}},
+		{".mvn/jvm.config", "@tools/args -XX:VMOptionsFile=tools/vm --patch-module java.base=tools/p\n", []string{"tools/args", "tools/vm", "java.base=tools/p", "tools/p"}},
+		{".sbtopts", "-sbt-boot b -J-Dsbt.global.base=g\n", []string{"b", "g"}},
+		{".cargo/config.toml", "[build]\nrustc-wrapper = \"tools/my wrap\"\nrustflags = [\"-C\", \"linker=tools/ld\"]\n[env]\nLD_PRELOAD = { value = \"tools/p.so\", relative = true }\nX = \"1\"\n",
+			[]string{"tools/my wrap", "tools/ld", "tools/p.so"}},
+		{".Rprofile", "source(\"renv/activate.R\")\n", []string{"renv/activate.R"}},
+		{".envrc", "source_env scripts/a\nuse nix; source ./b.sh\n# source c\n", []string{"scripts/a", "./b.sh"}},
+		{"mise.toml", "[env]\n_.source = \"./env.sh\"\n[hooks]\nenter = \"./enter.sh arg\"\nleave = \"echo bye\"\n[tools]\npython = \"path:./py\"\nnode = \"22\"\n", []string{"./env.sh", "./enter.sh", "./py"}},
+	} {
+		got := launcherRefsOf(c.item, []byte(c.data))
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("launcherRefsOf(%s, %q) = %q, want %q", c.item, c.data, got, want)
+		}
+	}
+	if got := expandLauncherVars("${A:-x}/${B-y}/${MAVEN_PROJECTBASEDIR}/${C}", "/w"); got != "x/y//w/${C}" {
+		t.Errorf("expandLauncherVars = %q", got)
+	}
+}
+
+// TestYarnrcYMLRefsAnyInput: the YAML reader takes any input without
+// failing, and finds a yarnPath written plainly after whatever precedes
+// it on other lines.
+func TestYarnrcYMLRefsAnyInput(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		junk := rapid.StringOfN(rapid.SampledFrom([]rune("ab:- \n\t#'\"\\{}[],|>x\ufeff")), 0, 60, -1).Draw(t, "junk")
+		yarnrcYMLRefs([]byte(junk))
+		doc := junk + "\n\nyarnPath: .yarn/releases/y.cjs\n"
+		if strings.Count(junk, "\"")%2 == 0 && strings.Count(junk, "'")%2 == 0 && !strings.ContainsAny(junk, "{[|>") {
+			if got := yarnrcYMLRefs([]byte(doc)); !slices.Contains(got, ".yarn/releases/y.cjs") {
+				t.Fatalf("yarnPath after %q not found: %q", junk, got)
+			}
+		}
+	})
 }
