@@ -230,6 +230,11 @@ type fsView struct {
 	limits []string
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
+	// launchers are the launcher files the walk found below writable
+	// grants (what they name is kept read-only: protectLauncherRefs), and
+	// launcherTargets what the launcher files name that exists there:
+	// the helper, which does not walk, is given them (withNested).
+	launchers, launcherTargets []string
 	// nestedItems are the protected list's items in the work trees of
 	// nested repositories (protectNestedWorkTrees).
 	nestedItems []string

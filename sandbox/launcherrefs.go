@@ -496,8 +496,9 @@ func lines(data []byte) func(func(string) bool) {
 // project's: a .cargo/config.toml's from the directory holding .cargo,
 // where cargo takes them from).
 func (d *discovery) protectLauncherRefs() {
-	carves := slices.Clone(d.v.carves)
-	for _, c := range carves {
+	type file struct{ path, lexical string }
+	var files []file
+	for _, c := range d.v.carves {
 		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
 			continue
 		}
@@ -505,11 +506,25 @@ func (d *discovery) protectLauncherRefs() {
 		if c.From != "" {
 			lexical = domain.CleanPath(c.From)
 		}
-		item, base, ok := launcherItem(lexical)
-		if !ok {
+		files = append(files, file{c.Path, lexical})
+	}
+	// And those the walk found deeper (sub/.yarnrc.yml: the person's
+	// yarn in sub runs its yarnPath; the file itself is set aside after
+	// a command that changed it, plantagent.go): the hundred-and-fortieth
+	// review.
+	for _, p := range d.v.launchers {
+		if d.writable(p) {
+			files = append(files, file{p, p})
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		item, base, ok := launcherItem(f.lexical)
+		if !ok || seen[f.lexical] {
 			continue
 		}
-		data, ok := readLauncherFile(c.Path)
+		seen[f.lexical] = true
+		data, ok := readLauncherFile(f.path)
 		if !ok {
 			continue
 		}
@@ -581,6 +596,9 @@ func (d *discovery) launcherPath(p string) {
 		return
 	}
 	d.addCarve(c, pathKindGitFile)
+	if !slices.Contains(d.v.launcherTargets, c) {
+		d.v.launcherTargets = append(d.v.launcherTargets, c)
+	}
 }
 
 // launcherVar matches a shell-style variable: ${NAME}, ${NAME:-default},

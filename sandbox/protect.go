@@ -84,6 +84,7 @@ func (v *fsView) discover(walk bool) {
 		}
 		v.limits = append(v.limits, w.limits...)
 		v.sockets = append(v.sockets, w.sockets...)
+		v.launchers = append(v.launchers, w.launchers...)
 		for _, p := range found {
 			if d.writable(p) {
 				v.nested = append(v.nested, p)
@@ -846,7 +847,7 @@ func (d *discovery) addCarve(p string, kind domain.PathKind) {
 // its control files read-only) for each nested ".git" v's walk found, so
 // that the helper protects them without walking again.
 func withNested(entries []domain.FilesystemEntry, v *fsView) []domain.FilesystemEntry {
-	if len(v.nested) == 0 {
+	if len(v.nested) == 0 && len(v.launcherTargets) == 0 {
 		return entries
 	}
 	out := append(make([]domain.FilesystemEntry, 0, len(entries)+len(v.nested)), entries...)
@@ -855,6 +856,11 @@ func withNested(entries []domain.FilesystemEntry, v *fsView) []domain.Filesystem
 			Access: domain.AccessWrite, Provenance: domain.ProvenanceSystem})
 	}
 	for _, p := range v.nestedItems {
+		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: p, ResolvedPath: p,
+			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem})
+	}
+	// And what launcher files name (those the walk found deeper too).
+	for _, p := range v.launcherTargets {
 		out = append(out, domain.FilesystemEntry{Kind: domain.PathProtected, Path: p, ResolvedPath: p,
 			Access: domain.AccessRead, Provenance: domain.ProvenanceSystem})
 	}

@@ -5,12 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"turnstile/domain"
 )
 
 // walkTTL is how long the walk of one root is reused. The walk costs about
@@ -44,8 +47,11 @@ type walkCall struct {
 // files it met, and the bounds it reached.
 type walkResult struct {
 	found, limits []string
-	sockets       []walkedSocket
-	made          time.Time
+	// launchers are the launcher files it met (launcherItem), at most
+	// maxWalkLaunchers.
+	launchers []string
+	sockets   []walkedSocket
+	made      time.Time
 }
 
 // get returns the walk of root, made by walk at most walkTTL ago, or the
@@ -150,6 +156,12 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 				r.found = append(r.found, p)
 				continue
 			}
+			if e.typ != unix.DT_DIR && !socketsOnly {
+				if _, _, ok := launcherItem(p); ok && len(r.launchers) < maxWalkLaunchers {
+					r.launchers = append(r.launchers, p)
+				}
+				continue
+			}
 			if e.typ != unix.DT_DIR {
 				continue
 			}
@@ -167,8 +179,40 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 // sockets, and ".git" of any type (a file is a pointer to a git dir).
 func walkKeeps(socketsOnly bool) func(name []byte, typ uint8) bool {
 	return func(name []byte, typ uint8) bool {
-		return typ == unix.DT_DIR || typ == unix.DT_SOCK || (!socketsOnly && string(name) == ".git")
+		return typ == unix.DT_DIR || typ == unix.DT_SOCK || (!socketsOnly && (string(name) == ".git" || launcherName(name)))
 	}
+}
+
+// maxWalkLaunchers bounds the launcher files a walk keeps.
+const maxWalkLaunchers = 4096
+
+// launcherLasts are the last components of the launcher items
+// (launcherItem), lower case.
+var launcherLasts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range append(append([]string{".envrc"}, readAtAnyDepth...), miseConfigs...) {
+		m[strings.ToLower(path.Base(n))] = true
+	}
+	return m
+}()
+
+// launcherName reports whether name may be a launcher file's (in any
+// case; without a string made for the other names).
+func launcherName(name []byte) bool {
+	if len(name) > 24 {
+		return false
+	}
+	var buf [24]byte
+	for i, c := range name {
+		if c >= 0x80 {
+			return launcherLasts[domain.FoldName(string(name))]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return launcherLasts[string(buf[:len(name)])]
 }
 
 // walkedSocket is a socket file a walk met, with its identity.
