@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"turnstile/domain"
+	"turnstile/internal/testtimeout"
 )
 
 // TestMain lets the test binary act as the sandbox helper (and as the small
@@ -22,6 +24,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == testSignalsArg {
 		runSignals()
 	}
+	testtimeout.Raise(25 * time.Minute)
 	code := m.Run()
 	if staticHelperBuild.dir != "" {
 		os.RemoveAll(staticHelperBuild.dir)

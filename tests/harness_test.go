@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"turnstile/internal/testtimeout"
 )
 
 // bin is the turnstile binary under test.
@@ -30,6 +32,7 @@ func TestMain(m *testing.M) {
 	if serveESDBTest() || serveImpostor() {
 		return
 	}
+	testtimeout.Raise(25 * time.Minute)
 	if err := startSuiteDNS(); err != nil {
 		fmt.Fprintln(os.Stderr, "starting the suite's DNS server:", err)
 		os.Exit(1)
