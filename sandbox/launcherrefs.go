@@ -1,9 +1,9 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
@@ -28,8 +28,13 @@ import (
 // (missingRefs: set aside when a command makes it, refused to a write
 // decision).
 
-// maxLauncherFileSize bounds what is read of one launcher file.
-const maxLauncherFileSize = 256 << 10
+// maxLauncherFileSize bounds what is read of one launcher file, and
+// maxLauncherBytes of all a view reads (past it, the view refuses the
+// commands: the agent can make thousands of them).
+const (
+	maxLauncherFileSize = 256 << 10
+	maxLauncherBytes    = 16 << 20
+)
 
 // launcherRefsOf returns the paths, as written, that the launcher file
 // item (an entry of readAtAnyDepth, with data its contents) names for a
@@ -117,8 +122,12 @@ func envrcRefs(data []byte) []string {
 				continue
 			}
 			switch f[0] {
-			case "source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists":
+			case "source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists", "PATH_add":
 				out = append(out, strings.Trim(f[1], `"'`))
+			case "path_add", "MANPATH_add", "PATH_rm":
+				if f[0] == "path_add" && len(f) > 2 {
+					out = append(out, strings.Trim(f[2], `"'`)) // path_add VAR DIR
+				}
 			}
 		}
 	}
@@ -151,7 +160,11 @@ func miseRefs(data []byte) []string {
 			}
 		}
 	}
-	each(table(table(doc["env"])["_"])["source"], func(s string) { out = append(out, s) })
+	underscore := table(table(doc["env"])["_"])
+	for _, k := range []string{"source", "file", "path"} {
+		// sourced scripts, dotenv files, directories put first in PATH
+		each(underscore[k], func(s string) { out = append(out, s) })
+	}
 	for _, v := range table(doc["hooks"]) {
 		each(v, func(s string) {
 			if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "/") {
@@ -335,9 +348,17 @@ func cargoConfigRefs(data []byte) []string {
 			}
 		}
 		for _, f := range fs {
-			f = strings.TrimPrefix(f, "-C")
+			f = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "--codegen="), "--codegen"), "-C")
 			if p, ok := strings.CutPrefix(f, "linker="); ok {
 				out = append(out, p)
+			}
+			// The linker driver's -B: where cc looks for ld (mold's
+			// documented set-up, link-arg=-Bpath/to/mold).
+			for _, pre := range []string{"link-arg=-B", "link-args=-B"} {
+				if p, ok := strings.CutPrefix(f, pre); ok {
+					p, _, _ = strings.Cut(p, " ")
+					out = append(out, p)
+				}
 			}
 		}
 	}
@@ -476,15 +497,23 @@ func jvmOptionRefs(data []byte) []string {
 	return uniq(out)
 }
 
-// lines yields data's lines.
+// lines yields data's lines, ended by LF, CRLF or a lone CR (yarn 1's
+// parser ends a line at either).
 func lines(data []byte) func(func(string) bool) {
 	return func(yield func(string) bool) {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 4096), maxLauncherFileSize)
-		for sc.Scan() {
-			if !yield(sc.Text()) {
+		for len(data) > 0 {
+			i := bytes.IndexAny(data, "\r\n")
+			if i < 0 {
+				yield(string(data))
 				return
 			}
+			if !yield(string(data[:i])) {
+				return
+			}
+			if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			data = data[i+1:]
 		}
 	}
 }
@@ -518,6 +547,7 @@ func (d *discovery) protectLauncherRefs() {
 		}
 	}
 	seen := map[string]bool{}
+	budget := maxLauncherBytes
 	for _, f := range files {
 		item, base, ok := launcherItem(f.lexical)
 		if !ok || seen[f.lexical] {
@@ -527,6 +557,12 @@ func (d *discovery) protectLauncherRefs() {
 		data, ok := readLauncherFile(f.path)
 		if !ok {
 			continue
+		}
+		if budget -= len(data); budget < 0 {
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("the launcher and toolchain files in the writable roots hold more than %d bytes: what they name cannot all be read", maxLauncherBytes)
+			}
+			return
 		}
 		for _, ref := range launcherRefsOf(item, data) {
 			d.launcherRef(base, ref)
@@ -566,6 +602,13 @@ func (d *discovery) launcherRef(base, ref string) {
 	}
 	if !strings.HasPrefix(p, "/") {
 		p = base + "/" + p
+	}
+	if slices.Contains(splitPath(p), "node_modules") {
+		// What a package manager installs (node_modules/.bin, put in
+		// PATH by direnv's layout node) is rewritten by every install:
+		// kept read-only it would break them, and the packages around
+		// it are the command's anyway (as configRefs).
+		return
 	}
 	if way, ok := d.dotDotWay(p); ok {
 		// Where the kernel's ".." leads, and where the lexical one does

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -188,4 +189,37 @@ func TestYarnrcYMLRefsAnyInput(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLauncherFilesPastBoundRefused: more launcher files in a root than
+// the walk keeps refuses the commands there (what those past the bound
+// name would stay writable); a root holding some runs them (the control).
+// Decoys spelled in other cases in one directory count once.
+func TestLauncherFilesPastBoundRefused(t *testing.T) {
+	requireKernel(t, true)
+	names := []string{".yarnrc.yml", ".yarnrc", "global.json", ".tool-versions", "rust-toolchain", "rust-toolchain.toml",
+		".Rprofile", ".Renviron", ".jvmopts", ".sbtopts", "bunfig.toml", ".envrc", "mise.toml", ".mise.toml",
+		"mise.local.toml", ".mise.local.toml", ".rtx.toml", ".rtx.local.toml"}
+	for _, c := range []struct {
+		dirs    int
+		refused bool
+	}{{10, false}, {maxWalkLaunchers/len(names) + 1, true}} {
+		ws := tempWorkspace(t)
+		files := map[string]string{}
+		for i := 0; i < c.dirs; i++ {
+			for _, n := range names {
+				files[fmt.Sprintf("d%04d/%s", i, n)] = "x\n"
+			}
+		}
+		// Case decoys in one directory: one item.
+		for _, n := range []string{".YARNRC.yml", ".yarnRC.yml", ".Yarnrc.YML", ".yarnrc.yml"} {
+			files["decoy/"+n] = "x\n"
+		}
+		mkfiles(t, ws, files)
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+		_, err := run(t, s, SpawnRequest{Argv: []string{"/bin/true"}}, nil)
+		if c.refused != (err != nil) || c.refused && !strings.Contains(err.Error(), "launcher") {
+			t.Errorf("%d directories of %d launcher files: refused %v, want %v", c.dirs, len(names), err, c.refused)
+		}
+	}
 }

@@ -85,6 +85,13 @@ func (v *fsView) discover(walk bool) {
 		v.limits = append(v.limits, w.limits...)
 		v.sockets = append(v.sockets, w.sockets...)
 		v.launchers = append(v.launchers, w.launchers...)
+		if w.launcherOverflow && v.overflow == "" {
+			// What the files past the bound name would stay writable
+			// (the agent can make thousands where the walk lists them
+			// first): the command is refused, as past the nested
+			// repositories' bound (the hundred-and-forty-first review).
+			v.overflow = fmt.Sprintf("the writable root %s holds more than %d launcher and toolchain files: what they name cannot all be kept read-only", g.Path, maxWalkLaunchers)
+		}
 		for _, p := range found {
 			if d.writable(p) {
 				v.nested = append(v.nested, p)

@@ -48,10 +48,11 @@ type walkCall struct {
 type walkResult struct {
 	found, limits []string
 	// launchers are the launcher files it met (launcherItem), at most
-	// maxWalkLaunchers.
-	launchers []string
-	sockets   []walkedSocket
-	made      time.Time
+	// maxWalkLaunchers; launcherOverflow, that there were more.
+	launchers        []string
+	launcherOverflow bool
+	sockets          []walkedSocket
+	made             time.Time
 }
 
 // get returns the walk of root, made by walk at most walkTTL ago, or the
@@ -140,6 +141,7 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 		if err != nil {
 			continue
 		}
+		seenItem := map[string]bool{}
 		for _, e := range ents {
 			p := joinPath(it.dir, e.name)
 			if e.typ == unix.DT_SOCK {
@@ -157,8 +159,18 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 				continue
 			}
 			if e.typ != unix.DT_DIR && !socketsOnly {
-				if _, _, ok := launcherItem(p); ok && len(r.launchers) < maxWalkLaunchers {
-					r.launchers = append(r.launchers, p)
+				// One a directory per item, spelled as the item is where
+				// that spelling is there (on a case-sensitive file system
+				// the tool reads that one; other spellings are decoys: a
+				// case-insensitive one holds a single entry for all).
+				if item, _, ok := launcherItem(p); ok && !seenItem[item] && (e.name == path.Base(item) || !slices.ContainsFunc(ents, func(o dirent) bool { return o.name == path.Base(item) })) {
+					seenItem[item] = true
+					if len(r.launchers) == maxWalkLaunchers {
+						r.limits = append(r.limits, fmt.Sprintf("launcher files past the first %d below %s", maxWalkLaunchers, root))
+						r.launcherOverflow = true
+					} else if len(r.launchers) < maxWalkLaunchers {
+						r.launchers = append(r.launchers, p)
+					}
 				}
 				continue
 			}

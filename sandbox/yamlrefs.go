@@ -24,38 +24,88 @@ type yamlToken struct {
 // yamlTokens splits data into tokens.
 func yamlTokens(data string) []yamlToken {
 	data = strings.TrimPrefix(data, "\ufeff")
+	// A lone CR ends a line too (js-yaml, yarn 1's parser).
+	data = strings.ReplaceAll(strings.ReplaceAll(data, "\r\n", "\n"), "\r", "\n")
 	var out []yamlToken
 	flow := 0
 	lines := strings.Split(data, "\n")
+	// Anchors (&name) name the scalar after them; an alias (*name) is it.
+	anchors, anchor := map[string]string{}, ""
+	emit := func(t yamlToken) {
+		if t.punct == 0 {
+			if name, ok := strings.CutPrefix(t.text, "*"); ok {
+				if v, ok := anchors[name]; ok {
+					t.text = v
+				}
+			}
+			if anchor != "" {
+				anchors[anchor], anchor = t.text, ""
+			}
+		}
+		out = append(out, t)
+	}
 	for li := 0; li < len(lines); li++ {
-		line := strings.TrimSuffix(lines[li], "\r")
+		line := lines[li]
 		indent := len(line) - len(strings.TrimLeft(line, " \t"))
 		i := indent
+		afterQuoted := false // the last token was a quoted scalar ending at i
 		for i < len(line) {
 			c := line[i]
+			quoted := afterQuoted
+			afterQuoted = false
 			switch {
 			case c == ' ' || c == '\t':
 				i++
+			case quoted && c == ':':
+				// "key":value, as in JSON (valid YAML, which yarn reads).
+				emit(yamlToken{punct: c, indent: indent, flow: flow})
+				i++
+			case i == indent && (strings.HasPrefix(line[i:], "---") || strings.HasPrefix(line[i:], "...")) && (len(line) == i+3 || line[i+3] == ' ' || line[i+3] == '\t'):
+				i += 3 // a document's start or end
+			case c == '!' || c == '&':
+				// A tag or an anchor: a property of the node after it.
+				j := i
+				for j < len(line) && line[j] != ' ' && line[j] != '\t' && (flow == 0 || strings.IndexByte(",]}", line[j]) < 0) {
+					j++
+				}
+				if c == '&' {
+					anchor = line[i+1 : j]
+				}
+				i = j
+			case c == '?' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t'):
+				i++ // an explicit key: the key follows, its ':' after it
 			case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
 				i = len(line)
 			case c == '{' || c == '[':
-				out = append(out, yamlToken{punct: c, indent: indent, flow: flow})
+				emit(yamlToken{punct: c, indent: indent, flow: flow})
 				flow++
 				i++
 			case c == '}' || c == ']':
 				flow = max(flow-1, 0)
-				out = append(out, yamlToken{punct: c, indent: indent, flow: flow})
+				emit(yamlToken{punct: c, indent: indent, flow: flow})
 				i++
 			case c == ',' && flow > 0:
-				out = append(out, yamlToken{punct: c, indent: indent, flow: flow})
+				emit(yamlToken{punct: c, indent: indent, flow: flow})
 				i++
 			case (c == ':' || c == '-') && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t' || flow > 0 && c == ':' && strings.IndexByte(",]}", line[i+1]) >= 0):
-				out = append(out, yamlToken{punct: c, indent: indent, flow: flow})
+				emit(yamlToken{punct: c, indent: indent, flow: flow})
 				i++
 			case c == '"' || c == '\'':
-				text, n := yamlQuoted(line[i:])
-				out = append(out, yamlToken{text: text, indent: indent, flow: flow})
-				i += n
+				// A quoted scalar may go on over lines.
+				rest := line[i:]
+				if li+1 < len(lines) {
+					rest += "\n" + strings.Join(lines[li+1:], "\n")
+				}
+				text, n := yamlQuoted(rest)
+				emit(yamlToken{text: text, indent: indent, flow: flow})
+				if nl := strings.Count(rest[:n], "\n"); nl > 0 {
+					li += nl
+					line = lines[li]
+					i = n - (strings.LastIndexByte(rest[:n], '\n') + 1)
+				} else {
+					i += n
+				}
+				afterQuoted = true
 			case (c == '|' || c == '>') && flow == 0:
 				// A block scalar: the lines indented more than this
 				// one's, folded into one.
@@ -70,7 +120,7 @@ func yamlTokens(data string) []yamlToken {
 						parts = append(parts, t)
 					}
 				}
-				out = append(out, yamlToken{text: strings.Join(parts, " "), indent: indent, flow: flow})
+				emit(yamlToken{text: strings.Join(parts, " "), indent: indent, flow: flow})
 				i = len(line)
 			default:
 				j := i
@@ -84,7 +134,7 @@ func yamlTokens(data string) []yamlToken {
 					}
 					j++
 				}
-				out = append(out, yamlToken{text: strings.TrimSpace(line[i:j]), indent: indent, flow: flow})
+				emit(yamlToken{text: strings.TrimSpace(line[i:j]), indent: indent, flow: flow})
 				i = j
 			}
 		}
@@ -105,6 +155,19 @@ func yamlQuoted(s string) (string, int) {
 			i++
 		case c == q:
 			return b.String(), i + 1
+		case c == '\\' && q == '"' && i+1 < len(s) && s[i+1] == '\n':
+			// An escaped line break: the next line's leading blanks go too.
+			i++
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
+		case c == '\n':
+			// A line break in a quoted scalar folds to a space, with the
+			// blanks around it.
+			b.WriteByte(' ')
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
 		case c == '\\' && q == '"' && i+1 < len(s):
 			i++
 			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
@@ -142,6 +205,7 @@ func yarnrcYMLRefs(data []byte) []string {
 		return "", false
 	}
 	isKey := func(k int) bool { return toks[k].punct == 0 && k+1 < len(toks) && toks[k+1].punct == ':' }
+	plugins := 0
 	for k := range toks {
 		if !isKey(k) {
 			continue
@@ -152,7 +216,12 @@ func yarnrcYMLRefs(data []byte) []string {
 				out = append(out, v)
 			}
 		case "plugins":
-			// The items until the next key at its level or above.
+			// The items until the next key at its level or above (the
+			// first few plugins keys: a chain of nested ones would
+			// make the scans quadratic).
+			if plugins++; plugins > 8 {
+				continue
+			}
 			lvl := toks[k]
 			for j := k + 2; j < len(toks); j++ {
 				t := toks[j]
