@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/internal/suitelock"
 	"turnstile/internal/testtimeout"
 )
 
@@ -25,7 +26,14 @@ func TestMain(m *testing.M) {
 		runSignals()
 	}
 	testtimeout.Raise(25 * time.Minute)
+	// Apart from the end-to-end tests whose commands run as root over "/"
+	// (internal/suitelock).
+	release, err := suitelock.Shared()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	release()
 	if staticHelperBuild.dir != "" {
 		os.RemoveAll(staticHelperBuild.dir)
 	}

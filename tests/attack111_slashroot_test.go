@@ -33,6 +33,7 @@ func TestAttack111_SlashRootRunsAsKernelRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the unprivileged sandbox uid is a root server's")
 	}
+	slashRootAlone(t)
 	s := StartServer(t, "")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	script := `id -u; v=$(cat /proc/sys/kernel/core_pattern) && printf '%s\n' "$v" > /proc/sys/kernel/core_pattern && echo CORE_PATTERN_WRITTEN`

@@ -46,6 +46,7 @@ func TestAttack113_ProcSelfRootWholeTree(t *testing.T) {
 	if st, err := os.Stat("/dev/net/tun"); err == nil && st.Mode()&os.ModeCharDevice != 0 && st.Mode().Perm()&0o006 == 0o006 {
 		dev = "/dev/net/tun"
 	}
+	slashRootAlone(t)
 	s := StartServer(t, "")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	run := func(id, root, ws, mark string) string {

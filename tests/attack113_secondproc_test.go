@@ -56,6 +56,7 @@ exec unshare -m --propagation private -- /bin/sh -c 'mount -t proc proc "$1" && 
 			t.Errorf("core_pattern changed: %q -> %q", before, after)
 		}
 	})
+	slashRootAlone(t)
 	s := StartServerBin(t, wrapper, "")
 	agent := roAs(s, s.credential("agent", "runtime"))
 	write := func(p string) string {

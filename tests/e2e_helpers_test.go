@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"turnstile/internal/suitelock"
 )
 
 // Helpers shared by the end-to-end tests: typed views of the API's answers,
@@ -424,4 +426,16 @@ func nofileBin(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// slashRootAlone keeps the test's commands over "/" apart from the sandbox
+// package's tests (internal/suitelock): their check after the command
+// judges every repository changed anywhere meanwhile as the command's.
+func slashRootAlone(t *testing.T) {
+	t.Helper()
+	release, err := suitelock.Exclusive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 }
