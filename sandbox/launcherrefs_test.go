@@ -221,5 +221,15 @@ func TestLauncherFilesPastBoundRefused(t *testing.T) {
 		if c.refused != (err != nil) || c.refused && !strings.Contains(err.Error(), "launcher") {
 			t.Errorf("%d directories of %d launcher files: refused %v, want %v", c.dirs, len(names), err, c.refused)
 		}
+		// The bound is named once, however many files lie past it.
+		n := 0
+		for _, l := range walkRoot(ws).limits {
+			if strings.Contains(l, "launcher files past") {
+				n++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[c.refused]; n != want {
+			t.Errorf("%d directories: the walk named the launcher bound %d times, want %d", c.dirs, n, want)
+		}
 	}
 }

@@ -163,13 +163,14 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 				// that spelling is there (on a case-sensitive file system
 				// the tool reads that one; other spellings are decoys: a
 				// case-insensitive one holds a single entry for all).
-				if item, _, ok := launcherItem(p); ok && !seenItem[item] && (e.name == path.Base(item) || !slices.ContainsFunc(ents, func(o dirent) bool { return o.name == path.Base(item) })) {
+				if item, _, ok := launcherItem(p); ok && !seenItem[item] && (e.name == path.Base(item) || !hasDirent(ents, path.Base(item))) {
 					seenItem[item] = true
-					if len(r.launchers) == maxWalkLaunchers {
+					switch {
+					case len(r.launchers) < maxWalkLaunchers:
+						r.launchers = append(r.launchers, p)
+					case !r.launcherOverflow:
 						r.limits = append(r.limits, fmt.Sprintf("launcher files past the first %d below %s", maxWalkLaunchers, root))
 						r.launcherOverflow = true
-					} else if len(r.launchers) < maxWalkLaunchers {
-						r.launchers = append(r.launchers, p)
 					}
 				}
 				continue
@@ -198,23 +199,33 @@ func walkKeeps(socketsOnly bool) func(name []byte, typ uint8) bool {
 // maxWalkLaunchers bounds the launcher files a walk keeps.
 const maxWalkLaunchers = 4096
 
+// hasDirent reports whether the listing ents (sorted by name, as
+// readDirentsKeep returns it) holds name.
+func hasDirent(ents []dirent, name string) bool {
+	_, ok := slices.BinarySearchFunc(ents, name, func(e dirent, n string) int { return strings.Compare(e.name, n) })
+	return ok
+}
+
 // launcherLasts are the last components of the launcher items
-// (launcherItem), lower case.
-var launcherLasts = func() map[string]bool {
-	m := map[string]bool{}
-	for _, n := range append(append([]string{".envrc"}, readAtAnyDepth...), miseConfigs...) {
-		m[strings.ToLower(path.Base(n))] = true
+// (launcherItem), lower case, and launcherLastLen the longest's length.
+var launcherLasts, launcherLastLen = func() (map[string]bool, int) {
+	m, longest := map[string]bool{}, 0
+	for _, n := range append(slices.Clone(readAtAnyDepth), otherLauncherItems...) {
+		last := strings.ToLower(path.Base(n))
+		m[last], longest = true, max(longest, len(last))
 	}
-	return m
+	return m, longest
 }()
 
 // launcherName reports whether name may be a launcher file's (in any
-// case; without a string made for the other names).
+// case; without a string made for the other names). A name spelled with
+// other characters that fold to the same (ſ, the Kelvin sign, ligatures)
+// may be up to three bytes a letter.
 func launcherName(name []byte) bool {
-	if len(name) > 24 {
+	var buf [64]byte
+	if len(name) > min(3*launcherLastLen, len(buf)) {
 		return false
 	}
-	var buf [24]byte
 	for i, c := range name {
 		if c >= 0x80 {
 			return launcherLasts[domain.FoldName(string(name))]

@@ -142,6 +142,13 @@ func yamlTokens(data string) []yamlToken {
 	return out
 }
 
+// yamlHexEscapes are the hex digits each escape letter takes, and
+// yamlEscapes what the others stand for.
+var (
+	yamlHexEscapes = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+	yamlEscapes    = map[byte]string{'n': "\n", 't': "\t", '0': "\x00", '"': "\"", '\\': "\\", '/': "/", ' ': " "}
+)
+
 // yamlQuoted reads the quoted scalar s begins with and returns its value
 // and its length in s (to the end of s when unterminated).
 func yamlQuoted(s string) (string, int) {
@@ -170,7 +177,7 @@ func yamlQuoted(s string) (string, int) {
 			}
 		case c == '\\' && q == '"' && i+1 < len(s):
 			i++
-			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
+			n := yamlHexEscapes[s[i]]
 			if n > 0 && i+n < len(s) {
 				if r, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
 					b.WriteString(string(rune(r)))
@@ -178,7 +185,7 @@ func yamlQuoted(s string) (string, int) {
 					continue
 				}
 			}
-			if e, ok := map[byte]string{'n': "\n", 't': "\t", '0': "\x00", '"': "\"", '\\': "\\", '/': "/", ' ': " "}[s[i]]; ok {
+			if e, ok := yamlEscapes[s[i]]; ok {
 				b.WriteString(e)
 			}
 		default:

@@ -1,0 +1,469 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// The launcher files' formats, as far as what they name for a host program
+// to run, load or take a toolchain from (launcherRefsOf; the paths are
+// kept read-only by protectLauncherRefs, launcherrefs.go).
+
+// launcherRefsOf returns the paths, as written, that the launcher file
+// item (an entry of readAtAnyDepth, with data its contents) names for a
+// host program to run, load or take a toolchain from. It over-approximates
+// where the formats are loose: a path kept read-only that is not one
+// costs an agent a write, a path missed costs the person a program run.
+func launcherRefsOf(item string, data []byte) []string {
+	switch item {
+	case ".yarnrc.yml":
+		return yarnrcYMLRefs(data)
+	case ".yarnrc":
+		return yarnrcRefs(data)
+	case "global.json":
+		return globalJSONRefs(data)
+	case ".tool-versions":
+		return toolVersionsRefs(data)
+	case "rust-toolchain", "rust-toolchain.toml":
+		var f struct{ Toolchain struct{ Path string } }
+		if toml.Unmarshal(data, &f) == nil && f.Toolchain.Path != "" {
+			return []string{f.Toolchain.Path}
+		}
+	case ".cargo/config", ".cargo/config.toml":
+		return cargoConfigRefs(data)
+	case "bunfig.toml":
+		return bunfigRefs(data)
+	case ".Renviron":
+		return keyedLineRefs(data, "=", "R_PROFILE_USER", "R_PROFILE")
+	case ".mvn/jvm.config", ".mvn/maven.config", ".jvmopts", ".sbtopts":
+		return jvmOptionRefs(data)
+	case ".Rprofile":
+		return rSourceRefs(data)
+	case ".envrc":
+		return envrcRefs(data)
+	}
+	if slices.Contains(miseConfigs, item) {
+		return miseRefs(data)
+	}
+	return nil
+}
+
+// rSource matches R's source("FILE") and sys.source("FILE") (renv's
+// .Rprofile: source("renv/activate.R"), run at every R start).
+var rSource = regexp.MustCompile(`\b(?:sys\.)?source\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
+
+func rSourceRefs(data []byte) []string {
+	var out []string
+	for _, m := range rSource.FindAllSubmatch(data, -1) {
+		out = append(out, string(m[1]))
+	}
+	return uniq(out)
+}
+
+// envrcRefs: the files direnv's .envrc has the person's shell evaluate
+// (source, ".", source_env, source_env_if_exists) or read into the
+// environment (dotenv, dotenv_if_exists).
+func envrcRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
+			f := strings.Fields(cmd)
+			if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			switch f[0] {
+			case "source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists", "PATH_add":
+				out = append(out, strings.Trim(f[1], `"'`))
+			case "path_add":
+				if len(f) > 2 {
+					out = append(out, strings.Trim(f[2], `"'`)) // path_add VAR DIR
+				}
+			}
+		}
+	}
+	return uniq(out)
+}
+
+// miseRefs: what mise runs or sources for the project: [env] _.source
+// (sourced by its shell hook at every prompt), the [hooks] scripts (on
+// entering and leaving the directory), and the [tools] given as
+// "path:DIR" (DIR/bin first in PATH).
+func miseRefs(data []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	// A string, a list of them, or a table whose path, script or version
+	// is one (mise's forms), each.
+	var each func(v any, f func(string))
+	each = func(v any, f func(string)) {
+		if m := tomlTable(v); m != nil {
+			for _, k := range []string{"path", "script", "version"} {
+				each(m[k], f)
+			}
+			return
+		}
+		for _, s := range tomlStrings(v) {
+			f(s)
+		}
+	}
+	underscore := tomlTable(tomlTable(doc["env"])["_"])
+	for _, k := range []string{"source", "file", "path"} {
+		// sourced scripts, dotenv files, directories put first in PATH
+		each(underscore[k], func(s string) { out = append(out, s) })
+	}
+	for _, v := range tomlTable(doc["hooks"]) {
+		each(v, func(s string) {
+			if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "/") {
+				out = append(out, f[0]) // (a bare name is a command from PATH)
+			}
+		})
+	}
+	for _, v := range tomlTable(doc["tools"]) {
+		each(v, func(s string) {
+			if p, ok := strings.CutPrefix(s, "path:"); ok {
+				out = append(out, p)
+			}
+		})
+	}
+	return uniq(out)
+}
+
+// tomlTable is v as a TOML table (nil when it is none; indexing nil is
+// safe).
+func tomlTable(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// tomlStrings is v as a string or an array of strings (the others left
+// out).
+func tomlStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// uniq is out without repeats and empty strings, in order.
+func uniq(out []string) []string {
+	var u []string
+	for _, p := range out {
+		if p != "" && !slices.Contains(u, p) {
+			u = append(u, p)
+		}
+	}
+	return u
+}
+
+// keyedLineRefs: the value of each line "key<sep>value" for one of keys
+// (R's `R_PROFILE_USER=x`), quotes removed.
+func keyedLineRefs(data []byte, sep string, keys ...string) []string {
+	var out []string
+	for line := range lines(data) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), sep)
+		if !ok || !slices.Contains(keys, strings.Trim(strings.TrimSpace(k), `"'`)) {
+			continue
+		}
+		out = append(out, strings.Trim(strings.TrimSpace(v), `"'`))
+	}
+	return out
+}
+
+// yarnrcRefs: yarn 1's yarn-path, written "yarn-path x" or, as yarn 1's
+// parser also takes it, "yarn-path: x".
+func yarnrcRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		f := strings.Fields(strings.TrimSpace(line))
+		if len(f) < 2 {
+			continue
+		}
+		if k := strings.TrimSuffix(strings.Trim(f[0], `"'`), ":"); k == "yarn-path" || strings.HasSuffix(k, ".yarn-path") {
+			_, v, _ := strings.Cut(strings.TrimSpace(line), f[0])
+			out = append(out, strings.Trim(strings.TrimSpace(v), `"'`))
+		}
+	}
+	return out
+}
+
+var (
+	jsonPaths   = regexp.MustCompile(`(?s)"paths"\s*:\s*\[([^\]]*)\]`)
+	jsonStrings = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+)
+
+// globalJSONRefs: sdk.paths, where the dotnet host looks for its SDK
+// ("$host$" is the host's own). The file may hold comments, which the
+// host accepts and encoding/json does not: the "paths" arrays are taken
+// wherever they are as well.
+func globalJSONRefs(data []byte) []string {
+	var out []string
+	var f struct{ Sdk struct{ Paths []string } }
+	if json.Unmarshal(stripJSONComments(data), &f) == nil {
+		out = append(out, f.Sdk.Paths...)
+	}
+	for _, m := range jsonPaths.FindAllSubmatch(data, -1) {
+		for _, s := range jsonStrings.FindAllSubmatch(m[1], -1) {
+			var v string
+			if json.Unmarshal(s[0], &v) == nil {
+				out = append(out, v)
+			}
+		}
+	}
+	return slices.DeleteFunc(uniq(out), func(p string) bool { return p == "$host$" })
+}
+
+// stripJSONComments blanks the // and /* */ comments of data outside its
+// strings (the dotnet host reads global.json with comments allowed), and
+// the commas before a closing bracket or brace.
+func stripJSONComments(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(data)-1)
+			out = append(out, data[i:j+1]...)
+			i = j
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			out = append(out, '\n')
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return trailingCommas.ReplaceAll(out, []byte("$1"))
+}
+
+var trailingCommas = regexp.MustCompile(`,(\s*[\]}])`)
+
+// toolVersionsRefs: each version written "path:DIR" (asdf and mise run
+// DIR/bin's programs).
+func toolVersionsRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		line, _, _ = strings.Cut(line, "#")
+		for _, f := range strings.Fields(line) {
+			if p, ok := strings.CutPrefix(f, "path:"); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// cargoConfigRefs: the programs every cargo build there runs: build.rustc,
+// rustc-wrapper, rustc-workspace-wrapper and rustdoc, each target's (and
+// the host's) linker and runner, and the credential providers. A program
+// named without a "/" is looked up in PATH.
+func cargoConfigRefs(data []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	// A command line (runner, credential provider: its program first) or
+	// a program's path alone (rustc, the wrappers, a linker: spaces are
+	// the path's).
+	program := func(v any, line bool) {
+		switch v := v.(type) {
+		case string:
+			if !line {
+				out = append(out, v)
+			} else if f := strings.Fields(v); len(f) > 0 {
+				out = append(out, f[0])
+			}
+		case []any:
+			if len(v) > 0 {
+				if s, ok := v[0].(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	// rustflags' linker (-C linker=PATH, -Clinker=PATH).
+	flags := func(v any) {
+		fs := tomlStrings(v)
+		if s, ok := v.(string); ok {
+			fs = strings.Fields(s) // one string of flags
+		}
+		for _, f := range fs {
+			f = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "--codegen="), "--codegen"), "-C")
+			if p, ok := strings.CutPrefix(f, "linker="); ok {
+				out = append(out, p)
+			}
+			// The linker driver's -B: where cc looks for ld (mold's
+			// documented set-up, link-arg=-Bpath/to/mold).
+			for _, pre := range []string{"link-arg=-B", "link-args=-B"} {
+				if p, ok := strings.CutPrefix(f, pre); ok {
+					p, _, _ = strings.Cut(p, " ")
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	build := tomlTable(doc["build"])
+	for _, k := range []string{"rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc"} {
+		program(build[k], false)
+	}
+	flags(build["rustflags"])
+	flags(build["rustdocflags"])
+	for _, t := range []map[string]any{tomlTable(doc["target"]), tomlTable(doc["host"])} {
+		for _, v := range t {
+			if m := tomlTable(v); m != nil {
+				program(m["linker"], false)
+				program(m["runner"], true)
+				flags(m["rustflags"])
+			}
+		}
+	}
+	program(tomlTable(doc["host"])["linker"], false)
+	reg := tomlTable(doc["registry"])
+	program(reg["credential-provider"], true)
+	if ps, ok := reg["global-credential-providers"].([]any); ok {
+		for _, p := range ps {
+			program(p, true)
+		}
+	}
+	for _, r := range tomlTable(doc["registries"]) {
+		program(tomlTable(r)["credential-provider"], true)
+	}
+	// [env]: what every process cargo starts gets (LD_PRELOAD = { value
+	// = "tools/x.so", relative = true }); a value naming a path.
+	for _, v := range tomlTable(doc["env"]) {
+		if m := tomlTable(v); m != nil {
+			v = m["value"]
+		}
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") })
+}
+
+// bunfigRefs: the scripts bun preloads (top level and for bun test) and
+// its plugins, where given by path (a bare name is a package).
+func bunfigRefs(data []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	add := func(v any) { out = append(out, tomlStrings(v)...) }
+	add(doc["preload"])
+	add(doc["plugins"])
+	for _, k := range []string{"test", "run"} {
+		add(tomlTable(doc[k])["preload"])
+		add(tomlTable(doc[k])["plugins"])
+	}
+	add(tomlTable(tomlTable(doc["serve"])["static"])["plugins"])
+	return slices.DeleteFunc(out, func(p string) bool {
+		return !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") && !strings.HasPrefix(p, "/")
+	})
+}
+
+// jvmOptionRefs: what the JVM options (Maven's, sbt's) load or run: an
+// agent (-javaagent:, -agentpath:), an extension or boot class path
+// (-Dmaven.ext.class.path=, -Xbootclasspath/a:), the program an error
+// runs (-XX:OnOutOfMemoryError=, -XX:OnError=), and sbt's launcher jar
+// and Java home (-sbt-jar, -java-home). sbt passes -J-prefixed options
+// to the JVM.
+func jvmOptionRefs(data []byte) []string {
+	var out []string
+	var fields []string
+	for line := range lines(data) {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		fields = append(fields, strings.Fields(line)...)
+	}
+	for i, f := range fields {
+		f = strings.Trim(strings.TrimPrefix(f, "-J"), `"'`)
+		next := ""
+		if i+1 < len(fields) {
+			next = strings.Trim(strings.TrimPrefix(fields[i+1], "-J"), `"'`)
+		}
+		switch f {
+		case "-sbt-jar", "-java-home", "-sbt-boot", "-sbt-dir", "-ivy", "--patch-module", "-XX:VMOptionsFile":
+			out = append(out, next)
+			if f == "--patch-module" {
+				_, v, _ := strings.Cut(next, "=")
+				out = append(out, strings.Split(v, ":")...)
+			}
+		}
+		if p, ok := strings.CutPrefix(f, "@"); ok {
+			out = append(out, p) // an argument file: more options
+		}
+		for _, pre := range []string{"-javaagent:", "-agentpath:"} {
+			if v, ok := strings.CutPrefix(f, pre); ok {
+				v, _, _ = strings.Cut(v, "=")
+				out = append(out, v)
+			}
+		}
+		for _, pre := range []string{"-Dmaven.ext.class.path=", "-Xbootclasspath/a:", "-Xbootclasspath/p:", "-Xbootclasspath:"} {
+			if v, ok := strings.CutPrefix(f, pre); ok {
+				out = append(out, strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ',' })...)
+			}
+		}
+		for _, pre := range []string{"-XX:OnOutOfMemoryError=", "-XX:OnError=", "-XX:VMOptionsFile=", "-XX:Flags=",
+			"-Dsbt.boot.directory=", "-Dsbt.global.base=", "-Dsbt.ivy.home=", "-Dsbt.boot.properties="} {
+			if v, ok := strings.CutPrefix(f, pre); ok && v != "" {
+				out = append(out, v)
+			}
+		}
+		if v, ok := strings.CutPrefix(f, "--patch-module="); ok {
+			_, v, _ = strings.Cut(v, "=")
+			out = append(out, strings.Split(v, ":")...)
+		}
+	}
+	return uniq(out)
+}
+
+// lines yields data's lines, ended by LF, CRLF or a lone CR (yarn 1's
+// parser ends a line at either).
+func lines(data []byte) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for len(data) > 0 {
+			i := bytes.IndexAny(data, "\r\n")
+			if i < 0 {
+				yield(string(data))
+				return
+			}
+			if !yield(string(data[:i])) {
+				return
+			}
+			if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			data = data[i+1:]
+		}
+	}
+}
