@@ -304,6 +304,10 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 	}
 	for _, name := range w.commandsOwn(rel, d.subdirs) {
 		child := relChild(rel, name)
+		if len(w.path(child)) >= unix.PathMax {
+			w.pastPathMax(rel, name)
+			continue
+		}
 		var cst unix.Stat_t
 		// A path, not a descriptor: a directory component replaced by a
 		// symlink since the listing changed its parent's change time, so
@@ -313,6 +317,29 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 		}
 		w.visit(child, &cst, depth+1, moved)
 	}
+}
+
+// pastPathMax judges the directory name in rel, whose path is PATH_MAX
+// bytes or longer: no path reaches it (a lookup fails with ENAMETOOLONG),
+// so neither this check nor git by that path, but a repository or an
+// agent's file below it is one rename (or a symlink's chain) away from a
+// short path (the hundred-and-forty-third review). One the command made or
+// changed is set aside whole; another is named in the limits.
+func (w *plantWalk) pastPathMax(rel, name string) {
+	pfd, err := w.open(rel)
+	if err != nil {
+		return // replaced since it was listed: the replacing command's to check
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return
+	}
+	if w.recent(st.Ctim) {
+		w.found = append(w.found, setAsideIn(pfd, w.path(rel), name, "a directory the command made or changed whose path is longer than the system looks up (PATH_MAX)"))
+		return
+	}
+	w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s: its path is longer than the system looks up (PATH_MAX)", w.path(relChild(rel, name))))
 }
 
 // commandsOwn is names, at the top of a shared root (w.shared), without
