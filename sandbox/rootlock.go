@@ -78,8 +78,9 @@ type lockTarget struct {
 	exclusive bool
 }
 
-// lockTargets returns the roots (canonical, the topmost of nested ones)
-// exclusive and the directories above them shared, in path order.
+// lockTargets returns the roots (canonical, the topmost of nested ones, a
+// shared root's shared and the roots nested in it exclusive too) exclusive
+// and the directories above them shared, in path order.
 func lockTargets(roots []string) []lockTarget {
 	var canon []string
 	for _, r := range roots {
@@ -89,21 +90,25 @@ func lockTargets(roots []string) []lockTarget {
 	}
 	slices.Sort(canon)
 	canon = slices.Compact(canon)
-	var top []string
+	// A world-writable sticky root (/tmp made writable by :slash_tmp) is
+	// shared, not held: every command over a workspace in /tmp holds it
+	// shared, and an exclusive wait there would starve. Its check judges
+	// only the top entries the command could have made. It holds nothing
+	// below it whole: a root nested in it (a workspace in /tmp) is still
+	// held exclusive (the hundred-and-forty-third review: two commands
+	// over one workspace in /tmp ran at once when /tmp was writable too).
+	mode := map[string]bool{}
+	var held []string
 	for _, c := range canon {
-		if len(top) > 0 && domain.PathWithin(c, top[len(top)-1]) {
+		if slices.ContainsFunc(held, func(h string) bool { return domain.PathWithin(c, h) }) {
 			continue // below a root already held whole
 		}
-		top = append(top, c)
-	}
-	mode := map[string]bool{}
-	for _, c := range top {
-		// A world-writable sticky root (/tmp made writable by :slash_tmp)
-		// is shared, not held: every command over a workspace in /tmp
-		// holds it shared, and an exclusive wait there would starve. Its
-		// check judges only the top entries the command could have made.
 		var st unix.Stat_t
-		mode[c] = !(unix.Stat(c, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedRoot(c, st.Mode))
+		ex := !(unix.Stat(c, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedRoot(c, st.Mode))
+		if ex {
+			held = append(held, c)
+		}
+		mode[c] = ex
 		for d := filepath.Dir(c); ; d = filepath.Dir(d) {
 			if _, ok := mode[d]; !ok {
 				mode[d] = false
