@@ -243,6 +243,56 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// by their default .profile.
 	{Path: ".bash_aliases", Access: AccessRead},
 	{Path: ".local/bin", Access: AccessRead},
+	// What else a home directory's programs run at the person's next login,
+	// shell, editor, debugger or Python start (the hundred-and-forty-second
+	// review): systemd user units, the desktop session's autostart and
+	// environment, the user site's .pth files and sitecustomize,
+	// bash-completion's files, editors' and tools' start-up files, and
+	// Claude Code's user config (its MCP servers' commands).
+	{Path: ".config/systemd/user", Access: AccessRead},
+	{Path: ".config/autostart", Access: AccessRead},
+	{Path: ".config/environment.d", Access: AccessRead},
+	{Path: ".pam_environment", Access: AccessRead},
+	{Path: ".xsessionrc", Access: AccessRead},
+	{Path: ".xprofile", Access: AccessRead},
+	{Path: ".xinitrc", Access: AccessRead},
+	{Path: ".xsession", Access: AccessRead},
+	{Path: ".local/lib", Access: AccessRead},
+	{Path: ".bash_completion", Access: AccessRead},
+	{Path: ".local/share/bash-completion", Access: AccessRead},
+	{Path: ".vimrc", Access: AccessRead},
+	{Path: ".gvimrc", Access: AccessRead},
+	{Path: ".exrc", Access: AccessRead},
+	{Path: ".vim", Access: AccessRead},
+	{Path: ".config/nvim", Access: AccessRead},
+	{Path: ".emacs", Access: AccessRead},
+	{Path: ".emacs.d", Access: AccessRead},
+	{Path: ".config/emacs", Access: AccessRead},
+	{Path: ".config/powershell", Access: AccessRead},
+	{Path: ".tmux.conf", Access: AccessRead},
+	{Path: ".config/tmux", Access: AccessRead},
+	{Path: ".screenrc", Access: AccessRead},
+	{Path: ".ipython", Access: AccessRead},
+	{Path: ".gdbinit", Access: AccessRead},
+	{Path: ".config/gdb", Access: AccessRead},
+	{Path: ".lldbinit", Access: AccessRead},
+	{Path: ".psqlrc", Access: AccessRead},
+	{Path: ".irbrc", Access: AccessRead},
+	{Path: ".pryrc", Access: AccessRead},
+	{Path: ".claude.json", Access: AccessRead},
+	// Files that choose the program a tool runs or the options of its
+	// runtime, like .tool-versions (the hundred-and-forty-second review):
+	// uv's .python-version (an interpreter's path), npm's .npmrc
+	// (script-shell, node-options), Bazelisk's .bazeliskrc (where Bazel is
+	// downloaded from) and tools/bazel (run instead of Bazel), Bazel's
+	// .bazelrc (startup JVM options), MSBuild's Directory.Build.rsp (a
+	// -logger loads a DLL).
+	{Path: ".python-version", Access: AccessRead},
+	{Path: ".npmrc", Access: AccessRead},
+	{Path: ".bazeliskrc", Access: AccessRead},
+	{Path: ".bazelrc", Access: AccessRead},
+	{Path: "tools/bazel", Access: AccessRead},
+	{Path: "Directory.Build.rsp", Access: AccessRead},
 }
 
 // protectedEntries lists the protected entries of list for every writable

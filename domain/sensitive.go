@@ -11,6 +11,12 @@ import "strings"
 var SensitiveSystemPaths = []string{
 	"/proc/*/environ", "/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
 	"/proc/kcore", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+	// The host's private keys and stored secrets: a runtime that reads
+	// files itself as root (in a container) would hand them over (the
+	// hundred-and-forty-second review).
+	"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt", "/etc/ssh/ssh_host_rsa_key",
+	"/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+	"/etc/krb5.keytab", "/etc/wireguard", "/etc/ipsec.secrets", "/etc/NetworkManager/system-connections",
 	// The locks of the writable roots (sandbox/rootlock.go): a command
 	// that took one would keep others waiting.
 	RootLockDirs[0], RootLockDirs[1],
@@ -30,6 +36,14 @@ var SensitiveHomeNames = []string{
 	".codex/auth.json", ".config/github-copilot", ".gemini/oauth_creds.json",
 	".npmrc", ".pypirc", ".cargo/credentials.toml", ".cargo/credentials",
 	".config/hub", ".terraform.d/credentials.tfrc.json", ".azure",
+	// Other tools' stored tokens and passwords (the hundred-and-forty-second
+	// review): build and package tools, cloud and infrastructure, databases,
+	// and git's own credential store under XDG.
+	".m2/settings.xml", ".gradle/gradle.properties", ".gem/credentials", ".config/composer/auth.json",
+	".composer/auth.json", ".vault-token", ".config/containers/auth.json", ".config/rclone/rclone.conf",
+	".pulumi/credentials.json", ".terraformrc", ".my.cnf", ".config/sops/age/keys.txt",
+	".cache/huggingface/token", ".huggingface/token", ".kaggle/kaggle.json", ".config/glab-cli/config.yml",
+	".config/git/credentials",
 	// Browser profiles: their cookies and saved sessions hold the console's
 	// session cookie and CSRF token (sessionStorage is kept on disk to
 	// restore a tab), with which a command answers its own requests (the

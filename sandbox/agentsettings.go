@@ -38,7 +38,12 @@ var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-
 	// the hundred-and-thirty-ninth review's: R's .Renviron
 	// (R_PROFILE_USER), Cargo's config (rustc-wrapper), sbt's .jvmopts and
 	// .sbtopts, Bun's bunfig.toml (preload)
-	".Renviron", ".cargo/config", ".cargo/config.toml", ".jvmopts", ".sbtopts", "bunfig.toml"}
+	".Renviron", ".cargo/config", ".cargo/config.toml", ".jvmopts", ".sbtopts", "bunfig.toml",
+	// the hundred-and-forty-second review's: uv's .python-version, npm's
+	// .npmrc, Bazelisk's .bazeliskrc and tools/bazel, Bazel's .bazelrc,
+	// MSBuild's Directory.Build.rsp (each looked up from the directory a
+	// tool runs in or its project's)
+	".python-version", ".npmrc", ".bazeliskrc", ".bazelrc", "tools/bazel", "Directory.Build.rsp"}
 
 // anyDepthItem returns the item of readAtAnyDepth that the protected path p
 // (clean, absolute) ends in, in any case, and the directory it is protected

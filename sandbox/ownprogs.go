@@ -298,15 +298,17 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 
 // replaceableDir reports whether a command of entries can replace the
 // directory d (resolved): it is writable, in a writable directory, and
-// holds no protected path (which keeps the directories between it and its
-// root in place).
+// holds no protected path that exists or is held (which keeps the
+// directories between it and its root in place; one that does not exist
+// pins nothing: ws/tools stays movable while ws/tools/bazel is missing).
 func replaceableDir(entries []domain.FilesystemEntry, policy *domain.FilesystemPolicy, d string) bool {
 	if d == "/" || !insideWritable(entries, d) || domain.AccessAt(policy, d) != domain.AccessWrite ||
 		domain.AccessAt(policy, filepath.Dir(d)) != domain.AccessWrite {
 		return false
 	}
 	for _, e := range entries {
-		if e.Kind == domain.PathProtected && domain.PathWithin(e.ResolvedPath, d) {
+		var st unix.Stat_t
+		if e.Kind == domain.PathProtected && domain.PathWithin(e.ResolvedPath, d) && (e.Reserved || unix.Lstat(e.ResolvedPath, &st) == nil) {
 			return false
 		}
 	}
