@@ -67,27 +67,69 @@ func rSourceRefs(data []byte) []string {
 
 // envrcRefs: the files direnv's .envrc has the person's shell evaluate
 // (source, ".", source_env, source_env_if_exists) or read into the
-// environment (dotenv, dotenv_if_exists).
+// environment (dotenv, dotenv_if_exists; .env without an argument), and
+// the directories it puts in PATH (every one of PATH_add and path_add,
+// load_prefix's, PATH=...), wherever a shell keyword leaves the command.
+// direnv's use and layout functions are not read (their directories are
+// the tools' own, below .direnv or node_modules).
 func envrcRefs(data []byte) []string {
 	var out []string
 	for line := range lines(data) {
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
 			f := strings.Fields(cmd)
-			if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			// A command behind a shell keyword (if ...; then source X;
+			// fi, the review 143 form).
+			for len(f) > 0 && slices.Contains(envrcKeywords, f[0]) {
+				f = f[1:]
+			}
+			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 				continue
 			}
+			args := make([]string, 0, len(f)-1)
+			for _, a := range f[1:] {
+				if strings.HasPrefix(a, "#") {
+					break
+				}
+				args = append(args, envrcPWD.ReplaceAllString(strings.Trim(a, `"'`), ".${2}"))
+			}
 			switch f[0] {
-			case "source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists", "PATH_add":
-				out = append(out, strings.Trim(f[1], `"'`))
+			case "source", ".", "source_env", "source_env_if_exists":
+				if len(args) > 0 {
+					out = append(out, args[0])
+				}
+			case "dotenv", "dotenv_if_exists":
+				if len(args) == 0 {
+					args = []string{".env"} // direnv's default
+				}
+				out = append(out, args[0])
+			case "PATH_add", "load_prefix":
+				out = append(out, args...) // every directory (load_prefix: DIR/bin, DIR/lib, ... kept whole)
 			case "path_add":
-				if len(f) > 2 {
-					out = append(out, strings.Trim(f[2], `"'`)) // path_add VAR DIR
+				if len(args) > 1 {
+					out = append(out, args[1:]...) // path_add VAR DIR...
+				}
+			}
+			// PATH=DIR:$PATH, export PATH=...: each directory put in it.
+			for _, w := range append([]string{f[0]}, args...) {
+				if v, ok := strings.CutPrefix(w, "PATH="); ok {
+					for _, d := range strings.Split(strings.Trim(v, `"'`), ":") {
+						if d = envrcPWD.ReplaceAllString(d, ".${2}"); d != "" && !strings.Contains(d, "$") {
+							out = append(out, d)
+						}
+					}
 				}
 			}
 		}
 	}
 	return uniq(out)
 }
+
+// envrcKeywords are the shell's words that may come before a command.
+var envrcKeywords = []string{"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "time"}
+
+// envrcPWD matches $PWD or ${PWD} at the start of a path: direnv runs
+// .envrc in its own directory.
+var envrcPWD = regexp.MustCompile(`^\$(\{PWD\}|PWD)(/|$)`)
 
 // miseRefs: what mise runs or sources for the project: [env] _.source
 // (sourced by its shell hook at every prompt), the [hooks] scripts (on
@@ -109,6 +151,12 @@ func miseRefs(data []byte) []string {
 			}
 			return
 		}
+		if vs, ok := v.([]any); ok { // strings, tables, or both
+			for _, e := range vs {
+				each(e, f)
+			}
+			return
+		}
 		for _, s := range tomlStrings(v) {
 			f(s)
 		}
@@ -120,8 +168,13 @@ func miseRefs(data []byte) []string {
 	}
 	for _, v := range tomlTable(doc["hooks"]) {
 		each(v, func(s string) {
-			if f := strings.Fields(s); len(f) > 0 && strings.Contains(f[0], "/") {
-				out = append(out, f[0]) // (a bare name is a command from PATH)
+			// The program, and a script given to another (bash
+			// ./scripts/enter.sh): each word that names a path (a bare
+			// name first is a command from PATH).
+			for i, w := range strings.Fields(s) {
+				if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
+					out = append(out, strings.Trim(w, `"'`))
+				}
 			}
 		})
 	}
@@ -132,8 +185,16 @@ func miseRefs(data []byte) []string {
 			}
 		})
 	}
+	// mise's templates: {{config_root}} is the project's directory, the
+	// base the paths are taken from.
+	for i, p := range out {
+		out[i] = miseConfigRoot.ReplaceAllString(p, ".")
+	}
 	return uniq(out)
 }
+
+// miseConfigRoot matches mise's template for the project's directory.
+var miseConfigRoot = regexp.MustCompile(`\{\{-?\s*config_root\s*-?\}\}`)
 
 // tomlTable is v as a TOML table (nil when it is none; indexing nil is
 // safe).
@@ -293,13 +354,16 @@ func cargoConfigRefs(data []byte) []string {
 	// A command line (runner, credential provider: its program first) or
 	// a program's path alone (rustc, the wrappers, a linker: spaces are
 	// the path's).
+	// A command line's program may come after cargo's own provider
+	// (cargo:token-from-stdout PROGRAM ARGS): each of its words that
+	// holds a "/" is kept (the review 143 forms).
 	program := func(v any, line bool) {
 		switch v := v.(type) {
 		case string:
 			if !line {
 				out = append(out, v)
-			} else if f := strings.Fields(v); len(f) > 0 {
-				out = append(out, f[0])
+			} else {
+				out = append(out, strings.Fields(v)...)
 			}
 		case []any:
 			if len(v) > 0 {
@@ -356,6 +420,12 @@ func cargoConfigRefs(data []byte) []string {
 	for _, r := range tomlTable(doc["registries"]) {
 		program(tomlTable(r)["credential-provider"], true)
 	}
+	// [credential-alias] NAME = "PROGRAM ARGS" or ["PROGRAM", ARGS...]
+	// (a provider named by its alias), and cargo doc --open's browser.
+	for _, a := range tomlTable(doc["credential-alias"]) {
+		program(a, true)
+	}
+	program(tomlTable(doc["doc"])["browser"], true)
 	// [env]: what every process cargo starts gets (LD_PRELOAD = { value
 	// = "tools/x.so", relative = true }); a value naming a path.
 	for _, v := range tomlTable(doc["env"]) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -144,6 +145,20 @@ func (d *discovery) launcherRef(base, ref string) {
 	}
 	if !strings.HasPrefix(p, "/") {
 		p = base + "/" + p
+	}
+	if i := slices.IndexFunc(splitPath(p), func(e string) bool { return strings.ContainsAny(e, "*?[") }); i >= 0 {
+		// A pattern (mise's _.source = "scripts/*.sh"): every file it
+		// matches now, and the directory it matches in, whole, when that
+		// lies below the launcher file's own (so that no new match can be
+		// made; the launcher's directory itself is the person's project).
+		matches, _ := filepath.Glob(domain.CleanPath(p))
+		for _, m := range matches {
+			d.launcherPath(m)
+		}
+		if dir := "/" + strings.Join(splitPath(p)[:i], "/"); domain.PathWithin(dir, base) && domain.CleanPath(dir) != domain.CleanPath(base) {
+			d.launcherPath(domain.CleanPath(dir))
+		}
+		return
 	}
 	if slices.Contains(splitPath(p), "node_modules") {
 		// What a package manager installs (node_modules/.bin, put in

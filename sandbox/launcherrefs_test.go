@@ -161,6 +161,15 @@ func TestLauncherRefsOfMoreForms(t *testing.T) {
 		{".Rprofile", "source(\"renv/activate.R\")\n", []string{"renv/activate.R"}},
 		{".envrc", "source_env scripts/a\nuse nix; source ./b.sh\n# source c\n", []string{"scripts/a", "./b.sh"}},
 		{"mise.toml", "[env]\n_.source = \"./env.sh\"\n[hooks]\nenter = \"./enter.sh arg\"\nleave = \"echo bye\"\n[tools]\npython = \"path:./py\"\nnode = \"22\"\n", []string{"./env.sh", "./enter.sh", "./py"}},
+		// Review 143's forms: every directory of PATH_add and path_add,
+		// load_prefix, a bare dotenv, a command behind a shell keyword,
+		// PATH set directly, $PWD.
+		{".envrc", "PATH_add bin \"$PWD/tools\" # x\npath_add PATH a b\nload_prefix pre\ndotenv\nif has x; then source_env s.envrc; fi\nexport PATH=$PWD/p:${PWD}/q:$PATH\n",
+			[]string{"bin", "./tools", "a", "b", "pre", ".env", "s.envrc", "./p", "./q"}},
+		{"mise.toml", "[env]\n_.path = [\"{{config_root}}/bin\"]\n_.source = [{ path = \"{{ config_root }}/a.sh\" }, \"b/*.sh\"]\n[hooks]\nenter = \"bash ./e.sh --flag x.sh\"\n",
+			[]string{"./bin", "./a.sh", "b/*.sh", "./e.sh", "x.sh"}},
+		{".cargo/config.toml", "[registry]\ncredential-provider = \"cargo:token-from-stdout tools/c.sh\"\n[credential-alias]\nm = [\"tools/m.sh\", \"--x\"]\nn = \"tools/n.sh arg\"\n[doc]\nbrowser = \"tools/b.sh\"\n",
+			[]string{"tools/c.sh", "tools/m.sh", "tools/n.sh", "tools/b.sh"}},
 	} {
 		got := launcherRefsOf(c.item, []byte(c.data))
 		slices.Sort(got)
