@@ -57,6 +57,11 @@ type plantCheck struct {
 	cmdUID int
 	// roots are the canonical writable grants, none below another.
 	roots []string
+	// catchUp: an earlier command over the roots ran unchecked (its
+	// process was killed outright, rootlock.go); this check runs from its
+	// start, and a git dir this command ran with held is judged as any
+	// other (the killed command may have made it before this one held it).
+	catchUp bool
 	// held are the canonical git dirs the command ran with pinned, their
 	// config and hooks read-only: the command cannot have changed them,
 	// unless the git dir had no config (true here) and it made one.

@@ -62,6 +62,7 @@ var commonNames = []string{".", "config", "config.worktree", "hooks"}
 // makes it one the next walk has not seen).
 func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	noConfig, held := w.pc.held[g]
+	held = held && !w.pc.catchUp
 	var same map[string]bool // of a held git dir whose controls were replaced
 	if held {
 		same = w.pc.heldReplaced(gfd, g)

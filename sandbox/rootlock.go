@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -44,6 +46,98 @@ import (
 type RootLock struct {
 	once sync.Once
 	fds  []int
+	// pending are the markers of the exclusive roots (pendingMarker);
+	// since is the earliest start a marker held when the lock was taken:
+	// a command over the roots whose check never ran (its process was
+	// killed outright), zero when there was none.
+	pending []string
+	since   time.Time
+}
+
+// A command's check runs in the process that started it, after the
+// command; a process killed outright (SIGKILL: a runtime's timeout that
+// escalates, a second Ctrl-C) runs none, and the next command's check, in
+// a process with no earlier walk, goes by times after its own start: what
+// the killed one planted was judged by nobody (the hundred-and-forty-third
+// review). So a command leaves, next to each exclusive root's lock file, a
+// marker holding its start (pendingMarker, written when it starts,
+// removed once its check has run); the next holder of the lock that finds
+// one checks from the earliest start it names. A marker is the writing
+// user's (named by uid, mode 0600, in the directory restricted turns are
+// denied): one of another user is not read.
+
+// pendingMarker is the marker of the root lock file lockFile.
+func pendingMarker(lockFile string) string {
+	return lockFile + ".pending-" + strconv.Itoa(os.Geteuid())
+}
+
+// readPending returns the start a marker holds, or zero.
+func readPending(name string) time.Time {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return time.Time{}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+		return time.Time{}
+	}
+	buf := make([]byte, 32)
+	n, _ := unix.Read(fd, buf)
+	if n <= 0 {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(buf[:n])), 10, 64)
+	if err != nil || ns <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// Since is the earliest start of a command over the roots whose check
+// never ran, or zero (nil: zero).
+func (l *RootLock) Since() time.Time {
+	if l == nil {
+		return time.Time{}
+	}
+	return l.since
+}
+
+// MarkStarted records, for each exclusive root, that a command started at
+// start (or at the earliest unchecked start found) runs unchecked until
+// Checked.
+func (l *RootLock) MarkStarted(start time.Time) {
+	if l == nil {
+		return
+	}
+	if !l.since.IsZero() && l.since.Before(start) {
+		start = l.since
+	}
+	data := []byte(strconv.FormatInt(start.UnixNano(), 10) + "\n")
+	for _, name := range l.pending {
+		tmp := name + ".tmp"
+		unix.Unlink(tmp)
+		fd, err := unix.Open(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+		if err != nil {
+			continue
+		}
+		_, werr := unix.Write(fd, data)
+		unix.Close(fd)
+		if werr != nil || unix.Rename(tmp, name) != nil {
+			unix.Unlink(tmp)
+		}
+	}
+}
+
+// Checked removes the markers: the command's check has run.
+func (l *RootLock) Checked() {
+	if l == nil {
+		return
+	}
+	for _, name := range l.pending {
+		unix.Unlink(name)
+	}
+	l.since = time.Time{}
 }
 
 // Release drops the locks (once; nil is a no-op).
@@ -161,6 +255,14 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 			return nil, err
 		}
 		l.fds = append(l.fds, fd)
+		if t.exclusive {
+			// Held: a marker here is from a holder that is gone.
+			m := pendingMarker(lockFileName(dir, t.path))
+			l.pending = append(l.pending, m)
+			if p := readPending(m); !p.IsZero() && (l.since.IsZero() || p.Before(l.since)) {
+				l.since = p
+			}
+		}
 	}
 	return l, nil
 }

@@ -151,8 +151,17 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	}
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
 	checkSince := coarseNow()
+	// From an earlier command over the roots whose check never ran, and
+	// recorded until this one's has (rootlock.go).
+	if s := lock.Since(); !s.IsZero() && s.Before(checkSince) {
+		checkSince = s
+	}
+	lock.MarkStarted(checkSince)
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
+	if spec.plant == nil {
+		lock.Checked() // no check to run (or none could be prepared: nothing ran)
+	}
 	var perr *prepareError
 	if errors.As(err, &perr) {
 		msg := perr.err.Error()
@@ -217,7 +226,9 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	if spec.plant != nil {
 		// Every process the command started is dead: what it left in its
 		// writable roots can no longer change under the check.
+		spec.plant.catchUp = !lock.Since().IsZero()
 		quarantined, checkLimits = spec.plant.run(checkSince)
+		lock.Checked()
 	}
 	res := &Result{
 		Quarantined:     quarantined,
