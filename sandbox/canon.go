@@ -438,6 +438,16 @@ func (l dirLists) linkedMatches(memo *canonMemo, pattern string) []string {
 // expand returns the paths whose elements match els (a wildcard element
 // matched against the names listed in each directory).
 func (l dirLists) expand(els []string) []string {
+	last := -1
+	for i, el := range els {
+		if hasGlobMeta(el) {
+			last = i
+		}
+	}
+	// The elements after the last pattern are joined once to each match
+	// (a store's path under every home: /home/*/.config/sops/age/keys.txt).
+	tail := strings.Join(els[last+1:], "/")
+	els = els[:last+1]
 	paths := []string{"/"}
 	for _, el := range els {
 		var next []string
@@ -457,6 +467,9 @@ func (l dirLists) expand(els []string) []string {
 		if paths = next; len(paths) == 0 {
 			return nil
 		}
+	}
+	for i, p := range paths {
+		paths[i] = joinPath(p, tail)
 	}
 	return paths
 }
