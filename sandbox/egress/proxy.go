@@ -798,11 +798,23 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 		http.Error(w, "turnstile egress: upstream write: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	resp, err := readFinalResponse(bufio.NewReader(t.up), out)
+	// The upstream's status lines and headers are read within the header
+	// bound the proxy takes from a client (net/textproto sets none: an
+	// upstream of the agent's sent a 64 MiB header line, which took 439
+	// MiB of the server's memory), and count as bytes down (the
+	// hundred-and-forty-fifth review).
+	up := &headerCapReader{r: t.up, left: int64(p.maxHeaderBytes()) + 2*headerReadAhead}
+	br := bufio.NewReaderSize(up, headerReadAhead)
+	resp, err := readFinalResponse(br, out)
 	if err != nil {
+		if up.left <= 0 {
+			err = fmt.Errorf("its answer's header block is larger than %d bytes", p.maxHeaderBytes())
+		}
 		http.Error(w, "turnstile egress: upstream: "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	t.down64.Add(up.read - int64(br.Buffered()))
+	up.lift()
 	defer resp.Body.Close()
 	for _, h := range hopHeaders {
 		resp.Header.Del(h)
@@ -813,6 +825,37 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *tunnel) {
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(narrowedWriter{w, t}, resp.Body)
 }
+
+// headerReadAhead is the buffer an upstream's answer is read through:
+// what it reads past the header block is the body's.
+const headerReadAhead = 4096
+
+// headerCapReader reads at most left bytes from r until lift (an
+// upstream's answer until its header block is read), counting them.
+type headerCapReader struct {
+	r      io.Reader
+	left   int64
+	read   int64
+	lifted bool
+}
+
+func (c *headerCapReader) Read(b []byte) (int, error) {
+	if c.lifted {
+		return c.r.Read(b)
+	}
+	if c.left <= 0 {
+		return 0, errors.New("header block too large")
+	}
+	if int64(len(b)) > c.left {
+		b = b[:c.left]
+	}
+	n, err := c.r.Read(b)
+	c.left -= int64(n)
+	c.read += int64(n)
+	return n, err
+}
+
+func (c *headerCapReader) lift() { c.lifted = true }
 
 // maxInformational bounds the informational (1xx) answers read before a
 // request's final one.
@@ -914,13 +957,19 @@ func principalKey(turnID string, by domain.Actor) string {
 	return "turn:" + turnID
 }
 
+// maxHeaderBytes is the header bound of a request (and of an upstream's
+// answer to one).
+func (p *Proxy) maxHeaderBytes() int {
+	if p.MaxHeaderBytes <= 0 {
+		return DefaultMaxHeaderBytes
+	}
+	return p.MaxHeaderBytes
+}
+
 // Server is an HTTP server of the proxy for handler h: its idle timeout,
 // header bound and readHeader timeout. Serve it a listener Limit wraps.
 func (p *Proxy) Server(h http.Handler, readHeader time.Duration) *http.Server {
-	mh := p.MaxHeaderBytes
-	if mh <= 0 {
-		mh = DefaultMaxHeaderBytes
-	}
+	mh := p.maxHeaderBytes()
 	return &http.Server{Handler: h, ReadHeaderTimeout: readHeader, IdleTimeout: p.IdleTimeout, MaxHeaderBytes: mh,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, clientConnKey{}, c)

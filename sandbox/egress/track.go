@@ -60,6 +60,12 @@ func (p *Proxy) admit(t *tunnel) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	s, _, err := p.judge.Snapshot(ctx, t.turnID)
+	if err == nil {
+		// And its credential: one revoked while the connection waited for
+		// a person's answer (not tracked yet, so watch did not see it)
+		// carries nothing (the hundred-and-forty-fifth review).
+		err = p.valid(ctx, t.by, t.cred)
+	}
 	cancel()
 	if err != nil || !t.allowedBy(s) {
 		t.narrowed.Store(true)
