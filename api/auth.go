@@ -64,6 +64,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			return
 		}
 		s.chargeBodyTo(r, p)
+		s.reauthAtEOF(r, p)
 		s.withinRequests(w, r, p, func() { next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p))) })
 	})
 }

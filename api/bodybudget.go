@@ -135,7 +135,7 @@ func (w *budgetedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // chargeBodyTo counts the rest of r's body against p's share of the
 // budget too (auth, once it knows p; nothing is read before).
 func (s *Server) chargeBodyTo(r *http.Request, p domain.Principal) {
-	if bb, ok := r.Body.(*budgetedBody); ok && bb.held == 0 && s.bodies != nil {
+	if bb := budgetOf(r.Body); bb != nil && bb.held == 0 && s.bodies != nil {
 		bb.who, bb.whoMax = s.bodies.share(p), s.bodies.max/2
 		if p.Name == "" {
 			// Requests no credential authenticates share an eighth.

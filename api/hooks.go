@@ -65,8 +65,9 @@ func (s *Server) claudeCodeHookHandler(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		var busy *BodyBudgetError
-		if errors.As(err, &tooLarge) || errors.As(err, &busy) {
-			// Its event cannot be read: the answer is a PreToolUse's
+		if errors.As(err, &tooLarge) || errors.As(err, &busy) || errors.Is(err, errRevoked) {
+			// Its event cannot be read (or its credential was revoked
+			// while it came: reauthBody): the answer is a PreToolUse's
 			// deny, since an http hook lets the call run on any other
 			// answer (a Write of 17 MB would have run unchecked); the
 			// hooks of other events ignore it.

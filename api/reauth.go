@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -95,4 +96,50 @@ func (s *Server) cancelOnRevocation(ctx context.Context, r *http.Request, cancel
 			}
 		}
 	}
+}
+
+// reauthBody authenticates the request's credential again once its body
+// has been read to the end (stillAuthenticated), and answers the read with
+// errRevoked when it no longer is: the credential was checked when the
+// header block came, and a body the client held back until after a
+// revocation (Expect: 100-continue, a slow upload) carried a command that
+// then ran (the hundred-and-forty-fifth review).
+type reauthBody struct {
+	io.ReadCloser
+	check func() error
+	done  bool
+	err   error
+}
+
+func (b *reauthBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		if b.err = b.check(); b.err != nil {
+			return n, b.err
+		}
+	}
+	return n, err
+}
+
+// reauthAtEOF wraps the body of r, authenticated as p, in a reauthBody
+// (when it has one).
+func (s *Server) reauthAtEOF(r *http.Request, p domain.Principal) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	as := r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+	r.Body = &reauthBody{ReadCloser: r.Body, check: func() error { return s.stillAuthenticated(as.Context(), as) }}
+}
+
+// budgetOf is the body budget's reader under body (nil when none).
+func budgetOf(body io.ReadCloser) *budgetedBody {
+	if rb, ok := body.(*reauthBody); ok {
+		body = rb.ReadCloser
+	}
+	bb, _ := body.(*budgetedBody)
+	return bb
 }

@@ -59,7 +59,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, rpcFail(nil, rpcInvalidRequest, "invalid request: empty batch", nil))
 			return
 		}
-		held, _ := r.Body.(*budgetedBody)
+		held := budgetOf(r.Body)
 		out := s.rpcBatch(r, batch, held)
 		if out == nil {
 			w.WriteHeader(http.StatusNoContent)

@@ -324,5 +324,6 @@ func (s *Server) sessionAuth(w http.ResponseWriter, r *http.Request, _ string, n
 		return
 	}
 	s.chargeBodyTo(r, p)
+	s.reauthAtEOF(r, p)
 	s.withinRequests(w, r, p, func() { next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p))) })
 }
