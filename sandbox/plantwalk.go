@@ -322,9 +322,13 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 // pastPathMax judges the directory name in rel, whose path is PATH_MAX
 // bytes or longer: no path reaches it (a lookup fails with ENAMETOOLONG),
 // so neither this check nor git by that path, but a repository or an
-// agent's file below it is one rename (or a symlink's chain) away from a
-// short path (the hundred-and-forty-third review). One the command made or
-// changed is set aside whole; another is named in the limits.
+// agent's file below it is one rename (or a chain of symlinks) from a
+// short path (the hundred-and-forty-third review). When the command made
+// or changed it, or a directory on its way (a rename above it pushed an
+// old one past the bound: the hundred-and-forty-fourth), it is moved to
+// the top of the root (renamed in place it stayed as deep, and the next
+// command went down to it again) and judged there whatever its times; an
+// older one is named in the limits.
 func (w *plantWalk) pastPathMax(rel, name string) {
 	pfd, err := w.open(rel)
 	if err != nil {
@@ -335,11 +339,47 @@ func (w *plantWalk) pastPathMax(rel, name string) {
 	if unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return
 	}
-	if w.recent(st.Ctim) {
-		w.found = append(w.found, setAsideIn(pfd, w.path(rel), name, "a directory the command made or changed whose path is longer than the system looks up (PATH_MAX)"))
+	if !w.recent(st.Ctim) && !w.recentOnTheWay(rel) {
+		w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s: its path is longer than the system looks up (PATH_MAX)", w.path(relChild(rel, name))))
 		return
 	}
-	w.limits = append(w.limits, fmt.Sprintf("the check for planted repositories does not look below %s: its path is longer than the system looks up (PATH_MAX)", w.path(relChild(rel, name))))
+	const reason = "a directory the command made, changed or moved whose path is longer than the system looks up (PATH_MAX)"
+	for i := 0; i < 100; i++ {
+		to := fmt.Sprintf("turnstile-deep%s.%d", domain.UntrustedSuffix, i)
+		err := unix.Renameat2(pfd, name, w.rootFd, to, unix.RENAME_NOREPLACE)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			// Another file system on the way (EXDEV): set aside in place.
+			w.found = append(w.found, setAsideIn(pfd, w.path(rel), name, reason))
+			return
+		}
+		w.found = append(w.found, Quarantine{Path: w.path(relChild(rel, name)), Reason: reason + "; moved to the top of the root, and what it holds checked there", MovedTo: w.path(to)})
+		var hst unix.Stat_t
+		if unix.Fstatat(w.rootFd, to, &hst, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			w.visit(to, &hst, 1, true) // judged whatever its times: hidden until now
+		}
+		return
+	}
+	w.found = append(w.found, setAsideIn(pfd, w.path(rel), name, reason))
+}
+
+// recentOnTheWay reports whether a directory between the root and rel
+// (rel included) changed during the command.
+func (w *plantWalk) recentOnTheWay(rel string) bool {
+	for p := rel; p != "" && p != "."; {
+		var st unix.Stat_t
+		if unix.Fstatat(w.rootFd, p, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.recent(st.Ctim) {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
 }
 
 // commandsOwn is names, at the top of a shared root (w.shared), without
