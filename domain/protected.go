@@ -73,6 +73,9 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".config/mise.toml", Access: AccessRead},
 	{Path: ".config/mise.local.toml", Access: AccessRead},
 	{Path: ".config/mise", Access: AccessRead},
+	// (and its files by name, which the sandbox keeps at any depth)
+	{Path: ".config/mise/config.toml", Access: AccessRead},
+	{Path: ".config/mise/config.local.toml", Access: AccessRead},
 	// and at its older name, rtx's.
 	{Path: ".rtx.toml", Access: AccessRead},
 	{Path: ".rtx.local.toml", Access: AccessRead},
@@ -248,7 +251,9 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// review): systemd user units, the desktop session's autostart and
 	// environment, the user site's .pth files and sitecustomize,
 	// bash-completion's files, editors' and tools' start-up files, and
-	// Claude Code's user config (its MCP servers' commands).
+	// Claude Code's user config (its MCP servers' commands). Every root
+	// gets them: any root may be a person's home (a session started in
+	// it), wherever homes lie.
 	{Path: ".config/systemd/user", Access: AccessRead},
 	{Path: ".config/autostart", Access: AccessRead},
 	{Path: ".config/environment.d", Access: AccessRead},
@@ -280,6 +285,57 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".irbrc", Access: AccessRead},
 	{Path: ".pryrc", Access: AccessRead},
 	{Path: ".claude.json", Access: AccessRead},
+	// More of the same under other names (the hundred-and-forty-fourth
+	// review): XDG and data-dir forms, per-version files, window
+	// managers' and desktop sessions' configs that run programs, the
+	// session bus's services, direnv's own library, Mercurial's user
+	// config, editors' user settings (tasks, terminals, language servers),
+	// a prompt's commands, oh-my-zsh's custom scripts, and other coding
+	// agents' user configs (their MCP servers' commands).
+	{Path: ".local/share/nvim", Access: AccessRead},
+	{Path: ".local/share/vim", Access: AccessRead},
+	{Path: ".config/vim", Access: AccessRead},
+	{Path: ".emacs.el", Access: AccessRead},
+	{Path: ".local/share/systemd/user", Access: AccessRead},
+	{Path: ".config/systemd/user.control", Access: AccessRead},
+	{Path: ".config/systemd/user.conf", Access: AccessRead},
+	{Path: ".config/direnv", Access: AccessRead},
+	{Path: ".lldbinit-lldb", Access: AccessRead},
+	{Path: ".psqlrc-14", Access: AccessRead},
+	{Path: ".psqlrc-15", Access: AccessRead},
+	{Path: ".psqlrc-16", Access: AccessRead},
+	{Path: ".psqlrc-17", Access: AccessRead},
+	{Path: ".psqlrc-18", Access: AccessRead},
+	{Path: ".config/irb", Access: AccessRead},
+	{Path: ".config/pry", Access: AccessRead},
+	{Path: ".hgrc", Access: AccessRead},
+	{Path: ".config/hg", Access: AccessRead},
+	{Path: ".julia/config", Access: AccessRead},
+	{Path: ".sqliterc", Access: AccessRead},
+	{Path: ".config/plasma-workspace", Access: AccessRead},
+	{Path: ".config/i3", Access: AccessRead},
+	{Path: ".config/sway", Access: AccessRead},
+	{Path: ".config/hypr", Access: AccessRead},
+	{Path: ".local/share/dbus-1", Access: AccessRead},
+	{Path: ".config/pipewire", Access: AccessRead},
+	{Path: ".config/helix", Access: AccessRead},
+	{Path: ".config/zed", Access: AccessRead},
+	{Path: ".config/Code/User", Access: AccessRead},
+	{Path: ".config/starship.toml", Access: AccessRead},
+	{Path: ".oh-my-zsh/custom", Access: AccessRead},
+	{Path: ".config/opencode", Access: AccessRead},
+	{Path: ".config/crush", Access: AccessRead},
+	{Path: ".codeium", Access: AccessRead},
+	{Path: ".copilot", Access: AccessRead},
+	{Path: ".config/goose", Access: AccessRead},
+	{Path: ".config/amp", Access: AccessRead},
+	{Path: ".factory", Access: AccessRead},
+	// What a REPL or debugger reads in the directory it starts in too:
+	// pdb's .pdbrc, irb's other names, GHCi's .ghci.
+	{Path: ".pdbrc", Access: AccessRead},
+	{Path: "irb.rc", Access: AccessRead},
+	{Path: "_irbrc", Access: AccessRead},
+	{Path: ".ghci", Access: AccessRead},
 	// Files that choose the program a tool runs or the options of its
 	// runtime, like .tool-versions (the hundred-and-forty-second review):
 	// uv's .python-version (an interpreter's path), npm's .npmrc

@@ -17,6 +17,13 @@ var SensitiveSystemPaths = []string{
 	"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt", "/etc/ssh/ssh_host_rsa_key",
 	"/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
 	"/etc/krb5.keytab", "/etc/wireguard", "/etc/ipsec.secrets", "/etc/NetworkManager/system-connections",
+	// and more of them (the hundred-and-forty-fourth review): a cluster's
+	// admin configs and keys, database maintenance logins, dial-up, mail
+	// relay, directory and Wi-Fi secrets, CI runners' tokens, other SSH
+	// servers' host keys.
+	"/etc/kubernetes", "/etc/rancher", "/etc/mysql/debian.cnf", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+	"/etc/postfix/sasl_passwd", "/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/sssd", "/etc/wpa_supplicant",
+	"/etc/gitlab-runner", "/etc/dropbear",
 	// The locks of the writable roots (sandbox/rootlock.go): a command
 	// that took one would keep others waiting.
 	RootLockDirs[0], RootLockDirs[1],
@@ -44,6 +51,12 @@ var SensitiveHomeNames = []string{
 	".pulumi/credentials.json", ".terraformrc", ".my.cnf", ".config/sops/age/keys.txt",
 	".cache/huggingface/token", ".huggingface/token", ".kaggle/kaggle.json", ".config/glab-cli/config.yml",
 	".config/git/credentials",
+	// the hundred-and-forty-fourth review's: more cloud, registry, mail
+	// and browser-like stores.
+	".mylogin.cnf", ".s3cfg", ".boto", ".config/doctl", ".fly", ".config/hcloud", ".oci", ".config/stripe",
+	".config/configstore/firebase-tools.json", ".config/.wrangler", ".nuget/NuGet/NuGet.Config",
+	".config/NuGet/NuGet.Config", ".config/helm/repositories.yaml", ".minikube", ".pki/nssdb", ".thunderbird",
+	".config/Slack", ".config/pip/pip.conf", ".pip/pip.conf", ".local/share/com.vercel.cli", ".config/netlify",
 	// Browser profiles: their cookies and saved sessions hold the console's
 	// session cookie and CSRF token (sessionStorage is kept on disk to
 	// restore a tab), with which a command answers its own requests (the

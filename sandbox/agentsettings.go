@@ -33,7 +33,7 @@ type agentSettingsRoot struct {
 // dotnet host takes its SDK). An item may have more than one component
 // (.mvn/jvm.config): it is protected below the directory holding its
 // first. Each is compared in any case (TestAttack136_ToolchainFilesWritable).
-var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml",
+var readAtAnyDepth = append([]string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml",
 	".mvn/jvm.config", ".mvn/maven.config", ".Rprofile", "global.json",
 	// the hundred-and-thirty-ninth review's: R's .Renviron
 	// (R_PROFILE_USER), Cargo's config (rustc-wrapper), sbt's .jvmopts and
@@ -43,18 +43,28 @@ var readAtAnyDepth = []string{".tool-versions", ".yarnrc", ".yarnrc.yml", "rust-
 	// .npmrc, Bazelisk's .bazeliskrc and tools/bazel, Bazel's .bazelrc,
 	// MSBuild's Directory.Build.rsp (each looked up from the directory a
 	// tool runs in or its project's)
-	".python-version", ".npmrc", ".bazeliskrc", ".bazelrc", "tools/bazel", "Directory.Build.rsp"}
+	".python-version", ".npmrc", ".bazeliskrc", ".bazelrc", "tools/bazel", "Directory.Build.rsp",
+},
+	// mise's configs (the hundred-and-forty-fourth review: a person's
+	// trusted sub/mise.toml, rewritten, ran the agent's hook at the next
+	// cd: mise trusts a config by its path)
+	miseConfigs...)
 
 // anyDepthItem returns the item of readAtAnyDepth that the protected path p
 // (clean, absolute) ends in, in any case, and the directory it is protected
 // below (p without the item).
 func anyDepthItem(p string) (item, dir string, ok bool) {
+	// The longest item p ends in (.config/mise.toml, not mise.toml: the
+	// directory holding .config is the project's).
 	for _, n := range readAtAnyDepth {
-		if len(p) > len(n) && p[len(p)-len(n)-1] == '/' && domain.FoldEqual(p[len(p)-len(n):], n) {
-			return n, domain.CleanPath(p[:len(p)-len(n)]), true
+		if len(n) > len(item) && len(p) > len(n) && p[len(p)-len(n)-1] == '/' && domain.FoldEqual(p[len(p)-len(n):], n) {
+			item = n
 		}
 	}
-	return "", "", false
+	if item == "" {
+		return "", "", false
+	}
+	return item, domain.CleanPath(p[:len(p)-len(item)]), true
 }
 
 // agentSettingsRoots returns the writable grants among grants at which fp

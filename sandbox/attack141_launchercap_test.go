@@ -62,7 +62,10 @@ func TestAttack141_WalkLauncherCap(t *testing.T) {
 						continue
 					}
 					if _, err := (DecisionChecker{}).ResolveFile(s, "decoy/"+n, domain.AccessWrite, false); err != nil {
-						t.Fatalf("premise: a write of decoy/%s: %v", n, err)
+						// Since mise's configs are kept at any depth
+						// (review 144) a file tool's write is refused; a
+						// command's, in an earlier second, is the way left.
+						t.Logf("a write of decoy/%s: %v", n, err)
 					}
 					mkfiles(t, f.ws, map[string]string{"decoy/" + n: ""})
 				}

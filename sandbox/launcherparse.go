@@ -46,6 +46,8 @@ func launcherRefsOf(item string, data []byte) []string {
 		return rSourceRefs(data)
 	case ".envrc":
 		return envrcRefs(data)
+	case ".npmrc", ".python-version", ".bazelrc", ".bazeliskrc", "Directory.Build.rsp":
+		return optionFileRefs(data)
 	}
 	if slices.Contains(miseConfigs, item) {
 		return miseRefs(data)
@@ -74,7 +76,10 @@ func rSourceRefs(data []byte) []string {
 // the tools' own, below .direnv or node_modules).
 func envrcRefs(data []byte) []string {
 	var out []string
+	// A line continued with a backslash is one command.
+	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
 	for line := range lines(data) {
+		line = envrcPWDAnywhere.ReplaceAllString(line, ".$2")
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
 			f := strings.Fields(cmd)
 			// A command behind a shell keyword (if ...; then source X;
@@ -91,6 +96,32 @@ func envrcRefs(data []byte) []string {
 					break
 				}
 				args = append(args, envrcPWD.ReplaceAllString(strings.Trim(a, `"'`), ".${2}"))
+			}
+			// Every word that reads as a path (an export's value, a loop's
+			// pattern, a file a command reads into the environment): an
+			// over-approximation, .envrc being a shell script.
+			for _, a := range f {
+				if strings.HasPrefix(a, "#") {
+					break
+				}
+				out = append(out, pathTokens(a)...)
+				// A variable set to a list of paths (PYTHONPATH=lib,
+				// LD_PRELOAD=x.so): each element, a bare name too.
+				if name, v, ok := strings.Cut(strings.Trim(a, `"'`), "="); ok && envName.MatchString(name) {
+					for _, e := range strings.Split(strings.Trim(v, `"'`), ":") {
+						if e != "" && !strings.ContainsAny(e, "$ ") && !strings.HasPrefix(e, "-") {
+							out = append(out, e)
+						}
+					}
+				}
+			}
+			if len(args) > 0 && f[0] == "use" {
+				// direnv's use nix, use flake, use devenv: the files whose
+				// shell hooks run on entering.
+				out = append(out, envrcUses[args[0]]...)
+			}
+			if strings.Contains(cmd, "devbox") {
+				out = append(out, "devbox.json")
 			}
 			switch f[0] {
 			case "source", ".", "source_env", "source_env_if_exists":
@@ -123,6 +154,19 @@ func envrcRefs(data []byte) []string {
 	}
 	return uniq(out)
 }
+
+// envName matches an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envrcUses are the files direnv's use functions take a shell from.
+var envrcUses = map[string][]string{
+	"nix": {"shell.nix", "default.nix"}, "flake": {"flake.nix", "flake.lock"},
+	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
+}
+
+// envrcPWDAnywhere matches the project's directory as a script names it
+// ($PWD, ${PWD}, $(pwd)) before a "/" or the end of a word.
+var envrcPWDAnywhere = regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\))(/|$|[\s:"'])`)
 
 // envrcKeywords are the shell's words that may come before a command.
 var envrcKeywords = []string{"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "time"}
@@ -159,6 +203,19 @@ func miseRefs(data []byte) []string {
 		}
 		for _, s := range tomlStrings(v) {
 			f(s)
+		}
+	}
+	// Variables naming a path (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS'
+	// --require, GIT_CONFIG_GLOBAL): what the person's programs load.
+	for k, v := range tomlTable(doc["env"]) {
+		if k == "_" {
+			continue
+		}
+		if m := tomlTable(v); m != nil {
+			v = m["value"]
+		}
+		if sv, ok := v.(string); ok {
+			out = append(out, pathTokens(miseConfigRoot.ReplaceAllString(sv, "."))...)
 		}
 	}
 	underscore := tomlTable(tomlTable(doc["env"])["_"])
@@ -380,6 +437,9 @@ func cargoConfigRefs(data []byte) []string {
 			fs = strings.Fields(s) // one string of flags
 		}
 		for _, f := range fs {
+			// Any path a flag names (link-arg=-Wl,-plugin,P,
+			// -specs=P, @P, --ld-path=P: the linker loads or runs it).
+			out = append(out, pathTokens(f)...)
 			f = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "--codegen="), "--codegen"), "-C")
 			if p, ok := strings.CutPrefix(f, "linker="); ok {
 				out = append(out, p)
@@ -436,7 +496,7 @@ func cargoConfigRefs(data []byte) []string {
 			out = append(out, s)
 		}
 	}
-	return slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") })
+	return uniq(slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") }))
 }
 
 // bunfigRefs: the scripts bun preloads (top level and for bun test) and
@@ -492,6 +552,11 @@ func jvmOptionRefs(data []byte) []string {
 		if p, ok := strings.CutPrefix(f, "@"); ok {
 			out = append(out, p) // an argument file: more options
 		}
+		if strings.HasPrefix(f, "-D") {
+			// A property naming a path (java.library.path, where
+			// -agentlib and -Xrun take their library; java.ext.dirs).
+			out = append(out, pathTokens(f)...)
+		}
 		for _, pre := range []string{"-javaagent:", "-agentpath:"} {
 			if v, ok := strings.CutPrefix(f, pre); ok {
 				v, _, _ = strings.Cut(v, "=")
@@ -536,4 +601,48 @@ func lines(data []byte) func(func(string) bool) {
 			data = data[i+1:]
 		}
 	}
+}
+
+// pathTokens returns the words of s that read as paths in a project: one
+// holding a "/" (not a URL) or naming a dotfile, as they stand, after an
+// option's "=", ":" or "," and a response file's "@" (an
+// over-approximation for formats that take free option strings: a word
+// kept read-only that is no path costs a write, a path missed a program
+// run).
+func pathTokens(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '=' || r == ',' || r == ';' || r == '"' || r == '\''
+	}) {
+		if strings.Contains(w, "://") {
+			continue
+		}
+		for _, part := range strings.Split(w, ":") {
+			part = strings.TrimPrefix(part, "@")
+			ws := strings.HasPrefix(part, "%workspace%/") // Bazel's name for the project's directory
+			part = strings.TrimPrefix(part, "%workspace%/")
+			if part == "" || part == "." || part == ".." || strings.HasPrefix(part, "-") {
+				continue
+			}
+			if ws || strings.Contains(part, "/") || strings.HasPrefix(part, ".") {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// optionFileRefs: the paths a file of free-form tool options names (npm's
+// .npmrc: script-shell, node-options' --require; uv's .python-version: an
+// interpreter's path; Bazel's .bazelrc: try-import, host_jvm_args;
+// MSBuild's Directory.Build.rsp: a -logger's assembly), comments left out.
+func optionFileRefs(data []byte) []string {
+	var out []string
+	for line := range lines(data) {
+		if t := strings.TrimSpace(line); t == "" || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		out = append(out, pathTokens(line)...)
+	}
+	return uniq(out)
 }

@@ -42,9 +42,9 @@ var miseConfigs = []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.
 	".rtx.toml", ".rtx.local.toml"}
 
 // otherLauncherItems are the launcher items beside readAtAnyDepth: direnv's
-// .envrc and the mise configs (read at the root, the cwd and, found by the
-// walk, below them).
-var otherLauncherItems = append([]string{".envrc"}, miseConfigs...)
+// .envrc (read at the root, the cwd and, found by the walk, below them; a
+// nested one direnv runs only once the person allowed its contents).
+var otherLauncherItems = []string{".envrc"}
 
 // launcherItem returns the launcher item the lexical path p ends in (one
 // of readAtAnyDepth, .envrc, or a mise config) and the project directory

@@ -159,7 +159,7 @@ func TestLauncherRefsOfMoreForms(t *testing.T) {
 		{".cargo/config.toml", "[build]\nrustc-wrapper = \"tools/my wrap\"\nrustflags = [\"-C\", \"linker=tools/ld\"]\n[env]\nLD_PRELOAD = { value = \"tools/p.so\", relative = true }\nX = \"1\"\n",
 			[]string{"tools/my wrap", "tools/ld", "tools/p.so"}},
 		{".Rprofile", "source(\"renv/activate.R\")\n", []string{"renv/activate.R"}},
-		{".envrc", "source_env scripts/a\nuse nix; source ./b.sh\n# source c\n", []string{"scripts/a", "./b.sh"}},
+		{".envrc", "source_env scripts/a\nuse nix; source ./b.sh\n# source c\n", []string{"scripts/a", "./b.sh", "shell.nix", "default.nix"}},
 		{"mise.toml", "[env]\n_.source = \"./env.sh\"\n[hooks]\nenter = \"./enter.sh arg\"\nleave = \"echo bye\"\n[tools]\npython = \"path:./py\"\nnode = \"22\"\n", []string{"./env.sh", "./enter.sh", "./py"}},
 		// Review 143's forms: every directory of PATH_add and path_add,
 		// load_prefix, a bare dotenv, a command behind a shell keyword,
