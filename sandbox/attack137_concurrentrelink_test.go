@@ -38,7 +38,7 @@ func TestAttack137_ConcurrentRelink(t *testing.T) {
 			ws := tempWorkspace(t)
 			mkfiles(t, ws, map[string]string{
 				"shared/tooling/hooks/pre-commit": "#!/bin/sh\ntouch \"$(git rev-parse --show-toplevel)/person-hook-ran\"\n",
-				"src/main.go":                   "x\n",
+				"src/main.go":                     "x\n",
 			})
 			mustDo(t, os.Chmod(ws+"/shared/tooling/hooks/pre-commit", 0o755))
 			mustDo(t, os.Symlink("shared/tooling", ws+"/tooling"))
