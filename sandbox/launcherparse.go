@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -79,7 +80,7 @@ func envrcRefs(data []byte) []string {
 	// A line continued with a backslash is one command.
 	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
 	for line := range lines(data) {
-		line = envrcPWDAnywhere.ReplaceAllString(line, ".$2")
+		line = envrcPWDAnywhere().ReplaceAllString(line, ".$2")
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
 			f := strings.Fields(cmd)
 			// A command behind a shell keyword (if ...; then source X;
@@ -95,7 +96,7 @@ func envrcRefs(data []byte) []string {
 				if strings.HasPrefix(a, "#") {
 					break
 				}
-				args = append(args, envrcPWD.ReplaceAllString(strings.Trim(a, `"'`), ".${2}"))
+				args = append(args, envrcPWD().ReplaceAllString(strings.Trim(a, `"'`), ".${2}"))
 			}
 			// Every word that reads as a path (an export's value, a loop's
 			// pattern, a file a command reads into the environment): an
@@ -107,7 +108,7 @@ func envrcRefs(data []byte) []string {
 				out = append(out, pathTokens(a)...)
 				// A variable set to a list of paths (PYTHONPATH=lib,
 				// LD_PRELOAD=x.so): each element, a bare name too.
-				if name, v, ok := strings.Cut(strings.Trim(a, `"'`), "="); ok && envName.MatchString(name) {
+				if name, v, ok := strings.Cut(strings.Trim(a, `"'`), "="); ok && envName(name) {
 					for _, e := range strings.Split(strings.Trim(v, `"'`), ":") {
 						if e != "" && !strings.ContainsAny(e, "$ ") && !strings.HasPrefix(e, "-") {
 							out = append(out, e)
@@ -144,7 +145,7 @@ func envrcRefs(data []byte) []string {
 			for _, w := range append([]string{f[0]}, args...) {
 				if v, ok := strings.CutPrefix(w, "PATH="); ok {
 					for _, d := range strings.Split(strings.Trim(v, `"'`), ":") {
-						if d = envrcPWD.ReplaceAllString(d, ".${2}"); d != "" && !strings.Contains(d, "$") {
+						if d = envrcPWD().ReplaceAllString(d, ".${2}"); d != "" && !strings.Contains(d, "$") {
 							out = append(out, d)
 						}
 					}
@@ -156,7 +157,14 @@ func envrcRefs(data []byte) []string {
 }
 
 // envName matches an environment variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+func envName(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // envrcUses are the files direnv's use functions take a shell from.
 var envrcUses = map[string][]string{
@@ -166,14 +174,16 @@ var envrcUses = map[string][]string{
 
 // envrcPWDAnywhere matches the project's directory as a script names it
 // ($PWD, ${PWD}, $(pwd)) before a "/" or the end of a word.
-var envrcPWDAnywhere = regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\))(/|$|[\s:"'])`)
+var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\))(/|$|[\s:"'])`)
+})
 
 // envrcKeywords are the shell's words that may come before a command.
 var envrcKeywords = []string{"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "time"}
 
 // envrcPWD matches $PWD or ${PWD} at the start of a path: direnv runs
 // .envrc in its own directory.
-var envrcPWD = regexp.MustCompile(`^\$(\{PWD\}|PWD)(/|$)`)
+var envrcPWD = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$(\{PWD\}|PWD)(/|$)`) })
 
 // miseRefs: what mise runs or sources for the project: [env] _.source
 // (sourced by its shell hook at every prompt), the [hooks] scripts (on
@@ -215,7 +225,7 @@ func miseRefs(data []byte) []string {
 			v = m["value"]
 		}
 		if sv, ok := v.(string); ok {
-			out = append(out, pathTokens(miseConfigRoot.ReplaceAllString(sv, "."))...)
+			out = append(out, pathTokens(miseConfigRoot().ReplaceAllString(sv, "."))...)
 		}
 	}
 	underscore := tomlTable(tomlTable(doc["env"])["_"])
@@ -245,13 +255,13 @@ func miseRefs(data []byte) []string {
 	// mise's templates: {{config_root}} is the project's directory, the
 	// base the paths are taken from.
 	for i, p := range out {
-		out[i] = miseConfigRoot.ReplaceAllString(p, ".")
+		out[i] = miseConfigRoot().ReplaceAllString(p, ".")
 	}
 	return uniq(out)
 }
 
 // miseConfigRoot matches mise's template for the project's directory.
-var miseConfigRoot = regexp.MustCompile(`\{\{-?\s*config_root\s*-?\}\}`)
+var miseConfigRoot = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{-?\s*config_root\s*-?\}\}`) })
 
 // tomlTable is v as a TOML table (nil when it is none; indexing nil is
 // safe).
