@@ -340,14 +340,14 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// runtime, like .tool-versions (the hundred-and-forty-second review):
 	// uv's .python-version (an interpreter's path), npm's .npmrc
 	// (script-shell, node-options), Bazelisk's .bazeliskrc (where Bazel is
-	// downloaded from) and tools/bazel (run instead of Bazel), Bazel's
-	// .bazelrc (startup JVM options), MSBuild's Directory.Build.rsp (a
-	// -logger loads a DLL).
+	// downloaded from), Bazel's .bazelrc (startup JVM options), MSBuild's
+	// Directory.Build.rsp (a -logger loads a DLL). Not Bazelisk's
+	// tools/bazel: kept, it pinned every link named tools on the way and
+	// set aside one a command made.
 	{Path: ".python-version", Access: AccessRead},
 	{Path: ".npmrc", Access: AccessRead},
 	{Path: ".bazeliskrc", Access: AccessRead},
 	{Path: ".bazelrc", Access: AccessRead},
-	{Path: "tools/bazel", Access: AccessRead},
 	{Path: "Directory.Build.rsp", Access: AccessRead},
 }
 

@@ -40,10 +40,10 @@ var readAtAnyDepth = append([]string{".tool-versions", ".yarnrc", ".yarnrc.yml",
 	// .sbtopts, Bun's bunfig.toml (preload)
 	".Renviron", ".cargo/config", ".cargo/config.toml", ".jvmopts", ".sbtopts", "bunfig.toml",
 	// the hundred-and-forty-second review's: uv's .python-version, npm's
-	// .npmrc, Bazelisk's .bazeliskrc and tools/bazel, Bazel's .bazelrc,
+	// .npmrc, Bazelisk's .bazeliskrc, Bazel's .bazelrc,
 	// MSBuild's Directory.Build.rsp (each looked up from the directory a
 	// tool runs in or its project's)
-	".python-version", ".npmrc", ".bazeliskrc", ".bazelrc", "tools/bazel", "Directory.Build.rsp",
+	".python-version", ".npmrc", ".bazeliskrc", ".bazelrc", "Directory.Build.rsp",
 },
 	// mise's configs (the hundred-and-forty-fourth review: a person's
 	// trusted sub/mise.toml, rewritten, ran the agent's hook at the next

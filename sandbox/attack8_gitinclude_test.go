@@ -14,36 +14,34 @@ import (
 // config unlike git does, so a file git includes stays writable:
 //
 //   - quotes inside a value: git drops every double quote of a value
-//     (path = ../tooldir/"git"config is ../tooldir/gitconfig); gitConfigRefs
-//     trims them at the ends only, and protects ../tooldir/"git"config;
-//   - a line continuation: path = ../tooldir/git\<newline>config;
-//   - an include through a symlinked directory (tooldir -> real): the carve
+//     (path = ../tools/"git"config is ../tools/gitconfig); gitConfigRefs
+//     trims them at the ends only, and protects ../tools/"git"config;
+//   - a line continuation: path = ../tools/git\<newline>config;
+//   - an include through a symlinked directory (tools -> real): the carve
 //     is on the canonical file (real/gitconfig), while git opens the path
-//     it was given; the command replaces the symlink tooldir with a
+//     it was given; the command replaces the symlink tools with a
 //     directory holding a gitconfig of its own.
 //
 // In each case the command writes core.fsmonitor into what git reads and
 // the person's next git status in the workspace runs it. Control: the
-// plain include (path = ../tooldir/gitconfig) is read-only.
+// plain include (path = ../tools/gitconfig) is read-only.
 // (Fixed: values are read as git reads them, quotes anywhere and line
 // continuations included; a path reached through a symlink in a root that no
 // longer leads where it led is set aside after the command.)
-// (The directory is named tooldir: a link named tools is pinned since
-// Bazelisk's tools/bazel is a protected path, review 142.)
 func TestAttack8GitIncludeParsedUnlikeGit(t *testing.T) {
 	f := requireKernel(t, true)
 	for _, tc := range []struct {
 		name, extra, plant string
 		symlinkDir         bool
 	}{
-		{"control", "[include]\n\tpath = ../tooldir/gitconfig\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tooldir/gitconfig", false},
-		{"quotes inside", "[include]\n\tpath = ../tooldir/\"git\"config\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tooldir/gitconfig", false},
-		{"continuation", "[include]\n\tpath = ../tooldir/git\\\nconfig\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tooldir/gitconfig", false},
-		{"symlinked dir", "[include]\n\tpath = ../tooldir/gitconfig\n", "rm tooldir && mkdir tooldir && echo '[core] fsmonitor = \"touch MARK #\"' > tooldir/gitconfig", true},
+		{"control", "[include]\n\tpath = ../tools/gitconfig\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tools/gitconfig", false},
+		{"quotes inside", "[include]\n\tpath = ../tools/\"git\"config\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tools/gitconfig", false},
+		{"continuation", "[include]\n\tpath = ../tools/git\\\nconfig\n", "echo '[core] fsmonitor = \"touch MARK #\"' >> tools/gitconfig", false},
+		{"symlinked dir", "[include]\n\tpath = ../tools/gitconfig\n", "rm tools && mkdir tools && echo '[core] fsmonitor = \"touch MARK #\"' > tools/gitconfig", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := tempWorkspace(t)
-			dir := ws + "/tooldir"
+			dir := ws + "/tools"
 			if tc.symlinkDir {
 				dir = ws + "/real"
 			}
@@ -54,7 +52,7 @@ func TestAttack8GitIncludeParsedUnlikeGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.symlinkDir {
-				if err := os.Symlink("real", ws+"/tooldir"); err != nil {
+				if err := os.Symlink("real", ws+"/tools"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -73,7 +71,7 @@ func TestAttack8GitIncludeParsedUnlikeGit(t *testing.T) {
 			}
 			set := false
 			for _, q := range r.Quarantined {
-				set = set || q.Path == ws+"/tooldir/gitconfig"
+				set = set || q.Path == ws+"/tools/gitconfig"
 			}
 			switch {
 			case tc.symlinkDir && !set:

@@ -300,7 +300,7 @@ func linkOnTheWay(entries []domain.FilesystemEntry, p string) string {
 // directory d (resolved): it is writable, in a writable directory, and
 // holds no protected path that exists or is held (which keeps the
 // directories between it and its root in place; one that does not exist
-// pins nothing: ws/tools stays movable while ws/tools/bazel is missing).
+// pins nothing: ws/.mvn stays movable while ws/.mvn/jvm.config is missing).
 func replaceableDir(entries []domain.FilesystemEntry, policy *domain.FilesystemPolicy, d string) bool {
 	if d == "/" || !insideWritable(entries, d) || domain.AccessAt(policy, d) != domain.AccessWrite ||
 		domain.AccessAt(policy, filepath.Dir(d)) != domain.AccessWrite {

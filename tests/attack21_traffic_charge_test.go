@@ -59,7 +59,7 @@ func TestAttack21EgressTrafficChargedToTheStarter(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "profiles.toml")
 	os.WriteFile(file, []byte(attack21Profiles), 0o644)
 	s := StartServer(t, "", "--profiles", file, "--dns-server", dns,
-		"--egress-listen", "127.0.0.1:0", "--max-open-turn-bytes", "262144")
+		"--egress-listen", "127.0.0.1:0", "--max-open-turn-bytes", "524288") // (two turns' snapshots, some 130 KB each with the protected list, and room)
 	root := workspace(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

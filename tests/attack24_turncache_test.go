@@ -22,7 +22,7 @@ import (
 // counts, any number): each of their next decisions then replays their
 // turn, a long session's tens of MB, on their hot path; and (2) makes the
 // server replay a large turn of its own per request of a hundred bytes (a
-// turn of 40 writable roots is 1.7 MB of snapshot; the agent starts and
+// turn of 30 writable roots is 1.6 MB of snapshot; the agent starts and
 // ends as many as it likes, and cycles its refused decisions over more of
 // them than the cache holds), at whatever concurrency it likes. Scaled here
 // with --turn-cache 8. Wanted: a credential's turns hold at most a share of
@@ -49,11 +49,11 @@ func TestAttack24TurnCacheTakenByOneCredential(t *testing.T) {
 		t.Fatal("no rchar")
 		return 0
 	}
-	// big starts a turn of 40 writable roots (a snapshot of some 1.7 MB).
+	// big starts a turn of 30 writable roots (a snapshot of some 1.6 MB).
 	big := func(c *Server, id string) string {
 		root := workspace(t)
 		var roots []string
-		for i := range 40 {
+		for i := range 30 {
 			p := filepath.Join(root, fmt.Sprintf("p%d", i))
 			os.Mkdir(p, 0o755)
 			roots = append(roots, p)

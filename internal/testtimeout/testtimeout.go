@@ -4,6 +4,11 @@
 // cores when `go test ./...` runs them side by side, and the go command's
 // default of 10 minutes per package left them one loaded machine from a
 // timeout (a run beside another process's tests hit it).
+//
+// It raises only the binary's own timer: the go command kills a test
+// binary at the -timeout it passed plus a minute, whatever the binary
+// does (a run of the end-to-end package past 11 minutes was stopped so),
+// so the README's command and .ci/run pass -timeout 30m themselves.
 package testtimeout
 
 import (
