@@ -21,7 +21,7 @@ import (
 // bytes ends, another turn's call is decided.
 func TestAttack13EgressPastTheByteQuota(t *testing.T) {
 	t.Parallel()
-	s, root := egressServerWith(t, "--max-open-turn-bytes", "131072")
+	s, root := egressServerWith(t, "--max-open-turn-bytes", "262144") // (the turn's snapshot holds some 130 KB)
 	if st, body := startProfileTurn(s, "eq", root, map[string]any{"profile": "web"}); st != http.StatusCreated {
 		t.Fatalf("start: %d %s", st, body)
 	}
@@ -66,7 +66,7 @@ func TestAttack13EgressPastTheByteQuota(t *testing.T) {
 		reached = st == http.StatusTooManyRequests
 	}
 	if !reached {
-		t.Fatal("400 denied connections did not reach a quota of 128 KiB")
+		t.Fatal("400 denied connections did not reach a quota of 256 KiB")
 	}
 	at := count()
 	for i := 400; i < 450; i++ {

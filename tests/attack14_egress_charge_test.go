@@ -24,7 +24,7 @@ import (
 // quota_exceeded past it, and the other credential still decides.
 func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 	t.Parallel()
-	s, root := egressServerWith(t, "--max-open-turn-bytes", "262144")
+	s, root := egressServerWith(t, "--max-open-turn-bytes", "524288") // (the victim's two turns hold some 260 KB of snapshot)
 	victim := roAs(s, s.credential("victim", "runtime"))
 	agent := roAs(s, s.credential("agent", "runtime"))
 	for _, id := range []string{"v1", "v2"} {
@@ -73,7 +73,7 @@ func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 		}
 	}
 	if !refused {
-		t.Fatal("1500 denied connections were not refused under a quota of 256 KiB")
+		t.Fatal("1500 denied connections were not refused under a quota of 512 KiB")
 	}
 	if st, b := decide(victim, "v2", "own-last"); st != http.StatusOK {
 		t.Errorf("the victim's call once the agent's connections were refused: %d %s", st, b)
