@@ -159,8 +159,10 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	lock.MarkStarted(checkSince)
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
-	if spec.plant == nil {
-		lock.Checked() // no check to run (or none could be prepared: nothing ran)
+	if spec.plant == nil && lock.Since().IsZero() {
+		// No check to run (or none could be prepared: nothing ran). An
+		// earlier unchecked start stays marked for a command that checks.
+		lock.Checked()
 	}
 	var perr *prepareError
 	if errors.As(err, &perr) {
