@@ -273,6 +273,9 @@ type fsView struct {
 	// refuses them by pattern and by file identity too (they are carves
 	// as well).
 	sensitive []sensitiveRule
+	// sensIdx picks the rules of sensitive a path may match (nil: try
+	// each).
+	sensIdx *sensitiveIndex
 	// repoRoots are the writable grants whose ".git" the snapshot
 	// protects: file tools may not write a repository inside them
 	// (repositoryRefusal).
@@ -353,6 +356,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		}
 		v.addRule(&memo, e, p)
 	}
+	v.indexSensitive()
 	v.dropInsideSensitive(memo, lists)
 	v.dropPlantedLinks()
 	v.repoRoots = repositoryRoots(fp, v.grants)

@@ -168,28 +168,59 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool, st *unix
 func (v *fsView) sensitiveMatch(p string) bool {
 	var buf [64]string
 	got := appendParts(buf[:0], p)
+	x := v.sensIdx
+	if x == nil || len(got) == 0 {
+		return v.sensitiveMatchEach(got)
+	}
+	for _, l := range [2][]int{x.first[got[0]], x.wild} {
+		for _, i := range l {
+			if v.sensitive[i].matches(got) {
+				return true
+			}
+		}
+	}
+	var fbuf [64]string
+	folded, changed := foldedParts(fbuf[:0], got)
+	for _, l := range [2][]int{x.folded[folded[0]], x.wildFolded} {
+		for _, i := range l {
+			if v.sensitive[i].matchesFolded(folded, changed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sensitiveMatchEach is sensitiveMatch trying every rule.
+func (v *fsView) sensitiveMatchEach(got []string) bool {
 	for _, r := range v.sensitive {
 		if r.matches(got) {
 			return true
 		}
 	}
-	// In any case too (domain.FoldName): on a case-insensitive file
-	// system ~/.SSH/id_rsa and ~/.NPMRC are the credential stores (the
-	// hundred-and-thirty-ninth review). This only narrows.
 	var fbuf [64]string
-	folded := fbuf[:0]
-	changed := false
-	for _, g := range got {
-		f := domain.FoldName(g)
-		changed = changed || f != g
-		folded = append(folded, f)
-	}
+	folded, changed := foldedParts(fbuf[:0], got)
 	for _, r := range v.sensitive {
 		if r.matchesFolded(folded, changed) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldedParts returns got's elements folded (domain.FoldName): on a
+// case-insensitive file system ~/.SSH/id_rsa and ~/.NPMRC are the
+// credential stores (the hundred-and-thirty-ninth review); this only
+// narrows. changed: folding changed some element. They are appended to
+// dst.
+func foldedParts(dst, got []string) (folded []string, changed bool) {
+	folded = dst
+	for _, g := range got {
+		f := domain.FoldName(g)
+		changed = changed || f != g
+		folded = append(folded, f)
+	}
+	return folded, changed
 }
 
 // matchesFolded is matches on folded components (got, folded by the
