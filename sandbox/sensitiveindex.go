@@ -13,7 +13,7 @@ import "strings"
 // whatever the path begins with). It only narrows which rules are tried:
 // each is still judged by matches and matchesFolded.
 type sensitiveIndex struct {
-	first, folded map[string][]int
+	first, folded    map[string][]int
 	wild, wildFolded []int
 }
 
