@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -273,9 +274,10 @@ type fsView struct {
 	// refuses them by pattern and by file identity too (they are carves
 	// as well).
 	sensitive []sensitiveRule
-	// sensIdx picks the rules of sensitive a path may match (nil: try
-	// each).
-	sensIdx *sensitiveIndex
+	// sensIdx picks the rules of sensitive a path may match, made on
+	// first use (sensOnce): a command's helper seldom asks.
+	sensIdx  *sensitiveIndex
+	sensOnce sync.Once
 	// repoRoots are the writable grants whose ".git" the snapshot
 	// protects: file tools may not write a repository inside them
 	// (repositoryRefusal).
@@ -356,7 +358,6 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		}
 		v.addRule(&memo, e, p)
 	}
-	v.indexSensitive()
 	v.dropInsideSensitive(memo, lists)
 	v.dropPlantedLinks()
 	v.repoRoots = repositoryRoots(fp, v.grants)

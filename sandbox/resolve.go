@@ -168,8 +168,11 @@ func (v *fsView) sensitiveRefusal(lexical, canon string, resolved bool, st *unix
 func (v *fsView) sensitiveMatch(p string) bool {
 	var buf [64]string
 	got := appendParts(buf[:0], p)
-	x := v.sensIdx
-	if x == nil || len(got) == 0 {
+	if len(got) == 0 {
+		return v.sensitiveMatchEach(got)
+	}
+	x := v.sensitiveIndex()
+	if x == nil {
 		return v.sensitiveMatchEach(got)
 	}
 	for _, l := range [2][]int{x.first[got[0]], x.wild} {

@@ -17,8 +17,14 @@ type sensitiveIndex struct {
 	wild, wildFolded []int
 }
 
-// indexSensitive builds v's sensitiveIndex from v.sensitive (once the view
-// is built; a view is not changed afterwards).
+// sensitiveIndex returns v's index of v.sensitive, made on the first call
+// (a view is not changed once built).
+func (v *fsView) sensitiveIndex() *sensitiveIndex {
+	v.sensOnce.Do(v.indexSensitive)
+	return v.sensIdx
+}
+
+// indexSensitive builds v's sensitiveIndex from v.sensitive.
 func (v *fsView) indexSensitive() {
 	x := &sensitiveIndex{first: map[string][]int{}, folded: map[string][]int{}}
 	for i, r := range v.sensitive {
