@@ -132,13 +132,16 @@ func dataDirSecrets(d string, own bool) []string {
 		return nil
 	}
 	dirs := []string{abs}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		dirs = append(dirs, real)
-	}
 	if !own {
+		// Asked first: a decision asks this of the default data directory
+		// each time, which a server given --data seldom has, and resolving
+		// the missing path's links took as long again.
 		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
 			return dirs // nothing lives there yet: one a command makes is set aside
 		}
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		dirs = append(dirs, real)
 	}
 	if !own && !HoldsServerData(abs) {
 		var out []string
