@@ -236,6 +236,9 @@ type fsView struct {
 	// launcherTargets what the launcher files name that exists there:
 	// the helper, which does not walk, is given them (withNested).
 	launchers, launcherTargets []string
+	// launcherGlobs are the patterns launcher files name in directories
+	// that stay writable (launcherglob.go).
+	launcherGlobs []launcherGlob
 	// nestedItems are the protected list's items in the work trees of
 	// nested repositories (protectNestedWorkTrees).
 	nestedItems []string

@@ -143,6 +143,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if r := v.missingRefRefusal(canon); r != nil {
 				return "", r
 			}
+			if r := v.launcherGlobRefusal(canon); r != nil {
+				return "", r
+			}
 			if r := v.repositoryRefusal(lexical, canon); r != nil {
 				return "", r
 			}

@@ -155,6 +155,7 @@ func (d *discovery) launcherRef(base, ref string) {
 		for _, m := range matches {
 			d.launcherPath(m)
 		}
+		d.launcherGlobAt(domain.CleanPath(p), i, matches)
 		if dir := "/" + strings.Join(splitPath(p)[:i], "/"); domain.PathWithin(dir, base) && domain.CleanPath(dir) != domain.CleanPath(base) {
 			d.launcherPath(domain.CleanPath(dir))
 		}

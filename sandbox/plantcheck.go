@@ -74,6 +74,8 @@ type plantCheck struct {
 	// no .config), the root it lies in and the path itself: one the
 	// command creates is set aside after it (setAsideCreated).
 	missing [][3]string
+	// launcherGlobs: the view's (setAsideLauncherMatches).
+	launcherGlobs []launcherGlob
 	// denied are the missing paths of deny entries among missing: one
 	// made is set aside only when it holds a link out (plantedLink), for
 	// what a person's tools write there meanwhile is masked where it lies
@@ -342,6 +344,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 	// tree (protectNestedWorkTrees).
 	watch = append(watch, v.nestedMissing...)
 	pc.nestedFirsts, pc.nestedRels = v.nestedFirsts, v.nestedRels
+	pc.launcherGlobs = v.launcherGlobs
 	for _, na := range v.nestedAbsent {
 		for _, r := range pc.roots {
 			if domain.PathWithin(na.wt, r) {

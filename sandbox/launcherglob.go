@@ -1,0 +1,117 @@
+package sandbox
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// Patterns a launcher file names in a directory that stays writable.
+//
+// A launcher file may name files by a pattern (mise's
+// `_.source = "*.sh"`, which mise sources into the person's shell when
+// they enter the directory). The pattern's matches are kept read-only
+// (launcherRef), and so is its directory when it lies below the launcher
+// file's own; but a pattern in the project's own directory (or above it)
+// leaves the directory writable, the project's, and a new match made
+// there ran in the person's shell (the hundred-and-forty-fourth review's
+// case, left then). A new match is now refused to a write decision and set
+// aside after a command that made it. Patterns whose wildcard is in an
+// earlier element than the last ("*/env.sh") are not covered.
+
+// launcherGlob is a pattern in dir (its last element, the only one with a
+// wildcard) and the names that matched it when the view was built.
+type launcherGlob struct {
+	dir, pattern string
+	had          []string // sorted
+}
+
+// launcherGlobAt notes the pattern p (clean, absolute; i is the index of
+// its first element with a wildcard) when its directory stays writable.
+func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
+	els := splitPath(p)
+	if i != len(els)-1 {
+		return
+	}
+	dir := "/" + strings.Join(els[:i], "/")
+	c, exists, ok, err := canonicalPath(dir)
+	if err != nil || !ok || !exists || !d.writable(c) {
+		return
+	}
+	key := "launcherglob:" + c + "\x00" + els[i]
+	if d.seen[key] {
+		return
+	}
+	d.seen[key] = true
+	g := launcherGlob{dir: c, pattern: els[i]}
+	for _, m := range matches {
+		if filepath.Dir(m) == dir {
+			g.had = append(g.had, filepath.Base(m))
+		}
+	}
+	slices.Sort(g.had)
+	d.v.launcherGlobs = append(d.v.launcherGlobs, g)
+}
+
+// newMatch reports whether the clean absolute path p is a match of g that
+// it did not have when the view was built.
+func (g launcherGlob) newMatch(p string) bool {
+	if filepath.Dir(p) != g.dir {
+		return false
+	}
+	name := filepath.Base(p)
+	if ok, err := path.Match(g.pattern, name); err != nil || !ok {
+		return false
+	}
+	_, had := slices.BinarySearch(g.had, name)
+	return !had
+}
+
+// launcherGlobRefusal refuses a write decision on p (canonical) that would
+// make a new match of a launcher file's pattern.
+func (v *fsView) launcherGlobRefusal(p string) *Refusal {
+	for _, g := range v.launcherGlobs {
+		if g.newMatch(p) {
+			return refuse(CodeWriteRequiresWritable, p, "%s would match %s, a pattern of files a launcher file (mise's _.source, .envrc) names for a host tool to read or run: a new one stays the person's to make", p, joinPath(g.dir, g.pattern))
+		}
+	}
+	return nil
+}
+
+// setAsideLauncherMatches sets aside each match of a launcher file's
+// pattern that the command made (it did not match when the command
+// started).
+func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
+	for _, g := range pc.launcherGlobs {
+		root := ""
+		for _, r := range pc.roots {
+			if domain.PathWithin(g.dir, r) {
+				root = r
+				break
+			}
+		}
+		if root == "" {
+			continue
+		}
+		// Every name is read (a directory of more names than the
+		// discovery's budget could not hide a match), only the matches
+		// kept.
+		names := 1 << 30
+		ents, _, err := readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
+			ok, err := path.Match(g.pattern, string(name))
+			return err == nil && ok
+		})
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if p := joinPath(g.dir, e.name); g.newMatch(p) {
+				found = append(found, setAsideOnTheWay(p, root, "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"))
+			}
+		}
+	}
+	return found
+}

@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestLauncherGlobNewMatchSetAside: a trusted mise.toml at the project's
+// top sources every "*.sh" there (`_.source`), into the person's shell when
+// they enter the directory. A match that exists stays read-only (as
+// before); a new one, which the command makes, is set aside after it, and
+// a file tool's write that would make one is refused. Controls: a file of
+// another name is written and stays, a decision on it is allowed, and a
+// ".sh" file in a subdirectory (which the pattern does not reach) stays.
+func TestLauncherGlobNewMatchSetAside(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"mise.toml": "[env]\n_.source = \"*.sh\"\n", "env.sh": "export A=1\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/evil.sh", domain.AccessWrite, false); err == nil {
+		t.Error("a write decision that makes a new match of mise's _.source pattern was allowed")
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/notes.txt", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write decision on a name the pattern does not match was refused: %v", err)
+	}
+	r := sh(t, s, "echo 'touch "+f.marker+"' > evil.sh; echo n > notes.txt; mkdir -p sub && echo x > sub/deep.sh; echo y >> env.sh; echo done")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	if got := quarantined(r); !slices.Equal(got, []string{f.ws + "/evil.sh"}) {
+		t.Fatalf("quarantined %v, want only evil.sh (%+v)", got, r.Quarantined)
+	}
+	if exists(f.ws + "/evil.sh") {
+		t.Error("evil.sh is still where mise sources it")
+	}
+	if b, _ := os.ReadFile(f.ws + "/env.sh"); string(b) != "export A=1\n" {
+		t.Errorf("the existing match was rewritten: %q", b)
+	}
+	for _, p := range []string{"/notes.txt", "/sub/deep.sh"} {
+		if !exists(f.ws + p) {
+			t.Errorf("control: %s was set aside", p)
+		}
+	}
+	// The next command's view has no new match: nothing more is set aside.
+	r = sh(t, s, "echo z > notes.txt; echo done")
+	if r.ExitCode != 0 || len(r.Quarantined) != 0 {
+		t.Fatalf("the next command: %d %+v %s", r.ExitCode, r.Quarantined, r.Stderr)
+	}
+}
