@@ -19,7 +19,9 @@ import (
 // sourced behind `builtin` or `command`, or read by `$(cat env.sh)`, and
 // the logger assembly Directory.Build.rsp gives MSBuild by a bare file name
 // (`-logger:L,Logger.dll`, loaded from the project's directory by every
-// `dotnet build` there) stay writable to the agent's commands and file
+// `dotnet build` there), and a cargo [env] value with relative = true
+// (a path from the project's directory whatever it holds; cargoConfigRefs
+// drops every value without a "/") stay writable to the agent's commands and file
 // tools; the person's next cd into the directory (or build) runs the
 // agent's code. Each has an honest form the parser reads
 // (TestAttack146_LauncherBareNameControl).
@@ -29,6 +31,11 @@ var launcher146 = []struct{ name, file, data, target, why string }{
 	{"envrcCommandDot", ".envrc", "command . env.sh\n", "env.sh", "sourced by the person's shell on entering"},
 	{"envrcEvalCat", ".envrc", "eval \"$(cat env.sh)\"\n", "env.sh", "evaluated by the person's shell on entering"},
 	{"rspLoggerBare", "Directory.Build.rsp", "-logger:BuildLogger,BuildLogger.dll\n", "BuildLogger.dll", "loaded by every dotnet build in the directory"},
+	// Cargo's [env] with relative = true makes the value a path from the
+	// directory holding .cargo, slash or not; cargoConfigRefs drops every
+	// value without a "/" (as a program looked up in PATH). CC is the C
+	// compiler the cc crate's build scripts run.
+	{"cargoEnvRelativeBare", ".cargo/config.toml", "[env]\nCC = { value = \"zcc\", relative = true }\n", "zcc", "run as the C compiler by every build script of a cargo build there"},
 }
 
 // TestAttack146_LauncherBareNameWritable: the target of each form above is
@@ -61,6 +68,7 @@ func TestAttack146_LauncherBareNameControl(t *testing.T) {
 		{"envrcBashDotSlash", ".envrc", "bash ./setup.sh\n", "setup.sh"},
 		{"envrcSource", ".envrc", "source env.sh\n", "env.sh"},
 		{"rspLoggerPath", "Directory.Build.rsp", "-logger:BuildLogger,./BuildLogger.dll\n", "BuildLogger.dll"},
+		{"cargoEnvRelativePath", ".cargo/config.toml", "[env]\nCC = { value = \"tools/zcc\", relative = true }\n", "tools/zcc"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newPlantFixture(t)
