@@ -16,7 +16,9 @@ import (
 // which takes a word for a path only when it holds a "/" or starts with
 // ".". So a program the person's .envrc runs by its bare name (direnv runs
 // .envrc in its own directory: `bash setup.sh` runs ./setup.sh), a file
-// sourced behind `builtin` or `command`, or read by `$(cat env.sh)`, and
+// sourced behind `builtin` or `command`, or read by `$(cat env.sh)`, a
+// quoted one with a space (`source "my env.sh"`: envrcRefs splits the
+// words on blanks before it takes the quotes off, and keeps "my"), and
 // the logger assembly Directory.Build.rsp gives MSBuild by a bare file name
 // (`-logger:L,Logger.dll`, loaded from the project's directory by every
 // `dotnet build` there), and a cargo [env] value with relative = true
@@ -29,6 +31,9 @@ var launcher146 = []struct{ name, file, data, target, why string }{
 	{"envrcBashBare", ".envrc", "bash setup.sh\n", "setup.sh", "direnv runs it on entering"},
 	{"envrcBuiltinSource", ".envrc", "builtin source env.sh\n", "env.sh", "sourced by the person's shell on entering"},
 	{"envrcCommandDot", ".envrc", "command . env.sh\n", "env.sh", "sourced by the person's shell on entering"},
+	// A quoted path with a space: the words are split on blanks before
+	// the quotes are taken off, and "my" is kept, not "my env.sh".
+	{"envrcSourceQuotedSpace", ".envrc", "source \"my env.sh\"\n", "my env.sh", "sourced by the person's shell on entering"},
 	{"envrcEvalCat", ".envrc", "eval \"$(cat env.sh)\"\n", "env.sh", "evaluated by the person's shell on entering"},
 	{"rspLoggerBare", "Directory.Build.rsp", "-logger:BuildLogger,BuildLogger.dll\n", "BuildLogger.dll", "loaded by every dotnet build in the directory"},
 	// Cargo's [env] with relative = true makes the value a path from the
@@ -52,7 +57,7 @@ func TestAttack146_LauncherBareNameWritable(t *testing.T) {
 			if _, err := (DecisionChecker{}).ResolveFile(s, c.target, domain.AccessWrite, false); err == nil {
 				t.Errorf("ESCAPED (decision): a write of %s, which the protected %s %q names (%s), was allowed", c.target, c.file, strings.TrimSpace(c.data), c.why)
 			}
-			r := sh(t, s, "echo 'touch /tmp/pwned146' >> "+c.target+" && echo wrote")
+			r := sh(t, s, "echo 'touch /tmp/pwned146' >> '"+c.target+"' && echo wrote")
 			if strings.Contains(string(r.Stdout), "wrote") && exists(filepath.Join(f.ws, c.target)) {
 				t.Errorf("ESCAPED (command): a command wrote %s, which the protected %s %q names (%s), and it stayed after the check", c.target, c.file, strings.TrimSpace(c.data), c.why)
 			}
@@ -67,6 +72,7 @@ func TestAttack146_LauncherBareNameControl(t *testing.T) {
 	for _, c := range []struct{ name, file, data, target string }{
 		{"envrcBashDotSlash", ".envrc", "bash ./setup.sh\n", "setup.sh"},
 		{"envrcSource", ".envrc", "source env.sh\n", "env.sh"},
+		{"envrcSourceQuoted", ".envrc", "source \"my_env.sh\"\n", "my_env.sh"},
 		{"rspLoggerPath", "Directory.Build.rsp", "-logger:BuildLogger,./BuildLogger.dll\n", "BuildLogger.dll"},
 		{"cargoEnvRelativePath", ".cargo/config.toml", "[env]\nCC = { value = \"tools/zcc\", relative = true }\n", "tools/zcc"},
 	} {
