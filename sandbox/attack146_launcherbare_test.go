@@ -24,7 +24,9 @@ import (
 // `dotnet build` there), and a cargo [env] value with relative = true
 // (a path from the project's directory whatever it holds; cargoConfigRefs
 // drops every value without a "/") stay writable to the agent's commands and file
-// tools; the person's next cd into the directory (or build) runs the
+// tools, as does Maven's local repository given by a bare name in
+// .mvn/maven.config (-Dmaven.repo.local=m2repo: the plugin jars the
+// person's next mvn loads); the person's next cd into the directory (or build) runs the
 // agent's code. Each has an honest form the parser reads
 // (TestAttack146_LauncherBareNameControl).
 var launcher146 = []struct{ name, file, data, target, why string }{
@@ -36,6 +38,10 @@ var launcher146 = []struct{ name, file, data, target, why string }{
 	{"envrcSourceQuotedSpace", ".envrc", "source \"my env.sh\"\n", "my env.sh", "sourced by the person's shell on entering"},
 	{"envrcEvalCat", ".envrc", "eval \"$(cat env.sh)\"\n", "env.sh", "evaluated by the person's shell on entering"},
 	{"rspLoggerBare", "Directory.Build.rsp", "-logger:BuildLogger,BuildLogger.dll\n", "BuildLogger.dll", "loaded by every dotnet build in the directory"},
+	// Maven's local repository, where it loads its plugins' and
+	// extensions' jars from, given by a bare name in .mvn/maven.config
+	// (jvmOptionRefs reads a -D property's value through pathTokens).
+	{"mavenRepoLocalBare", ".mvn/maven.config", "-Dmaven.repo.local=m2repo\n", "m2repo/org/apache/maven/plugins/maven-clean-plugin/3.2.0/maven-clean-plugin-3.2.0.jar", "a plugin jar the person's next mvn there loads"},
 	// Cargo's [env] with relative = true makes the value a path from the
 	// directory holding .cargo, slash or not; cargoConfigRefs drops every
 	// value without a "/" (as a program looked up in PATH). CC is the C
@@ -74,6 +80,7 @@ func TestAttack146_LauncherBareNameControl(t *testing.T) {
 		{"envrcSource", ".envrc", "source env.sh\n", "env.sh"},
 		{"envrcSourceQuoted", ".envrc", "source \"my_env.sh\"\n", "my_env.sh"},
 		{"rspLoggerPath", "Directory.Build.rsp", "-logger:BuildLogger,./BuildLogger.dll\n", "BuildLogger.dll"},
+		{"mavenRepoLocalPath", ".mvn/maven.config", "-Dmaven.repo.local=./m2repo\n", "m2repo/org/apache/maven/plugins/maven-clean-plugin/3.2.0/maven-clean-plugin-3.2.0.jar"},
 		{"cargoEnvRelativePath", ".cargo/config.toml", "[env]\nCC = { value = \"tools/zcc\", relative = true }\n", "tools/zcc"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
