@@ -245,7 +245,12 @@ func newPlantCheck(v *fsView) *plantCheck {
 	sort.Strings(pc.roots)
 	kept := pc.roots[:1]
 	for _, r := range pc.roots[1:] {
-		if !domain.PathWithin(r, kept[len(kept)-1]) {
+		// A root nested in a shared one (/tmp writable by :slash_tmp, a
+		// workspace in it) is walked as a root of its own: the shared
+		// root's walk enters at its top only what the command's uid owns
+		// or anyone may write, and the workspace's way is the person's
+		// (the hundred-and-forty-sixth review).
+		if last := kept[len(kept)-1]; !domain.PathWithin(r, last) || sharedRootPath(last) {
 			kept = append(kept, r)
 		}
 	}

@@ -551,6 +551,12 @@ func sharedRoot(path string, mode uint32) bool {
 	return sharedMode(mode) && slices.Contains(sharedTempDirs(), path)
 }
 
+// sharedRootPath is sharedRoot of the directory at path (not followed).
+func sharedRootPath(path string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && sharedRoot(path, st.Mode)
+}
+
 // sharedMode reports whether a directory's mode makes it shared:
 // world-writable and sticky.
 func sharedMode(mode uint32) bool { return mode&unix.S_ISVTX != 0 && mode&0o002 != 0 }
