@@ -345,8 +345,18 @@ func (w *plantWalk) pastPathMax(rel, name string) {
 		return
 	}
 	const reason = "a directory the command made, changed or moved whose path is longer than the system looks up (PATH_MAX)"
-	for i := 0; i < 100; i++ {
+	// Past .99 a random name (as setAside): the command could have
+	// taken the hundred names itself, and set aside in place the
+	// directory stayed as deep (the hundred-and-forty-sixth review).
+	for i := 0; i < 108; i++ {
 		to := fmt.Sprintf("turnstile-deep%s.%d", domain.UntrustedSuffix, i)
+		if i > 99 {
+			var b [8]byte
+			if _, err := unix.Getrandom(b[:], 0); err != nil {
+				break
+			}
+			to = fmt.Sprintf("turnstile-deep%s.%x", domain.UntrustedSuffix, b)
+		}
 		err := unix.Renameat2(pfd, name, w.rootFd, to, unix.RENAME_NOREPLACE)
 		if errors.Is(err, unix.EEXIST) {
 			continue
