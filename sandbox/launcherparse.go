@@ -40,7 +40,19 @@ func launcherRefsOf(item string, data []byte) []string {
 	case "bunfig.toml":
 		return bunfigRefs(data)
 	case ".Renviron":
-		return keyedLineRefs(data, "=", "R_PROFILE_USER", "R_PROFILE")
+		// The profiles R runs, the libraries it loads packages from (lists,
+		// ":"-separated), the make variables of a package's build, the
+		// environment files it reads (the hundred-and-forty-sixth review).
+		var out []string
+		for _, v := range keyedLineRefs(data, "=", "R_PROFILE_USER", "R_PROFILE", "R_LIBS", "R_LIBS_USER", "R_LIBS_SITE",
+			"R_MAKEVARS_USER", "R_MAKEVARS_SITE", "R_ENVIRON", "R_ENVIRON_USER") {
+			if strings.Contains(v, "${") {
+				out = append(out, v) // a variable's default (expandLauncherVars)
+				continue
+			}
+			out = append(out, strings.Split(v, ":")...)
+		}
+		return uniq(slices.DeleteFunc(out, func(p string) bool { return p == "" }))
 	case ".mvn/jvm.config", ".mvn/maven.config", ".jvmopts", ".sbtopts":
 		return jvmOptionRefs(data)
 	case ".Rprofile":
@@ -498,15 +510,24 @@ func cargoConfigRefs(data []byte) []string {
 	program(tomlTable(doc["doc"])["browser"], true)
 	// [env]: what every process cargo starts gets (LD_PRELOAD = { value
 	// = "tools/x.so", relative = true }); a value naming a path.
+	// A value cargo takes relative to the config's directory (relative =
+	// true) is a path whatever it holds: CC = { value = "zcc", relative =
+	// true } (the hundred-and-forty-sixth review).
+	var relative []string
 	for _, v := range tomlTable(doc["env"]) {
 		if m := tomlTable(v); m != nil {
+			if r, _ := m["relative"].(bool); r {
+				if s, ok := m["value"].(string); ok && s != "" {
+					relative = append(relative, s)
+				}
+			}
 			v = m["value"]
 		}
 		if s, ok := v.(string); ok {
 			out = append(out, s)
 		}
 	}
-	return uniq(slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") }))
+	return uniq(append(slices.DeleteFunc(out, func(p string) bool { return !strings.Contains(p, "/") }), relative...))
 }
 
 // bunfigRefs: the scripts bun preloads (top level and for bun test) and

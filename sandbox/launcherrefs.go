@@ -110,6 +110,12 @@ func (d *discovery) protectLauncherRefs() {
 		for _, ref := range launcherRefsOf(item, data) {
 			d.launcherRef(base, ref)
 		}
+		// A bare name, where it exists (launcherbare.go).
+		for _, ref := range launcherBareRefsOf(item, data) {
+			if _, err := os.Lstat(base + "/" + ref); err == nil {
+				d.launcherRef(base, ref)
+			}
+		}
 	}
 }
 

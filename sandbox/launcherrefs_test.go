@@ -34,7 +34,7 @@ func TestLauncherRefsOf(t *testing.T) {
 		{".cargo/config.toml", "[build]\nrustc-wrapper = \"tools/wrap.sh\"\nrustc = \"rustc\"\n[target.x86_64-unknown-linux-gnu]\nlinker = \"./tools/ld\"\nrunner = [\"tools/run\", \"--flag\"]\n[registry]\nglobal-credential-providers = [\"cargo:token\", \"tools/cred --x\"]\n",
 			[]string{"tools/wrap.sh", "./tools/ld", "tools/run", "tools/cred"}},
 		{"bunfig.toml", "preload = [\"./setup.ts\", \"bun-plugin-x\"]\n[test]\npreload = \"./test-setup.ts\"\n", []string{"./setup.ts", "./test-setup.ts"}},
-		{".Renviron", "R_LIBS_USER=lib\nR_PROFILE_USER=\"tools/x.R\"\n", []string{"tools/x.R"}},
+		{".Renviron", "R_LIBS_USER=lib\nR_PROFILE_USER=\"tools/x.R\"\nR_HOME=/usr/lib/R\n", []string{"lib", "tools/x.R"}}, // the libraries too (review 146)
 		{".mvn/jvm.config", "-Xmx2g -javaagent:tools/agent.jar=opt\n-XX:OnOutOfMemoryError=tools/oom.sh\n", []string{"tools/agent.jar", "tools/oom.sh"}},
 		{".mvn/maven.config", "-Dmaven.ext.class.path=ext/a.jar:ext/b.jar\n", []string{"ext/a.jar", "ext/b.jar"}},
 		{".sbtopts", "-J-agentpath:lib/a.so\n-sbt-jar tools/sbt-launch.jar\n", []string{"lib/a.so", "tools/sbt-launch.jar"}},

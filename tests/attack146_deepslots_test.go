@@ -80,9 +80,9 @@ func TestAttack146_CLIDeepSlotsTaken(t *testing.T) {
 				t.Fatalf("premise: the first check did not act on the directory past PATH_MAX")
 			}
 			if out := sandbox(`W=$PWD; i=0; while [ $i -lt 17 ]; do cd L* || exit 1; i=$((i+1)); done; mv evil "$W/sub" && echo moved`); !strings.Contains(out, "moved") {
-				if c.taken {
-					t.Fatalf("the second command could not reach the repository (the deep directory was moved away): not escaped by this way")
-				}
+				// The fix: with the hundred names taken, the deep directory is
+				// moved to the top under a random name and judged there, as
+				// in the control.
 				hoisted, _ := filepath.Glob(filepath.Join(ws, "turnstile-deep*", "evil"))
 				if len(hoisted) != 1 {
 					t.Fatalf("control premise: no moved directory holds the repository (%v)", hoisted)

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"slices"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestLauncherBareRefsOf: the bare names each loose format may give, and
+// what is not one (a .bazelrc's command, an .npmrc's key, a -D property
+// whose name says nothing of a path, a flag, a variable, a pattern).
+func TestLauncherBareRefsOf(t *testing.T) {
+	for _, c := range []struct {
+		item, data string
+		want       []string
+	}{
+		{".envrc", "layout python\nbash setup.sh --fast\nbuiltin source env.sh\ncommand . 'my env.sh'\neval \"$(cat extra.sh)\"\nFOO=bar:baz\necho $HOME *.txt\n",
+			[]string{"bar", "baz", "env.sh", "extra.sh", "my env.sh", "python", "setup.sh", "source"}},
+		{".envrc", "if [ x; then source a.sh\n", []string{"a.sh", "source", "then", "x;"}}, // does not parse: the words after each line's first
+		{".bazelrc", "build --disk_cache=cache\ntry-import user.bazelrc\n", []string{"cache", "user.bazelrc"}},
+		{".npmrc", "script-shell=shells/sh\ncache=npmcache\n", []string{"shells/sh", "npmcache"}},
+		{"Directory.Build.rsp", "-logger:BuildLogger,BuildLogger.dll\n# -logger:x\n", []string{"BuildLogger", "BuildLogger.dll"}},
+		{".mvn/maven.config", "-Dmaven.repo.local=m2repo -Denv=dev -T 4\n", []string{"m2repo"}},
+	} {
+		got := launcherBareRefsOf(c.item, []byte(c.data))
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("launcherBareRefsOf(%s, %q) = %q, want %q", c.item, c.data, got, want)
+		}
+	}
+}
+
+// TestLauncherBareNameOnlyWhereItExists: a bare name the launcher file
+// gives is kept read-only where it exists, and a missing one is not
+// watched: a command that makes a directory of that name keeps it (most
+// bare words are no paths). Control: the existing one is refused.
+func TestLauncherBareNameOnlyWhereItExists(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{".bazelrc": "build --disk_cache=cache --config=later\n", "cache/x": "x\n", "build/out": "o\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/cache/x", domain.AccessWrite, false); err == nil {
+		t.Error("a write in cache, which .bazelrc names and which exists, was allowed")
+	}
+	for _, p := range []string{"/build/out", "/later/y"} {
+		if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+p, domain.AccessWrite, false); err != nil {
+			t.Errorf("a write of %s (the command's name, or a bare word that names nothing) was refused: %v", p, err)
+		}
+	}
+	r := sh(t, s, "mkdir later && echo y > later/y && echo o2 > build/out && echo done")
+	if r.ExitCode != 0 || len(r.Quarantined) != 0 || !exists(f.ws+"/later/y") {
+		t.Fatalf("an honest command: %d %+v %s", r.ExitCode, r.Quarantined, r.Stderr)
+	}
+}
