@@ -726,6 +726,25 @@ func (pc *plantCheck) setAsideReplaced() (found []Quarantine) {
 	return found
 }
 
+// setAsideCaughtUp sets aside, when this check catches up on an earlier
+// command that was killed before its own (catchUp), each protected path
+// that existed when this command started and was made or changed since
+// the earlier one's start (since): one the killed command made (a
+// .cargo/config.toml, an .envrc) was there at this command's start, so
+// the watch of missing paths did not take it for made (the
+// hundred-and-forty-sixth review). What the person changed there after
+// the kill is set aside as well: the check cannot tell who made it.
+func (pc *plantCheck) setAsideCaughtUp(since time.Time) (found []Quarantine) {
+	for _, p := range pc.present {
+		var st unix.Stat_t
+		if unix.Lstat(p.path, &st) != nil || time.Unix(st.Ctim.Unix()).Before(since) {
+			continue
+		}
+		found = append(found, setAsideOnTheWay(p.path, p.root, "a protected path made or changed since an earlier command over the root started, which was killed before its check ran"))
+	}
+	return found
+}
+
 // setAsideRelinked sets aside what a path a held repository's config names
 // (an include file, a hooks directory) leads to when it no longer leads
 // where it led when the command started: git opens the path as written,

@@ -153,6 +153,9 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideCreated()...)
 	w.found = append(w.found, pc.setAsideNestedCreated()...)
 	w.found = append(w.found, pc.setAsideReplaced()...)
+	if pc.catchUp {
+		w.found = append(w.found, pc.setAsideCaughtUp(w.since)...)
+	}
 	w.found = append(w.found, pc.setAsideRelinked()...)
 	w.found = append(w.found, pc.setAsideLauncherMatches()...)
 	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
