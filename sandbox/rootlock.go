@@ -52,6 +52,14 @@ type RootLock struct {
 	// killed outright), zero when there was none.
 	pending []string
 	since   time.Time
+	// dir is the lock directory; roots the exclusive roots (their
+	// markers are also left beside each directory above them, in its
+	// below-directory: belowMarker); consumed the roots below one of
+	// them whose marker was found there (removed with theirs once the
+	// check has run).
+	dir      string
+	roots    []string
+	consumed []string
 }
 
 // A command's check runs in the process that started it, after the
@@ -71,27 +79,103 @@ func pendingMarker(lockFile string) string {
 	return lockFile + ".pending-" + strconv.Itoa(os.Geteuid())
 }
 
+// A command over a directory above a killed command's root (/ws after
+// /ws/sub) holds /ws exclusive and /ws/sub not at all, so it never read
+// the marker beside /ws/sub's lock file (the hundred-and-forty-sixth
+// review). A command's marker is also left in the below-directory of each
+// directory above its root (belowDir: one per directory and user, mode
+// 0700), named by its root's hash and holding the root's path; the holder
+// of an exclusive root reads its below-directory too, and removes what it
+// found there once its check has run. (A command over /ws/sub after a
+// killed one over /ws does not read /ws's marker, which /ws's next holder
+// removes: read by every command below, a marker left above a root would
+// widen their checks until then.)
+
+// belowDir is the directory of the markers of the roots below path.
+func belowDir(dir, path string) string {
+	return lockFileName(dir, path) + ".below-" + strconv.Itoa(os.Geteuid())
+}
+
+// belowMarker is root's marker in the below-directory of its ancestor.
+func belowMarker(dir, ancestor, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return belowDir(dir, ancestor) + "/" + hex.EncodeToString(sum[:20])
+}
+
+// lockAncestors returns the directories above the clean absolute path p,
+// "/" included.
+func lockAncestors(p string) []string {
+	var out []string
+	for d := p; d != "/"; {
+		d = filepath.Dir(d)
+		out = append(out, d)
+	}
+	return out
+}
+
+// ownDir reports whether d is a directory of this user's, not a link.
+func ownDir(d string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(d, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid()
+}
+
+// readBelow returns the markers in path's below-directory: the earliest
+// start and the roots they name.
+func readBelow(dir, path string) (since time.Time, roots []string) {
+	d := belowDir(dir, path)
+	if !ownDir(d) {
+		return time.Time{}, nil
+	}
+	ents, err := os.ReadDir(d)
+	if err != nil {
+		return time.Time{}, nil
+	}
+	for _, e := range ents {
+		start, root := readPendingRoot(d + "/" + e.Name())
+		if start.IsZero() || root == "" || !domain.PathWithin(root, path) || root == path {
+			continue
+		}
+		roots = append(roots, root)
+		if since.IsZero() || start.Before(since) {
+			since = start
+		}
+	}
+	return since, roots
+}
+
 // readPending returns the start a marker holds, or zero.
 func readPending(name string) time.Time {
+	t, _ := readPendingRoot(name)
+	return t
+}
+
+// readPendingRoot returns the start a marker holds, or zero, and the root
+// it names (a below-directory's marker; "" otherwise).
+func readPendingRoot(name string) (time.Time, string) {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
-		return time.Time{}
+		return time.Time{}, ""
 	}
-	buf := make([]byte, 32)
+	buf := make([]byte, 32+unix.PathMax)
 	n, _ := unix.Read(fd, buf)
 	if n <= 0 {
-		return time.Time{}
+		return time.Time{}, ""
 	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(buf[:n])), 10, 64)
+	first, root, _ := strings.Cut(string(buf[:n]), "\n")
+	ns, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
 	if err != nil || ns <= 0 {
-		return time.Time{}
+		return time.Time{}, ""
 	}
-	return time.Unix(0, ns)
+	root = strings.TrimSuffix(root, "\n")
+	if root != "" && domain.CleanPath(root) != root {
+		root = ""
+	}
+	return time.Unix(0, ns), root
 }
 
 // Since is the earliest start of a command over the roots whose check
@@ -115,17 +199,31 @@ func (l *RootLock) MarkStarted(start time.Time) {
 	}
 	data := []byte(strconv.FormatInt(start.UnixNano(), 10) + "\n")
 	for _, name := range l.pending {
-		tmp := name + ".tmp"
+		writeMarker(name, data)
+	}
+	for _, r := range l.roots {
+		for _, a := range lockAncestors(r) {
+			d := belowDir(l.dir, a)
+			if err := unix.Mkdir(d, 0o700); err != nil && !errors.Is(err, unix.EEXIST) || !ownDir(d) {
+				continue
+			}
+			writeMarker(belowMarker(l.dir, a, r), append(slices.Clone(data), r+"\n"...))
+		}
+	}
+}
+
+// writeMarker writes a marker (through a temporary file renamed over it).
+func writeMarker(name string, data []byte) {
+	tmp := name + ".tmp"
+	unix.Unlink(tmp)
+	fd, err := unix.Open(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	_, werr := unix.Write(fd, data)
+	unix.Close(fd)
+	if werr != nil || unix.Rename(tmp, name) != nil {
 		unix.Unlink(tmp)
-		fd, err := unix.Open(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
-		if err != nil {
-			continue
-		}
-		_, werr := unix.Write(fd, data)
-		unix.Close(fd)
-		if werr != nil || unix.Rename(tmp, name) != nil {
-			unix.Unlink(tmp)
-		}
 	}
 }
 
@@ -137,7 +235,23 @@ func (l *RootLock) Checked() {
 	for _, name := range l.pending {
 		unix.Unlink(name)
 	}
+	for _, r := range append(slices.Clone(l.roots), l.consumed...) {
+		if slices.Contains(l.consumed, r) {
+			unix.Unlink(pendingMarker(lockFileName(l.dir, r)))
+		}
+		for _, a := range lockAncestors(r) {
+			unix.Unlink(belowMarker(l.dir, a, r))
+		}
+	}
+	l.consumed = nil
 	l.since = time.Time{}
+}
+
+// noteSince takes t (zero: none) for the earliest unchecked start.
+func (l *RootLock) noteSince(t time.Time) {
+	if !t.IsZero() && (l.since.IsZero() || t.Before(l.since)) {
+		l.since = t
+	}
 }
 
 // Release drops the locks (once; nil is a no-op).
@@ -238,7 +352,7 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 	if err != nil {
 		return nil, err
 	}
-	l := &RootLock{}
+	l := &RootLock{dir: dir}
 	for _, t := range targets {
 		fd, err := openLockFile(dir, t.path)
 		if err != nil {
@@ -258,10 +372,12 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 		if t.exclusive {
 			// Held: a marker here is from a holder that is gone.
 			m := pendingMarker(lockFileName(dir, t.path))
+			l.noteSince(readPending(m))
 			l.pending = append(l.pending, m)
-			if p := readPending(m); !p.IsZero() && (l.since.IsZero() || p.Before(l.since)) {
-				l.since = p
-			}
+			l.roots = append(l.roots, t.path)
+			below, roots := readBelow(dir, t.path)
+			l.noteSince(below)
+			l.consumed = append(l.consumed, roots...)
 		}
 	}
 	return l, nil

@@ -78,3 +78,78 @@ func TestPendingMarkerCarriesAnUncheckedStart(t *testing.T) {
 	}
 	os.Remove(markers[0])
 }
+
+// TestBelowMarkersReachTheEnclosingRoot: a killed command over ws/sub is
+// caught up by the next command over ws (which removes its markers once
+// checked, at every directory above it); a killed command over ws is not
+// by the next over ws/sub, which leaves ws's marker to ws's next holder.
+// A checked command leaves no marker anywhere.
+func TestBelowMarkersReachTheEnclosingRoot(t *testing.T) {
+	ws := t.TempDir()
+	sub := ws + "/sub"
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := rootLockDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := func(root string) *RootLock {
+		t.Helper()
+		l, err := lockRoots(context.Background(), []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	left := func() []string {
+		var out []string
+		for _, m := range []string{pendingMarker(lockFileName(dir, sub)), pendingMarker(lockFileName(dir, ws)),
+			belowMarker(dir, ws, sub), belowMarker(dir, "/", sub), belowMarker(dir, "/", ws)} {
+			if _, err := os.Lstat(m); err == nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	t1 := time.Unix(1_700_000_000, 0)
+	l := lock(sub)
+	l.MarkStarted(t1)
+	l.Release() // killed over ws/sub
+	if len(left()) != 3 {
+		t.Fatalf("the killed command left %v", left())
+	}
+	l = lock(ws)
+	if got := l.Since(); !got.Equal(t1) {
+		t.Fatalf("the next holder of ws: Since = %v, want the killed command's start over ws/sub %v", got, t1)
+	}
+	l.MarkStarted(time.Now())
+	l.Checked()
+	l.Release()
+	if m := left(); len(m) != 0 {
+		t.Fatalf("after the check over ws, markers are left: %v", m)
+	}
+	t2 := time.Unix(1_700_000_100, 0)
+	l = lock(ws)
+	l.MarkStarted(t2)
+	l.Release() // killed over ws
+	l = lock(sub)
+	if got := l.Since(); !got.IsZero() {
+		t.Fatalf("a holder of ws/sub: Since = %v, want none (ws's marker is ws's next holder's)", got)
+	}
+	l.MarkStarted(time.Now())
+	l.Checked()
+	l.Release()
+	if m := left(); len(m) != 2 {
+		t.Fatalf("after the check over ws/sub: %v, want ws's own marker and its marker at / (ws's next holder removes them)", m)
+	}
+	l = lock(ws)
+	if got := l.Since(); !got.Equal(t2) {
+		t.Fatalf("ws's next holder: Since = %v, want %v", got, t2)
+	}
+	l.Checked()
+	l.Release()
+	if m := left(); len(m) != 0 {
+		t.Fatalf("markers left: %v", m)
+	}
+}
