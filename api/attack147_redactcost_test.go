@@ -22,12 +22,14 @@ import (
 // TestAttack147_PreToolUseCostPastHoldWait (review 147, medium): a shell
 // command's redaction costs time quadratic in its length when it holds
 // many secret-named options or assignments ("--api-key=x " repeated,
-// "token=x ", "A_TOKEN=x "): domain.redactGated → replaceClipped calls
+// "token=x ", "A_TOKEN=x ", worse with an expansion after each,
+// "--api-key=x $T "): domain.redactGated → replaceClipped calls
 // programWord/commandStart (and exposedVars, namedAgain) from each match
 // back over the text before it, so one Bash command of 130 KB (within
-// the argument cap, 131,071 bytes) costs 20-40 s of the server's CPU
-// here, each time it is classified (Scope.shown → redactArgv), and an
-// exec_command of seven such argv entries (one 1 MiB body) minutes. The
+// the argument cap, 131,071 bytes) costs 8 s of the server's CPU here
+// ("--api-key=x "), over a minute ("--api-key=x $T "), each time it is
+// classified (Scope.shown → redactArgv), and an exec_command of seven
+// such argv entries (one 1 MiB body) several minutes. The
 // work reads no context: a Claude Code PreToolUse of such a Bash command
 // is answered long after "hold_wait and a second of its arrival"
 // (README, "Claude Code as a client"), i.e. after Claude Code's hook
@@ -82,6 +84,7 @@ func TestAttack147_PreToolUseCostPastHoldWait(t *testing.T) {
 		{"control: short", "ls -la"},
 		{"control: long, no secret names", "echo " + strings.Repeat("--verbose=x ", size/12)},
 		{"secret-named options", "echo " + strings.Repeat("--api-key=x ", size/12)},
+		{"secret-named options and expansions", "echo " + strings.Repeat("--api-key=x $T ", size/15)},
 	} {
 		status, body, took := pre("toolu_"+strings.ReplaceAll(c.name, " ", "_")[:12]+time.Now().Format("150405.000"), c.command)
 		if status != http.StatusOK || !strings.Contains(body, `"permissionDecision"`) {
