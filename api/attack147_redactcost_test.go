@@ -101,3 +101,81 @@ func TestAttack147_PreToolUseCostPastHoldWait(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack147_CostlyDecisionHoldsAnotherTurn (review 147, medium, the
+// same cause): the classification and its redaction run in the engine's
+// load hook (checkResources), under the turn's lock, and a runtime
+// credential may decide tool calls in any turn of its workspaces, another
+// principal's included. One decision of such a command in a person's turn
+// holds that turn for as long as it costs: the person's answer to a
+// request of the turn, their decisions, their end of the turn, all wait
+// and fail (503 store_unavailable once the command timeout passes; a
+// Claude Code hook of that session is answered deny), and the agent sends
+// another when it ends.
+//
+// Controls: the same person's decision in another turn meanwhile is
+// answered at once (the machine is not what is slow), and the answer to
+// the request is taken at once before the agent's decision.
+func TestAttack147_CostlyDecisionHoldsAnotherTurn(t *testing.T) {
+	s := startInProcess(t)
+	agent := s.credential("agent147", "runtime")
+	root := t.TempDir()
+	for _, id := range []string{"victim", "other"} {
+		if st, b := s.do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "workspace_root": root,
+			"permission_profile": map[string]any{"mode": "supervised"}}); st != http.StatusCreated {
+			t.Fatalf("start %s: %d %s", id, st, b)
+		}
+	}
+	ask := func(turnID, call string) string {
+		t.Helper()
+		st, b := s.do("POST", "/v1/turns/"+turnID+"/decisions", map[string]any{"tool_call_id": call, "tool_name": "exec_command", "arguments": map[string]any{"cmd": "ls"}})
+		var d struct {
+			Request struct {
+				RequestID string `json:"request_id"`
+			} `json:"request"`
+		}
+		if st != http.StatusOK || json.Unmarshal(b, &d) != nil || d.Request.RequestID == "" {
+			t.Fatalf("ask in %s: %d %s", turnID, st, b)
+		}
+		return d.Request.RequestID
+	}
+	respond := func(id string) (int, time.Duration) {
+		start := time.Now()
+		st, _ := s.do("POST", "/v1/approvals/"+id+"/respond", map[string]any{"resolution": "allow_once"})
+		return st, time.Since(start)
+	}
+	// Control: an answer before the agent's decision is taken at once.
+	if st, took := respond(ask("victim", "p-0")); st != http.StatusOK || took > 3*time.Second {
+		t.Fatalf("control: the person's answer before: %d in %v", st, took)
+	}
+	req := ask("victim", "p-1")
+
+	heavy := "echo " + strings.Repeat("--api-key=x $T ", (64<<10)/15)
+	done := make(chan time.Duration, 1)
+	go func() {
+		b, _ := json.Marshal(map[string]any{"tool_call_id": "agent-heavy", "tool_name": "exec_command", "arguments": map[string]any{"cmd": heavy}})
+		r, _ := http.NewRequest("POST", s.url+"/v1/turns/victim/decisions", bytes.NewReader(b))
+		r.Header.Set("Authorization", "Bearer "+agent)
+		start := time.Now()
+		if resp, err := http.DefaultClient.Do(r); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		done <- time.Since(start)
+	}()
+	time.Sleep(500 * time.Millisecond)
+	// Control: the person's decision in another turn meanwhile.
+	start := time.Now()
+	if st, b := s.do("POST", "/v1/turns/other/decisions", map[string]any{"tool_call_id": "o-1", "tool_name": "read_file", "arguments": map[string]any{"path": root}}); st != http.StatusOK {
+		t.Fatalf("control: a decision in another turn: %d %s", st, b)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("control: a decision in another turn took %v: the machine, not the turn, is slow", took)
+	}
+	st, took := respond(req)
+	heavyTook := <-done
+	t.Logf("the agent's decision took %v", heavyTook.Round(time.Millisecond))
+	if st != http.StatusOK || took > 3*time.Second {
+		t.Fatalf("the person's answer to a request of their turn, while the agent's decision of a %d-byte command held it: %d after %v (want 200 at once)", len(heavy), st, took.Round(time.Millisecond))
+	}
+}
