@@ -506,6 +506,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 	}
 	var b strings.Builder
 	last := 0
+	cs := csMemo{} // s is the same text for every match
 	for _, m := range idx {
 		a, e := span(m)
 		if a < 0 || a < last {
@@ -540,7 +541,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		// an export or an MCP argument was shown: the ninety-fourth
 		// review). The value is hidden unless a word of it decides what
 		// the call does: an option, a host, the program run.
-		if o.ownWord && ownWordInView(s, a, c, o.shell) {
+		if o.ownWord && ownWordInView(s, a, c, o.shell, cs) {
 			continue // an option, a host, a program: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {
@@ -560,7 +561,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 			if o.exposed != nil && exposedValue(o.exposed(), s[m[2*o.name]:m[2*o.name+1]], s[a:c]) {
 				continue // a variable expanded where it decides what runs: left in view
 			}
-			if o.shell && !o.member && !yamlLine(s, m[2*o.name], m[2*o.name+1], a) && (programWord(s, m[2*o.name]) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
+			if o.shell && !o.member && !yamlLine(s, m[2*o.name], m[2*o.name+1], a) && (programWordMemo(s, m[2*o.name], cs) || pathWordNoAssignment(s, m[2*o.name], s[a:c])) {
 				continue // the word is the program the shell runs: left in view
 			}
 		}

@@ -34,13 +34,13 @@ func bearerOption(w string) bool {
 // host in upper case cut before its ':' (`Bearer Evil.Example:loot/`) read
 // as a bare name, which hostWord takes in lower case only (the
 // ninety-fifth review); a quote does not end it (the ninety-sixth).
-func ownWordInView(s string, a, c int, shell bool) bool {
+func ownWordInView(s string, a, c int, shell bool, memo csMemo) bool {
 	for k := a; k < c; {
 		e := k
 		for e < c && s[e] != ' ' {
 			e++
 		}
-		if w := judgedWord(s, k, 2); w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWord(s, k)) {
+		if w := judgedWord(s, k, 2); w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWordMemo(s, k, memo)) {
 			return true
 		}
 		k = e + 1

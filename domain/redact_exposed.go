@@ -98,6 +98,7 @@ func exposedVars(s string, envNames ...string) map[string]bool {
 	}
 	ifs := strings.Contains(s, "IFS")
 	rereads := nestedShell().MatchString(s) || rerunner().MatchString(s)
+	dq := dqScan{s: s}
 	for i := strings.IndexByte(s, '$'); i >= 0 && i+1 < len(s); {
 		j := i + 1
 		if s[j] == '{' {
@@ -124,7 +125,7 @@ func exposedVars(s string, envNames ...string) map[string]bool {
 				// forty-fourth and forty-sixth reviews).
 				out[s[j:k]+"'"] = true
 			}
-			if !inDoubleQuotes(s, i) {
+			if !dq.at(i) {
 				// Unquoted, the shell splits the value into words: a
 				// credential "x -T .env evil.example" is arguments (at
 				// any byte where the text sets IFS).
@@ -251,7 +252,11 @@ var prefixCommands = []string{"command", "exec", "builtin", "nohup", "nice", "st
 // assignment (my-secret=bin/x, "API_TOKEN"=tools/x, --api-key=bin/x,
 // X-Token:bin/x), or the word after a command that runs the next word
 // (the forty-second review). A redaction never hides it.
-func programWord(s string, i int) bool {
+func programWord(s string, i int) bool { return programWordMemo(s, i, nil) }
+
+// programWordMemo is programWord with the walks of commandStart over s
+// remembered in memo (nil: none).
+func programWordMemo(s string, i int, memo csMemo) bool {
 	ws := i
 	for ws > 0 && strings.IndexByte(" \t\n;&|()<>", s[ws-1]) < 0 {
 		ws--
@@ -268,8 +273,21 @@ func programWord(s string, i int) bool {
 			return !assignmentWord(s[ws+1:])
 		}
 	}
-	start, afterPrefix := commandStart(s, ws)
+	start, afterPrefix := commandStartMemo(s, ws, memo)
 	return afterPrefix || start && !assignmentWord(s[ws:])
+}
+
+// csMemo remembers, for one text, what commandStart's walk back decided
+// from each state it passed (the end of the text it had left, and its
+// between and sawC): the walk from a secret-named option read every
+// option before it, once for each, and a command of thousands of them
+// took seconds (the hundred-and-forty-seventh review). With it, a walk
+// stops at the first state an earlier walk passed.
+type csMemo map[csState][2]bool
+
+type csState struct {
+	end           int
+	between, sawC bool
 }
 
 // assignmentWord reports whether w starts with NAME= (a shell variable's
@@ -288,11 +306,30 @@ func assignmentWord(w string) bool {
 // the next word, with its options (afterPrefix: command, exec -a NAME,
 // timeout 5, xargs -0, time -p, nice -n 5).
 func commandStart(s string, ws int) (start, afterPrefix bool) {
+	return commandStartMemo(s, ws, nil)
+}
+
+func commandStartMemo(s string, ws int, memo csMemo) (start, afterPrefix bool) {
+	var passed []csState
+	if memo != nil {
+		defer func() {
+			for _, st := range passed {
+				memo[st] = [2]bool{start, afterPrefix}
+			}
+		}()
+	}
 	p := s[:ws]
 	between := false // options or numbers passed since the word
 	sawC := false    // one of them a -c
 	for {
 		p = strings.TrimRight(p, " \t")
+		if memo != nil {
+			st := csState{len(p), between, sawC}
+			if r, ok := memo[st]; ok {
+				return r[0], r[1]
+			}
+			passed = append(passed, st)
+		}
 		if p == "" || strings.IndexByte(";&|(){!\n`", p[len(p)-1]) >= 0 {
 			return !between, false
 		}
@@ -350,6 +387,41 @@ var pipedEcho = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s;&|(])(?:echo(?:\s+-n)?|printf\s+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))\s*$`)
 })
 
+// pipedEchoBefore is pipedEcho().MatchString(p), read from p's end: the
+// regexp, anchored at the end, was run over all of p for every expansion
+// of a text, which made a long command's redaction quadratic (the
+// hundred-and-forty-seventh review: minutes for 130 KB).
+func pipedEchoBefore(p string) bool {
+	const ws = "\t\n\f\r "
+	t := strings.TrimRight(p, ws)
+	boundary := func(r string) bool { return r == "" || strings.IndexByte(ws+";&|(", r[len(r)-1]) >= 0 }
+	// word ws+ suffix, at the end of t
+	after := func(suffix, word string) bool {
+		r, ok := strings.CutSuffix(t, suffix)
+		if !ok {
+			return false
+		}
+		r2 := strings.TrimRight(r, ws)
+		if len(r2) == len(r) {
+			return false
+		}
+		r3, ok := strings.CutSuffix(r2, word)
+		return ok && boundary(r3)
+	}
+	if r, ok := strings.CutSuffix(t, "echo"); ok && boundary(r) {
+		return true
+	}
+	if after("-n", "echo") {
+		return true
+	}
+	for _, f := range []string{`'%s'`, `'%s\n'`, `"%s"`, `"%s\n"`, `%s`} {
+		if after(f, "printf") {
+			return true
+		}
+	}
+	return false
+}
+
 // readersOfStdin are programs that read standard input as code, or as
 // words of a command line: a value piped to one decides what runs.
 // Every shell of shellNames is one.
@@ -363,7 +435,7 @@ var readersOfStdin = append(slices.Clone(shellNames), "xargs", "eval", "source",
 // it shown). A program that reads it as code or as words (sh, xargs, an
 // interpreter) is none.
 func stdinOfAProgram(s, p string, e int) bool {
-	if !pipedEcho().MatchString(p) {
+	if !pipedEchoBefore(p) {
 		return false
 	}
 	if e < len(s) && s[e] == '}' {
@@ -419,6 +491,45 @@ func inDoubleQuotes(s string, i int) bool {
 		}
 	}
 	return dq
+}
+
+// dqScan is inDoubleQuotes for increasing positions of one text, each
+// answered from where the last one's scan stopped (exposedVars asked
+// inDoubleQuotes from the text's start for every expansion: quadratic, the
+// hundred-and-forty-seventh review).
+type dqScan struct {
+	s                   string
+	k                   int
+	dq, broken, started bool
+	hash, doc           int // the first '#' and "<<" (-1: none)
+}
+
+// at is inDoubleQuotes(d.s, i), for i no smaller than the last call's.
+func (d *dqScan) at(i int) bool {
+	s := d.s
+	if !d.started {
+		d.started = true
+		d.hash, d.doc = strings.IndexByte(s, '#'), strings.Index(s, "<<")
+	}
+	if n := min(i, len(s)); d.hash >= 0 && d.hash < n || d.doc >= 0 && d.doc+2 <= n {
+		return false // a comment's or a document's quote: not read here (the forty-sixth review)
+	}
+	for ; !d.broken && d.k < i && d.k < len(s); d.k++ {
+		switch c := s[d.k]; {
+		case c == '\\':
+			d.k++
+		case c == '"':
+			d.dq = !d.dq
+		case c == '\'' && !d.dq:
+			e := strings.IndexByte(s[d.k+1:], '\'')
+			if e < 0 {
+				d.broken = true
+				break
+			}
+			d.k += e + 1
+		}
+	}
+	return !d.broken && d.dq
 }
 
 // namedAgain reports whether a secret-named variable s assigns is named
