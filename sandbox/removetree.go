@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -16,16 +17,31 @@ import (
 // down through the first subdirectory (its parent's descriptor closed),
 // each directory's other entries unlinked, up through ".." when it is
 // empty, removing it by the name it was entered by. The command's
-// processes are gone when it runs, so nothing moves the tree meanwhile.
+// processes are gone when it runs, but another turn's full_access command
+// (root over the host's /tmp, no lock) may move the tree meanwhile: one
+// that moved a directory of the chain into the directory above the data
+// directory had the walk climb ".." into it and remove the data directory
+// as root (the hundred-and-forty-eighth review). So each ".." is checked
+// against the directory that was entered on the way down (its device and
+// inode): where it leads elsewhere, the walk stops and the rest stays.
 func removeTreeAt(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
+	if removeAllFirst {
+		if err := os.RemoveAll(dir); err == nil {
+			return nil
+		}
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
-	var names []string // from dir down to the directory open at fd
+	var names []string  // from dir down to the directory open at fd
+	var ids [][2]uint64 // the identity of each directory entered, dir's first
+	id, err := dirID(fd)
+	if err != nil {
+		unix.Close(fd)
+		return err
+	}
+	ids = append(ids, id)
 	for {
 		sub, err := emptyBut(fd)
 		if err != nil {
@@ -38,17 +54,30 @@ func removeTreeAt(dir string) error {
 			if err != nil {
 				return err
 			}
-			fd, names = next, append(names, sub)
+			id, err := dirID(next)
+			if err != nil {
+				unix.Close(next)
+				return err
+			}
+			fd, names, ids = next, append(names, sub), append(ids, id)
 			continue
 		}
 		if len(names) == 0 {
 			unix.Close(fd)
 			return unix.Rmdir(dir)
 		}
+		if removeTreeClimbHook != nil {
+			removeTreeClimbHook(names)
+		}
 		up, err := unix.Openat(fd, "..", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		unix.Close(fd)
 		if err != nil {
 			return err
+		}
+		ids = ids[:len(ids)-1]
+		if uid, err := dirID(up); err != nil || uid != ids[len(ids)-1] {
+			unix.Close(up)
+			return fmt.Errorf("removing %s: a directory of it was moved while it was removed (its parent is another directory now): the rest is left", dir)
 		}
 		name := names[len(names)-1]
 		names = names[:len(names)-1]
@@ -58,6 +87,22 @@ func removeTreeAt(dir string) error {
 		}
 		fd = up
 	}
+}
+
+// Tests: removeAllFirst off goes to the walk at once; removeTreeClimbHook
+// is called before each climb with the names from dir down.
+var (
+	removeAllFirst      = true
+	removeTreeClimbHook func(names []string)
+)
+
+// dirID is the device and inode of the directory open at fd.
+func dirID(fd int) ([2]uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return [2]uint64{}, err
+	}
+	return [2]uint64{st.Dev, st.Ino}, nil
 }
 
 // emptyBut unlinks every entry of the directory open at fd that is not a

@@ -85,3 +85,56 @@ func TestRemoveTreeAtDeeperThanDescriptors(t *testing.T) {
 		t.Fatalf("the wide tree is still there: %v", err)
 	}
 }
+
+// TestRemoveTreeAtStopsWhereTheTreeMoved (the hundred-and-forty-eighth
+// review): a directory of the chain moved, while the walk is below it,
+// into a directory that holds the server's data; the walk's ".." then led
+// there, and it removed what it held. Now the climb is checked against the
+// directory entered on the way down: the walk stops, the data stays.
+// Control: the same tree, not moved, is removed whole.
+func TestRemoveTreeAtStopsWhereTheTreeMoved(t *testing.T) {
+	removeAllFirst = false
+	t.Cleanup(func() { removeAllFirst, removeTreeClimbHook = true, nil })
+	for _, move := range []bool{false, true} {
+		base := t.TempDir()
+		tmp, victim := base+"/tmp", base+"/victim"
+		chain := tmp + "/a/b/c/d"
+		if err := os.MkdirAll(chain, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{chain + "/f", victim + "/data/token"} {
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		moved := false
+		removeTreeClimbHook = func(names []string) {
+			if move && !moved && len(names) == 4 { // in d, about to climb to c
+				moved = true
+				if err := os.Rename(tmp+"/a/b", victim+"/b"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		err := removeTreeAt(tmp)
+		_, terr := os.Stat(victim + "/data/token")
+		if move {
+			if terr != nil {
+				t.Fatalf("the walk climbed into the directory the chain was moved to and removed its data: %v", terr)
+			}
+			if err == nil {
+				t.Error("the walk reported no error where the tree moved")
+			}
+			continue
+		}
+		if err != nil || terr != nil {
+			t.Fatalf("control: removeTreeAt: %v; the other directory's data: %v", err, terr)
+		}
+		if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
+			t.Fatalf("control: the tree was not removed: %v", err)
+		}
+	}
+}
