@@ -78,7 +78,7 @@ func TestAttack147_PreToolUseCostPastHoldWait(t *testing.T) {
 	}
 	// A PreToolUse is answered within hold_wait and a second of its
 	// arrival; a little more for a loaded test machine.
-	bound := holdWait + time.Second + 3*time.Second
+	bound := holdWait + time.Second + 3*time.Second*raceScale
 	const size = 130_000
 	for _, c := range []struct{ name, command string }{
 		{"control: short", "ls -la"},
@@ -163,19 +163,20 @@ func TestAttack147_CostlyDecisionHoldsAnotherTurn(t *testing.T) {
 		}
 		done <- time.Since(start)
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// (No wait for the agent's decision to take the turn: the answer
+	// below is bounded whether it comes during the decision or after.)
 	// Control: the person's decision in another turn meanwhile.
 	start := time.Now()
 	if st, b := s.do("POST", "/v1/turns/other/decisions", map[string]any{"tool_call_id": "o-1", "tool_name": "read_file", "arguments": map[string]any{"path": root}}); st != http.StatusOK {
 		t.Fatalf("control: a decision in another turn: %d %s", st, b)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := time.Since(start); took > 3*time.Second*raceScale {
 		t.Fatalf("control: a decision in another turn took %v: the machine, not the turn, is slow", took)
 	}
 	st, took := respond(req)
 	heavyTook := <-done
 	t.Logf("the agent's decision took %v", heavyTook.Round(time.Millisecond))
-	if st != http.StatusOK || took > 3*time.Second {
+	if st != http.StatusOK || took > 3*time.Second*raceScale {
 		t.Fatalf("the person's answer to a request of their turn, while the agent's decision of a %d-byte command held it: %d after %v (want 200 at once)", len(heavy), st, took.Round(time.Millisecond))
 	}
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -81,4 +82,32 @@ func BenchmarkRedactLongCommand(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestHiddenAtIsEverySpan: hiddenAt's search over the merged spans
+// answers as the walk of every span did, for spans that overlap, touch
+// and lie apart, and words (empty ones too) anywhere.
+func TestHiddenAtIsEverySpan(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var spans []hiddenSpan
+		for range rapid.IntRange(0, 8).Draw(rt, "n") {
+			a := rapid.IntRange(0, 40).Draw(rt, "a")
+			spans = append(spans, hiddenSpan{a: a, e: a + rapid.IntRange(1, 10).Draw(rt, "len")})
+		}
+		merged := mergeSpans(spans)
+		for range 20 {
+			a := rapid.IntRange(0, 55).Draw(rt, "wa")
+			e := a + rapid.IntRange(0, 6).Draw(rt, "wlen")
+			want := false
+			for _, h := range spans {
+				if a < h.e && h.a < e {
+					want = true
+				}
+			}
+			i := sort.Search(len(merged), func(i int) bool { return merged[i].e > a })
+			if got := i < len(merged) && merged[i].a < e; got != want {
+				rt.Fatalf("spans %v, word [%d,%d): search %v, every span %v", spans, a, e, got, want)
+			}
+		}
+	})
 }

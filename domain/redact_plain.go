@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -20,6 +21,11 @@ type plainCheck struct {
 	runs    bool // some command runs a file (a path, a code reader given one)
 	hidden  []hiddenSpan
 	spansOK bool // hidden is known
+	// sets remembers setsName(s, name) by name: asked for every
+	// expansion, it read the whole text each time (the
+	// hundred-and-forty-seventh review: quadratic in a command of
+	// thousands of them).
+	sets map[string]bool
 }
 
 // hiddenAt reports whether the word w lies on a part of the text the
@@ -33,14 +39,30 @@ func (c *plainCheck) hiddenAt(w *syntax.Word) bool {
 		if c.hidden, ok = hiddenSpans(c.s, r); !ok {
 			c.hidden = []hiddenSpan{{a: 0, e: len(c.s)}}
 		}
+		c.hidden = mergeSpans(c.hidden)
 	}
+	// The spans are sorted and apart: the first that ends after a is the
+	// only one that may overlap [a, e) first (a search, not a walk of
+	// every span for every word: the hundred-and-forty-seventh review).
 	a, e := int(w.Pos().Offset()), int(w.End().Offset())
-	for _, h := range c.hidden {
-		if a < h.e && h.a < e {
-			return true
+	i := sort.Search(len(c.hidden), func(i int) bool { return c.hidden[i].e > a })
+	return i < len(c.hidden) && c.hidden[i].a < e
+}
+
+// mergeSpans sorts spans by their start and merges those that overlap
+// (not those that only touch: a word between two is on neither).
+func mergeSpans(spans []hiddenSpan) []hiddenSpan {
+	spans = slices.Clone(spans)
+	slices.SortFunc(spans, func(x, y hiddenSpan) int { return x.a - y.a })
+	out := spans[:0]
+	for _, h := range spans {
+		if n := len(out); n > 0 && h.a < out[n-1].e {
+			out[n-1].e = max(out[n-1].e, h.e)
+			continue
 		}
+		out = append(out, h)
 	}
-	return false
+	return out
 }
 
 // parsePlain reports whether the shell text s is plain (see
@@ -104,7 +126,15 @@ func (c *plainCheck) plainParam(x *syntax.ParamExp) bool {
 	if name == "" || !identByte(name[0]) || name[0] >= '0' && name[0] <= '9' || slices.Contains(shellSet, name) {
 		return false // $1, $@, $_, $BASH, $REPLY …
 	}
-	if !slices.Contains(c.tainted, name) && !setsName(c.s, name) {
+	sets, ok := c.sets[name]
+	if !ok {
+		sets = setsName(c.s, name)
+		if c.sets == nil {
+			c.sets = map[string]bool{}
+		}
+		c.sets[name] = sets
+	}
+	if !slices.Contains(c.tainted, name) && !sets {
 		return true
 	}
 	i, e := int(x.Dollar.Offset()), int(x.Param.End().Offset())

@@ -50,7 +50,10 @@ func HoldsServerData(d string) bool {
 			return true
 		}
 	}
-	f, err := os.Open(d)
+	// Not os.Open: a FIFO made at the default data directory's name
+	// blocked the open for good, and every turn start, spawn and decision
+	// that asks with it (the hundred-and-forty-eighth review).
+	f, err := openDir(d)
 	if err != nil {
 		return false
 	}
@@ -171,7 +174,7 @@ func dataDirSecrets(d string, own bool) []string {
 		if scanned >= maxDataDirLinkScan {
 			return
 		}
-		f, err := os.Open(dir)
+		f, err := openDir(dir) // not a FIFO's blocking open (HoldsServerData)
 		if err != nil {
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"turnstile/api"
@@ -205,7 +206,8 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	}
 	if d, err := defaultDataDir(); err == nil {
 		// Claude Code runs Bash as this user, outside the sandbox.
-		if f, err := os.Open(filepath.Join(d, "token")); err == nil {
+		// O_NONBLOCK: a FIFO there does not hang the install.
+		if f, err := os.OpenFile(filepath.Join(d, "token"), os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
 			fmt.Fprintf(stderr, "warning: this user can read the admin token %s: Claude Code runs its Bash commands as this user, outside turnstile's sandbox, so the agent can read it and answer its own approval requests; run turnstile serve as another user and give this one runtime and approver credentials only (README, Claude Code as a client)\n", filepath.Join(d, "token"))
 		}

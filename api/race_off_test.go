@@ -1,0 +1,6 @@
+//go:build !race
+
+package api
+
+// raceScale: see race_on_test.go.
+const raceScale = 1
