@@ -1,6 +1,6 @@
 //go:build !race
 
-package api
+package api_test
 
 // raceScale: see race_on_test.go.
 const raceScale = 1

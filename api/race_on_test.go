@@ -1,6 +1,6 @@
 //go:build race
 
-package api
+package api_test
 
 // raceScale stretches the time bounds of tests that measure an answer's
 // time: the race detector makes this package's regular expressions and
