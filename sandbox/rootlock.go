@@ -405,7 +405,16 @@ func rootLockDir() (string, error) {
 			continue
 		}
 		if err := os.Mkdir(dir, 0o755); err == nil {
-			if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+			// Through a descriptor, not by name: a chmod by name follows a
+			// link another process put there meanwhile (the
+			// hundred-and-forty-eighth review).
+			fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return "", err
+			}
+			err = unix.Fchmod(fd, 0o777|unix.S_ISVTX)
+			unix.Close(fd)
+			if err != nil {
 				return "", err
 			}
 		} else if !errors.Is(err, fs.ErrExist) {
