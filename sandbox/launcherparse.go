@@ -642,22 +642,14 @@ func lines(data []byte) func(func(string) bool) {
 // run).
 func pathTokens(s string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '=' || r == ',' || r == ';' || r == '"' || r == '\''
-	}) {
-		if strings.Contains(w, "://") {
+	for _, part := range bareTokens(s) {
+		ws := strings.HasPrefix(part, "%workspace%/") // Bazel's name for the project's directory
+		part = strings.TrimPrefix(part, "%workspace%/")
+		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, "-") {
 			continue
 		}
-		for _, part := range strings.Split(w, ":") {
-			part = strings.TrimPrefix(part, "@")
-			ws := strings.HasPrefix(part, "%workspace%/") // Bazel's name for the project's directory
-			part = strings.TrimPrefix(part, "%workspace%/")
-			if part == "" || part == "." || part == ".." || strings.HasPrefix(part, "-") {
-				continue
-			}
-			if ws || strings.Contains(part, "/") || strings.HasPrefix(part, ".") {
-				out = append(out, part)
-			}
+		if ws || strings.Contains(part, "/") || strings.HasPrefix(part, ".") {
+			out = append(out, part)
 		}
 	}
 	return out
