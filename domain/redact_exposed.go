@@ -300,15 +300,12 @@ func assignmentWord(w string) bool {
 	return k > 0 && k < len(w) && w[k] == '='
 }
 
-// commandStart reports whether the word of s at ws starts a simple command
+// commandStartMemo reports whether the word of s at ws starts a simple command
 // (after its assignments and redirections, if any, or a keyword that
 // starts one: if, while, until, !, {, time), or follows a command that runs
 // the next word, with its options (afterPrefix: command, exec -a NAME,
-// timeout 5, xargs -0, time -p, nice -n 5).
-func commandStart(s string, ws int) (start, afterPrefix bool) {
-	return commandStartMemo(s, ws, nil)
-}
-
+// timeout 5, xargs -0, time -p, nice -n 5); memo (nil: none) remembers
+// its walks over s (csMemo).
 func commandStartMemo(s string, ws int, memo csMemo) (start, afterPrefix bool) {
 	var passed []csState
 	if memo != nil {
