@@ -37,10 +37,11 @@ var (
 )
 
 // overQuota is an Admit that refuses the agent (past its byte quota) and
-// admits everyone else.
+// admits everyone else, as api.HeldBytesQuota does for a credential
+// whose events in live turns hold --max-held-bytes.
 func overQuota(_ string, by domain.Actor) error {
 	if by == sharedAskAgent {
-		return &domain.QuotaError{Quota: "egress_bytes", Limit: 1, Of: by.Name}
+		return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: 1, Of: by.Name}
 	}
 	return nil
 }
