@@ -101,11 +101,16 @@ func (j *EngineJudge) Record(ctx context.Context, turnID, id string, t turn.Egre
 }
 
 // Decide implements Judge. Connections that ask the same question (the
-// turn, the origin, the method) while its request is open share that one
+// turn, the origin, the method, and the principal and credential whose
+// proxy URL they came through) while its request is open share that one
 // request (asks.go): a command that opens and drops connections in a loop
-// leaves one request for the person, not one per connection.
+// leaves one request for the person, not one per connection. The
+// principal is part of the question: a connection that joined another
+// principal's request took that principal's answer, and was never decided
+// (nor held to its byte quota) for its own (the hundred-and-fiftieth
+// review).
 func (j *EngineJudge) Decide(ctx context.Context, turnID, rawURL, method string) (Verdict, error) {
-	key := askKey{turnID: turnID, question: method + " " + rawURL}
+	key := askKey{turnID: turnID, question: batchPrefix(ActorOf(ctx), CredentialOf(ctx)) + method + " " + rawURL}
 	pruned := false
 	for {
 		a, mine, v := j.asks.join(key, j.now(), j.TTL)
