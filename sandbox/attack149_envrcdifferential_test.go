@@ -15,7 +15,10 @@ import (
 // "env.sh"), keeps an ANSI-C quoted word undecoded ($'env\x2esh'), does
 // not expand braces ({env,x}.sh), and a string that bash reads again as a
 // script (eval "source env.sh", bash -c "...") is kept as one word
-// "source env.sh", a file name that does not exist. None of these names an
+// "source env.sh", a file name that does not exist; and a redirection's
+// word (source /dev/stdin < env.sh, bash < env.sh, eval "$(< env.sh)") is
+// not read at all (syntax.Walk's CallExpr case reads Args and Assigns, a
+// statement's Redirs are never looked at). None of these names an
 // existing file, so the target stays writable to a write decision and to a
 // command, and the person's next cd into the project sources what the
 // agent wrote. Each was checked with bash: every form sources ./env.sh.
@@ -25,6 +28,13 @@ var envrc149 = []struct{ name, data string }{
 	{"braceExpansion", "source {env,x}.sh\n"},
 	{"evalString", "eval \"source env.sh\"\n"},
 	{"bashDashC", "bash -c \"source env.sh\"\n"},
+	// A redirection's word is on the statement, not among a call's
+	// arguments: $(< env.sh) is a command substitution of no command.
+	{"evalSubstRedirect", "eval \"$(< env.sh)\"\n"},
+	{"sourceStdinRedirect", "source /dev/stdin < env.sh\n"},
+	{"bashStdinRedirect", "bash < env.sh\n"},
+	// A for clause's words are no call's arguments either.
+	{"forList", "for f in env.sh; do source \"$f\"; done\n"},
 }
 
 // TestAttack149_EnvrcParserDifferential: env.sh, which each .envrc above
