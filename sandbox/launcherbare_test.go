@@ -22,6 +22,9 @@ func TestLauncherBareRefsOf(t *testing.T) {
 		{".npmrc", "script-shell=shells/sh\ncache=npmcache\n", []string{"shells/sh", "npmcache"}},
 		{"Directory.Build.rsp", "-logger:BuildLogger,BuildLogger.dll\n# -logger:x\n", []string{"BuildLogger", "BuildLogger.dll"}},
 		{".mvn/maven.config", "-Dmaven.repo.local=m2repo -Denv=dev -T 4\n", []string{"m2repo"}},
+		{"Directory.Build.rsp", "-dl:C,central.dll*F,fwd.dll\n-logger:L,\"My Logger.dll\"\n", []string{"C", "central.dll", "F", "fwd.dll", "L", "My Logger.dll"}},
+		{".envrc", "source en\\v.sh\nsource $'e\\x2esh'\nsource {a,b}.sh\neval \"source c.sh\"\nbash -c 'source d.sh'\nsource /dev/stdin < f.sh\nfor x in g.sh *.sh; do :; done\n",
+			[]string{"env.sh", "e.sh", "a.sh", "b.sh", "source c.sh", "c.sh", "source d.sh", "d.sh", "/dev/stdin", "f.sh", "g.sh"}},
 	} {
 		got := launcherBareRefsOf(c.item, []byte(c.data))
 		slices.Sort(got)

@@ -1,10 +1,14 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -81,6 +85,64 @@ func (v *fsView) launcherGlobRefusal(p string) *Refusal {
 	return nil
 }
 
+// untrustedDir is the directory, in a launcher pattern's directory, that a
+// new match is moved into: renamed in place (NAME.turnstile-untrusted) it
+// still matched a pattern whose wildcard ends it (mise's _.file =
+// ".env*": the hundred-and-forty-ninth review), and a pattern of the last
+// element matches nothing below a directory.
+const untrustedDir = ".turnstile-untrusted"
+
+// setAsideBelow moves the entry name of the directory dir (below root,
+// reached without a symlink) into dir's untrustedDir, under its own name
+// (or with a number, then a random part, when that is taken), and
+// returns where it is now.
+func setAsideBelow(root, dir, name string) (string, error) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", err
+	}
+	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(rfd)
+	how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	pfd, err := unix.Openat2(rfd, rel, how)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(pfd)
+	if err := unix.Mkdirat(pfd, untrustedDir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+		return "", err
+	}
+	sfd, err := unix.Openat2(pfd, untrustedDir, how)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(sfd)
+	for i := 0; i < 108; i++ {
+		to := name
+		switch {
+		case i > 99:
+			var b [8]byte
+			if _, err := unix.Getrandom(b[:], 0); err != nil {
+				return "", err
+			}
+			to = fmt.Sprintf("%.200s.%x", name, b)
+		case i > 0:
+			to = fmt.Sprintf("%.200s.%d", name, i)
+		}
+		err := unix.Renameat2(pfd, name, sfd, to, unix.RENAME_NOREPLACE)
+		if err == nil {
+			return joinPath(joinPath(dir, untrustedDir), to), nil
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			return "", err
+		}
+	}
+	return "", unix.EEXIST
+}
+
 // setAsideLauncherMatches sets aside each match of a launcher file's
 // pattern that the command made (it did not match when the command
 // started).
@@ -108,8 +170,17 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 			continue
 		}
 		for _, e := range ents {
-			if p := joinPath(g.dir, e.name); g.newMatch(p) {
-				found = append(found, setAsideOnTheWay(p, root, "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"))
+			if p := joinPath(g.dir, e.name); e.name != untrustedDir && g.newMatch(p) {
+				q := Quarantine{Path: p, Reason: "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"}
+				moved, err := setAsideBelow(root, g.dir, e.name)
+				if err != nil {
+					// Something else at untrustedDir's name (the command's
+					// file or link): that is set aside first.
+					if _, _, serr := setAsidePath(joinPath(g.dir, untrustedDir), root); serr == nil {
+						moved, err = setAsideBelow(root, g.dir, e.name)
+					}
+				}
+				found = append(found, settled(q, moved, "", err))
 			}
 		}
 	}

@@ -50,3 +50,28 @@ func TestLauncherGlobNewMatchSetAside(t *testing.T) {
 		t.Fatalf("the next command: %d %+v %s", r.ExitCode, r.Quarantined, r.Stderr)
 	}
 }
+
+// TestLauncherGlobSetAsideBlocked: a command that also makes a file (or a
+// link) at the name of the directory new matches are moved into does not
+// keep its match: the blocker is set aside first. Control: a match moved
+// below untrustedDir no longer matches the pattern.
+func TestLauncherGlobSetAsideBlocked(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"mise.toml": "[env]\n_.source = \"env*\"\n", "env.sh": "export A=1\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	r := sh(t, s, "echo x > "+untrustedDir+"; echo 'touch "+f.marker+"' > envx.sh; ln -s /tmp envy; echo done")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	for _, n := range []string{"envx.sh", "envy"} {
+		if _, err := os.Lstat(f.ws + "/" + n); err == nil {
+			t.Errorf("%s stays where mise sources it (set aside: %+v)", n, r.Quarantined)
+		}
+		if _, err := os.Lstat(f.ws + "/" + untrustedDir + "/" + n); err != nil {
+			t.Errorf("%s is not below %s: %v", n, untrustedDir, err)
+		}
+	}
+	if b, _ := os.ReadFile(f.ws + "/env.sh"); string(b) != "export A=1\n" {
+		t.Errorf("control: the person's env.sh changed: %q", b)
+	}
+}

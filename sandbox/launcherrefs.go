@@ -110,7 +110,15 @@ func (d *discovery) protectLauncherRefs() {
 		for _, ref := range launcherRefsOf(item, data) {
 			d.launcherRef(base, ref)
 		}
-		// A bare name, where it exists (launcherbare.go).
+		// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
+		// and a new one set aside), and a bare name, where it exists
+		// (launcherbare.go).
+		if item == ".envrc" {
+			_, patterns := envrcBareRefs(data)
+			for _, p := range patterns {
+				d.launcherRef(base, p)
+			}
+		}
 		for _, ref := range launcherBareRefsOf(item, data) {
 			if _, err := os.Lstat(base + "/" + ref); err == nil {
 				d.launcherRef(base, ref)
