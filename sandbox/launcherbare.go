@@ -22,12 +22,13 @@ import (
 // directory named "build" is not set aside for it).
 
 // launcherBareRefsOf returns the bare names the launcher file item (with
-// data its contents) may name, for the formats that take free words.
-func launcherBareRefsOf(item string, data []byte) []string {
+// data its contents) may name, for the formats that take free words, and
+// the patterns a .envrc loop iterates (envrcBareRefs).
+func launcherBareRefsOf(item string, data []byte) (names, patterns []string) {
 	var out []string
 	switch item {
 	case ".envrc":
-		out, _ = envrcBareRefs(data)
+		out, patterns = envrcBareRefs(data)
 	case ".npmrc", ".bazelrc", ".bazeliskrc":
 		// key=value or "command --options": the first word is no path.
 		for line := range lines(data) {
@@ -62,7 +63,7 @@ func launcherBareRefsOf(item string, data []byte) []string {
 	}
 	return uniq(slices.DeleteFunc(out, func(w string) bool {
 		return w == "" || w == "." || w == ".." || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[\x00") || strings.Contains(w, "://")
-	}))
+	})), patterns
 }
 
 // pathProperty reports whether a Java property's name says it holds a

@@ -113,13 +113,11 @@ func (d *discovery) protectLauncherRefs() {
 		// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
 		// and a new one set aside), and a bare name, where it exists
 		// (launcherbare.go).
-		if item == ".envrc" {
-			_, patterns := envrcBareRefs(data)
-			for _, p := range patterns {
-				d.launcherRef(base, p)
-			}
+		names, patterns := launcherBareRefsOf(item, data)
+		for _, p := range patterns {
+			d.launcherRef(base, p)
 		}
-		for _, ref := range launcherBareRefsOf(item, data) {
+		for _, ref := range names {
 			if _, err := os.Lstat(base + "/" + ref); err == nil {
 				d.launcherRef(base, ref)
 			}
