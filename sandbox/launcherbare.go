@@ -1,12 +1,8 @@
 package sandbox
 
 import (
-	"path"
 	"slices"
-	"strconv"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Bare names a launcher file may give.
@@ -24,11 +20,13 @@ import (
 // launcherBareRefsOf returns the bare names the launcher file item (with
 // data its contents) may name, for the formats that take free words, and
 // the patterns a .envrc loop iterates (envrcBareRefs).
-func launcherBareRefsOf(item string, data []byte) (names, patterns []string) {
+func launcherBareRefsOf(item string, data []byte) bareRefs {
 	var out []string
+	var r bareRefs
 	switch item {
 	case ".envrc":
-		out, patterns = envrcBareRefs(data)
+		r = envrcBareRefs(data)
+		out = r.names
 	case ".npmrc", ".bazelrc", ".bazeliskrc":
 		// key=value or "command --options": the first word is no path.
 		for line := range lines(data) {
@@ -61,10 +59,21 @@ func launcherBareRefsOf(item string, data []byte) (names, patterns []string) {
 			}
 		}
 	}
-	return uniq(slices.DeleteFunc(out, func(w string) bool {
-		return w == "" || w == "." || w == ".." || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[\x00") || strings.Contains(w, "://")
-	})), patterns
+	keep := func(ws []string) []string {
+		return uniq(slices.DeleteFunc(ws, func(w string) bool {
+			return w == "" || w == "." || w == ".." || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[\x00") || strings.Contains(w, "://")
+		}))
+	}
+	r.names, r.run = keep(out), keep(r.run)
+	return r
 }
+
+// bareRefs is what a launcher file names by bare names: names (every free
+// word, kept read-only where it exists), run (those in a place where the
+// tool runs, sources or puts in PATH what they name: watched where they do
+// not exist too, so that a command cannot make one), and patterns (a
+// .envrc loop's wildcards).
+type bareRefs struct{ names, run, patterns []string }
 
 // pathProperty reports whether a Java property's name says it holds a
 // path (maven.repo.local, java.library.path, sbt.global.base).
@@ -137,241 +146,4 @@ func bareTokens(s string) []string {
 		}
 	}
 	return out
-}
-
-// envrcBareRefs: every word of .envrc as the shell reads it (quotes,
-// backslashes and $'…' decoded, braces expanded: "my env.sh", en\v.sh,
-// $'env\x2esh' and {env,x}.sh are env.sh to bash), arguments,
-// assignments, redirections' targets (source /dev/stdin < env.sh) and a
-// for loop's words, in command substitutions too; the script a string
-// hands eval or a shell's -c is read as .envrc is (the
-// hundred-and-forty-ninth review). patterns are the words with a wildcard
-// that a for loop iterates (for f in *.sh; do source "$f"; done): a
-// launcher pattern. Where the script does not parse, the words of each
-// line after its first.
-func envrcBareRefs(data []byte) (names, patterns []string) {
-	envrcWords(string(data), 0, &names, &patterns)
-	return names, patterns
-}
-
-// envrcShells are the shells whose -c script is read as .envrc is.
-var envrcShells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
-
-// maxEnvrcDepth bounds the scripts read inside strings (eval "…").
-const maxEnvrcDepth = 3
-
-func envrcWords(script string, depth int, names, patterns *[]string) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), ".envrc")
-	if err != nil {
-		for line := range lines([]byte(script)) {
-			for i, w := range strings.Fields(line) {
-				if strings.HasPrefix(w, "#") {
-					break
-				}
-				if i > 0 {
-					*names = append(*names, strings.Trim(w, `"'`))
-				}
-			}
-		}
-		return
-	}
-	add := func(w *syntax.Word, split, program bool) []string {
-		vs := wordValues(w)
-		if program {
-			return vs // a program's name is looked up in PATH
-		}
-		for _, v := range vs {
-			if split {
-				*names = append(*names, strings.Split(v, ":")...)
-			} else {
-				*names = append(*names, v)
-			}
-		}
-		return vs
-	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.CallExpr:
-			var args []string
-			for i, a := range x.Args {
-				args = append(args, add(a, false, i == 0)...)
-			}
-			for _, as := range x.Assigns {
-				if as.Value != nil {
-					add(as.Value, true, false)
-				}
-			}
-			// A string run as a script: eval's words, a shell's -c.
-			if depth < maxEnvrcDepth && len(args) > 1 {
-				prog := path.Base(args[0])
-				switch {
-				case prog == "eval":
-					envrcWords(strings.Join(args[1:], " "), depth+1, names, patterns)
-				case slices.Contains(envrcShells, prog):
-					for i, a := range args[1 : len(args)-1] {
-						if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
-							envrcWords(args[i+2], depth+1, names, patterns)
-							break
-						}
-					}
-				}
-			}
-		case *syntax.Redirect:
-			if x.Word != nil {
-				add(x.Word, false, false)
-			}
-			if x.Hdoc != nil && depth < maxEnvrcDepth {
-				if vs := wordValues(x.Hdoc); len(vs) == 1 {
-					envrcWords(vs[0], depth+1, names, patterns) // bash <<EOF … EOF
-				}
-			}
-		case *syntax.WordIter:
-			for _, w := range x.Items {
-				for _, v := range wordValues(w) {
-					if strings.ContainsAny(v, "*?[") {
-						*patterns = append(*patterns, v)
-					} else {
-						*names = append(*names, v)
-					}
-				}
-			}
-		case *syntax.DeclClause:
-			for _, a := range x.Args {
-				if a.Value != nil {
-					add(a.Value, true, false)
-				}
-			}
-		}
-		return true
-	})
-}
-
-// maxBraceValues bounds what one word's braces expand to.
-const maxBraceValues = 64
-
-// wordValues returns the values the shell reads the word as, braces
-// expanded, when it holds no expansion (literal text, quotes, escapes,
-// $'…' only); none otherwise.
-func wordValues(w *syntax.Word) []string {
-	w = &syntax.Word{Parts: slices.Clone(w.Parts)}
-	syntax.SplitBraces(w)
-	vals := []string{""}
-	for _, p := range w.Parts {
-		var next []string
-		switch p := p.(type) {
-		case *syntax.BraceExp:
-			var alts []string
-			for _, e := range p.Elems {
-				alts = append(alts, wordValues(e)...)
-			}
-			if len(alts) == 0 {
-				return nil
-			}
-			for _, v := range vals {
-				for _, a := range alts {
-					if len(next) < maxBraceValues {
-						next = append(next, v+a)
-					}
-				}
-			}
-		default:
-			t, ok := literalPart(p, false)
-			if !ok {
-				return nil
-			}
-			for _, v := range vals {
-				next = append(next, v+t)
-			}
-		}
-		vals = next
-	}
-	out := vals[:0]
-	for _, v := range vals {
-		if v != "" {
-			out = append(out, path.Clean(v))
-		}
-	}
-	return out
-}
-
-// literalPart is the text the shell reads a word part as (quoted: inside
-// double quotes), when it holds no expansion.
-func literalPart(p syntax.WordPart, quoted bool) (string, bool) {
-	switch p := p.(type) {
-	case *syntax.Lit:
-		return unescape(p.Value, quoted), true
-	case *syntax.SglQuoted:
-		if p.Dollar {
-			return ansiC(p.Value), true
-		}
-		return p.Value, true
-	case *syntax.DblQuoted:
-		var b strings.Builder
-		for _, q := range p.Parts {
-			t, ok := literalPart(q, true)
-			if !ok {
-				return "", false
-			}
-			b.WriteString(t)
-		}
-		return b.String(), true
-	}
-	return "", false
-}
-
-// unescape removes the backslashes the shell removes: before any byte
-// outside quotes, before $ ` " \ and a newline inside double quotes.
-func unescape(s string, quoted bool) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && (!quoted || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// ansiC decodes bash's $'…' escapes (\xHH, octal, \n and the like).
-func ansiC(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		switch c := s[i]; c {
-		case 'a', 'b', 'e', 'E', 'f', 'n', 'r', 't', 'v':
-			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
-		case 'x':
-			j := i + 1
-			for j < len(s) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
-				j++
-			}
-			if v, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
-				b.WriteByte(byte(v))
-				i = j - 1
-			} else {
-				b.WriteString("\\x")
-			}
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			v, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(v))
-			i = j - 1
-		default:
-			b.WriteByte(c) // \\ \' \" \? and the rest
-		}
-	}
-	return b.String()
 }

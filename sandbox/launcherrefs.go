@@ -111,13 +111,16 @@ func (d *discovery) protectLauncherRefs() {
 			d.launcherRef(base, ref)
 		}
 		// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
-		// and a new one set aside), and a bare name, where it exists
-		// (launcherbare.go).
-		names, patterns := launcherBareRefsOf(item, data)
-		for _, p := range patterns {
+		// and a new one set aside), a bare name where it exists, and one
+		// in a place that runs it where it does not too (launcherbare.go).
+		bare := launcherBareRefsOf(item, data)
+		for _, p := range bare.patterns {
 			d.launcherRef(base, p)
 		}
-		for _, ref := range names {
+		for _, ref := range bare.run {
+			d.launcherRef(base, ref)
+		}
+		for _, ref := range bare.names {
 			if _, err := os.Lstat(base + "/" + ref); err == nil {
 				d.launcherRef(base, ref)
 			}

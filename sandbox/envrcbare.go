@@ -1,0 +1,365 @@
+package sandbox
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// .envrc read as bash reads it, for the bare names it gives
+// (launcherbare.go).
+
+// envrcBareRefs: every word of .envrc as the shell reads it (quotes,
+// backslashes and $'…' decoded, braces expanded: "my env.sh", en\v.sh,
+// $'env\x2esh' and {env,x}.sh are env.sh to bash), arguments,
+// assignments, redirections' targets (source /dev/stdin < env.sh) and a
+// for loop's words, in command substitutions too; the script a string
+// hands eval or a shell's -c is read as .envrc is (the
+// hundred-and-forty-ninth review). patterns are the words with a wildcard
+// that a for loop iterates (for f in *.sh; do source "$f"; done): a
+// launcher pattern. Where the script does not parse, the words of each
+// line after its first.
+//
+// run are the words in a place where the shell runs, sources or puts in
+// PATH what they name (launcherRuns, an input redirection's target, an
+// assignment's value, the words a loop whose body runs one iterates): a
+// missing one is watched, as the line parser (envrcRefs) watches
+// `source X` (`bash setup.sh` with no setup.sh yet: a command that made it
+// had the person's next direnv run it; review 146's case, left then).
+func envrcBareRefs(data []byte) bareRefs {
+	var r bareRefs
+	envrcWords(string(data), 0, &r)
+	return r
+}
+
+// launcherRuns are the programs that run, source or put in PATH the files
+// their arguments name, as .envrc calls them (direnv's stdlib, the shells
+// and interpreters given a script, cat read into eval), and
+// launcherPrefixes the words that run the program after them.
+var (
+	launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists", "source_up", "source_up_if_exists",
+		"dotenv", "dotenv_if_exists", "PATH_add", "path_add", "load_prefix", "cat",
+		"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
+	launcherPrefixes = []string{"builtin", "command", "exec", "nohup", "time", "env"}
+)
+
+// runsFiles returns how many of a call's words (args, their values) come
+// before the arguments that name what it runs or sources (the program and
+// the words that run it: builtin source, command .), or 0 when it runs
+// none.
+func runsFiles(args []string) int {
+	k := 0
+	for k+1 < len(args) && slices.Contains(launcherPrefixes, path.Base(args[k])) {
+		k++
+	}
+	if k < len(args) && slices.Contains(launcherRuns, path.Base(args[k])) {
+		return k + 1
+	}
+	return 0
+}
+
+// envrcShells are the shells whose -c script is read as .envrc is.
+var envrcShells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
+
+// maxEnvrcDepth bounds the scripts read inside strings (eval "…").
+const maxEnvrcDepth = 3
+
+func envrcWords(script string, depth int, r *bareRefs) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), ".envrc")
+	if err != nil {
+		for line := range lines([]byte(script)) {
+			ws := strings.Fields(line)
+			for i, w := range ws {
+				if strings.HasPrefix(w, "#") {
+					break
+				}
+				if i > 0 {
+					w = strings.Trim(w, `"'`)
+					r.names = append(r.names, w)
+					if k := runsFiles(ws); k > 0 && i >= k {
+						r.run = append(r.run, w)
+					}
+				}
+			}
+		}
+		return
+	}
+	add := func(w *syntax.Word, run bool) []string {
+		vs := wordValues(w)
+		r.names = append(r.names, vs...)
+		if run {
+			r.run = append(r.run, vs...)
+		}
+		return vs
+	}
+	// An assignment's value, each element of a ":"-list (PATH=bin:$PATH
+	// puts bin in PATH; the line parser watches every such value too).
+	assign := func(w *syntax.Word) {
+		for _, v := range listValues(w) {
+			r.names = append(r.names, v)
+			r.run = append(r.run, v)
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			var args []string
+			for i, a := range x.Args {
+				if i == 0 {
+					args = append(args, wordValues(a)...) // a program's name is looked up in PATH
+					continue
+				}
+				args = append(args, add(a, false)...)
+			}
+			if k := runsFiles(firstValues(x.Args)); k > 0 {
+				for _, a := range x.Args[k:] {
+					add(a, true)
+				}
+			}
+			for _, as := range x.Assigns {
+				if as.Value != nil {
+					assign(as.Value)
+				}
+			}
+			// A string run as a script: eval's words, a shell's -c.
+			if depth < maxEnvrcDepth && len(args) > 1 {
+				prog := path.Base(args[0])
+				switch {
+				case prog == "eval":
+					envrcWords(strings.Join(args[1:], " "), depth+1, r)
+				case slices.Contains(envrcShells, prog):
+					for i, a := range args[1 : len(args)-1] {
+						if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
+							envrcWords(args[i+2], depth+1, r)
+							break
+						}
+					}
+				}
+			}
+		case *syntax.Redirect:
+			if x.Word != nil {
+				// What a command reads (source /dev/stdin < env.sh).
+				add(x.Word, x.Op == syntax.RdrIn || x.Op == syntax.RdrInOut)
+			}
+			if x.Hdoc != nil && depth < maxEnvrcDepth {
+				if vs := wordValues(x.Hdoc); len(vs) == 1 {
+					envrcWords(vs[0], depth+1, r) // bash <<EOF … EOF
+				}
+			}
+		case *syntax.ForClause:
+			// The words a loop whose body runs a file iterates (for f in
+			// a.sh b.sh; do source "$f"; done).
+			wi, ok := x.Loop.(*syntax.WordIter)
+			if !ok {
+				return true
+			}
+			run := bodyRuns(x.Do)
+			for _, w := range wi.Items {
+				for _, v := range wordValues(w) {
+					if strings.ContainsAny(v, "*?[") {
+						r.patterns = append(r.patterns, v)
+						continue
+					}
+					r.names = append(r.names, v)
+					if run {
+						r.run = append(r.run, v)
+					}
+				}
+			}
+		case *syntax.DeclClause:
+			for _, a := range x.Args {
+				if a.Value != nil {
+					assign(a.Value)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// bodyRuns reports whether the statements hold a call that runs or
+// sources what its arguments name.
+func bodyRuns(stmts []*syntax.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && !found {
+				found = runsFiles(firstValues(c.Args)) > 0
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// firstValues is each word's first value (wordValues), "" for one with an
+// expansion: a call's words, one for one.
+func firstValues(ws []*syntax.Word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		if vs := wordValues(w); len(vs) > 0 {
+			out[i] = vs[0]
+		}
+	}
+	return out
+}
+
+// listValues is what an assignment's value holds as a ":"-list: its
+// values (wordValues) split at ":", or, where it holds an expansion, each
+// element with none (bin from bin:$PATH).
+func listValues(w *syntax.Word) []string {
+	var out []string
+	if vs := wordValues(w); len(vs) > 0 {
+		for _, v := range vs {
+			out = append(out, strings.Split(v, ":")...)
+		}
+		return out
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		if t, ok := literalPart(p, false); ok {
+			b.WriteString(t)
+		} else {
+			b.WriteByte(0)
+		}
+	}
+	for _, e := range strings.Split(b.String(), ":") {
+		if e != "" && !strings.ContainsRune(e, 0) {
+			out = append(out, path.Clean(e))
+		}
+	}
+	return out
+}
+
+// maxBraceValues bounds what one word's braces expand to.
+const maxBraceValues = 64
+
+// wordValues returns the values the shell reads the word as, braces
+// expanded, when it holds no expansion (literal text, quotes, escapes,
+// $'…' only); none otherwise.
+func wordValues(w *syntax.Word) []string {
+	w = &syntax.Word{Parts: slices.Clone(w.Parts)}
+	syntax.SplitBraces(w)
+	vals := []string{""}
+	for _, p := range w.Parts {
+		var next []string
+		switch p := p.(type) {
+		case *syntax.BraceExp:
+			var alts []string
+			for _, e := range p.Elems {
+				alts = append(alts, wordValues(e)...)
+			}
+			if len(alts) == 0 {
+				return nil
+			}
+			for _, v := range vals {
+				for _, a := range alts {
+					if len(next) < maxBraceValues {
+						next = append(next, v+a)
+					}
+				}
+			}
+		default:
+			t, ok := literalPart(p, false)
+			if !ok {
+				return nil
+			}
+			for _, v := range vals {
+				next = append(next, v+t)
+			}
+		}
+		vals = next
+	}
+	out := vals[:0]
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, path.Clean(v))
+		}
+	}
+	return out
+}
+
+// literalPart is the text the shell reads a word part as (quoted: inside
+// double quotes), when it holds no expansion.
+func literalPart(p syntax.WordPart, quoted bool) (string, bool) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		return unescape(p.Value, quoted), true
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return ansiC(p.Value), true
+		}
+		return p.Value, true
+	case *syntax.DblQuoted:
+		var b strings.Builder
+		for _, q := range p.Parts {
+			t, ok := literalPart(q, true)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(t)
+		}
+		return b.String(), true
+	}
+	return "", false
+}
+
+// unescape removes the backslashes the shell removes: before any byte
+// outside quotes, before $ ` " \ and a newline inside double quotes.
+func unescape(s string, quoted bool) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (!quoted || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes bash's $'…' escapes (\xHH, octal, \n and the like).
+func ansiC(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'a', 'b', 'e', 'E', 'f', 'n', 'r', 't', 'v':
+			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11}[c])
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+				j++
+			}
+			if v, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i = j - 1
+			} else {
+				b.WriteString("\\x")
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(c) // \\ \' \" \? and the rest
+		}
+	}
+	return b.String()
+}
