@@ -23,21 +23,28 @@ import (
 // leaves the directory writable, the project's, and a new match made
 // there ran in the person's shell (the hundred-and-forty-fourth review's
 // case, left then). A new match is now refused to a write decision and set
-// aside after a command that made it. Patterns whose wildcard is in an
-// earlier element than the last ("*/env.sh") are not covered.
+// aside after a command that made it, also of a pattern whose wildcard is
+// in an earlier element than the last ("*/env.sh": a new directory with an
+// env.sh). A "**" element (any depth, where the tool's glob reads it so)
+// is not covered.
 
-// launcherGlob is a pattern in dir (its last element, the only one with a
-// wildcard) and the names that matched it when the view was built.
+// launcherGlob is a pattern in dir (its elements from the first with a
+// wildcard on, joined by "/") and the paths below dir that matched it when
+// the view was built.
 type launcherGlob struct {
 	dir, pattern string
 	had          []string // sorted
 }
 
+// maxLauncherGlobElements bounds the elements of a pattern that are
+// watched for new matches.
+const maxLauncherGlobElements = 8
+
 // launcherGlobAt notes the pattern p (clean, absolute; i is the index of
 // its first element with a wildcard) when its directory stays writable.
 func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
 	els := splitPath(p)
-	if i != len(els)-1 {
+	if len(els)-i > maxLauncherGlobElements || slices.Contains(els[i:], "**") {
 		return
 	}
 	dir := "/" + strings.Join(els[:i], "/")
@@ -45,15 +52,16 @@ func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
 	if err != nil || !ok || !exists || !d.writable(c) {
 		return
 	}
-	key := "launcherglob:" + c + "\x00" + els[i]
+	pattern := strings.Join(els[i:], "/")
+	key := "launcherglob:" + c + "\x00" + pattern
 	if d.seen[key] {
 		return
 	}
 	d.seen[key] = true
-	g := launcherGlob{dir: c, pattern: els[i]}
+	g := launcherGlob{dir: c, pattern: pattern}
 	for _, m := range matches {
-		if filepath.Dir(m) == dir {
-			g.had = append(g.had, filepath.Base(m))
+		if rel, ok := strings.CutPrefix(m, strings.TrimSuffix(dir, "/")+"/"); ok {
+			g.had = append(g.had, rel)
 		}
 	}
 	slices.Sort(g.had)
@@ -63,15 +71,20 @@ func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
 // newMatch reports whether the clean absolute path p is a match of g that
 // it did not have when the view was built.
 func (g launcherGlob) newMatch(p string) bool {
-	if filepath.Dir(p) != g.dir {
+	rel, ok := strings.CutPrefix(p, strings.TrimSuffix(g.dir, "/")+"/")
+	if !ok || strings.Count(rel, "/") != strings.Count(g.pattern, "/") {
 		return false
 	}
-	name := filepath.Base(p)
-	if ok, err := path.Match(g.pattern, name); err != nil || !ok {
+	if ok, err := path.Match(g.pattern, rel); err != nil || !ok {
 		return false
 	}
-	_, had := slices.BinarySearch(g.had, name)
+	_, had := slices.BinarySearch(g.had, rel)
 	return !had
+}
+
+// depth is the number of elements of g's matches' paths.
+func (g launcherGlob) depth() int {
+	return len(splitPath(g.dir)) + strings.Count(g.pattern, "/") + 1
 }
 
 // launcherGlobRefusal refuses a write decision on p (canonical) that would
@@ -147,15 +160,18 @@ func setAsideBelow(root, dir, name string) (string, error) {
 // pattern that the command made (it did not match when the command
 // started).
 func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
-	for _, g := range pc.launcherGlobs {
-		root := ""
-		for _, r := range pc.roots {
-			if domain.PathWithin(g.dir, r) {
-				root = r
-				break
-			}
-		}
+	// The shallowest patterns first: a match set aside lies one element
+	// deeper, below its directory's untrustedDir, where a deeper pattern
+	// (*/*/env.sh, with * reading a dot too) is then judged.
+	globs := slices.Clone(pc.launcherGlobs)
+	slices.SortStableFunc(globs, func(a, b launcherGlob) int { return a.depth() - b.depth() })
+	for _, g := range globs {
+		root := pc.rootOf(g.dir)
 		if root == "" {
+			continue
+		}
+		if strings.Contains(g.pattern, "/") {
+			found = append(found, pc.setAsideDeepMatches(g)...)
 			continue
 		}
 		// Every name is read (a directory of more names than the
@@ -183,6 +199,52 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 				found = append(found, settled(q, moved, "", err))
 			}
 		}
+	}
+	return found
+}
+
+// rootOf is the writable root p lies in, or "".
+func (pc *plantCheck) rootOf(p string) string {
+	for _, r := range pc.roots {
+		if domain.PathWithin(p, r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// setAsideDeepMatches sets aside each match of g, a pattern of more than
+// one element, that the command made: the file is moved into its own
+// directory's untrustedDir, found where its directories really are (a
+// directory of the match may be a link the command made; the file itself
+// is not followed).
+func (pc *plantCheck) setAsideDeepMatches(g launcherGlob) (found []Quarantine) {
+	matches, err := filepath.Glob(joinPath(g.dir, g.pattern))
+	if err != nil {
+		return nil
+	}
+	for _, m := range matches {
+		if !g.newMatch(m) {
+			continue
+		}
+		q := Quarantine{Path: m, Reason: "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"}
+		dir, exists, ok, err := canonicalPath(filepath.Dir(m))
+		root := pc.rootOf(dir)
+		switch {
+		case err != nil:
+		case !ok || !exists || root == "":
+			continue // not in a writable root: not the command's
+		}
+		moved := ""
+		if err == nil {
+			moved, err = setAsideBelow(root, dir, filepath.Base(m))
+			if err != nil {
+				if _, _, serr := setAsidePath(joinPath(dir, untrustedDir), root); serr == nil {
+					moved, err = setAsideBelow(root, dir, filepath.Base(m))
+				}
+			}
+		}
+		found = append(found, settled(q, moved, "", err))
 	}
 	return found
 }

@@ -75,3 +75,67 @@ func TestLauncherGlobSetAsideBlocked(t *testing.T) {
 		t.Errorf("control: the person's env.sh changed: %q", b)
 	}
 }
+
+// TestLauncherGlobDeepNewMatchSetAside: a pattern whose wildcard is in an
+// earlier element than the last (_.source = "*/env.sh" in the project's
+// own directory). A new directory with an env.sh, and an env.sh in an
+// existing directory, made by the command, are set aside; a file tool's
+// write that would make one is refused. Controls: the existing match stays
+// and is not rewritten, a file of another name in a new directory stays,
+// and a decision on it is allowed.
+func TestLauncherGlobDeepNewMatchSetAside(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"mise.toml": "[env]\n_.source = \"*/env.sh\"\n", "a/env.sh": "export A=1\n", "src/main.go": "package main\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	for _, p := range []string{"/b/env.sh", "/src/env.sh"} {
+		if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+p, domain.AccessWrite, false); err == nil {
+			t.Errorf("a write decision on %s, a new match of mise's _.source pattern, was allowed", p)
+		}
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/b/notes.txt", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write decision on a name the pattern does not match was refused: %v", err)
+	}
+	r := sh(t, s, "mkdir b c && echo 'touch "+f.marker+"' > b/env.sh && echo 'touch "+f.marker+"' > src/env.sh && echo n > c/notes.txt; echo y >> a/env.sh; echo done")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	got := quarantined(r)
+	slices.Sort(got)
+	if want := []string{f.ws + "/b/env.sh", f.ws + "/src/env.sh"}; !slices.Equal(got, want) {
+		t.Fatalf("quarantined %v, want %v (%+v)", got, want, r.Quarantined)
+	}
+	for _, p := range []string{"/b/env.sh", "/src/env.sh"} {
+		if exists(f.ws + p) {
+			t.Errorf("%s is still where mise sources it", p)
+		}
+	}
+	if b, _ := os.ReadFile(f.ws + "/a/env.sh"); string(b) != "export A=1\n" {
+		t.Errorf("the existing match was rewritten: %q", b)
+	}
+	for _, p := range []string{"/c/notes.txt", "/src/main.go"} {
+		if !exists(f.ws + p) {
+			t.Errorf("control: %s was set aside", p)
+		}
+	}
+	// The next command's view has no new match: nothing more is set aside.
+	r = sh(t, s, "echo z > c/notes.txt; echo done")
+	if r.ExitCode != 0 || len(r.Quarantined) != 0 {
+		t.Fatalf("the next command: %d %+v %s", r.ExitCode, r.Quarantined, r.Stderr)
+	}
+}
+
+// TestLauncherGlobDeepMatchThroughLink: a new match of "*/env.sh" reached
+// through a directory link the command made, to a directory of its own
+// elsewhere in the root, is set aside where the file really is.
+func TestLauncherGlobDeepMatchThroughLink(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"mise.toml": "[env]\n_.source = \"*/env.sh\"\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	r := sh(t, s, "mkdir -p .hidden/d && echo 'touch "+f.marker+"' > .hidden/d/env.sh && ln -s .hidden/d x; echo done")
+	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("the command failed (%d): %s", r.ExitCode, r.Stderr)
+	}
+	if exists(f.ws + "/x/env.sh") {
+		t.Errorf("x/env.sh (through a link the command made) is still where mise sources it: %+v", r.Quarantined)
+	}
+}
