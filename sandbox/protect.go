@@ -66,6 +66,7 @@ func (v *fsView) discover(walk bool) {
 		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
 			d.enclosing(g.Path)
 			d.jjPointer(joinPath(g.Path, ".jj/repo"))
+			d.bazelWrapper(g.Path)
 		}
 	}
 	if !walk {
@@ -96,6 +97,7 @@ func (v *fsView) discover(walk bool) {
 			if d.writable(p) {
 				v.nested = append(v.nested, p)
 				d.dotGit(p, 0)
+				d.bazelWrapper(filepath.Dir(p))
 			}
 		}
 	}

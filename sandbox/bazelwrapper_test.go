@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+// TestBazelWrapperWatched: at a writable root that is a Bazel workspace
+// (MODULE.bazel), tools/bazel, which the person's next `bazel` there runs
+// (Bazelisk), cannot be made by a file tool, and one a command made is set
+// aside. Controls: tools/other beside it is made and kept, and at a root
+// that is no Bazel workspace tools/bazel is made and kept.
+func TestBazelWrapperWatched(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{"MODULE.bazel": "module(name = \"x\")\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/tools/bazel", domain.AccessWrite, false); err == nil {
+		t.Error("a write decision on tools/bazel in a Bazel workspace was allowed")
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/tools/other", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write decision on tools/other was refused: %v", err)
+	}
+	r := sh(t, s, "mkdir tools && printf '#!/bin/sh\\ntouch "+f.marker+"\\n' > tools/bazel && chmod +x tools/bazel && echo o > tools/other && echo done")
+	if !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("premise: the command did not run: %d %s", r.ExitCode, r.Stderr)
+	}
+	if exists(f.ws + "/tools/bazel") {
+		t.Errorf("tools/bazel, made by the command in a Bazel workspace, stayed: %+v", r.Quarantined)
+	}
+	if !exists(f.ws + "/tools/other") {
+		t.Errorf("control: tools/other was set aside: %+v", r.Quarantined)
+	}
+
+	// An existing wrapper stays read-only.
+	g := newPlantFixture(t)
+	mkfiles(t, g.ws, map[string]string{"WORKSPACE": "\n", "tools/bazel": "#!/bin/sh\nexec bazel-real \"$@\"\n"})
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, g.ws, machine().Kernel)
+	r = sh(t, s, "echo 'touch "+g.marker+"' >> tools/bazel; echo done")
+	if b, _ := os.ReadFile(g.ws + "/tools/bazel"); strings.Contains(string(b), g.marker) {
+		t.Errorf("an existing tools/bazel in a Bazel workspace was rewritten: %q", b)
+	}
+
+	// Control: no Bazel workspace, no watch.
+	h := newPlantFixture(t)
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, h.ws, machine().Kernel)
+	r = sh(t, s, "mkdir tools && echo x > tools/bazel && echo done")
+	if !strings.Contains(string(r.Stdout), "done") || !exists(h.ws+"/tools/bazel") || len(r.Quarantined) != 0 {
+		t.Errorf("control: tools/bazel outside a Bazel workspace was not kept: %d %+v %s", r.ExitCode, r.Quarantined, r.Stderr)
+	}
+
+	// A root that is no repository (the walk finds no .git there) is
+	// judged as a root.
+	k := newPlantFixture(t)
+	if err := os.RemoveAll(k.ws + "/.git"); err != nil {
+		t.Fatal(err)
+	}
+	mkfiles(t, k.ws, map[string]string{"REPO.bazel": "\n"})
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, k.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, k.ws+"/tools/bazel", domain.AccessWrite, false); err == nil {
+		t.Error("a write decision on tools/bazel at a root that is a Bazel workspace and no repository was allowed")
+	}
+}
