@@ -342,14 +342,23 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// (script-shell, node-options), Bazelisk's .bazeliskrc (where Bazel is
 	// downloaded from), Bazel's .bazelrc (startup JVM options), MSBuild's
 	// Directory.Build.rsp (a -logger loads a DLL). Not Bazelisk's
-	// tools/bazel: kept, it pinned every link named tools on the way and
-	// set aside one a command made.
+	// tools/bazel here: as an item it pinned every link named tools on the
+	// way and set aside one a command made; the sandbox keeps it only in a
+	// Bazel workspace (sandbox/bazelwrapper.go).
 	{Path: ".python-version", Access: AccessRead},
 	{Path: ".npmrc", Access: AccessRead},
 	{Path: ".bazeliskrc", Access: AccessRead},
 	{Path: ".bazelrc", Access: AccessRead},
 	{Path: "Directory.Build.rsp", Access: AccessRead},
 }
+
+// ProtectedPatterns are names, by a pattern of one element, that a host
+// program reads at a writable root as it reads the protected list's
+// items: psql's per-version start-up file for a minor release
+// (.psqlrc-16.4; the major releases' are items). The sandbox keeps each
+// match read-only, and refuses to a write decision, and sets aside after
+// a command, one that did not match when the command started.
+var ProtectedPatterns = []string{".psqlrc-*"}
 
 // protectedEntries lists the protected entries of list for every writable
 // root of es (devices excluded) and for cwd when it lies strictly inside a

@@ -63,3 +63,33 @@ func TestBazelWrapperWatched(t *testing.T) {
 		t.Error("a write decision on tools/bazel at a root that is a Bazel workspace and no repository was allowed")
 	}
 }
+
+// TestProtectedPatternPsqlrcMinor: psql's start-up file for a minor
+// release (.psqlrc-16.4, domain.ProtectedPatterns) at a writable root: an
+// existing one stays read-only, a new one is refused to a write decision
+// and set aside after the command that made it. Controls: a name the
+// pattern does not match (.psqlrc.bak) is made and kept.
+func TestProtectedPatternPsqlrcMinor(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{".psqlrc-16.4": "\\set x 1\n"})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/.psqlrc-17.1", domain.AccessWrite, false); err == nil {
+		t.Error("a write decision on a new .psqlrc-17.1 was allowed")
+	}
+	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/.psqlrc.bak", domain.AccessWrite, false); err != nil {
+		t.Errorf("control: a write decision on .psqlrc.bak was refused: %v", err)
+	}
+	r := sh(t, s, "echo '\\! touch "+f.marker+"' >> .psqlrc-16.4; echo '\\! touch "+f.marker+"' > .psqlrc-17.1; echo b > .psqlrc.bak; echo done")
+	if !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("premise: the command did not run: %d %s", r.ExitCode, r.Stderr)
+	}
+	if b, _ := os.ReadFile(f.ws + "/.psqlrc-16.4"); strings.Contains(string(b), f.marker) {
+		t.Errorf("the existing .psqlrc-16.4 was rewritten: %q", b)
+	}
+	if exists(f.ws + "/.psqlrc-17.1") {
+		t.Errorf(".psqlrc-17.1, made by the command, stayed: %+v", r.Quarantined)
+	}
+	if !exists(f.ws + "/.psqlrc.bak") {
+		t.Errorf("control: .psqlrc.bak was set aside: %+v", r.Quarantined)
+	}
+}

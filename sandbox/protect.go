@@ -67,6 +67,9 @@ func (v *fsView) discover(walk bool) {
 			d.enclosing(g.Path)
 			d.jjPointer(joinPath(g.Path, ".jj/repo"))
 			d.bazelWrapper(g.Path)
+			for _, pat := range domain.ProtectedPatterns {
+				d.launcherRef(g.Path, pat)
+			}
 		}
 	}
 	if !walk {
