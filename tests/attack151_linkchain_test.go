@@ -83,4 +83,16 @@ func TestAttack151_TrustedFileThroughLinkChain(t *testing.T) {
 		t.Errorf("serve --profiles through %s/cfg, a link uid %d owns (and re-points at will) in its own directory: started %v\n%s",
 			home, agentUID, started, out)
 	}
+	// The same for a token file (the admin token of the next start).
+	if err := os.WriteFile(filepath.Join(real, "admin.token"), []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, started := serve("--token-file", filepath.Join(etc, "ts-root", "admin.token")); !started {
+		t.Fatalf("control: a token file through root's links did not start the server:\n%s", out)
+	}
+	out, started = serve("--token-file", filepath.Join(etc, "ts", "admin.token"))
+	if started || !strings.Contains(out, "owned by uid 65534") {
+		t.Errorf("serve --token-file through %s/cfg, a link uid %d owns in its own directory: started %v\n%s",
+			home, agentUID, started, out)
+	}
 }
