@@ -94,3 +94,44 @@ extends = ":read-only"
 			filepath.Base(locked), filepath.Join(locked, "id_ed25519"), l.Decision, l.Reason)
 	}
 }
+
+// TestAttack151_AllowedRootsHomeWithoutHOME: the same root cause for the
+// operator's bound on roots. Constraints.allowedRoots expands "~" as
+// home + the rest, home being "" when the server has no $HOME: `allowed_roots
+// = ["~"]` (the agent may root its turns anywhere in the person's home)
+// becomes CleanPath("") = "/", every directory of the machine, and "~/code"
+// becomes "/code". A runtime credential then starts an auto_accept_edits turn
+// rooted at any directory (its writes there allowed without a question),
+// which the README's "Bound the roots too" says is refused.
+//
+// Control: with HOME set, the same turn rooted outside the home is a 400.
+func TestAttack151_AllowedRootsHomeWithoutHOME(t *testing.T) {
+	t.Parallel()
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" || u.HomeDir == "/" {
+		t.Skipf("no usable passwd home for this user (%v)", err)
+	}
+	outside := workspace(t) // under the test's temp dir, not the home
+	if rel, err := filepath.Rel(u.HomeDir, outside); err == nil && filepath.IsLocal(rel) {
+		t.Skipf("the temp dir %s lies in the home %s", outside, u.HomeDir)
+	}
+	constraints := filepath.Join(t.TempDir(), "constraints.toml")
+	if err := os.WriteFile(constraints, []byte(`allowed_roots = ["~"]`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := func(label string, env []string) int {
+		s := StartServerEnv(t, env, "--constraints", constraints)
+		agent := roAs(s, s.credential("agent-"+label, "runtime"))
+		id := "a151-roots-" + label
+		st, _ := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
+			"workspace_root": outside, "cwd": outside, "permission_profile": map[string]any{"mode": "auto_accept_edits"}})
+		return st
+	}
+	if st := start("home", []string{"HOME=" + u.HomeDir}); st != 400 {
+		t.Fatalf("control: with HOME=%s, a turn rooted at %s outside allowed_roots [\"~\"] answered %d, want 400", u.HomeDir, outside, st)
+	}
+	if st := start("nohome", []string{"HOME="}); st != 400 {
+		t.Errorf("with no HOME, allowed_roots [\"~\"] bound nothing: an auto_accept_edits turn rooted at %s (outside the home %s) answered %d, want 400",
+			outside, u.HomeDir, st)
+	}
+}
