@@ -84,13 +84,30 @@ func TestAttack152_FullAccessNestedCgroupMount(t *testing.T) {
 
 	// The v1 memory hierarchy, where the host has one: the command's
 	// (the server's) memory cgroup.
-	v1mem := ""
+	v1mem, v1dir := "", ""
 	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if p := strings.SplitN(l, ":", 3); len(p) == 3 && p[1] == "memory" {
 				v1mem = p[2]
 			}
 		}
+	}
+	if v1mem != "" {
+		if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+			for _, l := range strings.Split(string(b), "\n") {
+				pre, post, ok := strings.Cut(l, " - ")
+				f, g := strings.Fields(pre), strings.Fields(post)
+				if ok && len(f) >= 5 && len(g) >= 3 && g[0] == "cgroup" && f[3] == "/" && strings.Contains(","+g[2]+",", ",memory,") {
+					v1dir = filepath.Join(f[4], v1mem)
+				}
+			}
+		}
+	}
+	// A child the command makes at its cgroup namespace's root: below the
+	// server's own memory cgroup, as the host sees it.
+	v1child := name + "-v1"
+	if v1dir != "" {
+		t.Cleanup(func() { os.Remove(filepath.Join(v1dir, v1child)) })
 	}
 	script := strings.Join([]string{
 		// The stated guarantee: the view's cgroupfs is read-only.
@@ -100,8 +117,8 @@ func TestAttack152_FullAccessNestedCgroupMount(t *testing.T) {
 		// The attack: a fresh cgroup2 mount in a cgroup namespace of its own.
 		fmt.Sprintf("unshare -UrmC sh -c 'mkdir -p %[1]s/cg && mount -t cgroup2 none %[1]s/cg && echo 1 > %[1]s/cg/%[2]s/cgroup.kill' 2>&1 && echo NESTED-KILL-WRITTEN", ws, name),
 	}, "\n")
-	if v1mem != "" {
-		script += "\n" + fmt.Sprintf("unshare -UrmC sh -c 'mkdir -p %[1]s/m && mount -t cgroup -o memory none %[1]s/m && v=$(cat %[1]s/m/memory.soft_limit_in_bytes) && echo $v > %[1]s/m/memory.soft_limit_in_bytes' 2>&1 && echo V1-MEMORY-WRITTEN", ws)
+	if v1dir != "" {
+		script += "\n" + fmt.Sprintf("unshare -UrmC sh -c 'mkdir -p %[1]s/m && mount -t cgroup -o memory none %[1]s/m && mkdir %[1]s/m/%[2]s && v=$(cat %[1]s/m/memory.soft_limit_in_bytes) && echo $v > %[1]s/m/memory.soft_limit_in_bytes' 2>&1 && echo V1-MEMORY-WRITTEN", ws, v1child)
 	}
 	out, code, err := runFullAccessScript(f.Kernel, []string{data, data + "/token"}, ws, script)
 	if err != nil {
@@ -123,8 +140,8 @@ func TestAttack152_FullAccessNestedCgroupMount(t *testing.T) {
 	if killed || strings.Contains(out, "NESTED-KILL-WRITTEN") {
 		t.Errorf("a full_access command wrote cgroup.kill of a cgroup below the server's through a cgroup2 mount of its own (unshare -UrmC): victim killed=%v", killed)
 	}
-	if strings.Contains(out, "V1-MEMORY-WRITTEN") {
-		t.Errorf("a full_access command wrote the memory limits of the server's v1 memory cgroup (%s) through a cgroup mount of its own", v1mem)
+	if v1dir != "" && exists(filepath.Join(v1dir, v1child)) {
+		t.Errorf("a full_access command made a cgroup below the server's v1 memory cgroup (%s) and rewrote its memory.soft_limit_in_bytes (wrote=%v) through a cgroup mount of its own: memory.limit_in_bytes there is an OOM kill of the gateway", v1dir, strings.Contains(out, "V1-MEMORY-WRITTEN"))
 	}
 	if !killed {
 		// Control: the victim dies when cgroup.kill is written.
