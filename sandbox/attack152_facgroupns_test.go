@@ -41,6 +41,7 @@ import (
 func TestAttack152_FullAccessNestedCgroupMount(t *testing.T) {
 	f := requireKernel(t, true)
 	requireRoot(t)
+	useStaticHelper(t) // the lean helper a root server starts (helperstatic.go)
 	if _, err := exec.LookPath("unshare"); err != nil {
 		missingPrerequisite(t, "unshare is not installed: %v", err)
 	}

@@ -88,6 +88,7 @@ func init() {
 func TestAttack152_UnrestrictedTreeNestedCgroupMount(t *testing.T) {
 	f := requireKernel(t, true)
 	requireRoot(t)
+	useStaticHelper(t) // the lean helper a root server starts (helperstatic.go)
 	mnt, err := cgroup2Mount()
 	if err != nil {
 		missingPrerequisite(t, "no cgroup2 mount: %v", err)
