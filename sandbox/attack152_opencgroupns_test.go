@@ -18,10 +18,11 @@ import (
 
 // attack152CgroupArg makes the test binary the probe of
 // TestAttack152_UnrestrictedTreeNestedCgroupMount: "outer DIR VICTIM"
-// starts itself again in a new user, mount and cgroup namespace (no id map
-// needed: the kernel uid stays 0), keeping that namespace's CAP_SYS_ADMIN
-// (ambient); "inner DIR VICTIM" mounts a tmpfs (the
-// control) and cgroup2 in DIR and writes VICTIM/cgroup.kill.
+// starts itself again twice in a new user namespace (no id map needed: the
+// kernel uid stays 0), keeping that namespace's CAP_SYS_ADMIN (ambient):
+// "inner-tmpfs" (a new mount namespace) mounts a tmpfs in DIR, the control;
+// "inner-cgroup" (new mount and cgroup namespaces) mounts cgroup2 in DIR
+// and writes VICTIM/cgroup.kill.
 const attack152CgroupArg = "attack152-cgroup-probe"
 
 func init() {
@@ -31,18 +32,25 @@ func init() {
 	stage, dir, victim := os.Args[2], os.Args[3], os.Args[4]
 	switch stage {
 	case "outer":
-		cmd := exec.Command("/proc/self/exe", attack152CgroupArg, "inner", dir, victim)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		// CAP_SYS_ADMIN of the new user namespace, kept across the exec
-		// (an unmapped uid loses its capabilities on exec otherwise).
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP,
-			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN}}
-		if err := cmd.Run(); err != nil {
-			fmt.Println("outer:", err)
-			os.Exit(1)
+		// The control (a tmpfs) and the attack (cgroup2) each in
+		// namespaces of their own: a fix that refuses the cgroup
+		// namespace leaves the control working.
+		for _, c := range []struct {
+			stage string
+			flags uintptr
+		}{{"inner-tmpfs", unix.CLONE_NEWUSER | unix.CLONE_NEWNS}, {"inner-cgroup", unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP}} {
+			cmd := exec.Command("/proc/self/exe", attack152CgroupArg, c.stage, dir, victim)
+			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+			// CAP_SYS_ADMIN of the new user namespace, kept across the
+			// exec (an unmapped uid loses its capabilities on exec
+			// otherwise).
+			cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags, AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN}}
+			if err := cmd.Run(); err != nil {
+				fmt.Println(c.stage+":", err)
+			}
 		}
 		os.Exit(0)
-	case "inner":
+	case "inner-tmpfs":
 		t := filepath.Join(dir, "t")
 		os.MkdirAll(t, 0o755)
 		if err := unix.Mount("t", t, "tmpfs", 0, ""); err != nil {
@@ -50,6 +58,8 @@ func init() {
 		} else {
 			fmt.Println("nested-tmpfs-ok")
 		}
+		os.Exit(0)
+	case "inner-cgroup":
 		cg := filepath.Join(dir, "cg")
 		os.MkdirAll(cg, 0o755)
 		if err := unix.Mount("none", cg, "cgroup2", 0, ""); err != nil {
