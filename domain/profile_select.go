@@ -1,8 +1,11 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 // ProfileCatalog is what the server offers turns to select: the profiles
@@ -144,4 +147,43 @@ func constraintMessage(err error) string {
 		return fmt.Sprintf("the operator's constraints do not allow (allowed_profiles: %v)", ce.Allowed)
 	}
 	return err.Error()
+}
+
+// CheckHome refuses a catalog whose rules need a home directory to deny or
+// bound anything when none is known (Home empty: the server has no $HOME
+// and its user none in the passwd database): a profile's "~/…" deny, a
+// required_deny or an allowed root under "~". Left out, the deny denied
+// nothing and "~" bound every path ("" + the rest: the hundred-and-
+// fifty-first review); a "~/…" grant is only dropped (with a warning in
+// the snapshot), which grants less.
+func (cat *ProfileCatalog) CheckHome() error {
+	if cat == nil || cat.Home != "" {
+		return nil
+	}
+	var errs []error
+	home := func(k string) bool { return k == "~" || strings.HasPrefix(k, "~/") }
+	for _, name := range slices.Sorted(maps.Keys(cat.Profiles)) {
+		p := cat.Profiles[name]
+		if p == nil {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(p.Filesystem)) {
+			if p.Filesystem[k] == AccessDeny && home(k) {
+				errs = append(errs, fmt.Errorf("profile %s: filesystem %q = %q: no home directory is known (HOME is not set and the server's user has none), so this deny cannot be placed", name, k, p.Filesystem[k]))
+			}
+		}
+	}
+	if c := cat.Constraints; c != nil {
+		for _, k := range c.RequiredDeny {
+			if home(k) {
+				errs = append(errs, fmt.Errorf("required_deny %q: no home directory is known (HOME is not set and the server's user has none), so this deny cannot be placed", k))
+			}
+		}
+		for _, r := range c.AllowedRoots {
+			if home(r) {
+				errs = append(errs, fmt.Errorf("allowed_roots %q: no home directory is known (HOME is not set and the server's user has none), so this bound cannot be placed", r))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

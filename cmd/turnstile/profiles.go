@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -216,8 +217,7 @@ func explainEnv(cwd, root string) (domain.ProfileEnv, error) {
 	} else if root, err = filepath.Abs(root); err != nil {
 		return domain.ProfileEnv{}, err
 	}
-	home, _ := os.UserHomeDir()
-	return domain.ProfileEnv{Home: home, Cwd: cwd, WorkspaceRoot: canonical(root), TmpDir: os.TempDir()}, nil
+	return domain.ProfileEnv{Home: serverHome(), Cwd: cwd, WorkspaceRoot: canonical(root), TmpDir: os.TempDir()}, nil
 }
 
 // canonical follows symlinks through the longest existing prefix of an
@@ -242,8 +242,7 @@ func canonical(p string) string {
 // loadCatalog loads serve's --profiles and --constraints files; any error in
 // either stops the server from starting, every problem listed.
 func loadCatalog(profilesPath, constraintsPath string) (*domain.ProfileCatalog, error) {
-	cat := &domain.ProfileCatalog{}
-	cat.Home, _ = os.UserHomeDir()
+	cat := &domain.ProfileCatalog{Home: serverHome()}
 	if profilesPath != "" {
 		f, err := profilefile.Load(profilesPath)
 		if err != nil {
@@ -263,7 +262,24 @@ func loadCatalog(profilesPath, constraintsPath string) (*domain.ProfileCatalog, 
 		c.SetResolvedRoots(resolveRoots(c.AllowedRoots, cat.Home))
 		cat.Constraints = c
 	}
+	if err := cat.CheckHome(); err != nil {
+		return nil, fmt.Errorf("--profiles and --constraints:\n%w", err)
+	}
 	return cat, nil
+}
+
+// serverHome is the home directory "~" rules resolve against: $HOME, or,
+// where it is not set (a system service without User=, env -i), the
+// server's user's home in the passwd database; "" when neither is known
+// (domain.ProfileCatalog.CheckHome then refuses a "~" deny or bound).
+func serverHome() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	if u, err := user.Current(); err == nil && strings.HasPrefix(u.HomeDir, "/") {
+		return u.HomeDir
+	}
+	return ""
 }
 
 // resolveRoots returns the allowed roots with "~" read as home and their
