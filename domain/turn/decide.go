@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,14 @@ func decideStart(s *State, c *StartTurn) ([]Event, Outcome, error) {
 	}
 	if err := domain.CheckTaskCapSize(c.TaskCap); err != nil {
 		return nil, Outcome{}, err
+	}
+	if err := domain.CheckJSONDepth("input", c.Input); err != nil {
+		return nil, Outcome{}, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Client)) {
+		if err := domain.CheckJSONDepth(k, c.Client[k]); err != nil {
+			return nil, Outcome{}, err
+		}
 	}
 	if c.ParentTurnID == "" && c.TaskCap != nil {
 		return nil, Outcome{}, &domain.FieldError{Field: "task_cap", Message: "only a child turn (with parent_turn_id) takes a task cap"}
