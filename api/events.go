@@ -62,7 +62,12 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]StoredEvent, 0, len(recs))
+	size, cut := 0, false
 	for i := range recs {
+		if size += len(recs[i].Data) + len(recs[i].Metadata); size > maxEventsPageBytes && i > 0 {
+			cut = true // the rest on the next page
+			break
+		}
 		e, err := eventcodec.Decode(&recs[i])
 		if err != nil {
 			writeError(w, err)
@@ -74,8 +79,20 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 			Metadata: recs[i].Metadata, Data: recs[i].Data,
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"turn_id": id, "from": from, "events": out})
+	page := map[string]any{"turn_id": id, "from": from, "events": out}
+	if len(out) > 0 && (cut || len(out) == limit) {
+		page["next"] = from + len(out)
+	}
+	writeJSON(w, http.StatusOK, page)
 }
+
+// maxEventsPageBytes bounds the stored bytes of one page of a turn's
+// events (at least one event is given): a turn of large events came back
+// whole in one page of the limit's 10,000 events, past the request's share
+// of --max-body-memory, and every answer was a 503 (the
+// hundred-and-fifty-third review). A page that may not be the last names
+// the next one's "from" as "next".
+const maxEventsPageBytes = 8 << 20
 
 // Notification methods of the event stream (and of JSON-RPC notifications).
 const (

@@ -52,6 +52,7 @@ var operations = []operation{
 		TurnID string        `json:"turn_id"`
 		From   int           `json:"from"`
 		Events []StoredEvent `json:"events"`
+		Next   *int          `json:"next,omitempty"`
 	}{}},
 	{method: "GET", path: "/v1/turns/{turn_id}/timeline", op: domain.OpTurnRead, summary: "Timeline rows for a client UI", query: []string{"after"}, response: struct {
 		TurnID string                    `json:"turn_id"`

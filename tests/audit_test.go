@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,6 +113,20 @@ func TestAuditRowsTimelineAndChain(t *testing.T) {
 	s.JSON("GET", "/v1/turns/au/events?from=3&limit=2", nil, http.StatusOK, &tail)
 	if tail.From != 3 || len(tail.Events) != 2 || tail.Events[0].Version != 3 || tail.Events[1].Version != 4 {
 		t.Fatalf("events from 3, limit 2: %+v", tail)
+	}
+	// A full page names the next one's from; the last names none.
+	var next struct {
+		Next   *int              `json:"next"`
+		Events []json.RawMessage `json:"events"`
+	}
+	s.JSON("GET", "/v1/turns/au/events?from=3&limit=2", nil, http.StatusOK, &next)
+	if next.Next == nil || *next.Next != 5 {
+		t.Fatalf("a full page from 3 of 2: next %v, want 5", next.Next)
+	}
+	next.Next = nil
+	s.JSON("GET", fmt.Sprintf("/v1/turns/au/events?from=%d&limit=10000", len(page.Events)-1), nil, http.StatusOK, &next)
+	if next.Next != nil || len(next.Events) != 1 {
+		t.Fatalf("the last page: next %v, %d events", next.Next, len(next.Events))
 	}
 }
 

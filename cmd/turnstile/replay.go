@@ -21,6 +21,7 @@ func (c *client) fetchEvents(turnID string) ([]eventstore.RecordedEvent, error) 
 	for from := 0; ; {
 		var page struct {
 			Events []api.StoredEvent `json:"events"`
+			Next   *int              `json:"next"`
 		}
 		if _, err := c.do("GET", "/v1/turns/"+url.PathEscape(turnID)+"/events?limit=10000&from="+strconv.Itoa(from), nil, &page); err != nil {
 			return nil, err
@@ -34,10 +35,14 @@ func (c *client) fetchEvents(turnID string) ([]eventstore.RecordedEvent, error) 
 			out = append(out, eventstore.RecordedEvent{ID: id, Stream: turn.StreamName(turnID), Revision: uint64(e.Version),
 				Position: pos, Type: e.Type, Data: e.Data, Metadata: e.Metadata})
 		}
-		if len(page.Events) < 10000 {
+		switch {
+		case page.Next != nil && *page.Next > from:
+			from = *page.Next // a page cut by its bytes, or a full one
+			continue
+		case page.Next != nil || len(page.Events) < 10000:
 			return out, nil
 		}
-		from += len(page.Events)
+		from += len(page.Events) // a server that names no next page
 	}
 }
 
