@@ -95,6 +95,14 @@ func runFullAccess(msg *helperMessage) error {
 	if err := chdirCloseOnExec(cwd); err != nil {
 		return err
 	}
+	// No cgroup namespace of its own (seccomp_cgroupns.go), set while
+	// the helper still holds CAP_SYS_ADMIN in its user namespace (no
+	// no_new_privs: a full_access command may run sudo).
+	if arch, ok := nativeSeccompArch(); ok {
+		if err := installFilter(buildCgroupNSFilter(arch)); err != nil {
+			return err
+		}
+	}
 	if unix.Geteuid() == 0 {
 		err = dropSysAdmin()
 	} else {

@@ -36,7 +36,17 @@ type seccompArch struct {
 	// argument; openat2 passes its mode in memory the filter cannot read.
 	modeArgs []modeArg
 	openat2  uint32
+	// clone, clone3 and unshare are refused a new cgroup namespace
+	// (cgroupNSBlock); compat is the 32-bit ABI a full_access command may
+	// still use (its filter refuses no architecture).
+	clone, clone3, unshare uint32
+	compat                 compatArch
 }
+
+// compatArch is a 32-bit ABI the native kernel also runs (i386 on amd64,
+// arm on arm64): its audit arch and its numbers of clone, clone3 and
+// unshare.
+type compatArch struct{ audit, clone, clone3, unshare uint32 }
 
 // modeArg is a syscall whose argument arg is a file mode.
 type modeArg struct{ nr, arg uint32 }
@@ -68,6 +78,7 @@ type filterOpts struct {
 //
 //	arch != native            → EPERM (i386, arm compat: any syscall)
 //	nr >= foreignBit (x32)    → EPERM
+//	clone3 → ENOSYS; clone, unshare with CLONE_NEWCGROUP → EPERM
 //	io_uring_{setup,enter,register} → ENOSYS
 //	keyctl, add_key, request_key    → EPERM
 //	chmod, open, mknod and variants with S_ISUID or S_ISGID in the mode → EPERM
@@ -96,6 +107,7 @@ func buildFilter(a seccompArch, o filterOpts) []unix.SockFilter {
 		jump(bpfJge, a.foreignBit, 0, 1)
 		stmt(bpfRet, retEPERM)
 	}
+	cgroupNSBlock(a.clone, a.clone3, a.unshare, stmt, jump)
 	for _, nr := range a.ioUring {
 		jump(bpfJeq, nr, 0, 1)
 		stmt(bpfRet, retNoSys)

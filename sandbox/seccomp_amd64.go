@@ -15,5 +15,10 @@ func nativeSeccompArch() (seccompArch, bool) {
 		modeArgs: []modeArg{{unix.SYS_CHMOD, 1}, {unix.SYS_FCHMOD, 1}, {unix.SYS_FCHMODAT, 2}, {unix.SYS_FCHMODAT2, 2},
 			{unix.SYS_OPEN, 2}, {unix.SYS_OPENAT, 3}, {unix.SYS_CREAT, 1}, {unix.SYS_MKNOD, 1}, {unix.SYS_MKNODAT, 2}},
 		openat2: unix.SYS_OPENAT2,
+		clone:   unix.SYS_CLONE,
+		clone3:  unix.SYS_CLONE3,
+		unshare: unix.SYS_UNSHARE,
+		// i386's clone, clone3 and unshare (arch/x86/entry/syscalls/syscall_32.tbl).
+		compat: compatArch{audit: unix.AUDIT_ARCH_I386, clone: 120, clone3: 435, unshare: 310},
 	}, true
 }

@@ -14,5 +14,10 @@ func nativeSeccompArch() (seccompArch, bool) {
 		modeArgs: []modeArg{{unix.SYS_FCHMOD, 1}, {unix.SYS_FCHMODAT, 2}, {unix.SYS_FCHMODAT2, 2},
 			{unix.SYS_OPENAT, 3}, {unix.SYS_MKNODAT, 2}},
 		openat2: unix.SYS_OPENAT2,
+		clone:   unix.SYS_CLONE,
+		clone3:  unix.SYS_CLONE3,
+		unshare: unix.SYS_UNSHARE,
+		// arm's (EABI) clone, clone3 and unshare (arch/arm/tools/syscall.tbl).
+		compat: compatArch{audit: unix.AUDIT_ARCH_ARM, clone: 120, clone3: 435, unshare: 337},
 	}, true
 }
