@@ -97,8 +97,9 @@ func runFullAccess(msg *helperMessage) error {
 	}
 	// No cgroup namespace of its own (seccomp_cgroupns.go), set while
 	// the helper still holds CAP_SYS_ADMIN in its user namespace (no
-	// no_new_privs: a full_access command may run sudo).
-	if arch, ok := nativeSeccompArch(); ok {
+	// no_new_privs: a full_access command may run sudo); where the probe
+	// found seccomp.
+	if arch, ok := nativeSeccompArch(); ok && sp.Seccomp {
 		if err := installFilter(buildCgroupNSFilter(arch)); err != nil {
 			return err
 		}

@@ -64,7 +64,7 @@ func prepareFullAccess(s *domain.TurnExecutionSecuritySnapshot, p *Plan) error {
 		return refuse(CodeSandboxUnavailable, "", "full_access commands run in their own user, mount and PID namespaces so that the gateway's data directory and credential files stay hidden, and %s: nothing was run (serve --full-access-unisolated accepts running them unisolated)", why)
 	}
 	p.Sandboxed = true
-	p.Sandbox = SandboxSpec{Entries: secrets, FullAccess: true, AllowUnixSockets: true, UserNamespaces: true}
+	p.Sandbox = SandboxSpec{Entries: secrets, FullAccess: true, AllowUnixSockets: true, UserNamespaces: true, Seccomp: k.Seccomp}
 	return nil
 }
 
