@@ -21,6 +21,9 @@ type hold struct {
 	path    string
 	file    bool
 	content string
+	// way: a missing directory on the way to a deny entry, made as an
+	// ordinary one and removed again (holdway.go), not held.
+	way bool
 }
 
 // holds lists what Run must hold: the reserved protected names, the deny
@@ -45,6 +48,11 @@ func (v *fsView) holds() []hold {
 	for _, c := range v.carves {
 		// A deny entry that does not exist is held too: what is denied
 		// cannot be created either. A glob is never a name to create.
+		// Where its directory is missing, the way is made first.
+		if ways := v.denyWays(c); len(ways) > 0 {
+			out = append(append(out, ways...), hold{path: c.Path})
+			continue
+		}
 		if c.Reserved || (c.Access == domain.AccessDeny && !strings.ContainsAny(c.Path, "*?[")) {
 			add(hold{path: c.Path})
 		}
@@ -133,6 +141,7 @@ var holdFileNames = map[string]bool{"commondir": true, "config.worktree": true}
 // made is an error: the command must not run.
 func holdNames(v *fsView) (release func(), err error) {
 	var mine []string
+	var ways []madeWay
 	release = func() {
 		held.mu.Lock()
 		defer held.mu.Unlock()
@@ -144,6 +153,9 @@ func holdNames(v *fsView) (release func(), err error) {
 				delete(held.fd, p)
 			}
 		}
+		for i := len(ways) - 1; i >= 0; i-- {
+			removeWay(ways[i])
+		}
 	}
 	held.mu.Lock()
 	defer held.mu.Unlock()
@@ -151,6 +163,19 @@ func holdNames(v *fsView) (release func(), err error) {
 		held.n, held.fd = map[string]int{}, map[string]int{}
 	}
 	for _, h := range v.holds() {
+		if h.way {
+			w, made, err := makeWay(h)
+			if made {
+				ways = append(ways, w)
+			}
+			if err != nil {
+				held.mu.Unlock()
+				release()
+				held.mu.Lock()
+				return nil, fmt.Errorf("make the way to a denied name, %s: %w", h.path, err)
+			}
+			continue
+		}
 		if held.n[h.path] == 0 {
 			// Not held by another command of this process: make it
 			// unless it exists, and hold it unless it is the user's
