@@ -39,6 +39,9 @@ func TestBazelWrapperWatched(t *testing.T) {
 	mkfiles(t, g.ws, map[string]string{"WORKSPACE": "\n", "tools/bazel": "#!/bin/sh\nexec bazel-real \"$@\"\n"})
 	s = snapshotFor(t, domain.ModeAutoAcceptEdits, g.ws, machine().Kernel)
 	r = sh(t, s, "echo 'touch "+g.marker+"' >> tools/bazel; echo done")
+	if !strings.Contains(string(r.Stdout), "done") {
+		t.Fatalf("premise: the command did not run: %d %s", r.ExitCode, r.Stderr)
+	}
 	if b, _ := os.ReadFile(g.ws + "/tools/bazel"); strings.Contains(string(b), g.marker) {
 		t.Errorf("an existing tools/bazel in a Bazel workspace was rewritten: %q", b)
 	}
