@@ -57,9 +57,11 @@ func TestAttack81DenyWaySymlinkRedirectsThePersonsKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Control: a link at the denied path itself is set aside.
-	r := sh(t, &a, `mkdir -p ctl/keys && ln -s `+other+`/drop ctl/keys/prod && echo linked`)
-	if string(r.Stdout) != "linked\n" {
+	// Control: a link at the denied path itself is refused (since review
+	// 151 the way is made and the denied name held for the command) or
+	// set aside.
+	r := sh(t, &a, `mkdir -p ctl/keys && ln -s `+other+`/drop ctl/keys/prod; echo ran`)
+	if !strings.Contains(string(r.Stdout), "ran") {
 		t.Fatalf("control: the command did not run (exit %d, stderr %q)", r.ExitCode, r.Stderr)
 	}
 	if fi, err := os.Lstat(ws + "/ctl/keys/prod"); err == nil && fi.Mode()&os.ModeSymlink != 0 {
