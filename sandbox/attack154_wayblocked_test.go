@@ -20,8 +20,9 @@ import (
 // leaves a plain file (or a dangling link) named "secret": not a command
 // (the way is made for every command of the profile), but the agent's own
 // file-edit tool, which the profile allows to write ws/secret (only
-// ws/secret/prod is denied). The command then removes it, makes secret/prod itself and reads what a host tool
-// of the person's writes there while it runs: exactly review 151's attack.
+// ws/secret/prod is denied). The command then removes it, makes
+// secret/prod itself and reads what a host tool of the person's writes
+// there while it runs: exactly review 151's attack.
 //
 // Control: with nothing at ws/secret, the way is made and the name held:
 // the key the host writes is not read.
@@ -65,6 +66,9 @@ func TestAttack154_DenyWayBlockedByNonDirectory(t *testing.T) {
 	// before the command; a command cannot plant it (vault is a way then,
 	// and prod held in it), the runtime's edit can. A dangling link does
 	// the same.
+	if _, err := (DecisionChecker{}).ResolveFile(&s, ws+"/vault", domain.AccessWrite, false); err != nil {
+		t.Fatalf("premise: the profile refuses the file tool's write of %s/vault: %v", ws, err)
+	}
 	if err := os.WriteFile(ws+"/vault", []byte("notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
