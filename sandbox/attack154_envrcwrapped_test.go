@@ -16,7 +16,9 @@ import (
 // run through a wrapper with arguments, or through a wrapper the list
 // lacks, is not seen as run: `env FOO=1 bash boot.sh`, `timeout 60 bash
 // init.sh`, `nice -n 5 bash prep.sh`, direnv's own `direnv_load bash
-// load.sh`. With none of those files there yet, the command writes them,
+// load.sh`; and a name handed through direnv's expand_path (`source
+// "$(expand_path local.sh)"`: a command substitution's value is not read
+// as the name it gives, as `$(pwd)/x` is by the line parser). With none of those files there yet, the command writes them,
 // they stay, and the person's next `cd` into the workspace (direnv allow
 // is on the .envrc, which is unchanged) runs the agent's code as the
 // person, outside any sandbox.
@@ -29,9 +31,10 @@ func TestAttack154_EnvrcWrappedRunWatch(t *testing.T) {
 		"env PROJECT=demo bash boot.sh\n" +
 		"timeout 60 bash init.sh\n" +
 		"nice -n 5 bash prep.sh\n" +
-		"direnv_load bash load.sh\n"})
+		"direnv_load bash load.sh\n" +
+		"source \"$(expand_path local.sh)\"\n"})
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
-	attacks := []string{"boot.sh", "init.sh", "prep.sh", "load.sh"}
+	attacks := []string{"boot.sh", "init.sh", "prep.sh", "load.sh", "local.sh"}
 	// Control: setup.sh, run plainly, is refused to a file tool.
 	if _, err := (DecisionChecker{}).ResolveFile(s, f.ws+"/setup.sh", domain.AccessWrite, false); err == nil {
 		t.Fatalf("control: a write of setup.sh, which .envrc runs and which does not exist, was allowed")
