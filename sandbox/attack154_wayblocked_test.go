@@ -17,7 +17,8 @@ import (
 // at the first component that Lstat finds (a regular file, a dangling
 // symlink) and returns nil; holds' add then skips the entry because
 // os.Stat of its directory is not a directory. So an earlier command
-// leaves a plain file (or a dangling link) named "secret": not a command
+// leaves a plain file named "secret" (a dangling link would do the same,
+// where something else than a command can make one): not a command
 // (the way is made for every command of the profile), but the agent's own
 // file-edit tool, which the profile allows to write ws/secret (only
 // ws/secret/prod is denied). The command then removes it, makes
@@ -64,8 +65,7 @@ func TestAttack154_DenyWayBlockedByNonDirectory(t *testing.T) {
 	// The agent's own file-edit tool (a Write the profile allows: ws is
 	// writable, only vault/prod is denied) leaves a plain file named vault
 	// before the command; a command cannot plant it (vault is a way then,
-	// and prod held in it), the runtime's edit can. A dangling link does
-	// the same.
+	// and prod held in it), the runtime's edit can.
 	if _, err := (DecisionChecker{}).ResolveFile(&s, ws+"/vault", domain.AccessWrite, false); err != nil {
 		t.Fatalf("premise: the profile refuses the file tool's write of %s/vault: %v", ws, err)
 	}
