@@ -29,7 +29,7 @@ func checkOwners(paths ...string) error {
 		if p == "" {
 			continue
 		}
-		abs, err := filepath.Abs(p)
+		abs, err := rawAbs(p)
 		if err != nil {
 			return err
 		}
@@ -37,10 +37,11 @@ func checkOwners(paths ...string) error {
 		// of a chain /etc/ts -> ~agent/cfg -> /srv/real too: its
 		// directory's owner re-points it at will, the
 		// hundred-and-fifty-first review) and where it leads.
+		// A path that does not exist (yet) is left to its loader, but
+		// the directories and links on its way are checked: another
+		// user's directory there could make it after this check.
 		seen, err := linkChain(abs)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		for _, q := range seen {
@@ -139,12 +140,12 @@ func aclWriter(path string, euid, egid uint32) (string, bool) {
 // maxLinkChain bounds the links one lookup follows (the kernel's is 40).
 const maxLinkChain = 40
 
-// linkChain returns the clean absolute path abs, each link its lookup
-// passes (as the path of the link itself), and the path it leads to,
-// resolving as the kernel does (a ".." after a link is taken from where
-// the link led).
+// linkChain returns each link the lookup of the absolute path abs passes
+// (as the path of the link itself) and the path it leads to, resolving as
+// the kernel does (a ".." after a link is taken from where the link led,
+// not removed as text).
 func linkChain(abs string) ([]string, error) {
-	out := []string{filepath.Clean(abs)}
+	var out []string
 	resolved := "/"
 	rest := strings.Split(abs, "/")
 	links := 0
@@ -161,7 +162,7 @@ func linkChain(abs string) ([]string, error) {
 		next := filepath.Join(resolved, el)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return out, err
+			return append(out, resolved), err // with the part that exists
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			resolved = next
@@ -180,8 +181,31 @@ func linkChain(abs string) ([]string, error) {
 		}
 		rest = append(strings.Split(target, "/"), rest...)
 	}
-	if resolved != out[0] {
-		out = append(out, resolved)
+	return append(out, resolved), nil
+}
+
+// rawAbs is p made absolute without cleaning it: a ".." in it is left for
+// linkChain to take as the kernel does (after a link, from where it led).
+func rawAbs(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return p, nil
 	}
-	return out, nil
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return wd + "/" + p, nil
+}
+
+// kernelPath is the path the kernel opens for p, every link followed.
+func kernelPath(p string) (string, bool) {
+	raw, err := rawAbs(p)
+	if err != nil {
+		return "", false
+	}
+	chain, err := linkChain(raw)
+	if err != nil {
+		return "", false
+	}
+	return chain[len(chain)-1], true
 }

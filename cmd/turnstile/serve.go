@@ -225,12 +225,15 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		// Whoever may write here may replace the token or the store.
 		return fmt.Errorf("data directory %s has mode %04o: group or others may write to it; run `chmod 700 %s`", f.data, perm, f.data)
 	}
-	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
-	if err != nil {
-		return err
-	}
+	// Who owns what the server trusts is checked before anything is read
+	// from it (a token read first was chosen by whoever could swap it
+	// before the check: the hundred-and-fifty-fifth review).
 	_, trusted := connFiles(f.store)
 	if err := checkOwners(append(append([]string{f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...), trusted...)...); err != nil {
+		return err
+	}
+	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
+	if err != nil {
 		return err
 	}
 	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
@@ -465,6 +468,13 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 		out = append(out, abs)
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 			out = append(out, real)
+		}
+		// Where the kernel opens it: a ".." after a link is taken from
+		// where the link led (/etc/ts/../token with /etc/ts -> ws/s is
+		// ws/token), not removed as text (the hundred-and-fifty-fifth
+		// review).
+		if k, ok := kernelPath(p); ok && !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	return out, nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"turnstile/api"
@@ -37,6 +38,9 @@ func dataDir(flagValue string) (string, error) {
 	return defaultDataDir()
 }
 
+// maxTokenFileBytes bounds what a token file is read for.
+const maxTokenFileBytes = 64 << 10
+
 // checkToken refuses a token shorter than minTokenLen.
 func checkToken(t, source string) error {
 	if len(t) < minTokenLen {
@@ -48,14 +52,25 @@ func checkToken(t, source string) error {
 // readTokenFile reads a token (or credential) file, refusing one that its
 // group or others may read or write: a secret they can read is not one.
 func readTokenFile(path string) (string, error) {
-	fi, err := os.Stat(path)
+	// Opened without waiting (a FIFO there blocked the read until its
+	// writer chose the token: the hundred-and-fifty-fifth review), and
+	// judged by what was opened.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return "", fmt.Errorf("%s has mode %04o: group and others may access it; run `chmod 600 %s` (and check who could have read it)", path, perm, path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes))
 	if err != nil {
 		return "", err
 	}
