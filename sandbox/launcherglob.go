@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -219,32 +221,77 @@ func (pc *plantCheck) rootOf(p string) string {
 // directory of the match may be a link the command made; the file itself
 // is not followed).
 func (pc *plantCheck) setAsideDeepMatches(g launcherGlob) (found []Quarantine) {
+	found = pc.setAsideProcessLinksOf(g)
 	matches, err := filepath.Glob(joinPath(g.dir, g.pattern))
 	if err != nil {
-		return nil
+		return found
 	}
 	for _, m := range matches {
-		if !g.newMatch(m) {
-			continue
-		}
-		q := Quarantine{Path: m, Reason: "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"}
-		dir, exists, ok, err := canonicalPath(filepath.Dir(m))
-		root := pc.rootOf(dir)
-		switch {
-		case err != nil:
-		case !ok || !exists || root == "":
-			continue // not in a writable root: not the command's
-		}
-		moved := ""
-		if err == nil {
-			moved, err = setAsideBelow(root, dir, filepath.Base(m))
-			if err != nil {
-				if _, _, serr := setAsidePath(joinPath(dir, untrustedDir), root); serr == nil {
-					moved, err = setAsideBelow(root, dir, filepath.Base(m))
-				}
+		if g.newMatch(m) {
+			if q, ok := pc.setAsideAt(m, "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"); ok {
+				found = append(found, q)
 			}
 		}
-		found = append(found, settled(q, moved, "", err))
 	}
 	return found
+}
+
+// setAsideProcessLinksOf sets aside each link among the directories g's
+// pattern passes through (its elements before the last) that leads
+// through a process-relative path (x -> /proc/self/cwd): this process's
+// glob follows it to its own working directory, the person's tool (mise,
+// run in the project) to the project, where the command's file matched
+// (the hundred-and-fifty-fourth review).
+func (pc *plantCheck) setAsideProcessLinksOf(g launcherGlob) (found []Quarantine) {
+	els := strings.Split(g.pattern, "/")
+	dirs := []string{g.dir}
+	for i := 0; i < len(els)-1 && len(dirs) > 0; i++ {
+		var next []string
+		for _, d := range dirs {
+			ents, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if ok, err := path.Match(els[i], e.Name()); err != nil || !ok {
+					continue
+				}
+				p := joinPath(d, e.Name())
+				if e.Type()&fs.ModeSymlink != 0 {
+					if _, _, _, err := canonicalPathWalk(p, true); isProcessLink(err) {
+						if q, ok := pc.setAsideAt(p, "a link through a process-relative path where a launcher file's pattern looks (a host tool run in the project follows it there)"); ok {
+							found = append(found, q)
+						}
+						continue
+					}
+				}
+				next = append(next, p)
+			}
+		}
+		dirs = next
+	}
+	return found
+}
+
+// setAsideAt moves the entry p (its directory resolved, the entry itself
+// not followed) into its directory's untrustedDir (a blocker at that name
+// set aside first); ok is false where that directory lies in no writable
+// root (nothing there is the command's).
+func (pc *plantCheck) setAsideAt(p, reason string) (q Quarantine, ok bool) {
+	q = Quarantine{Path: p, Reason: reason}
+	dir, exists, resolved, err := canonicalPath(filepath.Dir(p))
+	root := pc.rootOf(dir)
+	if err == nil && (!resolved || !exists || root == "") {
+		return q, false
+	}
+	moved := ""
+	if err == nil {
+		moved, err = setAsideBelow(root, dir, filepath.Base(p))
+		if err != nil {
+			if _, _, serr := setAsidePath(joinPath(dir, untrustedDir), root); serr == nil {
+				moved, err = setAsideBelow(root, dir, filepath.Base(p))
+			}
+		}
+	}
+	return settled(q, moved, "", err), true
 }
