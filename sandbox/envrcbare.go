@@ -37,26 +37,22 @@ func envrcBareRefs(data []byte) bareRefs {
 
 // launcherRuns are the programs that run, source or put in PATH the files
 // their arguments name, as .envrc calls them (direnv's stdlib, the shells
-// and interpreters given a script, cat read into eval), and
-// launcherPrefixes the words that run the program after them.
-var (
-	launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists", "source_up", "source_up_if_exists",
-		"dotenv", "dotenv_if_exists", "PATH_add", "path_add", "load_prefix", "cat",
-		"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
-	launcherPrefixes = []string{"builtin", "command", "exec", "nohup", "time", "env"}
-)
+// and interpreters given a script, cat read into eval).
+var launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists", "source_up", "source_up_if_exists",
+	"dotenv", "dotenv_if_exists", "PATH_add", "path_add", "load_prefix", "cat",
+	"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
 
 // runsFiles returns how many of a call's words (args, their values) come
-// before the arguments that name what it runs or sources (the program and
-// the words that run it: builtin source, command .), or 0 when it runs
-// none.
+// before the arguments that name what it runs or sources: those up to the
+// first that names such a program, wherever it stands (builtin source,
+// command ., env A=1 bash, timeout 60 bash, nice -n 5 bash, direnv_load
+// bash: a wrapper's options and arguments before it, the hundred-and-
+// fifty-fourth review), or 0 when none does.
 func runsFiles(args []string) int {
-	k := 0
-	for k+1 < len(args) && slices.Contains(launcherPrefixes, path.Base(args[k])) {
-		k++
-	}
-	if k < len(args) && slices.Contains(launcherRuns, path.Base(args[k])) {
-		return k + 1
+	for k, a := range args {
+		if a != "" && slices.Contains(launcherRuns, path.Base(a)) { // "" (an expansion) is no "."
+			return k + 1
+		}
 	}
 	return 0
 }
@@ -89,6 +85,9 @@ func envrcWords(script string, depth int, r *bareRefs) {
 	}
 	add := func(w *syntax.Word, run bool) []string {
 		vs := wordValues(w)
+		if len(vs) == 0 {
+			vs = substValues(w)
+		}
 		r.names = append(r.names, vs...)
 		if run {
 			r.run = append(r.run, vs...)
@@ -362,4 +361,34 @@ func ansiC(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// pathFilters are the programs whose output, in a command substitution, is
+// the path their last argument names (source "$(expand_path local.sh)").
+var pathFilters = []string{"expand_path", "realpath", "readlink", "echo", "printf"}
+
+// substValues returns the values of a word that is one command
+// substitution of a pathFilters program with a literal last argument.
+func substValues(w *syntax.Word) []string {
+	part := w.Parts
+	if len(part) == 1 {
+		if dq, ok := part[0].(*syntax.DblQuoted); ok {
+			part = dq.Parts
+		}
+	}
+	if len(part) != 1 {
+		return nil
+	}
+	cs, ok := part[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return nil
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return nil
+	}
+	if prog := wordValues(call.Args[0]); len(prog) != 1 || !slices.Contains(pathFilters, path.Base(prog[0])) {
+		return nil
+	}
+	return wordValues(call.Args[len(call.Args)-1])
 }

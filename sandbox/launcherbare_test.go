@@ -75,6 +75,9 @@ func TestLauncherBareRunRefs(t *testing.T) {
 		{"for f in a.sh b.sh; do source \"$f\"; done\nfor d in out dist; do mkdir -p \"$d\"; done\n", []string{"a.sh", "b.sh"}},
 		{"echo build > log.txt\nlayout python\nuse nix\n", nil},
 		{"bash -c 'exec python3 tool.py'\n", []string{"exec python3 tool.py", "tool.py"}},
+		{"env PROJECT=demo bash boot.sh\ntimeout 60 bash init.sh\nnice -n 5 bash prep.sh\ndirenv_load bash load.sh\nsource \"$(expand_path local.sh)\"\n",
+			[]string{"boot.sh", "init.sh", "prep.sh", "load.sh", "local.sh"}},
+		{"$RUNNER x.sh\nmkdir -p \"$d\"\n", nil},
 	} {
 		got := launcherBareRefsOf(".envrc", []byte(c.data)).run
 		slices.Sort(got)
