@@ -96,3 +96,17 @@ func TestProtectedPatternPsqlrcMinor(t *testing.T) {
 		t.Errorf("control: .psqlrc.bak was set aside: %+v", r.Quarantined)
 	}
 }
+
+// TestBazelMarkerName: the walk keeps exactly the markers' names.
+func TestBazelMarkerName(t *testing.T) {
+	for _, m := range bazelMarkers {
+		if !bazelMarkerName([]byte(m)) {
+			t.Errorf("%s is not kept", m)
+		}
+	}
+	for _, n := range []string{"BUILD.bazel", "module.bazel", "WORKSPACE.bzl", ""} {
+		if bazelMarkerName([]byte(n)) {
+			t.Errorf("%q is kept", n)
+		}
+	}
+}

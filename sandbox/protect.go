@@ -66,7 +66,7 @@ func (v *fsView) discover(walk bool) {
 		if g.Access == domain.AccessWrite && g.Kind != domain.PathDevice {
 			d.enclosing(g.Path)
 			d.jjPointer(joinPath(g.Path, ".jj/repo"))
-			d.bazelWrapper(g.Path)
+			d.bazelRoot(g.Path)
 			for _, pat := range domain.ProtectedPatterns {
 				d.launcherRef(g.Path, pat)
 			}
@@ -89,6 +89,11 @@ func (v *fsView) discover(walk bool) {
 		v.limits = append(v.limits, w.limits...)
 		v.sockets = append(v.sockets, w.sockets...)
 		v.launchers = append(v.launchers, w.launchers...)
+		for _, dir := range w.bazelDirs {
+			if d.writable(dir) {
+				d.bazelWrapper(dir)
+			}
+		}
 		if w.launcherOverflow && v.overflow == "" {
 			// What the files past the bound name would stay writable
 			// (the agent can make thousands where the walk lists them

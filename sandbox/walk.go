@@ -51,8 +51,11 @@ type walkResult struct {
 	// maxWalkLaunchers; launcherOverflow, that there were more.
 	launchers        []string
 	launcherOverflow bool
-	sockets          []walkedSocket
-	made             time.Time
+	// bazelDirs are the directories holding a Bazel workspace's marker
+	// (bazelwrapper.go), at most maxWalkLaunchers.
+	bazelDirs []string
+	sockets   []walkedSocket
+	made      time.Time
 }
 
 // get returns the walk of root, made by walk at most walkTTL ago, or the
@@ -158,6 +161,10 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 				r.found = append(r.found, p)
 				continue
 			}
+			if e.typ != unix.DT_DIR && !socketsOnly && slices.Contains(bazelMarkers, e.name) &&
+				!slices.Contains(r.bazelDirs, it.dir) && len(r.bazelDirs) < maxWalkLaunchers {
+				r.bazelDirs = append(r.bazelDirs, it.dir)
+			}
 			if e.typ != unix.DT_DIR && !socketsOnly {
 				// One a directory per item, spelled as the item is where
 				// that spelling is there (on a case-sensitive file system
@@ -192,7 +199,7 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 // sockets, and ".git" of any type (a file is a pointer to a git dir).
 func walkKeeps(socketsOnly bool) func(name []byte, typ uint8) bool {
 	return func(name []byte, typ uint8) bool {
-		return typ == unix.DT_DIR || typ == unix.DT_SOCK || (!socketsOnly && (string(name) == ".git" || launcherName(name)))
+		return typ == unix.DT_DIR || typ == unix.DT_SOCK || (!socketsOnly && (string(name) == ".git" || launcherName(name) || bazelMarkerName(name)))
 	}
 }
 
