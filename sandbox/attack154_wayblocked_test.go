@@ -45,15 +45,18 @@ func TestAttack154_DenyWayBlockedByNonDirectory(t *testing.T) {
 			defer close(done)
 			time.Sleep(1500 * time.Millisecond)
 			if err := os.MkdirAll(ws+"/"+dir+"/prod", 0o755); err != nil {
-				t.Error(err)
-				return
+				return // the plain file is still there: the command was refused
 			}
 			if err := os.WriteFile(ws+"/"+dir+"/prod/key", []byte("AKIA-HOST-SECRET\n"), 0o644); err != nil {
 				t.Error(err)
 			}
 		}()
-		r := sh(t, &s, `rm -f `+dir+` 2>/dev/null; mkdir -p `+dir+`/prod 2>/dev/null; for i in $(seq 60); do cat `+dir+`/prod/key 2>/dev/null && exit 0; sleep 0.1; done; echo never read; exit 3`)
+		// A command refused (nothing run, 126) is a fix too.
+		r, err := run(t, &s, SpawnRequest{Argv: []string{"/bin/sh", "-c", `rm -f ` + dir + ` 2>/dev/null; mkdir -p ` + dir + `/prod 2>/dev/null; for i in $(seq 60); do cat ` + dir + `/prod/key 2>/dev/null && exit 0; sleep 0.1; done; echo never read; exit 3`}}, nil)
 		<-done
+		if err != nil && r == nil {
+			t.Fatalf("run: %v", err)
+		}
 		return r
 	}
 	// Control: nothing at ws/secret: the way is made, the name held.

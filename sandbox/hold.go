@@ -22,8 +22,9 @@ type hold struct {
 	file    bool
 	content string
 	// way: a missing directory on the way to a deny entry, made as an
-	// ordinary one and removed again (holdway.go), not held.
-	way bool
+	// ordinary one and removed again (holdway.go), not held; blocked: a
+	// non-directory on that way, which refuses the command.
+	way, blocked bool
 }
 
 // holds lists what Run must hold: the reserved protected names, the deny
@@ -50,6 +51,10 @@ func (v *fsView) holds() []hold {
 		// cannot be created either. A glob is never a name to create.
 		// Where its directory is missing, the way is made first.
 		if ways := v.denyWays(c); len(ways) > 0 {
+			if ways[0].blocked {
+				out = append(out, ways[0])
+				continue
+			}
 			out = append(append(out, ways...), hold{path: c.Path})
 			continue
 		}
@@ -163,6 +168,12 @@ func holdNames(v *fsView) (release func(), err error) {
 		held.n, held.fd = map[string]int{}, map[string]int{}
 	}
 	for _, h := range v.holds() {
+		if h.blocked {
+			held.mu.Unlock()
+			release()
+			held.mu.Lock()
+			return nil, fmt.Errorf("%s, on the way to a denied name, is not a directory: the name can be neither held nor masked (move it away, it may be the agent's)", h.path)
+		}
 		if h.way {
 			w, made, err := makeWay(h)
 			if made {

@@ -36,6 +36,13 @@ func (v *fsView) denyWays(c fsRule) []hold {
 	var missing []string
 	for d := filepath.Dir(c.Path); d != "/" && v.grantAt(d) == domain.AccessWrite; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				// A file (or a dangling link) where the way goes: the
+				// name could be neither held nor masked, and the
+				// command removed it and made the denied directory
+				// (the hundred-and-fifty-fourth review).
+				return []hold{{path: d, blocked: true}}
+			}
 			break
 		}
 		missing = append(missing, d)
