@@ -52,7 +52,10 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	recs, err := s.cfg.Store.ReadStream(r.Context(), turn.StreamName(id), uint64(from), limit)
+	if limit == 0 {
+		limit = 10000 // the store's "no bound", bounded by the page's bytes
+	}
+	recs, err := s.readPage(r.Context(), turn.StreamName(id), uint64(from), limit)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -93,6 +96,33 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 // hundred-and-fifty-third review). A page that may not be the last names
 // the next one's "from" as "next".
 const maxEventsPageBytes = 8 << 20
+
+// pageChunk is how many events readPage reads from the store at a time.
+const pageChunk = 64
+
+// readPage reads up to limit events of stream from from, in chunks, and
+// stops after the chunk that passes maxEventsPageBytes: a page of large
+// events is not read whole (up to the limit's 10,000) only to be cut
+// (the hundred-and-fifty-fifth review).
+func (s *Server) readPage(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+	var out []eventstore.RecordedEvent
+	size := 0
+	for len(out) < limit && size <= maxEventsPageBytes {
+		n := min(pageChunk, limit-len(out))
+		recs, err := s.cfg.Store.ReadStream(ctx, stream, from+uint64(len(out)), n)
+		if err != nil {
+			return nil, err
+		}
+		for i := range recs {
+			size += len(recs[i].Data) + len(recs[i].Metadata)
+		}
+		out = append(out, recs...)
+		if len(recs) < n {
+			break
+		}
+	}
+	return out, nil
+}
 
 // Notification methods of the event stream (and of JSON-RPC notifications).
 const (

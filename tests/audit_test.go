@@ -128,6 +128,12 @@ func TestAuditRowsTimelineAndChain(t *testing.T) {
 	if next.Next != nil || len(next.Events) != 1 {
 		t.Fatalf("the last page: next %v, %d events", next.Next, len(next.Events))
 	}
+	// limit=0 is the store's "no bound": every event (of a small turn).
+	next.Events = nil
+	s.JSON("GET", "/v1/turns/au/events?limit=0", nil, http.StatusOK, &next)
+	if len(next.Events) != len(page.Events) {
+		t.Fatalf("limit=0: %d events, want %d", len(next.Events), len(page.Events))
+	}
 }
 
 // TestSecretsNeverInClear sends secrets in URL queries and userinfo, an
