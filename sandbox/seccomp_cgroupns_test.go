@@ -117,6 +117,7 @@ func TestCgroupNSFilters(t *testing.T) {
 func TestCgroupNSRefusedOnTheKernel(t *testing.T) {
 	f := requireKernel(t, true)
 	requireRoot(t)
+	useStaticHelper(t) // the lean helper a root server starts for full_access (helperstatic.go)
 	script := "unshare -Urm true && echo userns-ok; unshare -UrmC true && echo cgroupns-made; " +
 		"/usr/bin/python3 -c 'import threading; t=threading.Thread(target=print, args=(\"thread-ok\",)); t.start(); t.join()'"
 	check := func(mode, out string) {
