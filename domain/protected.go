@@ -352,14 +352,6 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: "Directory.Build.rsp", Access: AccessRead},
 }
 
-// ProtectedPatterns are names, by a pattern of one element, that a host
-// program reads at a writable root as it reads the protected list's
-// items: psql's per-version start-up file for a minor release
-// (.psqlrc-16.4; the major releases' are items). The sandbox keeps each
-// match read-only, and refuses to a write decision, and sets aside after
-// a command, one that did not match when the command started.
-var ProtectedPatterns = []string{".psqlrc-*"}
-
 // protectedEntries lists the protected entries of list for every writable
 // root of es (devices excluded) and for cwd when it lies strictly inside a
 // writable root (every item: a host program reads them where the person

@@ -68,7 +68,7 @@ func TestBazelWrapperWatched(t *testing.T) {
 }
 
 // TestProtectedPatternPsqlrcMinor: psql's start-up file for a minor
-// release (.psqlrc-16.4, domain.ProtectedPatterns) at a writable root: an
+// release (.psqlrc-16.4, one of namedFiles) at a writable root: an
 // existing one stays read-only, a new one is refused to a write decision
 // and set aside after the command that made it. Controls: a name the
 // pattern does not match (.psqlrc.bak) is made and kept.

@@ -67,9 +67,6 @@ func (v *fsView) discover(walk bool) {
 			d.enclosing(g.Path)
 			d.jjPointer(joinPath(g.Path, ".jj/repo"))
 			d.bazelRoot(g.Path)
-			for _, pat := range domain.ProtectedPatterns {
-				d.launcherRef(g.Path, pat)
-			}
 		}
 	}
 	if !walk {

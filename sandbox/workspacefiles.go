@@ -26,7 +26,9 @@ import (
 //     mise/config.ENV.toml, .mise/config.ENV.toml, .config/mise.ENV.toml,
 //     and the .local.toml forms of each), read beside mise.toml
 //     when the person's MISE_ENV names ENV, with the same [hooks] and
-//     [env] scripts.
+//     [env] scripts;
+//   - psql's start-up file for a minor release (.psqlrc-16.4), which
+//     psql runs the backslash commands of (\! runs a shell).
 //
 // At the top of each writable root (or in its mise/, .mise/ and .config/), an
 // existing one is kept read-only (withWorkspaceFiles), a write decision on
@@ -45,6 +47,9 @@ var namedFiles = []struct {
 	{"mise", "config.*.toml", false},
 	{".mise", "config.*.toml", false},
 	{".config", "mise.*.toml", false},
+	// psql's start-up file for a minor release (.psqlrc-16.4; the major
+	// releases' are items of the protected list), read in the home.
+	{"", ".psqlrc-*", false},
 }
 
 // namedFile reports whether rel (below a root) is one of namedFiles.
@@ -180,10 +185,12 @@ func namedIn(root, sub string) []string {
 }
 
 // mayBeNamed reports whether name ends as one of namedFiles' patterns
-// does: ".toml", or ".code-workspace" in any case.
+// does: ".toml", or ".code-workspace" in any case; or begins as
+// ".psqlrc-".
 func mayBeNamed(name []byte) bool {
 	const ws = ".code-workspace"
-	return bytes.HasSuffix(name, []byte(".toml")) || len(name) >= len(ws) && bytes.EqualFold(name[len(name)-len(ws):], []byte(ws))
+	return bytes.HasSuffix(name, []byte(".toml")) || len(name) >= len(ws) && bytes.EqualFold(name[len(name)-len(ws):], []byte(ws)) ||
+		bytes.HasPrefix(name, []byte(".psqlrc-"))
 }
 
 // writableRoots are the writable roots of entries (not protected, not
