@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +109,45 @@ func TestBazelMarkerName(t *testing.T) {
 		if bazelMarkerName([]byte(n)) {
 			t.Errorf("%q is kept", n)
 		}
+	}
+}
+
+// TestBazelMarkerAfterViewCached: a Bazel marker made at a writable root
+// after a decision cached the root's view is seen by the next decision
+// (its name is among the view's lookups), not when the view is next
+// rebuilt. Control: the same write decision before the marker is allowed,
+// and is refused by a view built afresh after it.
+func TestBazelMarkerAfterViewCached(t *testing.T) {
+	for _, c := range []struct{ name, root, marker string }{
+		{"a root that is no repository", "", "MODULE.bazel"}, // a repository's root is watched whole (its .git)
+		{"above the root", "sub", "REPO.bazel"},
+	} {
+		t.Run(c.name, func(t *testing.T) { testBazelMarkerAfterViewCached(t, c.root, c.marker) })
+	}
+}
+
+func testBazelMarkerAfterViewCached(t *testing.T, sub, marker string) {
+	top := tempWorkspace(t)
+	mustDo(t, os.RemoveAll(top+"/.git"), os.MkdirAll(top+"/sub", 0o755))
+	ws := filepath.Join(top, sub)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, domain.KernelFeatures{LandlockABI: 7, Seccomp: true})
+	dc := DecisionChecker{}
+	write := func(p string) error {
+		_, err := dc.ResolveFile(s, p, domain.AccessWrite, false)
+		return err
+	}
+	if err := write(ws + "/tools/bazel"); err != nil {
+		t.Fatalf("control: tools/bazel outside a Bazel workspace was refused: %v", err)
+	}
+	mustDo(t, os.WriteFile(top+"/"+marker, []byte("\n"), 0o644))
+	err := write(ws + "/tools/bazel")
+	views.mu.Lock()
+	views.m = nil
+	views.mu.Unlock()
+	if ferr := write(ws + "/tools/bazel"); ferr == nil {
+		t.Fatal("control: with a fresh view, tools/bazel in a Bazel workspace was allowed")
+	}
+	if err == nil {
+		t.Error("tools/bazel was allowed after MODULE.bazel was made: the cached view did not watch the marker's name")
 	}
 }

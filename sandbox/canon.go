@@ -56,6 +56,21 @@ func linksPassed(abs string) (links, left []string) {
 	return links, left
 }
 
+// LinkChain resolves the absolute path abs as the kernel does (a ".."
+// after a link is taken from where the link led, not removed as text) and
+// returns every symlink the lookup passes, each where it lies, in the order
+// met; the part of the path that exists, every link followed; and the
+// names left where a component does not exist. The server's start-up
+// checks use it to judge every directory a trusted path's lookup passes.
+func LinkChain(abs string) (links []string, existing string, missing []string, err error) {
+	existing, missing, err = walkLinks(abs, false, func(p string, link bool) {
+		if link {
+			links = append(links, p)
+		}
+	})
+	return links, existing, missing, err
+}
+
 // walkLinks is canonicalWalk, calling on (when set) with each symlink the
 // lookup steps onto (link) and each directory it leaves by ".." (not link).
 func walkLinks(abs string, processLinks bool, on func(p string, link bool)) (existing string, missing []string, err error) {

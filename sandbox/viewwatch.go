@@ -342,6 +342,21 @@ func (v *fsView) lookups() []lookup {
 	for _, p := range v.nested {
 		out = append(lookupsOf(p, out), workTree(p)...)
 	}
+	// Bazel's markers at each writable root and above it (bazelRoot): one
+	// made later makes the root's tools/bazel watched.
+	for _, g := range v.grants {
+		if g.Access != domain.AccessWrite || g.Kind == domain.PathDevice {
+			continue
+		}
+		for dir := g.Path; ; dir = parentDir(dir) {
+			for _, m := range bazelMarkers {
+				out = append(out, lookup{dir: dir, name: m})
+			}
+			if dir == "/" {
+				break
+			}
+		}
+	}
 	return out
 }
 

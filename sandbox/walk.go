@@ -162,7 +162,9 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 				continue
 			}
 			if e.typ != unix.DT_DIR && !socketsOnly && slices.Contains(bazelMarkers, e.name) &&
-				!slices.Contains(r.bazelDirs, it.dir) && len(r.bazelDirs) < maxWalkLaunchers {
+				(len(r.bazelDirs) == 0 || r.bazelDirs[len(r.bazelDirs)-1] != it.dir) && len(r.bazelDirs) < maxWalkLaunchers {
+				// A directory's entries come together: one with two
+				// markers is compared with the last one kept only.
 				r.bazelDirs = append(r.bazelDirs, it.dir)
 			}
 			if e.typ != unix.DT_DIR && !socketsOnly {

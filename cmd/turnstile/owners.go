@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
+
+	"turnstile/sandbox"
 )
 
 // checkOwners refuses to start on a file the server trusts (the data
@@ -137,51 +138,20 @@ func aclWriter(path string, euid, egid uint32) (string, bool) {
 	return "", false
 }
 
-// maxLinkChain bounds the links one lookup follows (the kernel's is 40).
-const maxLinkChain = 40
-
 // linkChain returns each link the lookup of the absolute path abs passes
 // (as the path of the link itself) and the path it leads to, resolving as
-// the kernel does (a ".." after a link is taken from where the link led,
-// not removed as text).
+// the kernel does (sandbox.LinkChain). Where a component does not exist,
+// the error is fs.ErrNotExist and the last element the part that exists.
 func linkChain(abs string) ([]string, error) {
-	var out []string
-	resolved := "/"
-	rest := strings.Split(abs, "/")
-	links := 0
-	for len(rest) > 0 {
-		el := rest[0]
-		rest = rest[1:]
-		switch el {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, el)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return append(out, resolved), err // with the part that exists
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		if links++; links > maxLinkChain {
-			return out, fmt.Errorf("more than %d links on the way to %s", maxLinkChain, abs)
-		}
-		out = append(out, next)
-		target, err := os.Readlink(next)
-		if err != nil {
-			return out, err
-		}
-		if strings.HasPrefix(target, "/") {
-			resolved = "/"
-		}
-		rest = append(strings.Split(target, "/"), rest...)
+	links, existing, missing, err := sandbox.LinkChain(abs)
+	if err != nil {
+		return links, err
 	}
-	return append(out, resolved), nil
+	out := append(links, existing)
+	if len(missing) > 0 {
+		return out, fs.ErrNotExist
+	}
+	return out, nil
 }
 
 // rawAbs is p made absolute without cleaning it: a ".." in it is left for
