@@ -55,7 +55,8 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 	if limit == 0 {
 		limit = 10000 // the store's "no bound", bounded by the page's bytes
 	}
-	recs, err := s.readPage(r.Context(), turn.StreamName(id), uint64(from), limit)
+	pageBytes := s.eventsPageBytes()
+	recs, err := s.readPage(r.Context(), turn.StreamName(id), uint64(from), limit, pageBytes)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -67,7 +68,7 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 	out := make([]StoredEvent, 0, len(recs))
 	size, cut := 0, false
 	for i := range recs {
-		if size += len(recs[i].Data) + len(recs[i].Metadata); size > maxEventsPageBytes && i > 0 {
+		if size += pageCost(&recs[i]); size > pageBytes && i > 0 {
 			cut = true // the rest on the next page
 			break
 		}
@@ -97,24 +98,47 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 // the next one's "from" as "next".
 const maxEventsPageBytes = 8 << 20
 
+// eventFieldsBytes is about what an event's answer adds to its stored
+// data and metadata (its version, ids, type, times and hashes as JSON).
+const eventFieldsBytes = 512
+
+// pageCost is what an event takes of a page's bytes.
+func pageCost(r *eventstore.RecordedEvent) int {
+	return len(r.Data) + len(r.Metadata) + eventFieldsBytes
+}
+
+// eventsPageBytes bounds a page's bytes: maxEventsPageBytes, or a quarter
+// of --max-body-memory when that is less (half a principal's share, which
+// holds the answer while it is written): under a small budget a turn of
+// large events came back as 503 server_busy at every read, and its audit
+// and replay never succeeded.
+func (s *Server) eventsPageBytes() int {
+	if s.bodies == nil {
+		return maxEventsPageBytes
+	}
+	return int(min(int64(maxEventsPageBytes), s.bodies.max/4))
+}
+
 // pageChunk is how many events readPage reads from the store at a time.
 const pageChunk = 64
 
 // readPage reads up to limit events of stream from from, in chunks, and
-// stops after the chunk that passes maxEventsPageBytes: a page of large
-// events is not read whole (up to the limit's 10,000) only to be cut
-// (the hundred-and-fifty-fifth review).
-func (s *Server) readPage(ctx context.Context, stream string, from uint64, limit int) ([]eventstore.RecordedEvent, error) {
+// stops after the chunk that passes pageBytes: a page of large events is
+// not read whole (up to the limit's 10,000) only to be cut (the
+// hundred-and-fifty-fifth review). A chunk bounds what is read past the
+// page's bytes to pageChunk events (a larger first read would let a turn
+// of small events followed by large ones hold thousands of the large).
+func (s *Server) readPage(ctx context.Context, stream string, from uint64, limit, pageBytes int) ([]eventstore.RecordedEvent, error) {
 	var out []eventstore.RecordedEvent
 	size := 0
-	for len(out) < limit && size <= maxEventsPageBytes {
+	for len(out) < limit && size <= pageBytes {
 		n := min(pageChunk, limit-len(out))
 		recs, err := s.cfg.Store.ReadStream(ctx, stream, from+uint64(len(out)), n)
 		if err != nil {
 			return nil, err
 		}
 		for i := range recs {
-			size += len(recs[i].Data) + len(recs[i].Metadata)
+			size += pageCost(&recs[i])
 		}
 		out = append(out, recs...)
 		if len(recs) < n {
