@@ -106,3 +106,72 @@ func TestAttack156_FullAccessReadsTokenFileInDevShmAndApprovesItself(t *testing.
 	st, raw := roAs(s, stolen).Request("POST", "/v1/approvals/"+reqID+"/respond", map[string]any{"resolution": "allow_for_turn"})
 	t.Errorf("the agent answered its own request %s with the stolen token: %d %s", reqID, st, raw)
 }
+
+// TestAttack156_RootWriteProfileReadsTokenFileInDevShm: the same hole
+// without the full_access mode. A profile that grants "/" for writing (or
+// leaves the filesystem unrestricted while the network is not) gets the
+// full_access view (README, processes row: "its view gets what a
+// full_access command's gets, the gateway's secrets masked"), built by the
+// same buildFullAccessView, and its command reads the --token-file under
+// /dev/shm too. Control: a profile that grants "/" for reading only (the
+// restricted view) finds the file masked.
+func TestAttack156_RootWriteProfileReadsTokenFileInDevShm(t *testing.T) {
+	if os.Getenv("TURNSTILE_TOKEN") != "" {
+		t.Skip("TURNSTILE_TOKEN is set: the servers would take it")
+	}
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skipf("no /dev/shm here: %v", err)
+	}
+	const token = "devshm-admin-token-a156w-0123456789abcdef"
+	dir, err := os.MkdirTemp("/dev/shm", "turnstile-a156w-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "turnstile-token")
+	if err := os.WriteFile(secret, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(`
+[permissions.rootw]
+[permissions.rootw.filesystem]
+":root" = "write"
+[permissions.rootw.approvals]
+policy = "full_access"
+
+[permissions.rootr]
+[permissions.rootr.filesystem]
+":root" = "read"
+":workspace_roots" = "write"
+[permissions.rootr.approvals]
+policy = "full_access"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, &Server{Data: t.TempDir(), Args: []string{"--token-file", secret, "--profiles", profiles}, Token: token})
+	if st, _ := s.Do("GET", "/v1/credentials", nil); st != http.StatusOK {
+		t.Fatalf("premise: the server does not take the token of %s as its admin token: %d", secret, st)
+	}
+	agent := roAs(s, s.credential("agent", "runtime"))
+	read := func(id, profile string) string {
+		ws := workspace(t)
+		agent.JSON("POST", "/v1/turns", map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
+			"workspace_root": ws, "cwd": ws, "permission_profile": map[string]any{"profile": profile}}, http.StatusCreated, nil)
+		status, d := agent.exec(id, "", map[string]any{"tool_call_id": "cat", "argv": []string{"/bin/cat", secret}, "cwd": ws})
+		if status != http.StatusOK || !d.Ran || d.Result == nil {
+			t.Fatalf("premise: turn %s did not run the command: %d %+v", id, status, d)
+		}
+		t.Logf("%s (%s): exit %d stdout %q stderr %q", id, profile, d.Result.ExitCode, d.Result.Stdout, d.Result.Stderr)
+		return d.Result.Stdout
+	}
+	if out := read("a156w-r", "rootr"); strings.Contains(out, token) {
+		t.Fatalf("control: a command of the read-only root profile read the --token-file %s", secret)
+	}
+	if out := read("a156w-w", "rootw"); strings.Contains(out, token) {
+		t.Errorf("a command of a profile granting / for writing read the server's admin token from --token-file %s (under /dev/shm)", secret)
+	}
+}
