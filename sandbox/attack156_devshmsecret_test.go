@@ -38,6 +38,7 @@ import (
 // that is no secret is read (the directory is visible, the command runs).
 func TestAttack156_FullAccessReadsSecretsUnderDevShm(t *testing.T) {
 	requireRoot(t)
+	useStaticHelper(t) // a root server runs full_access only through it (a cgo test binary is refused)
 	f := requireKernel(t, true)
 	var sfs unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &sfs); err != nil {

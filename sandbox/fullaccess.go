@@ -124,11 +124,10 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
 	}
-	mounts, nodes, err := mountsAndDevNodes()
+	mounts, err := readMountinfo("/proc/self/mountinfo")
 	if err != nil {
 		return err
 	}
-	defer closeDevNodes(nodes)
 	pinned := map[string]bool{}
 	if err := maskSecrets(sp, pinned); err != nil {
 		return err
@@ -136,6 +135,18 @@ func buildFullAccessView(sp *SandboxSpec) error {
 	if err := protectOwnProgram(pinned); err != nil {
 		return err
 	}
+	// The device nodes and /dev/shm are cloned after the masks and pins,
+	// so that the recursive copy of /dev/shm carries them: cloned before,
+	// it was the host's /dev/shm unmasked, moved over the masked one, and
+	// a token file or data directory kept there was the command's to read
+	// and rewrite (the hundred-and-fifty-sixth review). And before nodev
+	// is set on every mount (kernelFSReadOnly), which the nodes' copies
+	// would take.
+	nodes, err := cloneDevNodes()
+	if err != nil {
+		return err
+	}
+	defer closeDevNodes(nodes)
 	if err := kernelFSReadOnly(mounts); err != nil {
 		return err
 	}
@@ -143,17 +154,6 @@ func buildFullAccessView(sp *SandboxSpec) error {
 		return err
 	}
 	return mountDev(nodes)
-}
-
-// mountsAndDevNodes reads the view's mounts and clones the harmless device
-// nodes (before nodev is set on every mount); closeDevNodes closes them.
-func mountsAndDevNodes() ([]mountEntry, []devNode, error) {
-	mounts, err := readMountinfo("/proc/self/mountinfo")
-	if err != nil {
-		return nil, nil, err
-	}
-	nodes, err := cloneDevNodes()
-	return mounts, nodes, err
 }
 
 func closeDevNodes(nodes []devNode) {

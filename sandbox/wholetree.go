@@ -52,11 +52,10 @@ func wholeTreeSecrets(sp *SandboxSpec) []domain.FilesystemEntry {
 
 // hardenWholeTree applies the above in the helper, after the root view.
 func hardenWholeTree(sp *SandboxSpec) error {
-	mounts, nodes, err := mountsAndDevNodes()
+	mounts, err := readMountinfo("/proc/self/mountinfo")
 	if err != nil {
 		return err
 	}
-	defer closeDevNodes(nodes)
 	pinned := map[string]bool{}
 	if secrets := wholeTreeSecrets(sp); len(secrets) > 0 {
 		if err := maskSecrets(&SandboxSpec{Entries: secrets}, pinned); err != nil {
@@ -78,6 +77,13 @@ func hardenWholeTree(sp *SandboxSpec) error {
 			}
 		}
 	}
+	// Cloned after the masks and pins, which the copy of /dev/shm then
+	// carries (buildFullAccessView).
+	nodes, err := cloneDevNodes()
+	if err != nil {
+		return err
+	}
+	defer closeDevNodes(nodes)
 	if sp.MaxTasks > 0 && unix.Geteuid() == 0 && sp.UID == 0 {
 		// The kernel applies no RLIMIT_NPROC to root: the PID namespace's
 		// own pid_max (Linux 6.14 on) bounds its tasks instead; where the
