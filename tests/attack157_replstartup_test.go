@@ -34,8 +34,8 @@ import (
 // (.pdbrc, .ghci, .irbrc) is refused, and an ordinary file is written.
 //
 // Suggested fix: add .iex.exs, .ocamlinit, .octaverc and .perldb (and
-// perldb.ini, the debugger's other name) to domain.ProtectedPaths beside
-// .pdbrc and .ghci.
+// perldb.ini, its name where a leading dot is not used) to
+// domain.DefaultProtectedPaths beside .pdbrc and .ghci.
 func TestAttack157_REPLStartupFilesWritable(t *testing.T) {
 	t.Parallel()
 	s := editsTurn(t, "repl", "sub")
