@@ -120,7 +120,11 @@ func kernelGaps(fs *FilesystemPolicy) []Degradation {
 	}
 	var gaps []string
 	for _, r := range fs.Rules {
-		if r.Glob {
+		if r.Glob || r.Origin == "protected_paths" {
+			// A protected item only narrows a grant to read: where a rule
+			// denies it instead (a glob such as **/*.env over .env), that
+			// rule's own check, or its glob's degradation, says what the
+			// kernel holds there.
 			continue
 		}
 		for _, p := range []string{r.Pattern, CleanPath(r.Pattern + "/.turnstile-probe")} {

@@ -59,6 +59,14 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".devcontainer", Access: AccessRead},
 	{Path: ".devcontainer.json", Access: AccessRead},
 	{Path: ".aider.conf.yml", Access: AccessRead},
+	// .env: aider reads every option from it too (AIDER_LINT_CMD runs
+	// after its first edit; AIDER_OPENAI_API_BASE sends the person's key
+	// elsewhere), oh-my-zsh's dotenv plugin sources it as shell on cd
+	// (its "always" answer trusts the directory, not the content), and
+	// docker compose takes its COMPOSE_ settings from it (the
+	// hundred-and-fifty-seventh review). A profile whose protected list
+	// leaves it out lets the agent edit it.
+	{Path: ".env", Access: AccessRead},
 	{Path: "mise.toml", Access: AccessRead},
 	{Path: ".mise.toml", Access: AccessRead},
 	{Path: "mise.local.toml", Access: AccessRead},
@@ -336,6 +344,24 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: "irb.rc", Access: AccessRead},
 	{Path: "_irbrc", Access: AccessRead},
 	{Path: ".ghci", Access: AccessRead},
+	// IEx's .iex.exs, the OCaml toplevel's and utop's .ocamlinit,
+	// Octave's .octaverc, the perl debugger's .perldb and perldb.ini
+	// (the hundred-and-fifty-seventh review).
+	{Path: ".iex.exs", Access: AccessRead},
+	{Path: ".ocamlinit", Access: AccessRead},
+	{Path: ".octaverc", Access: AccessRead},
+	{Path: ".perldb", Access: AccessRead},
+	{Path: "perldb.ini", Access: AccessRead},
+	// Git hook managers beside lefthook, pre-commit, prek and hk: Trunk's
+	// actions (run by the hooks it installs) and rusty-hook's commands;
+	// Eclipse's project builders (an External Tool Builder's launch file
+	// runs a program when the person's Eclipse builds the project).
+	{Path: ".trunk/trunk.yaml", Access: AccessRead},
+	{Path: ".trunk/user.yaml", Access: AccessRead},
+	{Path: ".rusty-hook.toml", Access: AccessRead},
+	{Path: "rusty-hook.toml", Access: AccessRead},
+	{Path: ".project", Access: AccessRead},
+	{Path: ".externalToolBuilders", Access: AccessRead},
 	// Files that choose the program a tool runs or the options of its
 	// runtime, like .tool-versions (the hundred-and-forty-second review):
 	// uv's .python-version (an interpreter's path), npm's .npmrc
