@@ -64,6 +64,12 @@ var envrcShells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "
 const maxEnvrcDepth = 3
 
 func envrcWords(script string, depth int, r *bareRefs) {
+	envrcWordsWith(script, depth, r, nil)
+}
+
+// envrcWordsWith is envrcWords with the functions an enclosing script
+// defined that run or source what they are given (runners).
+func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), ".envrc")
 	if err != nil {
 		for line := range lines([]byte(script)) {
@@ -102,6 +108,27 @@ func envrcWords(script string, depth int, r *bareRefs) {
 			r.run = append(r.run, v)
 		}
 	}
+	// A function whose body runs or sources a file (load() { source
+	// "$1"; }) runs what its calls name, as source does (the
+	// hundred-and-fifty-eighth review: load site.sh with no site.sh yet).
+	runners = slices.Clone(runners)
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Body != nil && bodyRunsWith([]*syntax.Stmt{fd.Body}, runners) {
+			runners = append(runners, fd.Name.Value)
+		}
+		return true
+	})
+	runs := func(args []string) int {
+		if k := runsFiles(args); k > 0 {
+			return k
+		}
+		for k, a := range args {
+			if a != "" && slices.Contains(runners, a) {
+				return k + 1
+			}
+		}
+		return 0
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CallExpr:
@@ -113,7 +140,7 @@ func envrcWords(script string, depth int, r *bareRefs) {
 				}
 				args = append(args, add(a, false)...)
 			}
-			if k := runsFiles(firstValues(x.Args)); k > 0 {
+			if k := runs(firstValues(x.Args)); k > 0 {
 				for _, a := range x.Args[k:] {
 					add(a, true)
 				}
@@ -122,17 +149,27 @@ func envrcWords(script string, depth int, r *bareRefs) {
 				if as.Value != nil {
 					assign(as.Value)
 				}
+				if as.Array != nil {
+					// An array's elements (files=(extra.sh), iterated by
+					// a loop that sources them: the
+					// hundred-and-fifty-eighth review), as a value.
+					for _, e := range as.Array.Elems {
+						if e.Value != nil {
+							assign(e.Value)
+						}
+					}
+				}
 			}
 			// A string run as a script: eval's words, a shell's -c.
 			if depth < maxEnvrcDepth && len(args) > 1 {
 				prog := path.Base(args[0])
 				switch {
 				case prog == "eval":
-					envrcWords(strings.Join(args[1:], " "), depth+1, r)
+					envrcWordsWith(strings.Join(args[1:], " "), depth+1, r, runners)
 				case slices.Contains(envrcShells, prog):
 					for i, a := range args[1 : len(args)-1] {
 						if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
-							envrcWords(args[i+2], depth+1, r)
+							envrcWordsWith(args[i+2], depth+1, r, runners)
 							break
 						}
 					}
@@ -145,7 +182,7 @@ func envrcWords(script string, depth int, r *bareRefs) {
 			}
 			if x.Hdoc != nil && depth < maxEnvrcDepth {
 				if vs := wordValues(x.Hdoc); len(vs) == 1 {
-					envrcWords(vs[0], depth+1, r) // bash <<EOF … EOF
+					envrcWordsWith(vs[0], depth+1, r, runners) // bash <<EOF … EOF
 				}
 			}
 		case *syntax.ForClause:
@@ -155,7 +192,7 @@ func envrcWords(script string, depth int, r *bareRefs) {
 			if !ok {
 				return true
 			}
-			run := bodyRuns(x.Do)
+			run := bodyRunsWith(x.Do, runners)
 			for _, w := range wi.Items {
 				for _, v := range wordValues(w) {
 					if strings.ContainsAny(v, "*?[") {
@@ -182,11 +219,18 @@ func envrcWords(script string, depth int, r *bareRefs) {
 // bodyRuns reports whether the statements hold a call that runs or
 // sources what its arguments name.
 func bodyRuns(stmts []*syntax.Stmt) bool {
+	return bodyRunsWith(stmts, nil)
+}
+
+// bodyRunsWith is bodyRuns where a call of one of the functions runners
+// runs too.
+func bodyRunsWith(stmts []*syntax.Stmt, runners []string) bool {
 	found := false
 	for _, st := range stmts {
 		syntax.Walk(st, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok && !found {
-				found = runsFiles(firstValues(c.Args)) > 0
+				vs := firstValues(c.Args)
+				found = runsFiles(vs) > 0 || len(vs) > 0 && slices.Contains(runners, vs[0])
 			}
 			return !found
 		})

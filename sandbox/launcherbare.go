@@ -23,6 +23,15 @@ import (
 func launcherBareRefsOf(item string, data []byte) bareRefs {
 	var out []string
 	var r bareRefs
+	if slices.Contains(miseConfigs, item) {
+		// A hook's script, read as .envrc is: a bare name it runs (enter =
+		// "sh bootstrap") is watched where it does not exist too (the
+		// hundred-and-fifty-eighth review).
+		for _, sc := range miseHookScripts(data) {
+			envrcWords(sc, 0, &r)
+		}
+		out = r.names
+	}
 	switch item {
 	case ".envrc":
 		r = envrcBareRefs(data)

@@ -167,6 +167,7 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 	// (*/*/env.sh, with * reading a dot too) is then judged.
 	globs := slices.Clone(pc.launcherGlobs)
 	slices.SortStableFunc(globs, func(a, b launcherGlob) int { return a.depth() - b.depth() })
+	listed, moved := map[string][]dirent{}, map[string]bool{}
 	for _, g := range globs {
 		root := pc.rootOf(g.dir)
 		if root == "" {
@@ -178,17 +179,31 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 		}
 		// Every name is read (a directory of more names than the
 		// discovery's budget could not hide a match), only the matches
-		// kept.
-		names := 1 << 30
-		ents, _, err := readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
-			ok, err := path.Match(g.pattern, string(name))
-			return err == nil && ok
-		})
-		if err != nil {
-			continue
+		// kept; a directory once for all its patterns (listed).
+		ents, ok := listed[g.dir]
+		if !ok {
+			var pats []string
+			for _, o := range globs {
+				if o.dir == g.dir && !strings.Contains(o.pattern, "/") {
+					pats = append(pats, o.pattern)
+				}
+			}
+			names := 1 << 30
+			var err error
+			ents, _, err = readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
+				return slices.ContainsFunc(pats, func(pat string) bool {
+					ok, err := path.Match(pat, string(name))
+					return err == nil && ok
+				})
+			})
+			if err != nil {
+				ents = nil
+			}
+			listed[g.dir] = ents
 		}
 		for _, e := range ents {
-			if p := joinPath(g.dir, e.name); e.name != untrustedDir && g.newMatch(p) {
+			if p := joinPath(g.dir, e.name); e.name != untrustedDir && !moved[p] && g.newMatch(p) {
+				moved[p] = true // matched by two of the directory's patterns: once
 				q := Quarantine{Path: p, Reason: "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"}
 				moved, err := setAsideBelow(root, g.dir, e.name)
 				if err != nil {

@@ -185,9 +185,13 @@ var envrcUses = map[string][]string{
 }
 
 // envrcPWDAnywhere matches the project's directory as a script names it
-// ($PWD, ${PWD}, $(pwd)) before a "/" or the end of a word.
+// ($PWD, ${PWD}, $(pwd); the repository's top, $(git rev-parse
+// --show-toplevel), read as .envrc's own directory, which it is for a
+// .envrc at the top; the script's own directory through BASH_SOURCE,
+// which direnv's source_env sets to ./.envrc: the hundred-and-fifty-eighth
+// review) before a "/" or the end of a word.
 var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\))(/|$|[\s:"'])`)
+	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\)|\(git rev-parse --show-toplevel\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd\)|\{BASH_SOURCE(?:\[0\])?%/\*\})(/|$|[\s:"'])`)
 })
 
 // envrcKeywords are the shell's words that may come before a command.
@@ -196,6 +200,35 @@ var envrcKeywords = []string{"if", "then", "else", "elif", "do", "while", "until
 // envrcPWD matches $PWD or ${PWD} at the start of a path: direnv runs
 // .envrc in its own directory.
 var envrcPWD = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$(\{PWD\}|PWD)(/|$)`) })
+
+// miseHookScripts are the scripts of mise's [hooks] (enter, leave, cd,
+// preinstall, postinstall): a string, a list of them, or a table's script,
+// each.
+func miseHookScripts(data []byte) []string {
+	var doc map[string]any
+	if toml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	var each func(v any)
+	each = func(v any) {
+		if m := tomlTable(v); m != nil {
+			each(m["script"])
+			return
+		}
+		if vs, ok := v.([]any); ok {
+			for _, e := range vs {
+				each(e)
+			}
+			return
+		}
+		out = append(out, tomlStrings(v)...)
+	}
+	for _, v := range tomlTable(doc["hooks"]) {
+		each(v)
+	}
+	return out
+}
 
 // miseRefs: what mise runs or sources for the project: [env] _.source
 // (sourced by its shell hook at every prompt), the [hooks] scripts (on

@@ -1,13 +1,14 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"turnstile/domain"
 )
@@ -107,23 +108,42 @@ func (d *discovery) protectLauncherRefs() {
 			}
 			return
 		}
-		for _, ref := range launcherRefsOf(item, data) {
-			d.launcherRef(base, ref)
+		d.readLauncherRefs(item, base, data)
+		if item == ".envrc" && bytes.IndexByte(data, '\r') >= 0 {
+			// Saved with CRLF: bash reads a line's CR as part of its last
+			// word (source_env_if_exists .envrc.local<CR> names a file
+			// with a CR), where the readers see a line's end: the names
+			// are watched with it too (the hundred-and-fifty-eighth
+			// review).
+			d.readLauncherRefs(item, base, bytes.ReplaceAll(data, []byte("\r"), []byte{crMark}))
 		}
-		// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
-		// and a new one set aside), a bare name where it exists, and one
-		// in a place that runs it where it does not too (launcherbare.go).
-		bare := launcherBareRefsOf(item, data)
-		for _, p := range bare.patterns {
-			d.launcherRef(base, p)
-		}
-		for _, ref := range bare.run {
-			d.launcherRef(base, ref)
-		}
-		for _, ref := range bare.names {
-			if _, err := os.Lstat(base + "/" + ref); err == nil {
-				d.launcherRef(base, ref)
-			}
+	}
+}
+
+// crMark stands for a CR in a .envrc read with its CRs kept as bash keeps
+// them (the readers take a CR for a blank).
+const crMark = 0x01
+
+// readLauncherRefs keeps what the launcher file item in base names (data
+// its contents) read-only, or watches it.
+func (d *discovery) readLauncherRefs(item, base string, data []byte) {
+	cr := func(ref string) string { return strings.ReplaceAll(ref, string(rune(crMark)), "\r") }
+	for _, ref := range launcherRefsOf(item, data) {
+		d.launcherRef(base, cr(ref))
+	}
+	// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
+	// and a new one set aside), a bare name where it exists, and one in a
+	// place that runs it where it does not too (launcherbare.go).
+	bare := launcherBareRefsOf(item, data)
+	for _, p := range bare.patterns {
+		d.launcherRef(base, cr(p))
+	}
+	for _, ref := range bare.run {
+		d.launcherRef(base, cr(ref))
+	}
+	for _, ref := range bare.names {
+		if _, err := os.Lstat(base + "/" + cr(ref)); err == nil {
+			d.launcherRef(base, cr(ref))
 		}
 	}
 }
@@ -145,7 +165,9 @@ func readLauncherFile(p string) ([]byte, bool) {
 // launcherRef keeps the path ref (as a launcher file in base wrote it)
 // read-only, or watches it when missing, where it lies in a writable root.
 func (d *discovery) launcherRef(base, ref string) {
-	p := expandLauncherVars(strings.TrimSpace(ref), base)
+	// A trailing CR stays: bash reads it as part of the word in a .envrc
+	// saved with CRLF (readLauncherRefs).
+	p := expandLauncherVars(strings.TrimFunc(ref, func(r rune) bool { return r != '\r' && unicode.IsSpace(r) }), base)
 	if p == "" || strings.ContainsRune(p, 0) {
 		return
 	}
@@ -166,7 +188,18 @@ func (d *discovery) launcherRef(base, ref string) {
 		// matches now, and the directory it matches in, whole, when that
 		// lies below the launcher file's own (so that no new match can be
 		// made; the launcher's directory itself is the person's project).
-		matches, _ := filepath.Glob(domain.CleanPath(p))
+		if d.seen["pattern:"+p] {
+			return // globbed already
+		}
+		d.seen["pattern:"+p] = true
+		if d.patterns++; d.patterns > maxLauncherPatterns {
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d patterns of files: their matches cannot all be watched", maxLauncherPatterns)
+			}
+			return
+		}
+		p = shellGlob(p)
+		matches := d.glob(domain.CleanPath(p))
 		for _, m := range matches {
 			d.launcherPath(m)
 		}

@@ -48,6 +48,11 @@ type discovery struct {
 	// parsed memoizes gitConfigRefs by file: the global configs are
 	// read for every repository.
 	parsed map[string][]gitConfigRef
+	// listings are the names of the directories launcher patterns were
+	// globbed in (glob), and patterns how many were.
+	listings map[string][]string
+	patterns int
+	globWork int
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable
