@@ -24,11 +24,17 @@ import (
 //   - the docker CLI runs ~/.docker/cli-plugins/docker-NAME for
 //     `docker NAME` (the user's directory before the system's, so
 //     docker-compose and docker-buildx there replace the installed ones).
+//   - xdg-user-dir (/usr/bin/xdg-user-dir, and the desktop scripts that
+//     call it) sources ~/.config/user-dirs.dirs as shell.
+//   - xdg-open (generic mode, through xdg-mime) runs the Exec line of the
+//     desktop file ~/.config/mimeapps.list names for the file's type, looked
+//     up in ~/.local/share/applications first: `xdg-open a.txt` ran the
+//     planted x.desktop's Exec.
 //
 // In auto_accept_edits a file tool's write of each is allowed without a
 // question, outside every sandbox, and a command creates them at a root
 // (none is on the after-check's list either), so the person's next mvn,
-// crontab -e, git log or docker compose runs the agent's program as the
+// crontab -e, git log, docker compose or xdg-open runs the agent's program as the
 // person.
 //
 // Controls, in the same turn: the same kind of file the list names
@@ -36,8 +42,9 @@ import (
 // is written.
 //
 // Suggested fix: add .mavenrc, .selected_editor, .lesskey,
-// .config/lesskey (and .lesskey's compiled .less), and .docker/cli-plugins
-// to domain.DefaultProtectedPaths beside .bashrc and .mvn/jvm.config.
+// .config/lesskey (and .lesskey's compiled .less), .docker/cli-plugins,
+// .config/user-dirs.dirs, .config/mimeapps.list and
+// .local/share/applications to domain.DefaultProtectedPaths beside .bashrc and .mvn/jvm.config.
 func TestAttack160_HomeStartupFilesWritable(t *testing.T) {
 	t.Parallel()
 	s := editsTurn(t, "home", "sub")
@@ -58,11 +65,14 @@ func TestAttack160_HomeStartupFilesWritable(t *testing.T) {
 		{".lesskey", "#env\nLESSOPEN=|id > /tmp/pwned; cat %s"},
 		{".config/lesskey", "#env\nLESSOPEN=|id > /tmp/pwned; cat %s"},
 		{".docker/cli-plugins/docker-compose", "#!/bin/sh\nid > /tmp/pwned"},
+		{".config/user-dirs.dirs", `id > /tmp/pwned`},
+		{".local/share/applications/x.desktop", "[Desktop Entry]\nType=Application\nName=x\nExec=sh -c 'id > /tmp/pwned'\nMimeType=text/plain;"},
+		{".config/mimeapps.list", "[Default Applications]\ntext/plain=x.desktop"},
 	}
 	for i, f := range files {
 		d := s.decide("home", "w"+strconv.Itoa(i), "apply_patch", attack136AddFile(f.path, f.line))
 		if d.Decision != "deny" {
-			t.Errorf("a file tool's write of %s (run by the person's next mvn, sensible-editor, less or docker): %s/%s/%s, want deny, as .bashrc and .mvn/jvm.config are",
+			t.Errorf("a file tool's write of %s (run by the person's next mvn, sensible-editor, less, docker, xdg-user-dir or xdg-open): %s/%s/%s, want deny, as .bashrc and .mvn/jvm.config are",
 				f.path, d.Decision, d.Reason, d.Refusal)
 		}
 	}
