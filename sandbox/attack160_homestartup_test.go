@@ -12,8 +12,8 @@ import (
 // it (.bashrc, .mvn/jvm.config: any root may be a person's home). Maven's
 // ~/.mavenrc (sourced as shell by /usr/bin/mvn before every run), Debian
 // sensible-editor's ~/.selected_editor (sourced as shell), less's
-// ~/.lesskey (its #env LESSOPEN runs a command at every less, git's pager
-// included) and the docker CLI's ~/.docker/cli-plugins/docker-NAME (run
+// ~/.lesskey (its #env LESSOPEN runs a command each time less opens a
+// file) and the docker CLI's ~/.docker/cli-plugins/docker-NAME (run
 // for `docker NAME`, before the system's plugins), xdg-user-dir's
 // ~/.config/user-dirs.dirs (sourced as shell) and xdg-open's
 // ~/.local/share/applications/*.desktop (its Exec run for the type

@@ -19,8 +19,8 @@ import (
 //   - Debian's sensible-editor (crontab -e, mutt, select-editor's users)
 //     sources ~/.selected_editor as shell (". ~/.selected_editor").
 //   - less (590 here) reads ~/.lesskey as a lesskey source, whose #env
-//     section sets LESSOPEN: `LESSOPEN=|cmd %s` runs cmd at every less,
-//     and so at every `git log`, `git diff`, `man` paged by less.
+//     section sets LESSOPEN: `LESSOPEN=|cmd %s` runs cmd each time less
+//     opens a file (`less notes.txt` ran the planted command).
 //   - the docker CLI runs ~/.docker/cli-plugins/docker-NAME for
 //     `docker NAME` (the user's directory before the system's, so
 //     docker-compose and docker-buildx there replace the installed ones).
@@ -34,7 +34,7 @@ import (
 // In auto_accept_edits a file tool's write of each is allowed without a
 // question, outside every sandbox, and a command creates them at a root
 // (none is on the after-check's list either), so the person's next mvn,
-// crontab -e, git log, docker compose or xdg-open runs the agent's program as the
+// crontab -e, less, docker compose or xdg-open runs the agent's program as the
 // person.
 //
 // Controls, in the same turn: the same kind of file the list names
@@ -42,7 +42,7 @@ import (
 // is written.
 //
 // Suggested fix: add .mavenrc, .selected_editor, .lesskey,
-// .config/lesskey (and .lesskey's compiled .less), .docker/cli-plugins,
+// (newer less releases' .config/lesskey too), .docker/cli-plugins,
 // .config/user-dirs.dirs, .config/mimeapps.list and
 // .local/share/applications to domain.DefaultProtectedPaths beside .bashrc and .mvn/jvm.config.
 func TestAttack160_HomeStartupFilesWritable(t *testing.T) {
@@ -63,7 +63,6 @@ func TestAttack160_HomeStartupFilesWritable(t *testing.T) {
 		{".mavenrc", `id > /tmp/pwned`},
 		{".selected_editor", `id > /tmp/pwned; SELECTED_EDITOR=vi`},
 		{".lesskey", "#env\nLESSOPEN=|id > /tmp/pwned; cat %s"},
-		{".config/lesskey", "#env\nLESSOPEN=|id > /tmp/pwned; cat %s"},
 		{".docker/cli-plugins/docker-compose", "#!/bin/sh\nid > /tmp/pwned"},
 		{".config/user-dirs.dirs", `id > /tmp/pwned`},
 		{".local/share/applications/x.desktop", "[Desktop Entry]\nType=Application\nName=x\nExec=sh -c 'id > /tmp/pwned'\nMimeType=text/plain;"},
