@@ -57,7 +57,10 @@ type budgetedBody struct {
 	io.ReadCloser
 	b    *bodyBudget
 	held int64
-	who  *atomic.Int64 // the principal's share (nil until auth names it)
+	// heldWhole is what answerFromWholeBudget's answer holds of the
+	// server's budget (not of the principal's share).
+	heldWhole int64
+	who       *atomic.Int64 // the principal's share (nil until auth names it)
 	// whoMax bounds who: half the budget for a principal, less for
 	// requests no credential authenticates.
 	whoMax int64
@@ -119,9 +122,40 @@ func (s *Server) budgetBodies(next http.Handler) http.Handler {
 type budgetedWriter struct {
 	http.ResponseWriter
 	bb *budgetedBody
+	// whole: the answer is held against the server's budget only, not
+	// the principal's share (answerFromWholeBudget).
+	whole bool
 }
 
-func (w *budgetedWriter) holdAnswer(n int64) error { return w.bb.hold(n) }
+func (w *budgetedWriter) holdAnswer(n int64) error {
+	if w.whole {
+		return w.bb.holdWhole(n)
+	}
+	return w.bb.hold(n)
+}
+
+// answerFromWholeBudget has the answer held against the server's budget
+// only: a page of one event, which no smaller page can replace (a
+// decision's event repeats its command: 394 KB for a request that fit a
+// share of 256 KiB, and every read of the turn from there answered 503:
+// the hundred-and-sixtieth review).
+func (w *budgetedWriter) answerFromWholeBudget() { w.whole = true }
+
+// wholeBudgetAnswer is the writer's side of answerFromWholeBudget.
+type wholeBudgetAnswer interface{ answerFromWholeBudget() }
+
+// holdWhole is hold against the server's budget only.
+func (bb *budgetedBody) holdWhole(n int64) error {
+	if bb == nil {
+		return nil
+	}
+	if bb.b.used.Add(n) > bb.b.max {
+		bb.b.used.Add(-n)
+		return &BodyBudgetError{Limit: bb.b.max}
+	}
+	bb.heldWhole += n
+	return nil
+}
 
 // Flush and Unwrap reach the connection through the wrapper.
 func (w *budgetedWriter) Flush() {
@@ -149,9 +183,9 @@ func (bb *budgetedBody) release() {
 	if bb == nil {
 		return
 	}
-	bb.b.used.Add(-bb.held)
+	bb.b.used.Add(-bb.held - bb.heldWhole)
 	if bb.who != nil {
 		bb.who.Add(-bb.held)
 	}
-	bb.held = 0
+	bb.held, bb.heldWhole = 0, 0
 }

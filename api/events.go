@@ -83,6 +83,11 @@ func (s *Server) turnEvents(w http.ResponseWriter, r *http.Request) {
 			Metadata: recs[i].Metadata, Data: recs[i].Data,
 		})
 	}
+	if len(out) == 1 {
+		if wb, ok := w.(wholeBudgetAnswer); ok {
+			wb.answerFromWholeBudget()
+		}
+	}
 	page := map[string]any{"turn_id": id, "from": from, "events": out}
 	if len(out) > 0 && (cut || len(out) == limit) {
 		page["next"] = from + len(out)

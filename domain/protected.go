@@ -244,6 +244,29 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".zprofile", Access: AccessRead},
 	{Path: ".zlogin", Access: AccessRead},
 	{Path: ".zlogout", Access: AccessRead},
+	// zsh reads FILE.zwc, a compiled copy, in place of a start-up file
+	// it is newer than, and compinit sources its dump (the
+	// hundred-and-sixtieth review).
+	{Path: ".zshrc.zwc", Access: AccessRead},
+	{Path: ".zshenv.zwc", Access: AccessRead},
+	{Path: ".zprofile.zwc", Access: AccessRead},
+	{Path: ".zlogin.zwc", Access: AccessRead},
+	{Path: ".zlogout.zwc", Access: AccessRead},
+	{Path: ".zcompdump", Access: AccessRead},
+	{Path: ".zcompdump.zwc", Access: AccessRead},
+	// Home files other programs run from (the hundred-and-sixtieth
+	// review): mvn sources .mavenrc, sensible-editor .selected_editor,
+	// xdg-user-dir user-dirs.dirs; less takes LESSOPEN from its lesskey
+	// file; the docker CLI runs its plugins from cli-plugins;
+	// xdg-open runs the Exec= of the desktop file mimeapps.list names.
+	{Path: ".mavenrc", Access: AccessRead},
+	{Path: ".selected_editor", Access: AccessRead},
+	{Path: ".lesskey", Access: AccessRead},
+	{Path: ".config/lesskey", Access: AccessRead},
+	{Path: ".docker/cli-plugins", Access: AccessRead},
+	{Path: ".config/user-dirs.dirs", Access: AccessRead},
+	{Path: ".config/mimeapps.list", Access: AccessRead},
+	{Path: ".local/share/applications", Access: AccessRead},
 	{Path: ".kshrc", Access: AccessRead},
 	{Path: ".cshrc", Access: AccessRead},
 	{Path: ".tcshrc", Access: AccessRead},

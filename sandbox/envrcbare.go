@@ -35,6 +35,44 @@ func envrcBareRefs(data []byte) bareRefs {
 	return r
 }
 
+// envrcBareRefsWith is envrcBareRefs where the functions runners (a
+// library the .envrc sources defined them) run what they are given.
+func envrcBareRefsWith(data []byte, runners []string) bareRefs {
+	var r bareRefs
+	envrcWordsWith(string(data), 0, &r, runners)
+	return r
+}
+
+// envrcRunners returns the functions a script defines that run or source
+// what they are given (envrcWordsWith's runners).
+func envrcRunners(script string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "lib")
+	if err != nil {
+		return nil
+	}
+	return funcRunners(f, nil)
+}
+
+// funcRunners adds to runners the functions f defines whose bodies run or
+// source a file, until no more are found: bash looks a function up when
+// it is called, so one may call a runner defined below it (the
+// hundred-and-fifty-ninth review).
+func funcRunners(f *syntax.File, runners []string) []string {
+	runners = slices.Clone(runners)
+	for more := true; more; {
+		more = false
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Body != nil && !slices.Contains(runners, fd.Name.Value) &&
+				bodyRunsWith([]*syntax.Stmt{fd.Body}, runners) {
+				runners = append(runners, fd.Name.Value)
+				more = true
+			}
+			return true
+		})
+	}
+	return runners
+}
+
 // launcherRuns are the programs that run, source or put in PATH the files
 // their arguments name, as .envrc calls them (direnv's stdlib, the shells
 // and interpreters given a script, cat read into eval).
@@ -111,13 +149,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 	// A function whose body runs or sources a file (load() { source
 	// "$1"; }) runs what its calls name, as source does (the
 	// hundred-and-fifty-eighth review: load site.sh with no site.sh yet).
-	runners = slices.Clone(runners)
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Body != nil && bodyRunsWith([]*syntax.Stmt{fd.Body}, runners) {
-			runners = append(runners, fd.Name.Value)
-		}
-		return true
-	})
+	runners = funcRunners(f, runners)
 	runs := func(args []string) int {
 		if k := runsFiles(args); k > 0 {
 			return k
@@ -164,6 +196,10 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			if depth < maxEnvrcDepth && len(args) > 1 {
 				prog := path.Base(args[0])
 				switch {
+				case prog == "trap":
+					// The script trap runs at a signal or EXIT (the
+					// hundred-and-fifty-ninth review).
+					envrcWordsWith(args[1], depth+1, r, runners)
 				case prog == "eval":
 					envrcWordsWith(strings.Join(args[1:], " "), depth+1, r, runners)
 				case slices.Contains(envrcShells, prog):
@@ -195,7 +231,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			run := bodyRunsWith(x.Do, runners)
 			for _, w := range wi.Items {
 				for _, v := range wordValues(w) {
-					if strings.ContainsAny(v, "*?[") {
+					if shellGlobMeta(v) {
 						r.patterns = append(r.patterns, v)
 						continue
 					}
@@ -209,6 +245,15 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			for _, a := range x.Args {
 				if a.Value != nil {
 					assign(a.Value)
+				}
+				if a.Array != nil {
+					// declare -a, local, typeset, readonly arrays (the
+					// hundred-and-fifty-ninth review).
+					for _, e := range a.Array.Elems {
+						if e.Value != nil {
+							assign(e.Value)
+						}
+					}
 				}
 			}
 		}
@@ -336,6 +381,9 @@ func literalPart(p syntax.WordPart, quoted bool) (string, bool) {
 			return ansiC(p.Value), true
 		}
 		return p.Value, true
+	case *syntax.ExtGlob:
+		// !(_*).sh: a pattern (shellGlob reads the group as any name).
+		return p.Op.String() + p.Pattern.Value + ")", true
 	case *syntax.DblQuoted:
 		var b strings.Builder
 		for _, q := range p.Parts {

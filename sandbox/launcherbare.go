@@ -68,13 +68,16 @@ func launcherBareRefsOf(item string, data []byte) bareRefs {
 			}
 		}
 	}
-	keep := func(ws []string) []string {
-		return uniq(slices.DeleteFunc(ws, func(w string) bool {
-			return w == "" || w == "." || w == ".." || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[\x00") || strings.Contains(w, "://")
-		}))
-	}
-	r.names, r.run = keep(out), keep(r.run)
+	r.names, r.run = keepBare(out), keepBare(r.run)
 	return r
+}
+
+// keepBare keeps of ws the words that may name a file: not empty, "." or
+// "..", no option, no expansion or wildcard, no URL.
+func keepBare(ws []string) []string {
+	return uniq(slices.DeleteFunc(ws, func(w string) bool {
+		return w == "" || w == "." || w == ".." || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[\x00") || strings.Contains(w, "://")
+	}))
 }
 
 // bareRefs is what a launcher file names by bare names: names (every free

@@ -214,6 +214,7 @@ func miseHookScripts(data []byte) []string {
 	each = func(v any) {
 		if m := tomlTable(v); m != nil {
 			each(m["script"])
+			each(m["run"]) // { run = "…" } (mise 2026.5)
 			return
 		}
 		if vs, ok := v.([]any); ok {
@@ -226,6 +227,23 @@ func miseHookScripts(data []byte) []string {
 	}
 	for _, v := range tomlTable(doc["hooks"]) {
 		each(v)
+	}
+	// [[watch_files]]' run, at a prompt after a matching file changed; a
+	// tool's own postinstall, at its install (the
+	// hundred-and-fifty-ninth review).
+	if ws, ok := doc["watch_files"].([]any); ok {
+		for _, w := range ws {
+			each(tomlTable(w)["run"])
+		}
+	}
+	for _, v := range tomlTable(doc["tools"]) {
+		if vs, ok := v.([]any); ok {
+			for _, e := range vs {
+				each(tomlTable(e)["postinstall"])
+			}
+			continue
+		}
+		each(tomlTable(v)["postinstall"])
 	}
 	return out
 }
@@ -278,17 +296,15 @@ func miseRefs(data []byte) []string {
 		// sourced scripts, dotenv files, directories put first in PATH
 		each(underscore[k], func(s string) { out = append(out, s) })
 	}
-	for _, v := range tomlTable(doc["hooks"]) {
-		each(v, func(s string) {
-			// The program, and a script given to another (bash
-			// ./scripts/enter.sh): each word that names a path (a bare
-			// name first is a command from PATH).
-			for i, w := range strings.Fields(s) {
-				if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
-					out = append(out, strings.Trim(w, `"'`))
-				}
+	for _, s := range miseHookScripts(data) {
+		// The program, and a script given to another (bash
+		// ./scripts/enter.sh): each word that names a path (a bare name
+		// first is a command from PATH).
+		for i, w := range strings.Fields(s) {
+			if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
+				out = append(out, strings.Trim(w, `"'`))
 			}
-		})
+		}
 	}
 	for _, v := range tomlTable(doc["tools"]) {
 		each(v, func(s string) {

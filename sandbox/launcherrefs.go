@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -92,8 +93,31 @@ func (d *discovery) protectLauncherRefs() {
 	}
 	seen := map[string]bool{}
 	budget := maxLauncherBytes
+	// mise's other configs at each writable root: those for an
+	// environment (mise.dev.toml, read when MISE_ENV names it; workspace
+	// files, kept read-only whole) and conf.d's (read always), whose
+	// scripts are read as mise.toml's are (the hundred-and-fifty-ninth
+	// review).
+	extra := map[string]string{}
+	for _, r := range d.v.writableRoots() {
+		for _, rel := range workspaceFiles(r) {
+			if strings.Contains(rel, "mise") {
+				p := joinPath(r, rel)
+				files, extra[p] = append(files, file{p, p}), r
+			}
+		}
+		for _, dir := range []string{".config/mise/conf.d", "mise/conf.d", ".mise/conf.d"} {
+			ms, _ := filepath.Glob(joinPath(joinPath(r, dir), "*.toml"))
+			for _, p := range ms {
+				files, extra[p] = append(files, file{p, p}), r
+			}
+		}
+	}
 	for _, f := range files {
 		item, base, ok := launcherItem(f.lexical)
+		if r, isExtra := extra[f.lexical]; isExtra && !ok {
+			item, base, ok = "mise.toml", r, true
+		}
 		if !ok || seen[f.lexical] {
 			continue
 		}
@@ -135,6 +159,22 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	// and a new one set aside), a bare name where it exists, and one in a
 	// place that runs it where it does not too (launcherbare.go).
 	bare := launcherBareRefsOf(item, data)
+	if item == ".envrc" {
+		// A function a library the .envrc sources defines runs what its
+		// calls name as well (source_env lib/direnv.sh; load site.sh:
+		// the hundred-and-fifty-ninth review). Libraries of the root, a
+		// level deep.
+		var runners []string
+		for _, n := range bare.run {
+			if lib, ok := readLauncherFile(joinPath(base, cr(n))); ok {
+				runners = append(runners, envrcRunners(string(lib))...)
+			}
+		}
+		if len(runners) > 0 {
+			more := envrcBareRefsWith(data, runners)
+			bare.run = append(bare.run, keepBare(more.run)...)
+		}
+	}
 	for _, p := range bare.patterns {
 		d.launcherRef(base, cr(p))
 	}
@@ -183,7 +223,7 @@ func (d *discovery) launcherRef(base, ref string) {
 	if !strings.HasPrefix(p, "/") {
 		p = base + "/" + p
 	}
-	if i := slices.IndexFunc(splitPath(p), func(e string) bool { return strings.ContainsAny(e, "*?[") }); i >= 0 {
+	if i := slices.IndexFunc(splitPath(p), shellGlobMeta); i >= 0 {
 		// A pattern (mise's _.source = "scripts/*.sh"): every file it
 		// matches now, and the directory it matches in, whole, when that
 		// lies below the launcher file's own (so that no new match can be
@@ -199,6 +239,15 @@ func (d *discovery) launcherRef(base, ref string) {
 			return
 		}
 		p = shellGlob(p)
+		if _, err := filepath.Match(p, ""); err != nil {
+			// A pattern Go cannot read stands for matches that would go
+			// unwatched: the commands are refused (the
+			// hundred-and-fifty-ninth review).
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("a launcher file in the writable roots names the pattern %q, which cannot be read: its matches cannot be watched", ref)
+			}
+			return
+		}
 		matches := d.glob(domain.CleanPath(p))
 		for _, m := range matches {
 			d.launcherPath(m)

@@ -18,9 +18,10 @@ import (
 // person's scripts it matched stayed writable, a new one was not watched);
 // one holding a class ([[:alpha:]]) becomes "?", any character (more
 // matches watched, none missed); a "]" first in a set is a member; an
-// unclosed "[" is itself.
+// unclosed "[" is itself; an extglob group is "*". shellGlobMeta reports
+// whether a path element is a pattern to the shell.
 func shellGlob(p string) string {
-	if !strings.Contains(p, "[") {
+	if !strings.Contains(p, "[") && !strings.Contains(p, "(") {
 		return p
 	}
 	var b strings.Builder
@@ -30,6 +31,16 @@ func shellGlob(p string) string {
 			b.WriteString(p[i : i+2])
 			i++
 			continue
+		}
+		if strings.IndexByte("?*+@!", c) >= 0 && i+1 < len(p) && p[i+1] == '(' {
+			// An extglob group (!(_*).sh, @(a|b).sh, with shopt -s
+			// extglob): any name there, more matches watched than bash
+			// makes, none missed (the hundred-and-fifty-ninth review).
+			if end := strings.IndexByte(p[i:], ')'); end > 0 && !strings.Contains(p[i:i+end], "/") {
+				b.WriteByte('*')
+				i += end
+				continue
+			}
 		}
 		if c != '[' {
 			b.WriteByte(c)
@@ -66,8 +77,12 @@ func shellGlob(p string) string {
 			if neg {
 				b.WriteByte('^')
 			}
-			for _, m := range []byte(p[j:k]) {
-				if m == ']' || m == '^' {
+			body := p[j:k]
+			for n, m := range []byte(body) {
+				// "]" and "^" members, and a "-" first or last (a member
+				// to the shell, a bad range to Go: the
+				// hundred-and-fifty-ninth review's [a-z0-9_-]).
+				if m == ']' || m == '^' || m == '-' && (n == 0 || n == len(body)-1) {
 					b.WriteByte('\\')
 				}
 				b.WriteByte(m)
@@ -142,4 +157,18 @@ func (d *discovery) glob(p string) []string {
 		_, err := os.Lstat(q)
 		return err != nil
 	})
+}
+
+// shellGlobMeta reports whether the path element el is a pattern to the
+// shell: a wildcard, a set, or an extglob group.
+func shellGlobMeta(el string) bool {
+	if strings.ContainsAny(el, "*?[") {
+		return true
+	}
+	for _, g := range []string{"?(", "*(", "+(", "@(", "!("} {
+		if strings.Contains(el, g) {
+			return true
+		}
+	}
+	return false
 }
