@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"testing"
+)
+
+// TestAttack161_EnvrcTrapDoubleDash (review 161, high: host code
+// execution when the person's direnv next loads .envrc). Review 159 had
+// envrcWordsWith read trap's script as code, but it takes args[1] as the
+// script: `trap -- 'source trapped.sh' EXIT`, the form shellcheck and
+// many style guides write (bash: "--" ends the options, the script is the
+// next word), reads "--" as the script and never looks at the real one.
+// trapped.sh, missing, is not watched: a command makes it and it stays;
+// bash sources it when direnv's shell exits (verified: `bash -c "trap --
+// 'source trapped.sh' EXIT; true"` runs it).
+//
+// Control: `trap 'source plain.sh' EXIT` (no "--") in the same .envrc is
+// watched.
+func TestAttack161_EnvrcTrapDoubleDash(t *testing.T) {
+	envrcRunWatchCase(t, map[string]string{".envrc": "source setup.sh\n" +
+		"trap 'source plain.sh' EXIT\n"}, []string{"plain.sh"}, "control: trap without --")
+	envrcRunWatchCase(t, map[string]string{".envrc": "source setup.sh\n" +
+		"trap -- 'source trapped.sh' EXIT\n"}, []string{"trapped.sh"}, "in the script trap -- runs at EXIT")
+}
+
+// TestAttack161_EnvrcRunnerFromNestedLibrary (review 161, high: as
+// above). readLauncherRefs reads for runners only the libraries the
+// .envrc itself sources ("a level deep"). A project's .envrc that sources
+// lib/direnv.sh, which in turn sources lib/helpers.sh defining `load() {
+// source "$1"; }`, runs `load site.sh` (verified with bash): site.sh,
+// missing, is not watched; the command makes it and it stays.
+//
+// Control: the same library sourced directly by .envrc is watched (review
+// 159's case).
+func TestAttack161_EnvrcRunnerFromNestedLibrary(t *testing.T) {
+	envrcRunWatchCase(t, map[string]string{
+		".envrc":         "source setup.sh\nsource lib/helpers.sh\nload direct.sh\n",
+		"lib/helpers.sh": "load() {\n  source \"$1\"\n}\n",
+	}, []string{"direct.sh"}, "control: a library the .envrc sources directly")
+	envrcRunWatchCase(t, map[string]string{
+		".envrc":         "source setup.sh\nsource lib/direnv.sh\nload site.sh\n",
+		"lib/direnv.sh":  "source lib/helpers.sh\n",
+		"lib/helpers.sh": "load() {\n  source \"$1\"\n}\n",
+	}, []string{"site.sh"}, "through a function a library of a library defines")
+}
