@@ -43,3 +43,28 @@ func TestAttack161_EnvrcRunnerFromNestedLibrary(t *testing.T) {
 		"lib/helpers.sh": "load() {\n  source \"$1\"\n}\n",
 	}, []string{"site.sh"}, "through a function a library of a library defines")
 }
+
+// TestAttack161_EnvrcRunnerFromDirenvrc (review 161, high: host code
+// execution when the person's direnv next loads .envrc). direnv's stdlib
+// sources the person's own ~/.config/direnv/direnvrc (and
+// ~/.config/direnv/lib/*.sh) before every .envrc, and that is where
+// people keep their helpers: a `load() { source "$1"; }` defined there is
+// called by the project's .envrc (`load site.sh`) without the .envrc
+// sourcing any library. readLauncherRefs reads for runners only the
+// libraries the .envrc itself sources (review 159): site.sh, missing, is
+// not watched; the command makes it and it stays.
+//
+// Control: the same helper in a library the .envrc sources is watched.
+func TestAttack161_EnvrcRunnerFromDirenvrc(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	mkfiles(t, home, map[string]string{".config/direnv/direnvrc": "load() {\n  source \"$1\"\n}\n"})
+	envrcRunWatchCase(t, map[string]string{
+		".envrc":         "source setup.sh\nsource lib/helpers.sh\nload direct.sh\n",
+		"lib/helpers.sh": "load() {\n  source \"$1\"\n}\n",
+	}, []string{"direct.sh"}, "control: the helper in a library the .envrc sources")
+	envrcRunWatchCase(t, map[string]string{
+		".envrc": "source setup.sh\nload site.sh\n",
+	}, []string{"site.sh"}, "through a helper the person's ~/.config/direnv/direnvrc defines")
+}
