@@ -68,3 +68,23 @@ func TestAttack161_EnvrcRunnerFromDirenvrc(t *testing.T) {
 		".envrc": "source setup.sh\nload site.sh\n",
 	}, []string{"site.sh"}, "through a helper the person's ~/.config/direnv/direnvrc defines")
 }
+
+// TestAttack161_EnvrcLibraryOwnSource (review 161, high: host code
+// execution when the person's direnv next loads .envrc). A library the
+// .envrc sources (source lib/helpers.sh: kept read-only as a launcher
+// path) runs its own top-level lines when direnv loads the .envrc, in the
+// .envrc's directory: `source local.sh` there sources local.sh. Review 159
+// reads such a library for the runners it defines (readLauncherRefs,
+// envrcRunners) but not for what it runs or sources itself: local.sh,
+// missing, is not watched; the command makes it and it stays. (Verified
+// with bash: `bash -c 'source lib/a.sh'` whose a.sh sources lib/b.sh runs
+// b.sh.)
+//
+// Control: the same line in the .envrc itself (`source setup.sh`) is
+// watched.
+func TestAttack161_EnvrcLibraryOwnSource(t *testing.T) {
+	envrcRunWatchCase(t, map[string]string{
+		".envrc":         "source setup.sh\nsource lib/helpers.sh\n",
+		"lib/helpers.sh": "export HELPERS=1\nsource local.sh\n",
+	}, []string{"local.sh"}, "by a line of a library the .envrc sources")
+}
