@@ -43,34 +43,76 @@ func envrcBareRefsWith(data []byte, runners []string) bareRefs {
 	return r
 }
 
-// envrcRunners returns the functions a script defines that run or source
-// what they are given (envrcWordsWith's runners).
-func envrcRunners(script string) []string {
+// envrcRunners returns runners and the functions a script defines that
+// run or source what they are given, or call one of runners
+// (envrcWordsWith's runners).
+func envrcRunners(script string, runners []string) []string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "lib")
 	if err != nil {
-		return nil
+		return runners
 	}
-	return funcRunners(f, nil)
+	return funcRunners(f, runners)
 }
 
-// funcRunners adds to runners the functions f defines whose bodies run or
-// source a file, until no more are found: bash looks a function up when
-// it is called, so one may call a runner defined below it (the
-// hundred-and-fifty-ninth review).
+// funcRunners adds to runners the functions f defines whose bodies run
+// or source a file, or call such a function (bash looks a function up
+// when it is called, so one may call a runner defined below it: the
+// hundred-and-fifty-ninth review): a call graph built in one walk and
+// searched back from the direct runners, so that a chain of functions
+// costs its length, not its square (the hundred-and-sixty-first review:
+// repeated passes took 7 s for 1,500 chained functions).
 func funcRunners(f *syntax.File, runners []string) []string {
-	runners = slices.Clone(runners)
-	for more := true; more; {
-		more = false
-		syntax.Walk(f, func(n syntax.Node) bool {
-			if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Body != nil && !slices.Contains(runners, fd.Name.Value) &&
-				bodyRunsWith([]*syntax.Stmt{fd.Body}, runners) {
-				runners = append(runners, fd.Name.Value)
-				more = true
+	calls := map[string][]string{}
+	var direct []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		fd, ok := n.(*syntax.FuncDecl)
+		if !ok || fd.Name == nil || fd.Body == nil {
+			return true
+		}
+		name := fd.Name.Value
+		runs := false
+		syntax.Walk(fd.Body, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok {
+				vs := firstValues(c.Args)
+				if runsFiles(vs) > 0 {
+					runs = true
+				}
+				if len(vs) > 0 && vs[0] != "" && vs[0] != name {
+					calls[vs[0]] = append(calls[vs[0]], name) // callee -> callers
+				}
 			}
 			return true
 		})
+		if runs {
+			direct = append(direct, name)
+		}
+		return true
+	})
+	out := slices.Clone(runners)
+	marked := map[string]bool{}
+	for _, r := range runners {
+		marked[r] = true
 	}
-	return runners
+	queue := slices.Clone(runners)
+	for _, d := range direct {
+		if !marked[d] {
+			marked[d] = true
+			out = append(out, d)
+		}
+		queue = append(queue, d)
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, caller := range calls[fn] {
+			if !marked[caller] {
+				marked[caller] = true
+				out = append(out, caller)
+				queue = append(queue, caller)
+			}
+		}
+	}
+	return out
 }
 
 // launcherRuns are the programs that run, source or put in PATH the files
@@ -198,8 +240,14 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				switch {
 				case prog == "trap":
 					// The script trap runs at a signal or EXIT (the
-					// hundred-and-fifty-ninth review).
-					envrcWordsWith(args[1], depth+1, r, runners)
+					// hundred-and-fifty-ninth review), after its options
+					// (trap -- 'script' EXIT: the hundred-and-sixty-first).
+					for _, a := range args[1:] {
+						if !strings.HasPrefix(a, "-") {
+							envrcWordsWith(a, depth+1, r, runners)
+							break
+						}
+					}
 				case prog == "eval":
 					envrcWordsWith(strings.Join(args[1:], " "), depth+1, r, runners)
 				case slices.Contains(envrcShells, prog):
@@ -261,14 +309,9 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 	})
 }
 
-// bodyRuns reports whether the statements hold a call that runs or
-// sources what its arguments name.
-func bodyRuns(stmts []*syntax.Stmt) bool {
-	return bodyRunsWith(stmts, nil)
-}
-
-// bodyRunsWith is bodyRuns where a call of one of the functions runners
-// runs too.
+// bodyRunsWith reports whether the statements hold a call that runs or
+// sources what its arguments name, or a call of one of the functions
+// runners.
 func bodyRunsWith(stmts []*syntax.Stmt, runners []string) bool {
 	found := false
 	for _, st := range stmts {

@@ -160,19 +160,22 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	// place that runs it where it does not too (launcherbare.go).
 	bare := launcherBareRefsOf(item, data)
 	if item == ".envrc" {
-		// A function a library the .envrc sources defines runs what its
-		// calls name as well (source_env lib/direnv.sh; load site.sh:
-		// the hundred-and-fifty-ninth review). Libraries of the root, a
-		// level deep.
-		var runners []string
-		for _, n := range bare.run {
-			if lib, ok := readLauncherFile(joinPath(base, cr(n))); ok {
-				runners = append(runners, envrcRunners(string(lib))...)
-			}
-		}
+		// The libraries it sources, and the person's direnv libraries,
+		// define functions that run what their calls name, and run their
+		// own lines in the .envrc's directory (envrclibs.go).
+		runners, libs := d.envrcLibraries(base, data, cr)
 		if len(runners) > 0 {
 			more := envrcBareRefsWith(data, runners)
 			bare.run = append(bare.run, keepBare(more.run)...)
+		}
+		for _, lib := range libs {
+			for _, ref := range launcherRefsOf(item, lib) {
+				d.launcherRef(base, ref)
+			}
+			lb := envrcBareRefsWith(lib, runners)
+			bare.patterns = append(bare.patterns, lb.patterns...)
+			bare.run = append(bare.run, keepBare(lb.run)...)
+			bare.names = append(bare.names, keepBare(lb.names)...)
 		}
 	}
 	for _, p := range bare.patterns {

@@ -36,11 +36,34 @@ func shellGlob(p string) string {
 			// An extglob group (!(_*).sh, @(a|b).sh, with shopt -s
 			// extglob): any name there, more matches watched than bash
 			// makes, none missed (the hundred-and-fifty-ninth review).
-			if end := strings.IndexByte(p[i:], ')'); end > 0 && !strings.Contains(p[i:i+end], "/") {
+			// The group's own ")", counting nested groups
+			// (!(_*|@(skip)).sh: the hundred-and-sixty-first review);
+			// one never closed makes the rest of the element any name.
+			end, depth := -1, 0
+			for k := i + 1; k < len(p) && p[k] != '/'; k++ {
+				if p[k] == '(' {
+					depth++
+				} else if p[k] == ')' {
+					if depth--; depth == 0 {
+						end = k
+						break
+					}
+				}
+			}
+			if end < 0 {
+				end = strings.IndexByte(p[i:], '/')
+				if end < 0 {
+					end = len(p)
+				} else {
+					end += i
+				}
 				b.WriteByte('*')
-				i += end
+				i = end - 1
 				continue
 			}
+			b.WriteByte('*')
+			i = end
+			continue
 		}
 		if c != '[' {
 			b.WriteByte(c)

@@ -53,6 +53,10 @@ type discovery struct {
 	listings map[string][]string
 	patterns int
 	globWork int
+	// direnvRun are the runners the person's direnv libraries define,
+	// read once (direnvRead).
+	direnvRun  []string
+	direnvRead bool
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable

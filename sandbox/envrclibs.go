@@ -1,0 +1,123 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"turnstile/domain"
+)
+
+// What a .envrc's libraries add to what it runs.
+//
+// A library the .envrc sources (source_env lib/direnv.sh) runs its own
+// lines in the .envrc's directory when direnv loads it, and defines
+// functions the .envrc then calls (load site.sh, with load() { source
+// "$1"; } in the library); so does a library such a library sources, and
+// the person's direnv libraries, which direnv sources before every .envrc
+// ($DIRENV_CONFIG, else ${XDG_CONFIG_HOME:-~/.config}/direnv: lib/*.sh,
+// then direnvrc; ~/.direnvrc). The hundred-and-fifty-ninth and
+// hundred-and-sixty-first reviews planted a script each of these ran.
+
+// maxEnvrcLibDepth bounds how deep libraries sourcing libraries are
+// followed, and maxEnvrcLibBytes what they may hold together.
+const (
+	maxEnvrcLibDepth = 4
+	maxEnvrcLibBytes = 1 << 20
+)
+
+// envrcLibraries returns the functions that run what they are given,
+// defined by the person's direnv libraries and by the libraries the
+// .envrc in base (data) sources, transitively, and those libraries'
+// contents (each once). cr spells a name of data as bash reads it.
+func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) string) (runners []string, libs [][]byte) {
+	runners = d.direnvRunners()
+	seen := map[string]bool{}
+	queue := sourcedBy(data, runners, cr)
+	budget := maxEnvrcLibBytes
+	for depth := 0; depth < maxEnvrcLibDepth && len(queue) > 0; depth++ {
+		var next []string
+		for _, n := range queue {
+			p := n
+			if !strings.HasPrefix(p, "/") {
+				p = joinPath(base, p)
+			}
+			p = domain.CleanPath(p)
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			lib, ok := readLauncherFile(p)
+			if !ok {
+				continue
+			}
+			if budget -= len(lib); budget < 0 {
+				return runners, libs
+			}
+			libs = append(libs, lib)
+			runners = envrcRunners(string(lib), runners)
+			next = append(next, sourcedBy(lib, runners, func(s string) string { return s })...)
+		}
+		queue = next
+	}
+	return runners, libs
+}
+
+// sourcedBy lists what the script data runs or sources by name (bare
+// names and paths), as the .envrc readers find them; not a dotenv file
+// (.env, .env.local: read for variables, not run).
+func sourcedBy(data []byte, runners []string, cr func(string) string) []string {
+	var out []string
+	add := func(n string) {
+		if !strings.Contains(n, "$") && !strings.HasPrefix(filepath.Base(n), ".env") {
+			out = append(out, cr(n))
+		}
+	}
+	for _, n := range keepBare(envrcBareRefsWith(data, runners).run) {
+		add(n)
+	}
+	for _, ref := range launcherRefsOf(".envrc", data) {
+		add(ref)
+	}
+	return out
+}
+
+// direnvRunners are the runners the person's direnv libraries define
+// (read once per view).
+func (d *discovery) direnvRunners() []string {
+	if d.direnvRead {
+		return d.direnvRun
+	}
+	d.direnvRead = true
+	home, _ := os.UserHomeDir()
+	dir := os.Getenv("DIRENV_CONFIG")
+	if dir == "" {
+		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+			dir = filepath.Join(x, "direnv")
+		} else if home != "" {
+			dir = filepath.Join(home, ".config", "direnv")
+		}
+	}
+	var files []string
+	if dir != "" {
+		libs, _ := filepath.Glob(filepath.Join(dir, "lib", "*.sh"))
+		slices.Sort(libs)
+		files = append(libs, filepath.Join(dir, "direnvrc"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".direnvrc"))
+	}
+	budget := maxEnvrcLibBytes
+	for _, f := range files {
+		data, ok := readLauncherFile(f)
+		if !ok {
+			continue
+		}
+		if budget -= len(data); budget < 0 {
+			break
+		}
+		d.direnvRun = envrcRunners(string(data), d.direnvRun)
+	}
+	return d.direnvRun
+}
