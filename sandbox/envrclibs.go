@@ -52,7 +52,10 @@ func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) str
 			if !ok {
 				continue
 			}
-			if budget -= len(lib); budget < 0 {
+			if budget -= len(lib); budget < 0 || !d.spendLauncherBytes(len(lib)) {
+				// The view's budget too: every .envrc the walk finds
+				// reads its libraries (a thousand of them sourcing 1 MiB
+				// each would read 1 GB a view).
 				return runners, libs
 			}
 			libs = append(libs, lib)

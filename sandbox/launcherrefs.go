@@ -92,7 +92,7 @@ func (d *discovery) protectLauncherRefs() {
 		}
 	}
 	seen := map[string]bool{}
-	budget := maxLauncherBytes
+	d.launcherBudget = maxLauncherBytes
 	// mise's other configs at each writable root: those for an
 	// environment (mise.dev.toml, read when MISE_ENV names it; workspace
 	// files, kept read-only whole) and conf.d's (read always), whose
@@ -114,6 +114,9 @@ func (d *discovery) protectLauncherRefs() {
 		}
 	}
 	for _, f := range files {
+		if d.launcherBudget < 0 {
+			return // spent (spendLauncherBytes): the commands are refused
+		}
 		item, base, ok := launcherItem(f.lexical)
 		if r, isExtra := extra[f.lexical]; isExtra && !ok {
 			item, base, ok = "mise.toml", r, true
@@ -126,10 +129,7 @@ func (d *discovery) protectLauncherRefs() {
 		if !ok {
 			continue
 		}
-		if budget -= len(data); budget < 0 {
-			if d.v.overflow == "" {
-				d.v.overflow = fmt.Sprintf("the launcher and toolchain files in the writable roots hold more than %d bytes: what they name cannot all be read", maxLauncherBytes)
-			}
+		if !d.spendLauncherBytes(len(data)) {
 			return
 		}
 		d.readLauncherRefs(item, base, data)
@@ -142,6 +142,19 @@ func (d *discovery) protectLauncherRefs() {
 			d.readLauncherRefs(item, base, bytes.ReplaceAll(data, []byte("\r"), []byte{crMark}))
 		}
 	}
+}
+
+// spendLauncherBytes counts n bytes read of the launcher files and the
+// libraries they source against maxLauncherBytes for the view; past it
+// the view refuses the commands (overflow) and false is returned.
+func (d *discovery) spendLauncherBytes(n int) bool {
+	if d.launcherBudget -= n; d.launcherBudget >= 0 {
+		return true
+	}
+	if d.v.overflow == "" {
+		d.v.overflow = fmt.Sprintf("the launcher and toolchain files in the writable roots, and the libraries a .envrc sources, hold more than %d bytes: what they name cannot all be read", maxLauncherBytes)
+	}
+	return false
 }
 
 // crMark stands for a CR in a .envrc read with its CRs kept as bash keeps

@@ -81,3 +81,32 @@ func TestLauncherPatternsBounded(t *testing.T) {
 		t.Errorf("with %d launcher patterns over %d names a command ran: %+v", maxLauncherPatterns, maxLauncherGlobWork/maxLauncherPatterns+1, r)
 	}
 }
+
+// TestEnvrcLibrariesCountAgainstTheBudget: the libraries every .envrc
+// sources are read against the view's launcher bytes (16 MiB), not 1 MiB
+// each on top: 70 nested .envrc files sourcing a library of 250 KB each
+// refuse the commands instead of costing every view 17 MB of reading and
+// parsing. Control: three of them run.
+func TestEnvrcLibrariesCountAgainstTheBudget(t *testing.T) {
+	lib := strings.Repeat("# "+strings.Repeat("x", 97)+"\n", 2500) // 250 KB
+	plant := func(n int) *plantFixture {
+		f := newPlantFixture(t)
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("d%02d/.envrc", i)] = "source lib.sh\n"
+			files[fmt.Sprintf("d%02d/lib.sh", i)] = lib
+		}
+		mkfiles(t, f.ws, files)
+		return f
+	}
+	f := plant(3)
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if r := sh(t, s, "echo ok"); r.ExitCode != 0 || r.SandboxError != "" {
+		t.Fatalf("control: with 3 libraries the command did not run: %d %s %s", r.ExitCode, r.SandboxError, r.Stderr)
+	}
+	g := plant(70)
+	s = snapshotFor(t, domain.ModeAutoAcceptEdits, g.ws, machine().Kernel)
+	if r, err := run(t, s, SpawnRequest{Argv: []string{"/bin/sh", "-c", "echo ok"}}, nil); err == nil && r.SandboxError == "" {
+		t.Errorf("with 70 .envrc libraries of 250 KB a command ran: %+v", r)
+	}
+}

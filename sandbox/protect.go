@@ -57,6 +57,9 @@ type discovery struct {
 	// read once (direnvRead).
 	direnvRun  []string
 	direnvRead bool
+	// launcherBudget is what is left of maxLauncherBytes for the view
+	// (spendLauncherBytes).
+	launcherBudget int
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable
