@@ -31,6 +31,16 @@ type bodyBudget struct {
 	byPrincipal sync.Map
 }
 
+// take counts n against the whole budget, or refuses it and counts
+// nothing.
+func (b *bodyBudget) take(n int64) error {
+	if b.used.Add(n) > b.max {
+		b.used.Add(-n)
+		return &BodyBudgetError{Limit: b.max}
+	}
+	return nil
+}
+
 // share is p's counter of the bodies it holds.
 func (b *bodyBudget) share(p domain.Principal) *atomic.Int64 {
 	c, _ := b.byPrincipal.LoadOrStore(string(p.Role)+"\x00"+p.Name, new(atomic.Int64))
@@ -84,9 +94,8 @@ func (bb *budgetedBody) hold(n int64) error {
 	if bb == nil {
 		return nil
 	}
-	if bb.b.used.Add(n) > bb.b.max {
-		bb.b.used.Add(-n)
-		return &BodyBudgetError{Limit: bb.b.max}
+	if err := bb.b.take(n); err != nil {
+		return err
 	}
 	if bb.who != nil && bb.who.Add(n) > bb.whoMax {
 		bb.who.Add(-n)
@@ -149,9 +158,8 @@ func (bb *budgetedBody) holdWhole(n int64) error {
 	if bb == nil {
 		return nil
 	}
-	if bb.b.used.Add(n) > bb.b.max {
-		bb.b.used.Add(-n)
-		return &BodyBudgetError{Limit: bb.b.max}
+	if err := bb.b.take(n); err != nil {
+		return err
 	}
 	bb.heldWhole += n
 	return nil

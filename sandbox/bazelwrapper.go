@@ -49,10 +49,12 @@ func (d *discovery) bazelRoot(root string) {
 }
 
 // bazelMarkerName reports whether name is one of bazelMarkers.
+// (The comparison allocates nothing: the walk asks for every name.)
 func bazelMarkerName(name []byte) bool {
-	switch string(name) {
-	case "MODULE.bazel", "REPO.bazel", "WORKSPACE", "WORKSPACE.bazel":
-		return true
+	for _, m := range bazelMarkers {
+		if string(name) == m {
+			return true
+		}
 	}
 	return false
 }

@@ -205,15 +205,15 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 			if p := joinPath(g.dir, e.name); e.name != untrustedDir && !moved[p] && g.newMatch(p) {
 				moved[p] = true // matched by two of the directory's patterns: once
 				q := Quarantine{Path: p, Reason: "a file the command made that matches a pattern a launcher file names (a host tool reads or runs it)"}
-				moved, err := setAsideBelow(root, g.dir, e.name)
+				to, err := setAsideBelow(root, g.dir, e.name)
 				if err != nil {
 					// Something else at untrustedDir's name (the command's
 					// file or link): that is set aside first.
 					if _, _, serr := setAsidePath(joinPath(g.dir, untrustedDir), root); serr == nil {
-						moved, err = setAsideBelow(root, g.dir, e.name)
+						to, err = setAsideBelow(root, g.dir, e.name)
 					}
 				}
-				found = append(found, settled(q, moved, "", err))
+				found = append(found, settled(q, to, "", err))
 			}
 		}
 	}

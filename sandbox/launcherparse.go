@@ -209,6 +209,11 @@ func miseHookScripts(data []byte) []string {
 	if toml.Unmarshal(data, &doc) != nil {
 		return nil
 	}
+	return miseDocHookScripts(doc)
+}
+
+// miseDocHookScripts is miseHookScripts of a parsed document.
+func miseDocHookScripts(doc map[string]any) []string {
 	var out []string
 	var each func(v any)
 	each = func(v any) {
@@ -296,7 +301,7 @@ func miseRefs(data []byte) []string {
 		// sourced scripts, dotenv files, directories put first in PATH
 		each(underscore[k], func(s string) { out = append(out, s) })
 	}
-	for _, s := range miseHookScripts(data) {
+	for _, s := range miseDocHookScripts(doc) {
 		// The program, and a script given to another (bash
 		// ./scripts/enter.sh): each word that names a path (a bare name
 		// first is a command from PATH).
