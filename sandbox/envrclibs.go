@@ -40,6 +40,11 @@ func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) str
 		var next []string
 		for _, n := range queue {
 			p := n
+			if rest, ok := strings.CutPrefix(p, string(rune(gitTopMark))); ok {
+				// Under the repository's top: read where it is now
+				// (launcherRef watches the name at every directory above).
+				p = gitTopOf(base) + "/" + rest
+			}
 			if !strings.HasPrefix(p, "/") {
 				p = joinPath(base, p)
 			}
@@ -123,4 +128,18 @@ func (d *discovery) direnvRunners() []string {
 		d.direnvRun = envrcRunners(string(data), d.direnvRun)
 	}
 	return d.direnvRun
+}
+
+// gitTopOf is the nearest directory at or above dir holding a .git, as
+// git rev-parse --show-toplevel finds it, or dir when there is none.
+func gitTopOf(dir string) string {
+	for d, n := dir, 0; n < maxGitTopDepth; d, n = filepath.Dir(d), n+1 {
+		if _, err := os.Lstat(joinPath(d, ".git")); err == nil {
+			return d
+		}
+		if d == "/" {
+			break
+		}
+	}
+	return dir
 }

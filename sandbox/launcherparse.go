@@ -92,6 +92,12 @@ func envrcRefs(data []byte) []string {
 	// A line continued with a backslash is one command.
 	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
 	for line := range lines(data) {
+		if strings.Contains(line, "$"+gitTopForm) {
+			// The repository's top: for a .envrc below it, a directory
+			// above (launcherRef watches the name at each); read as the
+			// .envrc's own directory too, below.
+			out = append(out, envrcRefs([]byte(strings.ReplaceAll(line, "$"+gitTopForm, string(rune(gitTopMark)))))...)
+		}
 		line = envrcPWDAnywhere().ReplaceAllString(line, ".$2")
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
 			f := strings.Fields(cmd)
@@ -184,10 +190,18 @@ var envrcUses = map[string][]string{
 	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
 }
 
+// gitTopForm is how a script names its repository's top, after a "$"
+// (read by envrcRefs, and its mark, gitTopMark, by launcherRef).
+const gitTopForm = "(git rev-parse --show-toplevel)"
+
+// gitTopMark stands for the repository's top in a name envrcRefs returns.
+const gitTopMark = 0x02
+
 // envrcPWDAnywhere matches the project's directory as a script names it
 // ($PWD, ${PWD}, $(pwd); the repository's top, $(git rev-parse
 // --show-toplevel), read as .envrc's own directory, which it is for a
-// .envrc at the top; the script's own directory through BASH_SOURCE,
+// .envrc at the top, and by envrcRefs as any directory above it too; the
+// script's own directory through BASH_SOURCE,
 // which direnv's source_env sets to ./.envrc: the hundred-and-fifty-eighth
 // review) before a "/" or the end of a word.
 var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {

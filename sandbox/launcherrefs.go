@@ -227,6 +227,25 @@ func (d *discovery) launcherRef(base, ref string) {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return
 	}
+	if rest, ok := strings.CutPrefix(p, string(rune(gitTopMark))); ok {
+		// $(git rev-parse --show-toplevel)/rest: the top is base or a
+		// directory above it, which one depending on where a .git is,
+		// and the command may make one (git init) between base and its
+		// root: the name is watched at each (the top outside the
+		// writable roots is read-only anyway). A .envrc nested in a
+		// repository sourced the top's script, left writable
+		// (closing note of 2026-12-06).
+		if !strings.HasPrefix(rest, "/") || domain.CleanPath(rest) == "/" {
+			return // the top itself, or no name under it
+		}
+		for dir, n := base, 0; n < maxGitTopDepth; dir, n = filepath.Dir(dir), n+1 {
+			d.launcherRef(dir, strings.TrimSuffix(dir, "/")+rest)
+			if dir == "/" {
+				break
+			}
+		}
+		return
+	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -289,6 +308,10 @@ func (d *discovery) launcherRef(base, ref string) {
 	}
 	d.launcherPath(domain.CleanPath(p))
 }
+
+// maxGitTopDepth bounds how many directories above a .envrc a name
+// under the repository's top is watched at.
+const maxGitTopDepth = 256
 
 // launcherPath keeps the clean absolute path p read-only, or watches it
 // when missing, where it lies in a writable root.
