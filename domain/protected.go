@@ -277,6 +277,46 @@ var DefaultProtectedPaths = []ProtectedPath{
 	// by their default .profile.
 	{Path: ".bash_aliases", Access: AccessRead},
 	{Path: ".local/bin", Access: AccessRead},
+	// Version managers and toolchains a person's start-up files put first
+	// in PATH or source (pyenv's shims and bin, and the interpreters the
+	// shims run; rustup's proxies in .cargo/bin and the toolchains they
+	// run, .cargo/env; nvm.sh; asdf's and mise's shims; SDKMAN's init):
+	// the person's next shell, python3 or cargo ran the agent's program
+	// (the hundred-and-sixty-third review). ~/bin and ~/go/bin stay out:
+	// a project's own bin and go/bin are common (README).
+	{Path: ".pyenv", Access: AccessRead},
+	{Path: ".rbenv", Access: AccessRead},
+	{Path: ".nodenv", Access: AccessRead},
+	{Path: ".goenv", Access: AccessRead},
+	{Path: ".jenv", Access: AccessRead},
+	{Path: ".nvm", Access: AccessRead},
+	{Path: ".asdf", Access: AccessRead},
+	{Path: ".sdkman", Access: AccessRead},
+	{Path: ".rustup", Access: AccessRead},
+	{Path: ".cargo/bin", Access: AccessRead},
+	{Path: ".cargo/env", Access: AccessRead},
+	{Path: ".cargo/env.fish", Access: AccessRead},
+	{Path: ".volta", Access: AccessRead},
+	{Path: ".bun/bin", Access: AccessRead},
+	{Path: ".deno/bin", Access: AccessRead},
+	{Path: ".local/share/mise", Access: AccessRead},
+	{Path: ".local/share/pnpm", Access: AccessRead},
+	// Home files that run a program at the person's next gdb (its early
+	// init's shell lines), wget (use_askpass), curl (an output that
+	// overwrites .bashrc), git commit in a husky project (husky 9's
+	// init.sh, husky 4–8's .huskyrc), bun run (the global bunfig's
+	// preload), jupyter and mongosh (the hundred-and-sixty-third review).
+	{Path: ".gdbearlyinit", Access: AccessRead},
+	{Path: ".wgetrc", Access: AccessRead},
+	{Path: ".config/wget", Access: AccessRead},
+	{Path: ".curlrc", Access: AccessRead},
+	{Path: ".config/.curlrc", Access: AccessRead},
+	{Path: ".config/husky", Access: AccessRead},
+	{Path: ".huskyrc", Access: AccessRead},
+	{Path: ".bunfig.toml", Access: AccessRead},
+	{Path: ".jupyter", Access: AccessRead},
+	{Path: ".mongoshrc.js", Access: AccessRead},
+	{Path: ".mongorc.js", Access: AccessRead},
 	// What else a home directory's programs run at the person's next login,
 	// shell, editor, debugger or Python start (the hundred-and-forty-second
 	// review): systemd user units, the desktop session's autostart and

@@ -39,9 +39,11 @@ func TestAttack163ToolchainBinsLeftByACommand(t *testing.T) {
 		}
 	}
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	r := sh(t, s, "mkdir -p .local/bin .pyenv/shims .pyenv/bin .cargo/bin && for n in .local/bin/python3 .bashrc .pyenv/shims/python3 .pyenv/bin/pyenv .cargo/bin/cargo .cargo/env notes.txt; do printf '#!/bin/sh\\nid > /tmp/pwned\\n' > \"$n\" && chmod +x \"$n\" || exit 1; done; echo ok")
-	if r.ExitCode != 0 {
-		t.Fatalf("the command failed: %d %s", r.ExitCode, r.Stderr)
+	r := sh(t, s, "mkdir -p .local/bin .pyenv/shims .pyenv/bin .cargo/bin && for n in .local/bin/python3 .bashrc .pyenv/shims/python3 .pyenv/bin/pyenv .cargo/bin/cargo .cargo/env notes.txt; do printf '#!/bin/sh\\nid > /tmp/pwned\\n' > \"$n\" && chmod +x \"$n\"; done; echo ok")
+	// A refused write (a listed path kept read-only) is the fix at work:
+	// the command goes on to the next.
+	if !strings.Contains(string(r.Stdout), "ok") {
+		t.Fatalf("the command did not run: %d %s", r.ExitCode, r.Stderr)
 	}
 	if !exists(ws + "/notes.txt") {
 		t.Fatalf("control: notes.txt was not written")
