@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -11,40 +12,45 @@ import (
 	"turnstile/domain"
 )
 
-// TestAttack162_HostSocketHardLinkOutsideWalk (review 162): a restricted
-// command with the network disabled (allow_unix_sockets off) may not
-// connect to the pathname sockets the host has bound when it starts. The
-// view masks each listener at the path the kernel lists it by
-// (/proc/net/unix, sock_diag), and the walk of the command's WRITABLE
-// ROOTS finds every other name of a listener's inode there. A unix socket
-// is looked up by its inode, not by its name: a hard link to it reaches the
-// listener. So an earlier command whose writable root holds a host
-// service's socket (a dev server's, a database's, an agent socket in the
-// workspace: /ws/run/svc.sock) makes a second name for it anywhere in that
-// root (ln run/svc.sock x.sock); its own check and the next command over
-// the same root mask both names. A later command whose writable root is
-// narrower (a subdirectory, /ws/sub, another turn's project) is not walked
-// over /ws: its view masks the socket at /ws/run/svc.sock only, and the
-// link at /ws/x.sock is reached (connect needs only search permission on
-// the directories, which Landlock does not restrict). The README's known
-// limits name a socket "renamed after it was bound ... outside the
-// writable roots", not a second link, which the command itself makes and
-// which leaves the socket at its bound name (no rename, no pin broken).
+// TestAttack162_HostSocketHardLinkOutsideWalk (review 162, medium): a
+// restricted command with the network disabled (allow_unix_sockets off)
+// may not connect to the pathname sockets the host has bound when it
+// starts; "within [the writable roots] the walk finds every socket file a
+// host process listens on, by the kernel's list of listeners, and masks it
+// too". A unix socket is reached through any hard link to its file (the
+// kernel looks the listener up by inode). A socket the host binds while a
+// command runs (the person starts a dev server in the workspace: the
+// README's known limit for that one command) is not masked in that
+// command's view, so the command can link it (ln run/svc.sock x.sock); the
+// link keeps the host service reachable from LATER commands, where the
+// known limit no longer applies:
 //
-// Root cause: sandbox/sockmask.go (hostSocketMasks) masks by the bound
-// path plus the writable roots' walk; nothing looks for other links of a
-// listener's inode outside the writable roots, and Landlock has no right
-// for connect(2) on a pathname socket.
+//   - a later command over the same root, spawned within walkTTL (2 s) of
+//     the linking one (an agent's back-to-back tool calls through one
+//     server), reuses the earlier walk, which predates the link; the
+//     listener itself still lies at its bound name, so it is not "lost" and
+//     no fresh walk looks for its other names: x.sock stays open;
+//   - a later command over a narrower root (ws/sub, another turn's project
+//     in the workspace) never walks ws: the link lies outside its writable
+//     roots, and connect(2) needs only search permission on the
+//     directories, which Landlock does not restrict (also with a fresh
+//     walk: `turnstile sandbox --root ws/sub` connects through ws/x.sock).
 //
-// Fix: refuse (or mask) a listener socket whose st_nlink > 1 when it lies
-// in a writable root (the check after a command can remove the extra
-// links it made to a listening socket, as it removes links in git dirs),
-// or walk the read roots above a writable root for the listeners' inodes;
-// on kernels with Landlock's unix-socket scoping for pathname sockets,
-// use it.
+// Root cause: sandbox/sockmask.go hostSocketMasks skips a listener whose
+// bound name still leads to it (at(name, id) → "masked there") and masks
+// its other names only where the (possibly reused) walk of the writable
+// roots met them; nothing looks for a second link outside the writable
+// roots, or made after a reused walk.
 //
-// Controls: the same later command is refused at the socket's bound name;
-// a command over the whole workspace is refused at the link too (the walk).
+// Fix: when a live listener's file has st_nlink > 1 (fstat through the
+// bound name, or sock_diag's UDIAG_SHOW_VFS and a stat), treat it as lost
+// (fresh walk of the writable roots that enters .git too) and refuse the
+// command, or mask the listener's inode by walking the read roots, when a
+// link may lie outside them; in the check after a command, remove the
+// links a command made to a host listener's file (as links in git dirs
+// are removed).
+//
+// Controls: both later commands are refused at the socket's bound name.
 func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 	requireRoot(t)
 	f := requireKernel(t, true)
@@ -100,7 +106,11 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 		t.Fatalf("premise: the link failed: %+v", a)
 	}
 	connect := func(s *domain.TurnExecutionSecuritySnapshot, p string) (bool, string) {
-		r := probeIn(t, s, "unix-connect", p)
+		// A fix may refuse the command itself (126): that is a refusal too.
+		r, err := run(t, s, SpawnRequest{Argv: probeCmd(t, "unix-connect", p)}, nil)
+		if err != nil || r == nil {
+			return false, fmt.Sprint("refused: ", err)
+		}
 		return r.ExitCode == 0 && strings.Contains(string(r.Stdout), "ok"), string(r.Stdout) + string(r.Stderr)
 	}
 	if ok, out := connect(wide, sock); ok {
