@@ -122,6 +122,20 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 			ws, sock, ws, accepted.Load()-before, strings.TrimSpace(out))
 	}
 
+	// Control: the link reaches the listener, from the host and from a
+	// command of a snapshot that allows unix sockets (where the refusal
+	// below does not apply).
+	if c, err := net.Dial("unix", ws+"/x.sock"); err != nil {
+		t.Fatalf("control: the host does not reach the listener through the link: %v", err)
+	} else {
+		c.Close()
+	}
+	allowed := snapshotFor(t, domain.ModeAutoAcceptEdits, ws+"/sub", f.Kernel, exeDir)
+	allowed.Network.AllowUnixSockets = true
+	if ok, out := connect(allowed, ws+"/x.sock"); !ok {
+		t.Fatalf("control: a command allowed unix sockets does not reach the listener through the link: %s", out)
+	}
+
 	narrow := snapshotFor(t, domain.ModeAutoAcceptEdits, ws+"/sub", f.Kernel, exeDir)
 	if ok, out := connect(narrow, sock); ok {
 		t.Fatalf("control: a command over %s/sub reached the host's socket at its bound name: %s", ws, out)
