@@ -71,16 +71,20 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 	done := make(chan res, 1)
 	go func() {
 		r, _ := run(t, wide, SpawnRequest{Argv: []string{"/bin/sh", "-c",
-			"i=0; until [ -S " + sock + " ] || [ $i -gt 200 ]; do sleep 0.05; i=$((i+1)); done; ln " + sock + " " + ws + "/x.sock && echo LINKED"}}, nil)
+			": > " + ws + "/started; i=0; until [ -S " + sock + " ] || [ $i -gt 200 ]; do sleep 0.05; i=$((i+1)); done; ln " + sock + " " + ws + "/x.sock && echo LINKED"}}, nil)
 		done <- res{r}
 	}()
 	var l net.Listener
 	var err error
-	for i := 0; i < 100; i++ { // wait for the command's view to be built
-		time.Sleep(100 * time.Millisecond)
-		if _, e := os.Stat(ws + "/run"); e == nil && i >= 5 {
+	// Wait until the command runs (its view built), as it says.
+	for i := 0; ; i++ {
+		if _, e := os.Stat(ws + "/started"); e == nil {
 			break
 		}
+		if i == 1000 {
+			t.Fatalf("premise: the earlier command did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	l, err = net.Listen("unix", sock)
 	if err != nil {
@@ -105,6 +109,15 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 	if a == nil || !strings.Contains(string(a.Stdout), "LINKED") {
 		t.Fatalf("premise: the link failed: %+v", a)
 	}
+	// The check after the command removes the link it made
+	// (TestHostSocketLinkRemovedAfterCommand); one it could not reach
+	// (past its bounds, or made while another command of the turn ran) is
+	// made here, for the later commands' own defence.
+	if _, err := os.Lstat(ws + "/x.sock"); err != nil {
+		if err := os.Link(sock, ws+"/x.sock"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	connect := func(s *domain.TurnExecutionSecuritySnapshot, p string) (bool, string) {
 		// A fix may refuse the command itself (126): that is a refusal too.
 		r, err := run(t, s, SpawnRequest{Argv: probeCmd(t, "unix-connect", p)}, nil)
@@ -112,6 +125,11 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 			return false, fmt.Sprint("refused: ", err)
 		}
 		return r.ExitCode == 0 && strings.Contains(string(r.Stdout), "ok"), string(r.Stdout) + string(r.Stderr)
+	}
+	if c, err := net.Dial("unix", ws+"/x.sock"); err != nil {
+		t.Fatalf("control: the host does not reach the listener through the link: %v", err)
+	} else {
+		c.Close()
 	}
 	if ok, out := connect(wide, sock); ok {
 		t.Fatalf("control: a command over the workspace reached the host's socket at its bound name: %s", out)
@@ -125,11 +143,16 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 	// Control: the link reaches the listener, from the host and from a
 	// command of a snapshot that allows unix sockets (where the refusal
 	// below does not apply).
-	if c, err := net.Dial("unix", ws+"/x.sock"); err != nil {
-		t.Fatalf("control: the host does not reach the listener through the link: %v", err)
-	} else {
-		c.Close()
+	// Each command's check removes the link where its roots hold it:
+	// made again for the next.
+	relink := func() {
+		if _, err := os.Lstat(ws + "/x.sock"); err != nil {
+			if err := os.Link(sock, ws+"/x.sock"); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	relink()
 	allowed := snapshotFor(t, domain.ModeAutoAcceptEdits, ws+"/sub", f.Kernel, exeDir)
 	allowed.Network.AllowUnixSockets = true
 	if ok, out := connect(allowed, ws+"/x.sock"); !ok {

@@ -160,6 +160,11 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideLauncherMatches()...)
 	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
 	w.found = append(w.found, pc.setAsidePlantedIndexes()...)
+	if w.sockets {
+		// A socket file in a directory the command changed: it may have
+		// linked a host's.
+		w.found = append(w.found, pc.removeHostSocketLinks()...)
+	}
 	return w.found, append(slices.Clone(pc.discoveryLimits), w.limits...)
 }
 
@@ -194,6 +199,8 @@ type plantWalk struct {
 	// allFanouts: gitLinks looks into every loose-object directory of the
 	// git dir, changed or not.
 	allFanouts bool
+	// sockets: a directory listed holds a socket file.
+	sockets bool
 }
 
 func (w *plantWalk) root(root string) {
@@ -475,6 +482,9 @@ func (w *plantWalk) list(rel string) *memoDir {
 			}
 			if typ != unix.DT_DIR && domain.OtherVCSDir(name) {
 				d.vcsLinks = append(d.vcsLinks, name)
+			}
+			if typ == unix.DT_SOCK || typ == unix.DT_UNKNOWN {
+				w.sockets = true // removeHostSocketLinks looks
 			}
 			if agentCandidate(name) {
 				d.agentNames = append(d.agentNames, name)

@@ -69,7 +69,12 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		}
 	}
 	if spec.InNamespace && !spec.AllowUnixSockets {
-		spec.HostSockets = hostSocketMasks(walked, roots)
+		if spec.HostSockets, err = hostSocketMasks(walked, roots); err != nil {
+			if release != nil {
+				release()
+			}
+			return nil, refuse(CodeSandboxUnavailable, "", "%s", err)
+		}
 	}
 	return release, nil
 }

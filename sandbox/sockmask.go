@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxWalkSockets bounds the socket files one cached walk of a root keeps
@@ -26,7 +29,7 @@ const maxWalkSockets = 1 << 16
 // not lead to it here, is masked where its file lies here
 // (foreignSocketPaths). Without the kernel's list (an error), the first
 // maxWalkedSocketMasks socket files the walk found are masked instead.
-func hostSocketMasks(walked []walkedSocket, roots []string) []string {
+func hostSocketMasks(walked []walkedSocket, roots []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -46,7 +49,7 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 			}
 			add(w.path)
 		}
-		return out
+		return out, nil
 	}
 	// The names the listeners were bound at: what /proc/net/unix lists.
 	for _, name := range live {
@@ -64,14 +67,22 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 			met[w.id] = true
 		}
 	}
-	lost := map[fileID]bool{}
+	// A listener's file with more names than its bound one (a hard link a
+	// command made to a socket the host bound while it ran: the hundred-
+	// and-sixty-second review) is looked for by a fresh walk, for every
+	// name (a reused walk predates the link), and counted (links).
+	lost := map[fileID]int{}
+	links := map[fileID]uint64{}
 	elsewhere := map[fileID]string{}
 	for id, name := range live {
-		if met[id] {
-			continue
-		}
 		if strings.HasPrefix(name, "/") {
-			if at(name, id) {
+			if n := linksAt(name, id); n > 1 {
+				links[id] = n
+				lost[id] = int(min(n, maxSocketLinks))
+				continue
+			} else if met[id] {
+				continue
+			} else if n == 1 {
 				continue // where it was bound: masked there
 			}
 			if !withinAny(name, roots) {
@@ -82,10 +93,16 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 				continue
 			}
 		}
-		lost[id] = true
+		if !met[id] {
+			lost[id] = 1
+		}
 	}
 	for _, p := range foreignSocketPaths(elsewhere) {
 		add(p)
+	}
+	names := map[fileID]map[string]bool{}
+	for id := range links {
+		names[id] = map[string]bool{live[id]: true}
 	}
 	for _, r := range roots {
 		if len(lost) == 0 {
@@ -93,8 +110,34 @@ func hostSocketMasks(walked []walkedSocket, roots []string) []string {
 		}
 		for _, w := range walkTree(r, true, lost).sockets {
 			add(w.path)
-			delete(lost, w.id)
+			if names[w.id] != nil {
+				names[w.id][w.path] = true
+			}
+			if lost[w.id]--; lost[w.id] <= 0 {
+				delete(lost, w.id)
+			}
 		}
 	}
-	return out
+	for id, n := range links {
+		if uint64(len(names[id])) < n {
+			// A name outside the writable roots (or past the walk's
+			// bounds) reaches the listener, and nothing can find it to
+			// mask it: the command is refused.
+			return out, fmt.Errorf("the host's socket %s has %d names, and %d of them are not in the writable roots: a command could reach the host's service through them; remove the hard links to it", live[id], n, n-uint64(len(names[id])))
+		}
+	}
+	return out, nil
+}
+
+// maxSocketLinks bounds the names of one socket file a walk looks for.
+const maxSocketLinks = 1 << 10
+
+// linksAt is the link count of the file at p when p leads to id (not
+// following a symlink), or 0.
+func linksAt(p string, id fileID) uint64 {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil || st.Dev != id.dev || st.Ino != id.ino {
+		return 0
+	}
+	return uint64(st.Nlink)
 }

@@ -113,21 +113,24 @@ const discoveryNameUnit = 32
 func walkRoot(root string) walkResult { return walkTree(root, false, nil) }
 
 // walkTree is walkRoot; with sockets it looks for those socket files only,
-// entering ".git" directories too, and stops once it has found every file
-// in want (findLostSockets).
-func walkTree(root string, socketsOnly bool, want map[fileID]bool) (r walkResult) {
+// entering ".git" directories too, and stops once it has found as many
+// names of each file as want counts (hostSocketMasks).
+func walkTree(root string, socketsOnly bool, want map[fileID]int) (r walkResult) {
 	return walkTreeWithin(root, socketsOnly, want, maxDiscoveryDirs, maxDiscoveryDepth, maxDiscoveryNames)
 }
 
 // walkTreeWithin is walkTree within the bounds given: directories listed,
 // depth below root, names read.
-func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs, maxDepth, maxNames int) (r walkResult) {
+func walkTreeWithin(root string, socketsOnly bool, want map[fileID]int, maxDirs, maxDepth, maxNames int) (r walkResult) {
 	type item struct {
 		dir   string
 		depth int
 	}
 	queue := []item{{root, 0}}
-	listed, left, names := 0, len(want), maxNames
+	listed, left, names := 0, 0, maxNames
+	for _, n := range want {
+		left += n
+	}
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -149,7 +152,7 @@ func walkTreeWithin(root string, socketsOnly bool, want map[fileID]bool, maxDirs
 			p := joinPath(it.dir, e.name)
 			if e.typ == unix.DT_SOCK {
 				id := fileID{dev: dev, ino: e.ino}
-				if (want == nil && len(r.sockets) < maxWalkSockets) || want[id] {
+				if (want == nil && len(r.sockets) < maxWalkSockets) || want[id] > 0 {
 					r.sockets = append(r.sockets, walkedSocket{path: p, id: id})
 					if left--; want != nil && left == 0 {
 						return r
