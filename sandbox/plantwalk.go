@@ -160,10 +160,8 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideLauncherMatches()...)
 	w.found = append(w.found, pc.setAsideWorkspaceFiles()...)
 	w.found = append(w.found, pc.setAsidePlantedIndexes()...)
-	if w.sockets {
-		// A socket file in a directory the command changed: it may have
-		// linked a host's.
-		w.found = append(w.found, pc.removeHostSocketLinks()...)
+	if len(w.sockets) > 0 {
+		w.found = append(w.found, pc.removeHostSocketLinks(w.sockets)...)
 	}
 	return w.found, append(slices.Clone(pc.discoveryLimits), w.limits...)
 }
@@ -199,8 +197,8 @@ type plantWalk struct {
 	// allFanouts: gitLinks looks into every loose-object directory of the
 	// git dir, changed or not.
 	allFanouts bool
-	// sockets: a directory listed holds a socket file.
-	sockets bool
+	// sockets are the socket files in the directories listed.
+	sockets []walkedSocket
 }
 
 func (w *plantWalk) root(root string) {
@@ -484,7 +482,13 @@ func (w *plantWalk) list(rel string) *memoDir {
 				d.vcsLinks = append(d.vcsLinks, name)
 			}
 			if typ == unix.DT_SOCK || typ == unix.DT_UNKNOWN {
-				w.sockets = true // removeHostSocketLinks looks
+				// removeHostSocketLinks looks at it: a directory the
+				// command changed (one listed again) may hold its link
+				// to a host's socket, at any depth the walk goes.
+				var sst unix.Stat_t
+				if unix.Fstatat(fd, name, &sst, unix.AT_SYMLINK_NOFOLLOW) == nil && sst.Mode&unix.S_IFMT == unix.S_IFSOCK && len(w.sockets) < maxWalkSockets {
+					w.sockets = append(w.sockets, walkedSocket{path: w.path(relChild(rel, name)), id: fileID{dev: sst.Dev, ino: sst.Ino}})
+				}
 			}
 			if agentCandidate(name) {
 				d.agentNames = append(d.agentNames, name)

@@ -7,45 +7,61 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// removeHostSocketLinks removes, in the writable roots, the names of a host
-// listener's socket file other than the one it was bound at: a hard link
-// a command made to a socket the host bound while it ran (the README's
-// known limit for that command) kept the host's service reachable to
-// later commands, whose views mask the sockets they can find (the
-// hundred-and-sixty-second review; hostSocketMasks refuses a command while
-// such a name lies where no walk finds it).
-func (pc *plantCheck) removeHostSocketLinks() (found []Quarantine) {
+// removeHostSocketLinks removes, of the socket files the check after a
+// command met in the directories it listed (those the command changed),
+// each that is a host listener's file under another name than the one it
+// was bound at: a hard link a command made to a socket the host bound
+// while it ran (the README's known limit for that command) kept the
+// host's service reachable to later commands, whose views mask only the
+// names they can find (the hundred-and-sixty-second review;
+// hostSocketMasks refuses a command while such a name lies where its walk
+// does not find it).
+func (pc *plantCheck) removeHostSocketLinks(met []walkedSocket) (found []Quarantine) {
 	live, err := hostSocketFiles()
 	if err != nil {
 		return nil
 	}
-	want := map[fileID]int{}
-	for id, name := range live {
-		if strings.HasPrefix(name, "/") {
-			if n := linksAt(name, id); n > 1 {
-				want[id] = int(min(n, maxSocketLinks))
-			}
+	for _, w := range met {
+		name, ok := live[w.id]
+		if !ok || !strings.HasPrefix(name, "/") || linksAt(name, w.id) < 2 || sameEntry(w.path, name) {
+			continue
 		}
-	}
-	for _, r := range pc.roots {
-		if len(want) == 0 {
-			break
+		root := pc.rootOf(w.path)
+		if root == "" {
+			continue
 		}
-		for _, w := range walkTree(r, true, want).sockets {
-			if want[w.id]--; want[w.id] <= 0 {
-				delete(want, w.id)
-			}
-			if w.path == live[w.id] {
-				continue
-			}
-			q := Quarantine{Path: w.path, Reason: "a second name (a hard link) for the socket of a host service, which would reach it from later commands; removed"}
-			if err := unlinkBeneath(r, w.path, w.id); err != nil {
-				q.Error = err.Error()
-			}
-			found = append(found, q)
+		q := Quarantine{Path: w.path, Reason: "a second name (a hard link) for the socket of a host service, which would reach it from later commands; removed"}
+		if err := unlinkBeneath(root, w.path, w.id); err != nil {
+			q.Error = err.Error()
 		}
+		found = append(found, q)
 	}
 	return found
+}
+
+// dirEntryID names the directory entry at p by its directory's identity
+// (followed through symlinks, as a bind or connect resolves it) and its
+// name; ok is false when the directory cannot be read.
+type dirEntryID struct {
+	dir  fileID
+	name string
+}
+
+func keyOf(p string) (dirEntryID, bool) {
+	var st unix.Stat_t
+	if unix.Stat(filepath.Dir(p), &st) != nil {
+		return dirEntryID{}, false
+	}
+	return dirEntryID{dir: fileID{dev: st.Dev, ino: st.Ino}, name: filepath.Base(p)}, true
+}
+
+// sameEntry reports whether the paths a and b name one directory entry (a
+// socket bound through a symlinked directory is listed by the kernel under
+// the name it was bound at, and met by a walk under its real one).
+func sameEntry(a, b string) bool {
+	ka, oka := keyOf(a)
+	kb, okb := keyOf(b)
+	return oka && okb && ka == kb
 }
 
 // unlinkBeneath removes p, a file below root that is id, opening its

@@ -100,9 +100,17 @@ func hostSocketMasks(walked []walkedSocket, roots []string) ([]string, error) {
 	for _, p := range foreignSocketPaths(elsewhere) {
 		add(p)
 	}
-	names := map[fileID]map[string]bool{}
+	// Each name counted once: the bound one may be written through a
+	// symlinked directory the walk meets under its real path.
+	names := map[fileID]map[dirEntryID]bool{}
+	count := func(id fileID, p string) {
+		if k, ok := keyOf(p); ok && names[id] != nil {
+			names[id][k] = true
+		}
+	}
 	for id := range links {
-		names[id] = map[string]bool{live[id]: true}
+		names[id] = map[dirEntryID]bool{}
+		count(id, live[id])
 	}
 	for _, r := range roots {
 		if len(lost) == 0 {
@@ -110,9 +118,7 @@ func hostSocketMasks(walked []walkedSocket, roots []string) ([]string, error) {
 		}
 		for _, w := range walkTree(r, true, lost).sockets {
 			add(w.path)
-			if names[w.id] != nil {
-				names[w.id][w.path] = true
-			}
+			count(w.id, w.path)
 			if lost[w.id]--; lost[w.id] <= 0 {
 				delete(lost, w.id)
 			}
