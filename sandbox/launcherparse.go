@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	pathpkg "path"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,15 +92,26 @@ func envrcRefs(data []byte) []string {
 	var out []string
 	// A line continued with a backslash is one command.
 	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
-	for line := range lines(data) {
-		if strings.Contains(line, "$"+gitTopForm) {
-			// The repository's top: for a .envrc below it, a directory
-			// above (launcherRef watches the name at each); read as the
-			// .envrc's own directory too, below.
-			out = append(out, envrcRefs([]byte(strings.ReplaceAll(line, "$"+gitTopForm, string(rune(gitTopMark)))))...)
+	// The repository's top, as the script names it, becomes gitTopMark.
+	data = markGitTop(data)
+	// dir is where a cd left the script (relative to the .envrc's
+	// directory; "" for that directory): a name a later command gives is
+	// taken from there (the hundred-and-sixty-sixth review: cd .. &&
+	// source scripts/x.sh). fix rewrites the names the last command gave
+	// from the directory it ran in (dirOf).
+	var dir, dirOf string
+	var pushed []string
+	start := 0
+	fix := func() {
+		for i := start; dirOf != "" && i < len(out); i++ {
+			out[i] = joinEnvrcDir(dirOf, out[i])
 		}
+		start, dirOf = len(out), dir
+	}
+	for line := range lines(data) {
 		line = envrcPWDAnywhere().ReplaceAllString(line, ".$2")
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
+			fix()
 			f := strings.Fields(cmd)
 			// A command behind a shell keyword (if ...; then source X;
 			// fi, the review 143 form).
@@ -108,6 +120,19 @@ func envrcRefs(data []byte) []string {
 			}
 			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 				continue
+			}
+			switch f[0] {
+			case "cd", "pushd":
+				if f[0] == "pushd" {
+					pushed = append(pushed, dir)
+				}
+				dir = envrcCd(dir, f[1:])
+			case "popd":
+				if n := len(pushed); n > 0 {
+					dir, pushed = pushed[n-1], pushed[:n-1]
+				} else {
+					dir = string(rune(gitTopMark)) // unknown: as the top is read
+				}
 			}
 			args := make([]string, 0, len(f)-1)
 			for _, a := range f[1:] {
@@ -147,6 +172,16 @@ func envrcRefs(data []byte) []string {
 				if len(args) > 0 {
 					out = append(out, args[0])
 				}
+			case "source_up", "source_up_if_exists":
+				// direnv's find_up from the .envrc's parent: the name
+				// (.envrc by default) at each directory above, sourced
+				// without direnv's allow (the hundred-and-sixty-sixth
+				// review); watched as a name under the top is.
+				name := ".envrc"
+				if len(args) > 0 {
+					name = args[0]
+				}
+				out = append(out, string(rune(gitTopMark))+"/"+name)
 			case "dotenv", "dotenv_if_exists":
 				if len(args) == 0 {
 					args = []string{".env"} // direnv's default
@@ -171,7 +206,69 @@ func envrcRefs(data []byte) []string {
 			}
 		}
 	}
+	fix()
 	return uniq(out)
+}
+
+// joinEnvrcDir is the name ref, given after a cd to dir, as the .envrc's
+// readers take it (a path, or from the top's mark).
+func joinEnvrcDir(dir, ref string) string {
+	if ref == "" || ref[0] == '/' || ref[0] == '~' || ref[0] == gitTopMark || ref[0] == '$' {
+		return ref
+	}
+	if dir[0] == gitTopMark {
+		return string(rune(gitTopMark)) + pathpkg.Join("/", dir[1:], ref)
+	}
+	return pathpkg.Join(dir, ref)
+}
+
+// envrcCd is where cd args (of a .envrc in dir, as joinEnvrcDir reads
+// it) leads: a literal path from dir, or the top's mark for one not told
+// (home, "-", a variable), which is watched at every directory above.
+func envrcCd(dir string, args []string) string {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		args = args[1:] // -P, -L
+	}
+	if len(args) == 0 {
+		return string(rune(gitTopMark))
+	}
+	a := strings.Trim(args[0], `"'`)
+	switch {
+	case a == "" || a == "-" || a[0] == '~' || strings.ContainsAny(a, "$`"):
+		return string(rune(gitTopMark))
+	case a[0] == '/' || a[0] == gitTopMark:
+		return a
+	case dir == "":
+		return pathpkg.Clean(a)
+	}
+	return joinEnvrcDir(dir, a)
+}
+
+// gitTopSubst matches a command substitution that prints the repository's
+// top: $(git … rev-parse … --show-toplevel …), with blanks and options
+// (git -C ., --path-format=absolute), or the same in backticks.
+var gitTopSubst = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\$\\(\\s*git\\b[^()`\\n]*?\\brev-parse\\b[^()`\\n]*?--show-toplevel\\b[^()`\\n]*?\\)|`\\s*git\\b[^()`\\n]*?\\brev-parse\\b[^()`\\n]*?--show-toplevel\\b[^()`\\n]*?`")
+})
+
+// gitTopVar matches an assignment of the mark alone to a variable.
+var gitTopVar = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(?:^|[\s;&|(])(?:export\s+|local\s+|declare\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\x02["']?(?:$|[\s;&|)])`)
+})
+
+// markGitTop replaces in data what names the repository's top (gitTopSubst,
+// and a variable assigned one: top=$(git rev-parse --show-toplevel);
+// source "$top/x.sh") by gitTopMark.
+func markGitTop(data []byte) []byte {
+	if !bytes.Contains(data, []byte("--show-toplevel")) {
+		return data
+	}
+	data = gitTopSubst().ReplaceAll(data, []byte{gitTopMark})
+	for _, m := range gitTopVar().FindAllSubmatch(data, -1) {
+		v := regexp.QuoteMeta(string(m[1]))
+		data = regexp.MustCompile(`\$(?:\{`+v+`\}|`+v+`\b)`).ReplaceAll(data, []byte{gitTopMark})
+	}
+	return data
 }
 
 // envName matches an environment variable's name.
@@ -190,22 +287,18 @@ var envrcUses = map[string][]string{
 	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
 }
 
-// gitTopForm is how a script names its repository's top, after a "$"
-// (read by envrcRefs, and its mark, gitTopMark, by launcherRef).
-const gitTopForm = "(git rev-parse --show-toplevel)"
-
-// gitTopMark stands for the repository's top in a name envrcRefs returns.
+// gitTopMark stands for the repository's top in a name envrcRefs returns
+// (markGitTop), and for a directory above the .envrc not otherwise told
+// (source_up, a cd to a variable): launcherRef watches the name under it
+// at the .envrc's directory and at each one above.
 const gitTopMark = 0x02
 
 // envrcPWDAnywhere matches the project's directory as a script names it
-// ($PWD, ${PWD}, $(pwd); the repository's top, $(git rev-parse
-// --show-toplevel), read as .envrc's own directory, which it is for a
-// .envrc at the top, and by envrcRefs as any directory above it too; the
-// script's own directory through BASH_SOURCE,
+// ($PWD, ${PWD}, $(pwd); the script's own directory through BASH_SOURCE,
 // which direnv's source_env sets to ./.envrc: the hundred-and-fifty-eighth
 // review) before a "/" or the end of a word.
 var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\)|\(git rev-parse --show-toplevel\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd\)|\{BASH_SOURCE(?:\[0\])?%/\*\})(/|$|[\s:"'])`)
+	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd\)|\{BASH_SOURCE(?:\[0\])?%/\*\})(/|$|[\s:"'])`)
 })
 
 // envrcKeywords are the shell's words that may come before a command.

@@ -235,8 +235,13 @@ func (d *discovery) launcherRef(base, ref string) {
 		// writable roots is read-only anyway). A .envrc nested in a
 		// repository sourced the top's script, left writable
 		// (closing note of 2026-12-06).
+		if rest == "" {
+			// The top itself: source_env DIR sources DIR/.envrc (review
+			// 166); a directory above is not kept whole.
+			rest = "/.envrc"
+		}
 		if !strings.HasPrefix(rest, "/") || domain.CleanPath(rest) == "/" {
-			return // the top itself, or no name under it
+			return
 		}
 		for dir, n := base, 0; n < maxGitTopDepth; dir, n = filepath.Dir(dir), n+1 {
 			d.launcherRef(dir, strings.TrimSuffix(dir, "/")+rest)
