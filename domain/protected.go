@@ -301,6 +301,31 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".deno/bin", Access: AccessRead},
 	{Path: ".local/share/mise", Access: AccessRead},
 	{Path: ".local/share/pnpm", Access: AccessRead},
+	// The same, sourced by the lines other installers add to the start-up
+	// files (ghcup, elan, opam, deno, bun, fzf), powerlevel10k's config,
+	// oh-my-zsh itself, Fedora's .bashrc.d; Gradle's init scripts (run at
+	// every build of any project); terminals' configs that name the shell
+	// or run Lua (the hundred-and-sixty-sixth review).
+	{Path: ".ghcup", Access: AccessRead},
+	{Path: ".elan", Access: AccessRead},
+	{Path: ".opam/opam-init", Access: AccessRead},
+	{Path: ".deno/env", Access: AccessRead},
+	{Path: ".bun/_bun", Access: AccessRead},
+	{Path: ".fzf", Access: AccessRead},
+	{Path: ".fzf.bash", Access: AccessRead},
+	{Path: ".fzf.zsh", Access: AccessRead},
+	{Path: ".p10k.zsh", Access: AccessRead},
+	{Path: ".oh-my-zsh", Access: AccessRead},
+	{Path: ".bashrc.d", Access: AccessRead},
+	{Path: ".gradle/init.d", Access: AccessRead},
+	{Path: ".gradle/init.gradle", Access: AccessRead},
+	{Path: ".gradle/init.gradle.kts", Access: AccessRead},
+	{Path: ".config/alacritty", Access: AccessRead},
+	{Path: ".alacritty.toml", Access: AccessRead},
+	{Path: ".alacritty.yml", Access: AccessRead},
+	{Path: ".config/kitty", Access: AccessRead},
+	{Path: ".wezterm.lua", Access: AccessRead},
+	{Path: ".config/wezterm", Access: AccessRead},
 	// Home files that run a program at the person's next gdb (its early
 	// init's shell lines), wget (use_askpass), curl (an output that
 	// overwrites .bashrc), git commit in a husky project (husky 9's
@@ -393,7 +418,6 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".config/zed", Access: AccessRead},
 	{Path: ".config/Code/User", Access: AccessRead},
 	{Path: ".config/starship.toml", Access: AccessRead},
-	{Path: ".oh-my-zsh/custom", Access: AccessRead},
 	{Path: ".config/opencode", Access: AccessRead},
 	{Path: ".config/crush", Access: AccessRead},
 	{Path: ".codeium", Access: AccessRead},
