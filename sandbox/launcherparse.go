@@ -264,12 +264,26 @@ func markGitTop(data []byte) []byte {
 		return data
 	}
 	data = gitTopSubst().ReplaceAll(data, []byte{gitTopMark})
+	vars := map[string]bool{}
 	for _, m := range gitTopVar().FindAllSubmatch(data, -1) {
-		v := regexp.QuoteMeta(string(m[1]))
-		data = regexp.MustCompile(`\$(?:\{`+v+`\}|`+v+`\b)`).ReplaceAll(data, []byte{gitTopMark})
+		vars[string(m[1])] = true
 	}
-	return data
+	if len(vars) == 0 {
+		return data
+	}
+	// One pass over the script, whatever the number of variables.
+	return shellVarRef().ReplaceAllFunc(data, func(ref []byte) []byte {
+		if vars[strings.Trim(string(ref[1:]), "{}")] {
+			return []byte{gitTopMark}
+		}
+		return ref
+	})
 }
+
+// shellVarRef matches $NAME and ${NAME}.
+var shellVarRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // envName matches an environment variable's name.
 func envName(s string) bool {
