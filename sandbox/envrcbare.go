@@ -150,6 +150,7 @@ func envrcWords(script string, depth int, r *bareRefs) {
 // envrcWordsWith is envrcWords with the functions an enclosing script
 // defined that run or source what they are given (runners).
 func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
+	script = string(markGitTop([]byte(script)))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), ".envrc")
 	if err != nil {
 		for line := range lines([]byte(script)) {
@@ -169,11 +170,27 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 		}
 		return
 	}
+	// dir is where a cd left the script, as envrcRefs tracks it (the
+	// walk meets the calls in the script's order); at takes a name from
+	// there.
+	var dir string
+	var pushed []string
+	at := func(vs []string) []string {
+		if dir == "" {
+			return vs
+		}
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = joinEnvrcDir(dir, v)
+		}
+		return out
+	}
 	add := func(w *syntax.Word, run bool) []string {
 		vs := wordValues(w)
 		if len(vs) == 0 {
 			vs = substValues(w)
 		}
+		vs = at(vs)
 		r.names = append(r.names, vs...)
 		if run {
 			r.run = append(r.run, vs...)
@@ -183,7 +200,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 	// An assignment's value, each element of a ":"-list (PATH=bin:$PATH
 	// puts bin in PATH; the line parser watches every such value too).
 	assign := func(w *syntax.Word) {
-		for _, v := range listValues(w) {
+		for _, v := range at(listValues(w)) {
 			r.names = append(r.names, v)
 			r.run = append(r.run, v)
 		}
@@ -207,6 +224,23 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 		switch x := n.(type) {
 		case *syntax.CallExpr:
 			var args []string
+			fv := firstValues(x.Args)
+			switch {
+			case len(fv) > 0 && (fv[0] == "cd" || fv[0] == "pushd"):
+				// Where the script goes, not a name it runs.
+				if fv[0] == "pushd" {
+					pushed = append(pushed, dir)
+				}
+				dir = envrcCd(dir, fv[1:])
+				return true
+			case len(fv) > 0 && fv[0] == "popd":
+				if n := len(pushed); n > 0 {
+					dir, pushed = pushed[n-1], pushed[:n-1]
+				} else {
+					dir = string(rune(gitTopMark))
+				}
+				return true
+			}
 			for i, a := range x.Args {
 				if i == 0 {
 					args = append(args, wordValues(a)...) // a program's name is looked up in PATH
@@ -278,7 +312,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			}
 			run := bodyRunsWith(x.Do, runners)
 			for _, w := range wi.Items {
-				for _, v := range wordValues(w) {
+				for _, v := range at(wordValues(w)) {
 					if shellGlobMeta(v) {
 						r.patterns = append(r.patterns, v)
 						continue

@@ -123,16 +123,19 @@ func envrcRefs(data []byte) []string {
 			}
 			switch f[0] {
 			case "cd", "pushd":
+				// Where the script goes, not a name it reads.
 				if f[0] == "pushd" {
 					pushed = append(pushed, dir)
 				}
 				dir = envrcCd(dir, f[1:])
+				continue
 			case "popd":
 				if n := len(pushed); n > 0 {
 					dir, pushed = pushed[n-1], pushed[:n-1]
 				} else {
 					dir = string(rune(gitTopMark)) // unknown: as the top is read
 				}
+				continue
 			}
 			args := make([]string, 0, len(f)-1)
 			for _, a := range f[1:] {
