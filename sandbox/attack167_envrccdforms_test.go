@@ -25,12 +25,12 @@ import (
 func TestAttack167EnvrcCdForms(t *testing.T) {
 	f := newPlantFixture(t)
 	mkfiles(t, f.ws, map[string]string{
-		"sub0/.envrc": "cd .. && source scripts/plain.sh\n",
-		"sub1/.envrc": "builtin cd .. && source scripts/c1.sh\n",
-		"sub2/.envrc": "command cd ..; source scripts/c2.sh\n",
-		"sub3/.envrc": "(cd .. && source scripts/c3.sh)\n",
-		"sub4/.envrc": "up() { cd ..; }\nup; source scripts/c4.sh\n",
-		"sub5/.envrc": "source \"$(find_up scripts/c5.sh)\"\n",
+		"sub0/.envrc":      "cd .. && source scripts/plain.sh\n",
+		"sub1/.envrc":      "builtin cd .. && source scripts/c1.sh\n",
+		"sub2/.envrc":      "command cd ..; source scripts/c2.sh\n",
+		"sub3/.envrc":      "(cd .. && source scripts/c3.sh)\n",
+		"sub4/.envrc":      "up() { cd ..; }\nup; source scripts/c4.sh\n",
+		"sub5/.envrc":      "source \"$(find_up scripts/c5.sh)\"\n",
 		"scripts/plain.sh": "export PLAIN=1\n",
 		"scripts/c1.sh":    "export C1=1\n",
 		"scripts/c2.sh":    "export C2=1\n",
