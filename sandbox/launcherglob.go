@@ -46,7 +46,7 @@ const maxLauncherGlobElements = 8
 // its first element with a wildcard) when its directory stays writable.
 func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
 	els := splitPath(p)
-	if len(els)-i > maxLauncherGlobElements || slices.Contains(els[i:], "**") {
+	if i > len(els) || len(els)-i > maxLauncherGlobElements || slices.Contains(els[i:], "**") {
 		return
 	}
 	dir := "/" + strings.Join(els[:i], "/")

@@ -263,6 +263,12 @@ func (d *discovery) launcherRef(base, ref string) {
 	if !strings.HasPrefix(p, "/") {
 		p = base + "/" + p
 	}
+	if slices.ContainsFunc(splitPath(p), shellGlobMeta) {
+		// Its elements counted as the glob reads them: a ".." before the
+		// pattern (cd .. then scripts/*.sh) was one element more
+		// (review 167).
+		p = domain.CleanPath(p)
+	}
 	if i := slices.IndexFunc(splitPath(p), shellGlobMeta); i >= 0 {
 		// A pattern (mise's _.source = "scripts/*.sh"): every file it
 		// matches now, and the directory it matches in, whole, when that
