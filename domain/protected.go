@@ -326,6 +326,27 @@ var DefaultProtectedPaths = []ProtectedPath{
 	{Path: ".config/kitty", Access: AccessRead},
 	{Path: ".wezterm.lua", Access: AccessRead},
 	{Path: ".config/wezterm", Access: AccessRead},
+	// Their siblings (the hundred-and-sixty-seventh review): GHC's
+	// ghci.conf, SBCL's and xonsh's start-up files, Leiningen's and sbt's
+	// global profiles and plugins (every build of any project), Nix's
+	// profile bin (first in PATH), and the terminals and multiplexers that
+	// start a shell or run their config.
+	{Path: ".ghc", Access: AccessRead},
+	{Path: ".sbclrc", Access: AccessRead},
+	{Path: ".xonshrc", Access: AccessRead},
+	{Path: ".config/xonsh", Access: AccessRead},
+	{Path: ".config/nushell", Access: AccessRead},
+	{Path: ".lein", Access: AccessRead},
+	{Path: ".sbt", Access: AccessRead},
+	{Path: ".nix-profile", Access: AccessRead},
+	{Path: ".hyper.js", Access: AccessRead},
+	{Path: ".config/ghostty", Access: AccessRead},
+	{Path: ".config/foot", Access: AccessRead},
+	{Path: ".config/zellij", Access: AccessRead},
+	{Path: ".config/rio", Access: AccessRead},
+	{Path: ".config/terminator", Access: AccessRead},
+	{Path: ".local/share/konsole", Access: AccessRead},
+	{Path: ".erlang", Access: AccessRead},
 	// Home files that run a program at the person's next gdb (its early
 	// init's shell lines), wget (use_askpass), curl (an output that
 	// overwrites .bashrc), git commit in a husky project (husky 9's
