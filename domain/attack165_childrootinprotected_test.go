@@ -49,8 +49,8 @@ func TestAttack165_ChildRootInsideReadSubtree(t *testing.T) {
 	}
 	for _, tc := range []struct{ root, file string }{
 		{"/work/repo/.devcontainer/sub", "/work/repo/.devcontainer/sub/devcontainer.json"}, // a protected item
-		{"/work/repo/.vscode/x", "/work/repo/.vscode/x/tasks.json"},                         // a protected item
-		{"/work/repo/docs/sub", "/work/repo/docs/sub/index.md"},                             // the profile's "read" subtree
+		{"/work/repo/.vscode/x", "/work/repo/.vscode/x/tasks.json"},                        // a protected item
+		{"/work/repo/docs/sub", "/work/repo/docs/sub/index.md"},                            // the profile's "read" subtree
 	} {
 		// Control: the parent may not write there, by kernel or decision.
 		if k, d := AccessAt(&parent.Sandbox.Filesystem, tc.file), ResolvePathRules(parent.Sandbox.Filesystem.Rules, tc.file).Access; k == AccessWrite || d == AccessWrite {

@@ -28,6 +28,15 @@ func IntersectFilesystem(a, b FilesystemPolicy) FilesystemPolicy {
 				e = y
 			}
 			e.Access = weakerAccess(x.Access, y.Access)
+			if p != x.ResolvedPath || p != y.ResolvedPath {
+				// What each side grants at p itself: a root narrowed to
+				// below a side's read-only entry (a protected item, a
+				// profile's read subtree) kept the root's write, and the
+				// entry, above the new root, was dropped (a child rooted
+				// at .devcontainer/sub wrote what its parent keeps
+				// read-only: the hundred-and-sixty-fifth review).
+				e.Access = weakerAccess(e.Access, weakerAccess(AccessAt(&a, p), AccessAt(&b, p)))
+			}
 			if e.Access == AccessDeny {
 				continue
 			}

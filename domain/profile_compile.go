@@ -139,7 +139,10 @@ func (c *Constraints) floorOf(p, home string) string {
 // project or an app's reads: a profile's workspace_roots too), the allowed
 // root it lies in, so that the sandbox grants it only where it led at the
 // start; a root in none of AllowedRoots refuses the snapshot.
-func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) error {
+//
+// The protected list (list; nil for none) then holds at each directory
+// between a writable root and its allowed root too (aboveRootEntries).
+func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string, list []ProtectedPath) error {
 	if c == nil || c.AllowedRoots == nil {
 		return nil
 	}
@@ -158,6 +161,20 @@ func (c *Constraints) BindRoots(s *TurnExecutionSecuritySnapshot, home string) e
 					Message: fmt.Sprintf("grants the root %s, outside the roots the operator's constraints allow (allowed_roots: %s)", p, strings.Join(c.AllowedRoots, ", "))}
 			}
 		}
+	}
+	fs := &s.Sandbox.Filesystem
+	if fs.Unrestricted || list == nil {
+		return nil
+	}
+	var above []FilesystemEntry
+	seen := map[string]bool{}
+	for _, e := range es {
+		if e.Access == AccessWrite && (e.Kind == PathWorkspaceRoot || e.Kind == PathProjectRoot) {
+			above = append(above, aboveRootEntries(list, e, seen)...)
+		}
+	}
+	if len(above) > 0 {
+		fs.Entries = normalizeEntries(FilesystemPolicy{Entries: append(es, above...)}).Entries
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 			return s, err
 		}
 		BindRootLinks(&s, in.RootLinks)
-		return s, cat.Constraints.BindRoots(&s, cat.Home)
+		return s, cat.Constraints.BindRoots(&s, cat.Home, protectedList(in.ProtectedPaths))
 	}
 	if in.WorkspaceRoot == "" {
 		in.WorkspaceRoot = in.Cwd
@@ -88,7 +88,7 @@ func SelectSnapshot(req *ProfileRequest, cat *ProfileCatalog, source ProfileSour
 		return s, err
 	}
 	BindRootLinks(&s, in.RootLinks)
-	if err := cat.Constraints.BindRoots(&s, cat.Home); err != nil {
+	if err := cat.Constraints.BindRoots(&s, cat.Home, protectedList(in.ProtectedPaths)); err != nil {
 		return TurnExecutionSecuritySnapshot{}, err
 	}
 	if req == nil || req.Profile == "" {

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // ProtectedPath is one entry of a protected-path list: a path, relative to
 // each writable root (and to the cwd inside one), that the commands of a
 // restricted turn may not move aside, remove or replace, and, with Access
@@ -521,6 +523,52 @@ func protectedEntries(list []ProtectedPath, es []FilesystemEntry, cwd string) []
 		}
 	}
 	return out
+}
+
+// aboveRootEntries is the list at each directory between the operator's
+// allowed root and the root e lies in (e.Within), as roots-relative keys
+// hold there: an item at such a directory that covers the root covers it
+// whole (a turn rooted at a project's .vscode, or below its
+// .devcontainer, wrote what a turn rooted at the project keeps read-only:
+// the hundred-and-sixty-fifth review), and one inside the root is
+// protected there too.
+// (BindRoots calls it once Within is known.)
+func aboveRootEntries(list []ProtectedPath, e FilesystemEntry, seen map[string]bool) (out []FilesystemEntry) {
+	root := e.ResolvedPath
+	if e.Within == "" || root == e.Within || !PathWithin(root, e.Within) {
+		return nil
+	}
+	for d := parentDir(root); PathWithin(d, e.Within); d = parentDir(d) {
+		for _, p := range list {
+			q := CleanPath(d + "/" + p.Path)
+			at := ""
+			switch {
+			case PathWithin(root, q):
+				at = root // the root lies at or below the item
+			case PathWithin(q, root):
+				at = q
+			}
+			if at == "" || seen[at+"\x00"+string(p.Access)] {
+				continue
+			}
+			seen[at+"\x00"+string(p.Access)] = true
+			out = append(out, FilesystemEntry{Kind: PathProtected, Path: at, Access: p.Access, Provenance: ProvenanceSystem, ResolvedPath: at})
+		}
+		if d == e.Within || d == "/" {
+			break
+		}
+	}
+	return out
+}
+
+// parentDir is the directory above the clean absolute path p ("/" above
+// itself).
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
 }
 
 // IsReopenable reports whether a more specific grant may reopen a subtree of
