@@ -170,20 +170,12 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 		}
 		return
 	}
-	// dir is where a cd left the script, as envrcRefs tracks it (the
-	// walk meets the calls in the script's order); at takes a name from
-	// there.
-	var dir string
-	var pushed []string
+	// dirs are where a cd may have left the script, as envrcRefs tracks
+	// them (the walk meets the calls in the script's order, a function's
+	// body and a subshell's included); at reads a name from each.
+	var dirs envrcDirs
 	at := func(vs []string) []string {
-		if dir == "" {
-			return vs
-		}
-		out := make([]string, len(vs))
-		for i, v := range vs {
-			out[i] = joinEnvrcDir(dir, v)
-		}
-		return out
+		return append(vs, dirs.names(vs)...)
 	}
 	add := func(w *syntax.Word, run bool) []string {
 		vs := wordValues(w)
@@ -225,19 +217,13 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 		case *syntax.CallExpr:
 			var args []string
 			fv := firstValues(x.Args)
-			switch {
-			case len(fv) > 0 && (fv[0] == "cd" || fv[0] == "pushd"):
+			if len(fv) > 1 && (fv[0] == "builtin" || fv[0] == "command") {
+				fv = fv[1:]
+			}
+			if len(fv) > 0 && (fv[0] == "cd" || fv[0] == "pushd" || fv[0] == "popd") {
 				// Where the script goes, not a name it runs.
-				if fv[0] == "pushd" {
-					pushed = append(pushed, dir)
-				}
-				dir = envrcCd(dir, fv[1:])
-				return true
-			case len(fv) > 0 && fv[0] == "popd":
-				if n := len(pushed); n > 0 {
-					dir, pushed = pushed[n-1], pushed[:n-1]
-				} else {
-					dir = string(rune(gitTopMark))
+				if fv[0] != "popd" {
+					dirs.cd(fv)
 				}
 				return true
 			}

@@ -31,41 +31,62 @@ const (
 // defined by the person's direnv libraries and by the libraries the
 // .envrc in base (data) sources, transitively, and those libraries'
 // contents (each once). cr spells a name of data as bash reads it.
-func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) string) (runners []string, libs [][]byte) {
+// envrcLib is a library's contents and its own directory (source_env
+// runs it from there; what it names is read from there and from the
+// .envrc's: the hundred-and-sixty-seventh review).
+type envrcLib struct {
+	data []byte
+	dir  string
+}
+
+func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) string) (runners []string, libs []envrcLib) {
 	runners = d.direnvRunners()
 	seen := map[string]bool{}
-	queue := sourcedBy(data, runners, cr)
+	// Each name with the directory of the script that gave it: a
+	// library's own names are read from there too (source_env runs it
+	// there), as well as from the .envrc's.
+	type named struct{ name, from string }
+	var queue []named
+	for _, n := range sourcedBy(data, runners, cr) {
+		queue = append(queue, named{n, base})
+	}
 	budget := maxEnvrcLibBytes
 	for depth := 0; depth < maxEnvrcLibDepth && len(queue) > 0; depth++ {
-		var next []string
-		for _, n := range queue {
-			p := n
-			if rest, ok := strings.CutPrefix(p, string(rune(gitTopMark))); ok {
+		var next []named
+		for _, q := range queue {
+			var ps []string
+			switch rest, ok := strings.CutPrefix(q.name, string(rune(gitTopMark))); {
+			case ok:
 				// Under the repository's top: read where it is now
 				// (launcherRef watches the name at every directory above).
-				p = gitTopOf(base) + "/" + rest
+				ps = []string{gitTopOf(base) + "/" + rest}
+			case strings.HasPrefix(q.name, "/"):
+				ps = []string{q.name}
+			default:
+				ps = uniq([]string{joinPath(base, q.name), joinPath(q.from, q.name)})
 			}
-			if !strings.HasPrefix(p, "/") {
-				p = joinPath(base, p)
+			for _, p := range ps {
+				p = domain.CleanPath(p)
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				lib, ok := readLauncherFile(p)
+				if !ok {
+					continue
+				}
+				if budget -= len(lib); budget < 0 || !d.spendLauncherBytes(len(lib)) {
+					// The view's budget too: every .envrc the walk finds
+					// reads its libraries (a thousand of them sourcing 1 MiB
+					// each would read 1 GB a view).
+					return runners, libs
+				}
+				libs = append(libs, envrcLib{data: lib, dir: filepath.Dir(p)})
+				runners = envrcRunners(string(lib), runners)
+				for _, n := range sourcedBy(lib, runners, func(s string) string { return s }) {
+					next = append(next, named{n, filepath.Dir(p)})
+				}
 			}
-			p = domain.CleanPath(p)
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			lib, ok := readLauncherFile(p)
-			if !ok {
-				continue
-			}
-			if budget -= len(lib); budget < 0 || !d.spendLauncherBytes(len(lib)) {
-				// The view's budget too: every .envrc the walk finds
-				// reads its libraries (a thousand of them sourcing 1 MiB
-				// each would read 1 GB a view).
-				return runners, libs
-			}
-			libs = append(libs, lib)
-			runners = envrcRunners(string(lib), runners)
-			next = append(next, sourcedBy(lib, runners, func(s string) string { return s })...)
 		}
 		queue = next
 	}

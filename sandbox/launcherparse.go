@@ -94,19 +94,17 @@ func envrcRefs(data []byte) []string {
 	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
 	// The repository's top, as the script names it, becomes gitTopMark.
 	data = markGitTop(data)
-	// dir is where a cd left the script (relative to the .envrc's
-	// directory; "" for that directory): a name a later command gives is
-	// taken from there (the hundred-and-sixty-sixth review: cd .. &&
-	// source scripts/x.sh). fix rewrites the names the last command gave
-	// from the directory it ran in (dirOf).
-	var dir, dirOf string
-	var pushed []string
+	// The directories a cd may have left the script in (the
+	// hundred-and-sixty-sixth and -seventh reviews: cd .. && source
+	// scripts/x.sh): each command's names are read from every one, the
+	// .envrc's own first, since a cd in a subshell, a pipeline, a
+	// function or a branch may not have happened (envrcDirs). fix adds
+	// the last command's names as read from the others.
+	var dirs envrcDirs
 	start := 0
 	fix := func() {
-		for i := start; dirOf != "" && i < len(out); i++ {
-			out[i] = joinEnvrcDir(dirOf, out[i])
-		}
-		start, dirOf = len(out), dir
+		out = append(out, dirs.names(out[start:])...)
+		start = len(out)
 	}
 	for line := range lines(data) {
 		line = envrcPWDAnywhere().ReplaceAllString(line, ".$2")
@@ -121,21 +119,8 @@ func envrcRefs(data []byte) []string {
 			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 				continue
 			}
-			switch f[0] {
-			case "cd", "pushd":
-				// Where the script goes, not a name it reads.
-				if f[0] == "pushd" {
-					pushed = append(pushed, dir)
-				}
-				dir = envrcCd(dir, f[1:])
-				continue
-			case "popd":
-				if n := len(pushed); n > 0 {
-					dir, pushed = pushed[n-1], pushed[:n-1]
-				} else {
-					dir = string(rune(gitTopMark)) // unknown: as the top is read
-				}
-				continue
+			if dirs.cd(f) {
+				continue // where the script goes, not a name it reads
 			}
 			args := make([]string, 0, len(f)-1)
 			for _, a := range f[1:] {
@@ -225,6 +210,64 @@ func joinEnvrcDir(dir, ref string) string {
 	return pathpkg.Join(dir, ref)
 }
 
+// envrcDirs are the directories, relative to a .envrc's (as
+// joinEnvrcDir reads them), that a cd may have left it in, in the order
+// met; the .envrc's own is implied.
+type envrcDirs []string
+
+// maxEnvrcDirs bounds envrcDirs; past it a cd's target reads as any
+// directory above (the top's mark).
+const maxEnvrcDirs = 16
+
+// cd notes where the command f (its words) goes when it changes
+// directory: cd, pushd (builtin cd, command cd, (cd, { cd, and a
+// function's body's cd too, wherever in the command), from each
+// directory the script may be in; it reports whether f is one.
+func (ds *envrcDirs) cd(f []string) bool {
+	for i, w := range f {
+		w = strings.TrimLeft(w, "({")
+		if w != "cd" && w != "pushd" {
+			continue
+		}
+		if i > 0 && !slices.Contains([]string{"builtin", "command", "{", "("}, f[i-1]) && !strings.HasSuffix(f[i-1], "()") &&
+			!strings.HasSuffix(f[i-1], "{") && !strings.HasSuffix(f[i-1], "(") && f[i] == w {
+			continue // an argument named cd (echo cd)
+		}
+		for _, d := range append([]string{""}, *ds...) {
+			ds.add(envrcCd(d, f[i+1:]))
+		}
+		return i == 0 || slices.Contains([]string{"builtin", "command"}, f[0])
+	}
+	return false
+}
+
+func (ds *envrcDirs) add(d string) {
+	if d == "" || d == "." || slices.Contains(*ds, d) {
+		return
+	}
+	if len(*ds) >= maxEnvrcDirs {
+		d = string(rune(gitTopMark))
+		if slices.Contains(*ds, d) {
+			return
+		}
+	}
+	*ds = append(*ds, d)
+}
+
+// names are names (read from the .envrc's directory) read from each
+// other directory the script may be in.
+func (ds envrcDirs) names(names []string) []string {
+	var out []string
+	for _, d := range ds {
+		for _, n := range names {
+			if j := joinEnvrcDir(d, n); j != n {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
+}
+
 // envrcCd is where cd args (of a .envrc in dir, as joinEnvrcDir reads
 // it) leads: a literal path from dir, or the top's mark for one not told
 // (home, "-", a variable), which is watched at every directory above.
@@ -254,6 +297,11 @@ var gitTopSubst = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("\\$\\(\\s*git\\b[^()`\\n]*?\\brev-parse\\b[^()`\\n]*?--show-toplevel\\b[^()`\\n]*?\\)|`\\s*git\\b[^()`\\n]*?\\brev-parse\\b[^()`\\n]*?--show-toplevel\\b[^()`\\n]*?`")
 })
 
+// findUpSubst matches $(find_up NAME) and `find_up NAME`.
+var findUpSubst = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:\\$\\(|`)\\s*find_up\\s+[\"']?([^\"'()`\\s]+)[\"']?\\s*(?:\\)|`)")
+})
+
 // gitTopVar matches an assignment of the mark alone to a variable.
 var gitTopVar = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)(?:^|[\s;&|(])(?:export\s+|local\s+|declare\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\x02["']?(?:$|[\s;&|)])`)
@@ -263,6 +311,11 @@ var gitTopVar = sync.OnceValue(func() *regexp.Regexp {
 // and a variable assigned one: top=$(git rev-parse --show-toplevel);
 // source "$top/x.sh") by gitTopMark.
 func markGitTop(data []byte) []byte {
+	if bytes.Contains(data, []byte("find_up")) {
+		// direnv's find_up NAME: NAME at the .envrc's directory or the
+		// nearest above (the hundred-and-sixty-seventh review).
+		data = findUpSubst().ReplaceAll(data, []byte("\x02/$1"))
+	}
 	if !bytes.Contains(data, []byte("--show-toplevel")) {
 		return data
 	}

@@ -182,13 +182,25 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 			bare.run = append(bare.run, keepBare(more.run)...)
 		}
 		for _, lib := range libs {
-			for _, ref := range launcherRefsOf(item, lib) {
-				d.launcherRef(base, ref)
+			refs := launcherRefsOf(item, lib.data)
+			lb := envrcBareRefsWith(lib.data, runners)
+			run, names := keepBare(lb.run), keepBare(lb.names)
+			for _, b := range uniq([]string{base, lib.dir}) {
+				for _, ref := range refs {
+					d.launcherRef(b, ref)
+				}
+				for _, p := range lb.patterns {
+					d.launcherRef(b, p)
+				}
+				for _, ref := range run {
+					d.launcherRef(b, ref)
+				}
+				for _, ref := range names {
+					if _, err := os.Lstat(b + "/" + ref); err == nil {
+						d.launcherRef(b, ref)
+					}
+				}
 			}
-			lb := envrcBareRefsWith(lib, runners)
-			bare.patterns = append(bare.patterns, lb.patterns...)
-			bare.run = append(bare.run, keepBare(lb.run)...)
-			bare.names = append(bare.names, keepBare(lb.names)...)
 		}
 	}
 	for _, p := range bare.patterns {
