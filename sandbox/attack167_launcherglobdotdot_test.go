@@ -23,7 +23,7 @@ import (
 // watched. Control: the same loop over scripts/*.sh without the cd keeps
 // the match read-only and answers.
 func TestAttack167LauncherGlobDotDot(t *testing.T) {
-	decide := func(envrc string) (err error, panicked string) {
+	decide := func(envrc string) (panicked string, err error) {
 		f := newPlantFixture(t)
 		mkfiles(t, f.ws, map[string]string{
 			"a/sub/.envrc":       envrc,
@@ -41,16 +41,16 @@ func TestAttack167LauncherGlobDotDot(t *testing.T) {
 			}
 		}()
 		_, err = (DecisionChecker{}).ResolveFile(s, target, domain.AccessWrite, false)
-		return err, ""
+		return "", err
 	}
-	if err, p := decide("for f in scripts/*.sh; do source \"$f\"; done\n"); p != "" || err == nil {
+	if p, err := decide("for f in scripts/*.sh; do source \"$f\"; done\n"); p != "" || err == nil {
 		t.Fatalf("control: a file tool's write of a match of sub/.envrc's scripts/*.sh: err=%v panic=%q (want refused, no panic)", err, p)
 	}
 	for _, envrc := range []string{
 		"for f in ../scripts/*.sh; do source \"$f\"; done\n",
 		"cd ..\nfor f in scripts/*.sh; do source \"$f\"; done\n",
 	} {
-		err, p := decide(envrc)
+		p, err := decide(envrc)
 		if p != "" {
 			t.Errorf("a file decision in a workspace whose a/sub/.envrc is %q panicked: %s", envrc, p)
 			continue
