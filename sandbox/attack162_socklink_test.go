@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -67,45 +66,14 @@ func TestAttack162_HostSocketHardLinkOutsideWalk(t *testing.T) {
 	// the person starts meanwhile: a socket bound after the command
 	// started, the README's known limit for that command) and makes a
 	// second name for the socket in its root.
-	type res struct{ r *Result }
-	done := make(chan res, 1)
-	go func() {
-		r, _ := run(t, wide, SpawnRequest{Argv: []string{"/bin/sh", "-c",
-			": > " + ws + "/started; i=0; until [ -S " + sock + " ] || [ $i -gt 200 ]; do sleep 0.05; i=$((i+1)); done; ln " + sock + " " + ws + "/x.sock && echo LINKED"}}, nil)
-		done <- res{r}
-	}()
-	var l net.Listener
-	var err error
-	// Wait until the command runs (its view built), as it says.
-	for i := 0; ; i++ {
-		if _, e := os.Stat(ws + "/started"); e == nil {
-			break
+	var accepted *atomic.Int64
+	a := whileHostBinds(t, wide, ws, sock, "ln "+sock+" "+ws+"/x.sock && echo LINKED", func() {
+		l := listenUnix(t, sock)
+		if err := os.Chmod(sock, 0o777); err != nil { // a service any local user may reach (X11, a dev server)
+			t.Fatal(err)
 		}
-		if i == 1000 {
-			t.Fatalf("premise: the earlier command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	l, err = net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	if err := os.Chmod(sock, 0o777); err != nil { // a service any local user may reach (X11, a dev server)
-		t.Fatal(err)
-	}
-	var accepted atomic.Int64
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
-	a := (<-done).r
+		accepted = serveUnix(l)
+	})
 	if a == nil || !strings.Contains(string(a.Stdout), "LINKED") {
 		t.Fatalf("premise: the link failed: %+v", a)
 	}

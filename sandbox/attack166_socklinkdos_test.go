@@ -2,11 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -56,31 +54,12 @@ func TestAttack166_DeepSocketLinkRefusesEveryTurn(t *testing.T) {
 	if ok, out := runs(); !ok {
 		t.Fatalf("control: the unrelated turn's command did not run before the link: %s", out)
 	}
-	done := make(chan *Result, 1)
-	go func() {
-		r, _ := run(t, wide, SpawnRequest{Argv: []string{"/bin/sh", "-c",
-			": > " + ws + "/started; i=0; until [ -S " + sock + " ] || [ $i -gt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
-				"mkdir -p " + filepathDir(deep) + " && ln " + sock + " " + deep + " && echo LINKED"}}, nil)
-		done <- r
-	}()
-	for i := 0; ; i++ {
-		if _, e := os.Stat(ws + "/started"); e == nil {
-			break
-		}
-		if i == 1000 {
-			t.Fatalf("premise: the earlier command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Closed (and the link removed) as soon as the test is done: while it
 	// lives, every restricted command on this machine is refused.
 	defer os.Remove(deep)
-	defer l.Close()
-	a := <-done
+	a := whileHostBinds(t, wide, ws, sock, "mkdir -p "+filepathDir(deep)+" && ln "+sock+" "+deep+" && echo LINKED", func() {
+		listenUnix(t, sock)
+	})
 	if a == nil || !strings.Contains(string(a.Stdout), "LINKED") {
 		t.Fatalf("premise: the link failed: %+v", a)
 	}

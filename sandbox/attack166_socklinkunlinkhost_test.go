@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"turnstile/domain"
 )
@@ -42,29 +41,11 @@ func TestAttack166_SocketLinkCheckUnlinksHostName(t *testing.T) {
 	defer os.Remove(link)
 	sock := ws + "/run/svc.sock"
 	wide := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel, exeDir)
-	done := make(chan *Result, 1)
-	go func() {
-		r, _ := run(t, wide, SpawnRequest{Argv: []string{"/bin/sh", "-c",
-			": > " + ws + "/started; i=0; until [ -S " + sock + " ] || [ $i -gt 200 ]; do sleep 0.05; i=$((i+1)); done; ln " + sock + " " + ws + "/x.sock && echo LINKED"}}, nil)
-		done <- r
-	}()
-	for i := 0; ; i++ {
-		if _, e := os.Stat(ws + "/started"); e == nil {
-			break
-		}
-		if i == 1000 {
-			t.Fatalf("premise: the earlier command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 	// The person's service, started through the symlinked path.
-	l, err := net.Listen("unix", link+"/run/svc.sock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.(*net.UnixListener).SetUnlinkOnClose(false)
-	defer l.Close()
-	a := <-done
+	a := whileHostBinds(t, wide, ws, sock, "ln "+sock+" "+ws+"/x.sock && echo LINKED", func() {
+		l := listenUnix(t, link+"/run/svc.sock")
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+	})
 	if a == nil || !strings.Contains(string(a.Stdout), "LINKED") {
 		t.Fatalf("premise: the link failed: %+v", a)
 	}
