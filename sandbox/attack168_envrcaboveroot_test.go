@@ -91,3 +91,64 @@ func TestAttack168_EnvrcAboveRoot(t *testing.T) {
 		t.Errorf("a command of a turn rooted at repo/sub rewrote repo/sub/scripts/env.sh, which repo/.envrc sources on the person's next cd into repo/sub: %q", read("sub/scripts/env.sh"))
 	}
 }
+
+// TestAttack168_EnvrcAboveChildRoot (review 168, high): the same through a
+// child turn. The parent, rooted at repo, keeps repo/sub/scripts/env.sh
+// read-only (repo/.envrc sources it); its child rooted at repo/sub
+// (ResolveChildSnapshot: IntersectFilesystem caps the child's root by what
+// the parent grants at repo/sub, write, and keeps the parent's snapshot
+// carve-outs, but launcher references are the view's, and the child's view
+// reads only the launcher files of the child's roots) writes it, by file
+// tool and by command: the child gets more than its parent.
+//
+// Control: the parent refuses the write and keeps the file from its
+// command; the child writes a script nothing names.
+func TestAttack168_EnvrcAboveChildRoot(t *testing.T) {
+	repo := tempWorkspace(t)
+	mkfiles(t, repo, map[string]string{
+		".envrc":               "source sub/scripts/env.sh\n",
+		"sub/scripts/env.sh":   "export X=1\n",
+		"sub/scripts/other.sh": "export Y=1\n",
+	})
+	parent := snapshotFor(t, domain.ModeAutoAcceptEdits, repo, machine().Kernel)
+	cs, err := domain.ResolveChildSnapshot(domain.ChildInputs{Parent: parent, ParentTurnID: "parent",
+		Inputs: domain.SnapshotInputs{Cwd: repo + "/sub", WorkspaceRoot: repo + "/sub", Kernel: machine().Kernel}})
+	if err != nil {
+		t.Fatalf("child snapshot: %v", err)
+	}
+	child := &cs
+	write := func(s *domain.TurnExecutionSecuritySnapshot, rel string) error {
+		_, err := (DecisionChecker{}).ResolveFile(s, repo+"/"+rel, domain.AccessWrite, false)
+		return err
+	}
+	cmd := func(s *domain.TurnExecutionSecuritySnapshot) {
+		t.Helper()
+		mkfiles(t, repo, map[string]string{"sub/scripts/env.sh": "export X=1\n", "sub/scripts/other.sh": "export Y=1\n"})
+		r := sh(t, s, "cd "+repo+"/sub/scripts && for n in env other; do echo 'touch /tmp/pwned' >> $n.sh; done; echo done")
+		if !strings.Contains(string(r.Stdout), "done") {
+			t.Fatalf("premise: the command did not run: %d %s", r.ExitCode, r.Stderr)
+		}
+	}
+	read := func(rel string) string { b, _ := os.ReadFile(repo + "/" + rel); return string(b) }
+
+	if err := write(parent, "sub/scripts/env.sh"); err == nil {
+		t.Fatalf("control: the parent may write sub/scripts/env.sh, which repo/.envrc sources")
+	}
+	cmd(parent)
+	if strings.Contains(read("sub/scripts/env.sh"), "pwned") || !strings.Contains(read("sub/scripts/other.sh"), "pwned") {
+		t.Fatalf("control: the parent's command: env.sh %q, other.sh %q", read("sub/scripts/env.sh"), read("sub/scripts/other.sh"))
+	}
+	if err := write(child, "sub/scripts/other.sh"); err != nil {
+		t.Fatalf("control: the child rooted at repo/sub may not write sub/scripts/other.sh: %v", err)
+	}
+	if err := write(child, "sub/scripts/env.sh"); err == nil {
+		t.Errorf("a file tool's write of repo/sub/scripts/env.sh (repo/.envrc sources it) was allowed to a child rooted at repo/sub, refused to its parent")
+	}
+	cmd(child)
+	if !strings.Contains(read("sub/scripts/other.sh"), "pwned") {
+		t.Fatalf("control: the child's command did not write sub/scripts/other.sh")
+	}
+	if strings.Contains(read("sub/scripts/env.sh"), "pwned") {
+		t.Errorf("a command of a child rooted at repo/sub rewrote repo/sub/scripts/env.sh, which its parent keeps read-only (repo/.envrc sources it): %q", read("sub/scripts/env.sh"))
+	}
+}
