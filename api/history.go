@@ -11,7 +11,7 @@ import (
 
 // foldPage is how many events of a turn's stream are read at a time when
 // its read models are folded on demand: the page and its decoded events are
-// in memory together, and an event may be a 2 MiB snapshot or carry 128 KiB
+// in memory together, and an event may be a 3 MiB snapshot or carry 128 KiB
 // of arguments, so a page of 1,024 could hold hundreds of megabytes.
 const foldPage = 64
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,9 @@ import (
 const (
 	maxEnvrcLibDepth = 4
 	maxEnvrcLibBytes = 1 << 20
+	// maxEnvrcLibTries bounds the names looked up as libraries for one
+	// .envrc.
+	maxEnvrcLibTries = 4096
 )
 
 // envrcLibraries returns the functions that run what they are given,
@@ -50,10 +54,20 @@ func (d *discovery) envrcLibraries(base string, data []byte, cr func(string) str
 	for _, n := range sourcedBy(data, runners, cr) {
 		queue = append(queue, named{n, base})
 	}
-	budget := maxEnvrcLibBytes
+	budget, tries := maxEnvrcLibBytes, 0
 	for depth := 0; depth < maxEnvrcLibDepth && len(queue) > 0; depth++ {
 		var next []named
 		for _, q := range queue {
+			if tries++; tries > maxEnvrcLibTries {
+				// Each name is a file to open; a script naming thousands
+				// (behind cds that multiply them: the
+				// hundred-and-sixty-eighth review) is not read further,
+				// and the commands are refused.
+				if d.v.overflow == "" {
+					d.v.overflow = fmt.Sprintf("a .envrc in the writable roots, with the libraries it sources, names more than %d scripts: what they define cannot all be read", maxEnvrcLibTries)
+				}
+				return runners, libs
+			}
 			var ps []string
 			switch rest, ok := strings.CutPrefix(q.name, string(rune(gitTopMark))); {
 			case ok:
@@ -109,7 +123,7 @@ func sourcedBy(data []byte, runners []string, cr func(string) string) []string {
 	for _, ref := range launcherRefsOf(".envrc", data) {
 		add(ref)
 	}
-	return out
+	return uniq(out)
 }
 
 // direnvRunners are the runners the person's direnv libraries define

@@ -531,8 +531,10 @@ func tomlStrings(v any) []string {
 // uniq is out without repeats and empty strings, in order.
 func uniq(out []string) []string {
 	var u []string
+	seen := make(map[string]bool, len(out))
 	for _, p := range out {
-		if p != "" && !slices.Contains(u, p) {
+		if p != "" && !seen[p] {
+			seen[p] = true
 			u = append(u, p)
 		}
 	}

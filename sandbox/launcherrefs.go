@@ -91,6 +91,14 @@ func (d *discovery) protectLauncherRefs() {
 			files = append(files, file{p, p})
 		}
 	}
+	// And those in each directory above a writable root: the tools look
+	// them up from the directory a person works in upwards (direnv's
+	// .envrc, mise's configs, .tool-versions…), so a turn rooted at
+	// repo/sub left writable what repo/.envrc sources there (the
+	// hundred-and-sixty-eighth review).
+	for _, p := range launchersAbove(d.v.writableRoots()) {
+		files = append(files, file{p, p})
+	}
 	seen := map[string]bool{}
 	d.launcherBudget = maxLauncherBytes
 	// mise's other configs at each writable root: those for an
@@ -114,8 +122,8 @@ func (d *discovery) protectLauncherRefs() {
 		}
 	}
 	for _, f := range files {
-		if d.launcherBudget < 0 {
-			return // spent (spendLauncherBytes): the commands are refused
+		if d.launcherBudget < 0 || d.v.overflow != "" {
+			return // spent (spendLauncherBytes, spendLookup): the commands are refused
 		}
 		item, base, ok := launcherItem(f.lexical)
 		if r, isExtra := extra[f.lexical]; isExtra && !ok {
@@ -142,6 +150,28 @@ func (d *discovery) protectLauncherRefs() {
 			d.readLauncherRefs(item, base, bytes.ReplaceAll(data, []byte("\r"), []byte{crMark}))
 		}
 	}
+}
+
+// launchersAbove are the launcher files (readAtAnyDepth's and
+// otherLauncherItems') in each directory above the roots, up to /.
+func launchersAbove(roots []string) (out []string) {
+	items := append(slices.Clone(readAtAnyDepth), otherLauncherItems...)
+	seen := map[string]bool{}
+	for _, r := range roots {
+		for dir, n := filepath.Dir(r), 0; n < maxGitTopDepth && !seen[dir]; dir, n = filepath.Dir(dir), n+1 {
+			seen[dir] = true
+			for _, it := range items {
+				p := joinPath(dir, it)
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					out = append(out, p)
+				}
+			}
+			if dir == "/" {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // spendLauncherBytes counts n bytes read of the launcher files and the
@@ -171,6 +201,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	// A pattern a loop of .envrc iterates (for f in *.sh: its matches,
 	// and a new one set aside), a bare name where it exists, and one in a
 	// place that runs it where it does not too (launcherbare.go).
+	if d.v.overflow != "" {
+		return // the commands are refused: nothing more to read
+	}
 	bare := launcherBareRefsOf(item, data)
 	if item == ".envrc" {
 		// The libraries it sources, and the person's direnv libraries,
@@ -196,6 +229,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 					d.launcherRef(b, ref)
 				}
 				for _, ref := range names {
+					if !d.spendLookup() {
+						return
+					}
 					if _, err := os.Lstat(b + "/" + ref); err == nil {
 						d.launcherRef(b, ref)
 					}
@@ -210,6 +246,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 		d.launcherRef(base, cr(ref))
 	}
 	for _, ref := range bare.names {
+		if !d.spendLookup() {
+			return
+		}
 		if _, err := os.Lstat(base + "/" + cr(ref)); err == nil {
 			d.launcherRef(base, cr(ref))
 		}
@@ -332,6 +371,26 @@ func (d *discovery) launcherRef(base, ref string) {
 	d.launcherPath(domain.CleanPath(p))
 }
 
+// maxLauncherPaths bounds the paths one view looks up for what launcher
+// files name (past it the view refuses the commands).
+const maxLauncherPaths = 10_000
+
+// spendLookup counts one path looked up for what launcher files name
+// against maxLauncherPaths; past it the view refuses the commands and
+// false is returned. The names a .envrc's cds multiply, and the top's
+// mark at every directory above, are bounded so (the
+// hundred-and-sixty-eighth review: 17 cds before 4,000 names cost a view
+// 107 s).
+func (d *discovery) spendLookup() bool {
+	if d.launcherPaths++; d.launcherPaths <= maxLauncherPaths {
+		return true
+	}
+	if d.v.overflow == "" {
+		d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d paths: they cannot all be watched", maxLauncherPaths)
+	}
+	return false
+}
+
 // maxGitTopDepth bounds how many directories above a .envrc a name
 // under the repository's top is watched at.
 const maxGitTopDepth = 256
@@ -339,6 +398,13 @@ const maxGitTopDepth = 256
 // launcherPath keeps the clean absolute path p read-only, or watches it
 // when missing, where it lies in a writable root.
 func (d *discovery) launcherPath(p string) {
+	if d.seen["launcherpath:"+p] {
+		return
+	}
+	d.seen["launcherpath:"+p] = true
+	if !d.spendLookup() {
+		return
+	}
 	c, exists, ok, err := canonicalPath(p)
 	if err != nil || !ok {
 		return

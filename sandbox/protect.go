@@ -60,6 +60,8 @@ type discovery struct {
 	// launcherBudget is what is left of maxLauncherBytes for the view
 	// (spendLauncherBytes).
 	launcherBudget int
+	// launcherPaths counts launcherPath's lookups (maxLauncherPaths).
+	launcherPaths int
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable

@@ -49,7 +49,7 @@ func TestAttack24TurnCacheTakenByOneCredential(t *testing.T) {
 		t.Fatal("no rchar")
 		return 0
 	}
-	// big starts a turn of 30 writable roots (a snapshot of some 1.6 MB).
+	// big starts a turn of 30 writable roots (a snapshot of some 2.4 MB).
 	big := func(c *Server, id string) string {
 		root := workspace(t)
 		var roots []string

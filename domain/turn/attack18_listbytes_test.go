@@ -95,11 +95,11 @@ func TestAttack18ListsBoundedInBytes(t *testing.T) {
 }
 
 // TestAttack18SnapshotBounded: every writable root adds the protected list
-// to a turn's snapshot (30 to 55 KB in auto_accept_edits, as the root's path is short or long), and within the
+// to a turn's snapshot (40 to 80 KB in auto_accept_edits, as the root's path is short or long), and within the
 // roots' bounds (256 of them, 64 KiB in all) a start made a snapshot event
 // of 6.2 MB, held with the turn's state and among the server's recent
 // turns: an agent that started and ended such turns took the server's
-// memory. A snapshot now encodes to at most MaxSnapshotBytes (2 MiB), or
+// memory. A snapshot now encodes to at most MaxSnapshotBytes (3 MiB), or
 // the start is refused (400) with nothing appended. Control: a start with
 // 40 writable roots is accepted.
 func TestAttack18SnapshotBounded(t *testing.T) {
