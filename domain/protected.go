@@ -1,6 +1,6 @@
 package domain
 
-import "strings"
+import "path"
 
 // ProtectedPath is one entry of a protected-path list: a path, relative to
 // each writable root (and to the cwd inside one), that the commands of a
@@ -538,7 +538,7 @@ func aboveRootEntries(list []ProtectedPath, e FilesystemEntry, seen map[string]b
 	if e.Within == "" || root == e.Within || !PathWithin(root, e.Within) {
 		return nil
 	}
-	for d := parentDir(root); PathWithin(d, e.Within); d = parentDir(d) {
+	for d := path.Dir(root); PathWithin(d, e.Within); d = path.Dir(d) {
 		for _, p := range list {
 			q := CleanPath(d + "/" + p.Path)
 			at := ""
@@ -559,16 +559,6 @@ func aboveRootEntries(list []ProtectedPath, e FilesystemEntry, seen map[string]b
 		}
 	}
 	return out
-}
-
-// parentDir is the directory above the clean absolute path p ("/" above
-// itself).
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
 }
 
 // IsReopenable reports whether a more specific grant may reopen a subtree of
