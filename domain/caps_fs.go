@@ -102,9 +102,11 @@ func entryLess(x, y FilesystemEntry) bool {
 // normalizeEntries sorts entries and drops exact duplicates, keeping for each
 // (path, class) the strongest access of a grant and the weakest of a
 // carve-out, so equal policies compare equal. A protected path (not a deny)
-// matters only inside a writable root; others are dropped. Deny entries are
-// always kept; a grant a deny hides entirely (at or below a deny nothing may
-// reopen, or at a reopenable deny's own path) is dropped.
+// matters only inside a writable root (as written, or where it led: its
+// LedTo, where BindRootLinks writes the entries inside it); others are
+// dropped. Deny entries are always kept; a grant a deny hides entirely (at
+// or below a deny nothing may reopen, or at a reopenable deny's own path)
+// is dropped.
 func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
 	es := slices.DeleteFunc(slices.Clone(fs.Entries), func(p FilesystemEntry) bool {
 		if !p.IsCarve() {
@@ -114,7 +116,8 @@ func normalizeEntries(fs FilesystemPolicy) FilesystemPolicy {
 			})
 		}
 		return p.Kind == PathProtected && p.Access != AccessDeny && !fs.Unrestricted && !slices.ContainsFunc(fs.Entries, func(r FilesystemEntry) bool {
-			return !r.IsCarve() && r.Kind != PathDevice && r.Access == AccessWrite && PathWithin(p.ResolvedPath, r.ResolvedPath)
+			return !r.IsCarve() && r.Kind != PathDevice && r.Access == AccessWrite &&
+				(PathWithin(p.ResolvedPath, r.ResolvedPath) || r.LedTo != "" && PathWithin(p.ResolvedPath, r.LedTo))
 		})
 	})
 	slices.SortFunc(es, func(x, y FilesystemEntry) int {

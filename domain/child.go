@@ -104,6 +104,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	// link the child's own start found (older: the child holds no more).
 	maps.Copy(links, BoundWithin(RootLinksOf(in.Parent), roots...))
 	BindRootLinks(&child, links)
+	capLinkedRoots(&child.Sandbox.Filesystem, in.Parent.Sandbox.Filesystem)
 	child.Sandbox.Tmp, child.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	child.Network, child.Process = b.Network, b.Process
 	child.Backend.RuntimeMapping = MapToRuntime(child.Backend.ExecutionBackend, b.Mode)
@@ -171,6 +172,7 @@ func NarrowToParent(child, parent *TurnExecutionSecuritySnapshot, parentTurnID s
 		Source: child.PermissionProfile.Source, EffectivePolicy: b.Policy}
 	out.Sandbox.Mode = b.SandboxMode
 	out.Sandbox.Filesystem = withSensitive(withSensitive(b.Filesystem, parent, nil), child, nil)
+	capLinkedRoots(&out.Sandbox.Filesystem, parent.Sandbox.Filesystem)
 	out.Sandbox.Filesystem.Rules = mergedRules(child.Sandbox.Filesystem.Rules, parent.Sandbox.Filesystem.Rules)
 	out.Sandbox.Tmp, out.Sandbox.BackendRequirement = b.Tmp, b.Requirement
 	out.Network, out.Process = b.Network, b.Process
@@ -225,4 +227,38 @@ func mergedRules(a, b []PathRule) []PathRule {
 		}
 	}
 	return out
+}
+
+// capLinkedRoots caps each root of the child's fs that leads elsewhere
+// than it is written (its LedTo) by what the parent grants where it leads,
+// and keeps the parent's carve-outs there: the intersection paired the
+// roots by their written paths, so a child rooted at repo/lv -> .vscode
+// under a parent bound nowhere (no led_to) wrote the .vscode its parent
+// keeps read-only (the hundred-and-sixty-ninth review). A parent bound
+// where its roots led binds the child's at their written paths
+// (BoundWithin), and the kernel grants nothing through such a link.
+func capLinkedRoots(fs *FilesystemPolicy, parent FilesystemPolicy) {
+	led := parent
+	led.Entries = slices.Clone(parent.Entries)
+	for i, e := range led.Entries {
+		if !e.IsCarve() && e.LedTo != "" {
+			led.Entries[i].ResolvedPath = e.LedTo
+		}
+	}
+	moved := false
+	var es []FilesystemEntry
+	for _, e := range fs.Entries {
+		if !e.IsCarve() && e.LedTo != "" && e.LedTo != e.ResolvedPath {
+			moved = true
+			if e.Access = weakerAccess(e.Access, AccessAt(&led, e.LedTo)); e.Access == AccessDeny {
+				continue // the parent grants nothing where it leads
+			}
+		}
+		es = append(es, e)
+	}
+	if !moved {
+		return
+	}
+	_, carves := splitProtected(parent)
+	fs.Entries = normalizeEntries(FilesystemPolicy{Unrestricted: fs.Unrestricted, Entries: append(es, carves...)}).Entries
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "path"
+import (
+	"cmp"
+	"path"
+)
 
 // ProtectedPath is one entry of a protected-path list: a path, relative to
 // each writable root (and to the cwd inside one), that the commands of a
@@ -532,9 +535,14 @@ func protectedEntries(list []ProtectedPath, es []FilesystemEntry, cwd string) []
 // .devcontainer, wrote what a turn rooted at the project keeps read-only:
 // the hundred-and-sixty-fifth review), and one inside the root is
 // protected there too.
-// (BindRoots calls it once Within is known.)
+// A root given through a symlink is taken where it led (LedTo): a turn
+// rooted at top/link -> repo/.vscode, or at a link the agent planted in
+// the project, wrote the project's .vscode (the hundred-and-sixty-ninth
+// review); the entries are written there, as BindRootLinks writes the
+// root's own.
+// (BindRoots calls it once Within and LedTo are known.)
 func aboveRootEntries(list []ProtectedPath, e FilesystemEntry, seen map[string]bool) (out []FilesystemEntry) {
-	root := e.ResolvedPath
+	root := cmp.Or(e.LedTo, e.ResolvedPath)
 	if e.Within == "" || root == e.Within || !PathWithin(root, e.Within) {
 		return nil
 	}

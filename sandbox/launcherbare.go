@@ -36,6 +36,9 @@ func launcherBareRefsOf(item string, data []byte) bareRefs {
 	case ".envrc":
 		r = envrcBareRefs(data)
 		out = r.names
+	case vscodeTasksItem, codeWorkspaceItem:
+		r = vscodeTasksBare(data, item == codeWorkspaceItem)
+		out = r.names
 	case ".npmrc", ".bazelrc", ".bazeliskrc":
 		// key=value or "command --options": the first word is no path.
 		for line := range lines(data) {

@@ -62,6 +62,8 @@ func launcherRefsOf(item string, data []byte) []string {
 		return envrcRefs(data)
 	case ".npmrc", ".python-version", ".bazelrc", ".bazeliskrc", "Directory.Build.rsp":
 		return optionFileRefs(data)
+	case vscodeTasksItem, codeWorkspaceItem:
+		return vscodeTasksRefs(data, item == codeWorkspaceItem)
 	}
 	if slices.Contains(miseConfigs, item) {
 		return miseRefs(data)

@@ -96,28 +96,48 @@ func (d *discovery) protectLauncherRefs() {
 	// .envrc, mise's configs, .tool-versions…), so a turn rooted at
 	// repo/sub left writable what repo/.envrc sources there (the
 	// hundred-and-sixty-eighth review).
-	for _, p := range launchersAbove(d.v.writableRoots()) {
+	roots := d.v.writableRoots()
+	above := dirsAbove(roots)
+	for _, p := range launchersAbove(above) {
 		files = append(files, file{p, p})
 	}
 	seen := map[string]bool{}
 	d.launcherBudget = maxLauncherBytes
-	// mise's other configs at each writable root: those for an
-	// environment (mise.dev.toml, read when MISE_ENV names it; workspace
-	// files, kept read-only whole) and conf.d's (read always), whose
-	// scripts are read as mise.toml's are (the hundred-and-fifty-ninth
-	// review).
-	extra := map[string]string{}
-	for _, r := range d.v.writableRoots() {
+	// mise's other configs at each writable root and each directory above
+	// one: those for an environment (mise.dev.toml, read when MISE_ENV
+	// names it; workspace files, kept read-only whole) and conf.d's (read
+	// always), whose scripts are read as mise.toml's are (the
+	// hundred-and-fifty-ninth review; above a root, the
+	// hundred-and-sixty-ninth). VS Code's tasks there too: those of
+	// .vscode/tasks.json and of a NAME.code-workspace (vscodetasks.go), and
+	// of the .vscode the protected list holds at the cwd.
+	extra := map[string]launcherAt{}
+	add := func(p, item, base string) {
+		files, extra[p] = append(files, file{p, p}), launcherAt{item, base}
+	}
+	for _, r := range append(slices.Clone(roots), above...) {
 		for _, rel := range workspaceFiles(r) {
-			if strings.Contains(rel, "mise") {
-				p := joinPath(r, rel)
-				files, extra[p] = append(files, file{p, p}), r
+			switch {
+			case strings.Contains(rel, "mise"):
+				add(joinPath(r, rel), "mise.toml", r)
+			case strings.HasSuffix(strings.ToLower(rel), ".code-workspace"):
+				add(joinPath(r, rel), codeWorkspaceItem, r)
 			}
 		}
 		for _, dir := range []string{".config/mise/conf.d", "mise/conf.d", ".mise/conf.d"} {
 			ms, _ := filepath.Glob(joinPath(joinPath(r, dir), "*.toml"))
 			for _, p := range ms {
-				files, extra[p] = append(files, file{p, p}), r
+				add(p, "mise.toml", r)
+			}
+		}
+		if p := joinPath(r, vscodeTasksItem); isRegularFile(p) {
+			add(p, vscodeTasksItem, r)
+		}
+	}
+	for _, f := range slices.Clone(files) {
+		if dir, ok := strings.CutSuffix(f.lexical, "/.vscode"); ok && dir != "" {
+			if p := joinPath(dir, vscodeTasksItem); isRegularFile(p) {
+				add(p, vscodeTasksItem, dir)
 			}
 		}
 	}
@@ -126,8 +146,8 @@ func (d *discovery) protectLauncherRefs() {
 			return // spent (spendLauncherBytes, spendLookup): the commands are refused
 		}
 		item, base, ok := launcherItem(f.lexical)
-		if r, isExtra := extra[f.lexical]; isExtra && !ok {
-			item, base, ok = "mise.toml", r, true
+		if x, isExtra := extra[f.lexical]; isExtra {
+			item, base, ok = x.item, x.base, true
 		}
 		if !ok || seen[f.lexical] {
 			continue
@@ -152,26 +172,45 @@ func (d *discovery) protectLauncherRefs() {
 	}
 }
 
-// launchersAbove are the launcher files (readAtAnyDepth's and
-// otherLauncherItems') in each directory above the roots, up to /.
-func launchersAbove(roots []string) (out []string) {
-	items := append(slices.Clone(readAtAnyDepth), otherLauncherItems...)
+// launcherAt is a launcher file's item and the directory its relative
+// paths are taken from.
+type launcherAt struct{ item, base string }
+
+// dirsAbove are the directories above the roots, up to / (at most
+// maxGitTopDepth above each), each once.
+func dirsAbove(roots []string) (out []string) {
 	seen := map[string]bool{}
 	for _, r := range roots {
 		for dir, n := filepath.Dir(r), 0; n < maxGitTopDepth && !seen[dir]; dir, n = filepath.Dir(dir), n+1 {
 			seen[dir] = true
-			for _, it := range items {
-				p := joinPath(dir, it)
-				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					out = append(out, p)
-				}
-			}
+			out = append(out, dir)
 			if dir == "/" {
 				break
 			}
 		}
 	}
 	return out
+}
+
+// launchersAbove are the launcher files (readAtAnyDepth's and
+// otherLauncherItems') in dirs, the directories above the roots: regular
+// files, or links to one (a tool opens the file its link leads to).
+func launchersAbove(dirs []string) (out []string) {
+	items := append(slices.Clone(readAtAnyDepth), otherLauncherItems...)
+	for _, dir := range dirs {
+		for _, it := range items {
+			if p := joinPath(dir, it); isRegularFile(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// isRegularFile reports whether p leads to a regular file.
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // spendLauncherBytes counts n bytes read of the launcher files and the
