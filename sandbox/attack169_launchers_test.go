@@ -120,3 +120,31 @@ func TestAttack169_LaunchersAboveRootLinkedAndMiseExtras(t *testing.T) {
 			"repo/sub/enter.sh":                   "true\n", "repo/sub/dev.sh": "true\n", "repo/sub/other.sh": "true\n"},
 		kept: []string{"repo/sub/enter.sh", "repo/sub/dev.sh"}, free: "repo/sub/other.sh"})
 }
+
+// TestDevcontainerLifecycleScripts: a dev container's definition is
+// read-only (.devcontainer, .devcontainer.json), and the scripts its
+// lifecycle commands run are kept read-only too: initializeCommand runs on
+// the host as the person reopens the folder in its container (VS Code
+// offers it as the folder opens), the others in the container over the
+// folder. A string, a list and an object of commands; at the root and
+// above it; a definition in .devcontainer/NAME/.
+func TestDevcontainerLifecycleScripts(t *testing.T) {
+	files := map[string]string{
+		"repo/.devcontainer/devcontainer.json": `{
+  // JSONC
+  "image": "debian",
+  "initializeCommand": "bash ${localWorkspaceFolder}/sub/init.sh",
+  "postCreateCommand": ["sh", "sub/post.sh"],
+  "postStartCommand": {"a": "./sub/start.sh", "b": ["node", "sub/b.js"]},
+}`,
+		"repo/.devcontainer/gpu/devcontainer.json": `{"onCreateCommand": "sub/gpu.sh"}`,
+		"repo/sub/init.sh": "true\n", "repo/sub/post.sh": "true\n", "repo/sub/start.sh": "true\n",
+		"repo/sub/b.js": "1\n", "repo/sub/gpu.sh": "true\n", "repo/sub/other.sh": "true\n",
+	}
+	kept := []string{"repo/sub/init.sh", "repo/sub/post.sh", "repo/sub/start.sh", "repo/sub/b.js", "repo/sub/gpu.sh"}
+	checkLauncherCase(t, launcherCase{name: "at the root", files: files, root: "repo", kept: kept, free: "repo/sub/other.sh"})
+	checkLauncherCase(t, launcherCase{name: "above the root", files: files, root: "repo/sub", kept: kept, free: "repo/sub/other.sh"})
+	files[".devcontainer.json"] = `{"initializeCommand": "./repo/sub/top.sh"}`
+	files["repo/sub/top.sh"] = "true\n"
+	checkLauncherCase(t, launcherCase{name: ".devcontainer.json above", files: files, root: "repo/sub", kept: []string{"repo/sub/top.sh"}, free: "repo/sub/other.sh"})
+}

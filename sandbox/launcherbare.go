@@ -36,8 +36,8 @@ func launcherBareRefsOf(item string, data []byte) bareRefs {
 	case ".envrc":
 		r = envrcBareRefs(data)
 		out = r.names
-	case vscodeTasksItem, codeWorkspaceItem:
-		r = vscodeTasksBare(data, item == codeWorkspaceItem)
+	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem:
+		r = vscodeTasksBare(launchScripts(item, data))
 		out = r.names
 	case ".npmrc", ".bazelrc", ".bazeliskrc":
 		// key=value or "command --options": the first word is no path.

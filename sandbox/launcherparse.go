@@ -62,8 +62,8 @@ func launcherRefsOf(item string, data []byte) []string {
 		return envrcRefs(data)
 	case ".npmrc", ".python-version", ".bazelrc", ".bazeliskrc", "Directory.Build.rsp":
 		return optionFileRefs(data)
-	case vscodeTasksItem, codeWorkspaceItem:
-		return vscodeTasksRefs(data, item == codeWorkspaceItem)
+	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem:
+		return vscodeTasksRefs(launchScripts(item, data))
 	}
 	if slices.Contains(miseConfigs, item) {
 		return miseRefs(data)

@@ -109,11 +109,29 @@ func (d *discovery) protectLauncherRefs() {
 	// always), whose scripts are read as mise.toml's are (the
 	// hundred-and-fifty-ninth review; above a root, the
 	// hundred-and-sixty-ninth). VS Code's tasks there too: those of
-	// .vscode/tasks.json and of a NAME.code-workspace (vscodetasks.go), and
-	// of the .vscode the protected list holds at the cwd.
+	// .vscode/tasks.json and of a NAME.code-workspace, and a dev
+	// container's lifecycle commands (vscodetasks.go), and those of the
+	// .vscode and .devcontainer the protected list holds at the cwd.
 	extra := map[string]launcherAt{}
 	add := func(p, item, base string) {
 		files, extra[p] = append(files, file{p, p}), launcherAt{item, base}
+	}
+	// VS Code's tasks and dev container definitions in the folder dir.
+	vscodeDone := map[string]bool{}
+	addVSCode := func(dir string) {
+		if vscodeDone[dir] {
+			return
+		}
+		vscodeDone[dir] = true
+		if p := joinPath(dir, vscodeTasksItem); isRegularFile(p) {
+			add(p, vscodeTasksItem, dir)
+		}
+		defs, _ := filepath.Glob(joinPath(dir, ".devcontainer/*/devcontainer.json"))
+		for _, p := range append([]string{joinPath(dir, devcontainerItem), joinPath(dir, ".devcontainer.json")}, defs...) {
+			if isRegularFile(p) {
+				add(p, devcontainerItem, dir)
+			}
+		}
 	}
 	for _, r := range append(slices.Clone(roots), above...) {
 		for _, rel := range workspaceFiles(r) {
@@ -130,14 +148,12 @@ func (d *discovery) protectLauncherRefs() {
 				add(p, "mise.toml", r)
 			}
 		}
-		if p := joinPath(r, vscodeTasksItem); isRegularFile(p) {
-			add(p, vscodeTasksItem, r)
-		}
+		addVSCode(r)
 	}
 	for _, f := range slices.Clone(files) {
-		if dir, ok := strings.CutSuffix(f.lexical, "/.vscode"); ok && dir != "" {
-			if p := joinPath(dir, vscodeTasksItem); isRegularFile(p) {
-				add(p, vscodeTasksItem, dir)
+		for _, n := range []string{"/.vscode", "/.devcontainer", "/.devcontainer.json"} {
+			if dir, ok := strings.CutSuffix(f.lexical, n); ok && dir != "" {
+				addVSCode(dir)
 			}
 		}
 	}

@@ -26,12 +26,61 @@ const vscodeTasksItem = ".vscode/tasks.json"
 // launcher file (its name is the person's).
 const codeWorkspaceItem = "*.code-workspace"
 
+// devcontainerItem stands for a dev container's definition
+// (.devcontainer/devcontainer.json, .devcontainer.json, or
+// .devcontainer/NAME/devcontainer.json) read as a launcher file: its
+// initializeCommand runs on the host before the container is built
+// (VS Code offers to reopen the folder in the container as it opens it),
+// and its other lifecycle commands in the container, over the folder.
+const devcontainerItem = ".devcontainer/devcontainer.json"
+
+// devcontainerCommands are the lifecycle commands of a dev container's
+// definition.
+var devcontainerCommands = []string{"initializeCommand", "onCreateCommand", "updateContentCommand",
+	"postCreateCommand", "postStartCommand", "postAttachCommand"}
+
 // vscodeFolderVar matches VS Code's variables for the folder a task runs
 // in (${workspaceFolder}, ${workspaceRoot}, ${fileWorkspaceFolder} and a
-// named folder's ${workspaceFolder:name}).
+// named folder's ${workspaceFolder:name}), and the dev containers' for
+// the folder on the host and where it is mounted in the container.
 var vscodeFolderVar = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{(?:workspaceFolder|workspaceRoot|fileWorkspaceFolder)(?::[^}]*)?\}`)
+	return regexp.MustCompile(`\$\{(?:workspaceFolder|workspaceRoot|fileWorkspaceFolder|localWorkspaceFolder|containerWorkspaceFolder)(?::[^}]*)?\}`)
 })
+
+// launchScripts is what the launcher file item (VS Code's tasks, a
+// workspace file's, a dev container's definition) runs: each command line
+// and the directory it runs in.
+func launchScripts(item string, data []byte) []vscodeTask {
+	if item == devcontainerItem {
+		return devcontainerScripts(data)
+	}
+	return vscodeTaskScripts(data, item == codeWorkspaceItem)
+}
+
+// devcontainerScripts: each lifecycle command of a dev container's
+// definition (a string for a shell, a list for a program and its
+// arguments, or an object of either, run in parallel), run in the folder.
+func devcontainerScripts(data []byte) (out []vscodeTask) {
+	var doc map[string]any
+	if json.Unmarshal(stripJSONComments(data), &doc) != nil {
+		return nil
+	}
+	for _, k := range devcontainerCommands {
+		cmds := []any{doc[k]}
+		if m := jsonObj(doc[k]); m != nil {
+			cmds = cmds[:0]
+			for _, v := range m {
+				cmds = append(cmds, v)
+			}
+		}
+		for _, c := range cmds {
+			if ws := jsonWords(c); len(ws) > 0 {
+				out = append(out, vscodeTask{script: strings.Join(ws, " ")})
+			}
+		}
+	}
+	return out
+}
 
 // vscodeTaskScripts returns each task's command line (its command and its
 // arguments, the folder's variables read as "."), and the directory it
@@ -112,9 +161,9 @@ func jsonWords(v any) []string {
 
 // vscodeTasksRefs: each word of a task's command line that names a path
 // (as mise's hook scripts are read), taken from the task's directory.
-func vscodeTasksRefs(data []byte, workspace bool) []string {
+func vscodeTasksRefs(ts []vscodeTask) []string {
 	var out []string
-	for _, t := range vscodeTaskScripts(data, workspace) {
+	for _, t := range ts {
 		for i, w := range strings.Fields(t.script) {
 			w = strings.Trim(w, `"'`)
 			if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
@@ -136,9 +185,9 @@ func inTaskDir(cwd, w string) string {
 
 // vscodeTasksBare: the bare names each task's command line runs or names
 // (read as a .envrc's lines are), from the task's directory.
-func vscodeTasksBare(data []byte, workspace bool) bareRefs {
+func vscodeTasksBare(ts []vscodeTask) bareRefs {
 	var out bareRefs
-	for _, t := range vscodeTaskScripts(data, workspace) {
+	for _, t := range ts {
 		var r bareRefs
 		envrcWords(t.script, 0, &r)
 		for _, n := range keepBare(r.names) {
