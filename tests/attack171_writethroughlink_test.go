@@ -136,7 +136,7 @@ func claudeCodeWriteThrough(t *testing.T, path, content string) string {
 	target := path
 	if l, err := os.Readlink(path); err == nil {
 		if filepath.IsAbs(l) {
-			target = filepath.Clean(l)
+			target = l // as written: the kernel resolves it
 		} else {
 			target = filepath.Join(filepath.Dir(path), l) // lexical, as path.resolve
 		}
