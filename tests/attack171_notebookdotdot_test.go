@@ -86,3 +86,61 @@ func TestAttack171_NotebookEditDotDot(t *testing.T) {
 			raw, filepath.Join(ws, "nb.ipynb"), victim)
 	}
 }
+
+// TestAttack171_LSDotDot: the same of Claude Code's LS, which lists
+// isAbsolute(path) ? path : resolve(getCwd(), path), every level below
+// it: an LS of "ws/sub/.." is judged as a listing of the workspace, and
+// Claude Code lists where the kernel takes the '..' from sub's target
+// (the names of another project's files, outside every root).
+//
+// Controls: LS of home/other by its own name is denied; of ws, allowed;
+// the kernel opens the path as written at home/other.
+func TestAttack171_LSDotDot(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(base, "home")
+	ws := filepath.Join(home, "app")
+	other := filepath.Join(home, "other")
+	for _, d := range []string{ws, filepath.Join(other, "deep"), filepath.Join(other, "secrets")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../other/deep", filepath.Join(ws, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	raw := ws + "/sub/.."
+	got, err := os.Stat(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := os.Stat(other); err != nil || !os.SameFile(got, want) {
+		t.Fatalf("control: the kernel opens %s elsewhere than %s", raw, other)
+	}
+
+	s := ccServer(t, ws, "auto_accept_edits", nil)
+	hk := roAs(s, roCreate(t, s, "a171-ls", "runtime", "ws-cc"))
+	const session = "sess-a171-ls"
+	n := 0
+	ls := func(path string) string {
+		n++
+		return hk.hookHTTP(ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{
+			"tool_use_id": fmt.Sprintf("toolu_a171_ls_%d", n), "tool_name": "LS",
+			"tool_input": map[string]any{"path": path}}))
+	}
+	allowed := func(out string) bool { return strings.Contains(out, `"permissionDecision":"allow"`) }
+	hk.hookHTTP(ccPayload(t, "user_prompt_submit", session, ws))
+	if out := ls(other); allowed(out) {
+		t.Fatalf("control: LS of %s, outside the workspace, by its own name: %s", other, out)
+	}
+	if out := ls(ws); !allowed(out) {
+		t.Fatalf("control: LS of the workspace: %s", out)
+	}
+	if out := ls(raw); allowed(out) {
+		t.Errorf("LS of %s was allowed without anyone asked (judged as a listing of %s); Claude Code lists the path as written, which the kernel opens at %s, outside every root (denied by its own name)",
+			raw, ws, other)
+	}
+}
