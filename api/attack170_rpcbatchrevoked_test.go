@@ -24,6 +24,8 @@ import (
 // WebSocket stops within the second; an /exec command is killed; the
 // batch is not stopped. Control: before the revocation the same calls run
 // (the batch's first ones), and a new request after it is refused 401.
+// (A machine so fast that the whole batch runs within the second after
+// the revocation cannot tell: the test then skips.)
 func TestAttack170_RPCBatchOutlivesRevocation(t *testing.T) {
 	s := startInProcess(t)
 	agent := s.credential("agent170", "runtime")
@@ -52,7 +54,7 @@ func TestAttack170_RPCBatchOutlivesRevocation(t *testing.T) {
 		}
 	}()
 
-	const pairs = 1500
+	const pairs = 1800
 	var calls []map[string]any
 	for i := range pairs {
 		id := fmt.Sprintf("rb170-%d", i)
@@ -134,11 +136,14 @@ func TestAttack170_RPCBatchOutlivesRevocation(t *testing.T) {
 		t.Fatalf("batch answer: %v %.300s", err, a.body)
 	}
 	grace := revokedAt.Add(time.Second) // README: open connections within a second
-	var before, after, refused int
+	var before, after, refused, revokedRefusals int
 	var lastAt time.Time
 	for _, r := range results {
 		if r.Result == nil {
 			refused++
+			if r.Error != nil && (r.Error.Data.Code == "credential_revoked" || r.Error.Data.Code == "unauthorized") {
+				revokedRefusals++
+			}
 			continue
 		}
 		at := r.Result.Turn.StartedAt
@@ -154,9 +159,14 @@ func TestAttack170_RPCBatchOutlivesRevocation(t *testing.T) {
 			before++
 		}
 	}
-	t.Logf("revoked at %s; %d calls ran before the grace ended, %d after, %d refused; last at %s", revokedAt.Format(time.RFC3339Nano), before, after, refused, lastAt.Format(time.RFC3339Nano))
+	t.Logf("revoked at %s; %d calls ran before the grace ended, %d after, %d refused (%d for the revocation); last at %s", revokedAt.Format(time.RFC3339Nano), before, after, refused, revokedRefusals, lastAt.Format(time.RFC3339Nano))
 	if before == 0 {
 		t.Fatalf("control: no call of the batch ran while the credential was valid")
+	}
+	if after == 0 && revokedRefusals == 0 {
+		// Every call ran within the grace: the batch was too short on
+		// this machine to tell (the fix refuses the calls after it).
+		t.Skipf("inconclusive: the whole batch ran within a second of the revocation")
 	}
 	if after > 0 {
 		t.Errorf("%d calls of the revoked credential's batch ran (turns started and ended, as agent170) more than a second after its revocation, the last %s after it", after, lastAt.Sub(revokedAt).Round(time.Millisecond))
