@@ -2,7 +2,9 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 
@@ -86,12 +88,26 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 // by the socket), as its body does. Once an answer takes it past the
 // budget, that answer is still given (its call ran) and the calls after
 // it do not run: each is answered the budget's server_busy error.
+//
+// The credential is checked again as the batch runs, as a WebSocket's is
+// (cancelOnRevocation, once a CredentialRecheck): once it is revoked, the
+// calls not yet run are answered credential_revoked. A batch of thousands
+// of calls ran for seconds after its credential was revoked, starting and
+// ending turns as the revoked principal (the hundred-and-seventieth
+// review).
 func (s *Server) rpcBatch(r *http.Request, batch []json.RawMessage, held *budgetedBody) []byte {
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	go s.cancelOnRevocation(ctx, r, cancel)
+	r = r.WithContext(ctx)
 	var out bytes.Buffer
 	var refused error
 	for _, raw := range batch {
 		var resp rpcResponse
 		var ok bool
+		if refused == nil && errors.Is(context.Cause(ctx), errRevoked) {
+			refused = errRevoked
+		}
 		if refused == nil {
 			resp, ok = s.rpcOne(r, raw)
 		} else {

@@ -56,11 +56,11 @@ var ClaudeCodeTools = []ClaudeCodeTool{
 	{Name: "Read", As: "read_file", Kind: ActionFileRead, Scope: "read of `file_path`", mapArgs: ccPath("file_path", false)},
 	{Name: "Glob", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path` (default cwd) joined with the pattern's literal prefix; an absolute pattern is split as Claude Code splits it, its directory searched with the rest (`/etc/*` is `*` over `/etc`, `/w/a.go` is `a.go` over `/w`); rg reads the pattern as .gitignore does, so one without a `/` (`*.md`), starting with `!`, a comment (`#…`), or one with a `**` or a character class that matches `/` (negated, `[^q]` or `[!q]`, or holding `/`, `[.-0]`) lists every level, checked as `LS` is", mapArgs: ccGlob},
 	{Name: "Grep", As: "grep_files", Kind: ActionFileRead, Scope: "read of `path` (default cwd)", mapArgs: ccPath("path", true)},
-	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`, a listing of every level", mapArgs: ccPath("path", true)},
+	{Name: "LS", As: "list_dir", Kind: ActionFileRead, Scope: "read of `path`, a listing of every level; opened as written, so a path with a `..` element or surrounding blanks is refused", mapArgs: ccAsWritten("path", ccPath("path", true))},
 	{Name: "Write", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path` (content not hashed: a grant covers that file for the turn)", mapArgs: ccWrite("file_path")},
 	{Name: "Edit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
 	{Name: "MultiEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `file_path`", mapArgs: ccWrite("file_path")},
-	{Name: "NotebookEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `notebook_path`", mapArgs: ccWrite("notebook_path")},
+	{Name: "NotebookEdit", As: "apply_patch", Kind: ActionFileWrite, Scope: "write of `notebook_path`; opened as written, so a path with a `..` element or surrounding blanks is refused", mapArgs: ccAsWritten("notebook_path", ccWrite("notebook_path"))},
 	{Name: "WebFetch", As: "web_fetch", Kind: ActionNetwork, Scope: "GET, scheme, domain, URL origin and path, hash of the full URL; an http URL is judged as the https one Claude Code fetches", mapArgs: ccWebFetch},
 	{Name: "WebSearch", As: "web_search", Kind: ActionNetwork, Scope: "hash of the query and domain lists", mapArgs: ccKeep("query", "allowed_domains", "blocked_domains")},
 	{Name: "Task", As: "task_create", Kind: ActionTaskSubagent, Scope: "hash of the whole input (description, prompt, subagent_type, and what else it names: isolation, cwd, model, run_in_background, name, each shown); an allowed Task starts a child turn", mapArgs: ccWhole},
@@ -226,6 +226,28 @@ func ccPath(key string, optional bool) func(map[string]any, string) (map[string]
 			return nil, err
 		}
 		return map[string]any{"path": p}, nil
+	}
+}
+
+// ccAsWritten refuses, for a tool that opens its path as written (no
+// trim, no normalisation: NotebookEdit and LS take an absolute path as
+// is, a relative one resolved against the cwd), a path with a ".."
+// element or blanks JavaScript's trim takes off: the kernel applies a
+// ".." where the links before it lead, and the check judged it lexically,
+// as for the tools that normalise (ws/sub/../nb.ipynb, sub a link to
+// another project, was judged as ws/nb.ipynb and written there: the
+// hundred-and-seventy-first review). Then f maps the input.
+func ccAsWritten(key string, f func(map[string]any, string) (map[string]any, error)) func(map[string]any, string) (map[string]any, error) {
+	return func(in map[string]any, cwd string) (map[string]any, error) {
+		if p, ok := in[key].(string); ok {
+			if strings.TrimFunc(p, jsSpace) != p {
+				return nil, &FieldError{Field: "tool_input." + key, Value: p, Message: "begins or ends with blanks, which this tool opens as written: write the path without them"}
+			}
+			if hasDotDot(p) {
+				return nil, &FieldError{Field: "tool_input." + key, Value: p, Message: "has a '..' element, which this tool opens as written (the kernel applies it where the links before it lead): write the path without '..'"}
+			}
+		}
+		return f(in, cwd)
 	}
 }
 

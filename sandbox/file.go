@@ -158,6 +158,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if r := workspaceFileRefusal(canon, v.writableRoots()); r != nil {
 				return "", r
 			}
+			if r := linkLandingRefusal(cwd, path, canon); r != nil {
+				return "", r
+			}
 		}
 		if !exists && op == domain.AccessRead {
 			// A read of a missing path is judged as a read where it would
