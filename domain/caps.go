@@ -272,12 +272,15 @@ func intersectEnvProfiles(ea, eb EnvironmentPolicy) EnvironmentPolicy {
 		Inherit: stricterInherit(pa.Inherit, pb.Inherit),
 		Exclude: sortedUnique(append(slices.Clone(pa.Exclude), pb.Exclude...)),
 	}
-	// A variable both set, to different values, is not set.
+	// A variable both set, to different values, is not set, nor taken
+	// from the host: left out of Set, the host's value was inherited where
+	// neither side lets it be (review 165).
 	for _, set := range [2]map[string]string{pa.Set, pb.Set} {
 		for k, v := range set {
 			wa, inA := pa.Set[k]
 			wb, inB := pb.Set[k]
 			if inA && inB && wa != wb {
+				out.Exclude = append(out.Exclude, k)
 				continue
 			}
 			if out.Set == nil {
@@ -299,7 +302,7 @@ func intersectEnvProfiles(ea, eb EnvironmentPolicy) EnvironmentPolicy {
 	case pb.IncludeOnlySet:
 		out.IncludeOnly, out.IncludeOnlySet = slices.Clone(pb.IncludeOnly), true
 	}
-	out.IncludeOnly = sortedUnique(out.IncludeOnly)
+	out.IncludeOnly, out.Exclude = sortedUnique(out.IncludeOnly), sortedUnique(out.Exclude)
 	return EnvironmentPolicy{Profile: &out}
 }
 
