@@ -315,7 +315,14 @@ func envFilterOf(e EnvironmentPolicy) CompiledEnvironment {
 		}
 		return c
 	}
-	c := CompiledEnvironment{Inherit: InheritAll, Exclude: slices.Clone(e.DeniedPatterns)}
+	// A plain policy's denied patterns match anywhere in a name
+	// (EnvAllowed: PASSWORD denies PGPASSWORD); a profile's exclude
+	// patterns are globs of whole names, so each is read as one that
+	// holds it (review 165).
+	c := CompiledEnvironment{Inherit: InheritAll}
+	for _, p := range e.DeniedPatterns {
+		c.Exclude = append(c.Exclude, "*"+globEscape(p)+"*")
+	}
 	if !e.Inherit {
 		c.IncludeOnly, c.IncludeOnlySet = slices.Clone(e.AllowedVars), true
 	}
@@ -493,4 +500,16 @@ func capBounds(c *TaskCap) (Bounds, capDims, error) {
 		}
 	}
 	return b, set, nil
+}
+
+// globEscape is s as a path.Match pattern matching s itself.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

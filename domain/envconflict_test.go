@@ -26,3 +26,23 @@ func TestIntersectEnvConflictingSetNotInherited(t *testing.T) {
 		}
 	}
 }
+
+// TestIntersectPlainDeniedPatternsWithProfile (review 165, low): a plain
+// environment policy's denied patterns match anywhere in a name
+// (PASSWORD denies PGPASSWORD); intersected with a profile's filter they
+// became exclude globs of whole names, and PGPASSWORD passed. Controls:
+// the plain policy alone drops it, and a name holding no pattern passes.
+func TestIntersectPlainDeniedPatternsWithProfile(t *testing.T) {
+	plain := EnvironmentPolicy{Inherit: true, DeniedPatterns: []string{"PASSWORD", "a[b"}}
+	prof := EnvironmentPolicy{Profile: &CompiledEnvironment{Inherit: InheritAll}}
+	host := []string{"PGPASSWORD=s3cret", "XA[BY=1", "EDITOR=vi"}
+	if got := plain.FilterEnv(host); !slices.Equal(got, []string{"EDITOR=vi"}) {
+		t.Fatalf("control: the plain policy alone passes %v", got)
+	}
+	for _, pair := range [][2]EnvironmentPolicy{{plain, prof}, {prof, plain}} {
+		got := intersectEnvProfiles(pair[0], pair[1])
+		if env := got.Profile.Apply(host); !slices.Equal(env, []string{"EDITOR=vi"}) {
+			t.Errorf("a plain policy's denied patterns intersected with a profile pass %v (want only EDITOR=vi)", env)
+		}
+	}
+}
