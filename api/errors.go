@@ -59,6 +59,7 @@ func mapError(err error) *Error {
 		lagging  *AfterTimeoutError
 		quota    *domain.QuotaError
 		busy     *BodyBudgetError
+		tooBig   *eventstore.AppendTooLargeError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -102,6 +103,9 @@ func mapError(err error) *Error {
 		return errorf(http.StatusTooManyRequests, "quota_exceeded", map[string]any{"quota": quota.Quota, "limit": quota.Limit, "of": quota.Of}, "%s", quota.Error())
 	case errors.As(err, &lagging):
 		return errorf(http.StatusGatewayTimeout, "read_model_lagging", map[string]any{"field": lagging.Param, "after": lagging.After.String(), "position": lagging.Position.String()}, "%s", lagging.Error())
+	case errors.As(err, &tooBig):
+		return errorf(http.StatusRequestEntityTooLarge, "event_too_large", map[string]any{"limit_bytes": tooBig.Limit},
+			"the event store refuses a write of more than %d bytes (EventStoreDB's and KurrentDB's MaxAppendSize), and this one is larger: a turn's security snapshot grows with each writable root (the protected list, 40 to 200 KB a root); name fewer roots, or raise MaxAppendSize on the cluster (up to 3 MiB covers the largest snapshot turnstile makes)", tooBig.Limit)
 	case errors.Is(err, turn.ErrUnknownEventType):
 		return errorf(http.StatusInternalServerError, "unknown_event_type", nil, "%v", err)
 	case errors.Is(err, eventstore.ErrUnavailable), errors.Is(err, eventstore.ErrClosed), errors.Is(err, context.DeadlineExceeded):

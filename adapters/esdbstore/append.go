@@ -56,6 +56,9 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 				Stream: stream, Expected: expected, Actual: actualRevision(e.Error()),
 			}
 		}
+		if limit, ok := appendSizeExceeded(err); ok {
+			return eventstore.AppendResult{}, &eventstore.AppendTooLargeError{Stream: stream, Limit: limit}
+		}
 		return eventstore.AppendResult{}, s.wrap(ctx, "append to "+stream, err)
 	}
 	return eventstore.AppendResult{
@@ -119,4 +122,19 @@ func actualRevision(msg string) int64 {
 		return -2
 	}
 	return n
+}
+
+// maxAppendSize matches the server's refusal of an append over its
+// MaxAppendSize ("Maximum Append Size of 1048576 Exceeded.").
+var maxAppendSize = regexp.MustCompile(`Maximum Append Size of (\d+) Exceeded`)
+
+// appendSizeExceeded reports whether err is the server's refusal of an
+// append over its MaxAppendSize, and the size it names.
+func appendSizeExceeded(err error) (int64, bool) {
+	m := maxAppendSize.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, false
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n, true
 }
