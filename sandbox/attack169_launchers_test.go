@@ -138,7 +138,7 @@ func TestDevcontainerLifecycleScripts(t *testing.T) {
   "postStartCommand": {"a": "./sub/start.sh", "b": ["node", "sub/b.js"]},
 }`,
 		"repo/.devcontainer/gpu/devcontainer.json": `{"onCreateCommand": "sub/gpu.sh"}`,
-		"repo/sub/init.sh": "true\n", "repo/sub/post.sh": "true\n", "repo/sub/start.sh": "true\n",
+		"repo/sub/init.sh":                         "true\n", "repo/sub/post.sh": "true\n", "repo/sub/start.sh": "true\n",
 		"repo/sub/b.js": "1\n", "repo/sub/gpu.sh": "true\n", "repo/sub/other.sh": "true\n",
 	}
 	kept := []string{"repo/sub/init.sh", "repo/sub/post.sh", "repo/sub/start.sh", "repo/sub/b.js", "repo/sub/gpu.sh"}

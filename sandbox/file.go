@@ -161,6 +161,9 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if r := linkLandingRefusal(cwd, path, canon); r != nil {
 				return "", r
 			}
+			if r := tempNamesRefusal(canon); r != nil {
+				return "", r
+			}
 		}
 		if !exists && op == domain.AccessRead {
 			// A read of a missing path is judged as a read where it would
