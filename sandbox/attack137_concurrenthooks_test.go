@@ -66,7 +66,16 @@ func TestAttack137_ConcurrentMissingHooks(t *testing.T) {
 				select {
 				case <-got:
 				case r := <-done:
-					t.Fatalf("premise: the command ended before writing %s: %+v %v", name, r.r, r.err)
+					// Both may be ready when the select runs (the command
+					// wrote the FIFO and ended before this goroutine ran).
+					// A script that ran to its end wrote it on its way, and
+					// its write's open waited for the reader's: the reader
+					// has it, and returns.
+					done <- r
+					if r.err != nil || r.r == nil || r.r.ExitCode != 0 {
+						t.Fatalf("premise: the command ended before writing %s: %+v %v", name, r.r, r.err)
+					}
+					<-got
 				}
 			}
 			// Since the fix (sandbox/rootlock.go) commands over one root run one
