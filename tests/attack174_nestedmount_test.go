@@ -35,6 +35,9 @@ import (
 // too (the log is the store: a credential appended there is one the next
 // start serves).
 //
+// A profile that grants "/" for writing, which gets the same view (the
+// whole-tree view, hardenWholeTree), reads it the same way.
+//
 // Controls: the same command cannot read the log at its own path
 // (DATA/events is masked) nor the token; a file beside the log on the
 // second disk is read through the same mount (the mount works, so what is
@@ -84,17 +87,29 @@ func TestAttack174_FullAccessReadsEventLogThroughNestedMount(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(filepath.Join(data, "events"), syscall.MNT_DETACH) })
 
-	s := startServer(t, &Server{Data: data})
+	// A profile that grants "/" for writing gets the full_access view too
+	// (README, processes row: "its view gets what a full_access command's
+	// gets, the gateway's secrets masked").
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte("[permissions.rootw]\n[permissions.rootw.filesystem]\n\":root\" = \"write\"\n"+
+		"[permissions.rootw.approvals]\npolicy = \"full_access\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, &Server{Data: data, Args: []string{"--profiles", profiles}})
 	agent := roAs(s, s.credential("agent174", "runtime"))
 	root := workspace(t)
 	agent.JSON("POST", "/v1/turns", map[string]any{"turn_id": "a174-fa", "workspace_id": "ws", "thread_id": "th-a174",
 		"workspace_root": root, "cwd": root, "permission_profile": map[string]any{"mode": "full_access"}}, http.StatusCreated, nil)
+	agent.JSON("POST", "/v1/turns", map[string]any{"turn_id": "a174-rootw", "workspace_id": "ws", "thread_id": "th-a174w",
+		"workspace_root": root, "cwd": root, "permission_profile": map[string]any{"profile": "rootw"}}, http.StatusCreated, nil)
 
 	token := strings.TrimSpace(s.Token)
+	var runIn func(turnID, id, script string) string
 
-	run := func(id, script string) string {
+	run := func(id, script string) string { return runIn("a174-fa", id, script) }
+	runIn = func(turnID, id, script string) string {
 		t.Helper()
-		status, d := agent.exec("a174-fa", "", map[string]any{"tool_call_id": id, "argv": []string{"/bin/sh", "-c", script}, "cwd": root})
+		status, d := agent.exec(turnID, "", map[string]any{"tool_call_id": id, "argv": []string{"/bin/sh", "-c", script}, "cwd": root})
 		if status != http.StatusOK || !d.Ran || d.Result == nil {
 			t.Fatalf("premise: the full_access command %s did not run: %d %+v", id, status, d)
 		}
@@ -133,5 +148,13 @@ func TestAttack174_FullAccessReadsEventLogThroughNestedMount(t *testing.T) {
 	// ATTACK: the log through the second disk's own mount.
 	if out := run("nested", "cat "+events+"/*.seg 2>&1"); strings.Contains(out, key) {
 		t.Errorf("a full_access command read the server's event log at %s (the data directory's events directory, a mount of another filesystem, reached where that filesystem is mounted too): the store's digest key %q is in its output", events, key)
+	}
+	// The same from a profile granting "/" for writing. CONTROL: its
+	// command finds the data directory masked at its own path.
+	if out := runIn("a174-rootw", "rootw-own", "cat "+filepath.Join(data, "token")+" "+filepath.Join(data, "events")+"/*.seg 2>&1"); strings.Contains(out, token) || strings.Contains(out, key) {
+		t.Fatalf("control: the rootw command read the data directory at its own path: %q", out)
+	}
+	if out := runIn("a174-rootw", "rootw-nested", "cat "+events+"/*.seg 2>&1"); strings.Contains(out, key) {
+		t.Errorf("a command of a profile granting / for writing read the server's event log at %s: the store's digest key %q is in its output", events, key)
 	}
 }
