@@ -355,6 +355,7 @@ type mountEntry struct {
 	root   string // the mount's root inside its filesystem
 	point  string // where it is mounted
 	fstype string
+	opts   string // the super block's options (an overlay's layers)
 }
 
 // readMountinfo parses a mountinfo file.
@@ -380,7 +381,11 @@ func readMountinfo(path string) ([]mountEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: malformed line %q", path, line)
 		}
-		out = append(out, mountEntry{id: id, dev: f[2], root: unescapeMountinfo(f[3]), point: unescapeMountinfo(f[4]), fstype: f[sep+1]})
+		e := mountEntry{id: id, dev: f[2], root: unescapeMountinfo(f[3]), point: unescapeMountinfo(f[4]), fstype: f[sep+1]}
+		if sep+3 < len(f) {
+			e.opts = f[sep+3]
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,10 +202,112 @@ func secretTargets(locs []secretLoc) ([]maskTarget, error) {
 		return nil, err
 	}
 	var out []maskTarget
-	for _, l := range locs {
+	for _, l := range secretsShown(locs, mounts) {
 		out = append(out, aliasTargets(l, mounts)...)
 	}
 	return out, nil
+}
+
+// maxSecretLocs bounds the places secretsShown lists.
+const maxSecretLocs = 1024
+
+// secretsShown is locs with what shows a secret's contents through
+// another file system: each mount inside a secret (the token bound onto
+// DATA/token from /etc/turnstile, the log's directory bound from a larger
+// disk: the mask over DATA hid them there, and their own file systems
+// showed them where they came from), and, for a secret on an overlay, the
+// same path in each of its layers (the files the server wrote lie in the
+// upper directory, mounted elsewhere on overlayroot hosts): the
+// hundred-and-seventy-fourth review. Each is a secret of its own, masked
+// wherever its file system shows it (aliasTargets).
+func secretsShown(locs []secretLoc, mounts []mountEntry) []secretLoc {
+	seen := map[string]bool{}
+	for _, l := range locs {
+		seen[l.path] = true
+	}
+	for i := 0; i < len(locs) && len(locs) < maxSecretLocs; i++ {
+		l := locs[i]
+		add := func(p string) {
+			var st unix.Stat_t
+			if seen[p] || unix.Stat(p, &st) != nil {
+				return // listed, or not there (hidden by a mask already)
+			}
+			seen[p] = true
+			locs = append(locs, secretLoc{path: p, dev: st.Dev, ino: st.Ino})
+		}
+		base := -1
+		for j, m := range mounts {
+			if m.point != l.path && domain.PathWithin(m.point, l.path) {
+				add(m.point)
+			}
+			if domain.PathWithin(l.path, m.point) && (base < 0 || len(m.point) >= len(mounts[base].point)) {
+				base = j
+			}
+		}
+		if base >= 0 && mounts[base].fstype == "overlay" {
+			b := mounts[base]
+			rel := relWithin(joinRel(b.root, relWithin(l.path, b.point)), "/")
+			for _, d := range overlayLayers(b.opts) {
+				add(joinRel(d, rel))
+			}
+		}
+	}
+	return locs
+}
+
+// overlayLayers are the layer directories an overlay's options name
+// (upperdir, each of lowerdir's, and the lowerdir+= and datadir+= forms),
+// their escapes taken off (mountinfo's octal ones, then overlayfs's
+// backslash before a ":" in a layer's name).
+func overlayLayers(opts string) []string {
+	var out []string
+	for o := range strings.SplitSeq(opts, ",") {
+		// mountinfo writes a comma, a blank or a backslash in a value
+		// octal-escaped (\054): a raw comma separates the options.
+		k, v, ok := strings.Cut(unescapeMountinfo(o), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "upperdir", "lowerdir+", "datadir+":
+			out = append(out, unescapeOpt(v))
+		case "lowerdir":
+			for _, d := range splitEscaped(v, ':') {
+				if d != "" { // "::" before data-only layers
+					out = append(out, unescapeOpt(d))
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(d string) bool { return !strings.HasPrefix(d, "/") })
+}
+
+// splitEscaped splits s at each sep not escaped by a backslash.
+func splitEscaped(s string, sep byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case sep:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// unescapeOpt takes off the backslashes an overlay's option escapes with.
+func unescapeOpt(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // pinAncestors binds every directory above path (below "/", and not
