@@ -383,3 +383,33 @@ func readOnlyAt(path string) bool {
 	var sf unix.Statfs_t
 	return unix.Fstatfs(fd, &sf) == nil && sf.Flags&unix.ST_RDONLY != 0
 }
+
+// SecretsShownElsewhere returns the other paths at which the secrets at
+// paths (absolute) are reachable in this mount namespace now: a second
+// mount of their file system, a mount inside them where its own file
+// system is mounted, an overlay's layers (secretsShown, aliasTargets).
+// The server denies them to every turn as it denies the secrets: a
+// file tool's read of /etc/turnstile/admin-token, bound onto DATA/token,
+// was judged as any file of /etc (the hundred-and-seventy-fourth review).
+func SecretsShownElsewhere(paths []string) []string {
+	mounts, err := readMountinfo("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	var locs []secretLoc
+	for _, p := range paths {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil {
+			locs = append(locs, secretLoc{path: p, dev: st.Dev, ino: st.Ino})
+		}
+	}
+	var out []string
+	for _, l := range secretsShown(locs, mounts) {
+		for _, t := range aliasTargets(l, mounts) {
+			if !slices.Contains(paths, t.path) && !slices.Contains(out, t.path) {
+				out = append(out, t.path)
+			}
+		}
+	}
+	return out
+}

@@ -111,6 +111,18 @@ func TestAttack174_FullAccessReadsTokenBoundIntoDataDir(t *testing.T) {
 	if out := run("beside", "cat "+filepath.Join(secrets, "beside.txt")); out != beside {
 		t.Fatalf("control: the full_access command did not read %s: %q", filepath.Join(secrets, "beside.txt"), out)
 	}
+	// The runtime's own file tool (Claude Code reads as the person, who
+	// may be the server's user): a read of the bound file's source is
+	// denied as the data directory is; control: the file beside it is
+	// allowed (a read root).
+	agent.JSON("POST", "/v1/turns", map[string]any{"turn_id": "a174t-rd", "workspace_id": "ws", "thread_id": "th-rd",
+		"workspace_root": root, "cwd": root, "project_roots": []string{secrets}, "permission_profile": map[string]any{"mode": "auto_accept_edits"}}, http.StatusCreated, nil)
+	if d := agent.decide("a174t-rd", "beside", "read_file", map[string]any{"path": filepath.Join(secrets, "beside.txt")}); d.Decision != "allow" {
+		t.Fatalf("control: a read of the file beside the bound token: %+v", d)
+	}
+	if d := agent.decide("a174t-rd", "bound", "read_file", map[string]any{"path": src}); d.Decision != "deny" {
+		t.Errorf("a read decision of %s, the file bound onto %s, is %s: the server's token is read by the runtime's file tool", src, dst, d.Decision)
+	}
 	// ATTACK: the token where the bound file lies.
 	stolen := strings.TrimSpace(run("bound", "cat "+src+" 2>&1"))
 	if stolen != token {

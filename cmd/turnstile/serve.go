@@ -477,7 +477,10 @@ func secretPaths(data, tokenFile string, more ...string) ([]string, error) {
 			out = append(out, k)
 		}
 	}
-	return out, nil
+	// And where another file system shows them: a mount inside the data
+	// directory (a token bound onto it from /etc), an overlay's layers
+	// (review 174).
+	return append(out, sandbox.SecretsShownElsewhere(out)...), nil
 }
 
 // sensitiveNow returns the engine's SensitiveNow: the service's secrets
