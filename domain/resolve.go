@@ -125,8 +125,17 @@ func resolveRoots(in *SnapshotInputs) error {
 				return nil, &FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Value: p, Message: "must be a path"}
 			}
 			out[i] = ResolvePath(in.Cwd, p)
+			if err := CheckRootDepth(fmt.Sprintf("%s[%d]", field, i), p, out[i]); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
+	}
+	if err := CheckRootDepth("cwd", in.Cwd, CleanPath(in.Cwd)); err != nil {
+		return err
+	}
+	if err := CheckRootDepth("workspace_root", in.WorkspaceRoot, CleanPath(in.WorkspaceRoot)); err != nil {
+		return err
 	}
 	var err error
 	if in.ProjectRoots, err = resolve("project_roots", in.ProjectRoots); err != nil {
@@ -134,6 +143,23 @@ func resolveRoots(in *SnapshotInputs) error {
 	}
 	in.AppReadRoots, err = resolve("app_read_roots", in.AppReadRoots)
 	return err
+}
+
+// MaxRootDepth bounds how many directories deep a turn's root or cwd may
+// lie, as written and where its links lead: a view looks each of its
+// rules up from "/", one element at a time, and each lookup is a walk of
+// the path by the kernel, so a root 300 levels deep (a directory the
+// agent's command made inside its workspace) cost seconds of the server's
+// time a check (the hundred-and-seventy-second review).
+const MaxRootDepth = 64
+
+// CheckRootDepth refuses the root p (clean, absolute; raw as the request
+// wrote it, for field) deeper than MaxRootDepth.
+func CheckRootDepth(field, raw, p string) error {
+	if n := strings.Count(p, "/"); n > MaxRootDepth && p != "/" {
+		return &FieldError{Field: field, Value: raw, Message: fmt.Sprintf("lies %d directories deep, deeper than the %d a turn's root or cwd may (where its links lead too)", n, MaxRootDepth)}
+	}
+	return nil
 }
 
 func entry(kind PathKind, p string, access Access, prov Provenance) FilesystemEntry {

@@ -36,7 +36,7 @@ func launcherBareRefsOf(item string, data []byte) bareRefs {
 	case ".envrc":
 		r = envrcBareRefs(data)
 		out = r.names
-	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem:
+	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem, vscodeSettingsItem:
 		r = vscodeTasksBare(launchScripts(item, data))
 		out = r.names
 	case ".npmrc", ".bazelrc", ".bazeliskrc":

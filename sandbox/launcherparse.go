@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -62,7 +63,7 @@ func launcherRefsOf(item string, data []byte) []string {
 		return envrcRefs(data)
 	case ".npmrc", ".python-version", ".bazelrc", ".bazeliskrc", "Directory.Build.rsp":
 		return optionFileRefs(data)
-	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem:
+	case vscodeTasksItem, codeWorkspaceItem, devcontainerItem, vscodeSettingsItem:
 		return vscodeTasksRefs(launchScripts(item, data))
 	}
 	if slices.Contains(miseConfigs, item) {
@@ -607,6 +608,17 @@ func stripJSONComments(data []byte) []byte {
 	out := make([]byte, 0, len(data))
 	for i := 0; i < len(data); i++ {
 		c := data[i]
+		if c >= utf8.RuneSelf {
+			// VS Code's JSONC scanner takes a BOM and the other Unicode
+			// blanks for white space (a tasks.json saved "UTF-8 with
+			// BOM" was no JSON to encoding/json: the
+			// hundred-and-seventy-second review).
+			if r, n := utf8.DecodeRune(data[i:]); jsoncBlank(r) {
+				out = append(out, ' ')
+				i += n - 1
+				continue
+			}
+		}
 		switch {
 		case c == '"':
 			j := i + 1
@@ -636,6 +648,17 @@ func stripJSONComments(data []byte) []byte {
 		}
 	}
 	return trailingCommas.ReplaceAll(out, []byte("$1"))
+}
+
+// jsoncBlank reports whether r, outside a string, is white space to VS
+// Code's JSONC scanner beyond JSON's own: no-break spaces, the Unicode
+// spaces and the BOM.
+func jsoncBlank(r rune) bool {
+	switch r {
+	case '\u00a0', '\u1680', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200b'
 }
 
 var trailingCommas = regexp.MustCompile(`,(\s*[\]}])`)

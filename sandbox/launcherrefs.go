@@ -123,8 +123,10 @@ func (d *discovery) protectLauncherRefs() {
 			return
 		}
 		vscodeDone[dir] = true
-		if p := joinPath(dir, vscodeTasksItem); isRegularFile(p) {
-			add(p, vscodeTasksItem, dir)
+		for _, it := range []string{vscodeTasksItem, vscodeSettingsItem} {
+			if p := joinPath(dir, it); isRegularFile(p) {
+				add(p, it, dir)
+			}
 		}
 		defs, _ := filepath.Glob(joinPath(dir, ".devcontainer/*/devcontainer.json"))
 		for _, p := range append([]string{joinPath(dir, devcontainerItem), joinPath(dir, ".devcontainer.json")}, defs...) {
@@ -174,6 +176,16 @@ func (d *discovery) protectLauncherRefs() {
 			continue
 		}
 		if !d.spendLauncherBytes(len(data)) {
+			return
+		}
+		if isVSCodeItem(item) && !jsoncReadable(data) {
+			// What its tasks run cannot be known (VS Code's parser
+			// tolerates more than this one, and one larger than a
+			// launcher file is read is cut off): the commands are
+			// refused, as past the view's other bounds.
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("%s cannot be read as JSON with comments (or is larger than %d bytes): what it has VS Code run cannot be known", f.path, maxLauncherFileSize)
+			}
 			return
 		}
 		d.readLauncherRefs(item, base, data)

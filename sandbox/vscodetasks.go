@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -47,12 +49,50 @@ var vscodeFolderVar = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$\{(?:workspaceFolder|workspaceRoot|fileWorkspaceFolder|localWorkspaceFolder|containerWorkspaceFolder)(?::[^}]*)?\}`)
 })
 
+// vscodeSettingsItem is VS Code's settings of the folder, read as a
+// launcher file for the few settings whose value is a program VS Code or a
+// common extension starts as the folder opens (vscodeProgramSettings).
+const vscodeSettingsItem = ".vscode/settings.json"
+
+// vscodeProgramSettings are settings naming a program VS Code or a common
+// extension runs with no action of the person's but opening the folder:
+// the Python extension starts the interpreter it is given to learn its
+// version and environment; tasks run in the automation shell (the
+// hundred-and-seventy-second review). A profile's path is under "path".
+var vscodeProgramSettings = []string{"python.defaultInterpreterPath", "python.pythonPath",
+	"terminal.integrated.automationProfile.linux", "terminal.integrated.automationShell.linux", "terminal.integrated.shell.linux"}
+
+// settingsPrograms is vscodeTask{extra: the programs settings name}.
+func settingsPrograms(settings map[string]any, folders map[string]string) []vscodeTask {
+	var extra []string
+	for _, k := range vscodeProgramSettings {
+		v := settings[k]
+		if m := jsonObj(v); m != nil {
+			v = m["path"]
+		}
+		if sv, ok := v.(string); ok {
+			extra = append(extra, folderRelative(sv, folders))
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	return []vscodeTask{{script: "true", extra: extra}}
+}
+
 // launchScripts is what the launcher file item (VS Code's tasks, a
 // workspace file's, a dev container's definition) runs: each command line
 // and the directory it runs in.
 func launchScripts(item string, data []byte) []vscodeTask {
-	if item == devcontainerItem {
+	switch item {
+	case devcontainerItem:
 		return devcontainerScripts(data)
+	case vscodeSettingsItem:
+		var doc map[string]any
+		if json.Unmarshal(stripJSONComments(data), &doc) != nil {
+			return nil
+		}
+		return settingsPrograms(doc, nil)
 	}
 	return vscodeTaskScripts(data, item == codeWorkspaceItem)
 }
@@ -75,7 +115,7 @@ func devcontainerScripts(data []byte) (out []vscodeTask) {
 		}
 		for _, c := range cmds {
 			if ws := jsonWords(c); len(ws) > 0 {
-				out = append(out, vscodeTask{script: strings.Join(ws, " ")})
+				out = append(out, vscodeTask{script: folderRelative(strings.Join(ws, " "), nil)})
 			}
 		}
 	}
@@ -83,57 +123,120 @@ func devcontainerScripts(data []byte) (out []vscodeTask) {
 }
 
 // vscodeTaskScripts returns each task's command line (its command and its
-// arguments, the folder's variables read as "."), and the directory it
-// runs in relative to the folder ("" for the folder), of a tasks.json or
-// (workspace) a NAME.code-workspace. The file may hold comments and
-// trailing commas (VS Code reads JSONC).
+// arguments), the directory it runs in relative to the folder ("" for the
+// folder), and the programs and variables its options give, of a
+// tasks.json or (workspace) a NAME.code-workspace. The file may hold
+// comments and trailing commas (VS Code reads JSONC). Options may be set
+// for the file, for a platform of it, for a task and for a platform of a
+// task, each over the one before: every one that may apply is read (a
+// task for each directory it may run in).
 func vscodeTaskScripts(data []byte, workspace bool) (scripts []vscodeTask) {
 	var doc map[string]any
 	if json.Unmarshal(stripJSONComments(data), &doc) != nil {
 		return nil
 	}
+	folders := map[string]string{}
 	if workspace {
-		doc, _ = doc["tasks"].(map[string]any)
-	}
-	var tasks []map[string]any
-	if doc != nil {
-		tasks = append(tasks, doc) // the version 0.1.0 form: one command at the top
-		ts, _ := doc["tasks"].([]any)
-		for _, t := range ts {
-			if m, ok := t.(map[string]any); ok {
-				tasks = append(tasks, m)
+		// ${workspaceFolder:NAME} is the folder of that name (its path's
+		// last element when it has none), relative to the file.
+		fs, _ := doc["folders"].([]any)
+		for _, f := range fs {
+			m := jsonObj(f)
+			p, _ := m["path"].(string)
+			name, _ := m["name"].(string)
+			if p == "" {
+				continue
 			}
+			if name == "" {
+				name = path.Base(p)
+			}
+			folders[name] = p
+		}
+		scripts = settingsPrograms(jsonObj(doc["settings"]), folders)
+		doc = jsonObj(doc["tasks"])
+	}
+	if doc == nil {
+		return scripts
+	}
+	rel := func(s string) string { return folderRelative(s, folders) }
+	var global []map[string]any
+	for _, o := range []map[string]any{doc, jsonObj(doc["linux"]), jsonObj(doc["osx"]), jsonObj(doc["windows"])} {
+		if o := jsonObj(o["options"]); o != nil {
+			global = append(global, o)
+		}
+	}
+	tasks := []map[string]any{doc} // the version 0.1.0 form: one command at the top
+	ts, _ := doc["tasks"].([]any)
+	for _, t := range ts {
+		if m := jsonObj(t); m != nil {
+			tasks = append(tasks, m)
 		}
 	}
 	for _, t := range tasks {
 		// A task's own form and each platform's (linux, osx, windows:
 		// the one for the person's platform replaces the others' fields).
-		for _, f := range []map[string]any{t, jsonObj(t["linux"]), jsonObj(t["osx"]), jsonObj(t["windows"])} {
-			if f == nil {
-				continue
+		forms := []map[string]any{t, jsonObj(t["linux"]), jsonObj(t["osx"]), jsonObj(t["windows"])}
+		opts := slices.Clone(global)
+		for _, f := range forms {
+			if o := jsonObj(f["options"]); o != nil {
+				opts = append(opts, o)
 			}
-			words := append(jsonWords(f["command"]), jsonWords(f["args"])...)
+		}
+		cwds := []string{""}
+		var extra []string
+		for _, o := range opts {
+			if c, ok := o["cwd"].(string); ok {
+				cwds = append(cwds, rel(c))
+			}
+			// The shell the task runs in, and its variables (BASH_ENV,
+			// which bash -c sources first; ENV, sh's).
+			if sh, ok := jsonObj(o["shell"])["executable"].(string); ok {
+				extra = append(extra, rel(sh))
+			}
+			for _, v := range jsonObj(o["env"]) {
+				if sv, ok := v.(string); ok {
+					extra = append(extra, rel(sv))
+				}
+			}
+		}
+		for _, f := range forms {
+			var words []string
+			for _, w := range append(jsonWords(f["command"]), jsonWords(f["args"])...) {
+				words = append(words, rel(w))
+			}
+			if len(words) == 0 && f != nil && len(extra) > 0 {
+				words = []string{"true"} // the shell and variables alone
+			}
 			if len(words) == 0 {
 				continue
 			}
-			cwd := ""
-			for _, o := range []map[string]any{jsonObj(t["options"]), jsonObj(f["options"])} {
-				if c, ok := o["cwd"].(string); ok {
-					cwd = c
-				}
+			slices.Sort(cwds)
+			for _, cwd := range slices.Compact(cwds) {
+				scripts = append(scripts, vscodeTask{script: strings.Join(words, " "), cwd: cwd, extra: extra})
 			}
-			scripts = append(scripts, vscodeTask{script: strings.Join(words, " "), cwd: folderRelative(cwd)})
 		}
 	}
 	return scripts
 }
 
-// vscodeTask is one task's command line and the directory it runs in.
-type vscodeTask struct{ script, cwd string }
+// vscodeTask is one task's command line, the directory it runs in, and
+// the other paths its options name (its shell, its variables' values).
+type vscodeTask struct {
+	script, cwd string
+	extra       []string
+}
 
-// folderRelative is s with the folder's variables read as ".".
-func folderRelative(s string) string {
-	return vscodeFolderVar().ReplaceAllString(s, ".")
+// folderRelative is s with the folder's variables read as "." (a named
+// folder of a workspace file as its path, given in folders).
+func folderRelative(s string, folders map[string]string) string {
+	return vscodeFolderVar().ReplaceAllStringFunc(s, func(v string) string {
+		if _, name, ok := strings.Cut(strings.TrimSuffix(v, "}"), ":"); ok {
+			if p, ok := folders[name]; ok {
+				return p
+			}
+		}
+		return "."
+	})
 }
 
 // jsonObj is v as a JSON object (nil when it is none; indexing nil is
@@ -142,11 +245,11 @@ func jsonObj(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 // jsonWords is a task's command or arguments as words: a string, a list
 // of strings, or objects whose value is one ({"value": "x", "quoting":
-// "escape"}), the folder's variables read as ".".
+// "escape"}).
 func jsonWords(v any) []string {
 	switch v := v.(type) {
 	case string:
-		return []string{folderRelative(v)}
+		return []string{v}
 	case []any:
 		var out []string
 		for _, e := range v {
@@ -159,16 +262,27 @@ func jsonWords(v any) []string {
 	return nil
 }
 
-// vscodeTasksRefs: each word of a task's command line that names a path
-// (as mise's hook scripts are read), taken from the task's directory.
+// vscodeTasksRefs: what each task's command line names as a path, read as
+// a .envrc's line is (a cd followed: "cd app && ./run.sh" runs
+// app/run.sh) and word by word (mise's hook scripts' reading: a program's
+// arguments), and each path its options name; all taken from the task's
+// directory.
 func vscodeTasksRefs(ts []vscodeTask) []string {
 	var out []string
 	for _, t := range ts {
+		var refs []string
 		for i, w := range strings.Fields(t.script) {
 			w = strings.Trim(w, `"'`)
 			if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
-				out = append(out, inTaskDir(t.cwd, w))
+				refs = append(refs, w)
 			}
+		}
+		refs = append(refs, envrcRefs([]byte(t.script+"\n"))...)
+		for _, x := range t.extra {
+			refs = append(refs, pathTokens(x)...)
+		}
+		for _, r := range refs {
+			out = append(out, inTaskDir(t.cwd, r))
 		}
 	}
 	return uniq(out)
@@ -184,13 +298,15 @@ func inTaskDir(cwd, w string) string {
 }
 
 // vscodeTasksBare: the bare names each task's command line runs or names
-// (read as a .envrc's lines are), from the task's directory.
+// (read as a .envrc's lines are), and its options' bare values (a shell
+// "tools/sh" is a path; "mysh" beside the folder a bare name), from the
+// task's directory.
 func vscodeTasksBare(ts []vscodeTask) bareRefs {
 	var out bareRefs
 	for _, t := range ts {
 		var r bareRefs
 		envrcWords(t.script, 0, &r)
-		for _, n := range keepBare(r.names) {
+		for _, n := range keepBare(append(r.names, t.extra...)) {
 			out.names = append(out.names, inTaskDir(t.cwd, n))
 		}
 		for _, n := range keepBare(r.run) {
@@ -198,4 +314,20 @@ func vscodeTasksBare(ts []vscodeTask) bareRefs {
 		}
 	}
 	return out
+}
+
+// isVSCodeItem reports whether item is one of the JSON launcher files
+// VS Code reads (tasks, a workspace file's, a dev container's).
+func isVSCodeItem(item string) bool {
+	return item == vscodeTasksItem || item == codeWorkspaceItem || item == devcontainerItem || item == vscodeSettingsItem
+}
+
+// jsoncReadable reports whether data is empty or JSON with comments and
+// trailing commas (an object, as VS Code's files are).
+func jsoncReadable(data []byte) bool {
+	if len(bytes.TrimSpace(stripJSONComments(data))) == 0 {
+		return true
+	}
+	var doc map[string]any
+	return json.Unmarshal(stripJSONComments(data), &doc) == nil
 }

@@ -114,6 +114,9 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 			// it (the fifty-third review).
 			canon = domain.CleanPath(p)
 		}
+		if err := domain.CheckRootDepth(fields[i], raw[i], canon); err != nil {
+			return err
+		}
 		if c.RootLinks == nil {
 			c.RootLinks = map[string]string{}
 		}
