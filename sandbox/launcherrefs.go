@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -153,6 +154,12 @@ func (d *discovery) protectLauncherRefs() {
 		addVSCode(r)
 	}
 	for _, f := range slices.Clone(files) {
+		// A workspace file kept read-only elsewhere (at the top of a
+		// nested repository's work tree: the hundred-and-seventy-second
+		// review).
+		if strings.HasSuffix(strings.ToLower(f.lexical), ".code-workspace") {
+			add(f.path, codeWorkspaceItem, path.Dir(f.lexical))
+		}
 		for _, n := range []string{"/.vscode", "/.devcontainer", "/.devcontainer.json"} {
 			if dir, ok := strings.CutSuffix(f.lexical, n); ok && dir != "" {
 				addVSCode(dir)
