@@ -56,3 +56,29 @@ func TestAttack172_CwdWorkspaceFile(t *testing.T) {
 		t.Errorf("a command rewrote the cwd's VS Code workspace file app/team.code-workspace (the cwd's .vscode is kept read-only)")
 	}
 }
+
+// TestCwdWorkspaceFileTasks: the tasks of the cwd's workspace file are
+// read as a root's are (the script a folderOpen task there runs stays
+// read-only); control: another script of the cwd is written.
+func TestCwdWorkspaceFileTasks(t *testing.T) {
+	f := requireKernel(t, true)
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{
+		"app/team.code-workspace": `{"folders": [{"path": "."}], "tasks": {"version": "2.0.0", "tasks": [{"label": "w", "command": "./tools/open.sh", "runOptions": {"runOn": "folderOpen"}}]}}`,
+		"app/tools/open.sh":       "true\n", "app/tools/other.sh": "true\n"})
+	s, err := domain.SelectSnapshot(&domain.ProfileRequest{Mode: domain.ModeAutoAcceptEdits}, &domain.ProfileCatalog{Home: "/nonexistent-home"}, domain.SourceComposer,
+		domain.SnapshotInputs{Cwd: ws + "/app", WorkspaceRoot: ws, Kernel: f.Kernel, RootLinks: rootLinksOf(t, ws)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel string) error {
+		_, err := (DecisionChecker{}).ResolveFile(&s, filepath.Join(ws, rel), domain.AccessWrite, false)
+		return err
+	}
+	if err := write("app/tools/other.sh"); err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	if err := write("app/tools/open.sh"); err == nil {
+		t.Errorf("a write of the script a folderOpen task of the cwd's workspace file runs was allowed")
+	}
+}

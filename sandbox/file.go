@@ -155,7 +155,7 @@ func checkFile(cwd string, fp *domain.FilesystemPolicy, v *fsView, path string, 
 			if r := ownFileRefusal(canon); r != nil {
 				return "", r
 			}
-			if r := workspaceFileRefusal(canon, v.writableRoots()); r != nil {
+			if r := workspaceFileRefusal(canon, append(v.writableRoots(), v.cwdDirs()...)); r != nil {
 				return "", r
 			}
 			if r := linkLandingRefusal(cwd, path, canon); r != nil {

@@ -136,7 +136,7 @@ func (d *discovery) protectLauncherRefs() {
 			}
 		}
 	}
-	for _, r := range append(slices.Clone(roots), above...) {
+	for _, r := range append(append(slices.Clone(roots), above...), d.v.cwdDirs()...) {
 		for _, rel := range workspaceFiles(r) {
 			switch {
 			case strings.Contains(rel, "mise"):

@@ -57,6 +57,9 @@ type plantCheck struct {
 	cmdUID int
 	// roots are the canonical writable grants, none below another.
 	roots []string
+	// cwds are the directories inside them where the protected list is
+	// held too (the turn's cwd: fsView.cwdDirs).
+	cwds []string
 	// catchUp: an earlier command over the roots ran unchecked (its
 	// process was killed outright, rootlock.go); this check runs from its
 	// start, and a git dir this command ran with held is judged as any
@@ -255,6 +258,7 @@ func newPlantCheck(v *fsView) *plantCheck {
 		}
 	}
 	pc.roots = kept
+	pc.cwds = v.cwdDirs()
 	pc.agent = v.agentRoots
 	pc.keepReadOnlyAgentDirs(v.carves)
 	pc.heldIDs = map[string][]fileID{}

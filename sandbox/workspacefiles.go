@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,7 +218,12 @@ func writableRoots(entries []domain.FilesystemEntry) []string {
 // entries is not modified.
 func withWorkspaceFiles(entries []domain.FilesystemEntry) []domain.FilesystemEntry {
 	out := entries
-	for _, root := range writableRoots(entries) {
+	roots := writableRoots(entries)
+	var cwds []string
+	for _, e := range entries {
+		cwds = append(cwds, cwdOfItem(e.Kind, cmp.Or(e.ResolvedPath, e.Path), roots)...)
+	}
+	for _, root := range append(roots, cwds...) {
 		for _, n := range workspaceFiles(root) {
 			p := filepath.Join(root, n)
 			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
@@ -272,6 +278,41 @@ func (v *fsView) writableRoots() []string {
 	return out
 }
 
+// cwdOfItem returns the directory holding the protected item p (kind
+// its kind) when p is the list's .vscode and that directory lies strictly
+// inside one of roots: the turn's cwd, where domain.protectedEntries
+// holds the whole list, and where the person opens the folder, so its
+// workspace files are kept as a root's are (the hundred-and-seventy-second
+// review: repo/app/team.code-workspace was written while repo/app/.vscode
+// was kept).
+func cwdOfItem(kind domain.PathKind, p string, roots []string) []string {
+	if kind != domain.PathProtected || filepath.Base(p) != ".vscode" {
+		return nil
+	}
+	d := filepath.Dir(p)
+	for _, r := range roots {
+		if d != r && domain.PathWithin(d, r) {
+			return []string{d}
+		}
+	}
+	return nil
+}
+
+// cwdDirs are the directories inside the view's writable roots where the
+// protected list is held besides the roots (cwdOfItem).
+func (v *fsView) cwdDirs() []string {
+	roots := v.writableRoots()
+	var out []string
+	for _, c := range v.carves {
+		for _, d := range cwdOfItem(c.Kind, c.Path, roots) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
 // noteWorkspaceFiles records the files of namedFiles in each root, and
 // in each nested repository's work tree, when the command starts.
 func (pc *plantCheck) noteWorkspaceFiles() {
@@ -290,7 +331,7 @@ func (pc *plantCheck) wsDirs() [][2]string {
 	for _, r := range pc.roots {
 		out = append(out, [2]string{r, r})
 	}
-	for _, wt := range pc.nestedWTs {
+	for _, wt := range append(slices.Clone(pc.nestedWTs), pc.cwds...) {
 		for _, r := range pc.roots {
 			if domain.PathWithin(wt, r) && wt != r {
 				out = append(out, [2]string{wt, r})
