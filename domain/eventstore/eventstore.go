@@ -168,9 +168,6 @@ type AppendResult struct {
 	Position Position
 }
 
-// WrongExpectedVersionError reports an append whose expected version did not
-// hold. Actual is the stream's last revision, or -1 when it does not exist,
-// or -2 when the store did not say.
 // AppendTooLargeError is a write the store refuses for its size: an
 // EventStoreDB or KurrentDB cluster takes at most MaxAppendSize bytes in
 // one append (1 MiB unless its operator raised it), and a turn's security
@@ -184,6 +181,9 @@ func (e *AppendTooLargeError) Error() string {
 	return fmt.Sprintf("eventstore: the write to %s is larger than the store's largest append (%d bytes)", e.Stream, e.Limit)
 }
 
+// WrongExpectedVersionError reports an append whose expected version did not
+// hold. Actual is the stream's last revision, or -1 when it does not exist,
+// or -2 when the store did not say.
 type WrongExpectedVersionError struct {
 	Stream   string
 	Expected ExpectedVersion
