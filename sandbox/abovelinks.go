@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"turnstile/domain"
 )
 
@@ -37,9 +39,19 @@ func (v *fsView) addAboveRootLinks(memo *canonMemo, fp *domain.FilesystemPolicy)
 			}
 		}
 		for d := path.Dir(root); domain.PathWithin(d, r.Within); d = path.Dir(d) {
+			cd, ok, err := memo.canonical(d)
+			if err != nil || !ok {
+				cd = ""
+			}
 			for _, it := range items {
 				p := joinPath(d, it)
-				if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				if cd != "" && !strings.Contains(it, "/") {
+					// One listing of the directory answers its items
+					// (canonMemo.child), not an lstat each.
+					if t, err := memo.child(cd, it); err != nil || t != unix.S_IFLNK {
+						continue
+					}
+				} else if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 					continue
 				}
 				canon, ok, err := memo.canonical(p)
