@@ -321,7 +321,7 @@ func envFilterOf(e EnvironmentPolicy) CompiledEnvironment {
 	// holds it (review 165).
 	c := CompiledEnvironment{Inherit: InheritAll}
 	for _, p := range e.DeniedPatterns {
-		c.Exclude = append(c.Exclude, "*"+globEscape(p)+"*")
+		c.Exclude = append(c.Exclude, "*"+escapeGlob(p)+"*")
 	}
 	if !e.Inherit {
 		c.IncludeOnly, c.IncludeOnlySet = slices.Clone(e.AllowedVars), true
@@ -500,16 +500,4 @@ func capBounds(c *TaskCap) (Bounds, capDims, error) {
 		}
 	}
 	return b, set, nil
-}
-
-// globEscape is s as a path.Match pattern matching s itself.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -240,8 +240,8 @@ func folderRelative(s string, folders map[string]string) string {
 }
 
 // jsonObj is v as a JSON object (nil when it is none; indexing nil is
-// safe).
-func jsonObj(v any) map[string]any { m, _ := v.(map[string]any); return m }
+// safe): encoding/json decodes one as tomlTable's map.
+var jsonObj = tomlTable
 
 // jsonWords is a task's command or arguments as words: a string, a list
 // of strings, or objects whose value is one ({"value": "x", "quoting":
