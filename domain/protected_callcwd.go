@@ -1,8 +1,10 @@
 package domain
 
 import (
+	"fmt"
 	"path"
 	"slices"
+	"strings"
 )
 
 // AlsoProtectedAt returns a copy of s whose filesystem policy also holds
@@ -17,13 +19,27 @@ import (
 // Claude Code runs in (its .mcp.json, .vscode, .envrc) then lay outside
 // the turn's list, and its Write of one was allowed without anyone asked
 // (the ninety-eighth review). Each call's own cwd is Claude Code's.
-func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecutionSecuritySnapshot, bool) {
+//
+// A cwd more than MaxCallCwdLevels directories below its writable root is
+// refused (err): each directory adds the whole list, and a view's cost
+// grows faster than its entries (a call from 50 levels down held 15,775
+// entries and cost 8 s of the server's time a check: the
+// hundred-and-seventy-fifth review).
+func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecutionSecuritySnapshot, bool, error) {
 	if cwd == "" || cwd[0] != '/' || s.Sandbox.Filesystem.Unrestricted {
-		return *s, false
+		return *s, false, nil
 	}
 	cwd = CleanPath(cwd)
 	if cwd == s.Sandbox.Cwd {
-		return *s, false
+		return *s, false, nil
+	}
+	for _, e := range s.Sandbox.Filesystem.Entries {
+		if e.Access != AccessWrite || e.IsCarve() || e.Kind == PathDevice || !PathWithin(cwd, e.ResolvedPath) {
+			continue
+		}
+		if n := strings.Count(strings.TrimPrefix(cwd, e.ResolvedPath), "/"); n > MaxCallCwdLevels {
+			return *s, false, &FieldError{Field: "cwd", Value: cwd, Message: fmt.Sprintf("lies %d directories below its writable root %s, more than the %d a tool call's cwd may (the protected list is held at each)", n, e.ResolvedPath, MaxCallCwdLevels)}
+		}
 	}
 	es := s.Sandbox.Filesystem.Entries
 	held := map[string]bool{} // the protected paths listed, the snapshot's and those added
@@ -50,9 +66,13 @@ func (s *TurnExecutionSecuritySnapshot) AlsoProtectedAt(cwd string) (TurnExecuti
 		}
 	}
 	if len(extra) == 0 {
-		return *s, false
+		return *s, false, nil
 	}
 	t := *s
 	t.Sandbox.Filesystem.Entries = append(slices.Clip(es), extra...)
-	return t, true
+	return t, true, nil
 }
+
+// MaxCallCwdLevels bounds how many directories below its writable root a
+// tool call's own cwd may lie (AlsoProtectedAt).
+const MaxCallCwdLevels = 24

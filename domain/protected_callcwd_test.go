@@ -24,7 +24,7 @@ func TestAlsoProtectedAt(t *testing.T) {
 	if protectedAt(&s, "/work/repo/app/.mcp.json") {
 		t.Fatal("premise: app/.mcp.json is protected before the call's cwd is known")
 	}
-	got, ok := s.AlsoProtectedAt("/work/repo/app/")
+	got, ok, _ := s.AlsoProtectedAt("/work/repo/app/")
 	if !ok || !protectedAt(&got, "/work/repo/app/.mcp.json") || !protectedAt(&got, "/work/repo/app/.vscode") {
 		t.Fatalf("a call in /work/repo/app: added %v", ok)
 	}
@@ -32,12 +32,12 @@ func TestAlsoProtectedAt(t *testing.T) {
 		t.Fatal("the turn's own snapshot was changed")
 	}
 	// A call in app/src (after a cd): app's items are held too.
-	got, ok = s.AlsoProtectedAt("/work/repo/app/src")
+	got, ok, _ = s.AlsoProtectedAt("/work/repo/app/src")
 	if !ok || !protectedAt(&got, "/work/repo/app/src/.envrc") || !protectedAt(&got, "/work/repo/app/.mcp.json") {
 		t.Fatalf("a call in /work/repo/app/src: added %v", ok)
 	}
 	for _, cwd := range []string{"", "/work/repo", "app", "/etc"} {
-		if _, ok := s.AlsoProtectedAt(cwd); ok {
+		if _, ok, _ := s.AlsoProtectedAt(cwd); ok {
 			t.Errorf("cwd %q: entries added", cwd)
 		}
 	}
@@ -46,7 +46,7 @@ func TestAlsoProtectedAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := full.AlsoProtectedAt("/work/repo/app"); ok && full.Sandbox.Filesystem.Unrestricted {
+	if _, ok, _ := full.AlsoProtectedAt("/work/repo/app"); ok && full.Sandbox.Filesystem.Unrestricted {
 		t.Error("an unrestricted filesystem: entries added")
 	}
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"cmp"
-	"os"
 	"path"
 	"strings"
 
@@ -43,19 +42,23 @@ func (v *fsView) addAboveRootLinks(memo *canonMemo, fp *domain.FilesystemPolicy)
 			if err != nil || !ok {
 				cd = ""
 			}
+			if cd == "" {
+				continue // nothing there
+			}
 			for _, it := range items {
 				p := joinPath(d, it)
-				if cd != "" && !strings.Contains(it, "/") {
+				if !strings.Contains(it, "/") {
 					// One listing of the directory answers its items
 					// (canonMemo.child), not an lstat each.
 					if t, err := memo.child(cd, it); err != nil || t != unix.S_IFLNK {
 						continue
 					}
-				} else if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-					continue
 				}
+				// A link anywhere on the item's way (repo/.cargo -> sub/cfg
+				// for .cargo/config.toml: the hundred-and-seventy-fifth
+				// review), not only at its last name.
 				canon, ok, err := memo.canonical(p)
-				if err != nil || !ok || canon == p {
+				if err != nil || !ok || canon == joinPath(cd, it) {
 					continue
 				}
 				if g, _ := v.access(canon); g != domain.AccessWrite {

@@ -90,8 +90,10 @@ func TestAttack175_TempNamesUnlistableDir(t *testing.T) {
 		return err != nil && !errors.As(err, &r)
 	}
 
-	// Control: nothing planted, the directory unlistable: allowed.
-	if err := os.Chmod(dir, 0o711); err != nil {
+	// Control: nothing planted, the directory listable: allowed. (With
+	// the directory unlistable the write is refused whatever lies there:
+	// the server cannot tell.)
+	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := checkAsNobody(); err != nil {

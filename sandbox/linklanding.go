@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -61,8 +64,17 @@ const maxTempNameScan = 1 << 16
 // after the decision is not seen (README's limits).
 func tempNamesRefusal(canon string) error {
 	f, err := os.Open(path.Dir(canon))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no directory yet: nothing is planted in it
+	}
+	unlisted := func(err error) error {
+		// One the server may search but not list (0711, made so by the
+		// agent as the person's user) could hide a planted name (the
+		// hundred-and-seventy-fifth review).
+		return refuse(CodeWriteRequiresWritable, canon, "the directory of %s cannot be listed (%v): the names of the temporary copy a runtime writes beside it cannot be checked", canon, err)
+	}
+	if err != nil {
+		return unlisted(err)
 	}
 	defer f.Close()
 	prefix := path.Base(canon) + ".tmp."
@@ -76,8 +88,11 @@ func tempNamesRefusal(canon string) error {
 		if n += len(names); n > maxTempNameScan {
 			return refuse(CodeWriteRequiresWritable, canon, "the directory of %s holds more than %d entries: the names of the temporary copy a runtime writes beside it cannot all be checked", canon, maxTempNameScan)
 		}
-		if err != nil || len(names) == 0 {
+		switch {
+		case err == io.EOF:
 			return nil
+		case err != nil:
+			return unlisted(err)
 		}
 	}
 }

@@ -65,14 +65,30 @@ var vscodeProgramSettings = []string{"python.defaultInterpreterPath", "python.py
 // settingsPrograms is vscodeTask{extra: the programs settings name}.
 func settingsPrograms(settings map[string]any, folders map[string]string) []vscodeTask {
 	var extra []string
+	add := func(v any) {
+		for _, w := range jsonWords(v) {
+			extra = append(extra, folderRelative(w, folders))
+		}
+	}
 	for _, k := range vscodeProgramSettings {
 		v := settings[k]
 		if m := jsonObj(v); m != nil {
-			v = m["path"]
+			// A profile: its program, its arguments (given in place of
+			// -c: a script), its variables (BASH_ENV).
+			add(m["path"])
+			add(m["args"])
+			for _, e := range jsonObj(m["env"]) {
+				add(e)
+			}
+			continue
 		}
-		if sv, ok := v.(string); ok {
-			extra = append(extra, folderRelative(sv, folders))
-		}
+		add(v)
+	}
+	// The variables of the terminals tasks run in (the
+	// hundred-and-seventy-fifth review: BASH_ENV there is sourced by a
+	// folderOpen task's shell).
+	for _, e := range jsonObj(settings["terminal.integrated.env.linux"]) {
+		add(e)
 	}
 	if len(extra) == 0 {
 		return nil
@@ -190,8 +206,10 @@ func vscodeTaskScripts(data []byte, workspace bool) (scripts []vscodeTask) {
 			}
 			// The shell the task runs in, and its variables (BASH_ENV,
 			// which bash -c sources first; ENV, sh's).
-			if sh, ok := jsonObj(o["shell"])["executable"].(string); ok {
-				extra = append(extra, rel(sh))
+			// The shell's arguments come in place of its -c: a script
+			// (the hundred-and-seventy-fifth review).
+			for _, w := range append(jsonWords(jsonObj(o["shell"])["executable"]), jsonWords(jsonObj(o["shell"])["args"])...) {
+				extra = append(extra, rel(w))
 			}
 			for _, v := range jsonObj(o["env"]) {
 				if sv, ok := v.(string); ok {

@@ -208,7 +208,11 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	}
 	chk := e.checkerFor(c.Actor)
 	snap := &s.Snapshot
-	if t, ok := snap.AlsoProtectedAt(c.CallCwd); ok {
+	t, ok, cwdErr := snap.AlsoProtectedAt(c.CallCwd)
+	if cwdErr != nil {
+		return nil, cwdErr
+	}
+	if ok {
 		snap = &t // the protected list at the call's own directory too
 	}
 	var (
