@@ -377,6 +377,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 		v.addRule(&memo, e, p)
 	}
 	v.addAboveRootLinks(&memo, fp)
+	v.addWorkspaceFolders(&memo)
 	v.dropInsideSensitive(memo, lists)
 	v.dropPlantedLinks()
 	v.repoRoots = repositoryRoots(fp, v.grants)
