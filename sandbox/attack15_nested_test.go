@@ -50,7 +50,13 @@ func TestAttack15NestedRepoToolSettingsWritable(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("repos: []\n"), 0o644); err != nil {
+		body := "repos: []\n"
+		if strings.HasSuffix(rel, ".code-workspace") || strings.HasSuffix(rel, ".json") {
+			// JSON: a VS Code file that cannot be read refuses the
+			// commands (the hundred-and-seventy-second review).
+			body = "{}\n"
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
