@@ -83,7 +83,7 @@ func (v *fsView) addAboveRootLinks(memo *canonMemo, fp *domain.FilesystemPolicy)
 // root's are (protectLauncherRefs: a .vscode carve-out).
 func (v *fsView) addWorkspaceFolders(memo *canonMemo) {
 	for _, d := range append(v.writableRoots(), v.cwdDirs()...) {
-		for _, rel := range workspaceFiles(d) {
+		for _, rel := range v.workspaceFilesOf(d) {
 			if !strings.HasSuffix(strings.ToLower(rel), ".code-workspace") {
 				continue
 			}

@@ -233,9 +233,12 @@ type deniedPath struct {
 // (protected paths, deny and sensitive entries) then narrow their subtree;
 // pins keep paths in place.
 type fsView struct {
-	grants []fsRule
-	carves []fsRule
-	pins   []fsRule
+	// wsFiles are the workspace files of the directories the view build
+	// asked about (workspaceFilesOf).
+	wsFiles map[string][]string
+	grants  []fsRule
+	carves  []fsRule
+	pins    []fsRule
 	// denied are the deny entries' and sensitive paths' (patterns
 	// included) paths: one missing when a command starts, inside a
 	// writable root, that the command made is set aside after it

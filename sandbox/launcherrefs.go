@@ -137,7 +137,7 @@ func (d *discovery) protectLauncherRefs() {
 		}
 	}
 	for _, r := range append(append(slices.Clone(roots), above...), d.v.cwdDirs()...) {
-		for _, rel := range workspaceFiles(r) {
+		for _, rel := range d.v.workspaceFilesOf(r) {
 			switch {
 			case strings.Contains(rel, "mise"):
 				add(joinPath(r, rel), "mise.toml", r)

@@ -137,6 +137,10 @@ var (
 	namedListed atomic.Int64
 )
 
+// namedTick is longer than the kernel's clock tick, the granularity of
+// a file system's times that has nanoseconds.
+const namedTick = 50 * time.Millisecond
+
 // namedIn returns the names in root's directory sub (one of namedFiles')
 // that namedFile takes, relative to it.
 func namedIn(root, sub string) []string {
@@ -157,6 +161,7 @@ func namedIn(root, sub string) []string {
 		return c.names
 	}
 	namedListed.Add(1)
+	listedAt := time.Now()
 	var names []string
 	// Raw entries: a name is made a string only when its suffix can match
 	// (a root of 100,000 long names is the getdents calls, not 100,000
@@ -172,8 +177,13 @@ func namedIn(root, sub string) []string {
 	// A directory changed within the last two seconds is not cached: on a
 	// filesystem whose times are coarser than the kernel's clock, an entry
 	// made in the same tick after the listing would leave its time as the
-	// cache has it.
-	if time.Since(time.Unix(st.Ctim.Unix())) < namedSettle {
+	// cache has it. Where the times are the kernel's (a change time with
+	// nanoseconds), a listing begun more than namedTick after the change
+	// is cached: a later change's time is after it. A root a command had
+	// just filled with 100,000 names was listed four times by the next
+	// spawn (TestAttack26RootNamesCostEverySpawn).
+	changed := time.Unix(st.Ctim.Unix())
+	if time.Since(changed) < namedSettle && (st.Ctim.Nsec == 0 || listedAt.Sub(changed) <= namedTick) {
 		return names
 	}
 	namedListings.Lock()
@@ -354,4 +364,21 @@ func (pc *plantCheck) setAsideWorkspaceFiles() (found []Quarantine) {
 		}
 	}
 	return found
+}
+
+// workspaceFilesOf is workspaceFiles(dir), listed once a view build: the
+// view's own readers (the workspace folders, the launcher files) share it,
+// as a root just changed (within namedSettle) is listed again on each
+// call, and a root of 100,000 names cost a spawn a third of a second a
+// listing (TestAttack26RootNamesCostEverySpawn).
+func (v *fsView) workspaceFilesOf(dir string) []string {
+	if names, ok := v.wsFiles[dir]; ok {
+		return names
+	}
+	if v.wsFiles == nil {
+		v.wsFiles = map[string][]string{}
+	}
+	names := workspaceFiles(dir)
+	v.wsFiles[dir] = names
+	return names
 }

@@ -42,7 +42,12 @@ func serverCPUTicks(t *testing.T, s *Server) int64 {
 // (listed once while unchanged, the names matched cheaply or bounded).
 // Control: a spawn of the same server over a small workspace costs it
 // little. The measure is the server process's CPU time, the work done,
-// with a wide margin (1 s for one spawn, and 20 times the control's).
+// with a wide margin (2 s for one spawn, and 20 times the control's: the
+// fix took a spawn from 2.7–3.2 s to about 0.3 s, and on this machine on
+// 2026-12-06 a spawn there cost 0.7–1.2 s, main's code and the next
+// change's alike, which the margin of 1 s let fail now and then: what is
+// left grows with the names still, the walks of the root's top each
+// spawn, about 8 µs a name).
 func TestAttack26RootNamesCostEverySpawn(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
@@ -70,7 +75,7 @@ func TestAttack26RootNamesCostEverySpawn(t *testing.T) {
 	ctl := spawn("c26", "ctl")
 	cost := spawn("n26", "after")
 	t.Logf("server CPU for one spawn: %d ticks over a small workspace, %d over 100,000 names", ctl, cost)
-	if cost >= 100 && cost >= 20*max(ctl, 2) {
+	if cost >= 200 && cost >= 20*max(ctl, 2) {
 		t.Fatalf("one spawn of `true` in a workspace whose top holds 100,000 names of 240 bytes cost the server's own threads %d.%02d s of CPU (a small workspace's: %d ticks): the names a command leaves bill every later spawn to the server", cost/100, cost%100, ctl)
 	}
 }
