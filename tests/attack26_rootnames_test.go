@@ -43,11 +43,11 @@ func serverCPUTicks(t *testing.T, s *Server) int64 {
 // Control: a spawn of the same server over a small workspace costs it
 // little. The measure is the server process's CPU time, the work done,
 // with a wide margin (2 s for one spawn, and 20 times the control's: the
-// fix took a spawn from 2.7–3.2 s to about 0.3 s, and on this machine on
-// 2026-12-06 a spawn there cost 0.7–1.2 s, main's code and the next
-// change's alike, which the margin of 1 s let fail now and then: what is
-// left grows with the names still, the walks of the root's top each
-// spawn, about 8 µs a name).
+// cost the twenty-sixth review measured was 2.7 s for these names, and on
+// this machine on 2026-12-06 a spawn there cost 0.7–1.2 s, main's code
+// and the next change's alike, which the margin of 1 s let fail now and
+// then: what is left grows with the names still, the walks of the root's
+// top each spawn, about 8 µs a name).
 func TestAttack26RootNamesCostEverySpawn(t *testing.T) {
 	t.Parallel()
 	s := StartServer(t, "")
