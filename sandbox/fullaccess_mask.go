@@ -392,7 +392,11 @@ func readOnlyAt(path string) bool {
 // file tool's read of /etc/turnstile/admin-token, bound onto DATA/token,
 // was judged as any file of /etc (the hundred-and-seventy-fourth review).
 func SecretsShownElsewhere(paths []string) []string {
-	mounts, err := readMountinfo("/proc/self/mountinfo")
+	// The calling thread's mounts, where its stat calls below look the
+	// paths up: /proc/self is the thread-group leader's, which a test (or
+	// a library) may have moved into a mount namespace of its own (a
+	// locked thread that unshared and could not end: the leader).
+	mounts, err := readMountinfo("/proc/thread-self/mountinfo")
 	if err != nil {
 		return nil
 	}
