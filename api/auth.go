@@ -65,7 +65,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		}
 		s.chargeBodyTo(r, p)
 		s.reauthAtEOF(r, p)
-		s.withinRequests(w, r, p, func() { next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p))) })
+		s.withinRequests(w, r, p, func() { next.ServeHTTP(w, s.authenticatedAs(r, p)) })
 	})
 }
 

@@ -37,3 +37,7 @@ func NewFoldSlots() *foldSlots { return newFoldSlots() }
 func AcquireFold(f *foldSlots, ctx context.Context, name string) (func(), error) {
 	return f.acquire(ctx, name)
 }
+
+// ListsWaiting is how many requests wait for a slot to build a
+// pending-approvals list.
+func ListsWaiting(s *Server) int64 { return s.lists.waiting.Load() }

@@ -47,7 +47,9 @@ func newSlots(n int) *foldSlots {
 const maxLists = 4
 
 // acquire waits for a slot for the principal name (its own first, then one
-// of all) until ctx ends; release gives both back.
+// of all) until ctx ends; release gives both back. A request that had to
+// wait has its credential authenticated again once it has the slots
+// (recheckOf): errRevoked, and nothing held, when it was revoked meanwhile.
 func (f *foldSlots) acquire(ctx context.Context, name string) (release func(), err error) {
 	f.mu.Lock()
 	p := f.by[name]
@@ -66,22 +68,42 @@ func (f *foldSlots) acquire(ctx context.Context, name string) (release func(), e
 	}
 	f.waiting.Add(1)
 	defer f.waiting.Add(-1)
+	waited := false
 	select {
 	case p.slot <- struct{}{}:
-	case <-ctx.Done():
-		leave()
-		return nil, ctx.Err()
+	default:
+		waited = true
+		select {
+		case p.slot <- struct{}{}:
+		case <-ctx.Done():
+			leave()
+			return nil, ctx.Err()
+		}
 	}
 	select {
 	case f.all <- struct{}{}:
-	case <-ctx.Done():
-		<-p.slot
-		leave()
-		return nil, ctx.Err()
+	default:
+		waited = true
+		select {
+		case f.all <- struct{}{}:
+		case <-ctx.Done():
+			<-p.slot
+			leave()
+			return nil, ctx.Err()
+		}
 	}
-	return func() {
+	release = func() {
 		<-f.all
 		<-p.slot
 		leave()
-	}, nil
+	}
+	if waited {
+		// The credential may have been revoked while the request waited
+		// (as long as it lasts): authenticated again before it is served.
+		if err := recheckOf(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	return release, nil
 }

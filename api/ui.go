@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -325,5 +324,5 @@ func (s *Server) sessionAuth(w http.ResponseWriter, r *http.Request, _ string, n
 	}
 	s.chargeBodyTo(r, p)
 	s.reauthAtEOF(r, p)
-	s.withinRequests(w, r, p, func() { next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p))) })
+	s.withinRequests(w, r, p, func() { next.ServeHTTP(w, s.authenticatedAs(r, p)) })
 }
