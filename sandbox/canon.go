@@ -239,6 +239,9 @@ type fsView struct {
 	grants  []fsRule
 	carves  []fsRule
 	pins    []fsRule
+	// hostLinks, once set (fixProtectedLinks), is protectedLinks' answer
+	// as the host's tree showed it.
+	hostLinks *[2][]string
 	// denied are the deny entries' and sensitive paths' (patterns
 	// included) paths: one missing when a command starts, inside a
 	// writable root, that the command made is set aside after it

@@ -224,6 +224,7 @@ func helperFSRules(sp *SandboxSpec) ([]llRule, error) {
 	v := buildFSView(&fp, sp.RestrictFilesystem && !sp.Walked)
 	mounted := map[string]bool{}
 	if sp.InNamespace {
+		v.fixProtectedLinks() // before the root view hides what they pass
 		if err := buildRootView(v, sp); err != nil {
 			return nil, err
 		}

@@ -203,7 +203,17 @@ func (v *fsView) effectivePins(tm *typeMemo) []fsRule {
 // left are the directories such a lookup enters and leaves by ".." (vault
 // -> sub/../.vault-data: sub), pinned as directories: a command replaced sub
 // with a link and the path went elsewhere (the fifty-seventh review).
+//
+// The helper looks them up before it builds the command's root view
+// (fixProtectedLinks): a carve-out written above a root (addAboveRootLinks:
+// repo/.vscode -> sub/cfg -> editor, for a turn rooted at repo/sub) passes
+// its links in a directory the view then hides, and a lookup there found
+// none of them, so the link in the root (sub/cfg) was left movable (the
+// hundred-and-seventy-fifth review).
 func (v *fsView) protectedLinks(tm *typeMemo) (out, left []string) {
+	if v.hostLinks != nil {
+		return slices.Clip(v.hostLinks[0]), slices.Clip(v.hostLinks[1])
+	}
 	seen := map[string]bool{}
 	memo := canonMemo{} // the protected entries share a few parents
 	for _, c := range append(slices.Clone(v.carves), v.pins...) {
@@ -240,6 +250,13 @@ func (v *fsView) protectedLinks(tm *typeMemo) (out, left []string) {
 		}
 	}
 	return out, left
+}
+
+// fixProtectedLinks looks protectedLinks up now, in the host's tree, for
+// every later caller.
+func (v *fsView) fixProtectedLinks() {
+	links, left := v.protectedLinks(newTypeMemo())
+	v.hostLinks = &[2][]string{links, left}
 }
 
 // landlockRules turns the view into additive Landlock rules. Carve-outs in
