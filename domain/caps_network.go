@@ -22,8 +22,17 @@ func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
 	}
 	// A disabled network stays locked when either side locked it.
 	out.Locked = out.Mode == NetworkDisabled && ((a.Mode == NetworkDisabled && a.Locked) || (b.Mode == NetworkDisabled && b.Locked))
-	if out.Mode == NetworkRestricted {
-		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, a.Mode == NetworkRestricted, b.AllowedDomains, b.Mode == NetworkRestricted, meetDomainRules)
+	aList, bList := hasAllowList(&a), hasAllowList(&b)
+	if out.Mode == NetworkRestricted || out.Mode == NetworkDisabled && !out.Locked && (aList || bList) {
+		// A network disabled until granted keeps the allow-list it would
+		// be granted under (Approvable): a child turn (its mode's table,
+		// disabled) of a turn whose profile restricts the network to a
+		// list was asked about any host (the hundred-and-seventy-sixth
+		// review).
+		out.AllowedDomains, _ = intersectLists(a.AllowedDomains, aList, b.AllowedDomains, bList, meetDomainRules)
+		if out.Mode == NetworkDisabled && len(out.AllowedDomains) == 0 {
+			out.Locked = true // two lists that share nothing: no host to grant
+		}
 	}
 	// Methods: a side with a list (a profile's "limited") bounds the other;
 	// two lists that share nothing leave no method, hence no network.
@@ -44,6 +53,13 @@ func IntersectNetwork(a, b NetworkPolicy) NetworkPolicy {
 	}
 	out.AllowedMethods = sortedUnique(out.AllowedMethods)
 	return out
+}
+
+// hasAllowList reports whether n passes only its allowed domains: a
+// restricted network, or one disabled until granted that keeps the list it
+// would be granted under.
+func hasAllowList(n *NetworkPolicy) bool {
+	return n.Mode == NetworkRestricted || n.Mode == NetworkDisabled && !n.Locked && len(n.AllowedDomains) > 0
 }
 
 // methodsBroader reports whether the method list c allows a method p does

@@ -174,7 +174,7 @@ func ruleProvenance(r *PathRule) Provenance {
 func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 	n := cp.Network
 	if !n.Enabled {
-		return NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: len(n.UnixSockets) > 0}
+		return profileNetworkOff(&n)
 	}
 	p := NetworkPolicy{Mode: NetworkEnabled, AllowLocalhost: n.AllowLocalhost, AllowPrivateNetworks: n.AllowPrivateNetworks,
 		AllowUnixSockets: len(n.UnixSockets) > 0}
@@ -211,6 +211,29 @@ func profileNetworkPolicy(cp *CompiledProfile) NetworkPolicy {
 		if ClassifyAddr(addr) == AddrLocalhost && (p.Mode == NetworkRestricted || star) {
 			p.AllowNamedLoopback = true
 		}
+	}
+	if n.Limited {
+		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}
+	}
+	return p
+}
+
+// profileNetworkOff is a profile's network that is off: disabled until
+// granted (Approvable), keeping the rules it would be granted under (its
+// denied domains, its allow-list, "limited"'s methods) and no flag beyond
+// what a disabled network had. It dropped them, and a host the profile
+// denies was asked of a person (the hundred-and-seventy-sixth review). An
+// allow-list with nothing in it can grant no host: locked.
+func profileNetworkOff(n *CompiledNetwork) NetworkPolicy {
+	p := NetworkPolicy{Mode: NetworkDisabled, AllowUnixSockets: len(n.UnixSockets) > 0}
+	for _, d := range n.Deny {
+		p.DeniedDomains = append(p.DeniedDomains, SnapshotDomainRule(d))
+	}
+	if n.Restricted && !slices.Contains(n.Allow, "*") {
+		for _, a := range n.Allow {
+			p.AllowedDomains = append(p.AllowedDomains, SnapshotDomainRule(a))
+		}
+		p.Locked = len(p.AllowedDomains) == 0
 	}
 	if n.Limited {
 		p.AllowedMethods = []string{"GET", "HEAD", "OPTIONS"}
@@ -329,18 +352,30 @@ func withDegradations(s *TurnExecutionSecuritySnapshot, e Enforcement, extra []D
 // approvableRules opens a profile's rules the way Approvable opens a
 // read-only sandbox's entries: the workspace and project roots themselves
 // (the ":workspace_roots" / ":project_roots" rules) become writable, with
-// the protected paths read-only inside them; every other rule stays.
+// the protected paths read-only inside them; every other rule stays. A
+// root's rule that the profile's own rules cap (capRoots: a root the runtime
+// named inside a read-only carve-out) stays as capped (cappedRoot).
 func approvableRules(rules []PathRule, cwd string) []PathRule {
 	if len(rules) == 0 {
 		return rules
 	}
 	out := slices.Clone(rules)
-	var opened []PathRule
-	for i, r := range out {
-		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead {
-			out[i].Access = AccessWrite
-			opened = append(opened, out[i])
+	isRoot := func(r *PathRule) bool { return r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots }
+	var roots []int
+	raised := slices.Clone(rules)
+	for i := range out {
+		if isRoot(&out[i]) && out[i].Access == AccessRead {
+			roots = append(roots, i)
+			raised[i].Access = AccessWrite
 		}
+	}
+	var opened []PathRule
+	for _, i := range roots {
+		if cappedRoot(raised, i, isRoot) {
+			continue
+		}
+		out[i].Access = AccessWrite
+		opened = append(opened, out[i])
 	}
 	for _, p := range protectedRules(opened, cwd) {
 		if !slices.ContainsFunc(out, func(r PathRule) bool { return r.Origin == p.Origin && r.Pattern == p.Pattern }) {
@@ -348,4 +383,29 @@ func approvableRules(rules []PathRule, cwd string) []PathRule {
 		}
 	}
 	return out
+}
+
+// cappedRoot reports whether the root rule rules[i] (a root's rule, already
+// raised to write in rules) lies under a rule of the profile that keeps it
+// from being written: what the other rules decide at the root, the roots
+// raised, is not write, and the deciding rule is more specific than the
+// outermost root the rule lies in (a rule above every root, such as
+// ":read-only"'s "/" = read, caps nothing). A root named at vendor/lib
+// under `":workspace_roots/vendor" = "read"` was raised with the others and,
+// more specific than the carve-out, opened it for a person's approval (the
+// hundred-and-seventy-sixth review).
+func cappedRoot(rules []PathRule, i int, isRoot func(*PathRule) bool) bool {
+	r := &rules[i]
+	if r.Glob {
+		return false
+	}
+	outer := len(splitComps(r.Pattern))
+	for j := range rules {
+		if o := &rules[j]; j != i && isRoot(o) && !o.Glob && PathWithin(r.Pattern, o.Pattern) {
+			outer = min(outer, len(splitComps(o.Pattern)))
+		}
+	}
+	others := slices.Delete(slices.Clone(rules), i, i+1)
+	d := ResolvePathRules(others, r.Pattern)
+	return d.Rule != nil && d.Access != AccessWrite && d.Specificity > outer
 }

@@ -351,14 +351,21 @@ func namespaceDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
 // approve: what the policy asks about must not be refused by restrictions
 // that only hold "until granted". A read-only sandbox's workspace and project
 // roots become writable (their protected carve-outs stay read-only) and a
-// disabled network is enabled unless it is Locked; everything else (other roots, denied and
-// allowed domains, localhost and private ranges) stays. Decision-time
+// disabled network is enabled unless it is Locked (restricted to the allowed
+// domains it keeps, when it keeps any); everything else (other roots, denied
+// and allowed domains, localhost and private ranges) stays. Decision-time
 // resource checks use it: a write outside the workspace is still refused,
 // a write inside it is left to the policy (ask, in supervised mode).
 func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapshot {
 	c := *s
 	if c.Network.Mode == NetworkDisabled && !c.Network.Locked {
+		// Opened to the rules it keeps: its allow-list, if it has one
+		// (IntersectNetwork, profileNetworkPolicy), its denied domains and
+		// methods.
 		c.Network.Mode = NetworkEnabled
+		if len(c.Network.AllowedDomains) > 0 {
+			c.Network.Mode = NetworkRestricted
+		}
 	}
 	if c.Sandbox.Mode != SandboxReadOnly {
 		return c
