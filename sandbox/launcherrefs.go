@@ -72,7 +72,7 @@ func launcherItem(p string) (item, base string, ok bool) {
 // where cargo takes them from).
 func (d *discovery) protectLauncherRefs() {
 	type file struct{ path, lexical string }
-	var files []file
+	files := make([]file, 0, len(d.v.carves)+len(d.v.launchers)+16) // most carve-outs are read-only items
 	for _, c := range d.v.carves {
 		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead {
 			continue
