@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"turnstile/adapters/boltstore"
 	"turnstile/api"
-	"turnstile/domain"
 	"turnstile/domain/turn"
 )
 
@@ -30,7 +28,6 @@ import (
 // that already ran), and another principal's read that waited just as
 // long is answered 200.
 func TestAttack170_SlotWaitOutlivesRevocation(t *testing.T) {
-	ctx := context.Background()
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -40,25 +37,7 @@ func TestAttack170_SlotWaitOutlivesRevocation(t *testing.T) {
 	eng, proj, srv, admin := serveStoreInProcess(t, st, bolt)
 	agent := &inProcess{t: t, url: admin.url, token: admin.credential("agent", "runtime", "ws")}
 	keeper := &inProcess{t: t, url: admin.url, token: admin.credential("keeper", "runtime", "ws")}
-	root := t.TempDir()
-	for _, id := range []string{"big", "other", "later"} {
-		if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th",
-			Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
-			t.Fatal(err)
-		}
-		res, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := proj.WaitFor(ctx, res.Position); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, id := range []string{"big", "other"} {
-		if _, held, _ := proj.TurnHeld(id); held {
-			t.Fatalf("turn %s is still held in full", id)
-		}
-	}
+	endedTurns(t, eng, proj, t.TempDir(), 0, "big", "other", "later")
 
 	st.on.Store(true)
 	var wg sync.WaitGroup

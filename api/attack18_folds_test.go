@@ -13,8 +13,10 @@ import (
 	"turnstile/adapters/boltstore"
 	"turnstile/api"
 	"turnstile/domain"
+	"turnstile/domain/engine"
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
+	"turnstile/projections"
 )
 
 // gatedStore holds every read of its streams at a gate, counting the reads
@@ -54,7 +56,6 @@ func (g *gatedStore) ReadStream(ctx context.Context, stream string, from uint64,
 // while the agent's reads wait, a person's read of another old turn takes
 // the other slot. Control: every read is answered.
 func TestAttack18OldTurnFoldsBounded(t *testing.T) {
-	ctx := context.Background()
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "events.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,31 +67,7 @@ func TestAttack18OldTurnFoldsBounded(t *testing.T) {
 	agent := &inProcess{t: t, url: admin.url, token: admin.credential("agent", "runtime", "ws")}
 	person := &inProcess{t: t, url: admin.url, token: admin.credential("person", "auditor", "ws")}
 
-	root := t.TempDir()
-	for _, id := range []string{"big", "other", "later"} {
-		if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th",
-			Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if _, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", i),
-				Invocation: domain.Invocation{ToolName: "task_list"}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		res, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := proj.WaitFor(ctx, res.Position); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, id := range []string{"big", "other"} {
-		if _, held, _ := proj.TurnHeld(id); held {
-			t.Fatalf("turn %s is still held in full", id)
-		}
-	}
+	endedTurns(t, eng, proj, t.TempDir(), 3, "big", "other", "later")
 
 	const readers = 8
 	st.on.Store(true)
@@ -167,4 +144,37 @@ func TestFoldSlotsBoundAll(t *testing.T) {
 		t.Fatalf("control: no slot once all were given back: %v", err)
 	}
 	r()
+}
+
+// endedTurns starts each turn of ids in workspace ws (full access, rooted
+// at root), evaluates calls tool calls in it, ends it and waits for the read
+// models: with the projector's one recent turn, all but the last are then
+// held only as summaries (folded from their streams when read).
+func endedTurns(t *testing.T, eng *engine.Engine, proj *projections.Projector, root string, calls int, ids ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range ids {
+		if _, err := eng.Execute(ctx, id, &turn.StartTurn{TurnID: id, WorkspaceID: "ws", ThreadID: "th",
+			Profile: &domain.ProfileRequest{Mode: domain.ModeFullAccess}, Inputs: turn.Inputs{WorkspaceRoot: root}}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range calls {
+			if _, err := eng.Execute(ctx, id, &turn.EvaluateTool{ToolCallID: fmt.Sprintf("c%d", i),
+				Invocation: domain.Invocation{ToolName: "task_list"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := eng.Execute(ctx, id, &turn.EndTurn{Status: turn.StatusCompleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := proj.WaitFor(ctx, res.Position); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids[:len(ids)-1] {
+		if _, held, _ := proj.TurnHeld(id); held {
+			t.Fatalf("turn %s is still held in full", id)
+		}
+	}
 }
