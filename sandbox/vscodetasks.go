@@ -28,19 +28,6 @@ const vscodeTasksItem = ".vscode/tasks.json"
 // launcher file (its name is the person's).
 const codeWorkspaceItem = "*.code-workspace"
 
-// devcontainerItem stands for a dev container's definition
-// (.devcontainer/devcontainer.json, .devcontainer.json, or
-// .devcontainer/NAME/devcontainer.json) read as a launcher file: its
-// initializeCommand runs on the host before the container is built
-// (VS Code offers to reopen the folder in the container as it opens it),
-// and its other lifecycle commands in the container, over the folder.
-const devcontainerItem = ".devcontainer/devcontainer.json"
-
-// devcontainerCommands are the lifecycle commands of a dev container's
-// definition.
-var devcontainerCommands = []string{"initializeCommand", "onCreateCommand", "updateContentCommand",
-	"postCreateCommand", "postStartCommand", "postAttachCommand"}
-
 // vscodeFolderVar matches VS Code's variables for the folder a task runs
 // in (${workspaceFolder}, ${workspaceRoot}, ${fileWorkspaceFolder} and a
 // named folder's ${workspaceFolder:name}), and the dev containers' for
@@ -48,53 +35,6 @@ var devcontainerCommands = []string{"initializeCommand", "onCreateCommand", "upd
 var vscodeFolderVar = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$\{(?:workspaceFolder|workspaceRoot|fileWorkspaceFolder|localWorkspaceFolder|containerWorkspaceFolder)(?::[^}]*)?\}`)
 })
-
-// vscodeSettingsItem is VS Code's settings of the folder, read as a
-// launcher file for the few settings whose value is a program VS Code or a
-// common extension starts as the folder opens (vscodeProgramSettings).
-const vscodeSettingsItem = ".vscode/settings.json"
-
-// vscodeProgramSettings are settings naming a program VS Code or a common
-// extension runs with no action of the person's but opening the folder:
-// the Python extension starts the interpreter it is given to learn its
-// version and environment; tasks run in the automation shell (the
-// hundred-and-seventy-second review). A profile's path is under "path".
-var vscodeProgramSettings = []string{"python.defaultInterpreterPath", "python.pythonPath",
-	"terminal.integrated.automationProfile.linux", "terminal.integrated.automationShell.linux", "terminal.integrated.shell.linux"}
-
-// settingsPrograms is vscodeTask{extra: the programs settings name}.
-func settingsPrograms(settings map[string]any, folders map[string]string) []vscodeTask {
-	var extra []string
-	add := func(v any) {
-		for _, w := range jsonWords(v) {
-			extra = append(extra, folderRelative(w, folders))
-		}
-	}
-	for _, k := range vscodeProgramSettings {
-		v := settings[k]
-		if m := jsonObj(v); m != nil {
-			// A profile: its program, its arguments (given in place of
-			// -c: a script), its variables (BASH_ENV).
-			add(m["path"])
-			add(m["args"])
-			for _, e := range jsonObj(m["env"]) {
-				add(e)
-			}
-			continue
-		}
-		add(v)
-	}
-	// The variables of the terminals tasks run in (the
-	// hundred-and-seventy-fifth review: BASH_ENV there is sourced by a
-	// folderOpen task's shell).
-	for _, e := range jsonObj(settings["terminal.integrated.env.linux"]) {
-		add(e)
-	}
-	if len(extra) == 0 {
-		return nil
-	}
-	return []vscodeTask{{script: "true", extra: extra}}
-}
 
 // launchScripts is what the launcher file item (VS Code's tasks, a
 // workspace file's, a dev container's definition) runs: each command line
@@ -111,31 +51,6 @@ func launchScripts(item string, data []byte) []vscodeTask {
 		return settingsPrograms(doc, nil)
 	}
 	return vscodeTaskScripts(data, item == codeWorkspaceItem)
-}
-
-// devcontainerScripts: each lifecycle command of a dev container's
-// definition (a string for a shell, a list for a program and its
-// arguments, or an object of either, run in parallel), run in the folder.
-func devcontainerScripts(data []byte) (out []vscodeTask) {
-	var doc map[string]any
-	if json.Unmarshal(stripJSONComments(data), &doc) != nil {
-		return nil
-	}
-	for _, k := range devcontainerCommands {
-		cmds := []any{doc[k]}
-		if m := jsonObj(doc[k]); m != nil {
-			cmds = cmds[:0]
-			for _, v := range m {
-				cmds = append(cmds, v)
-			}
-		}
-		for _, c := range cmds {
-			if ws := jsonWords(c); len(ws) > 0 {
-				out = append(out, vscodeTask{script: folderRelative(strings.Join(ws, " "), nil)})
-			}
-		}
-	}
-	return out
 }
 
 // vscodeTaskScripts returns each task's command line (its command and its
