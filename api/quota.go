@@ -56,12 +56,25 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	l := s.quota.lock(name)
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CommandTimeout)
 	defer cancel()
+	waited := false
 	select {
 	case l <- struct{}{}:
-	case <-ctx.Done():
-		return engine.Result{}, fmt.Errorf("waiting for the turn starts of %s: %w", name, ctx.Err())
+	default:
+		waited = true
+		select {
+		case l <- struct{}{}:
+		case <-ctx.Done():
+			return engine.Result{}, fmt.Errorf("waiting for the turn starts of %s: %w", name, ctx.Err())
+		}
 	}
 	defer func() { <-l }()
+	if waited {
+		// The credential may have been revoked while the start waited
+		// (the hundred-and-seventy-seventh review).
+		if err := recheckOf(r.Context()); err != nil {
+			return engine.Result{}, err
+		}
+	}
 	// A start of a turn the caller may see (a retry of its own) is not
 	// charged again; one of another workspace's turn is charged as a start
 	// of a free id is, so that a scoped caller at its quota is answered

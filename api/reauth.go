@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"turnstile/domain"
+	"turnstile/domain/engine"
 )
 
 // CredentialRecheck is how often a long-lived connection (an event stream,
@@ -125,28 +126,21 @@ func (b *reauthBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// recheckKey is the context key of a request's recheck: a function that
-// authenticates its credential again (stillAuthenticated), for code that
-// has only the request's context.
-type recheckKey struct{}
-
 // authenticatedAs returns r authenticated as p: its context carries p
-// (principalOf) and its recheck (recheckOf).
+// (principalOf) and its recheck (recheckOf, engine.WithRecheck): a
+// function that authenticates its credential again (stillAuthenticated),
+// for code that has only the request's context.
 func (s *Server) authenticatedAs(r *http.Request, p domain.Principal) *http.Request {
 	ctx := context.WithValue(r.Context(), principalKey{}, p)
 	as := r.WithContext(ctx)
 	recheck := func(ctx context.Context) error { return s.stillAuthenticated(ctx, as) }
-	return r.WithContext(context.WithValue(ctx, recheckKey{}, recheck))
+	return r.WithContext(engine.WithRecheck(ctx, recheck))
 }
 
 // recheckOf authenticates the credential of the request ctx belongs to
-// again (nil for a context without one: no request's).
-func recheckOf(ctx context.Context) error {
-	if f, ok := ctx.Value(recheckKey{}).(func(context.Context) error); ok {
-		return f(ctx)
-	}
-	return nil
-}
+// again (nil for a context without one: no request's). The engine calls
+// the same once a command has waited for its turn (engine.Recheck).
+func recheckOf(ctx context.Context) error { return engine.Recheck(ctx) }
 
 // reauthAtEOF wraps the body of r, authenticated as p, in a reauthBody
 // (when it has one).

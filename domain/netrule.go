@@ -279,7 +279,11 @@ func ParseInetAton(s string) (netip.Addr, bool) {
 // one without domains is outside (the seventy-fourth review). A domain
 // whose host part (before a "/") is not a host name is outside.
 func (n *NetworkPolicy) DomainsInside(domains []string) bool {
-	if n.Mode == NetworkRestricted && len(domains) == 0 {
+	// A network disabled until granted that keeps a list is judged by it,
+	// as Approvable opens it (the hundred-and-seventy-seventh review: a
+	// search kept to a host outside it was asked of a person).
+	restricted := hasAllowList(n)
+	if restricted && len(domains) == 0 {
 		return false
 	}
 	for _, d := range domains {
@@ -298,7 +302,7 @@ func (n *NetworkPolicy) DomainsInside(domains []string) bool {
 				return false
 			}
 		}
-		if n.Mode != NetworkRestricted {
+		if !restricted {
 			continue
 		}
 		allowed := false

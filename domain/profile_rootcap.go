@@ -188,6 +188,13 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 		}
 		for _, i := range ofRoot[root] {
 			lower(&rules[i], c)
+			// Recorded even where lowering changed nothing (a read-only
+			// profile's root already reads): approvableRules opens only
+			// the roots nothing caps (the hundred-and-seventy-sixth and
+			// -seventh reviews: a root named inside a read-only carve-out,
+			// nested roots there, an anchor's carve-out under
+			// allowed_roots).
+			rules[i].Capped = rules[i].Capped || c != capNone
 		}
 		if c == capDeny {
 			continue // nothing inside it to add

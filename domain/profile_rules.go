@@ -242,6 +242,12 @@ type PathRule struct {
 	// of the rule this one copies where the link led when the snapshot was
 	// selected (BindCarveLinks).
 	LinkedFrom string `json:"linked_from,omitempty"`
+	// Capped marks a root's rule (":workspace_roots", ":project_roots"
+	// expanded at a root) that the profile's own rules cap (capRoots: a
+	// rule above the root, at it, or at an anchor between it and its
+	// allowed root reads or denies there): Approvable leaves it as it is
+	// rather than opening the root for a person's approval.
+	Capped bool `json:"capped,omitempty"`
 }
 
 // match reports whether the rule matches the path's components and with

@@ -353,29 +353,19 @@ func withDegradations(s *TurnExecutionSecuritySnapshot, e Enforcement, extra []D
 // read-only sandbox's entries: the workspace and project roots themselves
 // (the ":workspace_roots" / ":project_roots" rules) become writable, with
 // the protected paths read-only inside them; every other rule stays. A
-// root's rule that the profile's own rules cap (capRoots: a root the runtime
-// named inside a read-only carve-out) stays as capped (cappedRoot).
+// root's rule that the profile's own rules cap (PathRule.Capped: a root the
+// runtime named inside a read-only carve-out) stays as it is.
 func approvableRules(rules []PathRule, cwd string) []PathRule {
 	if len(rules) == 0 {
 		return rules
 	}
 	out := slices.Clone(rules)
-	isRoot := func(r *PathRule) bool { return r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots }
-	var roots []int
-	raised := slices.Clone(rules)
-	for i := range out {
-		if isRoot(&out[i]) && out[i].Access == AccessRead {
-			roots = append(roots, i)
-			raised[i].Access = AccessWrite
-		}
-	}
 	var opened []PathRule
-	for _, i := range roots {
-		if cappedRoot(raised, i, isRoot) {
-			continue
+	for i, r := range out {
+		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead && !r.Capped {
+			out[i].Access = AccessWrite
+			opened = append(opened, out[i])
 		}
-		out[i].Access = AccessWrite
-		opened = append(opened, out[i])
 	}
 	for _, p := range protectedRules(opened, cwd) {
 		if !slices.ContainsFunc(out, func(r PathRule) bool { return r.Origin == p.Origin && r.Pattern == p.Pattern }) {
@@ -383,29 +373,4 @@ func approvableRules(rules []PathRule, cwd string) []PathRule {
 		}
 	}
 	return out
-}
-
-// cappedRoot reports whether the root rule rules[i] (a root's rule, already
-// raised to write in rules) lies under a rule of the profile that keeps it
-// from being written: what the other rules decide at the root, the roots
-// raised, is not write, and the deciding rule is more specific than the
-// outermost root the rule lies in (a rule above every root, such as
-// ":read-only"'s "/" = read, caps nothing). A root named at vendor/lib
-// under `":workspace_roots/vendor" = "read"` was raised with the others and,
-// more specific than the carve-out, opened it for a person's approval (the
-// hundred-and-seventy-sixth review).
-func cappedRoot(rules []PathRule, i int, isRoot func(*PathRule) bool) bool {
-	r := &rules[i]
-	if r.Glob {
-		return false
-	}
-	outer := len(splitComps(r.Pattern))
-	for j := range rules {
-		if o := &rules[j]; j != i && isRoot(o) && !o.Glob && PathWithin(r.Pattern, o.Pattern) {
-			outer = min(outer, len(splitComps(o.Pattern)))
-		}
-	}
-	others := slices.Delete(slices.Clone(rules), i, i+1)
-	d := ResolvePathRules(others, r.Pattern)
-	return d.Rule != nil && d.Access != AccessWrite && d.Specificity > outer
 }

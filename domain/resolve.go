@@ -358,15 +358,7 @@ func namespaceDegradations(s *TurnExecutionSecuritySnapshot) []Degradation {
 // a write inside it is left to the policy (ask, in supervised mode).
 func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapshot {
 	c := *s
-	if c.Network.Mode == NetworkDisabled && !c.Network.Locked {
-		// Opened to the rules it keeps: its allow-list, if it has one
-		// (IntersectNetwork, profileNetworkPolicy), its denied domains and
-		// methods.
-		c.Network.Mode = NetworkEnabled
-		if len(c.Network.AllowedDomains) > 0 {
-			c.Network.Mode = NetworkRestricted
-		}
-	}
+	c.Network = untilGranted(c.Network)
 	if c.Sandbox.Mode != SandboxReadOnly {
 		return c
 	}
@@ -389,6 +381,20 @@ func (s *TurnExecutionSecuritySnapshot) Approvable() TurnExecutionSecuritySnapsh
 	c.Sandbox.Filesystem.Entries = append(es, protected...)
 	c.Sandbox.Filesystem.Rules = approvableRules(s.Sandbox.Filesystem.Rules, c.Sandbox.Cwd)
 	return c
+}
+
+// untilGranted is n as a call a person may approve sees it: a network
+// disabled until granted (not Locked) is opened to the rules it keeps, its
+// allow-list if it has one (IntersectNetwork, profileNetworkOff), its
+// denied domains and methods; any other network is itself.
+func untilGranted(n NetworkPolicy) NetworkPolicy {
+	if n.Mode == NetworkDisabled && !n.Locked {
+		n.Mode = NetworkEnabled
+		if len(n.AllowedDomains) > 0 {
+			n.Mode = NetworkRestricted
+		}
+	}
+	return n
 }
 
 // protectedList is the list a snapshot protects: the profile's, or the

@@ -11,6 +11,17 @@ func Widens(old, nw *TurnExecutionSecuritySnapshot) bool {
 	if SandboxNarrows(nw, old) {
 		return true
 	}
+	// And the networks as a call a person may approve sees them
+	// (Approvable): a network disabled until granted opens to the list it
+	// keeps, or to every host. SandboxNarrows orders the networks the
+	// commands get, where two disabled ones differ only in their sockets;
+	// so trading an allow-list (restricted, or disabled until granted
+	// with one) for a disabled network without one was no widening, and
+	// after it a person was asked about any host (the hundred-and-
+	// seventy-seventh review).
+	if a, b := untilGranted(old.Network), untilGranted(nw.Network); networkNarrows(&b, &a) {
+		return true
+	}
 	for _, s := range nw.Approval.AllowedScopes {
 		if !slices.Contains(old.Approval.AllowedScopes, s) {
 			return true

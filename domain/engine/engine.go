@@ -155,9 +155,50 @@ func (en *entry) lock(ctx context.Context) error {
 	select {
 	case en.sem <- struct{}{}:
 		return nil
+	default:
+	}
+	select {
+	case en.sem <- struct{}{}:
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for turn %s: %w", en.id, ctx.Err())
 	}
+	// It waited (another command of the turn held it): its caller may no
+	// longer be who it was (Recheck).
+	if err := Recheck(ctx); err != nil {
+		<-en.sem
+		return err
+	}
+	return nil
+}
+
+// recheckKey is the context key of a command's recheck (WithRecheck).
+type recheckKey struct{}
+
+// WithRecheck returns ctx carrying f, which authenticates the command's
+// caller again: a command that had to wait (for its turn's lock, for a
+// host's lookup) calls it before it decides, and ends with its error
+// instead (the hundred-and-seventy-seventh review: a decision that waited
+// for its turn's lock was decided and recorded after its caller's
+// credential had been revoked).
+func WithRecheck(ctx context.Context, f func(context.Context) error) context.Context {
+	return context.WithValue(ctx, recheckKey{}, f)
+}
+
+// detached is ctx for what must follow a command whatever its caller does
+// (a denial or a command's end recorded, a narrowing or an end carried to
+// child turns): not cancelled with it, and not rechecked (a caller revoked
+// meanwhile must not leave a child wider than its parent, or what ran
+// unrecorded).
+func detached(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), recheckKey{}, nil)
+}
+
+// Recheck calls the recheck ctx carries (nil when it carries none).
+func Recheck(ctx context.Context) error {
+	if f, ok := ctx.Value(recheckKey{}).(func(context.Context) error); ok {
+		return f(ctx)
+	}
+	return nil
 }
 
 func (en *entry) unlock() { <-en.sem }

@@ -219,7 +219,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	}
 	var refusal Refusal
 	if errors.As(err, &refusal) {
-		sctx, cancel := c.step(context.WithoutCancel(ctx))
+		sctx, cancel := c.step(detached(ctx))
 		defer cancel()
 		den, derr := e.Execute(sctx, turnID, &turn.RecordDenial{Meta: c.meta(),
 			ToolCallID: c.ToolCallID, ItemID: c.ItemID, Invocation: inv, Refusal: refusal.RefusalCode(), Message: refusal.Error()})
@@ -237,7 +237,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	if ended != nil {
 		out.Message = ended.Error() + ": it was killed, with every process it started"
 	}
-	sctx, cancel := c.step(context.WithoutCancel(ctx))
+	sctx, cancel := c.step(detached(ctx))
 	defer cancel()
 	fin, err := e.Execute(sctx, turnID, &turn.FinishExec{Meta: c.meta(), Finished: turn.ExecFinished{
 		ToolCallID: c.ToolCallID, ExitCode: result.ExitCode, DurationMs: result.DurationMs, TimedOut: result.TimedOut, Stopped: stoppedBy(ended),

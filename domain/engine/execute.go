@@ -90,6 +90,9 @@ func (e *Engine) execute(ctx context.Context, turnID string, cmd turn.Command, l
 			if err := ctx.Err(); err != nil {
 				return Result{}, err // the caller gave up: nothing is decided (the seventieth review)
 			}
+			if err := Recheck(ctx); err != nil {
+				return Result{}, err // a lookup the agent made slow outlived its credential
+			}
 			if err := en.lock(ctx); err != nil {
 				return Result{}, err
 			}

@@ -126,7 +126,7 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 			// The parent may have been narrowed after this child read its
 			// snapshot and before it was registered (narrowChildren did
 			// not see it then): bounded again by the parent as it is now.
-			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+			nctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
 			defer cancel()
 			if n, nerr := e.Execute(nctx, turnID, &turn.ChangeProfile{Meta: turn.Meta{Actor: c.Actor, CorrelationID: c.CorrelationID},
 				FromParent: true, Parent: p}); nerr == nil && len(n.Events) > 0 {
@@ -157,7 +157,7 @@ func (e *Engine) refuseParentEnded(ctx context.Context, s *turn.State, what stri
 
 // endWithParent ends turnID the way its parent ended.
 func (e *Engine) endWithParent(ctx context.Context, turnID string, p *turn.Parent) (Result, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+	ctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
 	defer cancel()
 	return e.Execute(ctx, turnID, &turn.EndTurn{Meta: turn.Meta{Actor: domain.SystemActor}, Status: p.Status,
 		Reason: fmt.Sprintf("parent turn %s is %s", p.TurnID, p.Status)})
@@ -200,7 +200,7 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 func (e *Engine) narrowChildren(ctx context.Context, turnID string, meta turn.Meta) {
 	// Not the caller's context: a client that hangs up must not leave
 	// children wider than their parent.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), propagateTimeout)
+	ctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
 	defer cancel()
 	var p *turn.Parent
 	var children []string
