@@ -68,6 +68,11 @@ func TestAttack178_WidenedAllowOnceSurvivesNarrowingBack(t *testing.T) {
 		t.Fatalf("control command: %+v, want pending", res.Step)
 	}
 	respond(t, eng, id, "z", domain.ResolutionAllowOnce) // a person's answer
+	// The same on /decisions, where a CLI runtime (Claude Code's Bash,
+	// Codex) runs the command itself, outside the kernel sandbox.
+	if d := decideCmd("d", "rm -rf src").Decision; d.Behavior != domain.BehaviorAsk {
+		t.Fatalf("the agent's decision in auto_accept_edits: %s, want ask", d.Behavior)
+	}
 
 	// An admin widens the turn for a moment: the pending call is allowed
 	// once by the change, not by a person.
@@ -106,11 +111,15 @@ func TestAttack178_WidenedAllowOnceSurvivesNarrowingBack(t *testing.T) {
 		t.Fatalf("control: the call a person allowed once did not run: %+v (%s)", res.Decision, res.Message)
 	}
 
-	// The agent sends its call again, under auto_accept_edits, unanswered
-	// by anyone.
+	// The agent sends its calls again, under auto_accept_edits, answered
+	// by no one.
+	d := decideCmd("d", "rm -rf src").Decision
+	if d.Behavior == domain.BehaviorAllow {
+		t.Errorf("the agent's decision after the narrowing back is allow (%s, decided_by %s): a CLI runtime runs rm -rf src unasked", d.Reason, d.DecidedBy)
+	}
 	res := mustExec(t, eng, id, x)
 	if _, err := os.Stat(marker("x.out")); res.Ran || err == nil {
-		t.Fatalf("the agent's command ran after the narrowing back (ran %v, %s, decided_by %s, runs %v): its only allow came from the full_access snapshot the turn no longer has, as did the revoked call's",
+		t.Errorf("the agent's command ran after the narrowing back (ran %v, %s, decided_by %s, runs %v): its only allow came from the full_access snapshot the turn no longer has, as did the revoked call's",
 			res.Ran, res.Decision.Reason, res.Decision.DecidedBy, r.runs())
 	}
 }
