@@ -59,7 +59,10 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 		c.detail("File", p, true)
 	}
 	c.a.Summary = fmt.Sprintf("Edit %d file(s): %s", len(paths), strings.Join(paths, ", "))
-	entries = append(entries, ScopeEntry{"operation", string(AccessWrite)}, c.payload())
+	entries = append(entries, ScopeEntry{"operation", string(AccessWrite)})
+	if !fileOnlyPatch(text) {
+		entries = append(entries, c.payload())
+	}
 	if len(paths) == 1 {
 		return append(entries, ScopeEntry{"path", paths[0]}), nil
 	}
@@ -423,4 +426,14 @@ func codexPatch(text string) bool {
 		return strings.TrimSpace(second) == "*** Begin Patch"
 	}
 	return false
+}
+
+// fileOnlyPatch reports whether text is the patch a Claude Code file tool
+// is judged as (ccWrite: one "*** Update File: " line, no content): its
+// scope is the file, and it carries no payload entry, so that the request
+// says what a grant covers (any content written to that file), not "exact
+// arguments" (the hundred-and-seventy-eighth review).
+func fileOnlyPatch(text string) bool {
+	line, rest, ok := strings.Cut(text, "\n")
+	return ok && rest == "" && strings.HasPrefix(line, "*** Update File: ")
 }

@@ -181,6 +181,9 @@ func decideStartExec(s *State, c *StartExec) ([]Event, Outcome, error) {
 	var evs []Event
 	if r != nil {
 		out.Decision = approved(call)
+		if r.ResolvedReason == domain.ReasonPermissionsChanged {
+			out.Decision.Reason, out.Decision.DecidedBy = r.ResolvedReason, ReasonProfileChanged
+		}
 		act := r.Action
 		// A decision records no files but the request's summary and
 		// details (see ActionRecord).
@@ -228,12 +231,18 @@ func (s *State) revoked(r *Approval, call *Call, a *domain.Action) string {
 	}
 	cur := s.Snapshot.PermissionProfile.Mode
 	d := domain.Evaluate(&s.Snapshot, a, s.Grants)
+	// A request a permission change allowed (a widening resolves as
+	// allow_once what it allows) was answered by no person: it holds only
+	// while the snapshot allows the call outright, as a policy allow does.
+	// Narrowed back, it ran unasked, recorded as a person's approval (the
+	// hundred-and-seventy-eighth review).
+	byPerson := r != nil && r.ResolvedReason != domain.ReasonPermissionsChanged
 	switch {
 	case d.Behavior == domain.BehaviorDeny:
 		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): %s now denies it (%s)", since, s.SnapshotVersion, d.DecidedBy, d.Reason)
 	case mode != "" && cur != mode && domain.StricterMode(cur, mode) == cur:
 		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): mode %s is narrower than %s", since, s.SnapshotVersion, cur, mode)
-	case r == nil && d.Behavior != domain.BehaviorAllow:
+	case !byPerson && d.Behavior != domain.BehaviorAllow:
 		return fmt.Sprintf("the permission profile changed after the call was allowed (snapshot v%d → v%d): it now needs approval", since, s.SnapshotVersion)
 	}
 	return ""
