@@ -85,7 +85,7 @@ func ResolveChildSnapshot(in ChildInputs) (TurnExecutionSecuritySnapshot, error)
 	child.Sandbox.Mode, child.Sandbox.Filesystem = b.SandboxMode, withSensitive(b.Filesystem, in.Parent, si.SensitivePaths)
 	// A parent's profile rules (globs, locked operator denies) bind the
 	// child too: decisions take the narrower of them and the child's roots.
-	child.Sandbox.Filesystem.Rules = in.Parent.Sandbox.Filesystem.Rules
+	child.Sandbox.Filesystem.Rules = slices.Clone(in.Parent.Sandbox.Filesystem.Rules) // rewritten in place below (BindRootLinks, BindCarveLinks): never the parent's
 	// The child's roots as its snapshot resolved them (a relative root
 	// is the cwd's: the hundred-and-sixteenth review's "sub" was read as
 	// "/sub", in no root of the parent, and bound where a link led).

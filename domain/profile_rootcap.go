@@ -180,6 +180,19 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 				for _, j := range rk[i].starts(comps) {
 					startsAt[i][j] = true
 				}
+				// And at each root named above it, where the glob is
+				// matched from that root: without allowed_roots the
+				// directories where a glob starts are no anchors, and
+				// "**/secrets" was tried nowhere, so a project root at
+				// app/secrets/prod outranked it (the hundred-and-
+				// seventy-ninth review). Few roots are named.
+				for _, n := range named {
+					if n.path != r.path && !n.app && PathWithin(r.path, n.path) {
+						if j := len(splitComps(n.path)); j < len(comps) {
+							startsAt[i][j] = true
+						}
+					}
+				}
 			}
 			for _, j := range js[k] {
 				c = min(c, anchorCap(r, comps, j, rk, startsAt))

@@ -360,9 +360,19 @@ func approvableRules(rules []PathRule, cwd string) []PathRule {
 		return rules
 	}
 	out := slices.Clone(rules)
+	// A capped rule caps every root rule at its pattern: a child bounded
+	// by its parent (mergedRules) keeps its own uncapped rule beside the
+	// parent's capped one, and opened, write won the tie (the hundred-
+	// and-seventy-ninth review).
+	capped := map[string]bool{}
+	for _, r := range rules {
+		if r.Capped {
+			capped[r.Pattern] = true
+		}
+	}
 	var opened []PathRule
 	for i, r := range out {
-		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead && !r.Capped {
+		if (r.Key == TokenWorkspaceRoots || r.Key == TokenProjectRoots) && r.Access == AccessRead && !r.Capped && !capped[r.Pattern] {
 			out[i].Access = AccessWrite
 			opened = append(opened, out[i])
 		}

@@ -114,20 +114,23 @@ func (e *Engine) after(ctx context.Context, turnID string, cmd turn.Command, res
 		if err != nil || c.ParentTurnID == "" || len(res.Events) == 0 {
 			return
 		}
-		p, perr := e.parent(ctx, c.ParentTurnID)
-		if a, _ := e.EndedAncestor(ctx, c.ParentTurnID); perr == nil && a != nil {
+		// The parent read as the follow-up's own (detached: a caller
+		// revoked while the parent's lock was busy skipped the bounding
+		// below, the hundred-and-seventy-ninth review).
+		nctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
+		defer cancel()
+		p, perr := e.parent(nctx, c.ParentTurnID)
+		if a, _ := e.EndedAncestor(nctx, c.ParentTurnID); perr == nil && a != nil {
 			p = a // a parent, or a turn above it, has ended
 		}
 		if perr == nil && p.Status.Terminal() {
-			if end, eerr := e.endWithParent(ctx, turnID, p); eerr == nil {
+			if end, eerr := e.endWithParent(nctx, turnID, p); eerr == nil {
 				res.Turn, res.Position = end.Turn, end.Position
 			}
 		} else if perr == nil {
 			// The parent may have been narrowed after this child read its
 			// snapshot and before it was registered (narrowChildren did
 			// not see it then): bounded again by the parent as it is now.
-			nctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
-			defer cancel()
 			if n, nerr := e.Execute(nctx, turnID, &turn.ChangeProfile{Meta: turn.Meta{Actor: c.Actor, CorrelationID: c.CorrelationID},
 				FromParent: true, Parent: p}); nerr == nil && len(n.Events) > 0 {
 				res.Turn, res.Position = n.Turn, n.Position
@@ -167,6 +170,11 @@ func (e *Engine) endWithParent(ctx context.Context, turnID string, p *turn.Paren
 // their own children) the way turnID ended. A child that never started or
 // has already ended is skipped.
 func (e *Engine) endChildren(ctx context.Context, turnID string) {
+	// Not the caller's context, nor its recheck: a caller revoked (or
+	// gone) while the parent's lock was busy left the children running
+	// (the hundred-and-seventy-ninth review).
+	ctx, cancel := context.WithTimeout(detached(ctx), propagateTimeout)
+	defer cancel()
 	var p *turn.Parent
 	var children []string
 	err := e.View(ctx, turnID, func(s *turn.State) error {
