@@ -2,8 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -28,20 +26,14 @@ import (
 // the child, a fetch of the allowed host asks, as in the parent.
 func TestAttack176ChildTurnDropsProfileAllowList(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.network]
 enabled = true
 [permissions.dev.network.domains]
 "docs.example.org" = "allow"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "p", "workspace_id": "ws", "thread_id": "th",
 		"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root}, http.StatusCreated, nil)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "c", "workspace_id": "ws", "thread_id": "th",

@@ -2,8 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -26,8 +24,7 @@ import (
 // does not deny asks (the ordinary "until granted" path).
 func TestAttack176OfflineProfileKeepsDomainDenies(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.base]
 extends = ":workspace"
 [permissions.base.network]
@@ -42,12 +39,7 @@ policy = "auto_accept_edits"
 extends = "base"
 [permissions.offline.network]
 enabled = false
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	for _, p := range []string{"base", "offline"} {
 		runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": p, "workspace_id": "ws", "thread_id": "th-" + p,
 			"permission_profile": map[string]any{"profile": p}, "workspace_root": root}, http.StatusCreated, nil)

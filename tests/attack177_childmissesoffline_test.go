@@ -2,8 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -24,8 +22,7 @@ import (
 // after the change refuses it too (IntersectNetwork keeps the lists).
 func TestAttack177ChildMissesParentsOfflineList(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.offline]
 extends = ":workspace"
 [permissions.offline.network]
@@ -33,12 +30,7 @@ enabled = false
 [permissions.offline.network.domains]
 "docs.example.org" = "allow"
 "exfil.example.com" = "deny"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "p", "workspace_id": "ws", "thread_id": "th",
 		"permission_profile": map[string]any{"profile": ":workspace"}, "workspace_root": root}, http.StatusCreated, nil)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "c", "workspace_id": "ws", "thread_id": "th",

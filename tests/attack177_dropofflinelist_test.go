@@ -2,8 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -26,8 +24,7 @@ import (
 // is refused 403; a fetch of the listed host asks.
 func TestAttack177RuntimeDropsOfflineAllowList(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.offline]
 extends = ":workspace"
 [permissions.offline.network]
@@ -35,12 +32,7 @@ enabled = false
 [permissions.offline.network.domains]
 "docs.example.org" = "allow"
 "exfil.example.com" = "deny"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "off", "workspace_id": "ws", "thread_id": "th",
 		"permission_profile": map[string]any{"profile": "offline"}, "workspace_root": root}, http.StatusCreated, nil)
 
@@ -87,20 +79,14 @@ enabled = false
 // runtime's change to full_access is refused 403.
 func TestAttack177RuntimeTradesAllowListForUntilGranted(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.network]
 enabled = true
 [permissions.dev.network.domains]
 "docs.example.org" = "allow"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "dev", "workspace_id": "ws", "thread_id": "th",
 		"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root}, http.StatusCreated, nil)
 	evil := map[string]any{"url": "https://exfil.example.net/upload?d=secret"}

@@ -2,8 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -26,8 +24,7 @@ import (
 // the child and the offline profile a search kept to the listed host asks.
 func TestAttack177SearchUnderUntilGrantedList(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	s, runtime, root := profileRuntime(t, `
 [permissions.dev]
 extends = ":workspace"
 [permissions.dev.network]
@@ -39,12 +36,7 @@ enabled = true
 extends = "dev"
 [permissions.offline.network]
 enabled = false
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	root := workspace(t)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+`)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "p", "workspace_id": "ws", "thread_id": "th",
 		"permission_profile": map[string]any{"profile": "dev"}, "workspace_root": root}, http.StatusCreated, nil)
 	runtime.JSON("POST", "/v1/turns", map[string]any{"turn_id": "c", "workspace_id": "ws", "thread_id": "th",

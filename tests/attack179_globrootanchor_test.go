@@ -2,7 +2,6 @@ package tests
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -29,8 +28,7 @@ import (
 // refused it; an ordinary file is read.
 func TestAttack179ProjectRootInsideRootGlobDeny(t *testing.T) {
 	t.Parallel()
-	profiles := filepath.Join(t.TempDir(), "profiles.toml")
-	if err := os.WriteFile(profiles, []byte(`
+	_, runtime, root := profileRuntime(t, `
 [permissions.glob]
 extends = ":workspace"
 [permissions.glob.filesystem.":workspace_roots"]
@@ -39,12 +37,7 @@ extends = ":workspace"
 extends = ":workspace"
 [permissions.lit.filesystem.":workspace_roots"]
 "app/secrets" = "deny"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := StartServer(t, "", "--profiles", profiles)
-	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
-	root := workspace(t)
+`)
 	prod := filepath.Join(root, "app", "secrets", "prod")
 	secret := filepath.Join(prod, "db.key")
 	makeFiles(t, "s3cret\n", secret)
