@@ -1,0 +1,73 @@
+package tests
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestAttack180LinkedWorkspaceRootGlob: review 180, capRoots' glob anchors
+// (review 179's fix). A root-relative glob deny ("**/secrets") is tried at
+// each root named above a project root, by the named root's path as
+// written. A workspace root named through a symlink (ws -> real) holds the
+// project root only where the link leads: real/app/secrets/prod is not
+// textually under ws, so the glob is tried nowhere for it, and the project
+// root's write rule outranks the glob's deny again.
+//
+// Controls: the same turn without the project root is refused the read;
+// the same project root under a workspace root named without a link is
+// refused it; an ordinary file is read.
+func TestAttack180LinkedWorkspaceRootGlob(t *testing.T) {
+	t.Parallel()
+	profiles := filepath.Join(t.TempDir(), "profiles.toml")
+	if err := os.WriteFile(profiles, []byte(`
+[permissions.glob]
+extends = ":workspace"
+[permissions.glob.filesystem.":workspace_roots"]
+"**/secrets" = "deny"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, "", "--profiles", profiles)
+	runtime := roAs(s, roCreate(t, s, "agent", "runtime", "ws"))
+	root := workspace(t)
+	link := filepath.Join(t.TempDir(), "wslink")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	prod := filepath.Join(root, "app", "secrets", "prod")
+	secret := filepath.Join(prod, "db.key")
+	makeFiles(t, "s3cret\n", secret)
+	start := func(id, wsRoot string, projectRoots ...string) {
+		body := map[string]any{"turn_id": id, "workspace_id": "ws", "thread_id": "th-" + id,
+			"permission_profile": map[string]any{"profile": "glob"}, "workspace_root": wsRoot, "cwd": wsRoot}
+		if projectRoots != nil {
+			body["project_roots"] = projectRoots
+		}
+		runtime.JSON("POST", "/v1/turns", body, http.StatusCreated, nil)
+	}
+	read := func(turnID, call, p string) decisionAnswer {
+		return runtime.decide(turnID, call, "read_file", map[string]any{"path": p})
+	}
+	start("plainlink", link)
+	start("real", root, prod)
+	start("linked", link, prod)
+	if d := read("plainlink", "ok", filepath.Join(root, "a.txt")); d.Decision != "allow" {
+		t.Fatalf("control: an ordinary workspace file: %+v", d)
+	}
+	if d := read("plainlink", "r0", secret); d.Decision != "deny" {
+		t.Fatalf("control: the linked workspace root without the project root reads the secret: %+v", d)
+	}
+	if d := read("real", "r0", secret); d.Decision != "deny" {
+		t.Fatalf("control: the glob holds against the project root under a workspace root named without a link: %+v", d)
+	}
+	if d := read("linked", "r0", secret); d.Decision != "deny" {
+		t.Errorf("a turn whose workspace root is named through a link (%s -> %s) and whose project_roots name %s (inside \"**/secrets\") reads %s: %s %s (decided_by %s)",
+			link, root, prod, secret, d.Decision, d.Reason, d.DecidedBy)
+	}
+	p := map[string]any{"patch": "*** Begin Patch\n*** Update File: " + secret + "\n@@\n-s3cret\n+attacker\n*** End Patch\n"}
+	if d := runtime.decide("linked", "w0", "apply_patch", p); d.Decision != "deny" {
+		t.Errorf("the same turn may patch %s: %s %s", secret, d.Decision, d.Reason)
+	}
+}
