@@ -19,13 +19,24 @@ import (
 // the same project root under a workspace root named without a link is
 // refused it; an ordinary file is read.
 func TestAttack180LinkedWorkspaceRootGlob(t *testing.T) {
+	linkedWorkspaceRootDeny(t, `"**/secrets" = "deny"`)
+}
+
+// TestAttack180LinkedWorkspaceRootLiteral: the same with the literal key
+// ("app/secrets" = "deny"): the roots named above a root are compared as
+// written (anchors, outermost), never where a linked one leads.
+func TestAttack180LinkedWorkspaceRootLiteral(t *testing.T) {
+	linkedWorkspaceRootDeny(t, `"app/secrets" = "deny"`)
+}
+
+func linkedWorkspaceRootDeny(t *testing.T, rule string) {
 	t.Parallel()
 	profiles := filepath.Join(t.TempDir(), "profiles.toml")
 	if err := os.WriteFile(profiles, []byte(`
 [permissions.glob]
 extends = ":workspace"
 [permissions.glob.filesystem.":workspace_roots"]
-"**/secrets" = "deny"
+`+rule+`
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +74,8 @@ extends = ":workspace"
 		t.Fatalf("control: the glob holds against the project root under a workspace root named without a link: %+v", d)
 	}
 	if d := read("linked", "r0", secret); d.Decision != "deny" {
-		t.Errorf("a turn whose workspace root is named through a link (%s -> %s) and whose project_roots name %s (inside \"**/secrets\") reads %s: %s %s (decided_by %s)",
-			link, root, prod, secret, d.Decision, d.Reason, d.DecidedBy)
+		t.Errorf("a turn whose workspace root is named through a link (%s -> %s) and whose project_roots name %s (inside %s) reads %s: %s %s (decided_by %s)",
+			link, root, prod, rule, secret, d.Decision, d.Reason, d.DecidedBy)
 	}
 	p := map[string]any{"patch": "*** Begin Patch\n*** Update File: " + secret + "\n@@\n-s3cret\n+attacker\n*** End Patch\n"}
 	if d := runtime.decide("linked", "w0", "apply_patch", p); d.Decision != "deny" {
