@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,7 +18,8 @@ import (
 //
 // Controls: the same turn without the project root is refused the read;
 // the same project root under a workspace root named without a link is
-// refused it; an ordinary file is read.
+// refused it (by the decision and by the kernel); an ordinary file is
+// read. The sandbox of the linked turn lets an approved "cat" read it too.
 func TestAttack180LinkedWorkspaceRootGlob(t *testing.T) {
 	linkedWorkspaceRootDeny(t, `"**/secrets" = "deny"`)
 }
@@ -76,6 +78,27 @@ extends = ":workspace"
 	if d := read("linked", "r0", secret); d.Decision != "deny" {
 		t.Errorf("a turn whose workspace root is named through a link (%s -> %s) and whose project_roots name %s (inside %s) reads %s: %s %s (decided_by %s)",
 			link, root, prod, rule, secret, d.Decision, d.Reason, d.DecidedBy)
+	}
+	// The kernel's sandbox too: an approved "cat" of the secret is refused
+	// by Landlock in the turn named without a link, and reads it in the
+	// linked one.
+	cat := func(turnID string) (string, string) {
+		body := map[string]any{"tool_call_id": "cat", "argv": []string{"cat", secret}, "timeout_ms": 20000}
+		_, d := runtime.exec(turnID, "", body)
+		if d.Decision == "ask" && d.Request != nil {
+			s.respond(d.Request.RequestID, "allow_once")
+			_, d = runtime.exec(turnID, "", body)
+		}
+		if d.Result == nil {
+			return d.Decision, ""
+		}
+		return d.Decision, d.Result.Stdout + d.Result.Stderr
+	}
+	if dec, out := cat("real"); strings.Contains(out, "s3cret") {
+		t.Fatalf("control: the sandbox of the turn named without a link reads the secret: %s %q", dec, out)
+	}
+	if dec, out := cat("linked"); strings.Contains(out, "s3cret") {
+		t.Errorf("the sandbox of the linked turn reads the secret: %s %q", dec, out)
 	}
 	p := map[string]any{"patch": "*** Begin Patch\n*** Update File: " + secret + "\n@@\n-s3cret\n+attacker\n*** End Patch\n"}
 	if d := runtime.decide("linked", "w0", "apply_patch", p); d.Decision != "deny" {
