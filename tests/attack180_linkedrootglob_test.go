@@ -14,7 +14,12 @@ import (
 // written. A workspace root named through a symlink (ws -> real) holds the
 // project root only where the link leads: real/app/secrets/prod is not
 // textually under ws, so the glob is tried nowhere for it, and the project
-// root's write rule outranks the glob's deny again.
+// root's write rule outranks the glob's deny again (decisions and the
+// kernel's sandbox alike). The runtime that names the workspace root by the
+// path the person opened (a link: ~/code -> /data/code) and project roots
+// resolved loses the profile's deny there. Under allowed_roots the anchors
+// start at the allowed root, and it holds (tried: the link, its parent, the
+// real root as the allowed root).
 //
 // Controls: the same turn without the project root is refused the read;
 // the same project root under a workspace root named without a link is
