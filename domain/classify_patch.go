@@ -60,7 +60,11 @@ func (c *classifier) patch(entries []ScopeEntry) ([]ScopeEntry, error) {
 	}
 	c.a.Summary = fmt.Sprintf("Edit %d file(s): %s", len(paths), strings.Join(paths, ", "))
 	entries = append(entries, ScopeEntry{"operation", string(AccessWrite)})
-	if !fileOnlyPatch(text) {
+	if !fileOnlyPatch(text) || len(c.args) != 1 {
+		// Bound by the hash of every argument, unless the call is the
+		// file alone (a file tool's judged patch, which carries nothing
+		// else: another argument beside it is bound and changes the
+		// scope, the hundred-and-eightieth review).
 		entries = append(entries, c.payload())
 	}
 	if len(paths) == 1 {

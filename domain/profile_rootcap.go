@@ -162,6 +162,17 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 	}
 	seen := map[PathRule]bool{}
 	var added []PathRule
+	// The roots named above a root are looked for where each is written
+	// and, through a symlink, where it leads: a workspace root named by
+	// the path a person opened (~/code -> /data/code) beside project
+	// roots named where they lie capped nothing (the hundred-and-
+	// eightieth review).
+	above := slices.Clone(named)
+	for _, n := range named {
+		if l, ok := links[n.path]; ok && CleanPath(l) != n.path {
+			above = append(above, namedRoot{path: CleanPath(l), app: n.app})
+		}
+	}
 	for _, root := range named {
 		// A root through a symlink is judged where it is written and
 		// where it leads (decisions and the sandbox follow the link).
@@ -173,7 +184,7 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 		js := make([][]int, len(at))
 		for k, r := range at {
 			comps := splitComps(r.path)
-			js[k] = anchors(r, comps, named, rk, floor)
+			js[k] = anchors(r, comps, above, rk, floor)
 			startsAt := make([][]bool, len(rk))
 			for i := range rk {
 				startsAt[i] = make([]bool, len(comps))
@@ -186,7 +197,7 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 				// "**/secrets" was tried nowhere, so a project root at
 				// app/secrets/prod outranked it (the hundred-and-
 				// seventy-ninth review). Few roots are named.
-				for _, n := range named {
+				for _, n := range above {
 					if n.path != r.path && !n.app && PathWithin(r.path, n.path) {
 						if j := len(splitComps(n.path)); j < len(comps) {
 							startsAt[i][j] = true
@@ -197,7 +208,7 @@ func capRoots(rules []PathRule, keys []PathRule, roots, appRoots []string, links
 			for _, j := range js[k] {
 				c = min(c, anchorCap(r, comps, j, rk, startsAt))
 			}
-			c = min(c, idx.cover(r.path, outermost(r, named, floor)))
+			c = min(c, idx.cover(r.path, outermost(r, above, floor)))
 		}
 		for _, i := range ofRoot[root] {
 			lower(&rules[i], c)
