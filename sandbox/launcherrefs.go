@@ -442,8 +442,36 @@ func (d *discovery) launcherRef(base, ref string) {
 		// where tools is a symlink).
 		d.launcherPath(way)
 	}
-	d.launcherPath(domain.CleanPath(p))
+	cp := domain.CleanPath(p)
+	if !d.launcherPath(cp) && !strings.Contains(path.Base(cp), ".") {
+		// A name that is not there, without an extension: the file an
+		// interpreter that adds one loads (`node scripts/setup` runs
+		// scripts/setup.js; ts-node, tsx and bun try .ts and the
+		// others), kept as the name is, and watched where missing (the
+		// hundred-and-seventy-second review's note). Their lookups have
+		// a bound of their own, past which the rest go unwatched (named
+		// in the command's check limits) rather than refusing the
+		// commands: a .envrc's cds multiply its names (review 168).
+		if d.resolvedNames++; d.resolvedNames > maxResolvedNames {
+			if d.resolvedNames == maxResolvedNames+1 {
+				d.v.limits = append(d.v.limits, fmt.Sprintf("the launcher files name more than %d missing names without an extension: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
+			}
+			return
+		}
+		for _, ext := range resolvedExtensions {
+			d.launcherPathCounted(cp+ext, func() bool { return true })
+		}
+	}
 }
+
+// maxResolvedNames bounds the missing names watched with the extensions
+// an interpreter adds (resolvedExtensions: ten lookups each).
+const maxResolvedNames = 500
+
+// resolvedExtensions are the extensions node (CommonJS: .js, .json,
+// .node), ts-node, tsx and bun add to a script's name that does not exist
+// as given.
+var resolvedExtensions = []string{".js", ".cjs", ".mjs", ".json", ".node", ".ts", ".cts", ".mts", ".tsx", ".jsx"}
 
 // maxLauncherPaths bounds the paths one view looks up for what launcher
 // files name (past it the view refuses the commands).
@@ -470,35 +498,42 @@ func (d *discovery) spendLookup() bool {
 const maxGitTopDepth = 256
 
 // launcherPath keeps the clean absolute path p read-only, or watches it
-// when missing, where it lies in a writable root.
-func (d *discovery) launcherPath(p string) {
+// when missing, where it lies in a writable root; it reports false only
+// for such a path that is missing (watched), true otherwise.
+func (d *discovery) launcherPath(p string) (exists bool) {
+	return d.launcherPathCounted(p, d.spendLookup)
+}
+
+// launcherPathCounted is launcherPath with its lookup counted by spend.
+func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists bool) {
 	if d.seen["launcherpath:"+p] {
-		return
+		return true
 	}
 	d.seen["launcherpath:"+p] = true
-	if !d.spendLookup() {
-		return
+	if !spend() {
+		return true
 	}
 	c, exists, ok, err := canonicalPath(p)
 	if err != nil || !ok {
-		return
+		return true
 	}
 	if c != p && d.writable(p) {
 		d.v.linkRefs = append(d.v.linkRefs, [2]string{p, c})
 	}
 	if !d.writable(c) {
-		return
+		return true
 	}
 	if d.seen["launcher:"+c] {
-		return
+		return true
 	}
 	d.seen["launcher:"+c] = true
 	if !exists {
 		d.v.missingRefs = append(d.v.missingRefs, c)
-		return
+		return false
 	}
 	d.addCarve(c, pathKindGitFile)
 	d.v.launcherTargets = append(d.v.launcherTargets, c)
+	return true
 }
 
 // launcherVar matches a shell-style variable: ${NAME}, ${NAME:-default},

@@ -62,6 +62,9 @@ type discovery struct {
 	launcherBudget int
 	// launcherPaths counts launcherPath's lookups (maxLauncherPaths).
 	launcherPaths int
+	// resolvedNames counts the names watched with the extensions an
+	// interpreter adds (maxResolvedNames).
+	resolvedNames int
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable
