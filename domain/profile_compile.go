@@ -314,6 +314,27 @@ func RootsNamed(in *SnapshotInputs) (fields, raw, abs []string, err error) {
 	return fields, raw, abs, nil
 }
 
+// ProfileAddedRoots returns the roots the profile req names adds to a
+// turn's (its workspace_roots table, "~" expanded with home), clean and
+// absolute; none for a mode, an unknown profile or a profile that cannot
+// be flattened (the selection refuses those). The server resolves where
+// they lead too (engine.checkRoots), as it does the roots the runtime
+// names: capRoots judges a root below one of them where it leads (the
+// hundred-and-eighty-first review: a profile's ~/code -> /data/code
+// beside a project root named under /data/code capped nothing).
+func ProfileAddedRoots(req *ProfileRequest, cat *ProfileCatalog) []string {
+	if req == nil || req.Profile == "" || cat == nil {
+		return nil
+	}
+	chain, err := cat.Profiles.chain(req.Profile)
+	if err != nil {
+		return nil
+	}
+	flat, _ := flatten(chain)
+	var warnings []string
+	return workspaceRoots(ProfileEnv{Home: cat.Home}, flat.WorkspaceRoots, &warnings)
+}
+
 // CheckRoots refuses a turn whose inputs name a root outside AllowedRoots,
 // as the snapshot takes it (the server checks them again with their
 // symlinks resolved).

@@ -120,7 +120,10 @@ func funcRunners(f *syntax.File, runners []string) []string {
 // and interpreters given a script, cat read into eval).
 var launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists", "source_up", "source_up_if_exists",
 	"dotenv", "dotenv_if_exists", "PATH_add", "path_add", "load_prefix", "cat",
-	"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox"}
+	"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox",
+	// The runners that add an extension to the name they are given
+	// (resolvedExtensions: the hundred-and-eighty-first review).
+	"tsx", "ts-node", "bun", "deno"}
 
 // runsFiles returns how many of a call's words (args, their values) come
 // before the arguments that name what it runs or sources: those up to the

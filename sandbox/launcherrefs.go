@@ -83,15 +83,6 @@ func (d *discovery) protectLauncherRefs() {
 		}
 		files = append(files, file{c.Path, lexical})
 	}
-	// And those the walk found deeper (sub/.yarnrc.yml: the person's
-	// yarn in sub runs its yarnPath; the file itself is set aside after
-	// a command that changed it, plantagent.go): the hundred-and-fortieth
-	// review.
-	for _, p := range d.v.launchers {
-		if d.writable(p) {
-			files = append(files, file{p, p})
-		}
-	}
 	// And those in each directory above a writable root: the tools look
 	// them up from the directory a person works in upwards (direnv's
 	// .envrc, mise's configs, .tool-versions…), so a turn rooted at
@@ -164,6 +155,18 @@ func (d *discovery) protectLauncherRefs() {
 			if dir, ok := strings.CutSuffix(f.lexical, n); ok && dir != "" {
 				addVSCode(dir)
 			}
+		}
+	}
+	// Last, those the walk found deeper (sub/.yarnrc.yml: the person's
+	// yarn in sub runs its yarnPath; the file itself is set aside after
+	// a command that changed it, plantagent.go): the hundred-and-fortieth
+	// review. After the person's own (the carve-outs, those above the
+	// roots, VS Code's): the agent may write one of these, and one read
+	// first spent the bounds on names of its own (the hundred-and-
+	// eighty-first review).
+	for _, p := range d.v.launchers {
+		if d.writable(p) {
+			files = append(files, file{p, p})
 		}
 	}
 	for _, f := range files {
@@ -443,15 +446,18 @@ func (d *discovery) launcherRef(base, ref string) {
 		d.launcherPath(way)
 	}
 	cp := domain.CleanPath(p)
-	if !d.launcherPath(cp) && !strings.Contains(path.Base(cp), ".") {
-		// A name that is not there, without an extension: the file an
-		// interpreter that adds one loads (`node scripts/setup` runs
-		// scripts/setup.js; ts-node, tsx and bun try .ts and the
-		// others), kept as the name is, and watched where missing (the
-		// hundred-and-seventy-second review's note). Their lookups have
-		// a bound of their own, past which the rest go unwatched (named
-		// in the command's check limits) rather than refusing the
-		// commands: a .envrc's cds multiply its names (review 168).
+	inRoot := d.writable(cp) // before launcherPath keeps it read-only
+	if !d.launcherPath(cp) || inRoot && !isRegularFile(cp) {
+		// A name that is not a file: the file an interpreter that adds
+		// an extension loads (`node scripts/setup` runs scripts/setup.js
+		// where scripts/setup is missing, and before a directory of that
+		// name; ts-node, tsx and bun try .ts and the others; a name with
+		// a dot too: seed.dev.js), kept as the name is, and watched where
+		// missing (the hundred-and-seventy-second review's note; the
+		// hundred-and-eighty-first). Their lookups have a bound of their
+		// own, past which the rest go unwatched (named in the command's
+		// check limits) rather than refusing the commands: a .envrc's cds
+		// multiply its names (review 168).
 		if d.resolvedNames++; d.resolvedNames > maxResolvedNames {
 			if d.resolvedNames == maxResolvedNames+1 {
 				d.v.limits = append(d.v.limits, fmt.Sprintf("the launcher files name more than %d missing names without an extension: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
@@ -507,7 +513,7 @@ func (d *discovery) launcherPath(p string) (exists bool) {
 // launcherPathCounted is launcherPath with its lookup counted by spend.
 func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists bool) {
 	if d.seen["launcherpath:"+p] {
-		return true
+		return !d.seen["missing:"+p] // as the first look found it (a name written with "..": review 181)
 	}
 	d.seen["launcherpath:"+p] = true
 	if !spend() {
@@ -529,6 +535,7 @@ func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists boo
 	d.seen["launcher:"+c] = true
 	if !exists {
 		d.v.missingRefs = append(d.v.missingRefs, c)
+		d.seen["missing:"+p] = true
 		return false
 	}
 	d.addCarve(c, pathKindGitFile)

@@ -128,6 +128,20 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 			return cons.RootError(fields[i], raw[i], canon)
 		}
 	}
+	// And where the roots the profile adds (its workspace_roots table, the
+	// operator's) lead: capRoots judges a root named below one of them
+	// there too. Recorded only: the operator chose them.
+	for _, p := range domain.ProfileAddedRoots(c.Profile, c.Catalog) {
+		if _, named := c.RootLinks[p]; named {
+			continue
+		}
+		if canon, err := rr.ResolveRoot(p); err == nil {
+			if c.RootLinks == nil {
+				c.RootLinks = map[string]string{}
+			}
+			c.RootLinks[p] = canon
+		}
+	}
 	return nil
 }
 
