@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +81,24 @@ extends = ":workspace"
 	if d := read("mid", "r0", secret); d.Decision != "deny" {
 		t.Errorf("a turn changed mid-turn to the profile adding %s -> %s, whose project_roots name %s, reads %s: %s %s (decided_by %s)",
 			link, root, prod, secret, d.Decision, d.Reason, d.DecidedBy)
+	}
+	// The kernel's sandbox too: an approved "cat" of the secret.
+	cat := func(turnID string) (string, string) {
+		body := map[string]any{"tool_call_id": "cat", "argv": []string{"cat", secret}, "timeout_ms": 20000}
+		_, d := runtime.exec(turnID, "", body)
+		if d.Decision == "ask" && d.Request != nil {
+			s.respond(d.Request.RequestID, "allow_once")
+			_, d = runtime.exec(turnID, "", body)
+		}
+		if d.Result == nil {
+			return d.Decision, ""
+		}
+		return d.Decision, d.Result.Stdout + d.Result.Stderr
+	}
+	if dec, out := cat("atstart"); strings.Contains(out, "s3cret") {
+		t.Fatalf("control: the sandbox of the turn started with the profile reads the secret: %s %q", dec, out)
+	}
+	if dec, out := cat("mid"); strings.Contains(out, "s3cret") {
+		t.Errorf("the sandbox of the turn changed mid-turn reads the secret: %s %q", dec, out)
 	}
 }
