@@ -122,8 +122,12 @@ var launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists",
 	"dotenv", "dotenv_if_exists", "PATH_add", "path_add", "load_prefix", "cat",
 	"python", "python3", "perl", "ruby", "node", "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash", "busybox",
 	// The runners that add an extension to the name they are given
-	// (resolvedExtensions: the hundred-and-eighty-first review).
-	"tsx", "ts-node", "bun", "deno"}
+	// (resolvedExtensions: the hundred-and-eighty-first review). Not bun
+	// and deno, whose first word is as often a subcommand (bun run build,
+	// deno task test): their bare words watched set aside an ordinary
+	// build's output (the hundred-and-eighty-second review); a path they
+	// run (bun scripts/boot) is read as any path is.
+	"tsx", "ts-node"}
 
 // runsFiles returns how many of a call's words (args, their values) come
 // before the arguments that name what it runs or sources: those up to the

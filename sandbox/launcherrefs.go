@@ -198,6 +198,7 @@ func (d *discovery) protectLauncherRefs() {
 			}
 			return
 		}
+		d.fileResolved = 0 // each file its share (maxResolvedNames)
 		d.readLauncherRefs(item, base, data)
 		if item == ".envrc" && bytes.IndexByte(data, '\r') >= 0 {
 			// Saved with CRLF: bash reads a line's CR as part of its last
@@ -458,9 +459,19 @@ func (d *discovery) launcherRef(base, ref string) {
 		// own, past which the rest go unwatched (named in the command's
 		// check limits) rather than refusing the commands: a .envrc's cds
 		// multiply its names (review 168).
-		if d.resolvedNames++; d.resolvedNames > maxResolvedNames {
-			if d.resolvedNames == maxResolvedNames+1 {
-				d.v.limits = append(d.v.limits, fmt.Sprintf("the launcher files name more than %d missing names without an extension: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
+		// Each file has a share of its own (the agent may write a nested
+		// .envrc, read before the person's sub/.envrc: the hundred-and-
+		// eighty-second review), and all of them together a bound past
+		// which the commands are refused, as past maxLauncherPaths.
+		if d.resolvedNames++; d.resolvedNames > maxResolvedNamesAll {
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d names an interpreter resolves: they cannot all be watched", maxResolvedNamesAll)
+			}
+			return
+		}
+		if d.fileResolved++; d.fileResolved > maxResolvedNames {
+			if d.fileResolved == maxResolvedNames+1 {
+				d.v.limits = append(d.v.limits, fmt.Sprintf("a launcher file names more than %d names that are no file: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
 			}
 			return
 		}
@@ -470,9 +481,13 @@ func (d *discovery) launcherRef(base, ref string) {
 	}
 }
 
-// maxResolvedNames bounds the missing names watched with the extensions
-// an interpreter adds (resolvedExtensions: ten lookups each).
-const maxResolvedNames = 500
+// maxResolvedNames bounds the names of one launcher file watched with the
+// extensions an interpreter adds (resolvedExtensions: ten lookups each);
+// maxResolvedNamesAll those of all a view reads.
+const (
+	maxResolvedNames    = 500
+	maxResolvedNamesAll = 5_000
+)
 
 // resolvedExtensions are the extensions node (CommonJS: .js, .json,
 // .node), ts-node, tsx and bun add to a script's name that does not exist

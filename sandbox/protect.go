@@ -63,8 +63,9 @@ type discovery struct {
 	// launcherPaths counts launcherPath's lookups (maxLauncherPaths).
 	launcherPaths int
 	// resolvedNames counts the names watched with the extensions an
-	// interpreter adds (maxResolvedNames).
-	resolvedNames int
+	// interpreter adds (maxResolvedNamesAll), fileResolved those of the
+	// launcher file being read (maxResolvedNames).
+	resolvedNames, fileResolved int
 }
 
 // discover adds the pins and carve-outs of every git dir inside a writable

@@ -131,11 +131,8 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 	// And where the roots the profile adds (its workspace_roots table, the
 	// operator's) lead: capRoots judges a root named below one of them
 	// there too. Recorded only: the operator chose them.
-	for _, p := range domain.ProfileAddedRoots(c.Profile, c.Catalog) {
-		if _, named := c.RootLinks[p]; named {
-			continue
-		}
-		if canon, err := rr.ResolveRoot(p); err == nil {
+	for p, canon := range e.profileRootLinks(c.Profile, c.Catalog) {
+		if _, named := c.RootLinks[p]; !named {
 			if c.RootLinks == nil {
 				c.RootLinks = map[string]string{}
 			}
@@ -143,6 +140,27 @@ func (e *Engine) checkRoots(c *turn.StartTurn) error {
 		}
 	}
 	return nil
+}
+
+// profileRootLinks returns where each root the profile req adds (its
+// workspace_roots table) leads now, for a turn's start (checkRoots) and a
+// change to that profile mid-turn (turn.ChangeProfile.AddedRootLinks: the
+// hundred-and-eighty-second review); nil without a RootResolver.
+func (e *Engine) profileRootLinks(req *domain.ProfileRequest, cat *domain.ProfileCatalog) map[string]string {
+	rr, ok := e.cfg.Checker.(RootResolver)
+	if !ok {
+		return nil
+	}
+	var out map[string]string
+	for _, p := range domain.ProfileAddedRoots(req, cat) {
+		if canon, err := rr.ResolveRoot(p); err == nil {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p] = canon
+		}
+	}
+	return out
 }
 
 // resolveLinks returns the function that resolves where a snapshot's

@@ -247,6 +247,9 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 		if c.Catalog == nil {
 			c.Catalog = e.cfg.Profiles
 		}
+		if c.AddedRootLinks == nil {
+			c.AddedRootLinks = e.profileRootLinks(c.Profile, c.Catalog)
+		}
 	case *turn.RecordDenial:
 		setNow(&c.Meta, now)
 		if c.Invocation.Key, err = e.turnKey(ctx, turnID, c.Meta.Actor.Name); err != nil {

@@ -194,6 +194,11 @@ type ChangeProfile struct {
 	// Catalog is the server's profiles and operator constraints (filled by
 	// the engine).
 	Catalog *domain.ProfileCatalog
+	// AddedRootLinks are where the roots Profile adds (its
+	// workspace_roots table) lead now (filled by the engine): the
+	// change's snapshot judges a root below one of them there, as a
+	// start with Profile does (StartTurn.RootLinks).
+	AddedRootLinks map[string]string
 	// FromParent bounds a child turn again by its parent's current
 	// snapshot (Parent) instead of selecting Profile: the engine sends it
 	// to each child of a turn whose profile changed. It only narrows.

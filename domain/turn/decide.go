@@ -503,6 +503,16 @@ func decideChange(s *State, c *ChangeProfile) ([]Event, Outcome, error) {
 		AppReadRoots: s.Inputs.AppReadRoots, ExecutionBackend: s.Inputs.ExecutionBackend, Kernel: c.Kernel,
 		RootLinks: domain.RootLinksOf(&s.Snapshot), // where the roots led at the start, kept
 	}
+	for p, canon := range c.AddedRootLinks {
+		// The new profile's own roots, where they lead now (the
+		// hundred-and-eighty-second review): not the turn's, kept above.
+		if _, kept := si.RootLinks[p]; !kept {
+			if si.RootLinks == nil {
+				si.RootLinks = map[string]string{}
+			}
+			si.RootLinks[p] = canon
+		}
+	}
 	if c.WorkspaceRoot != "" || c.Cwd != "" {
 		if !c.NarrowOnly || c.WorkspaceRoot == "" || c.Cwd == "" {
 			return nil, Outcome{}, &domain.FieldError{Field: "workspace_root", Message: "another root is only selected to narrow the turn, with its cwd"}
