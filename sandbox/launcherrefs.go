@@ -463,15 +463,15 @@ func (d *discovery) launcherRef(base, ref string) {
 		// .envrc, read before the person's sub/.envrc: the hundred-and-
 		// eighty-second review), and all of them together a bound past
 		// which the commands are refused, as past maxLauncherPaths.
-		if d.resolvedNames++; d.resolvedNames > maxResolvedNamesAll {
-			if d.v.overflow == "" {
-				d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d names an interpreter resolves: they cannot all be watched", maxResolvedNamesAll)
-			}
-			return
-		}
 		if d.fileResolved++; d.fileResolved > maxResolvedNames {
 			if d.fileResolved == maxResolvedNames+1 {
 				d.v.limits = append(d.v.limits, fmt.Sprintf("a launcher file names more than %d names that are no file: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
+			}
+			return
+		}
+		if d.resolvedNames++; d.resolvedNames > maxResolvedNamesAll {
+			if d.v.overflow == "" {
+				d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d names an interpreter resolves: they cannot all be watched", maxResolvedNamesAll)
 			}
 			return
 		}
@@ -484,9 +484,13 @@ func (d *discovery) launcherRef(base, ref string) {
 // maxResolvedNames bounds the names of one launcher file watched with the
 // extensions an interpreter adds (resolvedExtensions: ten lookups each);
 // maxResolvedNamesAll those of all a view reads.
+// Ten lookups a name: a file's share and the view's whole are as many
+// lookups as a tenth and all of maxLauncherPaths (review 168's fan-out
+// of a .envrc's names through its cds took the view past 5 s with the
+// names counted against the whole first and ten times the bounds).
 const (
-	maxResolvedNames    = 500
-	maxResolvedNamesAll = 5_000
+	maxResolvedNames    = 100
+	maxResolvedNamesAll = 1_000
 )
 
 // resolvedExtensions are the extensions node (CommonJS: .js, .json,
