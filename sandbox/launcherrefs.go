@@ -447,8 +447,7 @@ func (d *discovery) launcherRef(base, ref string) {
 		d.launcherPath(way)
 	}
 	cp := domain.CleanPath(p)
-	inRoot := d.writable(cp) // before launcherPath keeps it read-only
-	if !d.launcherPath(cp) || inRoot && !isRegularFile(cp) {
+	if !d.launcherPath(cp) || d.seen["nonfile:"+cp] {
 		// A name that is not a file: the file an interpreter that adds
 		// an extension loads (`node scripts/setup` runs scripts/setup.js
 		// where scripts/setup is missing, and before a directory of that
@@ -556,6 +555,9 @@ func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists boo
 		d.v.missingRefs = append(d.v.missingRefs, c)
 		d.seen["missing:"+p] = true
 		return false
+	}
+	if !isRegularFile(c) {
+		d.seen["nonfile:"+p] = true // a directory module (launcherRef), looked at once
 	}
 	d.addCarve(c, pathKindGitFile)
 	d.v.launcherTargets = append(d.v.launcherTargets, c)
