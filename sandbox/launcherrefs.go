@@ -451,17 +451,14 @@ func (d *discovery) launcherRef(base, ref string) {
 		// A name that is not a file: the file an interpreter that adds
 		// an extension loads (`node scripts/setup` runs scripts/setup.js
 		// where scripts/setup is missing, and before a directory of that
-		// name; ts-node, tsx and bun try .ts and the others; a name with
-		// a dot too: seed.dev.js), kept as the name is, and watched where
-		// missing (the hundred-and-seventy-second review's note; the
-		// hundred-and-eighty-first). Their lookups have a bound of their
-		// own, past which the rest go unwatched (named in the command's
-		// check limits) rather than refusing the commands: a .envrc's cds
-		// multiply its names (review 168).
-		// Each file has a share of its own (the agent may write a nested
-		// .envrc, read before the person's sub/.envrc: the hundred-and-
-		// eighty-second review), and all of them together a bound past
-		// which the commands are refused, as past maxLauncherPaths.
+		// name; ts-node and tsx try .ts and the others; a name with a dot
+		// too: seed.dev.js), kept as the name is, and watched where
+		// missing (reviews 172 and 181). Each launcher file has a share of
+		// such names of its own (the agent may write a nested .envrc read
+		// before the person's: review 182), past which its other names go
+		// unwatched, named in the check limits; all files together have a
+		// bound past which the commands are refused, as past
+		// maxLauncherPaths.
 		if d.fileResolved++; d.fileResolved > maxResolvedNames {
 			if d.fileResolved == maxResolvedNames+1 {
 				d.v.limits = append(d.v.limits, fmt.Sprintf("a launcher file names more than %d names that are no file: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
@@ -481,12 +478,10 @@ func (d *discovery) launcherRef(base, ref string) {
 }
 
 // maxResolvedNames bounds the names of one launcher file watched with the
-// extensions an interpreter adds (resolvedExtensions: ten lookups each);
-// maxResolvedNamesAll those of all a view reads.
-// Ten lookups a name: a file's share and the view's whole are as many
-// lookups as a tenth and all of maxLauncherPaths (review 168's fan-out
-// of a .envrc's names through its cds took the view past 5 s with the
-// names counted against the whole first and ten times the bounds).
+// extensions an interpreter adds (resolvedExtensions: ten lookups each),
+// maxResolvedNamesAll those of all a view reads: as many lookups as a
+// tenth and all of maxLauncherPaths (review 168's fan-out of a .envrc's
+// names through its cds took the view past 5 s with larger bounds).
 const (
 	maxResolvedNames    = 100
 	maxResolvedNamesAll = 1_000
