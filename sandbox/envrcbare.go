@@ -245,6 +245,17 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				for _, a := range x.Args[k:] {
 					add(a, true)
 				}
+				if a := firstValues(x.Args); k <= len(a) && slices.Contains(moduleRunners, path.Base(a[k-1])) {
+					// node . (keepBare drops "."): the directory as a
+					// module (dirmodule.go; review 182).
+					for _, w := range x.Args[k:] {
+						for _, v := range wordValues(w) {
+							if v = strings.TrimSuffix(v, "/"); v == "." || v == ".." {
+								r.modules = append(r.modules, at([]string{v})...)
+							}
+						}
+					}
+				}
 			}
 			for _, as := range x.Assigns {
 				if as.Value != nil {

@@ -86,9 +86,10 @@ func keepBare(ws []string) []string {
 // bareRefs is what a launcher file names by bare names: names (every free
 // word, kept read-only where it exists), run (those in a place where the
 // tool runs, sources or puts in PATH what they name: watched where they do
-// not exist too, so that a command cannot make one), and patterns (a
-// .envrc loop's wildcards).
-type bareRefs struct{ names, run, patterns []string }
+// not exist too, so that a command cannot make one), patterns (a
+// .envrc loop's wildcards) and modules (a directory an interpreter runs
+// as a module: node ., dirmodule.go).
+type bareRefs struct{ names, run, patterns, modules []string }
 
 // pathProperty reports whether a Java property's name says it holds a
 // path (maven.repo.local, java.library.path, sbt.global.base).

@@ -291,12 +291,16 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 		if len(runners) > 0 {
 			more := envrcBareRefsWith(data, runners)
 			bare.run = append(bare.run, keepBare(more.run)...)
+			bare.modules = append(bare.modules, more.modules...)
 		}
 		for _, lib := range libs {
 			refs := launcherRefsOf(item, lib.data)
 			lb := envrcBareRefsWith(lib.data, runners)
 			run, names := keepBare(lb.run), keepBare(lb.names)
 			for _, b := range uniq([]string{base, lib.dir}) {
+				for _, ref := range lb.modules {
+					d.moduleDirRef(b, ref)
+				}
 				for _, ref := range refs {
 					d.launcherRef(b, ref)
 				}
@@ -322,6 +326,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	}
 	for _, ref := range bare.run {
 		d.launcherRef(base, cr(ref))
+	}
+	for _, ref := range bare.modules {
+		d.moduleDirRef(base, cr(ref))
 	}
 	for _, ref := range bare.names {
 		if !d.spendLookup() {
@@ -459,23 +466,41 @@ func (d *discovery) launcherRef(base, ref string) {
 		// unwatched, named in the check limits; all files together have a
 		// bound past which the commands are refused, as past
 		// maxLauncherPaths.
-		if d.fileResolved++; d.fileResolved > maxResolvedNames {
-			if d.fileResolved == maxResolvedNames+1 {
-				d.v.limits = append(d.v.limits, fmt.Sprintf("a launcher file names more than %d names that are no file: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
-			}
-			return
-		}
-		if d.resolvedNames++; d.resolvedNames > maxResolvedNamesAll {
-			if d.v.overflow == "" {
-				d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d names an interpreter resolves: they cannot all be watched", maxResolvedNamesAll)
-			}
+		if !d.spendResolved() {
 			return
 		}
 		for _, ext := range resolvedExtensions {
-			d.launcherPathCounted(cp+ext, func() bool { return true })
+			d.launcherPathCounted(cp+ext, lookupFree)
+		}
+		if isDir(cp) {
+			d.dirModule(cp)
 		}
 	}
 }
+
+// spendResolved counts one name an interpreter resolves (its extensions,
+// or a directory module's files) against the launcher file's share
+// (maxResolvedNames: past it false, and the check limits say so) and the
+// view's (maxResolvedNamesAll: past it false, and the commands are
+// refused).
+func (d *discovery) spendResolved() bool {
+	if d.fileResolved++; d.fileResolved > maxResolvedNames {
+		if d.fileResolved == maxResolvedNames+1 {
+			d.v.limits = append(d.v.limits, fmt.Sprintf("a launcher file names more than %d names that are no file: the files an interpreter would load for the others (NAME.js, NAME.ts…) are not watched", maxResolvedNames))
+		}
+		return false
+	}
+	if d.resolvedNames++; d.resolvedNames > maxResolvedNamesAll {
+		if d.v.overflow == "" {
+			d.v.overflow = fmt.Sprintf("the launcher files in the writable roots name more than %d names an interpreter resolves: they cannot all be watched", maxResolvedNamesAll)
+		}
+		return false
+	}
+	return true
+}
+
+// lookupFree is the spend of a lookup a share counted already.
+func lookupFree() bool { return true }
 
 // maxResolvedNames bounds the names of one launcher file watched with the
 // extensions an interpreter adds (resolvedExtensions: ten lookups each),

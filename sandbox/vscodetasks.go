@@ -245,6 +245,9 @@ func vscodeTasksBare(ts []vscodeTask) bareRefs {
 		for _, n := range keepBare(r.run) {
 			out.run = append(out.run, inTaskDir(t.cwd, n))
 		}
+		for _, n := range r.modules {
+			out.modules = append(out.modules, inTaskDir(t.cwd, n))
+		}
 	}
 	return out
 }

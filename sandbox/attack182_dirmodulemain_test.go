@@ -1,5 +1,3 @@
-//go:build knownlimits
-
 package sandbox
 
 import (
@@ -16,8 +14,9 @@ import (
 // lib (Module's tryPackage: path.resolve(lib, main)), which may lie
 // outside it: a package whose main is "../boot/start.js" (a workspace
 // package pointing at a shared entry) runs boot/start.js, left writable by
-// a file tool and by a command. The person's next direnv runs the agent's
-// boot/start.js outside the sandbox.
+// a file tool and by a command. The person's next direnv ran the agent's
+// boot/start.js outside the sandbox. Fixed: a directory a launcher file
+// runs is also read as a module (dirModule), its main followed.
 //
 // Control: lib/package.json stays read-only; other.js, which nothing
 // names, is writable.

@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"turnstile/domain"
+
+	"golang.org/x/sys/unix"
+)
+
+// Directory modules.
+//
+// An interpreter given a directory runs the module the directory is:
+// node (and tsx, ts-node) its package.json's "main", resolved against the
+// directory (and wherever that leads, outside it too), or its index.js;
+// python its __main__.py. A directory a launcher file runs by a name
+// below its own directory is kept read-only whole (launcherRef), but
+// package.json's main may lie outside it (review 182: "../boot/start.js"
+// left writable), and `node .` runs the launcher file's own directory,
+// the person's project, which cannot be kept whole: its package.json, its
+// main and its index files are kept instead, watched where missing (so
+// that a command cannot make one), and the rest stays writable.
+
+// moduleRunners are the interpreters whose argument "." (or "..") runs
+// the directory as a module.
+var moduleRunners = []string{"node", "tsx", "ts-node", "python", "python3"}
+
+// dirModuleFiles are the files of a directory an interpreter runs when it
+// is given the directory, besides package.json's main: node's index files
+// (resolvedExtensions) and python's __main__.py.
+func dirModuleFiles(dir string) []string {
+	out := make([]string, 0, len(resolvedExtensions)+1)
+	for _, ext := range resolvedExtensions {
+		out = append(out, dir+"/index"+ext)
+	}
+	return append(out, dir+"/__main__.py")
+}
+
+// dirModule keeps what an interpreter runs of the directory dir (clean,
+// absolute) read-only, or watches it where missing, where it lies in a
+// writable root: its package.json, the main that names (as a launcher
+// file's name is kept, against dir), its index files and __main__.py;
+// not the directory whole. One share of the names an interpreter resolves
+// a directory (spendResolved), looked at once.
+func (d *discovery) dirModule(dir string) {
+	if d.seen["dirmodule:"+dir] {
+		return
+	}
+	d.seen["dirmodule:"+dir] = true
+	if !d.spendResolved() {
+		return
+	}
+	pkg := path.Join(dir, "package.json")
+	d.launcherPathCounted(pkg, lookupFree)
+	for _, f := range dirModuleFiles(path.Clean(dir)) {
+		d.launcherPathCounted(f, lookupFree)
+	}
+	if main, ok := d.packageMain(pkg); ok {
+		t := path.Clean(main)
+		if !strings.HasPrefix(main, "/") {
+			t = path.Join(dir, main)
+		}
+		if domain.PathWithin(dir, t) {
+			// "main": "." or "..": that directory's module, not the
+			// directory whole.
+			d.dirModule(t)
+			return
+		}
+		d.launcherRef(dir, main)
+	}
+}
+
+// packageMain reads the "main" of the package.json at p (a regular file,
+// at most maxLauncherFileSize, counted against the view's launcher bytes).
+func (d *discovery) packageMain(p string) (string, bool) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return "", false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxLauncherFileSize))
+	if err != nil || !d.spendLauncherBytes(len(data)) {
+		return "", false
+	}
+	var pkg struct {
+		Main any `json:"main"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return "", false
+	}
+	main, ok := pkg.Main.(string)
+	return main, ok && main != ""
+}
+
+// moduleDirRef keeps what an interpreter runs of the directory ref ("."
+// or "..", as a launcher file in base wrote it) names, where it is one.
+func (d *discovery) moduleDirRef(base, ref string) {
+	if rest, ok := strings.CutPrefix(ref, string(rune(gitTopMark))); ok {
+		// cd "$(git rev-parse --show-toplevel)"; node .: the top is base
+		// or a directory above it (launcherRef).
+		for dir, n := base, 0; n < maxGitTopDepth; dir, n = filepath.Dir(dir), n+1 {
+			d.moduleDirRef(dir, "."+rest)
+			if dir == "/" {
+				break
+			}
+		}
+		return
+	}
+	dir := ref
+	if !strings.HasPrefix(ref, "/") {
+		dir = path.Join(base, ref)
+	}
+	if isDir(dir) {
+		d.dirModule(dir)
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
