@@ -10,26 +10,28 @@ import (
 	"time"
 )
 
-// TestAttack183_TurnStartPromptRedactionCost (review 183): JSON-RPC
-// turn/start takes the reference's input (the prompt) and kept fields
-// (cli_runtime_options, capabilities, sandbox_policy…), which decideStart
-// redacts before they are recorded (domain.RedactJSON → RedactText on every
-// string value, twice for an object member: as itself and as "key=value").
-// RedactText's cost is quadratic in a text's length when it holds many
-// secret-named assignments ("token=x " repeated: 16 KB cost 0.3 s, 64 KB
-// 6.5 s here), and the input is bounded only by the 1 MiB body: one
-// turn/start costs the server many minutes of CPU (the work reads no
-// context; the command timeout does not stop it), the agent's 256
-// requests in flight hold every core for hours, and meanwhile every other
-// caller's decisions wait for the CPU: a Claude Code http hook not answered
-// before its timeout lets the call run unchecked (REFERENCE §11). Review
-// 147 bounded the same cost for commands (a 130 KB Bash command of
-// "--api-key=x " is answered at once); the prompt and the kept fields of
-// turn/start go through the text path, which it did not bound.
+// TestAttack183_TurnStartPromptRedactionCost (review 183, medium):
+// JSON-RPC turn/start takes the reference's input (the prompt) and kept
+// fields (cli_runtime_options, capabilities, sandbox_policy…), which
+// decideStart redacts before they are recorded (domain.RedactJSON →
+// RedactText on every string value, twice for an object member: as itself
+// and as "key=value"). RedactText's cost is quadratic in a text's length
+// when it repeats a secret-named plain assignment ("token=x "): namedAgain
+// scans the whole text for each assignment's name, and exposedVars runs
+// for each match (replaceClipped). 16 KB cost 0.3 s, 64 KB 8 s here, and the
+// prompt is bounded only by the 1 MiB body: one turn/start costs the server
+// about half an hour of CPU (the work reads no context; the command timeout
+// does not stop it), the agent's 256 requests in flight hold every core
+// for hours, and meanwhile every other caller's decisions wait for the CPU:
+// a Claude Code http hook not answered before its timeout lets the call run
+// unchecked (REFERENCE §11). Review 147 bounded this cost for a command of
+// secret-named options ("--api-key=x "); a command of plain assignments
+// ("echo token=x token=x …", up to the 128 KiB argument cap) still costs
+// it, in the engine's load hook, under the turn's lock (3.5 s at 64 KB).
 //
 // Controls: a turn/start whose prompt has the same length and shape but
 // names no secret is answered at once, and so is a decision of a command
-// of the same secret-named text (the path review 147 bounded).
+// of review 147's "--api-key=x " of the same length.
 func TestAttack183_TurnStartPromptRedactionCost(t *testing.T) {
 	s := startInProcess(t)
 	agent := s.credential("agent183p", "runtime")
