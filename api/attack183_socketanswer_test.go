@@ -30,8 +30,13 @@ import (
 // agent cannot have the server killed for its memory (an http hook then
 // lets every call run)". The same read over REST, and over POST /rpc, is
 // refused 503 server_busy once it is past the credential's share.
+// The same holds for a POST /rpc batch of one such read: rpcBatch gives the
+// answer that takes it past the budget without holding it (so that a call
+// that ran is answered), and a read has nothing to report.
+//
 // Control: while the answer fits the share, the socket, POST /rpc and REST
-// all answer it.
+// all answer it; past it, REST and a single POST /rpc call are refused
+// server_busy.
 func TestAttack183_SocketAnswerOutsideBodyBudget(t *testing.T) {
 	s := startSSE(t, api.Config{MaxBodyMemory: 1 << 20}, 0) // a credential's share: 512 KiB
 	agent := s.as(s.credential("agent183", "runtime"))
@@ -127,7 +132,16 @@ func TestAttack183_SocketAnswerOutsideBodyBudget(t *testing.T) {
 	}
 	code, _, _, n := socketCall("turn/get", map[string]any{"turn_id": "big183"})
 	if code != "server_busy" {
-		t.Fatalf("the socket answered turn/get with %d bytes (and turn/start with %d), past the credential's 512 KiB share of a 1 MiB "+
+		t.Errorf("the socket answered turn/get with %d bytes (and turn/start with %d), past the credential's 512 KiB share of a 1 MiB "+
 			"--max-body-memory, outside the body budget, which REST and POST /rpc refuse server_busy; error code %q", n, startSize, code)
+	}
+	// The same read as a batch of one call over POST /rpc: rpcBatch gives
+	// the answer that takes it past the budget without holding it (meant
+	// for a call that ran, here a read), and writes the batch with
+	// w.Write, outside writeJSON's hold.
+	st, b = agent.do("POST", "/rpc", []map[string]any{{"jsonrpc": "2.0", "id": 1, "method": "turn/get", "params": map[string]any{"turn_id": "big183"}}})
+	if st != http.StatusOK || !bytes.Contains(b, []byte("server_busy")) {
+		t.Errorf("POST /rpc answered a batch of one turn/get with %d bytes (status %d), past the credential's 512 KiB share, outside the body budget; "+
+			"the same call alone is refused server_busy", len(b), st)
 	}
 }
