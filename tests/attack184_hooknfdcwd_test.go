@@ -37,7 +37,7 @@ func TestAttack184_HookNFDCwdRelativeWrite(t *testing.T) {
 	s := ccServer(t, ws, "auto_accept_edits", nil)
 	agent := roAs(s, roCreate(t, s, "a184-nfd", "runtime", "ws-cc"))
 
-	nfd := "Cafe\u0301"           // decomposed: e + COMBINING ACUTE ACCENT
+	nfd := "Cafe\u0301"         // decomposed: e + COMBINING ACUTE ACCENT
 	nfc := norm.NFC.String(nfd) // composed: U+00E9
 	if nfd == nfc {
 		t.Fatal("test setup: the names must differ")
