@@ -96,3 +96,43 @@ func TestAttack184_HookNFDCwdRelativeWrite(t *testing.T) {
 			cwd, filepath.Join(cwd, "notes.txt"), lands, outside)
 	}
 }
+
+// TestAttack184_HookNFDProjectRootRelativeWrite: the same without any link
+// planted. A project whose own directory has a decomposed name (a checkout
+// copied from macOS, which writes names decomposed) is configured as it
+// lies on disk; Claude Code's cwd is that directory. A relative Write of
+// notes.txt is judged as a write inside the project and allowed; Claude
+// Code writes the composed name beside it (its Write makes the missing
+// directories), outside every root of the turn.
+//
+// Control: the path Claude Code writes, named absolute, is not allowed.
+func TestAttack184_HookNFDProjectRootRelativeWrite(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	base, _ = filepath.EvalSymlinks(base)
+	ws := filepath.Join(base, "Cafe\u0301")
+	s := ccServer(t, ws, "auto_accept_edits", nil)
+	agent := roAs(s, roCreate(t, s, "a184-nfdroot", "runtime", "ws-cc"))
+
+	lands := norm.NFC.String(filepath.Join(ws, "notes.txt"))
+	if domainWithin(lands, ws) {
+		t.Fatalf("test setup: %+q lies in %+q", lands, ws)
+	}
+	write := func(session, filePath string) string {
+		return agent.hookHTTP(ccEdit(t, ccPayload(t, "pre_write", session, ws), map[string]any{
+			"tool_input": map[string]any{"file_path": filePath, "content": "x\n"}}))
+	}
+	if out := write("a184-nfdroot-c", lands); strings.Contains(out, `"permissionDecision":"allow"`) {
+		t.Fatalf("control: Write of %+q (outside the project %+q): %s, want no allow", lands, ws, out)
+	}
+	out := write("a184-nfdroot-a", "notes.txt")
+	t.Logf("relative Write of notes.txt from the project's own cwd %+q: %s", ws, out)
+	if strings.Contains(out, `"permissionDecision":"allow"`) {
+		t.Errorf("a relative Write from the project's cwd %+q (not in NFC) was allowed; Claude Code writes %+q, outside the project", ws, lands)
+	}
+}
+
+// domainWithin reports whether p is root or below it.
+func domainWithin(p, root string) bool {
+	return p == root || strings.HasPrefix(p, root+"/")
+}
