@@ -166,7 +166,16 @@ func ccCleanPath(field, p, cwd string) (string, error) {
 	if !norm.NFC.IsNormalString(p) {
 		return "", &FieldError{Field: "tool_input." + field, Value: p, Message: "is not in Unicode normal form C (NFC), the form Claude Code opens: write it composed"}
 	}
-	return ResolvePath(cwd, p), nil
+	// Claude Code puts the path joined to its cwd in that form, not only
+	// the part the tool names: a relative name from a cwd not in NFC
+	// (ws/Cafe\u0301) is opened as another directory (ws/Caf\u00e9, a
+	// link out of the workspace or a sibling of the project) than the one
+	// joined here (the hundred-and-eighty-fourth review).
+	r := ResolvePath(cwd, p)
+	if !norm.NFC.IsNormalString(r) {
+		return "", &FieldError{Field: "tool_input." + field, Value: p, Message: "joined to the session's cwd, is not in Unicode normal form C (NFC), the form Claude Code opens: write the absolute path, composed"}
+	}
+	return r, nil
 }
 
 // jsSpace reports whether r is white space or a line terminator to
