@@ -50,6 +50,9 @@ func (q *startQuota) lock(name string) chan struct{} {
 func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartTurn) (engine.Result, error) {
 	limit := s.cfg.MaxOpenTurns
 	if limit < 0 {
+		if err := s.startHeldBytes(r, turnID, c.Actor); err != nil {
+			return engine.Result{}, err
+		}
 		return s.run(r, turnID, c)
 	}
 	name := c.Actor.Name
@@ -80,10 +83,11 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 	// of a free id is, so that a scoped caller at its quota is answered
 	// alike for both (the forty-third review: 429 for a free id, 400 for a
 	// taken one, told the other workspace's ids).
-	t, exists := s.cfg.Projector.Turn(turnID)
-	seen := exists && (!principalOf(r).Scoped() || principalOf(r).InScope(t.WorkspaceID))
-	if !seen && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
+	if !s.seenStart(r, turnID) && s.overQuota(r, func() bool { return s.cfg.Projector.LiveTurnsOf(name) >= limit }) {
 		return engine.Result{}, &domain.QuotaError{Quota: domain.QuotaOpenTurns, Limit: limit, Of: name}
+	}
+	if err := s.startHeldBytes(r, turnID, c.Actor); err != nil {
+		return engine.Result{}, err
 	}
 	res, err := s.run(r, turnID, c)
 	if err == nil && len(res.Events) > 0 {
@@ -94,6 +98,31 @@ func (s *Server) startWithinQuota(r *http.Request, turnID string, c *turn.StartT
 		_ = s.cfg.Projector.WaitFor(ctx, res.Position)
 	}
 	return res, err
+}
+
+// seenStart reports whether turnID is a turn the caller may see: its
+// start again is a retry, not charged to a quota.
+func (s *Server) seenStart(r *http.Request, turnID string) bool {
+	t, exists := s.cfg.Projector.Turn(turnID)
+	return exists && (!principalOf(r).Scoped() || principalOf(r).InScope(t.WorkspaceID))
+}
+
+// startHeldBytes refuses a new turn's start by a starter whose events in
+// live turns hold Config.MaxHeldBytes or more (a *domain.QuotaError), as
+// admitCall refuses its tool calls: a start, its snapshot and its prompt,
+// is the largest event a credential adds, and the read models hold it
+// while the turn is open (the hundred-and-eighty-third review: 1,024
+// starts of 3 MiB snapshots past a 256 MiB quota). A retry of a start
+// the caller may see is not refused.
+func (s *Server) startHeldBytes(r *http.Request, turnID string, a domain.Actor) error {
+	limit := s.cfg.MaxHeldBytes
+	if limit < 0 || a.Name == "" || a.Role == "" || a.Role == "system" || s.seenStart(r, turnID) {
+		return nil
+	}
+	if s.overQuota(r, func() bool { return s.cfg.Projector.HeldBytesBy(a.Name) >= int64(limit) }) {
+		return &domain.QuotaError{Quota: domain.QuotaHeldBytes, Limit: limit, Of: a.Name}
+	}
+	return nil
 }
 
 // admitCall refuses a new tool call of a caller whose events in live turns
