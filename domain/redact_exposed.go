@@ -534,40 +534,50 @@ func (d *dqScan) at(i int) bool {
 // those): a program reads it by that name (a nested script '$”NAME', a
 // quoted name a program looks up).
 func namedAgain(s string, envNames []string) bool {
-	type named struct {
-		name string
-		at   int // where it is assigned, -1: in the environment
+	// The secret-named variables, each once, then one pass over the
+	// text's names: a name is a whole run of identifier bytes (one
+	// inside another name is not it), so each run is looked up, not
+	// every name searched for (a text repeating "token=x " took seconds,
+	// a search of the whole text per assignment: the
+	// hundred-and-eighty-third review).
+	var secret map[string]bool
+	add := func(n string) {
+		if secretKey(n) {
+			if secret == nil {
+				secret = map[string]bool{}
+			}
+			secret[n] = true
+		}
 	}
-	var names []named
 	for _, m := range assignedNames().FindAllStringSubmatchIndex(s, -1) {
-		names = append(names, named{s[m[2]:m[3]], m[2]})
+		add(s[m[2]:m[3]])
 	}
 	for _, n := range envNames {
-		names = append(names, named{n, -1})
+		add(n)
 	}
-	for _, nm := range names {
-		name := nm.name
-		if !secretKey(name) {
+	if secret == nil {
+		return false
+	}
+	for a := 0; a < len(s); {
+		if !identByte(s[a]) {
+			a++
 			continue
 		}
-		for from := 0; ; {
-			k := strings.Index(s[from:], name)
-			if k < 0 {
-				break
-			}
-			a, e := from+k, from+k+len(name)
-			from = e
-			if a == nm.at || a > 0 && identByte(s[a-1]) || e < len(s) && identByte(s[e]) {
-				continue // the assignment itself, or part of another name
-			}
-			if a > 0 && s[a-1] == '$' || a > 1 && s[a-1] == '{' && s[a-2] == '$' {
-				continue // an expansion: exposedVars reads it
-			}
-			if e < len(s) && s[e] == '=' {
-				continue // another assignment, or a NAME=value word (a listing's reads are envListing's)
-			}
+		e := a
+		for e < len(s) && identByte(s[e]) {
+			e++
+		}
+		switch {
+		case !secret[s[a:e]]:
+		case a > 0 && s[a-1] == '$' || a > 1 && s[a-1] == '{' && s[a-2] == '$':
+			// an expansion: exposedVars reads it
+		case e < len(s) && s[e] == '=':
+			// the assignment itself, another, or a NAME=value word (a
+			// listing's reads are envListing's)
+		default:
 			return true
 		}
+		a = e
 	}
 	return false
 }
