@@ -118,7 +118,14 @@ func (s *Server) rpcBatch(r *http.Request, batch []json.RawMessage, held *budget
 		}
 		b := rpcEncode(resp)
 		if refused == nil {
-			refused = held.hold(int64(len(b)))
+			if refused = held.hold(int64(len(b))); refused != nil && rpcReadOnly(raw) {
+				// A read that changed nothing is refused its answer, as
+				// alone (a batch of one turn/get answered a turn past the
+				// share: the hundred-and-eighty-third review); a call that
+				// ran is answered.
+				resp, _ = rpcRefused(raw, refused)
+				b = rpcEncode(resp)
+			}
 		}
 		if out.Len() == 0 {
 			out.WriteByte('[')
@@ -132,6 +139,15 @@ func (s *Server) rpcBatch(r *http.Request, batch []json.RawMessage, held *budget
 	}
 	out.WriteString("]\n")
 	return out.Bytes()
+}
+
+// rpcReadOnly reports whether the call raw is one that reads (turn/get,
+// turn/items: domain.OpTurnRead) and changes nothing.
+func rpcReadOnly(raw json.RawMessage) bool {
+	var req struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(raw, &req) == nil && rpcOperations[req.Method] == domain.OpTurnRead
 }
 
 // rpcEncode is an answer's JSON, as writeJSON writes it (without its
