@@ -39,6 +39,7 @@ func TestAttack13QuotaChargedToTheTurnsStarter(t *testing.T) {
 	}
 	start(victim, "v1")
 	start(victim, "v2")
+	start(agent, "a1") // before its quota is full: past it, its starts are refused too (review 183)
 	refused := ""
 	for i := range 40 {
 		st, b := decide(agent, "v1", fmt.Sprint("c", i), 100_000)
@@ -61,8 +62,12 @@ func TestAttack13QuotaChargedToTheTurnsStarter(t *testing.T) {
 		t.Errorf("the agent's calls were refused in the name of another credential: %s", refused)
 	}
 	// Control: the agent's own quota holds, in its own turn too, until the
-	// turn holding its calls ends.
-	start(agent, "a1")
+	// turn holding its calls ends; and a new turn of its own is refused
+	// as its calls are.
+	if st, b := agent.do("POST", "/v1/turns", map[string]any{"turn_id": "a2", "workspace_id": "ws", "thread_id": "th",
+		"permission_profile": map[string]string{"mode": "full_access"}, "workspace_root": root}); st != http.StatusTooManyRequests {
+		t.Fatalf("control: the agent's start past its quota: %d %s", st, b)
+	}
 	if st, b := decide(agent, "a1", "own", 10); st != http.StatusTooManyRequests {
 		t.Fatalf("control: the agent past its quota in its own turn: %d %s", st, b)
 	}

@@ -32,6 +32,11 @@ func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 			t.Fatalf("start %s: %d %s", id, st, body)
 		}
 	}
+	// The agent's own turn, started before its quota is full.
+	if st, b := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a1", "workspace_id": "ws", "thread_id": "th-a1",
+		"workspace_root": root, "permission_profile": map[string]any{"profile": "web"}}); st != http.StatusCreated {
+		t.Fatalf("start a1: %d %s", st, b)
+	}
 	var eg struct {
 		ProxyURL string `json:"proxy_url"`
 	}
@@ -78,9 +83,10 @@ func TestAttack14EgressChargedToTheTurnsStarter(t *testing.T) {
 	if st, b := decide(victim, "v2", "own-last"); st != http.StatusOK {
 		t.Errorf("the victim's call once the agent's connections were refused: %d %s", st, b)
 	}
-	if st, b := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a1", "workspace_id": "ws", "thread_id": "th-a1",
-		"workspace_root": root, "permission_profile": map[string]any{"profile": "web"}}); st != http.StatusCreated {
-		t.Fatalf("start a1: %d %s", st, b)
+	// Past its quota its starts are refused as its calls are (review 183).
+	if st, b := agent.Do("POST", "/v1/turns", map[string]any{"turn_id": "a2", "workspace_id": "ws", "thread_id": "th-a2",
+		"workspace_root": root, "permission_profile": map[string]any{"profile": "web"}}); st != http.StatusTooManyRequests || !strings.Contains(string(b), `"of":"agent"`) {
+		t.Errorf("control: the agent's start past its quota: %d %s", st, b)
 	}
 	if st, b := decide(agent, "a1", "own"); st != http.StatusTooManyRequests || !strings.Contains(string(b), `"of":"agent"`) {
 		t.Errorf("control: the agent, its connections past its quota, in its own turn: %d %s", st, b)
