@@ -245,6 +245,15 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				for _, a := range x.Args[k:] {
 					add(a, true)
 				}
+				if a := firstValues(x.Args); k <= len(a) && (path.Base(a[k-1]) == "python" || path.Base(a[k-1]) == "python3") {
+					// python -m venv: the module, looked up in the
+					// current directory first (pymodule.go).
+					if m := pythonModuleArg(firstValues(x.Args[k:])); m != "" {
+						for _, dir := range at([]string{"."}) {
+							r.pyModules = append(r.pyModules, pyModuleRef{dir, m})
+						}
+					}
+				}
 				if a := firstValues(x.Args); k <= len(a) && slices.Contains(moduleRunners, path.Base(a[k-1])) {
 					// node . (keepBare drops "."): the directory as a
 					// module (dirmodule.go; review 182).

@@ -87,9 +87,13 @@ func keepBare(ws []string) []string {
 // word, kept read-only where it exists), run (those in a place where the
 // tool runs, sources or puts in PATH what they name: watched where they do
 // not exist too, so that a command cannot make one), patterns (a
-// .envrc loop's wildcards) and modules (a directory an interpreter runs
-// as a module: node ., dirmodule.go).
-type bareRefs struct{ names, run, patterns, modules []string }
+// .envrc loop's wildcards), modules (a directory an interpreter runs
+// as a module: node ., dirmodule.go) and pyModules (python -m's module,
+// pymodule.go).
+type bareRefs struct {
+	names, run, patterns, modules []string
+	pyModules                     []pyModuleRef
+}
 
 // pathProperty reports whether a Java property's name says it holds a
 // path (maven.repo.local, java.library.path, sbt.global.base).

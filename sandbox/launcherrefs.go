@@ -292,6 +292,7 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 			more := envrcBareRefsWith(data, runners)
 			bare.run = append(bare.run, keepBare(more.run)...)
 			bare.modules = append(bare.modules, more.modules...)
+			bare.pyModules = append(bare.pyModules, more.pyModules...)
 		}
 		for _, lib := range libs {
 			refs := launcherRefsOf(item, lib.data)
@@ -300,6 +301,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 			for _, b := range uniq([]string{base, lib.dir}) {
 				for _, ref := range lb.modules {
 					d.moduleDirRef(b, ref)
+				}
+				for _, m := range lb.pyModules {
+					d.pyModuleRef(b, m.dir, m.mod)
 				}
 				for _, ref := range refs {
 					d.launcherRef(b, ref)
@@ -329,6 +333,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	}
 	for _, ref := range bare.modules {
 		d.moduleDirRef(base, cr(ref))
+	}
+	for _, m := range bare.pyModules {
+		d.pyModuleRef(base, cr(m.dir), m.mod)
 	}
 	for _, ref := range bare.names {
 		if !d.spendLookup() {

@@ -248,6 +248,9 @@ func vscodeTasksBare(ts []vscodeTask) bareRefs {
 		for _, n := range r.modules {
 			out.modules = append(out.modules, inTaskDir(t.cwd, n))
 		}
+		for _, m := range r.pyModules {
+			out.pyModules = append(out.pyModules, pyModuleRef{inTaskDir(t.cwd, m.dir), m.mod})
+		}
 	}
 	return out
 }

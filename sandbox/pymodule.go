@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Python's -m.
+//
+// `python3 -m venv .venv` in a .envrc runs the module venv, looked up in
+// the current directory (the .envrc's) before the standard library:
+// python -m puts the current directory first on sys.path. A venv.py the
+// agent wrote beside the .envrc was the person's next direnv's program.
+// The module's files in that directory (NAME.py, its sourceless NAME.pyc,
+// a package NAME/ with __init__.py and __main__.py, and each enclosing
+// package's __init__.py for a dotted name) are kept read-only, watched
+// where missing. What the module imports in turn is looked up there too
+// (venv imports shutil: a shutil.py beside it is loaded); that is not
+// covered (README).
+
+// pyModuleRef is a module python -m runs (mod, dotted) in the directory
+// dir (as the launcher file wrote it: relative to its own directory, or
+// after a cd).
+type pyModuleRef struct{ dir, mod string }
+
+// pythonModuleArg returns the module of python's -m among its arguments
+// args (-m NAME, -mNAME, -Bm NAME), or "" when it runs none: a script, -c,
+// or options only.
+func pythonModuleArg(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return "" // a script (or stdin) is run
+		}
+		if strings.HasPrefix(a, "--") {
+			continue // --version, --help: long options take no argument but --check-hash-based-pycs
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'm':
+				if rest := a[j+1:]; rest != "" {
+					return rest
+				}
+				if i+1 < len(args) {
+					return args[i+1]
+				}
+				return ""
+			case 'c':
+				return "" // a command string
+			case 'W', 'X':
+				if a[j+1:] == "" {
+					i++ // its argument is the next word
+				}
+				j = len(a)
+			}
+		}
+	}
+	return ""
+}
+
+// pyModuleRef keeps the files of the module mod that python -m, run in
+// dir (as a launcher file in base wrote it), loads from there.
+func (d *discovery) pyModuleRef(base, dir, mod string) {
+	if rest, ok := strings.CutPrefix(dir, string(rune(gitTopMark))); ok {
+		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
+			d.pyModuleRef(top, "."+rest, mod)
+			if top == "/" {
+				break
+			}
+		}
+		return
+	}
+	if !strings.HasPrefix(dir, "/") {
+		dir = path.Join(base, dir)
+	}
+	d.pyModule(dir, mod)
+}
+
+// pyModule keeps mod's files in dir (clean, absolute): one share of the
+// names an interpreter resolves (spendResolved), looked at once.
+func (d *discovery) pyModule(dir, mod string) {
+	parts := strings.Split(mod, ".")
+	for _, p := range parts {
+		if !pyIdentifier(p) {
+			return // no module name (an expansion, a path)
+		}
+	}
+	key := "pymodule:" + dir + "\x00" + mod
+	if d.seen[key] {
+		return
+	}
+	d.seen[key] = true
+	if !d.spendResolved() {
+		return
+	}
+	p := dir
+	for i, part := range parts {
+		p += "/" + part
+		files := []string{p + "/__init__.py", p + "/__init__.pyc"}
+		if i == len(parts)-1 {
+			files = append(files, p+".py", p+".pyc", p+"/__main__.py", p+"/__main__.pyc")
+		}
+		for _, f := range files {
+			d.launcherPathCounted(f, lookupFree)
+		}
+	}
+}
+
+// pyIdentifier reports whether s may be a Python module's name (ASCII
+// identifiers; a name with other letters is kept as one too).
+func pyIdentifier(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 0x7f) {
+			return false
+		}
+	}
+	return true
+}
