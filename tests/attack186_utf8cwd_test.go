@@ -118,3 +118,33 @@ func TestAttack186InvalidUTF8CwdGrant(t *testing.T) {
 		t.Errorf("the command in db: %d %+v, want it to ask", st, evil)
 	}
 }
+
+// TestAttack186InvalidUTF8WorkdirDecision: the same on the decision path,
+// where the runtime runs the command itself (Codex's exec_command with a
+// workdir): the person allows `git clean -fdx` in workdir da (the
+// directory "\xff") for the turn; the same command with workdir db (the
+// directory "\xfe") must ask again, yet it is allowed from the grant.
+// Controls: workdir da again is a cached approval; workdir src asks.
+func TestAttack186InvalidUTF8WorkdirDecision(t *testing.T) {
+	t.Parallel()
+	runtime, approver, _, a, b := utf8CwdWorkspace(t, "u8dec")
+	args := func(workdir string) map[string]any {
+		return map[string]any{"cmd": []string{"git", "clean", "-fdx"}, "workdir": workdir}
+	}
+	first := runtime.decide("u8dec", "d1", "exec_command", args("da"))
+	if first.Decision != "ask" || first.Request == nil {
+		t.Fatalf("first: %+v", first)
+	}
+	approver.respond(first.Request.RequestID, "allow_for_turn")
+
+	if other := runtime.decide("u8dec", "d2", "exec_command", args("src")); other.Decision != "ask" {
+		t.Fatalf("control: workdir src: %+v, want ask", other)
+	}
+	if again := runtime.decide("u8dec", "d3", "exec_command", args("da")); again.Decision != "allow" || !again.Cached {
+		t.Fatalf("control: workdir da again: %+v, want a cached approval", again)
+	}
+	if evil := runtime.decide("u8dec", "d4", "exec_command", args("db")); evil.Decision != "ask" {
+		t.Errorf("the grant for workdir %q allowed the command in %q: decision %s reason %s cached %v scope %s (granted %s)",
+			a, b, evil.Decision, evil.Reason, evil.Cached, evil.ScopeHash, first.ScopeHash)
+	}
+}
