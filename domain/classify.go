@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Invocation is one tool call an agent wants to make.
@@ -252,6 +253,9 @@ func ClassifyChecked(inv Invocation, cwd string, trust MCPTrust, resolve PathRes
 		c.arguments()
 	}
 	if err != nil {
+		return Action{}, err
+	}
+	if err := validUTF8(entries); err != nil {
 		return Action{}, err
 	}
 	if c.a.Summary == "" {
@@ -740,4 +744,19 @@ func (c *classifier) dynamic(entries *[]ScopeEntry, name string) {
 	*entries = append(*entries, c.payload())
 	c.a.Summary = "Run the skill tool " + name
 	c.arguments()
+}
+
+// validUTF8 refuses a scope entry that is not valid UTF-8: a path
+// resolved on disk (a cwd through a link, a file's target) may hold any
+// bytes, and JSON, where the scope is hashed, shown and recorded, makes
+// each invalid byte U+FFFD: /ws/\xff and /ws/\xfe were one scope, a
+// person's answer for one ran the command in the other (the
+// hundred-and-eighty-sixth review).
+func validUTF8(entries []ScopeEntry) error {
+	for _, e := range entries {
+		if !utf8.ValidString(e.Value) {
+			return &FieldError{Field: "arguments." + e.Key, Value: e.Value, Message: "names a path whose name is not valid UTF-8, which cannot be shown or recorded as it is: it is refused"}
+		}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
@@ -310,6 +311,14 @@ func (e *Engine) prepareExec(ctx context.Context, s *turn.State, c *Command) (do
 		c.Executable = ""
 	} else {
 		c.Executable = exe
+	}
+	// A cwd or an executable resolved on disk may hold bytes that are not
+	// UTF-8, which json.Marshal makes U+FFFD: two directories would be
+	// one scope (the hundred-and-eighty-sixth review).
+	for f, p := range map[string]string{"cwd": c.Cwd, "executable": exe} {
+		if !utf8.ValidString(p) {
+			return domain.Invocation{}, &domain.FieldError{Field: f, Value: p, Message: "resolves to a path whose name is not valid UTF-8, which cannot be shown or recorded as it is: it is refused"}
+		}
 	}
 	args := map[string]any{"argv": c.Argv}
 	if given {
