@@ -241,6 +241,12 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				}
 				args = append(args, add(a, false)...)
 			}
+			if pythonLayout(fv) {
+				// direnv's layout python (and pipenv, pyenv, anaconda…)
+				// runs python -c "import pkgutil, platform…" in the
+				// .envrc's directory each time the person enters it.
+				r.pyPaths = append(r.pyPaths, at([]string{"."})...)
+			}
 			if k := runs(firstValues(x.Args)); k > 0 {
 				for _, a := range x.Args[k:] {
 					add(a, true)
@@ -252,6 +258,12 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 						for _, dir := range at([]string{"."}) {
 							r.pyModules = append(r.pyModules, pyModuleRef{dir, m})
 						}
+					}
+					// The directory it puts first on sys.path, where a
+					// module of a standard library name is imported in
+					// the library's place (pyshadow.go).
+					if dir := pythonRunDir(firstValues(x.Args[k:])); dir != "" {
+						r.pyPaths = append(r.pyPaths, at([]string{dir})...)
 					}
 				}
 				if a := firstValues(x.Args); k <= len(a) && slices.Contains(moduleRunners, path.Base(a[k-1])) {

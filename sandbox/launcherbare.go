@@ -93,6 +93,7 @@ func keepBare(ws []string) []string {
 type bareRefs struct {
 	names, run, patterns, modules []string
 	pyModules                     []pyModuleRef
+	pyPaths                       []string // where python runs with the directory first on sys.path (pyshadow.go)
 }
 
 // pathProperty reports whether a Java property's name says it holds a

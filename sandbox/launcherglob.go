@@ -36,6 +36,9 @@ import (
 type launcherGlob struct {
 	dir, pattern string
 	had          []string // sorted
+	// py: the modules of a standard library name in dir, a directory
+	// python runs in (pyshadow.go), not pattern's matches.
+	py bool
 }
 
 // maxLauncherGlobElements bounds the elements of a pattern that are
@@ -74,11 +77,19 @@ func (d *discovery) launcherGlobAt(p string, i int, matches []string) {
 // it did not have when the view was built.
 func (g launcherGlob) newMatch(p string) bool {
 	rel, ok := strings.CutPrefix(p, strings.TrimSuffix(g.dir, "/")+"/")
-	if !ok || strings.Count(rel, "/") != strings.Count(g.pattern, "/") {
+	switch {
+	case !ok:
 		return false
-	}
-	if ok, err := path.Match(g.pattern, rel); err != nil || !ok {
+	case g.py:
+		if !pyShadowRel(rel) {
+			return false
+		}
+	case strings.Count(rel, "/") != strings.Count(g.pattern, "/"):
 		return false
+	default:
+		if ok, err := path.Match(g.pattern, rel); err != nil || !ok {
+			return false
+		}
 	}
 	_, had := slices.BinarySearch(g.had, rel)
 	return !had
@@ -93,6 +104,9 @@ func (g launcherGlob) depth() int {
 // make a new match of a launcher file's pattern.
 func (v *fsView) launcherGlobRefusal(p string) *Refusal {
 	for _, g := range v.launcherGlobs {
+		if g.newMatch(p) && g.py {
+			return refuse(CodeWriteRequiresWritable, p, "%s would be a module named as one of Python's standard library's in %s, where a launcher file (.envrc, a task) runs python, which imports it in the library's place: a new one stays the person's to make", p, g.dir)
+		}
 		if g.newMatch(p) {
 			return refuse(CodeWriteRequiresWritable, p, "%s would match %s, a pattern of files a launcher file (mise's _.source, .envrc) names for a host tool to read or run: a new one stays the person's to make", p, joinPath(g.dir, g.pattern))
 		}
@@ -173,6 +187,10 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 		if root == "" {
 			continue
 		}
+		if g.py {
+			found = append(found, pc.setAsidePyShadows(g, root)...)
+			continue
+		}
 		if strings.Contains(g.pattern, "/") {
 			found = append(found, pc.setAsideDeepMatches(g)...)
 			continue
@@ -184,7 +202,7 @@ func (pc *plantCheck) setAsideLauncherMatches() (found []Quarantine) {
 		if !ok {
 			var pats []string
 			for _, o := range globs {
-				if o.dir == g.dir && !strings.Contains(o.pattern, "/") {
+				if o.dir == g.dir && !o.py && !strings.Contains(o.pattern, "/") {
 					pats = append(pats, o.pattern)
 				}
 			}

@@ -293,6 +293,7 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 			bare.run = append(bare.run, keepBare(more.run)...)
 			bare.modules = append(bare.modules, more.modules...)
 			bare.pyModules = append(bare.pyModules, more.pyModules...)
+			bare.pyPaths = append(bare.pyPaths, more.pyPaths...)
 		}
 		for _, lib := range libs {
 			refs := launcherRefsOf(item, lib.data)
@@ -304,6 +305,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 				}
 				for _, m := range lb.pyModules {
 					d.pyModuleRef(b, m.dir, m.mod)
+				}
+				for _, dir := range lb.pyPaths {
+					d.pyPathRef(b, dir)
 				}
 				for _, ref := range refs {
 					d.launcherRef(b, ref)
@@ -336,6 +340,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	}
 	for _, m := range bare.pyModules {
 		d.pyModuleRef(base, cr(m.dir), m.mod)
+	}
+	for _, dir := range bare.pyPaths {
+		d.pyPathRef(base, cr(dir))
 	}
 	for _, ref := range bare.names {
 		if !d.spendLookup() {

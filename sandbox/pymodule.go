@@ -16,8 +16,9 @@ import (
 // a package NAME/ with __init__.py and __main__.py, and each enclosing
 // package's __init__.py for a dotted name) are kept read-only, watched
 // where missing. What the module imports in turn is looked up there too
-// (venv imports shutil: a shutil.py beside it is loaded); that is not
-// covered (README).
+// (venv imports logging: a logging.py beside it is loaded): a module of a
+// standard library name there is watched as well (pyshadow.go); the
+// project's own modules are not.
 
 // pyModuleRef is a module python -m runs (mod, dotted) in the directory
 // dir (as the launcher file wrote it: relative to its own directory, or

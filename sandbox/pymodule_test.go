@@ -17,8 +17,8 @@ import (
 // name (its packages' __init__.py too), after a cd, in a VS Code task.
 //
 // Controls: another .py file beside it stays writable, by a file tool and
-// by a command; `python3 -c '…' venv` and `python3 script.py venv` run no
-// module venv, and venv.py stays writable there.
+// by a command; `python3 -c '…' mytool` and `python3 script.py mytool` run no
+// module mytool, and mytool.py stays writable there.
 func TestPythonModuleFiles(t *testing.T) {
 	for _, c := range []struct {
 		files   map[string]string
@@ -42,8 +42,8 @@ func TestPythonModuleFiles(t *testing.T) {
 		// (the task's words are kept as names too: pytest whole)
 		control: []string{"other.py"},
 	}, {
-		files:   map[string]string{".envrc": "python3 -c 'print(1)' venv\npython3 run.py venv\n", "run.py": "x\n"},
-		control: []string{"venv.py", "other.py"},
+		files:   map[string]string{".envrc": "python3 -c 'print(1)' mytool\npython3 run.py mytool\n", "run.py": "x\n"},
+		control: []string{"mytool.py", "other.py"},
 	}} {
 		f := newPlantFixture(t)
 		mkfiles(t, f.ws, c.files)

@@ -251,6 +251,9 @@ func vscodeTasksBare(ts []vscodeTask) bareRefs {
 		for _, m := range r.pyModules {
 			out.pyModules = append(out.pyModules, pyModuleRef{inTaskDir(t.cwd, m.dir), m.mod})
 		}
+		for _, dir := range r.pyPaths {
+			out.pyPaths = append(out.pyPaths, inTaskDir(t.cwd, dir))
+		}
 	}
 	return out
 }

@@ -1,0 +1,211 @@
+package sandbox
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Modules that stand in for Python's standard library.
+//
+// Python puts a directory first on sys.path: the current one for -c, -m
+// and stdin, the script's own for a script. A module there whose name is
+// the standard library's is imported in its place: direnv's `layout
+// python` runs `python -c "import pkgutil, platform…"` in the .envrc's
+// directory each time the person enters it, and a platform.py the agent
+// wrote there ran outside the sandbox; `python3 -m venv` imports logging.
+// In each such directory a launcher file names, a new module of a
+// standard library name (NAME.py, NAME.pyc, NAME.*.so, NAME/__init__.py)
+// is refused to a write decision and set aside after a command that made
+// it; one that exists is kept read-only. Other modules stay writable: the
+// project's own, which its program imports by their names anyway.
+
+// pyShadowPattern is how a pyShadow launcherGlob's pattern reads in a
+// refusal.
+const pyShadowPattern = "(a module named as Python's standard library's)"
+
+// pyShadowFile reports whether name, a directory's entry, is a module
+// file of a standard library name.
+func pyShadowFile(name string) bool {
+	mod, ext, ok := strings.Cut(name, ".")
+	if !ok || !pythonStdlib[mod] {
+		return false
+	}
+	// NAME.py, NAME.pyc, NAME.so, NAME.cpython-313-x86_64-linux-gnu.so,
+	// NAME.abi3.so.
+	return ext == "py" || ext == "pyc" || ext == "so" || strings.HasSuffix(ext, ".so")
+}
+
+// pyShadowRel reports whether rel, a path below a directory python runs
+// in, is a module of a standard library name there.
+func pyShadowRel(rel string) bool {
+	dir, file, deep := strings.Cut(rel, "/")
+	if !deep {
+		return pyShadowFile(rel)
+	}
+	return pythonStdlib[dir] && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
+}
+
+// pythonRunDir returns the directory a python call with the arguments
+// args (after the program) puts first on sys.path, as a path relative to
+// where it runs (".": the current directory), or "" when it is none that
+// can be told (an isolated run: -I, -P).
+func pythonRunDir(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-" {
+			return "."
+		}
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			if a == "--" {
+				if i+1 >= len(args) {
+					return "."
+				}
+				a = args[i+1]
+			}
+			return path.Dir(a) // a script: its directory
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'I', 'P':
+				return "" // sys.path holds no such directory
+			case 'm', 'c':
+				return "."
+			case 'W', 'X':
+				if a[j+1:] == "" {
+					i++
+				}
+				j = len(a)
+			}
+		}
+	}
+	return "." // the interactive interpreter
+}
+
+// pyPathRef watches the directory dir (as a launcher file in base wrote
+// it) that python puts first on sys.path.
+func (d *discovery) pyPathRef(base, dir string) {
+	if rest, ok := strings.CutPrefix(dir, string(rune(gitTopMark))); ok {
+		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
+			d.pyPathRef(top, "."+rest)
+			if top == "/" {
+				break
+			}
+		}
+		return
+	}
+	if dir == "" || strings.ContainsAny(dir, "$\x00") {
+		return
+	}
+	if !strings.HasPrefix(dir, "/") {
+		dir = path.Join(base, dir)
+	}
+	c, exists, ok, err := canonicalPath(dir)
+	if err != nil || !ok || !exists || !isDir(c) || !d.writable(c) {
+		return
+	}
+	key := "pyshadow:" + c
+	if d.seen[key] {
+		return
+	}
+	d.seen[key] = true
+	if !d.spendResolved() {
+		return
+	}
+	g := launcherGlob{dir: c, pattern: pyShadowPattern, py: true}
+	names := maxLauncherPaths
+	ents, _, err := readDirentsKeep(c, &names, func(name []byte, _ uint8) bool {
+		n := string(name)
+		return pyShadowFile(n) || pythonStdlib[n]
+	})
+	if err != nil && len(ents) == 0 && names > 0 {
+		return
+	}
+	for _, e := range ents {
+		if pyShadowFile(e.name) {
+			g.had = append(g.had, e.name)
+			d.launcherPath(joinPath(c, e.name))
+			continue
+		}
+		if e.typ == unix.DT_LNK {
+			g.had = append(g.had, e.name) // a link the person made (setAsidePyShadows)
+			continue
+		}
+		for _, f := range []string{"__init__.py", "__init__.pyc"} {
+			if p := joinPath(joinPath(c, e.name), f); isRegularFile(p) {
+				g.had = append(g.had, e.name+"/"+f)
+				d.launcherPath(p)
+			}
+		}
+	}
+	slices.Sort(g.had)
+	d.v.launcherGlobs = append(d.v.launcherGlobs, g)
+}
+
+// setAsidePyShadows sets aside each module of a standard library name the
+// command made in g's directory (a pyShadow glob): the file, or a
+// package's __init__ file (its directory, maybe the person's, stays).
+func (pc *plantCheck) setAsidePyShadows(g launcherGlob, root string) (found []Quarantine) {
+	names := 1 << 30
+	ents, _, err := readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
+		n := string(name)
+		return pyShadowFile(n) || pythonStdlib[n]
+	})
+	if err != nil {
+		return nil
+	}
+	const why = "a module the command made, named as Python's standard library's, where a launcher file runs python (it is imported in the library's place)"
+	for _, e := range ents {
+		if pyShadowFile(e.name) {
+			if p := joinPath(g.dir, e.name); g.newMatch(p) {
+				to, err := setAsideBelow(root, g.dir, e.name)
+				found = append(found, settled(Quarantine{Path: p, Reason: why}, to, "", err))
+			}
+			continue
+		}
+		if _, had := slices.BinarySearch(g.had, e.name); e.typ == unix.DT_LNK && !had {
+			// A link of a standard library's name, to a package python
+			// follows: set aside whole.
+			to, err := setAsideBelow(root, g.dir, e.name)
+			found = append(found, settled(Quarantine{Path: joinPath(g.dir, e.name), Reason: why}, to, "", err))
+			continue
+		}
+		sub := joinPath(g.dir, e.name)
+		subEnts, _, err := readDirentsKeep(sub, &names, func(name []byte, _ uint8) bool {
+			return strings.HasPrefix(string(name), "__init__.")
+		})
+		if err != nil {
+			continue // no directory (or a link: not followed)
+		}
+		for _, f := range subEnts {
+			if p := joinPath(sub, f.name); g.newMatch(p) {
+				to, err := setAsideBelow(root, sub, f.name)
+				found = append(found, settled(Quarantine{Path: p, Reason: why}, to, "", err))
+			}
+		}
+	}
+	return found
+}
+
+// pythonLayout reports whether the call fv (its words) is one of direnv's
+// layouts that run python in the .envrc's directory: layout python,
+// python3, python2, pipenv, pyenv, anaconda, uv, poetry, pdm (or the
+// function layout_NAME).
+func pythonLayout(fv []string) bool {
+	var name string
+	switch {
+	case len(fv) > 1 && fv[0] == "layout":
+		name = fv[1]
+	case len(fv) > 0 && strings.HasPrefix(fv[0], "layout_"):
+		name = strings.TrimPrefix(fv[0], "layout_")
+	default:
+		return false
+	}
+	return strings.HasPrefix(name, "python") || slices.Contains([]string{"pipenv", "pyenv", "anaconda", "uv", "poetry", "pdm", "conda"}, name)
+}
