@@ -468,6 +468,11 @@ func (d *discovery) launcherRef(base, ref string) {
 		d.launcherPath(way)
 	}
 	cp := domain.CleanPath(p)
+	if d.launcherPath(cp) && !d.seen["nonfile:"+cp] && pythonShebang(cp) {
+		// A python script run by its path: python puts its directory
+		// first on sys.path (pyshadow.go).
+		d.pyPathRef(base, path.Dir(cp))
+	}
 	if !d.launcherPath(cp) || d.seen["nonfile:"+cp] {
 		// A name that is not a file: the file an interpreter that adds
 		// an extension loads (`node scripts/setup` runs scripts/setup.js

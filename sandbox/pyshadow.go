@@ -209,3 +209,31 @@ func pythonLayout(fv []string) bool {
 	}
 	return strings.HasPrefix(name, "python") || slices.Contains([]string{"pipenv", "pyenv", "anaconda", "uv", "poetry", "pdm", "conda"}, name)
 }
+
+// pythonShebang reports whether the regular file p starts with a #! line
+// that runs python (#!/usr/bin/python3, #!/usr/bin/env python3 -u).
+func pythonShebang(p string) bool {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	var b [256]byte
+	n, _ := unix.Read(fd, b[:])
+	if n < 2 || b[0] != '#' || b[1] != '!' {
+		return false
+	}
+	line, _, _ := strings.Cut(string(b[2:max(n, 2)]), "\n")
+	for _, w := range strings.Fields(line) {
+		if base := path.Base(w); base == "env" || strings.HasPrefix(w, "-") {
+			continue
+		} else {
+			return base == "python" || strings.HasPrefix(base, "python3") || strings.HasPrefix(base, "python2")
+		}
+	}
+	return false
+}

@@ -95,3 +95,22 @@ func TestPythonRunDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonShebangShadow: a script a launcher file runs by its path whose
+// #! line runs python has its directory first on sys.path too. Control: a
+// shell script's directory is not watched.
+func TestPythonShebangShadow(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{
+		".envrc":        "./scripts/setup\n./tools/run\n",
+		"scripts/setup": "#!/usr/bin/env -S python3 -u\nimport logging\n",
+		"tools/run":     "#!/bin/sh\necho hi\n",
+	})
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if !writeAllowed(t, s, f.ws+"/tools/logging.py") {
+		t.Errorf("control: a write of tools/logging.py, beside a shell script, was refused")
+	}
+	if writeAllowed(t, s, f.ws+"/scripts/logging.py") {
+		t.Errorf("a write of scripts/logging.py, beside a python script .envrc runs (which imports logging), was allowed")
+	}
+}
