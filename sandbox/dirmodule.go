@@ -6,11 +6,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"turnstile/domain"
 
 	"golang.org/x/sys/unix"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Directory modules.
@@ -28,17 +30,70 @@ import (
 
 // moduleRunners are the interpreters whose argument "." (or "..") runs
 // the directory as a module.
-var moduleRunners = []string{"node", "tsx", "ts-node", "python", "python3"}
+var moduleRunners = []string{"node", "nodejs", "tsx", "ts-node", "python", "python2", "python3"}
+
+// moduleRunner reports whether the word w names one of moduleRunners
+// (python3.12 too).
+func moduleRunner(w string) bool {
+	b := path.Base(w)
+	return slices.Contains(moduleRunners, b) || strings.HasPrefix(b, "python3.") || strings.HasPrefix(b, "python2.")
+}
+
+// scriptArg returns the word of args (vals their first values, "" for an
+// expansion) an interpreter runs, its first that is no option (nil when
+// it evaluates a string or runs a module by name: -e, -p, -c, -m).
+func scriptArg(args []*syntax.Word, vals []string) *syntax.Word {
+	for j := 0; j < len(args) && j < len(vals); j++ {
+		v := vals[j]
+		switch {
+		case v == "--":
+			if j+1 < len(args) {
+				return args[j+1]
+			}
+			return nil
+		case v == "-" || !strings.HasPrefix(v, "-"):
+			return args[j]
+		case slices.Contains([]string{"-e", "-p", "--eval", "--print", "-c", "-m"}, v):
+			return nil
+		case slices.Contains([]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--input-type", "--title", "-W", "-X"}, v):
+			j++ // its value is the next word
+		}
+	}
+	return nil
+}
+
+// moduleDirArg reads the word w of script (its source text where it is an
+// expansion) as a directory an interpreter runs: ".", "..", the project's
+// directory ($PWD, ${PWD}, $(pwd), ~+: "."), or the repository's top
+// (gitTopMark).
+func moduleDirArg(script string, w *syntax.Word) (string, bool) {
+	vals := wordValues(w)
+	if len(vals) == 0 {
+		if a, e := int(w.Pos().Offset()), int(w.End().Offset()); a >= 0 && a <= e && e <= len(script) {
+			raw := strings.Trim(script[a:e], `"'`)
+			vals = []string{path.Clean(envrcPWDAnywhere().ReplaceAllString(raw, ".$2"))}
+		}
+	}
+	for _, v := range vals {
+		if v == "~+" || strings.HasPrefix(v, "~+/") {
+			v = "." + v[2:] // bash's $PWD
+		}
+		if v = strings.TrimSuffix(path.Clean(v), "/"); v == "." || v == ".." || v == string(rune(gitTopMark)) {
+			return v, true
+		}
+	}
+	return "", false
+}
 
 // dirModuleFiles are the files of a directory an interpreter runs when it
 // is given the directory, besides package.json's main: node's index files
 // (resolvedExtensions) and python's __main__.py.
 func dirModuleFiles(dir string) []string {
-	out := make([]string, 0, len(resolvedExtensions)+1)
+	out := make([]string, 0, len(resolvedExtensions)+2)
 	for _, ext := range resolvedExtensions {
 		out = append(out, dir+"/index"+ext)
 	}
-	return append(out, dir+"/__main__.py")
+	return append(out, dir+"/__main__.py", dir+"/__main__.pyc")
 }
 
 // dirModule keeps what an interpreter runs of the directory dir (clean,
@@ -48,18 +103,23 @@ func dirModuleFiles(dir string) []string {
 // not the directory whole. One share of the names an interpreter resolves
 // a directory (spendResolved), looked at once.
 func (d *discovery) dirModule(dir string) {
-	if d.seen["dirmodule:"+dir] {
+	if d.seen["dirmodule:"+dir] || !d.spendResolved() {
+		// Past the launcher file's share it is not marked looked at: a
+		// later file, the person's, with a share of its own, looks
+		// (review 185: the agent's nested .envrc spent its share on the
+		// way to the person's directory).
 		return
 	}
 	d.seen["dirmodule:"+dir] = true
-	if !d.spendResolved() {
-		return
-	}
 	pkg := path.Join(dir, "package.json")
 	d.launcherPathCounted(pkg, lookupFree)
 	for _, f := range dirModuleFiles(path.Clean(dir)) {
 		d.launcherPathCounted(f, lookupFree)
 	}
+	// python's: an extension module (__main__.cpython-311-x86_64-linux-gnu.so,
+	// which its finder tries before .py), and __main__.py's cached
+	// bytecode (review 185).
+	d.pyExtensionAndCache(dir, "__main__")
 	if main, ok := d.packageMain(pkg); ok {
 		t := path.Clean(main)
 		if !strings.HasPrefix(main, "/") {

@@ -132,3 +132,28 @@ func TestDirModuleFIFOPackageJSON(t *testing.T) {
 		t.Errorf("a write of package.json (a FIFO), which `node .` reads, was allowed")
 	}
 }
+
+// TestDirModuleArgForms: the forms of the project's directory an
+// interpreter is given, beside review 185's: ~+, $(pwd), ${PWD}, nodejs,
+// python3.12, node --watch .; and the arguments that are no module
+// (python3 -m venv ., node server.js .), which keep nothing.
+func TestDirModuleArgForms(t *testing.T) {
+	for _, c := range []struct {
+		envrc string
+		kept  bool
+	}{
+		{"node ~+\n", true}, {"node $(pwd)\n", true}, {"node ${PWD}\n", true}, {"nodejs .\n", true},
+		{"python3.12 .\n", true}, {"node --watch .\n", true}, {"node -r dotenv/config .\n", true},
+		{"python3 -m venv .\n", false}, {"node server.js .\n", false}, {"node -e 'x' .\n", false},
+	} {
+		f := newPlantFixture(t)
+		mkfiles(t, f.ws, map[string]string{".envrc": c.envrc, "package.json": `{"main": "app.js"}` + "\n", "app.js": "x\n", "server.js": "x\n", "other.js": "x\n"})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+		if !writeAllowed(t, s, f.ws+"/other.js") {
+			t.Errorf("%q: control: other.js was refused", c.envrc)
+		}
+		if got := !writeAllowed(t, s, f.ws+"/app.js"); got != c.kept {
+			t.Errorf("%q: app.js (package.json's main) kept = %v, want %v", c.envrc, got, c.kept)
+		}
+	}
+}

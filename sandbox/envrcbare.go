@@ -241,6 +241,22 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				}
 				args = append(args, add(a, false)...)
 			}
+			// node . (keepBare drops "."), node "$PWD", node "$(git
+			// rev-parse --show-toplevel)", serve . where serve() runs
+			// node: the directory as a module (dirmodule.go; reviews 182
+			// and 185).
+			for i, w := range fv {
+				if !moduleRunner(w) && !slices.Contains(runners, w) {
+					continue
+				}
+				off := len(x.Args) - len(fv) + i + 1
+				if a := scriptArg(x.Args[off:], fv[i+1:]); a != nil {
+					if v, ok := moduleDirArg(script, a); ok {
+						r.modules = append(r.modules, at([]string{v})...)
+					}
+				}
+				break
+			}
 			if pythonLayout(fv) {
 				// direnv's layout python (and pipenv, pyenv, anaconda…)
 				// runs python -c "import pkgutil, platform…" in the
@@ -264,17 +280,6 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 					// the library's place (pyshadow.go).
 					if dir := pythonRunDir(firstValues(x.Args[k:])); dir != "" {
 						r.pyPaths = append(r.pyPaths, at([]string{dir})...)
-					}
-				}
-				if a := firstValues(x.Args); k <= len(a) && slices.Contains(moduleRunners, path.Base(a[k-1])) {
-					// node . (keepBare drops "."): the directory as a
-					// module (dirmodule.go; review 182).
-					for _, w := range x.Args[k:] {
-						for _, v := range wordValues(w) {
-							if v = strings.TrimSuffix(v, "/"); v == "." || v == ".." {
-								r.modules = append(r.modules, at([]string{v})...)
-							}
-						}
 					}
 				}
 			}

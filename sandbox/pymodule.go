@@ -88,23 +88,42 @@ func (d *discovery) pyModule(dir, mod string) {
 		}
 	}
 	key := "pymodule:" + dir + "\x00" + mod
-	if d.seen[key] {
+	if d.seen[key] || !d.spendResolved() {
+		// Past the launcher file's share it is not marked looked at: a
+		// later file, the person's, with a share of its own, looks
+		// (review 185: the agent's nested .envrc spent its share on the
+		// way to the person's directory).
 		return
 	}
 	d.seen[key] = true
-	if !d.spendResolved() {
-		return
-	}
 	p := dir
 	for i, part := range parts {
+		parent := p
 		p += "/" + part
 		files := []string{p + "/__init__.py", p + "/__init__.pyc"}
+		d.pyExtensionAndCache(p, "__init__")
 		if i == len(parts)-1 {
 			files = append(files, p+".py", p+".pyc", p+"/__main__.py", p+"/__main__.pyc")
+			d.pyExtensionAndCache(parent, part)
+			d.pyExtensionAndCache(p, "__main__")
 		}
 		for _, f := range files {
 			d.launcherPathCounted(f, lookupFree)
 		}
+	}
+}
+
+// pyExtensionAndCache keeps what python loads for the module name in dir
+// besides name.py and name.pyc: an extension module (name.*so: its finder
+// tries name.cpython-311-x86_64-linux-gnu.so, name.abi3.so and name.so
+// before name.py; a new one refused and set aside), and, where name.py
+// exists, its cached bytecode in dir/__pycache__ (an "unchecked hash" .pyc
+// is run whatever the source says: review 185), the directory kept
+// read-only, watched where missing.
+func (d *discovery) pyExtensionAndCache(dir, name string) {
+	d.launcherRef(dir, name+".*so")
+	if isRegularFile(dir + "/" + name + ".py") {
+		d.launcherPathCounted(dir+"/__pycache__", lookupFree)
 	}
 }
 

@@ -111,13 +111,14 @@ func (d *discovery) pyPathRef(base, dir string) {
 		return
 	}
 	key := "pyshadow:" + c
-	if d.seen[key] {
+	if d.seen[key] || !d.spendResolved() {
+		// Past the launcher file's share it is not marked looked at: a
+		// later file, the person's, with a share of its own, looks
+		// (review 185: the agent's nested .envrc spent its share on the
+		// way to the person's directory).
 		return
 	}
 	d.seen[key] = true
-	if !d.spendResolved() {
-		return
-	}
 	g := launcherGlob{dir: c, pattern: pyShadowPattern, py: true}
 	names := maxLauncherPaths
 	ents, _, err := readDirentsKeep(c, &names, func(name []byte, _ uint8) bool {
@@ -131,6 +132,10 @@ func (d *discovery) pyPathRef(base, dir string) {
 		if pyShadowFile(e.name) {
 			g.had = append(g.had, e.name)
 			d.launcherPath(joinPath(c, e.name))
+			if strings.HasSuffix(e.name, ".py") {
+				// Its cached bytecode (pyExtensionAndCache).
+				d.launcherPathCounted(joinPath(c, "__pycache__"), lookupFree)
+			}
 			continue
 		}
 		if e.typ == unix.DT_LNK {
@@ -141,6 +146,7 @@ func (d *discovery) pyPathRef(base, dir string) {
 			if p := joinPath(joinPath(c, e.name), f); isRegularFile(p) {
 				g.had = append(g.had, e.name+"/"+f)
 				d.launcherPath(p)
+				d.launcherPathCounted(joinPath(joinPath(c, e.name), "__pycache__"), lookupFree)
 			}
 		}
 	}
