@@ -425,14 +425,14 @@ const memberValue = `(?:\\*"([^"\\\n]+)\\*"|'\\''([^'\\\n]+)'\\''|'([^'\n]+)')`
 // (printf … token=>'Makefile'), and a quoted name glued to ':' whose
 // quote starts a word outside quotes is a refspec's side (git push -f
 // origin "token-expiry":"main"), not JSON (the hundred-and-first review).
-func memberInShell(s string, start, ne, a int, shell bool) bool {
-	if i := strings.IndexByte(s[ne:a], '>'); shell && i >= 0 && nestedUnquoted(s, ne+i, 2, nil) {
+func memberInShell(s string, start, ne, a int, shell bool, qm *quoteMemo) bool {
+	if i := strings.IndexByte(s[ne:a], '>'); shell && i >= 0 && nestedUnquoted(s, ne+i, 2, nil, qm) {
 		return true
 	}
 	if sep := s[ne:a]; (s[start] == '"' || s[start] == '\'') && strings.Contains(sep, ":") && !strings.ContainsAny(sep, " \t") {
 		return nestedUnquoted(s, start, 2, func(s string, k int) bool {
 			return k == 0 || strings.IndexByte(" \t\n;&|", s[k-1]) >= 0
-		})
+		}, qm)
 	}
 	return false
 }
@@ -440,8 +440,8 @@ func memberInShell(s string, start, ne, a int, shell bool) bool {
 // nestedUnquoted reports whether s[k] lies outside quotes, and there
 // satisfies at (when given), as the shell that reads it sees it: in a
 // shell's -c script (sh -c '…'), as that shell does, up to depth levels.
-func nestedUnquoted(s string, k, depth int, at func(s string, k int) bool) bool {
-	q, open := quoteOpen(s, k)
+func nestedUnquoted(s string, k, depth int, at func(s string, k int) bool, qm *quoteMemo) bool {
+	q, open := quoteOpenMemo(s, k, qm)
 	if q == 0 {
 		return at == nil || at(s, k)
 	}
@@ -449,17 +449,52 @@ func nestedUnquoted(s string, k, depth int, at func(s string, k int) bool) bool 
 		return false
 	}
 	inner, ik := quotedText(s, open, q, k)
-	return nestedUnquoted(inner, ik, depth-1, at)
+	return nestedUnquoted(inner, ik, depth-1, at, nil)
 }
 
 // shellScript reports whether the string that opens at s[open] is a
 // shell's -c script (sh -c '…', bash -lc "…"), which that shell reads
 // as a command; a ruby -e or python -c script is not.
 func shellScript(s string, open int) bool {
+	// Only the words just before the quote can be the shell and its
+	// options (nestedShell: a program, options, the last one ending in
+	// c): they are read back word by word, and the pattern run on them
+	// alone. Run on the whole text before the quote, for every quoted
+	// member, it made a prompt repeating "token":"x" cost 42 s at 64 KiB
+	// (the hundred-and-eighty-fifth review).
 	t := strings.TrimRight(s[:open], " \t")
-	locs := nestedShell().FindAllStringIndex(t, -1)
-	return len(locs) > 0 && locs[len(locs)-1][1] == len(t)
+	i, last := len(t), true
+	for n := 0; n < maxShellScriptWords; n++ {
+		j := strings.LastIndexAny(t[:i], " \t\n\r\v\f")
+		w := t[j+1 : i]
+		switch {
+		case w == "":
+			return false
+		case last && (w[len(w)-1] != 'c' || w[0] != '-'):
+			return false // no -c, -lc before the quote
+		case w[0] != '-':
+			// The program's word: the pattern from the blank before it.
+			lo := max(j, 0)
+			if len(t)-lo > maxShellScriptScan {
+				return false
+			}
+			locs := nestedShell().FindAllStringIndex(t[lo:], -1)
+			return len(locs) > 0 && locs[len(locs)-1][1] == len(t)-lo
+		case j < 0:
+			return false // options only
+		}
+		last = false
+		i = len(strings.TrimRight(t[:j], " \t\n\r\v\f"))
+	}
+	return false
 }
+
+// maxShellScriptWords and maxShellScriptScan bound the words, and the
+// bytes, before a quote that shellScript reads as a shell and its options.
+const (
+	maxShellScriptWords = 64
+	maxShellScriptScan  = 4 << 10
+)
 
 // yamlLine reports whether the name s[n:ne] starts its line (after
 // blanks; quoted or not) and its value, at a, is a word of its own after it: a line of
@@ -507,6 +542,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 	var b strings.Builder
 	last := 0
 	cs := csMemo{} // s is the same text for every match
+	qm := &quoteMemo{}
 	for _, m := range idx {
 		a, e := span(m)
 		if a < 0 || a < last {
@@ -531,7 +567,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		if o.spaced && !strings.ContainsAny(s[m[2*o.name+1]:a], " \t") && !(headerName(s[m[2*o.name]:m[2*o.name+1]]) && startsWord(s, m[2*o.name])) {
 			continue // a refspec's or a tag's ':', not a header's
 		}
-		if o.member && memberInShell(s, m[0], m[2*o.name+1], a, o.shell) {
+		if o.member && memberInShell(s, m[0], m[2*o.name+1], a, o.shell, qm) {
 			continue // a redirection's target, a refspec's side
 		}
 		// Whether the word after "bearer" (or a header's name) is in a
@@ -541,7 +577,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 		// an export or an MCP argument was shown: the ninety-fourth
 		// review). The value is hidden unless a word of it decides what
 		// the call does: an option, a host, the program run.
-		if o.ownWord && ownWordInView(s, a, c, o.shell, cs) {
+		if o.ownWord && ownWordInView(s, a, c, o.shell, cs, qm) {
 			continue // an option, a host, a program: left in view
 		}
 		if o.name > 0 && m[2*o.name] >= 0 && refName(s[m[2*o.name]:m[2*o.name+1]]) {

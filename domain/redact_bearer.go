@@ -1,6 +1,9 @@
 package domain
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Where a bearer credential or a header's value is hidden (the
 // ninety-first and ninety-fourth reviews). The bearer pattern (bearer,
@@ -34,13 +37,13 @@ func bearerOption(w string) bool {
 // host in upper case cut before its ':' (`Bearer Evil.Example:loot/`) read
 // as a bare name, which hostWord takes in lower case only (the
 // ninety-fifth review); a quote does not end it (the ninety-sixth).
-func ownWordInView(s string, a, c int, shell bool, memo csMemo) bool {
+func ownWordInView(s string, a, c int, shell bool, memo csMemo, qm *quoteMemo) bool {
 	for k := a; k < c; {
 		e := k
 		for e < c && s[e] != ' ' {
 			e++
 		}
-		if w := judgedWord(s, k, 2); w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWordMemo(s, k, memo)) {
+		if w := judgedWord(s, k, 2, qm); w != "" && (w[0] == '-' || hostWord(w) || remoteHelperWord(w) || shell && programWordMemo(s, k, memo)) {
 			return true
 		}
 		k = e + 1
@@ -56,8 +59,8 @@ func ownWordInView(s string, a, c int, shell bool, memo csMemo) bool {
 // it, up to depth levels: its end, or a blank in it, ends the word (read
 // as quotes opened within the word, the closing quote joined the token to
 // a later host: the ninety-ninth review).
-func judgedWord(s string, k, depth int) string {
-	q, open := quoteOpen(s, k)
+func judgedWord(s string, k, depth int, qm *quoteMemo) string {
+	q, open := quoteOpenMemo(s, k, qm)
 	switch {
 	case q == 0, open == k-1: // outside quotes, or in the value's own
 		w, _ := shellWordAt(s, k, q)
@@ -67,16 +70,58 @@ func judgedWord(s string, k, depth int) string {
 		return w
 	}
 	inner, ik := quotedText(s, open, q, k)
-	return judgedWord(inner, ik, depth-1)
+	return judgedWord(inner, ik, depth-1, nil)
 }
 
 // quoteOpen returns the quote a shell is inside of at s[i] (0: none) and
-// where it opened, reading s from the start of i's line (at most
-// maxQuoteScan bytes back).
-func quoteOpen(s string, i int) (q byte, open int) {
-	lo := max(0, i-maxQuoteScan) // bounded first: a long line read back in full made redaction quadratic (the hundred-and-first review)
-	from := lo + strings.LastIndexByte(s[lo:i], '\n') + 1
-	for k := from; k < i; k++ {
+// where it opened, reading s from the start of i's line, or, on a line
+// that starts more than maxQuoteScan bytes back, from a window of 4 to 8
+// KiB that starts at a multiple of 4 KiB.
+func quoteOpen(s string, i int) (q byte, open int) { return quoteOpenMemo(s, i, nil) }
+
+// quoteMemo is where quoteOpenMemo's last read of one text stopped: a
+// later read of a later byte in the same window goes on from there. Each
+// match of a long line read its 8 KiB back again, twice, and a prompt of
+// quoted secret-named members cost seconds (the hundred-and-eighty-fifth
+// review).
+type quoteMemo struct {
+	p           *byte
+	n           int
+	ls, from, k int // the line's start (-1: more than maxQuoteScan back), the window's, where the read stopped
+	q           byte
+	open        int
+}
+
+// quoteOpenMemo is quoteOpen, going on from m's last read (nil: none) of
+// s where it can, and leaving its own in m.
+func quoteOpenMemo(s string, i int, m *quoteMemo) (q byte, open int) {
+	same := m != nil && m.p == unsafe.StringData(s) && m.n == len(s) && m.k <= i
+	ls := -1
+	switch {
+	case same:
+		ls = m.ls
+		if j := strings.LastIndexByte(s[m.k:i], '\n'); j >= 0 {
+			ls = m.k + j + 1
+		}
+	default:
+		lo := max(0, i-maxQuoteScan) // bounded first: a long line read back in full made redaction quadratic (the hundred-and-first review)
+		if j := strings.LastIndexByte(s[lo:i], '\n'); j >= 0 {
+			ls = lo + j + 1
+		} else if lo == 0 {
+			ls = 0
+		}
+	}
+	from := ls
+	if ls < 0 || i-ls > maxQuoteScan {
+		ls = -1
+		const b = maxQuoteScan / 2
+		from = (i - b) / b * b
+	}
+	k := from
+	if same && m.from == from && m.k >= from {
+		k, q, open = m.k, m.q, m.open
+	}
+	for ; k < i; k++ {
 		switch c := s[k]; {
 		case q == '\'':
 			if c == '\'' && strings.HasPrefix(s[k+1:], `\''`) {
@@ -93,6 +138,9 @@ func quoteOpen(s string, i int) (q byte, open int) {
 		case c == '"' || c == '\'':
 			q, open = c, k
 		}
+	}
+	if m != nil {
+		*m = quoteMemo{p: unsafe.StringData(s), n: len(s), ls: ls, from: from, k: k, q: q, open: open}
 	}
 	return q, open
 }
