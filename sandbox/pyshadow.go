@@ -31,7 +31,7 @@ const pyShadowPattern = "(a module named as Python's standard library's)"
 // file of a standard library name.
 func pyShadowFile(name string) bool {
 	mod, ext, ok := strings.Cut(name, ".")
-	if !ok || !pythonStdlib[mod] {
+	if !ok || !pythonStdlib()[mod] {
 		return false
 	}
 	// NAME.py, NAME.pyc, NAME.so, NAME.cpython-313-x86_64-linux-gnu.so,
@@ -46,7 +46,7 @@ func pyShadowRel(rel string) bool {
 	if !deep {
 		return pyShadowFile(rel)
 	}
-	return pythonStdlib[dir] && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
+	return pythonStdlib()[dir] && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
 }
 
 // pythonRunDir returns the directory a python call with the arguments
@@ -123,7 +123,7 @@ func (d *discovery) pyPathRef(base, dir string) {
 	names := maxLauncherPaths
 	ents, _, err := readDirentsKeep(c, &names, func(name []byte, _ uint8) bool {
 		n := string(name)
-		return pyShadowFile(n) || pythonStdlib[n]
+		return pyShadowFile(n) || pythonStdlib()[n]
 	})
 	if err != nil && len(ents) == 0 && names > 0 {
 		return
@@ -161,7 +161,7 @@ func (pc *plantCheck) setAsidePyShadows(g launcherGlob, root string) (found []Qu
 	names := 1 << 30
 	ents, _, err := readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
 		n := string(name)
-		return pyShadowFile(n) || pythonStdlib[n]
+		return pyShadowFile(n) || pythonStdlib()[n]
 	})
 	if err != nil {
 		return nil

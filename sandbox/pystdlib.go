@@ -1,10 +1,14 @@
 package sandbox
 
+import "sync"
+
 // pythonStdlib holds the names of the Python standard library's modules
 // (sys.stdlib_module_names of CPython 3.11, with those later releases
 // added: _colorize, annotationlib, compression…). A module of such a name
 // beside a program python runs is imported in its place (pyshadow.go).
-var pythonStdlib = func() map[string]bool {
+// Built on first use (a package's initialisation allocates little:
+// TestPackageInitIsSmall).
+var pythonStdlib = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range []string{
 		"__future__", "_abc", "_aix_support", "_android_support", "_apple_support", "_ast",
@@ -54,4 +58,4 @@ var pythonStdlib = func() map[string]bool {
 		m[n] = true
 	}
 	return m
-}()
+})
