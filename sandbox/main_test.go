@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := m.Run()
+	// The isolated temp dirs and held names of the last commands are
+	// removed once Run returned; exiting before, the test binary left
+	// empty turnstile-tmp-* directories in /tmp (review 188's note).
+	WaitCleanup()
 	release()
 	if staticHelperBuild.dir != "" {
 		os.RemoveAll(staticHelperBuild.dir)

@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == probeArg {
 		os.Exit(runProbe(os.Args[2], os.Args[3:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sandbox.WaitCleanup() // the last commands' temp dirs (sandbox's TestMain)
+	os.Exit(code)
 }
 
 // runProbe tries one way out and prints "reached" or the error; exit 0
