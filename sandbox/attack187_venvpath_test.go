@@ -71,3 +71,55 @@ func TestAttack187VenvOnPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack187VSCodeInterpreterVenv: review 187, the same for VS Code.
+// A .vscode/settings.json naming the project's virtualenv's python
+// (python.defaultInterpreterPath: ".venv/bin/python", what the Python
+// extension writes when the person picks it) has that program kept
+// read-only, since the extension starts it as the folder opens (to read
+// its version and environment). But the virtualenv's python reads
+// .venv/pyvenv.cfg (home: where its standard library lies) and runs each
+// site-packages/*.pth line that starts with `import` at start: both stay
+// writable, and the agent's .pth runs as the person opens the folder,
+// outside the sandbox.
+//
+// Control: the interpreter .venv/bin/python and settings.json are
+// refused; the project's own app.py stays writable.
+func TestAttack187VSCodeInterpreterVenv(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{
+		".vscode/settings.json": `{"python.defaultInterpreterPath": "${workspaceFolder}/.venv/bin/python"}`,
+		".venv/pyvenv.cfg":      "home = /usr/bin\n",
+		".venv/lib/python3.11/site-packages/pip/__init__.py": "",
+		"app.py": "",
+	})
+	if err := os.MkdirAll(f.ws+"/.venv/bin", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// As venv makes it: a link to the base interpreter, which reads
+	// ../pyvenv.cfg and takes .venv/lib/…/site-packages as its own.
+	if err := os.Symlink("/usr/bin/python3", f.ws+"/.venv/bin/python"); err != nil {
+		t.Fatal(err)
+	}
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	if !writeAllowed(t, s, f.ws+"/app.py") {
+		t.Fatalf("control: a write of app.py, the project's own, was refused")
+	}
+	for _, n := range []string{".venv/bin/python", ".vscode/settings.json"} {
+		if writeAllowed(t, s, f.ws+"/"+n) {
+			t.Fatalf("control: a file tool's write of %s was allowed", n)
+		}
+	}
+	for _, n := range []string{".venv/lib/python3.11/site-packages/zz.pth", ".venv/pyvenv.cfg"} {
+		if writeAllowed(t, s, f.ws+"/"+n) {
+			t.Errorf("a file tool's write of %s, which the interpreter VS Code starts as the folder opens reads, was allowed", n)
+		}
+	}
+	r := sh(t, s, "echo 'import os; os.system(\"touch /tmp/pwned\")' > .venv/lib/python3.11/site-packages/zz.pth; echo mine > app.py; echo done")
+	if !strings.Contains(string(r.Stdout), "done") || !strings.Contains(readFileOr(f.ws+"/app.py"), "mine") {
+		t.Fatalf("premise: the command did not run: %d %s", r.ExitCode, r.Stderr)
+	}
+	if exists(f.ws + "/.venv/lib/python3.11/site-packages/zz.pth") {
+		t.Errorf("the command's .venv/lib/python3.11/site-packages/zz.pth, run by the interpreter VS Code starts as the folder opens, stayed")
+	}
+}
