@@ -1,0 +1,81 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAttack187_CompactMemberRedactionCost (review 187): review 185 made
+// the redaction of a text repeating `"token":"x" ` linear, but only where
+// blanks part the members. shellScript reads the words before a quote back
+// with strings.LastIndexAny(t[:i], blanks): in a text without blanks
+// (compact JSON, `{"token":"x","token":"x",…}`, as a prompt pastes it or a
+// command echoes it) that one call reads the whole text before the quote,
+// once per member, from the middle of a line longer than maxQuoteScan
+// where quoteOpenMemo's window opens a '"' at the member. Redaction is
+// quadratic again: 128 KiB 0.7 s, 512 KiB 9 s, 1 MiB (the body's bound)
+// about 36 s of one core here (a 512 KiB turn/start took 17.6 s and was
+// answered store_unavailable), for each turn/start the agent holding the
+// runtime's credential sends (a command, at most 128 KiB, costs 0.7 s
+// under the turn's lock).
+//
+// Controls: the same prompt with a name that is no secret's ("plain") is
+// answered at once; the members parted by a blank (review 185's form)
+// are answered at once too.
+func TestAttack187_CompactMemberRedactionCost(t *testing.T) {
+	s := startInProcess(t)
+	agent := s.credential("agent187m", "runtime")
+	root := t.TempDir()
+	const size = 512 << 10
+	bound := 3 * time.Second * raceScale
+	call := func(path string, body any) (int, []byte, time.Duration) {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", s.url+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+agent)
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		resp, err := (&http.Client{Timeout: 10 * time.Minute}).Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, out, time.Since(start)
+	}
+	start := func(id, text string, must bool) time.Duration {
+		st, b, took := call("/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "turn/start", "params": map[string]any{
+			"turn_id": id, "workspace_id": "ws187", "thread_id": "th", "workspace_root": root,
+			"permission_profile": map[string]any{"mode": "supervised"},
+			"input":              []map[string]any{{"type": "text", "text": text, "textElements": []any{}}},
+		}})
+		if !bytes.Contains(b, []byte(`"result"`)) {
+			if must {
+				t.Fatalf("turn/start %s: %d %.300s", id, st, b)
+			}
+			t.Logf("turn/start %s: %d %.300s", id, st, b)
+		}
+		return took
+	}
+	compact := func(name string) string {
+		return "{" + strings.Repeat(`"`+name+`":"x",`, size/(len(name)+7)) + `"end":1}`
+	}
+	spaced := strings.Repeat(`"token":"x" `, size/12)
+
+	if took := start("m187-plain", compact("plain"), true); took > bound {
+		t.Fatalf("control: a %d-byte prompt of compact \"plain\" members took %v: the machine, not the prompt, is slow", size, took)
+	}
+	if took := start("m187-spaced", spaced, true); took > bound {
+		t.Fatalf("control: a %d-byte prompt of \"token\" members parted by blanks took %v", size, took)
+	}
+	promptTook := start("m187-secret", compact("token"), false)
+	t.Logf("a %d-byte compact prompt of \"token\" members: turn/start answered after %v", size, promptTook.Round(time.Millisecond))
+	if promptTook > bound {
+		t.Errorf("a turn/start whose %d-byte prompt is compact JSON repeating `\"token\":\"x\",` held the server's CPU for %v (bound %v): "+
+			"redaction is quadratic in a text without blanks", size, promptTook.Round(time.Millisecond), bound)
+	}
+}
