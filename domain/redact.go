@@ -465,7 +465,19 @@ func shellScript(s string, open int) bool {
 	t := strings.TrimRight(s[:open], " \t")
 	i, last := len(t), true
 	for n := 0; n < maxShellScriptWords; n++ {
-		j := strings.LastIndexAny(t[:i], " \t\n\r\v\f")
+		// Within maxShellScriptScan of the quote: a text without blanks
+		// (compact JSON) was read back whole for each member (the
+		// hundred-and-eighty-seventh review).
+		lo := max(0, len(t)-maxShellScriptScan)
+		if i < lo {
+			return false
+		}
+		j := strings.LastIndexAny(t[lo:i], " \t\n\r\v\f")
+		if j >= 0 {
+			j += lo
+		} else if lo > 0 {
+			return false // the words run further back than a shell's are read
+		}
 		w := t[j+1 : i]
 		switch {
 		case w == "":
