@@ -137,7 +137,7 @@ var launcherRuns = []string{"source", ".", "source_env", "source_env_if_exists",
 // fifty-fourth review), or 0 when none does.
 func runsFiles(args []string) int {
 	for k, a := range args {
-		if a != "" && slices.Contains(launcherRuns, path.Base(a)) { // "" (an expansion) is no "."
+		if a != "" && (slices.Contains(launcherRuns, path.Base(a)) || pythonName(a)) { // "" (an expansion) is no "."
 			return k + 1
 		}
 	}
@@ -267,19 +267,34 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				for _, a := range x.Args[k:] {
 					add(a, true)
 				}
-				if a := firstValues(x.Args); k <= len(a) && (path.Base(a[k-1]) == "python" || path.Base(a[k-1]) == "python3") {
+				if a := firstValues(x.Args); k <= len(a) && pythonName(a[k-1]) {
+					vals := wordTexts(script, x.Args[k:])
 					// python -m venv: the module, looked up in the
 					// current directory first (pymodule.go).
-					if m := pythonModuleArg(firstValues(x.Args[k:])); m != "" {
+					if m := pythonModuleArg(vals); m != "" {
 						for _, dir := range at([]string{"."}) {
 							r.pyModules = append(r.pyModules, pyModuleRef{dir, m})
 						}
 					}
 					// The directory it puts first on sys.path, where a
 					// module of a standard library name is imported in
-					// the library's place (pyshadow.go).
-					if dir := pythonRunDir(firstValues(x.Args[k:])); dir != "" {
+					// the library's place (pyshadow.go): the current one,
+					// or the script's (through its links).
+					switch dir, scr := pythonRunTarget(vals); {
+					case scr != "":
+						r.pyScripts = append(r.pyScripts, at([]string{scr})...)
+					case dir != "":
 						r.pyPaths = append(r.pyPaths, at([]string{dir})...)
+					}
+				}
+			}
+			if i := slices.Index(fv, "uv"); i >= 0 && i+1 < len(fv) && fv[i+1] == "run" {
+				// uv run tools/gen.py: python runs the script (review 187).
+				off := len(x.Args) - len(fv) + i + 2
+				for _, v := range wordTexts(script, x.Args[off:]) {
+					if strings.HasSuffix(v, ".py") && !strings.Contains(v, "$") {
+						r.pyScripts = append(r.pyScripts, at([]string{v})...)
+						break
 					}
 				}
 			}

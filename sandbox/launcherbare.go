@@ -94,6 +94,7 @@ type bareRefs struct {
 	names, run, patterns, modules []string
 	pyModules                     []pyModuleRef
 	pyPaths                       []string // where python runs with the directory first on sys.path (pyshadow.go)
+	pyScripts                     []string // a script python runs: its directory (through its links) first on sys.path
 }
 
 // pathProperty reports whether a Java property's name says it holds a

@@ -294,6 +294,7 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 			bare.modules = append(bare.modules, more.modules...)
 			bare.pyModules = append(bare.pyModules, more.pyModules...)
 			bare.pyPaths = append(bare.pyPaths, more.pyPaths...)
+			bare.pyScripts = append(bare.pyScripts, more.pyScripts...)
 		}
 		for _, lib := range libs {
 			refs := launcherRefsOf(item, lib.data)
@@ -308,6 +309,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 				}
 				for _, dir := range lb.pyPaths {
 					d.pyPathRef(b, dir)
+				}
+				for _, scr := range lb.pyScripts {
+					d.pyScriptRef(b, scr)
 				}
 				for _, ref := range refs {
 					d.launcherRef(b, ref)
@@ -343,6 +347,9 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	}
 	for _, dir := range bare.pyPaths {
 		d.pyPathRef(base, cr(dir))
+	}
+	for _, scr := range bare.pyScripts {
+		d.pyScriptRef(base, cr(scr))
 	}
 	for _, ref := range bare.names {
 		if !d.spendLookup() {
@@ -470,8 +477,8 @@ func (d *discovery) launcherRef(base, ref string) {
 	cp := domain.CleanPath(p)
 	if d.launcherPath(cp) && !d.seen["nonfile:"+cp] && pythonShebang(cp) {
 		// A python script run by its path: python puts its directory
-		// first on sys.path (pyshadow.go).
-		d.pyPathRef(base, path.Dir(cp))
+		// (through its links) first on sys.path (pyshadow.go).
+		d.pyScriptRef(base, cp)
 	}
 	if !d.launcherPath(cp) || d.seen["nonfile:"+cp] {
 		// A name that is not a file: the file an interpreter that adds

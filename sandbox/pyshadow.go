@@ -3,10 +3,13 @@ package sandbox
 import (
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Modules that stand in for Python's standard library.
@@ -49,24 +52,51 @@ func pyShadowRel(rel string) bool {
 	return pythonStdlib()[dir] && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
 }
 
+// pythonName reports whether the word w names a python interpreter:
+// python, python2, python3, python3.12, pypy3.
+func pythonName(w string) bool {
+	b := path.Base(w)
+	for _, p := range []string{"python", "pypy"} {
+		if v, ok := strings.CutPrefix(b, p); ok && (v == "" || v[0] >= '2' && v[0] <= '3' && strings.Trim(v[1:], ".0123456789") == "") {
+			return true
+		}
+	}
+	return false
+}
+
 // pythonRunDir returns the directory a python call with the arguments
 // args (after the program) puts first on sys.path, as a path relative to
 // where it runs (".": the current directory), or "" when it is none that
-// can be told (an isolated run: -I, -P).
+// can be told (an isolated run: -I, -P; a script named by an expansion).
 func pythonRunDir(args []string) string {
+	dir, scr := pythonRunTarget(args)
+	if scr != "" {
+		return path.Dir(scr)
+	}
+	return dir
+}
+
+// pythonRunTarget returns what a python call with the arguments args puts
+// first on sys.path: the current directory (dir "."), or the script scr
+// it runs (its directory, through its links); neither for an isolated run
+// or a script whose name is an expansion.
+func pythonRunTarget(args []string) (dir, scr string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-" {
-			return "."
+			return ".", ""
 		}
 		if a == "--" || !strings.HasPrefix(a, "-") {
 			if a == "--" {
 				if i+1 >= len(args) {
-					return "."
+					return ".", ""
 				}
 				a = args[i+1]
 			}
-			return path.Dir(a) // a script: its directory
+			if a == "" || strings.Contains(a, "$") {
+				return "", "" // a script named by an expansion: not told (review 187)
+			}
+			return "", a
 		}
 		if strings.HasPrefix(a, "--") {
 			continue
@@ -74,9 +104,9 @@ func pythonRunDir(args []string) string {
 		for j := 1; j < len(a); j++ {
 			switch a[j] {
 			case 'I', 'P':
-				return "" // sys.path holds no such directory
+				return "", "" // sys.path holds no such directory
 			case 'm', 'c':
-				return "."
+				return ".", ""
 			case 'W', 'X':
 				if a[j+1:] == "" {
 					i++
@@ -85,7 +115,61 @@ func pythonRunDir(args []string) string {
 			}
 		}
 	}
-	return "." // the interactive interpreter
+	return ".", "" // the interactive interpreter
+}
+
+// wordTexts is each word of ws as a launcher file names it: its value, or,
+// where it is an expansion, its source text in script with the project's
+// directory ($PWD, ${PWD}, $(pwd), ~+) read as "." (an expansion left
+// holds a "$").
+func wordTexts(script string, ws []*syntax.Word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		v := ""
+		if vs := wordValues(w); len(vs) > 0 {
+			v = vs[0]
+		} else if a, e := int(w.Pos().Offset()), int(w.End().Offset()); a >= 0 && a <= e && e <= len(script) {
+			raw := strings.Trim(script[a:e], `"'`)
+			if m := expandPathCall().FindStringSubmatch(raw); m != nil {
+				raw = m[1] + m[2] // direnv's expand_path NAME: NAME from the .envrc's directory
+			}
+			v = envrcPWDAnywhere().ReplaceAllString(raw, ".$2")
+			if !strings.Contains(v, "$") {
+				v = path.Clean(v)
+			}
+		}
+		if v == "~+" || strings.HasPrefix(v, "~+/") {
+			v = "." + v[2:]
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// pyScriptRef watches the directory of the script scr (as a launcher file
+// in base names it) python runs: where its links lead, as CPython's
+// sys.path[0] is the script's real path's directory (review 187: bin/tool
+// a link to ../tools/tool.py imported tools/json.py).
+func (d *discovery) pyScriptRef(base, scr string) {
+	if rest, ok := strings.CutPrefix(scr, string(rune(gitTopMark))); ok {
+		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
+			d.pyScriptRef(top, "."+rest)
+			if top == "/" {
+				break
+			}
+		}
+		return
+	}
+	if scr == "" || strings.ContainsAny(scr, "$\x00") {
+		return
+	}
+	if !strings.HasPrefix(scr, "/") {
+		scr = path.Join(base, scr)
+	}
+	if c, exists, ok, err := canonicalPath(scr); err == nil && ok && exists {
+		scr = c
+	}
+	d.pyPathRef(base, path.Dir(scr))
 }
 
 // pyPathRef watches the directory dir (as a launcher file in base wrote
@@ -107,7 +191,10 @@ func (d *discovery) pyPathRef(base, dir string) {
 		dir = path.Join(base, dir)
 	}
 	c, exists, ok, err := canonicalPath(dir)
-	if err != nil || !ok || !exists || !isDir(c) || !d.writable(c) {
+	if err != nil || !ok {
+		return
+	}
+	if exists && !isDir(c) || !d.writable(c) {
 		return
 	}
 	key := "pyshadow:" + c
@@ -120,6 +207,13 @@ func (d *discovery) pyPathRef(base, dir string) {
 	}
 	d.seen[key] = true
 	g := launcherGlob{dir: c, pattern: pyShadowPattern, py: true}
+	if !exists {
+		// Watched where missing too: a command that makes it, with a
+		// module of the library's name in it, has that set aside (review
+		// 187); the directory itself stays the project's.
+		d.v.launcherGlobs = append(d.v.launcherGlobs, g)
+		return
+	}
 	names := maxLauncherPaths
 	ents, _, err := readDirentsKeep(c, &names, func(name []byte, _ uint8) bool {
 		n := string(name)
@@ -238,8 +332,16 @@ func pythonShebang(p string) bool {
 		if base := path.Base(w); base == "env" || strings.HasPrefix(w, "-") {
 			continue
 		} else {
-			return base == "python" || strings.HasPrefix(base, "python3") || strings.HasPrefix(base, "python2")
+			// uv's PEP 723 line (#!/usr/bin/env -S uv run --script)
+			// runs the script with python too (review 187).
+			return pythonName(base) || base == "uv"
 		}
 	}
 	return false
 }
+
+// expandPathCall matches direnv's $(expand_path NAME) (NAME literal) and
+// what follows it.
+var expandPathCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$\(expand_path\s+"?([^"$)\s]+)"?\s*\)(.*)$`)
+})

@@ -4,7 +4,7 @@ import "sync"
 
 // pythonStdlib holds the names of the Python standard library's modules
 // (sys.stdlib_module_names of CPython 3.11, with those later releases
-// added: _colorize, annotationlib, compression…). A module of such a name
+// added: _colorize, _sha2, annotationlib, compression…). A module of such a name
 // beside a program python runs is imported in its place (pyshadow.go).
 // Built on first use (a package's initialisation allocates little:
 // TestPackageInitIsSmall).
@@ -22,10 +22,10 @@ var pythonStdlib = sync.OnceValue(func() map[string]bool {
 		"_multibytecodec", "_multiprocessing", "_opcode", "_opcode_metadata", "_operator",
 		"_osx_support", "_overlapped", "_pickle", "_posixshmem", "_posixsubprocess", "_py_abc",
 		"_py_warnings", "_pydatetime", "_pydecimal", "_pyio", "_pylong", "_pyrepl", "_queue",
-		"_random", "_remote_debugging", "_scproxy", "_sha1", "_sha256", "_sha3", "_sha512", "_signal",
+		"_random", "_remote_debugging", "_scproxy", "_sha1", "_sha2", "_sha256", "_sha3", "_sha512", "_signal",
 		"_sitebuiltins", "_socket", "_sqlite3", "_sre", "_ssl", "_stat", "_statistics", "_string",
 		"_strptime", "_struct", "_suggestions", "_symtable", "_sysconfig", "_thread",
-		"_threading_local", "_tkinter", "_tokenize", "_tracemalloc", "_types", "_typing", "_uuid",
+		"_threading_local", "_tkinter", "_tokenize", "_tracemalloc", "_types", "_typing", "_uuid", "_wmi",
 		"_warnings", "_weakref", "_weakrefset", "_winapi", "_zoneinfo", "_zstd", "abc", "aifc",
 		"annotationlib", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore",
 		"atexit", "audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile",

@@ -254,6 +254,9 @@ func vscodeTasksBare(ts []vscodeTask) bareRefs {
 		for _, dir := range r.pyPaths {
 			out.pyPaths = append(out.pyPaths, inTaskDir(t.cwd, dir))
 		}
+		for _, scr := range r.pyScripts {
+			out.pyScripts = append(out.pyScripts, inTaskDir(t.cwd, scr))
+		}
 	}
 	return out
 }
