@@ -67,20 +67,12 @@ func scriptArg(args []*syntax.Word, vals []string) *syntax.Word {
 // directory ($PWD, ${PWD}, $(pwd), ~+: "."), or the repository's top
 // (gitTopMark).
 func moduleDirArg(script string, w *syntax.Word) (string, bool) {
-	vals := wordValues(w)
-	if len(vals) == 0 {
-		if a, e := int(w.Pos().Offset()), int(w.End().Offset()); a >= 0 && a <= e && e <= len(script) {
-			raw := strings.Trim(script[a:e], `"'`)
-			vals = []string{path.Clean(envrcPWDAnywhere().ReplaceAllString(raw, ".$2"))}
-		}
+	v := wordTexts(script, []*syntax.Word{w})[0]
+	if v == "" {
+		return "", false
 	}
-	for _, v := range vals {
-		if v == "~+" || strings.HasPrefix(v, "~+/") {
-			v = "." + v[2:] // bash's $PWD
-		}
-		if v = strings.TrimSuffix(path.Clean(v), "/"); v == "." || v == ".." || v == string(rune(gitTopMark)) {
-			return v, true
-		}
+	if v = strings.TrimSuffix(path.Clean(v), "/"); v == "." || v == ".." || v == string(rune(gitTopMark)) {
+		return v, true
 	}
 	return "", false
 }
