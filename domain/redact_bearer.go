@@ -73,12 +73,6 @@ func judgedWord(s string, k, depth int, qm *quoteMemo) string {
 	return judgedWord(inner, ik, depth-1, nil)
 }
 
-// quoteOpen returns the quote a shell is inside of at s[i] (0: none) and
-// where it opened, reading s from the start of i's line, or, on a line
-// that starts more than maxQuoteScan bytes back, from a window of 4 to 8
-// KiB that starts at a multiple of 4 KiB.
-func quoteOpen(s string, i int) (q byte, open int) { return quoteOpenMemo(s, i, nil) }
-
 // quoteMemo is where quoteOpenMemo's last read of one text stopped: a
 // later read of a later byte in the same window goes on from there. Each
 // match of a long line read its 8 KiB back again, twice, and a prompt of
@@ -92,8 +86,11 @@ type quoteMemo struct {
 	open        int
 }
 
-// quoteOpenMemo is quoteOpen, going on from m's last read (nil: none) of
-// s where it can, and leaving its own in m.
+// quoteOpenMemo returns the quote a shell is inside of at s[i] (0: none)
+// and where it opened, reading s from the start of i's line, or, on a line
+// that starts more than maxQuoteScan bytes back, from a window of 4 to 8
+// KiB that starts at a multiple of 4 KiB; going on from m's last read
+// (nil: none) of s where it can, and leaving its own in m.
 func quoteOpenMemo(s string, i int, m *quoteMemo) (q byte, open int) {
 	same := m != nil && m.p == unsafe.StringData(s) && m.n == len(s) && m.k <= i
 	ls := -1
@@ -145,7 +142,7 @@ func quoteOpenMemo(s string, i int, m *quoteMemo) (q byte, open int) {
 	return q, open
 }
 
-// maxQuoteScan bounds how far back quoteOpen reads.
+// maxQuoteScan bounds how far back quoteOpenMemo reads.
 const maxQuoteScan = 8 << 10
 
 // quotedText returns the text of the string quoted by q that opens at
