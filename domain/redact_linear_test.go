@@ -111,3 +111,25 @@ func TestHiddenAtIsEverySpan(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRedactRepeatedMembers: a prompt (RedactText) of n KiB repeating
+// a secret-named assignment or member, in the shapes reviews 183, 185 and
+// 187 timed: each grew faster than the text (namedAgain's search per
+// assignment; shellScript's pattern over the whole text before each
+// quoted member, then its read back over a text without blanks; quoteOpen's
+// 8 KiB read back per member). The time now grows with n.
+func BenchmarkRedactRepeatedMembers(b *testing.B) {
+	for _, unit := range []string{`token=x `, `"token":"x" `, `"token":"x",`, `-c"token":"x" `} {
+		for _, kib := range []int{64, 256, 1024} {
+			s := strings.Repeat(unit, kib<<10/len(unit))
+			b.Run(fmt.Sprintf("%s/KiB=%d", strings.TrimSpace(unit), kib), func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					if RedactText(s) == s {
+						b.Fatal("nothing was redacted")
+					}
+				}
+			})
+		}
+	}
+}
