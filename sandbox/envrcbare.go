@@ -289,13 +289,30 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				}
 			}
 			if i := slices.Index(fv, "uv"); i >= 0 && i+1 < len(fv) && fv[i+1] == "run" {
-				// uv run tools/gen.py: python runs the script (review 187).
+				// uv run tools/gen.py: python runs the script (review 187);
+				// uv run -m NAME, --module NAME: python -m NAME in the
+				// current directory (review 189).
 				off := len(x.Args) - len(fv) + i + 2
-				for _, v := range wordTexts(script, x.Args[off:]) {
-					if strings.HasSuffix(v, ".py") && !strings.Contains(v, "$") {
+				vals := wordTexts(script, x.Args[off:])
+				for j, v := range vals {
+					mod := ""
+					switch {
+					case (v == "-m" || v == "--module") && j+1 < len(vals):
+						mod = vals[j+1]
+					case strings.HasPrefix(v, "--module="):
+						mod = strings.TrimPrefix(v, "--module=")
+					case strings.HasSuffix(v, ".py") && !strings.Contains(v, "$"):
 						r.pyScripts = append(r.pyScripts, at([]string{v})...)
-						break
+					default:
+						continue
 					}
+					if mod != "" {
+						for _, dir := range at([]string{"."}) {
+							r.pyModules = append(r.pyModules, pyModuleRef{dir, mod})
+							r.pyPaths = append(r.pyPaths, dir)
+						}
+					}
+					break
 				}
 			}
 			for _, as := range x.Assigns {

@@ -34,12 +34,26 @@ const pyShadowPattern = "(a module named as Python's standard library's)"
 // file of a standard library name.
 func pyShadowFile(name string) bool {
 	mod, ext, ok := strings.Cut(name, ".")
-	if !ok || !pythonStdlib()[mod] {
+	if !ok {
+		return false
+	}
+	if m, two := strings.CutSuffix(mod, "module"); two && ext == "so" && pythonLibName(m) {
+		return true // python 2's NAMEmodule.so (review 189)
+	}
+	if !pythonLibName(mod) {
 		return false
 	}
 	// NAME.py, NAME.pyc, NAME.so, NAME.cpython-313-x86_64-linux-gnu.so,
 	// NAME.abi3.so.
 	return ext == "py" || ext == "pyc" || ext == "so" || strings.HasSuffix(ext, ".so")
+}
+
+// pythonLibName reports whether mod is the name of a module of Python's
+// standard library (pythonStdlib), sysconfig's _sysconfigdata_* (whose
+// name it makes at run time: python -m venv imported the agent's
+// _sysconfigdata__linux_x86_64-linux-gnu.py; review 189) included.
+func pythonLibName(mod string) bool {
+	return pythonStdlib()[mod] || strings.HasPrefix(mod, "_sysconfigdata")
 }
 
 // pyShadowRel reports whether rel, a path below a directory python runs
@@ -49,7 +63,7 @@ func pyShadowRel(rel string) bool {
 	if !deep {
 		return pyShadowFile(rel)
 	}
-	return pythonStdlib()[dir] && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
+	return pythonLibName(dir) && (file == "__init__.py" || file == "__init__.pyc" || strings.HasPrefix(file, "__init__.") && strings.HasSuffix(file, ".so"))
 }
 
 // pythonName reports whether the word w names a python interpreter:
@@ -217,7 +231,7 @@ func (d *discovery) pyPathRef(base, dir string) {
 	names := maxLauncherPaths
 	ents, _, err := readDirentsKeep(c, &names, func(name []byte, _ uint8) bool {
 		n := string(name)
-		return pyShadowFile(n) || pythonStdlib()[n]
+		return pyShadowFile(n) || pythonLibName(n)
 	})
 	if err != nil && len(ents) == 0 && names > 0 {
 		return
@@ -255,7 +269,7 @@ func (pc *plantCheck) setAsidePyShadows(g launcherGlob, root string) (found []Qu
 	names := 1 << 30
 	ents, _, err := readDirentsKeep(g.dir, &names, func(name []byte, _ uint8) bool {
 		n := string(name)
-		return pyShadowFile(n) || pythonStdlib()[n]
+		return pyShadowFile(n) || pythonLibName(n)
 	})
 	if err != nil {
 		return nil

@@ -135,6 +135,11 @@ func vscodeTaskScripts(data []byte, workspace bool) (scripts []vscodeTask) {
 		for _, f := range forms {
 			var words []string
 			for _, w := range append(jsonWords(f["command"]), jsonWords(f["args"])...) {
+				if vscodePythonVar(w) {
+					// The Python extension's interpreter (review 189):
+					// python, with what it runs read as python's.
+					w = "python3"
+				}
 				words = append(words, rel(w))
 			}
 			if len(words) == 0 && f != nil && len(extra) > 0 {
@@ -206,6 +211,13 @@ func vscodeTasksRefs(ts []vscodeTask) []string {
 		var refs []string
 		for i, w := range strings.Fields(t.script) {
 			w = strings.Trim(w, `"'`)
+			if c := path.Clean(w); c == "." || c == ".." {
+				// The task's directory (ruff check ., docker build .),
+				// not a file it runs: kept whole, it froze the workspace
+				// (review 189); an interpreter's "." is read as a module
+				// (vscodeTasksBare, dirmodule.go).
+				continue
+			}
 			if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
 				refs = append(refs, w)
 			}
@@ -275,4 +287,16 @@ func jsoncReadable(data []byte) bool {
 	}
 	var doc map[string]any
 	return json.Unmarshal(stripJSONComments(data), &doc) == nil
+}
+
+// vscodePythonVar reports whether the task word w is the Python
+// extension's name for the interpreter it picked
+// (${command:python.interpreterPath}, ${config:python.defaultInterpreterPath},
+// ${config:python.pythonPath}), the form its documentation gives tasks.
+func vscodePythonVar(w string) bool {
+	switch strings.TrimSpace(w) {
+	case "${command:python.interpreterPath}", "${config:python.defaultInterpreterPath}", "${config:python.pythonPath}":
+		return true
+	}
+	return false
 }
