@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -33,26 +31,9 @@ func TestAttack185_QuotedMemberRedactionCost(t *testing.T) {
 	root := t.TempDir()
 	const size = 20 << 10
 	bound := 3 * time.Second * raceScale
-	call := func(path string, body any) (int, []byte, time.Duration) {
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", s.url+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+agent)
-		req.Header.Set("Content-Type", "application/json")
-		start := time.Now()
-		resp, err := (&http.Client{Timeout: 10 * time.Minute}).Do(req)
-		if err != nil {
-			t.Fatalf("POST %s: %v", path, err)
-		}
-		defer resp.Body.Close()
-		out, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, out, time.Since(start)
-	}
+	call := timedPost(t, s, agent)
 	start := func(id, text string, must bool) time.Duration {
-		st, b, took := call("/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "turn/start", "params": map[string]any{
-			"turn_id": id, "workspace_id": "ws185", "thread_id": "th", "workspace_root": root,
-			"permission_profile": map[string]any{"mode": "supervised"},
-			"input":              []map[string]any{{"type": "text", "text": text, "textElements": []any{}}},
-		}})
+		st, b, took := call("/rpc", rpcStartWithPrompt(id, "ws185", root, text))
 		if !bytes.Contains(b, []byte(`"result"`)) {
 			if must {
 				t.Fatalf("turn/start %s: %d %.300s", id, st, b)

@@ -156,15 +156,8 @@ func (d *discovery) packageMain(p string) (string, bool) {
 // moduleDirRef keeps what an interpreter runs of the directory ref ("."
 // or "..", as a launcher file in base wrote it) names, where it is one.
 func (d *discovery) moduleDirRef(base, ref string) {
-	if rest, ok := strings.CutPrefix(ref, string(rune(gitTopMark))); ok {
-		// cd "$(git rev-parse --show-toplevel)"; node .: the top is base
-		// or a directory above it (launcherRef).
-		for dir, n := base, 0; n < maxGitTopDepth; dir, n = filepath.Dir(dir), n+1 {
-			d.moduleDirRef(dir, "."+rest)
-			if dir == "/" {
-				break
-			}
-		}
+	// cd "$(git rev-parse --show-toplevel)"; node .
+	if atEachTop(base, ref, func(top, rel string) { d.moduleDirRef(top, rel) }) {
 		return
 	}
 	dir := ref
@@ -179,4 +172,22 @@ func (d *discovery) moduleDirRef(base, ref string) {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// atEachTop calls f for each directory the repository's top may be when
+// ref starts with gitTopMark ($(git rev-parse --show-toplevel)…): base
+// and every directory above it (maxGitTopDepth), with ref's rest made
+// relative ("."+rest); it reports whether ref did.
+func atEachTop(base, ref string, f func(top, rel string)) bool {
+	rest, ok := strings.CutPrefix(ref, string(rune(gitTopMark)))
+	if !ok {
+		return false
+	}
+	for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
+		f(top, "."+rest)
+		if top == "/" {
+			break
+		}
+	}
+	return true
 }

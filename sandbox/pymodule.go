@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -63,13 +62,7 @@ func pythonModuleArg(args []string) string {
 // pyModuleRef keeps the files of the module mod that python -m, run in
 // dir (as a launcher file in base wrote it), loads from there.
 func (d *discovery) pyModuleRef(base, dir, mod string) {
-	if rest, ok := strings.CutPrefix(dir, string(rune(gitTopMark))); ok {
-		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
-			d.pyModuleRef(top, "."+rest, mod)
-			if top == "/" {
-				break
-			}
-		}
+	if atEachTop(base, dir, func(top, rel string) { d.pyModuleRef(top, rel, mod) }) {
 		return
 	}
 	if !strings.HasPrefix(dir, "/") {

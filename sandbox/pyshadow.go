@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -165,13 +164,7 @@ func wordTexts(script string, ws []*syntax.Word) []string {
 // sys.path[0] is the script's real path's directory (review 187: bin/tool
 // a link to ../tools/tool.py imported tools/json.py).
 func (d *discovery) pyScriptRef(base, scr string) {
-	if rest, ok := strings.CutPrefix(scr, string(rune(gitTopMark))); ok {
-		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
-			d.pyScriptRef(top, "."+rest)
-			if top == "/" {
-				break
-			}
-		}
+	if atEachTop(base, scr, func(top, rel string) { d.pyScriptRef(top, rel) }) {
 		return
 	}
 	if scr == "" || strings.ContainsAny(scr, "$\x00") {
@@ -189,13 +182,7 @@ func (d *discovery) pyScriptRef(base, scr string) {
 // pyPathRef watches the directory dir (as a launcher file in base wrote
 // it) that python puts first on sys.path.
 func (d *discovery) pyPathRef(base, dir string) {
-	if rest, ok := strings.CutPrefix(dir, string(rune(gitTopMark))); ok {
-		for top, n := base, 0; n < maxGitTopDepth; top, n = filepath.Dir(top), n+1 {
-			d.pyPathRef(top, "."+rest)
-			if top == "/" {
-				break
-			}
-		}
+	if atEachTop(base, dir, func(top, rel string) { d.pyPathRef(top, rel) }) {
 		return
 	}
 	if dir == "" || strings.ContainsAny(dir, "$\x00") {
