@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"path"
 	pathpkg "path"
 	"regexp"
 	"slices"
@@ -487,7 +486,7 @@ func miseRefs(data []byte) []string {
 		// ./scripts/enter.sh): each word that names a path (a bare name
 		// first is a command from PATH).
 		for i, w := range strings.Fields(s) {
-			if c := path.Clean(strings.Trim(w, `"'`)); c == "." || c == ".." {
+			if c := pathpkg.Clean(strings.Trim(w, `"'`)); c == "." || c == ".." {
 				continue // the hook's directory, not a file it runs (review 189; vscodeTasksRefs)
 			}
 			if strings.Contains(w, "/") || i > 0 && !strings.HasPrefix(w, "-") && strings.Contains(w, ".") {
