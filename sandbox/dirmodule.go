@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"turnstile/domain"
 
-	"golang.org/x/sys/unix"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -28,15 +26,14 @@ import (
 // main and its index files are kept instead, watched where missing (so
 // that a command cannot make one), and the rest stays writable.
 
-// moduleRunners are the interpreters whose argument "." (or "..") runs
+// moduleRunners are the node interpreters whose argument "." (or "..") runs
 // the directory as a module.
-var moduleRunners = []string{"node", "nodejs", "tsx", "ts-node", "python", "python2", "python3"}
+var moduleRunners = []string{"node", "nodejs", "tsx", "ts-node"}
 
-// moduleRunner reports whether the word w names one of moduleRunners
-// (python3.12 too).
+// moduleRunner reports whether the word w names one of moduleRunners or a
+// python (pythonName: python3.12, pypy3 too).
 func moduleRunner(w string) bool {
-	b := path.Base(w)
-	return slices.Contains(moduleRunners, b) || strings.HasPrefix(b, "python3.") || strings.HasPrefix(b, "python2.")
+	return slices.Contains(moduleRunners, path.Base(w)) || pythonName(w)
 }
 
 // scriptArg returns the word of args (vals their first values, "" for an
@@ -130,17 +127,8 @@ func (d *discovery) dirModule(dir string) {
 // packageMain reads the "main" of the package.json at p (a regular file,
 // at most maxLauncherFileSize, counted against the view's launcher bytes).
 func (d *discovery) packageMain(p string) (string, bool) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err != nil {
-		return "", false
-	}
-	f := os.NewFile(uintptr(fd), p)
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxLauncherFileSize))
-	if err != nil || !d.spendLauncherBytes(len(data)) {
+	data, ok := readLauncherFile(p)
+	if !ok || !d.spendLauncherBytes(len(data)) {
 		return "", false
 	}
 	var pkg struct {

@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"turnstile/domain"
+
+	"golang.org/x/sys/unix"
 )
 
 // The launcher and toolchain files (readAtAnyDepth) are read-only because
@@ -361,12 +363,15 @@ func (d *discovery) readLauncherRefs(item, base string, data []byte) {
 	}
 }
 
-// readLauncherFile reads the regular file p, at most maxLauncherFileSize.
+// readLauncherFile reads the regular file p, at most maxLauncherFileSize;
+// opened without blocking, so that a FIFO the agent put at its name does
+// not hold the view build (it is then refused as no regular file).
 func readLauncherFile(p string) ([]byte, bool) {
-	f, err := os.Open(p)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return nil, false
 	}
+	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, false
