@@ -157,3 +157,23 @@ func TestDirModuleArgForms(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherFIFOLibrary: a FIFO the agent put where a .envrc sources a
+// library (readLauncherFile) does not hold the view build, as the FIFO
+// package.json above does not. Control: a command runs and writes the
+// project's file.
+func TestLauncherFIFOLibrary(t *testing.T) {
+	f := newPlantFixture(t)
+	mkfiles(t, f.ws, map[string]string{".envrc": "source_env_if_exists lib.sh\nsource lib.sh\n", "other.js": "x\n"})
+	if err := syscall.Mkfifo(f.ws+"/lib.sh", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+	r := sh(t, s, "echo mine >> other.js; echo done")
+	if !strings.Contains(string(r.Stdout), "done") || !strings.Contains(readFile(t, f.ws+"/other.js"), "mine") {
+		t.Fatalf("control: the command did not run or write other.js: %d %s", r.ExitCode, r.Stderr)
+	}
+	if writeAllowed(t, s, f.ws+"/lib.sh") {
+		t.Errorf("a write of lib.sh (a FIFO), which .envrc sources, was allowed")
+	}
+}
