@@ -192,12 +192,37 @@ func TestYarnrcYMLRefsAnyInput(t *testing.T) {
 		junk := rapid.StringOfN(rapid.SampledFrom([]rune("ab:- \n\t#'\"\\{}[],|>x\ufeff")), 0, 60, -1).Draw(t, "junk")
 		yarnrcYMLRefs([]byte(junk))
 		doc := junk + "\n\nyarnPath: .yarn/releases/y.cjs\n"
-		if strings.Count(junk, "\"")%2 == 0 && strings.Count(junk, "'")%2 == 0 && !strings.ContainsAny(junk, "{[|>") {
+		if !yamlOpensQuote(junk) && !strings.ContainsAny(junk, "{[|>") {
 			if got := yarnrcYMLRefs([]byte(doc)); !slices.Contains(got, ".yarn/releases/y.cjs") {
 				t.Fatalf("yarnPath after %q not found: %q", junk, got)
 			}
 		}
 	})
+}
+
+// yamlOpensQuote: whether a quote in data may open a quoted scalar, one
+// that can run on over the lines after it (an unterminated one swallows
+// the rest, and YAML readers refuse such a file). A quote opens one only
+// where a scalar starts: first on its line, after an indicator (':',
+// '-', '?') and whitespace, or after a quoted scalar or a flow's end
+// ('}', ']', which the reader takes as such anywhere). Elsewhere, as in a"b, it
+// is a character of a plain scalar (counting quotes got this wrong: a"
+// then a line " opens a string). Cautious: a quote after "a -" counts.
+func yamlOpensQuote(data string) bool {
+	data = strings.TrimPrefix(data, "\ufeff")
+	for line := range strings.SplitSeq(data, "\n") {
+		for i := 0; i < len(line); i++ {
+			if line[i] != '"' && line[i] != '\'' {
+				continue
+			}
+			before := strings.TrimRight(line[:i], " \t")
+			last := before[max(len(before)-1, 0):]
+			if last == "" || strings.ContainsAny(last, "\"'}]") || strings.ContainsAny(last, ":-?") && len(before) < i {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestLauncherFilesPastBoundRefused: more launcher files in a root than
