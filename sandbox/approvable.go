@@ -1,10 +1,14 @@
 package sandbox
 
 import (
+	"bytes"
 	"hash/maphash"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"turnstile/domain"
 )
@@ -28,6 +32,24 @@ type decisionFS struct {
 	in      domain.FilesystemPolicy
 	fs      domain.FilesystemPolicy
 	viewKey string
+	// last is the cache's record of the view of fs last used (view).
+	last atomic.Pointer[cachedView]
+}
+
+// view returns the cached view of d's filesystem (cachedFSViewByKey),
+// through the record last used while it stands: the same generation of
+// the watches and within its TTL.
+func (d *decisionFS) view() *fsView {
+	if c := d.last.Load(); c != nil && !noViewCache.Load() {
+		if gen, _, watching := watchGen(); watching && c.fresh(time.Now(), gen) {
+			return c.v
+		}
+	}
+	v, c := cachedFSViewRecord(&d.fs, d.viewKey)
+	if c != nil {
+		d.last.Store(c)
+	}
+	return v
 }
 
 // decisionFSCacheMax bounds the cache: one entry per distinct (workspace,
@@ -48,12 +70,16 @@ func init() { decisionFSCache.seed = maphash.MakeSeed() }
 // approvableFS returns the decisionFS of s, from the cache when the same
 // inputs were seen before.
 func approvableFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
+	if d := seenFS(s); d != nil {
+		return d
+	}
 	h := decisionFSHash(s)
 	decisionFSCache.mu.Lock()
 	bucket := decisionFSCache.m[h]
 	decisionFSCache.mu.Unlock()
 	for _, d := range bucket {
 		if d.matches(s) {
+			fsSeen(s, d)
 			return d
 		}
 	}
@@ -75,7 +101,88 @@ func approvableFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
 	}
 	decisionFSCache.m[h] = append(slices.Clip(b), d)
 	decisionFSCache.mu.Unlock()
+	fsSeen(s, d)
 	return d
+}
+
+// The snapshots seen, by the arrays of their filesystem policy: the turns
+// of one workspace and mode share a decisionFS, but each holds its own
+// copy of the ~200–500 entries, and comparing those with matches (their
+// strings at other addresses) was ~14 µs of every decision. A snapshot
+// seen before is told by the same arrays holding the same bytes: the same
+// string headers are the same strings (Go's strings do not change), so
+// an entry changed in place since, or another snapshot reusing the
+// arrays, differs in some byte and takes the full comparison.
+var decisionFSSeen struct {
+	mu sync.Mutex
+	m  map[seenKey]*seenFSEntry
+}
+
+// decisionFSSeenMax bounds the snapshots remembered (each a copy of its
+// entries' headers, 176 bytes an entry); past it the memory starts again.
+const decisionFSSeenMax = 128
+
+type seenKey struct {
+	entries *domain.FilesystemEntry
+	rules   *domain.PathRule
+}
+
+type seenFSEntry struct {
+	d            *decisionFS
+	mode         domain.SandboxMode
+	cwd          string
+	unrestricted bool
+	depth        int
+	entries      []domain.FilesystemEntry // the headers as they were
+	rules        []domain.PathRule
+}
+
+// seenFS returns the decisionFS of a snapshot seen before, unchanged.
+func seenFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
+	f := &s.Sandbox.Filesystem
+	k := seenKey{unsafe.SliceData(f.Entries), unsafe.SliceData(f.Rules)}
+	if k.entries == nil && k.rules == nil {
+		return nil
+	}
+	decisionFSSeen.mu.Lock()
+	e := decisionFSSeen.m[k]
+	decisionFSSeen.mu.Unlock()
+	if e == nil || e.mode != s.Sandbox.Mode || e.cwd != s.Sandbox.Cwd || e.unrestricted != f.Unrestricted ||
+		e.depth != f.GlobScanMaxDepth || !sameBytes(e.entries, f.Entries) || !sameBytes(e.rules, f.Rules) {
+		return nil
+	}
+	return e.d
+}
+
+// fsSeen remembers that s's filesystem policy, as it is now, is d's.
+func fsSeen(s *domain.TurnExecutionSecuritySnapshot, d *decisionFS) {
+	f := &s.Sandbox.Filesystem
+	k := seenKey{unsafe.SliceData(f.Entries), unsafe.SliceData(f.Rules)}
+	if k.entries == nil && k.rules == nil {
+		return
+	}
+	e := &seenFSEntry{d: d, mode: s.Sandbox.Mode, cwd: s.Sandbox.Cwd, unrestricted: f.Unrestricted,
+		depth: f.GlobScanMaxDepth, entries: slices.Clone(f.Entries), rules: slices.Clone(f.Rules)}
+	decisionFSSeen.mu.Lock()
+	if decisionFSSeen.m == nil || len(decisionFSSeen.m) >= decisionFSSeenMax {
+		decisionFSSeen.m = map[seenKey]*seenFSEntry{}
+	}
+	decisionFSSeen.m[k] = e
+	decisionFSSeen.mu.Unlock()
+}
+
+// sameBytes reports whether a and b hold the same bytes: the same values,
+// their strings at the same addresses. False does not mean different.
+func sameBytes[T any](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	n := len(a) * int(unsafe.Sizeof(a[0]))
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), n),
+		unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), n))
 }
 
 // matches reports whether d was made from the same inputs as s holds.

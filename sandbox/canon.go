@@ -239,6 +239,8 @@ type fsView struct {
 	grants  []fsRule
 	carves  []fsRule
 	pins    []fsRule
+	// carveIdx files carves by path (carveindex.go).
+	carveIdx *carveIndex
 	// hostLinks, once set (fixProtectedLinks), is protectedLinks' answer
 	// as the host's tree showed it.
 	hostLinks *[2][]string
@@ -410,6 +412,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	v.repoRoots = repositoryRoots(fp, v.grants)
 	v.agentRoots = agentSettingsRoots(fp, v.grants)
 	v.discover(walk)
+	v.indexCarves()
 	return v
 }
 
@@ -771,11 +774,13 @@ func accessRank(a domain.Access) int {
 func (v *fsView) access(p string) (domain.Access, *fsRule) {
 	best := domain.AccessDeny
 	var by *fsRule
+	var buf [32]int32
+	cov := v.covering(p, buf[:0])
 	for _, g := range v.grants {
 		if !domain.PathWithin(p, g.Path) || accessRank(g.Access) <= accessRank(best) {
 			continue
 		}
-		if d := v.shadow(&g, p); d != nil {
+		if d := v.shadowAmong(&g, p, cov); d != nil {
 			by = d
 			continue
 		}
@@ -784,9 +789,9 @@ func (v *fsView) access(p string) (domain.Access, *fsRule) {
 	if best != domain.AccessDeny {
 		by = nil
 	}
-	for i, c := range v.carves {
+	for i, c := range v.carvesAmong(cov) {
 		if !c.Reopenable && domain.PathWithin(p, c.Path) && accessRank(c.Access) < accessRank(best) {
-			best, by = c.Access, &v.carves[i]
+			best, by = c.Access, &v.carves[v.carveAt(cov, i)]
 		}
 	}
 	if best == domain.AccessWrite {
@@ -810,9 +815,15 @@ func (r *fsRule) linked() bool { return r.From != "" && domain.CleanPath(r.From)
 // denied directory, named as a project root or pointed there after the
 // turn started, reopened it: the forty-ninth review).
 func (v *fsView) shadow(grant *fsRule, p string) *fsRule {
-	for i, d := range v.carves {
+	var buf [32]int32
+	return v.shadowAmong(grant, p, v.covering(p, buf[:0]))
+}
+
+// shadowAmong is shadow given v.covering(p).
+func (v *fsView) shadowAmong(grant *fsRule, p string, cov []int32) *fsRule {
+	for i, d := range v.carvesAmong(cov) {
 		if d.Reopenable && domain.PathWithin(p, d.Path) && (domain.PathWithin(d.Path, grant.Path) || grant.linkedInto(&d)) {
-			return &v.carves[i]
+			return &v.carves[v.carveAt(cov, i)]
 		}
 	}
 	return nil

@@ -108,7 +108,7 @@ func (c DecisionChecker) ResolveFile(s *domain.TurnExecutionSecuritySnapshot, pa
 	d := approvableFS(s)
 	var v *fsView
 	if !d.fs.Unrestricted {
-		v = cachedFSViewByKey(&d.fs, d.viewKey)
+		v = d.view()
 	}
 	var (
 		resolved string
@@ -156,7 +156,7 @@ func (c DecisionChecker) CheckListing(s *domain.TurnExecutionSecuritySnapshot, d
 	if d.fs.Unrestricted {
 		return nil
 	}
-	v := cachedFSViewByKey(&d.fs, d.viewKey)
+	v := d.view()
 	listed := func(p string) bool { // the entries of p are shown
 		if p == dir || !domain.PathWithin(p, dir) {
 			return false

@@ -37,6 +37,14 @@ type cachedView struct {
 	renewing atomic.Bool
 }
 
+// fresh reports whether c can be used at now in watch generation gen
+// without asking the cache: nothing it looked up has changed and its TTL
+// has not run out (current also lets one caller renew it meanwhile; a
+// record kept outside the map must not stand past its TTL that way).
+func (c *cachedView) fresh(now time.Time, gen uint64) bool {
+	return c.gen == gen && now.Sub(c.made) < viewTTL
+}
+
 // current reports whether c can be used for a lookup at now in watch
 // generation gen: nothing it looked up has changed, and its TTL has not
 // run out or another caller is renewing it.
@@ -86,8 +94,17 @@ var noViewCache atomic.Bool
 // view is reused while nothing it looked up has changed (see viewwatch.go),
 // for at most viewTTL; one that cannot be watched is never reused.
 func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
+	v, _ := cachedFSViewRecord(fp, key)
+	return v
+}
+
+// cachedFSViewRecord is cachedFSViewByKey that also returns the cache's
+// record of the view (nil when the view is not kept), for a caller that
+// keeps it at hand (decisionFS.view): the key of an auto_accept_edits
+// snapshot is ~50 KB, hashed and compared on every lookup in the map.
+func cachedFSViewRecord(fp *domain.FilesystemPolicy, key string) (*fsView, *cachedView) {
 	if noViewCache.Load() {
-		return newFSView(fp)
+		return newFSView(fp), nil
 	}
 	now := time.Now()
 	gen, _, watching := watchGen()
@@ -95,7 +112,7 @@ func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 	c, ok := views.m[key]
 	views.mu.Unlock()
 	if ok && watching && c.current(now, gen) {
-		return c.v
+		return c.v, c
 	}
 	if watching {
 		// One build of a key at a generation at a time: the others wait
@@ -104,7 +121,7 @@ func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 		if b := viewsBuilding.m[key]; b != nil && b.gen == gen {
 			viewsBuilding.mu.Unlock()
 			<-b.done
-			return b.v
+			return b.v, b.c
 		}
 		b := &viewBuild{gen: gen, done: make(chan struct{})}
 		if viewsBuilding.m == nil {
@@ -120,9 +137,8 @@ func cachedFSViewByKey(fp *domain.FilesystemPolicy, key string) *fsView {
 			viewsBuilding.mu.Unlock()
 			close(b.done)
 		}()
-		v := buildCachedView(fp, key, now, ok, c)
-		b.v = v
-		return v
+		b.v, b.c = buildCachedView(fp, key, now, ok, c)
+		return b.v, b.c
 	}
 	return buildCachedView(fp, key, now, ok, c)
 }
@@ -140,11 +156,13 @@ var viewsBuilding struct {
 	m  map[string]*viewBuild
 }
 
-// viewBuild is a build under way; v is set when done is closed.
+// viewBuild is a build under way; v (and c, its record when kept) is set
+// when done is closed.
 type viewBuild struct {
 	gen  uint64
 	done chan struct{}
 	v    *fsView
+	c    *cachedView
 }
 
 // viewBuilding, when set (tests), is called as a view is built.
@@ -152,7 +170,7 @@ var viewBuilding func()
 
 // buildCachedView builds the view of fp and files it under key when it
 // can be watched (cachedFSViewByKey; c is the view found there, if ok).
-func buildCachedView(fp *domain.FilesystemPolicy, key string, now time.Time, ok bool, c *cachedView) *fsView {
+func buildCachedView(fp *domain.FilesystemPolicy, key string, now time.Time, ok bool, c *cachedView) (*fsView, *cachedView) {
 	if viewBuilding != nil {
 		viewBuilding()
 	}
@@ -163,12 +181,13 @@ func buildCachedView(fp *domain.FilesystemPolicy, key string, now time.Time, ok 
 			delete(views.m, key) // nobody keeps using an expired view
 		}
 		views.mu.Unlock()
-		return v
+		return v, nil
 	}
 	if views.m == nil || len(views.m) > 4096 {
 		views.m = map[string]*cachedView{}
 	}
-	views.m[key] = &cachedView{v: v, made: now, gen: gen}
+	kept := &cachedView{v: v, made: now, gen: gen}
+	views.m[key] = kept
 	views.mu.Unlock()
-	return v
+	return v, kept
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -59,6 +60,9 @@ type viewWatcher struct {
 	dirs   map[int32]*watchedDir
 	byPath map[string]int32
 	buf    [16 << 10]byte
+	// drains counts the reads of the queue begun (watchGen), changed only
+	// with mu held.
+	drains atomic.Uint64
 }
 
 var viewWatch viewWatcher
@@ -66,8 +70,16 @@ var viewWatch viewWatcher
 // watchGen returns the current generation after reading every queued
 // event; ok is false when the filesystem cannot be watched (nothing may be
 // cached then).
+//
+// Decisions at once share a read: a caller that finds, once it holds the
+// lock, that a read started after it arrived (and, the lock held, has
+// ended) reads nothing itself. That read began after every event queued
+// before this caller came, so it consumed them. Every decision used to
+// read under the lock in turn, and the lock was most of the contention of
+// 64 turns deciding at once.
 func watchGen() (gen, seq uint64, ok bool) {
 	w := &viewWatch
+	arrived := w.drains.Load()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd == 0 {
@@ -76,7 +88,10 @@ func watchGen() (gen, seq uint64, ok bool) {
 	if w.fd < 0 {
 		return 0, 0, false
 	}
-	w.drain()
+	if w.drains.Load() == arrived {
+		w.drains.Add(1)
+		w.drain()
+	}
 	return w.gen, w.seq, w.fd >= 0
 }
 
