@@ -4,6 +4,9 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"turnstile/domain"
 )
 
 // carveIndex files a finished view's carve-outs by path, so that the
@@ -16,6 +19,13 @@ type carveIndex struct {
 	n     int
 	first *fsRule
 	at    map[string][]int32
+	// The protected read-only items (protectedInAnyCase's) by their paths
+	// and their written paths (From, cleaned), in lower case where those
+	// are clean absolute ASCII paths below "/"; the rest in foldAlways.
+	// For such paths, domain.PathWithinFold is the lower-case paths'
+	// PathWithin (ASCII folds byte for byte, and '/' stays where it is).
+	foldAt, foldFrom map[string][]int32
+	foldAlways       []int32
 }
 
 // indexCarves indexes v's carve-outs as they are now (the end of a build).
@@ -24,10 +34,84 @@ func (v *fsView) indexCarves() {
 	if len(v.carves) > 0 {
 		ix.first = &v.carves[0]
 	}
+	ix.foldAt, ix.foldFrom = map[string][]int32{}, map[string][]int32{}
 	for i := range v.carves {
-		ix.at[v.carves[i].Path] = append(ix.at[v.carves[i].Path], int32(i))
+		c := &v.carves[i]
+		ix.at[c.Path] = append(ix.at[c.Path], int32(i))
+		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead || c.Reserved {
+			continue
+		}
+		always := false
+		if foldKeyed(c.Path) {
+			k := strings.ToLower(c.Path)
+			ix.foldAt[k] = append(ix.foldAt[k], int32(i))
+		} else {
+			always = true
+		}
+		if c.From != "" {
+			if f := domain.CleanPath(c.From); foldKeyed(f) {
+				k := strings.ToLower(f)
+				ix.foldFrom[k] = append(ix.foldFrom[k], int32(i))
+			} else {
+				always = true
+			}
+		}
+		if always {
+			ix.foldAlways = append(ix.foldAlways, int32(i))
+		}
 	}
 	v.carveIdx = ix
+}
+
+// foldKeyed reports whether p is a clean absolute ASCII path below "/".
+func foldKeyed(p string) bool {
+	return p != "/" && foldQueryable(p)
+}
+
+// foldQueryable reports whether p is a clean absolute ASCII path.
+func foldQueryable(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return domain.CleanPath(p) == p
+}
+
+// foldCandidates returns, in their order in v.carves, the indices of the
+// protected read-only items that may cover canon (by their paths) or
+// lexical (by their written paths) in any letter case: a superset of
+// those protectedInAnyCase picks, appended to buf; nil when every item
+// must be looked at (no standing index, or a path the keys cannot stand
+// for).
+func (v *fsView) foldCandidates(canon, lexical string, buf []int32) []int32 {
+	ix := v.carveIdx
+	if ix == nil || ix.n != len(v.carves) || ix.n > 0 && ix.first != &v.carves[0] ||
+		!foldQueryable(canon) || !foldQueryable(lexical) {
+		return nil
+	}
+	out := append(buf[:0], ix.foldAlways...)
+	for _, q := range [2]struct {
+		p string
+		m map[string][]int32
+	}{{canon, ix.foldAt}, {lexical, ix.foldFrom}} {
+		lc := strings.ToLower(q.p)
+		for i := 1; i < len(lc); i++ {
+			if lc[i] == '/' {
+				out = append(out, q.m[lc[:i]]...)
+			}
+		}
+		out = append(out, q.m[lc]...)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []int32{}
+	}
+	return out
 }
 
 // covering returns, in their order in v.carves, the indices of the

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -65,5 +67,81 @@ func TestDecisionViewCarveIndexStands(t *testing.T) {
 	}
 	if _, err := (DecisionChecker{}).ResolveFile(s, ws+"/src/a.go", domain.AccessWrite, false); err != nil {
 		t.Fatalf("control: a write of src/a.go: %v", err)
+	}
+}
+
+// TestProtectedInAnyCaseIndexAgreesWithScan: the protected item found in
+// any letter case through the index is the one the scan of every
+// carve-out finds, for paths and written paths of any spelling: upper
+// and lower case, non-ASCII letters that fold to ASCII ones (the Kelvin
+// sign, the long s), relative, unclean and "/" paths, reserved and
+// writable items among them. Most items are drawn as ancestors of the
+// paths asked about, in other cases, so that most draws find one.
+func TestProtectedInAnyCaseIndexAgreesWithScan(t *testing.T) {
+	comp := rapid.SampledFrom([]string{"a", "A", "k", "K", "\u212a", "ab", "aB", "s", "\u017f", ".", ".."})
+	odd := rapid.SampledFrom([]string{"", "/", "a", "//", "/a/", "a/b", "/A//b"})
+	rapid.Check(t, func(t *rapid.T) {
+		path := func(label string) []string {
+			return rapid.SliceOfN(comp, 0, 3).Draw(t, label)
+		}
+		join := func(cs []string) string { return "/" + strings.Join(cs, "/") }
+		// An ancestor of cs (or cs) in other letter cases, or an odd path.
+		near := func(cs []string, label string) string {
+			if rapid.IntRange(0, 4).Draw(t, label+"odd") == 0 {
+				return odd.Draw(t, label)
+			}
+			n := rapid.IntRange(0, len(cs)).Draw(t, label+"depth")
+			out := slices.Clone(cs[:n])
+			for i := range out {
+				if rapid.Bool().Draw(t, label+"case") {
+					out[i] = strings.ToUpper(out[i])
+				}
+			}
+			return join(out)
+		}
+		canonC, lexicalC := path("canon"), path("lexical")
+		v := &fsView{}
+		for i, n := 0, rapid.IntRange(0, 6).Draw(t, "n"); i < n; i++ {
+			r := fsRule{Path: near(canonC, "path"), Kind: domain.PathProtected, Access: domain.AccessRead}
+			if rapid.Bool().Draw(t, "from") {
+				r.From = near(lexicalC, "from")
+			}
+			switch rapid.IntRange(0, 7).Draw(t, "variant") {
+			case 0:
+				r.Reserved = true
+			case 1:
+				r.Access = domain.AccessWrite
+			case 2:
+				r.Kind = domain.PathExplicit
+			}
+			v.carves = append(v.carves, r)
+		}
+		canon, lexical := join(canonC), join(lexicalC)
+		v.indexCarves()
+		got := v.protectedInAnyCase(canon, lexical)
+		v.carveIdx = nil
+		want := v.protectedInAnyCase(canon, lexical)
+		if got != want {
+			t.Fatalf("protectedInAnyCase(%q, %q) over %+v: index %+v, scan %+v", canon, lexical, v.carves, got, want)
+		}
+	})
+}
+
+// TestViewLookupsMemoAgrees: a view's lookups with each path's facts kept
+// once are the lookups made without (symlinks to directories and files,
+// a dangling one and a loop among the workspace's paths).
+func TestViewLookupsMemoAgrees(t *testing.T) {
+	ws := tempWorkspace(t)
+	mkfiles(t, ws, map[string]string{".envrc": "source_env lib/a.sh\n", "real/lib/a.sh": "x", ".vscode/tasks.json": "{}", "src/a.go": "x"})
+	for _, l := range [][2]string{{"real/lib", ws + "/lib"}, {"nowhere", ws + "/dangling"}, {"loop", ws + "/loop"}, {"real", ws + "/.claude"}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
+	v := newFSView(&s.Sandbox.Filesystem)
+	with, without := v.lookupsWith(map[string]linkFact{}), v.lookupsWith(nil)
+	if len(without) < 100 || !slices.Equal(with, without) {
+		t.Fatalf("lookups with the memo (%d) differ from those without (%d)", len(with), len(without))
 	}
 }

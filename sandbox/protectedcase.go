@@ -13,12 +13,14 @@ import "turnstile/domain"
 // reserved names are judged in any case elsewhere (repositoryRefusal,
 // agentSettingsRefusal); this only narrows, never grants.
 func (v *fsView) protectedInAnyCase(canon, lexical string) *fsRule {
-	for i, c := range v.carves {
+	var buf [32]int32
+	cand := v.foldCandidates(canon, lexical, buf[:0])
+	for i, c := range v.carvesAmong(cand) {
 		if c.Kind != domain.PathProtected || c.Access != domain.AccessRead || c.Reserved {
 			continue
 		}
 		if domain.PathWithinFold(canon, c.Path) || c.From != "" && domain.PathWithinFold(lexical, domain.CleanPath(c.From)) {
-			return &v.carves[i]
+			return &v.carves[v.carveAt(cand, i)]
 		}
 	}
 	return nil

@@ -275,6 +275,21 @@ func watchedBefore(ls []lookup, seq uint64) bool {
 // lookupsOf appends to out every (directory, name) lookup that canonicalWalk
 // makes for the absolute path abs: it follows the same walk.
 func lookupsOf(abs string, out []lookup) []lookup {
+	return lookupsOfMemo(abs, out, nil)
+}
+
+// linkFact is what lookupsOf learnt of a path: whether it exists, is a
+// directory, and where it leads if it is a symlink.
+type linkFact struct {
+	missing, dir, link bool
+	target             string // a link's, or "" when it cannot be read
+}
+
+// lookupsOfMemo is lookupsOf with the facts of the paths it met kept in
+// memo (nil: none kept), for one view's many paths under shared parents:
+// the lookups of an auto_accept_edits view lstat'ed each parent once for
+// every path below it, thousands of calls every viewTTL.
+func lookupsOfMemo(abs string, out []lookup, memo map[string]linkFact) []lookup {
 	todo := splitPath(abs)
 	cur := "/"
 	for hops := 0; len(todo) > 0; {
@@ -289,12 +304,18 @@ func lookupsOf(abs string, out []lookup) []lookup {
 		}
 		out = append(out, lookup{dir: cur, name: c})
 		next := joinPath(cur, c)
-		fi, err := os.Lstat(next)
-		if err != nil {
+		f, ok := memo[next]
+		if !ok {
+			f = factOf(next)
+			if memo != nil {
+				memo[next] = f
+			}
+		}
+		if f.missing {
 			return out
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if !fi.IsDir() {
+		if !f.link {
+			if !f.dir {
 				return out // nothing is looked up in a file (ENOTDIR)
 			}
 			cur = next
@@ -303,8 +324,8 @@ func lookupsOf(abs string, out []lookup) []lookup {
 		if hops++; hops > maxSymlinkHops {
 			return out
 		}
-		target, err := os.Readlink(next)
-		if err != nil {
+		target := f.target
+		if target == "" {
 			return out
 		}
 		if strings.HasPrefix(target, "/") {
@@ -313,6 +334,19 @@ func lookupsOf(abs string, out []lookup) []lookup {
 		todo = append(splitPath(target), todo...)
 	}
 	return out
+}
+
+// factOf lstats p (and reads it, a symlink).
+func factOf(p string) linkFact {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return linkFact{missing: true}
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return linkFact{dir: fi.IsDir()}
+	}
+	target, _ := os.Readlink(p)
+	return linkFact{link: true, target: target}
 }
 
 func parentDir(p string) string {
@@ -327,14 +361,18 @@ func parentDir(p string) string {
 // path (as the snapshot names it and as canonicalised), of every sensitive
 // rule's canonicalised prefix and file, and of every nested repository;
 // and every git dir as a whole (discovery reads its files).
-func (v *fsView) lookups() []lookup {
+func (v *fsView) lookups() []lookup { return v.lookupsWith(map[string]linkFact{}) }
+
+// lookupsWith is lookups with the facts of the paths met kept in memo
+// (nil: none kept; lookupsOfMemo).
+func (v *fsView) lookupsWith(memo map[string]linkFact) []lookup {
 	var out []lookup
 	for _, rs := range [][]fsRule{v.grants, v.carves, v.pins} {
 		for _, r := range rs {
 			if r.From != "" {
-				out = lookupsOf(r.From, out)
+				out = lookupsOfMemo(r.From, out, memo)
 			}
-			out = lookupsOf(r.Path, out)
+			out = lookupsOfMemo(r.Path, out, memo)
 			// A git dir as a whole (discovery reads its files), and a
 			// protected directory (a reserved one is held read-only while
 			// empty: emptied, it would be held again).
@@ -352,10 +390,10 @@ func (v *fsView) lookups() []lookup {
 		for i < len(r.parts) && !strings.Contains(r.parts[i], "*") {
 			i++
 		}
-		out = lookupsOf("/"+strings.Join(r.parts[:i], "/"), out)
+		out = lookupsOfMemo("/"+strings.Join(r.parts[:i], "/"), out, memo)
 	}
 	for _, p := range v.nested {
-		out = append(lookupsOf(p, out), workTree(p)...)
+		out = append(lookupsOfMemo(p, out, memo), workTree(p)...)
 	}
 	// Bazel's markers at each writable root and above it (bazelRoot): one
 	// made later makes the root's tools/bazel watched.
