@@ -70,3 +70,48 @@ func TestAttack190PythonOptionArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack190PythonOptionArgumentDot: the same flaw hides `python3 .`
+// (dirmodule.go's scriptArg skips -W and -X only): with
+// `--check-hash-based-pycs never .` the directory's __main__.py, which
+// `python3 .` keeps read-only, stays writable, and the person's next
+// direnv runs the agent's rewrite (verified with CPython 3.12 here).
+//
+// Control: `python3 -X dev .` has __main__.py refused to a write decision
+// and a command's rewrite of it fail; tool.py stays writable.
+func TestAttack190PythonOptionArgumentDot(t *testing.T) {
+	for _, c := range []struct {
+		envrc   string
+		control bool
+	}{
+		{envrc: "python3 -X dev .\n", control: true},
+		{envrc: "python3 --check-hash-based-pycs never .\n"},
+	} {
+		f := newPlantFixture(t)
+		mkfiles(t, f.ws, map[string]string{
+			".envrc":      c.envrc,
+			"__main__.py": "print('honest')\n",
+			"tool.py":     "print('tool')\n",
+		})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+		if !writeAllowed(t, s, f.ws+"/tool.py") {
+			t.Fatalf("%q: control: a write of tool.py, which nothing runs, was refused", c.envrc)
+		}
+		if writeAllowed(t, s, f.ws+"/__main__.py") {
+			if c.control {
+				t.Fatalf("control %q: a file tool's write of __main__.py was allowed", c.envrc)
+			}
+			t.Errorf("%q: a file tool's write of __main__.py, which the .envrc's python runs, was allowed", c.envrc)
+		}
+		r := sh(t, s, "echo 'print(\"pwned\")' > __main__.py; echo '#mine' >> tool.py; echo done")
+		if !strings.Contains(string(r.Stdout), "done") || !strings.Contains(readFileOr(f.ws+"/tool.py"), "mine") {
+			t.Fatalf("%q: premise: the command did not run: %d %s", c.envrc, r.ExitCode, r.Stderr)
+		}
+		if got := readFileOr(f.ws + "/__main__.py"); got != "print('honest')\n" {
+			if c.control {
+				t.Fatalf("control %q: the command rewrote __main__.py: %q", c.envrc, got)
+			}
+			t.Errorf("%q: a command rewrote __main__.py, which the person's next direnv runs", c.envrc)
+		}
+	}
+}
