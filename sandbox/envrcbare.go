@@ -189,6 +189,13 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 		if len(vs) == 0 {
 			vs = substValues(w)
 		}
+		if len(vs) == 0 {
+			// The project's directory spelled as an expansion ("$PWD"/x,
+			// ${PWD%/}/x, $(pwd -P)/x: review 190), read as ".".
+			if v := wordTexts(script, []*syntax.Word{w})[0]; v != "" && !strings.ContainsAny(v, "$`") {
+				vs = []string{v}
+			}
+		}
 		vs = at(vs)
 		r.names = append(r.names, vs...)
 		if run {
@@ -234,6 +241,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 				}
 				return true
 			}
+			dirs.chdir(fv)
 			for i, a := range x.Args {
 				if i == 0 {
 					args = append(args, wordValues(a)...) // a program's name is looked up in PATH

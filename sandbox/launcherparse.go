@@ -110,7 +110,7 @@ func envrcRefs(data []byte) []string {
 		start = len(out)
 	}
 	for line := range lines(data) {
-		line = envrcPWDAnywhere().ReplaceAllString(line, ".$2")
+		line = envrcPWDText(line)
 		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
 			fix()
 			f := strings.Fields(cmd)
@@ -125,12 +125,13 @@ func envrcRefs(data []byte) []string {
 			if dirs.cd(f) {
 				continue // where the script goes, not a name it reads
 			}
+			dirs.chdir(f)
 			args := make([]string, 0, len(f)-1)
 			for _, a := range f[1:] {
 				if strings.HasPrefix(a, "#") {
 					break
 				}
-				args = append(args, envrcPWD().ReplaceAllString(strings.Trim(a, `"'`), ".${2}"))
+				args = append(args, envrcPWD().ReplaceAllString(unquoted(a), ".${2}"))
 			}
 			// Every word that reads as a path (an export's value, a loop's
 			// pattern, a file a command reads into the environment): an
@@ -242,6 +243,51 @@ func (ds *envrcDirs) cd(f []string) bool {
 		return i == 0 || slices.Contains([]string{"builtin", "command"}, f[0])
 	}
 	return false
+}
+
+// chdir notes where the command f (its words) runs the program it is
+// given when a wrapper changes directory first: env -C DIR, -CDIR,
+// --chdir[=]DIR; uv's --directory[=]DIR; poetry's -C DIR, --directory
+// (review 190: env --chdir=tools bash setup.sh ran tools/setup.sh, left
+// writable). The names read after it are read from DIR too.
+func (ds *envrcDirs) chdir(f []string) {
+	for i, w := range f {
+		var short, long string
+		env := pathpkg.Base(w) == "env"
+		switch pathpkg.Base(w) {
+		case "env":
+			short, long = "-C", "--chdir"
+		case "uv":
+			long = "--directory"
+		case "poetry":
+			short, long = "-C", "--directory"
+		default:
+			continue
+		}
+		for j := i + 1; j < len(f); j++ {
+			a, dir := f[j], ""
+			switch {
+			case a == "--" || !strings.HasPrefix(a, "-") && env:
+				j = len(f) // env's program, or the end of the options
+				continue
+			case !strings.HasPrefix(a, "-"):
+				continue // uv's and poetry's subcommand (uv run --directory=DIR)
+			case a == short || a == long:
+				if j+1 < len(f) {
+					dir = f[j+1]
+				}
+			case short != "" && strings.HasPrefix(a, short):
+				dir = a[len(short):]
+			case strings.HasPrefix(a, long+"="):
+				dir = a[len(long)+1:]
+			default:
+				continue
+			}
+			for _, d := range append([]string{""}, *ds...) {
+				ds.add(envrcCd(d, []string{dir}))
+			}
+		}
+	}
 }
 
 func (ds *envrcDirs) add(d string) {
@@ -367,12 +413,42 @@ var envrcUses = map[string][]string{
 const gitTopMark = 0x02
 
 // envrcPWDAnywhere matches the project's directory as a script names it
-// ($PWD, ${PWD}, $(pwd); the script's own directory through BASH_SOURCE,
-// which direnv's source_env sets to ./.envrc: the hundred-and-fifty-eighth
-// review) before a "/" or the end of a word.
+// ($PWD, ${PWD}, ${PWD%/}, $(pwd), $(pwd -P), $(realpath .), $(readlink
+// -f .), $(expand_path .); the script's own directory through
+// BASH_SOURCE, which direnv's source_env sets to ./.envrc: the
+// hundred-and-fifty-eighth review) before a "/" or the end of a word, and
+// ~+ (bash's tilde for $PWD) at a word's start (review 190).
 var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$(\{PWD\}|PWD|\(pwd\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd\)|\{BASH_SOURCE(?:\[0\])?%/\*\})(/|$|[\s:"'])`)
+	return regexp.MustCompile(`(?:\$(?:\{PWD\}|\{PWD%%?/\}|PWD|\(pwd(?: +-[LP])*\)|\((?:realpath|readlink +-[efm]|expand_path) +["']?\.["']?\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd(?: +-[LP])*\)|\{BASH_SOURCE(?:\[0\])?%/\*\})|(?:^|[\s=:"'(])~\+)(/|$|[\s:"';)])`)
 })
+
+// envrcPWDText is text with the project's directory, as envrcPWDAnywhere
+// matches it, read as "." (a ~+ keeps what came before it).
+func envrcPWDText(text string) string {
+	ms := envrcPWDAnywhere().FindAllStringSubmatchIndex(text, -1)
+	if ms == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		start := m[0]
+		if text[start] != '$' && text[start] != '~' {
+			start++ // the blank or quote before a ~+, kept
+		}
+		b.WriteString(text[last:start])
+		b.WriteString(".")
+		last = m[2] // the delimiter after it, kept
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// unquoted is a word with its quotes taken out ("$PWD"/x, '.'/x: the
+// shell joins the parts).
+func unquoted(w string) string {
+	return strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+}
 
 // envrcKeywords are the shell's words that may come before a command.
 var envrcKeywords = []string{"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "time"}

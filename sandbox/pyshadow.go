@@ -146,7 +146,7 @@ func wordTexts(script string, ws []*syntax.Word) []string {
 			if m := expandPathCall().FindStringSubmatch(raw); m != nil {
 				raw = m[1] + m[2] // direnv's expand_path NAME: NAME from the .envrc's directory
 			}
-			v = envrcPWDAnywhere().ReplaceAllString(raw, ".$2")
+			v = unquoted(envrcPWDText(raw))
 			if !strings.Contains(v, "$") {
 				v = path.Clean(v)
 			}
