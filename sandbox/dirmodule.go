@@ -36,10 +36,67 @@ func moduleRunner(w string) bool {
 	return slices.Contains(moduleRunners, path.Base(w)) || pythonName(w)
 }
 
-// scriptArg returns the word of args (vals their first values, "" for an
-// expansion) an interpreter runs, its first that is no option (nil when
-// it evaluates a string or runs a module by name: -e, -p, -c, -m).
-func scriptArg(args []*syntax.Word, vals []string) *syntax.Word {
+// scriptArgs returns the words of args (vals their first values, "" for
+// an expansion) an interpreter may run: its first that is no option, the
+// values of the options that take one skipped (nil when it evaluates a
+// string or runs a module by name: -e, -p, -c, -m). An option this list
+// does not know may take the next word as its value or not, by
+// interpreter and release (node --inspect-port 9229 .: review 190), so
+// the first word that is no option is found both ways.
+func scriptArgs(args []*syntax.Word, vals []string) []*syntax.Word {
+	var out []*syntax.Word
+	for _, greedy := range []bool{false, true} {
+		if a := scriptArg(args, vals, greedy); a != nil && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// valueOptions are the options of node (20's `node --help`: those written
+// with "=..."), python (-W, -X, --check-hash-based-pycs, 2's -Q) and
+// tsx/ts-node whose value may be the next word.
+var valueOptions = []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
+	"--env-file", "--env-file-if-exists", "--input-type", "--title", "--allow-fs-read", "--allow-fs-write",
+	"--build-snapshot-config", "--cpu-prof-dir", "--cpu-prof-interval", "--cpu-prof-name", "--diagnostic-dir",
+	"--disable-proto", "--disable-warning", "--dns-result-order", "--experimental-default-type", "--experimental-policy",
+	"--experimental-sea-config", "--heap-prof-dir", "--heap-prof-interval", "--heap-prof-name",
+	"--heapsnapshot-near-heap-limit", "--heapsnapshot-signal", "--icu-data-dir", "--inspect-port", "--debug-port",
+	"--inspect-publish-uid", "--max-http-header-size", "--network-family-autoselection-attempt-timeout",
+	"--openssl-config", "--policy-integrity", "--redirect-warnings", "--report-dir", "--report-directory",
+	"--report-filename", "--report-signal", "--secure-heap", "--secure-heap-min", "--snapshot-blob",
+	"--test-concurrency", "--test-name-pattern", "--test-reporter", "--test-reporter-destination", "--test-shard",
+	"--test-timeout", "--tls-cipher-list", "--tls-keylog", "--trace-event-categories", "--trace-event-file-pattern",
+	"--trace-require-module", "--unhandled-rejections", "--use-largepages", "--v8-pool-size", "--watch-path",
+	"--localstorage-file", "--tsconfig", "--project", "--compiler", "-W", "-X", "-Q", "--check-hash-based-pycs"}
+
+// flagOptions are node's options that take no value (20's `node --help`,
+// those written without "=...", and --inspect's forms, whose value is
+// given with "=" only; every --no-… is one too), and python's long ones:
+// scriptArgs reads no value after them either way.
+var flagOptions = []string{"--abort-on-uncaught-exception", "--allow-addons", "--allow-child-process", "--allow-wasi",
+	"--allow-worker", "--build-snapshot", "--check", "--completion-bash", "--cpu-prof", "--disable-wasm-trap-handler",
+	"--disallow-code-generation-from-strings", "--enable-etw-stack-walking", "--enable-fips",
+	"--enable-network-family-autoselection", "--enable-source-maps", "--experimental-eventsource",
+	"--experimental-import-meta-resolve", "--experimental-network-imports", "--experimental-network-inspection",
+	"--experimental-permission", "--experimental-print-required-tla", "--experimental-require-module",
+	"--experimental-test-coverage", "--experimental-test-module-mocks", "--experimental-vm-modules",
+	"--experimental-wasm-modules", "--experimental-websocket", "--experimental-strip-types",
+	"--experimental-transform-types", "--expose-gc", "--force-context-aware", "--force-fips",
+	"--force-node-api-uncaught-exceptions-policy", "--frozen-intrinsics", "--heap-prof", "--help",
+	"--huge-max-old-generation-size", "--insecure-http-parser", "--interactive", "--interpreted-frames-native-stack",
+	"--jitless", "--node-memory-debug", "--openssl-legacy-provider", "--openssl-shared-config", "--pending-deprecation",
+	"--preserve-symlinks", "--preserve-symlinks-main", "--prof", "--prof-process", "--report-compact",
+	"--report-exclude-network", "--report-on-fatalerror", "--report-on-signal", "--report-uncaught-exception", "--test",
+	"--test-force-exit", "--test-only", "--throw-deprecation", "--trace-atomics-wait", "--trace-deprecation",
+	"--trace-exit", "--trace-promises", "--trace-sigint", "--trace-sync-io", "--trace-tls", "--trace-uncaught",
+	"--trace-warnings", "--track-heap-objects", "--use-bundled-ca", "--use-openssl-ca", "--v8-options", "--version",
+	"--watch", "--watch-preserve-output", "--zero-fill-buffers", "--inspect", "--inspect-brk", "--inspect-wait",
+	"--transpile-only", "--swc", "--esm"}
+
+// scriptArg is scriptArgs' scan, greedy: whether an option it does not
+// know takes the next word.
+func scriptArg(args []*syntax.Word, vals []string, greedy bool) *syntax.Word {
 	for j := 0; j < len(args) && j < len(vals); j++ {
 		v := vals[j]
 		switch {
@@ -52,8 +109,11 @@ func scriptArg(args []*syntax.Word, vals []string) *syntax.Word {
 			return args[j]
 		case slices.Contains([]string{"-e", "-p", "--eval", "--print", "-c", "-m"}, v):
 			return nil
-		case slices.Contains([]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--input-type", "--title", "-W", "-X"}, v):
+		case slices.Contains(valueOptions, v):
 			j++ // its value is the next word
+		case greedy && strings.HasPrefix(v, "--") && !strings.Contains(v, "=") && !strings.HasPrefix(v, "--no-") &&
+			!slices.Contains(flagOptions, v):
+			j++
 		}
 	}
 	return nil

@@ -258,7 +258,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 					continue
 				}
 				off := len(x.Args) - len(fv) + i + 1
-				if a := scriptArg(x.Args[off:], fv[i+1:]); a != nil {
+				for _, a := range scriptArgs(x.Args[off:], fv[i+1:]) {
 					if v, ok := moduleDirArg(script, a); ok {
 						r.modules = append(r.modules, at([]string{v})...)
 					}

@@ -27,28 +27,58 @@ type pyModuleRef struct{ dir, mod string }
 // pythonModuleArg returns the module of python's -m among its arguments
 // args (-m NAME, -mNAME, -Bm NAME), or "" when it runs none: a script, -c,
 // or options only.
-func pythonModuleArg(args []string) string {
+func pythonModuleArg(args []string) string { return pythonArgs(args).module }
+
+// pyRun is what python's arguments (after the program) run.
+type pyRun struct {
+	module    string // -m NAME
+	script    string // the script's word, when hasScript ("" for an expansion)
+	hasScript bool
+	// isolated: -I or -P before what runs, so that no directory is put
+	// first on sys.path.
+	isolated bool
+}
+
+// pythonArgs reads python's arguments as CPython does: options, each
+// letter of a cluster (-Bm NAME), the options whose value is the next
+// word (-W, -X, --check-hash-based-pycs; python 2's -Q: review 190), up
+// to what runs (-m NAME, -c, "-", a script; after "--" the next word is
+// the script). The one reader of them (pythonModuleArg,
+// pythonRunTarget).
+func pythonArgs(args []string) (r pyRun) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
-			return "" // a script (or stdin) is run
-		}
-		if strings.HasPrefix(a, "--") {
-			continue // --version, --help: long options take no argument but --check-hash-based-pycs
+		switch {
+		case a == "-":
+			return r // stdin
+		case a == "--":
+			if i+1 < len(args) {
+				r.script, r.hasScript = args[i+1], true
+			}
+			return r
+		case !strings.HasPrefix(a, "-"):
+			r.script, r.hasScript = a, true
+			return r
+		case strings.HasPrefix(a, "--"):
+			if a == "--check-hash-based-pycs" {
+				i++ // its value is the next word
+			}
+			continue
 		}
 		for j := 1; j < len(a); j++ {
 			switch a[j] {
+			case 'I', 'P':
+				r.isolated = true
 			case 'm':
 				if rest := a[j+1:]; rest != "" {
-					return rest
+					r.module = rest
+				} else if i+1 < len(args) {
+					r.module = args[i+1]
 				}
-				if i+1 < len(args) {
-					return args[i+1]
-				}
-				return ""
+				return r
 			case 'c':
-				return "" // a command string
-			case 'W', 'X':
+				return r // a command string
+			case 'W', 'X', 'Q':
 				if a[j+1:] == "" {
 					i++ // its argument is the next word
 				}
@@ -56,7 +86,7 @@ func pythonModuleArg(args []string) string {
 			}
 		}
 	}
-	return ""
+	return r // the interactive interpreter
 }
 
 // pyModuleRef keeps the files of the module mod that python -m, run in

@@ -94,41 +94,15 @@ func pythonRunDir(args []string) string {
 // it runs (its directory, through its links); neither for an isolated run
 // or a script whose name is an expansion.
 func pythonRunTarget(args []string) (dir, scr string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "-" {
-			return ".", ""
-		}
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			if a == "--" {
-				if i+1 >= len(args) {
-					return ".", ""
-				}
-				a = args[i+1]
-			}
-			if a == "" || strings.Contains(a, "$") {
-				return "", "" // a script named by an expansion: not told (review 187)
-			}
-			return "", a
-		}
-		if strings.HasPrefix(a, "--") {
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			switch a[j] {
-			case 'I', 'P':
-				return "", "" // sys.path holds no such directory
-			case 'm', 'c':
-				return ".", ""
-			case 'W', 'X':
-				if a[j+1:] == "" {
-					i++
-				}
-				j = len(a)
-			}
-		}
+	switch r := pythonArgs(args); {
+	case r.isolated:
+		return "", "" // sys.path holds no such directory
+	case r.hasScript && (r.script == "" || strings.Contains(r.script, "$")):
+		return "", "" // a script named by an expansion: not told (review 187)
+	case r.hasScript:
+		return "", r.script
 	}
-	return ".", "" // the interactive interpreter
+	return ".", "" // -m, -c, stdin, the interactive interpreter
 }
 
 // wordTexts is each word of ws as a launcher file names it: its value, or,
@@ -174,6 +148,13 @@ func (d *discovery) pyScriptRef(base, scr string) {
 		scr = path.Join(base, scr)
 	}
 	if c, exists, ok, err := canonicalPath(scr); err == nil && ok && exists {
+		if isDir(c) {
+			// python3 ., python3 "$PWD": the directory runs as a module
+			// (its __main__.py), and is itself first on sys.path (review
+			// 190), not its parent.
+			d.pyPathRef(base, c)
+			return
+		}
 		scr = c
 	}
 	d.pyPathRef(base, path.Dir(scr))
