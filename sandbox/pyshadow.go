@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -240,6 +241,15 @@ func (pc *plantCheck) setAsidePyShadows(g launcherGlob, root string) (found []Qu
 		return pyShadowFile(n) || pythonLibName(n)
 	})
 	if err != nil {
+		// The directory made a link (mv tools aside, ln -s real tools:
+		// review 190): python run there through the link imports what
+		// real/ holds. The directory was no link when the view was built
+		// (the glob's is canonical), so the command made it: set aside.
+		if fi, lerr := os.Lstat(g.dir); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			to, err := setAsideBelow(root, path.Dir(g.dir), path.Base(g.dir))
+			return []Quarantine{settled(Quarantine{Path: g.dir,
+				Reason: "a link the command put in place of a directory where a launcher file runs python (what it leads to is imported in the standard library's place)"}, to, "", err)}
+		}
 		return nil
 	}
 	const why = "a module the command made, named as Python's standard library's, where a launcher file runs python (it is imported in the library's place)"
