@@ -612,7 +612,41 @@ func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists boo
 	}
 	d.addCarve(c, pathKindGitFile)
 	d.v.launcherTargets = append(d.v.launcherTargets, c)
+	if isDir(c) {
+		d.keepDirLinks(c, spend)
+	}
 	return true
+}
+
+// maxDirLinkEntries bounds the entries of a directory kept whole that
+// keepDirLinks reads; past it the view refuses the commands.
+const maxDirLinkEntries = 100_000
+
+// keepDirLinks keeps what the symlinks of the directory dir, kept whole
+// (PATH_add bin, load_prefix, a module directory), lead to as dir's files
+// are kept: a program of bin/ that is a link (bin/tool ->
+// ../scripts/tool.sh) runs its target, which stayed writable (review
+// 190). Each link is one lookup of spend; dir itself is read-only, so a
+// command cannot add or retarget one.
+func (d *discovery) keepDirLinks(dir string, spend func() bool) {
+	f, err := openDir(dir)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(maxDirLinkEntries + 1)
+	if len(ents) > maxDirLinkEntries {
+		if d.v.overflow == "" {
+			d.v.overflow = fmt.Sprintf("a directory a launcher file keeps whole (%s) holds more than %d entries: the links among them cannot all be followed", dir, maxDirLinkEntries)
+		}
+		return
+	}
+	_ = err // io.EOF for an empty directory; what was read is looked at
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink != 0 {
+			d.launcherPathCounted(joinPath(dir, e.Name()), spend)
+		}
+	}
 }
 
 // launcherVar matches a shell-style variable: ${NAME}, ${NAME:-default},
