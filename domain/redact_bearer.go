@@ -239,6 +239,13 @@ func hostWord(w string) bool {
 	if i := strings.LastIndexByte(h, '@'); i >= 0 {
 		h, bare = h[i+1:], false // user@Host: a host, in any case
 	}
+	return dnsName(h, !bare)
+}
+
+// dnsName reports whether h is a host's name as hostWord reads one: a DNS
+// name (two or more labels, the last of letters, a final '.' allowed) or
+// an IPv4 address; upper-case letters only with anyCase.
+func dnsName(h string, anyCase bool) bool {
 	if len(h) > 1 && h[len(h)-1] == '.' {
 		h = h[:len(h)-1] // a fully qualified name's root
 	}
@@ -251,7 +258,7 @@ func hostWord(w string) bool {
 			c := l[i]
 			switch {
 			case c >= '0' && c <= '9', c == '-', c >= 'a' && c <= 'z':
-			case c >= 'A' && c <= 'Z' && !bare:
+			case c >= 'A' && c <= 'Z' && anyCase:
 			default:
 				return false
 			}

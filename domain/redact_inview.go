@@ -66,11 +66,49 @@ func headerName(n string) bool {
 	return false
 }
 
-// runsOn reports whether s continues at e with a dot and a letter or digit:
-// what looked like a token is part of a longer name (a host name whose
-// labels look like a JWT's, a script named sk-….sh).
+// runsOn reports whether s continues at e with a dot and a letter or digit,
+// or with a letter, a digit, '-' or '_': what looked like a token is part
+// of a longer name (a host name whose labels look like a JWT's, a script
+// named sk-….sh, AKIAABCDEFGHIJKLMNOP-x.com: an AWS key's shape is twenty
+// characters, and one that goes on is no key; the hundred-and-ninety-first
+// review).
 func runsOn(s string, e int) bool {
+	if e < len(s) && (identByte(s[e]) || s[e] == '-') {
+		return true
+	}
 	return e+1 < len(s) && s[e] == '.' && (s[e+1] >= 'a' && s[e+1] <= 'z' || s[e+1] >= 'A' && s[e+1] <= 'Z' || s[e+1] >= '0' && s[e+1] <= '9')
+}
+
+// hostAt reports whether the token-shaped match s[a:e] is, or is in, the
+// name of a host where a command takes one: the run of DNS bytes around it
+// follows "://" or "user@", or is followed by ':' or '/' (scp's and git's
+// host:path, a URL without its scheme), and is a DNS name (dnsName: labels
+// of letters, digits and '-', the last of letters). A JWT's shape takes a
+// whole label as its signature, so eyJhbGci.eyJzdWIi.com, a name anyone
+// can register, was hidden whole in https://…/upload and deploy@…:/loot
+// (the hundred-and-ninety-first review). A real JWT is no such name: its
+// signature holds digits, '_' or '-', or is longer than a label. A name
+// followed by '@' is a URL's user, where a token goes: not a host.
+func hostAt(s string, a, e int) bool {
+	dns := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+	}
+	// A DNS name is at most 253 bytes: the walks stop there, so that
+	// matches in one long run (X..X..X) do not each read all of it.
+	const most = 253
+	h0, h1 := a, e
+	for h0 > 0 && dns(s[h0-1]) && e-h0 <= most {
+		h0--
+	}
+	for h1 < len(s) && dns(s[h1]) && h1-h0 <= most {
+		h1++
+	}
+	if h1-h0 > most || h1 < len(s) && s[h1] == '@' {
+		return false
+	}
+	after := h0 >= 3 && s[h0-3:h0] == "://" || h0 > 0 && s[h0-1] == '@'
+	before := h1 < len(s) && (s[h1] == ':' || s[h1] == '/')
+	return (after || before) && dnsName(s[h0:h1], true)
 }
 
 // lastDotDot returns the end of the last ".." element of p, or -1.

@@ -21,11 +21,18 @@ type plainCheck struct {
 	runs    bool // some command runs a file (a path, a code reader given one)
 	hidden  []hiddenSpan
 	spansOK bool // hidden is known
-	// sets remembers setsName(s, name) by name: asked for every
+	// sets remembers setsIn(name) by name: asked for every
 	// expansion, it read the whole text each time (the
 	// hundred-and-forty-seventh review: quadratic in a command of
 	// thousands of them).
 	sets map[string]bool
+	f    *syntax.File // s parsed
+	// outer is the check of the text whose nested shell reads s
+	// (sh -c '…'; nil: none): a name a text around s sets is set (setsIn),
+	// a secret-named variable one assigns is assigned (setsSecret).
+	outer *plainCheck
+	// secretSet remembers setsSecret (0: not asked, 1: no, 2: yes).
+	secretSet int8
 }
 
 // hiddenAt reports whether the word w lies on a part of the text the
@@ -68,12 +75,16 @@ func mergeSpans(spans []hiddenSpan) []hiddenSpan {
 // parsePlain reports whether the shell text s is plain (see
 // computesProgram), tainted naming the environment's variables whose
 // values are hidden.
-func parsePlain(s string, tainted []string) bool {
+func parsePlain(s string, tainted []string) bool { return parsePlainIn(s, tainted, nil) }
+
+// parsePlainIn is parsePlain of a nested shell's script s, read within the
+// text outer checks (plainCheck.outer; nil: none).
+func parsePlainIn(s string, tainted []string, outer *plainCheck) bool {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(strings.NewReader(s), "")
 	if err != nil {
 		return false
 	}
-	c := &plainCheck{s: s, tainted: tainted}
+	c := &plainCheck{s: s, tainted: tainted, f: f, outer: outer}
 	syntax.Walk(f, c.visit)
 	return !c.not && !(c.writes && c.runs)
 }
@@ -126,15 +137,7 @@ func (c *plainCheck) plainParam(x *syntax.ParamExp) bool {
 	if name == "" || !identByte(name[0]) || name[0] >= '0' && name[0] <= '9' || slices.Contains(shellSet, name) {
 		return false // $1, $@, $_, $BASH, $REPLY …
 	}
-	sets, ok := c.sets[name]
-	if !ok {
-		sets = setsName(c.s, name)
-		if c.sets == nil {
-			c.sets = map[string]bool{}
-		}
-		c.sets[name] = sets
-	}
-	if !slices.Contains(c.tainted, name) && !sets {
+	if !slices.Contains(c.tainted, name) && !c.setsIn(name) {
 		return true
 	}
 	i, e := int(x.Dollar.Offset()), int(x.Param.End().Offset())
@@ -194,7 +197,9 @@ func (c *plainCheck) pipeInto(x *syntax.BinaryCmd) {
 		if !download(x.X) {
 			c.runs = true // cat g | sh: a file the text wrote may be what it reads
 		}
-		if c.carries(x.X) {
+		if c.carries(x.X) || !download(x.X) && c.setsSecret() {
+			// A hidden value the reader's code may read by a name it
+			// builds (c.setsSecret).
 			c.not = true
 		}
 	}
@@ -344,12 +349,12 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 				// shell takes for its command string depends on its
 				// options (sh -e -c CODE, sh -o errexit -c CODE).
 				for _, w := range x.Args[1:] {
-					if code, ok := c.wordText(w); !ok || !parsePlain(code, c.tainted) {
+					if code, ok := c.wordText(w); !ok || !parsePlainIn(code, c.tainted, c) {
 						c.not = true
 					}
 				}
-			} else if c.carries(x) {
-				c.not = true
+			} else if c.carries(x) || c.setsSecret() {
+				c.not = true // (c.setsSecret: a name its code builds)
 			}
 		} else if shellScript && slices.Contains(shellNames, base) || scriptArg(rest) {
 			c.runs = true // sh g, . ./g, python3 g.py
