@@ -116,6 +116,10 @@ func approvableFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
 var decisionFSSeen struct {
 	mu sync.Mutex
 	m  map[seenKey]*seenFSEntry
+	// once are the arrays met once: a snapshot made for one decision (a
+	// call's own cwd adds protected entries to a copy: AlsoProtectedAt)
+	// is not copied into m; one met again is.
+	once map[seenKey]bool
 }
 
 // decisionFSSeenMax bounds the snapshots remembered (each a copy of its
@@ -154,13 +158,24 @@ func seenFS(s *domain.TurnExecutionSecuritySnapshot) *decisionFS {
 	return e.d
 }
 
-// fsSeen remembers that s's filesystem policy, as it is now, is d's.
+// fsSeen remembers that s's filesystem policy, as it is now, is d's, from
+// the second time its arrays are met.
 func fsSeen(s *domain.TurnExecutionSecuritySnapshot, d *decisionFS) {
 	f := &s.Sandbox.Filesystem
 	k := seenKey{unsafe.SliceData(f.Entries), unsafe.SliceData(f.Rules)}
 	if k.entries == nil && k.rules == nil {
 		return
 	}
+	decisionFSSeen.mu.Lock()
+	if !decisionFSSeen.once[k] {
+		if decisionFSSeen.once == nil || len(decisionFSSeen.once) >= 4*decisionFSSeenMax {
+			decisionFSSeen.once = map[seenKey]bool{}
+		}
+		decisionFSSeen.once[k] = true
+		decisionFSSeen.mu.Unlock()
+		return
+	}
+	decisionFSSeen.mu.Unlock()
 	e := &seenFSEntry{d: d, mode: s.Sandbox.Mode, cwd: s.Sandbox.Cwd, unrestricted: f.Unrestricted,
 		depth: f.GlobScanMaxDepth, entries: slices.Clone(f.Entries), rules: slices.Clone(f.Rules)}
 	decisionFSSeen.mu.Lock()
