@@ -808,18 +808,14 @@ func (v *fsView) access(p string) (domain.Access, *fsRule) {
 // path is not where it leads).
 func (r *fsRule) linked() bool { return r.From != "" && domain.CleanPath(r.From) != r.Path }
 
-// shadow returns the reopenable deny that lies at or below grant and covers
+// shadowAmong returns the reopenable deny that lies at or below grant and covers
 // p (the grant does not apply at p), or nil. A grant whose path passes a
 // symlink (a root the runtime named through a link) reopens nothing: every
 // reopenable deny covering p shadows it, also one above it (a link into a
 // denied directory, named as a project root or pointed there after the
 // turn started, reopened it: the forty-ninth review).
-func (v *fsView) shadow(grant *fsRule, p string) *fsRule {
-	var buf [32]int32
-	return v.shadowAmong(grant, p, v.covering(p, buf[:0]))
-}
-
-// shadowAmong is shadow given v.covering(p).
+//
+// cov is v.covering(p) (nil: scan every carve-out).
 func (v *fsView) shadowAmong(grant *fsRule, p string, cov []int32) *fsRule {
 	for i, d := range v.carvesAmong(cov) {
 		if d.Reopenable && domain.PathWithin(p, d.Path) && (domain.PathWithin(d.Path, grant.Path) || grant.linkedInto(&d)) {
