@@ -124,3 +124,53 @@ func TestAttack192EnvChdirAbbreviated(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack192EnvrcBacktickPATH: review 192, the same flaw for a
+// directory a .envrc puts in PATH: `export PATH="`pwd`/bin:$PATH"` (the
+// old spelling of $(pwd), which bash runs alike) is not read as the
+// project's bin/, which stays writable whole: the agent adds bin/git (or
+// bin/ls) and the person's next command of that name in the shell direnv
+// set up runs it outside the sandbox.
+//
+// Control: `export PATH="$(pwd)/bin:$PATH"` has a write of bin/git
+// refused to a write decision and a command's fail; scripts/other.sh
+// stays writable.
+func TestAttack192EnvrcBacktickPATH(t *testing.T) {
+	for _, c := range []struct {
+		envrc   string
+		control bool
+	}{
+		{envrc: `export PATH="$(pwd)/bin:$PATH"`, control: true},
+		{envrc: "export PATH=\"`pwd`/bin:$PATH\""},
+	} {
+		f := newPlantFixture(t)
+		mkfiles(t, f.ws, map[string]string{
+			".envrc":           c.envrc + "\n",
+			"bin/tool":         "#!/bin/sh\necho tool\n",
+			"scripts/other.sh": "echo other\n",
+		})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+		if !writeAllowed(t, s, f.ws+"/scripts/other.sh") {
+			t.Fatalf("%s: control: a write of scripts/other.sh was refused", c.envrc)
+		}
+		if writeAllowed(t, s, f.ws+"/bin/git") {
+			if c.control {
+				t.Fatalf("control %s: a file tool's write of bin/git was allowed", c.envrc)
+			}
+			t.Errorf("%s: a file tool's write of bin/git, in the directory the .envrc puts first in PATH, was allowed", c.envrc)
+		}
+		r := sh(t, s, "printf '#!/bin/sh\\necho pwned\\n' > bin/git; chmod +x bin/git; echo '#mine' >> scripts/other.sh; echo done")
+		if !strings.Contains(string(r.Stdout), "done") || !strings.Contains(readFileOr(f.ws+"/scripts/other.sh"), "mine") {
+			t.Fatalf("%s: premise: the command did not run: %d %s", c.envrc, r.ExitCode, r.Stderr)
+		}
+		if exists(f.ws + "/bin/git") {
+			if c.control {
+				t.Fatalf("control %s: the command's bin/git stayed", c.envrc)
+			}
+			cmd := exec.Command("bash", "-c", "source ./.envrc; git")
+			cmd.Dir = f.ws
+			out, _ := cmd.CombinedOutput()
+			t.Errorf("%s: bin/git, made by a command, stayed (the person's git there prints %s)", c.envrc, strings.Join(strings.Fields(string(out)), " "))
+		}
+	}
+}
