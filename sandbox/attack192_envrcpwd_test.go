@@ -81,6 +81,10 @@ func TestAttack192EnvrcPWDSpellings(t *testing.T) {
 // tools/setup.sh stays writable: the agent rewrites it and the person's
 // next direnv runs it.
 //
+// The same reader reads the value of env's -u NAME as the program env
+// runs and stops there: `env -u FOO --chdir=tools bash setup.sh` (and
+// -Ctools) runs tools/setup.sh too.
+//
 // Control: `env --chdir=tools bash setup.sh` has tools/setup.sh refused
 // to a write decision and a command's rewrite of it fail; tools/other.sh,
 // which nothing runs, stays writable.
@@ -92,6 +96,11 @@ func TestAttack192EnvChdirAbbreviated(t *testing.T) {
 		{envrc: "env --chdir=tools bash setup.sh", control: true},
 		{envrc: "env --ch=tools bash setup.sh"},
 		{envrc: "env --chdi=tools bash setup.sh"},
+		// env's -u NAME (--unset) takes a value: chdir reads NAME as the
+		// program env runs and stops before the --chdir after it
+		// (verified: `env -u FOO --chdir=/usr pwd` prints /usr).
+		{envrc: "env -u FOO --chdir=tools bash setup.sh"},
+		{envrc: "env -u FOO -Ctools bash setup.sh"},
 	} {
 		f := newPlantFixture(t)
 		mkfiles(t, f.ws, map[string]string{
