@@ -36,14 +36,22 @@ func moduleRunner(w string) bool {
 	return slices.Contains(moduleRunners, path.Base(w)) || pythonName(w)
 }
 
-// scriptArgs returns the words of args (vals their first values, "" for
+// scriptArgsOf returns the words of args (vals their first values, "" for
 // an expansion) an interpreter may run: its first that is no option, the
 // values of the options that take one skipped (nil when it evaluates a
 // string or runs a module by name: -e, -p, -c, -m). An option this list
 // does not know may take the next word as its value or not, by
 // interpreter and release (node --inspect-port 9229 .: review 190), so
 // the first word that is no option is found both ways.
-func scriptArgs(args []*syntax.Word, vals []string) []*syntax.Word {
+// Python's options are read by pythonArgs (clusters such as -bW error:
+// review 192).
+func scriptArgsOf(prog string, args []*syntax.Word, vals []string) []*syntax.Word {
+	if pythonName(prog) {
+		if r := pythonArgs(vals[:min(len(vals), len(args))]); r.hasScript {
+			return []*syntax.Word{args[r.scriptAt]}
+		}
+		return nil
+	}
 	var out []*syntax.Word
 	for _, greedy := range []bool{false, true} {
 		if a := scriptArg(args, vals, greedy); a != nil && !slices.Contains(out, a) {
@@ -94,7 +102,7 @@ var flagOptions = []string{"--abort-on-uncaught-exception", "--allow-addons", "-
 	"--watch", "--watch-preserve-output", "--zero-fill-buffers", "--inspect", "--inspect-brk", "--inspect-wait",
 	"--transpile-only", "--swc", "--esm"}
 
-// scriptArg is scriptArgs' scan, greedy: whether an option it does not
+// scriptArg is scriptArgsOf's scan, greedy: whether an option it does not
 // know takes the next word.
 func scriptArg(args []*syntax.Word, vals []string, greedy bool) *syntax.Word {
 	for j := 0; j < len(args) && j < len(vals); j++ {

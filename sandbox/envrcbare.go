@@ -157,6 +157,13 @@ func envrcWords(script string, depth int, r *bareRefs) {
 // envrcWordsWith is envrcWords with the functions an enclosing script
 // defined that run or source what they are given (runners).
 func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
+	envrcWordsIn(script, depth, r, runners, nil)
+}
+
+// envrcWordsIn is envrcWordsWith for a script that runs where the script
+// handing it on (eval, sh -c, trap) may have gone (outer: its envrcDirs):
+// cd tools; sh -c './setup.sh' runs tools/setup.sh (review 192).
+func envrcWordsIn(script string, depth int, r *bareRefs, runners []string, outer envrcDirs) {
 	script = string(markGitTop([]byte(script)))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), ".envrc")
 	if err != nil {
@@ -180,7 +187,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 	// dirs are where a cd may have left the script, as envrcRefs tracks
 	// them (the walk meets the calls in the script's order, a function's
 	// body and a subshell's included); at reads a name from each.
-	var dirs envrcDirs
+	dirs := slices.Clone(outer)
 	at := func(vs []string) []string {
 		return append(vs, dirs.names(vs)...)
 	}
@@ -245,6 +252,14 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			for i, a := range x.Args {
 				if i == 0 {
 					args = append(args, wordValues(a)...) // a program's name is looked up in PATH
+					if o, e := int(a.Pos().Offset()), int(a.End().Offset()); o >= 0 && o <= e && e <= len(script) &&
+						strings.Contains(script[o:e], "/") && len(wordValues(a)) > 0 {
+						// A program run by its path (./setup.sh), from
+						// where a cd may have left the script: the line
+						// reader takes it at the top, not in sh -c '…'
+						// (review 192).
+						add(a, true)
+					}
 					continue
 				}
 				args = append(args, add(a, false)...)
@@ -258,7 +273,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 					continue
 				}
 				off := len(x.Args) - len(fv) + i + 1
-				for _, a := range scriptArgs(x.Args[off:], fv[i+1:]) {
+				for _, a := range scriptArgsOf(w, x.Args[off:], fv[i+1:]) {
 					if v, ok := moduleDirArg(script, a); ok {
 						r.modules = append(r.modules, at([]string{v})...)
 					}
@@ -348,16 +363,16 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 					// (trap -- 'script' EXIT: the hundred-and-sixty-first).
 					for _, a := range args[1:] {
 						if !strings.HasPrefix(a, "-") {
-							envrcWordsWith(a, depth+1, r, runners)
+							envrcWordsIn(a, depth+1, r, runners, dirs)
 							break
 						}
 					}
 				case prog == "eval":
-					envrcWordsWith(strings.Join(args[1:], " "), depth+1, r, runners)
+					envrcWordsIn(strings.Join(args[1:], " "), depth+1, r, runners, dirs)
 				case slices.Contains(envrcShells, prog):
 					for i, a := range args[1 : len(args)-1] {
 						if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
-							envrcWordsWith(args[i+2], depth+1, r, runners)
+							envrcWordsIn(args[i+2], depth+1, r, runners, dirs)
 							break
 						}
 					}
@@ -370,7 +385,7 @@ func envrcWordsWith(script string, depth int, r *bareRefs, runners []string) {
 			}
 			if x.Hdoc != nil && depth < maxEnvrcDepth {
 				if vs := wordValues(x.Hdoc); len(vs) == 1 {
-					envrcWordsWith(vs[0], depth+1, r, runners) // bash <<EOF … EOF
+					envrcWordsIn(vs[0], depth+1, r, runners, dirs) // bash <<EOF … EOF
 				}
 			}
 		case *syntax.ForClause:

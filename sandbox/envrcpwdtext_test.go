@@ -16,6 +16,16 @@ func TestEnvrcPWDText(t *testing.T) {
 		{`a~+/x`, `a~+/x`},
 		{`$PWDX/y`, `$PWDX/y`},
 		{`PATH=~+/bin:$PATH`, `PATH=./bin:$PATH`},
+		// Review 192's spellings.
+		{"source `pwd`/x", "source ./x"},
+		{`source "$( pwd )/x"`, `source "./x"`},
+		{`source "$(builtin pwd)/x"`, `source "./x"`},
+		{`source "$(realpath -s .)/x"`, `source "./x"`},
+		{`source "$(cd "$(dirname "${BASH_SOURCE[0]}")"; pwd)/x"`, `source "./x"`},
+		{`source "$(cd "$(dirname -- "${BASH_SOURCE[0]}")" >/dev/null 2>&1 && pwd -P)/x"`, `source "./x"`},
+		{`source "$(dirname -- "${BASH_SOURCE[0]}")/x"`, `source "./x"`},
+		{"export PATH=\"`pwd`/bin:$PATH\"", "export PATH=\"./bin:$PATH\""},
+		{`x=$(pwdx)/y`, `x=$(pwdx)/y`},
 	} {
 		if got := envrcPWDText(c[0]); got != c[1] {
 			t.Errorf("envrcPWDText(%q) = %q, want %q", c[0], got, c[1])

@@ -252,42 +252,82 @@ func (ds *envrcDirs) cd(f []string) bool {
 // writable). The names read after it are read from DIR too.
 func (ds *envrcDirs) chdir(f []string) {
 	for i, w := range f {
-		var short, long string
-		env := pathpkg.Base(w) == "env"
+		var dirs []string
 		switch pathpkg.Base(w) {
 		case "env":
-			short, long = "-C", "--chdir"
-		case "uv":
-			long = "--directory"
-		case "poetry":
-			short, long = "-C", "--directory"
+			dirs = envChdirs(f[i+1:])
+		case "uv", "poetry":
+			short := map[bool]string{true: "-C"}[pathpkg.Base(w) == "poetry"]
+			for j := i + 1; j < len(f) && f[j] != "--"; j++ {
+				// Past uv's and poetry's subcommand too (uv run
+				// --directory=DIR).
+				switch a := f[j]; {
+				case (a == short || a == "--directory") && j+1 < len(f):
+					dirs = append(dirs, f[j+1])
+				case short != "" && strings.HasPrefix(a, short) && a != short:
+					dirs = append(dirs, a[len(short):])
+				case strings.HasPrefix(a, "--directory="):
+					dirs = append(dirs, strings.TrimPrefix(a, "--directory="))
+				}
+			}
 		default:
 			continue
 		}
-		for j := i + 1; j < len(f); j++ {
-			a, dir := f[j], ""
-			switch {
-			case a == "--" || !strings.HasPrefix(a, "-") && env:
-				j = len(f) // env's program, or the end of the options
-				continue
-			case !strings.HasPrefix(a, "-"):
-				continue // uv's and poetry's subcommand (uv run --directory=DIR)
-			case a == short || a == long:
-				if j+1 < len(f) {
-					dir = f[j+1]
-				}
-			case short != "" && strings.HasPrefix(a, short):
-				dir = a[len(short):]
-			case strings.HasPrefix(a, long+"="):
-				dir = a[len(long)+1:]
-			default:
-				continue
-			}
+		for _, dir := range dirs {
 			for _, d := range append([]string{""}, *ds...) {
 				ds.add(envrcCd(d, []string{dir}))
 			}
 		}
 	}
+}
+
+// envChdirs returns the directories GNU env's options args (up to its
+// program) change to: -C DIR, -CDIR, a cluster ending in C (-iC DIR),
+// --chdir[=]DIR and its abbreviations (getopt_long takes any unambiguous
+// prefix: --ch=DIR; review 192), past the options whose value is the next
+// word (-u NAME, -S STRING, -a NAME, and their long forms) and the
+// assignments (NAME=value).
+func envChdirs(args []string) []string {
+	var out []string
+	long := func(a, name string) bool { return len(a) >= 3 && strings.HasPrefix(name, a) } // "--c" is --chdir's shortest
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--" || !strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
+			return out // the program
+		case !strings.HasPrefix(a, "-") || a == "-":
+			continue // NAME=value; "-" is -i
+		case strings.HasPrefix(a, "--"):
+			name, v, hasV := strings.Cut(a, "=")
+			switch {
+			case long(name, "--chdir"):
+				if hasV {
+					out = append(out, v)
+				} else if j+1 < len(args) {
+					j++
+					out = append(out, args[j])
+				}
+			case !hasV && (long(name, "--unset") || long(name, "--split-string") || long(name, "--argv0")):
+				j++ // its value is the next word
+			}
+		default:
+			for k := 1; k < len(a); k++ {
+				if !strings.ContainsRune("CuSa", rune(a[k])) {
+					continue // -i, -0, -v
+				}
+				v := a[k+1:]
+				if v == "" && j+1 < len(args) {
+					j++
+					v = args[j]
+				}
+				if a[k] == 'C' {
+					out = append(out, v)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (ds *envrcDirs) add(d string) {
@@ -419,7 +459,20 @@ const gitTopMark = 0x02
 // hundred-and-fifty-eighth review) before a "/" or the end of a word, and
 // ~+ (bash's tilde for $PWD) at a word's start (review 190).
 var envrcPWDAnywhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:\$(?:\{PWD\}|\{PWD%%?/\}|PWD|\(pwd(?: +-[LP])*\)|\((?:realpath|readlink +-[efm]|expand_path) +["']?\.["']?\)|\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)|\(cd "?\$\(dirname "?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\)"? *&& *pwd(?: +-[LP])*\)|\{BASH_SOURCE(?:\[0\])?%/\*\})|(?:^|[\s=:"'(])~\+)(/|$|[\s:"';)])`)
+	// Blanks inside a substitution, a builtin or command before pwd, pwd's
+	// and realpath's options, dirname's "--", the cd-and-pwd idiom with
+	// && or ; and its redirections (review 192).
+	const (
+		b      = `[ \t]*`
+		pwd    = `(?:builtin[ \t]+|command[ \t]+)?pwd(?:[ \t]+-[LP])*`
+		source = `"?\$\{?BASH_SOURCE(?:\[0\])?\}?"?`
+		dirnm  = `dirname(?:[ \t]+--)?[ \t]+` + source
+		redir  = `(?:[ \t]*[0-9]?>[ \t]*/dev/null|[ \t]*2>&1)*`
+		cdpwd  = `cd[ \t]+"?\$\(` + b + dirnm + b + `\)"?` + redir + b + `(?:&&|;)` + b + pwd
+		inner  = b + `(?:` + pwd + `|(?:realpath|readlink|expand_path)(?:[ \t]+-[-a-zA-Z]+)*[ \t]+["']?\.["']?|` + dirnm + `|` + cdpwd + `)` + b
+	)
+	return regexp.MustCompile(`(?:\$(?:\{PWD\}|\{PWD%%?/\}|PWD|\(` + inner + `\)|\{BASH_SOURCE(?:\[0\])?%/\*\})|` + "`" + inner + "`" +
+		`|(?:^|[\s=:"'(])~\+)(/|$|[\s:"';)` + "`" + `])`)
 })
 
 // envrcPWDText is text with the project's directory, as envrcPWDAnywhere
@@ -433,7 +486,7 @@ func envrcPWDText(text string) string {
 	last := 0
 	for _, m := range ms {
 		start := m[0]
-		if text[start] != '$' && text[start] != '~' {
+		if text[start] != '$' && text[start] != '~' && text[start] != '`' {
 			start++ // the blank or quote before a ~+, kept
 		}
 		b.WriteString(text[last:start])

@@ -618,33 +618,54 @@ func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists boo
 	return true
 }
 
-// maxDirLinkEntries bounds the entries of a directory kept whole that
-// keepDirLinks reads; past it the view refuses the commands.
-const maxDirLinkEntries = 100_000
+// maxDirLinkEntries bounds the entries of the directories kept whole that
+// keepDirLinks reads for a view, and maxDirLinkDepth how deep below one;
+// past either the view refuses the commands.
+const (
+	maxDirLinkEntries = 100_000
+	maxDirLinkDepth   = 64
+)
 
-// keepDirLinks keeps what the symlinks of the directory dir, kept whole
+// keepDirLinks keeps what the symlinks in the directory dir, kept whole
 // (PATH_add bin, load_prefix, a module directory), lead to as dir's files
-// are kept: a program of bin/ that is a link (bin/tool ->
+// are kept, at any depth: a program of bin/ that is a link (bin/tool ->
 // ../scripts/tool.sh) runs its target, which stayed writable (review
-// 190). Each link is one lookup of spend; dir itself is read-only, so a
-// command cannot add or retarget one.
+// 190), and so does a module's tools/lib/helper.js -> ../../scripts/…
+// that its index.js requires (review 192). Each link is one lookup of
+// spend; dir itself is read-only, so a command cannot add or retarget one.
 func (d *discovery) keepDirLinks(dir string, spend func() bool) {
-	f, err := openDir(dir)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(maxDirLinkEntries + 1)
-	if len(ents) > maxDirLinkEntries {
+	d.dirLinksIn(dir, spend, 0)
+}
+
+func (d *discovery) dirLinksIn(dir string, spend func() bool, depth int) {
+	over := func(why string) {
 		if d.v.overflow == "" {
-			d.v.overflow = fmt.Sprintf("a directory a launcher file keeps whole (%s) holds more than %d entries: the links among them cannot all be followed", dir, maxDirLinkEntries)
+			d.v.overflow = fmt.Sprintf("a directory a launcher file keeps whole (%s) %s: the links in it cannot all be followed", dir, why)
 		}
+	}
+	if depth > maxDirLinkDepth {
+		over(fmt.Sprintf("lies more than %d levels below the one named", maxDirLinkDepth))
 		return
 	}
-	_ = err // io.EOF for an empty directory; what was read is looked at
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return // gone, or a link put there since: a link is followed where it is met
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	left := maxDirLinkEntries - d.dirLinkEntries
+	ents, _ := f.ReadDir(left + 1) // io.EOF for an empty directory: what was read is looked at
+	if d.dirLinkEntries += len(ents); len(ents) > left {
+		over(fmt.Sprintf("and those kept with it hold more than %d entries", maxDirLinkEntries))
+		return
+	}
 	for _, e := range ents {
-		if e.Type()&os.ModeSymlink != 0 {
-			d.launcherPathCounted(joinPath(dir, e.Name()), spend)
+		p := joinPath(dir, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			d.launcherPathCounted(p, spend)
+		case e.IsDir():
+			d.dirLinksIn(p, spend, depth+1)
 		}
 	}
 }

@@ -62,6 +62,9 @@ type discovery struct {
 	launcherBudget int
 	// launcherPaths counts launcherPath's lookups (maxLauncherPaths).
 	launcherPaths int
+	// dirLinkEntries counts the entries keepDirLinks read
+	// (maxDirLinkEntries).
+	dirLinkEntries int
 	// resolvedNames counts the names watched with the extensions an
 	// interpreter adds (maxResolvedNamesAll), fileResolved those of the
 	// launcher file being read (maxResolvedNames).

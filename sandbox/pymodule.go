@@ -33,6 +33,7 @@ func pythonModuleArg(args []string) string { return pythonArgs(args).module }
 type pyRun struct {
 	module    string // -m NAME
 	script    string // the script's word, when hasScript ("" for an expansion)
+	scriptAt  int    // its index in the arguments
 	hasScript bool
 	// isolated: -I or -P before what runs, so that no directory is put
 	// first on sys.path.
@@ -53,11 +54,11 @@ func pythonArgs(args []string) (r pyRun) {
 			return r // stdin
 		case a == "--":
 			if i+1 < len(args) {
-				r.script, r.hasScript = args[i+1], true
+				r.script, r.scriptAt, r.hasScript = args[i+1], i+1, true
 			}
 			return r
 		case !strings.HasPrefix(a, "-"):
-			r.script, r.hasScript = a, true
+			r.script, r.scriptAt, r.hasScript = a, i, true
 			return r
 		case strings.HasPrefix(a, "--"):
 			if a == "--check-hash-based-pycs" {

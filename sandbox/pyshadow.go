@@ -43,9 +43,9 @@ func pyShadowFile(name string) bool {
 	if !pythonLibName(mod) {
 		return false
 	}
-	// NAME.py, NAME.pyc, NAME.so, NAME.cpython-313-x86_64-linux-gnu.so,
+	// NAME.py, NAME.pyc, NAME.pyo, NAME.so, NAME.cpython-313-x86_64-linux-gnu.so,
 	// NAME.abi3.so.
-	return ext == "py" || ext == "pyc" || ext == "so" || strings.HasSuffix(ext, ".so")
+	return ext == "py" || ext == "pyc" || ext == "pyo" || ext == "so" || strings.HasSuffix(ext, ".so") // .pyo: python 2 -O (review 192)
 }
 
 // pythonLibName reports whether mod is the name of a module of Python's
@@ -96,11 +96,15 @@ func pythonRunDir(args []string) string {
 // or a script whose name is an expansion.
 func pythonRunTarget(args []string) (dir, scr string) {
 	switch r := pythonArgs(args); {
-	case r.isolated:
+	case r.isolated && !r.hasScript:
 		return "", "" // sys.path holds no such directory
 	case r.hasScript && (r.script == "" || strings.Contains(r.script, "$")):
 		return "", "" // a script named by an expansion: not told (review 187)
 	case r.hasScript:
+		// Isolated too: -I and -P keep a script's directory off sys.path,
+		// but a directory or zip run as the script is put first whatever
+		// the flags (CPython 3.11–3.13, review 192); a script's own
+		// directory read so keeps a few more names, no more.
 		return "", r.script
 	}
 	return ".", "" // -m, -c, stdin, the interactive interpreter

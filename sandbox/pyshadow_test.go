@@ -86,7 +86,7 @@ func TestPythonRunDir(t *testing.T) {
 		{[]string{"-u", "run.py"}, "."},
 		{[]string{"-W", "ignore", "a/b.py"}, "a"},
 		{[]string{"-I", "-c", "x"}, ""},
-		{[]string{"-P", "run.py"}, ""},
+		{[]string{"-P", "run.py"}, "."}, // read as if it were a directory run (python3 -P .: review 192)
 		{[]string{"-"}, "."},
 		{nil, "."},
 	} {
