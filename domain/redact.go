@@ -613,7 +613,7 @@ func replaceClipped(re *regexp.Regexp, s string, span func(m []int) (int, int), 
 				continue // the word is the program the shell runs: left in view
 			}
 		}
-		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.shape && (runsOn(s, m[1]) || hostAt(s, a, m[1])) {
+		if hasDotDot(s[a:c]) || o.ownWord && readsAsPath(s[a:c]) || o.shape && (runsOn(s, m[1]) || hostAt(s, a, m[1]) || jwtHost(s, a, m[1])) {
 			continue // where it writes, what it runs: left in view
 		}
 		b.WriteString(s[last:a])

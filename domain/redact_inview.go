@@ -90,26 +90,59 @@ func runsOn(s string, e int) bool {
 // signature holds digits, '_' or '-', or is longer than a label. A name
 // followed by '@' is a URL's user, where a token goes: not a host.
 func hostAt(s string, a, e int) bool {
-	dns := func(c byte) bool {
-		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
-	}
-	// A DNS name is at most 253 bytes: the walks stop there, so that
-	// matches in one long run (X..X..X) do not each read all of it.
-	const most = 253
-	h0, h1 := a, e
-	for h0 > 0 && dns(s[h0-1]) && e-h0 <= most {
-		h0--
-	}
-	for h1 < len(s) && dns(s[h1]) && h1-h0 <= most {
-		h1++
-	}
-	if h1-h0 > most || h1 < len(s) && s[h1] == '@' {
+	h0, h1, ok := dnsRun(s, a, e)
+	if !ok {
 		return false
 	}
 	after := h0 >= 3 && s[h0-3:h0] == "://" || h0 > 0 && s[h0-1] == '@'
 	before := h1 < len(s) && (s[h1] == ':' || s[h1] == '/')
 	return (after || before) && dnsName(s[h0:h1], true)
 }
+
+// dnsRun returns the run of DNS bytes (letters, digits, '-', '.') around
+// s[a:e]; not ok when it is longer than a DNS name (253 bytes: the walks
+// stop there, so that matches in one long run, X..X..X, do not each read
+// all of it) or followed by '@' (a URL's user, where a token goes).
+func dnsRun(s string, a, e int) (h0, h1 int, ok bool) {
+	dns := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+	}
+	const most = 253
+	h0, h1 = a, e
+	for h0 > 0 && dns(s[h0-1]) && e-h0 <= most {
+		h0--
+	}
+	for h1 < len(s) && dns(s[h1]) && h1-h0 <= most {
+		h1++
+	}
+	return h0, h1, h1-h0 <= most && !(h1 < len(s) && s[h1] == '@')
+}
+
+// jwtHost reports whether the JWT-shaped match s[a:e] ends a host's name
+// wherever it stands: curl and wget take a host without a scheme, nc and
+// telnet as a word of its own (curl -sT notes.txt eyJhbGci.eyJzdWIi.com
+// PUTs the file there), and hostAt's markers around it are not written
+// (the hundred-and-ninety-third review). It is one when the run of DNS
+// bytes around it is a DNS name (dnsName) that ends with the match, or
+// with the root's '.' after it, whose last label (the match's signature,
+// not empty: an unsigned JWT's) is a top-level domain's: letters only, at most maxTLD of them. A real
+// JWT's signature is base64url of 32 bytes or more: 43 characters or
+// longer, and all letters about once in ten thousand.
+func jwtHost(s string, a, e int) bool {
+	if !strings.HasPrefix(s[a:e], "eyJ") {
+		return false
+	}
+	h0, h1, ok := dnsRun(s, a, e)
+	if !ok || h1 != e && !(h1 == e+1 && s[e] == '.') {
+		return false
+	}
+	last := s[strings.LastIndexByte(s[a:e], '.')+a+1 : e]
+	return last != "" && len(last) <= maxTLD && dnsName(s[h0:h1], true)
+}
+
+// maxTLD is the longest top-level domain of letters only that jwtHost
+// reads as one (the root zone's longest are 18: northwesternmutual).
+const maxTLD = 24
 
 // lastDotDot returns the end of the last ".." element of p, or -1.
 func lastDotDot(p string) int {
