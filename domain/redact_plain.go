@@ -35,10 +35,10 @@ type plainCheck struct {
 	secretSet int8
 }
 
-// hiddenAt reports whether the word w lies on a part of the text the
-// redaction hides (in its context: "Bearer rm" hides rm), or the text's
-// hidden parts cannot be told.
-func (c *plainCheck) hiddenAt(w *syntax.Word) bool {
+// hiddenAt reports whether the node w (a word, an assignment) lies on a
+// part of the text the redaction hides (in its context: "Bearer rm" hides
+// rm), or the text's hidden parts cannot be told.
+func (c *plainCheck) hiddenAt(w syntax.Node) bool {
 	if !c.spansOK {
 		c.spansOK = true
 		r := redactSecrets(c.s, textMode{shell: true, keysShown: true})

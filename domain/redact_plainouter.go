@@ -43,34 +43,50 @@ func (c *plainCheck) setsIn(name string) bool {
 
 // setsSecret reports whether a value hidden from c's text may be in the
 // environment of what it runs: an environment value hidden (tainted), or
-// a secret-named variable the text, or a text around it, assigns
-// (API_TOKEN=…, export API_TOKEN=…, env API_TOKEN=… cmd; a word of a
-// program's arguments, make password=…, is none).
+// an assignment the text, or a text around it, makes that is hidden or
+// secret-named (assignsSecret).
 func (c *plainCheck) setsSecret() bool {
 	if c.secretSet == 0 {
 		c.secretSet = 1
-		if len(c.tainted) > 0 || c.outer != nil && c.outer.setsSecret() || assignsSecret(c.f) {
+		if len(c.tainted) > 0 || c.outer != nil && c.outer.setsSecret() || c.assignsSecret() {
 			c.secretSet = 2
 		}
 	}
 	return c.secretSet == 2
 }
 
-// assignsSecret reports whether the parsed text f assigns a secret-named
-// variable.
-func assignsSecret(f *syntax.File) bool {
+// assignsSecret reports whether c's text makes an assignment whose value
+// is hidden, or of a secret-named variable. It asks the redaction itself
+// (hiddenAt), not a variable's name: a value is as well hidden for its
+// shape under any name (H=eyJ…, the hundred-and-ninety-third review), and
+// the forms the shell reads as assignments are more than the parser's
+// named ones: export "API_TOKEN=v" and export 'API_TOKEN=v' are naked
+// assignments whose name is in a quoted word, and env takes NAME=value
+// after other runners (nice env, command env, timeout 5 env): a NAME=value
+// word after env, sudo or doas anywhere in a command's words. A program's
+// argument is none (make deploy password=…: what make runs is no code in
+// view; TestAttack110_WrappedShellCode).
+func (c *plainCheck) assignsSecret() bool {
 	found := false
-	syntax.Walk(f, func(n syntax.Node) bool {
+	syntax.Walk(c.f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Assign:
-			found = found || x.Name != nil && secretKey(x.Name.Value)
+			found = found || x.Name != nil && secretKey(x.Name.Value) || c.hiddenAt(x)
+			if w, ok := literal(x.Value); ok && x.Naked && assignmentWord(w) {
+				name, _, _ := strings.Cut(w, "=")
+				found = found || secretKey(name)
+			}
 		case *syntax.CallExpr:
 			words := literalWordsPrefix(x.Args)
-			if len(words) > 0 && (path.Base(words[0]) == "env" || path.Base(words[0]) == "sudo") {
-				for _, w := range words[1:] {
-					name, _, _ := strings.Cut(w, "=")
-					found = found || assignmentWord(w) && secretKey(name)
+			env := false
+			for i, w := range words {
+				if !assignmentWord(w) {
+					b := path.Base(w)
+					env = env || b == "env" || b == "sudo" || b == "doas"
+					continue
 				}
+				name, _, _ := strings.Cut(w, "=")
+				found = found || env && (secretKey(name) || c.hiddenAt(x.Args[i]))
 			}
 		}
 		return !found
