@@ -313,7 +313,7 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 		c.not = true // hidden where it stands (flock Bearer rm -rf x: rm as a bearer token)
 		return
 	}
-	base := path.Base(prog)
+	base := readerBase(path.Base(prog))
 	shellInline, shellScript, _ := shellArgs(rest)
 	if !slices.Contains(shellNames, base) || !shellInline {
 		// A shell's inline code is parsed below; any other word that
@@ -325,6 +325,14 @@ func (c *plainCheck) call(x *syntax.CallExpr) {
 				return
 			}
 		}
+	}
+	if !(slices.Contains(shellNames, base) && shellInline) && codeGivenIn(words) && c.setsSecret() {
+		// An interpreter's code in view, wherever it stands (find -exec
+		// python3 -c, python3 -m timeit -s, python3.11 -c), may read a
+		// hidden value by a name it builds (a shell's inline code is
+		// judged below, within this text).
+		c.not = true
+		return
 	}
 	if (slices.Contains(argRunners, base) || runsFromArgs(rest) || computedInterpreter(x.Args)) && c.carries(x) {
 		// Its arguments may name a program and its code (find . -exec sh
@@ -517,7 +525,7 @@ func readsStdinAsCode(cmd syntax.Command) bool {
 	if prog == "" || prog == "\x00" {
 		return len(words) > 0 // only runners: what they run is not told
 	}
-	base := path.Base(prog)
+	base := readerBase(path.Base(prog))
 	switch {
 	case slices.Contains([]string{"xargs", "parallel", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "eval", "read", "mapfile", "readarray", "ed", "ex"}, base):
 		return true
@@ -547,7 +555,7 @@ func codeReader(cmd syntax.Command) bool {
 	if prog == "" {
 		return len(words) > 0
 	}
-	base := path.Base(prog)
+	base := readerBase(path.Base(prog))
 	return prog == "\x00" || base == "." || base == "source" || slices.Contains(codeReaders, base)
 }
 

@@ -29,7 +29,7 @@ func runsFromArgs(rest []string) bool {
 		}
 		for _, cand := range cands {
 			if f := strings.Fields(cand); len(f) > 0 {
-				if b := path.Base(f[0]); slices.Contains(codeReaders, b) || slices.Contains(codeWords, b) {
+				if b := readerBase(path.Base(f[0])); slices.Contains(codeReaders, b) || slices.Contains(codeWords, b) {
 					return true
 				}
 			}
