@@ -21,12 +21,10 @@ type plainCheck struct {
 	runs    bool // some command runs a file (a path, a code reader given one)
 	hidden  []hiddenSpan
 	spansOK bool // hidden is known
-	// sets remembers setsIn(name) by name: asked for every
-	// expansion, it read the whole text each time (the
-	// hundred-and-forty-seventh review: quadratic in a command of
-	// thousands of them).
-	sets map[string]bool
-	f    *syntax.File // s parsed
+	// standing are the identifiers that stand in s other than expanded
+	// (standingNames; nil: not yet read), for setsIn.
+	standing map[string]struct{}
+	f        *syntax.File // s parsed
 	// outer is the check of the text whose nested shell reads s
 	// (sh -c '…'; nil: none): a name a text around s sets is set (setsIn),
 	// a secret-named variable one assigns is assigned (setsSecret).

@@ -26,19 +26,21 @@ import (
 // command to bash -lc, and a credential in a plain script stays hidden.
 
 // setsIn reports whether name stands other than expanded in c's text or
-// in a text around it (setsName), remembered in c.sets: a text of
-// thousands of sh -c '…' reads the text around once per name, not once
-// per nested script (which is quadratic).
+// in a text around it: a lookup in each text's set of such
+// names (c.standing), made once per text, so that a text of thousands of
+// distinct expansions is read once, not once per name and per level of
+// sh -c around it (quadratic: the hundred-and-forty-seventh and
+// hundred-and-ninety-third reviews).
 func (c *plainCheck) setsIn(name string) bool {
-	v, ok := c.sets[name]
-	if !ok {
-		v = setsName(c.s, name) || c.outer != nil && c.outer.setsIn(name)
-		if c.sets == nil {
-			c.sets = map[string]bool{}
+	for k := c; k != nil; k = k.outer {
+		if k.standing == nil {
+			k.standing = standingNames(k.s)
 		}
-		c.sets[name] = v
+		if _, ok := k.standing[name]; ok {
+			return true
+		}
 	}
-	return v
+	return false
 }
 
 // setsSecret reports whether a value hidden from c's text may be in the

@@ -117,24 +117,30 @@ func programChooser(name string) bool {
 	return false
 }
 
-// setsName reports whether the identifier name stands in s other than
+// standingNames returns the identifiers that stand in s other than
 // expanded ($NAME, ${NAME}): an assignment, read, for, printf -v, or any
-// other word that may set it.
-func setsName(s, name string) bool {
-	for i := strings.Index(s, name); i >= 0; {
-		end := i + len(name)
-		whole := (i == 0 || !identByte(s[i-1])) && (end == len(s) || !identByte(s[end]))
-		expanded := i > 0 && s[i-1] == '$' || i > 1 && s[i-1] == '{' && s[i-2] == '$'
-		if whole && !expanded {
-			return true
+// other word that may set them. One pass: each maximal run of identBytes
+// not after "$" or "${". An identifier stands in s as a whole word exactly
+// where it is such a run, so whether a name stands is its membership
+// (TestStandingNames compares it with setsName's search it replaced,
+// which read s once per name).
+func standingNames(s string) map[string]struct{} {
+	out := map[string]struct{}{}
+	for i := 0; i < len(s); {
+		if !identByte(s[i]) {
+			i++
+			continue
 		}
-		next := strings.Index(s[i+1:], name)
-		if next < 0 {
-			break
+		j := i + 1
+		for j < len(s) && identByte(s[j]) {
+			j++
 		}
-		i += 1 + next
+		if !(i > 0 && s[i-1] == '$' || i > 1 && s[i-1] == '{' && s[i-2] == '$') {
+			out[s[i:j]] = struct{}{}
+		}
+		i = j
 	}
-	return false
+	return out
 }
 
 // judgedScript is the text of a command that is judged plain or not: the
