@@ -11,8 +11,8 @@ import (
 // value (python3 -W error -c), perl's option clusters (-le), awk and a
 // shell's python run by find, a versioned lua. Each appends to the file the hidden value names.
 // Controls: a script run with the value in its environment (python3
-// deploy.py -c prod.yaml, python3 -u manage.py check, node app.js) stays
-// hidden: its code is no text in view.
+// deploy.py -c prod.yaml, python3 -u manage.py check, node app.js, a
+// module given no arguments) stays hidden: its code is no text in view.
 func TestAttack193_InterpreterCodeAnywhere(t *testing.T) {
 	const v = "wr1tesHereQ9x7Lm"
 	const set = "export API_TOKEN=" + v + "; "
@@ -21,6 +21,7 @@ func TestAttack193_InterpreterCodeAnywhere(t *testing.T) {
 		set + "python3 deploy.py -c prod.yaml",
 		set + "python3 -u manage.py check",
 		set + "node app.js",
+		set + "python3 -m http.server",
 		"API_TOKEN=" + v + " gh pr list",
 	} {
 		if s, rec := attack193Shown(t, cmd); strings.Contains(s, v) || strings.Contains(rec, v) {
@@ -66,6 +67,9 @@ func TestCodeGivenIn(t *testing.T) {
 		{[]string{"python3", "-c", "x"}, true},
 		{[]string{"python3", "-W", "error", "-c", "x"}, true},
 		{[]string{"python3", "-Im", "timeit", "x"}, true},
+		{[]string{"python3", "-mtimeit", "x"}, true},
+		{[]string{"python3", "-m", "http.server"}, false},
+		{[]string{"python3", "-m", "pytest", "-x"}, true},
 		{[]string{"find", ".", "-exec", "python3.11", "-c", "x", ";"}, true},
 		{[]string{"tar", "-x", "--to-command=python3 -c 'x'"}, true},
 		{[]string{"chronic", "sh -c 'perl -le x'"}, true},

@@ -27,7 +27,7 @@ type plainCheck struct {
 	f        *syntax.File // s parsed
 	// outer is the check of the text whose nested shell reads s
 	// (sh -c '…'; nil: none): a name a text around s sets is set (setsIn),
-	// a secret-named variable one assigns is assigned (setsSecret).
+	// a hidden or secret-named value one assigns is assigned (setsSecret).
 	outer *plainCheck
 	// secretSet remembers setsSecret (0: not asked, 1: no, 2: yes).
 	secretSet int8

@@ -39,9 +39,10 @@ var operandCode = []string{"awk", "gawk", "mawk", "nawk", "sed", "gsed", "m4"}
 
 // codeGivenIn reports whether a call's words give an interpreter code in
 // view anywhere, not only as its program: an interpreter (readerBase,
-// interpreter) given an option of inline code or a module (givesCode), or one of
-// operandCode; in the words, or in the words of a word or of its value
-// after '=' (tar --to-command='python3 -c …', chronic sh -c 'perl -e …').
+// interpreter) given inline code or a module's arguments (givesCode), or
+// one of operandCode; in the words, or in the words of a word or of its
+// value after '=' (tar --to-command='python3 -c …', chronic sh -c 'perl
+// -e …').
 func codeGivenIn(words []string) bool {
 	if codeGivenSeq(words) {
 		return true
@@ -86,17 +87,18 @@ func interpreter(b string) bool {
 }
 
 // givesCode reports whether an interpreter's arguments give it code, read
-// past its options and their values: an option of inlineCode, or a short
-// option holding 'c' (python3 -c), 'e' or 'E' (perl -le, ruby -ne), 'p'
-// (node -pe) or 'm' (python3 -m MODULE: timeit -s, pdb -c and others run
-// code they are given). A word
-// after a short option of one letter (-W error, -X dev, -I lib) is taken
-// for its value, so that the reading goes on past it (a script after -u
-// is read as one too: conservative); the first other word is the script,
-// whose arguments are its own.
+// past its options and their values: an option of inlineCode, a short
+// option holding 'c' (python3 -c), 'e' or 'E' (perl -le, ruby -ne) or 'p'
+// (node -pe), or a module given arguments (python3 -m timeit -s CODE: timeit,
+// pdb -c and others run code they are given; a module alone, python3 -m
+// http.server, is no more code in view than a script). A word after a
+// short option of one letter (-W error, -X dev, -I lib) is taken for its
+// value, so that the reading goes on past it (a script after -u is read
+// as one too: conservative); the first other word is the script, whose
+// arguments are its own.
 func givesCode(rest []string) bool {
 	value := false // the word may be the previous option's value
-	for _, w := range rest {
+	for i, w := range rest {
 		if len(w) < 2 || w[0] != '-' {
 			if !value {
 				return false
@@ -107,8 +109,17 @@ func givesCode(rest []string) bool {
 		if w == "--" {
 			return false
 		}
-		if slices.Contains(inlineCode, w) || !strings.HasPrefix(w, "--") && strings.ContainsAny(w[1:], "ceEpm") {
+		long := strings.HasPrefix(w, "--")
+		if slices.Contains(inlineCode, w) || !long && strings.ContainsAny(w[1:], "ceEp") {
 			return true
+		}
+		if m := strings.IndexByte(w, 'm'); !long && m > 0 {
+			// -m MODULE ARGS, -mMODULE ARGS, -Im MODULE ARGS.
+			args := rest[i+1:]
+			if m == len(w)-1 && len(args) > 0 {
+				args = args[1:]
+			}
+			return len(args) > 0
 		}
 		value = len(w) == 2
 	}

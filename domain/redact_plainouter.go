@@ -20,9 +20,9 @@ import (
 // was hidden. Python joins the key, which no reading of its code can
 // follow. So a nested script is read within the texts around it (setsIn),
 // and code that reads its environment as it likes (an interpreter's
-// inline code, a pipe into a reader of code) in a text that hides a
-// secret-named value is not plain (setsSecret): the command is shown
-// whole. A nested shell is not enough on its own: Codex hands every
+// inline code, a pipe into a reader of code) in a text that hides a value
+// it assigns, secret-named or not (setsSecret), is not plain: the command
+// is shown whole. A nested shell is not enough on its own: Codex hands every
 // command to bash -lc, and a credential in a plain script stays hidden.
 
 // setsIn reports whether name stands other than expanded in c's text or
