@@ -619,34 +619,22 @@ func (d *discovery) launcherPathCounted(p string, spend func() bool) (exists boo
 }
 
 // maxDirLinkEntries bounds the entries of the directories kept whole that
-// keepDirLinks reads for a view, and maxDirLinkDepth how deep below one;
-// past either the view refuses the commands.
-const (
-	maxDirLinkEntries = 100_000
-	maxDirLinkDepth   = 64
-)
+// keepDirLinks reads for a view; past it the view refuses the commands.
+const maxDirLinkEntries = 100_000
 
 // keepDirLinks keeps what the symlinks in the directory dir, kept whole
 // (PATH_add bin, load_prefix, a module directory), lead to as dir's files
-// are kept, at any depth: a program of bin/ that is a link (bin/tool ->
+// are kept: a program of bin/ that is a link (bin/tool ->
 // ../scripts/tool.sh) runs its target, which stayed writable (review
-// 190), and so does a module's tools/lib/helper.js -> ../../scripts/…
-// that its index.js requires (review 192). Each link is one lookup of
-// spend; dir itself is read-only, so a command cannot add or retarget one.
+// 190). The links of its top level only: a module's tools/lib/helper.js
+// -> ../../scripts/… that its index.js requires (review 192) is a known
+// limit (knownlimit_attack192_nestedlink_test.go): walked at every depth,
+// a directory a launcher file names outside the project (a person's
+// .npmrc's nodedir=/usr, read under full_access) spent the view's budget
+// on its thousands of links, and every decision was refused. Each link is
+// one lookup of spend; dir itself is read-only, so a command cannot add
+// or retarget one.
 func (d *discovery) keepDirLinks(dir string, spend func() bool) {
-	d.dirLinksIn(dir, spend, 0)
-}
-
-func (d *discovery) dirLinksIn(dir string, spend func() bool, depth int) {
-	over := func(why string) {
-		if d.v.overflow == "" {
-			d.v.overflow = fmt.Sprintf("a directory a launcher file keeps whole (%s) %s: the links in it cannot all be followed", dir, why)
-		}
-	}
-	if depth > maxDirLinkDepth {
-		over(fmt.Sprintf("lies more than %d levels below the one named", maxDirLinkDepth))
-		return
-	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return // gone, or a link put there since: a link is followed where it is met
@@ -656,16 +644,14 @@ func (d *discovery) dirLinksIn(dir string, spend func() bool, depth int) {
 	left := maxDirLinkEntries - d.dirLinkEntries
 	ents, _ := f.ReadDir(left + 1) // io.EOF for an empty directory: what was read is looked at
 	if d.dirLinkEntries += len(ents); len(ents) > left {
-		over(fmt.Sprintf("and those kept with it hold more than %d entries", maxDirLinkEntries))
+		if d.v.overflow == "" {
+			d.v.overflow = fmt.Sprintf("the directories launcher files keep whole (%s among them) hold more than %d entries: the links in them cannot all be followed", dir, maxDirLinkEntries)
+		}
 		return
 	}
 	for _, e := range ents {
-		p := joinPath(dir, e.Name())
-		switch {
-		case e.Type()&os.ModeSymlink != 0:
-			d.launcherPathCounted(p, spend)
-		case e.IsDir():
-			d.dirLinksIn(p, spend, depth+1)
+		if e.Type()&os.ModeSymlink != 0 {
+			d.launcherPathCounted(joinPath(dir, e.Name()), spend)
 		}
 	}
 }

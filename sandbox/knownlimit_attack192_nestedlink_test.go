@@ -1,3 +1,5 @@
+//go:build knownlimits
+
 package sandbox
 
 import (
