@@ -88,9 +88,8 @@ func foldQueryable(p string) bool {
 // must be looked at (no standing index, or a path the keys cannot stand
 // for).
 func (v *fsView) foldCandidates(canon, lexical string, buf []int32) []int32 {
-	ix := v.carveIdx
-	if ix == nil || ix.n != len(v.carves) || ix.n > 0 && ix.first != &v.carves[0] ||
-		!foldQueryable(canon) || !foldQueryable(lexical) {
+	ix := v.standingIndex()
+	if ix == nil || !foldQueryable(canon) || !foldQueryable(lexical) {
 		return nil
 	}
 	out := append(buf[:0], ix.foldAlways...)
@@ -114,12 +113,22 @@ func (v *fsView) foldCandidates(canon, lexical string, buf []int32) []int32 {
 	return out
 }
 
-// covering returns, in their order in v.carves, the indices of the
-// carve-outs c for which domain.PathWithin(p, c.Path) holds (appended to
-// buf), or nil and false when the index does not stand for v.carves.
-func (v *fsView) covering(p string, buf []int32) []int32 {
+// standingIndex returns v's carve index when it stands for v.carves as
+// they are (the same array and length), or nil.
+func (v *fsView) standingIndex() *carveIndex {
 	ix := v.carveIdx
 	if ix == nil || ix.n != len(v.carves) || ix.n > 0 && ix.first != &v.carves[0] {
+		return nil
+	}
+	return ix
+}
+
+// covering returns, in their order in v.carves, the indices of the
+// carve-outs c for which domain.PathWithin(p, c.Path) holds (appended to
+// buf), or nil when the index does not stand for v.carves.
+func (v *fsView) covering(p string, buf []int32) []int32 {
+	ix := v.standingIndex()
+	if ix == nil {
 		return nil
 	}
 	out := buf[:0]

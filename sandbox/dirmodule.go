@@ -62,8 +62,9 @@ func scriptArgsOf(prog string, args []*syntax.Word, vals []string) []*syntax.Wor
 }
 
 // valueOptions are the options of node (20's `node --help`: those written
-// with "=..."), python (-W, -X, --check-hash-based-pycs, 2's -Q) and
-// tsx/ts-node whose value may be the next word.
+// with "=..."), tsx/ts-node and python (-W, -X, --check-hash-based-pycs,
+// 2's -Q: for a function the .envrc defines that runs python; python
+// itself is read by pythonArgs) whose value may be the next word.
 var valueOptions = []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
 	"--env-file", "--env-file-if-exists", "--input-type", "--title", "--allow-fs-read", "--allow-fs-write",
 	"--build-snapshot-config", "--cpu-prof-dir", "--cpu-prof-interval", "--cpu-prof-name", "--diagnostic-dir",
@@ -80,8 +81,8 @@ var valueOptions = []string{"-r", "--require", "--import", "--loader", "--experi
 
 // flagOptions are node's options that take no value (20's `node --help`,
 // those written without "=...", and --inspect's forms, whose value is
-// given with "=" only; every --no-… is one too), and python's long ones:
-// scriptArgs reads no value after them either way.
+// given with "=" only; every --no-… is one too) and ts-node's: scriptArg
+// reads no value after them either way.
 var flagOptions = []string{"--abort-on-uncaught-exception", "--allow-addons", "--allow-child-process", "--allow-wasi",
 	"--allow-worker", "--build-snapshot", "--check", "--completion-bash", "--cpu-prof", "--disable-wasm-trap-handler",
 	"--disallow-code-generation-from-strings", "--enable-etw-stack-walking", "--enable-fips",

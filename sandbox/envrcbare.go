@@ -251,9 +251,10 @@ func envrcWordsIn(script string, depth int, r *bareRefs, runners []string, outer
 			dirs.chdir(fv)
 			for i, a := range x.Args {
 				if i == 0 {
-					args = append(args, wordValues(a)...) // a program's name is looked up in PATH
-					if o, e := int(a.Pos().Offset()), int(a.End().Offset()); o >= 0 && o <= e && e <= len(script) &&
-						strings.Contains(script[o:e], "/") && len(wordValues(a)) > 0 {
+					vs := wordValues(a)
+					args = append(args, vs...) // a program's name is looked up in PATH
+					if o, e := int(a.Pos().Offset()), int(a.End().Offset()); len(vs) > 0 && o >= 0 && o <= e && e <= len(script) &&
+						strings.Contains(script[o:e], "/") {
 						// A program run by its path (./setup.sh), from
 						// where a cd may have left the script: the line
 						// reader takes it at the top, not in sh -c '…'

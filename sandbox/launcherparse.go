@@ -257,7 +257,10 @@ func (ds *envrcDirs) chdir(f []string) {
 		case "env":
 			dirs = envChdirs(f[i+1:])
 		case "uv", "poetry":
-			short := map[bool]string{true: "-C"}[pathpkg.Base(w) == "poetry"]
+			short := "" // uv has no short form
+			if pathpkg.Base(w) == "poetry" {
+				short = "-C"
+			}
 			for j := i + 1; j < len(f) && f[j] != "--"; j++ {
 				// Past uv's and poetry's subcommand too (uv run
 				// --directory=DIR).
@@ -500,7 +503,7 @@ func envrcPWDText(text string) string {
 // unquoted is a word with its quotes taken out ("$PWD"/x, '.'/x: the
 // shell joins the parts).
 func unquoted(w string) string {
-	return strings.NewReplacer(`"`, "", `'`, "").Replace(w)
+	return strings.ReplaceAll(strings.ReplaceAll(w, `"`, ""), `'`, "")
 }
 
 // envrcKeywords are the shell's words that may come before a command.

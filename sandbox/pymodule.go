@@ -35,8 +35,9 @@ type pyRun struct {
 	script    string // the script's word, when hasScript ("" for an expansion)
 	scriptAt  int    // its index in the arguments
 	hasScript bool
-	// isolated: -I or -P before what runs, so that no directory is put
-	// first on sys.path.
+	// isolated: -I or -P before what runs: no script's directory, nor
+	// the current one, is put first on sys.path (a directory or zip run
+	// as the script still is: pythonRunTarget).
 	isolated bool
 }
 

@@ -92,8 +92,9 @@ func pythonRunDir(args []string) string {
 
 // pythonRunTarget returns what a python call with the arguments args puts
 // first on sys.path: the current directory (dir "."), or the script scr
-// it runs (its directory, through its links); neither for an isolated run
-// or a script whose name is an expansion.
+// it runs (its directory, through its links; the script itself when it is
+// a directory: pyScriptRef); neither for an isolated run of no script or a
+// script whose name is an expansion.
 func pythonRunTarget(args []string) (dir, scr string) {
 	switch r := pythonArgs(args); {
 	case r.isolated && !r.hasScript:
