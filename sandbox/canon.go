@@ -252,6 +252,11 @@ type fsView struct {
 	// limits are the discovery bounds that were reached (what may have
 	// been left unprotected), for the helper's diagnostics.
 	limits []string
+	// launcherRefWork counts the names launcher files gave that the view
+	// build took up (launcherRef past its guard): the work a launcher
+	// file the agent writes costs the server, counted for the tests that
+	// bound it (review 168) rather than timed.
+	launcherRefWork int
 	// nested are the ".git" entries the walk found below writable grants.
 	nested []string
 	// launchers are the launcher files the walk found below writable

@@ -383,6 +383,10 @@ func readLauncherFile(p string) ([]byte, bool) {
 // launcherRef keeps the path ref (as a launcher file in base wrote it)
 // read-only, or watches it when missing, where it lies in a writable root.
 func (d *discovery) launcherRef(base, ref string) {
+	if d.v.overflow != "" {
+		return // the commands are refused: what is left is not read (review 168)
+	}
+	d.v.launcherRefWork++
 	// A trailing CR stays: bash reads it as part of the word in a .envrc
 	// saved with CRLF (readLauncherRefs).
 	p := expandLauncherVars(strings.TrimFunc(ref, func(r rune) bool { return r != '\r' && unicode.IsSpace(r) }), base)
