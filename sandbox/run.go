@@ -143,7 +143,7 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		if err != nil {
 			return &Result{ExitCode: ExitCommandNotFound, Stderr: []byte(err.Error() + "\n")}, nil
 		}
-		plan = &Plan{Argv: plan.Argv, Cwd: plan.Cwd, Timeout: plan.Timeout, Stdin: plan.Stdin, resolvedPath: path}
+		plan = &Plan{Argv: plan.Argv, Cwd: plan.Cwd, Timeout: plan.Timeout, Stdin: plan.Stdin, resolvedPath: path, registerKill: plan.registerKill}
 	}
 	var kg *killGroup
 	if !plan.Sandboxed {
@@ -157,6 +157,11 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		checkSince = s
 	}
 	lock.MarkStarted(checkSince)
+	plan.stop = nil
+	if plan.registerKill != nil {
+		plan.stop = &ownerStop{}
+		defer plan.registerKill(plan.stop.kill)()
+	}
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
 	if spec.plant == nil && lock.Since().IsZero() {
@@ -217,9 +222,10 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	// pid (the group id) cannot be reused, so killing the group below can
 	// only reach what the command left behind.
 	waitExited(pgid)
+	stoppedByOwner := plan.stop.exited() // the leader is a zombie: its group id is not used again yet
 	dur := time.Since(start)
 	close(stop)
-	wasKilled := <-killed
+	wasKilled := <-killed || stoppedByOwner
 	killAll()
 	waitErr := cmd.Wait()
 	pr.drain(drainGrace)
@@ -473,6 +479,9 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 	}
 	p.outR, p.errR = outR, errR
 	if !plan.Sandboxed {
+		// Unsandboxed, the command runs from its start: stopped before
+		// this, it is killed now, having run that long.
+		plan.stop.started(cmd.Process.Pid, kg)
 		p.copyOutput(stdout, stderr)
 		return p, nil
 	}
@@ -557,6 +566,9 @@ func (p *process) sendPlan(plan *Plan, env []string, spec *SandboxSpec, specW *o
 		p.stopEgress = stop
 	}
 	p.copyOutput(stdout, stderr)
+	// The helper waits for its plan: a command stopped by now is killed
+	// before it runs anything.
+	plan.stop.started(cmd.Process.Pid, nil)
 	msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: *spec})
 	go writePlan(specW, msg, fds)
 	return p, nil

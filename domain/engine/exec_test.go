@@ -66,7 +66,29 @@ func (p *procRunner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySna
 	p.mu.Lock()
 	p.ran = append(p.ran, c.Executable)
 	p.mu.Unlock()
-	err := cmd.Run()
+	// As the service's runner: the turn's end kills the process by the
+	// call that stops the turn's commands (engine.OnStop), registered
+	// before the start: a stop during the start waits for it and kills.
+	var mu sync.Mutex
+	var started, stopped bool
+	unregister := engine.OnStop(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped = true; started {
+			cmd.Process.Kill()
+		}
+	})
+	mu.Lock()
+	err := errors.New("stopped before it started")
+	if !stopped {
+		err = cmd.Start()
+		started = err == nil
+	}
+	mu.Unlock()
+	if started {
+		err = cmd.Wait()
+	}
+	unregister()
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -22,6 +22,11 @@ var ErrPermissionsChanged = errors.New("permissions changed")
 // run is one running command.
 type run struct {
 	cancel context.CancelCauseFunc
+	// kills are what the runner registered to stop the command's
+	// processes at once (OnStop), and stopped tells that the run was
+	// stopped. Guarded by runs.mu.
+	kills   map[*func()]struct{}
+	stopped bool
 	// snap and version are the snapshot the command runs under and the
 	// turn version it came from; version is -1 until the start is
 	// recorded. Guarded by runs.mu.
@@ -37,6 +42,61 @@ type turnRuns struct {
 	// start is recorded after a change it did not see is still checked.
 	latest        *domain.TurnExecutionSecuritySnapshot
 	latestVersion int64
+}
+
+// stop cancels rn's context with cause and calls what the runner
+// registered to kill its processes, before returning: the caller (a
+// turn's end, its children's) goes on knowing the processes were sent
+// their kill, not that a goroutine will send it (the
+// hundred-and-thirty-third review's test saw a command read what the
+// agent wrote after the interrupt in that gap). r.mu is held.
+func (rn *run) stop(cause error) {
+	rn.cancel(cause)
+	if rn.stopped {
+		return
+	}
+	rn.stopped = true
+	for k := range rn.kills {
+		(*k)()
+	}
+}
+
+// runKey is the context key of the run a command's context belongs to.
+type runKey struct{}
+
+type runRef struct {
+	r  *runs
+	rn *run
+}
+
+// OnStop registers kill (which must be quick: a signal sent) to be called
+// when the command whose context is ctx (the one the engine gives
+// Runner.Run) is stopped by its turn's end or a narrowing change, by the
+// stopping call itself rather than after it; a command stopped already is
+// killed now. unregister, called before the command's processes are
+// reaped (so that a kill cannot reach a pid used again), returns once no
+// call of kill runs. A context that is not a command's registers nothing.
+func OnStop(ctx context.Context, kill func()) (unregister func()) {
+	ref, ok := ctx.Value(runKey{}).(runRef)
+	if !ok {
+		return func() {}
+	}
+	ref.r.mu.Lock()
+	defer ref.r.mu.Unlock()
+	if ref.rn.stopped {
+		kill()
+		return func() {}
+	}
+	k := &kill
+	if ref.rn.kills == nil {
+		ref.rn.kills = map[*func()]struct{}{}
+	}
+	ref.rn.kills[k] = struct{}{}
+	return func() {
+		ref.r.mu.Lock()
+		delete(ref.rn.kills, k)
+		ref.r.mu.Unlock()
+	}
 }
 
 // runs tracks the commands this engine is running, by turn, so that ending
@@ -63,6 +123,7 @@ func (r *runs) start(ctx context.Context, turnID string) (context.Context, *run,
 	}
 	tr.runs[rn] = struct{}{}
 	r.mu.Unlock()
+	ctx = context.WithValue(ctx, runKey{}, runRef{r, rn})
 	return ctx, rn, func() {
 		r.mu.Lock()
 		delete(tr.runs, rn)
@@ -81,7 +142,7 @@ func (r *runs) started(turnID string, rn *run, snap *domain.TurnExecutionSecurit
 	defer r.mu.Unlock()
 	rn.snap, rn.version = snap, version
 	if tr := r.byTurn[turnID]; tr != nil && tr.latest != nil && tr.latestVersion > version && domain.SandboxNarrows(snap, tr.latest) {
-		rn.cancel(permissionsChanged(tr.latestVersion))
+		rn.stop(permissionsChanged(tr.latestVersion))
 	}
 }
 
@@ -98,7 +159,7 @@ func (r *runs) changed(turnID string, snap *domain.TurnExecutionSecuritySnapshot
 	n := 0
 	for rn := range tr.runs {
 		if rn.snap != nil && rn.version < version && domain.SandboxNarrows(rn.snap, snap) {
-			rn.cancel(permissionsChanged(version))
+			rn.stop(permissionsChanged(version))
 			n++
 		}
 	}
@@ -117,7 +178,7 @@ func (r *runs) cancel(turnID string, cause error) int {
 	n := 0
 	if tr := r.byTurn[turnID]; tr != nil {
 		for rn := range tr.runs {
-			rn.cancel(cause)
+			rn.stop(cause)
 			n++
 		}
 	}
