@@ -249,6 +249,12 @@ func envrcWordsIn(script string, depth int, r *bareRefs, runners []string, outer
 				return true
 			}
 			dirs.chdir(fv)
+			// A build or task runner's file (cd tools && make runs
+			// tools/Makefile's recipes; envrcbuild.go).
+			for _, v := range at(envrcBuildFiles(fv)) {
+				r.names = append(r.names, v)
+				r.run = append(r.run, v)
+			}
 			for i, a := range x.Args {
 				if i == 0 {
 					vs := wordValues(a)

@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"turnstile/domain"
+)
+
+func TestEnvrcBuildFiles(t *testing.T) {
+	makefiles := func(dir string) []string {
+		var out []string
+		for _, n := range buildRunners["make"].files {
+			out = append(out, filepath.Join(dir, n))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"make"}, makefiles(".")},
+		{[]string{"make", "build"}, makefiles(".")},
+		{[]string{"make", "-C", "tools"}, makefiles("tools")},
+		{[]string{"make", "-Ctools", "all"}, makefiles("tools")},
+		{[]string{"make", "--directory=tools"}, makefiles("tools")},
+		{[]string{"make", "--directory", "tools"}, makefiles("tools")},
+		{[]string{"make", "-sCtools"}, makefiles("tools")},
+		{[]string{"make", "-kC", "tools"}, makefiles("tools")},
+		{[]string{"make", "-C", "a", "-C", "b"}, makefiles("a/b")},
+		{[]string{"make", "-f", "build.mk"}, []string{"build.mk"}},
+		{[]string{"make", "-kfbuild.mk"}, []string{"build.mk"}},
+		{[]string{"make", "-C", "tools", "--file=x.mk"}, []string{"tools/x.mk"}},
+		{[]string{"make", "-j4", "-f", "x.mk"}, []string{"x.mk"}},
+		{[]string{"make", "-j4f", "x.mk"}, makefiles(".")}, // getopt: j's value is "4f"
+		{[]string{"make", "-I", "inc", "all"}, makefiles(".")},
+		{[]string{"timeout", "60", "make"}, makefiles(".")},
+		{[]string{"/usr/bin/gmake", "-f", "/abs/x.mk"}, []string{"/abs/x.mk"}},
+		{[]string{"npm", "run", "dev"}, []string{"package.json"}},
+		{[]string{"npm", "--prefix", "web", "start"}, []string{"web/package.json"}},
+		{[]string{"pnpm", "-C", "web", "dev"}, []string{"web/package.json"}},
+		{[]string{"yarn", "--cwd=web", "dev"}, []string{"web/package.json"}},
+		{[]string{"bun", "run", "dev"}, []string{"package.json"}},
+		{[]string{"deno", "task", "dev"}, []string{"deno.json", "deno.jsonc", "package.json"}},
+		{[]string{"just", "-d", "tools", "setup"}, []string{"tools/justfile", "tools/Justfile", "tools/JUSTFILE", "tools/.justfile"}},
+		{[]string{"rake", "-f", "tasks.rb"}, []string{"tasks.rb"}},
+		// controls: no runner, a runner's other subcommand, make -f -
+		{[]string{"echo", "hi"}, nil},
+		{[]string{"bun", "scripts/boot.ts"}, nil},
+		{[]string{"deno", "run", "main.ts"}, nil},
+		{[]string{"make", "-f", "-"}, []string{}},
+	} {
+		got := envrcBuildFiles(c.words)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.words, got, c.want)
+		}
+	}
+}
+
+// TestEnvrcBuildRunnerFiles (a note of review 192): a .envrc that runs a
+// build runner (cd tools && make, make -C tools, npm --prefix web run
+// dev) ran the makefile's or package.json's recipes, which the agent could
+// rewrite: the person's next direnv ran them. They are kept read-only now
+// (refused to a write decision, unchanged after a command's write), and a
+// makefile of a name make prefers, made by a command where it was
+// missing (tools/GNUmakefile), is set aside. Controls: the same file in
+// a directory the .envrc runs nothing in stays writable, as does every
+// file when the .envrc runs no build runner.
+func TestEnvrcBuildRunnerFiles(t *testing.T) {
+	requireKernel(t, true)
+	for _, c := range []struct {
+		envrc, file, other string
+		control            bool
+	}{
+		{envrc: "cd tools && make\n", file: "tools/Makefile", other: "web/Makefile"},
+		{envrc: "make\n", file: "Makefile", other: "web/Makefile"},
+		{envrc: "npm run dev\n", file: "package.json", other: "web/package.json"},
+		{envrc: "make -C tools all\n", file: "tools/Makefile", other: "web/Makefile"},
+		{envrc: "make -sCtools\n", file: "tools/Makefile", other: "web/Makefile"},
+		{envrc: "env -C tools make build\n", file: "tools/Makefile", other: "web/Makefile"},
+		{envrc: "make -f tools/Makefile\n", file: "tools/Makefile", other: "web/Makefile"},
+		{envrc: "npm --prefix web run dev\n", file: "web/package.json", other: "tools/package.json"},
+		{envrc: "cd tools && echo entered\n", file: "tools/Makefile", other: "web/Makefile", control: true},
+	} {
+		f := newPlantFixture(t)
+		mkfiles(t, f.ws, map[string]string{
+			".envrc": c.envrc,
+			c.file:   "all:\n\techo honest\n",
+			c.other:  "all:\n\techo other\n",
+		})
+		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
+		if !writeAllowed(t, s, f.ws+"/"+c.other) {
+			t.Fatalf("%q: control: a write of %s, which nothing runs, was refused", c.envrc, c.other)
+		}
+		if allowed := writeAllowed(t, s, f.ws+"/"+c.file); allowed != c.control {
+			t.Errorf("%q: a file tool's write of %s allowed: %v", c.envrc, c.file, allowed)
+		}
+		r := sh(t, s, "echo pwned >> "+c.file+"; echo mine >> "+c.other+"; echo done")
+		if !strings.Contains(string(r.Stdout), "done") || !strings.Contains(readFileOr(f.ws+"/"+c.other), "mine") {
+			t.Fatalf("%q: premise: the command did not run: %d %s", c.envrc, r.ExitCode, r.Stderr)
+		}
+		if rewritten := strings.Contains(readFileOr(f.ws+"/"+c.file), "pwned"); rewritten != c.control {
+			if c.control {
+				t.Fatalf("control %q: the command could not write %s", c.envrc, c.file)
+			}
+			t.Errorf("%q: a command rewrote %s, whose recipes the person's next direnv runs", c.envrc, c.file)
+		}
+		if !strings.HasSuffix(c.file, "Makefile") || c.control || strings.Contains(c.envrc, "-f") {
+			continue // make -f reads that file only
+		}
+		// A makefile make prefers, made where it was missing.
+		gnu := filepath.Join(filepath.Dir(c.file), "GNUmakefile")
+		r = sh(t, s, "printf 'all:\\n\\techo pwned\\n' > "+gnu+"; echo done")
+		if !strings.Contains(string(r.Stdout), "done") {
+			t.Fatalf("%q: premise: the command did not run: %d %s", c.envrc, r.ExitCode, r.Stderr)
+		}
+		if _, err := os.Lstat(filepath.Join(f.ws, gnu)); err == nil {
+			msg := ""
+			if mk, err := exec.LookPath("make"); err == nil {
+				out, _ := exec.Command(mk, "-C", filepath.Join(f.ws, filepath.Dir(c.file))).CombinedOutput()
+				msg = ": make there prints " + strings.TrimSpace(string(out))
+			}
+			t.Errorf("%q: a command made %s, which make reads before Makefile, and it stayed (quarantined %v)%s", c.envrc, gnu, r.Quarantined, msg)
+		}
+	}
+}
