@@ -33,13 +33,22 @@ const exposedAll = "*"
 // file's content is (TestSecretsNeverInClear). The forty-fourth review
 // found the exact words dodged.
 func readsIndirectly(s string) bool {
-	for _, w := range []string{"${!", "os.environ", "os.getenv", "ENVIRON[", "$ENV{", "ENV[", "ENV.fetch", "process.env", "/environ", "getenv(", "Getenv(", "System.getenv"} {
+	// "environ" and "getenv" in any form (from os import environ,
+	// import os as o; o.environ, getattr(os, "environ"), os.getenvb,
+	// /proc/self/environ), Ruby's ENV.to_h, Deno's and Bun's env.
+	for _, w := range []string{"${!", "environ", "ENVIRON[", "$ENV{", "ENV[", "ENV.", "process.env", "getenv", "Getenv(", "Deno.env", "Bun.env", "import.meta.env"} {
 		if strings.Contains(s, w) {
 			return true
 		}
 	}
-	return indirectRead().MatchString(s) || envListing().MatchString(s) && pipeToReader().MatchString(s)
+	return indirectRead().MatchString(s) || envListing().MatchString(s) && pipeToReader().MatchString(s) || processEnv().MatchString(s)
 }
+
+// processEnv matches node's environment taken from process by another
+// spelling than process.env: process["env"], const { env } = process.
+var processEnv = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bprocess\s*\[|\}\s*=\s*(?:globalThis\.|global\.)?process\b`)
+})
 
 // pipeToReader matches a pipe into a program that reads its input as code
 // or as words of a command (readersOfStdin), or a substitution: what a
