@@ -51,10 +51,11 @@ var processEnv = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // pipeToReader matches a pipe into a program that reads its input as code
-// or as words of a command (readersOfStdin), or a substitution: what a
-// listing of the environment then decides.
+// or as words of a command (readersOfStdin, with a version after its name:
+// python3.12, perl5.36), or a substitution: what a listing of the
+// environment then decides.
 var pipeToReader = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\|\s*\\?(?:\S*/)?(?:` + strings.Join(readersOfStdin, "|") + `)(?:\s|$|\))|\$\(`)
+	return regexp.MustCompile(`\|\s*\\?(?:\S*/)?(?:` + strings.Join(readersOfStdin, "|") + `)[0-9.]*(?:\s|$|\))|\$\(`)
 })
 
 // envListing matches a listing of the whole environment piped or
@@ -87,10 +88,11 @@ var rerunner = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\s-\w*c\s|system\s*\(|popen\s*\(|exec\w*\s*\(|spawn\w*\s*\(|subprocess|qx\s*[({/]|\x60`)
 })
 
-// nestedShell matches a shell given a script (sh -c "…"): its shell reads
-// the script again, so a credential's place in it is no safe one.
+// nestedShell matches a shell given a script (sh -c "…", bash5.2 -c):
+// its shell reads the script again, so a credential's place in it is no
+// safe one.
 var nestedShell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:` + strings.Join(shellNames, "|") + `)(?:\s+-\S+)*\s+-\w*c`)
+	return regexp.MustCompile(`(?:^|[\s;&|(\x60"'])\\?(?:\S*/)?(?:` + strings.Join(shellNames, "|") + `)[0-9.]*(?:\s+-\S+)*\s+-\w*c`)
 })
 
 // exposedVars returns the names of the variables s expands ($NAME,
