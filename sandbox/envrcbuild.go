@@ -26,6 +26,10 @@ type buildRunner struct {
 	// are its other short options that take a value: a cluster (-kf FILE,
 	// -sCtools) is read letter by letter up to one of them.
 	otherValued string
+	// walksUp: given no file or directory, it looks for its file in the
+	// directories above too when the one it runs in has none (npm's,
+	// just's, go-task's, deno's search).
+	walksUp bool
 }
 
 // buildRunners are the build and task runners an .envrc may call, which
@@ -38,14 +42,14 @@ var buildRunners = map[string]buildRunner{
 	"make":  {files: []string{"GNUmakefile", "makefile", "Makefile", "BSDmakefile"}, fileOpts: []string{"-f", "--file", "--makefile"}, dirOpts: []string{"-C", "--directory"}, otherValued: "IoWjlOE"},
 	"gmake": {files: []string{"GNUmakefile", "makefile", "Makefile"}, fileOpts: []string{"-f", "--file", "--makefile"}, dirOpts: []string{"-C", "--directory"}, otherValued: "IoWjlOE"},
 	"bmake": {files: []string{"BSDmakefile", "makefile", "Makefile"}, fileOpts: []string{"-f"}, dirOpts: []string{"-C"}, otherValued: "DdIJjmTVv"},
-	"npm":   {files: []string{"package.json"}, dirOpts: []string{"--prefix"}},
-	"pnpm":  {files: []string{"package.json"}, dirOpts: []string{"-C", "--dir"}},
-	"yarn":  {files: []string{"package.json"}, dirOpts: []string{"--cwd"}},
-	"bun":   {sub: "run", files: []string{"package.json"}, dirOpts: []string{"--cwd"}},
-	"deno":  {sub: "task", files: []string{"deno.json", "deno.jsonc", "package.json"}, fileOpts: []string{"-c", "--config"}, dirOpts: []string{"--cwd"}},
-	"just":  {files: []string{"justfile", "Justfile", "JUSTFILE", ".justfile"}, fileOpts: []string{"-f", "--justfile"}, dirOpts: []string{"-d", "--working-directory"}},
+	"npm":   {files: []string{"package.json"}, dirOpts: []string{"--prefix"}, walksUp: true},
+	"pnpm":  {files: []string{"package.json"}, dirOpts: []string{"-C", "--dir"}, walksUp: true},
+	"yarn":  {files: []string{"package.json"}, dirOpts: []string{"--cwd"}, walksUp: true},
+	"bun":   {sub: "run", files: []string{"package.json"}, dirOpts: []string{"--cwd"}, walksUp: true},
+	"deno":  {sub: "task", files: []string{"deno.json", "deno.jsonc", "package.json"}, fileOpts: []string{"-c", "--config"}, dirOpts: []string{"--cwd"}, walksUp: true},
+	"just":  {files: []string{"justfile", "Justfile", "JUSTFILE", ".justfile"}, fileOpts: []string{"-f", "--justfile"}, dirOpts: []string{"-d", "--working-directory"}, walksUp: true},
 	"task": {files: []string{"Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
-		"Taskfile.dist.yaml", "taskfile.dist.yaml"}, fileOpts: []string{"-t", "--taskfile"}, dirOpts: []string{"-d", "--dir"}},
+		"Taskfile.dist.yaml", "taskfile.dist.yaml"}, fileOpts: []string{"-t", "--taskfile"}, dirOpts: []string{"-d", "--dir"}, walksUp: true},
 	"rake": {files: []string{"rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"}, fileOpts: []string{"-f", "--rakefile"}, dirOpts: []string{"-C", "--directory"}},
 }
 
@@ -113,8 +117,18 @@ func envrcBuildFiles(f []string) []string {
 				dir = path.Join(dir, d)
 			}
 		}
+		var above []string
 		if len(files) == 0 {
 			files = br.files
+			if br.walksUp && len(dirs) == 0 {
+				// Each name in every directory from the .envrc's up,
+				// as the repository's top is read (launcherRef): one
+				// where the runner runs has none, and it takes a
+				// parent's.
+				for _, name := range files {
+					above = append(above, string(rune(gitTopMark))+"/"+name)
+				}
+			}
 		}
 		out := make([]string, 0, len(files))
 		for _, name := range files {
@@ -127,7 +141,7 @@ func envrcBuildFiles(f []string) []string {
 				out = append(out, path.Join(dir, name))
 			}
 		}
-		return out
+		return append(out, above...)
 	}
 	return nil
 }

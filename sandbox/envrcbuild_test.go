@@ -19,6 +19,7 @@ func TestEnvrcBuildFiles(t *testing.T) {
 		}
 		return out
 	}
+	up := string(rune(gitTopMark)) // each directory from the .envrc's up
 	for _, c := range []struct {
 		words []string
 		want  []string
@@ -40,14 +41,21 @@ func TestEnvrcBuildFiles(t *testing.T) {
 		{[]string{"make", "-I", "inc", "all"}, makefiles(".")},
 		{[]string{"timeout", "60", "make"}, makefiles(".")},
 		{[]string{"/usr/bin/gmake", "-f", "/abs/x.mk"}, []string{"/abs/x.mk"}},
-		{[]string{"npm", "run", "dev"}, []string{"package.json"}},
+		{[]string{"npm", "run", "dev"}, []string{"package.json", up + "/package.json"}},
 		{[]string{"npm", "--prefix", "web", "start"}, []string{"web/package.json"}},
 		{[]string{"pnpm", "-C", "web", "dev"}, []string{"web/package.json"}},
 		{[]string{"yarn", "--cwd=web", "dev"}, []string{"web/package.json"}},
-		{[]string{"bun", "run", "dev"}, []string{"package.json"}},
-		{[]string{"deno", "task", "dev"}, []string{"deno.json", "deno.jsonc", "package.json"}},
+		{[]string{"bun", "run", "dev"}, []string{"package.json", up + "/package.json"}},
+		{[]string{"deno", "task", "dev"}, []string{"deno.json", "deno.jsonc", "package.json", up + "/deno.json", up + "/deno.jsonc", up + "/package.json"}},
 		{[]string{"just", "-d", "tools", "setup"}, []string{"tools/justfile", "tools/Justfile", "tools/JUSTFILE", "tools/.justfile"}},
 		{[]string{"rake", "-f", "tasks.rb"}, []string{"tasks.rb"}},
+		{[]string{"just", "-f", "x.just"}, []string{"x.just"}},
+		{[]string{"task", "build"}, append(slices.Clone(buildRunners["task"].files), func() (out []string) {
+			for _, n := range buildRunners["task"].files {
+				out = append(out, up+"/"+n)
+			}
+			return out
+		}()...)},
 		// controls: no runner, a runner's other subcommand, make -f -
 		{[]string{"echo", "hi"}, nil},
 		{[]string{"bun", "scripts/boot.ts"}, nil},
@@ -73,8 +81,8 @@ func TestEnvrcBuildFiles(t *testing.T) {
 func TestEnvrcBuildRunnerFiles(t *testing.T) {
 	requireKernel(t, true)
 	for _, c := range []struct {
-		envrc, file, other string
-		control            bool
+		envrc, at, file, other string
+		control                bool
 	}{
 		{envrc: "cd tools && make\n", file: "tools/Makefile", other: "web/Makefile"},
 		{envrc: "make\n", file: "Makefile", other: "web/Makefile"},
@@ -84,11 +92,14 @@ func TestEnvrcBuildRunnerFiles(t *testing.T) {
 		{envrc: "env -C tools make build\n", file: "tools/Makefile", other: "web/Makefile"},
 		{envrc: "make -f tools/Makefile\n", file: "tools/Makefile", other: "web/Makefile"},
 		{envrc: "npm --prefix web run dev\n", file: "web/package.json", other: "tools/package.json"},
+		// npm in a directory with no package.json takes its parent's:
+		// sub/.envrc (a nested one the walk reads) runs the top's.
+		{envrc: "npm run dev\n", at: "sub", file: "package.json", other: "tools/package.json"},
 		{envrc: "cd tools && echo entered\n", file: "tools/Makefile", other: "web/Makefile", control: true},
 	} {
 		f := newPlantFixture(t)
 		mkfiles(t, f.ws, map[string]string{
-			".envrc": c.envrc,
+			filepath.Join(c.at, ".envrc"): c.envrc,
 			c.file:   "all:\n\techo honest\n",
 			c.other:  "all:\n\techo other\n",
 		})
