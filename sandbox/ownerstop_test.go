@@ -24,13 +24,13 @@ func TestOwnerStopBeforeStartRunsNothing(t *testing.T) {
 		s := snapshotFor(t, mode, ws, f.Kernel)
 		marker := filepath.Join(ws, "ran")
 		req := SpawnRequest{Argv: []string{"/bin/sh", "-c", "touch " + marker}}
-		r, err := run(t, s, req, func(p *Plan) { p.KillWith(func(func()) func() { return func() {} }) })
+		r, err := run(t, s, req, func(p *Plan) { p.KillWith(func(_, _ func()) func() { return func() {} }) })
 		if err != nil || r.ExitCode != 0 || !exists(marker) {
 			t.Fatalf("%s: control: the command registered and not stopped did not run: %v %+v", mode, err, r)
 		}
 		os.Remove(marker)
 		r, err = run(t, s, req, func(p *Plan) {
-			p.KillWith(func(kill func()) func() { kill(); return func() {} })
+			p.KillWith(func(kill, _ func()) func() { kill(); return func() {} })
 		})
 		if exists(marker) {
 			t.Errorf("%s: a command stopped before it started ran (it touched its marker)", mode)
@@ -68,7 +68,7 @@ func TestOwnerStopKillsBeforeReturning(t *testing.T) {
 				done <- out{nil, err}
 				return
 			}
-			p.KillWith(func(k func()) func() { kill = k; close(registered); return func() {} })
+			p.KillWith(func(k, w func()) func() { kill = func() { k(); w() }; close(registered); return func() {} })
 			r, err := Run(context.Background(), p)
 			done <- out{r, err}
 		}()

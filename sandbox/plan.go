@@ -157,21 +157,23 @@ type Plan struct {
 
 	// registerKill, set by KillWith, is given the function that kills
 	// the command's processes once they started.
-	registerKill func(kill func()) (unregister func())
+	registerKill func(kill, wait func()) (unregister func())
 	// stop is the running command's ownerStop (runLocked), nil without
 	// KillWith.
 	stop *ownerStop
 }
 
 // KillWith has Run give register the function that kills the command's
-// processes at once (a SIGKILL to its process group and its cgroup) as
-// soon as they started (before the helper is given its plan: a command
+// processes at once (a SIGKILL to its process group and its cgroup), and
+// the one that then waits (bounded) until they can act no more (the
+// leader exited, and with a PID namespace's init every process of the
+// namespace), as soon as they started (before the helper is given its plan: a command
 // stopped before then runs nothing), and call the unregister it returns
 // before Run returns (the kill does nothing once the command's leader has
 // exited, so that a pid used again is not reached). The engine calls it when it stops the
 // command (engine.OnStop), by the call that stops it rather than from a
 // goroutine that watches the context afterwards.
-func (p *Plan) KillWith(register func(kill func()) (unregister func())) { p.registerKill = register }
+func (p *Plan) KillWith(register func(kill, wait func()) (unregister func())) { p.registerKill = register }
 
 // HoldRoots gives the plan the lock LockWritableRoots took for its snapshot
 // before PlanSpawn: Run then uses the plan's view of the filesystem as it

@@ -159,8 +159,10 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	lock.MarkStarted(checkSince)
 	plan.stop = nil
 	if plan.registerKill != nil {
-		plan.stop = &ownerStop{}
-		defer plan.registerKill(plan.stop.kill)()
+		stop := newOwnerStop()
+		plan.stop = stop
+		defer stop.close() // after the unregister below
+		defer plan.registerKill(stop.kill, stop.wait)()
 	}
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)

@@ -101,8 +101,9 @@ func (r *runner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySnapsho
 	}
 	plan.HoldRoots(lock)
 	// The turn's end kills the command's processes by the call that
-	// stops the turn's commands, not after it.
-	plan.KillWith(func(kill func()) func() { return engine.OnStop(ctx, kill) })
+	// stops the turn's commands, not after it, and that call returns once
+	// they can act no more.
+	plan.KillWith(func(kill, wait func()) func() { return engine.OnStop(ctx, kill, wait) })
 	if filepath.IsAbs(cmd.Cwd) && plan.Cwd != filepath.Clean(cmd.Cwd) {
 		// The engine decided on the directory cmd.Cwd led to (resolved);
 		// a link swapped in since leads elsewhere: nothing runs there.

@@ -77,7 +77,7 @@ func (p *procRunner) Run(ctx context.Context, s *domain.TurnExecutionSecuritySna
 		if stopped = true; started {
 			cmd.Process.Kill()
 		}
-	})
+	}, nil)
 	mu.Lock()
 	err := errors.New("stopped before it started")
 	if !stopped {

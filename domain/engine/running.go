@@ -25,7 +25,7 @@ type run struct {
 	// kills are what the runner registered to stop the command's
 	// processes at once (OnStop), and stopped tells that the run was
 	// stopped. Guarded by runs.mu.
-	kills   map[*func()]struct{}
+	kills   map[*stopper]struct{}
 	stopped bool
 	// snap and version are the snapshot the command runs under and the
 	// turn version it came from; version is -1 until the start is
@@ -44,21 +44,42 @@ type turnRuns struct {
 	latestVersion int64
 }
 
+// stopper is what a runner registered to stop a command's processes
+// (OnStop).
+type stopper struct {
+	kill, wait func()
+}
+
 // stop cancels rn's context with cause and calls what the runner
 // registered to kill its processes, before returning: the caller (a
 // turn's end, its children's) goes on knowing the processes were sent
 // their kill, not that a goroutine will send it (the
 // hundred-and-thirty-third review's test saw a command read what the
-// agent wrote after the interrupt in that gap). r.mu is held.
-func (rn *run) stop(cause error) {
+// agent wrote after the interrupt in that gap). It returns the waits the
+// runner registered, which the caller calls once r.mu is released
+// (waitAll). r.mu is held.
+func (rn *run) stop(cause error) (waits []func()) {
 	rn.cancel(cause)
 	if rn.stopped {
-		return
+		return nil
 	}
 	rn.stopped = true
 	for k := range rn.kills {
-		(*k)()
+		k.kill()
+		if k.wait != nil {
+			waits = append(waits, k.wait)
+		}
 	}
+	return waits
+}
+
+// waitAll calls waits at once and returns when all have returned.
+func waitAll(waits []func()) {
+	var wg sync.WaitGroup
+	for _, w := range waits {
+		wg.Go(w)
+	}
+	wg.Wait()
 }
 
 // runKey is the context key of the run a command's context belongs to.
@@ -72,11 +93,16 @@ type runRef struct {
 // OnStop registers kill (which must be quick: a signal sent) to be called
 // when the command whose context is ctx (the one the engine gives
 // Runner.Run) is stopped by its turn's end or a narrowing change, by the
-// stopping call itself rather than after it; a command stopped already is
-// killed now. unregister, called before the command's processes are
-// reaped (so that a kill cannot reach a pid used again), returns once no
-// call of kill runs. A context that is not a command's registers nothing.
-func OnStop(ctx context.Context, kill func()) (unregister func()) {
+// stopping call itself rather than after it, and wait (nil: none), called
+// after it without the engine's lock, to return once what kill killed
+// can act no more (a process of the command in a session of its own dies
+// with its PID namespace, as the leader's exit ends: the
+// hundred-and-ninety-fourth review); the stopping call returns after
+// both. A command stopped already is killed now. unregister, called
+// before the command's processes are reaped (so that a kill cannot reach
+// a pid used again), returns once no call of kill runs. A context that is
+// not a command's registers nothing.
+func OnStop(ctx context.Context, kill, wait func()) (unregister func()) {
 	ref, ok := ctx.Value(runKey{}).(runRef)
 	if !ok {
 		return func() {}
@@ -87,9 +113,9 @@ func OnStop(ctx context.Context, kill func()) (unregister func()) {
 		kill()
 		return func() {}
 	}
-	k := &kill
+	k := &stopper{kill, wait}
 	if ref.rn.kills == nil {
-		ref.rn.kills = map[*func()]struct{}{}
+		ref.rn.kills = map[*stopper]struct{}{}
 	}
 	ref.rn.kills[k] = struct{}{}
 	return func() {
@@ -138,17 +164,21 @@ func (r *runs) start(ctx context.Context, turnID string) (context.Context, *run,
 // started records the snapshot rn runs under (taken at version); a
 // narrowing change already reported stops it at once.
 func (r *runs) started(turnID string, rn *run, snap *domain.TurnExecutionSecuritySnapshot, version int64) {
+	var waits []func()
+	defer func() { waitAll(waits) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rn.snap, rn.version = snap, version
 	if tr := r.byTurn[turnID]; tr != nil && tr.latest != nil && tr.latestVersion > version && domain.SandboxNarrows(snap, tr.latest) {
-		rn.stop(permissionsChanged(tr.latestVersion))
+		waits = rn.stop(permissionsChanged(tr.latestVersion))
 	}
 }
 
 // changed stops the commands of turnID whose snapshot the turn's snapshot
 // snap (taken at version) narrows; it returns how many it stopped.
 func (r *runs) changed(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
+	var waits []func()
+	defer func() { waitAll(waits) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tr := r.byTurn[turnID]
@@ -159,7 +189,7 @@ func (r *runs) changed(turnID string, snap *domain.TurnExecutionSecuritySnapshot
 	n := 0
 	for rn := range tr.runs {
 		if rn.snap != nil && rn.version < version && domain.SandboxNarrows(rn.snap, snap) {
-			rn.stop(permissionsChanged(version))
+			waits = append(waits, rn.stop(permissionsChanged(version))...)
 			n++
 		}
 	}
@@ -173,12 +203,14 @@ func permissionsChanged(version int64) error {
 // cancel stops every command running for turnID with cause; it returns how
 // many it stopped.
 func (r *runs) cancel(turnID string, cause error) int {
+	var waits []func()
+	defer func() { waitAll(waits) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	if tr := r.byTurn[turnID]; tr != nil {
 		for rn := range tr.runs {
-			rn.stop(cause)
+			waits = append(waits, rn.stop(cause)...)
 			n++
 		}
 	}
@@ -200,9 +232,11 @@ func (r *runs) turns() []string {
 func (e *Engine) RunningTurns() []string { return e.running.turns() }
 
 // StopRuns kills every command this engine runs for turnID, naming status
-// (the turn's end) as the cause; another instance's end of the turn reaches
-// this engine through its read models (see cmd/turnstile). It returns how
-// many commands it stopped.
+// (the turn's end) as the cause, and returns once what the runners
+// registered to wait for has returned (OnStop: the processes can act no
+// more); another instance's end of the turn reaches this engine through
+// its read models (see cmd/turnstile). It returns how many commands it
+// stopped.
 func (e *Engine) StopRuns(turnID, status string) int {
 	return e.running.cancel(turnID, fmt.Errorf("%w (%s)", ErrTurnEnded, status))
 }

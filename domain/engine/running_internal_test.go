@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"turnstile/domain"
@@ -47,5 +48,53 @@ func TestRunsNarrowingReachesALateStart(t *testing.T) {
 	// An older report (another instance's read model lagging) is ignored.
 	if n := r.changed("t", modeSnap(t, domain.ModeSupervised), 8); n != 0 || same.Err() != nil {
 		t.Fatalf("a stale report stopped %d commands", n)
+	}
+}
+
+// TestStopWaitsForRegisteredWaits: a turn's stop (runs.cancel, as
+// StopRuns) calls the kill a runner registered with OnStop under the
+// runs' lock and its wait without it, and returns only after the wait has
+// (review 194: a process of the command in a session of its own acted
+// between the kill and the end of its namespace). The wait takes the
+// lock (RunningTurns) to show it runs without it. Controls: a command
+// not stopped has its kill and wait uncalled; a kill unregistered is not
+// called; a command stopped already is killed at its registration.
+func TestStopWaitsForRegisteredWaits(t *testing.T) {
+	var r runs
+	ctx, _, done := r.start(context.Background(), "t")
+	defer done()
+	other, _, doneOther := r.start(context.Background(), "u")
+	defer doneOther()
+	var waited, otherCalled, gone atomic.Bool
+	killed, release := make(chan struct{}), make(chan struct{})
+	unregister := OnStop(ctx, func() { close(killed) }, func() {
+		r.turns() // the runs' lock is free
+		<-release
+		waited.Store(true)
+	})
+	defer unregister()
+	OnStop(other, func() { otherCalled.Store(true) }, func() { otherCalled.Store(true) })
+	OnStop(ctx, func() { gone.Store(true) }, nil)() // unregistered at once
+	stopped := make(chan int)
+	go func() { stopped <- r.cancel("t", ErrTurnEnded) }()
+	select {
+	case n := <-stopped:
+		t.Fatalf("the stop returned (%d stopped) before the registered wait did", n)
+	case <-killed:
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the kill was called before the context was cancelled")
+	}
+	close(release)
+	if n := <-stopped; n != 1 || !waited.Load() {
+		t.Fatalf("stopped %d, waited %v", n, waited.Load())
+	}
+	if otherCalled.Load() || gone.Load() {
+		t.Fatalf("control: another turn's command (%v) or an unregistered kill (%v) was called", otherCalled.Load(), gone.Load())
+	}
+	var late atomic.Bool
+	OnStop(ctx, func() { late.Store(true) }, nil)
+	if !late.Load() {
+		t.Fatal("a kill registered after the stop was not called at once")
 	}
 }
