@@ -100,8 +100,8 @@ func TestEnvrcBuildRunnerFiles(t *testing.T) {
 		f := newPlantFixture(t)
 		mkfiles(t, f.ws, map[string]string{
 			filepath.Join(c.at, ".envrc"): c.envrc,
-			c.file:   "all:\n\techo honest\n",
-			c.other:  "all:\n\techo other\n",
+			c.file:                        "all:\n\techo honest\n",
+			c.other:                       "all:\n\techo other\n",
 		})
 		s := snapshotFor(t, domain.ModeAutoAcceptEdits, f.ws, machine().Kernel)
 		if !writeAllowed(t, s, f.ws+"/"+c.other) {

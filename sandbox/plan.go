@@ -163,17 +163,20 @@ type Plan struct {
 	stop *ownerStop
 }
 
-// KillWith has Run give register the function that kills the command's
-// processes at once (a SIGKILL to its process group and its cgroup), and
-// the one that then waits (bounded) until they can act no more (the
-// leader exited, and with a PID namespace's init every process of the
-// namespace), as soon as they started (before the helper is given its plan: a command
-// stopped before then runs nothing), and call the unregister it returns
-// before Run returns (the kill does nothing once the command's leader has
-// exited, so that a pid used again is not reached). The engine calls it when it stops the
-// command (engine.OnStop), by the call that stops it rather than from a
-// goroutine that watches the context afterwards.
-func (p *Plan) KillWith(register func(kill, wait func()) (unregister func())) { p.registerKill = register }
+// KillWith has Run give register, as soon as the command's processes
+// started (before the helper is given its plan: a command stopped before
+// then runs nothing), the function that kills them at once (a SIGKILL to
+// the process group, and the cgroup) and the one that then waits, bounded,
+// until they can act no more (the leader exited, and with a PID
+// namespace's init every process of the namespace); Run calls the
+// unregister register returns before it returns (the kill does nothing
+// once the leader has exited, so that a pid used again is not reached).
+// The engine calls them when it stops the command (engine.OnStop), by the
+// call that stops it rather than from a goroutine that watches the
+// context afterwards.
+func (p *Plan) KillWith(register func(kill, wait func()) (unregister func())) {
+	p.registerKill = register
+}
 
 // HoldRoots gives the plan the lock LockWritableRoots took for its snapshot
 // before PlanSpawn: Run then uses the plan's view of the filesystem as it
