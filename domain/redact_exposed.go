@@ -33,21 +33,24 @@ const exposedAll = "*"
 // file's content is (TestSecretsNeverInClear). The forty-fourth review
 // found the exact words dodged.
 func readsIndirectly(s string) bool {
-	// "environ" and "getenv" in any form (from os import environ,
-	// import os as o; o.environ, getattr(os, "environ"), os.getenvb,
-	// /proc/self/environ), Ruby's ENV.to_h, Deno's and Bun's env.
-	for _, w := range []string{"${!", "environ", "ENVIRON[", "$ENV{", "ENV[", "ENV.", "process.env", "getenv", "Getenv(", "Deno.env", "Bun.env", "import.meta.env"} {
+	for _, w := range []string{"${!", "ENVIRON[", "$ENV{", "ENV[", "process.env", "Getenv(", "Deno.env", "Bun.env", "import.meta.env"} {
 		if strings.Contains(s, w) {
 			return true
 		}
 	}
-	return indirectRead().MatchString(s) || envListing().MatchString(s) && pipeToReader().MatchString(s) || processEnv().MatchString(s)
+	return indirectRead().MatchString(s) || envListing().MatchString(s) && pipeToReader().MatchString(s) || envByName().MatchString(s)
 }
 
-// processEnv matches node's environment taken from process by another
-// spelling than process.env: process["env"], const { env } = process.
-var processEnv = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bprocess\s*\[|\}\s*=\s*(?:globalThis\.|global\.)?process\b`)
+// envByName matches the environment taken by a program as identifiers,
+// not as words of a sentence or a name ("environments", getenvoy,
+// ENV.name=x: review 194): environ as a whole word (os.environ, from os
+// import environ, getattr(os, "environ"), /proc/self/environ), getenv and
+// getenvb as a whole word (os.getenv(, from os import getenv), Ruby's
+// ENV.method (ENV.to_h, ENV.fetch), node's process["env"] and
+// { env } = process.
+var envByName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\benviron\b|\bgetenvb?\b|\bENV\.(?:fetch|to_h|to_hash|to_a|each|each_pair|each_key|each_value|keys|values|values_at|select|filter|filter_map|reject|find|detect|map|slice|key|assoc|rassoc|inspect|sort|min_by|max_by|sum|any\?|include\?|key\?|has_key\?|has_value\?|value\?|dup|clone|merge)\b` +
+		`|\bprocess\s*\[|\}\s*=\s*(?:globalThis\.|global\.)?process\b`)
 })
 
 // pipeToReader matches a pipe into a program that reads its input as code
