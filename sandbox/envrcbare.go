@@ -251,10 +251,12 @@ func envrcWordsIn(script string, depth int, r *bareRefs, runners []string, outer
 			dirs.chdir(fv)
 			// A build or task runner's file (cd tools && make runs
 			// tools/Makefile's recipes; envrcbuild.go).
-			for _, v := range at(envrcBuildFiles(fv)) {
+			br := envrcBuildRefs(firstValues(x.Args)) // command -v make is a check
+			for _, v := range at(br.files) {
 				r.names = append(r.names, v)
 				r.run = append(r.run, v)
 			}
+			r.patterns = append(append(r.patterns, at(br.patterns)...), br.here...)
 			for i, a := range x.Args {
 				if i == 0 {
 					vs := wordValues(a)

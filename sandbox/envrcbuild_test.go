@@ -11,15 +11,22 @@ import (
 	"turnstile/domain"
 )
 
-func TestEnvrcBuildFiles(t *testing.T) {
-	makefiles := func(dir string) []string {
+func TestEnvrcBuildRefs(t *testing.T) {
+	// named is runner's default files in dir, and in each directory from
+	// the .envrc's up for one that looks there.
+	named := func(runner, dir string) []string {
 		var out []string
-		for _, n := range buildRunners["make"].files {
+		for _, n := range buildRunners[runner].files {
 			out = append(out, filepath.Join(dir, n))
+		}
+		if buildRunners[runner].walksUp {
+			for _, n := range buildRunners[runner].files {
+				out = append(out, string(rune(gitTopMark))+"/"+n)
+			}
 		}
 		return out
 	}
-	up := string(rune(gitTopMark)) // each directory from the .envrc's up
+	makefiles := func(dir string) []string { return named("make", dir) }
 	for _, c := range []struct {
 		words []string
 		want  []string
@@ -30,42 +37,57 @@ func TestEnvrcBuildFiles(t *testing.T) {
 		{[]string{"make", "-Ctools", "all"}, makefiles("tools")},
 		{[]string{"make", "--directory=tools"}, makefiles("tools")},
 		{[]string{"make", "--directory", "tools"}, makefiles("tools")},
+		{[]string{"make", "--dir=tools"}, makefiles("tools")}, // getopt_long's abbreviation
+		{[]string{"make", "--di", "tools"}, makefiles("tools")},
 		{[]string{"make", "-sCtools"}, makefiles("tools")},
 		{[]string{"make", "-kC", "tools"}, makefiles("tools")},
 		{[]string{"make", "-C", "a", "-C", "b"}, makefiles("a/b")},
 		{[]string{"make", "-f", "build.mk"}, []string{"build.mk"}},
+		{[]string{"make", "--fi=build.mk"}, []string{"build.mk"}},
 		{[]string{"make", "-kfbuild.mk"}, []string{"build.mk"}},
 		{[]string{"make", "-C", "tools", "--file=x.mk"}, []string{"tools/x.mk"}},
 		{[]string{"make", "-j4", "-f", "x.mk"}, []string{"x.mk"}},
 		{[]string{"make", "-j4f", "x.mk"}, makefiles(".")}, // getopt: j's value is "4f"
 		{[]string{"make", "-I", "inc", "all"}, makefiles(".")},
 		{[]string{"timeout", "60", "make"}, makefiles(".")},
+		{[]string{"command", "make"}, makefiles(".")},
 		{[]string{"/usr/bin/gmake", "-f", "/abs/x.mk"}, []string{"/abs/x.mk"}},
-		{[]string{"npm", "run", "dev"}, []string{"package.json", up + "/package.json"}},
-		{[]string{"npm", "--prefix", "web", "start"}, []string{"web/package.json"}},
-		{[]string{"pnpm", "-C", "web", "dev"}, []string{"web/package.json"}},
-		{[]string{"yarn", "--cwd=web", "dev"}, []string{"web/package.json"}},
-		{[]string{"bun", "run", "dev"}, []string{"package.json", up + "/package.json"}},
-		{[]string{"deno", "task", "dev"}, []string{"deno.json", "deno.jsonc", "package.json", up + "/deno.json", up + "/deno.jsonc", up + "/package.json"}},
-		{[]string{"just", "-d", "tools", "setup"}, []string{"tools/justfile", "tools/Justfile", "tools/JUSTFILE", "tools/.justfile"}},
+		{[]string{"npm", "run", "dev"}, named("npm", ".")},
+		{[]string{"npm", "--prefix", "web", "start"}, named("npm", "web")},
+		{[]string{"pnpm", "-C", "web", "dev"}, named("pnpm", "web")},
+		{[]string{"yarn", "--cwd=web", "dev"}, named("yarn", "web")},
+		{[]string{"bun", "run", "dev"}, named("bun", ".")},
+		{[]string{"bun", "dev"}, named("bun", ".")},
+		{[]string{"bun", "install"}, named("bun", ".")},
+		{[]string{"deno", "task", "dev"}, named("deno", ".")},
+		{[]string{"just", "-d", "tools", "setup"}, named("just", "tools")},
+		{[]string{"just", "tools/build"}, named("just", "tools")},
 		{[]string{"rake", "-f", "tasks.rb"}, []string{"tasks.rb"}},
+		{[]string{"rake", "setup"}, named("rake", ".")},
 		{[]string{"just", "-f", "x.just"}, []string{"x.just"}},
-		{[]string{"task", "build"}, append(slices.Clone(buildRunners["task"].files), func() (out []string) {
-			for _, n := range buildRunners["task"].files {
-				out = append(out, up+"/"+n)
-			}
-			return out
-		}()...)},
-		// controls: no runner, a runner's other subcommand, make -f -
+		{[]string{"task", "build"}, named("task", ".")},
+		// controls: no runner, a runner's other subcommand, make -f -, a
+		// check that the program exists
 		{[]string{"echo", "hi"}, nil},
-		{[]string{"bun", "scripts/boot.ts"}, nil},
 		{[]string{"deno", "run", "main.ts"}, nil},
-		{[]string{"make", "-f", "-"}, []string{}},
+		{[]string{"make", "-f", "-"}, nil},
+		{[]string{"has", "npm"}, nil},
+		{[]string{"command", "-v", "make"}, nil},
+		{[]string{"type", "-P", "just"}, nil},
+		{[]string{"which", "task"}, nil},
 	} {
-		got := envrcBuildFiles(c.words)
-		if !slices.Equal(got, c.want) {
+		if got := envrcBuildRefs(c.words).files; !slices.Equal(got, c.want) {
 			t.Errorf("%q: %q, want %q", c.words, got, c.want)
 		}
+	}
+	if r := envrcBuildRefs([]string{"rake"}); !slices.Equal(r.patterns, []string{"rakelib/*.rake"}) {
+		t.Errorf("rake's patterns: %q", r.patterns)
+	}
+	if r := envrcBuildRefs([]string{"just"}); !slices.Equal(r.here, []string{"[jJ][uU][sS][tT][fF][iI][lL][eE]", ".[jJ][uU][sS][tT][fF][iI][lL][eE]"}) {
+		t.Errorf("just's names of any case: %q", r.here)
+	}
+	if r := envrcBuildRefs([]string{"just", "-d", "tools"}); r.here != nil {
+		t.Errorf("just's names of any case in another directory than the .envrc's: %q", r.here)
 	}
 }
 
