@@ -13,7 +13,9 @@ import (
 // snapshot they run under: the engine stops its own when it appends the end
 // or the change; one appended by another instance sharing the store reaches
 // this one through the read models, which wake this loop on every change.
-// It returns when ctx ends.
+// The kills are sent without waiting for the commands to end (KillRuns:
+// one slow to end held the next turn's kill: review 195). It returns when
+// ctx ends.
 func stopEndedRuns(ctx context.Context, eng *engine.Engine, proj *projections.Projector, log *slog.Logger) {
 	for {
 		changed := proj.Changed()
@@ -22,11 +24,11 @@ func stopEndedRuns(ctx context.Context, eng *engine.Engine, proj *projections.Pr
 			switch {
 			case !ok:
 			case t.Status.Terminal():
-				if n := eng.StopRuns(id, string(t.Status)); n > 0 {
+				if n := eng.KillRuns(id, string(t.Status)); n > 0 {
 					log.Info("stopped the commands of an ended turn", "turn_id", id, "status", t.Status, "commands", n)
 				}
 			default:
-				if n := eng.StopNarrowedRuns(id, &t.Snapshot, t.SnapshotVersion); n > 0 {
+				if n := eng.KillNarrowedRuns(id, &t.Snapshot, t.SnapshotVersion); n > 0 {
 					log.Info("stopped the commands a permission change narrowed", "turn_id", id, "snapshot_version", t.SnapshotVersion, "commands", n)
 				}
 			}

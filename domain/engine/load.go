@@ -190,9 +190,14 @@ func (e *Engine) endChildren(ctx context.Context, turnID string) {
 	// not keep the children after it running, their commands included
 	// (the hundred-and-thirty-third review). A turn starts at most 256
 	// children.
+	// Every child's kills sent at once, and their waits side by side: in
+	// turn, a child whose command's processes take their time to end held
+	// the kill of the next one's (review 195).
+	var stops sync.WaitGroup
 	for _, child := range children {
-		e.StopRuns(child, string(p.Status))
+		stops.Go(func() { e.StopRuns(child, string(p.Status)) })
 	}
+	stops.Wait()
 	var wg sync.WaitGroup
 	for _, child := range children {
 		wg.Go(func() { _, _ = e.endWithParent(ctx, child, p) })

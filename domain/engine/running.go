@@ -27,6 +27,10 @@ type run struct {
 	// stopped. Guarded by runs.mu.
 	kills   map[*stopper]struct{}
 	stopped bool
+	// stopDone is closed once the first stop's waits have returned: a
+	// later stop (an interrupt during a narrowing change's, a parent's
+	// end after the child's own) waits on it too (review 195).
+	stopDone chan struct{}
 	// snap and version are the snapshot the command runs under and the
 	// turn version it came from; version is -1 until the start is
 	// recorded. Guarded by runs.mu.
@@ -55,22 +59,40 @@ type stopper struct {
 // turn's end, its children's) goes on knowing the processes were sent
 // their kill, not that a goroutine will send it (the
 // hundred-and-thirty-third review's test saw a command read what the
-// agent wrote after the interrupt in that gap). It returns the waits the
-// runner registered, which the caller calls once r.mu is released
-// (waitAll). r.mu is held.
-func (rn *run) stop(cause error) (waits []func()) {
+// agent wrote after the interrupt in that gap). It returns what the
+// caller waits on once r.mu is released (waitAll): the waits the runner
+// registered, or, for a later stop of the same command, the end of the
+// first stop's (nil: nothing to wait for). Every wait returned is called.
+// r.mu is held.
+func (rn *run) stop(cause error) (wait func()) {
+	wait, _ = rn.stopFirst(cause)
+	return wait
+}
+
+// stopFirst is stop, and reports whether this was the command's first
+// stop (whose wait must be called for a later one's to return).
+func (rn *run) stopFirst(cause error) (wait func(), first bool) {
 	rn.cancel(cause)
 	if rn.stopped {
-		return nil
+		if done := rn.stopDone; done != nil {
+			return func() { <-done }, false
+		}
+		return nil, false
 	}
 	rn.stopped = true
+	var waits []func()
 	for k := range rn.kills {
 		k.kill()
 		if k.wait != nil {
 			waits = append(waits, k.wait)
 		}
 	}
-	return waits
+	done := make(chan struct{})
+	rn.stopDone = done
+	return func() {
+		defer close(done)
+		waitAll(waits)
+	}, true
 }
 
 // waitAll calls waits at once and returns when all have returned.
@@ -170,30 +192,42 @@ func (r *runs) started(turnID string, rn *run, snap *domain.TurnExecutionSecurit
 	defer r.mu.Unlock()
 	rn.snap, rn.version = snap, version
 	if tr := r.byTurn[turnID]; tr != nil && tr.latest != nil && tr.latestVersion > version && domain.SandboxNarrows(snap, tr.latest) {
-		waits = rn.stop(permissionsChanged(tr.latestVersion))
+		if w := rn.stop(permissionsChanged(tr.latestVersion)); w != nil {
+			waits = append(waits, w)
+		}
 	}
 }
 
 // changed stops the commands of turnID whose snapshot the turn's snapshot
 // snap (taken at version) narrows; it returns how many it stopped.
 func (r *runs) changed(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
-	var waits []func()
-	defer func() { waitAll(waits) }()
+	n, waits, _ := r.changedNoWait(turnID, snap, version)
+	waitAll(waits)
+	return n
+}
+
+// changedNoWait is changed returning the waits to call instead of
+// calling them, and of those the first stops' (which must be called).
+func (r *runs) changedNoWait(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) (n int, waits, firsts []func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tr := r.byTurn[turnID]
 	if tr == nil || version <= tr.latestVersion {
-		return 0
+		return 0, nil, nil
 	}
 	tr.latest, tr.latestVersion = snap, version
-	n := 0
 	for rn := range tr.runs {
 		if rn.snap != nil && rn.version < version && domain.SandboxNarrows(rn.snap, snap) {
-			waits = append(waits, rn.stop(permissionsChanged(version))...)
+			if w, first := rn.stopFirst(permissionsChanged(version)); w != nil {
+				waits = append(waits, w)
+				if first {
+					firsts = append(firsts, w)
+				}
+			}
 			n++
 		}
 	}
-	return n
+	return n, waits, firsts
 }
 
 func permissionsChanged(version int64) error {
@@ -203,18 +237,28 @@ func permissionsChanged(version int64) error {
 // cancel stops every command running for turnID with cause; it returns how
 // many it stopped.
 func (r *runs) cancel(turnID string, cause error) int {
-	var waits []func()
-	defer func() { waitAll(waits) }()
+	n, waits, _ := r.cancelNoWait(turnID, cause)
+	waitAll(waits)
+	return n
+}
+
+// cancelNoWait is cancel returning the waits to call instead of calling
+// them, and of those the first stops' (which must be called).
+func (r *runs) cancelNoWait(turnID string, cause error) (n int, waits, firsts []func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
 	if tr := r.byTurn[turnID]; tr != nil {
 		for rn := range tr.runs {
-			waits = append(waits, rn.stop(cause)...)
+			if w, first := rn.stopFirst(cause); w != nil {
+				waits = append(waits, w)
+				if first {
+					firsts = append(firsts, w)
+				}
+			}
 			n++
 		}
 	}
-	return n
+	return n, waits, firsts
 }
 
 // turns returns the turns with running commands.
@@ -248,4 +292,23 @@ func (e *Engine) StopRuns(turnID, status string) int {
 // (see cmd/turnstile). It returns how many commands it stopped.
 func (e *Engine) StopNarrowedRuns(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
 	return e.running.changed(turnID, snap, version)
+}
+
+// KillRuns is StopRuns returning once the kills are sent, without waiting
+// for what they killed to end (that wait goes on, on its own goroutine):
+// for the loop that stops what another instance ended (cmd/turnstile),
+// which one turn's command slow to end must not hold from the next turn's
+// kill (review 195).
+func (e *Engine) KillRuns(turnID, status string) int {
+	n, _, firsts := e.running.cancelNoWait(turnID, fmt.Errorf("%w (%s)", ErrTurnEnded, status))
+	go waitAll(firsts)
+	return n
+}
+
+// KillNarrowedRuns is StopNarrowedRuns returning once the kills are sent
+// (KillRuns).
+func (e *Engine) KillNarrowedRuns(turnID string, snap *domain.TurnExecutionSecuritySnapshot, version int64) int {
+	n, _, firsts := e.running.changedNoWait(turnID, snap, version)
+	go waitAll(firsts)
+	return n
 }

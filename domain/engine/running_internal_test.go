@@ -98,3 +98,65 @@ func TestStopWaitsForRegisteredWaits(t *testing.T) {
 		t.Fatal("a kill registered after the stop was not called at once")
 	}
 }
+
+// TestSecondStopWaitsForTheFirst: a command stopped twice (an interrupt
+// while a narrowing change's stop waits; a parent's end after the child's
+// own) has the second stop return only after the first's wait (review
+// 195: the second returned at once while the command's processes still
+// acted). KillRuns (the read-model loop's) sends the kill and returns
+// without waiting, its wait going on: a stop after it waits for it.
+// Control: a stop of a command that registered no wait returns at once.
+func TestSecondStopWaitsForTheFirst(t *testing.T) {
+	for _, killFirst := range []bool{false, true} {
+		r := &runs{}
+		ctx, _, done := r.start(context.Background(), "t")
+		release, waited := make(chan struct{}), make(chan struct{})
+		unregister := OnStop(ctx, func() {}, func() { <-release; close(waited) })
+		first := make(chan int, 1)
+		if killFirst {
+			// As KillRuns does.
+			n, _, firsts := r.cancelNoWait("t", ErrTurnEnded)
+			go waitAll(firsts)
+			first <- n
+		} else {
+			go func() { first <- r.cancel("t", ErrTurnEnded) }()
+		}
+		second := make(chan int, 1)
+		go func() { second <- r.cancel("t", ErrTurnEnded) }()
+		select {
+		case <-second:
+			t.Fatalf("killFirst %v: the second stop returned before the first's wait", killFirst)
+		case <-ctx.Done():
+		}
+		if killFirst {
+			if n := <-first; n != 1 {
+				t.Fatalf("the kill without a wait stopped %d", n)
+			}
+		}
+		close(release)
+		if n := <-second; n != 1 {
+			t.Fatalf("the second stop stopped %d", n)
+		}
+		select {
+		case <-waited:
+		default:
+			t.Fatalf("killFirst %v: the second stop returned before the first's wait had", killFirst)
+		}
+		if !killFirst {
+			<-first
+		}
+		unregister()
+		done()
+	}
+	// Control: no wait registered.
+	r := &runs{}
+	ctx, _, done := r.start(context.Background(), "t")
+	defer done()
+	defer OnStop(ctx, func() {}, nil)()
+	if n := r.cancel("t", ErrTurnEnded); n != 1 {
+		t.Fatalf("control: stopped %d", n)
+	}
+	if n := r.cancel("t", ErrTurnEnded); n != 1 {
+		t.Fatalf("control: the second stop stopped %d", n)
+	}
+}
