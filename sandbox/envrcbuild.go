@@ -142,9 +142,8 @@ func envrcBuildRefs(f []string) (r buildRefs) {
 			}
 		}
 		if br.anyCase && dir == "." {
-			for _, name := range br.files[:1] {
-				r.here = append(r.here, anyCasePattern(name), "."+anyCasePattern(name))
-			}
+			p := anyCasePattern(br.files[0]) // justfile, and .justfile
+			r.here = append(r.here, p, "."+p)
 		}
 		return r
 	}

@@ -8,14 +8,15 @@ import (
 )
 
 // ownerStop kills a command's processes by the call of the caller that
-// owns the command, and waits until they can act no more (wait) (the engine ending its turn: Plan.KillWith), not from a
-// goroutine that sees the context cancelled afterwards: the
+// owns the command (the engine ending its turn: Plan.KillWith), not from a
+// goroutine that sees the context cancelled afterwards (the
 // hundred-and-thirty-third review's test saw a command read what the agent
-// wrote after the interrupt in that gap. Registered before the process
-// starts, it learns the process group when the helper has started and
-// waits for its plan (started), so that a command stopped before then is
-// killed before it can run anything, and forgets the group once its leader
-// has exited (exited), before it is reaped and its id can be used again.
+// wrote after the interrupt in that gap), and then waits until they can
+// act no more (wait). Registered before the process starts, it learns the
+// process group when the helper has started and waits for its plan
+// (started), so that a command stopped before then is killed before it
+// can run anything, and forgets the group once its leader has exited
+// (exited), before it is reaped and its id can be used again.
 type ownerStop struct {
 	mu   sync.Mutex
 	pgid int
@@ -55,7 +56,8 @@ func (o *ownerStop) killLocked() {
 }
 
 // started records the process group pgid (and kg, the cgroup, or nil) of
-// a process that has run nothing of the command yet; one stopped already
+// a process that has run nothing of the command yet (a helper waiting for
+// its plan; unsandboxed, the command just started); one stopped already
 // is killed now. A nil o does nothing.
 func (o *ownerStop) started(pgid int, kg *killGroup) {
 	if o == nil {
