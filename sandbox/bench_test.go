@@ -275,6 +275,14 @@ func spawnCases(b *testing.B) []spawnCase {
 			spawnCase{"Run/" + h.name + "/landlock_seccomp", runPlan(h.prog, plan(domain.ModeSupervised))},
 			spawnCase{"Run/" + h.name + "/namespace_carveout", runPlan(h.prog, plan(domain.ModeAutoAcceptEdits))})
 	}
+	// The same without the command's cgroup (killgroup.go): what making,
+	// entering and removing it costs.
+	carveout := runPlan(lean, plan(domain.ModeAutoAcceptEdits))
+	cases = append(cases, spawnCase{"Run/lean/namespace_carveout/no_kill_group", func() error {
+		killGroupsEnabled = false
+		defer func() { killGroupsEnabled = true }()
+		return carveout()
+	}})
 	if bw, ok := bwrapCase(ws); ok {
 		cases = append(cases, bw)
 	}

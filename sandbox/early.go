@@ -185,15 +185,24 @@ func startEarlyHelper(cwd string, f Features) {
 	opened = append(opened, errR, errW)
 	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cwd, SysProcAttr: attr,
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
+	// In a cgroup of its own, as Run starts a helper (killgroup.go); none
+	// where Run would have none.
+	kg, _ := newKillGroup()
+	if kg != nil {
+		attr.UseCgroupFD, attr.CgroupFD = true, kg.fd
+	}
 	if err := startMapped(cmd.SysProcAttr, cmd.Start); err != nil {
 		fail()
+		if kg != nil {
+			kg.release()
+		}
 		return
 	}
 	for _, f := range []*os.File{specR, statusW, outW, errW} {
 		f.Close()
 	}
 	earlyStats.started.Add(1)
-	p := &process{cmd: cmd, outR: outR, errR: errR, statusR: statusR, prog: prog}
+	p := &process{cmd: cmd, outR: outR, errR: errR, statusR: statusR, prog: prog, kg: kg}
 	earlyHelpers.Store(&earlyHelper{p: p, specW: specW, dir: cwd, cloneflags: attr.Cloneflags, prog: prog})
 }
 
@@ -229,7 +238,7 @@ func AbandonEarlyHelper() {
 // fits reports whether the early helper is the one startProcess would start
 // for plan and spec.
 func (e *earlyHelper) fits(plan *Plan, spec *SandboxSpec, prog helperProg, attr *syscall.SysProcAttr, kg *killGroup) bool {
-	return spec.InNamespace && !spec.FullAccess && spec.ProxyPort == 0 && kg == nil && plan.Stdin == nil &&
+	return spec.InNamespace && !spec.FullAccess && spec.ProxyPort == 0 && (kg != nil) == (e.p.kg != nil) && plan.Stdin == nil &&
 		plan.Cwd == e.dir && prog.path == e.prog.path && prog.verified && attr.Cloneflags == e.cloneflags
 }
 
@@ -254,4 +263,5 @@ func (e *earlyHelper) abandon() {
 	earlyStats.abandoned.Add(1)
 	abandonHelper(e.p.cmd, e.specW)
 	e.p.close()
+	e.p.releaseGroup()
 }

@@ -2,24 +2,34 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// An unsandboxed (full_access) command has no PID namespace: a process it
-// starts in a new session (setsid) escapes the process-group kill. When the
-// server runs as root on a kernel with cgroup v2, Run starts such a command
-// directly in a cgroup of its own (clone3 CLONE_INTO_CGROUP) and kills the
-// whole cgroup (cgroup.kill, Linux 5.14) with the group: nothing the command
-// started survives, whatever its session. Otherwise the process-group kill
-// is all there is (stated in Limits).
+// A process a command starts in a new session (setsid) is no member of the
+// process group the kill reaches. Unsandboxed (full_access), nothing else
+// ends it; sandboxed, the PID namespace's end does, but only once its init,
+// the command's leader, has exited, and the command decides how long that
+// takes (a leader releasing a file of many extents spends seconds in the
+// kernel, unkillable: the hundred-and-ninety-fifth review). So when the
+// server runs as root on a kernel with cgroup v2, Run starts every command
+// (the helper, or the unsandboxed command itself) directly in a cgroup of
+// its own (clone3 CLONE_INTO_CGROUP) and kills the whole cgroup
+// (cgroup.kill, Linux 5.14) with the group: every process the command
+// started gets its SIGKILL at once, whatever its session. Otherwise the
+// process-group kill and the namespace's end are all there is (stated in
+// Limits).
 
 // killGroupsEnabled lets a test show what happens without kill groups.
 var killGroupsEnabled = true
@@ -28,8 +38,9 @@ var killGroupSeq atomic.Int64
 
 // killGroup is a cgroup v2 directory one command runs in.
 type killGroup struct {
-	dir string
-	fd  int // O_PATH descriptor of dir, for SysProcAttr.CgroupFD
+	dir      string
+	fd       int // O_PATH descriptor of dir, for SysProcAttr.CgroupFD
+	released sync.Once
 }
 
 // newKillGroup makes an empty cgroup below the server's own, or returns an
@@ -46,7 +57,9 @@ func newKillGroup() (*killGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(mnt, own, fmt.Sprintf("turnstile-cmd-%d-%d", os.Getpid(), killGroupSeq.Add(1)))
+	parent := filepath.Join(mnt, own)
+	sweepOnce.Do(func() { sweepKillGroups(parent) })
+	dir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-%d", os.Getpid(), killGroupSeq.Add(1)))
 	if err := unix.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mkdir %s: %w", dir, err)
 	}
@@ -62,14 +75,39 @@ func newKillGroup() (*killGroup, error) {
 	return &killGroup{dir: dir, fd: fd}, nil
 }
 
+var sweepOnce sync.Once
+
+// sweepKillGroups removes the empty kill groups in parent that a process
+// no longer running left (a server killed outright does not release its
+// own); a group still holding a process is not removed (EBUSY).
+func sweepKillGroups(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "turnstile-cmd-")
+		pid, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !e.IsDir() || err != nil || n == os.Getpid() {
+			continue
+		}
+		if unix.Kill(n, 0) == unix.ESRCH {
+			unix.Rmdir(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
 // kill SIGKILLs every process in the group.
 func (k *killGroup) kill() error {
 	return os.WriteFile(k.dir+"/cgroup.kill", []byte("1"), 0)
 }
 
 // release kills what is left, waits (bounded) until the group is empty and
-// removes it.
-func (k *killGroup) release() {
+// removes it; once (a later call does nothing).
+func (k *killGroup) release() { k.released.Do(k.remove) }
+
+func (k *killGroup) remove() {
 	k.kill()
 	unix.Close(k.fd)
 	for deadline := time.Now().Add(drainGrace); ; time.Sleep(time.Millisecond) {
@@ -77,6 +115,46 @@ func (k *killGroup) release() {
 			return
 		}
 	}
+}
+
+// settled reports whether every thread in the group has begun its exit
+// (PF_EXITING in /proc/TID/stat) or is gone: after kill, none of them runs
+// the command's code again, though one may take long to finish exiting.
+// A group that cannot be read (but exists) is not settled.
+func (k *killGroup) settled() bool {
+	b, err := os.ReadFile(k.dir + "/cgroup.threads")
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	for tid := range strings.FieldsSeq(string(b)) {
+		st, err := os.ReadFile("/proc/" + tid + "/stat")
+		if err != nil {
+			continue // reaped
+		}
+		if !statExiting(st) {
+			return false
+		}
+	}
+	return true
+}
+
+// pfExiting is the kernel's PF_EXITING task flag.
+const pfExiting = 0x4
+
+// statExiting reports whether a /proc/TID/stat line has PF_EXITING in its
+// flags (the ninth field; the second, the command's name in parentheses,
+// may hold spaces and parentheses itself).
+func statExiting(st []byte) bool {
+	i := bytes.LastIndexByte(st, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(st[i+1:]))
+	if len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&pfExiting != 0
 }
 
 // cgroup2Mount returns where the cgroup v2 hierarchy is mounted.

@@ -20,7 +20,7 @@ import (
 type ownerStop struct {
 	mu   sync.Mutex
 	pgid int
-	kg   *killGroup // the unsandboxed command's cgroup (nil: none)
+	kg   *killGroup // the command's cgroup (nil: none)
 	// pidfd is the leader's (-1: none), which wait polls: readable once
 	// the leader has exited, a PID namespace's init after the kernel has
 	// killed every process of the namespace (a process the command put in
@@ -34,8 +34,9 @@ type ownerStop struct {
 func newOwnerStop() *ownerStop { return &ownerStop{pidfd: -1} }
 
 // ownerStopWait bounds wait: a leader stuck in the kernel does not hold
-// the stopping call longer.
-const ownerStopWait = 5 * time.Second
+// the stopping call longer (a variable for a test that shows what ends the
+// wait before it).
+var ownerStopWait = 5 * time.Second
 
 // kill is what the owner calls: it kills the group now if it is known,
 // or when started learns it.
@@ -74,9 +75,11 @@ func (o *ownerStop) started(pgid int, kg *killGroup) {
 	}
 }
 
-// wait returns once the leader of a command its owner stopped has exited
-// (and, a PID namespace's init, taken every process of the namespace with
-// it), at most ownerStopWait; at once when the owner did not stop it or no
+// wait returns once the processes of a command its owner stopped can act
+// no more: its leader has exited (a PID namespace's init, having taken
+// every process of the namespace with it), or, with a cgroup (whose kill
+// reached every process at once), every process in it has begun its exit;
+// at most ownerStopWait. At once when the owner did not stop it or no
 // process started.
 func (o *ownerStop) wait() {
 	o.mu.Lock()
@@ -84,6 +87,7 @@ func (o *ownerStop) wait() {
 		o.mu.Unlock()
 		return
 	}
+	kg := o.kg
 	fd, err := unix.Dup(o.pidfd) // close may close o.pidfd meanwhile
 	o.mu.Unlock()
 	if err != nil {
@@ -96,8 +100,16 @@ func (o *ownerStop) wait() {
 		if left <= 0 {
 			return
 		}
+		if kg != nil {
+			// Polled: the group's events file tells when it is empty,
+			// not when its last process has begun to exit.
+			left = min(left, time.Millisecond)
+		}
 		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
 		if n > 0 || err != nil && err != unix.EINTR {
+			return
+		}
+		if kg != nil && kg.settled() {
 			return
 		}
 	}

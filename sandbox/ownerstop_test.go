@@ -117,3 +117,31 @@ func TestOwnerStopKillsBeforeReturning(t *testing.T) {
 		}
 	}
 }
+
+// TestStatExiting: the flags are read past the last parenthesis, whatever
+// the command's name holds.
+func TestStatExiting(t *testing.T) {
+	for _, c := range []struct {
+		stat string
+		want bool
+	}{
+		{"42 (sh) S 1 42 42 0 -1 4194560 100 0 0 0", false},
+		{"42 (sh) S 1 42 42 0 -1 4194564 100 0 0 0", true},
+		{"42 (a) 4 (b) R 1 42 42 0 -1 4194564 1", true},
+		{"42 (a) 4 (b) R 1 42 42 0 -1 4194560 1", false},
+		{"42 (x) Z 1", false},
+		{"garbage", false},
+	} {
+		if got := statExiting([]byte(c.stat)); got != c.want {
+			t.Errorf("statExiting(%q) = %v, want %v", c.stat, got, c.want)
+		}
+	}
+	// Control on the real kernel: this process is not exiting.
+	st, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if statExiting(st) {
+		t.Errorf("this running process reads as exiting: %q", st)
+	}
+}

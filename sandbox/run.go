@@ -145,10 +145,14 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		}
 		plan = &Plan{Argv: plan.Argv, Cwd: plan.Cwd, Timeout: plan.Timeout, Stdin: plan.Stdin, resolvedPath: path, registerKill: plan.registerKill}
 	}
-	var kg *killGroup
-	if !plan.Sandboxed {
-		kg, _ = newKillGroup() // nil: the process-group kill is all there is
-	}
+	// nil: the process-group kill and (sandboxed) the PID namespace's end
+	// are all there is (killgroup.go).
+	kg, _ := newKillGroup()
+	defer func() {
+		if kg != nil {
+			kg.release()
+		}
+	}()
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
 	checkSince := coarseNow()
 	// From an earlier command over the roots whose check never ran, and
@@ -183,8 +187,8 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		start = time.Now()
 		pr, err = startProcess(plan, env, &spec, nil, stdout, stderr, &release)
 	}
-	if kg != nil {
-		defer kg.release()
+	if err == nil {
+		kg = pr.kg // an early helper's own (startProcess released ours)
 	}
 	if err != nil && spec.InNamespace {
 		// No silent fallback: without the namespaces the snapshot's claims
@@ -367,17 +371,16 @@ type process struct {
 	stopEgress func()
 	// prog is the helper program started (zero without one).
 	prog helperProg
+	// kg is the cgroup the process was started in (nil: none).
+	kg *killGroup
 }
 
-// startProcess starts the plan's command (directly, in the kill group kg
-// when not nil, or through the helper with spec), copying its output into stdout and stderr. On error nothing
+// startProcess starts the plan's command (directly, or through the helper
+// with spec; in the kill group kg when not nil), copying its output into stdout and stderr. On error nothing
 // is left running or open. A helper's plan is completed (prepareSpec, which
 // sets *release) while the helper starts: a *prepareError when that fails.
 func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, stdout, stderr io.Writer, release *func()) (*process, error) {
 	cmd := &exec.Cmd{Env: env, Dir: plan.Cwd, SysProcAttr: &syscall.SysProcAttr{Setsid: true}, Stdin: plan.Stdin, WaitDelay: drainGrace}
-	if kg != nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, kg.fd
-	}
 	var opened []*os.File
 	closeAll := func() {
 		for _, f := range opened {
@@ -390,7 +393,7 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		}
 		return r, w, err
 	}
-	p := &process{cmd: cmd}
+	p := &process{cmd: cmd, kg: kg}
 	var specW *os.File
 	var prog helperProg
 	if plan.Sandboxed {
@@ -419,6 +422,9 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		}
 		if e := takeEarlyHelper(); e != nil {
 			if e.fits(plan, spec, prog, cmd.SysProcAttr, kg) {
+				if kg != nil {
+					kg.release() // the early helper runs in its own
+				}
 				return e.finish(plan, env, spec, stdout, stderr, release)
 			}
 			e.abandon()
@@ -469,6 +475,9 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	if kg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, kg.fd
+	}
 	if err := startMapped(cmd.SysProcAttr, cmd.Start); err != nil {
 		closeAll()
 		return nil, err
@@ -550,6 +559,7 @@ func (p *process) sendPlan(plan *Plan, env []string, spec *SandboxSpec, specW *o
 		for _, f := range []*os.File{p.outR, p.errR, p.statusR} {
 			f.Close()
 		}
+		p.releaseGroup()
 		return nil, &prepareError{err}
 	}
 	if spec.ProxyPort > 0 {
@@ -563,6 +573,7 @@ func (p *process) sendPlan(plan *Plan, env []string, spec *SandboxSpec, specW *o
 			p.errR.Close()
 			specW.Close()
 			p.statusR.Close()
+			p.releaseGroup()
 			return nil, err
 		}
 		p.stopEgress = stop
@@ -570,7 +581,7 @@ func (p *process) sendPlan(plan *Plan, env []string, spec *SandboxSpec, specW *o
 	p.copyOutput(stdout, stderr)
 	// The helper waits for its plan: a command stopped by now is killed
 	// before it runs anything.
-	plan.stop.started(cmd.Process.Pid, nil)
+	plan.stop.started(cmd.Process.Pid, p.kg)
 	msg := encodeMessage(&helperMessage{Argv: plan.Argv, Env: env, Cwd: plan.Cwd, Spec: *spec})
 	go writePlan(specW, msg, fds)
 	return p, nil
@@ -587,6 +598,15 @@ func (p *process) drain(grace time.Duration) {
 		p.outR.Close()
 		p.errR.Close()
 		<-done
+	}
+}
+
+// releaseGroup removes the cgroup of a process that was ended having run
+// nothing (an early helper's is its own; Run's, released by Run again,
+// which does nothing).
+func (p *process) releaseGroup() {
+	if p.kg != nil {
+		p.kg.release()
 	}
 }
 
