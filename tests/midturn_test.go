@@ -38,7 +38,7 @@ func pendingApprovals(s *Server, turnID string) int {
 }
 
 // TestMidTurnWidenUnblocksWaitingExec: a supervised turn whose exec waits
-// (?wait=30s) on its approval request is raised to full_access; the change
+// (?wait=120s) on its approval request is raised to full_access; the change
 // resolves the request allow_once (by the principal who changed it, reason
 // permissions_changed) in the same append, so the waiting exec returns and
 // runs; re-sending the call answers allow.
@@ -49,12 +49,13 @@ func TestMidTurnWidenUnblocksWaitingExec(t *testing.T) {
 	s.startTurn("widen", "ws", "supervised", root)
 	out := filepath.Join(root, "ran")
 	body := map[string]any{"tool_call_id": "run", "argv": []string{"sh", "-c", "echo ran > " + out}}
-	answer := execInBackgroundQuery(s, "widen", "?wait=30s", body)
+	// The longest wait there is: returned before the select gives up,
+	// the exec was unblocked by the change, not by its timer.
+	answer := execInBackgroundQuery(s, "widen", "?wait=120s", body)
 	pollUntil(t, "the exec to open its approval request", func() bool { return pendingApprovals(s, "widen") == 1 })
 	if exists(out) {
 		t.Fatal("the command ran before it was approved")
 	}
-	start := time.Now()
 	status, raw := s.changePermissions("widen", map[string]any{"mode": "full_access"})
 	if status != http.StatusOK {
 		t.Fatalf("raise to full_access: %d %s", status, raw)
@@ -67,14 +68,11 @@ func TestMidTurnWidenUnblocksWaitingExec(t *testing.T) {
 	var d decisionAnswer
 	select {
 	case d = <-answer:
-	case <-time.After(25 * time.Second):
-		t.Fatal("the waiting exec did not return after the widening change")
+	case <-time.After(60 * time.Second):
+		t.Fatal("the waiting exec did not return after the widening change (it waits for its 120 s timer)")
 	}
 	if !d.Ran || d.Result == nil || d.Result.ExitCode != 0 || !exists(out) {
 		t.Fatalf("the waiting exec after widening: %+v", d)
-	}
-	if waited := time.Since(start); waited > 20*time.Second {
-		t.Fatalf("the exec returned after %v: it waited out its timer instead of unblocking", waited)
 	}
 	var req struct {
 		Resolution string `json:"resolution"`
