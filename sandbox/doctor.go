@@ -49,6 +49,7 @@ func Doctor(w io.Writer, f Features) {
 		p("                     restricted modes name these degradations (and refuse to spawn with a required backend)")
 	}
 	p("  helper:          %s", HelperDescription())
+	p("  kill groups:     %s", killGroupsDetail())
 	faHelper := FullAccessHelperProblem()
 	p("")
 	p("modes on this machine:")

@@ -75,6 +75,17 @@ func newKillGroup() (*killGroup, error) {
 	return &killGroup{dir: dir, fd: fd}, nil
 }
 
+// killGroupsDetail says whether this process can start commands in kill
+// groups (it makes one and removes it), for doctor.
+func killGroupsDetail() string {
+	kg, err := newKillGroup()
+	if err != nil {
+		return "no: " + err.Error() + "; a stop kills the command's process group, and a process it put in a session of its own dies with its PID namespace once its first process has exited (an unsandboxed command's, never)"
+	}
+	kg.release()
+	return "yes: each command runs in a cgroup of its own, which a timeout, an interrupt or a turn's end kills whole at once (cgroup.kill)"
+}
+
 var sweepOnce sync.Once
 
 // sweepKillGroups removes the empty kill groups in parent that a process

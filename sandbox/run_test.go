@@ -207,6 +207,18 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
 	}
+	// As root with cgroup v2 (here), commands get kill groups; switched
+	// off, doctor says they do not.
+	if _, err := cgroup2Mount(); err == nil && os.Geteuid() == 0 && !strings.Contains(out, "kill groups:     yes") {
+		t.Errorf("doctor does not report kill groups as root with cgroup v2:\n%s", out)
+	}
+	killGroupsEnabled = false
+	b.Reset()
+	Doctor(&b, machine())
+	killGroupsEnabled = true
+	if !strings.Contains(b.String(), "kill groups:     no: kill groups need root") {
+		t.Errorf("doctor with kill groups switched off:\n%s", b.String())
+	}
 	b.Reset()
 	Doctor(&b, Features{LandlockDetail: "Landlock unavailable: test", SeccompDetail: "none"})
 	if !strings.Contains(b.String(), "unavailable") || !strings.Contains(b.String(), "commands are refused") {
