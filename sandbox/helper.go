@@ -82,6 +82,8 @@ func MaybeRunHelper() {
 		os.Exit(0)
 	case LeanCLIArg:
 		runLeanCLI(os.Args[2:])
+	case reaperArg:
+		os.Exit(runKillGroupReaper(os.Args[2:]))
 	}
 }
 

@@ -59,7 +59,7 @@ func newKillGroup() (*killGroup, error) {
 	}
 	parent := filepath.Join(mnt, own)
 	sweepOnce.Do(func() { sweepKillGroups(parent) })
-	dir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-%d", os.Getpid(), killGroupSeq.Add(1)))
+	dir := filepath.Join(parent, killGroupPrefix(os.Getpid())+strconv.FormatInt(killGroupSeq.Add(1), 10))
 	if err := unix.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mkdir %s: %w", dir, err)
 	}
@@ -88,25 +88,16 @@ func killGroupsDetail() string {
 
 var sweepOnce sync.Once
 
-// sweepKillGroups removes the empty kill groups in parent that a process
-// no longer running left (a server killed outright does not release its
-// own); a group still holding a process is not removed (EBUSY).
+// sweepKillGroups kills and removes the kill groups in parent that a
+// process no longer running left: a server killed outright does not
+// release its own, and its reaper (reaper.go) may have been killed too.
+// Another live process's groups are not touched.
 func sweepKillGroups(parent string) {
-	ents, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), "turnstile-cmd-")
-		pid, _, _ := strings.Cut(rest, "-")
+	killGroupsIn(parent, func(name string) bool {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(name, "turnstile-cmd-"), "-")
 		n, err := strconv.Atoi(pid)
-		if !ok || !e.IsDir() || err != nil || n == os.Getpid() {
-			continue
-		}
-		if unix.Kill(n, 0) == unix.ESRCH {
-			unix.Rmdir(filepath.Join(parent, e.Name()))
-		}
-	}
+		return err == nil && n != os.Getpid() && unix.Kill(n, 0) == unix.ESRCH
+	})
 }
 
 // kill SIGKILLs every process in the group.

@@ -6,16 +6,59 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"turnstile/domain"
 )
 
 // TestSweepKillGroupsRemovesOnlyTheDeads: a kill group left by a process
-// that no longer runs (a server killed outright) is removed at the next
-// process's first group; one of a running process stays, and so does a
-// dead process's group that still holds a process (EBUSY).
+// that no longer runs (a server killed outright, its reaper too) is killed
+// and removed at the next process's first group, with what still runs in
+// it; a running process's group stays, with its process alive, and so does
+// a directory of another name.
 func TestSweepKillGroupsRemovesOnlyTheDeads(t *testing.T) {
+	parent := killGroupParent(t)
+	// A pid that ran and was reaped.
+	c := exec.Command("/bin/true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := c.Process.Pid
+	deadDir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-1", dead))
+	busyDir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-2", dead))
+	liveDir := filepath.Join(parent, "turnstile-cmd-1-1") // init runs
+	other := filepath.Join(parent, fmt.Sprintf("someone-else-%d-1", dead))
+	for _, d := range []string{deadDir, busyDir, liveDir, other} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(d) })
+	}
+	orphan, alive := sleeperIn(t, busyDir), sleeperIn(t, liveDir)
+	sweepKillGroups(parent)
+	for _, d := range []string{deadDir, busyDir} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("the dead process's group %s is still there: %v", d, err)
+		}
+	}
+	if err := orphan.Wait(); err == nil {
+		t.Errorf("the process left in the dead's group was not killed")
+	}
+	for _, d := range []string{liveDir, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+	if err := alive.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("control: the process in a live process's group was killed: %v", err)
+	}
+}
+
+// killGroupParent is where this process's kill groups go (it skips the
+// test where there are none).
+func killGroupParent(t *testing.T) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("kill groups need root")
 	}
@@ -27,42 +70,29 @@ func TestSweepKillGroupsRemovesOnlyTheDeads(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	parent := filepath.Join(mnt, own)
-	// A pid that ran and was reaped.
-	c := exec.Command("/bin/true")
-	if err := c.Run(); err != nil {
+	return filepath.Join(mnt, own)
+}
+
+// sleeperIn starts a sleep in the cgroup dir (killed and reaped at the
+// test's end if still there).
+func sleeperIn(t *testing.T, dir string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command("/bin/sleep", "600")
+	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	dead := c.Process.Pid
-	deadDir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-1", dead))
-	liveDir := filepath.Join(parent, "turnstile-cmd-1-1") // init runs
-	busyDir := filepath.Join(parent, fmt.Sprintf("turnstile-cmd-%d-2", dead))
-	other := filepath.Join(parent, fmt.Sprintf("someone-else-%d-1", dead))
-	for _, d := range []string{deadDir, liveDir, busyDir, other} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
+	if err := os.WriteFile(dir+"/cgroup.procs", fmt.Appendf(nil, "%d", c.Process.Pid), 0); err != nil {
+		c.Process.Kill()
+		c.Wait()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Process.Kill()
+		if c.ProcessState == nil {
+			c.Wait()
 		}
-		t.Cleanup(func() { os.Remove(d) })
-	}
-	sleeper := exec.Command("/bin/sleep", "600")
-	if err := sleeper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
-	if err := os.WriteFile(busyDir+"/cgroup.procs", fmt.Appendf(nil, "%d", sleeper.Process.Pid), 0); err != nil {
-		t.Fatal(err)
-	}
-	sweepKillGroups(parent)
-	if _, err := os.Stat(deadDir); !os.IsNotExist(err) {
-		t.Errorf("the dead process's empty group is still there: %v", err)
-	}
-	for _, d := range []string{liveDir, busyDir, other} {
-		if _, err := os.Stat(d); err != nil {
-			t.Errorf("%s was removed: %v", d, err)
-		}
-	}
-	sleeper.Process.Kill()
-	sleeper.Wait()
+	})
+	return c
 }
 
 // TestCommandCannotLeaveItsKillGroup: a command runs in a cgroup of its own

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == testDegradedArg {
 		os.Exit(runDegraded(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == testReaperArg {
+		runTestReaper()
+	}
 	if len(os.Args) > 1 && os.Args[1] == testSignalsArg {
 		runSignals()
 	}

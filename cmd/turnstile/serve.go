@@ -257,6 +257,13 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err := checkClaudeCodeProfiles(ccConfig, catalog); err != nil {
 		return err
 	}
+	// Before the port is taken: what commands of a server killed before
+	// this one left running is killed (one could hold the port, trusted
+	// by the clients as the server's uid), and this server's own will be
+	// when it ends, however it ends (sandbox/reaper.go).
+	if err := sandbox.StartKillGroupReaper(); err != nil {
+		return err
+	}
 	features := sandbox.Probe()
 	// The egress proxy enters each command's network namespace to open its
 	// listener there: that takes a root server (sandbox/egressns.go).
@@ -407,6 +414,12 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		result = fmt.Errorf("read models stopped: %w", err)
 	}
 	srv.Drain()
+	// Every command this server runs is killed now, and one a request in
+	// flight starts is killed before it runs: none outlives the server
+	// (review 197).
+	if n := eng.StopAllRuns(); n > 0 {
+		log.Info("stopped the running commands", "commands", n)
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := httpSrv.Shutdown(shutdownCtx); err != nil {

@@ -215,7 +215,7 @@ func (e *Engine) run(ctx context.Context, turnID string, c *Command, inv domain.
 	c.TurnID = turnID
 	result, err := e.cfg.Runner.Run(ctx, &snap, c)
 	ended := context.Cause(ctx)
-	if !errors.Is(ended, ErrTurnEnded) && !errors.Is(ended, ErrPermissionsChanged) {
+	if !errors.Is(ended, ErrTurnEnded) && !errors.Is(ended, ErrPermissionsChanged) && !errors.Is(ended, ErrShuttingDown) {
 		ended = nil
 	}
 	var refusal Refusal

@@ -19,6 +19,14 @@ var ErrTurnEnded = errors.New("the turn ended while the command ran")
 // kills it and every process it started.
 var ErrPermissionsChanged = errors.New("permissions changed")
 
+// ErrShuttingDown is the cause given to a running command's context when
+// the server stops (StopAllRuns): the sandbox kills the command and every
+// process it started, and a command starting after that is killed before
+// it runs (the hundred-and-ninety-seventh review: a graceful stop left the
+// commands running, and one that had cleared its parent-death signal
+// outlived the server).
+var ErrShuttingDown = errors.New("the server stopped while the command ran")
+
 // run is one running command.
 type run struct {
 	cancel context.CancelCauseFunc
@@ -150,8 +158,11 @@ func OnStop(ctx context.Context, kill, wait func()) (unregister func()) {
 // runs tracks the commands this engine is running, by turn, so that ending
 // a turn, or narrowing its permissions, stops them.
 type runs struct {
-	mu     sync.Mutex // guards byTurn and every run in it
+	mu     sync.Mutex // guards byTurn, closed and every run in it
 	byTurn map[string]*turnRuns
+	// closed is the cause every command was stopped with (StopAllRuns);
+	// a command registered after it starts stopped. nil: open.
+	closed error
 }
 
 // start registers a command of turnID and returns its context (cancelled
@@ -170,6 +181,14 @@ func (r *runs) start(ctx context.Context, turnID string) (context.Context, *run,
 		r.byTurn[turnID] = tr
 	}
 	tr.runs[rn] = struct{}{}
+	if r.closed != nil {
+		// Stopped before it starts: what the runner registers (OnStop)
+		// is called at once.
+		rn.cancel(r.closed)
+		rn.stopped = true
+		rn.stopDone = make(chan struct{})
+		close(rn.stopDone)
+	}
 	r.mu.Unlock()
 	ctx = context.WithValue(ctx, runKey{}, runRef{r, rn})
 	return ctx, rn, func() {
@@ -261,6 +280,27 @@ func (r *runs) cancelNoWait(turnID string, cause error) (n int, waits, firsts []
 	return n, waits, firsts
 }
 
+// stopAll stops every command with cause, and every command registered
+// later before it runs; it returns how many it stopped, once their waits
+// have returned.
+func (r *runs) stopAll(cause error) int {
+	var waits []func()
+	n := 0
+	r.mu.Lock()
+	r.closed = cause
+	for _, tr := range r.byTurn {
+		for rn := range tr.runs {
+			if w := rn.stop(cause); w != nil {
+				waits = append(waits, w)
+			}
+			n++
+		}
+	}
+	r.mu.Unlock()
+	waitAll(waits)
+	return n
+}
+
 // turns returns the turns with running commands.
 func (r *runs) turns() []string {
 	r.mu.Lock()
@@ -304,6 +344,13 @@ func (e *Engine) KillRuns(turnID, status string) int {
 	go waitAll(firsts)
 	return n
 }
+
+// StopAllRuns kills every command this engine runs, and every command it
+// starts afterwards before it runs anything, naming the server's stop as
+// the cause; it returns how many it stopped, once what the runners
+// registered to wait on has returned (OnStop). The server calls it when it
+// stops, before it waits for the requests in flight.
+func (e *Engine) StopAllRuns() int { return e.running.stopAll(ErrShuttingDown) }
 
 // KillNarrowedRuns is StopNarrowedRuns returning once the kills are sent
 // (KillRuns).

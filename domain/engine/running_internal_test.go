@@ -160,3 +160,50 @@ func TestSecondStopWaitsForTheFirst(t *testing.T) {
 		t.Fatalf("control: the second stop stopped %d", n)
 	}
 }
+
+// TestStopAllStopsEveryRunAndLaterOnes: the server's stop (StopAllRuns)
+// kills the commands of every turn, returns once their waits have, and a
+// command registered afterwards is killed when its runner registers,
+// before it runs. Control: before the stop, a registered command is not
+// killed.
+func TestStopAllStopsEveryRunAndLaterOnes(t *testing.T) {
+	r := &runs{}
+	var killed []string
+	kill := func(name string) func() { return func() { killed = append(killed, name) } }
+	ctxA, _, doneA := r.start(context.Background(), "a")
+	defer doneA()
+	ctxB, _, doneB := r.start(context.Background(), "b")
+	defer doneB()
+	release, waited := make(chan struct{}), make(chan struct{})
+	defer OnStop(ctxA, kill("a"), func() { <-release; close(waited) })()
+	defer OnStop(ctxB, kill("b"), nil)()
+	if len(killed) != 0 || ctxA.Err() != nil {
+		t.Fatalf("control: killed before the stop: %v %v", killed, ctxA.Err())
+	}
+	stopped := make(chan int, 1)
+	go func() { stopped <- r.stopAll(ErrShuttingDown) }()
+	select {
+	case <-stopped:
+		t.Fatal("the stop returned before the command's wait")
+	case <-ctxB.Done():
+	}
+	close(release)
+	if n := <-stopped; n != 2 {
+		t.Fatalf("stopped %d commands, want 2", n)
+	}
+	<-waited
+	if len(killed) != 2 || !errors.Is(context.Cause(ctxA), ErrShuttingDown) || !errors.Is(context.Cause(ctxB), ErrShuttingDown) {
+		t.Fatalf("killed %v, causes %v %v", killed, context.Cause(ctxA), context.Cause(ctxB))
+	}
+	// A command that starts after the stop is killed as its runner
+	// registers, and a later stop of it returns at once.
+	ctxC, _, doneC := r.start(context.Background(), "c")
+	defer doneC()
+	defer OnStop(ctxC, kill("c"), nil)()
+	if len(killed) != 3 || killed[2] != "c" || !errors.Is(context.Cause(ctxC), ErrShuttingDown) {
+		t.Fatalf("a command started after the stop: killed %v, cause %v", killed, context.Cause(ctxC))
+	}
+	if n := r.cancel("c", ErrTurnEnded); n != 1 {
+		t.Fatalf("the later command's turn end stopped %d", n)
+	}
+}

@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// testReaperArg makes the test binary act as a server that starts the
+// reaper, runs a process in a kill group of its own (in a session of its
+// own, no parent-death signal: as a command that cleared it), prints the
+// process's pid and the group's directory, and waits to be killed.
+const testReaperArg = "__sandbox-test-reaper"
+
+func runTestReaper() {
+	if err := StartKillGroupReaper(); err != nil {
+		fmt.Println("reaper:", err)
+		os.Exit(1)
+	}
+	kg, err := newKillGroup()
+	if err != nil {
+		fmt.Println("kill group:", err)
+		os.Exit(1)
+	}
+	c := exec.Command("/bin/sleep", "600")
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: kg.fd}
+	if err := c.Start(); err != nil {
+		fmt.Println("start:", err)
+		os.Exit(1)
+	}
+	fmt.Println(c.Process.Pid, kg.dir)
+	select {}
+}
+
+// TestReaperKillsCommandsOfAKilledServer: a server killed outright (SIGKILL)
+// leaves no process of its commands running: its reaper kills the kill
+// groups it made and removes them (the hundred-and-ninety-seventh review:
+// a command that had cleared its parent-death signal outlived the server
+// and took its port). Control: while the server lives, the process runs.
+func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
+	killGroupParent(t)
+	srv := exec.Command(os.Args[0], testReaperArg)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 2 {
+		t.Fatalf("the server said %q (%v)", line, err)
+	}
+	pid, _ := strconv.Atoi(f[0])
+	dir := f[1]
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("pidfd of the command's process %d: %v", pid, err)
+	}
+	defer unix.Close(pidfd)
+	defer syscall.Kill(pid, syscall.SIGKILL) // should be gone already
+	if n, _ := unix.Poll([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, 0); n != 0 {
+		t.Fatalf("control: the command's process ended while the server lived")
+	}
+	srv.Process.Kill()
+	srv.Wait()
+	// The reaper acts at once; a minute is the deadline for the event.
+	if n, _ := unix.Poll([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, int(time.Minute.Milliseconds())); n != 1 {
+		t.Fatalf("the command's process %d outlived its killed server by a minute", pid)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			break
+		}
+		if i > 60000 {
+			t.Fatalf("the killed server's kill group %s is still there", dir)
+		}
+		time.Sleep(time.Millisecond) // polling the directory's removal
+	}
+}
