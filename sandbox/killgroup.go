@@ -58,10 +58,20 @@ func newKillGroup() (*killGroup, error) {
 		return nil, err
 	}
 	parent := filepath.Join(mnt, own)
-	sweepOnce.Do(func() { sweepKillGroups(parent) })
-	dir := filepath.Join(parent, killGroupPrefix(os.Getpid())+strconv.FormatInt(killGroupSeq.Add(1), 10))
-	if err := unix.Mkdir(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("mkdir %s: %w", dir, err)
+	sweepOnce.Do(func() { sweepKillGroups(parent, true) })
+	var dir string
+	for tries := 0; ; tries++ {
+		dir = filepath.Join(parent, killGroupPrefix(os.Getpid())+strconv.FormatInt(killGroupSeq.Add(1), 10))
+		err := unix.Mkdir(dir, 0o700)
+		if err == nil {
+			break
+		}
+		if err != unix.EEXIST || tries == 100 {
+			return nil, fmt.Errorf("mkdir %s: %w", dir, err)
+		}
+		// One left by an earlier process of this pid that the sweep
+		// could not remove (it still held a process in the kernel): the
+		// next name.
 	}
 	if _, err := os.Stat(dir + "/cgroup.kill"); err != nil {
 		unix.Rmdir(dir)
@@ -91,12 +101,20 @@ var sweepOnce sync.Once
 // sweepKillGroups kills and removes the kill groups in parent that a
 // process no longer running left: a server killed outright does not
 // release its own, and its reaper (reaper.go) may have been killed too.
-// Another live process's groups are not touched.
-func sweepKillGroups(parent string) {
+// With own (before this process makes its first group), one named with
+// this process's pid is an earlier process's whose pid was used again, and
+// goes too (review 196). Another live process's groups are not touched.
+func sweepKillGroups(parent string, own bool) {
 	killGroupsIn(parent, func(name string) bool {
 		pid, _, _ := strings.Cut(strings.TrimPrefix(name, "turnstile-cmd-"), "-")
 		n, err := strconv.Atoi(pid)
-		return err == nil && n != os.Getpid() && unix.Kill(n, 0) == unix.ESRCH
+		if err != nil {
+			return false
+		}
+		if n == os.Getpid() {
+			return own
+		}
+		return unix.Kill(n, 0) == unix.ESRCH
 	})
 }
 
@@ -113,7 +131,25 @@ func (k *killGroup) remove() {
 	k.kill()
 	unix.Close(k.fd)
 	for deadline := time.Now().Add(drainGrace); ; time.Sleep(time.Millisecond) {
-		if err := unix.Rmdir(k.dir); err == nil || !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
+		err := unix.Rmdir(k.dir)
+		if err == nil || !errors.Is(err, unix.EBUSY) {
+			return
+		}
+		if time.Now().After(deadline) {
+			// A process still in the kernel (blocked uninterruptibly,
+			// its SIGKILL pending): the group is removed once it is
+			// empty, without holding the caller (review 196).
+			go k.removeWhenEmpty()
+			return
+		}
+	}
+}
+
+// removeWhenEmpty removes the group once its last process has gone, at
+// most ownerStopGroupWait from now.
+func (k *killGroup) removeWhenEmpty() {
+	for deadline := time.Now().Add(ownerStopGroupWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err := unix.Rmdir(k.dir); err == nil || !errors.Is(err, unix.EBUSY) {
 			return
 		}
 	}

@@ -36,7 +36,7 @@ func TestSweepKillGroupsRemovesOnlyTheDeads(t *testing.T) {
 		t.Cleanup(func() { os.Remove(d) })
 	}
 	orphan, alive := sleeperIn(t, busyDir), sleeperIn(t, liveDir)
-	sweepKillGroups(parent)
+	sweepKillGroups(parent, false)
 	for _, d := range []string{deadDir, busyDir} {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
 			t.Errorf("the dead process's group %s is still there: %v", d, err)
@@ -138,5 +138,34 @@ func TestCommandCannotLeaveItsKillGroup(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(mnt, groups[0])); !os.IsNotExist(err) {
 			t.Errorf("%s: the command's kill group %s is still there after it ended: %v", mode, groups[0], err)
 		}
+	}
+}
+
+// TestNewKillGroupSkipsATakenName: a group of the name this process would
+// use next, which the sweep did not remove (it held a process), does not
+// leave a command without a group: the next name is taken. Control: the
+// taken name stays the other's.
+func TestNewKillGroupSkipsATakenName(t *testing.T) {
+	parent := killGroupParent(t)
+	kg, err := newKillGroup() // after the sweep of this process's first
+	if err != nil {
+		t.Skip(err)
+	}
+	kg.release()
+	taken := filepath.Join(parent, killGroupPrefix(os.Getpid())+fmt.Sprint(killGroupSeq.Load()+1))
+	if err := os.Mkdir(taken, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(taken) })
+	kg, err = newKillGroup()
+	if err != nil {
+		t.Fatalf("with %s taken, no kill group: %v", filepath.Base(taken), err)
+	}
+	defer kg.release()
+	if kg.dir == taken {
+		t.Fatalf("the taken name was used")
+	}
+	if _, err := os.Stat(taken); err != nil {
+		t.Errorf("control: the taken group is gone: %v", err)
 	}
 }

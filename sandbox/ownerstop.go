@@ -33,10 +33,15 @@ type ownerStop struct {
 // newOwnerStop returns an ownerStop that knows no process yet.
 func newOwnerStop() *ownerStop { return &ownerStop{pidfd: -1} }
 
-// ownerStopWait bounds wait: a leader stuck in the kernel does not hold
-// the stopping call longer (a variable for a test that shows what ends the
-// wait before it).
-var ownerStopWait = 5 * time.Second
+// ownerStopWait bounds wait without a cgroup: a leader stuck in the kernel
+// does not hold the stopping call longer (a variable for a test that shows
+// what ends the wait before it). ownerStopGroupWait bounds it with one:
+// every process has its SIGKILL, and what holds one in the kernel longer
+// costs the command its own disk (a file of millions of extents).
+var (
+	ownerStopWait      = 5 * time.Second
+	ownerStopGroupWait = 10 * time.Minute
+)
 
 // kill is what the owner calls: it kills the group now if it is known,
 // or when started learns it.
@@ -76,18 +81,29 @@ func (o *ownerStop) started(pgid int, kg *killGroup) {
 }
 
 // wait returns once the processes of a command its owner stopped can act
-// no more: its leader has exited (a PID namespace's init, having taken
-// every process of the namespace with it), or, with a cgroup (whose kill
-// reached every process at once), every process in it has begun its exit;
-// at most ownerStopWait. At once when the owner did not stop it or no
-// process started.
+// no more; at once when the owner did not stop it or no process started.
+// With a cgroup, whose kill reached every process at once: when every
+// process in it has begun its exit (or none is left), which takes as long
+// as the longest system call in flight, at most ownerStopGroupWait (a
+// process blocked uninterruptibly behind a slow truncate of its own file
+// still wrote into the workspace after a stop that gave up at 5 s: the
+// hundred-and-ninety-sixth review); not the leader's exit, which ends
+// them all only for a PID namespace's init. Without one: when the leader
+// has exited (a PID namespace's init, having taken every process of the
+// namespace with it), at most ownerStopWait.
 func (o *ownerStop) wait() {
 	o.mu.Lock()
 	if !o.stopped || o.pidfd < 0 {
 		o.mu.Unlock()
 		return
 	}
-	kg := o.kg
+	if kg := o.kg; kg != nil {
+		o.mu.Unlock()
+		for deadline := time.Now().Add(ownerStopGroupWait); !kg.settled() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond) // polling the threads' state: no event tells it
+		}
+		return
+	}
 	fd, err := unix.Dup(o.pidfd) // close may close o.pidfd meanwhile
 	o.mu.Unlock()
 	if err != nil {
@@ -100,16 +116,8 @@ func (o *ownerStop) wait() {
 		if left <= 0 {
 			return
 		}
-		if kg != nil {
-			// Polled: the group's events file tells when it is empty,
-			// not when its last process has begun to exit.
-			left = min(left, time.Millisecond)
-		}
 		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
 		if n > 0 || err != nil && err != unix.EINTR {
-			return
-		}
-		if kg != nil && kg.settled() {
 			return
 		}
 	}
@@ -129,7 +137,8 @@ func (o *ownerStop) close() {
 	}
 }
 
-// exited forgets the process group (its leader has exited, unreaped) and
+// exited forgets the process group (its leader has exited, unreaped), so
+// that kill sends nothing more (Run kills the cgroup itself), and
 // reports whether the owner stopped the command. A nil o reports false.
 func (o *ownerStop) exited() (stopped bool) {
 	if o == nil {
@@ -137,6 +146,6 @@ func (o *ownerStop) exited() (stopped bool) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.pgid, o.kg = 0, nil
+	o.pgid = 0 // the cgroup stays, for wait: its name is not used again
 	return o.stopped
 }
