@@ -349,8 +349,18 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	twin, err := listenTwin(ln)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("--listen %s: the other loopback address at its port is another program's (%w): a client naming localhost could reach it instead of this server; stop it, or listen on another port", ln.Addr(), err)
+	}
+	var listener net.Listener = ln
+	if twin != nil {
+		listener = newMultiListener(ln, twin)
+		log.Info("listening on the other loopback address too", "addr", twin.Addr().String())
+	}
 	// The proxy never carries a command to the gateway itself.
-	rn.egress.Own = listenAddrs(ln, eln)
+	rn.egress.Own = listenAddrs(ln, twin, eln)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	bg, cancelBG := context.WithCancel(context.Background())
@@ -383,7 +393,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 			return ids
 		}, func(id string, err error) { log.Warn("expiring approvals failed", "turn_id", id, "err", err) })
 	})
-	lim := &connlimit.Listener{Listener: ln, Max: maxConns}
+	lim := &connlimit.Listener{Listener: listener, Max: maxConns}
 	metrics.Gauge("turnstile_http_connections", func() float64 { return float64(lim.Open()) })
 	metrics.Gauge("turnstile_http_connections_refused_total", func() float64 { return float64(lim.Refused.Load()) })
 	metrics.Gauge("turnstile_http_connections_evicted_total", func() float64 { return float64(lim.Evicted.Load()) })
