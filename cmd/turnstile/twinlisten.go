@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"sync"
 	"syscall"
+	"time"
 )
 
 var errAddrInUse = syscall.EADDRINUSE
@@ -50,48 +51,95 @@ func listenTwin(ln net.Listener) (net.Listener, error) {
 	return nil, nil // no such loopback address here (IPv6 off): nothing to hold
 }
 
-// multiListener accepts the connections of several listeners as one.
+// multiListener accepts the connections of several listeners as one. A
+// temporary accept error (out of descriptors: EMFILE, ENFILE; ENOBUFS,
+// ENOMEM, ECONNABORTED) is handed to the caller, which retries as
+// http.Server does, and its listener is tried again after a pause; any
+// other error closes them all (one EMFILE used to stop the server:
+// review 198).
 type multiListener struct {
 	ls    []net.Listener
 	conns chan net.Conn
-	errs  chan error
+	errs  chan acceptErr
 	once  sync.Once
 	done  chan struct{}
 }
 
+type acceptErr struct {
+	err       error
+	temporary bool
+}
+
 func newMultiListener(ls ...net.Listener) *multiListener {
-	m := &multiListener{ls: ls, conns: make(chan net.Conn), errs: make(chan error, len(ls)), done: make(chan struct{})}
+	m := &multiListener{ls: ls, conns: make(chan net.Conn), errs: make(chan acceptErr), done: make(chan struct{})}
 	for _, l := range ls {
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					var ne net.Error
-					if errors.As(err, &ne) && ne.Timeout() {
-						continue
-					}
-					m.errs <- err
-					return
-				}
-				select {
-				case m.conns <- c:
-				case <-m.done:
-					c.Close()
-					return
-				}
-			}
-		}()
+		go m.accept(l)
 	}
 	return m
+}
+
+// accept hands l's connections to Accept until l fails for good or m is
+// closed.
+func (m *multiListener) accept(l net.Listener) {
+	var pause time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			temp := temporaryAcceptError(err)
+			select {
+			case m.errs <- acceptErr{err, temp}:
+			case <-m.done:
+				return
+			}
+			if !temp {
+				return
+			}
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(pause):
+			case <-m.done:
+				return
+			}
+			continue
+		}
+		pause = 0
+		select {
+		case m.conns <- c:
+		case <-m.done:
+			c.Close()
+			return
+		}
+	}
+}
+
+// temporaryError is an accept error http.Server retries (its Temporary).
+type temporaryError struct{ error }
+
+func (temporaryError) Temporary() bool { return true }
+func (temporaryError) Timeout() bool   { return false }
+func (e temporaryError) Unwrap() error { return e.error }
+
+// temporaryAcceptError reports an accept error a listener recovers from.
+func temporaryAcceptError(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (m *multiListener) Accept() (net.Conn, error) {
 	select {
 	case c := <-m.conns:
 		return c, nil
-	case err := <-m.errs:
-		m.Close()
-		return nil, err
+	case e := <-m.errs:
+		if !e.temporary {
+			m.Close()
+			return nil, e.err
+		}
+		return nil, temporaryError{e.err}
 	case <-m.done:
 		return nil, net.ErrClosed
 	}
