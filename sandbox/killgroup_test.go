@@ -102,18 +102,9 @@ func sleeperIn(t *testing.T, dir string) *exec.Cmd {
 // group is removed once the command has ended.
 func TestCommandCannotLeaveItsKillGroup(t *testing.T) {
 	f := requireKernel(t, true)
-	if os.Geteuid() != 0 {
-		t.Skip("kill groups need root")
-	}
-	mnt, err := cgroup2Mount()
-	if err != nil {
-		t.Skip("no cgroup v2: ", err)
-	}
-	own, err := ownCgroup()
-	if err != nil {
-		t.Skip(err)
-	}
-	targets := []string{filepath.Join(mnt, "cgroup.procs"), filepath.Join(mnt, own, "cgroup.procs")}
+	parent := killGroupParent(t)
+	mnt, _ := cgroup2Mount()
+	targets := []string{filepath.Join(mnt, "cgroup.procs"), filepath.Join(parent, "cgroup.procs")}
 	for _, mode := range []domain.Mode{domain.ModeSupervised, domain.ModeAutoAcceptEdits} {
 		ws := tempWorkspace(t)
 		s := snapshotFor(t, mode, ws, f.Kernel)
