@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,8 +32,9 @@ import (
 const reaperArg = "__turnstile-killgroup-reaper"
 
 // reaperPipe is the write end the server keeps open for its whole life
-// (close-on-exec: no command inherits it).
-var reaperPipe *os.File
+// (close-on-exec: no command inherits it); held here, it is never
+// finalized (closed) while the process runs.
+var reaperPipe atomic.Pointer[os.File]
 
 // StartKillGroupReaper starts the reaper for this process's kill groups
 // when its commands get them (as root on cgroup v2 with cgroup.kill); it
@@ -63,7 +65,7 @@ func StartKillGroupReaper() error {
 		return fmt.Errorf("kill-group reaper: %w", err)
 	}
 	go cmd.Wait() // reaped if it ends first (it should not)
-	reaperPipe = w
+	reaperPipe.Store(w)
 	return nil
 }
 
