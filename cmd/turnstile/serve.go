@@ -109,7 +109,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.turnCache, "turn-cache", 4096, "how many turns the engine keeps loaded (least recently used first out)")
 	fs.Int64Var(&f.turnCacheBytes, "turn-cache-bytes", engine.DefaultMaxCachedBytes, "the stored bytes of the events the turns the engine keeps loaded were folded from, at most (least recently used first out; the most recent is kept)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: in-flight requests drain and the store closes cleanly.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: turnstile serve [flags]\n\nStarts the service. Stop it with SIGTERM or Ctrl-C: the running commands are killed, in-flight requests drain and the store closes cleanly.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
