@@ -48,16 +48,14 @@ func StartKillGroupReaper() error {
 	}
 	kg.release()
 	parent := filepath.Dir(kg.dir)
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("kill-group reaper: %w", err)
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("kill-group reaper: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(exe, reaperArg, parent, killGroupPrefix(os.Getpid()))
+	// The running binary itself, whatever became of its path since.
+	cmd := exec.Command("/proc/self/exe", reaperArg, parent, killGroupPrefix(os.Getpid()))
+	cmd.Args[0] = "turnstile-reaper"
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -47,7 +47,7 @@ func runTestReaper() {
 // and took its port). Control: while the server lives, the process runs.
 func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
 	killGroupParent(t)
-	srv := exec.Command(os.Args[0], testReaperArg)
+	srv := exec.Command("/proc/self/exe", testReaperArg)
 	out, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
