@@ -10,6 +10,7 @@ import (
 
 	"turnstile/domain"
 	"turnstile/domain/turn"
+	"turnstile/internal/serverid"
 	"turnstile/projections"
 )
 
@@ -30,6 +31,7 @@ type operation struct {
 // against the router.
 var operations = []operation{
 	{method: "GET", path: "/healthz", summary: "Liveness", public: true},
+	{method: "GET", path: "/v1/server/identity", summary: "The server's proof of its identity: its key signs the client's nonce and the addresses it listens on", public: true, query: []string{"nonce"}, response: serverid.Proof{}},
 	{method: "GET", path: "/readyz", op: domain.OpServiceRead, summary: "Readiness: the store is reachable and the read models caught up"},
 	{method: "GET", path: "/metrics", op: domain.OpMetricsRead, summary: "Prometheus metrics (text exposition format)"},
 	{method: "GET", path: "/openapi.json", op: domain.OpServiceRead, summary: "This document"},

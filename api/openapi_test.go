@@ -82,7 +82,10 @@ func TestOpenAPIRoles(t *testing.T) {
 	}
 	for path, methods := range doc.Paths {
 		for m, op := range methods {
-			if path == "/healthz" {
+			if path == "/healthz" || path == "/v1/server/identity" {
+				if sec, ok := op["security"].([]any); !ok || len(sec) != 0 {
+					t.Errorf("%s %s is public: its security should be empty, not %v", m, path, op["security"])
+				}
 				continue
 			}
 			roles, _ := op["x-turnstile-roles"].([]any)

@@ -63,7 +63,8 @@ func exampleToolName(t domain.ToolInfo) string {
 
 // publicDescriptions describe the operations that need no credential.
 var publicDescriptions = map[string]string{
-	"GET /healthz": "Answers 200 while the process serves HTTP; needs no credential. Readiness (store reachable, read models caught up) is /readyz.",
+	"GET /healthz":            "Answers 200 while the process serves HTTP; needs no credential. Readiness (store reachable, read models caught up) is /readyz.",
+	"GET /v1/server/identity": "Needs no credential. A client on the server's machine asks it before it sends a credential on a connection: the answer is signed with the server's Ed25519 key (ed25519:KEY, the key serve prints at start and writes to DATA/server-key.pub), over the nonce and the addresses the server listens on (host:port); the client checks the key is the one it pinned and that the address its connection reached is among them (the same port, and the address or an unspecified one of its family), so a program that took the server's port, or relays the answer of the server listening elsewhere, is refused. The signed message is the bytes \"turnstile server identity v1\", a zero byte, the nonce's bytes, and each address preceded by a zero byte. A missing or malformed nonce is 400 invalid_field.",
 }
 
 // bodyExamples is an example request body of each operation that takes

@@ -22,6 +22,7 @@ import (
 	"turnstile/domain/eventstore"
 	"turnstile/domain/turn"
 	"turnstile/internal/fanout"
+	"turnstile/internal/serverid"
 	"turnstile/projections"
 )
 
@@ -65,6 +66,10 @@ type Config struct {
 	SSEWriteTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
+	// Identity answers GET /v1/server/identity, the proof a client asks
+	// for before it sends a credential (internal/serverid); nil answers
+	// 404.
+	Identity *serverid.Identity
 	// ClaudeCode configures POST /v1/hooks/claude-code; nil disables it.
 	ClaudeCode *domain.ClaudeCodeConfig
 	// Explainer answers GET /v1/turns/{id}/explain; nil answers 503.
@@ -187,7 +192,8 @@ func (s *Server) Drain() {
 	}
 }
 
-// Handler returns the router. Every route but /healthz authenticates, and
+// Handler returns the router. Every route but /healthz and the server's
+// identity authenticates, and
 // refuses a role that may not perform the route's operation (the table in
 // openapi.go) before its handler runs.
 func (s *Server) Handler() http.Handler {
@@ -206,6 +212,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", map[string]any{"allowed": allowed}, "%s is not allowed here", req.Method))
 	})
 	r.Get("/healthz", s.healthz)
+	r.Get(serverid.Path, s.serverIdentity)
 	s.routeConsole(r)
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth)

@@ -53,7 +53,7 @@ func TestApprovalsRespondConfirmsAPrefix(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, "approvals", "respond", "--server", s.URL, id[:13], "allow_once")
-		cmd.Env = append(envWithout("TURNSTILE_TOKEN"), "TURNSTILE_TOKEN="+s.Token)
+		cmd.Env = append(envWithout("TURNSTILE_TOKEN"), "TURNSTILE_TOKEN="+s.Token, "TURNSTILE_SERVER_KEY="+s.Key())
 		var out, errOut strings.Builder
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = term, &out, &errOut
 		if err := cmd.Start(); err != nil {

@@ -73,7 +73,7 @@ func TestAttack197_FullAccessCommandPassesForTheServer(t *testing.T) {
 	agent := roAs(s, s.credential("agent197", "runtime"))
 
 	// Control: the person's command line reaches the server with its token.
-	env := []string{"TURNSTILE_TOKEN=" + approver, "TURNSTILE_SERVER_USER="}
+	env := []string{"TURNSTILE_TOKEN=" + approver, "TURNSTILE_SERVER_USER=", "TURNSTILE_SERVER_KEY=" + s.Key()}
 	if out, errOut, code := runCLIAdd(t, env, "approvals", "list", "--server", s.URL); code != 0 {
 		t.Fatalf("control: approvals list against the server: exit %d\n%s%s", code, out, errOut)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,6 +66,9 @@ func TestAttack22HookServerFromClaudeSettingsEnv(t *testing.T) {
 	// The command hook as installed, from the snippet.
 	command := func(installArgs ...string) string {
 		t.Helper()
+		if !slices.Contains(installArgs, s.URL) {
+			installArgs = append(installArgs, "--server-key", testKey) // no server to learn it from
+		}
 		out, errOut, code := runCLIEnv(t, base, append([]string{"hook", "install", "claude-code", "--user", "--print"}, installArgs...)...)
 		if code != 0 {
 			t.Fatalf("hook install --print: %d %s", code, errOut)

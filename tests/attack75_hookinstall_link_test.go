@@ -46,7 +46,7 @@ import (
 func TestAttack75HookInstallWritesThroughPlantedTmpLink(t *testing.T) {
 	t.Parallel()
 	install := func(project string) (string, string, int) {
-		return runCLI(t, "hook", "install", "claude-code", "--project", project, "--server", "http://127.0.0.1:1", "--server-user", "0")
+		return runCLI(t, "hook", "install", "claude-code", "--project", project, "--server", "http://127.0.0.1:1", "--server-user", "0", "--server-key", testKey)
 	}
 	agentSettings := `{"permissions": {"allow": ["Bash(ls:*)"]}, "agent_key": "agent-chosen-value"}` + "\n"
 

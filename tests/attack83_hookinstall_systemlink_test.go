@@ -56,7 +56,7 @@ func TestAttack83HookInstallRefusesSystemLink(t *testing.T) {
 	viaLink := filepath.Join(sys, "home", "alice", "proj")
 	install := func(dir string, project ...string) (string, int) {
 		t.Helper()
-		args := append([]string{"hook", "install", "claude-code", "--server", "http://127.0.0.1:1", "--server-user", "0"}, project...)
+		args := append([]string{"hook", "install", "claude-code", "--server", "http://127.0.0.1:1", "--server-user", "0", "--server-key", testKey}, project...)
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		// The shell's logical path: what os.Getwd (filepath.Abs(".")) takes.

@@ -9,7 +9,7 @@ import (
 )
 
 // TestAuthOnEveryEndpoint iterates over the paths of /openapi.json: each
-// operation but /healthz answers 401 in the error shape without a token,
+// operation but /healthz and /v1/server/identity answers 401 in the error shape without a token,
 // with a wrong one, and with a malformed header.
 func TestAuthOnEveryEndpoint(t *testing.T) {
 	t.Parallel()
@@ -33,6 +33,13 @@ func TestAuthOnEveryEndpoint(t *testing.T) {
 			method = strings.ToUpper(method)
 			if p == "/healthz" {
 				if status, _ := s.Request(method, concrete, nil, "Authorization", ""); status != http.StatusOK {
+					t.Errorf("%s %s without a token: %d, want 200", method, p, status)
+				}
+				continue
+			}
+			if p == "/v1/server/identity" {
+				// Asked before a client sends a credential.
+				if status, _ := s.Request(method, concrete+"?nonce="+strings.Repeat("ab", 32), nil, "Authorization", ""); status != http.StatusOK {
 					t.Errorf("%s %s without a token: %d, want 200", method, p, status)
 				}
 				continue

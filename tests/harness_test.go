@@ -29,7 +29,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if serveESDBTest() || serveImpostor() {
+	if serveESDBTest() || serveImpostor() || serveSocketImpostor() {
 		return
 	}
 	testtimeout.Raise(25 * time.Minute)
@@ -167,6 +167,7 @@ func (s *Server) start() {
 	select {
 	case a := <-addr:
 		s.URL = a
+		serverData.Store(a, s.Data)
 	case err := <-s.exit:
 		t.Fatalf("turnstile serve exited: %v\n%s", err, s.Output())
 	case <-time.After(30 * time.Second):
@@ -343,6 +344,16 @@ func (s *Server) JSON(method, path string, body any, wantStatus int, out any) {
 	}
 }
 
+// Key is the server's public key, as clients pin it.
+func (s *Server) Key() string {
+	s.t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Data, "server-key.pub"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // CLI runs a turnstile subcommand against this server.
 func (s *Server) CLI(args ...string) (stdout, stderr string, code int) {
 	s.t.Helper()
@@ -369,12 +380,65 @@ func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	return runCLIAdd(t, nil, args...)
 }
 
-// runCLIAdd runs the binary with args and env added to the test's.
+// testKey is a server key no test server holds, for hook install where no
+// server runs.
+const testKey = "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+// serverData is each test server's data directory by its URL: the person
+// at the suite's command line has pinned each server's key.
+var serverData sync.Map
+
+// pinKey is env (a command's whole environment) with TURNSTILE_SERVER_KEY
+// added for the test server args (--server) or env (TURNSTILE_URL) name, as
+// the person who started it has pinned its key, unless env or args give a
+// key already.
+func pinKey(env, args []string) []string {
+	if key := keyFor(env, args); key != "" {
+		return append(append([]string{}, env...), "TURNSTILE_SERVER_KEY="+key)
+	}
+	return env
+}
+
+// keyFor is the key of the test server args or env name, or "".
+func keyFor(env, args []string) string {
+	url := ""
+	for _, e := range env {
+		if strings.HasPrefix(e, "TURNSTILE_SERVER_KEY=") {
+			return ""
+		}
+		if v, ok := strings.CutPrefix(e, "TURNSTILE_URL="); ok {
+			url = v
+		}
+	}
+	for i, a := range args {
+		switch {
+		case a == "--server-key" || strings.HasPrefix(a, "--server-key="):
+			return ""
+		case (a == "--server" || a == "-server") && i+1 < len(args):
+			url = args[i+1]
+		case strings.HasPrefix(a, "--server="):
+			url = strings.TrimPrefix(a, "--server=")
+		}
+	}
+	data, ok := serverData.Load(strings.TrimSuffix(url, "/"))
+	if !ok {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(data.(string), "server-key.pub"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// runCLIAdd runs the binary with args and env added to the test's (and the
+// key of the test server it names pinned).
 func runCLIAdd(t testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), env...)
+	if len(args) == 0 || args[0] != "hook" {
+		cmd.Env = pinKey(cmd.Env, args)
 	}
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

@@ -15,7 +15,7 @@ import (
 func TestHookInstallRefusesLinksOutOfTheProject(t *testing.T) {
 	t.Parallel()
 	install := func(project string) (string, string, int) {
-		return runCLI(t, "hook", "install", "claude-code", "--project", project, "--server", "http://127.0.0.1:1", "--server-user", "0")
+		return runCLI(t, "hook", "install", "claude-code", "--project", project, "--server", "http://127.0.0.1:1", "--server-user", "0", "--server-key", testKey)
 	}
 	outside := t.TempDir()
 	victim := filepath.Join(outside, "settings.json")

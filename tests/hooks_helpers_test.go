@@ -79,7 +79,11 @@ func ccEdit(t testing.TB, payload []byte, fields map[string]any) []byte {
 // against server (a URL), with token in its environment.
 func hookCommand(t testing.TB, server, token string, payload []byte) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin, "hook", "claude-code", "--server", server)
+	args := []string{"hook", "claude-code", "--server", server}
+	if key := keyFor(nil, args); key != "" {
+		args = append(args, "--server-key", key) // as hook install writes it
+	}
+	cmd := exec.Command(bin, args...)
 	env := []string{}
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "TURNSTILE_TOKEN=") && !strings.HasPrefix(e, "TURNSTILE_URL=") {

@@ -296,7 +296,7 @@ func TestClaudeCodeHookUnreachable(t *testing.T) {
 			defer c.Close() // held open, never answered
 		}
 	}()
-	cmd := exec.Command(bin, "hook", "claude-code", "--server", "http://"+ln.Addr().String(), "--deadline", "1s")
+	cmd := exec.Command(bin, "hook", "claude-code", "--server", "http://"+ln.Addr().String(), "--server-key", testKey, "--deadline", "1s")
 	cmd.Env = append(os.Environ(), "TURNSTILE_TOKEN=whatever-token-123")
 	cmd.Stdin = strings.NewReader(string(ccPayload(t, "pre_bash", "sess-hang", ws)))
 	var hangErr strings.Builder
@@ -327,8 +327,8 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	t.Parallel()
 	proj := t.TempDir()
 	settings := filepath.Join(proj, ".claude", "settings.json")
-	if out, errOut, code := runCLI(t, "hook", "install", "claude-code", "--project", proj, "--print", "--server", "http://127.0.0.1:8740"); code != 0 ||
-		!strings.Contains(out, `"command": "`+bin+` hook claude-code --deadline 55s --server http://127.0.0.1:8740"`) || !strings.Contains(out, `"matcher": "*"`) {
+	if out, errOut, code := runCLI(t, "hook", "install", "claude-code", "--project", proj, "--print", "--server", "http://127.0.0.1:8740", "--server-key", testKey); code != 0 ||
+		!strings.Contains(out, `"command": "`+bin+` hook claude-code --deadline 55s --server http://127.0.0.1:8740 --server-key `+testKey+`"`) || !strings.Contains(out, `"matcher": "*"`) {
 		t.Fatalf("--print: %d %s %s", code, out, errOut)
 	}
 	if _, err := os.Stat(settings); !os.IsNotExist(err) {
@@ -342,7 +342,7 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	install := func(extra ...string) string {
-		out, errOut, code := runCLI(t, append([]string{"hook", "install", "claude-code", "--project", proj, "--server", "http://127.0.0.1:8740"}, extra...)...)
+		out, errOut, code := runCLI(t, append([]string{"hook", "install", "claude-code", "--project", proj, "--server", "http://127.0.0.1:8740", "--server-key", testKey}, extra...)...)
 		if code != 0 {
 			t.Fatalf("install: %d %s %s", code, out, errOut)
 		}
@@ -379,7 +379,7 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	}
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionEnd"} {
 		gs := got.Hooks[ev]
-		if len(gs) == 0 || gs[len(gs)-1].Hooks[0]["type"] != "command" || !strings.HasSuffix(gs[len(gs)-1].Hooks[0]["command"].(string), "hook claude-code --deadline 55s --server http://127.0.0.1:8740") {
+		if len(gs) == 0 || gs[len(gs)-1].Hooks[0]["type"] != "command" || !strings.HasSuffix(gs[len(gs)-1].Hooks[0]["command"].(string), "hook claude-code --deadline 55s --server http://127.0.0.1:8740 --server-key "+testKey) {
 			t.Errorf("%s: %+v", ev, gs)
 		}
 	}
@@ -398,7 +398,7 @@ func TestClaudeCodeHookInstall(t *testing.T) {
 	}
 	// --user writes ~/.claude/settings.json, creating it.
 	home := t.TempDir()
-	cmd := exec.Command(bin, "hook", "install", "claude-code", "--user")
+	cmd := exec.Command(bin, "hook", "install", "claude-code", "--user", "--server-key", testKey)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("--user: %v %s", err, out)

@@ -128,7 +128,7 @@ func TestCLIExecHintKeepsServer(t *testing.T) {
 	}
 	hint = strings.Replace(hint, "turnstile ", bin+" ", 1)
 	sh := exec.Command("bash", "-c", hint)
-	sh.Env = append(cleanEnv(), env...)
+	sh.Env = append(append(cleanEnv(), env...), "TURNSTILE_SERVER_KEY="+s.Key())
 	if out, err := sh.CombinedOutput(); err != nil || !strings.Contains(string(out), "allow_once") {
 		t.Fatalf("running the hint %q: %v\n%s", hint, err, out)
 	}
@@ -339,7 +339,7 @@ func TestCLIApprovalsWatch(t *testing.T) {
 	s.startTurn("w", "ws", "supervised", workspace(t))
 	first := s.decide("w", "c1", "exec_command", map[string]any{"cmd": "make before"}).Request.RequestID
 	cmd := exec.Command(bin, "approvals", "watch", "--server", s.URL)
-	cmd.Env = append(cleanEnv(), "TURNSTILE_TOKEN="+s.Token)
+	cmd.Env = append(cleanEnv(), "TURNSTILE_TOKEN="+s.Token, "TURNSTILE_SERVER_KEY="+s.Key())
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
 	var errBuf bytes.Buffer
@@ -392,7 +392,7 @@ func TestCLIApprovalsWatchJSON(t *testing.T) {
 	s := StartServer(t, "")
 	s.startTurn("wj", "ws", "supervised", workspace(t))
 	id := s.decide("wj", "c1", "exec_command", map[string]any{"cmd": "make json"}).Request.RequestID
-	cmd := exec.Command(bin, "approvals", "watch", "--json", "--server", s.URL)
+	cmd := exec.Command(bin, "approvals", "watch", "--json", "--server", s.URL, "--server-key", s.Key())
 	cmd.Env = append(cleanEnv(), "TURNSTILE_TOKEN="+s.Token)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

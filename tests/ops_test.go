@@ -294,6 +294,9 @@ func runCLIEnv(t *testing.T, env []string, args ...string) (stdout, stderr strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
+	if len(args) > 0 && args[0] != "hook" {
+		cmd.Env = pinKey(env, args)
+	}
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

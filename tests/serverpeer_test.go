@@ -80,8 +80,16 @@ type impostor struct {
 
 func startImpostor(t *testing.T, testBin string) *impostor {
 	t.Helper()
+	return spawnImpostor(t, testBin, []string{"TURNSTILE_TEST_IMPOSTOR=127.0.0.1:0"}, nil)
+}
+
+// spawnImpostor runs the test binary as uid 65534 with env added and files
+// from fd 3, and waits for the "listening ADDR" line.
+func spawnImpostor(t *testing.T, testBin string, env []string, files []*os.File) *impostor {
+	t.Helper()
 	cmd := exec.Command(testBin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TURNSTILE_TEST_IMPOSTOR=127.0.0.1:0")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -164,18 +172,20 @@ func TestClientsSendNothingToAnotherUsersListener(t *testing.T) {
 		t.Errorf("approvals list to uid 65534's listener: exit %d\n%s\nthe listener received: %q", code, out, seen)
 	}
 	// Control: naming that user (as for a server run as a service user)
-	// sends it, so the check above is what kept the token.
+	// passes the owner's check, so the check above is what refused; the
+	// listener is then asked to prove the server's key (it cannot: review
+	// 198), and still nothing is sent.
 	for _, named := range [][]string{{"--server-user", "65534"}, {"--server-user", "nobody"}} {
 		im = startImpostor(t, testBin)
 		out, code = run(0, []string{"TURNSTILE_TOKEN=" + secret}, nil, append([]string{"approvals", "list", "--server", im.URL}, named...)...)
-		if seen := im.stop(); !strings.Contains(seen, secret) {
+		if seen := im.stop(); code == 0 || strings.Contains(seen, secret) || strings.Contains(out, "runs as uid") || !strings.Contains(out, "key of the server") {
 			t.Errorf("approvals list %v: exit %d %s\nthe listener received %q", named, code, out, seen)
 		}
 	}
 	im = startImpostor(t, testBin)
-	run(0, []string{"TURNSTILE_TOKEN=" + secret, "TURNSTILE_SERVER_USER=65534"}, nil, "approvals", "list", "--server", im.URL)
-	if seen := im.stop(); !strings.Contains(seen, secret) {
-		t.Errorf("approvals list with TURNSTILE_SERVER_USER=65534: the listener received %q", seen)
+	out, _ = run(0, []string{"TURNSTILE_TOKEN=" + secret, "TURNSTILE_SERVER_USER=65534"}, nil, "approvals", "list", "--server", im.URL)
+	if seen := im.stop(); strings.Contains(seen, secret) || strings.Contains(out, "runs as uid") || !strings.Contains(out, "key of the server") {
+		t.Errorf("approvals list with TURNSTILE_SERVER_USER=65534: %s\nthe listener received %q", out, seen)
 	}
 	if out, code := run(0, []string{"TURNSTILE_TOKEN=" + secret}, nil, "approvals", "list", "--server", im.URL, "--server-user", "no-such-user-x"); code == 0 || !strings.Contains(out, "no such user") {
 		t.Errorf("--server-user no-such-user-x: exit %d %s", code, out)
@@ -193,26 +203,29 @@ func TestClientsSendNothingToAnotherUsersListener(t *testing.T) {
 		t.Errorf("hook --server-user 0 to uid 65534's listener: exit %d\n%s\nthe listener received %q", code, out, seen)
 	}
 	// Control: without --server-user the hook trusts its own user, the
-	// impostor's (a server run as Claude Code's user protects nothing).
+	// impostor's, and asks it for the key its command line names, which it
+	// cannot prove (a key the agent chose is no use: its environment does
+	// not set it).
 	im = startImpostor(t, testBin)
-	out, code = run(65534, agentEnv, pre, "hook", "claude-code", "--server", im.URL)
-	if seen := im.stop(); code != 0 || !strings.Contains(seen, "/v1/hooks/claude-code") {
+	out, code = run(65534, append(agentEnv, "TURNSTILE_SERVER_KEY=ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), pre, "hook", "claude-code", "--server", im.URL)
+	if seen := im.stop(); code != 2 || strings.Contains(seen, "/v1/hooks/claude-code") || strings.Contains(out, "runs as uid") || !strings.Contains(out, "hook install") {
 		t.Errorf("hook without --server-user: exit %d %s\nthe listener received %q", code, out, seen)
 	}
 
 	// Against the real server (root): the approver's command and the hook
 	// as the agent's user work, and hook install records root.
 	s := ccServer(t, ws, "supervised", nil)
-	if out, code := run(0, []string{"TURNSTILE_TOKEN=" + s.Token}, nil, "approvals", "list", "--server", s.URL); code != 0 {
+	key := s.Key()
+	if out, code := run(0, []string{"TURNSTILE_TOKEN=" + s.Token, "TURNSTILE_SERVER_KEY=" + key}, nil, "approvals", "list", "--server", s.URL); code != 0 {
 		t.Errorf("approvals list to the real server: exit %d %s", code, out)
 	}
-	if out, code := run(65534, []string{"TURNSTILE_TOKEN=" + s.Token, "HOME=/"}, ccPayload(t, "pre_read", "sess-peer2", ws), "hook", "claude-code", "--server", s.URL, "--server-user", "0"); code != 0 || !strings.Contains(out, `"allow"`) {
+	if out, code := run(65534, []string{"TURNSTILE_TOKEN=" + s.Token, "HOME=/"}, ccPayload(t, "pre_read", "sess-peer2", ws), "hook", "claude-code", "--server", s.URL, "--server-user", "0", "--server-key", key); code != 0 || !strings.Contains(out, `"allow"`) {
 		t.Errorf("hook --server-user 0 to the real server: exit %d %s", code, out)
 	}
-	if out, code := run(0, nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL); code != 0 || !strings.Contains(out, " --server "+s.URL+" --server-user 0\"") || !strings.Contains(out, "running as uid 0") {
+	if out, code := run(0, []string{"HOME=/nonexistent"}, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL); code != 0 || !strings.Contains(out, " --server "+s.URL+" --server-user 0 --server-key "+key+"\"") || !strings.Contains(out, "running as uid 0") {
 		t.Errorf("hook install against the real server: exit %d %s", code, out)
 	}
-	if out, code := run(0, nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL, "--server-user", "nobody"); code != 0 || !strings.Contains(out, " --server-user 65534\"") {
+	if out, code := run(0, nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL, "--server-user", "nobody", "--server-key", key); code != 0 || !strings.Contains(out, " --server-user 65534 --server-key "+key+"\"") {
 		t.Errorf("hook install --server-user nobody: exit %d %s", code, out)
 	}
 }

@@ -33,11 +33,12 @@ func TestAttack23HookTokenFromClaudeSettingsEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h, key := proving(t, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		seen <- strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		io.WriteString(w, "{}")
-	})}
+	}))
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	file := filepath.Join(t.TempDir(), "hook-token")
@@ -48,7 +49,7 @@ func TestAttack23HookTokenFromClaudeSettingsEnv(t *testing.T) {
 		t.Helper()
 		var out, errb bytes.Buffer
 		ev := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"true"}}`
-		if rc := hookClaudeCode([]string{"--server", "http://" + ln.Addr().String(), "--token-file", file, "--deadline", "10s"}, strings.NewReader(ev), &out, &errb); rc != 0 {
+		if rc := hookClaudeCode([]string{"--server", "http://" + ln.Addr().String(), "--token-file", file, "--server-key", key, "--deadline", "10s"}, strings.NewReader(ev), &out, &errb); rc != 0 {
 			t.Fatalf("hook: %d %s", rc, errb.String())
 		}
 		return <-seen

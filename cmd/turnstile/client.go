@@ -44,9 +44,18 @@ type client struct {
 const defaultServer = "http://127.0.0.1:8740"
 
 // clientFlags registers --server, --token-file and --data on fs.
-type clientFlags struct{ server, tokenFile, data, serverUser string }
+type clientFlags struct {
+	server, tokenFile, data, serverUser, serverKey string
+	// keyFromData reads the server's key from the data directory when no
+	// --server-key is given (not for the hook, whose environment the
+	// agent sets: it takes the key from its command line only).
+	keyFromData bool
+	// hook is the Claude Code hook: its messages name hook install.
+	hook bool
+}
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
+	c.keyFromData = true
 	def := os.Getenv("TURNSTILE_URL")
 	if def == "" {
 		def = defaultServer
@@ -54,6 +63,7 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", def, "server URL (default: TURNSTILE_URL, else "+defaultServer+")")
 	fs.StringVar(&c.tokenFile, "token-file", "", "bearer token file (default: TURNSTILE_TOKEN, else <data>/token)")
 	fs.StringVar(&c.serverUser, "server-user", os.Getenv("TURNSTILE_SERVER_USER"), "the user a server on this machine runs as, the only one trusted with the token (default: TURNSTILE_SERVER_USER, else root or you)")
+	fs.StringVar(&c.serverKey, "server-key", os.Getenv("TURNSTILE_SERVER_KEY"), "the server's key (ed25519:…, as serve prints it, or a file holding it, such as DATA/server-key.pub): a client asks the server to prove it holds it before it sends a credential (default: TURNSTILE_SERVER_KEY, else the data directory's server-key.pub)")
 	fs.StringVar(&c.data, "data", "", "the server's data directory, where its token is (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 }
 
@@ -86,6 +96,17 @@ func (c *clientFlags) client() (*client, error) {
 		token = t
 	}
 	base := strings.TrimSuffix(c.server, "/")
+	users.plain = strings.HasPrefix(base, "http://")
+	keyData := ""
+	if c.keyFromData {
+		keyData, _ = dataDir(c.data) // no data directory: no key from it
+	}
+	if err := users.pinKey(c.serverKey, keyData); err != nil {
+		return nil, err
+	}
+	if c.hook {
+		users.keyHint = keyHintHook
+	}
 	cl := &client{base: base, token: token, tokenSource: source, users: users,
 		http: &http.Client{Timeout: 5 * time.Minute, Transport: users.transport()}}
 	// A script that sent a command (curl, another turnstile command) passes
@@ -247,7 +268,7 @@ func (c *client) unreachable(err error) error {
 	if errors.As(err, &wrong) {
 		return fmt.Errorf("turnstile at %s: %w", c.base, wrong)
 	}
-	if errors.Is(err, errUnverifiedServer) {
+	if errors.Is(err, errUnverifiedServer) || errors.Is(err, errNoServerKey) || errors.Is(err, errUnproven) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}

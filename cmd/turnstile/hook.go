@@ -20,17 +20,18 @@ import (
 
 	"turnstile/api"
 	"turnstile/domain"
+	"turnstile/internal/serverid"
 
 	"golang.org/x/sys/unix"
 )
 
 const hookUsage = `usage:
-  turnstile hook claude-code [--server URL] [--server-user UID] [--token-file FILE] [--deadline 55s]
+  turnstile hook claude-code [--server URL] [--server-user UID] [--server-key KEY] [--token-file FILE] [--deadline 55s]
       the command hook: reads one Claude Code hook event on stdin and answers
       on stdout; when the server cannot answer, PreToolUse and
       UserPromptSubmit are blocked (exit 2), other events report an error
       (exit 1) without blocking.
-  turnstile hook install claude-code [--project DIR | --user] [--http URL] [--server-user USER] [--print]
+  turnstile hook install claude-code [--project DIR | --user] [--http URL] [--server-user USER] [--server-key KEY] [--print]
       merges turnstile's hook entries into .claude/settings.json of DIR
       (default .) or ~/.claude/settings.json, keeping what is there and
       backing the file up first; --print shows the snippet instead.`
@@ -80,6 +81,11 @@ func hookClaudeCode(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		// Nor the server's user: the agent would name its own.
 		cf.serverUser = ""
 	}
+	if !set["server-key"] {
+		// Nor its key (nor a data directory's: the environment names it).
+		cf.serverKey = ""
+	}
+	cf.keyFromData, cf.hook = set["data"], true
 	os.Unsetenv("SSL_CERT_FILE")
 	os.Unsetenv("SSL_CERT_DIR")
 	if cf.tokenFile != "" {
@@ -179,6 +185,8 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	tokenFile := fs.String("token-file", "", "token file the command hook reads (default: TURNSTILE_TOKEN in the hook's environment)")
 	timeout := fs.Int("timeout", 60, "hook timeout in seconds (longer than the server's hold_wait)")
 	serverUser := fs.String("server-user", "", "the user the server runs as (name or uid), written into the hook's command: the hook sends its credential only to a server on this machine running as that user (default: the user the server at --server runs as now)")
+	serverKey := fs.String("server-key", "", "the server's key (ed25519:…, as serve prints it, or a file holding it), written into the hook's command: the hook sends its credential only to a server that proves it holds it (default: the data directory's server-key.pub where this user may read it, else the key the server at --server proves it holds now)")
+	data := fs.String("data", "", "the server's data directory, whose server-key.pub is the key (default $STATE_DIRECTORY, else $XDG_STATE_HOME/turnstile, else ~/.local/state/turnstile)")
 	printOnly := fs.Bool("print", false, "print the snippet instead of writing settings.json")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -188,15 +196,31 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var err error
-	uid := ""
+	uid, key := "", ""
 	if *httpURL == "" {
 		uid, err = hookServerUser(*server, *serverUser, stderr)
 		if err != nil {
 			fmt.Fprintln(stderr, "turnstile hook install:", err)
 			return 2
 		}
+		su, _ := parseServerUser(uid, "--server-user")
+		if *serverKey == "" {
+			if d, err := dataDir(*data); err == nil {
+				if err := su.pinKey("", d); err != nil {
+					fmt.Fprintln(stderr, "turnstile hook install:", err)
+					return 2
+				}
+				if su.key != nil {
+					*serverKey = serverid.FormatKey(su.key)
+				}
+			}
+		}
+		if key, err = hookServerKey(*server, *serverKey, su, stderr); err != nil {
+			fmt.Fprintln(stderr, "turnstile hook install:", err)
+			return 2
+		}
 	}
-	handler, err := hookHandler(*httpURL, *server, *tokenFile, uid, *timeout)
+	handler, err := hookHandler(*httpURL, *server, *tokenFile, uid, key, *timeout)
 	if err != nil {
 		fmt.Fprintln(stderr, "turnstile hook install:", err)
 		return 2
@@ -240,7 +264,7 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 }
 
 // hookHandler is the one hook object every event gets.
-func hookHandler(httpURL, server, tokenFile, serverUID string, timeout int) (map[string]any, error) {
+func hookHandler(httpURL, server, tokenFile, serverUID, serverKey string, timeout int) (map[string]any, error) {
 	if httpURL != "" {
 		u := strings.TrimSuffix(httpURL, "/")
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -264,6 +288,9 @@ func hookHandler(httpURL, server, tokenFile, serverUID string, timeout int) (map
 	cmd += " --server " + shellQuote(server)
 	if serverUID != "" {
 		cmd += " --server-user " + serverUID
+	}
+	if serverKey != "" {
+		cmd += " --server-key " + shellQuote(serverKey)
 	}
 	if tokenFile != "" {
 		abs, err := filepath.Abs(tokenFile)

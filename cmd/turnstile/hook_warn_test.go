@@ -19,7 +19,7 @@ func TestHookInstallWarnsWhenTheAdminTokenIsReadable(t *testing.T) {
 	t.Setenv("STATE_DIRECTORY", data)
 	install := func() string {
 		var out, errb bytes.Buffer
-		if code := hookInstall([]string{"--print"}, &out, &errb); code != 0 {
+		if code := hookInstall([]string{"--print", "--server-key", "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}, &out, &errb); code != 0 {
 			t.Fatalf("hook install: %d %s", code, errb.String())
 		}
 		return errb.String()

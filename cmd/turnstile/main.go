@@ -84,7 +84,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'turnstile <command> --help' for a command's flags. Client commands (token, replay, audit,\napprovals, exec, bench, hook) talk to --server, else TURNSTILE_URL, else "+defaultServer+".")
+	fmt.Fprintln(w, "\nRun 'turnstile <command> --help' for a command's flags. Client commands (token, replay, audit,\napprovals, exec, bench, hook) talk to --server, else TURNSTILE_URL, else "+defaultServer+",\nand send a credential only to a server that proves it holds the key serve printed (--server-key,\nelse TURNSTILE_SERVER_KEY, else DATA/server-key.pub).")
 }
 
 func sandboxCmd(args []string, stdout, stderr io.Writer) int {

@@ -29,6 +29,7 @@ import (
 	"turnstile/domain/turn"
 	"turnstile/internal/connlimit"
 	"turnstile/internal/gctune"
+	"turnstile/internal/serverid"
 	"turnstile/projections"
 	"turnstile/sandbox"
 	"turnstile/sandbox/egress"
@@ -229,7 +230,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	// from it (a token read first was chosen by whoever could swap it
 	// before the check: the hundred-and-fifty-fifth review).
 	_, trusted := connFiles(f.store)
-	if err := checkOwners(append(append([]string{f.data, filepath.Join(f.data, "token"), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...), trusted...)...); err != nil {
+	if err := checkOwners(append(append([]string{f.data, filepath.Join(f.data, "token"), filepath.Join(f.data, serverid.KeyFile), f.tokenFile, f.claudeCodeConfig, f.profiles, f.constraints}, storePaths(f)...), trusted...)...); err != nil {
 		return err
 	}
 	token, tokenSource, explicit, err := loadToken(f.data, f.tokenFile)
@@ -237,6 +238,12 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	sensitive, err := secretPaths(f.data, f.tokenFile, storePaths(f)...)
+	if err != nil {
+		return err
+	}
+	// The key clients check before they send a credential (masked with
+	// the data directory from every command).
+	ident, _, err := serverid.LoadOrCreate(f.data)
 	if err != nil {
 		return err
 	}
@@ -341,7 +348,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	maxConns := cmp.Or(f.maxConns, connlimit.MaxFor(connlimit.ProcessNofile()))
 	srv := api.New(api.Config{Engine: eng, Projector: proj, Store: store, Token: token, Credentials: creds, Logger: log,
-		Metrics: metrics, Version: version, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
+		Metrics: metrics, Version: version, Identity: ident, CommandTimeout: cmdTimeout, ClaudeCode: ccConfig, Explainer: sandbox.Explainer{}, EgressProxyURL: egressURL, SSEBuffer: f.sseBuffer,
 		MaxOpenTurns: f.maxOpenTurns, MaxHeldBytes: f.maxHeldBytes, MaxBodyMemory: f.maxBodyMemory, MaxRequests: requestsBound(f.maxRequests, maxConns), MaxCommands: f.maxCommands})
 
 	storeGauges(metrics, store)
@@ -361,6 +368,11 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	// The proxy never carries a command to the gateway itself.
 	rn.egress.Own = listenAddrs(ln, twin, eln)
+	var own []string
+	for _, ap := range listenAddrs(ln, twin) {
+		own = append(own, ap.String())
+	}
+	ident.SetAddresses(own)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	bg, cancelBG := context.WithCancel(context.Background())
@@ -402,8 +414,8 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		ConnState: lim.State}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(lim) }()
-	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
-		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
+	fmt.Fprintf(stdout, "turnstile %s listening on http://%s\n  data: %s (denied to every turn)\n  store: %s\n  admin token: %s\n  server key: %s (in %s: a client of another user pins it with TURNSTILE_SERVER_KEY)\n  kernel: landlock ABI %d, seccomp %v, user namespaces %v\n",
+		version, ln.Addr(), sensitive[0], storeDesc, tokenSource, ident.Key(), filepath.Join(f.data, serverid.PubFile), features.Kernel.LandlockABI, features.Kernel.Seccomp, features.Kernel.UserNamespaces)
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeDesc)
 	if eln != nil {
 		egressSrv := rn.egress.Server(rn.egress.Handler(), f.readHeaderTimeout)

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/user"
 	"strconv"
@@ -25,13 +26,21 @@ import (
 // root, itself, or the user --server-user names (TURNSTILE_SERVER_USER; the
 // hook takes it from its command line alone, which hook install writes).
 
-// serverUsers is what a client accepts as the owner of a server on this machine.
+// serverUsers is what a client accepts as the owner of a server on this
+// machine, and the key it must prove it holds (serverkey.go).
 type serverUsers struct {
 	// named is the one user --server-user gave; set, it is the only one.
 	named   uint32
 	isNamed bool
 	// flag is how the person names it, for the message.
 	flag string
+	// key is the server's public key the client pinned (nil: unknown, and
+	// a server on this machine is refused); keyHint says how to give one.
+	key     ed25519.PublicKey
+	keyHint string
+	// plain is an http:// server: the proof is asked on the connection
+	// itself (over https, TLS names the server).
+	plain bool
 }
 
 // parseServerUser reads a user name or uid; "" accepts root and the caller.
@@ -97,24 +106,32 @@ func (su serverUsers) dial(ctx context.Context, network, addr string) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	if err := su.check(c, addr); err != nil {
+	// The proof is asked within the request's time: a listener that never
+	// answers holds the client no longer than the request would.
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	err = su.check(c, addr)
+	if !stop() || err != nil {
 		c.Close()
-		return nil, err
+		return nil, cmp.Or(ctx.Err(), err)
 	}
 	return c, nil
 }
 
 func (su serverUsers) check(c net.Conn, addr string) error {
 	uid, err := peeruid.Of(c)
+	local := true
 	switch {
 	case errors.Is(err, peeruid.ErrNotLocal):
-		return nil // another machine's: TLS names it, not a uid
+		local = false // another machine's: TLS names it, not a uid
 	case err != nil:
 		return fmt.Errorf("cannot tell which user listens at %s (%v): nothing was sent to it: %w", addr, err, errUnverifiedServer)
 	case !su.accepts(uid):
 		return &wrongServerError{addr: addr, uid: uid, su: su}
 	}
-	return nil
+	if !su.plain || (!local && su.key == nil) {
+		return nil
+	}
+	return su.prove(c, addr)
 }
 
 // transport is http.DefaultTransport's settings with the checked dial.
@@ -139,13 +156,9 @@ func hookServerUser(server, named string, stderr io.Writer) (string, error) {
 	if server == "" {
 		server = defaultServer
 	}
-	u, err := url.Parse(server)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
+	addr, ok := plainAddr(server)
+	if !ok {
 		return "", nil
-	}
-	addr := u.Host
-	if u.Port() == "" {
-		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"turnstile/api"
 	"turnstile/domain"
+	"turnstile/internal/serverid"
 	"turnstile/sandbox"
 )
 
@@ -173,6 +174,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "created credential %q (id %s), role %s, %s. The token below is shown once; turnstile keeps only its hash:\n", out.Name, out.ID, out.Role, scope)
 		fmt.Fprintln(stdout, out.Token)
+		if c.users.key != nil {
+			fmt.Fprintf(stderr, "its holder's client sends it only to a server that proves it holds this server's key: give it TURNSTILE_SERVER_KEY=%s (or --server-key)\n", serverid.FormatKey(c.users.key))
+		}
 	case "list":
 		var out struct {
 			Credentials []domain.Credential `json:"credentials"`

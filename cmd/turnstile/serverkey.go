@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"turnstile/internal/serverid"
+)
+
+// A listener's owner does not prove it is the server: a socket a full_access
+// command creates belongs to the server's user wherever it goes, and a
+// process of the agent it was handed to binds the server's port with it
+// while the server is down (review 198). Before a client sends a credential
+// on a connection to an http:// server it asks that connection for a proof:
+// the server's key signs a fresh nonce and the addresses it listens on
+// (internal/serverid). The key is pinned: --server-key / TURNSTILE_SERVER_KEY,
+// else the data directory's server-key.pub (the directory the admin token
+// comes from); the hook takes it from its command line only (hook install
+// writes it). A server on this machine whose key is unknown gets nothing.
+
+// errNoServerKey marks a server on this machine the client has no key for.
+var errNoServerKey = errors.New("the server's key is not known")
+
+// errUnproven marks a program that did not prove it holds the pinned key.
+var errUnproven = errors.New("not proven to be the server")
+
+// unproven is a proof refused, as errUnproven.
+type unproven string
+
+func (e unproven) Error() string { return string(e) }
+func (e unproven) Unwrap() error { return errUnproven }
+
+// noKeyError is a server on this machine the client cannot check: nothing
+// was sent to it.
+type noKeyError struct{ addr, hint string }
+
+func (e *noKeyError) Error() string {
+	return fmt.Sprintf("the key of the server at %s is not known, so nothing was sent to it (a program of the server's user could hold its port while it is down): %s", e.addr, e.hint)
+}
+
+func (e *noKeyError) Unwrap() error { return errNoServerKey }
+
+// keyHintCLI says how a command-line client is given the key.
+const keyHintCLI = "give --server-key (TURNSTILE_SERVER_KEY) the key `turnstile serve` printed at start (ed25519:…, also in DATA/" + serverid.PubFile + "), or --data for a data directory you may read"
+
+// keyHintHook says how the hook is given the key.
+const keyHintHook = "run `turnstile hook install claude-code` again, which writes --server-key into the hook's command (or add --server-key ed25519:… there, as `turnstile serve` printed it)"
+
+// prove asks the connection for the server's proof before anything else is
+// sent on it.
+func (su serverUsers) prove(c net.Conn, addr string) error {
+	if su.key == nil {
+		return &noKeyError{addr: addr, hint: su.keyHint}
+	}
+	nonce := serverid.NewNonce()
+	p, err := fetchProof(c, addr, nonce)
+	if err != nil {
+		return unproven(fmt.Sprintf("the program at %s did not prove it is the server (%v): nothing was sent to it", addr, err))
+	}
+	if err := p.Verify(su.key, nonce, c.RemoteAddr()); err != nil {
+		return unproven(fmt.Sprintf("the program at %s is not the server whose key you pinned (%v): nothing was sent to it", addr, err))
+	}
+	return nil
+}
+
+// fetchProof sends the identity request on c and reads the answer, leaving
+// the connection at the end of it for the requests that follow.
+func fetchProof(c net.Conn, addr string, nonce []byte) (serverid.Proof, error) {
+	var p serverid.Proof
+	if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return p, err
+	}
+	defer c.SetDeadline(time.Time{})
+	req := "GET " + serverid.Path + "?nonce=" + hex.EncodeToString(nonce) + " HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: turnstile\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		return p, err
+	}
+	// Unbuffered past the answer: what the reader holds beyond it would be
+	// lost to the client that uses the connection next.
+	br := bufio.NewReaderSize(c, 4096)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return p, fmt.Errorf("no HTTP answer: %v", err)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, serverid.MaxProofBytes+1))
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		return p, err
+	case len(body) > serverid.MaxProofBytes:
+		return p, fmt.Errorf("an answer larger than %d bytes", serverid.MaxProofBytes)
+	case resp.StatusCode != http.StatusOK:
+		return p, fmt.Errorf("HTTP %d to %s", resp.StatusCode, serverid.Path)
+	case br.Buffered() > 0:
+		return p, errors.New("more than one answer to one request")
+	case resp.Close:
+		return p, errors.New("it closes the connection after the proof")
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return p, fmt.Errorf("the answer is not a proof: %v", err)
+	}
+	return p, nil
+}
+
+// readServerKey reads a key given as its text (ed25519:…) or as a file
+// holding it.
+func readServerKey(v, source string) (ed25519.PublicKey, error) {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, serverid.Prefix) {
+		b, err := readSmallFile(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: neither a key (%s…) nor a file holding one: %v", source, v, serverid.Prefix, err)
+		}
+		v = string(b)
+	}
+	k, err := serverid.ParseKey(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	return k, nil
+}
+
+// readSmallFile reads at most 4 KiB of a regular file (a FIFO there does not
+// hang the client).
+func readSmallFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// pinKey sets the key the client checks: value (a flag or TURNSTILE_SERVER_KEY)
+// if given, else the data directory's public key where it can be read.
+func (su *serverUsers) pinKey(value, data string) error {
+	su.keyHint = keyHintCLI
+	if strings.TrimSpace(value) != "" {
+		k, err := readServerKey(value, "--server-key")
+		su.key = k
+		return err
+	}
+	if data == "" {
+		return nil
+	}
+	path := filepath.Join(data, serverid.PubFile)
+	b, err := readSmallFile(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+			return fmt.Errorf("the server's key %s: %v", path, err)
+		}
+		return nil
+	}
+	k, err := serverid.ParseKey(string(b))
+	if err != nil {
+		return fmt.Errorf("the server's key %s: %v", path, err)
+	}
+	su.key = k
+	return nil
+}
+
+// hookServerKey is the key hook install writes into the hook's command: the
+// one given, else the one the server at server proves it holds now.
+func hookServerKey(server, given string, su serverUsers, stderr io.Writer) (string, error) {
+	if strings.TrimSpace(given) != "" {
+		k, err := readServerKey(given, "--server-key")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s that proves it holds the key %s\n", server, serverid.FormatKey(k))
+		return serverid.FormatKey(k), nil
+	}
+	if server == "" {
+		server = defaultServer
+	}
+	addr, ok := plainAddr(server)
+	if !ok {
+		return "", nil // https: TLS names the server
+	}
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("nothing answers at %s to say which key the server holds: start it, or give --server-key (the key `turnstile serve` printed, ed25519:…)", server)
+	}
+	defer c.Close()
+	if err := su.check(c, addr); err != nil && !errors.Is(err, errNoServerKey) {
+		return "", err
+	}
+	nonce := serverid.NewNonce()
+	p, err := fetchProof(c, addr, nonce)
+	if err != nil {
+		return "", fmt.Errorf("the program at %s did not prove which key it holds (%v): give --server-key", server, err)
+	}
+	k, err := serverid.ParseKey(p.Key)
+	if err != nil {
+		return "", err
+	}
+	if err := p.Verify(k, nonce, c.RemoteAddr()); err != nil {
+		return "", fmt.Errorf("the program at %s: %v", server, err)
+	}
+	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s holding the key %s, as the one there does now (--server-key names another)\n", server, p.Key)
+	return p.Key, nil
+}
+
+// plainAddr is the host:port of an http:// server URL.
+func plainAddr(server string) (string, bool) {
+	if server == "" {
+		server = defaultServer
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return "", false
+	}
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "80"), true
+	}
+	return u.Host, true
+}
