@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/hex"
 	"net/http"
+
+	"turnstile/internal/serverid"
 )
 
 // serverIdentity answers a client's nonce with the server's signature of it
@@ -15,9 +17,9 @@ func (s *Server) serverIdentity(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query().Get("nonce")
 	nonce, err := hex.DecodeString(q)
-	if err != nil || len(nonce) < 16 || len(nonce) > 64 || hex.EncodeToString(nonce) != q {
+	if err != nil || len(nonce) != serverid.NonceBytes || hex.EncodeToString(nonce) != q {
 		writeError(w, errorf(http.StatusBadRequest, "invalid_field", map[string]any{"field": "nonce"},
-			"nonce must be 16 to 64 random bytes in lowercase hex, fresh for each connection"))
+			"nonce must be %d random bytes in lowercase hex, fresh for each connection", serverid.NonceBytes))
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")

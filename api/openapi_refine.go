@@ -34,7 +34,7 @@ var querySchemas = map[string]map[string]any{
 	"last_event_id":  {"type": "string", "pattern": `^[0-9]+$`, "description": "a store position (an event id of this stream)"},
 	"after":          afterSchema,
 	"after_position": afterSchema,
-	"nonce":          {"type": "string", "pattern": `^([0-9a-f]{2}){16,64}$`, "description": "16 to 64 random bytes in lowercase hex, fresh for each connection (required)"},
+	"nonce":          {"type": "string", "pattern": `^[0-9a-f]{64}$`, "description": "32 random bytes in lowercase hex, fresh for each connection (required)"},
 }
 
 // afterSchema is read-your-writes on the reads served from the read models.

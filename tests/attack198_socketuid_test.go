@@ -131,9 +131,9 @@ func TestAttack198_ServerUidSocketPassesForTheServer(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "blocked") {
 		t.Errorf("hook --server-key to the agent's listener: exit %d %s", code, out)
 	}
-	// hook install given the data directory pins the server's key, not
-	// the one the agent's listener proves it holds.
-	if out, code := cli(nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL, "--data", s.Data); code != 0 || !strings.Contains(out, "--server-key "+pinned) {
+	// hook install given the data directory refuses the listener that
+	// proves another key than the directory's.
+	if out, code := cli(nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL, "--data", s.Data); code == 0 || !strings.Contains(out, "not "+pinned) || strings.Contains(out, `"command"`) {
 		t.Errorf("hook install --data against the agent's listener: exit %d %s", code, out)
 	}
 	seen := im.stop()

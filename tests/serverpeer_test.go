@@ -225,7 +225,7 @@ func TestClientsSendNothingToAnotherUsersListener(t *testing.T) {
 	if out, code := run(0, []string{"HOME=/nonexistent"}, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL); code != 0 || !strings.Contains(out, " --server "+s.URL+" --server-user 0 --server-key "+key+"\"") || !strings.Contains(out, "running as uid 0") {
 		t.Errorf("hook install against the real server: exit %d %s", code, out)
 	}
-	if out, code := run(0, nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", s.URL, "--server-user", "nobody", "--server-key", key); code != 0 || !strings.Contains(out, " --server-user 65534 --server-key "+key+"\"") {
+	if out, code := run(0, nil, nil, "hook", "install", "claude-code", "--project", ws, "--print", "--server", "http://127.0.0.1:1", "--server-user", "nobody", "--server-key", key); code != 0 || !strings.Contains(out, " --server-user 65534 --server-key "+key+"\"") {
 		t.Errorf("hook install --server-user nobody: exit %d %s", code, out)
 	}
 }

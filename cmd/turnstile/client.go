@@ -96,7 +96,11 @@ func (c *clientFlags) client() (*client, error) {
 		token = t
 	}
 	base := strings.TrimSuffix(c.server, "/")
-	users.plain = strings.HasPrefix(base, "http://")
+	// Every server but one reached over TLS is asked for the proof (the
+	// scheme as net/url reads it: HTTP:// is http too, review 199).
+	if u, err := url.Parse(base); err != nil || !strings.EqualFold(u.Scheme, "https") {
+		users.plain = true
+	}
 	keyData := ""
 	if c.keyFromData {
 		keyData, _ = dataDir(c.data) // no data directory: no key from it

@@ -204,18 +204,17 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		su, _ := parseServerUser(uid, "--server-user")
-		if *serverKey == "" {
-			if d, err := dataDir(*data); err == nil {
-				if err := su.pinKey("", d); err != nil {
-					fmt.Fprintln(stderr, "turnstile hook install:", err)
-					return 2
-				}
-				if su.key != nil {
-					*serverKey = serverid.FormatKey(su.key)
-				}
-			}
+		hk := hookKey{named: true, from: "--server-key"}
+		if *serverKey != "" {
+			hk.key, err = readServerKey(*serverKey, "--server-key")
+		} else if d, derr := dataDir(*data); derr == nil {
+			err = su.pinKey("", d)
+			hk.key, hk.from, hk.named = su.key, filepath.Join(d, serverid.PubFile), *data != ""
 		}
-		if key, err = hookServerKey(*server, *serverKey, su, stderr); err != nil {
+		if err == nil {
+			key, err = hookServerKey(*server, hk, su, stderr)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "turnstile hook install:", err)
 			return 2
 		}

@@ -171,21 +171,34 @@ func (su *serverUsers) pinKey(value, data string) error {
 	if err != nil {
 		return fmt.Errorf("the server's key %s: %v", path, err)
 	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return fmt.Errorf("the server's key %s: %v", path, err)
+	}
+	if !su.accepts(st.Uid) {
+		return fmt.Errorf("the server's key %s belongs to uid %d, not a user this client trusts as the server's (root or you, else --server-user): not used", path, st.Uid)
+	}
 	su.key = k
 	return nil
 }
 
+// hookKey is the key hook install was given or found, if any.
+type hookKey struct {
+	key ed25519.PublicKey // nil: learn it from the server
+	// from names where it came from, for the messages.
+	from string
+	// named: the person named it (--server-key, --data), so it is written
+	// also when no server answers to confirm it. A key found in the
+	// default data directory is confirmed by the server first: the
+	// installing user is Claude Code's, whose files the agent writes
+	// (review 199).
+	named bool
+}
+
 // hookServerKey is the key hook install writes into the hook's command: the
-// one given, else the one the server at server proves it holds now.
-func hookServerKey(server, given string, su serverUsers, stderr io.Writer) (string, error) {
-	if strings.TrimSpace(given) != "" {
-		k, err := readServerKey(given, "--server-key")
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s that proves it holds the key %s\n", server, serverid.FormatKey(k))
-		return serverid.FormatKey(k), nil
-	}
+// one given or found, which a server answering at server must prove it
+// holds, else the one that server proves it holds now.
+func hookServerKey(server string, hk hookKey, su serverUsers, stderr io.Writer) (string, error) {
 	if server == "" {
 		server = defaultServer
 	}
@@ -195,10 +208,17 @@ func hookServerKey(server, given string, su serverUsers, stderr io.Writer) (stri
 	}
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
+		switch {
+		case hk.key != nil && hk.named:
+			fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s that proves it holds the key %s (%s; nothing answers there now)\n", server, serverid.FormatKey(hk.key), hk.from)
+			return serverid.FormatKey(hk.key), nil
+		case hk.key != nil:
+			return "", fmt.Errorf("nothing answers at %s to confirm the key in %s (a file this user, Claude Code's, may write): start the server, or name the key with --server-key or the data directory with --data", server, hk.from)
+		}
 		return "", fmt.Errorf("nothing answers at %s to say which key the server holds: start it, or give --server-key (the key `turnstile serve` printed, ed25519:…)", server)
 	}
 	defer c.Close()
-	if err := su.check(c, addr); err != nil && !errors.Is(err, errNoServerKey) {
+	if err := su.check(c, addr); err != nil {
 		return "", err
 	}
 	nonce := serverid.NewNonce()
@@ -213,7 +233,14 @@ func hookServerKey(server, given string, su serverUsers, stderr io.Writer) (stri
 	if err := p.Verify(k, nonce, c.RemoteAddr()); err != nil {
 		return "", fmt.Errorf("the program at %s: %v", server, err)
 	}
-	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s holding the key %s, as the one there does now (--server-key names another)\n", server, p.Key)
+	if hk.key != nil && !k.Equal(hk.key) {
+		return "", fmt.Errorf("the server at %s holds the key %s, not %s (%s): nothing was written; if the server's key changed, give --server-key", server, p.Key, serverid.FormatKey(hk.key), hk.from)
+	}
+	how := "as the one there does now (--server-key names another)"
+	if hk.key != nil {
+		how = "the key of " + hk.from + ", which the server there proved it holds"
+	}
+	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s holding the key %s, %s\n", server, p.Key, how)
 	return p.Key, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,7 +50,7 @@ const (
 )
 
 // domainTag separates this signature from any other use of the key.
-const domainTag = "turnstile server identity v1\x00"
+const domainTag = "turnstile server identity v2\x00"
 
 // Identity is the server's key and the addresses it listens on.
 type Identity struct {
@@ -191,7 +192,7 @@ func (id *Identity) SetAddresses(addrs []string) {
 	id.mu.Unlock()
 }
 
-// Sign answers nonce.
+// Sign answers nonce (NonceBytes long: the endpoint refuses another size).
 func (id *Identity) Sign(nonce []byte) Proof {
 	id.mu.RLock()
 	addrs := append([]string(nil), id.addrs...)
@@ -200,13 +201,21 @@ func (id *Identity) Sign(nonce []byte) Proof {
 	return Proof{Key: id.key, Addresses: addrs, Signature: base64.RawURLEncoding.EncodeToString(sig)}
 }
 
+// message is what the key signs: the tag, then the nonce and each address
+// with its length before it, so that no choice of nonce (the asker's) reads
+// as another nonce followed by addresses (review 199: a relay had the server
+// sign the client's nonce with the relay's address spliced on).
 func message(nonce []byte, addrs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString(domainTag)
-	b.Write(nonce)
+	field := func(p []byte) {
+		b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
+		b.Write(p)
+	}
+	field(nonce)
+	b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(addrs))))
 	for _, a := range addrs {
-		b.WriteByte(0)
-		b.WriteString(a)
+		field([]byte(a))
 	}
 	return b.Bytes()
 }
@@ -226,6 +235,9 @@ var ErrWrongKey = errors.New("the server's key is not the one pinned")
 // Verify checks p answers nonce, is signed by want, and names remote (the
 // address the client's connection reached) among the server's addresses.
 func (p Proof) Verify(want ed25519.PublicKey, nonce []byte, remote net.Addr) error {
+	if len(nonce) != NonceBytes {
+		return fmt.Errorf("a nonce of %d bytes, not %d", len(nonce), NonceBytes)
+	}
 	got, err := ParseKey(p.Key)
 	if err != nil {
 		return err

@@ -62,6 +62,14 @@ func TestProof(t *testing.T) {
 	if err := forged.Verify(want, nonce, tcp("127.0.0.1:9000")); err == nil {
 		t.Error("a proof with an address added verified")
 	}
+	// A relay's splice (review 199): the server asked to sign the client's
+	// nonce with the relay's address appended does not sign the client's
+	// nonce with the relay's address among the server's.
+	spliced := id.Sign(append(append(append([]byte{}, nonce...), 0), "127.0.0.1:9000"...))
+	spliced.Addresses = append([]string{"127.0.0.1:9000"}, spliced.Addresses...)
+	if err := spliced.Verify(want, nonce, tcp("127.0.0.1:9000")); err == nil {
+		t.Error("a spliced proof verified at the relay's address")
+	}
 	// Another key, though a valid proof of its own.
 	other, _, err := LoadOrCreate(t.TempDir())
 	if err != nil {
