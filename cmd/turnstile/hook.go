@@ -198,21 +198,22 @@ func hookInstall(args []string, stdout, stderr io.Writer) int {
 	var err error
 	uid, key := "", ""
 	if *httpURL == "" {
-		uid, err = hookServerUser(*server, *serverUser, stderr)
-		if err != nil {
-			fmt.Fprintln(stderr, "turnstile hook install:", err)
-			return 2
-		}
-		su, _ := parseServerUser(uid, "--server-user")
 		hk := hookKey{named: true, from: "--server-key"}
 		if *serverKey != "" {
 			hk.key, err = readServerKey(*serverKey, "--server-key")
 		} else if d, derr := dataDir(*data); derr == nil {
+			su, _ := parseServerUser(*serverUser, "--server-user")
 			err = su.pinKey("", d)
 			hk.key, hk.from, hk.named = su.key, filepath.Join(d, serverid.PubFile), *data != ""
+			if err != nil && *data == "" {
+				// The default directory is Claude Code's user's: a file
+				// the agent planted there blocks nothing (review 200).
+				fmt.Fprintf(stderr, "warning: %v; learning the key from the server instead\n", err)
+				hk.key, err = nil, nil
+			}
 		}
 		if err == nil {
-			key, err = hookServerKey(*server, hk, su, stderr)
+			uid, key, err = hookLearn(*server, *serverUser, hk, stderr)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "turnstile hook install:", err)

@@ -12,11 +12,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"turnstile/internal/peeruid"
 	"turnstile/internal/serverid"
 )
 
@@ -120,7 +123,7 @@ func fetchProof(c net.Conn, addr string, nonce []byte) (serverid.Proof, error) {
 func readServerKey(v, source string) (ed25519.PublicKey, error) {
 	v = strings.TrimSpace(v)
 	if !strings.HasPrefix(v, serverid.Prefix) {
-		b, err := readSmallFile(v)
+		b, _, err := readSmallFile(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: neither a key (%s…) nor a file holding one: %v", source, v, serverid.Prefix, err)
 		}
@@ -134,17 +137,23 @@ func readServerKey(v, source string) (ed25519.PublicKey, error) {
 }
 
 // readSmallFile reads at most 4 KiB of a regular file (a FIFO there does not
-// hang the client).
-func readSmallFile(path string) ([]byte, error) {
+// hang the client), with its owner as the open file has it.
+func readSmallFile(path string) ([]byte, uint32, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, errors.New("not a regular file")
 	}
-	return io.ReadAll(io.LimitReader(f, 4096))
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, 0, errors.New("no owner")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	return b, st.Uid, err
 }
 
 // pinKey sets the key the client checks: value (a flag or TURNSTILE_SERVER_KEY)
@@ -160,7 +169,7 @@ func (su *serverUsers) pinKey(value, data string) error {
 		return nil
 	}
 	path := filepath.Join(data, serverid.PubFile)
-	b, err := readSmallFile(path)
+	b, owner, err := readSmallFile(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
 			return fmt.Errorf("the server's key %s: %v", path, err)
@@ -171,12 +180,8 @@ func (su *serverUsers) pinKey(value, data string) error {
 	if err != nil {
 		return fmt.Errorf("the server's key %s: %v", path, err)
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return fmt.Errorf("the server's key %s: %v", path, err)
-	}
-	if !su.accepts(st.Uid) {
-		return fmt.Errorf("the server's key %s belongs to uid %d, not a user this client trusts as the server's (root or you, else --server-user): not used", path, st.Uid)
+	if !su.accepts(owner) {
+		return fmt.Errorf("the server's key %s belongs to uid %d, not a user this client trusts as the server's (root or you, else --server-user): not used", path, owner)
 	}
 	su.key = k
 	return nil
@@ -195,53 +200,92 @@ type hookKey struct {
 	named bool
 }
 
-// hookServerKey is the key hook install writes into the hook's command: the
-// one given or found, which a server answering at server must prove it
-// holds, else the one that server proves it holds now.
-func hookServerKey(server string, hk hookKey, su serverUsers, stderr io.Writer) (string, error) {
+// hookLearn is the uid and key hook install writes into the hook's command:
+// the user named, else the one the server at server runs as now; the key
+// given or found (hk), which a server answering there must prove it holds,
+// else the one it proves it holds now. Both are learned on one connection
+// (a listener bound between two dials would be learned as the other's), and
+// never from a listener of the installing user unless root: that is
+// Claude Code's user, the agent's (review 200). uid "" for a server that is
+// not on this machine, or none answering: the hook then trusts root and its
+// own user.
+func hookLearn(server, named string, hk hookKey, stderr io.Writer) (uid, key string, err error) {
 	if server == "" {
 		server = defaultServer
 	}
+	var su serverUsers
+	if named != "" {
+		if su, err = parseServerUser(named, "--server-user"); err != nil {
+			return "", "", err
+		}
+		uid = strconv.FormatUint(uint64(su.named), 10)
+	}
 	addr, ok := plainAddr(server)
 	if !ok {
-		return "", nil // https: TLS names the server
+		return uid, "", nil // https: TLS names the server
 	}
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
-		switch {
-		case hk.key != nil && hk.named:
-			fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s that proves it holds the key %s (%s; nothing answers there now)\n", server, serverid.FormatKey(hk.key), hk.from)
-			return serverid.FormatKey(hk.key), nil
-		case hk.key != nil:
-			return "", fmt.Errorf("nothing answers at %s to confirm the key in %s (a file this user, Claude Code's, may write): start the server, or name the key with --server-key or the data directory with --data", server, hk.from)
+		if uid == "" {
+			fmt.Fprintf(stderr, "warning: nothing answers at %s, so the hook will send its credential to a server on this machine running as root or as the user Claude Code runs as (the agent's own); give --server-user to name the server's user\n", server)
 		}
-		return "", fmt.Errorf("nothing answers at %s to say which key the server holds: start it, or give --server-key (the key `turnstile serve` printed, ed25519:…)", server)
+		key, err := unansweredKey(server, hk, stderr)
+		return uid, key, err
 	}
 	defer c.Close()
-	if err := su.check(c, addr); err != nil {
-		return "", err
+	owner, err := peeruid.Of(c)
+	switch {
+	case errors.Is(err, peeruid.ErrNotLocal):
+	case err != nil:
+		return "", "", fmt.Errorf("cannot tell which user the server at %s runs as (%v): give --server-user", server, err)
+	case named != "":
+		if !su.accepts(owner) {
+			return "", "", &wrongServerError{addr: addr, uid: owner, su: su}
+		}
+	case owner != 0 && owner == uint32(os.Getuid()):
+		return "", "", fmt.Errorf("the program listening at %s runs as you (uid %d), the user hook install runs as, Claude Code's: it may be the agent's, holding the port while the server is down, and a server run as Claude Code's user gives the agent its admin token anyway; run the server as another user, or name this one yourself: --server-user %d --server-key KEY (the key serve printed)", server, owner, owner)
+	default:
+		uid = strconv.FormatUint(uint64(owner), 10)
+		who := "uid " + uid
+		if u, err := user.LookupId(uid); err == nil {
+			who += " (" + u.Username + ")"
+		}
+		fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s running as %s, as the one there does now (--server-user names another)\n", server, who)
 	}
 	nonce := serverid.NewNonce()
 	p, err := fetchProof(c, addr, nonce)
 	if err != nil {
-		return "", fmt.Errorf("the program at %s did not prove which key it holds (%v): give --server-key", server, err)
+		return "", "", fmt.Errorf("the program at %s did not prove which key it holds (%v): give --server-key", server, err)
 	}
 	k, err := serverid.ParseKey(p.Key)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := p.Verify(k, nonce, c.RemoteAddr()); err != nil {
-		return "", fmt.Errorf("the program at %s: %v", server, err)
+		return "", "", fmt.Errorf("the program at %s: %v", server, err)
 	}
 	if hk.key != nil && !k.Equal(hk.key) {
-		return "", fmt.Errorf("the server at %s holds the key %s, not %s (%s): nothing was written; if the server's key changed, give --server-key", server, p.Key, serverid.FormatKey(hk.key), hk.from)
+		return "", "", fmt.Errorf("the server at %s holds the key %s, not %s (%s): nothing was written; if the server's key changed, give --server-key", server, p.Key, serverid.FormatKey(hk.key), hk.from)
 	}
 	how := "as the one there does now (--server-key names another)"
 	if hk.key != nil {
 		how = "the key of " + hk.from + ", which the server there proved it holds"
 	}
 	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s holding the key %s, %s\n", server, p.Key, how)
-	return p.Key, nil
+	return uid, p.Key, nil
+}
+
+// unansweredKey is the key hook install writes when no server answers: only
+// one the person named.
+func unansweredKey(server string, hk hookKey, stderr io.Writer) (string, error) {
+	switch {
+	case hk.key != nil && hk.named:
+		fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s that proves it holds the key %s (%s; nothing answers there now)\n", server, serverid.FormatKey(hk.key), hk.from)
+		return serverid.FormatKey(hk.key), nil
+	case hk.key != nil:
+		return "", fmt.Errorf("nothing answers at %s to confirm the key in %s (a file this user, Claude Code's, may write): start the server, or name the key with --server-key or the data directory with --data", server, hk.from)
+	}
+	return "", fmt.Errorf("nothing answers at %s to say which key the server holds: start it, or give --server-key (the key `turnstile serve` printed, ed25519:…)", server)
 }
 
 // plainAddr is the host:port of an http:// server URL.

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -139,45 +138,4 @@ func (su serverUsers) transport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = su.dial
 	return tr
-}
-
-// hookServerUser is the uid hook install writes into the hook's command:
-// the user named, else the one the server at server runs as now ("" for a
-// server that is not on this machine, or does not answer: then the hook trusts
-// root and its own user).
-func hookServerUser(server, named string, stderr io.Writer) (string, error) {
-	if named != "" {
-		su, err := parseServerUser(named, "--server-user")
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatUint(uint64(su.named), 10), nil
-	}
-	if server == "" {
-		server = defaultServer
-	}
-	addr, ok := plainAddr(server)
-	if !ok {
-		return "", nil
-	}
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		fmt.Fprintf(stderr, "warning: nothing answers at %s, so the hook will send its credential to a server on this machine running as root or as the user Claude Code runs as (the agent's own); give --server-user to name the server's user\n", server)
-		return "", nil
-	}
-	defer c.Close()
-	uid, err := peeruid.Of(c)
-	if errors.Is(err, peeruid.ErrNotLocal) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot tell which user the server at %s runs as (%v): give --server-user", server, err)
-	}
-	id := strconv.FormatUint(uint64(uid), 10)
-	who := "uid " + id
-	if u, err := user.LookupId(id); err == nil {
-		who += " (" + u.Username + ")"
-	}
-	fmt.Fprintf(stderr, "the hook sends its credential only to a server at %s running as %s, as the one there does now (--server-user names another)\n", server, who)
-	return id, nil
 }

@@ -269,7 +269,7 @@ func Covers(addrs []string, remote net.Addr) bool {
 	if !ok {
 		return false
 	}
-	rip = rip.Unmap()
+	rip = rip.Unmap().WithZone(r.Zone) // a link-local address is its interface's (review 200)
 	for _, a := range addrs {
 		ap, err := netip.ParseAddrPort(a)
 		if err != nil || int(ap.Port()) != r.Port {
