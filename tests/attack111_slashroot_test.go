@@ -52,7 +52,7 @@ func TestAttack111_SlashRootRunsAsKernelRoot(t *testing.T) {
 			t.Fatalf("premise: turn %s did not run the command: %+v", id, d)
 		}
 		lines := strings.SplitN(d.Result.Stdout, "\n", 2)
-		t.Logf("turn %s (root %s): stdout %q stderr %q", id, root, d.Result.Stdout, d.Result.Stderr)
+		t.Logf("turn %s (root %s): stdout %q stderr %q; set aside: %+v", id, root, d.Result.Stdout, d.Result.Stderr, d.Result.Quarantined)
 		return lines[0], strings.Contains(d.Result.Stdout, "CORE_PATTERN_WRITTEN")
 	}
 	// Control: an ordinary workspace.
