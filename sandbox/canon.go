@@ -177,7 +177,29 @@ func canonicalPathAt(abs string, processLinks bool) (canon, at string, exists, o
 }
 
 func splitPath(p string) []string {
-	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
+	n := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' && (i == 0 || p[i-1] == '/') {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < len(p); {
+		if p[i] == '/' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(p) && p[j] != '/' {
+			j++
+		}
+		out = append(out, p[i:j])
+		i = j
+	}
+	return out
 }
 
 func joinPath(dir, name string) string {
@@ -188,6 +210,20 @@ func joinPath(dir, name string) string {
 		return "/" + name
 	}
 	return dir + "/" + name
+}
+
+// joinAs is joinPath(pc, base), which is abs itself when pc is dir and
+// abs is dir's joinPath with base (a path reached without a link): the
+// same string, not another copy of it.
+func joinAs(pc, dir, base, abs string) string {
+	n := len(dir) + 1 + len(base)
+	if dir == "/" {
+		n = 1 + len(base)
+	}
+	if pc == dir && len(abs) == n && strings.HasPrefix(abs, dir) && strings.HasSuffix(abs, base) && abs[n-len(base)-1] == '/' {
+		return abs
+	}
+	return joinPath(pc, base)
 }
 
 // isNotDir reports an ENOTDIR lookup failure (a file used as a directory).
@@ -239,8 +275,12 @@ type fsView struct {
 	grants  []fsRule
 	carves  []fsRule
 	pins    []fsRule
-	// carveIdx files carves by path (carveindex.go).
-	carveIdx *carveIndex
+	// carveIdx files carves by path (carveindex.go), made once the built
+	// view has answered carveScansBeforeIndex lookups by scanning
+	// (carveScans counts them); built is set at the end of the build.
+	carveIdx   atomic.Pointer[carveIndex]
+	carveScans atomic.Int32
+	built      bool
 	// hostLinks, once set (fixProtectedLinks), is protectedLinks' answer
 	// as the host's tree showed it.
 	hostLinks *[2][]string
@@ -417,7 +457,7 @@ func buildFSView(fp *domain.FilesystemPolicy, walk bool) *fsView {
 	v.repoRoots = repositoryRoots(fp, v.grants)
 	v.agentRoots = agentSettingsRoots(fp, v.grants)
 	v.discover(walk)
-	v.indexCarves()
+	v.built = true // indexed once it serves lookups (standingIndex)
 	return v
 }
 
@@ -600,13 +640,12 @@ type canonMemo map[string]canonAnswer
 // asked about that directory's names: how many (asked), and once that
 // reached listAfter, its listing (names) or that it has none (unlisted).
 type canonAnswer struct {
-	canon      string
-	exists, ok bool
-	err        error
-
-	asked    int
-	names    map[string]uint32
-	unlisted bool
+	canon string
+	err   error
+	names map[string]uint32
+	asked int32
+	// (the flags last: 48 bytes an answer, the memo's bulk)
+	exists, ok, unlisted bool
 }
 
 // listAfter is how many names of one directory a pass asks about before
@@ -655,15 +694,19 @@ func (m canonMemo) path(abs string) (canon string, exists, ok bool, err error) {
 		return a.canon, a.exists, a.ok, a.err
 	}
 	var a canonAnswer
-	pc, pexists, pok, perr := m.path(filepath.Dir(abs))
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	pc, pexists, pok, perr := m.path(dir)
+	full := ""
+	if perr == nil && pok {
+		full = joinAs(pc, dir, base, abs)
+	}
 	switch {
 	case perr != nil || !pok:
 		a.err = perr
 	case !pexists:
-		a = canonAnswer{canon: joinPath(pc, filepath.Base(abs)), ok: true}
+		a = canonAnswer{canon: full, ok: true}
 	default:
-		full := joinPath(pc, filepath.Base(abs))
-		typ, lerr := m.child(pc, filepath.Base(abs))
+		typ, lerr := m.child(pc, base)
 		switch {
 		case lerr == nil && typ != unix.S_IFLNK:
 			a = canonAnswer{canon: full, exists: true, ok: true}

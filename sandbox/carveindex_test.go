@@ -50,7 +50,8 @@ func TestCarveIndexAgreesWithScan(t *testing.T) {
 }
 
 // TestDecisionViewCarveIndexStands: the view a decision uses has an index
-// that stands (the fast path is taken, not only the scan), and a write
+// that stands once it has served a few lookups (the fast path is taken,
+// not only the scan), and a write
 // below a protected item is refused through it while its sibling is
 // allowed (the control).
 func TestDecisionViewCarveIndexStands(t *testing.T) {
@@ -59,8 +60,17 @@ func TestDecisionViewCarveIndexStands(t *testing.T) {
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, machine().Kernel)
 	d := approvableFS(s)
 	v := d.view()
+	// Indexed once it has served carveScansBeforeIndex lookups by
+	// scanning (a spawn's view is dropped before that).
+	for i := 0; i < carveScansBeforeIndex+1; i++ {
+		if v.covering(ws+"/src/a.go", nil) != nil {
+			if i < carveScansBeforeIndex {
+				t.Fatalf("a view indexed at its lookup %d, before %d", i+1, carveScansBeforeIndex+1)
+			}
+		}
+	}
 	if len(v.carves) == 0 || v.covering(ws+"/src/a.go", nil) == nil {
-		t.Fatalf("no standing index over %d carve-outs", len(v.carves))
+		t.Fatalf("no standing index over %d carve-outs after %d lookups", len(v.carves), carveScansBeforeIndex+2)
 	}
 	if _, err := (DecisionChecker{}).ResolveFile(s, ws+"/.envrc", domain.AccessWrite, false); err == nil {
 		t.Fatal("a write of the protected .envrc was allowed")
@@ -119,7 +129,7 @@ func TestProtectedInAnyCaseIndexAgreesWithScan(t *testing.T) {
 		canon, lexical := join(canonC), join(lexicalC)
 		v.indexCarves()
 		got := v.protectedInAnyCase(canon, lexical)
-		v.carveIdx = nil
+		v.carveIdx.Store(nil)
 		want := v.protectedInAnyCase(canon, lexical)
 		if got != want {
 			t.Fatalf("protectedInAnyCase(%q, %q) over %+v: index %+v, scan %+v", canon, lexical, v.carves, got, want)

@@ -146,7 +146,7 @@ func (d *discovery) protectLauncherRefs() {
 		}
 		addVSCode(r)
 	}
-	for _, f := range slices.Clone(files) {
+	for _, f := range files[:len(files):len(files)] { // those add appends are not visited
 		// A workspace file kept read-only elsewhere (at the top of a
 		// nested repository's work tree: the hundred-and-seventy-second
 		// review).
@@ -250,8 +250,14 @@ func launchersAbove(dirs []string) (out []string) {
 
 // isRegularFile reports whether p leads to a regular file.
 func isRegularFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	var st unix.Stat_t
+	for {
+		err := unix.Stat(p, &st)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
+	}
 }
 
 // spendLauncherBytes counts n bytes read of the launcher files and the

@@ -80,6 +80,25 @@ func (r *sensitiveRule) fold() {
 	}
 }
 
+// elementsPrefix is "/" and the first n of parts joined by "/", where parts
+// are p's elements (splitPath): for a clean absolute p, the start of p
+// itself, not a new string.
+func elementsPrefix(p string, parts []string, n int) string {
+	if n == 0 {
+		return "/"
+	}
+	end, same := 0, n <= len(parts)
+	for k := 0; same && k < n; k++ {
+		el := parts[k]
+		same = end+1+len(el) <= len(p) && p[end] == '/' && p[end+1:end+1+len(el)] == el
+		end += 1 + len(el)
+	}
+	if same && (end == len(p) || p[end] == '/') {
+		return p[:end]
+	}
+	return "/" + strings.Join(parts[:n], "/")
+}
+
 // sensitiveRule makes the rule of the PathSensitive entry p, resolving its
 // pattern's prefix with the memo's resolved directories.
 func (m canonMemo) sensitiveRule(p string) sensitiveRule {
@@ -90,7 +109,7 @@ func (m canonMemo) sensitiveRule(p string) sensitiveRule {
 	for i < len(r.parts) && !strings.Contains(r.parts[i], "*") {
 		i++
 	}
-	prefix := "/" + strings.Join(r.parts[:i], "/")
+	prefix := elementsPrefix(p, r.parts, i)
 	if c, _, ok, err := m.path(prefix); err == nil && ok && c != prefix {
 		r.canonical = append(splitPath(c), r.parts[i:]...)
 	}

@@ -26,7 +26,8 @@ func (v *fsView) dropInsideSensitive(memo canonMemo, lists dirLists) {
 			// named billing[v2] is a path, the hundred-and-twenty-ninth
 			// review), matched against the grants as the checker
 			// matches it (globPrefix).
-			pats = append(pats, splitPath(domain.CleanPath(d.path)))
+			parts := splitPath(domain.CleanPath(d.path))
+			pats = append(pats, parts)
 			if domain.PathWithin(d.path, "/proc") {
 				// No match there leads elsewhere that the pattern does
 				// not name ("/proc/self" is a "*"), and listing every
@@ -34,7 +35,7 @@ func (v *fsView) dropInsideSensitive(memo canonMemo, lists dirLists) {
 				// view.
 				continue
 			}
-			ps = lists.expand(splitPath(domain.CleanPath(d.path)))
+			ps = lists.expand(parts)
 		}
 		for _, p := range ps {
 			at = append(at, p)
