@@ -472,7 +472,7 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		if pc.denied[m[2]] && !plantedLink(m[0]) {
 			continue // a person's key written there meanwhile stays masked
 		}
-		if q, ok := setAsideMade(m); ok {
+		if q, ok := setAsideMade(m, pc.wayLinks); ok {
 			found = append(found, q)
 		}
 	}
@@ -561,16 +561,17 @@ const maxPlantedEntries = 4096
 
 // setAsideMade sets aside m[0], the first component missing of the
 // protected path m[2] in the root m[1], if the command made it
-// (setAsideCreated).
-func setAsideMade(m [3]string) (Quarantine, bool) {
+// (setAsideCreated). wayLinks are the symlinks on the way that were there
+// when the command started.
+func setAsideMade(m [3]string, wayLinks map[string]bool) (Quarantine, bool) {
 	p, root := m[0], m[1]
 	_, err := os.Lstat(p)
-	if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p) {
+	if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p, wayLinks) {
 		// Not made, or still below a file (a .clinerules file): only
 		// a symlink on the way is set aside.
 		return Quarantine{}, false
 	}
-	if p != m[2] && rulesOnlyAbove[filepath.Base(p)] && plainWayOnly(p, m[2]) {
+	if p != m[2] && rulesOnlyAbove[filepath.Base(p)] && plainWayOnly(p, m[2], nil) {
 		// A directory above a protected path the command made, the
 		// path itself not made (.clinerules with rules in it, not its
 		// hooks): nothing a host program runs from. The next command
@@ -619,7 +620,7 @@ func (pc *plantCheck) setAsideNestedCreated() (found []Quarantine) {
 				items = below[it[0]]
 			}
 			for _, rel := range items {
-				if q, ok := setAsideMade([3]string{joinPath(na.wt, it[0]), na.root, joinPath(na.wt, rel)}); ok {
+				if q, ok := setAsideMade([3]string{joinPath(na.wt, it[0]), na.root, joinPath(na.wt, rel)}, nil); ok {
 					found = append(found, q)
 					break
 				}
@@ -645,8 +646,12 @@ var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise
 // not exist, without a symlink on its way: every component from first down
 // to where it stops is a directory, or a file of another type but a
 // symlink (nothing can be below it; the next command watches the path
-// itself again).
-func plainWayOnly(first, full string) bool {
+// itself again). A symlink of known (one that was on the way when the
+// command started) is passed through: what it leads to now is judged as
+// the component would be. Such a link to a file was taken for one the
+// command put there and set aside (a person's .mvn linked to a file, and
+// under a turn rooted at "/", /proc/mounts).
+func plainWayOnly(first, full string, known map[string]bool) bool {
 	rel, err := filepath.Rel(first, full)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return false
@@ -658,6 +663,9 @@ func plainWayOnly(first, full string) bool {
 		}
 		var st unix.Stat_t
 		err := unix.Lstat(d, &st)
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK && known[d] && d != full {
+			err = unix.Stat(d, &st)
+		}
 		switch {
 		case errors.Is(err, unix.ENOENT) && d != first:
 			return true
