@@ -324,6 +324,9 @@ func (w *plantWalk) visit(rel string, st *unix.Stat_t, depth int, moved bool) {
 		if unix.Fstatat(w.rootFd, child, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
 			continue
 		}
+		if cst.Dev != st.Dev && w.kernelFS(child) {
+			continue
+		}
 		w.visit(child, &cst, depth+1, moved)
 	}
 }
@@ -529,6 +532,24 @@ func (w *plantWalk) madeUnreadable(rel string) bool {
 	defer unix.Close(pfd)
 	w.found = append(w.found, setAsideIn(pfd, w.path(parent), name, reason))
 	return true
+}
+
+// kernelFS reports whether the directory at rel (a mount point) holds a
+// kernel's pseudo file system, proc or sysfs: no process makes a file of
+// its choosing there, so nothing can be planted in them; a turn rooted at
+// "/" walked every task of every process in /proc, and each fdinfo it
+// could not read was a line of the result's limits.
+func (w *plantWalk) kernelFS(rel string) bool {
+	fd, err := w.open(rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var sfs unix.Statfs_t
+	if unix.Fstatfs(fd, &sfs) != nil {
+		return false
+	}
+	return sfs.Type == unix.PROC_SUPER_MAGIC || sfs.Type == unix.SYSFS_MAGIC
 }
 
 // open opens the directory at rel beneath the root being walked, refusing
