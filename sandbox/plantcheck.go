@@ -494,7 +494,11 @@ func (pc *plantCheck) madeWayLink(tm *typeMemo, root, p string) (string, bool) {
 		case 0:
 			return "", false // missing: nothing further was made
 		case unix.S_IFLNK:
-			if !pc.wayLinks[d] {
+			if !pc.wayLinks[d] || crossesMagicLink(d) {
+				// One the command made, or a person's it made lead
+				// through /proc/self/cwd (or another magic link),
+				// elsewhere in the server than in the person's
+				// programs (review 201).
 				return d, true
 			}
 		case unix.S_IFDIR:
@@ -664,7 +668,7 @@ func plainWayOnly(first, full string, known map[string]bool) bool {
 		var st unix.Stat_t
 		err := unix.Lstat(d, &st)
 		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK && known[d] && d != full {
-			err = unix.Stat(d, &st)
+			st, err = statNoMagic(d)
 		}
 		switch {
 		case errors.Is(err, unix.ENOENT) && d != first:
@@ -678,6 +682,27 @@ func plainWayOnly(first, full string, known map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// statNoMagic stats what the symlink l leads to, through no magic link
+// (/proc/PID/cwd, root, fd/N, and /dev/fd through /proc/self): those lead
+// elsewhere in the server than in the person's programs, and such a way
+// fails (ELOOP).
+func statNoMagic(l string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := unix.Openat2(unix.AT_FDCWD, l, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return st, err
+	}
+	defer unix.Close(fd)
+	return st, unix.Fstat(fd, &st)
+}
+
+// crossesMagicLink reports whether the way of the symlink l passes a
+// magic link (or loops): where it leads cannot be told from the server.
+func crossesMagicLink(l string) bool {
+	_, err := statNoMagic(l)
+	return errors.Is(err, unix.ELOOP)
 }
 
 // inHeld reports whether p lies in a held git dir.
