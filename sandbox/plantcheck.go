@@ -770,9 +770,13 @@ func (pc *plantCheck) setAsideReplaced() (found []Quarantine) {
 // .cargo/config.toml, an .envrc) was there at this command's start, so
 // the watch of missing paths did not take it for made (the
 // hundred-and-forty-sixth review). What the person changed there after
-// the kill is set aside as well: the check cannot tell who made it.
-func (pc *plantCheck) setAsideCaughtUp(since time.Time) (found []Quarantine) {
+// the kill is set aside as well: the check cannot tell who made it. Only
+// the paths within within (the killed command's root) are looked at.
+func (pc *plantCheck) setAsideCaughtUp(since time.Time, within string) (found []Quarantine) {
 	for _, p := range pc.present {
+		if !domain.PathWithin(p.path, within) {
+			continue
+		}
 		var st unix.Stat_t
 		if unix.Lstat(p.path, &st) != nil || time.Unix(st.Ctim.Unix()).Before(since) {
 			continue

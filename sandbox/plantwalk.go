@@ -154,7 +154,7 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 	w.found = append(w.found, pc.setAsideNestedCreated()...)
 	w.found = append(w.found, pc.setAsideReplaced()...)
 	if pc.catchUp {
-		w.found = append(w.found, pc.setAsideCaughtUp(w.since)...)
+		w.found = append(w.found, pc.setAsideCaughtUp(w.since, "/")...)
 	}
 	w.found = append(w.found, pc.setAsideRelinked()...)
 	w.found = append(w.found, pc.setAsideLauncherMatches()...)
@@ -164,6 +164,28 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 		w.found = append(w.found, pc.removeHostSocketLinks(w.sockets)...)
 	}
 	return w.found, append(slices.Clone(pc.discoveryLimits), w.limits...)
+}
+
+// catchUpBelow checks root, below one of the command's roots, from since:
+// a command over root itself was killed before its check ran (its marker
+// was in the below-directory of this command's root), and it could write
+// there only. Its own walk of root, as a catch-up (held repositories
+// judged as any other), and the protected paths present there made or
+// changed since.
+func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quarantine, limits []string) {
+	inside := false
+	for _, r := range pc.roots {
+		inside = inside || domain.PathWithin(root, r)
+	}
+	if !inside {
+		return nil, nil
+	}
+	was := pc.catchUp
+	pc.catchUp = true
+	defer func() { pc.catchUp = was }()
+	w := &plantWalk{pc: pc, since: since.Truncate(time.Second), buf: make([]byte, 32<<10)}
+	w.root(root)
+	return append(w.found, pc.setAsideCaughtUp(w.since, root)...), w.limits
 }
 
 type plantWalk struct {

@@ -60,6 +60,18 @@ type RootLock struct {
 	dir      string
 	roots    []string
 	consumed []string
+	// below are the consumed markers' roots with the start each holds:
+	// each is checked from its own start (Below), not the whole of this
+	// command's roots.
+	below []BelowSince
+}
+
+// BelowSince is a root below one of a command's exclusive roots, over
+// which an earlier command was killed before its check ran, and that
+// command's start.
+type BelowSince struct {
+	Root  string
+	Since time.Time
 }
 
 // A command's check runs in the process that started it, after the
@@ -119,28 +131,25 @@ func ownDir(d string) bool {
 	return unix.Lstat(d, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid()
 }
 
-// readBelow returns the markers in path's below-directory: the earliest
-// start and the roots they name.
-func readBelow(dir, path string) (since time.Time, roots []string) {
+// readBelow returns the markers in path's below-directory: the roots they
+// name, each with its start.
+func readBelow(dir, path string) (below []BelowSince) {
 	d := belowDir(dir, path)
 	if !ownDir(d) {
-		return time.Time{}, nil
+		return nil
 	}
 	ents, err := os.ReadDir(d)
 	if err != nil {
-		return time.Time{}, nil
+		return nil
 	}
 	for _, e := range ents {
 		start, root := readPendingRoot(d + "/" + e.Name())
 		if start.IsZero() || root == "" || !domain.PathWithin(root, path) || root == path {
 			continue
 		}
-		roots = append(roots, root)
-		if since.IsZero() || start.Before(since) {
-			since = start
-		}
+		below = append(below, BelowSince{Root: root, Since: start})
 	}
-	return since, roots
+	return below
 }
 
 // readPending returns the start a marker holds, or zero.
@@ -178,13 +187,26 @@ func readPendingRoot(name string) (time.Time, string) {
 	return time.Unix(0, ns), root
 }
 
-// Since is the earliest start of a command over the roots whose check
-// never ran, or zero (nil: zero).
+// Since is the earliest start of a command over the roots themselves whose
+// check never ran, or zero (nil: zero).
 func (l *RootLock) Since() time.Time {
 	if l == nil {
 		return time.Time{}
 	}
 	return l.since
+}
+
+// Below are the roots below the exclusive ones over which a command was
+// killed before its check ran, each with its start (nil: none). Each is
+// checked from its start on its own: judging the whole of the roots from
+// the earliest of them (a command over "/" after one killed anywhere
+// below it, hours before) set aside what every other program had made
+// since, the suite's built binaries and work trees' gitdir files among it.
+func (l *RootLock) Below() []BelowSince {
+	if l == nil {
+		return nil
+	}
+	return l.below
 }
 
 // MarkStarted records, for each exclusive root, that a command started at
@@ -243,7 +265,7 @@ func (l *RootLock) Checked() {
 			unix.Unlink(belowMarker(l.dir, a, r))
 		}
 	}
-	l.consumed = nil
+	l.consumed, l.below = nil, nil
 	l.since = time.Time{}
 }
 
@@ -375,9 +397,10 @@ func lockRootsLazy(ctx func() context.Context, roots []string) (*RootLock, error
 			l.noteSince(readPending(m))
 			l.pending = append(l.pending, m)
 			l.roots = append(l.roots, t.path)
-			below, roots := readBelow(dir, t.path)
-			l.noteSince(below)
-			l.consumed = append(l.consumed, roots...)
+			for _, b := range readBelow(dir, t.path) {
+				l.below = append(l.below, b)
+				l.consumed = append(l.consumed, b.Root)
+			}
 		}
 	}
 	return l, nil

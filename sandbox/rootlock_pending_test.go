@@ -120,8 +120,13 @@ func TestBelowMarkersReachTheEnclosingRoot(t *testing.T) {
 		t.Fatalf("the killed command left %v", left())
 	}
 	l = lock(ws)
-	if got := l.Since(); !got.Equal(t1) {
-		t.Fatalf("the next holder of ws: Since = %v, want the killed command's start over ws/sub %v", got, t1)
+	if got := l.Below(); len(got) != 1 || got[0].Root != sub || !got[0].Since.Equal(t1) {
+		t.Fatalf("the next holder of ws: Below = %v, want the killed command's root ws/sub from its start %v", got, t1)
+	}
+	if got := l.Since(); !got.IsZero() {
+		// ws/sub is checked from t1 on its own (catchUpBelow), not the
+		// whole of ws.
+		t.Fatalf("the next holder of ws: Since = %v, want zero (no command over ws itself was killed)", got)
 	}
 	l.MarkStarted(time.Now())
 	l.Checked()

@@ -170,7 +170,7 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	}
 	start := time.Now()
 	pr, err := startProcess(plan, env, &spec, kg, stdout, stderr, &release)
-	if spec.plant == nil && lock.Since().IsZero() {
+	if spec.plant == nil && lock.Since().IsZero() && len(lock.Below()) == 0 {
 		// No check to run (or none could be prepared: nothing ran). An
 		// earlier unchecked start stays marked for a command that checks.
 		lock.Checked()
@@ -242,6 +242,10 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		// writable roots can no longer change under the check.
 		spec.plant.catchUp = !lock.Since().IsZero()
 		quarantined, checkLimits = spec.plant.run(checkSince)
+		for _, b := range lock.Below() {
+			q, lim := spec.plant.catchUpBelow(b.Root, b.Since)
+			quarantined, checkLimits = append(quarantined, q...), append(checkLimits, lim...)
+		}
 		lock.Checked()
 	}
 	res := &Result{
