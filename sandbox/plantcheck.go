@@ -97,7 +97,7 @@ type plantCheck struct {
 	// wayLinks are the symlinks on the way from a root to a path of
 	// missing when the command starts: any other symlink there afterwards
 	// the command made (madeWayLink).
-	wayLinks map[string]bool
+	wayLinks map[string]wayLink
 	// overflow, when set, is why the command may not run: more matches
 	// of a sensitive pattern in the writable roots than are watched.
 	overflow string
@@ -420,10 +420,12 @@ func newPlantCheck(v *fsView) *plantCheck {
 				pc.missing = append(pc.missing, [3]string{first, r, path})
 				for d := filepath.Dir(path); d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
 					if tm.typeOf(d) == unix.S_IFLNK {
-						if pc.wayLinks == nil {
-							pc.wayLinks = map[string]bool{}
+						if l, ok := readWayLink(d); ok {
+							if pc.wayLinks == nil {
+								pc.wayLinks = map[string]wayLink{}
+							}
+							pc.wayLinks[d] = l
 						}
-						pc.wayLinks[d] = true
 					}
 				}
 			}
@@ -472,7 +474,7 @@ func (pc *plantCheck) setAsideCreated() (found []Quarantine) {
 		if pc.denied[m[2]] && !plantedLink(m[0]) {
 			continue // a person's key written there meanwhile stays masked
 		}
-		if q, ok := setAsideMade(m, pc.wayLinks); ok {
+		if q, ok := setAsideMade(m, pc.sameWayLink); ok {
 			found = append(found, q)
 		}
 	}
@@ -494,11 +496,11 @@ func (pc *plantCheck) madeWayLink(tm *typeMemo, root, p string) (string, bool) {
 		case 0:
 			return "", false // missing: nothing further was made
 		case unix.S_IFLNK:
-			if !pc.wayLinks[d] || crossesMagicLink(d) {
-				// One the command made, or a person's it made lead
-				// through /proc/self/cwd (or another magic link),
-				// elsewhere in the server than in the person's
-				// programs (review 201).
+			if !pc.sameWayLink(d) {
+				// One the command made, or a person's it changed or
+				// made lead elsewhere (review 202), or through
+				// /proc/self/cwd (or another magic link), elsewhere in
+				// the server than in the person's programs (review 201).
 				return d, true
 			}
 		case unix.S_IFDIR:
@@ -565,12 +567,12 @@ const maxPlantedEntries = 4096
 
 // setAsideMade sets aside m[0], the first component missing of the
 // protected path m[2] in the root m[1], if the command made it
-// (setAsideCreated). wayLinks are the symlinks on the way that were there
+// (setAsideCreated). same tells a symlink on the way that was there
 // when the command started.
-func setAsideMade(m [3]string, wayLinks map[string]bool) (Quarantine, bool) {
+func setAsideMade(m [3]string, same func(string) bool) (Quarantine, bool) {
 	p, root := m[0], m[1]
 	_, err := os.Lstat(p)
-	if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p, wayLinks) {
+	if err != nil && !errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOTDIR) && plainWayOnly(root, p, same) {
 		// Not made, or still below a file (a .clinerules file): only
 		// a symlink on the way is set aside.
 		return Quarantine{}, false
@@ -650,12 +652,12 @@ var rulesOnlyAbove = map[string]bool{".clinerules": true, ".github": true, "mise
 // not exist, without a symlink on its way: every component from first down
 // to where it stops is a directory, or a file of another type but a
 // symlink (nothing can be below it; the next command watches the path
-// itself again). A symlink of known (one that was on the way when the
-// command started) is passed through: what it leads to now is judged as
+// itself again). A symlink same tells for the one that was on the way when
+// the command started (sameWayLink) is passed through: what it leads to now is judged as
 // the component would be. Such a link to a file was taken for one the
 // command put there and set aside (a person's .mvn linked to a file, and
 // under a turn rooted at "/", /proc/mounts).
-func plainWayOnly(first, full string, known map[string]bool) bool {
+func plainWayOnly(first, full string, same func(string) bool) bool {
 	rel, err := filepath.Rel(first, full)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return false
@@ -667,7 +669,7 @@ func plainWayOnly(first, full string, known map[string]bool) bool {
 		}
 		var st unix.Stat_t
 		err := unix.Lstat(d, &st)
-		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK && known[d] && d != full {
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK && same != nil && same(d) && d != full {
 			st, err = statNoMagic(d)
 		}
 		switch {
@@ -696,6 +698,49 @@ func statNoMagic(l string) (unix.Stat_t, error) {
 	}
 	defer unix.Close(fd)
 	return st, unix.Fstat(fd, &st)
+}
+
+// wayLink is a symlink on a protected path's way as it was when the
+// command started: the link itself, what it holds, and the file it led
+// to through no magic link (zero: none).
+type wayLink struct {
+	self, to fileID
+	target   string
+}
+
+// readWayLink reads the symlink at d.
+func readWayLink(d string) (wayLink, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return wayLink{}, false
+	}
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlink(d, buf)
+	if err != nil {
+		return wayLink{}, false
+	}
+	l := wayLink{self: fileID{st.Dev, st.Ino}, target: string(buf[:n])}
+	if t, err := statNoMagic(d); err == nil {
+		l.to = fileID{t.Dev, t.Ino}
+	}
+	return l, true
+}
+
+// sameWayLink reports whether the symlink at d is one that was on a
+// protected path's way when the command started, unchanged: the same
+// link holding the same target and leading, through no magic link, to the
+// same file (or to nothing, as then), and naming nothing set aside. A link
+// trusted by its path alone was retargeted by the command to where the
+// check's own renames then put its directory of jvm.config
+// (NAME.turnstile-untrusted), or to an empty directory a later command
+// over another root fills (review 202).
+func (pc *plantCheck) sameWayLink(d string) bool {
+	was, ok := pc.wayLinks[d]
+	if !ok {
+		return false
+	}
+	now, ok := readWayLink(d)
+	return ok && now == was && !strings.Contains(now.target, domain.UntrustedSuffix) && !crossesMagicLink(d)
 }
 
 // crossesMagicLink reports whether the way of the symlink l passes a

@@ -172,20 +172,47 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 // there only. Its own walk of root, as a catch-up (held repositories
 // judged as any other), and the protected paths present there made or
 // changed since.
+//
+// The way to root must be as it was: a next command that moved a directory
+// above it aside and put a symlink to elsewhere in its place had this walk
+// judge, as the server, what lies there from the killed command's start
+// (review 202). Where root is not reached without a symlink, or is gone
+// (moved aside with what it held), the whole enclosing root is walked from
+// that start instead, as before catchUpBelow, and the limits say so.
 func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quarantine, limits []string) {
-	inside := false
+	enclosing := ""
 	for _, r := range pc.roots {
-		inside = inside || domain.PathWithin(root, r)
+		if domain.PathWithin(root, r) {
+			enclosing = r
+			break
+		}
 	}
-	if !inside {
+	if enclosing == "" {
 		return nil, nil
+	}
+	at := root
+	if fd, err := openRootDir(root); err != nil {
+		// Gone (moved aside, with what it held) or behind a symlink.
+		limits = append(limits, fmt.Sprintf("the root of a command killed before its check ran, %s, was not reached without a symlink (%v): all of %s was checked from that command's start", root, err, enclosing))
+		at = enclosing
+	} else {
+		unix.Close(fd)
 	}
 	was := pc.catchUp
 	pc.catchUp = true
 	defer func() { pc.catchUp = was }()
 	w := &plantWalk{pc: pc, since: since.Truncate(time.Second), buf: make([]byte, 32<<10)}
-	w.root(root)
-	return append(w.found, pc.setAsideCaughtUp(w.since, root)...), w.limits
+	w.root(at)
+	return append(w.found, pc.setAsideCaughtUp(w.since, at)...), append(limits, w.limits...)
+}
+
+// openRootDir opens the directory root (an absolute path), refusing every
+// symlink on its way.
+func openRootDir(root string) (int, error) {
+	return unix.Openat2(unix.AT_FDCWD, root, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
 }
 
 type plantWalk struct {
@@ -224,7 +251,7 @@ type plantWalk struct {
 }
 
 func (w *plantWalk) root(root string) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openRootDir(root)
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) { // a file grant holds no repository
 			w.limits = append(w.limits, fmt.Sprintf("%s was not checked for planted repositories: %v", root, err))
