@@ -79,6 +79,12 @@ func (k DigestKey) ForTurn(turnID, principal string) DigestKey {
 	return DigestKey{root: k.root, key: m.Sum(nil)}
 }
 
+// DerivedFrom reports whether k was derived from (or is) the store's key
+// store holds.
+func (k DigestKey) DerivedFrom(store DigestKey) bool {
+	return hmac.Equal(k.root, store.root)
+}
+
 // IsZero reports whether k is the zero key (plain SHA-256).
 func (k DigestKey) IsZero() bool { return len(k.key) == 0 }
 

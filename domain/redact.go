@@ -278,6 +278,10 @@ func gatesOf(s string) secretGates {
 	has := func(n string) bool { return bytes.Contains(l, []byte(n)) }
 	hasAny := func(needles []string) bool { return slices.ContainsFunc(needles, has) }
 	word := hasAny(secretWords)
+	var member, memberBare bool
+	if word {
+		member, memberBare = memberGates(bytes.Clone(l))
+	}
 	return secretGates{
 		urls:       has("://"),
 		header:     bytes.IndexByte(l, ':') >= 0 && (word || has("authorization") || has("cookie")),
@@ -287,9 +291,17 @@ func gatesOf(s string) secretGates {
 		option:     word,
 		token:      hasAny(tokenNeedles),
 		jwk:        jwkMember(s),
-		member:     word && memberSeps().Match(l),
-		memberBare: word && memberBareSeps().Match(l),
+		member:     member,
+		memberBare: memberBare,
 	}
+}
+
+// memberGates runs the member patterns' separators on l, a copy: a regexp
+// keeps what it matches on the heap, and gatesOf's stack buffer, passed
+// to it, was moved there on every call, not only when a secret word is in
+// the text.
+func memberGates(l []byte) (member, bare bool) {
+	return memberSeps().Match(l), memberBareSeps().Match(l)
 }
 
 // jwkMember reports whether s holds a quoted name of a JSON Web Key's

@@ -240,12 +240,11 @@ func (e *Engine) checkResources(s *turn.State, c *turn.EvaluateTool) (turn.Comma
 	}
 	chk := e.checkerFor(c.Actor)
 	snap := &s.Snapshot
-	t, ok, cwdErr := snap.AlsoProtectedAt(c.CallCwd)
-	if cwdErr != nil {
+	if t, ok, cwdErr := snap.AlsoProtectedAt(c.CallCwd); cwdErr != nil {
 		return nil, cwdErr
-	}
-	if ok {
-		snap = &t // the protected list at the call's own directory too
+	} else if ok {
+		at := t    // on the heap only here: the closures below take snap
+		snap = &at // the protected list at the call's own directory too
 	}
 	var (
 		a       domain.Action

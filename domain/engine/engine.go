@@ -126,6 +126,8 @@ type Engine struct {
 	// holds it once known (DigestKey).
 	keyMu sync.Mutex
 	key   atomic.Pointer[domain.DigestKey]
+	// turnKeys remembers the turns' digest keys (turnKey).
+	turnKeys turnKeys
 
 	lastMu sync.Mutex          // guards last
 	last   eventstore.Position // of the latest event this engine appended

@@ -278,7 +278,10 @@ func (e *Engine) prepare(ctx context.Context, turnID string, cmd turn.Command) (
 // (domain.DigestKey.ForTurn).
 func (e *Engine) turnKey(ctx context.Context, turnID, principal string) (domain.DigestKey, error) {
 	k, err := e.DigestKey(ctx)
-	return k.ForTurn(turnID, principal), err
+	if err != nil {
+		return k, err
+	}
+	return e.turnKeys.forTurn(k, turnID, principal), nil
 }
 
 func setNow(m *turn.Meta, now time.Time) {
