@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,11 @@ func TestRunReleasesAfterReturning(t *testing.T) {
 	tmp := strings.TrimSpace(string(r.Stdout))
 	if tmp == "" {
 		t.Fatal("no TMPDIR")
+	}
+	// Named for this process, so that a sweep removes it if the process
+	// is killed outright before its cleanup (tmpsweep.go).
+	if pid, ok := tmpDirPid(filepath.Base(tmp)); !ok || pid != os.Getpid() {
+		t.Errorf("the command's temp dir %s is not named for the process that made it (%d)", tmp, os.Getpid())
 	}
 	WaitCleanup()
 	for _, p := range []string{ws + "/.codex", ws + "/.agents", tmp} {

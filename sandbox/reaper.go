@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -40,8 +41,11 @@ var reaperPipe atomic.Pointer[os.File]
 // when its commands get them (as root on cgroup v2 with cgroup.kill); it
 // first kills and removes the groups that ended processes left (a reaper
 // that was itself killed). A process whose commands get no kill groups
-// starts none: nil. Call it once, before the server accepts requests.
+// starts none: nil. Either way it first removes the isolated temp dirs that
+// processes killed outright left (SweepDeadTmpDirs). Call it once, before
+// the server accepts requests.
 func StartKillGroupReaper() error {
+	SweepDeadTmpDirs()        // what processes killed outright left (tmpsweep.go)
 	kg, err := newKillGroup() // sweeps the dead's groups first
 	if err != nil {
 		return nil
@@ -81,6 +85,10 @@ func runKillGroupReaper(args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
 	io.Copy(io.Discard, os.Stdin)
 	killGroupsIn(args[0], func(name string) bool { return strings.HasPrefix(name, args[1]) })
+	// Its commands gone, the server's isolated temp dirs go too (tmpsweep.go).
+	if pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(args[1], "turnstile-cmd-"), "-")); err == nil {
+		sweepTmpDirs(os.TempDir(), func(p int) bool { return p == pid && processGone(p) })
+	}
 	return 0
 }
 

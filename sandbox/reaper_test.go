@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +37,15 @@ func runTestReaper() {
 		fmt.Println("start:", err)
 		os.Exit(1)
 	}
-	fmt.Println(c.Process.Pid, kg.dir)
+	tmp, err := os.MkdirTemp("", tmpDirPrefix(os.Getpid())) // as a command's isolated temp dir
+	if err == nil {
+		err = os.WriteFile(tmp+"/left", []byte("x"), 0o600)
+	}
+	if err != nil {
+		fmt.Println("temp dir:", err)
+		os.Exit(1)
+	}
+	fmt.Println(c.Process.Pid, kg.dir, tmp)
 	select {}
 }
 
@@ -44,10 +53,21 @@ func runTestReaper() {
 // leaves no process of its commands running: its reaper kills the kill
 // groups it made and removes them (the hundred-and-ninety-seventh review:
 // a command that had cleared its parent-death signal outlived the server
-// and took its port). Control: while the server lives, the process runs.
+// and took its port), and then the server's isolated temp dirs.
+// Control: while the server lives, the process runs and its dir stays.
 func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
 	killGroupParent(t)
+	// What a process killed outright before this server left in its temp
+	// dir is swept at the server's start.
+	tmpdir := t.TempDir()
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	earlier := filepath.Join(tmpdir, tmpDirPrefix(dead.Process.Pid)+"1")
+	mustDo(t, os.MkdirAll(earlier+"/sub", 0o700))
 	srv := exec.Command("/proc/self/exe", testReaperArg)
+	srv.Env = append(os.Environ(), "TMPDIR="+tmpdir)
 	out, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +78,18 @@ func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
 	defer func() { srv.Process.Kill(); srv.Wait() }()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	f := strings.Fields(line)
-	if err != nil || len(f) != 2 {
+	if err != nil || len(f) != 3 {
 		t.Fatalf("the server said %q (%v)", line, err)
 	}
 	pid, _ := strconv.Atoi(f[0])
-	dir := f[1]
+	dir, tmp := f[1], f[2]
+	if _, err := os.Lstat(earlier); !os.IsNotExist(err) {
+		t.Errorf("the temp dir %s of a process gone before the server started is still there (%v)", earlier, err)
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := os.Stat(tmp + "/left"); err != nil {
+		t.Fatalf("control: the live server's isolated temp dir: %v", err)
+	}
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		t.Fatalf("pidfd of the command's process %d: %v", pid, err)
@@ -84,6 +111,16 @@ func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
 		}
 		if i > 60000 {
 			t.Fatalf("the killed server's kill group %s is still there", dir)
+		}
+		time.Sleep(time.Millisecond) // polling the directory's removal
+	}
+	// Then its isolated temp dirs, with what its commands left there.
+	for i := 0; ; i++ {
+		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
+			break
+		}
+		if i > 60000 {
+			t.Fatalf("the killed server's isolated temp dir %s is still there", tmp)
 		}
 		time.Sleep(time.Millisecond) // polling the directory's removal
 	}

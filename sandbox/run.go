@@ -115,11 +115,16 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 		// Made 0700 (MkdirTemp's mode, which a umask only narrows): a
 		// chmod by its name after, which follows a link, let a command
 		// that could replace the name make root chmod any path.
-		dir, err := os.MkdirTemp("", "turnstile-tmp-")
+		dir, err := os.MkdirTemp("", tmpDirPrefix(os.Getpid())) // swept if this process is killed outright (tmpsweep.go)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: isolated temp dir: %w", err)
 		}
-		defer afterRun(func() { removeTreeAt(dir) })
+		defer afterRun(func() {
+			removeTreeAt(dir)
+			// And, once a process, what killed ones left (`turnstile
+			// sandbox` has no reaper and no start of a server).
+			tmpSweepOnce.Do(func() { SweepDeadTmpDirs() })
+		})
 		env = withEnv(env, map[string]string{"TMPDIR": dir, "TEMP": dir, "TMP": dir})
 		spec.TmpDir = dir
 	}
