@@ -105,22 +105,21 @@ func TestReaperKillsCommandsOfAKilledServer(t *testing.T) {
 	if n, _ := unix.Poll([]unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}, int(time.Minute.Milliseconds())); n != 1 {
 		t.Fatalf("the command's process %d outlived its killed server by a minute", pid)
 	}
-	for i := 0; ; i++ {
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			break
-		}
-		if i > 60000 {
-			t.Fatalf("the killed server's kill group %s is still there", dir)
-		}
-		time.Sleep(time.Millisecond) // polling the directory's removal
-	}
+	waitRemoved(t, dir, "the killed server's kill group")
 	// Then its isolated temp dirs, with what its commands left there.
+	waitRemoved(t, tmp, "the killed server's isolated temp dir")
+}
+
+// waitRemoved waits (a minute at most) until nothing is at path, which the
+// reaper removes once it has acted.
+func waitRemoved(t *testing.T, path, what string) {
+	t.Helper()
 	for i := 0; ; i++ {
-		if _, err := os.Lstat(tmp); os.IsNotExist(err) {
-			break
+		if _, err := os.Lstat(path); os.IsNotExist(err) {
+			return
 		}
 		if i > 60000 {
-			t.Fatalf("the killed server's isolated temp dir %s is still there", tmp)
+			t.Fatalf("%s %s is still there", what, path)
 		}
 		time.Sleep(time.Millisecond) // polling the directory's removal
 	}
