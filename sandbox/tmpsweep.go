@@ -21,7 +21,7 @@ import (
 // not root, or no cgroup v2) and after a process's first command (the
 // next `turnstile sandbox` sweeps what a killed one left). A directory is swept only when it is the
 // sweeping user's, a directory (not a link to one), and named for a pid no
-// process has now; a pid reused meanwhile keeps it (left, never wrongly
+// process of the sweeper's PID namespace has now; a pid reused meanwhile keeps it (left, never wrongly
 // removed). Directories of the older form (no pid) are left alone: whose
 // they were cannot be told.
 
@@ -33,21 +33,38 @@ var tmpSweepOnce sync.Once
 const tmpDirBase = "turnstile-tmp-"
 
 // tmpDirPrefix is the name prefix of the isolated temp dirs process pid
-// makes (os.MkdirTemp's pattern).
-func tmpDirPrefix(pid int) string { return tmpDirBase + strconv.Itoa(pid) + "-" }
+// of this PID namespace makes (os.MkdirTemp's pattern).
+func tmpDirPrefix(pid int) string {
+	return tmpDirBase + strconv.Itoa(pid) + "-" + pidNamespace() + "-"
+}
 
-// tmpDirPid returns the pid an isolated temp dir's name holds.
+// pidNamespace names this process's PID namespace (its inode): a temp dir
+// shared by containers (a bind-mounted /tmp) holds the directories of
+// processes whose pids are another namespace's, which a sweep must not
+// judge by its own. "0" when it cannot be read.
+var pidNamespace = sync.OnceValue(func() string {
+	l, err := os.Readlink("/proc/self/ns/pid")
+	if ino, ok := strings.CutPrefix(l, "pid:["); err == nil && ok && strings.HasSuffix(ino, "]") {
+		if n, err := strconv.ParseUint(strings.TrimSuffix(ino, "]"), 10, 64); err == nil {
+			return strconv.FormatUint(n, 10)
+		}
+	}
+	return "0"
+})
+
+// tmpDirPid returns the pid an isolated temp dir's name holds, when it was
+// made in this PID namespace.
 func tmpDirPid(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, tmpDirBase)
 	if !ok {
 		return 0, false
 	}
-	i := strings.IndexByte(rest, '-')
-	if i <= 0 {
+	parts := strings.SplitN(rest, "-", 3)
+	if len(parts) != 3 || parts[1] != pidNamespace() {
 		return 0, false
 	}
-	pid, err := strconv.Atoi(rest[:i])
-	if err != nil || pid <= 0 || strconv.Itoa(pid) != rest[:i] {
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != parts[0] {
 		return 0, false
 	}
 	return pid, true

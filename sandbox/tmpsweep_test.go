@@ -12,7 +12,8 @@ import (
 // outright left are removed, with what is in them, a link in them removed
 // and not followed; everything else stays: the sweeping process's own, a
 // living process's, another user's, a link named as one, the older names
-// with no pid, names that only look like one.
+// with no pid, another PID namespace's (a /tmp shared by containers),
+// names that only look like one.
 func TestSweepDeadTmpDirs(t *testing.T) {
 	dir := t.TempDir()
 	dead := exec.Command("/bin/true")
@@ -43,11 +44,13 @@ func TestSweepDeadTmpDirs(t *testing.T) {
 	kept := []string{
 		mk(tmpDirPrefix(os.Getpid()) + "1"),
 		mk(tmpDirPrefix(livePid) + "1"),
-		mk("turnstile-tmp-123456"),                           // the older name: whose is unknown
-		mk("turnstile-tmp-0" + strconv.Itoa(deadPid) + "-1"), // not a pid as written
-		mk("turnstile-tmp--" + strconv.Itoa(deadPid) + "-1"), // no pid
-		mk("turnstile-tmpx" + strconv.Itoa(deadPid) + "-1"),  // another prefix
-		mk("other-" + tmpDirPrefix(deadPid) + "1"),           // another prefix
+		mk("turnstile-tmp-123456"),                            // the older name: whose is unknown
+		mk("turnstile-tmp-0" + strconv.Itoa(deadPid) + "-1"),  // not a pid as written
+		mk("turnstile-tmp--" + strconv.Itoa(deadPid) + "-1"),  // no pid
+		mk("turnstile-tmpx" + strconv.Itoa(deadPid) + "-1"),   // another prefix
+		mk("other-" + tmpDirPrefix(deadPid) + "1"),            // another prefix
+		mk("turnstile-tmp-" + strconv.Itoa(deadPid) + "-1-1"), // another PID namespace's
+		mk("turnstile-tmp-" + strconv.Itoa(deadPid) + "-1"),   // no namespace
 	}
 	theirs := mk(tmpDirPrefix(deadPid) + "theirs")
 	mustDo(t, os.Chown(theirs, 4242, 4242))
