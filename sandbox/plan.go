@@ -96,6 +96,10 @@ type SandboxSpec struct {
 	// since (Entries only ever grow after the plan).
 	view        *fsView
 	viewEntries int
+	// catchUp (set by Run: a command over these roots was killed before
+	// its check ran) is checked by prepareSpec before this command starts
+	// (catchupfirst.go); caught are what that set aside, with its limits.
+	catchUp catchUpFirst
 	// HostSockets are the pathname unix sockets bound on the host when Run
 	// started the command (set by Run unless AllowUnixSockets): the helper
 	// masks each one in the root view.

@@ -45,6 +45,14 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		if v.overflow != "" {
 			return nil, refuse(CodeSandboxUnavailable, "", "%s", v.overflow)
 		}
+		// What commands killed before their check left, judged before this
+		// one can change it (catchupfirst.go); the view again if that set
+		// anything aside.
+		if spec.catchUp.pending() && spec.catchUp.run(spec.Entries) {
+			if v = newFSView(&domain.FilesystemPolicy{Entries: spec.Entries}); v.overflow != "" {
+				return nil, refuse(CodeSandboxUnavailable, "", "%s", v.overflow)
+			}
+		}
 		if release, err = holdNames(v); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -160,12 +161,15 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	}()
 	stdout, stderr := &cappedBuffer{limit: MaxOutputBytes}, &cappedBuffer{limit: MaxOutputBytes}
 	checkSince := coarseNow()
-	// From an earlier command over the roots whose check never ran, and
-	// recorded until this one's has (rootlock.go).
+	// An earlier command over the roots (or below them) whose check never
+	// ran is checked before this one starts (catchupfirst.go); its start
+	// stays recorded until this one's check has run (rootlock.go).
+	markSince := checkSince
 	if s := lock.Since(); !s.IsZero() && s.Before(checkSince) {
-		checkSince = s
+		markSince = s
 	}
-	lock.MarkStarted(checkSince)
+	spec.catchUp = catchUpFirst{since: lock.Since(), below: lock.Below()}
+	lock.MarkStarted(markSince)
 	plan.stop = nil
 	if plan.registerKill != nil {
 		stop := newOwnerStop()
@@ -245,12 +249,10 @@ func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock
 	if spec.plant != nil {
 		// Every process the command started is dead: what it left in its
 		// writable roots can no longer change under the check.
-		spec.plant.catchUp = !lock.Since().IsZero()
+		// (What killed commands left was checked before it started.)
 		quarantined, checkLimits = spec.plant.run(checkSince)
-		for _, b := range lock.Below() {
-			q, lim := spec.plant.catchUpBelow(b.Root, b.Since)
-			quarantined, checkLimits = append(quarantined, q...), append(checkLimits, lim...)
-		}
+		quarantined = append(slices.Clone(spec.catchUp.caught), quarantined...)
+		checkLimits = append(slices.Clone(spec.catchUp.limits), checkLimits...)
 		lock.Checked()
 	}
 	res := &Result{
