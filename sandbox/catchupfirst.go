@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"turnstile/domain"
 )
@@ -44,12 +47,29 @@ func (c *catchUpFirst) pending() bool { return !c.done && (!c.since.IsZero() || 
 // command's turn had it there). entries are the command's filesystem
 // entries. It reports whether it set anything aside (the command's view,
 // built before, may name what is gone).
-func (c *catchUpFirst) run(entries []domain.FilesystemEntry) bool {
+func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRules []domain.PathRule) bool {
 	c.done = true
+	// A check set up as the command's own is (prepareSpec): the command's
+	// uid (a shared /tmp's top entries judged as the command's only when
+	// its uid's: review 204 saw every user's set aside), the profile's
+	// glob denies (a link planted at a denied name: review 204).
+	check := func(es []domain.FilesystemEntry) *plantCheck {
+		pc := newPlantCheck(newFSView(&domain.FilesystemPolicy{Entries: es}))
+		if pc != nil {
+			pc.cmdUID = cmdUID
+			pc.setGlobDeny(globRules)
+		}
+		return pc
+	}
 	if !c.since.IsZero() {
-		if pc := newPlantCheck(newFSView(&domain.FilesystemPolicy{Entries: entries})); pc != nil {
+		if pc := check(entries); pc != nil {
 			pc.catchUp = true
+			caught := pc.linksMadeSince(entries, c.since, "/")
 			q, lim := pc.run(c.since)
+			q = append(caught, q...)
+			if pc.overflow != "" {
+				lim = append(lim, pc.overflow)
+			}
 			pc.close()
 			c.caught, c.limits = append(c.caught, q...), append(c.limits, lim...)
 		}
@@ -62,11 +82,79 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry) bool {
 		} else if ok {
 			es = at.Sandbox.Filesystem.Entries
 		}
-		if pc := newPlantCheck(newFSView(&domain.FilesystemPolicy{Entries: es})); pc != nil {
+		if pc := check(es); pc != nil {
+			caught := pc.linksMadeSince(es, b.Since, b.Root)
 			q, lim := pc.catchUpBelow(b.Root, b.Since)
+			q = append(caught, q...)
+			if pc.overflow != "" {
+				lim = append(lim, pc.overflow)
+			}
 			pc.close()
 			c.caught, c.limits = append(c.caught, q...), append(c.limits, lim...)
 		}
 	}
 	return len(c.caught) > 0
+}
+
+// linksMadeSince undoes, for a check set up after a killed command, what
+// it took for the way things were: the symlinks within (the killed
+// command's root) made or changed since its start (their change time,
+// which a command cannot set back). A link on a protected path's way is
+// then one the command made (review 204: a killed command's .mvn to an
+// empty directory elsewhere, which a later command over that directory
+// filled, was recorded as the person's); a path a held repository's
+// config names whose way passes one is set aside (setAsideRelinked's
+// reading: review 204, the person's include link retargeted to a config
+// an earlier command left).
+func (pc *plantCheck) linksMadeSince(entries []domain.FilesystemEntry, since time.Time, within string) (found []Quarantine) {
+	since = since.Truncate(time.Second)
+	made := func(p string) bool {
+		var st unix.Stat_t
+		return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK &&
+			!time.Unix(st.Ctim.Unix()).Before(since)
+	}
+	// The links on the way to each protected path as the snapshot names
+	// it (the view's carves are where they lead).
+	done := map[string]bool{}
+	for _, e := range entries {
+		if e.Kind != domain.PathProtected {
+			continue
+		}
+		p := domain.CleanPath(e.ResolvedPath)
+		for _, r := range pc.roots {
+			if !domain.PathWithin(p, r) || p == r {
+				continue
+			}
+			for d := p; d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
+				if done[d] || !domain.PathWithin(d, within) || !made(d) {
+					continue
+				}
+				done[d] = true
+				delete(pc.wayLinks, d)
+				q := Quarantine{Path: d, Reason: "a symlink a command killed before its check ran put on the way to " + p}
+				moved, note, err := setAsidePath(d, r)
+				found = append(found, settled(q, moved, note, err))
+			}
+			break
+		}
+	}
+	for d := range pc.wayLinks {
+		if domain.PathWithin(d, within) && made(d) {
+			delete(pc.wayLinks, d)
+		}
+	}
+	kept := pc.linkRefs[:0]
+	for _, l := range pc.linkRefs {
+		relinked := false
+		for d := l.written; !relinked && d != l.root && domain.PathWithin(d, l.root); d = filepath.Dir(d) {
+			relinked = domain.PathWithin(d, within) && made(d)
+		}
+		if relinked {
+			found = append(found, setAsideOnTheWay(l.written, l.root, "a path a repository's config names, whose way a command killed before its check ran made lead elsewhere (a symlink on its way made or changed)"))
+			continue
+		}
+		kept = append(kept, l)
+	}
+	pc.linkRefs = kept
+	return found
 }

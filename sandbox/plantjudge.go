@@ -62,7 +62,13 @@ var commonNames = []string{".", "config", "config.worktree", "hooks"}
 // makes it one the next walk has not seen).
 func (w *plantWalk) gitDir(gfd int, g string, unseen bool) (quarantined bool) {
 	noConfig, held := w.pc.held[g]
-	held = held && !w.pc.catchUp
+	// A catch-up's check was set up after the killed command (the held
+	// list is the next command's): a held repository is judged as any
+	// other unless nothing that makes git run a program changed since the
+	// killed command's start (that command had them read-only; a person's
+	// own hooks, older, are not its: review 204, its own commit there had
+	// the person's repository set aside).
+	held = held && (!w.pc.catchUp || !w.changed(gfd, controlNames) && !w.hooksChanged(gfd))
 	var same map[string]bool // of a held git dir whose controls were replaced
 	if held {
 		same = w.pc.heldReplaced(gfd, g)

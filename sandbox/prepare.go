@@ -48,7 +48,7 @@ func prepareSpec(spec *SandboxSpec) (release func(), err error) {
 		// What commands killed before their check left, judged before this
 		// one can change it (catchupfirst.go); the view again if that set
 		// anything aside.
-		if spec.catchUp.pending() && spec.catchUp.run(spec.Entries) {
+		if spec.catchUp.pending() && spec.catchUp.run(spec.Entries, spec.UID, globRules) {
 			if v = newFSView(&domain.FilesystemPolicy{Entries: spec.Entries}); v.overflow != "" {
 				return nil, refuse(CodeSandboxUnavailable, "", "%s", v.overflow)
 			}
