@@ -108,10 +108,17 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 // an earlier command left).
 func (pc *plantCheck) linksMadeSince(entries []domain.FilesystemEntry, since time.Time, within string) (found []Quarantine) {
 	since = since.Truncate(time.Second)
-	made := func(p string) bool {
+	shared := map[string]bool{}
+	for _, r := range pc.roots {
+		shared[r] = pc.cmdUID != 0 && sharedRootPath(r)
+	}
+	// made: p, below root r, is a symlink made or changed since, and, in
+	// a shared root (/tmp), the command's uid's: another user's is not its
+	// (the walk's reading of a shared root).
+	made := func(p, r string) bool {
 		var st unix.Stat_t
 		return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK &&
-			!time.Unix(st.Ctim.Unix()).Before(since)
+			!time.Unix(st.Ctim.Unix()).Before(since) && (!shared[r] || int(st.Uid) == pc.cmdUID)
 	}
 	// The links on the way to each protected path as the snapshot names
 	// it (the view's carves are where they lead).
@@ -126,7 +133,7 @@ func (pc *plantCheck) linksMadeSince(entries []domain.FilesystemEntry, since tim
 				continue
 			}
 			for d := p; d != r && domain.PathWithin(d, r); d = filepath.Dir(d) {
-				if done[d] || !domain.PathWithin(d, within) || !made(d) {
+				if done[d] || !domain.PathWithin(d, within) || !made(d, r) {
 					continue
 				}
 				done[d] = true
@@ -139,15 +146,18 @@ func (pc *plantCheck) linksMadeSince(entries []domain.FilesystemEntry, since tim
 		}
 	}
 	for d := range pc.wayLinks {
-		if domain.PathWithin(d, within) && made(d) {
-			delete(pc.wayLinks, d)
+		for _, r := range pc.roots {
+			if domain.PathWithin(d, r) && domain.PathWithin(d, within) && made(d, r) {
+				delete(pc.wayLinks, d)
+				break
+			}
 		}
 	}
 	kept := pc.linkRefs[:0]
 	for _, l := range pc.linkRefs {
 		relinked := false
 		for d := l.written; !relinked && d != l.root && domain.PathWithin(d, l.root); d = filepath.Dir(d) {
-			relinked = domain.PathWithin(d, within) && made(d)
+			relinked = domain.PathWithin(d, within) && made(d, l.root)
 		}
 		if relinked {
 			found = append(found, setAsideOnTheWay(l.written, l.root, "a path a repository's config names, whose way a command killed before its check ran made lead elsewhere (a symlink on its way made or changed)"))
