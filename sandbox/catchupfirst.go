@@ -98,8 +98,9 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 
 // linksMadeSince undoes, for a check set up after a killed command, what
 // it took for the way things were: the symlinks within (the killed
-// command's root) made or changed since its start (their change time,
-// which a command cannot set back). A link on a protected path's way is
+// command's root) made or changed since its start, or moved into place
+// since with a directory above them (changedSince: change times, which a
+// command cannot set back). A link on a protected path's way is
 // then one the command made (review 204: a killed command's .mvn to an
 // empty directory elsewhere, which a later command over that directory
 // filled, was recorded as the person's); a path a held repository's
@@ -118,7 +119,7 @@ func (pc *plantCheck) linksMadeSince(entries []domain.FilesystemEntry, since tim
 	made := func(p, r string) bool {
 		var st unix.Stat_t
 		return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK &&
-			!time.Unix(st.Ctim.Unix()).Before(since) && (!shared[r] || int(st.Uid) == pc.cmdUID)
+			changedSince(p, r, within, since) && (!shared[r] || int(st.Uid) == pc.cmdUID)
 	}
 	// The links on the way to each protected path as the snapshot names
 	// it (the view's carves are where they lead).

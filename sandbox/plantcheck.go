@@ -845,12 +845,31 @@ func (pc *plantCheck) setAsideCaughtUp(since time.Time, within string) (found []
 			continue
 		}
 		var st unix.Stat_t
-		if unix.Lstat(p.path, &st) != nil || time.Unix(st.Ctim.Unix()).Before(since) {
+		if unix.Lstat(p.path, &st) != nil || !changedSince(p.path, p.root, within, since) {
 			continue
 		}
 		found = append(found, setAsideOnTheWay(p.path, p.root, "a protected path made or changed since an earlier command over the root started, which was killed before its check ran"))
 	}
 	return found
+}
+
+// changedSince reports whether p (below root) or a directory on its way
+// below root and within (a killed command's root; not root or within
+// themselves, whose times change with any entry) changed since: a tree
+// renamed into place keeps its files' times, the renamed directory's
+// alone change (review 205: a killed command's `mv stash .cargo` put an
+// older stash/config.toml at .cargo/config.toml, judged by its own time).
+func changedSince(p, root, within string, since time.Time) bool {
+	for d := p; d != root && domain.PathWithin(d, root) && domain.PathWithin(d, within); d = filepath.Dir(d) {
+		if d == within && d != p {
+			break
+		}
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) == nil && !time.Unix(st.Ctim.Unix()).Before(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // setAsideRelinked sets aside what a path a held repository's config names
