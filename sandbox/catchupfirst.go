@@ -61,17 +61,21 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 		}
 		return pc
 	}
+	// keep runs one catch-up on pc: its links first (they change what
+	// the walk trusts), then walk, and keeps what both found.
+	keep := func(pc *plantCheck, es []domain.FilesystemEntry, since time.Time, within string, walk func() ([]Quarantine, []string)) {
+		caught := pc.linksMadeSince(es, since, within)
+		q, lim := walk()
+		if pc.overflow != "" {
+			lim = append(lim, pc.overflow)
+		}
+		pc.close()
+		c.caught, c.limits = append(append(c.caught, caught...), q...), append(c.limits, lim...)
+	}
 	if !c.since.IsZero() {
 		if pc := check(entries); pc != nil {
 			pc.catchUp = true
-			caught := pc.linksMadeSince(entries, c.since, "/")
-			q, lim := pc.run(c.since)
-			q = append(caught, q...)
-			if pc.overflow != "" {
-				lim = append(lim, pc.overflow)
-			}
-			pc.close()
-			c.caught, c.limits = append(c.caught, q...), append(c.limits, lim...)
+			keep(pc, entries, c.since, "/", func() ([]Quarantine, []string) { return pc.run(c.since) })
 		}
 	}
 	for _, b := range c.below {
@@ -83,14 +87,7 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 			es = at.Sandbox.Filesystem.Entries
 		}
 		if pc := check(es); pc != nil {
-			caught := pc.linksMadeSince(es, b.Since, b.Root)
-			q, lim := pc.catchUpBelow(b.Root, b.Since)
-			q = append(caught, q...)
-			if pc.overflow != "" {
-				lim = append(lim, pc.overflow)
-			}
-			pc.close()
-			c.caught, c.limits = append(c.caught, q...), append(c.limits, lim...)
+			keep(pc, es, b.Since, b.Root, func() ([]Quarantine, []string) { return pc.catchUpBelow(b.Root, b.Since) })
 		}
 	}
 	return len(c.caught) > 0
