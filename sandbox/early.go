@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -53,12 +54,17 @@ const maxPlanFDs = 64
 // readPlan reads the helper's plan from descriptor fd to end of file, at
 // most 16 MiB, with the descriptors sent with it (close-on-exec).
 func readPlan(fd int) ([]byte, []int, error) {
-	var b []byte
+	// Read in place, into one buffer that grows: no second copy of the
+	// plan (a spawn's fresh pages are most of its cost, codec.go).
+	b := make([]byte, 0, 64<<10)
 	var fds []int
-	buf := make([]byte, 64<<10)
 	oob := make([]byte, unix.CmsgSpace(maxPlanFDs*4))
 	for {
-		n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if len(b) == cap(b) {
+			// Doubling, and one byte past the limit at most.
+			b = slices.Grow(b, max(1, min(len(b), 16<<20+1-len(b))))
+		}
+		n, oobn, flags, _, err := unix.Recvmsg(fd, b[len(b):cap(b)], oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
 			continue
 		}
@@ -84,7 +90,7 @@ func readPlan(fd int) ([]byte, []int, error) {
 		if n == 0 {
 			return b, fds, nil
 		}
-		if b = append(b, buf[:n]...); len(b) > 16<<20 {
+		if b = b[:len(b)+n]; len(b) > 16<<20 {
 			return nil, fds, errors.New("read plan: larger than 16 MiB")
 		}
 	}

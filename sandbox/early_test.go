@@ -154,3 +154,27 @@ func TestPlanChannelCarriesDescriptors(t *testing.T) {
 		t.Fatalf("one descriptor for one owner: %v, passed %d", err, passedIdmap(spec, IdmapOwner{UID: 1, GID: 1}))
 	}
 }
+
+// TestReadPlanLimit: a plan of 16 MiB arrives whole, one byte more is
+// refused (the buffer read in place grows to the limit and one byte past).
+func TestReadPlanLimit(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		ok   bool
+	}{{16 << 20, true}, {16<<20 + 1, false}, {0, true}, {64 << 10, true}} {
+		child, parent, err := specChannel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := bytes.Repeat([]byte{'p'}, tc.size)
+		go writePlan(parent, msg, nil)
+		got, _, err := readPlan(int(child.Fd()))
+		child.Close() // a refused read leaves the writer blocked: this ends it
+		if tc.ok && (err != nil || !bytes.Equal(got, msg)) {
+			t.Fatalf("%d bytes: read %d, %v", tc.size, len(got), err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "larger than 16 MiB")) {
+			t.Fatalf("%d bytes: read %d, %v; want refused", tc.size, len(got), err)
+		}
+	}
+}

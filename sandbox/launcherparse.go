@@ -74,11 +74,13 @@ func launcherRefsOf(item string, data []byte) []string {
 
 // rSource matches R's source("FILE") and sys.source("FILE") (renv's
 // .Rprofile: source("renv/activate.R"), run at every R start).
-var rSource = regexp.MustCompile(`\b(?:sys\.)?source\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
+var rSource = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:sys\.)?source\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
+})
 
 func rSourceRefs(data []byte) []string {
 	var out []string
-	for _, m := range rSource.FindAllSubmatch(data, -1) {
+	for _, m := range rSource().FindAllSubmatch(data, -1) {
 		out = append(out, string(m[1]))
 	}
 	return uniq(out)
@@ -711,8 +713,8 @@ func yarnrcRefs(data []byte) []string {
 }
 
 var (
-	jsonPaths   = regexp.MustCompile(`(?s)"paths"\s*:\s*\[([^\]]*)\]`)
-	jsonStrings = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+	jsonPaths   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)"paths"\s*:\s*\[([^\]]*)\]`) })
+	jsonStrings = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`) })
 )
 
 // globalJSONRefs: sdk.paths, where the dotnet host looks for its SDK
@@ -725,8 +727,8 @@ func globalJSONRefs(data []byte) []string {
 	if json.Unmarshal(stripJSONComments(data), &f) == nil {
 		out = append(out, f.Sdk.Paths...)
 	}
-	for _, m := range jsonPaths.FindAllSubmatch(data, -1) {
-		for _, s := range jsonStrings.FindAllSubmatch(m[1], -1) {
+	for _, m := range jsonPaths().FindAllSubmatch(data, -1) {
+		for _, s := range jsonStrings().FindAllSubmatch(m[1], -1) {
 			var v string
 			if json.Unmarshal(s[0], &v) == nil {
 				out = append(out, v)
@@ -782,7 +784,7 @@ func stripJSONComments(data []byte) []byte {
 			out = append(out, c)
 		}
 	}
-	return trailingCommas.ReplaceAll(out, []byte("$1"))
+	return trailingCommas().ReplaceAll(out, []byte("$1"))
 }
 
 // jsoncBlank reports whether r, outside a string, is white space to VS
@@ -796,7 +798,7 @@ func jsoncBlank(r rune) bool {
 	return r >= '\u2000' && r <= '\u200b'
 }
 
-var trailingCommas = regexp.MustCompile(`,(\s*[\]}])`)
+var trailingCommas = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`,(\s*[\]}])`) })
 
 // toolVersionsRefs: each version written "path:DIR" (asdf and mise run
 // DIR/bin's programs).

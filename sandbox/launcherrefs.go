@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"turnstile/domain"
@@ -668,7 +669,7 @@ func (d *discovery) keepDirLinks(dir string, spend func() bool) {
 
 // launcherVar matches a shell-style variable: ${NAME}, ${NAME:-default},
 // ${NAME-default} (yarn's and Maven's forms).
-var launcherVar = regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)(:?-([^}]*))?\}`)
+var launcherVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)(:?-([^}]*))?\}`) })
 
 // expandLauncherVars replaces in p each variable with a default by the
 // default (the tool uses it where the variable is unset, as it is for
@@ -676,8 +677,8 @@ var launcherVar = regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)(:?-([^}]*))?\}`)
 // names for the project's directory by base; others stay (the caller
 // skips a path that holds one).
 func expandLauncherVars(p, base string) string {
-	return launcherVar.ReplaceAllStringFunc(p, func(m string) string {
-		sub := launcherVar.FindStringSubmatch(m)
+	return launcherVar().ReplaceAllStringFunc(p, func(m string) string {
+		sub := launcherVar().FindStringSubmatch(m)
 		switch {
 		case sub[2] != "":
 			return sub[3]
