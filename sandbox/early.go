@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -121,9 +123,14 @@ func acceptPlanFDs(sp *SandboxSpec, fds []int) error {
 type earlyHelper struct {
 	p          *process
 	specW      *os.File
-	dir        string
+	dir        string // "": a spare, for any working directory
 	cloneflags uintptr
 	prog       helperProg
+	// A spare's: this process's mount table, opened before the helper
+	// started (-1 for an early helper), and when it started (fresh).
+	mounts  int
+	started time.Time
+	stale   bool // found stale (fresh)
 }
 
 // earlyStats counts early helpers started, taken by Run and ended unused,
@@ -148,10 +155,6 @@ func startEarlyHelper(cwd string, f Features) {
 	if !helperWired.Load() || !f.Kernel.UserNamespaces {
 		return
 	}
-	prog := probeHelper()
-	if !prog.verified {
-		return
-	}
 	// The plan's working directory is canonical.
 	cwd, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
@@ -160,36 +163,61 @@ func startEarlyHelper(cwd string, f Features) {
 	// A restricted mode's network is restricted, with no unix sockets and
 	// no proxy.
 	attr := helperAttr(&SandboxSpec{InNamespace: true, RestrictNetwork: true, LandlockABI: f.Kernel.LandlockABI})
+	if e := startParkedHelper(cwd, attr); e != nil {
+		earlyHelpers.Store(e)
+	}
+}
+
+// startParkedHelper starts a verified helper program in the namespaces of
+// attr, in dir ("": in "/", for a plan with any working directory: a spare,
+// spare.go), waiting for its plan; nil when none could be started.
+func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
+	prog := probeHelper()
+	if !prog.verified {
+		return nil
+	}
 	var opened []*os.File
-	fail := func() {
+	mounts := -1
+	if dir == "" {
+		// Opened before the helper's mount namespace is copied from
+		// this one: any mount or unmount here after the copy shows on
+		// it (spare.go). Not an *os.File: the runtime's poller would
+		// take the change (a poll reports it once).
+		var err error
+		if mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+			return nil
+		}
+	}
+	fail := func() *earlyHelper {
 		for _, f := range opened {
 			f.Close()
 		}
+		if mounts >= 0 {
+			unix.Close(mounts)
+		}
+		return nil
 	}
 	specR, specW, err := specChannel()
 	if err != nil {
-		return
+		return fail()
 	}
 	opened = append(opened, specR, specW)
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
-		fail()
-		return
+		return fail()
 	}
 	opened = append(opened, statusR, statusW)
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		fail()
-		return
+		return fail()
 	}
 	opened = append(opened, outR, outW)
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		fail()
-		return
+		return fail()
 	}
 	opened = append(opened, errR, errW)
-	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cwd, SysProcAttr: attr,
+	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cmp.Or(dir, "/"), SysProcAttr: attr,
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
 	// In a cgroup of its own, as Run starts a helper (killgroup.go); none
 	// where Run would have none.
@@ -198,18 +226,17 @@ func startEarlyHelper(cwd string, f Features) {
 		attr.UseCgroupFD, attr.CgroupFD = true, kg.fd
 	}
 	if err := startMapped(cmd.SysProcAttr, cmd.Start); err != nil {
-		fail()
 		if kg != nil {
 			kg.release()
 		}
-		return
+		return fail()
 	}
 	for _, f := range []*os.File{specR, statusW, outW, errW} {
 		f.Close()
 	}
 	earlyStats.started.Add(1)
 	p := &process{cmd: cmd, outR: outR, errR: errR, statusR: statusR, prog: prog, kg: kg}
-	earlyHelpers.Store(&earlyHelper{p: p, specW: specW, dir: cwd, cloneflags: attr.Cloneflags, prog: prog})
+	return &earlyHelper{p: p, specW: specW, dir: dir, cloneflags: attr.Cloneflags, prog: prog, mounts: mounts, started: time.Now()}
 }
 
 // startEarlyHelperSoon runs startEarlyHelper on a goroutine: starting a
@@ -245,13 +272,14 @@ func AbandonEarlyHelper() {
 // for plan and spec.
 func (e *earlyHelper) fits(plan *Plan, spec *SandboxSpec, prog helperProg, attr *syscall.SysProcAttr, kg *killGroup) bool {
 	return spec.InNamespace && !spec.FullAccess && spec.ProxyPort == 0 && (kg != nil) == (e.p.kg != nil) && plan.Stdin == nil &&
-		plan.Cwd == e.dir && prog.path == e.prog.path && prog.verified && attr.Cloneflags == e.cloneflags
+		(plan.Cwd == e.dir || e.dir == "" && e.fresh()) && prog.path == e.prog.path && prog.verified && attr.Cloneflags == e.cloneflags
 }
 
 // finish gives the early helper its plan, with the idmap user namespaces
 // the plan needs.
 func (e *earlyHelper) finish(plan *Plan, env []string, spec *SandboxSpec, stdout, stderr io.Writer, release *func()) (*process, error) {
 	earlyStats.taken.Add(1)
+	e.closeMounts()
 	var fds []*os.File
 	if spec.UID != 0 {
 		spec.Idmaps = writableOwners(spec)
@@ -267,6 +295,7 @@ func (e *earlyHelper) finish(plan *Plan, env []string, spec *SandboxSpec, stdout
 // abandon ends the early helper having run nothing.
 func (e *earlyHelper) abandon() {
 	earlyStats.abandoned.Add(1)
+	e.closeMounts()
 	abandonHelper(e.p.cmd, e.specW)
 	e.p.close()
 	e.p.releaseGroup()

@@ -96,6 +96,11 @@ func Run(ctx context.Context, plan *Plan) (*Result, error) {
 // are; nil: no lock needed), spec the plan's spec.
 func runLocked(ctx context.Context, plan *Plan, spec SandboxSpec, lock *RootLock) (*Result, error) {
 	env := plan.Env
+	if plan.Sandboxed {
+		// A server's spare helper for the next command (spare.go), once
+		// this one has ended.
+		defer refillSpare(&spec)
+	}
 	var release func() // the names held for the command (prepareSpec)
 	defer func() {
 		if release != nil || lock != nil {
@@ -438,7 +443,11 @@ func startProcess(plan *Plan, env []string, spec *SandboxSpec, kg *killGroup, st
 				}
 				return e.finish(plan, env, spec, stdout, stderr, release)
 			}
-			e.abandon()
+			if e.dir == "" {
+				keepSpare(e) // for the next command, while fresh (spare.go)
+			} else {
+				e.abandon()
+			}
 		}
 		cmd.Path, cmd.Args, cmd.Env = prog.path, helperArgs(prog), helperEnv()
 		specR, w, err := specChannel()

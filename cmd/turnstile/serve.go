@@ -272,6 +272,10 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	features := sandbox.Probe()
+	// A spare helper for the next restricted command, started after each
+	// (sandbox/spare.go); ended at shutdown.
+	sandbox.KeepSpareHelper(true)
+	defer sandbox.KeepSpareHelper(false)
 	// The egress proxy enters each command's network namespace to open its
 	// listener there: that takes a root server (sandbox/egressns.go).
 	features.Kernel.EgressProxy = os.Geteuid() == 0 && features.Kernel.UserNamespaces && features.Kernel.Seccomp
@@ -449,6 +453,7 @@ func serve(f serveFlags, stdout, stderr io.Writer) error {
 	}
 	cancelBG()
 	wg.Wait()
+	sandbox.KeepSpareHelper(false)
 	sandbox.WaitCleanup() // the names held for the last commands, their temp dirs
 	if err := cp.save(); err != nil {
 		log.Warn("writing the read-model checkpoint", "path", cpPath, "err", err)
