@@ -128,9 +128,14 @@ type earlyHelper struct {
 	prog       helperProg
 	// A spare's: this process's mount table, opened before the helper
 	// started (-1 for an early helper), and when it started (fresh).
-	mounts  int
-	started time.Time
-	stale   bool // found stale (fresh)
+	mounts   int
+	started  time.Time
+	deadline time.Time // a spare's: started + spareMaxAge
+	stale    bool      // found stale (fresh)
+	// The watcher's own open of the mount table and its wake-up pipe
+	// (watchMounts); expired once it found a change or the age.
+	watch, wakeR, wakeW int
+	expired             atomic.Bool
 }
 
 // earlyStats counts early helpers started, taken by Run and ended unused,
@@ -177,25 +182,36 @@ func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
 		return nil
 	}
 	var opened []*os.File
-	mounts := -1
-	if dir == "" {
-		// Opened before the helper's mount namespace is copied from
-		// this one: any mount or unmount here after the copy shows on
-		// it (spare.go). Not an *os.File: the runtime's poller would
-		// take the change (a poll reports it once).
-		var err error
-		if mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
-			return nil
-		}
-	}
+	// A spare's: this process's mount table, opened twice before the
+	// helper's mount namespace is copied from this one (any mount or
+	// unmount here after the copy shows on both, spare.go), and a pipe
+	// that wakes its watcher. Not *os.File: the runtime's poller would
+	// take the change (a poll reports it once on each open file).
+	raw := []int{-1, -1, -1, -1} // mounts, watch, wake's read end, its write end
 	fail := func() *earlyHelper {
 		for _, f := range opened {
 			f.Close()
 		}
-		if mounts >= 0 {
-			unix.Close(mounts)
+		for _, fd := range raw {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
 		}
 		return nil
+	}
+	if dir == "" {
+		for i := range 2 {
+			fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fail()
+			}
+			raw[i] = fd
+		}
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+			return fail()
+		}
+		raw[2], raw[3] = p[0], p[1]
 	}
 	specR, specW, err := specChannel()
 	if err != nil {
@@ -236,7 +252,8 @@ func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
 	}
 	earlyStats.started.Add(1)
 	p := &process{cmd: cmd, outR: outR, errR: errR, statusR: statusR, prog: prog, kg: kg}
-	return &earlyHelper{p: p, specW: specW, dir: dir, cloneflags: attr.Cloneflags, prog: prog, mounts: mounts, started: time.Now()}
+	return &earlyHelper{p: p, specW: specW, dir: dir, cloneflags: attr.Cloneflags, prog: prog, started: time.Now(),
+		mounts: raw[0], watch: raw[1], wakeR: raw[2], wakeW: raw[3]}
 }
 
 // startEarlyHelperSoon runs startEarlyHelper on a goroutine: starting a
