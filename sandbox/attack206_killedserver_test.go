@@ -22,7 +22,9 @@ import (
 func TestAttack206KilledServerSpareEnds(t *testing.T) {
 	requireKernel(t, true)
 	ws := tempWorkspace(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAttack206KilledServerChild$", "-test.count=1")
+	// /proc/self/exe: the binary's path may be gone by now (another
+	// test's work in /tmp during a whole run; CI saw ENOENT).
+	cmd := exec.Command("/proc/self/exe", "-test.run=^TestAttack206KilledServerChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "ATTACK206_CHILD_WS="+ws)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
