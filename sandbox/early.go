@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -182,11 +183,17 @@ func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
 		return nil
 	}
 	var opened []*os.File
-	// A spare's: this process's mount table, opened twice before the
-	// helper's mount namespace is copied from this one (any mount or
-	// unmount here after the copy shows on both, spare.go), and a pipe
-	// that wakes its watcher. Not *os.File: the runtime's poller would
-	// take the change (a poll reports it once on each open file).
+	// A spare's: the mount table of the thread that clones it (locked to
+	// this goroutine until the clone), opened twice before the helper's
+	// mount namespace is copied from it (any mount or unmount there after
+	// the copy shows on both, spare.go), and a pipe that wakes its
+	// watcher. /proc/thread-self, not /proc/self: that is the thread-group
+	// leader's, which may be in a mount namespace of its own (a locked
+	// thread that unshared and could not end is kept by the runtime when
+	// it is the leader: in CI's whole-package run, a test's left the
+	// spare's poll blind to every mount made by the others). Not
+	// *os.File: the runtime's poller would take the change (a poll
+	// reports it once on each open file).
 	raw := []int{-1, -1, -1, -1} // mounts, watch, wake's read end, its write end
 	fail := func() *earlyHelper {
 		for _, f := range opened {
@@ -200,8 +207,10 @@ func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
 		return nil
 	}
 	if dir == "" {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		for i := range 2 {
-			fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			fd, err := unix.Open("/proc/thread-self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 			if err != nil {
 				return fail()
 			}

@@ -195,9 +195,11 @@ func statExiting(st []byte) bool {
 	return err == nil && flags&pfExiting != 0
 }
 
-// cgroup2Mount returns where the cgroup v2 hierarchy is mounted.
+// cgroup2Mount returns where the cgroup v2 hierarchy is mounted, in the
+// calling thread's mount table (/proc/self is the leader's, which may be
+// in a namespace of its own: early.go).
 func cgroup2Mount() (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	f, err := os.Open("/proc/thread-self/mountinfo")
 	if err != nil {
 		return "", err
 	}

@@ -23,10 +23,10 @@ import (
 // What a spare has from its start rather than from the command's is its
 // copy of this process's mount table (made when it was cloned; the helper
 // makes its mounts private only once it has its plan). Changes to it are
-// watched: the spare keeps this process's /proc/self/mountinfo open from
-// before its start, and is not used once that reports a change (poll's
-// POLLPRI: a mount, an unmount or a remount since the open), nor once
-// spareMaxAge has passed; Run then starts a helper as it does without a
+// watched: the spare keeps the mount table it was copied from (its cloning
+// thread's /proc/thread-self/mountinfo) open from before its start, and is
+// not used once that reports a change (poll's POLLPRI: a mount, an unmount
+// or a remount since the open), nor once spareMaxAge has passed; Run then starts a helper as it does without a
 // spare. A watcher (watchMounts, on its own open of the same file) ends
 // an idle spare at once on a change, since a copy of a mount keeps its
 // filesystem in use (the host's unmounted disk stays busy), and at
