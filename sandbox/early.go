@@ -242,7 +242,11 @@ func startParkedHelper(dir string, attr *syscall.SysProcAttr) *earlyHelper {
 		return fail()
 	}
 	opened = append(opened, errR, errW)
-	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: helperEnv(), Dir: cmp.Or(dir, "/"), SysProcAttr: attr,
+	env := helperEnv()
+	if dir == "" {
+		env = append(env, spareEnv) // it warms its heap while it waits (warmheap.go)
+	}
+	cmd := &exec.Cmd{Path: prog.path, Args: helperArgs(prog), Env: env, Dir: cmp.Or(dir, "/"), SysProcAttr: attr,
 		Stdout: outW, Stderr: errW, ExtraFiles: []*os.File{specR, statusW}, WaitDelay: drainGrace}
 	// In a cgroup of its own, as Run starts a helper (killgroup.go); none
 	// where Run would have none.

@@ -107,6 +107,9 @@ func (e *notFoundError) Error() string { return e.name + ": command not found" }
 
 // runHelper returns only on failure.
 func runHelper() error {
+	if isSpare() {
+		warmHeap(helperSpecFD) // while it waits for its plan (warmheap.go)
+	}
 	b, fds, err := readPlan(helperSpecFD)
 	if err != nil {
 		return err
