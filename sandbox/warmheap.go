@@ -23,7 +23,7 @@ import (
 // Only a spare warms (its caller sets spareEnv): a helper started for its
 // command has its plan at once, or within the caller's preparation, and
 // the collection that frees the block would be on the command's path. A
-// spare whose plan comes while it warms stops touching.
+// spare whose plan comes while it warms stops, and skips the collection.
 const warmHeapBytes = 1 << 20
 
 // spareEnv, in a helper's own environment (not the command's, which the
@@ -47,7 +47,10 @@ func warmHeap(fd int) int {
 	touched := 0
 	for i := 0; i < len(b); i += page {
 		if touched%32 == 31 && planReady(fd) {
-			break
+			// The command is waiting: no collection on its path (the
+			// pages touched stay the block's).
+			runtime.KeepAlive(b)
+			return touched
 		}
 		b[i] = 1
 		touched++
