@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -17,7 +18,12 @@ import (
 // spare's start then runs beside the next command). It reports the
 // medians only: a spare moves the helper's start, it does not remove it
 // (the with-spare half runs one untimed command before each timed one, to
-// leave the spare).
+// leave the spare). With the machine idle it also times, in the same
+// rotation and after the same pause, /bin/true unsandboxed through Run
+// and through exec.Command, and bwrap (when installed: bwrapCase), and
+// reports the spare's overhead (its median less Run's unsandboxed one)
+// against bwrap's (less exec.Command's), as BenchmarkSpawnInterleaved does
+// for helpers started for their command.
 func BenchmarkSpawnSpare(b *testing.B) {
 	f := requireKernel(b, false)
 	ws := benchWorkspace(b)
@@ -31,6 +37,17 @@ func BenchmarkSpawnSpare(b *testing.B) {
 	p, err := PlanSpawn(s, SpawnRequest{Argv: []string{"/bin/true"}}, os.Environ())
 	if err != nil {
 		b.Fatal(err)
+	}
+	unsandboxed, err := PlanSpawn(snapshotFor(b, domain.ModeFullAccess, ws, f.Kernel), SpawnRequest{Argv: []string{"/bin/true"}}, os.Environ())
+	if err != nil || unsandboxed.Sandboxed {
+		b.Fatalf("an unsandboxed plan: %v %+v", err, unsandboxed)
+	}
+	others := []spawnCase{
+		{"exec.Command", func() error { return exec.Command("/bin/true").Run() }},
+		{"Run/unsandboxed", func() error { _, err := Run(context.Background(), unsandboxed); return err }},
+	}
+	if bw, ok := bwrapCase(ws); ok {
+		others = append(others, bw)
 	}
 	defer KeepSpareHelper(false)
 	for _, pause := range []struct {
@@ -49,6 +66,7 @@ func BenchmarkSpawnSpare(b *testing.B) {
 				WaitCleanup()
 				return d
 			}
+			other := map[string][]time.Duration{}
 			for i := 0; i < b.N+1; i++ {
 				for _, on := range []bool{false, true} {
 					KeepSpareHelper(on)
@@ -61,9 +79,32 @@ func BenchmarkSpawnSpare(b *testing.B) {
 						ds[on] = append(ds[on], d)
 					}
 				}
+				if pause.d == 0 {
+					continue
+				}
+				KeepSpareHelper(false)
+				for _, c := range others {
+					time.Sleep(pause.d)
+					start := time.Now()
+					if err := c.fn(); err != nil {
+						b.Fatalf("%s: %v", c.name, err)
+					}
+					if d := time.Since(start); i > 0 {
+						other[c.name] = append(other[c.name], d)
+					}
+				}
 			}
 			b.ReportMetric(median(ds[false]), "no-spare-p50-ms")
 			b.ReportMetric(median(ds[true]), "spare-p50-ms")
+			if bw := other["bwrap"]; len(bw) > 0 {
+				spareOver := median(ds[true]) - median(other["Run/unsandboxed"])
+				bwOver := median(bw) - median(other["exec.Command"])
+				b.ReportMetric(median(bw), "bwrap-p50-ms")
+				b.ReportMetric(spareOver, "spare-overhead-ms")
+				b.ReportMetric(bwOver, "bwrap-overhead-ms")
+				b.ReportMetric(spareOver/bwOver, "spare-overhead/bwrap-overhead")
+				b.ReportMetric((median(ds[false])-median(other["Run/unsandboxed"]))/bwOver, "no-spare-overhead/bwrap-overhead")
+			}
 		})
 	}
 }
