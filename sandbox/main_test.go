@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -124,5 +125,23 @@ func tempWorkspace(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { clearKilledMarks(d) }) // before the removal (cleanups run last first)
 	return d
+}
+
+// clearKilledMarks, at the end of a test, drops what a command over root
+// killed before its check (a test's timeout, a killed server) left marked
+// for the next command over it (rootlock.go), the root being removed next:
+// a later command over a root enclosing it ("/", /tmp, /var/tmp: several
+// tests run one), finding it gone, checks all of the enclosing root from
+// the killed start, as a server must (catchUpBelow), and set aside what
+// other programs had made meanwhile: in CI, a test binary being run and a
+// git work tree's gitdir file elsewhere on the machine.
+func clearKilledMarks(root string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if l, err := lockRoots(ctx, []string{root}); err == nil && l != nil {
+		l.Checked()
+		l.Release()
+	}
 }

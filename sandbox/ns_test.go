@@ -64,7 +64,10 @@ func visibleWorkspace(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(d) })
+	t.Cleanup(func() {
+		clearKilledMarks(d)
+		os.RemoveAll(d)
+	})
 	if err := os.Chmod(d, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"turnstile/domain"
 	"turnstile/internal/suitelock"
+	"turnstile/sandbox"
 )
 
 // Helpers shared by the end-to-end tests: typed views of the API's answers,
@@ -138,6 +140,7 @@ func workspace(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { clearKilledMarks(dir) }) // before the removal (cleanups run last first)
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +151,24 @@ func workspace(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// clearKilledMarks, at the end of a test, drops what a command over root
+// killed before its check (a killed server's) left marked for the next
+// command over it (sandbox/rootlock.go), the root being removed next: a
+// later command over a root enclosing it ("/", /tmp: the sandbox package's
+// tests run such commands), finding it gone, checks all of the enclosing
+// root from the killed start, as a server must, and set aside what other
+// programs had made meanwhile (in CI's race pass, a test binary being run).
+func clearKilledMarks(root string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := &domain.TurnExecutionSecuritySnapshot{Sandbox: domain.SandboxPolicy{Filesystem: domain.FilesystemPolicy{Entries: []domain.FilesystemEntry{
+		{Kind: domain.PathExplicit, Path: root, ResolvedPath: root, Access: domain.AccessWrite, Provenance: domain.ProvenanceRuntime}}}}}
+	if l, err := sandbox.LockWritableRoots(ctx, s); err == nil && l != nil {
+		l.Checked()
+		l.Release()
+	}
 }
 
 // startTurn starts a turn in mode ("" for the default) over root and
