@@ -84,6 +84,13 @@ func TestWarmHeapPagesAreReused(t *testing.T) {
 		if cold < 120 {
 			t.Fatalf("control: cold allocations took %d page faults (the probe measures nothing)", cold)
 		}
+		if raceDetector {
+			// Each allocation's shadow memory faults too (cold 659, warmed
+			// 438 in CI's race pass), and warmHeap does not touch it: the
+			// comparison is the real build's.
+			t.Logf("race detector: cold %d faults, warmed %d (not compared)", cold, warm)
+			break
+		}
 		if warm*3 <= cold {
 			t.Logf("round %d: cold %d faults, warmed %d", round, cold, warm)
 			break

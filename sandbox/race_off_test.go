@@ -1,0 +1,7 @@
+//go:build !race
+
+package sandbox
+
+// raceDetector: this test binary was built with the race detector, whose
+// shadow memory takes page faults of its own beside the heap's.
+const raceDetector = false
