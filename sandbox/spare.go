@@ -26,8 +26,8 @@ import (
 // watched: the spare keeps the mount table it was copied from (its cloning
 // thread's /proc/thread-self/mountinfo) open from before its start, and is
 // not used once that reports a change (poll's POLLPRI: a mount, an unmount
-// or a remount since the open), nor once spareMaxAge has passed; Run then starts a helper as it does without a
-// spare. A watcher (watchMounts, on its own open of the same file) ends
+// or a remount since the open), nor once spareMaxAge has passed; Run then
+// starts a helper as it does without a spare. A watcher (watchMounts, on its own open of the same file) ends
 // an idle spare at once on a change, since a copy of a mount keeps its
 // filesystem in use (the host's unmounted disk stays busy), and at
 // spareMaxAge. A spare ended so is started again after the next

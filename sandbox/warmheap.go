@@ -28,13 +28,13 @@ const warmHeapBytes = 1 << 20
 
 // spareEnv, in a helper's own environment (not the command's, which the
 // plan carries), marks a spare.
-const spareEnv = "TURNSTILE_SPARE_HELPER=1"
+const (
+	spareEnvName = "TURNSTILE_SPARE_HELPER"
+	spareEnv     = spareEnvName + "=1"
+)
 
 // isSpare reports whether this helper was started as a spare.
-func isSpare() bool {
-	v, ok := os.LookupEnv("TURNSTILE_SPARE_HELPER")
-	return ok && v == "1"
-}
+func isSpare() bool { return os.Getenv(spareEnvName) == "1" }
 
 // warmHeap pre-faults the heap's next warmHeapBytes, stopping when the
 // plan becomes readable on fd; it returns the pages touched.

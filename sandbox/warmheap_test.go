@@ -112,7 +112,7 @@ func TestSpareHelperWarmsAlone(t *testing.T) {
 	keepSpares(t)
 	ws := tempWorkspace(t)
 	s := snapshotFor(t, domain.ModeAutoAcceptEdits, ws, f.Kernel)
-	if r := sh(t, s, "tr '\\0' '\\n' < /proc/self/environ"); strings.Contains(string(r.Stdout), "TURNSTILE_SPARE") {
+	if r := sh(t, s, "tr '\\0' '\\n' < /proc/self/environ"); strings.Contains(string(r.Stdout), spareEnvName) {
 		t.Fatalf("a helper started for its command: %s", r.Stdout)
 	}
 	e := parkedSpare(t)
@@ -135,7 +135,7 @@ func TestSpareHelperWarmsAlone(t *testing.T) {
 	if got := earlyNow().since(before); got.taken != 1 {
 		t.Fatalf("the command did not run in the spare: %+v", got)
 	}
-	if !strings.Contains(string(r.Stdout), "done") || strings.Contains(string(r.Stdout), "TURNSTILE_SPARE") {
+	if !strings.Contains(string(r.Stdout), "done") || strings.Contains(string(r.Stdout), spareEnvName) {
 		t.Fatalf("the command's environment: %s %s", r.Stdout, r.Stderr)
 	}
 }
