@@ -79,6 +79,22 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 		}
 	}
 	for _, b := range c.below {
+		if b.id.ino != 0 {
+			// Its path may lead elsewhere now (catchupmoved.go).
+			var roots []string
+			if pc := check(entries); pc != nil {
+				roots = pc.roots
+				pc.close()
+			}
+			root, note, skip := relocateBelow(b, roots)
+			if note != "" {
+				c.limits = append(c.limits, note)
+			}
+			if skip {
+				continue
+			}
+			b.Root = root
+		}
 		es := entries
 		s := domain.TurnExecutionSecuritySnapshot{Sandbox: domain.SandboxPolicy{Filesystem: domain.FilesystemPolicy{Entries: entries}}}
 		if at, ok, err := s.AlsoProtectedAt(b.Root); err != nil {

@@ -178,7 +178,9 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 // judge, as the server, what lies there from the killed command's start
 // (review 202). Where root is not reached without a symlink, or is gone
 // (moved aside with what it held), the whole enclosing root is walked from
-// that start instead, as before catchUpBelow, and the limits say so.
+// that start instead, as before catchUpBelow, and the limits say so: for a
+// marker that does not name the root's directory (one that does is looked
+// for first, and checked where it is: relocateBelow).
 func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quarantine, limits []string) {
 	enclosing := ""
 	for _, r := range pc.roots {

@@ -72,6 +72,10 @@ type RootLock struct {
 type BelowSince struct {
 	Root  string
 	Since time.Time
+	// id is the root directory's as the command started (ino zero: not
+	// known, a marker of an earlier version): the catch-up looks for it
+	// by it when its path no longer leads to it (relocateBelow).
+	id rootID
 }
 
 // A command's check runs in the process that started it, after the
@@ -143,48 +147,67 @@ func readBelow(dir, path string) (below []BelowSince) {
 		return nil
 	}
 	for _, e := range ents {
-		start, root := readPendingRoot(d + "/" + e.Name())
-		if start.IsZero() || root == "" || !domain.PathWithin(root, path) || root == path {
+		b := readBelowMarker(d + "/" + e.Name())
+		if b.Since.IsZero() || b.Root == "" || !domain.PathWithin(b.Root, path) || b.Root == path {
 			continue
 		}
-		below = append(below, BelowSince{Root: root, Since: start})
+		below = append(below, b)
 	}
 	return below
 }
 
+// readBelowMarker reads a below-directory's marker: the root it names, its
+// start, and the root directory's identity when it holds one.
+func readBelowMarker(name string) BelowSince {
+	start, root, id := readMarker(name)
+	b := BelowSince{Root: root, Since: start}
+	if f := strings.Fields(id); len(f) == 3 {
+		dev, derr := strconv.ParseUint(f[0], 10, 64)
+		ino, ierr := strconv.ParseUint(f[1], 10, 64)
+		btime, berr := strconv.ParseInt(f[2], 10, 64)
+		if derr == nil && ierr == nil && berr == nil {
+			b.id = rootID{dev: dev, ino: ino, btime: btime}
+		}
+	}
+	return b
+}
+
 // readPending returns the start a marker holds, or zero.
 func readPending(name string) time.Time {
-	t, _ := readPendingRoot(name)
+	t, _, _ := readMarker(name)
 	return t
 }
 
-// readPendingRoot returns the start a marker holds, or zero, and the root
-// it names (a below-directory's marker; "" otherwise).
-func readPendingRoot(name string) (time.Time, string) {
+// readMarker returns the start a marker holds, or zero; the root it names
+// (a below-directory's marker; "" otherwise); and what follows the root
+// after a NUL, which no path holds: the root directory's identity,
+// "dev ino btime" (MarkStarted), in a marker of this version.
+func readMarker(name string) (start time.Time, root, id string) {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
-	buf := make([]byte, 32+unix.PathMax)
+	buf := make([]byte, 128+unix.PathMax)
 	n, _ := unix.Read(fd, buf)
 	if n <= 0 {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
 	first, root, _ := strings.Cut(string(buf[:n]), "\n")
 	ns, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
 	if err != nil || ns <= 0 {
-		return time.Time{}, ""
+		return time.Time{}, "", ""
 	}
+	root, id, _ = strings.Cut(root, "\x00")
 	root = strings.TrimSuffix(root, "\n")
 	if root != "" && domain.CleanPath(root) != root {
 		root = ""
 	}
-	return time.Unix(0, ns), root
+	return time.Unix(0, ns), root, strings.TrimSpace(id)
 }
 
 // Since is the earliest start of a command over the roots themselves whose
@@ -224,12 +247,18 @@ func (l *RootLock) MarkStarted(start time.Time) {
 		writeMarker(name, data)
 	}
 	for _, r := range l.roots {
+		m := append(slices.Clone(data), r+"\n"...)
+		if id, ok := rootDirID(r); ok {
+			// Which directory the root is: one moved since is found by
+			// it (relocateBelow).
+			m = append(append(m, 0), fmt.Sprintf("%d %d %d\n", id.dev, id.ino, id.btime)...)
+		}
 		for _, a := range lockAncestors(r) {
 			d := belowDir(l.dir, a)
 			if err := unix.Mkdir(d, 0o700); err != nil && !errors.Is(err, unix.EEXIST) || !ownDir(d) {
 				continue
 			}
-			writeMarker(belowMarker(l.dir, a, r), append(slices.Clone(data), r+"\n"...))
+			writeMarker(belowMarker(l.dir, a, r), m)
 		}
 	}
 }
