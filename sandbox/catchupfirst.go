@@ -79,22 +79,6 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 		}
 	}
 	for _, b := range c.below {
-		if b.id.ino != 0 {
-			// Its path may lead elsewhere now (catchupmoved.go).
-			var roots []string
-			if pc := check(entries); pc != nil {
-				roots = pc.roots
-				pc.close()
-			}
-			root, note, skip := relocateBelow(b, roots)
-			if note != "" {
-				c.limits = append(c.limits, note)
-			}
-			if skip {
-				continue
-			}
-			b.Root = root
-		}
 		es := entries
 		s := domain.TurnExecutionSecuritySnapshot{Sandbox: domain.SandboxPolicy{Filesystem: domain.FilesystemPolicy{Entries: entries}}}
 		if at, ok, err := s.AlsoProtectedAt(b.Root); err != nil {
@@ -103,7 +87,7 @@ func (c *catchUpFirst) run(entries []domain.FilesystemEntry, cmdUID int, globRul
 			es = at.Sandbox.Filesystem.Entries
 		}
 		if pc := check(es); pc != nil {
-			keep(pc, es, b.Since, b.Root, func() ([]Quarantine, []string) { return pc.catchUpBelow(b.Root, b.Since) })
+			keep(pc, es, b.Since, b.Root, func() ([]Quarantine, []string) { return pc.catchUpBelow(b.Root, b.Since, rootReplaced(b)) })
 		}
 	}
 	return len(c.caught) > 0

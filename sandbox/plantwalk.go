@@ -177,11 +177,11 @@ func (pc *plantCheck) run(since time.Time) (found []Quarantine, limits []string)
 // above it aside and put a symlink to elsewhere in its place had this walk
 // judge, as the server, what lies there from the killed command's start
 // (review 202). Where root is not reached without a symlink, or is gone
-// (moved aside with what it held), the whole enclosing root is walked from
-// that start instead, as before catchUpBelow, and the limits say so: for a
-// marker that does not name the root's directory (one that does is looked
-// for first, and checked where it is: relocateBelow).
-func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quarantine, limits []string) {
+// (moved aside with what it held), or is no longer the killed command's
+// root directory (replaced: another directory or a file in its place,
+// catchupreplaced.go), the whole enclosing root is walked from that start
+// instead, as before catchUpBelow, and the limits say so.
+func (pc *plantCheck) catchUpBelow(root string, since time.Time, replaced bool) (found []Quarantine, limits []string) {
 	enclosing := ""
 	for _, r := range pc.roots {
 		if domain.PathWithin(root, r) {
@@ -194,7 +194,12 @@ func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quaran
 	}
 	at := root
 	var st unix.Stat_t
-	if unix.Lstat(root, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+	if replaced {
+		// Moved aside, removed, or behind a symlink; another directory or
+		// a file in its place: what it held may be anywhere in enclosing.
+		limits = append(limits, fmt.Sprintf("the root of a command killed before its check ran, %s, no longer leads to that command's root directory: all of %s was checked from that command's start", root, enclosing))
+		at = enclosing
+	} else if unix.Lstat(root, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 		// A file granted as a root (review 204: its ENOTDIR was taken for
 		// a root gone, and the whole enclosing root checked from the
 		// killed start): the command could write that file alone.
@@ -203,7 +208,7 @@ func (pc *plantCheck) catchUpBelow(root string, since time.Time) (found []Quaran
 		defer func() { pc.catchUp = was }()
 		return pc.setAsideCaughtUp(since.Truncate(time.Second), root), nil
 	}
-	if fd, err := openRootDir(root); err != nil {
+	if fd, err := openRootDir(at); err != nil {
 		// Gone (moved aside, with what it held) or behind a symlink.
 		limits = append(limits, fmt.Sprintf("the root of a command killed before its check ran, %s, was not reached without a symlink (%v): all of %s was checked from that command's start", root, err, enclosing))
 		at = enclosing

@@ -73,8 +73,9 @@ type BelowSince struct {
 	Root  string
 	Since time.Time
 	// id is the root directory's as the command started (ino zero: not
-	// known, a marker of an earlier version): the catch-up looks for it
-	// by it when its path no longer leads to it (relocateBelow).
+	// known, a marker of an earlier version or of a file root): a path
+	// that no longer leads to it has the catch-up check the whole
+	// enclosing root (rootReplaced).
 	id rootID
 }
 
@@ -249,8 +250,8 @@ func (l *RootLock) MarkStarted(start time.Time) {
 	for _, r := range l.roots {
 		m := append(slices.Clone(data), r+"\n"...)
 		if id, ok := rootDirID(r); ok {
-			// Which directory the root is: one moved since is found by
-			// it (relocateBelow).
+			// Which directory the root is: another in its place is not
+			// it (rootReplaced).
 			m = append(append(m, 0), fmt.Sprintf("%d %d %d\n", id.dev, id.ino, id.btime)...)
 		}
 		for _, a := range lockAncestors(r) {
