@@ -27,11 +27,12 @@ import (
 // thread's /proc/thread-self/mountinfo) open from before its start, and is
 // not used once that reports a change (poll's POLLPRI: a mount, an unmount
 // or a remount since the open), nor once spareMaxAge has passed; Run then
-// starts a helper as it does without a spare. A watcher (watchMounts, on its own open of the same file) ends
-// an idle spare at once on a change, since a copy of a mount keeps its
-// filesystem in use (the host's unmounted disk stays busy), and at
-// spareMaxAge. A spare ended so is started again after the next
-// restricted command only, so an idle server holds none for long.
+// starts a helper as it does without a spare. A watcher (watchMounts, on
+// its own open of the same file) ends an idle spare at once on a change,
+// since a copy of a mount keeps its filesystem in use (the host's
+// unmounted disk stays busy), and at spareMaxAge. A spare ended so is
+// started again after the next restricted command only, so an idle server
+// holds none for long.
 //
 // A command run in a spare is the spare's process: its start time (in
 // /proc/1/stat of its PID namespace) is when the spare started, that is
